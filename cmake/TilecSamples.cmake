@@ -1,0 +1,29 @@
+# tilec_sample_ptx(<name> <source.tile> [ARGS tilec-args...])
+# Compiles a sample to ${TILEC_SAMPLE_PTX_DIR}/<name>.ptx with the tilec built here, and
+# registers a ctest that assembles it with `ptxas -arch=sm_90a`. Without the compiler
+# (GPU machine) the PTX is expected prebuilt in TILEC_PTX_DIR.
+set_property(GLOBAL PROPERTY TILEC_SAMPLE_PTX_FILES "")
+function(tilec_sample_ptx name source)
+  cmake_parse_arguments(ARG "" "" "ARGS" ${ARGN})
+  set(out ${TILEC_SAMPLE_PTX_DIR}/${name}.ptx)
+  if(TILEC_ENABLE_COMPILER)
+    add_custom_command(OUTPUT ${out}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${TILEC_SAMPLE_PTX_DIR}
+      COMMAND tilec ${source} -o ${out} ${ARG_ARGS}
+      DEPENDS tilec ${source}
+      COMMENT "tilec ${name}.ptx")
+    set_property(GLOBAL APPEND PROPERTY TILEC_SAMPLE_PTX_FILES ${out})
+    add_test(NAME ptxas.${name}
+      COMMAND ${CUDAToolkit_BIN_DIR}/ptxas -arch=sm_90a ${out} -o ${PROJECT_BINARY_DIR}/ptxas-${name}.cubin)
+  endif()
+endfunction()
+
+# Call once after every sample: one target that builds all sample PTX.
+function(tilec_finish_sample_ptx)
+  get_property(files GLOBAL PROPERTY TILEC_SAMPLE_PTX_FILES)
+  if(TILEC_ENABLE_COMPILER)
+    add_custom_target(sample_ptx ALL DEPENDS ${files})
+  else()
+    add_custom_target(sample_ptx)
+  endif()
+endfunction()
