@@ -1,0 +1,35 @@
+//===- Compiler.h - tilec as a library: .tile source -> PTX -----*- C++ -*-===//
+// Free of MLIR/LLVM headers so that embedding programs only need this file.
+#ifndef TILEC_COMPILER_H
+#define TILEC_COMPILER_H
+
+#include <array>
+#include <optional>
+#include <string>
+
+namespace tile {
+
+struct CompileOptions {
+  std::string arch = "sm_90a";
+  int optLevel = 3;                 // 0..3
+  std::string emit = "ptx";         // ast | mlir | nvvm | llvm | ptx
+  std::string fileName = "<input>"; // used in diagnostics
+  /// Replaces every kernel's cluster shape (tilec --cluster=X[,Y,Z]).
+  std::optional<std::array<int, 3>> clusterOverride;
+  /// Print the IR after every MLIR pass to stderr (tilec --mlir-print-ir-after-all).
+  bool printIRAfterAll = false;
+};
+
+struct CompileResult {
+  bool ok = false;
+  std::string output;      // the requested form (PTX by default)
+  std::string diagnostics; // rendered errors: FILE:LINE:COL, caret line, hint
+};
+
+/// Compiles one .tile translation unit in-process. Thread-compatible: each
+/// call owns its MLIR and LLVM contexts.
+CompileResult compile(const std::string &source, const CompileOptions &options = {});
+
+} // namespace tile
+
+#endif

@@ -1,0 +1,25 @@
+//===- EmitPTX.h - LLVM/NVVM dialects -> LLVM IR -> PTX ---------*- C++ -*-===//
+#ifndef TILEC_EMITPTX_H
+#define TILEC_EMITPTX_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include <string>
+
+namespace mlir::tile {
+struct PTXOptions {
+  std::string arch = "sm_90a";
+  std::string ptxVersion = "+ptx86"; // PTX ISA 8.6: the oldest with every sm_90a feature we use
+  int optLevel = 3;
+};
+
+/// Registers the dialect translations the export needs (Builtin, LLVM, NVVM).
+void registerTileTranslations(MLIRContext &context);
+
+/// Translates an LLVM/NVVM-dialect module to LLVM IR, optimises it at
+/// `optLevel` for NVPTX, and returns the textual LLVM IR (`emitLLVM`) or PTX.
+/// On failure returns false with a message in `error`.
+bool emitPTX(ModuleOp module, const PTXOptions &options, bool emitLLVM, std::string &output,
+             std::string &error);
+} // namespace mlir::tile
+
+#endif

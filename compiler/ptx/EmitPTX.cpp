@@ -1,0 +1,121 @@
+//===- EmitPTX.cpp - LLVM IR optimisation and NVPTX code generation --------===//
+#include "tilec/EmitPTX.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
+
+using namespace mlir;
+
+void mlir::tile::registerTileTranslations(MLIRContext &context) {
+  registerBuiltinDialectTranslation(context);
+  registerLLVMDialectTranslation(context);
+  registerNVVMDialectTranslation(context);
+}
+
+static void initializeNVPTXOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    // 32-bit shared/shared::cluster addresses, as nvcc emits: mapa.u32 and
+    // 32-bit address arithmetic instead of 64-bit generic-width registers.
+    auto &registered = llvm::cl::getRegisteredOptions();
+    auto it = registered.find("nvptx-short-ptr");
+    if (it != registered.end())
+      static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
+  });
+}
+
+static llvm::OptimizationLevel toLLVMLevel(int level) {
+  switch (level) {
+  case 0:
+    return llvm::OptimizationLevel::O0;
+  case 1:
+    return llvm::OptimizationLevel::O1;
+  case 2:
+    return llvm::OptimizationLevel::O2;
+  default:
+    return llvm::OptimizationLevel::O3;
+  }
+}
+
+bool mlir::tile::emitPTX(ModuleOp module, const PTXOptions &options, bool emitLLVM,
+                         std::string &output, std::string &error) {
+  initializeNVPTXOnce();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext, "tile");
+  if (!llvmModule) {
+    error = "translation to LLVM IR failed";
+    return false;
+  }
+
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string lookupError;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, lookupError);
+  if (!target) {
+    error = "NVPTX target unavailable: " + lookupError;
+    return false;
+  }
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, options.arch, options.ptxVersion, targetOptions, std::nullopt, std::nullopt,
+      options.optLevel == 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) {
+    error = "cannot create an NVPTX target machine for " + options.arch;
+    return false;
+  }
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+
+  if (options.optLevel > 0) {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder builder(machine.get());
+    builder.registerModuleAnalyses(mam);
+    builder.registerCGSCCAnalyses(cgam);
+    builder.registerFunctionAnalyses(fam);
+    builder.registerLoopAnalyses(lam);
+    builder.crossRegisterProxies(lam, fam, cgam, mam);
+    builder.buildPerModuleDefaultPipeline(toLLVMLevel(options.optLevel)).run(*llvmModule, mam);
+  }
+
+  llvm::raw_string_ostream os(output);
+  if (emitLLVM) {
+    llvmModule->print(os, nullptr);
+    return true;
+  }
+  llvm::SmallString<0> ptx;
+  llvm::raw_svector_ostream ptxStream(ptx);
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, ptxStream, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+    error = "NVPTX cannot emit assembly";
+    return false;
+  }
+  codegen.run(*llvmModule);
+  os << ptx;
+  return true;
+}

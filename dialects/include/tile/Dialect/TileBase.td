@@ -1,0 +1,93 @@
+//===- TileBase.td - tile dialect, enums and types -------------*- tablegen -*-===//
+#ifndef TILE_BASE_TD
+#define TILE_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Tile_Dialect : Dialect {
+  let name = "tile";
+  let cppNamespace = "::mlir::tile";
+  let summary = "Tile-level Hopper programming: clusters, DSMEM, PTX memory model";
+  let description = [{
+    Kernels with cluster dimensions, shared and cluster-distributed memory,
+    loads/stores/atomics carrying the PTX memory model's order and scope, and
+    the synchronisation operations the tile passes reason about.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+}
+
+// State spaces of PTX (PTX ISA 5.1) that tile code can name.
+def Tile_AddressSpace : I32EnumAttr<"AddressSpace", "memory space of a pointer", [
+    I32EnumAttrCase<"global", 0>, I32EnumAttrCase<"shared", 1>,
+    I32EnumAttrCase<"cluster", 2>, I32EnumAttrCase<"local", 3>]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_AddressSpaceAttr : EnumAttr<Tile_Dialect, Tile_AddressSpace, "space">;
+
+// Memory-operation semantics (PTX ISA 8.4 "Memory Consistency Model": .weak,
+// .relaxed, .acquire, .release, .acq_rel; `sc` is realised with fence.sc).
+def Tile_MemoryOrder : I32EnumAttr<"MemoryOrder", "memory order", [
+    I32EnumAttrCase<"weak", 0>, I32EnumAttrCase<"relaxed", 1>,
+    I32EnumAttrCase<"acquire", 2>, I32EnumAttrCase<"release", 3>,
+    I32EnumAttrCase<"acq_rel", 4>, I32EnumAttrCase<"sc", 5>]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_MemoryOrderAttr : EnumAttr<Tile_Dialect, Tile_MemoryOrder, "order">;
+
+// Scopes (PTX ISA 8.5): .cta, .cluster, .gpu, .sys.
+def Tile_MemoryScope : I32EnumAttr<"MemoryScope", "memory scope", [
+    I32EnumAttrCase<"cta", 0>, I32EnumAttrCase<"cluster", 1>,
+    I32EnumAttrCase<"gpu", 2>, I32EnumAttrCase<"sys", 3>]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_MemoryScopeAttr : EnumAttr<Tile_Dialect, Tile_MemoryScope, "scope">;
+
+def Tile_AtomicKind : I32EnumAttr<"AtomicKind", "read-modify-write operation", [
+    I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"min", 1>, I32EnumAttrCase<"max", 2>,
+    I32EnumAttrCase<"exch", 3>, I32EnumAttrCase<"and_", 4, "and">,
+    I32EnumAttrCase<"or_", 5, "or">, I32EnumAttrCase<"xor_", 6, "xor">]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_AtomicKindAttr : EnumAttr<Tile_Dialect, Tile_AtomicKind, "atomic_kind">;
+
+// PTX special registers (PTX ISA 10) read by tile.sreg.
+def Tile_SpecialReg : I32EnumAttr<"SpecialReg", "PTX special register", [
+    I32EnumAttrCase<"tid_x", 0>, I32EnumAttrCase<"tid_y", 1>, I32EnumAttrCase<"tid_z", 2>,
+    I32EnumAttrCase<"ntid_x", 3>, I32EnumAttrCase<"ntid_y", 4>, I32EnumAttrCase<"ntid_z", 5>,
+    I32EnumAttrCase<"ctaid_x", 6>, I32EnumAttrCase<"ctaid_y", 7>, I32EnumAttrCase<"ctaid_z", 8>,
+    I32EnumAttrCase<"nctaid_x", 9>, I32EnumAttrCase<"nctaid_y", 10>, I32EnumAttrCase<"nctaid_z", 11>,
+    I32EnumAttrCase<"cluster_ctarank", 12>, I32EnumAttrCase<"cluster_nctarank", 13>,
+    I32EnumAttrCase<"clusterid_x", 14>, I32EnumAttrCase<"clusterid_y", 15>, I32EnumAttrCase<"clusterid_z", 16>,
+    I32EnumAttrCase<"nclusterid_x", 17>, I32EnumAttrCase<"nclusterid_y", 18>, I32EnumAttrCase<"nclusterid_z", 19>,
+    I32EnumAttrCase<"cluster_ctaid_x", 20>, I32EnumAttrCase<"cluster_ctaid_y", 21>, I32EnumAttrCase<"cluster_ctaid_z", 22>,
+    I32EnumAttrCase<"cluster_nctaid_x", 23>, I32EnumAttrCase<"cluster_nctaid_y", 24>, I32EnumAttrCase<"cluster_nctaid_z", 25>,
+    I32EnumAttrCase<"laneid", 26>]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_SpecialRegAttr : EnumAttr<Tile_Dialect, Tile_SpecialReg, "sreg">;
+
+class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Tile_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+def Tile_PtrType : Tile_Type<"Ptr", "ptr"> {
+  let summary = "pointer to scalars in one PTX state space";
+  let parameters = (ins "::mlir::Type":$elementType, "::mlir::tile::AddressSpace":$space);
+  let assemblyFormat = "`<` $elementType `,` $space `>`";
+}
+
+class Tile_PtrIn<string space> : Type<
+  And<[CPred<"::llvm::isa<::mlir::tile::PtrType>($_self)">,
+       CPred<"::llvm::cast<::mlir::tile::PtrType>($_self).getSpace() == ::mlir::tile::AddressSpace::" # space>]>,
+  "pointer to " # space # " memory", "::mlir::tile::PtrType">;
+
+#endif // TILE_BASE_TD

@@ -1,0 +1,179 @@
+//===- TileOps.td - tile dialect operations --------------------*- tablegen -*-===//
+#ifndef TILE_OPS_TD
+#define TILE_OPS_TD
+
+include "tile/Dialect/TileBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+def Tile_Scalar : AnyTypeOf<[AnyInteger, F16, BF16, F32]>;
+def Tile_AtomicValue : AnyTypeOf<[I32, I64, F32]>;
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+def Tile_KernelOp : Tile_Op<"kernel", [
+    IsolatedFromAbove, FunctionOpInterface, Symbol]> {
+  let summary = "a GPU kernel with optional cluster and thread-count bounds";
+  let description = [{
+    `cluster_dims` fixes the cluster shape (PTX `.reqnctapercluster` +
+    `.explicitcluster`); `cluster_dynamic` says the kernel uses cluster
+    operations but the shape comes at launch. `max_threads` becomes `.maxntid`.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       OptionalAttr<DenseI32ArrayAttr>:$cluster_dims,
+                       UnitAttr:$cluster_dynamic,
+                       OptionalAttr<DenseI32ArrayAttr>:$max_threads);
+  let regions = (region AnyRegion:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() { return getFunctionType().getInputs(); }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return getFunctionType().getResults(); }
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    /// Cluster size when it is known at compile time (1 without a cluster).
+    std::optional<int64_t> getStaticClusterSize();
+    /// Whether the kernel runs in clusters at all.
+    bool hasCluster() { return getClusterDims().has_value() || getClusterDynamic(); }
+  }];
+}
+
+def Tile_ReturnOp : Tile_Op<"return", [Pure, HasParent<"KernelOp">, ReturnLike, Terminator]> {
+  let summary = "end of a kernel";
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Ids
+//===----------------------------------------------------------------------===//
+
+def Tile_SRegOp : Tile_Op<"sreg", [Pure]> {
+  let summary = "read a PTX special register (thread, block, cluster ids and dims)";
+  let arguments = (ins Tile_SpecialRegAttr:$reg);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$reg attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+def Tile_SharedAllocOp : Tile_Op<"shared_alloc"> {
+  let summary = "a per-CTA shared-memory array";
+  let description = [{
+    With `static_count` the array lives in static shared memory. With a `count`
+    operand it is carved out of dynamic shared memory: dynamic arrays are laid
+    out in program order, each at a 16-byte aligned offset, so the host can
+    compute the byte count it must pass at launch.
+  }];
+  let arguments = (ins Optional<AnyInteger>:$count, OptionalAttr<I64Attr>:$static_count);
+  let results = (outs Tile_PtrIn<"shared">:$result);
+  let assemblyFormat = "($count^ `:` type($count))? attr-dict `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_LocalVarOp : Tile_Op<"local_var"> {
+  let summary = "a mutable scalar private to the thread";
+  let results = (outs Tile_PtrIn<"local">:$result);
+  let assemblyFormat = "attr-dict `->` qualified(type($result))";
+}
+
+def Tile_PtrAddOp : Tile_Op<"ptr_add", [Pure,
+    TypesMatchWith<"result has the type of base", "base", "result", "$_self">]> {
+  let summary = "pointer plus an element offset";
+  let arguments = (ins Tile_PtrType:$base, AnyInteger:$offset);
+  let results = (outs Tile_PtrType:$result);
+  let assemblyFormat = "$base `,` $offset attr-dict `:` qualified(type($base)) `,` type($offset)";
+}
+
+def Tile_MapaOp : Tile_Op<"mapa", [Pure]> {
+  let summary = "address of the same shared location in CTA `rank` of the cluster";
+  let description = [{ PTX `mapa.shared::cluster` (PTX ISA 9.7.9.x): the result
+    addresses the peer CTA's shared memory through the shared::cluster window. }];
+  let arguments = (ins Tile_PtrIn<"shared">:$source, I32:$rank);
+  let results = (outs Tile_PtrIn<"cluster">:$result);
+  let assemblyFormat = "$source `,` $rank attr-dict `:` qualified(type($source)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load"> {
+  let summary = "load with a PTX memory order and scope";
+  let arguments = (ins Tile_PtrType:$ptr,
+                       DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::weak">:$order,
+                       DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
+  let results = (outs Tile_Scalar:$result);
+  let assemblyFormat = "$ptr attr-dict `:` qualified(type($ptr)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store"> {
+  let summary = "store with a PTX memory order and scope";
+  let arguments = (ins Tile_Scalar:$value, Tile_PtrType:$ptr,
+                       DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::weak">:$order,
+                       DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
+  let assemblyFormat = "$value `,` $ptr attr-dict `:` type($value) `,` qualified(type($ptr))";
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [AllTypesMatch<["value", "result"]>]> {
+  let summary = "atomic read-modify-write (PTX atom, or red when the result is unused)";
+  let arguments = (ins Tile_AtomicKindAttr:$kind, Tile_PtrType:$ptr, Tile_AtomicValue:$value,
+                       DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::relaxed">:$order,
+                       DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
+  let results = (outs Tile_AtomicValue:$result);
+  let assemblyFormat = "$kind $ptr `,` $value attr-dict `:` qualified(type($ptr)) `,` type($value)";
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [AllTypesMatch<["compare", "value", "result"]>]> {
+  let summary = "atomic compare-and-swap (PTX atom.cas)";
+  let arguments = (ins Tile_PtrType:$ptr, Tile_AtomicValue:$compare, Tile_AtomicValue:$value,
+                       DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::relaxed">:$order,
+                       DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
+  let results = (outs Tile_AtomicValue:$result);
+  let assemblyFormat = "$ptr `,` $compare `,` $value attr-dict `:` qualified(type($ptr)) `,` type($value)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Synchronisation
+//===----------------------------------------------------------------------===//
+
+def Tile_BarrierOp : Tile_Op<"barrier"> {
+  let summary = "CTA-wide barrier (bar.sync 0)";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_ClusterSyncOp : Tile_Op<"cluster_sync"> {
+  let summary = "cluster-wide barrier: every thread of every CTA of the cluster";
+  let description = [{ Equivalent to `barrier.cluster.arrive` (release by
+    default) followed by `barrier.cluster.wait` (acquire by default), PTX ISA
+    9.7.13.4. The tile passes may split it into the two halves. }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_ClusterArriveOp : Tile_Op<"cluster_arrive"> {
+  let summary = "barrier.cluster.arrive, .relaxed when `relaxed` is set";
+  let arguments = (ins UnitAttr:$relaxed);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_ClusterWaitOp : Tile_Op<"cluster_wait"> {
+  let summary = "barrier.cluster.wait (acquire)";
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // TILE_OPS_TD

@@ -1,0 +1,180 @@
+//===- TileOps.cpp - verifiers and custom syntax of tile ops ---------------===//
+#include "tile/Dialect/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#define GET_OP_CLASSES
+#include "tile/Dialect/TileOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
+                          function_interface_impl::VariadicFlag, std::string &) {
+    return builder.getFunctionType(argTypes, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false, getFunctionTypeAttrName(result.name),
+      buildFuncType, getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(p, *this, /*isVariadic=*/false,
+                                           getFunctionTypeAttrName(), getArgAttrsAttrName(),
+                                           getResAttrsAttrName());
+}
+
+std::optional<int64_t> KernelOp::getStaticClusterSize() {
+  if (getClusterDynamic())
+    return std::nullopt;
+  int64_t size = 1;
+  if (auto dims = getClusterDims())
+    for (int32_t d : *dims)
+      size *= d;
+  return size;
+}
+
+LogicalResult KernelOp::verify() {
+  if (!getFunctionType().getResults().empty())
+    return emitOpError("kernels return nothing");
+  auto checkDims = [&](std::optional<ArrayRef<int32_t>> dims, StringRef what,
+                       int64_t limit) -> LogicalResult {
+    if (!dims)
+      return success();
+    if (dims->empty() || dims->size() > 3)
+      return emitOpError() << what << " needs 1 to 3 dimensions";
+    int64_t total = 1;
+    for (int32_t d : *dims) {
+      if (d < 1)
+        return emitOpError() << what << " dimensions must be positive";
+      total *= d;
+    }
+    if (total > limit)
+      return emitOpError() << what << " of " << total << " exceeds the limit of " << limit;
+    return success();
+  };
+  // PTX ISA 11.4: at most 16 CTAs per cluster (8 portable); 1024 threads per CTA.
+  if (failed(checkDims(getClusterDims(), "cluster", 16)) ||
+      failed(checkDims(getMaxThreads(), "threads", 1024)))
+    return failure();
+  if (getClusterDims() && getClusterDynamic())
+    return emitOpError("cluster shape cannot be both static and dynamic");
+  if (getBody().empty())
+    return emitOpError("needs a body");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Memory ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult SharedAllocOp::verify() {
+  if (bool(getCount()) == bool(getStaticCount()))
+    return emitOpError("needs exactly one of a static count or a dynamic count operand");
+  // Dynamic arrays are placed at offsets computed from the earlier arrays'
+  // counts, which must dominate: keep allocations in the kernel's entry block.
+  auto kernel = dyn_cast<KernelOp>((*this)->getParentOp());
+  if (!kernel || (*this)->getBlock() != &kernel.getBody().front())
+    return emitOpError("must be in the entry block of a tile.kernel");
+  return success();
+}
+
+LogicalResult MapaOp::verify() {
+  auto src = cast<PtrType>(getSource().getType());
+  auto dst = cast<PtrType>(getResult().getType());
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError("element type must be preserved");
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (kernel && !kernel.hasCluster())
+    return emitOpError("needs a kernel launched in clusters");
+  return success();
+}
+
+static LogicalResult verifyElement(Operation *op, PtrType ptrType, Type valueType) {
+  if (ptrType.getElementType() != valueType)
+    return op->emitOpError() << "value type " << valueType
+                             << " does not match the pointee type " << ptrType.getElementType();
+  return success();
+}
+
+/// ld/st with .relaxed/.acquire/.release take .b16/.b32/.b64 (PTX ISA 9.7.9.8).
+static LogicalResult verifyOrderedWidth(Operation *op, Type valueType, MemoryOrder order) {
+  if (order != MemoryOrder::weak && valueType.getIntOrFloatBitWidth() < 16)
+    return op->emitOpError("accesses with a memory order need 16-, 32- or 64-bit values");
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  auto ptrType = cast<PtrType>(getPtr().getType());
+  if (failed(verifyElement(*this, ptrType, getType())))
+    return failure();
+  MemoryOrder order = getOrder();
+  if (failed(verifyOrderedWidth(*this, getType(), order)))
+    return failure();
+  if (order == MemoryOrder::release || order == MemoryOrder::acq_rel)
+    return emitOpError("a load cannot have release semantics");
+  if (order != MemoryOrder::weak && ptrType.getSpace() == AddressSpace::local)
+    return emitOpError("thread-local memory takes no memory order");
+  return success();
+}
+
+LogicalResult StoreOp::verify() {
+  auto ptrType = cast<PtrType>(getPtr().getType());
+  if (failed(verifyElement(*this, ptrType, getValue().getType())))
+    return failure();
+  MemoryOrder order = getOrder();
+  if (failed(verifyOrderedWidth(*this, getValue().getType(), order)))
+    return failure();
+  if (order == MemoryOrder::acquire || order == MemoryOrder::acq_rel)
+    return emitOpError("a store cannot have acquire semantics");
+  if (order != MemoryOrder::weak && ptrType.getSpace() == AddressSpace::local)
+    return emitOpError("thread-local memory takes no memory order");
+  return success();
+}
+
+static LogicalResult verifyAtomic(Operation *op, PtrType ptrType, Type valueType,
+                                  MemoryOrder order) {
+  if (failed(verifyElement(op, ptrType, valueType)))
+    return failure();
+  if (ptrType.getSpace() == AddressSpace::local)
+    return op->emitOpError("atomics need global, shared or cluster memory");
+  if (order == MemoryOrder::weak)
+    return op->emitOpError("atomics are at least relaxed");
+  return success();
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  if (failed(verifyAtomic(*this, cast<PtrType>(getPtr().getType()), getValue().getType(),
+                          getOrder())))
+    return failure();
+  if (isa<FloatType>(getValue().getType()) && getKind() != AtomicKind::add &&
+      getKind() != AtomicKind::exch)
+    return emitOpError("floating-point atomics support only add and exch");
+  return success();
+}
+
+LogicalResult AtomicCASOp::verify() {
+  return verifyAtomic(*this, cast<PtrType>(getPtr().getType()), getValue().getType(),
+                      getOrder());
+}
+
+//===----------------------------------------------------------------------===//
+// Cluster synchronisation
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyInClusterKernel(Operation *op) {
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (kernel && !kernel.hasCluster())
+    return op->emitOpError("needs a kernel launched in clusters (add cluster(...))");
+  return success();
+}
+
+LogicalResult ClusterSyncOp::verify() { return verifyInClusterKernel(*this); }
+LogicalResult ClusterArriveOp::verify() { return verifyInClusterKernel(*this); }
+LogicalResult ClusterWaitOp::verify() { return verifyInClusterKernel(*this); }

@@ -1,0 +1,16 @@
+# lit configuration for tilec: one folder per compiler stage.
+import os
+import lit.formats
+
+config.name = "tilec"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".tile"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = config.tilec_obj_root
+
+path = os.pathsep.join([config.tilec_tools_dir, config.filecheck_dir, config.environment.get("PATH", "")])
+config.environment["PATH"] = path
+config.substitutions.append(("%ptxas", config.ptxas))
+if os.path.exists(config.ptxas):
+    config.available_features.add("ptxas")
