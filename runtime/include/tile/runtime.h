@@ -1,0 +1,204 @@
+// tile/runtime.h - the tilec runtime: a small C++17 layer over the CUDA driver API.
+//
+// The driver (libcuda.so.1) is loaded with dlopen at first use; nothing links
+// against libcuda, so programs run (and report a clean tile::Error) on machines
+// without a driver. Only cuda.h types are used from the CUDA toolkit.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tile/args.h"
+#include "tile/cache.h"
+#include "tile/error.h"
+#include "tile/launch.h"
+
+namespace tile {
+
+// libcuda.so.1 loadable and cuInit(0) succeeded. Never throws.
+bool driverAvailable();
+// Number of CUDA devices; 0 when there is no driver or no device. Never throws.
+int deviceCount();
+// cuDriverGetVersion (e.g. 13000). Throws when there is no driver.
+int driverVersion();
+
+namespace detail {
+struct ContextState;
+struct ModuleState;
+struct KernelState;
+}  // namespace detail
+
+// A device and its primary context (retained on construction, released when the
+// last copy goes away), made current on the calling thread by the constructor.
+// Copies share the same state.
+class Context {
+ public:
+  explicit Context(int device = 0);  // cuInit, cuDevicePrimaryCtxRetain, cuCtxSetCurrent
+  int device() const;
+  std::string name() const;
+  int smCount() const;
+  int computeCapability() const;  // e.g. 90
+  std::string arch() const;       // "sm_90a" for 9.0 ("a" suffix from 9.0 on)
+  int driverVersion() const;
+  size_t maxSharedPerBlockOptin() const;
+  int attribute(CUdevice_attribute attr) const;  // any cuDeviceGetAttribute value
+  void makeCurrent() const;                      // cuCtxSetCurrent on this thread
+  void synchronize();                            // cuCtxSynchronize
+  CUcontext raw() const;
+  CUdevice rawDevice() const;
+
+  const std::shared_ptr<detail::ContextState>& state() const { return state_; }
+
+ private:
+  std::shared_ptr<detail::ContextState> state_;
+};
+
+struct ModuleOptions {
+  bool useCache = true;
+  // "" -> $TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec, else ~/.cache/tilec.
+  // TILEC_NO_CACHE=1 in the environment disables the cache.
+  std::string cacheDir;
+  int jitOptLevel = 4;  // CU_JIT_OPTIMIZATION_LEVEL, 0..4
+};
+
+class Kernel;
+
+// A loaded module (cuModuleUnload when the last Module/Kernel referring to it goes away).
+class Module {
+ public:
+  // JIT: cuLinkCreate/cuLinkAddData/cuLinkComplete -> cubin (cached on disk), then
+  // cuModuleLoadDataEx. A JIT failure's tile::Error carries the JIT error log.
+  static Module fromPtx(Context&, const std::string& ptx, const ModuleOptions& = {});
+  // A cubin or fatbin image.
+  static Module fromCubin(Context&, const std::string& cubin);
+  // .ptx or .cubin/fatbin, decided by content (ELF/fatbin magic -> binary, else PTX).
+  static Module fromFile(Context&, const std::string& path, const ModuleOptions& = {});
+
+  Kernel kernel(const std::string& name) const;  // cuModuleGetFunction
+  bool loadedFromCache() const;
+  const std::string& jitInfoLog() const;  // CU_JIT_INFO_LOG_BUFFER of the JIT ("" if cached)
+  const std::string& cubin() const;       // the loaded image (cubin for PTX modules)
+  const std::string& cachePath() const;   // cache file used/written, "" when none
+  CUmodule raw() const;
+
+ private:
+  explicit Module(std::shared_ptr<detail::ModuleState> s) : state_(std::move(s)) {}
+  std::shared_ptr<detail::ModuleState> state_;
+};
+
+class Kernel {
+ public:
+  // Args: scalars/trivially copyable structs by value, DeviceBuffer<T> -> its
+  // CUdeviceptr, raw CUdeviceptr. Checks the configuration before launching (see
+  // tile/launch.h), raises the dynamic shared memory and non-portable cluster
+  // attributes as needed, and for clusters checks cuOccupancyMaxActiveClusters.
+  template <class... Args>
+  void launch(const LaunchConfig& cfg, const Args&... args) {
+    ArgPack<Args...> pack(args...);
+    launchPacked(cfg, pack.data());
+  }
+  void launchPacked(const LaunchConfig& cfg, void** args);
+  int maxActiveClusters(const LaunchConfig& cfg) const;  // cuOccupancyMaxActiveClusters
+
+  const std::string& name() const;
+  CUfunction raw() const;
+  int maxThreadsPerBlock() const;
+  size_t staticSharedBytes() const;
+  int numRegs() const;
+  int attribute(CUfunction_attribute attr) const;  // any cuFuncGetAttribute value
+  LaunchLimits limits() const;                    // what launch checks against
+
+ private:
+  friend class Module;
+  explicit Kernel(std::shared_ptr<detail::KernelState> s) : state_(std::move(s)) {}
+  std::shared_ptr<detail::KernelState> state_;
+};
+
+namespace detail {
+CUdeviceptr memAlloc(size_t bytes);
+void memFree(CUdeviceptr p) noexcept;
+void copyHtoD(CUdeviceptr dst, const void* src, size_t bytes);
+void copyDtoH(void* dst, CUdeviceptr src, size_t bytes);
+void memsetD8(CUdeviceptr dst, unsigned char value, size_t bytes);
+[[noreturn]] void throwBufferOverflow(const char* what, size_t n, size_t size);
+}  // namespace detail
+
+// RAII device allocation of `count` elements of T (needs a current context).
+template <class T>
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(size_t count) : size_(count), ptr_(count ? detail::memAlloc(count * sizeof(T)) : 0) {}
+  ~DeviceBuffer() { detail::memFree(ptr_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : size_(o.size_), ptr_(o.ptr_) { o.size_ = 0; o.ptr_ = 0; }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      detail::memFree(ptr_);
+      size_ = o.size_; ptr_ = o.ptr_;
+      o.size_ = 0; o.ptr_ = 0;
+    }
+    return *this;
+  }
+
+  size_t size() const { return size_; }
+  size_t bytes() const { return size_ * sizeof(T); }
+  CUdeviceptr ptr() const { return ptr_; }
+
+  void copyFrom(const T* host, size_t n) {
+    if (n > size_) detail::throwBufferOverflow("DeviceBuffer::copyFrom", n, size_);
+    if (n) detail::copyHtoD(ptr_, host, n * sizeof(T));
+  }
+  void copyFrom(const std::vector<T>& host) { copyFrom(host.data(), host.size()); }
+  void copyTo(T* host, size_t n) const {
+    if (n > size_) detail::throwBufferOverflow("DeviceBuffer::copyTo", n, size_);
+    if (n) detail::copyDtoH(host, ptr_, n * sizeof(T));
+  }
+  std::vector<T> toHost() const {
+    std::vector<T> v(size_);
+    copyTo(v.data(), size_);
+    return v;
+  }
+  void fillBytes(unsigned char b) {
+    if (size_) detail::memsetD8(ptr_, b, bytes());
+  }
+
+ private:
+  size_t size_ = 0;
+  CUdeviceptr ptr_ = 0;
+};
+
+// RAII stream (cuStreamCreate with CU_STREAM_NON_BLOCKING by default).
+class Stream {
+ public:
+  explicit Stream(unsigned flags = CU_STREAM_NON_BLOCKING);
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  Stream(Stream&& o) noexcept : s_(o.s_) { o.s_ = nullptr; }
+  CUstream raw() const { return s_; }
+  operator CUstream() const { return s_; }
+  void synchronize();
+
+ private:
+  CUstream s_ = nullptr;
+};
+
+// GPU time between start() and stopMs() on a stream, through two CUDA events.
+struct EventTimer {
+  EventTimer();
+  ~EventTimer();
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  void start(CUstream stream = nullptr);
+  float stopMs(CUstream stream = nullptr);  // records stop, waits for it, returns ms
+
+ private:
+  CUevent start_ = nullptr, stop_ = nullptr;
+};
+
+}  // namespace tile
