@@ -1,0 +1,76 @@
+// Driver.h (internal) - libcuda.so.1 loaded with dlopen, entry points resolved with
+// cuGetProcAddress (falling back to dlsym of the versioned names cuda.h maps to).
+#pragma once
+
+#include <cuda.h>
+
+#include <string>
+
+#include "tile/error.h"
+
+namespace tile::detail {
+
+// X(name): the un-versioned API name; the member type comes from cuda.h's declaration.
+#define TILE_DRIVER_FUNCTIONS(X)                                                       \
+  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString)               \
+  X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)       \
+  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)         \
+  X(cuCtxGetCurrent) X(cuCtxSynchronize)                                              \
+  X(cuLinkCreate) X(cuLinkAddData) X(cuLinkComplete) X(cuLinkDestroy)                 \
+  X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction)                      \
+  X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernelEx)                     \
+  X(cuOccupancyMaxActiveClusters)                                                     \
+  X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8)            \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                         \
+  X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)           \
+  X(cuEventElapsedTime)
+
+struct DriverApi {
+#define TILE_DECLARE_FN(fn) decltype(&::fn) fn = nullptr;
+  TILE_DRIVER_FUNCTIONS(TILE_DECLARE_FN)
+#undef TILE_DECLARE_FN
+};
+
+struct Driver {
+  void* handle = nullptr;
+  std::string loadError;  // why dlopen failed
+  int version = 0;        // cuDriverGetVersion
+  CUresult initResult = CUDA_ERROR_NOT_INITIALIZED;
+  DriverApi api;
+};
+
+// Loads the driver once (thread-safe); never throws.
+const Driver& driver();
+
+// The error thrown when `call` is needed but the driver cannot be loaded.
+Error driverMissingError(const std::string& call);
+
+// The entry point, or throws (driver missing / driver lacks the entry point).
+template <class F>
+F driverFn(F DriverApi::*member, const char* call) {
+  const Driver& d = driver();
+  if (!d.handle) throw driverMissingError(call);
+  F f = d.api.*member;
+  if (!f)
+    throw Error(call, CUDA_ERROR_NOT_SUPPORTED, {},
+                "the installed CUDA driver does not provide this entry point");
+  return f;
+}
+
+inline void check(CUresult r, const char* call, const std::string& kernel = {}) {
+  if (r != CUDA_SUCCESS) throw Error(call, static_cast<int>(r), kernel);
+}
+
+}  // namespace tile::detail
+
+// TILE_CU(cuMemAlloc, &p, n): calls the driver entry point and throws tile::Error
+// naming the call on failure. TILE_CU_K(kernelName, fn, args...) also names the kernel.
+#define TILE_CU(fn, ...)                                                                   \
+  ::tile::detail::check(                                                                   \
+      ::tile::detail::driverFn(&::tile::detail::DriverApi::fn, #fn)(__VA_ARGS__), #fn)
+#define TILE_CU_K(kernel, fn, ...)                                                         \
+  ::tile::detail::check(                                                                   \
+      ::tile::detail::driverFn(&::tile::detail::DriverApi::fn, #fn)(__VA_ARGS__), #fn, kernel)
+// The raw CUresult, for calls whose failure is handled locally.
+#define TILE_CU_RAW(fn, ...) \
+  (::tile::detail::driverFn(&::tile::detail::DriverApi::fn, #fn)(__VA_ARGS__))
