@@ -155,4 +155,28 @@ void CubinCache::remove(const std::string& key) const {
   fs::remove(pathFor(key), ec);
 }
 
+CachedBuild buildWithCache(const CubinCache& cache, const std::string& key,
+                           const std::function<std::string()>& build,
+                           const std::function<void(const std::string&)>& load) {
+  CachedBuild r;
+  const bool enabled = !cache.dir().empty();
+  if (enabled) {
+    if (std::optional<std::string> hit = cache.load(key)) {
+      try {
+        load(*hit);
+        r.image = std::move(*hit);
+        r.fromCache = true;
+        r.path = cache.pathFor(key);
+        return r;
+      } catch (...) {
+        cache.remove(key);  // stale or corrupt in a way the checksum cannot see: rebuild
+      }
+    }
+  }
+  r.image = build();
+  load(r.image);
+  if (enabled && cache.store(key, r.image)) r.path = cache.pathFor(key);
+  return r;
+}
+
 }  // namespace tile

@@ -209,22 +209,13 @@ Module Module::fromPtx(Context& ctx, const std::string& ptx, const ModuleOptions
   std::string dir = cacheEnabled(options.useCache) ? resolveCacheDir(options.cacheDir) : std::string();
   CubinCache cache(dir);
   std::string key = cubinCacheKey(ptx, ctx.arch(), ctx.driverVersion(), options.jitOptLevel);
-  if (!dir.empty()) {
-    if (std::optional<std::string> cubin = cache.load(key)) {
-      try {
-        s->mod = detail::loadImage(*cubin);
-        s->image = std::move(*cubin);
-        s->fromCache = true;
-        s->cachePath = cache.pathFor(key);
-        return Module(s);
-      } catch (const Error&) {
-        cache.remove(key);  // a stale/corrupt entry the driver refuses: re-JIT below
-      }
-    }
-  }
-  s->image = detail::jitLink(ptx, ctx.computeCapability(), options.jitOptLevel, s->infoLog);
-  s->mod = detail::loadImage(s->image);
-  if (!dir.empty() && cache.store(key, s->image)) s->cachePath = cache.pathFor(key);
+  const int cc = ctx.computeCapability();
+  CachedBuild b = buildWithCache(
+      cache, key, [&] { return detail::jitLink(ptx, cc, options.jitOptLevel, s->infoLog); },
+      [&](const std::string& image) { s->mod = detail::loadImage(image); });
+  s->image = std::move(b.image);
+  s->fromCache = b.fromCache;
+  s->cachePath = std::move(b.path);
   return Module(s);
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -46,5 +47,19 @@ class CubinCache {
  private:
   std::string dir_;
 };
+
+// The cache policy of Module::fromPtx, factored out so it is testable without a GPU.
+// With a cache (dir not ""): on a hit, calls load(cubin); if that throws (a cubin the
+// driver refuses), the entry is removed and we fall through. On a miss/corrupt entry:
+// cubin = build(), load(cubin), then store it. Without a cache: build() + load().
+// Exceptions from build() and from loading a fresh build propagate.
+struct CachedBuild {
+  std::string image;
+  bool fromCache = false;
+  std::string path;  // cache file read or written, "" when none
+};
+CachedBuild buildWithCache(const CubinCache& cache, const std::string& key,
+                           const std::function<std::string()>& build,
+                           const std::function<void(const std::string&)>& load);
 
 }  // namespace tile

@@ -1,0 +1,124 @@
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "tile/runtime.h"
+
+namespace {
+struct Params {
+  int a;
+  float b;
+  double c;
+};
+struct alignas(64) Aligned {
+  char bytes[128];
+};
+template <class T>
+T read(void* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("ArgPack packs scalars by value with their sizes", "[args]") {
+  int i = 42;
+  float f = 1.5f;
+  double d = -2.25;
+  long long ll = 1ll << 40;
+  unsigned char u8 = 200;
+  tile::ArgPack<int, float, double, long long, unsigned char> p(i, f, d, ll, u8);
+  REQUIRE(p.size() == 5);
+  auto sizes = p.sizes();
+  CHECK(sizes[0] == 4);
+  CHECK(sizes[1] == 4);
+  CHECK(sizes[2] == 8);
+  CHECK(sizes[3] == 8);
+  CHECK(sizes[4] == 1);
+  void** args = p.data();
+  CHECK(read<int>(args[0]) == 42);
+  CHECK(read<float>(args[1]) == 1.5f);
+  CHECK(read<double>(args[2]) == -2.25);
+  CHECK(read<long long>(args[3]) == (1ll << 40));
+  CHECK(read<unsigned char>(args[4]) == 200);
+  CHECK(args[5] == nullptr);  // null-terminated
+}
+
+TEST_CASE("ArgPack copies arguments: later changes to the originals do not leak in", "[args]") {
+  int i = 1;
+  tile::ArgPack<int> p(i);
+  i = 99;
+  CHECK(read<int>(p.data()[0]) == 1);
+  CHECK(p.get<0>() == 1);
+}
+
+TEST_CASE("ArgPack pointers point into the pack's own storage and stay put", "[args]") {
+  tile::ArgPack<int, double, Params> p(7, 3.0, Params{1, 2.f, 3.0});
+  void** args = p.data();
+  CHECK(args[0] == static_cast<const void*>(&p.get<0>()));
+  CHECK(args[1] == static_cast<const void*>(&p.get<1>()));
+  CHECK(args[2] == static_cast<const void*>(&p.get<2>()));
+  // Every pointer lies inside the pack object (no temporaries).
+  auto lo = reinterpret_cast<const char*>(&p);
+  auto hi = lo + sizeof(p);
+  for (int k = 0; k < 3; ++k) {
+    auto a = static_cast<const char*>(args[k]);
+    CHECK((a >= lo && a < hi));
+  }
+  // data() is stable across calls.
+  CHECK(p.data() == args);
+  CHECK(p.data()[1] == args[1]);
+  Params q = read<Params>(args[2]);
+  CHECK(q.a == 1);
+  CHECK(q.b == 2.f);
+  CHECK(q.c == 3.0);
+}
+
+TEST_CASE("ArgPack: CUdeviceptr and raw pointers go by value; alignment is kept", "[args]") {
+  CUdeviceptr dp = 0xdeadbeef000ull;
+  float host = 0;
+  float* hp = &host;
+  Aligned big{};
+  big.bytes[0] = 5;
+  big.bytes[127] = 9;
+  tile::ArgPack<CUdeviceptr, float*, Aligned> p(dp, hp, big);
+  CHECK(p.sizes()[0] == sizeof(CUdeviceptr));
+  CHECK(p.sizes()[1] == sizeof(void*));
+  CHECK(p.sizes()[2] == 128);
+  CHECK(read<CUdeviceptr>(p.data()[0]) == 0xdeadbeef000ull);
+  CHECK(read<float*>(p.data()[1]) == hp);
+  CHECK(reinterpret_cast<uintptr_t>(p.data()[2]) % 64 == 0);
+  Aligned got = read<Aligned>(p.data()[2]);
+  CHECK(got.bytes[0] == 5);
+  CHECK(got.bytes[127] == 9);
+}
+
+TEST_CASE("ArgPack: an empty DeviceBuffer is passed as its CUdeviceptr", "[args]") {
+  // A zero-element buffer allocates nothing, so this needs no driver.
+  tile::DeviceBuffer<float> empty(0);
+  CHECK(empty.ptr() == 0);
+  CHECK(empty.size() == 0);
+  tile::ArgPack<tile::DeviceBuffer<float>, int> p(empty, 3);
+  CHECK(p.sizes()[0] == sizeof(CUdeviceptr));
+  CHECK(read<CUdeviceptr>(p.data()[0]) == empty.ptr());
+  CHECK(read<int>(p.data()[1]) == 3);
+}
+
+TEST_CASE("ArgPack with no arguments", "[args]") {
+  tile::ArgPack<> p;
+  CHECK(p.size() == 0);
+  CHECK(p.data() != nullptr);
+  CHECK(p.data()[0] == nullptr);
+}
+
+TEST_CASE("DeviceBuffer bounds are checked before any driver call", "[args]") {
+  tile::DeviceBuffer<int> empty(0);
+  int x = 0;
+  CHECK_THROWS_AS(empty.copyFrom(&x, 1), tile::Error);
+  CHECK_THROWS_WITH(empty.copyTo(&x, 2),
+                    Catch::Contains("2 elements requested but the buffer holds 0"));
+  CHECK(empty.toHost().empty());
+  empty.copyFrom(std::vector<int>{});  // nothing to copy: no driver call
+  tile::DeviceBuffer<int> moved(std::move(empty));
+  CHECK(moved.size() == 0);
+}
