@@ -156,8 +156,11 @@ bool wantsAcceleratedTarget(const std::string& ptx, int cc) {
   return cc >= 90 && ptx.find(t) != std::string::npos;
 }
 
-// PTX -> cubin through the driver linker.
-std::string jitLink(const std::string& ptx, int cc, int optLevel, std::string& infoLog) {
+// PTX -> cubin through the driver linker, targeting the context's device. Some
+// drivers reject an explicit CU_JIT_TARGET in cuLinkCreate, so the arch-specific
+// ("sm_90a") target is only passed on a retry, when the default attempt failed.
+std::string jitLinkOnce(const std::string& ptx, int cc, int optLevel, bool explicitTarget,
+                        std::string& infoLog) {
   std::vector<char> err(1 << 16, '\0'), info(1 << 16, '\0');
   std::vector<CUjit_option> opts = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
                                     CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
@@ -166,7 +169,7 @@ std::string jitLink(const std::string& ptx, int cc, int optLevel, std::string& i
                              info.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(info.size() - 1)),
                              reinterpret_cast<void*>(static_cast<uintptr_t>(1)),
                              reinterpret_cast<void*>(static_cast<uintptr_t>(optLevel < 0 ? 0 : optLevel > 4 ? 4 : optLevel))};
-  if (wantsAcceleratedTarget(ptx, cc)) {
+  if (explicitTarget) {
     opts.push_back(CU_JIT_TARGET);
     vals.push_back(reinterpret_cast<void*>(static_cast<uintptr_t>(CU_COMPUTE_ACCELERATED_TARGET_BASE + cc)));
   }
@@ -187,6 +190,19 @@ std::string jitLink(const std::string& ptx, int cc, int optLevel, std::string& i
   if (r != CUDA_SUCCESS) throw Error("cuLinkComplete", r, {}, logs(cstr(err), cstr(info)));
   infoLog = cstr(info);
   return std::string(static_cast<const char*>(cubin), size);  // copy before cuLinkDestroy
+}
+
+std::string jitLink(const std::string& ptx, int cc, int optLevel, std::string& infoLog) {
+  try {
+    return jitLinkOnce(ptx, cc, optLevel, /*explicitTarget=*/false, infoLog);
+  } catch (const Error&) {
+    if (!wantsAcceleratedTarget(ptx, cc)) throw;
+    try {
+      return jitLinkOnce(ptx, cc, optLevel, /*explicitTarget=*/true, infoLog);
+    } catch (const Error&) {
+    }
+    throw;  // report the default attempt's error and logs
+  }
 }
 
 bool isBinaryImage(const std::string& data) {
