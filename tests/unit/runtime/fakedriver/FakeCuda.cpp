@@ -1,0 +1,268 @@
+// A fake CUDA driver (libcuda.so.1) implementing just what the runtime uses, so the
+// runtime's driver-present paths (symbol resolution, context, JIT + logs + cache,
+// launch attributes/occupancy/cluster launch, memory) are testable without a GPU.
+// Device memory is host memory; "cubins" are "\x7fELF" "FAKECUBIN:" + the PTX.
+#include "FakeCuda.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+FakeState g_state;
+const std::string kCubinTag = std::string("\x7f" "ELF", 4) + "FAKECUBIN:";
+
+struct FakeModule {
+  std::string ptx;
+};
+struct FakeFunction {
+  FakeModule* module;
+  std::string name;
+  int maxThreads;
+  int maxDynamicShared = 48 * 1024;
+};
+struct FakeLink {
+  char* errLog = nullptr;
+  size_t errSize = 0;
+  char* infoLog = nullptr;
+  size_t infoSize = 0;
+  std::string ptx;
+  std::string cubin;
+};
+int g_ctx;
+
+void writeLog(char* buf, size_t size, const std::string& text) {
+  if (!buf || !size) return;
+  std::strncpy(buf, text.c_str(), size - 1);
+  buf[size - 1] = '\0';
+}
+}  // namespace
+
+extern "C" {
+
+FakeState* fake_cuda_state() { return &g_state; }
+
+CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
+CUresult cuDriverGetVersion(int* v) { *v = 13000; return CUDA_SUCCESS; }
+CUresult cuGetErrorName(CUresult, const char** s) { *s = "CUDA_ERROR_FAKE"; return CUDA_SUCCESS; }
+CUresult cuGetErrorString(CUresult e, const char** s) {
+  *s = e == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES ? "too many resources requested for launch" : "fake driver error";
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetCount(int* n) { *n = 1; return CUDA_SUCCESS; }
+CUresult cuDeviceGet(CUdevice* d, int ordinal) {
+  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
+  *d = 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetName(char* name, int len, CUdevice) {
+  std::strncpy(name, "Fake H100", len);
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
+  switch (a) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 132; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: *v = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *v = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *v = 64; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *v = 2147483647; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: *v = 65535; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
+    default: *v = 0;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) {
+  ++g_state.ctxRetains;
+  *c = reinterpret_cast<CUcontext>(&g_ctx);
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRelease(CUdevice) { ++g_state.ctxReleases; return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult cuCtxGetCurrent(CUcontext* c) { *c = reinterpret_cast<CUcontext>(&g_ctx); return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+
+CUresult cuLinkCreate(unsigned int n, CUjit_option* opts, void** vals, CUlinkState* out) {
+  auto* l = new FakeLink;
+  int target = -1;
+  for (unsigned i = 0; i < n; ++i) {
+    switch (opts[i]) {
+      case CU_JIT_ERROR_LOG_BUFFER: l->errLog = static_cast<char*>(vals[i]); break;
+      case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: l->errSize = reinterpret_cast<size_t>(vals[i]); break;
+      case CU_JIT_INFO_LOG_BUFFER: l->infoLog = static_cast<char*>(vals[i]); break;
+      case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: l->infoSize = reinterpret_cast<size_t>(vals[i]); break;
+      case CU_JIT_TARGET: target = static_cast<int>(reinterpret_cast<uintptr_t>(vals[i])); break;
+      default: break;
+    }
+  }
+  g_state.jitTargets.push_back(target);
+  if (target != -1 && g_state.rejectExplicitTarget) {
+    delete l;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  ++g_state.links;
+  *out = reinterpret_cast<CUlinkState>(l);
+  return CUDA_SUCCESS;
+}
+CUresult cuLinkAddData(CUlinkState s, CUjitInputType type, void* data, size_t size, const char*,
+                       unsigned int, CUjit_option*, void**) {
+  auto* l = reinterpret_cast<FakeLink*>(s);
+  if (type != CU_JIT_INPUT_PTX) return CUDA_ERROR_INVALID_VALUE;
+  const char* p = static_cast<const char*>(data);
+  if (size == 0 || p[size - 1] != '\0') return CUDA_ERROR_INVALID_VALUE;  // PTX must be NUL-terminated
+  l->ptx.assign(p, size - 1);
+  if (l->ptx.find("SYNTAX_ERROR") != std::string::npos) {
+    writeLog(l->errLog, l->errSize, "ptxas application ptx input, line 3; error   : fake syntax error");
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  if (l->ptx.find(".target sm_90a") != std::string::npos && g_state.jitTargets.back() == -1 &&
+      l->ptx.find("NEEDS_TARGET") != std::string::npos) {
+    writeLog(l->errLog, l->errSize, "ptxas: sm_90a features need the sm_90a target");
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult cuLinkComplete(CUlinkState s, void** cubin, size_t* size) {
+  auto* l = reinterpret_cast<FakeLink*>(s);
+  writeLog(l->infoLog, l->infoSize, "ptxas info    : Used 32 registers (fake)");
+  l->cubin = kCubinTag + l->ptx;
+  *cubin = l->cubin.data();
+  *size = l->cubin.size();
+  return CUDA_SUCCESS;
+}
+CUresult cuLinkDestroy(CUlinkState s) {
+  auto* l = reinterpret_cast<FakeLink*>(s);
+  std::memset(l->cubin.data(), 0, l->cubin.size());  // catch use-after-destroy
+  delete l;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned int, CUjit_option*, void**) {
+  const char* p = static_cast<const char*>(image);
+  if (std::memcmp(p, kCubinTag.data(), kCubinTag.size()) != 0) return CUDA_ERROR_INVALID_IMAGE;
+  auto* fm = new FakeModule;
+  fm->ptx = std::string(p + kCubinTag.size());  // the fake cubin's PTX has no NULs
+  ++g_state.moduleLoads;
+  *m = reinterpret_cast<CUmodule>(fm);
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleUnload(CUmodule m) {
+  ++g_state.moduleUnloads;
+  delete reinterpret_cast<FakeModule*>(m);
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
+  auto* fm = reinterpret_cast<FakeModule*>(m);
+  std::string entry = std::string(".entry ") + name + "(";
+  size_t at = fm->ptx.find(entry);
+  if (at == std::string::npos) return CUDA_ERROR_NOT_FOUND;
+  auto* fn = new FakeFunction{fm, name, 1024};  // leaked: functions live as long as the fake
+  size_t nt = fm->ptx.find(".maxntid ", at);
+  if (nt != std::string::npos) fn->maxThreads = std::atoi(fm->ptx.c_str() + nt + 9);
+  *f = reinterpret_cast<CUfunction>(fn);
+  return CUDA_SUCCESS;
+}
+CUresult cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f) {
+  auto* fn = reinterpret_cast<FakeFunction*>(f);
+  switch (a) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = fn->maxThreads; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = 1024; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = 32; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = fn->maxDynamicShared; break;
+    default: *v = 0;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int value) {
+  auto* fn = reinterpret_cast<FakeFunction*>(f);
+  g_state.funcAttrSets.emplace_back(static_cast<int>(a), value);
+  if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) fn->maxDynamicShared = value;
+  return CUDA_SUCCESS;
+}
+CUresult cuOccupancyMaxActiveClusters(int* n, CUfunction, const CUlaunchConfig* c) {
+  ++g_state.occupancyQueries;
+  bool hasCluster = false;
+  for (unsigned i = 0; i < c->numAttrs; ++i)
+    hasCluster |= c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  if (!hasCluster) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  *n = g_state.occupancyClusters;
+  return CUDA_SUCCESS;
+}
+CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void**) {
+  auto* fn = reinterpret_cast<FakeFunction*>(f);
+  FakeLaunch l{};
+  l.kernel = fn->name;
+  l.grid[0] = c->gridDimX; l.grid[1] = c->gridDimY; l.grid[2] = c->gridDimZ;
+  l.block[0] = c->blockDimX; l.block[1] = c->blockDimY; l.block[2] = c->blockDimZ;
+  l.cluster[0] = l.cluster[1] = l.cluster[2] = 1;
+  for (unsigned i = 0; i < c->numAttrs; ++i)
+    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      l.hasCluster = true;
+      l.cluster[0] = c->attrs[i].value.clusterDim.x;
+      l.cluster[1] = c->attrs[i].value.clusterDim.y;
+      l.cluster[2] = c->attrs[i].value.clusterDim.z;
+    }
+  l.sharedBytes = c->sharedMemBytes;
+  l.stream = c->hStream;
+  for (size_t i = 0; i < g_state.argSizes.size(); ++i) {
+    auto* p = static_cast<unsigned char*>(params[i]);
+    l.args.emplace_back(p, p + g_state.argSizes[i]);
+  }
+  if (c->sharedMemBytes > static_cast<unsigned>(fn->maxDynamicShared)) return CUDA_ERROR_INVALID_VALUE;
+  g_state.launches.push_back(l);
+  return g_state.launchResult;
+}
+
+CUresult cuMemAlloc(CUdeviceptr* p, size_t n) {
+  void* m = std::malloc(n);
+  if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+  ++g_state.liveAllocs;
+  *p = reinterpret_cast<CUdeviceptr>(m);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemFree(CUdeviceptr p) {
+  --g_state.liveAllocs;
+  std::free(reinterpret_cast<void*>(p));
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyHtoD(CUdeviceptr d, const void* h, size_t n) {
+  std::memcpy(reinterpret_cast<void*>(d), h, n);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoH(void* h, CUdeviceptr d, size_t n) {
+  std::memcpy(h, reinterpret_cast<void*>(d), n);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
+  std::memset(reinterpret_cast<void*>(d), v, n);
+  return CUDA_SUCCESS;
+}
+
+int g_stream, g_event;
+CUresult cuStreamCreate(CUstream* s, unsigned int) { *s = reinterpret_cast<CUstream>(&g_stream); return CUDA_SUCCESS; }
+CUresult cuStreamDestroy(CUstream) { return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+CUresult cuEventCreate(CUevent* e, unsigned int) { *e = reinterpret_cast<CUevent>(&g_event); return CUDA_SUCCESS; }
+CUresult cuEventDestroy(CUevent) { return CUDA_SUCCESS; }
+CUresult cuEventRecord(CUevent, CUstream) { return CUDA_SUCCESS; }
+CUresult cuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
+CUresult cuEventElapsedTime(float* ms, CUevent, CUevent) { *ms = 1.5f; return CUDA_SUCCESS; }
+
+// Resolves "cuX" to the versioned symbol this library defines (cuX_v2 first).
+CUresult cuGetProcAddress(const char* symbol, void** pfn, int, cuuint64_t,
+                          CUdriverProcAddressQueryResult* status) {
+  static void* self = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  std::string v2 = std::string(symbol) + "_v2";
+  void* p = dlsym(self, v2.c_str());
+  if (!p) p = dlsym(self, symbol);
+  *pfn = p;
+  if (status) *status = p ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  return p ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+}  // extern "C"

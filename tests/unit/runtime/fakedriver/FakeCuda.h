@@ -1,0 +1,32 @@
+// The control surface of the fake libcuda.so.1 used by tilec_runtime_fakedriver_tests.
+#pragma once
+
+#include <cuda.h>
+
+#include <string>
+#include <vector>
+
+struct FakeLaunch {
+  std::string kernel;
+  unsigned grid[3], block[3], cluster[3];
+  bool hasCluster;
+  unsigned sharedBytes;
+  CUstream stream;
+  std::vector<std::vector<unsigned char>> args;  // copies of the first argSizes.size() params
+};
+
+struct FakeState {
+  // Behaviour knobs.
+  int occupancyClusters = 4;                // cuOccupancyMaxActiveClusters answer
+  CUresult launchResult = CUDA_SUCCESS;     // cuLaunchKernelEx answer
+  bool rejectExplicitTarget = false;        // cuLinkCreate fails when CU_JIT_TARGET is given
+  std::vector<size_t> argSizes;             // bytes of each kernel param to record per launch
+  // Records.
+  std::vector<FakeLaunch> launches;
+  std::vector<std::pair<int, int>> funcAttrSets;  // cuFuncSetAttribute (attr, value)
+  std::vector<int> jitTargets;                    // CU_JIT_TARGET per cuLinkCreate (-1: none)
+  int links = 0, moduleLoads = 0, moduleUnloads = 0, occupancyQueries = 0;
+  int ctxRetains = 0, ctxReleases = 0, liveAllocs = 0;
+};
+
+extern "C" FakeState* fake_cuda_state();
