@@ -70,6 +70,8 @@ class Kernel;
 // A loaded module (cuModuleUnload when the last Module/Kernel referring to it goes away).
 class Module {
  public:
+  Module() = default;  // empty; only assignable/valid() until given a loaded module
+  bool valid() const { return state_ != nullptr; }
   // JIT: cuLinkCreate/cuLinkAddData/cuLinkComplete -> cubin (cached on disk), then
   // cuModuleLoadDataEx. A JIT failure's tile::Error carries the JIT error log.
   static Module fromPtx(Context&, const std::string& ptx, const ModuleOptions& = {});
@@ -92,6 +94,8 @@ class Module {
 
 class Kernel {
  public:
+  Kernel() = default;  // empty; only assignable/valid() until given a kernel
+  bool valid() const { return state_ != nullptr; }
   // Args: scalars/trivially copyable structs by value, DeviceBuffer<T> -> its
   // CUdeviceptr, raw CUdeviceptr. Checks the configuration before launching (see
   // tile/launch.h), raises the dynamic shared memory and non-portable cluster

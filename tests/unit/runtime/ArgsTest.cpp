@@ -122,3 +122,10 @@ TEST_CASE("DeviceBuffer bounds are checked before any driver call", "[args]") {
   tile::DeviceBuffer<int> moved(std::move(empty));
   CHECK(moved.size() == 0);
 }
+
+TEST_CASE("Module and Kernel are default-constructible placeholders", "[args]") {
+  tile::Module m;
+  tile::Kernel k;
+  CHECK_FALSE(m.valid());
+  CHECK_FALSE(k.valid());
+}

@@ -210,7 +210,9 @@ TEST_CASE("fake driver: launch packs arguments and passes the configuration", "[
   tile::ModuleOptions off;
   off.useCache = false;
   tile::Module m = tile::Module::fromPtx(ctx, kPtx, off);
-  tile::Kernel k = m.kernel("vadd");
+  tile::Kernel k;
+  k = m.kernel("vadd");
+  CHECK(k.valid());
   CHECK(k.name() == "vadd");
   CHECK(k.numRegs() == 32);
   CHECK(k.staticSharedBytes() == 1024);
