@@ -1,0 +1,159 @@
+//===- AST.cpp - names of AST enums ----------------------------------------===//
+#include "tilec/frontend/AST.h"
+
+namespace tile::frontend {
+
+const char *declKindName(DeclKind k) {
+  switch (k) {
+  case DeclKind::Param: return "param";
+  case DeclKind::Let: return "let";
+  case DeclKind::Var: return "var";
+  case DeclKind::LoopVar: return "loopvar";
+  case DeclKind::SharedArray: return "shared";
+  case DeclKind::DSharedArray: return "dshared";
+  }
+  return "?";
+}
+
+const char *unaryOpSpelling(UnaryOp op) {
+  switch (op) {
+  case UnaryOp::Neg: return "-";
+  case UnaryOp::Not: return "!";
+  case UnaryOp::BitNot: return "~";
+  }
+  return "?";
+}
+
+const char *binaryOpSpelling(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Add: return "+";
+  case BinaryOp::Sub: return "-";
+  case BinaryOp::Mul: return "*";
+  case BinaryOp::Div: return "/";
+  case BinaryOp::Rem: return "%";
+  case BinaryOp::Shl: return "<<";
+  case BinaryOp::Shr: return ">>";
+  case BinaryOp::BitAnd: return "&";
+  case BinaryOp::BitOr: return "|";
+  case BinaryOp::BitXor: return "^";
+  case BinaryOp::Eq: return "==";
+  case BinaryOp::Ne: return "!=";
+  case BinaryOp::Lt: return "<";
+  case BinaryOp::Le: return "<=";
+  case BinaryOp::Gt: return ">";
+  case BinaryOp::Ge: return ">=";
+  case BinaryOp::LogicalAnd: return "&&";
+  case BinaryOp::LogicalOr: return "||";
+  }
+  return "?";
+}
+
+bool isComparison(BinaryOp op) {
+  return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le ||
+         op == BinaryOp::Gt || op == BinaryOp::Ge;
+}
+
+namespace {
+struct BuiltinName { Builtin b; const char *name; };
+const BuiltinName kBuiltins[] = {
+    {Builtin::ThreadId, "thread_id"},       {Builtin::BlockDim, "block_dim"},
+    {Builtin::BlockId, "block_id"},         {Builtin::GridDim, "grid_dim"},
+    {Builtin::ClusterRank, "cluster_rank"}, {Builtin::ClusterSize, "cluster_size"},
+    {Builtin::ClusterId, "cluster_id"},     {Builtin::ClusterDim, "cluster_dim"},
+    {Builtin::BlockInCluster, "block_in_cluster"}, {Builtin::NumClusters, "num_clusters"},
+    {Builtin::LaneId, "lane_id"},           {Builtin::WarpId, "warp_id"},
+    {Builtin::Min, "min"},                  {Builtin::Max, "max"},
+    {Builtin::Clamp, "clamp"},              {Builtin::Len, "len"},
+    {Builtin::SyncThreads, "sync_threads"}, {Builtin::ClusterSync, "cluster_sync"},
+    {Builtin::Remote, "remote"},            {Builtin::Load, "load"},
+    {Builtin::Store, "store"},              {Builtin::AtomicAdd, "atomic_add"},
+    {Builtin::AtomicMin, "atomic_min"},     {Builtin::AtomicMax, "atomic_max"},
+    {Builtin::AtomicExch, "atomic_exch"},   {Builtin::AtomicAnd, "atomic_and"},
+    {Builtin::AtomicOr, "atomic_or"},       {Builtin::AtomicXor, "atomic_xor"},
+    {Builtin::AtomicCas, "atomic_cas"},
+};
+} // namespace
+
+const char *builtinName(Builtin b) {
+  for (const BuiltinName &n : kBuiltins)
+    if (n.b == b)
+      return n.name;
+  return "<unknown>";
+}
+
+Builtin builtinFromName(const std::string &name) {
+  for (const BuiltinName &n : kBuiltins)
+    if (name == n.name)
+      return n.b;
+  return Builtin::Unknown;
+}
+
+bool isAtomic(Builtin b) { return b >= Builtin::AtomicAdd && b <= Builtin::AtomicCas; }
+bool isMemoryBuiltin(Builtin b) { return b == Builtin::Load || b == Builtin::Store || isAtomic(b); }
+
+const char *orderName(MemOrder o) {
+  switch (o) {
+  case MemOrder::Weak: return "weak";
+  case MemOrder::Relaxed: return "relaxed";
+  case MemOrder::Acquire: return "acquire";
+  case MemOrder::Release: return "release";
+  case MemOrder::AcqRel: return "acq_rel";
+  case MemOrder::Sc: return "sc";
+  }
+  return "?";
+}
+
+const char *scopeName(MemScope s) {
+  switch (s) {
+  case MemScope::Cta: return "cta";
+  case MemScope::Cluster: return "cluster";
+  case MemScope::Gpu: return "gpu";
+  case MemScope::Sys: return "sys";
+  }
+  return "?";
+}
+
+const char *assignOpSpelling(AssignOp op) {
+  switch (op) {
+  case AssignOp::Assign: return "=";
+  case AssignOp::Add: return "+=";
+  case AssignOp::Sub: return "-=";
+  case AssignOp::Mul: return "*=";
+  case AssignOp::Div: return "/=";
+  case AssignOp::Rem: return "%=";
+  case AssignOp::BitAnd: return "&=";
+  case AssignOp::BitOr: return "|=";
+  case AssignOp::BitXor: return "^=";
+  case AssignOp::Shl: return "<<=";
+  case AssignOp::Shr: return ">>=";
+  }
+  return "?";
+}
+
+std::optional<BinaryOp> assignBinaryOp(AssignOp op) {
+  switch (op) {
+  case AssignOp::Assign: return std::nullopt;
+  case AssignOp::Add: return BinaryOp::Add;
+  case AssignOp::Sub: return BinaryOp::Sub;
+  case AssignOp::Mul: return BinaryOp::Mul;
+  case AssignOp::Div: return BinaryOp::Div;
+  case AssignOp::Rem: return BinaryOp::Rem;
+  case AssignOp::BitAnd: return BinaryOp::BitAnd;
+  case AssignOp::BitOr: return BinaryOp::BitOr;
+  case AssignOp::BitXor: return BinaryOp::BitXor;
+  case AssignOp::Shl: return BinaryOp::Shl;
+  case AssignOp::Shr: return BinaryOp::Shr;
+  }
+  return std::nullopt;
+}
+
+const char *forKindName(ForKind k) {
+  switch (k) {
+  case ForKind::Range: return "range";
+  case ForKind::BlockRange: return "block_range";
+  case ForKind::GridRange: return "grid_range";
+  }
+  return "?";
+}
+
+} // namespace tile::frontend

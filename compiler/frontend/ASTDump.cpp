@@ -1,0 +1,247 @@
+//===- ASTDump.cpp - textual AST dump for `tilec --emit=ast` ---------------===//
+//
+// Format (one node per line, 2-space indent):
+//   Kernel hist cluster(2,1,1) threads(256,1,1) smem=0 @1:8
+//     Param bins : ptr<i32, global> #0 @1:13
+//     Shared hist dshared<i32> dynamic[0] : dshared<i32>[?] #4 @3:3
+//       count: VarRef nbins -> #3 : i32 @3:30
+//     For grid_range i : i64 #5 @5:3
+//       end: VarRef n -> #2 : i64 @5:27
+//       Let b : i32 #6 @6:5
+//         Call clamp : i32 @6:13
+// Types (`: T`), resolved names (`-> #id`) and resolved builtin details appear
+// once checkModule() ran.
+//
+//===----------------------------------------------------------------------===//
+#include "tilec/frontend/ASTDump.h"
+
+#include <sstream>
+
+namespace tile::frontend {
+
+namespace {
+class Dumper {
+public:
+  explicit Dumper(std::ostream &os) : os_(os) {}
+
+  void module(const ModuleAST &m) {
+    os_ << "Module " << m.file << "\n";
+    for (const auto &k : m.kernels)
+      kernel(*k, 1);
+  }
+
+private:
+  std::string ind(int n) { return std::string(2 * n, ' '); }
+  static std::string at(const Location &l) { return " @" + std::to_string(l.line) + ":" + std::to_string(l.col); }
+  static std::string ty(const Type &t) { return t.kind == Type::Invalid ? "" : " : " + t.str(); }
+  static std::string dims(const std::array<int, 3> &d) {
+    return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + ")";
+  }
+
+  void kernel(const KernelAST &k, int n) {
+    os_ << ind(n) << "Kernel " << k.name;
+    if (k.cluster.kind == ClusterAttr::Static)
+      os_ << " cluster" << dims(k.cluster.dims) << (k.cluster.overridden ? " overridden" : "");
+    else if (k.cluster.kind == ClusterAttr::Dynamic)
+      os_ << " cluster(dynamic)";
+    if (k.threads.present)
+      os_ << " threads" << dims(k.threads.dims);
+    os_ << " smem=" << k.staticSharedBytes << at(k.loc) << "\n";
+    for (const auto &p : k.params)
+      os_ << ind(n + 1) << "Param " << p->name << ty(p->type) << " #" << p->id << at(p->loc) << "\n";
+    block(k.body, n + 1);
+  }
+
+  void block(const Block &b, int n) {
+    for (const auto &s : b)
+      stmt(*s, n);
+  }
+
+  void decl(const Decl &d) {
+    os_ << d.name << ty(d.type);
+    if (d.id >= 0)
+      os_ << " #" << d.id;
+  }
+
+  void stmt(const StmtAST &s, int n) {
+    switch (s.kind()) {
+    case StmtAST::Let: {
+      auto &l = *s.as<LetStmt>();
+      os_ << ind(n) << (l.decl->kind == DeclKind::Var ? "Var " : "Let ");
+      decl(*l.decl);
+      os_ << at(s.loc) << "\n";
+      expr(*l.init, n + 1, "");
+      break;
+    }
+    case StmtAST::SharedArray: {
+      auto &a = *s.as<SharedArrayStmt>();
+      os_ << ind(n) << (a.distributed ? "DShared " : "Shared ");
+      decl(*a.decl);
+      if (a.isStatic)
+        os_ << " static per_block=" << *a.staticPerBlock << " bytes=" << a.staticBytes;
+      else if (a.dynamicIndex >= 0)
+        os_ << " dynamic[" << a.dynamicIndex << "]";
+      os_ << at(s.loc) << "\n";
+      expr(*a.count, n + 1, "count: ");
+      break;
+    }
+    case StmtAST::Assign: {
+      auto &a = *s.as<AssignStmt>();
+      os_ << ind(n) << "Assign '" << assignOpSpelling(a.op) << "'" << at(s.loc) << "\n";
+      expr(*a.target, n + 1, "target: ");
+      expr(*a.value, n + 1, "value: ");
+      break;
+    }
+    case StmtAST::For: {
+      auto &f = *s.as<ForStmt>();
+      os_ << ind(n) << "For " << forKindName(f.forKind) << " ";
+      decl(*f.loopVar);
+      if (f.boundIsArray)
+        os_ << " over-array";
+      os_ << at(s.loc) << "\n";
+      if (f.start) expr(*f.start, n + 1, "start: ");
+      if (f.end) expr(*f.end, n + 1, "end: ");
+      if (f.step) expr(*f.step, n + 1, "step: ");
+      os_ << ind(n + 1) << "body:\n";
+      block(f.body, n + 2);
+      break;
+    }
+    case StmtAST::If: {
+      auto &i = *s.as<IfStmt>();
+      os_ << ind(n) << "If" << at(s.loc) << "\n";
+      expr(*i.cond, n + 1, "cond: ");
+      os_ << ind(n + 1) << "then:\n";
+      block(i.thenBody, n + 2);
+      if (i.hasElse) {
+        os_ << ind(n + 1) << "else:\n";
+        block(i.elseBody, n + 2);
+      }
+      break;
+    }
+    case StmtAST::While: {
+      auto &w = *s.as<WhileStmt>();
+      os_ << ind(n) << "While" << at(s.loc) << "\n";
+      expr(*w.cond, n + 1, "cond: ");
+      os_ << ind(n + 1) << "body:\n";
+      block(w.body, n + 2);
+      break;
+    }
+    case StmtAST::ExprStmt:
+      os_ << ind(n) << "ExprStmt" << at(s.loc) << "\n";
+      expr(*s.as<ExprStmtAST>()->expr, n + 1, "");
+      break;
+    case StmtAST::Return:
+      os_ << ind(n) << "Return" << at(s.loc) << "\n";
+      break;
+    }
+  }
+
+  void expr(const ExprAST &e, int n, const char *label) {
+    os_ << ind(n) << label;
+    switch (e.kind()) {
+    case ExprAST::IntLiteral: {
+      auto &l = *e.as<IntLiteralExpr>();
+      if (e.type.isScalar())
+        os_ << "IntLiteral " << l.value;
+      else
+        os_ << "IntLiteral " << (l.negated ? "-" : "") << l.magnitude;
+      break;
+    }
+    case ExprAST::FloatLiteral: {
+      std::ostringstream v;
+      v.precision(17);
+      v << e.as<FloatLiteralExpr>()->value;
+      os_ << "FloatLiteral " << v.str();
+      break;
+    }
+    case ExprAST::BoolLiteral:
+      os_ << "BoolLiteral " << (e.as<BoolLiteralExpr>()->value ? "true" : "false");
+      break;
+    case ExprAST::VarRef: {
+      auto &v = *e.as<VarRefExpr>();
+      os_ << "VarRef " << v.name;
+      if (v.decl)
+        os_ << " -> #" << v.decl->id << " " << declKindName(v.decl->kind);
+      break;
+    }
+    case ExprAST::Unary:
+      os_ << "Unary '" << unaryOpSpelling(e.as<UnaryExpr>()->op) << "'";
+      break;
+    case ExprAST::Binary:
+      os_ << "Binary '" << binaryOpSpelling(e.as<BinaryExpr>()->op) << "'";
+      break;
+    case ExprAST::Cast:
+      os_ << "Cast";
+      break;
+    case ExprAST::Index: {
+      auto &i = *e.as<IndexExpr>();
+      static const char *uses[] = {"load", "store", "address"};
+      os_ << "Index";
+      if (!e.type.isInvalid())
+        os_ << " " << uses[(int)i.use] << " " << spaceName(i.space);
+      break;
+    }
+    case ExprAST::Member: {
+      auto &m = *e.as<MemberExpr>();
+      os_ << "Member " << m.name;
+      break;
+    }
+    case ExprAST::Call: {
+      auto &c = *e.as<CallExpr>();
+      os_ << "Call " << c.callee;
+      if (c.builtin == Builtin::Unknown) {
+        for (const NamedArg &na : c.namedArgs)
+          os_ << " " << na.name << "=" << na.value;
+        break;
+      }
+      switch (c.builtin) {
+      case Builtin::ThreadId: case Builtin::BlockDim: case Builtin::BlockId: case Builtin::GridDim:
+      case Builtin::ClusterId: case Builtin::ClusterDim: case Builtin::BlockInCluster: case Builtin::NumClusters:
+        os_ << " axis=" << c.axis;
+        break;
+      default:
+        break;
+      }
+      if (isMemoryBuiltin(c.builtin) && !e.type.isInvalid())
+        os_ << " order=" << orderName(c.order) << " scope=" << scopeName(c.scope) << " space="
+            << spaceName(c.space);
+      if (c.resultUnused)
+        os_ << " unused";
+      break;
+    }
+    }
+    os_ << ty(e.type) << at(e.loc) << "\n";
+    switch (e.kind()) {
+    case ExprAST::Unary:
+      expr(*e.as<UnaryExpr>()->operand, n + 1, "");
+      break;
+    case ExprAST::Binary:
+      expr(*e.as<BinaryExpr>()->lhs, n + 1, "");
+      expr(*e.as<BinaryExpr>()->rhs, n + 1, "");
+      break;
+    case ExprAST::Cast:
+      expr(*e.as<CastExpr>()->operand, n + 1, "");
+      break;
+    case ExprAST::Index:
+      expr(*e.as<IndexExpr>()->base, n + 1, "");
+      expr(*e.as<IndexExpr>()->index, n + 1, "");
+      break;
+    case ExprAST::Member:
+      expr(*e.as<MemberExpr>()->base, n + 1, "");
+      break;
+    case ExprAST::Call:
+      for (const auto &a : e.as<CallExpr>()->args)
+        expr(*a, n + 1, "");
+      break;
+    default:
+      break;
+    }
+  }
+
+  std::ostream &os_;
+};
+} // namespace
+
+void dumpAST(const ModuleAST &module, std::ostream &os) { Dumper(os).module(module); }
+
+} // namespace tile::frontend

@@ -1,0 +1,291 @@
+//===- Lexer.cpp - tile language lexer -------------------------------------===//
+#include "tilec/frontend/Lexer.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <unordered_map>
+
+namespace tile::frontend {
+
+const char *tokSpelling(Tok k) {
+  switch (k) {
+  case Tok::Eof: return "end of file";
+  case Tok::Error: return "invalid token";
+  case Tok::Ident: return "identifier";
+  case Tok::IntLit: return "integer literal";
+  case Tok::FloatLit: return "float literal";
+  case Tok::KwKernel: return "'kernel'";
+  case Tok::KwLet: return "'let'";
+  case Tok::KwVar: return "'var'";
+  case Tok::KwFor: return "'for'";
+  case Tok::KwIn: return "'in'";
+  case Tok::KwIf: return "'if'";
+  case Tok::KwElse: return "'else'";
+  case Tok::KwWhile: return "'while'";
+  case Tok::KwReturn: return "'return'";
+  case Tok::KwTrue: return "'true'";
+  case Tok::KwFalse: return "'false'";
+  case Tok::KwAs: return "'as'";
+  case Tok::KwShared: return "'shared'";
+  case Tok::KwDShared: return "'dshared'";
+  case Tok::LParen: return "'('";
+  case Tok::RParen: return "')'";
+  case Tok::LBrace: return "'{'";
+  case Tok::RBrace: return "'}'";
+  case Tok::LBracket: return "'['";
+  case Tok::RBracket: return "']'";
+  case Tok::Comma: return "','";
+  case Tok::Colon: return "':'";
+  case Tok::Semi: return "';'";
+  case Tok::Dot: return "'.'";
+  case Tok::DotDot: return "'..'";
+  case Tok::Plus: return "'+'";
+  case Tok::Minus: return "'-'";
+  case Tok::Star: return "'*'";
+  case Tok::Slash: return "'/'";
+  case Tok::Percent: return "'%'";
+  case Tok::Amp: return "'&'";
+  case Tok::Pipe: return "'|'";
+  case Tok::Caret: return "'^'";
+  case Tok::Tilde: return "'~'";
+  case Tok::Bang: return "'!'";
+  case Tok::Shl: return "'<<'";
+  case Tok::Shr: return "'>>'";
+  case Tok::Lt: return "'<'";
+  case Tok::Le: return "'<='";
+  case Tok::Gt: return "'>'";
+  case Tok::Ge: return "'>='";
+  case Tok::EqEq: return "'=='";
+  case Tok::Ne: return "'!='";
+  case Tok::AmpAmp: return "'&&'";
+  case Tok::PipePipe: return "'||'";
+  case Tok::Assign: return "'='";
+  case Tok::PlusAssign: return "'+='";
+  case Tok::MinusAssign: return "'-='";
+  case Tok::StarAssign: return "'*='";
+  case Tok::SlashAssign: return "'/='";
+  case Tok::PercentAssign: return "'%='";
+  case Tok::AmpAssign: return "'&='";
+  case Tok::PipeAssign: return "'|='";
+  case Tok::CaretAssign: return "'^='";
+  case Tok::ShlAssign: return "'<<='";
+  case Tok::ShrAssign: return "'>>='";
+  }
+  return "token";
+}
+
+void Lexer::advance() {
+  if (pos_ >= text_.size())
+    return;
+  if (text_[pos_] == '\n') {
+    ++line_;
+    col_ = 1;
+    sawNewline_ = true;
+  } else {
+    ++col_;
+  }
+  ++pos_;
+}
+
+bool Lexer::skipTrivia() {
+  for (;;) {
+    char c = peek();
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') {
+      advance();
+    } else if (c == '/' && peek(1) == '/') {
+      while (pos_ < text_.size() && peek() != '\n')
+        advance();
+    } else if (c == '/' && peek(1) == '*') {
+      Location start = here();
+      advance();
+      advance();
+      while (pos_ < text_.size() && !(peek() == '*' && peek(1) == '/'))
+        advance();
+      if (pos_ >= text_.size()) {
+        diags_.error(start, "unterminated block comment", "close the comment with '*/'");
+        return false;
+      }
+      advance();
+      advance();
+    } else {
+      return true;
+    }
+  }
+}
+
+static bool isIdentStart(char c) { return std::isalpha((unsigned char)c) || c == '_'; }
+static bool isIdentChar(char c) { return std::isalnum((unsigned char)c) || c == '_'; }
+
+Token Lexer::lexNumber(Token tok) {
+  size_t start = pos_;
+  int base = 10;
+  if (peek() == '0' && (peek(1) == 'x' || peek(1) == 'X')) {
+    base = 16;
+  } else if (peek() == '0' && (peek(1) == 'b' || peek(1) == 'B')) {
+    base = 2;
+  }
+  bool isFloat = false;
+  if (base != 10) {
+    advance();
+    advance();
+  }
+  std::string digits;
+  auto isDigit = [&](char c) {
+    if (base == 16) return std::isxdigit((unsigned char)c) != 0;
+    if (base == 2) return c == '0' || c == '1';
+    return std::isdigit((unsigned char)c) != 0;
+  };
+  while (isDigit(peek()) || peek() == '_') {
+    if (peek() != '_') digits += peek();
+    advance();
+  }
+  // A '.' starts a fraction only when a digit follows: `0..n` is a range.
+  if (base == 10 && peek() == '.' && std::isdigit((unsigned char)peek(1))) {
+    isFloat = true;
+    digits += '.';
+    advance();
+    while (std::isdigit((unsigned char)peek()) || peek() == '_') {
+      if (peek() != '_') digits += peek();
+      advance();
+    }
+  }
+  if (base == 10 && (peek() == 'e' || peek() == 'E') &&
+      (std::isdigit((unsigned char)peek(1)) ||
+       ((peek(1) == '+' || peek(1) == '-') && std::isdigit((unsigned char)peek(2))))) {
+    isFloat = true;
+    digits += 'e';
+    advance();
+    if (peek() == '+' || peek() == '-') { digits += peek(); advance(); }
+    while (std::isdigit((unsigned char)peek())) { digits += peek(); advance(); }
+  }
+  bool bad = digits.empty() || isIdentChar(peek());
+  while (isIdentChar(peek()))
+    advance();
+  tok.text = text_.substr(start, pos_ - start);
+  if (bad) {
+    diags_.error(tok.loc, "invalid number literal '" + tok.text + "'",
+                 "write decimal (42, 1.5, 2e3), hex (0xff) or binary (0b101) numbers");
+    tok.kind = Tok::Error;
+    return tok;
+  }
+  if (isFloat) {
+    tok.kind = Tok::FloatLit;
+    tok.floatValue = std::strtod(digits.c_str(), nullptr);
+    if (!std::isfinite(tok.floatValue)) {
+      diags_.error(tok.loc, "float literal '" + tok.text + "' is out of range",
+                   "f32 values are at most about 3.4e38");
+      tok.kind = Tok::Error;
+    }
+    return tok;
+  }
+  uint64_t v = 0;
+  for (char c : digits) {
+    unsigned d = std::isdigit((unsigned char)c) ? c - '0' : (std::tolower((unsigned char)c) - 'a' + 10);
+    if (v > (UINT64_MAX - d) / base) {
+      diags_.error(tok.loc, "integer literal '" + tok.text + "' does not fit in 64 bits",
+                   "the largest integer type is i64");
+      tok.kind = Tok::Error;
+      return tok;
+    }
+    v = v * base + d;
+  }
+  tok.kind = Tok::IntLit;
+  tok.intValue = v;
+  return tok;
+}
+
+Token Lexer::next() {
+  Token tok;
+  if (!skipTrivia()) {
+    tok.kind = Tok::Error;
+    tok.loc = here();
+    pos_ = text_.size();
+    return tok;
+  }
+  tok.loc = here();
+  tok.atLineStart = sawNewline_;
+  sawNewline_ = false;
+  if (pos_ >= text_.size()) {
+    tok.kind = Tok::Eof;
+    return tok;
+  }
+  char c = peek();
+  if (isIdentStart(c)) {
+    size_t start = pos_;
+    while (isIdentChar(peek()))
+      advance();
+    tok.text = text_.substr(start, pos_ - start);
+    static const std::unordered_map<std::string, Tok> keywords = {
+        {"kernel", Tok::KwKernel}, {"let", Tok::KwLet},       {"var", Tok::KwVar},
+        {"for", Tok::KwFor},       {"in", Tok::KwIn},         {"if", Tok::KwIf},
+        {"else", Tok::KwElse},     {"while", Tok::KwWhile},   {"return", Tok::KwReturn},
+        {"true", Tok::KwTrue},     {"false", Tok::KwFalse},   {"as", Tok::KwAs},
+        {"shared", Tok::KwShared}, {"dshared", Tok::KwDShared}};
+    auto it = keywords.find(tok.text);
+    tok.kind = it == keywords.end() ? Tok::Ident : it->second;
+    return tok;
+  }
+  if (std::isdigit((unsigned char)c))
+    return lexNumber(std::move(tok));
+
+  // Punctuation: longest match first.
+  struct P { const char *s; Tok k; };
+  static const P puncts[] = {
+      {"<<=", Tok::ShlAssign}, {">>=", Tok::ShrAssign}, {"..", Tok::DotDot},
+      {"<<", Tok::Shl},        {">>", Tok::Shr},        {"<=", Tok::Le},
+      {">=", Tok::Ge},         {"==", Tok::EqEq},       {"!=", Tok::Ne},
+      {"&&", Tok::AmpAmp},     {"||", Tok::PipePipe},   {"+=", Tok::PlusAssign},
+      {"-=", Tok::MinusAssign}, {"*=", Tok::StarAssign}, {"/=", Tok::SlashAssign},
+      {"%=", Tok::PercentAssign}, {"&=", Tok::AmpAssign}, {"|=", Tok::PipeAssign},
+      {"^=", Tok::CaretAssign}, {"(", Tok::LParen},     {")", Tok::RParen},
+      {"{", Tok::LBrace},      {"}", Tok::RBrace},      {"[", Tok::LBracket},
+      {"]", Tok::RBracket},    {",", Tok::Comma},       {":", Tok::Colon},
+      {";", Tok::Semi},        {".", Tok::Dot},         {"+", Tok::Plus},
+      {"-", Tok::Minus},       {"*", Tok::Star},        {"/", Tok::Slash},
+      {"%", Tok::Percent},     {"&", Tok::Amp},         {"|", Tok::Pipe},
+      {"^", Tok::Caret},       {"~", Tok::Tilde},       {"!", Tok::Bang},
+      {"<", Tok::Lt},          {">", Tok::Gt},          {"=", Tok::Assign},
+  };
+  for (const P &p : puncts) {
+    size_t n = std::char_traits<char>::length(p.s);
+    if (text_.compare(pos_, n, p.s) == 0) {
+      tok.kind = p.k;
+      tok.text = p.s;
+      for (size_t i = 0; i < n; ++i)
+        advance();
+      return tok;
+    }
+  }
+  std::string shown;
+  if (std::isprint((unsigned char)c)) {
+    shown = std::string("'") + c + "'";
+  } else {
+    static const char hex[] = "0123456789abcdef";
+    shown = std::string("byte 0x") + hex[(unsigned char)c >> 4] + hex[(unsigned char)c & 15];
+  }
+  diags_.error(tok.loc, "unexpected character " + shown,
+               "tile source is ASCII: identifiers, numbers, operators and comments");
+  tok.kind = Tok::Error;
+  tok.text = std::string(1, c);
+  advance();
+  return tok;
+}
+
+std::vector<Token> Lexer::tokenize() {
+  std::vector<Token> toks;
+  for (;;) {
+    toks.push_back(next());
+    if (toks.back().kind == Tok::Eof || toks.back().kind == Tok::Error)
+      break;
+  }
+  if (toks.back().kind != Tok::Eof) {
+    Token eof;
+    eof.kind = Tok::Eof;
+    eof.loc = here();
+    toks.push_back(eof);
+  }
+  return toks;
+}
+
+} // namespace tile::frontend

@@ -1,0 +1,583 @@
+//===- Parser.cpp - recursive-descent parser for the tile language ---------===//
+//
+// Statements are separated by newlines or optional ';' (newlines carry no
+// meaning). Expressions use C precedence; `e as T` binds tighter than the
+// binary operators and looser than unary ones (as in Rust).
+//
+//===----------------------------------------------------------------------===//
+#include "tilec/frontend/Parser.h"
+
+#include <climits>
+
+namespace tile::frontend {
+
+namespace {
+/// Keeps parser recursion bounded: every recursive expression path passes
+/// through parseUnary, every statement path through parseBlock.
+struct DepthGuard {
+  int &depth;
+  explicit DepthGuard(int &d) : depth(d) { ++depth; }
+  ~DepthGuard() { --depth; }
+};
+
+std::string describe(const Token &t) {
+  switch (t.kind) {
+  case Tok::Ident: return "identifier '" + t.text + "'";
+  case Tok::IntLit: return "integer literal '" + t.text + "'";
+  case Tok::FloatLit: return "float literal '" + t.text + "'";
+  default: return tokSpelling(t.kind);
+  }
+}
+
+int binaryPrec(Tok k) {
+  switch (k) {
+  case Tok::PipePipe: return 1;
+  case Tok::AmpAmp: return 2;
+  case Tok::Pipe: return 3;
+  case Tok::Caret: return 4;
+  case Tok::Amp: return 5;
+  case Tok::EqEq: case Tok::Ne: return 6;
+  case Tok::Lt: case Tok::Le: case Tok::Gt: case Tok::Ge: return 7;
+  case Tok::Shl: case Tok::Shr: return 8;
+  case Tok::Plus: case Tok::Minus: return 9;
+  case Tok::Star: case Tok::Slash: case Tok::Percent: return 10;
+  default: return -1;
+  }
+}
+
+BinaryOp binaryOpOf(Tok k) {
+  switch (k) {
+  case Tok::PipePipe: return BinaryOp::LogicalOr;
+  case Tok::AmpAmp: return BinaryOp::LogicalAnd;
+  case Tok::Pipe: return BinaryOp::BitOr;
+  case Tok::Caret: return BinaryOp::BitXor;
+  case Tok::Amp: return BinaryOp::BitAnd;
+  case Tok::EqEq: return BinaryOp::Eq;
+  case Tok::Ne: return BinaryOp::Ne;
+  case Tok::Lt: return BinaryOp::Lt;
+  case Tok::Le: return BinaryOp::Le;
+  case Tok::Gt: return BinaryOp::Gt;
+  case Tok::Ge: return BinaryOp::Ge;
+  case Tok::Shl: return BinaryOp::Shl;
+  case Tok::Shr: return BinaryOp::Shr;
+  case Tok::Plus: return BinaryOp::Add;
+  case Tok::Minus: return BinaryOp::Sub;
+  case Tok::Star: return BinaryOp::Mul;
+  case Tok::Slash: return BinaryOp::Div;
+  default: return BinaryOp::Rem;
+  }
+}
+
+std::optional<AssignOp> assignOpOf(Tok k) {
+  switch (k) {
+  case Tok::Assign: return AssignOp::Assign;
+  case Tok::PlusAssign: return AssignOp::Add;
+  case Tok::MinusAssign: return AssignOp::Sub;
+  case Tok::StarAssign: return AssignOp::Mul;
+  case Tok::SlashAssign: return AssignOp::Div;
+  case Tok::PercentAssign: return AssignOp::Rem;
+  case Tok::AmpAssign: return AssignOp::BitAnd;
+  case Tok::PipeAssign: return AssignOp::BitOr;
+  case Tok::CaretAssign: return AssignOp::BitXor;
+  case Tok::ShlAssign: return AssignOp::Shl;
+  case Tok::ShrAssign: return AssignOp::Shr;
+  default: return std::nullopt;
+  }
+}
+} // namespace
+
+Parser::Parser(std::vector<Token> tokens, DiagnosticEngine &diags)
+    : toks_(std::move(tokens)), diags_(diags) {
+  if (toks_.empty() || toks_.back().kind != Tok::Eof) {
+    Token eof;
+    eof.kind = Tok::Eof;
+    if (!toks_.empty())
+      eof.loc = toks_.back().loc;
+    toks_.push_back(eof);
+  }
+}
+
+const Token &Parser::peekTok(size_t n) const {
+  return pos_ + n < toks_.size() ? toks_[pos_ + n] : toks_.back();
+}
+
+bool Parser::atIdent(const char *text) const { return at(Tok::Ident) && cur().text == text; }
+
+Token Parser::consume() {
+  Token t = cur();
+  if (pos_ + 1 < toks_.size())
+    ++pos_;
+  return t;
+}
+
+bool Parser::accept(Tok k) {
+  if (!at(k))
+    return false;
+  consume();
+  return true;
+}
+
+void Parser::fail(const Location &loc, std::string msg, std::string hint) {
+  diags_.error(loc, std::move(msg), std::move(hint));
+  throw Fail{};
+}
+
+void Parser::failExpected(const char *what, const char *hint) {
+  if (at(Tok::Error))
+    throw Fail{}; // the lexer already reported it
+  fail(cur().loc, std::string("expected ") + what + ", found " + describe(cur()), hint);
+}
+
+Token Parser::expect(Tok k, const char *what, const char *hint) {
+  if (!at(k))
+    failExpected(what, hint);
+  return consume();
+}
+
+std::unique_ptr<ModuleAST> Parser::parseModule(const std::string &file) {
+  auto module = std::make_unique<ModuleAST>();
+  module->file = file;
+  try {
+    while (!at(Tok::Eof)) {
+      if (accept(Tok::Semi))
+        continue;
+      module->kernels.push_back(parseKernel());
+    }
+  } catch (const Fail &) {
+    return nullptr;
+  }
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels and types
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<KernelAST> Parser::parseKernel() {
+  expect(Tok::KwKernel, "'kernel'",
+         "a file is a sequence of `kernel NAME(PARAM: TYPE, ...) { ... }` definitions");
+  auto k = std::make_unique<KernelAST>();
+  Token name = expect(Tok::Ident, "kernel name", "write `kernel NAME(...)`");
+  k->name = name.text;
+  k->loc = name.loc;
+  expect(Tok::LParen, "'('", "the kernel name is followed by its parameter list");
+  while (!at(Tok::RParen)) {
+    Token pname = expect(Tok::Ident, "parameter name", "parameters are written `NAME: TYPE`");
+    expect(Tok::Colon, "':'", "parameters are written `NAME: TYPE`");
+    TypeSyntax ty = parseType();
+    auto d = std::make_unique<Decl>();
+    d->kind = DeclKind::Param;
+    d->name = pname.text;
+    d->loc = pname.loc;
+    d->type = ty.type;
+    d->paramIndex = (int)k->params.size();
+    k->params.push_back(std::move(d));
+    k->paramTypes.push_back(ty);
+    if (!accept(Tok::Comma))
+      break;
+  }
+  expect(Tok::RParen, "')'", "separate parameters with ',' and close the list with ')'");
+  parseKernelAttrs(*k);
+  expect(Tok::LBrace, "'{'", "the kernel body is a block in braces");
+  k->body = parseBlock(1);
+  return k;
+}
+
+void Parser::parseKernelAttrs(KernelAST &k) {
+  while (at(Tok::Ident)) {
+    Token attr = consume();
+    if (attr.text == "cluster") {
+      if (k.cluster.kind != ClusterAttr::None)
+        fail(attr.loc, "duplicate cluster attribute", "give cluster(...) at most once");
+      k.cluster.loc = attr.loc;
+      expect(Tok::LParen, "'('", "write cluster(X[, Y[, Z]]) or cluster(dynamic)");
+      if (atIdent("dynamic")) {
+        consume();
+        expect(Tok::RParen, "')'", "write cluster(dynamic)");
+        k.cluster.kind = ClusterAttr::Dynamic;
+      } else {
+        k.cluster.dims = parseDims("cluster");
+        k.cluster.kind = ClusterAttr::Static;
+      }
+    } else if (attr.text == "threads") {
+      if (k.threads.present)
+        fail(attr.loc, "duplicate threads attribute", "give threads(...) at most once");
+      k.threads.loc = attr.loc;
+      expect(Tok::LParen, "'('", "write threads(X[, Y[, Z]])");
+      k.threads.dims = parseDims("threads");
+      k.threads.present = true;
+    } else {
+      fail(attr.loc, "unknown kernel attribute '" + attr.text + "'",
+           "kernel attributes are cluster(X[,Y,Z]), cluster(dynamic) and threads(X[,Y,Z])");
+    }
+  }
+}
+
+std::array<int, 3> Parser::parseDims(const char *attr) {
+  // The '(' was consumed by the caller.
+  std::string hint = std::string("write ") + attr + "(X[, Y[, Z]]) with positive integer literals";
+  std::array<int, 3> dims{1, 1, 1};
+  for (int i = 0; i < 3; ++i) {
+    Token t = expect(Tok::IntLit, "a positive integer", hint.c_str());
+    if (t.intValue < 1 || t.intValue > (1u << 20))
+      fail(t.loc, std::string(attr) + " dimension " + t.text + " is out of range", hint);
+    dims[i] = (int)t.intValue;
+    if (!accept(Tok::Comma))
+      break;
+  }
+  expect(Tok::RParen, "')'", hint.c_str());
+  return dims;
+}
+
+TypeSyntax Parser::parseScalarType(const char *what) {
+  if (!at(Tok::Ident))
+    failExpected(what, "scalar types are i1, i8, i16, i32, i64, f16, bf16, f32");
+  Token t = consume();
+  auto k = scalarFromName(t.text);
+  if (!k)
+    fail(t.loc, "unknown type '" + t.text + "'",
+         "scalar types are i1, i8, i16, i32, i64, f16, bf16, f32");
+  return {t.loc, Type::scalarTy(*k)};
+}
+
+TypeSyntax Parser::parseType() {
+  if (atIdent("ptr")) {
+    Token p = consume();
+    const char *hint = "pointer types are written ptr<SCALAR, global|shared|cluster>";
+    expect(Tok::Lt, "'<'", hint);
+    TypeSyntax elem = parseScalarType("element type");
+    expect(Tok::Comma, "','", hint);
+    std::optional<AddressSpace> space;
+    if (at(Tok::KwShared)) {
+      space = AddressSpace::Shared;
+    } else if (at(Tok::Ident)) {
+      space = spaceFromName(cur().text);
+      if (!space)
+        fail(cur().loc, "unknown address space '" + cur().text + "'", hint);
+    } else {
+      failExpected("address space", hint);
+    }
+    consume();
+    expect(Tok::Gt, "'>'", hint);
+    return {p.loc, Type::pointer(elem.type.scalar, *space)};
+  }
+  return parseScalarType("type");
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+Block Parser::parseBlock(int depth) {
+  // The '{' was consumed by the caller.
+  if (depth > kMaxDepth)
+    fail(cur().loc, "blocks nested too deeply (more than " + std::to_string(kMaxDepth) + " levels)",
+         "split the kernel into simpler control flow");
+  Block block;
+  while (!at(Tok::RBrace)) {
+    if (at(Tok::Eof))
+      failExpected("'}'", "a block opened with '{' is missing its closing '}'");
+    if (accept(Tok::Semi))
+      continue;
+    block.push_back(parseStatement(depth));
+  }
+  consume();
+  return block;
+}
+
+StmtPtr Parser::parseStatement(int depth) {
+  StmtPtr s;
+  switch (cur().kind) {
+  case Tok::KwLet: case Tok::KwVar: s = parseLet(depth); break;
+  case Tok::KwFor: s = parseFor(depth); break;
+  case Tok::KwIf: s = parseIf(depth); break;
+  case Tok::KwWhile: s = parseWhile(depth); break;
+  case Tok::KwReturn: s = std::make_unique<ReturnStmt>(consume().loc); break;
+  case Tok::KwKernel:
+    fail(cur().loc, "kernels cannot be nested", "close the previous kernel's body with '}' first");
+  default: {
+    Location loc = cur().loc;
+    ExprPtr e = parseExpr();
+    if (auto op = assignOpOf(cur().kind)) {
+      Token opTok = consume();
+      if (!e->is<VarRefExpr>() && !e->is<IndexExpr>())
+        fail(opTok.loc, std::string("cannot assign to this expression"),
+             "assign to a `var` variable (x = ...) or an element (p[i] = ...)");
+      ExprPtr value = parseExpr();
+      s = std::make_unique<AssignStmt>(opTok.loc, *op, std::move(e), std::move(value));
+    } else {
+      s = std::make_unique<ExprStmtAST>(loc, std::move(e));
+    }
+  }
+  }
+  s->depth = depth;
+  accept(Tok::Semi);
+  return s;
+}
+
+StmtPtr Parser::parseLet(int depth) {
+  (void)depth;
+  Token kw = consume();
+  bool isVar = kw.kind == Tok::KwVar;
+  Token name = expect(Tok::Ident, "variable name", isVar ? "write `var NAME = EXPR`" : "write `let NAME = EXPR`");
+  std::optional<TypeSyntax> annot;
+  if (accept(Tok::Colon))
+    annot = parseType();
+  expect(Tok::Assign, "'='", "a declaration needs an initializer: `let NAME = EXPR`");
+  auto decl = std::make_unique<Decl>();
+  decl->name = name.text;
+  decl->loc = name.loc;
+  if (at(Tok::KwShared) || at(Tok::KwDShared)) {
+    Token arr = consume();
+    bool dist = arr.kind == Tok::KwDShared;
+    const char *hint = dist ? "write `let NAME = dshared<TYPE>[COUNT]`" : "write `let NAME = shared<TYPE>[COUNT]`";
+    if (isVar)
+      fail(kw.loc, "shared arrays must be declared with 'let'", hint);
+    if (annot)
+      fail(annot->loc, "a shared array declaration takes no type annotation", hint);
+    expect(Tok::Lt, "'<'", hint);
+    TypeSyntax elem = parseScalarType("element type");
+    expect(Tok::Gt, "'>'", hint);
+    expect(Tok::LBracket, "'['", hint);
+    ExprPtr count = parseExpr();
+    expect(Tok::RBracket, "']'", hint);
+    decl->kind = dist ? DeclKind::DSharedArray : DeclKind::SharedArray;
+    return std::make_unique<SharedArrayStmt>(kw.loc, std::move(decl), dist, elem, std::move(count));
+  }
+  decl->kind = isVar ? DeclKind::Var : DeclKind::Let;
+  ExprPtr init = parseExpr();
+  return std::make_unique<LetStmt>(kw.loc, std::move(decl), std::move(annot), std::move(init));
+}
+
+StmtPtr Parser::parseFor(int depth) {
+  Token kw = consume();
+  const char *hint = "write `for i in A .. B { }`, `for i in block_range(N) { }` or `for i in grid_range(N) { }`";
+  Token var = expect(Tok::Ident, "loop variable name", hint);
+  expect(Tok::KwIn, "'in'", hint);
+  auto decl = std::make_unique<Decl>();
+  decl->kind = DeclKind::LoopVar;
+  decl->name = var.text;
+  decl->loc = var.loc;
+  std::unique_ptr<ForStmt> f;
+  if ((atIdent("block_range") || atIdent("grid_range")) && peekTok().kind == Tok::LParen) {
+    ForKind kind = cur().text == "block_range" ? ForKind::BlockRange : ForKind::GridRange;
+    consume();
+    consume();
+    f = std::make_unique<ForStmt>(kw.loc, kind, std::move(decl));
+    f->end = parseExpr();
+    expect(Tok::RParen, "')'", hint);
+  } else {
+    f = std::make_unique<ForStmt>(kw.loc, ForKind::Range, std::move(decl));
+    f->start = parseExpr();
+    expect(Tok::DotDot, "'..'", hint);
+    f->end = parseExpr();
+    if (atIdent("step")) {
+      consume();
+      f->step = parseExpr();
+    }
+  }
+  expect(Tok::LBrace, "'{'", "the loop body is a block in braces");
+  f->body = parseBlock(depth + 1);
+  return f;
+}
+
+StmtPtr Parser::parseIf(int depth) {
+  Token kw = consume();
+  auto s = std::make_unique<IfStmt>(kw.loc, parseExpr());
+  expect(Tok::LBrace, "'{'", "write `if COND { ... }` (braces are required)");
+  s->thenBody = parseBlock(depth + 1);
+  if (accept(Tok::KwElse)) {
+    s->hasElse = true;
+    if (at(Tok::KwIf)) {
+      if (depth + 1 > kMaxDepth)
+        fail(cur().loc, "else-if chain nested too deeply (more than " + std::to_string(kMaxDepth) + " levels)",
+             "split the kernel into simpler control flow");
+      StmtPtr nested = parseIf(depth + 1);
+      nested->depth = depth + 1;
+      s->elseBody.push_back(std::move(nested));
+    } else {
+      expect(Tok::LBrace, "'{'", "write `else { ... }` or `else if COND { ... }`");
+      s->elseBody = parseBlock(depth + 1);
+    }
+  }
+  return s;
+}
+
+StmtPtr Parser::parseWhile(int depth) {
+  Token kw = consume();
+  auto s = std::make_unique<WhileStmt>(kw.loc, parseExpr());
+  expect(Tok::LBrace, "'{'", "write `while COND { ... }` (braces are required)");
+  s->body = parseBlock(depth + 1);
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+void Parser::checkDepth(ExprAST &e) {
+  if (e.depth > kMaxDepth)
+    fail(e.loc, "expression nested too deeply (more than " + std::to_string(kMaxDepth) + " levels)",
+         "split the expression with `let` temporaries");
+}
+
+ExprPtr Parser::parseExpr() { return parseBinary(1); }
+
+ExprPtr Parser::parseBinary(int minPrec) {
+  ExprPtr lhs = parseCastExpr();
+  for (;;) {
+    int prec = binaryPrec(cur().kind);
+    if (prec < minPrec)
+      return lhs;
+    Token op = consume();
+    ExprPtr rhs = parseBinary(prec + 1);
+    int depth = std::max(lhs->depth, rhs->depth) + 1;
+    lhs = std::make_unique<BinaryExpr>(op.loc, binaryOpOf(op.kind), std::move(lhs), std::move(rhs));
+    lhs->depth = depth;
+    checkDepth(*lhs);
+  }
+}
+
+ExprPtr Parser::parseCastExpr() {
+  ExprPtr e = parseUnary();
+  while (at(Tok::KwAs)) {
+    Token as = consume();
+    TypeSyntax ty = parseType();
+    int depth = e->depth + 1;
+    e = std::make_unique<CastExpr>(as.loc, std::move(e), ty);
+    e->depth = depth;
+    checkDepth(*e);
+  }
+  return e;
+}
+
+ExprPtr Parser::parseUnary() {
+  DepthGuard guard(exprNesting_);
+  if (exprNesting_ > kMaxDepth)
+    fail(cur().loc, "expression nested too deeply (more than " + std::to_string(kMaxDepth) + " levels)",
+         "split the expression with `let` temporaries");
+  if (at(Tok::Minus) || at(Tok::Bang) || at(Tok::Tilde)) {
+    Token op = consume();
+    // Fold `-LITERAL` so that the most negative integers are expressible.
+    if (op.kind == Tok::Minus && at(Tok::IntLit) && peekTok().kind != Tok::LBracket && peekTok().kind != Tok::Dot) {
+      Token lit = consume();
+      if (lit.intValue > (uint64_t)INT64_MAX + 1)
+        fail(op.loc, "integer literal '-" + lit.text + "' does not fit in 64 bits",
+             "the smallest i64 is -9223372036854775808");
+      auto e = std::make_unique<IntLiteralExpr>(op.loc, (int64_t)(0 - lit.intValue));
+      e->magnitude = lit.intValue;
+      e->negated = true;
+      return e;
+    }
+    if (op.kind == Tok::Minus && at(Tok::FloatLit) && peekTok().kind != Tok::LBracket &&
+        peekTok().kind != Tok::Dot) {
+      Token lit = consume();
+      return std::make_unique<FloatLiteralExpr>(op.loc, -lit.floatValue);
+    }
+    ExprPtr operand = parseUnary();
+    UnaryOp uop = op.kind == Tok::Minus ? UnaryOp::Neg : op.kind == Tok::Bang ? UnaryOp::Not : UnaryOp::BitNot;
+    int depth = operand->depth + 1;
+    auto e = std::make_unique<UnaryExpr>(op.loc, uop, std::move(operand));
+    e->depth = depth;
+    checkDepth(*e);
+    return e;
+  }
+  return parsePostfix();
+}
+
+ExprPtr Parser::parsePostfix() {
+  ExprPtr e = parsePrimary();
+  for (;;) {
+    if (at(Tok::LBracket)) {
+      Token lb = consume();
+      ExprPtr idx = parseExpr();
+      expect(Tok::RBracket, "']'", "an index expression is closed with ']'");
+      int depth = std::max(e->depth, idx->depth) + 1;
+      e = std::make_unique<IndexExpr>(lb.loc, std::move(e), std::move(idx));
+      e->depth = depth;
+    } else if (at(Tok::Dot)) {
+      Token dot = consume();
+      Token name = expect(Tok::Ident, "member name", "members are `.local` and `.local_base`");
+      int depth = e->depth + 1;
+      e = std::make_unique<MemberExpr>(name.loc, std::move(e), name.text);
+      e->depth = depth;
+    } else {
+      return e;
+    }
+    checkDepth(*e);
+  }
+}
+
+ExprPtr Parser::parsePrimary() {
+  switch (cur().kind) {
+  case Tok::IntLit: {
+    Token t = consume();
+    auto e = std::make_unique<IntLiteralExpr>(t.loc, (int64_t)t.intValue);
+    e->magnitude = t.intValue;
+    return e;
+  }
+  case Tok::FloatLit: {
+    Token t = consume();
+    return std::make_unique<FloatLiteralExpr>(t.loc, t.floatValue);
+  }
+  case Tok::KwTrue: case Tok::KwFalse: {
+    Token t = consume();
+    return std::make_unique<BoolLiteralExpr>(t.loc, t.kind == Tok::KwTrue);
+  }
+  case Tok::Ident: {
+    Token t = consume();
+    if (at(Tok::LParen))
+      return parseCall(t);
+    return std::make_unique<VarRefExpr>(t.loc, t.text);
+  }
+  case Tok::LParen: {
+    consume();
+    ExprPtr e = parseExpr();
+    expect(Tok::RParen, "')'", "a parenthesized expression is closed with ')'");
+    return e;
+  }
+  case Tok::KwShared: case Tok::KwDShared:
+    fail(cur().loc, "shared arrays can only be declared in a `let`",
+         "write `let NAME = shared<TYPE>[COUNT]` at the top level of the kernel");
+  default:
+    failExpected("an expression", "expressions are literals, names, calls, `(e)`, `e[i]`, `e.member` and operators");
+  }
+}
+
+ExprPtr Parser::parseCall(Token name) {
+  consume(); // '('
+  std::vector<ExprPtr> args;
+  std::vector<NamedArg> named;
+  int depth = 1;
+  while (!at(Tok::RParen)) {
+    if (at(Tok::Ident) && peekTok().kind == Tok::Assign) {
+      NamedArg na;
+      Token n = consume();
+      na.name = n.text;
+      na.loc = n.loc;
+      consume(); // '='
+      if (!at(Tok::Ident))
+        failExpected("an order or scope name",
+                     "order = relaxed|acquire|release|acq_rel|sc, scope = cta|cluster|gpu|sys");
+      Token v = consume();
+      na.value = v.text;
+      na.valueLoc = v.loc;
+      named.push_back(std::move(na));
+    } else {
+      if (!named.empty())
+        fail(cur().loc, "positional argument after a named argument",
+             "named arguments (order = ..., scope = ...) come last");
+      args.push_back(parseExpr());
+      depth = std::max(depth, args.back()->depth + 1);
+    }
+    if (!accept(Tok::Comma))
+      break;
+  }
+  expect(Tok::RParen, "')'", "separate arguments with ',' and close the call with ')'");
+  auto e = std::make_unique<CallExpr>(name.loc, name.text, std::move(args), std::move(named));
+  e->depth = depth;
+  checkDepth(*e);
+  return e;
+}
+
+} // namespace tile::frontend

@@ -1,0 +1,464 @@
+//===- Sema.cpp - kernels, statements, scopes and shared memory ------------===//
+#include "SemaImpl.h"
+
+#include <unordered_map>
+
+namespace tile::frontend {
+
+bool checkModule(ModuleAST &module, DiagnosticEngine &diags, const CheckOptions &options) {
+  Sema sema(diags, options);
+  return sema.run(module);
+}
+
+bool Sema::run(ModuleAST &module) {
+  size_t errorsBefore = diags_.numErrors();
+  std::unordered_map<std::string, KernelAST *> names;
+  for (auto &k : module.kernels) {
+    auto [it, inserted] = names.emplace(k->name, k.get());
+    if (!inserted) {
+      error(k->loc, "redefinition of kernel '" + k->name + "'", "give every kernel in a file a distinct name");
+      diags_.note(it->second->loc, "previous definition of '" + k->name + "' is here");
+    }
+    checkKernel(*k);
+  }
+  return diags_.numErrors() == errorsBefore && !diags_.hasErrors();
+}
+
+void Sema::declare(Decl &d) {
+  d.id = nextId_++;
+  auto &scope = scopes_.back();
+  auto [it, inserted] = scope.emplace(d.name, &d);
+  if (!inserted) {
+    error(d.loc, "redefinition of '" + d.name + "'",
+          "pick another name (an inner block may shadow an outer name, the same block may not)");
+    diags_.note(it->second->loc, "previous definition of '" + d.name + "' is here");
+    it->second = &d; // later uses see the newest one
+  }
+}
+
+Decl *Sema::lookup(const std::string &name) const {
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    auto f = it->find(name);
+    if (f != it->end())
+      return f->second;
+  }
+  return nullptr;
+}
+
+bool Sema::requireCluster(const Location &loc, const std::string &what) {
+  kernel_->usesClusterFeatures = true;
+  if (hasCluster())
+    return true;
+  error(loc, what + " needs a kernel with a cluster attribute",
+        "add cluster(N) or cluster(dynamic) after the kernel's parameter list");
+  return false;
+}
+
+void Sema::checkKernel(KernelAST &k) {
+  kernel_ = &k;
+  nextId_ = 0;
+  dynamicCount_ = 0;
+  scopes_.clear();
+
+  if (opts_.clusterOverride) {
+    k.cluster.kind = ClusterAttr::Static;
+    k.cluster.dims = *opts_.clusterOverride;
+    k.cluster.overridden = true;
+    if (k.cluster.loc.line == 0)
+      k.cluster.loc = k.loc;
+  }
+  if (k.cluster.kind == ClusterAttr::Static) {
+    long long n = 1;
+    for (int d : k.cluster.dims) {
+      if (d < 1)
+        n = 0;
+      n *= d < 1 ? 1 : d;
+    }
+    if (n < 1 || n > kMaxClusterSize)
+      error(k.cluster.loc,
+            "cluster of " + std::to_string(n) + " CTAs is not supported (at most " +
+                std::to_string(kMaxClusterSize) + ")",
+            "portable cluster sizes are 1..8 CTAs; 9..16 need a non-portable launch");
+  }
+  if (k.threads.present) {
+    long long n = (long long)k.threads.dims[0] * k.threads.dims[1] * k.threads.dims[2];
+    if (n > kMaxThreadsPerBlock)
+      error(k.threads.loc,
+            "threads(" + std::to_string(k.threads.dims[0]) + "," + std::to_string(k.threads.dims[1]) +
+                "," + std::to_string(k.threads.dims[2]) + ") is " + std::to_string(n) +
+                " threads per block, over the limit of 1024",
+            "use at most 1024 threads per block");
+  }
+
+  pushScope(); // parameters
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    Decl &p = *k.params[i];
+    const TypeSyntax &ts = k.paramTypes[i];
+    if (p.type.isPointer() && p.type.space != AddressSpace::Global)
+      error(ts.loc, std::string("kernel parameter '") + p.name + "' points to " + spaceName(p.type.space) +
+                        " memory",
+            "kernel parameters are scalars or global pointers; declare shared arrays inside the kernel");
+    if (p.type.isPointer() && p.type.scalar == ScalarKind::I1)
+      error(ts.loc, "pointers to i1 are not supported", "store booleans as i8");
+    declare(p);
+  }
+  pushScope(); // body
+  checkBlock(k.body, /*kernelTopLevel=*/true);
+  popScope();
+  popScope();
+  k.numDecls = nextId_;
+  kernel_ = nullptr;
+}
+
+void Sema::checkBlock(Block &block, bool kernelTopLevel) {
+  for (StmtPtr &s : block)
+    checkStmt(*s, kernelTopLevel);
+}
+
+void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
+  switch (s.kind()) {
+  case StmtAST::Let:
+    checkLet(*s.as<LetStmt>());
+    break;
+  case StmtAST::SharedArray:
+    checkSharedArray(*s.as<SharedArrayStmt>(), kernelTopLevel);
+    break;
+  case StmtAST::Assign:
+    checkAssign(*s.as<AssignStmt>());
+    break;
+  case StmtAST::For:
+    checkFor(*s.as<ForStmt>());
+    break;
+  case StmtAST::If: {
+    auto &i = *s.as<IfStmt>();
+    Type b = Type::i1();
+    checkValue(i.cond, &b, "condition of 'if' must be i1", "compare explicitly, e.g. `x != 0`");
+    pushScope();
+    checkBlock(i.thenBody, false);
+    popScope();
+    pushScope();
+    checkBlock(i.elseBody, false);
+    popScope();
+    break;
+  }
+  case StmtAST::While: {
+    auto &w = *s.as<WhileStmt>();
+    Type b = Type::i1();
+    checkValue(w.cond, &b, "condition of 'while' must be i1", "compare explicitly, e.g. `x != 0`");
+    pushScope();
+    checkBlock(w.body, false);
+    popScope();
+    break;
+  }
+  case StmtAST::ExprStmt: {
+    auto &es = *s.as<ExprStmtAST>();
+    Type t = infer(es.expr);
+    if (t.isUntyped())
+      finalize(es.expr);
+    if (auto *call = es.expr->as<CallExpr>()) {
+      call->resultUnused = true;
+    } else if (!t.isInvalid()) {
+      diags_.warning(es.expr->loc, "expression result unused",
+                     "only calls have an effect as statements; assign the value or remove it");
+    }
+    break;
+  }
+  case StmtAST::Return:
+    break;
+  }
+}
+
+void Sema::checkLet(LetStmt &s) {
+  Decl &d = *s.decl;
+  bool isVar = d.kind == DeclKind::Var;
+  Type t;
+  if (s.annotation) {
+    Type want = s.annotation->type;
+    if (want.isPointer() && want.scalar == ScalarKind::I1)
+      error(s.annotation->loc, "pointers to i1 are not supported", "store booleans as i8");
+    t = checkValue(s.init, &want, "initializer of '" + d.name + "' has the wrong type",
+                   "convert explicitly with `as`, or change the declared type");
+    t = want;
+  } else {
+    t = checkValue(s.init, nullptr, "");
+  }
+  if (t.kind == Type::Void) {
+    error(s.init->loc, "'" + d.name + "' is initialized with a call that returns no value",
+          "call it as a statement on its own line");
+    t = Type::invalid();
+  } else if (t.kind == Type::DistArray) {
+    error(s.init->loc, "a dshared array cannot be bound to another name",
+          "use the array's own name; `h.local` gives this CTA's part");
+    t = Type::invalid();
+  } else if (isVar && (t.kind == Type::SharedArray || t.kind == Type::ArrayView)) {
+    error(s.init->loc, "a 'var' holds a scalar or a pointer, not " + t.str(),
+          "use 'let' to name an array");
+    t = Type::invalid();
+  }
+  d.type = t;
+  declare(d);
+}
+
+static bool isParamDerivedCount(const ExprAST &e, Sema &sema, std::string &why, Location &where) {
+  switch (e.kind()) {
+  case ExprAST::IntLiteral:
+    return true;
+  case ExprAST::VarRef: {
+    auto &v = *e.as<VarRefExpr>();
+    Decl *d = sema.lookup(v.name);
+    if (d && d->kind != DeclKind::Param) {
+      why = "'" + v.name + "' is a " + declKindName(d->kind) + ", not a kernel parameter";
+      where = e.loc;
+      return false;
+    }
+    return true; // unknown names are reported when the count is typed
+  }
+  case ExprAST::Unary:
+    return e.as<UnaryExpr>()->op != UnaryOp::Not &&
+           isParamDerivedCount(*e.as<UnaryExpr>()->operand, sema, why, where);
+  case ExprAST::Binary: {
+    auto &b = *e.as<BinaryExpr>();
+    return isParamDerivedCount(*b.lhs, sema, why, where) && isParamDerivedCount(*b.rhs, sema, why, where);
+  }
+  case ExprAST::Cast:
+    return isParamDerivedCount(*e.as<CastExpr>()->operand, sema, why, where);
+  default:
+    why = "this expression is not a constant or a kernel parameter";
+    where = e.loc;
+    return false;
+  }
+}
+
+bool Sema::checkCountExpr(ExprAST &e) {
+  std::string why;
+  Location where;
+  if (isParamDerivedCount(e, *this, why, where))
+    return true;
+  error(where, "shared array size must be built from constants and kernel parameters: " + why,
+        "sizes are fixed at launch: use integer literals, integer kernel parameters and + - * / % << >>");
+  return false;
+}
+
+std::optional<int64_t> Sema::foldConstant(const ExprAST &e, bool &overflow) {
+  switch (e.kind()) {
+  case ExprAST::IntLiteral:
+    return e.as<IntLiteralExpr>()->value;
+  case ExprAST::Unary: {
+    auto &u = *e.as<UnaryExpr>();
+    auto v = foldConstant(*u.operand, overflow);
+    if (!v) return std::nullopt;
+    if (u.op == UnaryOp::Neg) {
+      if (*v == INT64_MIN) { overflow = true; return std::nullopt; }
+      return -*v;
+    }
+    return ~*v;
+  }
+  case ExprAST::Cast:
+    return foldConstant(*e.as<CastExpr>()->operand, overflow);
+  case ExprAST::Binary: {
+    auto &b = *e.as<BinaryExpr>();
+    auto l = foldConstant(*b.lhs, overflow), r = foldConstant(*b.rhs, overflow);
+    if (!l || !r) return std::nullopt;
+    int64_t out = 0;
+    switch (b.op) {
+    case BinaryOp::Add: if (__builtin_add_overflow(*l, *r, &out)) overflow = true; return out;
+    case BinaryOp::Sub: if (__builtin_sub_overflow(*l, *r, &out)) overflow = true; return out;
+    case BinaryOp::Mul: if (__builtin_mul_overflow(*l, *r, &out)) overflow = true; return out;
+    case BinaryOp::Div: case BinaryOp::Rem:
+      if (*r == 0 || (*l == INT64_MIN && *r == -1)) { overflow = true; return std::nullopt; }
+      return b.op == BinaryOp::Div ? *l / *r : *l % *r;
+    case BinaryOp::Shl:
+      if (*r < 0 || *r > 62 || *l < 0 || (*l >> (62 - *r)) != 0) { overflow = true; return std::nullopt; }
+      return *l << *r;
+    case BinaryOp::Shr:
+      if (*r < 0 || *r > 63) { overflow = true; return std::nullopt; }
+      return *l >> *r;
+    case BinaryOp::BitAnd: return *l & *r;
+    case BinaryOp::BitOr: return *l | *r;
+    case BinaryOp::BitXor: return *l ^ *r;
+    default: return std::nullopt;
+    }
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
+  Decl &d = *s.decl;
+  const char *what = s.distributed ? "dshared" : "shared";
+  d.array = &s;
+  bool ok = true;
+  if (!kernelTopLevel) {
+    error(s.loc, std::string(what) + " arrays must be declared at the top level of the kernel body",
+          "move the declaration out of the enclosing loop or if");
+    ok = false;
+  }
+  if (s.elem.type.scalar == ScalarKind::I1) {
+    error(s.elem.loc, std::string(what) + " arrays of i1 are not supported", "store booleans as i8");
+    ok = false;
+  }
+  if (s.distributed && !requireCluster(s.loc, "a dshared array"))
+    ok = false;
+  Type countTy = Type::invalid();
+  if (checkCountExpr(*s.count)) {
+    countTy = checkValue(s.count, nullptr, "");
+    if (!countTy.isInvalid() && (!countTy.isInteger() || countTy.isBool())) {
+      error(s.count->loc, std::string(what) + " array size must be an integer, found " + countTy.str(),
+            "cast it, e.g. `n as i32`");
+      countTy = Type::invalid();
+    }
+  }
+  if (countTy.isInvalid())
+    ok = false;
+  ScalarKind lenTy = countTy.isInvalid() ? ScalarKind::I32 : countTy.scalar;
+  if (ok) {
+    bool overflow = false;
+    s.constantCount = foldConstant(*s.count, overflow);
+    if (overflow) {
+      error(s.count->loc, std::string(what) + " array size overflows", "use a smaller constant size");
+      ok = false;
+      s.constantCount.reset();
+    } else if (s.constantCount && *s.constantCount <= 0) {
+      error(s.count->loc, std::string(what) + " array size must be positive, found " +
+                              std::to_string(*s.constantCount),
+            "give the number of elements, at least 1");
+      ok = false;
+      s.constantCount.reset();
+    }
+  }
+  if (ok && s.constantCount) {
+    if (!s.distributed) {
+      s.staticPerBlock = s.constantCount;
+    } else if (kernel_->cluster.kind == ClusterAttr::Static) {
+      int64_t n = (int64_t)kernel_->cluster.dims[0] * kernel_->cluster.dims[1] * kernel_->cluster.dims[2];
+      if (n >= 1)
+        s.staticPerBlock = (*s.constantCount + n - 1) / n;
+    }
+  }
+  if (s.staticPerBlock) {
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(*s.staticPerBlock, (int64_t)byteSize(s.elem.type.scalar), &bytes))
+      bytes = INT64_MAX / 2;
+    int64_t before = kernel_->staticSharedBytes;
+    int64_t aligned = (before + 15) / 16 * 16;
+    int64_t total = bytes > kMaxSharedBytesPerBlock ? bytes : aligned + bytes;
+    if (total > kMaxSharedBytesPerBlock) {
+      error(s.loc, "static shared memory of kernel '" + kernel_->name + "' reaches " + std::to_string(total) +
+                       " bytes, over the per-block limit of " + std::to_string(kMaxSharedBytesPerBlock) +
+                       " bytes (227 KB)",
+            "shrink the arrays, or size one with a kernel parameter to use dynamic shared memory");
+    } else {
+      s.isStatic = true;
+      s.staticBytes = bytes;
+      kernel_->staticSharedBytes = total;
+    }
+  }
+  if (ok && !s.isStatic)
+    s.dynamicIndex = dynamicCount_++;
+  d.type = Type::array(s.distributed ? Type::DistArray : Type::SharedArray, s.elem.type.scalar,
+                       s.distributed ? AddressSpace::Cluster : AddressSpace::Shared, lenTy, s.constantCount);
+  if (!ok)
+    d.type = Type::invalid();
+  else
+    kernel_->sharedArrays.push_back(&s);
+  declare(d);
+}
+
+void Sema::checkAssign(AssignStmt &s) {
+  Type target;
+  if (auto *v = s.target->as<VarRefExpr>()) {
+    target = infer(s.target);
+    if (v->decl && v->decl->kind != DeclKind::Var) {
+      error(v->loc, "cannot assign to '" + v->name + "': it is a " +
+                        (v->decl->kind == DeclKind::Param ? std::string("kernel parameter")
+                         : v->decl->kind == DeclKind::LoopVar ? std::string("loop variable")
+                         : v->decl->kind == DeclKind::Let ? std::string("'let' binding")
+                                                           : std::string("shared array")),
+            "declare a mutable local with `var " + v->name + " = ...`");
+      target = Type::invalid();
+    }
+  } else {
+    target = inferIndex(*s.target->as<IndexExpr>(), IndexUse::Store);
+    s.target->type = target;
+  }
+  auto op = assignBinaryOp(s.op);
+  if (target.isInvalid()) {
+    infer(s.value);
+    finalize(s.value);
+    return;
+  }
+  if (target.isPointer() && (s.op == AssignOp::Add || s.op == AssignOp::Sub)) {
+    Type off = infer(s.value);
+    if (off.isUntyped())
+      off = finalize(s.value);
+    if (!off.isInvalid() && (!off.isInteger() || off.isBool()))
+      error(s.value->loc, "pointer offset must be an integer, found " + off.str(),
+            "offset pointers by an element count: `p += i`");
+    return;
+  }
+  if (!target.isScalar()) {
+    error(s.loc, "cannot assign a value of type " + target.str(), "assign to scalar variables or elements");
+    return;
+  }
+  Type v = checkValue(s.value, &target, "cannot assign to a " + target.str() + " target",
+                      "convert explicitly with `as`");
+  if (op && !v.isInvalid())
+    checkBinaryOperands(*op, target, s.loc);
+}
+
+void Sema::checkFor(ForStmt &s) {
+  Type t = Type::invalid();
+  if (s.forKind == ForKind::Range) {
+    t = unify(s.start, s.end, s.loc, "loop bounds");
+    if (t.isUntyped()) {
+      Type i32 = Type::i32();
+      adapt(s.start, i32);
+      adapt(s.end, i32);
+      t = i32;
+    }
+    if (!t.isInvalid() && (!t.isInteger() || t.isBool())) {
+      error(s.start->loc, "loop bounds must be integers, found " + t.str(),
+            "use integer bounds; cast with `as` if needed");
+      t = Type::invalid();
+    }
+    if (s.step && !t.isInvalid()) {
+      checkValue(s.step, &t, "loop step must have the type of the bounds", "convert it with `as`");
+      if (auto *lit = s.step->as<IntLiteralExpr>(); lit && lit->value <= 0)
+        error(s.step->loc, "loop step must be positive, found " + std::to_string(lit->value),
+              "`for` counts upwards; rewrite the loop to count up");
+    } else if (s.step) {
+      infer(s.step);
+      finalize(s.step);
+    }
+  } else {
+    Type b = infer(s.end);
+    if (b.isUntyped())
+      b = finalize(s.end);
+    const char *name = forKindName(s.forKind);
+    if (b.isArray()) {
+      Location loc = s.end->loc;
+      std::vector<ExprPtr> args;
+      args.push_back(std::move(s.end));
+      auto len = std::make_unique<CallExpr>(loc, "len", std::move(args), std::vector<NamedArg>{});
+      len->builtin = Builtin::Len;
+      len->type = Type::scalarTy(b.lengthType);
+      len->depth = len->args[0]->depth + 1;
+      s.end = std::move(len);
+      s.boundIsArray = true;
+      t = Type::scalarTy(b.lengthType);
+    } else if (!b.isInvalid() && (!b.isInteger() || b.isBool())) {
+      error(s.end->loc, std::string(name) + " needs an integer count or an array, found " + b.str(),
+            std::string("write `") + name + "(N)` with an integer N, or `" + name + "(array)`");
+    } else {
+      t = b;
+    }
+  }
+  s.loopVar->type = t;
+  pushScope();
+  declare(*s.loopVar);
+  checkBlock(s.body, false);
+  popScope();
+}
+
+} // namespace tile::frontend

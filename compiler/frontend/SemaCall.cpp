@@ -1,0 +1,313 @@
+//===- SemaCall.cpp - builtin calls, memory orders and scopes --------------===//
+//
+// Order/scope rules follow the PTX memory model: ld takes .relaxed/.acquire,
+// st takes .relaxed/.release, atom/red take any of them; `sc` is lowered as
+// fence.sc followed by the access. A scope must cover the address space: a
+// shared::cluster access by a cta-scoped atomic would not be morally strong
+// with respect to the peer CTA that owns the memory.
+//
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+namespace tile::frontend {
+
+bool Sema::checkArgCount(CallExpr &e, size_t min, size_t max) {
+  size_t n = e.args.size();
+  if (n >= min && n <= max)
+    return true;
+  std::string want = min == max ? std::to_string(min) : std::to_string(min) + " or " + std::to_string(max);
+  error(e.loc, "'" + e.callee + "' takes " + want + " argument" + (max == 1 ? "" : "s") + ", got " + std::to_string(n),
+        "see docs/language.md for the builtin's signature");
+  for (ExprPtr &a : e.args) { // still resolve names so uses are annotated
+    infer(a);
+    finalize(a);
+  }
+  return false;
+}
+
+bool Sema::checkNoNamedArgs(CallExpr &e) {
+  if (e.namedArgs.empty())
+    return true;
+  error(e.namedArgs[0].loc, "'" + e.callee + "' takes no named arguments",
+        "order = and scope = apply to load, store and atomic_* only");
+  return false;
+}
+
+static bool isIdBuiltin(Builtin b) {
+  switch (b) {
+  case Builtin::ThreadId: case Builtin::BlockDim: case Builtin::BlockId: case Builtin::GridDim:
+  case Builtin::ClusterId: case Builtin::ClusterDim: case Builtin::BlockInCluster: case Builtin::NumClusters:
+    return true;
+  default:
+    return false;
+  }
+}
+
+Type Sema::inferCall(CallExpr &e) {
+  e.builtin = builtinFromName(e.callee);
+  Builtin b = e.builtin;
+  if (b == Builtin::Unknown) {
+    Decl *d = lookup(e.callee);
+    error(e.loc, d ? "'" + e.callee + "' is not a function" : "unknown function '" + e.callee + "'",
+          "there are no user functions; builtins are thread_id, block_id, min, max, clamp, len, "
+          "sync_threads, cluster_sync, remote, load, store and atomic_*");
+    for (ExprPtr &a : e.args) {
+      infer(a);
+      finalize(a);
+    }
+    return Type::invalid();
+  }
+  if (isMemoryBuiltin(b))
+    return checkMemoryCall(e);
+  if (!checkNoNamedArgs(e))
+    return Type::invalid();
+
+  if (isIdBuiltin(b)) {
+    if (!checkArgCount(e, 0, 1))
+      return Type::invalid();
+    if (!e.args.empty()) {
+      auto *lit = e.args[0]->as<IntLiteralExpr>();
+      if (!lit || lit->negated || lit->magnitude > 2) {
+        error(e.args[0]->loc, "axis of '" + e.callee + "' must be the literal 0, 1 or 2",
+              "write `" + e.callee + "(0)` for x, 1 for y, 2 for z");
+        infer(e.args[0]);
+        finalize(e.args[0]);
+        return Type::invalid();
+      }
+      e.axis = (int)lit->magnitude;
+      lit->value = e.axis;
+      lit->type = Type::i32();
+    }
+    return Type::i32();
+  }
+
+  switch (b) {
+  case Builtin::ClusterRank: case Builtin::ClusterSize: case Builtin::LaneId: case Builtin::WarpId:
+    return checkArgCount(e, 0, 0) ? Type::i32() : Type::invalid();
+  case Builtin::SyncThreads:
+    return checkArgCount(e, 0, 0) ? Type::voidTy() : Type::invalid();
+  case Builtin::ClusterSync:
+    if (!checkArgCount(e, 0, 0) || !requireCluster(e.loc, "cluster_sync()"))
+      return Type::invalid();
+    return Type::voidTy();
+  case Builtin::Min: case Builtin::Max: case Builtin::Clamp: {
+    size_t n = b == Builtin::Clamp ? 3 : 2;
+    if (!checkArgCount(e, n, n))
+      return Type::invalid();
+    // The first typed argument fixes the type; literals adapt to it.
+    Type t = Type::untypedInt();
+    bool bad = false;
+    for (ExprPtr &a : e.args) {
+      Type at = infer(a);
+      if (at.isInvalid()) bad = true;
+      else if (!at.isUntyped() && t.isUntyped()) t = at;
+      else if (at.kind == Type::UntypedFloat && t.kind == Type::UntypedInt) t = at;
+    }
+    if (bad) {
+      for (ExprPtr &a : e.args) finalize(a);
+      return Type::invalid();
+    }
+    if (t.isUntyped())
+      t = Type::scalarTy(t.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32);
+    if (!t.isScalar() || t.isBool()) {
+      error(e.loc, "'" + e.callee + "' needs integer or float arguments, found " + t.str(),
+            "min, max and clamp compare numbers");
+      for (ExprPtr &a : e.args) finalize(a);
+      return Type::invalid();
+    }
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      ExprPtr &a = e.args[i];
+      if (a->type.isUntyped()) {
+        if (!adapt(a, t)) bad = true;
+      } else if (a->type != t) {
+        error(a->loc, "argument " + std::to_string(i + 1) + " of '" + e.callee + "' has type " + a->type.str() +
+                          ", expected " + t.str(),
+              "all arguments of " + e.callee + " have one type; convert with `as`");
+        bad = true;
+      }
+    }
+    return bad ? Type::invalid() : t;
+  }
+  case Builtin::Len: {
+    if (!checkArgCount(e, 1, 1))
+      return Type::invalid();
+    Type t = infer(e.args[0]);
+    if (t.isUntyped()) finalize(e.args[0]);
+    if (t.isInvalid())
+      return t;
+    if (!t.isArray()) {
+      error(e.args[0]->loc, "len() needs a shared array, view or dshared array, found " + t.str(),
+            t.isPointer() ? "pointers carry no length; pass the count as a kernel parameter" : "");
+      return Type::invalid();
+    }
+    return Type::scalarTy(t.lengthType);
+  }
+  case Builtin::Remote: {
+    if (!checkArgCount(e, 2, 2))
+      return Type::invalid();
+    Type a = infer(e.args[0]);
+    if (a.isUntyped()) finalize(e.args[0]);
+    Type i32 = Type::i32();
+    Type r = infer(e.args[1]);
+    if (r.isUntyped())
+      r = adapt(e.args[1], i32) ? i32 : Type::invalid();
+    bool clusterOk = requireCluster(e.loc, "remote()");
+    if (a.isInvalid() || r.isInvalid() || !clusterOk)
+      return Type::invalid();
+    if (a.kind == Type::DistArray) {
+      error(e.args[0]->loc, "remote() takes a CTA-local shared array, not a dshared array",
+            "index the dshared array directly (`h[i]` reaches the owner CTA), or use `remote(h.local, rank)`");
+      return Type::invalid();
+    }
+    if (!((a.kind == Type::SharedArray) || (a.kind == Type::ArrayView && a.space == AddressSpace::Shared))) {
+      error(e.args[0]->loc, "remote() needs a shared array or `h.local`, found " + a.str(),
+            "remote(a, rank) maps this CTA's shared array `a` to the same array in CTA `rank`");
+      return Type::invalid();
+    }
+    if (!r.isInteger() || r.isBool()) {
+      error(e.args[1]->loc, "CTA rank of remote() must be an integer, found " + r.str(), "use cluster_rank()-based i32 ranks");
+      return Type::invalid();
+    }
+    if (auto *lit = e.args[1]->as<IntLiteralExpr>(); lit && kernel_->cluster.kind == ClusterAttr::Static) {
+      int64_t n = (int64_t)kernel_->cluster.dims[0] * kernel_->cluster.dims[1] * kernel_->cluster.dims[2];
+      if (lit->value < 0 || lit->value >= n) {
+        error(lit->loc, "CTA rank " + std::to_string(lit->value) + " is outside the cluster of " + std::to_string(n) +
+                            " CTA" + (n == 1 ? "" : "s"),
+              "ranks go from 0 to cluster_size() - 1");
+        return Type::invalid();
+      }
+    }
+    return Type::array(Type::ArrayView, a.scalar, AddressSpace::Cluster, a.lengthType, a.staticLength);
+  }
+  default:
+    break;
+  }
+  return Type::invalid();
+}
+
+static std::optional<MemOrder> parseOrder(const std::string &s) {
+  if (s == "relaxed") return MemOrder::Relaxed;
+  if (s == "acquire") return MemOrder::Acquire;
+  if (s == "release") return MemOrder::Release;
+  if (s == "acq_rel") return MemOrder::AcqRel;
+  if (s == "sc") return MemOrder::Sc;
+  return std::nullopt;
+}
+
+static std::optional<MemScope> parseScope(const std::string &s) {
+  if (s == "cta") return MemScope::Cta;
+  if (s == "cluster") return MemScope::Cluster;
+  if (s == "gpu") return MemScope::Gpu;
+  if (s == "sys") return MemScope::Sys;
+  return std::nullopt;
+}
+
+Type Sema::checkMemoryCall(CallExpr &e) {
+  Builtin b = e.builtin;
+  size_t nargs = b == Builtin::Load ? 1 : b == Builtin::AtomicCas ? 3 : 2;
+  if (!checkArgCount(e, nargs, nargs))
+    return Type::invalid();
+  bool ok = true;
+  // Named arguments.
+  std::optional<MemOrder> order;
+  std::optional<MemScope> scope;
+  Location orderLoc;
+  for (const NamedArg &na : e.namedArgs) {
+    if (na.name == "order") {
+      if (order) {
+        error(na.loc, "duplicate 'order' argument", "give order = ... at most once");
+        ok = false;
+      }
+      order = parseOrder(na.value);
+      orderLoc = na.valueLoc;
+      if (!order) {
+        error(na.valueLoc, "unknown memory order '" + na.value + "'", "orders are relaxed, acquire, release, acq_rel, sc");
+        ok = false;
+        order = MemOrder::Relaxed;
+      }
+    } else if (na.name == "scope") {
+      if (scope) {
+        error(na.loc, "duplicate 'scope' argument", "give scope = ... at most once");
+        ok = false;
+      }
+      scope = parseScope(na.value);
+      if (!scope) {
+        error(na.valueLoc, "unknown memory scope '" + na.value + "'", "scopes are cta, cluster, gpu, sys");
+        ok = false;
+        scope = MemScope::Gpu;
+      }
+    } else {
+      error(na.loc, "unknown named argument '" + na.name + "'", "memory operations take `order =` and `scope =`");
+      ok = false;
+    }
+  }
+  e.order = order.value_or(MemOrder::Relaxed);
+  if (order) {
+    bool allowed = true;
+    if (b == Builtin::Load)
+      allowed = *order == MemOrder::Relaxed || *order == MemOrder::Acquire || *order == MemOrder::Sc;
+    else if (b == Builtin::Store)
+      allowed = *order == MemOrder::Relaxed || *order == MemOrder::Release || *order == MemOrder::Sc;
+    if (!allowed) {
+      error(orderLoc, std::string("order '") + orderName(*order) + "' is not valid for " + e.callee,
+            b == Builtin::Load ? "loads take relaxed, acquire or sc" : "stores take relaxed, release or sc");
+      ok = false;
+    }
+  }
+
+  // The location: an element access whose address is used.
+  auto *loc = e.args[0]->as<IndexExpr>();
+  Type elem;
+  if (!loc) {
+    error(e.args[0]->loc, "the first argument of " + e.callee + " must be an element access like `p[i]`",
+          "write `" + e.callee + "(p[i], ...)`");
+    infer(e.args[0]);
+    finalize(e.args[0]);
+    ok = false;
+  } else {
+    elem = inferIndex(*loc, IndexUse::Address);
+    loc->type = elem;
+    if (elem.isInvalid())
+      ok = false;
+  }
+  if (!elem.isInvalid()) {
+    e.space = loc->space;
+    ScalarKind k = elem.scalar;
+    if (isAtomic(b)) {
+      bool typeOk = k == ScalarKind::I32 || k == ScalarKind::I64 || (k == ScalarKind::F32 && b == Builtin::AtomicAdd);
+      if (!typeOk) {
+        error(loc->loc, e.callee + " does not support elements of type " + elem.str(),
+              b == Builtin::AtomicAdd ? "atomics take i32, i64 or f32 elements"
+                                      : "this atomic takes i32 or i64 elements (f32 supports atomic_add only)");
+        ok = false;
+      }
+    }
+  }
+  // Defaults: the narrowest scope that covers the address space.
+  MemScope minScope = e.space == AddressSpace::Shared ? MemScope::Cta
+                      : e.space == AddressSpace::Cluster ? MemScope::Cluster : MemScope::Gpu;
+  if (!elem.isInvalid() && scope && e.space == AddressSpace::Cluster && *scope == MemScope::Cta) {
+    error(e.namedArgs.empty() ? e.loc : e.loc, "scope 'cta' does not cover cluster shared memory",
+          "use scope = cluster (or wider) for accesses to another CTA's shared memory");
+    ok = false;
+  }
+  e.scope = scope.value_or(minScope);
+
+  // Values.
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    if (elem.isInvalid()) {
+      infer(e.args[i]);
+      finalize(e.args[i]);
+      continue;
+    }
+    Type v = checkValue(e.args[i], &elem, "value of " + e.callee + " must match the element type",
+                        "convert the value with `as " + std::string(scalarName(elem.scalar)) + "`");
+    if (v.isInvalid())
+      ok = false;
+  }
+  if (!ok)
+    return Type::invalid();
+  return b == Builtin::Store ? Type::voidTy() : elem;
+}
+
+} // namespace tile::frontend

@@ -1,0 +1,426 @@
+//===- SemaExpr.cpp - expression typing and literal adaptation -------------===//
+//
+// Literals are untyped until their context gives them a type: the other
+// operand of a binary op, a declared type, an element type, or the defaults
+// i32 / f32. There are no other implicit conversions.
+//
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+#include <cmath>
+
+namespace tile::frontend {
+
+static bool isArithmetic(BinaryOp op) {
+  return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
+}
+static bool isIntOnly(BinaryOp op) {
+  return op == BinaryOp::Rem || op == BinaryOp::Shl || op == BinaryOp::Shr || op == BinaryOp::BitAnd ||
+         op == BinaryOp::BitOr || op == BinaryOp::BitXor;
+}
+
+Type Sema::infer(ExprPtr &ep) {
+  ExprAST &e = *ep;
+  Type t;
+  switch (e.kind()) {
+  case ExprAST::IntLiteral: t = Type::untypedInt(); break;
+  case ExprAST::FloatLiteral: t = Type::untypedFloat(); break;
+  case ExprAST::BoolLiteral: t = Type::i1(); break;
+  case ExprAST::VarRef: {
+    auto &v = *e.as<VarRefExpr>();
+    v.decl = lookup(v.name);
+    if (!v.decl) {
+      if (builtinFromName(v.name) != Builtin::Unknown)
+        error(v.loc, "'" + v.name + "' is a builtin function, not a value",
+              "call it: `" + v.name + "(...)`");
+      else
+        error(v.loc, "unknown name '" + v.name + "'",
+              "declare it with `let`/`var` before use, or add a kernel parameter");
+      break;
+    }
+    t = v.decl->type;
+    break;
+  }
+  case ExprAST::Unary: t = inferUnary(*e.as<UnaryExpr>()); break;
+  case ExprAST::Binary: t = inferBinary(*e.as<BinaryExpr>()); break;
+  case ExprAST::Cast: t = inferCast(*e.as<CastExpr>()); break;
+  case ExprAST::Index: t = inferIndex(*e.as<IndexExpr>(), IndexUse::Load); break;
+  case ExprAST::Member: t = inferMember(*e.as<MemberExpr>()); break;
+  case ExprAST::Call: t = inferCall(*e.as<CallExpr>()); break;
+  }
+  ep->type = t;
+  return t;
+}
+
+Type Sema::checkValue(ExprPtr &e, const Type *expected, const std::string &what, const std::string &hint) {
+  Type t = infer(e);
+  if (t.isInvalid())
+    return t;
+  if (!expected)
+    return t.isUntyped() ? finalize(e) : t;
+  if (expected->isInvalid()) {
+    finalize(e);
+    return Type::invalid();
+  }
+  if (t.isUntyped())
+    return adapt(e, *expected) ? *expected : Type::invalid();
+  if (t != *expected) {
+    error(e->loc, what + ": expected " + expected->str() + ", found " + t.str(),
+          hint.empty() ? "convert explicitly with `as`" : hint);
+    return Type::invalid();
+  }
+  return t;
+}
+
+Type Sema::finalize(ExprPtr &e) {
+  if (!e->type.isUntyped())
+    return e->type;
+  Type to = Type::scalarTy(e->type.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32);
+  return adapt(e, to) ? to : Type::invalid();
+}
+
+/// Sign-extends the low `bits` bits of v.
+static int64_t signExtend(uint64_t v, unsigned bits) {
+  if (bits >= 64)
+    return (int64_t)v;
+  uint64_t m = 1ull << (bits - 1);
+  v &= (1ull << bits) - 1;
+  return (int64_t)((v ^ m) - m);
+}
+
+bool Sema::adapt(ExprPtr &ep, const Type &to) {
+  ExprAST &e = *ep;
+  if (!e.type.isUntyped())
+    return true;
+  switch (e.kind()) {
+  case ExprAST::IntLiteral: {
+    auto &lit = *e.as<IntLiteralExpr>();
+    std::string spelled = (lit.negated ? "-" : "") + std::to_string(lit.magnitude);
+    if (!to.isScalar()) {
+      error(e.loc, "integer literal cannot be used as " + to.str(), "only scalars have literals");
+      e.type = Type::invalid();
+      return false;
+    }
+    if (to.isBool()) {
+      error(e.loc, "integer literal " + spelled + " cannot be used as i1", "write `true` or `false`");
+      e.type = Type::invalid();
+      return false;
+    }
+    if (to.isFloat()) {
+      double v = lit.negated ? -(double)lit.magnitude : (double)lit.magnitude;
+      auto f = std::make_unique<FloatLiteralExpr>(e.loc, v);
+      f->type = to;
+      f->depth = e.depth;
+      ep = std::move(f);
+      return true;
+    }
+    unsigned w = bitWidth(to.scalar);
+    uint64_t maxPos = w == 64 ? UINT64_MAX : (1ull << w) - 1;  // bit patterns allowed
+    uint64_t maxNeg = 1ull << (w - 1);
+    if (lit.negated ? lit.magnitude > maxNeg : lit.magnitude > maxPos) {
+      error(e.loc, "integer literal " + spelled + " does not fit in " + to.str(),
+            "use a wider type, e.g. `(" + spelled + " as i64)` needs an i64 context");
+      e.type = Type::invalid();
+      return false;
+    }
+    lit.value = signExtend(lit.negated ? 0 - lit.magnitude : lit.magnitude, w);
+    e.type = to;
+    return true;
+  }
+  case ExprAST::FloatLiteral: {
+    auto &lit = *e.as<FloatLiteralExpr>();
+    if (!to.isFloat()) {
+      error(e.loc, "float literal cannot be used as " + to.str(),
+            to.isInteger() ? "write an integer literal, or convert with `as`" : "only scalars have literals");
+      e.type = Type::invalid();
+      return false;
+    }
+    double limit = to.scalar == ScalarKind::F16 ? 65504.0 : to.scalar == ScalarKind::BF16 ? 3.38953139e38 : 3.40282347e38;
+    if (std::fabs(lit.value) > limit) {
+      error(e.loc, "float literal is out of range for " + to.str(), "use a wider float type");
+      e.type = Type::invalid();
+      return false;
+    }
+    e.type = to;
+    return true;
+  }
+  case ExprAST::Unary: {
+    auto &u = *e.as<UnaryExpr>();
+    if (!adapt(u.operand, to)) {
+      e.type = Type::invalid();
+      return false;
+    }
+    if (u.op == UnaryOp::BitNot && !to.isInteger()) {
+      error(e.loc, "'~' needs an integer operand, found " + to.str(), "bitwise operators apply to integers");
+      e.type = Type::invalid();
+      return false;
+    }
+    e.type = to;
+    return true;
+  }
+  case ExprAST::Binary: {
+    auto &b = *e.as<BinaryExpr>();
+    bool ok = adapt(b.lhs, to);
+    ok = adapt(b.rhs, to) && ok;
+    if (ok)
+      ok = checkBinaryOperands(b.op, to, b.loc);
+    e.type = ok ? to : Type::invalid();
+    return ok;
+  }
+  default:
+    e.type = to;
+    return true;
+  }
+}
+
+Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::string &what) {
+  Type l = infer(lhs), r = infer(rhs);
+  if (l.isInvalid() || r.isInvalid()) {
+    if (l.isUntyped()) finalize(lhs);
+    if (r.isUntyped()) finalize(rhs);
+    return Type::invalid();
+  }
+  if (l.isUntyped() && r.isUntyped())
+    return (l.kind == Type::UntypedFloat || r.kind == Type::UntypedFloat) ? Type::untypedFloat() : Type::untypedInt();
+  if (l.isUntyped())
+    return adapt(lhs, r) ? r : Type::invalid();
+  if (r.isUntyped())
+    return adapt(rhs, l) ? l : Type::invalid();
+  if (l != r) {
+    error(loc, "mismatched types " + l.str() + " and " + r.str() + " in " + what,
+          "convert one side explicitly, e.g. `x as " + std::string(l.isScalar() ? scalarName(l.scalar) : "i32") + "`");
+    return Type::invalid();
+  }
+  return l;
+}
+
+bool Sema::checkBinaryOperands(BinaryOp op, const Type &t, const Location &loc) {
+  std::string sp = binaryOpSpelling(op);
+  if (t.isInvalid())
+    return false;
+  if (t.kind == Type::UntypedFloat && isIntOnly(op)) {
+    error(loc, "'" + sp + "' needs integer operands, found a float literal", "bitwise, shift and '%' operators apply to integers");
+    return false;
+  }
+  if (t.isUntyped())
+    return true;
+  if (!t.isScalar()) {
+    error(loc, "'" + sp + "' cannot be applied to " + t.str(),
+          t.isPointer() ? "only `pointer + integer` is defined on pointers" : "operators apply to scalars");
+    return false;
+  }
+  if (op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr) {
+    if (!t.isBool()) {
+      error(loc, "'" + sp + "' needs i1 operands, found " + t.str(), "compare explicitly, e.g. `x != 0`");
+      return false;
+    }
+    return true;
+  }
+  if (op == BinaryOp::Eq || op == BinaryOp::Ne)
+    return true;
+  if (isIntOnly(op)) {
+    if (!t.isInteger()) {
+      error(loc, "'" + sp + "' needs integer operands, found " + t.str(),
+            "bitwise, shift and '%' operators apply to integers");
+      return false;
+    }
+    if (t.isBool() && (op == BinaryOp::Rem || op == BinaryOp::Shl || op == BinaryOp::Shr)) {
+      error(loc, "'" + sp + "' cannot be applied to i1", "convert first: `b as i32`");
+      return false;
+    }
+    return true;
+  }
+  // Arithmetic and ordering comparisons.
+  if (t.isBool()) {
+    error(loc, "'" + sp + "' cannot be applied to i1", "use && || ! on booleans, or convert: `b as i32`");
+    return false;
+  }
+  (void)isArithmetic;
+  return true;
+}
+
+Type Sema::inferUnary(UnaryExpr &e) {
+  Type t = infer(e.operand);
+  if (t.isInvalid())
+    return t;
+  std::string sp = unaryOpSpelling(e.op);
+  switch (e.op) {
+  case UnaryOp::Not:
+    if (t.isUntyped() || !t.isBool()) {
+      if (t.isUntyped()) finalize(e.operand);
+      error(e.loc, "'!' needs an i1 operand, found " + (t.isUntyped() ? std::string("a number") : t.str()),
+            "compare explicitly, e.g. `x == 0`; use '~' for bitwise not");
+      return Type::invalid();
+    }
+    return t;
+  case UnaryOp::BitNot:
+    if (t.kind == Type::UntypedFloat || (!t.isUntyped() && !t.isInteger())) {
+      if (t.isUntyped()) finalize(e.operand);
+      error(e.loc, "'~' needs an integer operand, found " + t.str(), "bitwise operators apply to integers");
+      return Type::invalid();
+    }
+    return t;
+  case UnaryOp::Neg:
+    if (t.isUntyped())
+      return t;
+    if (!t.isScalar() || t.isBool()) {
+      error(e.loc, "'-' cannot be applied to " + t.str(), "negation applies to integers and floats");
+      return Type::invalid();
+    }
+    return t;
+  }
+  return Type::invalid();
+}
+
+Type Sema::inferBinary(BinaryExpr &e) {
+  std::string sp = binaryOpSpelling(e.op);
+  if (e.op == BinaryOp::LogicalAnd || e.op == BinaryOp::LogicalOr) {
+    Type b = Type::i1();
+    Type l = checkValue(e.lhs, &b, "operand of '" + sp + "' must be i1", "compare explicitly, e.g. `x != 0`");
+    Type r = checkValue(e.rhs, &b, "operand of '" + sp + "' must be i1", "compare explicitly, e.g. `x != 0`");
+    return l.isInvalid() || r.isInvalid() ? Type::invalid() : b;
+  }
+  // Pointer arithmetic: p + i, p - i.
+  Type l = infer(e.lhs);
+  if (l.isPointer() && (e.op == BinaryOp::Add || e.op == BinaryOp::Sub)) {
+    Type r = infer(e.rhs);
+    if (r.isUntyped())
+      r = finalize(e.rhs);
+    if (r.isInvalid())
+      return Type::invalid();
+    if (!r.isInteger() || r.isBool()) {
+      error(e.rhs->loc, "pointer offset must be an integer, found " + r.str(), "write `p + i` with an integer i");
+      return Type::invalid();
+    }
+    return l;
+  }
+  // infer() is idempotent on names and literals but re-checking a subtree
+  // would duplicate diagnostics, so unify works on the already-typed lhs.
+  Type r = infer(e.rhs);
+  Type t;
+  if (l.isInvalid() || r.isInvalid()) {
+    if (l.isUntyped()) finalize(e.lhs);
+    if (r.isUntyped()) finalize(e.rhs);
+    return Type::invalid();
+  }
+  if (r.isPointer() && e.op == BinaryOp::Add && (l.isInteger() || l.isUntyped())) {
+    error(e.loc, "pointer arithmetic is written `pointer + integer`", "swap the operands: `p + i`");
+    return Type::invalid();
+  }
+  if (l.isUntyped() && r.isUntyped())
+    t = (l.kind == Type::UntypedFloat || r.kind == Type::UntypedFloat) ? Type::untypedFloat() : Type::untypedInt();
+  else if (l.isUntyped())
+    t = adapt(e.lhs, r) ? r : Type::invalid();
+  else if (r.isUntyped())
+    t = adapt(e.rhs, l) ? l : Type::invalid();
+  else if (l != r) {
+    error(e.loc, "mismatched operand types " + l.str() + " and " + r.str() + " for '" + sp + "'",
+          l.isScalar() && r.isScalar()
+              ? "convert one side explicitly, e.g. `a as " + std::string(scalarName(l.scalar)) + "`"
+              : "operators apply to scalars of one type");
+    return Type::invalid();
+  } else
+    t = l;
+  if (t.isInvalid())
+    return t;
+  if (isComparison(e.op)) {
+    if (t.isUntyped()) {
+      t = finalize(e.lhs);
+      finalize(e.rhs);
+      if (t.isInvalid())
+        return t;
+    }
+    return checkBinaryOperands(e.op, t, e.loc) ? Type::i1() : Type::invalid();
+  }
+  return checkBinaryOperands(e.op, t, e.loc) ? t : Type::invalid();
+}
+
+Type Sema::inferCast(CastExpr &e) {
+  Type to = e.target.type;
+  Type from = infer(e.operand);
+  if (from.isInvalid())
+    return to.isScalar() ? to : Type::invalid();
+  if (!to.isScalar()) {
+    error(e.target.loc, "cannot cast to " + to.str(), "casts convert between scalar types");
+    return Type::invalid();
+  }
+  if (from.isUntyped()) {
+    Type lit = (from.kind == Type::UntypedFloat || to.isBool()) ? Type::scalarTy(
+        from.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32) : to;
+    if (!adapt(e.operand, lit))
+      return Type::invalid();
+    from = lit;
+  }
+  if (!from.isScalar()) {
+    error(e.loc, "cannot cast " + from.str() + " to " + to.str(), "casts convert between scalar types");
+    return Type::invalid();
+  }
+  if (to.isBool() && !from.isBool()) {
+    error(e.loc, "cannot cast " + from.str() + " to i1", "compare instead, e.g. `x != 0`");
+    return Type::invalid();
+  }
+  if (from.isBool() && to.isFloat()) {
+    error(e.loc, "cannot cast i1 to " + to.str(), "convert through an integer: `(b as i32) as f32`");
+    return Type::invalid();
+  }
+  return to;
+}
+
+Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
+  e.use = use;
+  Type base = infer(e.base);
+  Type idx = infer(e.index);
+  if (idx.isUntyped())
+    idx = finalize(e.index);
+  if (base.isInvalid())
+    return Type::invalid();
+  if (!base.isIndexable()) {
+    error(e.loc, "cannot index a value of type " + base.str(),
+          "only pointers, shared arrays, views and dshared arrays can be indexed");
+    return Type::invalid();
+  }
+  if (!idx.isInvalid() && (!idx.isInteger() || idx.isBool())) {
+    error(e.index->loc, "index must be an integer, found " + idx.str(), "convert it with `as i32` or `as i64`");
+    return Type::invalid();
+  }
+  switch (base.kind) {
+  case Type::Pointer: e.space = base.space; break;
+  case Type::SharedArray: e.space = AddressSpace::Shared; break;
+  case Type::ArrayView: e.space = base.space; break;
+  default: e.space = AddressSpace::Cluster; break; // DistArray
+  }
+  if (e.space == AddressSpace::Cluster && !requireCluster(e.loc, "access to cluster shared memory"))
+    return Type::invalid();
+  if (idx.isInvalid())
+    return Type::invalid();
+  if (auto *lit = e.index->as<IntLiteralExpr>(); lit && base.staticLength && base.kind != Type::DistArray &&
+                                                  (lit->value < 0 || lit->value >= *base.staticLength)) {
+    error(e.index->loc, "index " + std::to_string(lit->value) + " is out of bounds for " + base.str(),
+          "valid indices are 0 .. " + std::to_string(*base.staticLength - 1));
+    return Type::invalid();
+  }
+  return Type::scalarTy(base.scalar);
+}
+
+Type Sema::inferMember(MemberExpr &e) {
+  Type base = infer(e.base);
+  if (base.isInvalid())
+    return base;
+  if (base.kind != Type::DistArray) {
+    error(e.loc, "a value of type " + base.str() + " has no member '" + e.name + "'",
+          "`.local` and `.local_base` apply to dshared arrays");
+    return Type::invalid();
+  }
+  if (e.name == "local") {
+    e.member = MemberKind::Local;
+    return Type::array(Type::ArrayView, base.scalar, AddressSpace::Shared, base.lengthType, std::nullopt);
+  }
+  if (e.name == "local_base") {
+    e.member = MemberKind::LocalBase;
+    return Type::scalarTy(base.lengthType);
+  }
+  error(e.loc, "unknown member '" + e.name + "' of a dshared array", "dshared arrays have `.local` and `.local_base`");
+  return Type::invalid();
+}
+
+} // namespace tile::frontend

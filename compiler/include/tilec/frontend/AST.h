@@ -1,0 +1,408 @@
+//===- AST.h - abstract syntax tree of the tile language --------*- C++ -*-===//
+//
+// Toy-tutorial style: expression and statement class hierarchies with a kind()
+// discriminator, `classof` (so llvm::isa/dyn_cast work too) and the dependency
+// free helpers `node->as<T>()` (T* or nullptr) and `node->is<T>()`.
+//
+// The parser fills in syntax and locations; checkModule() (Sema.h) fills in the
+// fields marked [sema]: every expression's type, the declaration every name
+// refers to, resolved builtins/orders/scopes/members, loop kinds and shared
+// memory sizes. A consumer (MLIRGen) never re-derives any of them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_FRONTEND_AST_H
+#define TILEC_FRONTEND_AST_H
+
+#include "tilec/frontend/Diagnostics.h"
+#include "tilec/frontend/Types.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tile::frontend {
+
+class SharedArrayStmt;
+
+/// Syntax of a type annotation as written (`i32`, `ptr<f32, global>`).
+struct TypeSyntax {
+  Location loc;
+  Type type; // Scalar or Pointer
+};
+
+//===----------------------------------------------------------------------===//
+// Declarations: everything a name can refer to.
+//===----------------------------------------------------------------------===//
+
+enum class DeclKind { Param, Let, Var, LoopVar, SharedArray, DSharedArray };
+const char *declKindName(DeclKind k);
+
+struct Decl {
+  DeclKind kind;
+  std::string name;
+  Location loc;
+  Type type;                          // [sema] for Param: from the signature
+  int id = -1;                        // unique within its kernel, in declaration order
+  int paramIndex = -1;                // Param: position in the signature
+  SharedArrayStmt *array = nullptr;   // SharedArray / DSharedArray: its declaration
+  bool isMutable() const { return kind == DeclKind::Var; }
+};
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+enum class UnaryOp { Neg, Not, BitNot };
+enum class BinaryOp {
+  Add, Sub, Mul, Div, Rem, Shl, Shr, BitAnd, BitOr, BitXor,
+  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr,
+};
+const char *unaryOpSpelling(UnaryOp op);
+const char *binaryOpSpelling(BinaryOp op);
+bool isComparison(BinaryOp op);
+
+enum class Builtin {
+  Unknown,
+  ThreadId, BlockDim, BlockId, GridDim,
+  ClusterRank, ClusterSize, ClusterId, ClusterDim, BlockInCluster, NumClusters,
+  LaneId, WarpId,
+  Min, Max, Clamp, Len,
+  SyncThreads, ClusterSync, Remote,
+  Load, Store,
+  AtomicAdd, AtomicMin, AtomicMax, AtomicExch, AtomicAnd, AtomicOr, AtomicXor, AtomicCas,
+};
+const char *builtinName(Builtin b);
+Builtin builtinFromName(const std::string &name);
+bool isAtomic(Builtin b);          // AtomicAdd..AtomicCas
+bool isMemoryBuiltin(Builtin b);   // Load, Store, atomics: args[0] is a location
+
+/// Memory order of an access. Weak = plain (non-atomic) ld/st.
+enum class MemOrder { Weak, Relaxed, Acquire, Release, AcqRel, Sc };
+enum class MemScope { Cta, Cluster, Gpu, Sys };
+const char *orderName(MemOrder o);
+const char *scopeName(MemScope s);
+
+/// How Sema uses an indexing expression `base[i]`.
+enum class IndexUse {
+  Load,    // a plain (weak) load of the element: an rvalue
+  Store,   // target of `base[i] = v` / `base[i] op= v` (compound also loads)
+  Address, // first argument of load/store/atomic_*: only its address is used
+};
+
+enum class MemberKind { Unknown, Local, LocalBase };
+
+class ExprAST {
+public:
+  enum Kind { IntLiteral, FloatLiteral, BoolLiteral, VarRef, Unary, Binary, Cast, Index, Member, Call };
+  ExprAST(Kind kind, Location loc) : loc(std::move(loc)), kind_(kind) {}
+  virtual ~ExprAST() = default;
+  Kind kind() const { return kind_; }
+  template <class T> T *as() { return T::classof(this) ? static_cast<T *>(this) : nullptr; }
+  template <class T> const T *as() const { return T::classof(this) ? static_cast<const T *>(this) : nullptr; }
+  template <class T> bool is() const { return T::classof(this); }
+
+  Location loc;  // operator for unary/binary/cast/index/member; name for calls
+  Type type;     // [sema] never Untyped after checking
+  int depth = 1; // nesting depth (bounded by the parser)
+
+private:
+  Kind kind_;
+};
+using ExprPtr = std::unique_ptr<ExprAST>;
+
+/// Integer literal. After Sema its type is an integer scalar, or a float scalar
+/// when it adapted to a float operand (then `value` converts exactly).
+class IntLiteralExpr : public ExprAST {
+public:
+  IntLiteralExpr(Location loc, int64_t v) : ExprAST(IntLiteral, std::move(loc)), value(v) {}
+  static bool classof(const ExprAST *e) { return e->kind() == IntLiteral; }
+  /// [sema] the value as an element of `type`: sign-extended from the type's
+  /// width (0xffffffff as i32 reads -1). The parser folds a leading '-' in.
+  int64_t value;
+  uint64_t magnitude = 0; // as written, without the sign
+  bool negated = false;   // written with a leading '-'
+};
+
+class FloatLiteralExpr : public ExprAST {
+public:
+  FloatLiteralExpr(Location loc, double v) : ExprAST(FloatLiteral, std::move(loc)), value(v) {}
+  static bool classof(const ExprAST *e) { return e->kind() == FloatLiteral; }
+  double value;
+};
+
+class BoolLiteralExpr : public ExprAST {
+public:
+  BoolLiteralExpr(Location loc, bool v) : ExprAST(BoolLiteral, std::move(loc)), value(v) {}
+  static bool classof(const ExprAST *e) { return e->kind() == BoolLiteral; }
+  bool value;
+};
+
+class VarRefExpr : public ExprAST {
+public:
+  VarRefExpr(Location loc, std::string name) : ExprAST(VarRef, std::move(loc)), name(std::move(name)) {}
+  static bool classof(const ExprAST *e) { return e->kind() == VarRef; }
+  std::string name;
+  Decl *decl = nullptr; // [sema]
+};
+
+class UnaryExpr : public ExprAST {
+public:
+  UnaryExpr(Location loc, UnaryOp op, ExprPtr operand)
+      : ExprAST(Unary, std::move(loc)), op(op), operand(std::move(operand)) {}
+  static bool classof(const ExprAST *e) { return e->kind() == Unary; }
+  UnaryOp op;
+  ExprPtr operand;
+};
+
+/// Binary operation. Operands have equal types except for pointer arithmetic
+/// `p + i` (lhs Pointer, rhs any integer; result the pointer type).
+/// Comparisons yield i1.
+class BinaryExpr : public ExprAST {
+public:
+  BinaryExpr(Location loc, BinaryOp op, ExprPtr lhs, ExprPtr rhs)
+      : ExprAST(Binary, std::move(loc)), op(op), lhs(std::move(lhs)), rhs(std::move(rhs)) {}
+  static bool classof(const ExprAST *e) { return e->kind() == Binary; }
+  BinaryOp op;
+  ExprPtr lhs, rhs;
+};
+
+/// `operand as T`: int<->int (sign-extend/truncate), int<->float (signed),
+/// float<->float (f16/bf16 <-> f32). Identity casts are allowed.
+class CastExpr : public ExprAST {
+public:
+  CastExpr(Location loc, ExprPtr operand, TypeSyntax target)
+      : ExprAST(Cast, std::move(loc)), operand(std::move(operand)), target(std::move(target)) {}
+  static bool classof(const ExprAST *e) { return e->kind() == Cast; }
+  ExprPtr operand;
+  TypeSyntax target;
+};
+
+/// `base[index]`. base is a Pointer, SharedArray, ArrayView or DistArray
+/// (see base->type); the element is this expression's type.
+class IndexExpr : public ExprAST {
+public:
+  IndexExpr(Location loc, ExprPtr base, ExprPtr index)
+      : ExprAST(Index, std::move(loc)), base(std::move(base)), index(std::move(index)) {}
+  static bool classof(const ExprAST *e) { return e->kind() == Index; }
+  ExprPtr base, index;
+  IndexUse use = IndexUse::Load;          // [sema]
+  AddressSpace space = AddressSpace::Global; // [sema] where the element lives
+                                          // (DistArray elements: Cluster)
+};
+
+/// `base.name`: `h.local` (ArrayView, space Shared) and `h.local_base`
+/// (scalar of h's length type) on a distributed array h.
+class MemberExpr : public ExprAST {
+public:
+  MemberExpr(Location loc, ExprPtr base, std::string name)
+      : ExprAST(Member, std::move(loc)), base(std::move(base)), name(std::move(name)) {}
+  static bool classof(const ExprAST *e) { return e->kind() == Member; }
+  ExprPtr base;
+  std::string name;
+  MemberKind member = MemberKind::Unknown; // [sema]
+};
+
+struct NamedArg {
+  std::string name;
+  Location loc;      // of the name
+  std::string value; // an identifier: relaxed, acquire, ..., cta, gpu, ...
+  Location valueLoc;
+};
+
+/// A builtin call. [sema] resolves `builtin`; `axis` for the id builtins;
+/// `order`/`scope` for memory builtins (defaults applied; scope from the
+/// address space when not given: shared->cta, cluster->cluster, global->gpu);
+/// `resultUnused` for calls that are whole expression statements (an atomic
+/// whose result is unused may lower to PTX `red`).
+/// For memory builtins args[0] is an IndexExpr with use == Address.
+class CallExpr : public ExprAST {
+public:
+  CallExpr(Location loc, std::string callee, std::vector<ExprPtr> args, std::vector<NamedArg> named)
+      : ExprAST(Call, std::move(loc)), callee(std::move(callee)), args(std::move(args)),
+        namedArgs(std::move(named)) {}
+  static bool classof(const ExprAST *e) { return e->kind() == Call; }
+  std::string callee;
+  std::vector<ExprPtr> args;
+  std::vector<NamedArg> namedArgs;
+  Builtin builtin = Builtin::Unknown;     // [sema]
+  int axis = 0;                           // [sema] 0..2 for the id builtins
+  MemOrder order = MemOrder::Weak;        // [sema] memory builtins: never Weak
+  MemScope scope = MemScope::Gpu;         // [sema] memory builtins
+  AddressSpace space = AddressSpace::Global; // [sema] memory builtins: args[0]'s space
+  bool resultUnused = false;              // [sema]
+};
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+class StmtAST;
+using StmtPtr = std::unique_ptr<StmtAST>;
+using Block = std::vector<StmtPtr>;
+
+class StmtAST {
+public:
+  enum Kind { Let, SharedArray, Assign, For, If, While, ExprStmt, Return };
+  StmtAST(Kind kind, Location loc) : loc(std::move(loc)), kind_(kind) {}
+  virtual ~StmtAST() = default;
+  Kind kind() const { return kind_; }
+  template <class T> T *as() { return T::classof(this) ? static_cast<T *>(this) : nullptr; }
+  template <class T> const T *as() const { return T::classof(this) ? static_cast<const T *>(this) : nullptr; }
+  template <class T> bool is() const { return T::classof(this); }
+  Location loc; // of the leading keyword / first token
+  int depth = 1;
+
+private:
+  Kind kind_;
+};
+
+/// `let x [: T] = e` (decl->kind Let) or `var x [: T] = e` (decl->kind Var).
+/// decl->type == init->type after Sema.
+class LetStmt : public StmtAST {
+public:
+  LetStmt(Location loc, std::unique_ptr<Decl> decl, std::optional<TypeSyntax> annot, ExprPtr init)
+      : StmtAST(Let, std::move(loc)), decl(std::move(decl)), annotation(std::move(annot)),
+        init(std::move(init)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == Let; }
+  std::unique_ptr<Decl> decl;
+  std::optional<TypeSyntax> annotation;
+  ExprPtr init;
+};
+
+/// `let a = shared<T>[N]` or `let h = dshared<T>[N]` (kernel top level only).
+class SharedArrayStmt : public StmtAST {
+public:
+  SharedArrayStmt(Location loc, std::unique_ptr<Decl> decl, bool distributed, TypeSyntax elem, ExprPtr count)
+      : StmtAST(SharedArray, std::move(loc)), decl(std::move(decl)), distributed(distributed),
+        elem(std::move(elem)), count(std::move(count)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == SharedArray; }
+  std::unique_ptr<Decl> decl;  // kind SharedArray or DSharedArray
+  bool distributed;            // dshared
+  TypeSyntax elem;             // element scalar type
+  ExprPtr count;               // N: literals and scalar integer kernel params only
+  // [sema]
+  std::optional<int64_t> constantCount; // N when it folds to a constant
+  /// Elements of this array in each CTA: N (shared) or ceil(N / cluster size)
+  /// (dshared) when compile-time known.
+  std::optional<int64_t> staticPerBlock;
+  bool isStatic = false;       // lives in static shared memory (size known at compile time)
+  int64_t staticBytes = 0;     // isStatic: staticPerBlock * sizeof(elem)
+  int dynamicIndex = -1;       // !isStatic: position among the kernel's dynamic arrays
+};
+
+enum class AssignOp { Assign, Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr };
+const char *assignOpSpelling(AssignOp op);
+/// The binary op of a compound assignment (Assign has none).
+std::optional<BinaryOp> assignBinaryOp(AssignOp op);
+
+/// `target = value` or `target op= value`; target is a VarRefExpr to a `var`
+/// or an IndexExpr (use == Store). value->type == target->type.
+class AssignStmt : public StmtAST {
+public:
+  AssignStmt(Location loc, AssignOp op, ExprPtr target, ExprPtr value)
+      : StmtAST(Assign, std::move(loc)), op(op), target(std::move(target)), value(std::move(value)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == Assign; }
+  AssignOp op;  // loc is the operator's location
+  ExprPtr target, value;
+};
+
+enum class ForKind { Range, BlockRange, GridRange };
+const char *forKindName(ForKind k);
+
+/// Range:      for i in start .. end [step s]   (i = start; i < end; i += s)
+/// BlockRange: for i in block_range(end)        (start = linear thread id in block,
+///                                               step = threads per block)
+/// GridRange:  for i in grid_range(end)         (start = global linear thread id,
+///                                               step = total threads in the grid)
+/// For block/grid ranges over an array, Sema replaces `end` by a synthesized
+/// `len(array)` CallExpr and sets boundIsArray. loopVar->type == end->type.
+class ForStmt : public StmtAST {
+public:
+  ForStmt(Location loc, ForKind kind, std::unique_ptr<Decl> var) : StmtAST(For, std::move(loc)),
+      forKind(kind), loopVar(std::move(var)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == For; }
+  ForKind forKind;
+  std::unique_ptr<Decl> loopVar; // kind LoopVar, immutable in the body
+  ExprPtr start;                 // Range only
+  ExprPtr end;
+  ExprPtr step;                  // Range only, may be null (= 1)
+  bool boundIsArray = false;     // [sema]
+  Block body;
+};
+
+/// `if c {..} else {..}`; `else if` is an elseBody holding one IfStmt.
+class IfStmt : public StmtAST {
+public:
+  IfStmt(Location loc, ExprPtr cond) : StmtAST(If, std::move(loc)), cond(std::move(cond)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == If; }
+  ExprPtr cond; // i1
+  Block thenBody, elseBody;
+  bool hasElse = false;
+};
+
+class WhileStmt : public StmtAST {
+public:
+  WhileStmt(Location loc, ExprPtr cond) : StmtAST(While, std::move(loc)), cond(std::move(cond)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == While; }
+  ExprPtr cond; // i1
+  Block body;
+};
+
+/// An expression evaluated for its effect; a top-level CallExpr gets
+/// resultUnused = true.
+class ExprStmtAST : public StmtAST {
+public:
+  ExprStmtAST(Location loc, ExprPtr expr) : StmtAST(ExprStmt, std::move(loc)), expr(std::move(expr)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == ExprStmt; }
+  ExprPtr expr;
+};
+
+class ReturnStmt : public StmtAST {
+public:
+  explicit ReturnStmt(Location loc) : StmtAST(Return, std::move(loc)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == Return; }
+};
+
+//===----------------------------------------------------------------------===//
+// Kernels and modules
+//===----------------------------------------------------------------------===//
+
+struct ClusterAttr {
+  enum Kind { None, Static, Dynamic } kind = None;
+  std::array<int, 3> dims{1, 1, 1}; // Static only
+  Location loc;
+  bool overridden = false;          // [sema] replaced by CheckOptions::clusterOverride
+};
+
+struct ThreadsAttr {
+  bool present = false;
+  std::array<int, 3> dims{1, 1, 1};
+  Location loc;
+};
+
+struct KernelAST {
+  std::string name;
+  Location loc; // of the name
+  std::vector<std::unique_ptr<Decl>> params; // kind Param, types from the signature
+  std::vector<TypeSyntax> paramTypes;         // as written, parallel to params
+  ClusterAttr cluster;
+  ThreadsAttr threads;
+  Block body;
+  // [sema]
+  std::vector<SharedArrayStmt *> sharedArrays; // in declaration order
+  int64_t staticSharedBytes = 0;  // sum over static arrays, each 16-byte aligned
+  int numDecls = 0;               // Decl ids are 0..numDecls-1
+  bool usesClusterFeatures = false; // dshared, remote, cluster_sync or cluster-space access
+};
+
+struct ModuleAST {
+  std::string file;
+  std::vector<std::unique_ptr<KernelAST>> kernels;
+};
+
+} // namespace tile::frontend
+
+#endif

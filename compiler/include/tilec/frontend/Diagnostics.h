@@ -1,0 +1,62 @@
+//===- Diagnostics.h - source locations and error reporting -----*- C++ -*-===//
+//
+// Every diagnostic carries a 1-based file:line:col and a hint. print() renders
+// them compiler-style with the offending source line and a caret under the
+// column, so users see exactly what is wrong and how to fix it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_FRONTEND_DIAGNOSTICS_H
+#define TILEC_FRONTEND_DIAGNOSTICS_H
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tile::frontend {
+
+struct Location {
+  std::string file;
+  int line = 0, col = 0; // 1-based; 0 = unknown
+};
+
+struct Diagnostic {
+  enum Kind { Error, Warning, Note } kind = Error;
+  Location loc;
+  std::string message, hint;
+};
+
+class DiagnosticEngine {
+public:
+  /// Errors beyond this many are dropped (one final note says so) so that a
+  /// pathological input cannot flood the output.
+  static constexpr size_t kMaxErrors = 20;
+
+  void error(const Location &loc, std::string message, std::string hint = "");
+  void warning(const Location &loc, std::string message, std::string hint = "");
+  void note(const Location &loc, std::string message, std::string hint = "");
+
+  bool hasErrors() const { return numErrors_ > 0; }
+  size_t numErrors() const { return numErrors_; }
+  const std::vector<Diagnostic> &diagnostics() const { return diags_; }
+
+  /// Registers source text so print() can show the offending line.
+  void addSource(const std::string &file, const std::string &text);
+  /// "FILE:LINE:COL: error: MSG\n<src line>\n<spaces>^\nhint: HINT\n" per
+  /// diagnostic (source/caret lines only when the source is known, hint line
+  /// only when non-empty).
+  void print(std::ostream &os) const;
+  /// Renders one diagnostic the same way print() does.
+  std::string render(const Diagnostic &d) const;
+
+private:
+  void add(Diagnostic::Kind kind, const Location &loc, std::string message, std::string hint);
+  std::vector<Diagnostic> diags_;
+  std::map<std::string, std::string> sources_;
+  size_t numErrors_ = 0;
+  bool truncated_ = false;
+};
+
+} // namespace tile::frontend
+
+#endif

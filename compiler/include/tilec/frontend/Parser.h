@@ -1,0 +1,65 @@
+//===- Parser.h - recursive-descent parser ----------------------*- C++ -*-===//
+#ifndef TILEC_FRONTEND_PARSER_H
+#define TILEC_FRONTEND_PARSER_H
+
+#include "tilec/frontend/AST.h"
+#include "tilec/frontend/Token.h"
+
+#include <memory>
+#include <vector>
+
+namespace tile::frontend {
+
+/// Parses a whole file. Stops at the first syntax error (reported with a hint)
+/// and returns nullptr; nesting deeper than kMaxDepth is an error, never a
+/// stack overflow.
+class Parser {
+public:
+  static constexpr int kMaxDepth = 256;
+
+  Parser(std::vector<Token> tokens, DiagnosticEngine &diags);
+  std::unique_ptr<ModuleAST> parseModule(const std::string &file);
+
+private:
+  struct Fail {}; // thrown after reporting, caught in parseModule
+
+  const Token &cur() const { return toks_[pos_]; }
+  const Token &peekTok(size_t n = 1) const;
+  bool at(Tok k) const { return cur().kind == k; }
+  bool atIdent(const char *text) const;
+  Token consume();
+  bool accept(Tok k);
+  Token expect(Tok k, const char *what, const char *hint = "");
+  [[noreturn]] void fail(const Location &loc, std::string msg, std::string hint);
+  [[noreturn]] void failExpected(const char *what, const char *hint);
+
+  std::unique_ptr<KernelAST> parseKernel();
+  void parseKernelAttrs(KernelAST &k);
+  std::array<int, 3> parseDims(const char *attr);
+  TypeSyntax parseType();
+  TypeSyntax parseScalarType(const char *what);
+  Block parseBlock(int depth);
+  StmtPtr parseStatement(int depth);
+  StmtPtr parseLet(int depth);
+  StmtPtr parseFor(int depth);
+  StmtPtr parseIf(int depth);
+  StmtPtr parseWhile(int depth);
+
+  ExprPtr parseExpr();
+  ExprPtr parseBinary(int minPrec);
+  ExprPtr parseCastExpr();
+  ExprPtr parseUnary();
+  ExprPtr parsePostfix();
+  ExprPtr parsePrimary();
+  ExprPtr parseCall(Token name);
+  void checkDepth(ExprAST &e);
+
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+  int exprNesting_ = 0;
+  DiagnosticEngine &diags_;
+};
+
+} // namespace tile::frontend
+
+#endif

@@ -1,0 +1,88 @@
+//===- Types.h - types of the tile language ---------------------*- C++ -*-===//
+//
+// One small value type describes every type the checker assigns: scalars,
+// pointers with an address space, shared arrays, array views and distributed
+// (cluster-wide) arrays. UntypedInt/UntypedFloat exist only while checking a
+// literal-only subexpression; none survive checkModule().
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_FRONTEND_TYPES_H
+#define TILEC_FRONTEND_TYPES_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tile::frontend {
+
+enum class ScalarKind { I1, I8, I16, I32, I64, F16, BF16, F32 };
+enum class AddressSpace { Global, Shared, Cluster };
+
+const char *scalarName(ScalarKind k);
+const char *spaceName(AddressSpace s);
+std::optional<ScalarKind> scalarFromName(const std::string &name);
+std::optional<AddressSpace> spaceFromName(const std::string &name);
+bool isIntegerKind(ScalarKind k);        // i1..i64
+bool isFloatKind(ScalarKind k);          // f16, bf16, f32
+unsigned bitWidth(ScalarKind k);         // i1 -> 1
+unsigned byteSize(ScalarKind k);         // i1 -> 1 (stored as a byte)
+
+struct Type {
+  enum Kind {
+    Invalid,      // an error was already reported for this expression
+    Void,         // statements-only builtins (sync_threads(), store(...))
+    UntypedInt,   // transient: integer literal awaiting adaptation
+    UntypedFloat, // transient: float literal awaiting adaptation
+    Scalar,       // `scalar`
+    Pointer,      // ptr<scalar, space>
+    SharedArray,  // shared<scalar>[N] in this CTA (space == Shared)
+    ArrayView,    // h.local (space Shared) or remote(a, r) (space Cluster)
+    DistArray,    // dshared<scalar>[N] spread over the cluster (space Cluster)
+  };
+  Kind kind = Invalid;
+  ScalarKind scalar = ScalarKind::I32;     // Scalar: itself; others: element type
+  AddressSpace space = AddressSpace::Global; // Pointer / arrays: where elements live
+  ScalarKind lengthType = ScalarKind::I32; // arrays: type of len(), local_base
+  std::optional<int64_t> staticLength;     // arrays: length when a compile-time constant
+
+  static Type invalid() { return {}; }
+  static Type voidTy() { Type t; t.kind = Void; return t; }
+  static Type untypedInt() { Type t; t.kind = UntypedInt; return t; }
+  static Type untypedFloat() { Type t; t.kind = UntypedFloat; return t; }
+  static Type scalarTy(ScalarKind k) { Type t; t.kind = Scalar; t.scalar = k; return t; }
+  static Type i1() { return scalarTy(ScalarKind::I1); }
+  static Type i32() { return scalarTy(ScalarKind::I32); }
+  static Type pointer(ScalarKind elem, AddressSpace space) {
+    Type t; t.kind = Pointer; t.scalar = elem; t.space = space; return t;
+  }
+  static Type array(Kind kind, ScalarKind elem, AddressSpace space, ScalarKind lenTy,
+                    std::optional<int64_t> len) {
+    Type t; t.kind = kind; t.scalar = elem; t.space = space; t.lengthType = lenTy;
+    t.staticLength = len; return t;
+  }
+
+  bool isInvalid() const { return kind == Invalid; }
+  bool isUntyped() const { return kind == UntypedInt || kind == UntypedFloat; }
+  bool isScalar() const { return kind == Scalar; }
+  bool isScalar(ScalarKind k) const { return kind == Scalar && scalar == k; }
+  bool isInteger() const { return kind == Scalar && isIntegerKind(scalar); }
+  bool isFloat() const { return kind == Scalar && isFloatKind(scalar); }
+  bool isBool() const { return isScalar(ScalarKind::I1); }
+  bool isPointer() const { return kind == Pointer; }
+  /// Shared array, array view or distributed array: indexable, has len().
+  bool isArray() const { return kind == SharedArray || kind == ArrayView || kind == DistArray; }
+  /// Indexable with e[i]: pointers and arrays.
+  bool isIndexable() const { return isPointer() || isArray(); }
+
+  /// Structural equality; array lengths are not part of the type identity.
+  bool operator==(const Type &o) const;
+  bool operator!=(const Type &o) const { return !(*this == o); }
+
+  /// Source-like spelling: i32, ptr<f32, global>, shared<i32>[256],
+  /// view<i32, cluster>, dshared<i32>[?], {integer literal}.
+  std::string str() const;
+};
+
+} // namespace tile::frontend
+
+#endif
