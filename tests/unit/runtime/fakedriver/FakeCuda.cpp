@@ -8,20 +8,25 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 namespace {
 FakeState g_state;
 const std::string kCubinTag = std::string("\x7f" "ELF", 4) + "FAKECUBIN:";
 
-struct FakeModule {
-  std::string ptx;
-};
+struct FakeModule;
 struct FakeFunction {
   FakeModule* module;
   std::string name;
   int maxThreads;
   int maxDynamicShared = 48 * 1024;
+};
+// Functions die with their module, so a runtime that unloads a module while a Kernel
+// still uses it shows up as a use-after-free under ASan.
+struct FakeModule {
+  std::string ptx;
+  std::vector<std::unique_ptr<FakeFunction>> functions;
 };
 struct FakeLink {
   char* errLog = nullptr;
@@ -161,7 +166,8 @@ CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
   std::string entry = std::string(".entry ") + name + "(";
   size_t at = fm->ptx.find(entry);
   if (at == std::string::npos) return CUDA_ERROR_NOT_FOUND;
-  auto* fn = new FakeFunction{fm, name, 1024};  // leaked: functions live as long as the fake
+  fm->functions.push_back(std::make_unique<FakeFunction>(FakeFunction{fm, name, 1024}));
+  FakeFunction* fn = fm->functions.back().get();
   size_t nt = fm->ptx.find(".maxntid ", at);
   if (nt != std::string::npos) fn->maxThreads = std::atoi(fm->ptx.c_str() + nt + 9);
   *f = reinterpret_cast<CUfunction>(fn);
