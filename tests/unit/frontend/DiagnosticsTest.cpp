@@ -1,0 +1,65 @@
+#include "TestUtil.h"
+
+#include <catch2/catch.hpp>
+
+using namespace tile::frontend;
+
+TEST_CASE("diagnostics: rendering with source line, caret and hint", "[diag]") {
+  DiagnosticEngine d;
+  d.addSource("a.tile", "line one\n  let x = y\nlast");
+  d.error({"a.tile", 2, 11}, "unknown name 'y'", "declare it");
+  std::ostringstream os;
+  d.print(os);
+  CHECK(os.str() == "a.tile:2:11: error: unknown name 'y'\n"
+                    "  let x = y\n"
+                    "          ^\n"
+                    "hint: declare it\n");
+  CHECK(d.hasErrors());
+  CHECK(d.numErrors() == 1);
+}
+
+TEST_CASE("diagnostics: tabs are kept so the caret lines up", "[diag]") {
+  DiagnosticEngine d;
+  d.addSource("a.tile", "\t\tx = 1\r\n");
+  d.error({"a.tile", 1, 3}, "m");
+  std::ostringstream os;
+  d.print(os);
+  CHECK(os.str() == "a.tile:1:3: error: m\n\t\tx = 1\n\t\t^\n");
+}
+
+TEST_CASE("diagnostics: warnings, notes, unknown source, no hint", "[diag]") {
+  DiagnosticEngine d;
+  d.warning({"b.tile", 4, 2}, "w", "h");
+  d.note({"b.tile", 1, 1}, "n");
+  CHECK_FALSE(d.hasErrors());
+  std::ostringstream os;
+  d.print(os);
+  CHECK(os.str() == "b.tile:4:2: warning: w\nhint: h\nb.tile:1:1: note: n\n");
+}
+
+TEST_CASE("diagnostics: a location past the end of the source still renders", "[diag]") {
+  DiagnosticEngine d;
+  d.addSource("c.tile", "ab");
+  d.error({"c.tile", 1, 3}, "at eol");
+  d.error({"c.tile", 9, 1}, "no such line");
+  std::ostringstream os;
+  d.print(os);
+  CHECK(os.str() == "c.tile:1:3: error: at eol\nab\n  ^\nc.tile:9:1: error: no such line\n");
+}
+
+TEST_CASE("diagnostics: the error count is capped", "[diag]") {
+  DiagnosticEngine d;
+  for (int i = 0; i < 100; ++i)
+    d.error({"x", 1, 1}, "e" + std::to_string(i));
+  CHECK(d.numErrors() == DiagnosticEngine::kMaxErrors);
+  CHECK(d.diagnostics().back().message == "too many errors; stopping");
+  CHECK(d.diagnostics().size() == DiagnosticEngine::kMaxErrors + 1);
+}
+
+TEST_CASE("diagnostics: end-to-end rendering of a sema error", "[diag]") {
+  auto c = compile("kernel k(a: i32, b: i64) {\n  let s = a + b\n}\n");
+  CHECK(c->rendered() == "t.tile:2:13: error: mismatched operand types i32 and i64 for '+'\n"
+                         "  let s = a + b\n"
+                         "            ^\n"
+                         "hint: convert one side with `as`, e.g. `... as i64`\n");
+}
