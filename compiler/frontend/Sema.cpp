@@ -132,7 +132,7 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
   case StmtAST::If: {
     auto &i = *s.as<IfStmt>();
     Type b = Type::i1();
-    checkValue(i.cond, &b, "condition of 'if' must be i1", "compare explicitly, e.g. `x != 0`");
+    checkValue(i.cond, &b, "condition of 'if'", "compare explicitly, e.g. `x != 0`");
     pushScope();
     checkBlock(i.thenBody, false);
     popScope();
@@ -144,7 +144,7 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
   case StmtAST::While: {
     auto &w = *s.as<WhileStmt>();
     Type b = Type::i1();
-    checkValue(w.cond, &b, "condition of 'while' must be i1", "compare explicitly, e.g. `x != 0`");
+    checkValue(w.cond, &b, "condition of 'while'", "compare explicitly, e.g. `x != 0`");
     pushScope();
     checkBlock(w.body, false);
     popScope();
@@ -176,7 +176,7 @@ void Sema::checkLet(LetStmt &s) {
     Type want = s.annotation->type;
     if (want.isPointer() && want.scalar == ScalarKind::I1)
       error(s.annotation->loc, "pointers to i1 are not supported", "store booleans as i8");
-    t = checkValue(s.init, &want, "initializer of '" + d.name + "' has the wrong type",
+    t = checkValue(s.init, &want, "initializer of '" + d.name + "'",
                    "convert explicitly with `as`, or change the declared type");
     t = want;
   } else {
@@ -401,7 +401,7 @@ void Sema::checkAssign(AssignStmt &s) {
     error(s.loc, "cannot assign a value of type " + target.str(), "assign to scalar variables or elements");
     return;
   }
-  Type v = checkValue(s.value, &target, "cannot assign to a " + target.str() + " target",
+  Type v = checkValue(s.value, &target, "assigned value",
                       "convert explicitly with `as`");
   if (op && !v.isInvalid())
     checkBinaryOperands(*op, target, s.loc);
@@ -411,7 +411,10 @@ void Sema::checkFor(ForStmt &s) {
   Type t = Type::invalid();
   if (s.forKind == ForKind::Range) {
     t = unify(s.start, s.end, s.loc, "loop bounds");
-    if (t.isUntyped()) {
+    if (t.kind == Type::UntypedFloat) {
+      t = finalize(s.start);
+      finalize(s.end);
+    } else if (t.isUntyped()) {
       Type i32 = Type::i32();
       adapt(s.start, i32);
       adapt(s.end, i32);
@@ -423,7 +426,7 @@ void Sema::checkFor(ForStmt &s) {
       t = Type::invalid();
     }
     if (s.step && !t.isInvalid()) {
-      checkValue(s.step, &t, "loop step must have the type of the bounds", "convert it with `as`");
+      checkValue(s.step, &t, "loop step", "convert it with `as`");
       if (auto *lit = s.step->as<IntLiteralExpr>(); lit && lit->value <= 0)
         error(s.step->loc, "loop step must be positive, found " + std::to_string(lit->value),
               "`for` counts upwards; rewrite the loop to count up");

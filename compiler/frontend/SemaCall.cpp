@@ -16,7 +16,7 @@ bool Sema::checkArgCount(CallExpr &e, size_t min, size_t max) {
   if (n >= min && n <= max)
     return true;
   std::string want = min == max ? std::to_string(min) : std::to_string(min) + " or " + std::to_string(max);
-  error(e.loc, "'" + e.callee + "' takes " + want + " argument" + (max == 1 ? "" : "s") + ", got " + std::to_string(n),
+  error(e.loc, "'" + e.callee + "' takes " + want + " argument" + (max == 1 && min == 1 ? "" : "s") + ", got " + std::to_string(n),
         "see docs/language.md for the builtin's signature");
   for (ExprPtr &a : e.args) { // still resolve names so uses are annotated
     infer(a);
@@ -211,7 +211,7 @@ Type Sema::checkMemoryCall(CallExpr &e) {
   // Named arguments.
   std::optional<MemOrder> order;
   std::optional<MemScope> scope;
-  Location orderLoc;
+  Location orderLoc, scopeLoc;
   for (const NamedArg &na : e.namedArgs) {
     if (na.name == "order") {
       if (order) {
@@ -231,6 +231,7 @@ Type Sema::checkMemoryCall(CallExpr &e) {
         ok = false;
       }
       scope = parseScope(na.value);
+      scopeLoc = na.valueLoc;
       if (!scope) {
         error(na.valueLoc, "unknown memory scope '" + na.value + "'", "scopes are cta, cluster, gpu, sys");
         ok = false;
@@ -287,7 +288,7 @@ Type Sema::checkMemoryCall(CallExpr &e) {
   MemScope minScope = e.space == AddressSpace::Shared ? MemScope::Cta
                       : e.space == AddressSpace::Cluster ? MemScope::Cluster : MemScope::Gpu;
   if (!elem.isInvalid() && scope && e.space == AddressSpace::Cluster && *scope == MemScope::Cta) {
-    error(e.namedArgs.empty() ? e.loc : e.loc, "scope 'cta' does not cover cluster shared memory",
+    error(scopeLoc, "scope 'cta' does not cover cluster shared memory",
           "use scope = cluster (or wider) for accesses to another CTA's shared memory");
     ok = false;
   }
@@ -300,7 +301,7 @@ Type Sema::checkMemoryCall(CallExpr &e) {
       finalize(e.args[i]);
       continue;
     }
-    Type v = checkValue(e.args[i], &elem, "value of " + e.callee + " must match the element type",
+    Type v = checkValue(e.args[i], &elem, "value of " + e.callee,
                         "convert the value with `as " + std::string(scalarName(elem.scalar)) + "`");
     if (v.isInvalid())
       ok = false;

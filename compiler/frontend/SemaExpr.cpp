@@ -65,7 +65,7 @@ Type Sema::checkValue(ExprPtr &e, const Type *expected, const std::string &what,
   if (t.isUntyped())
     return adapt(e, *expected) ? *expected : Type::invalid();
   if (t != *expected) {
-    error(e->loc, what + ": expected " + expected->str() + ", found " + t.str(),
+    error(e->loc, what + " has type " + t.str() + ", expected " + expected->str(),
           hint.empty() ? "convert explicitly with `as`" : hint);
     return Type::invalid();
   }
@@ -119,7 +119,8 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     uint64_t maxNeg = 1ull << (w - 1);
     if (lit.negated ? lit.magnitude > maxNeg : lit.magnitude > maxPos) {
       error(e.loc, "integer literal " + spelled + " does not fit in " + to.str(),
-            "use a wider type, e.g. `(" + spelled + " as i64)` needs an i64 context");
+            "literals of " + to.str() + " range from -" + std::to_string(maxNeg) + " to " + std::to_string(maxPos) +
+                "; use a wider type");
       e.type = Type::invalid();
       return false;
     }
@@ -188,7 +189,9 @@ Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::str
     return adapt(rhs, l) ? l : Type::invalid();
   if (l != r) {
     error(loc, "mismatched types " + l.str() + " and " + r.str() + " in " + what,
-          "convert one side explicitly, e.g. `x as " + std::string(l.isScalar() ? scalarName(l.scalar) : "i32") + "`");
+          "convert one side with `as`, e.g. `... as " +
+              std::string(l.isScalar() && r.isScalar() && bitWidth(r.scalar) > bitWidth(l.scalar) ? scalarName(r.scalar)
+                          : l.isScalar() ? scalarName(l.scalar) : "i32") + "`");
     return Type::invalid();
   }
   return l;
@@ -276,8 +279,8 @@ Type Sema::inferBinary(BinaryExpr &e) {
   std::string sp = binaryOpSpelling(e.op);
   if (e.op == BinaryOp::LogicalAnd || e.op == BinaryOp::LogicalOr) {
     Type b = Type::i1();
-    Type l = checkValue(e.lhs, &b, "operand of '" + sp + "' must be i1", "compare explicitly, e.g. `x != 0`");
-    Type r = checkValue(e.rhs, &b, "operand of '" + sp + "' must be i1", "compare explicitly, e.g. `x != 0`");
+    Type l = checkValue(e.lhs, &b, "operand of '" + sp + "'", "compare explicitly, e.g. `x != 0`");
+    Type r = checkValue(e.rhs, &b, "operand of '" + sp + "'", "compare explicitly, e.g. `x != 0`");
     return l.isInvalid() || r.isInvalid() ? Type::invalid() : b;
   }
   // Pointer arithmetic: p + i, p - i.
@@ -316,7 +319,8 @@ Type Sema::inferBinary(BinaryExpr &e) {
   else if (l != r) {
     error(e.loc, "mismatched operand types " + l.str() + " and " + r.str() + " for '" + sp + "'",
           l.isScalar() && r.isScalar()
-              ? "convert one side explicitly, e.g. `a as " + std::string(scalarName(l.scalar)) + "`"
+              ? "convert one side with `as`, e.g. `... as " +
+                    std::string(scalarName(bitWidth(l.scalar) >= bitWidth(r.scalar) ? l.scalar : r.scalar)) + "`"
               : "operators apply to scalars of one type");
     return Type::invalid();
   } else

@@ -288,8 +288,8 @@ TEST_CASE("sema: every error class reports message, location and a hint", "[sema
       {"let h = dshared<i32>[8]\nlet r = remote(h, 0)", "cluster(2)", "remote() takes a CTA-local shared array, not a dshared array", 3, 16},
       {"let r = remote(p, 0)", "cluster(2)", "remote() needs a shared array or `h.local`, found ptr<i32, global>", 2, 16},
       {"let h = dshared<i32>[8]\nlet g = h", "cluster(2)", "a dshared array cannot be bound to another name", 3, 9},
-      {"", "cluster(4, 4, 2)", "cluster of 32 CTAs is not supported (at most 16)", 1, 58},
-      {"", "threads(64, 32)", "threads(64,32,1) is 2048 threads per block, over the limit of 1024", 1, 58},
+      {"", "cluster(4, 4, 2)", "cluster of 32 CTAs is not supported (at most 16)", 1, 68},
+      {"", "threads(64, 32)", "threads(64,32,1) is 2048 threads per block, over the limit of 1024", 1, 68},
       // shared arrays
       {"if true { let a = shared<i32>[8] }", "", "shared arrays must be declared at the top level of the kernel body", 2, 11},
       {"let c = 4\nlet a = shared<i32>[c]", "", "shared array size must be built from constants and kernel parameters: 'c' is a let, not a kernel parameter", 3, 21},
