@@ -397,7 +397,7 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
     return Type::invalid();
   if (idx.isInvalid())
     return Type::invalid();
-  if (auto *lit = e.index->as<IntLiteralExpr>(); lit && base.staticLength && base.kind != Type::DistArray &&
+  if (auto *lit = e.index->as<IntLiteralExpr>(); lit && base.staticLength &&
                                                   (lit->value < 0 || lit->value >= *base.staticLength)) {
     error(e.index->loc, "index " + std::to_string(lit->value) + " is out of bounds for " + base.str(),
           "valid indices are 0 .. " + std::to_string(*base.staticLength - 1));

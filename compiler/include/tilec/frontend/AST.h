@@ -170,7 +170,8 @@ public:
 };
 
 /// `operand as T`: int<->int (sign-extend/truncate), int<->float (signed),
-/// float<->float (f16/bf16 <-> f32). Identity casts are allowed.
+/// float<->float (f16/bf16 <-> f32), i1 -> integer (zero-extend). Identity
+/// casts are allowed.
 class CastExpr : public ExprAST {
 public:
   CastExpr(Location loc, ExprPtr operand, TypeSyntax target)
