@@ -11,9 +11,6 @@
 
 namespace tile::frontend {
 
-static bool isArithmetic(BinaryOp op) {
-  return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
-}
 static bool isIntOnly(BinaryOp op) {
   return op == BinaryOp::Rem || op == BinaryOp::Shl || op == BinaryOp::Shr || op == BinaryOp::BitAnd ||
          op == BinaryOp::BitOr || op == BinaryOp::BitXor;
@@ -238,7 +235,6 @@ bool Sema::checkBinaryOperands(BinaryOp op, const Type &t, const Location &loc) 
     error(loc, "'" + sp + "' cannot be applied to i1", "use && || ! on booleans, or convert: `b as i32`");
     return false;
   }
-  (void)isArithmetic;
   return true;
 }
 
