@@ -1,0 +1,158 @@
+// histogram: runs the DSMEM cluster histogram (histogram.tile, compiled to PTX by
+// tilec) through the tilec runtime on fresh random input and checks every bin
+// exactly against a CPU histogram.
+//
+//   histogram [--bins 24000] [--n 100000000] [--cluster 2] [--threads 512]
+//             [--dist uniform|skewed] [--ptx PATH] [--ctas-per-sm K] [--runs 3]
+//             [--seed S] [--skip-code C]
+//
+// --ptx defaults to $TILEC_PTX_DIR (else the build's PTX dir)/histogram_c<cluster>.ptx.
+// A PTX compiled for a fixed cluster size (.reqnctapercluster) sets --cluster
+// unless --cluster is given (then they must agree). The grid is persistent: as
+// many clusters as fit on the GPU at once (--ctas-per-sm K: K CTAs per SM).
+// Without a CUDA device it prints "no CUDA device: compiled only" and exits with
+// --skip-code (default 0; ctest uses 77 to report a skip).
+#include "histogram_common.h"
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+namespace {
+
+struct Options {
+  int32_t nbins = 24000;
+  long long n = 100000000;
+  int cluster = 2;
+  bool clusterGiven = false;
+  int threads = 512;
+  histo::Dist dist = histo::Dist::Uniform;
+  std::string ptx;
+  int ctasPerSm = 0;
+  int runs = 3;
+  uint64_t seed = 0;
+  bool seedGiven = false;
+  int skipCode = 0;
+};
+
+[[noreturn]] void usage(const char* msg) {
+  std::fprintf(stderr,
+               "histogram: %s\n"
+               "usage: histogram [--bins N] [--n N] [--cluster C] [--threads T] [--dist uniform|skewed]\n"
+               "                 [--ptx PATH] [--ctas-per-sm K] [--runs R] [--seed S] [--skip-code C]\n",
+               msg);
+  std::exit(2);
+}
+
+long long toInt(const std::string& flag, const char* v) {
+  char* end = nullptr;
+  long long x = std::strtoll(v, &end, 0);
+  if (!*v || *end) usage(("bad value for " + flag + ": '" + v + "'").c_str());
+  return x;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i], v;
+    size_t eq = a.find('=');
+    bool inlineValue = a.rfind("--", 0) == 0 && eq != std::string::npos;
+    if (inlineValue) { v = a.substr(eq + 1); a = a.substr(0, eq); }
+    auto value = [&]() -> const char* {
+      if (inlineValue) return v.c_str();
+      if (i + 1 >= argc) usage(("missing value for " + a).c_str());
+      return argv[++i];
+    };
+    if (a == "--bins") o.nbins = static_cast<int32_t>(toInt(a, value()));
+    else if (a == "--n") o.n = toInt(a, value());
+    else if (a == "--cluster") { o.cluster = static_cast<int>(toInt(a, value())); o.clusterGiven = true; }
+    else if (a == "--threads") o.threads = static_cast<int>(toInt(a, value()));
+    else if (a == "--dist") { std::string d = value(); if (!histo::parseDist(d, o.dist)) usage(("bad --dist " + d).c_str()); }
+    else if (a == "--ptx") o.ptx = value();
+    else if (a == "--ctas-per-sm") o.ctasPerSm = static_cast<int>(toInt(a, value()));
+    else if (a == "--runs") o.runs = static_cast<int>(toInt(a, value()));
+    else if (a == "--seed") { o.seed = static_cast<uint64_t>(toInt(a, value())); o.seedGiven = true; }
+    else if (a == "--skip-code") o.skipCode = static_cast<int>(toInt(a, value()));
+    else if (a == "-h" || a == "--help") usage("help");
+    else usage(("unknown argument '" + a + "'").c_str());
+  }
+  if (o.nbins < 1) usage("--bins must be >= 1");
+  if (o.n < 0) usage("--n must be >= 0");
+  if (o.cluster < 1 || o.cluster > 16) usage("--cluster must be 1..16");
+  if (o.threads < 1 || o.threads > 1024) usage("--threads must be 1..1024");
+  if (o.runs < 1) usage("--runs must be >= 1");
+  return o;
+}
+
+int run(Options o) {
+  tile::Context ctx(0);
+  if (!o.seedGiven) o.seed = histo::freshSeed();
+  std::string ptxPath = o.ptx.empty() ? histo::ptxPathForCluster(o.cluster) : o.ptx;
+  histo::TileHistogram hist(ctx, ptxPath);
+  if (hist.ptxCluster() > 0 && hist.ptxCluster() != o.cluster) {
+    if (o.clusterGiven) {
+      std::fprintf(stderr, "histogram: %s was compiled for cluster %d, not --cluster %d\n"
+                           "hint: use histogram_c%d.ptx, or tilec --cluster=%d\n",
+                   ptxPath.c_str(), hist.ptxCluster(), o.cluster, o.cluster, o.cluster);
+      return 2;
+    }
+    o.cluster = hist.ptxCluster();
+  }
+
+  std::printf("device: %s (sm_%d, %d SMs), driver %d\n", ctx.name().c_str(), ctx.computeCapability(),
+              ctx.smCount(), ctx.driverVersion());
+  std::printf("ptx: %s\n", ptxPath.c_str());
+
+  const size_t n = static_cast<size_t>(o.n);
+  std::vector<int32_t> input = histo::makeInput(n, o.nbins, o.dist, o.seed, /*outOfRange=*/0.001);
+  std::vector<int32_t> want = histo::cpuHistogram(input, o.nbins);
+
+  tile::DeviceBuffer<int32_t> dInput(n ? n : 1), dBins(static_cast<size_t>(o.nbins));
+  dInput.copyFrom(input);
+  dBins.fillBytes(0xA5);
+  unsigned grid = hist.persistentGrid(dBins.ptr(), dInput.ptr(), o.nbins, o.cluster, o.threads, o.ctasPerSm);
+  std::printf("config: %d bins, n = %lld, %s (seed %llu), cluster %d, %d threads, grid %u CTAs, "
+              "%zu B dynamic smem/CTA, %d regs/thread\n",
+              o.nbins, o.n, histo::distName(o.dist), static_cast<unsigned long long>(o.seed), o.cluster,
+              o.threads, grid, histo::sharedBytes(o.nbins, o.cluster), hist.kernel().numRegs());
+
+  bool ok = true;
+  std::vector<float> ms;
+  for (int r = 0; r < o.runs; ++r) {
+    dBins.fillBytes(0xA5);  // poison, so a kernel that skips bins cannot pass on stale zeros...
+    dBins.fillBytes(0);     // ...then zero: the kernel adds into bins
+    tile::EventTimer t;
+    t.start();
+    hist.launch(dBins.ptr(), dInput.ptr(), o.n, o.nbins, o.cluster, o.threads, grid);
+    ms.push_back(t.stopMs());
+    ctx.synchronize();
+    std::string diff = histo::compareHistograms(want, dBins.toHost());
+    if (!diff.empty()) {
+      std::printf("run %d: MISMATCH: %s\n", r, diff.c_str());
+      ok = false;
+    }
+  }
+  std::sort(ms.begin(), ms.end());
+  double gbs = ms[ms.size() / 2] > 0 ? 4.0 * static_cast<double>(n) / (ms[ms.size() / 2] * 1e6) : 0;
+  std::printf("time: median %.3f ms of %d runs (min %.3f), %.1f GB/s of input\n", ms[ms.size() / 2], o.runs,
+              ms.front(), gbs);
+  std::printf("histogram: %s (%d bins, exact vs CPU)\n", ok ? "OK" : "FAILED", o.nbins);
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = parse(argc, argv);
+  if (tile::deviceCount() == 0) {
+    std::printf("no CUDA device: compiled only\n");
+    return o.skipCode;
+  }
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "histogram: error: %s\n", e.what());
+    return 1;
+  }
+}
