@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# The GPU side in one go. Runs on the GPU machine (CUDA, nvcc, no MLIR, no
+# network), in the repository root, after tools/scripts/make_gpu_bundle.sh filled
+# .gpu/ on the development machine:
+#   1. nvidia-smi summary
+#   2. configure + build: compiler OFF, CUDA references ON, PTX from .gpu/ptx
+#   3. ctest: the gpu-labelled tests, then the rest (unit tests on a real driver)
+#   4. the histogram sample (default 1e8 inputs), the histogram benchmark
+#      (512 threads -> OUTDIR/histogram_bench.md; 256 and 1024 threads too)
+#   5. every gpu-labelled test command under compute-sanitizer memcheck,
+#      racecheck and synccheck (TILEC_GPU_TEST_SMALL=1: small problems)
+# Full logs go to OUTDIR; a short summary table is printed last. Never stops at
+# the first failure; exits 1 if anything failed.
+#
+#   bash tools/scripts/gpu_run.sh OUTDIR
+# Environment: TILEC_GPU_BUILD (build dir, default build-gpu), JOBS (16),
+#   TILEC_GPU_BUNDLE (default .gpu),
+#   SANITIZER_TIMEOUT (seconds per sanitizer run, 150), TIME_BUDGET (480 s for
+#   everything: sanitizer runs are cut to fit), SKIP_SANITIZERS=1, SKIP_BENCH=1.
+set -uo pipefail
+
+if [ $# -ne 1 ]; then
+  echo "usage: $0 OUTDIR" >&2
+  exit 2
+fi
+mkdir -p "$1" || exit 2
+OUT=$(cd "$1" && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+BUILD=${TILEC_GPU_BUILD:-build-gpu}
+case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+JOBS=${JOBS:-16}
+SANITIZER_TIMEOUT=${SANITIZER_TIMEOUT:-150}
+TIME_BUDGET=${TIME_BUDGET:-480}  # seconds for the whole script; sanitizer runs get what is left
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+export PATH="$CUDA_HOME/bin:$PATH"
+export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-$BUILD/cubin-cache}
+START=$(date +%s)
+
+ROWS=()      # "step|result|log" for the summary
+FAILED=0
+row() { ROWS+=("$1|$2|$3"); }
+fail() { FAILED=1; row "$1" "FAIL: $2" "$3"; }
+elapsed() { echo $(( $(date +%s) - START ))s; }
+note() { echo "[gpu_run $(elapsed)] $*"; }
+
+# ---------------------------------------------------------------- 1. device
+note "nvidia-smi"
+if nvidia-smi > "$OUT/nvidia-smi.log" 2>&1; then
+  DEVICE=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv 2>&1 |
+    tee -a "$OUT/nvidia-smi.log"
+  row "device" "${DEVICE:-?}" "nvidia-smi.log"
+else
+  fail "device" "nvidia-smi failed" "nvidia-smi.log"
+fi
+
+# ---------------------------------------------------------------- 2. build
+BUNDLE=${TILEC_GPU_BUNDLE:-$ROOT/.gpu}
+PTX_DIR=$BUNDLE/ptx
+CATCH_DIR=$BUNDLE/catch2
+if ! ls "$PTX_DIR"/*.ptx > /dev/null 2>&1; then
+  fail "bundle" "no $PTX_DIR/*.ptx (run tools/scripts/make_gpu_bundle.sh on the dev machine, carry .gpu)" "-"
+else
+  row "bundle" "$(ls "$PTX_DIR"/*.ptx | wc -l) PTX files" "$( [ -f "$BUNDLE/BUNDLE.txt" ] && head -1 "$BUNDLE/BUNDLE.txt" || echo -)"
+fi
+[ -f "$CATCH_DIR/catch2/catch.hpp" ] || fail "bundle" "no $CATCH_DIR/catch2/catch.hpp" "-"
+
+note "configure ($BUILD)"
+NVCC=$(command -v nvcc || echo "$CUDA_HOME/bin/nvcc")
+if cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+     -DTILEC_ENABLE_COMPILER=OFF -DTILEC_ENABLE_CUDA_REFERENCES=ON \
+     -DTILEC_PTX_DIR="$PTX_DIR" -DTILEC_CATCH2_INCLUDE_DIR="$CATCH_DIR" \
+     -DCUDAToolkit_ROOT="$CUDA_HOME" -DCMAKE_CUDA_COMPILER="$NVCC" > "$OUT/configure.log" 2>&1; then
+  row "configure" "ok" "configure.log"
+else
+  fail "configure" "cmake failed (tail: $(tail -1 "$OUT/configure.log"))" "configure.log"
+fi
+
+note "build (-j$JOBS)"
+# -k 0: build every target that can be built even when one fails
+if ninja -C "$BUILD" -j"$JOBS" -k 0 > "$OUT/build.log" 2>&1; then
+  row "build" "ok" "build.log"
+else
+  fail "build" "$(grep -c 'FAILED:' "$OUT/build.log") target(s) failed" "build.log"
+fi
+
+# ---------------------------------------------------------------- 3. ctest
+# ctest_counts LOG: sets CT_FAIL/CT_SKIP/CT_TOTAL and COUNTS="P passed, F failed, S skipped"
+ctest_counts() {
+  local log=$1 line
+  line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1)
+  CT_FAIL=$(echo "$line" | sed -nE 's/.* ([0-9]+) tests? failed out of.*/\1/p')
+  CT_TOTAL=$(echo "$line" | sed -nE 's/.*out of ([0-9]+).*/\1/p')
+  CT_SKIP=$(grep -cE '\((Skipped|Not Run|Disabled)\)' "$log")
+  CT_FAIL=${CT_FAIL:-0}; CT_TOTAL=${CT_TOTAL:-0}
+  COUNTS="$(( CT_TOTAL - CT_FAIL - CT_SKIP )) passed, $CT_FAIL failed, $CT_SKIP skipped"
+}
+
+note "ctest -L gpu"
+ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 300 > "$OUT/ctest_gpu.log" 2>&1
+rc=$?
+ctest_counts "$OUT/ctest_gpu.log"
+if [ "$CT_TOTAL" -eq 0 ]; then
+  fail "ctest gpu" "no gpu tests ran" "ctest_gpu.log"
+elif [ $rc -ne 0 ] || [ "$CT_FAIL" -ne 0 ] || [ "$CT_SKIP" -ne 0 ]; then
+  # a skip on the GPU machine means the device was not seen: a failure here
+  fail "ctest gpu" "$COUNTS" "ctest_gpu.log"
+else
+  row "ctest gpu" "$COUNTS" "ctest_gpu.log"
+fi
+
+note "ctest -LE gpu"
+ctest --test-dir "$BUILD" -LE gpu --output-on-failure --timeout 300 > "$OUT/ctest_other.log" 2>&1
+rc=$?
+ctest_counts "$OUT/ctest_other.log"
+if [ $rc -ne 0 ] || [ "$CT_FAIL" -ne 0 ]; then
+  fail "ctest other" "$COUNTS" "ctest_other.log"
+else
+  row "ctest other" "$COUNTS" "ctest_other.log"
+fi
+
+# ---------------------------------------------------------------- 4. sample + bench (before the sanitizers, so the time budget never eats them)
+note "histogram sample"
+HIST=$BUILD/bin/histogram
+run_sample() {  # name log args...
+  local name=$1 log=$2
+  shift 2
+  if [ ! -x "$HIST" ]; then
+    fail "$name" "not built" "build.log"
+  elif "$HIST" "$@" > "$OUT/$log" 2>&1; then
+    row "$name" "ok, exact; $(grep -m1 '^time:' "$OUT/$log" | cut -d, -f1)" "$log"
+  else
+    fail "$name" "$(tail -1 "$OUT/$log")" "$log"
+  fi
+}
+run_sample "histogram (1e8, uniform, cluster 2)" sample_histogram.log --skip-code 77
+run_sample "histogram (1e8, skewed, cluster 1)" sample_histogram_skewed_c1.log \
+  --dist skewed --cluster 1 --ptx "$PTX_DIR/histogram_c1.ptx" --skip-code 77
+
+BENCH=$BUILD/bin/histogram_bench
+if [ "${SKIP_BENCH:-0}" = 1 ]; then
+  row "bench" "skipped (SKIP_BENCH=1)" "-"
+elif [ ! -x "$BENCH" ]; then
+  fail "bench" "histogram_bench not built" "build.log"
+else
+  for t in 512 256 1024; do
+    md=histogram_bench.md
+    [ $t = 512 ] || md=histogram_bench_t$t.md
+    note "histogram_bench --threads $t"
+    if "$BENCH" --threads $t --ptx-dir "$PTX_DIR" --out "$OUT/$md" > "$OUT/${md%.md}.log" 2>&1; then
+      row "bench $t threads" "ok, all exact" "$md"
+    else
+      fail "bench $t threads" "$(grep -c 'PROBLEM' "$OUT/${md%.md}.log") problem line(s); tail: $(tail -1 "$OUT/${md%.md}.log")" "${md%.md}.log"
+    fi
+  done
+fi
+
+# ---------------------------------------------------------------- 5. sanitizers (each run limited to what is left of TIME_BUDGET)
+# The command of every gpu-labelled ctest (one per line, shell-quoted).
+gpu_test_commands() {
+  if command -v python3 > /dev/null 2>&1 &&
+     ctest --test-dir "$BUILD" -L gpu --show-only=json-v1 > "$OUT/gpu_tests.json" 2>/dev/null; then
+    python3 - "$OUT/gpu_tests.json" <<'EOF'
+import json, shlex, sys
+for t in json.load(open(sys.argv[1])).get("tests", []):
+    if t.get("command"):
+        print(t["name"] + "\t" + " ".join(shlex.quote(a) for a in t["command"]))
+EOF
+  else
+    printf 'gpu.histogram\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[histogram]"
+    printf 'gpu.histogram_sample\t%q --bins 1001 --n 1000003 --cluster 2 --runs 2\n' "$BUILD/bin/histogram"
+  fi
+}
+
+# sanitizer_errors LOG -> number of errors compute-sanitizer reported
+sanitizer_errors() {
+  awk '/ERROR SUMMARY: [0-9]+ error/ { for (i = 1; i < NF; ++i) if ($i == "SUMMARY:") n += $(i + 1) }
+       /RACECHECK SUMMARY: [0-9]+ hazard/ { if (match($0, /\(([0-9]+) error/)) n += substr($0, RSTART + 1, RLENGTH - 7) }
+       END { print n + 0 }' "$1"
+}
+
+if [ "${SKIP_SANITIZERS:-0}" = 1 ]; then
+  row "sanitizers" "skipped (SKIP_SANITIZERS=1)" "-"
+elif ! command -v compute-sanitizer > /dev/null 2>&1; then
+  fail "sanitizers" "compute-sanitizer not found" "-"
+else
+  mapfile -t TESTS < <(gpu_test_commands)
+  [ ${#TESTS[@]} -gt 0 ] || fail "sanitizers" "no gpu test commands" "-"
+  for tool in memcheck racecheck synccheck; do
+    for entry in "${TESTS[@]}"; do
+      name=${entry%%$'\t'*}
+      cmd=${entry#*$'\t'}
+      log="sanitizer_${tool}_${name}.log"
+      note "compute-sanitizer --tool $tool $name"
+      left=$(( TIME_BUDGET - ($(date +%s) - START) - 15 ))
+      limit=$(( left < SANITIZER_TIMEOUT ? left : SANITIZER_TIMEOUT ))
+      if [ $limit -lt 10 ]; then
+        fail "$tool $name" "not run: TIME_BUDGET=${TIME_BUDGET}s used up" "-"
+        continue
+      fi
+      eval "argv=($cmd)"
+      (cd "$BUILD" && TILEC_GPU_TEST_SMALL=1 timeout -k 10 "$limit" \
+         compute-sanitizer --tool "$tool" --print-limit 50 --error-exitcode 99 "${argv[@]}") \
+         > "$OUT/$log" 2>&1
+      rc=$?
+      errs=$(sanitizer_errors "$OUT/$log")
+      if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        fail "$tool $name" "timed out after ${limit}s ($errs errors so far)" "$log"
+      elif [ $rc -ne 0 ] || [ "$errs" -ne 0 ]; then
+        fail "$tool $name" "$errs errors, exit $rc" "$log"
+      else
+        row "$tool $name" "0 errors" "$log"
+      fi
+    done
+  done
+fi
+
+# ---------------------------------------------------------------- summary (last)
+{
+  echo
+  echo "## gpu_run summary ($(date -u '+%Y-%m-%d %H:%M UTC'), $(elapsed), commit $(git rev-parse --short HEAD 2>/dev/null || echo ?))"
+  echo
+  echo "| step | result | log |"
+  echo "|---|---|---|"
+  for r in "${ROWS[@]}"; do
+    IFS='|' read -r a b c <<< "$r"
+    echo "| $a | $b | $c |"
+  done
+  if [ -f "$OUT/histogram_bench.md" ]; then
+    echo
+    grep -E '^\||^- best|^- PROBLEM' "$OUT/histogram_bench.md"
+  fi
+  echo
+  if [ $FAILED -eq 0 ]; then echo "gpu_run: ALL OK (logs in $OUT)"; else echo "gpu_run: FAILURES (logs in $OUT)"; fi
+} | tee "$OUT/summary.md"
+exit $FAILED

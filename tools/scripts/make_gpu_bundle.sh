@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs on the development machine (MLIR, no GPU). Builds tilec and every sample's
+# PTX, then fills .gpu/ (git-ignored) with what the GPU machine cannot make itself:
+#   .gpu/ptx/*.ptx               the samples' PTX (from build/ptx), ptxas-checked here
+#   .gpu/catch2/catch2/catch.hpp Catch2 2.x single header for the GPU tests
+# Then carry .gpu to the GPU machine and run tools/scripts/gpu_run.sh OUTDIR there.
+#
+#   tools/scripts/make_gpu_bundle.sh          (JOBS=N for ninja -jN; CATCH2_HPP=path)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+CATCH2_HPP=${CATCH2_HPP:-/usr/include/catch2/catch.hpp}
+JOBS=${JOBS:-}
+
+if [ ! -f build/build.ninja ]; then
+  cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$CUDA_HOME"
+fi
+ninja -C build ${JOBS:+-j"$JOBS"} sample_ptx
+
+shopt -s nullglob
+ptx=(build/ptx/*.ptx)
+if [ ${#ptx[@]} -eq 0 ]; then
+  echo "make_gpu_bundle: error: no PTX in build/ptx after 'ninja sample_ptx'" >&2
+  exit 1
+fi
+if [ ! -f "$CATCH2_HPP" ]; then
+  echo "make_gpu_bundle: error: $CATCH2_HPP not found (apt-get install catch2, or set CATCH2_HPP)" >&2
+  exit 1
+fi
+
+rm -rf .gpu/ptx .gpu/catch2
+mkdir -p .gpu/ptx .gpu/catch2/catch2
+cp "${ptx[@]}" .gpu/ptx/
+cp "$CATCH2_HPP" .gpu/catch2/catch2/catch.hpp
+
+# The GPU machine JITs this PTX; catch assembler errors here, where tilec lives.
+bad=0
+for f in .gpu/ptx/*.ptx; do
+  if ! "$CUDA_HOME/bin/ptxas" -arch=sm_90a "$f" -o /dev/null 2>"/tmp/make_gpu_bundle.$$.err"; then
+    echo "make_gpu_bundle: ptxas rejects $f:" >&2
+    cat "/tmp/make_gpu_bundle.$$.err" >&2
+    bad=1
+  fi
+done
+rm -f "/tmp/make_gpu_bundle.$$.err"
+
+{
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (dirty)')"
+  echo "made $(date -u '+%Y-%m-%d %H:%M UTC')"
+  ls .gpu/ptx
+} > .gpu/BUNDLE.txt
+
+echo "make_gpu_bundle: .gpu/ptx: ${#ptx[@]} PTX files ($(ls .gpu/ptx | tr '\n' ' '))"
+echo "make_gpu_bundle: .gpu/catch2/catch2/catch.hpp from $CATCH2_HPP"
+echo "next: on the GPU machine (carry .gpu):  bash tools/scripts/gpu_run.sh \$OUT"
+exit $bad
