@@ -2,7 +2,7 @@
 # Compiles a sample to ${TILEC_SAMPLE_PTX_DIR}/<name>.ptx with the tilec built here, and
 # registers a ctest that assembles it with `ptxas -arch=sm_90a`. Without the compiler
 # (GPU machine) the PTX is expected prebuilt in TILEC_PTX_DIR.
-set_property(GLOBAL PROPERTY TILEC_SAMPLE_PTX_FILES "")
+set_property(GLOBAL PROPERTY TILEC_SAMPLE_PTX_TARGETS "")
 function(tilec_sample_ptx name source)
   cmake_parse_arguments(ARG "" "" "ARGS" ${ARGN})
   set(out ${TILEC_SAMPLE_PTX_DIR}/${name}.ptx)
@@ -12,7 +12,10 @@ function(tilec_sample_ptx name source)
       COMMAND tilec ${source} -o ${out} ${ARG_ARGS}
       DEPENDS tilec ${source}
       COMMENT "tilec ${name}.ptx")
-    set_property(GLOBAL APPEND PROPERTY TILEC_SAMPLE_PTX_FILES ${out})
+    # A custom command's output is only visible in its own directory: give it a
+    # target here and let sample_ptx depend on that target.
+    add_custom_target(ptx_${name} DEPENDS ${out})
+    set_property(GLOBAL APPEND PROPERTY TILEC_SAMPLE_PTX_TARGETS ptx_${name})
     add_test(NAME ptxas.${name}
       COMMAND ${CUDAToolkit_BIN_DIR}/ptxas -arch=sm_90a ${out} -o ${PROJECT_BINARY_DIR}/ptxas-${name}.cubin)
   endif()
@@ -20,9 +23,10 @@ endfunction()
 
 # Call once after every sample: one target that builds all sample PTX.
 function(tilec_finish_sample_ptx)
-  get_property(files GLOBAL PROPERTY TILEC_SAMPLE_PTX_FILES)
+  get_property(targets GLOBAL PROPERTY TILEC_SAMPLE_PTX_TARGETS)
   if(TILEC_ENABLE_COMPILER)
-    add_custom_target(sample_ptx ALL DEPENDS ${files})
+    add_custom_target(sample_ptx ALL)
+    add_dependencies(sample_ptx ${targets})
   else()
     add_custom_target(sample_ptx)
   endif()

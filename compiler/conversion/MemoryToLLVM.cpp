@@ -137,7 +137,8 @@ struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
     Type type = op.getType();
     unsigned align = scalarByteWidth(type);
     if (op.getOrder() == MemoryOrder::weak) {
-      rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, type, adaptor.getPtr(), align);
+      rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, getTypeConverter()->convertType(type),
+                                                adaptor.getPtr(), align);
       return success();
     }
     auto space = cast<PtrType>(op.getPtr().getType()).getSpace();

@@ -26,9 +26,9 @@ using namespace mlir;
 
 namespace {
 void loadDialects(MLIRContext &context) {
-  context.loadDialect<tile::TileDialect, arith::ArithDialect, scf::SCFDialect,
+  context.loadDialect<mlir::tile::TileDialect, arith::ArithDialect, scf::SCFDialect,
                       cf::ControlFlowDialect, LLVM::LLVMDialect, NVVM::NVVMDialect>();
-  tile::registerTileTranslations(context);
+  mlir::tile::registerTileTranslations(context);
 }
 
 std::string printOp(Operation *op) {
@@ -39,7 +39,7 @@ std::string printOp(Operation *op) {
 }
 } // namespace
 
-tile::CompileResult tile::compile(const std::string &source, const CompileOptions &options) {
+::tile::CompileResult (::tile::compile)(const std::string &source, const CompileOptions &options) {
   CompileResult result;
   frontend::DiagnosticEngine diags;
   diags.addSource(options.fileName, source);
@@ -83,7 +83,7 @@ tile::CompileResult tile::compile(const std::string &source, const CompileOption
     return result;
   };
 
-  OwningOpRef<ModuleOp> module = tile::mlirGen(context, *ast);
+  OwningOpRef<ModuleOp> module = mlir::tile::mlirGen(context, *ast);
   if (!module || failed(verify(*module)))
     return finishWithError();
   if (options.emit == "mlir") {
@@ -99,7 +99,7 @@ tile::CompileResult tile::compile(const std::string &source, const CompileOption
   }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(tile::createConvertTileToLLVM());
+  pm.addPass(mlir::tile::createConvertTileToLLVM());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   if (failed(pm.run(*module)))
@@ -114,11 +114,11 @@ tile::CompileResult tile::compile(const std::string &source, const CompileOption
                          "'\nhint: use ast, mlir, nvvm, llvm, ptx or cubin\n";
     return result;
   }
-  PTXOptions ptxOptions;
+  mlir::tile::PTXOptions ptxOptions;
   ptxOptions.arch = options.arch;
   ptxOptions.optLevel = options.optLevel;
   std::string error;
-  if (!emitPTX(*module, ptxOptions, options.emit == "llvm", result.output, error)) {
+  if (!mlir::tile::emitPTX(*module, ptxOptions, options.emit == "llvm", result.output, error)) {
     result.diagnostics = "error: " + error + "\n";
     return result;
   }

@@ -31,6 +31,8 @@ void TileDialect::initialize() {
 }
 
 int64_t mlir::tile::scalarByteWidth(Type type) {
+  if (isa<PtrType>(type))
+    return 8; // a pointer held in a `var` (local memory only); 8 covers every space
   if (type.isInteger(1))
     return 1;
   return (type.getIntOrFloatBitWidth() + 7) / 8;

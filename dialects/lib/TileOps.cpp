@@ -100,12 +100,15 @@ static LogicalResult verifyElement(Operation *op, PtrType ptrType, Type valueTyp
   if (ptrType.getElementType() != valueType)
     return op->emitOpError() << "value type " << valueType
                              << " does not match the pointee type " << ptrType.getElementType();
+  // Pointers are values of `var`s only; no PTX ld/st of a pointer reaches memory.
+  if (isa<PtrType>(valueType) && ptrType.getSpace() != AddressSpace::local)
+    return op->emitOpError("pointer values live only in thread-local memory");
   return success();
 }
 
 /// ld/st with .relaxed/.acquire/.release take .b16/.b32/.b64 (PTX ISA 9.7.9.8).
 static LogicalResult verifyOrderedWidth(Operation *op, Type valueType, MemoryOrder order) {
-  if (order != MemoryOrder::weak && valueType.getIntOrFloatBitWidth() < 16)
+  if (order != MemoryOrder::weak && scalarByteWidth(valueType) < 2)
     return op->emitOpError("accesses with a memory order need 16-, 32- or 64-bit values");
   return success();
 }

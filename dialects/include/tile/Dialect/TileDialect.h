@@ -23,7 +23,7 @@
 #include "tile/Dialect/TileOps.h.inc"
 
 namespace mlir::tile {
-/// Width in bytes of a tile scalar type (i1 counts as one byte).
+/// Width in bytes of a tile scalar type (i1 counts as one byte; pointers 8).
 int64_t scalarByteWidth(Type type);
 /// The narrowest scope that covers every thread able to reach `space`.
 MemoryScope defaultScopeFor(AddressSpace space);

@@ -13,6 +13,9 @@ class Tile_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tile_Dialect, mnemonic, traits>;
 
 def Tile_Scalar : AnyTypeOf<[AnyInteger, F16, BF16, F32]>;
+// What a load/store moves: scalars anywhere, pointers only in thread-local
+// memory (a `var` that holds a pointer).
+def Tile_Value : AnyTypeOf<[AnyInteger, F16, BF16, F32, Tile_PtrType]>;
 def Tile_AtomicValue : AnyTypeOf<[I32, I64, F32]>;
 
 //===----------------------------------------------------------------------===//
@@ -111,17 +114,17 @@ def Tile_LoadOp : Tile_Op<"load"> {
   let arguments = (ins Tile_PtrType:$ptr,
                        DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::weak">:$order,
                        DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
-  let results = (outs Tile_Scalar:$result);
-  let assemblyFormat = "$ptr attr-dict `:` qualified(type($ptr)) `->` type($result)";
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = "$ptr attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))";
   let hasVerifier = 1;
 }
 
 def Tile_StoreOp : Tile_Op<"store"> {
   let summary = "store with a PTX memory order and scope";
-  let arguments = (ins Tile_Scalar:$value, Tile_PtrType:$ptr,
+  let arguments = (ins Tile_Value:$value, Tile_PtrType:$ptr,
                        DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::weak">:$order,
                        DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
-  let assemblyFormat = "$value `,` $ptr attr-dict `:` type($value) `,` qualified(type($ptr))";
+  let assemblyFormat = "$value `,` $ptr attr-dict `:` qualified(type($value)) `,` qualified(type($ptr))";
   let hasVerifier = 1;
 }
 
