@@ -2,29 +2,18 @@
 
 #include <dlfcn.h>
 
-#include <algorithm>
-
 namespace tile::detail {
 namespace {
 
 #define TILE_STR(x) #x
 #define TILE_XSTR(x) TILE_STR(x)
 
-using GetProcAddressFn = CUresult (*)(const char*, void**, int, cuuint64_t,
-                                      CUdriverProcAddressQueryResult*);
-
-void resolve(void* handle, GetProcAddressFn getProc, int cudaVersion, const char* name,
-             const char* versioned, void** out) {
-  *out = nullptr;
-  if (getProc) {
-    CUdriverProcAddressQueryResult status{};
-    void* p = nullptr;
-    if (getProc(name, &p, cudaVersion, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS &&
-        status == CU_GET_PROC_ADDRESS_SUCCESS && p) {
-      *out = p;
-      return;
-    }
-  }
+// The symbol cuda.h maps the un-versioned name to (cuMemAlloc -> cuMemAlloc_v2)
+// has exactly the signature this file was compiled against. cuGetProcAddress
+// with the header's CUDA_VERSION would instead hand out the newest ABI, which
+// can differ: under CUDA 13 "cuCtxSynchronize" resolves to cuCtxSynchronize_v2
+// (CUcontext), so calling it as cuCtxSynchronize(void) passes a garbage context.
+void resolve(void* handle, const char* name, const char* versioned, void** out) {
   *out = dlsym(handle, versioned);
   if (!*out) *out = dlsym(handle, name);
 }
@@ -38,16 +27,11 @@ Driver load() {
     d.loadError = std::string("dlopen(\"") + lib + "\") failed: " + (e ? e : "unknown error");
     return d;
   }
-  auto getVersion =
-      reinterpret_cast<decltype(&::cuDriverGetVersion)>(dlsym(d.handle, "cuDriverGetVersion"));
-  if (getVersion) getVersion(&d.version);
-  // Ask for the ABI of the headers we were compiled with (or the driver's, if older).
-  int cudaVersion = d.version > 0 ? std::min(d.version, CUDA_VERSION) : CUDA_VERSION;
-  auto getProc = reinterpret_cast<GetProcAddressFn>(dlsym(d.handle, "cuGetProcAddress_v2"));
 #define TILE_RESOLVE_FN(fn) \
-  resolve(d.handle, getProc, cudaVersion, #fn, TILE_XSTR(fn), reinterpret_cast<void**>(&d.api.fn));
+  resolve(d.handle, #fn, TILE_XSTR(fn), reinterpret_cast<void**>(&d.api.fn));
   TILE_DRIVER_FUNCTIONS(TILE_RESOLVE_FN)
 #undef TILE_RESOLVE_FN
+  if (d.api.cuDriverGetVersion) d.api.cuDriverGetVersion(&d.version);
   d.initResult = d.api.cuInit ? d.api.cuInit(0) : CUDA_ERROR_NOT_INITIALIZED;
   return d;
 }

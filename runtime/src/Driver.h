@@ -1,5 +1,5 @@
 // Driver.h (internal) - libcuda.so.1 loaded with dlopen, entry points resolved with
-// cuGetProcAddress (falling back to dlsym of the versioned names cuda.h maps to).
+// dlsym of the versioned names cuda.h maps to (the ABI compiled against).
 #pragma once
 
 #include <cuda.h>

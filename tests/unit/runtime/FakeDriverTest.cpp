@@ -78,6 +78,9 @@ TEST_CASE("fake driver: entry points resolve and a Context reports the device", 
     CHECK(ctx.raw() != nullptr);
     tile::Context copy = ctx;  // shares the retained context
     CHECK(fake().ctxRetains == 1);
+    // Binds the header's cuCtxSynchronize(void), not the driver's newer
+    // cuCtxSynchronize_v2(CUcontext) (which the fake makes fail).
+    CHECK_NOTHROW(ctx.synchronize());
   }
   CHECK(fake().ctxReleases == 1);
   // A bad ordinal names the device call.

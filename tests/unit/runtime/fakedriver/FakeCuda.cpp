@@ -91,6 +91,9 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice) { ++g_state.ctxReleases; return CUD
 CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
 CUresult cuCtxGetCurrent(CUcontext* c) { *c = reinterpret_cast<CUcontext>(&g_ctx); return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+// As in the CUDA 13 driver: a newer ABI under the same base name. The runtime must
+// bind the header's cuCtxSynchronize(void), never this one.
+CUresult cuCtxSynchronize_v2(CUcontext) { return CUDA_ERROR_CONTEXT_IS_DESTROYED; }
 
 CUresult cuLinkCreate(unsigned int n, CUjit_option* opts, void** vals, CUlinkState* out) {
   auto* l = new FakeLink;
