@@ -89,7 +89,8 @@ fi
 # ctest_counts LOG: sets CT_FAIL/CT_SKIP/CT_TOTAL and COUNTS="P passed, F failed, S skipped"
 ctest_counts() {
   local log=$1 line
-  line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1)
+  # "100% tests passed out of 4" or "75% tests passed, 1 tests failed out of 4"
+  line=$(grep -E 'tests passed(, [0-9]+ tests? failed)? out of [0-9]+' "$log" | tail -1)
   CT_FAIL=$(echo "$line" | sed -nE 's/.* ([0-9]+) tests? failed out of.*/\1/p')
   CT_TOTAL=$(echo "$line" | sed -nE 's/.*out of ([0-9]+).*/\1/p')
   CT_SKIP=$(grep -cE '\((Skipped|Not Run|Disabled)\)' "$log")
