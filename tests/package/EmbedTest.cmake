@@ -1,0 +1,23 @@
+# cmake -DBUILD_DIR= -DSOURCE_DIR= -DWORK_DIR= -DGENERATOR= [-DCUDA_ROOT=] -P EmbedTest.cmake
+function(step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "package.embed: ${what} failed (${rc})\n${out}\n${err}")
+  endif()
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE ${WORK_DIR})
+step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+set(hint "")
+if(CUDA_ROOT)
+  set(hint -DCUDAToolkit_ROOT=${CUDA_ROOT})
+endif()
+step("configure samples/embed" ${CMAKE_COMMAND} -G ${GENERATOR} -S ${SOURCE_DIR} -B ${WORK_DIR}/build
+     -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix ${hint})
+step("build samples/embed" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+step("run tilec_embed" ${WORK_DIR}/build/tilec_embed)
+message("${step_output}")
+if(NOT step_output MATCHES "compiled saxpy.tile: [0-9]+ bytes of PTX")
+  message(FATAL_ERROR "package.embed: unexpected output:\n${step_output}")
+endif()
