@@ -11,6 +11,7 @@ const char *declKindName(DeclKind k) {
   case DeclKind::LoopVar: return "loopvar";
   case DeclKind::SharedArray: return "shared";
   case DeclKind::DSharedArray: return "dshared";
+  case DeclKind::MBarrier: return "mbarrier";
   }
   return "?";
 }
@@ -71,6 +72,12 @@ const BuiltinName kBuiltins[] = {
     {Builtin::AtomicExch, "atomic_exch"},   {Builtin::AtomicAnd, "atomic_and"},
     {Builtin::AtomicOr, "atomic_or"},       {Builtin::AtomicXor, "atomic_xor"},
     {Builtin::AtomicCas, "atomic_cas"},
+    {Builtin::Arrive, "arrive"},            {Builtin::ArriveExpectTx, "arrive_expect_tx"},
+    {Builtin::ExpectTx, "expect_tx"},       {Builtin::Wait, "wait"},
+    {Builtin::StoreAsync, "store_async"},   {Builtin::Fence, "fence"},
+    {Builtin::FenceProxyAsync, "fence_proxy_async"},
+    {Builtin::FenceMBarrierInit, "fence_mbarrier_init"},
+    {Builtin::ClusterArrive, "cluster_arrive"}, {Builtin::ClusterWait, "cluster_wait"},
 };
 } // namespace
 
@@ -90,6 +97,9 @@ Builtin builtinFromName(const std::string &name) {
 
 bool isAtomic(Builtin b) { return b >= Builtin::AtomicAdd && b <= Builtin::AtomicCas; }
 bool isMemoryBuiltin(Builtin b) { return b == Builtin::Load || b == Builtin::Store || isAtomic(b); }
+bool isMBarrierBuiltin(Builtin b) {
+  return b == Builtin::Arrive || b == Builtin::ArriveExpectTx || b == Builtin::ExpectTx || b == Builtin::Wait;
+}
 
 const char *orderName(MemOrder o) {
   switch (o) {

@@ -133,6 +133,20 @@ private:
     case StmtAST::Return:
       os_ << ind(n) << "Return" << at(s.loc) << "\n";
       break;
+    case StmtAST::MBarrier: {
+      auto &m = *s.as<MBarrierStmt>();
+      os_ << ind(n) << "MBarrier ";
+      decl(*m.decl);
+      if (m.index >= 0)
+        os_ << " index=" << m.index;
+      if (m.arraySize)
+        os_ << " array=" << *m.arraySize;
+      if (m.constantCount)
+        os_ << " count=" << *m.constantCount;
+      os_ << " bytes=" << 8 * m.arraySize.value_or(1) << at(s.loc) << "\n";
+      expr(*m.count, n + 1, "count: ");
+      break;
+    }
     }
   }
 
@@ -186,6 +200,9 @@ private:
       os_ << "Member " << m.name;
       break;
     }
+    case ExprAST::Vector:
+      os_ << "Vector " << e.as<VectorExpr>()->elems.size();
+      break;
     case ExprAST::Call: {
       auto &c = *e.as<CallExpr>();
       os_ << "Call " << c.callee;
@@ -205,6 +222,8 @@ private:
       if (isMemoryBuiltin(c.builtin) && !e.type.isInvalid())
         os_ << " order=" << orderName(c.order) << " scope=" << scopeName(c.scope) << " space="
             << spaceName(c.space);
+      if (!e.type.isInvalid())
+        syncDetails(c);
       if (c.resultUnused)
         os_ << " unused";
       break;
@@ -232,6 +251,42 @@ private:
     case ExprAST::Call:
       for (const auto &a : e.as<CallExpr>()->args)
         expr(*a, n + 1, "");
+      break;
+    case ExprAST::Vector:
+      for (const auto &a : e.as<VectorExpr>()->elems)
+        expr(*a, n + 1, "");
+      break;
+    default:
+      break;
+    }
+  }
+
+  /// Issue #3 builtins: order/scope (`(default)` when not written, i.e. the
+  /// compiler may choose), the mbarrier's space, store_async's byte count.
+  void syncDetails(const CallExpr &c) {
+    auto orderScope = [&](bool order, bool scope) {
+      if (order)
+        os_ << " order=" << orderName(c.order) << (c.orderGiven ? "" : "(default)");
+      if (scope)
+        os_ << " scope=" << scopeName(c.scope) << (c.scopeGiven ? "" : "(default)");
+    };
+    switch (c.builtin) {
+    case Builtin::Arrive: case Builtin::ArriveExpectTx: case Builtin::Wait:
+      orderScope(true, true);
+      os_ << " space=" << spaceName(c.space);
+      break;
+    case Builtin::ExpectTx:
+      orderScope(false, true);
+      os_ << " space=" << spaceName(c.space);
+      break;
+    case Builtin::StoreAsync:
+      os_ << " bytes=" << c.asyncBytes << " space=" << spaceName(c.space);
+      break;
+    case Builtin::Fence:
+      orderScope(true, true);
+      break;
+    case Builtin::ClusterArrive:
+      orderScope(true, false);
       break;
     default:
       break;

@@ -344,9 +344,64 @@ StmtPtr Parser::parseLet(int depth) {
     decl->kind = dist ? DeclKind::DSharedArray : DeclKind::SharedArray;
     return std::make_unique<SharedArrayStmt>(kw.loc, std::move(decl), dist, elem, std::move(count));
   }
+  if (atMBarrierDecl())
+    return parseMBarrierDecl(kw, isVar, annot, std::move(decl));
   decl->kind = isVar ? DeclKind::Var : DeclKind::Let;
   ExprPtr init = parseExpr();
   return std::make_unique<LetStmt>(kw.loc, std::move(decl), std::move(annot), std::move(init));
+}
+
+/// `mbarrier(` or `mbarrier[...](`: `mbarrier` is contextual, so a value
+/// named mbarrier can still be indexed (`let x = mbarrier[i]`).
+bool Parser::atMBarrierDecl() const {
+  if (!atIdent("mbarrier"))
+    return false;
+  if (peekTok(1).kind == Tok::LParen)
+    return true;
+  if (peekTok(1).kind != Tok::LBracket)
+    return false;
+  int nesting = 0;
+  for (size_t n = 1; n < 4096; ++n) { // bounded look-ahead to the matching ']'
+    Tok k = peekTok(n).kind;
+    if (k == Tok::Eof)
+      return false;
+    if (k == Tok::LBracket)
+      ++nesting;
+    else if (k == Tok::RBracket && --nesting == 0)
+      return peekTok(n + 1).kind == Tok::LParen;
+  }
+  return false;
+}
+
+StmtPtr Parser::parseMBarrierDecl(const Token &kw, bool isVar, const std::optional<TypeSyntax> &annot,
+                                  std::unique_ptr<Decl> decl) {
+  Token mb = consume(); // `mbarrier`
+  const char *hint = "write `let NAME = mbarrier(COUNT)` or `let NAME = mbarrier[N](COUNT)`";
+  if (isVar)
+    fail(kw.loc, "mbarriers must be declared with 'let'", hint);
+  if (annot)
+    fail(annot->loc, "an mbarrier declaration takes no type annotation", hint);
+  std::optional<int64_t> arraySize;
+  if (accept(Tok::LBracket)) {
+    const char *sizeHint = "write `let NAME = mbarrier[N](COUNT)` with an integer literal N from 1 to 64";
+    if (!at(Tok::IntLit)) {
+      if (at(Tok::Error))
+        throw Fail{};
+      fail(cur().loc, "mbarrier array size must be an integer literal from 1 to 64, found " + describe(cur()),
+           sizeHint);
+    }
+    Token n = consume();
+    if (n.intValue < 1 || n.intValue > 64)
+      fail(n.loc, "mbarrier array size " + n.text + " is out of range (1 to 64)", sizeHint);
+    arraySize = (int64_t)n.intValue;
+    expect(Tok::RBracket, "']'", sizeHint);
+  }
+  (void)mb;
+  expect(Tok::LParen, "'('", hint);
+  ExprPtr count = parseExpr();
+  expect(Tok::RParen, "')'", hint);
+  decl->kind = DeclKind::MBarrier;
+  return std::make_unique<MBarrierStmt>(kw.loc, std::move(decl), std::move(count), arraySize);
 }
 
 StmtPtr Parser::parseFor(int depth) {
@@ -414,6 +469,25 @@ StmtPtr Parser::parseWhile(int depth) {
 //===----------------------------------------------------------------------===//
 // Expressions
 //===----------------------------------------------------------------------===//
+
+/// `{ expr, ... }` as a call argument (Sema allows it only as store_async's VALUE).
+ExprPtr Parser::parseVector() {
+  Token lb = consume(); // '{'
+  const char *hint = "a vector literal is written `{a, b}` or `{a, b, c, d}`";
+  std::vector<ExprPtr> elems;
+  int depth = 1;
+  do {
+    if (elems.size() >= 16)
+      fail(cur().loc, "vector literal has more than 16 values", hint);
+    elems.push_back(parseExpr());
+    depth = std::max(depth, elems.back()->depth + 1);
+  } while (accept(Tok::Comma) && !at(Tok::RBrace));
+  expect(Tok::RBrace, "',' or '}'", hint);
+  auto e = std::make_unique<VectorExpr>(lb.loc, std::move(elems));
+  e->depth = depth;
+  checkDepth(*e);
+  return e;
+}
 
 void Parser::checkDepth(ExprAST &e) {
   if (e.depth > kMaxDepth)
@@ -539,6 +613,9 @@ ExprPtr Parser::parsePrimary() {
   case Tok::KwShared: case Tok::KwDShared:
     fail(cur().loc, "shared arrays can only be declared in a `let`",
          "write `let NAME = shared<TYPE>[COUNT]` at the top level of the kernel");
+  case Tok::LBrace:
+    fail(cur().loc, "vector literals are only allowed as the value of store_async",
+         "write `store_async(DST, {a, b}, remote(bar, r))`; elsewhere use scalars");
   default:
     failExpected("an expression", "expressions are literals, names, calls, `(e)`, `e[i]`, `e.member` and operators");
   }
@@ -567,7 +644,7 @@ ExprPtr Parser::parseCall(Token name) {
       if (!named.empty())
         fail(cur().loc, "positional argument after a named argument",
              "named arguments (order = ..., scope = ...) come last");
-      args.push_back(parseExpr());
+      args.push_back(at(Tok::LBrace) ? parseVector() : parseExpr());
       depth = std::max(depth, args.back()->depth + 1);
     }
     if (!accept(Tok::Comma))

@@ -59,6 +59,8 @@ void Sema::checkKernel(KernelAST &k) {
   nextId_ = 0;
   dynamicCount_ = 0;
   scopes_.clear();
+  mbarrierUses_.clear();
+  curBlock_ = nullptr;
 
   if (opts_.clusterOverride) {
     k.cluster.kind = ClusterAttr::Static;
@@ -106,13 +108,17 @@ void Sema::checkKernel(KernelAST &k) {
   checkBlock(k.body, /*kernelTopLevel=*/true);
   popScope();
   popScope();
+  checkMBarrierUses();
   k.numDecls = nextId_;
   kernel_ = nullptr;
 }
 
 void Sema::checkBlock(Block &block, bool kernelTopLevel) {
+  Block *outer = curBlock_;
+  curBlock_ = &block;
   for (StmtPtr &s : block)
     checkStmt(*s, kernelTopLevel);
+  curBlock_ = outer;
 }
 
 void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
@@ -165,6 +171,9 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
   }
   case StmtAST::Return:
     break;
+  case StmtAST::MBarrier:
+    checkMBarrier(*s.as<MBarrierStmt>(), kernelTopLevel);
+    break;
   }
 }
 
@@ -189,6 +198,10 @@ void Sema::checkLet(LetStmt &s) {
   } else if (t.kind == Type::DistArray) {
     error(s.init->loc, "a dshared array cannot be bound to another name",
           "use the array's own name; `h.local` gives this CTA's part");
+    t = Type::invalid();
+  } else if (t.kind == Type::MBarrier || t.kind == Type::MBarrierArray) {
+    error(s.init->loc, "an mbarrier cannot be bound to another name",
+          "use the mbarrier's name directly (`arrive(b)`, `wait(s[i])`, `remote(b, r)`)");
     t = Type::invalid();
   } else if (isVar && (t.kind == Type::SharedArray || t.kind == Type::ArrayView)) {
     error(s.init->loc, "a 'var' holds a scalar or a pointer, not " + t.str(),
@@ -229,12 +242,12 @@ static bool isParamDerivedCount(const ExprAST &e, Sema &sema, std::string &why, 
   }
 }
 
-bool Sema::checkCountExpr(ExprAST &e) {
+bool Sema::checkCountExpr(ExprAST &e, const std::string &what) {
   std::string why;
   Location where;
   if (isParamDerivedCount(e, *this, why, where))
     return true;
-  error(where, "shared array size must be built from constants and kernel parameters: " + why,
+  error(where, what + " must be built from constants and kernel parameters: " + why,
         "sizes are fixed at launch: use integer literals, integer kernel parameters and + - * / % << >>");
   return false;
 }
@@ -340,18 +353,9 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
     int64_t bytes = 0;
     if (__builtin_mul_overflow(*s.staticPerBlock, (int64_t)byteSize(s.elem.type.scalar), &bytes))
       bytes = INT64_MAX / 2;
-    int64_t before = kernel_->staticSharedBytes;
-    int64_t aligned = (before + 15) / 16 * 16;
-    int64_t total = bytes > kMaxSharedBytesPerBlock ? bytes : aligned + bytes;
-    if (total > kMaxSharedBytesPerBlock) {
-      error(s.loc, "static shared memory of kernel '" + kernel_->name + "' reaches " + std::to_string(total) +
-                       " bytes, over the per-block limit of " + std::to_string(kMaxSharedBytesPerBlock) +
-                       " bytes (227 KB)",
-            "shrink the arrays, or size one with a kernel parameter to use dynamic shared memory");
-    } else {
+    if (addStaticSmem(s.loc, bytes)) {
       s.isStatic = true;
       s.staticBytes = bytes;
-      kernel_->staticSharedBytes = total;
     }
   }
   if (ok && !s.isStatic)
@@ -365,16 +369,66 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
   declare(d);
 }
 
+bool Sema::addStaticSmem(const Location &loc, int64_t bytes) {
+  int64_t before = kernel_->staticSharedBytes;
+  int64_t aligned = (before + 15) / 16 * 16;
+  int64_t total = bytes > kMaxSharedBytesPerBlock ? bytes : aligned + bytes;
+  if (total > kMaxSharedBytesPerBlock) {
+    error(loc, "static shared memory of kernel '" + kernel_->name + "' reaches " + std::to_string(total) +
+                   " bytes, over the per-block limit of " + std::to_string(kMaxSharedBytesPerBlock) +
+                   " bytes (227 KB)",
+          "shrink the arrays, or size one with a kernel parameter to use dynamic shared memory");
+    return false;
+  }
+  kernel_->staticSharedBytes = total;
+  return true;
+}
+
+/// Largest mbarrier arrival count (PTX: the count is at most 2^20 - 1).
+static constexpr int64_t kMaxMBarrierCount = (1 << 20) - 1;
+
+void Sema::checkMBarrier(MBarrierStmt &s, bool kernelTopLevel) {
+  Decl &d = *s.decl;
+  d.mbarrier = &s;
+  s.index = (int)kernel_->mbarriers.size();
+  kernel_->mbarriers.push_back(&s);
+  if (!kernelTopLevel)
+    error(s.loc, "mbarriers must be declared at the top level of the kernel body",
+          "move the declaration out of the enclosing loop or if");
+  if (checkCountExpr(*s.count, "mbarrier count")) {
+    Type i32 = Type::i32();
+    Type t = checkValue(s.count, &i32, "mbarrier count", "convert it with `as i32`");
+    if (!t.isInvalid()) {
+      bool overflow = false;
+      std::optional<int64_t> c = foldConstant(*s.count, overflow);
+      if (overflow || (c && (*c < 1 || *c > kMaxMBarrierCount))) {
+        error(s.count->loc,
+              overflow ? std::string("mbarrier count overflows")
+                       : "mbarrier count " + std::to_string(*c) + " is out of range (1 to " +
+                             std::to_string(kMaxMBarrierCount) + ")",
+              "the count is the number of arrivals that complete a phase, at least 1");
+      } else {
+        s.constantCount = c;
+      }
+    }
+  }
+  // 8 bytes per mbarrier (8-byte aligned), the declaration at a 16-byte offset.
+  addStaticSmem(s.loc, 8 * s.arraySize.value_or(1));
+  d.type = s.arraySize ? Type::mbarrierArray(*s.arraySize) : Type::mbarrier(AddressSpace::Shared);
+  declare(d);
+}
+
 void Sema::checkAssign(AssignStmt &s) {
   Type target;
   if (auto *v = s.target->as<VarRefExpr>()) {
     target = infer(s.target);
     if (v->decl && v->decl->kind != DeclKind::Var) {
-      error(v->loc, "cannot assign to '" + v->name + "': it is a " +
-                        (v->decl->kind == DeclKind::Param ? std::string("kernel parameter")
-                         : v->decl->kind == DeclKind::LoopVar ? std::string("loop variable")
-                         : v->decl->kind == DeclKind::Let ? std::string("'let' binding")
-                                                           : std::string("shared array")),
+      error(v->loc, "cannot assign to '" + v->name + "': it is " +
+                        (v->decl->kind == DeclKind::Param ? std::string("a kernel parameter")
+                         : v->decl->kind == DeclKind::LoopVar ? std::string("a loop variable")
+                         : v->decl->kind == DeclKind::Let ? std::string("a 'let' binding")
+                         : v->decl->kind == DeclKind::MBarrier ? std::string("an mbarrier")
+                                                           : std::string("a shared array")),
             "declare a mutable local with `var " + v->name + " = ...`");
       target = Type::invalid();
     }

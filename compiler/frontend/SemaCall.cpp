@@ -18,18 +18,27 @@ bool Sema::checkArgCount(CallExpr &e, size_t min, size_t max) {
   std::string want = min == max ? std::to_string(min) : std::to_string(min) + " or " + std::to_string(max);
   error(e.loc, "'" + e.callee + "' takes " + want + " argument" + (max == 1 && min == 1 ? "" : "s") + ", got " + std::to_string(n),
         "see docs/language.md for the builtin's signature");
-  for (ExprPtr &a : e.args) { // still resolve names so uses are annotated
-    infer(a);
-    finalize(a);
-  }
+  for (ExprPtr &a : e.args) // still resolve names so uses are annotated
+    resolveOnly(a);
   return false;
+}
+
+void Sema::resolveOnly(ExprPtr &e) {
+  if (auto *v = e->as<VectorExpr>()) {
+    for (ExprPtr &x : v->elems)
+      resolveOnly(x);
+    return;
+  }
+  infer(e);
+  finalize(e);
 }
 
 bool Sema::checkNoNamedArgs(CallExpr &e) {
   if (e.namedArgs.empty())
     return true;
   error(e.namedArgs[0].loc, "'" + e.callee + "' takes no named arguments",
-        "order = and scope = apply to load, store and atomic_* only");
+        "order = and scope = apply to load, store, atomic_*, arrive, arrive_expect_tx, expect_tx, wait, "
+        "fence and cluster_arrive only");
   return false;
 }
 
@@ -49,16 +58,24 @@ Type Sema::inferCall(CallExpr &e) {
   if (b == Builtin::Unknown) {
     Decl *d = lookup(e.callee);
     error(e.loc, d ? "'" + e.callee + "' is not a function" : "unknown function '" + e.callee + "'",
-          "there are no user functions; builtins are thread_id, block_id, min, max, clamp, len, "
-          "sync_threads, cluster_sync, remote, load, store and atomic_*");
-    for (ExprPtr &a : e.args) {
-      infer(a);
-      finalize(a);
-    }
+          e.callee == "mbarrier"
+              ? "declare mbarriers at the top of the kernel: `let b = mbarrier(COUNT)` or "
+                "`let s = mbarrier[N](COUNT)`"
+              : "there are no user functions; builtins are thread_id, block_id, min, max, clamp, len, "
+                "sync_threads, cluster_sync, remote, load, store, atomic_*, arrive, wait, store_async and fence");
+    for (ExprPtr &a : e.args)
+      resolveOnly(a);
     return Type::invalid();
   }
   if (isMemoryBuiltin(b))
     return checkMemoryCall(e);
+  if (isMBarrierBuiltin(b))
+    return checkMBarrierCall(e);
+  if (b == Builtin::StoreAsync)
+    return checkStoreAsync(e);
+  if (b == Builtin::Fence || b == Builtin::FenceProxyAsync || b == Builtin::FenceMBarrierInit ||
+      b == Builtin::ClusterArrive || b == Builtin::ClusterWait)
+    return checkFenceCall(e);
   if (!checkNoNamedArgs(e))
     return Type::invalid();
 
@@ -154,12 +171,24 @@ Type Sema::inferCall(CallExpr &e) {
     bool clusterOk = requireCluster(e.loc, "remote()");
     if (a.isInvalid() || r.isInvalid() || !clusterOk)
       return Type::invalid();
+    if (a.kind == Type::MBarrierArray) {
+      std::string name = e.args[0]->is<VarRefExpr>() ? e.args[0]->as<VarRefExpr>()->name : "s";
+      error(e.args[0]->loc, "remote() takes one mbarrier, not an mbarrier array",
+            "pick the mbarrier first: `remote(" + name + "[i], r)`");
+      return Type::invalid();
+    }
+    if (a.kind == Type::MBarrier && a.space == AddressSpace::Cluster) {
+      error(e.args[0]->loc, "remote() needs this CTA's mbarrier, found a remote one",
+            "write `remote(b, r)` with the local mbarrier `b`");
+      return Type::invalid();
+    }
     if (a.kind == Type::DistArray) {
       error(e.args[0]->loc, "remote() takes a CTA-local shared array, not a dshared array",
             "index the dshared array directly (`h[i]` reaches the owner CTA), or use `remote(h.local, rank)`");
       return Type::invalid();
     }
-    if (!((a.kind == Type::SharedArray) || (a.kind == Type::ArrayView && a.space == AddressSpace::Shared))) {
+    if (!((a.kind == Type::SharedArray) || (a.kind == Type::ArrayView && a.space == AddressSpace::Shared) ||
+          a.kind == Type::MBarrier)) {
       error(e.args[0]->loc, "remote() needs a shared array or `h.local`, found " + a.str(),
             "remote(a, rank) maps this CTA's shared array `a` to the same array in CTA `rank`");
       return Type::invalid();
@@ -177,6 +206,9 @@ Type Sema::inferCall(CallExpr &e) {
         return Type::invalid();
       }
     }
+    e.space = AddressSpace::Cluster;
+    if (a.kind == Type::MBarrier)
+      return Type::mbarrier(AddressSpace::Cluster);
     return Type::array(Type::ArrayView, a.scalar, AddressSpace::Cluster, a.lengthType, a.staticLength);
   }
   default:
@@ -202,46 +234,64 @@ static std::optional<MemScope> parseScope(const std::string &s) {
   return std::nullopt;
 }
 
-Type Sema::checkMemoryCall(CallExpr &e) {
-  Builtin b = e.builtin;
-  size_t nargs = b == Builtin::Load ? 1 : b == Builtin::AtomicCas ? 3 : 2;
-  if (!checkArgCount(e, nargs, nargs))
-    return Type::invalid();
+bool Sema::parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope, std::optional<MemOrder> &order,
+                           std::optional<MemScope> &scope, Location &orderLoc, Location &scopeLoc) {
   bool ok = true;
-  // Named arguments.
-  std::optional<MemOrder> order;
-  std::optional<MemScope> scope;
-  Location orderLoc, scopeLoc;
+  std::string takes = allowOrder && allowScope ? "`order =` and `scope =`" : allowOrder ? "only `order =`"
+                                                                                         : "only `scope =`";
   for (const NamedArg &na : e.namedArgs) {
-    if (na.name == "order") {
+    bool isOrder = na.name == "order", isScope = na.name == "scope";
+    if ((isOrder && !allowOrder) || (isScope && !allowScope)) {
+      error(na.loc, "'" + e.callee + "' takes no '" + na.name + "' argument",
+            e.builtin == Builtin::ExpectTx ? "PTX's expect_tx is always relaxed; it takes only `scope =`"
+                                           : "'" + e.callee + "' takes " + takes);
+      ok = false;
+    } else if (isOrder) {
       if (order) {
         error(na.loc, "duplicate 'order' argument", "give order = ... at most once");
         ok = false;
       }
       order = parseOrder(na.value);
       orderLoc = na.valueLoc;
+      e.orderGiven = true;
       if (!order) {
         error(na.valueLoc, "unknown memory order '" + na.value + "'", "orders are relaxed, acquire, release, acq_rel, sc");
         ok = false;
         order = MemOrder::Relaxed;
       }
-    } else if (na.name == "scope") {
+    } else if (isScope) {
       if (scope) {
         error(na.loc, "duplicate 'scope' argument", "give scope = ... at most once");
         ok = false;
       }
       scope = parseScope(na.value);
       scopeLoc = na.valueLoc;
+      e.scopeGiven = true;
       if (!scope) {
         error(na.valueLoc, "unknown memory scope '" + na.value + "'", "scopes are cta, cluster, gpu, sys");
         ok = false;
         scope = MemScope::Gpu;
       }
     } else {
-      error(na.loc, "unknown named argument '" + na.name + "'", "memory operations take `order =` and `scope =`");
+      error(na.loc, "unknown named argument '" + na.name + "'",
+            isMemoryBuiltin(e.builtin) ? std::string("memory operations take `order =` and `scope =`")
+                                       : "'" + e.callee + "' takes " + takes);
       ok = false;
     }
   }
+  return ok;
+}
+
+Type Sema::checkMemoryCall(CallExpr &e) {
+  Builtin b = e.builtin;
+  size_t nargs = b == Builtin::Load ? 1 : b == Builtin::AtomicCas ? 3 : 2;
+  if (!checkArgCount(e, nargs, nargs))
+    return Type::invalid();
+  // Named arguments.
+  std::optional<MemOrder> order;
+  std::optional<MemScope> scope;
+  Location orderLoc, scopeLoc;
+  bool ok = parseOrderScope(e, true, true, order, scope, orderLoc, scopeLoc);
   e.order = order.value_or(MemOrder::Relaxed);
   if (order) {
     bool allowed = true;
@@ -270,6 +320,12 @@ Type Sema::checkMemoryCall(CallExpr &e) {
     loc->type = elem;
     if (elem.isInvalid())
       ok = false;
+  }
+  if (!elem.isInvalid() && elem.kind == Type::MBarrier) {
+    error(loc->loc, e.callee + " cannot access an mbarrier",
+          "mbarriers are used only through arrive, arrive_expect_tx, expect_tx, wait and store_async");
+    elem = Type::invalid();
+    ok = false;
   }
   if (!elem.isInvalid()) {
     e.space = loc->space;

@@ -44,6 +44,12 @@ Type Sema::infer(ExprPtr &ep) {
   case ExprAST::Index: t = inferIndex(*e.as<IndexExpr>(), IndexUse::Load); break;
   case ExprAST::Member: t = inferMember(*e.as<MemberExpr>()); break;
   case ExprAST::Call: t = inferCall(*e.as<CallExpr>()); break;
+  case ExprAST::Vector:
+    error(e.loc, "vector literals are only allowed as the value of store_async",
+          "write `store_async(DST, {a, b}, remote(bar, r))`; elsewhere use scalars");
+    for (ExprPtr &x : e.as<VectorExpr>()->elems)
+      resolveOnly(x);
+    break;
   }
   ep->type = t;
   return t;
@@ -374,6 +380,23 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
     idx = finalize(e.index);
   if (base.isInvalid())
     return Type::invalid();
+  if (base.kind == Type::MBarrierArray) {
+    // `slots[i]` names one mbarrier: only its address is ever used.
+    e.use = IndexUse::Address;
+    e.space = AddressSpace::Shared;
+    if (idx.isInvalid())
+      return Type::invalid();
+    if (!idx.isInteger() || idx.isBool()) {
+      error(e.index->loc, "index must be an integer, found " + idx.str(), "convert it with `as i32` or `as i64`");
+      return Type::invalid();
+    }
+    if (auto *lit = e.index->as<IntLiteralExpr>(); lit && (lit->value < 0 || lit->value >= *base.staticLength)) {
+      error(e.index->loc, "index " + std::to_string(lit->value) + " is out of bounds for " + base.str(),
+            "valid indices are 0 .. " + std::to_string(*base.staticLength - 1));
+      return Type::invalid();
+    }
+    return Type::mbarrier(AddressSpace::Shared);
+  }
   if (!base.isIndexable()) {
     error(e.loc, "cannot index a value of type " + base.str(),
           "only pointers, shared arrays, views and dshared arrays can be indexed");

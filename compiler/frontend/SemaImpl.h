@@ -10,6 +10,7 @@
 
 #include "tilec/frontend/Sema.h"
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -27,9 +28,16 @@ public:
   void checkStmt(StmtAST &s, bool kernelTopLevel);
   void checkLet(LetStmt &s);
   void checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel);
+  void checkMBarrier(MBarrierStmt &s, bool kernelTopLevel);
+  /// Places `bytes` of static shared memory at the next 16-byte aligned offset;
+  /// reports (at loc) and returns false when the kernel goes over the limit.
+  bool addStaticSmem(const Location &loc, int64_t bytes);
+  /// The kernel-wide mbarrier checks, once the body is checked: wait without
+  /// arrive, expect_tx bytes vs store_async sizes; default wait scopes.
+  void checkMBarrierUses();
   void checkAssign(AssignStmt &s);
   void checkFor(ForStmt &s);
-  bool checkCountExpr(ExprAST &e);
+  bool checkCountExpr(ExprAST &e, const std::string &what = "shared array size");
   std::optional<int64_t> foldConstant(const ExprAST &e, bool &overflow);
 
   void pushScope() { scopes_.emplace_back(); }
@@ -65,6 +73,20 @@ public:
   Type checkMemoryCall(CallExpr &e);
   bool checkArgCount(CallExpr &e, size_t min, size_t max);
   bool checkNoNamedArgs(CallExpr &e);
+  /// Parses `order =` / `scope =` (each at most once; others are errors);
+  /// sets e.orderGiven/e.scopeGiven. False after an error.
+  bool parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope, std::optional<MemOrder> &order,
+                       std::optional<MemScope> &scope, Location &orderLoc, Location &scopeLoc);
+  /// mbarrier builtins (arrive, arrive_expect_tx, expect_tx, wait).
+  Type checkMBarrierCall(CallExpr &e);
+  /// args[i] must be one mbarrier (a remote one only when !localOnly).
+  Type checkMBarrierOperand(CallExpr &e, size_t i, bool localOnly);
+  Type checkStoreAsync(CallExpr &e);
+  /// fence, fence_proxy_async, fence_mbarrier_init, cluster_arrive, cluster_wait.
+  Type checkFenceCall(CallExpr &e);
+  /// Resolves names in an argument whose call is already in error (no new
+  /// diagnostics for vector literals).
+  void resolveOnly(ExprPtr &e);
 
   void error(const Location &loc, std::string msg, std::string hint) {
     diags_.error(loc, std::move(msg), std::move(hint));
@@ -76,7 +98,25 @@ public:
   std::vector<std::unordered_map<std::string, Decl *>> scopes_;
   int nextId_ = 0;
   int dynamicCount_ = 0;
+  Block *curBlock_ = nullptr; // the block whose statements are being checked
+
+  /// What the kernel does with one mbarrier declaration (for checkMBarrierUses).
+  struct MBarrierUses {
+    bool arrived = false;       // arrive / arrive_expect_tx / store_async name it
+    bool remoteArrived = false; // ... through remote()
+    std::vector<CallExpr *> waits;
+    struct Expect { CallExpr *call; std::optional<int64_t> bytes; };
+    std::vector<Expect> expects; // expect_tx / arrive_expect_tx
+    struct Async { CallExpr *call; Block *block; };
+    std::vector<Async> stores;   // store_async completing on it
+    bool storeUnknown = false;   // a store_async on it whose size is unknown (error)
+  };
+  std::unordered_map<MBarrierStmt *, MBarrierUses> mbarrierUses_;
 };
+
+/// The declaration an mbarrier expression names: `b`, `s[i]`, `remote(b, r)`,
+/// `remote(s[i], r)`; nullptr otherwise.
+MBarrierStmt *mbarrierDeclOf(const ExprAST &e);
 
 } // namespace tile::frontend
 

@@ -70,6 +70,8 @@ bool Type::operator==(const Type &o) const {
   case Pointer: return scalar == o.scalar && space == o.space;
   case SharedArray: case ArrayView: case DistArray:
     return scalar == o.scalar && space == o.space && lengthType == o.lengthType;
+  case MBarrier: return space == o.space;
+  case MBarrierArray: return true;
   default: return true;
   }
 }
@@ -87,6 +89,8 @@ std::string Type::str() const {
   case SharedArray: return "shared<" + e + ">[" + len() + "]";
   case ArrayView: return "view<" + e + ", " + spaceName(space) + ">[" + len() + "]";
   case DistArray: return "dshared<" + e + ">[" + len() + "]";
+  case MBarrier: return space == AddressSpace::Cluster ? "mbarrier<cluster>" : "mbarrier";
+  case MBarrierArray: return "mbarrier[" + len() + "]";
   }
   return "?";
 }

@@ -264,6 +264,7 @@ private:
       storeWeak(l, boolConst(l, true), returnedFlag);
       return;
     }
+    case fe::StmtAST::MBarrier: return; // TODO(mlirgen): #3
     }
   }
 
@@ -564,6 +565,7 @@ private:
       return localBase(l, distArray(*m.base));
     }
     case fe::ExprAST::Call: return genCall(*e.as<fe::CallExpr>());
+    case fe::ExprAST::Vector: return nullptr; // TODO(mlirgen): #3
     }
     return nullptr;
   }
@@ -768,6 +770,9 @@ private:
     case BI::AtomicAnd: return genAtomic(e, AtomicKind::and_);
     case BI::AtomicOr: return genAtomic(e, AtomicKind::or_);
     case BI::AtomicXor: return genAtomic(e, AtomicKind::xor_);
+    case BI::Arrive: case BI::ArriveExpectTx: case BI::ExpectTx: case BI::Wait: case BI::StoreAsync:
+    case BI::Fence: case BI::FenceProxyAsync: case BI::FenceMBarrierInit: case BI::ClusterArrive:
+    case BI::ClusterWait: return nullptr; // TODO(mlirgen): #3
     case BI::Unknown: break;
     }
     return nullptr;

@@ -26,6 +26,7 @@
 namespace tile::frontend {
 
 class SharedArrayStmt;
+class MBarrierStmt;
 
 /// Syntax of a type annotation as written (`i32`, `ptr<f32, global>`).
 struct TypeSyntax {
@@ -37,7 +38,7 @@ struct TypeSyntax {
 // Declarations: everything a name can refer to.
 //===----------------------------------------------------------------------===//
 
-enum class DeclKind { Param, Let, Var, LoopVar, SharedArray, DSharedArray };
+enum class DeclKind { Param, Let, Var, LoopVar, SharedArray, DSharedArray, MBarrier };
 const char *declKindName(DeclKind k);
 
 struct Decl {
@@ -48,6 +49,7 @@ struct Decl {
   int id = -1;                        // unique within its kernel, in declaration order
   int paramIndex = -1;                // Param: position in the signature
   SharedArrayStmt *array = nullptr;   // SharedArray / DSharedArray: its declaration
+  MBarrierStmt *mbarrier = nullptr;   // MBarrier: its declaration
   bool isMutable() const { return kind == DeclKind::Var; }
 };
 
@@ -73,11 +75,16 @@ enum class Builtin {
   SyncThreads, ClusterSync, Remote,
   Load, Store,
   AtomicAdd, AtomicMin, AtomicMax, AtomicExch, AtomicAnd, AtomicOr, AtomicXor, AtomicCas,
+  // Issue #3: mbarriers, st.async, fences and split cluster barriers (all void).
+  Arrive, ArriveExpectTx, ExpectTx, Wait, StoreAsync,
+  Fence, FenceProxyAsync, FenceMBarrierInit, ClusterArrive, ClusterWait,
 };
 const char *builtinName(Builtin b);
 Builtin builtinFromName(const std::string &name);
 bool isAtomic(Builtin b);          // AtomicAdd..AtomicCas
 bool isMemoryBuiltin(Builtin b);   // Load, Store, atomics: args[0] is a location
+/// Arrive, ArriveExpectTx, ExpectTx, Wait: args[0] is an mbarrier expression.
+bool isMBarrierBuiltin(Builtin b);
 
 /// Memory order of an access. Weak = plain (non-atomic) ld/st.
 enum class MemOrder { Weak, Relaxed, Acquire, Release, AcqRel, Sc };
@@ -96,7 +103,7 @@ enum class MemberKind { Unknown, Local, LocalBase };
 
 class ExprAST {
 public:
-  enum Kind { IntLiteral, FloatLiteral, BoolLiteral, VarRef, Unary, Binary, Cast, Index, Member, Call };
+  enum Kind { IntLiteral, FloatLiteral, BoolLiteral, VarRef, Unary, Binary, Cast, Index, Member, Call, Vector };
   ExprAST(Kind kind, Location loc) : loc(std::move(loc)), kind_(kind) {}
   virtual ~ExprAST() = default;
   Kind kind() const { return kind_; }
@@ -183,6 +190,8 @@ public:
 
 /// `base[index]`. base is a Pointer, SharedArray, ArrayView or DistArray
 /// (see base->type); the element is this expression's type.
+/// Also `slots[i]` on an mbarrier array (base->type MBarrierArray): type
+/// MBarrier, space Shared, use Address.
 class IndexExpr : public ExprAST {
 public:
   IndexExpr(Location loc, ExprPtr base, ExprPtr index)
@@ -206,6 +215,17 @@ public:
   MemberKind member = MemberKind::Unknown; // [sema]
 };
 
+/// `{a, b}` / `{a, b, c, d}`: only as the VALUE of store_async (anywhere else
+/// it is an error). [sema] every element has the element type of the
+/// store_async destination, and so has this expression's `type` (a Scalar);
+/// the vector width is elems.size() (1, 2 or 4 for 32-bit, 1 or 2 for 64-bit).
+class VectorExpr : public ExprAST {
+public:
+  VectorExpr(Location loc, std::vector<ExprPtr> elems) : ExprAST(Vector, std::move(loc)), elems(std::move(elems)) {}
+  static bool classof(const ExprAST *e) { return e->kind() == Vector; }
+  std::vector<ExprPtr> elems; // loc is the '{'
+};
+
 struct NamedArg {
   std::string name;
   Location loc;      // of the name
@@ -219,6 +239,25 @@ struct NamedArg {
 /// `resultUnused` for calls that are whole expression statements (an atomic
 /// whose result is unused may lower to PTX `red`).
 /// For memory builtins args[0] is an IndexExpr with use == Address.
+///
+/// mbarrier builtins (args[0] is an mbarrier expression: a VarRef to a single
+/// mbarrier, `slots[i]`, or a remote() call of type mbarrier<cluster>):
+/// `space` is the mbarrier's space (Shared, or Cluster for a remote one).
+/// `orderGiven`/`scopeGiven` say whether the user wrote `order =`/`scope =`;
+/// when false, `order`/`scope` hold the frontend's default and the compiler
+/// may choose another (weakest correct) one:
+///   arrive, arrive_expect_tx: Release; Cta (local) / Cluster (remote)
+///   expect_tx:                Relaxed (never given); Cta
+///   wait:                     Acquire; Cluster when the mbarrier's declaration
+///                             is arrived on remotely (remote(...) arrive or
+///                             store_async), else Cta
+///   fence:                    AcqRel; Gpu
+///   cluster_arrive:           Release; Cluster (scope never given)
+///   cluster_wait:             Acquire; Cluster        fence_mbarrier_init: Release; Cluster
+///   fence_proxy_async:        Weak; Cta               store_async: Weak; Cluster
+/// store_async(DST, VALUE, B): args[0] an IndexExpr (use Address, space
+/// Cluster), args[1] a scalar or a VectorExpr, args[2] the remote mbarrier;
+/// `space` = Cluster; `asyncBytes` = bytes delivered (element size * width).
 class CallExpr : public ExprAST {
 public:
   CallExpr(Location loc, std::string callee, std::vector<ExprPtr> args, std::vector<NamedArg> named)
@@ -234,6 +273,9 @@ public:
   MemScope scope = MemScope::Gpu;         // [sema] memory builtins
   AddressSpace space = AddressSpace::Global; // [sema] memory builtins: args[0]'s space
   bool resultUnused = false;              // [sema]
+  bool orderGiven = false;                // [sema] `order =` was written
+  bool scopeGiven = false;                // [sema] `scope =` was written
+  int64_t asyncBytes = 0;                 // [sema] store_async: bytes it delivers
 };
 
 //===----------------------------------------------------------------------===//
@@ -246,7 +288,7 @@ using Block = std::vector<StmtPtr>;
 
 class StmtAST {
 public:
-  enum Kind { Let, SharedArray, Assign, For, If, While, ExprStmt, Return };
+  enum Kind { Let, SharedArray, Assign, For, If, While, ExprStmt, Return, MBarrier };
   StmtAST(Kind kind, Location loc) : loc(std::move(loc)), kind_(kind) {}
   virtual ~StmtAST() = default;
   Kind kind() const { return kind_; }
@@ -292,6 +334,26 @@ public:
   bool isStatic = false;       // lives in static shared memory (size known at compile time)
   int64_t staticBytes = 0;     // isStatic: staticPerBlock * sizeof(elem)
   int dynamicIndex = -1;       // !isStatic: position among the kernel's dynamic arrays
+};
+
+/// `let b = mbarrier(COUNT)` (arraySize nullopt) or `let s = mbarrier[N](COUNT)`
+/// (kernel top level only). decl->type is MBarrier (space Shared) or
+/// MBarrierArray (staticLength N). Each declaration takes 8 * (N or 1) bytes
+/// of static shared memory at a 16-byte aligned offset (counted in
+/// KernelAST::staticSharedBytes in declaration order with the static arrays).
+/// The compiler initialises every mbarrier with `count` (arrivals per phase).
+class MBarrierStmt : public StmtAST {
+public:
+  MBarrierStmt(Location loc, std::unique_ptr<Decl> decl, ExprPtr count, std::optional<int64_t> arraySize)
+      : StmtAST(MBarrier, std::move(loc)), decl(std::move(decl)), count(std::move(count)),
+        arraySize(arraySize) {}
+  static bool classof(const StmtAST *s) { return s->kind() == MBarrier; }
+  std::unique_ptr<Decl> decl;          // kind MBarrier
+  ExprPtr count;                       // i32, built like shared-array counts
+  std::optional<int64_t> arraySize;    // N of mbarrier[N] (1..64); nullopt = single
+  // [sema]
+  std::optional<int64_t> constantCount; // count when it folds to a constant (1 .. 2^20-1)
+  int index = -1;                      // position among the kernel's mbarrier declarations
 };
 
 enum class AssignOp { Assign, Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr };
@@ -394,9 +456,11 @@ struct KernelAST {
   Block body;
   // [sema]
   std::vector<SharedArrayStmt *> sharedArrays; // in declaration order
-  int64_t staticSharedBytes = 0;  // sum over static arrays, each 16-byte aligned
+  std::vector<MBarrierStmt *> mbarriers;       // in declaration order (index = position)
+  int64_t staticSharedBytes = 0;  // sum over static arrays and mbarriers, each 16-byte aligned
   int numDecls = 0;               // Decl ids are 0..numDecls-1
-  bool usesClusterFeatures = false; // dshared, remote, cluster_sync or cluster-space access
+  bool usesClusterFeatures = false; // dshared, remote, cluster_sync, cluster-space access,
+                                    // store_async, cluster_arrive/cluster_wait
 };
 
 struct ModuleAST {

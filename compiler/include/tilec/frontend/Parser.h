@@ -41,6 +41,9 @@ private:
   Block parseBlock(int depth);
   StmtPtr parseStatement(int depth);
   StmtPtr parseLet(int depth);
+  bool atMBarrierDecl() const;
+  StmtPtr parseMBarrierDecl(const Token &kw, bool isVar, const std::optional<TypeSyntax> &annot,
+                            std::unique_ptr<Decl> decl);
   StmtPtr parseFor(int depth);
   StmtPtr parseIf(int depth);
   StmtPtr parseWhile(int depth);
@@ -52,6 +55,7 @@ private:
   ExprPtr parsePostfix();
   ExprPtr parsePrimary();
   ExprPtr parseCall(Token name);
+  ExprPtr parseVector();
   void checkDepth(ExprAST &e);
 
   std::vector<Token> toks_;

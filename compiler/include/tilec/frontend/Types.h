@@ -38,6 +38,10 @@ struct Type {
     SharedArray,  // shared<scalar>[N] in this CTA (space == Shared)
     ArrayView,    // h.local (space Shared) or remote(a, r) (space Cluster)
     DistArray,    // dshared<scalar>[N] spread over the cluster (space Cluster)
+    MBarrier,     // one mbarrier object: space Shared (this CTA's) or Cluster
+                  // (remote(b, r)); scalar = I64 (the object is a .b64)
+    MBarrierArray, // mbarrier[N]: staticLength = N, space Shared, scalar = I64;
+                   // not an mbarrier itself (index it)
   };
   Kind kind = Invalid;
   ScalarKind scalar = ScalarKind::I32;     // Scalar: itself; others: element type
@@ -71,6 +75,15 @@ struct Type {
   bool isPointer() const { return kind == Pointer; }
   /// Shared array, array view or distributed array: indexable, has len().
   bool isArray() const { return kind == SharedArray || kind == ArrayView || kind == DistArray; }
+  /// One mbarrier (not an mbarrier array).
+  bool isMBarrier() const { return kind == MBarrier; }
+  static Type mbarrier(AddressSpace space) {
+    Type t; t.kind = MBarrier; t.scalar = ScalarKind::I64; t.space = space; return t;
+  }
+  static Type mbarrierArray(int64_t n) {
+    Type t; t.kind = MBarrierArray; t.scalar = ScalarKind::I64; t.space = AddressSpace::Shared;
+    t.staticLength = n; return t;
+  }
   /// Indexable with e[i]: pointers and arrays.
   bool isIndexable() const { return isPointer() || isArray(); }
 
@@ -79,7 +92,8 @@ struct Type {
   bool operator!=(const Type &o) const { return !(*this == o); }
 
   /// Source-like spelling: i32, ptr<f32, global>, shared<i32>[256],
-  /// view<i32, cluster>, dshared<i32>[?], {integer literal}.
+  /// view<i32, cluster>, dshared<i32>[?], {integer literal}, mbarrier (this
+  /// CTA's), mbarrier<cluster> (a remote one), mbarrier[4].
   std::string str() const;
 };
 

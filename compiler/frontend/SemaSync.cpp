@@ -1,0 +1,371 @@
+//===- SemaSync.cpp - mbarriers, st.async, fences, split cluster barriers --===//
+//
+// Issue #3. mbarrier operands are `b`, `s[i]` (type mbarrier, space shared)
+// and `remote(b, r)` / `remote(s[i], r)` (type mbarrier<cluster>). Users never
+// write init or parity: the compiler initialises every mbarrier and tracks the
+// phase of every wait.
+//
+// Besides typing, this file holds the kernel-wide sync checks that can be
+// decided statically (checkMBarrierUses): a wait on an mbarrier nothing
+// arrives on, and expect_tx byte counts that differ from what the store_async
+// calls completing on the mbarrier deliver.
+//
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+namespace tile::frontend {
+
+namespace {
+/// Largest transaction byte count of one mbarrier phase (PTX: 2^20 - 1).
+constexpr int64_t kMaxTxBytes = (1 << 20) - 1;
+
+/// The index expression of `s[i]` / `remote(s[i], r)`; nullptr for a single mbarrier.
+const ExprAST *mbarrierIndexOf(const ExprAST &e) {
+  if (auto *i = e.as<IndexExpr>())
+    return i->index.get();
+  if (auto *c = e.as<CallExpr>(); c && c->builtin == Builtin::Remote && !c->args.empty())
+    return mbarrierIndexOf(*c->args[0]);
+  return nullptr;
+}
+
+/// Whether two mbarrier-array indices name the same element: 1 yes, 0 no, -1 unknown.
+int sameIndex(const ExprAST *a, const ExprAST *b) {
+  if (!a || !b)
+    return a == b ? 1 : -1;
+  auto *la = a->as<IntLiteralExpr>(), *lb = b->as<IntLiteralExpr>();
+  if (la && lb)
+    return la->value == lb->value ? 1 : 0;
+  auto *va = a->as<VarRefExpr>(), *vb = b->as<VarRefExpr>();
+  if (va && vb && va->decl && va->decl == vb->decl)
+    return 1;
+  return -1;
+}
+} // namespace
+
+MBarrierStmt *mbarrierDeclOf(const ExprAST &e) {
+  if (auto *v = e.as<VarRefExpr>())
+    return v->decl && v->decl->kind == DeclKind::MBarrier ? v->decl->mbarrier : nullptr;
+  if (auto *i = e.as<IndexExpr>())
+    return mbarrierDeclOf(*i->base);
+  if (auto *c = e.as<CallExpr>(); c && c->builtin == Builtin::Remote && !c->args.empty())
+    return mbarrierDeclOf(*c->args[0]);
+  return nullptr;
+}
+
+Type Sema::checkMBarrierOperand(CallExpr &e, size_t i, bool localOnly) {
+  ExprPtr &a = e.args[i];
+  Type t = infer(a);
+  if (t.isUntyped())
+    t = finalize(a);
+  if (t.isInvalid())
+    return t;
+  if (t.kind == Type::MBarrierArray) {
+    std::string name = a->is<VarRefExpr>() ? a->as<VarRefExpr>()->name : "s";
+    error(a->loc, e.callee + "() needs an mbarrier, found " + t.str(),
+          "pick one mbarrier of the array: `" + name + "[i]`");
+    return Type::invalid();
+  }
+  if (!t.isMBarrier()) {
+    error(a->loc, e.callee + "() needs an mbarrier, found " + t.str(),
+          "declare one at the top of the kernel with `let b = mbarrier(COUNT)`");
+    return Type::invalid();
+  }
+  if (localOnly && t.space == AddressSpace::Cluster) {
+    error(a->loc, e.callee + "() needs this CTA's mbarrier, not a remote one",
+          e.builtin == Builtin::Wait
+              ? "wait on this CTA's mbarrier (`wait(b)`); peers arrive on it with `arrive(remote(b, r))`"
+              : "expect bytes on this CTA's mbarrier; peers complete them with `store_async(..., remote(b, r))`");
+    return Type::invalid();
+  }
+  return t;
+}
+
+Type Sema::checkMBarrierCall(CallExpr &e) {
+  Builtin b = e.builtin;
+  bool withBytes = b == Builtin::ArriveExpectTx || b == Builtin::ExpectTx;
+  size_t n = withBytes ? 2 : 1;
+  if (!checkArgCount(e, n, n))
+    return Type::invalid();
+  std::optional<MemOrder> order;
+  std::optional<MemScope> scope;
+  Location orderLoc, scopeLoc;
+  bool ok = parseOrderScope(e, b != Builtin::ExpectTx, true, order, scope, orderLoc, scopeLoc);
+
+  Type bar = checkMBarrierOperand(e, 0, /*localOnly=*/b != Builtin::Arrive);
+  bool remote = !bar.isInvalid() && bar.space == AddressSpace::Cluster;
+  if (bar.isInvalid())
+    ok = false;
+  else
+    e.space = bar.space;
+
+  // Orders: arrive is a release (or relaxed) operation, wait an acquire (or relaxed) one.
+  if (order) {
+    bool allowed = b == Builtin::Wait ? (*order == MemOrder::Relaxed || *order == MemOrder::Acquire)
+                                      : (*order == MemOrder::Relaxed || *order == MemOrder::Release);
+    if (!allowed) {
+      error(orderLoc, std::string("order '") + orderName(*order) + "' is not valid for " + e.callee,
+            e.callee + (b == Builtin::Wait ? " takes order = relaxed or acquire" : " takes order = relaxed or release"));
+      ok = false;
+    }
+  }
+  if (scope) {
+    if (*scope != MemScope::Cta && *scope != MemScope::Cluster) {
+      error(scopeLoc, std::string("scope '") + scopeName(*scope) + "' is not valid for " + e.callee,
+            "mbarrier operations take scope = cta or cluster");
+      ok = false;
+    } else if (remote && *scope == MemScope::Cta) {
+      error(scopeLoc, "scope 'cta' does not cover cluster shared memory",
+            "use scope = cluster for an mbarrier in another CTA");
+      ok = false;
+    }
+  }
+  e.order = order.value_or(b == Builtin::Wait ? MemOrder::Acquire
+                           : b == Builtin::ExpectTx ? MemOrder::Relaxed
+                                                    : MemOrder::Release);
+  // Wait's default scope is settled in checkMBarrierUses (it depends on who arrives).
+  e.scope = scope.value_or(remote ? MemScope::Cluster : MemScope::Cta);
+
+  // Transaction bytes: an i32, in 0 .. 2^20-1 when constant.
+  std::optional<int64_t> bytes;
+  if (withBytes) {
+    Type i32 = Type::i32();
+    Type t = checkValue(e.args[1], &i32, "byte count of " + e.callee, "convert it with `as i32`");
+    if (t.isInvalid()) {
+      ok = false;
+    } else {
+      bool overflow = false;
+      bytes = foldConstant(*e.args[1], overflow);
+      if (overflow || (bytes && (*bytes < 0 || *bytes > kMaxTxBytes))) {
+        error(e.args[1]->loc,
+              overflow ? std::string("transaction byte count overflows")
+                       : "transaction byte count " + std::to_string(*bytes) + " is out of range (0 to " +
+                             std::to_string(kMaxTxBytes) + ")",
+              "one phase of an mbarrier expects at most " + std::to_string(kMaxTxBytes) + " bytes");
+        ok = false;
+        bytes.reset();
+      }
+    }
+  }
+
+  if (MBarrierStmt *d = bar.isInvalid() ? nullptr : mbarrierDeclOf(*e.args[0])) {
+    MBarrierUses &u = mbarrierUses_[d];
+    if (b == Builtin::Arrive || b == Builtin::ArriveExpectTx) {
+      u.arrived = true;
+      u.remoteArrived |= remote;
+    }
+    if (b == Builtin::Wait)
+      u.waits.push_back(&e);
+    if (withBytes)
+      u.expects.push_back({&e, ok ? bytes : std::nullopt});
+  }
+  return ok ? Type::voidTy() : Type::invalid();
+}
+
+Type Sema::checkStoreAsync(CallExpr &e) {
+  if (!checkArgCount(e, 3, 3))
+    return Type::invalid();
+  bool ok = checkNoNamedArgs(e);
+  if (!requireCluster(e.loc, "store_async()"))
+    ok = false;
+  e.space = AddressSpace::Cluster;
+  e.order = MemOrder::Weak;
+  e.scope = MemScope::Cluster;
+
+  // DST: one element of another CTA's shared memory.
+  Type elem;
+  auto *dst = e.args[0]->as<IndexExpr>();
+  if (dst) {
+    elem = inferIndex(*dst, IndexUse::Address);
+    dst->type = elem;
+  } else {
+    infer(e.args[0]);
+    finalize(e.args[0]);
+  }
+  if (!dst || elem.kind == Type::MBarrier) {
+    error(e.args[0]->loc, "the first argument of store_async must be an element access like `remote(a, r)[i]`",
+          "store_async writes into another CTA's shared array: `remote(a, r)[i]` or a dshared element `h[i]`");
+    elem = Type::invalid();
+  } else if (!elem.isInvalid() && dst->space != AddressSpace::Cluster) {
+    error(dst->loc, std::string("store_async writes to another CTA's shared memory, found an element in ") +
+                        spaceName(dst->space) + " memory",
+          "write `remote(a, r)[i]` (shared array `a` in CTA r) or `h[i]` (a dshared element)");
+    elem = Type::invalid();
+  } else if (!elem.isInvalid() && !elem.isScalar(ScalarKind::I32) && !elem.isScalar(ScalarKind::F32) &&
+             !elem.isScalar(ScalarKind::I64)) {
+    error(dst->loc, "store_async does not support elements of type " + elem.str(),
+          "store_async takes i32, f32 or i64 elements");
+    elem = Type::invalid();
+  }
+  if (elem.isInvalid())
+    ok = false;
+
+  // VALUE: a scalar of the element type or a vector literal of 1, 2 or 4 (64-bit: 1 or 2) of them.
+  int64_t width = 1;
+  if (elem.isInvalid()) {
+    resolveOnly(e.args[1]);
+  } else if (auto *vec = e.args[1]->as<VectorExpr>()) {
+    width = (int64_t)vec->elems.size();
+    bool wide = bitWidth(elem.scalar) == 64;
+    if (wide ? width > 2 : (width != 1 && width != 2 && width != 4)) {
+      error(vec->loc, "store_async of " + elem.str() + " elements takes " + (wide ? "1 or 2" : "1, 2 or 4") +
+                          " values, found " + std::to_string(width),
+            "st.async stores one, two or four 32-bit values, or one or two 64-bit values; split the store");
+      ok = false;
+    }
+    for (size_t k = 0; k < vec->elems.size(); ++k) {
+      Type v = checkValue(vec->elems[k], &elem, "value " + std::to_string(k + 1) + " of store_async",
+                          "convert the value with `as " + std::string(scalarName(elem.scalar)) + "`");
+      if (v.isInvalid())
+        ok = false;
+    }
+    vec->type = elem;
+  } else {
+    Type v = checkValue(e.args[1], &elem, "value of store_async",
+                        "convert the value with `as " + std::string(scalarName(elem.scalar)) + "`");
+    if (v.isInvalid())
+      ok = false;
+  }
+
+  // B: the receiving CTA's mbarrier, which completes the transaction bytes.
+  Type bar = checkMBarrierOperand(e, 2, /*localOnly=*/false);
+  if (!bar.isInvalid() && bar.space != AddressSpace::Cluster) {
+    error(e.args[2]->loc, "store_async() needs a remote mbarrier, found " + bar.str(),
+          "st.async completes on the receiving CTA's mbarrier: `remote(b, r)` with the destination's rank r");
+    bar = Type::invalid();
+  }
+  if (bar.isInvalid())
+    ok = false;
+  if (ok)
+    e.asyncBytes = width * byteSize(elem.scalar);
+  if (MBarrierStmt *d = bar.isInvalid() ? nullptr : mbarrierDeclOf(*e.args[2])) {
+    MBarrierUses &u = mbarrierUses_[d];
+    u.arrived = true;
+    u.remoteArrived = true;
+    if (ok)
+      u.stores.push_back({&e, curBlock_});
+    else
+      u.storeUnknown = true;
+  }
+  return ok ? Type::voidTy() : Type::invalid();
+}
+
+Type Sema::checkFenceCall(CallExpr &e) {
+  Builtin b = e.builtin;
+  if (!checkArgCount(e, 0, 0))
+    return Type::invalid();
+  bool ok = true;
+  switch (b) {
+  case Builtin::Fence: {
+    std::optional<MemOrder> order;
+    std::optional<MemScope> scope;
+    Location orderLoc, scopeLoc;
+    ok = parseOrderScope(e, true, true, order, scope, orderLoc, scopeLoc);
+    if (order && *order != MemOrder::AcqRel && *order != MemOrder::Sc) {
+      error(orderLoc, std::string("order '") + orderName(*order) + "' is not valid for fence",
+            "fence takes order = acq_rel or sc");
+      ok = false;
+    }
+    e.order = order.value_or(MemOrder::AcqRel);
+    e.scope = scope.value_or(MemScope::Gpu);
+    break;
+  }
+  case Builtin::ClusterArrive: {
+    std::optional<MemOrder> order;
+    std::optional<MemScope> scope;
+    Location orderLoc, scopeLoc;
+    ok = parseOrderScope(e, true, false, order, scope, orderLoc, scopeLoc);
+    if (order && *order != MemOrder::Relaxed && *order != MemOrder::Release) {
+      error(orderLoc, std::string("order '") + orderName(*order) + "' is not valid for cluster_arrive",
+            "cluster_arrive takes order = relaxed or release");
+      ok = false;
+    }
+    ok = requireCluster(e.loc, "cluster_arrive()") && ok;
+    e.order = order.value_or(MemOrder::Release);
+    e.scope = MemScope::Cluster;
+    break;
+  }
+  case Builtin::ClusterWait:
+    ok = checkNoNamedArgs(e);
+    ok = requireCluster(e.loc, "cluster_wait()") && ok;
+    e.order = MemOrder::Acquire;
+    e.scope = MemScope::Cluster;
+    break;
+  case Builtin::FenceMBarrierInit:
+    ok = checkNoNamedArgs(e);
+    e.order = MemOrder::Release;
+    e.scope = MemScope::Cluster;
+    break;
+  default: // FenceProxyAsync
+    ok = checkNoNamedArgs(e);
+    e.order = MemOrder::Weak;
+    e.scope = MemScope::Cta;
+    break;
+  }
+  return ok ? Type::voidTy() : Type::invalid();
+}
+
+void Sema::checkMBarrierUses() {
+  for (MBarrierStmt *m : kernel_->mbarriers) {
+    auto it = mbarrierUses_.find(m);
+    if (it == mbarrierUses_.end())
+      continue;
+    MBarrierUses &u = it->second;
+    const std::string &name = m->decl->name;
+
+    // Peers arrive (or complete bytes) remotely: the waiter synchronises with them.
+    for (CallExpr *w : u.waits)
+      if (!w->scopeGiven)
+        w->scope = u.remoteArrived ? MemScope::Cluster : MemScope::Cta;
+
+    if (!u.arrived && !u.waits.empty()) {
+      CallExpr &w = *u.waits.front();
+      error(w.loc, "wait() on '" + name + "' never completes: nothing in kernel '" + kernel_->name +
+                       "' arrives on it",
+            "arrive on it with `arrive(" + name + (m->arraySize ? "[i]" : "") + ")` or `arrive_expect_tx(" + name +
+                (m->arraySize ? "[i]" : "") + ", BYTES)`, or let a peer complete it with `store_async(..., remote(" +
+                name + (m->arraySize ? "[i]" : "") + ", r))`");
+    }
+
+    // expect_tx vs the bytes the store_async calls on this mbarrier deliver.
+    if (u.stores.empty() || u.storeUnknown)
+      continue;
+    for (const MBarrierUses::Expect &x : u.expects) {
+      if (!x.bytes)
+        continue;
+      // For an array, only the store_asyncs on the same element count; give up
+      // when that cannot be decided statically.
+      const ExprAST *xi = mbarrierIndexOf(*x.call->args[0]);
+      std::vector<const MBarrierUses::Async *> same;
+      bool unknown = false;
+      for (const MBarrierUses::Async &st : u.stores) {
+        int r = sameIndex(xi, mbarrierIndexOf(*st.call->args[2]));
+        if (r < 0)
+          unknown = true;
+        else if (r == 1)
+          same.push_back(&st);
+      }
+      if (unknown || same.empty())
+        continue;
+      int64_t delivered = 0;
+      bool sameBlock = true;
+      for (const MBarrierUses::Async *st : same) {
+        delivered += st->call->asyncBytes;
+        sameBlock &= st->block == same.front()->block;
+      }
+      if (same.size() > 1 && !sameBlock)
+        continue; // in different blocks: not every phase sees all of them
+      if (delivered == *x.bytes)
+        continue;
+      error(x.call->args[1]->loc,
+            "expect_tx of " + std::to_string(*x.bytes) + " bytes on '" + name +
+                "', but the store_async calls on it deliver " + std::to_string(delivered) + " bytes",
+            "expect exactly the bytes that complete one phase of '" + name + "' (" + std::to_string(delivered) +
+                "), or change what the store_async calls send");
+      for (const MBarrierUses::Async *st : same)
+        diags_.note(st->call->loc, "this store_async delivers " + std::to_string(st->call->asyncBytes) +
+                                       " bytes to '" + name + "'");
+    }
+  }
+}
+
+} // namespace tile::frontend
