@@ -31,6 +31,7 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     tile::populateTileKernelToLLVMPatterns(converter, patterns);
     tile::populateTileMemoryToLLVMPatterns(converter, patterns);
     tile::populateTileSyncToLLVMPatterns(converter, patterns);
+    tile::populateTileAsyncToLLVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
 

@@ -181,3 +181,75 @@ static LogicalResult verifyInClusterKernel(Operation *op) {
 LogicalResult ClusterSyncOp::verify() { return verifyInClusterKernel(*this); }
 LogicalResult ClusterArriveOp::verify() { return verifyInClusterKernel(*this); }
 LogicalResult ClusterWaitOp::verify() { return verifyInClusterKernel(*this); }
+
+//===----------------------------------------------------------------------===//
+// mbarriers, st.async, fences
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyMBarrier(Operation *op, Value mbar) {
+  auto type = cast<PtrType>(mbar.getType());
+  if (!type.getElementType().isInteger(64))
+    return op->emitOpError("an mbarrier is a 64-bit object (!tile.ptr<i64, ...>)");
+  if (type.getSpace() == AddressSpace::cluster)
+    return verifyInClusterKernel(op);
+  return success();
+}
+
+/// mbarrier operations take .cta or .cluster scope only (PTX ISA 9.7.13.15).
+static LogicalResult verifyMBarrierScope(Operation *op, std::optional<MemoryScope> scope) {
+  if (scope && *scope != MemoryScope::cta && *scope != MemoryScope::cluster)
+    return op->emitOpError("mbarrier operations take scope cta or cluster");
+  return success();
+}
+
+LogicalResult MBarrierInitOp::verify() { return verifyMBarrier(*this, getMbar()); }
+
+LogicalResult MBarrierArriveOp::verify() {
+  if (failed(verifyMBarrier(*this, getMbar())) || failed(verifyMBarrierScope(*this, getScope())))
+    return failure();
+  if (auto order = getOrder(); order && *order != MemoryOrder::relaxed && *order != MemoryOrder::release)
+    return emitOpError("an arrive is relaxed or release");
+  return success();
+}
+
+LogicalResult MBarrierExpectTxOp::verify() {
+  if (failed(verifyMBarrier(*this, getMbar())))
+    return failure();
+  return verifyMBarrierScope(*this, getScope());
+}
+
+LogicalResult MBarrierWaitOp::verify() {
+  if (failed(verifyMBarrier(*this, getMbar())) || failed(verifyMBarrierScope(*this, getScope())))
+    return failure();
+  if (auto order = getOrder(); order && *order != MemoryOrder::relaxed && *order != MemoryOrder::acquire)
+    return emitOpError("a wait is relaxed or acquire");
+  return success();
+}
+
+int64_t StoreAsyncOp::getByteCount() {
+  return static_cast<int64_t>(getValues().size()) * scalarByteWidth(getValues().front().getType());
+}
+
+LogicalResult StoreAsyncOp::verify() {
+  if (failed(verifyMBarrier(*this, getMbar())))
+    return failure();
+  auto values = getValues();
+  size_t n = values.size();
+  if (n != 1 && n != 2 && n != 4)
+    return emitOpError("st.async stores 1, 2 or 4 values (.v2/.v4)");
+  Type type = values.front().getType();
+  for (Value v : values)
+    if (v.getType() != type)
+      return emitOpError("all values must have one type");
+  if (cast<PtrType>(getDst().getType()).getElementType() != type)
+    return emitOpError("value type must match the destination element type");
+  if (n == 4 && scalarByteWidth(type) != 4)
+    return emitOpError("st.async.v4 takes 32-bit values");
+  return success();
+}
+
+LogicalResult FenceOp::verify() {
+  if (getOrder() != MemoryOrder::acq_rel && getOrder() != MemoryOrder::sc)
+    return emitOpError("a fence is acq_rel or sc");
+  return success();
+}

@@ -2,6 +2,10 @@
 #ifndef TILEC_PASSES_H
 #define TILEC_PASSES_H
 
+#include "tile/Dialect/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
 #include <memory>
 

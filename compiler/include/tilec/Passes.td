@@ -15,4 +15,68 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Memory-model passes (docs/passes.md states each rule with its PTX reason).
+// Every op a pass inserts or changes carries a `tile.sync` string attribute
+// with the reason; `tilec --explain-sync` prints them.
+//===----------------------------------------------------------------------===//
+
+def TileInsertFences : Pass<"tile-insert-fences", "::mlir::tile::KernelOp"> {
+  let summary = "fence.mbarrier_init after the init of mbarriers that peers or st.async complete";
+  let description = [{
+    An mbarrier that another CTA arrives on, or that st.async completes, must
+    have its initialisation made visible to the cluster with
+    `fence.mbarrier_init.release.cluster` before the cluster barrier that
+    publishes it (PTX ISA 9.7.13.15.3). One fence after the last init of each
+    init block; never duplicated.
+  }];
+}
+
+def TileDSMEMLifetime : Pass<"tile-dsmem-lifetime", "::mlir::tile::KernelOp"> {
+  let summary = "cluster barriers that order DSMEM access after init and before exit";
+  let description = [{
+    A CTA may access a peer's shared memory only after the peer initialised it,
+    and must not exit while peers may still access its own (CUDA programming
+    guide, distributed shared memory; PTX ISA 9.7.13.4). When the kernel does
+    not already order them with a cluster barrier, inserts an arrive after the
+    last initialising write and a wait before the first remote access; and an
+    arrive after the last remote access with its wait before the first access
+    that needs the peers' writes, or at exit. With `check-only`, reports the
+    missing barriers as errors instead (tilec --no-auto-sync).
+  }];
+  let options = [Option<"checkOnly", "check-only", "bool", "false",
+                        "report missing barriers instead of inserting them">];
+}
+
+def TileSplitClusterBarriers : Pass<"tile-split-cluster-barriers", "::mlir::tile::KernelOp"> {
+  let summary = "split cluster_sync into arrive/wait, move them apart, pick the weakest semantics";
+  let description = [{
+    `cluster_sync` becomes `barrier.cluster.arrive` + `barrier.cluster.wait`;
+    the arrive moves up and the wait down past operations that touch no memory
+    another thread of the cluster can see. Compiler-chosen arrives become
+    `.relaxed` when no memory written before them is read after the matching
+    wait (PTX ISA 9.7.13.4: only a release arrive orders prior writes). mbarrier
+    operations whose order/scope the source left open get the weakest correct
+    ones: relaxed arrives under the same rule, acquire waits at cluster scope
+    when a peer or st.async completes the mbarrier.
+  }];
+}
+
+def TileMBarrierPhases : Pass<"tile-mbarrier-phases", "::mlir::tile::KernelOp"> {
+  let summary = "phase-tracked mbarrier waits -> try_wait.parity with loop-carried phase bits";
+  let description = [{
+    Each thread keeps one phase bit per mbarrier (a bit mask per mbarrier
+    array, at most 64 entries) in a thread-local slot; a wait on entry i uses
+    bit i as the parity and flips it (PTX ISA 9.7.13.15.16: try_wait.parity
+    waits for the completion of the phase with that parity).
+  }];
+}
+
+def TileDebugHangs : Pass<"tile-debug-hangs", "::mlir::tile::KernelOp"> {
+  let summary = "bound every mbarrier wait by %globaltimer; report and trap on timeout";
+  let options = [Option<"timeoutMs", "timeout-ms", "unsigned", "2000",
+                        "milliseconds a wait may spin before it is reported as a hang">];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif

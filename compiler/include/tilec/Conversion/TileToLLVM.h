@@ -3,6 +3,7 @@
 //   KernelToLLVM.cpp  kernels, returns, shared/local allocations
 //   MemoryToLLVM.cpp  pointers, mapa, loads, stores, atomics
 //   SyncToLLVM.cpp    CTA and cluster barriers, special registers
+//   AsyncToLLVM.cpp   mbarriers, st.async, fences, hang reports
 #ifndef TILEC_CONVERSION_TILETOLLVM_H
 #define TILEC_CONVERSION_TILETOLLVM_H
 
@@ -18,6 +19,7 @@ void addTileTypeConversions(LLVMTypeConverter &converter);
 void populateTileKernelToLLVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileMemoryToLLVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileSyncToLLVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+void populateTileAsyncToLLVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 } // namespace mlir::tile
 
 #endif

@@ -179,4 +179,125 @@ def Tile_ClusterWaitOp : Tile_Op<"cluster_wait"> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// mbarriers (PTX ISA 9.7.13.15). An mbarrier is an i64 in shared memory:
+// !tile.ptr<i64, shared> in this CTA, !tile.ptr<i64, cluster> in a peer.
+//===----------------------------------------------------------------------===//
+
+def Tile_MBarrierPtr : AnyTypeOf<[Tile_PtrIn<"shared">, Tile_PtrIn<"cluster">]>;
+
+def Tile_MBarrierInitOp : Tile_Op<"mbarrier_init"> {
+  let summary = "mbarrier.init.shared::cta.b64: expected arrivals per phase";
+  let arguments = (ins Tile_PtrIn<"shared">:$mbar, I32:$count);
+  let assemblyFormat = "$mbar `,` $count attr-dict `:` qualified(type($mbar))";
+  let hasVerifier = 1;
+}
+
+def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive"> {
+  let summary = "mbarrier.arrive[.expect_tx] on this CTA's or a peer's mbarrier";
+  let description = [{
+    With `tx_count`, also raises the phase's expected transaction bytes
+    (`mbarrier.arrive.expect_tx`). `order` (relaxed | release) and `scope`
+    (cta | cluster) are absent when the source left them to the compiler; the
+    sync passes fill them in (lowering defaults: release, and cta for this
+    CTA's mbarrier, cluster for a peer's).
+  }];
+  let arguments = (ins Tile_MBarrierPtr:$mbar, Optional<I32>:$tx_count,
+                       OptionalAttr<Tile_MemoryOrderAttr>:$order,
+                       OptionalAttr<Tile_MemoryScopeAttr>:$scope);
+  let assemblyFormat = [{
+    $mbar (`expect_tx` $tx_count^)? attr-dict `:` qualified(type($mbar))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MBarrierExpectTxOp : Tile_Op<"mbarrier_expect_tx"> {
+  let summary = "mbarrier.expect_tx.relaxed: raise the expected transaction bytes";
+  let arguments = (ins Tile_PtrIn<"shared">:$mbar, I32:$tx_count,
+                       OptionalAttr<Tile_MemoryScopeAttr>:$scope);
+  let assemblyFormat = "$mbar `,` $tx_count attr-dict `:` qualified(type($mbar))";
+  let hasVerifier = 1;
+}
+
+def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait"> {
+  let summary = "wait until the current phase of this CTA's mbarrier completes";
+  let description = [{
+    Without `parity` the wait is phase-tracked: tile-mbarrier-phases derives the
+    parity from per-thread phase bits. With `parity` it is PTX
+    `mbarrier.try_wait.parity` in a loop (PTX ISA 9.7.13.15.16).
+  }];
+  let arguments = (ins Tile_PtrIn<"shared">:$mbar, Optional<I32>:$parity,
+                       OptionalAttr<Tile_MemoryOrderAttr>:$order,
+                       OptionalAttr<Tile_MemoryScopeAttr>:$scope);
+  let assemblyFormat = [{
+    $mbar (`parity` $parity^)? attr-dict `:` qualified(type($mbar))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MBarrierTryWaitOp : Tile_Op<"mbarrier_try_wait"> {
+  let summary = "one mbarrier.try_wait.parity: true once the phase has completed";
+  let arguments = (ins Tile_PtrIn<"shared">:$mbar, I32:$parity,
+                       OptionalAttr<Tile_MemoryOrderAttr>:$order,
+                       OptionalAttr<Tile_MemoryScopeAttr>:$scope);
+  let results = (outs I1:$done);
+  let assemblyFormat = "$mbar `,` $parity attr-dict `:` qualified(type($mbar))";
+}
+
+//===----------------------------------------------------------------------===//
+// Async proxy and fences
+//===----------------------------------------------------------------------===//
+
+def Tile_StoreAsyncOp : Tile_Op<"store_async"> {
+  let summary = "st.async into a peer's shared memory, completing bytes on its mbarrier";
+  let description = [{ PTX ISA 9.7.9.12: `st.async.shared::cluster.mbarrier::
+    complete_tx::bytes{.v2,.v4}`. The mbarrier must be in the CTA that owns `dst`. }];
+  let arguments = (ins Tile_PtrIn<"cluster">:$dst, Variadic<AnyTypeOf<[I32, I64, F32]>>:$values,
+                       Tile_PtrIn<"cluster">:$mbar);
+  let assemblyFormat = [{
+    `(` $values `)` `,` $dst `,` $mbar attr-dict `:` `(` type($values) `)` `,`
+      qualified(type($dst)) `,` qualified(type($mbar))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Bytes this store delivers to the mbarrier's transaction count.
+    int64_t getByteCount();
+  }];
+}
+
+def Tile_FenceOp : Tile_Op<"fence"> {
+  let summary = "fence.{acq_rel,sc}.scope";
+  let arguments = (ins Tile_MemoryOrderAttr:$order, Tile_MemoryScopeAttr:$scope);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_FenceProxyAsyncOp : Tile_Op<"fence_proxy_async"> {
+  let summary = "fence.proxy.async.shared::cta: order generic-proxy smem writes before async-proxy reads";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_FenceMBarrierInitOp : Tile_Op<"fence_mbarrier_init"> {
+  let summary = "fence.mbarrier_init.release.cluster: publish mbarrier inits to the cluster";
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Hang debugging (tilec --debug-hangs)
+//===----------------------------------------------------------------------===//
+
+def Tile_GlobalTimerOp : Tile_Op<"globaltimer"> {
+  let summary = "read %globaltimer (nanoseconds)";
+  let results = (outs I64:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tile_HangTrapOp : Tile_Op<"hang_trap"> {
+  let summary = "printf a hang report naming the wait, then trap";
+  let description = [{ The message is a printf format; `args` (i32) fill it.
+    Lowered to vprintf + `trap`, so the launch fails and the report is printed. }];
+  let arguments = (ins StrAttr:$message, Variadic<I32>:$args);
+  let assemblyFormat = "$message ($args^ `:` type($args))? attr-dict";
+}
+
 #endif // TILE_OPS_TD

@@ -1,0 +1,143 @@
+//===- DSMEMLifetime.cpp - cluster barriers around DSMEM access ------------===//
+//
+// Two rules of distributed shared memory (CUDA programming guide, "Distributed
+// Shared Memory"; PTX ISA 9.7.13.4 barrier.cluster):
+//  - entry: a CTA may touch a peer's shared memory only after the peer has
+//    initialised it (and its mbarriers), so every CTA must have passed a
+//    cluster barrier that follows those writes;
+//  - exit: a CTA's shared memory disappears when it exits, so no CTA may exit
+//    (or read what peers wrote into it) before every peer has finished its
+//    remote accesses.
+// The analysis is over the kernel's top-level statements; a barrier inside a
+// loop counts for the exit rule when it follows the loop body's last remote
+// access (every iteration, hence the last, passes it).
+//===----------------------------------------------------------------------===//
+#include "tilec/Passes.h"
+
+#include "SyncAnalysis.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEDSMEMLIFETIME
+#include "tilec/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::sync;
+
+namespace {
+
+/// Every remote access in `block` is followed, on every path to the end of the
+/// block, by a cluster barrier.
+bool coveredAtExit(Block &block) {
+  bool sawBarrier = false;
+  for (Operation &op : llvm::reverse(block.without_terminator())) {
+    if (isClusterBarrier(&op)) {
+      sawBarrier = true;
+      continue;
+    }
+    if (sawBarrier || !containsRemoteAccess(&op))
+      continue;
+    if (op.getNumRegions() == 0)
+      return false;
+    // A loop or if whose bodies end their remote accesses with a barrier: an
+    // earlier remote access in this block still needs one of its own (the
+    // loop may run zero times), so keep scanning with sawBarrier unset.
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        if (!coveredAtExit(inner))
+          return false;
+  }
+  return true;
+}
+
+struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    if (!kernel.hasCluster())
+      return;
+    Block &body = kernel.getBody().front();
+    SmallVector<Operation *> ops;
+    for (Operation &op : body.without_terminator())
+      ops.push_back(&op);
+    auto isRemote = [](Operation *op) { return containsRemoteAccess(op); };
+    auto first = llvm::find_if(ops, isRemote);
+    if (first == ops.end())
+      return;
+    KernelFacts facts(kernel);
+    if (failed(entryBarrier(facts, ops, first - ops.begin())) ||
+        failed(exitBarrier(facts, body, ops)))
+      signalPassFailure();
+  }
+
+  LogicalResult entryBarrier(const KernelFacts &facts, ArrayRef<Operation *> ops, size_t first) {
+    for (size_t i = 0; i < first; ++i)
+      if (isClusterBarrier(ops[i]))
+        return success();
+    Operation *access = firstRemoteAccess(ops[first]);
+    if (checkOnly) {
+      InFlightDiagnostic d = access->emitError(
+          "DSMEM access is not ordered after the peer CTA initialises its shared memory");
+      d.attachNote() << "hint: add cluster_sync() between the shared-memory initialisation and "
+                        "the first remote access, or drop --no-auto-sync";
+      return failure();
+    }
+    // Arrive right after the last statement that initialises memory peers
+    // reach; independent work runs between arrive and wait.
+    Operation *arriveAfter = nullptr;
+    for (size_t i = 0; i < first; ++i)
+      if (facts.initialisesPeerMemory(ops[i]))
+        arriveAfter = ops[i];
+    OpBuilder b(ops[first]);
+    if (arriveAfter)
+      b.setInsertionPointAfter(arriveAfter);
+    Location loc = access->getLoc();
+    auto arrive = ClusterArriveOp::create(b, loc, /*relaxed=*/false);
+    arrive->setAttr(kAutoAttr, b.getUnitAttr());
+    setReason(arrive, "cluster arrive after this CTA initialises the shared memory peers access");
+    b.setInsertionPoint(ops[first]);
+    auto wait = ClusterWaitOp::create(b, loc);
+    setReason(wait, "cluster wait before the first access to a peer's shared memory");
+    return success();
+  }
+
+  LogicalResult exitBarrier(const KernelFacts &facts, Block &body, ArrayRef<Operation *> ops) {
+    if (coveredAtExit(body))
+      return success();
+    size_t last = ops.size() - 1;
+    while (!containsRemoteAccess(ops[last]))
+      --last;
+    Operation *access = firstRemoteAccess(ops[last]);
+    if (checkOnly) {
+      InFlightDiagnostic d = access->emitError(
+          "a CTA may exit while peers still access its shared memory");
+      d.attachNote() << "hint: add cluster_sync() after the last remote access, or drop "
+                        "--no-auto-sync";
+      return failure();
+    }
+    OpBuilder b(ops[last]->getContext());
+    b.setInsertionPointAfter(ops[last]);
+    Location loc = access->getLoc();
+    auto arrive = ClusterArriveOp::create(b, loc, /*relaxed=*/false);
+    arrive->setAttr(kAutoAttr, b.getUnitAttr());
+    setReason(arrive, "cluster arrive after this CTA's last access to a peer's shared memory");
+    // Wait before the first statement that reads or writes what peers wrote
+    // into this CTA; otherwise just before the kernel exits.
+    Operation *waitBefore = body.getTerminator();
+    for (size_t i = last + 1; i < ops.size(); ++i)
+      if (facts.touchesOwnPeerMemory(ops[i])) {
+        waitBefore = ops[i];
+        break;
+      }
+    b.setInsertionPoint(waitBefore);
+    auto wait = ClusterWaitOp::create(b, loc);
+    setReason(wait, waitBefore == body.getTerminator()
+                        ? "cluster wait before exit: peers may still access this CTA's shared memory"
+                        : "cluster wait before reading what peers wrote into this CTA's shared memory");
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,104 @@
+//===- DebugHangs.cpp - bounded mbarrier waits that report hangs -----------===//
+//
+// A wait whose phase never completes (a lost arrive, expect_tx bytes that
+// never arrive, a wait on the wrong parity) spins forever and the launch just
+// hangs. With tilec --debug-hangs each mbarrier wait becomes a loop of single
+// try_wait probes bounded by %globaltimer (nanoseconds, PTX ISA 10.24); on
+// timeout it prints the source location, the mbarrier, the CTA and thread and
+// the parity it waited for, then executes `trap` so the launch fails.
+// Cluster barriers (barrier.cluster.wait) are single blocking instructions
+// that cannot be bounded this way.
+//===----------------------------------------------------------------------===//
+#include "tilec/Passes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEDEBUGHANGS
+#include "tilec/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+std::string describe(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  return "unknown location";
+}
+
+/// printf treats '%' specially: names and paths come from the user.
+std::string escapePercent(StringRef s) {
+  std::string out;
+  for (char c : s) {
+    out.push_back(c);
+    if (c == '%')
+      out.push_back('%');
+  }
+  return out;
+}
+
+struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<MBarrierWaitOp> waits;
+    getOperation().walk([&](MBarrierWaitOp op) { waits.push_back(op); });
+    for (MBarrierWaitOp wait : waits) {
+      if (!wait.getParity()) {
+        wait.emitOpError("run tile-mbarrier-phases before tile-debug-hangs");
+        return signalPassFailure();
+      }
+      bound(wait);
+    }
+  }
+
+  void bound(MBarrierWaitOp wait) {
+    Location loc = wait.getLoc();
+    OpBuilder b(wait);
+    auto i64 = b.getI64Type();
+    Value start = GlobalTimerOp::create(b, loc, i64);
+    Value limit = arith::ConstantOp::create(
+        b, loc, i64, b.getI64IntegerAttr(static_cast<int64_t>(timeoutMs) * 1000000));
+    auto loop = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.createBlock(&loop.getBefore());
+      Value done = MBarrierTryWaitOp::create(b, loc, b.getI1Type(), wait.getMbar(), wait.getParity(),
+                                             wait.getOrderAttr(), wait.getScopeAttr());
+      Value pending = arith::XOrIOp::create(
+          b, loc, done, arith::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true)));
+      auto check = scf::IfOp::create(b, loc, pending, /*withElseRegion=*/false);
+      b.setInsertionPoint(check.thenBlock()->getTerminator());
+      Value elapsed = arith::SubIOp::create(b, loc, GlobalTimerOp::create(b, loc, i64), start);
+      Value late = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, elapsed, limit);
+      auto report = scf::IfOp::create(b, loc, late, /*withElseRegion=*/false);
+      b.setInsertionPoint(report.thenBlock()->getTerminator());
+      std::string name;
+      if (auto attr = wait->getAttrOfType<StringAttr>("tile.name"))
+        name = " '" + escapePercent(attr.getValue()) + "'";
+      std::string message = "tilec --debug-hangs: " + escapePercent(describe(loc)) +
+                            ": wait on mbarrier" + name + " timed out after " +
+                            std::to_string(timeoutMs) +
+                            " ms in CTA (%d, %d, %d), thread (%d, %d, %d), waiting for phase "
+                            "parity %d\n";
+      SmallVector<Value> args;
+      for (SpecialReg r : {SpecialReg::ctaid_x, SpecialReg::ctaid_y, SpecialReg::ctaid_z,
+                           SpecialReg::tid_x, SpecialReg::tid_y, SpecialReg::tid_z})
+        args.push_back(SRegOp::create(b, loc, b.getI32Type(), r));
+      args.push_back(wait.getParity());
+      HangTrapOp::create(b, loc, b.getStringAttr(message), args);
+      b.setInsertionPointAfter(check);
+      scf::ConditionOp::create(b, loc, pending, ValueRange{});
+      b.createBlock(&loop.getAfter());
+      scf::YieldOp::create(b, loc);
+    }
+    wait.erase();
+  }
+};
+
+} // namespace

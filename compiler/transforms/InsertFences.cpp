@@ -1,0 +1,57 @@
+//===- InsertFences.cpp - fences the PTX memory model requires -------------===//
+//
+// mbarrier.init is a generic-proxy write that other CTAs (remote arrive) and
+// the async proxy (st.async complete_tx) must observe before they touch the
+// mbarrier: PTX ISA 9.7.13.15.3 requires fence.mbarrier_init.release.cluster
+// between the init and the cluster barrier that publishes it. The fence is
+// placed once after the last such init of each block (the init thread runs
+// it) and never duplicated.
+//
+// The async-proxy rules of DESIGN.md (fence.proxy.async before TMA stores or
+// wgmma read shared memory written generically; bulk-group completion before
+// a release) apply to operations the language does not have yet.
+//===----------------------------------------------------------------------===//
+#include "tilec/Passes.h"
+
+#include "SyncAnalysis.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEINSERTFENCES
+#include "tilec/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::sync;
+
+namespace {
+
+struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
+  void runOnOperation() override {
+    KernelFacts facts(getOperation());
+    if (facts.remoteMBarriers.empty())
+      return;
+    // The last init of a peer-completed mbarrier in each block.
+    llvm::MapVector<Block *, MBarrierInitOp> lastInit;
+    getOperation().walk([&](MBarrierInitOp init) {
+      SharedAllocOp alloc = rootAlloc(init.getMbar());
+      if (alloc && facts.remoteMBarriers.contains(alloc))
+        lastInit[init->getBlock()] = init;
+    });
+    for (auto &[block, init] : lastInit) {
+      Operation *next = init->getNextNode();
+      bool fenced = false;
+      for (Operation *op = next; op && !fenced; op = op->getNextNode())
+        fenced = isa<FenceMBarrierInitOp>(op);
+      if (fenced)
+        continue;
+      OpBuilder b(init->getContext());
+      b.setInsertionPointAfter(init);
+      auto fence = FenceMBarrierInitOp::create(b, init.getLoc());
+      setReason(fence, "fence.mbarrier_init.release.cluster: a peer or st.async completes this "
+                       "mbarrier");
+    }
+  }
+};
+
+} // namespace
