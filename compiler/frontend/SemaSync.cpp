@@ -147,15 +147,16 @@ Type Sema::checkMBarrierCall(CallExpr &e) {
     }
   }
 
-  if (MBarrierStmt *d = bar.isInvalid() ? nullptr : mbarrierDeclOf(*e.args[0])) {
+  // Even a call in error counts as an arrival (no cascading "nothing arrives").
+  if (MBarrierStmt *d = mbarrierDeclOf(*e.args[0])) {
     MBarrierUses &u = mbarrierUses_[d];
     if (b == Builtin::Arrive || b == Builtin::ArriveExpectTx) {
       u.arrived = true;
       u.remoteArrived |= remote;
     }
-    if (b == Builtin::Wait)
+    if (b == Builtin::Wait && !bar.isInvalid())
       u.waits.push_back(&e);
-    if (withBytes)
+    if (withBytes && !bar.isInvalid())
       u.expects.push_back({&e, ok ? bytes : std::nullopt});
   }
   return ok ? Type::voidTy() : Type::invalid();
@@ -237,7 +238,7 @@ Type Sema::checkStoreAsync(CallExpr &e) {
     ok = false;
   if (ok)
     e.asyncBytes = width * byteSize(elem.scalar);
-  if (MBarrierStmt *d = bar.isInvalid() ? nullptr : mbarrierDeclOf(*e.args[2])) {
+  if (MBarrierStmt *d = mbarrierDeclOf(*e.args[2])) {
     MBarrierUses &u = mbarrierUses_[d];
     u.arrived = true;
     u.remoteArrived = true;
