@@ -40,6 +40,8 @@ const char *kTokens[] = {
     "i32", "i64", "f16", "bf16", "f32", "global", "cluster", "dynamic", "threads", "step",
     "block_range", "grid_range", "thread_id", "cluster_rank", "cluster_size", "remote", "load",
     "store", "atomic_add", "atomic_cas", "len", "min", "clamp", "sync_threads", "cluster_sync",
+    "mbarrier", "arrive", "arrive_expect_tx", "expect_tx", "wait", "store_async", "fence",
+    "fence_proxy_async", "fence_mbarrier_init", "cluster_arrive", "cluster_wait", "{1, 2}",
     "order", "scope", "relaxed", "acquire", "release", "acq_rel", "sc", "cta", "gpu", "sys",
     "local", "local_base", "0", "1", "2", "255", "0x7fffffff", "18446744073709551615", "1.5",
     "65504.0", "1e39", "x", "y", "n", "h", "a", "\n", " ", "/*", "*/", "//", "\t", "\xff", "@"};
