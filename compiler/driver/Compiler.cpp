@@ -17,10 +17,12 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <sstream>
+#include <tuple>
+#include <vector>
 
 using namespace mlir;
 
@@ -29,6 +31,32 @@ void loadDialects(MLIRContext &context) {
   context.loadDialect<mlir::tile::TileDialect, arith::ArithDialect, scf::SCFDialect,
                       cf::ControlFlowDialect, LLVM::LLVMDialect, NVVM::NVVMDialect>();
   mlir::tile::registerTileTranslations(context);
+}
+
+/// The reasons the sync passes attached to what they inserted or changed,
+/// in source order.
+std::string syncReport(ModuleOp module) {
+  std::vector<std::tuple<unsigned, unsigned, std::string>> lines;
+  module.walk([&](Operation *op) {
+    auto reason = op->getAttrOfType<StringAttr>("tile.sync");
+    if (!reason)
+      return;
+    auto loc = dyn_cast<FileLineColLoc>(op->getLoc());
+    std::string where = loc ? (loc.getFilename().getValue() + ":" + Twine(loc.getLine()) + ":" +
+                               Twine(loc.getColumn()))
+                                  .str()
+                            : "<unknown>";
+    lines.emplace_back(loc ? loc.getLine() : 0, loc ? loc.getColumn() : 0,
+                       where + ": " + op->getName().stripDialect().str() + ": " +
+                           reason.getValue().str() + "\n");
+  });
+  std::stable_sort(lines.begin(), lines.end(), [](const auto &a, const auto &b) {
+    return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+  });
+  std::string text;
+  for (auto &line : lines)
+    text += std::get<2>(line);
+  return text;
 }
 
 std::string printOp(Operation *op) {
@@ -68,18 +96,35 @@ std::string printOp(Operation *op) {
     return result;
   }
 
-  // MLIR diagnostics (verifier, passes) are rendered against the source with
-  // a caret line, like the frontend's.
+  // MLIR diagnostics (verifier, passes) are rendered like the frontend's:
+  // FILE:LINE:COL, the source line with a caret, and the note starting with
+  // "hint: " as the hint.
   MLIRContext context;
+  context.printOpOnDiagnostic(false);
   loadDialects(context);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, options.fileName),
-                               llvm::SMLoc());
-  std::string mlirDiagnostics;
-  llvm::raw_string_ostream diagStream(mlirDiagnostics);
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagStream);
+  frontend::DiagnosticEngine mlirDiags;
+  mlirDiags.addSource(options.fileName, source);
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    frontend::Location where;
+    if (auto loc = dyn_cast<FileLineColLoc>(d.getLocation()))
+      where = {loc.getFilename().str(), static_cast<int>(loc.getLine()),
+               static_cast<int>(loc.getColumn())};
+    std::string hint;
+    for (Diagnostic &note : d.getNotes()) {
+      std::string text = note.str();
+      if (StringRef(text).starts_with("hint: "))
+        hint = text.substr(6);
+    }
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      mlirDiags.error(where, d.str(), hint);
+    else if (d.getSeverity() == DiagnosticSeverity::Warning)
+      mlirDiags.warning(where, d.str(), hint);
+    return success();
+  });
   auto finishWithError = [&] {
-    result.diagnostics = mlirDiagnostics;
+    std::ostringstream os;
+    mlirDiags.print(os);
+    result.diagnostics = os.str();
     return result;
   };
 
@@ -98,6 +143,23 @@ std::string printOp(Operation *op) {
     pm.enableIRPrinting();
   }
   pm.addPass(createCanonicalizerPass());
+  OpPassManager &kernels = pm.nest<mlir::tile::KernelOp>();
+  if (options.autoSync) {
+    kernels.addPass(mlir::tile::createTileInsertFences());
+    kernels.addPass(mlir::tile::createTileDSMEMLifetime());
+    kernels.addPass(mlir::tile::createTileSplitClusterBarriers());
+  } else {
+    kernels.addPass(mlir::tile::createTileDSMEMLifetime({/*checkOnly=*/true}));
+  }
+  kernels.addPass(mlir::tile::createTileMBarrierPhases());
+  if (options.debugHangsMs > 0)
+    kernels.addPass(mlir::tile::createTileDebugHangs({options.debugHangsMs}));
+  if (failed(pm.run(*module)))
+    return finishWithError();
+  if (options.explainSync)
+    result.syncReport = syncReport(*module);
+
+  pm.clear();
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(mlir::tile::createConvertTileToLLVM());
   pm.addPass(createReconcileUnrealizedCastsPass());

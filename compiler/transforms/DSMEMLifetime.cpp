@@ -67,8 +67,10 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
     if (first == ops.end())
       return;
     KernelFacts facts(kernel);
-    if (failed(entryBarrier(facts, ops, first - ops.begin())) ||
-        failed(exitBarrier(facts, body, ops)))
+    // Both checks run so that --no-auto-sync reports every missing barrier.
+    bool entryOk = succeeded(entryBarrier(facts, ops, first - ops.begin()));
+    bool exitOk = succeeded(exitBarrier(facts, body, ops));
+    if (!entryOk || !exitOk)
       signalPassFailure();
   }
 
@@ -94,7 +96,8 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
     if (arriveAfter)
       b.setInsertionPointAfter(arriveAfter);
     Location loc = access->getLoc();
-    auto arrive = ClusterArriveOp::create(b, loc, /*relaxed=*/false);
+    auto arrive =
+        ClusterArriveOp::create(b, arriveAfter ? arriveAfter->getLoc() : loc, /*relaxed=*/false);
     arrive->setAttr(kAutoAttr, b.getUnitAttr());
     setReason(arrive, "cluster arrive after this CTA initialises the shared memory peers access");
     b.setInsertionPoint(ops[first]);
@@ -132,7 +135,7 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
         break;
       }
     b.setInsertionPoint(waitBefore);
-    auto wait = ClusterWaitOp::create(b, loc);
+    auto wait = ClusterWaitOp::create(b, waitBefore == body.getTerminator() ? loc : waitBefore->getLoc());
     setReason(wait, waitBefore == body.getTerminator()
                         ? "cluster wait before exit: peers may still access this CTA's shared memory"
                         : "cluster wait before reading what peers wrote into this CTA's shared memory");

@@ -30,6 +30,17 @@ static cl::opt<unsigned> optLevel("O", cl::desc("Optimisation level 0-3"), cl::P
 static cl::opt<std::string> cluster("cluster",
                                     cl::desc("Override every kernel's cluster shape: X[,Y[,Z]]"),
                                     cl::init(""), cl::cat(category));
+static cl::opt<bool> explainSync("explain-sync",
+                                 cl::desc("Print one line per fence/barrier the compiler inserted "
+                                          "or changed (location, kind, reason) to stderr"),
+                                 cl::init(false), cl::cat(category));
+static cl::opt<bool> noAutoSync("no-auto-sync",
+                                cl::desc("Insert no fences or barriers; report missing ones as errors"),
+                                cl::init(false), cl::cat(category));
+static cl::opt<std::string> debugHangs(
+    "debug-hangs", cl::desc("Bound every mbarrier wait to MS milliseconds (default 2000), then "
+                            "print the wait, CTA and thread, and trap"),
+    cl::value_desc("MS"), cl::ValueOptional, cl::init(""), cl::cat(category));
 static cl::opt<bool> printIRAfterAll("mlir-print-ir-after-all",
                                      cl::desc("Print the IR after every MLIR pass"),
                                      cl::init(false), cl::cat(category));
@@ -98,6 +109,17 @@ int main(int argc, char **argv) {
   options.emit = emit == "cubin" ? "ptx" : emit.getValue();
   options.fileName = inputFile;
   options.printIRAfterAll = printIRAfterAll;
+  options.autoSync = !noAutoSync;
+  options.explainSync = explainSync;
+  if (debugHangs.getNumOccurrences()) {
+    unsigned ms = 2000;
+    if (!debugHangs.empty() && (StringRef(debugHangs).getAsInteger(10, ms) || ms == 0)) {
+      errs() << "tilec: error: bad --debug-hangs value '" << debugHangs << "'\n"
+             << "hint: give a positive number of milliseconds, e.g. --debug-hangs=500\n";
+      return 1;
+    }
+    options.debugHangsMs = ms;
+  }
   if (!cluster.empty()) {
     std::array<int, 3> dims;
     if (!parseCluster(cluster, dims)) {
@@ -115,7 +137,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   tile::CompileResult result = tile::compile((*buffer)->getBuffer().str(), options);
-  errs() << result.diagnostics;
+  errs() << result.diagnostics << result.syncReport;
   if (!result.ok)
     return 1;
 

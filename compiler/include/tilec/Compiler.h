@@ -18,12 +18,23 @@ struct CompileOptions {
   std::optional<std::array<int, 3>> clusterOverride;
   /// Print the IR after every MLIR pass to stderr (tilec --mlir-print-ir-after-all).
   bool printIRAfterAll = false;
+  /// Insert and relax fences and barriers (docs/passes.md); when off, missing
+  /// ones are errors instead (tilec --no-auto-sync).
+  bool autoSync = true;
+  /// Fill CompileResult::syncReport (tilec --explain-sync).
+  bool explainSync = false;
+  /// > 0: bound every mbarrier wait to this many milliseconds, then report the
+  /// hang and trap (tilec --debug-hangs[=MS]).
+  unsigned debugHangsMs = 0;
 };
 
 struct CompileResult {
   bool ok = false;
   std::string output;      // the requested form (PTX by default)
   std::string diagnostics; // rendered errors: FILE:LINE:COL, caret line, hint
+  /// One line per fence/barrier the compiler inserted or changed:
+  /// FILE:LINE:COL: KIND: REASON (options.explainSync).
+  std::string syncReport;
 };
 
 /// Compiles one .tile translation unit in-process. Thread-compatible: each

@@ -1,0 +1,272 @@
+//===- MLIRGenImpl.h - the AST -> tile dialect emitter (internal) -*- C++ -*-===//
+//
+//
+// Walks a module that passed frontend::checkModule (every type, declaration,
+// builtin and order/scope is resolved there) and emits one tile.kernel per
+// kernel, in the shape of the Toy tutorial's MLIRGen:
+//
+//  - immutable values (`let`, parameters, loop variables) are SSA values;
+//  - `var`s are tile.local_var slots in the kernel's entry block (SROA turns
+//    them into registers), so loops and ifs need no block arguments;
+//  - control flow stays structured (scf.for / scf.while / scf.if) so that the
+//    tile passes can reason about loops and barrier placement. `return` inside
+//    nested code sets a per-thread "returned" flag; everything after a
+//    statement that may return runs under `if !returned`, and loops containing
+//    a return also test the flag. Threads therefore reach the kernel's end,
+//    where compiler-inserted exit barriers live;
+//  - integers are signed (`/ % >> <` use the signed forms), as docs/language.md says.
+//
+//
+// MLIRGen.cpp: kernels and statements; MLIRGenExpr.cpp: arrays, addresses and
+// expressions; MLIRGenSync.cpp: mbarriers, st.async, fences, cluster barriers.
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_MLIRGEN_MLIRGENIMPL_H
+#define TILEC_MLIRGEN_MLIRGENIMPL_H
+
+#include "tile/Dialect/TileDialect.h"
+#include "tilec/frontend/AST.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <functional>
+
+namespace mlir::tile::mlirgen {
+namespace fe = ::tile::frontend;
+
+/// An indexable run of elements: a shared array, `h.local`, or a remote view.
+struct View {
+  Value ptr; // !tile.ptr<T, shared> or !tile.ptr<T, cluster>
+  Value len; // of the array's length type
+};
+
+/// A shared or dshared array declared at kernel top level.
+struct ArrayInfo {
+  Value base;      // this CTA's part, !tile.ptr<T, shared>
+  Value count;     // N, the declared length (length type)
+  Value perBlock;  // dshared: elements per CTA (length type)
+  bool distributed = false;
+};
+
+class MLIRGenImpl {
+public:
+  explicit MLIRGenImpl(MLIRContext &context) : builder(&context) {}
+
+  OwningOpRef<ModuleOp> gen(const fe::ModuleAST &ast) {
+    file = ast.file;
+    module = ModuleOp::create(builder.getUnknownLoc());
+    for (const auto &kernel : ast.kernels)
+      genKernel(*kernel);
+    return std::move(module);
+  }
+
+private:
+  OpBuilder builder;
+  OwningOpRef<ModuleOp> module;
+  std::string file;
+
+  // Per-kernel state.
+  const fe::KernelAST *kernelAST = nullptr;
+  KernelOp kernel;
+  llvm::DenseMap<const fe::Decl *, Value> values;   // let, params, loop variables
+  llvm::DenseMap<const fe::Decl *, Value> slots;    // var -> tile.local_var
+  llvm::DenseMap<const fe::Decl *, View> views;     // let bound to an array or view
+  llvm::DenseMap<const fe::SharedArrayStmt *, ArrayInfo> arrays;
+  llvm::DenseMap<const fe::MBarrierStmt *, Value> mbarriers; // !tile.ptr<i64, shared>
+  Value returnedFlag; // !tile.ptr<i1, local>, only when the kernel has a return
+
+  //===--------------------------------------------------------------------===//
+  // Types, locations, constants
+  //===--------------------------------------------------------------------===//
+
+  Location loc(const fe::Location &l) {
+    if (l.line <= 0)
+      return builder.getUnknownLoc();
+    return FileLineColLoc::get(builder.getContext(), l.file.empty() ? file : l.file, l.line,
+                               l.col);
+  }
+
+  Type scalarType(fe::ScalarKind k) {
+    switch (k) {
+    case fe::ScalarKind::I1: return builder.getI1Type();
+    case fe::ScalarKind::I8: return builder.getI8Type();
+    case fe::ScalarKind::I16: return builder.getI16Type();
+    case fe::ScalarKind::I32: return builder.getI32Type();
+    case fe::ScalarKind::I64: return builder.getI64Type();
+    case fe::ScalarKind::F16: return builder.getF16Type();
+    case fe::ScalarKind::BF16: return builder.getBF16Type();
+    case fe::ScalarKind::F32: return builder.getF32Type();
+    }
+    return builder.getI32Type();
+  }
+
+  static AddressSpace space(fe::AddressSpace s) {
+    switch (s) {
+    case fe::AddressSpace::Global: return AddressSpace::global;
+    case fe::AddressSpace::Shared: return AddressSpace::shared;
+    case fe::AddressSpace::Cluster: return AddressSpace::cluster;
+    }
+    return AddressSpace::global;
+  }
+
+  /// The MLIR type of a scalar or pointer value.
+  Type valueType(const fe::Type &t) {
+    if (t.isPointer())
+      return PtrType::get(builder.getContext(), scalarType(t.scalar), space(t.space));
+    return scalarType(t.scalar);
+  }
+
+  Value intConst(Location l, Type type, int64_t v) {
+    unsigned width = type.getIntOrFloatBitWidth();
+    return arith::ConstantOp::create(builder, l, type,
+                                     builder.getIntegerAttr(type, APInt(width, uint64_t(v), true,
+                                                                        /*implicitTrunc=*/true)));
+  }
+
+  Value boolConst(Location l, bool v) { return intConst(l, builder.getI1Type(), v ? 1 : 0); }
+
+  /// Integer conversion: sign-extend or truncate (zero-extend for ids and i1).
+  Value castInt(Location l, Value v, Type to, bool isUnsigned = false) {
+    unsigned from = v.getType().getIntOrFloatBitWidth(), width = to.getIntOrFloatBitWidth();
+    if (from == width)
+      return v;
+    if (from > width)
+      return arith::TruncIOp::create(builder, l, to, v);
+    if (isUnsigned || from == 1)
+      return arith::ExtUIOp::create(builder, l, to, v);
+    return arith::ExtSIOp::create(builder, l, to, v);
+  }
+
+  Value sreg(Location l, SpecialReg r) {
+    return SRegOp::create(builder, l, builder.getI32Type(), r);
+  }
+
+  /// A per-thread mutable slot, created at the start of the kernel's entry
+  /// block so it dominates every use (and becomes an entry-block alloca).
+  Value newSlot(Location l, Type type) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&kernel.getBody().front());
+    return LocalVarOp::create(builder, l,
+                              PtrType::get(builder.getContext(), type, AddressSpace::local));
+  }
+
+  Value loadWeak(Location l, Value ptr) {
+    auto type = cast<PtrType>(ptr.getType());
+    return LoadOp::create(builder, l, type.getElementType(), ptr, MemoryOrder::weak,
+                          defaultScopeFor(type.getSpace()));
+  }
+
+  void storeWeak(Location l, Value value, Value ptr) {
+    auto type = cast<PtrType>(ptr.getType());
+    StoreOp::create(builder, l, value, ptr, MemoryOrder::weak, defaultScopeFor(type.getSpace()));
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Kernels
+  //===--------------------------------------------------------------------===//
+
+  void genKernel(const fe::KernelAST &k);
+
+  //===--------------------------------------------------------------------===//
+  // Statements
+  //===--------------------------------------------------------------------===//
+
+  static bool stmtMayReturn(const fe::StmtAST &s);
+
+  static bool blockMayReturn(const fe::Block &b);
+
+  Value notReturned(Location l);
+
+  void genBlock(const fe::Block &stmts, size_t from);
+
+  void genStmt(const fe::StmtAST &s);
+
+  void genLet(const fe::LetStmt &s);
+
+  void genSharedArray(const fe::SharedArrayStmt &s);
+
+  void genAssign(const fe::AssignStmt &s);
+
+  void genIf(const fe::IfStmt &s);
+
+  Value whileCondition(Location l, const std::function<Value()> &cond);
+
+  /// `while (cond()) { body(); }` as an scf.while without loop-carried values.
+  void emitWhile(Location l, const std::function<Value()> &cond,
+                 const std::function<void()> &body) {
+    auto op = scf::WhileOp::create(builder, l, TypeRange{}, ValueRange{});
+    OpBuilder::InsertionGuard g(builder);
+    builder.createBlock(&op.getBefore());
+    scf::ConditionOp::create(builder, l, whileCondition(l, cond), ValueRange{});
+    builder.createBlock(&op.getAfter());
+    auto yield = scf::YieldOp::create(builder, l);
+    builder.setInsertionPoint(yield);
+    body();
+  }
+
+  void genWhile(const fe::WhileStmt &s);
+
+  std::pair<Value, Value> linearThread(Location l);
+
+  void genFor(const fe::ForStmt &s);
+
+  //===--------------------------------------------------------------------===//
+  // Arrays and addresses
+  //===--------------------------------------------------------------------===//
+
+  const ArrayInfo &distArray(const fe::ExprAST &e);
+
+  Value localBase(Location l, const ArrayInfo &a, Value rank = nullptr);
+
+  Value localLength(Location l, const ArrayInfo &a, Value rank = nullptr);
+
+  View genView(const fe::ExprAST &e);
+
+  Value genAddress(const fe::IndexExpr &e);
+
+  //===--------------------------------------------------------------------===//
+  // Expressions
+  //===--------------------------------------------------------------------===//
+
+  Value genExpr(const fe::ExprAST &e);
+
+  Value genUnary(const fe::UnaryExpr &e);
+
+  Value genBinary(const fe::BinaryExpr &e);
+
+  Value genShortCircuit(const fe::BinaryExpr &e);
+
+  Value genBinaryOp(Location l, fe::BinaryOp op, Value lhs, Value rhs, const fe::Type &type);
+
+  Value genCast(const fe::CastExpr &e);
+
+  static MemoryOrder order(fe::MemOrder o);
+
+  static MemoryScope scope(fe::MemScope s);
+
+  Value idRegister(Location l, SpecialReg x, int axis);
+
+  Value genCall(const fe::CallExpr &e);
+
+  Value genAtomic(const fe::CallExpr &e, AtomicKind kind);
+
+  Value minMax(Location l, bool isMin, Value a, Value b);
+
+  //===--------------------------------------------------------------------===//
+  // mbarriers, st.async, fences (MLIRGenSync.cpp)
+  //===--------------------------------------------------------------------===//
+
+  void genMBarrier(const fe::MBarrierStmt &s);
+  void genMBarrierInits(Location l);
+  Value genMBarrierRef(const fe::ExprAST &e);
+  Value genSyncCall(const fe::CallExpr &e);
+};
+
+} // namespace mlir::tile::mlirgen
+
+#endif
