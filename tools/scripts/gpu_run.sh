@@ -6,9 +6,15 @@
 #   2. configure + build: compiler OFF, CUDA references ON, PTX from .gpu/ptx
 #   3. ctest: the gpu-labelled tests, then the rest (unit tests on a real driver)
 #   4. the histogram sample (default 1e8 inputs), the histogram benchmark
-#      (512 threads -> OUTDIR/histogram_bench.md; 256 and 1024 threads too)
+#      (512 threads -> OUTDIR/histogram_bench.md; 256 and 1024 threads too);
+#      the cluster ping-pong sample (10000 iterations) and its benchmark
+#      (-> OUTDIR/pingpong_bench.md)
 #   5. every gpu-labelled test command under compute-sanitizer memcheck,
-#      racecheck and synccheck (TILEC_GPU_TEST_SMALL=1: small problems)
+#      racecheck and synccheck (TILEC_GPU_TEST_SMALL=1: small problems), the
+#      ping-pong GPU test and sample included
+# The ping-pong sample (samples/cluster_pingpong) is built when the bundle has
+# pingpong.ptx; TILEC_ENABLE_PINGPONG=ON builds it without (then only its CUDA
+# references run, in the benchmark with --no-tile; its tests are left out).
 # Full logs go to OUTDIR; a short summary table is printed last. Never stops at
 # the first failure; exits 1 if anything failed.
 #
@@ -16,7 +22,8 @@
 # Environment: TILEC_GPU_BUILD (build dir, default build-gpu), JOBS (16),
 #   TILEC_GPU_BUNDLE (default .gpu),
 #   SANITIZER_TIMEOUT (seconds per sanitizer run, 150), TIME_BUDGET (480 s for
-#   everything: sanitizer runs are cut to fit), SKIP_SANITIZERS=1, SKIP_BENCH=1.
+#   everything: sanitizer runs are cut to fit), SKIP_SANITIZERS=1, SKIP_BENCH=1,
+#   TILEC_ENABLE_PINGPONG (ON/OFF; default: ON when the bundle has pingpong.ptx).
 set -uo pipefail
 
 if [ $# -ne 1 ]; then
@@ -66,11 +73,21 @@ else
 fi
 [ -f "$CATCH_DIR/catch2/catch.hpp" ] || fail "bundle" "no $CATCH_DIR/catch2/catch.hpp" "-"
 
+# The cluster ping-pong: on when its PTX came with the bundle (or when asked).
+# Without pingpong.ptx its tests cannot run: they are excluded from ctest and
+# the sanitizer runs (CTEST_EXCLUDE), and its benchmark runs the CUDA kernels only.
+PINGPONG_PTX=no
+[ -f "$PTX_DIR/pingpong.ptx" ] && PINGPONG_PTX=yes
+if [ $PINGPONG_PTX = yes ]; then PINGPONG=${TILEC_ENABLE_PINGPONG:-ON}; else PINGPONG=${TILEC_ENABLE_PINGPONG:-OFF}; fi
+CTEST_EXCLUDE=()
+[ "$PINGPONG" = ON ] && [ $PINGPONG_PTX = no ] && CTEST_EXCLUDE=(-E '^gpu[.]pingpong')
+
 note "configure ($BUILD)"
 NVCC=$(command -v nvcc || echo "$CUDA_HOME/bin/nvcc")
 if cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
      -DTILEC_ENABLE_COMPILER=OFF -DTILEC_ENABLE_CUDA_REFERENCES=ON \
      -DTILEC_PTX_DIR="$PTX_DIR" -DTILEC_CATCH2_INCLUDE_DIR="$CATCH_DIR" \
+     -DTILEC_ENABLE_PINGPONG="$PINGPONG" \
      -DCUDAToolkit_ROOT="$CUDA_HOME" -DCMAKE_CUDA_COMPILER="$NVCC" > "$OUT/configure.log" 2>&1; then
   row "configure" "ok" "configure.log"
 else
@@ -99,7 +116,7 @@ ctest_counts() {
 }
 
 note "ctest -L gpu"
-ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 300 > "$OUT/ctest_gpu.log" 2>&1
+ctest --test-dir "$BUILD" -L gpu ${CTEST_EXCLUDE[@]+"${CTEST_EXCLUDE[@]}"} --output-on-failure --timeout 300 > "$OUT/ctest_gpu.log" 2>&1
 rc=$?
 ctest_counts "$OUT/ctest_gpu.log"
 if [ "$CT_TOTAL" -eq 0 ]; then
@@ -124,20 +141,31 @@ fi
 # ---------------------------------------------------------------- 4. sample + bench (before the sanitizers, so the time budget never eats them)
 note "histogram sample"
 HIST=$BUILD/bin/histogram
-run_sample() {  # name log args...
-  local name=$1 log=$2
-  shift 2
-  if [ ! -x "$HIST" ]; then
+run_sample() {  # binary name log args...
+  local bin=$1 name=$2 log=$3
+  shift 3
+  if [ ! -x "$bin" ]; then
     fail "$name" "not built" "build.log"
-  elif "$HIST" "$@" > "$OUT/$log" 2>&1; then
-    row "$name" "ok, exact; $(grep -m1 '^time:' "$OUT/$log" | cut -d, -f1)" "$log"
+  elif "$bin" "$@" > "$OUT/$log" 2>&1; then
+    row "$name" "ok, exact; $(grep -m1 '^time:' "$OUT/$log" | sed 's/^time: //')" "$log"
   else
     fail "$name" "$(tail -1 "$OUT/$log")" "$log"
   fi
 }
-run_sample "histogram (1e8, uniform, cluster 2)" sample_histogram.log --skip-code 77
-run_sample "histogram (1e8, skewed, cluster 1)" sample_histogram_skewed_c1.log \
+run_sample "$HIST" "histogram (1e8, uniform, cluster 2)" sample_histogram.log --skip-code 77
+run_sample "$HIST" "histogram (1e8, skewed, cluster 1)" sample_histogram_skewed_c1.log \
   --dist skewed --cluster 1 --ptx "$PTX_DIR/histogram_c1.ptx" --skip-code 77
+
+PINGPONG_BIN=$BUILD/bin/pingpong
+if [ "$PINGPONG" != ON ]; then
+  row "pingpong" "skipped: no pingpong.ptx in the bundle (TILEC_ENABLE_PINGPONG=ON runs its CUDA references)" "-"
+elif [ $PINGPONG_PTX = yes ]; then
+  note "pingpong sample"
+  run_sample "$PINGPONG_BIN" "pingpong (128 CTAs, cluster 8, 1e4 iterations)" sample_pingpong.log \
+    --iters 10000 --runs 5 --ptx "$PTX_DIR/pingpong.ptx" --skip-code 77
+else
+  fail "pingpong sample" "not run: no $PTX_DIR/pingpong.ptx (tests excluded too)" "-"
+fi
 
 BENCH=$BUILD/bin/histogram_bench
 if [ "${SKIP_BENCH:-0}" = 1 ]; then
@@ -157,11 +185,33 @@ else
   done
 fi
 
+PPBENCH=$BUILD/bin/pingpong_bench
+if [ "$PINGPONG" != ON ]; then
+  :  # the "pingpong" row above says why
+elif [ "${SKIP_BENCH:-0}" = 1 ]; then
+  row "pingpong bench" "skipped (SKIP_BENCH=1)" "-"
+elif [ ! -x "$PPBENCH" ]; then
+  fail "pingpong bench" "pingpong_bench not built" "build.log"
+else
+  note "pingpong_bench"
+  ppargs=(--iters 10000 --runs 15 --ptx-dir "$PTX_DIR" --out "$OUT/pingpong_bench.md")
+  [ $PINGPONG_PTX = yes ] || ppargs+=(--no-tile)
+  if "$PPBENCH" "${ppargs[@]}" > "$OUT/pingpong_bench.log" 2>&1; then
+    if [ $PINGPONG_PTX = yes ]; then
+      row "pingpong bench" "ok, all exact" "pingpong_bench.md"
+    else
+      fail "pingpong bench" "CUDA references exact; tile not run (no pingpong.ptx)" "pingpong_bench.md"
+    fi
+  else
+    fail "pingpong bench" "$(grep -c 'PROBLEM\|NOT RUN' "$OUT/pingpong_bench.log") problem line(s); tail: $(tail -1 "$OUT/pingpong_bench.log")" "pingpong_bench.log"
+  fi
+fi
+
 # ---------------------------------------------------------------- 5. sanitizers (each run limited to what is left of TIME_BUDGET)
 # The command of every gpu-labelled ctest (one per line, shell-quoted).
 gpu_test_commands() {
   if command -v python3 > /dev/null 2>&1 &&
-     ctest --test-dir "$BUILD" -L gpu --show-only=json-v1 > "$OUT/gpu_tests.json" 2>/dev/null; then
+     ctest --test-dir "$BUILD" -L gpu ${CTEST_EXCLUDE[@]+"${CTEST_EXCLUDE[@]}"} --show-only=json-v1 > "$OUT/gpu_tests.json" 2>/dev/null; then
     python3 - "$OUT/gpu_tests.json" <<'EOF'
 import json, shlex, sys
 for t in json.load(open(sys.argv[1])).get("tests", []):
@@ -171,6 +221,10 @@ EOF
   else
     printf 'gpu.histogram\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[histogram]"
     printf 'gpu.histogram_sample\t%q --bins 1001 --n 1000003 --cluster 2 --runs 2\n' "$BUILD/bin/histogram"
+    if [ "$PINGPONG" = ON ] && [ $PINGPONG_PTX = yes ]; then
+      printf 'gpu.pingpong\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[pingpong]"
+      printf 'gpu.pingpong_sample\t%q --iters 1000 --runs 2\n' "$BUILD/bin/pingpong"
+    fi
   fi
 }
 
@@ -231,6 +285,10 @@ fi
   if [ -f "$OUT/histogram_bench.md" ]; then
     echo
     grep -E '^\||^- best|^- PROBLEM' "$OUT/histogram_bench.md"
+  fi
+  if [ -f "$OUT/pingpong_bench.md" ]; then
+    echo
+    grep -E '^\||^- NOT RUN|^- PROBLEM' "$OUT/pingpong_bench.md"
   fi
   echo
   if [ $FAILED -eq 0 ]; then echo "gpu_run: ALL OK (logs in $OUT)"; else echo "gpu_run: FAILURES (logs in $OUT)"; fi
