@@ -375,7 +375,7 @@ bool Parser::atMBarrierDecl() const {
 
 StmtPtr Parser::parseMBarrierDecl(const Token &kw, bool isVar, const std::optional<TypeSyntax> &annot,
                                   std::unique_ptr<Decl> decl) {
-  Token mb = consume(); // `mbarrier`
+  consume(); // `mbarrier`
   const char *hint = "write `let NAME = mbarrier(COUNT)` or `let NAME = mbarrier[N](COUNT)`";
   if (isVar)
     fail(kw.loc, "mbarriers must be declared with 'let'", hint);
@@ -396,7 +396,6 @@ StmtPtr Parser::parseMBarrierDecl(const Token &kw, bool isVar, const std::option
     arraySize = (int64_t)n.intValue;
     expect(Tok::RBracket, "']'", sizeHint);
   }
-  (void)mb;
   expect(Tok::LParen, "'('", hint);
   ExprPtr count = parseExpr();
   expect(Tok::RParen, "')'", hint);
@@ -477,8 +476,6 @@ ExprPtr Parser::parseVector() {
   std::vector<ExprPtr> elems;
   int depth = 1;
   do {
-    if (elems.size() >= 16)
-      fail(cur().loc, "vector literal has more than 16 values", hint);
     elems.push_back(parseExpr());
     depth = std::max(depth, elems.back()->depth + 1);
   } while (accept(Tok::Comma) && !at(Tok::RBrace));
