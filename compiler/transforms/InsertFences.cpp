@@ -31,14 +31,19 @@ struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
     KernelFacts facts(getOperation());
     if (facts.remoteMBarriers.empty())
       return;
-    // The last init of a peer-completed mbarrier in each block.
+    // Blocks that initialise a peer-completed mbarrier, and their last init:
+    // one fence after it covers every earlier init of the thread.
     llvm::MapVector<Block *, MBarrierInitOp> lastInit;
+    llvm::DenseSet<Block *> needsFence;
     getOperation().walk([&](MBarrierInitOp init) {
+      lastInit[init->getBlock()] = init;
       SharedAllocOp alloc = rootAlloc(init.getMbar());
-      if (alloc && facts.remoteMBarriers.contains(alloc))
-        lastInit[init->getBlock()] = init;
+      if (!alloc || facts.remoteMBarriers.contains(alloc))
+        needsFence.insert(init->getBlock());
     });
     for (auto &[block, init] : lastInit) {
+      if (!needsFence.contains(block))
+        continue;
       Operation *next = init->getNextNode();
       bool fenced = false;
       for (Operation *op = next; op && !fenced; op = op->getNextNode())

@@ -36,16 +36,16 @@ struct MBarrierPhasesPass : tile::impl::TileMBarrierPhasesBase<MBarrierPhasesPas
       }
       OpBuilder b(wait);
       Location loc = wait.getLoc();
-      Type bitsType = b.getIntegerType(*count <= 32 ? 32 : 64);
+      IntegerType bitsType = b.getIntegerType(*count <= 32 ? 32 : 64);
       Value &slot = phaseBits[alloc];
       if (!slot) {
         OpBuilder entry(&kernel.getBody().front(), kernel.getBody().front().begin());
         slot = LocalVarOp::create(entry, alloc.getLoc(),
                                   PtrType::get(b.getContext(), bitsType, AddressSpace::local));
-        StoreOp::create(entry, alloc.getLoc(), arith::ConstantOp::create(entry, alloc.getLoc(), bitsType, entry.getIntegerAttr(bitsType, 0)),
-                        slot, MemoryOrder::weak, MemoryScope::cta);
+        Value zero = arith::ConstantIntOp::create(entry, alloc.getLoc(), bitsType, 0);
+        StoreOp::create(entry, alloc.getLoc(), zero, slot, MemoryOrder::weak, MemoryScope::cta);
       }
-      Value index = arith::ConstantOp::create(b, loc, bitsType, b.getIntegerAttr(bitsType, 0));
+      Value index = arith::ConstantIntOp::create(b, loc, bitsType, 0);
       if (auto add = wait.getMbar().getDefiningOp<PtrAddOp>()) {
         index = add.getOffset();
         unsigned width = index.getType().getIntOrFloatBitWidth();
@@ -55,7 +55,7 @@ struct MBarrierPhasesPass : tile::impl::TileMBarrierPhasesBase<MBarrierPhasesPas
           index = arith::TruncIOp::create(b, loc, bitsType, index);
       }
       Value bits = LoadOp::create(b, loc, bitsType, slot, MemoryOrder::weak, MemoryScope::cta);
-      Value one = arith::ConstantOp::create(b, loc, bitsType, b.getIntegerAttr(bitsType, 1));
+      Value one = arith::ConstantIntOp::create(b, loc, bitsType, 1);
       Value bit = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits, index), one);
       if (bitsType != b.getI32Type())
         bit = arith::TruncIOp::create(b, loc, b.getI32Type(), bit);

@@ -70,6 +70,7 @@ def TileMBarrierPhases : Pass<"tile-mbarrier-phases", "::mlir::tile::KernelOp"> 
     bit i as the parity and flips it (PTX ISA 9.7.13.15.16: try_wait.parity
     waits for the completion of the phase with that parity).
   }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def TileDebugHangs : Pass<"tile-debug-hangs", "::mlir::tile::KernelOp"> {
