@@ -45,8 +45,8 @@ struct MBarrierInitLowering : ConvertOpToLLVMPattern<MBarrierInitOp> {
   }
 };
 
-/// A peer's mbarrier returns no state (`_`, PTX ISA 9.7.13.15.13); this CTA's
-/// returns one into a scratch register.
+/// The arrival state is not needed (waits use the phase parity): sink `_`
+/// (PTX ISA 9.7.13.15.13), for this CTA's mbarrier and a peer's alike.
 struct MBarrierArriveLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
@@ -57,18 +57,15 @@ struct MBarrierArriveLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
     auto [addr, c] = asmAddress(rewriter, op.getLoc(), adaptor.getMbar(), space);
     SmallVector<Value> operands{addr};
     std::string constraints = c.str();
-    std::string tail = "[$0]";
+    std::string text = "mbarrier.arrive" + std::string(op.getTxCount() ? ".expect_tx" : "") +
+                       sem(op.getOrder(), MemoryOrder::release) + ptxScope(scope).str() +
+                       ptxSpace(space).str() + ".b64 _, [$0]";
     if (adaptor.getTxCount()) {
       operands.push_back(adaptor.getTxCount());
       constraints += ",r";
-      tail += ", $1";
+      text += ", $1";
     }
-    std::string instr = "mbarrier.arrive" + std::string(op.getTxCount() ? ".expect_tx" : "") +
-                        sem(op.getOrder(), MemoryOrder::release) + ptxScope(scope).str() +
-                        ptxSpace(space).str() + ".b64 ";
-    std::string text = remote ? instr + "_, " + tail + ";"
-                              : "{\n\t.reg .b64 state;\n\t" + instr + "state, " + tail + ";\n\t}";
-    inlinePtx(rewriter, op.getLoc(), Type(), operands, text, constraints + ",~{memory}");
+    inlinePtx(rewriter, op.getLoc(), Type(), operands, text + ";", constraints + ",~{memory}");
     rewriter.eraseOp(op);
     return success();
   }

@@ -84,7 +84,8 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
                              LLVM::Linkage::Internal, name, Attribute(), /*alignment=*/16,
                              /*addrSpace=*/3);
       rewriter.restoreInsertionPoint(kernelPoint);
-      rewriter.replaceOpWithNewOp<LLVM::AddressOfOp>(op, llvmPtr, name);
+      rewriter.replaceOp(op, registerAddress(rewriter, loc,
+                                             LLVM::AddressOfOp::create(rewriter, loc, llvmPtr, name)));
       return success();
     }
 
@@ -95,7 +96,8 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
                              kDynamicSmemSymbol, Attribute(), /*alignment=*/16, /*addrSpace=*/3);
       rewriter.restoreInsertionPoint(kernelPoint);
     }
-    Value base = LLVM::AddressOfOp::create(rewriter, loc, llvmPtr, kDynamicSmemSymbol);
+    Value base = registerAddress(
+        rewriter, loc, LLVM::AddressOfOp::create(rewriter, loc, llvmPtr, kDynamicSmemSymbol));
     Value offset = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(0));
     for (Operation *prev = op->getBlock()->empty() ? nullptr : &op->getBlock()->front();
          prev && prev != op.getOperation(); prev = prev->getNextNode()) {
@@ -110,6 +112,26 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
                                      ValueRange{offset});
     rewriter.replaceOp(op, addr);
     return success();
+  }
+
+  /// The shared address in a register. Folded into `ld.shared [symbol]`
+  /// addressing, ptxas rematerialises the CTA's shared-window base
+  /// (S2R SR_CgaCtaId) at every use in cluster kernels; an opaque (pure) mov
+  /// keeps one register, as nvcc's cvta.to.shared does. The 16-byte alignment
+  /// of the variable is restated so that accesses still vectorise.
+  static Value registerAddress(OpBuilder &b, Location loc, Value symbolAddress) {
+    Type i32 = b.getI32Type();
+    Value bits = LLVM::PtrToIntOp::create(b, loc, i32, symbolAddress);
+    auto mov = LLVM::InlineAsmOp::create(
+        b, loc, i32, ValueRange{bits}, b.getStringAttr("mov.b32 $0, $1;"), b.getStringAttr("=r,r"),
+        /*has_side_effects=*/nullptr, /*is_align_stack=*/nullptr,
+        LLVM::TailCallKindAttr::get(b.getContext(), LLVM::tailcallkind::TailCallKind::None),
+        /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr);
+    Value ptr = LLVM::IntToPtrOp::create(b, loc, symbolAddress.getType(), mov.getResult(0));
+    Value yes = LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
+    Value sixteen = LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(16));
+    LLVM::AssumeOp::create(b, loc, yes, LLVM::AssumeAlignTag{}, ptr, sixteen);
+    return ptr;
   }
 
   static unsigned staticIndex(SharedAllocOp op) {

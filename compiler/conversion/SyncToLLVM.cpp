@@ -20,13 +20,13 @@ struct BarrierLowering : ConvertOpToLLVMPattern<BarrierOp> {
 };
 
 /// The full cluster barrier: arrive (release by default) then wait (acquire by
-/// default), PTX ISA 9.7.13.4 barrier.cluster. Not `.aligned`: the source may
-/// reach it under divergent control flow.
+/// default), PTX ISA 9.7.13.4 barrier.cluster. `.aligned` (cheaper) only when
+/// the passes proved every thread of the warp reaches it together.
 struct ClusterSyncLowering : ConvertOpToLLVMPattern<ClusterSyncOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(ClusterSyncOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
-    NVVM::ClusterArriveOp::create(rewriter, op.getLoc(), /*aligned=*/UnitAttr());
-    rewriter.replaceOpWithNewOp<NVVM::ClusterWaitOp>(op, /*aligned=*/UnitAttr());
+    NVVM::ClusterArriveOp::create(rewriter, op.getLoc(), op.getAlignedAttr());
+    rewriter.replaceOpWithNewOp<NVVM::ClusterWaitOp>(op, op.getAlignedAttr());
     return success();
   }
 };
@@ -35,9 +35,9 @@ struct ClusterArriveLowering : ConvertOpToLLVMPattern<ClusterArriveOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(ClusterArriveOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
     if (op.getRelaxed())
-      rewriter.replaceOpWithNewOp<NVVM::ClusterArriveRelaxedOp>(op, /*aligned=*/UnitAttr());
+      rewriter.replaceOpWithNewOp<NVVM::ClusterArriveRelaxedOp>(op, op.getAlignedAttr());
     else
-      rewriter.replaceOpWithNewOp<NVVM::ClusterArriveOp>(op, /*aligned=*/UnitAttr());
+      rewriter.replaceOpWithNewOp<NVVM::ClusterArriveOp>(op, op.getAlignedAttr());
     return success();
   }
 };
@@ -45,7 +45,7 @@ struct ClusterArriveLowering : ConvertOpToLLVMPattern<ClusterArriveOp> {
 struct ClusterWaitLowering : ConvertOpToLLVMPattern<ClusterWaitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(ClusterWaitOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::ClusterWaitOp>(op, /*aligned=*/UnitAttr());
+    rewriter.replaceOpWithNewOp<NVVM::ClusterWaitOp>(op, op.getAlignedAttr());
     return success();
   }
 };

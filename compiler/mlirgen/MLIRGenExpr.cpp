@@ -280,9 +280,10 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::BlockInCluster: return idRegister(l, SpecialReg::cluster_ctaid_x, e.axis);
   case BI::NumClusters: return idRegister(l, SpecialReg::nclusterid_x, e.axis);
   case BI::LaneId: return sreg(l, SpecialReg::laneid);
-  case BI::WarpId:
-    return arith::DivUIOp::create(builder, l, linearThread(l).first,
-                                  intConst(l, builder.getI32Type(), 32));
+  case BI::WarpId: {
+    Value tid = linearThread(l).first;
+    return arith::DivUIOp::create(builder, l, tid, intConst(l, builder.getI32Type(), 32));
+  }
   case BI::Min:
   case BI::Max: {
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]);
@@ -299,7 +300,7 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
     return genView(a).len;
   }
   case BI::SyncThreads: BarrierOp::create(builder, l); return nullptr;
-  case BI::ClusterSync: ClusterSyncOp::create(builder, l); return nullptr;
+  case BI::ClusterSync: ClusterSyncOp::create(builder, l, /*aligned=*/false); return nullptr;
   case BI::Remote: return genView(e).ptr; // only reached through genView's users
   case BI::Load: {
     Value ptr = genAddress(*e.args[0]->as<fe::IndexExpr>());

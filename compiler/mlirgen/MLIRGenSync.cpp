@@ -1,8 +1,8 @@
 //===- MLIRGenSync.cpp - mbarriers, st.async, fences, cluster barriers -----===//
 //
 // mbarriers are i64 objects in static shared memory. The compiler initialises
-// them (thread 0 of the CTA, right after the last mbarrier declaration) and a
-// CTA barrier makes the init visible to the CTA; the sync passes add the
+// them (thread 0 of the CTA, on kernel entry after the last mbarrier's
+// allocation, see genKernel) and a CTA barrier makes the init visible to the CTA; the sync passes add the
 // fence.mbarrier_init + cluster barrier when peers or st.async complete them.
 // Orders and scopes the source did not write stay unset for the passes to
 // choose; waits carry no parity (tile-mbarrier-phases derives it).
@@ -26,7 +26,8 @@ void MLIRGenImpl::genMBarrier(const fe::MBarrierStmt &s) {
 /// then bar.sync publishes the inits to the CTA.
 void MLIRGenImpl::genMBarrierInits(Location l) {
   Type i32 = builder.getI32Type();
-  Value first = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, linearThread(l).first,
+  Value tid = linearThread(l).first;
+  Value first = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, tid,
                                       intConst(l, i32, 0));
   auto init = scf::IfOp::create(builder, l, first, /*withElseRegion=*/false);
   {
@@ -119,10 +120,11 @@ Value MLIRGenImpl::genSyncCall(const fe::CallExpr &e) {
     FenceMBarrierInitOp::create(builder, l);
     return nullptr;
   case BI::ClusterArrive:
-    ClusterArriveOp::create(builder, l, /*relaxed=*/e.order == fe::MemOrder::Relaxed);
+    ClusterArriveOp::create(builder, l, /*relaxed=*/e.order == fe::MemOrder::Relaxed,
+                            /*aligned=*/false);
     return nullptr;
   case BI::ClusterWait:
-    ClusterWaitOp::create(builder, l);
+    ClusterWaitOp::create(builder, l, /*aligned=*/false);
     return nullptr;
   default:
     return nullptr;

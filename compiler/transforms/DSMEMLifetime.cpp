@@ -97,11 +97,12 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
       b.setInsertionPointAfter(arriveAfter);
     Location loc = access->getLoc();
     auto arrive =
-        ClusterArriveOp::create(b, arriveAfter ? arriveAfter->getLoc() : loc, /*relaxed=*/false);
+        ClusterArriveOp::create(b, arriveAfter ? arriveAfter->getLoc() : loc, /*relaxed=*/false,
+                                /*aligned=*/false);
     arrive->setAttr(kAutoAttr, b.getUnitAttr());
     setReason(arrive, "cluster arrive after this CTA initialises the shared memory peers access");
     b.setInsertionPoint(ops[first]);
-    auto wait = ClusterWaitOp::create(b, loc);
+    auto wait = ClusterWaitOp::create(b, loc, /*aligned=*/false);
     setReason(wait, "cluster wait before the first access to a peer's shared memory");
     return success();
   }
@@ -123,7 +124,7 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
     OpBuilder b(ops[last]->getContext());
     b.setInsertionPointAfter(ops[last]);
     Location loc = access->getLoc();
-    auto arrive = ClusterArriveOp::create(b, loc, /*relaxed=*/false);
+    auto arrive = ClusterArriveOp::create(b, loc, /*relaxed=*/false, /*aligned=*/false);
     arrive->setAttr(kAutoAttr, b.getUnitAttr());
     setReason(arrive, "cluster arrive after this CTA's last access to a peer's shared memory");
     // Wait before the first statement that reads or writes what peers wrote
@@ -135,7 +136,8 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
         break;
       }
     b.setInsertionPoint(waitBefore);
-    auto wait = ClusterWaitOp::create(b, waitBefore == body.getTerminator() ? loc : waitBefore->getLoc());
+    auto wait = ClusterWaitOp::create(
+        b, waitBefore == body.getTerminator() ? loc : waitBefore->getLoc(), /*aligned=*/false);
     setReason(wait, waitBefore == body.getTerminator()
                         ? "cluster wait before exit: peers may still access this CTA's shared memory"
                         : "cluster wait before reading what peers wrote into this CTA's shared memory");

@@ -7,7 +7,8 @@
 // is used when no memory written before the arrive is read after the wait.
 // The same rule picks relaxed vs release for mbarrier arrives the source left
 // open; waits stay acquire (the data they guard must be visible), at cluster
-// scope when a peer or st.async completes the mbarrier.
+// scope when a peer or st.async completes the mbarrier. Cluster barriers in
+// uniform control flow get `.aligned`.
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
 
@@ -49,15 +50,22 @@ struct SplitClusterBarriersPass
     });
 
     kernel.walk([&](Operation *op) { chooseMBarrierSemantics(op, facts, publishes); });
+
+    // .aligned barriers are cheaper; they need the whole warp to execute them.
+    kernel.walk([&](Operation *op) {
+      if (!isa<ClusterArriveOp, ClusterWaitOp>(op) || !inUniformControlFlow(op))
+        return;
+      op->setAttr("aligned", UnitAttr::get(op->getContext()));
+    });
   }
 
   /// cluster_sync -> arrive + wait, moved apart across pure computation.
   static void split(ClusterSyncOp sync) {
     OpBuilder b(sync);
-    auto arrive = ClusterArriveOp::create(b, sync.getLoc(), /*relaxed=*/false);
+    auto arrive = ClusterArriveOp::create(b, sync.getLoc(), /*relaxed=*/false, /*aligned=*/false);
     arrive->setAttr(kAutoAttr, b.getUnitAttr());
     setReason(arrive, "cluster_sync() split: arrive");
-    auto wait = ClusterWaitOp::create(b, sync.getLoc());
+    auto wait = ClusterWaitOp::create(b, sync.getLoc(), /*aligned=*/false);
     setReason(wait, "cluster_sync() split: wait");
     sync.erase();
     while (Operation *prev = arrive->getPrevNode()) {

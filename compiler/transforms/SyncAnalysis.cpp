@@ -1,6 +1,9 @@
 //===- SyncAnalysis.cpp - facts the memory-model passes share --------------===//
 #include "SyncAnalysis.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::sync;
@@ -148,6 +151,56 @@ bool sync::isPureCompute(Operation *root) {
     return WalkResult::interrupt();
   });
   return !r.wasInterrupted();
+}
+
+static bool isUniformImpl(Value v, unsigned depth) {
+  if (depth > 32)
+    return false;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (isa<KernelOp>(owner))
+      return true; // a kernel parameter
+    if (auto loop = dyn_cast<scf::ForOp>(owner))
+      return arg == loop.getInductionVar() && isUniformImpl(loop.getLowerBound(), depth + 1) &&
+             isUniformImpl(loop.getUpperBound(), depth + 1) &&
+             isUniformImpl(loop.getStep(), depth + 1);
+    return false;
+  }
+  Operation *def = v.getDefiningOp();
+  if (auto sreg = dyn_cast<SRegOp>(def)) {
+    switch (sreg.getReg()) {
+    case SpecialReg::tid_x:
+    case SpecialReg::tid_y:
+    case SpecialReg::tid_z:
+    case SpecialReg::laneid:
+      return false;
+    default:
+      return true; // block, cluster and grid ids and dims
+    }
+  }
+  if (def->getDialect() != def->getContext()->getLoadedDialect<arith::ArithDialect>())
+    return false; // loads, atomics, region results: assume they differ per thread
+  return llvm::all_of(def->getOperands(),
+                      [&](Value operand) { return isUniformImpl(operand, depth + 1); });
+}
+
+bool sync::isUniform(Value v) { return isUniformImpl(v, 0); }
+
+bool sync::inUniformControlFlow(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent && !isa<KernelOp>(parent);
+       parent = parent->getParentOp()) {
+    if (auto ifOp = dyn_cast<scf::IfOp>(parent)) {
+      if (!isUniform(ifOp.getCondition()))
+        return false;
+    } else if (auto loop = dyn_cast<scf::ForOp>(parent)) {
+      if (!isUniform(loop.getLowerBound()) || !isUniform(loop.getUpperBound()) ||
+          !isUniform(loop.getStep()))
+        return false;
+    } else {
+      return false; // while loops and anything else: not proven
+    }
+  }
+  return true;
 }
 
 void sync::setReason(Operation *op, StringRef reason) {

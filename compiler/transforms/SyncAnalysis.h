@@ -55,6 +55,13 @@ bool isClusterBarrier(Operation *op);
 /// synchronisation. Barriers may move across such ops.
 bool isPureCompute(Operation *op);
 
+/// Every thread of a warp evaluates v to the same value: built from constants,
+/// kernel parameters, block/cluster/grid ids and dims and uniform loop counters.
+bool isUniform(Value v);
+/// op runs in uniform control flow: every enclosing if/loop decides uniformly,
+/// so a whole warp reaches it together (the condition for PTX `.aligned`).
+bool inUniformControlFlow(Operation *op);
+
 void setReason(Operation *op, llvm::StringRef reason);
 
 } // namespace mlir::tile::sync

@@ -8,7 +8,13 @@
 // CHECK-LABEL: llvm.func @k(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i64)
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>, nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>
 tile.kernel @k(%g: !tile.ptr<i32, global>, %n: i32, %m: i64) attributes {cluster_dims = array<i32: 2>, max_threads = array<i32: 256>} {
-  // CHECK: %[[DYN:.*]] = llvm.mlir.addressof @__tile_dynamic_smem : !llvm.ptr<3>
+  // The base goes through a register (an opaque mov) so ptxas keeps it in one,
+  // with its 16-byte alignment restated for vectorisation.
+  // CHECK: %[[SYM:.*]] = llvm.mlir.addressof @__tile_dynamic_smem : !llvm.ptr<3>
+  // CHECK: %[[BITS:.*]] = llvm.ptrtoint %[[SYM]] : !llvm.ptr<3> to i32
+  // CHECK: %[[MOV:.*]] = llvm.inline_asm "mov.b32 $0, $1;", "=r,r" %[[BITS]]
+  // CHECK: %[[DYN:.*]] = llvm.inttoptr %[[MOV]] : i32 to !llvm.ptr<3>
+  // CHECK: llvm.intr.assume %{{.*}} ["align"(%[[DYN]], %{{.*}} : !llvm.ptr<3>, i64)]
   // CHECK: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64)
   // CHECK: %[[A:.*]] = llvm.getelementptr %[[DYN]][%[[ZERO]]]
   %a = tile.shared_alloc %n : i32 -> !tile.ptr<i32, shared>

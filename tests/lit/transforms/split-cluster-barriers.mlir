@@ -7,10 +7,10 @@
 // CHECK-LABEL: tile.kernel @relaxed
 // CHECK:       tile.load %{{.*}} : !tile.ptr<i32, shared>
 // CHECK-NEXT:  tile.store
-// CHECK-NEXT:  tile.cluster_arrive {relaxed, tile.sync = "cluster_sync() split: arrive (relaxed: nothing written before it is read after the wait)"}
+// CHECK-NEXT:  tile.cluster_arrive {aligned, relaxed, tile.sync = "cluster_sync() split: arrive (relaxed: nothing written before it is read after the wait)"}
 // CHECK-NEXT:  arith.addi
 // CHECK-NEXT:  arith.muli
-// CHECK-NEXT:  tile.cluster_wait {tile.sync = "cluster_sync() split: wait"}
+// CHECK-NEXT:  tile.cluster_wait {aligned, tile.sync = "cluster_sync() split: wait"}
 // CHECK-NEXT:  tile.store
 // CHECK-NOT:   tile.cluster_sync
 tile.kernel @relaxed(%out: !tile.ptr<i32, global>, %x: i32) attributes {cluster_dims = array<i32: 2, 1, 1>} {
@@ -35,7 +35,7 @@ tile.kernel @relaxed(%out: !tile.ptr<i32, global>, %x: i32) attributes {cluster_
 // Pure computation before the barrier lets the arrive move up past it.
 // CHECK-LABEL: tile.kernel @release
 // CHECK:       tile.store %{{.*}} : i32, !tile.ptr<i32, shared>
-// CHECK-NEXT:  tile.cluster_arrive {tile.sync = "cluster_sync() split: arrive (release: memory written before it is read after the wait)"}
+// CHECK-NEXT:  tile.cluster_arrive {aligned, tile.sync = "cluster_sync() split: arrive (release: memory written before it is read after the wait)"}
 // CHECK-NEXT:  arith.addi
 // CHECK-NEXT:  tile.cluster_wait
 // CHECK-NEXT:  tile.load
@@ -53,8 +53,8 @@ tile.kernel @release(%x: i32) attributes {cluster_dims = array<i32: 2, 1, 1>} {
 // User-written arrive/wait keep their semantics; mbarrier operations the source
 // left open get the weakest correct ones.
 // CHECK-LABEL: tile.kernel @mbarriers
-// CHECK:       tile.cluster_arrive{{$}}
-// CHECK-NEXT:  tile.cluster_wait{{$}}
+// CHECK:       tile.cluster_arrive {aligned}
+// CHECK-NEXT:  tile.cluster_wait {aligned}
 // CHECK:       tile.mbarrier_arrive %{{.*}} expect_tx %{{.*}} {order = #tile<order relaxed>, scope = #tile<scope cluster>
 // CHECK:       tile.mbarrier_expect_tx %{{.*}} {scope = #tile<scope cluster>}
 // CHECK:       tile.mbarrier_arrive %{{.*}} {order = #tile<order release>, scope = #tile<scope cta>} :
@@ -76,5 +76,32 @@ tile.kernel @mbarriers(%x: i32) attributes {cluster_dims = array<i32: 2, 1, 1>} 
   tile.store_async (%x), %rb, %rbar : (i32), !tile.ptr<i32, cluster>, !tile.ptr<i64, cluster>
   tile.mbarrier_wait %bar : !tile.ptr<i64, shared>
   tile.mbarrier_wait %local : !tile.ptr<i64, shared>
+  tile.return
+}
+
+// -----
+
+// Barriers under thread-dependent control flow stay unaligned (the warp may be
+// split); under a uniform loop (bounds from parameters) they are aligned.
+// CHECK-LABEL: tile.kernel @divergence
+// CHECK:       scf.if
+// CHECK-NEXT:    tile.cluster_arrive {relaxed, tile.sync
+// CHECK-NEXT:    tile.cluster_wait {tile.sync
+// CHECK:       scf.for
+// CHECK-NEXT:    tile.cluster_arrive {aligned
+// CHECK-NEXT:    tile.cluster_wait {aligned
+tile.kernel @divergence(%n: i32) attributes {cluster_dims = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %tid = tile.sreg tid_x : i32
+  %first = arith.cmpi eq, %tid, %c0 : i32
+  scf.if %first {
+    tile.cluster_sync
+  }
+  %bid = tile.sreg ctaid_x : i32
+  %end = arith.addi %n, %bid : i32
+  scf.for %i = %c0 to %end step %c1 : i32 {
+    tile.cluster_sync
+  }
   tile.return
 }

@@ -162,19 +162,24 @@ def Tile_ClusterSyncOp : Tile_Op<"cluster_sync"> {
   let description = [{ Equivalent to `barrier.cluster.arrive` (release by
     default) followed by `barrier.cluster.wait` (acquire by default), PTX ISA
     9.7.13.4. The tile passes may split it into the two halves. }];
+  let arguments = (ins UnitAttr:$aligned);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
 
 def Tile_ClusterArriveOp : Tile_Op<"cluster_arrive"> {
   let summary = "barrier.cluster.arrive, .relaxed when `relaxed` is set";
-  let arguments = (ins UnitAttr:$relaxed);
+  let description = [{ `aligned` (PTX `.aligned`, ISA 9.7.13.4): every thread of
+    the warp executes this same barrier; the passes set it only in uniform control
+    flow. }];
+  let arguments = (ins UnitAttr:$relaxed, UnitAttr:$aligned);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
 
 def Tile_ClusterWaitOp : Tile_Op<"cluster_wait"> {
   let summary = "barrier.cluster.wait (acquire)";
+  let arguments = (ins UnitAttr:$aligned);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
