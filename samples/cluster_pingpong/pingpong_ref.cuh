@@ -49,6 +49,9 @@ namespace cg = cooperative_groups;
 
 namespace pingpong_ref {
 
+// The cluster shape compiled into every reference kernel (pingpong_common.h).
+constexpr unsigned kCluster = 8;
+
 // ---------------------------------------------------------------- PTX helpers
 
 __device__ __forceinline__ uint32_t smemAddr(const void* p) {
@@ -151,7 +154,7 @@ __device__ __forceinline__ void storeOut(int* out, int iters, int it, int4 v) {
 // still write into its shared memory. (After >= 1 iteration the loop's last
 // barrier already guarantees this; the extra barrier costs one round trip per
 // launch, 1/iters of the time, and keeps the exit safe independently of the loop.)
-__global__ void __launch_bounds__(32, 1) pingpongHandTuned(int* __restrict__ out, int iters) {
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) pingpongHandTuned(int* __restrict__ out, int iters) {
   __shared__ alignas(16) int buf[4];
   __shared__ alignas(8) uint64_t full;
 
@@ -207,7 +210,7 @@ __global__ void __launch_bounds__(32, 1) pingpongHandTuned(int* __restrict__ out
 // is the exit barrier: nothing touches a peer's shared memory after it.
 // (a __shared__ cuda::barrier has a constructor nvcc does not run: init() does)
 #pragma nv_diag_suppress static_var_with_dynamic_init
-__global__ void __launch_bounds__(32, 1) pingpongStandard(int* __restrict__ out, int iters) {
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) pingpongStandard(int* __restrict__ out, int iters) {
   using barrier_t = cuda::barrier<cuda::thread_scope_block>;
   __shared__ barrier_t bar;  // constructed by init() below, not by a constructor
   __shared__ alignas(16) int buf[4];
@@ -257,7 +260,7 @@ __global__ void __launch_bounds__(32, 1) pingpongStandard(int* __restrict__ out,
 //                         partner passes this barrier)
 // Exit: barrier (2) of the last iteration (the setup barrier when iters = 0)
 // is the exit barrier: no store into a peer follows it.
-__global__ void __launch_bounds__(32, 1) pingpongPlain(int* __restrict__ out, int iters) {
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) pingpongPlain(int* __restrict__ out, int iters) {
   __shared__ alignas(16) int buf[4];
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank();
@@ -281,7 +284,7 @@ __global__ void __launch_bounds__(32, 1) pingpongPlain(int* __restrict__ out, in
 // partner must learn that buf may be overwritten). So that a run can be
 // checked, thread 0 of CTA b stores the number of barriers it passed to
 // out[b] at the end (out needs grid ints).
-__global__ void __launch_bounds__(32, 1) clusterBarrierFloor(int* __restrict__ out, int iters) {
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) clusterBarrierFloor(int* __restrict__ out, int iters) {
   int passed = 0;
   for (int it = 0; it < iters; ++it) {
     clusterArriveRelaxed();
@@ -304,21 +307,20 @@ inline const char* kernelName(Kernel k) {
   }
 }
 
-// Launches one of the kernels with cluster dims at launch (cudaLaunchKernelEx).
+// Launches one of the kernels. Their cluster shape is compiled in
+// (__cluster_dims__, like pingpong.tile's .reqnctapercluster), which lets ptxas
+// drop the "launched without a cluster" fallback around every cluster barrier;
+// so `cluster` must be kCluster and no launch attribute is passed.
 inline cudaError_t launch(Kernel k, int* out, int iters, unsigned grid, unsigned threads, unsigned cluster,
                           cudaStream_t stream = 0) {
+  if (cluster != kCluster) return cudaErrorInvalidValue;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(grid);
   cfg.blockDim = dim3(threads);
   cfg.dynamicSmemBytes = 0;
   cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = cluster;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.attrs = nullptr;
+  cfg.numAttrs = 0;
   switch (k) {
     case Kernel::HandTuned: return cudaLaunchKernelEx(&cfg, pingpongHandTuned, out, iters);
     case Kernel::Standard: return cudaLaunchKernelEx(&cfg, pingpongStandard, out, iters);
