@@ -43,6 +43,18 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
     returnedFlag = newSlot(l, builder.getI1Type());
     storeWeak(l, boolConst(l, false), returnedFlag);
   }
+  // Shared arrays and mbarriers (top-level declarations; their counts use
+  // only constants, parameters and special registers) are allocated first, in
+  // declaration order, ahead of all control flow: tile.shared_alloc must stay
+  // in the entry block through scf-to-cf (the dynamic smem layout walks that
+  // block), and a preceding `return` must not skip an allocation or the
+  // mbarrier init and its bar.sync.
+  for (const auto &s : k.body) {
+    if (auto *a = s->as<fe::SharedArrayStmt>())
+      genSharedArray(*a);
+    else if (auto *b = s->as<fe::MBarrierStmt>())
+      genMBarrier(*b);
+  }
   genBlock(k.body, 0);
   builder.setInsertionPointToEnd(entry);
   ReturnOp::create(builder, l);
@@ -93,7 +105,7 @@ void MLIRGenImpl::genBlock(const fe::Block &stmts, size_t from) {
 void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
   switch (s.kind()) {
   case fe::StmtAST::Let: return genLet(*s.as<fe::LetStmt>());
-  case fe::StmtAST::SharedArray: return genSharedArray(*s.as<fe::SharedArrayStmt>());
+  case fe::StmtAST::SharedArray: return; // allocated on kernel entry (genKernel)
   case fe::StmtAST::Assign: return genAssign(*s.as<fe::AssignStmt>());
   case fe::StmtAST::For: return genFor(*s.as<fe::ForStmt>());
   case fe::StmtAST::If: return genIf(*s.as<fe::IfStmt>());
@@ -104,7 +116,7 @@ void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
     storeWeak(l, boolConst(l, true), returnedFlag);
     return;
   }
-  case fe::StmtAST::MBarrier: return genMBarrier(*s.as<fe::MBarrierStmt>());
+  case fe::StmtAST::MBarrier: return; // allocated and initialised on kernel entry
   }
 }
 

@@ -2,8 +2,9 @@
 //
 // mbarriers are i64 objects in static shared memory. The compiler initialises
 // them (thread 0 of the CTA, on kernel entry after the last mbarrier's
-// allocation, see genKernel) and a CTA barrier makes the init visible to the CTA; the sync passes add the
-// fence.mbarrier_init + cluster barrier when peers or st.async complete them.
+// allocation, see genKernel) and a CTA barrier makes the init visible to the
+// CTA; the sync passes add the fence.mbarrier_init + cluster barrier when
+// peers or st.async complete them.
 // Orders and scopes the source did not write stay unset for the passes to
 // choose; waits carry no parity (tile-mbarrier-phases derives it).
 //===----------------------------------------------------------------------===//
