@@ -80,7 +80,8 @@ bool MLIRGenImpl::blockMayReturn(const fe::Block &b) {
 }
 
 Value MLIRGenImpl::notReturned(Location l) {
-  return arith::XOrIOp::create(builder, l, loadWeak(l, returnedFlag), boolConst(l, true));
+  Value returned = loadWeak(l, returnedFlag);
+  return arith::XOrIOp::create(builder, l, returned, boolConst(l, true));
 }
 
 /// Emits stmts[from..]; after a statement that may return, the rest runs
@@ -155,9 +156,8 @@ void MLIRGenImpl::genSharedArray(const fe::SharedArrayStmt &s) {
       std::optional<int64_t> size = kernel.getStaticClusterSize();
       Value cs = size ? intConst(l, lenType, *size)
                       : castInt(l, sreg(l, SpecialReg::cluster_nctarank), lenType, true);
-      Value rounded = arith::SubIOp::create(builder, l,
-                                            arith::AddIOp::create(builder, l, info.count, cs),
-                                            intConst(l, lenType, 1));
+      Value sum = arith::AddIOp::create(builder, l, info.count, cs);
+      Value rounded = arith::SubIOp::create(builder, l, sum, intConst(l, lenType, 1));
       info.perBlock = arith::DivUIOp::create(builder, l, rounded, cs);
     }
   }
@@ -222,11 +222,11 @@ std::pair<Value, Value> MLIRGenImpl::linearThread(Location l) {
   const auto &t = kernelAST->threads;
   if (t.present && t.dims[1] == 1 && t.dims[2] == 1)
     return {tid, ntid};
+  // One op per statement: the order of C++ call arguments is unspecified, and
+  // the IR (and the lit tests) should not depend on the host compiler.
   Value ny = sreg(l, SpecialReg::ntid_y), nz = sreg(l, SpecialReg::ntid_z);
-  Value z = arith::AddIOp::create(
-      builder, l,
-      arith::MulIOp::create(builder, l, sreg(l, SpecialReg::tid_z), ny),
-      sreg(l, SpecialReg::tid_y));
+  Value ty = sreg(l, SpecialReg::tid_y), tz = sreg(l, SpecialReg::tid_z);
+  Value z = arith::AddIOp::create(builder, l, arith::MulIOp::create(builder, l, tz, ny), ty);
   tid = arith::AddIOp::create(builder, l, arith::MulIOp::create(builder, l, z, ntid), tid);
   ntid = arith::MulIOp::create(builder, l, arith::MulIOp::create(builder, l, ntid, ny), nz);
   return {tid, ntid};
