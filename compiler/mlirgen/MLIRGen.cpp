@@ -233,15 +233,23 @@ std::pair<Value, Value> MLIRGenImpl::linearThread(Location l) {
 }
 
 /// Range: [start, end) by step. block_range/grid_range: the thread's first
-/// index and the stride, computed in the loop variable's type.
+/// index and the stride, computed in the loop variable's type, or in i32 when
+/// that is narrower: i8/i16 cannot hold a thread id or a stride of 256
+/// threads, and a truncated start or a zero step would be wrong or endless.
+/// The induction variable is then < N, so truncating it back is exact.
 void MLIRGenImpl::genFor(const fe::ForStmt &s) {
   Location l = loc(s.loc);
-  Type type = scalarType(s.loopVar->type.scalar);
+  Type varType = scalarType(s.loopVar->type.scalar);
+  Type type = varType;
   Value start, end = genExpr(*s.end), step;
   if (s.forKind == fe::ForKind::Range) {
     start = genExpr(*s.start);
     step = s.step ? genExpr(*s.step) : intConst(l, type, 1);
   } else {
+    if (type.getIntOrFloatBitWidth() < 32) {
+      type = builder.getI32Type();
+      end = castInt(l, end, type);
+    }
     auto [tid, ntid] = linearThread(l);
     start = castInt(l, tid, type, true);
     step = castInt(l, ntid, type, true);
@@ -262,7 +270,7 @@ void MLIRGenImpl::genFor(const fe::ForStmt &s) {
     auto loop = scf::ForOp::create(builder, l, start, end, step);
     OpBuilder::InsertionGuard g(builder);
     builder.setInsertionPoint(loop.getBody()->getTerminator());
-    values[var] = loop.getInductionVar();
+    values[var] = castInt(l, loop.getInductionVar(), varType);
     genBlock(s.body, 0);
     return;
   }
@@ -277,7 +285,7 @@ void MLIRGenImpl::genFor(const fe::ForStmt &s) {
       },
       [&] {
         Value i = loadWeak(l, counter);
-        values[var] = i;
+        values[var] = castInt(l, i, varType);
         genBlock(s.body, 0);
         storeWeak(l, arith::AddIOp::create(builder, l, i, step), counter);
       });
