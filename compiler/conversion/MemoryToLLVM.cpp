@@ -62,9 +62,11 @@ struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
     AsmScalar s = asmScalar(type);
     auto [addr, addrConstraint] = asmAddress(rewriter, loc, adaptor.getPtr(), space);
     StringRef sem = op.getOrder() == MemoryOrder::relaxed ? ".relaxed" : ".acquire";
+    // The access width is the element's: an i8 travels in a 16-bit register
+    // but a .b16 access would touch the neighbouring byte.
     std::string text = scPrefix(op.getOrder(), op.getScope()) + "ld" + sem.str() +
                        ptxScope(op.getScope()).str() + ptxSpace(space).str() + ".b" +
-                       std::to_string(s.bits) + " $0, [$1];";
+                       std::to_string(8 * scalarByteWidth(type)) + " $0, [$1];";
     Value v = inlinePtx(rewriter, loc, s.asmType, addr, text,
                         ("=" + s.constraint + "," + addrConstraint + ",~{memory}").str());
     rewriter.replaceOp(op, fromAsm(rewriter, loc, v, type));
@@ -85,10 +87,12 @@ struct StoreLowering : ConvertOpToLLVMPattern<StoreOp> {
     auto space = cast<PtrType>(op.getPtr().getType()).getSpace();
     AsmScalar s = asmScalar(type);
     auto [addr, addrConstraint] = asmAddress(rewriter, loc, adaptor.getPtr(), space);
-    StringRef sem = op.getOrder() == MemoryOrder::release ? ".release" : ".relaxed";
+    // sc: fence.sc then the store's strongest single-sided semantics, release
+    // (the PTX mapping of a seq_cst store, as for loads: fence.sc + ld.acquire).
+    StringRef sem = op.getOrder() == MemoryOrder::relaxed ? ".relaxed" : ".release";
     std::string text = scPrefix(op.getOrder(), op.getScope()) + "st" + sem.str() +
                        ptxScope(op.getScope()).str() + ptxSpace(space).str() + ".b" +
-                       std::to_string(s.bits) + " [$0], $1;";
+                       std::to_string(8 * scalarByteWidth(type)) + " [$0], $1;";
     inlinePtx(rewriter, loc, Type(), ValueRange{addr, toAsm(rewriter, loc, adaptor.getValue(), s)},
               text, (addrConstraint + "," + s.constraint + ",~{memory}").str());
     rewriter.eraseOp(op);

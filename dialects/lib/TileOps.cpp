@@ -106,10 +106,12 @@ static LogicalResult verifyElement(Operation *op, PtrType ptrType, Type valueTyp
   return success();
 }
 
-/// ld/st with .relaxed/.acquire/.release take .b16/.b32/.b64 (PTX ISA 9.7.9.8).
+/// ld/st with .relaxed/.acquire/.release take .b8/.b16/.b32/.b64 (PTX ISA
+/// 9.7.9.8, 9.7.9.9; an 8-bit access uses a 16-bit register); i1 has no
+/// memory form.
 static LogicalResult verifyOrderedWidth(Operation *op, Type valueType, MemoryOrder order) {
-  if (order != MemoryOrder::weak && scalarByteWidth(valueType) < 2)
-    return op->emitOpError("accesses with a memory order need 16-, 32- or 64-bit values");
+  if (order != MemoryOrder::weak && valueType.isInteger(1))
+    return op->emitOpError("accesses with a memory order need 8-, 16-, 32- or 64-bit values");
   return success();
 }
 

@@ -90,8 +90,8 @@ tile.kernel @both_counts(%n: i32) {
 
 // -----
 
-tile.kernel @ordered_byte(%p: !tile.ptr<i8, global>) {
-  // expected-error @+1 {{accesses with a memory order need 16-, 32- or 64-bit values}}
-  %x = tile.load %p {order = #tile<order relaxed>} : !tile.ptr<i8, global> -> i8
+tile.kernel @ordered_bool(%p: !tile.ptr<i1, global>) {
+  // expected-error @+1 {{accesses with a memory order need 8-, 16-, 32- or 64-bit values}}
+  %x = tile.load %p {order = #tile<order relaxed>} : !tile.ptr<i1, global> -> i1
   tile.return
 }
