@@ -140,7 +140,11 @@ std::string printOp(Operation *op) {
   PassManager pm(&context);
   if (options.printIRAfterAll) {
     context.disableMultithreading();
-    pm.enableIRPrinting();
+    // As mlir-opt's flag of the same name: after every pass (changed or not),
+    // nothing before.
+    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                        [](Pass *, Operation *) { return true; },
+                        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
   }
   pm.addPass(createCanonicalizerPass());
   OpPassManager &kernels = pm.nest<mlir::tile::KernelOp>();
