@@ -163,6 +163,7 @@ struct Row {
   unsigned tileGrid = 0;
   int cudaGrid = 0;
   Timing tile, cuda;
+  Timing explicitTile;  // histogram_explicit.tile: the same kernel with written barriers
   double globalMs = -1, floorMs = -1;
   std::string problems;  // empty = every kernel exact
 };
@@ -211,6 +212,20 @@ int main(int argc, char** argv) {
       tiles[c].reset();
       tileErrors[c] = e.what();
       std::fprintf(stderr, "tile cluster %d: %s\n", a.clusters[c], e.what());
+    }
+  }
+
+  // histogram_explicit_c<C>.ptx (hand-written cluster_sync): optional, for the
+  // compiler-inserted vs explicit barrier comparison.
+  std::vector<std::unique_ptr<histo::TileHistogram>> explicitTiles(a.clusters.size());
+  for (size_t c = 0; c < a.clusters.size(); ++c) {
+    std::string path = ptxDir + "/histogram_explicit_c" + std::to_string(a.clusters[c]) + ".ptx";
+    if (!std::ifstream(path)) continue;
+    try {
+      explicitTiles[c].reset(new histo::TileHistogram(ctx, path));
+    } catch (const std::exception& e) {
+      explicitTiles[c].reset();
+      std::fprintf(stderr, "tile explicit cluster %d: %s\n", a.clusters[c], e.what());
     }
   }
 
@@ -270,6 +285,15 @@ int main(int argc, char** argv) {
                                 a.warmup, a.runs);
           std::string td = histo::compareHistograms(want, downloadBins(dBins, a.nbins));
           if (!td.empty()) row.problems += " tile: " + td + ";";
+          if (explicitTiles[c]) {
+            poisonBins();
+            row.explicitTile = timeKernel(
+                zeroBins,
+                [&] { explicitTiles[c]->launch(tBins, tInput, a.n, a.nbins, cluster, a.threads, row.tileGrid); },
+                a.warmup, a.runs);
+            std::string ed = histo::compareHistograms(want, downloadBins(dBins, a.nbins));
+            if (!ed.empty()) row.problems += " tile explicit: " + ed + ";";
+          }
         } catch (const std::exception& e) {
           row.tile = Timing{};
           row.problems += std::string(" tile: ") + e.what() + ";";
@@ -310,14 +334,22 @@ int main(int argc, char** argv) {
      << " warm-up runs; bins re-zeroed (untimed) before each; every result checked exactly against the CPU\n"
      << "- tile = histogram.tile via tilec PTX + tilec runtime; CUDA = programming-guide cluster kernel "
      << "(nvcc, sm_90a); both persistent grids (grid column: tile/CUDA CTAs); global-atomics grid "
-     << globalGrid << ", floor grid " << floorGrid << " (int4 streaming read)\n\n"
-     << "| config | tile ms | CUDA ms | tile/CUDA | global-atomics ms | floor ms | grid | exact |\n"
-     << "|---|---|---|---|---|---|---|---|\n";
+     << globalGrid << ", floor grid " << floorGrid << " (int4 streaming read)\n"
+     << "- tile = barriers inserted by tilec; tile explicit = histogram_explicit.tile (cluster_sync() "
+     << "written), same grid\n\n"
+     << "| config | tile ms | CUDA ms | tile/CUDA | tile explicit ms | auto/explicit | global-atomics ms | floor ms "
+     << "| grid | exact |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Row& r : rows) {
     char ratio[32] = "n/a";
     if (r.tile.median > 0 && r.cuda.median > 0) std::snprintf(ratio, sizeof ratio, "%.2f", r.tile.median / r.cuda.median);
+    char autoRatio[32] = "n/a";
+    if (r.tile.median > 0 && r.explicitTile.median > 0)
+      std::snprintf(autoRatio, sizeof autoRatio, "%.3f", r.tile.median / r.explicitTile.median);
     md << "| " << histo::distName(r.dist) << ", cluster " << r.cluster << " | " << fmtMs(r.tile.median) << " | "
-       << fmtMs(r.cuda.median) << " | " << ratio << " | " << fmtMs(r.globalMs) << " | " << fmtMs(r.floorMs) << " | "
+       << fmtMs(r.cuda.median) << " | " << ratio << " | "
+       << (r.explicitTile.median > 0 ? fmtMs(r.explicitTile.median) : std::string("n/a")) << " | " << autoRatio
+       << " | " << fmtMs(r.globalMs) << " | " << fmtMs(r.floorMs) << " | "
        << r.tileGrid << "/" << r.cudaGrid << " | " << (r.problems.empty() ? "yes" : "NO") << " |\n";
   }
   md << "\n";

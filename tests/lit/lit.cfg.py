@@ -4,7 +4,7 @@ import lit.formats
 
 config.name = "tilec"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".mlir", ".tile"]
+config.suffixes = [".mlir", ".tile", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = config.tilec_obj_root

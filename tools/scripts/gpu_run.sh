@@ -12,9 +12,8 @@
 #   5. every gpu-labelled test command under compute-sanitizer memcheck,
 #      racecheck and synccheck (TILEC_GPU_TEST_SMALL=1: small problems), the
 #      ping-pong GPU test and sample included
-# The ping-pong sample (samples/cluster_pingpong) is built when the bundle has
-# pingpong.ptx; TILEC_ENABLE_PINGPONG=ON builds it without (then only its CUDA
-# references run, in the benchmark with --no-tile; its tests are left out).
+# Tests labelled `nosanitizer` (gpu.debug_hangs: a trap is its expected outcome)
+# stay out of the sanitizer runs.
 # Full logs go to OUTDIR; a short summary table is printed last. Never stops at
 # the first failure; exits 1 if anything failed.
 #
@@ -22,8 +21,7 @@
 # Environment: TILEC_GPU_BUILD (build dir, default build-gpu), JOBS (16),
 #   TILEC_GPU_BUNDLE (default .gpu),
 #   SANITIZER_TIMEOUT (seconds per sanitizer run, 150), TIME_BUDGET (480 s for
-#   everything: sanitizer runs are cut to fit), SKIP_SANITIZERS=1, SKIP_BENCH=1,
-#   TILEC_ENABLE_PINGPONG (ON/OFF; default: ON when the bundle has pingpong.ptx).
+#   everything: sanitizer runs are cut to fit), SKIP_SANITIZERS=1, SKIP_BENCH=1.
 set -uo pipefail
 
 if [ $# -ne 1 ]; then
@@ -73,21 +71,11 @@ else
 fi
 [ -f "$CATCH_DIR/catch2/catch.hpp" ] || fail "bundle" "no $CATCH_DIR/catch2/catch.hpp" "-"
 
-# The cluster ping-pong: on when its PTX came with the bundle (or when asked).
-# Without pingpong.ptx its tests cannot run: they are excluded from ctest and
-# the sanitizer runs (CTEST_EXCLUDE), and its benchmark runs the CUDA kernels only.
-PINGPONG_PTX=no
-[ -f "$PTX_DIR/pingpong.ptx" ] && PINGPONG_PTX=yes
-if [ $PINGPONG_PTX = yes ]; then PINGPONG=${TILEC_ENABLE_PINGPONG:-ON}; else PINGPONG=${TILEC_ENABLE_PINGPONG:-OFF}; fi
-CTEST_EXCLUDE=()
-[ "$PINGPONG" = ON ] && [ $PINGPONG_PTX = no ] && CTEST_EXCLUDE=(-E '^gpu[.]pingpong')
-
 note "configure ($BUILD)"
 NVCC=$(command -v nvcc || echo "$CUDA_HOME/bin/nvcc")
 if cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
      -DTILEC_ENABLE_COMPILER=OFF -DTILEC_ENABLE_CUDA_REFERENCES=ON \
      -DTILEC_PTX_DIR="$PTX_DIR" -DTILEC_CATCH2_INCLUDE_DIR="$CATCH_DIR" \
-     -DTILEC_ENABLE_PINGPONG="$PINGPONG" \
      -DCUDAToolkit_ROOT="$CUDA_HOME" -DCMAKE_CUDA_COMPILER="$NVCC" > "$OUT/configure.log" 2>&1; then
   row "configure" "ok" "configure.log"
 else
@@ -116,7 +104,7 @@ ctest_counts() {
 }
 
 note "ctest -L gpu"
-ctest --test-dir "$BUILD" -L gpu ${CTEST_EXCLUDE[@]+"${CTEST_EXCLUDE[@]}"} --output-on-failure --timeout 300 > "$OUT/ctest_gpu.log" 2>&1
+ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 300 > "$OUT/ctest_gpu.log" 2>&1
 rc=$?
 ctest_counts "$OUT/ctest_gpu.log"
 if [ "$CT_TOTAL" -eq 0 ]; then
@@ -157,15 +145,9 @@ run_sample "$HIST" "histogram (1e8, skewed, cluster 1)" sample_histogram_skewed_
   --dist skewed --cluster 1 --ptx "$PTX_DIR/histogram_c1.ptx" --skip-code 77
 
 PINGPONG_BIN=$BUILD/bin/pingpong
-if [ "$PINGPONG" != ON ]; then
-  row "pingpong" "skipped: no pingpong.ptx in the bundle (TILEC_ENABLE_PINGPONG=ON runs its CUDA references)" "-"
-elif [ $PINGPONG_PTX = yes ]; then
-  note "pingpong sample"
-  run_sample "$PINGPONG_BIN" "pingpong (128 CTAs, cluster 8, 1e4 iterations)" sample_pingpong.log \
-    --iters 10000 --runs 5 --ptx "$PTX_DIR/pingpong.ptx" --skip-code 77
-else
-  fail "pingpong sample" "not run: no $PTX_DIR/pingpong.ptx (tests excluded too)" "-"
-fi
+note "pingpong sample"
+run_sample "$PINGPONG_BIN" "pingpong (128 CTAs, cluster 8, 1e4 iterations)" sample_pingpong.log \
+  --iters 10000 --runs 5 --ptx "$PTX_DIR/pingpong.ptx" --skip-code 77
 
 BENCH=$BUILD/bin/histogram_bench
 if [ "${SKIP_BENCH:-0}" = 1 ]; then
@@ -186,22 +168,15 @@ else
 fi
 
 PPBENCH=$BUILD/bin/pingpong_bench
-if [ "$PINGPONG" != ON ]; then
-  :  # the "pingpong" row above says why
-elif [ "${SKIP_BENCH:-0}" = 1 ]; then
+if [ "${SKIP_BENCH:-0}" = 1 ]; then
   row "pingpong bench" "skipped (SKIP_BENCH=1)" "-"
 elif [ ! -x "$PPBENCH" ]; then
   fail "pingpong bench" "pingpong_bench not built" "build.log"
 else
   note "pingpong_bench"
-  ppargs=(--iters 10000 --runs 15 --ptx-dir "$PTX_DIR" --out "$OUT/pingpong_bench.md")
-  [ $PINGPONG_PTX = yes ] || ppargs+=(--no-tile)
-  if "$PPBENCH" "${ppargs[@]}" > "$OUT/pingpong_bench.log" 2>&1; then
-    if [ $PINGPONG_PTX = yes ]; then
-      row "pingpong bench" "ok, all exact" "pingpong_bench.md"
-    else
-      fail "pingpong bench" "CUDA references exact; tile not run (no pingpong.ptx)" "pingpong_bench.md"
-    fi
+  if "$PPBENCH" --iters 10000 --runs 15 --ptx-dir "$PTX_DIR" --out "$OUT/pingpong_bench.md" \
+       > "$OUT/pingpong_bench.log" 2>&1; then
+    row "pingpong bench" "ok, all exact" "pingpong_bench.md"
   else
     fail "pingpong bench" "$(grep -c 'PROBLEM\|NOT RUN' "$OUT/pingpong_bench.log") problem line(s); tail: $(tail -1 "$OUT/pingpong_bench.log")" "pingpong_bench.log"
   fi
@@ -211,7 +186,7 @@ fi
 # The command of every gpu-labelled ctest (one per line, shell-quoted).
 gpu_test_commands() {
   if command -v python3 > /dev/null 2>&1 &&
-     ctest --test-dir "$BUILD" -L gpu ${CTEST_EXCLUDE[@]+"${CTEST_EXCLUDE[@]}"} --show-only=json-v1 > "$OUT/gpu_tests.json" 2>/dev/null; then
+     ctest --test-dir "$BUILD" -L gpu -LE nosanitizer --show-only=json-v1 > "$OUT/gpu_tests.json" 2>/dev/null; then
     python3 - "$OUT/gpu_tests.json" <<'EOF'
 import json, shlex, sys
 for t in json.load(open(sys.argv[1])).get("tests", []):
@@ -221,10 +196,8 @@ EOF
   else
     printf 'gpu.histogram\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[histogram]"
     printf 'gpu.histogram_sample\t%q --bins 1001 --n 1000003 --cluster 2 --runs 2\n' "$BUILD/bin/histogram"
-    if [ "$PINGPONG" = ON ] && [ $PINGPONG_PTX = yes ]; then
-      printf 'gpu.pingpong\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[pingpong]"
-      printf 'gpu.pingpong_sample\t%q --iters 1000 --runs 2\n' "$BUILD/bin/pingpong"
-    fi
+    printf 'gpu.pingpong\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[pingpong]"
+    printf 'gpu.pingpong_sample\t%q --iters 1000 --runs 2\n' "$BUILD/bin/pingpong"
   fi
 }
 
