@@ -150,20 +150,20 @@ int main(int argc, char** argv) {
   std::string command;
   for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
 
-  PINGPONG_CUDA_CHECK(cudaSetDevice(0));
-  PINGPONG_CUDA_CHECK(cudaFree(nullptr));  // create the primary context the tilec runtime retains too
+  SAMPLE_CUDA_CHECK(cudaSetDevice(0));
+  SAMPLE_CUDA_CHECK(cudaFree(nullptr));  // create the primary context the tilec runtime retains too
   tile::Context ctx(0);
   cudaDeviceProp prop;
-  PINGPONG_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  SAMPLE_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   int rtVersion = 0;
-  PINGPONG_CUDA_CHECK(cudaRuntimeGetVersion(&rtVersion));
+  SAMPLE_CUDA_CHECK(cudaRuntimeGetVersion(&rtVersion));
   const std::string ptxPath = pingpong::ptxPath(a.ptxDir);
 
   int maxIters = a.iters;
   for (int c : a.checkIters) maxIters = std::max(maxIters, c);
   const size_t cap = pingpong::outCount(maxIters) + kGuard;
   int* dOut = nullptr;
-  PINGPONG_CUDA_CHECK(cudaMalloc(&dOut, cap * sizeof(int32_t)));
+  SAMPLE_CUDA_CHECK(cudaMalloc(&dOut, cap * sizeof(int32_t)));
   const CUdeviceptr tOut = reinterpret_cast<CUdeviceptr>(dOut);
 
   // ---- the kernels
@@ -195,19 +195,19 @@ int main(int argc, char** argv) {
     e.name = std::string(k == pingpong_ref::Kernel::Floor ? "floor: " : "CUDA ") + pingpong_ref::kernelName(k);
     e.floor = k == pingpong_ref::Kernel::Floor;
     e.launch = [k, dOut](int iters) {
-      PINGPONG_CUDA_CHECK(pingpong_ref::launch(k, dOut, iters, pingpong::kGrid, pingpong::kThreads,
+      SAMPLE_CUDA_CHECK(pingpong_ref::launch(k, dOut, iters, pingpong::kGrid, pingpong::kThreads,
                                                pingpong::kCluster, 0));
     };
     kernels.push_back(std::move(e));
   }
 
-  auto poison = [&] { PINGPONG_CUDA_CHECK(cudaMemset(dOut, pingpong::kPoisonByte, cap * sizeof(int32_t))); };
+  auto poison = [&] { SAMPLE_CUDA_CHECK(cudaMemset(dOut, pingpong::kPoisonByte, cap * sizeof(int32_t))); };
   // Checks the output of the launch just made with `iters` iterations.
   auto check = [&](Entry& e, int iters, const std::string& when) {
-    PINGPONG_CUDA_CHECK(cudaDeviceSynchronize());
+    SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
     const size_t n = (e.floor ? pingpong::kGrid : pingpong::outCount(iters)) + kGuard;
     std::vector<int32_t> got(n);
-    PINGPONG_CUDA_CHECK(cudaMemcpy(got.data(), dOut, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
+    SAMPLE_CUDA_CHECK(cudaMemcpy(got.data(), dOut, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
     std::string d = e.floor ? checkFloor(got, iters) : pingpong::checkOutput(got, iters);
     ++e.checked;
     if (!d.empty() && e.problems.size() < 2000) e.problems += " " + when + ": " + d + ";";
@@ -216,12 +216,12 @@ int main(int argc, char** argv) {
   auto tryLaunch = [&](Entry& e, int iters) -> bool {
     try {
       e.launch(iters);
-      PINGPONG_CUDA_CHECK(cudaGetLastError());
+      SAMPLE_CUDA_CHECK(cudaGetLastError());
       return true;
     } catch (const std::exception& ex) {
       e.problems += std::string(" launch: ") + ex.what() + ";";
       e.unavailable = ex.what();
-      PINGPONG_CUDA_CHECK(cudaDeviceSynchronize());
+      SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
       return false;
     }
   };
@@ -239,26 +239,26 @@ int main(int argc, char** argv) {
   for (int w = 0; w < a.warmup; ++w)
     for (Entry& e : kernels)
       if (e.unavailable.empty()) tryLaunch(e, a.iters);
-  PINGPONG_CUDA_CHECK(cudaDeviceSynchronize());
+  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
   cudaEvent_t start, stop;
-  PINGPONG_CUDA_CHECK(cudaEventCreate(&start));
-  PINGPONG_CUDA_CHECK(cudaEventCreate(&stop));
+  SAMPLE_CUDA_CHECK(cudaEventCreate(&start));
+  SAMPLE_CUDA_CHECK(cudaEventCreate(&stop));
   for (int r = 0; r < a.runs; ++r) {
     for (Entry& e : kernels) {
       if (!e.unavailable.empty()) continue;
       poison();
-      PINGPONG_CUDA_CHECK(cudaEventRecord(start, 0));
+      SAMPLE_CUDA_CHECK(cudaEventRecord(start, 0));
       if (!tryLaunch(e, a.iters)) continue;
-      PINGPONG_CUDA_CHECK(cudaEventRecord(stop, 0));
-      PINGPONG_CUDA_CHECK(cudaEventSynchronize(stop));
+      SAMPLE_CUDA_CHECK(cudaEventRecord(stop, 0));
+      SAMPLE_CUDA_CHECK(cudaEventSynchronize(stop));
       float ms = 0;
-      PINGPONG_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      SAMPLE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
       e.ms.push_back(ms);
       check(e, a.iters, "timed run " + std::to_string(r));
     }
   }
-  PINGPONG_CUDA_CHECK(cudaEventDestroy(start));
-  PINGPONG_CUDA_CHECK(cudaEventDestroy(stop));
+  SAMPLE_CUDA_CHECK(cudaEventDestroy(start));
+  SAMPLE_CUDA_CHECK(cudaEventDestroy(stop));
 
   // ---- the table
   bool allOk = true;
@@ -309,6 +309,6 @@ int main(int argc, char** argv) {
     f << md.str();
     if (!f) std::fprintf(stderr, "pingpong_bench: cannot write %s\n", a.out.c_str()), allOk = false;
   }
-  PINGPONG_CUDA_CHECK(cudaFree(dOut));
+  SAMPLE_CUDA_CHECK(cudaFree(dOut));
   return allOk ? 0 : 1;
 }

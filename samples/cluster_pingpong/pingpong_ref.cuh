@@ -31,21 +31,14 @@
 #include <cuda/ptx>
 #include <cuda_runtime.h>
 
+#include "../common/cuda_check.cuh"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
 namespace cg = cooperative_groups;
 
-#define PINGPONG_CUDA_CHECK(call)                                                                  \
-  do {                                                                                             \
-    cudaError_t err_ = (call);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call,               \
-                   cudaGetErrorName(err_), cudaGetErrorString(err_));                              \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 namespace pingpong_ref {
 

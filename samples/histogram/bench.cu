@@ -116,26 +116,26 @@ struct Timing {
 template <class Zero, class Launch>
 Timing timeKernel(Zero zero, Launch launch, int warmup, int runs) {
   for (int w = 0; w < warmup; ++w) { zero(); launch(); }
-  HISTO_CUDA_CHECK(cudaGetLastError());
-  HISTO_CUDA_CHECK(cudaDeviceSynchronize());
+  SAMPLE_CUDA_CHECK(cudaGetLastError());
+  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<cudaEvent_t> start(runs), stop(runs);
   for (int r = 0; r < runs; ++r) {
-    HISTO_CUDA_CHECK(cudaEventCreate(&start[r]));
-    HISTO_CUDA_CHECK(cudaEventCreate(&stop[r]));
+    SAMPLE_CUDA_CHECK(cudaEventCreate(&start[r]));
+    SAMPLE_CUDA_CHECK(cudaEventCreate(&stop[r]));
   }
   for (int r = 0; r < runs; ++r) {
     zero();
-    HISTO_CUDA_CHECK(cudaEventRecord(start[r], 0));
+    SAMPLE_CUDA_CHECK(cudaEventRecord(start[r], 0));
     launch();
-    HISTO_CUDA_CHECK(cudaEventRecord(stop[r], 0));
+    SAMPLE_CUDA_CHECK(cudaEventRecord(stop[r], 0));
   }
-  HISTO_CUDA_CHECK(cudaGetLastError());
-  HISTO_CUDA_CHECK(cudaDeviceSynchronize());
+  SAMPLE_CUDA_CHECK(cudaGetLastError());
+  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<float> ms(runs);
   for (int r = 0; r < runs; ++r) {
-    HISTO_CUDA_CHECK(cudaEventElapsedTime(&ms[r], start[r], stop[r]));
-    HISTO_CUDA_CHECK(cudaEventDestroy(start[r]));
-    HISTO_CUDA_CHECK(cudaEventDestroy(stop[r]));
+    SAMPLE_CUDA_CHECK(cudaEventElapsedTime(&ms[r], start[r], stop[r]));
+    SAMPLE_CUDA_CHECK(cudaEventDestroy(start[r]));
+    SAMPLE_CUDA_CHECK(cudaEventDestroy(stop[r]));
   }
   std::sort(ms.begin(), ms.end());
   Timing t;
@@ -153,7 +153,7 @@ std::string fmtMs(double ms) {
 
 std::vector<int32_t> downloadBins(const int* d, int32_t nbins) {
   std::vector<int32_t> h(static_cast<size_t>(nbins));
-  HISTO_CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int32_t), cudaMemcpyDeviceToHost));
+  SAMPLE_CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int32_t), cudaMemcpyDeviceToHost));
   return h;
 }
 
@@ -179,13 +179,13 @@ int main(int argc, char** argv) {
   std::string command;
   for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
 
-  HISTO_CUDA_CHECK(cudaSetDevice(0));
-  HISTO_CUDA_CHECK(cudaFree(nullptr));  // create the primary context the tilec runtime retains too
+  SAMPLE_CUDA_CHECK(cudaSetDevice(0));
+  SAMPLE_CUDA_CHECK(cudaFree(nullptr));  // create the primary context the tilec runtime retains too
   tile::Context ctx(0);
   cudaDeviceProp prop;
-  HISTO_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  SAMPLE_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   int rtVersion = 0;
-  HISTO_CUDA_CHECK(cudaRuntimeGetVersion(&rtVersion));
+  SAMPLE_CUDA_CHECK(cudaRuntimeGetVersion(&rtVersion));
   const std::string ptxDir = a.ptxDir.empty() ? histo::ptxDir() : a.ptxDir;
 
   const size_t n = static_cast<size_t>(a.n);
@@ -193,9 +193,9 @@ int main(int argc, char** argv) {
   int* dInput = nullptr;
   int* dBins = nullptr;
   unsigned long long* dSum = nullptr;
-  HISTO_CUDA_CHECK(cudaMalloc(&dInput, n * sizeof(int32_t)));
-  HISTO_CUDA_CHECK(cudaMalloc(&dBins, binBytes));
-  HISTO_CUDA_CHECK(cudaMalloc(&dSum, sizeof(unsigned long long)));
+  SAMPLE_CUDA_CHECK(cudaMalloc(&dInput, n * sizeof(int32_t)));
+  SAMPLE_CUDA_CHECK(cudaMalloc(&dBins, binBytes));
+  SAMPLE_CUDA_CHECK(cudaMalloc(&dSum, sizeof(unsigned long long)));
   const CUdeviceptr tBins = reinterpret_cast<CUdeviceptr>(dBins);
   const CUdeviceptr tInput = reinterpret_cast<CUdeviceptr>(dInput);
 
@@ -232,8 +232,8 @@ int main(int argc, char** argv) {
   const int floorThreads = 512, globalThreads = 512;
   const int floorGrid = histo_ref::persistentGrid(histo_ref::readFloor, floorThreads);
   const int globalGrid = histo_ref::persistentGrid(histo_ref::globalAtomicsHistogram, globalThreads);
-  auto zeroBins = [&] { HISTO_CUDA_CHECK(cudaMemsetAsync(dBins, 0, binBytes, 0)); };
-  auto poisonBins = [&] { HISTO_CUDA_CHECK(cudaMemset(dBins, 0xA5, binBytes)); };
+  auto zeroBins = [&] { SAMPLE_CUDA_CHECK(cudaMemsetAsync(dBins, 0, binBytes, 0)); };
+  auto poisonBins = [&] { SAMPLE_CUDA_CHECK(cudaMemset(dBins, 0xA5, binBytes)); };
 
   std::vector<Row> rows;
   bool allOk = true;
@@ -244,25 +244,25 @@ int main(int argc, char** argv) {
     std::vector<int32_t> want = histo::cpuHistogram(input, a.nbins);
     long long wantSum = 0;
     for (int32_t x : input) wantSum += x;
-    HISTO_CUDA_CHECK(cudaMemcpy(dInput, input.data(), n * sizeof(int32_t), cudaMemcpyHostToDevice));
+    SAMPLE_CUDA_CHECK(cudaMemcpy(dInput, input.data(), n * sizeof(int32_t), cudaMemcpyHostToDevice));
     std::printf("%s input: n = %lld, %d bins, seed %llu\n", histo::distName(dist), a.n, a.nbins,
                 static_cast<unsigned long long>(seed));
 
     // floor and global atomics do not depend on the cluster size: once per distribution
     std::string distProblems;
-    Timing floorT = timeKernel([&] { HISTO_CUDA_CHECK(cudaMemsetAsync(dSum, 0, sizeof *dSum, 0)); },
+    Timing floorT = timeKernel([&] { SAMPLE_CUDA_CHECK(cudaMemsetAsync(dSum, 0, sizeof *dSum, 0)); },
                                [&] { histo_ref::readFloor<<<floorGrid, floorThreads>>>(dSum, dInput, a.n);
-                                     HISTO_CUDA_CHECK(cudaGetLastError()); },
+                                     SAMPLE_CUDA_CHECK(cudaGetLastError()); },
                                a.warmup, a.runs);
     unsigned long long gotSum = 0;
-    HISTO_CUDA_CHECK(cudaMemcpy(&gotSum, dSum, sizeof gotSum, cudaMemcpyDeviceToHost));
+    SAMPLE_CUDA_CHECK(cudaMemcpy(&gotSum, dSum, sizeof gotSum, cudaMemcpyDeviceToHost));
     if (static_cast<long long>(gotSum) != wantSum) distProblems += " floor: sum differs;";
 
     poisonBins();
     Timing globalT = timeKernel(zeroBins,
                                 [&] { histo_ref::globalAtomicsHistogram<<<globalGrid, globalThreads>>>(
                                           dBins, a.nbins, dInput, a.n);
-                                      HISTO_CUDA_CHECK(cudaGetLastError()); },
+                                      SAMPLE_CUDA_CHECK(cudaGetLastError()); },
                                 a.warmup, a.runs);
     std::string d = histo::compareHistograms(want, downloadBins(dBins, a.nbins));
     if (!d.empty()) distProblems += " global: " + d + ";";
@@ -297,7 +297,7 @@ int main(int argc, char** argv) {
         } catch (const std::exception& e) {
           row.tile = Timing{};
           row.problems += std::string(" tile: ") + e.what() + ";";
-          HISTO_CUDA_CHECK(cudaDeviceSynchronize());
+          SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
         }
       } else {
         row.problems += " tile: " + tileErrors[c] + ";";
@@ -307,7 +307,7 @@ int main(int argc, char** argv) {
       row.cudaGrid = histo_ref::clusterHistogramGrid(a.nbins, cluster, a.threads);
       if (a.ctasPerSm > 0) row.cudaGrid = std::max(1, prop.multiProcessorCount * a.ctasPerSm / cluster) * cluster;
       row.cuda = timeKernel(zeroBins,
-                            [&] { HISTO_CUDA_CHECK(histo_ref::launchClusterHistogram(dBins, a.nbins, dInput, a.n,
+                            [&] { SAMPLE_CUDA_CHECK(histo_ref::launchClusterHistogram(dBins, a.nbins, dInput, a.n,
                                                                                      cluster, a.threads, row.cudaGrid)); },
                             a.warmup, a.runs);
       std::string cd = histo::compareHistograms(want, downloadBins(dBins, a.nbins));
@@ -383,8 +383,8 @@ int main(int argc, char** argv) {
     f << md.str();
     if (!f) std::fprintf(stderr, "histogram_bench: cannot write %s\n", a.out.c_str()), allOk = false;
   }
-  HISTO_CUDA_CHECK(cudaFree(dInput));
-  HISTO_CUDA_CHECK(cudaFree(dBins));
-  HISTO_CUDA_CHECK(cudaFree(dSum));
+  SAMPLE_CUDA_CHECK(cudaFree(dInput));
+  SAMPLE_CUDA_CHECK(cudaFree(dBins));
+  SAMPLE_CUDA_CHECK(cudaFree(dSum));
   return allOk ? 0 : 1;
 }

@@ -4,6 +4,8 @@
 // through the tilec runtime. Plain C++17 (nvcc compiles it as host code too).
 #pragma once
 
+#include "../common/sample_util.h"
+
 #include <tile/runtime.h>
 
 #include <algorithm>
@@ -124,42 +126,10 @@ inline size_t sharedBytes(int32_t nbins, int cluster) {
   return static_cast<size_t>(binsPerBlock(nbins, cluster)) * sizeof(int32_t);
 }
 
-inline std::string readFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot open '" + path + "'");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using sample::ptxClusterSize;
+using sample::readFile;
 
-// The static cluster size a PTX kernel was compiled for (.reqnctapercluster
-// X, Y, Z -> X*Y*Z), 0 when the PTX does not fix one.
-inline int ptxClusterSize(const std::string& ptx) {
-  size_t p = ptx.find(".reqnctapercluster");
-  if (p == std::string::npos) return 0;
-  p += sizeof(".reqnctapercluster") - 1;
-  int prod = 1, dims = 0;
-  while (dims < 3) {
-    while (p < ptx.size() && (ptx[p] == ' ' || ptx[p] == '\t' || ptx[p] == ',')) ++p;
-    if (p >= ptx.size() || ptx[p] < '0' || ptx[p] > '9') break;
-    prod *= std::atoi(ptx.c_str() + p);
-    ++dims;
-    while (p < ptx.size() && ptx[p] >= '0' && ptx[p] <= '9') ++p;
-  }
-  return dims ? prod : 0;
-}
-
-// Where the prebuilt histogram_c<N>.ptx files are: $TILEC_PTX_DIR, else the
-// build's TILEC_SAMPLE_PTX_DIR.
-inline std::string ptxDir() {
-  if (const char* e = std::getenv("TILEC_PTX_DIR"))
-    if (*e) return e;
-#ifdef TILEC_SAMPLE_PTX_DIR
-  return TILEC_SAMPLE_PTX_DIR;
-#else
-  return ".";
-#endif
-}
+using sample::ptxDir;
 inline std::string ptxPathForCluster(int cluster) {
   return ptxDir() + "/histogram_c" + std::to_string(cluster) + ".ptx";
 }

@@ -15,21 +15,14 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include "../common/cuda_check.cuh"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
 namespace cg = cooperative_groups;
 
-#define HISTO_CUDA_CHECK(call)                                                                     \
-  do {                                                                                             \
-    cudaError_t err_ = (call);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call,               \
-                   cudaGetErrorName(err_), cudaGetErrorString(err_));                              \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 namespace histo_ref {
 
@@ -110,10 +103,10 @@ inline cudaError_t launchClusterHistogram(int* bins, int nbins, const int* input
 inline int clusterHistogramGrid(int nbins, int cluster, int threads) {
   const int bpb = (nbins + cluster - 1) / cluster;
   const size_t smem = static_cast<size_t>(bpb) * sizeof(int);
-  HISTO_CUDA_CHECK(cudaFuncSetAttribute(clusterHistogram, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  SAMPLE_CUDA_CHECK(cudaFuncSetAttribute(clusterHistogram, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(smem)));
   if (cluster > 8)
-    HISTO_CUDA_CHECK(cudaFuncSetAttribute(clusterHistogram, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    SAMPLE_CUDA_CHECK(cudaFuncSetAttribute(clusterHistogram, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(cluster));
   cfg.blockDim = dim3(static_cast<unsigned>(threads));
@@ -126,7 +119,7 @@ inline int clusterHistogramGrid(int nbins, int cluster, int threads) {
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   int clusters = 0;
-  HISTO_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, clusterHistogram, &cfg));
+  SAMPLE_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, clusterHistogram, &cfg));
   if (clusters < 1) {
     std::fprintf(stderr, "clusterHistogram: no cluster of %d CTAs x %d threads with %zu B smem fits\n", cluster,
                  threads, smem);
@@ -139,9 +132,9 @@ inline int clusterHistogramGrid(int nbins, int cluster, int threads) {
 template <class K>
 inline int persistentGrid(K kernel, int threads, size_t smem = 0) {
   int dev = 0, sms = 0, perSm = 0;
-  HISTO_CUDA_CHECK(cudaGetDevice(&dev));
-  HISTO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  HISTO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads, smem));
+  SAMPLE_CUDA_CHECK(cudaGetDevice(&dev));
+  SAMPLE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  SAMPLE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads, smem));
   return (perSm > 0 ? perSm : 1) * sms;
 }
 
