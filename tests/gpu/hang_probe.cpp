@@ -3,11 +3,13 @@
 //
 //   hang_probe --ptx FILE --expect BYTES
 //
-// Exit 0: the kernel completed and wrote {1, 2, 3, 4} for both CTAs.
+// Exit 0: the kernel completed and wrote {1, 2, 3, 4} for both CTAs (printed:
+//         "hang_probe: CTA b values: 1 2 3 4").
 // Exit 3: the launch or the synchronisation failed (the --debug-hangs trap);
 //         the exception text is printed. The kernel's printf report goes to
 //         stdout when the driver flushes it at the synchronisation.
-// Exit 1: the kernel completed with wrong values. Exit 77: no CUDA device.
+// Exit 1: the kernel completed with wrong values. Exit 2: bad arguments or an
+//         unreadable PTX file. Exit 77: no CUDA device.
 #include "tile/runtime.h"
 
 #include <cstdio>
@@ -35,6 +37,10 @@ int main(int argc, char** argv) {
     return 77;
   }
   std::ifstream in(ptxPath);
+  if (!in) {
+    std::fprintf(stderr, "hang_probe: cannot open '%s'\n", ptxPath.c_str());
+    return 2;
+  }
   std::stringstream text;
   text << in.rdbuf();
   try {
@@ -51,12 +57,18 @@ int main(int argc, char** argv) {
     ctx.synchronize();
     std::vector<int32_t> got = out.toHost();
     std::fflush(stdout);
-    for (int b = 0; b < 2; ++b)
+    bool exact = true;
+    for (int b = 0; b < 2; ++b) {
+      std::printf("hang_probe: CTA %d values:", b);
+      for (int k = 0; k < 4; ++k) std::printf(" %d", got[b * 4 + k]);
+      std::printf("\n");
       for (int k = 0; k < 4; ++k)
         if (got[b * 4 + k] != k + 1) {
           std::printf("hang_probe: CTA %d value %d is %d, expected %d\n", b, k, got[b * 4 + k], k + 1);
-          return 1;
+          exact = false;
         }
+    }
+    if (!exact) return 1;
     std::printf("hang_probe: completed, values exact (expect = %d)\n", expect);
     return 0;
   } catch (const std::exception& e) {
