@@ -4,6 +4,8 @@
 #include "tilec/MLIRGen.h"
 #include "MLIRGenImpl.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::mlirgen;
@@ -292,6 +294,6 @@ void MLIRGenImpl::genFor(const fe::ForStmt &s) {
 }
 
 OwningOpRef<ModuleOp> mlir::tile::mlirGen(MLIRContext &context, const ::tile::frontend::ModuleAST &module) {
-  context.loadDialect<TileDialect, arith::ArithDialect, scf::SCFDialect>();
+  context.loadDialect<TileDialect, arith::ArithDialect, scf::SCFDialect, LLVM::LLVMDialect>();
   return MLIRGenImpl(context).gen(module);
 }

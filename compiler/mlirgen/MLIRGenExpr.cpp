@@ -69,6 +69,11 @@ Value MLIRGenImpl::genAddress(const fe::IndexExpr &e) {
                  : a.count.getType();
     index = castInt(l, index, t);
     Value perBlock = castInt(l, a.perBlock, t);
+    // per_block is 0 when a run-time N is 0 (then every index is out of
+    // bounds); dividing by at least 1 keeps udiv/urem defined (LLVM: udiv by
+    // 0 is undefined behaviour). A constant per_block is already >= 1.
+    if (!a.perBlock.getDefiningOp<arith::ConstantOp>())
+      perBlock = arith::MaxUIOp::create(builder, l, perBlock, intConst(l, t, 1));
     // Unsigned: in-range indices are non-negative, and division by a
     // constant per_block becomes a multiply.
     Value owner = arith::DivUIOp::create(builder, l, index, perBlock);
@@ -195,10 +200,10 @@ Value MLIRGenImpl::genBinaryOp(Location l, fe::BinaryOp op, Value lhs, Value rhs
   case B::Add: return arith::AddIOp::create(builder, l, lhs, rhs);
   case B::Sub: return arith::SubIOp::create(builder, l, lhs, rhs);
   case B::Mul: return arith::MulIOp::create(builder, l, lhs, rhs);
-  case B::Div: return arith::DivSIOp::create(builder, l, lhs, rhs);
-  case B::Rem: return arith::RemSIOp::create(builder, l, lhs, rhs);
-  case B::Shl: return arith::ShLIOp::create(builder, l, lhs, rhs);
-  case B::Shr: return arith::ShRSIOp::create(builder, l, lhs, rhs);
+  case B::Div: return genDivRem(l, /*isRem=*/false, lhs, rhs);
+  case B::Rem: return genDivRem(l, /*isRem=*/true, lhs, rhs);
+  case B::Shl: return genShift(l, /*left=*/true, lhs, rhs);
+  case B::Shr: return genShift(l, /*left=*/false, lhs, rhs);
   case B::BitAnd: return arith::AndIOp::create(builder, l, lhs, rhs);
   case B::BitOr: return arith::OrIOp::create(builder, l, lhs, rhs);
   case B::BitXor: return arith::XOrIOp::create(builder, l, lhs, rhs);
@@ -230,7 +235,7 @@ Value MLIRGenImpl::genCast(const fe::CastExpr &e) {
   if (from.isInteger()) // i1 -> float is rejected by Sema
     return arith::SIToFPOp::create(builder, l, to, v);
   if (e.type.isInteger())
-    return arith::FPToSIOp::create(builder, l, to, v);
+    return genFloatToInt(l, v, to);
   // float -> float: through f32 (f16 <-> bf16 has no direct conversion).
   if (v.getType().getIntOrFloatBitWidth() == 16 && to.getIntOrFloatBitWidth() == 16)
     v = arith::ExtFOp::create(builder, l, builder.getF32Type(), v);

@@ -18,7 +18,7 @@
 //
 //
 // MLIRGen.cpp: kernels and statements; MLIRGenExpr.cpp: arrays, addresses and
-// expressions; MLIRGenSync.cpp: mbarriers, st.async, fences, cluster barriers.
+// expressions; MLIRGenArith.cpp: operators with defined results on every input; MLIRGenSync.cpp: mbarriers, st.async, fences, cluster barriers.
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_MLIRGEN_MLIRGENIMPL_H
 #define TILEC_MLIRGEN_MLIRGENIMPL_H
@@ -244,6 +244,15 @@ private:
   Value genBinaryOp(Location l, fe::BinaryOp op, Value lhs, Value rhs, const fe::Type &type);
 
   Value genCast(const fe::CastExpr &e);
+
+  // Operators defined on every input (MLIRGenArith.cpp).
+  /// `x << n` (left) or signed `x >> n`: the amount is read unsigned and
+  /// clamped as PTX does (>= width: 0, or the sign fill).
+  Value genShift(Location l, bool left, Value x, Value n);
+  /// Signed `x / d` or `x % d`: x / 0 = -1, x % 0 = x, MIN / -1 = MIN, MIN % -1 = 0.
+  Value genDivRem(Location l, bool isRem, Value x, Value d);
+  /// f16/bf16/f32 -> i8..i64: toward zero, saturating, NaN -> 0 (cvt.rzi).
+  Value genFloatToInt(Location l, Value v, Type to);
 
   static MemoryOrder order(fe::MemOrder o);
 

@@ -53,6 +53,11 @@ struct MBarrierPhasesPass : tile::impl::TileMBarrierPhasesBase<MBarrierPhasesPas
           index = arith::ExtUIOp::create(b, loc, bitsType, index);
         else if (width > bitsType.getIntOrFloatBitWidth())
           index = arith::TruncIOp::create(b, loc, bitsType, index);
+        // An out-of-bounds run-time index must not make the shifts below
+        // poison (shift amount >= width); valid indices are < the array
+        // size <= the width, which the mask keeps unchanged.
+        index = arith::AndIOp::create(
+            b, loc, index, arith::ConstantIntOp::create(b, loc, bitsType, bitsType.getWidth() - 1));
       }
       Value bits = LoadOp::create(b, loc, bitsType, slot, MemoryOrder::weak, MemoryScope::cta);
       Value one = arith::ConstantIntOp::create(b, loc, bitsType, 1);
