@@ -60,6 +60,7 @@ void Sema::checkKernel(KernelAST &k) {
   dynamicCount_ = 0;
   scopes_.clear();
   mbarrierUses_.clear();
+  constChecked_.clear();
   curBlock_ = nullptr;
 
   if (opts_.clusterOverride) {
@@ -175,6 +176,7 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     checkMBarrier(*s.as<MBarrierStmt>(), kernelTopLevel);
     break;
   }
+  checkConstantOpsInStmt(s);
 }
 
 void Sema::checkLet(LetStmt &s) {
@@ -252,7 +254,24 @@ bool Sema::checkCountExpr(ExprAST &e, const std::string &what) {
   return false;
 }
 
+/// The exact value of a count expression; `overflow` when some step does
+/// not fit the i64 arithmetic here or the width of its own type (the
+/// run-time value would wrap, so the count would not be what it reads).
 std::optional<int64_t> Sema::foldConstant(const ExprAST &e, bool &overflow) {
+  std::optional<int64_t> v = foldConstantUnchecked(e, overflow);
+  if (v && e.type.isInteger() && !e.type.isBool()) {
+    unsigned bits = bitWidth(e.type.scalar);
+    int64_t lo = bits >= 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
+    int64_t hi = bits >= 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
+    if (*v < lo || *v > hi) {
+      overflow = true;
+      return std::nullopt;
+    }
+  }
+  return v;
+}
+
+std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overflow) {
   switch (e.kind()) {
   case ExprAST::IntLiteral:
     return e.as<IntLiteralExpr>()->value;
@@ -325,6 +344,8 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
   if (countTy.isInvalid())
     ok = false;
   ScalarKind lenTy = countTy.isInvalid() ? ScalarKind::I32 : countTy.scalar;
+  if (ok && !checkConstantOps(*s.count))
+    ok = false;
   if (ok) {
     bool overflow = false;
     s.constantCount = foldConstant(*s.count, overflow);
@@ -398,7 +419,7 @@ void Sema::checkMBarrier(MBarrierStmt &s, bool kernelTopLevel) {
   if (checkCountExpr(*s.count, "mbarrier count")) {
     Type i32 = Type::i32();
     Type t = checkValue(s.count, &i32, "mbarrier count", "convert it with `as i32`");
-    if (!t.isInvalid()) {
+    if (!t.isInvalid() && checkConstantOps(*s.count)) {
       bool overflow = false;
       std::optional<int64_t> c = foldConstant(*s.count, overflow);
       if (overflow || (c && (*c < 1 || *c > kMaxMBarrierCount))) {

@@ -13,9 +13,19 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace tile::frontend {
+
+/// A compile-time scalar: integers sign-extended from their width (i1 as
+/// 0/1), floats already rounded to their format.
+struct ConstValue {
+  bool isFloat = false;
+  int64_t i = 0;
+  double f = 0;
+  bool isZero() const;
+};
 
 class Sema {
 public:
@@ -39,6 +49,7 @@ public:
   void checkFor(ForStmt &s);
   bool checkCountExpr(ExprAST &e, const std::string &what = "shared array size");
   std::optional<int64_t> foldConstant(const ExprAST &e, bool &overflow);
+  std::optional<int64_t> foldConstantUnchecked(const ExprAST &e, bool &overflow);
 
   void pushScope() { scopes_.emplace_back(); }
   void popScope() { scopes_.pop_back(); }
@@ -67,6 +78,23 @@ public:
   Type inferMember(MemberExpr &e);
   /// Checks `op` on operands of type t (possibly untyped); false after an error.
   bool checkBinaryOperands(BinaryOp op, const Type &t, const Location &loc);
+
+  // ---- SemaConst.cpp: constant evaluation, undefined constant operations
+  /// The value of a checked expression built from literals and operators,
+  /// with the run-time semantics of docs/language.md; nullopt otherwise.
+  std::optional<ConstValue> evalConstant(const ExprAST &e);
+  std::optional<ConstValue> applyBinary(BinaryOp op, const Type &operandType, const ConstValue &l,
+                                        const ConstValue &r);
+  /// Reports `op` (on operands of type t) when its constant rhs (and lhs,
+  /// for MIN / -1) is an input that C leaves undefined; lhs may be null.
+  bool checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs, const ExprAST &rhs,
+                              const Location &loc);
+  /// checkConstantOperation on every operator and float->int cast in e
+  /// (each node once); false when something was reported.
+  bool checkConstantOps(const ExprAST &e);
+  /// checkConstantOps on the statement's own expressions (not nested blocks),
+  /// and on a compound assignment's operation.
+  void checkConstantOpsInStmt(StmtAST &s);
 
   // ---- SemaCall.cpp: builtins
   Type inferCall(CallExpr &e);
@@ -99,6 +127,7 @@ public:
   int nextId_ = 0;
   int dynamicCount_ = 0;
   Block *curBlock_ = nullptr; // the block whose statements are being checked
+  std::unordered_set<const ExprAST *> constChecked_; // nodes checkConstantOps has seen
 
   /// What the kernel does with one mbarrier declaration (for checkMBarrierUses).
   struct MBarrierUses {

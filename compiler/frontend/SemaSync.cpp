@@ -130,7 +130,7 @@ Type Sema::checkMBarrierCall(CallExpr &e) {
   if (withBytes) {
     Type i32 = Type::i32();
     Type t = checkValue(e.args[1], &i32, "byte count of " + e.callee, "convert it with `as i32`");
-    if (t.isInvalid()) {
+    if (t.isInvalid() || !checkConstantOps(*e.args[1])) {
       ok = false;
     } else {
       bool overflow = false;

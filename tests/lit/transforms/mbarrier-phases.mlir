@@ -32,7 +32,11 @@ tile.kernel @loop(%n: i32) {
 // CHECK-LABEL: tile.kernel @ring
 // CHECK:       tile.local_var -> !tile.ptr<i64, local>
 // CHECK:       %[[I64:.*]] = arith.extui %{{.*}} : i32 to i64
-// CHECK:       %[[SH:.*]] = arith.shrui %{{.*}}, %[[I64]] : i64
+// A run-time index is masked to the bit width: an out-of-bounds index must
+// not make the shifts poison.
+// CHECK-NEXT:  %[[C63:.*]] = arith.constant 63 : i64
+// CHECK-NEXT:  %[[IDX:.*]] = arith.andi %[[I64]], %[[C63]] : i64
+// CHECK:       %[[SH:.*]] = arith.shrui %{{.*}}, %[[IDX]] : i64
 // CHECK:       %[[BIT:.*]] = arith.andi %[[SH]]
 // CHECK-NEXT:  %[[P:.*]] = arith.trunci %[[BIT]] : i64 to i32
 // CHECK-NEXT:  tile.mbarrier_wait %{{.*}} parity %[[P]] :

@@ -1,0 +1,329 @@
+//===- SemaConst.cpp - constant evaluation and constant undefined operations =//
+//
+// Every operator has a defined result on every input (docs/language.md,
+// "Semantics of every operator on every input"), but the inputs that C
+// leaves undefined are almost always mistakes when they are constants:
+// `x << 32`, `x / 0`, `INT_MIN / -1`, `3e9 as i32`. Those are errors, with
+// the run-time meaning in the hint. "Constant" means any expression of
+// literals and operators, evaluated here with exactly the run-time
+// semantics (wrapping integers, clamped shifts, IEEE floats rounded to
+// their format), so `1 << (30 + 2)` and `x / (2 - 2)` are caught too.
+//
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+#include <cmath>
+
+namespace tile::frontend {
+
+namespace {
+
+/// `v` rounded to nearest-even in a binary format with `mant` fraction
+/// bits and normal exponents minExp..maxExp (subnormals below, inf above).
+double roundToFormat(double v, int mant, int minExp, int maxExp) {
+  if (std::isnan(v) || std::isinf(v) || v == 0)
+    return v;
+  int e = 0;
+  std::frexp(v, &e); // |v| = m * 2^e with 0.5 <= m < 1: the leading bit is 2^(e-1)
+  int lead = e - 1 < minExp ? minExp : e - 1;
+  double quantum = std::ldexp(1.0, lead - mant);
+  double r = std::nearbyint(v / quantum) * quantum; // the default mode is to-nearest-even
+  double maxFinite = std::ldexp(2.0 - std::ldexp(1.0, -mant), maxExp);
+  return std::fabs(r) > maxFinite ? std::copysign(INFINITY, v) : r;
+}
+
+double roundTo(ScalarKind k, double v) {
+  switch (k) {
+  case ScalarKind::F16: return roundToFormat(v, 10, -14, 15);
+  case ScalarKind::BF16: return roundToFormat(v, 7, -126, 127);
+  default: return (double)(float)v;
+  }
+}
+
+/// `v` wrapped to a `bits`-wide two's complement integer (i1: 0 or 1).
+int64_t wrapTo(uint64_t v, unsigned bits) {
+  if (bits == 1)
+    return (int64_t)(v & 1);
+  if (bits >= 64)
+    return (int64_t)v;
+  uint64_t sign = 1ull << (bits - 1), mask = (1ull << bits) - 1;
+  return (int64_t)(((v & mask) ^ sign) - sign);
+}
+
+int64_t minOf(unsigned bits) { return bits >= 64 ? INT64_MIN : -(int64_t(1) << (bits - 1)); }
+int64_t maxOf(unsigned bits) { return bits >= 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1; }
+
+std::string formatFloat(double v) {
+  if (std::isnan(v))
+    return "NaN";
+  if (std::isinf(v))
+    return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  if (v == std::trunc(v) && std::fabs(v) < 1e18) // 3e9 reads 3000000000
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+} // namespace
+
+bool ConstValue::isZero() const { return isFloat ? f == 0 : i == 0; }
+
+std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
+  const Type &t = e.type;
+  if (!t.isScalar())
+    return std::nullopt;
+  bool isFloat = t.isFloat();
+  unsigned bits = bitWidth(t.scalar);
+  auto intValue = [&](uint64_t v) { return ConstValue{false, wrapTo(v, bits), 0}; };
+  auto floatValue = [&](double v) { return ConstValue{true, 0, roundTo(t.scalar, v)}; };
+  switch (e.kind()) {
+  case ExprAST::IntLiteral: {
+    int64_t v = e.as<IntLiteralExpr>()->value;
+    return isFloat ? floatValue((double)v) : intValue((uint64_t)v);
+  }
+  case ExprAST::FloatLiteral:
+    return isFloat ? std::optional<ConstValue>(floatValue(e.as<FloatLiteralExpr>()->value)) : std::nullopt;
+  case ExprAST::BoolLiteral:
+    return intValue(e.as<BoolLiteralExpr>()->value ? 1 : 0);
+  case ExprAST::Unary: {
+    auto &u = *e.as<UnaryExpr>();
+    auto v = evalConstant(*u.operand);
+    if (!v)
+      return std::nullopt;
+    switch (u.op) {
+    case UnaryOp::Neg: return isFloat ? floatValue(-v->f) : intValue(0 - (uint64_t)v->i);
+    case UnaryOp::Not:
+    case UnaryOp::BitNot: return intValue(~(uint64_t)v->i);
+    }
+    return std::nullopt;
+  }
+  case ExprAST::Binary: {
+    auto &b = *e.as<BinaryExpr>();
+    if (!b.lhs->type.isScalar() || b.lhs->type != b.rhs->type)
+      return std::nullopt; // pointer arithmetic
+    auto l = evalConstant(*b.lhs), r = evalConstant(*b.rhs);
+    if (!l || !r)
+      return std::nullopt;
+    return applyBinary(b.op, b.lhs->type, *l, *r);
+  }
+  case ExprAST::Cast: {
+    auto &c = *e.as<CastExpr>();
+    auto v = evalConstant(*c.operand);
+    if (!v)
+      return std::nullopt;
+    const Type &from = c.operand->type;
+    if (!v->isFloat) {
+      // i1 is held as 0/1, so this zero-extends it and sign-extends the rest.
+      return isFloat ? floatValue((double)v->i) : intValue((uint64_t)v->i);
+    }
+    if (isFloat)
+      return floatValue(v->f);
+    (void)from;
+    // Toward zero, saturating, NaN -> 0 (PTX cvt.rzi).
+    if (std::isnan(v->f))
+      return intValue(0);
+    double tr = std::trunc(v->f);
+    if (tr < std::ldexp(-1.0, (int)bits - 1))
+      return intValue((uint64_t)minOf(bits));
+    if (tr >= std::ldexp(1.0, (int)bits - 1))
+      return intValue((uint64_t)maxOf(bits));
+    return intValue((uint64_t)(int64_t)tr);
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+std::optional<ConstValue> Sema::applyBinary(BinaryOp op, const Type &operandType, const ConstValue &l,
+                                            const ConstValue &r) {
+  unsigned bits = bitWidth(operandType.scalar);
+  auto boolean = [](bool v) { return ConstValue{false, v ? 1 : 0, 0}; };
+  if (operandType.isFloat()) {
+    auto f = [&](double v) { return ConstValue{true, 0, roundTo(operandType.scalar, v)}; };
+    switch (op) {
+    case BinaryOp::Add: return f(l.f + r.f);
+    case BinaryOp::Sub: return f(l.f - r.f);
+    case BinaryOp::Mul: return f(l.f * r.f);
+    case BinaryOp::Div: return f(l.f / r.f);
+    case BinaryOp::Eq: return boolean(l.f == r.f);
+    case BinaryOp::Ne: return boolean(l.f != r.f);
+    case BinaryOp::Lt: return boolean(l.f < r.f);
+    case BinaryOp::Le: return boolean(l.f <= r.f);
+    case BinaryOp::Gt: return boolean(l.f > r.f);
+    case BinaryOp::Ge: return boolean(l.f >= r.f);
+    default: return std::nullopt;
+    }
+  }
+  uint64_t a = (uint64_t)l.i, b = (uint64_t)r.i;
+  auto n = [&](uint64_t v) { return ConstValue{false, wrapTo(v, bits), 0}; };
+  // The shift amount read unsigned in the operand width.
+  uint64_t amount = bits >= 64 ? b : b & ((1ull << bits) - 1);
+  switch (op) {
+  case BinaryOp::Add: return n(a + b);
+  case BinaryOp::Sub: return n(a - b);
+  case BinaryOp::Mul: return n(a * b);
+  case BinaryOp::Div:
+  case BinaryOp::Rem: {
+    bool isRem = op == BinaryOp::Rem;
+    if (r.i == 0)
+      return n(isRem ? a : ~0ull);
+    if (r.i == -1) // x / -1 = -x (MIN / -1 wraps to MIN), x % -1 = 0
+      return n(isRem ? 0 : 0 - a);
+    return n((uint64_t)(isRem ? l.i % r.i : l.i / r.i));
+  }
+  case BinaryOp::Shl: return n(amount >= bits ? 0 : a << amount);
+  case BinaryOp::Shr: return n((uint64_t)(l.i >> (amount >= bits ? bits - 1 : amount)));
+  case BinaryOp::BitAnd:
+  case BinaryOp::LogicalAnd: return n(a & b);
+  case BinaryOp::BitOr:
+  case BinaryOp::LogicalOr: return n(a | b);
+  case BinaryOp::BitXor: return n(a ^ b);
+  case BinaryOp::Eq: return boolean(l.i == r.i);
+  case BinaryOp::Ne: return boolean(l.i != r.i);
+  case BinaryOp::Lt: return boolean(l.i < r.i);
+  case BinaryOp::Le: return boolean(l.i <= r.i);
+  case BinaryOp::Gt: return boolean(l.i > r.i);
+  case BinaryOp::Ge: return boolean(l.i >= r.i);
+  }
+  return std::nullopt;
+}
+
+bool Sema::checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs, const ExprAST &rhs,
+                                  const Location &loc) {
+  if (!t.isInteger() || t.isBool())
+    return true;
+  bool shift = op == BinaryOp::Shl || op == BinaryOp::Shr;
+  if (!shift && op != BinaryOp::Div && op != BinaryOp::Rem)
+    return true;
+  auto r = evalConstant(rhs);
+  if (!r)
+    return true;
+  unsigned bits = bitWidth(t.scalar);
+  std::string ty = t.str(), sp = binaryOpSpelling(op);
+  if (shift) {
+    if (r->i >= 0 && r->i < (int64_t)bits)
+      return true;
+    error(loc, "shift amount " + std::to_string(r->i) + " is out of range for " + ty + " (0 to " +
+                   std::to_string(bits - 1) + ")",
+          op == BinaryOp::Shl
+              ? "at run time an amount >= " + std::to_string(bits) + " (read unsigned) gives 0; write 0, or "
+                    "mask a run-time amount: x << (n & " + std::to_string(bits - 1) + ")"
+              : "at run time an amount >= " + std::to_string(bits) + " (read unsigned) gives the sign fill "
+                    "(x >> " + std::to_string(bits - 1) + "); write that, or mask a run-time amount: x >> (n & " +
+                    std::to_string(bits - 1) + ")");
+    return false;
+  }
+  bool isRem = op == BinaryOp::Rem;
+  if (r->i == 0) {
+    error(loc, std::string(isRem ? "remainder" : "division") + " by zero",
+          isRem ? "a run-time x % 0 gives x; test the divisor before dividing"
+                : "a run-time x / 0 gives -1; test the divisor before dividing");
+    return false;
+  }
+  if (r->i == -1 && lhs) {
+    auto l = evalConstant(*lhs);
+    if (l && l->i == minOf(bits)) {
+      error(loc, std::to_string(l->i) + " " + sp + " -1 overflows " + ty,
+            isRem ? "the remainder is 0 (as at run time); write 0"
+                  : "the quotient wraps to " + std::to_string(l->i) + " (as at run time); write that, or "
+                    "use a wider type: `x as i64`");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Sema::checkConstantOps(const ExprAST &e) {
+  if (!constChecked_.insert(&e).second)
+    return true;
+  bool ok = true;
+  switch (e.kind()) {
+  case ExprAST::Unary: return checkConstantOps(*e.as<UnaryExpr>()->operand);
+  case ExprAST::Binary: {
+    auto &b = *e.as<BinaryExpr>();
+    ok = checkConstantOps(*b.lhs);
+    ok = checkConstantOps(*b.rhs) && ok;
+    if (ok && b.lhs->type.isScalar() && b.lhs->type == b.rhs->type)
+      ok = checkConstantOperation(b.op, b.lhs->type, b.lhs.get(), *b.rhs, b.loc);
+    return ok;
+  }
+  case ExprAST::Cast: {
+    auto &c = *e.as<CastExpr>();
+    if (!checkConstantOps(*c.operand))
+      return false;
+    if (!c.operand->type.isFloat() || !e.type.isInteger())
+      return true;
+    auto v = evalConstant(*c.operand);
+    if (!v)
+      return true;
+    unsigned bits = bitWidth(e.type.scalar);
+    double tr = std::trunc(v->f);
+    bool inRange = !std::isnan(v->f) && tr >= std::ldexp(-1.0, (int)bits - 1) && tr < std::ldexp(1.0, (int)bits - 1);
+    if (inRange)
+      return true;
+    if (std::isnan(v->f)) {
+      error(e.loc, "cast of NaN to " + e.type.str() + ": NaN has no integer value",
+            "at run time NaN converts to 0; write 0, or test `v != v` first");
+      return false;
+    }
+    auto saturated = evalConstant(e);
+    error(e.loc, "cast of " + formatFloat(v->f) + " to " + e.type.str() + " is out of range (" +
+                     std::to_string(minOf(bits)) + " to " + std::to_string(maxOf(bits)) + ")",
+          "at run time float-to-integer conversion saturates (here to " +
+              std::to_string(saturated ? saturated->i : 0) + "); write the integer you mean, or clamp first");
+    return false;
+  }
+  case ExprAST::Index: {
+    auto &i = *e.as<IndexExpr>();
+    ok = checkConstantOps(*i.base);
+    return checkConstantOps(*i.index) && ok;
+  }
+  case ExprAST::Member: return checkConstantOps(*e.as<MemberExpr>()->base);
+  case ExprAST::Call:
+    for (const ExprPtr &a : e.as<CallExpr>()->args)
+      ok = checkConstantOps(*a) && ok;
+    return ok;
+  case ExprAST::Vector:
+    for (const ExprPtr &a : e.as<VectorExpr>()->elems)
+      ok = checkConstantOps(*a) && ok;
+    return ok;
+  default:
+    return true;
+  }
+}
+
+void Sema::checkConstantOpsInStmt(StmtAST &s) {
+  auto check = [&](const ExprPtr &e) {
+    if (e)
+      checkConstantOps(*e);
+  };
+  switch (s.kind()) {
+  case StmtAST::Let: check(s.as<LetStmt>()->init); break;
+  case StmtAST::SharedArray: check(s.as<SharedArrayStmt>()->count); break;
+  case StmtAST::MBarrier: check(s.as<MBarrierStmt>()->count); break;
+  case StmtAST::Assign: {
+    auto &a = *s.as<AssignStmt>();
+    check(a.target);
+    check(a.value);
+    auto op = assignBinaryOp(a.op);
+    if (op && a.value && a.target && a.target->type.isScalar() && a.target->type == a.value->type)
+      checkConstantOperation(*op, a.target->type, nullptr, *a.value, a.loc);
+    break;
+  }
+  case StmtAST::For: {
+    auto &f = *s.as<ForStmt>();
+    check(f.start);
+    check(f.end);
+    check(f.step);
+    break;
+  }
+  case StmtAST::If: check(s.as<IfStmt>()->cond); break;
+  case StmtAST::While: check(s.as<WhileStmt>()->cond); break;
+  case StmtAST::ExprStmt: check(s.as<ExprStmtAST>()->expr); break;
+  case StmtAST::Return: break;
+  }
+}
+
+} // namespace tile::frontend
