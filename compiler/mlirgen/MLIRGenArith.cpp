@@ -45,10 +45,20 @@ Value MLIRGenImpl::genShift(Location l, bool left, Value x, Value n) {
     Value amount = arith::MinUIOp::create(builder, l, n, intConst(l, t, width - 1));
     return arith::ShRSIOp::create(builder, l, x, amount);
   }
+  Value inRange = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ult, n, intConst(l, t, width));
+  if (width == 64) {
+    // NVPTX folds `select(n < 64, x << n, 0)` into a bare shl.b64 whose
+    // amount operand is .u32 (LLVM 22): an amount of 2^32 or more would be
+    // truncated and shift by its low bits. Select the shifted value instead
+    // and mask the amount, so no fold can drop the range test.
+    Value v = arith::SelectOp::create(builder, l, inRange, x, intConst(l, t, 0));
+    Value amount = arith::AndIOp::create(builder, l, n, intConst(l, t, width - 1));
+    return arith::ShLIOp::create(builder, l, v, amount);
+  }
   // The select never picks the shl when n >= width, so its poison cannot
   // reach the result (LLVM LangRef: select does not propagate poison from
-  // the operand it does not choose).
-  Value inRange = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ult, n, intConst(l, t, width));
+  // the operand it does not choose). For i32 NVPTX emits a bare shl.b32,
+  // whose clamping (PTX ISA: amounts > 32 give 0) is exactly this.
   Value shifted = arith::ShLIOp::create(builder, l, x, n);
   return arith::SelectOp::create(builder, l, inRange, shifted, intConst(l, t, 0));
 }
