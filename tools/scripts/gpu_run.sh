@@ -197,6 +197,7 @@ EOF
     printf 'gpu.histogram\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[histogram]"
     printf 'gpu.histogram_sample\t%q --bins 1001 --n 1000003 --cluster 2 --runs 2\n' "$BUILD/bin/histogram"
     printf 'gpu.pingpong\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[pingpong]"
+    printf 'gpu.arith_semantics\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[arith]"
     printf 'gpu.pingpong_sample\t%q --iters 1000 --runs 2\n' "$BUILD/bin/pingpong"
     printf 'gpu.pingpong_debug_hangs\t%q --iters 1000 --runs 2 --ptx %q\n' "$BUILD/bin/pingpong" "$PTX_DIR/pingpong_debug.ptx"
   fi
