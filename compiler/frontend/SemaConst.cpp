@@ -113,14 +113,12 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
     auto v = evalConstant(*c.operand);
     if (!v)
       return std::nullopt;
-    const Type &from = c.operand->type;
     if (!v->isFloat) {
       // i1 is held as 0/1, so this zero-extends it and sign-extends the rest.
       return isFloat ? floatValue((double)v->i) : intValue((uint64_t)v->i);
     }
     if (isFloat)
       return floatValue(v->f);
-    (void)from;
     // Toward zero, saturating, NaN -> 0 (PTX cvt.rzi).
     if (std::isnan(v->f))
       return intValue(0);
