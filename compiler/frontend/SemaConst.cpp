@@ -5,14 +5,15 @@
 // leaves undefined are almost always mistakes when they are constants:
 // `x << 32`, `x / 0`, `INT_MIN / -1`, `3e9 as i32`. Those are errors, with
 // the run-time meaning in the hint. "Constant" means any expression of
-// literals and operators, evaluated here with exactly the run-time
-// semantics (wrapping integers, clamped shifts, IEEE floats rounded to
+// literals, operators, casts and min/max/clamp, evaluated here with exactly
+// the run-time semantics (wrapping integers, clamped shifts, IEEE floats rounded to
 // their format), so `1 << (30 + 2)` and `x / (2 - 2)` are caught too.
 //
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
 #include <cmath>
+#include <vector>
 
 namespace tile::frontend {
 
@@ -128,6 +129,34 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
     if (tr >= std::ldexp(1.0, (int)bits - 1))
       return intValue((uint64_t)maxOf(bits));
     return intValue((uint64_t)(int64_t)tr);
+  }
+  case ExprAST::Call: { // min, max, clamp of constants
+    auto &call = *e.as<CallExpr>();
+    bool isMin = call.builtin == Builtin::Min, isMax = call.builtin == Builtin::Max;
+    if (!isMin && !isMax && call.builtin != Builtin::Clamp)
+      return std::nullopt;
+    std::vector<ConstValue> args;
+    for (const ExprPtr &a : call.args) {
+      auto v = a->type == t ? evalConstant(*a) : std::nullopt;
+      if (!v)
+        return std::nullopt;
+      args.push_back(*v);
+    }
+    // Signed integers; floats are IEEE minNum/maxNum (a NaN operand is ignored).
+    auto pick = [&](bool wantMin, const ConstValue &a, const ConstValue &b) {
+      if (!isFloat)
+        return (a.i < b.i) == wantMin ? a : b;
+      if (std::isnan(a.f))
+        return b;
+      if (std::isnan(b.f))
+        return a;
+      return (a.f < b.f) == wantMin ? a : b;
+    };
+    if (args.size() == 2 && (isMin || isMax))
+      return pick(isMin, args[0], args[1]);
+    if (args.size() == 3)
+      return pick(true, pick(false, args[0], args[1]), args[2]);
+    return std::nullopt;
   }
   default:
     return std::nullopt;
