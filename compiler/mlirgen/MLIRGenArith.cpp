@@ -12,8 +12,9 @@
 //   x / 0 = -1, x % 0 = x, MIN / -1 = MIN, MIN % -1 = 0 (RISC-V's choice;
 //            PTX div.s32 by zero is "unspecified, machine-specific")
 //   f as iN  round toward zero, saturate to iN's range, NaN -> 0: PTX
-//            cvt.rzi.s32/s64.f32 does exactly this (PTX ISA 9.7.9.21 cvt:
-//            float-to-integer conversions saturate, NaN converts to 0)
+//            cvt.rzi.s32.f32 does exactly this (PTX ISA 9.7.9.21 cvt:
+//            float-to-integer conversions saturate); cvt.rzi.s64.f32 gives
+//            INT64_MIN for NaN on the H100 (measured), so i64 selects 0
 //
 // A constant amount/divisor in range keeps the plain op (no selects).
 //===----------------------------------------------------------------------===//
@@ -88,12 +89,16 @@ Value MLIRGenImpl::genFloatToInt(Location l, Value v, Type to) {
     v = arith::ExtFOp::create(builder, l, f32, v);
   unsigned width = to.getIntOrFloatBitWidth();
   // llvm.nvvm.f2i.rz / f2ll.rz are cvt.rzi.s32.f32 / cvt.rzi.s64.f32, which
-  // saturate and map NaN to 0; LLVM constant-folds them the same way.
+  // saturate; LLVM constant-folds them the same way.
   // (llvm.fptosi.sat has the same meaning but NVPTX expands it to compares
   // and selects around cvt.)
-  if (width == 64)
-    return LLVM::CallIntrinsicOp::create(builder, l, to, builder.getStringAttr("llvm.nvvm.f2ll.rz"), ValueRange{v})
-        .getResult(0);
+  if (width == 64) {
+    Value r = LLVM::CallIntrinsicOp::create(builder, l, to, builder.getStringAttr("llvm.nvvm.f2ll.rz"), ValueRange{v})
+                  .getResult(0);
+    // cvt.rzi.s64.f32 turns NaN into INT64_MIN on the hardware (gpu.arith_semantics).
+    Value isNaN = arith::CmpFOp::create(builder, l, arith::CmpFPredicate::UNO, v, v);
+    return arith::SelectOp::create(builder, l, isNaN, intConst(l, to, 0), r);
+  }
   Type i32 = builder.getI32Type();
   Value r = LLVM::CallIntrinsicOp::create(builder, l, i32, builder.getStringAttr("llvm.nvvm.f2i.rz"), ValueRange{v})
                 .getResult(0);
