@@ -31,6 +31,10 @@ Driver load() {
   resolve(d.handle, #fn, TILE_XSTR(fn), reinterpret_cast<void**>(&d.api.fn));
   TILE_DRIVER_FUNCTIONS(TILE_RESOLVE_FN)
 #undef TILE_RESOLVE_FN
+  // Un-versioned symbols (no cuda.h macro maps them to a _vN name).
+#define TILE_RESOLVE_OPTIONAL_FN(fn, type) resolve(d.handle, #fn, #fn, reinterpret_cast<void**>(&d.api.fn));
+  TILE_DRIVER_OPTIONAL_FUNCTIONS(TILE_RESOLVE_OPTIONAL_FN)
+#undef TILE_RESOLVE_OPTIONAL_FN
   if (d.api.cuDriverGetVersion) d.api.cuDriverGetVersion(&d.version);
   d.initResult = d.api.cuInit ? d.api.cuInit(0) : CUDA_ERROR_NOT_INITIALIZED;
   return d;

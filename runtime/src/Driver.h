@@ -25,10 +25,22 @@ namespace tile::detail {
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)           \
   X(cuEventElapsedTime)
 
+// Entry points newer drivers have and the runtime can do without (nullptr when the
+// installed driver lacks them). Their types are spelled out, so the runtime also
+// builds against a cuda.h older than the entry point.
+//   cuFuncGetParamInfo (CUDA 12.4): offset and size of each kernel parameter, for
+//   the launch argument check; without it arguments are not checked.
+using FuncGetParamInfoFn = CUresult (*)(CUfunction func, size_t paramIndex, size_t* paramOffset,
+                                        size_t* paramSize);
+#define TILE_DRIVER_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo, FuncGetParamInfoFn)
+
 struct DriverApi {
 #define TILE_DECLARE_FN(fn) decltype(&::fn) fn = nullptr;
   TILE_DRIVER_FUNCTIONS(TILE_DECLARE_FN)
 #undef TILE_DECLARE_FN
+#define TILE_DECLARE_OPTIONAL_FN(fn, type) type fn = nullptr;
+  TILE_DRIVER_OPTIONAL_FUNCTIONS(TILE_DECLARE_OPTIONAL_FN)
+#undef TILE_DECLARE_OPTIONAL_FN
 };
 
 struct Driver {

@@ -2,6 +2,8 @@
 #include "tile/error.h"
 #include "tile/launch.h"
 
+#include <cstdint>
+
 namespace tile {
 namespace {
 
@@ -16,7 +18,20 @@ std::string zeroAxis(const Dim3& d) {
   return "";
 }
 
+// a + b in decimal, exact even where size_t would wrap.
+std::string total(size_t a, size_t b) {
+  if (a <= SIZE_MAX - b) return std::to_string(a + b);
+  unsigned long long lo = (a % 10) + (b % 10);
+  return std::to_string(a / 10 + b / 10 + lo / 10) + std::to_string(lo % 10);
+}
+
 }  // namespace
+
+Dim3 effectiveCluster(const LaunchConfig& cfg, const LaunchLimits& lim) {
+  const Dim3 one(1, 1, 1);
+  if (cfg.cluster == one && lim.kernelRequiredCluster.count() > 0) return lim.kernelRequiredCluster;
+  return cfg.cluster;
+}
 
 std::string checkLaunch(const std::string& kernel, const LaunchConfig& cfg, const LaunchLimits& lim) {
   const std::string k = "kernel '" + kernel + "': ";
@@ -36,6 +51,10 @@ std::string checkLaunch(const std::string& kernel, const LaunchConfig& cfg, cons
       return k + "block " + dims(cfg.block) + " exceeds the device's maximum block dimension " +
              axes[i] + " of " + std::to_string(maxBlock[i]);
   unsigned long long threads = cfg.block.count();
+  if (threads > static_cast<unsigned long long>(lim.maxThreadsPerBlock))
+    return k + "block of " + std::to_string(threads) + " threads " + dims(cfg.block) +
+           " exceeds the device's limit of " + std::to_string(lim.maxThreadsPerBlock) +
+           " threads per block";
   if (threads > static_cast<unsigned long long>(lim.kernelMaxThreadsPerBlock))
     return k + "block of " + std::to_string(threads) + " threads " + dims(cfg.block) +
            " exceeds the kernel's limit of " + std::to_string(lim.kernelMaxThreadsPerBlock) +
@@ -49,24 +68,35 @@ std::string checkLaunch(const std::string& kernel, const LaunchConfig& cfg, cons
       return k + "grid " + dims(cfg.grid) + " exceeds the device's maximum grid dimension " +
              axes[i] + " of " + std::to_string(maxGrid[i]);
 
-  // Cluster.
-  unsigned long long cluster = cfg.cluster.count();
+  // Cluster: the configured one, or the kernel's compiled one when none is configured.
+  const Dim3 eff = effectiveCluster(cfg, lim);
+  const bool compiled = lim.kernelRequiredCluster.count() > 0;
+  unsigned long long cluster = eff.count();
+  if (cluster > 1 && !lim.clusterLaunch)
+    return k + "cluster " + dims(eff) + " needs a device that supports cluster launch " +
+           "(compute capability 9.0 or newer); this one does not";
   if (cluster > static_cast<unsigned long long>(lim.nonPortableClusterLimit))
-    return k + "cluster of " + std::to_string(cluster) + " CTAs " + dims(cfg.cluster) +
+    return k + "cluster of " + std::to_string(cluster) + " CTAs " + dims(eff) +
            " exceeds the hardware limit of " + std::to_string(lim.nonPortableClusterLimit);
   if (cluster > static_cast<unsigned long long>(lim.portableClusterLimit) && !cfg.allowNonPortableCluster)
     return k + "cluster of " + std::to_string(cluster) + " CTAs exceeds the portable limit of " +
            std::to_string(lim.portableClusterLimit) + " (set allowNonPortableCluster)";
-  unsigned cl[] = {cfg.cluster.x, cfg.cluster.y, cfg.cluster.z};
+  // PTX ISA, .reqnctapercluster: a launch-time cluster must equal the compiled one.
+  if (compiled && eff != lim.kernelRequiredCluster)
+    return k + "launched with cluster " + dims(cfg.cluster) + " but the kernel is compiled for cluster " +
+           dims(lim.kernelRequiredCluster) + " (.reqnctapercluster)";
+  unsigned cl[] = {eff.x, eff.y, eff.z};
   for (int i = 0; i < 3; ++i)
     if (grid[i] % cl[i] != 0)
-      return k + "grid " + dims(cfg.grid) + " is not divisible by cluster " + dims(cfg.cluster) +
+      return k + "grid " + dims(cfg.grid) + " is not divisible by " +
+             (compiled && cfg.cluster != eff ? "the kernel's compiled cluster " : "cluster ") + dims(eff) +
              " in " + axes[i];
 
   // Shared memory.
-  size_t total = cfg.sharedBytes + lim.kernelStaticSharedBytes;
-  if (total > lim.maxSharedPerBlockOptin)
-    return k + std::to_string(total) + " bytes of shared memory per block exceed the device limit of " +
+  // Compared without forming the sum, which could wrap for a huge sharedBytes.
+  if (cfg.sharedBytes > lim.maxSharedPerBlockOptin ||
+      lim.kernelStaticSharedBytes > lim.maxSharedPerBlockOptin - cfg.sharedBytes)
+    return k + total(cfg.sharedBytes, lim.kernelStaticSharedBytes) + " bytes of shared memory per block exceed the device limit of " +
            std::to_string(lim.maxSharedPerBlockOptin) + " bytes (" + std::to_string(cfg.sharedBytes) +
            " dynamic + " + std::to_string(lim.kernelStaticSharedBytes) + " static)";
   return {};

@@ -13,6 +13,7 @@
 //
 //   histogram_bench [--bins 24000] [--n 100000000] [--threads 512]
 //                   [--clusters 1,2,4,8] [--dists uniform,skewed] [--runs 20]
+//                   (16 too: clusters above 8 opt in to non-portable cluster sizes)
 //                   [--warmup 3] [--ptx-dir DIR] [--ctas-per-sm K] [--seed S] [--out FILE]
 #include "histogram_common.h"
 #include "histogram_ref.cuh"
@@ -207,6 +208,7 @@ int main(int argc, char** argv) {
     std::string path = ptxDir + "/histogram_c" + std::to_string(a.clusters[c]) + ".ptx";
     try {
       tiles[c].reset(new histo::TileHistogram(ctx, path));
+      tiles[c]->setAllowNonPortableCluster(a.clusters[c] > 8);  // as the CUDA reference does
       if (tiles[c]->ptxCluster() > 0 && tiles[c]->ptxCluster() != a.clusters[c])
         throw std::runtime_error(path + " is compiled for cluster " + std::to_string(tiles[c]->ptxCluster()));
     } catch (const std::exception& e) {
@@ -226,6 +228,7 @@ int main(int argc, char** argv) {
     if (!std::ifstream(path)) continue;
     try {
       explicitTiles[c].reset(new histo::TileHistogram(ctx, path));
+      explicitTiles[c]->setAllowNonPortableCluster(a.clusters[c] > 8);
       if (explicitTiles[c]->ptxCluster() > 0 && explicitTiles[c]->ptxCluster() != a.clusters[c])
         throw std::runtime_error(path + " is compiled for cluster " + std::to_string(explicitTiles[c]->ptxCluster()));
     } catch (const std::exception& e) {

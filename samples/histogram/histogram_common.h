@@ -145,6 +145,11 @@ class TileHistogram {
   }
   int ptxCluster() const { return ptxCluster_; }  // 0 when launch-time
   tile::Kernel& kernel() { return kernel_; }
+  // Clusters above 8 CTAs (the portable limit on sm_90) need the non-portable opt-in
+  // (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, which the runtime sets when
+  // LaunchConfig::allowNonPortableCluster is true). Off by default, so a cluster of
+  // 16 is rejected unless the program asks for it.
+  void setAllowNonPortableCluster(bool allow) { allowNonPortable_ = allow; }
 
   tile::LaunchConfig config(int32_t nbins, int cluster, int threads, unsigned grid) const {
     tile::LaunchConfig c;
@@ -152,18 +157,18 @@ class TileHistogram {
     c.block = tile::Dim3(static_cast<unsigned>(threads));
     c.cluster = tile::Dim3(static_cast<unsigned>(cluster));
     c.sharedBytes = sharedBytes(nbins, cluster);
+    c.allowNonPortableCluster = allowNonPortable_;
     return c;
   }
 
   // Persistent grid: every cluster that fits on the GPU at once (ctasPerSm > 0:
   // smCount * ctasPerSm CTAs instead, rounded down to whole clusters).
-  // Primes the kernel with an empty launch first (n = 0 adds nothing to bins), so
-  // the runtime has raised the dynamic shared-memory attribute before the
-  // occupancy query, which counts against it.
-  unsigned persistentGrid(CUdeviceptr bins, CUdeviceptr input, int32_t nbins, int cluster, int threads,
+  // Kernel::maxActiveClusters validates the configuration and raises the dynamic
+  // shared-memory and non-portable cluster attributes before the occupancy query,
+  // which counts against them. (bins and input are unused since it stopped priming
+  // the kernel with an empty launch; kept so callers need not change.)
+  unsigned persistentGrid(CUdeviceptr /*bins*/, CUdeviceptr /*input*/, int32_t nbins, int cluster, int threads,
                           int ctasPerSm = 0) {
-    kernel_.launch(config(nbins, cluster, threads, static_cast<unsigned>(cluster)), bins, input,
-                   static_cast<int64_t>(0), nbins);
     if (ctasPerSm > 0) {
       long long ctas = 1ll * ctx_->smCount() * ctasPerSm;
       long long clusters = std::max(1ll, ctas / cluster);
@@ -186,6 +191,7 @@ class TileHistogram {
   tile::Module module_;
   tile::Kernel kernel_;
   int ptxCluster_ = 0;
+  bool allowNonPortable_ = false;
 };
 
 }  // namespace histo

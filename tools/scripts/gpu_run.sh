@@ -195,7 +195,9 @@ for t in json.load(open(sys.argv[1])).get("tests", []):
 EOF
   else
     printf 'gpu.histogram\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[histogram]"
+    printf 'gpu.runtime_checks\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[runtime]"
     printf 'gpu.histogram_sample\t%q --bins 1001 --n 1000003 --cluster 2 --runs 2\n' "$BUILD/bin/histogram"
+    printf 'gpu.histogram_sample_c16\t%q --bins 1001 --n 1000003 --cluster 16 --runs 2\n' "$BUILD/bin/histogram"
     printf 'gpu.pingpong\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[pingpong]"
     printf 'gpu.arith_semantics\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[arith]"
     printf 'gpu.pingpong_sample\t%q --iters 1000 --runs 2\n' "$BUILD/bin/pingpong"

@@ -70,7 +70,7 @@ class Kernel;
 // A loaded module (cuModuleUnload when the last Module/Kernel referring to it goes away).
 class Module {
  public:
-  Module() = default;  // empty; only assignable/valid() until given a loaded module
+  Module() = default;  // empty; only assignable/valid() until given a loaded module (else throws)
   bool valid() const { return state_ != nullptr; }
   // JIT: cuLinkCreate/cuLinkAddData/cuLinkComplete -> cubin (cached on disk), then
   // cuModuleLoadDataEx. A JIT failure's tile::Error carries the JIT error log.
@@ -94,19 +94,28 @@ class Module {
 
 class Kernel {
  public:
-  Kernel() = default;  // empty; only assignable/valid() until given a kernel
+  Kernel() = default;  // empty; only assignable/valid() until given a kernel (else throws)
   bool valid() const { return state_ != nullptr; }
   // Args: scalars/trivially copyable structs by value, DeviceBuffer<T> -> its
-  // CUdeviceptr, raw CUdeviceptr. Checks the configuration before launching (see
-  // tile/launch.h), raises the dynamic shared memory and non-portable cluster
-  // attributes as needed, and for clusters checks cuOccupancyMaxActiveClusters.
+  // CUdeviceptr, raw CUdeviceptr. Checks the arguments' number and byte sizes
+  // against the kernel's parameters (cuFuncGetParamInfo, when the driver has it) and
+  // the configuration (see tile/launch.h) before launching, raises the dynamic shared
+  // memory and non-portable cluster attributes as needed, and for clusters checks
+  // cuOccupancyMaxActiveClusters.
   template <class... Args>
   void launch(const LaunchConfig& cfg, const Args&... args) {
     ArgPack<Args...> pack(args...);
-    launchPacked(cfg, pack.data());
+    const auto sizes = ArgPack<Args...>::sizes();
+    launchPacked(cfg, pack.data(), sizes.data(), pack.size());
   }
-  void launchPacked(const LaunchConfig& cfg, void** args);
-  int maxActiveClusters(const LaunchConfig& cfg) const;  // cuOccupancyMaxActiveClusters
+  // A ready argument array: args[i] points at argSizes[i] bytes for parameter i.
+  void launchPacked(const LaunchConfig& cfg, void** args, const size_t* argSizes, size_t argCount);
+  // As launchPacked, without the argument check (the sizes behind args are unknown):
+  // the array must match the kernel's parameters exactly.
+  void launchUnchecked(const LaunchConfig& cfg, void** args);
+  // cuOccupancyMaxActiveClusters for a valid cfg, after raising the attributes cfg
+  // needs (as launch does), since the answer counts against them.
+  int maxActiveClusters(const LaunchConfig& cfg) const;
 
   const std::string& name() const;
   CUfunction raw() const;
@@ -115,10 +124,17 @@ class Kernel {
   int numRegs() const;
   int attribute(CUfunction_attribute attr) const;  // any cuFuncGetAttribute value
   LaunchLimits limits() const;                    // what launch checks against
+  // The parameters as the driver lays them out (names from the PTX of a PTX module);
+  // paramsKnown() is false when the driver lacks cuFuncGetParamInfo (before CUDA
+  // 12.4): then arguments are not checked.
+  bool paramsKnown() const;
+  const std::vector<KernelParam>& params() const;
 
  private:
   friend class Module;
   explicit Kernel(std::shared_ptr<detail::KernelState> s) : state_(std::move(s)) {}
+  void prepare(const LaunchConfig& cfg, const LaunchLimits& limits) const;
+  int queryActiveClusters(const LaunchConfig& cfg) const;
   std::shared_ptr<detail::KernelState> state_;
 };
 
@@ -129,13 +145,21 @@ void copyHtoD(CUdeviceptr dst, const void* src, size_t bytes);
 void copyDtoH(void* dst, CUdeviceptr src, size_t bytes);
 void memsetD8(CUdeviceptr dst, unsigned char value, size_t bytes);
 [[noreturn]] void throwBufferOverflow(const char* what, size_t n, size_t size);
+[[noreturn]] void throwAllocationOverflow(size_t count, size_t elementSize);
+// count * elementSize, or throws when that overflows size_t (it would allocate a
+// wrapped, too small buffer).
+inline size_t allocationBytes(size_t count, size_t elementSize) {
+  if (elementSize && count > static_cast<size_t>(-1) / elementSize) throwAllocationOverflow(count, elementSize);
+  return count * elementSize;
+}
 }  // namespace detail
 
 // RAII device allocation of `count` elements of T (needs a current context).
 template <class T>
 class DeviceBuffer {
  public:
-  explicit DeviceBuffer(size_t count) : size_(count), ptr_(count ? detail::memAlloc(count * sizeof(T)) : 0) {}
+  explicit DeviceBuffer(size_t count)
+      : size_(count), ptr_(count ? detail::memAlloc(detail::allocationBytes(count, sizeof(T))) : 0) {}
   ~DeviceBuffer() { detail::memFree(ptr_); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;

@@ -129,3 +129,34 @@ TEST_CASE("Module and Kernel are default-constructible placeholders", "[args]") 
   CHECK_FALSE(m.valid());
   CHECK_FALSE(k.valid());
 }
+
+TEST_CASE("an empty Kernel or Module throws instead of crashing", "[args]") {
+  tile::Kernel k;
+  tile::LaunchConfig cfg;
+  CHECK_THROWS_WITH(k.launch(cfg, 1, 2.0),
+                    "Kernel::launch: this tile::Kernel is empty (default-constructed); assign it from "
+                    "Module::kernel(name) first");
+  CHECK_THROWS_AS(k.launchUnchecked(cfg, nullptr), tile::Error);
+  CHECK_THROWS_WITH(k.name(), Catch::StartsWith("Kernel::name: this tile::Kernel is empty"));
+  CHECK_THROWS_AS(k.maxActiveClusters(cfg), tile::Error);
+  CHECK_THROWS_AS(k.limits(), tile::Error);
+  CHECK_THROWS_AS(k.params(), tile::Error);
+  tile::Module m;
+  try {
+    m.kernel("vadd");
+    FAIL("expected a throw");
+  } catch (const tile::Error& e) {
+    CHECK(e.call() == "Module::kernel");
+    CHECK(e.code() == CUDA_ERROR_INVALID_HANDLE);
+    CHECK_THAT(e.what(), Catch::Contains("this tile::Module is empty"));
+  }
+  CHECK_THROWS_AS(m.cubin(), tile::Error);
+  CHECK_THROWS_AS(m.raw(), tile::Error);
+}
+
+TEST_CASE("DeviceBuffer: an element count whose byte size overflows is rejected", "[args]") {
+  // (SIZE_MAX / 8 + 2) * 8 wraps around to 8 bytes.
+  CHECK_THROWS_WITH(tile::DeviceBuffer<double>(SIZE_MAX / 8 + 2),
+                    "DeviceBuffer: 2305843009213693953 elements of 8 bytes overflow size_t");
+  CHECK(tile::detail::allocationBytes(SIZE_MAX / 8, 8) == SIZE_MAX / 8 * 8);
+}

@@ -9,26 +9,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fakedriver/FakeCuda.h"
+#include "FakeDriverSupport.h"
 #include "tile/runtime.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-FakeState& fake() {
-  REQUIRE(tile::driverAvailable());
-  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  REQUIRE(h != nullptr);
-  auto get = reinterpret_cast<FakeState* (*)()>(dlsym(h, "fake_cuda_state"));
-  if (!get) FAIL("libcuda.so.1 is the real driver, not the fake: run through ctest (LD_LIBRARY_PATH)");
-  return *get();
-}
-
-void reset() {
-  FakeState& s = fake();
-  s = FakeState{};
-}
 
 struct TempCache {
   fs::path path;

@@ -103,3 +103,63 @@ TEST_CASE("the occupancy failure message", "[launch]") {
         "kernel 'k': cannot fit even one cluster of 8 CTAs with 201000 bytes shared memory and 256 threads "
         "(cuOccupancyMaxActiveClusters returned 0)");
 }
+
+TEST_CASE("block threads above the device's max threads per block", "[launch]") {
+  // Every dimension is within the device's (1024, 1024, 64), the product is not.
+  CHECK(tile::checkLaunch("k", cfg({1}, {1024, 2}), h100()) ==
+        "kernel 'k': block of 2048 threads (1024, 2, 1) exceeds the device's limit of 1024 threads per block");
+  CHECK(tile::checkLaunch("k", cfg({1}, {32, 32}), h100()).empty());
+}
+
+TEST_CASE("grid x up to 2^31-1", "[launch]") {
+  CHECK(tile::checkLaunch("k", cfg({2147483647u}, {32}), h100()).empty());
+  CHECK_THAT(tile::checkLaunch("k", cfg({2147483648u}, {32}), h100()),
+             Catch::Contains("exceeds the device's maximum grid dimension x of 2147483647"));
+  CHECK_THAT(tile::checkLaunch("k", cfg({1, 1, 65536}, {32}), h100()),
+             Catch::Contains("exceeds the device's maximum grid dimension z of 65535"));
+}
+
+TEST_CASE("a device without cluster launch", "[launch]") {
+  LaunchLimits l = h100();
+  l.clusterLaunch = false;
+  CHECK(tile::checkLaunch("k", cfg({4}, {32}, {2}), l) ==
+        "kernel 'k': cluster (2, 1, 1) needs a device that supports cluster launch (compute capability 9.0 or "
+        "newer); this one does not");
+  CHECK(tile::checkLaunch("k", cfg({4}, {32}), l).empty());  // no cluster: fine
+}
+
+TEST_CASE("a kernel's compiled cluster (.reqnctapercluster)", "[launch]") {
+  LaunchLimits l = h100();
+  l.kernelRequiredCluster = Dim3(2, 1, 1);
+  CHECK(tile::effectiveCluster(cfg({4}, {32}), l) == Dim3(2, 1, 1));
+  CHECK(tile::effectiveCluster(cfg({4}, {32}, {2}), l) == Dim3(2, 1, 1));
+  CHECK(tile::effectiveCluster(cfg({4}, {32}, {2}), h100()) == Dim3(2, 1, 1));
+  CHECK(tile::effectiveCluster(cfg({4}, {32}), h100()) == Dim3(1, 1, 1));
+  CHECK(tile::checkLaunch("k", cfg({4}, {32}), l).empty());
+  CHECK(tile::checkLaunch("k", cfg({4}, {32}, {2}), l).empty());
+  CHECK(tile::checkLaunch("k", cfg({8}, {32}, {4}), l) ==
+        "kernel 'k': launched with cluster (4, 1, 1) but the kernel is compiled for cluster (2, 1, 1) "
+        "(.reqnctapercluster)");
+  CHECK(tile::checkLaunch("k", cfg({8}, {32}, {1, 2}), l) ==
+        "kernel 'k': launched with cluster (1, 2, 1) but the kernel is compiled for cluster (2, 1, 1) "
+        "(.reqnctapercluster)");
+  // The grid must divide into the compiled clusters even when the config names none.
+  CHECK(tile::checkLaunch("k", cfg({3}, {32}), l) ==
+        "kernel 'k': grid (3, 1, 1) is not divisible by the kernel's compiled cluster (2, 1, 1) in x");
+  // A compiled cluster above 8 needs the non-portable opt-in like a launch-time one.
+  l.kernelRequiredCluster = Dim3(16, 1, 1);
+  CHECK(tile::checkLaunch("k", cfg({16}, {32}), l) ==
+        "kernel 'k': cluster of 16 CTAs exceeds the portable limit of 8 (set allowNonPortableCluster)");
+  CHECK(tile::checkLaunch("k", cfg({16}, {32}, {}, 0, true), l).empty());
+}
+
+TEST_CASE("a huge dynamic shared memory size does not wrap around", "[launch]") {
+  LaunchLimits l = h100();
+  l.kernelStaticSharedBytes = 1024;
+  // SIZE_MAX + 1024 would wrap to 1023, under the limit.
+  CHECK(tile::checkLaunch("k", cfg({1}, {32}, {}, SIZE_MAX), l) ==
+        "kernel 'k': 18446744073709552639 bytes of shared memory per block exceed the device limit of 232448 "
+        "bytes (18446744073709551615 dynamic + 1024 static)");
+  CHECK_THAT(tile::checkLaunch("k", cfg({1}, {32}, {}, SIZE_MAX - 1023), l),
+             Catch::Contains("18446744073709551616 bytes of shared memory"));
+}

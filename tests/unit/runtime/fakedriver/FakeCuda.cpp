@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -16,11 +17,17 @@ FakeState g_state;
 const std::string kCubinTag = std::string("\x7f" "ELF", 4) + "FAKECUBIN:";
 
 struct FakeModule;
+struct FakeParam {
+  size_t offset, size;
+};
 struct FakeFunction {
   FakeModule* module;
   std::string name;
   int maxThreads;
   int maxDynamicShared = 48 * 1024;
+  std::vector<FakeParam> params;
+  int requiredCluster[3] = {0, 0, 0};  // .reqnctapercluster
+  bool explicitCluster = false;        // .explicitcluster
 };
 // Functions die with their module, so a runtime that unloads a module while a Kernel
 // still uses it shows up as a use-after-free under ASan.
@@ -37,6 +44,44 @@ struct FakeLink {
   std::string cubin;
 };
 int g_ctx;
+
+// The byte size of a PTX scalar type (".u64" -> 8), 0 when not one.
+size_t scalarSize(const std::string& t) {
+  if (t.size() < 3 || t[0] != '.') return 0;
+  if (t == ".pred") return 1;
+  int bits = std::atoi(t.c_str() + 2);
+  return (t[1] == 'u' || t[1] == 's' || t[1] == 'b' || t[1] == 'f') && bits % 8 == 0 ? bits / 8 : 0;
+}
+
+// Lays out ".param .u64 a, .param .align 8 .b8 s[12], ..." as the driver would:
+// each parameter at its alignment (the element size unless .align says otherwise).
+std::vector<FakeParam> layoutParams(const std::string& list) {
+  std::vector<FakeParam> params;
+  size_t offset = 0, start = 0;
+  while (start < list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    std::string decl = list.substr(start, comma - start);
+    start = comma + 1;
+    size_t elem = 0, align = 0, count = 1;
+    size_t pos = 0;
+    while ((pos = decl.find('.', pos)) != std::string::npos) {
+      size_t end = decl.find_first_of(" \t\n", pos);
+      std::string tok = decl.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+      if (tok == ".align") align = std::strtoul(decl.c_str() + end, nullptr, 10);
+      else if (size_t n = scalarSize(tok)) elem = n;
+      pos = end == std::string::npos ? decl.size() : end;
+    }
+    if (!elem) continue;  // not a parameter (empty list)
+    size_t bracket = decl.find('[');
+    if (bracket != std::string::npos) count = std::strtoul(decl.c_str() + bracket + 1, nullptr, 10);
+    if (!align) align = elem;
+    offset = (offset + align - 1) / align * align;
+    params.push_back(FakeParam{offset, elem * count});
+    offset += elem * count;
+  }
+  return params;
+}
 
 void writeLog(char* buf, size_t size, const std::string& text) {
   if (!buf || !size) return;
@@ -78,6 +123,8 @@ CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *v = 2147483647; break;
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: *v = 65535; break;
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: *v = g_state.clusterLaunch; break;
     default: *v = 0;
   }
   return CUDA_SUCCESS;
@@ -90,7 +137,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) {
 CUresult cuDevicePrimaryCtxRelease(CUdevice) { ++g_state.ctxReleases; return CUDA_SUCCESS; }
 CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
 CUresult cuCtxGetCurrent(CUcontext* c) { *c = reinterpret_cast<CUcontext>(&g_ctx); return CUDA_SUCCESS; }
-CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void) { return g_state.syncResult; }
 // As in the CUDA 13 driver: a newer ABI under the same base name. The runtime must
 // bind the header's cuCtxSynchronize(void), never this one.
 CUresult cuCtxSynchronize_v2(CUcontext) { return CUDA_ERROR_CONTEXT_IS_DESTROYED; }
@@ -171,8 +218,17 @@ CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
   if (at == std::string::npos) return CUDA_ERROR_NOT_FOUND;
   fm->functions.push_back(std::make_unique<FakeFunction>(FakeFunction{fm, name, 1024}));
   FakeFunction* fn = fm->functions.back().get();
-  size_t nt = fm->ptx.find(".maxntid ", at);
-  if (nt != std::string::npos) fn->maxThreads = std::atoi(fm->ptx.c_str() + nt + 9);
+  size_t open = at + entry.size(), close = fm->ptx.find(')', open);
+  fn->params = layoutParams(fm->ptx.substr(open, close - open));
+  // The directives between the parameter list and the body.
+  std::string directives = fm->ptx.substr(close, fm->ptx.find('{', close) - close);
+  size_t nt = directives.find(".maxntid ");
+  if (nt != std::string::npos) fn->maxThreads = std::atoi(directives.c_str() + nt + 9);
+  size_t rc = directives.find(".reqnctapercluster ");
+  if (rc != std::string::npos)
+    std::sscanf(directives.c_str() + rc + 19, "%d, %d, %d", &fn->requiredCluster[0], &fn->requiredCluster[1],
+                &fn->requiredCluster[2]);
+  fn->explicitCluster = directives.find(".explicitcluster") != std::string::npos;
   *f = reinterpret_cast<CUfunction>(fn);
   return CUDA_SUCCESS;
 }
@@ -183,22 +239,59 @@ CUresult cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f) {
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = 1024; break;
     case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = 32; break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = fn->maxDynamicShared; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: *v = fn->requiredCluster[0]; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: *v = fn->requiredCluster[1]; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: *v = fn->requiredCluster[2]; break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: *v = fn->explicitCluster; break;
     default: *v = 0;
   }
   return CUDA_SUCCESS;
 }
+#ifndef FAKE_CUDA_NO_PARAM_INFO
+// As the real one: CUDA_ERROR_INVALID_VALUE past the last parameter.
+CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t* offset, size_t* size) {
+  auto* fn = reinterpret_cast<FakeFunction*>(f);
+  if (g_state.paramInfoResult != CUDA_SUCCESS) return g_state.paramInfoResult;
+  if (!offset || index >= fn->params.size()) return CUDA_ERROR_INVALID_VALUE;
+  *offset = fn->params[index].offset;
+  if (size) *size = fn->params[index].size;
+  return CUDA_SUCCESS;
+}
+#endif
+int fake_cuda_has_param_info() {
+#ifdef FAKE_CUDA_NO_PARAM_INFO
+  return 0;
+#else
+  return 1;
+#endif
+}
+
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int value) {
   auto* fn = reinterpret_cast<FakeFunction*>(f);
   g_state.funcAttrSets.emplace_back(static_cast<int>(a), value);
   if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) fn->maxDynamicShared = value;
   return CUDA_SUCCESS;
 }
-CUresult cuOccupancyMaxActiveClusters(int* n, CUfunction, const CUlaunchConfig* c) {
-  ++g_state.occupancyQueries;
-  bool hasCluster = false;
+// The driver's cluster rules: a launch-time cluster must equal the compiled one
+// (.reqnctapercluster); without either there is no cluster, which an
+// .explicitcluster kernel refuses (and so does the occupancy query).
+static CUresult checkClusterRules(const FakeFunction* fn, const CUlaunchConfig* c, bool forOccupancy) {
+  const CUlaunchAttribute* cluster = nullptr;
   for (unsigned i = 0; i < c->numAttrs; ++i)
-    hasCluster |= c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  if (!hasCluster) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) cluster = &c->attrs[i];
+  const bool compiled = fn->requiredCluster[0] > 0;
+  if (cluster && compiled &&
+      (cluster->value.clusterDim.x != unsigned(fn->requiredCluster[0]) ||
+       cluster->value.clusterDim.y != unsigned(fn->requiredCluster[1]) ||
+       cluster->value.clusterDim.z != unsigned(fn->requiredCluster[2])))
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  if (!cluster && !compiled && (fn->explicitCluster || forOccupancy)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuOccupancyMaxActiveClusters(int* n, CUfunction f, const CUlaunchConfig* c) {
+  ++g_state.occupancyQueries;
+  if (CUresult r = checkClusterRules(reinterpret_cast<FakeFunction*>(f), c, true)) return r;
   *n = g_state.occupancyClusters;
   return CUDA_SUCCESS;
 }
@@ -223,6 +316,7 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, 
     l.args.emplace_back(p, p + g_state.argSizes[i]);
   }
   if (c->sharedMemBytes > static_cast<unsigned>(fn->maxDynamicShared)) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult r = checkClusterRules(fn, c, false)) return r;
   g_state.launches.push_back(l);
   return g_state.launchResult;
 }
@@ -244,6 +338,7 @@ CUresult cuMemcpyHtoD(CUdeviceptr d, const void* h, size_t n) {
   return CUDA_SUCCESS;
 }
 CUresult cuMemcpyDtoH(void* h, CUdeviceptr d, size_t n) {
+  if (g_state.syncResult != CUDA_SUCCESS) return g_state.syncResult;
   std::memcpy(h, reinterpret_cast<void*>(d), n);
   return CUDA_SUCCESS;
 }
@@ -255,11 +350,11 @@ CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
 int g_stream, g_event;
 CUresult cuStreamCreate(CUstream* s, unsigned int) { *s = reinterpret_cast<CUstream>(&g_stream); return CUDA_SUCCESS; }
 CUresult cuStreamDestroy(CUstream) { return CUDA_SUCCESS; }
-CUresult cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream) { return g_state.syncResult; }
 CUresult cuEventCreate(CUevent* e, unsigned int) { *e = reinterpret_cast<CUevent>(&g_event); return CUDA_SUCCESS; }
 CUresult cuEventDestroy(CUevent) { return CUDA_SUCCESS; }
 CUresult cuEventRecord(CUevent, CUstream) { return CUDA_SUCCESS; }
-CUresult cuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
+CUresult cuEventSynchronize(CUevent) { return g_state.syncResult; }
 CUresult cuEventElapsedTime(float* ms, CUevent, CUevent) { *ms = 1.5f; return CUDA_SUCCESS; }
 
 // Resolves "cuX" to the versioned symbol this library defines (cuX_v2 first).

@@ -21,6 +21,9 @@ struct FakeState {
   CUresult launchResult = CUDA_SUCCESS;     // cuLaunchKernelEx answer
   bool rejectExplicitTarget = false;        // cuLinkCreate fails when CU_JIT_TARGET is given
   std::vector<size_t> argSizes;             // bytes of each kernel param to record per launch
+  CUresult paramInfoResult = CUDA_SUCCESS;  // cuFuncGetParamInfo answer (when not SUCCESS)
+  CUresult syncResult = CUDA_SUCCESS;       // cuCtx/Stream/EventSynchronize and cuMemcpyDtoH answer
+  int clusterLaunch = 1;                    // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
   // Records.
   std::vector<FakeLaunch> launches;
   std::vector<std::pair<int, int>> funcAttrSets;  // cuFuncSetAttribute (attr, value)
@@ -30,3 +33,5 @@ struct FakeState {
 };
 
 extern "C" FakeState* fake_cuda_state();
+// 1 when this fake defines cuFuncGetParamInfo (0: built as a pre-12.4 driver).
+extern "C" int fake_cuda_has_param_info();
