@@ -5,6 +5,7 @@
 #include "tilec/Passes.h"
 #include "tilec/frontend/Frontend.h"
 #include "tile/Dialect/TileDialect.h"
+#include "tile/target.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -20,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <tuple>
 #include <vector>
@@ -59,6 +61,91 @@ std::string syncReport(ModuleOp module) {
   return text;
 }
 
+/// The options an embedder passed, checked before any work: the CLI checks
+/// them too, with its own wording, but tile::compile must never reach LLVM
+/// with a target it cannot serve. Errors have no source location.
+bool checkOptions(const ::tile::CompileOptions &options, ::tile::frontend::DiagnosticEngine &diags) {
+  ::tile::frontend::Location none;
+  if (auto [error, hint] = ::tile::target::unsupportedArchReason(options.arch); !error.empty())
+    diags.error(none, error, hint);
+  static const char *kinds[] = {"ast", "mlir", "nvvm", "llvm", "ptx"};
+  if (std::find(std::begin(kinds), std::end(kinds), options.emit) == std::end(kinds))
+    diags.error(none, "unknown emit kind '" + options.emit + "'",
+                "use one of ast, mlir, nvvm, llvm, ptx (tilec's --emit=cubin runs ptxas on ptx)");
+  if (options.optLevel < 0 || options.optLevel > 3)
+    diags.error(none, "optimisation level " + std::to_string(options.optLevel) + " is not a level",
+                "use 0 to 3");
+  if (options.clusterOverride) {
+    int64_t total = 1;
+    bool positive = true;
+    for (int d : *options.clusterOverride) {
+      positive &= d >= 1 && d <= ::tile::target::kMaxClusterSize;
+      total *= positive ? d : 1;
+    }
+    if (!positive || total > ::tile::target::kMaxClusterSize)
+      diags.error(none,
+                  "the cluster override " + std::to_string((*options.clusterOverride)[0]) + "x" +
+                      std::to_string((*options.clusterOverride)[1]) + "x" +
+                      std::to_string((*options.clusterOverride)[2]) +
+                      " is not a cluster shape of 1 to " +
+                      std::to_string(::tile::target::kMaxClusterSize) + " CTAs",
+                  "give positive sizes whose product is at most " +
+                      std::to_string(::tile::target::kMaxClusterSize));
+  }
+  return !diags.hasErrors();
+}
+
+/// Source must be UTF-8 text. A NUL byte or a malformed UTF-8 sequence (a
+/// binary file, another encoding) is reported at its line and column; the
+/// caret line shows the offending bytes as '?'.
+bool checkSourceText(const std::string &source, const std::string &fileName,
+                     ::tile::frontend::DiagnosticEngine &diags) {
+  size_t bad = std::string::npos;
+  for (size_t i = 0; i < source.size() && bad == std::string::npos;) {
+    auto byte = static_cast<unsigned char>(source[i]);
+    size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3
+                                    : (byte >> 3) == 0x1E ? 4 : 0;
+    if (byte == 0 || length == 0 || i + length > source.size()) {
+      bad = i;
+      break;
+    }
+    for (size_t k = 1; k < length; ++k)
+      if ((static_cast<unsigned char>(source[i + k]) & 0xC0) != 0x80)
+        bad = i;
+    // Overlong forms, surrogates and code points above U+10FFFF are not UTF-8 either.
+    if (bad == std::string::npos && length > 1) {
+      uint32_t cp = byte & (0x7F >> length);
+      for (size_t k = 1; k < length; ++k)
+        cp = (cp << 6) | (static_cast<unsigned char>(source[i + k]) & 0x3F);
+      static const uint32_t minimum[] = {0, 0, 0x80, 0x800, 0x10000};
+      if (cp < minimum[length] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+        bad = i;
+    }
+    i += length;
+  }
+  if (bad == std::string::npos)
+    return true;
+  size_t newline = bad == 0 ? std::string::npos : source.rfind('\n', bad - 1);
+  size_t lineStart = newline == std::string::npos ? 0 : newline + 1;
+  int line = 1 + static_cast<int>(std::count(source.begin(), source.begin() + lineStart, '\n'));
+  int col = 1 + static_cast<int>(bad - lineStart);
+  // The shown line: printable ASCII kept, everything else '?', cut after the column.
+  size_t lineEnd = std::min(source.find('\n', bad), bad + 40);
+  std::string shown(line - 1, '\n');
+  for (size_t i = lineStart; i < lineEnd && i < source.size(); ++i) {
+    auto c = static_cast<unsigned char>(source[i]);
+    shown += (c == '\t' || (c >= 0x20 && c < 0x7F)) ? static_cast<char>(c) : '?';
+  }
+  char byteText[8];
+  std::snprintf(byteText, sizeof byteText, "0x%02X", static_cast<unsigned char>(source[bad]));
+  diags.addSource(fileName, shown);
+  diags.error({fileName, line, col},
+              source[bad] == 0 ? "the source contains a NUL byte: this is not a text file"
+                               : std::string("the source is not valid UTF-8 (byte ") + byteText + ")",
+              "tilec reads .tile source as UTF-8 text; is this the right file?");
+  return false;
+}
+
 std::string printOp(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -70,12 +157,16 @@ std::string printOp(Operation *op) {
 ::tile::CompileResult (::tile::compile)(const std::string &source, const CompileOptions &options) {
   CompileResult result;
   frontend::DiagnosticEngine diags;
-  diags.addSource(options.fileName, source);
   auto renderFrontend = [&] {
     std::ostringstream os;
     diags.print(os);
     result.diagnostics = os.str();
   };
+  if (!checkOptions(options, diags) || !checkSourceText(source, options.fileName, diags)) {
+    renderFrontend();
+    return result;
+  }
+  diags.addSource(options.fileName, source);
 
   auto ast = frontend::parseSource(options.fileName, source, diags);
   if (!ast || diags.hasErrors()) {
@@ -173,11 +264,6 @@ std::string printOp(Operation *op) {
   if (options.emit == "nvvm") {
     result.output = printOp(*module);
     result.ok = true;
-    return result;
-  }
-  if (options.emit != "llvm" && options.emit != "ptx") {
-    result.diagnostics = "error: unknown --emit kind '" + options.emit +
-                         "'\nhint: use ast, mlir, nvvm, llvm, ptx or cubin\n";
     return result;
   }
   mlir::tile::PTXOptions ptxOptions;

@@ -63,6 +63,13 @@ static llvm::OptimizationLevel toLLVMLevel(int level) {
 
 bool mlir::tile::emitPTX(ModuleOp module, const PTXOptions &options, bool emitLLVM,
                          std::string &output, std::string &error) {
+  // An unknown CPU name is only a warning to LLVM, which then selects
+  // instructions for a default target and aborts (or drops the cluster
+  // directives): refuse it here too, for callers that skip tile::compile.
+  if (!::tile::target::findArch(options.arch)) {
+    error = ::tile::target::unsupportedArchReason(options.arch).first;
+    return false;
+  }
   initializeNVPTXOnce();
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext, "tile");

@@ -30,6 +30,23 @@ void TileDialect::initialize() {
       >();
 }
 
+LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type elementType,
+                              AddressSpace space) {
+  if (auto inner = dyn_cast<PtrType>(elementType)) {
+    if (space != AddressSpace::local)
+      return emitError() << "pointers are stored only in local memory, not in "
+                         << stringifyAddressSpace(space) << " memory";
+    return success();
+  }
+  if (elementType.isInteger(1) || elementType.isInteger(8) || elementType.isInteger(16) ||
+      elementType.isInteger(32) || elementType.isInteger(64) || elementType.isF16() ||
+      elementType.isBF16() || elementType.isF32())
+    return success();
+  return emitError() << "a !tile.ptr points to i1, i8, i16, i32, i64, f16, bf16, f32 or (in "
+                        "local memory) a pointer, not "
+                     << elementType;
+}
+
 int64_t mlir::tile::scalarByteWidth(Type type) {
   if (isa<PtrType>(type))
     return 8; // a pointer held in a `var` (local memory only); 8 covers every space

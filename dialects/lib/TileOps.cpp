@@ -1,7 +1,11 @@
 //===- TileOps.cpp - verifiers and custom syntax of tile ops ---------------===//
 #include "tile/Dialect/TileDialect.h"
 
+#include "tile/target.h"
+
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringExtras.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 
 using namespace mlir;
@@ -43,28 +47,48 @@ std::optional<int64_t> KernelOp::getStaticClusterSize() {
 LogicalResult KernelOp::verify() {
   if (!getFunctionType().getResults().empty())
     return emitOpError("kernels return nothing");
-  auto checkDims = [&](std::optional<ArrayRef<int32_t>> dims, StringRef what,
-                       int64_t limit) -> LogicalResult {
+  // Each size is bounded before it is multiplied, so the product of three
+  // 32-bit sizes cannot overflow into a small number.
+  auto checkDims = [&](std::optional<ArrayRef<int32_t>> dims, StringRef what, int64_t limit,
+                       ArrayRef<int64_t> perDimLimit) -> LogicalResult {
     if (!dims)
       return success();
     if (dims->empty() || dims->size() > 3)
       return emitOpError() << what << " needs 1 to 3 dimensions";
     int64_t total = 1;
-    for (int32_t d : *dims) {
+    for (auto [i, d] : llvm::enumerate(*dims)) {
       if (d < 1)
         return emitOpError() << what << " dimensions must be positive";
+      if (d > perDimLimit[i])
+        return emitOpError() << what << " dimension " << i << " of " << d
+                             << " exceeds the limit of " << perDimLimit[i];
       total *= d;
     }
     if (total > limit)
       return emitOpError() << what << " of " << total << " exceeds the limit of " << limit;
     return success();
   };
-  // PTX ISA 11.4: at most 16 CTAs per cluster (8 portable); 1024 threads per CTA.
-  if (failed(checkDims(getClusterDims(), "cluster", 16)) ||
-      failed(checkDims(getMaxThreads(), "threads", 1024)))
+  // PTX ISA 11.4: at most 16 CTAs per cluster (8 portable); 1024 threads per
+  // CTA, at most 1024 x 1024 x 64 (the CUDA block-dimension limits).
+  constexpr int64_t clusterMax = ::tile::target::kMaxClusterSize;
+  constexpr int64_t threadsMax = ::tile::target::kMaxThreadsPerBlock;
+  if (failed(checkDims(getClusterDims(), "cluster", clusterMax,
+                       {clusterMax, clusterMax, clusterMax})) ||
+      failed(checkDims(getMaxThreads(), "threads", threadsMax, {threadsMax, threadsMax, 64})))
     return failure();
   if (getClusterDims() && getClusterDynamic())
     return emitOpError("cluster shape cannot be both static and dynamic");
+  // Parameters are what the kernel lowering passes in .param space: scalars
+  // and global pointers.
+  for (auto [i, type] : llvm::enumerate(getFunctionType().getInputs())) {
+    auto ptr = dyn_cast<PtrType>(type);
+    bool scalar = type.isInteger(1) || type.isInteger(8) || type.isInteger(16) ||
+                  type.isInteger(32) || type.isInteger(64) || type.isF16() || type.isBF16() ||
+                  type.isF32();
+    if (!scalar && !(ptr && ptr.getSpace() == AddressSpace::global))
+      return emitOpError() << "parameter " << i << " has type " << type
+                           << "; kernel parameters are scalars or global pointers";
+  }
   if (getBody().empty())
     return emitOpError("needs a body");
   return success();
@@ -77,6 +101,23 @@ LogicalResult KernelOp::verify() {
 LogicalResult SharedAllocOp::verify() {
   if (bool(getCount()) == bool(getStaticCount()))
     return emitOpError("needs exactly one of a static count or a dynamic count operand");
+  // A scalar: PtrType's verifier allows pointer elements only in local memory.
+  Type element = cast<PtrType>(getType()).getElementType();
+  // Counts are multiplied by the element width and summed into offsets by
+  // the lowering and the passes: a count must be positive and fit in the
+  // shared memory of one CTA, so no product or shift can overflow.
+  int64_t maxCount = ::tile::target::kMaxSharedBytesPerBlock / scalarByteWidth(element);
+  std::optional<int64_t> count = getStaticCount();
+  APInt constant;
+  if (!count && matchPattern(getCount(), m_ConstantInt(&constant)) &&
+      constant.getSignificantBits() <= 64)
+    count = constant.getSExtValue();
+  else if (!count && matchPattern(getCount(), m_ConstantInt(&constant)))
+    return emitOpError("count does not fit in 64 bits");
+  if (count && (*count < 1 || *count > maxCount))
+    return emitOpError() << "count " << *count << " is outside 1.." << maxCount << " (at most "
+                         << ::tile::target::kMaxSharedBytesPerBlock
+                         << " bytes of shared memory per CTA)";
   // Dynamic arrays are placed at offsets computed from the earlier arrays'
   // counts, which must dominate: keep allocations in the kernel's entry block.
   auto kernel = dyn_cast<KernelOp>((*this)->getParentOp());
@@ -204,20 +245,40 @@ static LogicalResult verifyMBarrierScope(Operation *op, std::optional<MemoryScop
   return success();
 }
 
-LogicalResult MBarrierInitOp::verify() { return verifyMBarrier(*this, getMbar()); }
+/// A constant operand outside [min, max]: mbarrier counts are 20-bit fields
+/// (PTX ISA 9.7.13.15.1: arrival count 1 .. 2^20 - 1; tx-count 0 .. 2^20 - 1).
+static LogicalResult verifyConstantRange(Operation *op, Value value, StringRef what, int64_t min,
+                                         int64_t max) {
+  APInt constant;
+  if (!value || !matchPattern(value, m_ConstantInt(&constant)))
+    return success();
+  if (constant.getSignificantBits() > 64 || constant.getSExtValue() < min ||
+      constant.getSExtValue() > max)
+    return op->emitOpError() << what << " " << llvm::toString(constant, 10, /*Signed=*/true)
+                             << " is outside " << min << ".." << max;
+  return success();
+}
+
+constexpr int64_t kMaxMBarrierCount = (1 << 20) - 1;
+
+LogicalResult MBarrierInitOp::verify() {
+  if (failed(verifyMBarrier(*this, getMbar())))
+    return failure();
+  return verifyConstantRange(*this, getCount(), "arrival count", 1, kMaxMBarrierCount);
+}
 
 LogicalResult MBarrierArriveOp::verify() {
   if (failed(verifyMBarrier(*this, getMbar())) || failed(verifyMBarrierScope(*this, getScope())))
     return failure();
   if (auto order = getOrder(); order && *order != MemoryOrder::relaxed && *order != MemoryOrder::release)
     return emitOpError("an arrive is relaxed or release");
-  return success();
+  return verifyConstantRange(*this, getTxCount(), "transaction count", 0, kMaxMBarrierCount);
 }
 
 LogicalResult MBarrierExpectTxOp::verify() {
-  if (failed(verifyMBarrier(*this, getMbar())))
+  if (failed(verifyMBarrier(*this, getMbar())) || failed(verifyMBarrierScope(*this, getScope())))
     return failure();
-  return verifyMBarrierScope(*this, getScope());
+  return verifyConstantRange(*this, getTxCount(), "transaction count", 0, kMaxMBarrierCount);
 }
 
 LogicalResult MBarrierWaitOp::verify() {
@@ -225,10 +286,20 @@ LogicalResult MBarrierWaitOp::verify() {
     return failure();
   if (auto order = getOrder(); order && *order != MemoryOrder::relaxed && *order != MemoryOrder::acquire)
     return emitOpError("a wait is relaxed or acquire");
-  return success();
+  return verifyConstantRange(*this, getParity(), "parity", 0, 1);
+}
+
+LogicalResult MBarrierTryWaitOp::verify() {
+  if (failed(verifyMBarrier(*this, getMbar())) || failed(verifyMBarrierScope(*this, getScope())))
+    return failure();
+  if (auto order = getOrder(); order && *order != MemoryOrder::relaxed && *order != MemoryOrder::acquire)
+    return emitOpError("a wait is relaxed or acquire");
+  return verifyConstantRange(*this, getParity(), "parity", 0, 1);
 }
 
 int64_t StoreAsyncOp::getByteCount() {
+  if (getValues().empty())
+    return 0;
   return static_cast<int64_t>(getValues().size()) * scalarByteWidth(getValues().front().getType());
 }
 
@@ -253,5 +324,29 @@ LogicalResult StoreAsyncOp::verify() {
 LogicalResult FenceOp::verify() {
   if (getOrder() != MemoryOrder::acq_rel && getOrder() != MemoryOrder::sc)
     return emitOpError("a fence is acq_rel or sc");
+  return success();
+}
+
+/// The report is a printf format filled with i32 arguments: one %d, %i, %u
+/// or %x per argument, and nothing else that would make vprintf read an
+/// argument that is not there or of another type.
+LogicalResult HangTrapOp::verify() {
+  StringRef message = getMessage();
+  size_t conversions = 0;
+  for (size_t i = 0; i < message.size(); ++i) {
+    if (message[i] != '%')
+      continue;
+    if (i + 1 < message.size() && message[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    if (i + 1 >= message.size() || !StringRef("diux").contains(message[i + 1]))
+      return emitOpError("the message may use only %d, %i, %u, %x and %% (one i32 each)");
+    ++conversions;
+    ++i;
+  }
+  if (conversions != getArgs().size())
+    return emitOpError() << "the message has " << conversions << " conversions but "
+                         << getArgs().size() << " arguments";
   return success();
 }

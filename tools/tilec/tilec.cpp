@@ -3,33 +3,45 @@
 //   tilec FILE.tile -o OUT [--emit=ast|mlir|nvvm|llvm|ptx|cubin] [--arch=sm_90a]
 //         [-O0..-O3] [--cluster=X[,Y,Z]] [--mlir-print-ir-after-all]
 //
-// Exit code 0 on success, 1 on any error (diagnostics on stderr).
+// Exit code 0 on success, 1 on any error. Every error is one
+// "tilec: error: ..." line (or a FILE:LINE:COL diagnostic) plus a hint on
+// stderr; nothing ends in an LLVM fatal error or an abort.
 //===----------------------------------------------------------------------===//
+#include "TilecIO.h"
 #include "tilec/Compiler.h"
+#include "tile/target.h"
 
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <unistd.h>
+
 using namespace llvm;
+using tilec::io::fail;
 
 static cl::OptionCategory category("tilec options");
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .tile file>"),
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .tile file, or - for stdin>"),
                                       cl::Required, cl::cat(category));
-static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout)"),
+static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout, the default)"),
                                        cl::value_desc("file"), cl::init("-"), cl::cat(category));
 static cl::opt<std::string> emit("emit", cl::desc("What to emit: ast, mlir, nvvm, llvm, ptx, cubin"),
                                  cl::init("ptx"), cl::cat(category));
-static cl::opt<std::string> arch("arch", cl::desc("Target architecture"), cl::init("sm_90a"),
-                                 cl::cat(category));
-static cl::opt<unsigned> optLevel("O", cl::desc("Optimisation level 0-3"), cl::Prefix,
-                                  cl::init(3), cl::cat(category));
-static cl::opt<std::string> cluster("cluster",
-                                    cl::desc("Override every kernel's cluster shape: X[,Y[,Z]]"),
-                                    cl::init(""), cl::cat(category));
+static cl::opt<std::string> arch("arch",
+                                 cl::desc("Target architecture: sm_90a (default) or sm_90"),
+                                 cl::init(tile::target::kDefaultArch), cl::cat(category));
+static cl::opt<std::string> optLevel("O", cl::desc("Optimisation level 0-3 (default 3)"),
+                                     cl::Prefix, cl::value_desc("level"), cl::init("3"),
+                                     cl::cat(category));
+static cl::opt<std::string> cluster(
+    "cluster",
+    cl::desc("Override every kernel's cluster shape: X[,Y[,Z]], at most 16 CTAs in all"),
+    cl::init(""), cl::cat(category));
 static cl::opt<bool> explainSync("explain-sync",
                                  cl::desc("Print one line per fence/barrier the compiler inserted "
                                           "or changed (location, kind, reason) to stderr"),
@@ -38,123 +50,242 @@ static cl::opt<bool> noAutoSync("no-auto-sync",
                                 cl::desc("Insert no fences or barriers; report missing ones as errors"),
                                 cl::init(false), cl::cat(category));
 static cl::opt<std::string> debugHangs(
-    "debug-hangs", cl::desc("Bound every mbarrier wait to MS milliseconds (default 2000), then "
-                            "print the wait, CTA and thread, and trap"),
+    "debug-hangs", cl::desc("Bound every mbarrier wait to MS milliseconds (default 2000, at most "
+                            "3600000), then print the wait, CTA and thread, and trap"),
     cl::value_desc("MS"), cl::ValueOptional, cl::init(""), cl::cat(category));
 static cl::opt<bool> printIRAfterAll("mlir-print-ir-after-all",
                                      cl::desc("Print the IR after every MLIR pass"),
                                      cl::init(false), cl::cat(category));
 
+/// Longest --debug-hangs bound: an hour (in nanoseconds it still fits in the
+/// 64-bit %globaltimer arithmetic with room to spare).
+static constexpr unsigned kMaxDebugHangsMs = 3600000;
+
+/// The cluster shape of --cluster, or an error naming the option and the limit.
 static bool parseCluster(StringRef text, std::array<int, 3> &dims) {
+  auto bad = [&](const Twine &why) {
+    return fail("bad --cluster value '" + text + "': " + why,
+                "give 1 to 3 positive sizes whose product is at most " +
+                    Twine(tile::target::kMaxClusterSize) + ", e.g. --cluster=2 or --cluster=4,2");
+  };
   dims = {1, 1, 1};
-  SmallVector<StringRef, 3> parts;
+  SmallVector<StringRef, 4> parts;
   text.split(parts, ',');
-  if (parts.empty() || parts.size() > 3)
-    return false;
+  if (parts.size() > 3)
+    return bad("more than 3 dimensions");
+  int64_t total = 1;
   for (auto [i, part] : llvm::enumerate(parts)) {
-    if (part.trim().getAsInteger(10, dims[i]) || dims[i] < 1 || dims[i] > 16)
-      return false;
+    int64_t d;
+    if (part.trim().getAsInteger(10, d))
+      return bad("'" + part + "' is not a number");
+    if (d < 1)
+      return bad("sizes must be positive");
+    if (d > tile::target::kMaxClusterSize)
+      return bad(Twine(d) + " is more than " + Twine(tile::target::kMaxClusterSize) + " CTAs");
+    dims[i] = static_cast<int>(d);
+    total *= d;
+  }
+  if (total > tile::target::kMaxClusterSize) {
+    std::string product;
+    for (size_t i = 0; i < parts.size(); ++i)
+      product += (i ? "*" : "") + std::to_string(dims[i]);
+    return fail("--cluster=" + text + " asks for " + product + " = " + Twine(total) +
+                    " CTAs per cluster, over the limit of " +
+                    Twine(tile::target::kMaxClusterSize),
+                "a cluster holds at most " + Twine(tile::target::kMaxClusterSize) +
+                    " CTAs (" + Twine(tile::target::kMaxPortableClusterSize) +
+                    " portably); e.g. --cluster=4,2,2");
   }
   return true;
 }
 
-/// ptxas from PATH or the CUDA toolkit, to turn PTX into a cubin.
-static bool runPtxas(StringRef ptx, StringRef output) {
+/// ptxas from PATH or the CUDA toolkit turns the PTX into a cubin, written
+/// (with every output check) to `output`.
+static bool emitCubin(StringRef ptx, StringRef output, StringRef input) {
   auto ptxas = sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
-  if (!ptxas) {
-    errs() << "tilec: error: --emit=cubin needs ptxas (not in PATH or /usr/local/cuda/bin)\n"
-           << "hint: install the CUDA toolkit, or use --emit=ptx and let the runtime JIT it\n";
+  if (!ptxas)
+    return fail("--emit=cubin needs ptxas (not in PATH or /usr/local/cuda/bin)",
+                "install the CUDA toolkit, or use --emit=ptx and let the runtime JIT it");
+  tilec::io::TempFile ptxFile("ptx"), cubinFile("cubin"), logFile("log");
+  if (!ptxFile.create() || !cubinFile.create() || !logFile.create())
     return false;
-  }
-  SmallString<128> ptxPath;
-  int fd;
-  if (sys::fs::createTemporaryFile("tilec", "ptx", fd, ptxPath)) {
-    errs() << "tilec: error: cannot create a temporary file\n";
+  if (!tilec::io::writeOutput(ptxFile.path(), ptx, /*binary=*/false, /*input=*/""))
     return false;
-  }
-  {
-    raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << ptx;
-  }
   std::string err;
-  StringRef args[] = {*ptxas, "-arch", arch, ptxPath, "-o", output};
-  int rc = sys::ExecuteAndWait(*ptxas, args, std::nullopt, {}, 0, 0, &err);
-  sys::fs::remove(ptxPath);
+  StringRef args[] = {*ptxas, "-arch", arch, ptxFile.path(), "-o", cubinFile.path()};
+  std::optional<StringRef> redirects[] = {std::nullopt, logFile.path(), logFile.path()};
+  int rc = sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects, 0, 0, &err);
   if (rc != 0) {
-    errs() << "tilec: error: ptxas failed" << (err.empty() ? "" : ": " + err) << "\n";
-    return false;
+    std::string log;
+    tilec::io::readSmallFile(logFile.path(), log);
+    StringRef why = StringRef(log).trim();
+    return fail("ptxas failed" + (err.empty() ? "" : ": " + err) +
+                    (why.empty() ? "" : "\n" + why),
+                "the PTX itself is valid for " + arch +
+                    " (tilec checks it); see ptxas's message above");
   }
-  return true;
+  std::string cubin;
+  if (!tilec::io::readSmallFile(cubinFile.path(), cubin))
+    return fail("cannot read ptxas's output", "check the temporary directory ($TMPDIR)");
+  return tilec::io::writeOutput(output, cubin, /*binary=*/true, input);
 }
 
-int main(int argc, char **argv) {
+static void printVersion(raw_ostream &os) {
+  os << "tilec version " << TILEC_VERSION << "\n"
+     << "  targets: " << tile::target::supportedArchList() << " (default "
+     << tile::target::kDefaultArch << "), PTX ISA " << tile::target::kPtxIsaMajor << "."
+     << tile::target::kPtxIsaMinor << "\n"
+     << "  built with LLVM " << LLVM_VERSION_STRING << "\n";
+}
+
+/// Whatever still reaches an LLVM fatal error becomes a tilec error with exit
+/// status 1, not "LLVM ERROR" and an abort. Written with write(2): raw_ostreams
+/// may themselves be what failed (stdout of --help or --version on a full
+/// disk fails when the stream is destroyed at exit).
+static void onFatalError(void *, const char *reason, bool) {
+  StringRef why(reason);
+  std::string text =
+      why.consume_front("IO failure on output stream: ")
+          ? "tilec: error: cannot write the output: " + why.str() +
+                "\nhint: check where stdout goes, or use -o FILE\n"
+          : "tilec: error: internal error: " + why.str() +
+                "\nhint: this is a tilec bug; please report it with the input file\n";
+  ssize_t written = ::write(2, text.data(), text.size());
+  (void)written;
+  sys::RunInterruptHandlers();
+  _exit(1);
+}
+
+/// llvm::cl::ParseCommandLineOptions with its messages rewritten as tilec
+/// errors. Some of them (a missing value, a bad boolean) go straight to
+/// stderr, not to the stream it is given, so stderr is redirected to an
+/// unlinked temporary file while it parses.
+static bool parseCommandLine(int argc, char **argv) {
+  const char *overview = "tilec: compile .tile kernels for NVIDIA Hopper (sm_90a, sm_90) to PTX\n";
+  SmallString<128> capturePath;
+  int captureFd = -1;
+  int savedStderr = -1;
+  // --help and --version print and exit inside the parser: leave stderr alone
+  // for them, or an error writing their output would vanish into the capture.
+  bool exitsInParser = llvm::any_of(ArrayRef<char *>(argv + 1, argv + argc), [](StringRef arg) {
+    arg = arg.ltrim('-');
+    return arg.starts_with("help") || arg.starts_with("version") || arg.starts_with("print-");
+  });
+  if (!exitsInParser && !sys::fs::createTemporaryFile("tilec-cl", "txt", captureFd, capturePath)) {
+    sys::fs::remove(capturePath);
+    errs().flush();
+    savedStderr = ::dup(2);
+    if (savedStderr < 0 || ::dup2(captureFd, 2) < 0) {
+      ::close(captureFd);
+      captureFd = -1;
+    }
+  }
+  std::string messages;
+  raw_string_ostream messageStream(messages);
+  bool ok = cl::ParseCommandLineOptions(argc, argv, overview, &messageStream);
+  if (captureFd >= 0) {
+    errs().flush();
+    ::dup2(savedStderr, 2);
+    ::close(savedStderr);
+    char chunk[4096];
+    ::lseek(captureFd, 0, SEEK_SET);
+    for (ssize_t n; (n = ::read(captureFd, chunk, sizeof chunk)) > 0 && messages.size() < 65536;)
+      messages.append(chunk, static_cast<size_t>(n));
+    ::close(captureFd);
+  }
+  if (ok && messages.empty())
+    return true;
+  // llvm::cl's lines start with the program name ("tilec: ...").
+  StringRef program = sys::path::filename(argv[0]);
+  SmallVector<StringRef, 4> lines;
+  StringRef(messages).split(lines, '\n', -1, /*KeepEmpty=*/false);
+  std::string text;
+  for (StringRef line : lines) {
+    line = line.trim();
+    if (line.consume_front(program))
+      line = line.drop_while([](char c) { return c == ':' || c == ' '; });
+    text += (text.empty() ? "" : "\n") + line.str();
+  }
+  if (text.empty())
+    text = "cannot parse the command line";
+  fail(text, "run 'tilec --help' for the options");
+  return false;
+}
+
+static int run(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "tilec: compile .tile kernels for NVIDIA Hopper (sm_90a) to PTX\n");
+  cl::SetVersionPrinter(printVersion);
+  if (!parseCommandLine(argc, argv))
+    return 1;
 
   static const char *kinds[] = {"ast", "mlir", "nvvm", "llvm", "ptx", "cubin"};
   if (std::find(std::begin(kinds), std::end(kinds), emit.getValue()) == std::end(kinds)) {
-    errs() << "tilec: error: unknown --emit kind '" << emit << "'\n"
-           << "hint: use one of ast, mlir, nvvm, llvm, ptx, cubin\n";
+    fail("unknown --emit kind '" + emit + "'", "use one of ast, mlir, nvvm, llvm, ptx, cubin");
     return 1;
   }
-  if (optLevel > 3) {
-    errs() << "tilec: error: -O" << optLevel << " is not a level\nhint: use -O0 to -O3\n";
+  unsigned level;
+  if (StringRef(optLevel).getAsInteger(10, level) || level > 3) {
+    fail("-O" + optLevel + " is not a level", "use -O0 to -O3");
+    return 1;
+  }
+  if (auto [error, hint] = tile::target::unsupportedArchReason(arch); !error.empty()) {
+    fail(error, hint);
     return 1;
   }
 
   tile::CompileOptions options;
   options.arch = arch;
-  options.optLevel = optLevel;
+  options.optLevel = static_cast<int>(level);
   options.emit = emit == "cubin" ? "ptx" : emit.getValue();
-  options.fileName = inputFile;
+  options.fileName = inputFile == "-" ? "<stdin>" : inputFile.getValue();
   options.printIRAfterAll = printIRAfterAll;
   options.autoSync = !noAutoSync;
   options.explainSync = explainSync;
   if (debugHangs.getNumOccurrences()) {
     unsigned ms = 2000;
-    if (!debugHangs.empty() && (StringRef(debugHangs).getAsInteger(10, ms) || ms == 0)) {
-      errs() << "tilec: error: bad --debug-hangs value '" << debugHangs << "'\n"
-             << "hint: give a positive number of milliseconds, e.g. --debug-hangs=500\n";
+    if (!debugHangs.empty() &&
+        (StringRef(debugHangs).getAsInteger(10, ms) || ms == 0 || ms > kMaxDebugHangsMs)) {
+      fail("bad --debug-hangs value '" + debugHangs + "'",
+           "give a number of milliseconds from 1 to " + Twine(kMaxDebugHangsMs) +
+               ", e.g. --debug-hangs=500");
       return 1;
     }
     options.debugHangsMs = ms;
   }
-  if (!cluster.empty()) {
+  if (!cluster.empty() || cluster.getNumOccurrences()) {
     std::array<int, 3> dims;
-    if (!parseCluster(cluster, dims)) {
-      errs() << "tilec: error: bad --cluster value '" << cluster << "'\n"
-             << "hint: give 1 to 3 positive sizes of at most 16, e.g. --cluster=2 or --cluster=2,1,1\n";
+    if (!parseCluster(cluster, dims))
       return 1;
-    }
     options.clusterOverride = dims;
   }
-
-  auto buffer = MemoryBuffer::getFileOrSTDIN(inputFile);
-  if (!buffer) {
-    errs() << "tilec: error: cannot read '" << inputFile << "': " << buffer.getError().message()
-           << "\n";
+  if (emit == "cubin" && outputFile == "-") {
+    fail("--emit=cubin needs -o FILE", "a cubin is binary; name the file to write it to");
     return 1;
   }
-  tile::CompileResult result = tile::compile((*buffer)->getBuffer().str(), options);
+  // Refuse before compiling: writing would destroy the source.
+  if (!tilec::io::checkOutputIsNotInput(outputFile, inputFile))
+    return 1;
+
+  std::string source;
+  if (!tilec::io::readSource(inputFile, source))
+    return 1;
+  tile::CompileResult result = tile::compile(source, options);
   errs() << result.diagnostics << result.syncReport;
   if (!result.ok)
     return 1;
 
-  if (emit == "cubin") {
-    if (outputFile == "-") {
-      errs() << "tilec: error: --emit=cubin needs -o FILE\n";
-      return 1;
-    }
-    return runPtxas(result.output, outputFile) ? 0 : 1;
-  }
-  std::error_code ec;
-  ToolOutputFile out(outputFile, ec, sys::fs::OF_Text);
-  if (ec) {
-    errs() << "tilec: error: cannot write '" << outputFile << "': " << ec.message() << "\n";
-    return 1;
-  }
-  out.os() << result.output;
-  out.keep();
-  return 0;
+  if (emit == "cubin")
+    return emitCubin(result.output, outputFile, inputFile) ? 0 : 1;
+  return tilec::io::writeOutput(outputFile, result.output, /*binary=*/false, inputFile) ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  install_fatal_error_handler(onFatalError);
+  int rc = run(argc, argv);
+  // A closed or full stderr must not turn into a fatal error at exit (the
+  // stream reports unhandled write errors when destroyed); the exit status
+  // already says whether compilation failed.
+  errs().flush();
+  errs().clear_error();
+  return rc;
 }

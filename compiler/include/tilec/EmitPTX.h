@@ -3,12 +3,13 @@
 #define TILEC_EMITPTX_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "tile/target.h"
 #include <string>
 
 namespace mlir::tile {
 struct PTXOptions {
-  std::string arch = "sm_90a";
-  std::string ptxVersion = "+ptx86"; // PTX ISA 8.6: the oldest with every sm_90a feature we use
+  std::string arch = ::tile::target::kDefaultArch; // one of ::tile::target::kSupportedArchs
+  std::string ptxVersion = ::tile::target::kPtxIsaFeature;
   int optLevel = 3;
 };
 

@@ -83,6 +83,9 @@ def Tile_PtrType : Tile_Type<"Ptr", "ptr"> {
   let summary = "pointer to scalars in one PTX state space";
   let parameters = (ins "::mlir::Type":$elementType, "::mlir::tile::AddressSpace":$space);
   let assemblyFormat = "`<` $elementType `,` $space `>`";
+  // Element types are the scalars the lowering knows the width of (i1..i64,
+  // f16, bf16, f32); pointers are elements only in local memory (a `var`).
+  let genVerifyDecl = 1;
 }
 
 class Tile_PtrIn<string space> : Type<

@@ -12,10 +12,13 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 class Tile_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tile_Dialect, mnemonic, traits>;
 
-def Tile_Scalar : AnyTypeOf<[AnyInteger, F16, BF16, F32]>;
+// The integer widths PTX registers and memory accesses have (i1 is a
+// predicate); wider or odd widths have no lowering.
+def Tile_Int : AnyTypeOf<[I1, I8, I16, I32, I64]>;
+def Tile_Scalar : AnyTypeOf<[Tile_Int, F16, BF16, F32]>;
 // What a load/store moves: scalars anywhere, pointers only in thread-local
 // memory (a `var` that holds a pointer).
-def Tile_Value : AnyTypeOf<[AnyInteger, F16, BF16, F32, Tile_PtrType]>;
+def Tile_Value : AnyTypeOf<[Tile_Int, F16, BF16, F32, Tile_PtrType]>;
 def Tile_AtomicValue : AnyTypeOf<[I32, I64, F32]>;
 
 //===----------------------------------------------------------------------===//
@@ -79,7 +82,7 @@ def Tile_SharedAllocOp : Tile_Op<"shared_alloc"> {
     out in program order, each at a 16-byte aligned offset, so the host can
     compute the byte count it must pass at launch.
   }];
-  let arguments = (ins Optional<AnyInteger>:$count, OptionalAttr<I64Attr>:$static_count);
+  let arguments = (ins Optional<Tile_Int>:$count, OptionalAttr<I64Attr>:$static_count);
   let results = (outs Tile_PtrIn<"shared">:$result);
   let assemblyFormat = "($count^ `:` type($count))? attr-dict `->` qualified(type($result))";
   let hasVerifier = 1;
@@ -94,7 +97,7 @@ def Tile_LocalVarOp : Tile_Op<"local_var"> {
 def Tile_PtrAddOp : Tile_Op<"ptr_add", [Pure,
     TypesMatchWith<"result has the type of base", "base", "result", "$_self">]> {
   let summary = "pointer plus an element offset";
-  let arguments = (ins Tile_PtrType:$base, AnyInteger:$offset);
+  let arguments = (ins Tile_PtrType:$base, Tile_Int:$offset);
   let results = (outs Tile_PtrType:$result);
   let assemblyFormat = "$base `,` $offset attr-dict `:` qualified(type($base)) `,` type($offset)";
 }
@@ -247,6 +250,7 @@ def Tile_MBarrierTryWaitOp : Tile_Op<"mbarrier_try_wait"> {
                        OptionalAttr<Tile_MemoryScopeAttr>:$scope);
   let results = (outs I1:$done);
   let assemblyFormat = "$mbar `,` $parity attr-dict `:` qualified(type($mbar))";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -303,6 +307,7 @@ def Tile_HangTrapOp : Tile_Op<"hang_trap"> {
     Lowered to vprintf + `trap`, so the launch fails and the report is printed. }];
   let arguments = (ins StrAttr:$message, Variadic<I32>:$args);
   let assemblyFormat = "$message ($args^ `:` type($args))? attr-dict";
+  let hasVerifier = 1;
 }
 
 #endif // TILE_OPS_TD
