@@ -481,8 +481,9 @@ void Sema::checkFor(ForStmt &s) {
     }
     if (s.step && !t.isInvalid()) {
       checkValue(s.step, &t, "loop step", "convert it with `as`");
-      if (auto *lit = s.step->as<IntLiteralExpr>(); lit && lit->value <= 0)
-        error(s.step->loc, "loop step must be positive, found " + std::to_string(lit->value),
+      bool overflow = false; // any constant step (`2 - 2`), not only a literal
+      if (auto step = foldConstant(*s.step, overflow); step && !overflow && *step <= 0)
+        error(s.step->loc, "loop step must be positive, found " + std::to_string(*step),
               "`for` counts upwards; rewrite the loop to count up");
     } else if (s.step) {
       infer(s.step);

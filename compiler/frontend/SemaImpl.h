@@ -64,6 +64,8 @@ public:
   Type inferBinary(BinaryExpr &e);
   Type inferCast(CastExpr &e);
   Type inferIndex(IndexExpr &e, IndexUse use);
+  /// Bounds check of a constant index (any constant expression); false after an error.
+  bool checkConstantIndex(IndexExpr &e, const Type &base);
   Type inferMember(MemberExpr &e);
   /// Checks `op` on operands of type t (possibly untyped); false after an error.
   bool checkBinaryOperands(BinaryOp op, const Type &t, const Location &loc);
@@ -82,6 +84,9 @@ public:
   /// args[i] must be one mbarrier (a remote one only when !localOnly).
   Type checkMBarrierOperand(CallExpr &e, size_t i, bool localOnly);
   Type checkStoreAsync(CallExpr &e);
+  /// Static checks of where a store_async's `width` elements land: inside the
+  /// array, aligned for st.async.vN, in one CTA, the CTA of the mbarrier.
+  bool checkStoreAsyncPlacement(CallExpr &e, IndexExpr &dst, int64_t width, ScalarKind elem);
   /// fence, fence_proxy_async, fence_mbarrier_init, cluster_arrive, cluster_wait.
   Type checkFenceCall(CallExpr &e);
   /// Resolves names in an argument whose call is already in error (no new
