@@ -155,6 +155,7 @@ std::string printOp(Operation *op) {
   } else {
     kernels.addPass(mlir::tile::createTileDSMEMLifetime({/*checkOnly=*/true}));
   }
+  kernels.addPass(mlir::tile::createTileSyncDefaults());
   kernels.addPass(mlir::tile::createTileMBarrierPhases());
   if (options.debugHangsMs > 0)
     kernels.addPass(mlir::tile::createTileDebugHangs({options.debugHangsMs}));

@@ -48,7 +48,7 @@ void MLIRGenImpl::genMBarrierInits(Location l) {
       }
     }
   }
-  BarrierOp::create(builder, l);
+  BarrierOp::create(builder, l, /*aligned=*/false);
 }
 
 /// `b`, `b[i]` or `remote(b or b[i], rank)`.
