@@ -88,6 +88,8 @@ std::string printOp(Operation *op) {
     renderFrontend();
     return result;
   }
+  // Warnings are shown on success too: later diagnostics append to them.
+  renderFrontend();
   if (options.emit == "ast") {
     std::ostringstream os;
     frontend::dumpAST(*ast, os);
@@ -124,7 +126,7 @@ std::string printOp(Operation *op) {
   auto finishWithError = [&] {
     std::ostringstream os;
     mlirDiags.print(os);
-    result.diagnostics = os.str();
+    result.diagnostics += os.str();
     return result;
   };
 
@@ -177,7 +179,7 @@ std::string printOp(Operation *op) {
     return result;
   }
   if (options.emit != "llvm" && options.emit != "ptx") {
-    result.diagnostics = "error: unknown --emit kind '" + options.emit +
+    result.diagnostics += "error: unknown --emit kind '" + options.emit +
                          "'\nhint: use ast, mlir, nvvm, llvm, ptx or cubin\n";
     return result;
   }
@@ -186,7 +188,7 @@ std::string printOp(Operation *op) {
   ptxOptions.optLevel = options.optLevel;
   std::string error;
   if (!mlir::tile::emitPTX(*module, ptxOptions, options.emit == "llvm", result.output, error)) {
-    result.diagnostics = "error: " + error + "\n";
+    result.diagnostics += "error: " + error + "\n";
     return result;
   }
   result.ok = true;

@@ -55,6 +55,7 @@ bool Sema::requireCluster(const Location &loc, const std::string &what) {
 }
 
 void Sema::checkKernel(KernelAST &k) {
+  size_t errorsBefore = diags_.numErrors();
   kernel_ = &k;
   nextId_ = 0;
   dynamicCount_ = 0;
@@ -109,6 +110,8 @@ void Sema::checkKernel(KernelAST &k) {
   popScope();
   popScope();
   checkMBarrierUses();
+  if (diags_.numErrors() == errorsBefore) // the analysis needs a well-typed kernel
+    checkDivergence();
   k.numDecls = nextId_;
   kernel_ = nullptr;
 }
@@ -252,25 +255,35 @@ bool Sema::checkCountExpr(ExprAST &e, const std::string &what) {
   return false;
 }
 
-std::optional<int64_t> Sema::foldConstant(const ExprAST &e, bool &overflow) {
+std::optional<int64_t> Sema::foldConstant(const ExprAST &e, bool &overflow, const ConstantLeaf *leaf) {
+  auto fold = [&](const ExprAST &x) { return foldConstant(x, overflow, leaf); };
   switch (e.kind()) {
   case ExprAST::IntLiteral:
     return e.as<IntLiteralExpr>()->value;
+  case ExprAST::BoolLiteral:
+    return e.as<BoolLiteralExpr>()->value ? 1 : 0;
   case ExprAST::Unary: {
     auto &u = *e.as<UnaryExpr>();
-    auto v = foldConstant(*u.operand, overflow);
+    auto v = fold(*u.operand);
     if (!v) return std::nullopt;
     if (u.op == UnaryOp::Neg) {
       if (*v == INT64_MIN) { overflow = true; return std::nullopt; }
       return -*v;
     }
+    if (u.op == UnaryOp::Not)
+      return *v == 0 ? 1 : 0;
     return ~*v;
   }
   case ExprAST::Cast:
-    return foldConstant(*e.as<CastExpr>()->operand, overflow);
+    return fold(*e.as<CastExpr>()->operand);
   case ExprAST::Binary: {
     auto &b = *e.as<BinaryExpr>();
-    auto l = foldConstant(*b.lhs, overflow), r = foldConstant(*b.rhs, overflow);
+    auto l = fold(*b.lhs), r = fold(*b.rhs);
+    // `false && x`, `true || x` are decided by one side.
+    if (b.op == BinaryOp::LogicalAnd && ((l && *l == 0) || (r && *r == 0)))
+      return 0;
+    if (b.op == BinaryOp::LogicalOr && ((l && *l != 0) || (r && *r != 0)))
+      return 1;
     if (!l || !r) return std::nullopt;
     int64_t out = 0;
     switch (b.op) {
@@ -289,11 +302,19 @@ std::optional<int64_t> Sema::foldConstant(const ExprAST &e, bool &overflow) {
     case BinaryOp::BitAnd: return *l & *r;
     case BinaryOp::BitOr: return *l | *r;
     case BinaryOp::BitXor: return *l ^ *r;
-    default: return std::nullopt;
+    case BinaryOp::Eq: return *l == *r;
+    case BinaryOp::Ne: return *l != *r;
+    case BinaryOp::Lt: return *l < *r;
+    case BinaryOp::Le: return *l <= *r;
+    case BinaryOp::Gt: return *l > *r;
+    case BinaryOp::Ge: return *l >= *r;
+    case BinaryOp::LogicalAnd: return *l != 0 && *r != 0;
+    case BinaryOp::LogicalOr: return *l != 0 || *r != 0;
     }
+    return std::nullopt;
   }
   default:
-    return std::nullopt;
+    return leaf ? (*leaf)(e) : std::nullopt;
   }
 }
 

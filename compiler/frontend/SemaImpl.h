@@ -10,6 +10,7 @@
 
 #include "tilec/frontend/Sema.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -38,7 +39,16 @@ public:
   void checkAssign(AssignStmt &s);
   void checkFor(ForStmt &s);
   bool checkCountExpr(ExprAST &e, const std::string &what = "shared array size");
-  std::optional<int64_t> foldConstant(const ExprAST &e, bool &overflow);
+  /// The one constant evaluator: integer and boolean literals, unary and
+  /// binary operators (comparisons and logic give 0/1), casts (no
+  /// truncation). `leaf`, when given, values the other leaves (variables,
+  /// builtins) or returns nullopt; without it they are not constant.
+  using ConstantLeaf = std::function<std::optional<int64_t>(const ExprAST &)>;
+  std::optional<int64_t> foldConstant(const ExprAST &e, bool &overflow, const ConstantLeaf *leaf = nullptr);
+  /// SemaDivergence.cpp: barriers in control flow that threads or CTAs take
+  /// differently (warnings), and waits that no arrival reaches in some CTA of
+  /// a static cluster (errors).
+  void checkDivergence();
 
   void pushScope() { scopes_.emplace_back(); }
   void popScope() { scopes_.pop_back(); }
