@@ -338,8 +338,8 @@ bool Sema::checkStoreAsyncPlacement(CallExpr &e, IndexExpr &dst, int64_t width, 
   }
   if (firstOwner && lastOwner && *firstOwner != *lastOwner) {
     error(dst.index->loc,
-          what + " at element " + std::to_string(*index) + " of a dshared array spans CTAs " +
-              std::to_string(*firstOwner) + " and " + std::to_string(*lastOwner) + " (" + std::to_string(*perBlock) +
+          what + " at element " + std::to_string(index.value_or(0)) + " of a dshared array spans CTAs " +
+              std::to_string(*firstOwner) + " and " + std::to_string(*lastOwner) + " (" + std::to_string(perBlock.value_or(0)) +
               " elements per CTA)",
           "one st.async writes into one CTA: keep the vector inside one CTA's part, or store the values separately");
     return false;
