@@ -77,7 +77,7 @@ struct MBarrierExpectTxLowering : ConvertOpToLLVMPattern<MBarrierExpectTxOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     auto [addr, c] = asmAddress(rewriter, op.getLoc(), adaptor.getMbar(), AddressSpace::shared);
     std::string text = "mbarrier.expect_tx.relaxed" +
-                       ptxScope(op.getScope().value_or(MemoryScope::cta)).str() +
+                       ptxScope(op.getScope().value_or(MemoryScope::cluster)).str() +
                        ".shared::cta.b64 [$0], $1;";
     inlinePtx(rewriter, op.getLoc(), Type(), ValueRange{addr, adaptor.getTxCount()}, text,
               (c + ",r,~{memory}").str());
@@ -88,7 +88,7 @@ struct MBarrierExpectTxLowering : ConvertOpToLLVMPattern<MBarrierExpectTxOp> {
 
 std::string tryWait(std::optional<MemoryOrder> order, std::optional<MemoryScope> scope) {
   return "mbarrier.try_wait.parity" + sem(order, MemoryOrder::acquire) +
-         ptxScope(scope.value_or(MemoryScope::cta)).str() + ".shared::cta.b64";
+         ptxScope(scope.value_or(MemoryScope::cluster)).str() + ".shared::cta.b64";
 }
 
 /// The whole spin in one asm block, as hand-written CUDA does: try_wait has a

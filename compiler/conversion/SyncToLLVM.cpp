@@ -2,6 +2,8 @@
 #include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
 
+#include "PTXAsm.h"
+
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -14,7 +16,14 @@ namespace {
 struct BarrierLowering : ConvertOpToLLVMPattern<BarrierOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(BarrierOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    // bar.sync is barrier.sync.aligned (PTX ISA 9.7.13.1): only where the whole
+    // warp is proven to execute it together; otherwise the non-aligned form.
+    if (op.getAligned()) {
+      rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+      return success();
+    }
+    ptxasm::inlinePtx(rewriter, op.getLoc(), Type(), ValueRange{}, "barrier.sync 0;", "~{memory}");
+    rewriter.eraseOp(op);
     return success();
   }
 };

@@ -179,6 +179,8 @@ std::string printOp(Operation *op) {
     renderFrontend();
     return result;
   }
+  // Warnings are shown on success too: later diagnostics append to them.
+  renderFrontend();
   if (options.emit == "ast") {
     std::ostringstream os;
     frontend::dumpAST(*ast, os);
@@ -215,7 +217,7 @@ std::string printOp(Operation *op) {
   auto finishWithError = [&] {
     std::ostringstream os;
     mlirDiags.print(os);
-    result.diagnostics = os.str();
+    result.diagnostics += os.str();
     return result;
   };
 
@@ -246,6 +248,7 @@ std::string printOp(Operation *op) {
   } else {
     kernels.addPass(mlir::tile::createTileDSMEMLifetime({/*checkOnly=*/true}));
   }
+  kernels.addPass(mlir::tile::createTileSyncDefaults());
   kernels.addPass(mlir::tile::createTileMBarrierPhases());
   if (options.debugHangsMs > 0)
     kernels.addPass(mlir::tile::createTileDebugHangs({options.debugHangsMs}));
@@ -271,7 +274,7 @@ std::string printOp(Operation *op) {
   ptxOptions.optLevel = options.optLevel;
   std::string error;
   if (!mlir::tile::emitPTX(*module, ptxOptions, options.emit == "llvm", result.output, error)) {
-    result.diagnostics = "error: " + error + "\n";
+    result.diagnostics += "error: " + error + "\n";
     return result;
   }
   result.ok = true;

@@ -55,6 +55,7 @@ bool Sema::requireCluster(const Location &loc, const std::string &what) {
 }
 
 void Sema::checkKernel(KernelAST &k) {
+  size_t errorsBefore = diags_.numErrors();
   kernel_ = &k;
   nextId_ = 0;
   dynamicCount_ = 0;
@@ -110,6 +111,8 @@ void Sema::checkKernel(KernelAST &k) {
   popScope();
   popScope();
   checkMBarrierUses();
+  if (diags_.numErrors() == errorsBefore) // the analysis needs a well-typed kernel
+    checkDivergence();
   k.numDecls = nextId_;
   kernel_ = nullptr;
 }
@@ -254,11 +257,11 @@ bool Sema::checkCountExpr(ExprAST &e, const std::string &what) {
   return false;
 }
 
-/// The exact value of a count expression; `overflow` when some step does
+/// The exact value of a constant expression; `overflow` when some step does
 /// not fit the i64 arithmetic here or the width of its own type (the
-/// run-time value would wrap, so the count would not be what it reads).
-std::optional<int64_t> Sema::foldConstant(const ExprAST &e, bool &overflow) {
-  std::optional<int64_t> v = foldConstantUnchecked(e, overflow);
+/// run-time value would wrap, so the value would not be what it reads).
+std::optional<int64_t> Sema::foldConstant(const ExprAST &e, bool &overflow, const ConstantLeaf *leaf) {
+  std::optional<int64_t> v = foldConstantUnchecked(e, overflow, leaf);
   if (v && e.type.isInteger() && !e.type.isBool()) {
     unsigned bits = bitWidth(e.type.scalar);
     int64_t lo = bits >= 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
@@ -271,25 +274,35 @@ std::optional<int64_t> Sema::foldConstant(const ExprAST &e, bool &overflow) {
   return v;
 }
 
-std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overflow) {
+std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overflow, const ConstantLeaf *leaf) {
+  auto fold = [&](const ExprAST &x) { return foldConstant(x, overflow, leaf); };
   switch (e.kind()) {
   case ExprAST::IntLiteral:
     return e.as<IntLiteralExpr>()->value;
+  case ExprAST::BoolLiteral:
+    return e.as<BoolLiteralExpr>()->value ? 1 : 0;
   case ExprAST::Unary: {
     auto &u = *e.as<UnaryExpr>();
-    auto v = foldConstant(*u.operand, overflow);
+    auto v = fold(*u.operand);
     if (!v) return std::nullopt;
     if (u.op == UnaryOp::Neg) {
       if (*v == INT64_MIN) { overflow = true; return std::nullopt; }
       return -*v;
     }
+    if (u.op == UnaryOp::Not)
+      return *v == 0 ? 1 : 0;
     return ~*v;
   }
   case ExprAST::Cast:
-    return foldConstant(*e.as<CastExpr>()->operand, overflow);
+    return fold(*e.as<CastExpr>()->operand);
   case ExprAST::Binary: {
     auto &b = *e.as<BinaryExpr>();
-    auto l = foldConstant(*b.lhs, overflow), r = foldConstant(*b.rhs, overflow);
+    auto l = fold(*b.lhs), r = fold(*b.rhs);
+    // `false && x`, `true || x` are decided by one side.
+    if (b.op == BinaryOp::LogicalAnd && ((l && *l == 0) || (r && *r == 0)))
+      return 0;
+    if (b.op == BinaryOp::LogicalOr && ((l && *l != 0) || (r && *r != 0)))
+      return 1;
     if (!l || !r) return std::nullopt;
     int64_t out = 0;
     switch (b.op) {
@@ -308,11 +321,19 @@ std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overf
     case BinaryOp::BitAnd: return *l & *r;
     case BinaryOp::BitOr: return *l | *r;
     case BinaryOp::BitXor: return *l ^ *r;
-    default: return std::nullopt;
+    case BinaryOp::Eq: return *l == *r;
+    case BinaryOp::Ne: return *l != *r;
+    case BinaryOp::Lt: return *l < *r;
+    case BinaryOp::Le: return *l <= *r;
+    case BinaryOp::Gt: return *l > *r;
+    case BinaryOp::Ge: return *l >= *r;
+    case BinaryOp::LogicalAnd: return *l != 0 && *r != 0;
+    case BinaryOp::LogicalOr: return *l != 0 || *r != 0;
     }
+    return std::nullopt;
   }
   default:
-    return std::nullopt;
+    return leaf ? (*leaf)(e) : std::nullopt;
   }
 }
 
@@ -502,8 +523,9 @@ void Sema::checkFor(ForStmt &s) {
     }
     if (s.step && !t.isInvalid()) {
       checkValue(s.step, &t, "loop step", "convert it with `as`");
-      if (auto *lit = s.step->as<IntLiteralExpr>(); lit && lit->value <= 0)
-        error(s.step->loc, "loop step must be positive, found " + std::to_string(lit->value),
+      bool overflow = false; // any constant step (`2 - 2`), not only a literal
+      if (auto step = foldConstant(*s.step, overflow); step && !overflow && *step <= 0)
+        error(s.step->loc, "loop step must be positive, found " + std::to_string(*step),
               "`for` counts upwards; rewrite the loop to count up");
     } else if (s.step) {
       infer(s.step);

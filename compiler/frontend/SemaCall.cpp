@@ -197,11 +197,21 @@ Type Sema::inferCall(CallExpr &e) {
       error(e.args[1]->loc, "CTA rank of remote() must be an integer, found " + r.str(), "use cluster_rank()-based i32 ranks");
       return Type::invalid();
     }
-    if (auto *lit = e.args[1]->as<IntLiteralExpr>(); lit && kernel_->cluster.kind == ClusterAttr::Static) {
+    // Any constant rank (`2`, `4 + 4`, `1 << 3`) is range-checked, not only a literal.
+    bool overflow = false;
+    std::optional<int64_t> rank = foldConstant(*e.args[1], overflow);
+    if (overflow) {
+      error(e.args[1]->loc, "CTA rank of remote() overflows", "ranks go from 0 to cluster_size() - 1");
+      return Type::invalid();
+    }
+    if (rank && (*rank < 0 || kernel_->cluster.kind == ClusterAttr::Static)) {
       int64_t n = (int64_t)kernel_->cluster.dims[0] * kernel_->cluster.dims[1] * kernel_->cluster.dims[2];
-      if (lit->value < 0 || lit->value >= n) {
-        error(lit->loc, "CTA rank " + std::to_string(lit->value) + " is outside the cluster of " + std::to_string(n) +
-                            " CTA" + (n == 1 ? "" : "s"),
+      if (*rank < 0 || *rank >= n) {
+        error(e.args[1]->loc,
+              "CTA rank " + std::to_string(*rank) +
+                  (kernel_->cluster.kind == ClusterAttr::Static
+                       ? " is outside the cluster of " + std::to_string(n) + " CTA" + (n == 1 ? "" : "s")
+                       : " is negative"),
               "ranks go from 0 to cluster_size() - 1");
         return Type::invalid();
       }

@@ -372,6 +372,25 @@ Type Sema::inferCast(CastExpr &e) {
   return to;
 }
 
+/// Any constant index (`4`, `2 + 2`, `1 << 2`), not only a literal, into an
+/// array of constant length must be in bounds; a negative one always is wrong.
+bool Sema::checkConstantIndex(IndexExpr &e, const Type &base) {
+  if (base.isPointer())
+    return true; // pointers carry no length; p[-1] may be meaningful
+  bool overflow = false;
+  std::optional<int64_t> i = foldConstant(*e.index, overflow);
+  if (overflow) {
+    error(e.index->loc, "index overflows", "use an index inside the array");
+    return false;
+  }
+  if (!i || (*i >= 0 && (!base.staticLength || *i < *base.staticLength)))
+    return true;
+  error(e.index->loc, "index " + std::to_string(*i) + " is out of bounds for " + base.str(),
+        base.staticLength ? "valid indices are 0 .. " + std::to_string(*base.staticLength - 1)
+                          : std::string("indices start at 0"));
+  return false;
+}
+
 Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
   e.use = use;
   Type base = infer(e.base);
@@ -390,11 +409,8 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
       error(e.index->loc, "index must be an integer, found " + idx.str(), "convert it with `as i32` or `as i64`");
       return Type::invalid();
     }
-    if (auto *lit = e.index->as<IntLiteralExpr>(); lit && (lit->value < 0 || lit->value >= *base.staticLength)) {
-      error(e.index->loc, "index " + std::to_string(lit->value) + " is out of bounds for " + base.str(),
-            "valid indices are 0 .. " + std::to_string(*base.staticLength - 1));
+    if (!checkConstantIndex(e, base))
       return Type::invalid();
-    }
     return Type::mbarrier(AddressSpace::Shared);
   }
   if (!base.isIndexable()) {
@@ -416,12 +432,8 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
     return Type::invalid();
   if (idx.isInvalid())
     return Type::invalid();
-  if (auto *lit = e.index->as<IntLiteralExpr>(); lit && base.staticLength &&
-                                                  (lit->value < 0 || lit->value >= *base.staticLength)) {
-    error(e.index->loc, "index " + std::to_string(lit->value) + " is out of bounds for " + base.str(),
-          "valid indices are 0 .. " + std::to_string(*base.staticLength - 1));
+  if (!checkConstantIndex(e, base))
     return Type::invalid();
-  }
   return Type::scalarTy(base.scalar);
 }
 

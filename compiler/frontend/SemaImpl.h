@@ -10,6 +10,7 @@
 
 #include "tilec/frontend/Sema.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -48,8 +49,17 @@ public:
   void checkAssign(AssignStmt &s);
   void checkFor(ForStmt &s);
   bool checkCountExpr(ExprAST &e, const std::string &what = "shared array size");
-  std::optional<int64_t> foldConstant(const ExprAST &e, bool &overflow);
-  std::optional<int64_t> foldConstantUnchecked(const ExprAST &e, bool &overflow);
+  /// The one constant evaluator: integer and boolean literals, unary and
+  /// binary operators (comparisons and logic give 0/1), casts (no
+  /// truncation; a value outside its type's range is `overflow`). `leaf`, when given, values the other leaves (variables,
+  /// builtins) or returns nullopt; without it they are not constant.
+  using ConstantLeaf = std::function<std::optional<int64_t>(const ExprAST &)>;
+  std::optional<int64_t> foldConstant(const ExprAST &e, bool &overflow, const ConstantLeaf *leaf = nullptr);
+  std::optional<int64_t> foldConstantUnchecked(const ExprAST &e, bool &overflow, const ConstantLeaf *leaf);
+  /// SemaDivergence.cpp: barriers in control flow that threads or CTAs take
+  /// differently (warnings), and waits that no arrival reaches in some CTA of
+  /// a static cluster (errors).
+  void checkDivergence();
 
   void pushScope() { scopes_.emplace_back(); }
   void popScope() { scopes_.pop_back(); }
@@ -75,6 +85,8 @@ public:
   Type inferBinary(BinaryExpr &e);
   Type inferCast(CastExpr &e);
   Type inferIndex(IndexExpr &e, IndexUse use);
+  /// Bounds check of a constant index (any constant expression); false after an error.
+  bool checkConstantIndex(IndexExpr &e, const Type &base);
   Type inferMember(MemberExpr &e);
   /// Checks `op` on operands of type t (possibly untyped); false after an error.
   bool checkBinaryOperands(BinaryOp op, const Type &t, const Location &loc);
@@ -110,6 +122,9 @@ public:
   /// args[i] must be one mbarrier (a remote one only when !localOnly).
   Type checkMBarrierOperand(CallExpr &e, size_t i, bool localOnly);
   Type checkStoreAsync(CallExpr &e);
+  /// Static checks of where a store_async's `width` elements land: inside the
+  /// array, aligned for st.async.vN, in one CTA, the CTA of the mbarrier.
+  bool checkStoreAsyncPlacement(CallExpr &e, IndexExpr &dst, int64_t width, ScalarKind elem);
   /// fence, fence_proxy_async, fence_mbarrier_init, cluster_arrive, cluster_wait.
   Type checkFenceCall(CallExpr &e);
   /// Resolves names in an argument whose call is already in error (no new

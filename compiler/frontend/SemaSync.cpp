@@ -236,6 +236,8 @@ Type Sema::checkStoreAsync(CallExpr &e) {
   }
   if (bar.isInvalid())
     ok = false;
+  if (ok && !checkStoreAsyncPlacement(e, *dst, width, elem.scalar))
+    ok = false;
   if (ok)
     e.asyncBytes = width * byteSize(elem.scalar);
   if (MBarrierStmt *d = mbarrierDeclOf(*e.args[2])) {
@@ -248,6 +250,109 @@ Type Sema::checkStoreAsync(CallExpr &e) {
       u.storeUnknown = true;
   }
   return ok ? Type::voidTy() : Type::invalid();
+}
+
+namespace {
+/// The shared array a store_async destination's base comes from: `a` of
+/// `remote(a, r)`, `h` of `remote(h.local, r)` and of `h` itself; nullptr for
+/// a view bound to a name (its length type still carries a constant length).
+const SharedArrayStmt *arrayOfDestination(const ExprAST &base) {
+  const ExprAST *e = &base;
+  if (auto *c = e->as<CallExpr>(); c && c->builtin == Builtin::Remote && !c->args.empty())
+    e = c->args[0].get();
+  if (auto *m = e->as<MemberExpr>())
+    e = m->base.get();
+  auto *v = e->as<VarRefExpr>();
+  return v && v->decl ? v->decl->array : nullptr;
+}
+
+/// The CTA rank expression of `remote(x, r)`; nullptr for anything else.
+const ExprAST *remoteRankOf(const ExprAST &e) {
+  auto *c = e.as<CallExpr>();
+  return c && c->builtin == Builtin::Remote && c->args.size() == 2 ? c->args[1].get() : nullptr;
+}
+} // namespace
+
+bool Sema::checkStoreAsyncPlacement(CallExpr &e, IndexExpr &dst, int64_t width, ScalarKind elem) {
+  bool overflow = false;
+  std::optional<int64_t> index = foldConstant(*dst.index, overflow);
+  if (overflow)
+    index.reset();
+  const Type &baseTy = dst.base->type;
+  bool distributed = baseTy.kind == Type::DistArray;
+  const SharedArrayStmt *array = arrayOfDestination(*dst.base);
+  std::optional<int64_t> perBlock = array ? array->staticPerBlock : std::nullopt;
+  // Elements the destination can hold: the array's length, or for a peer's
+  // part of a dshared array (remote(h.local, r)) at most per_block.
+  std::optional<int64_t> length = baseTy.staticLength;
+  if (!distributed && array && array->distributed)
+    length = perBlock;
+  int64_t bytes = width * byteSize(elem);
+  std::string vec = width == 1 ? "" : ".v" + std::to_string(width);
+  std::string what = width == 1 ? "store_async" : "store_async of " + std::to_string(width) + " values";
+
+  if (index && width > 1) {
+    int64_t last = *index + width - 1;
+    // A scalar index out of range is reported by inferIndex already.
+    if (length && (*index < 0 || last >= *length)) {
+      error(dst.index->loc,
+            what + " at index " + std::to_string(*index) + " writes elements " + std::to_string(*index) +
+                " .. " + std::to_string(last) + ", past the end of " +
+                (length == baseTy.staticLength ? baseTy.str() : "the " + std::to_string(*length) + " elements of each CTA's part"),
+            "a vector of " + std::to_string(width) + " starts at an index from 0 to " +
+                std::to_string(*length - width) + "; store fewer values or start earlier");
+      return false;
+    }
+    // Arrays start 16-byte aligned (docs/language.md, layout rule), so the
+    // address is aligned when the element offset in the CTA's array is.
+    std::optional<int64_t> offset;
+    if (!distributed)
+      offset = *index;
+    else if (perBlock)
+      offset = *index % *perBlock;
+    if (offset && *offset % width != 0) {
+      error(dst.index->loc,
+            what + " at element offset " + std::to_string(*offset) + " is misaligned: st.async" + vec + ".b" +
+                std::to_string(bitWidth(elem)) + (bytes == 8 ? " needs an " : " needs a ") +
+                std::to_string(bytes) + "-byte aligned address",
+            "start the vector at " + std::string(distributed ? "an offset in the owner's part" : "an index") +
+                " that is a multiple of " + std::to_string(width) + ", or store the values separately");
+      return false;
+    }
+  }
+
+  // The CTA the stored elements land in must hold the mbarrier: st.async
+  // completes its bytes on an mbarrier in the destination CTA (PTX ISA
+  // 9.7.9.12 st.async).
+  bool rankOverflow = false;
+  std::optional<int64_t> barRank;
+  if (const ExprAST *r = remoteRankOf(*e.args[2]))
+    barRank = foldConstant(*r, rankOverflow);
+  std::optional<int64_t> firstOwner, lastOwner;
+  if (distributed && index && perBlock && *index >= 0) {
+    firstOwner = *index / *perBlock;
+    lastOwner = (*index + width - 1) / *perBlock;
+  } else if (!distributed) {
+    if (const ExprAST *r = remoteRankOf(*dst.base))
+      firstOwner = lastOwner = foldConstant(*r, rankOverflow);
+  }
+  if (firstOwner && lastOwner && *firstOwner != *lastOwner) {
+    error(dst.index->loc,
+          what + " at element " + std::to_string(index.value_or(0)) + " of a dshared array spans CTAs " +
+              std::to_string(*firstOwner) + " and " + std::to_string(*lastOwner) + " (" + std::to_string(perBlock.value_or(0)) +
+              " elements per CTA)",
+          "one st.async writes into one CTA: keep the vector inside one CTA's part, or store the values separately");
+    return false;
+  }
+  if (!rankOverflow && barRank && firstOwner && *firstOwner != *barRank) {
+    error(e.args[2]->loc,
+          "store_async writes into CTA " + std::to_string(*firstOwner) + " but completes on the mbarrier of CTA " +
+              std::to_string(*barRank),
+          "st.async completes its bytes on an mbarrier in the CTA it writes to: give the mbarrier rank " +
+              std::to_string(*firstOwner));
+    return false;
+  }
+  return true;
 }
 
 Type Sema::checkFenceCall(CallExpr &e) {

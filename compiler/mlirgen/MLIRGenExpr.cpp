@@ -304,7 +304,7 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
       return distArray(a).count;
     return genView(a).len;
   }
-  case BI::SyncThreads: BarrierOp::create(builder, l); return nullptr;
+  case BI::SyncThreads: BarrierOp::create(builder, l, /*aligned=*/false); return nullptr;
   case BI::ClusterSync: ClusterSyncOp::create(builder, l, /*aligned=*/false); return nullptr;
   case BI::Remote: return genView(e).ptr; // only reached through genView's users
   case BI::Load: {

@@ -274,6 +274,7 @@ private:
   void genMBarrierInits(Location l);
   Value genMBarrierRef(const fe::ExprAST &e);
   Value genSyncCall(const fe::CallExpr &e);
+  void genStoreAsync(const fe::CallExpr &e);
 };
 
 } // namespace mlir::tile::mlirgen

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::mlirgen;
@@ -46,7 +48,7 @@ void MLIRGenImpl::genMBarrierInits(Location l) {
       }
     }
   }
-  BarrierOp::create(builder, l);
+  BarrierOp::create(builder, l, /*aligned=*/false);
 }
 
 /// `b`, `b[i]` or `remote(b or b[i], rank)`.
@@ -100,17 +102,9 @@ Value MLIRGenImpl::genSyncCall(const fe::CallExpr &e) {
     wait->setAttr("tile.name", builder.getStringAttr(mbarrierName(*e.args[0])));
     return nullptr;
   }
-  case BI::StoreAsync: {
-    Value dst = genAddress(*e.args[0]->as<fe::IndexExpr>());
-    SmallVector<Value> values;
-    if (auto *vec = e.args[1]->as<fe::VectorExpr>())
-      for (const auto &elem : vec->elems)
-        values.push_back(genExpr(*elem));
-    else
-      values.push_back(genExpr(*e.args[1]));
-    StoreAsyncOp::create(builder, l, dst, values, genMBarrierRef(*e.args[2]));
+  case BI::StoreAsync:
+    genStoreAsync(e);
     return nullptr;
-  }
   case BI::Fence:
     FenceOp::create(builder, l, order(e.order), scope(e.scope));
     return nullptr;
@@ -130,4 +124,155 @@ Value MLIRGenImpl::genSyncCall(const fe::CallExpr &e) {
   default:
     return nullptr;
   }
+}
+
+/// A lower bound on the trailing zero bits of every value v takes: enough to
+/// prove `k * 4`, `i << 2`, `4 * i + 8` and counters of `for i in 0 .. n step 4`
+/// multiples of a vector width.
+static unsigned knownTrailingZeros(Value v, unsigned depth = 0) {
+  unsigned width = v.getType().getIntOrFloatBitWidth();
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.isZero() ? width : c.countr_zero();
+  if (depth > 16)
+    return 0;
+  auto tz = [&](Value x) { return knownTrailingZeros(x, depth + 1); };
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (loop && arg == loop.getInductionVar()) // lb + k * step
+      return std::min(tz(loop.getLowerBound()), tz(loop.getStep()));
+    return 0;
+  }
+  Operation *def = v.getDefiningOp();
+  if (isa<arith::AddIOp, arith::SubIOp, arith::OrIOp, arith::XOrIOp>(def))
+    return std::min(tz(def->getOperand(0)), tz(def->getOperand(1)));
+  if (isa<arith::MulIOp>(def))
+    return std::min(width, tz(def->getOperand(0)) + tz(def->getOperand(1)));
+  if (isa<arith::AndIOp>(def))
+    return std::max(tz(def->getOperand(0)), tz(def->getOperand(1)));
+  if (auto shl = dyn_cast<arith::ShLIOp>(def)) {
+    APInt s;
+    if (matchPattern(shl.getRhs(), m_ConstantInt(&s)) && s.ult(width))
+      return std::min<unsigned>(width, tz(shl.getLhs()) + s.getZExtValue());
+    return 0;
+  }
+  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(def))
+    return std::min(width, tz(def->getOperand(0)));
+  return 0;
+}
+
+static std::optional<int64_t> constantOf(Value v) {
+  APInt c;
+  if (v && matchPattern(v, m_ConstantInt(&c)))
+    return c.getSExtValue();
+  return std::nullopt;
+}
+
+/// `store_async(DST, VALUE, remote(b, r))`. Sema rejected every constant
+/// placement that is out of bounds, misaligned or in the wrong CTA; what it
+/// could not decide is settled here (docs/language.md, "store_async"):
+///  - st.async writes into the CTA that holds the mbarrier (PTX ISA 9.7.9.12):
+///    when the destination CTA (the remote() rank, or for a dshared element
+///    the owners of the first and last element) is not provably the
+///    mbarrier's, a run-time check traps with a report instead of storing
+///    into one CTA and completing bytes in another;
+///  - st.async.vN needs an address aligned to its size: a vector whose
+///    element offset is not provably a multiple of N is stored as one vector
+///    when the offset is aligned at run time, otherwise as N scalar st.async
+///    to the same mbarrier, which complete the same number of bytes.
+void MLIRGenImpl::genStoreAsync(const fe::CallExpr &e) {
+  Location l = loc(e.loc);
+  const auto &dst = *e.args[0]->as<fe::IndexExpr>();
+  SmallVector<Value> values;
+  if (auto *vec = e.args[1]->as<fe::VectorExpr>())
+    for (const auto &elem : vec->elems)
+      values.push_back(genExpr(*elem));
+  else
+    values.push_back(genExpr(*e.args[1]));
+  Value mbar = genMBarrierRef(*e.args[2]);
+  Value barRank = mbar.getDefiningOp<MapaOp>().getRank();
+  int64_t n = values.size();
+  unsigned needZeros = llvm::Log2_64(n);
+  Type i32 = builder.getI32Type();
+
+  Value base, offset;                 // the destination CTA's array and the element offset in it
+  Value firstOwner, lastOwner;        // the CTA(s) the elements land in, when not provably barRank
+  bool provenAligned;
+  const fe::Type &bt = dst.base->type;
+  if (bt.kind == fe::Type::DistArray) {
+    const ArrayInfo &a = distArray(*dst.base);
+    Value index = genExpr(*dst.index);
+    Type t = index.getType().getIntOrFloatBitWidth() >= a.count.getType().getIntOrFloatBitWidth()
+                 ? index.getType()
+                 : a.count.getType();
+    index = castInt(l, index, t);
+    Value perBlock = castInt(l, a.perBlock, t);
+    Value owner = arith::DivUIOp::create(builder, l, index, perBlock);
+    offset = arith::RemUIOp::create(builder, l, index, perBlock);
+    auto clusterPtr = PtrType::get(builder.getContext(), scalarType(bt.scalar), AddressSpace::cluster);
+    base = MapaOp::create(builder, l, clusterPtr, a.base, castInt(l, owner, i32));
+    std::optional<int64_t> ci = constantOf(index), cpb = constantOf(perBlock), cr = constantOf(barRank);
+    bool provenOwner = ci && cpb && cr && *ci >= 0 && *ci / *cpb == *cr && (*ci + n - 1) / *cpb == *cr;
+    if (!provenOwner) {
+      firstOwner = castInt(l, owner, i32);
+      lastOwner = n == 1 ? firstOwner
+                         : castInt(l,
+                                   arith::DivUIOp::create(
+                                       builder, l,
+                                       arith::AddIOp::create(builder, l, index, intConst(l, t, n - 1)),
+                                       perBlock),
+                                   i32);
+    }
+    provenAligned = knownTrailingZeros(perBlock) >= needZeros && knownTrailingZeros(index) >= needZeros;
+  } else {
+    View v = genView(*dst.base);
+    base = v.ptr;
+    offset = genExpr(*dst.index);
+    Value rank = base.getDefiningOp<MapaOp>().getRank();
+    std::optional<int64_t> cr = constantOf(rank), cb = constantOf(barRank);
+    if (rank != barRank && !(cr && cb && *cr == *cb))
+      firstOwner = lastOwner = rank;
+    provenAligned = knownTrailingZeros(offset) >= needZeros;
+  }
+
+  if (firstOwner) {
+    Value first = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ne, firstOwner, barRank);
+    Value last = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ne, lastOwner, barRank);
+    Value wrong = arith::OrIOp::create(builder, l, first, last);
+    auto check = scf::IfOp::create(builder, l, wrong, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(builder);
+    builder.setInsertionPoint(check.thenBlock()->getTerminator());
+    std::string where = (e.loc.file.empty() ? file : e.loc.file) + ":" + std::to_string(e.loc.line) +
+                        ":" + std::to_string(e.loc.col);
+    std::string escaped;
+    for (char c : where) {
+      escaped.push_back(c);
+      if (c == '%') // a printf format
+        escaped.push_back('%');
+    }
+    HangTrapOp::create(builder, l,
+                       builder.getStringAttr("tilec: " + escaped +
+                                             ": store_async writes into CTA %d .. %d, but its mbarrier "
+                                             "is in CTA %d\n"),
+                       ValueRange{firstOwner, lastOwner, barRank});
+  }
+
+  auto store = [&](Value at, ValueRange vals) {
+    StoreAsyncOp::create(builder, l, PtrAddOp::create(builder, l, base.getType(), base, at), vals, mbar);
+  };
+  if (n == 1 || provenAligned) {
+    store(offset, values);
+    return;
+  }
+  Type t = offset.getType();
+  Value low = arith::AndIOp::create(builder, l, offset, intConst(l, t, n - 1));
+  Value aligned = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, low, intConst(l, t, 0));
+  auto branch = scf::IfOp::create(builder, l, aligned, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard g(builder);
+  builder.setInsertionPoint(branch.thenBlock()->getTerminator());
+  store(offset, values);
+  builder.setInsertionPoint(branch.elseBlock()->getTerminator());
+  for (int64_t k = 0; k < n; ++k)
+    store(k == 0 ? offset : arith::AddIOp::create(builder, l, offset, intConst(l, t, k)).getResult(),
+          values[k]);
 }

@@ -28,11 +28,16 @@ using namespace mlir::tile::sync;
 namespace {
 
 /// Every remote access in `block` is followed, on every path to the end of the
-/// block, by a cluster barrier.
-bool coveredAtExit(Block &block) {
+/// block, by a cluster barrier that every thread of the cluster executes.
+/// `uniform`: the block runs for every thread of the cluster alike. A barrier
+/// under a condition or in a loop that differs between threads or CTAs (a
+/// rank test, a thread test, a while loop, code after a divergent return)
+/// does not count: the CTAs that skip it may exit while peers still access
+/// their shared memory.
+bool coveredAtExit(Block &block, bool uniform) {
   bool sawBarrier = false;
   for (Operation &op : llvm::reverse(block.without_terminator())) {
-    if (isClusterBarrier(&op)) {
+    if (isClusterBarrier(&op) && uniform) {
       sawBarrier = true;
       continue;
     }
@@ -43,9 +48,10 @@ bool coveredAtExit(Block &block) {
     // A loop or if whose bodies end their remote accesses with a barrier: an
     // earlier remote access in this block still needs one of its own (the
     // loop may run zero times), so keep scanning with sawBarrier unset.
+    bool innerUniform = uniform && regionsRunUniformly(&op, Uniformity::Cluster);
     for (Region &region : op.getRegions())
       for (Block &inner : region)
-        if (!coveredAtExit(inner))
+        if (!coveredAtExit(inner, innerUniform))
           return false;
   }
   return true;
@@ -108,7 +114,7 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
   }
 
   LogicalResult exitBarrier(const KernelFacts &facts, Block &body, ArrayRef<Operation *> ops) {
-    if (coveredAtExit(body))
+    if (coveredAtExit(body, /*uniform=*/true))
       return success();
     size_t last = ops.size() - 1;
     while (!containsRemoteAccess(ops[last]))

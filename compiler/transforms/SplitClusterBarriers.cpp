@@ -49,7 +49,7 @@ struct SplitClusterBarriersPass
       setReason(arrive, (reason ? reason.getValue().str() : "cluster arrive") + why);
     });
 
-    kernel.walk([&](Operation *op) { chooseMBarrierSemantics(op, facts, publishes); });
+    kernel.walk([&](Operation *op) { chooseMBarrierSemantics(op, publishes); });
 
     // .aligned barriers are cheaper; they need the whole warp to execute them.
     kernel.walk([&](Operation *op) {
@@ -80,13 +80,9 @@ struct SplitClusterBarriersPass
     }
   }
 
-  static void chooseMBarrierSemantics(Operation *op, const KernelFacts &facts, bool publishes) {
-    auto scopeFor = [&](Value mbar) {
-      bool remote = cast<PtrType>(mbar.getType()).getSpace() == AddressSpace::cluster;
-      SharedAllocOp alloc = rootAlloc(mbar);
-      bool peersComplete = alloc && facts.remoteMBarriers.contains(alloc);
-      return MemoryScope{remote || peersComplete ? MemoryScope::cluster : MemoryScope::cta};
-    };
+  /// Orders the source left open (scopes: tile-sync-defaults, which runs in
+  /// both modes): relaxed or release arrives, acquire waits.
+  static void chooseMBarrierSemantics(Operation *op, bool publishes) {
     MLIRContext *ctx = op->getContext();
     if (auto arrive = dyn_cast<MBarrierArriveOp>(op)) {
       if (!arrive.getOrder()) {
@@ -97,20 +93,9 @@ struct SplitClusterBarriersPass
                                 : "mbarrier arrive: relaxed (nothing written before it is read "
                                   "after the wait)");
       }
-      if (!arrive.getScope())
-        arrive.setScopeAttr(MemoryScopeAttr::get(ctx, scopeFor(arrive.getMbar())));
-    } else if (auto expect = dyn_cast<MBarrierExpectTxOp>(op)) {
-      if (!expect.getScope())
-        expect.setScopeAttr(MemoryScopeAttr::get(ctx, scopeFor(expect.getMbar())));
     } else if (auto wait = dyn_cast<MBarrierWaitOp>(op)) {
       if (!wait.getOrder())
         wait.setOrderAttr(MemoryOrderAttr::get(ctx, MemoryOrder::acquire));
-      if (!wait.getScope()) {
-        MemoryScope scope = scopeFor(wait.getMbar());
-        wait.setScopeAttr(MemoryScopeAttr::get(ctx, scope));
-        if (scope == MemoryScope::cluster)
-          setReason(op, "mbarrier wait: acquire.cluster (a peer or st.async completes it)");
-      }
     }
   }
 };

@@ -153,7 +153,7 @@ bool sync::isPureCompute(Operation *root) {
   return !r.wasInterrupted();
 }
 
-static bool isUniformImpl(Value v, unsigned depth) {
+static bool isUniformImpl(Value v, Uniformity over, unsigned depth) {
   if (depth > 32)
     return false;
   if (auto arg = dyn_cast<BlockArgument>(v)) {
@@ -161,9 +161,9 @@ static bool isUniformImpl(Value v, unsigned depth) {
     if (isa<KernelOp>(owner))
       return true; // a kernel parameter
     if (auto loop = dyn_cast<scf::ForOp>(owner))
-      return arg == loop.getInductionVar() && isUniformImpl(loop.getLowerBound(), depth + 1) &&
-             isUniformImpl(loop.getUpperBound(), depth + 1) &&
-             isUniformImpl(loop.getStep(), depth + 1);
+      return arg == loop.getInductionVar() && isUniformImpl(loop.getLowerBound(), over, depth + 1) &&
+             isUniformImpl(loop.getUpperBound(), over, depth + 1) &&
+             isUniformImpl(loop.getStep(), over, depth + 1);
     return false;
   }
   Operation *def = v.getDefiningOp();
@@ -174,33 +174,48 @@ static bool isUniformImpl(Value v, unsigned depth) {
     case SpecialReg::tid_z:
     case SpecialReg::laneid:
       return false;
+    case SpecialReg::ctaid_x:
+    case SpecialReg::ctaid_y:
+    case SpecialReg::ctaid_z:
+    case SpecialReg::cluster_ctarank:
+    case SpecialReg::cluster_ctaid_x:
+    case SpecialReg::cluster_ctaid_y:
+    case SpecialReg::cluster_ctaid_z:
+      return over == Uniformity::Warp; // differ between the CTAs of a cluster
     default:
-      return true; // block, cluster and grid ids and dims
+      return true; // dims, cluster ids: the same over the cluster
     }
   }
   if (def->getDialect() != def->getContext()->getLoadedDialect<arith::ArithDialect>())
     return false; // loads, atomics, region results: assume they differ per thread
   return llvm::all_of(def->getOperands(),
-                      [&](Value operand) { return isUniformImpl(operand, depth + 1); });
+                      [&](Value operand) { return isUniformImpl(operand, over, depth + 1); });
 }
 
-bool sync::isUniform(Value v) { return isUniformImpl(v, 0); }
+bool sync::isUniform(Value v, Uniformity over) { return isUniformImpl(v, over, 0); }
 
-bool sync::inUniformControlFlow(Operation *op) {
+bool sync::regionsRunUniformly(Operation *op, Uniformity over) {
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return isUniform(ifOp.getCondition(), over);
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return isUniform(loop.getLowerBound(), over) && isUniform(loop.getUpperBound(), over) &&
+           isUniform(loop.getStep(), over);
+  return false; // while loops and anything else: not proven
+}
+
+bool sync::inUniformControlFlow(Operation *op, Uniformity over) {
   for (Operation *parent = op->getParentOp(); parent && !isa<KernelOp>(parent);
-       parent = parent->getParentOp()) {
-    if (auto ifOp = dyn_cast<scf::IfOp>(parent)) {
-      if (!isUniform(ifOp.getCondition()))
-        return false;
-    } else if (auto loop = dyn_cast<scf::ForOp>(parent)) {
-      if (!isUniform(loop.getLowerBound()) || !isUniform(loop.getUpperBound()) ||
-          !isUniform(loop.getStep()))
-        return false;
-    } else {
-      return false; // while loops and anything else: not proven
-    }
-  }
+       parent = parent->getParentOp())
+    if (!regionsRunUniformly(parent, over))
+      return false;
   return true;
+}
+
+MemoryScope sync::defaultMBarrierScope(Value mbar, const KernelFacts &facts) {
+  bool remote = cast<PtrType>(mbar.getType()).getSpace() == AddressSpace::cluster;
+  SharedAllocOp alloc = rootAlloc(mbar);
+  bool peersComplete = alloc && facts.remoteMBarriers.contains(alloc);
+  return remote || peersComplete ? MemoryScope::cluster : MemoryScope::cta;
 }
 
 void sync::setReason(Operation *op, StringRef reason) {

@@ -32,6 +32,18 @@ def TileInsertFences : Pass<"tile-insert-fences", "::mlir::tile::KernelOp"> {
   }];
 }
 
+def TileSyncDefaults : Pass<"tile-sync-defaults", "::mlir::tile::KernelOp"> {
+  let summary = "decide what correctness needs and the source left open: mbarrier scopes, bar.sync alignment";
+  let description = [{
+    Runs with and without auto sync, so both give the same code. mbarrier
+    arrive/expect_tx/wait without a written scope get `.cluster` when a peer
+    or st.async completes the mbarrier (or it is a peer's), `.cta` otherwise
+    (PTX ISA 9.7.13.15.16: the acquire must cover the arriving threads).
+    CTA barriers in warp-uniform control flow get `aligned` (`bar.sync`);
+    the others stay `barrier.sync` (PTX ISA 9.7.13.1).
+  }];
+}
+
 def TileDSMEMLifetime : Pass<"tile-dsmem-lifetime", "::mlir::tile::KernelOp"> {
   let summary = "cluster barriers that order DSMEM access after init and before exit";
   let description = [{

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-split-cluster-barriers))' -split-input-file | FileCheck %s
+// RUN: tile-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-split-cluster-barriers,tile-sync-defaults))' -split-input-file | FileCheck %s
 
 // Nothing written generically is read afterwards (only st.async fills the
 // buffer; the kernel writes global memory it never reads): relaxed arrive.

@@ -117,7 +117,7 @@ TEST_CASE("mbarrier: arrays, remote elements, given orders and scopes", "[sema][
                             "wait(s[i])\n"
                             "arrive(t)\n"
                             "wait(t, order = relaxed)\n"
-                            "store_async(remote(a, 1)[2], {1.0, 2}, remote(s[0], 1))",
+                            "store_async(remote(a, 1)[0], {1.0, 2}, remote(s[0], 1))",
                             "cluster(2)"));
   INFO(c->rendered());
   REQUIRE(c->ok);
@@ -309,8 +309,9 @@ TEST_CASE("mbarrier: wait needs an arrival somewhere in the kernel", "[sema][mba
       "let b = mbarrier(1)\nwait(b)\narrive(b)",                          // arrival after the wait (loops)
       "let b = mbarrier(1)\nif n > 0 { arrive(b) }\nwait(b)",            // any block
       "let b = mbarrier(1)\narrive_expect_tx(b, 0)\nwait(b)",
-      "let b = mbarrier(1)\narrive(remote(b, 1))\nwait(b)",              // remote arrival names it too
-      "let a = shared<i32>[4]\nlet b = mbarrier(1)\nstore_async(remote(a, 1)[0], 1, remote(b, 1))\nwait(b)",
+      "let b = mbarrier(1)\narrive(remote(b, cluster_rank() ^ 1))\nwait(b)", // a remote arrival reaching every CTA
+      "let a = shared<i32>[4]\nlet b = mbarrier(1)\nlet p = cluster_rank() ^ 1\n"
+      "store_async(remote(a, p)[0], 1, remote(b, p))\narrive_expect_tx(b, 4)\nwait(b)",
       "let s = mbarrier[4](1)\narrive(s[0])\nwait(s[3])",                // any index of the array
   };
   for (const char *body : ok) {
@@ -323,6 +324,15 @@ TEST_CASE("mbarrier: wait needs an arrival somewhere in the kernel", "[sema][mba
   auto c = compile(inKernel("let b = mbarrier(1)\nexpect_tx(b, 4)\nwait(b)", "cluster(2)"));
   CHECK(c->firstError() == "wait() on 'b' never completes: nothing in kernel 'k' arrives on it");
   CHECK(c->diags.numErrors() == 1);
+  // store_async completes bytes but never arrives; a remote arrival only
+  // reaches its target CTA
+  auto e = compile(inKernel("let a = shared<i32>[4]\nlet b = mbarrier(1)\n"
+                            "store_async(remote(a, 1)[0], 1, remote(b, 1))\nwait(b)",
+                            "cluster(2)"));
+  CHECK(e->firstError() == "wait() on 'b' never completes in CTA rank 0: no arrive on that CTA's 'b' can run "
+                           "(store_async completes bytes but does not arrive)");
+  auto f = compile(inKernel("let b = mbarrier(1)\narrive(remote(b, 1))\nwait(b)", "cluster(2)"));
+  CHECK(f->firstError() == "wait() on 'b' never completes in CTA rank 0: no arrive on that CTA's 'b' can run");
   // only the first wait is reported
   auto d = compile(inKernel("let b = mbarrier(1)\nwait(b)\nwait(b)"));
   CHECK(d->diags.numErrors() == 1);

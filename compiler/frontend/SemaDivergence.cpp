@@ -1,0 +1,377 @@
+//===- SemaDivergence.cpp - barriers and mbarriers under divergent control -===//
+//
+// Two kernel-wide checks on the checked AST, run when the kernel has no
+// errors:
+//
+//  - Barriers in divergent control flow (warnings). `sync_threads()` waits for
+//    every thread of the CTA, `cluster_sync()`/`cluster_arrive()`/
+//    `cluster_wait()` for every thread of the cluster (PTX ISA 9.7.13.1 bar,
+//    9.7.13.3 barrier.cluster). Under a condition, or in a loop whose trip
+//    count, differs between those threads, or after a `return` some of them
+//    take, the threads that skip the barrier deadlock (or silently
+//    desynchronise) the others. The rule is the one the sync passes apply
+//    (compiler/transforms/SyncAnalysis.cpp, isUniform): thread ids, lane and
+//    warp ids, loads, atomics and `var`s differ between threads; block ids,
+//    the cluster rank and `h.local`/`h.local_base` between CTAs; literals,
+//    kernel parameters, dimensions and the cluster id are the same
+//    everywhere. Such a cluster barrier is not counted for the DSMEM lifetime
+//    rule, and such a CTA barrier is emitted as non-aligned `barrier.sync`.
+//
+//  - Waits no arrival reaches (errors, static clusters). For each CTA rank r
+//    the conditions are evaluated with cluster_rank() = r (and
+//    block_in_cluster, cluster_size): a wait(b) that rank r may reach while
+//    no arrive/arrive_expect_tx on its b can run (a local one that rank r
+//    never reaches, a remote one whose target rank is never r) never
+//    completes. store_async only completes bytes; it never arrives.
+//
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+#include <unordered_map>
+
+namespace tile::frontend {
+
+namespace {
+
+/// Over which threads a value is the same (ordered: more is more divergent).
+enum Level { Uniform = 0, PerCta = 1, PerThread = 2 };
+
+/// Why control flow is divergent: the condition (or return) that made it so.
+struct Divergence {
+  Level level = Uniform;
+  Location where;
+};
+
+class DivergenceWalker {
+public:
+  explicit DivergenceWalker(DiagnosticEngine &diags) : diags_(diags) {}
+
+  void walkBlock(const Block &block, Divergence control) {
+    for (const StmtPtr &s : block)
+      control = walkStmt(*s, control);
+  }
+
+private:
+  /// Walks one statement under `control`; returns the control of the
+  /// statements after it (raised by a `return` taken under a divergent one).
+  Divergence walkStmt(const StmtAST &s, Divergence control) {
+    switch (s.kind()) {
+    case StmtAST::Let: {
+      auto &l = *s.as<LetStmt>();
+      levels_[l.decl.get()] = l.decl->kind == DeclKind::Var ? PerThread : level(*l.init);
+      visitExpr(*l.init, control);
+      break;
+    }
+    case StmtAST::Assign: {
+      auto &a = *s.as<AssignStmt>();
+      visitExpr(*a.target, control);
+      visitExpr(*a.value, control);
+      break;
+    }
+    case StmtAST::ExprStmt:
+      visitExpr(*s.as<ExprStmtAST>()->expr, control);
+      break;
+    case StmtAST::If: {
+      auto &i = *s.as<IfStmt>();
+      visitExpr(*i.cond, control);
+      Divergence inner = raise(control, level(*i.cond), i.cond->loc);
+      walkBlock(i.thenBody, inner);
+      walkBlock(i.elseBody, inner);
+      break;
+    }
+    case StmtAST::While: {
+      auto &w = *s.as<WhileStmt>();
+      visitExpr(*w.cond, control);
+      Divergence inner = raise(control, level(*w.cond), w.cond->loc);
+      walkBlock(w.body, inner);
+      break;
+    }
+    case StmtAST::For: {
+      auto &f = *s.as<ForStmt>();
+      Level bounds = level(*f.end);
+      if (f.forKind != ForKind::Range)
+        bounds = PerThread; // starts at the thread's id
+      if (f.start)
+        bounds = std::max(bounds, level(*f.start));
+      if (f.step)
+        bounds = std::max(bounds, level(*f.step));
+      levels_[f.loopVar.get()] = bounds;
+      Divergence inner = raise(control, bounds, f.forKind == ForKind::Range ? f.end->loc : f.loc);
+      walkBlock(f.body, inner);
+      break;
+    }
+    case StmtAST::Return:
+      // Threads that return stop arriving at later barriers: what follows is
+      // divergent as far as this return's control is.
+      returnControl_ = raise(returnControl_, control.level, control.where);
+      break;
+    default:
+      break;
+    }
+    if (returnControl_.level > control.level)
+      return returnControl_;
+    return control;
+  }
+
+  static Divergence raise(Divergence d, Level l, const Location &where) {
+    if (l > d.level)
+      return {l, where};
+    return d;
+  }
+
+  Level level(const ExprAST &e) {
+    switch (e.kind()) {
+    case ExprAST::IntLiteral: case ExprAST::FloatLiteral: case ExprAST::BoolLiteral:
+      return Uniform;
+    case ExprAST::VarRef: {
+      const Decl *d = e.as<VarRefExpr>()->decl;
+      if (!d)
+        return PerThread;
+      if (d->kind == DeclKind::Param || d->kind == DeclKind::SharedArray ||
+          d->kind == DeclKind::DSharedArray || d->kind == DeclKind::MBarrier)
+        return Uniform;
+      auto it = levels_.find(d);
+      return it == levels_.end() ? PerThread : it->second;
+    }
+    case ExprAST::Unary:
+      return level(*e.as<UnaryExpr>()->operand);
+    case ExprAST::Cast:
+      return level(*e.as<CastExpr>()->operand);
+    case ExprAST::Binary: {
+      auto &b = *e.as<BinaryExpr>();
+      return std::max(level(*b.lhs), level(*b.rhs));
+    }
+    case ExprAST::Member: // h.local_base, len(h.local): per CTA
+      return PerCta;
+    case ExprAST::Call: {
+      auto &c = *e.as<CallExpr>();
+      switch (c.builtin) {
+      case Builtin::BlockDim: case Builtin::GridDim: case Builtin::ClusterSize: case Builtin::ClusterId:
+      case Builtin::ClusterDim: case Builtin::NumClusters:
+        return Uniform;
+      case Builtin::BlockId: case Builtin::ClusterRank: case Builtin::BlockInCluster:
+        return PerCta;
+      case Builtin::Min: case Builtin::Max: case Builtin::Clamp: case Builtin::Len: {
+        Level l = Uniform;
+        for (const ExprPtr &a : c.args)
+          l = std::max(l, level(*a));
+        return l;
+      }
+      default:
+        return PerThread; // thread/lane/warp ids, loads, atomics
+      }
+    }
+    default:
+      return PerThread; // element loads
+    }
+  }
+
+  void visitExpr(const ExprAST &e, const Divergence &control) {
+    if (auto *c = e.as<CallExpr>()) {
+      checkBarrier(*c, control);
+      for (const ExprPtr &a : c->args)
+        visitExpr(*a, control);
+    } else if (auto *b = e.as<BinaryExpr>()) {
+      visitExpr(*b->lhs, control);
+      visitExpr(*b->rhs, control);
+    } else if (auto *u = e.as<UnaryExpr>()) {
+      visitExpr(*u->operand, control);
+    } else if (auto *k = e.as<CastExpr>()) {
+      visitExpr(*k->operand, control);
+    } else if (auto *i = e.as<IndexExpr>()) {
+      visitExpr(*i->base, control);
+      visitExpr(*i->index, control);
+    }
+  }
+
+  void checkBarrier(const CallExpr &c, const Divergence &control) {
+    bool cta = c.builtin == Builtin::SyncThreads;
+    bool cluster = c.builtin == Builtin::ClusterSync || c.builtin == Builtin::ClusterArrive ||
+                   c.builtin == Builtin::ClusterWait;
+    if ((cta && control.level < PerThread) || (cluster && control.level < PerCta) || (!cta && !cluster))
+      return;
+    std::string between = control.level == PerThread ? "threads" : "CTAs";
+    diags_.warning(c.loc,
+                   c.callee + "() in control flow that " + between + " of the " + (cta ? "block" : "cluster") +
+                       " may take differently: threads that do not reach it " +
+                       (cta ? "deadlock the others" : "deadlock or desynchronise the cluster"),
+                   cta ? std::string("move it where every thread of the block reaches it; here it is the "
+                                     "non-aligned barrier.sync")
+                       : std::string("move it where every thread of every CTA reaches it; here it does not count "
+                                     "as the cluster barrier that keeps peers' shared memory alive"));
+    diags_.note(control.where, "this decision differs between " + between);
+  }
+
+  DiagnosticEngine &diags_;
+  std::unordered_map<const Decl *, Level> levels_;
+  Divergence returnControl_;
+};
+
+/// Reachability of a statement for one CTA rank: No, or Maybe.
+struct RankedUse {
+  const CallExpr *call;
+  std::vector<bool> reaches;                  // per rank: may run there
+  std::vector<std::optional<int64_t>> target; // remote arrive: target rank per source rank
+};
+
+} // namespace
+
+void Sema::checkDivergence() {
+  KernelAST &k = *kernel_;
+  DivergenceWalker(diags_).walkBlock(k.body, {});
+
+  // Waits that no arrival reaches, per CTA rank of a static cluster (one rank
+  // without a cluster).
+  int64_t ranks = 1;
+  if (k.cluster.kind == ClusterAttr::Dynamic)
+    return;
+  if (k.cluster.kind == ClusterAttr::Static)
+    ranks = (int64_t)k.cluster.dims[0] * k.cluster.dims[1] * k.cluster.dims[2];
+  if (ranks < 1 || ranks > 16)
+    return;
+
+  std::unordered_map<const Decl *, const ExprAST *> lets; // let bindings, for the evaluator
+  int64_t rank = 0;
+  ConstantLeaf leaf = [&](const ExprAST &e) -> std::optional<int64_t> {
+    if (auto *v = e.as<VarRefExpr>()) {
+      auto it = lets.find(v->decl);
+      bool overflow = false;
+      return it == lets.end() ? std::nullopt : foldConstant(*it->second, overflow, &leaf);
+    }
+    auto *c = e.as<CallExpr>();
+    if (!c)
+      return std::nullopt;
+    const auto &d = k.cluster.dims;
+    switch (c->builtin) {
+    case Builtin::ClusterRank: return rank;
+    case Builtin::ClusterSize: return ranks;
+    case Builtin::ClusterDim: return d[c->axis];
+    case Builtin::BlockInCluster: // rank = x + y * X + z * X * Y
+      return c->axis == 0 ? rank % d[0] : c->axis == 1 ? rank / d[0] % d[1] : rank / (d[0] * d[1]);
+    default: return std::nullopt;
+    }
+  };
+  auto value = [&](const ExprAST &e) {
+    bool overflow = false;
+    std::optional<int64_t> v = foldConstant(e, overflow, &leaf);
+    return overflow ? std::nullopt : v;
+  };
+
+  // Every mbarrier call, with whether each rank may run it.
+  std::unordered_map<const CallExpr *, RankedUse> uses;
+  std::vector<const CallExpr *> order;
+  std::function<void(const ExprAST &, bool)> visit;
+  std::function<bool(const Block &, bool)> walk; // returns: still reachable after the block
+  visit = [&](const ExprAST &e, bool reach) {
+    if (auto *c = e.as<CallExpr>()) {
+      bool arrival = c->builtin == Builtin::Arrive || c->builtin == Builtin::ArriveExpectTx;
+      if (arrival || c->builtin == Builtin::Wait || c->builtin == Builtin::StoreAsync) {
+        RankedUse &u = uses[c];
+        if (!u.call) {
+          u = {c, std::vector<bool>(ranks, false), std::vector<std::optional<int64_t>>(ranks)};
+          order.push_back(c);
+        }
+        u.reaches[rank] = u.reaches[rank] || reach;
+        auto *remote = c->args.empty() ? nullptr : c->args[0]->as<CallExpr>();
+        if (arrival && remote && remote->builtin == Builtin::Remote && remote->args.size() == 2)
+          u.target[rank] = value(*remote->args[1]);
+      }
+      for (const ExprPtr &a : c->args)
+        visit(*a, reach);
+    } else if (auto *b = e.as<BinaryExpr>()) {
+      visit(*b->lhs, reach);
+      visit(*b->rhs, reach);
+    }
+  };
+  walk = [&](const Block &block, bool reach) {
+    for (const StmtPtr &sp : block) {
+      const StmtAST &s = *sp;
+      if (auto *l = s.as<LetStmt>()) {
+        if (l->decl->kind == DeclKind::Let)
+          lets[l->decl.get()] = l->init.get();
+        visit(*l->init, reach);
+      } else if (auto *x = s.as<ExprStmtAST>()) {
+        visit(*x->expr, reach);
+      } else if (auto *a = s.as<AssignStmt>()) {
+        visit(*a->value, reach);
+      } else if (auto *i = s.as<IfStmt>()) {
+        std::optional<int64_t> c = value(*i->cond);
+        // A branch this rank cannot take walks unreachable (and ends so); when
+        // every branch it can take returns, nothing after the `if` runs.
+        bool thenOn = walk(i->thenBody, reach && (!c || *c != 0));
+        bool elseOn = walk(i->elseBody, reach && (!c || *c == 0));
+        reach = thenOn || elseOn;
+      } else if (auto *w = s.as<WhileStmt>()) {
+        std::optional<int64_t> c = value(*w->cond);
+        walk(w->body, reach && (!c || *c != 0));
+      } else if (auto *f = s.as<ForStmt>()) {
+        std::optional<int64_t> lo = f->start ? value(*f->start) : std::nullopt, hi = value(*f->end);
+        bool empty = f->forKind == ForKind::Range && lo && hi && *lo >= *hi;
+        walk(f->body, reach && !empty);
+      } else if (s.is<ReturnStmt>()) {
+        return false; // a definite return for this rank: the rest of the block never runs
+      }
+    }
+    return reach;
+  };
+  for (rank = 0; rank < ranks; ++rank)
+    walk(k.body, true);
+
+  for (MBarrierStmt *m : k.mbarriers) {
+    std::vector<const RankedUse *> waits, arrivals;
+    bool stores = false;
+    for (const CallExpr *c : order) {
+      if (mbarrierDeclOf(*c->args[c->builtin == Builtin::StoreAsync ? 2 : 0]) != m)
+        continue;
+      const RankedUse &u = uses[c];
+      if (c->builtin == Builtin::Wait)
+        waits.push_back(&u);
+      else if (c->builtin == Builtin::StoreAsync)
+        stores = true;
+      else
+        arrivals.push_back(&u);
+    }
+    if (waits.empty() || (arrivals.empty() && !stores))
+      continue; // nothing arrives at all: checkMBarrierUses reported it
+    for (int64_t r = 0; r < ranks; ++r) {
+      const RankedUse *wait = nullptr;
+      for (const RankedUse *w : waits)
+        if (w->reaches[r]) {
+          wait = w;
+          break;
+        }
+      if (!wait)
+        continue;
+      bool arrives = false;
+      for (const RankedUse *a : arrivals) {
+        bool remote = a->call->space == AddressSpace::Cluster;
+        for (int64_t s = 0; s < ranks && !arrives; ++s) {
+          if (!a->reaches[s])
+            continue;
+          if (!remote)
+            arrives = s == r;
+          else
+            arrives = !a->target[s] || *a->target[s] == r;
+        }
+      }
+      if (arrives)
+        continue;
+      const std::string &name = m->decl->name;
+      std::string in = k.cluster.kind == ClusterAttr::Static ? " in CTA rank " + std::to_string(r) : "";
+      diags_.error(wait->call->loc,
+                   "wait() on '" + name + "' never completes" + in + ": no arrive on " + (in.empty() ? "'" : "that CTA's '") + name +
+                       "' can run" + (arrivals.empty() ? " (store_async completes bytes but does not arrive)" : ""),
+                   arrivals.empty()
+                       ? "a phase completes when its arrivals are done and its bytes arrived: add "
+                         "`arrive_expect_tx(" + name + ", BYTES)` in the waiting CTA"
+                       : "arrive in every CTA that waits (move the arrive out of the condition that excludes this "
+                         "CTA), or wait only where arrivals happen");
+      for (const RankedUse *a : arrivals)
+        diags_.note(a->call->loc, "this arrival on '" + name + "' does not reach " +
+                                      (in.empty() ? std::string("this CTA") : "CTA rank " + std::to_string(r)));
+      break; // one report per mbarrier
+    }
+  }
+}
+
+} // namespace tile::frontend
