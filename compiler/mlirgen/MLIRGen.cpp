@@ -48,13 +48,17 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   // declaration order, ahead of all control flow: tile.shared_alloc must stay
   // in the entry block through scf-to-cf (the dynamic smem layout walks that
   // block), and a preceding `return` must not skip an allocation or the
-  // mbarrier init and its bar.sync.
+  // mbarrier init and its bar.sync. The inits come after the last allocation
+  // of any kind: their scf.if splits the entry block, so an array declared
+  // after an mbarrier would otherwise land outside it.
   for (const auto &s : k.body) {
     if (auto *a = s->as<fe::SharedArrayStmt>())
       genSharedArray(*a);
     else if (auto *b = s->as<fe::MBarrierStmt>())
       genMBarrier(*b);
   }
+  if (!k.mbarriers.empty())
+    genMBarrierInits(loc(k.mbarriers.back()->loc));
   genBlock(k.body, 0);
   builder.setInsertionPointToEnd(entry);
   ReturnOp::create(builder, l);
