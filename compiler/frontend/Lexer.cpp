@@ -1,5 +1,6 @@
 //===- Lexer.cpp - tile language lexer -------------------------------------===//
 #include "tilec/frontend/Lexer.h"
+#include "tilec/frontend/Types.h"
 
 #include <cctype>
 #include <cmath>
@@ -171,8 +172,11 @@ Token Lexer::lexNumber(Token tok) {
   }
   if (isFloat) {
     tok.kind = Tok::FloatLit;
-    tok.floatValue = std::strtod(digits.c_str(), nullptr);
-    if (!std::isfinite(tok.floatValue)) {
+    // Round-to-odd, so that Sema can round it once more, exactly, to the
+    // literal's type (FloatLiterals.cpp).
+    bool overflow = false;
+    tok.floatValue = parseFloatRoundToOdd(digits, overflow);
+    if (overflow) {
       diags_.error(tok.loc, "float literal '" + tok.text + "' is out of range",
                    "f32 values are at most about 3.4e38");
       tok.kind = Tok::Error;

@@ -451,6 +451,17 @@ void Sema::checkAssign(AssignStmt &s) {
             "offset pointers by an element count: `p += i`");
     return;
   }
+  if (target.isPointer() && s.op == AssignOp::Assign) { // a `var` holding a pointer
+    checkValue(s.value, &target, "assigned value", "assign a pointer of the same element type and space");
+    return;
+  }
+  if (target.isPointer()) {
+    error(s.loc, "'" + std::string(binaryOpSpelling(*op)) + "=' cannot be applied to " + target.str(),
+          "pointers only move by element counts: `p += i`, `p -= i`");
+    infer(s.value);
+    finalize(s.value);
+    return;
+  }
   if (!target.isScalar()) {
     error(s.loc, "cannot assign a value of type " + target.str(), "assign to scalar variables or elements");
     return;
