@@ -25,6 +25,7 @@
 #include <vector>
 
 using namespace mlir;
+namespace frontend = ::tile::frontend;
 
 namespace {
 void loadDialects(MLIRContext &context) {
@@ -67,27 +68,18 @@ std::string printOp(Operation *op) {
 }
 } // namespace
 
-::tile::CompileResult (::tile::compile)(const std::string &source, const CompileOptions &options) {
-  CompileResult result;
-  frontend::DiagnosticEngine diags;
-  diags.addSource(options.fileName, source);
-  auto renderFrontend = [&] {
-    std::ostringstream os;
-    diags.print(os);
-    result.diagnostics = os.str();
-  };
-
+/// The pipeline; frontend and MLIR errors and warnings go to `diags`, which
+/// compile() renders whether or not compilation succeeded.
+static ::tile::CompileResult compileWith(const std::string &source, const ::tile::CompileOptions &options,
+                                         frontend::DiagnosticEngine &diags) {
+  ::tile::CompileResult result;
   auto ast = frontend::parseSource(options.fileName, source, diags);
-  if (!ast || diags.hasErrors()) {
-    renderFrontend();
+  if (!ast || diags.hasErrors())
     return result;
-  }
   frontend::CheckOptions checkOptions;
   checkOptions.clusterOverride = options.clusterOverride;
-  if (!frontend::checkModule(*ast, diags, checkOptions)) {
-    renderFrontend();
+  if (!frontend::checkModule(*ast, diags, checkOptions))
     return result;
-  }
   if (options.emit == "ast") {
     std::ostringstream os;
     frontend::dumpAST(*ast, os);
@@ -102,8 +94,7 @@ std::string printOp(Operation *op) {
   MLIRContext context;
   context.printOpOnDiagnostic(false);
   loadDialects(context);
-  frontend::DiagnosticEngine mlirDiags;
-  mlirDiags.addSource(options.fileName, source);
+  frontend::DiagnosticEngine &mlirDiags = diags;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
     frontend::Location where;
     if (auto loc = dyn_cast<FileLineColLoc>(d.getLocation()))
@@ -121,12 +112,7 @@ std::string printOp(Operation *op) {
       mlirDiags.warning(where, d.str(), hint);
     return success();
   });
-  auto finishWithError = [&] {
-    std::ostringstream os;
-    mlirDiags.print(os);
-    result.diagnostics = os.str();
-    return result;
-  };
+  auto finishWithError = [&] { return result; };
 
   OwningOpRef<ModuleOp> module = mlir::tile::mlirGen(context, *ast);
   if (!module || failed(verify(*module)))
@@ -189,5 +175,17 @@ std::string printOp(Operation *op) {
     return result;
   }
   result.ok = true;
+  return result;
+}
+
+::tile::CompileResult (::tile::compile)(const std::string &source, const CompileOptions &options) {
+  frontend::DiagnosticEngine diags;
+  diags.addSource(options.fileName, source);
+  CompileResult result = compileWith(source, options, diags);
+  // Warnings are shown on success too, ahead of any message the pipeline
+  // wrote directly (unknown --emit kind, PTX emission).
+  std::ostringstream os;
+  diags.print(os);
+  result.diagnostics = os.str() + result.diagnostics;
   return result;
 }
