@@ -55,7 +55,7 @@ struct ReturnLowering : ConvertOpToLLVMPattern<ReturnOp> {
   }
 };
 
-constexpr StringLiteral kDynamicSmemSymbol = "__tile_dynamic_smem";
+constexpr StringLiteral kDynamicSmemSymbol = "tile$dynamic_smem"; // see kGeneratedSymbolPrefix
 
 /// Static arrays become internal `.shared` variables; dynamic ones are carved,
 /// in program order and 16-byte aligned, out of one `.extern .shared` array.
@@ -75,7 +75,7 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
     if (auto count = op.getStaticCount()) {
       // The kernel may already be an llvm.func: name it through the interface.
       auto kernel = op->getParentOfType<FunctionOpInterface>();
-      std::string name = ("__tile_smem_" + kernel.getName() + "_" +
+      std::string name = (Twine(kGeneratedSymbolPrefix) + "smem$" + kernel.getName() + "$" +
                           Twine(staticIndex(op)))
                              .str();
       auto arrayType = LLVM::LLVMArrayType::get(elemType, std::max<int64_t>(*count, 1));
