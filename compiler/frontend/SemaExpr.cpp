@@ -31,6 +31,8 @@ Type Sema::infer(ExprPtr &ep) {
       if (builtinFromName(v.name) != Builtin::Unknown)
         error(v.loc, "'" + v.name + "' is a builtin function, not a value",
               "call it: `" + v.name + "(...)`");
+      else if (auto foreign = foreignWord(v.name))
+        error(v.loc, foreign->message, foreign->hint);
       else
         error(v.loc, "unknown name '" + v.name + "'",
               "declare it with `let`/`var` before use, or add a kernel parameter");
@@ -327,6 +329,21 @@ Type Sema::inferBinary(BinaryExpr &e) {
   }
   if (r.isPointer() && e.op == BinaryOp::Add && (l.isInteger() || l.isUntyped())) {
     error(e.loc, "pointer arithmetic is written `pointer + integer`", "swap the operands: `p + i`");
+    return Type::invalid();
+  }
+  // Arrays, views, mbarriers and pointers (beyond p + i) are no operands:
+  // say so before literal adaptation or type unification would report a
+  // literal that "cannot be used as shared<i32>[4]".
+  for (const Type *side : {&l, &r}) {
+    if (side->isScalar() || side->isUntyped())
+      continue;
+    if (l.isUntyped()) finalize(e.lhs);
+    if (r.isUntyped()) finalize(e.rhs);
+    bool barrier = side->kind == Type::MBarrier || side->kind == Type::MBarrierArray;
+    error(e.loc, "'" + sp + "' cannot be applied to " + side->str(),
+          side->isPointer() ? "only `pointer + integer` and `pointer - integer` are defined on pointers"
+          : barrier         ? "mbarriers are used only through arrive, wait, expect_tx and remote"
+                            : "index the array first, e.g. `a[i] + 1`");
     return Type::invalid();
   }
   if (l.isUntyped() && r.isUntyped())
