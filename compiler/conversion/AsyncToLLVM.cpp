@@ -212,7 +212,7 @@ struct HangTrapLowering : ConvertOpToLLVMPattern<HangTrapOp> {
                                          LLVM::LLVMFunctionType::get(i32, {ptr, ptr}));
     std::string text = op.getMessage().str();
     text.push_back('\0');
-    std::string name = "__tile_hang_msg_" + std::to_string(counter(module));
+    std::string name = std::string(kGeneratedSymbolPrefix) + "hang_msg$" + std::to_string(counter(module));
     auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), text.size());
     LLVM::GlobalOp::create(rewriter, loc, arrayType, /*isConstant=*/true, LLVM::Linkage::Internal,
                            name, rewriter.getStringAttr(text), /*alignment=*/1, /*addrSpace=*/1);
@@ -239,7 +239,7 @@ struct HangTrapLowering : ConvertOpToLLVMPattern<HangTrapOp> {
 
   static unsigned counter(ModuleOp module) {
     unsigned n = 0;
-    while (module.lookupSymbol("__tile_hang_msg_" + std::to_string(n)))
+    while (module.lookupSymbol(std::string(kGeneratedSymbolPrefix) + "hang_msg$" + std::to_string(n)))
       ++n;
     return n;
   }

@@ -39,8 +39,32 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     target.addLegalDialect<NVVM::NVVMDialect>();
     target.addIllegalDialect<tile::TileDialect>();
     target.addLegalOp<ModuleOp>();
-    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))) ||
+        failed(checkTypesConverted(getOperation())))
       signalPassFailure();
+  }
+
+  /// The conversion framework legalises ops by their operand and result types
+  /// only; a type held in an attribute (an alloca's or GEP's element type, a
+  /// global's type) that a pattern forgot to convert would reach LLVM IR
+  /// translation, which reads it as an LLVM type and crashes. Report it here
+  /// instead, at the op's source location.
+  static LogicalResult checkTypesConverted(ModuleOp module) {
+    auto isLLVM = [](Type t) { return LLVM::isCompatibleType(t) || isa<LLVM::LLVMFunctionType>(t); };
+    WalkResult result = module.walk([&](Operation *op) {
+      if (isa<UnrealizedConversionCastOp>(op)) // removed by reconcile-unrealized-casts
+        return WalkResult::advance();
+      for (NamedAttribute attr : op->getAttrs()) {
+        auto typeAttr = dyn_cast<TypeAttr>(attr.getValue());
+        if (typeAttr && !isLLVM(typeAttr.getValue())) {
+          op->emitError() << "internal error: '" << op->getName() << "' keeps the unconverted type "
+                          << typeAttr.getValue() << " in '" << attr.getName().getValue() << "'";
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
   }
 };
 } // namespace

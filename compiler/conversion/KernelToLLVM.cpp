@@ -55,7 +55,7 @@ struct ReturnLowering : ConvertOpToLLVMPattern<ReturnOp> {
   }
 };
 
-constexpr StringLiteral kDynamicSmemSymbol = "__tile_dynamic_smem";
+constexpr StringLiteral kDynamicSmemSymbol = "tile$dynamic_smem"; // see kGeneratedSymbolPrefix
 
 /// Static arrays become internal `.shared` variables; dynamic ones are carved,
 /// in program order and 16-byte aligned, out of one `.extern .shared` array.
@@ -75,7 +75,7 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
     if (auto count = op.getStaticCount()) {
       // The kernel may already be an llvm.func: name it through the interface.
       auto kernel = op->getParentOfType<FunctionOpInterface>();
-      std::string name = ("__tile_smem_" + kernel.getName() + "_" +
+      std::string name = (Twine(kGeneratedSymbolPrefix) + "smem$" + kernel.getName() + "$" +
                           Twine(staticIndex(op)))
                              .str();
       auto arrayType = LLVM::LLVMArrayType::get(elemType, std::max<int64_t>(*count, 1));
@@ -156,16 +156,23 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
   }
 };
 
-/// A mutable thread-private scalar: an alloca that LLVM's SROA promotes to a register.
+/// A mutable thread-private scalar or pointer: an alloca that LLVM's SROA
+/// promotes to a register. The slot's element type goes through the type
+/// converter like every other type: a `var` holding a `ptr<T, space>` would
+/// otherwise leave a tile type in the alloca, which LLVM IR translation
+/// cannot represent.
 struct LocalVarLowering : ConvertOpToLLVMPattern<LocalVarOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(LocalVarOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
-    Type elemType = cast<PtrType>(op.getType()).getElementType();
+    Type slotType = cast<PtrType>(op.getType()).getElementType();
+    Type elemType = getTypeConverter()->convertType(slotType);
+    if (!elemType)
+      return rewriter.notifyMatchFailure(op, "unconvertible local variable type");
     Value one = LLVM::ConstantOp::create(rewriter, op.getLoc(), rewriter.getI32Type(),
                                          rewriter.getI32IntegerAttr(1));
     rewriter.replaceOpWithNewOp<LLVM::AllocaOp>(
         op, LLVM::LLVMPointerType::get(getContext()), elemType, one,
-        static_cast<unsigned>(scalarByteWidth(elemType)));
+        static_cast<unsigned>(scalarByteWidth(slotType)));
     return success();
   }
 };

@@ -27,6 +27,7 @@
 #include <vector>
 
 using namespace mlir;
+namespace frontend = ::tile::frontend;
 
 namespace {
 void loadDialects(MLIRContext &context) {
@@ -154,33 +155,18 @@ std::string printOp(Operation *op) {
 }
 } // namespace
 
-::tile::CompileResult (::tile::compile)(const std::string &source, const CompileOptions &options) {
-  CompileResult result;
-  frontend::DiagnosticEngine diags;
-  auto renderFrontend = [&] {
-    std::ostringstream os;
-    diags.print(os);
-    result.diagnostics = os.str();
-  };
-  if (!checkOptions(options, diags) || !checkSourceText(source, options.fileName, diags)) {
-    renderFrontend();
-    return result;
-  }
-  diags.addSource(options.fileName, source);
-
+/// The pipeline; frontend and MLIR errors and warnings go to `diags`, which
+/// compile() renders whether or not compilation succeeded.
+static ::tile::CompileResult compileWith(const std::string &source, const ::tile::CompileOptions &options,
+                                         frontend::DiagnosticEngine &diags) {
+  ::tile::CompileResult result;
   auto ast = frontend::parseSource(options.fileName, source, diags);
-  if (!ast || diags.hasErrors()) {
-    renderFrontend();
+  if (!ast || diags.hasErrors())
     return result;
-  }
   frontend::CheckOptions checkOptions;
   checkOptions.clusterOverride = options.clusterOverride;
-  if (!frontend::checkModule(*ast, diags, checkOptions)) {
-    renderFrontend();
+  if (!frontend::checkModule(*ast, diags, checkOptions))
     return result;
-  }
-  // Warnings are shown on success too: later diagnostics append to them.
-  renderFrontend();
   if (options.emit == "ast") {
     std::ostringstream os;
     frontend::dumpAST(*ast, os);
@@ -195,8 +181,7 @@ std::string printOp(Operation *op) {
   MLIRContext context;
   context.printOpOnDiagnostic(false);
   loadDialects(context);
-  frontend::DiagnosticEngine mlirDiags;
-  mlirDiags.addSource(options.fileName, source);
+  frontend::DiagnosticEngine &mlirDiags = diags;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
     frontend::Location where;
     if (auto loc = dyn_cast<FileLineColLoc>(d.getLocation()))
@@ -214,12 +199,7 @@ std::string printOp(Operation *op) {
       mlirDiags.warning(where, d.str(), hint);
     return success();
   });
-  auto finishWithError = [&] {
-    std::ostringstream os;
-    mlirDiags.print(os);
-    result.diagnostics += os.str();
-    return result;
-  };
+  auto finishWithError = [&] { return result; };
 
   OwningOpRef<ModuleOp> module = mlir::tile::mlirGen(context, *ast);
   if (!module || failed(verify(*module)))
@@ -278,5 +258,20 @@ std::string printOp(Operation *op) {
     return result;
   }
   result.ok = true;
+  return result;
+}
+
+::tile::CompileResult (::tile::compile)(const std::string &source, const CompileOptions &options) {
+  frontend::DiagnosticEngine diags;
+  CompileResult result;
+  if (checkOptions(options, diags) && checkSourceText(source, options.fileName, diags)) {
+    diags.addSource(options.fileName, source);
+    result = compileWith(source, options, diags);
+  }
+  // Warnings are shown on success too, ahead of any message the pipeline
+  // wrote directly (PTX emission).
+  std::ostringstream os;
+  diags.print(os);
+  result.diagnostics = os.str() + result.diagnostics;
   return result;
 }

@@ -1,6 +1,9 @@
 //===- AST.cpp - names of AST enums ----------------------------------------===//
 #include "tilec/frontend/AST.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace tile::frontend {
 
 const char *declKindName(DeclKind k) {
@@ -93,6 +96,76 @@ Builtin builtinFromName(const std::string &name) {
     if (name == n.name)
       return n.b;
   return Builtin::Unknown;
+}
+
+std::string builtinNameList() {
+  std::string list;
+  for (const BuiltinName &n : kBuiltins)
+    list += (list.empty() ? "" : ", ") + std::string(n.name);
+  return list;
+}
+
+/// Levenshtein distance, for "did you mean" suggestions.
+static size_t editDistance(const std::string &a, const std::string &b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closestBuiltin(const std::string &name) {
+  std::string best;
+  if (name.size() < 3)
+    return best; // too short for a meaningful guess
+  size_t bestDistance = std::max<size_t>(1, name.size() / 3) + 1;
+  for (const BuiltinName &n : kBuiltins) {
+    size_t d = editDistance(name, n.name);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = n.name;
+    }
+  }
+  return best;
+}
+
+std::optional<ForeignWord> foreignWord(const std::string &word) {
+  static const struct {
+    std::vector<const char *> words;
+    const char *message; // "%" stands for the word
+    const char *hint;
+  } kTable[] = {
+      {{"break", "continue"}, "tile has no '%' statement",
+       "a loop ends by its condition: use `while` with a flag, or `return`"},
+      {{"fn", "func", "function", "def", "fun", "proc", "void", "sub"}, "tile has no user functions ('%')",
+       "a file holds kernels, `kernel NAME(PARAM: TYPE, ...) { ... }`, which call builtins"},
+      {{"elif", "elsif", "elseif"}, "tile has no '%'; write `else if`", "`if a { } else if b { } else { }`"},
+      {{"const", "auto", "int", "float", "double", "unsigned", "long", "short", "char", "bool", "static",
+        "mut", "val", "let_mut", "uint", "size_t"},
+       "variables are declared with `let` or `var`, not '%'",
+       "`let x: i32 = 1` (immutable) or `var acc = 0.0` (mutable)"},
+      {{"switch", "match", "case", "do", "loop", "until", "goto", "try", "catch", "throw", "yield", "foreach"},
+       "tile has no '%' statement",
+       "statements are let, var, assignments, if/else, for, while, return and builtin calls"},
+      {{"null", "nil", "nullptr", "NULL", "None", "undefined"}, "there are no null pointers ('%')",
+       "pointers come from kernel parameters; pass a count or a flag to mark absent data"},
+  };
+  for (const auto &entry : kTable)
+    for (const char *w : entry.words)
+      if (word == w) {
+        std::string message = entry.message;
+        message.replace(message.find('%'), 1, word);
+        return ForeignWord{message, entry.hint};
+      }
+  return std::nullopt;
 }
 
 bool isAtomic(Builtin b) { return b >= Builtin::AtomicAdd && b <= Builtin::AtomicCas; }

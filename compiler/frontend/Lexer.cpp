@@ -1,5 +1,6 @@
 //===- Lexer.cpp - tile language lexer -------------------------------------===//
 #include "tilec/frontend/Lexer.h"
+#include "tilec/frontend/Types.h"
 
 #include <cctype>
 #include <cmath>
@@ -171,8 +172,11 @@ Token Lexer::lexNumber(Token tok) {
   }
   if (isFloat) {
     tok.kind = Tok::FloatLit;
-    tok.floatValue = std::strtod(digits.c_str(), nullptr);
-    if (!std::isfinite(tok.floatValue)) {
+    // Round-to-odd, so that Sema can round it once more, exactly, to the
+    // literal's type (FloatLiterals.cpp).
+    bool overflow = false;
+    tok.floatValue = parseFloatRoundToOdd(digits, overflow);
+    if (overflow) {
       diags_.error(tok.loc, "float literal '" + tok.text + "' is out of range",
                    "f32 values are at most about 3.4e38");
       tok.kind = Tok::Error;
@@ -194,6 +198,58 @@ Token Lexer::lexNumber(Token tok) {
   tok.intValue = v;
   return tok;
 }
+
+/// What a character the language does not use would mean elsewhere, and what
+/// to write instead: every printable ASCII character that starts no token is
+/// listed (the others are control characters or not ASCII).
+static std::pair<std::string, std::string> unexpectedCharacter(char c) {
+  switch (c) {
+  case '?':
+    return {": there is no conditional operator",
+            "write `if c { x = a } else { x = b }` with a `var x`, or use min/max/clamp"};
+  case '"':
+    return {": there are no strings", "tile has no string literals; kernels compute on numbers"};
+  case '\'':
+    return {": there are no character literals", "write the character's code as an integer, e.g. 97 for 'a'"};
+  case '@':
+    return {": '@' is not an operator", "identifiers are letters, digits and '_'"};
+  case '#':
+    return {": there is no preprocessor", "comments are `// ...` and `/* ... */`"};
+  case '$':
+    return {": '$' cannot appear in identifiers", "identifiers are letters, digits and '_'"};
+  case '`':
+    return {": backquotes only quote code in the documentation", "write the code without them"};
+  case '\\':
+    return {": there are no escapes or line continuations",
+            "an expression may continue on the next line as it is"};
+  default:
+    break;
+  }
+  if ((unsigned char)c >= 0x80)
+    return {": tile source is ASCII", "non-ASCII text may appear only in comments"};
+  return {": a control character", "only spaces, tabs and newlines separate tokens; remove it"};
+}
+
+/// Operator spellings of other languages that tile does not have: always an
+/// error (no valid program contains them), reported as a whole.
+static const struct {
+  const char *spelling;
+  const char *message;
+  const char *hint;
+} kForeignOperators[] = {
+    {"++", "there is no '++' operator", "write `x += 1`"},
+    {"**", "there is no '**' operator", "multiply explicitly, e.g. `x * x`"},
+    {"===", "there is no '===' operator", "write `==`"},
+    {"!==", "there is no '!==' operator", "write `!=`"},
+    {">>>", "there is no '>>>' operator",
+     "`>>` is an arithmetic (signed) shift; for a logical one, mask: `(x >> n) & MASK`"},
+    {"->", "there is no '->' operator", "access elements with `p[i]`, arrays' members with `h.local`"},
+    {"=>", "there is no '=>' operator", "compare with `>=`; there are no lambdas or match arms"},
+    {"..=", "there is no inclusive range '..='", "ranges are half-open: write `a .. b + 1`"},
+    {"&&=", "there is no '&&=' operator", "write `b = b && c`"},
+    {"||=", "there is no '||=' operator", "write `b = b || c`"},
+    {"::", "there is no '::' operator", "builtins and names are written without a path"},
+};
 
 Token Lexer::next() {
   Token tok;
@@ -228,6 +284,15 @@ Token Lexer::next() {
   }
   if (std::isdigit((unsigned char)c))
     return lexNumber(std::move(tok));
+
+  for (const auto &f : kForeignOperators) {
+    if (text_.compare(pos_, std::char_traits<char>::length(f.spelling), f.spelling) == 0) {
+      diags_.error(tok.loc, f.message, f.hint);
+      tok.kind = Tok::Error;
+      tok.text = f.spelling;
+      return tok;
+    }
+  }
 
   // Punctuation: longest match first.
   struct P { const char *s; Tok k; };
@@ -264,8 +329,8 @@ Token Lexer::next() {
     static const char hex[] = "0123456789abcdef";
     shown = std::string("byte 0x") + hex[(unsigned char)c >> 4] + hex[(unsigned char)c & 15];
   }
-  diags_.error(tok.loc, "unexpected character " + shown,
-               "tile source is ASCII: identifiers, numbers, operators and comments");
+  auto [what, hint] = unexpectedCharacter(c);
+  diags_.error(tok.loc, "unexpected character " + shown + what, hint);
   tok.kind = Tok::Error;
   tok.text = std::string(1, c);
   advance();

@@ -292,11 +292,29 @@ StmtPtr Parser::parseStatement(int depth) {
   case Tok::KwFor: s = parseFor(depth); break;
   case Tok::KwIf: s = parseIf(depth); break;
   case Tok::KwWhile: s = parseWhile(depth); break;
-  case Tok::KwReturn: s = std::make_unique<ReturnStmt>(consume().loc); break;
+  case Tok::KwReturn: {
+    s = std::make_unique<ReturnStmt>(consume().loc);
+    // `return x` on one line: kernels produce no value (a following line
+    // is a new statement).
+    if (!at(Tok::Semi) && !at(Tok::RBrace) && !at(Tok::Eof) && !cur().atLineStart)
+      fail(cur().loc, "a kernel returns no value", "write `return` alone; store results through a pointer");
+    break;
+  }
+  case Tok::LBrace:
+    fail(cur().loc, "a block cannot stand alone as a statement",
+         "blocks belong to if, else, for and while; names are scoped by those blocks");
   case Tok::KwKernel:
     fail(cur().loc, "kernels cannot be nested", "close the previous kernel's body with '}' first");
   default: {
     Location loc = cur().loc;
+    // Another language's keyword followed, on the same line, by something
+    // that cannot follow an expression statement: `const x = 1`, `fn f()`,
+    // `elif c {`, `switch x {`, `do {`. (As a name on its own, e.g. `break`,
+    // Sema explains it, unless the kernel declared it.)
+    if (at(Tok::Ident) && !peekTok().atLineStart &&
+        (peekTok().kind == Tok::Ident || peekTok().kind == Tok::LBrace || peekTok().kind == Tok::IntLit))
+      if (auto foreign = foreignWord(cur().text))
+        fail(loc, foreign->message, foreign->hint);
     ExprPtr e = parseExpr();
     if (auto op = assignOpOf(cur().kind)) {
       Token opTok = consume();

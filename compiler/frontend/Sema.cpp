@@ -10,16 +10,48 @@ bool checkModule(ModuleAST &module, DiagnosticEngine &diags, const CheckOptions 
   return sema.run(module);
 }
 
+/// Why PTX (or the CUDA device runtime tilec links against) cannot have a
+/// kernel named `name`, or nullptr. Kernel names reach PTX unchanged, since
+/// the runtime looks kernels up by them; parameter names never reach PTX
+/// (NVPTX names parameters KERNEL_param_N), and the symbols tilec generates
+/// contain a '$' that tile identifiers cannot (see TileToLLVM.h).
+static const char *reservedKernelName(const std::string &name) {
+  if (name == "_")
+    return "a PTX identifier that starts with '_' needs a second character (PTX ISA 4.4)";
+  if (name == "WARP_SZ")
+    return "WARP_SZ is a predefined PTX identifier (PTX ISA 4.4)";
+  if (name == "vprintf")
+    return "vprintf is the CUDA device printf, which tilec calls for --debug-hangs";
+  return nullptr;
+}
+
 bool Sema::run(ModuleAST &module) {
   size_t errorsBefore = diags_.numErrors();
   std::unordered_map<std::string, KernelAST *> names;
   for (auto &k : module.kernels) {
+    if (const char *why = reservedKernelName(k->name))
+      error(k->loc, "kernel name '" + k->name + "' is reserved: " + why,
+            "rename the kernel (the host launches kernels by this name)");
     auto [it, inserted] = names.emplace(k->name, k.get());
     if (!inserted) {
       error(k->loc, "redefinition of kernel '" + k->name + "'", "give every kernel in a file a distinct name");
       diags_.note(it->second->loc, "previous definition of '" + k->name + "' is here");
     }
     checkKernel(*k);
+  }
+  // NVPTX names kernel parameters KERNEL_param_N in PTX; a kernel with that
+  // name makes the PTX ambiguous (ptxas crashes on it).
+  for (auto &k : module.kernels) {
+    for (size_t i = 0; i < k->params.size(); ++i) {
+      auto clash = names.find(k->name + "_param_" + std::to_string(i));
+      if (clash == names.end())
+        continue;
+      error(clash->second->loc,
+            "kernel name '" + clash->first + "' is the PTX name of parameter " + std::to_string(i) +
+                " of kernel '" + k->name + "'",
+            "PTX names kernel parameters KERNEL_param_N; rename one of the kernels");
+      diags_.note(k->loc, "kernel '" + k->name + "' is here");
+    }
   }
   return diags_.numErrors() == errorsBefore && !diags_.hasErrors();
 }
@@ -491,6 +523,17 @@ void Sema::checkAssign(AssignStmt &s) {
     if (!off.isInvalid() && (!off.isInteger() || off.isBool()))
       error(s.value->loc, "pointer offset must be an integer, found " + off.str(),
             "offset pointers by an element count: `p += i`");
+    return;
+  }
+  if (target.isPointer() && s.op == AssignOp::Assign) { // a `var` holding a pointer
+    checkValue(s.value, &target, "assigned value", "assign a pointer of the same element type and space");
+    return;
+  }
+  if (target.isPointer()) {
+    error(s.loc, "'" + std::string(binaryOpSpelling(*op)) + "=' cannot be applied to " + target.str(),
+          "pointers only move by element counts: `p += i`, `p -= i`");
+    infer(s.value);
+    finalize(s.value);
     return;
   }
   if (!target.isScalar()) {

@@ -57,12 +57,14 @@ Type Sema::inferCall(CallExpr &e) {
   Builtin b = e.builtin;
   if (b == Builtin::Unknown) {
     Decl *d = lookup(e.callee);
-    error(e.loc, d ? "'" + e.callee + "' is not a function" : "unknown function '" + e.callee + "'",
+    std::string guess = closestBuiltin(e.callee);
+    error(e.loc,
+          (d ? "'" + e.callee + "' is not a function" : "unknown function '" + e.callee + "'") +
+              (guess.empty() ? "" : "; did you mean '" + guess + "'?"),
           e.callee == "mbarrier"
               ? "declare mbarriers at the top of the kernel: `let b = mbarrier(COUNT)` or "
                 "`let s = mbarrier[N](COUNT)`"
-              : "there are no user functions; builtins are thread_id, block_id, min, max, clamp, len, "
-                "sync_threads, cluster_sync, remote, load, store, atomic_*, arrive, wait, store_async and fence");
+              : "there are no user functions; the builtins are " + builtinNameList());
     for (ExprPtr &a : e.args)
       resolveOnly(a);
     return Type::invalid();

@@ -8,6 +8,7 @@
 #include "SemaImpl.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace tile::frontend {
 
@@ -30,6 +31,8 @@ Type Sema::infer(ExprPtr &ep) {
       if (builtinFromName(v.name) != Builtin::Unknown)
         error(v.loc, "'" + v.name + "' is a builtin function, not a value",
               "call it: `" + v.name + "(...)`");
+      else if (auto foreign = foreignWord(v.name))
+        error(v.loc, foreign->message, foreign->hint);
       else
         error(v.loc, "unknown name '" + v.name + "'",
               "declare it with `let`/`var` before use, or add a kernel parameter");
@@ -82,6 +85,13 @@ Type Sema::finalize(ExprPtr &e) {
   return adapt(e, to) ? to : Type::invalid();
 }
 
+static std::string floatRangeHint(ScalarKind k) {
+  char max[32];
+  std::snprintf(max, sizeof max, "%.9g", largestFinite(k));
+  return std::string("the largest finite ") + scalarName(k) + " is " + max +
+         (k == ScalarKind::F32 ? "" : "; use f32 for larger values");
+}
+
 /// Sign-extends the low `bits` bits of v.
 static int64_t signExtend(uint64_t v, unsigned bits) {
   if (bits >= 64)
@@ -110,8 +120,14 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       return false;
     }
     if (to.isFloat()) {
-      double v = lit.negated ? -(double)lit.magnitude : (double)lit.magnitude;
-      auto f = std::make_unique<FloatLiteralExpr>(e.loc, v);
+      std::optional<double> v = roundToFloatKind(roundToOddFromUnsigned(lit.magnitude), to.scalar);
+      if (!v) {
+        error(e.loc, "integer literal " + spelled + " is out of range for " + to.str(),
+              floatRangeHint(to.scalar));
+        e.type = Type::invalid();
+        return false;
+      }
+      auto f = std::make_unique<FloatLiteralExpr>(e.loc, lit.negated ? -*v : *v);
       f->type = to;
       f->depth = e.depth;
       ep = std::move(f);
@@ -139,12 +155,15 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       e.type = Type::invalid();
       return false;
     }
-    double limit = to.scalar == ScalarKind::F16 ? 65504.0 : to.scalar == ScalarKind::BF16 ? 3.38953139e38 : 3.40282347e38;
-    if (std::fabs(lit.value) > limit) {
-      error(e.loc, "float literal is out of range for " + to.str(), "use a wider float type");
+    // The value of `to` nearest to the literal (ties to even); an error
+    // only when that rounds past the largest finite value.
+    std::optional<double> v = roundToFloatKind(lit.value, to.scalar);
+    if (!v) {
+      error(e.loc, "float literal is out of range for " + to.str(), floatRangeHint(to.scalar));
       e.type = Type::invalid();
       return false;
     }
+    lit.value = *v;
     e.type = to;
     return true;
   }
@@ -310,6 +329,21 @@ Type Sema::inferBinary(BinaryExpr &e) {
   }
   if (r.isPointer() && e.op == BinaryOp::Add && (l.isInteger() || l.isUntyped())) {
     error(e.loc, "pointer arithmetic is written `pointer + integer`", "swap the operands: `p + i`");
+    return Type::invalid();
+  }
+  // Arrays, views, mbarriers and pointers (beyond p + i) are no operands:
+  // say so before literal adaptation or type unification would report a
+  // literal that "cannot be used as shared<i32>[4]".
+  for (const Type *side : {&l, &r}) {
+    if (side->isScalar() || side->isUntyped())
+      continue;
+    if (l.isUntyped()) finalize(e.lhs);
+    if (r.isUntyped()) finalize(e.rhs);
+    bool barrier = side->kind == Type::MBarrier || side->kind == Type::MBarrierArray;
+    error(e.loc, "'" + sp + "' cannot be applied to " + side->str(),
+          side->isPointer() ? "only `pointer + integer` and `pointer - integer` are defined on pointers"
+          : barrier         ? "mbarriers are used only through arrive, wait, expect_tx and remote"
+                            : "index the array first, e.g. `a[i] + 1`");
     return Type::invalid();
   }
   if (l.isUntyped() && r.isUntyped())

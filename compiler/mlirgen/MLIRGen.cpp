@@ -50,13 +50,17 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   // declaration order, ahead of all control flow: tile.shared_alloc must stay
   // in the entry block through scf-to-cf (the dynamic smem layout walks that
   // block), and a preceding `return` must not skip an allocation or the
-  // mbarrier init and its bar.sync.
+  // mbarrier init and its bar.sync. The inits come after the last allocation
+  // of any kind: their scf.if splits the entry block, so an array declared
+  // after an mbarrier would otherwise land outside it.
   for (const auto &s : k.body) {
     if (auto *a = s->as<fe::SharedArrayStmt>())
       genSharedArray(*a);
     else if (auto *b = s->as<fe::MBarrierStmt>())
       genMBarrier(*b);
   }
+  if (!k.mbarriers.empty())
+    genMBarrierInits(loc(k.mbarriers.back()->loc));
   genBlock(k.body, 0);
   builder.setInsertionPointToEnd(entry);
   ReturnOp::create(builder, l);
@@ -234,62 +238,118 @@ std::pair<Value, Value> MLIRGenImpl::linearThread(Location l) {
   return {tid, ntid};
 }
 
-/// Range: [start, end) by step. block_range/grid_range: the thread's first
-/// index and the stride, computed in the loop variable's type, or in i32 when
-/// that is narrower: i8/i16 cannot hold a thread id or a stride of 256
-/// threads, and a truncated start or a zero step would be wrong or endless.
-/// The induction variable is then < N, so truncating it back is exact.
-void MLIRGenImpl::genFor(const fe::ForStmt &s) {
+/// The iteration space of a `for`, as scf.for bounds: the induction variable
+/// runs from `lower` while it is below `upper` (compared unsigned when
+/// `isUnsigned`), by `step`; `loopVar` maps it to the loop variable.
+struct MLIRGenImpl::LoopBounds {
+  Value lower, upper, step;
+  bool isUnsigned = false;
+  std::function<Value(Value)> loopVar;
+};
+
+/// Every `for` terminates and visits exactly the values below its bound,
+/// without wrapping (docs/language.md, "for loops"):
+/// - `a .. b` (step 1): i < b <= MAX, so i + 1 never overflows; scf.for as is.
+/// - `a .. b step s`: a trip count, ceil((b - a) / s) when a < b and s > 0,
+///   else 0 (a run-time step <= 0 runs no iteration). b - a and the division
+///   are unsigned, exact for every pair of bounds; the loop counts k and
+///   i = a + k * s stays below b.
+/// - block_range/grid_range: the first index (the thread's linear id) and the
+///   stride are non-negative; compared unsigned against max(N, 0), i + stride
+///   cannot wrap. The ids are computed in the loop variable's type, or wider:
+///   i32 when it is narrower (i8/i16 cannot hold a thread id or a stride of
+///   256 threads) and i64 for grid_range (a grid can hold more than 2^31
+///   threads). The induction variable is then < N, so truncating it is exact.
+MLIRGenImpl::LoopBounds MLIRGenImpl::loopBounds(const fe::ForStmt &s) {
   Location l = loc(s.loc);
   Type varType = scalarType(s.loopVar->type.scalar);
-  Type type = varType;
-  Value start, end = genExpr(*s.end), step;
+  auto identity = [](Value v) { return v; };
   if (s.forKind == fe::ForKind::Range) {
-    start = genExpr(*s.start);
-    step = s.step ? genExpr(*s.step) : intConst(l, type, 1);
-  } else {
-    if (type.getIntOrFloatBitWidth() < 32) {
-      type = builder.getI32Type();
-      end = castInt(l, end, type);
-    }
-    auto [tid, ntid] = linearThread(l);
-    start = castInt(l, tid, type, true);
-    step = castInt(l, ntid, type, true);
-    if (s.forKind == fe::ForKind::GridRange) {
-      Value bid = sreg(l, SpecialReg::ctaid_x), nbid = sreg(l, SpecialReg::nctaid_x);
-      Value by = sreg(l, SpecialReg::ctaid_y), bz = sreg(l, SpecialReg::ctaid_z);
-      Value ny = sreg(l, SpecialReg::nctaid_y), nz = sreg(l, SpecialReg::nctaid_z);
-      Value zy = arith::AddIOp::create(builder, l, arith::MulIOp::create(builder, l, bz, ny), by);
-      bid = arith::AddIOp::create(builder, l, arith::MulIOp::create(builder, l, zy, nbid), bid);
-      nbid = arith::MulIOp::create(builder, l, arith::MulIOp::create(builder, l, nbid, ny), nz);
-      Value blockStart = arith::MulIOp::create(builder, l, castInt(l, bid, type, true), step);
-      start = arith::AddIOp::create(builder, l, blockStart, start);
-      step = arith::MulIOp::create(builder, l, step, castInt(l, nbid, type, true));
-    }
+    // Source order: the bounds may have effects (atomics, loads).
+    Value start = genExpr(*s.start);
+    Value end = genExpr(*s.end);
+    if (!s.step)
+      return {start, end, intConst(l, varType, 1), false, identity};
+    Value step = genExpr(*s.step);
+    Value zero = intConst(l, varType, 0), one = intConst(l, varType, 1);
+    Value below = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::slt, start, end);
+    Value positive = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::sgt, step, zero);
+    Value nonEmpty = arith::AndIOp::create(builder, l, below, positive);
+    // The divisor is 1 when the loop is empty, so nothing divides by zero.
+    Value divisor = arith::SelectOp::create(builder, l, nonEmpty, step, one);
+    Value distance = arith::SubIOp::create(builder, l, end, start);
+    Value whole = arith::DivUIOp::create(builder, l, distance, divisor);
+    Value rest = arith::RemUIOp::create(builder, l, distance, divisor);
+    Value partial = arith::ExtUIOp::create(
+        builder, l, varType, arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ne, rest, zero));
+    Value trips = arith::AddIOp::create(builder, l, whole, partial);
+    trips = arith::SelectOp::create(builder, l, nonEmpty, trips, zero);
+    return {zero, trips, one, true, [this, l, start, step](Value k) -> Value {
+              Value offset = arith::MulIOp::create(builder, l, k, step);
+              return arith::AddIOp::create(builder, l, start, offset);
+            }};
   }
+  Value end = genExpr(*s.end);
+  Type type = varType;
+  unsigned minWidth = s.forKind == fe::ForKind::GridRange ? 64 : 32;
+  if (type.getIntOrFloatBitWidth() < minWidth) {
+    type = builder.getIntegerType(minWidth);
+    end = castInt(l, end, type);
+  }
+  end = arith::MaxSIOp::create(builder, l, end, intConst(l, type, 0));
+  auto [tid, ntid] = linearThread(l);
+  Value start = castInt(l, tid, type, true);
+  Value step = castInt(l, ntid, type, true);
+  if (s.forKind == fe::ForKind::GridRange) {
+    Value bid = sreg(l, SpecialReg::ctaid_x), nbid = sreg(l, SpecialReg::nctaid_x);
+    Value by = sreg(l, SpecialReg::ctaid_y), bz = sreg(l, SpecialReg::ctaid_z);
+    Value ny = sreg(l, SpecialReg::nctaid_y), nz = sreg(l, SpecialReg::nctaid_z);
+    // The block id and count in the wide type too: each is below 2^31, their
+    // products are not. One op per statement (C++ argument order is unspecified).
+    Value wbid = castInt(l, bid, type, true), wnbid = castInt(l, nbid, type, true);
+    Value wby = castInt(l, by, type, true), wbz = castInt(l, bz, type, true);
+    Value wny = castInt(l, ny, type, true), wnz = castInt(l, nz, type, true);
+    Value zy = arith::AddIOp::create(builder, l, arith::MulIOp::create(builder, l, wbz, wny), wby);
+    Value blockLinear =
+        arith::AddIOp::create(builder, l, arith::MulIOp::create(builder, l, zy, wnbid), wbid);
+    Value blocks =
+        arith::MulIOp::create(builder, l, arith::MulIOp::create(builder, l, wnbid, wny), wnz);
+    Value blockStart = arith::MulIOp::create(builder, l, blockLinear, step);
+    start = arith::AddIOp::create(builder, l, blockStart, start);
+    step = arith::MulIOp::create(builder, l, step, blocks);
+  }
+  return {start, end, step, true, [this, l, varType](Value iv) { return castInt(l, iv, varType); }};
+}
+
+void MLIRGenImpl::genFor(const fe::ForStmt &s) {
+  Location l = loc(s.loc);
+  LoopBounds bounds = loopBounds(s);
   const fe::Decl *var = s.loopVar.get();
   if (!returnedFlag || !blockMayReturn(s.body)) {
-    auto loop = scf::ForOp::create(builder, l, start, end, step);
+    auto loop = scf::ForOp::create(builder, l, bounds.lower, bounds.upper, bounds.step,
+                                   /*initArgs=*/ValueRange{}, /*bodyBuilder=*/nullptr,
+                                   bounds.isUnsigned);
     OpBuilder::InsertionGuard g(builder);
     builder.setInsertionPoint(loop.getBody()->getTerminator());
-    values[var] = castInt(l, loop.getInductionVar(), varType);
+    values[var] = bounds.loopVar(loop.getInductionVar());
     genBlock(s.body, 0);
     return;
   }
   // A body that may return: a while loop that also stops on the flag.
-  Value counter = newSlot(l, type);
-  storeWeak(l, start, counter);
+  Value counter = newSlot(l, bounds.lower.getType());
+  storeWeak(l, bounds.lower, counter);
   emitWhile(
       l,
       [&] {
-        return arith::CmpIOp::create(builder, l, arith::CmpIPredicate::slt,
-                                     loadWeak(l, counter), end);
+        return arith::CmpIOp::create(
+            builder, l, bounds.isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+            loadWeak(l, counter), bounds.upper);
       },
       [&] {
         Value i = loadWeak(l, counter);
-        values[var] = castInt(l, i, varType);
+        values[var] = bounds.loopVar(i);
         genBlock(s.body, 0);
-        storeWeak(l, arith::AddIOp::create(builder, l, i, step), counter);
+        storeWeak(l, arith::AddIOp::create(builder, l, i, bounds.step), counter);
       });
 }
 

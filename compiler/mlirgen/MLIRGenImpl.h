@@ -213,6 +213,9 @@ private:
 
   std::pair<Value, Value> linearThread(Location l);
 
+  struct LoopBounds;
+  LoopBounds loopBounds(const fe::ForStmt &s);
+
   void genFor(const fe::ForStmt &s);
 
   //===--------------------------------------------------------------------===//

@@ -1,8 +1,8 @@
 //===- MLIRGenSync.cpp - mbarriers, st.async, fences, cluster barriers -----===//
 //
 // mbarriers are i64 objects in static shared memory. The compiler initialises
-// them (thread 0 of the CTA, on kernel entry after the last mbarrier's
-// allocation, see genKernel) and a CTA barrier makes the init visible to the
+// them (thread 0 of the CTA, on kernel entry after every shared allocation,
+// see genKernel) and a CTA barrier makes the init visible to the
 // CTA; the sync passes add the fence.mbarrier_init + cluster barrier when
 // peers or st.async complete them.
 // Orders and scopes the source did not write stay unset for the passes to
@@ -21,8 +21,6 @@ void MLIRGenImpl::genMBarrier(const fe::MBarrierStmt &s) {
   auto ptrType = PtrType::get(builder.getContext(), builder.getI64Type(), AddressSpace::shared);
   mbarriers[&s] = SharedAllocOp::create(builder, l, ptrType, Value(),
                                         builder.getI64IntegerAttr(s.arraySize.value_or(1)));
-  if (&s == kernelAST->mbarriers.back())
-    genMBarrierInits(l);
 }
 
 /// One thread initialises every mbarrier (PTX ISA 9.7.13.15.9 mbarrier.init),

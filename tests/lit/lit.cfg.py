@@ -1,5 +1,6 @@
 # lit configuration for tilec: one folder per compiler stage.
 import os
+import shutil
 import lit.formats
 
 config.name = "tilec"
@@ -14,3 +15,6 @@ config.environment["PATH"] = path
 config.substitutions.append(("%ptxas", config.ptxas))
 if os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
+# Memory-checked runs of tilec (tests that catch reads of uninitialised memory).
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")

@@ -31,7 +31,7 @@ struct CompileOptions {
 struct CompileResult {
   bool ok = false;
   std::string output;      // the requested form (PTX by default)
-  std::string diagnostics; // rendered errors: FILE:LINE:COL, caret line, hint
+  std::string diagnostics; // rendered errors and warnings (also when ok): FILE:LINE:COL, caret line, hint
   /// One line per fence/barrier the compiler inserted or changed:
   /// FILE:LINE:COL: KIND: REASON (options.explainSync).
   std::string syncReport;

@@ -3,14 +3,14 @@
 // Kernel attributes become the NVVM ones that print .maxntid, .reqnctapercluster
 // and .explicitcluster; static shared arrays become .shared globals, dynamic
 // ones 16-byte aligned slices of one extern array.
-// CHECK-DAG: llvm.mlir.global internal @__tile_smem_k_0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<64 x f32>
-// CHECK-DAG: llvm.mlir.global external @__tile_dynamic_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-DAG: llvm.mlir.global internal @tile$smem$k$0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<64 x f32>
+// CHECK-DAG: llvm.mlir.global external @tile$dynamic_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @k(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i64)
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>, nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>
 tile.kernel @k(%g: !tile.ptr<i32, global>, %n: i32, %m: i64) attributes {cluster_dims = array<i32: 2>, max_threads = array<i32: 256>} {
   // The base goes through a register (an opaque mov) so ptxas keeps it in one,
   // with its 16-byte alignment restated for vectorisation.
-  // CHECK: %[[SYM:.*]] = llvm.mlir.addressof @__tile_dynamic_smem : !llvm.ptr<3>
+  // CHECK: %[[SYM:.*]] = llvm.mlir.addressof @tile$dynamic_smem : !llvm.ptr<3>
   // CHECK: %[[BITS:.*]] = llvm.ptrtoint %[[SYM]] : !llvm.ptr<3> to i32
   // CHECK: %[[MOV:.*]] = llvm.inline_asm "mov.b32 $0, $1;", "=r,r" %[[BITS]]
   // CHECK: %[[DYN:.*]] = llvm.inttoptr %[[MOV]] : i32 to !llvm.ptr<3>
@@ -24,7 +24,7 @@ tile.kernel @k(%g: !tile.ptr<i32, global>, %n: i32, %m: i64) attributes {cluster
   // CHECK: llvm.and
   // CHECK: %[[B:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
   %b = tile.shared_alloc %m : i64 -> !tile.ptr<i64, shared>
-  // CHECK: llvm.mlir.addressof @__tile_smem_k_0 : !llvm.ptr<3>
+  // CHECK: llvm.mlir.addressof @tile$smem$k$0 : !llvm.ptr<3>
   %f = tile.shared_alloc {static_count = 64 : i64} -> !tile.ptr<f32, shared>
   // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
   %t = tile.sreg tid_x : i32

@@ -15,6 +15,12 @@ namespace mlir::tile {
 /// shared::cluster 7.
 unsigned nvptxAddressSpace(int space);
 
+/// The prefix of every module-level symbol tilec makes (static shared
+/// arrays, the dynamic shared window, --debug-hangs messages). The '$' keeps
+/// them apart from user kernels: tile identifiers are [A-Za-z_][A-Za-z0-9_]*,
+/// while PTX identifiers may contain '$' (PTX ISA 4.4, Identifiers).
+constexpr const char *kGeneratedSymbolPrefix = "tile$";
+
 void addTileTypeConversions(LLVMTypeConverter &converter);
 void populateTileKernelToLLVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileMemoryToLLVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);

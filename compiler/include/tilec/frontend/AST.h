@@ -81,6 +81,16 @@ enum class Builtin {
 };
 const char *builtinName(Builtin b);
 Builtin builtinFromName(const std::string &name);
+/// A keyword of another language that users try (break, fn, elif, const,
+/// switch, null, ...): what tile has instead.
+struct ForeignWord {
+  std::string message, hint;
+};
+std::optional<ForeignWord> foreignWord(const std::string &word);
+/// Every builtin's name, comma-separated, from the one table of builtins.
+std::string builtinNameList();
+/// The builtin whose name is nearest to `name` (a likely typo), or "".
+std::string closestBuiltin(const std::string &name);
 bool isAtomic(Builtin b);          // AtomicAdd..AtomicCas
 bool isMemoryBuiltin(Builtin b);   // Load, Store, atomics: args[0] is a location
 /// Arrive, ArriveExpectTx, ExpectTx, Wait: args[0] is an mbarrier expression.

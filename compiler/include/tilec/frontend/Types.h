@@ -27,6 +27,19 @@ bool isFloatKind(ScalarKind k);          // f16, bf16, f32
 unsigned bitWidth(ScalarKind k);         // i1 -> 1
 unsigned byteSize(ScalarKind k);         // i1 -> 1 (stored as a byte)
 
+// Float literals (FloatLiterals.cpp): exact round-to-nearest-even into
+// f16/bf16/f32 through a round-to-odd double.
+/// The unsigned decimal `text` as a round-to-odd double; `overflow` when it
+/// exceeds the double range.
+double parseFloatRoundToOdd(const std::string &text, bool &overflow);
+/// An integer literal's magnitude as a round-to-odd double.
+double roundToOddFromUnsigned(uint64_t v);
+/// The value of float kind `kind` nearest to the round-to-odd `value`
+/// (ties to even), or nullopt when that rounding overflows.
+std::optional<double> roundToFloatKind(double roundToOdd, ScalarKind kind);
+/// The largest finite value of float kind `kind` (65504 for f16).
+double largestFinite(ScalarKind kind);
+
 struct Type {
   enum Kind {
     Invalid,      // an error was already reported for this expression
