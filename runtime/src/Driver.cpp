@@ -1,3 +1,4 @@
+//===- Driver.cpp - loading libcuda.so.1 and its entry points -------------===//
 #include "Driver.h"
 
 #include <dlfcn.h>
@@ -13,43 +14,46 @@ namespace {
 // with the header's CUDA_VERSION would instead hand out the newest ABI, which
 // can differ: under CUDA 13 "cuCtxSynchronize" resolves to cuCtxSynchronize_v2
 // (CUcontext), so calling it as cuCtxSynchronize(void) passes a garbage context.
-void resolve(void* handle, const char* name, const char* versioned, void** out) {
+void resolve(void *handle, const char *name, const char *versioned, void **out) {
   *out = dlsym(handle, versioned);
-  if (!*out) *out = dlsym(handle, name);
+  if (!*out)
+    *out = dlsym(handle, name);
 }
 
 Driver load() {
   Driver d;
-  const char* lib = "libcuda.so.1";
+  const char *lib = "libcuda.so.1";
   d.handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
   if (!d.handle) {
-    const char* e = dlerror();
+    const char *e = dlerror();
     d.loadError = std::string("dlopen(\"") + lib + "\") failed: " + (e ? e : "unknown error");
     return d;
   }
-#define TILE_RESOLVE_FN(fn) \
-  resolve(d.handle, #fn, TILE_XSTR(fn), reinterpret_cast<void**>(&d.api.fn));
+#define TILE_RESOLVE_FN(fn)                                                                        \
+  resolve(d.handle, #fn, TILE_XSTR(fn), reinterpret_cast<void **>(&d.api.fn));
   TILE_DRIVER_FUNCTIONS(TILE_RESOLVE_FN)
 #undef TILE_RESOLVE_FN
   // Un-versioned symbols (no cuda.h macro maps them to a _vN name).
-#define TILE_RESOLVE_OPTIONAL_FN(fn, type) resolve(d.handle, #fn, #fn, reinterpret_cast<void**>(&d.api.fn));
+#define TILE_RESOLVE_OPTIONAL_FN(fn, type)                                                         \
+  resolve(d.handle, #fn, #fn, reinterpret_cast<void **>(&d.api.fn));
   TILE_DRIVER_OPTIONAL_FUNCTIONS(TILE_RESOLVE_OPTIONAL_FN)
 #undef TILE_RESOLVE_OPTIONAL_FN
-  if (d.api.cuDriverGetVersion) d.api.cuDriverGetVersion(&d.version);
+  if (d.api.cuDriverGetVersion)
+    d.api.cuDriverGetVersion(&d.version);
   d.initResult = d.api.cuInit ? d.api.cuInit(0) : CUDA_ERROR_NOT_INITIALIZED;
   return d;
 }
 
-}  // namespace
+} // namespace
 
-const Driver& driver() {
+const Driver &driver() {
   static const Driver d = load();
   return d;
 }
 
-Error driverMissingError(const std::string& call) {
+Error driverMissingError(const std::string &call) {
   return Error(call, CUDA_ERROR_NOT_INITIALIZED, {},
                "the CUDA driver is missing (" + driver().loadError + ")");
 }
 
-}  // namespace tile::detail
+} // namespace tile::detail

@@ -1,5 +1,8 @@
-// Driver.h (internal) - libcuda.so.1 loaded with dlopen, entry points resolved with
-// dlsym of the versioned names cuda.h maps to (the ABI compiled against).
+//===- Driver.h - libcuda.so.1 loaded with dlopen (internal) ----*- C++ -*-===//
+//
+// Entry points are resolved with dlsym of the versioned names cuda.h maps to
+// (the ABI compiled against).
+//===----------------------------------------------------------------------===//
 #pragma once
 
 #include <cuda.h>
@@ -11,11 +14,12 @@
 namespace tile::detail {
 
 // X(name): the un-versioned API name; the member type comes from cuda.h's declaration.
+// clang-format off
 #define TILE_DRIVER_FUNCTIONS(X)                                                       \
   X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString)               \
   X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)       \
   X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)         \
-  X(cuCtxGetCurrent) X(cuCtxSynchronize)                                              \
+  X(cuCtxGetCurrent) X(cuCtxSynchronize) X(cuCtxPushCurrent) X(cuCtxPopCurrent)      \
   X(cuLinkCreate) X(cuLinkAddData) X(cuLinkComplete) X(cuLinkDestroy)                 \
   X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction)                      \
   X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernelEx)                     \
@@ -24,14 +28,15 @@ namespace tile::detail {
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                         \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)           \
   X(cuEventElapsedTime)
+// clang-format on
 
 // Entry points newer drivers have and the runtime can do without (nullptr when the
 // installed driver lacks them). Their types are spelled out, so the runtime also
 // builds against a cuda.h older than the entry point.
 //   cuFuncGetParamInfo (CUDA 12.4): offset and size of each kernel parameter, for
 //   the launch argument check; without it arguments are not checked.
-using FuncGetParamInfoFn = CUresult (*)(CUfunction func, size_t paramIndex, size_t* paramOffset,
-                                        size_t* paramSize);
+using FuncGetParamInfoFn = CUresult (*)(CUfunction func, size_t paramIndex, size_t *paramOffset,
+                                        size_t *paramSize);
 #define TILE_DRIVER_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo, FuncGetParamInfoFn)
 
 struct DriverApi {
@@ -44,24 +49,24 @@ struct DriverApi {
 };
 
 struct Driver {
-  void* handle = nullptr;
-  std::string loadError;  // why dlopen failed
-  int version = 0;        // cuDriverGetVersion
+  void *handle = nullptr;
+  std::string loadError; // why dlopen failed
+  int version = 0;       // cuDriverGetVersion
   CUresult initResult = CUDA_ERROR_NOT_INITIALIZED;
   DriverApi api;
 };
 
 // Loads the driver once (thread-safe); never throws.
-const Driver& driver();
+const Driver &driver();
 
 // The error thrown when `call` is needed but the driver cannot be loaded.
-Error driverMissingError(const std::string& call);
+Error driverMissingError(const std::string &call);
 
 // The entry point, or throws (driver missing / driver lacks the entry point).
-template <class F>
-F driverFn(F DriverApi::*member, const char* call) {
-  const Driver& d = driver();
-  if (!d.handle) throw driverMissingError(call);
+template <class F> F driverFn(F DriverApi::*member, const char *call) {
+  const Driver &d = driver();
+  if (!d.handle)
+    throw driverMissingError(call);
   F f = d.api.*member;
   if (!f)
     throw Error(call, CUDA_ERROR_NOT_SUPPORTED, {},
@@ -69,20 +74,21 @@ F driverFn(F DriverApi::*member, const char* call) {
   return f;
 }
 
-inline void check(CUresult r, const char* call, const std::string& kernel = {}) {
-  if (r != CUDA_SUCCESS) throw Error(call, static_cast<int>(r), kernel);
+inline void check(CUresult r, const char *call, const std::string &kernel = {}) {
+  if (r != CUDA_SUCCESS)
+    throw Error(call, static_cast<int>(r), kernel);
 }
 
-}  // namespace tile::detail
+} // namespace tile::detail
 
 // TILE_CU(cuMemAlloc, &p, n): calls the driver entry point and throws tile::Error
 // naming the call on failure. TILE_CU_K(kernelName, fn, args...) also names the kernel.
-#define TILE_CU(fn, ...)                                                                   \
-  ::tile::detail::check(                                                                   \
+#define TILE_CU(fn, ...)                                                                           \
+  ::tile::detail::check(                                                                           \
       ::tile::detail::driverFn(&::tile::detail::DriverApi::fn, #fn)(__VA_ARGS__), #fn)
-#define TILE_CU_K(kernel, fn, ...)                                                         \
-  ::tile::detail::check(                                                                   \
+#define TILE_CU_K(kernel, fn, ...)                                                                 \
+  ::tile::detail::check(                                                                           \
       ::tile::detail::driverFn(&::tile::detail::DriverApi::fn, #fn)(__VA_ARGS__), #fn, kernel)
 // The raw CUresult, for calls whose failure is handled locally.
-#define TILE_CU_RAW(fn, ...) \
+#define TILE_CU_RAW(fn, ...)                                                                       \
   (::tile::detail::driverFn(&::tile::detail::DriverApi::fn, #fn)(__VA_ARGS__))

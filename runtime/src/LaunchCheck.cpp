@@ -1,4 +1,4 @@
-
+//===- LaunchCheck.cpp - launch configurations against limits -------------===//
 #include "tile/error.h"
 #include "tile/launch.h"
 
@@ -7,43 +7,53 @@
 namespace tile {
 namespace {
 
-std::string dims(const Dim3& d) {
+std::string dims(const Dim3 &d) {
   return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
 }
 
-std::string zeroAxis(const Dim3& d) {
-  if (d.x == 0) return "x";
-  if (d.y == 0) return "y";
-  if (d.z == 0) return "z";
+std::string zeroAxis(const Dim3 &d) {
+  if (d.x == 0)
+    return "x";
+  if (d.y == 0)
+    return "y";
+  if (d.z == 0)
+    return "z";
   return "";
 }
 
 // a + b in decimal, exact even where size_t would wrap.
 std::string total(size_t a, size_t b) {
-  if (a <= SIZE_MAX - b) return std::to_string(a + b);
+  if (a <= SIZE_MAX - b)
+    return std::to_string(a + b);
   unsigned long long lo = (a % 10) + (b % 10);
   return std::to_string(a / 10 + b / 10 + lo / 10) + std::to_string(lo % 10);
 }
 
-}  // namespace
+} // namespace
 
-Dim3 effectiveCluster(const LaunchConfig& cfg, const LaunchLimits& lim) {
+Dim3 effectiveCluster(const LaunchConfig &cfg, const LaunchLimits &lim) {
   const Dim3 one(1, 1, 1);
-  if (cfg.cluster == one && lim.kernelRequiredCluster.count() > 0) return lim.kernelRequiredCluster;
+  if (cfg.cluster == one && lim.kernelRequiredCluster.count() > 0)
+    return lim.kernelRequiredCluster;
   return cfg.cluster;
 }
 
-std::string checkLaunch(const std::string& kernel, const LaunchConfig& cfg, const LaunchLimits& lim) {
+std::string checkLaunch(const std::string &kernel, const LaunchConfig &cfg,
+                        const LaunchLimits &lim) {
   const std::string k = "kernel '" + kernel + "': ";
-  struct Named { const char* what; const Dim3& d; };
-  for (Named n : {Named{"grid", cfg.grid}, Named{"block", cfg.block}, Named{"cluster", cfg.cluster}}) {
+  struct Named {
+    const char *what;
+    const Dim3 &d;
+  };
+  for (Named n :
+       {Named{"grid", cfg.grid}, Named{"block", cfg.block}, Named{"cluster", cfg.cluster}}) {
     std::string axis = zeroAxis(n.d);
     if (!axis.empty())
       return k + n.what + " " + dims(n.d) + " has a zero dimension in " + axis;
   }
 
   // Block.
-  const char* axes[] = {"x", "y", "z"};
+  const char *axes[] = {"x", "y", "z"};
   unsigned block[] = {cfg.block.x, cfg.block.y, cfg.block.z};
   unsigned maxBlock[] = {lim.maxBlockDim.x, lim.maxBlockDim.y, lim.maxBlockDim.z};
   for (int i = 0; i < 3; ++i)
@@ -78,37 +88,42 @@ std::string checkLaunch(const std::string& kernel, const LaunchConfig& cfg, cons
   if (cluster > static_cast<unsigned long long>(lim.nonPortableClusterLimit))
     return k + "cluster of " + std::to_string(cluster) + " CTAs " + dims(eff) +
            " exceeds the hardware limit of " + std::to_string(lim.nonPortableClusterLimit);
-  if (cluster > static_cast<unsigned long long>(lim.portableClusterLimit) && !cfg.allowNonPortableCluster)
+  if (cluster > static_cast<unsigned long long>(lim.portableClusterLimit) &&
+      !cfg.allowNonPortableCluster)
     return k + "cluster of " + std::to_string(cluster) + " CTAs exceeds the portable limit of " +
            std::to_string(lim.portableClusterLimit) + " (set allowNonPortableCluster)";
   // PTX ISA, .reqnctapercluster: a launch-time cluster must equal the compiled one.
   if (compiled && eff != lim.kernelRequiredCluster)
-    return k + "launched with cluster " + dims(cfg.cluster) + " but the kernel is compiled for cluster " +
-           dims(lim.kernelRequiredCluster) + " (.reqnctapercluster)";
+    return k + "launched with cluster " + dims(cfg.cluster) +
+           " but the kernel is compiled for cluster " + dims(lim.kernelRequiredCluster) +
+           " (.reqnctapercluster)";
   unsigned cl[] = {eff.x, eff.y, eff.z};
   for (int i = 0; i < 3; ++i)
     if (grid[i] % cl[i] != 0)
       return k + "grid " + dims(cfg.grid) + " is not divisible by " +
-             (compiled && cfg.cluster != eff ? "the kernel's compiled cluster " : "cluster ") + dims(eff) +
-             " in " + axes[i];
+             (compiled && cfg.cluster != eff ? "the kernel's compiled cluster " : "cluster ") +
+             dims(eff) + " in " + axes[i];
 
   // Shared memory.
   // Compared without forming the sum, which could wrap for a huge sharedBytes.
   if (cfg.sharedBytes > lim.maxSharedPerBlockOptin ||
       lim.kernelStaticSharedBytes > lim.maxSharedPerBlockOptin - cfg.sharedBytes)
-    return k + total(cfg.sharedBytes, lim.kernelStaticSharedBytes) + " bytes of shared memory per block exceed the device limit of " +
-           std::to_string(lim.maxSharedPerBlockOptin) + " bytes (" + std::to_string(cfg.sharedBytes) +
-           " dynamic + " + std::to_string(lim.kernelStaticSharedBytes) + " static)";
+    return k + total(cfg.sharedBytes, lim.kernelStaticSharedBytes) +
+           " bytes of shared memory per block exceed the device limit of " +
+           std::to_string(lim.maxSharedPerBlockOptin) + " bytes (" +
+           std::to_string(cfg.sharedBytes) + " dynamic + " +
+           std::to_string(lim.kernelStaticSharedBytes) + " static)";
   return {};
 }
 
-void validateLaunch(const std::string& kernel, const LaunchConfig& cfg, const LaunchLimits& limits) {
+void validateLaunch(const std::string &kernel, const LaunchConfig &cfg,
+                    const LaunchLimits &limits) {
   std::string msg = checkLaunch(kernel, cfg, limits);
   if (!msg.empty())
     throw Error::withMessage("Kernel::launch", CUDA_ERROR_INVALID_VALUE, kernel, msg);
 }
 
-std::string clusterDoesNotFitMessage(const std::string& kernel, const LaunchConfig& cfg,
+std::string clusterDoesNotFitMessage(const std::string &kernel, const LaunchConfig &cfg,
                                      size_t staticSharedBytes) {
   return "kernel '" + kernel + "': cannot fit even one cluster of " +
          std::to_string(cfg.cluster.count()) + " CTAs with " +
@@ -116,4 +131,4 @@ std::string clusterDoesNotFitMessage(const std::string& kernel, const LaunchConf
          std::to_string(cfg.block.count()) + " threads (cuOccupancyMaxActiveClusters returned 0)";
 }
 
-}  // namespace tile
+} // namespace tile

@@ -1,4 +1,4 @@
-// tile/args.h - kernel argument packing for Kernel::launch.
+//===- args.h - kernel argument packing for Kernel::launch ------*- C++ -*-===//
 #pragma once
 
 #include <cuda.h>
@@ -16,54 +16,50 @@ template <class T> class DeviceBuffer;
 namespace detail {
 
 // How one launch argument is passed: by value, as `type`.
-template <class T, class Enable = void>
-struct ArgTraits {
+template <class T, class Enable = void> struct ArgTraits {
   static_assert(std::is_trivially_copyable<T>::value,
                 "kernel arguments must be trivially copyable scalars/structs, "
                 "tile::DeviceBuffer<T> or CUdeviceptr");
   static_assert(!std::is_reference<T>::value, "unexpected reference");
   using type = T;
-  static const T& convert(const T& v) { return v; }
+  static const T &convert(const T &v) { return v; }
 };
 // DeviceBuffer<T> is passed as its CUdeviceptr.
-template <class T>
-struct ArgTraits<DeviceBuffer<T>> {
+template <class T> struct ArgTraits<DeviceBuffer<T>> {
   using type = CUdeviceptr;
-  static CUdeviceptr convert(const DeviceBuffer<T>& b) { return b.ptr(); }
+  static CUdeviceptr convert(const DeviceBuffer<T> &b) { return b.ptr(); }
 };
 
-}  // namespace detail
+} // namespace detail
 
 // Owns one stable copy of every argument and the void* array cuLaunchKernelEx wants
 // (kernelParams[i] points at the i-th copy). Neither copyable nor movable, so the
 // pointers stay valid for the pack's whole life.
-template <class... Args>
-class ArgPack {
- public:
+template <class... Args> class ArgPack {
+public:
   static constexpr size_t kCount = sizeof...(Args);
   using Storage = std::tuple<typename detail::ArgTraits<Args>::type...>;
 
-  explicit ArgPack(const Args&... args) : values_(detail::ArgTraits<Args>::convert(args)...) {
+  explicit ArgPack(const Args &...args) : values_(detail::ArgTraits<Args>::convert(args)...) {
     fill(std::index_sequence_for<Args...>{});
   }
-  ArgPack(const ArgPack&) = delete;
-  ArgPack& operator=(const ArgPack&) = delete;
+  ArgPack(const ArgPack &) = delete;
+  ArgPack &operator=(const ArgPack &) = delete;
 
-  void** data() { return ptrs_.data(); }
+  void **data() { return ptrs_.data(); }
   static constexpr size_t size() { return kCount; }
   // Byte size of each packed argument, in order.
   static constexpr std::array<size_t, kCount + 1> sizes() {
     return {sizeof(typename detail::ArgTraits<Args>::type)..., 0};
   }
-  template <size_t I> const auto& get() const { return std::get<I>(values_); }
+  template <size_t I> const auto &get() const { return std::get<I>(values_); }
 
- private:
-  template <size_t... I>
-  void fill(std::index_sequence<I...>) {
-    ptrs_ = {{static_cast<void*>(&std::get<I>(values_))..., nullptr}};
+private:
+  template <size_t... I> void fill(std::index_sequence<I...>) {
+    ptrs_ = {{static_cast<void *>(&std::get<I>(values_))..., nullptr}};
   }
   Storage values_;
-  std::array<void*, kCount + 1> ptrs_{};  // +1: never zero-sized, null-terminated
+  std::array<void *, kCount + 1> ptrs_{}; // +1: never zero-sized, null-terminated
 };
 
-}  // namespace tile
+} // namespace tile

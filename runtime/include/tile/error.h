@@ -1,4 +1,4 @@
-// tile/error.h - the runtime's single exception type and the CUresult name table.
+//===- error.h - the runtime's exception and CUresult names -----*- C++ -*-===//
 #pragma once
 
 #include <stdexcept>
@@ -17,23 +17,23 @@ namespace tile {
 // (set allowNonPortableCluster)", call() is "Kernel::launch" and code() is
 // CUDA_ERROR_INVALID_VALUE.
 class Error : public std::runtime_error {
- public:
+public:
   // A CUDA driver error: the message is formatted from the parts (see above).
   Error(std::string call, int code, std::string kernel = {}, std::string extra = {});
   // A runtime-detected error with a ready-made message.
   static Error withMessage(std::string call, int code, std::string kernel, std::string message);
 
-  const std::string& call() const { return call_; }
-  int code() const { return code_; }  // a CUresult value
-  const std::string& errorName() const { return errorName_; }
-  const std::string& kernel() const { return kernel_; }
-  const std::string& description() const { return description_; }
+  const std::string &call() const { return call_; }
+  int code() const { return code_; } // a CUresult value
+  const std::string &errorName() const { return errorName_; }
+  const std::string &kernel() const { return kernel_; }
+  const std::string &description() const { return description_; }
 
   // The message the (call, code, kernel, extra) constructor produces.
-  static std::string format(const std::string& call, int code, const std::string& kernel,
-                            const std::string& extra);
+  static std::string format(const std::string &call, int code, const std::string &kernel,
+                            const std::string &extra);
 
- private:
+private:
   Error(std::string call, int code, std::string kernel, std::string what, int);
   std::string call_;
   int code_;
@@ -50,4 +50,4 @@ std::string errorDescription(int code);
 // True when errorName(code) comes from the table.
 bool isKnownError(int code);
 
-}  // namespace tile
+} // namespace tile

@@ -1,4 +1,6 @@
-// tile/launch.h - launch configuration and the pure (GPU-free) launch checks.
+//===- launch.h - launch configuration and launch checks --------*- C++ -*-===//
+// The checks are pure (GPU-free), so they are testable without a driver.
+//===----------------------------------------------------------------------===//
 #pragma once
 
 #include <cuda.h>
@@ -15,12 +17,14 @@ struct Dim3 {
   Dim3(unsigned x_, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
   unsigned long long count() const { return 1ull * x * y * z; }
 };
-inline bool operator==(const Dim3& a, const Dim3& b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
-inline bool operator!=(const Dim3& a, const Dim3& b) { return !(a == b); }
+inline bool operator==(const Dim3 &a, const Dim3 &b) {
+  return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+inline bool operator!=(const Dim3 &a, const Dim3 &b) { return !(a == b); }
 
 struct LaunchConfig {
   Dim3 grid, block, cluster;
-  size_t sharedBytes = 0;  // dynamic shared memory per block
+  size_t sharedBytes = 0; // dynamic shared memory per block
   CUstream stream = nullptr;
   bool allowNonPortableCluster = false;
 };
@@ -28,8 +32,8 @@ struct LaunchConfig {
 // Everything the launch checks need, as plain numbers, so they can be tested
 // without a GPU. Kernel::launch fills it from cuFuncGetAttribute/cuDeviceGetAttribute.
 struct LaunchLimits {
-  int kernelMaxThreadsPerBlock = 1024;    // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
-  size_t kernelStaticSharedBytes = 0;     // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+  int kernelMaxThreadsPerBlock = 1024; // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+  size_t kernelStaticSharedBytes = 0;  // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
   // The cluster shape compiled into the kernel (PTX .reqnctapercluster), from
   // CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_{WIDTH,HEIGHT,DEPTH}; (0, 0, 0) when none.
   Dim3 kernelRequiredCluster{0, 0, 0};
@@ -39,31 +43,33 @@ struct LaunchLimits {
   size_t maxSharedPerBlockOptin = 232448; // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
   Dim3 maxBlockDim{1024, 1024, 64};
   Dim3 maxGridDim{2147483647u, 65535u, 65535u};
-  bool clusterLaunch = true;              // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
+  bool clusterLaunch = true; // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
   int portableClusterLimit = 8;
   int nonPortableClusterLimit = 16;
 };
 
 // The cluster the kernel actually runs with: cfg.cluster, or the kernel's compiled
 // cluster (.reqnctapercluster) when cfg leaves the cluster at (1, 1, 1).
-Dim3 effectiveCluster(const LaunchConfig& cfg, const LaunchLimits& limits);
+Dim3 effectiveCluster(const LaunchConfig &cfg, const LaunchLimits &limits);
 
 // Returns "" when cfg is launchable for the kernel under the limits, otherwise a
 // message naming the kernel and the exceeded limit, e.g.
-//   "kernel 'histogram': cluster of 16 CTAs exceeds the portable limit of 8 (set allowNonPortableCluster)"
-//   "kernel 'k': 240000 bytes of shared memory per block exceed the device limit of 232448 bytes (...)"
+//   "kernel 'histogram': cluster of 16 CTAs exceeds the portable limit of 8 (set
+//   allowNonPortableCluster)" "kernel 'k': 240000 bytes of shared memory per block exceed the
+//   device limit of 232448 bytes (...)"
 // Checks, in order: zero dimensions, block dims vs device, block threads vs device
 // and kernel, grid dims vs device, cluster support, cluster size (hardware /
 // portable), cluster vs the kernel's compiled cluster, grid divisible by the
 // (effective) cluster, dynamic + static shared memory vs the opt-in maximum.
-std::string checkLaunch(const std::string& kernel, const LaunchConfig& cfg, const LaunchLimits& limits);
+std::string checkLaunch(const std::string &kernel, const LaunchConfig &cfg,
+                        const LaunchLimits &limits);
 // Throws tile::Error (call "Kernel::launch", CUDA_ERROR_INVALID_VALUE) when checkLaunch fails.
-void validateLaunch(const std::string& kernel, const LaunchConfig& cfg, const LaunchLimits& limits);
+void validateLaunch(const std::string &kernel, const LaunchConfig &cfg, const LaunchLimits &limits);
 
 // Dynamic shared memory above this needs CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES raised.
 constexpr size_t kDefaultDynamicSharedLimit = 48 * 1024;
 // The message used when cuOccupancyMaxActiveClusters reports 0.
-std::string clusterDoesNotFitMessage(const std::string& kernel, const LaunchConfig& cfg,
+std::string clusterDoesNotFitMessage(const std::string &kernel, const LaunchConfig &cfg,
                                      size_t staticSharedBytes);
 
 // One kernel parameter as the driver lays it out (cuFuncGetParamInfo), plus its PTX
@@ -80,14 +86,14 @@ struct KernelParam {
 // sizes), e.g.
 //   "kernel 'vadd': argument 2 is 4 bytes but parameter 2 ('vadd_param_2') is 8 bytes ..."
 // Only sizes can be checked: an int32_t passed for an f32 parameter is not caught.
-std::string checkArguments(const std::string& kernel, const size_t* argSizes, size_t argCount,
-                           const std::vector<KernelParam>& params);
+std::string checkArguments(const std::string &kernel, const size_t *argSizes, size_t argCount,
+                           const std::vector<KernelParam> &params);
 // Throws tile::Error (call "Kernel::launch", CUDA_ERROR_INVALID_VALUE) when checkArguments fails.
-void validateArguments(const std::string& kernel, const size_t* argSizes, size_t argCount,
-                       const std::vector<KernelParam>& params);
+void validateArguments(const std::string &kernel, const size_t *argSizes, size_t argCount,
+                       const std::vector<KernelParam> &params);
 
 // The parameter names of `.entry <kernel>(...)` in PTX text, in order; empty when the
 // entry is not found (or has no parameters).
-std::vector<std::string> ptxParamNames(const std::string& ptx, const std::string& kernel);
+std::vector<std::string> ptxParamNames(const std::string &ptx, const std::string &kernel);
 
-}  // namespace tile
+} // namespace tile

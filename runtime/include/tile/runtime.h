@@ -1,8 +1,10 @@
-// tile/runtime.h - the tilec runtime: a small C++17 layer over the CUDA driver API.
+//===- runtime.h - the tilec runtime over the CUDA driver -------*- C++ -*-===//
 //
-// The driver (libcuda.so.1) is loaded with dlopen at first use; nothing links
-// against libcuda, so programs run (and report a clean tile::Error) on machines
-// without a driver. Only cuda.h types are used from the CUDA toolkit.
+// A small C++17 layer over the CUDA driver API. The driver (libcuda.so.1) is
+// loaded with dlopen at first use; nothing links against libcuda, so programs run (and report a
+// clean tile::Error) on machines without a driver. Only cuda.h types are used from the CUDA
+// toolkit.
+//===----------------------------------------------------------------------===//
 #pragma once
 
 #include <cuda.h>
@@ -30,30 +32,30 @@ namespace detail {
 struct ContextState;
 struct ModuleState;
 struct KernelState;
-}  // namespace detail
+} // namespace detail
 
 // A device and its primary context (retained on construction, released when the
 // last copy goes away), made current on the calling thread by the constructor.
 // Copies share the same state.
 class Context {
- public:
-  explicit Context(int device = 0);  // cuInit, cuDevicePrimaryCtxRetain, cuCtxSetCurrent
+public:
+  explicit Context(int device = 0); // cuInit, cuDevicePrimaryCtxRetain, cuCtxSetCurrent
   int device() const;
   std::string name() const;
   int smCount() const;
-  int computeCapability() const;  // e.g. 90
-  std::string arch() const;       // "sm_90a" for 9.0 ("a" suffix from 9.0 on)
+  int computeCapability() const; // e.g. 90
+  std::string arch() const;      // "sm_90a" for 9.0 ("a" suffix from 9.0 on)
   int driverVersion() const;
   size_t maxSharedPerBlockOptin() const;
-  int attribute(CUdevice_attribute attr) const;  // any cuDeviceGetAttribute value
-  void makeCurrent() const;                      // cuCtxSetCurrent on this thread
-  void synchronize();                            // cuCtxSynchronize
+  int attribute(CUdevice_attribute attr) const; // any cuDeviceGetAttribute value
+  void makeCurrent() const;                     // cuCtxSetCurrent on this thread
+  void synchronize();                           // cuCtxSynchronize
   CUcontext raw() const;
   CUdevice rawDevice() const;
 
-  const std::shared_ptr<detail::ContextState>& state() const { return state_; }
+  const std::shared_ptr<detail::ContextState> &state() const { return state_; }
 
- private:
+private:
   std::shared_ptr<detail::ContextState> state_;
 };
 
@@ -62,39 +64,39 @@ struct ModuleOptions {
   // "" -> $TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec, else ~/.cache/tilec.
   // TILEC_NO_CACHE=1 in the environment disables the cache.
   std::string cacheDir;
-  int jitOptLevel = 4;  // CU_JIT_OPTIMIZATION_LEVEL, 0..4
+  int jitOptLevel = 4; // CU_JIT_OPTIMIZATION_LEVEL, 0..4
 };
 
 class Kernel;
 
 // A loaded module (cuModuleUnload when the last Module/Kernel referring to it goes away).
 class Module {
- public:
-  Module() = default;  // empty; only assignable/valid() until given a loaded module (else throws)
+public:
+  Module() = default; // empty; only assignable/valid() until given a loaded module (else throws)
   bool valid() const { return state_ != nullptr; }
   // JIT: cuLinkCreate/cuLinkAddData/cuLinkComplete -> cubin (cached on disk), then
   // cuModuleLoadDataEx. A JIT failure's tile::Error carries the JIT error log.
-  static Module fromPtx(Context&, const std::string& ptx, const ModuleOptions& = {});
+  static Module fromPtx(Context &, const std::string &ptx, const ModuleOptions & = {});
   // A cubin or fatbin image.
-  static Module fromCubin(Context&, const std::string& cubin);
+  static Module fromCubin(Context &, const std::string &cubin);
   // .ptx or .cubin/fatbin, decided by content (ELF/fatbin magic -> binary, else PTX).
-  static Module fromFile(Context&, const std::string& path, const ModuleOptions& = {});
+  static Module fromFile(Context &, const std::string &path, const ModuleOptions & = {});
 
-  Kernel kernel(const std::string& name) const;  // cuModuleGetFunction
+  Kernel kernel(const std::string &name) const; // cuModuleGetFunction
   bool loadedFromCache() const;
-  const std::string& jitInfoLog() const;  // CU_JIT_INFO_LOG_BUFFER of the JIT ("" if cached)
-  const std::string& cubin() const;       // the loaded image (cubin for PTX modules)
-  const std::string& cachePath() const;   // cache file used/written, "" when none
+  const std::string &jitInfoLog() const; // CU_JIT_INFO_LOG_BUFFER of the JIT ("" if cached)
+  const std::string &cubin() const;      // the loaded image (cubin for PTX modules)
+  const std::string &cachePath() const;  // cache file used/written, "" when none
   CUmodule raw() const;
 
- private:
+private:
   explicit Module(std::shared_ptr<detail::ModuleState> s) : state_(std::move(s)) {}
   std::shared_ptr<detail::ModuleState> state_;
 };
 
 class Kernel {
- public:
-  Kernel() = default;  // empty; only assignable/valid() until given a kernel (else throws)
+public:
+  Kernel() = default; // empty; only assignable/valid() until given a kernel (else throws)
   bool valid() const { return state_ != nullptr; }
   // Args: scalars/trivially copyable structs by value, DeviceBuffer<T> -> its
   // CUdeviceptr, raw CUdeviceptr. Checks the arguments' number and byte sizes
@@ -102,73 +104,86 @@ class Kernel {
   // the configuration (see tile/launch.h) before launching, raises the dynamic shared
   // memory and non-portable cluster attributes as needed, and for clusters checks
   // cuOccupancyMaxActiveClusters.
-  template <class... Args>
-  void launch(const LaunchConfig& cfg, const Args&... args) {
+  template <class... Args> void launch(const LaunchConfig &cfg, const Args &...args) {
     ArgPack<Args...> pack(args...);
     const auto sizes = ArgPack<Args...>::sizes();
     launchPacked(cfg, pack.data(), sizes.data(), pack.size());
   }
   // A ready argument array: args[i] points at argSizes[i] bytes for parameter i.
-  void launchPacked(const LaunchConfig& cfg, void** args, const size_t* argSizes, size_t argCount);
+  void launchPacked(const LaunchConfig &cfg, void **args, const size_t *argSizes, size_t argCount);
   // As launchPacked, without the argument check (the sizes behind args are unknown):
   // the array must match the kernel's parameters exactly.
-  void launchUnchecked(const LaunchConfig& cfg, void** args);
+  void launchUnchecked(const LaunchConfig &cfg, void **args);
   // cuOccupancyMaxActiveClusters for a valid cfg, after raising the attributes cfg
   // needs (as launch does), since the answer counts against them.
-  int maxActiveClusters(const LaunchConfig& cfg) const;
+  int maxActiveClusters(const LaunchConfig &cfg) const;
 
-  const std::string& name() const;
+  const std::string &name() const;
   CUfunction raw() const;
   int maxThreadsPerBlock() const;
   size_t staticSharedBytes() const;
   int numRegs() const;
-  int attribute(CUfunction_attribute attr) const;  // any cuFuncGetAttribute value
+  int attribute(CUfunction_attribute attr) const; // any cuFuncGetAttribute value
   LaunchLimits limits() const;                    // what launch checks against
   // The parameters as the driver lays them out (names from the PTX of a PTX module);
   // paramsKnown() is false when the driver lacks cuFuncGetParamInfo (before CUDA
   // 12.4): then arguments are not checked.
   bool paramsKnown() const;
-  const std::vector<KernelParam>& params() const;
+  const std::vector<KernelParam> &params() const;
 
- private:
+private:
   friend class Module;
   explicit Kernel(std::shared_ptr<detail::KernelState> s) : state_(std::move(s)) {}
-  void prepare(const LaunchConfig& cfg, const LaunchLimits& limits) const;
-  int queryActiveClusters(const LaunchConfig& cfg) const;
+  void prepare(const LaunchConfig &cfg, const LaunchLimits &limits) const;
+  int queryActiveClusters(const LaunchConfig &cfg) const;
   std::shared_ptr<detail::KernelState> state_;
 };
 
 namespace detail {
-CUdeviceptr memAlloc(size_t bytes);
-void memFree(CUdeviceptr p) noexcept;
-void copyHtoD(CUdeviceptr dst, const void* src, size_t bytes);
-void copyDtoH(void* dst, CUdeviceptr src, size_t bytes);
+// The ContextState of the Context last constructed or made current on this
+// thread (null when none is alive): a DeviceBuffer's context unless given one.
+std::shared_ptr<ContextState> currentContext();
+// cuMemAlloc / cuMemFree with `ctx` current for the call (when not null).
+CUdeviceptr memAlloc(const std::shared_ptr<ContextState> &ctx, size_t bytes);
+void memFree(const std::shared_ptr<ContextState> &ctx, CUdeviceptr p) noexcept;
+void copyHtoD(CUdeviceptr dst, const void *src, size_t bytes);
+void copyDtoH(void *dst, CUdeviceptr src, size_t bytes);
 void memsetD8(CUdeviceptr dst, unsigned char value, size_t bytes);
-[[noreturn]] void throwBufferOverflow(const char* what, size_t n, size_t size);
+[[noreturn]] void throwBufferOverflow(const char *what, size_t n, size_t size);
 [[noreturn]] void throwAllocationOverflow(size_t count, size_t elementSize);
 // count * elementSize, or throws when that overflows size_t (it would allocate a
 // wrapped, too small buffer).
 inline size_t allocationBytes(size_t count, size_t elementSize) {
-  if (elementSize && count > static_cast<size_t>(-1) / elementSize) throwAllocationOverflow(count, elementSize);
+  if (elementSize && count > static_cast<size_t>(-1) / elementSize)
+    throwAllocationOverflow(count, elementSize);
   return count * elementSize;
 }
-}  // namespace detail
+} // namespace detail
 
-// RAII device allocation of `count` elements of T (needs a current context).
-template <class T>
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(size_t count)
-      : size_(count), ptr_(count ? detail::memAlloc(detail::allocationBytes(count, sizeof(T))) : 0) {}
-  ~DeviceBuffer() { detail::memFree(ptr_); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& o) noexcept : size_(o.size_), ptr_(o.ptr_) { o.size_ = 0; o.ptr_ = 0; }
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+// RAII device allocation of `count` elements of T. The buffer keeps its context:
+// it holds the context's state (so the primary context stays retained while the
+// buffer lives, even after every Context handle is gone) and frees the memory
+// with that context current, whatever context the thread has then.
+template <class T> class DeviceBuffer {
+public:
+  // In the Context last constructed or made current on this thread.
+  explicit DeviceBuffer(size_t count) : DeviceBuffer(detail::currentContext(), count) {}
+  DeviceBuffer(const Context &ctx, size_t count) : DeviceBuffer(ctx.state(), count) {}
+  ~DeviceBuffer() { detail::memFree(ctx_, ptr_); }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  DeviceBuffer(DeviceBuffer &&o) noexcept : ctx_(std::move(o.ctx_)), size_(o.size_), ptr_(o.ptr_) {
+    o.size_ = 0;
+    o.ptr_ = 0;
+  }
+  DeviceBuffer &operator=(DeviceBuffer &&o) noexcept {
     if (this != &o) {
-      detail::memFree(ptr_);
-      size_ = o.size_; ptr_ = o.ptr_;
-      o.size_ = 0; o.ptr_ = 0;
+      detail::memFree(ctx_, ptr_);
+      ctx_ = std::move(o.ctx_);
+      size_ = o.size_;
+      ptr_ = o.ptr_;
+      o.size_ = 0;
+      o.ptr_ = 0;
     }
     return *this;
   }
@@ -176,15 +191,21 @@ class DeviceBuffer {
   size_t size() const { return size_; }
   size_t bytes() const { return size_ * sizeof(T); }
   CUdeviceptr ptr() const { return ptr_; }
+  // The context the memory belongs to (null when none was alive at allocation).
+  const std::shared_ptr<detail::ContextState> &context() const { return ctx_; }
 
-  void copyFrom(const T* host, size_t n) {
-    if (n > size_) detail::throwBufferOverflow("DeviceBuffer::copyFrom", n, size_);
-    if (n) detail::copyHtoD(ptr_, host, n * sizeof(T));
+  void copyFrom(const T *host, size_t n) {
+    if (n > size_)
+      detail::throwBufferOverflow("DeviceBuffer::copyFrom", n, size_);
+    if (n)
+      detail::copyHtoD(ptr_, host, n * sizeof(T));
   }
-  void copyFrom(const std::vector<T>& host) { copyFrom(host.data(), host.size()); }
-  void copyTo(T* host, size_t n) const {
-    if (n > size_) detail::throwBufferOverflow("DeviceBuffer::copyTo", n, size_);
-    if (n) detail::copyDtoH(host, ptr_, n * sizeof(T));
+  void copyFrom(const std::vector<T> &host) { copyFrom(host.data(), host.size()); }
+  void copyTo(T *host, size_t n) const {
+    if (n > size_)
+      detail::throwBufferOverflow("DeviceBuffer::copyTo", n, size_);
+    if (n)
+      detail::copyDtoH(host, ptr_, n * sizeof(T));
   }
   std::vector<T> toHost() const {
     std::vector<T> v(size_);
@@ -192,27 +213,32 @@ class DeviceBuffer {
     return v;
   }
   void fillBytes(unsigned char b) {
-    if (size_) detail::memsetD8(ptr_, b, bytes());
+    if (size_)
+      detail::memsetD8(ptr_, b, bytes());
   }
 
- private:
+private:
+  DeviceBuffer(std::shared_ptr<detail::ContextState> ctx, size_t count)
+      : ctx_(std::move(ctx)), size_(count),
+        ptr_(count ? detail::memAlloc(ctx_, detail::allocationBytes(count, sizeof(T))) : 0) {}
+  std::shared_ptr<detail::ContextState> ctx_;
   size_t size_ = 0;
   CUdeviceptr ptr_ = 0;
 };
 
 // RAII stream (cuStreamCreate with CU_STREAM_NON_BLOCKING by default).
 class Stream {
- public:
+public:
   explicit Stream(unsigned flags = CU_STREAM_NON_BLOCKING);
   ~Stream();
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  Stream(Stream&& o) noexcept : s_(o.s_) { o.s_ = nullptr; }
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+  Stream(Stream &&o) noexcept : s_(o.s_) { o.s_ = nullptr; }
   CUstream raw() const { return s_; }
   operator CUstream() const { return s_; }
   void synchronize();
 
- private:
+private:
   CUstream s_ = nullptr;
 };
 
@@ -220,13 +246,13 @@ class Stream {
 struct EventTimer {
   EventTimer();
   ~EventTimer();
-  EventTimer(const EventTimer&) = delete;
-  EventTimer& operator=(const EventTimer&) = delete;
+  EventTimer(const EventTimer &) = delete;
+  EventTimer &operator=(const EventTimer &) = delete;
   void start(CUstream stream = nullptr);
-  float stopMs(CUstream stream = nullptr);  // records stop, waits for it, returns ms
+  float stopMs(CUstream stream = nullptr); // records stop, waits for it, returns ms
 
- private:
+private:
   CUevent start_ = nullptr, stop_ = nullptr;
 };
 
-}  // namespace tile
+} // namespace tile

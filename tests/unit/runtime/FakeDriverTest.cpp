@@ -350,3 +350,25 @@ TEST_CASE("fake driver: DeviceBuffer frees its memory, moves transfer ownership"
   }
   CHECK(fake().liveAllocs == 0);
 }
+
+TEST_CASE("fake driver: a DeviceBuffer keeps its context and frees in it", "[fake]") {
+  reset();
+  std::unique_ptr<tile::DeviceBuffer<int>> buffer;
+  {
+    tile::Context ctx;
+    buffer = std::make_unique<tile::DeviceBuffer<int>>(16);
+    CHECK(buffer->context() == ctx.state());
+    tile::DeviceBuffer<int> named(ctx, 4);  // given the Context explicitly
+    CHECK(named.context() == ctx.state());
+  }
+  // The last Context handle is gone, the buffer still holds the primary context...
+  CHECK(fake().ctxReleases == 0);
+  CHECK(fake().liveAllocs == 1);
+  const int freesBefore = fake().freesInPushedContext;
+  buffer.reset();
+  // ...and frees its memory with that context pushed, then lets the context go.
+  CHECK(fake().liveAllocs == 0);
+  CHECK(fake().freesInPushedContext == freesBefore + 1);
+  CHECK(fake().ctxPushes == fake().ctxPops);
+  CHECK(fake().ctxReleases == 1);
+}

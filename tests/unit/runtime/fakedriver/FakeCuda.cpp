@@ -138,6 +138,16 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice) { ++g_state.ctxReleases; return CUD
 CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
 CUresult cuCtxGetCurrent(CUcontext* c) { *c = reinterpret_cast<CUcontext>(&g_ctx); return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize(void) { return g_state.syncResult; }
+CUresult cuCtxPushCurrent(CUcontext) {
+  ++g_state.ctxPushes;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxPopCurrent(CUcontext* c) {
+  if (g_state.ctxPushes == g_state.ctxPops) return CUDA_ERROR_INVALID_CONTEXT;
+  ++g_state.ctxPops;
+  if (c) *c = reinterpret_cast<CUcontext>(&g_ctx);
+  return CUDA_SUCCESS;
+}
 // As in the CUDA 13 driver: a newer ABI under the same base name. The runtime must
 // bind the header's cuCtxSynchronize(void), never this one.
 CUresult cuCtxSynchronize_v2(CUcontext) { return CUDA_ERROR_CONTEXT_IS_DESTROYED; }
@@ -330,6 +340,7 @@ CUresult cuMemAlloc(CUdeviceptr* p, size_t n) {
 }
 CUresult cuMemFree(CUdeviceptr p) {
   --g_state.liveAllocs;
+  if (g_state.ctxPushes > g_state.ctxPops) ++g_state.freesInPushedContext;
   std::free(reinterpret_cast<void*>(p));
   return CUDA_SUCCESS;
 }

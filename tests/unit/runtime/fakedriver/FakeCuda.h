@@ -30,6 +30,8 @@ struct FakeState {
   std::vector<int> jitTargets;                    // CU_JIT_TARGET per cuLinkCreate (-1: none)
   int links = 0, moduleLoads = 0, moduleUnloads = 0, occupancyQueries = 0;
   int ctxRetains = 0, ctxReleases = 0, liveAllocs = 0;
+  int ctxPushes = 0, ctxPops = 0;  // cuCtxPushCurrent / cuCtxPopCurrent
+  int freesInPushedContext = 0;    // cuMemFree calls made while a pushed context was current
 };
 
 extern "C" FakeState* fake_cuda_state();

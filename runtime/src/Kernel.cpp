@@ -1,0 +1,226 @@
+//===- Kernel.cpp - kernels: attributes, checks and launches --------------===//
+#include "RuntimeState.h"
+#include "tile/runtime.h"
+
+#include <mutex>
+#include <vector>
+
+namespace tile {
+
+namespace detail {
+
+namespace {
+
+bool sameShape(const LaunchConfig &a, const LaunchConfig &b) {
+  return a.grid == b.grid && a.block == b.block && a.cluster == b.cluster &&
+         a.sharedBytes == b.sharedBytes && a.allowNonPortableCluster == b.allowNonPortableCluster;
+}
+
+// Whether the launch passes CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: for a real cluster,
+// and for a kernel that must be given one (.explicitcluster) unless its compiled
+// cluster (.reqnctapercluster) applies. A compiled cluster with cfg.cluster (1, 1, 1)
+// passes none, which the driver reads as "the compiled cluster".
+bool passesCluster(const KernelState &k, const LaunchConfig &c) {
+  const bool compiled = k.requiredCluster.count() > 0;
+  if (c.cluster.count() > 1)
+    return true;
+  return k.needsCluster && !compiled;
+}
+
+// attrStorage must outlive the returned config.
+CUlaunchConfig toDriver(const LaunchConfig &c, CUlaunchAttribute *attrStorage, bool withCluster) {
+  CUlaunchConfig lc{};
+  lc.gridDimX = c.grid.x;
+  lc.gridDimY = c.grid.y;
+  lc.gridDimZ = c.grid.z;
+  lc.blockDimX = c.block.x;
+  lc.blockDimY = c.block.y;
+  lc.blockDimZ = c.block.z;
+  lc.sharedMemBytes = static_cast<unsigned>(c.sharedBytes);
+  lc.hStream = c.stream;
+  if (withCluster) {
+    attrStorage->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attrStorage->value.clusterDim.x = c.cluster.x;
+    attrStorage->value.clusterDim.y = c.cluster.y;
+    attrStorage->value.clusterDim.z = c.cluster.z;
+    lc.attrs = attrStorage;
+    lc.numAttrs = 1;
+  }
+  return lc;
+}
+
+// Offset and size of every parameter, through cuFuncGetParamInfo (CUDA 12.4+), which
+// answers CUDA_ERROR_INVALID_VALUE for the first index past the last parameter.
+// `known` is false when the driver lacks the entry point (or reports it unsupported):
+// then launches are not argument-checked.
+std::vector<KernelParam> queryParams(CUfunction fn, const std::string &kernel, bool &known) {
+  known = false;
+  FuncGetParamInfoFn getInfo = driver().api.cuFuncGetParamInfo;
+  if (!getInfo)
+    return {};
+  // PTX limits a kernel's parameters to 32764 bytes (PTX ISA, "Kernel Function
+  // Parameters"), so a driver that answers past that is not to be believed.
+  constexpr size_t kMaxParams = 32764;
+  std::vector<KernelParam> params;
+  for (size_t i = 0;; ++i) {
+    size_t offset = 0, size = 0;
+    CUresult r = getInfo(fn, i, &offset, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE)
+      break;
+    if (r == CUDA_ERROR_NOT_SUPPORTED && i == 0)
+      return {};
+    check(r, "cuFuncGetParamInfo", kernel);
+    if (i >= kMaxParams)
+      throw Error("cuFuncGetParamInfo", CUDA_ERROR_INVALID_VALUE, kernel,
+                  "the driver reports more than " + std::to_string(kMaxParams) + " parameters");
+    params.push_back(KernelParam{offset, size, {}});
+  }
+  known = true;
+  return params;
+}
+
+} // namespace
+} // namespace detail
+
+Kernel Module::kernel(const std::string &name) const {
+  const detail::ModuleState &m = detail::require(state_, "Module::kernel", "Module");
+  auto k = std::make_shared<detail::KernelState>();
+  k->module = state_;
+  k->name = name;
+  TILE_CU_K(name, cuModuleGetFunction, &k->fn, m.mod, name.c_str());
+  k->maxThreads = k->attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  k->staticSmem = static_cast<size_t>(k->attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
+  k->numRegs = k->attr(CU_FUNC_ATTRIBUTE_NUM_REGS);
+  k->maxDynamicSmem = k->attr(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+  const int cw = k->attr(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH);
+  const int ch = k->attr(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT);
+  const int cd = k->attr(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH);
+  if (cw > 0 && ch > 0 && cd > 0)
+    k->requiredCluster = Dim3(cw, ch, cd); // all 0 or all positive
+  k->needsCluster = k->attr(CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET) != 0;
+  k->params = detail::queryParams(k->fn, name, k->paramsKnown);
+  std::vector<std::string> names = ptxParamNames(m.ptx, name);
+  if (names.size() == k->params.size()) // else the PTX was not understood: no names
+    for (size_t i = 0; i < names.size(); ++i)
+      k->params[i].name = names[i];
+  return Kernel(k);
+}
+
+const std::string &Kernel::name() const {
+  return detail::require(state_, "Kernel::name", "Kernel").name;
+}
+CUfunction Kernel::raw() const { return detail::require(state_, "Kernel::raw", "Kernel").fn; }
+int Kernel::maxThreadsPerBlock() const {
+  return detail::require(state_, "Kernel::maxThreadsPerBlock", "Kernel").maxThreads;
+}
+size_t Kernel::staticSharedBytes() const {
+  return detail::require(state_, "Kernel::staticSharedBytes", "Kernel").staticSmem;
+}
+int Kernel::numRegs() const { return detail::require(state_, "Kernel::numRegs", "Kernel").numRegs; }
+int Kernel::attribute(CUfunction_attribute a) const {
+  return detail::require(state_, "Kernel::attribute", "Kernel").attr(a);
+}
+bool Kernel::paramsKnown() const {
+  return detail::require(state_, "Kernel::paramsKnown", "Kernel").paramsKnown;
+}
+const std::vector<KernelParam> &Kernel::params() const {
+  return detail::require(state_, "Kernel::params", "Kernel").params;
+}
+
+LaunchLimits Kernel::limits() const {
+  const detail::KernelState &k = detail::require(state_, "Kernel::limits", "Kernel");
+  const detail::ContextState &c = *k.module->ctx;
+  LaunchLimits l;
+  l.kernelMaxThreadsPerBlock = k.maxThreads;
+  l.kernelStaticSharedBytes = k.staticSmem;
+  l.kernelRequiredCluster = k.requiredCluster;
+  l.kernelNeedsCluster = k.needsCluster;
+  l.maxThreadsPerBlock = c.maxThreads;
+  l.maxSharedPerBlockOptin = c.smemOptin;
+  l.maxBlockDim = c.maxBlock;
+  l.maxGridDim = c.maxGrid;
+  l.clusterLaunch = c.clusterLaunch;
+  return l;
+}
+
+int Kernel::queryActiveClusters(const LaunchConfig &cfg) const {
+  const detail::KernelState &s = *state_;
+  // cuOccupancyMaxActiveClusters takes the cluster from the config, except that for a
+  // kernel with a compiled cluster it must be left out or equal it.
+  const bool compiled = s.requiredCluster.count() > 0;
+  CUlaunchAttribute attr{};
+  CUlaunchConfig lc =
+      detail::toDriver(cfg, &attr, /*withCluster=*/!compiled || cfg.cluster.count() > 1);
+  int n = 0;
+  TILE_CU_K(s.name, cuOccupancyMaxActiveClusters, &n, s.fn, &lc);
+  return n;
+}
+
+// Validates cfg and sets the kernel attributes it needs. Caller holds state_->mu.
+void Kernel::prepare(const LaunchConfig &cfg, const LaunchLimits &lim) const {
+  detail::KernelState &s = *state_;
+  validateLaunch(s.name, cfg, lim);
+  if (cfg.sharedBytes > static_cast<size_t>(s.maxDynamicSmem)) {
+    TILE_CU_K(s.name, cuFuncSetAttribute, s.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+              static_cast<int>(cfg.sharedBytes));
+    s.maxDynamicSmem = static_cast<int>(cfg.sharedBytes);
+  }
+  if (effectiveCluster(cfg, lim).count() > 1 && cfg.allowNonPortableCluster && !s.nonPortableSet) {
+    TILE_CU_K(s.name, cuFuncSetAttribute, s.fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+              1);
+    s.nonPortableSet = true;
+  }
+}
+
+// Validates cfg and raises the attributes it needs first, because the occupancy
+// counts against them (dynamic shared memory, non-portable cluster size).
+int Kernel::maxActiveClusters(const LaunchConfig &cfg) const {
+  detail::KernelState &s = detail::require(state_, "Kernel::maxActiveClusters", "Kernel");
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (!(s.lastValid && detail::sameShape(cfg, s.last)))
+    prepare(cfg, limits());
+  return queryActiveClusters(cfg);
+}
+
+void Kernel::launchPacked(const LaunchConfig &cfg, void **args, const size_t *argSizes,
+                          size_t argCount) {
+  detail::KernelState &s = detail::require(state_, "Kernel::launch", "Kernel");
+  if (s.paramsKnown)
+    validateArguments(s.name, argSizes, argCount, s.params);
+  launchUnchecked(cfg, args);
+}
+
+void Kernel::launchUnchecked(const LaunchConfig &cfg, void **args) {
+  detail::KernelState &s = detail::require(state_, "Kernel::launch", "Kernel");
+  {
+    // The checks and attribute updates run once per distinct shape.
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!(s.lastValid && detail::sameShape(cfg, s.last))) {
+      const LaunchLimits lim = limits();
+      prepare(cfg, lim);
+      LaunchConfig shown = cfg;
+      shown.cluster = effectiveCluster(cfg, lim);
+      if (shown.cluster.count() > 1 && queryActiveClusters(cfg) == 0)
+        throw Error::withMessage("cuOccupancyMaxActiveClusters", CUDA_ERROR_INVALID_VALUE, s.name,
+                                 clusterDoesNotFitMessage(s.name, shown, s.staticSmem));
+      s.last = cfg;
+      s.lastValid = true;
+    }
+  }
+  CUlaunchAttribute attr{};
+  CUlaunchConfig lc = detail::toDriver(cfg, &attr, detail::passesCluster(s, cfg));
+  CUresult r = TILE_CU_RAW(cuLaunchKernelEx, &lc, s.fn, args, nullptr);
+  if (r != CUDA_SUCCESS) {
+    // A sticky fault of earlier work is reported here too: name its likely source.
+    std::string before = detail::lastKernel(detail::Scope::AnyStream);
+    if (detail::isKernelFault(r) && !before.empty())
+      throw Error("cuLaunchKernelEx", static_cast<int>(r), s.name,
+                  "a fault of earlier work, reported at this launch (the last kernel launched "
+                  "before it was '" +
+                      before + "')");
+    throw Error("cuLaunchKernelEx", static_cast<int>(r), s.name);
+  }
+  detail::noteLaunch(cfg.stream, s.name);
+}
+
+} // namespace tile

@@ -1,0 +1,182 @@
+//===- Module.cpp - loading modules: PTX through the JIT, cubins ----------===//
+#include "RuntimeState.h"
+#include "tile/runtime.h"
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace tile {
+
+namespace detail {
+
+namespace {
+
+std::string cstr(const std::vector<char> &buf) {
+  return std::string(buf.data(), strnlen(buf.data(), buf.size()));
+}
+
+std::string logs(const std::string &error, const std::string &info) {
+  std::string s;
+  if (!error.empty())
+    s += "JIT error log:\n" + error;
+  if (!info.empty())
+    s += std::string(s.empty() ? "" : "\n") + "JIT info log:\n" + info;
+  return s.empty() ? "no JIT log" : s;
+}
+
+// cuModuleLoadDataEx with logs; throws with them on failure.
+CUmodule loadImage(const std::string &image) {
+  std::vector<char> err(1 << 14, '\0'), info(1 << 14, '\0');
+  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                         CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *vals[] = {err.data(), reinterpret_cast<void *>(static_cast<uintptr_t>(err.size() - 1)),
+                  info.data(), reinterpret_cast<void *>(static_cast<uintptr_t>(info.size() - 1))};
+  CUmodule m = nullptr;
+  CUresult r = TILE_CU_RAW(cuModuleLoadDataEx, &m, image.data(), 4, opts, vals);
+  if (r != CUDA_SUCCESS)
+    throw Error("cuModuleLoadDataEx", r, {}, logs(cstr(err), cstr(info)));
+  return m;
+}
+
+// The JIT target: the arch-specific ("a") target when the PTX asks for it.
+bool wantsAcceleratedTarget(const std::string &ptx, int cc) {
+  std::string t = ".target sm_" + std::to_string(cc) + "a";
+  return cc >= 90 && ptx.find(t) != std::string::npos;
+}
+
+// PTX -> cubin through the driver linker, targeting the context's device. Some
+// drivers reject an explicit CU_JIT_TARGET in cuLinkCreate, so the arch-specific
+// ("sm_90a") target is only passed on a retry, when the default attempt failed.
+std::string jitLinkOnce(const std::string &ptx, int cc, int optLevel, bool explicitTarget,
+                        std::string &infoLog) {
+  std::vector<char> err(1 << 16, '\0'), info(1 << 16, '\0');
+  std::vector<CUjit_option> opts = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                                    CU_JIT_INFO_LOG_BUFFER,  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                                    CU_JIT_LOG_VERBOSE,      CU_JIT_OPTIMIZATION_LEVEL};
+  std::vector<void *> vals = {
+      err.data(),
+      reinterpret_cast<void *>(static_cast<uintptr_t>(err.size() - 1)),
+      info.data(),
+      reinterpret_cast<void *>(static_cast<uintptr_t>(info.size() - 1)),
+      reinterpret_cast<void *>(static_cast<uintptr_t>(1)),
+      reinterpret_cast<void *>(static_cast<uintptr_t>(optLevel < 0   ? 0
+                                                      : optLevel > 4 ? 4
+                                                                     : optLevel))};
+  if (explicitTarget) {
+    opts.push_back(CU_JIT_TARGET);
+    vals.push_back(
+        reinterpret_cast<void *>(static_cast<uintptr_t>(CU_COMPUTE_ACCELERATED_TARGET_BASE + cc)));
+  }
+  CUlinkState link = nullptr;
+  TILE_CU(cuLinkCreate, static_cast<unsigned>(opts.size()), opts.data(), vals.data(), &link);
+  struct Destroy {
+    CUlinkState l;
+    ~Destroy() {
+      if (l && driver().api.cuLinkDestroy)
+        driver().api.cuLinkDestroy(l);
+    }
+  } guard{link};
+  CUresult r = TILE_CU_RAW(cuLinkAddData, link, CU_JIT_INPUT_PTX, const_cast<char *>(ptx.c_str()),
+                           ptx.size() + 1, "tilec.ptx", 0, nullptr, nullptr);
+  if (r != CUDA_SUCCESS)
+    throw Error("cuLinkAddData", r, {}, logs(cstr(err), cstr(info)));
+  void *cubin = nullptr;
+  size_t size = 0;
+  r = TILE_CU_RAW(cuLinkComplete, link, &cubin, &size);
+  if (r != CUDA_SUCCESS)
+    throw Error("cuLinkComplete", r, {}, logs(cstr(err), cstr(info)));
+  infoLog = cstr(info);
+  return std::string(static_cast<const char *>(cubin), size); // copy before cuLinkDestroy
+}
+
+std::string jitLink(const std::string &ptx, int cc, int optLevel, std::string &infoLog) {
+  try {
+    return jitLinkOnce(ptx, cc, optLevel, /*explicitTarget=*/false, infoLog);
+  } catch (const Error &) {
+    if (!wantsAcceleratedTarget(ptx, cc))
+      throw;
+    try {
+      return jitLinkOnce(ptx, cc, optLevel, /*explicitTarget=*/true, infoLog);
+    } catch (const Error &) {
+    }
+    throw; // report the default attempt's error and logs
+  }
+}
+
+bool isBinaryImage(const std::string &data) {
+  if (data.size() >= 4 && std::memcmp(data.data(),
+                                      "\x7f"
+                                      "ELF",
+                                      4) == 0)
+    return true;
+  if (data.size() >= 4) { // fatbin magic 0xBA55ED50 (little endian)
+    uint32_t m;
+    std::memcpy(&m, data.data(), 4);
+    if (m == 0xBA55ED50u)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+} // namespace detail
+
+Module Module::fromPtx(Context &ctx, const std::string &ptx, const ModuleOptions &options) {
+  ctx.makeCurrent();
+  auto s = std::make_shared<detail::ModuleState>();
+  s->ctx = ctx.state();
+  std::string dir =
+      cacheEnabled(options.useCache) ? resolveCacheDir(options.cacheDir) : std::string();
+  CubinCache cache(dir);
+  std::string key = cubinCacheKey(ptx, ctx.arch(), ctx.driverVersion(), options.jitOptLevel);
+  const int cc = ctx.computeCapability();
+  CachedBuild b = buildWithCache(
+      cache, key, [&] { return detail::jitLink(ptx, cc, options.jitOptLevel, s->infoLog); },
+      [&](const std::string &image) { s->mod = detail::loadImage(image); });
+  s->image = std::move(b.image);
+  s->ptx = ptx;
+  s->fromCache = b.fromCache;
+  s->cachePath = std::move(b.path);
+  return Module(s);
+}
+
+Module Module::fromCubin(Context &ctx, const std::string &cubin) {
+  ctx.makeCurrent();
+  auto s = std::make_shared<detail::ModuleState>();
+  s->ctx = ctx.state();
+  s->mod = detail::loadImage(cubin);
+  s->image = cubin;
+  return Module(s);
+}
+
+Module Module::fromFile(Context &ctx, const std::string &path, const ModuleOptions &options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error::withMessage("Module::fromFile", CUDA_ERROR_FILE_NOT_FOUND, {},
+                             "Module::fromFile failed: cannot open '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string data = ss.str();
+  if (detail::isBinaryImage(data))
+    return fromCubin(ctx, data);
+  return fromPtx(ctx, data, options);
+}
+
+bool Module::loadedFromCache() const {
+  return detail::require(state_, "Module::loadedFromCache", "Module").fromCache;
+}
+const std::string &Module::jitInfoLog() const {
+  return detail::require(state_, "Module::jitInfoLog", "Module").infoLog;
+}
+const std::string &Module::cubin() const {
+  return detail::require(state_, "Module::cubin", "Module").image;
+}
+const std::string &Module::cachePath() const {
+  return detail::require(state_, "Module::cachePath", "Module").cachePath;
+}
+CUmodule Module::raw() const { return detail::require(state_, "Module::raw", "Module").mod; }
+
+} // namespace tile

@@ -1,0 +1,143 @@
+//===- RuntimeState.h - the state behind the runtime's handles -*- C++ -*-===//
+//
+// Internal. Context, Module and Kernel are handles onto shared states: a Kernel
+// keeps its Module's state alive, a Module (and every DeviceBuffer) its
+// Context's, so that the driver objects are released in the right order
+// whatever order the handles go in. Each concern lives in its own file:
+// Context.cpp, Module.cpp (loading and the JIT), Kernel.cpp (launches),
+// Memory.cpp, Stream.cpp (streams and events), LaunchLog.cpp (which kernel to
+// blame for an asynchronous fault).
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "Driver.h"
+#include "tile/launch.h"
+
+namespace tile::detail {
+
+struct ContextState {
+  int ordinal = 0;
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  std::string name;
+  int cc = 0;
+  int sms = 0;
+  int driverVersion = 0;
+  size_t smemOptin = 0;
+  int maxThreads = 1024;
+  bool clusterLaunch = false;
+  Dim3 maxBlock, maxGrid;
+
+  ~ContextState() {
+    const Driver &d = driver();
+    if (ctx && d.api.cuDevicePrimaryCtxRelease)
+      d.api.cuDevicePrimaryCtxRelease(dev);
+  }
+  int attr(CUdevice_attribute a) const {
+    int v = 0;
+    TILE_CU(cuDeviceGetAttribute, &v, a, dev);
+    return v;
+  }
+};
+
+struct ModuleState {
+  std::shared_ptr<ContextState> ctx;
+  CUmodule mod = nullptr;
+  std::string image;
+  std::string ptx; // the PTX text of a PTX module (parameter names), else ""
+  std::string infoLog;
+  std::string cachePath;
+  bool fromCache = false;
+  ~ModuleState() {
+    const Driver &d = driver();
+    if (mod && d.api.cuModuleUnload)
+      d.api.cuModuleUnload(mod);
+  }
+};
+
+struct KernelState {
+  std::shared_ptr<ModuleState> module;
+  CUfunction fn = nullptr;
+  std::string name;
+  int maxThreads = 0;
+  size_t staticSmem = 0;
+  int numRegs = 0;
+  Dim3 requiredCluster{0, 0, 0}; // .reqnctapercluster, (0, 0, 0) when none
+  bool needsCluster = false;     // .explicitcluster
+  bool paramsKnown = false;      // the driver has cuFuncGetParamInfo
+  std::vector<KernelParam> params;
+
+  std::mutex mu; // guards the attribute/validation cache below
+  int maxDynamicSmem = 0;
+  bool nonPortableSet = false;
+  bool lastValid = false;
+  LaunchConfig last;
+
+  int attr(CUfunction_attribute a) const {
+    int v = 0;
+    TILE_CU_K(name, cuFuncGetAttribute, &v, a, fn);
+    return v;
+  }
+};
+
+/// The state behind a Module/Kernel handle; a default-constructed (empty)
+/// handle throws instead of dereferencing null.
+template <class State>
+State &require(const std::shared_ptr<State> &state, const char *call, const char *type) {
+  if (!state)
+    throw Error::withMessage(call, CUDA_ERROR_INVALID_HANDLE, {},
+                             std::string(call) + ": this tile::" + type +
+                                 " is empty (default-constructed); assign it from " +
+                                 (std::string(type) == "Kernel"
+                                      ? "Module::kernel(name)"
+                                      : "Module::fromPtx/fromCubin/fromFile") +
+                                 " first");
+  return *state;
+}
+
+//===----------------------------------------------------------------------===//
+// Launch log (LaunchLog.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Records `kernel` as the last one launched, overall and on `stream`.
+void noteLaunch(CUstream stream, const std::string &kernel);
+/// Drops a destroyed stream from the log.
+void forgetStream(CUstream stream);
+
+enum class Scope { AnyStream, ThisStream };
+
+/// The kernel to blame for `stream` ("" when none was launched).
+std::string lastKernel(Scope scope, CUstream stream = nullptr);
+
+/// Errors a kernel raises on the device, reported by a later call (and sticky:
+/// every call in the context fails with them afterwards).
+bool isKernelFault(CUresult r);
+
+/// Throws for a failed call that may report earlier kernels' work: a
+/// synchronizing call (every error) or any call failing with a kernel fault.
+/// Names the last kernel launched (on `stream` for ThisStream) when the runtime
+/// launched one.
+void checkAfterKernels(CUresult r, const char *call, bool synchronizing, Scope scope,
+                       CUstream stream = nullptr);
+
+/// Makes `ctx` current on this thread for the life of the guard (cuCtxPushCurrent
+/// / cuCtxPopCurrent), so that a call made from a destructor reaches the context
+/// its object belongs to whatever is current. Never throws: without the entry
+/// points (or a context) it does nothing.
+class ScopedContext {
+public:
+  explicit ScopedContext(const ContextState *ctx) noexcept;
+  ~ScopedContext();
+  ScopedContext(const ScopedContext &) = delete;
+  ScopedContext &operator=(const ScopedContext &) = delete;
+
+private:
+  bool pushed_ = false;
+};
+
+} // namespace tile::detail
