@@ -1,5 +1,6 @@
 //===- Compiler.cpp - the tilec pipeline as a library ----------------------===//
 #include "tilec/Compiler.h"
+#include "KernelInfo.h"
 #include "tilec/EmitPTX.h"
 #include "tilec/MLIRGen.h"
 #include "tilec/Passes.h"
@@ -69,10 +70,10 @@ bool checkOptions(const ::tile::CompileOptions &options, ::tile::frontend::Diagn
   ::tile::frontend::Location none;
   if (auto [error, hint] = ::tile::target::unsupportedArchReason(options.arch); !error.empty())
     diags.error(none, error, hint);
-  static const char *kinds[] = {"ast", "mlir", "nvvm", "llvm", "ptx"};
+  static const char *kinds[] = {"ast", "mlir", "nvvm", "llvm", "ptx", "info"};
   if (std::find(std::begin(kinds), std::end(kinds), options.emit) == std::end(kinds))
     diags.error(none, "unknown emit kind '" + options.emit + "'",
-                "use one of ast, mlir, nvvm, llvm, ptx (tilec's --emit=cubin runs ptxas on ptx)");
+                "use one of ast, mlir, nvvm, llvm, ptx, info (tilec's --emit=cubin runs ptxas on ptx)");
   if (options.optLevel < 0 || options.optLevel > 3)
     diags.error(none, "optimisation level " + std::to_string(options.optLevel) + " is not a level",
                 "use 0 to 3");
@@ -167,6 +168,13 @@ static ::tile::CompileResult compileWith(const std::string &source, const ::tile
   checkOptions.clusterOverride = options.clusterOverride;
   if (!frontend::checkModule(*ast, diags, checkOptions))
     return result;
+  try {
+    result.kernels = ::tile::driver::collectKernelInfo(*ast);
+  } catch (const std::logic_error &e) {
+    diags.error({}, std::string("internal error: ") + e.what(),
+                "this is a tilec bug; please report it with the input file");
+    return result;
+  }
   if (options.emit == "ast") {
     std::ostringstream os;
     frontend::dumpAST(*ast, os);
@@ -256,6 +264,12 @@ static ::tile::CompileResult compileWith(const std::string &source, const ::tile
   if (!mlir::tile::emitPTX(*module, ptxOptions, options.emit == "llvm", result.output, error)) {
     result.diagnostics += "error: " + error + "\n";
     return result;
+  }
+  if (options.emit == "info") {
+    ::tile::ModuleInfo info;
+    info.arch = options.arch;
+    info.kernels = result.kernels;
+    result.output = ::tile::toJson(info);
   }
   result.ok = true;
   return result;

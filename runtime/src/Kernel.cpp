@@ -36,7 +36,7 @@ CUlaunchConfig toDriver(const LaunchConfig &c, CUlaunchAttribute *attrStorage, b
   lc.blockDimX = c.block.x;
   lc.blockDimY = c.block.y;
   lc.blockDimZ = c.block.z;
-  lc.sharedMemBytes = static_cast<unsigned>(c.sharedBytes);
+  lc.sharedMemBytes = static_cast<unsigned>(c.sharedBytes.value_or(0));
   lc.hStream = c.stream;
   if (withCluster) {
     attrStorage->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -79,6 +79,57 @@ std::vector<KernelParam> queryParams(CUfunction fn, const std::string &kernel, b
   return params;
 }
 
+std::string dimsText(const std::array<unsigned, 3> &d) {
+  return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
+         ")";
+}
+
+/// The module info's entry for kernel `k`, checked against what the driver
+/// reports of the loaded kernel: info that belongs to other PTX would size
+/// shared memory and check arguments wrongly, so it is refused at once. The
+/// parameters take the info's (source) names.
+const KernelInfo &checkedInfo(const ModuleInfo &info, KernelState &k) {
+  auto refuse = [&](const std::string &why) -> const KernelInfo & {
+    throw Error::withMessage("Module::kernel", CUDA_ERROR_INVALID_VALUE, k.name,
+                             "kernel '" + k.name + "': " + why +
+                                 ": the kernel info does not belong to this module (rebuild both "
+                                 "with the same tilec options)");
+  };
+  const KernelInfo *ki = info.find(k.name);
+  if (!ki) {
+    std::string names;
+    for (const KernelInfo &other : info.kernels)
+      names += (names.empty() ? "'" : ", '") + other.name + "'";
+    return refuse("the kernel info has no kernel of this name (it has " +
+                  (names.empty() ? std::string("none") : names) + ")");
+  }
+  if (k.paramsKnown) {
+    if (ki->params.size() != k.params.size())
+      return refuse("the kernel info lists " + std::to_string(ki->params.size()) +
+                    " parameters but the loaded kernel has " + std::to_string(k.params.size()));
+    for (size_t i = 0; i < k.params.size(); ++i)
+      if (ki->params[i].size != k.params[i].size)
+        return refuse("parameter " + std::to_string(i) + " ('" + ki->params[i].name + "') is " +
+                      std::to_string(ki->params[i].size) + " bytes in the kernel info but " +
+                      std::to_string(k.params[i].size) + " in the loaded kernel");
+  }
+  const bool compiled = k.requiredCluster.count() > 0;
+  const bool fixed = ki->cluster == KernelInfo::Cluster::Fixed;
+  if (compiled != fixed ||
+      (fixed &&
+       k.requiredCluster != Dim3(ki->clusterDims[0], ki->clusterDims[1], ki->clusterDims[2])))
+    return refuse(std::string("the kernel info's cluster is ") +
+                  (fixed ? dimsText(ki->clusterDims) : std::string("not fixed")) +
+                  " but the loaded kernel's is " +
+                  (compiled
+                       ? dimsText({k.requiredCluster.x, k.requiredCluster.y, k.requiredCluster.z})
+                       : std::string("not fixed")));
+  if (k.params.size() == ki->params.size())
+    for (size_t i = 0; i < k.params.size(); ++i)
+      k.params[i].name = ki->params[i].name;
+  return *ki;
+}
+
 } // namespace
 } // namespace detail
 
@@ -103,6 +154,8 @@ Kernel Module::kernel(const std::string &name) const {
   if (names.size() == k->params.size()) // else the PTX was not understood: no names
     for (size_t i = 0; i < names.size(); ++i)
       k->params[i].name = names[i];
+  if (m.hasInfo)
+    k->info = &detail::checkedInfo(m.info, *k);
   return Kernel(k);
 }
 
@@ -125,6 +178,9 @@ bool Kernel::paramsKnown() const {
 }
 const std::vector<KernelParam> &Kernel::params() const {
   return detail::require(state_, "Kernel::params", "Kernel").params;
+}
+const KernelInfo *Kernel::info() const {
+  return detail::require(state_, "Kernel::info", "Kernel").info;
 }
 
 LaunchLimits Kernel::limits() const {
@@ -160,10 +216,11 @@ int Kernel::queryActiveClusters(const LaunchConfig &cfg) const {
 void Kernel::prepare(const LaunchConfig &cfg, const LaunchLimits &lim) const {
   detail::KernelState &s = *state_;
   validateLaunch(s.name, cfg, lim);
-  if (cfg.sharedBytes > static_cast<size_t>(s.maxDynamicSmem)) {
+  const size_t sharedBytes = cfg.sharedBytes.value_or(0);
+  if (sharedBytes > static_cast<size_t>(s.maxDynamicSmem)) {
     TILE_CU_K(s.name, cuFuncSetAttribute, s.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-              static_cast<int>(cfg.sharedBytes));
-    s.maxDynamicSmem = static_cast<int>(cfg.sharedBytes);
+              static_cast<int>(sharedBytes));
+    s.maxDynamicSmem = static_cast<int>(sharedBytes);
   }
   if (effectiveCluster(cfg, lim).count() > 1 && cfg.allowNonPortableCluster && !s.nonPortableSet) {
     TILE_CU_K(s.name, cuFuncSetAttribute, s.fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
@@ -176,6 +233,12 @@ void Kernel::prepare(const LaunchConfig &cfg, const LaunchLimits &lim) const {
 // counts against them (dynamic shared memory, non-portable cluster size).
 int Kernel::maxActiveClusters(const LaunchConfig &cfg) const {
   detail::KernelState &s = detail::require(state_, "Kernel::maxActiveClusters", "Kernel");
+  if (!cfg.sharedBytes && s.info && !s.info->dynamicShared.empty())
+    throw Error::withMessage(
+        "Kernel::maxActiveClusters", CUDA_ERROR_INVALID_VALUE, s.name,
+        "kernel '" + s.name +
+            "': its dynamic shared memory depends on the arguments; set cfg.sharedBytes or "
+            "pass the arguments: maxActiveClusters(cfg, args...)");
   std::lock_guard<std::mutex> lock(s.mu);
   if (!(s.lastValid && detail::sameShape(cfg, s.last)))
     prepare(cfg, limits());
@@ -184,14 +247,73 @@ int Kernel::maxActiveClusters(const LaunchConfig &cfg) const {
 
 void Kernel::launchPacked(const LaunchConfig &cfg, void **args, const size_t *argSizes,
                           size_t argCount) {
+  // Only the sizes are known: the kinds pass as plain values of those sizes.
+  std::vector<ArgDesc> descs(argCount);
+  for (size_t i = 0; i < argCount; ++i)
+    descs[i].size = argSizes[i];
+  launchChecked(cfg, args, argSizes, descs.data(), argCount);
+}
+
+namespace {
+[[noreturn]] void throwLaunchError(const std::string &kernel, const std::string &message) {
+  throw Error::withMessage("Kernel::launch", CUDA_ERROR_INVALID_VALUE, kernel, message);
+}
+} // namespace
+
+void Kernel::launchChecked(const LaunchConfig &cfg, void **args, const size_t *argSizes,
+                           const ArgDesc *descs, size_t argCount) {
   detail::KernelState &s = detail::require(state_, "Kernel::launch", "Kernel");
   if (s.paramsKnown)
     validateArguments(s.name, argSizes, argCount, s.params);
+  if (s.info) {
+    std::string msg = checkArgumentKinds(*s.info, descs, argCount);
+    if (!msg.empty())
+      throwLaunchError(s.name, msg);
+  }
   launchUnchecked(cfg, args);
 }
 
-void Kernel::launchUnchecked(const LaunchConfig &cfg, void **args) {
+size_t Kernel::dynamicSharedBytesFor(const LaunchConfig &cfg, void **args, const ArgDesc *descs,
+                                     size_t argCount) const {
+  const detail::KernelState &s = detail::require(state_, "Kernel::dynamicSharedBytes", "Kernel");
+  if (!s.info)
+    throw Error::withMessage("Kernel::dynamicSharedBytes", CUDA_ERROR_INVALID_VALUE, s.name,
+                             "kernel '" + s.name +
+                                 "' has no kernel info: load its module with Module::fromFiles "
+                                 "(the .info.json of tilec --emit=info) or with a ModuleInfo");
+  std::string msg = checkArgumentKinds(*s.info, descs, argCount);
+  if (!msg.empty())
+    throwLaunchError(s.name, msg);
+  return *resolve(cfg, args).sharedBytes;
+}
+
+LaunchConfig Kernel::resolve(const LaunchConfig &cfg, void **args) const {
+  const detail::KernelState &s = *state_;
+  LaunchConfig resolved = cfg;
+  if (!s.info) {
+    resolved.sharedBytes = cfg.sharedBytes.value_or(0);
+    return resolved;
+  }
+  size_t needed = 0;
+  try {
+    needed = s.info->dynamicSharedBytes(args, effectiveCluster(cfg, limits()).count());
+  } catch (const std::invalid_argument &e) {
+    throwLaunchError(s.name, e.what());
+  }
+  if (cfg.sharedBytes && *cfg.sharedBytes < needed)
+    throwLaunchError(s.name, "kernel '" + s.name + "': " + std::to_string(*cfg.sharedBytes) +
+                                 " bytes of dynamic shared memory given but its dynamic shared "
+                                 "arrays need " +
+                                 std::to_string(needed) +
+                                 " for these arguments (leave LaunchConfig::sharedBytes unset "
+                                 "to have it computed)");
+  resolved.sharedBytes = cfg.sharedBytes.value_or(needed);
+  return resolved;
+}
+
+void Kernel::launchUnchecked(const LaunchConfig &given, void **args) {
   detail::KernelState &s = detail::require(state_, "Kernel::launch", "Kernel");
+  const LaunchConfig cfg = resolve(given, args);
   {
     // The checks and attribute updates run once per distinct shape.
     std::lock_guard<std::mutex> lock(s.mu);

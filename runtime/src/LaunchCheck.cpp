@@ -105,14 +105,14 @@ std::string checkLaunch(const std::string &kernel, const LaunchConfig &cfg,
              dims(eff) + " in " + axes[i];
 
   // Shared memory.
+  const size_t sharedBytes = cfg.sharedBytes.value_or(0);
   // Compared without forming the sum, which could wrap for a huge sharedBytes.
-  if (cfg.sharedBytes > lim.maxSharedPerBlockOptin ||
-      lim.kernelStaticSharedBytes > lim.maxSharedPerBlockOptin - cfg.sharedBytes)
-    return k + total(cfg.sharedBytes, lim.kernelStaticSharedBytes) +
+  if (sharedBytes > lim.maxSharedPerBlockOptin ||
+      lim.kernelStaticSharedBytes > lim.maxSharedPerBlockOptin - sharedBytes)
+    return k + total(sharedBytes, lim.kernelStaticSharedBytes) +
            " bytes of shared memory per block exceed the device limit of " +
-           std::to_string(lim.maxSharedPerBlockOptin) + " bytes (" +
-           std::to_string(cfg.sharedBytes) + " dynamic + " +
-           std::to_string(lim.kernelStaticSharedBytes) + " static)";
+           std::to_string(lim.maxSharedPerBlockOptin) + " bytes (" + std::to_string(sharedBytes) +
+           " dynamic + " + std::to_string(lim.kernelStaticSharedBytes) + " static)";
   return {};
 }
 
@@ -127,8 +127,9 @@ std::string clusterDoesNotFitMessage(const std::string &kernel, const LaunchConf
                                      size_t staticSharedBytes) {
   return "kernel '" + kernel + "': cannot fit even one cluster of " +
          std::to_string(cfg.cluster.count()) + " CTAs with " +
-         std::to_string(cfg.sharedBytes + staticSharedBytes) + " bytes shared memory and " +
-         std::to_string(cfg.block.count()) + " threads (cuOccupancyMaxActiveClusters returned 0)";
+         std::to_string(cfg.sharedBytes.value_or(0) + staticSharedBytes) +
+         " bytes shared memory and " + std::to_string(cfg.block.count()) +
+         " threads (cuOccupancyMaxActiveClusters returned 0)";
 }
 
 } // namespace tile

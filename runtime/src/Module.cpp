@@ -107,10 +107,8 @@ std::string jitLink(const std::string &ptx, int cc, int optLevel, std::string &i
 }
 
 bool isBinaryImage(const std::string &data) {
-  if (data.size() >= 4 && std::memcmp(data.data(),
-                                      "\x7f"
-                                      "ELF",
-                                      4) == 0)
+  static const char kElfMagic[] = {0x7f, 'E', 'L', 'F'};
+  if (data.size() >= 4 && std::memcmp(data.data(), kElfMagic, 4) == 0)
     return true;
   if (data.size() >= 4) { // fatbin magic 0xBA55ED50 (little endian)
     uint32_t m;
@@ -163,6 +161,60 @@ Module Module::fromFile(Context &ctx, const std::string &path, const ModuleOptio
   if (detail::isBinaryImage(data))
     return fromCubin(ctx, data);
   return fromPtx(ctx, data, options);
+}
+
+Module Module::fromPtx(Context &ctx, const std::string &ptx, const ModuleInfo &info,
+                       const ModuleOptions &options) {
+  Module m = fromPtx(ctx, ptx, options);
+  m.state_->info = info;
+  m.state_->hasInfo = true;
+  return m;
+}
+
+namespace {
+std::string readWhole(const std::string &path, const char *call, const std::string &hint) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error::withMessage(call, CUDA_ERROR_FILE_NOT_FOUND, {},
+                             std::string(call) + " failed: cannot open '" + path + "'" + hint);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// "dir/k.ptx" -> "dir/k.info.json" (any extension of the file name is replaced).
+std::string infoPathBeside(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  size_t dot = path.find_last_of('.');
+  std::string stem = dot != std::string::npos && (slash == std::string::npos || dot > slash)
+                         ? path.substr(0, dot)
+                         : path;
+  return stem + ".info.json";
+}
+} // namespace
+
+Module Module::fromFiles(Context &ctx, const std::string &path, const std::string &infoPath,
+                         const ModuleOptions &options) {
+  const std::string where = infoPath.empty() ? infoPathBeside(path) : infoPath;
+  ModuleInfo info;
+  try {
+    info = moduleInfoFromJson(
+        readWhole(where, "Module::fromFiles",
+                  " (the kernel info: write it with tilec --emit=info -o " + where + ")"));
+  } catch (const std::invalid_argument &e) {
+    throw Error::withMessage("Module::fromFiles", CUDA_ERROR_INVALID_VALUE, {},
+                             "Module::fromFiles failed: " + where + ": " + e.what());
+  }
+  std::string data = readWhole(path, "Module::fromFiles", "");
+  Module m = detail::isBinaryImage(data) ? fromCubin(ctx, data) : fromPtx(ctx, data, options);
+  m.state_->info = std::move(info);
+  m.state_->hasInfo = true;
+  return m;
+}
+
+const ModuleInfo *Module::info() const {
+  const detail::ModuleState &m = detail::require(state_, "Module::info", "Module");
+  return m.hasInfo ? &m.info : nullptr;
 }
 
 bool Module::loadedFromCache() const {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "Driver.h"
+#include "tile/kernel_info.h"
 #include "tile/launch.h"
 
 namespace tile::detail {
@@ -53,6 +54,8 @@ struct ModuleState {
   std::string infoLog;
   std::string cachePath;
   bool fromCache = false;
+  bool hasInfo = false; // `info` came with the module (tilec --emit=info)
+  ModuleInfo info;
   ~ModuleState() {
     const Driver &d = driver();
     if (mod && d.api.cuModuleUnload)
@@ -71,6 +74,7 @@ struct KernelState {
   bool needsCluster = false;     // .explicitcluster
   bool paramsKnown = false;      // the driver has cuFuncGetParamInfo
   std::vector<KernelParam> params;
+  const KernelInfo *info = nullptr; // in module->info, when the module has info
 
   std::mutex mu; // guards the attribute/validation cache below
   int maxDynamicSmem = 0;
@@ -95,7 +99,7 @@ State &require(const std::shared_ptr<State> &state, const char *call, const char
                                  " is empty (default-constructed); assign it from " +
                                  (std::string(type) == "Kernel"
                                       ? "Module::kernel(name)"
-                                      : "Module::fromPtx/fromCubin/fromFile") +
+                                      : "Module::fromPtx/fromCubin/fromFile/fromFiles") +
                                  " first");
   return *state;
 }

@@ -1,6 +1,6 @@
 //===- tilec.cpp - the tilec command line ----------------------------------===//
 //
-//   tilec FILE.tile -o OUT [--emit=ast|mlir|nvvm|llvm|ptx|cubin] [--arch=sm_90a]
+//   tilec FILE.tile -o OUT [--emit=ast|mlir|nvvm|llvm|ptx|cubin|info] [--arch=sm_90a]
 //         [-O0..-O3] [--cluster=X[,Y,Z]] [--mlir-print-ir-after-all]
 //
 // Exit code 0 on success, 1 on any error. Every error is one
@@ -30,7 +30,9 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .tile fil
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout, the default)"),
                                        cl::value_desc("file"), cl::init("-"), cl::cat(category));
-static cl::opt<std::string> emit("emit", cl::desc("What to emit: ast, mlir, nvvm, llvm, ptx, cubin"),
+static cl::opt<std::string> emit("emit",
+                                 cl::desc("What to emit: ast, mlir, nvvm, llvm, ptx, cubin, info "
+                                          "(the kernels' launch facts as JSON)"),
                                  cl::init("ptx"), cl::cat(category));
 static cl::opt<std::string> arch("arch",
                                  cl::desc("Target architecture: sm_90a (default) or sm_90"),
@@ -218,9 +220,10 @@ static int run(int argc, char **argv) {
   if (!parseCommandLine(argc, argv))
     return 1;
 
-  static const char *kinds[] = {"ast", "mlir", "nvvm", "llvm", "ptx", "cubin"};
+  static const char *kinds[] = {"ast", "mlir", "nvvm", "llvm", "ptx", "cubin", "info"};
   if (std::find(std::begin(kinds), std::end(kinds), emit.getValue()) == std::end(kinds)) {
-    fail("unknown --emit kind '" + emit + "'", "use one of ast, mlir, nvvm, llvm, ptx, cubin");
+    fail("unknown --emit kind '" + emit + "'",
+         "use one of ast, mlir, nvvm, llvm, ptx, cubin, info");
     return 1;
   }
   unsigned level;

@@ -3,16 +3,21 @@
 #ifndef TILEC_COMPILER_H
 #define TILEC_COMPILER_H
 
+#include "tile/kernel_info.h"
+
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tile {
 
 struct CompileOptions {
   std::string arch = "sm_90a";
   int optLevel = 3;                 // 0..3
-  std::string emit = "ptx";         // ast | mlir | nvvm | llvm | ptx
+  /// ast | mlir | nvvm | llvm | ptx | info (the kernel info as JSON, after
+  /// the whole pipeline has run, so it exists only for kernels that compile)
+  std::string emit = "ptx";
   std::string fileName = "<input>"; // used in diagnostics
   /// Replaces every kernel's cluster shape (tilec --cluster=X[,Y,Z]).
   std::optional<std::array<int, 3>> clusterOverride;
@@ -35,6 +40,10 @@ struct CompileResult {
   /// One line per fence/barrier the compiler inserted or changed:
   /// FILE:LINE:COL: KIND: REASON (options.explainSync).
   std::string syncReport;
+  /// What the host needs of each kernel (parameters, cluster, threads, shared
+  /// memory and the dynamic shared-memory rule); filled whenever the source
+  /// passes the checker. tile::toJson(ModuleInfo) writes it as --emit=info does.
+  std::vector<KernelInfo> kernels;
 };
 
 /// Compiles one .tile translation unit in-process. Thread-compatible: each

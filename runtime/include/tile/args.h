@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "tile/kernel_info.h"
+
 namespace tile {
 
 template <class T> class DeviceBuffer;
@@ -23,11 +25,18 @@ template <class T, class Enable = void> struct ArgTraits {
   static_assert(!std::is_reference<T>::value, "unexpected reference");
   using type = T;
   static const T &convert(const T &v) { return v; }
+  static constexpr ArgDesc::Kind kind = std::is_floating_point<T>::value ? ArgDesc::Kind::Float
+                                        : std::is_integral<T>::value     ? ArgDesc::Kind::Integer
+                                                                         : ArgDesc::Kind::Other;
+  static constexpr ArgDesc desc() { return {kind, sizeof(T), ArgDesc::Kind::Other, 0}; }
 };
 // DeviceBuffer<T> is passed as its CUdeviceptr.
 template <class T> struct ArgTraits<DeviceBuffer<T>> {
   using type = CUdeviceptr;
   static CUdeviceptr convert(const DeviceBuffer<T> &b) { return b.ptr(); }
+  static constexpr ArgDesc desc() {
+    return {ArgDesc::Kind::DeviceBuffer, sizeof(CUdeviceptr), ArgTraits<T>::kind, sizeof(T)};
+  }
 };
 
 } // namespace detail
@@ -51,6 +60,10 @@ public:
   // Byte size of each packed argument, in order.
   static constexpr std::array<size_t, kCount + 1> sizes() {
     return {sizeof(typename detail::ArgTraits<Args>::type)..., 0};
+  }
+  // How each argument is passed (kind, size, a DeviceBuffer's element), in order.
+  static constexpr std::array<ArgDesc, kCount + 1> descriptors() {
+    return {detail::ArgTraits<Args>::desc()..., ArgDesc{}};
   }
   template <size_t I> const auto &get() const { return std::get<I>(values_); }
 

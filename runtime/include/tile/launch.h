@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,10 @@ inline bool operator!=(const Dim3 &a, const Dim3 &b) { return !(a == b); }
 
 struct LaunchConfig {
   Dim3 grid, block, cluster;
-  size_t sharedBytes = 0; // dynamic shared memory per block
+  // Dynamic shared memory per block. Unset: the kernel info's layout rule for
+  // the launch's arguments and cluster (tile/kernel_info.h), 0 for a kernel
+  // without info. Set: used as given, but never below what the rule needs.
+  std::optional<size_t> sharedBytes;
   CUstream stream = nullptr;
   bool allowNonPortableCluster = false;
 };

@@ -17,6 +17,7 @@
 #include "tile/args.h"
 #include "tile/cache.h"
 #include "tile/error.h"
+#include "tile/kernel_info.h"
 #include "tile/launch.h"
 
 namespace tile {
@@ -81,12 +82,22 @@ public:
   static Module fromCubin(Context &, const std::string &cubin);
   // .ptx or .cubin/fatbin, decided by content (ELF/fatbin magic -> binary, else PTX).
   static Module fromFile(Context &, const std::string &path, const ModuleOptions & = {});
+  // A module with its kernel info (tilec --emit=info; tile::compile's
+  // CompileResult::kernels): its kernels' launches compute their dynamic shared
+  // memory and check their arguments' kinds against it (see Kernel::launch).
+  static Module fromPtx(Context &, const std::string &ptx, const ModuleInfo &info,
+                        const ModuleOptions & = {});
+  // `path` (as fromFile) and the kernel info JSON at `infoPath`; "" means the
+  // file beside it: "k.ptx" -> "k.info.json" (where tilec's build rules put it).
+  static Module fromFiles(Context &, const std::string &path, const std::string &infoPath = "",
+                          const ModuleOptions & = {});
 
   Kernel kernel(const std::string &name) const; // cuModuleGetFunction
   bool loadedFromCache() const;
   const std::string &jitInfoLog() const; // CU_JIT_INFO_LOG_BUFFER of the JIT ("" if cached)
   const std::string &cubin() const;      // the loaded image (cubin for PTX modules)
   const std::string &cachePath() const;  // cache file used/written, "" when none
+  const ModuleInfo *info() const;        // the kernel info, nullptr when loaded without
   CUmodule raw() const;
 
 private:
@@ -100,14 +111,17 @@ public:
   bool valid() const { return state_ != nullptr; }
   // Args: scalars/trivially copyable structs by value, DeviceBuffer<T> -> its
   // CUdeviceptr, raw CUdeviceptr. Checks the arguments' number and byte sizes
-  // against the kernel's parameters (cuFuncGetParamInfo, when the driver has it) and
-  // the configuration (see tile/launch.h) before launching, raises the dynamic shared
-  // memory and non-portable cluster attributes as needed, and for clusters checks
-  // cuOccupancyMaxActiveClusters.
+  // against the kernel's parameters (cuFuncGetParamInfo, when the driver has it),
+  // with kernel info also their kinds (a float for an i32, a DeviceBuffer<float>
+  // for a ptr<i32>), and the configuration (see tile/launch.h) before launching;
+  // an unset cfg.sharedBytes comes from the kernel info's layout rule for these
+  // arguments. Raises the dynamic shared memory and non-portable cluster
+  // attributes as needed, and for clusters checks cuOccupancyMaxActiveClusters.
   template <class... Args> void launch(const LaunchConfig &cfg, const Args &...args) {
     ArgPack<Args...> pack(args...);
     const auto sizes = ArgPack<Args...>::sizes();
-    launchPacked(cfg, pack.data(), sizes.data(), pack.size());
+    const auto descs = ArgPack<Args...>::descriptors();
+    launchChecked(cfg, pack.data(), sizes.data(), descs.data(), pack.size());
   }
   // A ready argument array: args[i] points at argSizes[i] bytes for parameter i.
   void launchPacked(const LaunchConfig &cfg, void **args, const size_t *argSizes, size_t argCount);
@@ -115,8 +129,26 @@ public:
   // the array must match the kernel's parameters exactly.
   void launchUnchecked(const LaunchConfig &cfg, void **args);
   // cuOccupancyMaxActiveClusters for a valid cfg, after raising the attributes cfg
-  // needs (as launch does), since the answer counts against them.
+  // needs (as launch does), since the answer counts against them. A kernel with
+  // dynamic shared arrays needs cfg.sharedBytes, or the arguments (the overload).
   int maxActiveClusters(const LaunchConfig &cfg) const;
+  template <class... Args>
+  int maxActiveClusters(const LaunchConfig &cfg, const Args &...args) const {
+    LaunchConfig resolved = cfg;
+    resolved.sharedBytes = dynamicSharedBytes(cfg, args...);
+    return maxActiveClusters(resolved);
+  }
+  // The dynamic shared memory a launch of cfg with these arguments needs, from
+  // the kernel info's layout rule (the cluster: cfg's, else the compiled one).
+  // Throws when the kernel has no info.
+  template <class... Args>
+  size_t dynamicSharedBytes(const LaunchConfig &cfg, const Args &...args) const {
+    ArgPack<Args...> pack(args...);
+    const auto descs = ArgPack<Args...>::descriptors();
+    return dynamicSharedBytesFor(cfg, pack.data(), descs.data(), pack.size());
+  }
+  // The kernel info (nullptr when the module was loaded without it).
+  const KernelInfo *info() const;
 
   const std::string &name() const;
   CUfunction raw() const;
@@ -134,6 +166,12 @@ public:
 private:
   friend class Module;
   explicit Kernel(std::shared_ptr<detail::KernelState> s) : state_(std::move(s)) {}
+  void launchChecked(const LaunchConfig &cfg, void **args, const size_t *argSizes,
+                     const ArgDesc *descs, size_t argCount);
+  size_t dynamicSharedBytesFor(const LaunchConfig &cfg, void **args, const ArgDesc *descs,
+                               size_t argCount) const;
+  // cfg with sharedBytes from the kernel info (checked against it when given).
+  LaunchConfig resolve(const LaunchConfig &cfg, void **args) const;
   void prepare(const LaunchConfig &cfg, const LaunchLimits &limits) const;
   int queryActiveClusters(const LaunchConfig &cfg) const;
   std::shared_ptr<detail::KernelState> state_;

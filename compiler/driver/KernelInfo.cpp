@@ -1,0 +1,154 @@
+//===- KernelInfo.cpp - the host's view of checked kernels ----------------===//
+//
+// The dynamic shared-memory rule is the count expression of each dynamic
+// array as Sema typed it, so the runtime evaluates what MLIRGen generates
+// (compiler/mlirgen/MLIRGen.cpp, genSharedArray): the same operators on the
+// same types, with dshared's ceil-division by the cluster size left to the
+// evaluator (DynamicSharedArray::distributed).
+//===----------------------------------------------------------------------===//
+#include "KernelInfo.h"
+
+#include <stdexcept>
+
+namespace tile::driver {
+namespace fe = ::tile::frontend;
+
+namespace {
+
+ScalarType scalarType(fe::ScalarKind k) {
+  switch (k) {
+  case fe::ScalarKind::I1: return ScalarType::I1;
+  case fe::ScalarKind::I8: return ScalarType::I8;
+  case fe::ScalarKind::I16: return ScalarType::I16;
+  case fe::ScalarKind::I32: return ScalarType::I32;
+  case fe::ScalarKind::I64: return ScalarType::I64;
+  case fe::ScalarKind::F16: return ScalarType::F16;
+  case fe::ScalarKind::BF16: return ScalarType::BF16;
+  case fe::ScalarKind::F32: return ScalarType::F32;
+  }
+  return ScalarType::I32;
+}
+
+SizeExpr::Op binaryOp(fe::BinaryOp op) {
+  using B = fe::BinaryOp;
+  using O = SizeExpr::Op;
+  switch (op) {
+  case B::Add: return O::Add;
+  case B::Sub: return O::Sub;
+  case B::Mul: return O::Mul;
+  case B::Div: return O::Div;
+  case B::Rem: return O::Rem;
+  case B::Shl: return O::Shl;
+  case B::Shr: return O::Shr;
+  case B::BitAnd: return O::And;
+  case B::BitOr: return O::Or;
+  case B::BitXor: return O::Xor;
+  case B::Eq: return O::Eq;
+  case B::Ne: return O::Ne;
+  case B::Lt: return O::Lt;
+  case B::Le: return O::Le;
+  case B::Gt: return O::Gt;
+  case B::Ge: return O::Ge;
+  case B::LogicalAnd: return O::LogicalAnd;
+  case B::LogicalOr: return O::LogicalOr;
+  }
+  return O::Add;
+}
+
+/// The count expression; Sema admits only literals, parameters, unary and
+/// binary operators and casts in it (Sema::checkCountExpr).
+SizeExpr sizeExpr(const fe::ExprAST &e) {
+  ScalarType type = scalarType(e.type.scalar);
+  switch (e.kind()) {
+  case fe::ExprAST::IntLiteral: {
+    const auto &lit = *static_cast<const fe::IntLiteralExpr *>(&e);
+    SizeExpr r = SizeExpr::literal(type, lit.value);
+    r.fvalue = static_cast<double>(lit.value); // as MLIRGen builds a float-typed one
+    return r;
+  }
+  case fe::ExprAST::FloatLiteral: {
+    SizeExpr r = SizeExpr::literal(type, 0);
+    r.fvalue = static_cast<const fe::FloatLiteralExpr *>(&e)->value;
+    return r;
+  }
+  case fe::ExprAST::BoolLiteral:
+    return SizeExpr::literal(ScalarType::I1,
+                             static_cast<const fe::BoolLiteralExpr *>(&e)->value ? 1 : 0);
+  case fe::ExprAST::VarRef: {
+    const fe::Decl *d = static_cast<const fe::VarRefExpr *>(&e)->decl;
+    if (!d || d->kind != fe::DeclKind::Param)
+      break;
+    return SizeExpr::paramRef(type, d->paramIndex);
+  }
+  case fe::ExprAST::Unary: {
+    const auto &u = *static_cast<const fe::UnaryExpr *>(&e);
+    SizeExpr::Op op = u.op == fe::UnaryOp::Neg   ? SizeExpr::Op::Neg
+                      : u.op == fe::UnaryOp::Not ? SizeExpr::Op::Not
+                                                 : SizeExpr::Op::BitNot;
+    return SizeExpr::unary(op, type, sizeExpr(*u.operand));
+  }
+  case fe::ExprAST::Binary: {
+    const auto &b = *static_cast<const fe::BinaryExpr *>(&e);
+    return SizeExpr::binary(binaryOp(b.op), type, sizeExpr(*b.lhs), sizeExpr(*b.rhs));
+  }
+  case fe::ExprAST::Cast:
+    return SizeExpr::unary(SizeExpr::Op::Cast, type,
+                           sizeExpr(*static_cast<const fe::CastExpr *>(&e)->operand));
+  default:
+    break;
+  }
+  // Sema rejected everything else; reaching here is a compiler bug, which
+  // compile() reports as an error rather than describing a wrong rule.
+  throw std::logic_error("kernel info: a dynamic shared-array size the checker should have "
+                         "rejected");
+}
+
+std::array<unsigned, 3> dims(const std::array<int, 3> &d) {
+  return {static_cast<unsigned>(d[0]), static_cast<unsigned>(d[1]), static_cast<unsigned>(d[2])};
+}
+
+} // namespace
+
+std::vector<KernelInfo> collectKernelInfo(const fe::ModuleAST &module) {
+  std::vector<KernelInfo> kernels;
+  for (const auto &k : module.kernels) {
+    KernelInfo info;
+    info.name = k->name;
+    for (const auto &p : k->params) {
+      KernelParamInfo param;
+      param.name = p->name;
+      param.isPointer = p->type.isPointer();
+      param.scalar = scalarType(p->type.scalar);
+      // A pointer is a .u64; an i1 a .u8 (PTX has no 1-bit parameters).
+      param.size = param.isPointer ? 8 : scalarBytes(param.scalar);
+      param.align = param.size;
+      info.params.push_back(std::move(param));
+    }
+    switch (k->cluster.kind) {
+    case fe::ClusterAttr::None: info.cluster = KernelInfo::Cluster::None; break;
+    case fe::ClusterAttr::Static:
+      info.cluster = KernelInfo::Cluster::Fixed;
+      info.clusterDims = dims(k->cluster.dims);
+      break;
+    case fe::ClusterAttr::Dynamic: info.cluster = KernelInfo::Cluster::Launch; break;
+    }
+    if (k->threads.present)
+      info.threads = dims(k->threads.dims);
+    info.staticSharedBytes = static_cast<size_t>(k->staticSharedBytes);
+    for (const fe::SharedArrayStmt *a : k->sharedArrays) {
+      if (a->isStatic)
+        continue;
+      DynamicSharedArray array;
+      array.name = a->decl->name;
+      array.element = scalarType(a->elem.type.scalar);
+      array.elementSize = scalarBytes(array.element);
+      array.distributed = a->distributed;
+      array.count = sizeExpr(*a->count);
+      info.dynamicShared.push_back(std::move(array));
+    }
+    kernels.push_back(std::move(info));
+  }
+  return kernels;
+}
+
+} // namespace tile::driver

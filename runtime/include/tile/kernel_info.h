@@ -1,0 +1,153 @@
+//===- kernel_info.h - what the host must know about a kernel ---*- C++ -*-===//
+//
+// tilec describes every kernel it compiles beside the PTX: its parameters and
+// their types, the cluster shape, the thread bounds, the static shared memory
+// and the rule that sizes its dynamic shared memory from the launch arguments
+// (docs/language.md, "Static vs dynamic shared memory"). tile::compile returns
+// it (CompileResult::kernels), `tilec --emit=info` writes it as JSON, and the
+// runtime reads it (Module::fromFiles) to compute a launch's dynamic shared
+// memory and cluster and to check the arguments' kinds. Plain C++17 with no
+// dependency, shared by the compiler and the runtime.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tile {
+
+/// The scalar types of the tile language.
+enum class ScalarType { I1, I8, I16, I32, I64, F16, BF16, F32 };
+const char *scalarTypeName(ScalarType t); // "i32"
+std::optional<ScalarType> scalarTypeFromName(const std::string &name);
+unsigned scalarBits(ScalarType t); // i1 -> 1
+size_t scalarBytes(ScalarType t);  // i1 -> 1 (passed and stored as a byte)
+bool isFloatType(ScalarType t);
+
+/// A kernel parameter: a scalar, or a pointer to `scalar` elements in global
+/// memory (the only pointer a kernel takes).
+struct KernelParamInfo {
+  std::string name;
+  bool isPointer = false;
+  ScalarType scalar = ScalarType::I32; // the value, or the pointer's element
+  size_t size = 0;                     // bytes of the PTX parameter
+  size_t align = 0;
+  std::string typeName() const; // "i64", "ptr<i32, global>"
+};
+
+/// An integer or float expression over the kernel's parameters, evaluated
+/// exactly as the kernel evaluates it (docs/language.md, "Semantics of every
+/// operator on every input"): wrapping + - *, x / 0 = -1, x % 0 = x, clamped
+/// shifts, saturating float-to-integer casts. Every node has the type of its
+/// value.
+struct SizeExpr {
+  enum class Op {
+    Literal,
+    Param, // value / param index
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Xor, // binary, operands of `type`
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge, // i1 result, operands of one type
+    LogicalAnd,
+    LogicalOr, // i1
+    Neg,
+    Not,
+    BitNot, // unary
+    Cast,   // to `type` from the operand's type
+  };
+  Op op = Op::Literal;
+  ScalarType type = ScalarType::I32;
+  int64_t value = 0; // Literal (integers)
+  double fvalue = 0; // Literal (floats)
+  int param = -1;    // Param: index into KernelInfo::params
+  std::vector<SizeExpr> operands;
+
+  static SizeExpr literal(ScalarType type, int64_t value);
+  static SizeExpr paramRef(ScalarType type, int index);
+  static SizeExpr unary(Op op, ScalarType type, SizeExpr operand);
+  static SizeExpr binary(Op op, ScalarType type, SizeExpr lhs, SizeExpr rhs);
+};
+const char *sizeOpName(SizeExpr::Op op); // "add"
+std::optional<SizeExpr::Op> sizeOpFromName(const std::string &name);
+
+/// One array of the dynamic shared-memory window, in declaration order.
+struct DynamicSharedArray {
+  std::string name;
+  ScalarType element = ScalarType::I32;
+  size_t elementSize = 4;
+  /// dshared: the count is spread over the cluster, ceil(count / cluster size)
+  /// elements per CTA (computed in the count's type, unsigned division).
+  bool distributed = false;
+  SizeExpr count; // elements (of the whole cluster for dshared)
+};
+
+struct KernelInfo {
+  std::string name;
+  std::vector<KernelParamInfo> params;
+  /// none: no cluster; fixed: compiled for `clusterDims` (.reqnctapercluster);
+  /// launch: the launch gives the shape (.explicitcluster).
+  enum class Cluster { None, Fixed, Launch } cluster = Cluster::None;
+  std::array<unsigned, 3> clusterDims{1, 1, 1};
+  /// threads(X, Y, Z): the declared bound (.maxntid), when declared.
+  std::optional<std::array<unsigned, 3>> threads;
+  size_t staticSharedBytes = 0;
+  /// Each array starts at this alignment; the window's size is the end of the
+  /// last array.
+  size_t dynamicSharedAlignment = 16;
+  std::vector<DynamicSharedArray> dynamicShared;
+
+  /// Bytes of dynamic shared memory a launch with these arguments and
+  /// `clusterSize` CTAs per cluster needs: args[i] points at the value of
+  /// parameter i (as cuLaunchKernelEx reads it). Throws std::invalid_argument
+  /// when an array's size is negative or does not fit 64 bits for these
+  /// arguments (the message names the array).
+  size_t dynamicSharedBytes(void *const *args, uint64_t clusterSize) const;
+};
+
+/// What one module's kernels need (one tilec output file).
+struct ModuleInfo {
+  std::string arch; // the target compiled for ("sm_90a")
+  std::vector<KernelInfo> kernels;
+  const KernelInfo *find(const std::string &kernel) const;
+};
+
+/// The JSON form (`tilec --emit=info`, `<name>.info.json` beside `<name>.ptx`).
+std::string toJson(const ModuleInfo &info);
+/// Parses toJson's form; throws std::invalid_argument naming the JSON path of
+/// the first problem ("kernels[0].params[2].type: unknown type 'u7'").
+ModuleInfo moduleInfoFromJson(const std::string &json);
+
+/// How a host argument is passed, for the kind check (tile/args.h fills it).
+struct ArgDesc {
+  enum class Kind { Integer, Float, DeviceBuffer, Other } kind = Kind::Other;
+  size_t size = 0;
+  /// DeviceBuffer<T>: what T is.
+  Kind elementKind = Kind::Other;
+  size_t elementSize = 0;
+};
+
+/// "" when `args` (count of them) fit the kernel's parameters in number, size
+/// and kind; else a message naming the kernel, the argument and the parameter,
+/// e.g. "kernel 'h': argument 1 is a DeviceBuffer of 4-byte floats but
+/// parameter 1 ('input') is ptr<i32, global>". An integer passes for a
+/// pointer of its size (a raw CUdeviceptr) and for f16/bf16 bits; a struct
+/// passes for anything of its size.
+std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, size_t count);
+
+} // namespace tile

@@ -1,0 +1,478 @@
+//===- KernelInfoJson.cpp - kernel info as JSON, written and read ---------===//
+//
+// A small hand-written JSON writer and reader for exactly the form toJson
+// writes (docs/runtime.md, "Kernel info"); integers are read exactly as
+// 64-bit values, and every error names the JSON path it concerns.
+//===----------------------------------------------------------------------===//
+#include "tile/kernel_info.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+namespace tile {
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string quote(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string dims(const std::array<unsigned, 3> &d) {
+  return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
+         "]";
+}
+
+std::string number(double v) {
+  if (std::isnan(v))
+    return "\"nan\"";
+  if (std::isinf(v))
+    return v > 0 ? "\"inf\"" : "\"-inf\"";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+void writeExpr(const SizeExpr &e, std::string &out) {
+  out += "{\"op\": \"" + std::string(sizeOpName(e.op)) + "\", \"type\": \"" +
+         scalarTypeName(e.type) + "\"";
+  if (e.op == SizeExpr::Op::Literal)
+    out += ", \"value\": " + (isFloatType(e.type) ? number(e.fvalue) : std::to_string(e.value));
+  if (e.op == SizeExpr::Op::Param)
+    out += ", \"param\": " + std::to_string(e.param);
+  if (!e.operands.empty()) {
+    out += ", \"operands\": [";
+    for (size_t i = 0; i < e.operands.size(); ++i) {
+      if (i)
+        out += ", ";
+      writeExpr(e.operands[i], out);
+    }
+    out += "]";
+  }
+  out += "}";
+}
+
+const char *clusterName(KernelInfo::Cluster c) {
+  switch (c) {
+  case KernelInfo::Cluster::None:
+    return "none";
+  case KernelInfo::Cluster::Fixed:
+    return "fixed";
+  case KernelInfo::Cluster::Launch:
+    return "launch";
+  }
+  return "none";
+}
+
+} // namespace
+
+std::string toJson(const ModuleInfo &info) {
+  std::string o = "{\n  \"format\": \"tilec-kernel-info\",\n  \"version\": 1,\n";
+  o += "  \"arch\": " + quote(info.arch) + ",\n  \"kernels\": [";
+  for (size_t k = 0; k < info.kernels.size(); ++k) {
+    const KernelInfo &ki = info.kernels[k];
+    o += k ? ",\n    {\n" : "\n    {\n";
+    o += "      \"name\": " + quote(ki.name) + ",\n      \"params\": [";
+    for (size_t i = 0; i < ki.params.size(); ++i) {
+      const KernelParamInfo &p = ki.params[i];
+      o += std::string(i ? "," : "") + "\n        {\"name\": " + quote(p.name) +
+           ", \"type\": " + quote(p.typeName()) + ", \"size\": " + std::to_string(p.size) +
+           ", \"align\": " + std::to_string(p.align) + "}";
+    }
+    o += ki.params.empty() ? "],\n" : "\n      ],\n";
+    o += "      \"cluster\": {\"kind\": \"" + std::string(clusterName(ki.cluster)) + "\"";
+    if (ki.cluster == KernelInfo::Cluster::Fixed)
+      o += ", \"dims\": " + dims(ki.clusterDims);
+    o +=
+        "},\n      \"threads\": " + (ki.threads ? dims(*ki.threads) : std::string("null")) +
+        ",\n      \"staticSharedBytes\": " + std::to_string(ki.staticSharedBytes) +
+        ",\n      \"dynamicShared\": {\"alignment\": " + std::to_string(ki.dynamicSharedAlignment) +
+        ", \"arrays\": [";
+    for (size_t i = 0; i < ki.dynamicShared.size(); ++i) {
+      const DynamicSharedArray &a = ki.dynamicShared[i];
+      o += std::string(i ? "," : "") + "\n        {\"name\": " + quote(a.name) +
+           ", \"element\": \"" + scalarTypeName(a.element) +
+           "\", \"elementSize\": " + std::to_string(a.elementSize) +
+           ", \"distributed\": " + (a.distributed ? "true" : "false") + ",\n         \"count\": ";
+      writeExpr(a.count, o);
+      o += "}";
+    }
+    o += ki.dynamicShared.empty() ? "]}\n    }" : "\n      ]}\n    }";
+  }
+  o += info.kernels.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return o;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct Json {
+  enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
+  bool boolean = false;
+  std::string text; // Number: as written; String: decoded
+  std::vector<Json> items;
+  std::map<std::string, Json> fields;
+};
+
+class Parser {
+public:
+  explicit Parser(const std::string &s) : s_(s) {}
+  Json parseDocument() {
+    Json v = value(0);
+    skip();
+    if (i_ != s_.size())
+      fail("unexpected text after the JSON value");
+    return v;
+  }
+
+private:
+  [[noreturn]] void fail(const std::string &why) {
+    size_t line = 1, col = 1;
+    for (size_t k = 0; k < i_ && k < s_.size(); ++k, ++col)
+      if (s_[k] == '\n')
+        ++line, col = 0;
+    throw std::invalid_argument("kernel info JSON, line " + std::to_string(line) + " column " +
+                                std::to_string(col) + ": " + why);
+  }
+  void skip() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r'))
+      ++i_;
+  }
+  bool eat(char c) {
+    skip();
+    if (i_ < s_.size() && s_[i_] == c) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!eat(c))
+      fail(std::string("expected '") + c + "'");
+  }
+  Json value(int depth) {
+    if (depth > 200)
+      fail("nested too deeply");
+    skip();
+    if (i_ >= s_.size())
+      fail("unexpected end of input");
+    Json v;
+    char c = s_[i_];
+    if (c == '{') {
+      ++i_;
+      v.kind = Json::Object;
+      if (eat('}'))
+        return v;
+      do {
+        skip();
+        std::string key = string();
+        expect(':');
+        v.fields[key] = value(depth + 1);
+      } while (eat(','));
+      expect('}');
+    } else if (c == '[') {
+      ++i_;
+      v.kind = Json::Array;
+      if (eat(']'))
+        return v;
+      do
+        v.items.push_back(value(depth + 1));
+      while (eat(','));
+      expect(']');
+    } else if (c == '"') {
+      v.kind = Json::String;
+      v.text = string();
+    } else if (s_.compare(i_, 4, "true") == 0 || s_.compare(i_, 5, "false") == 0) {
+      v.kind = Json::Bool;
+      v.boolean = s_[i_] == 't';
+      i_ += v.boolean ? 4 : 5;
+    } else if (s_.compare(i_, 4, "null") == 0) {
+      i_ += 4;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      v.kind = Json::Number;
+      size_t start = i_++;
+      while (i_ < s_.size() && std::string("0123456789.eE+-").find(s_[i_]) != std::string::npos)
+        ++i_;
+      v.text = s_.substr(start, i_ - start);
+    } else {
+      fail(std::string("unexpected character '") + c + "'");
+    }
+    return v;
+  }
+  std::string string() {
+    if (i_ >= s_.size() || s_[i_] != '"')
+      fail("expected a string");
+    ++i_;
+    std::string out;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      char c = s_[i_++];
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (i_ >= s_.size())
+        break;
+      char e = s_[i_++];
+      switch (e) {
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'u': {
+        if (i_ + 4 > s_.size())
+          fail("bad \\u escape");
+        unsigned code = static_cast<unsigned>(std::stoul(s_.substr(i_, 4), nullptr, 16));
+        i_ += 4;
+        if (code < 0x80) {
+          out += static_cast<char>(code);
+        } else if (code < 0x800) {
+          out += static_cast<char>(0xC0 | (code >> 6));
+          out += static_cast<char>(0x80 | (code & 0x3F));
+        } else {
+          out += static_cast<char>(0xE0 | (code >> 12));
+          out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+          out += static_cast<char>(0x80 | (code & 0x3F));
+        }
+        break;
+      }
+      default:
+        out += e;
+        break;
+      }
+    }
+    if (i_ >= s_.size())
+      fail("unterminated string");
+    ++i_;
+    return out;
+  }
+  const std::string &s_;
+  size_t i_ = 0;
+};
+
+/// Typed access with errors naming the JSON path.
+struct Reader {
+  [[noreturn]] static void fail(const std::string &path, const std::string &why) {
+    throw std::invalid_argument("kernel info: " + path + ": " + why);
+  }
+  static const Json &field(const Json &o, const std::string &path, const std::string &key) {
+    if (o.kind != Json::Object)
+      fail(path, "expected an object");
+    auto it = o.fields.find(key);
+    if (it == o.fields.end())
+      fail(path, "missing \"" + key + "\"");
+    return it->second;
+  }
+  static const std::vector<Json> &array(const Json &v, const std::string &path) {
+    if (v.kind != Json::Array)
+      fail(path, "expected an array");
+    return v.items;
+  }
+  static const std::string &string(const Json &v, const std::string &path) {
+    if (v.kind != Json::String)
+      fail(path, "expected a string");
+    return v.text;
+  }
+  static bool boolean(const Json &v, const std::string &path) {
+    if (v.kind != Json::Bool)
+      fail(path, "expected true or false");
+    return v.boolean;
+  }
+  static int64_t integer(const Json &v, const std::string &path, int64_t lo, int64_t hi) {
+    if (v.kind != Json::Number)
+      fail(path, "expected an integer");
+    size_t used = 0;
+    long long x = 0;
+    try {
+      x = std::stoll(v.text, &used, 10);
+    } catch (const std::exception &) {
+      fail(path, "'" + v.text + "' is not a 64-bit integer");
+    }
+    if (used != v.text.size())
+      fail(path, "'" + v.text + "' is not an integer");
+    if (x < lo || x > hi)
+      fail(path, std::to_string(x) + " is out of range (" + std::to_string(lo) + " to " +
+                     std::to_string(hi) + ")");
+    return x;
+  }
+  static double real(const Json &v, const std::string &path) {
+    if (v.kind == Json::String && (v.text == "nan" || v.text == "inf" || v.text == "-inf"))
+      return v.text == "nan" ? std::nan("") : v.text == "inf" ? HUGE_VAL : -HUGE_VAL;
+    if (v.kind != Json::Number)
+      fail(path, "expected a number");
+    return std::strtod(v.text.c_str(), nullptr);
+  }
+  static ScalarType scalar(const Json &v, const std::string &path) {
+    const std::string &name = string(v, path);
+    auto t = scalarTypeFromName(name);
+    if (!t)
+      fail(path, "unknown type '" + name + "'");
+    return *t;
+  }
+  static std::array<unsigned, 3> dims(const Json &v, const std::string &path) {
+    const auto &items = array(v, path);
+    if (items.size() != 3)
+      fail(path, "expected 3 dimensions");
+    std::array<unsigned, 3> d{};
+    for (size_t i = 0; i < 3; ++i)
+      d[i] = static_cast<unsigned>(
+          integer(items[i], path + "[" + std::to_string(i) + "]", 1, 0x7fffffff));
+    return d;
+  }
+
+  static SizeExpr expr(const Json &v, const std::string &path, size_t params, int depth) {
+    if (depth > 200)
+      fail(path, "nested too deeply");
+    SizeExpr e;
+    const std::string &opName = string(field(v, path, "op"), path + ".op");
+    auto op = sizeOpFromName(opName);
+    if (!op)
+      fail(path + ".op", "unknown operation '" + opName + "'");
+    e.op = *op;
+    e.type = scalar(field(v, path, "type"), path + ".type");
+    size_t arity = 2;
+    if (e.op == SizeExpr::Op::Literal) {
+      const Json &value = field(v, path, "value");
+      if (isFloatType(e.type))
+        e.fvalue = real(value, path + ".value");
+      else
+        e.value = integer(value, path + ".value", INT64_MIN, INT64_MAX);
+      arity = 0;
+    } else if (e.op == SizeExpr::Op::Param) {
+      e.param = static_cast<int>(
+          integer(field(v, path, "param"), path + ".param", 0, static_cast<int64_t>(params) - 1));
+      arity = 0;
+    } else if (e.op == SizeExpr::Op::Neg || e.op == SizeExpr::Op::Not ||
+               e.op == SizeExpr::Op::BitNot || e.op == SizeExpr::Op::Cast) {
+      arity = 1;
+    }
+    if (arity) {
+      const auto &items = array(field(v, path, "operands"), path + ".operands");
+      if (items.size() != arity)
+        fail(path + ".operands", "'" + opName + "' takes " + std::to_string(arity) +
+                                     " operand(s), found " + std::to_string(items.size()));
+      for (size_t i = 0; i < arity; ++i)
+        e.operands.push_back(
+            expr(items[i], path + ".operands[" + std::to_string(i) + "]", params, depth + 1));
+    }
+    return e;
+  }
+
+  static KernelParamInfo param(const Json &v, const std::string &path) {
+    KernelParamInfo p;
+    p.name = string(field(v, path, "name"), path + ".name");
+    std::string type = string(field(v, path, "type"), path + ".type");
+    const std::string prefix = "ptr<", suffix = ", global>";
+    if (type.compare(0, prefix.size(), prefix) == 0 &&
+        type.size() > prefix.size() + suffix.size() &&
+        type.compare(type.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      p.isPointer = true;
+      type = type.substr(prefix.size(), type.size() - prefix.size() - suffix.size());
+    }
+    auto t = scalarTypeFromName(type);
+    if (!t)
+      fail(path + ".type", "unknown type '" + string(field(v, path, "type"), path) + "'");
+    p.scalar = *t;
+    p.size = static_cast<size_t>(integer(field(v, path, "size"), path + ".size", 1, 32764));
+    p.align = static_cast<size_t>(integer(field(v, path, "align"), path + ".align", 1, 4096));
+    return p;
+  }
+
+  static KernelInfo kernel(const Json &v, const std::string &path) {
+    KernelInfo k;
+    k.name = string(field(v, path, "name"), path + ".name");
+    const auto &params = array(field(v, path, "params"), path + ".params");
+    for (size_t i = 0; i < params.size(); ++i)
+      k.params.push_back(param(params[i], path + ".params[" + std::to_string(i) + "]"));
+    const Json &cluster = field(v, path, "cluster");
+    const std::string &kind =
+        string(field(cluster, path + ".cluster", "kind"), path + ".cluster.kind");
+    if (kind == "none") {
+      k.cluster = KernelInfo::Cluster::None;
+    } else if (kind == "launch") {
+      k.cluster = KernelInfo::Cluster::Launch;
+    } else if (kind == "fixed") {
+      k.cluster = KernelInfo::Cluster::Fixed;
+      k.clusterDims = dims(field(cluster, path + ".cluster", "dims"), path + ".cluster.dims");
+    } else {
+      fail(path + ".cluster.kind", "unknown cluster kind '" + kind + "' (none, fixed, launch)");
+    }
+    const Json &threads = field(v, path, "threads");
+    if (threads.kind != Json::Null)
+      k.threads = dims(threads, path + ".threads");
+    k.staticSharedBytes = static_cast<size_t>(
+        integer(field(v, path, "staticSharedBytes"), path + ".staticSharedBytes", 0, INT64_MAX));
+    const std::string dpath = path + ".dynamicShared";
+    const Json &dyn = field(v, path, "dynamicShared");
+    k.dynamicSharedAlignment =
+        static_cast<size_t>(integer(field(dyn, dpath, "alignment"), dpath + ".alignment", 1, 4096));
+    const auto &arrays = array(field(dyn, dpath, "arrays"), dpath + ".arrays");
+    for (size_t i = 0; i < arrays.size(); ++i) {
+      const std::string apath = dpath + ".arrays[" + std::to_string(i) + "]";
+      DynamicSharedArray a;
+      a.name = string(field(arrays[i], apath, "name"), apath + ".name");
+      a.element = scalar(field(arrays[i], apath, "element"), apath + ".element");
+      a.elementSize = static_cast<size_t>(
+          integer(field(arrays[i], apath, "elementSize"), apath + ".elementSize", 1, 16));
+      a.distributed = boolean(field(arrays[i], apath, "distributed"), apath + ".distributed");
+      a.count = expr(field(arrays[i], apath, "count"), apath + ".count", k.params.size(), 0);
+      k.dynamicShared.push_back(std::move(a));
+    }
+    return k;
+  }
+};
+
+} // namespace
+
+ModuleInfo moduleInfoFromJson(const std::string &json) {
+  Json doc = Parser(json).parseDocument();
+  const Json &format = Reader::field(doc, "(top)", "format");
+  if (Reader::string(format, "format") != "tilec-kernel-info")
+    Reader::fail("format", "expected \"tilec-kernel-info\", found \"" + format.text + "\"");
+  int64_t version =
+      Reader::integer(Reader::field(doc, "(top)", "version"), "version", 0, INT64_MAX);
+  if (version != 1)
+    Reader::fail("version", "version " + std::to_string(version) +
+                                " is not understood by this runtime (it reads version 1)");
+  ModuleInfo info;
+  info.arch = Reader::string(Reader::field(doc, "(top)", "arch"), "arch");
+  const auto &kernels = Reader::array(Reader::field(doc, "(top)", "kernels"), "kernels");
+  for (size_t i = 0; i < kernels.size(); ++i)
+    info.kernels.push_back(Reader::kernel(kernels[i], "kernels[" + std::to_string(i) + "]"));
+  return info;
+}
+
+} // namespace tile
