@@ -1,20 +1,24 @@
 # tilec_sample_ptx(<name> <source.tile> [ARGS tilec-args...])
-# Compiles a sample to ${TILEC_SAMPLE_PTX_DIR}/<name>.ptx with the tilec built here, and
+# Compiles a sample to ${TILEC_SAMPLE_PTX_DIR}/<name>.ptx with the tilec built here,
+# writes its kernel info beside it (<name>.info.json, tilec --emit=info with the
+# same arguments: the host loads both with tile::Module::fromFiles), and
 # registers a ctest that assembles it with `ptxas -arch=sm_90a`. Without the compiler
 # (GPU machine) the PTX is expected prebuilt in TILEC_PTX_DIR.
 set_property(GLOBAL PROPERTY TILEC_SAMPLE_PTX_TARGETS "")
 function(tilec_sample_ptx name source)
   cmake_parse_arguments(ARG "" "" "ARGS" ${ARGN})
   set(out ${TILEC_SAMPLE_PTX_DIR}/${name}.ptx)
+  set(info ${TILEC_SAMPLE_PTX_DIR}/${name}.info.json)
   if(TILEC_ENABLE_COMPILER)
-    add_custom_command(OUTPUT ${out}
+    add_custom_command(OUTPUT ${out} ${info}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${TILEC_SAMPLE_PTX_DIR}
       COMMAND tilec ${source} -o ${out} ${ARG_ARGS}
+      COMMAND tilec ${source} --emit=info -o ${info} ${ARG_ARGS}
       DEPENDS tilec ${source}
       COMMENT "tilec ${name}.ptx")
     # A custom command's output is only visible in its own directory: give it a
     # target here and let sample_ptx depend on that target.
-    add_custom_target(ptx_${name} DEPENDS ${out})
+    add_custom_target(ptx_${name} DEPENDS ${out} ${info})
     set_property(GLOBAL APPEND PROPERTY TILEC_SAMPLE_PTX_TARGETS ptx_${name})
     add_test(NAME ptxas.${name}
       COMMAND ${CUDAToolkit_BIN_DIR}/ptxas -arch=sm_90a ${out} -o ${PROJECT_BINARY_DIR}/ptxas-${name}.cubin)

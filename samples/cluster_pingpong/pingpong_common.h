@@ -109,7 +109,6 @@ inline std::string checkOutput(const std::vector<int32_t>& got, int iters, unsig
   return checkOutput(got.data(), got.size(), iters, grid, cluster);
 }
 
-using sample::ptxClusterSize;
 using sample::readFile;
 
 using sample::ptxDir;
@@ -118,13 +117,13 @@ inline std::string ptxPath(const std::string& dir = "") { return (dir.empty() ? 
 // The .tile ping-pong kernel, loaded from PTX, launched through the runtime.
 class TilePingPong {
  public:
+  // The PTX and its kernel info beside it (pingpong.ptx, pingpong.info.json).
   TilePingPong(tile::Context& ctx, const std::string& path) {
-    std::string ptx = readFile(path);
-    ptxCluster_ = ptxClusterSize(ptx);
-    module_ = tile::Module::fromPtx(ctx, ptx);
+    module_ = tile::Module::fromFiles(ctx, path);
     kernel_ = module_.kernel("pingpong");
+    ptxCluster_ = sample::fixedClusterSize(*kernel_.info());
   }
-  int ptxCluster() const { return ptxCluster_; }  // 0 when the PTX does not fix it
+  int ptxCluster() const { return ptxCluster_; }  // the compiled cluster size, 0 when launch-time
   tile::Kernel& kernel() { return kernel_; }
   const tile::Module& module() const { return module_; }
 
@@ -134,8 +133,7 @@ class TilePingPong {
     c.grid = tile::Dim3(grid);
     c.block = tile::Dim3(threads);
     c.cluster = tile::Dim3(cluster);
-    c.sharedBytes = 0;
-    c.stream = stream;
+    c.stream = stream;  // sharedBytes: from the kernel info (none: no dynamic arrays)
     return c;
   }
 

@@ -1,5 +1,6 @@
 // Helpers the samples' host programs, benchmarks and GPU tests share: reading
-// a PTX file, the cluster size it was compiled for, where the PTX lives.
+// a file, the cluster size a kernel was compiled for (from its kernel info,
+// which tilec writes beside the PTX), where the PTX lives.
 #pragma once
 
 #include <cstdlib>
@@ -7,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+
+#include <tile/kernel_info.h>
 
 namespace sample {
 
@@ -18,21 +21,11 @@ inline std::string readFile(const std::string& path) {
   return ss.str();
 }
 
-// The static cluster size a PTX kernel was compiled for (.reqnctapercluster
-// X, Y, Z -> X*Y*Z), 0 when the PTX does not fix one.
-inline int ptxClusterSize(const std::string& ptx) {
-  size_t p = ptx.find(".reqnctapercluster");
-  if (p == std::string::npos) return 0;
-  p += sizeof(".reqnctapercluster") - 1;
-  int prod = 1, dims = 0;
-  while (dims < 3) {
-    while (p < ptx.size() && (ptx[p] == ' ' || ptx[p] == '\t' || ptx[p] == ',')) ++p;
-    if (p >= ptx.size() || ptx[p] < '0' || ptx[p] > '9') break;
-    prod *= std::atoi(ptx.c_str() + p);
-    ++dims;
-    while (p < ptx.size() && ptx[p] >= '0' && ptx[p] <= '9') ++p;
-  }
-  return dims ? prod : 0;
+// The static cluster size a kernel was compiled for (its kernel info's fixed
+// cluster, X*Y*Z), 0 when the launch chooses it.
+inline int fixedClusterSize(const tile::KernelInfo& info) {
+  if (info.cluster != tile::KernelInfo::Cluster::Fixed) return 0;
+  return static_cast<int>(info.clusterDims[0] * info.clusterDims[1] * info.clusterDims[2]);
 }
 
 // Where the samples' PTX is: $TILEC_PTX_DIR, else the build's TILEC_SAMPLE_PTX_DIR.

@@ -1,7 +1,8 @@
 // histogram_common.h - host-side pieces shared by the histogram sample, its GPU
-// tests and its benchmark: input generation, the CPU reference, the dynamic
-// shared-memory size, the persistent grid and a launcher for the .tile kernel
-// through the tilec runtime. Plain C++17 (nvcc compiles it as host code too).
+// tests and its benchmark: input generation, the CPU reference, the persistent
+// grid and a launcher for the .tile kernel through the tilec runtime (which
+// sizes the dynamic shared memory from the kernel info tilec writes beside the
+// PTX). Plain C++17 (nvcc compiles it as host code too).
 #pragma once
 
 #include "../common/sample_util.h"
@@ -119,16 +120,6 @@ inline std::string compareHistograms(const std::vector<int32_t>& want, const std
   return std::to_string(bad) + " of " + std::to_string(want.size()) + " bins differ:" + os.str();
 }
 
-// Elements each CTA owns and the dynamic shared memory the kernel needs:
-// ceil(nbins / cluster) i32 per CTA (the .tile layout rule: one dynamic array).
-inline int32_t binsPerBlock(int32_t nbins, int cluster) { return (nbins + cluster - 1) / cluster; }
-inline size_t sharedBytes(int32_t nbins, int cluster) {
-  return static_cast<size_t>(binsPerBlock(nbins, cluster)) * sizeof(int32_t);
-}
-
-using sample::ptxClusterSize;
-using sample::readFile;
-
 using sample::ptxDir;
 inline std::string ptxPathForCluster(int cluster) {
   return ptxDir() + "/histogram_c" + std::to_string(cluster) + ".ptx";
@@ -137,13 +128,13 @@ inline std::string ptxPathForCluster(int cluster) {
 // The .tile histogram kernel, loaded from PTX, launched through the runtime.
 class TileHistogram {
  public:
+  // The PTX and its kernel info beside it (histogram_c2.ptx, histogram_c2.info.json).
   TileHistogram(tile::Context& ctx, const std::string& ptxPath) : ctx_(&ctx) {
-    std::string ptx = readFile(ptxPath);
-    ptxCluster_ = ptxClusterSize(ptx);
-    module_ = tile::Module::fromPtx(ctx, ptx);
+    module_ = tile::Module::fromFiles(ctx, ptxPath);
     kernel_ = module_.kernel("histogram");
+    ptxCluster_ = sample::fixedClusterSize(*kernel_.info());
   }
-  int ptxCluster() const { return ptxCluster_; }  // 0 when launch-time
+  int ptxCluster() const { return ptxCluster_; }  // the compiled cluster size, 0 when launch-time
   tile::Kernel& kernel() { return kernel_; }
   // Clusters above 8 CTAs (the portable limit on sm_90) need the non-portable opt-in
   // (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, which the runtime sets when
@@ -156,25 +147,31 @@ class TileHistogram {
     c.grid = tile::Dim3(grid);
     c.block = tile::Dim3(static_cast<unsigned>(threads));
     c.cluster = tile::Dim3(static_cast<unsigned>(cluster));
-    c.sharedBytes = sharedBytes(nbins, cluster);
-    c.allowNonPortableCluster = allowNonPortable_;
+    c.allowNonPortableCluster = allowNonPortable_;  // sharedBytes: from the kernel info
     return c;
+  }
+
+  // The dynamic shared memory per CTA a launch needs (the kernel info's layout
+  // rule: ceil(nbins / cluster) i32 for the one dshared array).
+  size_t sharedBytes(CUdeviceptr bins, CUdeviceptr input, int32_t nbins, int cluster, int threads = 512) const {
+    return kernel_.dynamicSharedBytes(config(nbins, cluster, threads, static_cast<unsigned>(cluster)), bins,
+                                      input, int64_t(0), nbins);
   }
 
   // Persistent grid: every cluster that fits on the GPU at once (ctasPerSm > 0:
   // smCount * ctasPerSm CTAs instead, rounded down to whole clusters).
   // Kernel::maxActiveClusters validates the configuration and raises the dynamic
   // shared-memory and non-portable cluster attributes before the occupancy query,
-  // which counts against them. (bins and input are unused since it stopped priming
-  // the kernel with an empty launch; kept so callers need not change.)
-  unsigned persistentGrid(CUdeviceptr /*bins*/, CUdeviceptr /*input*/, int32_t nbins, int cluster, int threads,
+  // which counts against them; the arguments size the dynamic shared memory.
+  unsigned persistentGrid(CUdeviceptr bins, CUdeviceptr input, int32_t nbins, int cluster, int threads,
                           int ctasPerSm = 0) {
     if (ctasPerSm > 0) {
       long long ctas = 1ll * ctx_->smCount() * ctasPerSm;
       long long clusters = std::max(1ll, ctas / cluster);
       return static_cast<unsigned>(clusters * cluster);
     }
-    int fit = kernel_.maxActiveClusters(config(nbins, cluster, threads, static_cast<unsigned>(cluster)));
+    int fit = kernel_.maxActiveClusters(config(nbins, cluster, threads, static_cast<unsigned>(cluster)), bins,
+                                        input, int64_t(0), nbins);
     if (fit <= 0) fit = 1;  // launch() reports the real reason if nothing fits
     return static_cast<unsigned>(fit * cluster);
   }

@@ -7,8 +7,9 @@
 //             [--seed S] [--skip-code C]
 //
 // --ptx defaults to $TILEC_PTX_DIR (else the build's PTX dir)/histogram_c<cluster>.ptx.
-// A PTX compiled for a fixed cluster size (.reqnctapercluster) sets --cluster
-// unless --cluster is given (then they must agree). The grid is persistent: as
+// A PTX compiled for a fixed cluster size (its kernel info, <name>.info.json
+// beside it, says so) sets --cluster unless --cluster is given (then they must
+// agree). The grid is persistent: as
 // many clusters as fit on the GPU at once (--ctas-per-sm K: K CTAs per SM).
 // Clusters above 8 CTAs exceed sm_90's portable cluster size: for them the program
 // opts in to non-portable cluster sizes (the runtime's allowNonPortableCluster), so
@@ -119,7 +120,7 @@ int run(Options o) {
   std::printf("config: %d bins, n = %lld, %s (seed %llu), cluster %d%s, %d threads, grid %u CTAs, "
               "%zu B dynamic smem/CTA, %d regs/thread\n",
               o.nbins, o.n, histo::distName(o.dist), static_cast<unsigned long long>(o.seed), o.cluster,
-              o.cluster > 8 ? " (non-portable size, opted in)" : "", o.threads, grid, histo::sharedBytes(o.nbins, o.cluster), hist.kernel().numRegs());
+              o.cluster > 8 ? " (non-portable size, opted in)" : "", o.threads, grid, hist.sharedBytes(dBins.ptr(), dInput.ptr(), o.nbins, o.cluster, o.threads), hist.kernel().numRegs());
 
   bool ok = true;
   std::vector<float> ms;

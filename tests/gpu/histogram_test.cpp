@@ -58,10 +58,16 @@ std::string runOnce(tile::Context& ctx, histo::TileHistogram& h, int cluster, in
 
 TEST_CASE("histogram PTX variants carry their cluster size", "[histogram]") {
   for (int cluster : {1, 2, 4, 8}) {
-    std::string ptx = histo::readFile(histo::ptxPathForCluster(cluster));
+    std::string ptx = sample::readFile(histo::ptxPathForCluster(cluster));
     INFO("histogram_c" << cluster << ".ptx");
     CHECK(ptx.find(".entry histogram") != std::string::npos);
-    CHECK(histo::ptxClusterSize(ptx) == cluster);
+    // The kernel info beside it says the same as the PTX's .reqnctapercluster.
+    std::string infoPath = histo::ptxPathForCluster(cluster);
+    infoPath = infoPath.substr(0, infoPath.size() - 4) + ".info.json";
+    tile::ModuleInfo info = tile::moduleInfoFromJson(sample::readFile(infoPath));
+    REQUIRE(info.find("histogram") != nullptr);
+    CHECK(sample::fixedClusterSize(*info.find("histogram")) == cluster);
+    CHECK(ptx.find(".reqnctapercluster " + std::to_string(cluster) + ", 1, 1") != std::string::npos);
   }
 }
 

@@ -30,7 +30,12 @@ TEST_CASE("pingpong PTX is the cluster(8) threads(32) kernel", "[pingpong]") {
   const std::string ptx = pingpong::readFile(pingpong::ptxPath());
   INFO(pingpong::ptxPath());
   CHECK(ptx.find(".entry pingpong") != std::string::npos);
-  CHECK(pingpong::ptxClusterSize(ptx) == static_cast<int>(pingpong::kCluster));
+  CHECK(ptx.find(".reqnctapercluster 8, 1, 1") != std::string::npos);
+  std::string infoPath = pingpong::ptxPath();
+  infoPath = infoPath.substr(0, infoPath.size() - 4) + ".info.json";
+  tile::ModuleInfo info = tile::moduleInfoFromJson(pingpong::readFile(infoPath));
+  REQUIRE(info.find("pingpong") != nullptr);
+  CHECK(sample::fixedClusterSize(*info.find("pingpong")) == static_cast<int>(pingpong::kCluster));
   CHECK(ptx.find(".maxntid 32") != std::string::npos);
   // the exchange is st.async completing on the partner's mbarrier
   CHECK(ptx.find("st.async") != std::string::npos);

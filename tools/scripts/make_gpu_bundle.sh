@@ -2,6 +2,8 @@
 # Runs on the development machine (MLIR, no GPU). Builds tilec and every sample's
 # PTX, then fills .gpu/ (git-ignored) with what the GPU machine cannot make itself:
 #   .gpu/ptx/*.ptx               the samples' PTX (from build/ptx), ptxas-checked here
+#   .gpu/ptx/*.info.json         each PTX's kernel info (tilec --emit=info), which the
+#                                host programs load beside it (tile::Module::fromFiles)
 #   .gpu/catch2/catch2/catch.hpp Catch2 2.x single header for the GPU tests
 # Then carry .gpu to the GPU machine and run tools/scripts/gpu_run.sh OUTDIR there.
 #
@@ -23,6 +25,12 @@ if [ ${#ptx[@]} -eq 0 ]; then
   echo "make_gpu_bundle: error: no PTX in build/ptx after 'ninja sample_ptx'" >&2
   exit 1
 fi
+for f in "${ptx[@]}"; do
+  if [ ! -f "${f%.ptx}.info.json" ]; then
+    echo "make_gpu_bundle: error: $f has no kernel info ${f%.ptx}.info.json after 'ninja sample_ptx'" >&2
+    exit 1
+  fi
+done
 if [ ! -f "$CATCH2_HPP" ]; then
   echo "make_gpu_bundle: error: $CATCH2_HPP not found (apt-get install catch2, or set CATCH2_HPP)" >&2
   exit 1
@@ -31,6 +39,7 @@ fi
 rm -rf .gpu/ptx .gpu/catch2
 mkdir -p .gpu/ptx .gpu/catch2/catch2
 cp "${ptx[@]}" .gpu/ptx/
+for f in "${ptx[@]}"; do cp "${f%.ptx}.info.json" .gpu/ptx/; done
 cp "$CATCH2_HPP" .gpu/catch2/catch2/catch.hpp
 
 # The GPU machine JITs this PTX; catch assembler errors here, where tilec lives.
