@@ -1,0 +1,180 @@
+// Launches of kernels loaded with their kernel info, against the fake
+// libcuda.so.1: dynamic shared memory from the layout rule, the compiled
+// cluster, argument kinds, and info that does not belong to the module.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <unistd.h>
+#include <string>
+
+#include "FakeDriverSupport.h"
+#include "tile/runtime.h"
+
+namespace {
+
+// histogram.tile's signature, compiled for cluster(2).
+const std::string kPtx =
+    ".version 8.6\n.target sm_90a\n.address_size 64\n"
+    ".visible .entry histogram(\n"
+    "\t.param .u64 .ptr .global .align 1 histogram_param_0,\n"
+    "\t.param .u64 .ptr .global .align 1 histogram_param_1,\n"
+    "\t.param .u64 histogram_param_2,\n"
+    "\t.param .u32 histogram_param_3\n"
+    ")\n.maxntid 1024, 1, 1\n.explicitcluster\n.reqnctapercluster 2, 1, 1\n{ ret; }\n";
+
+tile::KernelParamInfo param(const char* name, tile::ScalarType t, bool pointer = false) {
+  tile::KernelParamInfo p;
+  p.name = name;
+  p.scalar = t;
+  p.isPointer = pointer;
+  p.size = pointer ? 8 : tile::scalarBytes(t);
+  p.align = p.size;
+  return p;
+}
+
+tile::ModuleInfo histogramInfo() {
+  tile::KernelInfo k;
+  k.name = "histogram";
+  k.params = {param("bins", tile::ScalarType::I32, true), param("input", tile::ScalarType::I32, true),
+              param("n", tile::ScalarType::I64), param("nbins", tile::ScalarType::I32)};
+  k.cluster = tile::KernelInfo::Cluster::Fixed;
+  k.clusterDims = {2, 1, 1};
+  tile::DynamicSharedArray hist;
+  hist.name = "hist";
+  hist.distributed = true;
+  hist.count = tile::SizeExpr::paramRef(tile::ScalarType::I32, 3);
+  k.dynamicShared.push_back(hist);
+  tile::ModuleInfo m;
+  m.arch = "sm_90a";
+  m.kernels.push_back(k);
+  return m;
+}
+
+tile::ModuleOptions noCache() {
+  tile::ModuleOptions o;
+  o.useCache = false;
+  return o;
+}
+
+tile::LaunchConfig grid(unsigned g) {
+  tile::LaunchConfig c;
+  c.grid = tile::Dim3(g);
+  c.block = tile::Dim3(256);
+  return c;  // cluster (1, 1, 1) and no sharedBytes: both from the kernel
+}
+
+std::string launchError(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const tile::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("fake driver: a launch computes dynamic shared memory from the kernel info", "[fake]") {
+  reset();
+  fake().argSizes = {8, 8, 8, 4};
+  tile::Context ctx;
+  tile::Module m = tile::Module::fromPtx(ctx, kPtx, histogramInfo(), noCache());
+  tile::Kernel k = m.kernel("histogram");
+  REQUIRE(k.info() != nullptr);
+  CHECK(k.params()[3].name == "nbins");  // the source names
+  tile::DeviceBuffer<int32_t> bins(1001), input(16);
+  k.launch(grid(4), bins, input, int64_t(16), int32_t(1001));
+  REQUIRE(fake().launches.size() == 1);
+  // ceil(1001 / 2) i32 per CTA, the cluster being the compiled one.
+  CHECK(fake().launches[0].sharedBytes == 501 * 4);
+  CHECK(k.dynamicSharedBytes(grid(4), bins, input, int64_t(0), int32_t(24000)) == 12000 * 4);
+  // Above 48 KB the runtime raises the kernel's limit first.
+  k.launch(grid(4), bins, input, int64_t(16), int32_t(50000));
+  CHECK(fake().launches.back().sharedBytes == 25000 * 4);
+  CHECK(fake().funcAttrSets.back() ==
+        std::make_pair(int(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), 25000 * 4));
+  // A given size is kept when it is enough, refused when it is not.
+  tile::LaunchConfig more = grid(4);
+  more.sharedBytes = 4096;
+  k.launch(more, bins, input, int64_t(16), int32_t(1001));
+  CHECK(fake().launches.back().sharedBytes == 4096);
+  tile::LaunchConfig less = grid(4);
+  less.sharedBytes = 2000;
+  CHECK(launchError([&] { k.launch(less, bins, input, int64_t(16), int32_t(1001)); }) ==
+        "kernel 'histogram': 2000 bytes of dynamic shared memory given but its dynamic shared arrays "
+        "need 2004 for these arguments (leave LaunchConfig::sharedBytes unset to have it computed)");
+  // The occupancy query needs the size too: from the arguments.
+  CHECK_THAT(launchError([&] { k.maxActiveClusters(grid(2)); }),
+             Catch::Contains("set cfg.sharedBytes or pass the arguments"));
+  CHECK(k.maxActiveClusters(grid(2), bins, input, int64_t(0), int32_t(1001)) == 4);
+  // A negative count: the kernel's unsigned ceil-division makes it huge, as here.
+  CHECK_THAT(launchError([&] { k.launch(grid(4), bins, input, int64_t(16), int32_t(-5)); }),
+             Catch::Contains("bytes of shared memory per block exceed the device limit"));
+}
+
+TEST_CASE("fake driver: argument kinds are checked against the kernel info", "[fake]") {
+  reset();
+  fake().argSizes = {8, 8, 8, 4};
+  tile::Context ctx;
+  tile::Kernel k = tile::Module::fromPtx(ctx, kPtx, histogramInfo(), noCache()).kernel("histogram");
+  tile::DeviceBuffer<int32_t> bins(4);
+  tile::DeviceBuffer<float> floats(4);
+  // Sizes match (so cuFuncGetParamInfo alone accepts them), kinds do not.
+  CHECK(launchError([&] { k.launch(grid(2), bins, floats, int64_t(4), int32_t(4)); }) ==
+        "kernel 'histogram': argument 1 is a DeviceBuffer of 4-byte floats but parameter 1 ('input', "
+        "ptr<i32, global>) (pass a DeviceBuffer<an integer type of 4 bytes> or a CUdeviceptr)");
+  CHECK_THAT(launchError([&] { k.launch(grid(2), bins, bins, int64_t(4), 4.0f); }),
+             Catch::Contains("argument 3 is a 4-byte float but parameter 3 ('nbins', i32)"));
+  CHECK_THAT(launchError([&] { k.launch(grid(2), bins, bins, 4.0, int32_t(4)); }),
+             Catch::Contains("argument 2 is a 8-byte float but parameter 2 ('n', i64)"));
+  CHECK(fake().launches.empty());
+  // A raw CUdeviceptr passes for a pointer.
+  k.launch(grid(2), bins.ptr(), bins, int64_t(4), int32_t(4));
+  CHECK(fake().launches.size() == 1);
+}
+
+TEST_CASE("fake driver: kernel info that does not belong to the module is refused", "[fake]") {
+  reset();
+  tile::Context ctx;
+  tile::ModuleInfo wrongCluster = histogramInfo();
+  wrongCluster.kernels[0].clusterDims = {4, 1, 1};
+  CHECK_THAT(launchError([&] { tile::Module::fromPtx(ctx, kPtx, wrongCluster, noCache()).kernel("histogram"); }),
+             Catch::Contains("the kernel info's cluster is (4, 1, 1) but the loaded kernel's is (2, 1, 1)"));
+  tile::ModuleInfo renamed = histogramInfo();
+  renamed.kernels[0].name = "other";
+  CHECK_THAT(launchError([&] { tile::Module::fromPtx(ctx, kPtx, renamed, noCache()).kernel("histogram"); }),
+             Catch::Contains("the kernel info has no kernel of this name (it has 'other')"));
+  if (fakeHasParamInfo()) {
+    tile::ModuleInfo fewer = histogramInfo();
+    fewer.kernels[0].params.pop_back();
+    CHECK_THAT(launchError([&] { tile::Module::fromPtx(ctx, kPtx, fewer, noCache()).kernel("histogram"); }),
+               Catch::Contains("the kernel info lists 3 parameters but the loaded kernel has 4"));
+  }
+}
+
+TEST_CASE("fake driver: Module::fromFiles reads the .info.json beside the PTX", "[fake]") {
+  reset();
+  fake().argSizes = {8, 8, 8, 4};
+  tile::Context ctx;
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("tilec-info-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "h.ptx") << kPtx;
+  std::ofstream(dir / "h.info.json") << tile::toJson(histogramInfo());
+  tile::Module m = tile::Module::fromFiles(ctx, (dir / "h.ptx").string(), "", noCache());
+  REQUIRE(m.info() != nullptr);
+  tile::DeviceBuffer<int32_t> b(8);
+  m.kernel("histogram").launch(grid(2), b, b, int64_t(8), int32_t(7));
+  CHECK(fake().launches.back().sharedBytes == 4 * 4);
+  // No info file: the error says how to make one.
+  fs::remove(dir / "h.info.json");
+  CHECK_THAT(launchError([&] { tile::Module::fromFiles(ctx, (dir / "h.ptx").string(), "", noCache()); }),
+             Catch::Contains("cannot open") && Catch::Contains("tilec --emit=info"));
+  std::ofstream(dir / "h.info.json") << "{\"format\": \"tilec-kernel-info\", \"version\": 1}";
+  CHECK_THAT(launchError([&] { tile::Module::fromFiles(ctx, (dir / "h.ptx").string(), "", noCache()); }),
+             Catch::Contains("missing \"arch\""));
+  fs::remove_all(dir);
+}

@@ -1,0 +1,232 @@
+// tile/kernel_info.h without a driver: the JSON round trip, the dynamic
+// shared-memory rule evaluated as the kernel evaluates it, argument kinds.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tile/kernel_info.h"
+
+using tile::DynamicSharedArray;
+using tile::KernelInfo;
+using tile::ScalarType;
+using tile::SizeExpr;
+using Op = tile::SizeExpr::Op;
+
+namespace {
+
+tile::KernelParamInfo param(const char* name, ScalarType t, bool pointer = false) {
+  tile::KernelParamInfo p;
+  p.name = name;
+  p.scalar = t;
+  p.isPointer = pointer;
+  p.size = pointer ? 8 : tile::scalarBytes(t);
+  p.align = p.size;
+  return p;
+}
+
+DynamicSharedArray array(const char* name, ScalarType elem, bool distributed, SizeExpr count) {
+  DynamicSharedArray a;
+  a.name = name;
+  a.element = elem;
+  a.elementSize = tile::scalarBytes(elem);
+  a.distributed = distributed;
+  a.count = std::move(count);
+  return a;
+}
+
+// histogram.tile: (bins, input: ptr<i32>, n: i64, nbins: i32), dshared<i32>[nbins].
+KernelInfo histogram() {
+  KernelInfo k;
+  k.name = "histogram";
+  k.params = {param("bins", ScalarType::I32, true), param("input", ScalarType::I32, true),
+              param("n", ScalarType::I64), param("nbins", ScalarType::I32)};
+  k.cluster = KernelInfo::Cluster::Fixed;
+  k.clusterDims = {2, 1, 1};
+  k.threads = std::array<unsigned, 3>{1024, 1, 1};
+  k.dynamicShared.push_back(array("hist", ScalarType::I32, true, SizeExpr::paramRef(ScalarType::I32, 3)));
+  return k;
+}
+
+// One i32 parameter `n`, one shared array whose count is `count`.
+size_t bytesFor(SizeExpr count, int32_t n, ScalarType elem = ScalarType::I32) {
+  KernelInfo k;
+  k.name = "k";
+  k.params = {param("n", ScalarType::I32)};
+  k.dynamicShared.push_back(array("a", elem, false, std::move(count)));
+  void* args[] = {&n};
+  return k.dynamicSharedBytes(args, 1);
+}
+
+SizeExpr n32() { return SizeExpr::paramRef(ScalarType::I32, 0); }
+SizeExpr lit(int64_t v, ScalarType t = ScalarType::I32) { return SizeExpr::literal(t, v); }
+
+}  // namespace
+
+TEST_CASE("kernel info: JSON round trip", "[kernelinfo]") {
+  tile::ModuleInfo m;
+  m.arch = "sm_90a";
+  m.kernels.push_back(histogram());
+  KernelInfo two;
+  two.name = "two";
+  two.params = {param("f", ScalarType::F32), param("b", ScalarType::I1), param("q", ScalarType::BF16, true)};
+  two.cluster = KernelInfo::Cluster::Launch;
+  two.staticSharedBytes = 48;
+  SizeExpr count = SizeExpr::binary(Op::Add, ScalarType::I64, SizeExpr::literal(ScalarType::I64, INT64_MIN),
+                                    SizeExpr::unary(Op::Cast, ScalarType::I64,
+                                                    SizeExpr::unary(Op::Cast, ScalarType::I32,
+                                                                    SizeExpr::paramRef(ScalarType::F32, 0))));
+  two.dynamicShared.push_back(array("x\"y", ScalarType::F16, false, count));
+  SizeExpr half = SizeExpr::literal(ScalarType::F32, 0);
+  half.fvalue = 0.1;
+  two.dynamicShared.push_back(
+      array("z", ScalarType::I8, true, SizeExpr::unary(Op::Cast, ScalarType::I32, half)));
+  m.kernels.push_back(two);
+
+  const std::string json = tile::toJson(m);
+  tile::ModuleInfo back = tile::moduleInfoFromJson(json);
+  CHECK(tile::toJson(back) == json);
+  REQUIRE(back.kernels.size() == 2);
+  CHECK(back.arch == "sm_90a");
+  const KernelInfo& h = back.kernels[0];
+  CHECK(h.params[1].typeName() == "ptr<i32, global>");
+  CHECK(h.cluster == KernelInfo::Cluster::Fixed);
+  CHECK(h.clusterDims == std::array<unsigned, 3>{2, 1, 1});
+  CHECK(h.threads == std::array<unsigned, 3>{1024, 1, 1});
+  const KernelInfo& t = back.kernels[1];
+  CHECK(t.params[2].typeName() == "ptr<bf16, global>");
+  CHECK(!t.threads);
+  CHECK(t.dynamicShared[0].name == "x\"y");
+  CHECK(t.dynamicShared[0].count.operands[0].value == INT64_MIN);  // exact 64-bit literal
+  CHECK(t.dynamicShared[1].count.operands[0].fvalue == 0.1);
+  CHECK(back.find("two") == &back.kernels[1]);
+  CHECK(back.find("three") == nullptr);
+}
+
+TEST_CASE("kernel info: malformed JSON names the path", "[kernelinfo]") {
+  tile::ModuleInfo m;
+  m.arch = "sm_90a";
+  m.kernels.push_back(histogram());
+  std::string json = tile::toJson(m);
+  auto error = [](const std::string& text) {
+    try {
+      tile::moduleInfoFromJson(text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::string bad = json;
+  bad.replace(bad.find("\"i64\""), 5, "\"u7\"");
+  CHECK(error(bad) == "kernel info: kernels[0].params[2].type: unknown type 'u7'");
+  bad = json;
+  bad.replace(bad.find("\"param\": 3"), 10, "\"param\": 4");
+  CHECK(error(bad) == "kernel info: kernels[0].dynamicShared.arrays[0].count.param: 4 is out of range (0 to 3)");
+  bad = json;
+  bad.replace(bad.find("\"version\": 1"), 12, "\"version\": 2");
+  CHECK_THAT(error(bad), Catch::Contains("version 2 is not understood"));
+  CHECK_THAT(error(json.substr(0, json.size() / 2)), Catch::Contains("kernel info JSON, line"));
+}
+
+TEST_CASE("kernel info: dshared is ceil(count / cluster) per CTA", "[kernelinfo]") {
+  KernelInfo k = histogram();
+  uint64_t bins = 0, input = 0;
+  int64_t n = 0;
+  int32_t nbins = 1001;
+  void* args[] = {&bins, &input, &n, &nbins};
+  CHECK(k.dynamicSharedBytes(args, 2) == 501 * 4);  // the end of the last array: not rounded
+  CHECK(k.dynamicSharedBytes(args, 16) == 63 * 4);
+  CHECK(k.dynamicSharedBytes(args, 1) == 1001 * 4);
+  nbins = 24000;
+  CHECK(k.dynamicSharedBytes(args, 8) == 3000 * 4);
+  // In the count's type, as the kernel divides: a wrapping add, an unsigned division.
+  nbins = INT32_MAX;
+  CHECK(k.dynamicSharedBytes(args, 2) == size_t(1073741824) * 4);
+}
+
+TEST_CASE("kernel info: arrays in declaration order, each 16-byte aligned", "[kernelinfo]") {
+  KernelInfo k;
+  k.name = "k";
+  k.params = {param("n", ScalarType::I32), param("m", ScalarType::I64)};
+  k.dynamicShared.push_back(array("a", ScalarType::I8, false, SizeExpr::paramRef(ScalarType::I32, 0)));
+  k.dynamicShared.push_back(array("b", ScalarType::F16, false, SizeExpr::paramRef(ScalarType::I64, 1)));
+  k.dynamicShared.push_back(array("c", ScalarType::I64, false, lit(3)));
+  int32_t n = 5;
+  int64_t m = 7;
+  void* args[] = {&n, &m};
+  // a: [0, 5) -> b at 16: [16, 30) -> c at 32: [32, 56).
+  CHECK(k.dynamicSharedBytes(args, 1) == 56);
+  n = 16;
+  CHECK(k.dynamicSharedBytes(args, 1) == 16 + 16 + 24);
+  k.dynamicShared.pop_back();
+  CHECK(k.dynamicSharedBytes(args, 1) == 16 + 14);
+}
+
+TEST_CASE("kernel info: the rule uses the language's operator semantics", "[kernelinfo]") {
+  auto bin = [](Op op, SizeExpr a, SizeExpr b) { return SizeExpr::binary(op, ScalarType::I32, std::move(a), std::move(b)); };
+  CHECK_THROWS_WITH(bytesFor(bin(Op::Div, lit(100), n32()), 0),  // 100 / 0 = -1
+                    "kernel 'k': dynamic shared array 'a' has -1 elements per CTA for these arguments");
+  CHECK(bytesFor(bin(Op::Div, lit(100), n32()), 7) == 14 * 4);
+  CHECK(bytesFor(bin(Op::Rem, lit(100), n32()), 0) == 400);       // x % 0 = x
+  CHECK(bytesFor(bin(Op::Shl, lit(1), n32()), 40) == 0);          // amount >= 32: 0
+  CHECK(bytesFor(bin(Op::Shl, lit(1), n32()), 4) == 64);
+  CHECK(bytesFor(bin(Op::Shr, lit(1024), n32()), -1) == 0);       // -1 read unsigned: sign fill 0
+  CHECK(bytesFor(bin(Op::Mul, n32(), lit(4)), 0x40000001) == 16);  // wraps in i32: 4
+  CHECK(bytesFor(SizeExpr::unary(Op::Cast, ScalarType::I32,
+                                 SizeExpr::unary(Op::Cast, ScalarType::I8, n32())),
+                 300) == 44 * 4);  // 300 as i8 = 44
+}
+
+TEST_CASE("kernel info: float casts saturate toward zero, NaN is 0", "[kernelinfo]") {
+  KernelInfo k;
+  k.name = "k";
+  k.params = {param("f", ScalarType::F32)};
+  k.dynamicShared.push_back(array("a", ScalarType::I8, false,
+                                  SizeExpr::unary(Op::Cast, ScalarType::I32, SizeExpr::paramRef(ScalarType::F32, 0))));
+  float f = 9.99f;
+  void* args[] = {&f};
+  CHECK(k.dynamicSharedBytes(args, 1) == 9);
+  f = 1e20f;
+  CHECK(k.dynamicSharedBytes(args, 1) == size_t(INT32_MAX));
+  f = std::numeric_limits<float>::quiet_NaN();
+  CHECK(k.dynamicSharedBytes(args, 1) == 0);
+}
+
+TEST_CASE("kernel info: a negative size is an error naming the array", "[kernelinfo]") {
+  KernelInfo k = histogram();
+  k.cluster = KernelInfo::Cluster::None;
+  k.dynamicShared[0].distributed = false;
+  uint64_t p = 0;
+  int64_t n = 0;
+  int32_t nbins = -3;
+  void* args[] = {&p, &p, &n, &nbins};
+  try {
+    k.dynamicSharedBytes(args, 1);
+    FAIL("no error");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()) == "kernel 'histogram': dynamic shared array 'hist' has -3 elements per CTA for these arguments");
+  }
+}
+
+TEST_CASE("kernel info: argument kinds against the parameters", "[kernelinfo]") {
+  KernelInfo k = histogram();
+  using K = tile::ArgDesc::Kind;
+  tile::ArgDesc buffer{K::DeviceBuffer, 8, K::Integer, 4}, floats{K::DeviceBuffer, 8, K::Float, 4};
+  tile::ArgDesc i64{K::Integer, 8}, i32{K::Integer, 4}, f32{K::Float, 4}, raw{K::Integer, 8};
+  tile::ArgDesc good[] = {buffer, raw, i64, i32};
+  CHECK(tile::checkArgumentKinds(k, good, 4).empty());
+  tile::ArgDesc wrongElement[] = {buffer, floats, i64, i32};
+  CHECK(tile::checkArgumentKinds(k, wrongElement, 4) ==
+        "kernel 'histogram': argument 1 is a DeviceBuffer of 4-byte floats but parameter 1 ('input', "
+        "ptr<i32, global>) (pass a DeviceBuffer<an integer type of 4 bytes> or a CUdeviceptr)");
+  tile::ArgDesc floatForInt[] = {buffer, buffer, i64, f32};
+  CHECK_THAT(tile::checkArgumentKinds(k, floatForInt, 4),
+             Catch::Contains("argument 3 is a 4-byte float but parameter 3 ('nbins', i32)"));
+  tile::ArgDesc bufferForInt[] = {buffer, buffer, buffer, i32};
+  CHECK_THAT(tile::checkArgumentKinds(k, bufferForInt, 4), Catch::Contains("parameter 2 ('n', i64)"));
+  CHECK_THAT(tile::checkArgumentKinds(k, good, 3), Catch::Contains("parameter 3 ('nbins', i32) has no argument"));
+}
