@@ -30,8 +30,11 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     RewritePatternSet patterns(ctx);
     tile::populateTileKernelToLLVMPatterns(converter, patterns);
     tile::populateTileMemoryToLLVMPatterns(converter, patterns);
-    tile::populateTileSyncToLLVMPatterns(converter, patterns);
-    tile::populateTileAsyncToLLVMPatterns(converter, patterns);
+    tile::populateTileMBarrierToNVVMPatterns(converter, patterns);
+    tile::populateTileBarrierToNVVMPatterns(converter, patterns);
+    tile::populateTileFenceToNVVMPatterns(converter, patterns);
+    tile::populateTileAsyncToNVVMPatterns(converter, patterns);
+    tile::populateTileDebugToNVVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
 

@@ -1,6 +1,14 @@
-//===- KernelToLLVM.cpp - kernels and allocations to LLVM/NVVM -------------===//
+//===- KernelToLLVM.cpp - kernels, parameters, allocations, special registers ===//
+//
+// A kernel is an `llvm.func` with the NVVM attributes that print `.entry`,
+// `.maxntid`, `.reqnctapercluster` and `.explicitcluster` (PTX ISA 11.4);
+// special registers are the NVVM `read.ptx.sreg.*` ops; pointers live in
+// NVVM's address spaces (NVVM::NVVMMemorySpace).
+//===----------------------------------------------------------------------===//
 #include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
+
+#include "PTXBuilder.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -68,7 +76,8 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
     auto ptrType = cast<PtrType>(op.getType());
     Type elemType = ptrType.getElementType();
     Location loc = op.getLoc();
-    auto llvmPtr = LLVM::LLVMPointerType::get(getContext(), 3);
+    unsigned sharedSpace = nvptxAddressSpace(static_cast<int>(AddressSpace::shared));
+    auto llvmPtr = LLVM::LLVMPointerType::get(getContext(), sharedSpace);
     auto i64 = rewriter.getI64Type();
     OpBuilder::InsertPoint kernelPoint = rewriter.saveInsertionPoint();
 
@@ -82,7 +91,7 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
       rewriter.setInsertionPointToStart(module.getBody());
       LLVM::GlobalOp::create(rewriter, loc, arrayType, /*isConstant=*/false,
                              LLVM::Linkage::Internal, name, Attribute(), /*alignment=*/16,
-                             /*addrSpace=*/3);
+                             sharedSpace);
       rewriter.restoreInsertionPoint(kernelPoint);
       rewriter.replaceOp(op, registerAddress(rewriter, loc,
                                              LLVM::AddressOfOp::create(rewriter, loc, llvmPtr, name)));
@@ -93,7 +102,7 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
       rewriter.setInsertionPointToStart(module.getBody());
       LLVM::GlobalOp::create(rewriter, loc, LLVM::LLVMArrayType::get(rewriter.getI8Type(), 0),
                              /*isConstant=*/false, LLVM::Linkage::External,
-                             kDynamicSmemSymbol, Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+                             kDynamicSmemSymbol, Attribute(), /*alignment=*/16, sharedSpace);
       rewriter.restoreInsertionPoint(kernelPoint);
     }
     Value base = registerAddress(
@@ -121,13 +130,11 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
   /// of the variable is restated so that accesses still vectorise.
   static Value registerAddress(OpBuilder &b, Location loc, Value symbolAddress) {
     Type i32 = b.getI32Type();
-    Value bits = LLVM::PtrToIntOp::create(b, loc, i32, symbolAddress);
-    auto mov = LLVM::InlineAsmOp::create(
-        b, loc, i32, ValueRange{bits}, b.getStringAttr("mov.b32 $0, $1;"), b.getStringAttr("=r,r"),
-        /*has_side_effects=*/nullptr, /*is_align_stack=*/nullptr,
-        LLVM::TailCallKindAttr::get(b.getContext(), LLVM::tailcallkind::TailCallKind::None),
-        /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr);
-    Value ptr = LLVM::IntToPtrOp::create(b, loc, symbolAddress.getType(), mov.getResult(0));
+    ptx::Asm mov(b, loc);
+    std::string dst = mov.result(i32, "r");
+    std::string src = mov.operand(LLVM::PtrToIntOp::create(b, loc, i32, symbolAddress), "r");
+    mov.line(ptx::Instr("mov").type('b', 32).operands({dst, src}));
+    Value ptr = LLVM::IntToPtrOp::create(b, loc, symbolAddress.getType(), mov.emitPure());
     Value yes = LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
     Value sixteen = LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(16));
     LLVM::AssumeOp::create(b, loc, yes, LLVM::AssumeAlignTag{}, ptr, sixteen);
@@ -177,20 +184,53 @@ struct LocalVarLowering : ConvertOpToLLVMPattern<LocalVarOp> {
   }
 };
 
+struct SRegLowering : ConvertOpToLLVMPattern<SRegOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(SRegOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    Type i32 = rewriter.getI32Type();
+    Location loc = op.getLoc();
+    Value v;
+    switch (op.getReg()) {
+#define TILE_SREG(CASE, NVVM_OP)                                                              \
+  case SpecialReg::CASE:                                                                     \
+    v = NVVM::NVVM_OP::create(rewriter, loc, i32);                                            \
+    break;
+      TILE_SREG(tid_x, ThreadIdXOp) TILE_SREG(tid_y, ThreadIdYOp) TILE_SREG(tid_z, ThreadIdZOp)
+      TILE_SREG(ntid_x, BlockDimXOp) TILE_SREG(ntid_y, BlockDimYOp) TILE_SREG(ntid_z, BlockDimZOp)
+      TILE_SREG(ctaid_x, BlockIdXOp) TILE_SREG(ctaid_y, BlockIdYOp) TILE_SREG(ctaid_z, BlockIdZOp)
+      TILE_SREG(nctaid_x, GridDimXOp) TILE_SREG(nctaid_y, GridDimYOp) TILE_SREG(nctaid_z, GridDimZOp)
+      TILE_SREG(cluster_ctarank, ClusterId) TILE_SREG(cluster_nctarank, ClusterDim)
+      TILE_SREG(clusterid_x, ClusterIdXOp) TILE_SREG(clusterid_y, ClusterIdYOp)
+      TILE_SREG(clusterid_z, ClusterIdZOp)
+      TILE_SREG(nclusterid_x, ClusterDimXOp) TILE_SREG(nclusterid_y, ClusterDimYOp)
+      TILE_SREG(nclusterid_z, ClusterDimZOp)
+      TILE_SREG(cluster_ctaid_x, BlockInClusterIdXOp) TILE_SREG(cluster_ctaid_y, BlockInClusterIdYOp)
+      TILE_SREG(cluster_ctaid_z, BlockInClusterIdZOp)
+      TILE_SREG(cluster_nctaid_x, ClusterDimBlocksXOp) TILE_SREG(cluster_nctaid_y, ClusterDimBlocksYOp)
+      TILE_SREG(cluster_nctaid_z, ClusterDimBlocksZOp)
+      TILE_SREG(laneid, LaneIdOp)
+#undef TILE_SREG
+    }
+    rewriter.replaceOp(op, v);
+    return success();
+  }
+};
+
 } // namespace
 
 unsigned mlir::tile::nvptxAddressSpace(int space) {
   switch (static_cast<AddressSpace>(space)) {
   case AddressSpace::global:
-    return 1;
+    return static_cast<unsigned>(NVVM::NVVMMemorySpace::Global);
   case AddressSpace::shared:
-    return 3;
+    return static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared);
   case AddressSpace::cluster:
-    return 7;
+    return static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster);
   case AddressSpace::local:
-    return 0; // allocas live in the generic space until NVPTX lowers them
+    // Allocas live in the generic space until NVPTX lowers them to .local.
+    return static_cast<unsigned>(NVVM::NVVMMemorySpace::Generic);
   }
-  return 0;
+  return static_cast<unsigned>(NVVM::NVVMMemorySpace::Generic);
 }
 
 void mlir::tile::addTileTypeConversions(LLVMTypeConverter &converter) {
@@ -202,5 +242,6 @@ void mlir::tile::addTileTypeConversions(LLVMTypeConverter &converter) {
 
 void mlir::tile::populateTileKernelToLLVMPatterns(LLVMTypeConverter &converter,
                                                   RewritePatternSet &patterns) {
-  patterns.add<KernelLowering, ReturnLowering, SharedAllocLowering, LocalVarLowering>(converter);
+  patterns.add<KernelLowering, ReturnLowering, SharedAllocLowering, LocalVarLowering, SRegLowering>(
+      converter);
 }

@@ -1,9 +1,10 @@
-//===- MemoryToLLVM.cpp - pointers, mapa, loads, stores, atomics ----------===//
+//===- MemoryToLLVM.cpp - pointers, mapa, ld/st/atom/red ------------------===//
 //
 // Plain (weak) accesses become LLVM loads/stores so the optimiser can work on
-// them. Accesses with a memory order, and every atomic, become inline PTX that
-// spells the exact `.sem` and `.scope` (PTX ISA 9.7.3.x ld/st, 9.7.13.5 atom,
-// 9.7.13.6 red): LLVM's atomics do not express `.cluster` semantics precisely.
+// them; mapa is nvvm.mapa. Accesses with a memory order, and every atomic,
+// are composed by the PTX builder with the exact `.sem` and `.scope` (PTX ISA
+// 9.7.9.8 ld, 9.7.9.9 st, 9.7.13.5 atom, 9.7.13.6 red): neither LLVM's
+// atomics nor MLIR 22's NVVM ops express `.cluster` scope or `.sc` precisely.
 //===----------------------------------------------------------------------===//
 #include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
@@ -12,13 +13,11 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
-#include "llvm/ADT/StringExtras.h"
 
-#include "PTXAsm.h"
+#include "PTXBuilder.h"
 
 using namespace mlir;
 using namespace mlir::tile;
-using namespace mlir::tile::ptxasm;
 
 namespace {
 
@@ -47,29 +46,55 @@ struct MapaLowering : ConvertOpToLLVMPattern<MapaOp> {
   }
 };
 
+/// The `.sem` of a single-sided access: relaxed stays relaxed; acquire (a
+/// load) or release (a store) otherwise, sc included, after its fence.sc.
+MemoryOrder singleSided(MemoryOrder order, MemoryOrder strongest) {
+  return order == MemoryOrder::relaxed ? MemoryOrder::relaxed : strongest;
+}
+
+/// The `.sem` of atom/red: PTX has no `.sc` atomic, so sc is fence.sc + acq_rel.
+MemoryOrder atomicSem(MemoryOrder order) {
+  switch (order) {
+  case MemoryOrder::acquire:
+  case MemoryOrder::release:
+  case MemoryOrder::acq_rel:
+    return order;
+  case MemoryOrder::sc:
+    return MemoryOrder::acq_rel;
+  default:
+    return MemoryOrder::relaxed;
+  }
+}
+
+AddressSpace spaceOf(Value ptr) { return cast<PtrType>(ptr.getType()).getSpace(); }
+
+/// The access width is the element's: an i8 travels in a 16-bit register but
+/// a .b16 access would touch the neighbouring byte.
+unsigned accessBits(Type type) { return static_cast<unsigned>(8 * scalarByteWidth(type)); }
+
 struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(LoadOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     Type type = op.getType();
-    unsigned align = scalarByteWidth(type);
-    if (op.getOrder() == MemoryOrder::weak) {
+    MemoryOrder order = op.getOrder();
+    if (order == MemoryOrder::weak) {
       rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, getTypeConverter()->convertType(type),
-                                                adaptor.getPtr(), align);
+                                                adaptor.getPtr(), scalarByteWidth(type));
       return success();
     }
-    auto space = cast<PtrType>(op.getPtr().getType()).getSpace();
-    AsmScalar s = asmScalar(type);
-    auto [addr, addrConstraint] = asmAddress(rewriter, loc, adaptor.getPtr(), space);
-    StringRef sem = op.getOrder() == MemoryOrder::relaxed ? ".relaxed" : ".acquire";
-    // The access width is the element's: an i8 travels in a 16-bit register
-    // but a .b16 access would touch the neighbouring byte.
-    std::string text = scPrefix(op.getOrder(), op.getScope()) + "ld" + sem.str() +
-                       ptxScope(op.getScope()).str() + ptxSpace(space).str() + ".b" +
-                       std::to_string(8 * scalarByteWidth(type)) + " $0, [$1];";
-    Value v = inlinePtx(rewriter, loc, s.asmType, addr, text,
-                        ("=" + s.constraint + "," + addrConstraint + ",~{memory}").str());
-    rewriter.replaceOp(op, fromAsm(rewriter, loc, v, type));
+    AddressSpace space = spaceOf(op.getPtr());
+    ptx::AsmScalar s = ptx::asmScalar(type);
+    ptx::Asm as(rewriter, op.getLoc());
+    std::string dst = as.result(s.asmType, s.constraint);
+    std::string addr = as.address(adaptor.getPtr(), space);
+    ptx::addScFence(as, order, op.getScope());
+    as.line(ptx::Instr("ld")
+                .sem(singleSided(order, MemoryOrder::acquire))
+                .scope(op.getScope())
+                .space(space)
+                .type('b', accessBits(type))
+                .operands({dst, addr}));
+    rewriter.replaceOp(op, ptx::fromAsm(rewriter, op.getLoc(), as.emit(), type));
     return success();
   }
 };
@@ -77,66 +102,41 @@ struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
 struct StoreLowering : ConvertOpToLLVMPattern<StoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(StoreOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     Type type = op.getValue().getType();
-    if (op.getOrder() == MemoryOrder::weak) {
+    MemoryOrder order = op.getOrder();
+    if (order == MemoryOrder::weak) {
       rewriter.replaceOpWithNewOp<LLVM::StoreOp>(op, adaptor.getValue(), adaptor.getPtr(),
                                                  scalarByteWidth(type));
       return success();
     }
-    auto space = cast<PtrType>(op.getPtr().getType()).getSpace();
-    AsmScalar s = asmScalar(type);
-    auto [addr, addrConstraint] = asmAddress(rewriter, loc, adaptor.getPtr(), space);
-    // sc: fence.sc then the store's strongest single-sided semantics, release
-    // (the PTX mapping of a seq_cst store, as for loads: fence.sc + ld.acquire).
-    StringRef sem = op.getOrder() == MemoryOrder::relaxed ? ".relaxed" : ".release";
-    std::string text = scPrefix(op.getOrder(), op.getScope()) + "st" + sem.str() +
-                       ptxScope(op.getScope()).str() + ptxSpace(space).str() + ".b" +
-                       std::to_string(8 * scalarByteWidth(type)) + " [$0], $1;";
-    inlinePtx(rewriter, loc, Type(), ValueRange{addr, toAsm(rewriter, loc, adaptor.getValue(), s)},
-              text, (addrConstraint + "," + s.constraint + ",~{memory}").str());
+    AddressSpace space = spaceOf(op.getPtr());
+    ptx::Asm as(rewriter, op.getLoc());
+    std::string addr = as.address(adaptor.getPtr(), space);
+    std::string value = as.scalar(adaptor.getValue(), ptx::asmScalar(type));
+    ptx::addScFence(as, order, op.getScope());
+    as.line(ptx::Instr("st")
+                .sem(singleSided(order, MemoryOrder::release))
+                .scope(op.getScope())
+                .space(space)
+                .type('b', accessBits(type))
+                .operands({addr, value}));
+    as.emit();
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-StringRef atomSem(MemoryOrder order) {
-  switch (order) {
-  case MemoryOrder::acquire:
-    return ".acquire";
-  case MemoryOrder::release:
-    return ".release";
-  case MemoryOrder::acq_rel:
-  case MemoryOrder::sc:
-    return ".acq_rel";
-  default:
-    return ".relaxed";
-  }
-}
-
-/// Operation and type suffix of atom/red: add is typed (.u32/.u64/.f32),
-/// min/max signed, the bitwise ones and exch/cas untyped (.bN).
-std::string atomOpSuffix(StringRef op, Type type) {
+/// The operation and type of atom/red: add is typed (.u32/.u64/.f32),
+/// min/max signed, the bitwise ones, exch and cas untyped (.bN).
+ptx::Instr &atomOperation(ptx::Instr &instr, StringRef operation, Type type) {
   unsigned bits = type.getIntOrFloatBitWidth();
-  std::string width = std::to_string(bits);
-  if (op == "add")
-    return type.isF32() ? ".add.f32" : ".add.u" + width;
-  if (op == "min" || op == "max")
-    return "." + op.str() + ".s" + width;
-  return "." + op.str() + ".b" + width;
-}
-
-StringRef atomicKindName(AtomicKind kind) {
-  switch (kind) {
-  case AtomicKind::add: return "add";
-  case AtomicKind::min: return "min";
-  case AtomicKind::max: return "max";
-  case AtomicKind::exch: return "exch";
-  case AtomicKind::and_: return "and";
-  case AtomicKind::or_: return "or";
-  case AtomicKind::xor_: return "xor";
-  }
-  return "add";
+  char kind = 'b';
+  if (operation == stringifyAtomicKind(AtomicKind::add))
+    kind = type.isF32() ? 'f' : 'u';
+  else if (operation == stringifyAtomicKind(AtomicKind::min) ||
+           operation == stringifyAtomicKind(AtomicKind::max))
+    kind = 's';
+  return instr.qual(operation).type(kind, bits);
 }
 
 struct AtomicRMWLowering : ConvertOpToLLVMPattern<AtomicRMWOp> {
@@ -144,31 +144,32 @@ struct AtomicRMWLowering : ConvertOpToLLVMPattern<AtomicRMWOp> {
   LogicalResult matchAndRewrite(AtomicRMWOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type type = op.getValue().getType();
-    auto space = cast<PtrType>(op.getPtr().getType()).getSpace();
-    StringRef kind = atomicKindName(op.getKind());
-    // exch on f32 moves bits; everything else is typed by atomOpSuffix.
-    Type opType = (kind == "exch" && type.isF32()) ? rewriter.getI32Type() : type;
-    AsmScalar s = asmScalar(opType);
-    Value value = toAsm(rewriter, loc, adaptor.getValue(), s);
-    auto [addr, addrConstraint] = asmAddress(rewriter, loc, adaptor.getPtr(), space);
-    std::string where = ptxScope(op.getScope()).str() + ptxSpace(space).str() +
-                        atomOpSuffix(kind, opType);
-    std::string prefix = scPrefix(op.getOrder(), op.getScope());
+    AddressSpace space = spaceOf(op.getPtr());
+    MemoryOrder order = op.getOrder();
+    AtomicKind kind = op.getKind();
+    // exch on f32 moves bits; everything else is typed by atomOperation.
+    Type opType = (kind == AtomicKind::exch && type.isF32()) ? rewriter.getI32Type() : type;
+    ptx::AsmScalar s = ptx::asmScalar(opType);
+    Value value = ptx::toAsm(rewriter, loc, adaptor.getValue(), s);
     // red: the result is unused and the semantics fit red's (.relaxed/.release).
-    bool useRed = op.use_empty() && kind != "exch" &&
-                  (op.getOrder() == MemoryOrder::relaxed || op.getOrder() == MemoryOrder::release);
+    bool useRed = op.use_empty() && kind != AtomicKind::exch &&
+                  (order == MemoryOrder::relaxed || order == MemoryOrder::release);
+    ptx::Asm as(rewriter, loc);
+    std::string old = useRed ? "" : as.result(s.asmType, s.constraint);
+    std::string addr = as.address(adaptor.getPtr(), space);
+    std::string operand = as.operand(value, s.constraint);
+    ptx::Instr instr(useRed ? "red" : "atom");
+    instr.sem(atomicSem(order)).scope(op.getScope()).space(space);
+    atomOperation(instr, stringifyAtomicKind(kind), opType);
+    ptx::addScFence(as, order, op.getScope());
     if (useRed) {
-      inlinePtx(rewriter, loc, Type(), ValueRange{addr, value},
-                prefix + "red" + atomSem(op.getOrder()).str() + where + " [$0], $1;",
-                (addrConstraint + "," + s.constraint + ",~{memory}").str());
+      as.line(instr.operands({addr, operand}));
+      as.emit();
       rewriter.eraseOp(op);
       return success();
     }
-    Value old = inlinePtx(rewriter, loc, s.asmType, ValueRange{addr, value},
-                          prefix + "atom" + atomSem(op.getOrder()).str() + where + " $0, [$1], $2;",
-                          ("=" + s.constraint + "," + addrConstraint + "," + s.constraint +
-                           ",~{memory}").str());
-    rewriter.replaceOp(op, fromAsm(rewriter, loc, old, type));
+    as.line(instr.operands({old, addr, operand}));
+    rewriter.replaceOp(op, ptx::fromAsm(rewriter, loc, as.emit(), type));
     return success();
   }
 };
@@ -179,20 +180,19 @@ struct AtomicCASLowering : ConvertOpToLLVMPattern<AtomicCASOp> {
     Location loc = op.getLoc();
     Type type = op.getValue().getType();
     Type bitsType = rewriter.getIntegerType(type.getIntOrFloatBitWidth());
-    AsmScalar s = asmScalar(bitsType);
-    auto space = cast<PtrType>(op.getPtr().getType()).getSpace();
-    auto [addr, addrConstraint] = asmAddress(rewriter, loc, adaptor.getPtr(), space);
-    std::string text = scPrefix(op.getOrder(), op.getScope()) + "atom" +
-                       atomSem(op.getOrder()).str() + ptxScope(op.getScope()).str() +
-                       ptxSpace(space).str() + atomOpSuffix("cas", bitsType) +
-                       " $0, [$1], $2, $3;";
-    Value old = inlinePtx(
-        rewriter, loc, s.asmType,
-        ValueRange{addr, toAsm(rewriter, loc, adaptor.getCompare(), s),
-                   toAsm(rewriter, loc, adaptor.getValue(), s)},
-        text, ("=" + s.constraint + "," + addrConstraint + "," + s.constraint + "," +
-               s.constraint + ",~{memory}").str());
-    rewriter.replaceOp(op, fromAsm(rewriter, loc, old, type));
+    ptx::AsmScalar s = ptx::asmScalar(bitsType);
+    AddressSpace space = spaceOf(op.getPtr());
+    ptx::Asm as(rewriter, loc);
+    std::string old = as.result(s.asmType, s.constraint);
+    std::string addr = as.address(adaptor.getPtr(), space);
+    std::string compare = as.scalar(adaptor.getCompare(), s);
+    std::string value = as.scalar(adaptor.getValue(), s);
+    ptx::Instr instr("atom");
+    instr.sem(atomicSem(op.getOrder())).scope(op.getScope()).space(space);
+    atomOperation(instr, "cas", bitsType);
+    ptx::addScFence(as, op.getOrder(), op.getScope());
+    as.line(instr.operands({old, addr, compare, value}));
+    rewriter.replaceOp(op, ptx::fromAsm(rewriter, loc, as.emit(), type));
     return success();
   }
 };

@@ -1,9 +1,15 @@
 //===- TileToLLVM.h - tile -> LLVM/NVVM conversion patterns -----*- C++ -*-===//
-// Patterns are grouped by op family, one file each (as upstream NVGPUToNVVM):
-//   KernelToLLVM.cpp  kernels, returns, shared/local allocations
-//   MemoryToLLVM.cpp  pointers, mapa, loads, stores, atomics
-//   SyncToLLVM.cpp    CTA and cluster barriers, special registers
-//   AsyncToLLVM.cpp   mbarriers, st.async, fences, hang reports
+// Patterns are grouped by PTX family, one file each in compiler/conversion/
+// (as upstream NVGPUToNVVM), each with its lit test in tests/lit/conversion/:
+//   KernelToLLVM.cpp    kernels, parameters, shared/local allocations, special registers
+//   MemoryToLLVM.cpp    pointers, mapa, ld/st/atom/red
+//   MBarrierToNVVM.cpp  mbarrier init/arrive/expect_tx/wait
+//   BarrierToNVVM.cpp   CTA and cluster barriers
+//   FenceToNVVM.cpp     memory and proxy fences
+//   AsyncToNVVM.cpp     st.async
+//   DebugToNVVM.cpp     hang reports (--debug-hangs)
+// MLIR 22's NVVM ops are used where their PTX is exactly the semantics the IR
+// asks for; everything else goes through the one PTX builder (PTXBuilder.h).
 #ifndef TILEC_CONVERSION_TILETOLLVM_H
 #define TILEC_CONVERSION_TILETOLLVM_H
 
@@ -11,8 +17,8 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tile {
-/// NVPTX address spaces (NVPTX usage guide): generic 0, global 1, shared 3,
-/// shared::cluster 7.
+/// The NVPTX address space of a tile address space (NVVM::NVVMMemorySpace:
+/// global 1, shared 3, shared::cluster 7; local memory stays generic, 0).
 unsigned nvptxAddressSpace(int space);
 
 /// The prefix of every module-level symbol tilec makes (static shared
@@ -24,8 +30,11 @@ constexpr const char *kGeneratedSymbolPrefix = "tile$";
 void addTileTypeConversions(LLVMTypeConverter &converter);
 void populateTileKernelToLLVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileMemoryToLLVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
-void populateTileSyncToLLVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
-void populateTileAsyncToLLVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+void populateTileMBarrierToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+void populateTileBarrierToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+void populateTileFenceToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+void populateTileAsyncToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+void populateTileDebugToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 } // namespace mlir::tile
 
 #endif

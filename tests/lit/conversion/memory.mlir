@@ -1,31 +1,16 @@
+// REQUIRES: ptxas
 // RUN: tile-opt %s --convert-scf-to-cf --convert-tile-to-llvm --reconcile-unrealized-casts | FileCheck %s
+// RUN: tilec %S/Inputs/memory.tile --emit=ptx | FileCheck %s --check-prefix=PTX
+// RUN: tilec %S/Inputs/memory.tile -o %t.ptx && %ptxas -arch=sm_90a %t.ptx -o %t.cubin
 
-// Kernel attributes become the NVVM ones that print .maxntid, .reqnctapercluster
-// and .explicitcluster; static shared arrays become .shared globals, dynamic
-// ones 16-byte aligned slices of one extern array.
-// CHECK-DAG: llvm.mlir.global internal @tile$smem$k$0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<64 x f32>
-// CHECK-DAG: llvm.mlir.global external @tile$dynamic_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
-// CHECK-LABEL: llvm.func @k(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i64)
-// CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>, nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>
-tile.kernel @k(%g: !tile.ptr<i32, global>, %n: i32, %m: i64) attributes {cluster_dims = array<i32: 2>, max_threads = array<i32: 256>} {
-  // The base goes through a register (an opaque mov) so ptxas keeps it in one,
-  // with its 16-byte alignment restated for vectorisation.
-  // CHECK: %[[SYM:.*]] = llvm.mlir.addressof @tile$dynamic_smem : !llvm.ptr<3>
-  // CHECK: %[[BITS:.*]] = llvm.ptrtoint %[[SYM]] : !llvm.ptr<3> to i32
-  // CHECK: %[[MOV:.*]] = llvm.inline_asm "mov.b32 $0, $1;", "=r,r" %[[BITS]]
-  // CHECK: %[[DYN:.*]] = llvm.inttoptr %[[MOV]] : i32 to !llvm.ptr<3>
-  // CHECK: llvm.intr.assume %{{.*}} ["align"(%[[DYN]], %{{.*}} : !llvm.ptr<3>, i64)]
-  // CHECK: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64)
-  // CHECK: %[[A:.*]] = llvm.getelementptr %[[DYN]][%[[ZERO]]]
-  %a = tile.shared_alloc %n : i32 -> !tile.ptr<i32, shared>
-  // The second dynamic array starts after round_up(n * 4, 16) bytes.
-  // CHECK: llvm.sext %{{.*}} : i32 to i64
-  // CHECK: llvm.mul %{{.*}}, %{{.*}} : i64
-  // CHECK: llvm.and
-  // CHECK: %[[B:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
-  %b = tile.shared_alloc %m : i64 -> !tile.ptr<i64, shared>
-  // CHECK: llvm.mlir.addressof @tile$smem$k$0 : !llvm.ptr<3>
-  %f = tile.shared_alloc {static_count = 64 : i64} -> !tile.ptr<f32, shared>
+// Weak accesses stay LLVM loads and stores; mapa is nvvm.mapa; ordered
+// accesses and atomics are composed by the PTX builder with the exact .sem,
+// .scope and state space (.shared::cta, .shared::cluster, .global).
+
+// CHECK-LABEL: llvm.func @k(
+tile.kernel @k(%g: !tile.ptr<i32, global>, %gf: !tile.ptr<f32, global>, %g8: !tile.ptr<i8, global>, %f: f32) attributes {cluster_dims = array<i32: 2>} {
+  %a = tile.shared_alloc {static_count = 64 : i64} -> !tile.ptr<i32, shared>
+  // CHECK: %[[A:.*]] = llvm.inttoptr
   // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
   %t = tile.sreg tid_x : i32
   // CHECK: %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
@@ -34,9 +19,6 @@ tile.kernel @k(%g: !tile.ptr<i32, global>, %n: i32, %m: i64) attributes {cluster
   %p = tile.ptr_add %a, %t : !tile.ptr<i32, shared>, i32
   // CHECK: %[[Q:.*]] = nvvm.mapa %[[P]], %[[RANK]] : !llvm.ptr<3> -> !llvm.ptr<7>
   %q = tile.mapa %p, %r : !tile.ptr<i32, shared> -> !tile.ptr<i32, cluster>
-  // CHECK: nvvm.cluster.arrive
-  // CHECK-NEXT: nvvm.cluster.wait
-  tile.cluster_sync
   %one = arith.constant 1 : i32
   // A used result needs atom; an unused relaxed one becomes red.
   // CHECK: llvm.inline_asm has_side_effects "atom.relaxed.cluster.shared::cluster.add.u32 $0, [$1], $2;", "=r,r,r,~{memory}"
@@ -60,16 +42,27 @@ tile.kernel @k(%g: !tile.ptr<i32, global>, %n: i32, %m: i64) attributes {cluster
   tile.store %w, %g : i32, !tile.ptr<i32, global>
   // CHECK: "atom.relaxed.gpu.global.cas.b32 $0, [$1], $2, $3;", "=r,l,r,r,~{memory}"
   %c = tile.atomic_cas %g, %w, %l : !tile.ptr<i32, global>, i32
-  // bar.sync (aligned) only where tile-sync-defaults proved the warp uniform;
-  // otherwise the non-aligned barrier.sync.
-  // CHECK: nvvm.barrier0
-  tile.barrier {aligned}
-  // CHECK: "barrier.sync 0;", "~{memory}"
-  tile.barrier
-  // CHECK: nvvm.cluster.arrive.relaxed
-  tile.cluster_arrive {relaxed}
-  // CHECK: nvvm.cluster.wait
-  tile.cluster_wait
+  // sc atomics: fence.sc then acq_rel (PTX has no .sc atom).
+  // CHECK: "fence.sc.cta;\0A\09atom.acq_rel.cta.shared::cta.min.s32 $0, [$1], $2;", "=r,r,r,~{memory}"
+  %m = tile.atomic_rmw min %p, %w {order = #tile<order sc>, scope = #tile<scope cta>} : !tile.ptr<i32, shared>, i32
+  // f32 add is typed; an i8 travels in a 16-bit register but is accessed as .b8.
+  // CHECK: "atom.acquire.gpu.global.add.f32 $0, [$1], $2;", "=f,l,f,~{memory}"
+  %fv = tile.atomic_rmw add %gf, %f {order = #tile<order acquire>} : !tile.ptr<f32, global>, f32
+  // CHECK: %[[B8:.*]] = llvm.inline_asm has_side_effects "ld.relaxed.gpu.global.b8 $0, [$1];", "=h,l,~{memory}"
+  // CHECK: llvm.trunc %[[B8]] : i16 to i8
+  %b8 = tile.load %g8 {order = #tile<order relaxed>} : !tile.ptr<i8, global> -> i8
   // CHECK: llvm.return
   tile.return
 }
+
+// PTX-LABEL: .entry memory(
+// PTX: ld.acquire.sys.global.b32 %r{{[0-9]+}}, [%rd{{[0-9]+}}];
+// PTX: fence.sc.cta;
+// PTX-NEXT: ld.acquire.cta.shared::cta.b32 %r{{[0-9]+}}, [%r{{[0-9]+}}];
+// PTX: ld.relaxed.cluster.shared::cluster.b32 %r{{[0-9]+}}, [%r{{[0-9]+}}];
+// PTX: st.release.cluster.shared::cluster.b32 [%r{{[0-9]+}}], %r{{[0-9]+}};
+// PTX: st.relaxed.gpu.global.b8 [%rd{{[0-9]+}}], %rs{{[0-9]+}};
+// PTX: red.relaxed.cta.shared::cta.add.u32 [%r{{[0-9]+}}], %r{{[0-9]+}};
+// PTX: atom.acq_rel.gpu.global.exch.b32 %r{{[0-9]+}}, [%rd{{[0-9]+}}], %r{{[0-9]+}};
+// PTX: atom.relaxed.cluster.shared::cluster.cas.b32 %r{{[0-9]+}}, [%r{{[0-9]+}}], %r{{[0-9]+}}, %r{{[0-9]+}};
+// PTX: atom.acquire.gpu.global.add.f32 %r{{[0-9]+}}, [%rd{{[0-9]+}}], %r{{[0-9]+}};
