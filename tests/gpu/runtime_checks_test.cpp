@@ -24,14 +24,15 @@ TEST_CASE("real driver: launch arguments are checked against the kernel's parame
   const std::vector<tile::KernelParam>& p = k.params();
   REQUIRE(p.size() == 4);
   CHECK((p[0].size == 8 && p[1].size == 8 && p[2].size == 8 && p[3].size == 4));
-  CHECK((p[0].name == "histogram_param_0" && p[3].name == "histogram_param_3"));
+  // With the kernel info beside the PTX, parameters carry their source names.
+  CHECK((p[0].name == "bins" && p[2].name == "n" && p[3].name == "nbins"));
 
   tile::DeviceBuffer<int32_t> dIn(1024), dBins(kBins);
   dIn.fillBytes(0);
   dBins.fillBytes(0x01);
   const tile::LaunchConfig c = h.config(kBins, 2, 256, 2);
   CHECK_THROWS_WITH(k.launch(c, dBins, dIn, int32_t{1024}, kBins),
-                    "kernel 'histogram': argument 2 is 4 bytes but parameter 2 ('histogram_param_2') is 8 bytes "
+                    "kernel 'histogram': argument 2 is 4 bytes but parameter 2 ('n') is 8 bytes "
                     "(pass int64_t, uint64_t, double, a CUdeviceptr or a DeviceBuffer)");
   CHECK_THROWS_WITH(k.launch(c, dBins, dIn, int64_t{1024}),
                     Catch::Contains("3 arguments given but the kernel takes 4 parameters"));
@@ -67,7 +68,9 @@ TEST_CASE("real driver: a non-portable cluster of 16 runs with the opt-in", "[ru
   tile::DeviceBuffer<int32_t> dIn(n), dBins(nbins);
   dIn.copyFrom(input);
   dBins.fillBytes(0);
-  const int fit = h.kernel().maxActiveClusters(h.config(nbins, 16, 256, 16));
+  // The dynamic shared memory follows from the arguments (kernel info).
+  const int fit = h.kernel().maxActiveClusters(h.config(nbins, 16, 256, 16), dBins.ptr(), dIn.ptr(),
+                                               static_cast<int64_t>(n), nbins);
   if (fit == 0) {
     WARN("this GPU fits no cluster of 16 CTAs x 256 threads: the launch must say so");
     CHECK_THROWS_WITH(h.launch(dBins.ptr(), dIn.ptr(), static_cast<int64_t>(n), nbins, 16, 256, 16),
