@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
+#include "tile/target.h"
 
 #include "PTXAsm.h"
 
@@ -202,7 +203,7 @@ struct HangTrapLowering : ConvertOpToLLVMPattern<HangTrapOp> {
     MLIRContext *ctx = getContext();
     auto module = op->getParentOfType<ModuleOp>();
     auto ptr = LLVM::LLVMPointerType::get(ctx);
-    auto globalPtr = LLVM::LLVMPointerType::get(ctx, 1);
+    auto globalPtr = LLVM::LLVMPointerType::get(ctx, ::tile::target::kGlobalAddressSpace);
     auto i32 = rewriter.getI32Type();
     OpBuilder::InsertPoint here = rewriter.saveInsertionPoint();
     rewriter.setInsertionPointToStart(module.getBody());
@@ -215,7 +216,8 @@ struct HangTrapLowering : ConvertOpToLLVMPattern<HangTrapOp> {
     std::string name = std::string(kGeneratedSymbolPrefix) + "hang_msg$" + std::to_string(counter(module));
     auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), text.size());
     LLVM::GlobalOp::create(rewriter, loc, arrayType, /*isConstant=*/true, LLVM::Linkage::Internal,
-                           name, rewriter.getStringAttr(text), /*alignment=*/1, /*addrSpace=*/1);
+                           name, rewriter.getStringAttr(text), /*alignment=*/1,
+                           ::tile::target::kGlobalAddressSpace);
     rewriter.restoreInsertionPoint(here);
 
     Value format = LLVM::AddrSpaceCastOp::create(

@@ -1,6 +1,7 @@
 //===- KernelToLLVM.cpp - kernels and allocations to LLVM/NVVM -------------===//
 #include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
+#include "tile/target.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -68,7 +69,7 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
     auto ptrType = cast<PtrType>(op.getType());
     Type elemType = ptrType.getElementType();
     Location loc = op.getLoc();
-    auto llvmPtr = LLVM::LLVMPointerType::get(getContext(), 3);
+    auto llvmPtr = LLVM::LLVMPointerType::get(getContext(), ::tile::target::kSharedAddressSpace);
     auto i64 = rewriter.getI64Type();
     OpBuilder::InsertPoint kernelPoint = rewriter.saveInsertionPoint();
 
@@ -82,7 +83,7 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
       rewriter.setInsertionPointToStart(module.getBody());
       LLVM::GlobalOp::create(rewriter, loc, arrayType, /*isConstant=*/false,
                              LLVM::Linkage::Internal, name, Attribute(), /*alignment=*/16,
-                             /*addrSpace=*/3);
+                             ::tile::target::kSharedAddressSpace);
       rewriter.restoreInsertionPoint(kernelPoint);
       rewriter.replaceOp(op, registerAddress(rewriter, loc,
                                              LLVM::AddressOfOp::create(rewriter, loc, llvmPtr, name)));
@@ -93,7 +94,8 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
       rewriter.setInsertionPointToStart(module.getBody());
       LLVM::GlobalOp::create(rewriter, loc, LLVM::LLVMArrayType::get(rewriter.getI8Type(), 0),
                              /*isConstant=*/false, LLVM::Linkage::External,
-                             kDynamicSmemSymbol, Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+                             kDynamicSmemSymbol, Attribute(), /*alignment=*/16,
+                             ::tile::target::kSharedAddressSpace);
       rewriter.restoreInsertionPoint(kernelPoint);
     }
     Value base = registerAddress(
@@ -179,18 +181,29 @@ struct LocalVarLowering : ConvertOpToLLVMPattern<LocalVarOp> {
 
 } // namespace
 
+// The numbers come from tile/target.h; NVVM's ops must agree with them.
+static_assert(::tile::target::kGlobalAddressSpace ==
+              static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
+static_assert(::tile::target::kSharedAddressSpace ==
+              static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+static_assert(::tile::target::kSharedClusterAddressSpace ==
+              static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+static_assert(::tile::target::kGenericAddressSpace ==
+              static_cast<unsigned>(NVVM::NVVMMemorySpace::Generic));
+
 unsigned mlir::tile::nvptxAddressSpace(int space) {
   switch (static_cast<AddressSpace>(space)) {
   case AddressSpace::global:
-    return 1;
+    return ::tile::target::kGlobalAddressSpace;
   case AddressSpace::shared:
-    return 3;
+    return ::tile::target::kSharedAddressSpace;
   case AddressSpace::cluster:
-    return 7;
+    return ::tile::target::kSharedClusterAddressSpace;
   case AddressSpace::local:
-    return 0; // allocas live in the generic space until NVPTX lowers them
+    // Allocas live in the generic space until NVPTX lowers them.
+    return ::tile::target::kGenericAddressSpace;
   }
-  return 0;
+  return ::tile::target::kGenericAddressSpace;
 }
 
 void mlir::tile::addTileTypeConversions(LLVMTypeConverter &converter) {

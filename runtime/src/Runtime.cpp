@@ -123,7 +123,7 @@ struct ContextState {
   int sms = 0;
   int driverVersion = 0;
   size_t smemOptin = 0;
-  int maxThreads = 1024;
+  int maxThreads = target::kMaxThreadsPerBlock;
   bool clusterLaunch = false;
   Dim3 maxBlock, maxGrid;
 

@@ -1,6 +1,6 @@
 //===- tilec.cpp - the tilec command line ----------------------------------===//
 //
-//   tilec FILE.tile -o OUT [--emit=ast|mlir|nvvm|llvm|ptx|cubin] [--arch=sm_90a]
+//   tilec FILE.tile -o OUT [--emit=ast|mlir|nvvm|llvm|ptx|cubin] [--arch=ARCH]
 //         [-O0..-O3] [--cluster=X[,Y,Z]] [--mlir-print-ir-after-all]
 //
 // Exit code 0 on success, 1 on any error. Every error is one
@@ -26,21 +26,29 @@ using namespace llvm;
 using tilec::io::fail;
 
 static cl::OptionCategory category("tilec options");
+// Help texts from the facts they describe (tile/target.h, tilec/Compiler.h).
+static const std::string emitKinds = tile::emitKindList() + ", cubin";
+static const std::string emitHelp = "What to emit: " + emitKinds;
+static const std::string archHelp = "Target architecture: " + tile::target::supportedArchList() +
+                                    " (default " + tile::target::kDefaultArch + ")";
+static const std::string clusterHelp =
+    "Override every kernel's cluster shape: X[,Y[,Z]], at most " +
+    std::to_string(tile::target::kMaxClusterSize) + " CTAs in all";
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .tile file, or - for stdin>"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout, the default)"),
                                        cl::value_desc("file"), cl::init("-"), cl::cat(category));
-static cl::opt<std::string> emit("emit", cl::desc("What to emit: ast, mlir, nvvm, llvm, ptx, cubin"),
+static cl::opt<std::string> emit("emit", cl::desc(emitHelp),
                                  cl::init("ptx"), cl::cat(category));
 static cl::opt<std::string> arch("arch",
-                                 cl::desc("Target architecture: sm_90a (default) or sm_90"),
+                                 cl::desc(archHelp),
                                  cl::init(tile::target::kDefaultArch), cl::cat(category));
 static cl::opt<std::string> optLevel("O", cl::desc("Optimisation level 0-3 (default 3)"),
                                      cl::Prefix, cl::value_desc("level"), cl::init("3"),
                                      cl::cat(category));
 static cl::opt<std::string> cluster(
     "cluster",
-    cl::desc("Override every kernel's cluster shape: X[,Y[,Z]], at most 16 CTAs in all"),
+    cl::desc(clusterHelp),
     cl::init(""), cl::cat(category));
 static cl::opt<bool> explainSync("explain-sync",
                                  cl::desc("Print one line per fence/barrier the compiler inserted "
@@ -161,7 +169,8 @@ static void onFatalError(void *, const char *reason, bool) {
 /// stderr, not to the stream it is given, so stderr is redirected to an
 /// unlinked temporary file while it parses.
 static bool parseCommandLine(int argc, char **argv) {
-  const char *overview = "tilec: compile .tile kernels for NVIDIA Hopper (sm_90a, sm_90) to PTX\n";
+  std::string overview = "tilec: compile .tile kernels for NVIDIA Hopper (" +
+                         tile::target::supportedArchList() + ") to PTX\n";
   SmallString<128> capturePath;
   int captureFd = -1;
   int savedStderr = -1;
@@ -218,9 +227,11 @@ static int run(int argc, char **argv) {
   if (!parseCommandLine(argc, argv))
     return 1;
 
-  static const char *kinds[] = {"ast", "mlir", "nvvm", "llvm", "ptx", "cubin"};
-  if (std::find(std::begin(kinds), std::end(kinds), emit.getValue()) == std::end(kinds)) {
-    fail("unknown --emit kind '" + emit + "'", "use one of ast, mlir, nvvm, llvm, ptx, cubin");
+  // cubin is PTX run through ptxas here, after compiling.
+  std::optional<tile::EmitKind> emitKind =
+      emit == "cubin" ? tile::EmitKind::PTX : tile::parseEmitKind(emit.getValue());
+  if (!emitKind) {
+    fail("unknown --emit kind '" + emit + "'", "use one of " + emitKinds);
     return 1;
   }
   unsigned level;
@@ -236,7 +247,7 @@ static int run(int argc, char **argv) {
   tile::CompileOptions options;
   options.arch = arch;
   options.optLevel = static_cast<int>(level);
-  options.emit = emit == "cubin" ? "ptx" : emit.getValue();
+  options.emit = *emitKind;
   options.fileName = inputFile == "-" ? "<stdin>" : inputFile.getValue();
   options.printIRAfterAll = printIRAfterAll;
   options.autoSync = !noAutoSync;

@@ -3,16 +3,51 @@
 #ifndef TILEC_COMPILER_H
 #define TILEC_COMPILER_H
 
+#include "tile/target.h"
+
 #include <array>
 #include <optional>
 #include <string>
+#include <iterator>
+#include <string_view>
 
 namespace tile {
 
+/// What tile::compile returns in CompileResult::output: the checked AST dump,
+/// tile-dialect MLIR (before any pass), LLVM + NVVM dialect MLIR (after the
+/// whole pipeline), LLVM IR, or PTX.
+enum class EmitKind { AST, MLIR, NVVM, LLVM, PTX };
+
+/// The names tilec's --emit and the docs use, in EmitKind order.
+inline constexpr const char *kEmitKindNames[] = {"ast", "mlir", "nvvm", "llvm", "ptx"};
+
+/// "ptx" for EmitKind::PTX; nullptr for a value outside the enum.
+inline const char *emitKindName(EmitKind kind) {
+  auto index = static_cast<unsigned>(kind);
+  return index < std::size(kEmitKindNames) ? kEmitKindNames[index] : nullptr;
+}
+
+/// The kind called `name`, or nullopt.
+inline std::optional<EmitKind> parseEmitKind(std::string_view name) {
+  for (unsigned i = 0; i < std::size(kEmitKindNames); ++i)
+    if (name == kEmitKindNames[i])
+      return static_cast<EmitKind>(i);
+  return std::nullopt;
+}
+
+/// "ast, mlir, nvvm, llvm, ptx": for hints and help text.
+inline std::string emitKindList() {
+  std::string list;
+  for (const char *name : kEmitKindNames)
+    list += (list.empty() ? "" : ", ") + std::string(name);
+  return list;
+}
+
 struct CompileOptions {
-  std::string arch = "sm_90a";
+  /// One of tile::target::kSupportedArchs (checked by compile()).
+  std::string arch = target::kDefaultArch;
   int optLevel = 3;                 // 0..3
-  std::string emit = "ptx";         // ast | mlir | nvvm | llvm | ptx
+  EmitKind emit = EmitKind::PTX;
   std::string fileName = "<input>"; // used in diagnostics
   /// Replaces every kernel's cluster shape (tilec --cluster=X[,Y,Z]).
   std::optional<std::array<int, 3>> clusterOverride;
