@@ -239,10 +239,7 @@ static int run(int argc, char **argv) {
     fail("-O" + optLevel + " is not a level", "use -O0 to -O3");
     return 1;
   }
-  if (auto [error, hint] = tile::target::unsupportedArchReason(arch); !error.empty()) {
-    fail(error, hint);
-    return 1;
-  }
+  // --arch is checked by tile::compile, against tile/target.h.
 
   tile::CompileOptions options;
   options.arch = arch;
