@@ -71,6 +71,11 @@ bool checkOptions(const ::tile::CompileOptions &options, ::tile::frontend::Diagn
                 "emit kind " + std::to_string(static_cast<int>(options.emit)) +
                     " is not a tile::EmitKind",
                 "use one of " + ::tile::emitKindList() + " (tilec's --emit=cubin runs ptxas on ptx)");
+  if (options.debugHangsMs > ::tile::kMaxDebugHangsMs)
+    diags.error(none,
+                "a --debug-hangs bound of " + std::to_string(options.debugHangsMs) +
+                    " ms is too long",
+                "give at most " + std::to_string(::tile::kMaxDebugHangsMs) + " ms (an hour)");
   if (options.optLevel < 0 || options.optLevel > 3)
     diags.error(none, "optimisation level " + std::to_string(options.optLevel) + " is not a level",
                 "use 0 to 3");

@@ -1,5 +1,6 @@
 //===- Pipeline.cpp - the tilec pass pipeline ------------------------------===//
 #include "tilec/Pipeline.h"
+#include "tilec/Compiler.h"
 #include "tilec/Passes.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -8,6 +9,10 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+
+// tile-opt's tile-debug-hangs and tilec's --debug-hangs wait the same time
+// when no value is given.
+static_assert(mlir::tile::TileDebugHangsOptions{}.timeoutMs == ::tile::kDefaultDebugHangsMs);
 
 void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOptions &options) {
   // Folding first: the sync passes reason about constant cluster ranks,

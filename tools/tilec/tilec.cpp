@@ -57,17 +57,16 @@ static cl::opt<bool> explainSync("explain-sync",
 static cl::opt<bool> noAutoSync("no-auto-sync",
                                 cl::desc("Insert no fences or barriers; report missing ones as errors"),
                                 cl::init(false), cl::cat(category));
+static const std::string debugHangsHelp =
+    "Bound every mbarrier wait to MS milliseconds (default " +
+    std::to_string(tile::kDefaultDebugHangsMs) + ", at most " +
+    std::to_string(tile::kMaxDebugHangsMs) + "), then print the wait, CTA and thread, and trap";
 static cl::opt<std::string> debugHangs(
-    "debug-hangs", cl::desc("Bound every mbarrier wait to MS milliseconds (default 2000, at most "
-                            "3600000), then print the wait, CTA and thread, and trap"),
+    "debug-hangs", cl::desc(debugHangsHelp),
     cl::value_desc("MS"), cl::ValueOptional, cl::init(""), cl::cat(category));
 static cl::opt<bool> printIRAfterAll("mlir-print-ir-after-all",
                                      cl::desc("Print the IR after every MLIR pass"),
                                      cl::init(false), cl::cat(category));
-
-/// Longest --debug-hangs bound: an hour (in nanoseconds it still fits in the
-/// 64-bit %globaltimer arithmetic with room to spare).
-static constexpr unsigned kMaxDebugHangsMs = 3600000;
 
 /// The cluster shape of --cluster, or an error naming the option and the limit.
 static bool parseCluster(StringRef text, std::array<int, 3> &dims) {
@@ -250,11 +249,11 @@ static int run(int argc, char **argv) {
   options.autoSync = !noAutoSync;
   options.explainSync = explainSync;
   if (debugHangs.getNumOccurrences()) {
-    unsigned ms = 2000;
+    unsigned ms = tile::kDefaultDebugHangsMs;
     if (!debugHangs.empty() &&
-        (StringRef(debugHangs).getAsInteger(10, ms) || ms == 0 || ms > kMaxDebugHangsMs)) {
+        (StringRef(debugHangs).getAsInteger(10, ms) || ms == 0 || ms > tile::kMaxDebugHangsMs)) {
       fail("bad --debug-hangs value '" + debugHangs + "'",
-           "give a number of milliseconds from 1 to " + Twine(kMaxDebugHangsMs) +
+           "give a number of milliseconds from 1 to " + Twine(tile::kMaxDebugHangsMs) +
                ", e.g. --debug-hangs=500");
       return 1;
     }

@@ -43,6 +43,12 @@ inline std::string emitKindList() {
   return list;
 }
 
+/// --debug-hangs: the bound of a wait without a value, and the longest one
+/// (an hour; in nanoseconds it still fits the 64-bit %globaltimer
+/// arithmetic with room to spare).
+inline constexpr unsigned kDefaultDebugHangsMs = 2000;
+inline constexpr unsigned kMaxDebugHangsMs = 3600000;
+
 struct CompileOptions {
   /// One of tile::target::kSupportedArchs (checked by compile()).
   std::string arch = target::kDefaultArch;
@@ -58,8 +64,8 @@ struct CompileOptions {
   bool autoSync = true;
   /// Fill CompileResult::syncReport (tilec --explain-sync).
   bool explainSync = false;
-  /// > 0: bound every mbarrier wait to this many milliseconds, then report the
-  /// hang and trap (tilec --debug-hangs[=MS]).
+  /// > 0: bound every mbarrier wait to this many milliseconds (at most
+  /// kMaxDebugHangsMs), then report the hang and trap (tilec --debug-hangs[=MS]).
   unsigned debugHangsMs = 0;
 };
 
