@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
+#include "tile/target.h"
 
 #include "PTXBuilder.h"
 
@@ -76,8 +77,7 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
     auto ptrType = cast<PtrType>(op.getType());
     Type elemType = ptrType.getElementType();
     Location loc = op.getLoc();
-    unsigned sharedSpace = nvptxAddressSpace(static_cast<int>(AddressSpace::shared));
-    auto llvmPtr = LLVM::LLVMPointerType::get(getContext(), sharedSpace);
+    auto llvmPtr = LLVM::LLVMPointerType::get(getContext(), ::tile::target::kSharedAddressSpace);
     auto i64 = rewriter.getI64Type();
     OpBuilder::InsertPoint kernelPoint = rewriter.saveInsertionPoint();
 
@@ -91,7 +91,7 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
       rewriter.setInsertionPointToStart(module.getBody());
       LLVM::GlobalOp::create(rewriter, loc, arrayType, /*isConstant=*/false,
                              LLVM::Linkage::Internal, name, Attribute(), /*alignment=*/16,
-                             sharedSpace);
+                             ::tile::target::kSharedAddressSpace);
       rewriter.restoreInsertionPoint(kernelPoint);
       rewriter.replaceOp(op, registerAddress(rewriter, loc,
                                              LLVM::AddressOfOp::create(rewriter, loc, llvmPtr, name)));
@@ -102,7 +102,8 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
       rewriter.setInsertionPointToStart(module.getBody());
       LLVM::GlobalOp::create(rewriter, loc, LLVM::LLVMArrayType::get(rewriter.getI8Type(), 0),
                              /*isConstant=*/false, LLVM::Linkage::External,
-                             kDynamicSmemSymbol, Attribute(), /*alignment=*/16, sharedSpace);
+                             kDynamicSmemSymbol, Attribute(), /*alignment=*/16,
+                             ::tile::target::kSharedAddressSpace);
       rewriter.restoreInsertionPoint(kernelPoint);
     }
     Value base = registerAddress(
@@ -218,19 +219,29 @@ struct SRegLowering : ConvertOpToLLVMPattern<SRegOp> {
 
 } // namespace
 
+// The numbers come from tile/target.h; NVVM's ops must agree with them.
+static_assert(::tile::target::kGlobalAddressSpace ==
+              static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
+static_assert(::tile::target::kSharedAddressSpace ==
+              static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+static_assert(::tile::target::kSharedClusterAddressSpace ==
+              static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+static_assert(::tile::target::kGenericAddressSpace ==
+              static_cast<unsigned>(NVVM::NVVMMemorySpace::Generic));
+
 unsigned mlir::tile::nvptxAddressSpace(int space) {
   switch (static_cast<AddressSpace>(space)) {
   case AddressSpace::global:
-    return static_cast<unsigned>(NVVM::NVVMMemorySpace::Global);
+    return ::tile::target::kGlobalAddressSpace;
   case AddressSpace::shared:
-    return static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared);
+    return ::tile::target::kSharedAddressSpace;
   case AddressSpace::cluster:
-    return static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster);
+    return ::tile::target::kSharedClusterAddressSpace;
   case AddressSpace::local:
-    // Allocas live in the generic space until NVPTX lowers them to .local.
-    return static_cast<unsigned>(NVVM::NVVMMemorySpace::Generic);
+    // Allocas live in the generic space until NVPTX lowers them.
+    return ::tile::target::kGenericAddressSpace;
   }
-  return static_cast<unsigned>(NVVM::NVVMMemorySpace::Generic);
+  return ::tile::target::kGenericAddressSpace;
 }
 
 void mlir::tile::addTileTypeConversions(LLVMTypeConverter &converter) {

@@ -3,13 +3,11 @@
 #include "KernelInfo.h"
 #include "tilec/EmitPTX.h"
 #include "tilec/MLIRGen.h"
-#include "tilec/Passes.h"
+#include "tilec/Pipeline.h"
 #include "tilec/frontend/Frontend.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/target.h"
 
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -18,7 +16,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -70,10 +67,16 @@ bool checkOptions(const ::tile::CompileOptions &options, ::tile::frontend::Diagn
   ::tile::frontend::Location none;
   if (auto [error, hint] = ::tile::target::unsupportedArchReason(options.arch); !error.empty())
     diags.error(none, error, hint);
-  static const char *kinds[] = {"ast", "mlir", "nvvm", "llvm", "ptx", "info"};
-  if (std::find(std::begin(kinds), std::end(kinds), options.emit) == std::end(kinds))
-    diags.error(none, "unknown emit kind '" + options.emit + "'",
-                "use one of ast, mlir, nvvm, llvm, ptx, info (tilec's --emit=cubin runs ptxas on ptx)");
+  if (!::tile::emitKindName(options.emit))
+    diags.error(none,
+                "emit kind " + std::to_string(static_cast<int>(options.emit)) +
+                    " is not a tile::EmitKind",
+                "use one of " + ::tile::emitKindList() + " (tilec's --emit=cubin runs ptxas on ptx)");
+  if (options.debugHangsMs > ::tile::kMaxDebugHangsMs)
+    diags.error(none,
+                "a --debug-hangs bound of " + std::to_string(options.debugHangsMs) +
+                    " ms is too long",
+                "give at most " + std::to_string(::tile::kMaxDebugHangsMs) + " ms (an hour)");
   if (options.optLevel < 0 || options.optLevel > 3)
     diags.error(none, "optimisation level " + std::to_string(options.optLevel) + " is not a level",
                 "use 0 to 3");
@@ -175,7 +178,7 @@ static ::tile::CompileResult compileWith(const std::string &source, const ::tile
                 "this is a tilec bug; please report it with the input file");
     return result;
   }
-  if (options.emit == "ast") {
+  if (options.emit == ::tile::EmitKind::AST) {
     std::ostringstream os;
     frontend::dumpAST(*ast, os);
     result.output = os.str();
@@ -212,7 +215,7 @@ static ::tile::CompileResult compileWith(const std::string &source, const ::tile
   OwningOpRef<ModuleOp> module = mlir::tile::mlirGen(context, *ast);
   if (!module || failed(verify(*module)))
     return finishWithError();
-  if (options.emit == "mlir") {
+  if (options.emit == ::tile::EmitKind::MLIR) {
     result.output = printOp(*module);
     result.ok = true;
     return result;
@@ -227,32 +230,22 @@ static ::tile::CompileResult compileWith(const std::string &source, const ::tile
                         [](Pass *, Operation *) { return true; },
                         /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
   }
-  pm.addPass(createCanonicalizerPass());
-  OpPassManager &kernels = pm.nest<mlir::tile::KernelOp>();
-  if (options.autoSync) {
-    kernels.addPass(mlir::tile::createTileInsertFences());
-    kernels.addPass(mlir::tile::createTileDSMEMLifetime());
-    kernels.addPass(mlir::tile::createTileSplitClusterBarriers());
-  } else {
-    kernels.addPass(mlir::tile::createTileDSMEMLifetime({/*checkOnly=*/true}));
-  }
-  kernels.addPass(mlir::tile::createTileSyncDefaults());
-  kernels.addPass(mlir::tile::createTileMBarrierPhases());
-  if (options.debugHangsMs > 0)
-    kernels.addPass(mlir::tile::createTileDebugHangs({options.debugHangsMs}));
+  // tile-opt --tile-pipeline builds the same passes (Pipeline.h); run here in
+  // its two stages so that the sync report sees the tile IR.
+  mlir::tile::TilePipelineOptions pipelineOptions;
+  pipelineOptions.autoSync = options.autoSync;
+  pipelineOptions.debugHangsMs = options.debugHangsMs;
+  mlir::tile::buildTileSyncPipeline(pm, pipelineOptions);
   if (failed(pm.run(*module)))
     return finishWithError();
   if (options.explainSync)
     result.syncReport = syncReport(*module);
 
   pm.clear();
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(mlir::tile::createConvertTileToLLVM());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
+  mlir::tile::buildTileLoweringPipeline(pm, pipelineOptions);
   if (failed(pm.run(*module)))
     return finishWithError();
-  if (options.emit == "nvvm") {
+  if (options.emit == ::tile::EmitKind::NVVM) {
     result.output = printOp(*module);
     result.ok = true;
     return result;
@@ -261,11 +254,12 @@ static ::tile::CompileResult compileWith(const std::string &source, const ::tile
   ptxOptions.arch = options.arch;
   ptxOptions.optLevel = options.optLevel;
   std::string error;
-  if (!mlir::tile::emitPTX(*module, ptxOptions, options.emit == "llvm", result.output, error)) {
-    result.diagnostics += "error: " + error + "\n";
+  if (!mlir::tile::emitPTX(*module, ptxOptions, options.emit == ::tile::EmitKind::LLVM,
+                           result.output, error)) {
+    diags.error({}, error, "this is a tilec bug; please report it with the input file");
     return result;
   }
-  if (options.emit == "info") {
+  if (options.emit == ::tile::EmitKind::Info) {
     ::tile::ModuleInfo info;
     info.arch = options.arch;
     info.kernels = result.kernels;
@@ -277,15 +271,15 @@ static ::tile::CompileResult compileWith(const std::string &source, const ::tile
 
 ::tile::CompileResult (::tile::compile)(const std::string &source, const CompileOptions &options) {
   frontend::DiagnosticEngine diags;
+  diags.setToolName("tilec");
   CompileResult result;
   if (checkOptions(options, diags) && checkSourceText(source, options.fileName, diags)) {
     diags.addSource(options.fileName, source);
     result = compileWith(source, options, diags);
   }
-  // Warnings are shown on success too, ahead of any message the pipeline
-  // wrote directly (PTX emission).
+  // Warnings are shown on success too.
   std::ostringstream os;
   diags.print(os);
-  result.diagnostics = os.str() + result.diagnostics;
+  result.diagnostics = os.str();
   return result;
 }

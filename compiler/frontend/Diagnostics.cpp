@@ -61,6 +61,8 @@ std::string DiagnosticEngine::render(const Diagnostic &d) const {
     os << d.loc.line << ":" << d.loc.col << ":";
   if (!d.loc.file.empty() || d.loc.line > 0)
     os << " ";
+  else if (!tool_.empty())
+    os << tool_ << ": ";
   os << kinds[d.kind] << ": " << d.message << "\n";
   auto it = sources_.find(d.loc.file);
   std::string line;

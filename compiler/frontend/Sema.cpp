@@ -110,20 +110,23 @@ void Sema::checkKernel(KernelAST &k) {
         n = 0;
       n *= d < 1 ? 1 : d;
     }
-    if (n < 1 || n > kMaxClusterSize)
+    if (n < 1 || n > target::kMaxClusterSize)
       error(k.cluster.loc,
             "cluster of " + std::to_string(n) + " CTAs is not supported (at most " +
-                std::to_string(kMaxClusterSize) + ")",
-            "portable cluster sizes are 1..8 CTAs; 9..16 need a non-portable launch");
+                std::to_string(target::kMaxClusterSize) + ")",
+            "portable cluster sizes are 1.." + std::to_string(target::kMaxPortableClusterSize) +
+                " CTAs; " + std::to_string(target::kMaxPortableClusterSize + 1) + ".." +
+                std::to_string(target::kMaxClusterSize) + " need a non-portable launch");
   }
   if (k.threads.present) {
     long long n = (long long)k.threads.dims[0] * k.threads.dims[1] * k.threads.dims[2];
-    if (n > kMaxThreadsPerBlock)
+    if (n > target::kMaxThreadsPerBlock)
       error(k.threads.loc,
             "threads(" + std::to_string(k.threads.dims[0]) + "," + std::to_string(k.threads.dims[1]) +
                 "," + std::to_string(k.threads.dims[2]) + ") is " + std::to_string(n) +
-                " threads per block, over the limit of 1024",
-            "use at most 1024 threads per block");
+                " threads per block, over the limit of " +
+                std::to_string(target::kMaxThreadsPerBlock),
+            "use at most " + std::to_string(target::kMaxThreadsPerBlock) + " threads per block");
   }
 
   pushScope(); // parameters
@@ -446,20 +449,18 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
 bool Sema::addStaticSmem(const Location &loc, int64_t bytes) {
   int64_t before = kernel_->staticSharedBytes;
   int64_t aligned = (before + 15) / 16 * 16;
-  int64_t total = bytes > kMaxSharedBytesPerBlock ? bytes : aligned + bytes;
-  if (total > kMaxSharedBytesPerBlock) {
+  int64_t total = bytes > target::kMaxSharedBytesPerBlock ? bytes : aligned + bytes;
+  if (total > target::kMaxSharedBytesPerBlock) {
     error(loc, "static shared memory of kernel '" + kernel_->name + "' reaches " + std::to_string(total) +
-                   " bytes, over the per-block limit of " + std::to_string(kMaxSharedBytesPerBlock) +
-                   " bytes (227 KB)",
+                   " bytes, over the per-block limit of " +
+                   std::to_string(target::kMaxSharedBytesPerBlock) + " bytes (" +
+                   std::to_string(target::kMaxSharedBytesPerBlock / 1024) + " KB)",
           "shrink the arrays, or size one with a kernel parameter to use dynamic shared memory");
     return false;
   }
   kernel_->staticSharedBytes = total;
   return true;
 }
-
-/// Largest mbarrier arrival count (PTX: the count is at most 2^20 - 1).
-static constexpr int64_t kMaxMBarrierCount = (1 << 20) - 1;
 
 void Sema::checkMBarrier(MBarrierStmt &s, bool kernelTopLevel) {
   Decl &d = *s.decl;
@@ -475,19 +476,20 @@ void Sema::checkMBarrier(MBarrierStmt &s, bool kernelTopLevel) {
     if (!t.isInvalid() && checkConstantOps(*s.count)) {
       bool overflow = false;
       std::optional<int64_t> c = foldConstant(*s.count, overflow);
-      if (overflow || (c && (*c < 1 || *c > kMaxMBarrierCount))) {
+      if (overflow || (c && (*c < 1 || *c > target::kMaxMBarrierArrivals))) {
         error(s.count->loc,
               overflow ? std::string("mbarrier count overflows")
                        : "mbarrier count " + std::to_string(*c) + " is out of range (1 to " +
-                             std::to_string(kMaxMBarrierCount) + ")",
+                             std::to_string(target::kMaxMBarrierArrivals) + ")",
               "the count is the number of arrivals that complete a phase, at least 1");
       } else {
         s.constantCount = c;
       }
     }
   }
-  // 8 bytes per mbarrier (8-byte aligned), the declaration at a 16-byte offset.
-  addStaticSmem(s.loc, 8 * s.arraySize.value_or(1));
+  // The declaration at a 16-byte offset (a multiple of the mbarrier alignment).
+  static_assert(16 % target::kMBarrierAlign == 0);
+  addStaticSmem(s.loc, target::kMBarrierBytes * s.arraySize.value_or(1));
   d.type = s.arraySize ? Type::mbarrierArray(*s.arraySize) : Type::mbarrier(AddressSpace::Shared);
   declare(d);
 }

@@ -16,9 +16,6 @@
 namespace tile::frontend {
 
 namespace {
-/// Largest transaction byte count of one mbarrier phase (PTX: 2^20 - 1).
-constexpr int64_t kMaxTxBytes = (1 << 20) - 1;
-
 /// The index expression of `s[i]` / `remote(s[i], r)`; nullptr for a single mbarrier.
 const ExprAST *mbarrierIndexOf(const ExprAST &e) {
   if (auto *i = e.as<IndexExpr>())
@@ -135,12 +132,12 @@ Type Sema::checkMBarrierCall(CallExpr &e) {
     } else {
       bool overflow = false;
       bytes = foldConstant(*e.args[1], overflow);
-      if (overflow || (bytes && (*bytes < 0 || *bytes > kMaxTxBytes))) {
+      if (overflow || (bytes && (*bytes < 0 || *bytes > target::kMaxMBarrierTxBytes))) {
         error(e.args[1]->loc,
               overflow ? std::string("transaction byte count overflows")
                        : "transaction byte count " + std::to_string(*bytes) + " is out of range (0 to " +
-                             std::to_string(kMaxTxBytes) + ")",
-              "one phase of an mbarrier expects at most " + std::to_string(kMaxTxBytes) + " bytes");
+                             std::to_string(target::kMaxMBarrierTxBytes) + ")",
+              "one phase of an mbarrier expects at most " + std::to_string(target::kMaxMBarrierTxBytes) + " bytes");
         ok = false;
         bytes.reset();
       }

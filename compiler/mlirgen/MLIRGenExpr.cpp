@@ -1,5 +1,6 @@
 //===- MLIRGenExpr.cpp - typed tile AST -> tile/arith: expressions --------===//
 #include "MLIRGenImpl.h"
+#include "tile/target.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -287,7 +288,8 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::LaneId: return sreg(l, SpecialReg::laneid);
   case BI::WarpId: {
     Value tid = linearThread(l).first;
-    return arith::DivUIOp::create(builder, l, tid, intConst(l, builder.getI32Type(), 32));
+    return arith::DivUIOp::create(builder, l, tid,
+                                  intConst(l, builder.getI32Type(), ::tile::target::kWarpSize));
   }
   case BI::Min:
   case BI::Max: {

@@ -48,6 +48,15 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
   void runOnOperation() override {
     SmallVector<MBarrierWaitOp> waits;
     getOperation().walk([&](MBarrierWaitOp op) { waits.push_back(op); });
+    // The user asked for hang reports; say so when this kernel can give none
+    // rather than let a silent hang look like a clean bill.
+    if (waits.empty()) {
+      InFlightDiagnostic warning = getOperation().emitWarning()
+                                   << "kernel '" << getOperation().getSymName()
+                                   << "' has no mbarrier wait for --debug-hangs to bound";
+      warning.attachNote() << "hint: only mbarrier waits are bounded; a hang at sync_threads() "
+                              "or cluster_sync() is not reported";
+    }
     for (MBarrierWaitOp wait : waits) {
       if (!wait.getParity()) {
         wait.emitOpError("run tile-mbarrier-phases before tile-debug-hangs");

@@ -68,13 +68,15 @@ LogicalResult KernelOp::verify() {
       return emitOpError() << what << " of " << total << " exceeds the limit of " << limit;
     return success();
   };
-  // PTX ISA 11.4: at most 16 CTAs per cluster (8 portable); 1024 threads per
-  // CTA, at most 1024 x 1024 x 64 (the CUDA block-dimension limits).
+  // PTX ISA 11.4 (.reqnctapercluster, .maxntid) and the CUDA limits of sm_90
+  // (tile/target.h): CTAs per cluster, threads per CTA, block dimensions.
   constexpr int64_t clusterMax = ::tile::target::kMaxClusterSize;
   constexpr int64_t threadsMax = ::tile::target::kMaxThreadsPerBlock;
+  constexpr const int *blockMax = ::tile::target::kMaxBlockDims;
   if (failed(checkDims(getClusterDims(), "cluster", clusterMax,
                        {clusterMax, clusterMax, clusterMax})) ||
-      failed(checkDims(getMaxThreads(), "threads", threadsMax, {threadsMax, threadsMax, 64})))
+      failed(checkDims(getMaxThreads(), "threads", threadsMax,
+                       {blockMax[0], blockMax[1], blockMax[2]})))
     return failure();
   if (getClusterDims() && getClusterDynamic())
     return emitOpError("cluster shape cannot be both static and dynamic");
@@ -259,12 +261,11 @@ static LogicalResult verifyConstantRange(Operation *op, Value value, StringRef w
   return success();
 }
 
-constexpr int64_t kMaxMBarrierCount = (1 << 20) - 1;
-
 LogicalResult MBarrierInitOp::verify() {
   if (failed(verifyMBarrier(*this, getMbar())))
     return failure();
-  return verifyConstantRange(*this, getCount(), "arrival count", 1, kMaxMBarrierCount);
+  return verifyConstantRange(*this, getCount(), "arrival count", 1,
+                             ::tile::target::kMaxMBarrierArrivals);
 }
 
 LogicalResult MBarrierArriveOp::verify() {
@@ -272,13 +273,15 @@ LogicalResult MBarrierArriveOp::verify() {
     return failure();
   if (auto order = getOrder(); order && *order != MemoryOrder::relaxed && *order != MemoryOrder::release)
     return emitOpError("an arrive is relaxed or release");
-  return verifyConstantRange(*this, getTxCount(), "transaction count", 0, kMaxMBarrierCount);
+  return verifyConstantRange(*this, getTxCount(), "transaction count", 0,
+                             ::tile::target::kMaxMBarrierTxBytes);
 }
 
 LogicalResult MBarrierExpectTxOp::verify() {
   if (failed(verifyMBarrier(*this, getMbar())) || failed(verifyMBarrierScope(*this, getScope())))
     return failure();
-  return verifyConstantRange(*this, getTxCount(), "transaction count", 0, kMaxMBarrierCount);
+  return verifyConstantRange(*this, getTxCount(), "transaction count", 0,
+                             ::tile::target::kMaxMBarrierTxBytes);
 }
 
 LogicalResult MBarrierWaitOp::verify() {

@@ -18,6 +18,7 @@
 #include "Driver.h"
 #include "tile/kernel_info.h"
 #include "tile/launch.h"
+#include "tile/target.h"
 
 namespace tile::detail {
 
@@ -30,7 +31,7 @@ struct ContextState {
   int sms = 0;
   int driverVersion = 0;
   size_t smemOptin = 0;
-  int maxThreads = 1024;
+  int maxThreads = target::kMaxThreadsPerBlock;
   bool clusterLaunch = false;
   Dim3 maxBlock, maxGrid;
 

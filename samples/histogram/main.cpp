@@ -83,8 +83,11 @@ Options parse(int argc, char** argv) {
   }
   if (o.nbins < 1) usage("--bins must be >= 1");
   if (o.n < 0) usage("--n must be >= 0");
-  if (o.cluster < 1 || o.cluster > 16) usage("--cluster must be 1..16");
-  if (o.threads < 1 || o.threads > 1024) usage("--threads must be 1..1024");
+  namespace target = tile::target;
+  if (o.cluster < 1 || o.cluster > target::kMaxClusterSize)
+    usage(("--cluster must be 1.." + std::to_string(target::kMaxClusterSize)).c_str());
+  if (o.threads < 1 || o.threads > target::kMaxThreadsPerBlock)
+    usage(("--threads must be 1.." + std::to_string(target::kMaxThreadsPerBlock)).c_str());
   if (o.runs < 1) usage("--runs must be >= 1");
   return o;
 }
@@ -103,7 +106,7 @@ int run(Options o) {
     }
     o.cluster = hist.ptxCluster();
   }
-  hist.setAllowNonPortableCluster(o.cluster > 8);
+  hist.setAllowNonPortableCluster(o.cluster > tile::target::kMaxPortableClusterSize);
 
   std::printf("device: %s (sm_%d, %d SMs), driver %d\n", ctx.name().c_str(), ctx.computeCapability(),
               ctx.smCount(), ctx.driverVersion());
@@ -120,7 +123,7 @@ int run(Options o) {
   std::printf("config: %d bins, n = %lld, %s (seed %llu), cluster %d%s, %d threads, grid %u CTAs, "
               "%zu B dynamic smem/CTA, %d regs/thread\n",
               o.nbins, o.n, histo::distName(o.dist), static_cast<unsigned long long>(o.seed), o.cluster,
-              o.cluster > 8 ? " (non-portable size, opted in)" : "", o.threads, grid, hist.sharedBytes(dBins.ptr(), dInput.ptr(), o.nbins, o.cluster, o.threads), hist.kernel().numRegs());
+              o.cluster > tile::target::kMaxPortableClusterSize ? " (non-portable size, opted in)" : "", o.threads, grid, hist.sharedBytes(dBins.ptr(), dInput.ptr(), o.nbins, o.cluster, o.threads), hist.kernel().numRegs());
 
   bool ok = true;
   std::vector<float> ms;

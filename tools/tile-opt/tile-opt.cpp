@@ -1,6 +1,7 @@
 //===- tile-opt.cpp - mlir-opt for the tile dialect and tilec passes ------===//
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Passes.h"
+#include "tilec/Pipeline.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -41,6 +42,8 @@ int main(int argc, char **argv) {
                   mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect,
                   mlir::NVVM::NVVMDialect>();
   mlir::tile::registerTilePasses();
+  // --tile-pipeline: exactly the passes tilec runs (tilec/Pipeline.h).
+  mlir::tile::registerTilePipelines();
   mlir::registerSCFToControlFlowPass();
   mlir::registerReconcileUnrealizedCastsPass();
   mlir::registerCanonicalizerPass();

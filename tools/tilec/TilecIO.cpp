@@ -1,5 +1,6 @@
 //===- TilecIO.cpp - tilec's checked input and output ----------------------===//
 #include "TilecIO.h"
+#include "tilec/frontend/Diagnostics.h"
 
 #include "llvm/Support/Errc.h"
 #include "llvm/Support/Error.h"
@@ -14,10 +15,12 @@ using namespace llvm;
 namespace tilec::io {
 
 bool fail(const Twine &message, const Twine &hint) {
-  errs() << "tilec: error: " << message << "\n";
-  std::string hintText = hint.str();
-  if (!hintText.empty())
-    errs() << "hint: " << hintText << "\n";
+  // Rendered by the compiler's diagnostics engine, like every other message.
+  tile::frontend::DiagnosticEngine diags;
+  diags.setToolName("tilec");
+  diags.error({}, message.str(), hint.str());
+  for (const tile::frontend::Diagnostic &d : diags.diagnostics())
+    errs() << diags.render(d);
   return false;
 }
 

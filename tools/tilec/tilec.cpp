@@ -1,6 +1,6 @@
 //===- tilec.cpp - the tilec command line ----------------------------------===//
 //
-//   tilec FILE.tile -o OUT [--emit=ast|mlir|nvvm|llvm|ptx|cubin|info] [--arch=sm_90a]
+//   tilec FILE.tile -o OUT [--emit=ast|mlir|nvvm|llvm|ptx|cubin|info] [--arch=ARCH]
 //         [-O0..-O3] [--cluster=X[,Y,Z]] [--mlir-print-ir-after-all]
 //
 // Exit code 0 on success, 1 on any error. Every error is one
@@ -26,23 +26,29 @@ using namespace llvm;
 using tilec::io::fail;
 
 static cl::OptionCategory category("tilec options");
+// Help texts from the facts they describe (tile/target.h, tilec/Compiler.h).
+static const std::string emitKinds = tile::emitKindList() + ", cubin";
+static const std::string emitHelp = "What to emit: " + emitKinds;
+static const std::string archHelp = "Target architecture: " + tile::target::supportedArchList() +
+                                    " (default " + tile::target::kDefaultArch + ")";
+static const std::string clusterHelp =
+    "Override every kernel's cluster shape: X[,Y[,Z]], at most " +
+    std::to_string(tile::target::kMaxClusterSize) + " CTAs in all";
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .tile file, or - for stdin>"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout, the default)"),
                                        cl::value_desc("file"), cl::init("-"), cl::cat(category));
-static cl::opt<std::string> emit("emit",
-                                 cl::desc("What to emit: ast, mlir, nvvm, llvm, ptx, cubin, info "
-                                          "(the kernels' launch facts as JSON)"),
+static cl::opt<std::string> emit("emit", cl::desc(emitHelp),
                                  cl::init("ptx"), cl::cat(category));
 static cl::opt<std::string> arch("arch",
-                                 cl::desc("Target architecture: sm_90a (default) or sm_90"),
+                                 cl::desc(archHelp),
                                  cl::init(tile::target::kDefaultArch), cl::cat(category));
 static cl::opt<std::string> optLevel("O", cl::desc("Optimisation level 0-3 (default 3)"),
                                      cl::Prefix, cl::value_desc("level"), cl::init("3"),
                                      cl::cat(category));
 static cl::opt<std::string> cluster(
     "cluster",
-    cl::desc("Override every kernel's cluster shape: X[,Y[,Z]], at most 16 CTAs in all"),
+    cl::desc(clusterHelp),
     cl::init(""), cl::cat(category));
 static cl::opt<bool> explainSync("explain-sync",
                                  cl::desc("Print one line per fence/barrier the compiler inserted "
@@ -51,17 +57,16 @@ static cl::opt<bool> explainSync("explain-sync",
 static cl::opt<bool> noAutoSync("no-auto-sync",
                                 cl::desc("Insert no fences or barriers; report missing ones as errors"),
                                 cl::init(false), cl::cat(category));
+static const std::string debugHangsHelp =
+    "Bound every mbarrier wait to MS milliseconds (default " +
+    std::to_string(tile::kDefaultDebugHangsMs) + ", at most " +
+    std::to_string(tile::kMaxDebugHangsMs) + "), then print the wait, CTA and thread, and trap";
 static cl::opt<std::string> debugHangs(
-    "debug-hangs", cl::desc("Bound every mbarrier wait to MS milliseconds (default 2000, at most "
-                            "3600000), then print the wait, CTA and thread, and trap"),
+    "debug-hangs", cl::desc(debugHangsHelp),
     cl::value_desc("MS"), cl::ValueOptional, cl::init(""), cl::cat(category));
 static cl::opt<bool> printIRAfterAll("mlir-print-ir-after-all",
                                      cl::desc("Print the IR after every MLIR pass"),
                                      cl::init(false), cl::cat(category));
-
-/// Longest --debug-hangs bound: an hour (in nanoseconds it still fits in the
-/// 64-bit %globaltimer arithmetic with room to spare).
-static constexpr unsigned kMaxDebugHangsMs = 3600000;
 
 /// The cluster shape of --cluster, or an error naming the option and the limit.
 static bool parseCluster(StringRef text, std::array<int, 3> &dims) {
@@ -163,7 +168,8 @@ static void onFatalError(void *, const char *reason, bool) {
 /// stderr, not to the stream it is given, so stderr is redirected to an
 /// unlinked temporary file while it parses.
 static bool parseCommandLine(int argc, char **argv) {
-  const char *overview = "tilec: compile .tile kernels for NVIDIA Hopper (sm_90a, sm_90) to PTX\n";
+  std::string overview = "tilec: compile .tile kernels for NVIDIA Hopper (" +
+                         tile::target::supportedArchList() + ") to PTX\n";
   SmallString<128> capturePath;
   int captureFd = -1;
   int savedStderr = -1;
@@ -220,10 +226,11 @@ static int run(int argc, char **argv) {
   if (!parseCommandLine(argc, argv))
     return 1;
 
-  static const char *kinds[] = {"ast", "mlir", "nvvm", "llvm", "ptx", "cubin", "info"};
-  if (std::find(std::begin(kinds), std::end(kinds), emit.getValue()) == std::end(kinds)) {
-    fail("unknown --emit kind '" + emit + "'",
-         "use one of ast, mlir, nvvm, llvm, ptx, cubin, info");
+  // cubin is PTX run through ptxas here, after compiling.
+  std::optional<tile::EmitKind> emitKind =
+      emit == "cubin" ? tile::EmitKind::PTX : tile::parseEmitKind(emit.getValue());
+  if (!emitKind) {
+    fail("unknown --emit kind '" + emit + "'", "use one of " + emitKinds);
     return 1;
   }
   unsigned level;
@@ -231,25 +238,22 @@ static int run(int argc, char **argv) {
     fail("-O" + optLevel + " is not a level", "use -O0 to -O3");
     return 1;
   }
-  if (auto [error, hint] = tile::target::unsupportedArchReason(arch); !error.empty()) {
-    fail(error, hint);
-    return 1;
-  }
+  // --arch is checked by tile::compile, against tile/target.h.
 
   tile::CompileOptions options;
   options.arch = arch;
   options.optLevel = static_cast<int>(level);
-  options.emit = emit == "cubin" ? "ptx" : emit.getValue();
+  options.emit = *emitKind;
   options.fileName = inputFile == "-" ? "<stdin>" : inputFile.getValue();
   options.printIRAfterAll = printIRAfterAll;
   options.autoSync = !noAutoSync;
   options.explainSync = explainSync;
   if (debugHangs.getNumOccurrences()) {
-    unsigned ms = 2000;
+    unsigned ms = tile::kDefaultDebugHangsMs;
     if (!debugHangs.empty() &&
-        (StringRef(debugHangs).getAsInteger(10, ms) || ms == 0 || ms > kMaxDebugHangsMs)) {
+        (StringRef(debugHangs).getAsInteger(10, ms) || ms == 0 || ms > tile::kMaxDebugHangsMs)) {
       fail("bad --debug-hangs value '" + debugHangs + "'",
-           "give a number of milliseconds from 1 to " + Twine(kMaxDebugHangsMs) +
+           "give a number of milliseconds from 1 to " + Twine(tile::kMaxDebugHangsMs) +
                ", e.g. --debug-hangs=500");
       return 1;
     }

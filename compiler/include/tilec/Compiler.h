@@ -4,20 +4,59 @@
 #define TILEC_COMPILER_H
 
 #include "tile/kernel_info.h"
+#include "tile/target.h"
 
 #include <array>
 #include <optional>
 #include <string>
+#include <iterator>
+#include <string_view>
 #include <vector>
 
 namespace tile {
 
+/// What tile::compile returns in CompileResult::output: the checked AST dump,
+/// tile-dialect MLIR (before any pass), LLVM + NVVM dialect MLIR (after the
+/// whole pipeline), LLVM IR, PTX, or the kernel info as JSON (after the whole
+/// pipeline has run, so it exists only for kernels that compile).
+enum class EmitKind { AST, MLIR, NVVM, LLVM, PTX, Info };
+
+/// The names tilec's --emit and the docs use, in EmitKind order.
+inline constexpr const char *kEmitKindNames[] = {"ast", "mlir", "nvvm", "llvm", "ptx", "info"};
+
+/// "ptx" for EmitKind::PTX; nullptr for a value outside the enum.
+inline const char *emitKindName(EmitKind kind) {
+  auto index = static_cast<unsigned>(kind);
+  return index < std::size(kEmitKindNames) ? kEmitKindNames[index] : nullptr;
+}
+
+/// The kind called `name`, or nullopt.
+inline std::optional<EmitKind> parseEmitKind(std::string_view name) {
+  for (unsigned i = 0; i < std::size(kEmitKindNames); ++i)
+    if (name == kEmitKindNames[i])
+      return static_cast<EmitKind>(i);
+  return std::nullopt;
+}
+
+/// "ast, mlir, nvvm, llvm, ptx, info": for hints and help text.
+inline std::string emitKindList() {
+  std::string list;
+  for (const char *name : kEmitKindNames)
+    list += (list.empty() ? "" : ", ") + std::string(name);
+  return list;
+}
+
+/// --debug-hangs: the bound of a wait without a value, and the longest one
+/// (an hour; in nanoseconds it still fits the 64-bit %globaltimer
+/// arithmetic with room to spare).
+inline constexpr unsigned kDefaultDebugHangsMs = 2000;
+inline constexpr unsigned kMaxDebugHangsMs = 3600000;
+
 struct CompileOptions {
-  std::string arch = "sm_90a";
+  /// One of tile::target::kSupportedArchs (checked by compile()).
+  std::string arch = target::kDefaultArch;
   int optLevel = 3;                 // 0..3
-  /// ast | mlir | nvvm | llvm | ptx | info (the kernel info as JSON, after
-  /// the whole pipeline has run, so it exists only for kernels that compile)
-  std::string emit = "ptx";
+  EmitKind emit = EmitKind::PTX;
   std::string fileName = "<input>"; // used in diagnostics
   /// Replaces every kernel's cluster shape (tilec --cluster=X[,Y,Z]).
   std::optional<std::array<int, 3>> clusterOverride;
@@ -28,8 +67,8 @@ struct CompileOptions {
   bool autoSync = true;
   /// Fill CompileResult::syncReport (tilec --explain-sync).
   bool explainSync = false;
-  /// > 0: bound every mbarrier wait to this many milliseconds, then report the
-  /// hang and trap (tilec --debug-hangs[=MS]).
+  /// > 0: bound every mbarrier wait to this many milliseconds (at most
+  /// kMaxDebugHangsMs), then report the hang and trap (tilec --debug-hangs[=MS]).
   unsigned debugHangsMs = 0;
 };
 

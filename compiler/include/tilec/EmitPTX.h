@@ -9,7 +9,7 @@
 namespace mlir::tile {
 struct PTXOptions {
   std::string arch = ::tile::target::kDefaultArch; // one of ::tile::target::kSupportedArchs
-  std::string ptxVersion = ::tile::target::kPtxIsaFeature;
+  std::string ptxVersion = ::tile::target::ptxIsaFeature();
   int optLevel = 3;
 };
 

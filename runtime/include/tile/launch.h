@@ -5,6 +5,8 @@
 
 #include <cuda.h>
 
+#include "tile/target.h"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -36,20 +38,20 @@ struct LaunchConfig {
 // Everything the launch checks need, as plain numbers, so they can be tested
 // without a GPU. Kernel::launch fills it from cuFuncGetAttribute/cuDeviceGetAttribute.
 struct LaunchLimits {
-  int kernelMaxThreadsPerBlock = 1024; // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
-  size_t kernelStaticSharedBytes = 0;  // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+  int kernelMaxThreadsPerBlock = target::kMaxThreadsPerBlock;  // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+  size_t kernelStaticSharedBytes = 0;     // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
   // The cluster shape compiled into the kernel (PTX .reqnctapercluster), from
   // CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_{WIDTH,HEIGHT,DEPTH}; (0, 0, 0) when none.
   Dim3 kernelRequiredCluster{0, 0, 0};
   // CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET (PTX .explicitcluster).
   bool kernelNeedsCluster = false;
-  int maxThreadsPerBlock = 1024;          // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK
-  size_t maxSharedPerBlockOptin = 232448; // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
-  Dim3 maxBlockDim{1024, 1024, 64};
-  Dim3 maxGridDim{2147483647u, 65535u, 65535u};
-  bool clusterLaunch = true; // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
-  int portableClusterLimit = 8;
-  int nonPortableClusterLimit = 16;
+  int maxThreadsPerBlock = target::kMaxThreadsPerBlock;        // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+  size_t maxSharedPerBlockOptin = target::kMaxSharedBytesPerBlock;  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+  Dim3 maxBlockDim{target::kMaxBlockDims[0], target::kMaxBlockDims[1], target::kMaxBlockDims[2]};
+  Dim3 maxGridDim{target::kMaxGridDims[0], target::kMaxGridDims[1], target::kMaxGridDims[2]};
+  bool clusterLaunch = true;              // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
+  int portableClusterLimit = target::kMaxPortableClusterSize;
+  int nonPortableClusterLimit = target::kMaxClusterSize;
 };
 
 // The cluster the kernel actually runs with: cfg.cluster, or the kernel's compiled
@@ -71,7 +73,7 @@ std::string checkLaunch(const std::string &kernel, const LaunchConfig &cfg,
 void validateLaunch(const std::string &kernel, const LaunchConfig &cfg, const LaunchLimits &limits);
 
 // Dynamic shared memory above this needs CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES raised.
-constexpr size_t kDefaultDynamicSharedLimit = 48 * 1024;
+constexpr size_t kDefaultDynamicSharedLimit = target::kSharedBytesWithoutOptIn;
 // The message used when cuOccupancyMaxActiveClusters reports 0.
 std::string clusterDoesNotFitMessage(const std::string &kernel, const LaunchConfig &cfg,
                                      size_t staticSharedBytes);

@@ -30,25 +30,63 @@ inline constexpr Arch kSupportedArchs[] = {
     {"sm_90a", 90, true},
     {"sm_90", 90, false},
 };
-inline constexpr const char *kDefaultArch = "sm_90a";
+inline constexpr const char *kDefaultArch = kSupportedArchs[0].name;
 /// The lowest compute capability with clusters, DSMEM, mbarrier transaction
 /// counts and st.async (PTX ISA 8.0 requires sm_90 for each).
 inline constexpr int kMinSmVersion = 90;
 
-/// PTX ISA version of the emitted `.version` (the NVPTX feature "+ptx86"): 8.6
-/// is the oldest that carries every sm_90 feature tilec emits.
+/// PTX ISA version of the emitted `.version`: 8.6 is the oldest that carries
+/// every sm_90 feature tilec emits.
 inline constexpr int kPtxIsaMajor = 8;
 inline constexpr int kPtxIsaMinor = 6;
-inline constexpr const char *kPtxIsaFeature = "+ptx86";
+/// The NVPTX subtarget feature that selects that version ("+ptx86").
+inline std::string ptxIsaFeature() {
+  return "+ptx" + std::to_string(kPtxIsaMajor) + std::to_string(kPtxIsaMinor);
+}
 
+//===- Execution limits of sm_90 (CUDA programming guide, "Compute
+//     Capabilities", table "Technical Specifications per Compute Capability").
+
+/// Threads per warp.
+inline constexpr int kWarpSize = 32;
+/// Threads per CTA (the product of .maxntid / the block dimensions).
+inline constexpr int kMaxThreadsPerBlock = 1024;
+/// Largest block dimension in x, y, z.
+inline constexpr int kMaxBlockDims[3] = {kMaxThreadsPerBlock, kMaxThreadsPerBlock, 64};
+/// Largest grid dimension in x, y, z.
+inline constexpr unsigned kMaxGridDims[3] = {2147483647u, 65535u, 65535u};
 /// CTAs per cluster: 8 portable, 16 with a non-portable launch (CUDA
 /// programming guide, "Thread Block Clusters"; PTX .reqnctapercluster).
 inline constexpr int kMaxPortableClusterSize = 8;
 inline constexpr int kMaxClusterSize = 16;
-/// Threads per CTA (.maxntid product).
-inline constexpr int kMaxThreadsPerBlock = 1024;
+
+//===- Shared memory.
+
 /// Shared memory per CTA with the opt-in attribute on sm_90: 227 KB.
-inline constexpr int64_t kMaxSharedBytesPerBlock = 232448;
+inline constexpr int64_t kMaxSharedBytesPerBlock = 227 * 1024;
+/// Dynamic shared memory a launch may use without raising
+/// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: 48 KB.
+inline constexpr int64_t kSharedBytesWithoutOptIn = 48 * 1024;
+/// An mbarrier object is 8 bytes, 8-byte aligned, in shared memory (PTX ISA
+/// 9.7.13.15.1 "Size and alignment of mbarrier object").
+inline constexpr int kMBarrierBytes = 8;
+inline constexpr int kMBarrierAlign = 8;
+/// Largest arrival count of an mbarrier phase and largest pending
+/// transaction count: both 2^20 - 1 (PTX ISA 9.7.13.15.1, "Contents of the
+/// mbarrier object").
+inline constexpr int64_t kMaxMBarrierArrivals = (1 << 20) - 1;
+inline constexpr int64_t kMaxMBarrierTxBytes = (1 << 20) - 1;
+
+//===- NVVM / NVPTX address spaces (LLVM's NVPTX "Address Spaces" table;
+//     MLIR's NVVM::NVVMMemorySpace has the same numbers, asserted where the
+//     lowering includes both).
+inline constexpr unsigned kGenericAddressSpace = 0;
+inline constexpr unsigned kGlobalAddressSpace = 1;
+inline constexpr unsigned kSharedAddressSpace = 3;
+inline constexpr unsigned kConstantAddressSpace = 4;
+inline constexpr unsigned kLocalAddressSpace = 5;
+/// .shared::cluster: a CTA's own or a peer's shared memory (mapa results).
+inline constexpr unsigned kSharedClusterAddressSpace = 7;
 
 /// The supported target called `name`, or nullptr.
 inline const Arch *findArch(std::string_view name) {

@@ -63,3 +63,17 @@ TEST_CASE("diagnostics: end-to-end rendering of a sema error", "[diag]") {
                          "            ^\n"
                          "hint: convert one side with `as`, e.g. `... as i64`\n");
 }
+
+TEST_CASE("diagnostics: without a location, the tool names itself", "[diag]") {
+  DiagnosticEngine d;
+  d.error({}, "unknown target architecture 'sm_1'", "use sm_90a");
+  d.warning({}, "w");
+  CHECK(d.render(d.diagnostics()[0]) == "error: unknown target architecture 'sm_1'\nhint: use sm_90a\n");
+  d.setToolName("tilec");
+  CHECK(d.render(d.diagnostics()[0]) ==
+        "tilec: error: unknown target architecture 'sm_1'\nhint: use sm_90a\n");
+  CHECK(d.render(d.diagnostics()[1]) == "tilec: warning: w\n");
+  // A located diagnostic is unchanged by the tool name.
+  d.error({"a.tile", 1, 2}, "m");
+  CHECK(d.render(d.diagnostics()[2]) == "a.tile:1:2: error: m\n");
+}

@@ -11,6 +11,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tile::frontend {
@@ -40,6 +41,11 @@ public:
   size_t numErrors() const { return numErrors_; }
   const std::vector<Diagnostic> &diagnostics() const { return diags_; }
 
+  /// The program that reports: a diagnostic without a file or line (an
+  /// option, an internal failure) renders as "TOOL: error: MSG", the way
+  /// command-line tools name themselves. Empty (the default): "error: MSG".
+  void setToolName(std::string tool) { tool_ = std::move(tool); }
+
   /// Registers source text so print() can show the offending line.
   void addSource(const std::string &file, const std::string &text);
   /// "FILE:LINE:COL: error: MSG\n<src line>\n<spaces>^\nhint: HINT\n" per
@@ -53,6 +59,7 @@ private:
   void add(Diagnostic::Kind kind, const Location &loc, std::string message, std::string hint);
   std::vector<Diagnostic> diags_;
   std::map<std::string, std::string> sources_;
+  std::string tool_;
   size_t numErrors_ = 0;
   bool truncated_ = false;
 };

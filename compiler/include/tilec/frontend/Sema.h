@@ -3,17 +3,12 @@
 #define TILEC_FRONTEND_SEMA_H
 
 #include "tilec/frontend/AST.h"
+#include "tile/target.h"
 
 #include <array>
 #include <optional>
 
 namespace tile::frontend {
-
-/// Per-block shared memory limit on sm_90 (227 KB).
-constexpr int64_t kMaxSharedBytesPerBlock = 232448;
-/// Largest cluster (non-portable; needs cudaFuncAttributeNonPortableClusterSizeAllowed above 8).
-constexpr int kMaxClusterSize = 16;
-constexpr int kMaxThreadsPerBlock = 1024;
 
 struct CheckOptions {
   /// `tilec --cluster=X[,Y,Z]`: replaces every kernel's cluster attribute.

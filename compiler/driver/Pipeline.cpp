@@ -1,0 +1,62 @@
+//===- Pipeline.cpp - the tilec pass pipeline ------------------------------===//
+#include "tilec/Pipeline.h"
+#include "tilec/Compiler.h"
+#include "tilec/Passes.h"
+
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+// tile-opt's tile-debug-hangs and tilec's --debug-hangs wait the same time
+// when no value is given.
+static_assert(mlir::tile::TileDebugHangsOptions{}.timeoutMs == ::tile::kDefaultDebugHangsMs);
+
+void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOptions &options) {
+  // Folding first: the sync passes reason about constant cluster ranks,
+  // trip counts and uniform conditions.
+  pm.addPass(createCanonicalizerPass());
+  OpPassManager &kernels = pm.nest<KernelOp>();
+  if (options.autoSync) {
+    // Insertions first; the split comes last so that it also moves apart
+    // (and relaxes) the cluster barriers the DSMEM pass inserted.
+    kernels.addPass(createTileInsertFences());
+    kernels.addPass(createTileDSMEMLifetime());
+    kernels.addPass(createTileSplitClusterBarriers());
+  } else {
+    // --no-auto-sync inserts nothing, but a missing lifetime barrier is
+    // still an error rather than a race.
+    kernels.addPass(createTileDSMEMLifetime({/*checkOnly=*/true}));
+  }
+  // Decisions correctness needs whether or not auto sync inserted anything.
+  kernels.addPass(createTileSyncDefaults());
+  kernels.addPass(createTileMBarrierPhases());
+  if (options.debugHangsMs > 0)
+    kernels.addPass(createTileDebugHangs({options.debugHangsMs}));
+}
+
+void mlir::tile::buildTileLoweringPipeline(OpPassManager &pm, const TilePipelineOptions &) {
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertTileToLLVM());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::tile::buildTilePipeline(OpPassManager &pm, const TilePipelineOptions &options) {
+  buildTileSyncPipeline(pm, options);
+  buildTileLoweringPipeline(pm, options);
+}
+
+void mlir::tile::registerTilePipelines() {
+  PassPipelineRegistration<TilePipelineOptions>(
+      "tile-pipeline", "The whole tilec pipeline: tile IR to LLVM + NVVM (what tilec runs)",
+      buildTilePipeline);
+  PassPipelineRegistration<TilePipelineOptions>(
+      "tile-sync-pipeline", "tilec's first stage: canonicalize and the memory-model passes",
+      buildTileSyncPipeline);
+  PassPipelineRegistration<TilePipelineOptions>(
+      "tile-lowering-pipeline", "tilec's second stage: scf-to-cf, tile to LLVM + NVVM, cleanup",
+      buildTileLoweringPipeline);
+}
