@@ -2,7 +2,8 @@
 //
 // Inline PTX with the exact `.sem`/`.scope`/state space of each operation
 // (PTX ISA 9.7.13.15 mbarrier, 9.7.9.12 st.async, 9.7.13.4 fence). Orders and
-// scopes the sync passes left open get the strongest reasonable default here.
+// scopes come from tile-sync-semantics; an op without one is an internal
+// error here, never a default.
 //===----------------------------------------------------------------------===//
 #include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
@@ -19,8 +20,8 @@ using namespace mlir::tile::ptxasm;
 
 namespace {
 
-std::string sem(std::optional<MemoryOrder> order, MemoryOrder fallback) {
-  switch (order.value_or(fallback)) {
+std::string sem(MemoryOrder order) {
+  switch (order) {
   case MemoryOrder::relaxed: return ".relaxed";
   case MemoryOrder::acquire: return ".acquire";
   case MemoryOrder::release: return ".release";
@@ -52,13 +53,15 @@ struct MBarrierArriveLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
   LogicalResult matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     AddressSpace space = spaceOf(op.getMbar());
-    bool remote = space == AddressSpace::cluster;
-    MemoryScope scope = op.getScope().value_or(remote ? MemoryScope::cluster : MemoryScope::cta);
+    FailureOr<MemoryOrder> order = decidedOrder(op, op.getOrder());
+    FailureOr<MemoryScope> scope = decidedScope(op, op.getScope());
+    if (failed(order) || failed(scope))
+      return failure();
     auto [addr, c] = asmAddress(rewriter, op.getLoc(), adaptor.getMbar(), space);
     SmallVector<Value> operands{addr};
     std::string constraints = c.str();
     std::string text = "mbarrier.arrive" + std::string(op.getTxCount() ? ".expect_tx" : "") +
-                       sem(op.getOrder(), MemoryOrder::release) + ptxScope(scope).str() +
+                       sem(*order) + ptxScope(*scope).str() +
                        ptxSpace(space).str() + ".b64 _, [$0]";
     if (adaptor.getTxCount()) {
       operands.push_back(adaptor.getTxCount());
@@ -75,9 +78,11 @@ struct MBarrierExpectTxLowering : ConvertOpToLLVMPattern<MBarrierExpectTxOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(MBarrierExpectTxOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    FailureOr<MemoryScope> scope = decidedScope(op, op.getScope());
+    if (failed(scope))
+      return failure();
     auto [addr, c] = asmAddress(rewriter, op.getLoc(), adaptor.getMbar(), AddressSpace::shared);
-    std::string text = "mbarrier.expect_tx.relaxed" +
-                       ptxScope(op.getScope().value_or(MemoryScope::cluster)).str() +
+    std::string text = "mbarrier.expect_tx.relaxed" + ptxScope(*scope).str() +
                        ".shared::cta.b64 [$0], $1;";
     inlinePtx(rewriter, op.getLoc(), Type(), ValueRange{addr, adaptor.getTxCount()}, text,
               (c + ",r,~{memory}").str());
@@ -86,9 +91,16 @@ struct MBarrierExpectTxLowering : ConvertOpToLLVMPattern<MBarrierExpectTxOp> {
   }
 };
 
-std::string tryWait(std::optional<MemoryOrder> order, std::optional<MemoryScope> scope) {
-  return "mbarrier.try_wait.parity" + sem(order, MemoryOrder::acquire) +
-         ptxScope(scope.value_or(MemoryScope::cluster)).str() + ".shared::cta.b64";
+/// `mbarrier.try_wait.parity.<sem>.<scope>.shared::cta.b64`, or failure
+/// (reported) when tile-sync-semantics did not decide op's order or scope.
+FailureOr<std::string> tryWait(Operation *op, std::optional<MemoryOrder> order,
+                               std::optional<MemoryScope> scope) {
+  FailureOr<MemoryOrder> decided = decidedOrder(op, order);
+  FailureOr<MemoryScope> decidedScopeValue = decidedScope(op, scope);
+  if (failed(decided) || failed(decidedScopeValue))
+    return failure();
+  return "mbarrier.try_wait.parity" + sem(*decided) + ptxScope(*decidedScopeValue).str() +
+         ".shared::cta.b64";
 }
 
 /// The whole spin in one asm block, as hand-written CUDA does: try_wait has a
@@ -99,9 +111,11 @@ struct MBarrierWaitLowering : ConvertOpToLLVMPattern<MBarrierWaitOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     if (!adaptor.getParity())
       return rewriter.notifyMatchFailure(op, "phase-tracked wait: run tile-mbarrier-phases first");
+    FailureOr<std::string> probe = tryWait(op, op.getOrder(), op.getScope());
+    if (failed(probe))
+      return failure();
     auto [addr, c] = asmAddress(rewriter, op.getLoc(), adaptor.getMbar(), AddressSpace::shared);
-    std::string text = "{\n\t.reg .pred done;\n\tTILE_WAIT:\n\t" +
-                       tryWait(op.getOrder(), op.getScope()) +
+    std::string text = "{\n\t.reg .pred done;\n\tTILE_WAIT:\n\t" + *probe +
                        " done, [$0], $1;\n\t@!done bra TILE_WAIT;\n\t}";
     inlinePtx(rewriter, op.getLoc(), Type(), ValueRange{addr, adaptor.getParity()}, text,
               (c + ",r,~{memory}").str());
@@ -115,8 +129,11 @@ struct MBarrierTryWaitLowering : ConvertOpToLLVMPattern<MBarrierTryWaitOp> {
   LogicalResult matchAndRewrite(MBarrierTryWaitOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    FailureOr<std::string> probe = tryWait(op, op.getOrder(), op.getScope());
+    if (failed(probe))
+      return failure();
     auto [addr, c] = asmAddress(rewriter, loc, adaptor.getMbar(), AddressSpace::shared);
-    std::string text = "{\n\t.reg .pred done;\n\t" + tryWait(op.getOrder(), op.getScope()) +
+    std::string text = "{\n\t.reg .pred done;\n\t" + *probe +
                        " done, [$1], $2;\n\tselp.u32 $0, 1, 0, done;\n\t}";
     Value bits = inlinePtx(rewriter, loc, rewriter.getI32Type(), ValueRange{addr, adaptor.getParity()},
                            text, ("=r," + c + ",r,~{memory}").str());
@@ -175,8 +192,11 @@ struct FixedPtxLowering : ConvertOpToLLVMPattern<Op> {
 struct FenceLowering : ConvertOpToLLVMPattern<FenceOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(FenceOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
-    std::string text = "fence" + sem(op.getOrder(), MemoryOrder::acq_rel) +
-                       ptxScope(op.getScope()).str() + ";";
+    FailureOr<MemoryOrder> order = decidedOrder(op, op.getOrder());
+    FailureOr<MemoryScope> scope = decidedScope(op, op.getScope());
+    if (failed(order) || failed(scope))
+      return failure();
+    std::string text = "fence" + sem(*order) + ptxScope(*scope).str() + ";";
     inlinePtx(rewriter, op.getLoc(), Type(), ValueRange{}, text, "~{memory}");
     rewriter.eraseOp(op);
     return success();

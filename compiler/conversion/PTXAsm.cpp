@@ -90,3 +90,23 @@ std::string scPrefix(MemoryOrder order, MemoryScope scope) {
 }
 
 } // namespace mlir::tile::ptxasm
+
+static void reportUndecided(Operation *op, StringRef what) {
+  op->emitError() << "internal: no " << what << " decided for " << op->getName()
+                  << " (tile-sync-semantics decides every open order and scope; run it before "
+                     "lowering)";
+}
+
+FailureOr<MemoryOrder> ptxasm::decidedOrder(Operation *op, std::optional<MemoryOrder> order) {
+  if (order)
+    return *order;
+  reportUndecided(op, "order");
+  return failure();
+}
+
+FailureOr<MemoryScope> ptxasm::decidedScope(Operation *op, std::optional<MemoryScope> scope) {
+  if (scope)
+    return *scope;
+  reportUndecided(op, "scope");
+  return failure();
+}

@@ -38,6 +38,13 @@ Value fromAsm(OpBuilder &b, Location loc, Value v, Type type);
 Value inlinePtx(OpBuilder &b, Location loc, Type result, ValueRange operands, StringRef text,
                 StringRef constraints);
 
+/// The order or scope tile-sync-semantics decided for op (mbarrier ops,
+/// fences, cluster arrives). An op that reaches the lowering without one
+/// skipped that pass: an error at the op ("internal: no order decided for
+/// ..."), never a silent default.
+FailureOr<MemoryOrder> decidedOrder(Operation *op, std::optional<MemoryOrder> order);
+FailureOr<MemoryScope> decidedScope(Operation *op, std::optional<MemoryScope> scope);
+
 /// `fence.sc.<scope>;` before an access with order sc, "" otherwise.
 std::string scPrefix(MemoryOrder order, MemoryScope scope);
 

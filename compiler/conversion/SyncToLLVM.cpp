@@ -43,7 +43,10 @@ struct ClusterSyncLowering : ConvertOpToLLVMPattern<ClusterSyncOp> {
 struct ClusterArriveLowering : ConvertOpToLLVMPattern<ClusterArriveOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(ClusterArriveOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
-    if (op.getRelaxed())
+    FailureOr<MemoryOrder> order = ptxasm::decidedOrder(op, op.getOrder());
+    if (failed(order))
+      return failure();
+    if (*order == MemoryOrder::relaxed)
       rewriter.replaceOpWithNewOp<NVVM::ClusterArriveRelaxedOp>(op, op.getAlignedAttr());
     else
       rewriter.replaceOpWithNewOp<NVVM::ClusterArriveOp>(op, op.getAlignedAttr());

@@ -41,7 +41,8 @@ void loadDialects(MLIRContext &context) {
 std::string syncReport(ModuleOp module) {
   std::vector<std::tuple<unsigned, unsigned, std::string>> lines;
   module.walk([&](Operation *op) {
-    auto reason = op->getAttrOfType<StringAttr>("tile.sync");
+    StringAttr reason =
+        op->getContext()->getLoadedDialect<mlir::tile::TileDialect>()->getSyncAttrHelper().getAttr(op);
     if (!reason)
       return;
     auto loc = dyn_cast<FileLineColLoc>(op->getLoc());
@@ -228,7 +229,7 @@ static ::tile::CompileResult compileWith(const std::string &source, const ::tile
   } else {
     kernels.addPass(mlir::tile::createTileDSMEMLifetime({/*checkOnly=*/true}));
   }
-  kernels.addPass(mlir::tile::createTileSyncDefaults());
+  kernels.addPass(mlir::tile::createTileSyncSemantics());
   kernels.addPass(mlir::tile::createTileMBarrierPhases());
   if (options.debugHangsMs > 0)
     kernels.addPass(mlir::tile::createTileDebugHangs({options.debugHangsMs}));

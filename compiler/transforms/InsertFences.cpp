@@ -28,8 +28,10 @@ namespace {
 
 struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
   void runOnOperation() override {
-    KernelFacts facts(getOperation());
-    if (facts.remoteMBarriers.empty())
+    auto &facts = getAnalysis<SyncAnalysis>();
+    // A fence is not a memory access: the analysis stays valid.
+    markAnalysesPreserved<SyncAnalysis>();
+    if (!facts.hasPeerCompletedMBarriers())
       return;
     // Blocks that initialise a peer-completed mbarrier, and their last init:
     // one fence after it covers every earlier init of the thread.
@@ -37,8 +39,7 @@ struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
     llvm::DenseSet<Block *> needsFence;
     getOperation().walk([&](MBarrierInitOp init) {
       lastInit[init->getBlock()] = init;
-      SharedAllocOp alloc = rootAlloc(init.getMbar());
-      if (!alloc || facts.remoteMBarriers.contains(alloc))
+      if (!rootAlloc(init.getMbar()) || facts.isPeerCompleted(init.getMbar()))
         needsFence.insert(init->getBlock());
     });
     for (auto &[block, init] : lastInit) {
