@@ -95,10 +95,12 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
       return failure();
     }
     // Arrive right after the last statement that initialises memory peers
-    // reach; independent work runs between arrive and wait.
+    // reach, and after the fence.mbarrier_init that publishes those inits
+    // (PTX ISA 9.7.13.4: it orders them before a following relaxed arrive);
+    // independent work runs between arrive and wait.
     Operation *arriveAfter = nullptr;
     for (size_t i = 0; i < first; ++i)
-      if (facts.initialisesPeerMemory(ops[i]))
+      if (facts.initialisesPeerMemory(ops[i]) || (arriveAfter && isa<FenceMBarrierInitOp>(ops[i])))
         arriveAfter = ops[i];
     OpBuilder b(ops[first]);
     if (arriveAfter)

@@ -26,6 +26,18 @@ using namespace mlir::tile::sync;
 
 namespace {
 
+/// A fence.mbarrier_init follows `init` in its block, or follows an op that
+/// encloses it (the init under `if thread_id() == 0`, the user's
+/// fence_mbarrier_init() after that `if`): the thread that ran the init
+/// runs that fence afterwards, so another one would be a duplicate.
+bool fencedAfter(Operation *init) {
+  for (Operation *at = init; at && !isa<KernelOp>(at); at = at->getParentOp())
+    for (Operation *op = at->getNextNode(); op; op = op->getNextNode())
+      if (isa<FenceMBarrierInitOp>(op))
+        return true;
+  return false;
+}
+
 struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
   void runOnOperation() override {
     auto &facts = getAnalysis<SyncAnalysis>();
@@ -45,11 +57,7 @@ struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
     for (auto &[block, init] : lastInit) {
       if (!needsFence.contains(block))
         continue;
-      Operation *next = init->getNextNode();
-      bool fenced = false;
-      for (Operation *op = next; op && !fenced; op = op->getNextNode())
-        fenced = isa<FenceMBarrierInitOp>(op);
-      if (fenced)
+      if (fencedAfter(init))
         continue;
       OpBuilder b(init->getContext());
       b.setInsertionPointAfter(init);

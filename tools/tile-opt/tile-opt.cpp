@@ -2,6 +2,8 @@
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Passes.h"
 
+#include "TestDialect.h"
+
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -39,7 +41,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::tile::TileDialect, mlir::arith::ArithDialect, mlir::scf::SCFDialect,
                   mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect,
-                  mlir::NVVM::NVVMDialect>();
+                  mlir::NVVM::NVVMDialect, mlir::tile::test::TileTestDialect>();
   mlir::tile::registerTilePasses();
   mlir::registerSCFToControlFlowPass();
   mlir::registerReconcileUnrealizedCastsPass();

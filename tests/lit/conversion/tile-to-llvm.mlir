@@ -67,7 +67,7 @@ tile.kernel @k(%g: !tile.ptr<i32, global>, %n: i32, %m: i64) attributes {cluster
   // CHECK: "barrier.sync 0;", "~{memory}"
   tile.barrier
   // CHECK: nvvm.cluster.arrive.relaxed
-  tile.cluster_arrive {relaxed}
+  tile.cluster_arrive {order = #tile<order relaxed>}
   // CHECK: nvvm.cluster.wait
   tile.cluster_wait
   // CHECK: llvm.return
