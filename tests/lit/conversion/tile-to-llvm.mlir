@@ -60,7 +60,7 @@ tile.kernel @k(%g: !tile.ptr<i32, global>, %n: i32, %m: i64) attributes {cluster
   tile.store %w, %g : i32, !tile.ptr<i32, global>
   // CHECK: "atom.relaxed.gpu.global.cas.b32 $0, [$1], $2, $3;", "=r,l,r,r,~{memory}"
   %c = tile.atomic_cas %g, %w, %l : !tile.ptr<i32, global>, i32
-  // bar.sync (aligned) only where tile-sync-defaults proved the warp uniform;
+  // bar.sync (aligned) only where tile-sync-semantics proved the warp uniform;
   // otherwise the non-aligned barrier.sync.
   // CHECK: nvvm.barrier0
   tile.barrier {aligned}
