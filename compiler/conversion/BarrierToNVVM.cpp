@@ -9,6 +9,8 @@
 #include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
 
+#include "SyncDecisions.h"
+
 #include "PTXBuilder.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -51,7 +53,10 @@ struct ClusterSyncLowering : ConvertOpToLLVMPattern<ClusterSyncOp> {
 struct ClusterArriveLowering : ConvertOpToLLVMPattern<ClusterArriveOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(ClusterArriveOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
-    if (op.getRelaxed())
+    FailureOr<MemoryOrder> order = requireOrder(op, op.getOrder());
+    if (failed(order))
+      return failure();
+    if (*order == MemoryOrder::relaxed)
       rewriter.replaceOpWithNewOp<NVVM::ClusterArriveRelaxedOp>(op, op.getAlignedAttr());
     else
       rewriter.replaceOpWithNewOp<NVVM::ClusterArriveOp>(op, op.getAlignedAttr());

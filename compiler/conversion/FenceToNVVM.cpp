@@ -10,6 +10,7 @@
 #include "tile/Dialect/TileDialect.h"
 
 #include "PTXBuilder.h"
+#include "SyncDecisions.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -23,8 +24,12 @@ namespace {
 struct FenceLowering : ConvertOpToLLVMPattern<FenceOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(FenceOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    FailureOr<MemoryOrder> order = requireOrder(op, op.getOrder());
+    FailureOr<MemoryScope> scope = requireScope(op, op.getScope());
+    if (failed(order) || failed(scope))
+      return failure();
     ptx::Asm as(rewriter, op.getLoc());
-    as.line(ptx::Instr("fence").sem(op.getOrder()).scope(op.getScope()).statement());
+    as.line(ptx::Instr("fence").sem(*order).scope(*scope).statement());
     as.emit();
     rewriter.eraseOp(op);
     return success();

@@ -48,11 +48,12 @@ struct MBarrierArriveLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    FailureOr<MemoryOrder> order = requireOrder(op, op.getOrder());
     FailureOr<MemoryScope> scope = requireScope(op, op.getScope());
-    if (failed(scope))
+    if (failed(order) || failed(scope))
       return failure();
     NVVM::MemScopeKindAttr nvvmScopeAttr = nvvmScope(getContext(), *scope);
-    BoolAttr relaxed = rewriter.getBoolAttr(arriveOrder(op.getOrder()) == MemoryOrder::relaxed);
+    BoolAttr relaxed = rewriter.getBoolAttr(*order == MemoryOrder::relaxed);
     if (adaptor.getTxCount())
       rewriter.replaceOpWithNewOp<NVVM::MBarrierArriveExpectTxOp>(
           op, /*res=*/Type(), adaptor.getMbar(), adaptor.getTxCount(), nvvmScopeAttr, relaxed,
@@ -82,11 +83,12 @@ struct MBarrierExpectTxLowering : ConvertOpToLLVMPattern<MBarrierExpectTxOp> {
 /// `mbarrier.try_wait.parity{.acquire,.relaxed}.{cta,cluster}.shared::cta.b64`.
 FailureOr<ptx::Instr> tryWait(Operation *op, std::optional<MemoryOrder> order,
                               std::optional<MemoryScope> scope) {
-  FailureOr<MemoryScope> decided = requireScope(op, scope);
-  if (failed(decided))
+  FailureOr<MemoryOrder> decidedOrder = requireOrder(op, order);
+  FailureOr<MemoryScope> decidedScope = requireScope(op, scope);
+  if (failed(decidedOrder) || failed(decidedScope))
     return failure();
   ptx::Instr instr("mbarrier.try_wait");
-  instr.qual("parity").sem(waitOrder(order)).scope(*decided).space(AddressSpace::shared).type('b', 64);
+  instr.qual("parity").sem(*decidedOrder).scope(*decidedScope).space(AddressSpace::shared).type('b', 64);
   return instr;
 }
 

@@ -39,7 +39,8 @@ void loadDialects(MLIRContext &context) {
 std::string syncReport(ModuleOp module) {
   std::vector<std::tuple<unsigned, unsigned, std::string>> lines;
   module.walk([&](Operation *op) {
-    auto reason = op->getAttrOfType<StringAttr>("tile.sync");
+    StringAttr reason =
+        op->getContext()->getLoadedDialect<mlir::tile::TileDialect>()->getSyncAttrHelper().getAttr(op);
     if (!reason)
       return;
     auto loc = dyn_cast<FileLineColLoc>(op->getLoc());

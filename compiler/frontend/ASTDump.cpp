@@ -261,14 +261,15 @@ private:
     }
   }
 
-  /// Issue #3 builtins: order/scope (`(default)` when not written, i.e. the
-  /// compiler may choose), the mbarrier's space, store_async's byte count.
+  /// Issue #3 builtins: order/scope (`open` when not written: the compiler
+  /// decides, in tile-sync-semantics), the mbarrier's space, store_async's
+  /// byte count.
   void syncDetails(const CallExpr &c) {
     auto orderScope = [&](bool order, bool scope) {
       if (order)
-        os_ << " order=" << orderName(c.order) << (c.orderGiven ? "" : "(default)");
+        os_ << " order=" << (c.orderGiven ? orderName(c.order) : "open");
       if (scope)
-        os_ << " scope=" << scopeName(c.scope) << (c.scopeGiven ? "" : "(default)");
+        os_ << " scope=" << (c.scopeGiven ? scopeName(c.scope) : "open");
     };
     switch (c.builtin) {
     case Builtin::Arrive: case Builtin::ArriveExpectTx: case Builtin::Wait:

@@ -147,7 +147,6 @@ public:
   /// What the kernel does with one mbarrier declaration (for checkMBarrierUses).
   struct MBarrierUses {
     bool arrived = false;       // arrive / arrive_expect_tx / store_async name it
-    bool remoteArrived = false; // ... through remote()
     std::vector<CallExpr *> waits;
     struct Expect { CallExpr *call; std::optional<int64_t> bytes; };
     std::vector<Expect> expects; // expect_tx / arrive_expect_tx

@@ -116,11 +116,12 @@ Type Sema::checkMBarrierCall(CallExpr &e) {
       ok = false;
     }
   }
-  e.order = order.value_or(b == Builtin::Wait ? MemOrder::Acquire
-                           : b == Builtin::ExpectTx ? MemOrder::Relaxed
-                                                    : MemOrder::Release);
-  // Wait's default scope is settled in checkMBarrierUses (it depends on who arrives).
-  e.scope = scope.value_or(remote ? MemScope::Cluster : MemScope::Cta);
+  // Only what the user wrote: an open order/scope is decided on the IR, by
+  // tile-sync-semantics, the one owner of that decision.
+  if (order)
+    e.order = *order;
+  if (scope)
+    e.scope = *scope;
 
   // Transaction bytes: an i32, in 0 .. 2^20-1 when constant.
   std::optional<int64_t> bytes;
@@ -147,10 +148,8 @@ Type Sema::checkMBarrierCall(CallExpr &e) {
   // Even a call in error counts as an arrival (no cascading "nothing arrives").
   if (MBarrierStmt *d = mbarrierDeclOf(*e.args[0])) {
     MBarrierUses &u = mbarrierUses_[d];
-    if (b == Builtin::Arrive || b == Builtin::ArriveExpectTx) {
+    if (b == Builtin::Arrive || b == Builtin::ArriveExpectTx)
       u.arrived = true;
-      u.remoteArrived |= remote;
-    }
     if (b == Builtin::Wait && !bar.isInvalid())
       u.waits.push_back(&e);
     if (withBytes && !bar.isInvalid())
@@ -240,7 +239,6 @@ Type Sema::checkStoreAsync(CallExpr &e) {
   if (MBarrierStmt *d = mbarrierDeclOf(*e.args[2])) {
     MBarrierUses &u = mbarrierUses_[d];
     u.arrived = true;
-    u.remoteArrived = true;
     if (ok)
       u.stores.push_back({&e, curBlock_});
     else
@@ -368,8 +366,10 @@ Type Sema::checkFenceCall(CallExpr &e) {
             "fence takes order = acq_rel or sc");
       ok = false;
     }
-    e.order = order.value_or(MemOrder::AcqRel);
-    e.scope = scope.value_or(MemScope::Gpu);
+    if (order) // open ones: tile-sync-semantics
+      e.order = *order;
+    if (scope)
+      e.scope = *scope;
     break;
   }
   case Builtin::ClusterArrive: {
@@ -383,7 +383,8 @@ Type Sema::checkFenceCall(CallExpr &e) {
       ok = false;
     }
     ok = requireCluster(e.loc, "cluster_arrive()") && ok;
-    e.order = order.value_or(MemOrder::Release);
+    if (order) // an open one: tile-sync-semantics
+      e.order = *order;
     e.scope = MemScope::Cluster;
     break;
   }
@@ -414,11 +415,6 @@ void Sema::checkMBarrierUses() {
       continue;
     MBarrierUses &u = it->second;
     const std::string &name = m->decl->name;
-
-    // Peers arrive (or complete bytes) remotely: the waiter synchronises with them.
-    for (CallExpr *w : u.waits)
-      if (!w->scopeGiven)
-        w->scope = u.remoteArrived ? MemScope::Cluster : MemScope::Cta;
 
     if (!u.arrived && !u.waits.empty()) {
       CallExpr &w = *u.waits.front();

@@ -97,14 +97,16 @@ Value MLIRGenImpl::genSyncCall(const fe::CallExpr &e) {
   case BI::Wait: {
     auto wait = MBarrierWaitOp::create(builder, l, genMBarrierRef(*e.args[0]), Value(), orderAttr,
                                        scopeAttr);
-    wait->setAttr("tile.name", builder.getStringAttr(mbarrierName(*e.args[0])));
+    ctx->getLoadedDialect<TileDialect>()->getNameAttrHelper().setAttr(
+        wait, builder.getStringAttr(mbarrierName(*e.args[0])));
     return nullptr;
   }
   case BI::StoreAsync:
     genStoreAsync(e);
     return nullptr;
   case BI::Fence:
-    FenceOp::create(builder, l, order(e.order), scope(e.scope));
+    FenceOp::create(builder, l, orderAttr, scopeAttr); // open ones: tile-sync-semantics
+
     return nullptr;
   case BI::FenceProxyAsync:
     FenceProxyAsyncOp::create(builder, l);
@@ -113,8 +115,7 @@ Value MLIRGenImpl::genSyncCall(const fe::CallExpr &e) {
     FenceMBarrierInitOp::create(builder, l);
     return nullptr;
   case BI::ClusterArrive:
-    ClusterArriveOp::create(builder, l, /*relaxed=*/e.order == fe::MemOrder::Relaxed,
-                            /*aligned=*/false);
+    ClusterArriveOp::create(builder, l, orderAttr, /*aligned=*/false);
     return nullptr;
   case BI::ClusterWait:
     ClusterWaitOp::create(builder, l, /*aligned=*/false);

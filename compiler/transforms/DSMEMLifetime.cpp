@@ -62,6 +62,8 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
 
   void runOnOperation() override {
     KernelOp kernel = getOperation();
+    // Cluster barriers are not memory accesses: the analysis stays valid.
+    markAnalysesPreserved<SyncAnalysis>();
     if (!kernel.hasCluster())
       return;
     Block &body = kernel.getBody().front();
@@ -72,7 +74,7 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
     auto first = llvm::find_if(ops, isRemote);
     if (first == ops.end())
       return;
-    KernelFacts facts(kernel);
+    auto &facts = getAnalysis<SyncAnalysis>();
     // Both checks run so that --no-auto-sync reports every missing barrier.
     bool entryOk = succeeded(entryBarrier(facts, ops, first - ops.begin()));
     bool exitOk = succeeded(exitBarrier(facts, body, ops));
@@ -80,7 +82,7 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
       signalPassFailure();
   }
 
-  LogicalResult entryBarrier(const KernelFacts &facts, ArrayRef<Operation *> ops, size_t first) {
+  LogicalResult entryBarrier(const SyncAnalysis &facts, ArrayRef<Operation *> ops, size_t first) {
     for (size_t i = 0; i < first; ++i)
       if (isClusterBarrier(ops[i]))
         return success();
@@ -93,19 +95,21 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
       return failure();
     }
     // Arrive right after the last statement that initialises memory peers
-    // reach; independent work runs between arrive and wait.
+    // reach, and after the fence.mbarrier_init that publishes those inits
+    // (PTX ISA 9.7.13.4: it orders them before a following relaxed arrive);
+    // independent work runs between arrive and wait.
     Operation *arriveAfter = nullptr;
     for (size_t i = 0; i < first; ++i)
-      if (facts.initialisesPeerMemory(ops[i]))
+      if (facts.initialisesPeerMemory(ops[i]) || (arriveAfter && isa<FenceMBarrierInitOp>(ops[i])))
         arriveAfter = ops[i];
     OpBuilder b(ops[first]);
     if (arriveAfter)
       b.setInsertionPointAfter(arriveAfter);
     Location loc = access->getLoc();
-    auto arrive =
-        ClusterArriveOp::create(b, arriveAfter ? arriveAfter->getLoc() : loc, /*relaxed=*/false,
-                                /*aligned=*/false);
-    arrive->setAttr(kAutoAttr, b.getUnitAttr());
+    // The order is left open: tile-sync-semantics decides it.
+    auto arrive = ClusterArriveOp::create(b, arriveAfter ? arriveAfter->getLoc() : loc,
+                                          /*order=*/nullptr, /*aligned=*/false);
+    markCompilerInserted(arrive);
     setReason(arrive, "cluster arrive after this CTA initialises the shared memory peers access");
     b.setInsertionPoint(ops[first]);
     auto wait = ClusterWaitOp::create(b, loc, /*aligned=*/false);
@@ -113,7 +117,7 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
     return success();
   }
 
-  LogicalResult exitBarrier(const KernelFacts &facts, Block &body, ArrayRef<Operation *> ops) {
+  LogicalResult exitBarrier(const SyncAnalysis &facts, Block &body, ArrayRef<Operation *> ops) {
     if (coveredAtExit(body, /*uniform=*/true))
       return success();
     size_t last = ops.size() - 1;
@@ -130,8 +134,8 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
     OpBuilder b(ops[last]->getContext());
     b.setInsertionPointAfter(ops[last]);
     Location loc = access->getLoc();
-    auto arrive = ClusterArriveOp::create(b, loc, /*relaxed=*/false, /*aligned=*/false);
-    arrive->setAttr(kAutoAttr, b.getUnitAttr());
+    auto arrive = ClusterArriveOp::create(b, loc, /*order=*/nullptr, /*aligned=*/false);
+    markCompilerInserted(arrive);
     setReason(arrive, "cluster arrive after this CTA's last access to a peer's shared memory");
     // Wait before the first statement that reads or writes what peers wrote
     // into this CTA; otherwise just before the kernel exits.

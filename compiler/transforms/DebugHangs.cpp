@@ -88,7 +88,8 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
       auto report = scf::IfOp::create(b, loc, late, /*withElseRegion=*/false);
       b.setInsertionPoint(report.thenBlock()->getTerminator());
       std::string name;
-      if (auto attr = wait->getAttrOfType<StringAttr>("tile.name"))
+      TileDialect *tile = wait->getContext()->getLoadedDialect<TileDialect>();
+      if (StringAttr attr = tile->getNameAttrHelper().getAttr(wait))
         name = " '" + escapePercent(attr.getValue()) + "'";
       std::string message = "tilec --debug-hangs: " + escapePercent(describe(loc)) +
                             ": wait on mbarrier" + name + " timed out after " +

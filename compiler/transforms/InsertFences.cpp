@@ -26,10 +26,24 @@ using namespace mlir::tile::sync;
 
 namespace {
 
+/// A fence.mbarrier_init follows `init` in its block, or follows an op that
+/// encloses it (the init under `if thread_id() == 0`, the user's
+/// fence_mbarrier_init() after that `if`): the thread that ran the init
+/// runs that fence afterwards, so another one would be a duplicate.
+bool fencedAfter(Operation *init) {
+  for (Operation *at = init; at && !isa<KernelOp>(at); at = at->getParentOp())
+    for (Operation *op = at->getNextNode(); op; op = op->getNextNode())
+      if (isa<FenceMBarrierInitOp>(op))
+        return true;
+  return false;
+}
+
 struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
   void runOnOperation() override {
-    KernelFacts facts(getOperation());
-    if (facts.remoteMBarriers.empty())
+    auto &facts = getAnalysis<SyncAnalysis>();
+    // A fence is not a memory access: the analysis stays valid.
+    markAnalysesPreserved<SyncAnalysis>();
+    if (!facts.hasPeerCompletedMBarriers())
       return;
     // Blocks that initialise a peer-completed mbarrier, and their last init:
     // one fence after it covers every earlier init of the thread.
@@ -37,18 +51,13 @@ struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
     llvm::DenseSet<Block *> needsFence;
     getOperation().walk([&](MBarrierInitOp init) {
       lastInit[init->getBlock()] = init;
-      SharedAllocOp alloc = rootAlloc(init.getMbar());
-      if (!alloc || facts.remoteMBarriers.contains(alloc))
+      if (!rootAlloc(init.getMbar()) || facts.isPeerCompleted(init.getMbar()))
         needsFence.insert(init->getBlock());
     });
     for (auto &[block, init] : lastInit) {
       if (!needsFence.contains(block))
         continue;
-      Operation *next = init->getNextNode();
-      bool fenced = false;
-      for (Operation *op = next; op && !fenced; op = op->getNextNode())
-        fenced = isa<FenceMBarrierInitOp>(op);
-      if (fenced)
+      if (fencedAfter(init))
         continue;
       OpBuilder b(init->getContext());
       b.setInsertionPointAfter(init);

@@ -22,32 +22,30 @@ SharedAllocOp sync::rootAlloc(Value ptr) {
   return nullptr;
 }
 
-KernelFacts::KernelFacts(KernelOp kernel) {
+static AddressSpace spaceOf(Value ptr) { return cast<PtrType>(ptr.getType()).getSpace(); }
+
+SyncAnalysis::SyncAnalysis(KernelOp kernel) {
   kernel.walk([&](Operation *op) {
     if (auto mapa = dyn_cast<MapaOp>(op))
       if (SharedAllocOp alloc = rootAlloc(mapa.getSource()))
-        peerAllocs.insert(alloc);
-    Value remoteMBarrier;
-    if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
-      remoteMBarrier = arrive.getMbar();
-    else if (auto store = dyn_cast<StoreAsyncOp>(op))
-      remoteMBarrier = store.getMbar();
-    if (remoteMBarrier && cast<PtrType>(remoteMBarrier.getType()).getSpace() == AddressSpace::cluster)
-      if (SharedAllocOp alloc = rootAlloc(remoteMBarrier))
-        remoteMBarriers.insert(alloc);
+        peerAllocs_.insert(alloc);
+    if (auto completion = dyn_cast<MBarrierCompletionOpInterface>(op))
+      if (completion.completesRemotely())
+        if (SharedAllocOp alloc = rootAlloc(completion.getCompletedMBarrier()))
+          peerCompleted_.insert(alloc);
   });
-  genericAccesses(kernel, genericReads, genericWrites);
+  kernelAccesses_ = accesses(kernel);
 }
 
-MemKind KernelFacts::kindOf(Value ptr) const {
-  switch (cast<PtrType>(ptr.getType()).getSpace()) {
+MemKind SyncAnalysis::kindOf(Value ptr) const {
+  switch (spaceOf(ptr)) {
   case AddressSpace::global:
     return kGlobal;
   case AddressSpace::cluster:
     return kPeerSmem;
   case AddressSpace::shared: {
     SharedAllocOp alloc = rootAlloc(ptr);
-    return !alloc || peerAllocs.contains(alloc) ? kPeerSmem : kLocalSmem;
+    return !alloc || peerAllocs_.contains(alloc) ? kPeerSmem : kLocalSmem;
   }
   case AddressSpace::local:
     return kNone;
@@ -55,68 +53,54 @@ MemKind KernelFacts::kindOf(Value ptr) const {
   return kNone;
 }
 
-void KernelFacts::genericAccesses(Operation *root, unsigned &reads, unsigned &writes) const {
-  root->walk([&](Operation *op) {
-    if (auto load = dyn_cast<LoadOp>(op))
-      reads |= kindOf(load.getPtr());
-    else if (auto store = dyn_cast<StoreOp>(op))
-      writes |= kindOf(store.getPtr());
-    else if (auto rmw = dyn_cast<AtomicRMWOp>(op)) {
-      reads |= kindOf(rmw.getPtr());
-      writes |= kindOf(rmw.getPtr());
-    } else if (auto cas = dyn_cast<AtomicCASOp>(op)) {
-      reads |= kindOf(cas.getPtr());
-      writes |= kindOf(cas.getPtr());
-    }
+AccessSummary SyncAnalysis::accesses(Operation *root) const {
+  AccessSummary summary;
+  root->walk([&](MemoryAccessOpInterface access) {
+    unsigned proxy = static_cast<unsigned>(access.getAccessProxy());
+    MemKind kind = kindOf(access.getAccessPtr());
+    if (access.readsMemory())
+      summary.reads[proxy] |= kind;
+    if (access.writesMemory())
+      summary.writes[proxy] |= kind;
   });
+  return summary;
 }
 
-bool KernelFacts::initialisesPeerMemory(Operation *root) const {
-  unsigned reads = kNone, writes = kNone;
-  genericAccesses(root, reads, writes);
-  if (writes & kPeerSmem)
+bool SyncAnalysis::isPeerCompleted(Value mbar) const {
+  SharedAllocOp alloc = rootAlloc(mbar);
+  return alloc && peerCompleted_.contains(alloc);
+}
+
+bool SyncAnalysis::initialisesPeerMemory(Operation *root) const {
+  if (accesses(root).writesBy(MemoryProxy::generic) & kPeerSmem)
     return true;
   WalkResult r = root->walk([&](MBarrierInitOp init) {
-    SharedAllocOp alloc = rootAlloc(init.getMbar());
-    return alloc && remoteMBarriers.contains(alloc) ? WalkResult::interrupt() : WalkResult::advance();
+    return isPeerCompleted(init.getMbar()) ? WalkResult::interrupt() : WalkResult::advance();
   });
   return r.wasInterrupted();
 }
 
-bool KernelFacts::touchesOwnPeerMemory(Operation *root) const {
-  WalkResult r = root->walk([&](Operation *op) {
-    Value ptr;
-    if (auto load = dyn_cast<LoadOp>(op))
-      ptr = load.getPtr();
-    else if (auto store = dyn_cast<StoreOp>(op))
-      ptr = store.getPtr();
-    else if (auto rmw = dyn_cast<AtomicRMWOp>(op))
-      ptr = rmw.getPtr();
-    else if (auto cas = dyn_cast<AtomicCASOp>(op))
-      ptr = cas.getPtr();
-    bool own = ptr && cast<PtrType>(ptr.getType()).getSpace() == AddressSpace::shared &&
-               kindOf(ptr) == kPeerSmem;
+bool SyncAnalysis::touchesOwnPeerMemory(Operation *root) const {
+  WalkResult r = root->walk([&](MemoryAccessOpInterface access) {
+    Value ptr = access.getAccessPtr();
+    bool own = spaceOf(ptr) == AddressSpace::shared && kindOf(ptr) == kPeerSmem;
     return own ? WalkResult::interrupt() : WalkResult::advance();
   });
   return r.wasInterrupted();
 }
 
-static bool isClusterPtr(Value v) {
-  return cast<PtrType>(v.getType()).getSpace() == AddressSpace::cluster;
+MemoryScope SyncAnalysis::mbarrierScope(Value mbar) const {
+  bool remote = spaceOf(mbar) == AddressSpace::cluster;
+  return remote || isPeerCompleted(mbar) ? MemoryScope::cluster : MemoryScope::cta;
 }
 
 bool sync::isRemoteAccess(Operation *op) {
-  if (auto load = dyn_cast<LoadOp>(op))
-    return isClusterPtr(load.getPtr());
-  if (auto store = dyn_cast<StoreOp>(op))
-    return isClusterPtr(store.getPtr());
-  if (auto rmw = dyn_cast<AtomicRMWOp>(op))
-    return isClusterPtr(rmw.getPtr());
-  if (auto cas = dyn_cast<AtomicCASOp>(op))
-    return isClusterPtr(cas.getPtr());
-  if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
-    return isClusterPtr(arrive.getMbar());
-  return isa<StoreAsyncOp>(op);
+  if (auto access = dyn_cast<MemoryAccessOpInterface>(op))
+    if (access.getAccessSpace() == AddressSpace::cluster)
+      return true;
+  if (auto completion = dyn_cast<MBarrierCompletionOpInterface>(op))
+    return completion.completesRemotely();
+  return false;
 }
 
 Operation *sync::firstRemoteAccess(Operation *root) {
@@ -136,23 +120,21 @@ bool sync::isClusterBarrier(Operation *op) { return isa<ClusterSyncOp, ClusterWa
 
 bool sync::isPureCompute(Operation *root) {
   WalkResult r = root->walk([&](Operation *op) {
+    // Memory and mbarriers first, whatever dialect declares them: only
+    // thread-local slots are invisible to other threads.
+    if (auto access = dyn_cast<MemoryAccessOpInterface>(op))
+      return access.getAccessSpace() == AddressSpace::local ? WalkResult::advance()
+                                                            : WalkResult::interrupt();
+    if (isa<MBarrierCompletionOpInterface>(op))
+      return WalkResult::interrupt();
     if (op->getDialect() != op->getContext()->getLoadedDialect<TileDialect>())
       return WalkResult::advance(); // arith, scf: no memory of their own
     if (isa<SRegOp, PtrAddOp, MapaOp, LocalVarOp, SharedAllocOp>(op))
       return WalkResult::advance();
-    if (auto load = dyn_cast<LoadOp>(op))
-      return cast<PtrType>(load.getPtr().getType()).getSpace() == AddressSpace::local
-                 ? WalkResult::advance()
-                 : WalkResult::interrupt();
-    if (auto store = dyn_cast<StoreOp>(op))
-      return cast<PtrType>(store.getPtr().getType()).getSpace() == AddressSpace::local
-                 ? WalkResult::advance()
-                 : WalkResult::interrupt();
-    return WalkResult::interrupt();
+    return WalkResult::interrupt(); // barriers, fences, mbarrier ops
   });
   return !r.wasInterrupted();
 }
-
 static bool isUniformImpl(Value v, Uniformity over, unsigned depth) {
   if (depth > 32)
     return false;
@@ -211,13 +193,25 @@ bool sync::inUniformControlFlow(Operation *op, Uniformity over) {
   return true;
 }
 
-MemoryScope sync::defaultMBarrierScope(Value mbar, const KernelFacts &facts) {
-  bool remote = cast<PtrType>(mbar.getType()).getSpace() == AddressSpace::cluster;
-  SharedAllocOp alloc = rootAlloc(mbar);
-  bool peersComplete = alloc && facts.remoteMBarriers.contains(alloc);
-  return remote || peersComplete ? MemoryScope::cluster : MemoryScope::cta;
+static TileDialect *tileDialect(Operation *op) {
+  return op->getContext()->getLoadedDialect<TileDialect>();
 }
 
 void sync::setReason(Operation *op, StringRef reason) {
-  op->setAttr(kReasonAttr, StringAttr::get(op->getContext(), reason));
+  tileDialect(op)->getSyncAttrHelper().setAttr(op, StringAttr::get(op->getContext(), reason));
+}
+
+StringAttr sync::getReason(Operation *op) { return tileDialect(op)->getSyncAttrHelper().getAttr(op); }
+
+void sync::markCompilerInserted(Operation *op) {
+  tileDialect(op)->getAutoAttrHelper().setAttr(op, UnitAttr::get(op->getContext()));
+}
+
+bool sync::isCompilerInserted(Operation *op) {
+  return tileDialect(op)->getAutoAttrHelper().isAttrPresent(op);
+}
+
+void sync::clearCompilerInserted(Operation *op) {
+  if (isCompilerInserted(op))
+    tileDialect(op)->getAutoAttrHelper().removeAttr(op);
 }

@@ -1,37 +1,55 @@
 //===- SyncAnalysis.h - facts the memory-model passes share -----*- C++ -*-===//
 //
-// What a kernel reads and writes, classified by who can observe it: global
-// memory, this CTA's shared memory that no peer reaches, and "peer" shared
-// memory (allocations a peer maps with mapa, and every shared::cluster access).
+// What a kernel reads and writes, classified by who can observe it (global
+// memory, this CTA's shared memory that no peer reaches, "peer" shared memory:
+// allocations a peer maps with mapa, and every shared::cluster access) and by
+// the proxy that performs the access (generic or async). Everything is read
+// through the op interfaces of tile/Dialect/TileInterfaces.td: an op joins
+// every rule below by implementing MemoryAccessOpInterface and
+// MBarrierCompletionOpInterface, never by being named here.
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_TRANSFORMS_SYNCANALYSIS_H
 #define TILEC_TRANSFORMS_SYNCANALYSIS_H
 
 #include "tile/Dialect/TileDialect.h"
 
+#include "mlir/Pass/AnalysisManager.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace mlir::tile::sync {
 
-/// Attribute naming why a pass inserted or changed an op (tilec --explain-sync).
-constexpr llvm::StringLiteral kReasonAttr = "tile.sync";
-/// Marks a cluster arrive whose semantics the compiler chooses.
-constexpr llvm::StringLiteral kAutoAttr = "tile.auto";
-
 enum MemKind : unsigned { kNone = 0, kGlobal = 1, kLocalSmem = 2, kPeerSmem = 4 };
+
+/// Memory kinds (a MemKind mask) read and written, per proxy.
+struct AccessSummary {
+  unsigned reads[2] = {kNone, kNone}; // indexed by MemoryProxy
+  unsigned writes[2] = {kNone, kNone};
+  unsigned readsBy(MemoryProxy proxy) const { return reads[static_cast<unsigned>(proxy)]; }
+  unsigned writesBy(MemoryProxy proxy) const { return writes[static_cast<unsigned>(proxy)]; }
+};
 
 /// The shared allocation a pointer is derived from (through ptr_add and mapa).
 SharedAllocOp rootAlloc(Value ptr);
 
-struct KernelFacts {
-  llvm::DenseSet<Operation *> peerAllocs;       // allocations some CTA reaches through mapa
-  llvm::DenseSet<Operation *> remoteMBarriers;  // mbarrier allocations peers/st.async complete
-  unsigned genericReads = kNone, genericWrites = kNone; // over the whole kernel
+/// The whole-kernel facts, as an MLIR analysis: passes get it with
+/// getAnalysis<SyncAnalysis>() (cached per kernel) and mark it preserved
+/// when what they change cannot alter it.
+class SyncAnalysis {
+public:
+  explicit SyncAnalysis(KernelOp kernel);
 
-  explicit KernelFacts(KernelOp kernel);
+  /// Who can observe memory addressed by ptr.
   MemKind kindOf(Value ptr) const;
-  /// Kinds op (with nested ops) reads and writes with generic-proxy accesses.
-  void genericAccesses(Operation *op, unsigned &reads, unsigned &writes) const;
+  /// What op (with nested ops) reads and writes, per memory kind and proxy.
+  AccessSummary accesses(Operation *op) const;
+  /// The same over the whole kernel.
+  const AccessSummary &kernelAccesses() const { return kernelAccesses_; }
+
+  /// Whether some op completes (arrives on, or completes transaction bytes
+  /// of) the mbarrier `mbar` points into from another CTA.
+  bool isPeerCompleted(Value mbar) const;
+  bool hasPeerCompletedMBarriers() const { return !peerCompleted_.empty(); }
+
   /// Whether op (with nested ops) writes memory a peer can read: generic
   /// writes to peer shared memory, or the init of an mbarrier peers complete.
   bool initialisesPeerMemory(Operation *op) const;
@@ -40,11 +58,30 @@ struct KernelFacts {
   bool touchesOwnPeerMemory(Operation *op) const;
   /// A release is needed when something written generically is read
   /// generically afterwards by another thread: the whole-kernel
-  /// approximation of "memory published by the arrive is read after the wait".
-  bool publishesMemory() const { return (genericReads & genericWrites) != kNone; }
+  /// approximation of "memory published by the arrive is read after the
+  /// wait". Async-proxy writes (st.async) are published by their mbarrier's
+  /// complete-tx, not by a barrier.
+  bool publishesMemory() const {
+    return (kernelAccesses_.readsBy(MemoryProxy::generic) &
+            kernelAccesses_.writesBy(MemoryProxy::generic)) != kNone;
+  }
+  /// The scope an mbarrier operation needs when the source left it open:
+  /// `.cluster` for a peer's mbarrier or one that peers complete, `.cta`
+  /// otherwise.
+  MemoryScope mbarrierScope(Value mbar) const;
+
+  bool isInvalidated(const AnalysisManager::PreservedAnalyses &preserved) {
+    return !preserved.isPreserved<SyncAnalysis>();
+  }
+
+private:
+  llvm::DenseSet<Operation *> peerAllocs_;    // allocations some CTA reaches through mapa
+  llvm::DenseSet<Operation *> peerCompleted_; // mbarrier allocations peers complete
+  AccessSummary kernelAccesses_;
 };
 
-/// op accesses a peer CTA's shared memory (any shared::cluster address).
+/// op accesses a peer CTA's shared memory: a memory access through a
+/// shared::cluster pointer, or the completion of a peer's mbarrier.
 bool isRemoteAccess(Operation *op);
 bool containsRemoteAccess(Operation *op);
 /// The first remote access inside op (op itself when it is one), for locations.
@@ -76,12 +113,15 @@ bool inUniformControlFlow(Operation *op, Uniformity over = Uniformity::Warp);
 /// a uniform condition, a for with uniform bounds.
 bool regionsRunUniformly(Operation *op, Uniformity over);
 
-/// The one owner of the default scope of an mbarrier operation whose source
-/// left it open: `.cluster` for a peer's mbarrier or one that peers or
-/// st.async complete, `.cta` otherwise.
-MemoryScope defaultMBarrierScope(Value mbar, const KernelFacts &facts);
-
+/// The discardable attributes of the tile dialect (TileBase.td).
+/// `tile.sync`: why a pass inserted or changed op (tilec --explain-sync).
 void setReason(Operation *op, llvm::StringRef reason);
+StringAttr getReason(Operation *op);
+/// `tile.auto`: a cluster arrive the compiler inserted (its order is the
+/// compiler's to choose).
+void markCompilerInserted(Operation *op);
+bool isCompilerInserted(Operation *op);
+void clearCompilerInserted(Operation *op);
 
 } // namespace mlir::tile::sync
 

@@ -10,6 +10,7 @@ using namespace mlir::tile;
 
 #include "tile/Dialect/TileDialect.cpp.inc"
 #include "tile/Dialect/TileEnums.cpp.inc"
+#include "tile/Dialect/TileInterfaces.cpp.inc"
 #define GET_ATTRDEF_CLASSES
 #include "tile/Dialect/TileAttrs.cpp.inc"
 #define GET_TYPEDEF_CLASSES

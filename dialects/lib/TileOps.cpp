@@ -172,6 +172,21 @@ LogicalResult LoadOp::verify() {
   return success();
 }
 
+/// A weak load reads `ptr` and nothing else, so an unused one may go and two
+/// with no write between them may merge (LLVM treats ld the same way). A
+/// relaxed or acquire load synchronises with other threads: like LLVM's
+/// atomic loads, it also reads and writes unknown memory, so canonicalize
+/// and CSE keep it and nothing moves across it.
+void LoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getPtrMutable(),
+                       SideEffects::DefaultResource::get());
+  if (getOrder() == MemoryOrder::weak)
+    return;
+  effects.emplace_back(MemoryEffects::Read::get(), SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), SideEffects::DefaultResource::get());
+}
+
 LogicalResult StoreOp::verify() {
   auto ptrType = cast<PtrType>(getPtr().getType());
   if (failed(verifyElement(*this, ptrType, getValue().getType())))
@@ -224,7 +239,11 @@ static LogicalResult verifyInClusterKernel(Operation *op) {
 }
 
 LogicalResult ClusterSyncOp::verify() { return verifyInClusterKernel(*this); }
-LogicalResult ClusterArriveOp::verify() { return verifyInClusterKernel(*this); }
+LogicalResult ClusterArriveOp::verify() {
+  if (getOrder() && *getOrder() != MemoryOrder::relaxed && *getOrder() != MemoryOrder::release)
+    return emitOpError("a cluster arrive is relaxed or release");
+  return verifyInClusterKernel(*this);
+}
 LogicalResult ClusterWaitOp::verify() { return verifyInClusterKernel(*this); }
 
 //===----------------------------------------------------------------------===//
@@ -325,7 +344,7 @@ LogicalResult StoreAsyncOp::verify() {
 }
 
 LogicalResult FenceOp::verify() {
-  if (getOrder() != MemoryOrder::acq_rel && getOrder() != MemoryOrder::sc)
+  if (getOrder() && *getOrder() != MemoryOrder::acq_rel && *getOrder() != MemoryOrder::sc)
     return emitOpError("a fence is acq_rel or sc");
   return success();
 }

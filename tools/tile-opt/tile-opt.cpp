@@ -3,6 +3,8 @@
 #include "tilec/Passes.h"
 #include "tilec/Pipeline.h"
 
+#include "TestDialect.h"
+
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -40,7 +42,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::tile::TileDialect, mlir::arith::ArithDialect, mlir::scf::SCFDialect,
                   mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect,
-                  mlir::NVVM::NVVMDialect>();
+                  mlir::NVVM::NVVMDialect, mlir::tile::test::TileTestDialect>();
   mlir::tile::registerTilePasses();
   // --tile-pipeline: exactly the passes tilec runs (tilec/Pipeline.h).
   mlir::tile::registerTilePipelines();

@@ -32,15 +32,22 @@ def TileInsertFences : Pass<"tile-insert-fences", "::mlir::tile::KernelOp"> {
   }];
 }
 
-def TileSyncDefaults : Pass<"tile-sync-defaults", "::mlir::tile::KernelOp"> {
-  let summary = "decide what correctness needs and the source left open: mbarrier scopes, bar.sync alignment";
+def TileSyncSemantics : Pass<"tile-sync-semantics", "::mlir::tile::KernelOp"> {
+  let summary = "the one owner of every order and scope the source left open";
   let description = [{
-    Runs with and without auto sync, so both give the same code. mbarrier
-    arrive/expect_tx/wait without a written scope get `.cluster` when a peer
-    or st.async completes the mbarrier (or it is a peer's), `.cta` otherwise
-    (PTX ISA 9.7.13.15.16: the acquire must cover the arriving threads).
-    CTA barriers in warp-uniform control flow get `aligned` (`bar.sync`);
-    the others stay `barrier.sync` (PTX ISA 9.7.13.1).
+    Runs with and without auto sync (--no-auto-sync stops insertions, not the
+    correctness of what the user wrote), so both give the same code; the
+    frontend records only what the user wrote and lowering rejects an op
+    left undecided. mbarrier arrive/expect_tx/wait/try_wait without a scope
+    get `.cluster` when the mbarrier is a peer's or some op completes it from
+    another CTA (MBarrierCompletionOpInterface), `.cta` otherwise (PTX ISA
+    9.7.13.15.16: the acquire must cover the arriving threads). mbarrier
+    arrives and compiler-inserted cluster arrives without an order are
+    `.release` when generic memory written before them is read after the
+    wait, `.relaxed` otherwise (PTX ISA 9.7.13.4); waits are `.acquire`; a
+    user cluster_arrive() is `.release`; a fence is `.acq_rel.gpu`. CTA
+    barriers in warp-uniform control flow get `aligned` (`bar.sync`); the
+    others stay `barrier.sync` (PTX ISA 9.7.13.1).
   }];
 }
 
@@ -61,16 +68,13 @@ def TileDSMEMLifetime : Pass<"tile-dsmem-lifetime", "::mlir::tile::KernelOp"> {
 }
 
 def TileSplitClusterBarriers : Pass<"tile-split-cluster-barriers", "::mlir::tile::KernelOp"> {
-  let summary = "split cluster_sync into arrive/wait, move them apart, pick the weakest semantics";
+  let summary = "split cluster_sync into arrive/wait and move them apart";
   let description = [{
     `cluster_sync` becomes `barrier.cluster.arrive` + `barrier.cluster.wait`;
     the arrive moves up and the wait down past operations that touch no memory
-    another thread of the cluster can see. Compiler-chosen arrives become
-    `.relaxed` when no memory written before them is read after the matching
-    wait (PTX ISA 9.7.13.4: only a release arrive orders prior writes). mbarrier
-    operations whose order/scope the source left open get the weakest correct
-    ones: relaxed arrives under the same rule, acquire waits at cluster scope
-    when a peer or st.async completes the mbarrier.
+    another thread of the cluster can see (PTX ISA 9.7.13.4). The arrive's
+    order is left open (`tile.auto`) for tile-sync-semantics. Cluster barriers
+    in warp-uniform control flow get `aligned`.
   }];
 }
 

@@ -21,11 +21,11 @@ tile.kernel @k() attributes {cluster_dims = array<i32: 2>} {
   // CHECK-NEXT: nvvm.cluster.wait {aligned}
   tile.cluster_sync {aligned}
   // CHECK-NEXT: nvvm.cluster.arrive.relaxed{{$}}
-  tile.cluster_arrive {relaxed}
+  tile.cluster_arrive {order = #tile<order relaxed>}
   // CHECK-NEXT: nvvm.cluster.arrive.relaxed {aligned}
-  tile.cluster_arrive {relaxed, aligned}
+  tile.cluster_arrive {order = #tile<order relaxed>, aligned}
   // CHECK-NEXT: nvvm.cluster.arrive{{$}}
-  tile.cluster_arrive
+  tile.cluster_arrive {order = #tile<order release>}
   // CHECK-NEXT: nvvm.cluster.wait{{$}}
   tile.cluster_wait
   // CHECK-NEXT: llvm.return

@@ -36,18 +36,6 @@ tile.kernel @k(%n: i32, %rank: i32) attributes {cluster_dims = array<i32: 2>} {
   tile.return
 }
 
-// -----
-
-// The scope is the sync passes' decision (tile-sync-defaults, in both modes):
-// lowering takes no default of its own.
-tile.kernel @no_scope(%n: i32) {
-  %b = tile.shared_alloc {static_count = 1 : i64} -> !tile.ptr<i64, shared>
-  // expected-error @+2 {{failed to legalize operation 'tile.mbarrier_arrive'}}
-  // expected-error @+1 {{internal error: no memory scope reached the lowering (tile-sync-defaults decides it)}}
-  tile.mbarrier_arrive %b {order = #tile<order release>} : !tile.ptr<i64, shared>
-  tile.return
-}
-
 // PTX-LABEL: .entry mbarriers(
 // `.shared` is `.shared::cta` (PTX ISA 5.1.5); the state of a local arrive
 // goes to a dead register; the count of 1 may be explicit.

@@ -28,8 +28,8 @@ tile.kernel @all_ops(%g: !tile.ptr<i32, global>, %n: i32) attributes {cluster_di
   tile.barrier
   // CHECK: tile.cluster_sync
   tile.cluster_sync
-  // CHECK: tile.cluster_arrive {relaxed}
-  tile.cluster_arrive {relaxed}
+  // CHECK: tile.cluster_arrive {order = #tile<order relaxed>}
+  tile.cluster_arrive {order = #tile<order relaxed>}
   // CHECK: tile.cluster_wait
   tile.cluster_wait
   tile.return

@@ -55,3 +55,26 @@ tile.kernel @local() {
   tile.mbarrier_arrive %bar : !tile.ptr<i64, shared>
   tile.return
 }
+
+// -----
+
+// The user's fence after the `if` that holds the init (MLIRGen puts inits
+// under `if thread_id() == 0`) is run by the init thread after the init:
+// no second fence inside the `if`.
+// CHECK-LABEL: tile.kernel @fence_after_enclosing_if
+// CHECK:       scf.if
+// CHECK-NEXT:    tile.mbarrier_init
+// CHECK-NEXT:  }
+// CHECK-NEXT:  tile.fence_mbarrier_init{{$}}
+// CHECK-NOT:   tile.fence_mbarrier_init
+tile.kernel @fence_after_enclosing_if(%first: i1) attributes {cluster_dims = array<i32: 2, 1, 1>} {
+  %bar = tile.shared_alloc {static_count = 1 : i64} -> !tile.ptr<i64, shared>
+  %c1 = arith.constant 1 : i32
+  scf.if %first {
+    tile.mbarrier_init %bar, %c1 : !tile.ptr<i64, shared>
+  }
+  tile.fence_mbarrier_init
+  %rbar = tile.mapa %bar, %c1 : !tile.ptr<i64, shared> -> !tile.ptr<i64, cluster>
+  tile.mbarrier_arrive %rbar : !tile.ptr<i64, cluster>
+  tile.return
+}

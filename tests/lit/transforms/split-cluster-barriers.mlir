@@ -1,4 +1,12 @@
-// RUN: tile-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-split-cluster-barriers,tile-sync-defaults))' -split-input-file | FileCheck %s
+// RUN: tile-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-split-cluster-barriers,tile-sync-semantics))' -split-input-file | FileCheck %s
+// RUN: tile-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-split-cluster-barriers))' -split-input-file | FileCheck %s --check-prefix=SPLIT
+
+// The split leaves the arrive's order open (tile.auto): relaxed vs release
+// is decided by tile-sync-semantics, the one owner of sync decisions.
+// SPLIT-LABEL: tile.kernel @relaxed
+// SPLIT:       tile.cluster_arrive {aligned, tile.auto, tile.sync = "cluster_sync() split: arrive"}
+// SPLIT-LABEL: tile.kernel @release
+// SPLIT:       tile.cluster_arrive {aligned, tile.auto, tile.sync = "cluster_sync() split: arrive"}
 
 // Nothing written generically is read afterwards (only st.async fills the
 // buffer; the kernel writes global memory it never reads): relaxed arrive.
@@ -7,7 +15,7 @@
 // CHECK-LABEL: tile.kernel @relaxed
 // CHECK:       tile.load %{{.*}} : !tile.ptr<i32, shared>
 // CHECK-NEXT:  tile.store
-// CHECK-NEXT:  tile.cluster_arrive {aligned, relaxed, tile.sync = "cluster_sync() split: arrive (relaxed: nothing written before it is read after the wait)"}
+// CHECK-NEXT:  tile.cluster_arrive {aligned, order = #tile<order relaxed>, tile.sync = "cluster_sync() split: arrive (relaxed: nothing written before it is read after the wait)"}
 // CHECK-NEXT:  arith.addi
 // CHECK-NEXT:  arith.muli
 // CHECK-NEXT:  tile.cluster_wait {aligned, tile.sync = "cluster_sync() split: wait"}
@@ -35,7 +43,7 @@ tile.kernel @relaxed(%out: !tile.ptr<i32, global>, %x: i32) attributes {cluster_
 // Pure computation before the barrier lets the arrive move up past it.
 // CHECK-LABEL: tile.kernel @release
 // CHECK:       tile.store %{{.*}} : i32, !tile.ptr<i32, shared>
-// CHECK-NEXT:  tile.cluster_arrive {aligned, tile.sync = "cluster_sync() split: arrive (release: memory written before it is read after the wait)"}
+// CHECK-NEXT:  tile.cluster_arrive {aligned, order = #tile<order release>, tile.sync = "cluster_sync() split: arrive (release: memory written before it is read after the wait)"}
 // CHECK-NEXT:  arith.addi
 // CHECK-NEXT:  tile.cluster_wait
 // CHECK-NEXT:  tile.load
@@ -53,7 +61,7 @@ tile.kernel @release(%x: i32) attributes {cluster_dims = array<i32: 2, 1, 1>} {
 // User-written arrive/wait keep their semantics; mbarrier operations the source
 // left open get the weakest correct ones.
 // CHECK-LABEL: tile.kernel @mbarriers
-// CHECK:       tile.cluster_arrive {aligned}
+// CHECK:       tile.cluster_arrive {aligned, order = #tile<order release>}
 // CHECK-NEXT:  tile.cluster_wait {aligned}
 // CHECK:       tile.mbarrier_arrive %{{.*}} expect_tx %{{.*}} {order = #tile<order relaxed>, scope = #tile<scope cluster>
 // CHECK:       tile.mbarrier_expect_tx %{{.*}} {scope = #tile<scope cluster>}
@@ -85,7 +93,7 @@ tile.kernel @mbarriers(%x: i32) attributes {cluster_dims = array<i32: 2, 1, 1>} 
 // split); under a uniform loop (bounds from parameters) they are aligned.
 // CHECK-LABEL: tile.kernel @divergence
 // CHECK:       scf.if
-// CHECK-NEXT:    tile.cluster_arrive {relaxed, tile.sync
+// CHECK-NEXT:    tile.cluster_arrive {order = #tile<order relaxed>, tile.sync
 // CHECK-NEXT:    tile.cluster_wait {tile.sync
 // CHECK:       scf.for
 // CHECK-NEXT:    tile.cluster_arrive {aligned

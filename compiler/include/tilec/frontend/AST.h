@@ -253,16 +253,12 @@ struct NamedArg {
 /// mbarrier builtins (args[0] is an mbarrier expression: a VarRef to a single
 /// mbarrier, `slots[i]`, or a remote() call of type mbarrier<cluster>):
 /// `space` is the mbarrier's space (Shared, or Cluster for a remote one).
-/// `orderGiven`/`scopeGiven` say whether the user wrote `order =`/`scope =`;
-/// when false, `order`/`scope` hold the frontend's default and the compiler
-/// may choose another (weakest correct) one:
-///   arrive, arrive_expect_tx: Release; Cta (local) / Cluster (remote)
-///   expect_tx:                Relaxed (never given); Cta
-///   wait:                     Acquire; Cluster when the mbarrier's declaration
-///                             is arrived on remotely (remote(...) arrive or
-///                             store_async), else Cta
-///   fence:                    AcqRel; Gpu
-///   cluster_arrive:           Release; Cluster (scope never given)
+/// `orderGiven`/`scopeGiven` say whether the user wrote `order =`/`scope =`.
+/// For arrive, arrive_expect_tx, expect_tx, wait, fence and cluster_arrive the
+/// frontend records only that: `order`/`scope` hold a value only when given,
+/// and an open one is decided on the IR by tile-sync-semantics (the one owner
+/// of those decisions, docs/passes.md). Fixed semantics:
+///   cluster_arrive:           scope Cluster (never given)
 ///   cluster_wait:             Acquire; Cluster        fence_mbarrier_init: Release; Cluster
 ///   fence_proxy_async:        Weak; Cta               store_async: Weak; Cluster
 /// store_async(DST, VALUE, B): args[0] an IndexExpr (use Address, space

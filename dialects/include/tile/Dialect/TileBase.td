@@ -17,6 +17,17 @@ def Tile_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // Attributes the passes attach to ops of any dialect (generated
+  // TileDialect::get*AttrHelper(): no pass spells the names).
+  let discardableAttrs = (ins
+    // tile.sync: why a pass inserted or changed the op (tilec --explain-sync).
+    "::mlir::StringAttr":$sync,
+    // tile.auto: a cluster arrive the compiler inserted, whose order
+    // tile-sync-semantics chooses by the publication rule.
+    "::mlir::UnitAttr":$auto,
+    // tile.name: the source name of the mbarrier a wait is on (hang reports).
+    "::mlir::StringAttr":$name
+  );
 }
 
 // State spaces of PTX (PTX ISA 5.1) that tile code can name.
@@ -47,6 +58,16 @@ def Tile_MemoryScope : I32EnumAttr<"MemoryScope", "memory scope", [
   let genSpecializedAttr = 0;
 }
 def Tile_MemoryScopeAttr : EnumAttr<Tile_Dialect, Tile_MemoryScope, "scope">;
+
+// Who performs a memory access (PTX ISA 8.6 "Proxies"): the generic proxy
+// (ld, st, atom, red) or the async proxy (st.async, and later TMA, wgmma).
+// Accesses through different proxies to the same memory are ordered only
+// through a proxy fence (fence.proxy.async) or an mbarrier complete-tx.
+def Tile_MemoryProxy : I32EnumAttr<"MemoryProxy", "memory proxy", [
+    I32EnumAttrCase<"generic", 0>, I32EnumAttrCase<"async", 1>]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
 
 def Tile_AtomicKind : I32EnumAttr<"AtomicKind", "read-modify-write operation", [
     I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"min", 1>, I32EnumAttrCase<"max", 2>,

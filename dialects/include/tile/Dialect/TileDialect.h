@@ -19,6 +19,8 @@
 #include "tile/Dialect/TileAttrs.h.inc"
 #define GET_TYPEDEF_CLASSES
 #include "tile/Dialect/TileTypes.h.inc"
+// What ops do to memory and mbarriers; the sync passes read only these.
+#include "tile/Dialect/TileInterfaces.h.inc"
 #define GET_OP_CLASSES
 #include "tile/Dialect/TileOps.h.inc"
 

@@ -3,6 +3,7 @@
 #define TILE_OPS_TD
 
 include "tile/Dialect/TileBase.td"
+include "tile/Dialect/TileInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
@@ -112,43 +113,68 @@ def Tile_MapaOp : Tile_Op<"mapa", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_LoadOp : Tile_Op<"load"> {
+def Tile_LoadOp : Tile_Op<"load", [Tile_MemoryAccessOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "load with a PTX memory order and scope";
+  let description = [{ A weak load only reads `ptr`; a relaxed or acquire
+    load also synchronises, so it is kept and not merged (its effects name
+    all memory, as LLVM models atomic loads). }];
   let arguments = (ins Tile_PtrType:$ptr,
                        DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::weak">:$order,
                        DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
   let results = (outs Tile_Value:$result);
   let assemblyFormat = "$ptr attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool readsMemory() { return true; }
+    bool writesMemory() { return false; }
+  }];
 }
 
-def Tile_StoreOp : Tile_Op<"store"> {
+def Tile_StoreOp : Tile_Op<"store", [Tile_MemoryAccessOpInterface]> {
   let summary = "store with a PTX memory order and scope";
-  let arguments = (ins Tile_Value:$value, Tile_PtrType:$ptr,
+  let arguments = (ins Tile_Value:$value, Arg<Tile_PtrType, "", [MemWrite]>:$ptr,
                        DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::weak">:$order,
                        DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
   let assemblyFormat = "$value `,` $ptr attr-dict `:` qualified(type($value)) `,` qualified(type($ptr))";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::ValueRange getStoredValues() { return getODSOperands(0); }
+    bool readsMemory() { return false; }
+    bool writesMemory() { return true; }
+  }];
 }
 
-def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [AllTypesMatch<["value", "result"]>]> {
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [AllTypesMatch<["value", "result"]>,
+    Tile_MemoryAccessOpInterface]> {
   let summary = "atomic read-modify-write (PTX atom, or red when the result is unused)";
-  let arguments = (ins Tile_AtomicKindAttr:$kind, Tile_PtrType:$ptr, Tile_AtomicValue:$value,
+  let arguments = (ins Tile_AtomicKindAttr:$kind, Arg<Tile_PtrType, "", [MemRead, MemWrite]>:$ptr, Tile_AtomicValue:$value,
                        DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::relaxed">:$order,
                        DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
   let results = (outs Tile_AtomicValue:$result);
   let assemblyFormat = "$kind $ptr `,` $value attr-dict `:` qualified(type($ptr)) `,` type($value)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::ValueRange getStoredValues() { return getODSOperands(1); }
+    bool readsMemory() { return true; }
+    bool writesMemory() { return true; }
+  }];
 }
 
-def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [AllTypesMatch<["compare", "value", "result"]>]> {
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [AllTypesMatch<["compare", "value", "result"]>,
+    Tile_MemoryAccessOpInterface]> {
   let summary = "atomic compare-and-swap (PTX atom.cas)";
-  let arguments = (ins Tile_PtrType:$ptr, Tile_AtomicValue:$compare, Tile_AtomicValue:$value,
+  let arguments = (ins Arg<Tile_PtrType, "", [MemRead, MemWrite]>:$ptr, Tile_AtomicValue:$compare, Tile_AtomicValue:$value,
                        DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::relaxed">:$order,
                        DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
   let results = (outs Tile_AtomicValue:$result);
   let assemblyFormat = "$ptr `,` $compare `,` $value attr-dict `:` qualified(type($ptr)) `,` type($value)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::ValueRange getStoredValues() { return getODSOperands(2); }
+    bool readsMemory() { return true; }
+    bool writesMemory() { return true; }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -175,11 +201,13 @@ def Tile_ClusterSyncOp : Tile_Op<"cluster_sync"> {
 }
 
 def Tile_ClusterArriveOp : Tile_Op<"cluster_arrive"> {
-  let summary = "barrier.cluster.arrive, .relaxed when `relaxed` is set";
-  let description = [{ `aligned` (PTX `.aligned`, ISA 9.7.13.4): every thread of
-    the warp executes this same barrier; the passes set it only in uniform control
-    flow. }];
-  let arguments = (ins UnitAttr:$relaxed, UnitAttr:$aligned);
+  let summary = "barrier.cluster.arrive with order relaxed or release";
+  let description = [{ `order` (relaxed | release, PTX ISA 9.7.13.4) is absent
+    when the source left it open; tile-sync-semantics decides it and lowering
+    rejects an arrive without one. `aligned` (PTX `.aligned`): every thread of
+    the warp executes this same barrier; the passes set it only in uniform
+    control flow. }];
+  let arguments = (ins OptionalAttr<Tile_MemoryOrderAttr>:$order, UnitAttr:$aligned);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
@@ -200,32 +228,35 @@ def Tile_MBarrierPtr : AnyTypeOf<[Tile_PtrIn<"shared">, Tile_PtrIn<"cluster">]>;
 
 def Tile_MBarrierInitOp : Tile_Op<"mbarrier_init"> {
   let summary = "mbarrier.init.shared::cta.b64: expected arrivals per phase";
-  let arguments = (ins Tile_PtrIn<"shared">:$mbar, I32:$count);
+  let arguments = (ins Arg<Tile_PtrIn<"shared">, "", [MemWrite]>:$mbar, I32:$count);
   let assemblyFormat = "$mbar `,` $count attr-dict `:` qualified(type($mbar))";
   let hasVerifier = 1;
 }
 
-def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive"> {
+def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive", [Tile_MBarrierCompletionOpInterface]> {
   let summary = "mbarrier.arrive[.expect_tx] on this CTA's or a peer's mbarrier";
   let description = [{
     With `tx_count`, also raises the phase's expected transaction bytes
     (`mbarrier.arrive.expect_tx`). `order` (relaxed | release) and `scope`
-    (cta | cluster) are absent when the source left them to the compiler; the
-    sync passes fill them in (lowering defaults: release, and cta for this
-    CTA's mbarrier, cluster for a peer's).
+    (cta | cluster) are absent when the source left them to the compiler;
+    tile-sync-semantics decides them and lowering rejects an arrive without.
   }];
-  let arguments = (ins Tile_MBarrierPtr:$mbar, Optional<I32>:$tx_count,
+  let arguments = (ins Arg<Tile_MBarrierPtr, "", [MemRead, MemWrite]>:$mbar, Optional<I32>:$tx_count,
                        OptionalAttr<Tile_MemoryOrderAttr>:$order,
                        OptionalAttr<Tile_MemoryScopeAttr>:$scope);
   let assemblyFormat = [{
     $mbar (`expect_tx` $tx_count^)? attr-dict `:` qualified(type($mbar))
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool completesArrival() { return true; }
+    bool completesTxBytes() { return false; }
+  }];
 }
 
 def Tile_MBarrierExpectTxOp : Tile_Op<"mbarrier_expect_tx"> {
   let summary = "mbarrier.expect_tx.relaxed: raise the expected transaction bytes";
-  let arguments = (ins Tile_PtrIn<"shared">:$mbar, I32:$tx_count,
+  let arguments = (ins Arg<Tile_PtrIn<"shared">, "", [MemRead, MemWrite]>:$mbar, I32:$tx_count,
                        OptionalAttr<Tile_MemoryScopeAttr>:$scope);
   let assemblyFormat = "$mbar `,` $tx_count attr-dict `:` qualified(type($mbar))";
   let hasVerifier = 1;
@@ -238,7 +269,8 @@ def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait"> {
     parity from per-thread phase bits. With `parity` it is PTX
     `mbarrier.try_wait.parity` in a loop (PTX ISA 9.7.13.15.16).
   }];
-  let arguments = (ins Tile_PtrIn<"shared">:$mbar, Optional<I32>:$parity,
+  // An acquire: modelled as a write so that it is neither erased nor merged.
+  let arguments = (ins Arg<Tile_PtrIn<"shared">, "", [MemRead, MemWrite]>:$mbar, Optional<I32>:$parity,
                        OptionalAttr<Tile_MemoryOrderAttr>:$order,
                        OptionalAttr<Tile_MemoryScopeAttr>:$scope);
   let assemblyFormat = [{
@@ -249,7 +281,7 @@ def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait"> {
 
 def Tile_MBarrierTryWaitOp : Tile_Op<"mbarrier_try_wait"> {
   let summary = "one mbarrier.try_wait.parity: true once the phase has completed";
-  let arguments = (ins Tile_PtrIn<"shared">:$mbar, I32:$parity,
+  let arguments = (ins Arg<Tile_PtrIn<"shared">, "", [MemRead, MemWrite]>:$mbar, I32:$parity,
                        OptionalAttr<Tile_MemoryOrderAttr>:$order,
                        OptionalAttr<Tile_MemoryScopeAttr>:$scope);
   let results = (outs I1:$done);
@@ -261,12 +293,16 @@ def Tile_MBarrierTryWaitOp : Tile_Op<"mbarrier_try_wait"> {
 // Async proxy and fences
 //===----------------------------------------------------------------------===//
 
-def Tile_StoreAsyncOp : Tile_Op<"store_async"> {
+def Tile_StoreAsyncOp : Tile_Op<"store_async", [Tile_MemoryAccessOpInterface,
+    Tile_MBarrierCompletionOpInterface]> {
   let summary = "st.async into a peer's shared memory, completing bytes on its mbarrier";
   let description = [{ PTX ISA 9.7.9.12: `st.async.shared::cluster.mbarrier::
-    complete_tx::bytes{.v2,.v4}`. The mbarrier must be in the CTA that owns `dst`. }];
-  let arguments = (ins Tile_PtrIn<"cluster">:$dst, Variadic<AnyTypeOf<[I32, I64, F32]>>:$values,
-                       Tile_PtrIn<"cluster">:$mbar);
+    complete_tx::bytes{.v2,.v4}`. The mbarrier must be in the CTA that owns `dst`.
+    The store is a weak async-proxy write; the complete-tx on the mbarrier
+    has .release semantics at .cluster scope. }];
+  let arguments = (ins Arg<Tile_PtrIn<"cluster">, "", [MemWrite]>:$dst,
+                       Variadic<AnyTypeOf<[I32, I64, F32]>>:$values,
+                       Arg<Tile_PtrIn<"cluster">, "", [MemRead, MemWrite]>:$mbar);
   let assemblyFormat = [{
     `(` $values `)` `,` $dst `,` $mbar attr-dict `:` `(` type($values) `)` `,`
       qualified(type($dst)) `,` qualified(type($mbar))
@@ -275,12 +311,28 @@ def Tile_StoreAsyncOp : Tile_Op<"store_async"> {
   let extraClassDeclaration = [{
     /// Bytes this store delivers to the mbarrier's transaction count.
     int64_t getByteCount();
+    // MemoryAccessOpInterface: a weak write of the async proxy.
+    ::mlir::Value getAccessPtr() { return getDst(); }
+    ::mlir::ValueRange getStoredValues() { return getValues(); }
+    bool readsMemory() { return false; }
+    bool writesMemory() { return true; }
+    ::mlir::tile::MemoryOrder getAccessOrder() { return ::mlir::tile::MemoryOrder::weak; }
+    ::mlir::tile::MemoryScope getAccessScope() { return ::mlir::tile::MemoryScope::cluster; }
+    ::mlir::tile::MemoryProxy getAccessProxy() { return ::mlir::tile::MemoryProxy::async; }
+    // MBarrierCompletionOpInterface: complete_tx of the bytes stored.
+    bool completesArrival() { return false; }
+    bool completesTxBytes() { return true; }
+    std::optional<int64_t> getCompletedTxBytes() { return getByteCount(); }
   }];
 }
 
 def Tile_FenceOp : Tile_Op<"fence"> {
   let summary = "fence.{acq_rel,sc}.scope";
-  let arguments = (ins Tile_MemoryOrderAttr:$order, Tile_MemoryScopeAttr:$scope);
+  let description = [{ `order`/`scope` are absent when the source left them
+    open; tile-sync-semantics decides them and lowering rejects a fence
+    without. }];
+  let arguments = (ins OptionalAttr<Tile_MemoryOrderAttr>:$order,
+                       OptionalAttr<Tile_MemoryScopeAttr>:$scope);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
