@@ -1,0 +1,166 @@
+//===- fuzz_findings.cpp - ptxas and diagnostic checks for fuzz targets ----===//
+#include "fuzz_findings.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <vector>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#ifndef TILEC_PTXAS_PATH
+#define TILEC_PTXAS_PATH "/usr/local/cuda/bin/ptxas"
+#endif
+
+namespace tile::fuzz {
+
+void reportFinding(const std::string &kind, const std::string &summary, const std::string &detail) {
+  std::fprintf(stderr, "tilec-fuzz: FINDING %s: %s\n%s\n", kind.c_str(), summary.c_str(),
+               detail.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+namespace {
+std::string tempDir() {
+  const char *t = std::getenv("TMPDIR");
+  return t && *t ? t : "/tmp";
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+} // namespace
+
+PtxasResult runPtxas(const std::string &ptx, const std::string &arch) {
+  PtxasResult result;
+  const char *env = std::getenv("TILEC_PTXAS");
+  std::string ptxas = env && *env ? env : TILEC_PTXAS_PATH;
+  if (access(ptxas.c_str(), X_OK) != 0)
+    return result;
+
+  std::string ptxPath = tempDir() + "/tilec-fuzz-XXXXXX.ptx";
+  std::string logPath = tempDir() + "/tilec-fuzz-XXXXXX.log";
+  int ptxFd = mkstemps(ptxPath.data(), 4);
+  int logFd = mkstemps(logPath.data(), 4);
+  if (ptxFd < 0 || logFd < 0)
+    reportFinding("harness", "cannot create temporary files in " + tempDir(), std::strerror(errno));
+  if (write(ptxFd, ptx.data(), ptx.size()) != ssize_t(ptx.size()))
+    reportFinding("harness", "cannot write " + ptxPath, std::strerror(errno));
+  close(ptxFd);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, logFd, 1);
+  posix_spawn_file_actions_adddup2(&actions, logFd, 2);
+  std::string archFlag = "-arch=" + arch;
+  const char *argv[] = {ptxas.c_str(), archFlag.c_str(), "-o", "/dev/null", ptxPath.c_str(), nullptr};
+  pid_t pid;
+  int rc = posix_spawn(&pid, ptxas.c_str(), &actions, nullptr, const_cast<char **>(argv), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(logFd);
+  if (rc != 0)
+    reportFinding("harness", "cannot run " + ptxas, std::strerror(rc));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.ran = true;
+  result.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  result.log = readFile(logPath);
+  unlink(ptxPath.c_str());
+  unlink(logPath.c_str());
+  return result;
+}
+
+namespace {
+/// Parses a diagnostic's first line "[FILE:][LINE:COL:] KIND: MSG" (no regex:
+/// libstdc++'s recurses per character and overflows on long source lines).
+bool parseHeader(const std::string &line, std::string &file, long &lineNo, long &col,
+                 std::string &kind) {
+  for (const char *k : {"error: ", "warning: ", "note: "}) {
+    size_t at = line.find(k);
+    if (at == std::string::npos || (at != 0 && line[at - 1] != ' '))
+      continue;
+    kind = std::string(k, std::strlen(k) - 2);
+    std::string where = at ? line.substr(0, at - 1) : "";
+    if (where.find_first_of(" \t") != std::string::npos)
+      continue; // a source line that happens to contain "error: "
+    file.clear();
+    lineNo = col = 0;
+    if (where.empty())
+      return true;
+    if (where.back() != ':')
+      continue;
+    where.pop_back();
+    // FILE:LINE:COL or FILE: the last two fields are numbers when present.
+    size_t c2 = where.rfind(':');
+    size_t c1 = c2 == std::string::npos || c2 == 0 ? std::string::npos : where.rfind(':', c2 - 1);
+    auto isNumber = [](const std::string &t) {
+      return !t.empty() && t.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (c1 != std::string::npos && isNumber(where.substr(c1 + 1, c2 - c1 - 1)) &&
+        isNumber(where.substr(c2 + 1))) {
+      file = where.substr(0, c1);
+      lineNo = std::atol(where.substr(c1 + 1, c2 - c1 - 1).c_str());
+      col = std::atol(where.substr(c2 + 1).c_str());
+    } else {
+      file = where;
+    }
+    return true;
+  }
+  return false;
+}
+} // namespace
+
+std::string diagnosticRuleBroken(const std::string &diagnostics, const std::string &fileName) {
+  // Each diagnostic is its header, then (when it has a location) the source
+  // line and the caret line, then an optional "hint: " line. Reading it in
+  // that order matters: the source line may itself look like a header.
+  std::istringstream in(diagnostics);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  std::string file, kind;
+  long lineNo = 0, col = 0;
+  bool anyError = false;
+  for (size_t i = 0; i < lines.size();) {
+    if (!parseHeader(lines[i], file, lineNo, col, kind)) {
+      ++i; // continuation of a multi-line message
+      continue;
+    }
+    bool error = kind == "error";
+    anyError |= error;
+    ++i;
+    if (error && (file != fileName || lineNo <= 0 || col <= 0))
+      return "diagnostic-without-location";
+    if (lineNo > 0) {
+      size_t caretLine = i + 1;
+      bool caret = caretLine < lines.size() &&
+                   lines[caretLine].find_first_not_of(" \t") != std::string::npos &&
+                   lines[caretLine][lines[caretLine].find_first_not_of(" \t")] == '^';
+      if (!caret) {
+        if (error)
+          return "diagnostic-without-caret";
+      } else {
+        i = caretLine + 1;
+      }
+    }
+    bool hint = i < lines.size() && lines[i].rfind("hint: ", 0) == 0 && lines[i].size() > 6;
+    if (hint)
+      ++i;
+    else if (error)
+      return "diagnostic-without-hint";
+  }
+  return anyError ? "" : "error-without-diagnostic";
+}
+
+} // namespace tile::fuzz
