@@ -301,13 +301,17 @@ void mutateTokens(std::string &s, const std::vector<std::string> &others, Rng &r
   s = joinLines(lines);
 }
 
-std::string mutate(const std::vector<std::string> &seeds, Rng &r) {
-  std::string s = seeds[r.below(seeds.size())];
-  for (int rounds = 1 + int(r.below(4)); rounds > 0; --rounds) {
+std::string mutate(const std::vector<std::string> &pool, const std::vector<std::string> &partners,
+                   Rng &r) {
+  std::string s = pool[r.below(pool.size())];
+  // One edit keeps most mutants valid (they reach the backend); several
+  // explore further from the seeds.
+  int rounds = r.below(3) ? 1 : 2 + int(r.below(3));
+  for (; rounds > 0; --rounds) {
     if (r.below(4) == 0)
-      mutateBytes(s, seeds, r);
+      mutateBytes(s, partners, r);
     else
-      mutateTokens(s, seeds, r);
+      mutateTokens(s, partners, r);
   }
   return s;
 }

@@ -36,8 +36,13 @@ void mutateBytes(std::string &s, const std::vector<std::string> &others, Rng &r)
 /// lines, swap in boundary numbers, types, memory orders, statements.
 void mutateTokens(std::string &s, const std::vector<std::string> &others, Rng &r);
 
-/// A mutant of a random seed: 1-4 edits, mostly token-level.
-std::string mutate(const std::vector<std::string> &seeds, Rng &r);
+/// A mutant of a random member of `pool`: 1-4 edits (mostly one), mostly
+/// token-level; `partners` are the cross-over sources.
+std::string mutate(const std::vector<std::string> &pool, const std::vector<std::string> &partners,
+                   Rng &r);
+inline std::string mutate(const std::vector<std::string> &seeds, Rng &r) {
+  return mutate(seeds, seeds, r);
+}
 
 /// A kernel header followed by random tokens (the frontend's worst case).
 std::string tokenSoup(Rng &r);

@@ -12,7 +12,8 @@
 // counted in the summary. Exit status 1 when anything was found.
 //
 //   tilec_pipeline_replay [--fork] [--jobs=N] [--iterations=N] [--seconds=S]
-//       [--timeout=S] [--seed=N] [--grow] [--save=DIR] SEED...
+//       [--timeout=S] [--seed=N] [--save=DIR] SEED...
+// --iterations=0 with --seconds=S: mutants until S seconds have passed.
 //
 //===----------------------------------------------------------------------===//
 #include "fuzz_mutate.h"
@@ -86,7 +87,7 @@ struct Args {
   double seconds = 0;     // 0 = no limit
   unsigned timeout = 60;  // per input
   uint64_t seed = 0x9e3779b97f4a7c15ull;
-  bool fork = false, grow = false;
+  bool fork = false;
   unsigned jobs = 1;
   std::string saveDir;
 };
@@ -112,8 +113,6 @@ bool parseArgs(int argc, char **argv, Args &a) {
       a.saveDir = v;
     else if (s == "--fork")
       a.fork = true;
-    else if (s == "--grow")
-      a.grow = true;
     else if (s.rfind("--", 0) == 0) {
       std::fprintf(stderr, "fuzz replay: unknown flag '%s'\n", s.c_str());
       return false;
@@ -212,6 +211,10 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  // Fork mode works in rounds so that its inputs do not depend on --jobs:
+  // the seeds, then rounds of mutants drawn mostly from the inputs accepted
+  // so far (valid programs reach MLIRGen, the passes and ptxas; byte soup
+  // mostly stops in the lexer, which fuzz.frontend_replay covers).
   ForkRunner runner(args.timeout, args.jobs, args.saveDir);
   runner.warmUp([] {
     // The first compile registers LLVM's targets and passes; do it once here
@@ -219,24 +222,40 @@ int main(int argc, char **argv) {
     const char warm[] = "kernel warm(p: ptr<i32, global>) { p[0] = 1 }\n";
     LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(warm), sizeof(warm) - 1);
   });
-  std::string input;
-  while (nextInput(input)) {
-    runner.submit(input, [](const std::string &text) {
-      unsigned long runs = 0, before = 0, after = 0;
-      if (pipelineStats)
-        pipelineStats(runs, before);
-      LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(text.data()), text.size());
-      if (pipelineStats)
-        pipelineStats(runs, after);
-      return after > before;
-    });
-    if (args.grow)
-      for (std::string &s : runner.takeAccepted())
-        if (seeds.size() < initialSeeds + 5000)
-          seeds.push_back(std::move(s));
-  }
+  auto runOne = [](const std::string &text) {
+    unsigned long runs = 0, before = 0, after = 0;
+    if (pipelineStats)
+      pipelineStats(runs, before);
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(text.data()), text.size());
+    if (pipelineStats)
+      pipelineStats(runs, after);
+    return after > before;
+  };
+  for (const std::string &s : seeds)
+    runner.submit(s, runOne);
   runner.finish();
-  std::printf("fuzz replay: %zu seed files, %zu seeds, %ld mutants, %zu shapes (%.1fs)\n", fileSeeds,
-              initialSeeds, mutants, shapes.size(), elapsed());
+  std::vector<std::string> valid = runner.takeAccepted();
+  size_t validSeeds = valid.size();
+  const size_t kRound = 64, kMaxValid = 4000;
+  while ((args.iterations == 0 || mutants < args.iterations) &&
+         (args.seconds <= 0 || elapsed() < args.seconds) && (args.iterations > 0 || args.seconds > 0)) {
+    for (size_t k = 0; k < kRound && (args.iterations == 0 || mutants < args.iterations); ++k) {
+      std::string input = mutants % 20 == 19 ? tokenSoup(rng)
+                          : (!valid.empty() && rng.below(5) != 0) ? mutate(valid, seeds, rng)
+                                                                   : mutate(seeds, rng);
+      ++mutants;
+      runner.submit(input, runOne);
+    }
+    runner.finish();
+    for (std::string &s : runner.takeAccepted())
+      if (valid.size() < kMaxValid)
+        valid.push_back(std::move(s));
+  }
+  for (const std::string &s : shapes)
+    runner.submit(s, runOne);
+  runner.finish();
+  std::printf("fuzz replay: %zu seed files, %zu seeds (%zu accepted), %ld mutants, %zu shapes, "
+              "%zu valid programs to mutate at the end (%.1fs)\n",
+              fileSeeds, initialSeeds, validSeeds, mutants, shapes.size(), valid.size(), elapsed());
   return runner.printSummary(stdout) ? 0 : 1;
 }

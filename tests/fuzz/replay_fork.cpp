@@ -190,7 +190,7 @@ void ForkRunner::submit(const std::string &input, const RunFn &run) {
     _exit(accepted ? kExitAccepted : kExitRejected);
   }
   close(fd);
-  running_[pid] = {input, logPath};
+  running_[pid] = {input, logPath, submitted_++};
 }
 
 void ForkRunner::reapOne() {
@@ -216,7 +216,7 @@ void ForkRunner::record(const Child &child, int status) {
   if (WIFEXITED(status) && !sanitizerText) {
     if (WEXITSTATUS(status) == kExitAccepted) {
       ++acceptedCount_;
-      accepted_.push_back(child.input);
+      accepted_[child.index] = child.input;
       return;
     }
     if (WEXITSTATUS(status) == kExitRejected) {
@@ -245,7 +245,9 @@ void ForkRunner::record(const Child &child, int status) {
 
 std::vector<std::string> ForkRunner::takeAccepted() {
   std::vector<std::string> out;
-  out.swap(accepted_);
+  for (auto &[index, input] : accepted_)
+    out.push_back(std::move(input));
+  accepted_.clear();
   return out;
 }
 

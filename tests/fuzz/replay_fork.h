@@ -33,7 +33,8 @@ public:
   ForkRunner(unsigned timeoutSeconds, unsigned jobs, std::string saveDir);
   void warmUp(const std::function<void()> &fn) { fn(); }
   void submit(const std::string &input, const RunFn &run);
-  /// Accepted inputs since the last call (for --grow).
+  /// Accepted inputs since the last call, in submission order (call after
+  /// finish() for a result that does not depend on --jobs).
   std::vector<std::string> takeAccepted();
   void finish();
   /// Prints the counts and every distinct finding; true when none.
@@ -42,6 +43,7 @@ public:
 private:
   struct Child {
     std::string input, logPath;
+    unsigned long index;
   };
   struct Finding {
     Classification what;
@@ -55,7 +57,8 @@ private:
   std::string saveDir_;
   std::map<pid_t, Child> running_;
   std::map<std::string, Finding> findings_; // by key
-  std::vector<std::string> accepted_;
+  std::map<unsigned long, std::string> accepted_; // by submission index
+  unsigned long submitted_ = 0;
   unsigned long runs_ = 0, acceptedCount_ = 0, rejected_ = 0, failed_ = 0;
 };
 
