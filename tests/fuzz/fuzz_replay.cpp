@@ -14,6 +14,10 @@
 //   tilec_pipeline_replay [--fork] [--jobs=N] [--iterations=N] [--seconds=S]
 //       [--timeout=S] [--seed=N] [--save=DIR] SEED...
 // --iterations=0 with --seconds=S: mutants until S seconds have passed.
+// --minimize FILE...: shrinks each failing file while it fails the same way
+// (same class and top frame) and writes it to --save=DIR as CLASS-HASH.tile.
+// --only-files: just the given files (no built-in seeds or shapes), e.g. to
+// classify libFuzzer's crash artifacts with --iterations=0.
 //
 //===----------------------------------------------------------------------===//
 #include "fuzz_mutate.h"
@@ -26,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -87,7 +92,7 @@ struct Args {
   double seconds = 0;     // 0 = no limit
   unsigned timeout = 60;  // per input
   uint64_t seed = 0x9e3779b97f4a7c15ull;
-  bool fork = false;
+  bool fork = false, onlyFiles = false, minimize = false;
   unsigned jobs = 1;
   std::string saveDir;
 };
@@ -113,6 +118,10 @@ bool parseArgs(int argc, char **argv, Args &a) {
       a.saveDir = v;
     else if (s == "--fork")
       a.fork = true;
+    else if (s == "--only-files")
+      a.onlyFiles = true;
+    else if (s == "--minimize")
+      a.minimize = true;
     else if (s.rfind("--", 0) == 0) {
       std::fprintf(stderr, "fuzz replay: unknown flag '%s'\n", s.c_str());
       return false;
@@ -147,6 +156,48 @@ std::vector<std::string> pathologicalInputs() {
   out.push_back(sum + "\n}\n");
   return out;
 }
+/// Runs one input in-process and says whether it compiled (fork children).
+bool runInChild(const std::string &text) {
+  unsigned long runs = 0, before = 0, after = 0;
+  if (pipelineStats)
+    pipelineStats(runs, before);
+  LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(text.data()), text.size());
+  if (pipelineStats)
+    pipelineStats(runs, after);
+  return after > before;
+}
+
+int minimizeAll(const Args &args, const std::vector<std::string> &inputs) {
+  ForkRunner runner(args.timeout, 1, "");
+  int failing = 0;
+  for (const std::string &input : inputs) {
+    Classification what = runner.runOnce(input, runInChild);
+    if (what.kind.empty()) {
+      std::printf("minimize: input of %zu bytes does not fail; skipped\n", input.size());
+      continue;
+    }
+    ++failing;
+    std::string small = minimizeInput(input, [&](const std::string &candidate) {
+      return runner.runOnce(candidate, runInChild).key == what.key;
+    });
+    char hash[16];
+    uint32_t h = 2166136261u;
+    for (unsigned char c : what.key)
+      h = (h ^ c) * 16777619u;
+    std::snprintf(hash, sizeof hash, "%08x", h);
+    std::string path = (args.saveDir.empty() ? "." : args.saveDir) + "/" + what.kind + "-" + hash + ".tile";
+    if (!args.saveDir.empty())
+      mkdir(args.saveDir.c_str(), 0755);
+    std::FILE *f = std::fopen(path.c_str(), "wb");
+    if (f) {
+      std::fwrite(small.data(), 1, small.size(), f);
+      std::fclose(f);
+    }
+    std::printf("=== %s\n%zu -> %zu bytes, saved as %s\n%s\n", what.key.c_str(), input.size(),
+                small.size(), path.c_str(), small.c_str());
+  }
+  return failing ? 1 : 0;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -156,16 +207,21 @@ int main(int argc, char **argv) {
   std::vector<std::string> seeds;
   for (const std::string &p : args.seedPaths)
     collectSeeds(p, seeds);
+  if (args.minimize)
+    return minimizeAll(args, seeds);
   size_t fileSeeds = seeds.size();
-  for (std::string &s : builtinSeeds())
-    seeds.push_back(std::move(s));
+  if (!args.onlyFiles)
+    for (std::string &s : builtinSeeds())
+      seeds.push_back(std::move(s));
   size_t initialSeeds = seeds.size();
 
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  std::vector<std::string> shapes = pathologicalInputs();
+  std::vector<std::string> shapes;
+  if (!args.onlyFiles)
+    shapes = pathologicalInputs();
   Rng rng{args.seed};
   long mutants = 0;
   size_t next = 0; // inputs handed out so far
@@ -174,7 +230,7 @@ int main(int argc, char **argv) {
     size_t i = next;
     if (i < initialSeeds) {
       out = seeds[i];
-    } else if ((args.iterations == 0 || mutants < args.iterations) &&
+    } else if (!seeds.empty() && (args.iterations == 0 || mutants < args.iterations) &&
                (args.seconds <= 0 || elapsed() < args.seconds) &&
                (args.iterations > 0 || args.seconds > 0)) {
       out = mutants % 5 == 4 ? tokenSoup(rng) : mutate(seeds, rng);
@@ -222,22 +278,14 @@ int main(int argc, char **argv) {
     const char warm[] = "kernel warm(p: ptr<i32, global>) { p[0] = 1 }\n";
     LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(warm), sizeof(warm) - 1);
   });
-  auto runOne = [](const std::string &text) {
-    unsigned long runs = 0, before = 0, after = 0;
-    if (pipelineStats)
-      pipelineStats(runs, before);
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(text.data()), text.size());
-    if (pipelineStats)
-      pipelineStats(runs, after);
-    return after > before;
-  };
+  auto runOne = runInChild;
   for (const std::string &s : seeds)
     runner.submit(s, runOne);
   runner.finish();
   std::vector<std::string> valid = runner.takeAccepted();
   size_t validSeeds = valid.size();
   const size_t kRound = 64, kMaxValid = 4000;
-  while ((args.iterations == 0 || mutants < args.iterations) &&
+  while (!seeds.empty() && (args.iterations == 0 || mutants < args.iterations) &&
          (args.seconds <= 0 || elapsed() < args.seconds) && (args.iterations > 0 || args.seconds > 0)) {
     for (size_t k = 0; k < kRound && (args.iterations == 0 || mutants < args.iterations); ++k) {
       std::string input = mutants % 20 == 19 ? tokenSoup(rng)

@@ -23,6 +23,31 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TILEC_HAS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TILEC_HAS_ASAN 1
+#endif
+#endif
+#if !defined(TILEC_LIBFUZZER) && !defined(TILEC_HAS_ASAN)
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Signals.h"
+namespace {
+// Without a sanitizer nothing else prints a stack when a compile crashes;
+// the replay driver deduplicates crashes by their top frame.
+struct StackTraceOnCrash {
+  StackTraceOnCrash() {
+    if (!std::getenv("LLVM_SYMBOLIZER_PATH") &&
+        access("/usr/lib/llvm-22/bin/llvm-symbolizer", X_OK) == 0)
+      setenv("LLVM_SYMBOLIZER_PATH", "/usr/lib/llvm-22/bin/llvm-symbolizer", 0);
+    llvm::sys::PrintStackTraceOnErrorSignal("");
+  }
+} gStackTraceOnCrash;
+} // namespace
+#endif
 
 namespace {
 const char *const kFileName = "fuzz.tile";
@@ -105,17 +130,43 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifdef TILEC_LIBFUZZER
+// fuzz.sh's summary counts accepted inputs: libFuzzer's fork mode runs the
+// target in child processes, so each appends its totals when it exits.
+namespace {
+void appendStats() {
+  const char *path = std::getenv("TILEC_FUZZ_STATS");
+  if (!path || !*path)
+    return;
+  if (std::FILE *f = std::fopen(path, "a")) {
+    std::fprintf(f, "%lu %lu\n", gRuns, gAccepted);
+    std::fclose(f);
+  }
+}
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  std::atexit(appendStats);
+  return 0;
+}
+
 // libFuzzer's byte-level mutations alone rarely keep a program valid enough
-// to reach the backend; half the time, apply the token-level mutations the
-// replay driver uses instead (fuzz_mutate.cpp).
+// to reach the backend: three times in four, apply the token-level mutations
+// of the replay driver (fuzz_mutate.cpp) instead, crossing over with the
+// built-in seeds and the *.tile files under TILEC_FUZZ_SEEDS (fuzz.sh sets it
+// to its seed folder).
 extern "C" size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t maxSize);
 
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t maxSize,
                                           unsigned int seed) {
   tile::fuzz::Rng rng{seed * 0x9e3779b97f4a7c15ull + 1};
-  if (rng.below(2))
+  if (rng.below(4) == 0)
     return LLVMFuzzerMutate(data, size, maxSize);
-  static const std::vector<std::string> partners = tile::fuzz::builtinSeeds();
+  static const std::vector<std::string> partners = [] {
+    std::vector<std::string> p = tile::fuzz::builtinSeeds();
+    if (const char *dir = std::getenv("TILEC_FUZZ_SEEDS"))
+      tile::fuzz::collectSeeds(dir, p);
+    return p;
+  }();
   std::string text(reinterpret_cast<const char *>(data), size);
   tile::fuzz::mutateTokens(text, partners, rng);
   if (text.size() > maxSize)

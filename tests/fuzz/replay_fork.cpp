@@ -70,7 +70,7 @@ std::string topFrame(const std::string &log) {
     if (!std::regex_search(line, m, frame))
       continue;
     std::string fn = m[1];
-    bool skipped = false;
+    bool skipped = fn.empty() || fn[0] == '(';
     for (const char *s : skip)
       skipped |= fn.find(s) != std::string::npos;
     if (!skipped)
@@ -160,11 +160,9 @@ ForkRunner::ForkRunner(unsigned timeoutSeconds, unsigned jobs, std::string saveD
     mkdir(saveDir_.c_str(), 0755);
 }
 
-void ForkRunner::submit(const std::string &input, const RunFn &run) {
-  while (running_.size() >= jobs_)
-    reapOne();
+pid_t ForkRunner::spawn(const std::string &input, const RunFn &run, std::string &logPath) {
   const char *tmp = std::getenv("TMPDIR");
-  std::string logPath = std::string(tmp && *tmp ? tmp : "/tmp") + "/tilec-replay-XXXXXX";
+  logPath = std::string(tmp && *tmp ? tmp : "/tmp") + "/tilec-replay-XXXXXX";
   int fd = mkstemp(logPath.data());
   if (fd < 0) {
     std::perror("fuzz replay: mkstemp");
@@ -190,7 +188,101 @@ void ForkRunner::submit(const std::string &input, const RunFn &run) {
     _exit(accepted ? kExitAccepted : kExitRejected);
   }
   close(fd);
+  return pid;
+}
+
+void ForkRunner::submit(const std::string &input, const RunFn &run) {
+  while (running_.size() >= jobs_)
+    reapOne();
+  std::string logPath;
+  pid_t pid = spawn(input, run, logPath);
   running_[pid] = {input, logPath, submitted_++};
+}
+
+Classification ForkRunner::runOnce(const std::string &input, const RunFn &run) {
+  finish();
+  std::string logPath;
+  pid_t pid = spawn(input, run, logPath);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::string log = readFile(logPath);
+  unlink(logPath.c_str());
+  bool sanitizerText = log.find("Sanitizer") != std::string::npos ||
+                       log.find("runtime error:") != std::string::npos;
+  if (WIFEXITED(status) && !sanitizerText &&
+      (WEXITSTATUS(status) == kExitAccepted || WEXITSTATUS(status) == kExitRejected))
+    return {};
+  return classifyFailure(log, status);
+}
+
+namespace {
+/// ddmin-style: remove chunks of `parts` (halving the chunk size) while the
+/// joined result still fails.
+std::vector<std::string> shrink(std::vector<std::string> parts, const std::string &separator,
+                                const std::function<bool(const std::string &)> &stillFails) {
+  auto join = [&](const std::vector<std::string> &p) {
+    std::string s;
+    for (const std::string &x : p)
+      s += x + separator;
+    return s;
+  };
+  for (size_t chunk = std::max<size_t>(1, parts.size() / 2);; chunk /= 2) {
+    for (size_t i = 0; i < parts.size();) {
+      std::vector<std::string> candidate(parts.begin(), parts.begin() + long(i));
+      candidate.insert(candidate.end(), parts.begin() + long(std::min(parts.size(), i + chunk)),
+                       parts.end());
+      if (stillFails(join(candidate)))
+        parts = std::move(candidate);
+      else
+        i += chunk;
+    }
+    if (chunk == 1)
+      break;
+  }
+  return parts;
+}
+} // namespace
+
+std::string minimizeInput(const std::string &input,
+                          const std::function<bool(const std::string &)> &stillFails) {
+  std::vector<std::string> lines;
+  std::istringstream in(input);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  lines = shrink(lines, "\n", stillFails);
+  std::string text;
+  for (const std::string &l : lines)
+    text += l + "\n";
+  // Then the words of each line, keeping the line structure readable.
+  auto joinAll = [](const std::vector<std::string> &ls) {
+    std::string t;
+    for (const std::string &l : ls)
+      t += l + "\n";
+    return t;
+  };
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::vector<std::string> words;
+    std::istringstream ws(lines[i]);
+    for (std::string w; ws >> w;)
+      words.push_back(w);
+    if (words.size() < 2)
+      continue;
+    words = shrink(words, " ", [&](const std::string &candidate) {
+      std::vector<std::string> trial = lines;
+      trial[i] = candidate;
+      return stillFails(joinAll(trial));
+    });
+    std::string line;
+    for (const std::string &w : words)
+      line += (line.empty() ? "" : " ") + w;
+    std::vector<std::string> trial = lines;
+    trial[i] = line;
+    if (stillFails(joinAll(trial)))
+      lines = trial;
+  }
+  std::string out = joinAll(lines);
+  return stillFails(out) ? out : text;
 }
 
 void ForkRunner::reapOne() {

@@ -25,6 +25,11 @@ struct Classification {
 };
 Classification classifyFailure(const std::string &log, int waitStatus);
 
+/// Greedily removes lines, then tokens, from `input` while `stillFails` (the
+/// same finding) holds; returns the smallest input found.
+std::string minimizeInput(const std::string &input,
+                          const std::function<bool(const std::string &)> &stillFails);
+
 class ForkRunner {
 public:
   /// `run` returns true when the input was accepted (compiled to PTX).
@@ -37,6 +42,9 @@ public:
   /// finish() for a result that does not depend on --jobs).
   std::vector<std::string> takeAccepted();
   void finish();
+  /// Runs one input synchronously in a child (not counted): its finding, or
+  /// an empty kind when it was accepted or cleanly rejected.
+  Classification runOnce(const std::string &input, const RunFn &run);
   /// Prints the counts and every distinct finding; true when none.
   bool printSummary(std::FILE *out) const;
 
@@ -51,6 +59,7 @@ private:
     std::string input, log, savedAs;
   };
   void reapOne();
+  pid_t spawn(const std::string &input, const RunFn &run, std::string &logPath);
   void record(const Child &child, int status);
 
   unsigned timeout_, jobs_;
