@@ -55,6 +55,10 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
     else if (auto *b = s->as<fe::MBarrierStmt>())
       genMBarrier(*b);
   }
+  // The init's scf.if becomes branches in scf-to-cf: it must follow every
+  // allocation, including shared arrays declared after the last mbarrier.
+  if (!k.mbarriers.empty())
+    genMBarrierInits(loc(k.mbarriers.back()->loc));
   genBlock(k.body, 0);
   builder.setInsertionPointToEnd(entry);
   ReturnOp::create(builder, l);

@@ -19,8 +19,6 @@ void MLIRGenImpl::genMBarrier(const fe::MBarrierStmt &s) {
   auto ptrType = PtrType::get(builder.getContext(), builder.getI64Type(), AddressSpace::shared);
   mbarriers[&s] = SharedAllocOp::create(builder, l, ptrType, Value(),
                                         builder.getI64IntegerAttr(s.arraySize.value_or(1)));
-  if (&s == kernelAST->mbarriers.back())
-    genMBarrierInits(l);
 }
 
 /// One thread initialises every mbarrier (PTX ISA 9.7.13.15.9 mbarrier.init),

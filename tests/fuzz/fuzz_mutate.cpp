@@ -226,7 +226,7 @@ void mutateBytes(std::string &s, const std::vector<std::string> &others, Rng &r)
 void mutateTokens(std::string &s, const std::vector<std::string> &others, Rng &r) {
   std::vector<Token> tokens = tokenize(s);
   std::vector<size_t> idx = solid(tokens);
-  unsigned op = unsigned(r.below(10));
+  unsigned op = unsigned(r.below(11));
   if (idx.empty() && op < 4) op = 5;
   switch (op) {
   case 0:
@@ -283,6 +283,16 @@ void mutateTokens(std::string &s, const std::vector<std::string> &others, Rng &r
     lines.insert(lines.begin() + long(b), "}");
     lines.insert(lines.begin() + long(a), pick(kWrapOpen, r));
     break;
+  }
+  case 9: { // a compile option (pipeline_fuzz.cpp reads flags from the text)
+    static const char *const flags[] = {"// -O0", "// -O1", "// --no-auto-sync", "// --debug-hangs",
+                                        "// --cluster=4", "// --cluster=1,2,1", "// --cluster=16",
+                                        "// --cluster=0", "// --cluster=2,2,2", "// --cluster=3"};
+    if (r.below(2)) {
+      lines.insert(lines.begin(), pick(flags, r));
+      break;
+    }
+    [[fallthrough]];
   }
   default: { // change a kernel attribute or parameter type
     for (std::string &l : lines) {
