@@ -17,6 +17,9 @@ extern char **environ;
 #ifndef TILEC_PTXAS_PATH
 #define TILEC_PTXAS_PATH "/usr/local/cuda/bin/ptxas"
 #endif
+#ifndef TILEC_TILE_OPT_PATH
+#define TILEC_TILE_OPT_PATH ""
+#endif
 
 namespace tile::fuzz {
 
@@ -41,44 +44,65 @@ std::string readFile(const std::string &path) {
 }
 } // namespace
 
-PtxasResult runPtxas(const std::string &ptx, const std::string &arch) {
-  PtxasResult result;
-  const char *env = std::getenv("TILEC_PTXAS");
-  std::string ptxas = env && *env ? env : TILEC_PTXAS_PATH;
-  if (access(ptxas.c_str(), X_OK) != 0)
+namespace {
+/// Runs `tool ARGS... FILE` on `input` written to a temporary FILE.
+ToolResult runTool(const std::string &tool, std::vector<std::string> args, const std::string &input,
+                   const char *suffix) {
+  ToolResult result;
+  if (access(tool.c_str(), X_OK) != 0)
     return result;
-
-  std::string ptxPath = tempDir() + "/tilec-fuzz-XXXXXX.ptx";
+  int suffixLen = int(std::strlen(suffix));
+  std::string inPath = tempDir() + "/tilec-fuzz-XXXXXX" + suffix;
   std::string logPath = tempDir() + "/tilec-fuzz-XXXXXX.log";
-  int ptxFd = mkstemps(ptxPath.data(), 4);
+  int inFd = mkstemps(inPath.data(), suffixLen);
   int logFd = mkstemps(logPath.data(), 4);
-  if (ptxFd < 0 || logFd < 0)
+  if (inFd < 0 || logFd < 0)
     reportFinding("harness", "cannot create temporary files in " + tempDir(), std::strerror(errno));
-  if (write(ptxFd, ptx.data(), ptx.size()) != ssize_t(ptx.size()))
-    reportFinding("harness", "cannot write " + ptxPath, std::strerror(errno));
-  close(ptxFd);
+  if (write(inFd, input.data(), input.size()) != ssize_t(input.size()))
+    reportFinding("harness", "cannot write " + inPath, std::strerror(errno));
+  close(inFd);
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, logFd, 1);
   posix_spawn_file_actions_adddup2(&actions, logFd, 2);
-  std::string archFlag = "-arch=" + arch;
-  const char *argv[] = {ptxas.c_str(), archFlag.c_str(), "-o", "/dev/null", ptxPath.c_str(), nullptr};
+  args.insert(args.begin(), tool);
+  args.push_back(inPath);
+  std::vector<char *> argv;
+  for (std::string &a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
   pid_t pid;
-  int rc = posix_spawn(&pid, ptxas.c_str(), &actions, nullptr, const_cast<char **>(argv), environ);
+  int rc = posix_spawn(&pid, tool.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(logFd);
   if (rc != 0)
-    reportFinding("harness", "cannot run " + ptxas, std::strerror(rc));
+    reportFinding("harness", "cannot run " + tool, std::strerror(rc));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   result.ran = true;
   result.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   result.log = readFile(logPath);
-  unlink(ptxPath.c_str());
+  unlink(inPath.c_str());
   unlink(logPath.c_str());
   return result;
+}
+
+std::string toolPath(const char *envName, const char *builtIn) {
+  const char *env = std::getenv(envName);
+  return env && *env ? env : builtIn;
+}
+} // namespace
+
+ToolResult runPtxas(const std::string &ptx, const std::string &arch) {
+  return runTool(toolPath("TILEC_PTXAS", TILEC_PTXAS_PATH), {"-arch=" + arch, "-o", "/dev/null"}, ptx,
+                 ".ptx");
+}
+
+ToolResult runTileOptRoundTrip(const std::string &mlir) {
+  return runTool(toolPath("TILEC_TILE_OPT", TILEC_TILE_OPT_PATH), {"--verify-roundtrip", "-o", "/dev/null"},
+                 mlir, ".mlir");
 }
 
 namespace {

@@ -18,15 +18,19 @@ namespace tile::fuzz {
 [[noreturn]] void reportFinding(const std::string &kind, const std::string &summary,
                                 const std::string &detail);
 
-struct PtxasResult {
-  bool ran = false;  // false: no ptxas found (the check is skipped)
+struct ToolResult {
+  bool ran = false;  // false: the tool is not there (the check is skipped)
   bool ok = false;   // exit status 0
-  std::string log;   // ptxas's stdout and stderr
+  std::string log;   // the tool's stdout and stderr
 };
 
 /// Assembles `ptx` with `ptxas -arch=<arch>` (TILEC_PTXAS or the CUDA
 /// toolkit's ptxas) through a temporary file.
-PtxasResult runPtxas(const std::string &ptx, const std::string &arch);
+ToolResult runPtxas(const std::string &ptx, const std::string &arch);
+
+/// Parses, verifies and round-trips `mlir` (tilec --emit=mlir output) with
+/// `tile-opt --verify-roundtrip` (TILEC_TILE_OPT or the build's tile-opt).
+ToolResult runTileOptRoundTrip(const std::string &mlir);
 
 /// The first rule `diagnostics` (rendered by tile::compile for `fileName`)
 /// breaks, or "" when every error has FILE:LINE:COL, a caret line and a hint:
