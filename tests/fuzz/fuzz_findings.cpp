@@ -84,6 +84,8 @@ ToolResult runTool(const std::string &tool, std::vector<std::string> args, const
   result.ran = true;
   result.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   result.log = readFile(logPath);
+  if (WIFSIGNALED(status)) // ptxas itself crashes on some PTX: still tilec's finding
+    result.log += "\n" + tool + " died of signal " + std::to_string(WTERMSIG(status)) + "\n";
   unlink(inPath.c_str());
   unlink(logPath.c_str());
   return result;

@@ -76,6 +76,13 @@ const char *const kWrapOpen[] = {"if thread_id(0) == 0 {", "if cluster_rank() !=
                                  "for zz in 0 .. 3 {", "while false {", "if true {} else {",
                                  "for zz in block_range(32) {"};
 
+// Names that PTX or the NVPTX backend give a meaning to (predefined
+// identifiers, generated parameter and local names, libdevice/CUDA
+// functions): a kernel or parameter named so must still give valid PTX.
+const char *const kOddNames[] = {"_", "__", "_0", "WARP_SZ", "k_param_0", "__local_depot0", "main",
+                                 "vprintf", "malloc", "__nv_sinf", "abs", "texmode_unified",
+                                 "param", "reg", "entry", "func", "tid", "ntid", "a$b"};
+
 enum class Kind { Space, Ident, Number, Punct, Comment };
 struct Token {
   std::string text;
@@ -147,6 +154,7 @@ std::string sameKind(const Token &t, const std::vector<Token> &tokens, Rng &r) {
     if (IN_POOL(t.text, kOrders)) return pick(kOrders, r);
     if (IN_POOL(t.text, kScopes)) return pick(kScopes, r);
     if (IN_POOL(t.text, kBuiltins) && r.below(2)) return pick(kBuiltins, r);
+    if (r.below(8) == 0) return pick(kOddNames, r);
     for (int tries = 0; tries < 8; ++tries) {
       const Token &o = tokens[r.below(tokens.size())];
       if (o.kind == Kind::Ident) return o.text;

@@ -107,7 +107,9 @@ Classification classifyFailure(const std::string &log, int status) {
     std::istringstream in(log.substr(log.find(finding) + finding.size()));
     std::string line;
     while (std::getline(in, line)) {
-      bool ptxasError = line.find("error") != std::string::npos && line.find("ptxas") != std::string::npos;
+      bool ptxasError = c.kind == "ptxas-rejection" &&
+                        (line.find("error") != std::string::npos || line.find("fatal") != std::string::npos ||
+                         line.find("died of signal") != std::string::npos);
       bool diagLine = c.kind != "ptxas-rejection" && !line.empty() && line.rfind("---", 0) != 0;
       if (ptxasError || diagLine) {
         detail = line;
