@@ -39,6 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 namespace tile::fuzz {
 // Defined by pipeline_fuzz.cpp only: how many inputs compiled to PTX.
 __attribute__((weak)) void pipelineStats(unsigned long &runs, unsigned long &accepted);
+// Defined by pipeline_fuzz.cpp only: one compile without the checks.
+__attribute__((weak)) void warmUpCompiler();
 } // namespace tile::fuzz
 
 namespace {
@@ -272,12 +274,10 @@ int main(int argc, char **argv) {
   // so far (valid programs reach MLIRGen, the passes and ptxas; byte soup
   // mostly stops in the lexer, which fuzz.frontend_replay covers).
   ForkRunner runner(args.timeout, args.jobs, args.saveDir);
-  runner.warmUp([] {
-    // The first compile registers LLVM's targets and passes; do it once here
-    // so every child inherits it instead of repeating it.
-    const char warm[] = "kernel warm(p: ptr<i32, global>) { p[0] = 1 }\n";
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(warm), sizeof(warm) - 1);
-  });
+  // The first compile registers LLVM's targets and passes; do it once here
+  // so every child inherits it instead of repeating it.
+  if (warmUpCompiler)
+    runner.warmUp(warmUpCompiler);
   auto runOne = runInChild;
   for (const std::string &s : seeds)
     runner.submit(s, runOne);

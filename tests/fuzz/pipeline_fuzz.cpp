@@ -133,6 +133,7 @@ void pipelineStats(unsigned long &runs, unsigned long &accepted) {
   runs = gRuns;
   accepted = gAccepted;
 }
+void warmUpCompiler() { (void)tile::compile("kernel warm(p: ptr<i32, global>) { p[0] = 1 }\n"); }
 } // namespace tile::fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
