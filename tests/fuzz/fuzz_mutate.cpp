@@ -81,7 +81,8 @@ const char *const kWrapOpen[] = {"if thread_id(0) == 0 {", "if cluster_rank() !=
 // functions): a kernel or parameter named so must still give valid PTX.
 const char *const kOddNames[] = {"_", "__", "_0", "WARP_SZ", "k_param_0", "__local_depot0", "main",
                                  "vprintf", "malloc", "__nv_sinf", "abs", "texmode_unified",
-                                 "param", "reg", "entry", "func", "tid", "ntid", "a$b"};
+                                 "param", "reg", "entry", "func", "tid", "ntid", "a$b",
+                                 "__tile_dynamic_smem", "__tile_smem_k_0", "__tile_smem_ops_0"};
 
 enum class Kind { Space, Ident, Number, Punct, Comment };
 struct Token {

@@ -22,8 +22,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <cctype>
+#include <sstream>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define TILEC_HAS_ASAN 1
@@ -90,6 +94,52 @@ const char *diagsMode() {
   return m && *m ? m : "all";
 }
 
+/// A kernel's name used as an operand inside PTX code: the language cannot
+/// take a kernel's address, so such a reference means a user name collided
+/// with a symbol the compiler made (its shared-memory arrays, say) and now
+/// silently means the kernel. ptxas accepts that; this check does not.
+std::string kernelSymbolUsedAsOperand(const std::string &ptx) {
+  std::vector<std::string> entries;
+  std::istringstream in(ptx);
+  std::vector<std::string> code, shadowed;
+  for (std::string line; std::getline(in, line);) {
+    size_t at = line.find(".entry ");
+    if (at != std::string::npos) {
+      size_t start = at + 7, end = line.find_first_of("( \t", start);
+      entries.push_back(line.substr(start, end == std::string::npos ? std::string::npos : end - start));
+      continue;
+    }
+    size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line.compare(first, 2, "//") == 0)
+      continue;
+    if (line.compare(first, 5, ".reg ") == 0 || line.back() == ':') {
+      // A local register or label (inline asm's `done`, `TILE_WAIT`) shadows
+      // a kernel of the same name inside its scope: legal PTX.
+      std::string decl = line.substr(first);
+      size_t end = decl.find_last_not_of(" \t;:");
+      size_t start = decl.find_last_of(" \t", end);
+      shadowed.push_back(decl.substr(start == std::string::npos ? 0 : start + 1,
+                                     end - (start == std::string::npos ? 0 : start + 1) + 1));
+      continue;
+    }
+    if (line[first] == '.')
+      continue; // a declaration (.param, .shared, ...)
+    code.push_back(line.substr(0, line.find("//")));
+  }
+  for (const std::string &name : shadowed)
+    entries.erase(std::remove(entries.begin(), entries.end(), name), entries.end());
+  auto isIdentChar = [](char c) { return std::isalnum((unsigned char)c) || c == '_' || c == '$'; };
+  for (const std::string &line : code)
+    for (const std::string &name : entries)
+      for (size_t at = line.find(name); at != std::string::npos; at = line.find(name, at + 1)) {
+        bool before = at > 0 && (isIdentChar(line[at - 1]) || line[at - 1] == '%');
+        bool after = at + name.size() < line.size() && isIdentChar(line[at + name.size()]);
+        if (!before && !after)
+          return "kernel '" + name + "' used as an operand: " + line;
+      }
+  return "";
+}
+
 uint64_t hashOf(const std::string &s) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s)
@@ -151,6 +201,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       reportFinding("ptxas-rejection", "tilec accepted the input; ptxas -arch=" + options.arch +
                                            " rejected its PTX",
                     ptxas.log + "\n--- PTX ---\n" + result.output);
+    std::string clash = kernelSymbolUsedAsOperand(result.output);
+    if (!clash.empty())
+      reportFinding("symbol-clash", clash, "--- PTX ---\n" + result.output);
     checkOtherForms(text, options, result);
     return 0;
   }

@@ -101,6 +101,12 @@ Classification classifyFailure(const std::string &log, int status) {
   if (!finding.empty()) {
     std::string rest = finding.substr(std::strlen("tilec-fuzz: FINDING "));
     c.kind = rest.substr(0, rest.find(':'));
+    bool detailed = c.kind == "ptxas-rejection" || c.kind.rfind("diagnostic-", 0) == 0 ||
+                    c.kind == "error-without-diagnostic" || c.kind == "emit-mismatch";
+    if (!detailed) {
+      c.key = c.kind + ": " + normalize(rest.substr(c.kind.size() + 2));
+      return c;
+    }
     // What makes instances distinct: ptxas's first error, or the first
     // offending diagnostic line.
     std::string detail;
