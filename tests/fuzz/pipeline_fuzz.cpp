@@ -140,6 +140,58 @@ std::string kernelSymbolUsedAsOperand(const std::string &ptx) {
   return "";
 }
 
+/// Undefined behaviour the compiler itself put into the unoptimised LLVM IR
+/// (before LLVM's optimisations, which may exploit it and delete the code):
+/// a poison operand, a shift by a constant >= the bit width, a division by a
+/// constant zero. The language gives every operator a defined result
+/// (docs/language.md), so each of these means the source's meaning was lost.
+std::string undefinedBehaviourIn(const std::string &llvmIR) {
+  std::istringstream in(llvmIR);
+  for (std::string line; std::getline(in, line);) {
+    size_t semi = line.find(';');
+    std::string code = line.substr(0, semi);
+    if (code.empty() || code[0] == '@')
+      continue; // a global: shared memory is rightly `undef` until written
+    if (code.find(" = ") == std::string::npos && code.find("store ") == std::string::npos)
+      continue;
+    // Building an aggregate or vector from poison is the normal idiom.
+    bool aggregate = code.find("insertvalue") != std::string::npos ||
+                     code.find("insertelement") != std::string::npos ||
+                     code.find("shufflevector") != std::string::npos;
+    if (!aggregate && (code.find(" poison") != std::string::npos || code.find(" undef") != std::string::npos))
+      return "poison/undef operand: " + code;
+    std::istringstream words(code);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;)
+      w.push_back(x);
+    // %r = OP [flags] iN A, B
+    for (size_t i = 0; i + 3 < w.size(); ++i) {
+      const std::string &op = w[i];
+      bool shift = op == "shl" || op == "lshr" || op == "ashr";
+      bool div = op == "sdiv" || op == "udiv" || op == "srem" || op == "urem";
+      if (!shift && !div)
+        continue;
+      size_t t = i + 1;
+      while (t < w.size() && (w[t] == "nuw" || w[t] == "nsw" || w[t] == "exact"))
+        ++t;
+      if (t + 2 >= w.size() || w[t].size() < 2 || w[t][0] != 'i' || w[t].find('<') != std::string::npos)
+        break;
+      int bits = std::atoi(w[t].c_str() + 1);
+      const std::string &b = w[t + 2];
+      char *end = nullptr;
+      long long amount = std::strtoll(b.c_str(), &end, 10);
+      if (end == b.c_str() || *end)
+        break; // not a constant
+      if (shift && (amount < 0 || amount >= bits))
+        return "shift by " + b + " >= width " + std::to_string(bits) + ": " + code;
+      if (div && amount == 0)
+        return "division by constant zero: " + code;
+      break;
+    }
+  }
+  return "";
+}
+
 uint64_t hashOf(const std::string &s) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s)
@@ -162,6 +214,16 @@ void checkOtherForms(const std::string &text, const tile::CompileOptions &option
                     again.ok ? "--- first ---\n" + ptx.output + "\n--- second ---\n" + again.output
                              : "--- second compile failed ---\n" + again.diagnostics);
   }
+  tile::CompileOptions llvmOptions = options;
+  llvmOptions.emit = "llvm";
+  llvmOptions.optLevel = 0;
+  tile::CompileResult llvmIR = tile::compile(text, llvmOptions);
+  if (!llvmIR.ok)
+    reportFinding("emit-mismatch", "--emit=ptx accepted the input, --emit=llvm -O0 rejected it",
+                  llvmIR.diagnostics);
+  std::string ub = undefinedBehaviourIn(llvmIR.output);
+  if (!ub.empty())
+    reportFinding("undefined-behaviour", ub, "--- LLVM IR (-O0) ---\n" + llvmIR.output);
   tile::CompileOptions mlirOptions = options;
   mlirOptions.emit = "mlir";
   tile::CompileResult mlir = tile::compile(text, mlirOptions);
