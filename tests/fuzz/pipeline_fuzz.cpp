@@ -183,7 +183,7 @@ std::string undefinedBehaviourIn(const std::string &llvmIR) {
       if (end == b.c_str() || *end)
         break; // not a constant
       if (shift && (amount < 0 || amount >= bits))
-        return "shift by " + b + " >= width " + std::to_string(bits) + ": " + code;
+        return "shift by " + b + ", outside [0, " + std::to_string(bits) + "): " + code;
       if (div && amount == 0)
         return "division by constant zero: " + code;
       break;
