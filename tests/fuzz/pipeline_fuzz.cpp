@@ -65,6 +65,8 @@ tile::CompileOptions optionsFor(const std::string &text) {
     options.autoSync = false;
   if (text.find("--debug-hangs") != std::string::npos)
     options.debugHangsMs = 1000;
+  // --explain-sync on every other input: the report walks every op's location.
+  options.explainSync = text.size() % 2 == 0;
   for (char level : {'0', '1', '2'})
     if (text.find(std::string(" -O") + level) != std::string::npos)
       options.optLevel = level - '0';
