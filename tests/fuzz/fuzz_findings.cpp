@@ -147,7 +147,8 @@ bool parseHeader(const std::string &line, std::string &file, long &lineNo, long 
 }
 } // namespace
 
-std::string diagnosticRuleBroken(const std::string &diagnostics, const std::string &fileName) {
+std::string diagnosticRuleBroken(const std::string &diagnostics, const std::string &fileName,
+                                 std::string *offending) {
   // Each diagnostic is its header, then (when it has a location) the source
   // line and the caret line, then an optional "hint: " line. Reading it in
   // that order matters: the source line may itself look like a header.
@@ -165,6 +166,8 @@ std::string diagnosticRuleBroken(const std::string &diagnostics, const std::stri
     }
     bool error = kind == "error";
     anyError |= error;
+    if (offending)
+      *offending = lines[i];
     ++i;
     if (error && (file != fileName || lineNo <= 0 || col <= 0))
       return "diagnostic-without-location";
@@ -186,6 +189,8 @@ std::string diagnosticRuleBroken(const std::string &diagnostics, const std::stri
     else if (error)
       return "diagnostic-without-hint";
   }
+  if (offending)
+    *offending = diagnostics.substr(0, diagnostics.find('\n'));
   return anyError ? "" : "error-without-diagnostic";
 }
 

@@ -36,7 +36,9 @@ ToolResult runTileOptRoundTrip(const std::string &mlir);
 /// breaks, or "" when every error has FILE:LINE:COL, a caret line and a hint:
 /// "error-without-diagnostic", "diagnostic-without-location",
 /// "diagnostic-without-caret" or "diagnostic-without-hint".
-std::string diagnosticRuleBroken(const std::string &diagnostics, const std::string &fileName);
+/// `offending` receives the header line of the diagnostic that breaks it.
+std::string diagnosticRuleBroken(const std::string &diagnostics, const std::string &fileName,
+                                 std::string *offending = nullptr);
 
 } // namespace tile::fuzz
 

@@ -274,10 +274,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string mode = diagsMode();
   if (mode == "off")
     return 0;
-  std::string broken = diagnosticRuleBroken(result.diagnostics, kFileName);
+  std::string offending;
+  std::string broken = diagnosticRuleBroken(result.diagnostics, kFileName, &offending);
   if (!broken.empty() && (mode == "all" || broken == "diagnostic-without-location" ||
                           broken == "error-without-diagnostic"))
-    reportFinding(broken, "a rejected input's diagnostics break the FILE:LINE:COL/caret/hint rule",
+    reportFinding(broken, offending.empty() ? "(no diagnostics)" : offending,
+                  "a rejected input's diagnostics break the FILE:LINE:COL/caret/hint rule\n"
                   "--- diagnostics ---\n" + result.diagnostics);
   return 0;
 }

@@ -101,8 +101,7 @@ Classification classifyFailure(const std::string &log, int status) {
   if (!finding.empty()) {
     std::string rest = finding.substr(std::strlen("tilec-fuzz: FINDING "));
     c.kind = rest.substr(0, rest.find(':'));
-    bool detailed = c.kind == "ptxas-rejection" || c.kind.rfind("diagnostic-", 0) == 0 ||
-                    c.kind == "error-without-diagnostic" || c.kind == "emit-mismatch";
+    bool detailed = c.kind == "ptxas-rejection" || c.kind == "emit-mismatch";
     if (!detailed) {
       c.key = c.kind + ": " + normalize(rest.substr(c.kind.size() + 2));
       return c;
