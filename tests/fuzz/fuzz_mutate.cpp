@@ -64,8 +64,8 @@ const char *const kStatements[] = {
     "let zz = shared<i64>[4]\n zz[thread_id(0) % 4] = 1\n sync_threads()",
     "let zz = shared<i32>[8]\n let ww = remote(zz, cluster_rank() ^ 1)\n ww[0] = 3",
     "let zz = mbarrier(1)\n arrive(zz)\n wait(zz)",
-    "let zz = mbarrier(1)\n let ww = shared<i32>[4]\n arrive_expect_tx(zz, 16)\n "
-    "store_async(remote(ww, 0)[0], {1, 2, 3, 4}, remote(zz, 0))\n wait(zz)",
+    ("let zz = mbarrier(1)\n let ww = shared<i32>[4]\n arrive_expect_tx(zz, 16)\n "
+     "store_async(remote(ww, 0)[0], {1, 2, 3, 4}, remote(zz, 0))\n wait(zz)"),
     "for zz in 0 .. 4 { sync_threads() }", "for zz in 0 .. 10 step 3 { }",
     "if thread_id(0) == 0 { return }", "while false { }", "let zz = 1 as i64 << 63",
     "let zz = -2147483648 / -1", "let zz = 1.0 / 0.0", "let zz = (1 as f16) * 65504.0",
