@@ -126,7 +126,12 @@ std::string kernelSymbolUsedAsOperand(const std::string &ptx) {
     }
     if (line[first] == '.')
       continue; // a declaration (.param, .shared, ...)
-    code.push_back(line.substr(0, line.find("//")));
+    // Only the operands: drop a guard predicate (@%p) and the opcode.
+    std::string insn = line.substr(first, line.find("//") - first);
+    if (!insn.empty() && insn[0] == '@')
+      insn = insn.substr(std::min(insn.size(), insn.find_first_of(" \t") + 1));
+    size_t operands = insn.find_first_of(" \t;{}");
+    code.push_back(operands == std::string::npos ? "" : insn.substr(operands));
   }
   for (const std::string &name : shadowed)
     entries.erase(std::remove(entries.begin(), entries.end(), name), entries.end());
@@ -134,8 +139,10 @@ std::string kernelSymbolUsedAsOperand(const std::string &ptx) {
   for (const std::string &line : code)
     for (const std::string &name : entries)
       for (size_t at = line.find(name); at != std::string::npos; at = line.find(name, at + 1)) {
-        bool before = at > 0 && (isIdentChar(line[at - 1]) || line[at - 1] == '%');
-        bool after = at + name.size() < line.size() && isIdentChar(line[at + name.size()]);
+        // Part of a longer name, a register (%r), or an opcode suffix (ld.param).
+        bool before = at > 0 && (isIdentChar(line[at - 1]) || line[at - 1] == '%' || line[at - 1] == '.');
+        bool after = at + name.size() < line.size() &&
+                     (isIdentChar(line[at + name.size()]) || line[at + name.size()] == '.');
         if (!before && !after)
           return "kernel '" + name + "' used as an operand: " + line;
       }
