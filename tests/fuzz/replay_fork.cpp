@@ -371,13 +371,16 @@ bool ForkRunner::printSummary(std::FILE *out) const {
   unsigned long sanitizer = countOf("asan-") + countOf("ubsan") + countOf("leak");
   unsigned long crashes = countOf("crash-") + countOf("llvm-fatal-error");
   unsigned long diags = countOf("diagnostic-") + countOf("error-without-diagnostic");
+  unsigned long miscompiles = countOf("undefined-behaviour") + countOf("symbol-clash");
   std::fprintf(out,
                "fuzz summary: %lu inputs run, %lu accepted (ptxas-checked), %lu rejected, "
                "%lu crashes, %lu sanitizer reports, %lu ptxas rejections, %lu timeouts, "
-               "%lu diagnostic-rule breaks, %lu other; %zu distinct findings\n",
+               "%lu diagnostic-rule breaks, %lu miscompiles (UB in IR, symbol clashes), %lu other; "
+               "%zu distinct findings\n",
                runs_, acceptedCount_, rejected_, crashes, sanitizer, countOf("ptxas-rejection"),
-               countOf("timeout"), diags,
-               failed_ - crashes - sanitizer - countOf("ptxas-rejection") - countOf("timeout") - diags,
+               countOf("timeout"), diags, miscompiles,
+               failed_ - crashes - sanitizer - countOf("ptxas-rejection") - countOf("timeout") - diags -
+                   miscompiles,
                findings_.size());
   for (const auto &[kind, c] : byKind)
     std::fprintf(out, "  %-32s %6lu inputs, %4lu distinct\n", kind.c_str(), c.first, c.second);

@@ -57,6 +57,6 @@ if [ ${#artifacts[@]} -gt 0 ]; then
   grep -A20 '^fuzz summary' "$out/findings.txt" | grep -v '^---' | head -40
   echo "fuzz: every distinct finding with its input: $out/findings.txt"
 else
-  echo "fuzz summary: 0 crashes, 0 sanitizer reports, 0 ptxas rejections, 0 timeouts, 0 diagnostic-rule breaks"
+  echo "fuzz summary: 0 crashes, 0 sanitizer reports, 0 ptxas rejections, 0 timeouts, 0 diagnostic-rule breaks, 0 miscompiles"
 fi
 [ "$found" -eq 0 ] && [ ${#artifacts[@]} -eq 0 ]
