@@ -45,6 +45,8 @@ tail -5 "$out/fuzz.log"
 
 runs=$(grep -oE '^#[0-9]+' "$out/fuzz.log" | tail -1 | tr -d '#' || true)
 read -r stat_runs accepted < <(awk '{r += $1; a += $2} END {print r + 0, a + 0}' "$out/stats" 2>/dev/null || echo "0 0")
+# libFuzzer's last status line can lag behind what the workers counted.
+[ "${runs:-0}" -lt "$stat_runs" ] && runs=$stat_runs
 shopt -s nullglob
 artifacts=("$out"/crashes/*)
 echo "fuzz: libFuzzer exit status $status; ${runs:-0} inputs run (${stat_runs} counted by exiting" \
