@@ -3,10 +3,14 @@
 // Compiles arbitrary bytes through the whole pipeline (frontend, MLIRGen, the
 // tile passes, conversion to LLVM, the NVPTX backend) with tile::compile and
 // checks the outcome:
-//   - accepted: the PTX must assemble with `ptxas -arch=sm_90a`; a rejection
-//     means tilec accepted a program it cannot compile correctly;
+//   - accepted: the PTX must assemble with `ptxas -arch=sm_90a` (a rejection
+//     means tilec accepted a program it cannot compile correctly) and must
+//     not use a kernel's name as an operand (a symbol clash); the -O0 LLVM
+//     IR must be free of UB the compiler introduced; a second compile gives
+//     the same PTX; tile-opt round-trips the --emit=mlir form;
 //   - rejected: every error has FILE:LINE:COL, a caret line and a hint
 //     (TILEC_FUZZ_DIAGS=location checks only the location, =off nothing).
+// docs/fuzzing.md lists the finding classes.
 // Crashes, hangs and sanitizer reports are caught by the driver (libFuzzer or
 // fuzz_replay). Flags written in the input (a lit RUN line, or ones the
 // mutator inserts) select the compile options, so lit inputs compile the way
