@@ -200,6 +200,14 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     Type t = infer(es.expr);
     if (t.isUntyped())
       finalize(es.expr);
+    if (t.isArray() || t.isMBarrier() || t.kind == Type::MBarrierArray) {
+      // Arrays, views and mbarriers name storage; they are not values, so a
+      // statement of one (`b[1]`, `remote(b, 1)`, `h.local`) has no meaning.
+      error(es.expr->loc, t.str() + " is not a value: as a statement it does nothing",
+            t.isArray() ? "index it (`a[i]`) or pass it to a builtin, or remove the statement"
+                        : "pass it to arrive(), wait() or expect_tx(), or remove the statement");
+      break;
+    }
     if (auto *call = es.expr->as<CallExpr>()) {
       call->resultUnused = true;
     } else if (!t.isInvalid()) {
@@ -553,8 +561,12 @@ void Sema::checkFor(ForStmt &s) {
   if (s.forKind == ForKind::Range) {
     t = unify(s.start, s.end, s.loc, "loop bounds");
     if (t.kind == Type::UntypedFloat) {
-      t = finalize(s.start);
-      finalize(s.end);
+      // `0 .. 1.5`: both literals take the float type (an integer literal in
+      // a float context is a float), so the integer check below reports it.
+      Type f32 = Type::scalarTy(ScalarKind::F32);
+      adapt(s.start, f32);
+      adapt(s.end, f32);
+      t = f32;
     } else if (t.isUntyped()) {
       Type i32 = Type::i32();
       adapt(s.start, i32);

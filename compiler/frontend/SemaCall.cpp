@@ -156,7 +156,9 @@ Type Sema::inferCall(CallExpr &e) {
       return t;
     if (!t.isArray()) {
       error(e.args[0]->loc, "len() needs a shared array, view or dshared array, found " + t.str(),
-            t.isPointer() ? "pointers carry no length; pass the count as a kernel parameter" : "");
+            t.isPointer() ? "pointers carry no length; pass the count as a kernel parameter"
+                          : "len() gives the element count of an array declared with "
+                            "shared<T>[N] or dshared<T>[N], or of a view such as h.local");
       return Type::invalid();
     }
     return Type::scalarTy(t.lengthType);
