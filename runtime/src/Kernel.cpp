@@ -3,6 +3,7 @@
 #include "tile/runtime.h"
 
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace tile {
@@ -49,11 +50,16 @@ CUlaunchConfig toDriver(const LaunchConfig &c, CUlaunchAttribute *attrStorage, b
   return lc;
 }
 
-// Offset and size of every parameter, through cuFuncGetParamInfo (CUDA 12.4+), which
-// answers CUDA_ERROR_INVALID_VALUE for the first index past the last parameter.
-// `known` is false when the driver lacks the entry point (or reports it unsupported):
-// then launches are not argument-checked.
-std::vector<KernelParam> queryParams(CUfunction fn, const std::string &kernel, bool &known) {
+// Offset and size of every parameter, through cuFuncGetParamInfo (CUDA 12.4+).
+// `declared` is the count the module declares (its PTX `.entry` or its kernel
+// info): exactly those indices are queried. Without it the count is found by
+// querying until the driver answers CUDA_ERROR_INVALID_VALUE for the first
+// index past the last parameter, an API error that compute-sanitizer reports,
+// so it is the fallback for cubins without info only. `known` is false when
+// the driver lacks the entry point (or reports it unsupported): then launches
+// are not argument-checked.
+std::vector<KernelParam> queryParams(CUfunction fn, const std::string &kernel, bool &known,
+                                     std::optional<size_t> declared) {
   known = false;
   FuncGetParamInfoFn getInfo = driver().api.cuFuncGetParamInfo;
   if (!getInfo)
@@ -62,10 +68,10 @@ std::vector<KernelParam> queryParams(CUfunction fn, const std::string &kernel, b
   // Parameters"), so a driver that answers past that is not to be believed.
   constexpr size_t kMaxParams = 32764;
   std::vector<KernelParam> params;
-  for (size_t i = 0;; ++i) {
+  for (size_t i = 0; !declared || i < *declared; ++i) {
     size_t offset = 0, size = 0;
     CUresult r = getInfo(fn, i, &offset, &size);
-    if (r == CUDA_ERROR_INVALID_VALUE)
+    if (r == CUDA_ERROR_INVALID_VALUE) // past the last one (a short count is refused later)
       break;
     if (r == CUDA_ERROR_NOT_SUPPORTED && i == 0)
       return {};
@@ -149,8 +155,15 @@ Kernel Module::kernel(const std::string &name) const {
   if (cw > 0 && ch > 0 && cd > 0)
     k->requiredCluster = Dim3(cw, ch, cd); // all 0 or all positive
   k->needsCluster = k->attr(CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET) != 0;
-  k->params = detail::queryParams(k->fn, name, k->paramsKnown);
   std::vector<std::string> names = ptxParamNames(m.ptx, name);
+  // The loaded PTX declares the parameters; a cubin's count comes from its
+  // kernel info (which checkedInfo below still compares with the driver's).
+  std::optional<size_t> declared;
+  if (!names.empty())
+    declared = names.size();
+  else if (const KernelInfo *ki = m.hasInfo ? m.info.find(name) : nullptr)
+    declared = ki->params.size();
+  k->params = detail::queryParams(k->fn, name, k->paramsKnown, declared);
   if (names.size() == k->params.size()) // else the PTX was not understood: no names
     for (size_t i = 0; i < names.size(); ++i)
       k->params[i].name = names[i];
