@@ -15,6 +15,8 @@ config.environment["PATH"] = path
 config.substitutions.append(("%ptxas", config.ptxas))
 if os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
-# Memory-checked runs of tilec (tests that catch reads of uninitialised memory).
-if shutil.which("valgrind"):
+# Memory-checked runs of tilec (tests that catch reads of uninitialised memory);
+# valgrind cannot run an ASan-instrumented tilec (sanitize.sh's build), where
+# ASan + UBSan check the same class instead.
+if shutil.which("valgrind") and not getattr(config, "tilec_sanitized", False):
     config.available_features.add("valgrind")
