@@ -4,8 +4,8 @@
 // {.v2,.v4}.bN [dst], value, [mbar]`. MLIR 22's NVVM dialect has no st.async
 // op, so the PTX builder composes it; `.bN` moves bits (f32 too).
 //===----------------------------------------------------------------------===//
-#include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
+#include "tilec/Conversion/TileToLLVM.h"
 
 #include "PTXBuilder.h"
 

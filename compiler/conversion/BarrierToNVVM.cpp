@@ -6,8 +6,8 @@
 // barrier.sync.aligned, so the non-aligned CTA barrier, which MLIR 22 has no
 // op for, is composed by the PTX builder.
 //===----------------------------------------------------------------------===//
-#include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
+#include "tilec/Conversion/TileToLLVM.h"
 
 #include "SyncDecisions.h"
 
@@ -24,7 +24,8 @@ namespace {
 
 struct BarrierLowering : ConvertOpToLLVMPattern<BarrierOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(BarrierOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(BarrierOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     if (op.getAligned()) {
       rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
       return success();
@@ -41,7 +42,8 @@ struct BarrierLowering : ConvertOpToLLVMPattern<BarrierOp> {
 /// defaults of barrier.cluster when no `.sem` is given.
 struct ClusterSyncLowering : ConvertOpToLLVMPattern<ClusterSyncOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(ClusterSyncOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ClusterSyncOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     NVVM::ClusterArriveOp::create(rewriter, op.getLoc(), op.getAlignedAttr());
     rewriter.replaceOpWithNewOp<NVVM::ClusterWaitOp>(op, op.getAlignedAttr());
     return success();
@@ -52,7 +54,8 @@ struct ClusterSyncLowering : ConvertOpToLLVMPattern<ClusterSyncOp> {
 /// the passes proved no cluster-visible access before it needs ordering.
 struct ClusterArriveLowering : ConvertOpToLLVMPattern<ClusterArriveOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(ClusterArriveOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ClusterArriveOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     FailureOr<MemoryOrder> order = requireOrder(op, op.getOrder());
     if (failed(order))
       return failure();
@@ -66,7 +69,8 @@ struct ClusterArriveLowering : ConvertOpToLLVMPattern<ClusterArriveOp> {
 
 struct ClusterWaitLowering : ConvertOpToLLVMPattern<ClusterWaitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(ClusterWaitOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ClusterWaitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::ClusterWaitOp>(op, op.getAlignedAttr());
     return success();
   }

@@ -1,7 +1,7 @@
 //===- ConvertTileToLLVMPass.cpp - the tile -> LLVM/NVVM pass --------------===//
+#include "tile/Dialect/TileDialect.h"
 #include "tilec/Conversion/TileToLLVM.h"
 #include "tilec/Passes.h"
-#include "tile/Dialect/TileDialect.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -53,7 +53,9 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
   /// translation, which reads it as an LLVM type and crashes. Report it here
   /// instead, at the op's source location.
   static LogicalResult checkTypesConverted(ModuleOp module) {
-    auto isLLVM = [](Type t) { return LLVM::isCompatibleType(t) || isa<LLVM::LLVMFunctionType>(t); };
+    auto isLLVM = [](Type t) {
+      return LLVM::isCompatibleType(t) || isa<LLVM::LLVMFunctionType>(t);
+    };
     WalkResult result = module.walk([&](Operation *op) {
       if (isa<UnrealizedConversionCastOp>(op)) // removed by reconcile-unrealized-casts
         return WalkResult::advance();

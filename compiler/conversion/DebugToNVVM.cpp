@@ -4,8 +4,8 @@
 // inaccessible memory, so two reads are never merged or hoisted out of a
 // wait loop); the report is vprintf (the CUDA device printf ABI) then `trap`.
 //===----------------------------------------------------------------------===//
-#include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
+#include "tilec/Conversion/TileToLLVM.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -19,7 +19,8 @@ namespace {
 
 struct GlobalTimerLowering : ConvertOpToLLVMPattern<GlobalTimerOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(GlobalTimerOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(GlobalTimerOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::GlobalTimerOp>(op, rewriter.getI64Type());
     return success();
   }
@@ -46,7 +47,8 @@ struct HangTrapLowering : ConvertOpToLLVMPattern<HangTrapOp> {
                                          LLVM::LLVMFunctionType::get(i32, {ptr, ptr}));
     std::string text = op.getMessage().str();
     text.push_back('\0');
-    std::string name = std::string(kGeneratedSymbolPrefix) + "hang_msg$" + std::to_string(counter(module));
+    std::string name =
+        std::string(kGeneratedSymbolPrefix) + "hang_msg$" + std::to_string(counter(module));
     auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), text.size());
     LLVM::GlobalOp::create(rewriter, loc, arrayType, /*isConstant=*/true, LLVM::Linkage::Internal,
                            name, rewriter.getStringAttr(text), /*alignment=*/1, globalSpace);
@@ -73,7 +75,8 @@ struct HangTrapLowering : ConvertOpToLLVMPattern<HangTrapOp> {
 
   static unsigned counter(ModuleOp module) {
     unsigned n = 0;
-    while (module.lookupSymbol(std::string(kGeneratedSymbolPrefix) + "hang_msg$" + std::to_string(n)))
+    while (
+        module.lookupSymbol(std::string(kGeneratedSymbolPrefix) + "hang_msg$" + std::to_string(n)))
       ++n;
     return n;
   }

@@ -6,8 +6,8 @@
 // NVVM op for every scope (only fence.sc.cluster, and membar spells the
 // others differently), so the PTX builder composes it.
 //===----------------------------------------------------------------------===//
-#include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
+#include "tilec/Conversion/TileToLLVM.h"
 
 #include "PTXBuilder.h"
 #include "SyncDecisions.h"
@@ -23,7 +23,8 @@ namespace {
 
 struct FenceLowering : ConvertOpToLLVMPattern<FenceOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(FenceOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(FenceOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     FailureOr<MemoryOrder> order = requireOrder(op, op.getOrder());
     FailureOr<MemoryScope> scope = requireScope(op, op.getScope());
     if (failed(order) || failed(scope))

@@ -5,9 +5,9 @@
 // special registers are the NVVM `read.ptx.sreg.*` ops; pointers live in
 // NVVM's address spaces (NVVM::NVVMMemorySpace).
 //===----------------------------------------------------------------------===//
-#include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/target.h"
+#include "tilec/Conversion/TileToLLVM.h"
 
 #include "PTXBuilder.h"
 
@@ -30,7 +30,8 @@ DenseI32ArrayAttr dims3(Builder &b, ArrayRef<int32_t> dims) {
 
 struct KernelLowering : ConvertOpToLLVMPattern<KernelOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(KernelOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(KernelOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     const TypeConverter &converter = *getTypeConverter();
     TypeConverter::SignatureConversion signature(op.getNumArguments());
     for (auto [i, type] : llvm::enumerate(op.getArgumentTypes())) {
@@ -58,7 +59,8 @@ struct KernelLowering : ConvertOpToLLVMPattern<KernelOp> {
 
 struct ReturnLowering : ConvertOpToLLVMPattern<ReturnOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(ReturnOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ReturnOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<LLVM::ReturnOp>(op, ValueRange());
     return success();
   }
@@ -93,17 +95,17 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
                              LLVM::Linkage::Internal, name, Attribute(), /*alignment=*/16,
                              ::tile::target::kSharedAddressSpace);
       rewriter.restoreInsertionPoint(kernelPoint);
-      rewriter.replaceOp(op, registerAddress(rewriter, loc,
-                                             LLVM::AddressOfOp::create(rewriter, loc, llvmPtr, name)));
+      rewriter.replaceOp(
+          op,
+          registerAddress(rewriter, loc, LLVM::AddressOfOp::create(rewriter, loc, llvmPtr, name)));
       return success();
     }
 
     if (!module.lookupSymbol(kDynamicSmemSymbol)) {
       rewriter.setInsertionPointToStart(module.getBody());
       LLVM::GlobalOp::create(rewriter, loc, LLVM::LLVMArrayType::get(rewriter.getI8Type(), 0),
-                             /*isConstant=*/false, LLVM::Linkage::External,
-                             kDynamicSmemSymbol, Attribute(), /*alignment=*/16,
-                             ::tile::target::kSharedAddressSpace);
+                             /*isConstant=*/false, LLVM::Linkage::External, kDynamicSmemSymbol,
+                             Attribute(), /*alignment=*/16, ::tile::target::kSharedAddressSpace);
       rewriter.restoreInsertionPoint(kernelPoint);
     }
     Value base = registerAddress(
@@ -118,8 +120,8 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
                               cast<PtrType>(earlier.getType()).getElementType());
       offset = LLVM::AddOp::create(rewriter, loc, offset, bytes);
     }
-    Value addr = LLVM::GEPOp::create(rewriter, loc, llvmPtr, rewriter.getI8Type(), base,
-                                     ValueRange{offset});
+    Value addr =
+        LLVM::GEPOp::create(rewriter, loc, llvmPtr, rewriter.getI8Type(), base, ValueRange{offset});
     rewriter.replaceOp(op, addr);
     return success();
   }
@@ -157,7 +159,9 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
       count = count.getType().getIntOrFloatBitWidth() < 64
                   ? LLVM::SExtOp::create(b, loc, i64, count).getResult()
                   : count;
-    auto c = [&](int64_t v) { return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v)); };
+    auto c = [&](int64_t v) {
+      return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+    };
     Value bytes = LLVM::MulOp::create(b, loc, count, c(scalarByteWidth(elemType)));
     Value rounded = LLVM::AddOp::create(b, loc, bytes, c(15));
     return LLVM::AndOp::create(b, loc, rounded, c(~int64_t(15)));
@@ -171,45 +175,50 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
 /// cannot represent.
 struct LocalVarLowering : ConvertOpToLLVMPattern<LocalVarOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(LocalVarOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(LocalVarOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Type slotType = cast<PtrType>(op.getType()).getElementType();
     Type elemType = getTypeConverter()->convertType(slotType);
     if (!elemType)
       return rewriter.notifyMatchFailure(op, "unconvertible local variable type");
     Value one = LLVM::ConstantOp::create(rewriter, op.getLoc(), rewriter.getI32Type(),
                                          rewriter.getI32IntegerAttr(1));
-    rewriter.replaceOpWithNewOp<LLVM::AllocaOp>(
-        op, LLVM::LLVMPointerType::get(getContext()), elemType, one,
-        static_cast<unsigned>(scalarByteWidth(slotType)));
+    rewriter.replaceOpWithNewOp<LLVM::AllocaOp>(op, LLVM::LLVMPointerType::get(getContext()),
+                                                elemType, one,
+                                                static_cast<unsigned>(scalarByteWidth(slotType)));
     return success();
   }
 };
 
 struct SRegLowering : ConvertOpToLLVMPattern<SRegOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(SRegOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(SRegOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Type i32 = rewriter.getI32Type();
     Location loc = op.getLoc();
     Value v;
     switch (op.getReg()) {
-#define TILE_SREG(CASE, NVVM_OP)                                                              \
-  case SpecialReg::CASE:                                                                     \
-    v = NVVM::NVVM_OP::create(rewriter, loc, i32);                                            \
+#define TILE_SREG(CASE, NVVM_OP)                                                                   \
+  case SpecialReg::CASE:                                                                           \
+    v = NVVM::NVVM_OP::create(rewriter, loc, i32);                                                 \
     break;
-      TILE_SREG(tid_x, ThreadIdXOp) TILE_SREG(tid_y, ThreadIdYOp) TILE_SREG(tid_z, ThreadIdZOp)
-      TILE_SREG(ntid_x, BlockDimXOp) TILE_SREG(ntid_y, BlockDimYOp) TILE_SREG(ntid_z, BlockDimZOp)
-      TILE_SREG(ctaid_x, BlockIdXOp) TILE_SREG(ctaid_y, BlockIdYOp) TILE_SREG(ctaid_z, BlockIdZOp)
-      TILE_SREG(nctaid_x, GridDimXOp) TILE_SREG(nctaid_y, GridDimYOp) TILE_SREG(nctaid_z, GridDimZOp)
-      TILE_SREG(cluster_ctarank, ClusterId) TILE_SREG(cluster_nctarank, ClusterDim)
-      TILE_SREG(clusterid_x, ClusterIdXOp) TILE_SREG(clusterid_y, ClusterIdYOp)
-      TILE_SREG(clusterid_z, ClusterIdZOp)
-      TILE_SREG(nclusterid_x, ClusterDimXOp) TILE_SREG(nclusterid_y, ClusterDimYOp)
-      TILE_SREG(nclusterid_z, ClusterDimZOp)
-      TILE_SREG(cluster_ctaid_x, BlockInClusterIdXOp) TILE_SREG(cluster_ctaid_y, BlockInClusterIdYOp)
-      TILE_SREG(cluster_ctaid_z, BlockInClusterIdZOp)
-      TILE_SREG(cluster_nctaid_x, ClusterDimBlocksXOp) TILE_SREG(cluster_nctaid_y, ClusterDimBlocksYOp)
-      TILE_SREG(cluster_nctaid_z, ClusterDimBlocksZOp)
-      TILE_SREG(laneid, LaneIdOp)
+      TILE_SREG(tid_x, ThreadIdXOp)
+      TILE_SREG(tid_y, ThreadIdYOp) TILE_SREG(tid_z, ThreadIdZOp) TILE_SREG(
+          ntid_x, BlockDimXOp) TILE_SREG(ntid_y, BlockDimYOp) TILE_SREG(ntid_z, BlockDimZOp)
+          TILE_SREG(ctaid_x, BlockIdXOp) TILE_SREG(ctaid_y, BlockIdYOp) TILE_SREG(
+              ctaid_z, BlockIdZOp) TILE_SREG(nctaid_x, GridDimXOp) TILE_SREG(nctaid_y, GridDimYOp)
+              TILE_SREG(nctaid_z, GridDimZOp) TILE_SREG(cluster_ctarank, ClusterId) TILE_SREG(
+                  cluster_nctarank, ClusterDim) TILE_SREG(clusterid_x, ClusterIdXOp)
+                  TILE_SREG(clusterid_y, ClusterIdYOp) TILE_SREG(clusterid_z, ClusterIdZOp)
+                      TILE_SREG(nclusterid_x, ClusterDimXOp) TILE_SREG(nclusterid_y, ClusterDimYOp)
+                          TILE_SREG(nclusterid_z, ClusterDimZOp)
+                              TILE_SREG(cluster_ctaid_x, BlockInClusterIdXOp)
+                                  TILE_SREG(cluster_ctaid_y, BlockInClusterIdYOp)
+                                      TILE_SREG(cluster_ctaid_z, BlockInClusterIdZOp)
+                                          TILE_SREG(cluster_nctaid_x, ClusterDimBlocksXOp)
+                                              TILE_SREG(cluster_nctaid_y, ClusterDimBlocksYOp)
+                                                  TILE_SREG(cluster_nctaid_z, ClusterDimBlocksZOp)
+                                                      TILE_SREG(laneid, LaneIdOp)
 #undef TILE_SREG
     }
     rewriter.replaceOp(op, v);

@@ -7,8 +7,8 @@
 // try_wait.parity op is `.acquire.cta` only, and its loop is not the
 // one-block spin with the hardware suspend hint that the waits here are.
 //===----------------------------------------------------------------------===//
-#include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
+#include "tilec/Conversion/TileToLLVM.h"
 
 #include "PTXBuilder.h"
 #include "SyncDecisions.h"
@@ -25,7 +25,8 @@ namespace {
 
 /// NVVM's scope enum names the PTX scopes as the tile dialect does.
 NVVM::MemScopeKindAttr nvvmScope(MLIRContext *ctx, MemoryScope scope) {
-  return NVVM::MemScopeKindAttr::get(ctx, *NVVM::symbolizeMemScopeKind(stringifyMemoryScope(scope)));
+  return NVVM::MemScopeKindAttr::get(ctx,
+                                     *NVVM::symbolizeMemScopeKind(stringifyMemoryScope(scope)));
 }
 
 /// `mbarrier.init.shared.b64` (`.shared` is `.shared::cta`, PTX ISA 5.1.5).
@@ -60,7 +61,8 @@ struct MBarrierArriveLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
           /*predicate=*/Value());
     else
       rewriter.replaceOpWithNewOp<NVVM::MBarrierArriveOp>(op, /*res=*/Type(), adaptor.getMbar(),
-                                                          /*count=*/Value(), nvvmScopeAttr, relaxed);
+                                                          /*count=*/Value(), nvvmScopeAttr,
+                                                          relaxed);
     return success();
   }
 };
@@ -74,8 +76,8 @@ struct MBarrierExpectTxLowering : ConvertOpToLLVMPattern<MBarrierExpectTxOp> {
     FailureOr<MemoryScope> scope = requireScope(op, op.getScope());
     if (failed(scope))
       return failure();
-    rewriter.replaceOpWithNewOp<NVVM::MBarrierExpectTxOp>(op, adaptor.getMbar(), adaptor.getTxCount(),
-                                                          nvvmScope(getContext(), *scope));
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierExpectTxOp>(
+        op, adaptor.getMbar(), adaptor.getTxCount(), nvvmScope(getContext(), *scope));
     return success();
   }
 };
@@ -88,7 +90,11 @@ FailureOr<ptx::Instr> tryWait(Operation *op, std::optional<MemoryOrder> order,
   if (failed(decidedOrder) || failed(decidedScope))
     return failure();
   ptx::Instr instr("mbarrier.try_wait");
-  instr.qual("parity").sem(*decidedOrder).scope(*decidedScope).space(AddressSpace::shared).type('b', 64);
+  instr.qual("parity")
+      .sem(*decidedOrder)
+      .scope(*decidedScope)
+      .space(AddressSpace::shared)
+      .type('b', 64);
   return instr;
 }
 

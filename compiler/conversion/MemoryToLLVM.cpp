@@ -6,8 +6,8 @@
 // 9.7.9.8 ld, 9.7.9.9 st, 9.7.13.5 atom, 9.7.13.6 red): neither LLVM's
 // atomics nor MLIR 22's NVVM ops express `.cluster` scope or `.sc` precisely.
 //===----------------------------------------------------------------------===//
-#include "tilec/Conversion/TileToLLVM.h"
 #include "tile/Dialect/TileDialect.h"
+#include "tilec/Conversion/TileToLLVM.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -25,10 +25,10 @@ Type llvmPtr(MLIRContext *ctx, AddressSpace space) {
   return LLVM::LLVMPointerType::get(ctx, nvptxAddressSpace(static_cast<int>(space)));
 }
 
-
 struct PtrAddLowering : ConvertOpToLLVMPattern<PtrAddOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(PtrAddOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(PtrAddOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     auto type = cast<PtrType>(op.getType());
     rewriter.replaceOpWithNewOp<LLVM::GEPOp>(op, llvmPtr(getContext(), type.getSpace()),
                                              type.getElementType(), adaptor.getBase(),
@@ -39,7 +39,8 @@ struct PtrAddLowering : ConvertOpToLLVMPattern<PtrAddOp> {
 
 struct MapaLowering : ConvertOpToLLVMPattern<MapaOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(MapaOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(MapaOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::MapaOp>(op, llvmPtr(getContext(), AddressSpace::cluster),
                                               adaptor.getSource(), adaptor.getRank());
     return success();
@@ -74,7 +75,8 @@ unsigned accessBits(Type type) { return static_cast<unsigned>(8 * scalarByteWidt
 
 struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(LoadOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Type type = op.getType();
     MemoryOrder order = op.getOrder();
     if (order == MemoryOrder::weak) {
@@ -101,7 +103,8 @@ struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
 
 struct StoreLowering : ConvertOpToLLVMPattern<StoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(StoreOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Type type = op.getValue().getType();
     MemoryOrder order = op.getOrder();
     if (order == MemoryOrder::weak) {
@@ -141,7 +144,8 @@ ptx::Instr &atomOperation(ptx::Instr &instr, StringRef operation, Type type) {
 
 struct AtomicRMWLowering : ConvertOpToLLVMPattern<AtomicRMWOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(AtomicRMWOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(AtomicRMWOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type type = op.getValue().getType();
     AddressSpace space = spaceOf(op.getPtr());
@@ -176,7 +180,8 @@ struct AtomicRMWLowering : ConvertOpToLLVMPattern<AtomicRMWOp> {
 
 struct AtomicCASLowering : ConvertOpToLLVMPattern<AtomicCASOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(AtomicCASOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(AtomicCASOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type type = op.getValue().getType();
     Type bitsType = rewriter.getIntegerType(type.getIntOrFloatBitWidth());

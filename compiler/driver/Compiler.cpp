@@ -1,12 +1,12 @@
 //===- Compiler.cpp - the tilec pipeline as a library ----------------------===//
 #include "tilec/Compiler.h"
 #include "KernelInfo.h"
+#include "tile/Dialect/TileDialect.h"
+#include "tile/target.h"
 #include "tilec/EmitPTX.h"
 #include "tilec/MLIRGen.h"
 #include "tilec/Pipeline.h"
 #include "tilec/frontend/Frontend.h"
-#include "tile/Dialect/TileDialect.h"
-#include "tile/target.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -40,7 +40,8 @@ std::string syncReport(ModuleOp module) {
   std::vector<std::tuple<unsigned, unsigned, std::string>> lines;
   module.walk([&](Operation *op) {
     StringAttr reason =
-        op->getContext()->getLoadedDialect<mlir::tile::TileDialect>()->getSyncAttrHelper().getAttr(op);
+        op->getContext()->getLoadedDialect<mlir::tile::TileDialect>()->getSyncAttrHelper().getAttr(
+            op);
     if (!reason)
       return;
     auto loc = dyn_cast<FileLineColLoc>(op->getLoc());
@@ -64,15 +65,16 @@ std::string syncReport(ModuleOp module) {
 /// The options an embedder passed, checked before any work: the CLI checks
 /// them too, with its own wording, but tile::compile must never reach LLVM
 /// with a target it cannot serve. Errors have no source location.
-bool checkOptions(const ::tile::CompileOptions &options, ::tile::frontend::DiagnosticEngine &diags) {
+bool checkOptions(const ::tile::CompileOptions &options,
+                  ::tile::frontend::DiagnosticEngine &diags) {
   ::tile::frontend::Location none;
   if (auto [error, hint] = ::tile::target::unsupportedArchReason(options.arch); !error.empty())
     diags.error(none, error, hint);
   if (!::tile::emitKindName(options.emit))
-    diags.error(none,
-                "emit kind " + std::to_string(static_cast<int>(options.emit)) +
-                    " is not a tile::EmitKind",
-                "use one of " + ::tile::emitKindList() + " (tilec's --emit=cubin runs ptxas on ptx)");
+    diags.error(
+        none,
+        "emit kind " + std::to_string(static_cast<int>(options.emit)) + " is not a tile::EmitKind",
+        "use one of " + ::tile::emitKindList() + " (tilec's --emit=cubin runs ptxas on ptx)");
   if (options.debugHangsMs > ::tile::kMaxDebugHangsMs)
     diags.error(none,
                 "a --debug-hangs bound of " + std::to_string(options.debugHangsMs) +
@@ -109,8 +111,11 @@ bool checkSourceText(const std::string &source, const std::string &fileName,
   size_t bad = std::string::npos;
   for (size_t i = 0; i < source.size() && bad == std::string::npos;) {
     auto byte = static_cast<unsigned char>(source[i]);
-    size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3
-                                    : (byte >> 3) == 0x1E ? 4 : 0;
+    size_t length = byte < 0x80           ? 1
+                    : (byte >> 5) == 0x6  ? 2
+                    : (byte >> 4) == 0xE  ? 3
+                    : (byte >> 3) == 0x1E ? 4
+                                          : 0;
     if (byte == 0 || length == 0 || i + length > source.size()) {
       bad = i;
       break;
@@ -146,8 +151,9 @@ bool checkSourceText(const std::string &source, const std::string &fileName,
   std::snprintf(byteText, sizeof byteText, "0x%02X", static_cast<unsigned char>(source[bad]));
   diags.addSource(fileName, shown);
   diags.error({fileName, line, col},
-              source[bad] == 0 ? "the source contains a NUL byte: this is not a text file"
-                               : std::string("the source is not valid UTF-8 (byte ") + byteText + ")",
+              source[bad] == 0
+                  ? "the source contains a NUL byte: this is not a text file"
+                  : std::string("the source is not valid UTF-8 (byte ") + byteText + ")",
               "tilec reads .tile source as UTF-8 text; is this the right file?");
   return false;
 }
@@ -162,7 +168,8 @@ std::string printOp(Operation *op) {
 
 /// The pipeline; frontend and MLIR errors and warnings go to `diags`, which
 /// compile() renders whether or not compilation succeeded.
-static ::tile::CompileResult compileWith(const std::string &source, const ::tile::CompileOptions &options,
+static ::tile::CompileResult compileWith(const std::string &source,
+                                         const ::tile::CompileOptions &options,
                                          frontend::DiagnosticEngine &diags) {
   ::tile::CompileResult result;
   auto ast = frontend::parseSource(options.fileName, source, diags);
@@ -270,7 +277,7 @@ static ::tile::CompileResult compileWith(const std::string &source, const ::tile
   return result;
 }
 
-::tile::CompileResult (::tile::compile)(const std::string &source, const CompileOptions &options) {
+::tile::CompileResult(::tile::compile)(const std::string &source, const CompileOptions &options) {
   frontend::DiagnosticEngine diags;
   diags.setToolName("tilec");
   CompileResult result;

@@ -17,14 +17,22 @@ namespace {
 
 ScalarType scalarType(fe::ScalarKind k) {
   switch (k) {
-  case fe::ScalarKind::I1: return ScalarType::I1;
-  case fe::ScalarKind::I8: return ScalarType::I8;
-  case fe::ScalarKind::I16: return ScalarType::I16;
-  case fe::ScalarKind::I32: return ScalarType::I32;
-  case fe::ScalarKind::I64: return ScalarType::I64;
-  case fe::ScalarKind::F16: return ScalarType::F16;
-  case fe::ScalarKind::BF16: return ScalarType::BF16;
-  case fe::ScalarKind::F32: return ScalarType::F32;
+  case fe::ScalarKind::I1:
+    return ScalarType::I1;
+  case fe::ScalarKind::I8:
+    return ScalarType::I8;
+  case fe::ScalarKind::I16:
+    return ScalarType::I16;
+  case fe::ScalarKind::I32:
+    return ScalarType::I32;
+  case fe::ScalarKind::I64:
+    return ScalarType::I64;
+  case fe::ScalarKind::F16:
+    return ScalarType::F16;
+  case fe::ScalarKind::BF16:
+    return ScalarType::BF16;
+  case fe::ScalarKind::F32:
+    return ScalarType::F32;
   }
   return ScalarType::I32;
 }
@@ -33,24 +41,42 @@ SizeExpr::Op binaryOp(fe::BinaryOp op) {
   using B = fe::BinaryOp;
   using O = SizeExpr::Op;
   switch (op) {
-  case B::Add: return O::Add;
-  case B::Sub: return O::Sub;
-  case B::Mul: return O::Mul;
-  case B::Div: return O::Div;
-  case B::Rem: return O::Rem;
-  case B::Shl: return O::Shl;
-  case B::Shr: return O::Shr;
-  case B::BitAnd: return O::And;
-  case B::BitOr: return O::Or;
-  case B::BitXor: return O::Xor;
-  case B::Eq: return O::Eq;
-  case B::Ne: return O::Ne;
-  case B::Lt: return O::Lt;
-  case B::Le: return O::Le;
-  case B::Gt: return O::Gt;
-  case B::Ge: return O::Ge;
-  case B::LogicalAnd: return O::LogicalAnd;
-  case B::LogicalOr: return O::LogicalOr;
+  case B::Add:
+    return O::Add;
+  case B::Sub:
+    return O::Sub;
+  case B::Mul:
+    return O::Mul;
+  case B::Div:
+    return O::Div;
+  case B::Rem:
+    return O::Rem;
+  case B::Shl:
+    return O::Shl;
+  case B::Shr:
+    return O::Shr;
+  case B::BitAnd:
+    return O::And;
+  case B::BitOr:
+    return O::Or;
+  case B::BitXor:
+    return O::Xor;
+  case B::Eq:
+    return O::Eq;
+  case B::Ne:
+    return O::Ne;
+  case B::Lt:
+    return O::Lt;
+  case B::Le:
+    return O::Le;
+  case B::Gt:
+    return O::Gt;
+  case B::Ge:
+    return O::Ge;
+  case B::LogicalAnd:
+    return O::LogicalAnd;
+  case B::LogicalOr:
+    return O::LogicalOr;
   }
   return O::Add;
 }
@@ -125,12 +151,16 @@ std::vector<KernelInfo> collectKernelInfo(const fe::ModuleAST &module) {
       info.params.push_back(std::move(param));
     }
     switch (k->cluster.kind) {
-    case fe::ClusterAttr::None: info.cluster = KernelInfo::Cluster::None; break;
+    case fe::ClusterAttr::None:
+      info.cluster = KernelInfo::Cluster::None;
+      break;
     case fe::ClusterAttr::Static:
       info.cluster = KernelInfo::Cluster::Fixed;
       info.clusterDims = dims(k->cluster.dims);
       break;
-    case fe::ClusterAttr::Dynamic: info.cluster = KernelInfo::Cluster::Launch; break;
+    case fe::ClusterAttr::Dynamic:
+      info.cluster = KernelInfo::Cluster::Launch;
+      break;
     }
     if (k->threads.present)
       info.threads = dims(k->threads.dims);

@@ -8,46 +8,74 @@ namespace tile::frontend {
 
 const char *declKindName(DeclKind k) {
   switch (k) {
-  case DeclKind::Param: return "param";
-  case DeclKind::Let: return "let";
-  case DeclKind::Var: return "var";
-  case DeclKind::LoopVar: return "loopvar";
-  case DeclKind::SharedArray: return "shared";
-  case DeclKind::DSharedArray: return "dshared";
-  case DeclKind::MBarrier: return "mbarrier";
+  case DeclKind::Param:
+    return "param";
+  case DeclKind::Let:
+    return "let";
+  case DeclKind::Var:
+    return "var";
+  case DeclKind::LoopVar:
+    return "loopvar";
+  case DeclKind::SharedArray:
+    return "shared";
+  case DeclKind::DSharedArray:
+    return "dshared";
+  case DeclKind::MBarrier:
+    return "mbarrier";
   }
   return "?";
 }
 
 const char *unaryOpSpelling(UnaryOp op) {
   switch (op) {
-  case UnaryOp::Neg: return "-";
-  case UnaryOp::Not: return "!";
-  case UnaryOp::BitNot: return "~";
+  case UnaryOp::Neg:
+    return "-";
+  case UnaryOp::Not:
+    return "!";
+  case UnaryOp::BitNot:
+    return "~";
   }
   return "?";
 }
 
 const char *binaryOpSpelling(BinaryOp op) {
   switch (op) {
-  case BinaryOp::Add: return "+";
-  case BinaryOp::Sub: return "-";
-  case BinaryOp::Mul: return "*";
-  case BinaryOp::Div: return "/";
-  case BinaryOp::Rem: return "%";
-  case BinaryOp::Shl: return "<<";
-  case BinaryOp::Shr: return ">>";
-  case BinaryOp::BitAnd: return "&";
-  case BinaryOp::BitOr: return "|";
-  case BinaryOp::BitXor: return "^";
-  case BinaryOp::Eq: return "==";
-  case BinaryOp::Ne: return "!=";
-  case BinaryOp::Lt: return "<";
-  case BinaryOp::Le: return "<=";
-  case BinaryOp::Gt: return ">";
-  case BinaryOp::Ge: return ">=";
-  case BinaryOp::LogicalAnd: return "&&";
-  case BinaryOp::LogicalOr: return "||";
+  case BinaryOp::Add:
+    return "+";
+  case BinaryOp::Sub:
+    return "-";
+  case BinaryOp::Mul:
+    return "*";
+  case BinaryOp::Div:
+    return "/";
+  case BinaryOp::Rem:
+    return "%";
+  case BinaryOp::Shl:
+    return "<<";
+  case BinaryOp::Shr:
+    return ">>";
+  case BinaryOp::BitAnd:
+    return "&";
+  case BinaryOp::BitOr:
+    return "|";
+  case BinaryOp::BitXor:
+    return "^";
+  case BinaryOp::Eq:
+    return "==";
+  case BinaryOp::Ne:
+    return "!=";
+  case BinaryOp::Lt:
+    return "<";
+  case BinaryOp::Le:
+    return "<=";
+  case BinaryOp::Gt:
+    return ">";
+  case BinaryOp::Ge:
+    return ">=";
+  case BinaryOp::LogicalAnd:
+    return "&&";
+  case BinaryOp::LogicalOr:
+    return "||";
   }
   return "?";
 }
@@ -58,29 +86,50 @@ bool isComparison(BinaryOp op) {
 }
 
 namespace {
-struct BuiltinName { Builtin b; const char *name; };
+struct BuiltinName {
+  Builtin b;
+  const char *name;
+};
 const BuiltinName kBuiltins[] = {
-    {Builtin::ThreadId, "thread_id"},       {Builtin::BlockDim, "block_dim"},
-    {Builtin::BlockId, "block_id"},         {Builtin::GridDim, "grid_dim"},
-    {Builtin::ClusterRank, "cluster_rank"}, {Builtin::ClusterSize, "cluster_size"},
-    {Builtin::ClusterId, "cluster_id"},     {Builtin::ClusterDim, "cluster_dim"},
-    {Builtin::BlockInCluster, "block_in_cluster"}, {Builtin::NumClusters, "num_clusters"},
-    {Builtin::LaneId, "lane_id"},           {Builtin::WarpId, "warp_id"},
-    {Builtin::Min, "min"},                  {Builtin::Max, "max"},
-    {Builtin::Clamp, "clamp"},              {Builtin::Len, "len"},
-    {Builtin::SyncThreads, "sync_threads"}, {Builtin::ClusterSync, "cluster_sync"},
-    {Builtin::Remote, "remote"},            {Builtin::Load, "load"},
-    {Builtin::Store, "store"},              {Builtin::AtomicAdd, "atomic_add"},
-    {Builtin::AtomicMin, "atomic_min"},     {Builtin::AtomicMax, "atomic_max"},
-    {Builtin::AtomicExch, "atomic_exch"},   {Builtin::AtomicAnd, "atomic_and"},
-    {Builtin::AtomicOr, "atomic_or"},       {Builtin::AtomicXor, "atomic_xor"},
+    {Builtin::ThreadId, "thread_id"},
+    {Builtin::BlockDim, "block_dim"},
+    {Builtin::BlockId, "block_id"},
+    {Builtin::GridDim, "grid_dim"},
+    {Builtin::ClusterRank, "cluster_rank"},
+    {Builtin::ClusterSize, "cluster_size"},
+    {Builtin::ClusterId, "cluster_id"},
+    {Builtin::ClusterDim, "cluster_dim"},
+    {Builtin::BlockInCluster, "block_in_cluster"},
+    {Builtin::NumClusters, "num_clusters"},
+    {Builtin::LaneId, "lane_id"},
+    {Builtin::WarpId, "warp_id"},
+    {Builtin::Min, "min"},
+    {Builtin::Max, "max"},
+    {Builtin::Clamp, "clamp"},
+    {Builtin::Len, "len"},
+    {Builtin::SyncThreads, "sync_threads"},
+    {Builtin::ClusterSync, "cluster_sync"},
+    {Builtin::Remote, "remote"},
+    {Builtin::Load, "load"},
+    {Builtin::Store, "store"},
+    {Builtin::AtomicAdd, "atomic_add"},
+    {Builtin::AtomicMin, "atomic_min"},
+    {Builtin::AtomicMax, "atomic_max"},
+    {Builtin::AtomicExch, "atomic_exch"},
+    {Builtin::AtomicAnd, "atomic_and"},
+    {Builtin::AtomicOr, "atomic_or"},
+    {Builtin::AtomicXor, "atomic_xor"},
     {Builtin::AtomicCas, "atomic_cas"},
-    {Builtin::Arrive, "arrive"},            {Builtin::ArriveExpectTx, "arrive_expect_tx"},
-    {Builtin::ExpectTx, "expect_tx"},       {Builtin::Wait, "wait"},
-    {Builtin::StoreAsync, "store_async"},   {Builtin::Fence, "fence"},
+    {Builtin::Arrive, "arrive"},
+    {Builtin::ArriveExpectTx, "arrive_expect_tx"},
+    {Builtin::ExpectTx, "expect_tx"},
+    {Builtin::Wait, "wait"},
+    {Builtin::StoreAsync, "store_async"},
+    {Builtin::Fence, "fence"},
     {Builtin::FenceProxyAsync, "fence_proxy_async"},
     {Builtin::FenceMBarrierInit, "fence_mbarrier_init"},
-    {Builtin::ClusterArrive, "cluster_arrive"}, {Builtin::ClusterWait, "cluster_wait"},
+    {Builtin::ClusterArrive, "cluster_arrive"},
+    {Builtin::ClusterWait, "cluster_wait"},
 };
 } // namespace
 
@@ -143,19 +192,25 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
     const char *message; // "%" stands for the word
     const char *hint;
   } kTable[] = {
-      {{"break", "continue"}, "tile has no '%' statement",
+      {{"break", "continue"},
+       "tile has no '%' statement",
        "a loop ends by its condition: use `while` with a flag, or `return`"},
-      {{"fn", "func", "function", "def", "fun", "proc", "void", "sub"}, "tile has no user functions ('%')",
+      {{"fn", "func", "function", "def", "fun", "proc", "void", "sub"},
+       "tile has no user functions ('%')",
        "a file holds kernels, `kernel NAME(PARAM: TYPE, ...) { ... }`, which call builtins"},
-      {{"elif", "elsif", "elseif"}, "tile has no '%'; write `else if`", "`if a { } else if b { } else { }`"},
-      {{"const", "auto", "int", "float", "double", "unsigned", "long", "short", "char", "bool", "static",
-        "mut", "val", "let_mut", "uint", "size_t"},
+      {{"elif", "elsif", "elseif"},
+       "tile has no '%'; write `else if`",
+       "`if a { } else if b { } else { }`"},
+      {{"const", "auto", "int", "float", "double", "unsigned", "long", "short", "char", "bool",
+        "static", "mut", "val", "let_mut", "uint", "size_t"},
        "variables are declared with `let` or `var`, not '%'",
        "`let x: i32 = 1` (immutable) or `var acc = 0.0` (mutable)"},
-      {{"switch", "match", "case", "do", "loop", "until", "goto", "try", "catch", "throw", "yield", "foreach"},
+      {{"switch", "match", "case", "do", "loop", "until", "goto", "try", "catch", "throw", "yield",
+        "foreach"},
        "tile has no '%' statement",
        "statements are let, var, assignments, if/else, for, while, return and builtin calls"},
-      {{"null", "nil", "nullptr", "NULL", "None", "undefined"}, "there are no null pointers ('%')",
+      {{"null", "nil", "nullptr", "NULL", "None", "undefined"},
+       "there are no null pointers ('%')",
        "pointers come from kernel parameters; pass a count or a flag to mark absent data"},
   };
   for (const auto &entry : kTable)
@@ -171,70 +226,106 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
 bool isAtomic(Builtin b) { return b >= Builtin::AtomicAdd && b <= Builtin::AtomicCas; }
 bool isMemoryBuiltin(Builtin b) { return b == Builtin::Load || b == Builtin::Store || isAtomic(b); }
 bool isMBarrierBuiltin(Builtin b) {
-  return b == Builtin::Arrive || b == Builtin::ArriveExpectTx || b == Builtin::ExpectTx || b == Builtin::Wait;
+  return b == Builtin::Arrive || b == Builtin::ArriveExpectTx || b == Builtin::ExpectTx ||
+         b == Builtin::Wait;
 }
 
 const char *orderName(MemOrder o) {
   switch (o) {
-  case MemOrder::Weak: return "weak";
-  case MemOrder::Relaxed: return "relaxed";
-  case MemOrder::Acquire: return "acquire";
-  case MemOrder::Release: return "release";
-  case MemOrder::AcqRel: return "acq_rel";
-  case MemOrder::Sc: return "sc";
+  case MemOrder::Weak:
+    return "weak";
+  case MemOrder::Relaxed:
+    return "relaxed";
+  case MemOrder::Acquire:
+    return "acquire";
+  case MemOrder::Release:
+    return "release";
+  case MemOrder::AcqRel:
+    return "acq_rel";
+  case MemOrder::Sc:
+    return "sc";
   }
   return "?";
 }
 
 const char *scopeName(MemScope s) {
   switch (s) {
-  case MemScope::Cta: return "cta";
-  case MemScope::Cluster: return "cluster";
-  case MemScope::Gpu: return "gpu";
-  case MemScope::Sys: return "sys";
+  case MemScope::Cta:
+    return "cta";
+  case MemScope::Cluster:
+    return "cluster";
+  case MemScope::Gpu:
+    return "gpu";
+  case MemScope::Sys:
+    return "sys";
   }
   return "?";
 }
 
 const char *assignOpSpelling(AssignOp op) {
   switch (op) {
-  case AssignOp::Assign: return "=";
-  case AssignOp::Add: return "+=";
-  case AssignOp::Sub: return "-=";
-  case AssignOp::Mul: return "*=";
-  case AssignOp::Div: return "/=";
-  case AssignOp::Rem: return "%=";
-  case AssignOp::BitAnd: return "&=";
-  case AssignOp::BitOr: return "|=";
-  case AssignOp::BitXor: return "^=";
-  case AssignOp::Shl: return "<<=";
-  case AssignOp::Shr: return ">>=";
+  case AssignOp::Assign:
+    return "=";
+  case AssignOp::Add:
+    return "+=";
+  case AssignOp::Sub:
+    return "-=";
+  case AssignOp::Mul:
+    return "*=";
+  case AssignOp::Div:
+    return "/=";
+  case AssignOp::Rem:
+    return "%=";
+  case AssignOp::BitAnd:
+    return "&=";
+  case AssignOp::BitOr:
+    return "|=";
+  case AssignOp::BitXor:
+    return "^=";
+  case AssignOp::Shl:
+    return "<<=";
+  case AssignOp::Shr:
+    return ">>=";
   }
   return "?";
 }
 
 std::optional<BinaryOp> assignBinaryOp(AssignOp op) {
   switch (op) {
-  case AssignOp::Assign: return std::nullopt;
-  case AssignOp::Add: return BinaryOp::Add;
-  case AssignOp::Sub: return BinaryOp::Sub;
-  case AssignOp::Mul: return BinaryOp::Mul;
-  case AssignOp::Div: return BinaryOp::Div;
-  case AssignOp::Rem: return BinaryOp::Rem;
-  case AssignOp::BitAnd: return BinaryOp::BitAnd;
-  case AssignOp::BitOr: return BinaryOp::BitOr;
-  case AssignOp::BitXor: return BinaryOp::BitXor;
-  case AssignOp::Shl: return BinaryOp::Shl;
-  case AssignOp::Shr: return BinaryOp::Shr;
+  case AssignOp::Assign:
+    return std::nullopt;
+  case AssignOp::Add:
+    return BinaryOp::Add;
+  case AssignOp::Sub:
+    return BinaryOp::Sub;
+  case AssignOp::Mul:
+    return BinaryOp::Mul;
+  case AssignOp::Div:
+    return BinaryOp::Div;
+  case AssignOp::Rem:
+    return BinaryOp::Rem;
+  case AssignOp::BitAnd:
+    return BinaryOp::BitAnd;
+  case AssignOp::BitOr:
+    return BinaryOp::BitOr;
+  case AssignOp::BitXor:
+    return BinaryOp::BitXor;
+  case AssignOp::Shl:
+    return BinaryOp::Shl;
+  case AssignOp::Shr:
+    return BinaryOp::Shr;
   }
   return std::nullopt;
 }
 
 const char *forKindName(ForKind k) {
   switch (k) {
-  case ForKind::Range: return "range";
-  case ForKind::BlockRange: return "block_range";
-  case ForKind::GridRange: return "grid_range";
+  case ForKind::Range:
+    return "range";
+  case ForKind::BlockRange:
+    return "block_range";
+  case ForKind::GridRange:
+    return "grid_range";
   }
   return "?";
 }

@@ -32,10 +32,13 @@ public:
 
 private:
   std::string ind(int n) { return std::string(2 * n, ' '); }
-  static std::string at(const Location &l) { return " @" + std::to_string(l.line) + ":" + std::to_string(l.col); }
+  static std::string at(const Location &l) {
+    return " @" + std::to_string(l.line) + ":" + std::to_string(l.col);
+  }
   static std::string ty(const Type &t) { return t.kind == Type::Invalid ? "" : " : " + t.str(); }
   static std::string dims(const std::array<int, 3> &d) {
-    return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + ")";
+    return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) +
+           ")";
   }
 
   void kernel(const KernelAST &k, int n) {
@@ -48,7 +51,8 @@ private:
       os_ << " threads" << dims(k.threads.dims);
     os_ << " smem=" << k.staticSharedBytes << at(k.loc) << "\n";
     for (const auto &p : k.params)
-      os_ << ind(n + 1) << "Param " << p->name << ty(p->type) << " #" << p->id << at(p->loc) << "\n";
+      os_ << ind(n + 1) << "Param " << p->name << ty(p->type) << " #" << p->id << at(p->loc)
+          << "\n";
     block(k.body, n + 1);
   }
 
@@ -99,9 +103,12 @@ private:
       if (f.boundIsArray)
         os_ << " over-array";
       os_ << at(s.loc) << "\n";
-      if (f.start) expr(*f.start, n + 1, "start: ");
-      if (f.end) expr(*f.end, n + 1, "end: ");
-      if (f.step) expr(*f.step, n + 1, "step: ");
+      if (f.start)
+        expr(*f.start, n + 1, "start: ");
+      if (f.end)
+        expr(*f.end, n + 1, "end: ");
+      if (f.step)
+        expr(*f.step, n + 1, "step: ");
       os_ << ind(n + 1) << "body:\n";
       block(f.body, n + 2);
       break;
@@ -212,16 +219,22 @@ private:
         break;
       }
       switch (c.builtin) {
-      case Builtin::ThreadId: case Builtin::BlockDim: case Builtin::BlockId: case Builtin::GridDim:
-      case Builtin::ClusterId: case Builtin::ClusterDim: case Builtin::BlockInCluster: case Builtin::NumClusters:
+      case Builtin::ThreadId:
+      case Builtin::BlockDim:
+      case Builtin::BlockId:
+      case Builtin::GridDim:
+      case Builtin::ClusterId:
+      case Builtin::ClusterDim:
+      case Builtin::BlockInCluster:
+      case Builtin::NumClusters:
         os_ << " axis=" << c.axis;
         break;
       default:
         break;
       }
       if (isMemoryBuiltin(c.builtin) && !e.type.isInvalid())
-        os_ << " order=" << orderName(c.order) << " scope=" << scopeName(c.scope) << " space="
-            << spaceName(c.space);
+        os_ << " order=" << orderName(c.order) << " scope=" << scopeName(c.scope)
+            << " space=" << spaceName(c.space);
       if (!e.type.isInvalid())
         syncDetails(c);
       if (c.resultUnused)
@@ -272,7 +285,9 @@ private:
         os_ << " scope=" << (c.scopeGiven ? scopeName(c.scope) : "open");
     };
     switch (c.builtin) {
-    case Builtin::Arrive: case Builtin::ArriveExpectTx: case Builtin::Wait:
+    case Builtin::Arrive:
+    case Builtin::ArriveExpectTx:
+    case Builtin::Wait:
       orderScope(true, true);
       os_ << " space=" << spaceName(c.space);
       break;

@@ -46,9 +46,12 @@ struct Format {
 
 Format formatOf(ScalarKind k) {
   switch (k) {
-  case ScalarKind::F16: return {11, -14, 15};
-  case ScalarKind::BF16: return {8, -126, 127};
-  default: return {24, -126, 127};
+  case ScalarKind::F16:
+    return {11, -14, 15};
+  case ScalarKind::BF16:
+    return {8, -126, 127};
+  default:
+    return {24, -126, 127};
   }
 }
 } // namespace

@@ -11,67 +11,128 @@ namespace tile::frontend {
 
 const char *tokSpelling(Tok k) {
   switch (k) {
-  case Tok::Eof: return "end of file";
-  case Tok::Error: return "invalid token";
-  case Tok::Ident: return "identifier";
-  case Tok::IntLit: return "integer literal";
-  case Tok::FloatLit: return "float literal";
-  case Tok::KwKernel: return "'kernel'";
-  case Tok::KwLet: return "'let'";
-  case Tok::KwVar: return "'var'";
-  case Tok::KwFor: return "'for'";
-  case Tok::KwIn: return "'in'";
-  case Tok::KwIf: return "'if'";
-  case Tok::KwElse: return "'else'";
-  case Tok::KwWhile: return "'while'";
-  case Tok::KwReturn: return "'return'";
-  case Tok::KwTrue: return "'true'";
-  case Tok::KwFalse: return "'false'";
-  case Tok::KwAs: return "'as'";
-  case Tok::KwShared: return "'shared'";
-  case Tok::KwDShared: return "'dshared'";
-  case Tok::LParen: return "'('";
-  case Tok::RParen: return "')'";
-  case Tok::LBrace: return "'{'";
-  case Tok::RBrace: return "'}'";
-  case Tok::LBracket: return "'['";
-  case Tok::RBracket: return "']'";
-  case Tok::Comma: return "','";
-  case Tok::Colon: return "':'";
-  case Tok::Semi: return "';'";
-  case Tok::Dot: return "'.'";
-  case Tok::DotDot: return "'..'";
-  case Tok::Plus: return "'+'";
-  case Tok::Minus: return "'-'";
-  case Tok::Star: return "'*'";
-  case Tok::Slash: return "'/'";
-  case Tok::Percent: return "'%'";
-  case Tok::Amp: return "'&'";
-  case Tok::Pipe: return "'|'";
-  case Tok::Caret: return "'^'";
-  case Tok::Tilde: return "'~'";
-  case Tok::Bang: return "'!'";
-  case Tok::Shl: return "'<<'";
-  case Tok::Shr: return "'>>'";
-  case Tok::Lt: return "'<'";
-  case Tok::Le: return "'<='";
-  case Tok::Gt: return "'>'";
-  case Tok::Ge: return "'>='";
-  case Tok::EqEq: return "'=='";
-  case Tok::Ne: return "'!='";
-  case Tok::AmpAmp: return "'&&'";
-  case Tok::PipePipe: return "'||'";
-  case Tok::Assign: return "'='";
-  case Tok::PlusAssign: return "'+='";
-  case Tok::MinusAssign: return "'-='";
-  case Tok::StarAssign: return "'*='";
-  case Tok::SlashAssign: return "'/='";
-  case Tok::PercentAssign: return "'%='";
-  case Tok::AmpAssign: return "'&='";
-  case Tok::PipeAssign: return "'|='";
-  case Tok::CaretAssign: return "'^='";
-  case Tok::ShlAssign: return "'<<='";
-  case Tok::ShrAssign: return "'>>='";
+  case Tok::Eof:
+    return "end of file";
+  case Tok::Error:
+    return "invalid token";
+  case Tok::Ident:
+    return "identifier";
+  case Tok::IntLit:
+    return "integer literal";
+  case Tok::FloatLit:
+    return "float literal";
+  case Tok::KwKernel:
+    return "'kernel'";
+  case Tok::KwLet:
+    return "'let'";
+  case Tok::KwVar:
+    return "'var'";
+  case Tok::KwFor:
+    return "'for'";
+  case Tok::KwIn:
+    return "'in'";
+  case Tok::KwIf:
+    return "'if'";
+  case Tok::KwElse:
+    return "'else'";
+  case Tok::KwWhile:
+    return "'while'";
+  case Tok::KwReturn:
+    return "'return'";
+  case Tok::KwTrue:
+    return "'true'";
+  case Tok::KwFalse:
+    return "'false'";
+  case Tok::KwAs:
+    return "'as'";
+  case Tok::KwShared:
+    return "'shared'";
+  case Tok::KwDShared:
+    return "'dshared'";
+  case Tok::LParen:
+    return "'('";
+  case Tok::RParen:
+    return "')'";
+  case Tok::LBrace:
+    return "'{'";
+  case Tok::RBrace:
+    return "'}'";
+  case Tok::LBracket:
+    return "'['";
+  case Tok::RBracket:
+    return "']'";
+  case Tok::Comma:
+    return "','";
+  case Tok::Colon:
+    return "':'";
+  case Tok::Semi:
+    return "';'";
+  case Tok::Dot:
+    return "'.'";
+  case Tok::DotDot:
+    return "'..'";
+  case Tok::Plus:
+    return "'+'";
+  case Tok::Minus:
+    return "'-'";
+  case Tok::Star:
+    return "'*'";
+  case Tok::Slash:
+    return "'/'";
+  case Tok::Percent:
+    return "'%'";
+  case Tok::Amp:
+    return "'&'";
+  case Tok::Pipe:
+    return "'|'";
+  case Tok::Caret:
+    return "'^'";
+  case Tok::Tilde:
+    return "'~'";
+  case Tok::Bang:
+    return "'!'";
+  case Tok::Shl:
+    return "'<<'";
+  case Tok::Shr:
+    return "'>>'";
+  case Tok::Lt:
+    return "'<'";
+  case Tok::Le:
+    return "'<='";
+  case Tok::Gt:
+    return "'>'";
+  case Tok::Ge:
+    return "'>='";
+  case Tok::EqEq:
+    return "'=='";
+  case Tok::Ne:
+    return "'!='";
+  case Tok::AmpAmp:
+    return "'&&'";
+  case Tok::PipePipe:
+    return "'||'";
+  case Tok::Assign:
+    return "'='";
+  case Tok::PlusAssign:
+    return "'+='";
+  case Tok::MinusAssign:
+    return "'-='";
+  case Tok::StarAssign:
+    return "'*='";
+  case Tok::SlashAssign:
+    return "'/='";
+  case Tok::PercentAssign:
+    return "'%='";
+  case Tok::AmpAssign:
+    return "'&='";
+  case Tok::PipeAssign:
+    return "'|='";
+  case Tok::CaretAssign:
+    return "'^='";
+  case Tok::ShlAssign:
+    return "'<<='";
+  case Tok::ShrAssign:
+    return "'>>='";
   }
   return "token";
 }
@@ -133,12 +194,15 @@ Token Lexer::lexNumber(Token tok) {
   }
   std::string digits;
   auto isDigit = [&](char c) {
-    if (base == 16) return std::isxdigit((unsigned char)c) != 0;
-    if (base == 2) return c == '0' || c == '1';
+    if (base == 16)
+      return std::isxdigit((unsigned char)c) != 0;
+    if (base == 2)
+      return c == '0' || c == '1';
     return std::isdigit((unsigned char)c) != 0;
   };
   while (isDigit(peek()) || peek() == '_') {
-    if (peek() != '_') digits += peek();
+    if (peek() != '_')
+      digits += peek();
     advance();
   }
   // A '.' starts a fraction only when a digit follows: `0..n` is a range.
@@ -147,7 +211,8 @@ Token Lexer::lexNumber(Token tok) {
     digits += '.';
     advance();
     while (std::isdigit((unsigned char)peek()) || peek() == '_') {
-      if (peek() != '_') digits += peek();
+      if (peek() != '_')
+        digits += peek();
       advance();
     }
   }
@@ -157,8 +222,14 @@ Token Lexer::lexNumber(Token tok) {
     isFloat = true;
     digits += 'e';
     advance();
-    if (peek() == '+' || peek() == '-') { digits += peek(); advance(); }
-    while (std::isdigit((unsigned char)peek())) { digits += peek(); advance(); }
+    if (peek() == '+' || peek() == '-') {
+      digits += peek();
+      advance();
+    }
+    while (std::isdigit((unsigned char)peek())) {
+      digits += peek();
+      advance();
+    }
   }
   bool bad = digits.empty() || isIdentChar(peek());
   while (isIdentChar(peek()))
@@ -185,7 +256,8 @@ Token Lexer::lexNumber(Token tok) {
   }
   uint64_t v = 0;
   for (char c : digits) {
-    unsigned d = std::isdigit((unsigned char)c) ? c - '0' : (std::tolower((unsigned char)c) - 'a' + 10);
+    unsigned d =
+        std::isdigit((unsigned char)c) ? c - '0' : (std::tolower((unsigned char)c) - 'a' + 10);
     if (v > (UINT64_MAX - d) / base) {
       diags_.error(tok.loc, "integer literal '" + tok.text + "' does not fit in 64 bits",
                    "the largest integer type is i64");
@@ -210,7 +282,8 @@ static std::pair<std::string, std::string> unexpectedCharacter(char c) {
   case '"':
     return {": there are no strings", "tile has no string literals; kernels compute on numbers"};
   case '\'':
-    return {": there are no character literals", "write the character's code as an integer, e.g. 97 for 'a'"};
+    return {": there are no character literals",
+            "write the character's code as an integer, e.g. 97 for 'a'"};
   case '@':
     return {": '@' is not an operator", "identifiers are letters, digits and '_'"};
   case '#':
@@ -243,7 +316,8 @@ static const struct {
     {"!==", "there is no '!==' operator", "write `!=`"},
     {">>>", "there is no '>>>' operator",
      "`>>` is an arithmetic (signed) shift; for a logical one, mask: `(x >> n) & MASK`"},
-    {"->", "there is no '->' operator", "access elements with `p[i]`, arrays' members with `h.local`"},
+    {"->", "there is no '->' operator",
+     "access elements with `p[i]`, arrays' members with `h.local`"},
     {"=>", "there is no '=>' operator", "compare with `>=`; there are no lambdas or match arms"},
     {"..=", "there is no inclusive range '..='", "ranges are half-open: write `a .. b + 1`"},
     {"&&=", "there is no '&&=' operator", "write `b = b && c`"},
@@ -273,10 +347,10 @@ Token Lexer::next() {
       advance();
     tok.text = text_.substr(start, pos_ - start);
     static const std::unordered_map<std::string, Tok> keywords = {
-        {"kernel", Tok::KwKernel}, {"let", Tok::KwLet},       {"var", Tok::KwVar},
-        {"for", Tok::KwFor},       {"in", Tok::KwIn},         {"if", Tok::KwIf},
-        {"else", Tok::KwElse},     {"while", Tok::KwWhile},   {"return", Tok::KwReturn},
-        {"true", Tok::KwTrue},     {"false", Tok::KwFalse},   {"as", Tok::KwAs},
+        {"kernel", Tok::KwKernel}, {"let", Tok::KwLet},        {"var", Tok::KwVar},
+        {"for", Tok::KwFor},       {"in", Tok::KwIn},          {"if", Tok::KwIf},
+        {"else", Tok::KwElse},     {"while", Tok::KwWhile},    {"return", Tok::KwReturn},
+        {"true", Tok::KwTrue},     {"false", Tok::KwFalse},    {"as", Tok::KwAs},
         {"shared", Tok::KwShared}, {"dshared", Tok::KwDShared}};
     auto it = keywords.find(tok.text);
     tok.kind = it == keywords.end() ? Tok::Ident : it->second;
@@ -295,22 +369,32 @@ Token Lexer::next() {
   }
 
   // Punctuation: longest match first.
-  struct P { const char *s; Tok k; };
+  struct P {
+    const char *s;
+    Tok k;
+  };
   static const P puncts[] = {
-      {"<<=", Tok::ShlAssign}, {">>=", Tok::ShrAssign}, {"..", Tok::DotDot},
-      {"<<", Tok::Shl},        {">>", Tok::Shr},        {"<=", Tok::Le},
-      {">=", Tok::Ge},         {"==", Tok::EqEq},       {"!=", Tok::Ne},
-      {"&&", Tok::AmpAmp},     {"||", Tok::PipePipe},   {"+=", Tok::PlusAssign},
-      {"-=", Tok::MinusAssign}, {"*=", Tok::StarAssign}, {"/=", Tok::SlashAssign},
-      {"%=", Tok::PercentAssign}, {"&=", Tok::AmpAssign}, {"|=", Tok::PipeAssign},
-      {"^=", Tok::CaretAssign}, {"(", Tok::LParen},     {")", Tok::RParen},
-      {"{", Tok::LBrace},      {"}", Tok::RBrace},      {"[", Tok::LBracket},
-      {"]", Tok::RBracket},    {",", Tok::Comma},       {":", Tok::Colon},
-      {";", Tok::Semi},        {".", Tok::Dot},         {"+", Tok::Plus},
-      {"-", Tok::Minus},       {"*", Tok::Star},        {"/", Tok::Slash},
-      {"%", Tok::Percent},     {"&", Tok::Amp},         {"|", Tok::Pipe},
-      {"^", Tok::Caret},       {"~", Tok::Tilde},       {"!", Tok::Bang},
-      {"<", Tok::Lt},          {">", Tok::Gt},          {"=", Tok::Assign},
+      {"<<=", Tok::ShlAssign},  {">>=", Tok::ShrAssign},
+      {"..", Tok::DotDot},      {"<<", Tok::Shl},
+      {">>", Tok::Shr},         {"<=", Tok::Le},
+      {">=", Tok::Ge},          {"==", Tok::EqEq},
+      {"!=", Tok::Ne},          {"&&", Tok::AmpAmp},
+      {"||", Tok::PipePipe},    {"+=", Tok::PlusAssign},
+      {"-=", Tok::MinusAssign}, {"*=", Tok::StarAssign},
+      {"/=", Tok::SlashAssign}, {"%=", Tok::PercentAssign},
+      {"&=", Tok::AmpAssign},   {"|=", Tok::PipeAssign},
+      {"^=", Tok::CaretAssign}, {"(", Tok::LParen},
+      {")", Tok::RParen},       {"{", Tok::LBrace},
+      {"}", Tok::RBrace},       {"[", Tok::LBracket},
+      {"]", Tok::RBracket},     {",", Tok::Comma},
+      {":", Tok::Colon},        {";", Tok::Semi},
+      {".", Tok::Dot},          {"+", Tok::Plus},
+      {"-", Tok::Minus},        {"*", Tok::Star},
+      {"/", Tok::Slash},        {"%", Tok::Percent},
+      {"&", Tok::Amp},          {"|", Tok::Pipe},
+      {"^", Tok::Caret},        {"~", Tok::Tilde},
+      {"!", Tok::Bang},         {"<", Tok::Lt},
+      {">", Tok::Gt},           {"=", Tok::Assign},
   };
   for (const P &p : puncts) {
     size_t n = std::char_traits<char>::length(p.s);

@@ -22,66 +22,119 @@ struct DepthGuard {
 
 std::string describe(const Token &t) {
   switch (t.kind) {
-  case Tok::Ident: return "identifier '" + t.text + "'";
-  case Tok::IntLit: return "integer literal '" + t.text + "'";
-  case Tok::FloatLit: return "float literal '" + t.text + "'";
-  default: return tokSpelling(t.kind);
+  case Tok::Ident:
+    return "identifier '" + t.text + "'";
+  case Tok::IntLit:
+    return "integer literal '" + t.text + "'";
+  case Tok::FloatLit:
+    return "float literal '" + t.text + "'";
+  default:
+    return tokSpelling(t.kind);
   }
 }
 
 int binaryPrec(Tok k) {
   switch (k) {
-  case Tok::PipePipe: return 1;
-  case Tok::AmpAmp: return 2;
-  case Tok::Pipe: return 3;
-  case Tok::Caret: return 4;
-  case Tok::Amp: return 5;
-  case Tok::EqEq: case Tok::Ne: return 6;
-  case Tok::Lt: case Tok::Le: case Tok::Gt: case Tok::Ge: return 7;
-  case Tok::Shl: case Tok::Shr: return 8;
-  case Tok::Plus: case Tok::Minus: return 9;
-  case Tok::Star: case Tok::Slash: case Tok::Percent: return 10;
-  default: return -1;
+  case Tok::PipePipe:
+    return 1;
+  case Tok::AmpAmp:
+    return 2;
+  case Tok::Pipe:
+    return 3;
+  case Tok::Caret:
+    return 4;
+  case Tok::Amp:
+    return 5;
+  case Tok::EqEq:
+  case Tok::Ne:
+    return 6;
+  case Tok::Lt:
+  case Tok::Le:
+  case Tok::Gt:
+  case Tok::Ge:
+    return 7;
+  case Tok::Shl:
+  case Tok::Shr:
+    return 8;
+  case Tok::Plus:
+  case Tok::Minus:
+    return 9;
+  case Tok::Star:
+  case Tok::Slash:
+  case Tok::Percent:
+    return 10;
+  default:
+    return -1;
   }
 }
 
 BinaryOp binaryOpOf(Tok k) {
   switch (k) {
-  case Tok::PipePipe: return BinaryOp::LogicalOr;
-  case Tok::AmpAmp: return BinaryOp::LogicalAnd;
-  case Tok::Pipe: return BinaryOp::BitOr;
-  case Tok::Caret: return BinaryOp::BitXor;
-  case Tok::Amp: return BinaryOp::BitAnd;
-  case Tok::EqEq: return BinaryOp::Eq;
-  case Tok::Ne: return BinaryOp::Ne;
-  case Tok::Lt: return BinaryOp::Lt;
-  case Tok::Le: return BinaryOp::Le;
-  case Tok::Gt: return BinaryOp::Gt;
-  case Tok::Ge: return BinaryOp::Ge;
-  case Tok::Shl: return BinaryOp::Shl;
-  case Tok::Shr: return BinaryOp::Shr;
-  case Tok::Plus: return BinaryOp::Add;
-  case Tok::Minus: return BinaryOp::Sub;
-  case Tok::Star: return BinaryOp::Mul;
-  case Tok::Slash: return BinaryOp::Div;
-  default: return BinaryOp::Rem;
+  case Tok::PipePipe:
+    return BinaryOp::LogicalOr;
+  case Tok::AmpAmp:
+    return BinaryOp::LogicalAnd;
+  case Tok::Pipe:
+    return BinaryOp::BitOr;
+  case Tok::Caret:
+    return BinaryOp::BitXor;
+  case Tok::Amp:
+    return BinaryOp::BitAnd;
+  case Tok::EqEq:
+    return BinaryOp::Eq;
+  case Tok::Ne:
+    return BinaryOp::Ne;
+  case Tok::Lt:
+    return BinaryOp::Lt;
+  case Tok::Le:
+    return BinaryOp::Le;
+  case Tok::Gt:
+    return BinaryOp::Gt;
+  case Tok::Ge:
+    return BinaryOp::Ge;
+  case Tok::Shl:
+    return BinaryOp::Shl;
+  case Tok::Shr:
+    return BinaryOp::Shr;
+  case Tok::Plus:
+    return BinaryOp::Add;
+  case Tok::Minus:
+    return BinaryOp::Sub;
+  case Tok::Star:
+    return BinaryOp::Mul;
+  case Tok::Slash:
+    return BinaryOp::Div;
+  default:
+    return BinaryOp::Rem;
   }
 }
 
 std::optional<AssignOp> assignOpOf(Tok k) {
   switch (k) {
-  case Tok::Assign: return AssignOp::Assign;
-  case Tok::PlusAssign: return AssignOp::Add;
-  case Tok::MinusAssign: return AssignOp::Sub;
-  case Tok::StarAssign: return AssignOp::Mul;
-  case Tok::SlashAssign: return AssignOp::Div;
-  case Tok::PercentAssign: return AssignOp::Rem;
-  case Tok::AmpAssign: return AssignOp::BitAnd;
-  case Tok::PipeAssign: return AssignOp::BitOr;
-  case Tok::CaretAssign: return AssignOp::BitXor;
-  case Tok::ShlAssign: return AssignOp::Shl;
-  case Tok::ShrAssign: return AssignOp::Shr;
-  default: return std::nullopt;
+  case Tok::Assign:
+    return AssignOp::Assign;
+  case Tok::PlusAssign:
+    return AssignOp::Add;
+  case Tok::MinusAssign:
+    return AssignOp::Sub;
+  case Tok::StarAssign:
+    return AssignOp::Mul;
+  case Tok::SlashAssign:
+    return AssignOp::Div;
+  case Tok::PercentAssign:
+    return AssignOp::Rem;
+  case Tok::AmpAssign:
+    return AssignOp::BitAnd;
+  case Tok::PipeAssign:
+    return AssignOp::BitOr;
+  case Tok::CaretAssign:
+    return AssignOp::BitXor;
+  case Tok::ShlAssign:
+    return AssignOp::Shl;
+  case Tok::ShrAssign:
+    return AssignOp::Shr;
+  default:
+    return std::nullopt;
   }
 }
 } // namespace
@@ -288,16 +341,26 @@ Block Parser::parseBlock(int depth) {
 StmtPtr Parser::parseStatement(int depth) {
   StmtPtr s;
   switch (cur().kind) {
-  case Tok::KwLet: case Tok::KwVar: s = parseLet(depth); break;
-  case Tok::KwFor: s = parseFor(depth); break;
-  case Tok::KwIf: s = parseIf(depth); break;
-  case Tok::KwWhile: s = parseWhile(depth); break;
+  case Tok::KwLet:
+  case Tok::KwVar:
+    s = parseLet(depth);
+    break;
+  case Tok::KwFor:
+    s = parseFor(depth);
+    break;
+  case Tok::KwIf:
+    s = parseIf(depth);
+    break;
+  case Tok::KwWhile:
+    s = parseWhile(depth);
+    break;
   case Tok::KwReturn: {
     s = std::make_unique<ReturnStmt>(consume().loc);
     // `return x` on one line: kernels produce no value (a following line
     // is a new statement).
     if (!at(Tok::Semi) && !at(Tok::RBrace) && !at(Tok::Eof) && !cur().atLineStart)
-      fail(cur().loc, "a kernel returns no value", "write `return` alone; store results through a pointer");
+      fail(cur().loc, "a kernel returns no value",
+           "write `return` alone; store results through a pointer");
     break;
   }
   case Tok::LBrace:
@@ -312,7 +375,8 @@ StmtPtr Parser::parseStatement(int depth) {
     // `elif c {`, `switch x {`, `do {`. (As a name on its own, e.g. `break`,
     // Sema explains it, unless the kernel declared it.)
     if (at(Tok::Ident) && !peekTok().atLineStart &&
-        (peekTok().kind == Tok::Ident || peekTok().kind == Tok::LBrace || peekTok().kind == Tok::IntLit))
+        (peekTok().kind == Tok::Ident || peekTok().kind == Tok::LBrace ||
+         peekTok().kind == Tok::IntLit))
       if (auto foreign = foreignWord(cur().text))
         fail(loc, foreign->message, foreign->hint);
     ExprPtr e = parseExpr();
@@ -337,7 +401,8 @@ StmtPtr Parser::parseLet(int depth) {
   (void)depth;
   Token kw = consume();
   bool isVar = kw.kind == Tok::KwVar;
-  Token name = expect(Tok::Ident, "variable name", isVar ? "write `var NAME = EXPR`" : "write `let NAME = EXPR`");
+  Token name = expect(Tok::Ident, "variable name",
+                      isVar ? "write `var NAME = EXPR`" : "write `let NAME = EXPR`");
   std::optional<TypeSyntax> annot;
   if (accept(Tok::Colon))
     annot = parseType();
@@ -348,7 +413,8 @@ StmtPtr Parser::parseLet(int depth) {
   if (at(Tok::KwShared) || at(Tok::KwDShared)) {
     Token arr = consume();
     bool dist = arr.kind == Tok::KwDShared;
-    const char *hint = dist ? "write `let NAME = dshared<TYPE>[COUNT]`" : "write `let NAME = shared<TYPE>[COUNT]`";
+    const char *hint =
+        dist ? "write `let NAME = dshared<TYPE>[COUNT]`" : "write `let NAME = shared<TYPE>[COUNT]`";
     if (isVar)
       fail(kw.loc, "shared arrays must be declared with 'let'", hint);
     if (annot)
@@ -391,7 +457,8 @@ bool Parser::atMBarrierDecl() const {
   return false;
 }
 
-StmtPtr Parser::parseMBarrierDecl(const Token &kw, bool isVar, const std::optional<TypeSyntax> &annot,
+StmtPtr Parser::parseMBarrierDecl(const Token &kw, bool isVar,
+                                  const std::optional<TypeSyntax> &annot,
                                   std::unique_ptr<Decl> decl) {
   consume(); // `mbarrier`
   const char *hint = "write `let NAME = mbarrier(COUNT)` or `let NAME = mbarrier[N](COUNT)`";
@@ -401,11 +468,13 @@ StmtPtr Parser::parseMBarrierDecl(const Token &kw, bool isVar, const std::option
     fail(annot->loc, "an mbarrier declaration takes no type annotation", hint);
   std::optional<int64_t> arraySize;
   if (accept(Tok::LBracket)) {
-    const char *sizeHint = "write `let NAME = mbarrier[N](COUNT)` with an integer literal N from 1 to 64";
+    const char *sizeHint =
+        "write `let NAME = mbarrier[N](COUNT)` with an integer literal N from 1 to 64";
     if (!at(Tok::IntLit)) {
       if (at(Tok::Error))
         throw Fail{};
-      fail(cur().loc, "mbarrier array size must be an integer literal from 1 to 64, found " + describe(cur()),
+      fail(cur().loc,
+           "mbarrier array size must be an integer literal from 1 to 64, found " + describe(cur()),
            sizeHint);
     }
     Token n = consume();
@@ -423,7 +492,8 @@ StmtPtr Parser::parseMBarrierDecl(const Token &kw, bool isVar, const std::option
 
 StmtPtr Parser::parseFor(int depth) {
   Token kw = consume();
-  const char *hint = "write `for i in A .. B { }`, `for i in block_range(N) { }` or `for i in grid_range(N) { }`";
+  const char *hint =
+      "write `for i in A .. B { }`, `for i in block_range(N) { }` or `for i in grid_range(N) { }`";
   Token var = expect(Tok::Ident, "loop variable name", hint);
   expect(Tok::KwIn, "'in'", hint);
   auto decl = std::make_unique<Decl>();
@@ -462,7 +532,8 @@ StmtPtr Parser::parseIf(int depth) {
     s->hasElse = true;
     if (at(Tok::KwIf)) {
       if (depth + 1 > kMaxDepth)
-        fail(cur().loc, "else-if chain nested too deeply (more than " + std::to_string(kMaxDepth) + " levels)",
+        fail(cur().loc,
+             "else-if chain nested too deeply (more than " + std::to_string(kMaxDepth) + " levels)",
              "split the kernel into simpler control flow");
       StmtPtr nested = parseIf(depth + 1);
       nested->depth = depth + 1;
@@ -543,12 +614,14 @@ ExprPtr Parser::parseCastExpr() {
 ExprPtr Parser::parseUnary() {
   DepthGuard guard(exprNesting_);
   if (exprNesting_ > kMaxDepth)
-    fail(cur().loc, "expression nested too deeply (more than " + std::to_string(kMaxDepth) + " levels)",
+    fail(cur().loc,
+         "expression nested too deeply (more than " + std::to_string(kMaxDepth) + " levels)",
          "split the expression with `let` temporaries");
   if (at(Tok::Minus) || at(Tok::Bang) || at(Tok::Tilde)) {
     Token op = consume();
     // Fold `-LITERAL` so that the most negative integers are expressible.
-    if (op.kind == Tok::Minus && at(Tok::IntLit) && peekTok().kind != Tok::LBracket && peekTok().kind != Tok::Dot) {
+    if (op.kind == Tok::Minus && at(Tok::IntLit) && peekTok().kind != Tok::LBracket &&
+        peekTok().kind != Tok::Dot) {
       Token lit = consume();
       if (lit.intValue > (uint64_t)INT64_MAX + 1)
         fail(op.loc, "integer literal '-" + lit.text + "' does not fit in 64 bits",
@@ -564,7 +637,9 @@ ExprPtr Parser::parseUnary() {
       return std::make_unique<FloatLiteralExpr>(op.loc, -lit.floatValue);
     }
     ExprPtr operand = parseUnary();
-    UnaryOp uop = op.kind == Tok::Minus ? UnaryOp::Neg : op.kind == Tok::Bang ? UnaryOp::Not : UnaryOp::BitNot;
+    UnaryOp uop = op.kind == Tok::Minus  ? UnaryOp::Neg
+                  : op.kind == Tok::Bang ? UnaryOp::Not
+                                         : UnaryOp::BitNot;
     int depth = operand->depth + 1;
     auto e = std::make_unique<UnaryExpr>(op.loc, uop, std::move(operand));
     e->depth = depth;
@@ -609,7 +684,8 @@ ExprPtr Parser::parsePrimary() {
     Token t = consume();
     return std::make_unique<FloatLiteralExpr>(t.loc, t.floatValue);
   }
-  case Tok::KwTrue: case Tok::KwFalse: {
+  case Tok::KwTrue:
+  case Tok::KwFalse: {
     Token t = consume();
     return std::make_unique<BoolLiteralExpr>(t.loc, t.kind == Tok::KwTrue);
   }
@@ -625,14 +701,16 @@ ExprPtr Parser::parsePrimary() {
     expect(Tok::RParen, "')'", "a parenthesized expression is closed with ')'");
     return e;
   }
-  case Tok::KwShared: case Tok::KwDShared:
+  case Tok::KwShared:
+  case Tok::KwDShared:
     fail(cur().loc, "shared arrays can only be declared in a `let`",
          "write `let NAME = shared<TYPE>[COUNT]` at the top level of the kernel");
   case Tok::LBrace:
     fail(cur().loc, "vector literals are only allowed as the value of store_async",
          "write `store_async(DST, {a, b}, remote(bar, r))`; elsewhere use scalars");
   default:
-    failExpected("an expression", "expressions are literals, names, calls, `(e)`, `e[i]`, `e.member` and operators");
+    failExpected("an expression",
+                 "expressions are literals, names, calls, `(e)`, `e[i]`, `e.member` and operators");
   }
 }
 

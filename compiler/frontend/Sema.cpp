@@ -34,7 +34,8 @@ bool Sema::run(ModuleAST &module) {
             "rename the kernel (the host launches kernels by this name)");
     auto [it, inserted] = names.emplace(k->name, k.get());
     if (!inserted) {
-      error(k->loc, "redefinition of kernel '" + k->name + "'", "give every kernel in a file a distinct name");
+      error(k->loc, "redefinition of kernel '" + k->name + "'",
+            "give every kernel in a file a distinct name");
       diags_.note(it->second->loc, "previous definition of '" + k->name + "' is here");
     }
     checkKernel(*k);
@@ -122,9 +123,9 @@ void Sema::checkKernel(KernelAST &k) {
     long long n = (long long)k.threads.dims[0] * k.threads.dims[1] * k.threads.dims[2];
     if (n > target::kMaxThreadsPerBlock)
       error(k.threads.loc,
-            "threads(" + std::to_string(k.threads.dims[0]) + "," + std::to_string(k.threads.dims[1]) +
-                "," + std::to_string(k.threads.dims[2]) + ") is " + std::to_string(n) +
-                " threads per block, over the limit of " +
+            "threads(" + std::to_string(k.threads.dims[0]) + "," +
+                std::to_string(k.threads.dims[1]) + "," + std::to_string(k.threads.dims[2]) +
+                ") is " + std::to_string(n) + " threads per block, over the limit of " +
                 std::to_string(target::kMaxThreadsPerBlock),
             "use at most " + std::to_string(target::kMaxThreadsPerBlock) + " threads per block");
   }
@@ -134,9 +135,11 @@ void Sema::checkKernel(KernelAST &k) {
     Decl &p = *k.params[i];
     const TypeSyntax &ts = k.paramTypes[i];
     if (p.type.isPointer() && p.type.space != AddressSpace::Global)
-      error(ts.loc, std::string("kernel parameter '") + p.name + "' points to " + spaceName(p.type.space) +
-                        " memory",
-            "kernel parameters are scalars or global pointers; declare shared arrays inside the kernel");
+      error(ts.loc,
+            std::string("kernel parameter '") + p.name + "' points to " + spaceName(p.type.space) +
+                " memory",
+            "kernel parameters are scalars or global pointers; declare shared arrays inside the "
+            "kernel");
     if (p.type.isPointer() && p.type.scalar == ScalarKind::I1)
       error(ts.loc, "pointers to i1 are not supported", "store booleans as i8");
     declare(p);
@@ -279,7 +282,8 @@ static bool isParamDerivedCount(const ExprAST &e, Sema &sema, std::string &why, 
            isParamDerivedCount(*e.as<UnaryExpr>()->operand, sema, why, where);
   case ExprAST::Binary: {
     auto &b = *e.as<BinaryExpr>();
-    return isParamDerivedCount(*b.lhs, sema, why, where) && isParamDerivedCount(*b.rhs, sema, why, where);
+    return isParamDerivedCount(*b.lhs, sema, why, where) &&
+           isParamDerivedCount(*b.rhs, sema, why, where);
   }
   case ExprAST::Cast:
     return isParamDerivedCount(*e.as<CastExpr>()->operand, sema, why, where);
@@ -296,14 +300,16 @@ bool Sema::checkCountExpr(ExprAST &e, const std::string &what) {
   if (isParamDerivedCount(e, *this, why, where))
     return true;
   error(where, what + " must be built from constants and kernel parameters: " + why,
-        "sizes are fixed at launch: use integer literals, integer kernel parameters and + - * / % << >>");
+        "sizes are fixed at launch: use integer literals, integer kernel parameters and + - * / % "
+        "<< >>");
   return false;
 }
 
 /// The exact value of a constant expression; `overflow` when some step does
 /// not fit the i64 arithmetic here or the width of its own type (the
 /// run-time value would wrap, so the value would not be what it reads).
-std::optional<int64_t> Sema::foldConstant(const ExprAST &e, bool &overflow, const ConstantLeaf *leaf) {
+std::optional<int64_t> Sema::foldConstant(const ExprAST &e, bool &overflow,
+                                          const ConstantLeaf *leaf) {
   std::optional<int64_t> v = foldConstantUnchecked(e, overflow, leaf);
   if (v && e.type.isInteger() && !e.type.isBool()) {
     unsigned bits = bitWidth(e.type.scalar);
@@ -317,7 +323,8 @@ std::optional<int64_t> Sema::foldConstant(const ExprAST &e, bool &overflow, cons
   return v;
 }
 
-std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overflow, const ConstantLeaf *leaf) {
+std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overflow,
+                                                   const ConstantLeaf *leaf) {
   auto fold = [&](const ExprAST &x) { return foldConstant(x, overflow, leaf); };
   switch (e.kind()) {
   case ExprAST::IntLiteral:
@@ -327,9 +334,13 @@ std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overf
   case ExprAST::Unary: {
     auto &u = *e.as<UnaryExpr>();
     auto v = fold(*u.operand);
-    if (!v) return std::nullopt;
+    if (!v)
+      return std::nullopt;
     if (u.op == UnaryOp::Neg) {
-      if (*v == INT64_MIN) { overflow = true; return std::nullopt; }
+      if (*v == INT64_MIN) {
+        overflow = true;
+        return std::nullopt;
+      }
       return -*v;
     }
     if (u.op == UnaryOp::Not)
@@ -346,32 +357,63 @@ std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overf
       return 0;
     if (b.op == BinaryOp::LogicalOr && ((l && *l != 0) || (r && *r != 0)))
       return 1;
-    if (!l || !r) return std::nullopt;
+    if (!l || !r)
+      return std::nullopt;
     int64_t out = 0;
     switch (b.op) {
-    case BinaryOp::Add: if (__builtin_add_overflow(*l, *r, &out)) overflow = true; return out;
-    case BinaryOp::Sub: if (__builtin_sub_overflow(*l, *r, &out)) overflow = true; return out;
-    case BinaryOp::Mul: if (__builtin_mul_overflow(*l, *r, &out)) overflow = true; return out;
-    case BinaryOp::Div: case BinaryOp::Rem:
-      if (*r == 0 || (*l == INT64_MIN && *r == -1)) { overflow = true; return std::nullopt; }
+    case BinaryOp::Add:
+      if (__builtin_add_overflow(*l, *r, &out))
+        overflow = true;
+      return out;
+    case BinaryOp::Sub:
+      if (__builtin_sub_overflow(*l, *r, &out))
+        overflow = true;
+      return out;
+    case BinaryOp::Mul:
+      if (__builtin_mul_overflow(*l, *r, &out))
+        overflow = true;
+      return out;
+    case BinaryOp::Div:
+    case BinaryOp::Rem:
+      if (*r == 0 || (*l == INT64_MIN && *r == -1)) {
+        overflow = true;
+        return std::nullopt;
+      }
       return b.op == BinaryOp::Div ? *l / *r : *l % *r;
     case BinaryOp::Shl:
-      if (*r < 0 || *r > 62 || *l < 0 || (*l >> (62 - *r)) != 0) { overflow = true; return std::nullopt; }
+      if (*r < 0 || *r > 62 || *l < 0 || (*l >> (62 - *r)) != 0) {
+        overflow = true;
+        return std::nullopt;
+      }
       return *l << *r;
     case BinaryOp::Shr:
-      if (*r < 0 || *r > 63) { overflow = true; return std::nullopt; }
+      if (*r < 0 || *r > 63) {
+        overflow = true;
+        return std::nullopt;
+      }
       return *l >> *r;
-    case BinaryOp::BitAnd: return *l & *r;
-    case BinaryOp::BitOr: return *l | *r;
-    case BinaryOp::BitXor: return *l ^ *r;
-    case BinaryOp::Eq: return *l == *r;
-    case BinaryOp::Ne: return *l != *r;
-    case BinaryOp::Lt: return *l < *r;
-    case BinaryOp::Le: return *l <= *r;
-    case BinaryOp::Gt: return *l > *r;
-    case BinaryOp::Ge: return *l >= *r;
-    case BinaryOp::LogicalAnd: return *l != 0 && *r != 0;
-    case BinaryOp::LogicalOr: return *l != 0 || *r != 0;
+    case BinaryOp::BitAnd:
+      return *l & *r;
+    case BinaryOp::BitOr:
+      return *l | *r;
+    case BinaryOp::BitXor:
+      return *l ^ *r;
+    case BinaryOp::Eq:
+      return *l == *r;
+    case BinaryOp::Ne:
+      return *l != *r;
+    case BinaryOp::Lt:
+      return *l < *r;
+    case BinaryOp::Le:
+      return *l <= *r;
+    case BinaryOp::Gt:
+      return *l > *r;
+    case BinaryOp::Ge:
+      return *l >= *r;
+    case BinaryOp::LogicalAnd:
+      return *l != 0 && *r != 0;
+    case BinaryOp::LogicalOr:
+      return *l != 0 || *r != 0;
     }
     return std::nullopt;
   }
@@ -391,7 +433,8 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
     ok = false;
   }
   if (s.elem.type.scalar == ScalarKind::I1) {
-    error(s.elem.loc, std::string(what) + " arrays of i1 are not supported", "store booleans as i8");
+    error(s.elem.loc, std::string(what) + " arrays of i1 are not supported",
+          "store booleans as i8");
     ok = false;
   }
   if (s.distributed && !requireCluster(s.loc, "a dshared array"))
@@ -400,7 +443,8 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
   if (checkCountExpr(*s.count)) {
     countTy = checkValue(s.count, nullptr, "");
     if (!countTy.isInvalid() && (!countTy.isInteger() || countTy.isBool())) {
-      error(s.count->loc, std::string(what) + " array size must be an integer, found " + countTy.str(),
+      error(s.count->loc,
+            std::string(what) + " array size must be an integer, found " + countTy.str(),
             "cast it, e.g. `n as i32`");
       countTy = Type::invalid();
     }
@@ -414,12 +458,14 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
     bool overflow = false;
     s.constantCount = foldConstant(*s.count, overflow);
     if (overflow) {
-      error(s.count->loc, std::string(what) + " array size overflows", "use a smaller constant size");
+      error(s.count->loc, std::string(what) + " array size overflows",
+            "use a smaller constant size");
       ok = false;
       s.constantCount.reset();
     } else if (s.constantCount && *s.constantCount <= 0) {
-      error(s.count->loc, std::string(what) + " array size must be positive, found " +
-                              std::to_string(*s.constantCount),
+      error(s.count->loc,
+            std::string(what) + " array size must be positive, found " +
+                std::to_string(*s.constantCount),
             "give the number of elements, at least 1");
       ok = false;
       s.constantCount.reset();
@@ -429,7 +475,8 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
     if (!s.distributed) {
       s.staticPerBlock = s.constantCount;
     } else if (kernel_->cluster.kind == ClusterAttr::Static) {
-      int64_t n = (int64_t)kernel_->cluster.dims[0] * kernel_->cluster.dims[1] * kernel_->cluster.dims[2];
+      int64_t n =
+          (int64_t)kernel_->cluster.dims[0] * kernel_->cluster.dims[1] * kernel_->cluster.dims[2];
       if (n >= 1)
         s.staticPerBlock = (*s.constantCount + n - 1) / n;
     }
@@ -446,7 +493,8 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
   if (ok && !s.isStatic)
     s.dynamicIndex = dynamicCount_++;
   d.type = Type::array(s.distributed ? Type::DistArray : Type::SharedArray, s.elem.type.scalar,
-                       s.distributed ? AddressSpace::Cluster : AddressSpace::Shared, lenTy, s.constantCount);
+                       s.distributed ? AddressSpace::Cluster : AddressSpace::Shared, lenTy,
+                       s.constantCount);
   if (!ok)
     d.type = Type::invalid();
   else
@@ -459,10 +507,11 @@ bool Sema::addStaticSmem(const Location &loc, int64_t bytes) {
   int64_t aligned = (before + 15) / 16 * 16;
   int64_t total = bytes > target::kMaxSharedBytesPerBlock ? bytes : aligned + bytes;
   if (total > target::kMaxSharedBytesPerBlock) {
-    error(loc, "static shared memory of kernel '" + kernel_->name + "' reaches " + std::to_string(total) +
-                   " bytes, over the per-block limit of " +
-                   std::to_string(target::kMaxSharedBytesPerBlock) + " bytes (" +
-                   std::to_string(target::kMaxSharedBytesPerBlock / 1024) + " KB)",
+    error(loc,
+          "static shared memory of kernel '" + kernel_->name + "' reaches " +
+              std::to_string(total) + " bytes, over the per-block limit of " +
+              std::to_string(target::kMaxSharedBytesPerBlock) + " bytes (" +
+              std::to_string(target::kMaxSharedBytesPerBlock / 1024) + " KB)",
           "shrink the arrays, or size one with a kernel parameter to use dynamic shared memory");
     return false;
   }
@@ -507,12 +556,13 @@ void Sema::checkAssign(AssignStmt &s) {
   if (auto *v = s.target->as<VarRefExpr>()) {
     target = infer(s.target);
     if (v->decl && v->decl->kind != DeclKind::Var) {
-      error(v->loc, "cannot assign to '" + v->name + "': it is " +
-                        (v->decl->kind == DeclKind::Param ? std::string("a kernel parameter")
-                         : v->decl->kind == DeclKind::LoopVar ? std::string("a loop variable")
-                         : v->decl->kind == DeclKind::Let ? std::string("a 'let' binding")
-                         : v->decl->kind == DeclKind::MBarrier ? std::string("an mbarrier")
-                                                           : std::string("a shared array")),
+      error(v->loc,
+            "cannot assign to '" + v->name + "': it is " +
+                (v->decl->kind == DeclKind::Param      ? std::string("a kernel parameter")
+                 : v->decl->kind == DeclKind::LoopVar  ? std::string("a loop variable")
+                 : v->decl->kind == DeclKind::Let      ? std::string("a 'let' binding")
+                 : v->decl->kind == DeclKind::MBarrier ? std::string("an mbarrier")
+                                                       : std::string("a shared array")),
             "declare a mutable local with `var " + v->name + " = ...`");
       target = Type::invalid();
     }
@@ -536,22 +586,24 @@ void Sema::checkAssign(AssignStmt &s) {
     return;
   }
   if (target.isPointer() && s.op == AssignOp::Assign) { // a `var` holding a pointer
-    checkValue(s.value, &target, "assigned value", "assign a pointer of the same element type and space");
+    checkValue(s.value, &target, "assigned value",
+               "assign a pointer of the same element type and space");
     return;
   }
   if (target.isPointer()) {
-    error(s.loc, "'" + std::string(binaryOpSpelling(*op)) + "=' cannot be applied to " + target.str(),
+    error(s.loc,
+          "'" + std::string(binaryOpSpelling(*op)) + "=' cannot be applied to " + target.str(),
           "pointers only move by element counts: `p += i`, `p -= i`");
     infer(s.value);
     finalize(s.value);
     return;
   }
   if (!target.isScalar()) {
-    error(s.loc, "cannot assign a value of type " + target.str(), "assign to scalar variables or elements");
+    error(s.loc, "cannot assign a value of type " + target.str(),
+          "assign to scalar variables or elements");
     return;
   }
-  Type v = checkValue(s.value, &target, "assigned value",
-                      "convert explicitly with `as`");
+  Type v = checkValue(s.value, &target, "assigned value", "convert explicitly with `as`");
   if (op && !v.isInvalid())
     checkBinaryOperands(*op, target, s.loc);
 }

@@ -15,8 +15,11 @@ bool Sema::checkArgCount(CallExpr &e, size_t min, size_t max) {
   size_t n = e.args.size();
   if (n >= min && n <= max)
     return true;
-  std::string want = min == max ? std::to_string(min) : std::to_string(min) + " or " + std::to_string(max);
-  error(e.loc, "'" + e.callee + "' takes " + want + " argument" + (max == 1 && min == 1 ? "" : "s") + ", got " + std::to_string(n),
+  std::string want =
+      min == max ? std::to_string(min) : std::to_string(min) + " or " + std::to_string(max);
+  error(e.loc,
+        "'" + e.callee + "' takes " + want + " argument" + (max == 1 && min == 1 ? "" : "s") +
+            ", got " + std::to_string(n),
         "see docs/language.md for the builtin's signature");
   for (ExprPtr &a : e.args) // still resolve names so uses are annotated
     resolveOnly(a);
@@ -37,15 +40,22 @@ bool Sema::checkNoNamedArgs(CallExpr &e) {
   if (e.namedArgs.empty())
     return true;
   error(e.namedArgs[0].loc, "'" + e.callee + "' takes no named arguments",
-        "order = and scope = apply to load, store, atomic_*, arrive, arrive_expect_tx, expect_tx, wait, "
+        "order = and scope = apply to load, store, atomic_*, arrive, arrive_expect_tx, expect_tx, "
+        "wait, "
         "fence and cluster_arrive only");
   return false;
 }
 
 static bool isIdBuiltin(Builtin b) {
   switch (b) {
-  case Builtin::ThreadId: case Builtin::BlockDim: case Builtin::BlockId: case Builtin::GridDim:
-  case Builtin::ClusterId: case Builtin::ClusterDim: case Builtin::BlockInCluster: case Builtin::NumClusters:
+  case Builtin::ThreadId:
+  case Builtin::BlockDim:
+  case Builtin::BlockId:
+  case Builtin::GridDim:
+  case Builtin::ClusterId:
+  case Builtin::ClusterDim:
+  case Builtin::BlockInCluster:
+  case Builtin::NumClusters:
     return true;
   default:
     return false;
@@ -101,7 +111,10 @@ Type Sema::inferCall(CallExpr &e) {
   }
 
   switch (b) {
-  case Builtin::ClusterRank: case Builtin::ClusterSize: case Builtin::LaneId: case Builtin::WarpId:
+  case Builtin::ClusterRank:
+  case Builtin::ClusterSize:
+  case Builtin::LaneId:
+  case Builtin::WarpId:
     return checkArgCount(e, 0, 0) ? Type::i32() : Type::invalid();
   case Builtin::SyncThreads:
     return checkArgCount(e, 0, 0) ? Type::voidTy() : Type::invalid();
@@ -109,7 +122,9 @@ Type Sema::inferCall(CallExpr &e) {
     if (!checkArgCount(e, 0, 0) || !requireCluster(e.loc, "cluster_sync()"))
       return Type::invalid();
     return Type::voidTy();
-  case Builtin::Min: case Builtin::Max: case Builtin::Clamp: {
+  case Builtin::Min:
+  case Builtin::Max:
+  case Builtin::Clamp: {
     size_t n = b == Builtin::Clamp ? 3 : 2;
     if (!checkArgCount(e, n, n))
       return Type::invalid();
@@ -118,12 +133,16 @@ Type Sema::inferCall(CallExpr &e) {
     bool bad = false;
     for (ExprPtr &a : e.args) {
       Type at = infer(a);
-      if (at.isInvalid()) bad = true;
-      else if (!at.isUntyped() && t.isUntyped()) t = at;
-      else if (at.kind == Type::UntypedFloat && t.kind == Type::UntypedInt) t = at;
+      if (at.isInvalid())
+        bad = true;
+      else if (!at.isUntyped() && t.isUntyped())
+        t = at;
+      else if (at.kind == Type::UntypedFloat && t.kind == Type::UntypedInt)
+        t = at;
     }
     if (bad) {
-      for (ExprPtr &a : e.args) finalize(a);
+      for (ExprPtr &a : e.args)
+        finalize(a);
       return Type::invalid();
     }
     if (t.isUntyped())
@@ -131,16 +150,19 @@ Type Sema::inferCall(CallExpr &e) {
     if (!t.isScalar() || t.isBool()) {
       error(e.loc, "'" + e.callee + "' needs integer or float arguments, found " + t.str(),
             "min, max and clamp compare numbers");
-      for (ExprPtr &a : e.args) finalize(a);
+      for (ExprPtr &a : e.args)
+        finalize(a);
       return Type::invalid();
     }
     for (size_t i = 0; i < e.args.size(); ++i) {
       ExprPtr &a = e.args[i];
       if (a->type.isUntyped()) {
-        if (!adapt(a, t)) bad = true;
+        if (!adapt(a, t))
+          bad = true;
       } else if (a->type != t) {
-        error(a->loc, "argument " + std::to_string(i + 1) + " of '" + e.callee + "' has type " + a->type.str() +
-                          ", expected " + t.str(),
+        error(a->loc,
+              "argument " + std::to_string(i + 1) + " of '" + e.callee + "' has type " +
+                  a->type.str() + ", expected " + t.str(),
               "all arguments of " + e.callee + " have one type; convert with `as`");
         bad = true;
       }
@@ -151,7 +173,8 @@ Type Sema::inferCall(CallExpr &e) {
     if (!checkArgCount(e, 1, 1))
       return Type::invalid();
     Type t = infer(e.args[0]);
-    if (t.isUntyped()) finalize(e.args[0]);
+    if (t.isUntyped())
+      finalize(e.args[0]);
     if (t.isInvalid())
       return t;
     if (!t.isArray()) {
@@ -167,7 +190,8 @@ Type Sema::inferCall(CallExpr &e) {
     if (!checkArgCount(e, 2, 2))
       return Type::invalid();
     Type a = infer(e.args[0]);
-    if (a.isUntyped()) finalize(e.args[0]);
+    if (a.isUntyped())
+      finalize(e.args[0]);
     Type i32 = Type::i32();
     Type r = infer(e.args[1]);
     if (r.isUntyped())
@@ -188,33 +212,39 @@ Type Sema::inferCall(CallExpr &e) {
     }
     if (a.kind == Type::DistArray) {
       error(e.args[0]->loc, "remote() takes a CTA-local shared array, not a dshared array",
-            "index the dshared array directly (`h[i]` reaches the owner CTA), or use `remote(h.local, rank)`");
+            "index the dshared array directly (`h[i]` reaches the owner CTA), or use "
+            "`remote(h.local, rank)`");
       return Type::invalid();
     }
-    if (!((a.kind == Type::SharedArray) || (a.kind == Type::ArrayView && a.space == AddressSpace::Shared) ||
+    if (!((a.kind == Type::SharedArray) ||
+          (a.kind == Type::ArrayView && a.space == AddressSpace::Shared) ||
           a.kind == Type::MBarrier)) {
       error(e.args[0]->loc, "remote() needs a shared array or `h.local`, found " + a.str(),
             "remote(a, rank) maps this CTA's shared array `a` to the same array in CTA `rank`");
       return Type::invalid();
     }
     if (!r.isInteger() || r.isBool()) {
-      error(e.args[1]->loc, "CTA rank of remote() must be an integer, found " + r.str(), "use cluster_rank()-based i32 ranks");
+      error(e.args[1]->loc, "CTA rank of remote() must be an integer, found " + r.str(),
+            "use cluster_rank()-based i32 ranks");
       return Type::invalid();
     }
     // Any constant rank (`2`, `4 + 4`, `1 << 3`) is range-checked, not only a literal.
     bool overflow = false;
     std::optional<int64_t> rank = foldConstant(*e.args[1], overflow);
     if (overflow) {
-      error(e.args[1]->loc, "CTA rank of remote() overflows", "ranks go from 0 to cluster_size() - 1");
+      error(e.args[1]->loc, "CTA rank of remote() overflows",
+            "ranks go from 0 to cluster_size() - 1");
       return Type::invalid();
     }
     if (rank && (*rank < 0 || kernel_->cluster.kind == ClusterAttr::Static)) {
-      int64_t n = (int64_t)kernel_->cluster.dims[0] * kernel_->cluster.dims[1] * kernel_->cluster.dims[2];
+      int64_t n =
+          (int64_t)kernel_->cluster.dims[0] * kernel_->cluster.dims[1] * kernel_->cluster.dims[2];
       if (*rank < 0 || *rank >= n) {
         error(e.args[1]->loc,
               "CTA rank " + std::to_string(*rank) +
                   (kernel_->cluster.kind == ClusterAttr::Static
-                       ? " is outside the cluster of " + std::to_string(n) + " CTA" + (n == 1 ? "" : "s")
+                       ? " is outside the cluster of " + std::to_string(n) + " CTA" +
+                             (n == 1 ? "" : "s")
                        : " is negative"),
               "ranks go from 0 to cluster_size() - 1");
         return Type::invalid();
@@ -223,7 +253,8 @@ Type Sema::inferCall(CallExpr &e) {
     e.space = AddressSpace::Cluster;
     if (a.kind == Type::MBarrier)
       return Type::mbarrier(AddressSpace::Cluster);
-    return Type::array(Type::ArrayView, a.scalar, AddressSpace::Cluster, a.lengthType, a.staticLength);
+    return Type::array(Type::ArrayView, a.scalar, AddressSpace::Cluster, a.lengthType,
+                       a.staticLength);
   }
   default:
     break;
@@ -232,33 +263,45 @@ Type Sema::inferCall(CallExpr &e) {
 }
 
 static std::optional<MemOrder> parseOrder(const std::string &s) {
-  if (s == "relaxed") return MemOrder::Relaxed;
-  if (s == "acquire") return MemOrder::Acquire;
-  if (s == "release") return MemOrder::Release;
-  if (s == "acq_rel") return MemOrder::AcqRel;
-  if (s == "sc") return MemOrder::Sc;
+  if (s == "relaxed")
+    return MemOrder::Relaxed;
+  if (s == "acquire")
+    return MemOrder::Acquire;
+  if (s == "release")
+    return MemOrder::Release;
+  if (s == "acq_rel")
+    return MemOrder::AcqRel;
+  if (s == "sc")
+    return MemOrder::Sc;
   return std::nullopt;
 }
 
 static std::optional<MemScope> parseScope(const std::string &s) {
-  if (s == "cta") return MemScope::Cta;
-  if (s == "cluster") return MemScope::Cluster;
-  if (s == "gpu") return MemScope::Gpu;
-  if (s == "sys") return MemScope::Sys;
+  if (s == "cta")
+    return MemScope::Cta;
+  if (s == "cluster")
+    return MemScope::Cluster;
+  if (s == "gpu")
+    return MemScope::Gpu;
+  if (s == "sys")
+    return MemScope::Sys;
   return std::nullopt;
 }
 
-bool Sema::parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope, std::optional<MemOrder> &order,
-                           std::optional<MemScope> &scope, Location &orderLoc, Location &scopeLoc) {
+bool Sema::parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope,
+                           std::optional<MemOrder> &order, std::optional<MemScope> &scope,
+                           Location &orderLoc, Location &scopeLoc) {
   bool ok = true;
-  std::string takes = allowOrder && allowScope ? "`order =` and `scope =`" : allowOrder ? "only `order =`"
-                                                                                         : "only `scope =`";
+  std::string takes = allowOrder && allowScope ? "`order =` and `scope =`"
+                      : allowOrder             ? "only `order =`"
+                                               : "only `scope =`";
   for (const NamedArg &na : e.namedArgs) {
     bool isOrder = na.name == "order", isScope = na.name == "scope";
     if ((isOrder && !allowOrder) || (isScope && !allowScope)) {
       error(na.loc, "'" + e.callee + "' takes no '" + na.name + "' argument",
-            e.builtin == Builtin::ExpectTx ? "PTX's expect_tx is always relaxed; it takes only `scope =`"
-                                           : "'" + e.callee + "' takes " + takes);
+            e.builtin == Builtin::ExpectTx
+                ? "PTX's expect_tx is always relaxed; it takes only `scope =`"
+                : "'" + e.callee + "' takes " + takes);
       ok = false;
     } else if (isOrder) {
       if (order) {
@@ -269,7 +312,8 @@ bool Sema::parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope, std::o
       orderLoc = na.valueLoc;
       e.orderGiven = true;
       if (!order) {
-        error(na.valueLoc, "unknown memory order '" + na.value + "'", "orders are relaxed, acquire, release, acq_rel, sc");
+        error(na.valueLoc, "unknown memory order '" + na.value + "'",
+              "orders are relaxed, acquire, release, acq_rel, sc");
         ok = false;
         order = MemOrder::Relaxed;
       }
@@ -282,14 +326,16 @@ bool Sema::parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope, std::o
       scopeLoc = na.valueLoc;
       e.scopeGiven = true;
       if (!scope) {
-        error(na.valueLoc, "unknown memory scope '" + na.value + "'", "scopes are cta, cluster, gpu, sys");
+        error(na.valueLoc, "unknown memory scope '" + na.value + "'",
+              "scopes are cta, cluster, gpu, sys");
         ok = false;
         scope = MemScope::Gpu;
       }
     } else {
       error(na.loc, "unknown named argument '" + na.name + "'",
-            isMemoryBuiltin(e.builtin) ? std::string("memory operations take `order =` and `scope =`")
-                                       : "'" + e.callee + "' takes " + takes);
+            isMemoryBuiltin(e.builtin)
+                ? std::string("memory operations take `order =` and `scope =`")
+                : "'" + e.callee + "' takes " + takes);
       ok = false;
     }
   }
@@ -310,12 +356,15 @@ Type Sema::checkMemoryCall(CallExpr &e) {
   if (order) {
     bool allowed = true;
     if (b == Builtin::Load)
-      allowed = *order == MemOrder::Relaxed || *order == MemOrder::Acquire || *order == MemOrder::Sc;
+      allowed =
+          *order == MemOrder::Relaxed || *order == MemOrder::Acquire || *order == MemOrder::Sc;
     else if (b == Builtin::Store)
-      allowed = *order == MemOrder::Relaxed || *order == MemOrder::Release || *order == MemOrder::Sc;
+      allowed =
+          *order == MemOrder::Relaxed || *order == MemOrder::Release || *order == MemOrder::Sc;
     if (!allowed) {
       error(orderLoc, std::string("order '") + orderName(*order) + "' is not valid for " + e.callee,
-            b == Builtin::Load ? "loads take relaxed, acquire or sc" : "stores take relaxed, release or sc");
+            b == Builtin::Load ? "loads take relaxed, acquire or sc"
+                               : "stores take relaxed, release or sc");
       ok = false;
     }
   }
@@ -324,7 +373,8 @@ Type Sema::checkMemoryCall(CallExpr &e) {
   auto *loc = e.args[0]->as<IndexExpr>();
   Type elem;
   if (!loc) {
-    error(e.args[0]->loc, "the first argument of " + e.callee + " must be an element access like `p[i]`",
+    error(e.args[0]->loc,
+          "the first argument of " + e.callee + " must be an element access like `p[i]`",
           "write `" + e.callee + "(p[i], ...)`");
     infer(e.args[0]);
     finalize(e.args[0]);
@@ -337,7 +387,8 @@ Type Sema::checkMemoryCall(CallExpr &e) {
   }
   if (!elem.isInvalid() && elem.kind == Type::MBarrier) {
     error(loc->loc, e.callee + " cannot access an mbarrier",
-          "mbarriers are used only through arrive, arrive_expect_tx, expect_tx, wait and store_async");
+          "mbarriers are used only through arrive, arrive_expect_tx, expect_tx, wait and "
+          "store_async");
     elem = Type::invalid();
     ok = false;
   }
@@ -345,18 +396,21 @@ Type Sema::checkMemoryCall(CallExpr &e) {
     e.space = loc->space;
     ScalarKind k = elem.scalar;
     if (isAtomic(b)) {
-      bool typeOk = k == ScalarKind::I32 || k == ScalarKind::I64 || (k == ScalarKind::F32 && b == Builtin::AtomicAdd);
+      bool typeOk = k == ScalarKind::I32 || k == ScalarKind::I64 ||
+                    (k == ScalarKind::F32 && b == Builtin::AtomicAdd);
       if (!typeOk) {
         error(loc->loc, e.callee + " does not support elements of type " + elem.str(),
-              b == Builtin::AtomicAdd ? "atomics take i32, i64 or f32 elements"
-                                      : "this atomic takes i32 or i64 elements (f32 supports atomic_add only)");
+              b == Builtin::AtomicAdd
+                  ? "atomics take i32, i64 or f32 elements"
+                  : "this atomic takes i32 or i64 elements (f32 supports atomic_add only)");
         ok = false;
       }
     }
   }
   // Defaults: the narrowest scope that covers the address space.
-  MemScope minScope = e.space == AddressSpace::Shared ? MemScope::Cta
-                      : e.space == AddressSpace::Cluster ? MemScope::Cluster : MemScope::Gpu;
+  MemScope minScope = e.space == AddressSpace::Shared    ? MemScope::Cta
+                      : e.space == AddressSpace::Cluster ? MemScope::Cluster
+                                                         : MemScope::Gpu;
   if (!elem.isInvalid() && scope && e.space == AddressSpace::Cluster && *scope == MemScope::Cta) {
     error(scopeLoc, "scope 'cta' does not cover cluster shared memory",
           "use scope = cluster (or wider) for accesses to another CTA's shared memory");

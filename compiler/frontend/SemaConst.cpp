@@ -35,9 +35,12 @@ double roundToFormat(double v, int mant, int minExp, int maxExp) {
 
 double roundTo(ScalarKind k, double v) {
   switch (k) {
-  case ScalarKind::F16: return roundToFormat(v, 10, -14, 15);
-  case ScalarKind::BF16: return roundToFormat(v, 7, -126, 127);
-  default: return (double)(float)v;
+  case ScalarKind::F16:
+    return roundToFormat(v, 10, -14, 15);
+  case ScalarKind::BF16:
+    return roundToFormat(v, 7, -126, 127);
+  default:
+    return (double)(float)v;
   }
 }
 
@@ -85,7 +88,8 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
     return isFloat ? floatValue((double)v) : intValue((uint64_t)v);
   }
   case ExprAST::FloatLiteral:
-    return isFloat ? std::optional<ConstValue>(floatValue(e.as<FloatLiteralExpr>()->value)) : std::nullopt;
+    return isFloat ? std::optional<ConstValue>(floatValue(e.as<FloatLiteralExpr>()->value))
+                   : std::nullopt;
   case ExprAST::BoolLiteral:
     return intValue(e.as<BoolLiteralExpr>()->value ? 1 : 0);
   case ExprAST::Unary: {
@@ -94,9 +98,11 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
     if (!v)
       return std::nullopt;
     switch (u.op) {
-    case UnaryOp::Neg: return isFloat ? floatValue(-v->f) : intValue(0 - (uint64_t)v->i);
+    case UnaryOp::Neg:
+      return isFloat ? floatValue(-v->f) : intValue(0 - (uint64_t)v->i);
     case UnaryOp::Not:
-    case UnaryOp::BitNot: return intValue(~(uint64_t)v->i);
+    case UnaryOp::BitNot:
+      return intValue(~(uint64_t)v->i);
     }
     return std::nullopt;
   }
@@ -163,24 +169,35 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
   }
 }
 
-std::optional<ConstValue> Sema::applyBinary(BinaryOp op, const Type &operandType, const ConstValue &l,
-                                            const ConstValue &r) {
+std::optional<ConstValue> Sema::applyBinary(BinaryOp op, const Type &operandType,
+                                            const ConstValue &l, const ConstValue &r) {
   unsigned bits = bitWidth(operandType.scalar);
   auto boolean = [](bool v) { return ConstValue{false, v ? 1 : 0, 0}; };
   if (operandType.isFloat()) {
     auto f = [&](double v) { return ConstValue{true, 0, roundTo(operandType.scalar, v)}; };
     switch (op) {
-    case BinaryOp::Add: return f(l.f + r.f);
-    case BinaryOp::Sub: return f(l.f - r.f);
-    case BinaryOp::Mul: return f(l.f * r.f);
-    case BinaryOp::Div: return f(l.f / r.f);
-    case BinaryOp::Eq: return boolean(l.f == r.f);
-    case BinaryOp::Ne: return boolean(l.f != r.f);
-    case BinaryOp::Lt: return boolean(l.f < r.f);
-    case BinaryOp::Le: return boolean(l.f <= r.f);
-    case BinaryOp::Gt: return boolean(l.f > r.f);
-    case BinaryOp::Ge: return boolean(l.f >= r.f);
-    default: return std::nullopt;
+    case BinaryOp::Add:
+      return f(l.f + r.f);
+    case BinaryOp::Sub:
+      return f(l.f - r.f);
+    case BinaryOp::Mul:
+      return f(l.f * r.f);
+    case BinaryOp::Div:
+      return f(l.f / r.f);
+    case BinaryOp::Eq:
+      return boolean(l.f == r.f);
+    case BinaryOp::Ne:
+      return boolean(l.f != r.f);
+    case BinaryOp::Lt:
+      return boolean(l.f < r.f);
+    case BinaryOp::Le:
+      return boolean(l.f <= r.f);
+    case BinaryOp::Gt:
+      return boolean(l.f > r.f);
+    case BinaryOp::Ge:
+      return boolean(l.f >= r.f);
+    default:
+      return std::nullopt;
     }
   }
   uint64_t a = (uint64_t)l.i, b = (uint64_t)r.i;
@@ -188,9 +205,12 @@ std::optional<ConstValue> Sema::applyBinary(BinaryOp op, const Type &operandType
   // The shift amount read unsigned in the operand width.
   uint64_t amount = bits >= 64 ? b : b & ((1ull << bits) - 1);
   switch (op) {
-  case BinaryOp::Add: return n(a + b);
-  case BinaryOp::Sub: return n(a - b);
-  case BinaryOp::Mul: return n(a * b);
+  case BinaryOp::Add:
+    return n(a + b);
+  case BinaryOp::Sub:
+    return n(a - b);
+  case BinaryOp::Mul:
+    return n(a * b);
   case BinaryOp::Div:
   case BinaryOp::Rem: {
     bool isRem = op == BinaryOp::Rem;
@@ -200,25 +220,36 @@ std::optional<ConstValue> Sema::applyBinary(BinaryOp op, const Type &operandType
       return n(isRem ? 0 : 0 - a);
     return n((uint64_t)(isRem ? l.i % r.i : l.i / r.i));
   }
-  case BinaryOp::Shl: return n(amount >= bits ? 0 : a << amount);
-  case BinaryOp::Shr: return n((uint64_t)(l.i >> (amount >= bits ? bits - 1 : amount)));
+  case BinaryOp::Shl:
+    return n(amount >= bits ? 0 : a << amount);
+  case BinaryOp::Shr:
+    return n((uint64_t)(l.i >> (amount >= bits ? bits - 1 : amount)));
   case BinaryOp::BitAnd:
-  case BinaryOp::LogicalAnd: return n(a & b);
+  case BinaryOp::LogicalAnd:
+    return n(a & b);
   case BinaryOp::BitOr:
-  case BinaryOp::LogicalOr: return n(a | b);
-  case BinaryOp::BitXor: return n(a ^ b);
-  case BinaryOp::Eq: return boolean(l.i == r.i);
-  case BinaryOp::Ne: return boolean(l.i != r.i);
-  case BinaryOp::Lt: return boolean(l.i < r.i);
-  case BinaryOp::Le: return boolean(l.i <= r.i);
-  case BinaryOp::Gt: return boolean(l.i > r.i);
-  case BinaryOp::Ge: return boolean(l.i >= r.i);
+  case BinaryOp::LogicalOr:
+    return n(a | b);
+  case BinaryOp::BitXor:
+    return n(a ^ b);
+  case BinaryOp::Eq:
+    return boolean(l.i == r.i);
+  case BinaryOp::Ne:
+    return boolean(l.i != r.i);
+  case BinaryOp::Lt:
+    return boolean(l.i < r.i);
+  case BinaryOp::Le:
+    return boolean(l.i <= r.i);
+  case BinaryOp::Gt:
+    return boolean(l.i > r.i);
+  case BinaryOp::Ge:
+    return boolean(l.i >= r.i);
   }
   return std::nullopt;
 }
 
-bool Sema::checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs, const ExprAST &rhs,
-                                  const Location &loc) {
+bool Sema::checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs,
+                                  const ExprAST &rhs, const Location &loc) {
   if (!t.isInteger() || t.isBool())
     return true;
   bool shift = op == BinaryOp::Shl || op == BinaryOp::Shr;
@@ -232,14 +263,19 @@ bool Sema::checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs
   if (shift) {
     if (r->i >= 0 && r->i < (int64_t)bits)
       return true;
-    error(loc, "shift amount " + std::to_string(r->i) + " is out of range for " + ty + " (0 to " +
-                   std::to_string(bits - 1) + ")",
-          op == BinaryOp::Shl
-              ? "at run time an amount >= " + std::to_string(bits) + " (read unsigned) gives 0; write 0, or "
-                    "mask a run-time amount: x << (n & " + std::to_string(bits - 1) + ")"
-              : "at run time an amount >= " + std::to_string(bits) + " (read unsigned) gives the sign fill "
-                    "(x >> " + std::to_string(bits - 1) + "); write that, or mask a run-time amount: x >> (n & " +
-                    std::to_string(bits - 1) + ")");
+    error(loc,
+          "shift amount " + std::to_string(r->i) + " is out of range for " + ty + " (0 to " +
+              std::to_string(bits - 1) + ")",
+          op == BinaryOp::Shl ? "at run time an amount >= " + std::to_string(bits) +
+                                    " (read unsigned) gives 0; write 0, or "
+                                    "mask a run-time amount: x << (n & " +
+                                    std::to_string(bits - 1) + ")"
+                              : "at run time an amount >= " + std::to_string(bits) +
+                                    " (read unsigned) gives the sign fill "
+                                    "(x >> " +
+                                    std::to_string(bits - 1) +
+                                    "); write that, or mask a run-time amount: x >> (n & " +
+                                    std::to_string(bits - 1) + ")");
     return false;
   }
   bool isRem = op == BinaryOp::Rem;
@@ -254,8 +290,9 @@ bool Sema::checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs
     if (l && l->i == minOf(bits)) {
       error(loc, std::to_string(l->i) + " " + sp + " -1 overflows " + ty,
             isRem ? "the remainder is 0 (as at run time); write 0"
-                  : "the quotient wraps to " + std::to_string(l->i) + " (as at run time); write that, or "
-                    "use a wider type: `x as i64`");
+                  : "the quotient wraps to " + std::to_string(l->i) +
+                        " (as at run time); write that, or "
+                        "use a wider type: `x as i64`");
       return false;
     }
   }
@@ -267,7 +304,8 @@ bool Sema::checkConstantOps(const ExprAST &e) {
     return true;
   bool ok = true;
   switch (e.kind()) {
-  case ExprAST::Unary: return checkConstantOps(*e.as<UnaryExpr>()->operand);
+  case ExprAST::Unary:
+    return checkConstantOps(*e.as<UnaryExpr>()->operand);
   case ExprAST::Binary: {
     auto &b = *e.as<BinaryExpr>();
     ok = checkConstantOps(*b.lhs);
@@ -287,7 +325,8 @@ bool Sema::checkConstantOps(const ExprAST &e) {
       return true;
     unsigned bits = bitWidth(e.type.scalar);
     double tr = std::trunc(v->f);
-    bool inRange = !std::isnan(v->f) && tr >= std::ldexp(-1.0, (int)bits - 1) && tr < std::ldexp(1.0, (int)bits - 1);
+    bool inRange = !std::isnan(v->f) && tr >= std::ldexp(-1.0, (int)bits - 1) &&
+                   tr < std::ldexp(1.0, (int)bits - 1);
     if (inRange)
       return true;
     if (std::isnan(v->f)) {
@@ -296,10 +335,12 @@ bool Sema::checkConstantOps(const ExprAST &e) {
       return false;
     }
     auto saturated = evalConstant(e);
-    error(e.loc, "cast of " + formatFloat(v->f) + " to " + e.type.str() + " is out of range (" +
-                     std::to_string(minOf(bits)) + " to " + std::to_string(maxOf(bits)) + ")",
+    error(e.loc,
+          "cast of " + formatFloat(v->f) + " to " + e.type.str() + " is out of range (" +
+              std::to_string(minOf(bits)) + " to " + std::to_string(maxOf(bits)) + ")",
           "at run time float-to-integer conversion saturates (here to " +
-              std::to_string(saturated ? saturated->i : 0) + "); write the integer you mean, or clamp first");
+              std::to_string(saturated ? saturated->i : 0) +
+              "); write the integer you mean, or clamp first");
     return false;
   }
   case ExprAST::Index: {
@@ -307,7 +348,8 @@ bool Sema::checkConstantOps(const ExprAST &e) {
     ok = checkConstantOps(*i.base);
     return checkConstantOps(*i.index) && ok;
   }
-  case ExprAST::Member: return checkConstantOps(*e.as<MemberExpr>()->base);
+  case ExprAST::Member:
+    return checkConstantOps(*e.as<MemberExpr>()->base);
   case ExprAST::Call:
     for (const ExprPtr &a : e.as<CallExpr>()->args)
       ok = checkConstantOps(*a) && ok;
@@ -327,9 +369,15 @@ void Sema::checkConstantOpsInStmt(StmtAST &s) {
       checkConstantOps(*e);
   };
   switch (s.kind()) {
-  case StmtAST::Let: check(s.as<LetStmt>()->init); break;
-  case StmtAST::SharedArray: check(s.as<SharedArrayStmt>()->count); break;
-  case StmtAST::MBarrier: check(s.as<MBarrierStmt>()->count); break;
+  case StmtAST::Let:
+    check(s.as<LetStmt>()->init);
+    break;
+  case StmtAST::SharedArray:
+    check(s.as<SharedArrayStmt>()->count);
+    break;
+  case StmtAST::MBarrier:
+    check(s.as<MBarrierStmt>()->count);
+    break;
   case StmtAST::Assign: {
     auto &a = *s.as<AssignStmt>();
     check(a.target);
@@ -346,10 +394,17 @@ void Sema::checkConstantOpsInStmt(StmtAST &s) {
     check(f.step);
     break;
   }
-  case StmtAST::If: check(s.as<IfStmt>()->cond); break;
-  case StmtAST::While: check(s.as<WhileStmt>()->cond); break;
-  case StmtAST::ExprStmt: check(s.as<ExprStmtAST>()->expr); break;
-  case StmtAST::Return: break;
+  case StmtAST::If:
+    check(s.as<IfStmt>()->cond);
+    break;
+  case StmtAST::While:
+    check(s.as<WhileStmt>()->cond);
+    break;
+  case StmtAST::ExprStmt:
+    check(s.as<ExprStmtAST>()->expr);
+    break;
+  case StmtAST::Return:
+    break;
   }
 }
 

@@ -121,7 +121,9 @@ private:
 
   Level level(const ExprAST &e) {
     switch (e.kind()) {
-    case ExprAST::IntLiteral: case ExprAST::FloatLiteral: case ExprAST::BoolLiteral:
+    case ExprAST::IntLiteral:
+    case ExprAST::FloatLiteral:
+    case ExprAST::BoolLiteral:
       return Uniform;
     case ExprAST::VarRef: {
       const Decl *d = e.as<VarRefExpr>()->decl;
@@ -146,12 +148,21 @@ private:
     case ExprAST::Call: {
       auto &c = *e.as<CallExpr>();
       switch (c.builtin) {
-      case Builtin::BlockDim: case Builtin::GridDim: case Builtin::ClusterSize: case Builtin::ClusterId:
-      case Builtin::ClusterDim: case Builtin::NumClusters:
+      case Builtin::BlockDim:
+      case Builtin::GridDim:
+      case Builtin::ClusterSize:
+      case Builtin::ClusterId:
+      case Builtin::ClusterDim:
+      case Builtin::NumClusters:
         return Uniform;
-      case Builtin::BlockId: case Builtin::ClusterRank: case Builtin::BlockInCluster:
+      case Builtin::BlockId:
+      case Builtin::ClusterRank:
+      case Builtin::BlockInCluster:
         return PerCta;
-      case Builtin::Min: case Builtin::Max: case Builtin::Clamp: case Builtin::Len: {
+      case Builtin::Min:
+      case Builtin::Max:
+      case Builtin::Clamp:
+      case Builtin::Len: {
         Level l = Uniform;
         for (const ExprPtr &a : c.args)
           l = std::max(l, level(*a));
@@ -188,17 +199,20 @@ private:
     bool cta = c.builtin == Builtin::SyncThreads;
     bool cluster = c.builtin == Builtin::ClusterSync || c.builtin == Builtin::ClusterArrive ||
                    c.builtin == Builtin::ClusterWait;
-    if ((cta && control.level < PerThread) || (cluster && control.level < PerCta) || (!cta && !cluster))
+    if ((cta && control.level < PerThread) || (cluster && control.level < PerCta) ||
+        (!cta && !cluster))
       return;
     std::string between = control.level == PerThread ? "threads" : "CTAs";
-    diags_.warning(c.loc,
-                   c.callee + "() in control flow that " + between + " of the " + (cta ? "block" : "cluster") +
-                       " may take differently: threads that do not reach it " +
-                       (cta ? "deadlock the others" : "deadlock or desynchronise the cluster"),
-                   cta ? std::string("move it where every thread of the block reaches it; here it is the "
-                                     "non-aligned barrier.sync")
-                       : std::string("move it where every thread of every CTA reaches it; here it does not count "
-                                     "as the cluster barrier that keeps peers' shared memory alive"));
+    diags_.warning(
+        c.loc,
+        c.callee + "() in control flow that " + between + " of the " + (cta ? "block" : "cluster") +
+            " may take differently: threads that do not reach it " +
+            (cta ? "deadlock the others" : "deadlock or desynchronise the cluster"),
+        cta ? std::string("move it where every thread of the block reaches it; here it is the "
+                          "non-aligned barrier.sync")
+            : std::string(
+                  "move it where every thread of every CTA reaches it; here it does not count "
+                  "as the cluster barrier that keeps peers' shared memory alive"));
     diags_.note(control.where, "this decision differs between " + between);
   }
 
@@ -243,12 +257,16 @@ void Sema::checkDivergence() {
       return std::nullopt;
     const auto &d = k.cluster.dims;
     switch (c->builtin) {
-    case Builtin::ClusterRank: return rank;
-    case Builtin::ClusterSize: return ranks;
-    case Builtin::ClusterDim: return d[c->axis];
+    case Builtin::ClusterRank:
+      return rank;
+    case Builtin::ClusterSize:
+      return ranks;
+    case Builtin::ClusterDim:
+      return d[c->axis];
     case Builtin::BlockInCluster: // rank = x + y * X + z * X * Y
       return c->axis == 0 ? rank % d[0] : c->axis == 1 ? rank / d[0] % d[1] : rank / (d[0] * d[1]);
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
     }
   };
   auto value = [&](const ExprAST &e) {
@@ -357,18 +375,24 @@ void Sema::checkDivergence() {
       if (arrives)
         continue;
       const std::string &name = m->decl->name;
-      std::string in = k.cluster.kind == ClusterAttr::Static ? " in CTA rank " + std::to_string(r) : "";
-      diags_.error(wait->call->loc,
-                   "wait() on '" + name + "' never completes" + in + ": no arrive on " + (in.empty() ? "'" : "that CTA's '") + name +
-                       "' can run" + (arrivals.empty() ? " (store_async completes bytes but does not arrive)" : ""),
-                   arrivals.empty()
-                       ? "a phase completes when its arrivals are done and its bytes arrived: add "
-                         "`arrive_expect_tx(" + name + ", BYTES)` in the waiting CTA"
-                       : "arrive in every CTA that waits (move the arrive out of the condition that excludes this "
-                         "CTA), or wait only where arrivals happen");
+      std::string in =
+          k.cluster.kind == ClusterAttr::Static ? " in CTA rank " + std::to_string(r) : "";
+      diags_.error(
+          wait->call->loc,
+          "wait() on '" + name + "' never completes" + in + ": no arrive on " +
+              (in.empty() ? "'" : "that CTA's '") + name + "' can run" +
+              (arrivals.empty() ? " (store_async completes bytes but does not arrive)" : ""),
+          arrivals.empty()
+              ? "a phase completes when its arrivals are done and its bytes arrived: add "
+                "`arrive_expect_tx(" +
+                    name + ", BYTES)` in the waiting CTA"
+              : "arrive in every CTA that waits (move the arrive out of the condition that "
+                "excludes this "
+                "CTA), or wait only where arrivals happen");
       for (const RankedUse *a : arrivals)
-        diags_.note(a->call->loc, "this arrival on '" + name + "' does not reach " +
-                                      (in.empty() ? std::string("this CTA") : "CTA rank " + std::to_string(r)));
+        diags_.note(a->call->loc,
+                    "this arrival on '" + name + "' does not reach " +
+                        (in.empty() ? std::string("this CTA") : "CTA rank " + std::to_string(r)));
       break; // one report per mbarrier
     }
   }

@@ -13,17 +13,23 @@
 namespace tile::frontend {
 
 static bool isIntOnly(BinaryOp op) {
-  return op == BinaryOp::Rem || op == BinaryOp::Shl || op == BinaryOp::Shr || op == BinaryOp::BitAnd ||
-         op == BinaryOp::BitOr || op == BinaryOp::BitXor;
+  return op == BinaryOp::Rem || op == BinaryOp::Shl || op == BinaryOp::Shr ||
+         op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor;
 }
 
 Type Sema::infer(ExprPtr &ep) {
   ExprAST &e = *ep;
   Type t;
   switch (e.kind()) {
-  case ExprAST::IntLiteral: t = Type::untypedInt(); break;
-  case ExprAST::FloatLiteral: t = Type::untypedFloat(); break;
-  case ExprAST::BoolLiteral: t = Type::i1(); break;
+  case ExprAST::IntLiteral:
+    t = Type::untypedInt();
+    break;
+  case ExprAST::FloatLiteral:
+    t = Type::untypedFloat();
+    break;
+  case ExprAST::BoolLiteral:
+    t = Type::i1();
+    break;
   case ExprAST::VarRef: {
     auto &v = *e.as<VarRefExpr>();
     v.decl = lookup(v.name);
@@ -41,12 +47,24 @@ Type Sema::infer(ExprPtr &ep) {
     t = v.decl->type;
     break;
   }
-  case ExprAST::Unary: t = inferUnary(*e.as<UnaryExpr>()); break;
-  case ExprAST::Binary: t = inferBinary(*e.as<BinaryExpr>()); break;
-  case ExprAST::Cast: t = inferCast(*e.as<CastExpr>()); break;
-  case ExprAST::Index: t = inferIndex(*e.as<IndexExpr>(), IndexUse::Load); break;
-  case ExprAST::Member: t = inferMember(*e.as<MemberExpr>()); break;
-  case ExprAST::Call: t = inferCall(*e.as<CallExpr>()); break;
+  case ExprAST::Unary:
+    t = inferUnary(*e.as<UnaryExpr>());
+    break;
+  case ExprAST::Binary:
+    t = inferBinary(*e.as<BinaryExpr>());
+    break;
+  case ExprAST::Cast:
+    t = inferCast(*e.as<CastExpr>());
+    break;
+  case ExprAST::Index:
+    t = inferIndex(*e.as<IndexExpr>(), IndexUse::Load);
+    break;
+  case ExprAST::Member:
+    t = inferMember(*e.as<MemberExpr>());
+    break;
+  case ExprAST::Call:
+    t = inferCall(*e.as<CallExpr>());
+    break;
   case ExprAST::Vector:
     error(e.loc, "vector literals are only allowed as the value of store_async",
           "write `store_async(DST, {a, b}, remote(bar, r))`; elsewhere use scalars");
@@ -58,7 +76,8 @@ Type Sema::infer(ExprPtr &ep) {
   return t;
 }
 
-Type Sema::checkValue(ExprPtr &e, const Type *expected, const std::string &what, const std::string &hint) {
+Type Sema::checkValue(ExprPtr &e, const Type *expected, const std::string &what,
+                      const std::string &hint) {
   Type t = infer(e);
   if (t.isInvalid())
     return t;
@@ -115,7 +134,8 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       return false;
     }
     if (to.isBool()) {
-      error(e.loc, "integer literal " + spelled + " cannot be used as i1", "write `true` or `false`");
+      error(e.loc, "integer literal " + spelled + " cannot be used as i1",
+            "write `true` or `false`");
       e.type = Type::invalid();
       return false;
     }
@@ -134,12 +154,12 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       return true;
     }
     unsigned w = bitWidth(to.scalar);
-    uint64_t maxPos = w == 64 ? UINT64_MAX : (1ull << w) - 1;  // bit patterns allowed
+    uint64_t maxPos = w == 64 ? UINT64_MAX : (1ull << w) - 1; // bit patterns allowed
     uint64_t maxNeg = 1ull << (w - 1);
     if (lit.negated ? lit.magnitude > maxNeg : lit.magnitude > maxPos) {
       error(e.loc, "integer literal " + spelled + " does not fit in " + to.str(),
-            "literals of " + to.str() + " range from -" + std::to_string(maxNeg) + " to " + std::to_string(maxPos) +
-                "; use a wider type");
+            "literals of " + to.str() + " range from -" + std::to_string(maxNeg) + " to " +
+                std::to_string(maxPos) + "; use a wider type");
       e.type = Type::invalid();
       return false;
     }
@@ -151,7 +171,8 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     auto &lit = *e.as<FloatLiteralExpr>();
     if (!to.isFloat()) {
       error(e.loc, "float literal cannot be used as " + to.str(),
-            to.isInteger() ? "write an integer literal, or convert with `as`" : "only scalars have literals");
+            to.isInteger() ? "write an integer literal, or convert with `as`"
+                           : "only scalars have literals");
       e.type = Type::invalid();
       return false;
     }
@@ -174,7 +195,8 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       return false;
     }
     if (u.op == UnaryOp::BitNot && !to.isInteger()) {
-      error(e.loc, "'~' needs an integer operand, found " + to.str(), "bitwise operators apply to integers");
+      error(e.loc, "'~' needs an integer operand, found " + to.str(),
+            "bitwise operators apply to integers");
       e.type = Type::invalid();
       return false;
     }
@@ -199,12 +221,15 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
 Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::string &what) {
   Type l = infer(lhs), r = infer(rhs);
   if (l.isInvalid() || r.isInvalid()) {
-    if (l.isUntyped()) finalize(lhs);
-    if (r.isUntyped()) finalize(rhs);
+    if (l.isUntyped())
+      finalize(lhs);
+    if (r.isUntyped())
+      finalize(rhs);
     return Type::invalid();
   }
   if (l.isUntyped() && r.isUntyped())
-    return (l.kind == Type::UntypedFloat || r.kind == Type::UntypedFloat) ? Type::untypedFloat() : Type::untypedInt();
+    return (l.kind == Type::UntypedFloat || r.kind == Type::UntypedFloat) ? Type::untypedFloat()
+                                                                          : Type::untypedInt();
   if (l.isUntyped())
     return adapt(lhs, r) ? r : Type::invalid();
   if (r.isUntyped())
@@ -212,8 +237,11 @@ Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::str
   if (l != r) {
     error(loc, "mismatched types " + l.str() + " and " + r.str() + " in " + what,
           "convert one side with `as`, e.g. `... as " +
-              std::string(l.isScalar() && r.isScalar() && bitWidth(r.scalar) > bitWidth(l.scalar) ? scalarName(r.scalar)
-                          : l.isScalar() ? scalarName(l.scalar) : "i32") + "`");
+              std::string(l.isScalar() && r.isScalar() && bitWidth(r.scalar) > bitWidth(l.scalar)
+                              ? scalarName(r.scalar)
+                          : l.isScalar() ? scalarName(l.scalar)
+                                         : "i32") +
+              "`");
     return Type::invalid();
   }
   return l;
@@ -224,19 +252,22 @@ bool Sema::checkBinaryOperands(BinaryOp op, const Type &t, const Location &loc) 
   if (t.isInvalid())
     return false;
   if (t.kind == Type::UntypedFloat && isIntOnly(op)) {
-    error(loc, "'" + sp + "' needs integer operands, found a float literal", "bitwise, shift and '%' operators apply to integers");
+    error(loc, "'" + sp + "' needs integer operands, found a float literal",
+          "bitwise, shift and '%' operators apply to integers");
     return false;
   }
   if (t.isUntyped())
     return true;
   if (!t.isScalar()) {
     error(loc, "'" + sp + "' cannot be applied to " + t.str(),
-          t.isPointer() ? "only `pointer + integer` is defined on pointers" : "operators apply to scalars");
+          t.isPointer() ? "only `pointer + integer` is defined on pointers"
+                        : "operators apply to scalars");
     return false;
   }
   if (op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr) {
     if (!t.isBool()) {
-      error(loc, "'" + sp + "' needs i1 operands, found " + t.str(), "compare explicitly, e.g. `x != 0`");
+      error(loc, "'" + sp + "' needs i1 operands, found " + t.str(),
+            "compare explicitly, e.g. `x != 0`");
       return false;
     }
     return true;
@@ -257,7 +288,8 @@ bool Sema::checkBinaryOperands(BinaryOp op, const Type &t, const Location &loc) 
   }
   // Arithmetic and ordering comparisons.
   if (t.isBool()) {
-    error(loc, "'" + sp + "' cannot be applied to i1", "use && || ! on booleans, or convert: `b as i32`");
+    error(loc, "'" + sp + "' cannot be applied to i1",
+          "use && || ! on booleans, or convert: `b as i32`");
     return false;
   }
   return true;
@@ -271,16 +303,20 @@ Type Sema::inferUnary(UnaryExpr &e) {
   switch (e.op) {
   case UnaryOp::Not:
     if (t.isUntyped() || !t.isBool()) {
-      if (t.isUntyped()) finalize(e.operand);
-      error(e.loc, "'!' needs an i1 operand, found " + (t.isUntyped() ? std::string("a number") : t.str()),
+      if (t.isUntyped())
+        finalize(e.operand);
+      error(e.loc,
+            "'!' needs an i1 operand, found " + (t.isUntyped() ? std::string("a number") : t.str()),
             "compare explicitly, e.g. `x == 0`; use '~' for bitwise not");
       return Type::invalid();
     }
     return t;
   case UnaryOp::BitNot:
     if (t.kind == Type::UntypedFloat || (!t.isUntyped() && !t.isInteger())) {
-      if (t.isUntyped()) finalize(e.operand);
-      error(e.loc, "'~' needs an integer operand, found " + t.str(), "bitwise operators apply to integers");
+      if (t.isUntyped())
+        finalize(e.operand);
+      error(e.loc, "'~' needs an integer operand, found " + t.str(),
+            "bitwise operators apply to integers");
       return Type::invalid();
     }
     return t;
@@ -288,7 +324,8 @@ Type Sema::inferUnary(UnaryExpr &e) {
     if (t.isUntyped())
       return t;
     if (!t.isScalar() || t.isBool()) {
-      error(e.loc, "'-' cannot be applied to " + t.str(), "negation applies to integers and floats");
+      error(e.loc, "'-' cannot be applied to " + t.str(),
+            "negation applies to integers and floats");
       return Type::invalid();
     }
     return t;
@@ -313,7 +350,8 @@ Type Sema::inferBinary(BinaryExpr &e) {
     if (r.isInvalid())
       return Type::invalid();
     if (!r.isInteger() || r.isBool()) {
-      error(e.rhs->loc, "pointer offset must be an integer, found " + r.str(), "write `p + i` with an integer i");
+      error(e.rhs->loc, "pointer offset must be an integer, found " + r.str(),
+            "write `p + i` with an integer i");
       return Type::invalid();
     }
     return l;
@@ -323,8 +361,10 @@ Type Sema::inferBinary(BinaryExpr &e) {
   Type r = infer(e.rhs);
   Type t;
   if (l.isInvalid() || r.isInvalid()) {
-    if (l.isUntyped()) finalize(e.lhs);
-    if (r.isUntyped()) finalize(e.rhs);
+    if (l.isUntyped())
+      finalize(e.lhs);
+    if (r.isUntyped())
+      finalize(e.rhs);
     return Type::invalid();
   }
   if (r.isPointer() && e.op == BinaryOp::Add && (l.isInteger() || l.isUntyped())) {
@@ -337,17 +377,21 @@ Type Sema::inferBinary(BinaryExpr &e) {
   for (const Type *side : {&l, &r}) {
     if (side->isScalar() || side->isUntyped())
       continue;
-    if (l.isUntyped()) finalize(e.lhs);
-    if (r.isUntyped()) finalize(e.rhs);
+    if (l.isUntyped())
+      finalize(e.lhs);
+    if (r.isUntyped())
+      finalize(e.rhs);
     bool barrier = side->kind == Type::MBarrier || side->kind == Type::MBarrierArray;
     error(e.loc, "'" + sp + "' cannot be applied to " + side->str(),
-          side->isPointer() ? "only `pointer + integer` and `pointer - integer` are defined on pointers"
-          : barrier         ? "mbarriers are used only through arrive, wait, expect_tx and remote"
-                            : "index the array first, e.g. `a[i] + 1`");
+          side->isPointer()
+              ? "only `pointer + integer` and `pointer - integer` are defined on pointers"
+          : barrier ? "mbarriers are used only through arrive, wait, expect_tx and remote"
+                    : "index the array first, e.g. `a[i] + 1`");
     return Type::invalid();
   }
   if (l.isUntyped() && r.isUntyped())
-    t = (l.kind == Type::UntypedFloat || r.kind == Type::UntypedFloat) ? Type::untypedFloat() : Type::untypedInt();
+    t = (l.kind == Type::UntypedFloat || r.kind == Type::UntypedFloat) ? Type::untypedFloat()
+                                                                       : Type::untypedInt();
   else if (l.isUntyped())
     t = adapt(e.lhs, r) ? r : Type::invalid();
   else if (r.isUntyped())
@@ -356,7 +400,9 @@ Type Sema::inferBinary(BinaryExpr &e) {
     error(e.loc, "mismatched operand types " + l.str() + " and " + r.str() + " for '" + sp + "'",
           l.isScalar() && r.isScalar()
               ? "convert one side with `as`, e.g. `... as " +
-                    std::string(scalarName(bitWidth(l.scalar) >= bitWidth(r.scalar) ? l.scalar : r.scalar)) + "`"
+                    std::string(scalarName(bitWidth(l.scalar) >= bitWidth(r.scalar) ? l.scalar
+                                                                                    : r.scalar)) +
+                    "`"
               : "operators apply to scalars of one type");
     return Type::invalid();
   } else
@@ -385,14 +431,17 @@ Type Sema::inferCast(CastExpr &e) {
     return Type::invalid();
   }
   if (from.isUntyped()) {
-    Type lit = (from.kind == Type::UntypedFloat || to.isBool()) ? Type::scalarTy(
-        from.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32) : to;
+    Type lit =
+        (from.kind == Type::UntypedFloat || to.isBool())
+            ? Type::scalarTy(from.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32)
+            : to;
     if (!adapt(e.operand, lit))
       return Type::invalid();
     from = lit;
   }
   if (!from.isScalar()) {
-    error(e.loc, "cannot cast " + from.str() + " to " + to.str(), "casts convert between scalar types");
+    error(e.loc, "cannot cast " + from.str() + " to " + to.str(),
+          "casts convert between scalar types");
     return Type::invalid();
   }
   if (to.isBool() && !from.isBool()) {
@@ -400,7 +449,8 @@ Type Sema::inferCast(CastExpr &e) {
     return Type::invalid();
   }
   if (from.isBool() && to.isFloat()) {
-    error(e.loc, "cannot cast i1 to " + to.str(), "convert through an integer: `(b as i32) as f32`");
+    error(e.loc, "cannot cast i1 to " + to.str(),
+          "convert through an integer: `(b as i32) as f32`");
     return Type::invalid();
   }
   return to;
@@ -440,7 +490,8 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
     if (idx.isInvalid())
       return Type::invalid();
     if (!idx.isInteger() || idx.isBool()) {
-      error(e.index->loc, "index must be an integer, found " + idx.str(), "convert it with `as i32` or `as i64`");
+      error(e.index->loc, "index must be an integer, found " + idx.str(),
+            "convert it with `as i32` or `as i64`");
       return Type::invalid();
     }
     if (!checkConstantIndex(e, base))
@@ -453,14 +504,23 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
     return Type::invalid();
   }
   if (!idx.isInvalid() && (!idx.isInteger() || idx.isBool())) {
-    error(e.index->loc, "index must be an integer, found " + idx.str(), "convert it with `as i32` or `as i64`");
+    error(e.index->loc, "index must be an integer, found " + idx.str(),
+          "convert it with `as i32` or `as i64`");
     return Type::invalid();
   }
   switch (base.kind) {
-  case Type::Pointer: e.space = base.space; break;
-  case Type::SharedArray: e.space = AddressSpace::Shared; break;
-  case Type::ArrayView: e.space = base.space; break;
-  default: e.space = AddressSpace::Cluster; break; // DistArray
+  case Type::Pointer:
+    e.space = base.space;
+    break;
+  case Type::SharedArray:
+    e.space = AddressSpace::Shared;
+    break;
+  case Type::ArrayView:
+    e.space = base.space;
+    break;
+  default:
+    e.space = AddressSpace::Cluster;
+    break; // DistArray
   }
   if (e.space == AddressSpace::Cluster && !requireCluster(e.loc, "access to cluster shared memory"))
     return Type::invalid();
@@ -482,13 +542,15 @@ Type Sema::inferMember(MemberExpr &e) {
   }
   if (e.name == "local") {
     e.member = MemberKind::Local;
-    return Type::array(Type::ArrayView, base.scalar, AddressSpace::Shared, base.lengthType, std::nullopt);
+    return Type::array(Type::ArrayView, base.scalar, AddressSpace::Shared, base.lengthType,
+                       std::nullopt);
   }
   if (e.name == "local_base") {
     e.member = MemberKind::LocalBase;
     return Type::scalarTy(base.lengthType);
   }
-  error(e.loc, "unknown member '" + e.name + "' of a dshared array", "dshared arrays have `.local` and `.local_base`");
+  error(e.loc, "unknown member '" + e.name + "' of a dshared array",
+        "dshared arrays have `.local` and `.local_base`");
   return Type::invalid();
 }
 

@@ -51,11 +51,13 @@ public:
   bool checkCountExpr(ExprAST &e, const std::string &what = "shared array size");
   /// The one constant evaluator: integer and boolean literals, unary and
   /// binary operators (comparisons and logic give 0/1), casts (no
-  /// truncation; a value outside its type's range is `overflow`). `leaf`, when given, values the other leaves (variables,
-  /// builtins) or returns nullopt; without it they are not constant.
+  /// truncation; a value outside its type's range is `overflow`). `leaf`, when given, values the
+  /// other leaves (variables, builtins) or returns nullopt; without it they are not constant.
   using ConstantLeaf = std::function<std::optional<int64_t>(const ExprAST &)>;
-  std::optional<int64_t> foldConstant(const ExprAST &e, bool &overflow, const ConstantLeaf *leaf = nullptr);
-  std::optional<int64_t> foldConstantUnchecked(const ExprAST &e, bool &overflow, const ConstantLeaf *leaf);
+  std::optional<int64_t> foldConstant(const ExprAST &e, bool &overflow,
+                                      const ConstantLeaf *leaf = nullptr);
+  std::optional<int64_t> foldConstantUnchecked(const ExprAST &e, bool &overflow,
+                                               const ConstantLeaf *leaf);
   /// SemaDivergence.cpp: barriers in control flow that threads or CTAs take
   /// differently (warnings), and waits that no arrival reaches in some CTA of
   /// a static cluster (errors).
@@ -74,7 +76,8 @@ public:
   Type infer(ExprPtr &e);
   /// Infers and then adapts untyped literals to `expected` (or the defaults
   /// i32/f32 when null). Reports a mismatch as "<what>: expected X, found Y".
-  Type checkValue(ExprPtr &e, const Type *expected, const std::string &what, const std::string &hint = "");
+  Type checkValue(ExprPtr &e, const Type *expected, const std::string &what,
+                  const std::string &hint = "");
   /// Gives an untyped literal subtree the type `to`; false after an error.
   bool adapt(ExprPtr &e, const Type &to);
   /// Adapts untyped subtrees to the defaults (i32 / f32).
@@ -115,8 +118,9 @@ public:
   bool checkNoNamedArgs(CallExpr &e);
   /// Parses `order =` / `scope =` (each at most once; others are errors);
   /// sets e.orderGiven/e.scopeGiven. False after an error.
-  bool parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope, std::optional<MemOrder> &order,
-                       std::optional<MemScope> &scope, Location &orderLoc, Location &scopeLoc);
+  bool parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope,
+                       std::optional<MemOrder> &order, std::optional<MemScope> &scope,
+                       Location &orderLoc, Location &scopeLoc);
   /// mbarrier builtins (arrive, arrive_expect_tx, expect_tx, wait).
   Type checkMBarrierCall(CallExpr &e);
   /// args[i] must be one mbarrier (a remote one only when !localOnly).
@@ -141,18 +145,24 @@ public:
   std::vector<std::unordered_map<std::string, Decl *>> scopes_;
   int nextId_ = 0;
   int dynamicCount_ = 0;
-  Block *curBlock_ = nullptr; // the block whose statements are being checked
+  Block *curBlock_ = nullptr;                        // the block whose statements are being checked
   std::unordered_set<const ExprAST *> constChecked_; // nodes checkConstantOps has seen
 
   /// What the kernel does with one mbarrier declaration (for checkMBarrierUses).
   struct MBarrierUses {
-    bool arrived = false;       // arrive / arrive_expect_tx / store_async name it
+    bool arrived = false; // arrive / arrive_expect_tx / store_async name it
     std::vector<CallExpr *> waits;
-    struct Expect { CallExpr *call; std::optional<int64_t> bytes; };
+    struct Expect {
+      CallExpr *call;
+      std::optional<int64_t> bytes;
+    };
     std::vector<Expect> expects; // expect_tx / arrive_expect_tx
-    struct Async { CallExpr *call; Block *block; };
-    std::vector<Async> stores;   // store_async completing on it
-    bool storeUnknown = false;   // a store_async on it whose size is unknown (error)
+    struct Async {
+      CallExpr *call;
+      Block *block;
+    };
+    std::vector<Async> stores; // store_async completing on it
+    bool storeUnknown = false; // a store_async on it whose size is unknown (error)
   };
   std::unordered_map<MBarrierStmt *, MBarrierUses> mbarrierUses_;
 };

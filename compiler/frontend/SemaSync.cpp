@@ -69,9 +69,10 @@ Type Sema::checkMBarrierOperand(CallExpr &e, size_t i, bool localOnly) {
   }
   if (localOnly && t.space == AddressSpace::Cluster) {
     error(a->loc, e.callee + "() needs this CTA's mbarrier, not a remote one",
-          e.builtin == Builtin::Wait
-              ? "wait on this CTA's mbarrier (`wait(b)`); peers arrive on it with `arrive(remote(b, r))`"
-              : "expect bytes on this CTA's mbarrier; peers complete them with `store_async(..., remote(b, r))`");
+          e.builtin == Builtin::Wait ? "wait on this CTA's mbarrier (`wait(b)`); peers arrive on "
+                                       "it with `arrive(remote(b, r))`"
+                                     : "expect bytes on this CTA's mbarrier; peers complete them "
+                                       "with `store_async(..., remote(b, r))`");
     return Type::invalid();
   }
   return t;
@@ -97,11 +98,13 @@ Type Sema::checkMBarrierCall(CallExpr &e) {
 
   // Orders: arrive is a release (or relaxed) operation, wait an acquire (or relaxed) one.
   if (order) {
-    bool allowed = b == Builtin::Wait ? (*order == MemOrder::Relaxed || *order == MemOrder::Acquire)
-                                      : (*order == MemOrder::Relaxed || *order == MemOrder::Release);
+    bool allowed = b == Builtin::Wait
+                       ? (*order == MemOrder::Relaxed || *order == MemOrder::Acquire)
+                       : (*order == MemOrder::Relaxed || *order == MemOrder::Release);
     if (!allowed) {
       error(orderLoc, std::string("order '") + orderName(*order) + "' is not valid for " + e.callee,
-            e.callee + (b == Builtin::Wait ? " takes order = relaxed or acquire" : " takes order = relaxed or release"));
+            e.callee + (b == Builtin::Wait ? " takes order = relaxed or acquire"
+                                           : " takes order = relaxed or release"));
       ok = false;
     }
   }
@@ -135,10 +138,12 @@ Type Sema::checkMBarrierCall(CallExpr &e) {
       bytes = foldConstant(*e.args[1], overflow);
       if (overflow || (bytes && (*bytes < 0 || *bytes > target::kMaxMBarrierTxBytes))) {
         error(e.args[1]->loc,
-              overflow ? std::string("transaction byte count overflows")
-                       : "transaction byte count " + std::to_string(*bytes) + " is out of range (0 to " +
-                             std::to_string(target::kMaxMBarrierTxBytes) + ")",
-              "one phase of an mbarrier expects at most " + std::to_string(target::kMaxMBarrierTxBytes) + " bytes");
+              overflow
+                  ? std::string("transaction byte count overflows")
+                  : "transaction byte count " + std::to_string(*bytes) + " is out of range (0 to " +
+                        std::to_string(target::kMaxMBarrierTxBytes) + ")",
+              "one phase of an mbarrier expects at most " +
+                  std::to_string(target::kMaxMBarrierTxBytes) + " bytes");
         ok = false;
         bytes.reset();
       }
@@ -179,16 +184,19 @@ Type Sema::checkStoreAsync(CallExpr &e) {
     finalize(e.args[0]);
   }
   if (!dst || elem.kind == Type::MBarrier) {
-    error(e.args[0]->loc, "the first argument of store_async must be an element access like `remote(a, r)[i]`",
-          "store_async writes into another CTA's shared array: `remote(a, r)[i]` or a dshared element `h[i]`");
+    error(e.args[0]->loc,
+          "the first argument of store_async must be an element access like `remote(a, r)[i]`",
+          "store_async writes into another CTA's shared array: `remote(a, r)[i]` or a dshared "
+          "element `h[i]`");
     elem = Type::invalid();
   } else if (!elem.isInvalid() && dst->space != AddressSpace::Cluster) {
-    error(dst->loc, std::string("store_async writes to another CTA's shared memory, found an element in ") +
-                        spaceName(dst->space) + " memory",
+    error(dst->loc,
+          std::string("store_async writes to another CTA's shared memory, found an element in ") +
+              spaceName(dst->space) + " memory",
           "write `remote(a, r)[i]` (shared array `a` in CTA r) or `h[i]` (a dshared element)");
     elem = Type::invalid();
-  } else if (!elem.isInvalid() && !elem.isScalar(ScalarKind::I32) && !elem.isScalar(ScalarKind::F32) &&
-             !elem.isScalar(ScalarKind::I64)) {
+  } else if (!elem.isInvalid() && !elem.isScalar(ScalarKind::I32) &&
+             !elem.isScalar(ScalarKind::F32) && !elem.isScalar(ScalarKind::I64)) {
     error(dst->loc, "store_async does not support elements of type " + elem.str(),
           "store_async takes i32, f32 or i64 elements");
     elem = Type::invalid();
@@ -204,14 +212,17 @@ Type Sema::checkStoreAsync(CallExpr &e) {
     width = (int64_t)vec->elems.size();
     bool wide = bitWidth(elem.scalar) == 64;
     if (wide ? width > 2 : (width != 1 && width != 2 && width != 4)) {
-      error(vec->loc, "store_async of " + elem.str() + " elements takes " + (wide ? "1 or 2" : "1, 2 or 4") +
-                          " values, found " + std::to_string(width),
-            "st.async stores one, two or four 32-bit values, or one or two 64-bit values; split the store");
+      error(vec->loc,
+            "store_async of " + elem.str() + " elements takes " + (wide ? "1 or 2" : "1, 2 or 4") +
+                " values, found " + std::to_string(width),
+            "st.async stores one, two or four 32-bit values, or one or two 64-bit values; split "
+            "the store");
       ok = false;
     }
     for (size_t k = 0; k < vec->elems.size(); ++k) {
-      Type v = checkValue(vec->elems[k], &elem, "value " + std::to_string(k + 1) + " of store_async",
-                          "convert the value with `as " + std::string(scalarName(elem.scalar)) + "`");
+      Type v =
+          checkValue(vec->elems[k], &elem, "value " + std::to_string(k + 1) + " of store_async",
+                     "convert the value with `as " + std::string(scalarName(elem.scalar)) + "`");
       if (v.isInvalid())
         ok = false;
     }
@@ -227,7 +238,8 @@ Type Sema::checkStoreAsync(CallExpr &e) {
   Type bar = checkMBarrierOperand(e, 2, /*localOnly=*/false);
   if (!bar.isInvalid() && bar.space != AddressSpace::Cluster) {
     error(e.args[2]->loc, "store_async() needs a remote mbarrier, found " + bar.str(),
-          "st.async completes on the receiving CTA's mbarrier: `remote(b, r)` with the destination's rank r");
+          "st.async completes on the receiving CTA's mbarrier: `remote(b, r)` with the "
+          "destination's rank r");
     bar = Type::invalid();
   }
   if (bar.isInvalid())
@@ -284,16 +296,19 @@ bool Sema::checkStoreAsyncPlacement(CallExpr &e, IndexExpr &dst, int64_t width, 
     length = perBlock;
   int64_t bytes = width * byteSize(elem);
   std::string vec = width == 1 ? "" : ".v" + std::to_string(width);
-  std::string what = width == 1 ? "store_async" : "store_async of " + std::to_string(width) + " values";
+  std::string what =
+      width == 1 ? "store_async" : "store_async of " + std::to_string(width) + " values";
 
   if (index && width > 1) {
     int64_t last = *index + width - 1;
     // A scalar index out of range is reported by inferIndex already.
     if (length && (*index < 0 || last >= *length)) {
       error(dst.index->loc,
-            what + " at index " + std::to_string(*index) + " writes elements " + std::to_string(*index) +
-                " .. " + std::to_string(last) + ", past the end of " +
-                (length == baseTy.staticLength ? baseTy.str() : "the " + std::to_string(*length) + " elements of each CTA's part"),
+            what + " at index " + std::to_string(*index) + " writes elements " +
+                std::to_string(*index) + " .. " + std::to_string(last) + ", past the end of " +
+                (length == baseTy.staticLength
+                     ? baseTy.str()
+                     : "the " + std::to_string(*length) + " elements of each CTA's part"),
             "a vector of " + std::to_string(width) + " starts at an index from 0 to " +
                 std::to_string(*length - width) + "; store fewer values or start earlier");
       return false;
@@ -307,11 +322,14 @@ bool Sema::checkStoreAsyncPlacement(CallExpr &e, IndexExpr &dst, int64_t width, 
       offset = *index % *perBlock;
     if (offset && *offset % width != 0) {
       error(dst.index->loc,
-            what + " at element offset " + std::to_string(*offset) + " is misaligned: st.async" + vec + ".b" +
-                std::to_string(bitWidth(elem)) + (bytes == 8 ? " needs an " : " needs a ") +
-                std::to_string(bytes) + "-byte aligned address",
-            "start the vector at " + std::string(distributed ? "an offset in the owner's part" : "an index") +
-                " that is a multiple of " + std::to_string(width) + ", or store the values separately");
+            what + " at element offset " + std::to_string(*offset) + " is misaligned: st.async" +
+                vec + ".b" + std::to_string(bitWidth(elem)) +
+                (bytes == 8 ? " needs an " : " needs a ") + std::to_string(bytes) +
+                "-byte aligned address",
+            "start the vector at " +
+                std::string(distributed ? "an offset in the owner's part" : "an index") +
+                " that is a multiple of " + std::to_string(width) +
+                ", or store the values separately");
       return false;
     }
   }
@@ -333,17 +351,20 @@ bool Sema::checkStoreAsyncPlacement(CallExpr &e, IndexExpr &dst, int64_t width, 
   }
   if (firstOwner && lastOwner && *firstOwner != *lastOwner) {
     error(dst.index->loc,
-          what + " at element " + std::to_string(index.value_or(0)) + " of a dshared array spans CTAs " +
-              std::to_string(*firstOwner) + " and " + std::to_string(*lastOwner) + " (" + std::to_string(perBlock.value_or(0)) +
+          what + " at element " + std::to_string(index.value_or(0)) +
+              " of a dshared array spans CTAs " + std::to_string(*firstOwner) + " and " +
+              std::to_string(*lastOwner) + " (" + std::to_string(perBlock.value_or(0)) +
               " elements per CTA)",
-          "one st.async writes into one CTA: keep the vector inside one CTA's part, or store the values separately");
+          "one st.async writes into one CTA: keep the vector inside one CTA's part, or store the "
+          "values separately");
     return false;
   }
   if (!rankOverflow && barRank && firstOwner && *firstOwner != *barRank) {
     error(e.args[2]->loc,
-          "store_async writes into CTA " + std::to_string(*firstOwner) + " but completes on the mbarrier of CTA " +
-              std::to_string(*barRank),
-          "st.async completes its bytes on an mbarrier in the CTA it writes to: give the mbarrier rank " +
+          "store_async writes into CTA " + std::to_string(*firstOwner) +
+              " but completes on the mbarrier of CTA " + std::to_string(*barRank),
+          "st.async completes its bytes on an mbarrier in the CTA it writes to: give the mbarrier "
+          "rank " +
               std::to_string(*firstOwner));
     return false;
   }
@@ -378,7 +399,8 @@ Type Sema::checkFenceCall(CallExpr &e) {
     Location orderLoc, scopeLoc;
     ok = parseOrderScope(e, true, false, order, scope, orderLoc, scopeLoc);
     if (order && *order != MemOrder::Relaxed && *order != MemOrder::Release) {
-      error(orderLoc, std::string("order '") + orderName(*order) + "' is not valid for cluster_arrive",
+      error(orderLoc,
+            std::string("order '") + orderName(*order) + "' is not valid for cluster_arrive",
             "cluster_arrive takes order = relaxed or release");
       ok = false;
     }
@@ -418,11 +440,13 @@ void Sema::checkMBarrierUses() {
 
     if (!u.arrived && !u.waits.empty()) {
       CallExpr &w = *u.waits.front();
-      error(w.loc, "wait() on '" + name + "' never completes: nothing in kernel '" + kernel_->name +
-                       "' arrives on it",
-            "arrive on it with `arrive(" + name + (m->arraySize ? "[i]" : "") + ")` or `arrive_expect_tx(" + name +
-                (m->arraySize ? "[i]" : "") + ", BYTES)`, or let a peer complete it with `store_async(..., remote(" +
-                name + (m->arraySize ? "[i]" : "") + ", r))`");
+      error(w.loc,
+            "wait() on '" + name + "' never completes: nothing in kernel '" + kernel_->name +
+                "' arrives on it",
+            "arrive on it with `arrive(" + name + (m->arraySize ? "[i]" : "") +
+                ")` or `arrive_expect_tx(" + name + (m->arraySize ? "[i]" : "") +
+                ", BYTES)`, or let a peer complete it with `store_async(..., remote(" + name +
+                (m->arraySize ? "[i]" : "") + ", r))`");
     }
 
     // expect_tx vs the bytes the store_async calls on this mbarrier deliver.
@@ -457,12 +481,14 @@ void Sema::checkMBarrierUses() {
         continue;
       error(x.call->args[1]->loc,
             "expect_tx of " + std::to_string(*x.bytes) + " bytes on '" + name +
-                "', but the store_async calls on it deliver " + std::to_string(delivered) + " bytes",
-            "expect exactly the bytes that complete one phase of '" + name + "' (" + std::to_string(delivered) +
-                "), or change what the store_async calls send");
+                "', but the store_async calls on it deliver " + std::to_string(delivered) +
+                " bytes",
+            "expect exactly the bytes that complete one phase of '" + name + "' (" +
+                std::to_string(delivered) + "), or change what the store_async calls send");
       for (const MBarrierUses::Async *st : same)
-        diags_.note(st->call->loc, "this store_async delivers " + std::to_string(st->call->asyncBytes) +
-                                       " bytes to '" + name + "'");
+        diags_.note(st->call->loc, "this store_async delivers " +
+                                       std::to_string(st->call->asyncBytes) + " bytes to '" + name +
+                                       "'");
     }
   }
 }

@@ -5,30 +5,41 @@ namespace tile::frontend {
 
 const char *scalarName(ScalarKind k) {
   switch (k) {
-  case ScalarKind::I1: return "i1";
-  case ScalarKind::I8: return "i8";
-  case ScalarKind::I16: return "i16";
-  case ScalarKind::I32: return "i32";
-  case ScalarKind::I64: return "i64";
-  case ScalarKind::F16: return "f16";
-  case ScalarKind::BF16: return "bf16";
-  case ScalarKind::F32: return "f32";
+  case ScalarKind::I1:
+    return "i1";
+  case ScalarKind::I8:
+    return "i8";
+  case ScalarKind::I16:
+    return "i16";
+  case ScalarKind::I32:
+    return "i32";
+  case ScalarKind::I64:
+    return "i64";
+  case ScalarKind::F16:
+    return "f16";
+  case ScalarKind::BF16:
+    return "bf16";
+  case ScalarKind::F32:
+    return "f32";
   }
   return "?";
 }
 
 const char *spaceName(AddressSpace s) {
   switch (s) {
-  case AddressSpace::Global: return "global";
-  case AddressSpace::Shared: return "shared";
-  case AddressSpace::Cluster: return "cluster";
+  case AddressSpace::Global:
+    return "global";
+  case AddressSpace::Shared:
+    return "shared";
+  case AddressSpace::Cluster:
+    return "cluster";
   }
   return "?";
 }
 
 std::optional<ScalarKind> scalarFromName(const std::string &n) {
-  static const ScalarKind all[] = {ScalarKind::I1,  ScalarKind::I8,  ScalarKind::I16,
-                                   ScalarKind::I32, ScalarKind::I64, ScalarKind::F16,
+  static const ScalarKind all[] = {ScalarKind::I1,   ScalarKind::I8,  ScalarKind::I16,
+                                   ScalarKind::I32,  ScalarKind::I64, ScalarKind::F16,
                                    ScalarKind::BF16, ScalarKind::F32};
   for (ScalarKind k : all)
     if (n == scalarName(k))
@@ -51,11 +62,19 @@ bool isFloatKind(ScalarKind k) { return !isIntegerKind(k); }
 
 unsigned bitWidth(ScalarKind k) {
   switch (k) {
-  case ScalarKind::I1: return 1;
-  case ScalarKind::I8: return 8;
-  case ScalarKind::I16: case ScalarKind::F16: case ScalarKind::BF16: return 16;
-  case ScalarKind::I32: case ScalarKind::F32: return 32;
-  case ScalarKind::I64: return 64;
+  case ScalarKind::I1:
+    return 1;
+  case ScalarKind::I8:
+    return 8;
+  case ScalarKind::I16:
+  case ScalarKind::F16:
+  case ScalarKind::BF16:
+    return 16;
+  case ScalarKind::I32:
+  case ScalarKind::F32:
+    return 32;
+  case ScalarKind::I64:
+    return 64;
   }
   return 0;
 }
@@ -66,13 +85,20 @@ bool Type::operator==(const Type &o) const {
   if (kind != o.kind)
     return false;
   switch (kind) {
-  case Scalar: return scalar == o.scalar;
-  case Pointer: return scalar == o.scalar && space == o.space;
-  case SharedArray: case ArrayView: case DistArray:
+  case Scalar:
+    return scalar == o.scalar;
+  case Pointer:
+    return scalar == o.scalar && space == o.space;
+  case SharedArray:
+  case ArrayView:
+  case DistArray:
     return scalar == o.scalar && space == o.space && lengthType == o.lengthType;
-  case MBarrier: return space == o.space;
-  case MBarrierArray: return true;
-  default: return true;
+  case MBarrier:
+    return space == o.space;
+  case MBarrierArray:
+    return true;
+  default:
+    return true;
   }
 }
 
@@ -80,17 +106,28 @@ std::string Type::str() const {
   std::string e = scalarName(scalar);
   auto len = [&] { return staticLength ? std::to_string(*staticLength) : std::string("?"); };
   switch (kind) {
-  case Invalid: return "<error>";
-  case Void: return "void";
-  case UntypedInt: return "{integer literal}";
-  case UntypedFloat: return "{float literal}";
-  case Scalar: return e;
-  case Pointer: return "ptr<" + e + ", " + spaceName(space) + ">";
-  case SharedArray: return "shared<" + e + ">[" + len() + "]";
-  case ArrayView: return "view<" + e + ", " + spaceName(space) + ">[" + len() + "]";
-  case DistArray: return "dshared<" + e + ">[" + len() + "]";
-  case MBarrier: return space == AddressSpace::Cluster ? "mbarrier<cluster>" : "mbarrier";
-  case MBarrierArray: return "mbarrier[" + len() + "]";
+  case Invalid:
+    return "<error>";
+  case Void:
+    return "void";
+  case UntypedInt:
+    return "{integer literal}";
+  case UntypedFloat:
+    return "{float literal}";
+  case Scalar:
+    return e;
+  case Pointer:
+    return "ptr<" + e + ", " + spaceName(space) + ">";
+  case SharedArray:
+    return "shared<" + e + ">[" + len() + "]";
+  case ArrayView:
+    return "view<" + e + ", " + spaceName(space) + ">[" + len() + "]";
+  case DistArray:
+    return "dshared<" + e + ">[" + len() + "]";
+  case MBarrier:
+    return space == AddressSpace::Cluster ? "mbarrier<cluster>" : "mbarrier";
+  case MBarrierArray:
+    return "mbarrier[" + len() + "]";
   }
   return "?";
 }

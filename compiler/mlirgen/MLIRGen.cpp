@@ -28,13 +28,13 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
                             /*cluster_dims=*/nullptr, /*cluster_dynamic=*/false,
                             /*max_threads=*/nullptr);
   if (k.cluster.kind == fe::ClusterAttr::Static)
-    kernel.setClusterDimsAttr(builder.getDenseI32ArrayAttr(
-        {k.cluster.dims[0], k.cluster.dims[1], k.cluster.dims[2]}));
+    kernel.setClusterDimsAttr(
+        builder.getDenseI32ArrayAttr({k.cluster.dims[0], k.cluster.dims[1], k.cluster.dims[2]}));
   else if (k.cluster.kind == fe::ClusterAttr::Dynamic)
     kernel.setClusterDynamic(true);
   if (k.threads.present)
-    kernel.setMaxThreadsAttr(builder.getDenseI32ArrayAttr(
-        {k.threads.dims[0], k.threads.dims[1], k.threads.dims[2]}));
+    kernel.setMaxThreadsAttr(
+        builder.getDenseI32ArrayAttr({k.threads.dims[0], k.threads.dims[1], k.threads.dims[2]}));
 
   Block *entry = builder.createBlock(&kernel.getBody(), {}, argTypes,
                                      SmallVector<Location>(argTypes.size(), l));
@@ -111,19 +111,28 @@ void MLIRGenImpl::genBlock(const fe::Block &stmts, size_t from) {
 
 void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
   switch (s.kind()) {
-  case fe::StmtAST::Let: return genLet(*s.as<fe::LetStmt>());
-  case fe::StmtAST::SharedArray: return; // allocated on kernel entry (genKernel)
-  case fe::StmtAST::Assign: return genAssign(*s.as<fe::AssignStmt>());
-  case fe::StmtAST::For: return genFor(*s.as<fe::ForStmt>());
-  case fe::StmtAST::If: return genIf(*s.as<fe::IfStmt>());
-  case fe::StmtAST::While: return genWhile(*s.as<fe::WhileStmt>());
-  case fe::StmtAST::ExprStmt: genExpr(*s.as<fe::ExprStmtAST>()->expr); return;
+  case fe::StmtAST::Let:
+    return genLet(*s.as<fe::LetStmt>());
+  case fe::StmtAST::SharedArray:
+    return; // allocated on kernel entry (genKernel)
+  case fe::StmtAST::Assign:
+    return genAssign(*s.as<fe::AssignStmt>());
+  case fe::StmtAST::For:
+    return genFor(*s.as<fe::ForStmt>());
+  case fe::StmtAST::If:
+    return genIf(*s.as<fe::IfStmt>());
+  case fe::StmtAST::While:
+    return genWhile(*s.as<fe::WhileStmt>());
+  case fe::StmtAST::ExprStmt:
+    genExpr(*s.as<fe::ExprStmtAST>()->expr);
+    return;
   case fe::StmtAST::Return: {
     Location l = loc(s.loc);
     storeWeak(l, boolConst(l, true), returnedFlag);
     return;
   }
-  case fe::StmtAST::MBarrier: return; // allocated and initialised on kernel entry
+  case fe::StmtAST::MBarrier:
+    return; // allocated and initialised on kernel entry
   }
 }
 
@@ -218,7 +227,8 @@ Value MLIRGenImpl::whileCondition(Location l, const std::function<Value()> &cond
 }
 
 void MLIRGenImpl::genWhile(const fe::WhileStmt &s) {
-  emitWhile(loc(s.loc), [&] { return genExpr(*s.cond); }, [&] { genBlock(s.body, 0); });
+  emitWhile(
+      loc(s.loc), [&] { return genExpr(*s.cond); }, [&] { genBlock(s.body, 0); });
 }
 
 /// Linear thread id in the block and threads per block. A `threads(X)`
@@ -281,7 +291,8 @@ MLIRGenImpl::LoopBounds MLIRGenImpl::loopBounds(const fe::ForStmt &s) {
     Value whole = arith::DivUIOp::create(builder, l, distance, divisor);
     Value rest = arith::RemUIOp::create(builder, l, distance, divisor);
     Value partial = arith::ExtUIOp::create(
-        builder, l, varType, arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ne, rest, zero));
+        builder, l, varType,
+        arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ne, rest, zero));
     Value trips = arith::AddIOp::create(builder, l, whole, partial);
     trips = arith::SelectOp::create(builder, l, nonEmpty, trips, zero);
     return {zero, trips, one, true, [this, l, start, step](Value k) -> Value {
@@ -326,9 +337,9 @@ void MLIRGenImpl::genFor(const fe::ForStmt &s) {
   LoopBounds bounds = loopBounds(s);
   const fe::Decl *var = s.loopVar.get();
   if (!returnedFlag || !blockMayReturn(s.body)) {
-    auto loop = scf::ForOp::create(builder, l, bounds.lower, bounds.upper, bounds.step,
-                                   /*initArgs=*/ValueRange{}, /*bodyBuilder=*/nullptr,
-                                   bounds.isUnsigned);
+    auto loop =
+        scf::ForOp::create(builder, l, bounds.lower, bounds.upper, bounds.step,
+                           /*initArgs=*/ValueRange{}, /*bodyBuilder=*/nullptr, bounds.isUnsigned);
     OpBuilder::InsertionGuard g(builder);
     builder.setInsertionPoint(loop.getBody()->getTerminator());
     values[var] = bounds.loopVar(loop.getInductionVar());
@@ -353,7 +364,8 @@ void MLIRGenImpl::genFor(const fe::ForStmt &s) {
       });
 }
 
-OwningOpRef<ModuleOp> mlir::tile::mlirGen(MLIRContext &context, const ::tile::frontend::ModuleAST &module) {
+OwningOpRef<ModuleOp> mlir::tile::mlirGen(MLIRContext &context,
+                                          const ::tile::frontend::ModuleAST &module) {
   context.loadDialect<TileDialect, arith::ArithDialect, scf::SCFDialect, LLVM::LLVMDialect>();
   return MLIRGenImpl(context).gen(module);
 }

@@ -39,14 +39,16 @@ Value MLIRGenImpl::genShift(Location l, bool left, Value x, Value n) {
   Type t = x.getType();
   unsigned width = t.getIntOrFloatBitWidth();
   if (auto c = constantInt(n); c && c->ult(width))
-    return left ? Value(arith::ShLIOp::create(builder, l, x, n)) : Value(arith::ShRSIOp::create(builder, l, x, n));
+    return left ? Value(arith::ShLIOp::create(builder, l, x, n))
+                : Value(arith::ShRSIOp::create(builder, l, x, n));
   if (!left) {
     // Shifting right by width-1 is the sign fill, so clamping the amount
     // (unsigned) gives PTX's result for every n.
     Value amount = arith::MinUIOp::create(builder, l, n, intConst(l, t, width - 1));
     return arith::ShRSIOp::create(builder, l, x, amount);
   }
-  Value inRange = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ult, n, intConst(l, t, width));
+  Value inRange =
+      arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ult, n, intConst(l, t, width));
   if (width == 64) {
     // NVPTX folds `select(n < 64, x << n, 0)` into a bare shl.b64 whose
     // amount operand is .u32 (LLVM 22): an amount of 2^32 or more would be
@@ -67,9 +69,12 @@ Value MLIRGenImpl::genShift(Location l, bool left, Value x, Value n) {
 Value MLIRGenImpl::genDivRem(Location l, bool isRem, Value x, Value d) {
   Type t = x.getType();
   if (auto c = constantInt(d); c && !c->isZero() && !c->isAllOnes())
-    return isRem ? Value(arith::RemSIOp::create(builder, l, x, d)) : Value(arith::DivSIOp::create(builder, l, x, d));
-  if (auto c = constantInt(d); c && c->isAllOnes()) // x / -1 = -x (wraps: MIN / -1 = MIN), x % -1 = 0
-    return isRem ? intConst(l, t, 0) : Value(arith::SubIOp::create(builder, l, intConst(l, t, 0), x));
+    return isRem ? Value(arith::RemSIOp::create(builder, l, x, d))
+                 : Value(arith::DivSIOp::create(builder, l, x, d));
+  if (auto c = constantInt(d);
+      c && c->isAllOnes()) // x / -1 = -x (wraps: MIN / -1 = MIN), x % -1 = 0
+    return isRem ? intConst(l, t, 0)
+                 : Value(arith::SubIOp::create(builder, l, intConst(l, t, 0), x));
   unsigned width = t.getIntOrFloatBitWidth();
   Value zero = intConst(l, t, 0), one = intConst(l, t, 1), minusOne = intConst(l, t, -1);
   Value byZero = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, d, zero);
@@ -78,8 +83,10 @@ Value MLIRGenImpl::genDivRem(Location l, bool isRem, Value x, Value d) {
       builder, l, arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, x, minValue),
       arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, d, minusOne));
   // Dividing by 1 instead gives MIN / -1 = MIN and MIN % -1 = 0 already.
-  Value safe = arith::SelectOp::create(builder, l, arith::OrIOp::create(builder, l, byZero, overflows), one, d);
-  Value r = isRem ? Value(arith::RemSIOp::create(builder, l, x, safe)) : Value(arith::DivSIOp::create(builder, l, x, safe));
+  Value safe = arith::SelectOp::create(builder, l,
+                                       arith::OrIOp::create(builder, l, byZero, overflows), one, d);
+  Value r = isRem ? Value(arith::RemSIOp::create(builder, l, x, safe))
+                  : Value(arith::DivSIOp::create(builder, l, x, safe));
   return arith::SelectOp::create(builder, l, byZero, isRem ? x : minusOne, r);
 }
 
@@ -93,14 +100,16 @@ Value MLIRGenImpl::genFloatToInt(Location l, Value v, Type to) {
   // (llvm.fptosi.sat has the same meaning but NVPTX expands it to compares
   // and selects around cvt.)
   if (width == 64) {
-    Value r = LLVM::CallIntrinsicOp::create(builder, l, to, builder.getStringAttr("llvm.nvvm.f2ll.rz"), ValueRange{v})
+    Value r = LLVM::CallIntrinsicOp::create(
+                  builder, l, to, builder.getStringAttr("llvm.nvvm.f2ll.rz"), ValueRange{v})
                   .getResult(0);
     // cvt.rzi.s64.f32 turns NaN into INT64_MIN on the hardware (gpu.arith_semantics).
     Value isNaN = arith::CmpFOp::create(builder, l, arith::CmpFPredicate::UNO, v, v);
     return arith::SelectOp::create(builder, l, isNaN, intConst(l, to, 0), r);
   }
   Type i32 = builder.getI32Type();
-  Value r = LLVM::CallIntrinsicOp::create(builder, l, i32, builder.getStringAttr("llvm.nvvm.f2i.rz"), ValueRange{v})
+  Value r = LLVM::CallIntrinsicOp::create(builder, l, i32,
+                                          builder.getStringAttr("llvm.nvvm.f2i.rz"), ValueRange{v})
                 .getResult(0);
   if (width == 32)
     return r;

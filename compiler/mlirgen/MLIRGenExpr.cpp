@@ -51,9 +51,8 @@ View MLIRGenImpl::genView(const fe::ExprAST &e) {
   } else {
     v = genView(src);
   }
-  auto clusterPtr = PtrType::get(builder.getContext(),
-                                 cast<PtrType>(v.ptr.getType()).getElementType(),
-                                 AddressSpace::cluster);
+  auto clusterPtr = PtrType::get(
+      builder.getContext(), cast<PtrType>(v.ptr.getType()).getElementType(), AddressSpace::cluster);
   return {MapaOp::create(builder, l, clusterPtr, v.ptr, rank), v.len};
 }
 
@@ -79,10 +78,10 @@ Value MLIRGenImpl::genAddress(const fe::IndexExpr &e) {
     // constant per_block becomes a multiply.
     Value owner = arith::DivUIOp::create(builder, l, index, perBlock);
     Value offset = arith::RemUIOp::create(builder, l, index, perBlock);
-    auto clusterPtr = PtrType::get(builder.getContext(), scalarType(bt.scalar),
-                                   AddressSpace::cluster);
-    Value peer = MapaOp::create(builder, l, clusterPtr, a.base,
-                                castInt(l, owner, builder.getI32Type()));
+    auto clusterPtr =
+        PtrType::get(builder.getContext(), scalarType(bt.scalar), AddressSpace::cluster);
+    Value peer =
+        MapaOp::create(builder, l, clusterPtr, a.base, castInt(l, owner, builder.getI32Type()));
     return PtrAddOp::create(builder, l, peer.getType(), peer, offset);
   }
   Value base = bt.isPointer() ? genExpr(*e.base) : genView(*e.base).ptr;
@@ -112,9 +111,12 @@ Value MLIRGenImpl::genExpr(const fe::ExprAST &e) {
       return loadWeak(l, slots.lookup(d));
     return values.lookup(d);
   }
-  case fe::ExprAST::Unary: return genUnary(*e.as<fe::UnaryExpr>());
-  case fe::ExprAST::Binary: return genBinary(*e.as<fe::BinaryExpr>());
-  case fe::ExprAST::Cast: return genCast(*e.as<fe::CastExpr>());
+  case fe::ExprAST::Unary:
+    return genUnary(*e.as<fe::UnaryExpr>());
+  case fe::ExprAST::Binary:
+    return genBinary(*e.as<fe::BinaryExpr>());
+  case fe::ExprAST::Cast:
+    return genCast(*e.as<fe::CastExpr>());
   case fe::ExprAST::Index: {
     auto &index = *e.as<fe::IndexExpr>();
     return loadWeak(l, genAddress(index));
@@ -123,8 +125,10 @@ Value MLIRGenImpl::genExpr(const fe::ExprAST &e) {
     auto &m = *e.as<fe::MemberExpr>();
     return localBase(l, distArray(*m.base));
   }
-  case fe::ExprAST::Call: return genCall(*e.as<fe::CallExpr>());
-  case fe::ExprAST::Vector: return nullptr; // only inside store_async (genSyncCall)
+  case fe::ExprAST::Call:
+    return genCall(*e.as<fe::CallExpr>());
+  case fe::ExprAST::Vector:
+    return nullptr; // only inside store_async (genSyncCall)
   }
   return nullptr;
 }
@@ -169,7 +173,8 @@ Value MLIRGenImpl::genShortCircuit(const fe::BinaryExpr &e) {
 
 /// `lhs op rhs` on values of the operand type `type` (pointer + integer
 /// offsets by elements).
-Value MLIRGenImpl::genBinaryOp(Location l, fe::BinaryOp op, Value lhs, Value rhs, const fe::Type &type) {
+Value MLIRGenImpl::genBinaryOp(Location l, fe::BinaryOp op, Value lhs, Value rhs,
+                               const fe::Type &type) {
   using B = fe::BinaryOp;
   if (type.isPointer()) {
     if (op == B::Sub)
@@ -178,48 +183,90 @@ Value MLIRGenImpl::genBinaryOp(Location l, fe::BinaryOp op, Value lhs, Value rhs
   }
   if (type.isFloat()) {
     switch (op) {
-    case B::Add: return arith::AddFOp::create(builder, l, lhs, rhs);
-    case B::Sub: return arith::SubFOp::create(builder, l, lhs, rhs);
-    case B::Mul: return arith::MulFOp::create(builder, l, lhs, rhs);
-    case B::Div: return arith::DivFOp::create(builder, l, lhs, rhs);
-    default: break;
+    case B::Add:
+      return arith::AddFOp::create(builder, l, lhs, rhs);
+    case B::Sub:
+      return arith::SubFOp::create(builder, l, lhs, rhs);
+    case B::Mul:
+      return arith::MulFOp::create(builder, l, lhs, rhs);
+    case B::Div:
+      return arith::DivFOp::create(builder, l, lhs, rhs);
+    default:
+      break;
     }
     // Ordered comparisons, except != which is true for NaN (as in C).
     arith::CmpFPredicate pred = arith::CmpFPredicate::OEQ;
     switch (op) {
-    case B::Eq: pred = arith::CmpFPredicate::OEQ; break;
-    case B::Ne: pred = arith::CmpFPredicate::UNE; break;
-    case B::Lt: pred = arith::CmpFPredicate::OLT; break;
-    case B::Le: pred = arith::CmpFPredicate::OLE; break;
-    case B::Gt: pred = arith::CmpFPredicate::OGT; break;
-    case B::Ge: pred = arith::CmpFPredicate::OGE; break;
-    default: break;
+    case B::Eq:
+      pred = arith::CmpFPredicate::OEQ;
+      break;
+    case B::Ne:
+      pred = arith::CmpFPredicate::UNE;
+      break;
+    case B::Lt:
+      pred = arith::CmpFPredicate::OLT;
+      break;
+    case B::Le:
+      pred = arith::CmpFPredicate::OLE;
+      break;
+    case B::Gt:
+      pred = arith::CmpFPredicate::OGT;
+      break;
+    case B::Ge:
+      pred = arith::CmpFPredicate::OGE;
+      break;
+    default:
+      break;
     }
     return arith::CmpFOp::create(builder, l, pred, lhs, rhs);
   }
   switch (op) {
-  case B::Add: return arith::AddIOp::create(builder, l, lhs, rhs);
-  case B::Sub: return arith::SubIOp::create(builder, l, lhs, rhs);
-  case B::Mul: return arith::MulIOp::create(builder, l, lhs, rhs);
-  case B::Div: return genDivRem(l, /*isRem=*/false, lhs, rhs);
-  case B::Rem: return genDivRem(l, /*isRem=*/true, lhs, rhs);
-  case B::Shl: return genShift(l, /*left=*/true, lhs, rhs);
-  case B::Shr: return genShift(l, /*left=*/false, lhs, rhs);
-  case B::BitAnd: return arith::AndIOp::create(builder, l, lhs, rhs);
-  case B::BitOr: return arith::OrIOp::create(builder, l, lhs, rhs);
-  case B::BitXor: return arith::XOrIOp::create(builder, l, lhs, rhs);
-  case B::LogicalAnd: return arith::AndIOp::create(builder, l, lhs, rhs);
-  case B::LogicalOr: return arith::OrIOp::create(builder, l, lhs, rhs);
-  default: break;
+  case B::Add:
+    return arith::AddIOp::create(builder, l, lhs, rhs);
+  case B::Sub:
+    return arith::SubIOp::create(builder, l, lhs, rhs);
+  case B::Mul:
+    return arith::MulIOp::create(builder, l, lhs, rhs);
+  case B::Div:
+    return genDivRem(l, /*isRem=*/false, lhs, rhs);
+  case B::Rem:
+    return genDivRem(l, /*isRem=*/true, lhs, rhs);
+  case B::Shl:
+    return genShift(l, /*left=*/true, lhs, rhs);
+  case B::Shr:
+    return genShift(l, /*left=*/false, lhs, rhs);
+  case B::BitAnd:
+    return arith::AndIOp::create(builder, l, lhs, rhs);
+  case B::BitOr:
+    return arith::OrIOp::create(builder, l, lhs, rhs);
+  case B::BitXor:
+    return arith::XOrIOp::create(builder, l, lhs, rhs);
+  case B::LogicalAnd:
+    return arith::AndIOp::create(builder, l, lhs, rhs);
+  case B::LogicalOr:
+    return arith::OrIOp::create(builder, l, lhs, rhs);
+  default:
+    break;
   }
   arith::CmpIPredicate pred = arith::CmpIPredicate::eq;
   switch (op) {
-  case B::Ne: pred = arith::CmpIPredicate::ne; break;
-  case B::Lt: pred = arith::CmpIPredicate::slt; break;
-  case B::Le: pred = arith::CmpIPredicate::sle; break;
-  case B::Gt: pred = arith::CmpIPredicate::sgt; break;
-  case B::Ge: pred = arith::CmpIPredicate::sge; break;
-  default: break;
+  case B::Ne:
+    pred = arith::CmpIPredicate::ne;
+    break;
+  case B::Lt:
+    pred = arith::CmpIPredicate::slt;
+    break;
+  case B::Le:
+    pred = arith::CmpIPredicate::sle;
+    break;
+  case B::Gt:
+    pred = arith::CmpIPredicate::sgt;
+    break;
+  case B::Ge:
+    pred = arith::CmpIPredicate::sge;
+    break;
+  default:
+    break;
   }
   return arith::CmpIOp::create(builder, l, pred, lhs, rhs);
 }
@@ -247,22 +294,32 @@ Value MLIRGenImpl::genCast(const fe::CastExpr &e) {
 
 MemoryOrder MLIRGenImpl::order(fe::MemOrder o) {
   switch (o) {
-  case fe::MemOrder::Weak: return MemoryOrder::weak;
-  case fe::MemOrder::Relaxed: return MemoryOrder::relaxed;
-  case fe::MemOrder::Acquire: return MemoryOrder::acquire;
-  case fe::MemOrder::Release: return MemoryOrder::release;
-  case fe::MemOrder::AcqRel: return MemoryOrder::acq_rel;
-  case fe::MemOrder::Sc: return MemoryOrder::sc;
+  case fe::MemOrder::Weak:
+    return MemoryOrder::weak;
+  case fe::MemOrder::Relaxed:
+    return MemoryOrder::relaxed;
+  case fe::MemOrder::Acquire:
+    return MemoryOrder::acquire;
+  case fe::MemOrder::Release:
+    return MemoryOrder::release;
+  case fe::MemOrder::AcqRel:
+    return MemoryOrder::acq_rel;
+  case fe::MemOrder::Sc:
+    return MemoryOrder::sc;
   }
   return MemoryOrder::relaxed;
 }
 
 MemoryScope MLIRGenImpl::scope(fe::MemScope s) {
   switch (s) {
-  case fe::MemScope::Cta: return MemoryScope::cta;
-  case fe::MemScope::Cluster: return MemoryScope::cluster;
-  case fe::MemScope::Gpu: return MemoryScope::gpu;
-  case fe::MemScope::Sys: return MemoryScope::sys;
+  case fe::MemScope::Cta:
+    return MemoryScope::cta;
+  case fe::MemScope::Cluster:
+    return MemoryScope::cluster;
+  case fe::MemScope::Gpu:
+    return MemoryScope::gpu;
+  case fe::MemScope::Sys:
+    return MemoryScope::sys;
   }
   return MemoryScope::gpu;
 }
@@ -275,17 +332,28 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   Location l = loc(e.loc);
   using BI = fe::Builtin;
   switch (e.builtin) {
-  case BI::ThreadId: return idRegister(l, SpecialReg::tid_x, e.axis);
-  case BI::BlockDim: return idRegister(l, SpecialReg::ntid_x, e.axis);
-  case BI::BlockId: return idRegister(l, SpecialReg::ctaid_x, e.axis);
-  case BI::GridDim: return idRegister(l, SpecialReg::nctaid_x, e.axis);
-  case BI::ClusterRank: return sreg(l, SpecialReg::cluster_ctarank);
-  case BI::ClusterSize: return sreg(l, SpecialReg::cluster_nctarank);
-  case BI::ClusterId: return idRegister(l, SpecialReg::clusterid_x, e.axis);
-  case BI::ClusterDim: return idRegister(l, SpecialReg::cluster_nctaid_x, e.axis);
-  case BI::BlockInCluster: return idRegister(l, SpecialReg::cluster_ctaid_x, e.axis);
-  case BI::NumClusters: return idRegister(l, SpecialReg::nclusterid_x, e.axis);
-  case BI::LaneId: return sreg(l, SpecialReg::laneid);
+  case BI::ThreadId:
+    return idRegister(l, SpecialReg::tid_x, e.axis);
+  case BI::BlockDim:
+    return idRegister(l, SpecialReg::ntid_x, e.axis);
+  case BI::BlockId:
+    return idRegister(l, SpecialReg::ctaid_x, e.axis);
+  case BI::GridDim:
+    return idRegister(l, SpecialReg::nctaid_x, e.axis);
+  case BI::ClusterRank:
+    return sreg(l, SpecialReg::cluster_ctarank);
+  case BI::ClusterSize:
+    return sreg(l, SpecialReg::cluster_nctarank);
+  case BI::ClusterId:
+    return idRegister(l, SpecialReg::clusterid_x, e.axis);
+  case BI::ClusterDim:
+    return idRegister(l, SpecialReg::cluster_nctaid_x, e.axis);
+  case BI::BlockInCluster:
+    return idRegister(l, SpecialReg::cluster_ctaid_x, e.axis);
+  case BI::NumClusters:
+    return idRegister(l, SpecialReg::nclusterid_x, e.axis);
+  case BI::LaneId:
+    return sreg(l, SpecialReg::laneid);
   case BI::WarpId: {
     Value tid = linearThread(l).first;
     return arith::DivUIOp::create(builder, l, tid,
@@ -306,9 +374,14 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
       return distArray(a).count;
     return genView(a).len;
   }
-  case BI::SyncThreads: BarrierOp::create(builder, l, /*aligned=*/false); return nullptr;
-  case BI::ClusterSync: ClusterSyncOp::create(builder, l, /*aligned=*/false); return nullptr;
-  case BI::Remote: return genView(e).ptr; // only reached through genView's users
+  case BI::SyncThreads:
+    BarrierOp::create(builder, l, /*aligned=*/false);
+    return nullptr;
+  case BI::ClusterSync:
+    ClusterSyncOp::create(builder, l, /*aligned=*/false);
+    return nullptr;
+  case BI::Remote:
+    return genView(e).ptr; // only reached through genView's users
   case BI::Load: {
     Value ptr = genAddress(*e.args[0]->as<fe::IndexExpr>());
     return LoadOp::create(builder, l, cast<PtrType>(ptr.getType()).getElementType(), ptr,
@@ -322,19 +395,36 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::AtomicCas: {
     Value ptr = genAddress(*e.args[0]->as<fe::IndexExpr>());
     Value cmp = genExpr(*e.args[1]), val = genExpr(*e.args[2]);
-    return AtomicCASOp::create(builder, l, val.getType(), ptr, cmp, val, order(e.order), scope(e.scope));
+    return AtomicCASOp::create(builder, l, val.getType(), ptr, cmp, val, order(e.order),
+                               scope(e.scope));
   }
-  case BI::AtomicAdd: return genAtomic(e, AtomicKind::add);
-  case BI::AtomicMin: return genAtomic(e, AtomicKind::min);
-  case BI::AtomicMax: return genAtomic(e, AtomicKind::max);
-  case BI::AtomicExch: return genAtomic(e, AtomicKind::exch);
-  case BI::AtomicAnd: return genAtomic(e, AtomicKind::and_);
-  case BI::AtomicOr: return genAtomic(e, AtomicKind::or_);
-  case BI::AtomicXor: return genAtomic(e, AtomicKind::xor_);
-  case BI::Arrive: case BI::ArriveExpectTx: case BI::ExpectTx: case BI::Wait: case BI::StoreAsync:
-  case BI::Fence: case BI::FenceProxyAsync: case BI::FenceMBarrierInit: case BI::ClusterArrive:
-  case BI::ClusterWait: return genSyncCall(e);
-  case BI::Unknown: break;
+  case BI::AtomicAdd:
+    return genAtomic(e, AtomicKind::add);
+  case BI::AtomicMin:
+    return genAtomic(e, AtomicKind::min);
+  case BI::AtomicMax:
+    return genAtomic(e, AtomicKind::max);
+  case BI::AtomicExch:
+    return genAtomic(e, AtomicKind::exch);
+  case BI::AtomicAnd:
+    return genAtomic(e, AtomicKind::and_);
+  case BI::AtomicOr:
+    return genAtomic(e, AtomicKind::or_);
+  case BI::AtomicXor:
+    return genAtomic(e, AtomicKind::xor_);
+  case BI::Arrive:
+  case BI::ArriveExpectTx:
+  case BI::ExpectTx:
+  case BI::Wait:
+  case BI::StoreAsync:
+  case BI::Fence:
+  case BI::FenceProxyAsync:
+  case BI::FenceMBarrierInit:
+  case BI::ClusterArrive:
+  case BI::ClusterWait:
+    return genSyncCall(e);
+  case BI::Unknown:
+    break;
   }
   return nullptr;
 }
@@ -343,7 +433,8 @@ Value MLIRGenImpl::genAtomic(const fe::CallExpr &e, AtomicKind kind) {
   Location l = loc(e.loc);
   Value ptr = genAddress(*e.args[0]->as<fe::IndexExpr>());
   Value val = genExpr(*e.args[1]);
-  return AtomicRMWOp::create(builder, l, val.getType(), kind, ptr, val, order(e.order), scope(e.scope));
+  return AtomicRMWOp::create(builder, l, val.getType(), kind, ptr, val, order(e.order),
+                             scope(e.scope));
 }
 
 /// Signed integer / IEEE minNum-maxNum (fminf/fmaxf) min and max.

@@ -18,7 +18,8 @@
 //
 //
 // MLIRGen.cpp: kernels and statements; MLIRGenExpr.cpp: arrays, addresses and
-// expressions; MLIRGenArith.cpp: operators with defined results on every input; MLIRGenSync.cpp: mbarriers, st.async, fences, cluster barriers.
+// expressions; MLIRGenArith.cpp: operators with defined results on every input; MLIRGenSync.cpp:
+// mbarriers, st.async, fences, cluster barriers.
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_MLIRGEN_MLIRGENIMPL_H
 #define TILEC_MLIRGEN_MLIRGENIMPL_H
@@ -47,9 +48,9 @@ struct View {
 
 /// A shared or dshared array declared at kernel top level.
 struct ArrayInfo {
-  Value base;      // this CTA's part, !tile.ptr<T, shared>
-  Value count;     // N, the declared length (length type)
-  Value perBlock;  // dshared: elements per CTA (length type)
+  Value base;     // this CTA's part, !tile.ptr<T, shared>
+  Value count;    // N, the declared length (length type)
+  Value perBlock; // dshared: elements per CTA (length type)
   bool distributed = false;
 };
 
@@ -73,9 +74,9 @@ private:
   // Per-kernel state.
   const fe::KernelAST *kernelAST = nullptr;
   KernelOp kernel;
-  llvm::DenseMap<const fe::Decl *, Value> values;   // let, params, loop variables
-  llvm::DenseMap<const fe::Decl *, Value> slots;    // var -> tile.local_var
-  llvm::DenseMap<const fe::Decl *, View> views;     // let bound to an array or view
+  llvm::DenseMap<const fe::Decl *, Value> values; // let, params, loop variables
+  llvm::DenseMap<const fe::Decl *, Value> slots;  // var -> tile.local_var
+  llvm::DenseMap<const fe::Decl *, View> views;   // let bound to an array or view
   llvm::DenseMap<const fe::SharedArrayStmt *, ArrayInfo> arrays;
   llvm::DenseMap<const fe::MBarrierStmt *, Value> mbarriers; // !tile.ptr<i64, shared>
   Value returnedFlag; // !tile.ptr<i1, local>, only when the kernel has a return
@@ -87,29 +88,39 @@ private:
   Location loc(const fe::Location &l) {
     if (l.line <= 0)
       return builder.getUnknownLoc();
-    return FileLineColLoc::get(builder.getContext(), l.file.empty() ? file : l.file, l.line,
-                               l.col);
+    return FileLineColLoc::get(builder.getContext(), l.file.empty() ? file : l.file, l.line, l.col);
   }
 
   Type scalarType(fe::ScalarKind k) {
     switch (k) {
-    case fe::ScalarKind::I1: return builder.getI1Type();
-    case fe::ScalarKind::I8: return builder.getI8Type();
-    case fe::ScalarKind::I16: return builder.getI16Type();
-    case fe::ScalarKind::I32: return builder.getI32Type();
-    case fe::ScalarKind::I64: return builder.getI64Type();
-    case fe::ScalarKind::F16: return builder.getF16Type();
-    case fe::ScalarKind::BF16: return builder.getBF16Type();
-    case fe::ScalarKind::F32: return builder.getF32Type();
+    case fe::ScalarKind::I1:
+      return builder.getI1Type();
+    case fe::ScalarKind::I8:
+      return builder.getI8Type();
+    case fe::ScalarKind::I16:
+      return builder.getI16Type();
+    case fe::ScalarKind::I32:
+      return builder.getI32Type();
+    case fe::ScalarKind::I64:
+      return builder.getI64Type();
+    case fe::ScalarKind::F16:
+      return builder.getF16Type();
+    case fe::ScalarKind::BF16:
+      return builder.getBF16Type();
+    case fe::ScalarKind::F32:
+      return builder.getF32Type();
     }
     return builder.getI32Type();
   }
 
   static AddressSpace space(fe::AddressSpace s) {
     switch (s) {
-    case fe::AddressSpace::Global: return AddressSpace::global;
-    case fe::AddressSpace::Shared: return AddressSpace::shared;
-    case fe::AddressSpace::Cluster: return AddressSpace::cluster;
+    case fe::AddressSpace::Global:
+      return AddressSpace::global;
+    case fe::AddressSpace::Shared:
+      return AddressSpace::shared;
+    case fe::AddressSpace::Cluster:
+      return AddressSpace::cluster;
     }
     return AddressSpace::global;
   }

@@ -28,8 +28,8 @@ void MLIRGenImpl::genMBarrier(const fe::MBarrierStmt &s) {
 void MLIRGenImpl::genMBarrierInits(Location l) {
   Type i32 = builder.getI32Type();
   Value tid = linearThread(l).first;
-  Value first = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, tid,
-                                      intConst(l, i32, 0));
+  Value first =
+      arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, tid, intConst(l, i32, 0));
   auto init = scf::IfOp::create(builder, l, first, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard g(builder);
@@ -39,9 +39,10 @@ void MLIRGenImpl::genMBarrierInits(Location l) {
       Value base = mbarriers[s];
       Value count = castInt(sl, genExpr(*s->count), i32);
       for (int64_t i = 0, n = s->arraySize.value_or(1); i < n; ++i) {
-        Value ptr = i == 0 ? base
-                           : PtrAddOp::create(builder, sl, base.getType(), base,
-                                              intConst(sl, i32, i)).getResult();
+        Value ptr = i == 0
+                        ? base
+                        : PtrAddOp::create(builder, sl, base.getType(), base, intConst(sl, i32, i))
+                              .getResult();
         MBarrierInitOp::create(builder, sl, ptr, count);
       }
     }
@@ -194,8 +195,8 @@ void MLIRGenImpl::genStoreAsync(const fe::CallExpr &e) {
   unsigned needZeros = llvm::Log2_64(n);
   Type i32 = builder.getI32Type();
 
-  Value base, offset;                 // the destination CTA's array and the element offset in it
-  Value firstOwner, lastOwner;        // the CTA(s) the elements land in, when not provably barRank
+  Value base, offset;          // the destination CTA's array and the element offset in it
+  Value firstOwner, lastOwner; // the CTA(s) the elements land in, when not provably barRank
   bool provenAligned;
   const fe::Type &bt = dst.base->type;
   if (bt.kind == fe::Type::DistArray) {
@@ -208,21 +209,26 @@ void MLIRGenImpl::genStoreAsync(const fe::CallExpr &e) {
     Value perBlock = castInt(l, a.perBlock, t);
     Value owner = arith::DivUIOp::create(builder, l, index, perBlock);
     offset = arith::RemUIOp::create(builder, l, index, perBlock);
-    auto clusterPtr = PtrType::get(builder.getContext(), scalarType(bt.scalar), AddressSpace::cluster);
+    auto clusterPtr =
+        PtrType::get(builder.getContext(), scalarType(bt.scalar), AddressSpace::cluster);
     base = MapaOp::create(builder, l, clusterPtr, a.base, castInt(l, owner, i32));
-    std::optional<int64_t> ci = constantOf(index), cpb = constantOf(perBlock), cr = constantOf(barRank);
-    bool provenOwner = ci && cpb && cr && *ci >= 0 && *ci / *cpb == *cr && (*ci + n - 1) / *cpb == *cr;
+    std::optional<int64_t> ci = constantOf(index), cpb = constantOf(perBlock),
+                           cr = constantOf(barRank);
+    bool provenOwner =
+        ci && cpb && cr && *ci >= 0 && *ci / *cpb == *cr && (*ci + n - 1) / *cpb == *cr;
     if (!provenOwner) {
       firstOwner = castInt(l, owner, i32);
-      lastOwner = n == 1 ? firstOwner
-                         : castInt(l,
-                                   arith::DivUIOp::create(
-                                       builder, l,
-                                       arith::AddIOp::create(builder, l, index, intConst(l, t, n - 1)),
-                                       perBlock),
-                                   i32);
+      lastOwner = n == 1
+                      ? firstOwner
+                      : castInt(l,
+                                arith::DivUIOp::create(
+                                    builder, l,
+                                    arith::AddIOp::create(builder, l, index, intConst(l, t, n - 1)),
+                                    perBlock),
+                                i32);
     }
-    provenAligned = knownTrailingZeros(perBlock) >= needZeros && knownTrailingZeros(index) >= needZeros;
+    provenAligned =
+        knownTrailingZeros(perBlock) >= needZeros && knownTrailingZeros(index) >= needZeros;
   } else {
     View v = genView(*dst.base);
     base = v.ptr;
@@ -241,23 +247,25 @@ void MLIRGenImpl::genStoreAsync(const fe::CallExpr &e) {
     auto check = scf::IfOp::create(builder, l, wrong, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard g(builder);
     builder.setInsertionPoint(check.thenBlock()->getTerminator());
-    std::string where = (e.loc.file.empty() ? file : e.loc.file) + ":" + std::to_string(e.loc.line) +
-                        ":" + std::to_string(e.loc.col);
+    std::string where = (e.loc.file.empty() ? file : e.loc.file) + ":" +
+                        std::to_string(e.loc.line) + ":" + std::to_string(e.loc.col);
     std::string escaped;
     for (char c : where) {
       escaped.push_back(c);
       if (c == '%') // a printf format
         escaped.push_back('%');
     }
-    HangTrapOp::create(builder, l,
-                       builder.getStringAttr("tilec: " + escaped +
-                                             ": store_async writes into CTA %d .. %d, but its mbarrier "
-                                             "is in CTA %d\n"),
-                       ValueRange{firstOwner, lastOwner, barRank});
+    HangTrapOp::create(
+        builder, l,
+        builder.getStringAttr("tilec: " + escaped +
+                              ": store_async writes into CTA %d .. %d, but its mbarrier "
+                              "is in CTA %d\n"),
+        ValueRange{firstOwner, lastOwner, barRank});
   }
 
   auto store = [&](Value at, ValueRange vals) {
-    StoreAsyncOp::create(builder, l, PtrAddOp::create(builder, l, base.getType(), base, at), vals, mbar);
+    StoreAsyncOp::create(builder, l, PtrAddOp::create(builder, l, base.getType(), base, at), vals,
+                         mbar);
   };
   if (n == 1 || provenAligned) {
     store(offset, values);
@@ -265,13 +273,15 @@ void MLIRGenImpl::genStoreAsync(const fe::CallExpr &e) {
   }
   Type t = offset.getType();
   Value low = arith::AndIOp::create(builder, l, offset, intConst(l, t, n - 1));
-  Value aligned = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, low, intConst(l, t, 0));
+  Value aligned =
+      arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, low, intConst(l, t, 0));
   auto branch = scf::IfOp::create(builder, l, aligned, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard g(builder);
   builder.setInsertionPoint(branch.thenBlock()->getTerminator());
   store(offset, values);
   builder.setInsertionPoint(branch.elseBlock()->getTerminator());
   for (int64_t k = 0; k < n; ++k)
-    store(k == 0 ? offset : arith::AddIOp::create(builder, l, offset, intConst(l, t, k)).getResult(),
+    store(k == 0 ? offset
+                 : arith::AddIOp::create(builder, l, offset, intConst(l, t, k)).getResult(),
           values[k]);
 }

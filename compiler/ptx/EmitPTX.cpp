@@ -118,7 +118,8 @@ bool mlir::tile::emitPTX(ModuleOp module, const PTXOptions &options, bool emitLL
   llvm::SmallString<0> ptx;
   llvm::raw_svector_ostream ptxStream(ptx);
   llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, ptxStream, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+  if (machine->addPassesToEmitFile(codegen, ptxStream, nullptr,
+                                   llvm::CodeGenFileType::AssemblyFile)) {
     error = "NVPTX cannot emit assembly";
     return false;
   }

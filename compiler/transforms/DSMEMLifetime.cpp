@@ -125,8 +125,8 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
       --last;
     Operation *access = firstRemoteAccess(ops[last]);
     if (checkOnly) {
-      InFlightDiagnostic d = access->emitError(
-          "a CTA may exit while peers still access its shared memory");
+      InFlightDiagnostic d =
+          access->emitError("a CTA may exit while peers still access its shared memory");
       d.attachNote() << "hint: add cluster_sync() after the last remote access, or drop "
                         "--no-auto-sync";
       return failure();
@@ -148,9 +148,10 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
     b.setInsertionPoint(waitBefore);
     auto wait = ClusterWaitOp::create(
         b, waitBefore == body.getTerminator() ? loc : waitBefore->getLoc(), /*aligned=*/false);
-    setReason(wait, waitBefore == body.getTerminator()
-                        ? "cluster wait before exit: peers may still access this CTA's shared memory"
-                        : "cluster wait before reading what peers wrote into this CTA's shared memory");
+    setReason(wait,
+              waitBefore == body.getTerminator()
+                  ? "cluster wait before exit: peers may still access this CTA's shared memory"
+                  : "cluster wait before reading what peers wrote into this CTA's shared memory");
     return success();
   }
 };

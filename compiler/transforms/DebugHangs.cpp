@@ -77,8 +77,9 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
     {
       OpBuilder::InsertionGuard g(b);
       b.createBlock(&loop.getBefore());
-      Value done = MBarrierTryWaitOp::create(b, loc, b.getI1Type(), wait.getMbar(), wait.getParity(),
-                                             wait.getOrderAttr(), wait.getScopeAttr());
+      Value done =
+          MBarrierTryWaitOp::create(b, loc, b.getI1Type(), wait.getMbar(), wait.getParity(),
+                                    wait.getOrderAttr(), wait.getScopeAttr());
       Value pending = arith::XOrIOp::create(
           b, loc, done, arith::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true)));
       auto check = scf::IfOp::create(b, loc, pending, /*withElseRegion=*/false);

@@ -66,7 +66,8 @@ struct MBarrierPhasesPass : tile::impl::TileMBarrierPhasesBase<MBarrierPhasesPas
         bit = arith::TruncIOp::create(b, loc, b.getI32Type(), bit);
       wait.getParityMutable().assign(bit);
       b.setInsertionPointAfter(wait);
-      Value flipped = arith::XOrIOp::create(b, loc, bits, arith::ShLIOp::create(b, loc, one, index));
+      Value flipped =
+          arith::XOrIOp::create(b, loc, bits, arith::ShLIOp::create(b, loc, one, index));
       StoreOp::create(b, loc, flipped, slot, MemoryOrder::weak, MemoryScope::cta);
       return WalkResult::advance();
     });

@@ -46,8 +46,7 @@ struct SplitClusterBarriersPass
   /// arrive's order is left open for tile-sync-semantics.
   static void split(ClusterSyncOp sync) {
     OpBuilder b(sync);
-    auto arrive =
-        ClusterArriveOp::create(b, sync.getLoc(), /*order=*/nullptr, /*aligned=*/false);
+    auto arrive = ClusterArriveOp::create(b, sync.getLoc(), /*order=*/nullptr, /*aligned=*/false);
     markCompilerInserted(arrive);
     setReason(arrive, "cluster_sync() split: arrive");
     auto wait = ClusterWaitOp::create(b, sync.getLoc(), /*aligned=*/false);

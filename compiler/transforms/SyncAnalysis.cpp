@@ -143,7 +143,8 @@ static bool isUniformImpl(Value v, Uniformity over, unsigned depth) {
     if (isa<KernelOp>(owner))
       return true; // a kernel parameter
     if (auto loop = dyn_cast<scf::ForOp>(owner))
-      return arg == loop.getInductionVar() && isUniformImpl(loop.getLowerBound(), over, depth + 1) &&
+      return arg == loop.getInductionVar() &&
+             isUniformImpl(loop.getLowerBound(), over, depth + 1) &&
              isUniformImpl(loop.getUpperBound(), over, depth + 1) &&
              isUniformImpl(loop.getStep(), over, depth + 1);
     return false;
@@ -201,7 +202,9 @@ void sync::setReason(Operation *op, StringRef reason) {
   tileDialect(op)->getSyncAttrHelper().setAttr(op, StringAttr::get(op->getContext(), reason));
 }
 
-StringAttr sync::getReason(Operation *op) { return tileDialect(op)->getSyncAttrHelper().getAttr(op); }
+StringAttr sync::getReason(Operation *op) {
+  return tileDialect(op)->getSyncAttrHelper().getAttr(op);
+}
 
 void sync::markCompilerInserted(Operation *op) {
   tileDialect(op)->getAutoAttrHelper().setAttr(op, UnitAttr::get(op->getContext()));

@@ -61,13 +61,15 @@ struct SyncSemanticsPass : tile::impl::TileSyncSemanticsBase<SyncSemanticsPass> 
       if (!expect.getScope()) // the order is always .relaxed: the only one PTX has
         expect.setScopeAttr(scopeFor(expect.getMbar()));
     } else if (auto wait = dyn_cast<MBarrierWaitOp>(op)) {
-      decideWait(op, wait.getMbar(), wait.getOrderAttr(), wait.getScopeAttr(),
-                 [&](MemoryOrderAttr o) { wait.setOrderAttr(o); },
-                 [&](MemoryScopeAttr s) { wait.setScopeAttr(s); });
+      decideWait(
+          op, wait.getMbar(), wait.getOrderAttr(), wait.getScopeAttr(),
+          [&](MemoryOrderAttr o) { wait.setOrderAttr(o); },
+          [&](MemoryScopeAttr s) { wait.setScopeAttr(s); });
     } else if (auto probe = dyn_cast<MBarrierTryWaitOp>(op)) {
-      decideWait(op, probe.getMbar(), probe.getOrderAttr(), probe.getScopeAttr(),
-                 [&](MemoryOrderAttr o) { probe.setOrderAttr(o); },
-                 [&](MemoryScopeAttr s) { probe.setScopeAttr(s); });
+      decideWait(
+          op, probe.getMbar(), probe.getOrderAttr(), probe.getScopeAttr(),
+          [&](MemoryOrderAttr o) { probe.setOrderAttr(o); },
+          [&](MemoryScopeAttr s) { probe.setScopeAttr(s); });
     } else if (auto arrive = dyn_cast<ClusterArriveOp>(op)) {
       if (isCompilerInserted(op)) {
         clearCompilerInserted(op);

@@ -5,8 +5,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/StringExtras.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -20,12 +20,11 @@ using namespace mlir::tile;
 
 ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
   auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
-                          function_interface_impl::VariadicFlag, std::string &) {
-    return builder.getFunctionType(argTypes, results);
-  };
+                          function_interface_impl::VariadicFlag,
+                          std::string &) { return builder.getFunctionType(argTypes, results); };
   return function_interface_impl::parseFunctionOp(
-      parser, result, /*allowVariadic=*/false, getFunctionTypeAttrName(result.name),
-      buildFuncType, getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+      parser, result, /*allowVariadic=*/false, getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
 }
 
 void KernelOp::print(OpAsmPrinter &p) {
@@ -141,8 +140,8 @@ LogicalResult MapaOp::verify() {
 
 static LogicalResult verifyElement(Operation *op, PtrType ptrType, Type valueType) {
   if (ptrType.getElementType() != valueType)
-    return op->emitOpError() << "value type " << valueType
-                             << " does not match the pointee type " << ptrType.getElementType();
+    return op->emitOpError() << "value type " << valueType << " does not match the pointee type "
+                             << ptrType.getElementType();
   // Pointers are values of `var`s only; no PTX ld/st of a pointer reaches memory.
   if (isa<PtrType>(valueType) && ptrType.getSpace() != AddressSpace::local)
     return op->emitOpError("pointer values live only in thread-local memory");
@@ -213,8 +212,8 @@ static LogicalResult verifyAtomic(Operation *op, PtrType ptrType, Type valueType
 }
 
 LogicalResult AtomicRMWOp::verify() {
-  if (failed(verifyAtomic(*this, cast<PtrType>(getPtr().getType()), getValue().getType(),
-                          getOrder())))
+  if (failed(
+          verifyAtomic(*this, cast<PtrType>(getPtr().getType()), getValue().getType(), getOrder())))
     return failure();
   if (isa<FloatType>(getValue().getType()) && getKind() != AtomicKind::add &&
       getKind() != AtomicKind::exch)
@@ -223,8 +222,7 @@ LogicalResult AtomicRMWOp::verify() {
 }
 
 LogicalResult AtomicCASOp::verify() {
-  return verifyAtomic(*this, cast<PtrType>(getPtr().getType()), getValue().getType(),
-                      getOrder());
+  return verifyAtomic(*this, cast<PtrType>(getPtr().getType()), getValue().getType(), getOrder());
 }
 
 //===----------------------------------------------------------------------===//
@@ -290,7 +288,8 @@ LogicalResult MBarrierInitOp::verify() {
 LogicalResult MBarrierArriveOp::verify() {
   if (failed(verifyMBarrier(*this, getMbar())) || failed(verifyMBarrierScope(*this, getScope())))
     return failure();
-  if (auto order = getOrder(); order && *order != MemoryOrder::relaxed && *order != MemoryOrder::release)
+  if (auto order = getOrder();
+      order && *order != MemoryOrder::relaxed && *order != MemoryOrder::release)
     return emitOpError("an arrive is relaxed or release");
   return verifyConstantRange(*this, getTxCount(), "transaction count", 0,
                              ::tile::target::kMaxMBarrierTxBytes);
@@ -306,7 +305,8 @@ LogicalResult MBarrierExpectTxOp::verify() {
 LogicalResult MBarrierWaitOp::verify() {
   if (failed(verifyMBarrier(*this, getMbar())) || failed(verifyMBarrierScope(*this, getScope())))
     return failure();
-  if (auto order = getOrder(); order && *order != MemoryOrder::relaxed && *order != MemoryOrder::acquire)
+  if (auto order = getOrder();
+      order && *order != MemoryOrder::relaxed && *order != MemoryOrder::acquire)
     return emitOpError("a wait is relaxed or acquire");
   return verifyConstantRange(*this, getParity(), "parity", 0, 1);
 }
@@ -314,7 +314,8 @@ LogicalResult MBarrierWaitOp::verify() {
 LogicalResult MBarrierTryWaitOp::verify() {
   if (failed(verifyMBarrier(*this, getMbar())) || failed(verifyMBarrierScope(*this, getScope())))
     return failure();
-  if (auto order = getOrder(); order && *order != MemoryOrder::relaxed && *order != MemoryOrder::acquire)
+  if (auto order = getOrder();
+      order && *order != MemoryOrder::relaxed && *order != MemoryOrder::acquire)
     return emitOpError("a wait is relaxed or acquire");
   return verifyConstantRange(*this, getParity(), "parity", 0, 1);
 }

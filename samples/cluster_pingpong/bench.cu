@@ -46,7 +46,7 @@ struct Args {
   bool noTile = false;
 };
 
-[[noreturn]] void usage(const std::string& msg) {
+[[noreturn]] void usage(const std::string &msg) {
   std::fprintf(stderr,
                "pingpong_bench: %s\nusage: pingpong_bench [--iters N] [--runs R] [--warmup W]\n"
                "  [--check-iters 1,2,37,1000] [--ptx-dir DIR] [--no-tile] [--out FILE]\n",
@@ -54,104 +54,129 @@ struct Args {
   std::exit(2);
 }
 
-long long toInt(const std::string& flag, const std::string& v) {
-  char* end = nullptr;
+long long toInt(const std::string &flag, const std::string &v) {
+  char *end = nullptr;
   long long x = std::strtoll(v.c_str(), &end, 0);
-  if (v.empty() || *end) usage("bad value for " + flag + ": '" + v + "'");
+  if (v.empty() || *end)
+    usage("bad value for " + flag + ": '" + v + "'");
   return x;
 }
 
-std::vector<std::string> split(const std::string& s) {
+std::vector<std::string> split(const std::string &s) {
   std::vector<std::string> parts;
   std::stringstream ss(s);
   for (std::string p; std::getline(ss, p, ',');)
-    if (!p.empty()) parts.push_back(p);
+    if (!p.empty())
+      parts.push_back(p);
   return parts;
 }
 
-Args parse(int argc, char** argv) {
+Args parse(int argc, char **argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
     std::string f = argv[i], v;
     size_t eq = f.find('=');
     bool inl = f.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inl) { v = f.substr(eq + 1); f = f.substr(0, eq); }
+    if (inl) {
+      v = f.substr(eq + 1);
+      f = f.substr(0, eq);
+    }
     auto val = [&]() -> std::string {
-      if (inl) return v;
-      if (i + 1 >= argc) usage("missing value for " + f);
+      if (inl)
+        return v;
+      if (i + 1 >= argc)
+        usage("missing value for " + f);
       return argv[++i];
     };
-    if (f == "--iters") a.iters = static_cast<int>(toInt(f, val()));
-    else if (f == "--runs") a.runs = static_cast<int>(toInt(f, val()));
-    else if (f == "--warmup") a.warmup = static_cast<int>(toInt(f, val()));
+    if (f == "--iters")
+      a.iters = static_cast<int>(toInt(f, val()));
+    else if (f == "--runs")
+      a.runs = static_cast<int>(toInt(f, val()));
+    else if (f == "--warmup")
+      a.warmup = static_cast<int>(toInt(f, val()));
     else if (f == "--check-iters") {
       a.checkIters.clear();
-      for (auto& c : split(val())) a.checkIters.push_back(static_cast<int>(toInt(f, c)));
-    } else if (f == "--ptx-dir") a.ptxDir = val();
-    else if (f == "--no-tile") a.noTile = true;
-    else if (f == "--out") a.out = val();
-    else if (f == "-h" || f == "--help") usage("help");
-    else usage("unknown argument '" + f + "'");
+      for (auto &c : split(val()))
+        a.checkIters.push_back(static_cast<int>(toInt(f, c)));
+    } else if (f == "--ptx-dir")
+      a.ptxDir = val();
+    else if (f == "--no-tile")
+      a.noTile = true;
+    else if (f == "--out")
+      a.out = val();
+    else if (f == "-h" || f == "--help")
+      usage("help");
+    else
+      usage("unknown argument '" + f + "'");
   }
-  if (a.iters < 1 || a.iters > 2000000 || a.runs < 1 || a.warmup < 0) usage("bad arguments");
+  if (a.iters < 1 || a.iters > 2000000 || a.runs < 1 || a.warmup < 0)
+    usage("bad arguments");
   for (int c : a.checkIters)
-    if (c < 0 || c > 2000000) usage("--check-iters values must be 0..2000000");
+    if (c < 0 || c > 2000000)
+      usage("--check-iters values must be 0..2000000");
   return a;
 }
 
-constexpr size_t kGuard = 64;  // ints after the output that no kernel may touch
+constexpr size_t kGuard = 64; // ints after the output that no kernel may touch
 
 // The floor kernel's output: out[b] = iters for every CTA b, the rest untouched.
-std::string checkFloor(const std::vector<int32_t>& got, int iters) {
+std::string checkFloor(const std::vector<int32_t> &got, int iters) {
   size_t bad = 0;
   std::string first;
   for (size_t i = 0; i < got.size(); ++i) {
     const int32_t w = i < pingpong::kGrid ? iters : pingpong::kPoison;
-    if (got[i] == w) continue;
+    if (got[i] == w)
+      continue;
     if (bad++ == 0)
-      first = "out[" + std::to_string(i) + "] = " + std::to_string(got[i]) + ", want " + std::to_string(w);
+      first = "out[" + std::to_string(i) + "] = " + std::to_string(got[i]) + ", want " +
+              std::to_string(w);
   }
-  if (!bad) return {};
-  return std::to_string(bad) + " of " + std::to_string(got.size()) + " ints differ; first: " + first;
+  if (!bad)
+    return {};
+  return std::to_string(bad) + " of " + std::to_string(got.size()) +
+         " ints differ; first: " + first;
 }
 
 struct Entry {
   std::string name;
-  bool floor = false;                 // checked with checkFloor
-  std::function<void(int)> launch;    // launch(iters) on the legacy default stream
-  std::string unavailable;            // why it cannot run ("" = runs)
+  bool floor = false;              // checked with checkFloor
+  std::function<void(int)> launch; // launch(iters) on the legacy default stream
+  std::string unavailable;         // why it cannot run ("" = runs)
   std::vector<float> ms;
-  std::string problems;               // "" = every checked launch exact
-  int checked = 0;                    // launches checked
+  std::string problems; // "" = every checked launch exact
+  int checked = 0;      // launches checked
 };
 
-std::string fmt(double x, const char* f = "%.3f") {
-  if (x < 0) return "n/a";
+std::string fmt(double x, const char *f = "%.3f") {
+  if (x < 0)
+    return "n/a";
   char b[48];
   std::snprintf(b, sizeof b, f, x);
   return b;
 }
 
 double median(std::vector<float> v) {
-  if (v.empty()) return -1;
+  if (v.empty())
+    return -1;
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   Args a = parse(argc, argv);
   if (tile::deviceCount() == 0) {
     std::printf("SKIP: no CUDA device\n");
     return 77;
   }
   std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i)
+    command += (i ? " " : "") + std::string(argv[i]);
 
   SAMPLE_CUDA_CHECK(cudaSetDevice(0));
-  SAMPLE_CUDA_CHECK(cudaFree(nullptr));  // create the primary context the tilec runtime retains too
+  SAMPLE_CUDA_CHECK(cudaFree(nullptr)); // create the primary context the tilec runtime retains too
   tile::Context ctx(0);
   cudaDeviceProp prop;
   SAMPLE_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -160,9 +185,10 @@ int main(int argc, char** argv) {
   const std::string ptxPath = pingpong::ptxPath(a.ptxDir);
 
   int maxIters = a.iters;
-  for (int c : a.checkIters) maxIters = std::max(maxIters, c);
+  for (int c : a.checkIters)
+    maxIters = std::max(maxIters, c);
   const size_t cap = pingpong::outCount(maxIters) + kGuard;
-  int* dOut = nullptr;
+  int *dOut = nullptr;
   SAMPLE_CUDA_CHECK(cudaMalloc(&dOut, cap * sizeof(int32_t)));
   const CUdeviceptr tOut = reinterpret_cast<CUdeviceptr>(dOut);
 
@@ -176,49 +202,56 @@ int main(int argc, char** argv) {
       e.unavailable = "--no-tile";
     } else {
       try {
-        tilePP.reset(new pingpong::TilePingPong(ctx, ptxPath));  // JIT (or cache) before any timing
-        if (tilePP->ptxCluster() != 0 && tilePP->ptxCluster() != static_cast<int>(pingpong::kCluster))
-          throw std::runtime_error(ptxPath + " is compiled for cluster " + std::to_string(tilePP->ptxCluster()));
+        tilePP.reset(new pingpong::TilePingPong(ctx, ptxPath)); // JIT (or cache) before any timing
+        if (tilePP->ptxCluster() != 0 &&
+            tilePP->ptxCluster() != static_cast<int>(pingpong::kCluster))
+          throw std::runtime_error(ptxPath + " is compiled for cluster " +
+                                   std::to_string(tilePP->ptxCluster()));
         e.launch = [&](int iters) { tilePP->launch(tOut, iters); };
-      } catch (const std::exception& ex) {
+      } catch (const std::exception &ex) {
         e.unavailable = ex.what();
         std::fprintf(stderr, "tile: %s\n", ex.what());
       }
     }
     kernels.push_back(std::move(e));
   }
-  const pingpong_ref::Kernel refs[] = {pingpong_ref::Kernel::HandTuned, pingpong_ref::Kernel::Standard,
-                                       pingpong_ref::Kernel::Plain, pingpong_ref::Kernel::Floor};
-  const size_t handTuned = kernels.size();  // index of the hand-tuned entry: the ratio's base
+  const pingpong_ref::Kernel refs[] = {pingpong_ref::Kernel::HandTuned,
+                                       pingpong_ref::Kernel::Standard, pingpong_ref::Kernel::Plain,
+                                       pingpong_ref::Kernel::Floor};
+  const size_t handTuned = kernels.size(); // index of the hand-tuned entry: the ratio's base
   for (pingpong_ref::Kernel k : refs) {
     Entry e;
-    e.name = std::string(k == pingpong_ref::Kernel::Floor ? "floor: " : "CUDA ") + pingpong_ref::kernelName(k);
+    e.name = std::string(k == pingpong_ref::Kernel::Floor ? "floor: " : "CUDA ") +
+             pingpong_ref::kernelName(k);
     e.floor = k == pingpong_ref::Kernel::Floor;
     e.launch = [k, dOut](int iters) {
       SAMPLE_CUDA_CHECK(pingpong_ref::launch(k, dOut, iters, pingpong::kGrid, pingpong::kThreads,
-                                               pingpong::kCluster, 0));
+                                             pingpong::kCluster, 0));
     };
     kernels.push_back(std::move(e));
   }
 
-  auto poison = [&] { SAMPLE_CUDA_CHECK(cudaMemset(dOut, pingpong::kPoisonByte, cap * sizeof(int32_t))); };
+  auto poison = [&] {
+    SAMPLE_CUDA_CHECK(cudaMemset(dOut, pingpong::kPoisonByte, cap * sizeof(int32_t)));
+  };
   // Checks the output of the launch just made with `iters` iterations.
-  auto check = [&](Entry& e, int iters, const std::string& when) {
+  auto check = [&](Entry &e, int iters, const std::string &when) {
     SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
     const size_t n = (e.floor ? pingpong::kGrid : pingpong::outCount(iters)) + kGuard;
     std::vector<int32_t> got(n);
     SAMPLE_CUDA_CHECK(cudaMemcpy(got.data(), dOut, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
     std::string d = e.floor ? checkFloor(got, iters) : pingpong::checkOutput(got, iters);
     ++e.checked;
-    if (!d.empty() && e.problems.size() < 2000) e.problems += " " + when + ": " + d + ";";
+    if (!d.empty() && e.problems.size() < 2000)
+      e.problems += " " + when + ": " + d + ";";
   };
   // Runs e.launch, turning a runtime exception into a problem (the entry stops running).
-  auto tryLaunch = [&](Entry& e, int iters) -> bool {
+  auto tryLaunch = [&](Entry &e, int iters) -> bool {
     try {
       e.launch(iters);
       SAMPLE_CUDA_CHECK(cudaGetLastError());
       return true;
-    } catch (const std::exception& ex) {
+    } catch (const std::exception &ex) {
       e.problems += std::string(" launch: ") + ex.what() + ";";
       e.unavailable = ex.what();
       SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
@@ -228,27 +261,32 @@ int main(int argc, char** argv) {
 
   // ---- exactness at the check counts
   for (int iters : a.checkIters) {
-    for (Entry& e : kernels) {
-      if (!e.unavailable.empty()) continue;
+    for (Entry &e : kernels) {
+      if (!e.unavailable.empty())
+        continue;
       poison();
-      if (tryLaunch(e, iters)) check(e, iters, "iters " + std::to_string(iters));
+      if (tryLaunch(e, iters))
+        check(e, iters, "iters " + std::to_string(iters));
     }
   }
 
   // ---- timing: warm-ups, then interleaved rounds, every run checked
   for (int w = 0; w < a.warmup; ++w)
-    for (Entry& e : kernels)
-      if (e.unavailable.empty()) tryLaunch(e, a.iters);
+    for (Entry &e : kernels)
+      if (e.unavailable.empty())
+        tryLaunch(e, a.iters);
   SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
   cudaEvent_t start, stop;
   SAMPLE_CUDA_CHECK(cudaEventCreate(&start));
   SAMPLE_CUDA_CHECK(cudaEventCreate(&stop));
   for (int r = 0; r < a.runs; ++r) {
-    for (Entry& e : kernels) {
-      if (!e.unavailable.empty()) continue;
+    for (Entry &e : kernels) {
+      if (!e.unavailable.empty())
+        continue;
       poison();
       SAMPLE_CUDA_CHECK(cudaEventRecord(start, 0));
-      if (!tryLaunch(e, a.iters)) continue;
+      if (!tryLaunch(e, a.iters))
+        continue;
       SAMPLE_CUDA_CHECK(cudaEventRecord(stop, 0));
       SAMPLE_CUDA_CHECK(cudaEventSynchronize(stop));
       float ms = 0;
@@ -262,8 +300,9 @@ int main(int argc, char** argv) {
 
   // ---- the table
   bool allOk = true;
-  for (const Entry& e : kernels)
-    if (!e.problems.empty() || (!e.unavailable.empty() && e.unavailable != "--no-tile")) allOk = false;
+  for (const Entry &e : kernels)
+    if (!e.problems.empty() || (!e.unavailable.empty() && e.unavailable != "--no-tile"))
+      allOk = false;
   const double base = median(kernels[handTuned].ms);
 
   std::ostringstream md;
@@ -271,43 +310,51 @@ int main(int argc, char** argv) {
   std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::string checkList;
-  for (int c : a.checkIters) checkList += (checkList.empty() ? "" : ",") + std::to_string(c);
-  md << "## Cluster ping-pong: " << pingpong::kGrid << " CTAs x " << pingpong::kThreads << " threads, cluster "
-     << pingpong::kCluster << ", " << a.iters << " iterations\n\n"
+  for (int c : a.checkIters)
+    checkList += (checkList.empty() ? "" : ",") + std::to_string(c);
+  md << "## Cluster ping-pong: " << pingpong::kGrid << " CTAs x " << pingpong::kThreads
+     << " threads, cluster " << pingpong::kCluster << ", " << a.iters << " iterations\n\n"
      << "- date: " << date << "\n- device: " << prop.name << " (" << prop.multiProcessorCount
      << " SMs), driver " << ctx.driverVersion() << ", CUDA runtime " << rtVersion << "\n"
      << "- command: `" << command << "`\n"
      << "- median of " << a.runs << " CUDA-event-timed runs after " << a.warmup
-     << " warm-up runs (kernels interleaved per round); out poisoned (0xA5) before and every int checked after "
+     << " warm-up runs (kernels interleaved per round); out poisoned (0xA5) before and every int "
+        "checked after "
         "each timed run; also checked at iters "
      << checkList << "\n"
      << "- tile = " << ptxPath << " via the tilec runtime; CUDA = pingpong_ref.cuh (nvcc, sm_90a); "
      << "ns/iteration = ms / iterations (one exchange + one cluster barrier per iteration)\n\n"
      << "| kernel | ms | ns/iteration | vs hand-tuned | min ms | exact |\n"
      << "|---|---|---|---|---|---|\n";
-  for (const Entry& e : kernels) {
+  for (const Entry &e : kernels) {
     const double med = median(e.ms);
     double mn = -1;
-    if (!e.ms.empty()) mn = *std::min_element(e.ms.begin(), e.ms.end());
+    if (!e.ms.empty())
+      mn = *std::min_element(e.ms.begin(), e.ms.end());
     const double nsIter = med > 0 ? med * 1e6 / a.iters : -1;
     const double ratio = med > 0 && base > 0 ? med / base : -1;
     std::string exact;
-    if (!e.unavailable.empty() && e.checked == 0) exact = "not run";
-    else exact = e.problems.empty() ? "yes (" + std::to_string(e.checked) + " launches)" : "NO";
-    md << "| " << e.name << " | " << fmt(med) << " | " << fmt(nsIter, "%.1f") << " | " << fmt(ratio, "%.2f")
-       << " | " << fmt(mn) << " | " << exact << " |\n";
+    if (!e.unavailable.empty() && e.checked == 0)
+      exact = "not run";
+    else
+      exact = e.problems.empty() ? "yes (" + std::to_string(e.checked) + " launches)" : "NO";
+    md << "| " << e.name << " | " << fmt(med) << " | " << fmt(nsIter, "%.1f") << " | "
+       << fmt(ratio, "%.2f") << " | " << fmt(mn) << " | " << exact << " |\n";
   }
   md << "\n";
-  for (const Entry& e : kernels) {
-    if (!e.unavailable.empty()) md << "- NOT RUN " << e.name << ": " << e.unavailable << "\n";
-    if (!e.problems.empty()) md << "- PROBLEM " << e.name << ":" << e.problems << "\n";
+  for (const Entry &e : kernels) {
+    if (!e.unavailable.empty())
+      md << "- NOT RUN " << e.name << ": " << e.unavailable << "\n";
+    if (!e.problems.empty())
+      md << "- PROBLEM " << e.name << ":" << e.problems << "\n";
   }
 
   std::printf("\n%s", md.str().c_str());
   if (!a.out.empty()) {
     std::ofstream f(a.out);
     f << md.str();
-    if (!f) std::fprintf(stderr, "pingpong_bench: cannot write %s\n", a.out.c_str()), allOk = false;
+    if (!f)
+      std::fprintf(stderr, "pingpong_bench: cannot write %s\n", a.out.c_str()), allOk = false;
   }
   SAMPLE_CUDA_CHECK(cudaFree(dOut));
   return allOk ? 0 : 1;

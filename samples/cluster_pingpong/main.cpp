@@ -31,7 +31,7 @@ struct Options {
 // Ints after `out` that the kernel must not touch.
 constexpr size_t kGuard = 64;
 
-[[noreturn]] void usage(const char* msg) {
+[[noreturn]] void usage(const char *msg) {
   std::fprintf(stderr,
                "pingpong: %s\n"
                "usage: pingpong [--iters N] [--runs R] [--ptx PATH] [--skip-code C]\n",
@@ -39,55 +39,69 @@ constexpr size_t kGuard = 64;
   std::exit(2);
 }
 
-long long toInt(const std::string& flag, const char* v) {
-  char* end = nullptr;
+long long toInt(const std::string &flag, const char *v) {
+  char *end = nullptr;
   long long x = std::strtoll(v, &end, 0);
-  if (!*v || *end) usage(("bad value for " + flag + ": '" + v + "'").c_str());
+  if (!*v || *end)
+    usage(("bad value for " + flag + ": '" + v + "'").c_str());
   return x;
 }
 
-Options parse(int argc, char** argv) {
+Options parse(int argc, char **argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i], v;
     size_t eq = a.find('=');
     bool inlineValue = a.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inlineValue) { v = a.substr(eq + 1); a = a.substr(0, eq); }
-    auto value = [&]() -> const char* {
-      if (inlineValue) return v.c_str();
-      if (i + 1 >= argc) usage(("missing value for " + a).c_str());
+    if (inlineValue) {
+      v = a.substr(eq + 1);
+      a = a.substr(0, eq);
+    }
+    auto value = [&]() -> const char * {
+      if (inlineValue)
+        return v.c_str();
+      if (i + 1 >= argc)
+        usage(("missing value for " + a).c_str());
       return argv[++i];
     };
     if (a == "--iters") {
       long long n = toInt(a, value());
-      if (n < 0 || n > 2000000) usage("--iters must be 0..2000000");
+      if (n < 0 || n > 2000000)
+        usage("--iters must be 0..2000000");
       o.iters = static_cast<int>(n);
-    } else if (a == "--runs") o.runs = static_cast<int>(toInt(a, value()));
-    else if (a == "--ptx") o.ptx = value();
-    else if (a == "--skip-code") o.skipCode = static_cast<int>(toInt(a, value()));
-    else if (a == "-h" || a == "--help") usage("help");
-    else usage(("unknown argument '" + a + "'").c_str());
+    } else if (a == "--runs")
+      o.runs = static_cast<int>(toInt(a, value()));
+    else if (a == "--ptx")
+      o.ptx = value();
+    else if (a == "--skip-code")
+      o.skipCode = static_cast<int>(toInt(a, value()));
+    else if (a == "-h" || a == "--help")
+      usage("help");
+    else
+      usage(("unknown argument '" + a + "'").c_str());
   }
-  if (o.runs < 1) usage("--runs must be >= 1");
+  if (o.runs < 1)
+    usage("--runs must be >= 1");
   return o;
 }
 
-int run(const Options& o) {
+int run(const Options &o) {
   tile::Context ctx(0);
   const std::string ptxPath = o.ptx.empty() ? pingpong::ptxPath() : o.ptx;
   pingpong::TilePingPong pp(ctx, ptxPath);
   if (pp.ptxCluster() != 0 && pp.ptxCluster() != static_cast<int>(pingpong::kCluster)) {
-    std::fprintf(stderr, "pingpong: %s was compiled for cluster %d, not %u\n", ptxPath.c_str(), pp.ptxCluster(),
-                 pingpong::kCluster);
+    std::fprintf(stderr, "pingpong: %s was compiled for cluster %d, not %u\n", ptxPath.c_str(),
+                 pp.ptxCluster(), pingpong::kCluster);
     return 2;
   }
 
-  std::printf("device: %s (sm_%d, %d SMs), driver %d\n", ctx.name().c_str(), ctx.computeCapability(),
-              ctx.smCount(), ctx.driverVersion());
+  std::printf("device: %s (sm_%d, %d SMs), driver %d\n", ctx.name().c_str(),
+              ctx.computeCapability(), ctx.smCount(), ctx.driverVersion());
   std::printf("ptx: %s\n", ptxPath.c_str());
-  std::printf("config: %u CTAs x %u threads, cluster %u, %d iterations, %d regs/thread, %zu B static smem/CTA\n",
-              pingpong::kGrid, pingpong::kThreads, pingpong::kCluster, o.iters, pp.kernel().numRegs(),
-              pp.kernel().staticSharedBytes());
+  std::printf("config: %u CTAs x %u threads, cluster %u, %d iterations, %d regs/thread, %zu B "
+              "static smem/CTA\n",
+              pingpong::kGrid, pingpong::kThreads, pingpong::kCluster, o.iters,
+              pp.kernel().numRegs(), pp.kernel().staticSharedBytes());
 
   const size_t n = pingpong::outCount(o.iters);
   tile::DeviceBuffer<int32_t> out(n + kGuard);
@@ -108,15 +122,15 @@ int run(const Options& o) {
   }
   std::sort(ms.begin(), ms.end());
   const double med = ms[ms.size() / 2];
-  std::printf("time: median %.3f ms of %d runs (min %.3f), %.1f ns/iteration\n", med, o.runs, ms.front(),
-              o.iters > 0 ? med * 1e6 / o.iters : 0.0);
+  std::printf("time: median %.3f ms of %d runs (min %.3f), %.1f ns/iteration\n", med, o.runs,
+              ms.front(), o.iters > 0 ? med * 1e6 / o.iters : 0.0);
   std::printf("pingpong: %s (%zu ints, every value checked)\n", ok ? "OK" : "FAILED", n);
   return ok ? 0 : 1;
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   Options o = parse(argc, argv);
   if (tile::deviceCount() == 0) {
     std::printf("no CUDA device: compiled only\n");
@@ -124,7 +138,7 @@ int main(int argc, char** argv) {
   }
   try {
     return run(o);
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     std::fprintf(stderr, "pingpong: error: %s\n", e.what());
     return 1;
   }

@@ -49,15 +49,20 @@ inline int32_t expectedValue(unsigned block, int it, int k, unsigned cluster = k
   const unsigned partner = rank ^ 1u;
   const unsigned partnerBlock = block - rank + partner;
   switch (k) {
-    case 0: return it;
-    case 1: return static_cast<int32_t>(partner);
-    case 2: return static_cast<int32_t>(partnerBlock);
-    default: return it ^ 0x5a5a;
+  case 0:
+    return it;
+  case 1:
+    return static_cast<int32_t>(partner);
+  case 2:
+    return static_cast<int32_t>(partnerBlock);
+  default:
+    return it ^ 0x5a5a;
   }
 }
 
 // The whole expected output (for tests that compare vectors).
-inline std::vector<int32_t> expectedOutput(int iters, unsigned grid = kGrid, unsigned cluster = kCluster) {
+inline std::vector<int32_t> expectedOutput(int iters, unsigned grid = kGrid,
+                                           unsigned cluster = kCluster) {
   std::vector<int32_t> v(outCount(iters, grid));
   for (unsigned b = 0; b < grid; ++b)
     for (int it = 0; it < iters; ++it)
@@ -70,11 +75,13 @@ inline std::vector<int32_t> expectedOutput(int iters, unsigned grid = kGrid, uns
 // against expectedValue, every int after them (a guard the kernel must not
 // touch) against kPoison. Returns "" when all match, else the number of
 // mismatches and the first one, e.g.
-//   "3 of 5120 ints differ; first: out[17] (block 1, iteration 0, k 1) = -1515870811 (0xa5a5a5a5, never written), want 0"
-inline std::string checkOutput(const int32_t* got, size_t n, int iters, unsigned grid = kGrid,
+//   "3 of 5120 ints differ; first: out[17] (block 1, iteration 0, k 1) = -1515870811 (0xa5a5a5a5,
+//   never written), want 0"
+inline std::string checkOutput(const int32_t *got, size_t n, int iters, unsigned grid = kGrid,
                                unsigned cluster = kCluster) {
   const size_t want = outCount(iters, grid);
-  if (n < want) return "output has " + std::to_string(n) + " ints, needs " + std::to_string(want);
+  if (n < want)
+    return "output has " + std::to_string(n) + " ints, needs " + std::to_string(want);
   size_t bad = 0;
   std::ostringstream first;
   for (size_t i = 0; i < n; ++i) {
@@ -82,29 +89,33 @@ inline std::string checkOutput(const int32_t* got, size_t n, int iters, unsigned
     if (i < want) {
       const size_t cell = i / 4;
       w = expectedValue(static_cast<unsigned>(cell / static_cast<size_t>(iters)),
-                        static_cast<int>(cell % static_cast<size_t>(iters)), static_cast<int>(i % 4), cluster);
+                        static_cast<int>(cell % static_cast<size_t>(iters)),
+                        static_cast<int>(i % 4), cluster);
     } else {
       w = kPoison;
     }
-    if (got[i] == w) continue;
+    if (got[i] == w)
+      continue;
     if (bad++ == 0) {
       first << "out[" << i << "]";
       if (i < want) {
         const size_t cell = i / 4;
-        first << " (block " << cell / static_cast<size_t>(iters) << ", iteration " << cell % static_cast<size_t>(iters)
-              << ", k " << i % 4 << ")";
+        first << " (block " << cell / static_cast<size_t>(iters) << ", iteration "
+              << cell % static_cast<size_t>(iters) << ", k " << i % 4 << ")";
       } else {
         first << " (guard " << i - want << " after the output)";
       }
       first << " = " << got[i];
-      if (got[i] == kPoison) first << " (0xa5a5a5a5, never written)";
+      if (got[i] == kPoison)
+        first << " (0xa5a5a5a5, never written)";
       first << ", want " << w;
     }
   }
-  if (!bad) return {};
+  if (!bad)
+    return {};
   return std::to_string(bad) + " of " + std::to_string(n) + " ints differ; first: " + first.str();
 }
-inline std::string checkOutput(const std::vector<int32_t>& got, int iters, unsigned grid = kGrid,
+inline std::string checkOutput(const std::vector<int32_t> &got, int iters, unsigned grid = kGrid,
                                unsigned cluster = kCluster) {
   return checkOutput(got.data(), got.size(), iters, grid, cluster);
 }
@@ -112,41 +123,45 @@ inline std::string checkOutput(const std::vector<int32_t>& got, int iters, unsig
 using sample::readFile;
 
 using sample::ptxDir;
-inline std::string ptxPath(const std::string& dir = "") { return (dir.empty() ? ptxDir() : dir) + "/pingpong.ptx"; }
+inline std::string ptxPath(const std::string &dir = "") {
+  return (dir.empty() ? ptxDir() : dir) + "/pingpong.ptx";
+}
 
 // The .tile ping-pong kernel, loaded from PTX, launched through the runtime.
 class TilePingPong {
- public:
+public:
   // The PTX and its kernel info beside it (pingpong.ptx, pingpong.info.json).
-  TilePingPong(tile::Context& ctx, const std::string& path) {
+  TilePingPong(tile::Context &ctx, const std::string &path) {
     module_ = tile::Module::fromFiles(ctx, path);
     kernel_ = module_.kernel("pingpong");
     ptxCluster_ = sample::fixedClusterSize(*kernel_.info());
   }
-  int ptxCluster() const { return ptxCluster_; }  // the compiled cluster size, 0 when launch-time
-  tile::Kernel& kernel() { return kernel_; }
-  const tile::Module& module() const { return module_; }
+  int ptxCluster() const { return ptxCluster_; } // the compiled cluster size, 0 when launch-time
+  tile::Kernel &kernel() { return kernel_; }
+  const tile::Module &module() const { return module_; }
 
-  static tile::LaunchConfig config(unsigned grid = kGrid, unsigned threads = kThreads, unsigned cluster = kCluster,
-                                   CUstream stream = nullptr) {
+  static tile::LaunchConfig config(unsigned grid = kGrid, unsigned threads = kThreads,
+                                   unsigned cluster = kCluster, CUstream stream = nullptr) {
     tile::LaunchConfig c;
     c.grid = tile::Dim3(grid);
     c.block = tile::Dim3(threads);
     c.cluster = tile::Dim3(cluster);
-    c.stream = stream;  // sharedBytes: from the kernel info (none: no dynamic arrays)
+    c.stream = stream; // sharedBytes: from the kernel info (none: no dynamic arrays)
     return c;
   }
 
   // One launch: `out` (grid * iters * 4 ints), `iters` iterations.
-  void launch(CUdeviceptr out, int32_t iters, const tile::LaunchConfig& cfg) { kernel_.launch(cfg, out, iters); }
+  void launch(CUdeviceptr out, int32_t iters, const tile::LaunchConfig &cfg) {
+    kernel_.launch(cfg, out, iters);
+  }
   void launch(CUdeviceptr out, int32_t iters, CUstream stream = nullptr) {
     launch(out, iters, config(kGrid, kThreads, kCluster, stream));
   }
 
- private:
+private:
   tile::Module module_;
   tile::Kernel kernel_;
   int ptxCluster_ = 0;
 };
 
-}  // namespace pingpong
+} // namespace pingpong

@@ -39,7 +39,6 @@
 
 namespace cg = cooperative_groups;
 
-
 namespace pingpong_ref {
 
 // The cluster shape compiled into every reference kernel (pingpong_common.h).
@@ -47,7 +46,7 @@ constexpr unsigned kCluster = 8;
 
 // ---------------------------------------------------------------- PTX helpers
 
-__device__ __forceinline__ uint32_t smemAddr(const void* p) {
+__device__ __forceinline__ uint32_t smemAddr(const void *p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 __device__ __forceinline__ uint32_t clusterCtaRank() {
@@ -74,22 +73,24 @@ __device__ __forceinline__ void clusterArriveRelaxed() {
   asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
 }
 __device__ __forceinline__ void clusterWait() {
-  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");  // .acquire by default
+  asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); // .acquire by default
 }
 // Arrive (count 1) and raise the expected transaction bytes of the current
 // phase by `bytes`, with no release: nothing this thread wrote before is read
 // through this barrier (the 16 bytes come from the partner's st.async).
 __device__ __forceinline__ void mbarrierArriveExpectTxRelaxed(uint32_t bar, uint32_t bytes) {
   // the arrival state is not needed (the wait uses the phase parity): sink `_`
-  asm volatile("mbarrier.arrive.expect_tx.relaxed.cluster.shared::cta.b64 _, [%0], %1;"
-               ::"r"(bar), "r"(bytes)
+  asm volatile("mbarrier.arrive.expect_tx.relaxed.cluster.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+               "r"(bytes)
                : "memory");
 }
 // st.async of 16 bytes into a peer CTA's shared memory; complete_tx of 16 bytes
 // on the peer's mbarrier (both shared::cluster addresses from mapa).
-__device__ __forceinline__ void stAsyncV4(uint32_t remoteDst, int a, int b, int c, int d, uint32_t remoteBar) {
-  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];"
-               ::"r"(remoteDst), "r"(a), "r"(b), "r"(c), "r"(d), "r"(remoteBar)
+__device__ __forceinline__ void stAsyncV4(uint32_t remoteDst, int a, int b, int c, int d,
+                                          uint32_t remoteBar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, "
+               "%4}, [%5];" ::"r"(remoteDst),
+               "r"(a), "r"(b), "r"(c), "r"(d), "r"(remoteBar)
                : "memory");
 }
 // Spins until the phase with parity `parity` of the local mbarrier completed;
@@ -97,13 +98,12 @@ __device__ __forceinline__ void stAsyncV4(uint32_t remoteDst, int a, int b, int 
 __device__ __forceinline__ void mbarrierWaitParityAcquireCluster(uint32_t bar, uint32_t parity) {
   uint32_t done;
   do {
-    asm volatile(
-        "{\n\t.reg .pred p;\n\t"
-        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
-        "selp.u32 %0, 1, 0, p;\n\t}"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
+    asm volatile("{\n\t.reg .pred p;\n\t"
+                 "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
+                 "selp.u32 %0, 1, 0, p;\n\t}"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
   } while (!done);
 }
 __device__ __forceinline__ int4 ldSharedV4(uint32_t addr) {
@@ -114,9 +114,9 @@ __device__ __forceinline__ int4 ldSharedV4(uint32_t addr) {
                : "memory");
   return v;
 }
-__device__ __forceinline__ void storeOut(int* out, int iters, int it, int4 v) {
+__device__ __forceinline__ void storeOut(int *out, int iters, int it, int4 v) {
   const long long o = (static_cast<long long>(blockIdx.x) * iters + it) * 4;
-  *reinterpret_cast<int4*>(out + o) = v;  // 16-byte aligned: o is a multiple of 4
+  *reinterpret_cast<int4 *>(out + o) = v; // 16-byte aligned: o is a multiple of 4
 }
 
 // ---------------------------------------------------------------- (a) hand-tuned
@@ -147,7 +147,8 @@ __device__ __forceinline__ void storeOut(int* out, int iters, int it, int4 v) {
 // still write into its shared memory. (After >= 1 iteration the loop's last
 // barrier already guarantees this; the extra barrier costs one round trip per
 // launch, 1/iters of the time, and keeps the exit safe independently of the loop.)
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) pingpongHandTuned(int* __restrict__ out, int iters) {
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1)
+    pingpongHandTuned(int *__restrict__ out, int iters) {
   __shared__ alignas(16) int buf[4];
   __shared__ alignas(8) uint64_t full;
 
@@ -174,7 +175,8 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) pingpo
     }
     mbarrierWaitParityAcquireCluster(fullAddr, phase);
     phase ^= 1u;
-    if (threadIdx.x == 0) storeOut(out, iters, it, ldSharedV4(bufAddr));
+    if (threadIdx.x == 0)
+      storeOut(out, iters, it, ldSharedV4(bufAddr));
     clusterArriveRelaxed();
     clusterWait();
   }
@@ -203,9 +205,10 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) pingpo
 // is the exit barrier: nothing touches a peer's shared memory after it.
 // (a __shared__ cuda::barrier has a constructor nvcc does not run: init() does)
 #pragma nv_diag_suppress static_var_with_dynamic_init
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) pingpongStandard(int* __restrict__ out, int iters) {
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1)
+    pingpongStandard(int *__restrict__ out, int iters) {
   using barrier_t = cuda::barrier<cuda::thread_scope_block>;
-  __shared__ barrier_t bar;  // constructed by init() below, not by a constructor
+  __shared__ barrier_t bar; // constructed by init() below, not by a constructor
   __shared__ alignas(16) int buf[4];
 
   cg::cluster_group cluster = cg::this_cluster();
@@ -213,12 +216,13 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) pingpo
   const unsigned peer = rank ^ 1u;
   const int block = static_cast<int>(blockIdx.x);
 
-  if (threadIdx.x == 0) init(&bar, 1);
+  if (threadIdx.x == 0)
+    init(&bar, 1);
   cluster.sync();
 
-  uint64_t* const barHandle = cuda::device::barrier_native_handle(bar);
-  uint64_t* const peerBar = cluster.map_shared_rank(barHandle, peer);
-  int* const peerBuf = cluster.map_shared_rank(&buf[0], peer);
+  uint64_t *const barHandle = cuda::device::barrier_native_handle(bar);
+  uint64_t *const peerBar = cluster.map_shared_rank(barHandle, peer);
+  int *const peerBuf = cluster.map_shared_rank(&buf[0], peer);
 
   uint32_t phase = 0;
   for (int it = 0; it < iters; ++it) {
@@ -227,10 +231,12 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) pingpo
       const int v[4] = {it, static_cast<int>(rank), block, it ^ 0x5a5a};
       cuda::ptx::st_async(peerBuf, v, peerBar);
     }
-    while (!cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, cuda::ptx::scope_cluster, barHandle, phase)) {
+    while (!cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, cuda::ptx::scope_cluster,
+                                                barHandle, phase)) {
     }
     phase ^= 1u;
-    if (threadIdx.x == 0) storeOut(out, iters, it, *reinterpret_cast<const int4*>(buf));
+    if (threadIdx.x == 0)
+      storeOut(out, iters, it, *reinterpret_cast<const int4 *>(buf));
     cluster.sync();
   }
 }
@@ -253,18 +259,21 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) pingpo
 //                         partner passes this barrier)
 // Exit: barrier (2) of the last iteration (the setup barrier when iters = 0)
 // is the exit barrier: no store into a peer follows it.
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) pingpongPlain(int* __restrict__ out, int iters) {
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1)
+    pingpongPlain(int *__restrict__ out, int iters) {
   __shared__ alignas(16) int buf[4];
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank();
   const int block = static_cast<int>(blockIdx.x);
-  int4* const peerBuf = reinterpret_cast<int4*>(cluster.map_shared_rank(&buf[0], rank ^ 1u));
+  int4 *const peerBuf = reinterpret_cast<int4 *>(cluster.map_shared_rank(&buf[0], rank ^ 1u));
 
   cluster.sync();
   for (int it = 0; it < iters; ++it) {
-    if (threadIdx.x == 0) *peerBuf = make_int4(it, static_cast<int>(rank), block, it ^ 0x5a5a);
+    if (threadIdx.x == 0)
+      *peerBuf = make_int4(it, static_cast<int>(rank), block, it ^ 0x5a5a);
     cluster.sync();
-    if (threadIdx.x == 0) storeOut(out, iters, it, *reinterpret_cast<const int4*>(buf));
+    if (threadIdx.x == 0)
+      storeOut(out, iters, it, *reinterpret_cast<const int4 *>(buf));
     cluster.sync();
   }
 }
@@ -277,26 +286,32 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) pingpo
 // partner must learn that buf may be overwritten). So that a run can be
 // checked, thread 0 of CTA b stores the number of barriers it passed to
 // out[b] at the end (out needs grid ints).
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1) clusterBarrierFloor(int* __restrict__ out, int iters) {
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(32, 1)
+    clusterBarrierFloor(int *__restrict__ out, int iters) {
   int passed = 0;
   for (int it = 0; it < iters; ++it) {
     clusterArriveRelaxed();
     clusterWait();
     ++passed;
   }
-  if (threadIdx.x == 0) out[blockIdx.x] = passed;
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = passed;
 }
 
 // ---------------------------------------------------------------- launching
 
 enum class Kernel { HandTuned, Standard, Plain, Floor };
 
-inline const char* kernelName(Kernel k) {
+inline const char *kernelName(Kernel k) {
   switch (k) {
-    case Kernel::HandTuned: return "hand-tuned (relaxed expect_tx + st.async + relaxed cluster barrier)";
-    case Kernel::Standard: return "standard (cuda::barrier + st_async + cluster.sync)";
-    case Kernel::Plain: return "plain (DSMEM stores + 2x cluster.sync)";
-    default: return "barrier.cluster.arrive.relaxed + wait only";
+  case Kernel::HandTuned:
+    return "hand-tuned (relaxed expect_tx + st.async + relaxed cluster barrier)";
+  case Kernel::Standard:
+    return "standard (cuda::barrier + st_async + cluster.sync)";
+  case Kernel::Plain:
+    return "plain (DSMEM stores + 2x cluster.sync)";
+  default:
+    return "barrier.cluster.arrive.relaxed + wait only";
   }
 }
 
@@ -304,9 +319,10 @@ inline const char* kernelName(Kernel k) {
 // (__cluster_dims__, like pingpong.tile's .reqnctapercluster), which lets ptxas
 // drop the "launched without a cluster" fallback around every cluster barrier;
 // so `cluster` must be kCluster and no launch attribute is passed.
-inline cudaError_t launch(Kernel k, int* out, int iters, unsigned grid, unsigned threads, unsigned cluster,
-                          cudaStream_t stream = 0) {
-  if (cluster != kCluster) return cudaErrorInvalidValue;
+inline cudaError_t launch(Kernel k, int *out, int iters, unsigned grid, unsigned threads,
+                          unsigned cluster, cudaStream_t stream = 0) {
+  if (cluster != kCluster)
+    return cudaErrorInvalidValue;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(grid);
   cfg.blockDim = dim3(threads);
@@ -315,11 +331,15 @@ inline cudaError_t launch(Kernel k, int* out, int iters, unsigned grid, unsigned
   cfg.attrs = nullptr;
   cfg.numAttrs = 0;
   switch (k) {
-    case Kernel::HandTuned: return cudaLaunchKernelEx(&cfg, pingpongHandTuned, out, iters);
-    case Kernel::Standard: return cudaLaunchKernelEx(&cfg, pingpongStandard, out, iters);
-    case Kernel::Plain: return cudaLaunchKernelEx(&cfg, pingpongPlain, out, iters);
-    default: return cudaLaunchKernelEx(&cfg, clusterBarrierFloor, out, iters);
+  case Kernel::HandTuned:
+    return cudaLaunchKernelEx(&cfg, pingpongHandTuned, out, iters);
+  case Kernel::Standard:
+    return cudaLaunchKernelEx(&cfg, pingpongStandard, out, iters);
+  case Kernel::Plain:
+    return cudaLaunchKernelEx(&cfg, pingpongPlain, out, iters);
+  default:
+    return cudaLaunchKernelEx(&cfg, clusterBarrierFloor, out, iters);
   }
 }
 
-}  // namespace pingpong_ref
+} // namespace pingpong_ref

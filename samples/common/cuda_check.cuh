@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define SAMPLE_CUDA_CHECK(call)                                                                     \
+#define SAMPLE_CUDA_CHECK(call)                                                                    \
   do {                                                                                             \
     cudaError_t err_ = (call);                                                                     \
     if (err_ != cudaSuccess) {                                                                     \

@@ -13,9 +13,10 @@
 
 namespace sample {
 
-inline std::string readFile(const std::string& path) {
+inline std::string readFile(const std::string &path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot open '" + path + "'");
+  if (!f)
+    throw std::runtime_error("cannot open '" + path + "'");
   std::ostringstream ss;
   ss << f.rdbuf();
   return ss.str();
@@ -23,15 +24,17 @@ inline std::string readFile(const std::string& path) {
 
 // The static cluster size a kernel was compiled for (its kernel info's fixed
 // cluster, X*Y*Z), 0 when the launch chooses it.
-inline int fixedClusterSize(const tile::KernelInfo& info) {
-  if (info.cluster != tile::KernelInfo::Cluster::Fixed) return 0;
+inline int fixedClusterSize(const tile::KernelInfo &info) {
+  if (info.cluster != tile::KernelInfo::Cluster::Fixed)
+    return 0;
   return static_cast<int>(info.clusterDims[0] * info.clusterDims[1] * info.clusterDims[2]);
 }
 
 // Where the samples' PTX is: $TILEC_PTX_DIR, else the build's TILEC_SAMPLE_PTX_DIR.
 inline std::string ptxDir() {
-  if (const char* e = std::getenv("TILEC_PTX_DIR"))
-    if (*e) return e;
+  if (const char *e = std::getenv("TILEC_PTX_DIR"))
+    if (*e)
+      return e;
 #ifdef TILEC_SAMPLE_PTX_DIR
   return TILEC_SAMPLE_PTX_DIR;
 #else
@@ -39,4 +42,4 @@ inline std::string ptxDir() {
 #endif
 }
 
-}  // namespace sample
+} // namespace sample

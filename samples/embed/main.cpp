@@ -8,7 +8,7 @@
 #include <exception>
 #include <vector>
 
-static const char* kSource = R"(
+static const char *kSource = R"(
 // c[i] = a[i] * s + b[i]
 kernel saxpy(a: ptr<f32, global>, b: ptr<f32, global>, c: ptr<f32, global>, s: f32, n: i32) threads(256) {
   for i in grid_range(n) {
@@ -25,7 +25,8 @@ int main() {
     std::fprintf(stderr, "compile failed:\n%s\n", result.diagnostics.c_str());
     return 1;
   }
-  std::printf("compiled saxpy.tile: %zu bytes of PTX for %s\n", result.output.size(), options.arch.c_str());
+  std::printf("compiled saxpy.tile: %zu bytes of PTX for %s\n", result.output.size(),
+              options.arch.c_str());
 
   if (tile::deviceCount() == 0) {
     std::printf("no CUDA device: compiled only\n");
@@ -61,7 +62,8 @@ int main() {
     for (int i = 0; i < n; ++i) {
       float want = a[i] * s + b[i];
       if (std::fabs(c[i] - want) > 1e-5f * std::fabs(want) + 1e-5f) {
-        if (bad < 5) std::fprintf(stderr, "c[%d] = %g, expected %g\n", i, c[i], want);
+        if (bad < 5)
+          std::fprintf(stderr, "c[%d] = %g, expected %g\n", i, c[i], want);
         ++bad;
       }
     }
@@ -69,8 +71,9 @@ int main() {
       std::fprintf(stderr, "FAILED: %d of %d wrong\n", bad, n);
       return 1;
     }
-    std::printf("saxpy on %d elements: OK%s\n", n, module.loadedFromCache() ? " (cubin from cache)" : "");
-  } catch (const tile::Error& e) {
+    std::printf("saxpy on %d elements: OK%s\n", n,
+                module.loadedFromCache() ? " (cubin from cache)" : "");
+  } catch (const tile::Error &e) {
     std::fprintf(stderr, "tilec runtime error: %s\n", e.what());
     return 1;
   }

@@ -42,68 +42,91 @@ struct Args {
   bool seedGiven = false;
 };
 
-[[noreturn]] void usage(const std::string& msg) {
-  std::fprintf(stderr,
-               "histogram_bench: %s\nusage: histogram_bench [--bins N] [--n N] [--threads T] [--clusters 1,2,4,8]\n"
-               "  [--dists uniform,skewed] [--runs R] [--warmup W] [--ptx-dir DIR] [--ctas-per-sm K]\n"
-               "  [--seed S] [--out FILE]\n",
-               msg.c_str());
+[[noreturn]] void usage(const std::string &msg) {
+  std::fprintf(
+      stderr,
+      "histogram_bench: %s\nusage: histogram_bench [--bins N] [--n N] [--threads T] [--clusters "
+      "1,2,4,8]\n"
+      "  [--dists uniform,skewed] [--runs R] [--warmup W] [--ptx-dir DIR] [--ctas-per-sm K]\n"
+      "  [--seed S] [--out FILE]\n",
+      msg.c_str());
   std::exit(2);
 }
 
-long long toInt(const std::string& flag, const std::string& v) {
-  char* end = nullptr;
+long long toInt(const std::string &flag, const std::string &v) {
+  char *end = nullptr;
   long long x = std::strtoll(v.c_str(), &end, 0);
-  if (v.empty() || *end) usage("bad value for " + flag + ": '" + v + "'");
+  if (v.empty() || *end)
+    usage("bad value for " + flag + ": '" + v + "'");
   return x;
 }
 
-std::vector<std::string> split(const std::string& s) {
+std::vector<std::string> split(const std::string &s) {
   std::vector<std::string> parts;
   std::stringstream ss(s);
   for (std::string p; std::getline(ss, p, ',');)
-    if (!p.empty()) parts.push_back(p);
+    if (!p.empty())
+      parts.push_back(p);
   return parts;
 }
 
-Args parse(int argc, char** argv) {
+Args parse(int argc, char **argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
     std::string f = argv[i], v;
     size_t eq = f.find('=');
     bool inl = f.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inl) { v = f.substr(eq + 1); f = f.substr(0, eq); }
+    if (inl) {
+      v = f.substr(eq + 1);
+      f = f.substr(0, eq);
+    }
     auto val = [&]() -> std::string {
-      if (inl) return v;
-      if (i + 1 >= argc) usage("missing value for " + f);
+      if (inl)
+        return v;
+      if (i + 1 >= argc)
+        usage("missing value for " + f);
       return argv[++i];
     };
-    if (f == "--bins") a.nbins = static_cast<int32_t>(toInt(f, val()));
-    else if (f == "--n") a.n = toInt(f, val());
-    else if (f == "--threads") a.threads = static_cast<int>(toInt(f, val()));
+    if (f == "--bins")
+      a.nbins = static_cast<int32_t>(toInt(f, val()));
+    else if (f == "--n")
+      a.n = toInt(f, val());
+    else if (f == "--threads")
+      a.threads = static_cast<int>(toInt(f, val()));
     else if (f == "--clusters") {
       a.clusters.clear();
-      for (auto& c : split(val())) a.clusters.push_back(static_cast<int>(toInt(f, c)));
+      for (auto &c : split(val()))
+        a.clusters.push_back(static_cast<int>(toInt(f, c)));
     } else if (f == "--dists") {
       a.dists.clear();
-      for (auto& d : split(val())) {
+      for (auto &d : split(val())) {
         histo::Dist x;
-        if (!histo::parseDist(d, x)) usage("bad distribution '" + d + "'");
+        if (!histo::parseDist(d, x))
+          usage("bad distribution '" + d + "'");
         a.dists.push_back(x);
       }
-    } else if (f == "--runs") a.runs = static_cast<int>(toInt(f, val()));
-    else if (f == "--warmup") a.warmup = static_cast<int>(toInt(f, val()));
-    else if (f == "--ptx-dir") a.ptxDir = val();
-    else if (f == "--ctas-per-sm") a.ctasPerSm = static_cast<int>(toInt(f, val()));
-    else if (f == "--seed") { a.seed = static_cast<uint64_t>(toInt(f, val())); a.seedGiven = true; }
-    else if (f == "--out") a.out = val();
-    else usage("unknown argument '" + f + "'");
+    } else if (f == "--runs")
+      a.runs = static_cast<int>(toInt(f, val()));
+    else if (f == "--warmup")
+      a.warmup = static_cast<int>(toInt(f, val()));
+    else if (f == "--ptx-dir")
+      a.ptxDir = val();
+    else if (f == "--ctas-per-sm")
+      a.ctasPerSm = static_cast<int>(toInt(f, val()));
+    else if (f == "--seed") {
+      a.seed = static_cast<uint64_t>(toInt(f, val()));
+      a.seedGiven = true;
+    } else if (f == "--out")
+      a.out = val();
+    else
+      usage("unknown argument '" + f + "'");
   }
   if (a.nbins < 1 || a.n < 1 || a.threads < 32 || a.threads > 1024 || a.runs < 1 || a.warmup < 0 ||
       a.clusters.empty() || a.dists.empty())
     usage("bad arguments");
   for (int c : a.clusters)
-    if (c < 1 || c > 16) usage("cluster sizes must be 1..16");
+    if (c < 1 || c > 16)
+      usage("cluster sizes must be 1..16");
   return a;
 }
 
@@ -116,7 +139,10 @@ struct Timing {
 // launches (stream 0 of the same primary context) use.
 template <class Zero, class Launch>
 Timing timeKernel(Zero zero, Launch launch, int warmup, int runs) {
-  for (int w = 0; w < warmup; ++w) { zero(); launch(); }
+  for (int w = 0; w < warmup; ++w) {
+    zero();
+    launch();
+  }
   SAMPLE_CUDA_CHECK(cudaGetLastError());
   SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<cudaEvent_t> start(runs), stop(runs);
@@ -146,13 +172,14 @@ Timing timeKernel(Zero zero, Launch launch, int warmup, int runs) {
 }
 
 std::string fmtMs(double ms) {
-  if (ms < 0) return "error";
+  if (ms < 0)
+    return "error";
   char b[32];
   std::snprintf(b, sizeof b, "%.3f", ms);
   return b;
 }
 
-std::vector<int32_t> downloadBins(const int* d, int32_t nbins) {
+std::vector<int32_t> downloadBins(const int *d, int32_t nbins) {
   std::vector<int32_t> h(static_cast<size_t>(nbins));
   SAMPLE_CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(int32_t), cudaMemcpyDeviceToHost));
   return h;
@@ -164,25 +191,26 @@ struct Row {
   unsigned tileGrid = 0;
   int cudaGrid = 0;
   Timing tile, cuda;
-  Timing explicitTile;  // histogram_explicit.tile: the same kernel with written barriers
-  bool explicitPresent = false;  // histogram_explicit_c<C>.ptx found (n/a in the table when not)
+  Timing explicitTile;          // histogram_explicit.tile: the same kernel with written barriers
+  bool explicitPresent = false; // histogram_explicit_c<C>.ptx found (n/a in the table when not)
   double globalMs = -1, floorMs = -1;
-  std::string problems;  // empty = every kernel exact
+  std::string problems; // empty = every kernel exact
 };
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   Args a = parse(argc, argv);
   if (tile::deviceCount() == 0) {
     std::printf("SKIP: no CUDA device\n");
     return 77;
   }
   std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i)
+    command += (i ? " " : "") + std::string(argv[i]);
 
   SAMPLE_CUDA_CHECK(cudaSetDevice(0));
-  SAMPLE_CUDA_CHECK(cudaFree(nullptr));  // create the primary context the tilec runtime retains too
+  SAMPLE_CUDA_CHECK(cudaFree(nullptr)); // create the primary context the tilec runtime retains too
   tile::Context ctx(0);
   cudaDeviceProp prop;
   SAMPLE_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -192,9 +220,9 @@ int main(int argc, char** argv) {
 
   const size_t n = static_cast<size_t>(a.n);
   const size_t binBytes = static_cast<size_t>(a.nbins) * sizeof(int32_t);
-  int* dInput = nullptr;
-  int* dBins = nullptr;
-  unsigned long long* dSum = nullptr;
+  int *dInput = nullptr;
+  int *dBins = nullptr;
+  unsigned long long *dSum = nullptr;
   SAMPLE_CUDA_CHECK(cudaMalloc(&dInput, n * sizeof(int32_t)));
   SAMPLE_CUDA_CHECK(cudaMalloc(&dBins, binBytes));
   SAMPLE_CUDA_CHECK(cudaMalloc(&dSum, sizeof(unsigned long long)));
@@ -208,10 +236,11 @@ int main(int argc, char** argv) {
     std::string path = ptxDir + "/histogram_c" + std::to_string(a.clusters[c]) + ".ptx";
     try {
       tiles[c].reset(new histo::TileHistogram(ctx, path));
-      tiles[c]->setAllowNonPortableCluster(a.clusters[c] > 8);  // as the CUDA reference does
+      tiles[c]->setAllowNonPortableCluster(a.clusters[c] > 8); // as the CUDA reference does
       if (tiles[c]->ptxCluster() > 0 && tiles[c]->ptxCluster() != a.clusters[c])
-        throw std::runtime_error(path + " is compiled for cluster " + std::to_string(tiles[c]->ptxCluster()));
-    } catch (const std::exception& e) {
+        throw std::runtime_error(path + " is compiled for cluster " +
+                                 std::to_string(tiles[c]->ptxCluster()));
+    } catch (const std::exception &e) {
       tiles[c].reset();
       tileErrors[c] = e.what();
       std::fprintf(stderr, "tile cluster %d: %s\n", a.clusters[c], e.what());
@@ -225,13 +254,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> explicitErrors(a.clusters.size());
   for (size_t c = 0; c < a.clusters.size(); ++c) {
     std::string path = ptxDir + "/histogram_explicit_c" + std::to_string(a.clusters[c]) + ".ptx";
-    if (!std::ifstream(path)) continue;
+    if (!std::ifstream(path))
+      continue;
     try {
       explicitTiles[c].reset(new histo::TileHistogram(ctx, path));
       explicitTiles[c]->setAllowNonPortableCluster(a.clusters[c] > 8);
       if (explicitTiles[c]->ptxCluster() > 0 && explicitTiles[c]->ptxCluster() != a.clusters[c])
-        throw std::runtime_error(path + " is compiled for cluster " + std::to_string(explicitTiles[c]->ptxCluster()));
-    } catch (const std::exception& e) {
+        throw std::runtime_error(path + " is compiled for cluster " +
+                                 std::to_string(explicitTiles[c]->ptxCluster()));
+    } catch (const std::exception &e) {
       explicitTiles[c].reset();
       explicitErrors[c] = e.what();
       std::fprintf(stderr, "tile explicit cluster %d: %s\n", a.clusters[c], e.what());
@@ -240,7 +271,8 @@ int main(int argc, char** argv) {
 
   const int floorThreads = 512, globalThreads = 512;
   const int floorGrid = histo_ref::persistentGrid(histo_ref::readFloor, floorThreads);
-  const int globalGrid = histo_ref::persistentGrid(histo_ref::globalAtomicsHistogram, globalThreads);
+  const int globalGrid =
+      histo_ref::persistentGrid(histo_ref::globalAtomicsHistogram, globalThreads);
   auto zeroBins = [&] { SAMPLE_CUDA_CHECK(cudaMemsetAsync(dBins, 0, binBytes, 0)); };
   auto poisonBins = [&] { SAMPLE_CUDA_CHECK(cudaMemset(dBins, 0xA5, binBytes)); };
 
@@ -252,29 +284,39 @@ int main(int argc, char** argv) {
     std::vector<int32_t> input = histo::makeInput(n, a.nbins, dist, seed);
     std::vector<int32_t> want = histo::cpuHistogram(input, a.nbins);
     long long wantSum = 0;
-    for (int32_t x : input) wantSum += x;
-    SAMPLE_CUDA_CHECK(cudaMemcpy(dInput, input.data(), n * sizeof(int32_t), cudaMemcpyHostToDevice));
+    for (int32_t x : input)
+      wantSum += x;
+    SAMPLE_CUDA_CHECK(
+        cudaMemcpy(dInput, input.data(), n * sizeof(int32_t), cudaMemcpyHostToDevice));
     std::printf("%s input: n = %lld, %d bins, seed %llu\n", histo::distName(dist), a.n, a.nbins,
                 static_cast<unsigned long long>(seed));
 
     // floor and global atomics do not depend on the cluster size: once per distribution
     std::string distProblems;
-    Timing floorT = timeKernel([&] { SAMPLE_CUDA_CHECK(cudaMemsetAsync(dSum, 0, sizeof *dSum, 0)); },
-                               [&] { histo_ref::readFloor<<<floorGrid, floorThreads>>>(dSum, dInput, a.n);
-                                     SAMPLE_CUDA_CHECK(cudaGetLastError()); },
-                               a.warmup, a.runs);
+    Timing floorT =
+        timeKernel([&] { SAMPLE_CUDA_CHECK(cudaMemsetAsync(dSum, 0, sizeof *dSum, 0)); },
+                   [&] {
+                     histo_ref::readFloor<<<floorGrid, floorThreads>>>(dSum, dInput, a.n);
+                     SAMPLE_CUDA_CHECK(cudaGetLastError());
+                   },
+                   a.warmup, a.runs);
     unsigned long long gotSum = 0;
     SAMPLE_CUDA_CHECK(cudaMemcpy(&gotSum, dSum, sizeof gotSum, cudaMemcpyDeviceToHost));
-    if (static_cast<long long>(gotSum) != wantSum) distProblems += " floor: sum differs;";
+    if (static_cast<long long>(gotSum) != wantSum)
+      distProblems += " floor: sum differs;";
 
     poisonBins();
-    Timing globalT = timeKernel(zeroBins,
-                                [&] { histo_ref::globalAtomicsHistogram<<<globalGrid, globalThreads>>>(
-                                          dBins, a.nbins, dInput, a.n);
-                                      SAMPLE_CUDA_CHECK(cudaGetLastError()); },
-                                a.warmup, a.runs);
+    Timing globalT = timeKernel(
+        zeroBins,
+        [&] {
+          histo_ref::globalAtomicsHistogram<<<globalGrid, globalThreads>>>(dBins, a.nbins, dInput,
+                                                                           a.n);
+          SAMPLE_CUDA_CHECK(cudaGetLastError());
+        },
+        a.warmup, a.runs);
     std::string d = histo::compareHistograms(want, downloadBins(dBins, a.nbins));
-    if (!d.empty()) distProblems += " global: " + d + ";";
+    if (!d.empty())
+      distProblems += " global: " + d + ";";
 
     for (size_t c = 0; c < a.clusters.size(); ++c) {
       const int cluster = a.clusters[c];
@@ -288,13 +330,18 @@ int main(int argc, char** argv) {
       if (tiles[c]) {
         try {
           poisonBins();
-          row.tileGrid = tiles[c]->persistentGrid(tBins, tInput, a.nbins, cluster, a.threads, a.ctasPerSm);
-          row.tile = timeKernel(zeroBins,
-                                [&] { tiles[c]->launch(tBins, tInput, a.n, a.nbins, cluster, a.threads, row.tileGrid); },
-                                a.warmup, a.runs);
+          row.tileGrid =
+              tiles[c]->persistentGrid(tBins, tInput, a.nbins, cluster, a.threads, a.ctasPerSm);
+          row.tile = timeKernel(
+              zeroBins,
+              [&] {
+                tiles[c]->launch(tBins, tInput, a.n, a.nbins, cluster, a.threads, row.tileGrid);
+              },
+              a.warmup, a.runs);
           std::string td = histo::compareHistograms(want, downloadBins(dBins, a.nbins));
-          if (!td.empty()) row.problems += " tile: " + td + ";";
-        } catch (const std::exception& e) {
+          if (!td.empty())
+            row.problems += " tile: " + td + ";";
+        } catch (const std::exception &e) {
           row.tile = Timing{};
           row.problems += std::string(" tile: ") + e.what() + ";";
           SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
@@ -305,11 +352,15 @@ int main(int argc, char** argv) {
             poisonBins();
             row.explicitTile = timeKernel(
                 zeroBins,
-                [&] { explicitTiles[c]->launch(tBins, tInput, a.n, a.nbins, cluster, a.threads, row.tileGrid); },
+                [&] {
+                  explicitTiles[c]->launch(tBins, tInput, a.n, a.nbins, cluster, a.threads,
+                                           row.tileGrid);
+                },
                 a.warmup, a.runs);
             std::string ed = histo::compareHistograms(want, downloadBins(dBins, a.nbins));
-            if (!ed.empty()) row.problems += " tile explicit: " + ed + ";";
-          } catch (const std::exception& e) {
+            if (!ed.empty())
+              row.problems += " tile explicit: " + ed + ";";
+          } catch (const std::exception &e) {
             row.explicitTile = Timing{};
             row.problems += std::string(" tile explicit: ") + e.what() + ";";
             SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
@@ -318,23 +369,31 @@ int main(int argc, char** argv) {
       } else {
         row.problems += " tile: " + tileErrors[c] + ";";
       }
-      if (!explicitErrors[c].empty()) row.problems += " tile explicit: " + explicitErrors[c] + ";";
+      if (!explicitErrors[c].empty())
+        row.problems += " tile explicit: " + explicitErrors[c] + ";";
       row.explicitPresent = (explicitTiles[c] && row.tile.median > 0) || !explicitErrors[c].empty();
 
       poisonBins();
       row.cudaGrid = histo_ref::clusterHistogramGrid(a.nbins, cluster, a.threads);
-      if (a.ctasPerSm > 0) row.cudaGrid = std::max(1, prop.multiProcessorCount * a.ctasPerSm / cluster) * cluster;
-      row.cuda = timeKernel(zeroBins,
-                            [&] { SAMPLE_CUDA_CHECK(histo_ref::launchClusterHistogram(dBins, a.nbins, dInput, a.n,
-                                                                                     cluster, a.threads, row.cudaGrid)); },
-                            a.warmup, a.runs);
+      if (a.ctasPerSm > 0)
+        row.cudaGrid = std::max(1, prop.multiProcessorCount * a.ctasPerSm / cluster) * cluster;
+      row.cuda = timeKernel(
+          zeroBins,
+          [&] {
+            SAMPLE_CUDA_CHECK(histo_ref::launchClusterHistogram(dBins, a.nbins, dInput, a.n,
+                                                                cluster, a.threads, row.cudaGrid));
+          },
+          a.warmup, a.runs);
       std::string cd = histo::compareHistograms(want, downloadBins(dBins, a.nbins));
-      if (!cd.empty()) row.problems += " CUDA: " + cd + ";";
+      if (!cd.empty())
+        row.problems += " CUDA: " + cd + ";";
 
-      if (!row.problems.empty()) allOk = false;
+      if (!row.problems.empty())
+        allOk = false;
       std::printf("  cluster %d: tile %s ms, tile explicit %s ms, CUDA %s ms%s\n", cluster,
                   fmtMs(row.tile.median).c_str(),
-                  row.explicitPresent ? fmtMs(row.explicitTile.median).c_str() : "n/a", fmtMs(row.cuda.median).c_str(),
+                  row.explicitPresent ? fmtMs(row.explicitTile.median).c_str() : "n/a",
+                  fmtMs(row.cuda.median).c_str(),
                   row.problems.empty() ? "" : (" PROBLEM:" + row.problems).c_str());
       std::fflush(stdout);
       rows.push_back(row);
@@ -346,62 +405,76 @@ int main(int argc, char** argv) {
   char date[64];
   std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  md << "## Histogram: " << a.nbins << " bins, " << a.n << " int32 inputs, " << a.threads << " threads/CTA\n\n"
+  md << "## Histogram: " << a.nbins << " bins, " << a.n << " int32 inputs, " << a.threads
+     << " threads/CTA\n\n"
      << "- date: " << date << "\n- device: " << prop.name << " (" << prop.multiProcessorCount
      << " SMs), driver " << ctx.driverVersion() << ", CUDA runtime " << rtVersion << "\n"
      << "- command: `" << command << "`\n"
      << "- median of " << a.runs << " CUDA-event-timed runs after " << a.warmup
-     << " warm-up runs; bins re-zeroed (untimed) before each; every result checked exactly against the CPU\n"
-     << "- tile = histogram.tile via tilec PTX + tilec runtime; CUDA = programming-guide cluster kernel "
+     << " warm-up runs; bins re-zeroed (untimed) before each; every result checked exactly against "
+        "the CPU\n"
+     << "- tile = histogram.tile via tilec PTX + tilec runtime; CUDA = programming-guide cluster "
+        "kernel "
      << "(nvcc, sm_90a); both persistent grids (grid column: tile/CUDA CTAs); global-atomics grid "
      << globalGrid << ", floor grid " << floorGrid << " (int4 streaming read)\n"
-     << "- tile = barriers inserted by tilec; tile explicit = histogram_explicit.tile (cluster_sync() "
+     << "- tile = barriers inserted by tilec; tile explicit = histogram_explicit.tile "
+        "(cluster_sync() "
      << "written), same grid\n\n"
-     << "| config | tile ms | CUDA ms | tile/CUDA | tile explicit ms | auto/explicit | global-atomics ms | floor ms "
+     << "| config | tile ms | CUDA ms | tile/CUDA | tile explicit ms | auto/explicit | "
+        "global-atomics ms | floor ms "
      << "| grid | exact |\n"
      << "|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const Row& r : rows) {
+  for (const Row &r : rows) {
     char ratio[32] = "n/a";
-    if (r.tile.median > 0 && r.cuda.median > 0) std::snprintf(ratio, sizeof ratio, "%.2f", r.tile.median / r.cuda.median);
+    if (r.tile.median > 0 && r.cuda.median > 0)
+      std::snprintf(ratio, sizeof ratio, "%.2f", r.tile.median / r.cuda.median);
     char autoRatio[32] = "n/a";
     if (r.tile.median > 0 && r.explicitTile.median > 0)
       std::snprintf(autoRatio, sizeof autoRatio, "%.3f", r.tile.median / r.explicitTile.median);
-    md << "| " << histo::distName(r.dist) << ", cluster " << r.cluster << " | " << fmtMs(r.tile.median) << " | "
-       << fmtMs(r.cuda.median) << " | " << ratio << " | "
-       << (r.explicitPresent ? fmtMs(r.explicitTile.median) : std::string("n/a")) << " | " << autoRatio
-       << " | " << fmtMs(r.globalMs) << " | " << fmtMs(r.floorMs) << " | "
+    md << "| " << histo::distName(r.dist) << ", cluster " << r.cluster << " | "
+       << fmtMs(r.tile.median) << " | " << fmtMs(r.cuda.median) << " | " << ratio << " | "
+       << (r.explicitPresent ? fmtMs(r.explicitTile.median) : std::string("n/a")) << " | "
+       << autoRatio << " | " << fmtMs(r.globalMs) << " | " << fmtMs(r.floorMs) << " | "
        << r.tileGrid << "/" << r.cudaGrid << " | " << (r.problems.empty() ? "yes" : "NO") << " |\n";
   }
   md << "\n";
   for (histo::Dist dist : a.dists) {
     const Row *bestTile = nullptr, *bestCuda = nullptr;
-    for (const Row& r : rows) {
-      if (r.dist != dist) continue;
-      if (r.tile.median > 0 && (!bestTile || r.tile.median < bestTile->tile.median)) bestTile = &r;
-      if (r.cuda.median > 0 && (!bestCuda || r.cuda.median < bestCuda->cuda.median)) bestCuda = &r;
+    for (const Row &r : rows) {
+      if (r.dist != dist)
+        continue;
+      if (r.tile.median > 0 && (!bestTile || r.tile.median < bestTile->tile.median))
+        bestTile = &r;
+      if (r.cuda.median > 0 && (!bestCuda || r.cuda.median < bestCuda->cuda.median))
+        bestCuda = &r;
     }
     md << "- best " << histo::distName(dist) << ": tile "
-       << (bestTile ? "cluster " + std::to_string(bestTile->cluster) + " " + fmtMs(bestTile->tile.median) + " ms"
+       << (bestTile ? "cluster " + std::to_string(bestTile->cluster) + " " +
+                          fmtMs(bestTile->tile.median) + " ms"
                     : std::string("none"))
        << "; CUDA "
-       << (bestCuda ? "cluster " + std::to_string(bestCuda->cluster) + " " + fmtMs(bestCuda->cuda.median) + " ms"
+       << (bestCuda ? "cluster " + std::to_string(bestCuda->cluster) + " " +
+                          fmtMs(bestCuda->cuda.median) + " ms"
                     : std::string("none"));
     if (bestTile && bestCuda) {
       char b[48];
-      std::snprintf(b, sizeof b, "; best/best = %.2f", bestTile->tile.median / bestCuda->cuda.median);
+      std::snprintf(b, sizeof b, "; best/best = %.2f",
+                    bestTile->tile.median / bestCuda->cuda.median);
       md << b;
     }
     md << "\n";
   }
-  for (const Row& r : rows)
+  for (const Row &r : rows)
     if (!r.problems.empty())
-      md << "- PROBLEM " << histo::distName(r.dist) << " cluster " << r.cluster << ":" << r.problems << "\n";
+      md << "- PROBLEM " << histo::distName(r.dist) << " cluster " << r.cluster << ":" << r.problems
+         << "\n";
 
   std::printf("\n%s", md.str().c_str());
   if (!a.out.empty()) {
     std::ofstream f(a.out);
     f << md.str();
-    if (!f) std::fprintf(stderr, "histogram_bench: cannot write %s\n", a.out.c_str()), allOk = false;
+    if (!f)
+      std::fprintf(stderr, "histogram_bench: cannot write %s\n", a.out.c_str()), allOk = false;
   }
   SAMPLE_CUDA_CHECK(cudaFree(dInput));
   SAMPLE_CUDA_CHECK(cudaFree(dBins));

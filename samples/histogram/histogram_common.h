@@ -25,10 +25,16 @@ namespace histo {
 
 enum class Dist { Uniform, Skewed };
 
-inline const char* distName(Dist d) { return d == Dist::Uniform ? "uniform" : "skewed"; }
-inline bool parseDist(const std::string& s, Dist& d) {
-  if (s == "uniform") { d = Dist::Uniform; return true; }
-  if (s == "skewed") { d = Dist::Skewed; return true; }
+inline const char *distName(Dist d) { return d == Dist::Uniform ? "uniform" : "skewed"; }
+inline bool parseDist(const std::string &s, Dist &d) {
+  if (s == "uniform") {
+    d = Dist::Uniform;
+    return true;
+  }
+  if (s == "skewed") {
+    d = Dist::Skewed;
+    return true;
+  }
   return false;
 }
 
@@ -71,8 +77,10 @@ inline std::vector<int32_t> makeInput(size_t n, int32_t nbins, Dist dist, uint64
     for (;;) {
       hot[i] = static_cast<int32_t>(rng.below(nb));
       bool dup = false;
-      for (int j = 0; j < i && nbins >= 16; ++j) dup |= hot[j] == hot[i];
-      if (!dup) break;
+      for (int j = 0; j < i && nbins >= 16; ++j)
+        dup |= hot[j] == hot[i];
+      if (!dup)
+        break;
     }
   }
   const uint32_t hotThreshold = static_cast<uint32_t>(0.9 * 4294967296.0);
@@ -96,7 +104,7 @@ inline std::vector<int32_t> makeInput(size_t n, int32_t nbins, Dist dist, uint64
 }
 
 // The CPU reference, with the kernel's clamp into [0, nbins - 1].
-inline std::vector<int32_t> cpuHistogram(const std::vector<int32_t>& input, int32_t nbins) {
+inline std::vector<int32_t> cpuHistogram(const std::vector<int32_t> &input, int32_t nbins) {
   std::vector<int32_t> h(static_cast<size_t>(nbins), 0);
   for (int32_t x : input) {
     int32_t b = x < 0 ? 0 : (x >= nbins ? nbins - 1 : x);
@@ -106,17 +114,21 @@ inline std::vector<int32_t> cpuHistogram(const std::vector<int32_t>& input, int3
 }
 
 // "" when equal, else the number of differing bins and the first few.
-inline std::string compareHistograms(const std::vector<int32_t>& want, const std::vector<int32_t>& got) {
+inline std::string compareHistograms(const std::vector<int32_t> &want,
+                                     const std::vector<int32_t> &got) {
   if (want.size() != got.size())
     return "size " + std::to_string(got.size()) + " != " + std::to_string(want.size());
   size_t bad = 0;
   std::ostringstream os;
   for (size_t i = 0; i < want.size(); ++i) {
-    if (want[i] == got[i]) continue;
-    if (bad < 5) os << " bin " << i << ": got " << got[i] << " want " << want[i] << ";";
+    if (want[i] == got[i])
+      continue;
+    if (bad < 5)
+      os << " bin " << i << ": got " << got[i] << " want " << want[i] << ";";
     ++bad;
   }
-  if (!bad) return {};
+  if (!bad)
+    return {};
   return std::to_string(bad) + " of " + std::to_string(want.size()) + " bins differ:" + os.str();
 }
 
@@ -127,15 +139,15 @@ inline std::string ptxPathForCluster(int cluster) {
 
 // The .tile histogram kernel, loaded from PTX, launched through the runtime.
 class TileHistogram {
- public:
+public:
   // The PTX and its kernel info beside it (histogram_c2.ptx, histogram_c2.info.json).
-  TileHistogram(tile::Context& ctx, const std::string& ptxPath) : ctx_(&ctx) {
+  TileHistogram(tile::Context &ctx, const std::string &ptxPath) : ctx_(&ctx) {
     module_ = tile::Module::fromFiles(ctx, ptxPath);
     kernel_ = module_.kernel("histogram");
     ptxCluster_ = sample::fixedClusterSize(*kernel_.info());
   }
-  int ptxCluster() const { return ptxCluster_; }  // the compiled cluster size, 0 when launch-time
-  tile::Kernel& kernel() { return kernel_; }
+  int ptxCluster() const { return ptxCluster_; } // the compiled cluster size, 0 when launch-time
+  tile::Kernel &kernel() { return kernel_; }
   // Clusters above 8 CTAs (the portable limit on sm_90) need the non-portable opt-in
   // (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, which the runtime sets when
   // LaunchConfig::allowNonPortableCluster is true). Off by default, so a cluster of
@@ -147,15 +159,17 @@ class TileHistogram {
     c.grid = tile::Dim3(grid);
     c.block = tile::Dim3(static_cast<unsigned>(threads));
     c.cluster = tile::Dim3(static_cast<unsigned>(cluster));
-    c.allowNonPortableCluster = allowNonPortable_;  // sharedBytes: from the kernel info
+    c.allowNonPortableCluster = allowNonPortable_; // sharedBytes: from the kernel info
     return c;
   }
 
   // The dynamic shared memory per CTA a launch needs (the kernel info's layout
   // rule: ceil(nbins / cluster) i32 for the one dshared array).
-  size_t sharedBytes(CUdeviceptr bins, CUdeviceptr input, int32_t nbins, int cluster, int threads = 512) const {
-    return kernel_.dynamicSharedBytes(config(nbins, cluster, threads, static_cast<unsigned>(cluster)), bins,
-                                      input, int64_t(0), nbins);
+  size_t sharedBytes(CUdeviceptr bins, CUdeviceptr input, int32_t nbins, int cluster,
+                     int threads = 512) const {
+    return kernel_.dynamicSharedBytes(
+        config(nbins, cluster, threads, static_cast<unsigned>(cluster)), bins, input, int64_t(0),
+        nbins);
   }
 
   // Persistent grid: every cluster that fits on the GPU at once (ctasPerSm > 0:
@@ -163,32 +177,34 @@ class TileHistogram {
   // Kernel::maxActiveClusters validates the configuration and raises the dynamic
   // shared-memory and non-portable cluster attributes before the occupancy query,
   // which counts against them; the arguments size the dynamic shared memory.
-  unsigned persistentGrid(CUdeviceptr bins, CUdeviceptr input, int32_t nbins, int cluster, int threads,
-                          int ctasPerSm = 0) {
+  unsigned persistentGrid(CUdeviceptr bins, CUdeviceptr input, int32_t nbins, int cluster,
+                          int threads, int ctasPerSm = 0) {
     if (ctasPerSm > 0) {
       long long ctas = 1ll * ctx_->smCount() * ctasPerSm;
       long long clusters = std::max(1ll, ctas / cluster);
       return static_cast<unsigned>(clusters * cluster);
     }
-    int fit = kernel_.maxActiveClusters(config(nbins, cluster, threads, static_cast<unsigned>(cluster)), bins,
-                                        input, int64_t(0), nbins);
-    if (fit <= 0) fit = 1;  // launch() reports the real reason if nothing fits
+    int fit =
+        kernel_.maxActiveClusters(config(nbins, cluster, threads, static_cast<unsigned>(cluster)),
+                                  bins, input, int64_t(0), nbins);
+    if (fit <= 0)
+      fit = 1; // launch() reports the real reason if nothing fits
     return static_cast<unsigned>(fit * cluster);
   }
 
-  void launch(CUdeviceptr bins, CUdeviceptr input, int64_t n, int32_t nbins, int cluster, int threads,
-              unsigned grid, CUstream stream = nullptr) {
+  void launch(CUdeviceptr bins, CUdeviceptr input, int64_t n, int32_t nbins, int cluster,
+              int threads, unsigned grid, CUstream stream = nullptr) {
     tile::LaunchConfig c = config(nbins, cluster, threads, grid);
     c.stream = stream;
     kernel_.launch(c, bins, input, n, nbins);
   }
 
- private:
-  tile::Context* ctx_;
+private:
+  tile::Context *ctx_;
   tile::Module module_;
   tile::Kernel kernel_;
   int ptxCluster_ = 0;
   bool allowNonPortable_ = false;
 };
 
-}  // namespace histo
+} // namespace histo

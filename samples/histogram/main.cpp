@@ -40,67 +40,95 @@ struct Options {
   int skipCode = 0;
 };
 
-[[noreturn]] void usage(const char* msg) {
-  std::fprintf(stderr,
-               "histogram: %s\n"
-               "usage: histogram [--bins N] [--n N] [--cluster C] [--threads T] [--dist uniform|skewed]\n"
-               "                 [--ptx PATH] [--ctas-per-sm K] [--runs R] [--seed S] [--skip-code C]\n",
-               msg);
+[[noreturn]] void usage(const char *msg) {
+  std::fprintf(
+      stderr,
+      "histogram: %s\n"
+      "usage: histogram [--bins N] [--n N] [--cluster C] [--threads T] [--dist uniform|skewed]\n"
+      "                 [--ptx PATH] [--ctas-per-sm K] [--runs R] [--seed S] [--skip-code C]\n",
+      msg);
   std::exit(2);
 }
 
-long long toInt(const std::string& flag, const char* v) {
-  char* end = nullptr;
+long long toInt(const std::string &flag, const char *v) {
+  char *end = nullptr;
   long long x = std::strtoll(v, &end, 0);
-  if (!*v || *end) usage(("bad value for " + flag + ": '" + v + "'").c_str());
+  if (!*v || *end)
+    usage(("bad value for " + flag + ": '" + v + "'").c_str());
   return x;
 }
 
-Options parse(int argc, char** argv) {
+Options parse(int argc, char **argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i], v;
     size_t eq = a.find('=');
     bool inlineValue = a.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inlineValue) { v = a.substr(eq + 1); a = a.substr(0, eq); }
-    auto value = [&]() -> const char* {
-      if (inlineValue) return v.c_str();
-      if (i + 1 >= argc) usage(("missing value for " + a).c_str());
+    if (inlineValue) {
+      v = a.substr(eq + 1);
+      a = a.substr(0, eq);
+    }
+    auto value = [&]() -> const char * {
+      if (inlineValue)
+        return v.c_str();
+      if (i + 1 >= argc)
+        usage(("missing value for " + a).c_str());
       return argv[++i];
     };
-    if (a == "--bins") o.nbins = static_cast<int32_t>(toInt(a, value()));
-    else if (a == "--n") o.n = toInt(a, value());
-    else if (a == "--cluster") { o.cluster = static_cast<int>(toInt(a, value())); o.clusterGiven = true; }
-    else if (a == "--threads") o.threads = static_cast<int>(toInt(a, value()));
-    else if (a == "--dist") { std::string d = value(); if (!histo::parseDist(d, o.dist)) usage(("bad --dist " + d).c_str()); }
-    else if (a == "--ptx") o.ptx = value();
-    else if (a == "--ctas-per-sm") o.ctasPerSm = static_cast<int>(toInt(a, value()));
-    else if (a == "--runs") o.runs = static_cast<int>(toInt(a, value()));
-    else if (a == "--seed") { o.seed = static_cast<uint64_t>(toInt(a, value())); o.seedGiven = true; }
-    else if (a == "--skip-code") o.skipCode = static_cast<int>(toInt(a, value()));
-    else if (a == "-h" || a == "--help") usage("help");
-    else usage(("unknown argument '" + a + "'").c_str());
+    if (a == "--bins")
+      o.nbins = static_cast<int32_t>(toInt(a, value()));
+    else if (a == "--n")
+      o.n = toInt(a, value());
+    else if (a == "--cluster") {
+      o.cluster = static_cast<int>(toInt(a, value()));
+      o.clusterGiven = true;
+    } else if (a == "--threads")
+      o.threads = static_cast<int>(toInt(a, value()));
+    else if (a == "--dist") {
+      std::string d = value();
+      if (!histo::parseDist(d, o.dist))
+        usage(("bad --dist " + d).c_str());
+    } else if (a == "--ptx")
+      o.ptx = value();
+    else if (a == "--ctas-per-sm")
+      o.ctasPerSm = static_cast<int>(toInt(a, value()));
+    else if (a == "--runs")
+      o.runs = static_cast<int>(toInt(a, value()));
+    else if (a == "--seed") {
+      o.seed = static_cast<uint64_t>(toInt(a, value()));
+      o.seedGiven = true;
+    } else if (a == "--skip-code")
+      o.skipCode = static_cast<int>(toInt(a, value()));
+    else if (a == "-h" || a == "--help")
+      usage("help");
+    else
+      usage(("unknown argument '" + a + "'").c_str());
   }
-  if (o.nbins < 1) usage("--bins must be >= 1");
-  if (o.n < 0) usage("--n must be >= 0");
+  if (o.nbins < 1)
+    usage("--bins must be >= 1");
+  if (o.n < 0)
+    usage("--n must be >= 0");
   namespace target = tile::target;
   if (o.cluster < 1 || o.cluster > target::kMaxClusterSize)
     usage(("--cluster must be 1.." + std::to_string(target::kMaxClusterSize)).c_str());
   if (o.threads < 1 || o.threads > target::kMaxThreadsPerBlock)
     usage(("--threads must be 1.." + std::to_string(target::kMaxThreadsPerBlock)).c_str());
-  if (o.runs < 1) usage("--runs must be >= 1");
+  if (o.runs < 1)
+    usage("--runs must be >= 1");
   return o;
 }
 
 int run(Options o) {
   tile::Context ctx(0);
-  if (!o.seedGiven) o.seed = histo::freshSeed();
+  if (!o.seedGiven)
+    o.seed = histo::freshSeed();
   std::string ptxPath = o.ptx.empty() ? histo::ptxPathForCluster(o.cluster) : o.ptx;
   histo::TileHistogram hist(ctx, ptxPath);
   if (hist.ptxCluster() > 0 && hist.ptxCluster() != o.cluster) {
     if (o.clusterGiven) {
-      std::fprintf(stderr, "histogram: %s was compiled for cluster %d, not --cluster %d\n"
-                           "hint: use histogram_c%d.ptx, or tilec --cluster=%d\n",
+      std::fprintf(stderr,
+                   "histogram: %s was compiled for cluster %d, not --cluster %d\n"
+                   "hint: use histogram_c%d.ptx, or tilec --cluster=%d\n",
                    ptxPath.c_str(), hist.ptxCluster(), o.cluster, o.cluster, o.cluster);
       return 2;
     }
@@ -108,8 +136,8 @@ int run(Options o) {
   }
   hist.setAllowNonPortableCluster(o.cluster > tile::target::kMaxPortableClusterSize);
 
-  std::printf("device: %s (sm_%d, %d SMs), driver %d\n", ctx.name().c_str(), ctx.computeCapability(),
-              ctx.smCount(), ctx.driverVersion());
+  std::printf("device: %s (sm_%d, %d SMs), driver %d\n", ctx.name().c_str(),
+              ctx.computeCapability(), ctx.smCount(), ctx.driverVersion());
   std::printf("ptx: %s\n", ptxPath.c_str());
 
   const size_t n = static_cast<size_t>(o.n);
@@ -119,17 +147,21 @@ int run(Options o) {
   tile::DeviceBuffer<int32_t> dInput(n ? n : 1), dBins(static_cast<size_t>(o.nbins));
   dInput.copyFrom(input);
   dBins.fillBytes(0xA5);
-  unsigned grid = hist.persistentGrid(dBins.ptr(), dInput.ptr(), o.nbins, o.cluster, o.threads, o.ctasPerSm);
-  std::printf("config: %d bins, n = %lld, %s (seed %llu), cluster %d%s, %d threads, grid %u CTAs, "
-              "%zu B dynamic smem/CTA, %d regs/thread\n",
-              o.nbins, o.n, histo::distName(o.dist), static_cast<unsigned long long>(o.seed), o.cluster,
-              o.cluster > tile::target::kMaxPortableClusterSize ? " (non-portable size, opted in)" : "", o.threads, grid, hist.sharedBytes(dBins.ptr(), dInput.ptr(), o.nbins, o.cluster, o.threads), hist.kernel().numRegs());
+  unsigned grid =
+      hist.persistentGrid(dBins.ptr(), dInput.ptr(), o.nbins, o.cluster, o.threads, o.ctasPerSm);
+  std::printf(
+      "config: %d bins, n = %lld, %s (seed %llu), cluster %d%s, %d threads, grid %u CTAs, "
+      "%zu B dynamic smem/CTA, %d regs/thread\n",
+      o.nbins, o.n, histo::distName(o.dist), static_cast<unsigned long long>(o.seed), o.cluster,
+      o.cluster > tile::target::kMaxPortableClusterSize ? " (non-portable size, opted in)" : "",
+      o.threads, grid, hist.sharedBytes(dBins.ptr(), dInput.ptr(), o.nbins, o.cluster, o.threads),
+      hist.kernel().numRegs());
 
   bool ok = true;
   std::vector<float> ms;
   for (int r = 0; r < o.runs; ++r) {
-    dBins.fillBytes(0xA5);  // poison, so a kernel that skips bins cannot pass on stale zeros...
-    dBins.fillBytes(0);     // ...then zero: the kernel adds into bins
+    dBins.fillBytes(0xA5); // poison, so a kernel that skips bins cannot pass on stale zeros...
+    dBins.fillBytes(0);    // ...then zero: the kernel adds into bins
     tile::EventTimer t;
     t.start();
     hist.launch(dBins.ptr(), dInput.ptr(), o.n, o.nbins, o.cluster, o.threads, grid);
@@ -143,15 +175,15 @@ int run(Options o) {
   }
   std::sort(ms.begin(), ms.end());
   double gbs = ms[ms.size() / 2] > 0 ? 4.0 * static_cast<double>(n) / (ms[ms.size() / 2] * 1e6) : 0;
-  std::printf("time: median %.3f ms of %d runs (min %.3f), %.1f GB/s of input\n", ms[ms.size() / 2], o.runs,
-              ms.front(), gbs);
+  std::printf("time: median %.3f ms of %d runs (min %.3f), %.1f GB/s of input\n", ms[ms.size() / 2],
+              o.runs, ms.front(), gbs);
   std::printf("histogram: %s (%d bins, exact vs CPU)\n", ok ? "OK" : "FAILED", o.nbins);
   return ok ? 0 : 1;
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   Options o = parse(argc, argv);
   if (tile::deviceCount() == 0) {
     std::printf("no CUDA device: compiled only\n");
@@ -159,7 +191,7 @@ int main(int argc, char** argv) {
   }
   try {
     return run(o);
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     std::fprintf(stderr, "histogram: error: %s\n", e.what());
     return 1;
   }

@@ -6,11 +6,11 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <sstream>
-#include <vector>
 #include <spawn.h>
+#include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 extern char **environ;
 
@@ -98,13 +98,13 @@ std::string toolPath(const char *envName, const char *builtIn) {
 } // namespace
 
 ToolResult runPtxas(const std::string &ptx, const std::string &arch) {
-  return runTool(toolPath("TILEC_PTXAS", TILEC_PTXAS_PATH), {"-arch=" + arch, "-o", "/dev/null"}, ptx,
-                 ".ptx");
+  return runTool(toolPath("TILEC_PTXAS", TILEC_PTXAS_PATH), {"-arch=" + arch, "-o", "/dev/null"},
+                 ptx, ".ptx");
 }
 
 ToolResult runTileOptRoundTrip(const std::string &mlir) {
-  return runTool(toolPath("TILEC_TILE_OPT", TILEC_TILE_OPT_PATH), {"--verify-roundtrip", "-o", "/dev/null"},
-                 mlir, ".mlir");
+  return runTool(toolPath("TILEC_TILE_OPT", TILEC_TILE_OPT_PATH),
+                 {"--verify-roundtrip", "-o", "/dev/null"}, mlir, ".mlir");
 }
 
 namespace {

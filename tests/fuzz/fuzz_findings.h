@@ -19,9 +19,9 @@ namespace tile::fuzz {
                                 const std::string &detail);
 
 struct ToolResult {
-  bool ran = false;  // false: the tool is not there (the check is skipped)
-  bool ok = false;   // exit status 0
-  std::string log;   // the tool's stdout and stderr
+  bool ran = false; // false: the tool is not there (the check is skipped)
+  bool ok = false;  // exit status 0
+  std::string log;  // the tool's stdout and stderr
 };
 
 /// Assembles `ptx` with `ptxas -arch=<arch>` (TILEC_PTXAS or the CUDA

@@ -139,22 +139,28 @@ std::vector<std::string> pathologicalInputs() {
   out.push_back("kernel k() { let x = " + std::string(200000, '-') + "1 }");
   out.push_back("kernel k() { let x = " + std::string(200000, '[') + " }");
   std::string deep = "kernel k() {";
-  for (int i = 0; i < 20000; ++i) deep += "while true {";
+  for (int i = 0; i < 20000; ++i)
+    deep += "while true {";
   out.push_back(deep);
   std::string chain = "kernel k() { let x = 1";
-  for (int i = 0; i < 50000; ++i) chain += " * 1";
+  for (int i = 0; i < 50000; ++i)
+    chain += " * 1";
   out.push_back(chain + " }");
   std::string errs = "kernel k() {";
-  for (int i = 0; i < 5000; ++i) errs += " let a = b\n";
+  for (int i = 0; i < 5000; ++i)
+    errs += " let a = b\n";
   out.push_back(errs + "}");
   // Deep but legal: 250 nested blocks and a long valid expression reach the backend.
   std::string nested = "kernel k(p: ptr<i32, global>) {\n";
-  for (int i = 0; i < 250; ++i) nested += "if p[" + std::to_string(i) + "] > 0 {";
+  for (int i = 0; i < 250; ++i)
+    nested += "if p[" + std::to_string(i) + "] > 0 {";
   nested += "p[0] = 1";
-  for (int i = 0; i < 250; ++i) nested += "}";
+  for (int i = 0; i < 250; ++i)
+    nested += "}";
   out.push_back(nested + "\n}\n");
   std::string sum = "kernel k(p: ptr<i32, global>) {\n  p[0] = p[1]";
-  for (int i = 0; i < 200; ++i) sum += " + p[" + std::to_string(i + 2) + "]";
+  for (int i = 0; i < 200; ++i)
+    sum += " + p[" + std::to_string(i + 2) + "]";
   out.push_back(sum + "\n}\n");
   return out;
 }
@@ -187,7 +193,8 @@ int minimizeAll(const Args &args, const std::vector<std::string> &inputs) {
     for (unsigned char c : what.key)
       h = (h ^ c) * 16777619u;
     std::snprintf(hash, sizeof hash, "%08x", h);
-    std::string path = (args.saveDir.empty() ? "." : args.saveDir) + "/" + what.kind + "-" + hash + ".tile";
+    std::string path =
+        (args.saveDir.empty() ? "." : args.saveDir) + "/" + what.kind + "-" + hash + ".tile";
     if (!args.saveDir.empty())
       mkdir(args.saveDir.c_str(), 0755);
     std::FILE *f = std::fopen(path.c_str(), "wb");
@@ -286,11 +293,12 @@ int main(int argc, char **argv) {
   size_t validSeeds = valid.size();
   const size_t kRound = 64, kMaxValid = 4000;
   while (!seeds.empty() && (args.iterations == 0 || mutants < args.iterations) &&
-         (args.seconds <= 0 || elapsed() < args.seconds) && (args.iterations > 0 || args.seconds > 0)) {
+         (args.seconds <= 0 || elapsed() < args.seconds) &&
+         (args.iterations > 0 || args.seconds > 0)) {
     for (size_t k = 0; k < kRound && (args.iterations == 0 || mutants < args.iterations); ++k) {
-      std::string input = mutants % 20 == 19 ? tokenSoup(rng)
+      std::string input = mutants % 20 == 19                      ? tokenSoup(rng)
                           : (!valid.empty() && rng.below(5) != 0) ? mutate(valid, seeds, rng)
-                                                                   : mutate(seeds, rng);
+                                                                  : mutate(seeds, rng);
       ++mutants;
       runner.submit(input, runOne);
     }

@@ -22,12 +22,12 @@
 #include "fuzz_mutate.h"
 #include "tilec/Compiler.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
-#include <cctype>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -124,7 +124,8 @@ std::string kernelSymbolUsedAsOperand(const std::string &ptx) {
     size_t at = line.find(".entry ");
     if (at != std::string::npos) {
       size_t start = at + 7, end = line.find_first_of("( \t", start);
-      entries.push_back(line.substr(start, end == std::string::npos ? std::string::npos : end - start));
+      entries.push_back(
+          line.substr(start, end == std::string::npos ? std::string::npos : end - start));
       continue;
     }
     size_t first = line.find_first_not_of(" \t");
@@ -156,7 +157,8 @@ std::string kernelSymbolUsedAsOperand(const std::string &ptx) {
     for (const std::string &name : entries)
       for (size_t at = line.find(name); at != std::string::npos; at = line.find(name, at + 1)) {
         // Part of a longer name, a register (%r), or an opcode suffix (ld.param).
-        bool before = at > 0 && (isIdentChar(line[at - 1]) || line[at - 1] == '%' || line[at - 1] == '.');
+        bool before =
+            at > 0 && (isIdentChar(line[at - 1]) || line[at - 1] == '%' || line[at - 1] == '.');
         bool after = at + name.size() < line.size() &&
                      (isIdentChar(line[at + name.size()]) || line[at + name.size()] == '.');
         if (!before && !after)
@@ -183,7 +185,8 @@ std::string undefinedBehaviourIn(const std::string &llvmIR) {
     bool aggregate = code.find("insertvalue") != std::string::npos ||
                      code.find("insertelement") != std::string::npos ||
                      code.find("shufflevector") != std::string::npos;
-    if (!aggregate && (code.find(" poison") != std::string::npos || code.find(" undef") != std::string::npos))
+    if (!aggregate &&
+        (code.find(" poison") != std::string::npos || code.find(" undef") != std::string::npos))
       return "poison/undef operand: " + code;
     std::istringstream words(code);
     std::vector<std::string> w;
@@ -199,7 +202,8 @@ std::string undefinedBehaviourIn(const std::string &llvmIR) {
       size_t t = i + 1;
       while (t < w.size() && (w[t] == "nuw" || w[t] == "nsw" || w[t] == "exact"))
         ++t;
-      if (t + 2 >= w.size() || w[t].size() < 2 || w[t][0] != 'i' || w[t].find('<') != std::string::npos)
+      if (t + 2 >= w.size() || w[t].size() < 2 || w[t][0] != 'i' ||
+          w[t].find('<') != std::string::npos)
         break;
       int bits = std::atoi(w[t].c_str() + 1);
       const std::string &b = w[t + 2];
@@ -285,8 +289,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       reportFinding("empty-output", "tilec accepted the input but produced no PTX", "");
     ToolResult ptxas = runPtxas(result.output, options.arch);
     if (ptxas.ran && !ptxas.ok)
-      reportFinding("ptxas-rejection", "tilec accepted the input; ptxas -arch=" + options.arch +
-                                           " rejected its PTX",
+      reportFinding("ptxas-rejection",
+                    "tilec accepted the input; ptxas -arch=" + options.arch + " rejected its PTX",
                     ptxas.log + "\n--- PTX ---\n" + result.output);
     std::string clash = kernelSymbolUsedAsOperand(result.output);
     if (!clash.empty())
@@ -312,7 +316,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                           broken == "error-without-diagnostic"))
     reportFinding(broken, offending.empty() ? "(no diagnostics)" : offending,
                   "a rejected input's diagnostics break the FILE:LINE:COL/caret/hint rule\n"
-                  "--- diagnostics ---\n" + result.diagnostics);
+                  "--- diagnostics ---\n" +
+                      result.diagnostics);
   return 0;
 }
 

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -30,14 +30,22 @@ std::string readFile(const std::string &path) {
 
 std::string signalName(int sig) {
   switch (sig) {
-  case SIGSEGV: return "SIGSEGV";
-  case SIGABRT: return "SIGABRT";
-  case SIGBUS: return "SIGBUS";
-  case SIGFPE: return "SIGFPE";
-  case SIGILL: return "SIGILL";
-  case SIGKILL: return "SIGKILL";
-  case SIGTRAP: return "SIGTRAP";
-  default: return "signal" + std::to_string(sig);
+  case SIGSEGV:
+    return "SIGSEGV";
+  case SIGABRT:
+    return "SIGABRT";
+  case SIGBUS:
+    return "SIGBUS";
+  case SIGFPE:
+    return "SIGFPE";
+  case SIGILL:
+    return "SIGILL";
+  case SIGKILL:
+    return "SIGKILL";
+  case SIGTRAP:
+    return "SIGTRAP";
+  default:
+    return "signal" + std::to_string(sig);
   }
 }
 
@@ -55,12 +63,27 @@ std::string normalize(std::string s) {
 /// harness: where the bug is.
 std::string topFrame(const std::string &log) {
   static const std::regex frame(R"(#\d+\s+0x[0-9a-fA-F]+\s+(?:in\s+)?(.+?)(?:\s+/|\s+\(|$))");
-  static const char *const skip[] = {"__asan", "__ubsan", "__sanitizer", "__interceptor", "abort",
-                                     "raise", "__GI_", "gsignal", "__libc", "__pthread",
-                                     "tile::fuzz::reportFinding", "llvm::sys::", "SignalHandler",
-                                     "__restore_rt", "pthread_kill", "___interceptor",
-                                     "llvm::report_fatal_error", "llvm::llvm_unreachable_internal",
-                                     "__assert", "std::__replacement_assert", "<unknown module>"};
+  static const char *const skip[] = {"__asan",
+                                     "__ubsan",
+                                     "__sanitizer",
+                                     "__interceptor",
+                                     "abort",
+                                     "raise",
+                                     "__GI_",
+                                     "gsignal",
+                                     "__libc",
+                                     "__pthread",
+                                     "tile::fuzz::reportFinding",
+                                     "llvm::sys::",
+                                     "SignalHandler",
+                                     "__restore_rt",
+                                     "pthread_kill",
+                                     "___interceptor",
+                                     "llvm::report_fatal_error",
+                                     "llvm::llvm_unreachable_internal",
+                                     "__assert",
+                                     "std::__replacement_assert",
+                                     "<unknown module>"};
   std::istringstream in(log);
   std::string line;
   while (std::getline(in, line)) {
@@ -113,9 +136,10 @@ Classification classifyFailure(const std::string &log, int status) {
     std::istringstream in(log.substr(log.find(finding) + finding.size()));
     std::string line;
     while (std::getline(in, line)) {
-      bool ptxasError = c.kind == "ptxas-rejection" &&
-                        (line.find("error") != std::string::npos || line.find("fatal") != std::string::npos ||
-                         line.find("died of signal") != std::string::npos);
+      bool ptxasError =
+          c.kind == "ptxas-rejection" &&
+          (line.find("error") != std::string::npos || line.find("fatal") != std::string::npos ||
+           line.find("died of signal") != std::string::npos);
       bool diagLine = c.kind != "ptxas-rejection" && !line.empty() && line.rfind("---", 0) != 0;
       if (ptxasError || diagLine) {
         detail = line;
@@ -216,8 +240,8 @@ Classification ForkRunner::runOnce(const std::string &input, const RunFn &run) {
   }
   std::string log = readFile(logPath);
   unlink(logPath.c_str());
-  bool sanitizerText = log.find("Sanitizer") != std::string::npos ||
-                       log.find("runtime error:") != std::string::npos;
+  bool sanitizerText =
+      log.find("Sanitizer") != std::string::npos || log.find("runtime error:") != std::string::npos;
   if (WIFEXITED(status) && !sanitizerText &&
       (WEXITSTATUS(status) == kExitAccepted || WEXITSTATUS(status) == kExitRejected))
     return {};
@@ -311,8 +335,8 @@ void ForkRunner::reapOne() {
 void ForkRunner::record(const Child &child, int status) {
   ++runs_;
   std::string log = readFile(child.logPath);
-  bool sanitizerText = log.find("Sanitizer") != std::string::npos ||
-                       log.find("runtime error:") != std::string::npos;
+  bool sanitizerText =
+      log.find("Sanitizer") != std::string::npos || log.find("runtime error:") != std::string::npos;
   if (WIFEXITED(status) && !sanitizerText) {
     if (WEXITSTATUS(status) == kExitAccepted) {
       ++acceptedCount_;
@@ -340,7 +364,8 @@ void ForkRunner::record(const Child &child, int status) {
   f.savedAs = saveDir_ + "/" + what.kind + "-" + hash + ".tile";
   std::ofstream(f.savedAs, std::ios::binary) << child.input;
   std::ofstream(saveDir_ + "/" + what.kind + "-" + hash + ".log", std::ios::binary)
-      << what.key << "\n\n" << log;
+      << what.key << "\n\n"
+      << log;
 }
 
 std::vector<std::string> ForkRunner::takeAccepted() {
@@ -380,8 +405,8 @@ bool ForkRunner::printSummary(std::FILE *out) const {
                "%zu distinct findings\n",
                runs_, acceptedCount_, rejected_, crashes, sanitizer, countOf("ptxas-rejection"),
                countOf("timeout"), diags, miscompiles,
-               failed_ - crashes - sanitizer - countOf("ptxas-rejection") - countOf("timeout") - diags -
-                   miscompiles,
+               failed_ - crashes - sanitizer - countOf("ptxas-rejection") - countOf("timeout") -
+                   diags - miscompiles,
                findings_.size());
   for (const auto &[kind, c] : byKind)
     std::fprintf(out, "  %-32s %6lu inputs, %4lu distinct\n", kind.c_str(), c.first, c.second);

@@ -65,7 +65,7 @@ private:
   unsigned timeout_, jobs_;
   std::string saveDir_;
   std::map<pid_t, Child> running_;
-  std::map<std::string, Finding> findings_; // by key
+  std::map<std::string, Finding> findings_;       // by key
   std::map<unsigned long, std::string> accepted_; // by submission index
   unsigned long submitted_ = 0;
   unsigned long runs_ = 0, acceptedCount_ = 0, rejected_ = 0, failed_ = 0;

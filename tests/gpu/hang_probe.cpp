@@ -20,13 +20,15 @@
 #include <string>
 #include <vector>
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   std::string ptxPath;
   int expect = 16;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
-    if (flag == "--ptx") ptxPath = argv[i + 1];
-    else if (flag == "--expect") expect = std::atoi(argv[i + 1]);
+    if (flag == "--ptx")
+      ptxPath = argv[i + 1];
+    else if (flag == "--expect")
+      expect = std::atoi(argv[i + 1]);
   }
   if (ptxPath.empty()) {
     std::fprintf(stderr, "usage: hang_probe --ptx FILE --expect BYTES\n");
@@ -60,18 +62,21 @@ int main(int argc, char** argv) {
     bool exact = true;
     for (int b = 0; b < 2; ++b) {
       std::printf("hang_probe: CTA %d values:", b);
-      for (int k = 0; k < 4; ++k) std::printf(" %d", got[b * 4 + k]);
+      for (int k = 0; k < 4; ++k)
+        std::printf(" %d", got[b * 4 + k]);
       std::printf("\n");
       for (int k = 0; k < 4; ++k)
         if (got[b * 4 + k] != k + 1) {
-          std::printf("hang_probe: CTA %d value %d is %d, expected %d\n", b, k, got[b * 4 + k], k + 1);
+          std::printf("hang_probe: CTA %d value %d is %d, expected %d\n", b, k, got[b * 4 + k],
+                      k + 1);
           exact = false;
         }
     }
-    if (!exact) return 1;
+    if (!exact)
+      return 1;
     std::printf("hang_probe: completed, values exact (expect = %d)\n", expect);
     return 0;
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     std::fflush(stdout);
     std::printf("hang_probe: launch failed: %s\n", e.what());
     return 3;

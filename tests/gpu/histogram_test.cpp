@@ -16,11 +16,11 @@
 namespace {
 
 bool smallProblems() {
-  const char* e = std::getenv("TILEC_GPU_TEST_SMALL");
+  const char *e = std::getenv("TILEC_GPU_TEST_SMALL");
   return e && *e && std::string(e) != "0";
 }
 
-const uint64_t kSeed = histo::freshSeed();  // fresh per run, printed on failure
+const uint64_t kSeed = histo::freshSeed(); // fresh per run, printed on failure
 
 // The value every int of a buffer filled with byte 0x01 holds. The kernel adds
 // into bins, so starting from it checks that every bin gets exactly its count
@@ -33,28 +33,32 @@ struct Case {
 };
 
 // One launch on a poisoned histogram; returns "" or what differs.
-std::string runOnce(tile::Context& ctx, histo::TileHistogram& h, int cluster, int threads, const Case& c,
-                    histo::Dist dist, uint64_t seed, unsigned grid /*0 = persistent*/) {
+std::string runOnce(tile::Context &ctx, histo::TileHistogram &h, int cluster, int threads,
+                    const Case &c, histo::Dist dist, uint64_t seed,
+                    unsigned grid /*0 = persistent*/) {
   (void)ctx;
   const size_t n = static_cast<size_t>(c.n);
   std::vector<int32_t> input = histo::makeInput(n, c.nbins, dist, seed, /*outOfRange=*/0.01);
   std::vector<int32_t> want = histo::cpuHistogram(input, c.nbins);
-  for (int32_t& w : want) w += kPoison;
+  for (int32_t &w : want)
+    w += kPoison;
 
   tile::DeviceBuffer<int32_t> dIn(n ? n : 1), dBins(static_cast<size_t>(c.nbins));
-  if (n) dIn.copyFrom(input);
+  if (n)
+    dIn.copyFrom(input);
   dBins.fillBytes(0x01);
   if (grid == 0) {
     grid = h.persistentGrid(dBins.ptr(), dIn.ptr(), c.nbins, cluster, threads);
     // under compute-sanitizer every zeroed/flushed bin of every CTA costs; keep it small
-    if (smallProblems()) grid = std::min(grid, static_cast<unsigned>(4 * cluster));
+    if (smallProblems())
+      grid = std::min(grid, static_cast<unsigned>(4 * cluster));
   }
   h.launch(dBins.ptr(), dIn.ptr(), c.n, c.nbins, cluster, threads, grid);
   ctx.synchronize();
   return histo::compareHistograms(want, dBins.toHost());
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("histogram PTX variants carry their cluster size", "[histogram]") {
   for (int cluster : {1, 2, 4, 8}) {
@@ -67,7 +71,8 @@ TEST_CASE("histogram PTX variants carry their cluster size", "[histogram]") {
     tile::ModuleInfo info = tile::moduleInfoFromJson(sample::readFile(infoPath));
     REQUIRE(info.find("histogram") != nullptr);
     CHECK(sample::fixedClusterSize(*info.find("histogram")) == cluster);
-    CHECK(ptx.find(".reqnctapercluster " + std::to_string(cluster) + ", 1, 1") != std::string::npos);
+    CHECK(ptx.find(".reqnctapercluster " + std::to_string(cluster) + ", 1, 1") !=
+          std::string::npos);
   }
 }
 
@@ -75,21 +80,21 @@ TEST_CASE("histogram is exact for uniform and skewed input, cluster 1/2/4/8", "[
   tile::Context ctx(0);
   const bool small = smallProblems();
   std::vector<Case> cases = {
-      {24000, small ? 200003 : (1 << 22) + 5},  // the benchmark's bins; n odd
-      {1001, small ? 30011 : 1000003},          // nbins divisible by no cluster size > 1
-      {4096, 512 * 3 + 17},                     // n not a multiple of the block
-      {3, 4099},                                // fewer bins than CTAs in a cluster of 4 or 8
-      {1, 777},                                 // everything in one bin
-      {517, 0},                                 // no input: bins stay as they were
+      {24000, small ? 200003 : (1 << 22) + 5}, // the benchmark's bins; n odd
+      {1001, small ? 30011 : 1000003},         // nbins divisible by no cluster size > 1
+      {4096, 512 * 3 + 17},                    // n not a multiple of the block
+      {3, 4099},                               // fewer bins than CTAs in a cluster of 4 or 8
+      {1, 777},                                // everything in one bin
+      {517, 0},                                // no input: bins stay as they were
   };
   for (int cluster : {1, 2, 4, 8}) {
     histo::TileHistogram h(ctx, histo::ptxPathForCluster(cluster));
     for (histo::Dist dist : {histo::Dist::Uniform, histo::Dist::Skewed}) {
       for (size_t i = 0; i < cases.size(); ++i) {
-        const Case& c = cases[i];
+        const Case &c = cases[i];
         const uint64_t seed = kSeed + 1000 * cluster + 10 * i + (dist == histo::Dist::Skewed);
-        INFO("cluster " << cluster << ", " << histo::distName(dist) << ", nbins " << c.nbins << ", n " << c.n
-                        << ", seed " << seed);
+        INFO("cluster " << cluster << ", " << histo::distName(dist) << ", nbins " << c.nbins
+                        << ", n " << c.n << ", seed " << seed);
         CHECK(runOnce(ctx, h, cluster, 512, c, dist, seed, 0) == "");
       }
     }
@@ -104,7 +109,7 @@ TEST_CASE("histogram is exact for other grids and block sizes", "[histogram]") {
     histo::TileHistogram h(ctx, histo::ptxPathForCluster(cluster));
     struct Shape {
       int threads;
-      unsigned grid;  // 0 = persistent
+      unsigned grid; // 0 = persistent
     };
     // one cluster striding over everything; odd block sizes; a grid larger than
     // the input needs (most threads get no element); 1024 threads.
@@ -129,10 +134,11 @@ TEST_CASE("histogram from zeroed bins equals the CPU histogram", "[histogram]") 
   std::vector<int32_t> input = histo::makeInput(n, nbins, histo::Dist::Skewed, kSeed + 99, 0.001);
   tile::DeviceBuffer<int32_t> dIn(n), dBins(nbins);
   dIn.copyFrom(input);
-  dBins.fillBytes(0xA5);  // poison, then zero: the zeroing under test is the host's
+  dBins.fillBytes(0xA5); // poison, then zero: the zeroing under test is the host's
   dBins.fillBytes(0);
   unsigned grid = h.persistentGrid(dBins.ptr(), dIn.ptr(), nbins, 2, 512);
-  if (smallProblems()) grid = std::min(grid, 8u);
+  if (smallProblems())
+    grid = std::min(grid, 8u);
   for (int rep = 0; rep < 2; ++rep) {
     dBins.fillBytes(0);
     h.launch(dBins.ptr(), dIn.ptr(), static_cast<int64_t>(n), nbins, 2, 512, grid);
@@ -156,7 +162,7 @@ TEST_CASE("impossible histogram launches are rejected with the limit named", "[h
     try {
       h8.kernel().launch(c, dBins, dIn, static_cast<int64_t>(1024), nbins);
       FAIL("launch with a cluster of 16 was accepted");
-    } catch (const tile::Error& e) {
+    } catch (const tile::Error &e) {
       CHECK_THAT(e.what(), Catch::Contains("cluster of 16 CTAs exceeds the portable limit of 8"));
       CHECK(e.kernel() == "histogram");
     }
@@ -168,8 +174,9 @@ TEST_CASE("impossible histogram launches are rejected with the limit named", "[h
     try {
       h1.kernel().launch(c, dBins, dIn, static_cast<int64_t>(1024), nbins);
       FAIL("launch with too much shared memory was accepted");
-    } catch (const tile::Error& e) {
-      CHECK_THAT(e.what(), Catch::Contains("shared memory") && Catch::Contains(std::to_string(limit)));
+    } catch (const tile::Error &e) {
+      CHECK_THAT(e.what(),
+                 Catch::Contains("shared memory") && Catch::Contains(std::to_string(limit)));
     }
   }
   SECTION("more bins than one CTA's shared memory holds (cluster 1)") {
@@ -177,7 +184,7 @@ TEST_CASE("impossible histogram launches are rejected with the limit named", "[h
     try {
       h1.launch(dBins.ptr(), dIn.ptr(), 1024, tooMany, 1, 256, 1);
       FAIL("launch needing " << tooMany * 4 << " bytes of shared memory was accepted");
-    } catch (const tile::Error& e) {
+    } catch (const tile::Error &e) {
       CHECK_THAT(e.what(), Catch::Contains("shared memory") &&
                                Catch::Contains(std::to_string(ctx.maxSharedPerBlockOptin())));
     }

@@ -8,7 +8,7 @@
 
 #include <cstdio>
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   if (tile::deviceCount() == 0) {
     std::printf("SKIP: no CUDA device\n");
     return 77;

@@ -13,10 +13,10 @@
 
 namespace {
 
-constexpr size_t kGuard = 64;  // ints after the output the kernel must not touch
+constexpr size_t kGuard = 64; // ints after the output the kernel must not touch
 
 // Poison, one launch of `iters` iterations, check every int (output + guard).
-std::string runOnce(tile::Context& ctx, pingpong::TilePingPong& pp, int iters) {
+std::string runOnce(tile::Context &ctx, pingpong::TilePingPong &pp, int iters) {
   tile::DeviceBuffer<int32_t> out(pingpong::outCount(iters) + kGuard);
   out.fillBytes(pingpong::kPoisonByte);
   pp.launch(out.ptr(), iters);
@@ -24,7 +24,7 @@ std::string runOnce(tile::Context& ctx, pingpong::TilePingPong& pp, int iters) {
   return pingpong::checkOutput(out.toHost(), iters);
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("pingpong PTX is the cluster(8) threads(32) kernel", "[pingpong]") {
   const std::string ptx = pingpong::readFile(pingpong::ptxPath());
@@ -54,7 +54,7 @@ TEST_CASE("pingpong stores exactly what the partner sent, every iteration", "[pi
 TEST_CASE("pingpong with 0 iterations writes nothing", "[pingpong]") {
   tile::Context ctx(0);
   pingpong::TilePingPong pp(ctx, pingpong::ptxPath());
-  CHECK(runOnce(ctx, pp, 0) == "");  // only the guard: all of it must stay poisoned
+  CHECK(runOnce(ctx, pp, 0) == ""); // only the guard: all of it must stay poisoned
 }
 
 TEST_CASE("pingpong is exact over back-to-back launches on one buffer", "[pingpong]") {
@@ -64,7 +64,8 @@ TEST_CASE("pingpong is exact over back-to-back launches on one buffer", "[pingpo
   tile::DeviceBuffer<int32_t> out(pingpong::outCount(iters) + kGuard);
   for (int rep = 0; rep < 3; ++rep) {
     out.fillBytes(pingpong::kPoisonByte);
-    for (int k = 0; k < 4; ++k) pp.launch(out.ptr(), iters);  // no sync in between
+    for (int k = 0; k < 4; ++k)
+      pp.launch(out.ptr(), iters); // no sync in between
     ctx.synchronize();
     INFO("rep " << rep);
     CHECK(pingpong::checkOutput(out.toHost(), iters) == "");
@@ -83,7 +84,7 @@ TEST_CASE("impossible pingpong launches are rejected before launch", "[pingpong]
     try {
       pp.launch(out.ptr(), iters, c);
       FAIL("launch with a cluster of 16 was accepted");
-    } catch (const tile::Error& e) {
+    } catch (const tile::Error &e) {
       CHECK_THAT(e.what(), Catch::Contains("cluster of 16 CTAs exceeds the portable limit of 8"));
       CHECK(e.call() == "Kernel::launch");
       CHECK(e.kernel() == "pingpong");
@@ -96,8 +97,9 @@ TEST_CASE("impossible pingpong launches are rejected before launch", "[pingpong]
     try {
       pp.launch(out.ptr(), iters, c);
       FAIL("launch with too much shared memory was accepted");
-    } catch (const tile::Error& e) {
-      CHECK_THAT(e.what(), Catch::Contains("shared memory") && Catch::Contains(std::to_string(limit)));
+    } catch (const tile::Error &e) {
+      CHECK_THAT(e.what(),
+                 Catch::Contains("shared memory") && Catch::Contains(std::to_string(limit)));
       CHECK(e.call() == "Kernel::launch");
     }
   }
@@ -106,7 +108,7 @@ TEST_CASE("impossible pingpong launches are rejected before launch", "[pingpong]
     try {
       pp.launch(out.ptr(), iters, c);
       FAIL("launch with 64 threads was accepted");
-    } catch (const tile::Error& e) {
+    } catch (const tile::Error &e) {
       CHECK_THAT(e.what(), Catch::Contains("exceeds the kernel's limit of 32 threads"));
     }
   }

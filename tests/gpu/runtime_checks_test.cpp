@@ -11,17 +11,19 @@
 
 namespace {
 constexpr int32_t kBins = 64;
-}  // namespace
+} // namespace
 
-TEST_CASE("real driver: launch arguments are checked against the kernel's parameters", "[runtime]") {
+TEST_CASE("real driver: launch arguments are checked against the kernel's parameters",
+          "[runtime]") {
   tile::Context ctx(0);
   histo::TileHistogram h(ctx, histo::ptxPathForCluster(2));
-  tile::Kernel& k = h.kernel();
+  tile::Kernel &k = h.kernel();
   if (!k.paramsKnown()) {
-    WARN("driver " << ctx.driverVersion() << " has no cuFuncGetParamInfo: arguments are not checked");
+    WARN("driver " << ctx.driverVersion()
+                   << " has no cuFuncGetParamInfo: arguments are not checked");
     return;
   }
-  const std::vector<tile::KernelParam>& p = k.params();
+  const std::vector<tile::KernelParam> &p = k.params();
   REQUIRE(p.size() == 4);
   CHECK((p[0].size == 8 && p[1].size == 8 && p[2].size == 8 && p[3].size == 4));
   // With the kernel info beside the PTX, parameters carry their source names.
@@ -53,9 +55,10 @@ TEST_CASE("real driver: a launch-time cluster must equal the compiled one", "[ru
   histo::TileHistogram h(ctx, histo::ptxPathForCluster(2));
   CHECK(h.kernel().limits().kernelRequiredCluster == tile::Dim3(2, 1, 1));
   tile::DeviceBuffer<int32_t> dIn(1024), dBins(kBins);
-  CHECK_THROWS_WITH(h.kernel().launch(h.config(kBins, 4, 256, 8), dBins, dIn, int64_t{1024}, kBins),
-                    "kernel 'histogram': launched with cluster (4, 1, 1) but the kernel is compiled for cluster "
-                    "(2, 1, 1) (.reqnctapercluster)");
+  CHECK_THROWS_WITH(
+      h.kernel().launch(h.config(kBins, 4, 256, 8), dBins, dIn, int64_t{1024}, kBins),
+      "kernel 'histogram': launched with cluster (4, 1, 1) but the kernel is compiled for cluster "
+      "(2, 1, 1) (.reqnctapercluster)");
 }
 
 TEST_CASE("real driver: a non-portable cluster of 16 runs with the opt-in", "[runtime]") {
@@ -77,7 +80,8 @@ TEST_CASE("real driver: a non-portable cluster of 16 runs with the opt-in", "[ru
                       Catch::Contains("cannot fit even one cluster of 16 CTAs"));
     return;
   }
-  h.launch(dBins.ptr(), dIn.ptr(), static_cast<int64_t>(n), nbins, 16, 256, static_cast<unsigned>(16 * fit));
+  h.launch(dBins.ptr(), dIn.ptr(), static_cast<int64_t>(n), nbins, 16, 256,
+           static_cast<unsigned>(16 * fit));
   ctx.synchronize();
   CHECK(histo::compareHistograms(histo::cpuHistogram(input, nbins), dBins.toHost()) == "");
 }

@@ -41,8 +41,8 @@ static bool rejectParserCrashes(const llvm::MemoryBuffer &input) {
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::tile::TileDialect, mlir::arith::ArithDialect, mlir::scf::SCFDialect,
-                  mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect,
-                  mlir::NVVM::NVVMDialect, mlir::tile::test::TileTestDialect>();
+                  mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
+                  mlir::tile::test::TileTestDialect>();
   mlir::tile::registerTilePasses();
   // --tile-pipeline: exactly the passes tilec runs (tilec/Pipeline.h).
   mlir::tile::registerTilePipelines();

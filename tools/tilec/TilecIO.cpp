@@ -50,7 +50,8 @@ bool readSource(StringRef path, std::string &text) {
     if (std::error_code ec = sys::fs::status(path, status))
       return fail("cannot read " + shown + ": " + ec.message(), hintFor(ec, false));
     if (status.type() == sys::fs::file_type::directory_file)
-      return fail("cannot read " + shown + ": it is a directory", hintFor(errc::is_a_directory, false));
+      return fail("cannot read " + shown + ": it is a directory",
+                  hintFor(errc::is_a_directory, false));
     Expected<sys::fs::file_t> opened = sys::fs::openNativeFileForRead(path);
     if (!opened) {
       std::error_code ec = errorToErrorCode(opened.takeError());
@@ -63,7 +64,8 @@ bool readSource(StringRef path, std::string &text) {
   char chunk[1 << 16];
   bool ok = true;
   while (true) {
-    Expected<size_t> n = sys::fs::readNativeFile(handle, MutableArrayRef<char>(chunk, sizeof chunk));
+    Expected<size_t> n =
+        sys::fs::readNativeFile(handle, MutableArrayRef<char>(chunk, sizeof chunk));
     if (!n) {
       std::error_code ec = errorToErrorCode(n.takeError());
       ok = fail("cannot read " + shown + ": " + ec.message(), hintFor(ec, false));
@@ -111,7 +113,8 @@ bool writeOutput(StringRef path, StringRef data, bool binary, StringRef input) {
     if (out.has_error()) {
       std::error_code ec = out.error();
       out.clear_error();
-      return fail("cannot write to stdout: " + ec.message(), "check where stdout goes, or use -o FILE");
+      return fail("cannot write to stdout: " + ec.message(),
+                  "check where stdout goes, or use -o FILE");
     }
     return true;
   }
@@ -120,7 +123,8 @@ bool writeOutput(StringRef path, StringRef data, bool binary, StringRef input) {
   sys::fs::file_status status;
   bool exists = !sys::fs::status(path, status);
   if (exists && status.type() == sys::fs::file_type::directory_file)
-    return fail("cannot write '" + path + "': it is a directory", hintFor(errc::is_a_directory, true));
+    return fail("cannot write '" + path + "': it is a directory",
+                hintFor(errc::is_a_directory, true));
   // Only a file this call creates or truncates may be removed after a failure.
   bool removable = !exists || status.type() == sys::fs::file_type::regular_file;
   std::error_code ec;

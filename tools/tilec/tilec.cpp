@@ -8,8 +8,8 @@
 // stderr; nothing ends in an LLVM fatal error or an abort.
 //===----------------------------------------------------------------------===//
 #include "TilecIO.h"
-#include "tilec/Compiler.h"
 #include "tile/target.h"
+#include "tilec/Compiler.h"
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
@@ -34,36 +34,34 @@ static const std::string archHelp = "Target architecture: " + tile::target::supp
 static const std::string clusterHelp =
     "Override every kernel's cluster shape: X[,Y[,Z]], at most " +
     std::to_string(tile::target::kMaxClusterSize) + " CTAs in all";
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .tile file, or - for stdin>"),
-                                      cl::Required, cl::cat(category));
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<input .tile file, or - for stdin>"), cl::Required,
+                                      cl::cat(category));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout, the default)"),
                                        cl::value_desc("file"), cl::init("-"), cl::cat(category));
-static cl::opt<std::string> emit("emit", cl::desc(emitHelp),
-                                 cl::init("ptx"), cl::cat(category));
-static cl::opt<std::string> arch("arch",
-                                 cl::desc(archHelp),
-                                 cl::init(tile::target::kDefaultArch), cl::cat(category));
+static cl::opt<std::string> emit("emit", cl::desc(emitHelp), cl::init("ptx"), cl::cat(category));
+static cl::opt<std::string> arch("arch", cl::desc(archHelp), cl::init(tile::target::kDefaultArch),
+                                 cl::cat(category));
 static cl::opt<std::string> optLevel("O", cl::desc("Optimisation level 0-3 (default 3)"),
                                      cl::Prefix, cl::value_desc("level"), cl::init("3"),
                                      cl::cat(category));
-static cl::opt<std::string> cluster(
-    "cluster",
-    cl::desc(clusterHelp),
-    cl::init(""), cl::cat(category));
+static cl::opt<std::string> cluster("cluster", cl::desc(clusterHelp), cl::init(""),
+                                    cl::cat(category));
 static cl::opt<bool> explainSync("explain-sync",
                                  cl::desc("Print one line per fence/barrier the compiler inserted "
                                           "or changed (location, kind, reason) to stderr"),
                                  cl::init(false), cl::cat(category));
-static cl::opt<bool> noAutoSync("no-auto-sync",
-                                cl::desc("Insert no fences or barriers; report missing ones as errors"),
-                                cl::init(false), cl::cat(category));
-static const std::string debugHangsHelp =
-    "Bound every mbarrier wait to MS milliseconds (default " +
-    std::to_string(tile::kDefaultDebugHangsMs) + ", at most " +
-    std::to_string(tile::kMaxDebugHangsMs) + "), then print the wait, CTA and thread, and trap";
-static cl::opt<std::string> debugHangs(
-    "debug-hangs", cl::desc(debugHangsHelp),
-    cl::value_desc("MS"), cl::ValueOptional, cl::init(""), cl::cat(category));
+static cl::opt<bool>
+    noAutoSync("no-auto-sync",
+               cl::desc("Insert no fences or barriers; report missing ones as errors"),
+               cl::init(false), cl::cat(category));
+static const std::string debugHangsHelp = "Bound every mbarrier wait to MS milliseconds (default " +
+                                          std::to_string(tile::kDefaultDebugHangsMs) +
+                                          ", at most " + std::to_string(tile::kMaxDebugHangsMs) +
+                                          "), then print the wait, CTA and thread, and trap";
+static cl::opt<std::string> debugHangs("debug-hangs", cl::desc(debugHangsHelp),
+                                       cl::value_desc("MS"), cl::ValueOptional, cl::init(""),
+                                       cl::cat(category));
 static cl::opt<bool> printIRAfterAll("mlir-print-ir-after-all",
                                      cl::desc("Print the IR after every MLIR pass"),
                                      cl::init(false), cl::cat(category));
@@ -97,10 +95,9 @@ static bool parseCluster(StringRef text, std::array<int, 3> &dims) {
     for (size_t i = 0; i < parts.size(); ++i)
       product += (i ? "*" : "") + std::to_string(dims[i]);
     return fail("--cluster=" + text + " asks for " + product + " = " + Twine(total) +
-                    " CTAs per cluster, over the limit of " +
-                    Twine(tile::target::kMaxClusterSize),
-                "a cluster holds at most " + Twine(tile::target::kMaxClusterSize) +
-                    " CTAs (" + Twine(tile::target::kMaxPortableClusterSize) +
+                    " CTAs per cluster, over the limit of " + Twine(tile::target::kMaxClusterSize),
+                "a cluster holds at most " + Twine(tile::target::kMaxClusterSize) + " CTAs (" +
+                    Twine(tile::target::kMaxPortableClusterSize) +
                     " portably); e.g. --cluster=4,2,2");
   }
   return true;
@@ -126,8 +123,7 @@ static bool emitCubin(StringRef ptx, StringRef output, StringRef input) {
     std::string log;
     tilec::io::readSmallFile(logFile.path(), log);
     StringRef why = StringRef(log).trim();
-    return fail("ptxas failed" + (err.empty() ? "" : ": " + err) +
-                    (why.empty() ? "" : "\n" + why),
+    return fail("ptxas failed" + (err.empty() ? "" : ": " + err) + (why.empty() ? "" : "\n" + why),
                 "the PTX itself is valid for " + arch +
                     " (tilec checks it); see ptxas's message above");
   }

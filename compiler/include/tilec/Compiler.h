@@ -7,9 +7,9 @@
 #include "tile/target.h"
 
 #include <array>
+#include <iterator>
 #include <optional>
 #include <string>
-#include <iterator>
 #include <string_view>
 #include <vector>
 
@@ -55,7 +55,7 @@ inline constexpr unsigned kMaxDebugHangsMs = 3600000;
 struct CompileOptions {
   /// One of tile::target::kSupportedArchs (checked by compile()).
   std::string arch = target::kDefaultArch;
-  int optLevel = 3;                 // 0..3
+  int optLevel = 3; // 0..3
   EmitKind emit = EmitKind::PTX;
   std::string fileName = "<input>"; // used in diagnostics
   /// Replaces every kernel's cluster shape (tilec --cluster=X[,Y,Z]).
@@ -74,8 +74,9 @@ struct CompileOptions {
 
 struct CompileResult {
   bool ok = false;
-  std::string output;      // the requested form (PTX by default)
-  std::string diagnostics; // rendered errors and warnings (also when ok): FILE:LINE:COL, caret line, hint
+  std::string output; // the requested form (PTX by default)
+  std::string
+      diagnostics; // rendered errors and warnings (also when ok): FILE:LINE:COL, caret line, hint
   /// One line per fence/barrier the compiler inserted or changed:
   /// FILE:LINE:COL: KIND: REASON (options.explainSync).
   std::string syncReport;

@@ -15,6 +15,7 @@ int main() {
     std::printf("runtime_consumer: checks did not fire\n");
     return 1;
   }
-  std::printf("runtime_consumer: %d CUDA device(s); %s; %s\n", tile::deviceCount(), launch.c_str(), args.c_str());
+  std::printf("runtime_consumer: %d CUDA device(s); %s; %s\n", tile::deviceCount(), launch.c_str(),
+              args.c_str());
   return 0;
 }

@@ -68,7 +68,8 @@ TEST_CASE("diagnostics: without a location, the tool names itself", "[diag]") {
   DiagnosticEngine d;
   d.error({}, "unknown target architecture 'sm_1'", "use sm_90a");
   d.warning({}, "w");
-  CHECK(d.render(d.diagnostics()[0]) == "error: unknown target architecture 'sm_1'\nhint: use sm_90a\n");
+  CHECK(d.render(d.diagnostics()[0]) ==
+        "error: unknown target architecture 'sm_1'\nhint: use sm_90a\n");
   d.setToolName("tilec");
   CHECK(d.render(d.diagnostics()[0]) ==
         "tilec: error: unknown target architecture 'sm_1'\nhint: use sm_90a\n");

@@ -16,8 +16,9 @@ TEST_CASE("lexer: kinds, text and 1-based locations", "[lexer]") {
   std::vector<Tok> kinds;
   for (auto &tk : t)
     kinds.push_back(tk.kind);
-  std::vector<Tok> want = {Tok::KwKernel, Tok::Ident, Tok::LParen, Tok::Ident, Tok::Colon, Tok::Ident,
-                           Tok::RParen, Tok::LBrace, Tok::KwLet, Tok::Ident, Tok::Assign, Tok::Ident,
+  std::vector<Tok> want = {Tok::KwKernel,  Tok::Ident,  Tok::LParen, Tok::Ident,
+                           Tok::Colon,     Tok::Ident,  Tok::RParen, Tok::LBrace,
+                           Tok::KwLet,     Tok::Ident,  Tok::Assign, Tok::Ident,
                            Tok::ShlAssign, Tok::IntLit, Tok::RBrace, Tok::Eof};
   CHECK(kinds == want);
   CHECK(t[0].loc.line == 1);
@@ -82,7 +83,8 @@ TEST_CASE("lexer: errors", "[lexer]") {
     DiagnosticEngine d;
     auto t = lex("let x = 1 $", d);
     REQUIRE(d.hasErrors());
-    CHECK(d.diagnostics()[0].message == "unexpected character '$': '$' cannot appear in identifiers");
+    CHECK(d.diagnostics()[0].message ==
+          "unexpected character '$': '$' cannot appear in identifiers");
     CHECK(d.diagnostics()[0].loc.col == 11);
     CHECK_FALSE(d.diagnostics()[0].hint.empty());
     CHECK(t.back().kind == Tok::Eof);
@@ -101,7 +103,8 @@ TEST_CASE("lexer: errors", "[lexer]") {
   SECTION("integer overflow") {
     DiagnosticEngine d;
     lex("18446744073709551616", d);
-    CHECK(d.diagnostics()[0].message == "integer literal '18446744073709551616' does not fit in 64 bits");
+    CHECK(d.diagnostics()[0].message ==
+          "integer literal '18446744073709551616' does not fit in 64 bits");
   }
   SECTION("bad number") {
     DiagnosticEngine d;

@@ -45,7 +45,8 @@ TEST_CASE("float literals: round to nearest even, reject only overflow", "[liter
   CHECK(*value("1e-50", ScalarKind::F32) == 0.0);
   // Integers beyond 2^53 round once.
   CHECK(*roundToFloatKind(roundToOddFromUnsigned((1ull << 24) + 1), ScalarKind::F32) == 16777216.0);
-  CHECK(*roundToFloatKind(roundToOddFromUnsigned(UINT64_MAX), ScalarKind::F32) == std::ldexp(1.0, 64));
+  CHECK(*roundToFloatKind(roundToOddFromUnsigned(UINT64_MAX), ScalarKind::F32) ==
+        std::ldexp(1.0, 64));
 }
 
 TEST_CASE("float literals in programs", "[literals]") {
@@ -66,7 +67,8 @@ TEST_CASE("lexer: every character that starts no token has its own message", "[l
     CHECK(e.rfind(std::string("unexpected character '") + c + "': ", 0) == 0);
     CHECK(e.find("ASCII") == std::string::npos);
   }
-  CHECK(lexError("let x = n ? 1 : 2").find("there is no conditional operator") != std::string::npos);
+  CHECK(lexError("let x = n ? 1 : 2").find("there is no conditional operator") !=
+        std::string::npos);
   CHECK(lexError("let x = \"a\"").find("there are no strings") != std::string::npos);
   CHECK(lexError("let x = \xc3\xa9").find("tile source is ASCII") != std::string::npos);
   CHECK(lexError("let x = \x01").find("a control character") != std::string::npos);
@@ -86,7 +88,8 @@ TEST_CASE("lexer: operators of other languages", "[lexer]") {
 
 TEST_CASE("sema/parser: keywords of other languages", "[sema]") {
   CHECK(compile(inKernel("break"))->firstError() == "tile has no 'break' statement");
-  CHECK(compile(inKernel("while true { continue }"))->firstError() == "tile has no 'continue' statement");
+  CHECK(compile(inKernel("while true { continue }"))->firstError() ==
+        "tile has no 'continue' statement");
   CHECK(compile(inKernel("fn f() { }"))->firstError() == "tile has no user functions ('fn')");
   CHECK(compile(inKernel("if n > 0 { } elif n < 0 { }"))->firstError() ==
         "tile has no 'elif'; write `else if`");
@@ -109,8 +112,10 @@ TEST_CASE("sema: operators on arrays, mbarriers and pointers", "[sema]") {
         "'-' cannot be applied to shared<i32>[4]");
   CHECK(compile(inKernel("let b = mbarrier(1)\n let x = b * n"))->firstError() ==
         "'*' cannot be applied to mbarrier");
-  CHECK(compile(inKernel("let x = p * 2"))->firstError() == "'*' cannot be applied to ptr<i32, global>");
-  CHECK(compile(inKernel("var q = p\n q *= 2"))->firstError() == "'*=' cannot be applied to ptr<i32, global>");
+  CHECK(compile(inKernel("let x = p * 2"))->firstError() ==
+        "'*' cannot be applied to ptr<i32, global>");
+  CHECK(compile(inKernel("var q = p\n q *= 2"))->firstError() ==
+        "'*=' cannot be applied to ptr<i32, global>");
   auto ok = compile(inKernel("var q = p\n q = q + n\n q = p\n q -= 2\n q[0] = 1"));
   INFO(ok->rendered());
   CHECK(ok->ok);
@@ -121,17 +126,23 @@ TEST_CASE("sema: the unknown-function hint lists every builtin", "[sema]") {
   const Diagnostic *d = c->first();
   REQUIRE(d);
   CHECK(d->message == "unknown function 'foo'");
-  for (const char *b : {"thread_id", "lane_id", "warp_id", "atomic_cas", "arrive_expect_tx", "store_async",
-                        "fence_mbarrier_init", "cluster_arrive", "cluster_wait", "num_clusters"})
+  for (const char *b :
+       {"thread_id", "lane_id", "warp_id", "atomic_cas", "arrive_expect_tx", "store_async",
+        "fence_mbarrier_init", "cluster_arrive", "cluster_wait", "num_clusters"})
     CHECK(d->hint.find(b) != std::string::npos);
   CHECK(compile(inKernel("let x = thread_idx()"))->firstError() ==
         "unknown function 'thread_idx'; did you mean 'thread_id'?");
 }
 
 TEST_CASE("sema: kernel names PTX reserves", "[sema]") {
-  CHECK(compile("kernel _(p: ptr<i32, global>) { }")->firstError().rfind("kernel name '_' is reserved", 0) == 0);
-  CHECK(compile("kernel WARP_SZ(p: ptr<i32, global>) { }")->firstError().rfind("kernel name 'WARP_SZ' is reserved", 0) == 0);
-  CHECK(compile("kernel a(p: ptr<i32, global>) { }\nkernel a_param_0(p: ptr<i32, global>) { }")->firstError() ==
+  CHECK(compile("kernel _(p: ptr<i32, global>) { }")
+            ->firstError()
+            .rfind("kernel name '_' is reserved", 0) == 0);
+  CHECK(compile("kernel WARP_SZ(p: ptr<i32, global>) { }")
+            ->firstError()
+            .rfind("kernel name 'WARP_SZ' is reserved", 0) == 0);
+  CHECK(compile("kernel a(p: ptr<i32, global>) { }\nkernel a_param_0(p: ptr<i32, global>) { }")
+            ->firstError() ==
         "kernel name 'a_param_0' is the PTX name of parameter 0 of kernel 'a'");
   CHECK(compile("kernel __tile_smem_a_0(ld: i32, WARP_SZ: i32, _: i32) { }")->ok);
 }

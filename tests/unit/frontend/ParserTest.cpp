@@ -80,7 +80,8 @@ static const ExprAST &initOf(const Compiled &c, size_t stmt = 0) {
 }
 
 TEST_CASE("parser: precedence and associativity", "[parser]") {
-  auto c = parseOnly("kernel k(a: i32, b: i32) { let x = a + b * 2 - 1 << 3 == 0 || a < b && true }");
+  auto c =
+      parseOnly("kernel k(a: i32, b: i32) { let x = a + b * 2 - 1 << 3 == 0 || a < b && true }");
   REQUIRE(c->module);
   auto *orE = initOf(*c).as<BinaryExpr>();
   REQUIRE(orE);
@@ -152,10 +153,14 @@ TEST_CASE("parser: errors carry message, location and hint", "[parser]") {
       {"kernel k() {\n  for i in 0 , 4 { }\n}", "expected '..', found ','", 2, 14},
       {"kernel k() {\n  if true return\n}", "expected '{', found 'return'", 2, 11},
       {"kernel k() {\n  1 + 2 = 3\n}", "cannot assign to this expression", 2, 9},
-      {"kernel k() {\n  var a = shared<i32>[4]\n}", "shared arrays must be declared with 'let'", 2, 3},
-      {"kernel k() {\n  let a = 1 + shared<i32>[4]\n}", "shared arrays can only be declared in a `let`", 2, 15},
-      {"kernel k() {\n  load(order = relaxed, p[0])\n}", "positional argument after a named argument", 2, 25},
-      {"kernel k() {\n  load(p[0], order = 3)\n}", "expected an order or scope name, found integer literal '3'", 2, 22},
+      {"kernel k() {\n  var a = shared<i32>[4]\n}", "shared arrays must be declared with 'let'", 2,
+       3},
+      {"kernel k() {\n  let a = 1 + shared<i32>[4]\n}",
+       "shared arrays can only be declared in a `let`", 2, 15},
+      {"kernel k() {\n  load(order = relaxed, p[0])\n}",
+       "positional argument after a named argument", 2, 25},
+      {"kernel k() {\n  load(p[0], order = 3)\n}",
+       "expected an order or scope name, found integer literal '3'", 2, 22},
       {"kernel k() {\n  let x = 1\n", "expected '}', found end of file", 3, 1},
       {"kernel k() {\n  kernel j() {}\n}", "kernels cannot be nested", 2, 3},
   };
@@ -174,10 +179,11 @@ TEST_CASE("parser: errors carry message, location and hint", "[parser]") {
 
 TEST_CASE("parser: caret rendering of a syntax error", "[parser]") {
   auto c = parseOnly("kernel k() {\n  let x = 3 +\n}\n");
-  CHECK(c->rendered() == "t.tile:3:1: error: expected an expression, found '}'\n"
-                         "}\n"
-                         "^\n"
-                         "hint: expressions are literals, names, calls, `(e)`, `e[i]`, `e.member` and operators\n");
+  CHECK(c->rendered() ==
+        "t.tile:3:1: error: expected an expression, found '}'\n"
+        "}\n"
+        "^\n"
+        "hint: expressions are literals, names, calls, `(e)`, `e[i]`, `e.member` and operators\n");
 }
 
 TEST_CASE("parser: nesting depth is bounded", "[parser]") {

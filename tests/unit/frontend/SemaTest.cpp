@@ -87,13 +87,15 @@ TEST_CASE("sema: full histogram kernel parses, checks and is annotated", "[sema]
   // every expression got a type: the dump never shows an untyped literal
   std::string dump = c->dump();
   CHECK(dump.find("literal}") == std::string::npos);
-  CHECK(dump.find("Call atomic_add order=relaxed scope=cluster space=cluster unused : i32 @8:5") != std::string::npos);
+  CHECK(dump.find("Call atomic_add order=relaxed scope=cluster space=cluster unused : i32 @8:5") !=
+        std::string::npos);
 }
 
 TEST_CASE("sema: literals adapt to context", "[sema]") {
-  auto c = compile(inKernel("let a: i64 = 5\nlet b = m + 1\nlet c = 2.5\nlet d: f16 = 1\n"
-                            "let e = 0xffffffff as i32\nlet g: i32 = 0xffffffff\nlet h = -2147483648\n"
-                            "let q = f[0] * 2\nlet r = (1 + 2) * m"));
+  auto c =
+      compile(inKernel("let a: i64 = 5\nlet b = m + 1\nlet c = 2.5\nlet d: f16 = 1\n"
+                       "let e = 0xffffffff as i32\nlet g: i32 = 0xffffffff\nlet h = -2147483648\n"
+                       "let q = f[0] * 2\nlet r = (1 + 2) * m"));
   INFO(c->rendered());
   REQUIRE(c->ok);
   auto &b = c->module->kernels[0]->body;
@@ -101,7 +103,8 @@ TEST_CASE("sema: literals adapt to context", "[sema]") {
   CHECK(init(0)->type == Type::scalarTy(ScalarKind::I64));
   CHECK(init(1)->as<BinaryExpr>()->rhs->type == Type::scalarTy(ScalarKind::I64));
   CHECK(init(2)->type == Type::scalarTy(ScalarKind::F32));
-  CHECK(init(3)->is<FloatLiteralExpr>()); // an int literal in a float context becomes a float literal
+  CHECK(
+      init(3)->is<FloatLiteralExpr>()); // an int literal in a float context becomes a float literal
   CHECK(init(3)->type == Type::scalarTy(ScalarKind::F16));
   CHECK(init(5)->as<IntLiteralExpr>()->value == -1); // sign-extended bit pattern
   CHECK(init(6)->as<IntLiteralExpr>()->value == INT32_MIN);
@@ -164,7 +167,9 @@ TEST_CASE("sema: builtins, orders and scopes resolve", "[sema]") {
 
 TEST_CASE("sema: static shared memory, dshared sizes, cluster override", "[sema]") {
   SECTION("static dshared with a static cluster") {
-    auto c = compile(inKernel("let h = dshared<f32>[1000]\nlet a = shared<i8>[3]\nlet b = shared<i64>[n * 2]", "cluster(4)"));
+    auto c = compile(
+        inKernel("let h = dshared<f32>[1000]\nlet a = shared<i8>[3]\nlet b = shared<i64>[n * 2]",
+                 "cluster(4)"));
     REQUIRE(c->ok);
     auto &k = *c->module->kernels[0];
     REQUIRE(k.sharedArrays.size() == 3);
@@ -199,7 +204,8 @@ TEST_CASE("sema: static shared memory, dshared sizes, cluster override", "[sema]
 }
 
 TEST_CASE("sema: names, scopes, decl ids", "[sema]") {
-  auto c = compile(inKernel("let x = 1\nif true { let x = 2.0\n let y = x }\nlet z = x\nlet n = n as i64"));
+  auto c = compile(
+      inKernel("let x = 1\nif true { let x = 2.0\n let y = x }\nlet z = x\nlet n = n as i64"));
   INFO(c->rendered());
   REQUIRE(c->ok);
   auto &b = c->module->kernels[0]->body;
@@ -268,9 +274,11 @@ TEST_CASE("sema: every error class reports message, location and a hint", "[sema
       // indexing and members
       {"let x = n[0]", "", "cannot index a value of type i32", 2, 10},
       {"let x = p[1.0]", "", "index must be an integer, found f32", 2, 11},
-      {"let a = shared<i32>[4]\nlet x = a[4]", "", "index 4 is out of bounds for shared<i32>[4]", 3, 11},
+      {"let a = shared<i32>[4]\nlet x = a[4]", "", "index 4 is out of bounds for shared<i32>[4]", 3,
+       11},
       {"let x = p.local", "", "a value of type ptr<i32, global> has no member 'local'", 2, 11},
-      {"let h = dshared<i32>[8]\nlet x = h.size", "cluster(2)", "unknown member 'size' of a dshared array", 3, 11},
+      {"let h = dshared<i32>[8]\nlet x = h.size", "cluster(2)",
+       "unknown member 'size' of a dshared array", 3, 11},
       {"let x = p + 1.0", "", "pointer offset must be an integer, found f32", 2, 13},
       {"let x = 1 + p", "", "pointer arithmetic is written `pointer + integer`", 2, 11},
       // builtin calls
@@ -278,40 +286,65 @@ TEST_CASE("sema: every error class reports message, location and a hint", "[sema
       {"let x = thread_id(n)", "", "axis of 'thread_id' must be the literal 0, 1 or 2", 2, 19},
       {"let x = min(n, m)", "", "argument 2 of 'min' has type i64, expected i32", 2, 16},
       {"let x = max(true, false)", "", "'max' needs integer or float arguments, found i1", 2, 9},
-      {"let x = len(p)", "", "len() needs a shared array, view or dshared array, found ptr<i32, global>", 2, 13},
+      {"let x = len(p)", "",
+       "len() needs a shared array, view or dshared array, found ptr<i32, global>", 2, 13},
       {"sync_threads(scope = cta)", "", "'sync_threads' takes no named arguments", 2, 14},
       // clusters
       {"cluster_sync()", "", "cluster_sync() needs a kernel with a cluster attribute", 2, 1},
-      {"let h = dshared<i32>[8]", "", "a dshared array needs a kernel with a cluster attribute", 2, 1},
-      {"let a = shared<i32>[8]\nlet r = remote(a, 0)", "", "remote() needs a kernel with a cluster attribute", 3, 9},
-      {"let a = shared<i32>[8]\nlet r = remote(a, 2)", "cluster(2)", "CTA rank 2 is outside the cluster of 2 CTAs", 3, 19},
-      {"let h = dshared<i32>[8]\nlet r = remote(h, 0)", "cluster(2)", "remote() takes a CTA-local shared array, not a dshared array", 3, 16},
-      {"let r = remote(p, 0)", "cluster(2)", "remote() needs a shared array or `h.local`, found ptr<i32, global>", 2, 16},
-      {"let h = dshared<i32>[8]\nlet g = h", "cluster(2)", "a dshared array cannot be bound to another name", 3, 9},
+      {"let h = dshared<i32>[8]", "", "a dshared array needs a kernel with a cluster attribute", 2,
+       1},
+      {"let a = shared<i32>[8]\nlet r = remote(a, 0)", "",
+       "remote() needs a kernel with a cluster attribute", 3, 9},
+      {"let a = shared<i32>[8]\nlet r = remote(a, 2)", "cluster(2)",
+       "CTA rank 2 is outside the cluster of 2 CTAs", 3, 19},
+      {"let h = dshared<i32>[8]\nlet r = remote(h, 0)", "cluster(2)",
+       "remote() takes a CTA-local shared array, not a dshared array", 3, 16},
+      {"let r = remote(p, 0)", "cluster(2)",
+       "remote() needs a shared array or `h.local`, found ptr<i32, global>", 2, 16},
+      {"let h = dshared<i32>[8]\nlet g = h", "cluster(2)",
+       "a dshared array cannot be bound to another name", 3, 9},
       {"", "cluster(4, 4, 2)", "cluster of 32 CTAs is not supported (at most 16)", 1, 68},
-      {"", "threads(64, 32)", "threads(64,32,1) is 2048 threads per block, over the limit of 1024", 1, 68},
+      {"", "threads(64, 32)", "threads(64,32,1) is 2048 threads per block, over the limit of 1024",
+       1, 68},
       // shared arrays
-      {"if true { let a = shared<i32>[8] }", "", "shared arrays must be declared at the top level of the kernel body", 2, 11},
-      {"let c = 4\nlet a = shared<i32>[c]", "", "shared array size must be built from constants and kernel parameters: 'c' is a let, not a kernel parameter", 3, 21},
-      {"let a = shared<i32>[thread_id()]", "", "shared array size must be built from constants and kernel parameters: this expression is not a constant or a kernel parameter", 2, 21},
-      {"let a = shared<i32>[f[0]]", "", "shared array size must be built from constants and kernel parameters: this expression is not a constant or a kernel parameter", 2, 22},
+      {"if true { let a = shared<i32>[8] }", "",
+       "shared arrays must be declared at the top level of the kernel body", 2, 11},
+      {"let c = 4\nlet a = shared<i32>[c]", "",
+       "shared array size must be built from constants and kernel parameters: 'c' is a let, not a "
+       "kernel parameter",
+       3, 21},
+      {"let a = shared<i32>[thread_id()]", "",
+       "shared array size must be built from constants and kernel parameters: this expression is "
+       "not a constant or a kernel parameter",
+       2, 21},
+      {"let a = shared<i32>[f[0]]", "",
+       "shared array size must be built from constants and kernel parameters: this expression is "
+       "not a constant or a kernel parameter",
+       2, 22},
       {"let a = shared<i32>[0]", "", "shared array size must be positive, found 0", 2, 21},
       {"let a = shared<i32>[4 - 5]", "", "shared array size must be positive, found -1", 2, 23},
       {"let a = shared<i1>[4]", "", "shared arrays of i1 are not supported", 2, 16},
-      {"let a = shared<f32>[40000]\nlet b = shared<f32>[20000]", "", "static shared memory of kernel 'k' reaches 240000 bytes, over the per-block limit of 232448 bytes (227 KB)", 3, 1},
+      {"let a = shared<f32>[40000]\nlet b = shared<f32>[20000]", "",
+       "static shared memory of kernel 'k' reaches 240000 bytes, over the per-block limit of "
+       "232448 bytes (227 KB)",
+       3, 1},
       {"var v = shared<i32>[1]", "", "shared arrays must be declared with 'let'", 2, 1},
-      {"let a = shared<i32>[8]\nvar v = a", "", "a 'var' holds a scalar or a pointer, not shared<i32>[8]", 3, 9},
+      {"let a = shared<i32>[8]\nvar v = a", "",
+       "a 'var' holds a scalar or a pointer, not shared<i32>[8]", 3, 9},
       // memory operations
-      {"let x = load(n)", "", "the first argument of load must be an element access like `p[i]`", 2, 14},
+      {"let x = load(n)", "", "the first argument of load must be an element access like `p[i]`", 2,
+       14},
       {"let x = load(p[0], order = release)", "", "order 'release' is not valid for load", 2, 28},
       {"store(p[0], 1, order = acquire)", "", "order 'acquire' is not valid for store", 2, 24},
       {"let x = load(p[0], order = seq)", "", "unknown memory order 'seq'", 2, 28},
       {"let x = load(p[0], scope = device)", "", "unknown memory scope 'device'", 2, 28},
       {"let x = load(p[0], order = sc, order = sc)", "", "duplicate 'order' argument", 2, 32},
       {"let x = load(p[0], cache = none)", "", "unknown named argument 'cache'", 2, 20},
-      {"let h = dshared<i32>[8]\natomic_add(h[0], 1, scope = cta)", "cluster(2)", "scope 'cta' does not cover cluster shared memory", 3, 29},
+      {"let h = dshared<i32>[8]\natomic_add(h[0], 1, scope = cta)", "cluster(2)",
+       "scope 'cta' does not cover cluster shared memory", 3, 29},
       {"atomic_max(f[0], 1.0)", "", "atomic_max does not support elements of type f32", 2, 13},
-      {"let a = shared<i16>[4]\natomic_add(a[0], 1)", "", "atomic_add does not support elements of type i16", 3, 13},
+      {"let a = shared<i16>[4]\natomic_add(a[0], 1)", "",
+       "atomic_add does not support elements of type i16", 3, 13},
       {"atomic_add(p[0], 1.5)", "", "float literal cannot be used as i32", 2, 18},
       {"atomic_add(p[0], m)", "", "value of atomic_add has type i64, expected i32", 2, 18},
       {"let x = atomic_cas(p[0], 1)", "", "'atomic_cas' takes 3 arguments, got 2", 2, 9},
@@ -320,7 +353,8 @@ TEST_CASE("sema: every error class reports message, location and a hint", "[sema
       {"for i in n .. m { }", "", "mismatched types i32 and i64 in loop bounds", 2, 1},
       {"for i in 0.0 .. 4.0 { }", "", "loop bounds must be integers, found f32", 2, 10},
       {"for i in 0 .. 8 step 0 { }", "", "loop step must be positive, found 0", 2, 22},
-      {"for i in block_range(f[0]) { }", "", "block_range needs an integer count or an array, found f32", 2, 23},
+      {"for i in block_range(f[0]) { }", "",
+       "block_range needs an integer count or an array, found f32", 2, 23},
   };
   for (const SemaErr &se : cases) {
     std::string src = inKernel(se.body, se.attrs);

@@ -40,7 +40,8 @@ struct Compiled {
 };
 
 /// Parses and (when parsing succeeded) checks `src` as file "t.tile".
-inline std::unique_ptr<Compiled> compile(const std::string &src, const fe::CheckOptions &opts = {}) {
+inline std::unique_ptr<Compiled> compile(const std::string &src,
+                                         const fe::CheckOptions &opts = {}) {
   auto c = std::make_unique<Compiled>();
   c->module = fe::parseSource("t.tile", src, c->diags);
   c->ok = c->module && fe::checkModule(*c->module, c->diags, opts);
@@ -49,7 +50,8 @@ inline std::unique_ptr<Compiled> compile(const std::string &src, const fe::Check
 
 /// Wraps statements in a kernel with a few handy parameters.
 inline std::string inKernel(const std::string &body, const std::string &attrs = "") {
-  return "kernel k(p: ptr<i32, global>, f: ptr<f32, global>, n: i32, m: i64) " + attrs + " {\n" + body + "\n}\n";
+  return "kernel k(p: ptr<i32, global>, f: ptr<f32, global>, n: i32, m: i64) " + attrs + " {\n" +
+         body + "\n}\n";
 }
 
 #endif

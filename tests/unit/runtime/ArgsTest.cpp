@@ -13,13 +13,12 @@ struct Params {
 struct alignas(64) Aligned {
   char bytes[128];
 };
-template <class T>
-T read(void* p) {
+template <class T> T read(void *p) {
   T v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-}  // namespace
+} // namespace
 
 TEST_CASE("ArgPack packs scalars by value with their sizes", "[args]") {
   int i = 42;
@@ -35,13 +34,13 @@ TEST_CASE("ArgPack packs scalars by value with their sizes", "[args]") {
   CHECK(sizes[2] == 8);
   CHECK(sizes[3] == 8);
   CHECK(sizes[4] == 1);
-  void** args = p.data();
+  void **args = p.data();
   CHECK(read<int>(args[0]) == 42);
   CHECK(read<float>(args[1]) == 1.5f);
   CHECK(read<double>(args[2]) == -2.25);
   CHECK(read<long long>(args[3]) == (1ll << 40));
   CHECK(read<unsigned char>(args[4]) == 200);
-  CHECK(args[5] == nullptr);  // null-terminated
+  CHECK(args[5] == nullptr); // null-terminated
 }
 
 TEST_CASE("ArgPack copies arguments: later changes to the originals do not leak in", "[args]") {
@@ -54,15 +53,15 @@ TEST_CASE("ArgPack copies arguments: later changes to the originals do not leak 
 
 TEST_CASE("ArgPack pointers point into the pack's own storage and stay put", "[args]") {
   tile::ArgPack<int, double, Params> p(7, 3.0, Params{1, 2.f, 3.0});
-  void** args = p.data();
-  CHECK(args[0] == static_cast<const void*>(&p.get<0>()));
-  CHECK(args[1] == static_cast<const void*>(&p.get<1>()));
-  CHECK(args[2] == static_cast<const void*>(&p.get<2>()));
+  void **args = p.data();
+  CHECK(args[0] == static_cast<const void *>(&p.get<0>()));
+  CHECK(args[1] == static_cast<const void *>(&p.get<1>()));
+  CHECK(args[2] == static_cast<const void *>(&p.get<2>()));
   // Every pointer lies inside the pack object (no temporaries).
-  auto lo = reinterpret_cast<const char*>(&p);
+  auto lo = reinterpret_cast<const char *>(&p);
   auto hi = lo + sizeof(p);
   for (int k = 0; k < 3; ++k) {
-    auto a = static_cast<const char*>(args[k]);
+    auto a = static_cast<const char *>(args[k]);
     CHECK((a >= lo && a < hi));
   }
   // data() is stable across calls.
@@ -77,16 +76,16 @@ TEST_CASE("ArgPack pointers point into the pack's own storage and stay put", "[a
 TEST_CASE("ArgPack: CUdeviceptr and raw pointers go by value; alignment is kept", "[args]") {
   CUdeviceptr dp = 0xdeadbeef000ull;
   float host = 0;
-  float* hp = &host;
+  float *hp = &host;
   Aligned big{};
   big.bytes[0] = 5;
   big.bytes[127] = 9;
-  tile::ArgPack<CUdeviceptr, float*, Aligned> p(dp, hp, big);
+  tile::ArgPack<CUdeviceptr, float *, Aligned> p(dp, hp, big);
   CHECK(p.sizes()[0] == sizeof(CUdeviceptr));
-  CHECK(p.sizes()[1] == sizeof(void*));
+  CHECK(p.sizes()[1] == sizeof(void *));
   CHECK(p.sizes()[2] == 128);
   CHECK(read<CUdeviceptr>(p.data()[0]) == 0xdeadbeef000ull);
-  CHECK(read<float*>(p.data()[1]) == hp);
+  CHECK(read<float *>(p.data()[1]) == hp);
   CHECK(reinterpret_cast<uintptr_t>(p.data()[2]) % 64 == 0);
   Aligned got = read<Aligned>(p.data()[2]);
   CHECK(got.bytes[0] == 5);
@@ -118,7 +117,7 @@ TEST_CASE("DeviceBuffer bounds are checked before any driver call", "[args]") {
   CHECK_THROWS_WITH(empty.copyTo(&x, 2),
                     Catch::Contains("2 elements requested but the buffer holds 0"));
   CHECK(empty.toHost().empty());
-  empty.copyFrom(std::vector<int>{});  // nothing to copy: no driver call
+  empty.copyFrom(std::vector<int>{}); // nothing to copy: no driver call
   tile::DeviceBuffer<int> moved(std::move(empty));
   CHECK(moved.size() == 0);
 }
@@ -133,9 +132,10 @@ TEST_CASE("Module and Kernel are default-constructible placeholders", "[args]") 
 TEST_CASE("an empty Kernel or Module throws instead of crashing", "[args]") {
   tile::Kernel k;
   tile::LaunchConfig cfg;
-  CHECK_THROWS_WITH(k.launch(cfg, 1, 2.0),
-                    "Kernel::launch: this tile::Kernel is empty (default-constructed); assign it from "
-                    "Module::kernel(name) first");
+  CHECK_THROWS_WITH(
+      k.launch(cfg, 1, 2.0),
+      "Kernel::launch: this tile::Kernel is empty (default-constructed); assign it from "
+      "Module::kernel(name) first");
   CHECK_THROWS_AS(k.launchUnchecked(cfg, nullptr), tile::Error);
   CHECK_THROWS_WITH(k.name(), Catch::StartsWith("Kernel::name: this tile::Kernel is empty"));
   CHECK_THROWS_AS(k.maxActiveClusters(cfg), tile::Error);
@@ -145,7 +145,7 @@ TEST_CASE("an empty Kernel or Module throws instead of crashing", "[args]") {
   try {
     m.kernel("vadd");
     FAIL("expected a throw");
-  } catch (const tile::Error& e) {
+  } catch (const tile::Error &e) {
     CHECK(e.call() == "Module::kernel");
     CHECK(e.code() == CUDA_ERROR_INVALID_HANDLE);
     CHECK_THAT(e.what(), Catch::Contains("this tile::Module is empty"));

@@ -32,10 +32,11 @@ struct EnvVar {
   std::string name;
   bool had;
   std::string old;
-  EnvVar(const char* n, const char* value) : name(n) {
-    const char* o = getenv(n);
+  EnvVar(const char *n, const char *value) : name(n) {
+    const char *o = getenv(n);
     had = o != nullptr;
-    if (had) old = o;
+    if (had)
+      old = o;
     if (value)
       setenv(n, value, 1);
     else
@@ -49,21 +50,25 @@ struct EnvVar {
   }
 };
 
-std::string readFile(const fs::path& p) {
+std::string readFile(const fs::path &p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
-void writeFile(const fs::path& p, const std::string& s) {
+void writeFile(const fs::path &p, const std::string &s) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out << s;
 }
 
-const std::string kPtx = ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k() { ret; }\n";
-const std::string kCubin = std::string("\x7f" "ELF", 4) + std::string("fake cubin \0 with nul", 21);
+const std::string kPtx =
+    ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k() { ret; }\n";
+const std::string kCubin = std::string("\x7f"
+                                       "ELF",
+                                       4) +
+                           std::string("fake cubin \0 with nul", 21);
 
-}  // namespace
+} // namespace
 
 TEST_CASE("fnv1a64 matches the reference values", "[cache]") {
   CHECK(tile::fnv1a64("") == 0xcbf29ce484222325ull);
@@ -74,7 +79,7 @@ TEST_CASE("fnv1a64 matches the reference values", "[cache]") {
 TEST_CASE("cache key: stable, and changes with PTX, arch, driver and opt level", "[cache]") {
   std::string k = tile::cubinCacheKey(kPtx, "sm_90a", 13000, 4);
   CHECK(k == tile::cubinCacheKey(kPtx, "sm_90a", 13000, 4));
-  CHECK(k == tile::cubinCacheKey(std::string(kPtx), std::string("sm_90a"), 13000));  // default O4
+  CHECK(k == tile::cubinCacheKey(std::string(kPtx), std::string("sm_90a"), 13000)); // default O4
   CHECK(k.size() == 16 + std::string("-sm_90a-d13000-O4").size());
   CHECK_THAT(k, Catch::EndsWith("-sm_90a-d13000-O4"));
   CHECK(k != tile::cubinCacheKey(kPtx + " ", "sm_90a", 13000, 4));
@@ -126,16 +131,16 @@ TEST_CASE("cache encoding round-trips and rejects damage", "[cache]") {
 
   CHECK_FALSE(tile::CubinCache::decode(""));
   CHECK_FALSE(tile::CubinCache::decode(file.substr(0, 20)));              // torn header
-  CHECK_FALSE(tile::CubinCache::decode(file.substr(0, file.size() - 1)));  // torn payload
+  CHECK_FALSE(tile::CubinCache::decode(file.substr(0, file.size() - 1))); // torn payload
   CHECK_FALSE(tile::CubinCache::decode(file + "x"));                      // trailing junk
   std::string flipped = file;
   flipped[40] ^= 0x01;
-  CHECK_FALSE(tile::CubinCache::decode(flipped));  // checksum
+  CHECK_FALSE(tile::CubinCache::decode(flipped)); // checksum
   std::string magic = file;
   magic[0] = 'X';
   CHECK_FALSE(tile::CubinCache::decode(magic));
-  CHECK_FALSE(tile::CubinCache::decode(kCubin));  // a raw cubin is not a cache file
-  CHECK_FALSE(tile::CubinCache::decode(tile::CubinCache::encode("")));  // empty payload
+  CHECK_FALSE(tile::CubinCache::decode(kCubin)); // a raw cubin is not a cache file
+  CHECK_FALSE(tile::CubinCache::decode(tile::CubinCache::encode(""))); // empty payload
 }
 
 TEST_CASE("cache store/load in a directory (created on demand), atomically", "[cache]") {
@@ -143,14 +148,14 @@ TEST_CASE("cache store/load in a directory (created on demand), atomically", "[c
   tile::CubinCache cache((tmp.path / "sub" / "dir").string());
   std::string key = tile::cubinCacheKey(kPtx, "sm_90a", 13000);
   CHECK(cache.pathFor(key) == (tmp.path / "sub" / "dir" / (key + ".cubin")).string());
-  CHECK_FALSE(cache.load(key));  // miss, no directory yet
+  CHECK_FALSE(cache.load(key)); // miss, no directory yet
   REQUIRE(cache.store(key, kCubin));
   REQUIRE(fs::exists(cache.pathFor(key)));
   REQUIRE(cache.load(key));
   CHECK(*cache.load(key) == kCubin);
   // No temporary files are left behind.
   int files = 0;
-  for (auto& e : fs::directory_iterator(cache.dir())) {
+  for (auto &e : fs::directory_iterator(cache.dir())) {
     ++files;
     CHECK(e.path().filename().string().find(".tmp") == std::string::npos);
   }
@@ -160,7 +165,7 @@ TEST_CASE("cache store/load in a directory (created on demand), atomically", "[c
   CHECK(*cache.load(key) == kCubin + "v2");
   cache.remove(key);
   CHECK_FALSE(fs::exists(cache.pathFor(key)));
-  cache.remove(key);  // removing a missing entry is fine
+  cache.remove(key); // removing a missing entry is fine
 }
 
 TEST_CASE("a corrupt cache entry is a miss and is removed", "[cache]") {
@@ -169,7 +174,7 @@ TEST_CASE("a corrupt cache entry is a miss and is removed", "[cache]") {
   std::string key = "0123456789abcdef-sm_90a-d13000-O4";
   REQUIRE(cache.store(key, kCubin));
   std::string good = readFile(cache.pathFor(key));
-  writeFile(cache.pathFor(key), good.substr(0, good.size() / 2));  // torn write
+  writeFile(cache.pathFor(key), good.substr(0, good.size() / 2)); // torn write
   CHECK_FALSE(cache.load(key));
   CHECK_FALSE(fs::exists(cache.pathFor(key)));
   writeFile(cache.pathFor(key), "garbage");
@@ -193,8 +198,11 @@ TEST_CASE("buildWithCache: miss builds and stores, hit loads without building", 
   tile::CubinCache cache(tmp.path.string());
   int builds = 0;
   std::string loaded;
-  auto build = [&] { ++builds; return kCubin; };
-  auto load = [&](const std::string& img) { loaded = img; };
+  auto build = [&] {
+    ++builds;
+    return kCubin;
+  };
+  auto load = [&](const std::string &img) { loaded = img; };
 
   tile::CachedBuild r1 = tile::buildWithCache(cache, "key", build, load);
   CHECK(builds == 1);
@@ -215,16 +223,20 @@ TEST_CASE("buildWithCache: corrupt or driver-refused entries fall back to buildi
   TempDir tmp;
   tile::CubinCache cache(tmp.path.string());
   int builds = 0;
-  auto build = [&] { ++builds; return kCubin; };
-  auto load = [&](const std::string& img) {
-    if (img.rfind("bad", 0) == 0) throw std::runtime_error("driver refuses");
+  auto build = [&] {
+    ++builds;
+    return kCubin;
+  };
+  auto load = [&](const std::string &img) {
+    if (img.rfind("bad", 0) == 0)
+      throw std::runtime_error("driver refuses");
   };
 
   writeFile(cache.pathFor("key"), "not a cache file");
   tile::CachedBuild r1 = tile::buildWithCache(cache, "key", build, load);
   CHECK(builds == 1);
   CHECK_FALSE(r1.fromCache);
-  CHECK(*cache.load("key") == kCubin);  // rewritten
+  CHECK(*cache.load("key") == kCubin); // rewritten
 
   // A well-formed entry whose cubin the driver refuses.
   REQUIRE(cache.store("key", "bad cubin"));
@@ -238,8 +250,11 @@ TEST_CASE("buildWithCache: corrupt or driver-refused entries fall back to buildi
 TEST_CASE("buildWithCache without a cache directory, and build errors propagate", "[cache]") {
   tile::CubinCache none("");
   int builds = 0;
-  auto build = [&] { ++builds; return kCubin; };
-  auto load = [](const std::string&) {};
+  auto build = [&] {
+    ++builds;
+    return kCubin;
+  };
+  auto load = [](const std::string &) {};
   tile::CachedBuild r = tile::buildWithCache(none, "key", build, load);
   tile::buildWithCache(none, "key", build, load);
   CHECK(builds == 2);
@@ -253,5 +268,5 @@ TEST_CASE("buildWithCache without a cache directory, and build errors propagate"
   };
   CHECK_THROWS_WITH(tile::buildWithCache(cache, "key", failing, load),
                     Catch::Contains("CUDA_ERROR_INVALID_PTX") && Catch::Contains("ptxas fatal"));
-  CHECK_FALSE(fs::exists(cache.pathFor("key")));  // nothing stored for a failed build
+  CHECK_FALSE(fs::exists(cache.pathFor("key"))); // nothing stored for a failed build
 }

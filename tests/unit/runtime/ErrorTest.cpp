@@ -10,9 +10,11 @@ TEST_CASE("error name table covers cuda.h's CUresult codes", "[error]") {
   CHECK(tile::errorName(CUDA_ERROR_NO_DEVICE) == "CUDA_ERROR_NO_DEVICE");
   CHECK(tile::errorName(CUDA_ERROR_INVALID_PTX) == "CUDA_ERROR_INVALID_PTX");
   CHECK(tile::errorName(CUDA_ERROR_NOT_FOUND) == "CUDA_ERROR_NOT_FOUND");
-  CHECK(tile::errorName(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) == "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
+  CHECK(tile::errorName(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) ==
+        "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
   CHECK(tile::errorName(CUDA_ERROR_ILLEGAL_ADDRESS) == "CUDA_ERROR_ILLEGAL_ADDRESS");
-  CHECK(tile::errorName(CUDA_ERROR_UNSUPPORTED_PTX_VERSION) == "CUDA_ERROR_UNSUPPORTED_PTX_VERSION");
+  CHECK(tile::errorName(CUDA_ERROR_UNSUPPORTED_PTX_VERSION) ==
+        "CUDA_ERROR_UNSUPPORTED_PTX_VERSION");
   CHECK(tile::errorName(CUDA_ERROR_UNKNOWN) == "CUDA_ERROR_UNKNOWN");
   CHECK(tile::isKnownError(CUDA_ERROR_INVALID_HANDLE));
 }
@@ -26,11 +28,13 @@ TEST_CASE("unknown codes get a numeric name", "[error]") {
 TEST_CASE("descriptions exist without a driver", "[error]") {
   CHECK_FALSE(tile::errorDescription(CUDA_ERROR_INVALID_VALUE).empty());
   if (!tile::driverAvailable())
-    CHECK_THAT(tile::errorDescription(CUDA_ERROR_INVALID_PTX), Catch::Contains("PTX JIT compilation failed"));
+    CHECK_THAT(tile::errorDescription(CUDA_ERROR_INVALID_PTX),
+               Catch::Contains("PTX JIT compilation failed"));
 }
 
 TEST_CASE("Error message: call, name, code, description, kernel, extra", "[error]") {
-  tile::Error e("cuLaunchKernelEx", CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "histogram", "grid (1, 1, 1)");
+  tile::Error e("cuLaunchKernelEx", CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "histogram",
+                "grid (1, 1, 1)");
   std::string w = e.what();
   CHECK(e.call() == "cuLaunchKernelEx");
   CHECK(e.code() == 701);
@@ -51,12 +55,13 @@ TEST_CASE("Error message without kernel or extra", "[error]") {
 }
 
 TEST_CASE("Error::withMessage keeps the message verbatim", "[error]") {
-  tile::Error e = tile::Error::withMessage("Kernel::launch", CUDA_ERROR_INVALID_VALUE, "k", "kernel 'k': nope");
+  tile::Error e =
+      tile::Error::withMessage("Kernel::launch", CUDA_ERROR_INVALID_VALUE, "k", "kernel 'k': nope");
   CHECK(std::string(e.what()) == "kernel 'k': nope");
   CHECK(e.call() == "Kernel::launch");
   CHECK(e.errorName() == "CUDA_ERROR_INVALID_VALUE");
   CHECK(e.kernel() == "k");
   // It is a std::runtime_error.
-  const std::runtime_error& base = e;
+  const std::runtime_error &base = e;
   CHECK(std::string(base.what()) == "kernel 'k': nope");
 }

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <unistd.h>
 #include <string>
+#include <unistd.h>
 
 #include "FakeDriverSupport.h"
 #include "tile/runtime.h"
@@ -25,7 +25,7 @@ const std::string kPtx =
     "\t.param .u32 histogram_param_3\n"
     ")\n.maxntid 1024, 1, 1\n.explicitcluster\n.reqnctapercluster 2, 1, 1\n{ ret; }\n";
 
-tile::KernelParamInfo param(const char* name, tile::ScalarType t, bool pointer = false) {
+tile::KernelParamInfo param(const char *name, tile::ScalarType t, bool pointer = false) {
   tile::KernelParamInfo p;
   p.name = name;
   p.scalar = t;
@@ -38,8 +38,9 @@ tile::KernelParamInfo param(const char* name, tile::ScalarType t, bool pointer =
 tile::ModuleInfo histogramInfo() {
   tile::KernelInfo k;
   k.name = "histogram";
-  k.params = {param("bins", tile::ScalarType::I32, true), param("input", tile::ScalarType::I32, true),
-              param("n", tile::ScalarType::I64), param("nbins", tile::ScalarType::I32)};
+  k.params = {param("bins", tile::ScalarType::I32, true),
+              param("input", tile::ScalarType::I32, true), param("n", tile::ScalarType::I64),
+              param("nbins", tile::ScalarType::I32)};
   k.cluster = tile::KernelInfo::Cluster::Fixed;
   k.clusterDims = {2, 1, 1};
   tile::DynamicSharedArray hist;
@@ -63,19 +64,19 @@ tile::LaunchConfig grid(unsigned g) {
   tile::LaunchConfig c;
   c.grid = tile::Dim3(g);
   c.block = tile::Dim3(256);
-  return c;  // cluster (1, 1, 1) and no sharedBytes: both from the kernel
+  return c; // cluster (1, 1, 1) and no sharedBytes: both from the kernel
 }
 
-std::string launchError(const std::function<void()>& f) {
+std::string launchError(const std::function<void()> &f) {
   try {
     f();
-  } catch (const tile::Error& e) {
+  } catch (const tile::Error &e) {
     return e.what();
   }
   return "no error";
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("fake driver: a launch computes dynamic shared memory from the kernel info", "[fake]") {
   reset();
@@ -84,7 +85,7 @@ TEST_CASE("fake driver: a launch computes dynamic shared memory from the kernel 
   tile::Module m = tile::Module::fromPtx(ctx, kPtx, histogramInfo(), noCache());
   tile::Kernel k = m.kernel("histogram");
   REQUIRE(k.info() != nullptr);
-  CHECK(k.params()[3].name == "nbins");  // the source names
+  CHECK(k.params()[3].name == "nbins"); // the source names
   tile::DeviceBuffer<int32_t> bins(1001), input(16);
   k.launch(grid(4), bins, input, int64_t(16), int32_t(1001));
   REQUIRE(fake().launches.size() == 1);
@@ -103,9 +104,10 @@ TEST_CASE("fake driver: a launch computes dynamic shared memory from the kernel 
   CHECK(fake().launches.back().sharedBytes == 4096);
   tile::LaunchConfig less = grid(4);
   less.sharedBytes = 2000;
-  CHECK(launchError([&] { k.launch(less, bins, input, int64_t(16), int32_t(1001)); }) ==
-        "kernel 'histogram': 2000 bytes of dynamic shared memory given but its dynamic shared arrays "
-        "need 2004 for these arguments (leave LaunchConfig::sharedBytes unset to have it computed)");
+  CHECK(
+      launchError([&] { k.launch(less, bins, input, int64_t(16), int32_t(1001)); }) ==
+      "kernel 'histogram': 2000 bytes of dynamic shared memory given but its dynamic shared arrays "
+      "need 2004 for these arguments (leave LaunchConfig::sharedBytes unset to have it computed)");
   // The occupancy query needs the size too: from the arguments.
   CHECK_THAT(launchError([&] { k.maxActiveClusters(grid(2)); }),
              Catch::Contains("set cfg.sharedBytes or pass the arguments"));
@@ -123,9 +125,10 @@ TEST_CASE("fake driver: argument kinds are checked against the kernel info", "[f
   tile::DeviceBuffer<int32_t> bins(4);
   tile::DeviceBuffer<float> floats(4);
   // Sizes match (so cuFuncGetParamInfo alone accepts them), kinds do not.
-  CHECK(launchError([&] { k.launch(grid(2), bins, floats, int64_t(4), int32_t(4)); }) ==
-        "kernel 'histogram': argument 1 is a DeviceBuffer of 4-byte floats but parameter 1 ('input', "
-        "ptr<i32, global>) (pass a DeviceBuffer<an integer type of 4 bytes> or a CUdeviceptr)");
+  CHECK(
+      launchError([&] { k.launch(grid(2), bins, floats, int64_t(4), int32_t(4)); }) ==
+      "kernel 'histogram': argument 1 is a DeviceBuffer of 4-byte floats but parameter 1 ('input', "
+      "ptr<i32, global>) (pass a DeviceBuffer<an integer type of 4 bytes> or a CUdeviceptr)");
   CHECK_THAT(launchError([&] { k.launch(grid(2), bins, bins, int64_t(4), 4.0f); }),
              Catch::Contains("argument 3 is a 4-byte float but parameter 3 ('nbins', i32)"));
   CHECK_THAT(launchError([&] { k.launch(grid(2), bins, bins, 4.0, int32_t(4)); }),
@@ -141,16 +144,21 @@ TEST_CASE("fake driver: kernel info that does not belong to the module is refuse
   tile::Context ctx;
   tile::ModuleInfo wrongCluster = histogramInfo();
   wrongCluster.kernels[0].clusterDims = {4, 1, 1};
-  CHECK_THAT(launchError([&] { tile::Module::fromPtx(ctx, kPtx, wrongCluster, noCache()).kernel("histogram"); }),
-             Catch::Contains("the kernel info's cluster is (4, 1, 1) but the loaded kernel's is (2, 1, 1)"));
+  CHECK_THAT(launchError([&] {
+               tile::Module::fromPtx(ctx, kPtx, wrongCluster, noCache()).kernel("histogram");
+             }),
+             Catch::Contains(
+                 "the kernel info's cluster is (4, 1, 1) but the loaded kernel's is (2, 1, 1)"));
   tile::ModuleInfo renamed = histogramInfo();
   renamed.kernels[0].name = "other";
-  CHECK_THAT(launchError([&] { tile::Module::fromPtx(ctx, kPtx, renamed, noCache()).kernel("histogram"); }),
+  CHECK_THAT(launchError(
+                 [&] { tile::Module::fromPtx(ctx, kPtx, renamed, noCache()).kernel("histogram"); }),
              Catch::Contains("the kernel info has no kernel of this name (it has 'other')"));
   if (fakeHasParamInfo()) {
     tile::ModuleInfo fewer = histogramInfo();
     fewer.kernels[0].params.pop_back();
-    CHECK_THAT(launchError([&] { tile::Module::fromPtx(ctx, kPtx, fewer, noCache()).kernel("histogram"); }),
+    CHECK_THAT(launchError(
+                   [&] { tile::Module::fromPtx(ctx, kPtx, fewer, noCache()).kernel("histogram"); }),
                Catch::Contains("the kernel info lists 3 parameters but the loaded kernel has 4"));
   }
 }
@@ -171,10 +179,12 @@ TEST_CASE("fake driver: Module::fromFiles reads the .info.json beside the PTX", 
   CHECK(fake().launches.back().sharedBytes == 4 * 4);
   // No info file: the error says how to make one.
   fs::remove(dir / "h.info.json");
-  CHECK_THAT(launchError([&] { tile::Module::fromFiles(ctx, (dir / "h.ptx").string(), "", noCache()); }),
-             Catch::Contains("cannot open") && Catch::Contains("tilec --emit=info"));
+  CHECK_THAT(
+      launchError([&] { tile::Module::fromFiles(ctx, (dir / "h.ptx").string(), "", noCache()); }),
+      Catch::Contains("cannot open") && Catch::Contains("tilec --emit=info"));
   std::ofstream(dir / "h.info.json") << "{\"format\": \"tilec-kernel-info\", \"version\": 1}";
-  CHECK_THAT(launchError([&] { tile::Module::fromFiles(ctx, (dir / "h.ptx").string(), "", noCache()); }),
-             Catch::Contains("missing \"arch\""));
+  CHECK_THAT(
+      launchError([&] { tile::Module::fromFiles(ctx, (dir / "h.ptx").string(), "", noCache()); }),
+      Catch::Contains("missing \"arch\""));
   fs::remove_all(dir);
 }

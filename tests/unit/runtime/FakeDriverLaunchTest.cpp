@@ -21,16 +21,18 @@ const std::string kPtx =
     "\t.param .u64 hist_param_1,\n"
     "\t.param .u32 hist_param_2\n"
     ")\n.maxntid 1024, 1, 1\n{ ret; }\n"
-    ".visible .entry withStruct(.param .u32 n, .param .align 8 .b8 box[12], .param .u8 flag) { ret; }\n"
+    ".visible .entry withStruct(.param .u32 n, .param .align 8 .b8 box[12], .param .u8 flag) { "
+    "ret; }\n"
     ".visible .entry noArgs() { ret; }\n"
-    ".visible .entry compiled2(.param .u64 p)\n.explicitcluster\n.reqnctapercluster 2, 1, 1\n{ ret; }\n"
+    ".visible .entry compiled2(.param .u64 p)\n.explicitcluster\n.reqnctapercluster 2, 1, 1\n{ "
+    "ret; }\n"
     ".visible .entry explicitOnly(.param .u64 p)\n.explicitcluster\n{ ret; }\n";
 
 struct Box {
   float x, y, z;
 };
 
-tile::Module load(tile::Context& ctx, const std::string& ptx = kPtx) {
+tile::Module load(tile::Context &ctx, const std::string &ptx = kPtx) {
   tile::ModuleOptions off;
   off.useCache = false;
   return tile::Module::fromPtx(ctx, ptx, off);
@@ -45,10 +47,11 @@ tile::LaunchConfig simple(unsigned grid = 1, unsigned block = 32) {
 
 // The message of the tile::Error `f` throws, after checking it names the kernel.
 template <class F>
-std::string launchError(F&& f, const std::string& kernel, const std::string& call = "Kernel::launch") {
+std::string launchError(F &&f, const std::string &kernel,
+                        const std::string &call = "Kernel::launch") {
   try {
     f();
-  } catch (const tile::Error& e) {
+  } catch (const tile::Error &e) {
     CHECK(e.kernel() == kernel);
     CHECK(e.call() == call);
     return e.what();
@@ -57,14 +60,15 @@ std::string launchError(F&& f, const std::string& kernel, const std::string& cal
   return {};
 }
 
-}  // namespace
+} // namespace
 
-TEST_CASE("fake driver: the kernel's parameters come from cuFuncGetParamInfo, names from the PTX", "[fake]") {
+TEST_CASE("fake driver: the kernel's parameters come from cuFuncGetParamInfo, names from the PTX",
+          "[fake]") {
   reset();
   tile::Context ctx;
   tile::Kernel k = load(ctx).kernel("hist");
   REQUIRE(k.paramsKnown());
-  const std::vector<tile::KernelParam>& p = k.params();
+  const std::vector<tile::KernelParam> &p = k.params();
   REQUIRE(p.size() == 3);
   CHECK((p[0].offset == 0 && p[0].size == 8 && p[0].name == "hist_param_0"));
   CHECK((p[1].offset == 8 && p[1].size == 8 && p[1].name == "hist_param_1"));
@@ -75,7 +79,8 @@ TEST_CASE("fake driver: the kernel's parameters come from cuFuncGetParamInfo, na
   CHECK(load(ctx).kernel("noArgs").params().empty());
 }
 
-TEST_CASE("fake driver: launch arguments are checked in number and size, naming the parameter", "[fake]") {
+TEST_CASE("fake driver: launch arguments are checked in number and size, naming the parameter",
+          "[fake]") {
   reset();
   tile::Context ctx;
   tile::Kernel k = load(ctx).kernel("hist");
@@ -92,56 +97,62 @@ TEST_CASE("fake driver: launch arguments are checked in number and size, naming 
     std::string m = launchError([&] { k.launch(cfg, bins, int32_t{5}, int32_t{7}); }, "hist");
     CHECK(m == "kernel 'hist': argument 1 is 4 bytes but parameter 1 ('hist_param_1') is 8 bytes "
                "(pass int64_t, uint64_t, double, a CUdeviceptr or a DeviceBuffer)");
-    CHECK(fake().launches.empty());  // rejected before reaching the driver
+    CHECK(fake().launches.empty()); // rejected before reaching the driver
   }
   SECTION("an int64_t for an i32 parameter") {
     std::string m = launchError([&] { k.launch(cfg, bins, int64_t{5}, int64_t{7}); }, "hist");
     CHECK(m == "kernel 'hist': argument 2 is 8 bytes but parameter 2 ('hist_param_2') is 4 bytes "
                "(pass int32_t, uint32_t or float)");
-    CHECK(fake().launches.empty());  // rejected before reaching the driver
+    CHECK(fake().launches.empty()); // rejected before reaching the driver
   }
   SECTION("too few arguments") {
     std::string m = launchError([&] { k.launch(cfg, bins, int64_t{5}); }, "hist");
     CHECK(m == "kernel 'hist': 2 arguments given but the kernel takes 3 parameters; parameter 2 "
                "('hist_param_2') (4 bytes) has no argument");
-    CHECK_THAT(launchError([&] { k.launch(cfg); }, "hist"),
-               Catch::Contains("0 arguments given but the kernel takes 3 parameters; parameter 0 ('hist_param_0')"));
-    CHECK(fake().launches.empty());  // rejected before reaching the driver
+    CHECK_THAT(
+        launchError([&] { k.launch(cfg); }, "hist"),
+        Catch::Contains(
+            "0 arguments given but the kernel takes 3 parameters; parameter 0 ('hist_param_0')"));
+    CHECK(fake().launches.empty()); // rejected before reaching the driver
   }
   SECTION("too many arguments") {
     std::string m = launchError([&] { k.launch(cfg, bins, int64_t{5}, int32_t{7}, 1.0); }, "hist");
-    CHECK(m == "kernel 'hist': 4 arguments given but the kernel takes 3 parameters; argument 3 (8 bytes) has no "
+    CHECK(m == "kernel 'hist': 4 arguments given but the kernel takes 3 parameters; argument 3 (8 "
+               "bytes) has no "
                "parameter");
-    CHECK(fake().launches.empty());  // rejected before reaching the driver
+    CHECK(fake().launches.empty()); // rejected before reaching the driver
   }
   SECTION("launchPacked checks the sizes it is given") {
     int64_t n = 5;
     int32_t small = 7;
     CUdeviceptr ptr = bins.ptr();
-    void* args[] = {&ptr, &n, &small};
+    void *args[] = {&ptr, &n, &small};
     size_t sizes[] = {8, 8, 4};
     k.launchPacked(cfg, args, sizes, 3);
     CHECK(fake().launches.size() == 1);
     sizes[2] = 2;
-    CHECK_THAT(launchError([&] { k.launchPacked(cfg, args, sizes, 3); }, "hist"),
-               Catch::Contains("argument 2 is 2 bytes but parameter 2 ('hist_param_2') is 4 bytes"));
+    CHECK_THAT(
+        launchError([&] { k.launchPacked(cfg, args, sizes, 3); }, "hist"),
+        Catch::Contains("argument 2 is 2 bytes but parameter 2 ('hist_param_2') is 4 bytes"));
     CHECK_THAT(launchError([&] { k.launchPacked(cfg, args, sizes, 2); }, "hist"),
                Catch::Contains("2 arguments given but the kernel takes 3 parameters"));
-    k.launchUnchecked(cfg, args);  // the caller's responsibility
+    k.launchUnchecked(cfg, args); // the caller's responsibility
     CHECK(fake().launches.size() == 2);
   }
 }
 
-TEST_CASE("fake driver: struct and parameterless kernels; cubins check sizes without names", "[fake]") {
+TEST_CASE("fake driver: struct and parameterless kernels; cubins check sizes without names",
+          "[fake]") {
   reset();
   tile::Context ctx;
   tile::Module m = load(ctx);
   tile::Kernel s = m.kernel("withStruct");
   s.launch(simple(), 3u, Box{1, 2, 3}, uint8_t{1});
   CHECK(fake().launches.size() == 1);
-  CHECK_THAT(launchError([&] { s.launch(simple(), 3u, 1.0, uint8_t{1}); }, "withStruct"),
-             Catch::Contains("argument 1 is 8 bytes but parameter 1 ('box') is 12 bytes (pass a trivially "
-                             "copyable struct of 12 bytes)"));
+  CHECK_THAT(
+      launchError([&] { s.launch(simple(), 3u, 1.0, uint8_t{1}); }, "withStruct"),
+      Catch::Contains("argument 1 is 8 bytes but parameter 1 ('box') is 12 bytes (pass a trivially "
+                      "copyable struct of 12 bytes)"));
   CHECK_THAT(launchError([&] { s.launch(simple(), 3u, Box{}, true, 0); }, "withStruct"),
              Catch::Contains("4 arguments given but the kernel takes 3 parameters"));
 
@@ -149,13 +160,15 @@ TEST_CASE("fake driver: struct and parameterless kernels; cubins check sizes wit
   none.launch(simple());
   CHECK(fake().launches.size() == 2);
   CHECK(launchError([&] { none.launch(simple(), 1); }, "noArgs") ==
-        "kernel 'noArgs': 1 argument given but the kernel takes 0 parameters; argument 0 (4 bytes) has no parameter");
+        "kernel 'noArgs': 1 argument given but the kernel takes 0 parameters; argument 0 (4 bytes) "
+        "has no parameter");
 
   // Loaded from the cubin: no PTX to name the parameters, the sizes still count.
   tile::Kernel fromCubin = tile::Module::fromCubin(ctx, m.cubin()).kernel("hist");
   CHECK(fromCubin.params()[1].name.empty());
   CHECK(launchError([&] { fromCubin.launch(simple(), CUdeviceptr(0), 1, 2); }, "hist") ==
-        "kernel 'hist': argument 1 is 4 bytes but parameter 1 is 8 bytes (pass int64_t, uint64_t, double, a "
+        "kernel 'hist': argument 1 is 4 bytes but parameter 1 is 8 bytes (pass int64_t, uint64_t, "
+        "double, a "
         "CUdeviceptr or a DeviceBuffer)");
 }
 
@@ -176,14 +189,16 @@ TEST_CASE("fake driver: cuFuncGetParamInfo failures", "[fake]") {
                       Catch::Contains("[kernel 'hist']"));
 }
 
-TEST_CASE("fake driver (pre-12.4, no cuFuncGetParamInfo): launches without the argument check", "[.][fake-old]") {
+TEST_CASE("fake driver (pre-12.4, no cuFuncGetParamInfo): launches without the argument check",
+          "[.][fake-old]") {
   reset();
-  if (fakeHasParamInfo()) FAIL("run with the fake driver built without cuFuncGetParamInfo (fakedriver-old)");
+  if (fakeHasParamInfo())
+    FAIL("run with the fake driver built without cuFuncGetParamInfo (fakedriver-old)");
   tile::Context ctx;
   tile::Kernel k = load(ctx).kernel("hist");
   CHECK_FALSE(k.paramsKnown());
   CHECK(k.params().empty());
-  k.launch(simple(), CUdeviceptr(0), 1, 2);  // unchecked: the documented fallback
+  k.launch(simple(), CUdeviceptr(0), 1, 2); // unchecked: the documented fallback
   CHECK(fake().launches.size() == 1);
   // The launch configuration is still checked.
   tile::LaunchConfig big = simple();
@@ -192,7 +207,8 @@ TEST_CASE("fake driver (pre-12.4, no cuFuncGetParamInfo): launches without the a
                     Catch::Contains("exceeds the device's limit of 1024 threads per block"));
 }
 
-TEST_CASE("fake driver: a kernel's compiled cluster (.reqnctapercluster) and .explicitcluster", "[fake]") {
+TEST_CASE("fake driver: a kernel's compiled cluster (.reqnctapercluster) and .explicitcluster",
+          "[fake]") {
   reset();
   tile::Context ctx;
   tile::Module m = load(ctx);
@@ -214,13 +230,16 @@ TEST_CASE("fake driver: a kernel's compiled cluster (.reqnctapercluster) and .ex
   // Another cluster is impossible.
   c.cluster = tile::Dim3(4);
   CHECK(launchError([&] { k.launch(c, CUdeviceptr(0)); }, "compiled2") ==
-        "kernel 'compiled2': launched with cluster (4, 1, 1) but the kernel is compiled for cluster (2, 1, 1) "
+        "kernel 'compiled2': launched with cluster (4, 1, 1) but the kernel is compiled for "
+        "cluster (2, 1, 1) "
         "(.reqnctapercluster)");
   // The grid must divide into compiled clusters.
   CHECK(launchError([&] { k.launch(simple(3), CUdeviceptr(0)); }, "compiled2") ==
-        "kernel 'compiled2': grid (3, 1, 1) is not divisible by the kernel's compiled cluster (2, 1, 1) in x");
+        "kernel 'compiled2': grid (3, 1, 1) is not divisible by the kernel's compiled cluster (2, "
+        "1, 1) in x");
   fake().occupancyClusters = 0;
-  CHECK_THAT(launchError([&] { k.launch(simple(6), CUdeviceptr(0)); }, "compiled2", "cuOccupancyMaxActiveClusters"),
+  CHECK_THAT(launchError([&] { k.launch(simple(6), CUdeviceptr(0)); }, "compiled2",
+                         "cuOccupancyMaxActiveClusters"),
              Catch::Contains("cannot fit even one cluster of 2 CTAs"));
   CHECK(fake().launches.size() == 2);
 
@@ -233,18 +252,22 @@ TEST_CASE("fake driver: a kernel's compiled cluster (.reqnctapercluster) and .ex
   CHECK(fake().launches.back().cluster[0] == 1);
 }
 
-TEST_CASE("fake driver: a device without cluster launch rejects clusters before launching", "[fake]") {
+TEST_CASE("fake driver: a device without cluster launch rejects clusters before launching",
+          "[fake]") {
   reset();
   fake().clusterLaunch = 0;
-  tile::Context ctx;  // reads the device attributes
+  tile::Context ctx; // reads the device attributes
   tile::Kernel k = load(ctx).kernel("compiled2");
   CHECK(launchError([&] { k.launch(simple(2), CUdeviceptr(0)); }, "compiled2") ==
-        "kernel 'compiled2': cluster (2, 1, 1) needs a device that supports cluster launch (compute capability "
+        "kernel 'compiled2': cluster (2, 1, 1) needs a device that supports cluster launch "
+        "(compute capability "
         "9.0 or newer); this one does not");
   CHECK(fake().launches.empty());
 }
 
-TEST_CASE("fake driver: maxActiveClusters raises the attributes first; launch still checks occupancy", "[fake]") {
+TEST_CASE(
+    "fake driver: maxActiveClusters raises the attributes first; launch still checks occupancy",
+    "[fake]") {
   reset();
   tile::Context ctx;
   tile::Kernel k = load(ctx).kernel("hist");
@@ -265,7 +288,8 @@ TEST_CASE("fake driver: maxActiveClusters raises the attributes first; launch st
   // A shape only queried is still occupancy-checked at launch.
   fake().occupancyClusters = 0;
   CHECK(k.maxActiveClusters(c) == 0);
-  CHECK_THROWS_WITH(k.launch(c, CUdeviceptr(0), int64_t{0}, 0), Catch::Contains("cannot fit even one cluster"));
+  CHECK_THROWS_WITH(k.launch(c, CUdeviceptr(0), int64_t{0}, 0),
+                    Catch::Contains("cannot fit even one cluster"));
   CHECK(fake().launches.empty());
 }
 
@@ -277,22 +301,26 @@ TEST_CASE("fake driver: asynchronous errors name the last kernel launched", "[fa
   tile::Stream stream;
   tile::LaunchConfig c = simple();
   c.stream = stream;
-  none.launch(simple());          // legacy stream
-  hist.launch(c, CUdeviceptr(0), int64_t{0}, 0);  // then on `stream`
+  none.launch(simple());                         // legacy stream
+  hist.launch(c, CUdeviceptr(0), int64_t{0}, 0); // then on `stream`
   tile::DeviceBuffer<int> buf(4);
 
   fake().syncResult = CUDA_ERROR_ILLEGAL_ADDRESS;
   std::string m1 = launchError([&] { stream.synchronize(); }, "hist", "cuStreamSynchronize");
-  CHECK(m1 == "cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS (700): fake driver error [kernel 'hist']: the "
-              "last kernel launched on this stream before this call (a kernel's faults are reported by a later "
+  CHECK(m1 == "cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS (700): fake driver error "
+              "[kernel 'hist']: the "
+              "last kernel launched on this stream before this call (a kernel's faults are "
+              "reported by a later "
               "call)");
   CHECK_THAT(launchError([&] { ctx.synchronize(); }, "hist", "cuCtxSynchronize"),
              Catch::Contains("[kernel 'hist']: the last kernel launched before this call"));
-  CHECK_THAT(launchError([&] { buf.toHost(); }, "hist", "cuMemcpyDtoH"), Catch::Contains("[kernel 'hist']"));
+  CHECK_THAT(launchError([&] { buf.toHost(); }, "hist", "cuMemcpyDtoH"),
+             Catch::Contains("[kernel 'hist']"));
   tile::EventTimer t;
   t.start();
-  CHECK_THAT(launchError([&] { t.stopMs(); }, "noArgs", "cuEventSynchronize"),  // the legacy stream's last
-             Catch::Contains("[kernel 'noArgs']"));
+  CHECK_THAT(
+      launchError([&] { t.stopMs(); }, "noArgs", "cuEventSynchronize"), // the legacy stream's last
+      Catch::Contains("[kernel 'noArgs']"));
 
   // A plain (not kernel-fault) copy error blames no kernel.
   fake().syncResult = CUDA_ERROR_INVALID_VALUE;
@@ -301,15 +329,18 @@ TEST_CASE("fake driver: asynchronous errors name the last kernel launched", "[fa
   // A fault reported at the next launch points at the earlier kernel.
   fake().syncResult = CUDA_SUCCESS;
   fake().launchResult = CUDA_ERROR_LAUNCH_FAILED;
-  CHECK_THAT(launchError([&] { none.launch(simple()); }, "noArgs", "cuLaunchKernelEx"),
-             Catch::Contains("a fault of earlier work, reported at this launch (the last kernel launched before it "
-                             "was 'hist')"));
+  CHECK_THAT(
+      launchError([&] { none.launch(simple()); }, "noArgs", "cuLaunchKernelEx"),
+      Catch::Contains(
+          "a fault of earlier work, reported at this launch (the last kernel launched before it "
+          "was 'hist')"));
 }
 
 TEST_CASE("fake driver: DeviceBuffer rejects a byte size that overflows", "[fake]") {
   reset();
   tile::Context ctx;
   // (SIZE_MAX / 8 + 2) * 8 wraps to 8: without the check an 8-byte buffer.
-  CHECK_THROWS_WITH(tile::DeviceBuffer<double>(SIZE_MAX / 8 + 2), Catch::Contains("overflow size_t"));
+  CHECK_THROWS_WITH(tile::DeviceBuffer<double>(SIZE_MAX / 8 + 2),
+                    Catch::Contains("overflow size_t"));
   CHECK(fake().liveAllocs == 0);
 }

@@ -8,16 +8,17 @@
 #include "fakedriver/FakeCuda.h"
 #include "tile/runtime.h"
 
-inline void* fakeDriverHandle() {
+inline void *fakeDriverHandle() {
   REQUIRE(tile::driverAvailable());
-  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   REQUIRE(h != nullptr);
   return h;
 }
 
-inline FakeState& fake() {
-  auto get = reinterpret_cast<FakeState* (*)()>(dlsym(fakeDriverHandle(), "fake_cuda_state"));
-  if (!get) FAIL("libcuda.so.1 is the real driver, not the fake: run through ctest (LD_LIBRARY_PATH)");
+inline FakeState &fake() {
+  auto get = reinterpret_cast<FakeState *(*)()>(dlsym(fakeDriverHandle(), "fake_cuda_state"));
+  if (!get)
+    FAIL("libcuda.so.1 is the real driver, not the fake: run through ctest (LD_LIBRARY_PATH)");
   return *get();
 }
 
@@ -30,6 +31,6 @@ inline bool fakeHasParamInfo() {
 }
 
 inline void reset() {
-  FakeState& s = fake();
+  FakeState &s = fake();
   s = FakeState{};
 }

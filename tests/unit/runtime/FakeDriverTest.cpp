@@ -34,20 +34,19 @@ struct TempCache {
   }
 };
 
-const std::string kPtx =
-    ".version 8.5\n.target sm_90a\n.address_size 64\n"
-    ".visible .entry vadd(.param .u64 a, .param .u64 b, .param .f32 s, .param .u32 n) .maxntid 256 { ret; }\n"
-    ".visible .entry histogram(.param .u64 h) { ret; }\n";
+const std::string kPtx = ".version 8.5\n.target sm_90a\n.address_size 64\n"
+                         ".visible .entry vadd(.param .u64 a, .param .u64 b, .param .f32 s, .param "
+                         ".u32 n) .maxntid 256 { ret; }\n"
+                         ".visible .entry histogram(.param .u64 h) { ret; }\n";
 
-template <class T>
-T as(const std::vector<unsigned char>& bytes) {
+template <class T> T as(const std::vector<unsigned char> &bytes) {
   REQUIRE(bytes.size() == sizeof(T));
   T v;
   std::memcpy(&v, bytes.data(), sizeof v);
   return v;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("fake driver: entry points resolve and a Context reports the device", "[fake]") {
   reset();
@@ -62,7 +61,7 @@ TEST_CASE("fake driver: entry points resolve and a Context reports the device", 
     CHECK(ctx.maxSharedPerBlockOptin() == 232448);
     CHECK(ctx.driverVersion() == 13000);
     CHECK(ctx.raw() != nullptr);
-    tile::Context copy = ctx;  // shares the retained context
+    tile::Context copy = ctx; // shares the retained context
     CHECK(fake().ctxRetains == 1);
     // Binds the header's cuCtxSynchronize(void), not the driver's newer
     // cuCtxSynchronize_v2(CUcontext) (which the fake makes fail).
@@ -73,12 +72,14 @@ TEST_CASE("fake driver: entry points resolve and a Context reports the device", 
   try {
     tile::Context bad(3);
     FAIL("expected a throw");
-  } catch (const tile::Error& e) {
+  } catch (const tile::Error &e) {
     CHECK(e.code() == CUDA_ERROR_INVALID_DEVICE);
-    CHECK_THAT(std::string(e.what()), Catch::Contains("device 3 requested but 1 device(s) present"));
+    CHECK_THAT(std::string(e.what()),
+               Catch::Contains("device 3 requested but 1 device(s) present"));
   }
   // With a driver loaded, descriptions come from cuGetErrorString.
-  CHECK(tile::errorDescription(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) == "too many resources requested for launch");
+  CHECK(tile::errorDescription(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) ==
+        "too many resources requested for launch");
 }
 
 TEST_CASE("fake driver: PTX is JIT-linked once, then loaded from the cache", "[fake]") {
@@ -89,16 +90,19 @@ TEST_CASE("fake driver: PTX is JIT-linked once, then loaded from the cache", "[f
     tile::Module m = tile::Module::fromPtx(ctx, kPtx, cache.options());
     CHECK_FALSE(m.loadedFromCache());
     CHECK(fake().links == 1);
-    CHECK(fake().jitTargets == std::vector<int>{-1});  // context target first
+    CHECK(fake().jitTargets == std::vector<int>{-1}); // context target first
     CHECK_THAT(m.jitInfoLog(), Catch::Contains("Used 32 registers"));
-    CHECK(m.cachePath() == (cache.path / (tile::cubinCacheKey(kPtx, "sm_90a", 13000) + ".cubin")).string());
+    CHECK(m.cachePath() ==
+          (cache.path / (tile::cubinCacheKey(kPtx, "sm_90a", 13000) + ".cubin")).string());
     CHECK(fs::exists(m.cachePath()));
-    CHECK(m.cubin().rfind("\x7f" "ELF", 0) == 0);
+    CHECK(m.cubin().rfind("\x7f"
+                          "ELF",
+                          0) == 0);
   }
   CHECK(fake().moduleUnloads == 1);
   tile::Module again = tile::Module::fromPtx(ctx, kPtx, cache.options());
   CHECK(again.loadedFromCache());
-  CHECK(fake().links == 1);  // no second JIT
+  CHECK(fake().links == 1); // no second JIT
   CHECK(again.kernel("vadd").maxThreadsPerBlock() == 256);
 
   // Different JIT opt level -> different key -> JIT again.
@@ -129,7 +133,9 @@ TEST_CASE("fake driver: a cache entry the driver refuses is replaced by a fresh 
   tile::Module m = tile::Module::fromPtx(ctx, kPtx, cache.options());
   CHECK_FALSE(m.loadedFromCache());
   CHECK(fake().links == 1);
-  CHECK(files.load(key)->rfind("\x7f" "ELF", 0) == 0);  // rewritten with the real one
+  CHECK(files.load(key)->rfind("\x7f"
+                               "ELF",
+                               0) == 0); // rewritten with the real one
   CHECK(tile::Module::fromPtx(ctx, kPtx, cache.options()).loadedFromCache());
 }
 
@@ -140,14 +146,16 @@ TEST_CASE("fake driver: JIT failures carry the error log", "[fake]") {
   try {
     tile::Module::fromPtx(ctx, kPtx + "SYNTAX_ERROR\n", cache.options());
     FAIL("expected a throw");
-  } catch (const tile::Error& e) {
+  } catch (const tile::Error &e) {
     std::string w = e.what();
     CHECK(e.call() == "cuLinkAddData");
     CHECK(e.errorName() == "CUDA_ERROR_INVALID_PTX");
     CHECK_THAT(w, Catch::StartsWith("cuLinkAddData failed: CUDA_ERROR_INVALID_PTX (218): "));
-    CHECK_THAT(w, Catch::Contains("JIT error log:\nptxas application ptx input, line 3; error   : fake syntax error"));
+    CHECK_THAT(
+        w, Catch::Contains(
+               "JIT error log:\nptxas application ptx input, line 3; error   : fake syntax error"));
   }
-  CHECK(fs::is_empty(cache.path));  // nothing cached
+  CHECK(fs::is_empty(cache.path)); // nothing cached
 }
 
 TEST_CASE("fake driver: the explicit sm_90a JIT target is only a retry", "[fake]") {
@@ -161,11 +169,13 @@ TEST_CASE("fake driver: the explicit sm_90a JIT target is only a retry", "[fake]
   fake().rejectExplicitTarget = true;
   fake().jitTargets.clear();
   CHECK_THROWS_WITH(tile::Module::fromPtx(ctx, kPtx + "// NEEDS_TARGET\n", off),
-                    Catch::Contains("cuLinkAddData failed") && Catch::Contains("need the sm_90a target"));
+                    Catch::Contains("cuLinkAddData failed") &&
+                        Catch::Contains("need the sm_90a target"));
   CHECK(fake().jitTargets == std::vector<int>{-1, CU_TARGET_COMPUTE_90A});
 }
 
-TEST_CASE("fake driver: fromFile picks PTX or cubin by content; missing kernels name the kernel", "[fake]") {
+TEST_CASE("fake driver: fromFile picks PTX or cubin by content; missing kernels name the kernel",
+          "[fake]") {
   reset();
   TempCache cache;
   tile::Context ctx;
@@ -185,12 +195,14 @@ TEST_CASE("fake driver: fromFile picks PTX or cubin by content; missing kernels 
   try {
     fromCubin.kernel("missing");
     FAIL("expected a throw");
-  } catch (const tile::Error& e) {
+  } catch (const tile::Error &e) {
     CHECK(e.call() == "cuModuleGetFunction");
     CHECK(e.kernel() == "missing");
-    CHECK_THAT(std::string(e.what()), Catch::Contains("CUDA_ERROR_NOT_FOUND (500)") && Catch::Contains("[kernel 'missing']"));
+    CHECK_THAT(std::string(e.what()), Catch::Contains("CUDA_ERROR_NOT_FOUND (500)") &&
+                                          Catch::Contains("[kernel 'missing']"));
   }
-  CHECK_THROWS_WITH(tile::Module::fromCubin(ctx, "garbage"), Catch::Contains("cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_IMAGE"));
+  CHECK_THROWS_WITH(tile::Module::fromCubin(ctx, "garbage"),
+                    Catch::Contains("cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_IMAGE"));
 }
 
 TEST_CASE("fake driver: launch packs arguments and passes the configuration", "[fake]") {
@@ -222,7 +234,7 @@ TEST_CASE("fake driver: launch packs arguments and passes the configuration", "[
   cfg.stream = stream;
   k.launch(cfg, a, b.ptr(), 2.5f, 8u);
   REQUIRE(fake().launches.size() == 1);
-  const FakeLaunch& l = fake().launches[0];
+  const FakeLaunch &l = fake().launches[0];
   CHECK(l.kernel == "vadd");
   CHECK((l.grid[0] == 4 && l.grid[1] == 2 && l.grid[2] == 1));
   CHECK((l.block[0] == 128 && l.block[1] == 2 && l.block[2] == 1));
@@ -233,13 +245,14 @@ TEST_CASE("fake driver: launch packs arguments and passes the configuration", "[
   CHECK(as<CUdeviceptr>(l.args[1]) == b.ptr());
   CHECK(as<float>(l.args[2]) == 2.5f);
   CHECK(as<unsigned>(l.args[3]) == 8u);
-  CHECK(fake().occupancyQueries == 0);  // no cluster, no occupancy query
+  CHECK(fake().occupancyQueries == 0); // no cluster, no occupancy query
   CHECK(fake().funcAttrSets.empty());
 
   // The kernel's .maxntid 256 is enforced before launching.
   cfg.block = tile::Dim3(512);
   CHECK_THROWS_WITH(k.launch(cfg, a, b, 1.f, 8u),
-                    "kernel 'vadd': block of 512 threads (512, 1, 1) exceeds the kernel's limit of 256 threads per block");
+                    "kernel 'vadd': block of 512 threads (512, 1, 1) exceeds the kernel's limit of "
+                    "256 threads per block");
   CHECK(fake().launches.size() == 1);
 
   tile::EventTimer t;
@@ -252,7 +265,8 @@ TEST_CASE("fake driver: large dynamic shared memory raises the attribute once", 
   tile::Context ctx;
   tile::ModuleOptions off;
   off.useCache = false;
-  tile::Kernel k = tile::Module::fromPtx(ctx, kPtx, off).kernel("histogram");  // module kept alive by the kernel
+  tile::Kernel k =
+      tile::Module::fromPtx(ctx, kPtx, off).kernel("histogram"); // module kept alive by the kernel
   tile::LaunchConfig cfg;
   cfg.grid = tile::Dim3(2);
   cfg.block = tile::Dim3(128);
@@ -261,13 +275,15 @@ TEST_CASE("fake driver: large dynamic shared memory raises the attribute once", 
   k.launch(cfg, CUdeviceptr(0));
   REQUIRE(fake().launches.size() == 2);
   CHECK(fake().launches[0].sharedBytes == 200 * 1024);
-  CHECK(fake().funcAttrSets ==
-        std::vector<std::pair<int, int>>{{CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 200 * 1024}});
+  CHECK(fake().funcAttrSets == std::vector<std::pair<int, int>>{
+                                   {CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 200 * 1024}});
   // Over the opt-in limit (with the kernel's 1 KiB static): a clear error, no launch.
   cfg.sharedBytes = 232448;
-  CHECK_THROWS_WITH(k.launch(cfg, CUdeviceptr(0)),
-                    Catch::Contains("kernel 'histogram': 233472 bytes of shared memory per block exceed the device "
-                                    "limit of 232448 bytes"));
+  CHECK_THROWS_WITH(
+      k.launch(cfg, CUdeviceptr(0)),
+      Catch::Contains(
+          "kernel 'histogram': 233472 bytes of shared memory per block exceed the device "
+          "limit of 232448 bytes"));
   CHECK(fake().launches.size() == 2);
 }
 
@@ -291,7 +307,8 @@ TEST_CASE("fake driver: cluster launches", "[fake]") {
   // 16 CTAs: portable limit, then non-portable opt-in sets the attribute.
   cfg.cluster = tile::Dim3(16);
   CHECK_THROWS_WITH(k.launch(cfg, CUdeviceptr(0)),
-                    "kernel 'histogram': cluster of 16 CTAs exceeds the portable limit of 8 (set allowNonPortableCluster)");
+                    "kernel 'histogram': cluster of 16 CTAs exceeds the portable limit of 8 (set "
+                    "allowNonPortableCluster)");
   cfg.allowNonPortableCluster = true;
   k.launch(cfg, CUdeviceptr(0));
   CHECK(fake().launches.back().cluster[0] == 16);
@@ -306,11 +323,11 @@ TEST_CASE("fake driver: cluster launches", "[fake]") {
   try {
     k.launch(cfg, CUdeviceptr(0));
     FAIL("expected a throw");
-  } catch (const tile::Error& e) {
+  } catch (const tile::Error &e) {
     CHECK(e.kernel() == "histogram");
-    CHECK(std::string(e.what()) ==
-          "kernel 'histogram': cannot fit even one cluster of 8 CTAs with 1024 bytes shared memory and 256 "
-          "threads (cuOccupancyMaxActiveClusters returned 0)");
+    CHECK(std::string(e.what()) == "kernel 'histogram': cannot fit even one cluster of 8 CTAs with "
+                                   "1024 bytes shared memory and 256 "
+                                   "threads (cuOccupancyMaxActiveClusters returned 0)");
   }
   CHECK(fake().launches.size() == launches);
 }
@@ -326,12 +343,12 @@ TEST_CASE("fake driver: a failing launch names the call, the error and the kerne
   try {
     k.launch(cfg, CUdeviceptr(0));
     FAIL("expected a throw");
-  } catch (const tile::Error& e) {
+  } catch (const tile::Error &e) {
     CHECK(e.call() == "cuLaunchKernelEx");
     CHECK(e.kernel() == "histogram");
-    CHECK(std::string(e.what()) ==
-          "cuLaunchKernelEx failed: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (701): too many resources requested for "
-          "launch [kernel 'histogram']");
+    CHECK(std::string(e.what()) == "cuLaunchKernelEx failed: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES "
+                                   "(701): too many resources requested for "
+                                   "launch [kernel 'histogram']");
   }
 }
 
@@ -358,7 +375,7 @@ TEST_CASE("fake driver: a DeviceBuffer keeps its context and frees in it", "[fak
     tile::Context ctx;
     buffer = std::make_unique<tile::DeviceBuffer<int>>(16);
     CHECK(buffer->context() == ctx.state());
-    tile::DeviceBuffer<int> named(ctx, 4);  // given the Context explicitly
+    tile::DeviceBuffer<int> named(ctx, 4); // given the Context explicitly
     CHECK(named.context() == ctx.state());
   }
   // The last Context handle is gone, the buffer still holds the primary context...

@@ -19,7 +19,7 @@ using Op = tile::SizeExpr::Op;
 
 namespace {
 
-tile::KernelParamInfo param(const char* name, ScalarType t, bool pointer = false) {
+tile::KernelParamInfo param(const char *name, ScalarType t, bool pointer = false) {
   tile::KernelParamInfo p;
   p.name = name;
   p.scalar = t;
@@ -29,7 +29,7 @@ tile::KernelParamInfo param(const char* name, ScalarType t, bool pointer = false
   return p;
 }
 
-DynamicSharedArray array(const char* name, ScalarType elem, bool distributed, SizeExpr count) {
+DynamicSharedArray array(const char *name, ScalarType elem, bool distributed, SizeExpr count) {
   DynamicSharedArray a;
   a.name = name;
   a.element = elem;
@@ -48,7 +48,8 @@ KernelInfo histogram() {
   k.cluster = KernelInfo::Cluster::Fixed;
   k.clusterDims = {2, 1, 1};
   k.threads = std::array<unsigned, 3>{1024, 1, 1};
-  k.dynamicShared.push_back(array("hist", ScalarType::I32, true, SizeExpr::paramRef(ScalarType::I32, 3)));
+  k.dynamicShared.push_back(
+      array("hist", ScalarType::I32, true, SizeExpr::paramRef(ScalarType::I32, 3)));
   return k;
 }
 
@@ -58,14 +59,14 @@ size_t bytesFor(SizeExpr count, int32_t n, ScalarType elem = ScalarType::I32) {
   k.name = "k";
   k.params = {param("n", ScalarType::I32)};
   k.dynamicShared.push_back(array("a", elem, false, std::move(count)));
-  void* args[] = {&n};
+  void *args[] = {&n};
   return k.dynamicSharedBytes(args, 1);
 }
 
 SizeExpr n32() { return SizeExpr::paramRef(ScalarType::I32, 0); }
 SizeExpr lit(int64_t v, ScalarType t = ScalarType::I32) { return SizeExpr::literal(t, v); }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("kernel info: JSON round trip", "[kernelinfo]") {
   tile::ModuleInfo m;
@@ -73,13 +74,15 @@ TEST_CASE("kernel info: JSON round trip", "[kernelinfo]") {
   m.kernels.push_back(histogram());
   KernelInfo two;
   two.name = "two";
-  two.params = {param("f", ScalarType::F32), param("b", ScalarType::I1), param("q", ScalarType::BF16, true)};
+  two.params = {param("f", ScalarType::F32), param("b", ScalarType::I1),
+                param("q", ScalarType::BF16, true)};
   two.cluster = KernelInfo::Cluster::Launch;
   two.staticSharedBytes = 48;
-  SizeExpr count = SizeExpr::binary(Op::Add, ScalarType::I64, SizeExpr::literal(ScalarType::I64, INT64_MIN),
-                                    SizeExpr::unary(Op::Cast, ScalarType::I64,
-                                                    SizeExpr::unary(Op::Cast, ScalarType::I32,
-                                                                    SizeExpr::paramRef(ScalarType::F32, 0))));
+  SizeExpr count =
+      SizeExpr::binary(Op::Add, ScalarType::I64, SizeExpr::literal(ScalarType::I64, INT64_MIN),
+                       SizeExpr::unary(Op::Cast, ScalarType::I64,
+                                       SizeExpr::unary(Op::Cast, ScalarType::I32,
+                                                       SizeExpr::paramRef(ScalarType::F32, 0))));
   two.dynamicShared.push_back(array("x\"y", ScalarType::F16, false, count));
   SizeExpr half = SizeExpr::literal(ScalarType::F32, 0);
   half.fvalue = 0.1;
@@ -92,16 +95,16 @@ TEST_CASE("kernel info: JSON round trip", "[kernelinfo]") {
   CHECK(tile::toJson(back) == json);
   REQUIRE(back.kernels.size() == 2);
   CHECK(back.arch == "sm_90a");
-  const KernelInfo& h = back.kernels[0];
+  const KernelInfo &h = back.kernels[0];
   CHECK(h.params[1].typeName() == "ptr<i32, global>");
   CHECK(h.cluster == KernelInfo::Cluster::Fixed);
   CHECK(h.clusterDims == std::array<unsigned, 3>{2, 1, 1});
   CHECK(h.threads == std::array<unsigned, 3>{1024, 1, 1});
-  const KernelInfo& t = back.kernels[1];
+  const KernelInfo &t = back.kernels[1];
   CHECK(t.params[2].typeName() == "ptr<bf16, global>");
   CHECK(!t.threads);
   CHECK(t.dynamicShared[0].name == "x\"y");
-  CHECK(t.dynamicShared[0].count.operands[0].value == INT64_MIN);  // exact 64-bit literal
+  CHECK(t.dynamicShared[0].count.operands[0].value == INT64_MIN); // exact 64-bit literal
   CHECK(t.dynamicShared[1].count.operands[0].fvalue == 0.1);
   CHECK(back.find("two") == &back.kernels[1]);
   CHECK(back.find("three") == nullptr);
@@ -112,10 +115,10 @@ TEST_CASE("kernel info: malformed JSON names the path", "[kernelinfo]") {
   m.arch = "sm_90a";
   m.kernels.push_back(histogram());
   std::string json = tile::toJson(m);
-  auto error = [](const std::string& text) {
+  auto error = [](const std::string &text) {
     try {
       tile::moduleInfoFromJson(text);
-    } catch (const std::invalid_argument& e) {
+    } catch (const std::invalid_argument &e) {
       return std::string(e.what());
     }
     return std::string("no error");
@@ -125,7 +128,8 @@ TEST_CASE("kernel info: malformed JSON names the path", "[kernelinfo]") {
   CHECK(error(bad) == "kernel info: kernels[0].params[2].type: unknown type 'u7'");
   bad = json;
   bad.replace(bad.find("\"param\": 3"), 10, "\"param\": 4");
-  CHECK(error(bad) == "kernel info: kernels[0].dynamicShared.arrays[0].count.param: 4 is out of range (0 to 3)");
+  CHECK(error(bad) ==
+        "kernel info: kernels[0].dynamicShared.arrays[0].count.param: 4 is out of range (0 to 3)");
   bad = json;
   bad.replace(bad.find("\"version\": 1"), 12, "\"version\": 2");
   CHECK_THAT(error(bad), Catch::Contains("version 2 is not understood"));
@@ -137,8 +141,8 @@ TEST_CASE("kernel info: dshared is ceil(count / cluster) per CTA", "[kernelinfo]
   uint64_t bins = 0, input = 0;
   int64_t n = 0;
   int32_t nbins = 1001;
-  void* args[] = {&bins, &input, &n, &nbins};
-  CHECK(k.dynamicSharedBytes(args, 2) == 501 * 4);  // the end of the last array: not rounded
+  void *args[] = {&bins, &input, &n, &nbins};
+  CHECK(k.dynamicSharedBytes(args, 2) == 501 * 4); // the end of the last array: not rounded
   CHECK(k.dynamicSharedBytes(args, 16) == 63 * 4);
   CHECK(k.dynamicSharedBytes(args, 1) == 1001 * 4);
   nbins = 24000;
@@ -152,12 +156,14 @@ TEST_CASE("kernel info: arrays in declaration order, each 16-byte aligned", "[ke
   KernelInfo k;
   k.name = "k";
   k.params = {param("n", ScalarType::I32), param("m", ScalarType::I64)};
-  k.dynamicShared.push_back(array("a", ScalarType::I8, false, SizeExpr::paramRef(ScalarType::I32, 0)));
-  k.dynamicShared.push_back(array("b", ScalarType::F16, false, SizeExpr::paramRef(ScalarType::I64, 1)));
+  k.dynamicShared.push_back(
+      array("a", ScalarType::I8, false, SizeExpr::paramRef(ScalarType::I32, 0)));
+  k.dynamicShared.push_back(
+      array("b", ScalarType::F16, false, SizeExpr::paramRef(ScalarType::I64, 1)));
   k.dynamicShared.push_back(array("c", ScalarType::I64, false, lit(3)));
   int32_t n = 5;
   int64_t m = 7;
-  void* args[] = {&n, &m};
+  void *args[] = {&n, &m};
   // a: [0, 5) -> b at 16: [16, 30) -> c at 32: [32, 56).
   CHECK(k.dynamicSharedBytes(args, 1) == 56);
   n = 16;
@@ -167,28 +173,32 @@ TEST_CASE("kernel info: arrays in declaration order, each 16-byte aligned", "[ke
 }
 
 TEST_CASE("kernel info: the rule uses the language's operator semantics", "[kernelinfo]") {
-  auto bin = [](Op op, SizeExpr a, SizeExpr b) { return SizeExpr::binary(op, ScalarType::I32, std::move(a), std::move(b)); };
-  CHECK_THROWS_WITH(bytesFor(bin(Op::Div, lit(100), n32()), 0),  // 100 / 0 = -1
-                    "kernel 'k': dynamic shared array 'a' has -1 elements per CTA for these arguments");
+  auto bin = [](Op op, SizeExpr a, SizeExpr b) {
+    return SizeExpr::binary(op, ScalarType::I32, std::move(a), std::move(b));
+  };
+  CHECK_THROWS_WITH(
+      bytesFor(bin(Op::Div, lit(100), n32()), 0), // 100 / 0 = -1
+      "kernel 'k': dynamic shared array 'a' has -1 elements per CTA for these arguments");
   CHECK(bytesFor(bin(Op::Div, lit(100), n32()), 7) == 14 * 4);
-  CHECK(bytesFor(bin(Op::Rem, lit(100), n32()), 0) == 400);       // x % 0 = x
-  CHECK(bytesFor(bin(Op::Shl, lit(1), n32()), 40) == 0);          // amount >= 32: 0
+  CHECK(bytesFor(bin(Op::Rem, lit(100), n32()), 0) == 400); // x % 0 = x
+  CHECK(bytesFor(bin(Op::Shl, lit(1), n32()), 40) == 0);    // amount >= 32: 0
   CHECK(bytesFor(bin(Op::Shl, lit(1), n32()), 4) == 64);
   CHECK(bytesFor(bin(Op::Shr, lit(1024), n32()), -1) == 0);       // -1 read unsigned: sign fill 0
-  CHECK(bytesFor(bin(Op::Mul, n32(), lit(4)), 0x40000001) == 16);  // wraps in i32: 4
+  CHECK(bytesFor(bin(Op::Mul, n32(), lit(4)), 0x40000001) == 16); // wraps in i32: 4
   CHECK(bytesFor(SizeExpr::unary(Op::Cast, ScalarType::I32,
                                  SizeExpr::unary(Op::Cast, ScalarType::I8, n32())),
-                 300) == 44 * 4);  // 300 as i8 = 44
+                 300) == 44 * 4); // 300 as i8 = 44
 }
 
 TEST_CASE("kernel info: float casts saturate toward zero, NaN is 0", "[kernelinfo]") {
   KernelInfo k;
   k.name = "k";
   k.params = {param("f", ScalarType::F32)};
-  k.dynamicShared.push_back(array("a", ScalarType::I8, false,
-                                  SizeExpr::unary(Op::Cast, ScalarType::I32, SizeExpr::paramRef(ScalarType::F32, 0))));
+  k.dynamicShared.push_back(
+      array("a", ScalarType::I8, false,
+            SizeExpr::unary(Op::Cast, ScalarType::I32, SizeExpr::paramRef(ScalarType::F32, 0))));
   float f = 9.99f;
-  void* args[] = {&f};
+  void *args[] = {&f};
   CHECK(k.dynamicSharedBytes(args, 1) == 9);
   f = 1e20f;
   CHECK(k.dynamicSharedBytes(args, 1) == size_t(INT32_MAX));
@@ -203,12 +213,13 @@ TEST_CASE("kernel info: a negative size is an error naming the array", "[kerneli
   uint64_t p = 0;
   int64_t n = 0;
   int32_t nbins = -3;
-  void* args[] = {&p, &p, &n, &nbins};
+  void *args[] = {&p, &p, &n, &nbins};
   try {
     k.dynamicSharedBytes(args, 1);
     FAIL("no error");
-  } catch (const std::invalid_argument& e) {
-    CHECK(std::string(e.what()) == "kernel 'histogram': dynamic shared array 'hist' has -3 elements per CTA for these arguments");
+  } catch (const std::invalid_argument &e) {
+    CHECK(std::string(e.what()) == "kernel 'histogram': dynamic shared array 'hist' has -3 "
+                                   "elements per CTA for these arguments");
   }
 }
 
@@ -220,13 +231,16 @@ TEST_CASE("kernel info: argument kinds against the parameters", "[kernelinfo]") 
   tile::ArgDesc good[] = {buffer, raw, i64, i32};
   CHECK(tile::checkArgumentKinds(k, good, 4).empty());
   tile::ArgDesc wrongElement[] = {buffer, floats, i64, i32};
-  CHECK(tile::checkArgumentKinds(k, wrongElement, 4) ==
-        "kernel 'histogram': argument 1 is a DeviceBuffer of 4-byte floats but parameter 1 ('input', "
-        "ptr<i32, global>) (pass a DeviceBuffer<an integer type of 4 bytes> or a CUdeviceptr)");
+  CHECK(
+      tile::checkArgumentKinds(k, wrongElement, 4) ==
+      "kernel 'histogram': argument 1 is a DeviceBuffer of 4-byte floats but parameter 1 ('input', "
+      "ptr<i32, global>) (pass a DeviceBuffer<an integer type of 4 bytes> or a CUdeviceptr)");
   tile::ArgDesc floatForInt[] = {buffer, buffer, i64, f32};
   CHECK_THAT(tile::checkArgumentKinds(k, floatForInt, 4),
              Catch::Contains("argument 3 is a 4-byte float but parameter 3 ('nbins', i32)"));
   tile::ArgDesc bufferForInt[] = {buffer, buffer, buffer, i32};
-  CHECK_THAT(tile::checkArgumentKinds(k, bufferForInt, 4), Catch::Contains("parameter 2 ('n', i64)"));
-  CHECK_THAT(tile::checkArgumentKinds(k, good, 3), Catch::Contains("parameter 3 ('nbins', i32) has no argument"));
+  CHECK_THAT(tile::checkArgumentKinds(k, bufferForInt, 4),
+             Catch::Contains("parameter 2 ('n', i64)"));
+  CHECK_THAT(tile::checkArgumentKinds(k, good, 3),
+             Catch::Contains("parameter 3 ('nbins', i32) has no argument"));
 }

@@ -7,18 +7,17 @@
 // driver these cases only check that the queries are consistent.
 
 namespace {
-template <class F>
-tile::Error expectError(F&& f) {
+template <class F> tile::Error expectError(F &&f) {
   try {
     f();
-  } catch (const tile::Error& e) {
+  } catch (const tile::Error &e) {
     return e;
   }
   FAIL("expected tile::Error");
-  throw;  // unreachable
+  throw; // unreachable
 }
 
-void checkMissing(const tile::Error& e, const std::string& call) {
+void checkMissing(const tile::Error &e, const std::string &call) {
   std::string w = e.what();
   INFO(w);
   CHECK(e.call() == call);
@@ -28,7 +27,7 @@ void checkMissing(const tile::Error& e, const std::string& call) {
   CHECK_THAT(w, Catch::Contains("CUDA driver is missing"));
   CHECK_THAT(w, Catch::Contains("libcuda.so.1"));
 }
-}  // namespace
+} // namespace
 
 TEST_CASE("driver queries never throw", "[nodriver]") {
   bool avail = false;
@@ -36,7 +35,8 @@ TEST_CASE("driver queries never throw", "[nodriver]") {
   int n = -1;
   REQUIRE_NOTHROW(n = tile::deviceCount());
   CHECK(n >= 0);
-  if (!avail) CHECK(n == 0);
+  if (!avail)
+    CHECK(n == 0);
 }
 
 TEST_CASE("without a driver every entry point throws a tile::Error naming the call", "[nodriver]") {
@@ -54,11 +54,13 @@ TEST_CASE("without a driver every entry point throws a tile::Error naming the ca
 }
 
 TEST_CASE("Context failure is catchable as std::exception with a useful message", "[nodriver]") {
-  if (tile::driverAvailable()) return;
+  if (tile::driverAvailable())
+    return;
   try {
     tile::Context ctx(0);
     FAIL("Context() should throw without a driver");
-  } catch (const std::exception& e) {
-    CHECK_THAT(std::string(e.what()), Catch::StartsWith("cuInit failed: CUDA_ERROR_NOT_INITIALIZED"));
+  } catch (const std::exception &e) {
+    CHECK_THAT(std::string(e.what()),
+               Catch::StartsWith("cuInit failed: CUDA_ERROR_NOT_INITIALIZED"));
   }
 }

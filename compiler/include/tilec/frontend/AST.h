@@ -45,11 +45,11 @@ struct Decl {
   DeclKind kind;
   std::string name;
   Location loc;
-  Type type;                          // [sema] for Param: from the signature
-  int id = -1;                        // unique within its kernel, in declaration order
-  int paramIndex = -1;                // Param: position in the signature
-  SharedArrayStmt *array = nullptr;   // SharedArray / DSharedArray: its declaration
-  MBarrierStmt *mbarrier = nullptr;   // MBarrier: its declaration
+  Type type;                        // [sema] for Param: from the signature
+  int id = -1;                      // unique within its kernel, in declaration order
+  int paramIndex = -1;              // Param: position in the signature
+  SharedArrayStmt *array = nullptr; // SharedArray / DSharedArray: its declaration
+  MBarrierStmt *mbarrier = nullptr; // MBarrier: its declaration
   bool isMutable() const { return kind == DeclKind::Var; }
 };
 
@@ -59,8 +59,24 @@ struct Decl {
 
 enum class UnaryOp { Neg, Not, BitNot };
 enum class BinaryOp {
-  Add, Sub, Mul, Div, Rem, Shl, Shr, BitAnd, BitOr, BitXor,
-  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem,
+  Shl,
+  Shr,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  LogicalAnd,
+  LogicalOr,
 };
 const char *unaryOpSpelling(UnaryOp op);
 const char *binaryOpSpelling(BinaryOp op);
@@ -68,16 +84,46 @@ bool isComparison(BinaryOp op);
 
 enum class Builtin {
   Unknown,
-  ThreadId, BlockDim, BlockId, GridDim,
-  ClusterRank, ClusterSize, ClusterId, ClusterDim, BlockInCluster, NumClusters,
-  LaneId, WarpId,
-  Min, Max, Clamp, Len,
-  SyncThreads, ClusterSync, Remote,
-  Load, Store,
-  AtomicAdd, AtomicMin, AtomicMax, AtomicExch, AtomicAnd, AtomicOr, AtomicXor, AtomicCas,
+  ThreadId,
+  BlockDim,
+  BlockId,
+  GridDim,
+  ClusterRank,
+  ClusterSize,
+  ClusterId,
+  ClusterDim,
+  BlockInCluster,
+  NumClusters,
+  LaneId,
+  WarpId,
+  Min,
+  Max,
+  Clamp,
+  Len,
+  SyncThreads,
+  ClusterSync,
+  Remote,
+  Load,
+  Store,
+  AtomicAdd,
+  AtomicMin,
+  AtomicMax,
+  AtomicExch,
+  AtomicAnd,
+  AtomicOr,
+  AtomicXor,
+  AtomicCas,
   // Issue #3: mbarriers, st.async, fences and split cluster barriers (all void).
-  Arrive, ArriveExpectTx, ExpectTx, Wait, StoreAsync,
-  Fence, FenceProxyAsync, FenceMBarrierInit, ClusterArrive, ClusterWait,
+  Arrive,
+  ArriveExpectTx,
+  ExpectTx,
+  Wait,
+  StoreAsync,
+  Fence,
+  FenceProxyAsync,
+  FenceMBarrierInit,
+  ClusterArrive,
+  ClusterWait,
 };
 const char *builtinName(Builtin b);
 Builtin builtinFromName(const std::string &name);
@@ -91,8 +137,8 @@ std::optional<ForeignWord> foreignWord(const std::string &word);
 std::string builtinNameList();
 /// The builtin whose name is nearest to `name` (a likely typo), or "".
 std::string closestBuiltin(const std::string &name);
-bool isAtomic(Builtin b);          // AtomicAdd..AtomicCas
-bool isMemoryBuiltin(Builtin b);   // Load, Store, atomics: args[0] is a location
+bool isAtomic(Builtin b);        // AtomicAdd..AtomicCas
+bool isMemoryBuiltin(Builtin b); // Load, Store, atomics: args[0] is a location
 /// Arrive, ArriveExpectTx, ExpectTx, Wait: args[0] is an mbarrier expression.
 bool isMBarrierBuiltin(Builtin b);
 
@@ -113,12 +159,26 @@ enum class MemberKind { Unknown, Local, LocalBase };
 
 class ExprAST {
 public:
-  enum Kind { IntLiteral, FloatLiteral, BoolLiteral, VarRef, Unary, Binary, Cast, Index, Member, Call, Vector };
+  enum Kind {
+    IntLiteral,
+    FloatLiteral,
+    BoolLiteral,
+    VarRef,
+    Unary,
+    Binary,
+    Cast,
+    Index,
+    Member,
+    Call,
+    Vector
+  };
   ExprAST(Kind kind, Location loc) : loc(std::move(loc)), kind_(kind) {}
   virtual ~ExprAST() = default;
   Kind kind() const { return kind_; }
   template <class T> T *as() { return T::classof(this) ? static_cast<T *>(this) : nullptr; }
-  template <class T> const T *as() const { return T::classof(this) ? static_cast<const T *>(this) : nullptr; }
+  template <class T> const T *as() const {
+    return T::classof(this) ? static_cast<const T *>(this) : nullptr;
+  }
   template <class T> bool is() const { return T::classof(this); }
 
   Location loc;  // operator for unary/binary/cast/index/member; name for calls
@@ -159,7 +219,8 @@ public:
 
 class VarRefExpr : public ExprAST {
 public:
-  VarRefExpr(Location loc, std::string name) : ExprAST(VarRef, std::move(loc)), name(std::move(name)) {}
+  VarRefExpr(Location loc, std::string name)
+      : ExprAST(VarRef, std::move(loc)), name(std::move(name)) {}
   static bool classof(const ExprAST *e) { return e->kind() == VarRef; }
   std::string name;
   Decl *decl = nullptr; // [sema]
@@ -208,9 +269,9 @@ public:
       : ExprAST(Index, std::move(loc)), base(std::move(base)), index(std::move(index)) {}
   static bool classof(const ExprAST *e) { return e->kind() == Index; }
   ExprPtr base, index;
-  IndexUse use = IndexUse::Load;          // [sema]
+  IndexUse use = IndexUse::Load;             // [sema]
   AddressSpace space = AddressSpace::Global; // [sema] where the element lives
-                                          // (DistArray elements: Cluster)
+                                             // (DistArray elements: Cluster)
 };
 
 /// `base.name`: `h.local` (ArrayView, space Shared) and `h.local_base`
@@ -231,7 +292,8 @@ public:
 /// the vector width is elems.size() (1, 2 or 4 for 32-bit, 1 or 2 for 64-bit).
 class VectorExpr : public ExprAST {
 public:
-  VectorExpr(Location loc, std::vector<ExprPtr> elems) : ExprAST(Vector, std::move(loc)), elems(std::move(elems)) {}
+  VectorExpr(Location loc, std::vector<ExprPtr> elems)
+      : ExprAST(Vector, std::move(loc)), elems(std::move(elems)) {}
   static bool classof(const ExprAST *e) { return e->kind() == Vector; }
   std::vector<ExprPtr> elems; // loc is the '{'
 };
@@ -273,15 +335,15 @@ public:
   std::string callee;
   std::vector<ExprPtr> args;
   std::vector<NamedArg> namedArgs;
-  Builtin builtin = Builtin::Unknown;     // [sema]
-  int axis = 0;                           // [sema] 0..2 for the id builtins
-  MemOrder order = MemOrder::Weak;        // [sema] memory builtins: never Weak
-  MemScope scope = MemScope::Gpu;         // [sema] memory builtins
+  Builtin builtin = Builtin::Unknown;        // [sema]
+  int axis = 0;                              // [sema] 0..2 for the id builtins
+  MemOrder order = MemOrder::Weak;           // [sema] memory builtins: never Weak
+  MemScope scope = MemScope::Gpu;            // [sema] memory builtins
   AddressSpace space = AddressSpace::Global; // [sema] memory builtins: args[0]'s space
-  bool resultUnused = false;              // [sema]
-  bool orderGiven = false;                // [sema] `order =` was written
-  bool scopeGiven = false;                // [sema] `scope =` was written
-  int64_t asyncBytes = 0;                 // [sema] store_async: bytes it delivers
+  bool resultUnused = false;                 // [sema]
+  bool orderGiven = false;                   // [sema] `order =` was written
+  bool scopeGiven = false;                   // [sema] `scope =` was written
+  int64_t asyncBytes = 0;                    // [sema] store_async: bytes it delivers
 };
 
 //===----------------------------------------------------------------------===//
@@ -299,7 +361,9 @@ public:
   virtual ~StmtAST() = default;
   Kind kind() const { return kind_; }
   template <class T> T *as() { return T::classof(this) ? static_cast<T *>(this) : nullptr; }
-  template <class T> const T *as() const { return T::classof(this) ? static_cast<const T *>(this) : nullptr; }
+  template <class T> const T *as() const {
+    return T::classof(this) ? static_cast<const T *>(this) : nullptr;
+  }
   template <class T> bool is() const { return T::classof(this); }
   Location loc; // of the leading keyword / first token
   int depth = 1;
@@ -324,22 +388,23 @@ public:
 /// `let a = shared<T>[N]` or `let h = dshared<T>[N]` (kernel top level only).
 class SharedArrayStmt : public StmtAST {
 public:
-  SharedArrayStmt(Location loc, std::unique_ptr<Decl> decl, bool distributed, TypeSyntax elem, ExprPtr count)
+  SharedArrayStmt(Location loc, std::unique_ptr<Decl> decl, bool distributed, TypeSyntax elem,
+                  ExprPtr count)
       : StmtAST(SharedArray, std::move(loc)), decl(std::move(decl)), distributed(distributed),
         elem(std::move(elem)), count(std::move(count)) {}
   static bool classof(const StmtAST *s) { return s->kind() == SharedArray; }
-  std::unique_ptr<Decl> decl;  // kind SharedArray or DSharedArray
-  bool distributed;            // dshared
-  TypeSyntax elem;             // element scalar type
-  ExprPtr count;               // N: literals and scalar integer kernel params only
+  std::unique_ptr<Decl> decl; // kind SharedArray or DSharedArray
+  bool distributed;           // dshared
+  TypeSyntax elem;            // element scalar type
+  ExprPtr count;              // N: literals and scalar integer kernel params only
   // [sema]
   std::optional<int64_t> constantCount; // N when it folds to a constant
   /// Elements of this array in each CTA: N (shared) or ceil(N / cluster size)
   /// (dshared) when compile-time known.
   std::optional<int64_t> staticPerBlock;
-  bool isStatic = false;       // lives in static shared memory (size known at compile time)
-  int64_t staticBytes = 0;     // isStatic: staticPerBlock * sizeof(elem)
-  int dynamicIndex = -1;       // !isStatic: position among the kernel's dynamic arrays
+  bool isStatic = false;   // lives in static shared memory (size known at compile time)
+  int64_t staticBytes = 0; // isStatic: staticPerBlock * sizeof(elem)
+  int dynamicIndex = -1;   // !isStatic: position among the kernel's dynamic arrays
 };
 
 /// `let b = mbarrier(COUNT)` (arraySize nullopt) or `let s = mbarrier[N](COUNT)`
@@ -350,16 +415,17 @@ public:
 /// The compiler initialises every mbarrier with `count` (arrivals per phase).
 class MBarrierStmt : public StmtAST {
 public:
-  MBarrierStmt(Location loc, std::unique_ptr<Decl> decl, ExprPtr count, std::optional<int64_t> arraySize)
+  MBarrierStmt(Location loc, std::unique_ptr<Decl> decl, ExprPtr count,
+               std::optional<int64_t> arraySize)
       : StmtAST(MBarrier, std::move(loc)), decl(std::move(decl)), count(std::move(count)),
         arraySize(arraySize) {}
   static bool classof(const StmtAST *s) { return s->kind() == MBarrier; }
-  std::unique_ptr<Decl> decl;          // kind MBarrier
-  ExprPtr count;                       // i32, built like shared-array counts
-  std::optional<int64_t> arraySize;    // N of mbarrier[N] (1..64); nullopt = single
+  std::unique_ptr<Decl> decl;       // kind MBarrier
+  ExprPtr count;                    // i32, built like shared-array counts
+  std::optional<int64_t> arraySize; // N of mbarrier[N] (1..64); nullopt = single
   // [sema]
   std::optional<int64_t> constantCount; // count when it folds to a constant (1 .. 2^20-1)
-  int index = -1;                      // position among the kernel's mbarrier declarations
+  int index = -1;                       // position among the kernel's mbarrier declarations
 };
 
 enum class AssignOp { Assign, Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr };
@@ -372,9 +438,10 @@ std::optional<BinaryOp> assignBinaryOp(AssignOp op);
 class AssignStmt : public StmtAST {
 public:
   AssignStmt(Location loc, AssignOp op, ExprPtr target, ExprPtr value)
-      : StmtAST(Assign, std::move(loc)), op(op), target(std::move(target)), value(std::move(value)) {}
+      : StmtAST(Assign, std::move(loc)), op(op), target(std::move(target)),
+        value(std::move(value)) {}
   static bool classof(const StmtAST *s) { return s->kind() == Assign; }
-  AssignOp op;  // loc is the operator's location
+  AssignOp op; // loc is the operator's location
   ExprPtr target, value;
 };
 
@@ -390,15 +457,15 @@ const char *forKindName(ForKind k);
 /// `len(array)` CallExpr and sets boundIsArray. loopVar->type == end->type.
 class ForStmt : public StmtAST {
 public:
-  ForStmt(Location loc, ForKind kind, std::unique_ptr<Decl> var) : StmtAST(For, std::move(loc)),
-      forKind(kind), loopVar(std::move(var)) {}
+  ForStmt(Location loc, ForKind kind, std::unique_ptr<Decl> var)
+      : StmtAST(For, std::move(loc)), forKind(kind), loopVar(std::move(var)) {}
   static bool classof(const StmtAST *s) { return s->kind() == For; }
   ForKind forKind;
   std::unique_ptr<Decl> loopVar; // kind LoopVar, immutable in the body
   ExprPtr start;                 // Range only
   ExprPtr end;
-  ExprPtr step;                  // Range only, may be null (= 1)
-  bool boundIsArray = false;     // [sema]
+  ExprPtr step;              // Range only, may be null (= 1)
+  bool boundIsArray = false; // [sema]
   Block body;
 };
 
@@ -424,7 +491,8 @@ public:
 /// resultUnused = true.
 class ExprStmtAST : public StmtAST {
 public:
-  ExprStmtAST(Location loc, ExprPtr expr) : StmtAST(ExprStmt, std::move(loc)), expr(std::move(expr)) {}
+  ExprStmtAST(Location loc, ExprPtr expr)
+      : StmtAST(ExprStmt, std::move(loc)), expr(std::move(expr)) {}
   static bool classof(const StmtAST *s) { return s->kind() == ExprStmt; }
   ExprPtr expr;
 };
@@ -443,7 +511,7 @@ struct ClusterAttr {
   enum Kind { None, Static, Dynamic } kind = None;
   std::array<int, 3> dims{1, 1, 1}; // Static only
   Location loc;
-  bool overridden = false;          // [sema] replaced by CheckOptions::clusterOverride
+  bool overridden = false; // [sema] replaced by CheckOptions::clusterOverride
 };
 
 struct ThreadsAttr {
@@ -454,17 +522,17 @@ struct ThreadsAttr {
 
 struct KernelAST {
   std::string name;
-  Location loc; // of the name
+  Location loc;                              // of the name
   std::vector<std::unique_ptr<Decl>> params; // kind Param, types from the signature
-  std::vector<TypeSyntax> paramTypes;         // as written, parallel to params
+  std::vector<TypeSyntax> paramTypes;        // as written, parallel to params
   ClusterAttr cluster;
   ThreadsAttr threads;
   Block body;
   // [sema]
   std::vector<SharedArrayStmt *> sharedArrays; // in declaration order
   std::vector<MBarrierStmt *> mbarriers;       // in declaration order (index = position)
-  int64_t staticSharedBytes = 0;  // sum over static arrays and mbarriers, each 16-byte aligned
-  int numDecls = 0;               // Decl ids are 0..numDecls-1
+  int64_t staticSharedBytes = 0;    // sum over static arrays and mbarriers, each 16-byte aligned
+  int numDecls = 0;                 // Decl ids are 0..numDecls-1
   bool usesClusterFeatures = false; // dshared, remote, cluster_sync, cluster-space access,
                                     // store_async, cluster_arrive/cluster_wait
 };

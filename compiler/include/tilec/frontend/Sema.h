@@ -2,8 +2,8 @@
 #ifndef TILEC_FRONTEND_SEMA_H
 #define TILEC_FRONTEND_SEMA_H
 
-#include "tilec/frontend/AST.h"
 #include "tile/target.h"
+#include "tilec/frontend/AST.h"
 
 #include <array>
 #include <optional>

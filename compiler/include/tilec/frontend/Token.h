@@ -16,15 +16,63 @@ enum class Tok {
   IntLit,
   FloatLit,
   // keywords
-  KwKernel, KwLet, KwVar, KwFor, KwIn, KwIf, KwElse, KwWhile, KwReturn,
-  KwTrue, KwFalse, KwAs, KwShared, KwDShared,
+  KwKernel,
+  KwLet,
+  KwVar,
+  KwFor,
+  KwIn,
+  KwIf,
+  KwElse,
+  KwWhile,
+  KwReturn,
+  KwTrue,
+  KwFalse,
+  KwAs,
+  KwShared,
+  KwDShared,
   // punctuation
-  LParen, RParen, LBrace, RBrace, LBracket, RBracket,
-  Comma, Colon, Semi, Dot, DotDot,
-  Plus, Minus, Star, Slash, Percent, Amp, Pipe, Caret, Tilde, Bang,
-  Shl, Shr, Lt, Le, Gt, Ge, EqEq, Ne, AmpAmp, PipePipe,
-  Assign, PlusAssign, MinusAssign, StarAssign, SlashAssign, PercentAssign,
-  AmpAssign, PipeAssign, CaretAssign, ShlAssign, ShrAssign,
+  LParen,
+  RParen,
+  LBrace,
+  RBrace,
+  LBracket,
+  RBracket,
+  Comma,
+  Colon,
+  Semi,
+  Dot,
+  DotDot,
+  Plus,
+  Minus,
+  Star,
+  Slash,
+  Percent,
+  Amp,
+  Pipe,
+  Caret,
+  Tilde,
+  Bang,
+  Shl,
+  Shr,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  EqEq,
+  Ne,
+  AmpAmp,
+  PipePipe,
+  Assign,
+  PlusAssign,
+  MinusAssign,
+  StarAssign,
+  SlashAssign,
+  PercentAssign,
+  AmpAssign,
+  PipeAssign,
+  CaretAssign,
+  ShlAssign,
+  ShrAssign,
 };
 
 /// Human-readable spelling used in "expected X, found Y" messages.
@@ -32,11 +80,11 @@ const char *tokSpelling(Tok kind);
 
 struct Token {
   Tok kind = Tok::Eof;
-  std::string text;      // exact source spelling
-  Location loc;          // of the first character
+  std::string text;         // exact source spelling
+  Location loc;             // of the first character
   bool atLineStart = false; // first token on its source line
-  uint64_t intValue = 0; // IntLit
-  double floatValue = 0; // FloatLit
+  uint64_t intValue = 0;    // IntLit
+  double floatValue = 0;    // FloatLit
 };
 
 } // namespace tile::frontend

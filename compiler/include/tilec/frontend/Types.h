@@ -22,10 +22,10 @@ const char *scalarName(ScalarKind k);
 const char *spaceName(AddressSpace s);
 std::optional<ScalarKind> scalarFromName(const std::string &name);
 std::optional<AddressSpace> spaceFromName(const std::string &name);
-bool isIntegerKind(ScalarKind k);        // i1..i64
-bool isFloatKind(ScalarKind k);          // f16, bf16, f32
-unsigned bitWidth(ScalarKind k);         // i1 -> 1
-unsigned byteSize(ScalarKind k);         // i1 -> 1 (stored as a byte)
+bool isIntegerKind(ScalarKind k); // i1..i64
+bool isFloatKind(ScalarKind k);   // f16, bf16, f32
+unsigned bitWidth(ScalarKind k);  // i1 -> 1
+unsigned byteSize(ScalarKind k);  // i1 -> 1 (stored as a byte)
 
 // Float literals (FloatLiterals.cpp): exact round-to-nearest-even into
 // f16/bf16/f32 through a round-to-odd double.
@@ -42,40 +42,66 @@ double largestFinite(ScalarKind kind);
 
 struct Type {
   enum Kind {
-    Invalid,      // an error was already reported for this expression
-    Void,         // statements-only builtins (sync_threads(), store(...))
-    UntypedInt,   // transient: integer literal awaiting adaptation
-    UntypedFloat, // transient: float literal awaiting adaptation
-    Scalar,       // `scalar`
-    Pointer,      // ptr<scalar, space>
-    SharedArray,  // shared<scalar>[N] in this CTA (space == Shared)
-    ArrayView,    // h.local (space Shared) or remote(a, r) (space Cluster)
-    DistArray,    // dshared<scalar>[N] spread over the cluster (space Cluster)
-    MBarrier,     // one mbarrier object: space Shared (this CTA's) or Cluster
-                  // (remote(b, r)); scalar = I64 (the object is a .b64)
+    Invalid,       // an error was already reported for this expression
+    Void,          // statements-only builtins (sync_threads(), store(...))
+    UntypedInt,    // transient: integer literal awaiting adaptation
+    UntypedFloat,  // transient: float literal awaiting adaptation
+    Scalar,        // `scalar`
+    Pointer,       // ptr<scalar, space>
+    SharedArray,   // shared<scalar>[N] in this CTA (space == Shared)
+    ArrayView,     // h.local (space Shared) or remote(a, r) (space Cluster)
+    DistArray,     // dshared<scalar>[N] spread over the cluster (space Cluster)
+    MBarrier,      // one mbarrier object: space Shared (this CTA's) or Cluster
+                   // (remote(b, r)); scalar = I64 (the object is a .b64)
     MBarrierArray, // mbarrier[N]: staticLength = N, space Shared, scalar = I64;
                    // not an mbarrier itself (index it)
   };
   Kind kind = Invalid;
-  ScalarKind scalar = ScalarKind::I32;     // Scalar: itself; others: element type
+  ScalarKind scalar = ScalarKind::I32;       // Scalar: itself; others: element type
   AddressSpace space = AddressSpace::Global; // Pointer / arrays: where elements live
-  ScalarKind lengthType = ScalarKind::I32; // arrays: type of len(), local_base
-  std::optional<int64_t> staticLength;     // arrays: length when a compile-time constant
+  ScalarKind lengthType = ScalarKind::I32;   // arrays: type of len(), local_base
+  std::optional<int64_t> staticLength;       // arrays: length when a compile-time constant
 
   static Type invalid() { return {}; }
-  static Type voidTy() { Type t; t.kind = Void; return t; }
-  static Type untypedInt() { Type t; t.kind = UntypedInt; return t; }
-  static Type untypedFloat() { Type t; t.kind = UntypedFloat; return t; }
-  static Type scalarTy(ScalarKind k) { Type t; t.kind = Scalar; t.scalar = k; return t; }
+  static Type voidTy() {
+    Type t;
+    t.kind = Void;
+    return t;
+  }
+  static Type untypedInt() {
+    Type t;
+    t.kind = UntypedInt;
+    return t;
+  }
+  static Type untypedFloat() {
+    Type t;
+    t.kind = UntypedFloat;
+    return t;
+  }
+  static Type scalarTy(ScalarKind k) {
+    Type t;
+    t.kind = Scalar;
+    t.scalar = k;
+    return t;
+  }
   static Type i1() { return scalarTy(ScalarKind::I1); }
   static Type i32() { return scalarTy(ScalarKind::I32); }
   static Type pointer(ScalarKind elem, AddressSpace space) {
-    Type t; t.kind = Pointer; t.scalar = elem; t.space = space; return t;
+    Type t;
+    t.kind = Pointer;
+    t.scalar = elem;
+    t.space = space;
+    return t;
   }
   static Type array(Kind kind, ScalarKind elem, AddressSpace space, ScalarKind lenTy,
                     std::optional<int64_t> len) {
-    Type t; t.kind = kind; t.scalar = elem; t.space = space; t.lengthType = lenTy;
-    t.staticLength = len; return t;
+    Type t;
+    t.kind = kind;
+    t.scalar = elem;
+    t.space = space;
+    t.lengthType = lenTy;
+    t.staticLength = len;
+    return t;
   }
 
   bool isInvalid() const { return kind == Invalid; }
@@ -91,11 +117,19 @@ struct Type {
   /// One mbarrier (not an mbarrier array).
   bool isMBarrier() const { return kind == MBarrier; }
   static Type mbarrier(AddressSpace space) {
-    Type t; t.kind = MBarrier; t.scalar = ScalarKind::I64; t.space = space; return t;
+    Type t;
+    t.kind = MBarrier;
+    t.scalar = ScalarKind::I64;
+    t.space = space;
+    return t;
   }
   static Type mbarrierArray(int64_t n) {
-    Type t; t.kind = MBarrierArray; t.scalar = ScalarKind::I64; t.space = AddressSpace::Shared;
-    t.staticLength = n; return t;
+    Type t;
+    t.kind = MBarrierArray;
+    t.scalar = ScalarKind::I64;
+    t.space = AddressSpace::Shared;
+    t.staticLength = n;
+    return t;
   }
   /// Indexable with e[i]: pointers and arrays.
   bool isIndexable() const { return isPointer() || isArray(); }

@@ -14,20 +14,23 @@
 
 namespace {
 FakeState g_state;
-const std::string kCubinTag = std::string("\x7f" "ELF", 4) + "FAKECUBIN:";
+const std::string kCubinTag = std::string("\x7f"
+                                          "ELF",
+                                          4) +
+                              "FAKECUBIN:";
 
 struct FakeModule;
 struct FakeParam {
   size_t offset, size;
 };
 struct FakeFunction {
-  FakeModule* module;
+  FakeModule *module;
   std::string name;
   int maxThreads;
   int maxDynamicShared = 48 * 1024;
   std::vector<FakeParam> params;
-  int requiredCluster[3] = {0, 0, 0};  // .reqnctapercluster
-  bool explicitCluster = false;        // .explicitcluster
+  int requiredCluster[3] = {0, 0, 0}; // .reqnctapercluster
+  bool explicitCluster = false;       // .explicitcluster
 };
 // Functions die with their module, so a runtime that unloads a module while a Kernel
 // still uses it shows up as a use-after-free under ASan.
@@ -36,9 +39,9 @@ struct FakeModule {
   std::vector<std::unique_ptr<FakeFunction>> functions;
 };
 struct FakeLink {
-  char* errLog = nullptr;
+  char *errLog = nullptr;
   size_t errSize = 0;
-  char* infoLog = nullptr;
+  char *infoLog = nullptr;
   size_t infoSize = 0;
   std::string ptx;
   std::string cubin;
@@ -46,21 +49,24 @@ struct FakeLink {
 int g_ctx;
 
 // The byte size of a PTX scalar type (".u64" -> 8), 0 when not one.
-size_t scalarSize(const std::string& t) {
-  if (t.size() < 3 || t[0] != '.') return 0;
-  if (t == ".pred") return 1;
+size_t scalarSize(const std::string &t) {
+  if (t.size() < 3 || t[0] != '.')
+    return 0;
+  if (t == ".pred")
+    return 1;
   int bits = std::atoi(t.c_str() + 2);
   return (t[1] == 'u' || t[1] == 's' || t[1] == 'b' || t[1] == 'f') && bits % 8 == 0 ? bits / 8 : 0;
 }
 
 // Lays out ".param .u64 a, .param .align 8 .b8 s[12], ..." as the driver would:
 // each parameter at its alignment (the element size unless .align says otherwise).
-std::vector<FakeParam> layoutParams(const std::string& list) {
+std::vector<FakeParam> layoutParams(const std::string &list) {
   std::vector<FakeParam> params;
   size_t offset = 0, start = 0;
   while (start < list.size()) {
     size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
+    if (comma == std::string::npos)
+      comma = list.size();
     std::string decl = list.substr(start, comma - start);
     start = comma + 1;
     size_t elem = 0, align = 0, count = 1;
@@ -68,14 +74,19 @@ std::vector<FakeParam> layoutParams(const std::string& list) {
     while ((pos = decl.find('.', pos)) != std::string::npos) {
       size_t end = decl.find_first_of(" \t\n", pos);
       std::string tok = decl.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-      if (tok == ".align") align = std::strtoul(decl.c_str() + end, nullptr, 10);
-      else if (size_t n = scalarSize(tok)) elem = n;
+      if (tok == ".align")
+        align = std::strtoul(decl.c_str() + end, nullptr, 10);
+      else if (size_t n = scalarSize(tok))
+        elem = n;
       pos = end == std::string::npos ? decl.size() : end;
     }
-    if (!elem) continue;  // not a parameter (empty list)
+    if (!elem)
+      continue; // not a parameter (empty list)
     size_t bracket = decl.find('[');
-    if (bracket != std::string::npos) count = std::strtoul(decl.c_str() + bracket + 1, nullptr, 10);
-    if (!align) align = elem;
+    if (bracket != std::string::npos)
+      count = std::strtoul(decl.c_str() + bracket + 1, nullptr, 10);
+    if (!align)
+      align = elem;
     offset = (offset + align - 1) / align * align;
     params.push_back(FakeParam{offset, elem * count});
     offset += elem * count;
@@ -83,86 +94,142 @@ std::vector<FakeParam> layoutParams(const std::string& list) {
   return params;
 }
 
-void writeLog(char* buf, size_t size, const std::string& text) {
-  if (!buf || !size) return;
+void writeLog(char *buf, size_t size, const std::string &text) {
+  if (!buf || !size)
+    return;
   std::strncpy(buf, text.c_str(), size - 1);
   buf[size - 1] = '\0';
 }
-}  // namespace
+} // namespace
 
 extern "C" {
 
-FakeState* fake_cuda_state() { return &g_state; }
+FakeState *fake_cuda_state() { return &g_state; }
 
 CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
-CUresult cuDriverGetVersion(int* v) { *v = 13000; return CUDA_SUCCESS; }
-CUresult cuGetErrorName(CUresult, const char** s) { *s = "CUDA_ERROR_FAKE"; return CUDA_SUCCESS; }
-CUresult cuGetErrorString(CUresult e, const char** s) {
-  *s = e == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES ? "too many resources requested for launch" : "fake driver error";
+CUresult cuDriverGetVersion(int *v) {
+  *v = 13000;
   return CUDA_SUCCESS;
 }
-CUresult cuDeviceGetCount(int* n) { *n = 1; return CUDA_SUCCESS; }
-CUresult cuDeviceGet(CUdevice* d, int ordinal) {
-  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
+CUresult cuGetErrorName(CUresult, const char **s) {
+  *s = "CUDA_ERROR_FAKE";
+  return CUDA_SUCCESS;
+}
+CUresult cuGetErrorString(CUresult e, const char **s) {
+  *s = e == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES ? "too many resources requested for launch"
+                                               : "fake driver error";
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetCount(int *n) {
+  *n = 1;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGet(CUdevice *d, int ordinal) {
+  if (ordinal != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
   *d = 0;
   return CUDA_SUCCESS;
 }
-CUresult cuDeviceGetName(char* name, int len, CUdevice) {
+CUresult cuDeviceGetName(char *name, int len, CUdevice) {
   std::strncpy(name, "Fake H100", len);
   return CUDA_SUCCESS;
 }
-CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
+CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice) {
   switch (a) {
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
-    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 132; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: *v = 1024; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *v = 1024; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *v = 64; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *v = 2147483647; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: *v = 65535; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
-    case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: *v = g_state.clusterLaunch; break;
-    default: *v = 0;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+    *v = 9;
+    break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+    *v = 0;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+    *v = 132;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+    *v = 232448;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+    *v = 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y:
+    *v = 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
+    *v = 64;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X:
+    *v = 2147483647;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
+    *v = 65535;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z:
+    *v = 65535;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    *v = 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH:
+    *v = g_state.clusterLaunch;
+    break;
+  default:
+    *v = 0;
   }
   return CUDA_SUCCESS;
 }
-CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) {
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice) {
   ++g_state.ctxRetains;
   *c = reinterpret_cast<CUcontext>(&g_ctx);
   return CUDA_SUCCESS;
 }
-CUresult cuDevicePrimaryCtxRelease(CUdevice) { ++g_state.ctxReleases; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRelease(CUdevice) {
+  ++g_state.ctxReleases;
+  return CUDA_SUCCESS;
+}
 CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
-CUresult cuCtxGetCurrent(CUcontext* c) { *c = reinterpret_cast<CUcontext>(&g_ctx); return CUDA_SUCCESS; }
+CUresult cuCtxGetCurrent(CUcontext *c) {
+  *c = reinterpret_cast<CUcontext>(&g_ctx);
+  return CUDA_SUCCESS;
+}
 CUresult cuCtxSynchronize(void) { return g_state.syncResult; }
 CUresult cuCtxPushCurrent(CUcontext) {
   ++g_state.ctxPushes;
   return CUDA_SUCCESS;
 }
-CUresult cuCtxPopCurrent(CUcontext* c) {
-  if (g_state.ctxPushes == g_state.ctxPops) return CUDA_ERROR_INVALID_CONTEXT;
+CUresult cuCtxPopCurrent(CUcontext *c) {
+  if (g_state.ctxPushes == g_state.ctxPops)
+    return CUDA_ERROR_INVALID_CONTEXT;
   ++g_state.ctxPops;
-  if (c) *c = reinterpret_cast<CUcontext>(&g_ctx);
+  if (c)
+    *c = reinterpret_cast<CUcontext>(&g_ctx);
   return CUDA_SUCCESS;
 }
 // As in the CUDA 13 driver: a newer ABI under the same base name. The runtime must
 // bind the header's cuCtxSynchronize(void), never this one.
 CUresult cuCtxSynchronize_v2(CUcontext) { return CUDA_ERROR_CONTEXT_IS_DESTROYED; }
 
-CUresult cuLinkCreate(unsigned int n, CUjit_option* opts, void** vals, CUlinkState* out) {
-  auto* l = new FakeLink;
+CUresult cuLinkCreate(unsigned int n, CUjit_option *opts, void **vals, CUlinkState *out) {
+  auto *l = new FakeLink;
   int target = -1;
   for (unsigned i = 0; i < n; ++i) {
     switch (opts[i]) {
-      case CU_JIT_ERROR_LOG_BUFFER: l->errLog = static_cast<char*>(vals[i]); break;
-      case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: l->errSize = reinterpret_cast<size_t>(vals[i]); break;
-      case CU_JIT_INFO_LOG_BUFFER: l->infoLog = static_cast<char*>(vals[i]); break;
-      case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: l->infoSize = reinterpret_cast<size_t>(vals[i]); break;
-      case CU_JIT_TARGET: target = static_cast<int>(reinterpret_cast<uintptr_t>(vals[i])); break;
-      default: break;
+    case CU_JIT_ERROR_LOG_BUFFER:
+      l->errLog = static_cast<char *>(vals[i]);
+      break;
+    case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
+      l->errSize = reinterpret_cast<size_t>(vals[i]);
+      break;
+    case CU_JIT_INFO_LOG_BUFFER:
+      l->infoLog = static_cast<char *>(vals[i]);
+      break;
+    case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
+      l->infoSize = reinterpret_cast<size_t>(vals[i]);
+      break;
+    case CU_JIT_TARGET:
+      target = static_cast<int>(reinterpret_cast<uintptr_t>(vals[i]));
+      break;
+    default:
+      break;
     }
   }
   g_state.jitTargets.push_back(target);
@@ -174,15 +241,18 @@ CUresult cuLinkCreate(unsigned int n, CUjit_option* opts, void** vals, CUlinkSta
   *out = reinterpret_cast<CUlinkState>(l);
   return CUDA_SUCCESS;
 }
-CUresult cuLinkAddData(CUlinkState s, CUjitInputType type, void* data, size_t size, const char*,
-                       unsigned int, CUjit_option*, void**) {
-  auto* l = reinterpret_cast<FakeLink*>(s);
-  if (type != CU_JIT_INPUT_PTX) return CUDA_ERROR_INVALID_VALUE;
-  const char* p = static_cast<const char*>(data);
-  if (size == 0 || p[size - 1] != '\0') return CUDA_ERROR_INVALID_VALUE;  // PTX must be NUL-terminated
+CUresult cuLinkAddData(CUlinkState s, CUjitInputType type, void *data, size_t size, const char *,
+                       unsigned int, CUjit_option *, void **) {
+  auto *l = reinterpret_cast<FakeLink *>(s);
+  if (type != CU_JIT_INPUT_PTX)
+    return CUDA_ERROR_INVALID_VALUE;
+  const char *p = static_cast<const char *>(data);
+  if (size == 0 || p[size - 1] != '\0')
+    return CUDA_ERROR_INVALID_VALUE; // PTX must be NUL-terminated
   l->ptx.assign(p, size - 1);
   if (l->ptx.find("SYNTAX_ERROR") != std::string::npos) {
-    writeLog(l->errLog, l->errSize, "ptxas application ptx input, line 3; error   : fake syntax error");
+    writeLog(l->errLog, l->errSize,
+             "ptxas application ptx input, line 3; error   : fake syntax error");
     return CUDA_ERROR_INVALID_PTX;
   }
   if (l->ptx.find(".target sm_90a") != std::string::npos && g_state.jitTargets.back() == -1 &&
@@ -192,8 +262,8 @@ CUresult cuLinkAddData(CUlinkState s, CUjitInputType type, void* data, size_t si
   }
   return CUDA_SUCCESS;
 }
-CUresult cuLinkComplete(CUlinkState s, void** cubin, size_t* size) {
-  auto* l = reinterpret_cast<FakeLink*>(s);
+CUresult cuLinkComplete(CUlinkState s, void **cubin, size_t *size) {
+  auto *l = reinterpret_cast<FakeLink *>(s);
   writeLog(l->infoLog, l->infoSize, "ptxas info    : Used 32 registers (fake)");
   l->cubin = kCubinTag + l->ptx;
   *cubin = l->cubin.data();
@@ -201,70 +271,93 @@ CUresult cuLinkComplete(CUlinkState s, void** cubin, size_t* size) {
   return CUDA_SUCCESS;
 }
 CUresult cuLinkDestroy(CUlinkState s) {
-  auto* l = reinterpret_cast<FakeLink*>(s);
-  std::memset(l->cubin.data(), 0, l->cubin.size());  // catch use-after-destroy
+  auto *l = reinterpret_cast<FakeLink *>(s);
+  std::memset(l->cubin.data(), 0, l->cubin.size()); // catch use-after-destroy
   delete l;
   return CUDA_SUCCESS;
 }
 
-CUresult cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned int, CUjit_option*, void**) {
-  const char* p = static_cast<const char*>(image);
-  if (std::memcmp(p, kCubinTag.data(), kCubinTag.size()) != 0) return CUDA_ERROR_INVALID_IMAGE;
-  auto* fm = new FakeModule;
-  fm->ptx = std::string(p + kCubinTag.size());  // the fake cubin's PTX has no NULs
+CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int, CUjit_option *, void **) {
+  const char *p = static_cast<const char *>(image);
+  if (std::memcmp(p, kCubinTag.data(), kCubinTag.size()) != 0)
+    return CUDA_ERROR_INVALID_IMAGE;
+  auto *fm = new FakeModule;
+  fm->ptx = std::string(p + kCubinTag.size()); // the fake cubin's PTX has no NULs
   ++g_state.moduleLoads;
   *m = reinterpret_cast<CUmodule>(fm);
   return CUDA_SUCCESS;
 }
 CUresult cuModuleUnload(CUmodule m) {
   ++g_state.moduleUnloads;
-  delete reinterpret_cast<FakeModule*>(m);
+  delete reinterpret_cast<FakeModule *>(m);
   return CUDA_SUCCESS;
 }
-CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
-  auto* fm = reinterpret_cast<FakeModule*>(m);
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+  auto *fm = reinterpret_cast<FakeModule *>(m);
   std::string entry = std::string(".entry ") + name + "(";
   size_t at = fm->ptx.find(entry);
-  if (at == std::string::npos) return CUDA_ERROR_NOT_FOUND;
+  if (at == std::string::npos)
+    return CUDA_ERROR_NOT_FOUND;
   fm->functions.push_back(std::make_unique<FakeFunction>(FakeFunction{fm, name, 1024}));
-  FakeFunction* fn = fm->functions.back().get();
+  FakeFunction *fn = fm->functions.back().get();
   size_t open = at + entry.size(), close = fm->ptx.find(')', open);
   fn->params = layoutParams(fm->ptx.substr(open, close - open));
   // The directives between the parameter list and the body.
   std::string directives = fm->ptx.substr(close, fm->ptx.find('{', close) - close);
   size_t nt = directives.find(".maxntid ");
-  if (nt != std::string::npos) fn->maxThreads = std::atoi(directives.c_str() + nt + 9);
+  if (nt != std::string::npos)
+    fn->maxThreads = std::atoi(directives.c_str() + nt + 9);
   size_t rc = directives.find(".reqnctapercluster ");
   if (rc != std::string::npos)
-    std::sscanf(directives.c_str() + rc + 19, "%d, %d, %d", &fn->requiredCluster[0], &fn->requiredCluster[1],
-                &fn->requiredCluster[2]);
+    std::sscanf(directives.c_str() + rc + 19, "%d, %d, %d", &fn->requiredCluster[0],
+                &fn->requiredCluster[1], &fn->requiredCluster[2]);
   fn->explicitCluster = directives.find(".explicitcluster") != std::string::npos;
   *f = reinterpret_cast<CUfunction>(fn);
   return CUDA_SUCCESS;
 }
-CUresult cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f) {
-  auto* fn = reinterpret_cast<FakeFunction*>(f);
+CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
+  auto *fn = reinterpret_cast<FakeFunction *>(f);
   switch (a) {
-    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = fn->maxThreads; break;
-    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = 1024; break;
-    case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = 32; break;
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = fn->maxDynamicShared; break;
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: *v = fn->requiredCluster[0]; break;
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: *v = fn->requiredCluster[1]; break;
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: *v = fn->requiredCluster[2]; break;
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: *v = fn->explicitCluster; break;
-    default: *v = 0;
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    *v = fn->maxThreads;
+    break;
+  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+    *v = 1024;
+    break;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS:
+    *v = 32;
+    break;
+  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+    *v = fn->maxDynamicShared;
+    break;
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    *v = fn->requiredCluster[0];
+    break;
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    *v = fn->requiredCluster[1];
+    break;
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+    *v = fn->requiredCluster[2];
+    break;
+  case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+    *v = fn->explicitCluster;
+    break;
+  default:
+    *v = 0;
   }
   return CUDA_SUCCESS;
 }
 #ifndef FAKE_CUDA_NO_PARAM_INFO
 // As the real one: CUDA_ERROR_INVALID_VALUE past the last parameter.
-CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t* offset, size_t* size) {
-  auto* fn = reinterpret_cast<FakeFunction*>(f);
-  if (g_state.paramInfoResult != CUDA_SUCCESS) return g_state.paramInfoResult;
-  if (!offset || index >= fn->params.size()) return CUDA_ERROR_INVALID_VALUE;
+CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset, size_t *size) {
+  auto *fn = reinterpret_cast<FakeFunction *>(f);
+  if (g_state.paramInfoResult != CUDA_SUCCESS)
+    return g_state.paramInfoResult;
+  if (!offset || index >= fn->params.size())
+    return CUDA_ERROR_INVALID_VALUE;
   *offset = fn->params[index].offset;
-  if (size) *size = fn->params[index].size;
+  if (size)
+    *size = fn->params[index].size;
   return CUDA_SUCCESS;
 }
 #endif
@@ -277,40 +370,49 @@ int fake_cuda_has_param_info() {
 }
 
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int value) {
-  auto* fn = reinterpret_cast<FakeFunction*>(f);
+  auto *fn = reinterpret_cast<FakeFunction *>(f);
   g_state.funcAttrSets.emplace_back(static_cast<int>(a), value);
-  if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) fn->maxDynamicShared = value;
+  if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+    fn->maxDynamicShared = value;
   return CUDA_SUCCESS;
 }
 // The driver's cluster rules: a launch-time cluster must equal the compiled one
 // (.reqnctapercluster); without either there is no cluster, which an
 // .explicitcluster kernel refuses (and so does the occupancy query).
-static CUresult checkClusterRules(const FakeFunction* fn, const CUlaunchConfig* c, bool forOccupancy) {
-  const CUlaunchAttribute* cluster = nullptr;
+static CUresult checkClusterRules(const FakeFunction *fn, const CUlaunchConfig *c,
+                                  bool forOccupancy) {
+  const CUlaunchAttribute *cluster = nullptr;
   for (unsigned i = 0; i < c->numAttrs; ++i)
-    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) cluster = &c->attrs[i];
+    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+      cluster = &c->attrs[i];
   const bool compiled = fn->requiredCluster[0] > 0;
   if (cluster && compiled &&
       (cluster->value.clusterDim.x != unsigned(fn->requiredCluster[0]) ||
        cluster->value.clusterDim.y != unsigned(fn->requiredCluster[1]) ||
        cluster->value.clusterDim.z != unsigned(fn->requiredCluster[2])))
     return CUDA_ERROR_INVALID_CLUSTER_SIZE;
-  if (!cluster && !compiled && (fn->explicitCluster || forOccupancy)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  if (!cluster && !compiled && (fn->explicitCluster || forOccupancy))
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   return CUDA_SUCCESS;
 }
 
-CUresult cuOccupancyMaxActiveClusters(int* n, CUfunction f, const CUlaunchConfig* c) {
+CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig *c) {
   ++g_state.occupancyQueries;
-  if (CUresult r = checkClusterRules(reinterpret_cast<FakeFunction*>(f), c, true)) return r;
+  if (CUresult r = checkClusterRules(reinterpret_cast<FakeFunction *>(f), c, true))
+    return r;
   *n = g_state.occupancyClusters;
   return CUDA_SUCCESS;
 }
-CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void**) {
-  auto* fn = reinterpret_cast<FakeFunction*>(f);
+CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **) {
+  auto *fn = reinterpret_cast<FakeFunction *>(f);
   FakeLaunch l{};
   l.kernel = fn->name;
-  l.grid[0] = c->gridDimX; l.grid[1] = c->gridDimY; l.grid[2] = c->gridDimZ;
-  l.block[0] = c->blockDimX; l.block[1] = c->blockDimY; l.block[2] = c->blockDimZ;
+  l.grid[0] = c->gridDimX;
+  l.grid[1] = c->gridDimY;
+  l.grid[2] = c->gridDimZ;
+  l.block[0] = c->blockDimX;
+  l.block[1] = c->blockDimY;
+  l.block[2] = c->blockDimZ;
   l.cluster[0] = l.cluster[1] = l.cluster[2] = 1;
   for (unsigned i = 0; i < c->numAttrs; ++i)
     if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
@@ -322,62 +424,78 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, 
   l.sharedBytes = c->sharedMemBytes;
   l.stream = c->hStream;
   for (size_t i = 0; i < g_state.argSizes.size(); ++i) {
-    auto* p = static_cast<unsigned char*>(params[i]);
+    auto *p = static_cast<unsigned char *>(params[i]);
     l.args.emplace_back(p, p + g_state.argSizes[i]);
   }
-  if (c->sharedMemBytes > static_cast<unsigned>(fn->maxDynamicShared)) return CUDA_ERROR_INVALID_VALUE;
-  if (CUresult r = checkClusterRules(fn, c, false)) return r;
+  if (c->sharedMemBytes > static_cast<unsigned>(fn->maxDynamicShared))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult r = checkClusterRules(fn, c, false))
+    return r;
   g_state.launches.push_back(l);
   return g_state.launchResult;
 }
 
-CUresult cuMemAlloc(CUdeviceptr* p, size_t n) {
-  void* m = std::malloc(n);
-  if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+CUresult cuMemAlloc(CUdeviceptr *p, size_t n) {
+  void *m = std::malloc(n);
+  if (!m)
+    return CUDA_ERROR_OUT_OF_MEMORY;
   ++g_state.liveAllocs;
   *p = reinterpret_cast<CUdeviceptr>(m);
   return CUDA_SUCCESS;
 }
 CUresult cuMemFree(CUdeviceptr p) {
   --g_state.liveAllocs;
-  if (g_state.ctxPushes > g_state.ctxPops) ++g_state.freesInPushedContext;
-  std::free(reinterpret_cast<void*>(p));
+  if (g_state.ctxPushes > g_state.ctxPops)
+    ++g_state.freesInPushedContext;
+  std::free(reinterpret_cast<void *>(p));
   return CUDA_SUCCESS;
 }
-CUresult cuMemcpyHtoD(CUdeviceptr d, const void* h, size_t n) {
-  std::memcpy(reinterpret_cast<void*>(d), h, n);
+CUresult cuMemcpyHtoD(CUdeviceptr d, const void *h, size_t n) {
+  std::memcpy(reinterpret_cast<void *>(d), h, n);
   return CUDA_SUCCESS;
 }
-CUresult cuMemcpyDtoH(void* h, CUdeviceptr d, size_t n) {
-  if (g_state.syncResult != CUDA_SUCCESS) return g_state.syncResult;
-  std::memcpy(h, reinterpret_cast<void*>(d), n);
+CUresult cuMemcpyDtoH(void *h, CUdeviceptr d, size_t n) {
+  if (g_state.syncResult != CUDA_SUCCESS)
+    return g_state.syncResult;
+  std::memcpy(h, reinterpret_cast<void *>(d), n);
   return CUDA_SUCCESS;
 }
 CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
-  std::memset(reinterpret_cast<void*>(d), v, n);
+  std::memset(reinterpret_cast<void *>(d), v, n);
   return CUDA_SUCCESS;
 }
 
 int g_stream, g_event;
-CUresult cuStreamCreate(CUstream* s, unsigned int) { *s = reinterpret_cast<CUstream>(&g_stream); return CUDA_SUCCESS; }
+CUresult cuStreamCreate(CUstream *s, unsigned int) {
+  *s = reinterpret_cast<CUstream>(&g_stream);
+  return CUDA_SUCCESS;
+}
 CUresult cuStreamDestroy(CUstream) { return CUDA_SUCCESS; }
 CUresult cuStreamSynchronize(CUstream) { return g_state.syncResult; }
-CUresult cuEventCreate(CUevent* e, unsigned int) { *e = reinterpret_cast<CUevent>(&g_event); return CUDA_SUCCESS; }
+CUresult cuEventCreate(CUevent *e, unsigned int) {
+  *e = reinterpret_cast<CUevent>(&g_event);
+  return CUDA_SUCCESS;
+}
 CUresult cuEventDestroy(CUevent) { return CUDA_SUCCESS; }
 CUresult cuEventRecord(CUevent, CUstream) { return CUDA_SUCCESS; }
 CUresult cuEventSynchronize(CUevent) { return g_state.syncResult; }
-CUresult cuEventElapsedTime(float* ms, CUevent, CUevent) { *ms = 1.5f; return CUDA_SUCCESS; }
+CUresult cuEventElapsedTime(float *ms, CUevent, CUevent) {
+  *ms = 1.5f;
+  return CUDA_SUCCESS;
+}
 
 // Resolves "cuX" to the versioned symbol this library defines (cuX_v2 first).
-CUresult cuGetProcAddress(const char* symbol, void** pfn, int, cuuint64_t,
-                          CUdriverProcAddressQueryResult* status) {
-  static void* self = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int, cuuint64_t,
+                          CUdriverProcAddressQueryResult *status) {
+  static void *self = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   std::string v2 = std::string(symbol) + "_v2";
-  void* p = dlsym(self, v2.c_str());
-  if (!p) p = dlsym(self, symbol);
+  void *p = dlsym(self, v2.c_str());
+  if (!p)
+    p = dlsym(self, symbol);
   *pfn = p;
-  if (status) *status = p ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  if (status)
+    *status = p ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
   return p ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
 
-}  // extern "C"
+} // extern "C"

@@ -12,28 +12,28 @@ struct FakeLaunch {
   bool hasCluster;
   unsigned sharedBytes;
   CUstream stream;
-  std::vector<std::vector<unsigned char>> args;  // copies of the first argSizes.size() params
+  std::vector<std::vector<unsigned char>> args; // copies of the first argSizes.size() params
 };
 
 struct FakeState {
   // Behaviour knobs.
-  int occupancyClusters = 4;                // cuOccupancyMaxActiveClusters answer
-  CUresult launchResult = CUDA_SUCCESS;     // cuLaunchKernelEx answer
-  bool rejectExplicitTarget = false;        // cuLinkCreate fails when CU_JIT_TARGET is given
-  std::vector<size_t> argSizes;             // bytes of each kernel param to record per launch
-  CUresult paramInfoResult = CUDA_SUCCESS;  // cuFuncGetParamInfo answer (when not SUCCESS)
-  CUresult syncResult = CUDA_SUCCESS;       // cuCtx/Stream/EventSynchronize and cuMemcpyDtoH answer
-  int clusterLaunch = 1;                    // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
+  int occupancyClusters = 4;               // cuOccupancyMaxActiveClusters answer
+  CUresult launchResult = CUDA_SUCCESS;    // cuLaunchKernelEx answer
+  bool rejectExplicitTarget = false;       // cuLinkCreate fails when CU_JIT_TARGET is given
+  std::vector<size_t> argSizes;            // bytes of each kernel param to record per launch
+  CUresult paramInfoResult = CUDA_SUCCESS; // cuFuncGetParamInfo answer (when not SUCCESS)
+  CUresult syncResult = CUDA_SUCCESS;      // cuCtx/Stream/EventSynchronize and cuMemcpyDtoH answer
+  int clusterLaunch = 1;                   // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
   // Records.
   std::vector<FakeLaunch> launches;
-  std::vector<std::pair<int, int>> funcAttrSets;  // cuFuncSetAttribute (attr, value)
-  std::vector<int> jitTargets;                    // CU_JIT_TARGET per cuLinkCreate (-1: none)
+  std::vector<std::pair<int, int>> funcAttrSets; // cuFuncSetAttribute (attr, value)
+  std::vector<int> jitTargets;                   // CU_JIT_TARGET per cuLinkCreate (-1: none)
   int links = 0, moduleLoads = 0, moduleUnloads = 0, occupancyQueries = 0;
   int ctxRetains = 0, ctxReleases = 0, liveAllocs = 0;
-  int ctxPushes = 0, ctxPops = 0;  // cuCtxPushCurrent / cuCtxPopCurrent
-  int freesInPushedContext = 0;    // cuMemFree calls made while a pushed context was current
+  int ctxPushes = 0, ctxPops = 0; // cuCtxPushCurrent / cuCtxPopCurrent
+  int freesInPushedContext = 0;   // cuMemFree calls made while a pushed context was current
 };
 
-extern "C" FakeState* fake_cuda_state();
+extern "C" FakeState *fake_cuda_state();
 // 1 when this fake defines cuFuncGetParamInfo (0: built as a pre-12.4 driver).
 extern "C" int fake_cuda_has_param_info();
