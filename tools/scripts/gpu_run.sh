@@ -251,7 +251,10 @@ fi
 # ---------------------------------------------------------------- summary (last)
 {
   echo
-  echo "## gpu_run summary ($(date -u '+%Y-%m-%d %H:%M UTC'), $(elapsed), commit $(git rev-parse --short HEAD 2>/dev/null || echo ?))"
+  # The bundle names the commit its PTX was built from; a copied work tree's
+  # .git may name an older one.
+  commit=$(sed -n 's/^commit //p' "$BUNDLE/BUNDLE.txt" 2>/dev/null | head -1)
+  echo "## gpu_run summary ($(date -u '+%Y-%m-%d %H:%M UTC'), $(elapsed), commit ${commit:-$(git rev-parse --short HEAD 2>/dev/null || echo ?)})"
   echo
   echo "| step | result | log |"
   echo "|---|---|---|"
