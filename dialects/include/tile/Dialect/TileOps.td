@@ -185,7 +185,7 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
   let summary = "CTA-wide barrier 0: `bar.sync 0` when aligned, else `barrier.sync 0`";
   let description = [{ `bar.sync` is `barrier.sync.aligned` (PTX ISA 9.7.13.1):
     every thread of the warp must execute the same instruction. `aligned` is set
-    by tile-sync-defaults only where control flow is warp-uniform. }];
+    by tile-sync-semantics only where control flow is warp-uniform. }];
   let arguments = (ins UnitAttr:$aligned);
   let assemblyFormat = "attr-dict";
 }
