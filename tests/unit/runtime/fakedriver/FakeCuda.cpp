@@ -353,8 +353,12 @@ CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset, size_t *
   auto *fn = reinterpret_cast<FakeFunction *>(f);
   if (g_state.paramInfoResult != CUDA_SUCCESS)
     return g_state.paramInfoResult;
-  if (!offset || index >= fn->params.size())
+  if (!offset)
     return CUDA_ERROR_INVALID_VALUE;
+  if (index >= fn->params.size()) {
+    ++g_state.paramInfoPastEnd;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   *offset = fn->params[index].offset;
   if (size)
     *size = fn->params[index].size;

@@ -22,8 +22,11 @@ struct FakeState {
   bool rejectExplicitTarget = false;       // cuLinkCreate fails when CU_JIT_TARGET is given
   std::vector<size_t> argSizes;            // bytes of each kernel param to record per launch
   CUresult paramInfoResult = CUDA_SUCCESS; // cuFuncGetParamInfo answer (when not SUCCESS)
-  CUresult syncResult = CUDA_SUCCESS;      // cuCtx/Stream/EventSynchronize and cuMemcpyDtoH answer
-  int clusterLaunch = 1;                   // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
+  // cuFuncGetParamInfo calls past the last parameter: each is an API error
+  // that compute-sanitizer reports.
+  int paramInfoPastEnd = 0;
+  CUresult syncResult = CUDA_SUCCESS; // cuCtx/Stream/EventSynchronize and cuMemcpyDtoH answer
+  int clusterLaunch = 1;              // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
   // Records.
   std::vector<FakeLaunch> launches;
   std::vector<std::pair<int, int>> funcAttrSets; // cuFuncSetAttribute (attr, value)
