@@ -225,6 +225,22 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
 
 bool isAtomic(Builtin b) { return b >= Builtin::AtomicAdd && b <= Builtin::AtomicCas; }
 bool isMemoryBuiltin(Builtin b) { return b == Builtin::Load || b == Builtin::Store || isAtomic(b); }
+
+bool isIdBuiltin(Builtin b) {
+  switch (b) {
+  case Builtin::ThreadId:
+  case Builtin::BlockDim:
+  case Builtin::BlockId:
+  case Builtin::GridDim:
+  case Builtin::ClusterId:
+  case Builtin::ClusterDim:
+  case Builtin::BlockInCluster:
+  case Builtin::NumClusters:
+    return true;
+  default:
+    return false;
+  }
+}
 bool isMBarrierBuiltin(Builtin b) {
   return b == Builtin::Arrive || b == Builtin::ArriveExpectTx || b == Builtin::ExpectTx ||
          b == Builtin::Wait;

@@ -218,20 +218,8 @@ private:
           os_ << " " << na.name << "=" << na.value;
         break;
       }
-      switch (c.builtin) {
-      case Builtin::ThreadId:
-      case Builtin::BlockDim:
-      case Builtin::BlockId:
-      case Builtin::GridDim:
-      case Builtin::ClusterId:
-      case Builtin::ClusterDim:
-      case Builtin::BlockInCluster:
-      case Builtin::NumClusters:
+      if (isIdBuiltin(c.builtin))
         os_ << " axis=" << c.axis;
-        break;
-      default:
-        break;
-      }
       if (isMemoryBuiltin(c.builtin) && !e.type.isInvalid())
         os_ << " order=" << orderName(c.order) << " scope=" << scopeName(c.scope)
             << " space=" << spaceName(c.space);

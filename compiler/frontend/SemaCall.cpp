@@ -46,22 +46,6 @@ bool Sema::checkNoNamedArgs(CallExpr &e) {
   return false;
 }
 
-static bool isIdBuiltin(Builtin b) {
-  switch (b) {
-  case Builtin::ThreadId:
-  case Builtin::BlockDim:
-  case Builtin::BlockId:
-  case Builtin::GridDim:
-  case Builtin::ClusterId:
-  case Builtin::ClusterDim:
-  case Builtin::BlockInCluster:
-  case Builtin::NumClusters:
-    return true;
-  default:
-    return false;
-  }
-}
-
 Type Sema::inferCall(CallExpr &e) {
   e.builtin = builtinFromName(e.callee);
   Builtin b = e.builtin;

@@ -139,6 +139,8 @@ std::string builtinNameList();
 std::string closestBuiltin(const std::string &name);
 bool isAtomic(Builtin b);        // AtomicAdd..AtomicCas
 bool isMemoryBuiltin(Builtin b); // Load, Store, atomics: args[0] is a location
+/// The id builtins that take an axis (thread_id, block_dim, ..., num_clusters).
+bool isIdBuiltin(Builtin b);
 /// Arrive, ArriveExpectTx, ExpectTx, Wait: args[0] is an mbarrier expression.
 bool isMBarrierBuiltin(Builtin b);
 
