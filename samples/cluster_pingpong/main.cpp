@@ -39,42 +39,22 @@ constexpr size_t kGuard = 64;
   std::exit(2);
 }
 
-long long toInt(const std::string &flag, const char *v) {
-  char *end = nullptr;
-  long long x = std::strtoll(v, &end, 0);
-  if (!*v || *end)
-    usage(("bad value for " + flag + ": '" + v + "'").c_str());
-  return x;
-}
-
 Options parse(int argc, char **argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i], v;
-    size_t eq = a.find('=');
-    bool inlineValue = a.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inlineValue) {
-      v = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    }
-    auto value = [&]() -> const char * {
-      if (inlineValue)
-        return v.c_str();
-      if (i + 1 >= argc)
-        usage(("missing value for " + a).c_str());
-      return argv[++i];
-    };
+  sample::ArgReader args(argc, argv, usage);
+  while (args.next()) {
+    const std::string &a = args.flag();
     if (a == "--iters") {
-      long long n = toInt(a, value());
+      long long n = args.intValue();
       if (n < 0 || n > 2000000)
         usage("--iters must be 0..2000000");
       o.iters = static_cast<int>(n);
     } else if (a == "--runs")
-      o.runs = static_cast<int>(toInt(a, value()));
+      o.runs = static_cast<int>(args.intValue());
     else if (a == "--ptx")
-      o.ptx = value();
+      o.ptx = args.value();
     else if (a == "--skip-code")
-      o.skipCode = static_cast<int>(toInt(a, value()));
+      o.skipCode = static_cast<int>(args.intValue());
     else if (a == "-h" || a == "--help")
       usage("help");
     else

@@ -42,4 +42,52 @@ inline std::string ptxDir() {
 #endif
 }
 
+/// A host program's command line of `--flag value` / `--flag=value`
+/// arguments. `usage` reports a mistake (and exits).
+class ArgReader {
+public:
+  using Usage = void (*)(const char *);
+  ArgReader(int argc, char **argv, Usage usage) : argc_(argc), argv_(argv), usage_(usage) {}
+
+  /// Moves to the next argument; false at the end. flag() is then its name.
+  bool next() {
+    if (++i_ >= argc_)
+      return false;
+    flag_ = argv_[i_];
+    size_t eq = flag_.find('=');
+    inline_ = flag_.rfind("--", 0) == 0 && eq != std::string::npos;
+    if (inline_) {
+      value_ = flag_.substr(eq + 1);
+      flag_ = flag_.substr(0, eq);
+    }
+    return true;
+  }
+  const std::string &flag() const { return flag_; }
+  /// The flag's value: after `=`, or the next argument.
+  std::string value() {
+    if (inline_)
+      return value_;
+    if (i_ + 1 >= argc_)
+      usage_(("missing value for " + flag_).c_str());
+    return argv_[++i_];
+  }
+  /// value() as an integer (decimal, 0x hex or 0 octal).
+  long long intValue() {
+    std::string v = value();
+    char *end = nullptr;
+    long long x = std::strtoll(v.c_str(), &end, 0);
+    if (v.empty() || *end)
+      usage_(("bad value for " + flag_ + ": '" + v + "'").c_str());
+    return x;
+  }
+
+private:
+  int argc_;
+  char **argv_;
+  Usage usage_;
+  int i_ = 0;
+  std::string flag_, value_;
+  bool inline_ = false;
+};
+
 } // namespace sample

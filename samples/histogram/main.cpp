@@ -50,55 +50,35 @@ struct Options {
   std::exit(2);
 }
 
-long long toInt(const std::string &flag, const char *v) {
-  char *end = nullptr;
-  long long x = std::strtoll(v, &end, 0);
-  if (!*v || *end)
-    usage(("bad value for " + flag + ": '" + v + "'").c_str());
-  return x;
-}
-
 Options parse(int argc, char **argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i], v;
-    size_t eq = a.find('=');
-    bool inlineValue = a.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inlineValue) {
-      v = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    }
-    auto value = [&]() -> const char * {
-      if (inlineValue)
-        return v.c_str();
-      if (i + 1 >= argc)
-        usage(("missing value for " + a).c_str());
-      return argv[++i];
-    };
+  sample::ArgReader args(argc, argv, usage);
+  while (args.next()) {
+    const std::string &a = args.flag();
     if (a == "--bins")
-      o.nbins = static_cast<int32_t>(toInt(a, value()));
+      o.nbins = static_cast<int32_t>(args.intValue());
     else if (a == "--n")
-      o.n = toInt(a, value());
+      o.n = args.intValue();
     else if (a == "--cluster") {
-      o.cluster = static_cast<int>(toInt(a, value()));
+      o.cluster = static_cast<int>(args.intValue());
       o.clusterGiven = true;
     } else if (a == "--threads")
-      o.threads = static_cast<int>(toInt(a, value()));
+      o.threads = static_cast<int>(args.intValue());
     else if (a == "--dist") {
-      std::string d = value();
+      std::string d = args.value();
       if (!histo::parseDist(d, o.dist))
         usage(("bad --dist " + d).c_str());
     } else if (a == "--ptx")
-      o.ptx = value();
+      o.ptx = args.value();
     else if (a == "--ctas-per-sm")
-      o.ctasPerSm = static_cast<int>(toInt(a, value()));
+      o.ctasPerSm = static_cast<int>(args.intValue());
     else if (a == "--runs")
-      o.runs = static_cast<int>(toInt(a, value()));
+      o.runs = static_cast<int>(args.intValue());
     else if (a == "--seed") {
-      o.seed = static_cast<uint64_t>(toInt(a, value()));
+      o.seed = static_cast<uint64_t>(args.intValue());
       o.seedGiven = true;
     } else if (a == "--skip-code")
-      o.skipCode = static_cast<int>(toInt(a, value()));
+      o.skipCode = static_cast<int>(args.intValue());
     else if (a == "-h" || a == "--help")
       usage("help");
     else
