@@ -82,6 +82,14 @@ std::optional<SizeExpr::Op> sizeOpFromName(const std::string &name) {
 }
 
 std::string KernelParamInfo::typeName() const {
+  if (tensor) {
+    std::string s = std::string("tensor<") + scalarTypeName(scalar) + ">[";
+    for (size_t i = 0; i < tensor->extents.size(); ++i) {
+      const TensorParamInfo::Extent &e = tensor->extents[i];
+      s += (i ? ", " : "") + (e.literal ? std::to_string(*e.literal) : e.name);
+    }
+    return s + "]";
+  }
   return isPointer ? std::string("ptr<") + scalarTypeName(scalar) + ", global>"
                    : scalarTypeName(scalar);
 }

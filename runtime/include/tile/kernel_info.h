@@ -28,15 +28,61 @@ unsigned scalarBits(ScalarType t); // i1 -> 1
 size_t scalarBytes(ScalarType t);  // i1 -> 1 (passed and stored as a byte)
 bool isFloatType(ScalarType t);
 
-/// A kernel parameter: a scalar, or a pointer to `scalar` elements in global
-/// memory (the only pointer a kernel takes).
+/// TMA shared-memory swizzle (CUtensorMapSwizzle): the byte span the XOR
+/// pattern repeats over; the tile's shared layout, the tensor map and (later)
+/// the wgmma descriptor must agree on it.
+enum class TmaSwizzle { None = 0, B32 = 32, B64 = 64, B128 = 128 };
+/// L2 sector promotion of a tensor map (CUtensorMapL2promotion).
+enum class TmaL2Promotion { None = 0, B64 = 64, B128 = 128, B256 = 256 };
+
+/// A `tensor<T>[d0, d1, ...]` kernel parameter: passed as the 128-byte
+/// CUtensorMap (`.param .align 64 .b8 [128]`, grid-constant), which the
+/// runtime encodes at launch from the host's tile::Tensor argument and what
+/// the compiler chose here (the box every copy moves, the swizzle of the
+/// shared tiles it lands in). Extents are listed outermost first, as written.
+struct TensorParamInfo {
+  /// One declared extent: a literal (checked against the host tensor at
+  /// launch) or a name, whose value the runtime passes in the hidden
+  /// parameter `hiddenParam` (an index into KernelInfo::params). A name used
+  /// by several tensors is one hidden parameter; the runtime checks that the
+  /// tensors agree on it.
+  struct Extent {
+    std::string name;             // "" for a literal
+    std::optional<int64_t> literal;
+    int hiddenParam = -1;
+  };
+  ScalarType element = ScalarType::F16;
+  std::vector<Extent> extents;    // rank = extents.size(), 1..5
+  /// The TMA box, outermost first (same order as extents); empty when the
+  /// kernel never copies through the map (then the runtime encodes nothing
+  /// and passes zero bytes).
+  std::vector<unsigned> box;
+  TmaSwizzle swizzle = TmaSwizzle::None;
+  TmaL2Promotion l2Promotion = TmaL2Promotion::B128;
+  /// Elements outside the tensor are filled with zero (not NaN) by loads.
+  bool oobZeroFill = true;
+};
+
+/// A parameter the compiler added: the runtime fills it from a tensor
+/// argument's extent (an i32, as TMA coordinates are .s32).
+struct HiddenExtentInfo {
+  int tensorParam = -1; // index into KernelInfo::params of a tensor parameter
+  unsigned dim = 0;     // which extent of it, outermost = 0
+};
+
+/// A kernel parameter: a scalar, a pointer to `scalar` elements in global
+/// memory (the only pointer a kernel takes), a tensor (`tensor` set; `scalar`
+/// is its element), or a hidden extent the runtime fills (`hidden` set; an
+/// i32 scalar, listed after every declared parameter).
 struct KernelParamInfo {
   std::string name;
   bool isPointer = false;
   ScalarType scalar = ScalarType::I32; // the value, or the pointer's element
   size_t size = 0;                     // bytes of the PTX parameter
   size_t align = 0;
-  std::string typeName() const; // "i64", "ptr<i32, global>"
+  std::optional<TensorParamInfo> tensor;
+  std::optional<HiddenExtentInfo> hidden;
+  std::string typeName() const; // "i64", "ptr<i32, global>", "tensor<f16>[M, 64]"
 };
 
 /// An integer or float expression over the kernel's parameters, evaluated
