@@ -726,12 +726,11 @@ ExprPtr Parser::parseCall(Token name) {
       na.name = n.text;
       na.loc = n.loc;
       consume(); // '='
-      if (!at(Tok::Ident))
-        failExpected("an order or scope name",
-                     "order = relaxed|acquire|release|acq_rel|sc, scope = cta|cluster|gpu|sys");
-      Token v = consume();
-      na.value = v.text;
-      na.valueLoc = v.loc;
+      na.valueLoc = cur().loc;
+      if (at(Tok::Ident) && (peekTok().kind == Tok::Comma || peekTok().kind == Tok::RParen))
+        na.value = cur().text;
+      na.expr = parseExpr();
+      depth = std::max(depth, na.expr->depth + 1);
       named.push_back(std::move(na));
     } else {
       if (!named.empty())

@@ -292,11 +292,13 @@ bool Sema::parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope,
         error(na.loc, "duplicate 'order' argument", "give order = ... at most once");
         ok = false;
       }
-      order = parseOrder(na.value);
+      order = na.value.empty() ? std::nullopt : parseOrder(na.value);
       orderLoc = na.valueLoc;
       e.orderGiven = true;
       if (!order) {
-        error(na.valueLoc, "unknown memory order '" + na.value + "'",
+        error(na.valueLoc,
+              na.value.empty() ? std::string("expected an order name")
+                               : "unknown memory order '" + na.value + "'",
               "orders are relaxed, acquire, release, acq_rel, sc");
         ok = false;
         order = MemOrder::Relaxed;
@@ -306,11 +308,13 @@ bool Sema::parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope,
         error(na.loc, "duplicate 'scope' argument", "give scope = ... at most once");
         ok = false;
       }
-      scope = parseScope(na.value);
+      scope = na.value.empty() ? std::nullopt : parseScope(na.value);
       scopeLoc = na.valueLoc;
       e.scopeGiven = true;
       if (!scope) {
-        error(na.valueLoc, "unknown memory scope '" + na.value + "'",
+        error(na.valueLoc,
+              na.value.empty() ? std::string("expected a scope name")
+                               : "unknown memory scope '" + na.value + "'",
               "scopes are cta, cluster, gpu, sys");
         ok = false;
         scope = MemScope::Gpu;

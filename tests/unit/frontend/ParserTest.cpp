@@ -159,8 +159,6 @@ TEST_CASE("parser: errors carry message, location and hint", "[parser]") {
        "shared arrays can only be declared in a `let`", 2, 15},
       {"kernel k() {\n  load(order = relaxed, p[0])\n}",
        "positional argument after a named argument", 2, 25},
-      {"kernel k() {\n  load(p[0], order = 3)\n}",
-       "expected an order or scope name, found integer literal '3'", 2, 22},
       {"kernel k() {\n  let x = 1\n", "expected '}', found end of file", 3, 1},
       {"kernel k() {\n  kernel j() {}\n}", "kernels cannot be nested", 2, 3},
   };

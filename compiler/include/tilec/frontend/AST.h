@@ -300,11 +300,16 @@ public:
   std::vector<ExprPtr> elems; // loc is the '{'
 };
 
+/// `name = value` after a call's positional arguments. The value is an
+/// expression; when it is a bare identifier (relaxed, cta, x, ...) `value`
+/// holds its spelling, else `value` is empty and builtins that take
+/// expressions (widths, masks, counts) read `expr`.
 struct NamedArg {
   std::string name;
   Location loc;      // of the name
-  std::string value; // an identifier: relaxed, acquire, ..., cta, gpu, ...
+  std::string value; // the identifier, or "" when the value is not a bare name
   Location valueLoc;
+  ExprPtr expr;      // the value as an expression (a VarRefExpr for a bare name)
 };
 
 /// A builtin call. [sema] resolves `builtin`; `axis` for the id builtins;
