@@ -8,7 +8,8 @@
 #   4. the histogram sample (default 1e8 inputs), the histogram benchmark
 #      (512 threads -> OUTDIR/histogram_bench.md; 256 and 1024 threads too);
 #      the cluster ping-pong sample (10000 iterations) and its benchmark
-#      (-> OUTDIR/pingpong_bench.md)
+#      (-> OUTDIR/pingpong_bench.md); samples/kernels at the check sizes and
+#      kernels_bench --bench (.tile vs nvcc vs cuBLAS -> OUTDIR/kernels_bench.md)
 #   5. every gpu-labelled test command under compute-sanitizer memcheck,
 #      racecheck and synccheck (TILEC_GPU_TEST_SMALL=1: small problems), the
 #      ping-pong GPU test and sample included
@@ -149,6 +150,16 @@ note "pingpong sample"
 run_sample "$PINGPONG_BIN" "pingpong (128 CTAs, cluster 8, 1e4 iterations)" sample_pingpong.log \
   --iters 10000 --runs 5 --ptx "$PTX_DIR/pingpong.ptx" --skip-code 77
 
+KERNELS_BIN=$BUILD/bin/kernels
+note "kernels sample"
+if [ ! -x "$KERNELS_BIN" ]; then
+  fail "kernels (check sizes)" "not built" "build.log"
+elif "$KERNELS_BIN" --skip-code 77 > "$OUT/sample_kernels.log" 2>&1; then
+  row "kernels (check sizes)" "ok; $(grep -m1 '^kernels:' "$OUT/sample_kernels.log" | sed 's/^kernels: //')" sample_kernels.log
+else
+  fail "kernels (check sizes)" "$(grep -m1 '^kernels:' "$OUT/sample_kernels.log" || tail -1 "$OUT/sample_kernels.log")" sample_kernels.log
+fi
+
 BENCH=$BUILD/bin/histogram_bench
 if [ "${SKIP_BENCH:-0}" = 1 ]; then
   row "bench" "skipped (SKIP_BENCH=1)" "-"
@@ -182,6 +193,20 @@ else
   fi
 fi
 
+KBENCH=$BUILD/bin/kernels_bench
+if [ "${SKIP_BENCH:-0}" = 1 ]; then
+  row "kernels bench" "skipped (SKIP_BENCH=1)" "-"
+elif [ ! -x "$KBENCH" ]; then
+  fail "kernels bench" "kernels_bench not built" "build.log"
+else
+  note "kernels_bench --bench"
+  if "$KBENCH" --bench --runs 20 --out "$OUT/kernels_bench.md" > "$OUT/kernels_bench.log" 2>&1; then
+    row "kernels bench" "ok, all checked" "kernels_bench.md"
+  else
+    fail "kernels bench" "$(grep -c 'PROBLEM' "$OUT/kernels_bench.log") problem line(s); tail: $(tail -1 "$OUT/kernels_bench.log")" "kernels_bench.log"
+  fi
+fi
+
 # ---------------------------------------------------------------- 5. sanitizers (each run limited to what is left of TIME_BUDGET)
 # The command of every gpu-labelled ctest (one per line, shell-quoted).
 gpu_test_commands() {
@@ -202,6 +227,9 @@ EOF
     printf 'gpu.arith_semantics\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[arith]"
     printf 'gpu.pingpong_sample\t%q --iters 1000 --runs 2\n' "$BUILD/bin/pingpong"
     printf 'gpu.pingpong_debug_hangs\t%q --iters 1000 --runs 2 --ptx %q\n' "$BUILD/bin/pingpong" "$PTX_DIR/pingpong_debug.ptx"
+    for k in vector_add sgemm_smem stencil5; do
+      printf 'gpu.kernels_%s\t%q --kernel %s\n' "$k" "$BUILD/bin/kernels" "$k"
+    done
   fi
 }
 
@@ -269,6 +297,10 @@ fi
   if [ -f "$OUT/pingpong_bench.md" ]; then
     echo
     grep -E '^\||^- NOT RUN|^- PROBLEM' "$OUT/pingpong_bench.md"
+  fi
+  if [ -f "$OUT/kernels_bench.md" ]; then
+    echo
+    grep -E '^\||^- PROBLEM|^- WAITING' "$OUT/kernels_bench.md"
   fi
   echo
   if [ $FAILED -eq 0 ]; then echo "gpu_run: ALL OK (logs in $OUT)"; else echo "gpu_run: FAILURES (logs in $OUT)"; fi
