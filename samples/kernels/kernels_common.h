@@ -476,6 +476,31 @@ private:
   }
 };
 
+// ---------------------------------------------------------------- single-pass scan
+// The same scan with a decoupled look-back (scan_lookback.tile): one launch of
+// ceil(n / 1024) blocks; status (one i64 per tile) and the tile counter are
+// zeroed before each run (untimed, as the reduction's sum).
+class ScanLookback : public Scan {
+public:
+  const char *name() const override { return "scan_lookback"; }
+  void setup(Size size, uint64_t seed) override {
+    Scan::setup(size, seed);
+    status = tile::DeviceBuffer<int64_t>(tiles());
+    counter = tile::DeviceBuffer<int32_t>(1);
+  }
+  unsigned tiles() const { return ceilDiv(n, 1024); }
+  void beforeRun() override {
+    status.fillBytes(0);
+    counter.fillBytes(0);
+  }
+  void runTile() override {
+    kernel("scan_lookback").launch(grid(tiles(), 1024), out, in, status, counter, n);
+  }
+
+  tile::DeviceBuffer<int64_t> status{0};
+  tile::DeviceBuffer<int32_t> counter{0};
+};
+
 // ---------------------------------------------------------------- stencil
 // One Jacobi step; the reference uses the kernels' exact operation order and
 // the multiply by 0.25 is exact, so the result is compared exactly.
@@ -525,6 +550,7 @@ inline std::vector<std::unique_ptr<Case>> allCases() {
   v.emplace_back(new Sgemm("sgemm_2d", "sgemm_2d"));
   v.emplace_back(new Softmax);
   v.emplace_back(new Scan);
+  v.emplace_back(new ScanLookback);
   v.emplace_back(new Stencil);
   return v;
 }

@@ -4,6 +4,7 @@
 // .tile file; bench.cu launches both side by side.
 #pragma once
 
+#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 namespace kref {
@@ -217,6 +218,59 @@ __global__ void __launch_bounds__(1024) addCarry(int *out, const int *scannedSum
   const int i = blockIdx.x * 1024 + threadIdx.x;
   if (blockIdx.x > 0 && i < n)
     out[i] += scannedSums[blockIdx.x - 1];
+}
+
+// ---- scan_lookback.tile
+constexpr long long kNotReady = 0, kAggregate = 1, kPrefix = 2;
+
+__device__ __forceinline__ long long publishWord(long long flag, int value) {
+  return (flag << 32) | static_cast<unsigned>(value);
+}
+
+__global__ void __launch_bounds__(1024)
+    scanLookback(int *out, const int *in, long long *status, int *counter, int n) {
+  __shared__ int warpTotals[32];
+  __shared__ int sharedTile, sharedPrefix;
+  if (threadIdx.x == 0)
+    sharedTile = atomicAdd(counter, 1);
+  __syncthreads();
+  const int tile = sharedTile;
+
+  const int i = tile * 1024 + threadIdx.x;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  int x = warpScan(i < n ? in[i] : 0);
+  if (lane == 31)
+    warpTotals[warp] = x;
+  __syncthreads();
+  if (warp == 0)
+    warpTotals[lane] = warpScan(warpTotals[lane]);
+  __syncthreads();
+  if (warp > 0)
+    x += warpTotals[warp - 1];
+
+  if (threadIdx.x == 0) {
+    using Word = cuda::atomic_ref<long long, cuda::thread_scope_device>;
+    const int total = warpTotals[31];
+    int prefix = 0;
+    if (tile > 0) {
+      Word(status[tile]).store(publishWord(kAggregate, total), cuda::memory_order_release);
+      for (int j = tile - 1;;) {
+        long long word = Word(status[j]).load(cuda::memory_order_acquire);
+        long long flag = word >> 32;
+        if (flag == kNotReady)
+          continue;
+        prefix += static_cast<int>(word);
+        if (flag == kPrefix)
+          break;
+        --j;
+      }
+    }
+    Word(status[tile]).store(publishWord(kPrefix, prefix + total), cuda::memory_order_release);
+    sharedPrefix = prefix;
+  }
+  __syncthreads();
+  if (i < n)
+    out[i] = x + sharedPrefix;
 }
 
 // ---- stencil5.tile
