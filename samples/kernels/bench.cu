@@ -213,7 +213,8 @@ int codeLines(const std::string &path, const std::string &section = "") {
     size_t p = line.find_first_not_of(" \t");
     std::string t = p == std::string::npos ? "" : line.substr(p);
     if (!section.empty() && t.rfind("// ---- ", 0) == 0) {
-      in = t == "// ---- " + section;
+      const std::string marker = "// ---- " + section;
+      in = t.rfind(marker, 0) == 0 && (t.size() == marker.size() || t[marker.size()] == ' ');
       continue;
     }
     if (in && !t.empty() && t.rfind("//", 0) != 0 && t != "} // namespace kref")

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the development machine (MLIR, no GPU). Builds tilec and every sample's
 # PTX, then fills .gpu/ (git-ignored) with what the GPU machine cannot make itself:
-#   .gpu/ptx/*.ptx               the samples' PTX (from build/ptx), ptxas-checked here
+#   .gpu/ptx/*.ptx               the samples' PTX (from build/ptx), ptxas-checked here:
+#                                histogram, ping-pong, the GPU tests' kernels and
+#                                samples/kernels' ready .tile files (kernels_<name>.ptx)
 #   .gpu/ptx/*.info.json         each PTX's kernel info (tilec --emit=info), which the
 #                                host programs load beside it (tile::Module::fromFiles)
 #   .gpu/catch2/catch2/catch.hpp Catch2 2.x single header for the GPU tests
