@@ -46,13 +46,11 @@ __global__ void __launch_bounds__(256) transpose(float *out, const float *in, in
   __shared__ float tile[32][33];
   int tx = threadIdx.x, ty = threadIdx.y;
   int x = blockIdx.x * 32 + tx, y = blockIdx.y * 32 + ty;
-#pragma unroll
   for (int k = 0; k < 32; k += 8)
     if (x < cols && y + k < rows)
       tile[ty + k][tx] = in[(y + k) * cols + x];
   __syncthreads();
   int ox = blockIdx.y * 32 + tx, oy = blockIdx.x * 32 + ty;
-#pragma unroll
   for (int k = 0; k < 32; k += 8)
     if (ox < rows && oy + k < cols)
       out[(oy + k) * rows + ox] = tile[tx][ty + k];
