@@ -227,9 +227,11 @@ EOF
     printf 'gpu.arith_semantics\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[arith]"
     printf 'gpu.pingpong_sample\t%q --iters 1000 --runs 2\n' "$BUILD/bin/pingpong"
     printf 'gpu.pingpong_debug_hangs\t%q --iters 1000 --runs 2 --ptx %q\n' "$BUILD/bin/pingpong" "$PTX_DIR/pingpong_debug.ptx"
+    # samples/kernels: TILEC_KERNELS_READY of samples/kernels/CMakeLists.txt
     for k in vector_add sgemm_smem stencil5; do
       printf 'gpu.kernels_%s\t%q --kernel %s\n' "$k" "$BUILD/bin/kernels" "$k"
     done
+    printf 'gpu.kernels_twins\t%q\n' "$BUILD/bin/kernels_bench"
   fi
 }
 
