@@ -94,6 +94,7 @@ void Sema::checkKernel(KernelAST &k) {
   dynamicCount_ = 0;
   scopes_.clear();
   mbarrierUses_.clear();
+  curRole_ = nullptr;
   constChecked_.clear();
   curBlock_ = nullptr;
 
@@ -223,6 +224,9 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     break;
   case StmtAST::MBarrier:
     checkMBarrier(*s.as<MBarrierStmt>(), kernelTopLevel);
+    break;
+  case StmtAST::Warpgroups:
+    checkWarpgroups(*s.as<WarpgroupsStmt>(), kernelTopLevel);
     break;
   }
   checkConstantOpsInStmt(s);

@@ -17,6 +17,8 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   views.clear();
   arrays.clear();
   returnedFlag = nullptr;
+  warpgroupIndex = nullptr;
+  currentRole = nullptr;
 
   SmallVector<Type> argTypes;
   for (const auto &p : k.params)
@@ -133,6 +135,8 @@ void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
   }
   case fe::StmtAST::MBarrier:
     return; // allocated and initialised on kernel entry
+  case fe::StmtAST::Warpgroups:
+    return genWarpgroups(*s.as<fe::WarpgroupsStmt>());
   }
 }
 
