@@ -151,6 +151,8 @@ void Sema::checkKernel(KernelAST &k) {
   popScope();
   checkMBarrierUses();
   if (diags_.numErrors() == errorsBefore) // the analysis needs a well-typed kernel
+    checkMBarrierArrivalCounts();
+  if (diags_.numErrors() == errorsBefore)
     checkDivergence();
   k.numDecls = nextId_;
   kernel_ = nullptr;

@@ -17,6 +17,12 @@
 //    everywhere. Such a cluster barrier is not counted for the DSMEM lifetime
 //    rule, and such a CTA barrier is emitted as non-aligned `barrier.sync`.
 //
+//  - elect_one() (elect.sync, every lane of the warp together) in control
+//    flow that lanes of a warp may take differently (warning); warp_id() and
+//    warpgroup_rank() are warp-uniform, so `if warp_id() == 0 { if
+//    elect_one() ...` is fine. Inside a role of a warpgroups block, control
+//    starts uniform over the role and sync_threads() is the role's barrier.
+//
 //  - Waits no arrival reaches (errors, static clusters). For each CTA rank r
 //    the conditions are evaluated with cluster_rank() = r (and
 //    block_in_cluster, cluster_size): a wait(b) that rank r may reach while

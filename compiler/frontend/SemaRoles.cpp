@@ -53,6 +53,18 @@ static const StmtAST *findReturn(const StmtAST &s) {
   return nullptr;
 }
 
+/// Where a statement starts in the source: an assignment's location is its
+/// operator, so take its target's leftmost name.
+static Location statementStart(const StmtAST &s) {
+  if (auto *a = s.as<AssignStmt>()) {
+    const ExprAST *e = a->target.get();
+    while (auto *i = e->as<IndexExpr>())
+      e = i->base.get();
+    return e->loc;
+  }
+  return s.loc;
+}
+
 bool Sema::isRoleBuiltin(Builtin b) {
   return b == Builtin::WarpgroupRank || b == Builtin::RoleThreadId || b == Builtin::RoleThreads ||
          b == Builtin::ElectOne;
@@ -175,7 +187,9 @@ void Sema::checkWarpgroups(WarpgroupsStmt &s, bool kernelTopLevel) {
     for (size_t i = 0; curBlock_ && i + 1 < curBlock_->size(); ++i)
       if ((*curBlock_)[i].get() == &s) {
         const StmtAST &next = *(*curBlock_)[i + 1];
-        error(next.loc, "statement after the warpgroups block of kernel '" + k.name + "'",
+        if (next.is<WarpgroupsStmt>())
+          break; // reported as a second warpgroups block
+        error(statementStart(next), "statement after the warpgroups block of kernel '" + k.name + "'",
               "the warpgroups block ends the kernel: after setmaxnreg each warpgroup has its "
               "role's registers; move this code before the block or into the roles");
         diags_.note(s.loc, "the warpgroups block is here");
@@ -267,6 +281,119 @@ void Sema::checkWarpgroups(WarpgroupsStmt &s, bool kernelTopLevel) {
     checkBlock(r->body, false);
     popScope();
     curRole_ = outer;
+  }
+}
+
+} // namespace tile::frontend
+
+namespace tile::frontend {
+
+namespace {
+/// Every arrive / arrive_expect_tx call of a kernel, with where it is.
+struct ArrivalSite {
+  const CallExpr *call;
+  const RoleAST *role; // nullptr: outside roles (every thread of the CTA may run it)
+  bool inLoop;         // may run more than once per thread
+};
+
+void collectArrivals(const ExprAST &e, const RoleAST *role, bool inLoop,
+                     std::vector<ArrivalSite> &out) {
+  if (auto *c = e.as<CallExpr>()) {
+    if (c->builtin == Builtin::Arrive || c->builtin == Builtin::ArriveExpectTx)
+      out.push_back({c, role, inLoop});
+    for (const ExprPtr &a : c->args)
+      collectArrivals(*a, role, inLoop, out);
+  } else if (auto *b = e.as<BinaryExpr>()) {
+    collectArrivals(*b->lhs, role, inLoop, out);
+    collectArrivals(*b->rhs, role, inLoop, out);
+  } else if (auto *u = e.as<UnaryExpr>()) {
+    collectArrivals(*u->operand, role, inLoop, out);
+  } else if (auto *k = e.as<CastExpr>()) {
+    collectArrivals(*k->operand, role, inLoop, out);
+  }
+}
+
+void collectArrivals(const Block &block, const RoleAST *role, bool inLoop,
+                     std::vector<ArrivalSite> &out) {
+  for (const StmtPtr &sp : block) {
+    const StmtAST &s = *sp;
+    if (auto *l = s.as<LetStmt>()) {
+      collectArrivals(*l->init, role, inLoop, out);
+    } else if (auto *x = s.as<ExprStmtAST>()) {
+      collectArrivals(*x->expr, role, inLoop, out);
+    } else if (auto *a = s.as<AssignStmt>()) {
+      collectArrivals(*a->value, role, inLoop, out);
+    } else if (auto *i = s.as<IfStmt>()) {
+      collectArrivals(*i->cond, role, inLoop, out);
+      collectArrivals(i->thenBody, role, inLoop, out);
+      collectArrivals(i->elseBody, role, inLoop, out);
+    } else if (auto *w = s.as<WhileStmt>()) {
+      collectArrivals(*w->cond, role, true, out);
+      collectArrivals(w->body, role, true, out);
+    } else if (auto *f = s.as<ForStmt>()) {
+      collectArrivals(f->body, role, true, out);
+    } else if (auto *g = s.as<WarpgroupsStmt>()) {
+      for (const auto &r : g->roles)
+        collectArrivals(r->body, r.get(), inLoop, out);
+    }
+  }
+}
+} // namespace
+
+/// Each arrive call outside loops runs at most once per thread, so the
+/// threads that can reach it bound its arrivals: a role's threads inside a
+/// role, the CTA's outside (threads(T) needed), times the cluster size for
+/// arrivals on a peer's mbarrier. A count above the sum of those bounds
+/// never completes the first phase, so every wait on it hangs.
+void Sema::checkMBarrierArrivalCounts() {
+  KernelAST &k = *kernel_;
+  std::vector<ArrivalSite> sites;
+  collectArrivals(k.body, nullptr, false, sites);
+  int64_t blockThreads =
+      k.threads.present ? (int64_t)k.threads.dims[0] * k.threads.dims[1] * k.threads.dims[2] : 0;
+  int64_t clusterSize = 1;
+  if (k.cluster.kind == ClusterAttr::Dynamic)
+    clusterSize = 0; // unknown
+  else if (k.cluster.kind == ClusterAttr::Static)
+    clusterSize = (int64_t)k.cluster.dims[0] * k.cluster.dims[1] * k.cluster.dims[2];
+  for (MBarrierStmt *m : k.mbarriers) {
+    auto uses = mbarrierUses_.find(m);
+    if (!m->constantCount || uses == mbarrierUses_.end() || uses->second.waits.empty())
+      continue;
+    int64_t bound = 0;
+    bool bounded = true;
+    std::vector<const ArrivalSite *> mine;
+    for (const ArrivalSite &site : sites) {
+      if (site.call->args.empty() || mbarrierDeclOf(*site.call->args[0]) != m)
+        continue;
+      mine.push_back(&site);
+      int64_t threads = site.role ? site.role->threads() : blockThreads;
+      int64_t ctas = site.call->space == AddressSpace::Cluster ? clusterSize : 1;
+      if (site.inLoop || threads == 0 || ctas == 0) {
+        bounded = false;
+        break;
+      }
+      bound += threads * ctas;
+    }
+    if (!bounded || mine.empty() || *m->constantCount <= bound)
+      continue;
+    const std::string &name = m->decl->name;
+    error(m->count->loc,
+          "mbarrier '" + name + "' needs " + std::to_string(*m->constantCount) +
+              " arrivals per phase, but at most " + std::to_string(bound) +
+              " can happen: its first phase never completes and every wait on it hangs",
+          "count the threads that arrive once per phase (a role's sync_threads() or elect_one() "
+          "changes who arrives): e.g. role_threads() of the arriving role, or 1 for one elected "
+          "thread");
+    for (const ArrivalSite *site : mine)
+      diags_.note(site->call->loc,
+                  "at most " + std::to_string(site->role ? site->role->threads() : blockThreads) +
+                      " threads" +
+                      (site->role ? " (role '" + site->role->name + "')" : std::string()) +
+                      (site->call->space == AddressSpace::Cluster
+                           ? " in each of " + std::to_string(clusterSize) + " CTAs"
+                           : std::string()) +
+                      " arrive here, once each");
   }
 }
 

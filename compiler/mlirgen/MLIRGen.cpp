@@ -77,6 +77,10 @@ bool MLIRGenImpl::stmtMayReturn(const fe::StmtAST &s) {
     return blockMayReturn(w->body);
   if (auto *i = s.as<fe::IfStmt>())
     return blockMayReturn(i->thenBody) || blockMayReturn(i->elseBody);
+  if (auto *g = s.as<fe::WarpgroupsStmt>())
+    for (const auto &r : g->roles)
+      if (blockMayReturn(r->body))
+        return true;
   return false;
 }
 

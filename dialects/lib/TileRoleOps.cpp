@@ -36,7 +36,7 @@ LogicalResult RoleOp::verify() {
   // arrive at it).
   Operation *bad = nullptr;
   getBody().walk([&](Operation *op) {
-    if (isa<BarrierOp, ClusterSyncOp, ClusterArriveOp, ClusterWaitOp, RoleOp>(op) && !bad)
+    if (isa<BarrierOp, ClusterSyncOp, ClusterArriveOp, ClusterWaitOp>(op) && !bad)
       bad = op;
   });
   if (bad)

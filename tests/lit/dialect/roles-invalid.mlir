@@ -59,9 +59,9 @@ tile.kernel @cluster_barrier_in_role() attributes {cluster_dims = array<i32: 2>}
 
 tile.kernel @nested_role() {
   %wg = tile.warpgroup_id : i32
-  // expected-error @+1 {{expects parent op 'tile.kernel'}}
   "tile.role"(%wg) <{role_name = "x", first_warpgroup = 0 : i32, num_warpgroups = 1 : i32, barrier_id = 1 : i32}> ({
     "scf.execute_region"() ({
+      // expected-error @+1 {{expects parent op 'tile.kernel'}}
       "tile.role"(%wg) <{role_name = "y", first_warpgroup = 0 : i32, num_warpgroups = 1 : i32, barrier_id = 2 : i32}> ({
         tile.role_end
       }) : (i32) -> ()

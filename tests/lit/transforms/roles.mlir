@@ -33,18 +33,20 @@ tile.kernel @aligned() {
 
 // -----
 
-// DSMEM exit rule: a remote access inside a role gets its exit barrier after
-// the roles, at the kernel's top level, where every thread arrives (a role
-// is not uniform over the cluster); the entry wait goes before the roles.
+// DSMEM exit rule: a remote access inside a role gets its exit arrive right
+// after that role, at the kernel's top level, where every thread of every
+// role arrives (a role is not uniform over the cluster, so nothing inside it
+// counts), and the wait before exit; the entry wait goes before the roles.
 // LIFE-LABEL: tile.kernel @remote_in_role
 // LIFE: tile.cluster_wait {tile.sync = "cluster wait before the first access to a peer's shared memory"}
 // LIFE-NEXT: tile.role "producer"
 // LIFE: tile.store
-// LIFE: tile.role_end
-// LIFE: tile.role "consumer"
-// LIFE: tile.role_end
+// LIFE-NEXT: tile.role_end
 // LIFE-NEXT: }
 // LIFE-NEXT: tile.cluster_arrive {tile.auto, tile.sync = "cluster arrive after this CTA's last access to a peer's shared memory"}
+// LIFE-NEXT: tile.role "consumer"
+// LIFE: tile.role_end
+// LIFE-NEXT: }
 // LIFE-NEXT: tile.cluster_wait {tile.sync = "cluster wait before exit: peers may still access this CTA's shared memory"}
 // LIFE-NEXT: tile.return
 tile.kernel @remote_in_role(%v: i32) attributes {cluster_dims = array<i32: 2>} {
