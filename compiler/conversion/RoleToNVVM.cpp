@@ -60,7 +60,8 @@ struct WarpgroupIdLowering : ConvertOpToLLVMPattern<WarpgroupIdOp> {
     Location loc = op.getLoc();
     Type i32 = rewriter.getI32Type();
     Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, i32);
-    Value wg = LLVM::UDivOp::create(rewriter, loc, tid, i32Const(rewriter, loc, target::kWarpgroupSize));
+    Value wg =
+        LLVM::UDivOp::create(rewriter, loc, tid, i32Const(rewriter, loc, target::kWarpgroupSize));
     Value fullMask = i32Const(rewriter, loc, -1);
     Value lane0 = i32Const(rewriter, loc, 0);
     Value clamp = i32Const(rewriter, loc, target::kWarpSize - 1);
@@ -140,9 +141,8 @@ struct NamedBarrierLowering : ConvertOpToLLVMPattern<NamedBarrierOp> {
       return success();
     }
     ptx::Asm as(rewriter, loc);
-    as.line(ptx::Instr("barrier")
-                .qual("sync")
-                .operands({std::to_string(op.getBarrierId()), std::to_string(op.getNumThreads())}));
+    as.line(ptx::Instr("barrier").qual("sync").operands(
+        {std::to_string(op.getBarrierId()), std::to_string(op.getNumThreads())}));
     as.emit();
     rewriter.eraseOp(op);
     return success();

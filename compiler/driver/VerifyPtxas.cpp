@@ -54,8 +54,8 @@ PtxasRun runPtxas(const std::string &ptxas, const std::string &arch, llvm::Strin
     r.error = "cannot create a temporary file (check $TMPDIR)";
     return r;
   }
-  llvm::SmallVector<llvm::StringRef, 10> args = {ptxas, "-arch", arch, "-v", ptxPath,
-                                                 "-o", "/dev/null"};
+  llvm::SmallVector<llvm::StringRef, 10> args = {ptxas,   "-arch", arch,       "-v",
+                                                 ptxPath, "-o",    "/dev/null"};
   if (!entry.empty()) {
     args.push_back("-e");
     args.push_back(entry);
@@ -93,8 +93,9 @@ bool verifyWithPtxas(const std::string &ptx, const CompileOptions &options,
   } else if (auto inPath = llvm::sys::findProgramByName("ptxas")) {
     ptxas = *inPath;
   } else {
-    diags.warning({}, "--verify-ptxas: ptxas not found; the PTX was not checked for ptxas "
-                      "advisories",
+    diags.warning({},
+                  "--verify-ptxas: ptxas not found; the PTX was not checked for ptxas "
+                  "advisories",
                   "install the CUDA toolkit (/usr/local/cuda/bin/ptxas), put ptxas in PATH, or "
                   "give --verify-ptxas=PATH; the runtime still checks the JIT log");
     return true;
@@ -129,10 +130,10 @@ bool verifyWithPtxas(const std::string &ptx, const CompileOptions &options,
     frontend::Location where;
     if (k)
       where = a.kind == PtxasAdvisoryKind::DroppedSetMaxNReg && k->warpgroups ? k->warpgroups->loc
-                                                                                : k->loc;
+                                                                              : k->loc;
     diags.error(where,
-                "ptxas advisory " + (a.code.empty() ? "" : a.code + " ") + "in kernel '" +
-                    kernel + "': " + ptxasAdvisoryMeaning(a.kind) + " (ptxas: " + a.text + ")",
+                "ptxas advisory " + (a.code.empty() ? "" : a.code + " ") + "in kernel '" + kernel +
+                    "': " + ptxasAdvisoryMeaning(a.kind) + " (ptxas: " + a.text + ")",
                 a.kind == PtxasAdvisoryKind::DroppedSetMaxNReg
                     ? "this is a tilec bug when the kernel came from tilec unchanged; please "
                       "report it with the input file"

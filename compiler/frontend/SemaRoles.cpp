@@ -132,8 +132,7 @@ bool Sema::checkRoleArgs(RoleAST &role) {
       int64_t most = target::kMaxThreadsPerBlock / target::kWarpgroupSize;
       if (*v < 1 || *v > most) {
         error(a.valueLoc,
-              "a role of " + std::to_string(*v) + " warpgroups: give 1 to " +
-                  std::to_string(most),
+              "a role of " + std::to_string(*v) + " warpgroups: give 1 to " + std::to_string(most),
               "a warpgroup is " + std::to_string(target::kWarpgroupSize) +
                   " threads; a CTA has at most " + std::to_string(most));
         ok = false;
@@ -189,7 +188,8 @@ void Sema::checkWarpgroups(WarpgroupsStmt &s, bool kernelTopLevel) {
         const StmtAST &next = *(*curBlock_)[i + 1];
         if (next.is<WarpgroupsStmt>())
           break; // reported as a second warpgroups block
-        error(statementStart(next), "statement after the warpgroups block of kernel '" + k.name + "'",
+        error(statementStart(next),
+              "statement after the warpgroups block of kernel '" + k.name + "'",
               "the warpgroups block ends the kernel: after setmaxnreg each warpgroup has its "
               "role's registers; move this code before the block or into the roles");
         diags_.note(s.loc, "the warpgroups block is here");
@@ -216,8 +216,7 @@ void Sema::checkWarpgroups(WarpgroupsStmt &s, bool kernelTopLevel) {
     groups += r.numWarpgroups;
     if (!r.regs && argsOk) {
       if (withoutRegs) {
-        error(r.loc,
-              "roles '" + withoutRegs->name + "' and '" + r.name + "' both omit regs",
+        error(r.loc, "roles '" + withoutRegs->name + "' and '" + r.name + "' both omit regs",
               "give `regs = R` to all roles but one (that one keeps the register count the "
               "kernel starts with)");
         argsOk = false;
@@ -236,16 +235,16 @@ void Sema::checkWarpgroups(WarpgroupsStmt &s, bool kernelTopLevel) {
                 ") after the parameter list: the roles take " + std::to_string(groups) +
                 " warpgroups of " + std::to_string(target::kWarpgroupSize) + " threads");
     } else if (k.threads.dims[1] != 1 || k.threads.dims[2] != 1) {
-      error(k.threads.loc, "warp roles need a 1-D block, found threads(" +
-                               std::to_string(k.threads.dims[0]) + ", " +
-                               std::to_string(k.threads.dims[1]) + ", " +
-                               std::to_string(k.threads.dims[2]) + ")",
+      error(k.threads.loc,
+            "warp roles need a 1-D block, found threads(" + std::to_string(k.threads.dims[0]) +
+                ", " + std::to_string(k.threads.dims[1]) + ", " +
+                std::to_string(k.threads.dims[2]) + ")",
             "write threads(" + std::to_string(threads) +
                 "): warpgroups are formed from consecutive x thread ids");
     } else if (k.threads.dims[0] != threads) {
       error(s.loc,
-            "the roles take " + std::to_string(groups) + " warpgroups (" +
-                std::to_string(threads) + " threads), but kernel '" + k.name + "' has threads(" +
+            "the roles take " + std::to_string(groups) + " warpgroups (" + std::to_string(threads) +
+                " threads), but kernel '" + k.name + "' has threads(" +
                 std::to_string(k.threads.dims[0]) + ")",
             "make threads() the sum of the roles' warpgroups times " +
                 std::to_string(target::kWarpgroupSize) + ", or change the roles");

@@ -316,7 +316,8 @@ MLIRGenImpl::LoopBounds MLIRGenImpl::loopBounds(const fe::ForStmt &s) {
     end = castInt(l, end, type);
   }
   end = arith::MaxSIOp::create(builder, l, end, intConst(l, type, 0));
-  auto [tid, ntid] = linearThread(l);
+  // Inside a role the range is spread over the role's threads.
+  auto [tid, ntid] = currentRole ? roleLinearThread(l) : linearThread(l);
   Value start = castInt(l, tid, type, true);
   Value step = castInt(l, ntid, type, true);
   if (s.forKind == fe::ForKind::GridRange) {

@@ -301,6 +301,9 @@ private:
   Value genRoleCall(const fe::CallExpr &e);
   /// sync_threads() inside `role`: its named barrier over its threads.
   void genRoleBarrier(Location l, const fe::RoleAST &role);
+  /// {role_thread_id, role_threads} of the current role: what block_range
+  /// and grid_range count with inside a role.
+  std::pair<Value, Value> roleLinearThread(Location l);
 
 public:
   // Building blocks for features that need one issuing thread (the `tma`

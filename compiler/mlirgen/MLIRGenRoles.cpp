@@ -48,8 +48,7 @@ Value MLIRGenImpl::genRoleCall(const fe::CallExpr &e) {
   const fe::RoleAST &role = *e.role; // Sema: role ids only inside a role
   switch (e.builtin) {
   case BI::WarpgroupRank:
-    return arith::SubIOp::create(builder, l, warpgroupIndex,
-                                 intConst(l, i32, role.firstWarpgroup));
+    return arith::SubIOp::create(builder, l, warpgroupIndex, intConst(l, i32, role.firstWarpgroup));
   case BI::RoleThreadId:
     return arith::SubIOp::create(builder, l, sreg(l, SpecialReg::tid_x),
                                  intConst(l, i32, role.firstWarpgroup * target::kWarpgroupSize));
@@ -60,6 +59,14 @@ Value MLIRGenImpl::genRoleCall(const fe::CallExpr &e) {
 
 void MLIRGenImpl::genRoleBarrier(Location l, const fe::RoleAST &role) {
   NamedBarrierOp::create(builder, l, role.barrierId, role.threads(), /*aligned=*/false);
+}
+
+std::pair<Value, Value> MLIRGenImpl::roleLinearThread(Location l) {
+  Type i32 = builder.getI32Type();
+  Value tid = arith::SubIOp::create(
+      builder, l, sreg(l, SpecialReg::tid_x),
+      intConst(l, i32, currentRole->firstWarpgroup * target::kWarpgroupSize));
+  return {tid, intConst(l, i32, currentRole->threads())};
 }
 
 Value MLIRGenImpl::genElectOne(Location l) {

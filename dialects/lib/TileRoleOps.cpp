@@ -8,27 +8,25 @@ using namespace mlir::tile;
 
 namespace target = ::tile::target;
 
-int64_t RoleOp::getNumThreads() {
-  return int64_t(getNumWarpgroups()) * target::kWarpgroupSize;
-}
+int64_t RoleOp::getNumThreads() { return int64_t(getNumWarpgroups()) * target::kWarpgroupSize; }
 
 LogicalResult RoleOp::verify() {
   int64_t first = getFirstWarpgroup(), count = getNumWarpgroups();
   constexpr int64_t maxGroups = target::kMaxThreadsPerBlock / target::kWarpgroupSize;
   if (first < 0 || count < 1 || first + count > maxGroups)
-    return emitOpError() << "warpgroups [" << first << ", " << first + count
-                         << ") are outside the " << maxGroups << " warpgroups a CTA can have";
+    return emitOpError() << "warpgroups [" << first << ", " << first + count << ") are outside the "
+                         << maxGroups << " warpgroups a CTA can have";
   if (auto regs = getRegs()) {
     int64_t r = *regs;
     if (r < target::kMinSetMaxNReg || r > target::kMaxSetMaxNReg || r % target::kRegisterGranule)
-      return emitOpError() << "regs " << r << " is not a multiple of "
-                           << target::kRegisterGranule << " in " << target::kMinSetMaxNReg << ".."
-                           << target::kMaxSetMaxNReg << " (PTX setmaxnreg)";
+      return emitOpError() << "regs " << r << " is not a multiple of " << target::kRegisterGranule
+                           << " in " << target::kMinSetMaxNReg << ".." << target::kMaxSetMaxNReg
+                           << " (PTX setmaxnreg)";
   }
   int64_t id = getBarrierId();
   if (id < 1 || id >= target::kNumNamedBarriers)
-    return emitOpError() << "barrier_id " << id << " is not in 1.."
-                         << target::kNumNamedBarriers - 1 << " (0 is the CTA-wide barrier)";
+    return emitOpError() << "barrier_id " << id << " is not in 1.." << target::kNumNamedBarriers - 1
+                         << " (0 is the CTA-wide barrier)";
   if (getBody().empty())
     return emitOpError("needs a body");
   // The role's threads are a part of the CTA: a barrier that waits for every
@@ -52,8 +50,8 @@ LogicalResult NamedBarrierOp::verify() {
     return emitOpError() << "barrier id " << id << " is not in 0.."
                          << target::kNumNamedBarriers - 1;
   if (n < target::kWarpSize || n > target::kMaxThreadsPerBlock || n % target::kWarpSize)
-    return emitOpError() << "thread count " << n << " is not a multiple of "
-                         << target::kWarpSize << " in " << target::kWarpSize << ".."
-                         << target::kMaxThreadsPerBlock << " (PTX bar.sync)";
+    return emitOpError() << "thread count " << n << " is not a multiple of " << target::kWarpSize
+                         << " in " << target::kWarpSize << ".." << target::kMaxThreadsPerBlock
+                         << " (PTX bar.sync)";
   return success();
 }

@@ -2,7 +2,8 @@
 // registers 40/232/232. Checks, per thread of every CTA, the role ids
 // (warpgroup_rank, role_thread_id, role_threads), the value read across
 // warps behind the role's named barrier (sync_threads() in a role), and that
-// elect_one() chose exactly one lane of every warp. Loading the module also
+// elect_one() chose exactly one lane of every warp, and that block_range in
+// a role covers its range with the role's threads. Loading the module also
 // checks the JIT log: a dropped setmaxnreg would be an error (Module.cpp).
 #include <catch2/catch.hpp>
 
@@ -32,16 +33,24 @@ TEST_CASE("warp roles: role ids, role barriers and elect_one on 40/232/232", "[r
   const int blocks = 8;
   tile::DeviceBuffer<int32_t> out(size_t(blocks) * kThreads * kFields);
   tile::DeviceBuffer<int32_t> elected(size_t(blocks) * kWarps * 2), spin(1);
+  tile::DeviceBuffer<int32_t> cover(size_t(blocks) * 1000);
+  cover.fillBytes(0);
   out.fillBytes(0xff);
   elected.fillBytes(0);
   spin.fillBytes(0);
   tile::LaunchConfig c;
   c.grid = tile::Dim3(blocks);
   c.block = tile::Dim3(kThreads);
-  k.launch(c, out.ptr(), elected.ptr(), spin.ptr());
+  k.launch(c, out.ptr(), elected.ptr(), spin.ptr(), cover.ptr());
   ctx.synchronize();
 
-  std::vector<int32_t> o = out.toHost(), e = elected.toHost();
+  std::vector<int32_t> o = out.toHost(), e = elected.toHost(), cov = cover.toHost();
+  // block_range in the consumer role: every element once, by the role's threads.
+  int uncovered = 0;
+  for (size_t i = 0; i < cov.size(); ++i)
+    if (cov[i] != 1 && uncovered++ < 10)
+      FAIL_CHECK("cover[" << i << "] = " << cov[i] << ", want 1");
+  CHECK(uncovered == 0);
   int bad = 0;
   for (int b = 0; b < blocks; ++b)
     for (int tid = 0; tid < kThreads; ++tid) {
@@ -60,7 +69,7 @@ TEST_CASE("warp roles: role ids, role barriers and elect_one on 40/232/232", "[r
   for (int b = 0; b < blocks; ++b)
     for (int w = 0; w < kWarps; ++w) {
       INFO("block " << b << " warp " << w);
-      CHECK(e[(size_t(b) * kWarps + w) * 2] == 1);           // exactly one lane elected
+      CHECK(e[(size_t(b) * kWarps + w) * 2] == 1); // exactly one lane elected
       int lane = e[(size_t(b) * kWarps + w) * 2 + 1];
       CHECK((lane >= 0 && lane < 32));
     }

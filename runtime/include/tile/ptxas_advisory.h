@@ -44,15 +44,15 @@ inline std::vector<PtxasAdvisory> findPtxasAdvisories(std::string_view log) {
     std::string_view line = log.substr(pos, end - pos);
     pos = end + 1;
     bool setmaxnreg = line.find("'setmaxnreg' ignored") != std::string_view::npos;
-    bool wgmma =
-        line.find("wgmma.mma_async instructions are serialized") != std::string_view::npos;
+    bool wgmma = line.find("wgmma.mma_async instructions are serialized") != std::string_view::npos;
     if (!setmaxnreg && !wgmma)
       continue;
     PtxasAdvisory a;
     a.kind = setmaxnreg ? PtxasAdvisoryKind::DroppedSetMaxNReg : PtxasAdvisoryKind::SerialisedWgmma;
     std::string_view text = line;
-    if (size_t colon = text.find(" : "); colon != std::string_view::npos &&
-                                         text.substr(0, colon).find("info") != std::string_view::npos)
+    if (size_t colon = text.find(" : ");
+        colon != std::string_view::npos &&
+        text.substr(0, colon).find("info") != std::string_view::npos)
       text = text.substr(colon + 3);
     while (!text.empty() && (text.back() == '\r' || text.back() == ' '))
       text.remove_suffix(1);
@@ -75,7 +75,8 @@ inline std::vector<PtxasAdvisory> findPtxasAdvisories(std::string_view log) {
 
 /// The `.entry` kernels of a PTX module whose body contains `needle`
 /// ("setmaxnreg"): for advisories that do not name their kernel.
-inline std::vector<std::string> ptxEntriesContaining(std::string_view ptx, std::string_view needle) {
+inline std::vector<std::string> ptxEntriesContaining(std::string_view ptx,
+                                                     std::string_view needle) {
   std::vector<std::string> names;
   constexpr std::string_view kEntry = ".entry ";
   size_t at = ptx.find(kEntry);

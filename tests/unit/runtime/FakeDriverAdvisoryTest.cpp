@@ -88,8 +88,7 @@ TEST_CASE("fake driver: a dropped setmaxnreg in the JIT log is an error naming t
   CHECK(tile::Module::fromPtx(ctx, kRolesPtx, options).valid());
 }
 
-TEST_CASE("fake driver: serialised wgmma in the JIT log is an error naming the kernel",
-          "[fake]") {
+TEST_CASE("fake driver: serialised wgmma in the JIT log is an error naming the kernel", "[fake]") {
   reset();
   TempDir cache;
   tile::ModuleOptions options;

@@ -520,14 +520,14 @@ public:
 /// One role of a `warpgroups` block: `NAME(warpgroups = n, regs = r) { ... }`.
 struct RoleAST {
   std::string name;
-  Location loc;                // of the name
-  std::vector<NamedArg> args;  // as written: warpgroups = n, regs = r
+  Location loc;               // of the name
+  std::vector<NamedArg> args; // as written: warpgroups = n, regs = r
   Block body;
   // [sema]
-  int firstWarpgroup = 0;      // warpgroups [first, first + numWarpgroups) of the CTA
+  int firstWarpgroup = 0;  // warpgroups [first, first + numWarpgroups) of the CTA
   int numWarpgroups = 1;
-  std::optional<int> regs;     // setmaxnreg count; nullopt keeps the entry count
-  int barrierId = 0;           // named barrier of sync_threads() in the role (1..15)
+  std::optional<int> regs; // setmaxnreg count; nullopt keeps the entry count
+  int barrierId = 0;       // named barrier of sync_threads() in the role (1..15)
   int threads() const { return numWarpgroups * 128; }
 };
 
