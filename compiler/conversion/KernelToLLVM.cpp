@@ -49,6 +49,7 @@ struct KernelLowering : ConvertOpToLLVMPattern<KernelOp> {
       func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(), dims3(rewriter, *threads));
     if (auto cluster = op.getClusterDims())
       func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(), dims3(rewriter, *cluster));
+    setRoleLaunchBounds(op, func); // last: it reads what the others set
     rewriter.inlineRegionBefore(op.getBody(), func.getBody(), func.end());
     if (failed(rewriter.convertRegionTypes(&func.getBody(), converter, &signature)))
       return failure();

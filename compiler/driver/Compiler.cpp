@@ -1,6 +1,7 @@
 //===- Compiler.cpp - the tilec pipeline as a library ----------------------===//
 #include "tilec/Compiler.h"
 #include "KernelInfo.h"
+#include "VerifyPtxas.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/target.h"
 #include "tilec/EmitPTX.h"
@@ -267,6 +268,9 @@ static ::tile::CompileResult compileWith(const std::string &source,
     diags.error({}, error, "this is a tilec bug; please report it with the input file");
     return result;
   }
+  if (options.verifyPtxas && options.emit != ::tile::EmitKind::LLVM &&
+      !::tile::driver::verifyWithPtxas(result.output, options, *ast, diags))
+    return result;
   if (options.emit == ::tile::EmitKind::Info) {
     ::tile::ModuleInfo info;
     info.arch = options.arch;

@@ -130,6 +130,10 @@ const BuiltinName kBuiltins[] = {
     {Builtin::FenceMBarrierInit, "fence_mbarrier_init"},
     {Builtin::ClusterArrive, "cluster_arrive"},
     {Builtin::ClusterWait, "cluster_wait"},
+    {Builtin::WarpgroupRank, "warpgroup_rank"},
+    {Builtin::RoleThreadId, "role_thread_id"},
+    {Builtin::RoleThreads, "role_threads"},
+    {Builtin::ElectOne, "elect_one"},
 };
 } // namespace
 

@@ -154,6 +154,17 @@ private:
       expr(*m.count, n + 1, "count: ");
       break;
     }
+    case StmtAST::Warpgroups:
+      os_ << ind(n) << "Warpgroups" << at(s.loc) << "\n";
+      for (const auto &r : s.as<WarpgroupsStmt>()->roles) {
+        os_ << ind(n + 1) << "Role " << r->name << " warpgroups=[" << r->firstWarpgroup << ", "
+            << r->firstWarpgroup + r->numWarpgroups << ")";
+        if (r->regs)
+          os_ << " regs=" << *r->regs;
+        os_ << " barrier=" << r->barrierId << at(r->loc) << "\n";
+        block(r->body, n + 2);
+      }
+      break;
     }
   }
 

@@ -370,6 +370,10 @@ StmtPtr Parser::parseStatement(int depth) {
     fail(cur().loc, "kernels cannot be nested", "close the previous kernel's body with '}' first");
   default: {
     Location loc = cur().loc;
+    if (atIdent("warpgroups") && peekTok().kind == Tok::LBrace) {
+      s = parseWarpgroups(depth);
+      break;
+    }
     // Another language's keyword followed, on the same line, by something
     // that cannot follow an expression statement: `const x = 1`, `fn f()`,
     // `elif c {`, `switch x {`, `do {`. (As a name on its own, e.g. `break`,

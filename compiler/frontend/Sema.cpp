@@ -94,6 +94,7 @@ void Sema::checkKernel(KernelAST &k) {
   dynamicCount_ = 0;
   scopes_.clear();
   mbarrierUses_.clear();
+  curRole_ = nullptr;
   constChecked_.clear();
   curBlock_ = nullptr;
 
@@ -150,6 +151,8 @@ void Sema::checkKernel(KernelAST &k) {
   popScope();
   checkMBarrierUses();
   if (diags_.numErrors() == errorsBefore) // the analysis needs a well-typed kernel
+    checkMBarrierArrivalCounts();
+  if (diags_.numErrors() == errorsBefore)
     checkDivergence();
   k.numDecls = nextId_;
   kernel_ = nullptr;
@@ -223,6 +226,9 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     break;
   case StmtAST::MBarrier:
     checkMBarrier(*s.as<MBarrierStmt>(), kernelTopLevel);
+    break;
+  case StmtAST::Warpgroups:
+    checkWarpgroups(*s.as<WarpgroupsStmt>(), kernelTopLevel);
     break;
   }
   checkConstantOpsInStmt(s);

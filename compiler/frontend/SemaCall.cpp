@@ -63,6 +63,11 @@ Type Sema::inferCall(CallExpr &e) {
       resolveOnly(a);
     return Type::invalid();
   }
+  e.role = curRole_;
+  if (curRole_ && rejectInRole(e))
+    return Type::invalid();
+  if (isRoleBuiltin(b))
+    return checkRoleCall(e);
   if (isMemoryBuiltin(b))
     return checkMemoryCall(e);
   if (isMBarrierBuiltin(b))

@@ -17,6 +17,12 @@
 //    everywhere. Such a cluster barrier is not counted for the DSMEM lifetime
 //    rule, and such a CTA barrier is emitted as non-aligned `barrier.sync`.
 //
+//  - elect_one() (elect.sync, every lane of the warp together) in control
+//    flow that lanes of a warp may take differently (warning); warp_id() and
+//    warpgroup_rank() are warp-uniform, so `if warp_id() == 0 { if
+//    elect_one() ...` is fine. Inside a role of a warpgroups block, control
+//    starts uniform over the role and sync_threads() is the role's barrier.
+//
 //  - Waits no arrival reaches (errors, static clusters). For each CTA rank r
 //    the conditions are evaluated with cluster_rank() = r (and
 //    block_in_cluster, cluster_size): a wait(b) that rank r may reach while
@@ -34,7 +40,9 @@ namespace tile::frontend {
 namespace {
 
 /// Over which threads a value is the same (ordered: more is more divergent).
-enum Level { Uniform = 0, PerCta = 1, PerThread = 2 };
+/// PerWarp: the same in every lane of a warp, different between warps
+/// (warp_id(), warpgroup_rank()): enough for elect_one(), not for a barrier.
+enum Level { Uniform = 0, PerCta = 1, PerWarp = 2, PerThread = 3 };
 
 /// Why control flow is divergent: the condition (or return) that made it so.
 struct Divergence {
@@ -105,6 +113,16 @@ private:
       // divergent as far as this return's control is.
       returnControl_ = raise(returnControl_, control.level, control.where);
       break;
+    case StmtAST::Warpgroups:
+      // Each role is entered by its whole warpgroups: inside it, control is
+      // uniform over the role's threads (its sync_threads() is the role's
+      // barrier). A return in one role does not reach the others.
+      for (const auto &r : s.as<WarpgroupsStmt>()->roles) {
+        Divergence saved = returnControl_;
+        walkBlock(r->body, control);
+        returnControl_ = saved;
+      }
+      break;
     default:
       break;
     }
@@ -159,6 +177,11 @@ private:
       case Builtin::ClusterRank:
       case Builtin::BlockInCluster:
         return PerCta;
+      case Builtin::RoleThreads:
+        return Uniform;
+      case Builtin::WarpId:
+      case Builtin::WarpgroupRank:
+        return PerWarp;
       case Builtin::Min:
       case Builtin::Max:
       case Builtin::Clamp:
@@ -196,13 +219,36 @@ private:
   }
 
   void checkBarrier(const CallExpr &c, const Divergence &control) {
+    if (c.builtin == Builtin::ElectOne) {
+      if (control.level < PerThread)
+        return;
+      diags_.warning(c.loc,
+                     "elect_one() in control flow that lanes of a warp may take differently: "
+                     "elect.sync needs every lane of the warp (the lanes that skip it hang or "
+                     "make the result undefined)",
+                     "call it where the whole warp is converged, e.g. under `if warp_id() == 0` "
+                     "or at the top of a role");
+      diags_.note(control.where, "this decision differs between lanes");
+      return;
+    }
     bool cta = c.builtin == Builtin::SyncThreads;
     bool cluster = c.builtin == Builtin::ClusterSync || c.builtin == Builtin::ClusterArrive ||
                    c.builtin == Builtin::ClusterWait;
-    if ((cta && control.level < PerThread) || (cluster && control.level < PerCta) ||
+    if ((cta && control.level < PerWarp) || (cluster && control.level < PerCta) ||
         (!cta && !cluster))
       return;
-    std::string between = control.level == PerThread ? "threads" : "CTAs";
+    std::string between = control.level >= PerWarp ? "threads" : "CTAs";
+    if (cta && c.role) {
+      diags_.warning(c.loc,
+                     "sync_threads() in role '" + c.role->name +
+                         "' in control flow that its threads may take differently: it is the "
+                         "role's barrier over " +
+                         std::to_string(c.role->threads()) +
+                         " threads, and threads that do not reach it deadlock the others",
+                     "move it where every thread of the role reaches it");
+      diags_.note(control.where, "this decision differs between threads");
+      return;
+    }
     diags_.warning(
         c.loc,
         c.callee + "() in control flow that " + between + " of the " + (cta ? "block" : "cluster") +
@@ -328,6 +374,12 @@ void Sema::checkDivergence() {
         walk(f->body, reach && !empty);
       } else if (s.is<ReturnStmt>()) {
         return false; // a definite return for this rank: the rest of the block never runs
+      } else if (auto *g = s.as<WarpgroupsStmt>()) {
+        // Every role runs in every CTA; a role's return ends only that role.
+        bool any = false;
+        for (const auto &r : g->roles)
+          any = walk(r->body, reach) || any;
+        reach = any;
       }
     }
     return reach;

@@ -71,6 +71,24 @@ public:
   /// Reports that `what` needs a cluster when the kernel has none.
   bool requireCluster(const Location &loc, const std::string &what);
 
+  // ---- SemaRoles.cpp: warp roles
+  /// `warpgroups { ... }`: placement, threads(T), role arguments, register
+  /// budget; checks each role's body with curRole_ set.
+  void checkWarpgroups(WarpgroupsStmt &s, bool kernelTopLevel);
+  /// One role's `warpgroups = n` / `regs = r`; false after an error.
+  bool checkRoleArgs(RoleAST &role);
+  /// warpgroup_rank, role_thread_id, role_threads, elect_one; and, inside a
+  /// role, the barriers that wait for threads the role does not have.
+  Type checkRoleCall(CallExpr &e);
+  /// A builtin whose meaning depends on being inside a role.
+  static bool isRoleBuiltin(Builtin b);
+  /// A call that is wrong inside a role (cluster barriers): reports it and
+  /// returns true.
+  bool rejectInRole(CallExpr &e);
+  /// The mbarrier arrival-count rule (role-aware): a phase that needs more
+  /// arrivals than the threads that can arrive ever make never completes.
+  void checkMBarrierArrivalCounts();
+
   // ---- SemaExpr.cpp: expressions
   /// Infers a type; literal-only subtrees stay Untyped for the caller to adapt.
   Type infer(ExprPtr &e);
@@ -146,6 +164,7 @@ public:
   int nextId_ = 0;
   int dynamicCount_ = 0;
   Block *curBlock_ = nullptr;                        // the block whose statements are being checked
+  RoleAST *curRole_ = nullptr;                       // the role whose body is being checked
   std::unordered_set<const ExprAST *> constChecked_; // nodes checkConstantOps has seen
 
   /// What the kernel does with one mbarrier declaration (for checkMBarrierUses).

@@ -17,6 +17,8 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   views.clear();
   arrays.clear();
   returnedFlag = nullptr;
+  warpgroupIndex = nullptr;
+  currentRole = nullptr;
 
   SmallVector<Type> argTypes;
   for (const auto &p : k.params)
@@ -75,6 +77,10 @@ bool MLIRGenImpl::stmtMayReturn(const fe::StmtAST &s) {
     return blockMayReturn(w->body);
   if (auto *i = s.as<fe::IfStmt>())
     return blockMayReturn(i->thenBody) || blockMayReturn(i->elseBody);
+  if (auto *g = s.as<fe::WarpgroupsStmt>())
+    for (const auto &r : g->roles)
+      if (blockMayReturn(r->body))
+        return true;
   return false;
 }
 
@@ -133,6 +139,8 @@ void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
   }
   case fe::StmtAST::MBarrier:
     return; // allocated and initialised on kernel entry
+  case fe::StmtAST::Warpgroups:
+    return genWarpgroups(*s.as<fe::WarpgroupsStmt>());
   }
 }
 
@@ -308,7 +316,8 @@ MLIRGenImpl::LoopBounds MLIRGenImpl::loopBounds(const fe::ForStmt &s) {
     end = castInt(l, end, type);
   }
   end = arith::MaxSIOp::create(builder, l, end, intConst(l, type, 0));
-  auto [tid, ntid] = linearThread(l);
+  // Inside a role the range is spread over the role's threads.
+  auto [tid, ntid] = currentRole ? roleLinearThread(l) : linearThread(l);
   Value start = castInt(l, tid, type, true);
   Value step = castInt(l, ntid, type, true);
   if (s.forKind == fe::ForKind::GridRange) {

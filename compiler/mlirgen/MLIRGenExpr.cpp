@@ -375,6 +375,10 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
     return genView(a).len;
   }
   case BI::SyncThreads:
+    if (e.role) { // inside a role: the role's named barrier
+      genRoleBarrier(l, *e.role);
+      return nullptr;
+    }
     BarrierOp::create(builder, l, /*aligned=*/false);
     return nullptr;
   case BI::ClusterSync:
@@ -423,6 +427,11 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::ClusterArrive:
   case BI::ClusterWait:
     return genSyncCall(e);
+  case BI::WarpgroupRank:
+  case BI::RoleThreadId:
+  case BI::RoleThreads:
+  case BI::ElectOne:
+    return genRoleCall(e);
   case BI::Unknown:
     break;
   }

@@ -80,6 +80,8 @@ private:
   llvm::DenseMap<const fe::SharedArrayStmt *, ArrayInfo> arrays;
   llvm::DenseMap<const fe::MBarrierStmt *, Value> mbarriers; // !tile.ptr<i64, shared>
   Value returnedFlag; // !tile.ptr<i1, local>, only when the kernel has a return
+  Value warpgroupIndex;                    // tile.warpgroup_id, in kernels with roles
+  const fe::RoleAST *currentRole = nullptr; // the role being emitted
 
   //===--------------------------------------------------------------------===//
   // Types, locations, constants
@@ -289,6 +291,32 @@ private:
   Value genMBarrierRef(const fe::ExprAST &e);
   Value genSyncCall(const fe::CallExpr &e);
   void genStoreAsync(const fe::CallExpr &e);
+
+  //===--------------------------------------------------------------------===//
+  // Warp roles (MLIRGenRoles.cpp)
+  //===--------------------------------------------------------------------===//
+
+  void genWarpgroups(const fe::WarpgroupsStmt &s);
+  /// warpgroup_rank, role_thread_id, role_threads, elect_one.
+  Value genRoleCall(const fe::CallExpr &e);
+  /// sync_threads() inside `role`: its named barrier over its threads.
+  void genRoleBarrier(Location l, const fe::RoleAST &role);
+  /// {role_thread_id, role_threads} of the current role: what block_range
+  /// and grid_range count with inside a role.
+  std::pair<Value, Value> roleLinearThread(Location l);
+
+public:
+  // Building blocks for features that need one issuing thread (the `tma`
+  // ring's `produce`, TMA copies): they work inside a role and outside.
+  /// `elect.sync`: true in one lane of the (converged) calling warp.
+  Value genElectOne(Location l);
+  /// i1: the calling thread is in the first warp of the current role (of the
+  /// CTA outside roles). Warp-uniform.
+  Value genInFirstWarpOfRole(Location l);
+  /// Emits `body` so that exactly one thread of the current role (of the CTA
+  /// outside roles) runs it: `if first warp { if elect_one() { body } }`;
+  /// elect.sync runs in the whole first warp, converged.
+  void genInElectedThread(Location l, const std::function<void()> &body);
 };
 
 } // namespace mlir::tile::mlirgen

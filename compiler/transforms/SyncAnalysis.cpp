@@ -129,7 +129,7 @@ bool sync::isPureCompute(Operation *root) {
       return WalkResult::interrupt();
     if (op->getDialect() != op->getContext()->getLoadedDialect<TileDialect>())
       return WalkResult::advance(); // arith, scf: no memory of their own
-    if (isa<SRegOp, PtrAddOp, MapaOp, LocalVarOp, SharedAllocOp>(op))
+    if (isa<SRegOp, PtrAddOp, MapaOp, LocalVarOp, SharedAllocOp, WarpgroupIdOp>(op))
       return WalkResult::advance();
     return WalkResult::interrupt(); // barriers, fences, mbarrier ops
   });
@@ -150,6 +150,10 @@ static bool isUniformImpl(Value v, Uniformity over, unsigned depth) {
     return false;
   }
   Operation *def = v.getDefiningOp();
+  // The warpgroup index is the same in every thread of a warp (tid.x / 128
+  // of a 1-D block), not over the CTA.
+  if (isa<WarpgroupIdOp>(def))
+    return over == Uniformity::Warp;
   if (auto sreg = dyn_cast<SRegOp>(def)) {
     switch (sreg.getReg()) {
     case SpecialReg::tid_x:
@@ -183,6 +187,10 @@ bool sync::regionsRunUniformly(Operation *op, Uniformity over) {
   if (auto loop = dyn_cast<scf::ForOp>(op))
     return isUniform(loop.getLowerBound(), over) && isUniform(loop.getUpperBound(), over) &&
            isUniform(loop.getStep(), over);
+  // A role is entered by whole warpgroups, so warp-uniformly; the CTA's
+  // (and the cluster's) other roles skip it.
+  if (isa<RoleOp>(op))
+    return over == Uniformity::Warp;
   return false; // while loops and anything else: not proven
 }
 

@@ -21,7 +21,7 @@
 //    language's default (docs/language.md);
 //  - fence without order/scope: `.acq_rel`, `.gpu` (the language's default);
 //  - `bar.sync` (= barrier.sync.aligned, PTX ISA 9.7.13.1) only for CTA
-//    barriers in warp-uniform control flow.
+//    barriers and a role's named barriers in warp-uniform control flow.
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
 
@@ -92,6 +92,11 @@ struct SyncSemanticsPass : tile::impl::TileSyncSemanticsBase<SyncSemanticsPass> 
         barrier.setAligned(true);
       else
         setReason(op, "barrier.sync 0, not bar.sync: threads of a warp may reach it apart");
+    } else if (auto named = dyn_cast<NamedBarrierOp>(op)) {
+      if (inUniformControlFlow(op))
+        named.setAligned(true);
+      else
+        setReason(op, "barrier.sync, not bar.sync: threads of a warp may reach it apart");
     }
   }
 

@@ -1,5 +1,6 @@
 //===- Module.cpp - loading modules: PTX through the JIT, cubins ----------===//
 #include "RuntimeState.h"
+#include "tile/ptxas_advisory.h"
 #include "tile/runtime.h"
 
 #include <cstdint>
@@ -106,6 +107,32 @@ std::string jitLink(const std::string &ptx, int cc, int optLevel, std::string &i
   }
 }
 
+// A ptxas advisory in the JIT info log that undoes what the kernel was
+// written for (dropped setmaxnreg, serialised wgmma: tile/ptxas_advisory.h)
+// is an error naming the kernel. Thrown before the cubin is cached, so a
+// later load reports it again.
+void rejectPtxasAdvisories(const std::string &ptx, const std::string &infoLog) {
+  std::vector<PtxasAdvisory> found = findPtxasAdvisories(infoLog);
+  if (found.empty())
+    return;
+  const PtxasAdvisory &a = found.front();
+  std::string kernel = a.kernel, which;
+  if (kernel.empty()) {
+    // C7508 names no kernel: the kernels that use setmaxnreg.
+    std::vector<std::string> users = ptxEntriesContaining(ptx, "setmaxnreg");
+    for (const std::string &name : users)
+      which += (which.empty() ? "'" : ", '") + name + "'";
+    if (users.size() == 1)
+      kernel = users.front();
+  } else {
+    which = "'" + kernel + "'";
+  }
+  std::string message = "cuLinkComplete: ptxas advisory " + (a.code.empty() ? "" : a.code + " ") +
+                        "for kernel " + (which.empty() ? std::string("<unknown>") : which) + ": " +
+                        ptxasAdvisoryMeaning(a.kind) + "\n  " + a.text;
+  throw Error::withMessage("cuLinkComplete", CUDA_ERROR_INVALID_PTX, kernel, message);
+}
+
 bool isBinaryImage(const std::string &data) {
   static const char kElfMagic[] = {0x7f, 'E', 'L', 'F'};
   if (data.size() >= 4 && std::memcmp(data.data(), kElfMagic, 4) == 0)
@@ -132,7 +159,12 @@ Module Module::fromPtx(Context &ctx, const std::string &ptx, const ModuleOptions
   std::string key = cubinCacheKey(ptx, ctx.arch(), ctx.driverVersion(), options.jitOptLevel);
   const int cc = ctx.computeCapability();
   CachedBuild b = buildWithCache(
-      cache, key, [&] { return detail::jitLink(ptx, cc, options.jitOptLevel, s->infoLog); },
+      cache, key,
+      [&] {
+        std::string image = detail::jitLink(ptx, cc, options.jitOptLevel, s->infoLog);
+        detail::rejectPtxasAdvisories(ptx, s->infoLog);
+        return image;
+      },
       [&](const std::string &image) { s->mod = detail::loadImage(image); });
   s->image = std::move(b.image);
   s->ptx = ptx;

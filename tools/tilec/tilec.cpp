@@ -1,7 +1,7 @@
 //===- tilec.cpp - the tilec command line ----------------------------------===//
 //
 //   tilec FILE.tile -o OUT [--emit=ast|mlir|nvvm|llvm|ptx|cubin|info] [--arch=ARCH]
-//         [-O0..-O3] [--cluster=X[,Y,Z]] [--mlir-print-ir-after-all]
+//         [-O0..-O3] [--cluster=X[,Y,Z]] [--verify-ptxas[=PATH]] [--mlir-print-ir-after-all]
 //
 // Exit code 0 on success, 1 on any error. Every error is one
 // "tilec: error: ..." line (or a FILE:LINE:COL diagnostic) plus a hint on
@@ -62,6 +62,12 @@ static const std::string debugHangsHelp = "Bound every mbarrier wait to MS milli
 static cl::opt<std::string> debugHangs("debug-hangs", cl::desc(debugHangsHelp),
                                        cl::value_desc("MS"), cl::ValueOptional, cl::init(""),
                                        cl::cat(category));
+static cl::opt<std::string>
+    verifyPtxas("verify-ptxas",
+                cl::desc("Run ptxas -v on the PTX (ptxas from PATH or /usr/local/cuda/bin, or "
+                         "the one given) and make its advisories about dropped setmaxnreg or "
+                         "serialised wgmma errors at the kernel's location"),
+                cl::value_desc("PATH"), cl::ValueOptional, cl::init(""), cl::cat(category));
 static cl::opt<bool> printIRAfterAll("mlir-print-ir-after-all",
                                      cl::desc("Print the IR after every MLIR pass"),
                                      cl::init(false), cl::cat(category));
@@ -244,6 +250,10 @@ static int run(int argc, char **argv) {
   options.printIRAfterAll = printIRAfterAll;
   options.autoSync = !noAutoSync;
   options.explainSync = explainSync;
+  if (verifyPtxas.getNumOccurrences()) {
+    options.verifyPtxas = true;
+    options.ptxasPath = verifyPtxas;
+  }
   if (debugHangs.getNumOccurrences()) {
     unsigned ms = tile::kDefaultDebugHangsMs;
     if (!debugHangs.empty() &&

@@ -70,6 +70,13 @@ struct CompileOptions {
   /// > 0: bound every mbarrier wait to this many milliseconds (at most
   /// kMaxDebugHangsMs), then report the hang and trap (tilec --debug-hangs[=MS]).
   unsigned debugHangsMs = 0;
+  /// Run `ptxas -v` on the produced PTX and turn the advisories of
+  /// tile/ptxas_advisory.h (dropped setmaxnreg, serialised wgmma) into errors
+  /// at the kernel's location (tilec --verify-ptxas[=PATH]). ptxasPath: ""
+  /// finds /usr/local/cuda/bin/ptxas or ptxas in PATH (a warning when there
+  /// is none); a path names it (an error when it is not there).
+  bool verifyPtxas = false;
+  std::string ptxasPath;
 };
 
 struct CompileResult {

@@ -77,6 +77,35 @@ inline constexpr int kMBarrierAlign = 8;
 inline constexpr int64_t kMaxMBarrierArrivals = (1 << 20) - 1;
 inline constexpr int64_t kMaxMBarrierTxBytes = (1 << 20) - 1;
 
+//===- Warpgroups and registers (issue #8, warp roles).
+
+/// Threads per warpgroup: the unit of setmaxnreg and wgmma (PTX ISA
+/// 9.7.17.1 "Warpgroup"; 9.7.19.x setmaxnreg).
+inline constexpr int kWarpgroupSize = 4 * kWarpSize;
+/// 32-bit registers per SM (and the most one CTA can hold): 64 K.
+inline constexpr int64_t kRegistersPerSM = 65536;
+/// setmaxnreg's register count: a multiple of 8 in 24..256 (PTX ISA
+/// "setmaxnreg": "imm-reg-count ... in the range 24 to 256 (both inclusive)
+/// ... multiple of 8").
+inline constexpr int kMinSetMaxNReg = 24;
+inline constexpr int kMaxSetMaxNReg = 256;
+inline constexpr int kRegisterGranule = 8;
+/// Named barriers per CTA: ids 0..15; id 0 is the CTA-wide `bar.sync 0`
+/// (PTX ISA 9.7.13.1 bar/barrier).
+inline constexpr int kNumNamedBarriers = 16;
+
+/// Registers per thread ptxas gives every thread of a kernel with `.maxntid T`
+/// (or `.reqntid T`) and `.minnctapersm 1` at entry: the SM's registers
+/// spread over T threads, rounded down to the allocation granule (measured
+/// with ptxas 13.0: 384 -> 168, 512 -> 128, 640 -> 96, 1024 -> 64). The
+/// setmaxnreg pool of the CTA is this times T: a role's `.inc` waits until
+/// others' `.dec` released enough, so the roles' total must fit in it.
+inline constexpr int64_t entryRegistersPerThread(int64_t threads) {
+  int64_t r = threads > 0 ? kRegistersPerSM / threads : 0;
+  r = r / kRegisterGranule * kRegisterGranule;
+  return r > kMaxSetMaxNReg ? kMaxSetMaxNReg : r;
+}
+
 //===- NVVM / NVPTX address spaces (LLVM's NVPTX "Address Spaces" table;
 //     MLIR's NVVM::NVVMMemorySpace has the same numbers, asserted where the
 //     lowering includes both).

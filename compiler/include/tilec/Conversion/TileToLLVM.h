@@ -17,6 +17,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tile {
+class KernelOp;
 /// The NVPTX address space of a tile address space (NVVM::NVVMMemorySpace:
 /// global 1, shared 3, shared::cluster 7; local memory stays generic, 0).
 unsigned nvptxAddressSpace(int space);
@@ -35,6 +36,13 @@ void populateTileBarrierToNVVMPatterns(LLVMTypeConverter &converter, RewritePatt
 void populateTileFenceToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileAsyncToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileDebugToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+/// Warp roles (RoleToNVVM.cpp): tile.role, warpgroup_id, elect_one, named_barrier.
+void populateTileRoleToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+/// The PTX launch bounds a kernel with roles needs for setmaxnreg: `.maxntid
+/// T,1,1` (unless it has `.reqntid`) and `.minnctapersm 1` on `func`, the
+/// kernel's llvm.func; nothing for a kernel without roles. Called by the
+/// kernel lowering after it set the kernel's other attributes.
+void setRoleLaunchBounds(KernelOp kernel, Operation *func);
 } // namespace mlir::tile
 
 #endif

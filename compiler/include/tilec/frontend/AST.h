@@ -27,6 +27,7 @@ namespace tile::frontend {
 
 class SharedArrayStmt;
 class MBarrierStmt;
+struct RoleAST;
 
 /// Syntax of a type annotation as written (`i32`, `ptr<f32, global>`).
 struct TypeSyntax {
@@ -124,6 +125,11 @@ enum class Builtin {
   FenceMBarrierInit,
   ClusterArrive,
   ClusterWait,
+  // Issue #8, warp roles (SemaRoles.cpp).
+  WarpgroupRank, // i32: index of the warpgroup within its role
+  RoleThreadId,  // i32: index of the thread within its role
+  RoleThreads,   // i32: threads of the role
+  ElectOne,      // i1: elect.sync, true in one lane of the converged warp
 };
 const char *builtinName(Builtin b);
 Builtin builtinFromName(const std::string &name);
@@ -351,6 +357,7 @@ public:
   bool orderGiven = false;                   // [sema] `order =` was written
   bool scopeGiven = false;                   // [sema] `scope =` was written
   int64_t asyncBytes = 0;                    // [sema] store_async: bytes it delivers
+  const RoleAST *role = nullptr; // [sema] the role the call is in (sync_threads, role ids)
 };
 
 //===----------------------------------------------------------------------===//
@@ -363,7 +370,7 @@ using Block = std::vector<StmtPtr>;
 
 class StmtAST {
 public:
-  enum Kind { Let, SharedArray, Assign, For, If, While, ExprStmt, Return, MBarrier };
+  enum Kind { Let, SharedArray, Assign, For, If, While, ExprStmt, Return, MBarrier, Warpgroups };
   StmtAST(Kind kind, Location loc) : loc(std::move(loc)), kind_(kind) {}
   virtual ~StmtAST() = default;
   Kind kind() const { return kind_; }
@@ -510,6 +517,30 @@ public:
   static bool classof(const StmtAST *s) { return s->kind() == Return; }
 };
 
+/// One role of a `warpgroups` block: `NAME(warpgroups = n, regs = r) { ... }`.
+struct RoleAST {
+  std::string name;
+  Location loc;               // of the name
+  std::vector<NamedArg> args; // as written: warpgroups = n, regs = r
+  Block body;
+  // [sema]
+  int firstWarpgroup = 0;  // warpgroups [first, first + numWarpgroups) of the CTA
+  int numWarpgroups = 1;
+  std::optional<int> regs; // setmaxnreg count; nullopt keeps the entry count
+  int barrierId = 0;       // named barrier of sync_threads() in the role (1..15)
+  int threads() const { return numWarpgroups * 128; }
+};
+
+/// `warpgroups { ROLE ... }` (kernel top level, last statement): each role
+/// runs its body in its own warpgroups, in the order written (warpgroup 0
+/// runs the first role). See docs/language.md "Warp roles".
+class WarpgroupsStmt : public StmtAST {
+public:
+  explicit WarpgroupsStmt(Location loc) : StmtAST(Warpgroups, std::move(loc)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == Warpgroups; }
+  std::vector<std::unique_ptr<RoleAST>> roles;
+};
+
 //===----------------------------------------------------------------------===//
 // Kernels and modules
 //===----------------------------------------------------------------------===//
@@ -540,6 +571,7 @@ struct KernelAST {
   std::vector<MBarrierStmt *> mbarriers;       // in declaration order (index = position)
   int64_t staticSharedBytes = 0;    // sum over static arrays and mbarriers, each 16-byte aligned
   int numDecls = 0;                 // Decl ids are 0..numDecls-1
+  WarpgroupsStmt *warpgroups = nullptr; // [sema] the kernel's warp roles, if any
   bool usesClusterFeatures = false; // dshared, remote, cluster_sync, cluster-space access,
                                     // store_async, cluster_arrive/cluster_wait
 };

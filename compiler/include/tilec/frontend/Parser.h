@@ -47,6 +47,8 @@ private:
   StmtPtr parseFor(int depth);
   StmtPtr parseIf(int depth);
   StmtPtr parseWhile(int depth);
+  /// `warpgroups { NAME(named args) { ... } ... }` (ParserRoles.cpp).
+  StmtPtr parseWarpgroups(int depth);
 
   ExprPtr parseExpr();
   ExprPtr parseBinary(int minPrec);

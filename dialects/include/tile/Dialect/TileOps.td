@@ -366,4 +366,6 @@ def Tile_HangTrapOp : Tile_Op<"hang_trap"> {
   let hasVerifier = 1;
 }
 
+include "tile/Dialect/TileRoleOps.td"
+
 #endif // TILE_OPS_TD

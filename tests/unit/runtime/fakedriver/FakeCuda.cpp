@@ -264,7 +264,8 @@ CUresult cuLinkAddData(CUlinkState s, CUjitInputType type, void *data, size_t si
 }
 CUresult cuLinkComplete(CUlinkState s, void **cubin, size_t *size) {
   auto *l = reinterpret_cast<FakeLink *>(s);
-  writeLog(l->infoLog, l->infoSize, "ptxas info    : Used 32 registers (fake)");
+  writeLog(l->infoLog, l->infoSize,
+           ("ptxas info    : Used 32 registers (fake)\n" + g_state.jitInfoLog).c_str());
   l->cubin = kCubinTag + l->ptx;
   *cubin = l->cubin.data();
   *size = l->cubin.size();

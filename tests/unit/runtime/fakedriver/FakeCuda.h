@@ -27,6 +27,7 @@ struct FakeState {
   int paramInfoPastEnd = 0;
   CUresult syncResult = CUDA_SUCCESS; // cuCtx/Stream/EventSynchronize and cuMemcpyDtoH answer
   int clusterLaunch = 1;              // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
+  std::string jitInfoLog;             // appended to cuLinkComplete's info log (ptxas advisories)
   // Records.
   std::vector<FakeLaunch> launches;
   std::vector<std::pair<int, int>> funcAttrSets; // cuFuncSetAttribute (attr, value)

@@ -1,0 +1,178 @@
+//===- VerifyPtxas.cpp - ptxas advisories as errors (--verify-ptxas) -------===//
+//
+// ptxas reports some silent slow-downs only in its info log (see
+// tile/ptxas_advisory.h); with --verify-ptxas tilec runs ptxas on the PTX it
+// produced and turns them into errors at the kernel's source location, so a
+// build fails where the runtime's JIT would. The dropped-setmaxnreg advisory
+// (C7508) names no kernel: with several kernels using setmaxnreg, ptxas runs
+// again once per such kernel (`-e NAME`) to find it.
+//===----------------------------------------------------------------------===//
+#include "VerifyPtxas.h"
+
+#include "tile/ptxas_advisory.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+namespace tile::driver {
+
+namespace {
+
+/// A temporary file removed on destruction.
+struct Temp {
+  llvm::SmallString<128> path;
+  bool create(llvm::StringRef suffix) {
+    int fd = -1;
+    if (llvm::sys::fs::createTemporaryFile("tilec-verify", suffix, fd, path))
+      return false;
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+    return true;
+  }
+  ~Temp() {
+    if (!path.empty())
+      llvm::sys::fs::remove(path);
+  }
+};
+
+struct PtxasRun {
+  int rc = -1;
+  std::string log, error;
+};
+
+PtxasRun runPtxas(const std::string &ptxas, const std::string &arch, llvm::StringRef ptxPath,
+                  const std::string &entry) {
+  PtxasRun r;
+  Temp log;
+  if (!log.create("log")) {
+    r.error = "cannot create a temporary file (check $TMPDIR)";
+    return r;
+  }
+  llvm::SmallVector<llvm::StringRef, 10> args = {ptxas,   "-arch", arch,       "-v",
+                                                 ptxPath, "-o",    "/dev/null"};
+  if (!entry.empty()) {
+    args.push_back("-e");
+    args.push_back(entry);
+  }
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log.path),
+                                                llvm::StringRef(log.path)};
+  r.rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &r.error);
+  if (auto buf = llvm::MemoryBuffer::getFile(log.path))
+    r.log = (*buf)->getBuffer().str();
+  return r;
+}
+
+const frontend::KernelAST *findKernel(const frontend::ModuleAST &ast, const std::string &name) {
+  for (const auto &k : ast.kernels)
+    if (k->name == name)
+      return k.get();
+  return nullptr;
+}
+
+} // namespace
+
+bool verifyWithPtxas(const std::string &ptx, const CompileOptions &options,
+                     const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags) {
+  std::string ptxas;
+  if (!options.ptxasPath.empty()) {
+    if (!llvm::sys::fs::can_execute(options.ptxasPath)) {
+      diags.error({}, "--verify-ptxas: '" + options.ptxasPath + "' is not an executable ptxas",
+                  "give the path of ptxas (e.g. /usr/local/cuda/bin/ptxas), or --verify-ptxas "
+                  "alone to find it");
+      return false;
+    }
+    ptxas = options.ptxasPath;
+  } else if (auto found = llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"})) {
+    ptxas = *found;
+  } else if (auto inPath = llvm::sys::findProgramByName("ptxas")) {
+    ptxas = *inPath;
+  } else {
+    diags.warning({},
+                  "--verify-ptxas: ptxas not found; the PTX was not checked for ptxas "
+                  "advisories",
+                  "install the CUDA toolkit (/usr/local/cuda/bin/ptxas), put ptxas in PATH, or "
+                  "give --verify-ptxas=PATH; the runtime still checks the JIT log");
+    return true;
+  }
+
+  Temp ptxFile;
+  std::error_code ec;
+  if (ptxFile.create("ptx")) {
+    llvm::raw_fd_ostream os(ptxFile.path, ec);
+    if (!ec)
+      os << ptx;
+  }
+  if (ptxFile.path.empty() || ec) {
+    diags.error({}, "--verify-ptxas: cannot write the PTX to a temporary file",
+                "check the temporary directory ($TMPDIR)");
+    return false;
+  }
+  PtxasRun run = runPtxas(ptxas, options.arch, ptxFile.path, "");
+  if (run.rc != 0) {
+    std::string why = llvm::StringRef(run.log).trim().str();
+    diags.error({},
+                "--verify-ptxas: ptxas failed" + (run.error.empty() ? "" : ": " + run.error) +
+                    (why.empty() ? "" : "\n" + why),
+                "tilec's PTX should always assemble: this is a tilec bug; please report it with "
+                "the input file");
+    return false;
+  }
+
+  bool ok = true;
+  auto report = [&](const PtxasAdvisory &a, const std::string &kernel) {
+    const frontend::KernelAST *k = findKernel(ast, kernel);
+    frontend::Location where;
+    if (k)
+      where = a.kind == PtxasAdvisoryKind::DroppedSetMaxNReg && k->warpgroups ? k->warpgroups->loc
+                                                                              : k->loc;
+    diags.error(where,
+                "ptxas advisory " + (a.code.empty() ? "" : a.code + " ") + "in kernel '" + kernel +
+                    "': " + ptxasAdvisoryMeaning(a.kind) + " (ptxas: " + a.text + ")",
+                a.kind == PtxasAdvisoryKind::DroppedSetMaxNReg
+                    ? "this is a tilec bug when the kernel came from tilec unchanged; please "
+                      "report it with the input file"
+                    : "keep non-wgmma instructions away from the accumulators between a wgmma and "
+                      "its wait, and calls out of the mainloop");
+    ok = false;
+  };
+  std::vector<PtxasAdvisory> found = findPtxasAdvisories(run.log);
+  std::vector<std::string> users;
+  bool usersKnown = false;
+  for (const PtxasAdvisory &a : found) {
+    if (!a.kernel.empty()) {
+      report(a, a.kernel);
+      continue;
+    }
+    // No kernel named (C7508): one of those that use setmaxnreg; run ptxas
+    // on each alone when there are several.
+    if (!usersKnown) {
+      users = ptxEntriesContaining(ptx, "setmaxnreg");
+      usersKnown = true;
+    }
+    if (users.size() == 1) {
+      report(a, users.front());
+      continue;
+    }
+    bool attributed = false;
+    for (const std::string &name : users) {
+      PtxasRun one = runPtxas(ptxas, options.arch, ptxFile.path, name);
+      for (const PtxasAdvisory &b : findPtxasAdvisories(one.log))
+        if (b.kind == a.kind) {
+          report(b, name);
+          attributed = true;
+          break;
+        }
+    }
+    if (!attributed)
+      report(a, "<unknown>");
+  }
+  return ok;
+}
+
+} // namespace tile::driver

@@ -1,0 +1,98 @@
+//===- MLIRGenRoles.cpp - warp roles: tile.role, role ids, elect, barriers --===//
+//
+// `warpgroups { ... }` becomes one tile.warpgroup_id (warp-uniform
+// %tid.x / 128) and one tile.role per role, in order, at the kernel's top
+// level (Sema made the block the kernel's last statement, with nothing that
+// may return before it). Role ids are arithmetic on that index and %tid.x;
+// sync_threads() inside a role is tile.named_barrier over the role's threads.
+//===----------------------------------------------------------------------===//
+#include "MLIRGenImpl.h"
+
+#include "tile/target.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::mlirgen;
+
+namespace target = ::tile::target;
+
+void MLIRGenImpl::genWarpgroups(const fe::WarpgroupsStmt &s) {
+  Location l = loc(s.loc);
+  Type i32 = builder.getI32Type();
+  warpgroupIndex = WarpgroupIdOp::create(builder, l, i32);
+  for (const auto &r : s.roles) {
+    Location rl = loc(r->loc);
+    auto role = RoleOp::create(builder, rl, warpgroupIndex, builder.getStringAttr(r->name),
+                               builder.getI32IntegerAttr(r->firstWarpgroup),
+                               builder.getI32IntegerAttr(r->numWarpgroups),
+                               r->regs ? builder.getI32IntegerAttr(*r->regs) : IntegerAttr(),
+                               builder.getI32IntegerAttr(r->barrierId));
+    OpBuilder::InsertionGuard guard(builder);
+    Block *body = builder.createBlock(&role.getBody());
+    builder.setInsertionPointToEnd(body);
+    auto end = RoleEndOp::create(builder, rl);
+    builder.setInsertionPoint(end);
+    const fe::RoleAST *outer = currentRole;
+    currentRole = r.get();
+    genBlock(r->body, 0);
+    currentRole = outer;
+  }
+}
+
+Value MLIRGenImpl::genRoleCall(const fe::CallExpr &e) {
+  Location l = loc(e.loc);
+  Type i32 = builder.getI32Type();
+  using BI = fe::Builtin;
+  if (e.builtin == BI::ElectOne)
+    return genElectOne(l);
+  const fe::RoleAST &role = *e.role; // Sema: role ids only inside a role
+  switch (e.builtin) {
+  case BI::WarpgroupRank:
+    return arith::SubIOp::create(builder, l, warpgroupIndex, intConst(l, i32, role.firstWarpgroup));
+  case BI::RoleThreadId:
+    return arith::SubIOp::create(builder, l, sreg(l, SpecialReg::tid_x),
+                                 intConst(l, i32, role.firstWarpgroup * target::kWarpgroupSize));
+  default: // RoleThreads
+    return intConst(l, i32, role.threads());
+  }
+}
+
+void MLIRGenImpl::genRoleBarrier(Location l, const fe::RoleAST &role) {
+  NamedBarrierOp::create(builder, l, role.barrierId, role.threads(), /*aligned=*/false);
+}
+
+std::pair<Value, Value> MLIRGenImpl::roleLinearThread(Location l) {
+  Type i32 = builder.getI32Type();
+  Value tid = arith::SubIOp::create(
+      builder, l, sreg(l, SpecialReg::tid_x),
+      intConst(l, i32, currentRole->firstWarpgroup * target::kWarpgroupSize));
+  return {tid, intConst(l, i32, currentRole->threads())};
+}
+
+Value MLIRGenImpl::genElectOne(Location l) {
+  return ElectOneOp::create(builder, l, builder.getI1Type());
+}
+
+Value MLIRGenImpl::genInFirstWarpOfRole(Location l) {
+  Type i32 = builder.getI32Type();
+  if (currentRole) {
+    // The role's first warp: %tid.x in [first * 128, first * 128 + 32).
+    Value rel = arith::SubIOp::create(
+        builder, l, sreg(l, SpecialReg::tid_x),
+        intConst(l, i32, currentRole->firstWarpgroup * target::kWarpgroupSize));
+    return arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ult, rel,
+                                 intConst(l, i32, target::kWarpSize));
+  }
+  Value tid = linearThread(l).first;
+  return arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ult, tid,
+                               intConst(l, i32, target::kWarpSize));
+}
+
+void MLIRGenImpl::genInElectedThread(Location l, const std::function<void()> &body) {
+  auto warp = scf::IfOp::create(builder, l, genInFirstWarpOfRole(l), /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(warp.thenBlock()->getTerminator());
+  auto lane = scf::IfOp::create(builder, l, genElectOne(l), /*withElseRegion=*/false);
+  builder.setInsertionPoint(lane.thenBlock()->getTerminator());
+  body();
+}

@@ -1,0 +1,73 @@
+//===- TileRoleOps.td - warp roles, elect, named barriers ------*- tablegen -*-===//
+//
+// Issue #8, warp roles: a kernel body ends in a set of roles, each run by a
+// contiguous range of warpgroups (128 threads each) with its own register
+// budget (setmaxnreg). Included from TileOps.td.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILE_ROLE_OPS_TD
+#define TILE_ROLE_OPS_TD
+
+def Tile_WarpgroupIdOp : Tile_Op<"warpgroup_id", [Pure]> {
+  let summary = "index of the calling thread's warpgroup in the CTA, warp-uniform";
+  let description = [{ `%tid.x / 128`, broadcast from lane 0 of the warp with
+    `shfl.sync.idx` so that ptxas sees a warp-uniform value (the branch into a
+    role and the `.aligned` instructions in it are then uniform). Needs a
+    1-D block: warps are formed from consecutive `%tid.x`. }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tile_RoleOp : Tile_Op<"role", [HasParent<"KernelOp">]> {
+  let summary = "code run only by the warpgroups [first, first + count) of the CTA";
+  let description = [{
+    `warpgroup` is the tile.warpgroup_id of the thread. The role's threads
+    enter the region after `setmaxnreg.{inc,dec}.sync.aligned.u32 regs` when
+    `regs` is given (dec when regs is below the kernel's entry count, else
+    inc; PTX ISA 9.7.19.5 setmaxnreg); the others skip it. `barrier_id` is the
+    named barrier (1..15) over the role's count * 128 threads that a
+    `tile.named_barrier` inside it uses. A kernel with roles gets `.maxntid`
+    (or keeps its `.reqntid`) and `.minnctapersm 1`: without them ptxas
+    ignores setmaxnreg (advisory C7508).
+  }];
+  let arguments = (ins I32:$warpgroup, StrAttr:$role_name, I32Attr:$first_warpgroup,
+                       I32Attr:$num_warpgroups, OptionalAttr<I32Attr>:$regs,
+                       I32Attr:$barrier_id);
+  let regions = (region AnyRegion:$body);
+  let assemblyFormat = [{
+    $role_name `(` $warpgroup `)` attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Threads of the role: num_warpgroups * 128.
+    int64_t getNumThreads();
+  }];
+}
+
+def Tile_RoleEndOp : Tile_Op<"role_end", [Pure, HasParent<"RoleOp">, Terminator]> {
+  let summary = "end of a role: its threads continue after the tile.role";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_ElectOneOp : Tile_Op<"elect_one"> {
+  let summary = "elect.sync with a full mask: true in exactly one lane of the warp";
+  let description = [{ PTX ISA 9.7.13.x elect.sync: every lane of the warp
+    must execute it together (the frontend warns when it is reached in
+    control flow that lanes take differently). Not Pure: two calls are two
+    elections, and it must not move across control flow. }];
+  let results = (outs I1:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tile_NamedBarrierOp : Tile_Op<"named_barrier"> {
+  let summary = "barrier `id` over `count` threads: `bar.sync id, count` when aligned";
+  let description = [{ PTX ISA 9.7.13.1: `barrier.sync{.aligned} id, count`;
+    count is a multiple of the warp size. Emitted for `sync_threads()` inside
+    a role (id = the role's barrier_id, count = its threads). `aligned` is set
+    by tile-sync-semantics only where control flow is warp-uniform. }];
+  let arguments = (ins I32Attr:$barrier_id, I32Attr:$num_threads, UnitAttr:$aligned);
+  let assemblyFormat = "$barrier_id `,` $num_threads attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // TILE_ROLE_OPS_TD
