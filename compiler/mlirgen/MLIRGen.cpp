@@ -96,11 +96,15 @@ void MLIRGenImpl::genBlock(const fe::Block &stmts, size_t from) {
   for (size_t i = from; i < stmts.size(); ++i) {
     const fe::StmtAST &s = *stmts[i];
     genStmt(s);
-    if (s.is<fe::ReturnStmt>())
+    if (s.is<fe::ReturnStmt>() || s.is<fe::BreakStmt>() || s.is<fe::ContinueStmt>())
       return;
-    if (stmtMayReturn(s) && i + 1 < stmts.size()) {
+    bool returns = stmtMayReturn(s), leaves = stmtLeavesIteration(s);
+    if ((returns || leaves) && i + 1 < stmts.size()) {
       Location l = loc(stmts[i + 1]->loc);
-      auto guard = scf::IfOp::create(builder, l, notReturned(l), /*withElseRegion=*/false);
+      Value go = returns ? notReturned(l) : notLeftIteration(l);
+      if (returns && leaves)
+        go = arith::AndIOp::create(builder, l, go, notLeftIteration(l));
+      auto guard = scf::IfOp::create(builder, l, go, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g(builder);
       builder.setInsertionPoint(guard.thenBlock()->getTerminator());
       genBlock(stmts, i + 1);
@@ -133,6 +137,9 @@ void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
   }
   case fe::StmtAST::MBarrier:
     return; // allocated and initialised on kernel entry
+  case fe::StmtAST::Break:
+  case fe::StmtAST::Continue:
+    return genLoopExit(s);
   }
 }
 
@@ -227,6 +234,8 @@ Value MLIRGenImpl::whileCondition(Location l, const std::function<Value()> &cond
 }
 
 void MLIRGenImpl::genWhile(const fe::WhileStmt &s) {
+  if (s.hasBreak || s.hasContinue)
+    return genWhileWithExits(s);
   emitWhile(
       loc(s.loc), [&] { return genExpr(*s.cond); }, [&] { genBlock(s.body, 0); });
 }
@@ -274,16 +283,22 @@ MLIRGenImpl::LoopBounds MLIRGenImpl::loopBounds(const fe::ForStmt &s) {
   Location l = loc(s.loc);
   Type varType = scalarType(s.loopVar->type.scalar);
   auto identity = [](Value v) { return v; };
+  bool isUnsignedVar = s.loopVar->type.isUnsigned();
   if (s.forKind == fe::ForKind::Range) {
     // Source order: the bounds may have effects (atomics, loads).
     Value start = genExpr(*s.start);
     Value end = genExpr(*s.end);
     if (!s.step)
-      return {start, end, intConst(l, varType, 1), false, identity};
+      return {start, end, intConst(l, varType, 1), isUnsignedVar, identity};
     Value step = genExpr(*s.step);
     Value zero = intConst(l, varType, 0), one = intConst(l, varType, 1);
-    Value below = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::slt, start, end);
-    Value positive = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::sgt, step, zero);
+    // Unsigned bounds compare unsigned; an unsigned step is positive unless 0.
+    Value below = arith::CmpIOp::create(
+        builder, l, isUnsignedVar ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, start,
+        end);
+    Value positive = arith::CmpIOp::create(
+        builder, l, isUnsignedVar ? arith::CmpIPredicate::ne : arith::CmpIPredicate::sgt, step,
+        zero);
     Value nonEmpty = arith::AndIOp::create(builder, l, below, positive);
     // The divisor is 1 when the loop is empty, so nothing divides by zero.
     Value divisor = arith::SelectOp::create(builder, l, nonEmpty, step, one);
@@ -305,9 +320,11 @@ MLIRGenImpl::LoopBounds MLIRGenImpl::loopBounds(const fe::ForStmt &s) {
   unsigned minWidth = s.forKind == fe::ForKind::GridRange ? 64 : 32;
   if (type.getIntOrFloatBitWidth() < minWidth) {
     type = builder.getIntegerType(minWidth);
-    end = castInt(l, end, type);
+    end = castInt(l, end, type, isUnsignedVar);
   }
-  end = arith::MaxSIOp::create(builder, l, end, intConst(l, type, 0));
+  // An unsigned count is never negative (and may be >= 2^(width-1)).
+  if (!isUnsignedVar)
+    end = arith::MaxSIOp::create(builder, l, end, intConst(l, type, 0));
   auto [tid, ntid] = linearThread(l);
   Value start = castInt(l, tid, type, true);
   Value step = castInt(l, ntid, type, true);
@@ -333,6 +350,8 @@ MLIRGenImpl::LoopBounds MLIRGenImpl::loopBounds(const fe::ForStmt &s) {
 }
 
 void MLIRGenImpl::genFor(const fe::ForStmt &s) {
+  if (s.hasBreak || s.hasContinue)
+    return genForWithExits(s);
   Location l = loc(s.loc);
   LoopBounds bounds = loopBounds(s);
   const fe::Decl *var = s.loopVar.get();
