@@ -106,42 +106,6 @@ void MLIRGenImpl::genLoopExit(const fe::StmtAST &s) {
     storeWeak(l, boolConst(l, true), loopExits[s.as<fe::ContinueStmt>()->loop].continued);
 }
 
-void MLIRGenImpl::genForWithExits(const fe::ForStmt &s) {
-  Location l = loc(s.loc);
-  LoopBounds bounds = loopBounds(s);
-  const fe::Decl *var = s.loopVar.get();
-  LoopExit ex = newLoopExit(l, s.hasBreak, s.hasContinue);
-  loopExits[&s] = ex;
-  // The counter loop of a `for` whose body may return (genFor), stopping on
-  // the break flag too.
-  Value counter = newSlot(l, bounds.lower.getType());
-  storeWeak(l, bounds.lower, counter);
-  emitWhile(
-      l,
-      [&] {
-        Value more = arith::CmpIOp::create(
-            builder, l, bounds.isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
-            loadWeak(l, counter), bounds.upper);
-        if (!ex.broke)
-          return more;
-        Value stay = arith::XOrIOp::create(builder, l, loadWeak(l, ex.broke), boolConst(l, true));
-        return Value(arith::AndIOp::create(builder, l, stay, more));
-      },
-      [&] {
-        if (ex.continued)
-          storeWeak(l, boolConst(l, false), ex.continued);
-        Value i = loadWeak(l, counter);
-        values[var] = bounds.loopVar(i);
-        const fe::StmtAST *outer = currentLoop;
-        currentLoop = &s;
-        genBlock(s.body, 0);
-        currentLoop = outer;
-        // After a continue (and a break: the condition stops it) the counter
-        // still steps; loopBounds guarantees i + step does not wrap.
-        storeWeak(l, arith::AddIOp::create(builder, l, i, bounds.step), counter);
-      });
-}
-
 void MLIRGenImpl::genWhileWithExits(const fe::WhileStmt &s) {
   Location l = loc(s.loc);
   LoopExit ex = newLoopExit(l, s.hasBreak, s.hasContinue);
