@@ -128,11 +128,6 @@ bool sameFloat(double want, double got) {
     return std::isnan(got);
   return want == got && std::signbit(want) == std::signbit(got);
 }
-float bitsToFloat(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 double bitsToDouble(uint64_t u) {
   double d;
   std::memcpy(&d, &u, 8);
