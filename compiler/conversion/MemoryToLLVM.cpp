@@ -129,16 +129,21 @@ struct StoreLowering : ConvertOpToLLVMPattern<StoreOp> {
   }
 };
 
-/// The operation and type of atom/red: add is typed (.u32/.u64/.f32),
-/// min/max signed, the bitwise ones, exch and cas untyped (.bN).
+/// The operation and type of atom/red: add is typed (.u32/.u64/.f32/.f64,
+/// PTX ISA 9.7.13.5: atom.add.f64 needs sm_60), min/max signed (.s32) or,
+/// as umin/umax, unsigned (.u32), the bitwise ones, exch and cas untyped (.bN).
 ptx::Instr &atomOperation(ptx::Instr &instr, StringRef operation, Type type) {
   unsigned bits = type.getIntOrFloatBitWidth();
   char kind = 'b';
   if (operation == stringifyAtomicKind(AtomicKind::add))
-    kind = type.isF32() ? 'f' : 'u';
+    kind = isa<FloatType>(type) ? 'f' : 'u';
   else if (operation == stringifyAtomicKind(AtomicKind::min) ||
            operation == stringifyAtomicKind(AtomicKind::max))
     kind = 's';
+  else if (operation == stringifyAtomicKind(AtomicKind::umin))
+    return instr.qual("min").type('u', bits);
+  else if (operation == stringifyAtomicKind(AtomicKind::umax))
+    return instr.qual("max").type('u', bits);
   return instr.qual(operation).type(kind, bits);
 }
 

@@ -66,6 +66,8 @@ AsmScalar asmScalar(Type type) {
   MLIRContext *ctx = type.getContext();
   if (type.isF32())
     return {"f", type, 32};
+  if (type.isF64())
+    return {"d", type, 64};
   unsigned bits = type.getIntOrFloatBitWidth();
   if (bits <= 16)
     return {"h", IntegerType::get(ctx, 16), 16};

@@ -33,6 +33,16 @@ ScalarType scalarType(fe::ScalarKind k) {
     return ScalarType::BF16;
   case fe::ScalarKind::F32:
     return ScalarType::F32;
+  case fe::ScalarKind::U8:
+    return ScalarType::U8;
+  case fe::ScalarKind::U16:
+    return ScalarType::U16;
+  case fe::ScalarKind::U32:
+    return ScalarType::U32;
+  case fe::ScalarKind::U64:
+    return ScalarType::U64;
+  case fe::ScalarKind::F64:
+    return ScalarType::F64;
   }
   return ScalarType::I32;
 }

@@ -134,6 +134,11 @@ const BuiltinName kBuiltins[] = {
     {Builtin::RoleThreadId, "role_thread_id"},
     {Builtin::RoleThreads, "role_threads"},
     {Builtin::ElectOne, "elect_one"},
+    {Builtin::Bitcast, "bitcast"},
+    {Builtin::Popc, "popc"},
+    {Builtin::Clz, "clz"},
+    {Builtin::Brev, "brev"},
+    {Builtin::Bfind, "bfind"},
 };
 } // namespace
 
@@ -196,9 +201,6 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
     const char *message; // "%" stands for the word
     const char *hint;
   } kTable[] = {
-      {{"break", "continue"},
-       "tile has no '%' statement",
-       "a loop ends by its condition: use `while` with a flag, or `return`"},
       {{"fn", "func", "function", "def", "fun", "proc", "void", "sub"},
        "tile has no user functions ('%')",
        "a file holds kernels, `kernel NAME(PARAM: TYPE, ...) { ... }`, which call builtins"},
@@ -212,7 +214,8 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
       {{"switch", "match", "case", "do", "loop", "until", "goto", "try", "catch", "throw", "yield",
         "foreach"},
        "tile has no '%' statement",
-       "statements are let, var, assignments, if/else, for, while, return and builtin calls"},
+       "statements are let, var, assignments, if/else, for, while, break, continue, return and "
+       "builtin calls"},
       {{"null", "nil", "nullptr", "NULL", "None", "undefined"},
        "there are no null pointers ('%')",
        "pointers come from kernel parameters; pass a count or a flag to mark absent data"},

@@ -140,6 +140,12 @@ private:
     case StmtAST::Return:
       os_ << ind(n) << "Return" << at(s.loc) << "\n";
       break;
+    case StmtAST::Break:
+      os_ << ind(n) << "Break" << at(s.loc) << "\n";
+      break;
+    case StmtAST::Continue:
+      os_ << ind(n) << "Continue" << at(s.loc) << "\n";
+      break;
     case StmtAST::MBarrier: {
       auto &m = *s.as<MBarrierStmt>();
       os_ << ind(n) << "MBarrier ";
@@ -173,7 +179,9 @@ private:
     switch (e.kind()) {
     case ExprAST::IntLiteral: {
       auto &l = *e.as<IntLiteralExpr>();
-      if (e.type.isScalar())
+      if (e.type.isUnsigned())
+        os_ << "IntLiteral " << (uint64_t)l.value;
+      else if (e.type.isScalar())
         os_ << "IntLiteral " << l.value;
       else
         os_ << "IntLiteral " << (l.negated ? "-" : "") << l.magnitude;
@@ -221,6 +229,9 @@ private:
     case ExprAST::Vector:
       os_ << "Vector " << e.as<VectorExpr>()->elems.size();
       break;
+    case ExprAST::Select:
+      os_ << "Select" << (e.as<SelectExpr>()->lazy ? " lazy" : "");
+      break;
     case ExprAST::Call: {
       auto &c = *e.as<CallExpr>();
       os_ << "Call " << c.callee;
@@ -231,6 +242,8 @@ private:
       }
       if (isIdBuiltin(c.builtin))
         os_ << " axis=" << c.axis;
+      if (c.typeArg)
+        os_ << " to=" << c.typeArg->type.str();
       if (isMemoryBuiltin(c.builtin) && !e.type.isInvalid())
         os_ << " order=" << orderName(c.order) << " scope=" << scopeName(c.scope)
             << " space=" << spaceName(c.space);
@@ -267,6 +280,11 @@ private:
     case ExprAST::Vector:
       for (const auto &a : e.as<VectorExpr>()->elems)
         expr(*a, n + 1, "");
+      break;
+    case ExprAST::Select:
+      expr(*e.as<SelectExpr>()->cond, n + 1, "cond: ");
+      expr(*e.as<SelectExpr>()->trueValue, n + 1, "then: ");
+      expr(*e.as<SelectExpr>()->falseValue, n + 1, "else: ");
       break;
     default:
       break;

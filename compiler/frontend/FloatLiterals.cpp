@@ -50,6 +50,8 @@ Format formatOf(ScalarKind k) {
     return {11, -14, 15};
   case ScalarKind::BF16:
     return {8, -126, 127};
+  case ScalarKind::F64:
+    return {53, -1022, 1023};
   default:
     return {24, -126, 127};
   }
@@ -62,6 +64,8 @@ double parseFloatRoundToOdd(const std::string &text, bool &overflow) {
   overflow = std::isinf(up);
   return down == up ? down : withLastBitSet(down);
 }
+
+double parseFloatNearest(const std::string &text) { return parseUnder(text, FE_TONEAREST); }
 
 double roundToOddFromUnsigned(uint64_t v) {
   int bits = 64 - __builtin_clzll(v | 1);

@@ -133,6 +133,12 @@ const char *tokSpelling(Tok k) {
     return "'<<='";
   case Tok::ShrAssign:
     return "'>>='";
+  case Tok::Question:
+    return "'?'";
+  case Tok::KwBreak:
+    return "'break'";
+  case Tok::KwContinue:
+    return "'continue'";
   }
   return "token";
 }
@@ -247,9 +253,10 @@ Token Lexer::lexNumber(Token tok) {
     // literal's type (FloatLiterals.cpp).
     bool overflow = false;
     tok.floatValue = parseFloatRoundToOdd(digits, overflow);
+    tok.nearestValue = parseFloatNearest(digits);
     if (overflow) {
       diags_.error(tok.loc, "float literal '" + tok.text + "' is out of range",
-                   "f32 values are at most about 3.4e38");
+                   "f32 values are at most about 3.4e38, f64 values about 1.8e308");
       tok.kind = Tok::Error;
     }
     return tok;
@@ -276,9 +283,6 @@ Token Lexer::lexNumber(Token tok) {
 /// listed (the others are control characters or not ASCII).
 static std::pair<std::string, std::string> unexpectedCharacter(char c) {
   switch (c) {
-  case '?':
-    return {": there is no conditional operator",
-            "write `if c { x = a } else { x = b }` with a `var x`, or use min/max/clamp"};
   case '"':
     return {": there are no strings", "tile has no string literals; kernels compute on numbers"};
   case '\'':
@@ -315,7 +319,8 @@ static const struct {
     {"===", "there is no '===' operator", "write `==`"},
     {"!==", "there is no '!==' operator", "write `!=`"},
     {">>>", "there is no '>>>' operator",
-     "`>>` is an arithmetic (signed) shift; for a logical one, mask: `(x >> n) & MASK`"},
+     "`>>` is logical on unsigned types (u8..u64) and arithmetic on signed ones: "
+     "`(x as u32) >> n`"},
     {"->", "there is no '->' operator",
      "access elements with `p[i]`, arrays' members with `h.local`"},
     {"=>", "there is no '=>' operator", "compare with `>=`; there are no lambdas or match arms"},
@@ -347,11 +352,12 @@ Token Lexer::next() {
       advance();
     tok.text = text_.substr(start, pos_ - start);
     static const std::unordered_map<std::string, Tok> keywords = {
-        {"kernel", Tok::KwKernel}, {"let", Tok::KwLet},        {"var", Tok::KwVar},
-        {"for", Tok::KwFor},       {"in", Tok::KwIn},          {"if", Tok::KwIf},
-        {"else", Tok::KwElse},     {"while", Tok::KwWhile},    {"return", Tok::KwReturn},
-        {"true", Tok::KwTrue},     {"false", Tok::KwFalse},    {"as", Tok::KwAs},
-        {"shared", Tok::KwShared}, {"dshared", Tok::KwDShared}};
+        {"kernel", Tok::KwKernel},    {"let", Tok::KwLet},         {"var", Tok::KwVar},
+        {"for", Tok::KwFor},          {"in", Tok::KwIn},           {"if", Tok::KwIf},
+        {"else", Tok::KwElse},        {"while", Tok::KwWhile},     {"return", Tok::KwReturn},
+        {"true", Tok::KwTrue},        {"false", Tok::KwFalse},     {"as", Tok::KwAs},
+        {"shared", Tok::KwShared},    {"dshared", Tok::KwDShared}, {"break", Tok::KwBreak},
+        {"continue", Tok::KwContinue}};
     auto it = keywords.find(tok.text);
     tok.kind = it == keywords.end() ? Tok::Ident : it->second;
     return tok;
@@ -394,7 +400,8 @@ Token Lexer::next() {
       {"&", Tok::Amp},          {"|", Tok::Pipe},
       {"^", Tok::Caret},        {"~", Tok::Tilde},
       {"!", Tok::Bang},         {"<", Tok::Lt},
-      {">", Tok::Gt},           {"=", Tok::Assign},
+      {"?", Tok::Question},     {">", Tok::Gt},
+      {"=", Tok::Assign},
   };
   for (const P &p : puncts) {
     size_t n = std::char_traits<char>::length(p.s);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "tilec/frontend/Parser.h"
 
+#include <algorithm>
 #include <climits>
 
 namespace tile::frontend {
@@ -284,12 +285,13 @@ std::array<int, 3> Parser::parseDims(const char *attr) {
 
 TypeSyntax Parser::parseScalarType(const char *what) {
   if (!at(Tok::Ident))
-    failExpected(what, "scalar types are i1, i8, i16, i32, i64, f16, bf16, f32");
+    failExpected(what,
+                 "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64");
   Token t = consume();
   auto k = scalarFromName(t.text);
   if (!k)
     fail(t.loc, "unknown type '" + t.text + "'",
-         "scalar types are i1, i8, i16, i32, i64, f16, bf16, f32");
+         "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64");
   return {t.loc, Type::scalarTy(*k)};
 }
 
@@ -353,6 +355,12 @@ StmtPtr Parser::parseStatement(int depth) {
     break;
   case Tok::KwWhile:
     s = parseWhile(depth);
+    break;
+  case Tok::KwBreak:
+    s = std::make_unique<BreakStmt>(consume().loc);
+    break;
+  case Tok::KwContinue:
+    s = std::make_unique<ContinueStmt>(consume().loc);
     break;
   case Tok::KwReturn: {
     s = std::make_unique<ReturnStmt>(consume().loc);
@@ -585,7 +593,41 @@ void Parser::checkDepth(ExprAST &e) {
          "split the expression with `let` temporaries");
 }
 
-ExprPtr Parser::parseExpr() { return parseBinary(1); }
+ExprPtr Parser::parseExpr() { return parseConditional(); }
+
+/// As in C: `a ? b : c ? d : e` is `a ? b : (c ? d : e)`, the middle operand
+/// is a whole expression, and `?` binds looser than `||`.
+ExprPtr Parser::parseConditional() {
+  ExprPtr cond = parseBinary(1);
+  if (!at(Tok::Question))
+    return cond;
+  DepthGuard guard(exprNesting_);
+  if (exprNesting_ > kMaxDepth)
+    fail(cur().loc,
+         "expression nested too deeply (more than " + std::to_string(kMaxDepth) + " levels)",
+         "split the expression with `let` temporaries");
+  Token q = consume();
+  ExprPtr a = parseConditional();
+  expect(Tok::Colon, "':'", "a conditional expression is written `c ? a : b`");
+  ExprPtr b = parseConditional();
+  int depth = std::max({cond->depth, a->depth, b->depth}) + 1;
+  auto e = std::make_unique<SelectExpr>(q.loc, std::move(cond), std::move(a), std::move(b));
+  e->depth = depth;
+  checkDepth(*e);
+  return e;
+}
+
+ExprPtr Parser::parseBitcast(Token name) {
+  const char *hint = "write `bitcast<T>(x)` with a scalar type T of x's size, e.g. bitcast<u32>(f)";
+  expect(Tok::Lt, "'<'", hint);
+  TypeSyntax to = parseScalarType("type");
+  expect(Tok::Gt, "'>'", hint);
+  if (!at(Tok::LParen))
+    failExpected("'('", hint);
+  ExprPtr call = parseCall(name);
+  call->as<CallExpr>()->typeArg = to;
+  return call;
+}
 
 ExprPtr Parser::parseBinary(int minPrec) {
   ExprPtr lhs = parseCastExpr();
@@ -638,7 +680,7 @@ ExprPtr Parser::parseUnary() {
     if (op.kind == Tok::Minus && at(Tok::FloatLit) && peekTok().kind != Tok::LBracket &&
         peekTok().kind != Tok::Dot) {
       Token lit = consume();
-      return std::make_unique<FloatLiteralExpr>(op.loc, -lit.floatValue);
+      return std::make_unique<FloatLiteralExpr>(op.loc, -lit.floatValue, -lit.nearestValue);
     }
     ExprPtr operand = parseUnary();
     UnaryOp uop = op.kind == Tok::Minus  ? UnaryOp::Neg
@@ -686,7 +728,7 @@ ExprPtr Parser::parsePrimary() {
   }
   case Tok::FloatLit: {
     Token t = consume();
-    return std::make_unique<FloatLiteralExpr>(t.loc, t.floatValue);
+    return std::make_unique<FloatLiteralExpr>(t.loc, t.floatValue, t.nearestValue);
   }
   case Tok::KwTrue:
   case Tok::KwFalse: {
@@ -695,6 +737,8 @@ ExprPtr Parser::parsePrimary() {
   }
   case Tok::Ident: {
     Token t = consume();
+    if (t.text == "bitcast" && at(Tok::Lt))
+      return parseBitcast(t);
     if (at(Tok::LParen))
       return parseCall(t);
     return std::make_unique<VarRefExpr>(t.loc, t.text);

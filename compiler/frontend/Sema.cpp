@@ -96,6 +96,7 @@ void Sema::checkKernel(KernelAST &k) {
   mbarrierUses_.clear();
   curRole_ = nullptr;
   constChecked_.clear();
+  loops_.clear();
   curBlock_ = nullptr;
 
   if (opts_.clusterOverride) {
@@ -178,7 +179,13 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     checkAssign(*s.as<AssignStmt>());
     break;
   case StmtAST::For:
+    loops_.push_back(&s);
     checkFor(*s.as<ForStmt>());
+    loops_.pop_back();
+    break;
+  case StmtAST::Break:
+  case StmtAST::Continue:
+    checkLoopExit(s);
     break;
   case StmtAST::If: {
     auto &i = *s.as<IfStmt>();
@@ -197,7 +204,9 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     Type b = Type::i1();
     checkValue(w.cond, &b, "condition of 'while'", "compare explicitly, e.g. `x != 0`");
     pushScope();
+    loops_.push_back(&s);
     checkBlock(w.body, false);
+    loops_.pop_back();
     popScope();
     break;
   }
@@ -281,6 +290,12 @@ static bool isParamDerivedCount(const ExprAST &e, Sema &sema, std::string &why, 
       where = e.loc;
       return false;
     }
+    if (d && d->type.isUnsigned()) {
+      // The host evaluates sizes with signed operators (kernel_info.h SizeExpr).
+      why = "'" + v.name + "' is unsigned (" + d->type.str() + "); sizes use signed parameters";
+      where = e.loc;
+      return false;
+    }
     return true; // unknown names are reported when the count is typed
   }
   case ExprAST::Unary:
@@ -291,8 +306,16 @@ static bool isParamDerivedCount(const ExprAST &e, Sema &sema, std::string &why, 
     return isParamDerivedCount(*b.lhs, sema, why, where) &&
            isParamDerivedCount(*b.rhs, sema, why, where);
   }
-  case ExprAST::Cast:
-    return isParamDerivedCount(*e.as<CastExpr>()->operand, sema, why, where);
+  case ExprAST::Cast: {
+    auto &c = *e.as<CastExpr>();
+    if (c.target.type.isUnsigned() || c.target.type.isScalar(ScalarKind::F64)) {
+      why = std::string("sizes are computed in signed integers, not ") +
+            scalarName(c.target.type.scalar);
+      where = e.loc;
+      return false;
+    }
+    return isParamDerivedCount(*c.operand, sema, why, where);
+  }
   default:
     why = "this expression is not a constant or a kernel parameter";
     where = e.loc;
@@ -319,8 +342,11 @@ std::optional<int64_t> Sema::foldConstant(const ExprAST &e, bool &overflow,
   std::optional<int64_t> v = foldConstantUnchecked(e, overflow, leaf);
   if (v && e.type.isInteger() && !e.type.isBool()) {
     unsigned bits = bitWidth(e.type.scalar);
-    int64_t lo = bits >= 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
-    int64_t hi = bits >= 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
+    bool u = e.type.isUnsigned(); // u64 values above INT64_MAX do not fold here
+    int64_t lo = u ? 0 : bits >= 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
+    int64_t hi = bits >= 64 ? INT64_MAX
+                 : u        ? (int64_t(1) << bits) - 1
+                            : (int64_t(1) << (bits - 1)) - 1;
     if (*v < lo || *v > hi) {
       overflow = true;
       return std::nullopt;
@@ -355,6 +381,13 @@ std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overf
   }
   case ExprAST::Cast:
     return fold(*e.as<CastExpr>()->operand);
+  case ExprAST::Select: { // only the chosen side counts (it is the only one evaluated)
+    auto &sel = *e.as<SelectExpr>();
+    auto c = fold(*sel.cond);
+    if (!c)
+      return std::nullopt;
+    return fold(*c ? *sel.trueValue : *sel.falseValue);
+  }
   case ExprAST::Binary: {
     auto &b = *e.as<BinaryExpr>();
     auto l = fold(*b.lhs), r = fold(*b.rhs);
@@ -452,6 +485,13 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
       error(s.count->loc,
             std::string(what) + " array size must be an integer, found " + countTy.str(),
             "cast it, e.g. `n as i32`");
+      countTy = Type::invalid();
+    } else if (countTy.isUnsigned()) {
+      // The runtime evaluates the size rule (kernel_info.h SizeExpr) with
+      // signed operators only; an unsigned size would read differently there.
+      error(s.count->loc,
+            std::string(what) + " array size must be a signed integer, found " + countTy.str(),
+            "convert it: `n as i32` (or `as i64`)");
       countTy = Type::invalid();
     }
   }

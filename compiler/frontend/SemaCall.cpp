@@ -77,6 +77,9 @@ Type Sema::inferCall(CallExpr &e) {
   if (b == Builtin::Fence || b == Builtin::FenceProxyAsync || b == Builtin::FenceMBarrierInit ||
       b == Builtin::ClusterArrive || b == Builtin::ClusterWait)
     return checkFenceCall(e);
+  if (b == Builtin::Bitcast || b == Builtin::Popc || b == Builtin::Clz || b == Builtin::Brev ||
+      b == Builtin::Bfind)
+    return checkBitCall(e);
   if (!checkNoNamedArgs(e))
     return Type::invalid();
 
@@ -389,13 +392,17 @@ Type Sema::checkMemoryCall(CallExpr &e) {
     e.space = loc->space;
     ScalarKind k = elem.scalar;
     if (isAtomic(b)) {
-      bool typeOk = k == ScalarKind::I32 || k == ScalarKind::I64 ||
-                    (k == ScalarKind::F32 && b == Builtin::AtomicAdd);
+      // u32/u64: atom.min.u32 / atom.max.u64 compare unsigned; f64 add is
+      // atom.add.f64 (sm_60+).
+      bool typeOk = k == ScalarKind::I32 || k == ScalarKind::I64 || k == ScalarKind::U32 ||
+                    k == ScalarKind::U64 ||
+                    ((k == ScalarKind::F32 || k == ScalarKind::F64) && b == Builtin::AtomicAdd);
       if (!typeOk) {
         error(loc->loc, e.callee + " does not support elements of type " + elem.str(),
               b == Builtin::AtomicAdd
-                  ? "atomics take i32, i64 or f32 elements"
-                  : "this atomic takes i32 or i64 elements (f32 supports atomic_add only)");
+                  ? "atomics take i32, i64, u32, u64, f32 or f64 elements"
+                  : "this atomic takes i32, i64, u32 or u64 elements (f32 and f64 support "
+                    "atomic_add only)");
         ok = false;
       }
     }

@@ -39,6 +39,8 @@ double roundTo(ScalarKind k, double v) {
     return roundToFormat(v, 10, -14, 15);
   case ScalarKind::BF16:
     return roundToFormat(v, 7, -126, 127);
+  case ScalarKind::F64:
+    return v;
   default:
     return (double)(float)v;
   }
@@ -53,6 +55,24 @@ int64_t wrapTo(uint64_t v, unsigned bits) {
   uint64_t sign = 1ull << (bits - 1), mask = (1ull << bits) - 1;
   return (int64_t)(((v & mask) ^ sign) - sign);
 }
+
+/// `v` wrapped to the width of integer kind `k`: sign-extended for signed
+/// kinds, zero-extended for unsigned ones (u64: the bit pattern).
+int64_t wrapToKind(uint64_t v, ScalarKind k) {
+  unsigned bits = bitWidth(k);
+  if (!isUnsignedKind(k))
+    return wrapTo(v, bits);
+  return (int64_t)(bits >= 64 ? v : v & ((1ull << bits) - 1));
+}
+
+/// The float of kind `k` nearest to the integer `mag` (negated when `neg`):
+/// one rounding (f64: the conversion's own; narrower: through round-to-odd).
+double intToFloat(uint64_t mag, bool neg, ScalarKind k) {
+  double v = k == ScalarKind::F64 ? (double)mag : roundTo(k, roundToOddFromUnsigned(mag));
+  return neg ? -v : v;
+}
+
+uint64_t umaxOf(unsigned bits) { return bits >= 64 ? UINT64_MAX : (1ull << bits) - 1; }
 
 int64_t minOf(unsigned bits) { return bits >= 64 ? INT64_MIN : -(int64_t(1) << (bits - 1)); }
 int64_t maxOf(unsigned bits) { return bits >= 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1; }
@@ -80,12 +100,20 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
     return std::nullopt;
   bool isFloat = t.isFloat();
   unsigned bits = bitWidth(t.scalar);
-  auto intValue = [&](uint64_t v) { return ConstValue{false, wrapTo(v, bits), 0}; };
+  auto intValue = [&](uint64_t v) { return ConstValue{false, wrapToKind(v, t.scalar), 0}; };
   auto floatValue = [&](double v) { return ConstValue{true, 0, roundTo(t.scalar, v)}; };
   switch (e.kind()) {
   case ExprAST::IntLiteral: {
-    int64_t v = e.as<IntLiteralExpr>()->value;
-    return isFloat ? floatValue((double)v) : intValue((uint64_t)v);
+    auto &lit = *e.as<IntLiteralExpr>();
+    return isFloat ? floatValue(intToFloat(lit.magnitude, lit.negated, t.scalar))
+                   : intValue((uint64_t)lit.value);
+  }
+  case ExprAST::Select: {
+    auto &sel = *e.as<SelectExpr>();
+    auto c = evalConstant(*sel.cond);
+    if (!c)
+      return std::nullopt;
+    return evalConstant(c->i ? *sel.trueValue : *sel.falseValue);
   }
   case ExprAST::FloatLiteral:
     return isFloat ? std::optional<ConstValue>(floatValue(e.as<FloatLiteralExpr>()->value))
@@ -121,8 +149,12 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
     if (!v)
       return std::nullopt;
     if (!v->isFloat) {
-      // i1 is held as 0/1, so this zero-extends it and sign-extends the rest.
-      return isFloat ? floatValue((double)v->i) : intValue((uint64_t)v->i);
+      // i1 and unsigned values are held zero-extended, signed ones
+      // sign-extended: this is C's conversion, then wrapping to the target.
+      bool neg = !c.operand->type.isUnsigned() && v->i < 0;
+      uint64_t mag = neg ? 0 - (uint64_t)v->i : (uint64_t)v->i;
+      return isFloat ? ConstValue{true, 0, intToFloat(mag, neg, t.scalar)}
+                     : intValue((uint64_t)v->i);
     }
     if (isFloat)
       return floatValue(v->f);
@@ -130,6 +162,13 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
     if (std::isnan(v->f))
       return intValue(0);
     double tr = std::trunc(v->f);
+    if (t.isUnsigned()) {
+      if (tr <= 0)
+        return intValue(0);
+      if (tr >= std::ldexp(1.0, (int)bits))
+        return intValue(umaxOf(bits));
+      return intValue((uint64_t)tr);
+    }
     if (tr < std::ldexp(-1.0, (int)bits - 1))
       return intValue((uint64_t)minOf(bits));
     if (tr >= std::ldexp(1.0, (int)bits - 1))
@@ -150,6 +189,8 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
     }
     // Signed integers; floats are IEEE minNum/maxNum (a NaN operand is ignored).
     auto pick = [&](bool wantMin, const ConstValue &a, const ConstValue &b) {
+      if (!isFloat && t.isUnsigned())
+        return ((uint64_t)a.i < (uint64_t)b.i) == wantMin ? a : b;
       if (!isFloat)
         return (a.i < b.i) == wantMin ? a : b;
       if (std::isnan(a.f))
@@ -201,7 +242,29 @@ std::optional<ConstValue> Sema::applyBinary(BinaryOp op, const Type &operandType
     }
   }
   uint64_t a = (uint64_t)l.i, b = (uint64_t)r.i;
-  auto n = [&](uint64_t v) { return ConstValue{false, wrapTo(v, bits), 0}; };
+  auto n = [&](uint64_t v) { return ConstValue{false, wrapToKind(v, operandType.scalar), 0}; };
+  if (operandType.isUnsigned()) {
+    // Held zero-extended, so the uint64_t operations are the unsigned ones.
+    uint64_t amount = b;
+    switch (op) {
+    case BinaryOp::Div:
+      return n(b == 0 ? ~0ull : a / b); // x / 0 = all ones (RISC-V)
+    case BinaryOp::Rem:
+      return n(b == 0 ? a : a % b); // x % 0 = x
+    case BinaryOp::Shr:
+      return n(amount >= bits ? 0 : a >> amount); // logical; >= width: 0
+    case BinaryOp::Lt:
+      return boolean(a < b);
+    case BinaryOp::Le:
+      return boolean(a <= b);
+    case BinaryOp::Gt:
+      return boolean(a > b);
+    case BinaryOp::Ge:
+      return boolean(a >= b);
+    default:
+      break; // + - * << & | ^ == != are the same bits as the signed ones
+    }
+  }
   // The shift amount read unsigned in the operand width.
   uint64_t amount = bits >= 64 ? b : b & ((1ull << bits) - 1);
   switch (op) {
@@ -260,32 +323,40 @@ bool Sema::checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs
     return true;
   unsigned bits = bitWidth(t.scalar);
   std::string ty = t.str(), sp = binaryOpSpelling(op);
+  bool u = t.isUnsigned();
+  std::string amountText = u ? std::to_string((uint64_t)r->i) : std::to_string(r->i);
   if (shift) {
     if (r->i >= 0 && r->i < (int64_t)bits)
       return true;
     error(loc,
-          "shift amount " + std::to_string(r->i) + " is out of range for " + ty + " (0 to " +
+          "shift amount " + amountText + " is out of range for " + ty + " (0 to " +
               std::to_string(bits - 1) + ")",
           op == BinaryOp::Shl ? "at run time an amount >= " + std::to_string(bits) +
                                     " (read unsigned) gives 0; write 0, or "
                                     "mask a run-time amount: x << (n & " +
                                     std::to_string(bits - 1) + ")"
-                              : "at run time an amount >= " + std::to_string(bits) +
-                                    " (read unsigned) gives the sign fill "
-                                    "(x >> " +
-                                    std::to_string(bits - 1) +
-                                    "); write that, or mask a run-time amount: x >> (n & " +
-                                    std::to_string(bits - 1) + ")");
+          : u ? "at run time an amount >= " + std::to_string(bits) +
+                    " gives 0 (`>>` is logical on " + ty +
+                    "); write 0, or mask a run-time amount: x >> (n & " + std::to_string(bits - 1) +
+                    ")"
+              : "at run time an amount >= " + std::to_string(bits) +
+                    " (read unsigned) gives the sign fill "
+                    "(x >> " +
+                    std::to_string(bits - 1) +
+                    "); write that, or mask a run-time amount: x >> (n & " +
+                    std::to_string(bits - 1) + ")");
     return false;
   }
   bool isRem = op == BinaryOp::Rem;
   if (r->i == 0) {
     error(loc, std::string(isRem ? "remainder" : "division") + " by zero",
           isRem ? "a run-time x % 0 gives x; test the divisor before dividing"
-                : "a run-time x / 0 gives -1; test the divisor before dividing");
+          : u   ? "a run-time x / 0 gives all ones (" + std::to_string(umaxOf(bits)) +
+                    "); test the divisor before dividing"
+              : "a run-time x / 0 gives -1; test the divisor before dividing");
     return false;
   }
-  if (r->i == -1 && lhs) {
+  if (r->i == -1 && lhs && !u) {
     auto l = evalConstant(*lhs);
     if (l && l->i == minOf(bits)) {
       error(loc, std::to_string(l->i) + " " + sp + " -1 overflows " + ty,
@@ -324,9 +395,10 @@ bool Sema::checkConstantOps(const ExprAST &e) {
     if (!v)
       return true;
     unsigned bits = bitWidth(e.type.scalar);
+    bool u = e.type.isUnsigned();
     double tr = std::trunc(v->f);
-    bool inRange = !std::isnan(v->f) && tr >= std::ldexp(-1.0, (int)bits - 1) &&
-                   tr < std::ldexp(1.0, (int)bits - 1);
+    bool inRange = !std::isnan(v->f) && tr >= (u ? 0.0 : std::ldexp(-1.0, (int)bits - 1)) &&
+                   tr < std::ldexp(1.0, u ? (int)bits : (int)bits - 1);
     if (inRange)
       return true;
     if (std::isnan(v->f)) {
@@ -337,9 +409,11 @@ bool Sema::checkConstantOps(const ExprAST &e) {
     auto saturated = evalConstant(e);
     error(e.loc,
           "cast of " + formatFloat(v->f) + " to " + e.type.str() + " is out of range (" +
-              std::to_string(minOf(bits)) + " to " + std::to_string(maxOf(bits)) + ")",
+              (u ? "0" : std::to_string(minOf(bits))) + " to " +
+              (u ? std::to_string(umaxOf(bits)) : std::to_string(maxOf(bits))) + ")",
           "at run time float-to-integer conversion saturates (here to " +
-              std::to_string(saturated ? saturated->i : 0) +
+              (u ? std::to_string((uint64_t)(saturated ? saturated->i : 0))
+                 : std::to_string(saturated ? saturated->i : 0)) +
               "); write the integer you mean, or clamp first");
     return false;
   }
@@ -350,6 +424,16 @@ bool Sema::checkConstantOps(const ExprAST &e) {
   }
   case ExprAST::Member:
     return checkConstantOps(*e.as<MemberExpr>()->base);
+  case ExprAST::Select: { // a constant condition: the other side never runs
+    auto &sel = *e.as<SelectExpr>();
+    if (!checkConstantOps(*sel.cond))
+      return false;
+    auto c = evalConstant(*sel.cond);
+    if (c)
+      return checkConstantOps(c->i ? *sel.trueValue : *sel.falseValue);
+    ok = checkConstantOps(*sel.trueValue);
+    return checkConstantOps(*sel.falseValue) && ok;
+  }
   case ExprAST::Call:
     for (const ExprPtr &a : e.as<CallExpr>()->args)
       ok = checkConstantOps(*a) && ok;
@@ -405,6 +489,8 @@ void Sema::checkConstantOpsInStmt(StmtAST &s) {
     break;
   case StmtAST::Return:
   case StmtAST::Warpgroups: // role arguments are checked by checkWarpgroups
+  case StmtAST::Break:
+  case StmtAST::Continue:
     break;
   }
 }

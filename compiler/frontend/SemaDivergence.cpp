@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace tile::frontend {
@@ -91,7 +92,7 @@ private:
       auto &w = *s.as<WhileStmt>();
       visitExpr(*w.cond, control);
       Divergence inner = raise(control, level(*w.cond), w.cond->loc);
-      walkBlock(w.body, inner);
+      walkLoopBody(w.body, inner);
       break;
     }
     case StmtAST::For: {
@@ -105,7 +106,7 @@ private:
         bounds = std::max(bounds, level(*f.step));
       levels_[f.loopVar.get()] = bounds;
       Divergence inner = raise(control, bounds, f.forKind == ForKind::Range ? f.end->loc : f.loc);
-      walkBlock(f.body, inner);
+      walkLoopBody(f.body, inner);
       break;
     }
     case StmtAST::Return:
@@ -123,12 +124,41 @@ private:
         returnControl_ = saved;
       }
       break;
+    case StmtAST::Break:
+    case StmtAST::Continue:
+      // Like a return, for the rest of this iteration: threads that left do
+      // not reach what follows. A break also keeps them out of every later
+      // iteration, so the whole body is divergent that far (walkLoopBody).
+      if (!loops_.empty()) {
+        Loop &loop = *loops_.back();
+        loop.exitControl = raise(loop.exitControl, control.level, control.where);
+        if (s.kind() == StmtAST::Break)
+          loop.breakControl = raise(loop.breakControl, control.level, control.where);
+      }
+      break;
     default:
       break;
     }
-    if (returnControl_.level > control.level)
-      return returnControl_;
-    return control;
+    Divergence after = control;
+    if (returnControl_.level > after.level)
+      after = returnControl_;
+    if (!loops_.empty() && loops_.back()->exitControl.level > after.level)
+      after = loops_.back()->exitControl;
+    return after;
+  }
+
+  /// A loop body under `inner`. Barriers in it are judged once the whole body
+  /// is walked: a `break` anywhere in it (under a divergent condition) makes
+  /// every iteration after the first divergent, the statements before the
+  /// break included. Judged barriers of a nested loop pass to the enclosing
+  /// loop, whose breaks raise them again.
+  void walkLoopBody(const Block &body, Divergence inner) {
+    Loop loop;
+    loops_.push_back(&loop);
+    walkBlock(body, inner);
+    loops_.pop_back();
+    for (auto &[call, control] : loop.barriers)
+      judgeBarrier(*call, raise(control, loop.breakControl.level, loop.breakControl.where));
   }
 
   static Divergence raise(Divergence d, Level l, const Location &where) {
@@ -161,6 +191,10 @@ private:
       auto &b = *e.as<BinaryExpr>();
       return std::max(level(*b.lhs), level(*b.rhs));
     }
+    case ExprAST::Select: {
+      auto &sel = *e.as<SelectExpr>();
+      return std::max({level(*sel.cond), level(*sel.trueValue), level(*sel.falseValue)});
+    }
     case ExprAST::Member: // h.local_base, len(h.local): per CTA
       return PerCta;
     case ExprAST::Call: {
@@ -185,7 +219,12 @@ private:
       case Builtin::Min:
       case Builtin::Max:
       case Builtin::Clamp:
-      case Builtin::Len: {
+      case Builtin::Len:
+      case Builtin::Bitcast:
+      case Builtin::Popc:
+      case Builtin::Clz:
+      case Builtin::Brev:
+      case Builtin::Bfind: {
         Level l = Uniform;
         for (const ExprPtr &a : c.args)
           l = std::max(l, level(*a));
@@ -212,13 +251,25 @@ private:
       visitExpr(*u->operand, control);
     } else if (auto *k = e.as<CastExpr>()) {
       visitExpr(*k->operand, control);
+    } else if (auto *sel = e.as<SelectExpr>()) {
+      visitExpr(*sel->cond, control);
+      visitExpr(*sel->trueValue, control);
+      visitExpr(*sel->falseValue, control);
     } else if (auto *i = e.as<IndexExpr>()) {
       visitExpr(*i->base, control);
       visitExpr(*i->index, control);
     }
   }
 
-  void checkBarrier(const CallExpr &c, const Divergence &control) {
+  void checkBarrier(const CallExpr &c, const Divergence &control) { judgeBarrier(c, control); }
+
+  /// Warns about a barrier under divergent `control`; inside a loop, the
+  /// judgement waits for the end of the loop body (walkLoopBody).
+  void judgeBarrier(const CallExpr &c, const Divergence &control) {
+    if (!loops_.empty()) {
+      loops_.back()->barriers.push_back({&c, control});
+      return;
+    }
     if (c.builtin == Builtin::ElectOne) {
       if (control.level < PerThread)
         return;
@@ -262,9 +313,18 @@ private:
     diags_.note(control.where, "this decision differs between " + between);
   }
 
+  /// The loop being walked: how divergent its exits (break/continue) are,
+  /// and its barriers waiting to be judged.
+  struct Loop {
+    Divergence exitControl;  // break or continue: the rest of the iteration
+    Divergence breakControl; // break: every later iteration
+    std::vector<std::pair<const CallExpr *, Divergence>> barriers;
+  };
+
   DiagnosticEngine &diags_;
   std::unordered_map<const Decl *, Level> levels_;
   Divergence returnControl_;
+  std::vector<Loop *> loops_;
 };
 
 /// Reachability of a statement for one CTA rank: No, or Maybe.
@@ -345,6 +405,10 @@ void Sema::checkDivergence() {
     } else if (auto *b = e.as<BinaryExpr>()) {
       visit(*b->lhs, reach);
       visit(*b->rhs, reach);
+    } else if (auto *sel = e.as<SelectExpr>()) {
+      visit(*sel->cond, reach);
+      visit(*sel->trueValue, reach);
+      visit(*sel->falseValue, reach);
     }
   };
   walk = [&](const Block &block, bool reach) {
@@ -372,8 +436,9 @@ void Sema::checkDivergence() {
         std::optional<int64_t> lo = f->start ? value(*f->start) : std::nullopt, hi = value(*f->end);
         bool empty = f->forKind == ForKind::Range && lo && hi && *lo >= *hi;
         walk(f->body, reach && !empty);
-      } else if (s.is<ReturnStmt>()) {
-        return false; // a definite return for this rank: the rest of the block never runs
+      } else if (s.is<ReturnStmt>() || s.is<BreakStmt>() || s.is<ContinueStmt>()) {
+        return false; // a definite return (or loop exit) for this rank: the rest of the
+                      // block never runs
       } else if (auto *g = s.as<WarpgroupsStmt>()) {
         // Every role runs in every CTA; a role's return ends only that role.
         bool any = false;

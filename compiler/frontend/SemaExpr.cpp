@@ -65,6 +65,9 @@ Type Sema::infer(ExprPtr &ep) {
   case ExprAST::Call:
     t = inferCall(*e.as<CallExpr>());
     break;
+  case ExprAST::Select:
+    t = inferSelect(*e.as<SelectExpr>());
+    break;
   case ExprAST::Vector:
     error(e.loc, "vector literals are only allowed as the value of store_async",
           "write `store_async(DST, {a, b}, remote(bar, r))`; elsewhere use scalars");
@@ -108,7 +111,9 @@ static std::string floatRangeHint(ScalarKind k) {
   char max[32];
   std::snprintf(max, sizeof max, "%.9g", largestFinite(k));
   return std::string("the largest finite ") + scalarName(k) + " is " + max +
-         (k == ScalarKind::F32 ? "" : "; use f32 for larger values");
+         (k == ScalarKind::F64   ? ""
+          : k == ScalarKind::F32 ? "; use f64 for larger values"
+                                 : "; use f32 for larger values");
 }
 
 /// Sign-extends the low `bits` bits of v.
@@ -138,6 +143,36 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
             "write `true` or `false`");
       e.type = Type::invalid();
       return false;
+    }
+    if (to.isScalar(ScalarKind::F64)) { // the conversion rounds to nearest-even itself
+      double v = (double)lit.magnitude;
+      auto f = std::make_unique<FloatLiteralExpr>(e.loc, lit.negated ? -v : v);
+      f->type = to;
+      f->depth = e.depth;
+      ep = std::move(f);
+      return true;
+    }
+    if (to.isUnsigned()) {
+      unsigned w = bitWidth(to.scalar);
+      uint64_t max = w == 64 ? UINT64_MAX : (1ull << w) - 1;
+      if (lit.negated && lit.magnitude != 0) {
+        error(e.loc, "negative literal " + spelled + " cannot be " + to.str(),
+              "unsigned literals range from 0 to " + std::to_string(max) +
+                  "; for the wrapped value write it (" + std::to_string(max) +
+                  " is -1) or negate a value: `0 - x`");
+        e.type = Type::invalid();
+        return false;
+      }
+      if (lit.magnitude > max) {
+        error(e.loc, "integer literal " + spelled + " does not fit in " + to.str(),
+              "literals of " + to.str() + " range from 0 to " + std::to_string(max) +
+                  "; use a wider type");
+        e.type = Type::invalid();
+        return false;
+      }
+      lit.value = (int64_t)lit.magnitude; // zero-extended (u64: the bit pattern)
+      e.type = to;
+      return true;
     }
     if (to.isFloat()) {
       std::optional<double> v = roundToFloatKind(roundToOddFromUnsigned(lit.magnitude), to.scalar);
@@ -178,7 +213,8 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     }
     // The value of `to` nearest to the literal (ties to even); an error
     // only when that rounds past the largest finite value.
-    std::optional<double> v = roundToFloatKind(lit.value, to.scalar);
+    std::optional<double> v = to.isScalar(ScalarKind::F64) ? std::optional<double>(lit.nearest)
+                                                           : roundToFloatKind(lit.value, to.scalar);
     if (!v) {
       error(e.loc, "float literal is out of range for " + to.str(), floatRangeHint(to.scalar));
       e.type = Type::invalid();
@@ -209,6 +245,13 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     ok = adapt(b.rhs, to) && ok;
     if (ok)
       ok = checkBinaryOperands(b.op, to, b.loc);
+    e.type = ok ? to : Type::invalid();
+    return ok;
+  }
+  case ExprAST::Select: { // `c ? 1 : 2`: both sides take the type
+    auto &sel = *e.as<SelectExpr>();
+    bool ok = adapt(sel.trueValue, to);
+    ok = adapt(sel.falseValue, to) && ok;
     e.type = ok ? to : Type::invalid();
     return ok;
   }
@@ -431,8 +474,11 @@ Type Sema::inferCast(CastExpr &e) {
     return Type::invalid();
   }
   if (from.isUntyped()) {
+    // A float literal cast to f64 takes f64 itself (`1e300 as f64`, and
+    // `0.1 as f64` is the nearest double, not the nearest f32 widened).
     Type lit =
-        (from.kind == Type::UntypedFloat || to.isBool())
+        (from.kind == Type::UntypedFloat && to.isScalar(ScalarKind::F64)) ? to
+        : (from.kind == Type::UntypedFloat || to.isBool())
             ? Type::scalarTy(from.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32)
             : to;
     if (!adapt(e.operand, lit))

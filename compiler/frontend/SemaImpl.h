@@ -129,6 +129,13 @@ public:
   /// and on a compound assignment's operation.
   void checkConstantOpsInStmt(StmtAST &s);
 
+  // ---- SemaTypes.cpp: issue #11 `c ? a : b`, bitcast, popc/clz/brev/bfind
+  Type inferSelect(SelectExpr &e);
+  /// bitcast<T>(x), popc, clz, brev, bfind.
+  Type checkBitCall(CallExpr &e);
+  /// `break` / `continue`: binds it to the innermost loop (loops_).
+  void checkLoopExit(StmtAST &s);
+
   // ---- SemaCall.cpp: builtins
   Type inferCall(CallExpr &e);
   Type checkMemoryCall(CallExpr &e);
@@ -165,6 +172,7 @@ public:
   int dynamicCount_ = 0;
   Block *curBlock_ = nullptr;                        // the block whose statements are being checked
   RoleAST *curRole_ = nullptr;                       // the role whose body is being checked
+  std::vector<StmtAST *> loops_;                     // enclosing for/while, innermost last
   std::unordered_set<const ExprAST *> constChecked_; // nodes checkConstantOps has seen
 
   /// What the kernel does with one mbarrier declaration (for checkMBarrierUses).

@@ -21,6 +21,16 @@ const char *scalarName(ScalarKind k) {
     return "bf16";
   case ScalarKind::F32:
     return "f32";
+  case ScalarKind::U8:
+    return "u8";
+  case ScalarKind::U16:
+    return "u16";
+  case ScalarKind::U32:
+    return "u32";
+  case ScalarKind::U64:
+    return "u64";
+  case ScalarKind::F64:
+    return "f64";
   }
   return "?";
 }
@@ -38,9 +48,10 @@ const char *spaceName(AddressSpace s) {
 }
 
 std::optional<ScalarKind> scalarFromName(const std::string &n) {
-  static const ScalarKind all[] = {ScalarKind::I1,   ScalarKind::I8,  ScalarKind::I16,
-                                   ScalarKind::I32,  ScalarKind::I64, ScalarKind::F16,
-                                   ScalarKind::BF16, ScalarKind::F32};
+  static const ScalarKind all[] = {
+      ScalarKind::I1,  ScalarKind::I8,   ScalarKind::I16, ScalarKind::I32, ScalarKind::I64,
+      ScalarKind::F16, ScalarKind::BF16, ScalarKind::F32, ScalarKind::U8,  ScalarKind::U16,
+      ScalarKind::U32, ScalarKind::U64,  ScalarKind::F64};
   for (ScalarKind k : all)
     if (n == scalarName(k))
       return k;
@@ -56,7 +67,11 @@ std::optional<AddressSpace> spaceFromName(const std::string &n) {
 
 bool isIntegerKind(ScalarKind k) {
   return k == ScalarKind::I1 || k == ScalarKind::I8 || k == ScalarKind::I16 ||
-         k == ScalarKind::I32 || k == ScalarKind::I64;
+         k == ScalarKind::I32 || k == ScalarKind::I64 || isUnsignedKind(k);
+}
+bool isUnsignedKind(ScalarKind k) {
+  return k == ScalarKind::U8 || k == ScalarKind::U16 || k == ScalarKind::U32 ||
+         k == ScalarKind::U64;
 }
 bool isFloatKind(ScalarKind k) { return !isIntegerKind(k); }
 
@@ -65,15 +80,20 @@ unsigned bitWidth(ScalarKind k) {
   case ScalarKind::I1:
     return 1;
   case ScalarKind::I8:
+  case ScalarKind::U8:
     return 8;
   case ScalarKind::I16:
+  case ScalarKind::U16:
   case ScalarKind::F16:
   case ScalarKind::BF16:
     return 16;
   case ScalarKind::I32:
+  case ScalarKind::U32:
   case ScalarKind::F32:
     return 32;
   case ScalarKind::I64:
+  case ScalarKind::U64:
+  case ScalarKind::F64:
     return 64;
   }
   return 0;

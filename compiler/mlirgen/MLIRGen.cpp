@@ -102,11 +102,15 @@ void MLIRGenImpl::genBlock(const fe::Block &stmts, size_t from) {
   for (size_t i = from; i < stmts.size(); ++i) {
     const fe::StmtAST &s = *stmts[i];
     genStmt(s);
-    if (s.is<fe::ReturnStmt>())
+    if (s.is<fe::ReturnStmt>() || s.is<fe::BreakStmt>() || s.is<fe::ContinueStmt>())
       return;
-    if (stmtMayReturn(s) && i + 1 < stmts.size()) {
+    bool returns = stmtMayReturn(s), leaves = stmtLeavesIteration(s);
+    if ((returns || leaves) && i + 1 < stmts.size()) {
       Location l = loc(stmts[i + 1]->loc);
-      auto guard = scf::IfOp::create(builder, l, notReturned(l), /*withElseRegion=*/false);
+      Value go = returns ? notReturned(l) : notLeftIteration(l);
+      if (returns && leaves)
+        go = arith::AndIOp::create(builder, l, go, notLeftIteration(l));
+      auto guard = scf::IfOp::create(builder, l, go, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g(builder);
       builder.setInsertionPoint(guard.thenBlock()->getTerminator());
       genBlock(stmts, i + 1);
@@ -141,6 +145,9 @@ void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
     return; // allocated and initialised on kernel entry
   case fe::StmtAST::Warpgroups:
     return genWarpgroups(*s.as<fe::WarpgroupsStmt>());
+  case fe::StmtAST::Break:
+  case fe::StmtAST::Continue:
+    return genLoopExit(s);
   }
 }
 
@@ -235,6 +242,8 @@ Value MLIRGenImpl::whileCondition(Location l, const std::function<Value()> &cond
 }
 
 void MLIRGenImpl::genWhile(const fe::WhileStmt &s) {
+  if (s.hasBreak || s.hasContinue)
+    return genWhileWithExits(s);
   emitWhile(
       loc(s.loc), [&] { return genExpr(*s.cond); }, [&] { genBlock(s.body, 0); });
 }
@@ -282,16 +291,22 @@ MLIRGenImpl::LoopBounds MLIRGenImpl::loopBounds(const fe::ForStmt &s) {
   Location l = loc(s.loc);
   Type varType = scalarType(s.loopVar->type.scalar);
   auto identity = [](Value v) { return v; };
+  bool isUnsignedVar = s.loopVar->type.isUnsigned();
   if (s.forKind == fe::ForKind::Range) {
     // Source order: the bounds may have effects (atomics, loads).
     Value start = genExpr(*s.start);
     Value end = genExpr(*s.end);
     if (!s.step)
-      return {start, end, intConst(l, varType, 1), false, identity};
+      return {start, end, intConst(l, varType, 1), isUnsignedVar, identity};
     Value step = genExpr(*s.step);
     Value zero = intConst(l, varType, 0), one = intConst(l, varType, 1);
-    Value below = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::slt, start, end);
-    Value positive = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::sgt, step, zero);
+    // Unsigned bounds compare unsigned; an unsigned step is positive unless 0.
+    Value below = arith::CmpIOp::create(
+        builder, l, isUnsignedVar ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, start,
+        end);
+    Value positive = arith::CmpIOp::create(
+        builder, l, isUnsignedVar ? arith::CmpIPredicate::ne : arith::CmpIPredicate::sgt, step,
+        zero);
     Value nonEmpty = arith::AndIOp::create(builder, l, below, positive);
     // The divisor is 1 when the loop is empty, so nothing divides by zero.
     Value divisor = arith::SelectOp::create(builder, l, nonEmpty, step, one);
@@ -313,9 +328,11 @@ MLIRGenImpl::LoopBounds MLIRGenImpl::loopBounds(const fe::ForStmt &s) {
   unsigned minWidth = s.forKind == fe::ForKind::GridRange ? 64 : 32;
   if (type.getIntOrFloatBitWidth() < minWidth) {
     type = builder.getIntegerType(minWidth);
-    end = castInt(l, end, type);
+    end = castInt(l, end, type, isUnsignedVar);
   }
-  end = arith::MaxSIOp::create(builder, l, end, intConst(l, type, 0));
+  // An unsigned count is never negative (and may be >= 2^(width-1)).
+  if (!isUnsignedVar)
+    end = arith::MaxSIOp::create(builder, l, end, intConst(l, type, 0));
   // Inside a role the range is spread over the role's threads.
   auto [tid, ntid] = currentRole ? roleLinearThread(l) : linearThread(l);
   Value start = castInt(l, tid, type, true);
@@ -342,6 +359,8 @@ MLIRGenImpl::LoopBounds MLIRGenImpl::loopBounds(const fe::ForStmt &s) {
 }
 
 void MLIRGenImpl::genFor(const fe::ForStmt &s) {
+  if (s.hasBreak || s.hasContinue)
+    return genForWithExits(s);
   Location l = loc(s.loc);
   LoopBounds bounds = loopBounds(s);
   const fe::Decl *var = s.loopVar.get();
@@ -369,6 +388,43 @@ void MLIRGenImpl::genFor(const fe::ForStmt &s) {
         Value i = loadWeak(l, counter);
         values[var] = bounds.loopVar(i);
         genBlock(s.body, 0);
+        storeWeak(l, arith::AddIOp::create(builder, l, i, bounds.step), counter);
+      });
+}
+
+/// A `for` with break/continue (issue #11): MLIRGenTypes.cpp has the rest.
+void MLIRGenImpl::genForWithExits(const fe::ForStmt &s) {
+  Location l = loc(s.loc);
+  LoopBounds bounds = loopBounds(s);
+  const fe::Decl *var = s.loopVar.get();
+  LoopExit ex = newLoopExit(l, s.hasBreak, s.hasContinue);
+  loopExits[&s] = ex;
+  // The counter loop of a `for` whose body may return (genFor), stopping on
+  // the break flag too.
+  Value counter = newSlot(l, bounds.lower.getType());
+  storeWeak(l, bounds.lower, counter);
+  emitWhile(
+      l,
+      [&] {
+        Value more = arith::CmpIOp::create(
+            builder, l, bounds.isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+            loadWeak(l, counter), bounds.upper);
+        if (!ex.broke)
+          return more;
+        Value stay = arith::XOrIOp::create(builder, l, loadWeak(l, ex.broke), boolConst(l, true));
+        return Value(arith::AndIOp::create(builder, l, stay, more));
+      },
+      [&] {
+        if (ex.continued)
+          storeWeak(l, boolConst(l, false), ex.continued);
+        Value i = loadWeak(l, counter);
+        values[var] = bounds.loopVar(i);
+        const fe::StmtAST *outer = currentLoop;
+        currentLoop = &s;
+        genBlock(s.body, 0);
+        currentLoop = outer;
+        // After a continue (and a break: the condition stops it) the counter
+        // still steps; loopBounds guarantees i + step does not wrap.
         storeWeak(l, arith::AddIOp::create(builder, l, i, bounds.step), counter);
       });
 }

@@ -67,7 +67,7 @@ Value MLIRGenImpl::genAddress(const fe::IndexExpr &e) {
     Type t = index.getType().getIntOrFloatBitWidth() >= a.count.getType().getIntOrFloatBitWidth()
                  ? index.getType()
                  : a.count.getType();
-    index = castInt(l, index, t);
+    index = castInt(l, index, t, e.index->type.isUnsigned());
     Value perBlock = castInt(l, a.perBlock, t);
     // per_block is 0 when a run-time N is 0 (then every index is out of
     // bounds); dividing by at least 1 keeps udiv/urem defined (LLVM: udiv by
@@ -85,7 +85,12 @@ Value MLIRGenImpl::genAddress(const fe::IndexExpr &e) {
     return PtrAddOp::create(builder, l, peer.getType(), peer, offset);
   }
   Value base = bt.isPointer() ? genExpr(*e.base) : genView(*e.base).ptr;
-  return PtrAddOp::create(builder, l, base.getType(), base, genExpr(*e.index));
+  Value index = genExpr(*e.index);
+  // The element offset is signed (a GEP index): an unsigned index is
+  // zero-extended first, so u32 indices >= 2^31 reach forward.
+  if (e.index->type.isUnsigned() && index.getType().getIntOrFloatBitWidth() < 64)
+    index = castInt(l, index, builder.getI64Type(), /*isUnsigned=*/true);
+  return PtrAddOp::create(builder, l, base.getType(), base, index);
 }
 
 Value MLIRGenImpl::genExpr(const fe::ExprAST &e) {
@@ -129,6 +134,8 @@ Value MLIRGenImpl::genExpr(const fe::ExprAST &e) {
     return genCall(*e.as<fe::CallExpr>());
   case fe::ExprAST::Vector:
     return nullptr; // only inside store_async (genSyncCall)
+  case fe::ExprAST::Select:
+    return genSelect(*e.as<fe::SelectExpr>());
   }
   return nullptr;
 }
@@ -220,6 +227,26 @@ Value MLIRGenImpl::genBinaryOp(Location l, fe::BinaryOp op, Value lhs, Value rhs
     }
     return arith::CmpFOp::create(builder, l, pred, lhs, rhs);
   }
+  if (type.isUnsigned()) {
+    switch (op) {
+    case B::Div:
+      return genDivRemU(l, /*isRem=*/false, lhs, rhs);
+    case B::Rem:
+      return genDivRemU(l, /*isRem=*/true, lhs, rhs);
+    case B::Shr:
+      return genShrU(l, lhs, rhs);
+    case B::Lt:
+      return arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ult, lhs, rhs);
+    case B::Le:
+      return arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ule, lhs, rhs);
+    case B::Gt:
+      return arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ugt, lhs, rhs);
+    case B::Ge:
+      return arith::CmpIOp::create(builder, l, arith::CmpIPredicate::uge, lhs, rhs);
+    default:
+      break; // + - * << & | ^ == != are sign-agnostic
+    }
+  }
   switch (op) {
   case B::Add:
     return arith::AddIOp::create(builder, l, lhs, rhs);
@@ -279,11 +306,21 @@ Value MLIRGenImpl::genCast(const fe::CastExpr &e) {
   if (v.getType() == to)
     return v;
   if (from.isInteger() && e.type.isInteger())
-    return castInt(l, v, to);
+    return castInt(l, v, to, from.isUnsigned()); // the source's signedness extends
+  if (from.isInteger() && from.isUnsigned())
+    return arith::UIToFPOp::create(builder, l, to, v);
   if (from.isInteger()) // i1 -> float is rejected by Sema
     return arith::SIToFPOp::create(builder, l, to, v);
-  if (e.type.isInteger())
+  if (e.type.isInteger()) {
+    if (e.type.isUnsigned() || from.isScalar(fe::ScalarKind::F64))
+      return genFloatToIntAny(l, v, to, e.type.isUnsigned());
     return genFloatToInt(l, v, to);
+  }
+  // f64 <-> f16/bf16/f32: one rounding (cvt.rn.f16.f64 and friends).
+  if (from.isScalar(fe::ScalarKind::F64) || e.type.isScalar(fe::ScalarKind::F64))
+    return v.getType().getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? Value(arith::ExtFOp::create(builder, l, to, v))
+               : Value(arith::TruncFOp::create(builder, l, to, v));
   // float -> float: through f32 (f16 <-> bf16 has no direct conversion).
   if (v.getType().getIntOrFloatBitWidth() == 16 && to.getIntOrFloatBitWidth() == 16)
     v = arith::ExtFOp::create(builder, l, builder.getF32Type(), v);
@@ -362,12 +399,19 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::Min:
   case BI::Max: {
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]);
-    return minMax(l, e.builtin == BI::Min, a, b);
+    return minMax(l, e.builtin == BI::Min, a, b, e.type.isUnsigned());
   }
   case BI::Clamp: {
     Value x = genExpr(*e.args[0]), lo = genExpr(*e.args[1]), hi = genExpr(*e.args[2]);
-    return minMax(l, /*isMin=*/true, minMax(l, /*isMin=*/false, x, lo), hi);
+    bool u = e.type.isUnsigned();
+    return minMax(l, /*isMin=*/true, minMax(l, /*isMin=*/false, x, lo, u), hi, u);
   }
+  case BI::Bitcast:
+  case BI::Popc:
+  case BI::Clz:
+  case BI::Brev:
+  case BI::Bfind:
+    return genBitCall(e);
   case BI::Len: {
     const fe::ExprAST &a = *e.args[0];
     if (a.type.kind == fe::Type::DistArray)
@@ -404,10 +448,10 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   }
   case BI::AtomicAdd:
     return genAtomic(e, AtomicKind::add);
-  case BI::AtomicMin:
-    return genAtomic(e, AtomicKind::min);
+  case BI::AtomicMin: // atom.min.u32 / .s32 by the element's signedness
+    return genAtomic(e, e.type.isUnsigned() ? AtomicKind::umin : AtomicKind::min);
   case BI::AtomicMax:
-    return genAtomic(e, AtomicKind::max);
+    return genAtomic(e, e.type.isUnsigned() ? AtomicKind::umax : AtomicKind::max);
   case BI::AtomicExch:
     return genAtomic(e, AtomicKind::exch);
   case BI::AtomicAnd:
@@ -446,11 +490,14 @@ Value MLIRGenImpl::genAtomic(const fe::CallExpr &e, AtomicKind kind) {
                              scope(e.scope));
 }
 
-/// Signed integer / IEEE minNum-maxNum (fminf/fmaxf) min and max.
-Value MLIRGenImpl::minMax(Location l, bool isMin, Value a, Value b) {
+/// Signed or unsigned integer / IEEE minNum-maxNum (fminf/fmaxf) min and max.
+Value MLIRGenImpl::minMax(Location l, bool isMin, Value a, Value b, bool isUnsigned) {
   if (isa<FloatType>(a.getType()))
     return isMin ? Value(arith::MinNumFOp::create(builder, l, a, b))
                  : Value(arith::MaxNumFOp::create(builder, l, a, b));
+  if (isUnsigned)
+    return isMin ? Value(arith::MinUIOp::create(builder, l, a, b))
+                 : Value(arith::MaxUIOp::create(builder, l, a, b));
   return isMin ? Value(arith::MinSIOp::create(builder, l, a, b))
                : Value(arith::MaxSIOp::create(builder, l, a, b));
 }

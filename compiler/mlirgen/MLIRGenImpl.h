@@ -82,6 +82,13 @@ private:
   Value returnedFlag; // !tile.ptr<i1, local>, only when the kernel has a return
   Value warpgroupIndex;                    // tile.warpgroup_id, in kernels with roles
   const fe::RoleAST *currentRole = nullptr; // the role being emitted
+  /// Loops with `break`/`continue` (MLIRGenTypes.cpp): their per-thread flags
+  /// (!tile.ptr<i1, local>; null when the loop has no such statement).
+  struct LoopExit {
+    Value broke, continued;
+  };
+  llvm::DenseMap<const fe::StmtAST *, LoopExit> loopExits;
+  const fe::StmtAST *currentLoop = nullptr; // innermost loop being emitted
 
   //===--------------------------------------------------------------------===//
   // Types, locations, constants
@@ -111,6 +118,18 @@ private:
       return builder.getBF16Type();
     case fe::ScalarKind::F32:
       return builder.getF32Type();
+    // Unsigned integers are signless in MLIR: the operators choose the
+    // unsigned forms from the AST type (MLIRGenTypes.cpp).
+    case fe::ScalarKind::U8:
+      return builder.getI8Type();
+    case fe::ScalarKind::U16:
+      return builder.getI16Type();
+    case fe::ScalarKind::U32:
+      return builder.getI32Type();
+    case fe::ScalarKind::U64:
+      return builder.getI64Type();
+    case fe::ScalarKind::F64:
+      return builder.getF64Type();
     }
     return builder.getI32Type();
   }
@@ -261,6 +280,30 @@ private:
 
   Value genCast(const fe::CastExpr &e);
 
+  // Issue #11 (MLIRGenTypes.cpp): `c ? a : b`, break/continue, unsigned
+  // operators, f64 conversions, bitcast and bit counts.
+  Value genSelect(const fe::SelectExpr &e);
+  /// Flags for a loop with break/continue, cleared before it starts.
+  LoopExit newLoopExit(Location l, bool hasBreak, bool hasContinue);
+  /// Whether s may end the current iteration of the loop being emitted
+  /// (a break/continue outside nested loops).
+  static bool stmtLeavesIteration(const fe::StmtAST &s);
+  /// !(broke || continued) of the loop being emitted.
+  Value notLeftIteration(Location l);
+  void genLoopExit(const fe::StmtAST &s);
+  /// `for` with break/continue: a counter loop that stops on the flag.
+  void genForWithExits(const fe::ForStmt &s);
+  void genWhileWithExits(const fe::WhileStmt &s);
+  /// Unsigned `x / d`, `x % d`: x / 0 = all ones, x % 0 = x.
+  Value genDivRemU(Location l, bool isRem, Value x, Value d);
+  /// Logical `x >> n`: n (unsigned) >= width gives 0.
+  Value genShrU(Location l, Value x, Value n);
+  /// Any float -> any integer (signed or unsigned): toward zero, saturating,
+  /// NaN -> 0. f16/bf16/f32 -> signed keeps genFloatToInt.
+  Value genFloatToIntAny(Location l, Value v, Type to, bool toUnsigned);
+  /// bitcast, popc, clz, brev, bfind.
+  Value genBitCall(const fe::CallExpr &e);
+
   // Operators defined on every input (MLIRGenArith.cpp).
   /// `x << n` (left) or signed `x >> n`: the amount is read unsigned and
   /// clamped as PTX does (>= width: 0, or the sign fill).
@@ -280,7 +323,7 @@ private:
 
   Value genAtomic(const fe::CallExpr &e, AtomicKind kind);
 
-  Value minMax(Location l, bool isMin, Value a, Value b);
+  Value minMax(Location l, bool isMin, Value a, Value b, bool isUnsigned = false);
 
   //===--------------------------------------------------------------------===//
   // mbarriers, st.async, fences (MLIRGenSync.cpp)

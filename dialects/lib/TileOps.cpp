@@ -85,7 +85,7 @@ LogicalResult KernelOp::verify() {
     auto ptr = dyn_cast<PtrType>(type);
     bool scalar = type.isInteger(1) || type.isInteger(8) || type.isInteger(16) ||
                   type.isInteger(32) || type.isInteger(64) || type.isF16() || type.isBF16() ||
-                  type.isF32();
+                  type.isF32() || type.isF64();
     if (!scalar && !(ptr && ptr.getSpace() == AddressSpace::global))
       return emitOpError() << "parameter " << i << " has type " << type
                            << "; kernel parameters are scalars or global pointers";

@@ -24,7 +24,9 @@ struct ScalarName {
 constexpr ScalarName kScalars[] = {
     {ScalarType::I1, "i1", 1},      {ScalarType::I8, "i8", 8},    {ScalarType::I16, "i16", 16},
     {ScalarType::I32, "i32", 32},   {ScalarType::I64, "i64", 64}, {ScalarType::F16, "f16", 16},
-    {ScalarType::BF16, "bf16", 16}, {ScalarType::F32, "f32", 32},
+    {ScalarType::BF16, "bf16", 16}, {ScalarType::F32, "f32", 32}, {ScalarType::U8, "u8", 8},
+    {ScalarType::U16, "u16", 16},   {ScalarType::U32, "u32", 32}, {ScalarType::U64, "u64", 64},
+    {ScalarType::F64, "f64", 64},
 };
 struct OpName {
   SizeExpr::Op op;
@@ -66,7 +68,12 @@ unsigned scalarBits(ScalarType t) {
 }
 size_t scalarBytes(ScalarType t) { return t == ScalarType::I1 ? 1 : scalarBits(t) / 8; }
 bool isFloatType(ScalarType t) {
-  return t == ScalarType::F16 || t == ScalarType::BF16 || t == ScalarType::F32;
+  return t == ScalarType::F16 || t == ScalarType::BF16 || t == ScalarType::F32 ||
+         t == ScalarType::F64;
+}
+bool isUnsignedType(ScalarType t) {
+  return t == ScalarType::U8 || t == ScalarType::U16 || t == ScalarType::U32 ||
+         t == ScalarType::U64;
 }
 const char *sizeOpName(SizeExpr::Op op) {
   for (const OpName &o : kOps)
@@ -407,6 +414,9 @@ private:
       v.f = f;
       break;
     }
+    case ScalarType::F64: // an f64 parameter converted in a size (`d as i32`)
+      std::memcpy(&v.f, &raw, 8);
+      break;
     case ScalarType::F16:
       v.f = halfBitsToDouble(static_cast<uint16_t>(raw), false);
       break;
@@ -526,9 +536,9 @@ bool holds(ArgDesc::Kind kind, size_t size, ScalarType t) {
     return false;
   switch (kind) {
   case ArgDesc::Kind::Other:
-    return true; // a struct: only its size is known
-  case ArgDesc::Kind::Float:
-    return t == ScalarType::F32;
+    return true;             // a struct: only its size is known
+  case ArgDesc::Kind::Float: // float -> f32, double -> f64 (the size is checked above)
+    return t == ScalarType::F32 || t == ScalarType::F64;
   case ArgDesc::Kind::Integer: // f16/bf16 have no C++ type: their bits pass as integers
     return !isFloatType(t) || t == ScalarType::F16 || t == ScalarType::BF16;
   case ArgDesc::Kind::DeviceBuffer:
@@ -574,12 +584,15 @@ std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, si
     std::string hint;
     if (p.isPointer)
       hint = std::string("pass a DeviceBuffer<") +
-             (p.scalar == ScalarType::F32
-                  ? "float"
+             (p.scalar == ScalarType::F32 ? "float"
+              : p.scalar == ScalarType::F64
+                  ? "double"
                   : "an integer type of " + std::to_string(scalarBytes(p.scalar)) + " bytes") +
              "> or a CUdeviceptr";
     else if (p.scalar == ScalarType::F32)
       hint = "pass a float";
+    else if (p.scalar == ScalarType::F64)
+      hint = "pass a double";
     else if (isFloatType(p.scalar))
       hint = "pass the 16-bit pattern as a uint16_t";
     else

@@ -131,9 +131,25 @@ const char *const kTokens[] = {"kernel",
                                "//",
                                "\t",
                                "\xff",
-                               "@"};
+                               "@",
+                               // issue #11: unsigned, f64, `?:`, loop exits, bit ops
+                               "u8",
+                               "u16",
+                               "u32",
+                               "u64",
+                               "f64",
+                               "?",
+                               "break",
+                               "continue",
+                               "bitcast",
+                               "bitcast<u32>",
+                               "popc",
+                               "clz",
+                               "brev",
+                               "bfind"};
 
-const char *const kTypes[] = {"i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32"};
+const char *const kTypes[] = {"i1",  "i8", "i16", "i32", "i64", "f16", "bf16",
+                              "f32", "u8", "u16", "u32", "u64", "f64"};
 const char *const kSpaces[] = {"global", "shared", "cluster"};
 const char *const kOrders[] = {"relaxed", "acquire", "release", "acq_rel", "sc"};
 const char *const kScopes[] = {"cta", "cluster", "gpu", "sys"};
@@ -233,7 +249,11 @@ const char *const kBuiltins[] = {"thread_id",
                                  "fence_proxy_async",
                                  "fence_mbarrier_init",
                                  "cluster_arrive",
-                                 "cluster_wait"};
+                                 "cluster_wait",
+                                 "popc",
+                                 "clz",
+                                 "brev",
+                                 "bfind"};
 // Whole statements that are valid in most kernels (or nearly so), to grow
 // programs the checker accepts; zz/ww are fresh names.
 const char *const kStatements[] = {
@@ -271,7 +291,22 @@ const char *const kStatements[] = {
     "let zz = (1 as f16) * 65504.0",
     "let zz = 7 % 0",
     "let zz = 1 << 40",
-    "let zz = 1 as i8 >> 9"};
+    "let zz = 1 as i8 >> 9",
+    // issue #11: unsigned and f64 operators, `?:`, loop exits, bit operations
+    "let zz = 0xffffffff as u32 / (thread_id(0) as u32)",
+    "let zz = (thread_id(0) as u64) % 0",
+    "let zz = (lane_id() as u16) >> 20",
+    "let zz = -1.5 as u8",
+    "let zz = (1e300 as f64) as u32",
+    "let zz = (thread_id(0) as f64) * 0.1 - 1e-300",
+    "let zz = (3.5 as f64) as f16",
+    "let zz = thread_id(0) > 3 ? thread_id(0) / 0 : 7",
+    "let zz = min(lane_id() as u32, 4000000000)",
+    "let zz = bitcast<f32>(popc(thread_id(0)) + clz(-1))",
+    "let zz = bfind(0 as u64) + (brev(thread_id(0) as u32) >> 31)",
+    "for zz in 0 .. 8 { if zz == thread_id(0) { break } sync_threads() }",
+    "for zz in 0 as u32 .. 9 { if zz % 2 == 0 { continue } }",
+    "var zz = 0\n while true { zz += 1\n if zz > 3 { break } }"};
 // Statement wrappers: the guarded lines run under a condition or in a loop,
 // which changes what the sync passes must prove.
 const char *const kWrapOpen[] = {"if thread_id(0) == 0 {", "if cluster_rank() != 0 {",
@@ -657,6 +692,19 @@ std::vector<std::string> builtinSeeds() {
       "    store_async(remote(buf, cluster_rank() ^ 1)[0], {1, 2, 3, 4}, remote(bar, "
       "cluster_rank() ^ 1))\n"
       "  }\n  wait(bar)\n  out[thread_id(0)] = buf[thread_id(0) % 4]\n  cluster_sync()\n}\n",
+      // Issue #11: unsigned and f64 on every operator, `?:`, break/continue, bit ops.
+      "kernel uf(u: ptr<u32, global>, w: ptr<u64, global>, d: ptr<f64, global>, b: ptr<u8, "
+      "global>,\n"
+      "          x: u32, y: f64) {\n"
+      "  let i = thread_id(0)\n  let a = u[i]\n  let v = w[i]\n"
+      "  u[i] = a / x + a % 3 - (a << 5) + (a >> x) ^ ~a & 7\n"
+      "  w[i] = v * v - (v >> 63) + max(v, 5) + (a as u64) + (i < 4 ? v / 2 : v)\n"
+      "  d[i] = d[i] / 3.0 + (a as f64) - (v as f64) + min(y, -0.0) + (d[i] as f32 as f64)\n"
+      "  b[i] = (d[i] as u8) + (a as u8) >> 2\n"
+      "  u[0] = popc(a) as u32 + clz(v) as u32 + bfind(a) + brev(a) + bitcast<u32>(y as f32)\n"
+      "  atomic_min(u[1], a)\n  atomic_add(d[1], y)\n"
+      "  for k in 0 .. a { if u[k] == 0 { break } if u[k] > x { continue } u[k] = x }\n"
+      "}\n",
   };
 }
 

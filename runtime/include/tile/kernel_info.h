@@ -20,13 +20,14 @@
 
 namespace tile {
 
-/// The scalar types of the tile language.
-enum class ScalarType { I1, I8, I16, I32, I64, F16, BF16, F32 };
+/// The scalar types of the tile language (U8..U64 and F64 appended by issue #11).
+enum class ScalarType { I1, I8, I16, I32, I64, F16, BF16, F32, U8, U16, U32, U64, F64 };
 const char *scalarTypeName(ScalarType t); // "i32"
 std::optional<ScalarType> scalarTypeFromName(const std::string &name);
 unsigned scalarBits(ScalarType t); // i1 -> 1
 size_t scalarBytes(ScalarType t);  // i1 -> 1 (passed and stored as a byte)
-bool isFloatType(ScalarType t);
+bool isFloatType(ScalarType t);    // f16, bf16, f32, f64
+bool isUnsignedType(ScalarType t); // u8..u64
 
 /// TMA shared-memory swizzle (CUtensorMapSwizzle): the byte span the XOR
 /// pattern repeats over; the tile's shared layout, the tensor map and (later)
@@ -47,12 +48,12 @@ struct TensorParamInfo {
   /// by several tensors is one hidden parameter; the runtime checks that the
   /// tensors agree on it.
   struct Extent {
-    std::string name;             // "" for a literal
+    std::string name; // "" for a literal
     std::optional<int64_t> literal;
     int hiddenParam = -1;
   };
   ScalarType element = ScalarType::F16;
-  std::vector<Extent> extents;    // rank = extents.size(), 1..5
+  std::vector<Extent> extents; // rank = extents.size(), 1..5
   /// The TMA box, outermost first (same order as extents); empty when the
   /// kernel never copies through the map (then the runtime encodes nothing
   /// and passes zero bytes).
@@ -193,7 +194,9 @@ struct ArgDesc {
 /// e.g. "kernel 'h': argument 1 is a DeviceBuffer of 4-byte floats but
 /// parameter 1 ('input') is ptr<i32, global>". An integer passes for a
 /// pointer of its size (a raw CUdeviceptr) and for f16/bf16 bits; a struct
-/// passes for anything of its size.
+/// passes for anything of its size. Integers of either signedness pass for
+/// iN and uN of their size (the bits are passed as they are); a float is
+/// f32, a double f64.
 std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, size_t count);
 
 } // namespace tile

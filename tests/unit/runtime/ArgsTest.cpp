@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <cstring>
 
 #include "tile/runtime.h"
@@ -159,4 +160,38 @@ TEST_CASE("DeviceBuffer: an element count whose byte size overflows is rejected"
   CHECK_THROWS_WITH(tile::DeviceBuffer<double>(SIZE_MAX / 8 + 2),
                     "DeviceBuffer: 2305843009213693953 elements of 8 bytes overflow size_t");
   CHECK(tile::detail::allocationBytes(SIZE_MAX / 8, 8) == SIZE_MAX / 8 * 8);
+}
+
+TEST_CASE("ArgPack: unsigned host integers and doubles reach u32/u64/f64 parameters (issue #11)",
+          "[args]") {
+  using Pack = tile::ArgPack<uint32_t, uint64_t, double, tile::DeviceBuffer<uint32_t>,
+                             tile::DeviceBuffer<double>>;
+  constexpr auto d = Pack::descriptors();
+  using K = tile::ArgDesc::Kind;
+  CHECK((d[0].kind == K::Integer && d[0].size == 4));
+  CHECK((d[1].kind == K::Integer && d[1].size == 8));
+  CHECK((d[2].kind == K::Float && d[2].size == 8));
+  CHECK((d[3].kind == K::DeviceBuffer && d[3].elementKind == K::Integer && d[3].elementSize == 4));
+  CHECK((d[4].kind == K::DeviceBuffer && d[4].elementKind == K::Float && d[4].elementSize == 8));
+  // What the launch check makes of them against u32, u64, f64, ptr<u32>, ptr<f64>.
+  tile::KernelInfo k;
+  k.name = "k";
+  auto param = [](const char *name, tile::ScalarType t, bool pointer) {
+    tile::KernelParamInfo p;
+    p.name = name;
+    p.scalar = t;
+    p.isPointer = pointer;
+    p.size = pointer ? 8 : tile::scalarBytes(t);
+    p.align = p.size;
+    return p;
+  };
+  k.params = {param("a", tile::ScalarType::U32, false), param("b", tile::ScalarType::U64, false),
+              param("c", tile::ScalarType::F64, false), param("p", tile::ScalarType::U32, true),
+              param("q", tile::ScalarType::F64, true)};
+  CHECK(tile::checkArgumentKinds(k, d.data(), 5).empty());
+  // A signed int passes for u32 too (the bits pass as they are); a float does not pass for f64.
+  constexpr auto s = tile::ArgPack<int32_t, int64_t, float, tile::DeviceBuffer<int32_t>,
+                                   tile::DeviceBuffer<double>>::descriptors();
+  CHECK_THAT(tile::checkArgumentKinds(k, s.data(), 5),
+             Catch::Contains("argument 2 is a 4-byte float but parameter 2 ('c', f64)"));
 }

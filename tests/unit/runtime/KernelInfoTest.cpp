@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tile/kernel_info.h"
@@ -243,4 +244,47 @@ TEST_CASE("kernel info: argument kinds against the parameters", "[kernelinfo]") 
              Catch::Contains("parameter 2 ('n', i64)"));
   CHECK_THAT(tile::checkArgumentKinds(k, good, 3),
              Catch::Contains("parameter 3 ('nbins', i32) has no argument"));
+}
+
+TEST_CASE("kernel info: u8..u64 and f64 (issue #11): names, JSON, argument kinds", "[kernelinfo]") {
+  for (auto [t, name, bits] :
+       {std::tuple{ScalarType::U8, "u8", 8u}, std::tuple{ScalarType::U16, "u16", 16u},
+        std::tuple{ScalarType::U32, "u32", 32u}, std::tuple{ScalarType::U64, "u64", 64u},
+        std::tuple{ScalarType::F64, "f64", 64u}}) {
+    INFO(name);
+    CHECK(std::string(tile::scalarTypeName(t)) == name);
+    CHECK(tile::scalarTypeFromName(name) == t);
+    CHECK(tile::scalarBits(t) == bits);
+    CHECK(tile::isFloatType(t) == (t == ScalarType::F64));
+    CHECK(tile::isUnsignedType(t) == (t != ScalarType::F64));
+  }
+  KernelInfo k;
+  k.name = "uk";
+  k.params = {param("p", ScalarType::U32, true), param("d", ScalarType::F64, true),
+              param("x", ScalarType::U64), param("y", ScalarType::F64), param("b", ScalarType::U8)};
+  tile::ModuleInfo m;
+  m.kernels.push_back(k);
+  tile::ModuleInfo back = tile::moduleInfoFromJson(tile::toJson(m));
+  REQUIRE(back.kernels.size() == 1);
+  REQUIRE(back.kernels[0].params.size() == 5);
+  CHECK(back.kernels[0].params[0].typeName() == "ptr<u32, global>");
+  CHECK(back.kernels[0].params[1].typeName() == "ptr<f64, global>");
+  CHECK(back.kernels[0].params[2].scalar == ScalarType::U64);
+  CHECK(back.kernels[0].params[3].scalar == ScalarType::F64);
+
+  using K = tile::ArgDesc::Kind;
+  tile::ArgDesc u32s{K::DeviceBuffer, 8, K::Integer, 4}, doubles{K::DeviceBuffer, 8, K::Float, 8};
+  tile::ArgDesc u64{K::Integer, 8}, dbl{K::Float, 8}, byte{K::Integer, 1};
+  tile::ArgDesc good[] = {u32s, doubles, u64, dbl, byte};
+  CHECK(tile::checkArgumentKinds(k, good, 5).empty());
+  tile::ArgDesc floatForDouble[] = {u32s, doubles, u64, {K::Float, 4}, byte};
+  CHECK_THAT(tile::checkArgumentKinds(k, floatForDouble, 5),
+             Catch::Contains("argument 3 is a 4-byte float but parameter 3 ('y', f64) (pass a "
+                             "double)"));
+  tile::ArgDesc floatsForDoubles[] = {u32s, {K::DeviceBuffer, 8, K::Float, 4}, u64, dbl, byte};
+  CHECK_THAT(tile::checkArgumentKinds(k, floatsForDoubles, 5),
+             Catch::Contains("(pass a DeviceBuffer<double> or a CUdeviceptr)"));
+  tile::ArgDesc doubleForU64[] = {u32s, doubles, dbl, dbl, byte};
+  CHECK_THAT(tile::checkArgumentKinds(k, doubleForU64, 5),
+             Catch::Contains("argument 2 is a 8-byte float but parameter 2 ('x', u64)"));
 }

@@ -130,6 +130,12 @@ enum class Builtin {
   RoleThreadId,  // i32: index of the thread within its role
   RoleThreads,   // i32: threads of the role
   ElectOne,      // i1: elect.sync, true in one lane of the converged warp
+  // issue #11 (types): bit reinterpretation and bit counting.
+  Bitcast, // bitcast<T>(x): CallExpr::typeArg is T
+  Popc,
+  Clz,
+  Brev,
+  Bfind,
 };
 const char *builtinName(Builtin b);
 Builtin builtinFromName(const std::string &name);
@@ -178,7 +184,8 @@ public:
     Index,
     Member,
     Call,
-    Vector
+    Vector,
+    Select, // issue #11: `c ? a : b`
   };
   ExprAST(Kind kind, Location loc) : loc(std::move(loc)), kind_(kind) {}
   virtual ~ExprAST() = default;
@@ -213,9 +220,15 @@ public:
 
 class FloatLiteralExpr : public ExprAST {
 public:
-  FloatLiteralExpr(Location loc, double v) : ExprAST(FloatLiteral, std::move(loc)), value(v) {}
+  FloatLiteralExpr(Location loc, double v, double nearest)
+      : ExprAST(FloatLiteral, std::move(loc)), value(v), nearest(nearest) {}
+  FloatLiteralExpr(Location loc, double v) : FloatLiteralExpr(std::move(loc), v, v) {}
   static bool classof(const ExprAST *e) { return e->kind() == FloatLiteral; }
+  /// Before Sema: the literal as a round-to-odd double; after: its value in `type`.
   double value;
+  /// The nearest double to the spelling (f64 takes this: `value` is rounded
+  /// to odd, which is exact only for the narrower formats).
+  double nearest;
 };
 
 class BoolLiteralExpr : public ExprAST {
@@ -315,7 +328,7 @@ struct NamedArg {
   Location loc;      // of the name
   std::string value; // the identifier, or "" when the value is not a bare name
   Location valueLoc;
-  ExprPtr expr;      // the value as an expression (a VarRefExpr for a bare name)
+  ExprPtr expr; // the value as an expression (a VarRefExpr for a bare name)
 };
 
 /// A builtin call. [sema] resolves `builtin`; `axis` for the id builtins;
@@ -358,6 +371,22 @@ public:
   bool scopeGiven = false;                   // [sema] `scope =` was written
   int64_t asyncBytes = 0;                    // [sema] store_async: bytes it delivers
   const RoleAST *role = nullptr; // [sema] the role the call is in (sync_threads, role ids)
+  /// `bitcast<T>(x)`: T as written (the only builtin with a type argument).
+  std::optional<TypeSyntax> typeArg;
+};
+
+/// `cond ? a : b` (issue #11). [sema] cond is i1, a and b have this
+/// expression's type (a scalar or a pointer). Only the chosen side is
+/// evaluated: `lazy` when a side could trap or has an effect (a load, a
+/// division, an atomic), then it lowers to scf.if; else to arith.select.
+class SelectExpr : public ExprAST {
+public:
+  SelectExpr(Location loc, ExprPtr cond, ExprPtr a, ExprPtr b)
+      : ExprAST(Select, std::move(loc)), cond(std::move(cond)), trueValue(std::move(a)),
+        falseValue(std::move(b)) {}
+  static bool classof(const ExprAST *e) { return e->kind() == Select; }
+  ExprPtr cond, trueValue, falseValue; // loc is the '?'
+  bool lazy = false;                   // [sema]
 };
 
 //===----------------------------------------------------------------------===//
@@ -370,7 +399,20 @@ using Block = std::vector<StmtPtr>;
 
 class StmtAST {
 public:
-  enum Kind { Let, SharedArray, Assign, For, If, While, ExprStmt, Return, MBarrier, Warpgroups };
+  enum Kind {
+    Let,
+    SharedArray,
+    Assign,
+    For,
+    If,
+    While,
+    ExprStmt,
+    Return,
+    MBarrier,
+    Break,    // issue #11
+    Continue, // issue #11
+    Warpgroups, // issue #8
+  };
   StmtAST(Kind kind, Location loc) : loc(std::move(loc)), kind_(kind) {}
   virtual ~StmtAST() = default;
   Kind kind() const { return kind_; }
@@ -481,6 +523,8 @@ public:
   ExprPtr step;              // Range only, may be null (= 1)
   bool boundIsArray = false; // [sema]
   Block body;
+  bool hasBreak = false;    // [sema] a `break` leaves this loop
+  bool hasContinue = false; // [sema] a `continue` targets this loop
 };
 
 /// `if c {..} else {..}`; `else if` is an elseBody holding one IfStmt.
@@ -499,6 +543,8 @@ public:
   static bool classof(const StmtAST *s) { return s->kind() == While; }
   ExprPtr cond; // i1
   Block body;
+  bool hasBreak = false;    // [sema] a `break` leaves this loop
+  bool hasContinue = false; // [sema] a `continue` targets this loop
 };
 
 /// An expression evaluated for its effect; a top-level CallExpr gets
@@ -539,6 +585,21 @@ public:
   explicit WarpgroupsStmt(Location loc) : StmtAST(Warpgroups, std::move(loc)) {}
   static bool classof(const StmtAST *s) { return s->kind() == Warpgroups; }
   std::vector<std::unique_ptr<RoleAST>> roles;
+};
+
+/// `break` / `continue`: leave / go to the next iteration of the innermost
+/// `for` or `while`. [sema] `loop` is that loop (a ForStmt or WhileStmt).
+class BreakStmt : public StmtAST {
+public:
+  explicit BreakStmt(Location loc) : StmtAST(Break, std::move(loc)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == Break; }
+  StmtAST *loop = nullptr;
+};
+class ContinueStmt : public StmtAST {
+public:
+  explicit ContinueStmt(Location loc) : StmtAST(Continue, std::move(loc)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == Continue; }
+  StmtAST *loop = nullptr;
 };
 
 //===----------------------------------------------------------------------===//

@@ -52,6 +52,10 @@ private:
 
   ExprPtr parseExpr();
   ExprPtr parseBinary(int minPrec);
+  /// `c ? a : b` (right-associative, below `||`).
+  ExprPtr parseConditional();
+  /// `bitcast<T>(x)`: the name was consumed; at '<'.
+  ExprPtr parseBitcast(Token name);
   ExprPtr parseCastExpr();
   ExprPtr parseUnary();
   ExprPtr parsePostfix();

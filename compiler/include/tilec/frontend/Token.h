@@ -73,6 +73,10 @@ enum class Tok {
   CaretAssign,
   ShlAssign,
   ShrAssign,
+  // issue #11 (types): `c ? a : b`, break, continue
+  Question,
+  KwBreak,
+  KwContinue,
 };
 
 /// Human-readable spelling used in "expected X, found Y" messages.
@@ -84,7 +88,8 @@ struct Token {
   Location loc;             // of the first character
   bool atLineStart = false; // first token on its source line
   uint64_t intValue = 0;    // IntLit
-  double floatValue = 0;    // FloatLit
+  double floatValue = 0;    // FloatLit: round-to-odd (exact rounding to f16/bf16/f32)
+  double nearestValue = 0;  // FloatLit: the nearest double (an f64 literal's value)
 };
 
 } // namespace tile::frontend

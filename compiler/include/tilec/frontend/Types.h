@@ -15,23 +15,28 @@
 
 namespace tile::frontend {
 
-enum class ScalarKind { I1, I8, I16, I32, I64, F16, BF16, F32 };
+// U8..U64 and F64 (issue #11) come last: other branches append too.
+enum class ScalarKind { I1, I8, I16, I32, I64, F16, BF16, F32, U8, U16, U32, U64, F64 };
 enum class AddressSpace { Global, Shared, Cluster };
 
 const char *scalarName(ScalarKind k);
 const char *spaceName(AddressSpace s);
 std::optional<ScalarKind> scalarFromName(const std::string &name);
 std::optional<AddressSpace> spaceFromName(const std::string &name);
-bool isIntegerKind(ScalarKind k); // i1..i64
-bool isFloatKind(ScalarKind k);   // f16, bf16, f32
-unsigned bitWidth(ScalarKind k);  // i1 -> 1
-unsigned byteSize(ScalarKind k);  // i1 -> 1 (stored as a byte)
+bool isIntegerKind(ScalarKind k);  // i1..i64, u8..u64
+bool isFloatKind(ScalarKind k);    // f16, bf16, f32, f64
+bool isUnsignedKind(ScalarKind k); // u8..u64 (i1 is neither signed nor unsigned)
+unsigned bitWidth(ScalarKind k);   // i1 -> 1
+unsigned byteSize(ScalarKind k);   // i1 -> 1 (stored as a byte)
 
 // Float literals (FloatLiterals.cpp): exact round-to-nearest-even into
 // f16/bf16/f32 through a round-to-odd double.
 /// The unsigned decimal `text` as a round-to-odd double; `overflow` when it
 /// exceeds the double range.
 double parseFloatRoundToOdd(const std::string &text, bool &overflow);
+/// The unsigned decimal `text` rounded once, to nearest-even, to a double:
+/// an f64 literal's value (a round-to-odd double is no f64 rounding).
+double parseFloatNearest(const std::string &text);
 /// An integer literal's magnitude as a round-to-odd double.
 double roundToOddFromUnsigned(uint64_t v);
 /// The value of float kind `kind` nearest to the round-to-odd `value`
@@ -110,6 +115,8 @@ struct Type {
   bool isScalar(ScalarKind k) const { return kind == Scalar && scalar == k; }
   bool isInteger() const { return kind == Scalar && isIntegerKind(scalar); }
   bool isFloat() const { return kind == Scalar && isFloatKind(scalar); }
+  /// u8..u64: `/ % < <= > >= >> min max` and widening casts are unsigned.
+  bool isUnsigned() const { return kind == Scalar && isUnsignedKind(scalar); }
   bool isBool() const { return isScalar(ScalarKind::I1); }
   bool isPointer() const { return kind == Pointer; }
   /// Shared array, array view or distributed array: indexable, has len().

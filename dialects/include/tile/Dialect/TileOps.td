@@ -16,11 +16,11 @@ class Tile_Op<string mnemonic, list<Trait> traits = []>
 // The integer widths PTX registers and memory accesses have (i1 is a
 // predicate); wider or odd widths have no lowering.
 def Tile_Int : AnyTypeOf<[I1, I8, I16, I32, I64]>;
-def Tile_Scalar : AnyTypeOf<[Tile_Int, F16, BF16, F32]>;
+def Tile_Scalar : AnyTypeOf<[Tile_Int, F16, BF16, F32, F64]>;
 // What a load/store moves: scalars anywhere, pointers only in thread-local
 // memory (a `var` that holds a pointer).
-def Tile_Value : AnyTypeOf<[Tile_Int, F16, BF16, F32, Tile_PtrType]>;
-def Tile_AtomicValue : AnyTypeOf<[I32, I64, F32]>;
+def Tile_Value : AnyTypeOf<[Tile_Int, F16, BF16, F32, F64, Tile_PtrType]>;
+def Tile_AtomicValue : AnyTypeOf<[I32, I64, F32, F64]>;
 
 //===----------------------------------------------------------------------===//
 // Kernels

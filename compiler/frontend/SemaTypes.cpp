@@ -1,0 +1,221 @@
+//===- SemaTypes.cpp - `c ? a : b`, break/continue, bitcast, bit counts ----===//
+//
+// Issue #11 item 6 (docs/language.md, "Conditional expressions, loop exits,
+// unsigned integers, f64 and bit operations"):
+//
+//  - `c ? a : b` evaluates only the side it chooses. A side that may trap or
+//    has an effect (a load, an atomic, a division) marks the expression lazy:
+//    MLIRGen branches (scf.if). Otherwise both sides are plain arithmetic and
+//    an arith.select of both computes the same value without a branch.
+//  - `break`/`continue` bind to the innermost `for`/`while`.
+//  - bitcast<T>(x) reinterprets the bits of a scalar of T's size; popc, clz,
+//    brev and bfind count and reverse the bits of i32/i64/u32/u64.
+//
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+namespace tile::frontend {
+
+namespace {
+
+/// Whether evaluating `e` may trap or have an effect, so that evaluating it
+/// when its side is not chosen would change the program: loads (an index
+/// read may be out of bounds), atomics and other memory builtins, integer
+/// and float division (documented as such: `n == 0 ? 0 : x / n` divides only
+/// when chosen), and anything whose meaning is not pure arithmetic.
+bool mayTrapOrHaveEffect(const ExprAST &e) {
+  switch (e.kind()) {
+  case ExprAST::IntLiteral:
+  case ExprAST::FloatLiteral:
+  case ExprAST::BoolLiteral:
+  case ExprAST::VarRef:
+  case ExprAST::Member: // h.local_base: arithmetic on special registers
+    return false;
+  case ExprAST::Unary:
+    return mayTrapOrHaveEffect(*e.as<UnaryExpr>()->operand);
+  case ExprAST::Cast:
+    return mayTrapOrHaveEffect(*e.as<CastExpr>()->operand);
+  case ExprAST::Binary: {
+    auto &b = *e.as<BinaryExpr>();
+    if (b.op == BinaryOp::Div || b.op == BinaryOp::Rem)
+      return true;
+    return mayTrapOrHaveEffect(*b.lhs) || mayTrapOrHaveEffect(*b.rhs);
+  }
+  case ExprAST::Select: {
+    auto &s = *e.as<SelectExpr>();
+    return mayTrapOrHaveEffect(*s.cond) || mayTrapOrHaveEffect(*s.trueValue) ||
+           mayTrapOrHaveEffect(*s.falseValue);
+  }
+  case ExprAST::Call: {
+    auto &c = *e.as<CallExpr>();
+    bool pure = isIdBuiltin(c.builtin);
+    switch (c.builtin) {
+    case Builtin::ClusterRank:
+    case Builtin::ClusterSize:
+    case Builtin::LaneId:
+    case Builtin::WarpId:
+    case Builtin::Min:
+    case Builtin::Max:
+    case Builtin::Clamp:
+    case Builtin::Len:
+    case Builtin::Bitcast:
+    case Builtin::Popc:
+    case Builtin::Clz:
+    case Builtin::Brev:
+    case Builtin::Bfind:
+      pure = true;
+      break;
+    default:
+      break;
+    }
+    if (!pure)
+      return true;
+    for (const ExprPtr &a : c.args)
+      if (mayTrapOrHaveEffect(*a))
+        return true;
+    return false;
+  }
+  default:
+    return true; // element reads, anything new
+  }
+}
+
+/// The integer type of `bits` (signed) or float type of `bits`, for literals.
+std::optional<ScalarKind> intOfWidth(unsigned bits) {
+  switch (bits) {
+  case 8:
+    return ScalarKind::I8;
+  case 16:
+    return ScalarKind::I16;
+  case 32:
+    return ScalarKind::I32;
+  case 64:
+    return ScalarKind::I64;
+  default:
+    return std::nullopt;
+  }
+}
+std::optional<ScalarKind> floatOfWidth(unsigned bits) {
+  switch (bits) {
+  case 16:
+    return ScalarKind::F16;
+  case 32:
+    return ScalarKind::F32;
+  case 64:
+    return ScalarKind::F64;
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+Type Sema::inferSelect(SelectExpr &e) {
+  Type b = Type::i1();
+  Type c = checkValue(e.cond, &b, "condition of '?'", "compare explicitly, e.g. `x != 0`");
+  Type t = unify(e.trueValue, e.falseValue, e.loc, "the two sides of '?'");
+  if (t.isInvalid())
+    return t;
+  if (!t.isUntyped() && !t.isScalar() && !t.isPointer()) {
+    error(e.loc, "'?' chooses between scalars or pointers, found " + t.str(),
+          t.kind == Type::Void ? "a call that returns no value is a statement: use `if c { } "
+                                 "else { }`"
+                               : "index the array first, or use `if c { } else { }`");
+    return Type::invalid();
+  }
+  e.lazy = mayTrapOrHaveEffect(*e.trueValue) || mayTrapOrHaveEffect(*e.falseValue);
+  return c.isInvalid() ? Type::invalid() : t;
+}
+
+void Sema::checkLoopExit(StmtAST &s) {
+  bool isBreak = s.kind() == StmtAST::Break;
+  const char *word = isBreak ? "break" : "continue";
+  if (loops_.empty()) {
+    error(s.loc, std::string("'") + word + "' outside a loop",
+          std::string("`") + word + "` " + (isBreak ? "leaves" : "starts the next iteration of") +
+              " the innermost `for` or `while`; use `return` to leave the kernel");
+    return;
+  }
+  StmtAST *loop = loops_.back();
+  if (isBreak)
+    s.as<BreakStmt>()->loop = loop;
+  else
+    s.as<ContinueStmt>()->loop = loop;
+  if (auto *f = loop->as<ForStmt>())
+    (isBreak ? f->hasBreak : f->hasContinue) = true;
+  else if (auto *w = loop->as<WhileStmt>())
+    (isBreak ? w->hasBreak : w->hasContinue) = true;
+}
+
+Type Sema::checkBitCall(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 1, 1))
+    return Type::invalid();
+  ExprPtr &arg = e.args[0];
+  if (e.builtin == Builtin::Bitcast) {
+    if (!e.typeArg) {
+      error(e.loc, "bitcast needs its target type: `bitcast<T>(x)`",
+            "e.g. bitcast<u32>(x) for the bits of an f32 x");
+      resolveOnly(arg);
+      return Type::invalid();
+    }
+    Type to = e.typeArg->type;
+    unsigned bits = bitWidth(to.scalar);
+    Type from = infer(arg);
+    if (from.isUntyped()) {
+      // An integer literal is the bit pattern (an integer of T's size); a
+      // float literal a value of the float type of T's size.
+      std::optional<ScalarKind> k =
+          from.kind == Type::UntypedInt ? intOfWidth(bits) : floatOfWidth(bits);
+      Type lit = Type::scalarTy(k.value_or(ScalarKind::I32));
+      if (!adapt(arg, lit))
+        return Type::invalid();
+      from = lit;
+    }
+    if (from.isInvalid())
+      return from;
+    if (to.isBool() || from.isBool() || !from.isScalar()) {
+      error(to.isBool() ? e.typeArg->loc : arg->loc,
+            "bitcast reinterprets scalars of 8 to 64 bits, not " +
+                (to.isBool() ? std::string("i1") : from.str()),
+            "compare to get an i1 (`x != 0`), or cast it: `b as i32`");
+      return Type::invalid();
+    }
+    if (bitWidth(from.scalar) != bits) {
+      error(arg->loc,
+            "bitcast<" + to.str() + "> needs a " + std::to_string(bits) + "-bit operand, found " +
+                from.str() + " (" + std::to_string(bitWidth(from.scalar)) + " bits)",
+            "bitcast keeps every bit, so the sizes must match; convert the value with `as` "
+            "first");
+      return Type::invalid();
+    }
+    return to;
+  }
+  Type t = infer(arg);
+  if (t.isUntyped()) {
+    Type i32 = Type::i32();
+    if (!adapt(arg, i32))
+      return Type::invalid();
+    t = i32;
+  }
+  if (t.isInvalid())
+    return t;
+  bool ok = t.isScalar(ScalarKind::I32) || t.isScalar(ScalarKind::I64) ||
+            t.isScalar(ScalarKind::U32) || t.isScalar(ScalarKind::U64);
+  if (!ok) {
+    error(arg->loc, "'" + e.callee + "' needs an i32, i64, u32 or u64 operand, found " + t.str(),
+          t.isFloat() ? "count the bits of a float's encoding: `" + e.callee + "(bitcast<" +
+                            (bitWidth(t.scalar) == 64 ? "u64" : "u32") + ">(x))`"
+                      : "widen it first: `x as u32`");
+    return Type::invalid();
+  }
+  switch (e.builtin) {
+  case Builtin::Brev:
+    return t;
+  case Builtin::Bfind: // the bit index, or all ones when there is none
+    return Type::scalarTy(t.isUnsigned() ? ScalarKind::U32 : ScalarKind::I32);
+  default: // popc, clz: a count from 0 to 64
+    return Type::i32();
+  }
+}
+
+} // namespace tile::frontend
