@@ -95,6 +95,8 @@ void Sema::checkKernel(KernelAST &k) {
   scopes_.clear();
   mbarrierUses_.clear();
   constChecked_.clear();
+  ifGuards_.clear();
+  tmaTileNames_.clear();
   curBlock_ = nullptr;
 
   if (opts_.clusterOverride) {
@@ -144,6 +146,8 @@ void Sema::checkKernel(KernelAST &k) {
       error(ts.loc, "pointers to i1 are not supported", "store booleans as i8");
     declare(p);
   }
+  checkTensorParams();
+  collectTmaTileNames(k.body);
   pushScope(); // body
   checkBlock(k.body, /*kernelTopLevel=*/true);
   popScope();
@@ -182,7 +186,9 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     Type b = Type::i1();
     checkValue(i.cond, &b, "condition of 'if'", "compare explicitly, e.g. `x != 0`");
     pushScope();
+    ifGuards_.push_back(i.cond.get());
     checkBlock(i.thenBody, false);
+    ifGuards_.pop_back();
     popScope();
     pushScope();
     checkBlock(i.elseBody, false);
@@ -471,6 +477,10 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
       s.constantCount.reset();
     }
   }
+  if (ok && !s.moreDims.empty() && !checkArrayDims(s))
+    ok = false;
+  if (ok && tmaTileNames_.count(d.name) && !s.distributed && !chooseTileLayout(s))
+    ok = false;
   if (ok && s.constantCount) {
     if (!s.distributed) {
       s.staticPerBlock = s.constantCount;
@@ -485,7 +495,7 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
     int64_t bytes = 0;
     if (__builtin_mul_overflow(*s.staticPerBlock, (int64_t)byteSize(s.elem.type.scalar), &bytes))
       bytes = INT64_MAX / 2;
-    if (addStaticSmem(s.loc, bytes)) {
+    if (addStaticSmem(s.loc, bytes, s.alignBytes)) {
       s.isStatic = true;
       s.staticBytes = bytes;
     }
@@ -495,6 +505,7 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
   d.type = Type::array(s.distributed ? Type::DistArray : Type::SharedArray, s.elem.type.scalar,
                        s.distributed ? AddressSpace::Cluster : AddressSpace::Shared, lenTy,
                        s.constantCount);
+  d.type.dims = s.dims;
   if (!ok)
     d.type = Type::invalid();
   else
@@ -502,9 +513,9 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
   declare(d);
 }
 
-bool Sema::addStaticSmem(const Location &loc, int64_t bytes) {
+bool Sema::addStaticSmem(const Location &loc, int64_t bytes, int64_t align) {
   int64_t before = kernel_->staticSharedBytes;
-  int64_t aligned = (before + 15) / 16 * 16;
+  int64_t aligned = (before + align - 1) / align * align;
   int64_t total = bytes > target::kMaxSharedBytesPerBlock ? bytes : aligned + bytes;
   if (total > target::kMaxSharedBytesPerBlock) {
     error(loc,

@@ -127,6 +127,9 @@ private:
 
   /// The MLIR type of a scalar or pointer value.
   Type valueType(const fe::Type &t) {
+    if (t.isTensor())
+      return TensorMapType::get(builder.getContext(), scalarType(t.scalar),
+                                static_cast<unsigned>(t.dims.size()));
     if (t.isPointer())
       return PtrType::get(builder.getContext(), scalarType(t.scalar), space(t.space));
     return scalarType(t.scalar);
@@ -289,6 +292,20 @@ private:
   Value genMBarrierRef(const fe::ExprAST &e);
   Value genSyncCall(const fe::CallExpr &e);
   void genStoreAsync(const fe::CallExpr &e);
+
+  //===--------------------------------------------------------------------===//
+  // Tiles and TMA (MLIRGenTma.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// The layout of an n-D array or TMA tile (null for a plain 1-D array).
+  TileLayoutAttr tileLayout(const fe::SharedArrayStmt &s);
+  /// Address of `t[i, j, ...]` (or `t[i]` row-major linear) through tile_element.
+  Value genTileAddress(const fe::IndexExpr &e);
+  Value genTmaCall(const fe::CallExpr &e);
+  /// prefetch.tensormap of every tensor some copy moves, by thread 0.
+  void genTensorMapPrefetches(Location l);
+  /// wait_group 0 before the kernel exits, when it issues TMA stores.
+  void genBulkDrain(Location l);
 };
 
 } // namespace mlir::tile::mlirgen

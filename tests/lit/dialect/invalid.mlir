@@ -212,14 +212,14 @@ tile.kernel @static_and_dynamic() attributes {cluster_dims = array<i32: 2>, clus
 
 // -----
 
-// expected-error @+1 {{parameter 0 has type '!tile.ptr<i32, shared>'; kernel parameters are scalars or global pointers}}
+// expected-error @+1 {{parameter 0 has type '!tile.ptr<i32, shared>'; kernel parameters are scalars, global pointers or tensor maps}}
 tile.kernel @shared_param(%p: !tile.ptr<i32, shared>) {
   tile.return
 }
 
 // -----
 
-// expected-error @+1 {{parameter 1 has type 'index'; kernel parameters are scalars or global pointers}}
+// expected-error @+1 {{parameter 1 has type 'index'; kernel parameters are scalars, global pointers or tensor maps}}
 tile.kernel @index_param(%a: i32, %b: index) {
   tile.return
 }
