@@ -34,7 +34,7 @@ def Tile_TileLayoutAttr : AttrDef<Tile_Dialect, "TileLayout"> {
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape, "int64_t":$swizzle,
                         "int64_t":$panel);
-  let assemblyFormat = "`<` struct(params) `>`";
+  let assemblyFormat = "`<` `[` $shape `]` `,` `swizzle` `=` $swizzle `,` `panel` `=` $panel `>`";
   let extraClassDeclaration = [{
     /// Rows of one panel: the product of every dimension but the last.
     int64_t getRows() const;
@@ -103,7 +103,9 @@ def Tile_TmaStoreOp : Tile_Op<"tma_store", [Tile_MemoryAccessOpInterface]> {
   let description = [{ `cp.async.bulk.tensor.global.shared::cta.bulk_group`,
     one per panel; the copy joins the thread's current bulk group (committed
     by tile.bulk_commit). An async-proxy read of `tile`. }];
-  let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$coords,
+  // The map stands for the global tensor the store writes: without that
+  // effect the op would read as dead (it has no results).
+  let arguments = (ins Arg<Tile_TensorMapType, "", [MemRead, MemWrite]>:$map, Variadic<I32>:$coords,
                        Arg<Tile_PtrIn<"shared">, "", [MemRead]>:$tile,
                        Tile_TileLayoutAttr:$layout);
   let assemblyFormat = [{
