@@ -12,6 +12,12 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::mlirgen;
 
+/// Why the compiler issued op (tile.sync, listed by `tilec --explain-sync`).
+static void explain(Operation *op, StringRef why) {
+  op->getContext()->getLoadedDialect<TileDialect>()->getSyncAttrHelper().setAttr(
+      op, StringAttr::get(op->getContext(), why));
+}
+
 TileLayoutAttr MLIRGenImpl::tileLayout(const fe::SharedArrayStmt &s) {
   SmallVector<int64_t> shape(s.dims.begin(), s.dims.end());
   if (shape.empty())
@@ -66,18 +72,25 @@ Value MLIRGenImpl::genTmaCall(const fe::CallExpr &e) {
   TileLayoutAttr layout = tileLayout(tileDecl);
   if (e.tma.isStore) {
     TmaStoreOp::create(builder, l, map, coords, tile, layout);
-    BulkCommitOp::create(builder, l);
+    explain(BulkCommitOp::create(builder, l),
+            "cp.async.bulk.commit_group: closes the bulk group of this TMA store");
     // The issuing thread waits until the tile has been read, so that a
     // barrier after it orders every later generic write of the tile after
     // the async-proxy read (PTX ISA 9.7.9.24.4 cp.async.bulk.wait_group.read).
-    BulkWaitOp::create(builder, l, /*pending=*/0, /*read=*/true);
+    explain(BulkWaitOp::create(builder, l, /*pending=*/0, /*read=*/true),
+            "cp.async.bulk.wait_group.read 0: the tile may be rewritten once it has been read");
     return nullptr;
   }
   Value mbar = genMBarrierRef(*e.args[2]);
   // expect_tx first: the bytes of this copy (and of the slices peers
   // multicast into this CTA) belong to the mbarrier's current phase.
   Value bytes = intConst(l, builder.getI32Type(), e.tma.bytes);
-  MBarrierExpectTxOp::create(builder, l, mbar, bytes, MemoryScopeAttr());
+  auto expect = MBarrierExpectTxOp::create(builder, l, mbar, bytes, MemoryScopeAttr());
+  explain(expect, (Twine("mbarrier.expect_tx ") + Twine(e.tma.bytes) + " bytes: the whole tile " +
+                   (e.tma.multicastAxis >= 0 ? "(this CTA's slice and the slices its multicast "
+                                               "peers deliver)"
+                                             : "(the boxes of this copy)"))
+                      .str());
   IntegerAttr axis =
       e.tma.multicastAxis >= 0 ? builder.getI32IntegerAttr(e.tma.multicastAxis) : IntegerAttr();
   // A multicast group of one CTA is a plain copy.
@@ -114,5 +127,6 @@ void MLIRGenImpl::genBulkDrain(Location l) {
   // wait_group 0 by every thread: a no-op for threads without bulk groups;
   // the issuing thread does not exit before its stores completed
   // (PTX ISA 9.7.9.24.4: shared memory of an exited CTA must not be read).
-  BulkWaitOp::create(builder, l, /*pending=*/0, /*read=*/false);
+  explain(BulkWaitOp::create(builder, l, /*pending=*/0, /*read=*/false),
+          "cp.async.bulk.wait_group 0: TMA stores complete before the kernel exits");
 }
