@@ -97,6 +97,7 @@ void Sema::checkKernel(KernelAST &k) {
   constChecked_.clear();
   ifGuards_.clear();
   tmaTileNames_.clear();
+  tmaBarriers_.clear();
   curBlock_ = nullptr;
 
   if (opts_.clusterOverride) {
@@ -153,6 +154,7 @@ void Sema::checkKernel(KernelAST &k) {
   popScope();
   popScope();
   checkMBarrierUses();
+  checkTmaBarriers();
   if (diags_.numErrors() == errorsBefore) // the analysis needs a well-typed kernel
     checkDivergence();
   k.numDecls = nextId_;

@@ -153,6 +153,10 @@ public:
   bool inSingleThread() const;
   std::vector<const ExprAST *> ifGuards_;           // conditions of enclosing `if`s (then side)
   std::unordered_set<std::string> tmaTileNames_;
+  /// mbarriers TMA loads complete on (the first such copy): the compiler
+  /// expects their bytes, so a user expect_tx on them would count them twice.
+  std::unordered_map<MBarrierStmt *, CallExpr *> tmaBarriers_;
+  void checkTmaBarriers();
 
   void error(const Location &loc, std::string msg, std::string hint) {
     diags_.error(loc, std::move(msg), std::move(hint));

@@ -450,6 +450,8 @@ Type Sema::checkTmaCall(CallExpr &e) {
       requireCluster(mcLoc, "multicast");
   }
   if (!isStore) {
+    if (MBarrierStmt *m = mbarrierDeclOf(*e.args[2]))
+      tmaBarriers_.emplace(m, &e);
     e.tma.bytes = tileBytes;
     if (tileBytes > T::kMaxMBarrierTxBytes) {
       error(e.loc,
@@ -486,6 +488,21 @@ Type Sema::checkTmaCall(CallExpr &e) {
     return Type::invalid();
   }
   return Type::voidTy();
+}
+
+void Sema::checkTmaBarriers() {
+  for (auto &[m, copy] : tmaBarriers_) {
+    auto it = mbarrierUses_.find(m);
+    if (it == mbarrierUses_.end() || it->second.expects.empty())
+      continue;
+    CallExpr &x = *it->second.expects.front().call;
+    error(x.loc,
+          "'" + x.callee + "' on '" + m->decl->name +
+              "' would count bytes a copy_async already expects: the phase would never complete",
+          "copy_async issues mbarrier.expect_tx of its tile's bytes itself; use `arrive(" +
+              m->decl->name + ")` instead");
+    diags_.note(copy->loc, "the copy_async completing on '" + m->decl->name + "' is here");
+  }
 }
 
 } // namespace tile::frontend
