@@ -132,6 +132,7 @@ const BuiltinName kBuiltins[] = {
     {Builtin::ClusterWait, "cluster_wait"},
     {Builtin::CopyAsync, "copy_async"},
     {Builtin::PrefetchTensor, "prefetch_tensor"},
+    {Builtin::Dim, "dim"},
 };
 } // namespace
 

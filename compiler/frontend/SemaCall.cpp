@@ -69,7 +69,7 @@ Type Sema::inferCall(CallExpr &e) {
     return checkMBarrierCall(e);
   if (b == Builtin::StoreAsync)
     return checkStoreAsync(e);
-  if (b == Builtin::CopyAsync || b == Builtin::PrefetchTensor)
+  if (b == Builtin::CopyAsync || b == Builtin::PrefetchTensor || b == Builtin::Dim)
     return checkTmaCall(e);
   if (b == Builtin::Fence || b == Builtin::FenceProxyAsync || b == Builtin::FenceMBarrierInit ||
       b == Builtin::ClusterArrive || b == Builtin::ClusterWait)

@@ -147,6 +147,7 @@ public:
   /// `t[i, j, ...]` on an n-D array (or `A[c...]` misused).
   Type inferIndexNd(IndexExpr &e, const Type &base);
   Type checkTmaCall(CallExpr &e);
+  Type checkDimCall(CallExpr &e);
   /// `A[c0, ...]`: the tensor parameter and its i32 coordinates.
   TensorParamSyntax *checkTensorRef(ExprPtr &a, CallExpr &call);
   /// Whether the enclosing `if`s make the current statement run in one thread.

@@ -322,8 +322,42 @@ TensorParamSyntax *Sema::checkTensorRef(ExprPtr &a, CallExpr &call) {
   return nullptr;
 }
 
+/// dim(t, d): the d-th extent (outermost = 0) of a shared array, an i32
+/// constant (a 1-D array has dim(t, 0) = len(t) when constant).
+Type Sema::checkDimCall(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 2, 2))
+    return Type::invalid();
+  Type t = infer(e.args[0]);
+  Type i32 = Type::i32();
+  Type dt = checkValue(e.args[1], &i32, "dimension of dim()", "write a constant, e.g. dim(t, 1)");
+  if (t.isInvalid() || dt.isInvalid())
+    return Type::invalid();
+  std::vector<int64_t> dims = t.dims;
+  if (dims.empty() && t.kind == Type::SharedArray && t.staticLength)
+    dims = {*t.staticLength};
+  if (t.kind != Type::SharedArray || dims.empty()) {
+    error(e.args[0]->loc, "dim() needs a shared array of constant dimensions, found " + t.str(),
+          "use len() for arrays sized at launch");
+    return Type::invalid();
+  }
+  bool overflow = false;
+  std::optional<int64_t> d = foldConstant(*e.args[1], overflow);
+  if (!d || overflow || *d < 0 || *d >= (int64_t)dims.size()) {
+    error(e.args[1]->loc,
+          "dim() of " + t.str() + " takes a constant dimension from 0 to " +
+              std::to_string(dims.size() - 1),
+          "dimensions count from the outermost, 0");
+    return Type::invalid();
+  }
+  e.axis = (int)*d;
+  e.tma.extent = dims[*d]; // MLIRGen emits the constant
+  return Type::i32();
+}
+
 Type Sema::checkTmaCall(CallExpr &e) {
   namespace T = ::tile::target;
+  if (e.builtin == Builtin::Dim)
+    return checkDimCall(e);
   bool prefetch = e.builtin == Builtin::PrefetchTensor;
   if (!checkArgCount(e, prefetch ? 1 : 2, prefetch ? 1 : 3))
     return Type::invalid();

@@ -419,6 +419,7 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
     return genAtomic(e, AtomicKind::xor_);
   case BI::CopyAsync:
   case BI::PrefetchTensor:
+  case BI::Dim:
     return genTmaCall(e);
   case BI::Arrive:
   case BI::ArriveExpectTx:

@@ -55,6 +55,8 @@ Value MLIRGenImpl::genTileAddress(const fe::IndexExpr &e) {
 
 Value MLIRGenImpl::genTmaCall(const fe::CallExpr &e) {
   Location l = loc(e.loc);
+  if (e.builtin == fe::Builtin::Dim) // a constant (Sema folded the extent)
+    return intConst(l, builder.getI32Type(), e.tma.extent);
   const fe::ExprAST &tensorArg =
       *e.args[e.tma.isStore || e.builtin == fe::Builtin::PrefetchTensor ? 0 : 1];
   auto &box = *tensorArg.as<fe::IndexExpr>();

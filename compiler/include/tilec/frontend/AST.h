@@ -127,6 +127,7 @@ enum class Builtin {
   // Issue #8 (tma): TMA bulk tensor copies (SemaTma.cpp).
   CopyAsync,
   PrefetchTensor,
+  Dim, // dim(t, d): extent d of an n-D shared array (a constant)
 };
 const char *builtinName(Builtin b);
 Builtin builtinFromName(const std::string &name);
@@ -364,6 +365,7 @@ public:
     SharedArrayStmt *tile = nullptr; // the shared tile (none for prefetch_tensor)
     int multicastAxis = -1;         // multicast = x|y|z (0..2), 3 = all; -1 none
     int64_t bytes = 0;              // bytes landing in this CTA's tile per copy (expect_tx)
+    int64_t extent = 0;             // dim(t, d): the extent
   } tma;
 };
 
