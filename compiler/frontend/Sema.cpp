@@ -262,6 +262,8 @@ void Sema::checkLet(LetStmt &s) {
     error(s.init->loc, "an mbarrier cannot be bound to another name",
           "use the mbarrier's name directly (`arrive(b)`, `wait(s[i])`, `remote(b, r)`)");
     t = Type::invalid();
+  } else if (!checkPlainArrayUse(*s.init, "a 'let' binding")) {
+    t = Type::invalid();
   } else if (isVar && (t.kind == Type::SharedArray || t.kind == Type::ArrayView)) {
     error(s.init->loc, "a 'var' holds a scalar or a pointer, not " + t.str(),
           "use 'let' to name an array");

@@ -196,6 +196,8 @@ Type Sema::inferCall(CallExpr &e) {
             "write `remote(b, r)` with the local mbarrier `b`");
       return Type::invalid();
     }
+    if (!checkPlainArrayUse(*e.args[0], "remote()"))
+      return Type::invalid();
     if (a.kind == Type::DistArray) {
       error(e.args[0]->loc, "remote() takes a CTA-local shared array, not a dshared array",
             "index the dshared array directly (`h[i]` reaches the owner CTA), or use "

@@ -148,6 +148,10 @@ public:
   Type inferIndexNd(IndexExpr &e, const Type &base);
   Type checkTmaCall(CallExpr &e);
   Type checkDimCall(CallExpr &e);
+  /// n-D arrays and TMA tiles are addressed through their layout: only by
+  /// their own name (`t[i, j]`, copy_async, len, dim). False (reported) when
+  /// `e` names one where `what` would address it as a plain 1-D array.
+  bool checkPlainArrayUse(const ExprAST &e, const char *what);
   /// `A[c0, ...]`: the tensor parameter and its i32 coordinates.
   TensorParamSyntax *checkTensorRef(ExprPtr &a, CallExpr &call);
   /// Whether the enclosing `if`s make the current statement run in one thread.

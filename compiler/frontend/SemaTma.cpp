@@ -122,6 +122,19 @@ std::string dimsStr(const std::vector<int64_t> &d) {
 }
 } // namespace
 
+bool Sema::checkPlainArrayUse(const ExprAST &e, const char *what) {
+  auto *ref = e.as<VarRefExpr>();
+  const SharedArrayStmt *a = ref && ref->decl ? ref->decl->array : nullptr;
+  if (!a || (a->dims.size() < 2 && !a->isTmaTile))
+    return true;
+  error(e.loc,
+        std::string(what) + " cannot take '" + a->decl->name +
+            "': " + (a->isTmaTile ? "a TMA tile's elements are swizzled" : "it is an n-D array"),
+        "index it by its own name (`" + a->decl->name +
+            "[i, j]`), which applies its layout; a plain view would not");
+  return false;
+}
+
 void Sema::collectTmaTileNames(const Block &body) { collectCopyTiles(body, tmaTileNames_); }
 
 bool Sema::inSingleThread() const {
