@@ -461,6 +461,8 @@ Type Sema::checkTmaCall(CallExpr &e) {
     int axis = e.tma.multicastAxis;
     const auto &cd = kernel_->cluster.dims;
     int64_t c = axis == 3 ? (int64_t)cd[0] * cd[1] * cd[2] : cd[axis];
+    if (c < 1) // an invalid cluster shape, already reported
+      return Type::invalid();
     if (dims[0] % c != 0) {
       error(mcLoc,
             "multicast over " + std::to_string(c) + " CTAs splits the outermost dimension of '" +
