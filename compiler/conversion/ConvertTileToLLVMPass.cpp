@@ -26,6 +26,7 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     options.overrideIndexBitwidth(64);
     LLVMTypeConverter converter(ctx, options);
     tile::addTileTypeConversions(converter);
+    tile::addTensorMapTypeConversion(converter);
 
     RewritePatternSet patterns(ctx);
     tile::populateTileKernelToLLVMPatterns(converter, patterns);
@@ -36,6 +37,7 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     tile::populateTileAsyncToNVVMPatterns(converter, patterns);
     tile::populateTileDebugToNVVMPatterns(converter, patterns);
     tile::populateTileRoleToNVVMPatterns(converter, patterns);
+    tile::populateTileTmaToNVVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
 

@@ -43,6 +43,7 @@ struct KernelLowering : ConvertOpToLLVMPattern<KernelOp> {
     auto funcType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(op.getContext()),
                                                 signature.getConvertedTypes());
     auto func = LLVM::LLVMFuncOp::create(rewriter, op.getLoc(), op.getSymName(), funcType);
+    setTensorMapArgAttrs(op, func); // TmaToNVVM.cpp
     // PTX .entry with .maxntid / .reqnctapercluster + .explicitcluster (PTX ISA 11.4).
     func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), rewriter.getUnitAttr());
     if (auto threads = op.getMaxThreads())
@@ -93,7 +94,8 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
       auto arrayType = LLVM::LLVMArrayType::get(elemType, std::max<int64_t>(*count, 1));
       rewriter.setInsertionPointToStart(module.getBody());
       LLVM::GlobalOp::create(rewriter, loc, arrayType, /*isConstant=*/false,
-                             LLVM::Linkage::Internal, name, Attribute(), /*alignment=*/16,
+                             LLVM::Linkage::Internal, name, Attribute(),
+                             /*alignment=*/op.getAlignment().value_or(16),
                              ::tile::target::kSharedAddressSpace);
       rewriter.restoreInsertionPoint(kernelPoint);
       rewriter.replaceOp(

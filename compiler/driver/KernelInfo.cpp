@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "KernelInfo.h"
 
+#include "tile/target.h"
+
 #include <stdexcept>
 
 namespace tile::driver {
@@ -139,6 +141,30 @@ SizeExpr sizeExpr(const fe::ExprAST &e) {
                          "rejected");
 }
 
+/// A tensor parameter: a 128-byte, 64-byte aligned CUtensorMap, with what
+/// SemaTma.cpp decided (the box every copy moves, the tiles' swizzle).
+TensorParamInfo tensorInfo(const fe::KernelAST &k, int index, KernelParamInfo &param) {
+  param.size = ::tile::target::kTensorMapBytes;
+  param.align = ::tile::target::kTensorMapAlign;
+  TensorParamInfo t;
+  for (const fe::TensorParamSyntax &s : k.tensorParams) {
+    if (s.param != index)
+      continue;
+    t.element = scalarType(s.elem);
+    for (const fe::TensorExtentSyntax &e : s.extents) {
+      TensorParamInfo::Extent x;
+      x.name = e.name;
+      x.literal = e.literal;
+      x.hiddenParam = e.hidden ? e.hidden->paramIndex : -1;
+      t.extents.push_back(std::move(x));
+    }
+    for (int64_t b : s.box)
+      t.box.push_back(static_cast<unsigned>(b));
+    t.swizzle = static_cast<TmaSwizzle>(s.swizzleBytes);
+  }
+  return t;
+}
+
 std::array<unsigned, 3> dims(const std::array<int, 3> &d) {
   return {static_cast<unsigned>(d[0]), static_cast<unsigned>(d[1]), static_cast<unsigned>(d[2])};
 }
@@ -158,6 +184,16 @@ std::vector<KernelInfo> collectKernelInfo(const fe::ModuleAST &module) {
       // A pointer is a .u64; an i1 a .u8 (PTX has no 1-bit parameters).
       param.size = param.isPointer ? 8 : scalarBytes(param.scalar);
       param.align = param.size;
+      if (p->type.isTensor())
+        param.tensor = tensorInfo(*k, p->paramIndex, param);
+      info.params.push_back(std::move(param));
+    }
+    for (size_t i = 0; i < k->hiddenParams.size(); ++i) {
+      KernelParamInfo param;
+      param.name = k->hiddenParams[i]->name;
+      param.scalar = ScalarType::I32;
+      param.size = param.align = 4;
+      param.hidden = HiddenExtentInfo{k->hiddenSources[i].first, k->hiddenSources[i].second};
       info.params.push_back(std::move(param));
     }
     switch (k->cluster.kind) {

@@ -139,6 +139,9 @@ const BuiltinName kBuiltins[] = {
     {Builtin::Clz, "clz"},
     {Builtin::Brev, "brev"},
     {Builtin::Bfind, "bfind"},
+    {Builtin::CopyAsync, "copy_async"},
+    {Builtin::PrefetchTensor, "prefetch_tensor"},
+    {Builtin::Dim, "dim"},
 };
 } // namespace
 

@@ -218,7 +218,9 @@ std::unique_ptr<KernelAST> Parser::parseKernel() {
   while (!at(Tok::RParen)) {
     Token pname = expect(Tok::Ident, "parameter name", "parameters are written `NAME: TYPE`");
     expect(Tok::Colon, "':'", "parameters are written `NAME: TYPE`");
-    TypeSyntax ty = parseType();
+    TypeSyntax ty = atIdent("tensor") && peekTok().kind == Tok::Lt
+                        ? parseTensorParamType(*k, (int)k->params.size())
+                        : parseType();
     auto d = std::make_unique<Decl>();
     d->kind = DeclKind::Param;
     d->name = pname.text;
@@ -436,9 +438,14 @@ StmtPtr Parser::parseLet(int depth) {
     expect(Tok::Gt, "'>'", hint);
     expect(Tok::LBracket, "'['", hint);
     ExprPtr count = parseExpr();
+    int dimDepth = 1;
+    std::vector<ExprPtr> moreDims = parseMoreIndices(dimDepth);
     expect(Tok::RBracket, "']'", hint);
     decl->kind = dist ? DeclKind::DSharedArray : DeclKind::SharedArray;
-    return std::make_unique<SharedArrayStmt>(kw.loc, std::move(decl), dist, elem, std::move(count));
+    auto arrayStmt =
+        std::make_unique<SharedArrayStmt>(kw.loc, std::move(decl), dist, elem, std::move(count));
+    arrayStmt->moreDims = std::move(moreDims);
+    return arrayStmt;
   }
   if (atMBarrierDecl())
     return parseMBarrierDecl(kw, isVar, annot, std::move(decl));
@@ -701,9 +708,12 @@ ExprPtr Parser::parsePostfix() {
     if (at(Tok::LBracket)) {
       Token lb = consume();
       ExprPtr idx = parseExpr();
-      expect(Tok::RBracket, "']'", "an index expression is closed with ']'");
       int depth = std::max(e->depth, idx->depth) + 1;
-      e = std::make_unique<IndexExpr>(lb.loc, std::move(e), std::move(idx));
+      std::vector<ExprPtr> more = parseMoreIndices(depth);
+      expect(Tok::RBracket, "']'", "an index expression is closed with ']'");
+      auto ie = std::make_unique<IndexExpr>(lb.loc, std::move(e), std::move(idx));
+      ie->moreIndices = std::move(more);
+      e = std::move(ie);
       e->depth = depth;
     } else if (at(Tok::Dot)) {
       Token dot = consume();

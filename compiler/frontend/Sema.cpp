@@ -97,6 +97,9 @@ void Sema::checkKernel(KernelAST &k) {
   curRole_ = nullptr;
   constChecked_.clear();
   loops_.clear();
+  ifGuards_.clear();
+  tmaTileNames_.clear();
+  tmaBarriers_.clear();
   curBlock_ = nullptr;
 
   if (opts_.clusterOverride) {
@@ -146,11 +149,14 @@ void Sema::checkKernel(KernelAST &k) {
       error(ts.loc, "pointers to i1 are not supported", "store booleans as i8");
     declare(p);
   }
+  checkTensorParams();
+  collectTmaTileNames(k.body);
   pushScope(); // body
   checkBlock(k.body, /*kernelTopLevel=*/true);
   popScope();
   popScope();
   checkMBarrierUses();
+  checkTmaBarriers();
   if (diags_.numErrors() == errorsBefore) // the analysis needs a well-typed kernel
     checkMBarrierArrivalCounts();
   if (diags_.numErrors() == errorsBefore)
@@ -192,7 +198,9 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     Type b = Type::i1();
     checkValue(i.cond, &b, "condition of 'if'", "compare explicitly, e.g. `x != 0`");
     pushScope();
+    ifGuards_.push_back(i.cond.get());
     checkBlock(i.thenBody, false);
+    ifGuards_.pop_back();
     popScope();
     pushScope();
     checkBlock(i.elseBody, false);
@@ -268,6 +276,8 @@ void Sema::checkLet(LetStmt &s) {
   } else if (t.kind == Type::MBarrier || t.kind == Type::MBarrierArray) {
     error(s.init->loc, "an mbarrier cannot be bound to another name",
           "use the mbarrier's name directly (`arrive(b)`, `wait(s[i])`, `remote(b, r)`)");
+    t = Type::invalid();
+  } else if (!checkPlainArrayUse(*s.init, "a 'let' binding")) {
     t = Type::invalid();
   } else if (isVar && (t.kind == Type::SharedArray || t.kind == Type::ArrayView)) {
     error(s.init->loc, "a 'var' holds a scalar or a pointer, not " + t.str(),
@@ -517,6 +527,10 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
       s.constantCount.reset();
     }
   }
+  if (ok && !s.moreDims.empty() && !checkArrayDims(s))
+    ok = false;
+  if (ok && tmaTileNames_.count(d.name) && !s.distributed && !chooseTileLayout(s))
+    ok = false;
   if (ok && s.constantCount) {
     if (!s.distributed) {
       s.staticPerBlock = s.constantCount;
@@ -531,7 +545,7 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
     int64_t bytes = 0;
     if (__builtin_mul_overflow(*s.staticPerBlock, (int64_t)byteSize(s.elem.type.scalar), &bytes))
       bytes = INT64_MAX / 2;
-    if (addStaticSmem(s.loc, bytes)) {
+    if (addStaticSmem(s.loc, bytes, s.alignBytes)) {
       s.isStatic = true;
       s.staticBytes = bytes;
     }
@@ -541,6 +555,7 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
   d.type = Type::array(s.distributed ? Type::DistArray : Type::SharedArray, s.elem.type.scalar,
                        s.distributed ? AddressSpace::Cluster : AddressSpace::Shared, lenTy,
                        s.constantCount);
+  d.type.dims = s.dims;
   if (!ok)
     d.type = Type::invalid();
   else
@@ -548,9 +563,9 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
   declare(d);
 }
 
-bool Sema::addStaticSmem(const Location &loc, int64_t bytes) {
+bool Sema::addStaticSmem(const Location &loc, int64_t bytes, int64_t align) {
   int64_t before = kernel_->staticSharedBytes;
-  int64_t aligned = (before + 15) / 16 * 16;
+  int64_t aligned = (before + align - 1) / align * align;
   int64_t total = bytes > target::kMaxSharedBytesPerBlock ? bytes : aligned + bytes;
   if (total > target::kMaxSharedBytesPerBlock) {
     error(loc,

@@ -74,6 +74,8 @@ Type Sema::inferCall(CallExpr &e) {
     return checkMBarrierCall(e);
   if (b == Builtin::StoreAsync)
     return checkStoreAsync(e);
+  if (b == Builtin::CopyAsync || b == Builtin::PrefetchTensor || b == Builtin::Dim)
+    return checkTmaCall(e);
   if (b == Builtin::Fence || b == Builtin::FenceProxyAsync || b == Builtin::FenceMBarrierInit ||
       b == Builtin::ClusterArrive || b == Builtin::ClusterWait)
     return checkFenceCall(e);
@@ -202,6 +204,8 @@ Type Sema::inferCall(CallExpr &e) {
             "write `remote(b, r)` with the local mbarrier `b`");
       return Type::invalid();
     }
+    if (!checkPlainArrayUse(*e.args[0], "remote()"))
+      return Type::invalid();
     if (a.kind == Type::DistArray) {
       error(e.args[0]->loc, "remote() takes a CTA-local shared array, not a dshared array",
             "index the dshared array directly (`h[i]` reaches the owner CTA), or use "

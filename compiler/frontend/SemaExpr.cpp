@@ -524,6 +524,8 @@ bool Sema::checkConstantIndex(IndexExpr &e, const Type &base) {
 Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
   e.use = use;
   Type base = infer(e.base);
+  if (!e.moreIndices.empty() || base.dims.size() > 1 || base.isTensor())
+    return inferIndexNd(e, base);
   Type idx = infer(e.index);
   if (idx.isUntyped())
     idx = finalize(e.index);

@@ -42,7 +42,7 @@ public:
   void checkMBarrier(MBarrierStmt &s, bool kernelTopLevel);
   /// Places `bytes` of static shared memory at the next 16-byte aligned offset;
   /// reports (at loc) and returns false when the kernel goes over the limit.
-  bool addStaticSmem(const Location &loc, int64_t bytes);
+  bool addStaticSmem(const Location &loc, int64_t bytes, int64_t align = 16);
   /// The kernel-wide mbarrier checks, once the body is checked: wait without
   /// arrive, expect_tx bytes vs store_async sizes; default wait scopes.
   void checkMBarrierUses();
@@ -159,6 +159,34 @@ public:
   /// Resolves names in an argument whose call is already in error (no new
   /// diagnostics for vector literals).
   void resolveOnly(ExprPtr &e);
+
+  // ---- SemaTma.cpp: tensor parameters, n-D shared arrays, TMA copies
+  /// Declares the hidden i32 extent parameters (in the parameter scope).
+  void checkTensorParams();
+  /// Names that some copy_async names as its tile (laid out as TMA tiles).
+  void collectTmaTileNames(const Block &body);
+  /// `shared<T>[D0, D1, ...]`: folds the dimensions; false after an error.
+  bool checkArrayDims(SharedArrayStmt &s);
+  /// Swizzle, panels and alignment of a TMA tile; false after an error.
+  bool chooseTileLayout(SharedArrayStmt &s);
+  /// `t[i, j, ...]` on an n-D array (or `A[c...]` misused).
+  Type inferIndexNd(IndexExpr &e, const Type &base);
+  Type checkTmaCall(CallExpr &e);
+  Type checkDimCall(CallExpr &e);
+  /// n-D arrays and TMA tiles are addressed through their layout: only by
+  /// their own name (`t[i, j]`, copy_async, len, dim). False (reported) when
+  /// `e` names one where `what` would address it as a plain 1-D array.
+  bool checkPlainArrayUse(const ExprAST &e, const char *what);
+  /// `A[c0, ...]`: the tensor parameter and its i32 coordinates.
+  TensorParamSyntax *checkTensorRef(ExprPtr &a, CallExpr &call);
+  /// Whether the enclosing `if`s make the current statement run in one thread.
+  bool inSingleThread() const;
+  std::vector<const ExprAST *> ifGuards_;           // conditions of enclosing `if`s (then side)
+  std::unordered_set<std::string> tmaTileNames_;
+  /// mbarriers TMA loads complete on (the first such copy): the compiler
+  /// expects their bytes, so a user expect_tx on them would count them twice.
+  std::unordered_map<MBarrierStmt *, CallExpr *> tmaBarriers_;
+  void checkTmaBarriers();
 
   void error(const Location &loc, std::string msg, std::string hint) {
     diags_.error(loc, std::move(msg), std::move(hint));

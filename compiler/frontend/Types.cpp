@@ -117,6 +117,8 @@ bool Type::operator==(const Type &o) const {
     return space == o.space;
   case MBarrierArray:
     return true;
+  case Tensor:
+    return scalar == o.scalar && dims.size() == o.dims.size();
   default:
     return true;
   }
@@ -139,6 +141,12 @@ std::string Type::str() const {
   case Pointer:
     return "ptr<" + e + ", " + spaceName(space) + ">";
   case SharedArray:
+    if (dims.size() > 1) {
+      std::string r = "shared<" + e + ">[";
+      for (size_t i = 0; i < dims.size(); ++i)
+        r += (i ? ", " : "") + std::to_string(dims[i]);
+      return r + "]";
+    }
     return "shared<" + e + ">[" + len() + "]";
   case ArrayView:
     return "view<" + e + ", " + spaceName(space) + ">[" + len() + "]";
@@ -148,6 +156,12 @@ std::string Type::str() const {
     return space == AddressSpace::Cluster ? "mbarrier<cluster>" : "mbarrier";
   case MBarrierArray:
     return "mbarrier[" + len() + "]";
+  case Tensor: {
+    std::string r = "tensor<" + e + ">[";
+    for (size_t i = 0; i < dims.size(); ++i)
+      r += (i ? ", " : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
+    return r + "]";
+  }
   }
   return "?";
 }

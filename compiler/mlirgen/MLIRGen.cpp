@@ -23,6 +23,8 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   SmallVector<Type> argTypes;
   for (const auto &p : k.params)
     argTypes.push_back(valueType(p->type));
+  for (size_t i = 0; i < k.hiddenParams.size(); ++i) // tensor extents, filled by the runtime
+    argTypes.push_back(builder.getI32Type());
   builder.setInsertionPointToEnd(module->getBody());
   Location l = loc(k.loc);
   kernel = KernelOp::create(builder, l, k.name, builder.getFunctionType(argTypes, {}),
@@ -41,6 +43,8 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   Block *entry = builder.createBlock(&kernel.getBody(), {}, argTypes,
                                      SmallVector<Location>(argTypes.size(), l));
   for (const auto &p : k.params)
+    values[p.get()] = entry->getArgument(p->paramIndex);
+  for (const auto &p : k.hiddenParams)
     values[p.get()] = entry->getArgument(p->paramIndex);
   builder.setInsertionPointToEnd(entry);
   if (blockMayReturn(k.body)) {
@@ -63,8 +67,10 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   }
   if (!k.mbarriers.empty())
     genMBarrierInits(loc(k.mbarriers.back()->loc));
+  genTensorMapPrefetches(l);
   genBlock(k.body, 0);
   builder.setInsertionPointToEnd(entry);
+  genBulkDrain(l);
   ReturnOp::create(builder, l);
 }
 
@@ -177,6 +183,8 @@ void MLIRGenImpl::genSharedArray(const fe::SharedArrayStmt &s) {
   info.distributed = s.distributed;
   info.count = genExpr(*s.count);
   Type lenType = info.count.getType();
+  if (!s.dims.empty()) // n-D: the count is every element, len(t)
+    info.count = intConst(l, lenType, *s.constantCount);
   if (s.distributed) {
     if (s.staticPerBlock) {
       info.perBlock = intConst(l, lenType, *s.staticPerBlock);
@@ -197,6 +205,9 @@ void MLIRGenImpl::genSharedArray(const fe::SharedArrayStmt &s) {
   else
     info.base = SharedAllocOp::create(builder, l, ptrType,
                                       s.distributed ? info.perBlock : info.count, IntegerAttr());
+  if (s.alignBytes > 16) // TMA tiles (SemaTma.cpp, chooseTileLayout)
+    info.base.getDefiningOp<SharedAllocOp>().setAlignmentAttr(
+        builder.getI64IntegerAttr(s.alignBytes));
   arrays[&s] = info;
 }
 

@@ -61,6 +61,11 @@ View MLIRGenImpl::genView(const fe::ExprAST &e) {
 Value MLIRGenImpl::genAddress(const fe::IndexExpr &e) {
   Location l = loc(e.loc);
   const fe::Type &bt = e.base->type;
+  if (bt.dims.size() > 1 || !e.moreIndices.empty() ||
+      (bt.kind == fe::Type::SharedArray && e.base->is<fe::VarRefExpr>() &&
+       e.base->as<fe::VarRefExpr>()->decl->array &&
+       e.base->as<fe::VarRefExpr>()->decl->array->isTmaTile))
+    return genTileAddress(e);
   if (bt.kind == fe::Type::DistArray) {
     const ArrayInfo &a = distArray(*e.base);
     Value index = genExpr(*e.index);
@@ -460,6 +465,10 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
     return genAtomic(e, AtomicKind::or_);
   case BI::AtomicXor:
     return genAtomic(e, AtomicKind::xor_);
+  case BI::CopyAsync:
+  case BI::PrefetchTensor:
+  case BI::Dim:
+    return genTmaCall(e);
   case BI::Arrive:
   case BI::ArriveExpectTx:
   case BI::ExpectTx:

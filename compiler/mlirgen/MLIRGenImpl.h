@@ -148,6 +148,9 @@ private:
 
   /// The MLIR type of a scalar or pointer value.
   Type valueType(const fe::Type &t) {
+    if (t.isTensor())
+      return TensorMapType::get(builder.getContext(), scalarType(t.scalar),
+                                static_cast<unsigned>(t.dims.size()));
     if (t.isPointer())
       return PtrType::get(builder.getContext(), scalarType(t.scalar), space(t.space));
     return scalarType(t.scalar);
@@ -360,6 +363,18 @@ public:
   /// outside roles) runs it: `if first warp { if elect_one() { body } }`;
   /// elect.sync runs in the whole first warp, converged.
   void genInElectedThread(Location l, const std::function<void()> &body);
+  // Tiles and TMA (MLIRGenTma.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// The layout of an n-D array or TMA tile (null for a plain 1-D array).
+  TileLayoutAttr tileLayout(const fe::SharedArrayStmt &s);
+  /// Address of `t[i, j, ...]` (or `t[i]` row-major linear) through tile_element.
+  Value genTileAddress(const fe::IndexExpr &e);
+  Value genTmaCall(const fe::CallExpr &e);
+  /// prefetch.tensormap of every tensor some copy moves, by thread 0.
+  void genTensorMapPrefetches(Location l);
+  /// wait_group 0 before the kernel exits, when it issues TMA stores.
+  void genBulkDrain(Location l);
 };
 
 } // namespace mlir::tile::mlirgen

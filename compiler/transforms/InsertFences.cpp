@@ -7,9 +7,13 @@
 // placed once after the last such init of each block (the init thread runs
 // it) and never duplicated.
 //
-// The async-proxy rules of DESIGN.md (fence.proxy.async before TMA stores or
-// wgmma read shared memory written generically; bulk-group completion before
-// a release) apply to operations the language does not have yet.
+// A TMA store (an async-proxy read) of a tile that generic stores write
+// needs fence.proxy.async.shared::cta by the writers after their writes and
+// before the barrier that orders them before the store (PTX ISA 8.6
+// "Proxies"; ASYNC-DESIGN.md rule 5): the fence goes right before the
+// nearest barrier preceding the store (every writer runs it), or before the
+// store itself when no barrier precedes it (the issuing thread wrote it). One
+// fence per barrier, never duplicated.
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
 
@@ -38,11 +42,48 @@ bool fencedAfter(Operation *init) {
   return false;
 }
 
+/// The nearest tile.barrier before op in program order (its block, then its
+/// ancestors' blocks), or nullptr.
+Operation *precedingBarrier(Operation *op) {
+  for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
+    for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode())
+      if (isa<BarrierOp>(prev))
+        return prev;
+  return nullptr;
+}
+
+/// fence.proxy.async before async-proxy reads of tiles written generically.
+void fenceAsyncReads(KernelOp kernel) {
+  llvm::DenseSet<Operation *> writtenGenerically;
+  kernel.walk([&](MemoryAccessOpInterface access) {
+    if (access.getAccessProxy() == MemoryProxy::generic && access.writesMemory())
+      if (SharedAllocOp alloc = rootAlloc(access.getAccessPtr()))
+        writtenGenerically.insert(alloc);
+  });
+  kernel.walk([&](MemoryAccessOpInterface access) {
+    if (access.getAccessProxy() != MemoryProxy::async || !access.readsMemory())
+      return;
+    SharedAllocOp alloc = rootAlloc(access.getAccessPtr());
+    if (!alloc || !writtenGenerically.contains(alloc))
+      return;
+    Operation *at = precedingBarrier(access);
+    if (!at)
+      at = access;
+    if (isa_and_nonnull<FenceProxyAsyncOp>(at->getPrevNode()))
+      return;
+    OpBuilder b(at);
+    auto fence = FenceProxyAsyncOp::create(b, at->getLoc());
+    setReason(fence, "fence.proxy.async.shared::cta: generic writes of a tile before the barrier "
+                     "that orders them before a TMA store (async-proxy read) of it");
+  });
+}
+
 struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
   void runOnOperation() override {
     auto &facts = getAnalysis<SyncAnalysis>();
     // A fence is not a memory access: the analysis stays valid.
     markAnalysesPreserved<SyncAnalysis>();
+    fenceAsyncReads(getOperation());
     if (!facts.hasPeerCompletedMBarriers())
       return;
     // Blocks that initialise a peer-completed mbarrier, and their last init:

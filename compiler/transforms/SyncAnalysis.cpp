@@ -16,6 +16,8 @@ SharedAllocOp sync::rootAlloc(Value ptr) {
       ptr = add.getBase();
     else if (auto mapa = dyn_cast<MapaOp>(def))
       ptr = mapa.getSource();
+    else if (auto element = dyn_cast<TileElementOp>(def)) // t[i, j] of a tile
+      ptr = element.getBase();
     else
       return nullptr;
   }

@@ -86,9 +86,9 @@ LogicalResult KernelOp::verify() {
     bool scalar = type.isInteger(1) || type.isInteger(8) || type.isInteger(16) ||
                   type.isInteger(32) || type.isInteger(64) || type.isF16() || type.isBF16() ||
                   type.isF32() || type.isF64();
-    if (!scalar && !(ptr && ptr.getSpace() == AddressSpace::global))
+    if (!scalar && !(ptr && ptr.getSpace() == AddressSpace::global) && !isa<TensorMapType>(type))
       return emitOpError() << "parameter " << i << " has type " << type
-                           << "; kernel parameters are scalars or global pointers";
+                           << "; kernel parameters are scalars, global pointers or tensor maps";
   }
   if (getBody().empty())
     return emitOpError("needs a body");

@@ -106,6 +106,28 @@ inline constexpr int64_t entryRegistersPerThread(int64_t threads) {
   return r > kMaxSetMaxNReg ? kMaxSetMaxNReg : r;
 }
 
+//===- TMA (cp.async.bulk.tensor, PTX ISA 9.7.9.25; CUDA driver API
+//     cuTensorMapEncodeTiled).
+/// A CUtensorMap: 128 bytes, 64-byte aligned; passed as a `.param .align 64
+/// .b8 [128]` grid-constant kernel parameter.
+inline constexpr int kTensorMapBytes = 128;
+inline constexpr int kTensorMapAlign = 64;
+/// Tensor rank 1..5; every box dimension 1..256 elements.
+inline constexpr int kTmaMaxRank = 5;
+inline constexpr int64_t kTmaMaxBoxDim = 256;
+/// The inner box dimension in bytes is a multiple of 16.
+inline constexpr int kTmaInnerBytesMultiple = 16;
+/// Shared-memory side of a bulk tensor copy: 128-byte aligned, and 1024-byte
+/// aligned for a swizzled box (the swizzle pattern repeats every 8 rows of
+/// the span and is computed from the address bits).
+inline constexpr int64_t kTmaSmemAlign = 128;
+inline constexpr int64_t kTmaSwizzleAlign = 1024;
+/// Swizzle atoms are 8 rows of the swizzle span (32, 64 or 128 bytes),
+/// permuted in 16-byte chunks.
+inline constexpr int kTmaSwizzleRows = 8;
+inline constexpr int kTmaSwizzleChunk = 16;
+inline constexpr int kTmaMaxSwizzleBytes = 128;
+
 //===- NVVM / NVPTX address spaces (LLVM's NVPTX "Address Spaces" table;
 //     MLIR's NVVM::NVVMMemorySpace has the same numbers, asserted where the
 //     lowering includes both).

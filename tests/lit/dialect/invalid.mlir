@@ -212,14 +212,14 @@ tile.kernel @static_and_dynamic() attributes {cluster_dims = array<i32: 2>, clus
 
 // -----
 
-// expected-error @+1 {{parameter 0 has type '!tile.ptr<i32, shared>'; kernel parameters are scalars or global pointers}}
+// expected-error @+1 {{parameter 0 has type '!tile.ptr<i32, shared>'; kernel parameters are scalars, global pointers or tensor maps}}
 tile.kernel @shared_param(%p: !tile.ptr<i32, shared>) {
   tile.return
 }
 
 // -----
 
-// expected-error @+1 {{parameter 1 has type 'index'; kernel parameters are scalars or global pointers}}
+// expected-error @+1 {{parameter 1 has type 'index'; kernel parameters are scalars, global pointers or tensor maps}}
 tile.kernel @index_param(%a: i32, %b: index) {
   tile.return
 }
@@ -536,5 +536,62 @@ tile.kernel @bad_order_name(%p: !tile.ptr<i32, global>) {
   // expected-error @+2 {{expected ::mlir::tile::MemoryOrder to be one of: weak, relaxed, acquire, release, acq_rel, sc}}
   // expected-error @+1 {{failed to parse Tile_MemoryOrderAttr parameter 'value'}}
   %x = tile.load %p {order = #tile<order seq_cst>} : !tile.ptr<i32, global> -> i32
+  tile.return
+}
+
+// -----
+
+// TMA ops (TileTmaOps.td): the layout and the copy shapes are verified.
+tile.kernel @tile_element_rank(%i: i32) {
+  %t = tile.shared_alloc {static_count = 256 : i64, alignment = 1024 : i64} -> !tile.ptr<f32, shared>
+  // expected-error @+1 {{needs one index per layout dimension}}
+  %e = tile.tile_element %t[%i] <[8, 32], swizzle = 128, panel = 32> : !tile.ptr<f32, shared>, i32
+  tile.return
+}
+
+// -----
+
+tile.kernel @bad_swizzle(%i: i32) {
+  %t = tile.shared_alloc {static_count = 256 : i64} -> !tile.ptr<f32, shared>
+  // expected-error @+1 {{swizzle must be 0, 32, 64 or 128 bytes}}
+  %e = tile.tile_element %t[%i, %i] <[8, 32], swizzle = 96, panel = 32> : !tile.ptr<f32, shared>, i32, i32
+  tile.return
+}
+
+// -----
+
+tile.kernel @panel_not_span(%i: i32) {
+  %t = tile.shared_alloc {static_count = 512 : i64} -> !tile.ptr<f32, shared>
+  // expected-error @+1 {{a swizzled panel is exactly the swizzle span wide}}
+  %e = tile.tile_element %t[%i, %i] <[8, 64], swizzle = 128, panel = 64> : !tile.ptr<f32, shared>, i32, i32
+  tile.return
+}
+
+// -----
+
+tile.kernel @copy_element(%m: !tile.tensormap<f16, 2>, %c: i32) {
+  %t = tile.shared_alloc {static_count = 256 : i64} -> !tile.ptr<f32, shared>
+  %b = tile.shared_alloc {static_count = 1 : i64} -> !tile.ptr<i64, shared>
+  // expected-error @+1 {{tile and tensor map element types differ}}
+  tile.tma_load %t, %m[%c, %c], %b <[8, 32], swizzle = 128, panel = 32> : !tile.ptr<f32, shared>, !tile.tensormap<f16, 2>, !tile.ptr<i64, shared>
+  tile.return
+}
+
+// -----
+
+tile.kernel @copy_rank(%m: !tile.tensormap<f32, 2>, %c: i32) {
+  %t = tile.shared_alloc {static_count = 256 : i64} -> !tile.ptr<f32, shared>
+  // expected-error @+1 {{needs one coordinate per tensor dimension}}
+  tile.tma_store %m[%c], %t <[8, 32], swizzle = 128, panel = 32> : !tile.tensormap<f32, 2>, !tile.ptr<f32, shared>
+  tile.return
+}
+
+// -----
+
+tile.kernel @multicast_axis(%m: !tile.tensormap<f32, 2>, %c: i32) attributes {cluster_dims = array<i32: 2, 1, 1>} {
+  %t = tile.shared_alloc {static_count = 256 : i64} -> !tile.ptr<f32, shared>
+  %b = tile.shared_alloc {static_count = 1 : i64} -> !tile.ptr<i64, shared>
+  // expected-error @+1 {{multicast_axis must be 0..3}}
+  tile.tma_load %t, %m[%c, %c], %b <[8, 32], swizzle = 128, panel = 32> {multicast_axis = 5 : i32} : !tile.ptr<f32, shared>, !tile.tensormap<f32, 2>, !tile.ptr<i64, shared>
   tile.return
 }

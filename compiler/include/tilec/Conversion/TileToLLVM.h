@@ -8,12 +8,14 @@
 //   FenceToNVVM.cpp     memory and proxy fences
 //   AsyncToNVVM.cpp     st.async
 //   DebugToNVVM.cpp     hang reports (--debug-hangs)
+//   TmaToNVVM.cpp       tensor maps, tile layouts, TMA copies, bulk groups
 // MLIR 22's NVVM ops are used where their PTX is exactly the semantics the IR
 // asks for; everything else goes through the one PTX builder (PTXBuilder.h).
 #ifndef TILEC_CONVERSION_TILETOLLVM_H
 #define TILEC_CONVERSION_TILETOLLVM_H
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tile {
@@ -43,6 +45,12 @@ void populateTileRoleToNVVMPatterns(LLVMTypeConverter &converter, RewritePattern
 /// kernel's llvm.func; nothing for a kernel without roles. Called by the
 /// kernel lowering after it set the kernel's other attributes.
 void setRoleLaunchBounds(KernelOp kernel, Operation *func);
+void populateTileTmaToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+/// `!tile.tensormap` -> a generic `!llvm.ptr` (the byval parameter's address).
+void addTensorMapTypeConversion(LLVMTypeConverter &converter);
+class KernelOp;
+/// byval [128 x i8], align 64, nvvm.grid_constant on the tensor-map arguments.
+void setTensorMapArgAttrs(KernelOp kernel, LLVM::LLVMFuncOp func);
 } // namespace mlir::tile
 
 #endif

@@ -136,6 +136,10 @@ enum class Builtin {
   Clz,
   Brev,
   Bfind,
+  // Issue #8 (tma): TMA bulk tensor copies (SemaTma.cpp).
+  CopyAsync,
+  PrefetchTensor,
+  Dim, // dim(t, d): extent d of an n-D shared array (a constant)
 };
 const char *builtinName(Builtin b);
 Builtin builtinFromName(const std::string &name);
@@ -290,6 +294,9 @@ public:
       : ExprAST(Index, std::move(loc)), base(std::move(base)), index(std::move(index)) {}
   static bool classof(const ExprAST *e) { return e->kind() == Index; }
   ExprPtr base, index;
+  /// `t[i, j, ...]`: the indices after the first (n-D shared arrays, and the
+  /// box origin `A[c0, c1]` of a tensor parameter). Empty for `base[i]`.
+  std::vector<ExprPtr> moreIndices;
   IndexUse use = IndexUse::Load;             // [sema]
   AddressSpace space = AddressSpace::Global; // [sema] where the element lives
                                              // (DistArray elements: Cluster)
@@ -373,6 +380,15 @@ public:
   const RoleAST *role = nullptr; // [sema] the role the call is in (sync_threads, role ids)
   /// `bitcast<T>(x)`: T as written (the only builtin with a type argument).
   std::optional<TypeSyntax> typeArg;
+  /// [sema] copy_async / prefetch_tensor (SemaTma.cpp).
+  struct Tma {
+    bool isStore = false;           // copy_async(A[c...], TILE)
+    int tensorParam = -1;           // the tensor parameter's index
+    SharedArrayStmt *tile = nullptr; // the shared tile (none for prefetch_tensor)
+    int multicastAxis = -1;         // multicast = x|y|z (0..2), 3 = all; -1 none
+    int64_t bytes = 0;              // bytes landing in this CTA's tile per copy (expect_tx)
+    int64_t extent = 0;             // dim(t, d): the extent
+  } tma;
 };
 
 /// `cond ? a : b` (issue #11). [sema] cond is i1, a and b have this
@@ -461,6 +477,18 @@ public:
   bool isStatic = false;   // lives in static shared memory (size known at compile time)
   int64_t staticBytes = 0; // isStatic: staticPerBlock * sizeof(elem)
   int dynamicIndex = -1;   // !isStatic: position among the kernel's dynamic arrays
+  /// `shared<T>[D0, D1, ...]`: the dimensions after the first (constants).
+  std::vector<ExprPtr> moreDims;
+  /// [sema] n-D arrays: every dimension (outermost first); empty for 1-D.
+  std::vector<int64_t> dims;
+  /// [sema] a TMA tile (some copy_async moves it): its swizzle (bytes 0, 32,
+  /// 64, 128), the panel width in elements (the inner extent, or 128 bytes
+  /// of it for a 128B-swizzled tile wider than 128 bytes) and the alignment
+  /// of its first byte (1024 swizzled, 128 plain; 16 otherwise).
+  bool isTmaTile = false;
+  int swizzleBytes = 0;
+  int64_t panelElems = 0;
+  int64_t alignBytes = 16;
 };
 
 /// `let b = mbarrier(COUNT)` (arraySize nullopt) or `let s = mbarrier[N](COUNT)`
@@ -619,6 +647,25 @@ struct ThreadsAttr {
   Location loc;
 };
 
+/// One extent of a `tensor<T>[E0, ...]` parameter: a literal or a name.
+struct TensorExtentSyntax {
+  std::string name;               // "" for a literal
+  std::optional<int64_t> literal;
+  Location loc;
+  Decl *hidden = nullptr;         // [sema] the i32 hidden parameter of a name
+};
+
+/// A `tensor<T>[...]` kernel parameter.
+struct TensorParamSyntax {
+  int param = -1; // index into KernelAST::params
+  ScalarKind elem = ScalarKind::F16;
+  std::vector<TensorExtentSyntax> extents;
+  // [sema] what every copy through it agrees on (KernelInfo box/swizzle).
+  std::vector<int64_t> box;   // outermost first; empty when never copied
+  int swizzleBytes = 0;
+  const ExprAST *firstCopy = nullptr; // the copy that fixed box/swizzle
+};
+
 struct KernelAST {
   std::string name;
   Location loc;                              // of the name
@@ -635,6 +682,15 @@ struct KernelAST {
   WarpgroupsStmt *warpgroups = nullptr; // [sema] the kernel's warp roles, if any
   bool usesClusterFeatures = false; // dshared, remote, cluster_sync, cluster-space access,
                                     // store_async, cluster_arrive/cluster_wait
+  /// The tensor parameters, in parameter order (the parser fills the syntax).
+  std::vector<TensorParamSyntax> tensorParams;
+  /// [sema] one i32 parameter per distinct extent name, after the declared
+  /// parameters (paramIndex = params.size() + position); the runtime fills them.
+  std::vector<std::unique_ptr<Decl>> hiddenParams;
+  /// [sema] tensor parameter (index into params) and dim each hidden one reads.
+  std::vector<std::pair<int, unsigned>> hiddenSources;
+  /// [sema] TMA stores are issued (bulk groups to drain before exit).
+  bool usesTmaStore = false;
 };
 
 struct ModuleAST {

@@ -37,6 +37,10 @@ private:
   void parseKernelAttrs(KernelAST &k);
   std::array<int, 3> parseDims(const char *attr);
   TypeSyntax parseType();
+  /// ParserTma.cpp: `tensor<T>[E0, ...]` as the type of parameter `index`.
+  TypeSyntax parseTensorParamType(KernelAST &k, int index);
+  /// ParserTma.cpp: `, e` after the first index or dimension, up to ']'.
+  std::vector<ExprPtr> parseMoreIndices(int &depth);
   TypeSyntax parseScalarType(const char *what);
   Block parseBlock(int depth);
   StmtPtr parseStatement(int depth);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tile::frontend {
 
@@ -60,12 +61,19 @@ struct Type {
                    // (remote(b, r)); scalar = I64 (the object is a .b64)
     MBarrierArray, // mbarrier[N]: staticLength = N, space Shared, scalar = I64;
                    // not an mbarrier itself (index it)
+    Tensor,        // tensor<scalar>[E0, ...] kernel parameter (a TMA tensor map):
+                   // dims = extents (-1 for a named one); only `A[c...]` as a
+                   // copy_async/prefetch_tensor operand uses it
   };
   Kind kind = Invalid;
   ScalarKind scalar = ScalarKind::I32;       // Scalar: itself; others: element type
   AddressSpace space = AddressSpace::Global; // Pointer / arrays: where elements live
   ScalarKind lengthType = ScalarKind::I32;   // arrays: type of len(), local_base
   std::optional<int64_t> staticLength;       // arrays: length when a compile-time constant
+  /// n-D shared arrays (rank >= 2): the extents, outermost first (row major;
+  /// staticLength is their product); tensors: the extents, -1 when named.
+  /// Empty for 1-D arrays. Not part of the type identity.
+  std::vector<int64_t> dims;
 
   static Type invalid() { return {}; }
   static Type voidTy() {
@@ -138,6 +146,16 @@ struct Type {
     t.staticLength = n;
     return t;
   }
+  static Type tensor(ScalarKind elem, std::vector<int64_t> extents) {
+    Type t;
+    t.kind = Tensor;
+    t.scalar = elem;
+    t.dims = std::move(extents);
+    return t;
+  }
+  bool isTensor() const { return kind == Tensor; }
+  /// Rank of an array (1 unless n-D) or tensor.
+  size_t rank() const { return dims.empty() ? 1 : dims.size(); }
   /// Indexable with e[i]: pointers and arrays.
   bool isIndexable() const { return isPointer() || isArray(); }
 

@@ -83,8 +83,14 @@ def Tile_SharedAllocOp : Tile_Op<"shared_alloc"> {
     out in program order, each at a 16-byte aligned offset, so the host can
     compute the byte count it must pass at launch.
   }];
-  let arguments = (ins Optional<Tile_Int>:$count, OptionalAttr<I64Attr>:$static_count);
+  let arguments = (ins Optional<Tile_Int>:$count, OptionalAttr<I64Attr>:$static_count,
+                       OptionalAttr<I64Attr>:$alignment);
   let results = (outs Tile_PtrIn<"shared">:$result);
+  // `alignment` (bytes, > 16: TMA tiles) is set after creation where needed.
+  let builders = [OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$count,
+                                 "::mlir::IntegerAttr":$static_count), [{
+    build($_builder, $_state, result, count, static_count, ::mlir::IntegerAttr());
+  }]>];
   let assemblyFormat = "($count^ `:` type($count))? attr-dict `->` qualified(type($result))";
   let hasVerifier = 1;
 }
@@ -367,5 +373,7 @@ def Tile_HangTrapOp : Tile_Op<"hang_trap"> {
 }
 
 include "tile/Dialect/TileRoleOps.td"
+// Issue #8 (tma): tensor maps, tile layouts and TMA copies.
+include "tile/Dialect/TileTmaOps.td"
 
 #endif // TILE_OPS_TD

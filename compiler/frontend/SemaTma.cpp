@@ -1,0 +1,557 @@
+//===- SemaTma.cpp - tensor parameters, n-D shared tiles, TMA copies -------===//
+//
+// `A: tensor<T>[M, 64]` parameters (their named extents become hidden i32
+// parameters), `shared<T>[R, C]` arrays indexed `t[i, j]` (row major), and
+// the TMA builtins copy_async / prefetch_tensor. The compiler chooses every
+// tile's swizzle, panels and alignment here (docs/language.md "TMA tiles"),
+// and records the box and swizzle each tensor map must be encoded with.
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+namespace tile::frontend {
+
+void Sema::checkTensorParams() {
+  KernelAST &k = *kernel_;
+  std::unordered_map<std::string, Decl *> hidden;
+  for (TensorParamSyntax &t : k.tensorParams) {
+    Decl &p = *k.params[t.param];
+    if (t.elem == ScalarKind::I1)
+      error(k.paramTypes[t.param].loc, "tensors of i1 are not supported",
+            "TMA moves bytes: use an i8 tensor for booleans");
+    for (unsigned dim = 0; dim < t.extents.size(); ++dim) {
+      TensorExtentSyntax &e = t.extents[dim];
+      if (e.name.empty())
+        continue;
+      if (auto it = hidden.find(e.name); it != hidden.end()) {
+        e.hidden = it->second; // one value, checked equal at launch
+        continue;
+      }
+      if (Decl *other = lookup(e.name)) {
+        error(e.loc,
+              "tensor extent '" + e.name + "' of '" + p.name + "' has the name of parameter '" +
+                  other->name + "'",
+              "an extent name declares an i32 value filled from the tensor at launch; rename one");
+        continue;
+      }
+      auto d = std::make_unique<Decl>();
+      d->kind = DeclKind::Param;
+      d->name = e.name;
+      d->loc = e.loc;
+      d->type = Type::i32();
+      d->paramIndex = (int)(k.params.size() + k.hiddenParams.size());
+      declare(*d);
+      e.hidden = d.get();
+      hidden[e.name] = d.get();
+      k.hiddenSources.push_back({t.param, dim});
+      k.hiddenParams.push_back(std::move(d));
+    }
+  }
+}
+
+namespace {
+void collectCopyTiles(const ExprAST &e, std::unordered_set<std::string> &names);
+void collectCopyTiles(const Block &b, std::unordered_set<std::string> &names) {
+  for (const StmtPtr &s : b) {
+    if (auto *es = s->as<ExprStmtAST>())
+      collectCopyTiles(*es->expr, names);
+    else if (auto *f = s->as<ForStmt>())
+      collectCopyTiles(f->body, names);
+    else if (auto *w = s->as<WhileStmt>())
+      collectCopyTiles(w->body, names);
+    else if (auto *i = s->as<IfStmt>()) {
+      collectCopyTiles(i->thenBody, names);
+      collectCopyTiles(i->elseBody, names);
+    }
+  }
+}
+void collectCopyTiles(const ExprAST &e, std::unordered_set<std::string> &names) {
+  auto *c = e.as<CallExpr>();
+  if (!c || c->callee != "copy_async")
+    return;
+  for (const ExprPtr &a : c->args)
+    if (auto *v = a->as<VarRefExpr>())
+      names.insert(v->name);
+}
+
+/// Whether `e` is `thread_id(..) == K`, `lane_id() == K`, `elect_one()` or
+/// a conjunction with one of them: true in at most one thread of a warp.
+bool singleThreadCond(const ExprAST &e) {
+  if (auto *c = e.as<CallExpr>())
+    return c->callee == "elect_one";
+  auto *b = e.as<BinaryExpr>();
+  if (!b)
+    return false;
+  if (b->op == BinaryOp::LogicalAnd)
+    return singleThreadCond(*b->lhs) || singleThreadCond(*b->rhs);
+  if (b->op != BinaryOp::Eq)
+    return false;
+  auto isLane = [](const ExprAST &x) {
+    auto *c = x.as<CallExpr>();
+    return c && (c->builtin == Builtin::ThreadId || c->builtin == Builtin::LaneId);
+  };
+  auto isConst = [](const ExprAST &x) { return x.is<IntLiteralExpr>(); };
+  return (isLane(*b->lhs) && isConst(*b->rhs)) || (isLane(*b->rhs) && isConst(*b->lhs));
+}
+
+/// Whether `e` reads the CTA's position along cluster axis `axis` (3 = any).
+bool readsClusterPosition(const ExprAST &e, int axis) {
+  if (auto *c = e.as<CallExpr>()) {
+    if (c->builtin == Builtin::ClusterRank)
+      return true;
+    if (c->builtin == Builtin::BlockInCluster && (axis == 3 || c->axis == axis))
+      return true;
+    for (const ExprPtr &a : c->args)
+      if (readsClusterPosition(*a, axis))
+        return true;
+    return false;
+  }
+  if (auto *u = e.as<UnaryExpr>())
+    return readsClusterPosition(*u->operand, axis);
+  if (auto *b = e.as<BinaryExpr>())
+    return readsClusterPosition(*b->lhs, axis) || readsClusterPosition(*b->rhs, axis);
+  if (auto *c = e.as<CastExpr>())
+    return readsClusterPosition(*c->operand, axis);
+  return false;
+}
+
+std::string dimsStr(const std::vector<int64_t> &d) {
+  std::string r = "[";
+  for (size_t i = 0; i < d.size(); ++i)
+    r += (i ? ", " : "") + std::to_string(d[i]);
+  return r + "]";
+}
+} // namespace
+
+bool Sema::checkPlainArrayUse(const ExprAST &e, const char *what) {
+  auto *ref = e.as<VarRefExpr>();
+  const SharedArrayStmt *a = ref && ref->decl ? ref->decl->array : nullptr;
+  if (!a || (a->dims.size() < 2 && !a->isTmaTile))
+    return true;
+  error(e.loc,
+        std::string(what) + " cannot take '" + a->decl->name +
+            "': " + (a->isTmaTile ? "a TMA tile's elements are swizzled" : "it is an n-D array"),
+        "index it by its own name (`" + a->decl->name +
+            "[i, j]`), which applies its layout; a plain view would not");
+  return false;
+}
+
+void Sema::collectTmaTileNames(const Block &body) { collectCopyTiles(body, tmaTileNames_); }
+
+bool Sema::inSingleThread() const {
+  for (const ExprAST *g : ifGuards_)
+    if (singleThreadCond(*g))
+      return true;
+  return false;
+}
+
+bool Sema::checkArrayDims(SharedArrayStmt &s) {
+  const char *hint = "n-D shared arrays have constant dimensions: `shared<T>[R, C]`";
+  if (s.distributed) {
+    error(s.moreDims.front()->loc, "dshared arrays have one dimension", "declare dshared<T>[N]");
+    return false;
+  }
+  if (!s.constantCount) {
+    error(s.count->loc, "the dimensions of an n-D shared array must be constants", hint);
+    return false;
+  }
+  s.dims = {*s.constantCount};
+  int64_t total = *s.constantCount;
+  for (ExprPtr &d : s.moreDims) {
+    Type t = checkValue(d, nullptr, "");
+    if (t.isInvalid())
+      return false;
+    bool overflow = false;
+    std::optional<int64_t> v =
+        t.isInteger() && !t.isBool() ? foldConstant(*d, overflow) : std::nullopt;
+    if (!v || overflow || *v <= 0) {
+      error(d->loc, "shared array dimension must be a positive integer constant", hint);
+      return false;
+    }
+    if (__builtin_mul_overflow(total, *v, &total)) {
+      error(d->loc, "shared array size overflows", "use smaller dimensions");
+      return false;
+    }
+    s.dims.push_back(*v);
+  }
+  s.constantCount = total;
+  return true;
+}
+
+bool Sema::chooseTileLayout(SharedArrayStmt &s) {
+  namespace T = ::tile::target;
+  if (!s.constantCount) {
+    error(s.count->loc, "a tile that copy_async moves needs constant dimensions",
+          "TMA boxes are fixed when the tensor map is encoded: give the size as a constant");
+    return false;
+  }
+  std::vector<int64_t> dims = s.dims.empty() ? std::vector<int64_t>{*s.constantCount} : s.dims;
+  if ((int)dims.size() > T::kTmaMaxRank) {
+    error(s.loc, "a TMA tile has at most 5 dimensions", "reshape the tile");
+    return false;
+  }
+  int64_t elem = byteSize(s.elem.type.scalar);
+  int64_t innerBytes = dims.back() * elem;
+  if (innerBytes % T::kTmaInnerBytesMultiple != 0) {
+    error(s.loc,
+          "the inner dimension of tile '" + s.decl->name + "' is " + std::to_string(innerBytes) +
+              " bytes, not a multiple of 16",
+          "TMA moves rows in 16-byte units: make the last dimension a multiple of " +
+              std::to_string(T::kTmaInnerBytesMultiple / elem));
+    return false;
+  }
+  s.isTmaTile = true;
+  s.panelElems = dims.back();
+  if (innerBytes == 128 || innerBytes == 64 || innerBytes == 32) {
+    s.swizzleBytes = (int)innerBytes;
+  } else if (innerBytes > T::kTmaMaxSwizzleBytes && innerBytes % T::kTmaMaxSwizzleBytes == 0) {
+    // CUTLASS's K-major atom: 128-byte wide panels, one TMA box each.
+    s.swizzleBytes = T::kTmaMaxSwizzleBytes;
+    s.panelElems = T::kTmaMaxSwizzleBytes / elem;
+  }
+  s.alignBytes = s.swizzleBytes ? T::kTmaSwizzleAlign : T::kTmaSmemAlign;
+  for (size_t i = 0; i + 1 < dims.size(); ++i)
+    if (dims[i] > T::kTmaMaxBoxDim) {
+      error(s.loc,
+            "dimension " + std::to_string(i) + " of tile '" + s.decl->name + "' is " +
+                std::to_string(dims[i]) + ", over TMA's box limit of 256",
+            "split the tile into several tiles of at most 256 rows");
+      return false;
+    }
+  if (s.panelElems > T::kTmaMaxBoxDim) {
+    error(s.loc,
+          "the inner dimension of tile '" + s.decl->name + "' is " + std::to_string(dims.back()) +
+              " elements, over TMA's box limit of 256",
+          "use at most 256 elements (or a multiple of 128 bytes, copied in panels)");
+    return false;
+  }
+  return true;
+}
+
+Type Sema::inferIndexNd(IndexExpr &e, const Type &base) {
+  std::vector<ExprPtr *> idx{&e.index};
+  for (ExprPtr &m : e.moreIndices)
+    idx.push_back(&m);
+  auto resolveAll = [&] {
+    for (ExprPtr *i : idx) {
+      infer(*i);
+      finalize(*i);
+    }
+  };
+  if (base.isInvalid()) {
+    resolveAll();
+    return Type::invalid();
+  }
+  if (base.isTensor()) {
+    error(e.loc, "a tensor parameter is not indexable here",
+          "`A[c0, c1]` names a TMA box origin: use it only as the global side of copy_async or "
+          "prefetch_tensor");
+    resolveAll();
+    return Type::invalid();
+  }
+  if (base.kind != Type::SharedArray || base.dims.size() < 2) {
+    error(e.loc, "only n-D shared arrays take several indices, found " + base.str(),
+          "index pointers and 1-D arrays with one index `a[i]`");
+    resolveAll();
+    return Type::invalid();
+  }
+  if (idx.size() != 1 && idx.size() != base.dims.size()) {
+    error(e.loc,
+          base.str() + " takes " + std::to_string(base.dims.size()) +
+              " indices (or one row-major "
+              "linear index), got " +
+              std::to_string(idx.size()),
+          "write one index per dimension, outermost first: `t[i, j]`");
+    resolveAll();
+    return Type::invalid();
+  }
+  e.space = AddressSpace::Shared;
+  bool ok = true;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    Type t = infer(*idx[k]);
+    if (t.isUntyped())
+      t = finalize(*idx[k]);
+    if (t.isInvalid()) {
+      ok = false;
+      continue;
+    }
+    if (!t.isInteger() || t.isBool()) {
+      error((*idx[k])->loc, "index must be an integer, found " + t.str(),
+            "convert it with `as i32` or `as i64`");
+      ok = false;
+      continue;
+    }
+    bool overflow = false;
+    std::optional<int64_t> v = foldConstant(**idx[k], overflow);
+    int64_t limit = idx.size() == 1 ? *base.staticLength : base.dims[k];
+    if (overflow || (v && (*v < 0 || *v >= limit))) {
+      error((*idx[k])->loc,
+            overflow ? std::string("index overflows")
+                     : "index " + std::to_string(*v) + " is out of bounds for dimension " +
+                           std::to_string(k) + " of " + base.str(),
+            "valid indices are 0 .. " + std::to_string(limit - 1));
+      ok = false;
+    }
+  }
+  return ok ? Type::scalarTy(base.scalar) : Type::invalid();
+}
+
+TensorParamSyntax *Sema::checkTensorRef(ExprPtr &a, CallExpr &call) {
+  auto *ix = a->as<IndexExpr>();
+  auto *ref = ix ? ix->base->as<VarRefExpr>() : nullptr;
+  Decl *d = ref ? lookup(ref->name) : nullptr;
+  if (!d || !d->type.isTensor()) {
+    error(a->loc, "'" + call.callee + "' needs a tensor box `A[c0, c1, ...]` here",
+          "name a tensor<T>[...] kernel parameter indexed by the box origin, outermost first");
+    resolveOnly(a);
+    return nullptr;
+  }
+  ref->decl = d;
+  ref->type = d->type;
+  ix->base->type = d->type;
+  ix->use = IndexUse::Address;
+  ix->space = AddressSpace::Global;
+  std::vector<ExprPtr *> idx{&ix->index};
+  for (ExprPtr &m : ix->moreIndices)
+    idx.push_back(&m);
+  bool ok = true;
+  if (idx.size() != d->type.dims.size()) {
+    error(ix->loc,
+          "tensor '" + d->name + "' has rank " + std::to_string(d->type.dims.size()) + ", got " +
+              std::to_string(idx.size()) + " coordinates",
+          "give one i32 coordinate per dimension, outermost first");
+    ok = false;
+  }
+  Type i32 = Type::i32();
+  for (ExprPtr *i : idx)
+    if (checkValue(*i, &i32, "tensor coordinate", "TMA coordinates are i32: convert with `as i32`")
+            .isInvalid())
+      ok = false;
+  a->type = Type::voidTy();
+  if (!ok)
+    return nullptr;
+  for (TensorParamSyntax &t : kernel_->tensorParams)
+    if (t.param == d->paramIndex)
+      return &t;
+  return nullptr;
+}
+
+/// dim(t, d): the d-th extent (outermost = 0) of a shared array, an i32
+/// constant (a 1-D array has dim(t, 0) = len(t) when constant).
+Type Sema::checkDimCall(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 2, 2))
+    return Type::invalid();
+  Type t = infer(e.args[0]);
+  Type i32 = Type::i32();
+  Type dt = checkValue(e.args[1], &i32, "dimension of dim()", "write a constant, e.g. dim(t, 1)");
+  if (t.isInvalid() || dt.isInvalid())
+    return Type::invalid();
+  std::vector<int64_t> dims = t.dims;
+  if (dims.empty() && t.kind == Type::SharedArray && t.staticLength)
+    dims = {*t.staticLength};
+  if (t.kind != Type::SharedArray || dims.empty()) {
+    error(e.args[0]->loc, "dim() needs a shared array of constant dimensions, found " + t.str(),
+          "use len() for arrays sized at launch");
+    return Type::invalid();
+  }
+  bool overflow = false;
+  std::optional<int64_t> d = foldConstant(*e.args[1], overflow);
+  if (!d || overflow || *d < 0 || *d >= (int64_t)dims.size()) {
+    error(e.args[1]->loc,
+          "dim() of " + t.str() + " takes a constant dimension from 0 to " +
+              std::to_string(dims.size() - 1),
+          "dimensions count from the outermost, 0");
+    return Type::invalid();
+  }
+  e.axis = (int)*d;
+  e.tma.extent = dims[*d]; // MLIRGen emits the constant
+  return Type::i32();
+}
+
+Type Sema::checkTmaCall(CallExpr &e) {
+  namespace T = ::tile::target;
+  if (e.builtin == Builtin::Dim)
+    return checkDimCall(e);
+  bool prefetch = e.builtin == Builtin::PrefetchTensor;
+  if (!checkArgCount(e, prefetch ? 1 : 2, prefetch ? 1 : 3))
+    return Type::invalid();
+  // Named arguments: multicast (loads only).
+  bool ok = true;
+  Location mcLoc;
+  for (NamedArg &na : e.namedArgs) {
+    if (na.name == "multicast" && !prefetch) {
+      static const char *axes[] = {"x", "y", "z", "all"};
+      int axis = -1;
+      for (int i = 0; i < 4; ++i)
+        if (na.value == axes[i])
+          axis = i;
+      if (axis < 0) {
+        error(na.valueLoc, "multicast must be x, y, z or all",
+              "multicast = x shares the tile with the CTAs of this CTA's cluster row");
+        ok = false;
+      }
+      e.tma.multicastAxis = axis;
+      mcLoc = na.loc;
+    } else {
+      error(na.loc, "'" + e.callee + "' takes no named argument '" + na.name + "'",
+            prefetch ? "prefetch_tensor takes only the box" : "copy_async takes `multicast =`");
+      ok = false;
+    }
+  }
+  if (prefetch) {
+    TensorParamSyntax *t = checkTensorRef(e.args[0], e);
+    if (t)
+      e.tma.tensorParam = t->param;
+    return ok && t ? Type::voidTy() : Type::invalid();
+  }
+  // Which side is the tensor: copy_async(TILE, A[..], BAR) or copy_async(A[..], TILE).
+  bool isStore = e.args[0]->is<IndexExpr>();
+  e.tma.isStore = isStore;
+  if (isStore && e.args.size() != 2) {
+    error(e.loc, "a TMA store takes no mbarrier", "write `copy_async(A[c0, c1], TILE)`");
+    ok = false;
+  }
+  if (!isStore && e.args.size() != 3) {
+    error(e.loc, "a TMA load completes on an mbarrier: copy_async(TILE, A[c...], BAR)",
+          "declare `let bar = mbarrier(1)`, pass it, then `arrive(bar)` and `wait(bar)`");
+    ok = false;
+  }
+  if (isStore && e.tma.multicastAxis >= 0) {
+    error(mcLoc, "multicast applies to TMA loads only", "remove `multicast =` from the store");
+    ok = false;
+  }
+  ExprPtr &tileArg = e.args[isStore ? 1 : 0];
+  ExprPtr &tensorArg = e.args[isStore ? 0 : 1];
+  TensorParamSyntax *tensor = checkTensorRef(tensorArg, e);
+  Type tileTy = infer(tileArg);
+  auto *tileRef = tileArg->as<VarRefExpr>();
+  SharedArrayStmt *tile = tileRef && tileRef->decl ? tileRef->decl->array : nullptr;
+  if (!tileTy.isInvalid() &&
+      (!tile || tileTy.kind != Type::SharedArray || tileRef->decl->kind != DeclKind::SharedArray)) {
+    error(tileArg->loc, "copy_async needs a shared tile, found " + tileTy.str(),
+          "declare the tile at the top of the kernel: `let t = shared<T>[R, C]`");
+    ok = false;
+    tile = nullptr;
+  }
+  if (e.args.size() == 3 && !isStore && checkMBarrierOperand(e, 2, true).isInvalid())
+    ok = false;
+  if (!ok || !tensor || !tile || !tile->isTmaTile)
+    return Type::invalid();
+  e.tma.tile = tile;
+  e.tma.tensorParam = tensor->param;
+  const Decl &tp = *kernel_->params[tensor->param];
+  std::vector<int64_t> dims =
+      tile->dims.empty() ? std::vector<int64_t>{*tile->constantCount} : tile->dims;
+  if (tensor->elem != tile->elem.type.scalar || dims.size() != tensor->extents.size()) {
+    error(e.loc,
+          "tile '" + tile->decl->name + "' (" + tileTy.str() + ") does not match tensor '" +
+              tp.name + "' (" + tp.type.str() + ")",
+          "a TMA copy moves a box of the tensor's element type and rank into a tile of that shape");
+    return Type::invalid();
+  }
+  // The box: the tile (one panel of it), or a 1/C slice for multicast.
+  std::vector<int64_t> box = dims;
+  box.back() = tile->panelElems;
+  int64_t tileBytes = *tile->constantCount * byteSize(tile->elem.type.scalar);
+  if (e.tma.multicastAxis >= 0) {
+    if (kernel_->cluster.kind != ClusterAttr::Static) {
+      error(mcLoc, "multicast needs a kernel with a static cluster(X, Y, Z)",
+            "the multicast mask is computed from the cluster shape at compile time");
+      return Type::invalid();
+    }
+    int axis = e.tma.multicastAxis;
+    const auto &cd = kernel_->cluster.dims;
+    int64_t c = axis == 3 ? (int64_t)cd[0] * cd[1] * cd[2] : cd[axis];
+    if (c < 1) // an invalid cluster shape, already reported
+      return Type::invalid();
+    if (dims[0] % c != 0) {
+      error(mcLoc,
+            "multicast over " + std::to_string(c) + " CTAs splits the outermost dimension of '" +
+                tile->decl->name + "' (" + std::to_string(dims[0]) + ") into unequal slices",
+            "make the tile's first dimension a multiple of the multicast group size");
+      return Type::invalid();
+    }
+    box[0] = dims[0] / c;
+    int64_t rowsPerSlice = box[0];
+    for (size_t i = 1; i + 1 < dims.size(); ++i)
+      rowsPerSlice *= dims[i];
+    int64_t sliceBytes = rowsPerSlice * tile->panelElems * byteSize(tile->elem.type.scalar);
+    if (c > 1 && ((tile->swizzleBytes && rowsPerSlice % T::kTmaSwizzleRows != 0) ||
+                  sliceBytes % T::kTmaSmemAlign != 0)) {
+      error(mcLoc,
+            "a 1/" + std::to_string(c) + " slice of tile '" + tile->decl->name + "' (" +
+                std::to_string(rowsPerSlice) + " rows, " + std::to_string(sliceBytes) +
+                " bytes per panel) does not start on a " +
+                (tile->swizzleBytes ? "swizzle atom (8 rows)" : "128-byte boundary"),
+            "use more rows per tile, or multicast to fewer CTAs");
+      return Type::invalid();
+    }
+    auto *ix = tensorArg->as<IndexExpr>();
+    bool reads = readsClusterPosition(*ix->index, axis);
+    for (ExprPtr &m : ix->moreIndices)
+      reads = reads || readsClusterPosition(*m, axis);
+    if (reads) {
+      error(tensorArg->loc,
+            "the box origin of a multicast copy depends on the CTA's position in the cluster",
+            "every CTA of the multicast group must name the same box; each loads 1/C of it");
+      return Type::invalid();
+    }
+    if (c > 1)
+      requireCluster(mcLoc, "multicast");
+  }
+  if (!isStore) {
+    if (MBarrierStmt *m = mbarrierDeclOf(*e.args[2]))
+      tmaBarriers_.emplace(m, &e);
+    e.tma.bytes = tileBytes;
+    if (tileBytes > T::kMaxMBarrierTxBytes) {
+      error(e.loc,
+            "copy_async of tile '" + tile->decl->name + "' completes " + std::to_string(tileBytes) +
+                " bytes on one mbarrier phase, over the limit of 2^20-1",
+            "use smaller tiles");
+      return Type::invalid();
+    }
+  } else {
+    kernel_->usesTmaStore = true;
+  }
+  // Every copy through one tensor uses one box and swizzle (one tensor map).
+  if (tensor->firstCopy) {
+    if (tensor->box != box || tensor->swizzleBytes != tile->swizzleBytes) {
+      error(e.loc,
+            "copy through '" + tp.name + "' with box " + dimsStr(box) + " and swizzle " +
+                std::to_string(tile->swizzleBytes) + " B differs from an earlier copy's box " +
+                dimsStr(tensor->box) + " and swizzle " + std::to_string(tensor->swizzleBytes) +
+                " B",
+            "one tensor parameter is one tensor map: use tiles of one shape, or pass the tensor "
+            "twice");
+      diags_.note(tensor->firstCopy->loc, "the earlier copy is here");
+      return Type::invalid();
+    }
+  } else {
+    tensor->box = box;
+    tensor->swizzleBytes = tile->swizzleBytes;
+    tensor->firstCopy = &e;
+  }
+  if (!inSingleThread()) {
+    error(e.loc, "copy_async here would be issued by every thread",
+          "a TMA copy is issued by one thread: wrap it in `if thread_id() == 0 { ... }` (or "
+          "`if elect_one()` in one warp)");
+    return Type::invalid();
+  }
+  return Type::voidTy();
+}
+
+void Sema::checkTmaBarriers() {
+  for (auto &[m, copy] : tmaBarriers_) {
+    auto it = mbarrierUses_.find(m);
+    if (it == mbarrierUses_.end() || it->second.expects.empty())
+      continue;
+    CallExpr &x = *it->second.expects.front().call;
+    error(x.loc,
+          "'" + x.callee + "' on '" + m->decl->name +
+              "' would count bytes a copy_async already expects: the phase would never complete",
+          "copy_async issues mbarrier.expect_tx of its tile's bytes itself; use `arrive(" +
+              m->decl->name + ")` instead");
+    diags_.note(copy->loc, "the copy_async completing on '" + m->decl->name + "' is here");
+  }
+}
+
+} // namespace tile::frontend
