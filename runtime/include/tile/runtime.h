@@ -19,6 +19,7 @@
 #include "tile/error.h"
 #include "tile/kernel_info.h"
 #include "tile/launch.h"
+#include "tile/tensor_map.h"
 
 namespace tile {
 

@@ -77,6 +77,36 @@ inline constexpr int kMBarrierAlign = 8;
 inline constexpr int64_t kMaxMBarrierArrivals = (1 << 20) - 1;
 inline constexpr int64_t kMaxMBarrierTxBytes = (1 << 20) - 1;
 
+//===- Tensor maps (TMA). The rules of cuTensorMapEncodeTiled (CUDA driver
+//     API, "Tensor Map Object Management"; cuda.h documents each) and the
+//     PTX ISA's "Tensor Map" section (a .param of 128 bytes at .align 64).
+
+/// A CUtensorMap is 128 bytes (CU_TENSOR_MAP_NUM_QWORDS = 16) and must be
+/// 64-byte aligned, in host memory for the encode and as a kernel parameter.
+inline constexpr int kTensorMapBytes = 128;
+inline constexpr int kTensorMapAlign = 64;
+/// Ranks 1 to 5.
+inline constexpr int kTmaMaxRank = 5;
+/// The global address must be 16-byte aligned (interleave none).
+inline constexpr int64_t kTmaGlobalAlign = 16;
+/// Each extent (globalDim) is 1 to 2^32 elements.
+inline constexpr int64_t kTmaMaxExtent = int64_t(1) << 32;
+/// Each stride but the innermost's (globalStrides, bytes) is a multiple of 16
+/// and below 2^40.
+inline constexpr int64_t kTmaStrideMultiple = 16;
+inline constexpr int64_t kTmaStrideLimit = int64_t(1) << 40;
+/// Each box dimension (boxDim) is 1 to 256 elements.
+inline constexpr int64_t kTmaMaxBoxDim = 256;
+/// The box's inner dimension in bytes is a multiple of 16 (interleave none)
+/// and, with a swizzle, at most the swizzle span (32, 64 or 128 bytes).
+inline constexpr int64_t kTmaBoxInnerBytesMultiple = 16;
+/// Each element stride (the traversal step) is 1 to 8.
+inline constexpr int64_t kTmaMaxElementStride = 8;
+/// Shared-memory alignment a TMA destination needs: 128 bytes, and 1024 for
+/// the 128B swizzle (the swizzle pattern repeats every 8 rows of 128 bytes).
+inline constexpr int64_t kTmaSharedAlign = 128;
+inline constexpr int64_t kTmaSharedAlign128BSwizzle = 1024;
+
 //===- NVVM / NVPTX address spaces (LLVM's NVPTX "Address Spaces" table;
 //     MLIR's NVVM::NVVMMemorySpace has the same numbers, asserted where the
 //     lowering includes both).
