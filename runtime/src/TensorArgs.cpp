@@ -81,8 +81,8 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
                   std::to_string(src) + ", which has no tile::Tensor argument");
     const Tensor &t = *static_cast<const Tensor *>(args[src]);
     if (h.dim >= t.rank())
-      fail(k, argLabel(k, src) + " is " + t.describe() + ", of rank " + std::to_string(t.rank()) +
-                  ", but the kernel's tensor has rank " +
+      fail(k, argLabel(k, src) + " is given " + t.describe() + ", of rank " +
+                  std::to_string(t.rank()) + ", but the kernel's tensor has rank " +
                   std::to_string(k.params[src].tensor->extents.size()));
     const int64_t v = t.extents()[h.dim];
     if (v > std::numeric_limits<int32_t>::max())

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "FakeDriverSupport.h"
+#include "TensorArgs.h" // runtime/src: the binder, for malformed infos a launch cannot reach
 #include "TensorKernelInfo.h"
 #include "tile/runtime.h"
 
@@ -373,4 +374,77 @@ TEST_CASE("fake driver: dynamic shared memory sized by a hidden extent", "[fake]
   k.launch(cfg(), tile::Tensor(a, {200, 128}), 1.0f, tile::Tensor(b, {128, 64}));
   REQUIRE(fake().launches.size() == 1);
   CHECK(fake().launches[0].sharedBytes == 200 * 4);
+}
+
+TEST_CASE("fake driver: a tensor of lower rank than its hidden extents", "[fake][tensor]") {
+  reset();
+  tile::Context ctx;
+  tile::Kernel k = load(ctx);
+  tile::DeviceBuffer<uint16_t> a(256 * 128), b(128 * 64);
+  // K is A's dimension 1: a rank-1 A has none (read before the rank check).
+  CHECK_THAT(launchError([&] {
+               k.launch(cfg(), tile::Tensor(a, {256}), 1.0f, tile::Tensor(b, {128, 64}));
+             }),
+             Catch::Contains("is given tensor<u16>[256] at") &&
+                 Catch::Contains("of rank 1, but the kernel's tensor has rank 2"));
+}
+
+TEST_CASE("fake driver: a malformed kernel info built in C++ is refused at launch",
+          "[fake][tensor]") {
+  reset();
+  tile::Context ctx;
+  tile::DeviceBuffer<uint16_t> a(256 * 128), b(128 * 64);
+  auto error = [&](const tile::KernelInfo &info) {
+    tile::Kernel k = load(ctx, info);
+    return launchError([&] {
+      k.launch(cfg(), tile::Tensor(a, {256, 128}), 1.0f, tile::Tensor(b, {128, 64}));
+    });
+  };
+  tile::KernelInfo info = tensorKernelInfo();
+  info.params[3].hidden->tensorParam = 1; // s is no tensor
+  CHECK(error(info) == "kernel 'k': hidden parameter 3 ('M') names tensor parameter 1 dimension "
+                       "0, which the kernel info does not have");
+  info = tensorKernelInfo();
+  info.params[0].tensor->extents[0].hiddenParam = 1; // s is no hidden extent
+  CHECK(error(info) == "kernel 'k': tensor argument 0 ('A', tensor<bf16>[M, K]): extent 'M' has "
+                       "no hidden parameter in the kernel info (the kernel info is malformed)");
+  info = tensorKernelInfo();
+  info.params[0].tensor->element = tile::ScalarType::I1;
+  CHECK(error(info) ==
+        "kernel 'k': tensor argument 0 ('A', tensor<bf16>[M, K]): TMA cannot move elements of "
+        "type i1");
+  // A hidden parameter among the declared ones: M where s should be.
+  info = tensorKernelInfo();
+  info.params[1] = info.params[3];
+  info.params[1].size = 4;
+  info.params[3] = tensorKernelInfo().params[1];
+  info.params[3].hidden = tile::HiddenExtentInfo{0, 0};
+  {
+    const tile::ArgDesc tensor{tile::ArgDesc::Kind::Tensor, 128, tile::ArgDesc::Kind::Other, 0};
+    tile::ArgDesc descs[] = {tensor, tensor};
+    tile::Tensor ta(a, {256, 128}), tb(b, {128, 64});
+    void *args[] = {&ta, &tb};
+    size_t sizes[] = {128, 128};
+    tile::detail::BoundArguments bound;
+    CHECK_THROWS_WITH(
+        tile::detail::bindTensorArguments(info, args, sizes, descs, 2, true, bound),
+        Catch::Contains("hidden parameter 1 ('M') is listed before a declared parameter"));
+  }
+  // A hidden extent whose tensor got no tile::Tensor (kinds unchecked: a raw map for A).
+  {
+    tile::ArgDesc descs[] = {{tile::ArgDesc::Kind::Other, 128, tile::ArgDesc::Kind::Other, 0},
+                             {tile::ArgDesc::Kind::Float, 4, tile::ArgDesc::Kind::Other, 0},
+                             {tile::ArgDesc::Kind::Tensor, 128, tile::ArgDesc::Kind::Other, 0}};
+    tile::detail::BoundArguments bound;
+    tile::Tensor tb(b, {128, 64});
+    float s = 1;
+    tile::TensorMap raw;
+    void *args[] = {&raw, &s, &tb};
+    size_t sizes[] = {128, 4, 128};
+    CHECK_THROWS_WITH(
+        tile::detail::bindTensorArguments(tensorKernelInfo(), args, sizes, descs, 3, true, bound),
+        "kernel 'k': hidden parameter 'M' comes from parameter 0, which has no "
+        "tile::Tensor argument");
+  }
+  CHECK(fake().launches.empty());
 }

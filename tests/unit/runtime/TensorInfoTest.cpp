@@ -100,6 +100,12 @@ TEST_CASE("tensor info: malformed tensor fields name the JSON path", "[tensorinf
   CHECK(
       error("\"hidden\": {\"tensor\": 0, \"dim\": 1}", "\"hidden\": {\"tensor\": 0, \"dim\": 2}") ==
       "kernel info: kernels[0].params[4].hidden.dim: dimension 2 of a rank-2 tensor");
+  CHECK(error("\"extents\": [{\"name\": \"M\", \"hidden\": 3}, {\"name\": \"K\", \"hidden\": 4}]",
+              "\"extents\": []") ==
+        "kernel info: kernels[0].params[0].tensor.extents: 0 extents; a tensor has rank 1 to 5");
+  CHECK(error("{\"name\": \"M\", \"hidden\": 3}", "{\"name\": \"\", \"hidden\": 3}") ==
+        "kernel info: kernels[0].params[0].tensor.extents[0].name: an extent is a literal or a "
+        "non-empty name");
   CHECK(error("\"size\": 128, \"align\": 64", "\"size\": 128, \"align\": 16") ==
         "kernel info: kernels[0].params[0].size: a tensor parameter is 128 bytes at alignment 64 "
         "(a CUtensorMap)");
