@@ -106,10 +106,11 @@ std::string checkTensorMap(const TensorMapDesc &desc);
 /// "tensor map <bf16>[4096, 4096] strides [4096, 1] box [64, 128] swizzle 128B at 0x7f..."
 std::string describeTensorMap(const TensorMapDesc &desc);
 
-/// An encoded CUtensorMap: 128 bytes, 64-byte aligned (the driver's and the
-/// kernel parameter's alignment). Trivially copyable: a kernel loaded without
-/// kernel info takes it by value for a `.param .align 64 .b8 [128]` parameter.
-class alignas(target::kTensorMapAlign) TensorMap {
+/// An encoded CUtensorMap: 128 bytes, at least 64-byte aligned (the driver's
+/// and the kernel parameter's alignment; cuda.h declares CUtensorMap
+/// alignas(128)). Trivially copyable: a kernel loaded without kernel info
+/// takes it by value for a `.param .align 64 .b8 [128]` parameter.
+class TensorMap {
 public:
   TensorMap() = default; // all zero bytes (no map)
   /// Checks every rule (checkTensorMap) and encodes through
@@ -125,6 +126,8 @@ private:
   CUtensorMap map_{};
 };
 static_assert(sizeof(TensorMap) == target::kTensorMapBytes, "a CUtensorMap is 128 bytes");
+static_assert(alignof(TensorMap) >= target::kTensorMapAlign,
+              "cuTensorMapEncodeTiled needs a 64-byte aligned map");
 
 /// A host tensor argument: a device address, the element type, the extents
 /// (outermost first) and optional strides in elements (default: row-major
