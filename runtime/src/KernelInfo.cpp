@@ -83,7 +83,8 @@ std::optional<SizeExpr::Op> sizeOpFromName(const std::string &name) {
 
 std::string KernelParamInfo::typeName() const {
   if (tensor) {
-    std::string s = std::string("tensor<") + scalarTypeName(scalar) + ">[";
+    // The tensor's own element: `scalar` should equal it, but one source of truth.
+    std::string s = std::string("tensor<") + scalarTypeName(tensor->element) + ">[";
     for (size_t i = 0; i < tensor->extents.size(); ++i) {
       const TensorParamInfo::Extent &e = tensor->extents[i];
       s += (i ? ", " : "") + (e.literal ? std::to_string(*e.literal) : e.name);

@@ -268,23 +268,18 @@ void encodeChecked(const TensorMapDesc &d, const std::string &kernel, CUtensorMa
     if (i > 0)
       byteStrides[i - 1] = static_cast<cuuint64_t>(strides[outer]) * bytes;
   }
-  TILE_CU_K(kernel, cuTensorMapEncodeTiled, out, elementInfo(d.element).driverType,
-            static_cast<cuuint32_t>(rank), reinterpret_cast<void *>(d.address), dims, byteStrides,
-            box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE, driverSwizzle(d.swizzle),
-            driverPromotion(d.l2Promotion),
-            d.oobZeroFill ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
-                          : CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
-}
-
-void encodeNamed(const TensorMapDesc &d, const std::string &kernel, CUtensorMap *out) {
-  try {
-    encodeChecked(d, kernel, out);
-  } catch (const Error &e) {
-    // Name what was being encoded: the driver's answer alone says "invalid argument".
-    if (e.call() != "cuTensorMapEncodeTiled")
-      throw;
-    throw Error("cuTensorMapEncodeTiled", e.code(), kernel, describeTensorMap(d));
-  }
+  // A missing driver or entry point throws its own error here; a failed
+  // encode names the map, since the driver's answer alone says "invalid argument".
+  auto encodeTiled =
+      detail::driverFn(&detail::DriverApi::cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+  CUresult r = encodeTiled(out, elementInfo(d.element).driverType, static_cast<cuuint32_t>(rank),
+                           reinterpret_cast<void *>(d.address), dims, byteStrides, box, steps,
+                           CU_TENSOR_MAP_INTERLEAVE_NONE, driverSwizzle(d.swizzle),
+                           driverPromotion(d.l2Promotion),
+                           d.oobZeroFill ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
+                                         : CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
+  if (r != CUDA_SUCCESS)
+    throw Error("cuTensorMapEncodeTiled", static_cast<int>(r), kernel, describeTensorMap(d));
 }
 
 } // namespace
@@ -296,7 +291,7 @@ TensorMap TensorMap::encode(const TensorMapDesc &desc, const std::string &kernel
                              (kernel.empty() ? std::string() : "kernel '" + kernel + "': ") +
                                  describeTensorMap(desc) + ": " + why);
   TensorMap m;
-  encodeNamed(desc, kernel, &m.map_);
+  encodeChecked(desc, kernel, &m.map_);
   return m;
 }
 

@@ -411,7 +411,7 @@ TEST_CASE("fake driver: a malformed kernel info built in C++ is refused at launc
   info = tensorKernelInfo();
   info.params[0].tensor->element = tile::ScalarType::I1;
   CHECK(error(info) ==
-        "kernel 'k': tensor argument 0 ('A', tensor<bf16>[M, K]): TMA cannot move elements of "
+        "kernel 'k': tensor argument 0 ('A', tensor<i1>[M, K]): TMA cannot move elements of "
         "type i1");
   // A hidden parameter among the declared ones: M where s should be.
   info = tensorKernelInfo();

@@ -253,3 +253,21 @@ TEST_CASE("tile::Tensor: its own checks", "[tensormap]") {
   CHECK(tile::Tensor(0x1000, TensorElement::F32, {4, 4}).describe() ==
         "tensor<f32>[4, 4] at 0x1000");
 }
+
+TEST_CASE("tensor map: encode checks the rules before it needs the driver", "[tensormap]") {
+  TensorMapDesc d = valid();
+  d.box = {64, 300};
+  // With or without a driver: the rule, not a driver error.
+  try {
+    tile::TensorMap::encode(d, "k");
+    FAIL("no error");
+  } catch (const tile::Error &e) {
+    CHECK(e.call() == "TensorMap::encode");
+    CHECK(e.kernel() == "k");
+    CHECK(e.code() == CUDA_ERROR_INVALID_VALUE);
+    CHECK(std::string(e.what()) ==
+          "kernel 'k': tensor map <bf16>[4096, 1024] strides [1024, 1] box [64, 300] swizzle 128B "
+          "at 0x10000: box dimension 1 is 300 elements; TMA boxes have 1 to 256 elements per "
+          "dimension");
+  }
+}
