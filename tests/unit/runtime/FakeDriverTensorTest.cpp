@@ -303,6 +303,18 @@ TEST_CASE("fake driver: tensor arguments are checked against their parameters", 
                k.launch(cfg(), tile::Tensor(a, {512, 128}), 1.0f, tile::Tensor(b, {128, 64}));
              }),
              Catch::Contains("the tensor spans 131072 bytes but its DeviceBuffer holds 65536"));
+  // An explicit element must have the buffer's element size (or the buffer holds bytes).
+  CHECK_THAT(launchError([&] {
+               k.launch(cfg(), tile::Tensor(f, tile::TensorElement::BF16, {256, 128}), 1.0f,
+                        tile::Tensor(b, {128, 64}));
+             }),
+             Catch::Contains("the element type bf16 is 2 bytes but the DeviceBuffer's elements "
+                             "are 4 bytes"));
+  // An empty extent is the map rule's to report (not a buffer-size overflow).
+  CHECK_THAT(launchError([&] {
+               k.launch(cfg(), tile::Tensor(a, {0, 128}), 1.0f, tile::Tensor(b, {128, 64}));
+             }),
+             Catch::Contains(": extent 0 is 0 elements; a tensor map's extents are 1 to 2^32"));
   // An extent the kernel receives as i32.
   tile::Tensor huge(a.ptr(), tile::TensorElement::BF16, {int64_t(1) << 31, 128});
   CHECK_THAT(launchError([&] {

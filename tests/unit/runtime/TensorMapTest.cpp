@@ -252,6 +252,8 @@ TEST_CASE("tile::Tensor: its own checks", "[tensormap]") {
         "row-major contiguous)");
   CHECK(tile::Tensor(0x1000, TensorElement::F32, {4, 4}).describe() ==
         "tensor<f32>[4, 4] at 0x1000");
+  CHECK(tile::Tensor(0x1000, TensorElement::F32, {4, 4}, {8, 1}).describe() ==
+        "tensor<f32>[4, 4] strides [8, 1] at 0x1000");
 }
 
 TEST_CASE("tensor map: encode checks the rules before it needs the driver", "[tensormap]") {
