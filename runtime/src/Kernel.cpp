@@ -1,5 +1,6 @@
 //===- Kernel.cpp - kernels: attributes, checks and launches --------------===//
 #include "RuntimeState.h"
+#include "TensorArgs.h"
 #include "tile/runtime.h"
 
 #include <mutex>
@@ -260,6 +261,15 @@ int Kernel::maxActiveClusters(const LaunchConfig &cfg) const {
 
 void Kernel::launchPacked(const LaunchConfig &cfg, void **args, const size_t *argSizes,
                           size_t argCount) {
+  detail::KernelState &s = detail::require(state_, "Kernel::launch", "Kernel");
+  if (s.info && detail::hasTensorParams(*s.info)) {
+    // A packed array is the driver's list: encoded maps (tile::TensorMap) for
+    // the tensors and the hidden extents after the declared parameters.
+    if (s.paramsKnown)
+      validateArguments(s.name, argSizes, argCount, s.params);
+    launchUnchecked(cfg, args);
+    return;
+  }
   // Only the sizes are known: the kinds pass as plain values of those sizes.
   std::vector<ArgDesc> descs(argCount);
   for (size_t i = 0; i < argCount; ++i)
@@ -276,6 +286,29 @@ namespace {
 void Kernel::launchChecked(const LaunchConfig &cfg, void **args, const size_t *argSizes,
                            const ArgDesc *descs, size_t argCount) {
   detail::KernelState &s = detail::require(state_, "Kernel::launch", "Kernel");
+  if (s.info && detail::hasTensorParams(*s.info)) {
+    // The user passes the declared parameters; the driver sees maps in place
+    // of the tensors and the hidden extents after them.
+    std::string msg = checkArgumentKinds(*s.info, descs, argCount);
+    if (!msg.empty())
+      throwLaunchError(s.name, msg);
+    detail::BoundArguments bound;
+    detail::bindTensorArguments(*s.info, args, argSizes, descs, argCount, /*encode=*/true, bound);
+    if (s.paramsKnown)
+      validateArguments(s.name, bound.sizes.data(), bound.sizes.size(), s.params);
+    launchUnchecked(cfg, bound.args.data());
+    return;
+  }
+  for (size_t i = 0; i < argCount; ++i)
+    if (descs[i].kind == ArgDesc::Kind::Tensor)
+      throwLaunchError(s.name,
+                       "kernel '" + s.name + "': argument " + std::to_string(i) +
+                           " is a tile::Tensor but " +
+                           (s.info ? std::string("the kernel has no tensor parameter")
+                                   : std::string("the kernel has no kernel info to encode its "
+                                                 "map from (load the module with "
+                                                 "Module::fromFiles or a ModuleInfo, or pass a "
+                                                 "tile::TensorMap)")));
   if (s.paramsKnown)
     validateArguments(s.name, argSizes, argCount, s.params);
   if (s.info) {
@@ -297,6 +330,16 @@ size_t Kernel::dynamicSharedBytesFor(const LaunchConfig &cfg, void **args, const
   std::string msg = checkArgumentKinds(*s.info, descs, argCount);
   if (!msg.empty())
     throwLaunchError(s.name, msg);
+  if (detail::hasTensorParams(*s.info)) {
+    // The layout rule may read hidden extents: bind them (no map is needed).
+    std::vector<size_t> sizes(argCount);
+    for (size_t i = 0; i < argCount; ++i)
+      sizes[i] = descs[i].size;
+    detail::BoundArguments bound;
+    detail::bindTensorArguments(*s.info, args, sizes.data(), descs, argCount, /*encode=*/false,
+                                bound);
+    return *resolve(cfg, bound.args.data()).sharedBytes;
+  }
   return *resolve(cfg, args).sharedBytes;
 }
 

@@ -181,22 +181,26 @@ std::string toJson(const ModuleInfo &info);
 ModuleInfo moduleInfoFromJson(const std::string &json);
 
 /// How a host argument is passed, for the kind check (tile/args.h fills it).
+/// Tensor: a tile::Tensor (tile/tensor_map.h), for a `tensor<T>[...]`
+/// parameter; its element, rank and extents are checked when it is encoded.
 struct ArgDesc {
-  enum class Kind { Integer, Float, DeviceBuffer, Other } kind = Kind::Other;
+  enum class Kind { Integer, Float, DeviceBuffer, Other, Tensor } kind = Kind::Other;
   size_t size = 0;
   /// DeviceBuffer<T>: what T is.
   Kind elementKind = Kind::Other;
   size_t elementSize = 0;
 };
 
-/// "" when `args` (count of them) fit the kernel's parameters in number, size
-/// and kind; else a message naming the kernel, the argument and the parameter,
+/// "" when `args` (count of them) fit the kernel's declared parameters (the
+/// hidden ones are the runtime's to fill) in number, size and kind; else a message naming the kernel, the argument and the parameter,
 /// e.g. "kernel 'h': argument 1 is a DeviceBuffer of 4-byte floats but
 /// parameter 1 ('input') is ptr<i32, global>". An integer passes for a
 /// pointer of its size (a raw CUdeviceptr) and for f16/bf16 bits; a struct
 /// passes for anything of its size. Integers of either signedness pass for
 /// iN and uN of their size (the bits are passed as they are); a float is
-/// f32, a double f64.
+/// f32, a double f64. A tensor parameter takes a tile::Tensor.
 std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, size_t count);
+/// The number of parameters a host program passes: those without `hidden`.
+size_t declaredParamCount(const KernelInfo &kernel);
 
 } // namespace tile
