@@ -72,6 +72,10 @@ Type Sema::inferCall(CallExpr &e) {
   if (b == Builtin::Fence || b == Builtin::FenceProxyAsync || b == Builtin::FenceMBarrierInit ||
       b == Builtin::ClusterArrive || b == Builtin::ClusterWait)
     return checkFenceCall(e);
+  if (isWarpBuiltin(b))
+    return checkWarpCall(e);
+  if (isMathBuiltin(b))
+    return checkMathCall(e);
   if (!checkNoNamedArgs(e))
     return Type::invalid();
 

@@ -34,7 +34,9 @@ namespace tile::frontend {
 namespace {
 
 /// Over which threads a value is the same (ordered: more is more divergent).
-enum Level { Uniform = 0, PerCta = 1, PerThread = 2 };
+/// PerWarp values (warp_id(), a vote over the whole warp) are the same in
+/// every lane of a warp, and so are PerCta ones.
+enum Level { Uniform = 0, PerCta = 1, PerWarp = 2, PerThread = 3 };
 
 /// Why control flow is divergent: the condition (or return) that made it so.
 struct Divergence {
@@ -159,6 +161,19 @@ private:
       case Builtin::ClusterRank:
       case Builtin::BlockInCluster:
         return PerCta;
+      case Builtin::WarpId:
+        return PerWarp; // the linear thread id / 32: warps are formed from it
+      case Builtin::VoteAny:
+      case Builtin::VoteAll:
+      case Builtin::VoteBallot:
+      case Builtin::ReduxAdd:
+      case Builtin::ReduxMin:
+      case Builtin::ReduxMax:
+      case Builtin::ReduxAnd:
+      case Builtin::ReduxOr:
+      case Builtin::ReduxXor:
+        // The same in every lane of the mask: warp-uniform over a full warp.
+        return findNamedArg(c, "mask") ? PerThread : PerWarp;
       case Builtin::Min:
       case Builtin::Max:
       case Builtin::Clamp:
@@ -196,13 +211,15 @@ private:
   }
 
   void checkBarrier(const CallExpr &c, const Divergence &control) {
+    if (isWarpCollective(c.builtin))
+      return checkWarpCollective(c, control);
     bool cta = c.builtin == Builtin::SyncThreads;
     bool cluster = c.builtin == Builtin::ClusterSync || c.builtin == Builtin::ClusterArrive ||
                    c.builtin == Builtin::ClusterWait;
-    if ((cta && control.level < PerThread) || (cluster && control.level < PerCta) ||
+    if ((cta && control.level < PerWarp) || (cluster && control.level < PerCta) ||
         (!cta && !cluster))
       return;
-    std::string between = control.level == PerThread ? "threads" : "CTAs";
+    std::string between = control.level >= PerWarp ? "threads" : "CTAs";
     diags_.warning(
         c.loc,
         c.callee + "() in control flow that " + between + " of the " + (cta ? "block" : "cluster") +
@@ -214,6 +231,23 @@ private:
                   "move it where every thread of every CTA reaches it; here it does not count "
                   "as the cluster barrier that keeps peers' shared memory alive"));
     diags_.note(control.where, "this decision differs between " + between);
+  }
+
+  /// A warp collective with the default full mask needs every lane of the
+  /// warp (PTX: each lane of membermask executes the same instruction with
+  /// the same mask; lanes that do not arrive hang bar.warp.sync and make
+  /// shfl results undefined). Under control flow that lanes of a warp may
+  /// take differently it must name the lanes that take part.
+  void checkWarpCollective(const CallExpr &c, const Divergence &control) {
+    if (control.level < PerThread || findNamedArg(c, "mask"))
+      return;
+    diags_.warning(c.loc,
+                   c.callee + "() with the full-warp mask in control flow that lanes of a warp "
+                              "may take differently: lanes that do not reach it leave it "
+                              "undefined or hanging",
+                   "move it where every lane of the warp reaches it, or pass the lanes that "
+                   "do: `let m = vote_ballot(cond)` before the branch, then `mask = m`");
+    diags_.note(control.where, "this decision differs between lanes");
   }
 
   DiagnosticEngine &diags_;

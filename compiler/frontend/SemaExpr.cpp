@@ -18,6 +18,7 @@ static bool isIntOnly(BinaryOp op) {
 }
 
 Type Sema::infer(ExprPtr &ep) {
+  replaceFloatName(ep);
   ExprAST &e = *ep;
   Type t;
   switch (e.kind()) {
@@ -178,7 +179,9 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     }
     // The value of `to` nearest to the literal (ties to even); an error
     // only when that rounds past the largest finite value.
-    std::optional<double> v = roundToFloatKind(lit.value, to.scalar);
+    // inf and nan (SemaMath.cpp) are values of every float type.
+    std::optional<double> v =
+        std::isfinite(lit.value) ? roundToFloatKind(lit.value, to.scalar) : lit.value;
     if (!v) {
       error(e.loc, "float literal is out of range for " + to.str(), floatRangeHint(to.scalar));
       e.type = Type::invalid();

@@ -62,6 +62,20 @@ static const std::string debugHangsHelp = "Bound every mbarrier wait to MS milli
 static cl::opt<std::string> debugHangs("debug-hangs", cl::desc(debugHangsHelp),
                                        cl::value_desc("MS"), cl::ValueOptional, cl::init(""),
                                        cl::cat(category));
+static cl::opt<bool> fmad("fmad",
+                          cl::desc("Contract a * b + c into fma.rn (default true, as nvcc's "
+                                   "-fmad); --fmad=false rounds every product and sum"),
+                          cl::init(true), cl::cat(category));
+static cl::opt<bool> fastMath("fast-math",
+                              cl::desc("Math functions default to their approximate PTX forms "
+                                       "(ex2.approx, lg2.approx, sin.approx, rsqrt.approx, "
+                                       "tanh.approx, sqrt.approx); no flush-to-zero"),
+                              cl::init(false), cl::cat(category));
+static cl::opt<std::string>
+    libdevice("libdevice",
+              cl::desc("libdevice.10.bc for the accurate exp, log, sin, cos, tanh, erf "
+                       "(default: $TILEC_LIBDEVICE, else the CUDA toolkit tilec was built with)"),
+              cl::value_desc("path"), cl::init(""), cl::cat(category));
 static cl::opt<bool> printIRAfterAll("mlir-print-ir-after-all",
                                      cl::desc("Print the IR after every MLIR pass"),
                                      cl::init(false), cl::cat(category));
@@ -244,6 +258,9 @@ static int run(int argc, char **argv) {
   options.printIRAfterAll = printIRAfterAll;
   options.autoSync = !noAutoSync;
   options.explainSync = explainSync;
+  options.fmad = fmad;
+  options.fastMath = fastMath;
+  options.libdevicePath = libdevice;
   if (debugHangs.getNumOccurrences()) {
     unsigned ms = tile::kDefaultDebugHangsMs;
     if (!debugHangs.empty() &&

@@ -70,7 +70,18 @@ struct CompileOptions {
   /// > 0: bound every mbarrier wait to this many milliseconds (at most
   /// kMaxDebugHangsMs), then report the hang and trap (tilec --debug-hangs[=MS]).
   unsigned debugHangsMs = 0;
+  /// Contract a float product feeding a sum into fma.rn, as nvcc's
+  /// -fmad=true (tilec --fmad=false turns it off: docs/language.md "Floats").
+  bool fmad = true;
+  /// Math functions default to their approximate PTX forms (tilec --fast-math).
+  bool fastMath = false;
+  /// libdevice.10.bc for the accurate exp, log, sin, ... ("": $TILEC_LIBDEVICE,
+  /// else the CUDA toolkit's, found at build time: tile::defaultLibdevicePath()).
+  std::string libdevicePath;
 };
+
+/// The libdevice tilec uses when CompileOptions::libdevicePath is empty.
+std::string defaultLibdevicePath();
 
 struct CompileResult {
   bool ok = false;

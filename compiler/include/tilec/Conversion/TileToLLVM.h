@@ -35,6 +35,7 @@ void populateTileBarrierToNVVMPatterns(LLVMTypeConverter &converter, RewritePatt
 void populateTileFenceToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileAsyncToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileDebugToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+void populateTileWarpToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 } // namespace mlir::tile
 
 #endif

@@ -124,6 +124,46 @@ enum class Builtin {
   FenceMBarrierInit,
   ClusterArrive,
   ClusterWait,
+  // Issue #11: warp-level operations (SemaWarp.cpp, docs/language.md "Warp-level operations").
+  ShflUp,
+  ShflDown,
+  ShflXor,
+  ShflIdx,
+  VoteAny,
+  VoteAll,
+  VoteBallot,
+  ReduxAdd,
+  ReduxMin,
+  ReduxMax,
+  ReduxAnd,
+  ReduxOr,
+  ReduxXor,
+  MatchAny,
+  MatchAll,
+  SyncWarp,
+  LaneMaskLt,
+  LaneMaskLe,
+  LaneMaskEq,
+  LaneMaskGe,
+  LaneMaskGt,
+  // Issue #11: math (SemaMath.cpp, docs/language.md "Math functions").
+  Fma,
+  Abs,
+  Sqrt,
+  Rsqrt,
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Sin,
+  Cos,
+  Tanh,
+  Erf,
+  Floor,
+  Ceil,
+  Round,
+  Trunc,
+  Copysign,
 };
 const char *builtinName(Builtin b);
 Builtin builtinFromName(const std::string &name);
@@ -143,6 +183,12 @@ bool isMemoryBuiltin(Builtin b); // Load, Store, atomics: args[0] is a location
 bool isIdBuiltin(Builtin b);
 /// Arrive, ArriveExpectTx, ExpectTx, Wait: args[0] is an mbarrier expression.
 bool isMBarrierBuiltin(Builtin b);
+/// ShflUp .. LaneMaskGt: the warp-level operations.
+bool isWarpBuiltin(Builtin b);
+/// The warp operations that need converged lanes of their mask (all but lanemask_*).
+bool isWarpCollective(Builtin b);
+/// Fma .. Copysign: the math functions.
+bool isMathBuiltin(Builtin b);
 
 /// Memory order of an access. Weak = plain (non-atomic) ld/st.
 enum class MemOrder { Weak, Relaxed, Acquire, Release, AcqRel, Sc };
@@ -351,6 +397,7 @@ public:
   bool orderGiven = false;                   // [sema] `order =` was written
   bool scopeGiven = false;                   // [sema] `scope =` was written
   int64_t asyncBytes = 0;                    // [sema] store_async: bytes it delivers
+  bool approx = false; // [sema] math: the fast approximate form (`approx = true`, --fast-math)
 };
 
 //===----------------------------------------------------------------------===//
@@ -527,13 +574,23 @@ struct ThreadsAttr {
   Location loc;
 };
 
+/// max_threads(N) (.maxntid N: an upper bound on the block, which caps the
+/// registers per thread) and min_blocks(N) (.minnctapersm N).
+struct LaunchBoundsAttr {
+  std::optional<int> maxThreads;
+  Location maxThreadsLoc;
+  std::optional<int> minBlocks;
+  Location minBlocksLoc;
+};
+
 struct KernelAST {
   std::string name;
   Location loc;                              // of the name
   std::vector<std::unique_ptr<Decl>> params; // kind Param, types from the signature
   std::vector<TypeSyntax> paramTypes;        // as written, parallel to params
   ClusterAttr cluster;
-  ThreadsAttr threads;
+  ThreadsAttr threads; // the exact block shape (.reqntid)
+  LaunchBoundsAttr bounds;
   Block body;
   // [sema]
   std::vector<SharedArrayStmt *> sharedArrays; // in declaration order

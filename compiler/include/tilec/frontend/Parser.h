@@ -36,6 +36,7 @@ private:
   std::unique_ptr<KernelAST> parseKernel();
   void parseKernelAttrs(KernelAST &k);
   std::array<int, 3> parseDims(const char *attr);
+  void parseLaunchBound(KernelAST &k, const Token &attr);
   TypeSyntax parseType();
   TypeSyntax parseScalarType(const char *what);
   Block parseBlock(int depth);
