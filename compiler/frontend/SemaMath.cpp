@@ -117,7 +117,7 @@ Type Sema::checkMathCall(CallExpr &e) {
   bool intAllowed = b == Builtin::Abs;
   if (!t.isScalar() || t.isBool() || (!intAllowed && !t.isFloat())) {
     error(e.args[0]->loc,
-          "'" + e.callee + "' needs " + (intAllowed ? "an integer or float" : "float") +
+          "'" + e.callee + "' needs " + (intAllowed ? "integer or float" : "float") +
               " arguments, found " + t.str(),
           t.isInteger() ? "convert with `as f32`"
                         : "math functions take f16, bf16 or f32 values (abs also integers)");
