@@ -81,7 +81,8 @@ struct ShflLowering : ConvertOpToLLVMPattern<ShflOp> {
     // Run time: clamp to 1..32, then keep the highest set bit (a power of two).
     Value w = LLVM::SMaxOp::create(b, loc, width, i32Const(b, loc, 1));
     w = LLVM::SMinOp::create(b, loc, w, i32Const(b, loc, 32));
-    Value lz = LLVM::CountLeadingZerosOp::create(b, loc, b.getI32Type(), w, /*is_zero_poison=*/true);
+    Value lz =
+        LLVM::CountLeadingZerosOp::create(b, loc, b.getI32Type(), w, /*is_zero_poison=*/true);
     Value pow2 = LLVM::ShlOp::create(b, loc, i32Const(b, loc, 1),
                                      LLVM::SubOp::create(b, loc, i32Const(b, loc, 31), lz));
     Value seg = LLVM::ShlOp::create(b, loc, LLVM::SubOp::create(b, loc, i32Const(b, loc, 32), pow2),
@@ -115,9 +116,9 @@ struct ShflLowering : ConvertOpToLLVMPattern<ShflOp> {
       Value lo = LLVM::TruncOp::create(rewriter, loc, i32, whole);
       Value hi = LLVM::TruncOp::create(
           rewriter, loc, i32,
-          LLVM::LShrOp::create(rewriter, loc, whole,
-                               LLVM::ConstantOp::create(rewriter, loc, i64,
-                                                        rewriter.getI64IntegerAttr(32))));
+          LLVM::LShrOp::create(
+              rewriter, loc, whole,
+              LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(32))));
       Value newLo = LLVM::ZExtOp::create(rewriter, loc, i64, shfl(lo));
       Value newHi = LLVM::ZExtOp::create(rewriter, loc, i64, shfl(hi));
       Value joined = LLVM::OrOp::create(
@@ -197,9 +198,8 @@ struct MatchLowering : ConvertOpToLLVMPattern<MatchOp> {
       return success();
     }
     auto pair = LLVM::LLVMStructType::getLiteral(getContext(), {i32, rewriter.getI1Type()});
-    Value both =
-        NVVM::MatchSyncOp::create(rewriter, loc, pair, adaptor.getMask(), value,
-                                  NVVM::MatchSyncKind::all);
+    Value both = NVVM::MatchSyncOp::create(rewriter, loc, pair, adaptor.getMask(), value,
+                                           NVVM::MatchSyncKind::all);
     rewriter.replaceOpWithNewOp<LLVM::ExtractValueOp>(op, both, ArrayRef<int64_t>{0});
     return success();
   }

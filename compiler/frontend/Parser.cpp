@@ -275,7 +275,8 @@ void Parser::parseLaunchBound(KernelAST &k, const Token &attr) {
   bool isMax = attr.text == "max_threads";
   std::optional<int> &slot = isMax ? k.bounds.maxThreads : k.bounds.minBlocks;
   if (slot)
-    fail(attr.loc, "duplicate " + attr.text + " attribute", "give " + attr.text + "(N) at most once");
+    fail(attr.loc, "duplicate " + attr.text + " attribute",
+         "give " + attr.text + "(N) at most once");
   (isMax ? k.bounds.maxThreadsLoc : k.bounds.minBlocksLoc) = attr.loc;
   std::string hint = "write " + attr.text + "(N) with a positive integer literal";
   expect(Tok::LParen, "'('", hint.c_str());

@@ -135,9 +135,9 @@ void Sema::checkLaunchBounds(KernelAST &k) {
             "ptxas ignores .minnctapersm unless the block size is bounded");
       return;
     }
-    long long perBlock = b.maxThreads ? *b.maxThreads
-                                      : (long long)k.threads.dims[0] * k.threads.dims[1] *
-                                            k.threads.dims[2];
+    long long perBlock = b.maxThreads
+                             ? *b.maxThreads
+                             : (long long)k.threads.dims[0] * k.threads.dims[1] * k.threads.dims[2];
     if (perBlock * *b.minBlocks > target::kMaxThreadsPerSM)
       error(b.minBlocksLoc,
             "min_blocks(" + std::to_string(*b.minBlocks) + ") blocks of " +

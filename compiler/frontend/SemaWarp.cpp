@@ -49,16 +49,17 @@ Type Sema::checkWarpCall(CallExpr &e) {
     bool known = (na.name == "mask" && !lanemask) || (na.name == "width" && isShfl(b));
     if (!known) {
       error(na.loc, "'" + e.callee + "' takes no '" + na.name + "' argument",
-            lanemask          ? std::string("lanemask_*() take no arguments")
-            : isShfl(b)       ? std::string("shuffles take `width =` and `mask =`")
-                              : "'" + e.callee + "' takes only `mask =`");
+            lanemask    ? std::string("lanemask_*() take no arguments")
+            : isShfl(b) ? std::string("shuffles take `width =` and `mask =`")
+                        : "'" + e.callee + "' takes only `mask =`");
       infer(na.expr);
       finalize(na.expr);
       ok = false;
       continue;
     }
     if (std::find(seen.begin(), seen.end(), na.name) != seen.end()) {
-      error(na.loc, "duplicate '" + na.name + "' argument", "give " + na.name + " = ... at most once");
+      error(na.loc, "duplicate '" + na.name + "' argument",
+            "give " + na.name + " = ... at most once");
       ok = false;
     }
     seen.push_back(na.name);
@@ -79,8 +80,7 @@ Type Sema::checkWarpCall(CallExpr &e) {
       ok = false;
     }
     if (na.name == "width" && (*c < 1 || *c > 32 || (*c & (*c - 1)) != 0)) {
-      error(na.expr->loc,
-            "shuffle width " + std::to_string(*c) + " is not a power of two in 1..32",
+      error(na.expr->loc, "shuffle width " + std::to_string(*c) + " is not a power of two in 1..32",
             "the warp splits into segments of width 1, 2, 4, 8, 16 or 32 lanes");
       ok = false;
     }

@@ -68,7 +68,8 @@ Value MLIRGenImpl::genMathCall(const fe::CallExpr &e) {
   auto approxF32 = [&](StringRef name) { return fromF32(intrinsic(name, toF32(x))); };
   auto libdevice = [&](StringRef name) { return fromF32(callLibdevice(l, name, toF32(x))); };
   auto f32Const = [&](double v) -> Value {
-    return arith::ConstantOp::create(builder, l, f32, builder.getF32FloatAttr(static_cast<float>(v)));
+    return arith::ConstantOp::create(builder, l, f32,
+                                     builder.getF32FloatAttr(static_cast<float>(v)));
   };
 
   switch (e.builtin) {
@@ -115,8 +116,8 @@ Value MLIRGenImpl::genMathCall(const fe::CallExpr &e) {
     return e.approx ? approxF32("llvm.nvvm.cos.approx.f") : libdevice("__nv_cosf");
   case BI::Tanh:
     if (e.approx) // NVPTX selects tanh.approx.f32 for llvm.tanh with afn
-      return fromF32(LLVM::TanhOp::create(builder, l, f32, toF32(x),
-                                          LLVM::FastmathFlagsAttr::get(ctx, LLVM::FastmathFlags::afn)));
+      return fromF32(LLVM::TanhOp::create(
+          builder, l, f32, toF32(x), LLVM::FastmathFlagsAttr::get(ctx, LLVM::FastmathFlags::afn)));
     return libdevice("__nv_tanhf");
   case BI::Erf:
     return libdevice("__nv_erff");

@@ -10,14 +10,14 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Transforms/IPO/Internalize.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/IPO/Internalize.h"
 
 #include <mutex>
 
@@ -76,13 +76,13 @@ static bool linkLibdevice(llvm::Module &module, const std::string &path, std::st
   (*library)->setTargetTriple(module.getTargetTriple());
   (*library)->setDataLayout(module.getDataLayout());
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t(0));
-  bool failed = llvm::Linker::linkModules(
-      module, std::move(*library), llvm::Linker::LinkOnlyNeeded,
-      [](llvm::Module &m, const llvm::StringSet<> &linked) {
-        llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) {
-          return !gv.hasName() || !linked.count(gv.getName());
-        });
-      });
+  bool failed =
+      llvm::Linker::linkModules(module, std::move(*library), llvm::Linker::LinkOnlyNeeded,
+                                [](llvm::Module &m, const llvm::StringSet<> &linked) {
+                                  llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) {
+                                    return !gv.hasName() || !linked.count(gv.getName());
+                                  });
+                                });
   if (failed) {
     error = "cannot link libdevice '" + path + "'";
     return false;
