@@ -227,6 +227,8 @@ private:
         syncDetails(c);
       if (c.resultUnused)
         os_ << " unused";
+      if (c.approx)
+        os_ << " approx";
       break;
     }
     }
