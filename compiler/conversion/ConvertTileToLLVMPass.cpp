@@ -38,6 +38,7 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     tile::populateTileDebugToNVVMPatterns(converter, patterns);
     tile::populateTileRoleToNVVMPatterns(converter, patterns);
     tile::populateTileTmaToNVVMPatterns(converter, patterns);
+    tile::populateTileWarpToNVVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
 

@@ -17,7 +17,10 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
 
 #include <algorithm>
 #include <cstdio>
@@ -178,6 +181,11 @@ static ::tile::CompileResult compileWith(const std::string &source,
     return result;
   frontend::CheckOptions checkOptions;
   checkOptions.clusterOverride = options.clusterOverride;
+  checkOptions.fastMath = options.fastMath;
+  std::string libdevice =
+      options.libdevicePath.empty() ? ::tile::defaultLibdevicePath() : options.libdevicePath;
+  checkOptions.libdevicePath = libdevice;
+  checkOptions.libdeviceFound = !libdevice.empty() && llvm::sys::fs::exists(libdevice);
   if (!frontend::checkModule(*ast, diags, checkOptions))
     return result;
   try {
@@ -221,7 +229,9 @@ static ::tile::CompileResult compileWith(const std::string &source,
   });
   auto finishWithError = [&] { return result; };
 
-  OwningOpRef<ModuleOp> module = mlir::tile::mlirGen(context, *ast);
+  mlir::tile::MLIRGenOptions genOptions;
+  genOptions.fmad = options.fmad;
+  OwningOpRef<ModuleOp> module = mlir::tile::mlirGen(context, *ast, genOptions);
   if (!module || failed(verify(*module)))
     return finishWithError();
   if (options.emit == ::tile::EmitKind::MLIR) {
@@ -262,6 +272,7 @@ static ::tile::CompileResult compileWith(const std::string &source,
   mlir::tile::PTXOptions ptxOptions;
   ptxOptions.arch = options.arch;
   ptxOptions.optLevel = options.optLevel;
+  ptxOptions.libdevicePath = libdevice;
   std::string error;
   if (!mlir::tile::emitPTX(*module, ptxOptions, options.emit == ::tile::EmitKind::LLVM,
                            result.output, error)) {
@@ -279,6 +290,16 @@ static ::tile::CompileResult compileWith(const std::string &source,
   }
   result.ok = true;
   return result;
+}
+
+std::string(::tile::defaultLibdevicePath)() {
+  if (const char *env = std::getenv("TILEC_LIBDEVICE"); env && *env)
+    return env;
+#ifdef TILEC_DEFAULT_LIBDEVICE
+  return TILEC_DEFAULT_LIBDEVICE;
+#else
+  return "";
+#endif
 }
 
 ::tile::CompileResult(::tile::compile)(const std::string &source, const CompileOptions &options) {

@@ -210,6 +210,10 @@ std::vector<KernelInfo> collectKernelInfo(const fe::ModuleAST &module) {
     }
     if (k->threads.present)
       info.threads = dims(k->threads.dims);
+    if (k->bounds.maxThreads)
+      info.maxThreads = static_cast<unsigned>(*k->bounds.maxThreads);
+    if (k->bounds.minBlocks)
+      info.minBlocks = static_cast<unsigned>(*k->bounds.minBlocks);
     info.staticSharedBytes = static_cast<size_t>(k->staticSharedBytes);
     for (const fe::SharedArrayStmt *a : k->sharedArrays) {
       if (a->isStatic)

@@ -251,6 +251,8 @@ private:
         syncDetails(c);
       if (c.resultUnused)
         os_ << " unused";
+      if (c.approx)
+        os_ << " approx";
       break;
     }
     }

@@ -262,11 +262,32 @@ void Parser::parseKernelAttrs(KernelAST &k) {
       expect(Tok::LParen, "'('", "write threads(X[, Y[, Z]])");
       k.threads.dims = parseDims("threads");
       k.threads.present = true;
+    } else if (attr.text == "max_threads" || attr.text == "min_blocks") {
+      parseLaunchBound(k, attr);
     } else {
       fail(attr.loc, "unknown kernel attribute '" + attr.text + "'",
-           "kernel attributes are cluster(X[,Y,Z]), cluster(dynamic) and threads(X[,Y,Z])");
+           "kernel attributes are cluster(X[,Y,Z]), cluster(dynamic), threads(X[,Y,Z]), "
+           "max_threads(N) and min_blocks(N)");
     }
   }
+}
+
+/// max_threads(N) / min_blocks(N): one positive integer literal (ranges are
+/// checked by Sema against tile/target.h).
+void Parser::parseLaunchBound(KernelAST &k, const Token &attr) {
+  bool isMax = attr.text == "max_threads";
+  std::optional<int> &slot = isMax ? k.bounds.maxThreads : k.bounds.minBlocks;
+  if (slot)
+    fail(attr.loc, "duplicate " + attr.text + " attribute",
+         "give " + attr.text + "(N) at most once");
+  (isMax ? k.bounds.maxThreadsLoc : k.bounds.minBlocksLoc) = attr.loc;
+  std::string hint = "write " + attr.text + "(N) with a positive integer literal";
+  expect(Tok::LParen, "'('", hint.c_str());
+  Token t = expect(Tok::IntLit, "a positive integer", hint.c_str());
+  if (t.intValue < 1 || t.intValue > (1u << 20))
+    fail(t.loc, attr.text + " of " + t.text + " is out of range", hint);
+  slot = (int)t.intValue;
+  expect(Tok::RParen, "')'", hint.c_str());
 }
 
 std::array<int, 3> Parser::parseDims(const char *attr) {

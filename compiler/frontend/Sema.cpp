@@ -87,6 +87,66 @@ bool Sema::requireCluster(const Location &loc, const std::string &what) {
   return false;
 }
 
+/// threads(X, Y, Z) is the exact block shape (.reqntid), max_threads(N) an
+/// upper bound (.maxntid) and min_blocks(N) the CTAs to keep resident per SM
+/// (.minnctapersm). PTX ISA 11.4.3: .reqntid and .maxntid exclude each
+/// other; ptxas ignores .minnctapersm without one of them.
+void Sema::checkLaunchBounds(KernelAST &k) {
+  const LaunchBoundsAttr &b = k.bounds;
+  if (k.threads.present) {
+    const char *axes[] = {"x", "y", "z"};
+    for (int i = 0; i < 3; ++i)
+      if (k.threads.dims[i] > target::kMaxBlockDims[i]) {
+        error(k.threads.loc,
+              "threads dimension " + std::string(axes[i]) + " of " +
+                  std::to_string(k.threads.dims[i]) + " exceeds the limit of " +
+                  std::to_string(target::kMaxBlockDims[i]),
+              "blocks are at most " + std::to_string(target::kMaxBlockDims[0]) + " x " +
+                  std::to_string(target::kMaxBlockDims[1]) + " x " +
+                  std::to_string(target::kMaxBlockDims[2]) + " threads");
+        return;
+      }
+  }
+  if (b.maxThreads) {
+    if (*b.maxThreads > target::kMaxThreadsPerBlock) {
+      error(b.maxThreadsLoc,
+            "max_threads(" + std::to_string(*b.maxThreads) + ") is over the limit of " +
+                std::to_string(target::kMaxThreadsPerBlock) + " threads per block",
+            "give at most " + std::to_string(target::kMaxThreadsPerBlock));
+      return;
+    }
+    if (k.threads.present) {
+      error(b.maxThreadsLoc, "max_threads(N) and threads(...) exclude each other",
+            "threads(...) is the exact block shape (.reqntid) and bounds the block already; "
+            "max_threads(N) (.maxntid) is for kernels launched with varying block sizes");
+      return;
+    }
+  }
+  if (b.minBlocks) {
+    if (*b.minBlocks > target::kMaxBlocksPerSM) {
+      error(b.minBlocksLoc,
+            "min_blocks(" + std::to_string(*b.minBlocks) + ") is more than the " +
+                std::to_string(target::kMaxBlocksPerSM) + " CTAs an SM can hold",
+            "give 1.." + std::to_string(target::kMaxBlocksPerSM));
+      return;
+    }
+    if (!k.threads.present && !b.maxThreads) {
+      error(b.minBlocksLoc, "min_blocks(N) needs threads(...) or max_threads(N)",
+            "ptxas ignores .minnctapersm unless the block size is bounded");
+      return;
+    }
+    long long perBlock = b.maxThreads
+                             ? *b.maxThreads
+                             : (long long)k.threads.dims[0] * k.threads.dims[1] * k.threads.dims[2];
+    if (perBlock * *b.minBlocks > target::kMaxThreadsPerSM)
+      error(b.minBlocksLoc,
+            "min_blocks(" + std::to_string(*b.minBlocks) + ") blocks of " +
+                std::to_string(perBlock) + " threads are more than the " +
+                std::to_string(target::kMaxThreadsPerSM) + " threads an SM can hold",
+            "lower min_blocks or the block size");
+  }
+}
+
 void Sema::checkKernel(KernelAST &k) {
   size_t errorsBefore = diags_.numErrors();
   kernel_ = &k;
@@ -134,6 +194,7 @@ void Sema::checkKernel(KernelAST &k) {
                 std::to_string(target::kMaxThreadsPerBlock),
             "use at most " + std::to_string(target::kMaxThreadsPerBlock) + " threads per block");
   }
+  checkLaunchBounds(k);
 
   pushScope(); // parameters
   for (size_t i = 0; i < k.params.size(); ++i) {

@@ -82,6 +82,10 @@ Type Sema::inferCall(CallExpr &e) {
   if (b == Builtin::Bitcast || b == Builtin::Popc || b == Builtin::Clz || b == Builtin::Brev ||
       b == Builtin::Bfind)
     return checkBitCall(e);
+  if (isWarpBuiltin(b))
+    return checkWarpCall(e);
+  if (isMathBuiltin(b))
+    return checkMathCall(e);
   if (!checkNoNamedArgs(e))
     return Type::invalid();
 

@@ -18,6 +18,7 @@ static bool isIntOnly(BinaryOp op) {
 }
 
 Type Sema::infer(ExprPtr &ep) {
+  replaceFloatName(ep);
   ExprAST &e = *ep;
   Type t;
   switch (e.kind()) {
@@ -213,8 +214,10 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     }
     // The value of `to` nearest to the literal (ties to even); an error
     // only when that rounds past the largest finite value.
+    // inf and nan (SemaMath.cpp) are values of every float type.
     std::optional<double> v = to.isScalar(ScalarKind::F64) ? std::optional<double>(lit.nearest)
-                                                           : roundToFloatKind(lit.value, to.scalar);
+                              : !std::isfinite(lit.value) ? std::optional<double>(lit.value)
+                                                          : roundToFloatKind(lit.value, to.scalar);
     if (!v) {
       error(e.loc, "float literal is out of range for " + to.str(), floatRangeHint(to.scalar));
       e.type = Type::invalid();

@@ -187,6 +187,15 @@ public:
   /// expects their bytes, so a user expect_tx on them would count them twice.
   std::unordered_map<MBarrierStmt *, CallExpr *> tmaBarriers_;
   void checkTmaBarriers();
+  // ---- SemaWarp.cpp / SemaMath.cpp (issue #11)
+  /// shfl_*, vote_*, redux_*, match_*, sync_warp, lanemask_*.
+  Type checkWarpCall(CallExpr &e);
+  /// fma, abs, sqrt, ..., copysign (and their `approx =`).
+  Type checkMathCall(CallExpr &e);
+  /// `inf` / `nan` not declared by the user: replaced by a float literal.
+  bool replaceFloatName(ExprPtr &e);
+  /// threads / max_threads / min_blocks against tile/target.h.
+  void checkLaunchBounds(KernelAST &k);
 
   void error(const Location &loc, std::string msg, std::string hint) {
     diags_.error(loc, std::move(msg), std::move(hint));
@@ -221,6 +230,11 @@ public:
   };
   std::unordered_map<MBarrierStmt *, MBarrierUses> mbarrierUses_;
 };
+
+/// The named argument `name` of a call, or nullptr.
+const NamedArg *findNamedArg(const CallExpr &e, const std::string &name);
+/// Whether math builtin b (in its accurate or approx form) calls libdevice.
+bool mathNeedsLibdevice(Builtin b, bool approx);
 
 /// The declaration an mbarrier expression names: `b`, `s[i]`, `remote(b, r)`,
 /// `remote(s[i], r)`; nullptr otherwise.

@@ -30,15 +30,22 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   kernel = KernelOp::create(builder, l, k.name, builder.getFunctionType(argTypes, {}),
                             /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
                             /*cluster_dims=*/nullptr, /*cluster_dynamic=*/false,
-                            /*max_threads=*/nullptr);
+                            /*max_threads=*/nullptr, /*req_threads=*/nullptr,
+                            /*min_blocks=*/nullptr);
   if (k.cluster.kind == fe::ClusterAttr::Static)
     kernel.setClusterDimsAttr(
         builder.getDenseI32ArrayAttr({k.cluster.dims[0], k.cluster.dims[1], k.cluster.dims[2]}));
   else if (k.cluster.kind == fe::ClusterAttr::Dynamic)
     kernel.setClusterDynamic(true);
+  // threads(...) is the exact block shape; max_threads/min_blocks bounds
+  // that the user asked for (KernelToLLVM.cpp, setLaunchBounds).
   if (k.threads.present)
-    kernel.setMaxThreadsAttr(
+    kernel.setReqThreadsAttr(
         builder.getDenseI32ArrayAttr({k.threads.dims[0], k.threads.dims[1], k.threads.dims[2]}));
+  if (k.bounds.maxThreads)
+    kernel.setMaxThreadsAttr(builder.getDenseI32ArrayAttr({*k.bounds.maxThreads, 1, 1}));
+  if (k.bounds.minBlocks)
+    kernel.setMinBlocksAttr(builder.getI32IntegerAttr(*k.bounds.minBlocks));
 
   Block *entry = builder.createBlock(&kernel.getBody(), {}, argTypes,
                                      SmallVector<Location>(argTypes.size(), l));
@@ -441,7 +448,8 @@ void MLIRGenImpl::genForWithExits(const fe::ForStmt &s) {
 }
 
 OwningOpRef<ModuleOp> mlir::tile::mlirGen(MLIRContext &context,
-                                          const ::tile::frontend::ModuleAST &module) {
+                                          const ::tile::frontend::ModuleAST &module,
+                                          const MLIRGenOptions &options) {
   context.loadDialect<TileDialect, arith::ArithDialect, scf::SCFDialect, LLVM::LLVMDialect>();
-  return MLIRGenImpl(context).gen(module);
+  return MLIRGenImpl(context, options).gen(module);
 }

@@ -195,12 +195,14 @@ Value MLIRGenImpl::genBinaryOp(Location l, fe::BinaryOp op, Value lhs, Value rhs
   }
   if (type.isFloat()) {
     switch (op) {
+    // Contractible under --fmad (the default): a product feeding a sum may
+    // become one fma.rn (docs/language.md "Floats").
     case B::Add:
-      return arith::AddFOp::create(builder, l, lhs, rhs);
+      return arith::AddFOp::create(builder, l, lhs, rhs, contractFlags());
     case B::Sub:
-      return arith::SubFOp::create(builder, l, lhs, rhs);
+      return arith::SubFOp::create(builder, l, lhs, rhs, contractFlags());
     case B::Mul:
-      return arith::MulFOp::create(builder, l, lhs, rhs);
+      return arith::MulFOp::create(builder, l, lhs, rhs, contractFlags());
     case B::Div:
       return arith::DivFOp::create(builder, l, lhs, rhs);
     default:
@@ -486,6 +488,12 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::ElectOne:
     return genRoleCall(e);
   case BI::Unknown:
+    break;
+  default:
+    if (fe::isWarpBuiltin(e.builtin))
+      return genWarpCall(e);
+    if (fe::isMathBuiltin(e.builtin))
+      return genMathCall(e);
     break;
   }
   return nullptr;

@@ -25,6 +25,7 @@
 #define TILEC_MLIRGEN_MLIRGENIMPL_H
 
 #include "tile/Dialect/TileDialect.h"
+#include "tilec/MLIRGen.h"
 #include "tilec/frontend/AST.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -56,7 +57,8 @@ struct ArrayInfo {
 
 class MLIRGenImpl {
 public:
-  explicit MLIRGenImpl(MLIRContext &context) : builder(&context) {}
+  MLIRGenImpl(MLIRContext &context, const MLIRGenOptions &options)
+      : builder(&context), options(options) {}
 
   OwningOpRef<ModuleOp> gen(const fe::ModuleAST &ast) {
     file = ast.file;
@@ -68,6 +70,7 @@ public:
 
 private:
   OpBuilder builder;
+  MLIRGenOptions options;
   OwningOpRef<ModuleOp> module;
   std::string file;
 
@@ -327,6 +330,20 @@ private:
   Value genAtomic(const fe::CallExpr &e, AtomicKind kind);
 
   Value minMax(Location l, bool isMin, Value a, Value b, bool isUnsigned = false);
+
+  /// The fastmath flags of float + - *: `contract` under options.fmad.
+  arith::FastMathFlags contractFlags() const {
+    return options.fmad ? arith::FastMathFlags::contract : arith::FastMathFlags::none;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Warp-level operations (MLIRGenWarp.cpp) and math (MLIRGenMath.cpp)
+  //===--------------------------------------------------------------------===//
+
+  Value genWarpCall(const fe::CallExpr &e);
+  Value genMathCall(const fe::CallExpr &e);
+  /// A call of libdevice function `name` (declared in the module on first use).
+  Value callLibdevice(Location l, StringRef name, Value x);
 
   //===--------------------------------------------------------------------===//
   // mbarriers, st.async, fences (MLIRGenSync.cpp)

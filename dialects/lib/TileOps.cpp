@@ -75,8 +75,18 @@ LogicalResult KernelOp::verify() {
   if (failed(checkDims(getClusterDims(), "cluster", clusterMax,
                        {clusterMax, clusterMax, clusterMax})) ||
       failed(checkDims(getMaxThreads(), "threads", threadsMax,
+                       {blockMax[0], blockMax[1], blockMax[2]})) ||
+      failed(checkDims(getReqThreads(), "required threads", threadsMax,
                        {blockMax[0], blockMax[1], blockMax[2]})))
     return failure();
+  // PTX ISA 11.4.3: .reqntid cannot be combined with .maxntid; .minnctapersm
+  // (11.4.4) is a number of CTAs an SM can hold.
+  if (getMaxThreads() && getReqThreads())
+    return emitOpError("max_threads and req_threads exclude each other");
+  if (auto blocks = getMinBlocks();
+      blocks && (*blocks < 1 || *blocks > ::tile::target::kMaxBlocksPerSM))
+    return emitOpError() << "min_blocks of " << *blocks << " is outside 1.."
+                         << ::tile::target::kMaxBlocksPerSM;
   if (getClusterDims() && getClusterDynamic())
     return emitOpError("cluster shape cannot be both static and dynamic");
   // Parameters are what the kernel lowering passes in .param space: scalars

@@ -205,6 +205,9 @@ LaunchLimits Kernel::limits() const {
   l.kernelStaticSharedBytes = k.staticSmem;
   l.kernelRequiredCluster = k.requiredCluster;
   l.kernelNeedsCluster = k.needsCluster;
+  if (k.info && k.info->threads)
+    l.kernelRequiredBlock =
+        Dim3((*k.info->threads)[0], (*k.info->threads)[1], (*k.info->threads)[2]);
   l.maxThreadsPerBlock = c.maxThreads;
   l.maxSharedPerBlockOptin = c.smemOptin;
   l.maxBlockDim = c.maxBlock;

@@ -5,12 +5,14 @@
 // 64-bit values, and every error names the JSON path it concerns.
 //===----------------------------------------------------------------------===//
 #include "tile/kernel_info.h"
+#include "tile/target.h"
 
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 
 namespace tile {
 
@@ -132,6 +134,10 @@ std::string toJson(const ModuleInfo &info) {
       o += ", \"dims\": " + dims(ki.clusterDims);
     o +=
         "},\n      \"threads\": " + (ki.threads ? dims(*ki.threads) : std::string("null")) +
+        ",\n      \"maxThreads\": " +
+        (ki.maxThreads ? std::to_string(*ki.maxThreads) : std::string("null")) +
+        ",\n      \"minBlocks\": " +
+        (ki.minBlocks ? std::to_string(*ki.minBlocks) : std::string("null")) +
         ",\n      \"staticSharedBytes\": " + std::to_string(ki.staticSharedBytes) +
         ",\n      \"dynamicShared\": {\"alignment\": " + std::to_string(ki.dynamicSharedAlignment) +
         ", \"arrays\": [";
@@ -571,6 +577,14 @@ struct Reader {
     const Json &threads = field(v, path, "threads");
     if (threads.kind != Json::Null)
       k.threads = dims(threads, path + ".threads");
+    // Launch bounds (absent in files written before they existed: none).
+    for (auto [key, slot, limit] :
+         {std::tuple{"maxThreads", &k.maxThreads, int64_t(target::kMaxThreadsPerBlock)},
+          std::tuple{"minBlocks", &k.minBlocks, int64_t(target::kMaxBlocksPerSM)}}) {
+      auto it = v.fields.find(key);
+      if (it != v.fields.end() && it->second.kind != Json::Null)
+        *slot = static_cast<unsigned>(integer(it->second, path + "." + key, 1, limit));
+    }
     k.staticSharedBytes = static_cast<size_t>(
         integer(field(v, path, "staticSharedBytes"), path + ".staticSharedBytes", 0, INT64_MAX));
     const std::string dpath = path + ".dynamicShared";

@@ -77,7 +77,18 @@ struct CompileOptions {
   /// is none); a path names it (an error when it is not there).
   bool verifyPtxas = false;
   std::string ptxasPath;
+  /// Contract a float product feeding a sum into fma.rn, as nvcc's
+  /// -fmad=true (tilec --fmad=false turns it off: docs/language.md "Floats").
+  bool fmad = true;
+  /// Math functions default to their approximate PTX forms (tilec --fast-math).
+  bool fastMath = false;
+  /// libdevice.10.bc for the accurate exp, log, sin, ... ("": $TILEC_LIBDEVICE,
+  /// else the CUDA toolkit's, found at build time: tile::defaultLibdevicePath()).
+  std::string libdevicePath;
 };
+
+/// The libdevice tilec uses when CompileOptions::libdevicePath is empty.
+std::string defaultLibdevicePath();
 
 struct CompileResult {
   bool ok = false;

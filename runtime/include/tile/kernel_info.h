@@ -151,8 +151,13 @@ struct KernelInfo {
   /// launch: the launch gives the shape (.explicitcluster).
   enum class Cluster { None, Fixed, Launch } cluster = Cluster::None;
   std::array<unsigned, 3> clusterDims{1, 1, 1};
-  /// threads(X, Y, Z): the declared bound (.maxntid), when declared.
+  /// threads(X, Y, Z): the exact block shape (.reqntid), when declared; a
+  /// launch with another block shape is refused before it reaches the driver.
   std::optional<std::array<unsigned, 3>> threads;
+  /// max_threads(N): an upper bound on the threads per block (.maxntid).
+  std::optional<unsigned> maxThreads;
+  /// min_blocks(N): CTAs per SM the kernel is compiled to fit (.minnctapersm).
+  std::optional<unsigned> minBlocks;
   size_t staticSharedBytes = 0;
   /// Each array starts at this alignment; the window's size is the end of the
   /// last array.

@@ -51,6 +51,10 @@ inline std::string ptxIsaFeature() {
 inline constexpr int kWarpSize = 32;
 /// Threads per CTA (the product of .maxntid / the block dimensions).
 inline constexpr int kMaxThreadsPerBlock = 1024;
+/// Resident CTAs per SM (the largest useful .minnctapersm) and resident
+/// threads per SM.
+inline constexpr int kMaxBlocksPerSM = 32;
+inline constexpr int kMaxThreadsPerSM = 2048;
 /// Largest block dimension in x, y, z.
 inline constexpr int kMaxBlockDims[3] = {kMaxThreadsPerBlock, kMaxThreadsPerBlock, 64};
 /// Largest grid dimension in x, y, z.

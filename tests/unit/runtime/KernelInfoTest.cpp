@@ -78,6 +78,8 @@ TEST_CASE("kernel info: JSON round trip", "[kernelinfo]") {
   two.params = {param("f", ScalarType::F32), param("b", ScalarType::I1),
                 param("q", ScalarType::BF16, true)};
   two.cluster = KernelInfo::Cluster::Launch;
+  two.maxThreads = 512u;
+  two.minBlocks = 2u;
   two.staticSharedBytes = 48;
   SizeExpr count =
       SizeExpr::binary(Op::Add, ScalarType::I64, SizeExpr::literal(ScalarType::I64, INT64_MIN),
@@ -104,6 +106,10 @@ TEST_CASE("kernel info: JSON round trip", "[kernelinfo]") {
   const KernelInfo &t = back.kernels[1];
   CHECK(t.params[2].typeName() == "ptr<bf16, global>");
   CHECK(!t.threads);
+  CHECK(t.maxThreads == 512u);
+  CHECK(t.minBlocks == 2u);
+  CHECK(!h.maxThreads);
+  CHECK(!h.minBlocks);
   CHECK(t.dynamicShared[0].name == "x\"y");
   CHECK(t.dynamicShared[0].count.operands[0].value == INT64_MIN); // exact 64-bit literal
   CHECK(t.dynamicShared[1].count.operands[0].fvalue == 0.1);
@@ -134,6 +140,9 @@ TEST_CASE("kernel info: malformed JSON names the path", "[kernelinfo]") {
   bad = json;
   bad.replace(bad.find("\"version\": 1"), 12, "\"version\": 2");
   CHECK_THAT(error(bad), Catch::Contains("version 2 is not understood"));
+  bad = json;
+  bad.replace(bad.find("\"minBlocks\": null"), 17, "\"minBlocks\": 33");
+  CHECK_THAT(error(bad), Catch::Contains("kernels[0].minBlocks"));
   CHECK_THAT(error(json.substr(0, json.size() / 2)), Catch::Contains("kernel info JSON, line"));
 }
 

@@ -140,6 +140,46 @@ enum class Builtin {
   CopyAsync,
   PrefetchTensor,
   Dim, // dim(t, d): extent d of an n-D shared array (a constant)
+  // Issue #11: warp-level operations (SemaWarp.cpp, docs/language.md "Warp-level operations").
+  ShflUp,
+  ShflDown,
+  ShflXor,
+  ShflIdx,
+  VoteAny,
+  VoteAll,
+  VoteBallot,
+  ReduxAdd,
+  ReduxMin,
+  ReduxMax,
+  ReduxAnd,
+  ReduxOr,
+  ReduxXor,
+  MatchAny,
+  MatchAll,
+  SyncWarp,
+  LaneMaskLt,
+  LaneMaskLe,
+  LaneMaskEq,
+  LaneMaskGe,
+  LaneMaskGt,
+  // Issue #11: math (SemaMath.cpp, docs/language.md "Math functions").
+  Fma,
+  Abs,
+  Sqrt,
+  Rsqrt,
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Sin,
+  Cos,
+  Tanh,
+  Erf,
+  Floor,
+  Ceil,
+  Round,
+  Trunc,
+  Copysign,
 };
 const char *builtinName(Builtin b);
 Builtin builtinFromName(const std::string &name);
@@ -159,6 +199,12 @@ bool isMemoryBuiltin(Builtin b); // Load, Store, atomics: args[0] is a location
 bool isIdBuiltin(Builtin b);
 /// Arrive, ArriveExpectTx, ExpectTx, Wait: args[0] is an mbarrier expression.
 bool isMBarrierBuiltin(Builtin b);
+/// ShflUp .. LaneMaskGt: the warp-level operations.
+bool isWarpBuiltin(Builtin b);
+/// The warp operations that need converged lanes of their mask (all but lanemask_*).
+bool isWarpCollective(Builtin b);
+/// Fma .. Copysign: the math functions.
+bool isMathBuiltin(Builtin b);
 
 /// Memory order of an access. Weak = plain (non-atomic) ld/st.
 enum class MemOrder { Weak, Relaxed, Acquire, Release, AcqRel, Sc };
@@ -380,6 +426,7 @@ public:
   const RoleAST *role = nullptr; // [sema] the role the call is in (sync_threads, role ids)
   /// `bitcast<T>(x)`: T as written (the only builtin with a type argument).
   std::optional<TypeSyntax> typeArg;
+  bool approx = false; // [sema] math: the fast approximate form (`approx = true`, --fast-math)
   /// [sema] copy_async / prefetch_tensor (SemaTma.cpp).
   struct Tma {
     bool isStore = false;           // copy_async(A[c...], TILE)
@@ -664,6 +711,13 @@ struct TensorParamSyntax {
   std::vector<int64_t> box;   // outermost first; empty when never copied
   int swizzleBytes = 0;
   const ExprAST *firstCopy = nullptr; // the copy that fixed box/swizzle
+/// max_threads(N) (.maxntid N: an upper bound on the block, which caps the
+/// registers per thread) and min_blocks(N) (.minnctapersm N).
+struct LaunchBoundsAttr {
+  std::optional<int> maxThreads;
+  Location maxThreadsLoc;
+  std::optional<int> minBlocks;
+  Location minBlocksLoc;
 };
 
 struct KernelAST {
@@ -672,7 +726,8 @@ struct KernelAST {
   std::vector<std::unique_ptr<Decl>> params; // kind Param, types from the signature
   std::vector<TypeSyntax> paramTypes;        // as written, parallel to params
   ClusterAttr cluster;
-  ThreadsAttr threads;
+  ThreadsAttr threads; // the exact block shape (.reqntid)
+  LaunchBoundsAttr bounds;
   Block body;
   // [sema]
   std::vector<SharedArrayStmt *> sharedArrays; // in declaration order

@@ -36,6 +36,7 @@ private:
   std::unique_ptr<KernelAST> parseKernel();
   void parseKernelAttrs(KernelAST &k);
   std::array<int, 3> parseDims(const char *attr);
+  void parseLaunchBound(KernelAST &k, const Token &attr);
   TypeSyntax parseType();
   /// ParserTma.cpp: `tensor<T>[E0, ...]` as the type of parameter `index`.
   TypeSyntax parseTensorParamType(KernelAST &k, int index);

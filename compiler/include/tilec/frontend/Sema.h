@@ -13,6 +13,12 @@ namespace tile::frontend {
 struct CheckOptions {
   /// `tilec --cluster=X[,Y,Z]`: replaces every kernel's cluster attribute.
   std::optional<std::array<int, 3>> clusterOverride;
+  /// `tilec --fast-math`: math functions default to their approximate form.
+  bool fastMath = false;
+  /// Whether libdevice (the accurate exp, log, sin, ... ) is there, and where
+  /// it was looked for (for the message when it is not).
+  bool libdeviceFound = true;
+  std::string libdevicePath;
 };
 
 /// Type-checks and annotates the module (see the [sema] fields in AST.h).

@@ -32,7 +32,9 @@ def Tile_KernelOp : Tile_Op<"kernel", [
   let description = [{
     `cluster_dims` fixes the cluster shape (PTX `.reqnctapercluster` +
     `.explicitcluster`); `cluster_dynamic` says the kernel uses cluster
-    operations but the shape comes at launch. `max_threads` becomes `.maxntid`.
+    operations but the shape comes at launch. `max_threads` becomes `.maxntid`
+    (an upper bound on the block), `req_threads` `.reqntid` (the exact block
+    shape) and `min_blocks` `.minnctapersm` (PTX ISA 11.4.2-11.4.4).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
@@ -40,7 +42,9 @@ def Tile_KernelOp : Tile_Op<"kernel", [
                        OptionalAttr<DictArrayAttr>:$res_attrs,
                        OptionalAttr<DenseI32ArrayAttr>:$cluster_dims,
                        UnitAttr:$cluster_dynamic,
-                       OptionalAttr<DenseI32ArrayAttr>:$max_threads);
+                       OptionalAttr<DenseI32ArrayAttr>:$max_threads,
+                       OptionalAttr<DenseI32ArrayAttr>:$req_threads,
+                       OptionalAttr<I32Attr>:$min_blocks);
   let regions = (region AnyRegion:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -375,5 +379,6 @@ def Tile_HangTrapOp : Tile_Op<"hang_trap"> {
 include "tile/Dialect/TileRoleOps.td"
 // Issue #8 (tma): tensor maps, tile layouts and TMA copies.
 include "tile/Dialect/TileTmaOps.td"
+include "tile/Dialect/TileWarpOps.td"
 
 #endif // TILE_OPS_TD
