@@ -130,6 +130,8 @@ const BuiltinName kBuiltins[] = {
     {Builtin::FenceMBarrierInit, "fence_mbarrier_init"},
     {Builtin::ClusterArrive, "cluster_arrive"},
     {Builtin::ClusterWait, "cluster_wait"},
+    {Builtin::CachePolicy, "cache_policy"},
+    {Builtin::Pack, "pack"},
 };
 } // namespace
 

@@ -97,6 +97,8 @@ bool Type::operator==(const Type &o) const {
     return space == o.space;
   case MBarrierArray:
     return true;
+  case Vector:
+    return scalar == o.scalar && lanes == o.lanes;
   default:
     return true;
   }
@@ -128,6 +130,12 @@ std::string Type::str() const {
     return space == AddressSpace::Cluster ? "mbarrier<cluster>" : "mbarrier";
   case MBarrierArray:
     return "mbarrier[" + len() + "]";
+  case Vector:
+    if (isPacked())
+      return e + "x2";
+    return "vec<" + e + ", " + std::to_string(lanes) + ">";
+  case CachePolicy:
+    return "cache_policy";
   }
   return "?";
 }

@@ -125,8 +125,12 @@ private:
     return AddressSpace::global;
   }
 
-  /// The MLIR type of a scalar or pointer value.
+  /// The MLIR type of a scalar, pointer, vector or cache-policy value.
   Type valueType(const fe::Type &t) {
+    if (t.isVector())
+      return vectorType(t);
+    if (t.kind == fe::Type::CachePolicy)
+      return builder.getI64Type();
     if (t.isPointer())
       return PtrType::get(builder.getContext(), scalarType(t.scalar), space(t.space));
     return scalarType(t.scalar);
@@ -279,6 +283,19 @@ private:
   Value genAtomic(const fe::CallExpr &e, AtomicKind kind);
 
   Value minMax(Location l, bool isMin, Value a, Value b);
+
+  //===--------------------------------------------------------------------===//
+  // Vectors, packed halves, cache-hinted load/store (MLIRGenVector.cpp)
+  //===--------------------------------------------------------------------===//
+
+  Type vectorType(const fe::Type &t);
+  Value genVector(Location l, const fe::Type &type, const std::vector<fe::ExprPtr> &elems);
+  Value genVectorLane(Location l, Value v, int lane);
+  Value genVectorArith(Location l, fe::BinaryOp op, Value lhs, Value rhs);
+  Value genVectorCast(Location l, Value v, const fe::Type &to);
+  Value genLoadCall(const fe::CallExpr &e);
+  void genStoreCall(const fe::CallExpr &e);
+  Value genCachePolicy(const fe::CallExpr &e);
 
   //===--------------------------------------------------------------------===//
   // mbarriers, st.async, fences (MLIRGenSync.cpp)

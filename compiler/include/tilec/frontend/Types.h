@@ -55,12 +55,16 @@ struct Type {
                    // (remote(b, r)); scalar = I64 (the object is a .b64)
     MBarrierArray, // mbarrier[N]: staticLength = N, space Shared, scalar = I64;
                    // not an mbarrier itself (index it)
+    // Issue #8.6 / #11.6 (vectors and cache policies):
+    Vector,      // vec<scalar, lanes>: lanes 2, 4 or 8, 4/8/16 bytes; f16x2 = vec<f16, 2>
+    CachePolicy, // the opaque L2 policy of cache_policy(...) (a .b64 register)
   };
   Kind kind = Invalid;
   ScalarKind scalar = ScalarKind::I32;       // Scalar: itself; others: element type
   AddressSpace space = AddressSpace::Global; // Pointer / arrays: where elements live
   ScalarKind lengthType = ScalarKind::I32;   // arrays: type of len(), local_base
   std::optional<int64_t> staticLength;       // arrays: length when a compile-time constant
+  int lanes = 0;                             // Vector: element count
 
   static Type invalid() { return {}; }
   static Type voidTy() {
@@ -131,6 +135,26 @@ struct Type {
     t.staticLength = n;
     return t;
   }
+  static Type vector(ScalarKind elem, int lanes) {
+    Type t;
+    t.kind = Vector;
+    t.scalar = elem;
+    t.lanes = lanes;
+    return t;
+  }
+  static Type cachePolicy() {
+    Type t;
+    t.kind = CachePolicy;
+    return t;
+  }
+  bool isVector() const { return kind == Vector; }
+  /// f16x2 / bf16x2: the packed types with add/sub/mul/fma/min/max.f16x2.
+  bool isPacked() const {
+    return kind == Vector && lanes == 2 &&
+           (scalar == ScalarKind::F16 || scalar == ScalarKind::BF16);
+  }
+  /// Bytes a vector occupies (lanes * element size).
+  int64_t vectorBytes() const { return (int64_t)lanes * byteSize(scalar); }
   /// Indexable with e[i]: pointers and arrays.
   bool isIndexable() const { return isPointer() || isArray(); }
 
@@ -140,7 +164,8 @@ struct Type {
 
   /// Source-like spelling: i32, ptr<f32, global>, shared<i32>[256],
   /// view<i32, cluster>, dshared<i32>[?], {integer literal}, mbarrier (this
-  /// CTA's), mbarrier<cluster> (a remote one), mbarrier[4].
+  /// CTA's), mbarrier<cluster> (a remote one), mbarrier[4], vec<f32, 4>,
+  /// f16x2, bf16x2, cache_policy.
   std::string str() const;
 };
 
