@@ -169,12 +169,10 @@ Type Sema::inferVectorMember(MemberExpr &e, const Type &base) {
   return Type::invalid();
 }
 
-Type Sema::checkVectorBinary(BinaryExpr &e, const Type &l, const Type &r) {
+Type Sema::checkVectorBinary(BinaryExpr &e, const Type &lt, const Type &rt) {
   std::string sp = binaryOpSpelling(e.op);
-  if (l.isUntyped())
-    finalize(e.lhs);
-  if (r.isUntyped())
-    finalize(e.rhs);
+  Type l = lt.isUntyped() ? finalize(e.lhs) : lt;
+  Type r = rt.isUntyped() ? finalize(e.rhs) : rt;
   if (l.isInvalid() || r.isInvalid())
     return Type::invalid();
   const Type &v = l.isVector() ? l : r;
