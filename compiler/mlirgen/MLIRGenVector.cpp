@@ -77,30 +77,34 @@ Value MLIRGenImpl::genLoadCall(const fe::CallExpr &e) {
   Location l = loc(e.loc);
   Value ptr = genAddress(*e.args[0]->as<fe::IndexExpr>());
   Type type = e.hints.vector ? vectorType(e.type) : cast<PtrType>(ptr.getType()).getElementType();
-  auto op = LoadOp::create(builder, l, type, ptr, order(e.order), scope(e.scope));
   const fe::MemoryHints &h = e.hints;
+  // The policy (an inline `cache_policy(...)` included) is computed before the load.
+  Value policy = h.policyArg >= 0 ? genExpr(*e.namedArgs[h.policyArg].expr) : Value();
+  auto op = LoadOp::create(builder, l, type, ptr, order(e.order), scope(e.scope));
   if (auto c = cacheOpOf(h.cache))
     op.setCache(*c);
   if (auto ev = evictOf(h.evict))
     op.setEvict(*ev);
   if (h.prefetch)
     op.setPrefetch(static_cast<uint32_t>(h.prefetch));
-  if (h.policyArg >= 0)
-    op.getPolicyMutable().assign(genExpr(*e.namedArgs[h.policyArg].expr));
+  if (policy)
+    op.getPolicyMutable().assign(policy);
   return op;
 }
 
 void MLIRGenImpl::genStoreCall(const fe::CallExpr &e) {
   Location l = loc(e.loc);
   Value ptr = genAddress(*e.args[0]->as<fe::IndexExpr>());
-  auto op = StoreOp::create(builder, l, genExpr(*e.args[1]), ptr, order(e.order), scope(e.scope));
+  Value value = genExpr(*e.args[1]);
   const fe::MemoryHints &h = e.hints;
+  Value policy = h.policyArg >= 0 ? genExpr(*e.namedArgs[h.policyArg].expr) : Value();
+  auto op = StoreOp::create(builder, l, value, ptr, order(e.order), scope(e.scope));
   if (auto c = cacheOpOf(h.cache))
     op.setCache(*c);
   if (auto ev = evictOf(h.evict))
     op.setEvict(*ev);
-  if (h.policyArg >= 0)
-    op.getPolicyMutable().assign(genExpr(*e.namedArgs[h.policyArg].expr));
+  if (policy)
+    op.getPolicyMutable().assign(policy);
 }
 
 Value MLIRGenImpl::genCachePolicy(const fe::CallExpr &e) {
