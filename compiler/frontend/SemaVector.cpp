@@ -209,8 +209,24 @@ Type Sema::checkVectorCast(CastExpr &e, const Type &from, const Type &to) {
 /// base (an array, a global allocation) is aligned, and ld/st.vN of an
 /// address that is not N * sizeof(T)-aligned traps on the GPU.
 bool Sema::checkVectorAlignment(IndexExpr &loc, int64_t n) {
+  const Type &base = loc.base->type;
+  // Consecutive elements of a dshared array may belong to two CTAs (owner =
+  // index / per_block): one ld/st.vN cannot reach both.
+  if (base.kind == Type::DistArray) {
+    error(loc.loc, "a vector access to a dshared array may span two CTAs",
+          "use this CTA's part `h.local[i]` or a peer's `remote(h.local, r)[i]`");
+    return false;
+  }
   bool overflow = false;
   std::optional<int64_t> i = foldConstant(*loc.index, overflow);
+  if (i && !overflow && base.staticLength && *i >= 0 && *i + n > *base.staticLength) {
+    error(loc.index->loc,
+          "a vector of " + std::to_string(n) + " at index " + std::to_string(*i) +
+              " goes past the end of " + base.str(),
+          "the last vector of " + std::to_string(n) + " starts at index " +
+              std::to_string(*base.staticLength - n));
+    return false;
+  }
   if (!i || overflow || *i % n == 0)
     return true;
   error(loc.index->loc,
