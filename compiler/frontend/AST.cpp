@@ -180,6 +180,8 @@ const BuiltinName kBuiltins[] = {
     {Builtin::Round, "round"},
     {Builtin::Trunc, "trunc"},
     {Builtin::Copysign, "copysign"},
+    {Builtin::CachePolicy, "cache_policy"},
+    {Builtin::Pack, "pack"},
 };
 } // namespace
 

@@ -319,6 +319,31 @@ TypeSyntax Parser::parseScalarType(const char *what) {
 }
 
 TypeSyntax Parser::parseType() {
+  // f16x2 / bf16x2 (packed halves) and vec<T, N> (SemaVector.cpp checks N).
+  if (atIdent("f16x2") || atIdent("bf16x2")) {
+    Token t = consume();
+    return {t.loc, Type::vector(t.text == "f16x2" ? ScalarKind::F16 : ScalarKind::BF16, 2)};
+  }
+  if (atIdent("vec")) {
+    Token v = consume();
+    const char *hint = "vector types are written vec<SCALAR, N> with N = 2, 4 or 8";
+    expect(Tok::Lt, "'<'", hint);
+    TypeSyntax elem = parseScalarType("element type");
+    expect(Tok::Comma, "','", hint);
+    if (!at(Tok::IntLit))
+      failExpected("vector length", hint);
+    Token n = consume();
+    expect(Tok::Gt, "'>'", hint);
+    ScalarKind k = elem.type.scalar;
+    int64_t lanes = n.intValue > 64 ? 0 : (int64_t)n.intValue;
+    int64_t bytes = lanes * byteSize(k);
+    if (k == ScalarKind::I1 || (lanes != 2 && lanes != 4 && lanes != 8) ||
+        (bytes != 4 && bytes != 8 && bytes != 16))
+      fail(n.loc, "no vector of " + n.text + " " + scalarName(k) + " elements",
+           "a vector has 2, 4 or 8 elements of 4, 8 or 16 bytes in all (vec<f32, 4>, f16x2, "
+           "vec<f16, 8>, vec<i8, 4>); i1 has no vector form");
+    return {v.loc, Type::vector(k, (int)lanes)};
+  }
   if (atIdent("ptr")) {
     Token p = consume();
     const char *hint = "pointer types are written ptr<SCALAR, global|shared|cluster>";
@@ -598,7 +623,7 @@ StmtPtr Parser::parseWhile(int depth) {
 // Expressions
 //===----------------------------------------------------------------------===//
 
-/// `{ expr, ... }` as a call argument (Sema allows it only as store_async's VALUE).
+/// `{ expr, ... }`: store_async's VALUE, or a vec<T, N> value (SemaVector.cpp).
 ExprPtr Parser::parseVector() {
   Token lb = consume(); // '{'
   const char *hint = "a vector literal is written `{a, b}` or `{a, b, c, d}`";
@@ -785,8 +810,7 @@ ExprPtr Parser::parsePrimary() {
     fail(cur().loc, "shared arrays can only be declared in a `let`",
          "write `let NAME = shared<TYPE>[COUNT]` at the top level of the kernel");
   case Tok::LBrace:
-    fail(cur().loc, "vector literals are only allowed as the value of store_async",
-         "write `store_async(DST, {a, b}, remote(bar, r))`; elsewhere use scalars");
+    return parseVector();
   default:
     failExpected("an expression",
                  "expressions are literals, names, calls, `(e)`, `e[i]`, `e.member` and operators");
@@ -815,7 +839,7 @@ ExprPtr Parser::parseCall(Token name) {
       if (!named.empty())
         fail(cur().loc, "positional argument after a named argument",
              "named arguments (order = ..., scope = ...) come last");
-      args.push_back(at(Tok::LBrace) ? parseVector() : parseExpr());
+      args.push_back(parseExpr()); // `{a, b}` is a primary expression (parseVector)
       depth = std::max(depth, args.back()->depth + 1);
     }
     if (!accept(Tok::Comma))

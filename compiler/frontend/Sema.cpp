@@ -208,6 +208,9 @@ void Sema::checkKernel(KernelAST &k) {
             "kernel");
     if (p.type.isPointer() && p.type.scalar == ScalarKind::I1)
       error(ts.loc, "pointers to i1 are not supported", "store booleans as i8");
+    if (p.type.isVector())
+      error(ts.loc, std::string("kernel parameter '") + p.name + "' cannot be a vector",
+            "pass the elements as scalars (or a pointer) and build the vector in the kernel");
     declare(p);
   }
   checkTensorParams();
@@ -339,6 +342,10 @@ void Sema::checkLet(LetStmt &s) {
           "use the mbarrier's name directly (`arrive(b)`, `wait(s[i])`, `remote(b, r)`)");
     t = Type::invalid();
   } else if (!checkPlainArrayUse(*s.init, "a 'let' binding")) {
+    t = Type::invalid();
+  } else if (isVar && t.kind == Type::CachePolicy) {
+    error(s.init->loc, "a cache policy is bound with 'let', not 'var'",
+          "write `let P = cache_policy(...)`; a policy never changes");
     t = Type::invalid();
   } else if (isVar && (t.kind == Type::SharedArray || t.kind == Type::ArrayView)) {
     error(s.init->loc, "a 'var' holds a scalar or a pointer, not " + t.str(),
@@ -718,6 +725,15 @@ void Sema::checkAssign(AssignStmt &s) {
           "pointers only move by element counts: `p += i`, `p -= i`");
     infer(s.value);
     finalize(s.value);
+    return;
+  }
+  if (target.isVector()) { // a `var` of vec<T, N>: `=`, and `+= -= *=` on float vectors
+    Type v = checkValue(s.value, &target, "assigned value", "convert explicitly with `as`");
+    bool arith = op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul;
+    if (op && !v.isInvalid() && (!arith || !isFloatKind(target.scalar)))
+      error(s.loc,
+            "'" + std::string(binaryOpSpelling(*op)) + "=' cannot be applied to " + target.str(),
+            "float vectors take `+= -= *=`; other vectors are assigned whole with `=`");
     return;
   }
   if (!target.isScalar()) {

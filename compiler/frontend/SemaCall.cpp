@@ -76,6 +76,10 @@ Type Sema::inferCall(CallExpr &e) {
     return checkStoreAsync(e);
   if (b == Builtin::CopyAsync || b == Builtin::PrefetchTensor || b == Builtin::Dim)
     return checkTmaCall(e);
+  if (b == Builtin::CachePolicy)
+    return checkCachePolicy(e);
+  if (b == Builtin::Pack)
+    return checkPack(e);
   if (b == Builtin::Fence || b == Builtin::FenceProxyAsync || b == Builtin::FenceMBarrierInit ||
       b == Builtin::ClusterArrive || b == Builtin::ClusterWait)
     return checkFenceCall(e);
@@ -145,7 +149,8 @@ Type Sema::inferCall(CallExpr &e) {
     }
     if (t.isUntyped())
       t = Type::scalarTy(t.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32);
-    if (!t.isScalar() || t.isBool()) {
+    bool floatVector = t.isVector() && isFloatKind(t.scalar); // min/max.f16x2, element-wise
+    if ((!t.isScalar() && !floatVector) || t.isBool()) {
       error(e.loc, "'" + e.callee + "' needs integer or float arguments, found " + t.str(),
             "min, max and clamp compare numbers");
       for (ExprPtr &a : e.args)
@@ -335,6 +340,8 @@ bool Sema::parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope,
         ok = false;
         scope = MemScope::Gpu;
       }
+    } else if (isMemoryHintName(na.name) && isMemoryBuiltin(e.builtin)) {
+      continue; // takeMemoryHints (SemaCache.cpp) reads these
     } else {
       error(na.loc, "unknown named argument '" + na.name + "'",
             isMemoryBuiltin(e.builtin)
@@ -356,6 +363,7 @@ Type Sema::checkMemoryCall(CallExpr &e) {
   std::optional<MemScope> scope;
   Location orderLoc, scopeLoc;
   bool ok = parseOrderScope(e, true, true, order, scope, orderLoc, scopeLoc);
+  ok = takeMemoryHints(e) && ok;
   e.order = order.value_or(MemOrder::Relaxed);
   if (order) {
     bool allowed = true;
@@ -426,8 +434,21 @@ Type Sema::checkMemoryCall(CallExpr &e) {
   }
   e.scope = scope.value_or(minScope);
 
+  if (!elem.isInvalid() && !checkMemoryHints(e, order.has_value()))
+    ok = false;
+  if (!elem.isInvalid() && b == Builtin::Load && e.hints.vector) {
+    elem = checkVectorLoad(e, *loc, elem);
+    if (elem.isInvalid())
+      ok = false;
+  }
+
   // Values.
   for (size_t i = 1; i < e.args.size(); ++i) {
+    if (!elem.isInvalid() && b == Builtin::Store) {
+      if (!checkStoreValue(e, loc, elem))
+        ok = false;
+      continue;
+    }
     if (elem.isInvalid()) {
       infer(e.args[i]);
       finalize(e.args[i]);
@@ -438,6 +459,10 @@ Type Sema::checkMemoryCall(CallExpr &e) {
     if (v.isInvalid())
       ok = false;
   }
+  // With cache hints or a vector and no `order =`, the access is plain
+  // (weak) like `p[i]` (SemaCache.cpp).
+  if (!order && (e.hints.any() || e.hints.vector))
+    e.order = MemOrder::Weak;
   if (!ok)
     return Type::invalid();
   return b == Builtin::Store ? Type::voidTy() : elem;

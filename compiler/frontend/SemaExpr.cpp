@@ -70,10 +70,7 @@ Type Sema::infer(ExprPtr &ep) {
     t = inferSelect(*e.as<SelectExpr>());
     break;
   case ExprAST::Vector:
-    error(e.loc, "vector literals are only allowed as the value of store_async",
-          "write `store_async(DST, {a, b}, remote(bar, r))`; elsewhere use scalars");
-    for (ExprPtr &x : e.as<VectorExpr>()->elems)
-      resolveOnly(x);
+    t = checkVectorLiteral(*e.as<VectorExpr>(), nullptr);
     break;
   }
   ep->type = t;
@@ -82,6 +79,8 @@ Type Sema::infer(ExprPtr &ep) {
 
 Type Sema::checkValue(ExprPtr &e, const Type *expected, const std::string &what,
                       const std::string &hint) {
+  if (auto *vec = e->as<VectorExpr>(); vec && expected && expected->isVector())
+    return checkVectorLiteral(*vec, expected);
   Type t = infer(e);
   if (t.isInvalid())
     return t;
@@ -367,7 +366,7 @@ Type Sema::inferUnary(UnaryExpr &e) {
     }
     return t;
   case UnaryOp::Neg:
-    if (t.isUntyped())
+    if (t.isUntyped() || (t.isVector() && isFloatKind(t.scalar)))
       return t;
     if (!t.isScalar() || t.isBool()) {
       error(e.loc, "'-' cannot be applied to " + t.str(),
@@ -405,6 +404,8 @@ Type Sema::inferBinary(BinaryExpr &e) {
   // infer() is idempotent on names and literals but re-checking a subtree
   // would duplicate diagnostics, so unify works on the already-typed lhs.
   Type r = infer(e.rhs);
+  if (l.isVector() || r.isVector())
+    return checkVectorBinary(e, l, r);
   Type t;
   if (l.isInvalid() || r.isInvalid()) {
     if (l.isUntyped())
@@ -471,7 +472,12 @@ Type Sema::inferCast(CastExpr &e) {
   Type to = e.target.type;
   Type from = infer(e.operand);
   if (from.isInvalid())
-    return to.isScalar() ? to : Type::invalid();
+    return to.isScalar() || to.isVector() ? to : Type::invalid();
+  if (from.isVector() || to.isVector()) {
+    if (from.isUntyped())
+      finalize(e.operand);
+    return checkVectorCast(e, from, to);
+  }
   if (!to.isScalar()) {
     error(e.target.loc, "cannot cast to " + to.str(), "casts convert between scalar types");
     return Type::invalid();
@@ -534,6 +540,8 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
     idx = finalize(e.index);
   if (base.isInvalid())
     return Type::invalid();
+  if (base.isVector())
+    return inferVectorLane(e, base, idx);
   if (base.kind == Type::MBarrierArray) {
     // `slots[i]` names one mbarrier: only its address is ever used.
     e.use = IndexUse::Address;
@@ -586,6 +594,8 @@ Type Sema::inferMember(MemberExpr &e) {
   Type base = infer(e.base);
   if (base.isInvalid())
     return base;
+  if (base.isVector())
+    return inferVectorMember(e, base);
   if (base.kind != Type::DistArray) {
     error(e.loc, "a value of type " + base.str() + " has no member '" + e.name + "'",
           "`.local` and `.local_base` apply to dshared arrays");

@@ -196,6 +196,28 @@ public:
   bool replaceFloatName(ExprPtr &e);
   /// threads / max_threads / min_blocks against tile/target.h.
   void checkLaunchBounds(KernelAST &k);
+  // ---- SemaCache.cpp: cache hints on load/store, cache_policy()
+  /// Parses cache =, evict =, prefetch =, policy =, vector = into e.hints.
+  bool takeMemoryHints(CallExpr &e);
+  /// The PTX combination rules (tile/Dialect/CacheRules.h) once e.space is known.
+  bool checkMemoryHints(CallExpr &e, bool orderGiven);
+  std::optional<int64_t> namedArgConstant(NamedArg &na, const std::string &hint);
+  Type checkCachePolicy(CallExpr &e);
+
+  // ---- SemaVector.cpp: vec<T, N>, f16x2/bf16x2, vector loads and stores
+  bool checkVectorShape(const Location &loc, ScalarKind k, int64_t n);
+  Type checkVectorElements(std::vector<ExprPtr> &elems, const Location &loc, const Type *expected,
+                           const std::string &what);
+  Type checkVectorLiteral(VectorExpr &v, const Type *expected);
+  Type checkPack(CallExpr &e);
+  Type inferVectorLane(IndexExpr &e, const Type &base, const Type &idx);
+  Type inferVectorMember(MemberExpr &e, const Type &base);
+  Type checkVectorBinary(BinaryExpr &e, const Type &l, const Type &r);
+  Type checkVectorCast(CastExpr &e, const Type &from, const Type &to);
+  bool checkVectorAlignment(IndexExpr &loc, int64_t n);
+  Type checkVectorLoad(CallExpr &e, IndexExpr &loc, const Type &elem);
+  /// store(LOC, V): a scalar of the element type, or a vector of them.
+  bool checkStoreValue(CallExpr &e, IndexExpr *loc, const Type &elem);
 
   void error(const Location &loc, std::string msg, std::string hint) {
     diags_.error(loc, std::move(msg), std::move(hint));
@@ -235,6 +257,8 @@ public:
 const NamedArg *findNamedArg(const CallExpr &e, const std::string &name);
 /// Whether math builtin b (in its accurate or approx form) calls libdevice.
 bool mathNeedsLibdevice(Builtin b, bool approx);
+/// cache, evict, prefetch, policy, vector: the named arguments of SemaCache.cpp.
+bool isMemoryHintName(const std::string &name);
 
 /// The declaration an mbarrier expression names: `b`, `s[i]`, `remote(b, r)`,
 /// `remote(s[i], r)`; nullptr otherwise.

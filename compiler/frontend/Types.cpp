@@ -119,6 +119,8 @@ bool Type::operator==(const Type &o) const {
     return true;
   case Tensor:
     return scalar == o.scalar && dims.size() == o.dims.size();
+  case Vector:
+    return scalar == o.scalar && lanes == o.lanes;
   default:
     return true;
   }
@@ -162,6 +164,12 @@ std::string Type::str() const {
       r += (i ? ", " : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
     return r + "]";
   }
+  case Vector:
+    if (isPacked())
+      return e + "x2";
+    return "vec<" + e + ", " + std::to_string(lanes) + ">";
+  case CachePolicy:
+    return "cache_policy";
   }
   return "?";
 }

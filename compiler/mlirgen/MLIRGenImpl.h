@@ -149,11 +149,15 @@ private:
     return AddressSpace::global;
   }
 
-  /// The MLIR type of a scalar or pointer value.
+  /// The MLIR type of a scalar, pointer, vector or cache-policy value.
   Type valueType(const fe::Type &t) {
     if (t.isTensor())
       return TensorMapType::get(builder.getContext(), scalarType(t.scalar),
                                 static_cast<unsigned>(t.dims.size()));
+    if (t.isVector())
+      return vectorType(t);
+    if (t.kind == fe::Type::CachePolicy)
+      return builder.getI64Type();
     if (t.isPointer())
       return PtrType::get(builder.getContext(), scalarType(t.scalar), space(t.space));
     return scalarType(t.scalar);
@@ -344,6 +348,19 @@ private:
   Value genMathCall(const fe::CallExpr &e);
   /// A call of libdevice function `name` (declared in the module on first use).
   Value callLibdevice(Location l, StringRef name, Value x);
+
+  //===--------------------------------------------------------------------===//
+  // Vectors, packed halves, cache-hinted load/store (MLIRGenVector.cpp)
+  //===--------------------------------------------------------------------===//
+
+  Type vectorType(const fe::Type &t);
+  Value genVector(Location l, const fe::Type &type, const std::vector<fe::ExprPtr> &elems);
+  Value genVectorLane(Location l, Value v, int lane);
+  Value genVectorArith(Location l, fe::BinaryOp op, Value lhs, Value rhs);
+  Value genVectorCast(Location l, Value v, const fe::Type &to);
+  Value genLoadCall(const fe::CallExpr &e);
+  void genStoreCall(const fe::CallExpr &e);
+  Value genCachePolicy(const fe::CallExpr &e);
 
   //===--------------------------------------------------------------------===//
   // mbarriers, st.async, fences (MLIRGenSync.cpp)

@@ -13,6 +13,7 @@
 #ifndef TILEC_FRONTEND_AST_H
 #define TILEC_FRONTEND_AST_H
 
+#include "tile/Dialect/CacheRules.h"
 #include "tilec/frontend/Diagnostics.h"
 #include "tilec/frontend/Types.h"
 
@@ -180,6 +181,9 @@ enum class Builtin {
   Round,
   Trunc,
   Copysign,
+  // Issue #8.6 / #11.6 (cache): L2 policies and packed vectors.
+  CachePolicy,
+  Pack,
 };
 const char *builtinName(Builtin b);
 Builtin builtinFromName(const std::string &name);
@@ -219,7 +223,7 @@ enum class IndexUse {
   Address, // first argument of load/store/atomic_*: only its address is used
 };
 
-enum class MemberKind { Unknown, Local, LocalBase };
+enum class MemberKind { Unknown, Local, LocalBase, VectorLane };
 
 class ExprAST {
 public:
@@ -358,12 +362,14 @@ public:
   ExprPtr base;
   std::string name;
   MemberKind member = MemberKind::Unknown; // [sema]
+  int lane = 0;                            // [sema] VectorLane: .x .y .z .w = 0..3
 };
 
-/// `{a, b}` / `{a, b, c, d}`: only as the VALUE of store_async (anywhere else
-/// it is an error). [sema] every element has the element type of the
-/// store_async destination, and so has this expression's `type` (a Scalar);
-/// the vector width is elems.size() (1, 2 or 4 for 32-bit, 1 or 2 for 64-bit).
+/// `{a, b}` / `{a, b, c, d}`. As the VALUE of store_async: [sema] every
+/// element has the element type of the store_async destination, and so has
+/// this expression's `type` (a Scalar); the vector width is elems.size() (1, 2
+/// or 4 for 32-bit, 1 or 2 for 64-bit). Anywhere else it builds a vec<T, N>
+/// value: `type` is that Vector type (SemaVector.cpp).
 class VectorExpr : public ExprAST {
 public:
   VectorExpr(Location loc, std::vector<ExprPtr> elems)
@@ -382,6 +388,19 @@ struct NamedArg {
   std::string value; // the identifier, or "" when the value is not a bare name
   Location valueLoc;
   ExprPtr expr; // the value as an expression (a VarRefExpr for a bare name)
+};
+
+/// Cache hints and vector width of load/store (SemaCache.cpp); the named
+/// arguments stay in CallExpr::namedArgs, these are their checked values.
+struct MemoryHints {
+  cache::Op cache = cache::Op::None;
+  cache::Evict evict = cache::Evict::None;
+  int prefetch = 0;   // bytes: 0 (none), 64, 128, 256
+  int policyArg = -1; // index into namedArgs of `policy = P`
+  int vector = 0;     // load(..., vector = N): N; store: the value's lanes; 0 = scalar
+  bool any() const {
+    return cache != cache::Op::None || evict != cache::Evict::None || prefetch || policyArg >= 0;
+  }
 };
 
 /// A builtin call. [sema] resolves `builtin`; `axis` for the id builtins;
@@ -450,6 +469,18 @@ public:
   static bool classof(const ExprAST *e) { return e->kind() == Select; }
   ExprPtr cond, trueValue, falseValue; // loc is the '?'
   bool lazy = false;                   // [sema]
+  Builtin builtin = Builtin::Unknown;              // [sema]
+  int axis = 0;                                    // [sema] 0..2 for the id builtins
+  MemOrder order = MemOrder::Weak;                 // [sema] memory builtins: never Weak
+  MemScope scope = MemScope::Gpu;                  // [sema] memory builtins
+  AddressSpace space = AddressSpace::Global;       // [sema] memory builtins: args[0]'s space
+  bool resultUnused = false;                       // [sema]
+  bool orderGiven = false;                         // [sema] `order =` was written
+  bool scopeGiven = false;                         // [sema] `scope =` was written
+  int64_t asyncBytes = 0;                          // [sema] store_async: bytes it delivers
+  MemoryHints hints;                               // [sema] load/store cache hints, vectors
+  cache::Evict policyPrimary = cache::Evict::None; // [sema] cache_policy(P, ...)
+  double policyFraction = 1.0;                     // [sema] cache_policy(..., fraction = f)
 };
 
 //===----------------------------------------------------------------------===//

@@ -21,6 +21,10 @@ def Tile_Scalar : AnyTypeOf<[Tile_Int, F16, BF16, F32, F64]>;
 // memory (a `var` that holds a pointer).
 def Tile_Value : AnyTypeOf<[Tile_Int, F16, BF16, F32, F64, Tile_PtrType]>;
 def Tile_AtomicValue : AnyTypeOf<[I32, I64, F32, F64]>;
+// A vector of 2, 4 or 8 elements moved by one ld/st.vN (4, 8 or 16 bytes;
+// the byte rule is the verifier's).
+def Tile_Vector : FixedVectorOfLengthAndType<[2, 4, 8], [I8, I16, I32, I64, F16, BF16, F32, F64]>;
+def Tile_LoadStoreValue : AnyTypeOf<[Tile_Value, Tile_Vector]>;
 
 //===----------------------------------------------------------------------===//
 // Kernels
@@ -125,34 +129,79 @@ def Tile_MapaOp : Tile_Op<"mapa", [Pure]> {
 
 def Tile_LoadOp : Tile_Op<"load", [Tile_MemoryAccessOpInterface,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
-  let summary = "load with a PTX memory order and scope";
+  let summary = "load with a PTX memory order and scope, and optional cache hints";
   let description = [{ A weak load only reads `ptr`; a relaxed or acquire
     load also synchronises, so it is kept and not merged (its effects name
-    all memory, as LLVM models atomic loads). }];
+    all memory, as LLVM models atomic loads).
+    A vector result loads N consecutive elements with one `ld.vN` (the
+    address must be aligned to the vector's bytes, else the GPU traps).
+    Cache hints (PTX ISA 9.7.9.8): `cache` (.ca/.cg/.cs/.lu/.cv, or nc =
+    ld.global.nc), `evict` (.L1::evict_*), `prefetch` (.L2::64B/128B/256B) and a
+    `policy` operand from tile.create_policy (.L2::cache_hint). }];
   let arguments = (ins Tile_PtrType:$ptr,
                        DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::weak">:$order,
-                       DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
-  let results = (outs Tile_Value:$result);
-  let assemblyFormat = "$ptr attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))";
+                       DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope,
+                       OptionalAttr<Tile_CacheOpAttr>:$cache,
+                       OptionalAttr<Tile_EvictionPriorityAttr>:$evict,
+                       OptionalAttr<I32Attr>:$prefetch,
+                       Optional<I64>:$policy);
+  let results = (outs Tile_LoadStoreValue:$result);
+  let assemblyFormat = "$ptr (`policy` $policy^)? attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))";
   let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$ptr,
+                   "::mlir::tile::MemoryOrder":$order, "::mlir::tile::MemoryScope":$scope), [{
+      build($_builder, $_state, result, ptr, order, scope, nullptr, nullptr, nullptr,
+            ::mlir::Value());
+    }]>
+  ];
   let extraClassDeclaration = [{
     bool readsMemory() { return true; }
     bool writesMemory() { return false; }
+    /// Any of cache, evict, prefetch, policy.
+    bool hasCacheHints() {
+      return getCache() || getEvict() || getPrefetch() || getPolicy();
+    }
   }];
 }
 
 def Tile_StoreOp : Tile_Op<"store", [Tile_MemoryAccessOpInterface]> {
-  let summary = "store with a PTX memory order and scope";
-  let arguments = (ins Tile_Value:$value, Arg<Tile_PtrType, "", [MemWrite]>:$ptr,
+  let summary = "store with a PTX memory order and scope, and optional cache hints";
+  let description = [{ A vector value stores its elements with one `st.vN`.
+    Cache hints (PTX ISA 9.7.9.9): `cache` (.wb/.cg/.cs/.wt), `evict`
+    (.L1::evict_*) and a `policy` operand (.L2::cache_hint). }];
+  let arguments = (ins Tile_LoadStoreValue:$value, Arg<Tile_PtrType, "", [MemWrite]>:$ptr,
                        DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::weak">:$order,
-                       DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
-  let assemblyFormat = "$value `,` $ptr attr-dict `:` qualified(type($value)) `,` qualified(type($ptr))";
+                       DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope,
+                       OptionalAttr<Tile_CacheOpAttr>:$cache,
+                       OptionalAttr<Tile_EvictionPriorityAttr>:$evict,
+                       Optional<I64>:$policy);
+  let assemblyFormat = "$value `,` $ptr (`policy` $policy^)? attr-dict `:` qualified(type($value)) `,` qualified(type($ptr))";
   let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$value, "::mlir::Value":$ptr,
+                   "::mlir::tile::MemoryOrder":$order, "::mlir::tile::MemoryScope":$scope), [{
+      build($_builder, $_state, value, ptr, order, scope, nullptr, nullptr, ::mlir::Value());
+    }]>
+  ];
   let extraClassDeclaration = [{
     ::mlir::ValueRange getStoredValues() { return getODSOperands(0); }
     bool readsMemory() { return false; }
     bool writesMemory() { return true; }
+    bool hasCacheHints() { return getCache() || getEvict() || getPolicy(); }
   }];
+}
+
+def Tile_CreatePolicyOp : Tile_Op<"create_policy", [Pure]> {
+  let summary = "createpolicy.fractional.L2::<primary>: an L2 cache policy for .L2::cache_hint";
+  let description = [{ PTX ISA 9.7.9.17: the policy applies `primary` to
+    `fraction` (0 < fraction <= 1) of the accesses that use it and
+    evict_unchanged to the rest. The result is an opaque 64-bit value that
+    only ld/st `policy` operands take. }];
+  let arguments = (ins Tile_EvictionPriorityAttr:$primary, F32Attr:$fraction);
+  let results = (outs I64:$policy);
+  let assemblyFormat = "$primary `fraction` $fraction attr-dict `:` type($policy)";
+  let hasVerifier = 1;
 }
 
 def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [AllTypesMatch<["value", "result"]>,
