@@ -35,6 +35,7 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     tile::populateTileFenceToNVVMPatterns(converter, patterns);
     tile::populateTileAsyncToNVVMPatterns(converter, patterns);
     tile::populateTileDebugToNVVMPatterns(converter, patterns);
+    tile::populateTileLocalArrayToLLVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
 

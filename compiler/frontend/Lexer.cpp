@@ -71,6 +71,8 @@ const char *tokSpelling(Tok k) {
     return "'.'";
   case Tok::DotDot:
     return "'..'";
+  case Tok::Arrow:
+    return "'->'";
   case Tok::Plus:
     return "'+'";
   case Tok::Minus:
@@ -316,8 +318,6 @@ static const struct {
     {"!==", "there is no '!==' operator", "write `!=`"},
     {">>>", "there is no '>>>' operator",
      "`>>` is an arithmetic (signed) shift; for a logical one, mask: `(x >> n) & MASK`"},
-    {"->", "there is no '->' operator",
-     "access elements with `p[i]`, arrays' members with `h.local`"},
     {"=>", "there is no '=>' operator", "compare with `>=`; there are no lambdas or match arms"},
     {"..=", "there is no inclusive range '..='", "ranges are half-open: write `a .. b + 1`"},
     {"&&=", "there is no '&&=' operator", "write `b = b && c`"},
@@ -374,7 +374,7 @@ Token Lexer::next() {
     Tok k;
   };
   static const P puncts[] = {
-      {"<<=", Tok::ShlAssign},  {">>=", Tok::ShrAssign},
+      {"<<=", Tok::ShlAssign},  {">>=", Tok::ShrAssign}, {"->", Tok::Arrow},
       {"..", Tok::DotDot},      {"<<", Tok::Shl},
       {">>", Tok::Shr},         {"<=", Tok::Le},
       {">=", Tok::Ge},          {"==", Tok::EqEq},

@@ -27,6 +27,7 @@ static const char *reservedKernelName(const std::string &name) {
 
 bool Sema::run(ModuleAST &module) {
   size_t errorsBefore = diags_.numErrors();
+  prepareModule(module); // file-level consts and functions, template instances
   std::unordered_map<std::string, KernelAST *> names;
   for (auto &k : module.kernels) {
     if (const char *why = reservedKernelName(k->name))
@@ -75,7 +76,8 @@ Decl *Sema::lookup(const std::string &name) const {
     if (f != it->end())
       return f->second;
   }
-  return nullptr;
+  auto g = globalConsts_.find(name); // file-level constants
+  return g == globalConsts_.end() ? nullptr : g->second;
 }
 
 bool Sema::requireCluster(const Location &loc, const std::string &what) {
@@ -96,6 +98,8 @@ void Sema::checkKernel(KernelAST &k) {
   mbarrierUses_.clear();
   constChecked_.clear();
   curBlock_ = nullptr;
+  inlinedCalls_ = 0;
+  resolveAttrNames(k);
 
   if (opts_.clusterOverride) {
     k.cluster.kind = ClusterAttr::Static;
@@ -144,6 +148,8 @@ void Sema::checkKernel(KernelAST &k) {
       error(ts.loc, "pointers to i1 are not supported", "store booleans as i8");
     declare(p);
   }
+  for (auto &t : k.templateDecls) // compile-time parameters: constants
+    declare(*t);
   pushScope(); // body
   checkBlock(k.body, /*kernelTopLevel=*/true);
   popScope();
@@ -220,9 +226,19 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     break;
   }
   case StmtAST::Return:
+    checkReturn(*s.as<ReturnStmt>());
     break;
   case StmtAST::MBarrier:
     checkMBarrier(*s.as<MBarrierStmt>(), kernelTopLevel);
+    break;
+  case StmtAST::Const: {
+    auto &c = *s.as<ConstStmt>();
+    checkConstDecl(c);
+    declare(*c.decl);
+    break;
+  }
+  case StmtAST::LocalArray:
+    checkLocalArray(*s.as<LocalArrayStmt>());
     break;
   }
   checkConstantOpsInStmt(s);
@@ -254,6 +270,10 @@ void Sema::checkLet(LetStmt &s) {
     error(s.init->loc, "an mbarrier cannot be bound to another name",
           "use the mbarrier's name directly (`arrive(b)`, `wait(s[i])`, `remote(b, r)`)");
     t = Type::invalid();
+  } else if (t.kind == Type::LocalArray) {
+    error(s.init->loc, "a local array cannot be bound to another name",
+          "use the array's own name, or pass it to a function as `local<T>[N]`");
+    t = Type::invalid();
   } else if (isVar && (t.kind == Type::SharedArray || t.kind == Type::ArrayView)) {
     error(s.init->loc, "a 'var' holds a scalar or a pointer, not " + t.str(),
           "use 'let' to name an array");
@@ -270,7 +290,7 @@ static bool isParamDerivedCount(const ExprAST &e, Sema &sema, std::string &why, 
   case ExprAST::VarRef: {
     auto &v = *e.as<VarRefExpr>();
     Decl *d = sema.lookup(v.name);
-    if (d && d->kind != DeclKind::Param) {
+    if (d && d->kind != DeclKind::Param && d->kind != DeclKind::Const) {
       why = "'" + v.name + "' is a " + declKindName(d->kind) + ", not a kernel parameter";
       where = e.loc;
       return false;
@@ -553,6 +573,14 @@ void Sema::checkMBarrier(MBarrierStmt &s, bool kernelTopLevel) {
 
 void Sema::checkAssign(AssignStmt &s) {
   Type target;
+  if (auto *v = s.target->as<VarRefExpr>(); v && lookup(v->name) &&
+                                             lookup(v->name)->kind == DeclKind::Const) {
+    error(v->loc, "cannot assign to '" + v->name + "': it is a constant",
+          "declare a mutable local with `var " + v->name + " = ...`");
+    infer(s.value);
+    finalize(s.value);
+    return;
+  }
   if (auto *v = s.target->as<VarRefExpr>()) {
     target = infer(s.target);
     if (v->decl && v->decl->kind != DeclKind::Var) {
@@ -668,6 +696,8 @@ void Sema::checkFor(ForStmt &s) {
   declare(*s.loopVar);
   checkBlock(s.body, false);
   popScope();
+  if (s.unrollFull || s.unrollFactor)
+    checkUnroll(s);
 }
 
 } // namespace tile::frontend

@@ -404,6 +404,13 @@ void Sema::checkConstantOpsInStmt(StmtAST &s) {
     check(s.as<ExprStmtAST>()->expr);
     break;
   case StmtAST::Return:
+    check(s.as<ReturnStmt>()->value);
+    break;
+  case StmtAST::Const:
+    check(s.as<ConstStmt>()->init);
+    break;
+  case StmtAST::LocalArray:
+    check(s.as<LocalArrayStmt>()->count);
     break;
   }
 }

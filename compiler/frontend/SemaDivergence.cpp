@@ -182,6 +182,8 @@ private:
       checkBarrier(*c, control);
       for (const ExprPtr &a : c->args)
         visitExpr(*a, control);
+      if (c->inlined)
+        walkInlined(*c, control);
     } else if (auto *b = e.as<BinaryExpr>()) {
       visitExpr(*b->lhs, control);
       visitExpr(*b->rhs, control);
@@ -193,6 +195,18 @@ private:
       visitExpr(*i->base, control);
       visitExpr(*i->index, control);
     }
+  }
+
+  /// A user function's body, inlined at this call: its parameters are as
+  /// divergent as the arguments; its `return` ends only the function.
+  void walkInlined(const CallExpr &c, const Divergence &control) {
+    const InlinedCall &in = *c.inlined;
+    for (size_t i = 0; i < in.params.size() && i < c.args.size(); ++i)
+      levels_[in.params[i].get()] = level(*c.args[i]);
+    Divergence outerReturn = returnControl_;
+    returnControl_ = {};
+    walkBlock(in.body, control);
+    returnControl_ = outerReturn;
   }
 
   void checkBarrier(const CallExpr &c, const Divergence &control) {

@@ -33,6 +33,8 @@ const char *spaceName(AddressSpace s) {
     return "shared";
   case AddressSpace::Cluster:
     return "cluster";
+  case AddressSpace::Local:
+    return "local";
   }
   return "?";
 }
@@ -97,6 +99,8 @@ bool Type::operator==(const Type &o) const {
     return space == o.space;
   case MBarrierArray:
     return true;
+  case LocalArray:
+    return scalar == o.scalar && staticLength == o.staticLength;
   default:
     return true;
   }
@@ -128,6 +132,8 @@ std::string Type::str() const {
     return space == AddressSpace::Cluster ? "mbarrier<cluster>" : "mbarrier";
   case MBarrierArray:
     return "mbarrier[" + len() + "]";
+  case LocalArray:
+    return "local<" + e + ">[" + len() + "]";
   }
   return "?";
 }

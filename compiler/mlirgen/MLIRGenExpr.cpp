@@ -61,6 +61,8 @@ View MLIRGenImpl::genView(const fe::ExprAST &e) {
 Value MLIRGenImpl::genAddress(const fe::IndexExpr &e) {
   Location l = loc(e.loc);
   const fe::Type &bt = e.base->type;
+  if (bt.kind == fe::Type::LocalArray)
+    return genLocalAddress(e);
   if (bt.kind == fe::Type::DistArray) {
     const ArrayInfo &a = distArray(*e.base);
     Value index = genExpr(*e.index);
@@ -329,6 +331,8 @@ Value MLIRGenImpl::idRegister(Location l, SpecialReg x, int axis) {
 }
 
 Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
+  if (e.inlined)
+    return genInlinedCall(e);
   Location l = loc(e.loc);
   using BI = fe::Builtin;
   switch (e.builtin) {

@@ -62,6 +62,12 @@ static const std::string debugHangsHelp = "Bound every mbarrier wait to MS milli
 static cl::opt<std::string> debugHangs("debug-hangs", cl::desc(debugHangsHelp),
                                        cl::value_desc("MS"), cl::ValueOptional, cl::init(""),
                                        cl::cat(category));
+static cl::list<std::string>
+    defines("D",
+            cl::desc("Instantiate kernels with compile-time parameters: NAME=V[,V...] (every "
+                     "kernel with parameter NAME), KERNEL.NAME=V[,V...], or 'KERNEL<V1,V2>' (one "
+                     "instance; repeatable)"),
+            cl::Prefix, cl::value_desc("def"), cl::ZeroOrMore, cl::cat(category));
 static cl::opt<bool> printIRAfterAll("mlir-print-ir-after-all",
                                      cl::desc("Print the IR after every MLIR pass"),
                                      cl::init(false), cl::cat(category));
@@ -244,6 +250,7 @@ static int run(int argc, char **argv) {
   options.printIRAfterAll = printIRAfterAll;
   options.autoSync = !noAutoSync;
   options.explainSync = explainSync;
+  options.defines.assign(defines.begin(), defines.end());
   if (debugHangs.getNumOccurrences()) {
     unsigned ms = tile::kDefaultDebugHangsMs;
     if (!debugHangs.empty() &&

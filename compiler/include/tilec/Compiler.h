@@ -70,6 +70,14 @@ struct CompileOptions {
   /// > 0: bound every mbarrier wait to this many milliseconds (at most
   /// kMaxDebugHangsMs), then report the hang and trap (tilec --debug-hangs[=MS]).
   unsigned debugHangsMs = 0;
+  /// Instances of kernels with compile-time parameters (tilec -D), each in
+  /// tilec's -D syntax: "NAME=V[,V...]" (every kernel with parameter NAME;
+  /// several values: one instance per combination), "KERNEL.NAME=V[,V...]"
+  /// (that kernel; wins over NAME=), "KERNEL<V1, V2>" (one instance, values
+  /// in parameter order; when given, only these instances of KERNEL).
+  /// Each instance is a PTX entry named KERNEL$P1V1$P2V2 (docs/language.md
+  /// "Kernel specialisation"); KernelInfo::sourceName/templateArgs name it.
+  std::vector<std::string> defines;
 };
 
 struct CompileResult {

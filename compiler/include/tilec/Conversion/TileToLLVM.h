@@ -35,6 +35,9 @@ void populateTileBarrierToNVVMPatterns(LLVMTypeConverter &converter, RewritePatt
 void populateTileFenceToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileAsyncToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileDebugToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+/// tile.local_array (issue #11 register arrays): LocalArrayToLLVM.cpp.
+void populateTileLocalArrayToLLVMPatterns(LLVMTypeConverter &converter,
+                                          RewritePatternSet &patterns);
 } // namespace mlir::tile
 
 #endif

@@ -73,6 +73,7 @@ enum class Tok {
   CaretAssign,
   ShlAssign,
   ShrAssign,
+  Arrow, // `->` before a function's result type (issue #11)
 };
 
 /// Human-readable spelling used in "expected X, found Y" messages.

@@ -16,7 +16,9 @@
 namespace tile::frontend {
 
 enum class ScalarKind { I1, I8, I16, I32, I64, F16, BF16, F32 };
-enum class AddressSpace { Global, Shared, Cluster };
+/// Local: a thread's own `local<T>[N]` array (registers or local memory);
+/// never the space of a pointer type.
+enum class AddressSpace { Global, Shared, Cluster, Local };
 
 const char *scalarName(ScalarKind k);
 const char *spaceName(AddressSpace s);
@@ -55,6 +57,7 @@ struct Type {
                    // (remote(b, r)); scalar = I64 (the object is a .b64)
     MBarrierArray, // mbarrier[N]: staticLength = N, space Shared, scalar = I64;
                    // not an mbarrier itself (index it)
+    LocalArray,    // local<scalar>[N]: staticLength = N, space Local (issue #11)
   };
   Kind kind = Invalid;
   ScalarKind scalar = ScalarKind::I32;       // Scalar: itself; others: element type
@@ -132,7 +135,7 @@ struct Type {
     return t;
   }
   /// Indexable with e[i]: pointers and arrays.
-  bool isIndexable() const { return isPointer() || isArray(); }
+  bool isIndexable() const { return isPointer() || isArray() || kind == LocalArray; }
 
   /// Structural equality; array lengths are not part of the type identity.
   bool operator==(const Type &o) const;
