@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
+#include "tile/kernel_info.h"
 #include "tilec/frontend/Parser.h"
 
 #include <cmath>
@@ -172,18 +173,6 @@ std::optional<Define> parseDefine(const std::string &text, std::string &why) {
   return d;
 }
 
-/// k$BM128$BN64 (a negative value is written with 'n': k$OFFn4). '$' is
-/// legal in PTX identifiers (PTX ISA 4.4) and in no tile identifier, so an
-/// instance never collides with a kernel written in the source.
-std::string mangle(const KernelAST &k, const std::vector<int64_t> &values) {
-  std::string out = k.name;
-  for (size_t i = 0; i < values.size(); ++i) {
-    out += "$" + k.templateParams[i].name;
-    out += values[i] < 0 ? "n" + std::to_string(-(values[i] + 1) + 1ull)
-                         : std::to_string(values[i]);
-  }
-  return out;
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -509,7 +498,6 @@ void Sema::instantiateTemplates(ModuleAST &module) {
       if (!inst)
         continue;
       inst->sourceName = k->name;
-      inst->name = mangle(*k, values);
       for (size_t i = 0; i < params.size(); ++i) {
         inst->templateArgs.push_back({params[i].name, values[i]});
         auto d = std::make_unique<Decl>();
@@ -520,6 +508,8 @@ void Sema::instantiateTemplates(ModuleAST &module) {
         d->constInt = values[i];
         inst->templateDecls.push_back(std::move(d));
       }
+      // k$BM128$BN64: the runtime finds it by the same rule (kernel_info.h).
+      inst->name = ::tile::mangledKernelName(k->name, inst->templateArgs);
       inst->tokens.clear();
       out.push_back(std::move(inst));
     }

@@ -90,11 +90,15 @@ TEST_CASE("sema/parser: keywords of other languages", "[sema]") {
   CHECK(compile(inKernel("break"))->firstError() == "tile has no 'break' statement");
   CHECK(compile(inKernel("while true { continue }"))->firstError() ==
         "tile has no 'continue' statement");
-  CHECK(compile(inKernel("fn f() { }"))->firstError() == "tile has no user functions ('fn')");
+  CHECK(compile(inKernel("fn f() { }"))->firstError() ==
+        "functions are defined at file level, not inside a kernel or function");
+  CHECK(compile(inKernel("def f() { }"))->firstError() ==
+        "functions are declared with `fn`, not 'def'");
   CHECK(compile(inKernel("if n > 0 { } elif n < 0 { }"))->firstError() ==
         "tile has no 'elif'; write `else if`");
-  CHECK(compile(inKernel("const x = 1"))->firstError() ==
-        "variables are declared with `let` or `var`, not 'const'");
+  CHECK(compile(inKernel("auto x = 1"))->firstError() ==
+        "variables are declared with `let` or `var`, not 'auto'");
+  CHECK(compile(inKernel("const x = 1\n p[0] = x"))->ok); // issue #11: a constant
   CHECK(compile(inKernel("switch n { }"))->firstError() == "tile has no 'switch' statement");
   CHECK(compile(inKernel("let x = null"))->firstError() == "there are no null pointers ('null')");
   CHECK(compile(inKernel("return 1"))->firstError() == "a kernel returns no value");
