@@ -669,9 +669,6 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   auto fail = [&] {
     for (ExprPtr &a : e.args)
       resolveOnly(a);
-    for (NamedArg &n : e.namedArgs)
-      if (n.expr)
-        resolveOnly(n.expr);
     return Type::invalid();
   };
   for (size_t i = 0; i < inlineStack_.size(); ++i) {
@@ -736,7 +733,11 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
         match = got.kind == Type::LocalArray && got.scalar == want.scalar &&
                 got.staticLength == want.staticLength;
       if (!got.isInvalid() && !match) {
-        error(e.args[i]->loc, what + " has type " + got.str() + ", expected " + want.str(),
+        std::string wanted = want.kind == Type::ArrayView
+                                 ? std::string("view<") + scalarName(want.scalar) + ", " +
+                                       spaceName(want.space) + ">"
+                                 : want.str();
+        error(e.args[i]->loc, what + " has type " + got.str() + ", expected " + wanted,
               want.kind == Type::ArrayView
                   ? "pass a shared array, `h.local` or `remote(a, r)` of that element type"
                   : "pass a local array of that element type and length");

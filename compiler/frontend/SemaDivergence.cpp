@@ -205,8 +205,11 @@ private:
       levels_[in.params[i].get()] = level(*c.args[i]);
     Divergence outerReturn = returnControl_;
     returnControl_ = {};
+    size_t before = diags_.diagnostics().size();
     walkBlock(in.body, control);
     returnControl_ = outerReturn;
+    if (diags_.diagnostics().size() != before)
+      diags_.note(c.loc, "in the call of '" + in.fn->name + "' here");
   }
 
   void checkBarrier(const CallExpr &c, const Divergence &control) {
