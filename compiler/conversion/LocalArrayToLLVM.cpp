@@ -30,8 +30,8 @@ struct LocalArrayLowering : ConvertOpToLLVMPattern<LocalArrayOp> {
                                          rewriter.getI32IntegerAttr(1));
     // 16-byte alignment: the array may be read with vector loads once in
     // local memory (and SROA ignores it when the array is split).
-    rewriter.replaceOpWithNewOp<LLVM::AllocaOp>(op, LLVM::LLVMPointerType::get(getContext()),
-                                                array, one, /*alignment=*/16);
+    rewriter.replaceOpWithNewOp<LLVM::AllocaOp>(op, LLVM::LLVMPointerType::get(getContext()), array,
+                                                one, /*alignment=*/16);
     return success();
   }
 };

@@ -282,12 +282,12 @@ void Parser::parseKernelAttrs(KernelAST &k) {
 
 std::array<int, 3> Parser::parseDims(const char *attr, std::array<DimName, 3> *names) {
   // The '(' was consumed by the caller.
-  std::string hint = std::string("write ") + attr +
-                     "(X[, Y[, Z]]) with positive integer literals or constants";
+  std::string hint =
+      std::string("write ") + attr + "(X[, Y[, Z]]) with positive integer literals or constants";
   std::array<int, 3> dims{1, 1, 1};
   for (int i = 0; i < 3; ++i) {
-    if (names && !(at(Tok::IntLit) && (peekTok().kind == Tok::Comma ||
-                                       peekTok().kind == Tok::RParen))) {
+    if (names &&
+        !(at(Tok::IntLit) && (peekTok().kind == Tok::Comma || peekTok().kind == Tok::RParen))) {
       (*names)[i].expr = parseExpr(); // a constant expression: Sema gives its value
       if (!accept(Tok::Comma))
         break;

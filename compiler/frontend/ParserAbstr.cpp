@@ -164,8 +164,8 @@ TypeSyntax Parser::parseParamType() {
       failExpected("shared or cluster", hint);
     consume();
     expect(Tok::Gt, "'>'", hint);
-    return {v.loc, Type::array(Type::ArrayView, elem.type.scalar, *space, ScalarKind::I32,
-                               std::nullopt)};
+    return {v.loc,
+            Type::array(Type::ArrayView, elem.type.scalar, *space, ScalarKind::I32, std::nullopt)};
   }
   if (atIdent("local") && peekTok().kind == Tok::Lt) {
     Token l = consume();

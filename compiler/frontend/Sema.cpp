@@ -573,8 +573,8 @@ void Sema::checkMBarrier(MBarrierStmt &s, bool kernelTopLevel) {
 
 void Sema::checkAssign(AssignStmt &s) {
   Type target;
-  if (auto *v = s.target->as<VarRefExpr>(); v && lookup(v->name) &&
-                                             lookup(v->name)->kind == DeclKind::Const) {
+  if (auto *v = s.target->as<VarRefExpr>();
+      v && lookup(v->name) && lookup(v->name)->kind == DeclKind::Const) {
     error(v->loc, "cannot assign to '" + v->name + "': it is a constant",
           "declare a mutable local with `var " + v->name + " = ...`");
     infer(s.value);

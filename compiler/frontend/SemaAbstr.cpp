@@ -25,9 +25,9 @@
 namespace tile::frontend {
 
 namespace {
-constexpr int64_t kMaxFullUnroll = 1024;     // iterations of `unroll`
-constexpr int64_t kMaxUnrollFactor = 64;     // F of `unroll(F)`
-constexpr int64_t kMaxLocalElements = 4096;  // N of `local<T>[N]`
+constexpr int64_t kMaxFullUnroll = 1024;    // iterations of `unroll`
+constexpr int64_t kMaxUnrollFactor = 64;    // F of `unroll(F)`
+constexpr int64_t kMaxLocalElements = 4096; // N of `local<T>[N]`
 constexpr int kMaxInlinedCallsPerKernel = 4096;
 constexpr size_t kMaxInstancesPerKernel = 256;
 
@@ -45,8 +45,8 @@ bool alwaysReturns(const Block &b) {
   for (const StmtPtr &s : b) {
     if (s->is<ReturnStmt>())
       return true;
-    if (auto *i = s->as<IfStmt>(); i && i->hasElse && alwaysReturns(i->thenBody) &&
-                                   alwaysReturns(i->elseBody))
+    if (auto *i = s->as<IfStmt>();
+        i && i->hasElse && alwaysReturns(i->thenBody) && alwaysReturns(i->elseBody))
       return true;
   }
   return false;
@@ -56,7 +56,8 @@ bool containsReturn(const Block &b) {
   for (const StmtPtr &s : b) {
     if (s->is<ReturnStmt>())
       return true;
-    if (auto *i = s->as<IfStmt>(); i && (containsReturn(i->thenBody) || containsReturn(i->elseBody)))
+    if (auto *i = s->as<IfStmt>();
+        i && (containsReturn(i->thenBody) || containsReturn(i->elseBody)))
       return true;
     if (auto *w = s->as<WhileStmt>(); w && containsReturn(w->body))
       return true;
@@ -69,9 +70,9 @@ bool containsReturn(const Block &b) {
 /// One parsed `-D` text.
 struct Define {
   std::string text;
-  std::string kernel;               // "" = every kernel with the parameter
-  std::string name;                 // "" for an instance `k<...>`
-  std::vector<int64_t> values;      // NAME=: alternatives; instance: positional
+  std::string kernel;          // "" = every kernel with the parameter
+  std::string name;            // "" for an instance `k<...>`
+  std::vector<int64_t> values; // NAME=: alternatives; instance: positional
 };
 
 bool parseValue(const std::string &t, int64_t &v) {
@@ -267,8 +268,7 @@ void Sema::resolveAttrNames(KernelAST &k) {
       bool overflow = false;
       if (!t.isInvalid() && (!t.isInteger() || t.isBool()))
         error(e->loc, std::string(attr) + " dimension must be an integer, found " + t.str(), hint);
-      else if (!t.isInvalid() && checkConstantOps(*e) &&
-               !(v = foldConstant(*e, overflow)))
+      else if (!t.isInvalid() && checkConstantOps(*e) && !(v = foldConstant(*e, overflow)))
         error(e->loc,
               std::string(attr) + " dimension must be a compile-time constant" +
                   (overflow ? " (it overflows)" : ""),
@@ -415,9 +415,10 @@ void Sema::instantiateTemplates(ModuleAST &module) {
         continue;
       explicitInstances = true;
       if (d.values.size() != params.size()) {
-        error({}, "-D " + d.text + ": kernel '" + k->name + "' has " +
-                      std::to_string(params.size()) + " compile-time parameter(s), found " +
-                      std::to_string(d.values.size()) + " value(s)",
+        error({},
+              "-D " + d.text + ": kernel '" + k->name + "' has " + std::to_string(params.size()) +
+                  " compile-time parameter(s), found " + std::to_string(d.values.size()) +
+                  " value(s)",
               "give one value per parameter, in order");
         continue;
       }
@@ -473,9 +474,10 @@ void Sema::instantiateTemplates(ModuleAST &module) {
         diags_.warning(k->loc,
                        "kernel '" + k->name + "' has compile-time parameters (" + names +
                            ") and no instance: no PTX is emitted for it",
-                       "instantiate it with `tilec -D " + params[0].name + "=...` (each parameter), "
-                       "`-D " + k->name + "." + params[0].name + "=...` or `-D '" + k->name +
-                           "<...>'`");
+                       "instantiate it with `tilec -D " + params[0].name +
+                           "=...` (each parameter), "
+                           "`-D " +
+                           k->name + "." + params[0].name + "=...` or `-D '" + k->name + "<...>'`");
       continue;
     }
     std::set<std::vector<int64_t>> seen;
@@ -558,8 +560,8 @@ void Sema::checkLocalArray(LocalArrayStmt &s) {
     ok = false;
   }
   if (ok)
-    d.type = Type::array(Type::LocalArray, s.elem.type.scalar, AddressSpace::Local,
-                         ScalarKind::I32, s.length);
+    d.type = Type::array(Type::LocalArray, s.elem.type.scalar, AddressSpace::Local, ScalarKind::I32,
+                         s.length);
   declare(d);
 }
 
@@ -651,7 +653,9 @@ void Sema::checkReturn(ReturnStmt &s) {
   const FnAST &fn = *inlineStack_.back().fn;
   if (fn.result) {
     if (!s.value) {
-      error(s.loc, "function '" + fn.name + "' returns " + fn.result->type.str() + ": `return` needs a value",
+      error(s.loc,
+            "function '" + fn.name + "' returns " + fn.result->type.str() +
+                ": `return` needs a value",
             "write `return EXPR`");
       return;
     }
@@ -711,8 +715,8 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   bool ok = true;
   for (size_t i = 0; i < e.args.size(); ++i) {
     const Type &want = fn.paramTypes[i].type;
-    std::string what = "argument " + std::to_string(i + 1) + " ('" + fn.paramNames[i] + "') of '" +
-                       fn.name + "'";
+    std::string what =
+        "argument " + std::to_string(i + 1) + " ('" + fn.paramNames[i] + "') of '" + fn.name + "'";
     auto d = std::make_unique<Decl>();
     d->kind = DeclKind::Let;
     d->name = fn.paramNames[i];
@@ -780,8 +784,9 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
               fn.result->type.str(),
           "end every path with `return EXPR` (a loop is not assumed to run)");
   if (diags_.diagnostics().size() != before)
-    diags_.note(e.loc, "in the call of '" + fn.name + "' here (functions are checked where they "
-                       "are inlined)");
+    diags_.note(e.loc, "in the call of '" + fn.name +
+                           "' here (functions are checked where they "
+                           "are inlined)");
   e.inlined = std::move(inl);
   return e.inlined->result;
 }

@@ -194,7 +194,7 @@ public:
     const CallExpr *call;
   };
   std::vector<InlineFrame> inlineStack_;
-  int inlinedCalls_ = 0;                           // in the current kernel
+  int inlinedCalls_ = 0;                              // in the current kernel
   std::unordered_set<const FnAST *> fallOffReported_; // "may reach its end" once per fn
 };
 

@@ -38,9 +38,10 @@ void MLIRGenImpl::genLocalArray(const fe::LocalArrayStmt &s) {
   // Zero-initialised where it is declared (each time the declaration runs):
   // reading an element before writing it is defined. Stores SROA folds away
   // when the element is written first.
-  Value zero = isa<FloatType>(elem)
-                   ? Value(arith::ConstantOp::create(builder, l, elem, builder.getFloatAttr(elem, 0)))
-                   : intConst(l, elem, 0);
+  Value zero =
+      isa<FloatType>(elem)
+          ? Value(arith::ConstantOp::create(builder, l, elem, builder.getFloatAttr(elem, 0)))
+          : intConst(l, elem, 0);
   Type i32 = builder.getI32Type();
   if (s.length <= kUnrolledZeroing) {
     for (int64_t i = 0; i < s.length; ++i)

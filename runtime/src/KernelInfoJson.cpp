@@ -427,9 +427,9 @@ struct Reader {
       const auto &args = array(field(v, path, "templateArgs"), path + ".templateArgs");
       for (size_t i = 0; i < args.size(); ++i) {
         const std::string apath = path + ".templateArgs[" + std::to_string(i) + "]";
-        k.templateArgs.push_back({string(field(args[i], apath, "name"), apath + ".name"),
-                                  integer(field(args[i], apath, "value"), apath + ".value",
-                                          INT64_MIN, INT64_MAX)});
+        k.templateArgs.push_back(
+            {string(field(args[i], apath, "name"), apath + ".name"),
+             integer(field(args[i], apath, "value"), apath + ".value", INT64_MIN, INT64_MAX)});
       }
     }
     const auto &params = array(field(v, path, "params"), path + ".params");

@@ -157,8 +157,8 @@ inline std::string mangledKernelName(const std::string &name, const TemplateArgs
   std::string out = name;
   for (const auto &[param, value] : args) {
     out += "$" + param;
-    out += value < 0 ? "n" + std::to_string(0 - static_cast<uint64_t>(value))
-                     : std::to_string(value);
+    out +=
+        value < 0 ? "n" + std::to_string(0 - static_cast<uint64_t>(value)) : std::to_string(value);
   }
   return out;
 }

@@ -477,8 +477,7 @@ public:
 /// literals of that value during checking.
 class ConstStmt : public StmtAST {
 public:
-  ConstStmt(Location loc, std::unique_ptr<Decl> decl, std::optional<TypeSyntax> annot,
-            ExprPtr init)
+  ConstStmt(Location loc, std::unique_ptr<Decl> decl, std::optional<TypeSyntax> annot, ExprPtr init)
       : StmtAST(Const, std::move(loc)), decl(std::move(decl)), annotation(std::move(annot)),
         init(std::move(init)) {}
   static bool classof(const StmtAST *s) { return s->kind() == Const; }
