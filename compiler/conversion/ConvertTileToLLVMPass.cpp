@@ -39,6 +39,7 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     tile::populateTileRoleToNVVMPatterns(converter, patterns);
     tile::populateTileTmaToNVVMPatterns(converter, patterns);
     tile::populateTileWarpToNVVMPatterns(converter, patterns);
+    tile::populateTileLocalArrayToLLVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
 

@@ -7,6 +7,7 @@
 #include "tilec/EmitPTX.h"
 #include "tilec/MLIRGen.h"
 #include "tilec/Pipeline.h"
+#include "tilec/SourceLoc.h"
 #include "tilec/frontend/Frontend.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -48,7 +49,7 @@ std::string syncReport(ModuleOp module) {
             op);
     if (!reason)
       return;
-    auto loc = dyn_cast<FileLineColLoc>(op->getLoc());
+    auto loc = mlir::tile::sourceFileLoc(op->getLoc());
     std::string where = loc ? (loc.getFilename().getValue() + ":" + Twine(loc.getLine()) + ":" +
                                Twine(loc.getColumn()))
                                   .str()
@@ -186,6 +187,7 @@ static ::tile::CompileResult compileWith(const std::string &source,
       options.libdevicePath.empty() ? ::tile::defaultLibdevicePath() : options.libdevicePath;
   checkOptions.libdevicePath = libdevice;
   checkOptions.libdeviceFound = !libdevice.empty() && llvm::sys::fs::exists(libdevice);
+  checkOptions.defines = options.defines;
   if (!frontend::checkModule(*ast, diags, checkOptions))
     return result;
   try {
@@ -212,7 +214,7 @@ static ::tile::CompileResult compileWith(const std::string &source,
   frontend::DiagnosticEngine &mlirDiags = diags;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
     frontend::Location where;
-    if (auto loc = dyn_cast<FileLineColLoc>(d.getLocation()))
+    if (auto loc = mlir::tile::sourceFileLoc(d.getLocation()))
       where = {loc.getFilename().str(), static_cast<int>(loc.getLine()),
                static_cast<int>(loc.getColumn())};
     std::string hint;
@@ -225,6 +227,13 @@ static ::tile::CompileResult compileWith(const std::string &source,
       mlirDiags.error(where, d.str(), hint);
     else if (d.getSeverity() == DiagnosticSeverity::Warning)
       mlirDiags.warning(where, d.str(), hint);
+    else
+      return success();
+    // Code of an inlined function: name the calls it was inlined through.
+    for (FileLineColLoc site : mlir::tile::inlinedCallSites(d.getLocation()))
+      mlirDiags.note({site.getFilename().str(), static_cast<int>(site.getLine()),
+                      static_cast<int>(site.getColumn())},
+                     "inlined from the call here");
     return success();
   });
   auto finishWithError = [&] { return result; };

@@ -176,6 +176,8 @@ std::vector<KernelInfo> collectKernelInfo(const fe::ModuleAST &module) {
   for (const auto &k : module.kernels) {
     KernelInfo info;
     info.name = k->name;
+    info.sourceName = k->sourceName;
+    info.templateArgs = k->templateArgs;
     for (const auto &p : k->params) {
       KernelParamInfo param;
       param.name = p->name;

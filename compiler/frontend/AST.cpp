@@ -22,6 +22,10 @@ const char *declKindName(DeclKind k) {
     return "dshared";
   case DeclKind::MBarrier:
     return "mbarrier";
+  case DeclKind::Const:
+    return "const";
+  case DeclKind::LocalArray:
+    return "local";
   }
   return "?";
 }
@@ -244,14 +248,14 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
     const char *message; // "%" stands for the word
     const char *hint;
   } kTable[] = {
-      {{"fn", "func", "function", "def", "fun", "proc", "void", "sub"},
-       "tile has no user functions ('%')",
-       "a file holds kernels, `kernel NAME(PARAM: TYPE, ...) { ... }`, which call builtins"},
+      {{"func", "function", "def", "fun", "proc", "void", "sub"},
+       "functions are declared with `fn`, not '%'",
+       "`fn NAME(PARAM: TYPE, ...) -> TYPE { ... }` at file level"},
       {{"elif", "elsif", "elseif"},
        "tile has no '%'; write `else if`",
        "`if a { } else if b { } else { }`"},
-      {{"const", "auto", "int", "float", "double", "unsigned", "long", "short", "char", "bool",
-        "static", "mut", "val", "let_mut", "uint", "size_t"},
+      {{"auto", "int", "float", "double", "unsigned", "long", "short", "char", "bool", "static",
+        "mut", "val", "let_mut", "uint", "size_t"},
        "variables are declared with `let` or `var`, not '%'",
        "`let x: i32 = 1` (immutable) or `var acc = 0.0` (mutable)"},
       {{"switch", "match", "case", "do", "loop", "until", "goto", "try", "catch", "throw", "yield",

@@ -195,6 +195,14 @@ std::unique_ptr<ModuleAST> Parser::parseModule(const std::string &file) {
     while (!at(Tok::Eof)) {
       if (accept(Tok::Semi))
         continue;
+      if (atIdent("fn")) {
+        module->functions.push_back(parseFn());
+        continue;
+      }
+      if (atIdent("const") && peekTok().kind == Tok::Ident) {
+        module->consts.push_back(parseConst());
+        continue;
+      }
       module->kernels.push_back(parseKernel());
     }
   } catch (const Fail &) {
@@ -208,12 +216,16 @@ std::unique_ptr<ModuleAST> Parser::parseModule(const std::string &file) {
 //===----------------------------------------------------------------------===//
 
 std::unique_ptr<KernelAST> Parser::parseKernel() {
+  size_t start = pos_;
   expect(Tok::KwKernel, "'kernel'",
-         "a file is a sequence of `kernel NAME(PARAM: TYPE, ...) { ... }` definitions");
+         "a file is a sequence of `kernel NAME(PARAM: TYPE, ...) { ... }`, `fn` and `const` "
+         "definitions");
   auto k = std::make_unique<KernelAST>();
   Token name = expect(Tok::Ident, "kernel name", "write `kernel NAME(...)`");
   k->name = name.text;
   k->loc = name.loc;
+  if (at(Tok::Lt))
+    parseTemplateParams(*k);
   expect(Tok::LParen, "'('", "the kernel name is followed by its parameter list");
   while (!at(Tok::RParen)) {
     Token pname = expect(Tok::Ident, "parameter name", "parameters are written `NAME: TYPE`");
@@ -236,6 +248,8 @@ std::unique_ptr<KernelAST> Parser::parseKernel() {
   parseKernelAttrs(*k);
   expect(Tok::LBrace, "'{'", "the kernel body is a block in braces");
   k->body = parseBlock(1);
+  if (!k->templateParams.empty())
+    k->tokens = tokensFrom(start);
   return k;
 }
 
@@ -252,7 +266,7 @@ void Parser::parseKernelAttrs(KernelAST &k) {
         expect(Tok::RParen, "')'", "write cluster(dynamic)");
         k.cluster.kind = ClusterAttr::Dynamic;
       } else {
-        k.cluster.dims = parseDims("cluster");
+        k.cluster.dims = parseDims("cluster", &k.cluster.names);
         k.cluster.kind = ClusterAttr::Static;
       }
     } else if (attr.text == "threads") {
@@ -260,7 +274,7 @@ void Parser::parseKernelAttrs(KernelAST &k) {
         fail(attr.loc, "duplicate threads attribute", "give threads(...) at most once");
       k.threads.loc = attr.loc;
       expect(Tok::LParen, "'('", "write threads(X[, Y[, Z]])");
-      k.threads.dims = parseDims("threads");
+      k.threads.dims = parseDims("threads", &k.threads.names);
       k.threads.present = true;
     } else if (attr.text == "max_threads" || attr.text == "min_blocks") {
       parseLaunchBound(k, attr);
@@ -290,11 +304,19 @@ void Parser::parseLaunchBound(KernelAST &k, const Token &attr) {
   expect(Tok::RParen, "')'", hint.c_str());
 }
 
-std::array<int, 3> Parser::parseDims(const char *attr) {
+std::array<int, 3> Parser::parseDims(const char *attr, std::array<DimName, 3> *names) {
   // The '(' was consumed by the caller.
-  std::string hint = std::string("write ") + attr + "(X[, Y[, Z]]) with positive integer literals";
+  std::string hint =
+      std::string("write ") + attr + "(X[, Y[, Z]]) with positive integer literals or constants";
   std::array<int, 3> dims{1, 1, 1};
   for (int i = 0; i < 3; ++i) {
+    if (names &&
+        !(at(Tok::IntLit) && (peekTok().kind == Tok::Comma || peekTok().kind == Tok::RParen))) {
+      (*names)[i].expr = parseExpr(); // a constant expression: Sema gives its value
+      if (!accept(Tok::Comma))
+        break;
+      continue;
+    }
     Token t = expect(Tok::IntLit, "a positive integer", hint.c_str());
     if (t.intValue < 1 || t.intValue > (1u << 20))
       fail(t.loc, std::string(attr) + " dimension " + t.text + " is out of range", hint);
@@ -410,15 +432,9 @@ StmtPtr Parser::parseStatement(int depth) {
   case Tok::KwContinue:
     s = std::make_unique<ContinueStmt>(consume().loc);
     break;
-  case Tok::KwReturn: {
-    s = std::make_unique<ReturnStmt>(consume().loc);
-    // `return x` on one line: kernels produce no value (a following line
-    // is a new statement).
-    if (!at(Tok::Semi) && !at(Tok::RBrace) && !at(Tok::Eof) && !cur().atLineStart)
-      fail(cur().loc, "a kernel returns no value",
-           "write `return` alone; store results through a pointer");
+  case Tok::KwReturn:
+    s = parseReturn();
     break;
-  }
   case Tok::LBrace:
     fail(cur().loc, "a block cannot stand alone as a statement",
          "blocks belong to if, else, for and while; names are scoped by those blocks");
@@ -430,6 +446,13 @@ StmtPtr Parser::parseStatement(int depth) {
       s = parseWarpgroups(depth);
       break;
     }
+    if (atIdent("const") && peekTok().kind == Tok::Ident && !peekTok().atLineStart) {
+      s = parseConst();
+      break;
+    }
+    if (atIdent("fn") && peekTok().kind == Tok::Ident && !peekTok().atLineStart)
+      fail(loc, "functions are defined at file level, not inside a kernel or function",
+           "move `fn " + peekTok().text + "(...) { ... }` out of the enclosing body");
     // Another language's keyword followed, on the same line, by something
     // that cannot follow an expression statement: `const x = 1`, `fn f()`,
     // `elif c {`, `switch x {`, `do {`. (As a name on its own, e.g. `break`,
@@ -495,6 +518,8 @@ StmtPtr Parser::parseLet(int depth) {
   }
   if (atMBarrierDecl())
     return parseMBarrierDecl(kw, isVar, annot, std::move(decl));
+  if (atIdent("local") && peekTok().kind == Tok::Lt)
+    return parseLocalArray(kw, isVar, annot, std::move(decl));
   decl->kind = isVar ? DeclKind::Var : DeclKind::Let;
   ExprPtr init = parseExpr();
   return std::make_unique<LetStmt>(kw.loc, std::move(decl), std::move(annot), std::move(init));
@@ -573,6 +598,8 @@ StmtPtr Parser::parseFor(int depth) {
     f = std::make_unique<ForStmt>(kw.loc, kind, std::move(decl));
     f->end = parseExpr();
     expect(Tok::RParen, "')'", hint);
+    if (atIdent("unroll"))
+      parseUnroll(*f); // Sema: only `a .. b` loops unroll
   } else {
     f = std::make_unique<ForStmt>(kw.loc, ForKind::Range, std::move(decl));
     f->start = parseExpr();
@@ -582,6 +609,8 @@ StmtPtr Parser::parseFor(int depth) {
       consume();
       f->step = parseExpr();
     }
+    if (atIdent("unroll"))
+      parseUnroll(*f);
   }
   expect(Tok::LBrace, "'{'", "the loop body is a block in braces");
   f->body = parseBlock(depth + 1);
@@ -685,6 +714,9 @@ ExprPtr Parser::parseBitcast(Token name) {
 ExprPtr Parser::parseBinary(int minPrec) {
   ExprPtr lhs = parseCastExpr();
   for (;;) {
+    if (at(Tok::Arrow)) // `->` only introduces a function's result type
+      fail(cur().loc, "there is no '->' operator",
+           "access elements with `p[i]`, arrays' members with `h.local`");
     int prec = binaryPrec(cur().kind);
     if (prec < minPrec)
       return lhs;

@@ -27,6 +27,7 @@ static const char *reservedKernelName(const std::string &name) {
 
 bool Sema::run(ModuleAST &module) {
   size_t errorsBefore = diags_.numErrors();
+  prepareModule(module); // file-level consts and functions, template instances
   std::unordered_map<std::string, KernelAST *> names;
   for (auto &k : module.kernels) {
     if (const char *why = reservedKernelName(k->name))
@@ -75,7 +76,8 @@ Decl *Sema::lookup(const std::string &name) const {
     if (f != it->end())
       return f->second;
   }
-  return nullptr;
+  auto g = globalConsts_.find(name); // file-level constants
+  return g == globalConsts_.end() ? nullptr : g->second;
 }
 
 bool Sema::requireCluster(const Location &loc, const std::string &what) {
@@ -161,6 +163,8 @@ void Sema::checkKernel(KernelAST &k) {
   tmaTileNames_.clear();
   tmaBarriers_.clear();
   curBlock_ = nullptr;
+  inlinedCalls_ = 0;
+  resolveAttrNames(k);
 
   if (opts_.clusterOverride) {
     k.cluster.kind = ClusterAttr::Static;
@@ -215,6 +219,8 @@ void Sema::checkKernel(KernelAST &k) {
   }
   checkTensorParams();
   collectTmaTileNames(k.body);
+  for (auto &t : k.templateDecls) // compile-time parameters: constants
+    declare(*t);
   pushScope(); // body
   checkBlock(k.body, /*kernelTopLevel=*/true);
   popScope();
@@ -304,12 +310,22 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     break;
   }
   case StmtAST::Return:
+    checkReturn(*s.as<ReturnStmt>());
     break;
   case StmtAST::MBarrier:
     checkMBarrier(*s.as<MBarrierStmt>(), kernelTopLevel);
     break;
   case StmtAST::Warpgroups:
     checkWarpgroups(*s.as<WarpgroupsStmt>(), kernelTopLevel);
+    break;
+  case StmtAST::Const: {
+    auto &c = *s.as<ConstStmt>();
+    checkConstDecl(c);
+    declare(*c.decl);
+    break;
+  }
+  case StmtAST::LocalArray:
+    checkLocalArray(*s.as<LocalArrayStmt>());
     break;
   }
   checkConstantOpsInStmt(s);
@@ -347,6 +363,10 @@ void Sema::checkLet(LetStmt &s) {
     error(s.init->loc, "a cache policy is bound with 'let', not 'var'",
           "write `let P = cache_policy(...)`; a policy never changes");
     t = Type::invalid();
+  } else if (t.kind == Type::LocalArray) {
+    error(s.init->loc, "a local array cannot be bound to another name",
+          "use the array's own name, or pass it to a function as `local<T>[N]`");
+    t = Type::invalid();
   } else if (isVar && (t.kind == Type::SharedArray || t.kind == Type::ArrayView)) {
     error(s.init->loc, "a 'var' holds a scalar or a pointer, not " + t.str(),
           "use 'let' to name an array");
@@ -363,7 +383,7 @@ static bool isParamDerivedCount(const ExprAST &e, Sema &sema, std::string &why, 
   case ExprAST::VarRef: {
     auto &v = *e.as<VarRefExpr>();
     Decl *d = sema.lookup(v.name);
-    if (d && d->kind != DeclKind::Param) {
+    if (d && d->kind != DeclKind::Param && d->kind != DeclKind::Const) {
       why = "'" + v.name + "' is a " + declKindName(d->kind) + ", not a kernel parameter";
       where = e.loc;
       return false;
@@ -682,6 +702,14 @@ void Sema::checkMBarrier(MBarrierStmt &s, bool kernelTopLevel) {
 
 void Sema::checkAssign(AssignStmt &s) {
   Type target;
+  if (auto *v = s.target->as<VarRefExpr>();
+      v && lookup(v->name) && lookup(v->name)->kind == DeclKind::Const) {
+    error(v->loc, "cannot assign to '" + v->name + "': it is a constant",
+          "declare a mutable local with `var " + v->name + " = ...`");
+    infer(s.value);
+    finalize(s.value);
+    return;
+  }
   if (auto *v = s.target->as<VarRefExpr>()) {
     target = infer(s.target);
     if (v->decl && v->decl->kind != DeclKind::Var) {
@@ -806,6 +834,8 @@ void Sema::checkFor(ForStmt &s) {
   declare(*s.loopVar);
   checkBlock(s.body, false);
   popScope();
+  if (s.unrollFull || s.unrollFactor)
+    checkUnroll(s);
 }
 
 } // namespace tile::frontend

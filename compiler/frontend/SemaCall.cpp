@@ -50,6 +50,10 @@ Type Sema::inferCall(CallExpr &e) {
   e.builtin = builtinFromName(e.callee);
   Builtin b = e.builtin;
   if (b == Builtin::Unknown) {
+    if (auto fn = functions_.find(e.callee); fn != functions_.end())
+      return inferInlinedCall(e, *fn->second);
+  }
+  if (b == Builtin::Unknown) {
     Decl *d = lookup(e.callee);
     std::string guess = closestBuiltin(e.callee);
     error(e.loc,
@@ -58,7 +62,8 @@ Type Sema::inferCall(CallExpr &e) {
           e.callee == "mbarrier"
               ? "declare mbarriers at the top of the kernel: `let b = mbarrier(COUNT)` or "
                 "`let s = mbarrier[N](COUNT)`"
-              : "there are no user functions; the builtins are " + builtinNameList());
+              : "define it at file level with `fn " + e.callee +
+                    "(...) { ... }`, or call a builtin: " + builtinNameList());
     for (ExprPtr &a : e.args)
       resolveOnly(a);
     return Type::invalid();
@@ -68,6 +73,8 @@ Type Sema::inferCall(CallExpr &e) {
     return Type::invalid();
   if (isRoleBuiltin(b))
     return checkRoleCall(e);
+  if (isMemoryBuiltin(b) && rejectLocalArrayAccess(e))
+    return Type::invalid();
   if (isMemoryBuiltin(b))
     return checkMemoryCall(e);
   if (isMBarrierBuiltin(b))

@@ -257,6 +257,8 @@ private:
       checkBarrier(*c, control);
       for (const ExprPtr &a : c->args)
         visitExpr(*a, control);
+      if (c->inlined)
+        walkInlined(*c, control);
     } else if (auto *b = e.as<BinaryExpr>()) {
       visitExpr(*b->lhs, control);
       visitExpr(*b->rhs, control);
@@ -272,6 +274,21 @@ private:
       visitExpr(*i->base, control);
       visitExpr(*i->index, control);
     }
+  }
+
+  /// A user function's body, inlined at this call: its parameters are as
+  /// divergent as the arguments; its `return` ends only the function.
+  void walkInlined(const CallExpr &c, const Divergence &control) {
+    const InlinedCall &in = *c.inlined;
+    for (size_t i = 0; i < in.params.size() && i < c.args.size(); ++i)
+      levels_[in.params[i].get()] = level(*c.args[i]);
+    Divergence outerReturn = returnControl_;
+    returnControl_ = {};
+    size_t before = diags_.diagnostics().size();
+    walkBlock(in.body, control);
+    returnControl_ = outerReturn;
+    if (diags_.diagnostics().size() != before)
+      diags_.note(c.loc, "in the call of '" + in.fn->name + "' here");
   }
 
   void checkBarrier(const CallExpr &c, const Divergence &control) { judgeBarrier(c, control); }

@@ -45,6 +45,11 @@ Type Sema::infer(ExprPtr &ep) {
               "declare it with `let`/`var` before use, or add a kernel parameter");
       break;
     }
+    if (v.decl->kind == DeclKind::Const) { // a constant reads as its value
+      Location at = v.loc;
+      ep = constantLiteral(*v.decl, at);
+      return ep->type;
+    }
     t = v.decl->type;
     break;
   }
@@ -576,6 +581,9 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
     break;
   case Type::ArrayView:
     e.space = base.space;
+    break;
+  case Type::LocalArray:
+    e.space = AddressSpace::Local;
     break;
   default:
     e.space = AddressSpace::Cluster;

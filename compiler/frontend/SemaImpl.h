@@ -218,6 +218,24 @@ public:
   Type checkVectorLoad(CallExpr &e, IndexExpr &loc, const Type &elem);
   /// store(LOC, V): a scalar of the element type, or a vector of them.
   bool checkStoreValue(CallExpr &e, IndexExpr *loc, const Type &elem);
+  // ---- SemaAbstr.cpp: issue #11 fn, const, template kernels, local arrays, unroll
+  /// File-level constants, functions, template instances (before any kernel).
+  void prepareModule(ModuleAST &module);
+  void instantiateTemplates(ModuleAST &module);
+  /// Checks a `const` and gives its Decl the value; false after an error.
+  bool checkConstDecl(ConstStmt &s);
+  /// A literal standing for a use of constant `d` at `loc`.
+  ExprPtr constantLiteral(const Decl &d, const Location &loc);
+  /// cluster(...)/threads(...) dimensions written as constant names.
+  void resolveAttrNames(KernelAST &k);
+  void checkLocalArray(LocalArrayStmt &s);
+  void checkUnroll(ForStmt &s);
+  void checkReturn(ReturnStmt &s);
+  /// A call of a user function: checks the arguments, parses the body again
+  /// and checks it here (CallExpr::inlined).
+  Type inferInlinedCall(CallExpr &e, const FnAST &fn);
+  /// args[0] of a memory builtin names an element of a local array.
+  bool rejectLocalArrayAccess(CallExpr &e);
 
   void error(const Location &loc, std::string msg, std::string hint) {
     diags_.error(loc, std::move(msg), std::move(hint));
@@ -251,6 +269,18 @@ public:
     bool storeUnknown = false; // a store_async on it whose size is unknown (error)
   };
   std::unordered_map<MBarrierStmt *, MBarrierUses> mbarrierUses_;
+
+  // Issue #11 (abstr)
+  std::unordered_map<std::string, Decl *> globalConsts_; // file-level `const`
+  std::unordered_map<std::string, const FnAST *> functions_;
+  /// The functions being inlined, innermost last, with their call sites.
+  struct InlineFrame {
+    const FnAST *fn;
+    const CallExpr *call;
+  };
+  std::vector<InlineFrame> inlineStack_;
+  int inlinedCalls_ = 0;                              // in the current kernel
+  std::unordered_set<const FnAST *> fallOffReported_; // "may reach its end" once per fn
 };
 
 /// The named argument `name` of a call, or nullptr.

@@ -43,6 +43,8 @@ const char *spaceName(AddressSpace s) {
     return "shared";
   case AddressSpace::Cluster:
     return "cluster";
+  case AddressSpace::Local:
+    return "local";
   }
   return "?";
 }
@@ -121,6 +123,8 @@ bool Type::operator==(const Type &o) const {
     return scalar == o.scalar && dims.size() == o.dims.size();
   case Vector:
     return scalar == o.scalar && lanes == o.lanes;
+  case LocalArray:
+    return scalar == o.scalar && staticLength == o.staticLength;
   default:
     return true;
   }
@@ -170,6 +174,8 @@ std::string Type::str() const {
     return "vec<" + e + ", " + std::to_string(lanes) + ">";
   case CachePolicy:
     return "cache_policy";
+  case LocalArray:
+    return "local<" + e + ">[" + len() + "]";
   }
   return "?";
 }

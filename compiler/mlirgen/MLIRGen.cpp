@@ -19,6 +19,8 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   returnedFlag = nullptr;
   warpgroupIndex = nullptr;
   currentRole = nullptr;
+  resultSlot = nullptr;
+  callSite.reset();
 
   SmallVector<Type> argTypes;
   for (const auto &p : k.params)
@@ -149,11 +151,8 @@ void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
   case fe::StmtAST::ExprStmt:
     genExpr(*s.as<fe::ExprStmtAST>()->expr);
     return;
-  case fe::StmtAST::Return: {
-    Location l = loc(s.loc);
-    storeWeak(l, boolConst(l, true), returnedFlag);
-    return;
-  }
+  case fe::StmtAST::Return:
+    return genReturn(*s.as<fe::ReturnStmt>());
   case fe::StmtAST::MBarrier:
     return; // allocated and initialised on kernel entry
   case fe::StmtAST::Warpgroups:
@@ -161,6 +160,10 @@ void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
   case fe::StmtAST::Break:
   case fe::StmtAST::Continue:
     return genLoopExit(s);
+  case fe::StmtAST::Const:
+    return; // uses are literals
+  case fe::StmtAST::LocalArray:
+    return genLocalArray(*s.as<fe::LocalArrayStmt>());
   }
 }
 
@@ -283,15 +286,6 @@ std::pair<Value, Value> MLIRGenImpl::linearThread(Location l) {
   return {tid, ntid};
 }
 
-/// The iteration space of a `for`, as scf.for bounds: the induction variable
-/// runs from `lower` while it is below `upper` (compared unsigned when
-/// `isUnsigned`), by `step`; `loopVar` maps it to the loop variable.
-struct MLIRGenImpl::LoopBounds {
-  Value lower, upper, step;
-  bool isUnsigned = false;
-  std::function<Value(Value)> loopVar;
-};
-
 /// Every `for` terminates and visits exactly the values below its bound,
 /// without wrapping (docs/language.md, "for loops"):
 /// - `a .. b` (step 1): i < b <= MAX, so i + 1 never overflows; scf.for as is.
@@ -377,6 +371,8 @@ MLIRGenImpl::LoopBounds MLIRGenImpl::loopBounds(const fe::ForStmt &s) {
 }
 
 void MLIRGenImpl::genFor(const fe::ForStmt &s) {
+  if (s.unrollFull || s.unrollFactorValue > 1)
+    return genUnrolledFor(s);
   if (s.hasBreak || s.hasContinue)
     return genForWithExits(s);
   Location l = loc(s.loc);

@@ -68,6 +68,8 @@ Value MLIRGenImpl::genAddress(const fe::IndexExpr &e) {
        e.base->as<fe::VarRefExpr>()->decl->array &&
        e.base->as<fe::VarRefExpr>()->decl->array->isTmaTile))
     return genTileAddress(e);
+  if (bt.kind == fe::Type::LocalArray)
+    return genLocalAddress(e);
   if (bt.kind == fe::Type::DistArray) {
     const ArrayInfo &a = distArray(*e.base);
     Value index = genExpr(*e.index);
@@ -385,6 +387,8 @@ Value MLIRGenImpl::idRegister(Location l, SpecialReg x, int axis) {
 }
 
 Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
+  if (e.inlined)
+    return genInlinedCall(e);
   Location l = loc(e.loc);
   using BI = fe::Builtin;
   switch (e.builtin) {

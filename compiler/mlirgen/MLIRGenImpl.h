@@ -92,6 +92,9 @@ private:
   };
   llvm::DenseMap<const fe::StmtAST *, LoopExit> loopExits;
   const fe::StmtAST *currentLoop = nullptr; // innermost loop being emitted
+  // Issue #11 (MLIRGenAbstr.cpp): the inlined function being emitted.
+  Value resultSlot;                 // its result, when it returns a value
+  std::optional<Location> callSite; // the call it is inlined at (nested: a CallSiteLoc)
 
   //===--------------------------------------------------------------------===//
   // Types, locations, constants
@@ -100,7 +103,10 @@ private:
   Location loc(const fe::Location &l) {
     if (l.line <= 0)
       return builder.getUnknownLoc();
-    return FileLineColLoc::get(builder.getContext(), l.file.empty() ? file : l.file, l.line, l.col);
+    Location at =
+        FileLineColLoc::get(builder.getContext(), l.file.empty() ? file : l.file, l.line, l.col);
+    // Inside an inlined function: the position in it, called from the call site.
+    return callSite ? Location(CallSiteLoc::get(at, *callSite)) : at;
   }
 
   Type scalarType(fe::ScalarKind k) {
@@ -145,6 +151,8 @@ private:
       return AddressSpace::shared;
     case fe::AddressSpace::Cluster:
       return AddressSpace::cluster;
+    case fe::AddressSpace::Local:
+      return AddressSpace::local;
     }
     return AddressSpace::global;
   }
@@ -255,7 +263,14 @@ private:
 
   std::pair<Value, Value> linearThread(Location l);
 
-  struct LoopBounds;
+  /// The iteration space of a `for`, as scf.for bounds: the induction variable
+  /// runs from `lower` while it is below `upper` (compared unsigned when
+  /// `isUnsigned`), by `step`; `loopVar` maps it to the loop variable.
+  struct LoopBounds {
+    Value lower, upper, step;
+    bool isUnsigned = false;
+    std::function<Value(Value)> loopVar;
+  };
   LoopBounds loopBounds(const fe::ForStmt &s);
 
   void genFor(const fe::ForStmt &s);
@@ -409,6 +424,18 @@ public:
   void genTensorMapPrefetches(Location l);
   /// wait_group 0 before the kernel exits, when it issues TMA stores.
   void genBulkDrain(Location l);
+  // Issue #11: local arrays, unrolled loops, inlined functions (MLIRGenAbstr.cpp)
+  //===--------------------------------------------------------------------===//
+
+  void genLocalArray(const fe::LocalArrayStmt &s);
+  /// Address of `r[i]` on a local array (at the index's location, which the
+  /// local-array check reports).
+  Value genLocalAddress(const fe::IndexExpr &e);
+  /// `for ... unroll` (the body once per value) and `unroll(F)`.
+  void genUnrolledFor(const fe::ForStmt &s);
+  void genUnrolledCopies(const fe::ForStmt &s, size_t from);
+  Value genInlinedCall(const fe::CallExpr &e);
+  void genReturn(const fe::ReturnStmt &s);
 };
 
 } // namespace mlir::tile::mlirgen

@@ -140,6 +140,43 @@ const KernelInfo &checkedInfo(const ModuleInfo &info, KernelState &k) {
 } // namespace
 } // namespace detail
 
+Kernel Module::kernel(const std::string &name, const TemplateArgs &args) const {
+  const detail::ModuleState &m = detail::require(state_, "Module::kernel", "Module");
+  if (!m.hasInfo)
+    return kernel(mangledKernelName(name, args));
+  // The instance whose source name is `name` and whose arguments are `args`,
+  // in any order.
+  auto sameArgs = [&](const TemplateArgs &have) {
+    if (have.size() != args.size())
+      return false;
+    for (const auto &a : args) {
+      bool found = false;
+      for (const auto &h : have)
+        found = found || h == a;
+      if (!found)
+        return false;
+    }
+    return true;
+  };
+  std::string compiled;
+  for (const KernelInfo &ki : m.info.kernels) {
+    if (ki.sourceName != name)
+      continue;
+    if (sameArgs(ki.templateArgs))
+      return kernel(ki.name);
+    compiled += (compiled.empty() ? "" : ", ") + ki.name;
+  }
+  std::string asked;
+  for (const auto &[p, v] : args)
+    asked += (asked.empty() ? "" : ", ") + p + "=" + std::to_string(v);
+  throw Error("Module::kernel", CUDA_ERROR_NOT_FOUND, mangledKernelName(name, args),
+              "the module has no instance of kernel '" + name + "' with " +
+                  (asked.empty() ? std::string("no arguments") : asked) +
+                  (compiled.empty() ? std::string(" (it has no instance of '" + name + "')")
+                                    : " (compiled instances: " + compiled + ")") +
+                  "; compile it with tilec -D or CompileOptions::defines");
+}
+
 Kernel Module::kernel(const std::string &name) const {
   const detail::ModuleState &m = detail::require(state_, "Module::kernel", "Module");
   auto k = std::make_shared<detail::KernelState>();

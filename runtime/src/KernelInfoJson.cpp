@@ -115,7 +115,15 @@ std::string toJson(const ModuleInfo &info) {
   for (size_t k = 0; k < info.kernels.size(); ++k) {
     const KernelInfo &ki = info.kernels[k];
     o += k ? ",\n    {\n" : "\n    {\n";
-    o += "      \"name\": " + quote(ki.name) + ",\n      \"params\": [";
+    o += "      \"name\": " + quote(ki.name) + ",\n";
+    if (!ki.sourceName.empty()) { // an instance of a template kernel
+      o += "      \"sourceName\": " + quote(ki.sourceName) + ",\n      \"templateArgs\": [";
+      for (size_t i = 0; i < ki.templateArgs.size(); ++i)
+        o += std::string(i ? ", " : "") + "{\"name\": " + quote(ki.templateArgs[i].first) +
+             ", \"value\": " + std::to_string(ki.templateArgs[i].second) + "}";
+      o += "],\n";
+    }
+    o += "      \"params\": [";
     for (size_t i = 0; i < ki.params.size(); ++i) {
       const KernelParamInfo &p = ki.params[i];
       o += std::string(i ? "," : "") + "\n        {\"name\": " + quote(p.name) +
@@ -556,6 +564,16 @@ struct Reader {
   static KernelInfo kernel(const Json &v, const std::string &path) {
     KernelInfo k;
     k.name = string(field(v, path, "name"), path + ".name");
+    if (v.kind == Json::Object && v.fields.count("sourceName")) { // template instances only
+      k.sourceName = string(field(v, path, "sourceName"), path + ".sourceName");
+      const auto &args = array(field(v, path, "templateArgs"), path + ".templateArgs");
+      for (size_t i = 0; i < args.size(); ++i) {
+        const std::string apath = path + ".templateArgs[" + std::to_string(i) + "]";
+        k.templateArgs.push_back(
+            {string(field(args[i], apath, "name"), apath + ".name"),
+             integer(field(args[i], apath, "value"), apath + ".value", INT64_MIN, INT64_MAX)});
+      }
+    }
     const auto &params = array(field(v, path, "params"), path + ".params");
     for (size_t i = 0; i < params.size(); ++i)
       k.params.push_back(

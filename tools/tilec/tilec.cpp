@@ -82,6 +82,12 @@ static cl::opt<std::string>
               cl::desc("libdevice.10.bc for the accurate exp, log, sin, cos, tanh, erf "
                        "(default: $TILEC_LIBDEVICE, else the CUDA toolkit tilec was built with)"),
               cl::value_desc("path"), cl::init(""), cl::cat(category));
+static cl::list<std::string>
+    defines("D",
+            cl::desc("Instantiate kernels with compile-time parameters: NAME=V[,V...] (every "
+                     "kernel with parameter NAME), KERNEL.NAME=V[,V...], or 'KERNEL<V1,V2>' (one "
+                     "instance; repeatable)"),
+            cl::Prefix, cl::value_desc("def"), cl::ZeroOrMore, cl::cat(category));
 static cl::opt<bool> printIRAfterAll("mlir-print-ir-after-all",
                                      cl::desc("Print the IR after every MLIR pass"),
                                      cl::init(false), cl::cat(category));
@@ -271,6 +277,7 @@ static int run(int argc, char **argv) {
   options.fmad = fmad;
   options.fastMath = fastMath;
   options.libdevicePath = libdevice;
+  options.defines.assign(defines.begin(), defines.end());
   if (debugHangs.getNumOccurrences()) {
     unsigned ms = tile::kDefaultDebugHangsMs;
     if (!debugHangs.empty() &&

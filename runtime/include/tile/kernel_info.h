@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tile {
@@ -144,8 +145,31 @@ struct DynamicSharedArray {
   SizeExpr count; // elements (of the whole cluster for dshared)
 };
 
+/// Values of a kernel's compile-time parameters (`kernel k<BM: i32>`), by
+/// name: {{"BM", 128}, {"BN", 64}}.
+using TemplateArgs = std::vector<std::pair<std::string, int64_t>>;
+
+/// The PTX name of an instance of kernel `name` with these compile-time
+/// arguments, in parameter order: name$P1V1$P2V2... ('$' is a PTX identifier
+/// character no tile identifier has; a negative value is written n<magnitude>):
+/// k<BM: i32, BN: i32> with BM=128, BN=64 is `k$BM128$BN64`. The compiler
+/// and the runtime both name instances with this function.
+inline std::string mangledKernelName(const std::string &name, const TemplateArgs &args) {
+  std::string out = name;
+  for (const auto &[param, value] : args) {
+    out += "$" + param;
+    out +=
+        value < 0 ? "n" + std::to_string(0 - static_cast<uint64_t>(value)) : std::to_string(value);
+  }
+  return out;
+}
+
 struct KernelInfo {
-  std::string name;
+  std::string name; // the PTX entry (mangled for an instance of a template kernel)
+  /// An instance of `kernel k<P: T, ...>`: the source name `k` and the
+  /// compile-time arguments in parameter order; "" and {} otherwise.
+  std::string sourceName;
+  TemplateArgs templateArgs;
   std::vector<KernelParamInfo> params;
   /// none: no cluster; fixed: compiled for `clusterDims` (.reqnctapercluster);
   /// launch: the launch gives the shape (.explicitcluster).

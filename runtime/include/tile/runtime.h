@@ -94,6 +94,13 @@ public:
                           const ModuleOptions & = {});
 
   Kernel kernel(const std::string &name) const; // cuModuleGetFunction
+  // An instance of a kernel with compile-time parameters (`kernel k<BM: i32,
+  // BN: i32>`, compiled with -D): kernel("k", {{"BM", 128}, {"BN", 64}}). With
+  // kernel info the arguments may come in any order and a missing instance is
+  // an error listing the compiled ones; without it they must be in parameter
+  // order (the PTX name is mangledKernelName(name, args): kernel("k$BM128$BN64")
+  // finds the same kernel).
+  Kernel kernel(const std::string &name, const TemplateArgs &args) const;
   bool loadedFromCache() const;
   const std::string &jitInfoLog() const; // CU_JIT_INFO_LOG_BUFFER of the JIT ("" if cached)
   const std::string &cubin() const;      // the loaded image (cubin for PTX modules)

@@ -115,6 +115,22 @@ TEST_CASE("kernel info: JSON round trip", "[kernelinfo]") {
   CHECK(t.dynamicShared[1].count.operands[0].fvalue == 0.1);
   CHECK(back.find("two") == &back.kernels[1]);
   CHECK(back.find("three") == nullptr);
+  CHECK(back.kernels[0].sourceName.empty());
+
+  // An instance of a kernel with compile-time parameters (issue #11).
+  KernelInfo inst = two;
+  inst.sourceName = "two";
+  inst.templateArgs = {{"BM", 128}, {"NEG", INT64_MIN}};
+  inst.name = tile::mangledKernelName("two", inst.templateArgs);
+  CHECK(inst.name == "two$BM128$NEGn9223372036854775808");
+  m.kernels.push_back(inst);
+  const std::string json2 = tile::toJson(m);
+  CHECK(json2.find("\"templateArgs\": [{\"name\": \"BM\", \"value\": 128}") != std::string::npos);
+  tile::ModuleInfo back2 = tile::moduleInfoFromJson(json2);
+  CHECK(tile::toJson(back2) == json2);
+  REQUIRE(back2.kernels.size() == 3);
+  CHECK(back2.kernels[2].sourceName == "two");
+  CHECK(back2.kernels[2].templateArgs == inst.templateArgs);
 }
 
 TEST_CASE("kernel info: malformed JSON names the path", "[kernelinfo]") {

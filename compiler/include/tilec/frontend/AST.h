@@ -15,6 +15,7 @@
 
 #include "tile/Dialect/CacheRules.h"
 #include "tilec/frontend/Diagnostics.h"
+#include "tilec/frontend/Token.h"
 #include "tilec/frontend/Types.h"
 
 #include <array>
@@ -29,6 +30,7 @@ namespace tile::frontend {
 class SharedArrayStmt;
 class MBarrierStmt;
 struct RoleAST;
+class LocalArrayStmt;
 
 /// Syntax of a type annotation as written (`i32`, `ptr<f32, global>`).
 struct TypeSyntax {
@@ -40,7 +42,18 @@ struct TypeSyntax {
 // Declarations: everything a name can refer to.
 //===----------------------------------------------------------------------===//
 
-enum class DeclKind { Param, Let, Var, LoopVar, SharedArray, DSharedArray, MBarrier };
+enum class DeclKind {
+  Param,
+  Let,
+  Var,
+  LoopVar,
+  SharedArray,
+  DSharedArray,
+  MBarrier,
+  // Issue #11 (abstr): compile-time constants and register arrays.
+  Const,      // `const N = e`, a kernel's compile-time parameter
+  LocalArray, // `let r = local<T>[N]`
+};
 const char *declKindName(DeclKind k);
 
 struct Decl {
@@ -52,6 +65,13 @@ struct Decl {
   int paramIndex = -1;              // Param: position in the signature
   SharedArrayStmt *array = nullptr; // SharedArray / DSharedArray: its declaration
   MBarrierStmt *mbarrier = nullptr; // MBarrier: its declaration
+  LocalArrayStmt *local = nullptr;  // LocalArray: its declaration
+  /// Const: the value (integers sign-extended from the type's width, i1 0/1;
+  /// floats rounded to the type). `type` is UntypedInt for an integer
+  /// constant declared without a type, which adapts to its use like a literal.
+  bool constIsFloat = false;
+  int64_t constInt = 0;
+  double constFloat = 0;
   bool isMutable() const { return kind == DeclKind::Var; }
 };
 
@@ -455,6 +475,12 @@ public:
     int64_t bytes = 0;              // bytes landing in this CTA's tile per copy (expect_tx)
     int64_t extent = 0;             // dim(t, d): the extent
   } tma;
+  MemoryHints hints;                               // [sema] load/store cache hints, vectors
+  cache::Evict policyPrimary = cache::Evict::None; // [sema] cache_policy(P, ...)
+  double policyFraction = 1.0;                     // [sema] cache_policy(..., fraction = f)
+  /// [sema] a call of a user function (`fn`): its body, checked at this call
+  /// site; builtin stays Unknown.
+  std::unique_ptr<struct InlinedCall> inlined;
 };
 
 /// `cond ? a : b` (issue #11). [sema] cond is i1, a and b have this
@@ -469,18 +495,6 @@ public:
   static bool classof(const ExprAST *e) { return e->kind() == Select; }
   ExprPtr cond, trueValue, falseValue; // loc is the '?'
   bool lazy = false;                   // [sema]
-  Builtin builtin = Builtin::Unknown;              // [sema]
-  int axis = 0;                                    // [sema] 0..2 for the id builtins
-  MemOrder order = MemOrder::Weak;                 // [sema] memory builtins: never Weak
-  MemScope scope = MemScope::Gpu;                  // [sema] memory builtins
-  AddressSpace space = AddressSpace::Global;       // [sema] memory builtins: args[0]'s space
-  bool resultUnused = false;                       // [sema]
-  bool orderGiven = false;                         // [sema] `order =` was written
-  bool scopeGiven = false;                         // [sema] `scope =` was written
-  int64_t asyncBytes = 0;                          // [sema] store_async: bytes it delivers
-  MemoryHints hints;                               // [sema] load/store cache hints, vectors
-  cache::Evict policyPrimary = cache::Evict::None; // [sema] cache_policy(P, ...)
-  double policyFraction = 1.0;                     // [sema] cache_policy(..., fraction = f)
 };
 
 //===----------------------------------------------------------------------===//
@@ -506,6 +520,9 @@ public:
     Break,    // issue #11
     Continue, // issue #11
     Warpgroups, // issue #8
+    // Issue #11 (abstr)
+    Const,
+    LocalArray,
   };
   StmtAST(Kind kind, Location loc) : loc(std::move(loc)), kind_(kind) {}
   virtual ~StmtAST() = default;
@@ -590,6 +607,35 @@ public:
   int index = -1;                       // position among the kernel's mbarrier declarations
 };
 
+/// `const NAME [: T] = e` in a kernel body (a file-level one lives in
+/// ModuleAST::consts). e is a constant expression of scalar type; the value
+/// goes into decl (Decl::constInt / constFloat). Uses of the name become
+/// literals of that value during checking.
+class ConstStmt : public StmtAST {
+public:
+  ConstStmt(Location loc, std::unique_ptr<Decl> decl, std::optional<TypeSyntax> annot, ExprPtr init)
+      : StmtAST(Const, std::move(loc)), decl(std::move(decl)), annotation(std::move(annot)),
+        init(std::move(init)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == Const; }
+  std::unique_ptr<Decl> decl; // kind Const
+  std::optional<TypeSyntax> annotation;
+  ExprPtr init;
+};
+
+/// `let r = local<T>[N]`: N elements private to the thread, zero-initialised,
+/// in registers when every index is a compile-time constant after unrolling.
+class LocalArrayStmt : public StmtAST {
+public:
+  LocalArrayStmt(Location loc, std::unique_ptr<Decl> decl, TypeSyntax elem, ExprPtr count)
+      : StmtAST(LocalArray, std::move(loc)), decl(std::move(decl)), elem(std::move(elem)),
+        count(std::move(count)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == LocalArray; }
+  std::unique_ptr<Decl> decl; // kind LocalArray
+  TypeSyntax elem;
+  ExprPtr count;
+  int64_t length = 0; // [sema] N
+};
+
 enum class AssignOp { Assign, Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr };
 const char *assignOpSpelling(AssignOp op);
 /// The binary op of a compound assignment (Assign has none).
@@ -631,6 +677,14 @@ public:
   Block body;
   bool hasBreak = false;    // [sema] a `break` leaves this loop
   bool hasContinue = false; // [sema] a `continue` targets this loop
+  /// `unroll` (full: unrollFull) or `unroll(F)` (unrollFactor) after the
+  /// bounds; Range loops only (docs/language.md "Unrolling").
+  bool unrollFull = false;
+  ExprPtr unrollFactor;
+  Location unrollLoc;
+  // [sema] the values of the loop variable (full unrolling), and F.
+  std::vector<int64_t> unrolledValues;
+  int64_t unrollFactorValue = 0;
 };
 
 /// `if c {..} else {..}`; `else if` is an elseBody holding one IfStmt.
@@ -667,6 +721,7 @@ class ReturnStmt : public StmtAST {
 public:
   explicit ReturnStmt(Location loc) : StmtAST(Return, std::move(loc)) {}
   static bool classof(const StmtAST *s) { return s->kind() == Return; }
+  ExprPtr value; // `return e` in a function with a result; null otherwise
 };
 
 /// One role of a `warpgroups` block: `NAME(warpgroups = n, regs = r) { ... }`.
@@ -712,9 +767,17 @@ public:
 // Kernels and modules
 //===----------------------------------------------------------------------===//
 
+/// A dimension of cluster(...)/threads(...) written as a constant
+/// expression (`threads(BM * BN / 64)`) rather than a literal: Sema gives its
+/// value (file-level constants and compile-time kernel parameters only).
+struct DimName {
+  ExprPtr expr; // null when the dimension is a literal
+};
+
 struct ClusterAttr {
   enum Kind { None, Static, Dynamic } kind = None;
   std::array<int, 3> dims{1, 1, 1}; // Static only
+  std::array<DimName, 3> names;     // Static only
   Location loc;
   bool overridden = false; // [sema] replaced by CheckOptions::clusterOverride
 };
@@ -722,6 +785,7 @@ struct ClusterAttr {
 struct ThreadsAttr {
   bool present = false;
   std::array<int, 3> dims{1, 1, 1};
+  std::array<DimName, 3> names;
   Location loc;
 };
 
@@ -749,11 +813,23 @@ struct LaunchBoundsAttr {
   Location maxThreadsLoc;
   std::optional<int> minBlocks;
   Location minBlocksLoc;
+/// `NAME: T` in `kernel k<NAME: T, ...>(...)`: a compile-time parameter.
+struct TemplateParam {
+  std::string name;
+  Location loc;
+  TypeSyntax type; // an integer or i1 scalar
 };
 
 struct KernelAST {
   std::string name;
   Location loc;                              // of the name
+  std::vector<TemplateParam> templateParams; // `kernel k<BM: i32, ...>`
+  std::vector<Token> tokens; // templates: the definition's tokens, parsed again per instance
+  /// An instance of a template (Sema): the source name and the arguments, in
+  /// template-parameter order; `name` is the mangled PTX name.
+  std::string sourceName;
+  std::vector<std::pair<std::string, int64_t>> templateArgs;
+  std::vector<std::unique_ptr<Decl>> templateDecls; // kind Const, one per argument
   std::vector<std::unique_ptr<Decl>> params; // kind Param, types from the signature
   std::vector<TypeSyntax> paramTypes;        // as written, parallel to params
   ClusterAttr cluster;
@@ -779,9 +855,35 @@ struct KernelAST {
   bool usesTmaStore = false;
 };
 
+/// `fn NAME(PARAM: TYPE, ...) [-> TYPE] { ... }` at file level. The body is
+/// parsed again at every call (Parser::parseFunctionBody) and checked there:
+/// calls are always inlined.
+struct FnAST {
+  std::string name;
+  Location loc; // of the name
+  std::vector<std::string> paramNames;
+  std::vector<Location> paramLocs;
+  std::vector<TypeSyntax> paramTypes;
+  std::optional<TypeSyntax> result;
+  std::vector<Token> bodyTokens; // '{' ... '}' then Eof
+};
+
+/// [sema] One inlined call: the parameters (Let-like decls bound to the
+/// arguments, in order), the body parsed for this call, the result type.
+struct InlinedCall {
+  const FnAST *fn = nullptr;
+  std::vector<std::unique_ptr<Decl>> params;
+  Block body;
+  Type result = Type::voidTy();
+};
+
 struct ModuleAST {
   std::string file;
+  std::vector<std::unique_ptr<FnAST>> functions;
   std::vector<std::unique_ptr<KernelAST>> kernels;
+  /// File-level `const` declarations, in source order (visible in every
+  /// kernel of the file).
+  std::vector<std::unique_ptr<ConstStmt>> consts;
 };
 
 } // namespace tile::frontend

@@ -7,6 +7,8 @@
 
 #include <array>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace tile::frontend {
 
@@ -19,6 +21,11 @@ struct CheckOptions {
   /// it was looked for (for the message when it is not).
   bool libdeviceFound = true;
   std::string libdevicePath;
+  /// `tilec -D`: values of kernels' compile-time parameters and explicit
+  /// instances: "NAME=V[,V...]" (every kernel with parameter NAME),
+  /// "KERNEL.NAME=V[,V...]" (that kernel), "KERNEL<V, ...>" (one instance,
+  /// values in parameter order). docs/language.md "Kernel specialisation".
+  std::vector<std::string> defines;
 };
 
 /// Type-checks and annotates the module (see the [sema] fields in AST.h).

@@ -18,7 +18,9 @@ namespace tile::frontend {
 
 // U8..U64 and F64 (issue #11) come last: other branches append too.
 enum class ScalarKind { I1, I8, I16, I32, I64, F16, BF16, F32, U8, U16, U32, U64, F64 };
-enum class AddressSpace { Global, Shared, Cluster };
+/// Local: a thread's own `local<T>[N]` array (registers or local memory);
+/// never the space of a pointer type.
+enum class AddressSpace { Global, Shared, Cluster, Local };
 
 const char *scalarName(ScalarKind k);
 const char *spaceName(AddressSpace s);
@@ -67,6 +69,7 @@ struct Type {
     // Issue #8.6 / #11.6 (vectors and cache policies):
     Vector,      // vec<scalar, lanes>: lanes 2, 4 or 8, 4/8/16 bytes; f16x2 = vec<f16, 2>
     CachePolicy, // the opaque L2 policy of cache_policy(...) (a .b64 register)
+    LocalArray,    // local<scalar>[N]: staticLength = N, space Local (issue #11)
   };
   Kind kind = Invalid;
   ScalarKind scalar = ScalarKind::I32;       // Scalar: itself; others: element type
@@ -181,7 +184,7 @@ struct Type {
   /// Bytes a vector occupies (lanes * element size).
   int64_t vectorBytes() const { return (int64_t)lanes * byteSize(scalar); }
   /// Indexable with e[i]: pointers and arrays.
-  bool isIndexable() const { return isPointer() || isArray(); }
+  bool isIndexable() const { return isPointer() || isArray() || kind == LocalArray; }
 
   /// Structural equality; array lengths are not part of the type identity.
   bool operator==(const Type &o) const;

@@ -429,5 +429,22 @@ include "tile/Dialect/TileRoleOps.td"
 // Issue #8 (tma): tensor maps, tile layouts and TMA copies.
 include "tile/Dialect/TileTmaOps.td"
 include "tile/Dialect/TileWarpOps.td"
+//===----------------------------------------------------------------------===//
+// Register arrays (issue #11: `local<T>[N]`)
+//===----------------------------------------------------------------------===//
+
+def Tile_LocalArrayOp : Tile_Op<"local_array"> {
+  let summary = "an array of `count` elements private to the thread";
+  let description = [{
+    One alloca of `count` elements in the kernel's entry block. When every
+    access has a constant index (after unrolling and folding), LLVM's SROA
+    splits it into scalars, which live in registers; otherwise it stays in
+    local memory (`tile-check-local-arrays` warns, naming the index). `name`
+    is the source name, for diagnostics.
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$count, StrAttr:$name);
+  let results = (outs Tile_PtrIn<"local">:$result);
+  let assemblyFormat = "$name `[` $count `]` attr-dict `->` qualified(type($result))";
+}
 
 #endif // TILE_OPS_TD
