@@ -806,6 +806,8 @@ struct TensorParamSyntax {
   std::vector<int64_t> box;   // outermost first; empty when never copied
   int swizzleBytes = 0;
   const ExprAST *firstCopy = nullptr; // the copy that fixed box/swizzle
+};
+
 /// max_threads(N) (.maxntid N: an upper bound on the block, which caps the
 /// registers per thread) and min_blocks(N) (.minnctapersm N).
 struct LaunchBoundsAttr {
@@ -813,6 +815,8 @@ struct LaunchBoundsAttr {
   Location maxThreadsLoc;
   std::optional<int> minBlocks;
   Location minBlocksLoc;
+};
+
 /// `NAME: T` in `kernel k<NAME: T, ...>(...)`: a compile-time parameter.
 struct TemplateParam {
   std::string name;
