@@ -107,6 +107,32 @@ std::string jitLink(const std::string &ptx, int cc, int optLevel, std::string &i
   }
 }
 
+// PTX whose kernels use setmaxnreg (warp roles) is JIT-compiled as one whole
+// program by cuModuleLoadDataEx: the driver linker (cuLinkAddData) compiles
+// PTX as a relocatable unit, and ptxas then drops setmaxnreg "to maintain
+// compatibility across compilation units" (advisory C7508/C7504). No cubin
+// comes back on this path, so the module is not in tilec's cubin cache (the
+// driver's own JIT cache still applies). Throws with the logs on failure.
+CUmodule loadPtxWholeProgram(const std::string &ptx, int optLevel, std::string &infoLog) {
+  std::vector<char> err(1 << 16, '\0'), info(1 << 16, '\0');
+  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                         CU_JIT_INFO_LOG_BUFFER,  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                         CU_JIT_LOG_VERBOSE,      CU_JIT_OPTIMIZATION_LEVEL};
+  void *vals[] = {err.data(),
+                  reinterpret_cast<void *>(static_cast<uintptr_t>(err.size() - 1)),
+                  info.data(),
+                  reinterpret_cast<void *>(static_cast<uintptr_t>(info.size() - 1)),
+                  reinterpret_cast<void *>(static_cast<uintptr_t>(1)),
+                  reinterpret_cast<void *>(
+                      static_cast<uintptr_t>(optLevel < 0 ? 0 : optLevel > 4 ? 4 : optLevel))};
+  CUmodule m = nullptr;
+  CUresult r = TILE_CU_RAW(cuModuleLoadDataEx, &m, ptx.c_str(), 6, opts, vals);
+  if (r != CUDA_SUCCESS)
+    throw Error("cuModuleLoadDataEx", r, {}, logs(cstr(err), cstr(info)));
+  infoLog = cstr(info);
+  return m;
+}
+
 // A ptxas advisory in the JIT info log that undoes what the kernel was
 // written for (dropped setmaxnreg, serialised wgmma: tile/ptxas_advisory.h)
 // is an error naming the kernel. Thrown before the cubin is cached, so a
@@ -127,10 +153,10 @@ void rejectPtxasAdvisories(const std::string &ptx, const std::string &infoLog) {
   } else {
     which = "'" + kernel + "'";
   }
-  std::string message = "cuLinkComplete: ptxas advisory " + (a.code.empty() ? "" : a.code + " ") +
+  std::string message = "JIT: ptxas advisory " + (a.code.empty() ? "" : a.code + " ") +
                         "for kernel " + (which.empty() ? std::string("<unknown>") : which) + ": " +
                         ptxasAdvisoryMeaning(a.kind) + "\n  " + a.text;
-  throw Error::withMessage("cuLinkComplete", CUDA_ERROR_INVALID_PTX, kernel, message);
+  throw Error::withMessage("ptxas (JIT)", CUDA_ERROR_INVALID_PTX, kernel, message);
 }
 
 bool isBinaryImage(const std::string &data) {
@@ -158,6 +184,19 @@ Module Module::fromPtx(Context &ctx, const std::string &ptx, const ModuleOptions
   CubinCache cache(dir);
   std::string key = cubinCacheKey(ptx, ctx.arch(), ctx.driverVersion(), options.jitOptLevel);
   const int cc = ctx.computeCapability();
+  if (ptx.find("setmaxnreg") != std::string::npos) {
+    s->mod = detail::loadPtxWholeProgram(ptx, options.jitOptLevel, s->infoLog);
+    try {
+      detail::rejectPtxasAdvisories(ptx, s->infoLog);
+    } catch (...) {
+      if (driver().api.cuModuleUnload)
+        driver().api.cuModuleUnload(s->mod);
+      s->mod = nullptr;
+      throw;
+    }
+    s->ptx = ptx;
+    return Module(s);
+  }
   CachedBuild b = buildWithCache(
       cache, key,
       [&] {

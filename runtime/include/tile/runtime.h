@@ -103,7 +103,8 @@ public:
   Kernel kernel(const std::string &name, const TemplateArgs &args) const;
   bool loadedFromCache() const;
   const std::string &jitInfoLog() const; // CU_JIT_INFO_LOG_BUFFER of the JIT ("" if cached)
-  const std::string &cubin() const;      // the loaded image (cubin for PTX modules)
+  const std::string &cubin() const;      // the loaded image (cubin for PTX modules; "" for
+                                         // PTX with setmaxnreg, JIT-loaded as a whole program)
   const std::string &cachePath() const;  // cache file used/written, "" when none
   const ModuleInfo *info() const;        // the kernel info, nullptr when loaded without
   CUmodule raw() const;

@@ -76,16 +76,22 @@ TEST_CASE("fake driver: a dropped setmaxnreg in the JIT log is an error naming t
     FAIL("expected a throw");
   } catch (const tile::Error &e) {
     std::string w = e.what();
-    CHECK(e.call() == "cuLinkComplete");
+    CHECK(e.call() == "ptxas (JIT)");
     CHECK(e.kernel() == "roles");
     CHECK_THAT(w, Catch::Contains("ptxas advisory C7508 for kernel 'roles': ptxas dropped "
                                   "setmaxnreg"));
     CHECK_THAT(w, Catch::Contains("'setmaxnreg' ignored; unable to determine register count"));
   }
   CHECK(fs::is_empty(cache.path)); // not cached: the next load reports it again
-  // Without the advisory the same PTX loads.
+  // Without the advisory the same PTX loads, JIT-compiled as a whole program
+  // (through the driver linker ptxas would drop setmaxnreg: a relocatable unit).
   fake().jitInfoLog.clear();
-  CHECK(tile::Module::fromPtx(ctx, kRolesPtx, options).valid());
+  int before = fake().wholeProgramLoads;
+  tile::Module m = tile::Module::fromPtx(ctx, kRolesPtx, options);
+  CHECK(m.valid());
+  CHECK(fake().wholeProgramLoads == before + 1);
+  CHECK(m.cubin().empty());
+  CHECK(fs::is_empty(cache.path));
 }
 
 TEST_CASE("fake driver: serialised wgmma in the JIT log is an error naming the kernel", "[fake]") {

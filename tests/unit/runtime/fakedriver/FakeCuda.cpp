@@ -278,12 +278,25 @@ CUresult cuLinkDestroy(CUlinkState s) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int, CUjit_option *, void **) {
+CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int n, CUjit_option *opts,
+                            void **vals) {
   const char *p = static_cast<const char *>(image);
-  if (std::memcmp(p, kCubinTag.data(), kCubinTag.size()) != 0)
-    return CUDA_ERROR_INVALID_IMAGE;
   auto *fm = new FakeModule;
-  fm->ptx = std::string(p + kCubinTag.size()); // the fake cubin's PTX has no NULs
+  if (std::memcmp(p, kCubinTag.data(), kCubinTag.size()) == 0) {
+    fm->ptx = std::string(p + kCubinTag.size()); // the fake cubin's PTX has no NULs
+  } else if (std::strstr(p, ".entry ")) {
+    // PTX, JIT-compiled as a whole program (the runtime's path for setmaxnreg).
+    fm->ptx = p;
+    ++g_state.wholeProgramLoads;
+    for (unsigned i = 0; i + 1 < n; ++i)
+      if (opts[i] == CU_JIT_INFO_LOG_BUFFER && opts[i + 1] == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES)
+        writeLog(static_cast<char *>(vals[i]),
+                 static_cast<unsigned>(reinterpret_cast<uintptr_t>(vals[i + 1])),
+                 ("ptxas info    : Used 32 registers (fake)\n" + g_state.jitInfoLog).c_str());
+  } else {
+    delete fm;
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
   ++g_state.moduleLoads;
   *m = reinterpret_cast<CUmodule>(fm);
   return CUDA_SUCCESS;

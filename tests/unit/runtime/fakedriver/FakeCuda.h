@@ -41,7 +41,8 @@ struct FakeState {
   // cuFuncGetParamInfo calls past the last parameter: each is an API error
   // that compute-sanitizer reports.
   int paramInfoPastEnd = 0;
-  std::string jitInfoLog;             // appended to cuLinkComplete's info log (ptxas advisories)
+  std::string jitInfoLog;             // appended to the JIT info log (ptxas advisories)
+  int wholeProgramLoads = 0;          // PTX given straight to cuModuleLoadDataEx
   CUresult syncResult = CUDA_SUCCESS;   // cuCtx/Stream/EventSynchronize and cuMemcpyDtoH answer
   int clusterLaunch = 1;                // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
   bool recordParamBuffer = false;       // build FakeLaunch::paramBuffer per launch
