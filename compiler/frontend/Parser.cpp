@@ -384,6 +384,10 @@ StmtPtr Parser::parseStatement(int depth) {
       s = parseWarpgroups(depth);
       break;
     }
+    if (atRingAccess()) {
+      s = parseRingAccess(depth);
+      break;
+    }
     // Another language's keyword followed, on the same line, by something
     // that cannot follow an expression statement: `const x = 1`, `fn f()`,
     // `elif c {`, `switch x {`, `do {`. (As a name on its own, e.g. `break`,
@@ -449,6 +453,8 @@ StmtPtr Parser::parseLet(int depth) {
   }
   if (atMBarrierDecl())
     return parseMBarrierDecl(kw, isVar, annot, std::move(decl));
+  if (atRingDecl())
+    return parseRingDecl(kw, isVar, annot, std::move(decl));
   decl->kind = isVar ? DeclKind::Var : DeclKind::Let;
   ExprPtr init = parseExpr();
   return std::make_unique<LetStmt>(kw.loc, std::move(decl), std::move(annot), std::move(init));

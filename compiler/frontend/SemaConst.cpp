@@ -489,6 +489,9 @@ void Sema::checkConstantOpsInStmt(StmtAST &s) {
     break;
   case StmtAST::Return:
   case StmtAST::Warpgroups: // role arguments are checked by checkWarpgroups
+  case StmtAST::Ring:       // member dimensions are checked by checkRing
+  case StmtAST::Produce:
+  case StmtAST::Consume:
   case StmtAST::Break:
   case StmtAST::Continue:
     break;

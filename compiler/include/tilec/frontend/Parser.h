@@ -53,6 +53,13 @@ private:
   StmtPtr parseWhile(int depth);
   /// `warpgroups { NAME(named args) { ... } ... }` (ParserRoles.cpp).
   StmtPtr parseWarpgroups(int depth);
+  /// Rings (ParserRings.cpp): `pipeline[S] { ... }` after `let NAME =`, and
+  /// `produce RING as s { ... }` / `consume RING as s { ... }`.
+  bool atRingDecl() const;
+  bool atRingAccess() const;
+  StmtPtr parseRingDecl(const Token &kw, bool isVar, const std::optional<TypeSyntax> &annot,
+                        std::unique_ptr<Decl> decl);
+  StmtPtr parseRingAccess(int depth);
 
   ExprPtr parseExpr();
   ExprPtr parseBinary(int minPrec);
