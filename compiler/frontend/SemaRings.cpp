@@ -233,7 +233,7 @@ void Sema::checkRingAccess(RingAccessStmt &s) {
   const StmtAST *&first = s.isProduce() ? ring.firstProduce : ring.firstConsume;
   const RoleAST *&role = s.isProduce() ? ring.producer : ring.consumer;
   auto roleName = [](const RoleAST *r) {
-    return r ? "role '" + r->name + "'" : std::string("outside warpgroups");
+    return r ? "in role '" + r->name + "'" : std::string("outside warpgroups");
   };
   if (!first) {
     first = &s;
@@ -256,12 +256,13 @@ void Sema::checkRingAccess(RingAccessStmt &s) {
   produceBytes_ = 0;
   produceTiles_.clear();
   bool ok = !s.isProduce() || checkProduceBody(s.body, true);
+  size_t errorsBefore = diags_.numErrors();
   pushScope();
   declare(*s.stage);
   checkBlock(s.body, false);
   popScope();
   ringAccess_ = outer;
-  if (!s.isProduce() || !ok)
+  if (!s.isProduce() || !ok || diags_.numErrors() != errorsBefore)
     return;
   if (!checkProduceStmts(s.body))
     return;

@@ -61,6 +61,11 @@ void collectCopyTiles(const Block &b, std::unordered_set<std::string> &names) {
     else if (auto *i = s->as<IfStmt>()) {
       collectCopyTiles(i->thenBody, names);
       collectCopyTiles(i->elseBody, names);
+    } else if (auto *g = s->as<WarpgroupsStmt>()) {
+      for (const auto &r : g->roles)
+        collectCopyTiles(r->body, names);
+    } else if (auto *a = s->as<RingAccessStmt>()) {
+      collectCopyTiles(a->body, names);
     }
   }
 }

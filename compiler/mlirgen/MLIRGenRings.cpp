@@ -35,9 +35,12 @@ static void explain(Operation *op, const Twine &why) {
       op, StringAttr::get(op->getContext(), why.str()));
 }
 
-static void nameWait(Operation *op, const Twine &name) {
+/// What --debug-hangs reports for a ring wait: the barrier's name (`r.full`)
+/// and a note (tile.hang_note) saying what completes its phase.
+static void nameWait(Operation *op, const Twine &name, const Twine &note) {
   op->getContext()->getLoadedDialect<TileDialect>()->getNameAttrHelper().setAttr(
       op, StringAttr::get(op->getContext(), name.str()));
+  op->setAttr("tile.hang_note", StringAttr::get(op->getContext(), note.str()));
 }
 
 void MLIRGenImpl::genRingStorage(const fe::RingStmt &r) {
@@ -123,8 +126,9 @@ void MLIRGenImpl::genRingEmptyWait(Location l, const fe::RingStmt &r, Value empt
       builder, l, emptyPtr, parity, MemoryOrderAttr::get(builder.getContext(), MemoryOrder::acquire),
       MemoryScopeAttr::get(builder.getContext(), peers ? MemoryScope::cluster : MemoryScope::cta));
   explain(wait, why);
-  nameWait(wait, "ring '" + r.decl->name + "' empty stage (released by " +
-                     Twine(r.consumerWarps * r.groupSize) + " consumer warp arrivals)");
+  nameWait(wait, r.decl->name + ".empty",
+           "ring '" + r.decl->name + "' empty barrier of the stage; its phase completes with " +
+               Twine(r.consumerWarps * r.groupSize) + " consumer warp releases");
 }
 
 void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
@@ -176,8 +180,9 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
       MemoryScopeAttr::get(builder.getContext(), MemoryScope::cta));
   explain(wait, "mbarrier.try_wait.parity (phase) on ring '" + r.decl->name +
                     "' full[stage]: the stage's " + Twine(r.txBytes) + " bytes have landed");
-  nameWait(wait, "ring '" + r.decl->name + "' full stage (expects " + Twine(r.txBytes) +
-                     " bytes and 1 arrival)");
+  nameWait(wait, r.decl->name + ".full",
+           "ring '" + r.decl->name + "' full barrier of the stage; its phase completes with " +
+               Twine(r.txBytes) + " bytes and the producer's arrival");
   genBlock(s.body, 0);
   Location end = loc(s.loc);
   // Rule 5: the lanes' generic reads of the slot are ordered before the

@@ -94,8 +94,12 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
         name = " '" + escapePercent(attr.getValue()) + "'";
       // An element of an mbarrier array (a ring's stage): say which.
       auto element = wait.getMbar().getDefiningOp<PtrAddOp>();
+      // Ring waits say which ring, what completes the phase (MLIRGenRings.cpp).
+      std::string note;
+      if (auto attr = wait->getAttrOfType<StringAttr>("tile.hang_note"))
+        note = " (" + escapePercent(attr.getValue()) + ")";
       std::string message = "tilec --debug-hangs: " + escapePercent(describe(loc)) +
-                            ": wait on mbarrier" + name + (element ? " [index %d]" : "") +
+                            ": wait on mbarrier" + name + (element ? " [index %d]" : "") + note +
                             " timed out after " + std::to_string(timeoutMs) +
                             " ms in CTA (%d, %d, %d), thread (%d, %d, %d), waiting for phase "
                             "parity %d\n";
