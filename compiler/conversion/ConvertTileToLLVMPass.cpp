@@ -38,6 +38,8 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     tile::populateTileDebugToNVVMPatterns(converter, patterns);
     tile::populateTileRoleToNVVMPatterns(converter, patterns);
     tile::populateTileTmaToNVVMPatterns(converter, patterns);
+    tile::populateTileWarpToNVVMPatterns(converter, patterns);
+    tile::populateTileLocalArrayToLLVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
 

@@ -1,7 +1,8 @@
 //===- KernelToLLVM.cpp - kernels, parameters, allocations, special registers ===//
 //
 // A kernel is an `llvm.func` with the NVVM attributes that print `.entry`,
-// `.maxntid`, `.reqnctapercluster` and `.explicitcluster` (PTX ISA 11.4);
+// `.reqntid`/`.maxntid`/`.minnctapersm`, `.reqnctapercluster` and
+// `.explicitcluster` (PTX ISA 11.4);
 // special registers are the NVVM `read.ptx.sreg.*` ops; pointers live in
 // NVVM's address spaces (NVVM::NVVMMemorySpace).
 //===----------------------------------------------------------------------===//
@@ -28,6 +29,20 @@ DenseI32ArrayAttr dims3(Builder &b, ArrayRef<int32_t> dims) {
   return b.getDenseI32ArrayAttr(v);
 }
 
+/// The launch bounds of the kernel (PTX ISA 11.4): `.reqntid` for an exact
+/// block shape (threads(...)): ptxas may then allocate registers for exactly
+/// that many threads; `.maxntid` for an upper bound (max_threads(N)), which
+/// caps the registers per thread so that N threads fit on an SM; and
+/// `.minnctapersm` (min_blocks(N)) to keep N CTAs resident per SM.
+void setLaunchBounds(Builder &b, LLVM::LLVMFuncOp func, KernelOp op) {
+  if (auto threads = op.getReqThreads())
+    func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(), dims3(b, *threads));
+  if (auto threads = op.getMaxThreads())
+    func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(), dims3(b, *threads));
+  if (auto blocks = op.getMinBlocks())
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(*blocks));
+}
+
 struct KernelLowering : ConvertOpToLLVMPattern<KernelOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(KernelOp op, OpAdaptor,
@@ -44,10 +59,9 @@ struct KernelLowering : ConvertOpToLLVMPattern<KernelOp> {
                                                 signature.getConvertedTypes());
     auto func = LLVM::LLVMFuncOp::create(rewriter, op.getLoc(), op.getSymName(), funcType);
     setTensorMapArgAttrs(op, func); // TmaToNVVM.cpp
-    // PTX .entry with .maxntid / .reqnctapercluster + .explicitcluster (PTX ISA 11.4).
+    // PTX .entry with the launch bounds, .reqnctapercluster + .explicitcluster (PTX ISA 11.4).
     func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), rewriter.getUnitAttr());
-    if (auto threads = op.getMaxThreads())
-      func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(), dims3(rewriter, *threads));
+    setLaunchBounds(rewriter, func, op);
     if (auto cluster = op.getClusterDims())
       func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(), dims3(rewriter, *cluster));
     setRoleLaunchBounds(op, func); // last: it reads what the others set

@@ -1,8 +1,9 @@
 //===- MemoryToLLVM.cpp - pointers, mapa, ld/st/atom/red ------------------===//
 //
 // Plain (weak) accesses become LLVM loads/stores so the optimiser can work on
-// them; mapa is nvvm.mapa. Accesses with a memory order, and every atomic,
-// are composed by the PTX builder with the exact `.sem` and `.scope` (PTX ISA
+// them; mapa is nvvm.mapa. Accesses with a memory order or cache hints are
+// composed by LoadStorePTX (the one ld/st builder), every atomic by the PTX
+// builder with the exact `.sem` and `.scope` (PTX ISA
 // 9.7.9.8 ld, 9.7.9.9 st, 9.7.13.5 atom, 9.7.13.6 red): neither LLVM's
 // atomics nor MLIR 22's NVVM ops express `.cluster` scope or `.sc` precisely.
 //===----------------------------------------------------------------------===//
@@ -14,7 +15,10 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include "LoadStorePTX.h"
 #include "PTXBuilder.h"
+
+#include <cstdio>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -47,12 +51,6 @@ struct MapaLowering : ConvertOpToLLVMPattern<MapaOp> {
   }
 };
 
-/// The `.sem` of a single-sided access: relaxed stays relaxed; acquire (a
-/// load) or release (a store) otherwise, sc included, after its fence.sc.
-MemoryOrder singleSided(MemoryOrder order, MemoryOrder strongest) {
-  return order == MemoryOrder::relaxed ? MemoryOrder::relaxed : strongest;
-}
-
 /// The `.sem` of atom/red: PTX has no `.sc` atomic, so sc is fence.sc + acq_rel.
 MemoryOrder atomicSem(MemoryOrder order) {
   switch (order) {
@@ -69,34 +67,34 @@ MemoryOrder atomicSem(MemoryOrder order) {
 
 AddressSpace spaceOf(Value ptr) { return cast<PtrType>(ptr.getType()).getSpace(); }
 
-/// The access width is the element's: an i8 travels in a 16-bit register but
-/// a .b16 access would touch the neighbouring byte.
-unsigned accessBits(Type type) { return static_cast<unsigned>(8 * scalarByteWidth(type)); }
+/// The ld/st qualifiers of a tile.load/tile.store (LoadStorePTX.h builds them).
+template <class OpT> ptx::LdStForm ldStForm(OpT op, Value policy, bool isLoad) {
+  ptx::LdStForm f;
+  f.isLoad = isLoad;
+  f.order = op.getOrder();
+  f.scope = op.getScope();
+  f.space = spaceOf(op.getPtr());
+  f.cache = op.getCache();
+  f.evict = op.getEvict();
+  f.policy = policy;
+  return f;
+}
 
 struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(LoadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Type type = op.getType();
-    MemoryOrder order = op.getOrder();
-    if (order == MemoryOrder::weak) {
+    // A plain load (a vector one included, aligned to its bytes so that it
+    // is one ld.vN) stays an LLVM load for the optimiser.
+    if (op.getOrder() == MemoryOrder::weak && !op.hasCacheHints()) {
       rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, getTypeConverter()->convertType(type),
-                                                adaptor.getPtr(), scalarByteWidth(type));
+                                                adaptor.getPtr(), ptx::accessBytes(type));
       return success();
     }
-    AddressSpace space = spaceOf(op.getPtr());
-    ptx::AsmScalar s = ptx::asmScalar(type);
-    ptx::Asm as(rewriter, op.getLoc());
-    std::string dst = as.result(s.asmType, s.constraint);
-    std::string addr = as.address(adaptor.getPtr(), space);
-    ptx::addScFence(as, order, op.getScope());
-    as.line(ptx::Instr("ld")
-                .sem(singleSided(order, MemoryOrder::acquire))
-                .scope(op.getScope())
-                .space(space)
-                .type('b', accessBits(type))
-                .operands({dst, addr}));
-    rewriter.replaceOp(op, ptx::fromAsm(rewriter, op.getLoc(), as.emit(), type));
+    ptx::LdStForm form = ldStForm(op, adaptor.getPolicy(), /*isLoad=*/true);
+    form.prefetch = op.getPrefetch();
+    rewriter.replaceOp(op, ptx::emitLoad(rewriter, op.getLoc(), form, adaptor.getPtr(), type));
     return success();
   }
 };
@@ -106,25 +104,36 @@ struct StoreLowering : ConvertOpToLLVMPattern<StoreOp> {
   LogicalResult matchAndRewrite(StoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Type type = op.getValue().getType();
-    MemoryOrder order = op.getOrder();
-    if (order == MemoryOrder::weak) {
+    if (op.getOrder() == MemoryOrder::weak && !op.hasCacheHints()) {
       rewriter.replaceOpWithNewOp<LLVM::StoreOp>(op, adaptor.getValue(), adaptor.getPtr(),
-                                                 scalarByteWidth(type));
+                                                 ptx::accessBytes(type));
       return success();
     }
-    AddressSpace space = spaceOf(op.getPtr());
-    ptx::Asm as(rewriter, op.getLoc());
-    std::string addr = as.address(adaptor.getPtr(), space);
-    std::string value = as.scalar(adaptor.getValue(), ptx::asmScalar(type));
-    ptx::addScFence(as, order, op.getScope());
-    as.line(ptx::Instr("st")
-                .sem(singleSided(order, MemoryOrder::release))
-                .scope(op.getScope())
-                .space(space)
-                .type('b', accessBits(type))
-                .operands({addr, value}));
-    as.emit();
+    ptx::emitStore(rewriter, op.getLoc(), ldStForm(op, adaptor.getPolicy(), /*isLoad=*/false),
+                   adaptor.getPtr(), adaptor.getValue());
     rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// createpolicy.fractional.L2::<primary>.b64 (PTX ISA 9.7.9.17); the fraction
+/// is written as the exact f32 bit pattern (0fXXXXXXXX). Pure: two equal
+/// policies are one register, and an unused one goes.
+struct CreatePolicyLowering : ConvertOpToLLVMPattern<CreatePolicyOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(CreatePolicyOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    ptx::Asm as(rewriter, op.getLoc());
+    std::string dst = as.result(rewriter.getI64Type(), "l");
+    char bits[16];
+    std::snprintf(bits, sizeof bits, "0f%08X",
+                  static_cast<unsigned>(op.getFraction().bitcastToAPInt().getZExtValue()));
+    as.line(ptx::Instr("createpolicy")
+                .qual("fractional")
+                .qual(("L2::" + stringifyEvictionPriority(op.getPrimary())).str())
+                .type('b', 64)
+                .operands({dst, bits}));
+    rewriter.replaceOp(op, as.emitPure());
     return success();
   }
 };
@@ -212,5 +221,5 @@ struct AtomicCASLowering : ConvertOpToLLVMPattern<AtomicCASOp> {
 void mlir::tile::populateTileMemoryToLLVMPatterns(LLVMTypeConverter &converter,
                                                   RewritePatternSet &patterns) {
   patterns.add<PtrAddLowering, MapaLowering, LoadLowering, StoreLowering, AtomicRMWLowering,
-               AtomicCASLowering>(converter);
+               AtomicCASLowering, CreatePolicyLowering>(converter);
 }

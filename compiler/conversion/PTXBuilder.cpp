@@ -99,6 +99,17 @@ std::string Asm::result(Type type, StringRef constraint) {
   return "$0";
 }
 
+SmallVector<std::string> Asm::results(Type type, unsigned count, StringRef constraint) {
+  assert(!resultType && inputs.empty() && "the results are $0..: add them first");
+  resultType = type;
+  SmallVector<std::string> names;
+  for (unsigned i = 0; i < count; ++i) {
+    constraints.push_back(("=" + constraint).str());
+    names.push_back("$" + std::to_string(i));
+  }
+  return names;
+}
+
 std::string Asm::operand(Value v, StringRef constraint) {
   inputs.push_back(v);
   constraints.push_back(constraint.str());

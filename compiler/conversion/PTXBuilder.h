@@ -74,6 +74,9 @@ public:
 
   /// The result register ("$0"); must come before any operand.
   std::string result(Type type, StringRef constraint);
+  /// `count` result registers ("$0".."$count-1") returned together as the
+  /// literal struct `type`; must come before any operand.
+  SmallVector<std::string> results(Type type, unsigned count, StringRef constraint);
   /// An input operand in a register of the given class.
   std::string operand(Value v, StringRef constraint);
   /// A scalar input, moved into its inline-PTX register class (asmScalar).

@@ -7,6 +7,7 @@
 #include "tilec/EmitPTX.h"
 #include "tilec/MLIRGen.h"
 #include "tilec/Pipeline.h"
+#include "tilec/SourceLoc.h"
 #include "tilec/frontend/Frontend.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -17,7 +18,10 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
 
 #include <algorithm>
 #include <cstdio>
@@ -45,7 +49,7 @@ std::string syncReport(ModuleOp module) {
             op);
     if (!reason)
       return;
-    auto loc = dyn_cast<FileLineColLoc>(op->getLoc());
+    auto loc = mlir::tile::sourceFileLoc(op->getLoc());
     std::string where = loc ? (loc.getFilename().getValue() + ":" + Twine(loc.getLine()) + ":" +
                                Twine(loc.getColumn()))
                                   .str()
@@ -178,6 +182,12 @@ static ::tile::CompileResult compileWith(const std::string &source,
     return result;
   frontend::CheckOptions checkOptions;
   checkOptions.clusterOverride = options.clusterOverride;
+  checkOptions.fastMath = options.fastMath;
+  std::string libdevice =
+      options.libdevicePath.empty() ? ::tile::defaultLibdevicePath() : options.libdevicePath;
+  checkOptions.libdevicePath = libdevice;
+  checkOptions.libdeviceFound = !libdevice.empty() && llvm::sys::fs::exists(libdevice);
+  checkOptions.defines = options.defines;
   if (!frontend::checkModule(*ast, diags, checkOptions))
     return result;
   try {
@@ -204,7 +214,7 @@ static ::tile::CompileResult compileWith(const std::string &source,
   frontend::DiagnosticEngine &mlirDiags = diags;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
     frontend::Location where;
-    if (auto loc = dyn_cast<FileLineColLoc>(d.getLocation()))
+    if (auto loc = mlir::tile::sourceFileLoc(d.getLocation()))
       where = {loc.getFilename().str(), static_cast<int>(loc.getLine()),
                static_cast<int>(loc.getColumn())};
     std::string hint;
@@ -217,11 +227,20 @@ static ::tile::CompileResult compileWith(const std::string &source,
       mlirDiags.error(where, d.str(), hint);
     else if (d.getSeverity() == DiagnosticSeverity::Warning)
       mlirDiags.warning(where, d.str(), hint);
+    else
+      return success();
+    // Code of an inlined function: name the calls it was inlined through.
+    for (FileLineColLoc site : mlir::tile::inlinedCallSites(d.getLocation()))
+      mlirDiags.note({site.getFilename().str(), static_cast<int>(site.getLine()),
+                      static_cast<int>(site.getColumn())},
+                     "inlined from the call here");
     return success();
   });
   auto finishWithError = [&] { return result; };
 
-  OwningOpRef<ModuleOp> module = mlir::tile::mlirGen(context, *ast);
+  mlir::tile::MLIRGenOptions genOptions;
+  genOptions.fmad = options.fmad;
+  OwningOpRef<ModuleOp> module = mlir::tile::mlirGen(context, *ast, genOptions);
   if (!module || failed(verify(*module)))
     return finishWithError();
   if (options.emit == ::tile::EmitKind::MLIR) {
@@ -262,6 +281,7 @@ static ::tile::CompileResult compileWith(const std::string &source,
   mlir::tile::PTXOptions ptxOptions;
   ptxOptions.arch = options.arch;
   ptxOptions.optLevel = options.optLevel;
+  ptxOptions.libdevicePath = libdevice;
   std::string error;
   if (!mlir::tile::emitPTX(*module, ptxOptions, options.emit == ::tile::EmitKind::LLVM,
                            result.output, error)) {
@@ -279,6 +299,16 @@ static ::tile::CompileResult compileWith(const std::string &source,
   }
   result.ok = true;
   return result;
+}
+
+std::string(::tile::defaultLibdevicePath)() {
+  if (const char *env = std::getenv("TILEC_LIBDEVICE"); env && *env)
+    return env;
+#ifdef TILEC_DEFAULT_LIBDEVICE
+  return TILEC_DEFAULT_LIBDEVICE;
+#else
+  return "";
+#endif
 }
 
 ::tile::CompileResult(::tile::compile)(const std::string &source, const CompileOptions &options) {

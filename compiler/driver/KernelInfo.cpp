@@ -176,6 +176,8 @@ std::vector<KernelInfo> collectKernelInfo(const fe::ModuleAST &module) {
   for (const auto &k : module.kernels) {
     KernelInfo info;
     info.name = k->name;
+    info.sourceName = k->sourceName;
+    info.templateArgs = k->templateArgs;
     for (const auto &p : k->params) {
       KernelParamInfo param;
       param.name = p->name;
@@ -210,6 +212,10 @@ std::vector<KernelInfo> collectKernelInfo(const fe::ModuleAST &module) {
     }
     if (k->threads.present)
       info.threads = dims(k->threads.dims);
+    if (k->bounds.maxThreads)
+      info.maxThreads = static_cast<unsigned>(*k->bounds.maxThreads);
+    if (k->bounds.minBlocks)
+      info.minBlocks = static_cast<unsigned>(*k->bounds.minBlocks);
     info.staticSharedBytes = static_cast<size_t>(k->staticSharedBytes);
     for (const fe::SharedArrayStmt *a : k->sharedArrays) {
       if (a->isStatic)

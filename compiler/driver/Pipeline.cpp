@@ -19,6 +19,9 @@ void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOpti
   // trip counts and uniform conditions.
   pm.addPass(createCanonicalizerPass());
   OpPassManager &kernels = pm.nest<KernelOp>();
+  // Unrolled loop variables are constants now: local-array indices are
+  // checked (and non-constant ones reported) on the folded IR.
+  kernels.addPass(createTileCheckLocalArrays());
   if (options.autoSync) {
     // Insertions first; the split comes last so that it also moves apart
     // (and relaxes) the cluster barriers the DSMEM pass inserted.

@@ -26,6 +26,10 @@ const char *declKindName(DeclKind k) {
     return "ring stage";
   case DeclKind::MBarrier:
     return "mbarrier";
+  case DeclKind::Const:
+    return "const";
+  case DeclKind::LocalArray:
+    return "local";
   }
   return "?";
 }
@@ -146,6 +150,46 @@ const BuiltinName kBuiltins[] = {
     {Builtin::CopyAsync, "copy_async"},
     {Builtin::PrefetchTensor, "prefetch_tensor"},
     {Builtin::Dim, "dim"},
+    {Builtin::ShflUp, "shfl_up"},
+    {Builtin::ShflDown, "shfl_down"},
+    {Builtin::ShflXor, "shfl_xor"},
+    {Builtin::ShflIdx, "shfl_idx"},
+    {Builtin::VoteAny, "vote_any"},
+    {Builtin::VoteAll, "vote_all"},
+    {Builtin::VoteBallot, "vote_ballot"},
+    {Builtin::ReduxAdd, "redux_add"},
+    {Builtin::ReduxMin, "redux_min"},
+    {Builtin::ReduxMax, "redux_max"},
+    {Builtin::ReduxAnd, "redux_and"},
+    {Builtin::ReduxOr, "redux_or"},
+    {Builtin::ReduxXor, "redux_xor"},
+    {Builtin::MatchAny, "match_any"},
+    {Builtin::MatchAll, "match_all"},
+    {Builtin::SyncWarp, "sync_warp"},
+    {Builtin::LaneMaskLt, "lanemask_lt"},
+    {Builtin::LaneMaskLe, "lanemask_le"},
+    {Builtin::LaneMaskEq, "lanemask_eq"},
+    {Builtin::LaneMaskGe, "lanemask_ge"},
+    {Builtin::LaneMaskGt, "lanemask_gt"},
+    {Builtin::Fma, "fma"},
+    {Builtin::Abs, "abs"},
+    {Builtin::Sqrt, "sqrt"},
+    {Builtin::Rsqrt, "rsqrt"},
+    {Builtin::Exp, "exp"},
+    {Builtin::Exp2, "exp2"},
+    {Builtin::Log, "log"},
+    {Builtin::Log2, "log2"},
+    {Builtin::Sin, "sin"},
+    {Builtin::Cos, "cos"},
+    {Builtin::Tanh, "tanh"},
+    {Builtin::Erf, "erf"},
+    {Builtin::Floor, "floor"},
+    {Builtin::Ceil, "ceil"},
+    {Builtin::Round, "round"},
+    {Builtin::Trunc, "trunc"},
+    {Builtin::Copysign, "copysign"},
+    {Builtin::CachePolicy, "cache_policy"},
+    {Builtin::Pack, "pack"},
 };
 } // namespace
 
@@ -208,14 +252,14 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
     const char *message; // "%" stands for the word
     const char *hint;
   } kTable[] = {
-      {{"fn", "func", "function", "def", "fun", "proc", "void", "sub"},
-       "tile has no user functions ('%')",
-       "a file holds kernels, `kernel NAME(PARAM: TYPE, ...) { ... }`, which call builtins"},
+      {{"func", "function", "def", "fun", "proc", "void", "sub"},
+       "functions are declared with `fn`, not '%'",
+       "`fn NAME(PARAM: TYPE, ...) -> TYPE { ... }` at file level"},
       {{"elif", "elsif", "elseif"},
        "tile has no '%'; write `else if`",
        "`if a { } else if b { } else { }`"},
-      {{"const", "auto", "int", "float", "double", "unsigned", "long", "short", "char", "bool",
-        "static", "mut", "val", "let_mut", "uint", "size_t"},
+      {{"auto", "int", "float", "double", "unsigned", "long", "short", "char", "bool", "static",
+        "mut", "val", "let_mut", "uint", "size_t"},
        "variables are declared with `let` or `var`, not '%'",
        "`let x: i32 = 1` (immutable) or `var acc = 0.0` (mutable)"},
       {{"switch", "match", "case", "do", "loop", "until", "goto", "try", "catch", "throw", "yield",
@@ -258,6 +302,20 @@ bool isIdBuiltin(Builtin b) {
 bool isMBarrierBuiltin(Builtin b) {
   return b == Builtin::Arrive || b == Builtin::ArriveExpectTx || b == Builtin::ExpectTx ||
          b == Builtin::Wait;
+}
+
+bool isWarpBuiltin(Builtin b) {
+  return static_cast<int>(b) >= static_cast<int>(Builtin::ShflUp) &&
+         static_cast<int>(b) <= static_cast<int>(Builtin::LaneMaskGt);
+}
+
+bool isWarpCollective(Builtin b) {
+  return isWarpBuiltin(b) && static_cast<int>(b) < static_cast<int>(Builtin::LaneMaskLt);
+}
+
+bool isMathBuiltin(Builtin b) {
+  return static_cast<int>(b) >= static_cast<int>(Builtin::Fma) &&
+         static_cast<int>(b) <= static_cast<int>(Builtin::Copysign);
 }
 
 const char *orderName(MemOrder o) {

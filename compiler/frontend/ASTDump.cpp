@@ -43,6 +43,12 @@ private:
 
   void kernel(const KernelAST &k, int n) {
     os_ << ind(n) << "Kernel " << k.name;
+    if (!k.sourceName.empty()) {
+      os_ << " instance of " << k.sourceName << "<";
+      for (size_t i = 0; i < k.templateArgs.size(); ++i)
+        os_ << (i ? ", " : "") << k.templateArgs[i].first << "=" << k.templateArgs[i].second;
+      os_ << ">";
+    }
     if (k.cluster.kind == ClusterAttr::Static)
       os_ << " cluster" << dims(k.cluster.dims) << (k.cluster.overridden ? " overridden" : "");
     else if (k.cluster.kind == ClusterAttr::Dynamic)
@@ -109,6 +115,10 @@ private:
         expr(*f.end, n + 1, "end: ");
       if (f.step)
         expr(*f.step, n + 1, "step: ");
+      if (f.unrollFull)
+        os_ << ind(n + 1) << "unroll: full (" << f.unrolledValues.size() << " copies)\n";
+      if (f.unrollFactorValue)
+        os_ << ind(n + 1) << "unroll: " << f.unrollFactorValue << "\n";
       os_ << ind(n + 1) << "body:\n";
       block(f.body, n + 2);
       break;
@@ -139,6 +149,8 @@ private:
       break;
     case StmtAST::Return:
       os_ << ind(n) << "Return" << at(s.loc) << "\n";
+      if (auto &v = s.as<ReturnStmt>()->value)
+        expr(*v, n + 1, "value: ");
       break;
     case StmtAST::Break:
       os_ << ind(n) << "Break" << at(s.loc) << "\n";
@@ -146,6 +158,25 @@ private:
     case StmtAST::Continue:
       os_ << ind(n) << "Continue" << at(s.loc) << "\n";
       break;
+    case StmtAST::Const: {
+      auto &c = *s.as<ConstStmt>();
+      os_ << ind(n) << "Const ";
+      decl(*c.decl);
+      os_ << " = ";
+      if (c.decl->constIsFloat)
+        os_ << c.decl->constFloat;
+      else
+        os_ << c.decl->constInt;
+      os_ << at(s.loc) << "\n";
+      break;
+    }
+    case StmtAST::LocalArray: {
+      auto &a = *s.as<LocalArrayStmt>();
+      os_ << ind(n) << "Local ";
+      decl(*a.decl);
+      os_ << at(s.loc) << "\n";
+      break;
+    }
     case StmtAST::MBarrier: {
       auto &m = *s.as<MBarrierStmt>();
       os_ << ind(n) << "MBarrier ";
@@ -272,6 +303,8 @@ private:
         syncDetails(c);
       if (c.resultUnused)
         os_ << " unused";
+      if (c.approx)
+        os_ << " approx";
       break;
     }
     }
@@ -297,6 +330,15 @@ private:
     case ExprAST::Call:
       for (const auto &a : e.as<CallExpr>()->args)
         expr(*a, n + 1, "");
+      if (auto &in = e.as<CallExpr>()->inlined) {
+        os_ << ind(n + 1) << "inlined " << in->fn->name << ":\n";
+        for (const auto &p : in->params) {
+          os_ << ind(n + 2) << "Param ";
+          decl(*p);
+          os_ << "\n";
+        }
+        block(in->body, n + 2);
+      }
       break;
     case ExprAST::Vector:
       for (const auto &a : e.as<VectorExpr>()->elems)

@@ -71,6 +71,8 @@ const char *tokSpelling(Tok k) {
     return "'.'";
   case Tok::DotDot:
     return "'..'";
+  case Tok::Arrow:
+    return "'->'";
   case Tok::Plus:
     return "'+'";
   case Tok::Minus:
@@ -321,8 +323,6 @@ static const struct {
     {">>>", "there is no '>>>' operator",
      "`>>` is logical on unsigned types (u8..u64) and arithmetic on signed ones: "
      "`(x as u32) >> n`"},
-    {"->", "there is no '->' operator",
-     "access elements with `p[i]`, arrays' members with `h.local`"},
     {"=>", "there is no '=>' operator", "compare with `>=`; there are no lambdas or match arms"},
     {"..=", "there is no inclusive range '..='", "ranges are half-open: write `a .. b + 1`"},
     {"&&=", "there is no '&&=' operator", "write `b = b && c`"},
@@ -380,27 +380,49 @@ Token Lexer::next() {
     Tok k;
   };
   static const P puncts[] = {
-      {"<<=", Tok::ShlAssign},  {">>=", Tok::ShrAssign},
-      {"..", Tok::DotDot},      {"<<", Tok::Shl},
-      {">>", Tok::Shr},         {"<=", Tok::Le},
-      {">=", Tok::Ge},          {"==", Tok::EqEq},
-      {"!=", Tok::Ne},          {"&&", Tok::AmpAmp},
-      {"||", Tok::PipePipe},    {"+=", Tok::PlusAssign},
-      {"-=", Tok::MinusAssign}, {"*=", Tok::StarAssign},
-      {"/=", Tok::SlashAssign}, {"%=", Tok::PercentAssign},
-      {"&=", Tok::AmpAssign},   {"|=", Tok::PipeAssign},
-      {"^=", Tok::CaretAssign}, {"(", Tok::LParen},
-      {")", Tok::RParen},       {"{", Tok::LBrace},
-      {"}", Tok::RBrace},       {"[", Tok::LBracket},
-      {"]", Tok::RBracket},     {",", Tok::Comma},
-      {":", Tok::Colon},        {";", Tok::Semi},
-      {".", Tok::Dot},          {"+", Tok::Plus},
-      {"-", Tok::Minus},        {"*", Tok::Star},
-      {"/", Tok::Slash},        {"%", Tok::Percent},
-      {"&", Tok::Amp},          {"|", Tok::Pipe},
-      {"^", Tok::Caret},        {"~", Tok::Tilde},
-      {"!", Tok::Bang},         {"<", Tok::Lt},
-      {"?", Tok::Question},     {">", Tok::Gt},
+      {"<<=", Tok::ShlAssign},
+      {">>=", Tok::ShrAssign},
+      {"->", Tok::Arrow},
+      {"..", Tok::DotDot},
+      {"<<", Tok::Shl},
+      {">>", Tok::Shr},
+      {"<=", Tok::Le},
+      {">=", Tok::Ge},
+      {"==", Tok::EqEq},
+      {"!=", Tok::Ne},
+      {"&&", Tok::AmpAmp},
+      {"||", Tok::PipePipe},
+      {"+=", Tok::PlusAssign},
+      {"-=", Tok::MinusAssign},
+      {"*=", Tok::StarAssign},
+      {"/=", Tok::SlashAssign},
+      {"%=", Tok::PercentAssign},
+      {"&=", Tok::AmpAssign},
+      {"|=", Tok::PipeAssign},
+      {"^=", Tok::CaretAssign},
+      {"(", Tok::LParen},
+      {")", Tok::RParen},
+      {"{", Tok::LBrace},
+      {"}", Tok::RBrace},
+      {"[", Tok::LBracket},
+      {"]", Tok::RBracket},
+      {",", Tok::Comma},
+      {":", Tok::Colon},
+      {";", Tok::Semi},
+      {".", Tok::Dot},
+      {"+", Tok::Plus},
+      {"-", Tok::Minus},
+      {"*", Tok::Star},
+      {"/", Tok::Slash},
+      {"%", Tok::Percent},
+      {"&", Tok::Amp},
+      {"|", Tok::Pipe},
+      {"^", Tok::Caret},
+      {"~", Tok::Tilde},
+      {"!", Tok::Bang},
+      {"<", Tok::Lt},
+      {"?", Tok::Question},
+      {">", Tok::Gt},
       {"=", Tok::Assign},
   };
   for (const P &p : puncts) {

@@ -195,6 +195,14 @@ std::unique_ptr<ModuleAST> Parser::parseModule(const std::string &file) {
     while (!at(Tok::Eof)) {
       if (accept(Tok::Semi))
         continue;
+      if (atIdent("fn")) {
+        module->functions.push_back(parseFn());
+        continue;
+      }
+      if (atIdent("const") && peekTok().kind == Tok::Ident) {
+        module->consts.push_back(parseConst());
+        continue;
+      }
       module->kernels.push_back(parseKernel());
     }
   } catch (const Fail &) {
@@ -208,12 +216,16 @@ std::unique_ptr<ModuleAST> Parser::parseModule(const std::string &file) {
 //===----------------------------------------------------------------------===//
 
 std::unique_ptr<KernelAST> Parser::parseKernel() {
+  size_t start = pos_;
   expect(Tok::KwKernel, "'kernel'",
-         "a file is a sequence of `kernel NAME(PARAM: TYPE, ...) { ... }` definitions");
+         "a file is a sequence of `kernel NAME(PARAM: TYPE, ...) { ... }`, `fn` and `const` "
+         "definitions");
   auto k = std::make_unique<KernelAST>();
   Token name = expect(Tok::Ident, "kernel name", "write `kernel NAME(...)`");
   k->name = name.text;
   k->loc = name.loc;
+  if (at(Tok::Lt))
+    parseTemplateParams(*k);
   expect(Tok::LParen, "'('", "the kernel name is followed by its parameter list");
   while (!at(Tok::RParen)) {
     Token pname = expect(Tok::Ident, "parameter name", "parameters are written `NAME: TYPE`");
@@ -236,6 +248,8 @@ std::unique_ptr<KernelAST> Parser::parseKernel() {
   parseKernelAttrs(*k);
   expect(Tok::LBrace, "'{'", "the kernel body is a block in braces");
   k->body = parseBlock(1);
+  if (!k->templateParams.empty())
+    k->tokens = tokensFrom(start);
   return k;
 }
 
@@ -252,7 +266,7 @@ void Parser::parseKernelAttrs(KernelAST &k) {
         expect(Tok::RParen, "')'", "write cluster(dynamic)");
         k.cluster.kind = ClusterAttr::Dynamic;
       } else {
-        k.cluster.dims = parseDims("cluster");
+        k.cluster.dims = parseDims("cluster", &k.cluster.names);
         k.cluster.kind = ClusterAttr::Static;
       }
     } else if (attr.text == "threads") {
@@ -260,20 +274,49 @@ void Parser::parseKernelAttrs(KernelAST &k) {
         fail(attr.loc, "duplicate threads attribute", "give threads(...) at most once");
       k.threads.loc = attr.loc;
       expect(Tok::LParen, "'('", "write threads(X[, Y[, Z]])");
-      k.threads.dims = parseDims("threads");
+      k.threads.dims = parseDims("threads", &k.threads.names);
       k.threads.present = true;
+    } else if (attr.text == "max_threads" || attr.text == "min_blocks") {
+      parseLaunchBound(k, attr);
     } else {
       fail(attr.loc, "unknown kernel attribute '" + attr.text + "'",
-           "kernel attributes are cluster(X[,Y,Z]), cluster(dynamic) and threads(X[,Y,Z])");
+           "kernel attributes are cluster(X[,Y,Z]), cluster(dynamic), threads(X[,Y,Z]), "
+           "max_threads(N) and min_blocks(N)");
     }
   }
 }
 
-std::array<int, 3> Parser::parseDims(const char *attr) {
+/// max_threads(N) / min_blocks(N): one positive integer literal (ranges are
+/// checked by Sema against tile/target.h).
+void Parser::parseLaunchBound(KernelAST &k, const Token &attr) {
+  bool isMax = attr.text == "max_threads";
+  std::optional<int> &slot = isMax ? k.bounds.maxThreads : k.bounds.minBlocks;
+  if (slot)
+    fail(attr.loc, "duplicate " + attr.text + " attribute",
+         "give " + attr.text + "(N) at most once");
+  (isMax ? k.bounds.maxThreadsLoc : k.bounds.minBlocksLoc) = attr.loc;
+  std::string hint = "write " + attr.text + "(N) with a positive integer literal";
+  expect(Tok::LParen, "'('", hint.c_str());
+  Token t = expect(Tok::IntLit, "a positive integer", hint.c_str());
+  if (t.intValue < 1 || t.intValue > (1u << 20))
+    fail(t.loc, attr.text + " of " + t.text + " is out of range", hint);
+  slot = (int)t.intValue;
+  expect(Tok::RParen, "')'", hint.c_str());
+}
+
+std::array<int, 3> Parser::parseDims(const char *attr, std::array<DimName, 3> *names) {
   // The '(' was consumed by the caller.
-  std::string hint = std::string("write ") + attr + "(X[, Y[, Z]]) with positive integer literals";
+  std::string hint =
+      std::string("write ") + attr + "(X[, Y[, Z]]) with positive integer literals or constants";
   std::array<int, 3> dims{1, 1, 1};
   for (int i = 0; i < 3; ++i) {
+    if (names &&
+        !(at(Tok::IntLit) && (peekTok().kind == Tok::Comma || peekTok().kind == Tok::RParen))) {
+      (*names)[i].expr = parseExpr(); // a constant expression: Sema gives its value
+      if (!accept(Tok::Comma))
+        break;
+      continue;
+    }
     Token t = expect(Tok::IntLit, "a positive integer", hint.c_str());
     if (t.intValue < 1 || t.intValue > (1u << 20))
       fail(t.loc, std::string(attr) + " dimension " + t.text + " is out of range", hint);
@@ -298,6 +341,31 @@ TypeSyntax Parser::parseScalarType(const char *what) {
 }
 
 TypeSyntax Parser::parseType() {
+  // f16x2 / bf16x2 (packed halves) and vec<T, N> (SemaVector.cpp checks N).
+  if (atIdent("f16x2") || atIdent("bf16x2")) {
+    Token t = consume();
+    return {t.loc, Type::vector(t.text == "f16x2" ? ScalarKind::F16 : ScalarKind::BF16, 2)};
+  }
+  if (atIdent("vec")) {
+    Token v = consume();
+    const char *hint = "vector types are written vec<SCALAR, N> with N = 2, 4 or 8";
+    expect(Tok::Lt, "'<'", hint);
+    TypeSyntax elem = parseScalarType("element type");
+    expect(Tok::Comma, "','", hint);
+    if (!at(Tok::IntLit))
+      failExpected("vector length", hint);
+    Token n = consume();
+    expect(Tok::Gt, "'>'", hint);
+    ScalarKind k = elem.type.scalar;
+    int64_t lanes = n.intValue > 64 ? 0 : (int64_t)n.intValue;
+    int64_t bytes = lanes * byteSize(k);
+    if (k == ScalarKind::I1 || (lanes != 2 && lanes != 4 && lanes != 8) ||
+        (bytes != 4 && bytes != 8 && bytes != 16))
+      fail(n.loc, "no vector of " + n.text + " " + scalarName(k) + " elements",
+           "a vector has 2, 4 or 8 elements of 4, 8 or 16 bytes in all (vec<f32, 4>, f16x2, "
+           "vec<f16, 8>, vec<i8, 4>); i1 has no vector form");
+    return {v.loc, Type::vector(k, (int)lanes)};
+  }
   if (atIdent("ptr")) {
     Token p = consume();
     const char *hint = "pointer types are written ptr<SCALAR, global|shared|cluster>";
@@ -364,15 +432,9 @@ StmtPtr Parser::parseStatement(int depth) {
   case Tok::KwContinue:
     s = std::make_unique<ContinueStmt>(consume().loc);
     break;
-  case Tok::KwReturn: {
-    s = std::make_unique<ReturnStmt>(consume().loc);
-    // `return x` on one line: kernels produce no value (a following line
-    // is a new statement).
-    if (!at(Tok::Semi) && !at(Tok::RBrace) && !at(Tok::Eof) && !cur().atLineStart)
-      fail(cur().loc, "a kernel returns no value",
-           "write `return` alone; store results through a pointer");
+  case Tok::KwReturn:
+    s = parseReturn();
     break;
-  }
   case Tok::LBrace:
     fail(cur().loc, "a block cannot stand alone as a statement",
          "blocks belong to if, else, for and while; names are scoped by those blocks");
@@ -388,6 +450,13 @@ StmtPtr Parser::parseStatement(int depth) {
       s = parseRingAccess(depth);
       break;
     }
+    if (atIdent("const") && peekTok().kind == Tok::Ident && !peekTok().atLineStart) {
+      s = parseConst();
+      break;
+    }
+    if (atIdent("fn") && peekTok().kind == Tok::Ident && !peekTok().atLineStart)
+      fail(loc, "functions are defined at file level, not inside a kernel or function",
+           "move `fn " + peekTok().text + "(...) { ... }` out of the enclosing body");
     // Another language's keyword followed, on the same line, by something
     // that cannot follow an expression statement: `const x = 1`, `fn f()`,
     // `elif c {`, `switch x {`, `do {`. (As a name on its own, e.g. `break`,
@@ -455,6 +524,8 @@ StmtPtr Parser::parseLet(int depth) {
     return parseMBarrierDecl(kw, isVar, annot, std::move(decl));
   if (atRingDecl())
     return parseRingDecl(kw, isVar, annot, std::move(decl));
+  if (atIdent("local") && peekTok().kind == Tok::Lt)
+    return parseLocalArray(kw, isVar, annot, std::move(decl));
   decl->kind = isVar ? DeclKind::Var : DeclKind::Let;
   ExprPtr init = parseExpr();
   return std::make_unique<LetStmt>(kw.loc, std::move(decl), std::move(annot), std::move(init));
@@ -533,6 +604,8 @@ StmtPtr Parser::parseFor(int depth) {
     f = std::make_unique<ForStmt>(kw.loc, kind, std::move(decl));
     f->end = parseExpr();
     expect(Tok::RParen, "')'", hint);
+    if (atIdent("unroll"))
+      parseUnroll(*f); // Sema: only `a .. b` loops unroll
   } else {
     f = std::make_unique<ForStmt>(kw.loc, ForKind::Range, std::move(decl));
     f->start = parseExpr();
@@ -542,6 +615,8 @@ StmtPtr Parser::parseFor(int depth) {
       consume();
       f->step = parseExpr();
     }
+    if (atIdent("unroll"))
+      parseUnroll(*f);
   }
   expect(Tok::LBrace, "'{'", "the loop body is a block in braces");
   f->body = parseBlock(depth + 1);
@@ -583,7 +658,7 @@ StmtPtr Parser::parseWhile(int depth) {
 // Expressions
 //===----------------------------------------------------------------------===//
 
-/// `{ expr, ... }` as a call argument (Sema allows it only as store_async's VALUE).
+/// `{ expr, ... }`: store_async's VALUE, or a vec<T, N> value (SemaVector.cpp).
 ExprPtr Parser::parseVector() {
   Token lb = consume(); // '{'
   const char *hint = "a vector literal is written `{a, b}` or `{a, b, c, d}`";
@@ -645,6 +720,9 @@ ExprPtr Parser::parseBitcast(Token name) {
 ExprPtr Parser::parseBinary(int minPrec) {
   ExprPtr lhs = parseCastExpr();
   for (;;) {
+    if (at(Tok::Arrow)) // `->` only introduces a function's result type
+      fail(cur().loc, "there is no '->' operator",
+           "access elements with `p[i]`, arrays' members with `h.local`");
     int prec = binaryPrec(cur().kind);
     if (prec < minPrec)
       return lhs;
@@ -770,8 +848,7 @@ ExprPtr Parser::parsePrimary() {
     fail(cur().loc, "shared arrays can only be declared in a `let`",
          "write `let NAME = shared<TYPE>[COUNT]` at the top level of the kernel");
   case Tok::LBrace:
-    fail(cur().loc, "vector literals are only allowed as the value of store_async",
-         "write `store_async(DST, {a, b}, remote(bar, r))`; elsewhere use scalars");
+    return parseVector();
   default:
     failExpected("an expression",
                  "expressions are literals, names, calls, `(e)`, `e[i]`, `e.member` and operators");
@@ -800,7 +877,7 @@ ExprPtr Parser::parseCall(Token name) {
       if (!named.empty())
         fail(cur().loc, "positional argument after a named argument",
              "named arguments (order = ..., scope = ...) come last");
-      args.push_back(at(Tok::LBrace) ? parseVector() : parseExpr());
+      args.push_back(parseExpr()); // `{a, b}` is a primary expression (parseVector)
       depth = std::max(depth, args.back()->depth + 1);
     }
     if (!accept(Tok::Comma))

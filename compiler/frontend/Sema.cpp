@@ -27,6 +27,7 @@ static const char *reservedKernelName(const std::string &name) {
 
 bool Sema::run(ModuleAST &module) {
   size_t errorsBefore = diags_.numErrors();
+  prepareModule(module); // file-level consts and functions, template instances
   std::unordered_map<std::string, KernelAST *> names;
   for (auto &k : module.kernels) {
     if (const char *why = reservedKernelName(k->name))
@@ -75,7 +76,8 @@ Decl *Sema::lookup(const std::string &name) const {
     if (f != it->end())
       return f->second;
   }
-  return nullptr;
+  auto g = globalConsts_.find(name); // file-level constants
+  return g == globalConsts_.end() ? nullptr : g->second;
 }
 
 bool Sema::requireCluster(const Location &loc, const std::string &what) {
@@ -85,6 +87,66 @@ bool Sema::requireCluster(const Location &loc, const std::string &what) {
   error(loc, what + " needs a kernel with a cluster attribute",
         "add cluster(N) or cluster(dynamic) after the kernel's parameter list");
   return false;
+}
+
+/// threads(X, Y, Z) is the exact block shape (.reqntid), max_threads(N) an
+/// upper bound (.maxntid) and min_blocks(N) the CTAs to keep resident per SM
+/// (.minnctapersm). PTX ISA 11.4.3: .reqntid and .maxntid exclude each
+/// other; ptxas ignores .minnctapersm without one of them.
+void Sema::checkLaunchBounds(KernelAST &k) {
+  const LaunchBoundsAttr &b = k.bounds;
+  if (k.threads.present) {
+    const char *axes[] = {"x", "y", "z"};
+    for (int i = 0; i < 3; ++i)
+      if (k.threads.dims[i] > target::kMaxBlockDims[i]) {
+        error(k.threads.loc,
+              "threads dimension " + std::string(axes[i]) + " of " +
+                  std::to_string(k.threads.dims[i]) + " exceeds the limit of " +
+                  std::to_string(target::kMaxBlockDims[i]),
+              "blocks are at most " + std::to_string(target::kMaxBlockDims[0]) + " x " +
+                  std::to_string(target::kMaxBlockDims[1]) + " x " +
+                  std::to_string(target::kMaxBlockDims[2]) + " threads");
+        return;
+      }
+  }
+  if (b.maxThreads) {
+    if (*b.maxThreads > target::kMaxThreadsPerBlock) {
+      error(b.maxThreadsLoc,
+            "max_threads(" + std::to_string(*b.maxThreads) + ") is over the limit of " +
+                std::to_string(target::kMaxThreadsPerBlock) + " threads per block",
+            "give at most " + std::to_string(target::kMaxThreadsPerBlock));
+      return;
+    }
+    if (k.threads.present) {
+      error(b.maxThreadsLoc, "max_threads(N) and threads(...) exclude each other",
+            "threads(...) is the exact block shape (.reqntid) and bounds the block already; "
+            "max_threads(N) (.maxntid) is for kernels launched with varying block sizes");
+      return;
+    }
+  }
+  if (b.minBlocks) {
+    if (*b.minBlocks > target::kMaxBlocksPerSM) {
+      error(b.minBlocksLoc,
+            "min_blocks(" + std::to_string(*b.minBlocks) + ") is more than the " +
+                std::to_string(target::kMaxBlocksPerSM) + " CTAs an SM can hold",
+            "give 1.." + std::to_string(target::kMaxBlocksPerSM));
+      return;
+    }
+    if (!k.threads.present && !b.maxThreads) {
+      error(b.minBlocksLoc, "min_blocks(N) needs threads(...) or max_threads(N)",
+            "ptxas ignores .minnctapersm unless the block size is bounded");
+      return;
+    }
+    long long perBlock = b.maxThreads
+                             ? *b.maxThreads
+                             : (long long)k.threads.dims[0] * k.threads.dims[1] * k.threads.dims[2];
+    if (perBlock * *b.minBlocks > target::kMaxThreadsPerSM)
+      error(b.minBlocksLoc,
+            "min_blocks(" + std::to_string(*b.minBlocks) + ") blocks of " +
+                std::to_string(perBlock) + " threads are more than the " +
+                std::to_string(target::kMaxThreadsPerSM) + " threads an SM can hold",
+            "lower min_blocks or the block size");
+  }
 }
 
 void Sema::checkKernel(KernelAST &k) {
@@ -101,6 +163,8 @@ void Sema::checkKernel(KernelAST &k) {
   tmaTileNames_.clear();
   tmaBarriers_.clear();
   curBlock_ = nullptr;
+  inlinedCalls_ = 0;
+  resolveAttrNames(k);
 
   if (opts_.clusterOverride) {
     k.cluster.kind = ClusterAttr::Static;
@@ -134,6 +198,7 @@ void Sema::checkKernel(KernelAST &k) {
                 std::to_string(target::kMaxThreadsPerBlock),
             "use at most " + std::to_string(target::kMaxThreadsPerBlock) + " threads per block");
   }
+  checkLaunchBounds(k);
 
   pushScope(); // parameters
   for (size_t i = 0; i < k.params.size(); ++i) {
@@ -147,10 +212,15 @@ void Sema::checkKernel(KernelAST &k) {
             "kernel");
     if (p.type.isPointer() && p.type.scalar == ScalarKind::I1)
       error(ts.loc, "pointers to i1 are not supported", "store booleans as i8");
+    if (p.type.isVector())
+      error(ts.loc, std::string("kernel parameter '") + p.name + "' cannot be a vector",
+            "pass the elements as scalars (or a pointer) and build the vector in the kernel");
     declare(p);
   }
   checkTensorParams();
   collectTmaTileNames(k.body);
+  for (auto &t : k.templateDecls) // compile-time parameters: constants
+    declare(*t);
   pushScope(); // body
   checkBlock(k.body, /*kernelTopLevel=*/true);
   popScope();
@@ -241,6 +311,7 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     break;
   }
   case StmtAST::Return:
+    checkReturn(*s.as<ReturnStmt>());
     break;
   case StmtAST::MBarrier:
     checkMBarrier(*s.as<MBarrierStmt>(), kernelTopLevel);
@@ -254,6 +325,15 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
   case StmtAST::Produce:
   case StmtAST::Consume:
     checkRingAccess(*s.as<RingAccessStmt>());
+    break;
+  case StmtAST::Const: {
+    auto &c = *s.as<ConstStmt>();
+    checkConstDecl(c);
+    declare(*c.decl);
+    break;
+  }
+  case StmtAST::LocalArray:
+    checkLocalArray(*s.as<LocalArrayStmt>());
     break;
   }
   checkConstantOpsInStmt(s);
@@ -287,6 +367,14 @@ void Sema::checkLet(LetStmt &s) {
     t = Type::invalid();
   } else if (!checkPlainArrayUse(*s.init, "a 'let' binding")) {
     t = Type::invalid();
+  } else if (isVar && t.kind == Type::CachePolicy) {
+    error(s.init->loc, "a cache policy is bound with 'let', not 'var'",
+          "write `let P = cache_policy(...)`; a policy never changes");
+    t = Type::invalid();
+  } else if (t.kind == Type::LocalArray) {
+    error(s.init->loc, "a local array cannot be bound to another name",
+          "use the array's own name, or pass it to a function as `local<T>[N]`");
+    t = Type::invalid();
   } else if (isVar && (t.kind == Type::SharedArray || t.kind == Type::ArrayView)) {
     error(s.init->loc, "a 'var' holds a scalar or a pointer, not " + t.str(),
           "use 'let' to name an array");
@@ -303,7 +391,7 @@ static bool isParamDerivedCount(const ExprAST &e, Sema &sema, std::string &why, 
   case ExprAST::VarRef: {
     auto &v = *e.as<VarRefExpr>();
     Decl *d = sema.lookup(v.name);
-    if (d && d->kind != DeclKind::Param) {
+    if (d && d->kind != DeclKind::Param && d->kind != DeclKind::Const) {
       why = "'" + v.name + "' is a " + declKindName(d->kind) + ", not a kernel parameter";
       where = e.loc;
       return false;
@@ -622,6 +710,14 @@ void Sema::checkMBarrier(MBarrierStmt &s, bool kernelTopLevel) {
 
 void Sema::checkAssign(AssignStmt &s) {
   Type target;
+  if (auto *v = s.target->as<VarRefExpr>();
+      v && lookup(v->name) && lookup(v->name)->kind == DeclKind::Const) {
+    error(v->loc, "cannot assign to '" + v->name + "': it is a constant",
+          "declare a mutable local with `var " + v->name + " = ...`");
+    infer(s.value);
+    finalize(s.value);
+    return;
+  }
   if (auto *v = s.target->as<VarRefExpr>()) {
     target = infer(s.target);
     if (v->decl && v->decl->kind != DeclKind::Var) {
@@ -665,6 +761,15 @@ void Sema::checkAssign(AssignStmt &s) {
           "pointers only move by element counts: `p += i`, `p -= i`");
     infer(s.value);
     finalize(s.value);
+    return;
+  }
+  if (target.isVector()) { // a `var` of vec<T, N>: `=`, and `+= -= *=` on float vectors
+    Type v = checkValue(s.value, &target, "assigned value", "convert explicitly with `as`");
+    bool arith = op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul;
+    if (op && !v.isInvalid() && (!arith || !isFloatKind(target.scalar)))
+      error(s.loc,
+            "'" + std::string(binaryOpSpelling(*op)) + "=' cannot be applied to " + target.str(),
+            "float vectors take `+= -= *=`; other vectors are assigned whole with `=`");
     return;
   }
   if (!target.isScalar()) {
@@ -737,6 +842,8 @@ void Sema::checkFor(ForStmt &s) {
   declare(*s.loopVar);
   checkBlock(s.body, false);
   popScope();
+  if (s.unrollFull || s.unrollFactor)
+    checkUnroll(s);
 }
 
 } // namespace tile::frontend

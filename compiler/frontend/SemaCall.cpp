@@ -50,6 +50,10 @@ Type Sema::inferCall(CallExpr &e) {
   e.builtin = builtinFromName(e.callee);
   Builtin b = e.builtin;
   if (b == Builtin::Unknown) {
+    if (auto fn = functions_.find(e.callee); fn != functions_.end())
+      return inferInlinedCall(e, *fn->second);
+  }
+  if (b == Builtin::Unknown) {
     Decl *d = lookup(e.callee);
     std::string guess = closestBuiltin(e.callee);
     error(e.loc,
@@ -58,7 +62,8 @@ Type Sema::inferCall(CallExpr &e) {
           e.callee == "mbarrier"
               ? "declare mbarriers at the top of the kernel: `let b = mbarrier(COUNT)` or "
                 "`let s = mbarrier[N](COUNT)`"
-              : "there are no user functions; the builtins are " + builtinNameList());
+              : "define it at file level with `fn " + e.callee +
+                    "(...) { ... }`, or call a builtin: " + builtinNameList());
     for (ExprPtr &a : e.args)
       resolveOnly(a);
     return Type::invalid();
@@ -68,6 +73,8 @@ Type Sema::inferCall(CallExpr &e) {
     return Type::invalid();
   if (isRoleBuiltin(b))
     return checkRoleCall(e);
+  if (isMemoryBuiltin(b) && rejectLocalArrayAccess(e))
+    return Type::invalid();
   if (isMemoryBuiltin(b))
     return checkMemoryCall(e);
   if (isMBarrierBuiltin(b))
@@ -76,12 +83,20 @@ Type Sema::inferCall(CallExpr &e) {
     return checkStoreAsync(e);
   if (b == Builtin::CopyAsync || b == Builtin::PrefetchTensor || b == Builtin::Dim)
     return checkTmaCall(e);
+  if (b == Builtin::CachePolicy)
+    return checkCachePolicy(e);
+  if (b == Builtin::Pack)
+    return checkPack(e);
   if (b == Builtin::Fence || b == Builtin::FenceProxyAsync || b == Builtin::FenceMBarrierInit ||
       b == Builtin::ClusterArrive || b == Builtin::ClusterWait)
     return checkFenceCall(e);
   if (b == Builtin::Bitcast || b == Builtin::Popc || b == Builtin::Clz || b == Builtin::Brev ||
       b == Builtin::Bfind)
     return checkBitCall(e);
+  if (isWarpBuiltin(b))
+    return checkWarpCall(e);
+  if (isMathBuiltin(b))
+    return checkMathCall(e);
   if (!checkNoNamedArgs(e))
     return Type::invalid();
 
@@ -141,7 +156,8 @@ Type Sema::inferCall(CallExpr &e) {
     }
     if (t.isUntyped())
       t = Type::scalarTy(t.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32);
-    if (!t.isScalar() || t.isBool()) {
+    bool floatVector = t.isVector() && isFloatKind(t.scalar); // min/max.f16x2, element-wise
+    if ((!t.isScalar() && !floatVector) || t.isBool()) {
       error(e.loc, "'" + e.callee + "' needs integer or float arguments, found " + t.str(),
             "min, max and clamp compare numbers");
       for (ExprPtr &a : e.args)
@@ -331,6 +347,8 @@ bool Sema::parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope,
         ok = false;
         scope = MemScope::Gpu;
       }
+    } else if (isMemoryHintName(na.name) && isMemoryBuiltin(e.builtin)) {
+      continue; // takeMemoryHints (SemaCache.cpp) reads these
     } else {
       error(na.loc, "unknown named argument '" + na.name + "'",
             isMemoryBuiltin(e.builtin)
@@ -352,6 +370,7 @@ Type Sema::checkMemoryCall(CallExpr &e) {
   std::optional<MemScope> scope;
   Location orderLoc, scopeLoc;
   bool ok = parseOrderScope(e, true, true, order, scope, orderLoc, scopeLoc);
+  ok = takeMemoryHints(e) && ok;
   e.order = order.value_or(MemOrder::Relaxed);
   if (order) {
     bool allowed = true;
@@ -422,8 +441,21 @@ Type Sema::checkMemoryCall(CallExpr &e) {
   }
   e.scope = scope.value_or(minScope);
 
+  if (!elem.isInvalid() && !checkMemoryHints(e, order.has_value()))
+    ok = false;
+  if (!elem.isInvalid() && b == Builtin::Load && e.hints.vector) {
+    elem = checkVectorLoad(e, *loc, elem);
+    if (elem.isInvalid())
+      ok = false;
+  }
+
   // Values.
   for (size_t i = 1; i < e.args.size(); ++i) {
+    if (!elem.isInvalid() && b == Builtin::Store) {
+      if (!checkStoreValue(e, loc, elem))
+        ok = false;
+      continue;
+    }
     if (elem.isInvalid()) {
       infer(e.args[i]);
       finalize(e.args[i]);
@@ -434,6 +466,10 @@ Type Sema::checkMemoryCall(CallExpr &e) {
     if (v.isInvalid())
       ok = false;
   }
+  // With cache hints or a vector and no `order =`, the access is plain
+  // (weak) like `p[i]` (SemaCache.cpp).
+  if (!order && (e.hints.any() || e.hints.vector))
+    e.order = MemOrder::Weak;
   if (!ok)
     return Type::invalid();
   return b == Builtin::Store ? Type::voidTy() : elem;

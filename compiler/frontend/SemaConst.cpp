@@ -488,12 +488,20 @@ void Sema::checkConstantOpsInStmt(StmtAST &s) {
     check(s.as<ExprStmtAST>()->expr);
     break;
   case StmtAST::Return:
+    check(s.as<ReturnStmt>()->value);
+    break;
   case StmtAST::Warpgroups: // role arguments are checked by checkWarpgroups
   case StmtAST::Ring:       // member dimensions are checked by checkRing
   case StmtAST::Produce:
   case StmtAST::Consume:
   case StmtAST::Break:
   case StmtAST::Continue:
+    break;
+  case StmtAST::Const:
+    check(s.as<ConstStmt>()->init);
+    break;
+  case StmtAST::LocalArray:
+    check(s.as<LocalArrayStmt>()->count);
     break;
   }
 }

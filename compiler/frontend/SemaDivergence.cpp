@@ -42,7 +42,9 @@ namespace {
 
 /// Over which threads a value is the same (ordered: more is more divergent).
 /// PerWarp: the same in every lane of a warp, different between warps
-/// (warp_id(), warpgroup_rank()): enough for elect_one(), not for a barrier.
+/// (warp_id(), warpgroup_rank(), a vote over the whole warp): enough for
+/// elect_one() and warp collectives, not for a barrier. PerCta values are
+/// the same in every lane of a warp too.
 enum Level { Uniform = 0, PerCta = 1, PerWarp = 2, PerThread = 3 };
 
 /// Why control flow is divergent: the condition (or return) that made it so.
@@ -221,9 +223,20 @@ private:
         return PerCta;
       case Builtin::RoleThreads:
         return Uniform;
-      case Builtin::WarpId:
       case Builtin::WarpgroupRank:
-        return PerWarp;
+      case Builtin::WarpId:
+        return PerWarp; // the linear thread id / 32: warps are formed from it
+      case Builtin::VoteAny:
+      case Builtin::VoteAll:
+      case Builtin::VoteBallot:
+      case Builtin::ReduxAdd:
+      case Builtin::ReduxMin:
+      case Builtin::ReduxMax:
+      case Builtin::ReduxAnd:
+      case Builtin::ReduxOr:
+      case Builtin::ReduxXor:
+        // The same in every lane of the mask: warp-uniform over a full warp.
+        return findNamedArg(c, "mask") ? PerThread : PerWarp;
       case Builtin::Min:
       case Builtin::Max:
       case Builtin::Clamp:
@@ -252,6 +265,8 @@ private:
       checkBarrier(*c, control);
       for (const ExprPtr &a : c->args)
         visitExpr(*a, control);
+      if (c->inlined)
+        walkInlined(*c, control);
     } else if (auto *b = e.as<BinaryExpr>()) {
       visitExpr(*b->lhs, control);
       visitExpr(*b->rhs, control);
@@ -269,6 +284,21 @@ private:
     }
   }
 
+  /// A user function's body, inlined at this call: its parameters are as
+  /// divergent as the arguments; its `return` ends only the function.
+  void walkInlined(const CallExpr &c, const Divergence &control) {
+    const InlinedCall &in = *c.inlined;
+    for (size_t i = 0; i < in.params.size() && i < c.args.size(); ++i)
+      levels_[in.params[i].get()] = level(*c.args[i]);
+    Divergence outerReturn = returnControl_;
+    returnControl_ = {};
+    size_t before = diags_.diagnostics().size();
+    walkBlock(in.body, control);
+    returnControl_ = outerReturn;
+    if (diags_.diagnostics().size() != before)
+      diags_.note(c.loc, "in the call of '" + in.fn->name + "' here");
+  }
+
   void checkBarrier(const CallExpr &c, const Divergence &control) { judgeBarrier(c, control); }
 
   /// Warns about a barrier under divergent `control`; inside a loop, the
@@ -278,6 +308,8 @@ private:
       loops_.back()->barriers.push_back({&c, control});
       return;
     }
+    if (isWarpCollective(c.builtin))
+      return checkWarpCollective(c, control);
     if (c.builtin == Builtin::ElectOne) {
       if (control.level < PerThread)
         return;
@@ -319,6 +351,23 @@ private:
                   "move it where every thread of every CTA reaches it; here it does not count "
                   "as the cluster barrier that keeps peers' shared memory alive"));
     diags_.note(control.where, "this decision differs between " + between);
+  }
+
+  /// A warp collective with the default full mask needs every lane of the
+  /// warp (PTX: each lane of membermask executes the same instruction with
+  /// the same mask; lanes that do not arrive hang bar.warp.sync and make
+  /// shfl results undefined). Under control flow that lanes of a warp may
+  /// take differently it must name the lanes that take part.
+  void checkWarpCollective(const CallExpr &c, const Divergence &control) {
+    if (control.level < PerThread || findNamedArg(c, "mask"))
+      return;
+    diags_.warning(c.loc,
+                   c.callee + "() with the full-warp mask in control flow that lanes of a warp "
+                              "may take differently: lanes that do not reach it leave it "
+                              "undefined or hanging",
+                   "move it where every lane of the warp reaches it, or pass the lanes that "
+                   "do: `let m = vote_ballot(cond)` before the branch, then `mask = m`");
+    diags_.note(control.where, "this decision differs between lanes");
   }
 
   /// The loop being walked: how divergent its exits (break/continue) are,

@@ -18,6 +18,7 @@ static bool isIntOnly(BinaryOp op) {
 }
 
 Type Sema::infer(ExprPtr &ep) {
+  replaceFloatName(ep);
   if (auto *m = ep->as<MemberExpr>(); m && m->base->is<VarRefExpr>())
     if (Decl *d = lookup(m->base->as<VarRefExpr>()->name);
         d && (d->kind == DeclKind::Ring || d->kind == DeclKind::RingStage))
@@ -48,6 +49,11 @@ Type Sema::infer(ExprPtr &ep) {
               "declare it with `let`/`var` before use, or add a kernel parameter");
       break;
     }
+    if (v.decl->kind == DeclKind::Const) { // a constant reads as its value
+      Location at = v.loc;
+      ep = constantLiteral(*v.decl, at);
+      return ep->type;
+    }
     t = v.decl->type;
     break;
   }
@@ -73,10 +79,7 @@ Type Sema::infer(ExprPtr &ep) {
     t = inferSelect(*e.as<SelectExpr>());
     break;
   case ExprAST::Vector:
-    error(e.loc, "vector literals are only allowed as the value of store_async",
-          "write `store_async(DST, {a, b}, remote(bar, r))`; elsewhere use scalars");
-    for (ExprPtr &x : e.as<VectorExpr>()->elems)
-      resolveOnly(x);
+    t = checkVectorLiteral(*e.as<VectorExpr>(), nullptr);
     break;
   }
   ep->type = t;
@@ -85,6 +88,8 @@ Type Sema::infer(ExprPtr &ep) {
 
 Type Sema::checkValue(ExprPtr &e, const Type *expected, const std::string &what,
                       const std::string &hint) {
+  if (auto *vec = e->as<VectorExpr>(); vec && expected && expected->isVector())
+    return checkVectorLiteral(*vec, expected);
   Type t = infer(e);
   if (t.isInvalid())
     return t;
@@ -217,8 +222,10 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     }
     // The value of `to` nearest to the literal (ties to even); an error
     // only when that rounds past the largest finite value.
+    // inf and nan (SemaMath.cpp) are values of every float type.
     std::optional<double> v = to.isScalar(ScalarKind::F64) ? std::optional<double>(lit.nearest)
-                                                           : roundToFloatKind(lit.value, to.scalar);
+                              : !std::isfinite(lit.value) ? std::optional<double>(lit.value)
+                                                          : roundToFloatKind(lit.value, to.scalar);
     if (!v) {
       error(e.loc, "float literal is out of range for " + to.str(), floatRangeHint(to.scalar));
       e.type = Type::invalid();
@@ -368,7 +375,7 @@ Type Sema::inferUnary(UnaryExpr &e) {
     }
     return t;
   case UnaryOp::Neg:
-    if (t.isUntyped())
+    if (t.isUntyped() || (t.isVector() && isFloatKind(t.scalar)))
       return t;
     if (!t.isScalar() || t.isBool()) {
       error(e.loc, "'-' cannot be applied to " + t.str(),
@@ -406,6 +413,8 @@ Type Sema::inferBinary(BinaryExpr &e) {
   // infer() is idempotent on names and literals but re-checking a subtree
   // would duplicate diagnostics, so unify works on the already-typed lhs.
   Type r = infer(e.rhs);
+  if (l.isVector() || r.isVector())
+    return checkVectorBinary(e, l, r);
   Type t;
   if (l.isInvalid() || r.isInvalid()) {
     if (l.isUntyped())
@@ -472,7 +481,12 @@ Type Sema::inferCast(CastExpr &e) {
   Type to = e.target.type;
   Type from = infer(e.operand);
   if (from.isInvalid())
-    return to.isScalar() ? to : Type::invalid();
+    return to.isScalar() || to.isVector() ? to : Type::invalid();
+  if (from.isVector() || to.isVector()) {
+    if (from.isUntyped())
+      finalize(e.operand);
+    return checkVectorCast(e, from, to);
+  }
   if (!to.isScalar()) {
     error(e.target.loc, "cannot cast to " + to.str(), "casts convert between scalar types");
     return Type::invalid();
@@ -535,6 +549,8 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
     idx = finalize(e.index);
   if (base.isInvalid())
     return Type::invalid();
+  if (base.isVector())
+    return inferVectorLane(e, base, idx);
   if (base.kind == Type::MBarrierArray) {
     // `slots[i]` names one mbarrier: only its address is ever used.
     e.use = IndexUse::Address;
@@ -570,6 +586,9 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
   case Type::ArrayView:
     e.space = base.space;
     break;
+  case Type::LocalArray:
+    e.space = AddressSpace::Local;
+    break;
   default:
     e.space = AddressSpace::Cluster;
     break; // DistArray
@@ -587,6 +606,8 @@ Type Sema::inferMember(MemberExpr &e) {
   Type base = infer(e.base);
   if (base.isInvalid())
     return base;
+  if (base.isVector())
+    return inferVectorMember(e, base);
   if (base.kind != Type::DistArray) {
     error(e.loc, "a value of type " + base.str() + " has no member '" + e.name + "'",
           "`.local` and `.local_base` apply to dshared arrays");

@@ -187,6 +187,55 @@ public:
   /// expects their bytes, so a user expect_tx on them would count them twice.
   std::unordered_map<MBarrierStmt *, CallExpr *> tmaBarriers_;
   void checkTmaBarriers();
+  // ---- SemaWarp.cpp / SemaMath.cpp (issue #11)
+  /// shfl_*, vote_*, redux_*, match_*, sync_warp, lanemask_*.
+  Type checkWarpCall(CallExpr &e);
+  /// fma, abs, sqrt, ..., copysign (and their `approx =`).
+  Type checkMathCall(CallExpr &e);
+  /// `inf` / `nan` not declared by the user: replaced by a float literal.
+  bool replaceFloatName(ExprPtr &e);
+  /// threads / max_threads / min_blocks against tile/target.h.
+  void checkLaunchBounds(KernelAST &k);
+  // ---- SemaCache.cpp: cache hints on load/store, cache_policy()
+  /// Parses cache =, evict =, prefetch =, policy =, vector = into e.hints.
+  bool takeMemoryHints(CallExpr &e);
+  /// The PTX combination rules (tile/Dialect/CacheRules.h) once e.space is known.
+  bool checkMemoryHints(CallExpr &e, bool orderGiven);
+  std::optional<int64_t> namedArgConstant(NamedArg &na, const std::string &hint);
+  Type checkCachePolicy(CallExpr &e);
+
+  // ---- SemaVector.cpp: vec<T, N>, f16x2/bf16x2, vector loads and stores
+  bool checkVectorShape(const Location &loc, ScalarKind k, int64_t n);
+  Type checkVectorElements(std::vector<ExprPtr> &elems, const Location &loc, const Type *expected,
+                           const std::string &what);
+  Type checkVectorLiteral(VectorExpr &v, const Type *expected);
+  Type checkPack(CallExpr &e);
+  Type inferVectorLane(IndexExpr &e, const Type &base, const Type &idx);
+  Type inferVectorMember(MemberExpr &e, const Type &base);
+  Type checkVectorBinary(BinaryExpr &e, const Type &l, const Type &r);
+  Type checkVectorCast(CastExpr &e, const Type &from, const Type &to);
+  bool checkVectorAlignment(IndexExpr &loc, int64_t n);
+  Type checkVectorLoad(CallExpr &e, IndexExpr &loc, const Type &elem);
+  /// store(LOC, V): a scalar of the element type, or a vector of them.
+  bool checkStoreValue(CallExpr &e, IndexExpr *loc, const Type &elem);
+  // ---- SemaAbstr.cpp: issue #11 fn, const, template kernels, local arrays, unroll
+  /// File-level constants, functions, template instances (before any kernel).
+  void prepareModule(ModuleAST &module);
+  void instantiateTemplates(ModuleAST &module);
+  /// Checks a `const` and gives its Decl the value; false after an error.
+  bool checkConstDecl(ConstStmt &s);
+  /// A literal standing for a use of constant `d` at `loc`.
+  ExprPtr constantLiteral(const Decl &d, const Location &loc);
+  /// cluster(...)/threads(...) dimensions written as constant names.
+  void resolveAttrNames(KernelAST &k);
+  void checkLocalArray(LocalArrayStmt &s);
+  void checkUnroll(ForStmt &s);
+  void checkReturn(ReturnStmt &s);
+  /// A call of a user function: checks the arguments, parses the body again
+  /// and checks it here (CallExpr::inlined).
+  Type inferInlinedCall(CallExpr &e, const FnAST &fn);
+  /// args[0] of a memory builtin names an element of a local array.
+  bool rejectLocalArrayAccess(CallExpr &e);
 
   // ---- SemaRings.cpp: pipeline rings, produce and consume
   void checkRing(RingStmt &r, bool kernelTopLevel);
@@ -240,7 +289,26 @@ public:
     bool storeUnknown = false; // a store_async on it whose size is unknown (error)
   };
   std::unordered_map<MBarrierStmt *, MBarrierUses> mbarrierUses_;
+
+  // Issue #11 (abstr)
+  std::unordered_map<std::string, Decl *> globalConsts_; // file-level `const`
+  std::unordered_map<std::string, const FnAST *> functions_;
+  /// The functions being inlined, innermost last, with their call sites.
+  struct InlineFrame {
+    const FnAST *fn;
+    const CallExpr *call;
+  };
+  std::vector<InlineFrame> inlineStack_;
+  int inlinedCalls_ = 0;                              // in the current kernel
+  std::unordered_set<const FnAST *> fallOffReported_; // "may reach its end" once per fn
 };
+
+/// The named argument `name` of a call, or nullptr.
+const NamedArg *findNamedArg(const CallExpr &e, const std::string &name);
+/// Whether math builtin b (in its accurate or approx form) calls libdevice.
+bool mathNeedsLibdevice(Builtin b, bool approx);
+/// cache, evict, prefetch, policy, vector: the named arguments of SemaCache.cpp.
+bool isMemoryHintName(const std::string &name);
 
 /// The declaration an mbarrier expression names: `b`, `s[i]`, `remote(b, r)`,
 /// `remote(s[i], r)`; nullptr otherwise.

@@ -196,12 +196,12 @@ bool Sema::chooseTileLayout(SharedArrayStmt &s) {
   }
   int64_t elem = byteSize(s.elem.type.scalar);
   int64_t innerBytes = dims.back() * elem;
-  if (innerBytes % T::kTmaInnerBytesMultiple != 0) {
+  if (innerBytes % T::kTmaBoxInnerBytesMultiple != 0) {
     error(s.loc,
           "the inner dimension of tile '" + s.decl->name + "' is " + std::to_string(innerBytes) +
               " bytes, not a multiple of 16",
           "TMA moves rows in 16-byte units: make the last dimension a multiple of " +
-              std::to_string(T::kTmaInnerBytesMultiple / elem));
+              std::to_string(T::kTmaBoxInnerBytesMultiple / elem));
     return false;
   }
   s.isTmaTile = true;
@@ -213,7 +213,7 @@ bool Sema::chooseTileLayout(SharedArrayStmt &s) {
     s.swizzleBytes = T::kTmaMaxSwizzleBytes;
     s.panelElems = T::kTmaMaxSwizzleBytes / elem;
   }
-  s.alignBytes = s.swizzleBytes ? T::kTmaSwizzleAlign : T::kTmaSmemAlign;
+  s.alignBytes = s.swizzleBytes ? T::kTmaSharedAlign128BSwizzle : T::kTmaSharedAlign;
   for (size_t i = 0; i + 1 < dims.size(); ++i)
     if (dims[i] > T::kTmaMaxBoxDim) {
       error(s.loc,
@@ -483,7 +483,7 @@ Type Sema::checkTmaCall(CallExpr &e) {
       rowsPerSlice *= dims[i];
     int64_t sliceBytes = rowsPerSlice * tile->panelElems * byteSize(tile->elem.type.scalar);
     if (c > 1 && ((tile->swizzleBytes && rowsPerSlice % T::kTmaSwizzleRows != 0) ||
-                  sliceBytes % T::kTmaSmemAlign != 0)) {
+                  sliceBytes % T::kTmaSharedAlign != 0)) {
       error(mcLoc,
             "a 1/" + std::to_string(c) + " slice of tile '" + tile->decl->name + "' (" +
                 std::to_string(rowsPerSlice) + " rows, " + std::to_string(sliceBytes) +

@@ -43,6 +43,8 @@ const char *spaceName(AddressSpace s) {
     return "shared";
   case AddressSpace::Cluster:
     return "cluster";
+  case AddressSpace::Local:
+    return "local";
   }
   return "?";
 }
@@ -119,6 +121,10 @@ bool Type::operator==(const Type &o) const {
     return true;
   case Tensor:
     return scalar == o.scalar && dims.size() == o.dims.size();
+  case Vector:
+    return scalar == o.scalar && lanes == o.lanes;
+  case LocalArray:
+    return scalar == o.scalar && staticLength == o.staticLength;
   default:
     return true;
   }
@@ -162,6 +168,14 @@ std::string Type::str() const {
       r += (i ? ", " : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
     return r + "]";
   }
+  case Vector:
+    if (isPacked())
+      return e + "x2";
+    return "vec<" + e + ", " + std::to_string(lanes) + ">";
+  case CachePolicy:
+    return "cache_policy";
+  case LocalArray:
+    return "local<" + e + ">[" + len() + "]";
   }
   return "?";
 }

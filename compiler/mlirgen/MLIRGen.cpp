@@ -19,6 +19,8 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   returnedFlag = nullptr;
   warpgroupIndex = nullptr;
   currentRole = nullptr;
+  resultSlot = nullptr;
+  callSite.reset();
 
   SmallVector<Type> argTypes;
   for (const auto &p : k.params)
@@ -30,15 +32,22 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   kernel = KernelOp::create(builder, l, k.name, builder.getFunctionType(argTypes, {}),
                             /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
                             /*cluster_dims=*/nullptr, /*cluster_dynamic=*/false,
-                            /*max_threads=*/nullptr);
+                            /*max_threads=*/nullptr, /*req_threads=*/nullptr,
+                            /*min_blocks=*/nullptr);
   if (k.cluster.kind == fe::ClusterAttr::Static)
     kernel.setClusterDimsAttr(
         builder.getDenseI32ArrayAttr({k.cluster.dims[0], k.cluster.dims[1], k.cluster.dims[2]}));
   else if (k.cluster.kind == fe::ClusterAttr::Dynamic)
     kernel.setClusterDynamic(true);
+  // threads(...) is the exact block shape; max_threads/min_blocks bounds
+  // that the user asked for (KernelToLLVM.cpp, setLaunchBounds).
   if (k.threads.present)
-    kernel.setMaxThreadsAttr(
+    kernel.setReqThreadsAttr(
         builder.getDenseI32ArrayAttr({k.threads.dims[0], k.threads.dims[1], k.threads.dims[2]}));
+  if (k.bounds.maxThreads)
+    kernel.setMaxThreadsAttr(builder.getDenseI32ArrayAttr({*k.bounds.maxThreads, 1, 1}));
+  if (k.bounds.minBlocks)
+    kernel.setMinBlocksAttr(builder.getI32IntegerAttr(*k.bounds.minBlocks));
 
   Block *entry = builder.createBlock(&kernel.getBody(), {}, argTypes,
                                      SmallVector<Location>(argTypes.size(), l));
@@ -146,11 +155,8 @@ void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
   case fe::StmtAST::ExprStmt:
     genExpr(*s.as<fe::ExprStmtAST>()->expr);
     return;
-  case fe::StmtAST::Return: {
-    Location l = loc(s.loc);
-    storeWeak(l, boolConst(l, true), returnedFlag);
-    return;
-  }
+  case fe::StmtAST::Return:
+    return genReturn(*s.as<fe::ReturnStmt>());
   case fe::StmtAST::MBarrier:
     return; // allocated and initialised on kernel entry
   case fe::StmtAST::Warpgroups:
@@ -163,6 +169,10 @@ void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
   case fe::StmtAST::Break:
   case fe::StmtAST::Continue:
     return genLoopExit(s);
+  case fe::StmtAST::Const:
+    return; // uses are literals
+  case fe::StmtAST::LocalArray:
+    return genLocalArray(*s.as<fe::LocalArrayStmt>());
   }
 }
 
@@ -285,15 +295,6 @@ std::pair<Value, Value> MLIRGenImpl::linearThread(Location l) {
   return {tid, ntid};
 }
 
-/// The iteration space of a `for`, as scf.for bounds: the induction variable
-/// runs from `lower` while it is below `upper` (compared unsigned when
-/// `isUnsigned`), by `step`; `loopVar` maps it to the loop variable.
-struct MLIRGenImpl::LoopBounds {
-  Value lower, upper, step;
-  bool isUnsigned = false;
-  std::function<Value(Value)> loopVar;
-};
-
 /// Every `for` terminates and visits exactly the values below its bound,
 /// without wrapping (docs/language.md, "for loops"):
 /// - `a .. b` (step 1): i < b <= MAX, so i + 1 never overflows; scf.for as is.
@@ -379,6 +380,8 @@ MLIRGenImpl::LoopBounds MLIRGenImpl::loopBounds(const fe::ForStmt &s) {
 }
 
 void MLIRGenImpl::genFor(const fe::ForStmt &s) {
+  if (s.unrollFull || s.unrollFactorValue > 1)
+    return genUnrolledFor(s);
   if (s.hasBreak || s.hasContinue)
     return genForWithExits(s);
   Location l = loc(s.loc);
@@ -450,7 +453,8 @@ void MLIRGenImpl::genForWithExits(const fe::ForStmt &s) {
 }
 
 OwningOpRef<ModuleOp> mlir::tile::mlirGen(MLIRContext &context,
-                                          const ::tile::frontend::ModuleAST &module) {
+                                          const ::tile::frontend::ModuleAST &module,
+                                          const MLIRGenOptions &options) {
   context.loadDialect<TileDialect, arith::ArithDialect, scf::SCFDialect, LLVM::LLVMDialect>();
-  return MLIRGenImpl(context).gen(module);
+  return MLIRGenImpl(context, options).gen(module);
 }

@@ -1,5 +1,7 @@
 //===- MLIRGenExpr.cpp - typed tile AST -> tile/arith: expressions --------===//
 #include "MLIRGenImpl.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "tile/target.h"
 
 using namespace mlir;
@@ -66,6 +68,8 @@ Value MLIRGenImpl::genAddress(const fe::IndexExpr &e) {
        e.base->as<fe::VarRefExpr>()->decl->array &&
        e.base->as<fe::VarRefExpr>()->decl->array->isTmaTile))
     return genTileAddress(e);
+  if (bt.kind == fe::Type::LocalArray)
+    return genLocalAddress(e);
   if (bt.kind == fe::Type::DistArray) {
     const ArrayInfo &a = distArray(*e.base);
     Value index = genExpr(*e.index);
@@ -129,16 +133,22 @@ Value MLIRGenImpl::genExpr(const fe::ExprAST &e) {
     return genCast(*e.as<fe::CastExpr>());
   case fe::ExprAST::Index: {
     auto &index = *e.as<fe::IndexExpr>();
+    if (index.base->type.isVector()) { // v[k]: k is a constant (Sema), folded by canonicalize
+      Value lane = castInt(l, genExpr(*index.index), builder.getI32Type());
+      return LLVM::ExtractElementOp::create(builder, l, genExpr(*index.base), lane);
+    }
     return loadWeak(l, genAddress(index));
   }
-  case fe::ExprAST::Member: { // h.local_base (h.local is a view: genView)
+  case fe::ExprAST::Member: { // h.local_base (h.local is a view: genView), v.x
     auto &m = *e.as<fe::MemberExpr>();
+    if (m.member == fe::MemberKind::VectorLane)
+      return genVectorLane(l, genExpr(*m.base), m.lane);
     return localBase(l, distArray(*m.base));
   }
   case fe::ExprAST::Call:
     return genCall(*e.as<fe::CallExpr>());
-  case fe::ExprAST::Vector:
-    return nullptr; // only inside store_async (genSyncCall)
+  case fe::ExprAST::Vector: // store_async's VALUE is read by genSyncCall
+    return genVector(l, e.type, e.as<fe::VectorExpr>()->elems);
   case fe::ExprAST::Select:
     return genSelect(*e.as<fe::SelectExpr>());
   }
@@ -151,7 +161,7 @@ Value MLIRGenImpl::genUnary(const fe::UnaryExpr &e) {
   Type t = v.getType();
   switch (e.op) {
   case fe::UnaryOp::Neg:
-    if (isa<FloatType>(t))
+    if (isa<FloatType>(getElementTypeOrSelf(t)))
       return arith::NegFOp::create(builder, l, v);
     return arith::SubIOp::create(builder, l, intConst(l, t, 0), v);
   case fe::UnaryOp::Not:
@@ -188,6 +198,8 @@ Value MLIRGenImpl::genShortCircuit(const fe::BinaryExpr &e) {
 Value MLIRGenImpl::genBinaryOp(Location l, fe::BinaryOp op, Value lhs, Value rhs,
                                const fe::Type &type) {
   using B = fe::BinaryOp;
+  if (type.isVector())
+    return genVectorArith(l, op, lhs, rhs);
   if (type.isPointer()) {
     if (op == B::Sub)
       rhs = arith::SubIOp::create(builder, l, intConst(l, rhs.getType(), 0), rhs);
@@ -195,12 +207,14 @@ Value MLIRGenImpl::genBinaryOp(Location l, fe::BinaryOp op, Value lhs, Value rhs
   }
   if (type.isFloat()) {
     switch (op) {
+    // Contractible under --fmad (the default): a product feeding a sum may
+    // become one fma.rn (docs/language.md "Floats").
     case B::Add:
-      return arith::AddFOp::create(builder, l, lhs, rhs);
+      return arith::AddFOp::create(builder, l, lhs, rhs, contractFlags());
     case B::Sub:
-      return arith::SubFOp::create(builder, l, lhs, rhs);
+      return arith::SubFOp::create(builder, l, lhs, rhs, contractFlags());
     case B::Mul:
-      return arith::MulFOp::create(builder, l, lhs, rhs);
+      return arith::MulFOp::create(builder, l, lhs, rhs, contractFlags());
     case B::Div:
       return arith::DivFOp::create(builder, l, lhs, rhs);
     default:
@@ -307,6 +321,8 @@ Value MLIRGenImpl::genCast(const fe::CastExpr &e) {
   Location l = loc(e.loc);
   Value v = genExpr(*e.operand);
   const fe::Type &from = e.operand->type;
+  if (e.type.isVector())
+    return genVectorCast(l, v, e.type);
   Type to = scalarType(e.type.scalar);
   if (v.getType() == to)
     return v;
@@ -371,6 +387,8 @@ Value MLIRGenImpl::idRegister(Location l, SpecialReg x, int axis) {
 }
 
 Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
+  if (e.inlined)
+    return genInlinedCall(e);
   Location l = loc(e.loc);
   using BI = fe::Builtin;
   switch (e.builtin) {
@@ -435,16 +453,15 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
     return nullptr;
   case BI::Remote:
     return genView(e).ptr; // only reached through genView's users
-  case BI::Load: {
-    Value ptr = genAddress(*e.args[0]->as<fe::IndexExpr>());
-    return LoadOp::create(builder, l, cast<PtrType>(ptr.getType()).getElementType(), ptr,
-                          order(e.order), scope(e.scope));
-  }
-  case BI::Store: {
-    Value ptr = genAddress(*e.args[0]->as<fe::IndexExpr>());
-    StoreOp::create(builder, l, genExpr(*e.args[1]), ptr, order(e.order), scope(e.scope));
+  case BI::Load:
+    return genLoadCall(e);
+  case BI::Store:
+    genStoreCall(e);
     return nullptr;
-  }
+  case BI::CachePolicy:
+    return genCachePolicy(e);
+  case BI::Pack:
+    return genVector(l, e.type, e.args);
   case BI::AtomicCas: {
     Value ptr = genAddress(*e.args[0]->as<fe::IndexExpr>());
     Value cmp = genExpr(*e.args[1]), val = genExpr(*e.args[2]);
@@ -487,6 +504,12 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
     return genRoleCall(e);
   case BI::Unknown:
     break;
+  default:
+    if (fe::isWarpBuiltin(e.builtin))
+      return genWarpCall(e);
+    if (fe::isMathBuiltin(e.builtin))
+      return genMathCall(e);
+    break;
   }
   return nullptr;
 }
@@ -501,7 +524,7 @@ Value MLIRGenImpl::genAtomic(const fe::CallExpr &e, AtomicKind kind) {
 
 /// Signed or unsigned integer / IEEE minNum-maxNum (fminf/fmaxf) min and max.
 Value MLIRGenImpl::minMax(Location l, bool isMin, Value a, Value b, bool isUnsigned) {
-  if (isa<FloatType>(a.getType()))
+  if (isa<FloatType>(getElementTypeOrSelf(a.getType()))) // f16x2: min/max.f16x2
     return isMin ? Value(arith::MinNumFOp::create(builder, l, a, b))
                  : Value(arith::MaxNumFOp::create(builder, l, a, b));
   if (isUnsigned)

@@ -25,6 +25,7 @@
 #define TILEC_MLIRGEN_MLIRGENIMPL_H
 
 #include "tile/Dialect/TileDialect.h"
+#include "tilec/MLIRGen.h"
 #include "tilec/frontend/AST.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -58,7 +59,8 @@ struct ArrayInfo {
 
 class MLIRGenImpl {
 public:
-  explicit MLIRGenImpl(MLIRContext &context) : builder(&context) {}
+  MLIRGenImpl(MLIRContext &context, const MLIRGenOptions &options)
+      : builder(&context), options(options) {}
 
   OwningOpRef<ModuleOp> gen(const fe::ModuleAST &ast) {
     file = ast.file;
@@ -70,6 +72,7 @@ public:
 
 private:
   OpBuilder builder;
+  MLIRGenOptions options;
   OwningOpRef<ModuleOp> module;
   std::string file;
 
@@ -91,6 +94,9 @@ private:
   };
   llvm::DenseMap<const fe::StmtAST *, LoopExit> loopExits;
   const fe::StmtAST *currentLoop = nullptr; // innermost loop being emitted
+  // Issue #11 (MLIRGenAbstr.cpp): the inlined function being emitted.
+  Value resultSlot;                 // its result, when it returns a value
+  std::optional<Location> callSite; // the call it is inlined at (nested: a CallSiteLoc)
 
   //===--------------------------------------------------------------------===//
   // Types, locations, constants
@@ -99,7 +105,10 @@ private:
   Location loc(const fe::Location &l) {
     if (l.line <= 0)
       return builder.getUnknownLoc();
-    return FileLineColLoc::get(builder.getContext(), l.file.empty() ? file : l.file, l.line, l.col);
+    Location at =
+        FileLineColLoc::get(builder.getContext(), l.file.empty() ? file : l.file, l.line, l.col);
+    // Inside an inlined function: the position in it, called from the call site.
+    return callSite ? Location(CallSiteLoc::get(at, *callSite)) : at;
   }
 
   Type scalarType(fe::ScalarKind k) {
@@ -144,15 +153,21 @@ private:
       return AddressSpace::shared;
     case fe::AddressSpace::Cluster:
       return AddressSpace::cluster;
+    case fe::AddressSpace::Local:
+      return AddressSpace::local;
     }
     return AddressSpace::global;
   }
 
-  /// The MLIR type of a scalar or pointer value.
+  /// The MLIR type of a scalar, pointer, vector or cache-policy value.
   Type valueType(const fe::Type &t) {
     if (t.isTensor())
       return TensorMapType::get(builder.getContext(), scalarType(t.scalar),
                                 static_cast<unsigned>(t.dims.size()));
+    if (t.isVector())
+      return vectorType(t);
+    if (t.kind == fe::Type::CachePolicy)
+      return builder.getI64Type();
     if (t.isPointer())
       return PtrType::get(builder.getContext(), scalarType(t.scalar), space(t.space));
     return scalarType(t.scalar);
@@ -250,7 +265,14 @@ private:
 
   std::pair<Value, Value> linearThread(Location l);
 
-  struct LoopBounds;
+  /// The iteration space of a `for`, as scf.for bounds: the induction variable
+  /// runs from `lower` while it is below `upper` (compared unsigned when
+  /// `isUnsigned`), by `step`; `loopVar` maps it to the loop variable.
+  struct LoopBounds {
+    Value lower, upper, step;
+    bool isUnsigned = false;
+    std::function<Value(Value)> loopVar;
+  };
   LoopBounds loopBounds(const fe::ForStmt &s);
 
   void genFor(const fe::ForStmt &s);
@@ -330,6 +352,33 @@ private:
 
   Value minMax(Location l, bool isMin, Value a, Value b, bool isUnsigned = false);
 
+  /// The fastmath flags of float + - *: `contract` under options.fmad.
+  arith::FastMathFlags contractFlags() const {
+    return options.fmad ? arith::FastMathFlags::contract : arith::FastMathFlags::none;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Warp-level operations (MLIRGenWarp.cpp) and math (MLIRGenMath.cpp)
+  //===--------------------------------------------------------------------===//
+
+  Value genWarpCall(const fe::CallExpr &e);
+  Value genMathCall(const fe::CallExpr &e);
+  /// A call of libdevice function `name` (declared in the module on first use).
+  Value callLibdevice(Location l, StringRef name, Value x);
+
+  //===--------------------------------------------------------------------===//
+  // Vectors, packed halves, cache-hinted load/store (MLIRGenVector.cpp)
+  //===--------------------------------------------------------------------===//
+
+  Type vectorType(const fe::Type &t);
+  Value genVector(Location l, const fe::Type &type, const std::vector<fe::ExprPtr> &elems);
+  Value genVectorLane(Location l, Value v, int lane);
+  Value genVectorArith(Location l, fe::BinaryOp op, Value lhs, Value rhs);
+  Value genVectorCast(Location l, Value v, const fe::Type &to);
+  Value genLoadCall(const fe::CallExpr &e);
+  void genStoreCall(const fe::CallExpr &e);
+  Value genCachePolicy(const fe::CallExpr &e);
+
   //===--------------------------------------------------------------------===//
   // mbarriers, st.async, fences (MLIRGenSync.cpp)
   //===--------------------------------------------------------------------===//
@@ -404,6 +453,20 @@ public:
   /// The producer tail of every ring the current role (or the kernel
   /// without roles) produces: wait until its last S stages are released.
   void genRingTails(Location l);
+
+  //===--------------------------------------------------------------------===//
+  // Issue #11: local arrays, unrolled loops, inlined functions (MLIRGenAbstr.cpp)
+  //===--------------------------------------------------------------------===//
+
+  void genLocalArray(const fe::LocalArrayStmt &s);
+  /// Address of `r[i]` on a local array (at the index's location, which the
+  /// local-array check reports).
+  Value genLocalAddress(const fe::IndexExpr &e);
+  /// `for ... unroll` (the body once per value) and `unroll(F)`.
+  void genUnrolledFor(const fe::ForStmt &s);
+  void genUnrolledCopies(const fe::ForStmt &s, size_t from);
+  Value genInlinedCall(const fe::CallExpr &e);
+  void genReturn(const fe::ReturnStmt &s);
 };
 
 } // namespace mlir::tile::mlirgen

@@ -20,7 +20,6 @@
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
 
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "tile/target.h"
 
 using namespace mlir;
@@ -188,7 +187,7 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
   // Rule 5: the lanes' generic reads of the slot are ordered before the
   // release (bar.warp.sync orders the memory of the participating lanes,
   // PTX ISA 9.7.13.3; the arrive is a release).
-  auto sync = NVVM::SyncWarpOp::create(builder, end, intConst(end, i32, -1));
+  auto sync = SyncWarpOp::create(builder, end, intConst(end, i32, -1));
   explain(sync, "bar.warp.sync: the warp's reads of ring '" + r.decl->name +
                     "' stage precede its release");
   Value lane = sreg(end, SpecialReg::laneid);

@@ -6,14 +6,18 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/IPO/Internalize.h"
 
 #include <mutex>
 
@@ -46,6 +50,44 @@ static void initializeNVPTXOnce() {
     if (it != registered.end())
       static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
   });
+}
+
+/// Links the libdevice functions the module calls (__nv_expf, ...), as nvcc
+/// does: only those needed, internalised so that unused ones are dropped and
+/// the used ones inlined (they are alwaysinline). `__nvvm_reflect("__CUDA_FTZ")`
+/// inside them reads the module flag nvvm-reflect-ftz: 0 keeps denormals (no
+/// .ftz), as nvcc without -ftz=true; NVPTX's NVVMReflect pass folds it.
+static bool linkLibdevice(llvm::Module &module, const std::string &path, std::string &error) {
+  bool used = false;
+  for (llvm::Function &f : module)
+    used |= f.isDeclaration() && f.getName().starts_with("__nv_");
+  if (!used)
+    return true;
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    error = "cannot read libdevice '" + path + "': " + buffer.getError().message();
+    return false;
+  }
+  auto library = llvm::parseBitcodeFile(**buffer, module.getContext());
+  if (!library) {
+    error = "cannot parse libdevice '" + path + "': " + llvm::toString(library.takeError());
+    return false;
+  }
+  (*library)->setTargetTriple(module.getTargetTriple());
+  (*library)->setDataLayout(module.getDataLayout());
+  module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t(0));
+  bool failed =
+      llvm::Linker::linkModules(module, std::move(*library), llvm::Linker::LinkOnlyNeeded,
+                                [](llvm::Module &m, const llvm::StringSet<> &linked) {
+                                  llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) {
+                                    return !gv.hasName() || !linked.count(gv.getName());
+                                  });
+                                });
+  if (failed) {
+    error = "cannot link libdevice '" + path + "'";
+    return false;
+  }
+  return true;
 }
 
 static llvm::OptimizationLevel toLLVMLevel(int level) {
@@ -95,6 +137,8 @@ bool mlir::tile::emitPTX(ModuleOp module, const PTXOptions &options, bool emitLL
   }
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
+  if (!linkLibdevice(*llvmModule, options.libdevicePath, error))
+    return false;
 
   if (options.optLevel > 0) {
     llvm::LoopAnalysisManager lam;

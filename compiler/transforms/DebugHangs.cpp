@@ -10,6 +10,7 @@
 // that cannot be bounded this way.
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
+#include "tilec/SourceLoc.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -24,7 +25,7 @@ using namespace mlir::tile;
 namespace {
 
 std::string describe(Location loc) {
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
+  if (auto file = sourceFileLoc(loc)) // inside an inlined fn: the position in it
     return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
             Twine(file.getColumn()))
         .str();

@@ -131,7 +131,7 @@ bool sync::isPureCompute(Operation *root) {
       return WalkResult::interrupt();
     if (op->getDialect() != op->getContext()->getLoadedDialect<TileDialect>())
       return WalkResult::advance(); // arith, scf: no memory of their own
-    if (isa<SRegOp, PtrAddOp, MapaOp, LocalVarOp, SharedAllocOp, WarpgroupIdOp>(op))
+    if (isa<SRegOp, PtrAddOp, MapaOp, LocalVarOp, LocalArrayOp, SharedAllocOp, WarpgroupIdOp>(op))
       return WalkResult::advance();
     return WalkResult::interrupt(); // barriers, fences, mbarrier ops
   });

@@ -39,6 +39,13 @@ LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type
                          << stringifyAddressSpace(space) << " memory";
     return success();
   }
+  // A `var` of a vector type (vec<T, N>, f16x2) is a local slot of the vector.
+  if (auto vec = dyn_cast<VectorType>(elementType)) {
+    if (space != AddressSpace::local)
+      return emitError() << "vectors are pointees only in local memory (a `var`), not in "
+                         << stringifyAddressSpace(space) << " memory";
+    return success();
+  }
   if (elementType.isInteger(1) || elementType.isInteger(8) || elementType.isInteger(16) ||
       elementType.isInteger(32) || elementType.isInteger(64) || elementType.isF16() ||
       elementType.isBF16() || elementType.isF32() || elementType.isF64())
@@ -49,6 +56,8 @@ LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type
 }
 
 int64_t mlir::tile::scalarByteWidth(Type type) {
+  if (auto vec = dyn_cast<VectorType>(type)) // a vec<T, N> in a `var` slot
+    return vec.getNumElements() * scalarByteWidth(vec.getElementType());
   if (isa<PtrType>(type))
     return 8; // a pointer held in a `var` (local memory only); 8 covers every space
   if (type.isInteger(1))

@@ -1,4 +1,5 @@
 //===- TileOps.cpp - verifiers and custom syntax of tile ops ---------------===//
+#include "tile/Dialect/CacheRules.h"
 #include "tile/Dialect/TileDialect.h"
 
 #include "tile/target.h"
@@ -75,8 +76,18 @@ LogicalResult KernelOp::verify() {
   if (failed(checkDims(getClusterDims(), "cluster", clusterMax,
                        {clusterMax, clusterMax, clusterMax})) ||
       failed(checkDims(getMaxThreads(), "threads", threadsMax,
+                       {blockMax[0], blockMax[1], blockMax[2]})) ||
+      failed(checkDims(getReqThreads(), "required threads", threadsMax,
                        {blockMax[0], blockMax[1], blockMax[2]})))
     return failure();
+  // PTX ISA 11.4.3: .reqntid cannot be combined with .maxntid; .minnctapersm
+  // (11.4.4) is a number of CTAs an SM can hold.
+  if (getMaxThreads() && getReqThreads())
+    return emitOpError("max_threads and req_threads exclude each other");
+  if (auto blocks = getMinBlocks();
+      blocks && (*blocks < 1 || *blocks > ::tile::target::kMaxBlocksPerSM))
+    return emitOpError() << "min_blocks of " << *blocks << " is outside 1.."
+                         << ::tile::target::kMaxBlocksPerSM;
   if (getClusterDims() && getClusterDynamic())
     return emitOpError("cluster shape cannot be both static and dynamic");
   // Parameters are what the kernel lowering passes in .param space: scalars
@@ -139,6 +150,17 @@ LogicalResult MapaOp::verify() {
 }
 
 static LogicalResult verifyElement(Operation *op, PtrType ptrType, Type valueType) {
+  // A vector moves N consecutive elements with one ld/st.vN: 4, 8 or 16 bytes
+  // (PTX ISA 9.7.9.8: .v2/.v4 of at most 128 bits; .v8 only of 16-bit data).
+  if (auto vec = dyn_cast<VectorType>(valueType); vec && ptrType.getElementType() != vec) {
+    int64_t bytes = vec.getNumElements() * scalarByteWidth(vec.getElementType());
+    if (bytes != 4 && bytes != 8 && bytes != 16)
+      return op->emitOpError() << "a vector access moves 4, 8 or 16 bytes, not " << bytes;
+    if (ptrType.getElementType() != vec.getElementType())
+      return op->emitOpError() << "vector element type " << vec.getElementType()
+                               << " does not match the pointee type " << ptrType.getElementType();
+    return success();
+  }
   if (ptrType.getElementType() != valueType)
     return op->emitOpError() << "value type " << valueType << " does not match the pointee type "
                              << ptrType.getElementType();
@@ -157,6 +179,41 @@ static LogicalResult verifyOrderedWidth(Operation *op, Type valueType, MemoryOrd
   return success();
 }
 
+static ::tile::cache::Space cacheSpace(AddressSpace s) {
+  switch (s) {
+  case AddressSpace::global:
+    return ::tile::cache::Space::Global;
+  case AddressSpace::shared:
+    return ::tile::cache::Space::Shared;
+  case AddressSpace::cluster:
+    return ::tile::cache::Space::Cluster;
+  case AddressSpace::local:
+    break;
+  }
+  return ::tile::cache::Space::Local;
+}
+
+/// The rules of tile/Dialect/CacheRules.h on an op's hint attributes (the
+/// dialect enums list the same cases in the same order, after None).
+static LogicalResult verifyCacheHints(Operation *op, bool isLoad, AddressSpace space,
+                                      MemoryOrder order, std::optional<CacheOp> cacheOp,
+                                      std::optional<EvictionPriority> evict,
+                                      std::optional<uint32_t> prefetch, bool policy) {
+  ::tile::cache::Access a;
+  a.isLoad = isLoad;
+  a.space = cacheSpace(space);
+  a.ordered = order != MemoryOrder::weak;
+  if (cacheOp)
+    a.op = static_cast<::tile::cache::Op>(static_cast<int>(*cacheOp) + 1);
+  if (evict)
+    a.evict = static_cast<::tile::cache::Evict>(static_cast<int>(*evict) + 1);
+  a.prefetch = prefetch ? static_cast<int>(*prefetch) : 0;
+  a.policy = policy;
+  if (auto v = ::tile::cache::check(a))
+    return op->emitOpError(v->message);
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   auto ptrType = cast<PtrType>(getPtr().getType());
   if (failed(verifyElement(*this, ptrType, getType())))
@@ -168,7 +225,8 @@ LogicalResult LoadOp::verify() {
     return emitOpError("a load cannot have release semantics");
   if (order != MemoryOrder::weak && ptrType.getSpace() == AddressSpace::local)
     return emitOpError("thread-local memory takes no memory order");
-  return success();
+  return verifyCacheHints(*this, /*isLoad=*/true, ptrType.getSpace(), order, getCache(), getEvict(),
+                          getPrefetch(), static_cast<bool>(getPolicy()));
 }
 
 /// A weak load reads `ptr` and nothing else, so an unused one may go and two
@@ -197,6 +255,17 @@ LogicalResult StoreOp::verify() {
     return emitOpError("a store cannot have acquire semantics");
   if (order != MemoryOrder::weak && ptrType.getSpace() == AddressSpace::local)
     return emitOpError("thread-local memory takes no memory order");
+  return verifyCacheHints(*this, /*isLoad=*/false, ptrType.getSpace(), order, getCache(),
+                          getEvict(), std::nullopt, static_cast<bool>(getPolicy()));
+}
+
+LogicalResult CreatePolicyOp::verify() {
+  if (getPrimary() == EvictionPriority::no_allocate)
+    return emitOpError("an L2 policy takes evict_normal, evict_first, evict_last or "
+                       "evict_unchanged");
+  float f = getFraction().convertToFloat();
+  if (!(f > 0.0f && f <= 1.0f))
+    return emitOpError("fraction must be in (0, 1]");
   return success();
 }
 

@@ -27,7 +27,8 @@ namespace tile::detail {
   X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8)            \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                         \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)           \
-  X(cuEventElapsedTime)
+  X(cuEventElapsedTime)                                                                \
+  X(cuTensorMapEncodeTiled)
 // clang-format on
 
 // Entry points newer drivers have and the runtime can do without (nullptr when the

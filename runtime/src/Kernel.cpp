@@ -1,5 +1,6 @@
 //===- Kernel.cpp - kernels: attributes, checks and launches --------------===//
 #include "RuntimeState.h"
+#include "TensorArgs.h"
 #include "tile/runtime.h"
 
 #include <mutex>
@@ -139,6 +140,43 @@ const KernelInfo &checkedInfo(const ModuleInfo &info, KernelState &k) {
 } // namespace
 } // namespace detail
 
+Kernel Module::kernel(const std::string &name, const TemplateArgs &args) const {
+  const detail::ModuleState &m = detail::require(state_, "Module::kernel", "Module");
+  if (!m.hasInfo)
+    return kernel(mangledKernelName(name, args));
+  // The instance whose source name is `name` and whose arguments are `args`,
+  // in any order.
+  auto sameArgs = [&](const TemplateArgs &have) {
+    if (have.size() != args.size())
+      return false;
+    for (const auto &a : args) {
+      bool found = false;
+      for (const auto &h : have)
+        found = found || h == a;
+      if (!found)
+        return false;
+    }
+    return true;
+  };
+  std::string compiled;
+  for (const KernelInfo &ki : m.info.kernels) {
+    if (ki.sourceName != name)
+      continue;
+    if (sameArgs(ki.templateArgs))
+      return kernel(ki.name);
+    compiled += (compiled.empty() ? "" : ", ") + ki.name;
+  }
+  std::string asked;
+  for (const auto &[p, v] : args)
+    asked += (asked.empty() ? "" : ", ") + p + "=" + std::to_string(v);
+  throw Error("Module::kernel", CUDA_ERROR_NOT_FOUND, mangledKernelName(name, args),
+              "the module has no instance of kernel '" + name + "' with " +
+                  (asked.empty() ? std::string("no arguments") : asked) +
+                  (compiled.empty() ? std::string(" (it has no instance of '" + name + "')")
+                                    : " (compiled instances: " + compiled + ")") +
+                  "; compile it with tilec -D or CompileOptions::defines");
+}
+
 Kernel Module::kernel(const std::string &name) const {
   const detail::ModuleState &m = detail::require(state_, "Module::kernel", "Module");
   auto k = std::make_shared<detail::KernelState>();
@@ -204,6 +242,9 @@ LaunchLimits Kernel::limits() const {
   l.kernelStaticSharedBytes = k.staticSmem;
   l.kernelRequiredCluster = k.requiredCluster;
   l.kernelNeedsCluster = k.needsCluster;
+  if (k.info && k.info->threads)
+    l.kernelRequiredBlock =
+        Dim3((*k.info->threads)[0], (*k.info->threads)[1], (*k.info->threads)[2]);
   l.maxThreadsPerBlock = c.maxThreads;
   l.maxSharedPerBlockOptin = c.smemOptin;
   l.maxBlockDim = c.maxBlock;
@@ -260,6 +301,15 @@ int Kernel::maxActiveClusters(const LaunchConfig &cfg) const {
 
 void Kernel::launchPacked(const LaunchConfig &cfg, void **args, const size_t *argSizes,
                           size_t argCount) {
+  detail::KernelState &s = detail::require(state_, "Kernel::launch", "Kernel");
+  if (s.info && detail::hasTensorParams(*s.info)) {
+    // A packed array is the driver's list: encoded maps (tile::TensorMap) for
+    // the tensors and the hidden extents after the declared parameters.
+    if (s.paramsKnown)
+      validateArguments(s.name, argSizes, argCount, s.params);
+    launchUnchecked(cfg, args);
+    return;
+  }
   // Only the sizes are known: the kinds pass as plain values of those sizes.
   std::vector<ArgDesc> descs(argCount);
   for (size_t i = 0; i < argCount; ++i)
@@ -276,6 +326,29 @@ namespace {
 void Kernel::launchChecked(const LaunchConfig &cfg, void **args, const size_t *argSizes,
                            const ArgDesc *descs, size_t argCount) {
   detail::KernelState &s = detail::require(state_, "Kernel::launch", "Kernel");
+  if (s.info && detail::hasTensorParams(*s.info)) {
+    // The user passes the declared parameters; the driver sees maps in place
+    // of the tensors and the hidden extents after them.
+    std::string msg = checkArgumentKinds(*s.info, descs, argCount);
+    if (!msg.empty())
+      throwLaunchError(s.name, msg);
+    detail::BoundArguments bound;
+    detail::bindTensorArguments(*s.info, args, argSizes, descs, argCount, /*encode=*/true, bound);
+    if (s.paramsKnown)
+      validateArguments(s.name, bound.sizes.data(), bound.sizes.size(), s.params);
+    launchUnchecked(cfg, bound.args.data());
+    return;
+  }
+  for (size_t i = 0; i < argCount; ++i)
+    if (descs[i].kind == ArgDesc::Kind::Tensor)
+      throwLaunchError(s.name,
+                       "kernel '" + s.name + "': argument " + std::to_string(i) +
+                           " is a tile::Tensor but " +
+                           (s.info ? std::string("the kernel has no tensor parameter")
+                                   : std::string("the kernel has no kernel info to encode its "
+                                                 "map from (load the module with "
+                                                 "Module::fromFiles or a ModuleInfo, or pass a "
+                                                 "tile::TensorMap)")));
   if (s.paramsKnown)
     validateArguments(s.name, argSizes, argCount, s.params);
   if (s.info) {
@@ -297,6 +370,16 @@ size_t Kernel::dynamicSharedBytesFor(const LaunchConfig &cfg, void **args, const
   std::string msg = checkArgumentKinds(*s.info, descs, argCount);
   if (!msg.empty())
     throwLaunchError(s.name, msg);
+  if (detail::hasTensorParams(*s.info)) {
+    // The layout rule may read hidden extents: bind them (no map is needed).
+    std::vector<size_t> sizes(argCount);
+    for (size_t i = 0; i < argCount; ++i)
+      sizes[i] = descs[i].size;
+    detail::BoundArguments bound;
+    detail::bindTensorArguments(*s.info, args, sizes.data(), descs, argCount, /*encode=*/false,
+                                bound);
+    return *resolve(cfg, bound.args.data()).sharedBytes;
+  }
   return *resolve(cfg, args).sharedBytes;
 }
 

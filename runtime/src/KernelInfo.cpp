@@ -90,7 +90,8 @@ std::optional<SizeExpr::Op> sizeOpFromName(const std::string &name) {
 
 std::string KernelParamInfo::typeName() const {
   if (tensor) {
-    std::string s = std::string("tensor<") + scalarTypeName(scalar) + ">[";
+    // The tensor's own element: `scalar` should equal it, but one source of truth.
+    std::string s = std::string("tensor<") + scalarTypeName(tensor->element) + ">[";
     for (size_t i = 0; i < tensor->extents.size(); ++i) {
       const TensorParamInfo::Extent &e = tensor->extents[i];
       s += (i ? ", " : "") + (e.literal ? std::to_string(*e.literal) : e.name);
@@ -517,6 +518,8 @@ std::string describe(ArgDesc::Kind kind, size_t size) {
     return "a " + bytes + "float";
   case ArgDesc::Kind::DeviceBuffer:
     return "a DeviceBuffer";
+  case ArgDesc::Kind::Tensor:
+    return "a tile::Tensor";
   case ArgDesc::Kind::Other:
     break;
   }
@@ -542,12 +545,20 @@ bool holds(ArgDesc::Kind kind, size_t size, ScalarType t) {
   case ArgDesc::Kind::Integer: // f16/bf16 have no C++ type: their bits pass as integers
     return !isFloatType(t) || t == ScalarType::F16 || t == ScalarType::BF16;
   case ArgDesc::Kind::DeviceBuffer:
+  case ArgDesc::Kind::Tensor:
     return false;
   }
   return false;
 }
 
 } // namespace
+
+size_t declaredParamCount(const KernelInfo &kernel) {
+  size_t n = 0;
+  for (const KernelParamInfo &p : kernel.params)
+    n += p.hidden ? 0 : 1;
+  return n;
+}
 
 std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, size_t count) {
   const std::string k = "kernel '" + kernel.name + "': ";
@@ -558,16 +569,26 @@ std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, si
     const KernelParamInfo &p = kernel.params[i];
     return "parameter " + std::to_string(i) + " ('" + p.name + "', " + p.typeName() + ")";
   };
-  if (count != kernel.params.size()) {
+  // Hidden parameters (tensor extents) come last and are the runtime's to fill.
+  const size_t declared = declaredParamCount(kernel);
+  if (count != declared) {
     std::string s = k + plural(count, "argument") + " given but the kernel takes " +
-                    plural(kernel.params.size(), "parameter");
-    if (count < kernel.params.size())
+                    plural(declared, "parameter");
+    if (count < declared)
       return s + "; " + label(count) + " has no argument";
-    return s + "; argument " + std::to_string(kernel.params.size()) + " has no parameter";
+    return s + "; argument " + std::to_string(declared) + " has no parameter";
   }
   for (size_t i = 0; i < count; ++i) {
     const KernelParamInfo &p = kernel.params[i];
     const ArgDesc &a = args[i];
+    if (p.tensor || a.kind == ArgDesc::Kind::Tensor) {
+      if (p.tensor && a.kind == ArgDesc::Kind::Tensor)
+        continue; // element, rank and extents are checked when the map is encoded
+      return k + "argument " + std::to_string(i) + " is " + describe(a) + " but " + label(i) +
+             (p.tensor ? " (pass a tile::Tensor: the runtime encodes its tensor map from the "
+                         "kernel info's box and swizzle)"
+                       : " (a tile::Tensor goes to a tensor<T>[...] parameter only)");
+    }
     bool ok;
     if (p.isPointer) {
       ok = a.kind == ArgDesc::Kind::DeviceBuffer

@@ -5,12 +5,14 @@
 // 64-bit values, and every error names the JSON path it concerns.
 //===----------------------------------------------------------------------===//
 #include "tile/kernel_info.h"
+#include "tile/target.h"
 
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 
 namespace tile {
 
@@ -84,6 +86,27 @@ const char *clusterName(KernelInfo::Cluster c) {
   return "none";
 }
 
+// {"element": "bf16", "extents": [{"name": "M", "hidden": 3}, {"literal": 64}],
+//  "box": [64, 64], "swizzle": 128, "l2Promotion": 128, "oobZeroFill": true}
+std::string tensorJson(const TensorParamInfo &t) {
+  std::string o =
+      "{\"element\": \"" + std::string(scalarTypeName(t.element)) + "\", \"extents\": [";
+  for (size_t i = 0; i < t.extents.size(); ++i) {
+    const TensorParamInfo::Extent &e = t.extents[i];
+    o += i ? ", " : "";
+    if (e.literal)
+      o += "{\"literal\": " + std::to_string(*e.literal) + "}";
+    else
+      o += "{\"name\": " + quote(e.name) + ", \"hidden\": " + std::to_string(e.hiddenParam) + "}";
+  }
+  o += "], \"box\": [";
+  for (size_t i = 0; i < t.box.size(); ++i)
+    o += (i ? ", " : "") + std::to_string(t.box[i]);
+  return o + "], \"swizzle\": " + std::to_string(static_cast<int>(t.swizzle)) +
+         ", \"l2Promotion\": " + std::to_string(static_cast<int>(t.l2Promotion)) +
+         ", \"oobZeroFill\": " + (t.oobZeroFill ? "true" : "false") + "}";
+}
+
 } // namespace
 
 std::string toJson(const ModuleInfo &info) {
@@ -92,12 +115,26 @@ std::string toJson(const ModuleInfo &info) {
   for (size_t k = 0; k < info.kernels.size(); ++k) {
     const KernelInfo &ki = info.kernels[k];
     o += k ? ",\n    {\n" : "\n    {\n";
-    o += "      \"name\": " + quote(ki.name) + ",\n      \"params\": [";
+    o += "      \"name\": " + quote(ki.name) + ",\n";
+    if (!ki.sourceName.empty()) { // an instance of a template kernel
+      o += "      \"sourceName\": " + quote(ki.sourceName) + ",\n      \"templateArgs\": [";
+      for (size_t i = 0; i < ki.templateArgs.size(); ++i)
+        o += std::string(i ? ", " : "") + "{\"name\": " + quote(ki.templateArgs[i].first) +
+             ", \"value\": " + std::to_string(ki.templateArgs[i].second) + "}";
+      o += "],\n";
+    }
+    o += "      \"params\": [";
     for (size_t i = 0; i < ki.params.size(); ++i) {
       const KernelParamInfo &p = ki.params[i];
       o += std::string(i ? "," : "") + "\n        {\"name\": " + quote(p.name) +
            ", \"type\": " + quote(p.typeName()) + ", \"size\": " + std::to_string(p.size) +
-           ", \"align\": " + std::to_string(p.align) + "}";
+           ", \"align\": " + std::to_string(p.align);
+      if (p.tensor)
+        o += ",\n         \"tensor\": " + tensorJson(*p.tensor);
+      if (p.hidden)
+        o += ", \"hidden\": {\"tensor\": " + std::to_string(p.hidden->tensorParam) +
+             ", \"dim\": " + std::to_string(p.hidden->dim) + "}";
+      o += "}";
     }
     o += ki.params.empty() ? "],\n" : "\n      ],\n";
     o += "      \"cluster\": {\"kind\": \"" + std::string(clusterName(ki.cluster)) + "\"";
@@ -105,6 +142,10 @@ std::string toJson(const ModuleInfo &info) {
       o += ", \"dims\": " + dims(ki.clusterDims);
     o +=
         "},\n      \"threads\": " + (ki.threads ? dims(*ki.threads) : std::string("null")) +
+        ",\n      \"maxThreads\": " +
+        (ki.maxThreads ? std::to_string(*ki.maxThreads) : std::string("null")) +
+        ",\n      \"minBlocks\": " +
+        (ki.minBlocks ? std::to_string(*ki.minBlocks) : std::string("null")) +
         ",\n      \"staticSharedBytes\": " + std::to_string(ki.staticSharedBytes) +
         ",\n      \"dynamicShared\": {\"alignment\": " + std::to_string(ki.dynamicSharedAlignment) +
         ", \"arrays\": [";
@@ -391,9 +432,118 @@ struct Reader {
     return e;
   }
 
-  static KernelParamInfo param(const Json &v, const std::string &path) {
+  static const Json *optionalField(const Json &o, const std::string &key) {
+    auto it = o.fields.find(key);
+    return it == o.fields.end() || it->second.kind == Json::Null ? nullptr : &it->second;
+  }
+
+  static TensorParamInfo tensor(const Json &v, const std::string &path, size_t params) {
+    TensorParamInfo t;
+    t.element = scalar(field(v, path, "element"), path + ".element");
+    if (t.element == ScalarType::I1)
+      fail(path + ".element", "a tensor of i1 cannot be moved by TMA");
+    const auto &extents = array(field(v, path, "extents"), path + ".extents");
+    if (extents.empty() || extents.size() > 5)
+      fail(path + ".extents",
+           std::to_string(extents.size()) + " extents; a tensor has rank 1 to 5");
+    for (size_t i = 0; i < extents.size(); ++i) {
+      const std::string epath = path + ".extents[" + std::to_string(i) + "]";
+      TensorParamInfo::Extent e;
+      if (const Json *lit =
+              extents[i].kind == Json::Object ? optionalField(extents[i], "literal") : nullptr) {
+        e.literal = integer(*lit, epath + ".literal", 1, INT64_MAX);
+      } else {
+        e.name = string(field(extents[i], epath, "name"), epath + ".name");
+        if (e.name.empty())
+          fail(epath + ".name", "an extent is a literal or a non-empty name");
+        e.hiddenParam =
+            static_cast<int>(integer(field(extents[i], epath, "hidden"), epath + ".hidden", 0,
+                                     static_cast<int64_t>(params) - 1));
+      }
+      t.extents.push_back(std::move(e));
+    }
+    const auto &box = array(field(v, path, "box"), path + ".box");
+    if (!box.empty() && box.size() != extents.size())
+      fail(path + ".box", "the box has " + std::to_string(box.size()) +
+                              " dimensions but the tensor " + std::to_string(extents.size()) +
+                              " (one per dimension, or none when nothing is copied)");
+    for (size_t i = 0; i < box.size(); ++i)
+      t.box.push_back(static_cast<unsigned>(
+          integer(box[i], path + ".box[" + std::to_string(i) + "]", 1, 0xffffffff)));
+    const int64_t swizzle = integer(field(v, path, "swizzle"), path + ".swizzle", 0, 128);
+    if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+      fail(path + ".swizzle", std::to_string(swizzle) + " is not a swizzle (0, 32, 64, 128)");
+    t.swizzle = static_cast<TmaSwizzle>(swizzle);
+    const int64_t l2 = integer(field(v, path, "l2Promotion"), path + ".l2Promotion", 0, 256);
+    if (l2 != 0 && l2 != 64 && l2 != 128 && l2 != 256)
+      fail(path + ".l2Promotion", std::to_string(l2) + " is not an L2 promotion (0, 64, 128, 256)");
+    t.l2Promotion = static_cast<TmaL2Promotion>(l2);
+    t.oobZeroFill = boolean(field(v, path, "oobZeroFill"), path + ".oobZeroFill");
+    return t;
+  }
+
+  static HiddenExtentInfo hidden(const Json &v, const std::string &path, size_t params) {
+    HiddenExtentInfo h;
+    h.tensorParam = static_cast<int>(
+        integer(field(v, path, "tensor"), path + ".tensor", 0, static_cast<int64_t>(params) - 1));
+    h.dim = static_cast<unsigned>(integer(field(v, path, "dim"), path + ".dim", 0, 4));
+    return h;
+  }
+
+  /// The tensor and hidden fields agree with each other and with the types:
+  /// a launch relies on every index.
+  static void checkTensorParams(const KernelInfo &k, const std::string &path) {
+    bool seenHidden = false;
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      const KernelParamInfo &p = k.params[i];
+      const std::string ppath = path + ".params[" + std::to_string(i) + "]";
+      if (p.hidden) {
+        seenHidden = true;
+        const HiddenExtentInfo &h = *p.hidden;
+        const KernelParamInfo &src = k.params[h.tensorParam];
+        if (p.isPointer || p.scalar != ScalarType::I32 || p.size != 4)
+          fail(ppath + ".type", "a hidden extent parameter is an i32 of 4 bytes");
+        if (!src.tensor || src.hidden)
+          fail(ppath + ".hidden.tensor",
+               "parameter " + std::to_string(h.tensorParam) + " is not a tensor parameter");
+        if (h.dim >= src.tensor->extents.size())
+          fail(ppath + ".hidden.dim", "dimension " + std::to_string(h.dim) + " of a rank-" +
+                                          std::to_string(src.tensor->extents.size()) + " tensor");
+      } else if (seenHidden) {
+        fail(ppath, "a declared parameter after a hidden one (hidden parameters come last)");
+      }
+      if (!p.tensor)
+        continue;
+      if (p.size != 128 || p.align != 64)
+        fail(ppath + ".size", "a tensor parameter is 128 bytes at alignment 64 (a CUtensorMap)");
+      for (size_t d = 0; d < p.tensor->extents.size(); ++d) {
+        const TensorParamInfo::Extent &e = p.tensor->extents[d];
+        if (e.literal)
+          continue;
+        const KernelParamInfo &h = k.params[e.hiddenParam];
+        if (!h.hidden)
+          fail(ppath + ".tensor.extents[" + std::to_string(d) + "].hidden",
+               "parameter " + std::to_string(e.hiddenParam) + " is not a hidden extent");
+      }
+    }
+  }
+
+  static KernelParamInfo param(const Json &v, const std::string &path, size_t params) {
     KernelParamInfo p;
     p.name = string(field(v, path, "name"), path + ".name");
+    if (const Json *t = optionalField(v, "tensor")) {
+      p.tensor = tensor(*t, path + ".tensor", params);
+      p.scalar = p.tensor->element;
+      p.size = static_cast<size_t>(integer(field(v, path, "size"), path + ".size", 1, 32764));
+      p.align = static_cast<size_t>(integer(field(v, path, "align"), path + ".align", 1, 4096));
+      const std::string &type = string(field(v, path, "type"), path + ".type");
+      if (type != p.typeName())
+        fail(path + ".type",
+             "'" + type + "' does not match its tensor field ('" + p.typeName() + "')");
+      return p;
+    }
+    if (const Json *h = optionalField(v, "hidden"))
+      p.hidden = hidden(*h, path + ".hidden", params);
     std::string type = string(field(v, path, "type"), path + ".type");
     const std::string prefix = "ptr<", suffix = ", global>";
     if (type.compare(0, prefix.size(), prefix) == 0 &&
@@ -414,9 +564,21 @@ struct Reader {
   static KernelInfo kernel(const Json &v, const std::string &path) {
     KernelInfo k;
     k.name = string(field(v, path, "name"), path + ".name");
+    if (v.kind == Json::Object && v.fields.count("sourceName")) { // template instances only
+      k.sourceName = string(field(v, path, "sourceName"), path + ".sourceName");
+      const auto &args = array(field(v, path, "templateArgs"), path + ".templateArgs");
+      for (size_t i = 0; i < args.size(); ++i) {
+        const std::string apath = path + ".templateArgs[" + std::to_string(i) + "]";
+        k.templateArgs.push_back(
+            {string(field(args[i], apath, "name"), apath + ".name"),
+             integer(field(args[i], apath, "value"), apath + ".value", INT64_MIN, INT64_MAX)});
+      }
+    }
     const auto &params = array(field(v, path, "params"), path + ".params");
     for (size_t i = 0; i < params.size(); ++i)
-      k.params.push_back(param(params[i], path + ".params[" + std::to_string(i) + "]"));
+      k.params.push_back(
+          param(params[i], path + ".params[" + std::to_string(i) + "]", params.size()));
+    checkTensorParams(k, path);
     const Json &cluster = field(v, path, "cluster");
     const std::string &kind =
         string(field(cluster, path + ".cluster", "kind"), path + ".cluster.kind");
@@ -433,6 +595,14 @@ struct Reader {
     const Json &threads = field(v, path, "threads");
     if (threads.kind != Json::Null)
       k.threads = dims(threads, path + ".threads");
+    // Launch bounds (absent in files written before they existed: none).
+    for (auto [key, slot, limit] :
+         {std::tuple{"maxThreads", &k.maxThreads, int64_t(target::kMaxThreadsPerBlock)},
+          std::tuple{"minBlocks", &k.minBlocks, int64_t(target::kMaxBlocksPerSM)}}) {
+      auto it = v.fields.find(key);
+      if (it != v.fields.end() && it->second.kind != Json::Null)
+        *slot = static_cast<unsigned>(integer(it->second, path + "." + key, 1, limit));
+    }
     k.staticSharedBytes = static_cast<size_t>(
         integer(field(v, path, "staticSharedBytes"), path + ".staticSharedBytes", 0, INT64_MAX));
     const std::string dpath = path + ".dynamicShared";

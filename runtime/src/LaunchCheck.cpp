@@ -69,6 +69,13 @@ std::string checkLaunch(const std::string &kernel, const LaunchConfig &cfg,
     return k + "block of " + std::to_string(threads) + " threads " + dims(cfg.block) +
            " exceeds the kernel's limit of " + std::to_string(lim.kernelMaxThreadsPerBlock) +
            " threads per block";
+  // PTX .reqntid: a launch with another block shape fails in the driver with
+  // CUDA_ERROR_INVALID_VALUE and no reason; name the compiled shape instead.
+  const Dim3 &req = lim.kernelRequiredBlock;
+  if (req.count() > 0 && !(req.x == cfg.block.x && req.y == cfg.block.y && req.z == cfg.block.z))
+    return k + "block " + dims(cfg.block) + " differs from the block shape " + dims(req) +
+           " the kernel was compiled for (threads(...), PTX .reqntid); launch with that block, "
+           "or declare max_threads(N) instead for a kernel launched with varying blocks";
 
   // Grid.
   unsigned grid[] = {cfg.grid.x, cfg.grid.y, cfg.grid.z};

@@ -193,6 +193,8 @@ struct Row {
   Timing tile, cuda;
   Timing explicitTile;          // histogram_explicit.tile: the same kernel with written barriers
   bool explicitPresent = false; // histogram_explicit_c<C>.ptx found (n/a in the table when not)
+  Timing hintedTile;            // histogram_hinted.tile: input read by ld.global.nc...v4
+  bool hintedPresent = false;   // histogram_hinted_c<C>.ptx found
   double globalMs = -1, floorMs = -1;
   std::string problems; // empty = every kernel exact
 };
@@ -266,6 +268,27 @@ int main(int argc, char **argv) {
       explicitTiles[c].reset();
       explicitErrors[c] = e.what();
       std::fprintf(stderr, "tile explicit cluster %d: %s\n", a.clusters[c], e.what());
+    }
+  }
+
+  // histogram_hinted_c<C>.ptx (cache-hinted vector input loads): optional, for the
+  // plain vs hinted comparison on the same grid.
+  std::vector<std::unique_ptr<histo::TileHistogram>> hintedTiles(a.clusters.size());
+  std::vector<std::string> hintedErrors(a.clusters.size());
+  for (size_t c = 0; c < a.clusters.size(); ++c) {
+    std::string path = ptxDir + "/histogram_hinted_c" + std::to_string(a.clusters[c]) + ".ptx";
+    if (!std::ifstream(path))
+      continue;
+    try {
+      hintedTiles[c].reset(new histo::TileHistogram(ctx, path));
+      hintedTiles[c]->setAllowNonPortableCluster(a.clusters[c] > 8);
+      if (hintedTiles[c]->ptxCluster() > 0 && hintedTiles[c]->ptxCluster() != a.clusters[c])
+        throw std::runtime_error(path + " is compiled for cluster " +
+                                 std::to_string(hintedTiles[c]->ptxCluster()));
+    } catch (const std::exception &e) {
+      hintedTiles[c].reset();
+      hintedErrors[c] = e.what();
+      std::fprintf(stderr, "tile hinted cluster %d: %s\n", a.clusters[c], e.what());
     }
   }
 
@@ -366,9 +389,32 @@ int main(int argc, char **argv) {
             SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
           }
         }
+        // The cache-hinted variant on the same grid.
+        if (hintedTiles[c] && row.tile.median > 0) {
+          try {
+            poisonBins();
+            row.hintedTile = timeKernel(
+                zeroBins,
+                [&] {
+                  hintedTiles[c]->launch(tBins, tInput, a.n, a.nbins, cluster, a.threads,
+                                         row.tileGrid);
+                },
+                a.warmup, a.runs);
+            std::string hd = histo::compareHistograms(want, downloadBins(dBins, a.nbins));
+            if (!hd.empty())
+              row.problems += " tile hinted: " + hd + ";";
+          } catch (const std::exception &e) {
+            row.hintedTile = Timing{};
+            row.problems += std::string(" tile hinted: ") + e.what() + ";";
+            SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
+          }
+        }
       } else {
         row.problems += " tile: " + tileErrors[c] + ";";
       }
+      if (!hintedErrors[c].empty())
+        row.problems += " tile hinted: " + hintedErrors[c] + ";";
+      row.hintedPresent = (hintedTiles[c] && row.tile.median > 0) || !hintedErrors[c].empty();
       if (!explicitErrors[c].empty())
         row.problems += " tile explicit: " + explicitErrors[c] + ";";
       row.explicitPresent = (explicitTiles[c] && row.tile.median > 0) || !explicitErrors[c].empty();
@@ -390,11 +436,13 @@ int main(int argc, char **argv) {
 
       if (!row.problems.empty())
         allOk = false;
-      std::printf("  cluster %d: tile %s ms, tile explicit %s ms, CUDA %s ms%s\n", cluster,
-                  fmtMs(row.tile.median).c_str(),
-                  row.explicitPresent ? fmtMs(row.explicitTile.median).c_str() : "n/a",
-                  fmtMs(row.cuda.median).c_str(),
-                  row.problems.empty() ? "" : (" PROBLEM:" + row.problems).c_str());
+      std::printf(
+          "  cluster %d: tile %s ms, tile explicit %s ms, tile hinted %s ms, CUDA %s ms%s\n",
+          cluster, fmtMs(row.tile.median).c_str(),
+          row.explicitPresent ? fmtMs(row.explicitTile.median).c_str() : "n/a",
+          row.hintedPresent ? fmtMs(row.hintedTile.median).c_str() : "n/a",
+          fmtMs(row.cuda.median).c_str(),
+          row.problems.empty() ? "" : (" PROBLEM:" + row.problems).c_str());
       std::fflush(stdout);
       rows.push_back(row);
     }
@@ -419,11 +467,13 @@ int main(int argc, char **argv) {
      << globalGrid << ", floor grid " << floorGrid << " (int4 streaming read)\n"
      << "- tile = barriers inserted by tilec; tile explicit = histogram_explicit.tile "
         "(cluster_sync() "
-     << "written), same grid\n\n"
+     << "written), same grid\n"
+     << "- tile hinted = histogram_hinted.tile: the input read by "
+        "`ld.global.nc.L1::evict_first.L2::256B.v4` (cache hints + vector loads), same grid\n\n"
      << "| config | tile ms | CUDA ms | tile/CUDA | tile explicit ms | auto/explicit | "
-        "global-atomics ms | floor ms "
+        "tile hinted ms | plain/hinted | global-atomics ms | floor ms "
      << "| grid | exact |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|\n";
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Row &r : rows) {
     char ratio[32] = "n/a";
     if (r.tile.median > 0 && r.cuda.median > 0)
@@ -431,10 +481,14 @@ int main(int argc, char **argv) {
     char autoRatio[32] = "n/a";
     if (r.tile.median > 0 && r.explicitTile.median > 0)
       std::snprintf(autoRatio, sizeof autoRatio, "%.3f", r.tile.median / r.explicitTile.median);
+    char hintRatio[32] = "n/a";
+    if (r.tile.median > 0 && r.hintedTile.median > 0)
+      std::snprintf(hintRatio, sizeof hintRatio, "%.3f", r.tile.median / r.hintedTile.median);
     md << "| " << histo::distName(r.dist) << ", cluster " << r.cluster << " | "
        << fmtMs(r.tile.median) << " | " << fmtMs(r.cuda.median) << " | " << ratio << " | "
        << (r.explicitPresent ? fmtMs(r.explicitTile.median) : std::string("n/a")) << " | "
-       << autoRatio << " | " << fmtMs(r.globalMs) << " | " << fmtMs(r.floorMs) << " | "
+       << autoRatio << " | " << (r.hintedPresent ? fmtMs(r.hintedTile.median) : std::string("n/a"))
+       << " | " << hintRatio << " | " << fmtMs(r.globalMs) << " | " << fmtMs(r.floorMs) << " | "
        << r.tileGrid << "/" << r.cudaGrid << " | " << (r.problems.empty() ? "yes" : "NO") << " |\n";
   }
   md << "\n";

@@ -36,7 +36,7 @@ TEST_CASE("pingpong PTX is the cluster(8) threads(32) kernel", "[pingpong]") {
   tile::ModuleInfo info = tile::moduleInfoFromJson(pingpong::readFile(infoPath));
   REQUIRE(info.find("pingpong") != nullptr);
   CHECK(sample::fixedClusterSize(*info.find("pingpong")) == static_cast<int>(pingpong::kCluster));
-  CHECK(ptx.find(".maxntid 32") != std::string::npos);
+  CHECK(ptx.find(".reqntid 32, 1, 1") != std::string::npos); // threads(32): the exact block
   // the exchange is st.async completing on the partner's mbarrier
   CHECK(ptx.find("st.async") != std::string::npos);
   CHECK(ptx.find("mbarrier.try_wait") != std::string::npos);

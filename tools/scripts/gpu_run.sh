@@ -10,6 +10,9 @@
 #      the cluster ping-pong sample (10000 iterations) and its benchmark
 #      (-> OUTDIR/pingpong_bench.md); samples/kernels at the check sizes and
 #      kernels_bench --bench (.tile vs nvcc vs cuBLAS -> OUTDIR/kernels_bench.md)
+#      and the TMA multicast benchmark (CUDA
+#      reference A/B for C = 1, 2, 4, and the .tile kernels where their PTX is
+#      in the bundle -> OUTDIR/tma_multicast_bench.md)
 #   5. every gpu-labelled test command under compute-sanitizer memcheck,
 #      racecheck and synccheck (TILEC_GPU_TEST_SMALL=1: small problems), the
 #      ping-pong GPU test and sample included
@@ -207,6 +210,21 @@ else
   fi
 fi
 
+TMABENCH=$BUILD/bin/tma_multicast_bench
+if [ "${SKIP_BENCH:-0}" = 1 ]; then
+  row "tma multicast bench" "skipped (SKIP_BENCH=1)" "-"
+elif [ ! -x "$TMABENCH" ]; then
+  fail "tma multicast bench" "tma_multicast_bench not built" "build.log"
+else
+  note "tma_multicast_bench"
+  if "$TMABENCH" --runs 15 --ptx-dir "$PTX_DIR" --out "$OUT/tma_multicast_bench.md" \
+       > "$OUT/tma_multicast_bench.log" 2>&1; then
+    row "tma multicast bench" "ok, all exact" "tma_multicast_bench.md"
+  else
+    fail "tma multicast bench" "$(grep -c 'PROBLEM' "$OUT/tma_multicast_bench.log") problem line(s); tail: $(tail -1 "$OUT/tma_multicast_bench.log")" "tma_multicast_bench.log"
+  fi
+fi
+
 # ---------------------------------------------------------------- 5. sanitizers (each run limited to what is left of TIME_BUDGET)
 # The command of every gpu-labelled ctest (one per line, shell-quoted).
 gpu_test_commands() {
@@ -232,6 +250,7 @@ EOF
       printf 'gpu.kernels_%s\t%q --kernel %s\n' "$k" "$BUILD/bin/kernels" "$k"
     done
     printf 'gpu.kernels_twins\t%q\n' "$BUILD/bin/kernels_bench"
+    printf 'gpu.tma_multicast_ref\t%q --steps 256 --tiles 16 --panels 4 --clusters-per-launch 8 --runs 2 --warmup 1\n' "$BUILD/bin/tma_multicast_bench"
   fi
 }
 
@@ -303,6 +322,10 @@ fi
   if [ -f "$OUT/kernels_bench.md" ]; then
     echo
     grep -E '^\||^- PROBLEM|^- WAITING' "$OUT/kernels_bench.md"
+  fi
+  if [ -f "$OUT/tma_multicast_bench.md" ]; then
+    echo
+    grep -E '^\||^- C =|^- PROBLEM' "$OUT/tma_multicast_bench.md"
   fi
   echo
   if [ $FAILED -eq 0 ]; then echo "gpu_run: ALL OK (logs in $OUT)"; else echo "gpu_run: FAILURES (logs in $OUT)"; fi

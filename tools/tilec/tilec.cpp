@@ -68,6 +68,26 @@ static cl::opt<std::string>
                          "the one given) and make its advisories about dropped setmaxnreg or "
                          "serialised wgmma errors at the kernel's location"),
                 cl::value_desc("PATH"), cl::ValueOptional, cl::init(""), cl::cat(category));
+static cl::opt<bool> fmad("fmad",
+                          cl::desc("Contract a * b + c into fma.rn (default true, as nvcc's "
+                                   "-fmad); --fmad=false rounds every product and sum"),
+                          cl::init(true), cl::cat(category));
+static cl::opt<bool> fastMath("fast-math",
+                              cl::desc("Math functions default to their approximate PTX forms "
+                                       "(ex2.approx, lg2.approx, sin.approx, rsqrt.approx, "
+                                       "tanh.approx, sqrt.approx); no flush-to-zero"),
+                              cl::init(false), cl::cat(category));
+static cl::opt<std::string>
+    libdevice("libdevice",
+              cl::desc("libdevice.10.bc for the accurate exp, log, sin, cos, tanh, erf "
+                       "(default: $TILEC_LIBDEVICE, else the CUDA toolkit tilec was built with)"),
+              cl::value_desc("path"), cl::init(""), cl::cat(category));
+static cl::list<std::string>
+    defines("D",
+            cl::desc("Instantiate kernels with compile-time parameters: NAME=V[,V...] (every "
+                     "kernel with parameter NAME), KERNEL.NAME=V[,V...], or 'KERNEL<V1,V2>' (one "
+                     "instance; repeatable)"),
+            cl::Prefix, cl::value_desc("def"), cl::ZeroOrMore, cl::cat(category));
 static cl::opt<bool> printIRAfterAll("mlir-print-ir-after-all",
                                      cl::desc("Print the IR after every MLIR pass"),
                                      cl::init(false), cl::cat(category));
@@ -254,6 +274,10 @@ static int run(int argc, char **argv) {
     options.verifyPtxas = true;
     options.ptxasPath = verifyPtxas;
   }
+  options.fmad = fmad;
+  options.fastMath = fastMath;
+  options.libdevicePath = libdevice;
+  options.defines.assign(defines.begin(), defines.end());
   if (debugHangs.getNumOccurrences()) {
     unsigned ms = tile::kDefaultDebugHangsMs;
     if (!debugHangs.empty() &&

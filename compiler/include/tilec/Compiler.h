@@ -77,7 +77,26 @@ struct CompileOptions {
   /// is none); a path names it (an error when it is not there).
   bool verifyPtxas = false;
   std::string ptxasPath;
+  /// Contract a float product feeding a sum into fma.rn, as nvcc's
+  /// -fmad=true (tilec --fmad=false turns it off: docs/language.md "Floats").
+  bool fmad = true;
+  /// Math functions default to their approximate PTX forms (tilec --fast-math).
+  bool fastMath = false;
+  /// libdevice.10.bc for the accurate exp, log, sin, ... ("": $TILEC_LIBDEVICE,
+  /// else the CUDA toolkit's, found at build time: tile::defaultLibdevicePath()).
+  std::string libdevicePath;
+  /// Instances of kernels with compile-time parameters (tilec -D), each in
+  /// tilec's -D syntax: "NAME=V[,V...]" (every kernel with parameter NAME;
+  /// several values: one instance per combination), "KERNEL.NAME=V[,V...]"
+  /// (that kernel; wins over NAME=), "KERNEL<V1, V2>" (one instance, values
+  /// in parameter order; when given, only these instances of KERNEL).
+  /// Each instance is a PTX entry named KERNEL$P1V1$P2V2 (docs/language.md
+  /// "Kernel specialisation"); KernelInfo::sourceName/templateArgs name it.
+  std::vector<std::string> defines;
 };
+
+/// The libdevice tilec uses when CompileOptions::libdevicePath is empty.
+std::string defaultLibdevicePath();
 
 struct CompileResult {
   bool ok = false;

@@ -11,6 +11,8 @@ struct PTXOptions {
   std::string arch = ::tile::target::kDefaultArch; // one of ::tile::target::kSupportedArchs
   std::string ptxVersion = ::tile::target::ptxIsaFeature();
   int optLevel = 3;
+  /// Linked (only the functions used) when the module calls __nv_* functions.
+  std::string libdevicePath;
 };
 
 /// Registers the dialect translations the export needs (Builtin, LLVM, NVVM).

@@ -10,10 +10,18 @@ struct ModuleAST;
 }
 
 namespace mlir::tile {
+/// Code generation choices that change results (docs/language.md "Floats").
+struct MLIRGenOptions {
+  /// Mark float + - * contractible, so `a * b + c` may become fma.rn (nvcc's
+  /// -fmad=true); off: every product and sum is rounded (tilec --fmad=false).
+  bool fmad = true;
+};
+
 /// Emits a module of tile.kernel ops (bodies in tile, arith and scf) for a
 /// module that passed frontend::checkModule. Every op carries the FileLineColLoc
 /// of the source construct it came from.
-OwningOpRef<ModuleOp> mlirGen(MLIRContext &context, const ::tile::frontend::ModuleAST &module);
+OwningOpRef<ModuleOp> mlirGen(MLIRContext &context, const ::tile::frontend::ModuleAST &module,
+                              const MLIRGenOptions &options = {});
 } // namespace mlir::tile
 
 #endif

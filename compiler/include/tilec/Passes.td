@@ -96,4 +96,16 @@ def TileDebugHangs : Pass<"tile-debug-hangs", "::mlir::tile::KernelOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def TileCheckLocalArrays : Pass<"tile-check-local-arrays", "::mlir::tile::KernelOp"> {
+  let summary = "local arrays: constant indices in bounds; warn where one stays in local memory";
+  let description = [{
+    Runs after canonicalization, when unrolled loop variables are constants.
+    A `tile.local_array` whose every access is a constant offset is promoted
+    to registers by LLVM's SROA; a constant offset outside the array is an
+    error (it would read or write another variable of the thread), and a
+    non-constant one keeps the whole array in local memory (a warning at that
+    index, naming the array).
+  }];
+}
+
 #endif

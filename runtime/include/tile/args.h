@@ -10,10 +10,12 @@
 #include <utility>
 
 #include "tile/kernel_info.h"
+#include "tile/target.h"
 
 namespace tile {
 
 template <class T> class DeviceBuffer;
+class Tensor;
 
 namespace detail {
 
@@ -39,6 +41,16 @@ template <class T> struct ArgTraits<DeviceBuffer<T>> {
   }
 };
 
+// A tile::Tensor travels as itself: Kernel::launch encodes its 128-byte map
+// from the kernel info (tile/tensor_map.h) and passes that instead.
+template <> struct ArgTraits<Tensor> {
+  using type = Tensor;
+  static const Tensor &convert(const Tensor &t) { return t; }
+  static constexpr ArgDesc desc() {
+    return {ArgDesc::Kind::Tensor, target::kTensorMapBytes, ArgDesc::Kind::Other, 0};
+  }
+};
+
 } // namespace detail
 
 // Owns one stable copy of every argument and the void* array cuLaunchKernelEx wants
@@ -57,9 +69,10 @@ public:
 
   void **data() { return ptrs_.data(); }
   static constexpr size_t size() { return kCount; }
-  // Byte size of each packed argument, in order.
+  // Byte size of each argument as the kernel receives it, in order (a
+  // tile::Tensor: its 128-byte map).
   static constexpr std::array<size_t, kCount + 1> sizes() {
-    return {sizeof(typename detail::ArgTraits<Args>::type)..., 0};
+    return {detail::ArgTraits<Args>::desc().size..., 0};
   }
   // How each argument is passed (kind, size, a DeviceBuffer's element), in order.
   static constexpr std::array<ArgDesc, kCount + 1> descriptors() {

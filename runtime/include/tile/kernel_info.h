@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tile {
@@ -144,15 +145,43 @@ struct DynamicSharedArray {
   SizeExpr count; // elements (of the whole cluster for dshared)
 };
 
+/// Values of a kernel's compile-time parameters (`kernel k<BM: i32>`), by
+/// name: {{"BM", 128}, {"BN", 64}}.
+using TemplateArgs = std::vector<std::pair<std::string, int64_t>>;
+
+/// The PTX name of an instance of kernel `name` with these compile-time
+/// arguments, in parameter order: name$P1V1$P2V2... ('$' is a PTX identifier
+/// character no tile identifier has; a negative value is written n<magnitude>):
+/// k<BM: i32, BN: i32> with BM=128, BN=64 is `k$BM128$BN64`. The compiler
+/// and the runtime both name instances with this function.
+inline std::string mangledKernelName(const std::string &name, const TemplateArgs &args) {
+  std::string out = name;
+  for (const auto &[param, value] : args) {
+    out += "$" + param;
+    out +=
+        value < 0 ? "n" + std::to_string(0 - static_cast<uint64_t>(value)) : std::to_string(value);
+  }
+  return out;
+}
+
 struct KernelInfo {
-  std::string name;
+  std::string name; // the PTX entry (mangled for an instance of a template kernel)
+  /// An instance of `kernel k<P: T, ...>`: the source name `k` and the
+  /// compile-time arguments in parameter order; "" and {} otherwise.
+  std::string sourceName;
+  TemplateArgs templateArgs;
   std::vector<KernelParamInfo> params;
   /// none: no cluster; fixed: compiled for `clusterDims` (.reqnctapercluster);
   /// launch: the launch gives the shape (.explicitcluster).
   enum class Cluster { None, Fixed, Launch } cluster = Cluster::None;
   std::array<unsigned, 3> clusterDims{1, 1, 1};
-  /// threads(X, Y, Z): the declared bound (.maxntid), when declared.
+  /// threads(X, Y, Z): the exact block shape (.reqntid), when declared; a
+  /// launch with another block shape is refused before it reaches the driver.
   std::optional<std::array<unsigned, 3>> threads;
+  /// max_threads(N): an upper bound on the threads per block (.maxntid).
+  std::optional<unsigned> maxThreads;
+  /// min_blocks(N): CTAs per SM the kernel is compiled to fit (.minnctapersm).
+  std::optional<unsigned> minBlocks;
   size_t staticSharedBytes = 0;
   /// Each array starts at this alignment; the window's size is the end of the
   /// last array.
@@ -181,22 +210,26 @@ std::string toJson(const ModuleInfo &info);
 ModuleInfo moduleInfoFromJson(const std::string &json);
 
 /// How a host argument is passed, for the kind check (tile/args.h fills it).
+/// Tensor: a tile::Tensor (tile/tensor_map.h), for a `tensor<T>[...]`
+/// parameter; its element, rank and extents are checked when it is encoded.
 struct ArgDesc {
-  enum class Kind { Integer, Float, DeviceBuffer, Other } kind = Kind::Other;
+  enum class Kind { Integer, Float, DeviceBuffer, Other, Tensor } kind = Kind::Other;
   size_t size = 0;
   /// DeviceBuffer<T>: what T is.
   Kind elementKind = Kind::Other;
   size_t elementSize = 0;
 };
 
-/// "" when `args` (count of them) fit the kernel's parameters in number, size
-/// and kind; else a message naming the kernel, the argument and the parameter,
+/// "" when `args` (count of them) fit the kernel's declared parameters (the
+/// hidden ones are the runtime's to fill) in number, size and kind; else a message naming the kernel, the argument and the parameter,
 /// e.g. "kernel 'h': argument 1 is a DeviceBuffer of 4-byte floats but
 /// parameter 1 ('input') is ptr<i32, global>". An integer passes for a
 /// pointer of its size (a raw CUdeviceptr) and for f16/bf16 bits; a struct
 /// passes for anything of its size. Integers of either signedness pass for
 /// iN and uN of their size (the bits are passed as they are); a float is
-/// f32, a double f64.
+/// f32, a double f64. A tensor parameter takes a tile::Tensor.
 std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, size_t count);
+/// The number of parameters a host program passes: those without `hidden`.
+size_t declaredParamCount(const KernelInfo &kernel);
 
 } // namespace tile

@@ -45,6 +45,10 @@ struct LaunchLimits {
   Dim3 kernelRequiredCluster{0, 0, 0};
   // CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET (PTX .explicitcluster).
   bool kernelNeedsCluster = false;
+  // The exact block shape compiled into the kernel (PTX .reqntid, tilec's
+  // threads(...)), from the kernel info; (0, 0, 0) when none. The driver has
+  // no attribute for it.
+  Dim3 kernelRequiredBlock{0, 0, 0};
   int maxThreadsPerBlock = target::kMaxThreadsPerBlock;        // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK
   size_t maxSharedPerBlockOptin = target::kMaxSharedBytesPerBlock;  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
   Dim3 maxBlockDim{target::kMaxBlockDims[0], target::kMaxBlockDims[1], target::kMaxBlockDims[2]};
@@ -64,7 +68,7 @@ Dim3 effectiveCluster(const LaunchConfig &cfg, const LaunchLimits &limits);
 //   allowNonPortableCluster)" "kernel 'k': 240000 bytes of shared memory per block exceed the
 //   device limit of 232448 bytes (...)"
 // Checks, in order: zero dimensions, block dims vs device, block threads vs device
-// and kernel, grid dims vs device, cluster support, cluster size (hardware /
+// and kernel, block shape vs the kernel's exact shape, grid dims vs device, cluster support, cluster size (hardware /
 // portable), cluster vs the kernel's compiled cluster, grid divisible by the
 // (effective) cluster, dynamic + static shared memory vs the opt-in maximum.
 std::string checkLaunch(const std::string &kernel, const LaunchConfig &cfg,

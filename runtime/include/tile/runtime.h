@@ -19,6 +19,7 @@
 #include "tile/error.h"
 #include "tile/kernel_info.h"
 #include "tile/launch.h"
+#include "tile/tensor_map.h"
 
 namespace tile {
 
@@ -93,6 +94,13 @@ public:
                           const ModuleOptions & = {});
 
   Kernel kernel(const std::string &name) const; // cuModuleGetFunction
+  // An instance of a kernel with compile-time parameters (`kernel k<BM: i32,
+  // BN: i32>`, compiled with -D): kernel("k", {{"BM", 128}, {"BN", 64}}). With
+  // kernel info the arguments may come in any order and a missing instance is
+  // an error listing the compiled ones; without it they must be in parameter
+  // order (the PTX name is mangledKernelName(name, args): kernel("k$BM128$BN64")
+  // finds the same kernel).
+  Kernel kernel(const std::string &name, const TemplateArgs &args) const;
   bool loadedFromCache() const;
   const std::string &jitInfoLog() const; // CU_JIT_INFO_LOG_BUFFER of the JIT ("" if cached)
   const std::string &cubin() const;      // the loaded image (cubin for PTX modules)
@@ -110,7 +118,9 @@ public:
   Kernel() = default; // empty; only assignable/valid() until given a kernel (else throws)
   bool valid() const { return state_ != nullptr; }
   // Args: scalars/trivially copyable structs by value, DeviceBuffer<T> -> its
-  // CUdeviceptr, raw CUdeviceptr. Checks the arguments' number and byte sizes
+  // CUdeviceptr, raw CUdeviceptr, tile::Tensor for a tensor<T>[...] parameter
+  // (its map encoded from the kernel info, the hidden extents filled: the
+  // caller passes the declared parameters only; tile/tensor_map.h). Checks the arguments' number and byte sizes
   // against the kernel's parameters (cuFuncGetParamInfo, when the driver has it),
   // with kernel info also their kinds (a float for an i32, a DeviceBuffer<float>
   // for a ptr<i32>), and the configuration (see tile/launch.h) before launching;
@@ -123,7 +133,9 @@ public:
     const auto descs = ArgPack<Args...>::descriptors();
     launchChecked(cfg, pack.data(), sizes.data(), descs.data(), pack.size());
   }
-  // A ready argument array: args[i] points at argSizes[i] bytes for parameter i.
+  // A ready argument array: args[i] points at argSizes[i] bytes for parameter i
+  // (for a kernel with tensor parameters: every parameter the driver sees,
+  // encoded maps and hidden extents included, checked by size only).
   void launchPacked(const LaunchConfig &cfg, void **args, const size_t *argSizes, size_t argCount);
   // As launchPacked, without the argument check (the sizes behind args are unknown):
   // the array must match the kernel's parameters exactly.

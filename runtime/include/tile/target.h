@@ -51,6 +51,10 @@ inline std::string ptxIsaFeature() {
 inline constexpr int kWarpSize = 32;
 /// Threads per CTA (the product of .maxntid / the block dimensions).
 inline constexpr int kMaxThreadsPerBlock = 1024;
+/// Resident CTAs per SM (the largest useful .minnctapersm) and resident
+/// threads per SM.
+inline constexpr int kMaxBlocksPerSM = 32;
+inline constexpr int kMaxThreadsPerSM = 2048;
 /// Largest block dimension in x, y, z.
 inline constexpr int kMaxBlockDims[3] = {kMaxThreadsPerBlock, kMaxThreadsPerBlock, 64};
 /// Largest grid dimension in x, y, z.
@@ -106,24 +110,37 @@ inline constexpr int64_t entryRegistersPerThread(int64_t threads) {
   return r > kMaxSetMaxNReg ? kMaxSetMaxNReg : r;
 }
 
-//===- TMA (cp.async.bulk.tensor, PTX ISA 9.7.9.25; CUDA driver API
-//     cuTensorMapEncodeTiled).
-/// A CUtensorMap: 128 bytes, 64-byte aligned; passed as a `.param .align 64
-/// .b8 [128]` grid-constant kernel parameter.
+//===- Tensor maps (TMA). The rules of cuTensorMapEncodeTiled (CUDA driver
+//     API, "Tensor Map Object Management"; cuda.h documents each) and the
+//     PTX ISA's "Tensor Map" section (a .param of 128 bytes at .align 64).
+
+/// A CUtensorMap is 128 bytes (CU_TENSOR_MAP_NUM_QWORDS = 16) and must be
+/// 64-byte aligned, in host memory for the encode and as a kernel parameter.
 inline constexpr int kTensorMapBytes = 128;
 inline constexpr int kTensorMapAlign = 64;
-/// Tensor rank 1..5; every box dimension 1..256 elements.
+/// Ranks 1 to 5.
 inline constexpr int kTmaMaxRank = 5;
+/// The global address must be 16-byte aligned (interleave none).
+inline constexpr int64_t kTmaGlobalAlign = 16;
+/// Each extent (globalDim) is 1 to 2^32 elements.
+inline constexpr int64_t kTmaMaxExtent = int64_t(1) << 32;
+/// Each stride but the innermost's (globalStrides, bytes) is a multiple of 16
+/// and below 2^40.
+inline constexpr int64_t kTmaStrideMultiple = 16;
+inline constexpr int64_t kTmaStrideLimit = int64_t(1) << 40;
+/// Each box dimension (boxDim) is 1 to 256 elements.
 inline constexpr int64_t kTmaMaxBoxDim = 256;
-/// The inner box dimension in bytes is a multiple of 16.
-inline constexpr int kTmaInnerBytesMultiple = 16;
-/// Shared-memory side of a bulk tensor copy: 128-byte aligned, and 1024-byte
-/// aligned for a swizzled box (the swizzle pattern repeats every 8 rows of
-/// the span and is computed from the address bits).
-inline constexpr int64_t kTmaSmemAlign = 128;
-inline constexpr int64_t kTmaSwizzleAlign = 1024;
+/// The box's inner dimension in bytes is a multiple of 16 (interleave none)
+/// and, with a swizzle, at most the swizzle span (32, 64 or 128 bytes).
+inline constexpr int64_t kTmaBoxInnerBytesMultiple = 16;
+/// Each element stride (the traversal step) is 1 to 8.
+inline constexpr int64_t kTmaMaxElementStride = 8;
+/// Shared-memory alignment a TMA destination needs: 128 bytes, and 1024 for
+/// the 128B swizzle (the swizzle pattern repeats every 8 rows of 128 bytes).
+inline constexpr int64_t kTmaSharedAlign = 128;
+inline constexpr int64_t kTmaSharedAlign128BSwizzle = 1024;
 /// Swizzle atoms are 8 rows of the swizzle span (32, 64 or 128 bytes),
-/// permuted in 16-byte chunks.
+/// permuted in 16-byte chunks; 128 bytes is the widest span.
 inline constexpr int kTmaSwizzleRows = 8;
 inline constexpr int kTmaSwizzleChunk = 16;
 inline constexpr int kTmaMaxSwizzleBytes = 128;

@@ -48,7 +48,7 @@ tile.kernel @k(%g: !tile.ptr<i32, global>, %n: i32, %m: i64) attributes {cluster
 // PTX-NEXT: .param .u64 .ptr .global .align 1 kernels_param_0,
 // PTX-NEXT: .param .u32 kernels_param_1
 // PTX-NEXT: )
-// PTX-NEXT: .maxntid 128, 1, 1
+// PTX-NEXT: .reqntid 128, 1, 1
 // PTX-NEXT: .explicitcluster
 // PTX-NEXT: .reqnctapercluster 2, 1, 1
 // PTX: .shared .align 16 .b8 tile$smem$kernels$0[256];

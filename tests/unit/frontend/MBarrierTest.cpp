@@ -310,9 +310,9 @@ TEST_CASE("mbarrier: every new error reports message, location and a hint", "[se
       {"let a = shared<i32>[4]\nlet b = mbarrier(1)\nstore_async(remote(a, 1)[0], 1, remote(b, 1), "
        "order = relaxed)",
        "cluster(2)", "'store_async' takes no named arguments", 4, 47},
-      {"store(p[0], {1, 2})", "", "vector literals are only allowed as the value of store_async", 2,
-       13},
-      {"let v = {1, 2}", "", "vector literals are only allowed as the value of store_async", 2, 9},
+      // vector literals outside store_async are vec<T, N> values (SemaVector.cpp)
+      {"store(p[1], {1, 2})", "", "a vector of 2 at index 1 is not aligned", 2, 9},
+      {"let v = {1, 2, 3}", "", "no vector of 3 i32 elements (12 bytes)", 2, 9},
       // fences and cluster barriers
       {"fence(order = release)", "", "order 'release' is not valid for fence", 2, 15},
       {"fence(scope = device)", "", "unknown memory scope 'device'", 2, 15},

@@ -80,7 +80,9 @@ TEST_CASE("lexer: operators of other languages", "[lexer]") {
   CHECK(lexError("a !== b").rfind("there is no '!==' operator", 0) == 0);
   CHECK(lexError("a >>> 1").rfind("there is no '>>>' operator", 0) == 0);
   CHECK(lexError("0 ..= n").rfind("there is no inclusive range '..='", 0) == 0);
-  CHECK(lexError("a -> b").rfind("there is no '->' operator", 0) == 0);
+  // `->` is a token (a function's result type); in an expression the parser rejects it.
+  CHECK(lexError("a -> b").empty());
+  CHECK(compile(inKernel("let x = p -> y"))->firstError() == "there is no '->' operator");
   // Still valid: `a - -b`, `x >>= 1`, `0..n`.
   CHECK(lexError("a - -b x >>= 1 0..n a--b").empty());
 }
@@ -90,11 +92,15 @@ TEST_CASE("sema/parser: keywords of other languages", "[sema]") {
   CHECK(compile(inKernel("break"))->firstError() == "'break' outside a loop");
   CHECK(compile(inKernel("while true { continue }"))->ok);
   CHECK(compile(inKernel("goto"))->firstError() == "tile has no 'goto' statement");
-  CHECK(compile(inKernel("fn f() { }"))->firstError() == "tile has no user functions ('fn')");
+  CHECK(compile(inKernel("fn f() { }"))->firstError() ==
+        "functions are defined at file level, not inside a kernel or function");
+  CHECK(compile(inKernel("def f() { }"))->firstError() ==
+        "functions are declared with `fn`, not 'def'");
   CHECK(compile(inKernel("if n > 0 { } elif n < 0 { }"))->firstError() ==
         "tile has no 'elif'; write `else if`");
-  CHECK(compile(inKernel("const x = 1"))->firstError() ==
-        "variables are declared with `let` or `var`, not 'const'");
+  CHECK(compile(inKernel("auto x = 1"))->firstError() ==
+        "variables are declared with `let` or `var`, not 'auto'");
+  CHECK(compile(inKernel("const x = 1\n p[0] = x"))->ok); // issue #11: a constant
   CHECK(compile(inKernel("switch n { }"))->firstError() == "tile has no 'switch' statement");
   CHECK(compile(inKernel("let x = null"))->firstError() == "there are no null pointers ('null')");
   CHECK(compile(inKernel("return 1"))->firstError() == "a kernel returns no value");

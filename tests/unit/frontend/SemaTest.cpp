@@ -339,7 +339,7 @@ TEST_CASE("sema: every error class reports message, location and a hint", "[sema
       {"let x = load(p[0], order = seq)", "", "unknown memory order 'seq'", 2, 28},
       {"let x = load(p[0], scope = device)", "", "unknown memory scope 'device'", 2, 28},
       {"let x = load(p[0], order = sc, order = sc)", "", "duplicate 'order' argument", 2, 32},
-      {"let x = load(p[0], cache = none)", "", "unknown named argument 'cache'", 2, 20},
+      {"let x = load(p[0], cached = none)", "", "unknown named argument 'cached'", 2, 20},
       {"let h = dshared<i32>[8]\natomic_add(h[0], 1, scope = cta)", "cluster(2)",
        "scope 'cta' does not cover cluster shared memory", 3, 29},
       {"atomic_max(f[0], 1.0)", "", "atomic_max does not support elements of type f32", 2, 13},

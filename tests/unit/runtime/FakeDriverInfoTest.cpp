@@ -188,3 +188,41 @@ TEST_CASE("fake driver: Module::fromFiles reads the .info.json beside the PTX", 
       Catch::Contains("missing \"arch\""));
   fs::remove_all(dir);
 }
+
+// Issue #11: instances of a kernel with compile-time parameters, found by the
+// source name and the arguments (any order) or by the mangled name.
+TEST_CASE("fake driver: Module::kernel finds a template instance by its arguments", "[fake]") {
+  reset();
+  const std::string ptx = ".version 8.6\n.target sm_90a\n.address_size 64\n"
+                          ".visible .entry tk$BM64$BN32(\n\t.param .u64 tk$BM64$BN32_param_0\n)\n"
+                          "{ ret; }\n"
+                          ".visible .entry tk$BM128$BN32(\n\t.param .u64 tk$BM128$BN32_param_0\n)\n"
+                          "{ ret; }\n";
+  tile::ModuleInfo info;
+  info.arch = "sm_90a";
+  for (int64_t bm : {64, 128}) {
+    tile::KernelInfo k;
+    k.sourceName = "tk";
+    k.templateArgs = {{"BM", bm}, {"BN", 32}};
+    k.name = tile::mangledKernelName("tk", k.templateArgs);
+    k.params = {param("p", tile::ScalarType::F32, true)};
+    info.kernels.push_back(k);
+  }
+  CHECK(info.kernels[1].name == "tk$BM128$BN32");
+  CHECK(tile::mangledKernelName("k", {{"OFF", -4}, {"ON", 1}}) == "k$OFFn4$ON1");
+  fake().argSizes = {8};
+  tile::Context ctx;
+  tile::Module m = tile::Module::fromPtx(ctx, ptx, info, noCache());
+  CHECK(m.kernel("tk", {{"BM", 128}, {"BN", 32}}).name() == "tk$BM128$BN32");
+  CHECK(m.kernel("tk", {{"BN", 32}, {"BM", 64}}).name() == "tk$BM64$BN32"); // any order
+  CHECK(m.kernel("tk$BM64$BN32").info() == &m.info()->kernels[0]);
+  CHECK_THAT(launchError([&] {
+               m.kernel("tk", {{"BM", 32}, {"BN", 32}});
+             }),
+             Catch::Contains("the module has no instance of kernel 'tk' with BM=32, BN=32 "
+                             "(compiled instances: tk$BM64$BN32, tk$BM128$BN32)"));
+  CHECK_THAT(launchError([&] {
+               m.kernel("other", {{"BM", 32}});
+             }),
+             Catch::Contains("it has no instance of 'other'"));
+}

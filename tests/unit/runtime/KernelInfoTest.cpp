@@ -78,6 +78,8 @@ TEST_CASE("kernel info: JSON round trip", "[kernelinfo]") {
   two.params = {param("f", ScalarType::F32), param("b", ScalarType::I1),
                 param("q", ScalarType::BF16, true)};
   two.cluster = KernelInfo::Cluster::Launch;
+  two.maxThreads = 512u;
+  two.minBlocks = 2u;
   two.staticSharedBytes = 48;
   SizeExpr count =
       SizeExpr::binary(Op::Add, ScalarType::I64, SizeExpr::literal(ScalarType::I64, INT64_MIN),
@@ -104,11 +106,31 @@ TEST_CASE("kernel info: JSON round trip", "[kernelinfo]") {
   const KernelInfo &t = back.kernels[1];
   CHECK(t.params[2].typeName() == "ptr<bf16, global>");
   CHECK(!t.threads);
+  CHECK(t.maxThreads == 512u);
+  CHECK(t.minBlocks == 2u);
+  CHECK(!h.maxThreads);
+  CHECK(!h.minBlocks);
   CHECK(t.dynamicShared[0].name == "x\"y");
   CHECK(t.dynamicShared[0].count.operands[0].value == INT64_MIN); // exact 64-bit literal
   CHECK(t.dynamicShared[1].count.operands[0].fvalue == 0.1);
   CHECK(back.find("two") == &back.kernels[1]);
   CHECK(back.find("three") == nullptr);
+  CHECK(back.kernels[0].sourceName.empty());
+
+  // An instance of a kernel with compile-time parameters (issue #11).
+  KernelInfo inst = two;
+  inst.sourceName = "two";
+  inst.templateArgs = {{"BM", 128}, {"NEG", INT64_MIN}};
+  inst.name = tile::mangledKernelName("two", inst.templateArgs);
+  CHECK(inst.name == "two$BM128$NEGn9223372036854775808");
+  m.kernels.push_back(inst);
+  const std::string json2 = tile::toJson(m);
+  CHECK(json2.find("\"templateArgs\": [{\"name\": \"BM\", \"value\": 128}") != std::string::npos);
+  tile::ModuleInfo back2 = tile::moduleInfoFromJson(json2);
+  CHECK(tile::toJson(back2) == json2);
+  REQUIRE(back2.kernels.size() == 3);
+  CHECK(back2.kernels[2].sourceName == "two");
+  CHECK(back2.kernels[2].templateArgs == inst.templateArgs);
 }
 
 TEST_CASE("kernel info: malformed JSON names the path", "[kernelinfo]") {
@@ -134,6 +156,9 @@ TEST_CASE("kernel info: malformed JSON names the path", "[kernelinfo]") {
   bad = json;
   bad.replace(bad.find("\"version\": 1"), 12, "\"version\": 2");
   CHECK_THAT(error(bad), Catch::Contains("version 2 is not understood"));
+  bad = json;
+  bad.replace(bad.find("\"minBlocks\": null"), 17, "\"minBlocks\": 33");
+  CHECK_THAT(error(bad), Catch::Contains("kernels[0].minBlocks"));
   CHECK_THAT(error(json.substr(0, json.size() / 2)), Catch::Contains("kernel info JSON, line"));
 }
 

@@ -179,3 +179,18 @@ TEST_CASE("a huge dynamic shared memory size does not wrap around", "[launch]") 
   CHECK_THAT(tile::checkLaunch("k", cfg({1}, {32}, {}, SIZE_MAX - 1023), l),
              Catch::Contains("18446744073709551616 bytes of shared memory"));
 }
+
+TEST_CASE("a kernel compiled for an exact block shape (threads(...), .reqntid)", "[launch]") {
+  LaunchLimits l = h100();
+  l.kernelRequiredBlock = Dim3(256);
+  CHECK(tile::checkLaunch("k", cfg({4}, {256}), l).empty());
+  std::string m = tile::checkLaunch("k", cfg({4}, {128}), l);
+  CHECK(m == "kernel 'k': block (128, 1, 1) differs from the block shape (256, 1, 1) the kernel "
+             "was compiled for (threads(...), PTX .reqntid); launch with that block, or declare "
+             "max_threads(N) instead for a kernel launched with varying blocks");
+  // The same count in another shape is another block.
+  CHECK(!tile::checkLaunch("k", cfg({4}, {128, 2}), l).empty());
+  CHECK_THROWS(tile::validateLaunch("k", cfg({4}, {64, 4}), l));
+  l.kernelRequiredBlock = Dim3(32, 8);
+  CHECK(tile::checkLaunch("k", cfg({4}, {32, 8}), l).empty());
+}

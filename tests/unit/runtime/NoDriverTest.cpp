@@ -51,6 +51,12 @@ TEST_CASE("without a driver every entry point throws a tile::Error naming the ca
   checkMissing(expectError([] { tile::DeviceBuffer<float> b(16); }), "cuMemAlloc");
   checkMissing(expectError([] { tile::Stream s; }), "cuStreamCreate");
   checkMissing(expectError([] { tile::EventTimer t; }), "cuEventCreate");
+  tile::TensorMapDesc valid;
+  valid.element = tile::TensorElement::F32;
+  valid.address = 0x1000;
+  valid.extents = {64, 64};
+  valid.box = {8, 32};
+  checkMissing(expectError([&] { tile::TensorMap::encode(valid); }), "cuTensorMapEncodeTiled");
 }
 
 TEST_CASE("Context failure is catchable as std::exception with a useful message", "[nodriver]") {

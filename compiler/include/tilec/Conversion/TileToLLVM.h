@@ -51,6 +51,10 @@ void addTensorMapTypeConversion(LLVMTypeConverter &converter);
 class KernelOp;
 /// byval [128 x i8], align 64, nvvm.grid_constant on the tensor-map arguments.
 void setTensorMapArgAttrs(KernelOp kernel, LLVM::LLVMFuncOp func);
+void populateTileWarpToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+/// tile.local_array (issue #11 register arrays): LocalArrayToLLVM.cpp.
+void populateTileLocalArrayToLLVMPatterns(LLVMTypeConverter &converter,
+                                          RewritePatternSet &patterns);
 } // namespace mlir::tile
 
 #endif

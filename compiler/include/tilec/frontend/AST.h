@@ -13,7 +13,9 @@
 #ifndef TILEC_FRONTEND_AST_H
 #define TILEC_FRONTEND_AST_H
 
+#include "tile/Dialect/CacheRules.h"
 #include "tilec/frontend/Diagnostics.h"
+#include "tilec/frontend/Token.h"
 #include "tilec/frontend/Types.h"
 
 #include <array>
@@ -29,6 +31,7 @@ class SharedArrayStmt;
 class MBarrierStmt;
 struct RoleAST;
 class RingStmt;
+class LocalArrayStmt;
 
 /// Syntax of a type annotation as written (`i32`, `ptr<f32, global>`).
 struct TypeSyntax {
@@ -40,7 +43,21 @@ struct TypeSyntax {
 // Declarations: everything a name can refer to.
 //===----------------------------------------------------------------------===//
 
-enum class DeclKind { Param, Let, Var, LoopVar, SharedArray, DSharedArray, MBarrier, Ring, RingStage };
+enum class DeclKind {
+  Param,
+  Let,
+  Var,
+  LoopVar,
+  SharedArray,
+  DSharedArray,
+  MBarrier,
+  // Issue #11 (abstr): compile-time constants and register arrays.
+  Const,      // `const N = e`, a kernel's compile-time parameter
+  LocalArray, // `let r = local<T>[N]`
+  // Issue #8 (rings): a ring and the stage bound by `produce/consume r as s`.
+  Ring,
+  RingStage,
+};
 const char *declKindName(DeclKind k);
 
 struct Decl {
@@ -53,6 +70,13 @@ struct Decl {
   SharedArrayStmt *array = nullptr; // SharedArray / DSharedArray: its declaration
   MBarrierStmt *mbarrier = nullptr; // MBarrier: its declaration
   RingStmt *ring = nullptr; // Ring, RingStage (`as s`) and ring stage tiles: the ring
+  LocalArrayStmt *local = nullptr;  // LocalArray: its declaration
+  /// Const: the value (integers sign-extended from the type's width, i1 0/1;
+  /// floats rounded to the type). `type` is UntypedInt for an integer
+  /// constant declared without a type, which adapts to its use like a literal.
+  bool constIsFloat = false;
+  int64_t constInt = 0;
+  double constFloat = 0;
   bool isMutable() const { return kind == DeclKind::Var; }
 };
 
@@ -142,6 +166,49 @@ enum class Builtin {
   CopyAsync,
   PrefetchTensor,
   Dim, // dim(t, d): extent d of an n-D shared array (a constant)
+  // Issue #11: warp-level operations (SemaWarp.cpp, docs/language.md "Warp-level operations").
+  ShflUp,
+  ShflDown,
+  ShflXor,
+  ShflIdx,
+  VoteAny,
+  VoteAll,
+  VoteBallot,
+  ReduxAdd,
+  ReduxMin,
+  ReduxMax,
+  ReduxAnd,
+  ReduxOr,
+  ReduxXor,
+  MatchAny,
+  MatchAll,
+  SyncWarp,
+  LaneMaskLt,
+  LaneMaskLe,
+  LaneMaskEq,
+  LaneMaskGe,
+  LaneMaskGt,
+  // Issue #11: math (SemaMath.cpp, docs/language.md "Math functions").
+  Fma,
+  Abs,
+  Sqrt,
+  Rsqrt,
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Sin,
+  Cos,
+  Tanh,
+  Erf,
+  Floor,
+  Ceil,
+  Round,
+  Trunc,
+  Copysign,
+  // Issue #8.6 / #11.6 (cache): L2 policies and packed vectors.
+  CachePolicy,
+  Pack,
 };
 const char *builtinName(Builtin b);
 Builtin builtinFromName(const std::string &name);
@@ -161,6 +228,12 @@ bool isMemoryBuiltin(Builtin b); // Load, Store, atomics: args[0] is a location
 bool isIdBuiltin(Builtin b);
 /// Arrive, ArriveExpectTx, ExpectTx, Wait: args[0] is an mbarrier expression.
 bool isMBarrierBuiltin(Builtin b);
+/// ShflUp .. LaneMaskGt: the warp-level operations.
+bool isWarpBuiltin(Builtin b);
+/// The warp operations that need converged lanes of their mask (all but lanemask_*).
+bool isWarpCollective(Builtin b);
+/// Fma .. Copysign: the math functions.
+bool isMathBuiltin(Builtin b);
 
 /// Memory order of an access. Weak = plain (non-atomic) ld/st.
 enum class MemOrder { Weak, Relaxed, Acquire, Release, AcqRel, Sc };
@@ -175,7 +248,7 @@ enum class IndexUse {
   Address, // first argument of load/store/atomic_*: only its address is used
 };
 
-enum class MemberKind { Unknown, Local, LocalBase };
+enum class MemberKind { Unknown, Local, LocalBase, VectorLane };
 
 class ExprAST {
 public:
@@ -314,12 +387,14 @@ public:
   ExprPtr base;
   std::string name;
   MemberKind member = MemberKind::Unknown; // [sema]
+  int lane = 0;                            // [sema] VectorLane: .x .y .z .w = 0..3
 };
 
-/// `{a, b}` / `{a, b, c, d}`: only as the VALUE of store_async (anywhere else
-/// it is an error). [sema] every element has the element type of the
-/// store_async destination, and so has this expression's `type` (a Scalar);
-/// the vector width is elems.size() (1, 2 or 4 for 32-bit, 1 or 2 for 64-bit).
+/// `{a, b}` / `{a, b, c, d}`. As the VALUE of store_async: [sema] every
+/// element has the element type of the store_async destination, and so has
+/// this expression's `type` (a Scalar); the vector width is elems.size() (1, 2
+/// or 4 for 32-bit, 1 or 2 for 64-bit). Anywhere else it builds a vec<T, N>
+/// value: `type` is that Vector type (SemaVector.cpp).
 class VectorExpr : public ExprAST {
 public:
   VectorExpr(Location loc, std::vector<ExprPtr> elems)
@@ -338,6 +413,19 @@ struct NamedArg {
   std::string value; // the identifier, or "" when the value is not a bare name
   Location valueLoc;
   ExprPtr expr; // the value as an expression (a VarRefExpr for a bare name)
+};
+
+/// Cache hints and vector width of load/store (SemaCache.cpp); the named
+/// arguments stay in CallExpr::namedArgs, these are their checked values.
+struct MemoryHints {
+  cache::Op cache = cache::Op::None;
+  cache::Evict evict = cache::Evict::None;
+  int prefetch = 0;   // bytes: 0 (none), 64, 128, 256
+  int policyArg = -1; // index into namedArgs of `policy = P`
+  int vector = 0;     // load(..., vector = N): N; store: the value's lanes; 0 = scalar
+  bool any() const {
+    return cache != cache::Op::None || evict != cache::Evict::None || prefetch || policyArg >= 0;
+  }
 };
 
 /// A builtin call. [sema] resolves `builtin`; `axis` for the id builtins;
@@ -382,6 +470,7 @@ public:
   const RoleAST *role = nullptr; // [sema] the role the call is in (sync_threads, role ids)
   /// `bitcast<T>(x)`: T as written (the only builtin with a type argument).
   std::optional<TypeSyntax> typeArg;
+  bool approx = false; // [sema] math: the fast approximate form (`approx = true`, --fast-math)
   /// [sema] copy_async / prefetch_tensor (SemaTma.cpp).
   struct Tma {
     bool isStore = false;           // copy_async(A[c...], TILE)
@@ -391,6 +480,12 @@ public:
     int64_t bytes = 0;              // bytes landing in this CTA's tile per copy (expect_tx)
     int64_t extent = 0;             // dim(t, d): the extent
   } tma;
+  MemoryHints hints;                               // [sema] load/store cache hints, vectors
+  cache::Evict policyPrimary = cache::Evict::None; // [sema] cache_policy(P, ...)
+  double policyFraction = 1.0;                     // [sema] cache_policy(..., fraction = f)
+  /// [sema] a call of a user function (`fn`): its body, checked at this call
+  /// site; builtin stays Unknown.
+  std::unique_ptr<struct InlinedCall> inlined;
 };
 
 /// `cond ? a : b` (issue #11). [sema] cond is i1, a and b have this
@@ -433,6 +528,9 @@ public:
     Ring,       // issue #8 rings
     Produce,
     Consume,
+    // Issue #11 (abstr)
+    Const,
+    LocalArray,
   };
   StmtAST(Kind kind, Location loc) : loc(std::move(loc)), kind_(kind) {}
   virtual ~StmtAST() = default;
@@ -515,6 +613,35 @@ public:
   // [sema]
   std::optional<int64_t> constantCount; // count when it folds to a constant (1 .. 2^20-1)
   int index = -1;                       // position among the kernel's mbarrier declarations
+};
+
+/// `const NAME [: T] = e` in a kernel body (a file-level one lives in
+/// ModuleAST::consts). e is a constant expression of scalar type; the value
+/// goes into decl (Decl::constInt / constFloat). Uses of the name become
+/// literals of that value during checking.
+class ConstStmt : public StmtAST {
+public:
+  ConstStmt(Location loc, std::unique_ptr<Decl> decl, std::optional<TypeSyntax> annot, ExprPtr init)
+      : StmtAST(Const, std::move(loc)), decl(std::move(decl)), annotation(std::move(annot)),
+        init(std::move(init)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == Const; }
+  std::unique_ptr<Decl> decl; // kind Const
+  std::optional<TypeSyntax> annotation;
+  ExprPtr init;
+};
+
+/// `let r = local<T>[N]`: N elements private to the thread, zero-initialised,
+/// in registers when every index is a compile-time constant after unrolling.
+class LocalArrayStmt : public StmtAST {
+public:
+  LocalArrayStmt(Location loc, std::unique_ptr<Decl> decl, TypeSyntax elem, ExprPtr count)
+      : StmtAST(LocalArray, std::move(loc)), decl(std::move(decl)), elem(std::move(elem)),
+        count(std::move(count)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == LocalArray; }
+  std::unique_ptr<Decl> decl; // kind LocalArray
+  TypeSyntax elem;
+  ExprPtr count;
+  int64_t length = 0; // [sema] N
 };
 
 /// One tile of a ring: `a: shared<bf16>[128, 64]`.
@@ -607,6 +734,14 @@ public:
   Block body;
   bool hasBreak = false;    // [sema] a `break` leaves this loop
   bool hasContinue = false; // [sema] a `continue` targets this loop
+  /// `unroll` (full: unrollFull) or `unroll(F)` (unrollFactor) after the
+  /// bounds; Range loops only (docs/language.md "Unrolling").
+  bool unrollFull = false;
+  ExprPtr unrollFactor;
+  Location unrollLoc;
+  // [sema] the values of the loop variable (full unrolling), and F.
+  std::vector<int64_t> unrolledValues;
+  int64_t unrollFactorValue = 0;
 };
 
 /// `if c {..} else {..}`; `else if` is an elseBody holding one IfStmt.
@@ -643,6 +778,7 @@ class ReturnStmt : public StmtAST {
 public:
   explicit ReturnStmt(Location loc) : StmtAST(Return, std::move(loc)) {}
   static bool classof(const StmtAST *s) { return s->kind() == Return; }
+  ExprPtr value; // `return e` in a function with a result; null otherwise
 };
 
 /// One role of a `warpgroups` block: `NAME(warpgroups = n, regs = r) { ... }`.
@@ -688,9 +824,17 @@ public:
 // Kernels and modules
 //===----------------------------------------------------------------------===//
 
+/// A dimension of cluster(...)/threads(...) written as a constant
+/// expression (`threads(BM * BN / 64)`) rather than a literal: Sema gives its
+/// value (file-level constants and compile-time kernel parameters only).
+struct DimName {
+  ExprPtr expr; // null when the dimension is a literal
+};
+
 struct ClusterAttr {
   enum Kind { None, Static, Dynamic } kind = None;
   std::array<int, 3> dims{1, 1, 1}; // Static only
+  std::array<DimName, 3> names;     // Static only
   Location loc;
   bool overridden = false; // [sema] replaced by CheckOptions::clusterOverride
 };
@@ -698,6 +842,7 @@ struct ClusterAttr {
 struct ThreadsAttr {
   bool present = false;
   std::array<int, 3> dims{1, 1, 1};
+  std::array<DimName, 3> names;
   Location loc;
 };
 
@@ -720,13 +865,37 @@ struct TensorParamSyntax {
   const ExprAST *firstCopy = nullptr; // the copy that fixed box/swizzle
 };
 
+/// max_threads(N) (.maxntid N: an upper bound on the block, which caps the
+/// registers per thread) and min_blocks(N) (.minnctapersm N).
+struct LaunchBoundsAttr {
+  std::optional<int> maxThreads;
+  Location maxThreadsLoc;
+  std::optional<int> minBlocks;
+  Location minBlocksLoc;
+};
+
+/// `NAME: T` in `kernel k<NAME: T, ...>(...)`: a compile-time parameter.
+struct TemplateParam {
+  std::string name;
+  Location loc;
+  TypeSyntax type; // an integer or i1 scalar
+};
+
 struct KernelAST {
   std::string name;
   Location loc;                              // of the name
+  std::vector<TemplateParam> templateParams; // `kernel k<BM: i32, ...>`
+  std::vector<Token> tokens; // templates: the definition's tokens, parsed again per instance
+  /// An instance of a template (Sema): the source name and the arguments, in
+  /// template-parameter order; `name` is the mangled PTX name.
+  std::string sourceName;
+  std::vector<std::pair<std::string, int64_t>> templateArgs;
+  std::vector<std::unique_ptr<Decl>> templateDecls; // kind Const, one per argument
   std::vector<std::unique_ptr<Decl>> params; // kind Param, types from the signature
   std::vector<TypeSyntax> paramTypes;        // as written, parallel to params
   ClusterAttr cluster;
-  ThreadsAttr threads;
+  ThreadsAttr threads; // the exact block shape (.reqntid)
+  LaunchBoundsAttr bounds;
   Block body;
   // [sema]
   std::vector<SharedArrayStmt *> sharedArrays; // in declaration order
@@ -749,9 +918,35 @@ struct KernelAST {
   std::vector<RingStmt *> rings;
 };
 
+/// `fn NAME(PARAM: TYPE, ...) [-> TYPE] { ... }` at file level. The body is
+/// parsed again at every call (Parser::parseFunctionBody) and checked there:
+/// calls are always inlined.
+struct FnAST {
+  std::string name;
+  Location loc; // of the name
+  std::vector<std::string> paramNames;
+  std::vector<Location> paramLocs;
+  std::vector<TypeSyntax> paramTypes;
+  std::optional<TypeSyntax> result;
+  std::vector<Token> bodyTokens; // '{' ... '}' then Eof
+};
+
+/// [sema] One inlined call: the parameters (Let-like decls bound to the
+/// arguments, in order), the body parsed for this call, the result type.
+struct InlinedCall {
+  const FnAST *fn = nullptr;
+  std::vector<std::unique_ptr<Decl>> params;
+  Block body;
+  Type result = Type::voidTy();
+};
+
 struct ModuleAST {
   std::string file;
+  std::vector<std::unique_ptr<FnAST>> functions;
   std::vector<std::unique_ptr<KernelAST>> kernels;
+  /// File-level `const` declarations, in source order (visible in every
+  /// kernel of the file).
+  std::vector<std::unique_ptr<ConstStmt>> consts;
 };
 
 } // namespace tile::frontend

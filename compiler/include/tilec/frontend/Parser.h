@@ -19,6 +19,13 @@ public:
 
   Parser(std::vector<Token> tokens, DiagnosticEngine &diags);
   std::unique_ptr<ModuleAST> parseModule(const std::string &file);
+  /// A function body (FnAST::bodyTokens) parsed again for one call; nullopt
+  /// after an error (reported).
+  static std::optional<Block> parseFunctionBody(const std::vector<Token> &tokens,
+                                                DiagnosticEngine &diags);
+  /// A template kernel (KernelAST::tokens) parsed again for one instance.
+  static std::unique_ptr<KernelAST> parseKernelAgain(const std::vector<Token> &tokens,
+                                                     DiagnosticEngine &diags);
 
 private:
   struct Fail {}; // thrown after reporting, caught in parseModule
@@ -35,7 +42,8 @@ private:
 
   std::unique_ptr<KernelAST> parseKernel();
   void parseKernelAttrs(KernelAST &k);
-  std::array<int, 3> parseDims(const char *attr);
+  std::array<int, 3> parseDims(const char *attr, std::array<DimName, 3> *names = nullptr);
+  void parseLaunchBound(KernelAST &k, const Token &attr);
   TypeSyntax parseType();
   /// ParserTma.cpp: `tensor<T>[E0, ...]` as the type of parameter `index`.
   TypeSyntax parseTensorParamType(KernelAST &k, int index);
@@ -60,6 +68,17 @@ private:
   StmtPtr parseRingDecl(const Token &kw, bool isVar, const std::optional<TypeSyntax> &annot,
                         std::unique_ptr<Decl> decl);
   StmtPtr parseRingAccess(int depth);
+  // ParserAbstr.cpp (issue #11: fn, const, template kernels, local arrays, unroll)
+  std::unique_ptr<FnAST> parseFn();
+  std::unique_ptr<ConstStmt> parseConst();
+  void parseTemplateParams(KernelAST &k);
+  StmtPtr parseLocalArray(const Token &kw, bool isVar, const std::optional<TypeSyntax> &annot,
+                          std::unique_ptr<Decl> decl);
+  void parseUnroll(ForStmt &f);
+  TypeSyntax parseParamType();
+  StmtPtr parseReturn();
+  /// Tokens [from, pos_) followed by an Eof token.
+  std::vector<Token> tokensFrom(size_t from) const;
 
   ExprPtr parseExpr();
   ExprPtr parseBinary(int minPrec);
@@ -78,6 +97,7 @@ private:
   std::vector<Token> toks_;
   size_t pos_ = 0;
   int exprNesting_ = 0;
+  bool inFunction_ = false; // parsing a fn body: `return e` is allowed
   DiagnosticEngine &diags_;
 };
 

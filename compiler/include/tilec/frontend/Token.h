@@ -77,6 +77,7 @@ enum class Tok {
   Question,
   KwBreak,
   KwContinue,
+  Arrow, // `->` before a function's result type (issue #11)
 };
 
 /// Human-readable spelling used in "expected X, found Y" messages.

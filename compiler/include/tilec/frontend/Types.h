@@ -18,7 +18,9 @@ namespace tile::frontend {
 
 // U8..U64 and F64 (issue #11) come last: other branches append too.
 enum class ScalarKind { I1, I8, I16, I32, I64, F16, BF16, F32, U8, U16, U32, U64, F64 };
-enum class AddressSpace { Global, Shared, Cluster };
+/// Local: a thread's own `local<T>[N]` array (registers or local memory);
+/// never the space of a pointer type.
+enum class AddressSpace { Global, Shared, Cluster, Local };
 
 const char *scalarName(ScalarKind k);
 const char *spaceName(AddressSpace s);
@@ -64,6 +66,10 @@ struct Type {
     Tensor,        // tensor<scalar>[E0, ...] kernel parameter (a TMA tensor map):
                    // dims = extents (-1 for a named one); only `A[c...]` as a
                    // copy_async/prefetch_tensor operand uses it
+    // Issue #8.6 / #11.6 (vectors and cache policies):
+    Vector,      // vec<scalar, lanes>: lanes 2, 4 or 8, 4/8/16 bytes; f16x2 = vec<f16, 2>
+    CachePolicy, // the opaque L2 policy of cache_policy(...) (a .b64 register)
+    LocalArray,    // local<scalar>[N]: staticLength = N, space Local (issue #11)
   };
   Kind kind = Invalid;
   ScalarKind scalar = ScalarKind::I32;       // Scalar: itself; others: element type
@@ -74,6 +80,7 @@ struct Type {
   /// staticLength is their product); tensors: the extents, -1 when named.
   /// Empty for 1-D arrays. Not part of the type identity.
   std::vector<int64_t> dims;
+  int lanes = 0;                             // Vector: element count
 
   static Type invalid() { return {}; }
   static Type voidTy() {
@@ -156,8 +163,28 @@ struct Type {
   bool isTensor() const { return kind == Tensor; }
   /// Rank of an array (1 unless n-D) or tensor.
   size_t rank() const { return dims.empty() ? 1 : dims.size(); }
+  static Type vector(ScalarKind elem, int lanes) {
+    Type t;
+    t.kind = Vector;
+    t.scalar = elem;
+    t.lanes = lanes;
+    return t;
+  }
+  static Type cachePolicy() {
+    Type t;
+    t.kind = CachePolicy;
+    return t;
+  }
+  bool isVector() const { return kind == Vector; }
+  /// f16x2 / bf16x2: the packed types with add/sub/mul/fma/min/max.f16x2.
+  bool isPacked() const {
+    return kind == Vector && lanes == 2 &&
+           (scalar == ScalarKind::F16 || scalar == ScalarKind::BF16);
+  }
+  /// Bytes a vector occupies (lanes * element size).
+  int64_t vectorBytes() const { return (int64_t)lanes * byteSize(scalar); }
   /// Indexable with e[i]: pointers and arrays.
-  bool isIndexable() const { return isPointer() || isArray(); }
+  bool isIndexable() const { return isPointer() || isArray() || kind == LocalArray; }
 
   /// Structural equality; array lengths are not part of the type identity.
   bool operator==(const Type &o) const;
@@ -165,7 +192,8 @@ struct Type {
 
   /// Source-like spelling: i32, ptr<f32, global>, shared<i32>[256],
   /// view<i32, cluster>, dshared<i32>[?], {integer literal}, mbarrier (this
-  /// CTA's), mbarrier<cluster> (a remote one), mbarrier[4].
+  /// CTA's), mbarrier<cluster> (a remote one), mbarrier[4], vec<f32, 4>,
+  /// f16x2, bf16x2, cache_policy.
   std::string str() const;
 };
 

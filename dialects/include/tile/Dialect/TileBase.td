@@ -97,6 +97,29 @@ def Tile_SpecialReg : I32EnumAttr<"SpecialReg", "PTX special register", [
 }
 def Tile_SpecialRegAttr : EnumAttr<Tile_Dialect, Tile_SpecialReg, "sreg">;
 
+// Cache operators of ld/st (PTX ISA 9.7.9.8 ld, 9.7.9.9 st, 9.7.9.10
+// ld.global.nc): ca/cg/cs/lu/cv on loads, `nc` = ld.global.nc (the
+// non-coherent read-only path), wb/cg/cs/wt on stores.
+def Tile_CacheOp : I32EnumAttr<"CacheOp", "PTX cache operator of ld/st", [
+    I32EnumAttrCase<"ca", 0>, I32EnumAttrCase<"cg", 1>, I32EnumAttrCase<"cs", 2>,
+    I32EnumAttrCase<"lu", 3>, I32EnumAttrCase<"cv", 4>, I32EnumAttrCase<"nc", 5>,
+    I32EnumAttrCase<"wb", 6>, I32EnumAttrCase<"wt", 7>]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_CacheOpAttr : EnumAttr<Tile_Dialect, Tile_CacheOp, "cache">;
+
+// Cache eviction priorities: `.L1::<p>` on ld/st, `.L2::<p>` of createpolicy
+// (which takes every one but no_allocate).
+def Tile_EvictionPriority : I32EnumAttr<"EvictionPriority", "cache eviction priority", [
+    I32EnumAttrCase<"evict_normal", 0>, I32EnumAttrCase<"evict_first", 1>,
+    I32EnumAttrCase<"evict_last", 2>, I32EnumAttrCase<"evict_unchanged", 3>,
+    I32EnumAttrCase<"no_allocate", 4>]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_EvictionPriorityAttr : EnumAttr<Tile_Dialect, Tile_EvictionPriority, "evict">;
+
 class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>
     : TypeDef<Tile_Dialect, name, traits> {
   let mnemonic = typeMnemonic;

@@ -21,6 +21,10 @@ def Tile_Scalar : AnyTypeOf<[Tile_Int, F16, BF16, F32, F64]>;
 // memory (a `var` that holds a pointer).
 def Tile_Value : AnyTypeOf<[Tile_Int, F16, BF16, F32, F64, Tile_PtrType]>;
 def Tile_AtomicValue : AnyTypeOf<[I32, I64, F32, F64]>;
+// A vector of 2, 4 or 8 elements moved by one ld/st.vN (4, 8 or 16 bytes;
+// the byte rule is the verifier's).
+def Tile_Vector : FixedVectorOfLengthAndType<[2, 4, 8], [I8, I16, I32, I64, F16, BF16, F32, F64]>;
+def Tile_LoadStoreValue : AnyTypeOf<[Tile_Value, Tile_Vector]>;
 
 //===----------------------------------------------------------------------===//
 // Kernels
@@ -32,7 +36,9 @@ def Tile_KernelOp : Tile_Op<"kernel", [
   let description = [{
     `cluster_dims` fixes the cluster shape (PTX `.reqnctapercluster` +
     `.explicitcluster`); `cluster_dynamic` says the kernel uses cluster
-    operations but the shape comes at launch. `max_threads` becomes `.maxntid`.
+    operations but the shape comes at launch. `max_threads` becomes `.maxntid`
+    (an upper bound on the block), `req_threads` `.reqntid` (the exact block
+    shape) and `min_blocks` `.minnctapersm` (PTX ISA 11.4.2-11.4.4).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
@@ -40,7 +46,9 @@ def Tile_KernelOp : Tile_Op<"kernel", [
                        OptionalAttr<DictArrayAttr>:$res_attrs,
                        OptionalAttr<DenseI32ArrayAttr>:$cluster_dims,
                        UnitAttr:$cluster_dynamic,
-                       OptionalAttr<DenseI32ArrayAttr>:$max_threads);
+                       OptionalAttr<DenseI32ArrayAttr>:$max_threads,
+                       OptionalAttr<DenseI32ArrayAttr>:$req_threads,
+                       OptionalAttr<I32Attr>:$min_blocks);
   let regions = (region AnyRegion:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -121,34 +129,79 @@ def Tile_MapaOp : Tile_Op<"mapa", [Pure]> {
 
 def Tile_LoadOp : Tile_Op<"load", [Tile_MemoryAccessOpInterface,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
-  let summary = "load with a PTX memory order and scope";
+  let summary = "load with a PTX memory order and scope, and optional cache hints";
   let description = [{ A weak load only reads `ptr`; a relaxed or acquire
     load also synchronises, so it is kept and not merged (its effects name
-    all memory, as LLVM models atomic loads). }];
+    all memory, as LLVM models atomic loads).
+    A vector result loads N consecutive elements with one `ld.vN` (the
+    address must be aligned to the vector's bytes, else the GPU traps).
+    Cache hints (PTX ISA 9.7.9.8): `cache` (.ca/.cg/.cs/.lu/.cv, or nc =
+    ld.global.nc), `evict` (.L1::evict_*), `prefetch` (.L2::64B/128B/256B) and a
+    `policy` operand from tile.create_policy (.L2::cache_hint). }];
   let arguments = (ins Tile_PtrType:$ptr,
                        DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::weak">:$order,
-                       DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
-  let results = (outs Tile_Value:$result);
-  let assemblyFormat = "$ptr attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))";
+                       DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope,
+                       OptionalAttr<Tile_CacheOpAttr>:$cache,
+                       OptionalAttr<Tile_EvictionPriorityAttr>:$evict,
+                       OptionalAttr<I32Attr>:$prefetch,
+                       Optional<I64>:$policy);
+  let results = (outs Tile_LoadStoreValue:$result);
+  let assemblyFormat = "$ptr (`policy` $policy^)? attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))";
   let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$ptr,
+                   "::mlir::tile::MemoryOrder":$order, "::mlir::tile::MemoryScope":$scope), [{
+      build($_builder, $_state, result, ptr, order, scope, nullptr, nullptr, nullptr,
+            ::mlir::Value());
+    }]>
+  ];
   let extraClassDeclaration = [{
     bool readsMemory() { return true; }
     bool writesMemory() { return false; }
+    /// Any of cache, evict, prefetch, policy.
+    bool hasCacheHints() {
+      return getCache() || getEvict() || getPrefetch() || getPolicy();
+    }
   }];
 }
 
 def Tile_StoreOp : Tile_Op<"store", [Tile_MemoryAccessOpInterface]> {
-  let summary = "store with a PTX memory order and scope";
-  let arguments = (ins Tile_Value:$value, Arg<Tile_PtrType, "", [MemWrite]>:$ptr,
+  let summary = "store with a PTX memory order and scope, and optional cache hints";
+  let description = [{ A vector value stores its elements with one `st.vN`.
+    Cache hints (PTX ISA 9.7.9.9): `cache` (.wb/.cg/.cs/.wt), `evict`
+    (.L1::evict_*) and a `policy` operand (.L2::cache_hint). }];
+  let arguments = (ins Tile_LoadStoreValue:$value, Arg<Tile_PtrType, "", [MemWrite]>:$ptr,
                        DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::weak">:$order,
-                       DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
-  let assemblyFormat = "$value `,` $ptr attr-dict `:` qualified(type($value)) `,` qualified(type($ptr))";
+                       DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope,
+                       OptionalAttr<Tile_CacheOpAttr>:$cache,
+                       OptionalAttr<Tile_EvictionPriorityAttr>:$evict,
+                       Optional<I64>:$policy);
+  let assemblyFormat = "$value `,` $ptr (`policy` $policy^)? attr-dict `:` qualified(type($value)) `,` qualified(type($ptr))";
   let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$value, "::mlir::Value":$ptr,
+                   "::mlir::tile::MemoryOrder":$order, "::mlir::tile::MemoryScope":$scope), [{
+      build($_builder, $_state, value, ptr, order, scope, nullptr, nullptr, ::mlir::Value());
+    }]>
+  ];
   let extraClassDeclaration = [{
     ::mlir::ValueRange getStoredValues() { return getODSOperands(0); }
     bool readsMemory() { return false; }
     bool writesMemory() { return true; }
+    bool hasCacheHints() { return getCache() || getEvict() || getPolicy(); }
   }];
+}
+
+def Tile_CreatePolicyOp : Tile_Op<"create_policy", [Pure]> {
+  let summary = "createpolicy.fractional.L2::<primary>: an L2 cache policy for .L2::cache_hint";
+  let description = [{ PTX ISA 9.7.9.17: the policy applies `primary` to
+    `fraction` (0 < fraction <= 1) of the accesses that use it and
+    evict_unchanged to the rest. The result is an opaque 64-bit value that
+    only ld/st `policy` operands take. }];
+  let arguments = (ins Tile_EvictionPriorityAttr:$primary, F32Attr:$fraction);
+  let results = (outs I64:$policy);
+  let assemblyFormat = "$primary `fraction` $fraction attr-dict `:` type($policy)";
+  let hasVerifier = 1;
 }
 
 def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [AllTypesMatch<["value", "result"]>,
@@ -375,5 +428,23 @@ def Tile_HangTrapOp : Tile_Op<"hang_trap"> {
 include "tile/Dialect/TileRoleOps.td"
 // Issue #8 (tma): tensor maps, tile layouts and TMA copies.
 include "tile/Dialect/TileTmaOps.td"
+include "tile/Dialect/TileWarpOps.td"
+//===----------------------------------------------------------------------===//
+// Register arrays (issue #11: `local<T>[N]`)
+//===----------------------------------------------------------------------===//
+
+def Tile_LocalArrayOp : Tile_Op<"local_array"> {
+  let summary = "an array of `count` elements private to the thread";
+  let description = [{
+    One alloca of `count` elements in the kernel's entry block. When every
+    access has a constant index (after unrolling and folding), LLVM's SROA
+    splits it into scalars, which live in registers; otherwise it stays in
+    local memory (`tile-check-local-arrays` warns, naming the index). `name`
+    is the source name, for diagnostics.
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$count, StrAttr:$name);
+  let results = (outs Tile_PtrIn<"local">:$result);
+  let assemblyFormat = "$name `[` $count `]` attr-dict `->` qualified(type($result))";
+}
 
 #endif // TILE_OPS_TD

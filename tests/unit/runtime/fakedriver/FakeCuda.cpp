@@ -428,6 +428,15 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, 
     }
   l.sharedBytes = c->sharedMemBytes;
   l.stream = c->hStream;
+  if (g_state.recordParamBuffer) {
+    for (size_t i = 0; i < fn->params.size(); ++i) {
+      const FakeParam &fp = fn->params[i];
+      if (l.paramBuffer.size() < fp.offset + fp.size)
+        l.paramBuffer.resize(fp.offset + fp.size, 0);
+      std::memcpy(l.paramBuffer.data() + fp.offset, params[i], fp.size);
+      l.paramOffsets.push_back(fp.offset);
+    }
+  }
   for (size_t i = 0; i < g_state.argSizes.size(); ++i) {
     auto *p = static_cast<unsigned char *>(params[i]);
     l.args.emplace_back(p, p + g_state.argSizes[i]);
@@ -486,6 +495,53 @@ CUresult cuEventRecord(CUevent, CUstream) { return CUDA_SUCCESS; }
 CUresult cuEventSynchronize(CUevent) { return g_state.syncResult; }
 CUresult cuEventElapsedTime(float *ms, CUevent, CUevent) {
   *ms = 1.5f;
+  return CUDA_SUCCESS;
+}
+
+// Records the call and writes its values into the map (no real encoding):
+// qword 0 the magic, 1 the address, 2..6 dims, 7..10 strides, 11 the box (16
+// bits each), 12 the element strides (8 bits each), 13 the enums.
+CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank,
+                                void *address, const cuuint64_t *dims, const cuuint64_t *strides,
+                                const cuuint32_t *box, const cuuint32_t *elementStrides,
+                                CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob) {
+  FakeEncode e{};
+  e.dataType = type;
+  e.rank = static_cast<int>(rank);
+  e.interleave = interleave;
+  e.swizzle = swizzle;
+  e.l2Promotion = l2;
+  e.oobFill = oob;
+  e.address = reinterpret_cast<uintptr_t>(address);
+  e.mapAligned = reinterpret_cast<uintptr_t>(map) % 64 == 0;
+  for (cuuint32_t i = 0; i < rank && i < 5; ++i) {
+    e.dims[i] = dims[i];
+    e.box[i] = box[i];
+    e.elementStrides[i] = elementStrides[i];
+    if (i + 1 < rank)
+      e.strides[i] = strides[i];
+  }
+  g_state.encodes.push_back(e);
+  if (g_state.encodeResult != CUDA_SUCCESS)
+    return g_state.encodeResult;
+  if (!e.mapAligned || rank < 1 || rank > 5)
+    return CUDA_ERROR_INVALID_VALUE;
+  cuuint64_t *q = map->opaque;
+  std::memset(q, 0, sizeof(map->opaque));
+  q[0] = kFakeTensorMapMagic;
+  q[1] = e.address;
+  for (int i = 0; i < e.rank; ++i) {
+    q[2 + i] = e.dims[i];
+    if (i + 1 < e.rank)
+      q[7 + i] = e.strides[i];
+    q[11] |= static_cast<cuuint64_t>(e.box[i] & 0xffff) << (16 * (i % 4));
+    q[12] |= static_cast<cuuint64_t>(e.elementStrides[i] & 0xff) << (8 * i);
+  }
+  q[13] = static_cast<cuuint64_t>(type) | static_cast<cuuint64_t>(rank) << 8 |
+          static_cast<cuuint64_t>(swizzle) << 16 | static_cast<cuuint64_t>(l2) << 24 |
+          static_cast<cuuint64_t>(oob) << 32;
+  q[14] = e.rank == 5 ? e.box[4] : 0;
   return CUDA_SUCCESS;
 }
 

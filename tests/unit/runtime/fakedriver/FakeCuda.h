@@ -13,7 +13,23 @@ struct FakeLaunch {
   unsigned sharedBytes;
   CUstream stream;
   std::vector<std::vector<unsigned char>> args; // copies of the first argSizes.size() params
+  // With FakeState::recordParamBuffer: the parameter space as the driver builds
+  // it (each kernelParams[i] copied to the offset its PTX declaration gets).
+  std::vector<unsigned char> paramBuffer;
+  std::vector<size_t> paramOffsets;
 };
+
+// One cuTensorMapEncodeTiled call, in the driver's order (innermost first).
+struct FakeEncode {
+  int dataType, rank, interleave, swizzle, l2Promotion, oobFill;
+  unsigned long long address;
+  unsigned long long dims[5], strides[4];
+  unsigned box[5], elementStrides[5];
+  bool mapAligned; // the CUtensorMap* was 64-byte aligned
+};
+// The fake writes this into the map: a magic word, then the call's values,
+// so a test can find a map in the parameter buffer and decode it.
+constexpr unsigned long long kFakeTensorMapMagic = 0x54454e534f524d41ull; // "TENSORMA"
 
 struct FakeState {
   // Behaviour knobs.
@@ -25,9 +41,12 @@ struct FakeState {
   // cuFuncGetParamInfo calls past the last parameter: each is an API error
   // that compute-sanitizer reports.
   int paramInfoPastEnd = 0;
-  CUresult syncResult = CUDA_SUCCESS; // cuCtx/Stream/EventSynchronize and cuMemcpyDtoH answer
-  int clusterLaunch = 1;              // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
   std::string jitInfoLog;             // appended to cuLinkComplete's info log (ptxas advisories)
+  CUresult syncResult = CUDA_SUCCESS;   // cuCtx/Stream/EventSynchronize and cuMemcpyDtoH answer
+  int clusterLaunch = 1;                // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
+  bool recordParamBuffer = false;       // build FakeLaunch::paramBuffer per launch
+  CUresult encodeResult = CUDA_SUCCESS; // cuTensorMapEncodeTiled answer
+  std::vector<FakeEncode> encodes;      // every cuTensorMapEncodeTiled call
   // Records.
   std::vector<FakeLaunch> launches;
   std::vector<std::pair<int, int>> funcAttrSets; // cuFuncSetAttribute (attr, value)

@@ -1,0 +1,198 @@
+//===- ParserAbstr.cpp - fn, const, template kernels, local arrays, unroll -===//
+//
+// Issue #11 (abstraction, register arrays). `fn`, `const`, `local` and
+// `unroll` are contextual words, not keywords: they keep their meaning as
+// names elsewhere. Function bodies and template kernels keep their tokens so
+// that every call / instance gets a fresh AST (parseFunctionBody,
+// parseKernelAgain), checked in its own context.
+//
+//===----------------------------------------------------------------------===//
+#include "tilec/frontend/Parser.h"
+
+namespace tile::frontend {
+
+std::vector<Token> Parser::tokensFrom(size_t from) const {
+  std::vector<Token> out(toks_.begin() + from, toks_.begin() + pos_);
+  Token eof;
+  eof.kind = Tok::Eof;
+  eof.loc = out.empty() ? Location{} : out.back().loc;
+  out.push_back(eof);
+  return out;
+}
+
+std::optional<Block> Parser::parseFunctionBody(const std::vector<Token> &tokens,
+                                               DiagnosticEngine &diags) {
+  Parser p(tokens, diags);
+  p.inFunction_ = true;
+  try {
+    p.expect(Tok::LBrace, "'{'");
+    return p.parseBlock(1);
+  } catch (const Fail &) {
+    return std::nullopt;
+  }
+}
+
+std::unique_ptr<KernelAST> Parser::parseKernelAgain(const std::vector<Token> &tokens,
+                                                    DiagnosticEngine &diags) {
+  Parser p(tokens, diags);
+  try {
+    return p.parseKernel();
+  } catch (const Fail &) {
+    return nullptr;
+  }
+}
+
+/// `fn NAME(P: T, ...) [-> T] { ... }`
+std::unique_ptr<FnAST> Parser::parseFn() {
+  consume(); // fn
+  const char *hint = "write `fn NAME(PARAM: TYPE, ...) -> TYPE { ... }` (`-> TYPE` only when it "
+                     "returns a value)";
+  auto f = std::make_unique<FnAST>();
+  Token name = expect(Tok::Ident, "function name", hint);
+  f->name = name.text;
+  f->loc = name.loc;
+  if (at(Tok::Lt))
+    fail(cur().loc, "functions take no compile-time parameters",
+         "use file-level `const` values, or pass the value as a parameter");
+  expect(Tok::LParen, "'('", hint);
+  while (!at(Tok::RParen)) {
+    Token pname = expect(Tok::Ident, "parameter name", "parameters are written `NAME: TYPE`");
+    expect(Tok::Colon, "':'", "parameters are written `NAME: TYPE`");
+    f->paramNames.push_back(pname.text);
+    f->paramLocs.push_back(pname.loc);
+    f->paramTypes.push_back(parseParamType());
+    if (!accept(Tok::Comma))
+      break;
+  }
+  expect(Tok::RParen, "')'", "separate parameters with ',' and close the list with ')'");
+  if (accept(Tok::Arrow)) {
+    f->result = parseType();
+  } else if (at(Tok::Colon)) {
+    fail(cur().loc, "the result type is written `-> TYPE`", hint);
+  }
+  if (!at(Tok::LBrace))
+    failExpected("'{'", "the function body is a block in braces");
+  size_t start = pos_;
+  consume();
+  bool outer = inFunction_;
+  inFunction_ = true;
+  parseBlock(1); // syntax errors are reported once, here; each call parses again
+  inFunction_ = outer;
+  f->bodyTokens = tokensFrom(start);
+  return f;
+}
+
+/// `const NAME [: T] = EXPR`
+std::unique_ptr<ConstStmt> Parser::parseConst() {
+  Token kw = consume(); // const
+  const char *hint = "write `const NAME = EXPR` or `const NAME: TYPE = EXPR`";
+  Token name = expect(Tok::Ident, "constant name", hint);
+  std::optional<TypeSyntax> annot;
+  if (accept(Tok::Colon))
+    annot = parseScalarType("type");
+  expect(Tok::Assign, "'='", "a constant needs a value: `const NAME = EXPR`");
+  auto decl = std::make_unique<Decl>();
+  decl->kind = DeclKind::Const;
+  decl->name = name.text;
+  decl->loc = name.loc;
+  ExprPtr init = parseExpr();
+  auto s = std::make_unique<ConstStmt>(kw.loc, std::move(decl), std::move(annot), std::move(init));
+  accept(Tok::Semi);
+  return s;
+}
+
+/// `<NAME: T, ...>` after a kernel's name.
+void Parser::parseTemplateParams(KernelAST &k) {
+  const char *hint = "write `kernel NAME<P: i32, Q: i32>(...)`: compile-time parameters are "
+                     "integers or i1";
+  consume(); // <
+  do {
+    Token n = expect(Tok::Ident, "compile-time parameter name", hint);
+    expect(Tok::Colon, "':'", hint);
+    TypeSyntax t = parseScalarType("type");
+    k.templateParams.push_back({n.text, n.loc, t});
+  } while (accept(Tok::Comma));
+  expect(Tok::Gt, "'>'", hint);
+}
+
+/// `let NAME = local<T>[N]`
+StmtPtr Parser::parseLocalArray(const Token &kw, bool isVar, const std::optional<TypeSyntax> &annot,
+                                std::unique_ptr<Decl> decl) {
+  consume(); // local
+  const char *hint = "write `let NAME = local<TYPE>[N]` with a constant N";
+  if (isVar)
+    fail(kw.loc, "local arrays must be declared with 'let'", hint);
+  if (annot)
+    fail(annot->loc, "a local array declaration takes no type annotation", hint);
+  expect(Tok::Lt, "'<'", hint);
+  TypeSyntax elem = parseScalarType("element type");
+  expect(Tok::Gt, "'>'", hint);
+  expect(Tok::LBracket, "'['", hint);
+  ExprPtr count = parseExpr();
+  expect(Tok::RBracket, "']'", hint);
+  decl->kind = DeclKind::LocalArray;
+  return std::make_unique<LocalArrayStmt>(kw.loc, std::move(decl), elem, std::move(count));
+}
+
+/// `unroll` or `unroll(F)` after a loop's bounds.
+void Parser::parseUnroll(ForStmt &f) {
+  Token u = consume();
+  f.unrollLoc = u.loc;
+  if (accept(Tok::LParen)) {
+    f.unrollFactor = parseExpr();
+    expect(Tok::RParen, "')'", "write `unroll(F)` with a constant factor F");
+  } else {
+    f.unrollFull = true;
+  }
+}
+
+/// A function parameter's type: a scalar, `ptr<T, space>`, `view<T, shared|cluster>` (a shared
+/// array, `h.local` or `remote(a, r)`), or `local<T>[N]`.
+TypeSyntax Parser::parseParamType() {
+  if (atIdent("view") && peekTok().kind == Tok::Lt) {
+    Token v = consume();
+    const char *hint = "write `view<TYPE, shared>` or `view<TYPE, cluster>`";
+    consume(); // <
+    TypeSyntax elem = parseScalarType("element type");
+    expect(Tok::Comma, "','", hint);
+    std::optional<AddressSpace> space;
+    if (at(Tok::KwShared))
+      space = AddressSpace::Shared;
+    else if (atIdent("cluster"))
+      space = AddressSpace::Cluster;
+    else
+      failExpected("shared or cluster", hint);
+    consume();
+    expect(Tok::Gt, "'>'", hint);
+    return {v.loc,
+            Type::array(Type::ArrayView, elem.type.scalar, *space, ScalarKind::I32, std::nullopt)};
+  }
+  if (atIdent("local") && peekTok().kind == Tok::Lt) {
+    Token l = consume();
+    const char *hint = "write `local<TYPE>[N]` with an integer literal N";
+    consume(); // <
+    TypeSyntax elem = parseScalarType("element type");
+    expect(Tok::Gt, "'>'", hint);
+    expect(Tok::LBracket, "'['", hint);
+    Token n = expect(Tok::IntLit, "an integer literal", hint);
+    expect(Tok::RBracket, "']'", hint);
+    return {l.loc, Type::array(Type::LocalArray, elem.type.scalar, AddressSpace::Local,
+                               ScalarKind::I32, (int64_t)n.intValue)};
+  }
+  return parseType();
+}
+
+/// `return` (kernels, functions without a result) or `return EXPR` (functions).
+StmtPtr Parser::parseReturn() {
+  auto r = std::make_unique<ReturnStmt>(consume().loc);
+  // A value only on the same line: a following line is a new statement.
+  if (!at(Tok::Semi) && !at(Tok::RBrace) && !at(Tok::Eof) && !cur().atLineStart) {
+    if (!inFunction_)
+      fail(cur().loc, "a kernel returns no value",
+           "write `return` alone; store results through a pointer");
+    r->value = parseExpr();
+  }
+  return r;
+}
+
+} // namespace tile::frontend

@@ -1,0 +1,794 @@
+//===- SemaAbstr.cpp - fn, const, kernel specialisation, local arrays ------===//
+//
+// Issue #11 (abstraction, register arrays):
+//  - `const` declarations are checked once; every use of the name becomes a
+//    literal of the value (constantLiteral), so sizes, bounds, attributes and
+//    the constant evaluator (foldConstant / evalConstant) see plain literals.
+//  - A template kernel `kernel k<P: T>` is parsed again for each instance
+//    (Parser::parseKernelAgain); each instance is an ordinary kernel whose
+//    compile-time parameters are constants, named k$P<value>... in PTX.
+//  - A call of a `fn` parses the function's body again and checks it at the
+//    call, in a scope of its own (parameters and file-level constants only):
+//    functions are always inlined, so every kernel-level check (barriers in
+//    divergent code, cluster features, the sync passes) sees the code where it
+//    runs. Diagnostics point into the function, with a note at the call.
+//
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+#include "tile/kernel_info.h"
+#include "tilec/frontend/Parser.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace tile::frontend {
+
+namespace {
+constexpr int64_t kMaxFullUnroll = 1024;    // iterations of `unroll`
+constexpr int64_t kMaxUnrollFactor = 64;    // F of `unroll(F)`
+constexpr int64_t kMaxLocalElements = 4096; // N of `local<T>[N]`
+constexpr int kMaxInlinedCallsPerKernel = 4096;
+constexpr size_t kMaxInstancesPerKernel = 256;
+
+bool fitsIn(int64_t v, ScalarKind k) {
+  if (k == ScalarKind::I1)
+    return v == 0 || v == 1;
+  unsigned bits = bitWidth(k);
+  if (bits >= 64)
+    return true;
+  return v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1));
+}
+
+/// A block that ends in `return` on every path (loops are not assumed to run).
+bool alwaysReturns(const Block &b) {
+  for (const StmtPtr &s : b) {
+    if (s->is<ReturnStmt>())
+      return true;
+    if (auto *i = s->as<IfStmt>();
+        i && i->hasElse && alwaysReturns(i->thenBody) && alwaysReturns(i->elseBody))
+      return true;
+  }
+  return false;
+}
+
+bool containsReturn(const Block &b) {
+  for (const StmtPtr &s : b) {
+    if (s->is<ReturnStmt>())
+      return true;
+    if (auto *i = s->as<IfStmt>();
+        i && (containsReturn(i->thenBody) || containsReturn(i->elseBody)))
+      return true;
+    if (auto *w = s->as<WhileStmt>(); w && containsReturn(w->body))
+      return true;
+    if (auto *f = s->as<ForStmt>(); f && containsReturn(f->body))
+      return true;
+  }
+  return false;
+}
+
+/// One parsed `-D` text.
+struct Define {
+  std::string text;
+  std::string kernel;          // "" = every kernel with the parameter
+  std::string name;            // "" for an instance `k<...>`
+  std::vector<int64_t> values; // NAME=: alternatives; instance: positional
+};
+
+bool parseValue(const std::string &t, int64_t &v) {
+  std::string s = t;
+  while (!s.empty() && s.front() == ' ')
+    s.erase(s.begin());
+  while (!s.empty() && s.back() == ' ')
+    s.pop_back();
+  if (s == "true" || s == "false") {
+    v = s == "true";
+    return true;
+  }
+  if (s.empty())
+    return false;
+  size_t used = 0;
+  try {
+    long long x = std::stoll(s, &used, 0);
+    v = x;
+  } catch (...) {
+    return false;
+  }
+  return used == s.size();
+}
+
+std::vector<std::string> splitList(const std::string &s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+bool isIdent(const std::string &s) {
+  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return false;
+  for (char c : s)
+    if (!(std::isalnum((unsigned char)c) || c == '_'))
+      return false;
+  return true;
+}
+
+std::optional<Define> parseDefine(const std::string &text, std::string &why) {
+  Define d;
+  d.text = text;
+  if (size_t lt = text.find('<'); lt != std::string::npos) {
+    if (text.back() != '>') {
+      why = "an instance is written KERNEL<V1, V2, ...>";
+      return std::nullopt;
+    }
+    d.kernel = text.substr(0, lt);
+    if (!isIdent(d.kernel)) {
+      why = "'" + d.kernel + "' is not a kernel name";
+      return std::nullopt;
+    }
+    for (const std::string &v : splitList(text.substr(lt + 1, text.size() - lt - 2))) {
+      int64_t x;
+      if (!parseValue(v, x)) {
+        why = "'" + v + "' is not an integer (or true/false)";
+        return std::nullopt;
+      }
+      d.values.push_back(x);
+    }
+    return d;
+  }
+  size_t eq = text.find('=');
+  if (eq == std::string::npos) {
+    why = "write NAME=VALUE, KERNEL.NAME=VALUE or KERNEL<V1, V2, ...>";
+    return std::nullopt;
+  }
+  std::string lhs = text.substr(0, eq);
+  if (size_t dot = lhs.find('.'); dot != std::string::npos) {
+    d.kernel = lhs.substr(0, dot);
+    lhs = lhs.substr(dot + 1);
+    if (!isIdent(d.kernel)) {
+      why = "'" + d.kernel + "' is not a kernel name";
+      return std::nullopt;
+    }
+  }
+  if (!isIdent(lhs)) {
+    why = "'" + lhs + "' is not a parameter name";
+    return std::nullopt;
+  }
+  d.name = lhs;
+  for (const std::string &v : splitList(text.substr(eq + 1))) {
+    int64_t x;
+    if (!parseValue(v, x)) {
+      why = "'" + v + "' is not an integer (or true/false)";
+      return std::nullopt;
+    }
+    d.values.push_back(x);
+  }
+  return d;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+ExprPtr Sema::constantLiteral(const Decl &d, const Location &loc) {
+  ExprPtr e;
+  if (d.constIsFloat) {
+    e = std::make_unique<FloatLiteralExpr>(loc, d.constFloat);
+  } else if (d.type.isBool()) {
+    e = std::make_unique<BoolLiteralExpr>(loc, d.constInt != 0);
+  } else {
+    auto lit = std::make_unique<IntLiteralExpr>(loc, d.constInt);
+    lit->negated = d.constInt < 0;
+    lit->magnitude = d.constInt < 0 ? 0 - (uint64_t)d.constInt : (uint64_t)d.constInt;
+    e = std::move(lit);
+  }
+  e->type = d.type; // UntypedInt for an untyped integer constant: adapts like a literal
+  return e;
+}
+
+bool Sema::checkConstDecl(ConstStmt &s) {
+  Decl &d = *s.decl;
+  d.type = Type::invalid();
+  std::string what = "value of constant '" + d.name + "'";
+  Type t;
+  if (s.annotation)
+    t = checkValue(s.init, &s.annotation->type, what,
+                   "convert explicitly with `as`, or change the declared type");
+  else
+    t = infer(s.init);
+  if (t.isInvalid())
+    return false;
+  if (t.kind == Type::UntypedFloat)
+    t = finalize(s.init); // f32, like a float literal
+  if (!t.isScalar() && t.kind != Type::UntypedInt) {
+    error(s.init->loc, "a constant must be a scalar, found " + t.str(),
+          "constants are integers, floats or i1; use `let` for other values");
+    return false;
+  }
+  if (!checkConstantOps(*s.init))
+    return false;
+  const char *hint = "a constant is built from literals, other constants, compile-time kernel "
+                     "parameters, operators, casts and min/max/clamp";
+  if (t.isFloat()) {
+    std::optional<ConstValue> v = evalConstant(*s.init);
+    if (!v) {
+      error(s.init->loc, "the " + what + " is not a compile-time constant", hint);
+      return false;
+    }
+    d.constIsFloat = true;
+    d.constFloat = v->f;
+  } else {
+    bool overflow = false;
+    std::optional<int64_t> v = foldConstant(*s.init, overflow);
+    if (!v && !overflow && t.isScalar()) // min/max/clamp and the exact run-time semantics
+      if (std::optional<ConstValue> c = evalConstant(*s.init))
+        v = c->i;
+    if (overflow) {
+      error(s.init->loc, "the " + what + " overflows",
+            "the value of every step must fit its type (and 64 bits)");
+      return false;
+    }
+    if (!v) {
+      error(s.init->loc, "the " + what + " is not a compile-time constant", hint);
+      return false;
+    }
+    d.constInt = *v;
+  }
+  d.type = t;
+  return true;
+}
+
+void Sema::resolveAttrNames(KernelAST &k) {
+  // The dimensions see the file-level constants and the kernel's
+  // compile-time parameters (not its runtime parameters: the attributes are
+  // fixed in the PTX).
+  pushScope();
+  for (auto &t : k.templateDecls)
+    scopes_.back().emplace(t->name, t.get());
+  auto resolve = [&](std::array<DimName, 3> &names, std::array<int, 3> &dims, const char *attr) {
+    std::string hint = std::string("write ") + attr +
+                       "(X[, Y[, Z]]) with integer literals, file-level constants and the "
+                       "kernel's compile-time parameters";
+    for (int i = 0; i < 3; ++i) {
+      if (!names[i].expr)
+        continue;
+      ExprPtr &e = names[i].expr;
+      Type t = checkValue(e, nullptr, "");
+      std::optional<int64_t> v;
+      bool overflow = false;
+      if (!t.isInvalid() && (!t.isInteger() || t.isBool()))
+        error(e->loc, std::string(attr) + " dimension must be an integer, found " + t.str(), hint);
+      else if (!t.isInvalid() && checkConstantOps(*e) && !(v = foldConstant(*e, overflow)))
+        error(e->loc,
+              std::string(attr) + " dimension must be a compile-time constant" +
+                  (overflow ? " (it overflows)" : ""),
+              hint);
+      else if (v && (*v < 1 || *v > (1 << 20)))
+        error(e->loc, std::string(attr) + " dimension " + std::to_string(*v) + " is out of range",
+              hint);
+      else if (v)
+        dims[i] = (int)*v;
+    }
+  };
+  if (k.cluster.kind == ClusterAttr::Static)
+    resolve(k.cluster.names, k.cluster.dims, "cluster");
+  if (k.threads.present)
+    resolve(k.threads.names, k.threads.dims, "threads");
+  popScope();
+}
+
+//===----------------------------------------------------------------------===//
+// The module: constants, functions, template instances
+//===----------------------------------------------------------------------===//
+
+void Sema::prepareModule(ModuleAST &module) {
+  // File-level constants, in order: each may use the ones before it.
+  // A stand-in kernel without a cluster: a builtin in a constant's value
+  // (thread_id(), cluster_size()) is checked as usual and is not constant.
+  KernelAST fileScope;
+  fileScope.name = "<file>";
+  kernel_ = &fileScope;
+  scopes_.clear();
+  pushScope();
+  for (auto &c : module.consts) {
+    Decl &d = *c->decl;
+    checkConstDecl(*c); // before it is visible: `const N = N + 1` names nothing
+    auto [it, inserted] = globalConsts_.emplace(d.name, &d);
+    if (!inserted) {
+      error(d.loc, "redefinition of constant '" + d.name + "'",
+            "give every file-level constant a distinct name");
+      diags_.note(it->second->loc, "previous definition of '" + d.name + "' is here");
+    }
+    if (builtinFromName(d.name) != Builtin::Unknown)
+      error(d.loc, "constant '" + d.name + "' has the name of a builtin", "rename the constant");
+  }
+  popScope();
+  scopes_.clear();
+  kernel_ = nullptr;
+
+  for (auto &f : module.functions) {
+    if (builtinFromName(f->name) != Builtin::Unknown) {
+      error(f->loc, "function '" + f->name + "' has the name of a builtin",
+            "rename the function; builtins cannot be redefined");
+      continue;
+    }
+    auto [it, inserted] = functions_.emplace(f->name, f.get());
+    if (!inserted) {
+      error(f->loc, "redefinition of function '" + f->name + "'",
+            "give every function a distinct name (there is no overloading)");
+      diags_.note(it->second->loc, "previous definition of '" + f->name + "' is here");
+    }
+    for (size_t i = 0; i < f->paramTypes.size(); ++i) {
+      const Type &t = f->paramTypes[i].type;
+      if (t.isPointer() && t.scalar == ScalarKind::I1)
+        error(f->paramTypes[i].loc, "pointers to i1 are not supported", "store booleans as i8");
+      if (t.kind == Type::LocalArray && (!t.staticLength || *t.staticLength < 1))
+        error(f->paramTypes[i].loc, "a local array parameter needs a positive length",
+              "write `local<T>[N]` with N >= 1");
+      for (size_t j = 0; j < i; ++j)
+        if (f->paramNames[j] == f->paramNames[i]) {
+          error(f->paramLocs[i], "duplicate parameter '" + f->paramNames[i] + "'",
+                "give every parameter a distinct name");
+          diags_.note(f->paramLocs[j], "previous definition of '" + f->paramNames[i] + "' is here");
+        }
+    }
+  }
+  instantiateTemplates(module);
+}
+
+void Sema::instantiateTemplates(ModuleAST &module) {
+  std::vector<Define> defines;
+  for (const std::string &text : opts_.defines) {
+    std::string why;
+    if (auto d = parseDefine(text, why))
+      defines.push_back(*d);
+    else
+      error({}, "invalid -D '" + text + "': " + why,
+            "write -D NAME=VALUE, -D KERNEL.NAME=VALUE or -D 'KERNEL<V1, V2>'");
+  }
+  // Every define must name something.
+  std::set<std::string> templateNames;
+  for (auto &k : module.kernels)
+    if (!k->templateParams.empty())
+      templateNames.insert(k->name);
+  for (const Define &d : defines) {
+    bool used = false;
+    for (auto &k : module.kernels) {
+      if (!d.kernel.empty() && d.kernel != k->name)
+        continue;
+      if (!d.kernel.empty() && k->templateParams.empty()) {
+        error({}, "-D " + d.text + ": kernel '" + k->name + "' has no compile-time parameters",
+              "only kernels declared `kernel NAME<P: T, ...>(...)` are instantiated");
+        used = true;
+        continue;
+      }
+      for (auto &p : k->templateParams)
+        used = used || d.name.empty() || p.name == d.name;
+    }
+    if (used)
+      continue;
+    std::string what;
+    if (!d.kernel.empty() && !templateNames.count(d.kernel))
+      what = "there is no kernel '" + d.kernel + "'";
+    else if (d.kernel.empty())
+      what = "no kernel has a compile-time parameter '" + d.name + "'";
+    else
+      what = "kernel '" + d.kernel + "' has no compile-time parameter '" + d.name + "'";
+    error({}, "-D " + d.text + ": " + what,
+          "the kernels with compile-time parameters are declared `kernel NAME<P: T, ...>(...)`");
+  }
+
+  std::vector<std::unique_ptr<KernelAST>> out;
+  for (auto &k : module.kernels) {
+    if (k->templateParams.empty()) {
+      out.push_back(std::move(k));
+      continue;
+    }
+    const auto &params = k->templateParams;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!params[i].type.type.isInteger())
+        error(params[i].type.loc,
+              "compile-time parameter '" + params[i].name + "' must be an integer or i1, not " +
+                  params[i].type.type.str(),
+              "write `P: i32` (or another integer type)");
+      for (size_t j = 0; j < i; ++j)
+        if (params[j].name == params[i].name)
+          error(params[i].loc, "duplicate compile-time parameter '" + params[i].name + "'",
+                "give every parameter a distinct name");
+    }
+    // The instances: explicit k<...> ones, else the cross product of the
+    // NAME= / k.NAME= values (k.NAME wins over NAME).
+    std::vector<std::vector<int64_t>> instances;
+    bool explicitInstances = false;
+    for (const Define &d : defines) {
+      if (d.kernel != k->name || !d.name.empty())
+        continue;
+      explicitInstances = true;
+      if (d.values.size() != params.size()) {
+        error({},
+              "-D " + d.text + ": kernel '" + k->name + "' has " + std::to_string(params.size()) +
+                  " compile-time parameter(s), found " + std::to_string(d.values.size()) +
+                  " value(s)",
+              "give one value per parameter, in order");
+        continue;
+      }
+      instances.push_back(d.values);
+    }
+    if (!explicitInstances) {
+      std::vector<std::vector<int64_t>> choices(params.size());
+      bool complete = true;
+      for (size_t i = 0; i < params.size(); ++i) {
+        const Define *global = nullptr, *specific = nullptr;
+        for (const Define &d : defines) {
+          if (d.name != params[i].name)
+            continue;
+          if (d.kernel == k->name)
+            specific = &d;
+          else if (d.kernel.empty())
+            global = &d;
+        }
+        const Define *use = specific ? specific : global;
+        if (!use) {
+          complete = false;
+          continue;
+        }
+        choices[i] = use->values;
+      }
+      if (complete) {
+        instances.push_back({});
+        for (auto &c : choices) {
+          std::vector<std::vector<int64_t>> next;
+          for (auto &partial : instances)
+            for (int64_t v : c) {
+              next.push_back(partial);
+              next.back().push_back(v);
+            }
+          instances = std::move(next);
+          if (instances.size() > kMaxInstancesPerKernel)
+            break;
+        }
+      }
+    }
+    if (instances.size() > kMaxInstancesPerKernel) {
+      error(k->loc,
+            "kernel '" + k->name + "' has more than " + std::to_string(kMaxInstancesPerKernel) +
+                " instances",
+            "give fewer values with -D");
+      continue;
+    }
+    if (instances.empty()) {
+      std::string names;
+      for (auto &p : params)
+        names += (names.empty() ? "" : ", ") + p.name;
+      if (!explicitInstances)
+        diags_.warning(k->loc,
+                       "kernel '" + k->name + "' has compile-time parameters (" + names +
+                           ") and no instance: no PTX is emitted for it",
+                       "instantiate it with `tilec -D " + params[0].name +
+                           "=...` (each parameter), "
+                           "`-D " +
+                           k->name + "." + params[0].name + "=...` or `-D '" + k->name + "<...>'`");
+      continue;
+    }
+    std::set<std::vector<int64_t>> seen;
+    for (const auto &values : instances) {
+      if (!seen.insert(values).second)
+        continue; // the same instance asked twice
+      bool ok = true;
+      for (size_t i = 0; i < params.size(); ++i)
+        if (params[i].type.type.isInteger() && !fitsIn(values[i], params[i].type.type.scalar)) {
+          error(params[i].loc,
+                "value " + std::to_string(values[i]) + " of compile-time parameter '" +
+                    params[i].name + "' of kernel '" + k->name + "' does not fit in " +
+                    params[i].type.type.str(),
+                "give a value of the parameter's type with -D");
+          ok = false;
+        }
+      if (!ok)
+        continue;
+      std::unique_ptr<KernelAST> inst = Parser::parseKernelAgain(k->tokens, diags_);
+      if (!inst)
+        continue;
+      inst->sourceName = k->name;
+      for (size_t i = 0; i < params.size(); ++i) {
+        inst->templateArgs.push_back({params[i].name, values[i]});
+        auto d = std::make_unique<Decl>();
+        d->kind = DeclKind::Const;
+        d->name = params[i].name;
+        d->loc = params[i].loc;
+        d->type = params[i].type.type.isInteger() ? params[i].type.type : Type::i32();
+        d->constInt = values[i];
+        inst->templateDecls.push_back(std::move(d));
+      }
+      // k$BM128$BN64: the runtime finds it by the same rule (kernel_info.h).
+      inst->name = ::tile::mangledKernelName(k->name, inst->templateArgs);
+      inst->tokens.clear();
+      out.push_back(std::move(inst));
+    }
+  }
+  module.kernels = std::move(out);
+}
+
+//===----------------------------------------------------------------------===//
+// Local arrays and unrolling
+//===----------------------------------------------------------------------===//
+
+void Sema::checkLocalArray(LocalArrayStmt &s) {
+  Decl &d = *s.decl;
+  d.local = &s;
+  d.type = Type::invalid();
+  bool ok = true;
+  if (s.elem.type.scalar == ScalarKind::I1) {
+    error(s.elem.loc, "local arrays of i1 are not supported", "store booleans as i8");
+    ok = false;
+  }
+  Type t = checkValue(s.count, nullptr, "");
+  std::string hint = "write `local<T>[N]` with a constant N from 1 to " +
+                     std::to_string(kMaxLocalElements) + " (a literal or a `const`)";
+  if (!t.isInvalid() && (!t.isInteger() || t.isBool())) {
+    error(s.count->loc, "local array size must be an integer, found " + t.str(), hint);
+    ok = false;
+  } else if (!t.isInvalid() && checkConstantOps(*s.count)) {
+    bool overflow = false;
+    std::optional<int64_t> n = foldConstant(*s.count, overflow);
+    if (overflow || !n) {
+      error(s.count->loc,
+            overflow ? std::string("local array size overflows")
+                     : std::string("local array size must be a compile-time constant"),
+            hint);
+      ok = false;
+    } else if (*n < 1 || *n > kMaxLocalElements) {
+      error(s.count->loc,
+            "local array size " + std::to_string(*n) + " is out of range (1 to " +
+                std::to_string(kMaxLocalElements) + ")",
+            hint);
+      ok = false;
+    } else {
+      s.length = *n;
+    }
+  } else {
+    ok = false;
+  }
+  if (ok)
+    d.type = Type::array(Type::LocalArray, s.elem.type.scalar, AddressSpace::Local, ScalarKind::I32,
+                         s.length);
+  declare(d);
+}
+
+bool Sema::rejectLocalArrayAccess(CallExpr &e) {
+  if (e.args.empty())
+    return false;
+  auto *idx = e.args[0]->as<IndexExpr>();
+  auto *ref = idx ? idx->base->as<VarRefExpr>() : nullptr;
+  Decl *d = ref ? lookup(ref->name) : nullptr;
+  if (!d || d->type.kind != Type::LocalArray)
+    return false;
+  error(e.loc, e.callee + "() cannot access a local array",
+        "local arrays are private to the thread: read and write them by indexing (`r[i] = v`)");
+  for (ExprPtr &a : e.args)
+    resolveOnly(a);
+  return true;
+}
+
+void Sema::checkUnroll(ForStmt &s) {
+  if (s.forKind != ForKind::Range) {
+    error(s.unrollLoc, std::string("a ") + forKindName(s.forKind) + " loop cannot be unrolled",
+          "unroll a counted loop `for i in A .. B unroll { }`");
+    return;
+  }
+  if (s.loopVar->type.isInvalid())
+    return;
+  if (s.unrollFactor) {
+    Type i32 = Type::i32();
+    Type t = checkValue(s.unrollFactor, &i32, "unroll factor");
+    if (t.isInvalid() || !checkConstantOps(*s.unrollFactor))
+      return;
+    bool overflow = false;
+    std::optional<int64_t> f = foldConstant(*s.unrollFactor, overflow);
+    std::string hint = "write `unroll(F)` with a constant F from 1 to " +
+                       std::to_string(kMaxUnrollFactor) + ", or `unroll` to unroll completely";
+    if (!f || overflow) {
+      error(s.unrollFactor->loc, "unroll factor must be a compile-time constant", hint);
+      return;
+    }
+    if (*f < 1 || *f > kMaxUnrollFactor) {
+      error(s.unrollFactor->loc, "unroll factor " + std::to_string(*f) + " is out of range", hint);
+      return;
+    }
+    if (*f > 1 && containsReturn(s.body)) {
+      error(s.unrollLoc, "a loop whose body may `return` cannot be unrolled by a factor",
+            "unroll it completely (`unroll`), or move the return out of the loop");
+      return;
+    }
+    s.unrollFactorValue = *f;
+    return;
+  }
+  // Full unrolling: the bounds and the step must be constants.
+  auto constant = [&](const ExprPtr &e, const char *what) -> std::optional<int64_t> {
+    bool overflow = false;
+    std::optional<int64_t> v = foldConstant(*e, overflow);
+    if (!v || overflow)
+      error(e->loc,
+            std::string("the loop's ") + what + " must be a compile-time constant to unroll it",
+            "use literals or `const` values, or unroll by a factor: `unroll(4)`");
+    return overflow ? std::nullopt : v;
+  };
+  std::optional<int64_t> a = constant(s.start, "start"), b = constant(s.end, "end");
+  std::optional<int64_t> step = s.step ? constant(s.step, "step") : std::optional<int64_t>(1);
+  if (!a || !b || !step || *step <= 0)
+    return;
+  std::vector<int64_t> values;
+  for (int64_t i = *a; i < *b;) {
+    if ((int64_t)values.size() >= kMaxFullUnroll) {
+      error(s.unrollLoc,
+            "unrolling this loop completely makes more than " + std::to_string(kMaxFullUnroll) +
+                " copies of its body",
+            "unroll by a factor instead: `unroll(4)`");
+      return;
+    }
+    values.push_back(i);
+    if (__builtin_add_overflow(i, *step, &i))
+      break;
+  }
+  s.unrolledValues = std::move(values);
+}
+
+//===----------------------------------------------------------------------===//
+// Functions
+//===----------------------------------------------------------------------===//
+
+void Sema::checkReturn(ReturnStmt &s) {
+  if (inlineStack_.empty())
+    return; // a kernel's return (the parser rejects a value)
+  const FnAST &fn = *inlineStack_.back().fn;
+  if (fn.result) {
+    if (!s.value) {
+      error(s.loc,
+            "function '" + fn.name + "' returns " + fn.result->type.str() +
+                ": `return` needs a value",
+            "write `return EXPR`");
+      return;
+    }
+    checkValue(s.value, &fn.result->type, "returned value", "convert explicitly with `as`");
+    return;
+  }
+  if (s.value) {
+    error(s.value->loc, "function '" + fn.name + "' returns no value",
+          "declare the result type: `fn " + fn.name + "(...) -> TYPE`, or write `return` alone");
+    resolveOnly(s.value);
+  }
+}
+
+Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
+  auto fail = [&] {
+    for (ExprPtr &a : e.args)
+      resolveOnly(a);
+    return Type::invalid();
+  };
+  for (size_t i = 0; i < inlineStack_.size(); ++i) {
+    if (inlineStack_[i].fn != &fn)
+      continue;
+    std::string cycle;
+    for (size_t j = i; j < inlineStack_.size(); ++j)
+      cycle += inlineStack_[j].fn->name + " -> ";
+    cycle += fn.name;
+    error(e.loc, "recursive call of function '" + fn.name + "' (" + cycle + ")",
+          "functions are inlined, so they cannot call themselves; write the recursion as a loop");
+    for (size_t j = i + 1; j < inlineStack_.size(); ++j)
+      diags_.note(inlineStack_[j].call->loc, "'" + inlineStack_[j - 1].fn->name + "' calls '" +
+                                                 inlineStack_[j].fn->name + "' here");
+    return fail();
+  }
+  if (++inlinedCalls_ > kMaxInlinedCallsPerKernel) {
+    if (inlinedCalls_ == kMaxInlinedCallsPerKernel + 1)
+      error(e.loc,
+            "kernel inlines more than " + std::to_string(kMaxInlinedCallsPerKernel) +
+                " function calls",
+            "functions are always inlined; call them from fewer places (or in a loop)");
+    return fail();
+  }
+  if (!e.namedArgs.empty()) {
+    error(e.namedArgs[0].loc, "function '" + fn.name + "' takes no named arguments",
+          "pass the arguments by position");
+    return fail();
+  }
+  if (e.args.size() != fn.paramTypes.size()) {
+    error(e.loc,
+          "function '" + fn.name + "' takes " + std::to_string(fn.paramTypes.size()) +
+              " argument(s), found " + std::to_string(e.args.size()),
+          "its parameters are declared at line " + std::to_string(fn.loc.line));
+    diags_.note(fn.loc, "'" + fn.name + "' is defined here");
+    return fail();
+  }
+  auto inl = std::make_unique<InlinedCall>();
+  inl->fn = &fn;
+  bool ok = true;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const Type &want = fn.paramTypes[i].type;
+    std::string what =
+        "argument " + std::to_string(i + 1) + " ('" + fn.paramNames[i] + "') of '" + fn.name + "'";
+    auto d = std::make_unique<Decl>();
+    d->kind = DeclKind::Let;
+    d->name = fn.paramNames[i];
+    d->loc = fn.paramLocs[i];
+    d->type = want;
+    if (want.isScalar() || want.isPointer()) {
+      if (checkValue(e.args[i], &want, what).isInvalid())
+        ok = false;
+    } else {
+      Type got = infer(e.args[i]);
+      if (got.isUntyped())
+        got = finalize(e.args[i]);
+      bool match = false;
+      if (want.kind == Type::ArrayView)
+        match = (got.kind == Type::SharedArray || got.kind == Type::ArrayView) &&
+                got.scalar == want.scalar && got.space == want.space;
+      else if (want.kind == Type::LocalArray)
+        match = got.kind == Type::LocalArray && got.scalar == want.scalar &&
+                got.staticLength == want.staticLength;
+      if (!got.isInvalid() && !match) {
+        std::string wanted = want.kind == Type::ArrayView
+                                 ? std::string("view<") + scalarName(want.scalar) + ", " +
+                                       spaceName(want.space) + ">"
+                                 : want.str();
+        error(e.args[i]->loc, what + " has type " + got.str() + ", expected " + wanted,
+              want.kind == Type::ArrayView
+                  ? "pass a shared array, `h.local` or `remote(a, r)` of that element type"
+                  : "pass a local array of that element type and length");
+        ok = false;
+      }
+      if (got.isInvalid())
+        ok = false;
+      if (match && want.kind == Type::ArrayView) {
+        d->type.lengthType = got.lengthType;
+        d->type.staticLength = got.staticLength;
+      }
+    }
+    inl->params.push_back(std::move(d));
+  }
+  if (!ok)
+    return Type::invalid();
+  std::optional<Block> body = Parser::parseFunctionBody(fn.bodyTokens, diags_);
+  if (!body)
+    return Type::invalid();
+  inl->body = std::move(*body);
+  inl->result = fn.result ? fn.result->type : Type::voidTy();
+
+  // The body sees its parameters and the file-level constants only.
+  size_t before = diags_.diagnostics().size();
+  auto outerScopes = std::move(scopes_);
+  scopes_.clear();
+  Block *outerBlock = curBlock_;
+  inlineStack_.push_back({&fn, &e});
+  pushScope();
+  for (auto &p : inl->params)
+    declare(*p);
+  pushScope();
+  checkBlock(inl->body, /*kernelTopLevel=*/false);
+  inlineStack_.pop_back();
+  scopes_ = std::move(outerScopes);
+  curBlock_ = outerBlock;
+  if (fn.result && !alwaysReturns(inl->body) && fallOffReported_.insert(&fn).second)
+    error(fn.loc,
+          "function '" + fn.name + "' may reach the end of its body without returning a " +
+              fn.result->type.str(),
+          "end every path with `return EXPR` (a loop is not assumed to run)");
+  if (diags_.diagnostics().size() != before)
+    diags_.note(e.loc, "in the call of '" + fn.name +
+                           "' here (functions are checked where they "
+                           "are inlined)");
+  e.inlined = std::move(inl);
+  return e.inlined->result;
+}
+
+} // namespace tile::frontend

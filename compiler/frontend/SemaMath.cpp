@@ -1,0 +1,152 @@
+//===- SemaMath.cpp - math functions, fma, and the float names inf / nan ---===//
+//
+// fma(a, b, c), copysign(a, b) and the one-argument functions take floats of
+// one type (literals adapt; f32 by default); abs takes integers too. The
+// transcendental functions take `approx = true|false` (default: false, or
+// true under `tilec --fast-math`); functions without a fast form reject it.
+// The accurate exp/exp2/log/log2/sin/cos/tanh/erf come from libdevice, which
+// must be found (CheckOptions::libdeviceFound).
+//
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+#include <cmath>
+
+namespace tile::frontend {
+
+bool Sema::replaceFloatName(ExprPtr &e) {
+  auto *v = e->as<VarRefExpr>();
+  if (!v || (v->name != "inf" && v->name != "nan") || lookup(v->name))
+    return false;
+  // A contextual name: a declaration called inf or nan shadows it.
+  double value = v->name == "inf" ? HUGE_VAL : std::nan("");
+  e = std::make_unique<FloatLiteralExpr>(v->loc, value);
+  return true;
+}
+
+namespace {
+/// The functions with a fast approximate PTX form (docs/language.md, "Math").
+bool hasApproxForm(Builtin b) {
+  switch (b) {
+  case Builtin::Sqrt:
+  case Builtin::Rsqrt:
+  case Builtin::Exp:
+  case Builtin::Exp2:
+  case Builtin::Log:
+  case Builtin::Log2:
+  case Builtin::Sin:
+  case Builtin::Cos:
+  case Builtin::Tanh:
+    return true;
+  default:
+    return false;
+  }
+}
+} // namespace
+
+bool mathNeedsLibdevice(Builtin b, bool approx) {
+  switch (b) {
+  case Builtin::Erf:
+    return true;
+  case Builtin::Exp:
+  case Builtin::Exp2:
+  case Builtin::Log:
+  case Builtin::Log2:
+  case Builtin::Sin:
+  case Builtin::Cos:
+  case Builtin::Tanh:
+    return !approx;
+  default:
+    return false;
+  }
+}
+
+Type Sema::checkMathCall(CallExpr &e) {
+  Builtin b = e.builtin;
+  bool ok = true;
+  std::optional<bool> approx;
+  for (NamedArg &na : e.namedArgs) {
+    if (na.name != "approx") {
+      error(na.loc, "'" + e.callee + "' takes no '" + na.name + "' argument",
+            hasApproxForm(b) ? "'" + e.callee + "' takes only `approx = true|false`"
+                             : "'" + e.callee + "' takes no named arguments");
+      ok = false;
+    } else if (!hasApproxForm(b)) {
+      error(na.loc, "'" + e.callee + "' has no approximate form",
+            b == Builtin::Erf ? "erf is always the accurate libdevice erff"
+                              : "'" + e.callee + "' is exact already; remove `approx =`");
+      ok = false;
+    } else if (approx) {
+      error(na.loc, "duplicate 'approx' argument", "give approx = ... at most once");
+      ok = false;
+    } else if (na.value != "true" && na.value != "false" && !na.expr->is<BoolLiteralExpr>()) {
+      error(na.valueLoc, "approx takes `true` or `false`",
+            "write `approx = true` for the fast PTX form");
+      ok = false;
+    } else {
+      auto *lit = na.expr->as<BoolLiteralExpr>();
+      approx = lit ? lit->value : na.value == "true";
+      if (lit)
+        lit->type = Type::i1();
+    }
+  }
+  e.approx = approx.value_or(opts_.fastMath && hasApproxForm(b));
+
+  size_t n = b == Builtin::Fma ? 3 : b == Builtin::Copysign ? 2 : 1;
+  if (!checkArgCount(e, n, n))
+    return Type::invalid();
+  // The first typed argument fixes the type; literals adapt (f32 by default).
+  Type t = Type::untypedFloat();
+  for (ExprPtr &a : e.args) {
+    Type at = infer(a);
+    if (at.isInvalid())
+      ok = false;
+    else if (!at.isUntyped() && t.isUntyped())
+      t = at;
+  }
+  if (!ok) {
+    for (ExprPtr &a : e.args)
+      finalize(a);
+    return Type::invalid();
+  }
+  if (t.isUntyped()) {
+    // abs(-3) is an integer; sqrt(2) a float.
+    bool intLiterals = b == Builtin::Abs && e.args[0]->type.kind == Type::UntypedInt;
+    t = Type::scalarTy(intLiterals ? ScalarKind::I32 : ScalarKind::F32);
+  }
+  bool intAllowed = b == Builtin::Abs;
+  if (!t.isScalar() || t.isBool() || (!intAllowed && !t.isFloat())) {
+    error(e.args[0]->loc,
+          "'" + e.callee + "' needs " + (intAllowed ? "integer or float" : "float") +
+              " arguments, found " + t.str(),
+          t.isInteger() ? "convert with `as f32`"
+                        : "math functions take f16, bf16 or f32 values (abs also integers)");
+    for (ExprPtr &a : e.args)
+      finalize(a);
+    return Type::invalid();
+  }
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    ExprPtr &a = e.args[i];
+    if (a->type.isUntyped()) {
+      if (!adapt(a, t))
+        ok = false;
+    } else if (a->type != t) {
+      error(a->loc,
+            "argument " + std::to_string(i + 1) + " of '" + e.callee + "' has type " +
+                a->type.str() + ", expected " + t.str(),
+            "all arguments of " + e.callee + " have one type; convert with `as`");
+      ok = false;
+    }
+  }
+  if (ok && mathNeedsLibdevice(b, e.approx) && !opts_.libdeviceFound) {
+    error(e.loc,
+          "'" + e.callee + "' needs libdevice (CUDA's math library), which was not found" +
+              (opts_.libdevicePath.empty() ? std::string() : " at " + opts_.libdevicePath),
+          std::string("install the CUDA toolkit or pass --libdevice=PATH/libdevice.10.bc") +
+              (b == Builtin::Erf ? "" : "; `approx = true` needs no libdevice"));
+    ok = false;
+  }
+  return ok ? t : Type::invalid();
+}
+
+} // namespace tile::frontend

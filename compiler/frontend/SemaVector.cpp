@@ -1,0 +1,285 @@
+//===- SemaVector.cpp - vec<T, N>, f16x2/bf16x2, vector loads and stores ---===//
+//
+// A vector is a value of N scalars (N = 2, 4 or 8; N * sizeof(T) = 4, 8 or 16
+// bytes: what one ld/st.vN moves). It is built by `{a, b, ...}` or
+// `pack(a, b, ...)`, read by `v[k]` (constant k) or `.x .y .z .w`, loaded by
+// `load(p[i], vector = N)` and stored by `store(p[i], v)`. Float vectors take
+// `+ - *`, unary `-`, min/max and element-wise `as` between float vectors of
+// the same length; on f16x2/bf16x2 these are the packed PTX instructions
+// (add.rn.f16x2, cvt.rn.f16x2.f32, ...).
+//
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+namespace tile::frontend {
+
+static bool vectorShapeOk(ScalarKind k, int64_t n) {
+  int64_t bytes = n * byteSize(k);
+  return k != ScalarKind::I1 && (n == 2 || n == 4 || n == 8) &&
+         (bytes == 4 || bytes == 8 || bytes == 16);
+}
+
+static std::string vectorShapeHint() {
+  return "a vector has 2, 4 or 8 elements of 4, 8 or 16 bytes in all (vec<f32, 4>, "
+         "vec<i32, 2>, f16x2, vec<f16, 8>, vec<i8, 4>); i1 has no vector form";
+}
+
+bool Sema::checkVectorShape(const Location &loc, ScalarKind k, int64_t n) {
+  if (vectorShapeOk(k, n))
+    return true;
+  error(loc,
+        "no vector of " + std::to_string(n) + " " + scalarName(k) + " element" +
+            (n == 1 ? "" : "s") + " (" + std::to_string(n * byteSize(k)) + " bytes)",
+        vectorShapeHint());
+  return false;
+}
+
+Type Sema::checkVectorElements(std::vector<ExprPtr> &elems, const Location &loc,
+                               const Type *expected, const std::string &what) {
+  int64_t n = (int64_t)elems.size();
+  if (expected && expected->isVector() && expected->lanes != n) {
+    error(loc,
+          what + " has " + std::to_string(n) + " elements, expected " +
+              std::to_string(expected->lanes) + " for " + expected->str(),
+          "write one value per element");
+    for (ExprPtr &x : elems)
+      resolveOnly(x);
+    return Type::invalid();
+  }
+  // The element type: the expected vector's, else the first typed element's
+  // (literals adapt to it), else the literal defaults i32 / f32.
+  Type elem = Type::invalid();
+  if (expected && expected->isVector())
+    elem = Type::scalarTy(expected->scalar);
+  std::vector<Type> types;
+  bool bad = false;
+  for (ExprPtr &x : elems) {
+    types.push_back(infer(x));
+    if (types.back().isInvalid())
+      bad = true;
+  }
+  if (elem.isInvalid()) {
+    Type lit = Type::untypedInt();
+    for (const Type &t : types) {
+      if (!t.isUntyped() && !t.isInvalid()) {
+        elem = t;
+        break;
+      }
+      if (t.kind == Type::UntypedFloat)
+        lit = t;
+    }
+    if (elem.isInvalid())
+      elem = Type::scalarTy(lit.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32);
+  }
+  for (size_t i = 0; i < elems.size(); ++i) {
+    ExprPtr &x = elems[i];
+    if (types[i].isInvalid())
+      continue;
+    if (types[i].isUntyped()) {
+      if (!adapt(x, elem))
+        bad = true;
+    } else if (types[i] != elem) {
+      error(x->loc,
+            "element " + std::to_string(i + 1) + " of " + what + " has type " + types[i].str() +
+                ", expected " + elem.str(),
+            "all elements of a vector have one scalar type; convert with `as`");
+      bad = true;
+    }
+  }
+  if (bad)
+    return Type::invalid();
+  if (!elem.isScalar()) {
+    error(loc, "a vector holds scalars, not " + elem.str(), vectorShapeHint());
+    return Type::invalid();
+  }
+  if (!checkVectorShape(loc, elem.scalar, n))
+    return Type::invalid();
+  return Type::vector(elem.scalar, (int)n);
+}
+
+Type Sema::checkVectorLiteral(VectorExpr &v, const Type *expected) {
+  Type t = checkVectorElements(v.elems, v.loc, expected, "the vector literal");
+  v.type = t;
+  return t;
+}
+
+Type Sema::checkPack(CallExpr &e) {
+  if (!checkNoNamedArgs(e))
+    return Type::invalid();
+  if (e.args.size() < 2) {
+    error(e.loc, "'pack' takes 2, 4 or 8 scalars, got " + std::to_string(e.args.size()),
+          "pack(a, b) makes an f16x2 from two f16 (or any vec<T, 2>)");
+    for (ExprPtr &a : e.args)
+      resolveOnly(a);
+    return Type::invalid();
+  }
+  return checkVectorElements(e.args, e.loc, nullptr, "pack()");
+}
+
+Type Sema::inferVectorLane(IndexExpr &e, const Type &base, const Type &idx) {
+  if (e.use != IndexUse::Load) {
+    error(e.loc,
+          e.use == IndexUse::Store ? "the elements of a vector cannot be assigned"
+                                   : "an element of a vector is a value, not a memory location",
+          e.use == IndexUse::Store ? "vectors are values: build a new one, e.g. `v = {x, v[1]}`"
+                                   : "load and store take `p[i]` on a pointer or an array");
+    return Type::invalid();
+  }
+  if (idx.isInvalid())
+    return Type::invalid();
+  if (!idx.isInteger() || idx.isBool()) {
+    error(e.index->loc, "index must be an integer, found " + idx.str(),
+          "index a vector with a constant: v[0] .. v[" + std::to_string(base.lanes - 1) + "]");
+    return Type::invalid();
+  }
+  bool overflow = false;
+  std::optional<int64_t> k = foldConstant(*e.index, overflow);
+  if (!k || overflow) {
+    error(e.index->loc, "the index of a vector element must be a constant",
+          "vector elements live in separate registers; write v[0] .. v[" +
+              std::to_string(base.lanes - 1) + "]");
+    return Type::invalid();
+  }
+  if (*k < 0 || *k >= base.lanes) {
+    error(e.index->loc, "index " + std::to_string(*k) + " is out of bounds for " + base.str(),
+          "valid indices are 0 .. " + std::to_string(base.lanes - 1));
+    return Type::invalid();
+  }
+  e.space = AddressSpace::Global; // unused: not a memory access
+  return Type::scalarTy(base.scalar);
+}
+
+Type Sema::inferVectorMember(MemberExpr &e, const Type &base) {
+  static const char *names[] = {"x", "y", "z", "w"};
+  for (int i = 0; i < 4; ++i) {
+    if (e.name != names[i])
+      continue;
+    if (i >= base.lanes) {
+      error(e.loc, base.str() + " has no element '." + e.name + "'",
+            "it has " + std::to_string(base.lanes) + " elements: .x .y" +
+                std::string(base.lanes > 2 ? " .z .w" : ""));
+      return Type::invalid();
+    }
+    e.member = MemberKind::VectorLane;
+    e.lane = i;
+    return Type::scalarTy(base.scalar);
+  }
+  error(e.loc, "unknown member '" + e.name + "' of " + base.str(),
+        "vector elements are .x .y .z .w (the first four) or v[k] with a constant k");
+  return Type::invalid();
+}
+
+Type Sema::checkVectorBinary(BinaryExpr &e, const Type &lt, const Type &rt) {
+  std::string sp = binaryOpSpelling(e.op);
+  Type l = lt.isUntyped() ? finalize(e.lhs) : lt;
+  Type r = rt.isUntyped() ? finalize(e.rhs) : rt;
+  if (l.isInvalid() || r.isInvalid())
+    return Type::invalid();
+  const Type &v = l.isVector() ? l : r;
+  if (l != r) {
+    error(e.loc, "mismatched operand types " + l.str() + " and " + r.str() + " for '" + sp + "'",
+          l.isVector() && r.isVector()
+              ? "both operands must be the same vector type; convert with `as`"
+              : "there is no broadcast: build a vector, e.g. `v * {s, s}`");
+    return Type::invalid();
+  }
+  bool arith = e.op == BinaryOp::Add || e.op == BinaryOp::Sub || e.op == BinaryOp::Mul;
+  if (!arith || !isFloatKind(v.scalar)) {
+    error(e.loc, "'" + sp + "' cannot be applied to " + v.str(),
+          isFloatKind(v.scalar)
+              ? "float vectors take + - * (element-wise), min, max and `as`; read elements "
+                "with v[k] for anything else"
+              : "integer vectors only move data; read elements with v[k] to compute");
+    return Type::invalid();
+  }
+  return v;
+}
+
+Type Sema::checkVectorCast(CastExpr &e, const Type &from, const Type &to) {
+  if (from.isVector() && to.isVector() && from.lanes == to.lanes && isFloatKind(from.scalar) &&
+      isFloatKind(to.scalar))
+    return to;
+  error(e.loc, "cannot cast " + from.str() + " to " + to.str(),
+        "vectors convert element-wise between float vectors of the same length (f16x2 as "
+        "vec<f32, 2>); build other vectors from their elements");
+  return Type::invalid();
+}
+
+/// A vector access at a constant index must start on a multiple of N: the
+/// base (an array, a global allocation) is aligned, and ld/st.vN of an
+/// address that is not N * sizeof(T)-aligned traps on the GPU.
+bool Sema::checkVectorAlignment(IndexExpr &loc, int64_t n) {
+  const Type &base = loc.base->type;
+  // Consecutive elements of a dshared array may belong to two CTAs (owner =
+  // index / per_block): one ld/st.vN cannot reach both.
+  if (base.kind == Type::DistArray) {
+    error(loc.loc, "a vector access to a dshared array may span two CTAs",
+          "use this CTA's part `h.local[i]` or a peer's `remote(h.local, r)[i]`");
+    return false;
+  }
+  bool overflow = false;
+  std::optional<int64_t> i = foldConstant(*loc.index, overflow);
+  if (i && !overflow && base.staticLength && *i >= 0 && *i + n > *base.staticLength) {
+    error(loc.index->loc,
+          "a vector of " + std::to_string(n) + " at index " + std::to_string(*i) +
+              " goes past the end of " + base.str(),
+          "the last vector of " + std::to_string(n) + " starts at index " +
+              std::to_string(*base.staticLength - n));
+    return false;
+  }
+  if (!i || overflow || *i % n == 0)
+    return true;
+  error(loc.index->loc,
+        "a vector of " + std::to_string(n) + " at index " + std::to_string(*i) + " is not aligned",
+        "ld/st.v" + std::to_string(n) +
+            " need an address aligned to the vector's bytes: use an "
+            "index that is a multiple of " +
+            std::to_string(n) + " (a misaligned run-time index traps on the GPU)");
+  return false;
+}
+
+Type Sema::checkVectorLoad(CallExpr &e, IndexExpr &loc, const Type &elem) {
+  int n = e.hints.vector;
+  Location where = e.loc;
+  for (const NamedArg &na : e.namedArgs)
+    if (na.name == "vector")
+      where = na.valueLoc;
+  if (!checkVectorShape(where, elem.scalar, n) || !checkVectorAlignment(loc, n))
+    return Type::invalid();
+  return Type::vector(elem.scalar, n);
+}
+
+bool Sema::checkStoreValue(CallExpr &e, IndexExpr *loc, const Type &elem) {
+  ExprPtr &value = e.args[1];
+  std::string hint = "convert the value with `as " + std::string(scalarName(elem.scalar)) + "`";
+  if (auto *vec = value->as<VectorExpr>()) {
+    Type want = Type::vector(elem.scalar, (int)vec->elems.size());
+    Type t = checkVectorLiteral(*vec, &want);
+    if (t.isInvalid())
+      return false;
+    e.hints.vector = t.lanes;
+    return checkVectorAlignment(*loc, t.lanes);
+  }
+  Type t = infer(value);
+  if (t.isInvalid())
+    return false;
+  if (t.isVector()) {
+    if (t.scalar != elem.scalar) {
+      error(value->loc,
+            "value of store has type " + t.str() + ", expected elements of type " + elem.str(),
+            "a vector store writes elements of the location's type; convert with `as`");
+      return false;
+    }
+    e.hints.vector = t.lanes;
+    return checkVectorAlignment(*loc, t.lanes);
+  }
+  if (t.isUntyped())
+    return adapt(value, elem);
+  if (t != elem) {
+    error(value->loc, "value of store has type " + t.str() + ", expected " + elem.str(), hint);
+    return false;
+  }
+  return true;
+}
+
+} // namespace tile::frontend

@@ -1,0 +1,164 @@
+//===- MLIRGenAbstr.cpp - local arrays, unrolled loops, inlined functions ===//
+//
+// Issue #11. All three are expanded here, in the tile IR, so that the sync
+// passes and the local-array check see the code as it runs:
+//  - `local<T>[N]`: one tile.local_array in the entry block (an alloca that
+//    SROA splits when every index is constant), zeroed where it is declared;
+//  - `for ... unroll`: the body once per value of the loop variable, which is
+//    a constant in each copy; `unroll(F)`: an scf.for whose body holds F
+//    copies, then a remainder loop;
+//  - a `fn` call: the body (checked at this call by Sema) with its parameters
+//    bound to the argument values, its own "returned" flag and result slot;
+//    its ops are located at CallSiteLoc(position in the function, call).
+//
+//===----------------------------------------------------------------------===//
+#include "MLIRGenImpl.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::mlirgen;
+
+namespace {
+/// Above this many elements the zeroing is a loop (SROA then leaves the
+/// array in local memory anyway, as its indices cannot all be constant).
+constexpr int64_t kUnrolledZeroing = 256;
+} // namespace
+
+void MLIRGenImpl::genLocalArray(const fe::LocalArrayStmt &s) {
+  Location l = loc(s.loc);
+  Type elem = scalarType(s.elem.type.scalar);
+  auto ptrType = PtrType::get(builder.getContext(), elem, AddressSpace::local);
+  Value base;
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&kernel.getBody().front());
+    base = LocalArrayOp::create(builder, l, ptrType, builder.getI64IntegerAttr(s.length),
+                                builder.getStringAttr(s.decl->name));
+  }
+  // Zero-initialised where it is declared (each time the declaration runs):
+  // reading an element before writing it is defined. Stores SROA folds away
+  // when the element is written first.
+  Value zero =
+      isa<FloatType>(elem)
+          ? Value(arith::ConstantOp::create(builder, l, elem, builder.getFloatAttr(elem, 0)))
+          : intConst(l, elem, 0);
+  Type i32 = builder.getI32Type();
+  if (s.length <= kUnrolledZeroing) {
+    for (int64_t i = 0; i < s.length; ++i)
+      storeWeak(l, zero, PtrAddOp::create(builder, l, ptrType, base, intConst(l, i32, i)));
+  } else {
+    auto loop = scf::ForOp::create(builder, l, intConst(l, i32, 0), intConst(l, i32, s.length),
+                                   intConst(l, i32, 1));
+    OpBuilder::InsertionGuard g(builder);
+    builder.setInsertionPoint(loop.getBody()->getTerminator());
+    storeWeak(l, zero, PtrAddOp::create(builder, l, ptrType, base, loop.getInductionVar()));
+  }
+  views[s.decl.get()] = {base, intConst(l, i32, s.length)};
+}
+
+Value MLIRGenImpl::genLocalAddress(const fe::IndexExpr &e) {
+  Value base = genView(*e.base).ptr;
+  Value index = genExpr(*e.index);
+  return PtrAddOp::create(builder, loc(e.index->loc), base.getType(), base, index);
+}
+
+void MLIRGenImpl::genUnrolledCopies(const fe::ForStmt &s, size_t from) {
+  Location l = loc(s.loc);
+  Type varType = scalarType(s.loopVar->type.scalar);
+  bool mayReturn = returnedFlag && blockMayReturn(s.body);
+  for (size_t k = from; k < s.unrolledValues.size(); ++k) {
+    values[s.loopVar.get()] = intConst(l, varType, s.unrolledValues[k]);
+    genBlock(s.body, 0);
+    if (mayReturn && k + 1 < s.unrolledValues.size()) {
+      // Later copies run only while the thread has not returned.
+      auto guard = scf::IfOp::create(builder, l, notReturned(l), /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(builder);
+      builder.setInsertionPoint(guard.thenBlock()->getTerminator());
+      genUnrolledCopies(s, k + 1);
+      return;
+    }
+  }
+}
+
+void MLIRGenImpl::genUnrolledFor(const fe::ForStmt &s) {
+  if (s.unrollFull)
+    return genUnrolledCopies(s, 0);
+  // unroll(F): the iteration space of loopBounds (step 1, from `lower` while
+  // below `upper`) as n = upper - lower iterations, counted unsigned from 0:
+  // a main loop over the first n - n % F by F (F copies of the body each),
+  // then the remaining n % F one at a time. Every count stays within
+  // 0 .. n, so nothing wraps; the loop variable of iteration k is
+  // loopVar(lower + k), exact in the type's arithmetic.
+  Location l = loc(s.loc);
+  LoopBounds bounds = loopBounds(s);
+  const fe::Decl *var = s.loopVar.get();
+  Type t = bounds.lower.getType();
+  Value zero = intConst(l, t, 0);
+  Value below = arith::CmpIOp::create(
+      builder, l, bounds.isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+      bounds.lower, bounds.upper);
+  Value distance = arith::SubIOp::create(builder, l, bounds.upper, bounds.lower);
+  Value n = arith::SelectOp::create(builder, l, below, distance, zero);
+  Value factor = intConst(l, t, s.unrollFactorValue);
+  Value rest = arith::RemUIOp::create(builder, l, n, factor);
+  Value mainEnd = arith::SubIOp::create(builder, l, n, rest);
+  auto iteration = [&](Value k) {
+    values[var] = bounds.loopVar(arith::AddIOp::create(builder, l, bounds.lower, k));
+    genBlock(s.body, 0);
+  };
+  {
+    auto loop = scf::ForOp::create(builder, l, zero, mainEnd, factor, ValueRange{}, nullptr,
+                                   /*unsignedCmp=*/true);
+    OpBuilder::InsertionGuard g(builder);
+    builder.setInsertionPoint(loop.getBody()->getTerminator());
+    for (int64_t j = 0; j < s.unrollFactorValue; ++j) {
+      Value k = loop.getInductionVar();
+      if (j)
+        k = arith::AddIOp::create(builder, l, k, intConst(l, t, j));
+      iteration(k);
+    }
+  }
+  auto tail = scf::ForOp::create(builder, l, mainEnd, n, intConst(l, t, 1), ValueRange{}, nullptr,
+                                 /*unsignedCmp=*/true);
+  OpBuilder::InsertionGuard g(builder);
+  builder.setInsertionPoint(tail.getBody()->getTerminator());
+  iteration(tail.getInductionVar());
+}
+
+Value MLIRGenImpl::genInlinedCall(const fe::CallExpr &e) {
+  const fe::InlinedCall &in = *e.inlined;
+  Location callLoc = loc(e.loc);
+  // Arguments in order, in the caller's context.
+  for (size_t i = 0; i < in.params.size(); ++i) {
+    const fe::Decl *p = in.params[i].get();
+    if (p->type.isScalar() || p->type.isPointer())
+      values[p] = genExpr(*e.args[i]);
+    else
+      views[p] = genView(*e.args[i]);
+  }
+  Value outerFlag = returnedFlag, outerResult = resultSlot;
+  std::optional<Location> outerSite = callSite;
+  callSite = callLoc;
+  returnedFlag = nullptr;
+  resultSlot = nullptr;
+  Location l = loc(in.fn->loc);
+  if (blockMayReturn(in.body)) {
+    returnedFlag = newSlot(l, builder.getI1Type());
+    storeWeak(l, boolConst(l, false), returnedFlag);
+  }
+  if (in.result.isScalar() || in.result.isPointer())
+    resultSlot = newSlot(l, valueType(in.result));
+  genBlock(in.body, 0);
+  Value result = resultSlot ? loadWeak(callLoc, resultSlot) : Value();
+  returnedFlag = outerFlag;
+  resultSlot = outerResult;
+  callSite = outerSite;
+  return result;
+}
+
+void MLIRGenImpl::genReturn(const fe::ReturnStmt &s) {
+  Location l = loc(s.loc);
+  if (s.value && resultSlot)
+    storeWeak(l, genExpr(*s.value), resultSlot);
+  storeWeak(l, boolConst(l, true), returnedFlag);
+}

@@ -1,0 +1,137 @@
+//===- MLIRGenMath.cpp - math functions -> LLVM intrinsics and libdevice --===//
+//
+// The accurate forms (docs/language.md "Math functions" lists each one's
+// error bound):
+//   abs floor ceil trunc round copysign  exact: llvm.fabs/floor/... (PTX abs,
+//                                         cvt.rmi/rpi/rzi, copysign; round is
+//                                         half away from zero, as C's round)
+//   sqrt                                  llvm.sqrt: sqrt.rn.f32 (correctly rounded)
+//   rsqrt                                 1 / sqrt: div.rn(1, sqrt.rn(x))
+//   exp exp2 log log2 sin cos tanh erf    libdevice __nv_*f, as nvcc builds
+//                                         expf ... erff (EmitPTX.cpp links it)
+// f16/bf16 arguments are computed in f32 (exact conversion) and the result
+// rounded to nearest back, except where PTX has the operation natively and
+// exactly (abs, floor, ceil, trunc, copysign; NVPTX picks the form).
+//
+// The approximate forms (`approx = true`, tilec --fast-math) are the PTX
+// .approx instructions without .ftz: sqrt.approx, rsqrt.approx, ex2.approx
+// (exp: ex2.approx(x * log2(e))), lg2.approx (log: lg2.approx(x) * ln(2)),
+// sin.approx, cos.approx, tanh.approx (llvm.tanh with afn).
+//
+//===----------------------------------------------------------------------===//
+#include "MLIRGenImpl.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::mlirgen;
+
+Value MLIRGenImpl::callLibdevice(Location l, StringRef name, Value x) {
+  Type f32 = builder.getF32Type();
+  auto fn = module->lookupSymbol<LLVM::LLVMFuncOp>(name);
+  if (!fn) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module->getBody());
+    fn = LLVM::LLVMFuncOp::create(builder, builder.getUnknownLoc(), name,
+                                  LLVM::LLVMFunctionType::get(f32, {f32}));
+  }
+  return LLVM::CallOp::create(builder, l, fn, ValueRange{x}).getResult();
+}
+
+Value MLIRGenImpl::genMathCall(const fe::CallExpr &e) {
+  using BI = fe::Builtin;
+  Location l = loc(e.loc);
+  SmallVector<Value, 3> args;
+  for (const fe::ExprPtr &a : e.args)
+    args.push_back(genExpr(*a));
+  Value x = args[0];
+  Type t = x.getType();
+  Type f32 = builder.getF32Type();
+  MLIRContext *ctx = builder.getContext();
+  auto noFlags = LLVM::FastmathFlagsAttr::get(ctx, LLVM::FastmathFlags::none);
+
+  // Through f32: the extension is exact, the result rounds to nearest once.
+  auto toF32 = [&](Value v) -> Value {
+    return v.getType() == f32 ? v : arith::ExtFOp::create(builder, l, f32, v).getResult();
+  };
+  auto fromF32 = [&](Value v) -> Value {
+    return t == f32 ? v : arith::TruncFOp::create(builder, l, t, v).getResult();
+  };
+  auto intrinsic = [&](StringRef name, Value v) -> Value {
+    return LLVM::CallIntrinsicOp::create(builder, l, v.getType(), builder.getStringAttr(name),
+                                         ValueRange{v})
+        .getResult(0);
+  };
+  auto approxF32 = [&](StringRef name) { return fromF32(intrinsic(name, toF32(x))); };
+  auto libdevice = [&](StringRef name) { return fromF32(callLibdevice(l, name, toF32(x))); };
+  auto f32Const = [&](double v) -> Value {
+    return arith::ConstantOp::create(builder, l, f32,
+                                     builder.getF32FloatAttr(static_cast<float>(v)));
+  };
+
+  switch (e.builtin) {
+  case BI::Fma: // always fused: one rounding (fma.rn), whatever --fmad says
+    return LLVM::FMAOp::create(builder, l, t, args[0], args[1], args[2], noFlags);
+  case BI::Abs:
+    if (isa<IntegerType>(t)) // abs.sN: abs(MIN) = MIN (PTX ISA 9.7.1.11)
+      return LLVM::AbsOp::create(builder, l, t, x, /*is_int_min_poison=*/false);
+    return LLVM::FAbsOp::create(builder, l, t, x, noFlags);
+  case BI::Sqrt:
+    if (e.approx)
+      return approxF32("llvm.nvvm.sqrt.approx.f");
+    return LLVM::SqrtOp::create(builder, l, t, x, noFlags);
+  case BI::Rsqrt: {
+    if (e.approx)
+      return approxF32("llvm.nvvm.rsqrt.approx.f");
+    Value root = LLVM::SqrtOp::create(builder, l, f32, toF32(x), noFlags);
+    return fromF32(arith::DivFOp::create(builder, l, f32Const(1.0), root));
+  }
+  case BI::Exp2:
+    if (e.approx)
+      return t.isF16() ? intrinsic("llvm.nvvm.ex2.approx.f16", x)
+                       : approxF32("llvm.nvvm.ex2.approx.f32");
+    return libdevice("__nv_exp2f");
+  case BI::Exp:
+    if (e.approx) {
+      Value scaled = arith::MulFOp::create(builder, l, toF32(x), f32Const(M_LOG2E));
+      return fromF32(intrinsic("llvm.nvvm.ex2.approx.f32", scaled));
+    }
+    return libdevice("__nv_expf");
+  case BI::Log2:
+    if (e.approx)
+      return approxF32("llvm.nvvm.lg2.approx.f");
+    return libdevice("__nv_log2f");
+  case BI::Log:
+    if (e.approx) {
+      Value log2 = intrinsic("llvm.nvvm.lg2.approx.f", toF32(x));
+      return fromF32(arith::MulFOp::create(builder, l, log2, f32Const(M_LN2)));
+    }
+    return libdevice("__nv_logf");
+  case BI::Sin:
+    return e.approx ? approxF32("llvm.nvvm.sin.approx.f") : libdevice("__nv_sinf");
+  case BI::Cos:
+    return e.approx ? approxF32("llvm.nvvm.cos.approx.f") : libdevice("__nv_cosf");
+  case BI::Tanh:
+    if (e.approx) // NVPTX selects tanh.approx.f32 for llvm.tanh with afn
+      return fromF32(LLVM::TanhOp::create(
+          builder, l, f32, toF32(x), LLVM::FastmathFlagsAttr::get(ctx, LLVM::FastmathFlags::afn)));
+    return libdevice("__nv_tanhf");
+  case BI::Erf:
+    return libdevice("__nv_erff");
+  case BI::Floor:
+    return LLVM::FFloorOp::create(builder, l, t, x, noFlags);
+  case BI::Ceil:
+    return LLVM::FCeilOp::create(builder, l, t, x, noFlags);
+  case BI::Trunc:
+    return LLVM::FTruncOp::create(builder, l, t, x, noFlags);
+  case BI::Round:
+    return LLVM::RoundOp::create(builder, l, t, x, noFlags);
+  case BI::Copysign:
+    return LLVM::CopySignOp::create(builder, l, t, args[0], args[1], noFlags);
+  default:
+    return nullptr;
+  }
+}

@@ -1,0 +1,64 @@
+//===- CheckLocalArrays.cpp - local arrays: bounds and register promotion -===//
+//
+// `local<T>[N]` (docs/language.md "Register arrays") lives in registers only
+// when LLVM's SROA can split its alloca, i.e. when every access is at a
+// constant offset. After canonicalization the loop variables of fully
+// unrolled loops are constants, so each tile.ptr_add on the array's base is
+// either a constant (checked against N: out of bounds would silently touch
+// another variable of the thread) or the reason the array stays in local
+// memory (one warning per array, at that index).
+//
+//===----------------------------------------------------------------------===//
+#include "tilec/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILECHECKLOCALARRAYS
+#include "tilec/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+struct CheckLocalArraysPass : tile::impl::TileCheckLocalArraysBase<CheckLocalArraysPass> {
+  void runOnOperation() override {
+    markAllAnalysesPreserved(); // reports only
+    bool failedAny = false;
+    getOperation().walk([&](LocalArrayOp array) {
+      bool warned = false;
+      int64_t n = array.getCount();
+      for (Operation *user : array->getUsers()) {
+        auto add = dyn_cast<PtrAddOp>(user);
+        if (!add || add.getBase() != array.getResult())
+          continue;
+        APInt offset;
+        if (matchPattern(add.getOffset(), m_ConstantInt(&offset))) {
+          int64_t i = offset.getSExtValue();
+          if (i < 0 || i >= n) {
+            InFlightDiagnostic d = add.emitError()
+                                   << "index " << i << " is out of bounds for local array '"
+                                   << array.getName() << "' of " << n << " elements";
+            d.attachNote() << "hint: valid indices are 0 .. " << n - 1;
+            failedAny = true;
+          }
+          continue;
+        }
+        if (warned)
+          continue;
+        warned = true;
+        InFlightDiagnostic d = add.emitWarning()
+                               << "local array '" << array.getName()
+                               << "' is kept in local memory: this index is not a compile-time "
+                                  "constant";
+        d.attachNote() << "hint: index it with constants and the variables of fully unrolled "
+                          "loops (`for i in 0 .. N unroll`) to keep it in registers";
+      }
+    });
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+} // namespace
