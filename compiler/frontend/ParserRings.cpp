@@ -28,8 +28,7 @@ StmtPtr Parser::parseRingDecl(const Token &kw, bool isVar, const std::optional<T
   if (!at(Tok::IntLit)) {
     if (at(Tok::Error))
       throw Fail{};
-    fail(cur().loc, "the number of stages must be an integer literal from 1 to 32",
-         hint);
+    fail(cur().loc, "the number of stages must be an integer literal from 1 to 32", hint);
   }
   Token n = consume();
   if (n.intValue < 1 || n.intValue > 32)
@@ -81,9 +80,9 @@ StmtPtr Parser::parseRingAccess(int depth) {
   stage->kind = DeclKind::RingStage;
   stage->name = name.text;
   stage->loc = name.loc;
-  auto s = std::make_unique<RingAccessStmt>(kw.text == "produce" ? StmtAST::Produce
-                                                                  : StmtAST::Consume,
-                                            kw.loc, ring.text, ring.loc, std::move(stage));
+  auto s =
+      std::make_unique<RingAccessStmt>(kw.text == "produce" ? StmtAST::Produce : StmtAST::Consume,
+                                       kw.loc, ring.text, ring.loc, std::move(stage));
   expect(Tok::LBrace, "'{'", hint);
   s->body = parseBlock(depth + 1);
   return s;

@@ -19,11 +19,12 @@ namespace {
 /// Builtins that only compute a value (allowed in a produce block next to
 /// its copies: the block runs in one elected thread).
 bool isPureBuiltin(const std::string &name) {
-  static const char *pure[] = {"thread_id",   "block_dim",    "block_id",        "grid_dim",
-                               "cluster_rank", "cluster_size", "cluster_id",      "cluster_dim",
-                               "block_in_cluster", "num_clusters", "min",         "max",
-                               "clamp",       "len",          "dim",             "warpgroup_rank",
-                               "role_threads", "bitcast"};
+  static const char *pure[] = {"thread_id",      "block_dim",    "block_id",
+                               "grid_dim",       "cluster_rank", "cluster_size",
+                               "cluster_id",     "cluster_dim",  "block_in_cluster",
+                               "num_clusters",   "min",          "max",
+                               "clamp",          "len",          "dim",
+                               "warpgroup_rank", "role_threads", "bitcast"};
   for (const char *p : pure)
     if (name == p)
       return true;
@@ -80,10 +81,10 @@ void Sema::checkRing(RingStmt &r, bool kernelTopLevel) {
     for (ExprPtr &x : m.dims) {
       Type t = checkValue(x, nullptr, "");
       bool overflow = false;
-      std::optional<int64_t> v = !t.isInvalid() && t.isInteger() && !t.isBool() &&
-                                         checkConstantOps(*x)
-                                     ? foldConstant(*x, overflow)
-                                     : std::nullopt;
+      std::optional<int64_t> v =
+          !t.isInvalid() && t.isInteger() && !t.isBool() && checkConstantOps(*x)
+              ? foldConstant(*x, overflow)
+              : std::nullopt;
       if (!v || overflow || *v <= 0) {
         if (!t.isInvalid())
           error(x->loc, "a ring tile's dimensions must be positive integer constants",
@@ -107,6 +108,7 @@ void Sema::checkRing(RingStmt &r, bool kernelTopLevel) {
     decl->ring = &r;
     auto st = std::make_unique<SharedArrayStmt>(m.loc, std::move(decl), false, m.elem, nullptr);
     st->decl->array = st.get();
+    st->decl->id = nextId_++; // declared only through the stage (`s.NAME`)
     st->constantCount = total;
     st->staticPerBlock = total;
     st->isStatic = true;
@@ -218,8 +220,7 @@ void Sema::checkRingAccess(RingAccessStmt &s) {
   const char *what = s.isProduce() ? "produce" : "consume";
   Decl *d = lookup(s.ringName);
   if (!d || d->kind != DeclKind::Ring) {
-    error(s.ringLoc,
-          d ? "'" + s.ringName + "' is not a ring" : "unknown ring '" + s.ringName + "'",
+    error(s.ringLoc, d ? "'" + s.ringName + "' is not a ring" : "unknown ring '" + s.ringName + "'",
           "declare it at the top of the kernel: `let " + s.ringName +
               " = pipeline[4] { a: shared<bf16>[128, 64] }`");
     return;
@@ -247,8 +248,9 @@ void Sema::checkRingAccess(RingAccessStmt &s) {
     diags_.note(first->loc, std::string("the earlier ") + what + " is here");
   }
   if (ringAccess_) {
-    error(s.loc, std::string("a ") + what + " block cannot be nested in a " +
-                     (ringAccess_->isProduce() ? "produce" : "consume") + " block",
+    error(s.loc,
+          std::string("a ") + what + " block cannot be nested in a " +
+              (ringAccess_->isProduce() ? "produce" : "consume") + " block",
           "finish the enclosing block first");
   }
   RingAccessStmt *outer = ringAccess_;
@@ -303,8 +305,9 @@ bool Sema::checkRingCopy(CallExpr &e, SharedArrayStmt &tile) {
   if (!inRingProduce()) {
     if (!ring)
       return true;
-    error(e.loc, "copy_async into ring tile '" + tile.decl->name + "' outside a `produce " +
-                     ring->decl->name + "` block",
+    error(e.loc,
+          "copy_async into ring tile '" + tile.decl->name + "' outside a `produce " +
+              ring->decl->name + "` block",
           "the ring's producer fills its stages: `produce " + ring->decl->name +
               " as s { copy_async(s.a, A[...]) }`");
     return false;
@@ -332,8 +335,7 @@ bool Sema::checkRingCopy(CallExpr &e, SharedArrayStmt &tile) {
     int64_t c = axis == 3 ? (int64_t)cd[0] * cd[1] * cd[2] : cd[axis];
     if (c > 1) {
       if (ring->multicastAxis >= 0 && ring->multicastAxis != axis) {
-        error(e.loc,
-              "the copies of ring '" + ring->decl->name + "' multicast along different axes",
+        error(e.loc, "the copies of ring '" + ring->decl->name + "' multicast along different axes",
               "each slot's writers form one group: multicast every tile of a ring along one "
               "axis (or use two rings)");
         return false;
@@ -422,9 +424,11 @@ void Sema::checkRings() {
             "ring '" + name + "' is " + (r->firstProduce ? "produced" : "consumed") +
                 " but never " + (r->firstProduce ? "consumed" : "produced"),
             r->firstProduce ? "its producer would wait forever for a free stage: consume it "
-                              "(`consume " + name + " as s { ... }`) in another role"
+                              "(`consume " +
+                                  name + " as s { ... }`) in another role"
                             : "its consumers would wait forever for a full stage: fill it "
-                              "(`produce " + name + " as s { ... }`) in another role");
+                              "(`produce " +
+                                  name + " as s { ... }`) in another role");
       continue;
     }
     if (r->producer != r->consumer || !r->producer) {
@@ -442,8 +446,8 @@ void Sema::checkRings() {
       }
     } else {
       error(r->firstConsume->loc,
-            "ring '" + name + "' is produced and consumed in the same role '" +
-                r->producer->name + "'",
+            "ring '" + name + "' is produced and consumed in the same role '" + r->producer->name +
+                "'",
             "give the producer its own role (`producer(regs = 40) { ... }`), or use no "
             "warpgroups block at all");
       continue;

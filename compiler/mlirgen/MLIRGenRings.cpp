@@ -69,11 +69,10 @@ void MLIRGenImpl::genRingInits() {
     Value releases = intConst(l, i32, (int64_t)r->consumerWarps * r->groupSize);
     for (int64_t s = 0; s < r->stages; ++s) {
       Value idx = intConst(l, i32, s);
-      MBarrierInitOp::create(builder, l, PtrAddOp::create(builder, l, v.full.getType(), v.full, idx),
-                             one);
       MBarrierInitOp::create(builder, l,
-                             PtrAddOp::create(builder, l, v.empty.getType(), v.empty, idx),
-                             releases);
+                             PtrAddOp::create(builder, l, v.full.getType(), v.full, idx), one);
+      MBarrierInitOp::create(
+          builder, l, PtrAddOp::create(builder, l, v.empty.getType(), v.empty, idx), releases);
     }
   }
 }
@@ -114,15 +113,16 @@ void MLIRGenImpl::advanceRing(Location l, const fe::RingStmt &r, RingState &st) 
 }
 
 /// The producer's wait for a free slot: empty[stage] at parity phase ^ 1.
-void MLIRGenImpl::genRingEmptyWait(Location l, const fe::RingStmt &r, Value emptyPtr,
-                                   Value phase, const Twine &why) {
+void MLIRGenImpl::genRingEmptyWait(Location l, const fe::RingStmt &r, Value emptyPtr, Value phase,
+                                   const Twine &why) {
   Type i32 = builder.getI32Type();
   Value parity = arith::XOrIOp::create(builder, l, phase, intConst(l, i32, 1));
   bool peers = r.groupSize > 1;
   // Peers release our slot with release.cluster arrives: acquire at cluster
   // scope pairs with them (PTX ISA 8.x memory model, release/acquire patterns).
   auto wait = MBarrierWaitOp::create(
-      builder, l, emptyPtr, parity, MemoryOrderAttr::get(builder.getContext(), MemoryOrder::acquire),
+      builder, l, emptyPtr, parity,
+      MemoryOrderAttr::get(builder.getContext(), MemoryOrder::acquire),
       MemoryScopeAttr::get(builder.getContext(), peers ? MemoryScope::cluster : MemoryScope::cta));
   explain(wait, why);
   nameWait(wait, r.decl->name + ".empty",
@@ -155,10 +155,10 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
                        "mbarrier.try_wait.parity (phase ^ 1) on ring '" + r.decl->name +
                            "' empty[stage]: the consumers released the slot (the first " +
                            Twine(r.stages) + " produces pass at once)");
-      auto arrive = MBarrierArriveOp::create(
-          builder, l, fullPtr, intConst(l, i32, r.txBytes),
-          MemoryOrderAttr::get(builder.getContext(), MemoryOrder::release),
-          MemoryScopeAttr::get(builder.getContext(), MemoryScope::cta));
+      auto arrive =
+          MBarrierArriveOp::create(builder, l, fullPtr, intConst(l, i32, r.txBytes),
+                                   MemoryOrderAttr::get(builder.getContext(), MemoryOrder::release),
+                                   MemoryScopeAttr::get(builder.getContext(), MemoryScope::cta));
       explain(arrive, "mbarrier.arrive.expect_tx " + Twine(r.txBytes) + " bytes on ring '" +
                           r.decl->name + "' full[stage]: every byte landing in this CTA" +
                           (r.groupSize > 1 ? " (with the slices " + Twine(r.groupSize - 1) +
@@ -228,10 +228,10 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
                           "' empty[stage] of multicast peer (lane q -> q-th CTA of the group of " +
                           Twine(r.groupSize) + "): the slot may be refilled");
     } else {
-      arrive = MBarrierArriveOp::create(
-          builder, end, emptyPtr, Value(),
-          MemoryOrderAttr::get(builder.getContext(), MemoryOrder::release),
-          MemoryScopeAttr::get(builder.getContext(), MemoryScope::cta));
+      arrive =
+          MBarrierArriveOp::create(builder, end, emptyPtr, Value(),
+                                   MemoryOrderAttr::get(builder.getContext(), MemoryOrder::release),
+                                   MemoryScopeAttr::get(builder.getContext(), MemoryScope::cta));
       explain(arrive, "mbarrier.arrive.release (lane 0 of each warp) on ring '" + r.decl->name +
                           "' empty[stage]: the slot may be refilled");
     }
