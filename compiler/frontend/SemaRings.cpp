@@ -218,6 +218,11 @@ bool Sema::checkProduceStmts(const Block &body) {
 
 void Sema::checkRingAccess(RingAccessStmt &s) {
   const char *what = s.isProduce() ? "produce" : "consume";
+  if (!inlineStack_.empty()) {
+    error(s.loc, std::string("a ") + what + " block cannot be inside a function",
+          "write it in the kernel body: each role's stage and phase are kernel state");
+    return;
+  }
   Decl *d = lookup(s.ringName);
   if (!d || d->kind != DeclKind::Ring) {
     error(s.ringLoc, d ? "'" + s.ringName + "' is not a ring" : "unknown ring '" + s.ringName + "'",
