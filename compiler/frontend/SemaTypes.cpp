@@ -141,8 +141,17 @@ void Sema::checkLoopExit(StmtAST &s) {
     s.as<BreakStmt>()->loop = loop;
   else
     s.as<ContinueStmt>()->loop = loop;
-  if (auto *f = loop->as<ForStmt>())
+  if (auto *f = loop->as<ForStmt>()) {
+    // An unrolled loop is copied body by body (MLIRGenAbstr.cpp); an exit
+    // would have to skip the later copies, which that expansion cannot do.
+    if (f->unrollFull || f->unrollFactor) {
+      error(s.loc, std::string("'") + word + "' in an unrolled loop",
+            "an unrolled loop runs every copy of its body: drop `unroll`, or guard the rest of "
+            "the body with `if`");
+      return;
+    }
     (isBreak ? f->hasBreak : f->hasContinue) = true;
+  }
   else if (auto *w = loop->as<WhileStmt>())
     (isBreak ? w->hasBreak : w->hasContinue) = true;
 }

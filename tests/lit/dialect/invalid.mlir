@@ -240,7 +240,6 @@ tile.kernel @ptr_to_i128(%p: !tile.ptr<i128, global>) {
 
 // -----
 
-// expected-error @+1 {{a !tile.ptr points to i1, i8, i16, i32, i64, f16, bf16, f32, f64 or (in local memory) a pointer, not 'vector<4xi32>'}}
 // expected-error @+1 {{vectors are pointees only in local memory (a `var`), not in global memory}}
 tile.kernel @ptr_to_vector(%p: !tile.ptr<vector<4xi32>, global>) {
   tile.return
