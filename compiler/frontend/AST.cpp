@@ -20,6 +20,10 @@ const char *declKindName(DeclKind k) {
     return "shared";
   case DeclKind::DSharedArray:
     return "dshared";
+  case DeclKind::Ring:
+    return "ring";
+  case DeclKind::RingStage:
+    return "ring stage";
   case DeclKind::MBarrier:
     return "mbarrier";
   case DeclKind::Const:

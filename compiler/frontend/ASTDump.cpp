@@ -191,6 +191,27 @@ private:
       expr(*m.count, n + 1, "count: ");
       break;
     }
+    case StmtAST::Ring: {
+      auto &r = *s.as<RingStmt>();
+      os_ << ind(n) << "Ring " << r.decl->name << " stages=" << r.stages;
+      if (r.txBytes >= 0)
+        os_ << " tx_bytes=" << r.txBytes;
+      if (r.groupSize > 1)
+        os_ << " multicast_group=" << r.groupSize;
+      os_ << at(s.loc) << "\n";
+      for (const RingMember &m : r.members)
+        os_ << ind(n + 1) << "Tile " << m.name << " " << scalarName(m.elem.type.scalar)
+            << at(m.loc) << "\n";
+      break;
+    }
+    case StmtAST::Produce:
+    case StmtAST::Consume: {
+      auto &a = *s.as<RingAccessStmt>();
+      os_ << ind(n) << (a.isProduce() ? "Produce " : "Consume ") << a.ringName << " as "
+          << a.stage->name << at(s.loc) << "\n";
+      block(a.body, n + 1);
+      break;
+    }
     case StmtAST::Warpgroups:
       os_ << ind(n) << "Warpgroups" << at(s.loc) << "\n";
       for (const auto &r : s.as<WarpgroupsStmt>()->roles) {

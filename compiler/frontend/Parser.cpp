@@ -446,6 +446,10 @@ StmtPtr Parser::parseStatement(int depth) {
       s = parseWarpgroups(depth);
       break;
     }
+    if (atRingAccess()) {
+      s = parseRingAccess(depth);
+      break;
+    }
     if (atIdent("const") && peekTok().kind == Tok::Ident && !peekTok().atLineStart) {
       s = parseConst();
       break;
@@ -518,6 +522,8 @@ StmtPtr Parser::parseLet(int depth) {
   }
   if (atMBarrierDecl())
     return parseMBarrierDecl(kw, isVar, annot, std::move(decl));
+  if (atRingDecl())
+    return parseRingDecl(kw, isVar, annot, std::move(decl));
   if (atIdent("local") && peekTok().kind == Tok::Lt)
     return parseLocalArray(kw, isVar, annot, std::move(decl));
   decl->kind = isVar ? DeclKind::Var : DeclKind::Let;

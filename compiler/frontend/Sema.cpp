@@ -227,6 +227,7 @@ void Sema::checkKernel(KernelAST &k) {
   popScope();
   checkMBarrierUses();
   checkTmaBarriers();
+  checkRings();
   if (diags_.numErrors() == errorsBefore) // the analysis needs a well-typed kernel
     checkMBarrierArrivalCounts();
   if (diags_.numErrors() == errorsBefore)
@@ -317,6 +318,13 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     break;
   case StmtAST::Warpgroups:
     checkWarpgroups(*s.as<WarpgroupsStmt>(), kernelTopLevel);
+    break;
+  case StmtAST::Ring:
+    checkRing(*s.as<RingStmt>(), kernelTopLevel);
+    break;
+  case StmtAST::Produce:
+  case StmtAST::Consume:
+    checkRingAccess(*s.as<RingAccessStmt>());
     break;
   case StmtAST::Const: {
     auto &c = *s.as<ConstStmt>();

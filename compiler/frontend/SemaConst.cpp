@@ -491,6 +491,9 @@ void Sema::checkConstantOpsInStmt(StmtAST &s) {
     check(s.as<ReturnStmt>()->value);
     break;
   case StmtAST::Warpgroups: // role arguments are checked by checkWarpgroups
+  case StmtAST::Ring:       // member dimensions are checked by checkRing
+  case StmtAST::Produce:
+  case StmtAST::Consume:
   case StmtAST::Break:
   case StmtAST::Continue:
     break;

@@ -116,6 +116,14 @@ private:
       // divergent as far as this return's control is.
       returnControl_ = raise(returnControl_, control.level, control.where);
       break;
+    case StmtAST::Ring:
+      break;
+    case StmtAST::Produce:
+    case StmtAST::Consume:
+      // Entered by every thread of the role (SemaRings.cpp rejects one under
+      // an `if`); a produce body then runs in one elected thread.
+      walkBlock(s.as<RingAccessStmt>()->body, control);
+      break;
     case StmtAST::Warpgroups:
       // Each role is entered by its whole warpgroups: inside it, control is
       // uniform over the role's threads (its sync_threads() is the role's

@@ -19,6 +19,10 @@ static bool isIntOnly(BinaryOp op) {
 
 Type Sema::infer(ExprPtr &ep) {
   replaceFloatName(ep);
+  if (auto *m = ep->as<MemberExpr>(); m && m->base->is<VarRefExpr>())
+    if (Decl *d = lookup(m->base->as<VarRefExpr>()->name);
+        d && (d->kind == DeclKind::Ring || d->kind == DeclKind::RingStage))
+      return inferRingMember(ep); // `s.a` (SemaRings.cpp)
   ExprAST &e = *ep;
   Type t;
   switch (e.kind()) {

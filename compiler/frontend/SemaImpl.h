@@ -237,6 +237,26 @@ public:
   /// args[0] of a memory builtin names an element of a local array.
   bool rejectLocalArrayAccess(CallExpr &e);
 
+  // ---- SemaRings.cpp: pipeline rings, produce and consume
+  void checkRing(RingStmt &r, bool kernelTopLevel);
+  void checkRingAccess(RingAccessStmt &s);
+  /// `s.a` of a ring stage: replaces `e` by a reference to the stage tile.
+  Type inferRingMember(ExprPtr &e);
+  bool checkProduceBody(const Block &body, bool topLevel);
+  bool checkProduceStmts(const Block &body);
+  bool checkProduceExpr(const ExprAST &e);
+  bool inRingProduce() const;
+  /// copy_async of `tile`: the ring rules (loads into ring tiles only in
+  /// their produce block, without an mbarrier; counts the produce's bytes).
+  bool checkRingCopy(CallExpr &e, SharedArrayStmt &tile);
+  void checkRingPlacement(const Block &b, int ifDepth, const RingAccessStmt *in);
+  static bool containsStmt(const Block &b, const StmtAST *target);
+  /// After the body: roles, consumer warps, placement.
+  void checkRings();
+  RingAccessStmt *ringAccess_ = nullptr; // the innermost produce/consume being checked
+  int64_t produceBytes_ = 0;
+  std::unordered_set<const SharedArrayStmt *> produceTiles_;
+
   void error(const Location &loc, std::string msg, std::string hint) {
     diags_.error(loc, std::move(msg), std::move(hint));
   }

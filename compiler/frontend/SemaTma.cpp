@@ -61,6 +61,11 @@ void collectCopyTiles(const Block &b, std::unordered_set<std::string> &names) {
     else if (auto *i = s->as<IfStmt>()) {
       collectCopyTiles(i->thenBody, names);
       collectCopyTiles(i->elseBody, names);
+    } else if (auto *g = s->as<WarpgroupsStmt>()) {
+      for (const auto &r : g->roles)
+        collectCopyTiles(r->body, names);
+    } else if (auto *a = s->as<RingAccessStmt>()) {
+      collectCopyTiles(a->body, names);
     }
   }
 }
@@ -410,7 +415,7 @@ Type Sema::checkTmaCall(CallExpr &e) {
     error(e.loc, "a TMA store takes no mbarrier", "write `copy_async(A[c0, c1], TILE)`");
     ok = false;
   }
-  if (!isStore && e.args.size() != 3) {
+  if (!isStore && e.args.size() != 3 && !inRingProduce()) {
     error(e.loc, "a TMA load completes on an mbarrier: copy_async(TILE, A[c...], BAR)",
           "declare `let bar = mbarrier(1)`, pass it, then `arrive(bar)` and `wait(bar)`");
     ok = false;
@@ -435,6 +440,8 @@ Type Sema::checkTmaCall(CallExpr &e) {
   if (e.args.size() == 3 && !isStore && checkMBarrierOperand(e, 2, true).isInvalid())
     ok = false;
   if (!ok || !tensor || !tile || !tile->isTmaTile)
+    return Type::invalid();
+  if (!checkRingCopy(e, *tile)) // SemaRings.cpp
     return Type::invalid();
   e.tma.tile = tile;
   e.tma.tensorParam = tensor->param;
@@ -499,7 +506,7 @@ Type Sema::checkTmaCall(CallExpr &e) {
       requireCluster(mcLoc, "multicast");
   }
   if (!isStore) {
-    if (MBarrierStmt *m = mbarrierDeclOf(*e.args[2]))
+    if (MBarrierStmt *m = e.args.size() > 2 ? mbarrierDeclOf(*e.args[2]) : nullptr)
       tmaBarriers_.emplace(m, &e);
     e.tma.bytes = tileBytes;
     if (tileBytes > T::kMaxMBarrierTxBytes) {
@@ -530,7 +537,7 @@ Type Sema::checkTmaCall(CallExpr &e) {
     tensor->swizzleBytes = tile->swizzleBytes;
     tensor->firstCopy = &e;
   }
-  if (!inSingleThread()) {
+  if (!inSingleThread() && !inRingProduce()) {
     error(e.loc, "copy_async here would be issued by every thread",
           "a TMA copy is issued by one thread: wrap it in `if thread_id() == 0 { ... }` (or "
           "`if elect_one()` in one warp)");

@@ -73,12 +73,16 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
       genSharedArray(*a);
     else if (auto *b = s->as<fe::MBarrierStmt>())
       genMBarrier(*b);
+    else if (auto *r = s->as<fe::RingStmt>())
+      genRingStorage(*r);
   }
-  if (!k.mbarriers.empty())
-    genMBarrierInits(loc(k.mbarriers.back()->loc));
+  if (!k.mbarriers.empty() || !k.rings.empty())
+    genMBarrierInits(loc(k.mbarriers.empty() ? k.rings.back()->loc : k.mbarriers.back()->loc));
   genTensorMapPrefetches(l);
   genBlock(k.body, 0);
   builder.setInsertionPointToEnd(entry);
+  if (!k.warpgroups)
+    genRingTails(l); // with roles, at the end of the producing role
   genBulkDrain(l);
   ReturnOp::create(builder, l);
 }
@@ -157,6 +161,11 @@ void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
     return; // allocated and initialised on kernel entry
   case fe::StmtAST::Warpgroups:
     return genWarpgroups(*s.as<fe::WarpgroupsStmt>());
+  case fe::StmtAST::Ring:
+    return; // allocated and initialised on kernel entry
+  case fe::StmtAST::Produce:
+  case fe::StmtAST::Consume:
+    return genRingAccess(*s.as<fe::RingAccessStmt>());
   case fe::StmtAST::Break:
   case fe::StmtAST::Continue:
     return genLoopExit(s);

@@ -37,6 +37,8 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <functional>
+#include <map>
+#include <tuple>
 
 namespace mlir::tile::mlirgen {
 namespace fe = ::tile::frontend;
@@ -424,6 +426,35 @@ public:
   void genTensorMapPrefetches(Location l);
   /// wait_group 0 before the kernel exits, when it issues TMA stores.
   void genBulkDrain(Location l);
+
+  //===--------------------------------------------------------------------===//
+  // Rings (MLIRGenRings.cpp)
+  //===--------------------------------------------------------------------===//
+  struct RingValues {
+    SmallVector<Value> tiles; // per member: S stages, !tile.ptr<T, shared>
+    Value full, empty;        // S mbarriers each
+  };
+  /// Stage index and phase bit (i32 slots) of one side of a ring in one role.
+  struct RingState {
+    Value stage, phase;
+  };
+  llvm::DenseMap<const fe::RingStmt *, RingValues> ringValues;
+  std::map<std::tuple<const fe::RingStmt *, const fe::RoleAST *, bool>, RingState> ringStates;
+  /// The full barrier of the produce block being emitted (copy_async's).
+  Value producingFull;
+  void genRingStorage(const fe::RingStmt &r);
+  /// mbarrier.init of every ring barrier (inside genMBarrierInits' thread 0).
+  void genRingInits();
+  RingState &ringState(const fe::RingStmt &r, bool producer);
+  void advanceRing(Location l, const fe::RingStmt &r, RingState &st);
+  void genRingEmptyWait(Location l, const fe::RingStmt &r, Value emptyPtr, Value phase,
+                        const Twine &why);
+  void genRingAccess(const fe::RingAccessStmt &s);
+  /// The producer tail of every ring the current role (or the kernel
+  /// without roles) produces: wait until its last S stages are released.
+  void genRingTails(Location l);
+
+  //===--------------------------------------------------------------------===//
   // Issue #11: local arrays, unrolled loops, inlined functions (MLIRGenAbstr.cpp)
   //===--------------------------------------------------------------------===//
 

@@ -35,6 +35,7 @@ void MLIRGenImpl::genWarpgroups(const fe::WarpgroupsStmt &s) {
     const fe::RoleAST *outer = currentRole;
     currentRole = r.get();
     genBlock(r->body, 0);
+    genRingTails(rl); // MLIRGenRings.cpp: a producing role waits for its last stages
     currentRole = outer;
   }
 }

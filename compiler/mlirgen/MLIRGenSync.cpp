@@ -46,6 +46,7 @@ void MLIRGenImpl::genMBarrierInits(Location l) {
         MBarrierInitOp::create(builder, sl, ptr, count);
       }
     }
+    genRingInits(); // MLIRGenRings.cpp
   }
   BarrierOp::create(builder, l, /*aligned=*/false);
 }

@@ -83,6 +83,19 @@ Value MLIRGenImpl::genTmaCall(const fe::CallExpr &e) {
             "cp.async.bulk.wait_group.read 0: the tile may be rewritten once it has been read");
     return nullptr;
   }
+  IntegerAttr axis =
+      e.tma.multicastAxis >= 0 ? builder.getI32IntegerAttr(e.tma.multicastAxis) : IntegerAttr();
+  // A multicast group of one CTA is a plain copy.
+  if (axis && kernelAST->cluster.kind == fe::ClusterAttr::Static) {
+    const auto &cd = kernelAST->cluster.dims;
+    int64_t c = e.tma.multicastAxis == 3 ? (int64_t)cd[0] * cd[1] * cd[2] : cd[e.tma.multicastAxis];
+    if (c == 1)
+      axis = IntegerAttr();
+  }
+  if (e.args.size() == 2) { // inside produce: on the ring's full barrier, bytes expected there
+    TmaLoadOp::create(builder, l, tile, map, coords, producingFull, layout, axis);
+    return nullptr;
+  }
   Value mbar = genMBarrierRef(*e.args[2]);
   // expect_tx first: the bytes of this copy (and of the slices peers
   // multicast into this CTA) belong to the mbarrier's current phase.
@@ -93,15 +106,6 @@ Value MLIRGenImpl::genTmaCall(const fe::CallExpr &e) {
                                                "peers deliver)"
                                              : "(the boxes of this copy)"))
                       .str());
-  IntegerAttr axis =
-      e.tma.multicastAxis >= 0 ? builder.getI32IntegerAttr(e.tma.multicastAxis) : IntegerAttr();
-  // A multicast group of one CTA is a plain copy.
-  if (axis && kernelAST->cluster.kind == fe::ClusterAttr::Static) {
-    const auto &cd = kernelAST->cluster.dims;
-    int64_t c = e.tma.multicastAxis == 3 ? (int64_t)cd[0] * cd[1] * cd[2] : cd[e.tma.multicastAxis];
-    if (c == 1)
-      axis = IntegerAttr();
-  }
   TmaLoadOp::create(builder, l, tile, map, coords, mbar, layout, axis);
   return nullptr;
 }

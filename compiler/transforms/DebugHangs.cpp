@@ -93,12 +93,27 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
       TileDialect *tile = wait->getContext()->getLoadedDialect<TileDialect>();
       if (StringAttr attr = tile->getNameAttrHelper().getAttr(wait))
         name = " '" + escapePercent(attr.getValue()) + "'";
+      // An element of an mbarrier array (a ring's stage): say which.
+      auto element = wait.getMbar().getDefiningOp<PtrAddOp>();
+      // Ring waits say which ring, what completes the phase (MLIRGenRings.cpp).
+      std::string note;
+      if (auto attr = wait->getAttrOfType<StringAttr>("tile.hang_note"))
+        note = " (" + escapePercent(attr.getValue()) + ")";
       std::string message = "tilec --debug-hangs: " + escapePercent(describe(loc)) +
-                            ": wait on mbarrier" + name + " timed out after " +
-                            std::to_string(timeoutMs) +
+                            ": wait on mbarrier" + name + (element ? " [index %d]" : "") + note +
+                            " timed out after " + std::to_string(timeoutMs) +
                             " ms in CTA (%d, %d, %d), thread (%d, %d, %d), waiting for phase "
                             "parity %d\n";
       SmallVector<Value> args;
+      if (element) {
+        Value index = element.getOffset();
+        unsigned width = index.getType().getIntOrFloatBitWidth();
+        if (width > 32)
+          index = arith::TruncIOp::create(b, loc, b.getI32Type(), index);
+        else if (width < 32)
+          index = arith::ExtUIOp::create(b, loc, b.getI32Type(), index);
+        args.push_back(index);
+      }
       for (SpecialReg r : {SpecialReg::ctaid_x, SpecialReg::ctaid_y, SpecialReg::ctaid_z,
                            SpecialReg::tid_x, SpecialReg::tid_y, SpecialReg::tid_z})
         args.push_back(SRegOp::create(b, loc, b.getI32Type(), r));

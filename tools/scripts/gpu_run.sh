@@ -251,6 +251,12 @@ EOF
     done
     printf 'gpu.kernels_twins\t%q\n' "$BUILD/bin/kernels_bench"
     printf 'gpu.tma_multicast_ref\t%q --steps 256 --tiles 16 --panels 4 --clusters-per-launch 8 --runs 2 --warmup 1\n' "$BUILD/bin/tma_multicast_bench"
+    printf 'gpu.rings\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[rings]"
+    for c in 1 2 4; do
+      for v in a b; do
+        printf 'gpu.tma_multicast_%s_c%s\t%q --variant %s --cluster %s --steps 256 --tiles 16 --panels 4 --clusters-per-launch 8 --runs 2\n' "$v" "$c" "$BUILD/bin/tma_multicast" "$v" "$c"
+      done
+    done
   fi
 }
 

@@ -30,6 +30,7 @@ namespace tile::frontend {
 class SharedArrayStmt;
 class MBarrierStmt;
 struct RoleAST;
+class RingStmt;
 class LocalArrayStmt;
 
 /// Syntax of a type annotation as written (`i32`, `ptr<f32, global>`).
@@ -53,6 +54,9 @@ enum class DeclKind {
   // Issue #11 (abstr): compile-time constants and register arrays.
   Const,      // `const N = e`, a kernel's compile-time parameter
   LocalArray, // `let r = local<T>[N]`
+  // Issue #8 (rings): a ring and the stage bound by `produce/consume r as s`.
+  Ring,
+  RingStage,
 };
 const char *declKindName(DeclKind k);
 
@@ -65,6 +69,7 @@ struct Decl {
   int paramIndex = -1;              // Param: position in the signature
   SharedArrayStmt *array = nullptr; // SharedArray / DSharedArray: its declaration
   MBarrierStmt *mbarrier = nullptr; // MBarrier: its declaration
+  RingStmt *ring = nullptr; // Ring, RingStage (`as s`) and ring stage tiles: the ring
   LocalArrayStmt *local = nullptr;  // LocalArray: its declaration
   /// Const: the value (integers sign-extended from the type's width, i1 0/1;
   /// floats rounded to the type). `type` is UntypedInt for an integer
@@ -520,6 +525,9 @@ public:
     Break,    // issue #11
     Continue, // issue #11
     Warpgroups, // issue #8
+    Ring,       // issue #8 rings
+    Produce,
+    Consume,
     // Issue #11 (abstr)
     Const,
     LocalArray,
@@ -634,6 +642,55 @@ public:
   TypeSyntax elem;
   ExprPtr count;
   int64_t length = 0; // [sema] N
+};
+
+/// One tile of a ring: `a: shared<bf16>[128, 64]`.
+struct RingMember {
+  std::string name;
+  Location loc;
+  TypeSyntax elem;
+  std::vector<ExprPtr> dims; // as written (constants)
+  /// [sema] one stage's tile: a TMA tile named `RING.NAME` (its layout and
+  /// alignment as copy_async tiles get); `s.NAME` in produce/consume.
+  std::unique_ptr<SharedArrayStmt> stage;
+  int64_t strideElems = 0; // [sema] elements from one stage's tile to the next
+};
+
+/// `let r = pipeline[S] { a: shared<T>[...], ... }` (kernel top level): S
+/// stages of the member tiles plus S full and S empty mbarriers, owned by
+/// the compiler (docs/language.md "Rings").
+class RingStmt : public StmtAST {
+public:
+  RingStmt(Location loc, std::unique_ptr<Decl> decl) : StmtAST(Ring, std::move(loc)), decl(std::move(decl)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == Ring; }
+  std::unique_ptr<Decl> decl; // kind Ring
+  int64_t stages = 0;
+  Location stagesLoc;
+  std::vector<RingMember> members;
+  // [sema]
+  int64_t txBytes = -1;         // bytes landing in this CTA per stage (from the produce blocks)
+  int multicastAxis = -1;       // the axis its copies multicast along (0..2, 3 = all), -1 none
+  int64_t groupSize = 1;        // CTAs writing into each of this CTA's slots
+  int consumerWarps = 0;        // warps of the consuming role (one arrival each per CTA)
+  const RoleAST *producer = nullptr, *consumer = nullptr;
+  const StmtAST *firstProduce = nullptr, *firstConsume = nullptr;
+};
+
+/// `produce r as s { ... }` / `consume r as s { ... }`.
+class RingAccessStmt : public StmtAST {
+public:
+  RingAccessStmt(Kind kind, Location loc, std::string ringName, Location ringLoc,
+                 std::unique_ptr<Decl> stage)
+      : StmtAST(kind, std::move(loc)), ringName(std::move(ringName)), ringLoc(std::move(ringLoc)),
+        stage(std::move(stage)) {}
+  static bool classof(const StmtAST *s) { return s->kind() == Produce || s->kind() == Consume; }
+  bool isProduce() const { return kind() == Produce; }
+  std::string ringName;
+  Location ringLoc;
+  std::unique_ptr<Decl> stage; // kind RingStage (`as s`)
+  Block body;
+  RingStmt *ring = nullptr; // [sema]
+  const RoleAST *role = nullptr; // [sema] the role it runs in (none without roles)
 };
 
 enum class AssignOp { Assign, Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr };
@@ -857,6 +914,8 @@ struct KernelAST {
   std::vector<std::pair<int, unsigned>> hiddenSources;
   /// [sema] TMA stores are issued (bulk groups to drain before exit).
   bool usesTmaStore = false;
+  /// [sema] the kernel's rings (`pipeline`), in declaration order.
+  std::vector<RingStmt *> rings;
 };
 
 /// `fn NAME(PARAM: TYPE, ...) [-> TYPE] { ... }` at file level. The body is

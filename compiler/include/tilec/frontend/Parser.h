@@ -61,6 +61,13 @@ private:
   StmtPtr parseWhile(int depth);
   /// `warpgroups { NAME(named args) { ... } ... }` (ParserRoles.cpp).
   StmtPtr parseWarpgroups(int depth);
+  /// Rings (ParserRings.cpp): `pipeline[S] { ... }` after `let NAME =`, and
+  /// `produce RING as s { ... }` / `consume RING as s { ... }`.
+  bool atRingDecl() const;
+  bool atRingAccess() const;
+  StmtPtr parseRingDecl(const Token &kw, bool isVar, const std::optional<TypeSyntax> &annot,
+                        std::unique_ptr<Decl> decl);
+  StmtPtr parseRingAccess(int depth);
   // ParserAbstr.cpp (issue #11: fn, const, template kernels, local arrays, unroll)
   std::unique_ptr<FnAST> parseFn();
   std::unique_ptr<ConstStmt> parseConst();

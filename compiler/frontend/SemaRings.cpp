@@ -1,0 +1,518 @@
+//===- SemaRings.cpp - pipeline rings, produce and consume ------------------===//
+//
+// `let r = pipeline[S] { a: shared<T>[...], ... }`: every member is laid out
+// as a TMA tile (the same swizzle/panel/alignment choice as copy_async
+// tiles, SemaTma.cpp), S copies of it one after the other. The checks here
+// make the compiler's bookkeeping sound: the bytes a produce block lands
+// (expect_tx) are known statically, every consumer thread reaches each
+// consume (the warps' release arrivals are counted), one role produces and
+// one other consumes (stage and phase are per-role state), nobody leaves a
+// ring block or the kernel early (the releases and the producer tail must
+// run), and ring tiles are written only by the produce block's copies.
+// docs/language.md "Rings" is the user-facing summary.
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+namespace tile::frontend {
+
+namespace {
+/// Builtins that only compute a value (allowed in a produce block next to
+/// its copies: the block runs in one elected thread).
+bool isPureBuiltin(const std::string &name) {
+  static const char *pure[] = {"thread_id",      "block_dim",    "block_id",
+                               "grid_dim",       "cluster_rank", "cluster_size",
+                               "cluster_id",     "cluster_dim",  "block_in_cluster",
+                               "num_clusters",   "min",          "max",
+                               "clamp",          "len",          "dim",
+                               "warpgroup_rank", "role_threads", "bitcast"};
+  for (const char *p : pure)
+    if (name == p)
+      return true;
+  return false;
+}
+
+bool containsCopy(const Block &b);
+bool containsCopy(const StmtAST &s) {
+  if (auto *e = s.as<ExprStmtAST>()) {
+    auto *c = e->expr->as<CallExpr>();
+    return c && c->callee == "copy_async";
+  }
+  if (auto *f = s.as<ForStmt>())
+    return containsCopy(f->body);
+  if (auto *w = s.as<WhileStmt>())
+    return containsCopy(w->body);
+  if (auto *i = s.as<IfStmt>())
+    return containsCopy(i->thenBody) || containsCopy(i->elseBody);
+  return false;
+}
+bool containsCopy(const Block &b) {
+  for (const StmtPtr &s : b)
+    if (containsCopy(*s))
+      return true;
+  return false;
+}
+} // namespace
+
+void Sema::checkRing(RingStmt &r, bool kernelTopLevel) {
+  namespace T = ::tile::target;
+  Decl &d = *r.decl;
+  d.ring = &r;
+  if (!kernelTopLevel)
+    error(r.loc, "rings must be declared at the top level of the kernel body",
+          "move the declaration out of the enclosing loop, if or role");
+  std::unordered_set<std::string> names;
+  for (RingMember &m : r.members) {
+    if (!names.insert(m.name).second) {
+      error(m.loc, "ring '" + d.name + "' already has a tile named '" + m.name + "'",
+            "give each member its own name");
+      continue;
+    }
+    if (m.elem.type.scalar == ScalarKind::I1) {
+      error(m.elem.loc, "ring tiles of i1 are not supported", "TMA moves bytes: use i8");
+      continue;
+    }
+    if (m.dims.size() > (size_t)T::kTmaMaxRank) {
+      error(m.loc, "a ring tile has at most 5 dimensions", "reshape the tile");
+      continue;
+    }
+    std::vector<int64_t> dims;
+    int64_t total = 1;
+    bool ok = true;
+    for (ExprPtr &x : m.dims) {
+      Type t = checkValue(x, nullptr, "");
+      bool overflow = false;
+      std::optional<int64_t> v =
+          !t.isInvalid() && t.isInteger() && !t.isBool() && checkConstantOps(*x)
+              ? foldConstant(*x, overflow)
+              : std::nullopt;
+      if (!v || overflow || *v <= 0) {
+        if (!t.isInvalid())
+          error(x->loc, "a ring tile's dimensions must be positive integer constants",
+                "write `a: shared<T>[128, 64]`");
+        ok = false;
+        break;
+      }
+      if (__builtin_mul_overflow(total, *v, &total)) {
+        error(x->loc, "ring tile size overflows", "use smaller dimensions");
+        ok = false;
+        break;
+      }
+      dims.push_back(*v);
+    }
+    if (!ok)
+      continue;
+    auto decl = std::make_unique<Decl>();
+    decl->kind = DeclKind::SharedArray;
+    decl->name = d.name + "." + m.name;
+    decl->loc = m.loc;
+    decl->ring = &r;
+    auto st = std::make_unique<SharedArrayStmt>(m.loc, std::move(decl), false, m.elem, nullptr);
+    st->decl->array = st.get();
+    st->decl->id = nextId_++; // declared only through the stage (`s.NAME`)
+    st->constantCount = total;
+    st->staticPerBlock = total;
+    st->isStatic = true;
+    if (dims.size() > 1)
+      st->dims = dims;
+    if (!chooseTileLayout(*st))
+      continue;
+    int64_t elem = byteSize(m.elem.type.scalar);
+    int64_t bytes = total * elem;
+    int64_t stride = (bytes + st->alignBytes - 1) / st->alignBytes * st->alignBytes;
+    m.strideElems = stride / elem;
+    st->staticBytes = bytes;
+    int64_t all = 0;
+    if (__builtin_mul_overflow(stride, r.stages, &all))
+      all = INT64_MAX / 2;
+    addStaticSmem(m.loc, all, st->alignBytes);
+    st->decl->type = Type::array(Type::SharedArray, m.elem.type.scalar, AddressSpace::Shared,
+                                 ScalarKind::I32, total);
+    st->decl->type.dims = st->dims;
+    m.stage = std::move(st);
+  }
+  // S full and S empty mbarriers.
+  addStaticSmem(r.loc, target::kMBarrierBytes * r.stages);
+  addStaticSmem(r.loc, target::kMBarrierBytes * r.stages);
+  d.type = Type::voidTy();
+  kernel_->rings.push_back(&r);
+  declare(d);
+}
+
+bool Sema::checkProduceBody(const Block &body, bool topLevel) {
+  bool ok = true;
+  for (const StmtPtr &s : body) {
+    if (!topLevel && containsCopy(*s)) {
+      error(s->loc, "copy_async inside a produce block must be at the block's top level",
+            "the compiler counts the bytes of every copy of the stage before issuing them; a "
+            "conditional or repeated copy cannot be counted");
+      ok = false;
+      continue;
+    }
+    if (auto *f = s->as<ForStmt>())
+      ok = checkProduceBody(f->body, false) && ok;
+    else if (auto *w = s->as<WhileStmt>())
+      ok = checkProduceBody(w->body, false) && ok;
+    else if (auto *i = s->as<IfStmt>())
+      ok = checkProduceBody(i->thenBody, false) && checkProduceBody(i->elseBody, false) && ok;
+  }
+  return ok;
+}
+
+/// Memory accesses and synchronisation inside a produce block (which runs in
+/// one elected thread): only copies and scalar code belong there.
+bool Sema::checkProduceExpr(const ExprAST &e) {
+  if (auto *c = e.as<CallExpr>()) {
+    bool copy = c->callee == "copy_async" || c->callee == "prefetch_tensor";
+    if (!copy && !isPureBuiltin(c->callee)) {
+      error(c->loc, "'" + c->callee + "' cannot be used in a produce block",
+            "a produce block runs in one elected thread of the role and holds copy_async and "
+            "scalar code; synchronise and access memory outside it");
+      return false;
+    }
+    bool ok = true;
+    for (const ExprPtr &a : c->args)
+      if (!(copy && a->is<IndexExpr>())) // the tensor box A[c...]
+        ok = checkProduceExpr(*a) && ok;
+      else
+        for (const ExprPtr &m : a->as<IndexExpr>()->moreIndices)
+          ok = checkProduceExpr(*m) && ok;
+    return ok;
+  }
+  if (auto *i = e.as<IndexExpr>()) {
+    error(i->loc, "a produce block cannot read or write memory",
+          "a produce block runs in one elected thread and holds copy_async and scalar code; "
+          "read the data in a consume block");
+    return false;
+  }
+  if (auto *u = e.as<UnaryExpr>())
+    return checkProduceExpr(*u->operand);
+  if (auto *b = e.as<BinaryExpr>())
+    return checkProduceExpr(*b->lhs) && checkProduceExpr(*b->rhs);
+  if (auto *c = e.as<CastExpr>())
+    return checkProduceExpr(*c->operand);
+  if (auto *s = e.as<SelectExpr>())
+    return checkProduceExpr(*s->cond) && checkProduceExpr(*s->trueValue) &&
+           checkProduceExpr(*s->falseValue);
+  return true;
+}
+
+bool Sema::checkProduceStmts(const Block &body) {
+  bool ok = true;
+  for (const StmtPtr &s : body) {
+    if (auto *l = s->as<LetStmt>())
+      ok = checkProduceExpr(*l->init) && ok;
+    else if (auto *a = s->as<AssignStmt>())
+      ok = checkProduceExpr(*a->target) && checkProduceExpr(*a->value) && ok;
+    else if (auto *e = s->as<ExprStmtAST>())
+      ok = checkProduceExpr(*e->expr) && ok;
+    else if (auto *f = s->as<ForStmt>())
+      ok = checkProduceStmts(f->body) && ok;
+    else if (auto *w = s->as<WhileStmt>())
+      ok = checkProduceExpr(*w->cond) && checkProduceStmts(w->body) && ok;
+    else if (auto *i = s->as<IfStmt>())
+      ok = checkProduceExpr(*i->cond) && checkProduceStmts(i->thenBody) &&
+           checkProduceStmts(i->elseBody) && ok;
+  }
+  return ok;
+}
+
+void Sema::checkRingAccess(RingAccessStmt &s) {
+  const char *what = s.isProduce() ? "produce" : "consume";
+  if (!inlineStack_.empty()) {
+    error(s.loc, std::string("a ") + what + " block cannot be inside a function",
+          "write it in the kernel body: each role's stage and phase are kernel state");
+    return;
+  }
+  Decl *d = lookup(s.ringName);
+  if (!d || d->kind != DeclKind::Ring) {
+    error(s.ringLoc, d ? "'" + s.ringName + "' is not a ring" : "unknown ring '" + s.ringName + "'",
+          "declare it at the top of the kernel: `let " + s.ringName +
+              " = pipeline[4] { a: shared<bf16>[128, 64] }`");
+    return;
+  }
+  RingStmt &ring = *d->ring;
+  s.ring = &ring;
+  s.role = curRole_;
+  s.stage->ring = &ring;
+  s.stage->type = Type::voidTy();
+  // One role produces, one other consumes (stage and phase are per-role state).
+  const StmtAST *&first = s.isProduce() ? ring.firstProduce : ring.firstConsume;
+  const RoleAST *&role = s.isProduce() ? ring.producer : ring.consumer;
+  auto roleName = [](const RoleAST *r) {
+    return r ? "in role '" + r->name + "'" : std::string("outside warpgroups");
+  };
+  if (!first) {
+    first = &s;
+    role = curRole_;
+  } else if (role != curRole_) {
+    error(s.loc,
+          std::string("ring '") + s.ringName + "' is " + what + "d " + roleName(curRole_) +
+              " here and " + roleName(role) + " earlier",
+          std::string("each ring has one ") + (s.isProduce() ? "producer" : "consumer") +
+              " role: its stage and phase are that role's state");
+    diags_.note(first->loc, std::string("the earlier ") + what + " is here");
+  }
+  if (ringAccess_) {
+    error(s.loc,
+          std::string("a ") + what + " block cannot be nested in a " +
+              (ringAccess_->isProduce() ? "produce" : "consume") + " block",
+          "finish the enclosing block first");
+  }
+  RingAccessStmt *outer = ringAccess_;
+  ringAccess_ = &s;
+  produceBytes_ = 0;
+  produceTiles_.clear();
+  bool ok = !s.isProduce() || checkProduceBody(s.body, true);
+  size_t errorsBefore = diags_.numErrors();
+  pushScope();
+  declare(*s.stage);
+  checkBlock(s.body, false);
+  popScope();
+  ringAccess_ = outer;
+  if (!s.isProduce() || !ok || diags_.numErrors() != errorsBefore)
+    return;
+  if (!checkProduceStmts(s.body))
+    return;
+  if (produceBytes_ == 0) {
+    error(s.loc, "produce block of ring '" + s.ringName + "' loads no tile",
+          "copy the stage's tiles: `copy_async(s.a, A[r, c])`");
+    return;
+  }
+  if (produceBytes_ > ::tile::target::kMaxMBarrierTxBytes) {
+    error(s.loc,
+          "produce block of ring '" + s.ringName + "' lands " + std::to_string(produceBytes_) +
+              " bytes on one full barrier phase, over the limit of 2^20-1",
+          "use smaller tiles or split them over two rings");
+    return;
+  }
+  if (ring.txBytes >= 0 && ring.txBytes != produceBytes_) {
+    error(s.loc,
+          "this produce of ring '" + s.ringName + "' lands " + std::to_string(produceBytes_) +
+              " bytes, an earlier one " + std::to_string(ring.txBytes),
+          "every produce fills the same tiles of a stage");
+    return;
+  }
+  ring.txBytes = produceBytes_;
+}
+
+bool Sema::inRingProduce() const { return ringAccess_ && ringAccess_->isProduce(); }
+
+bool Sema::checkRingCopy(CallExpr &e, SharedArrayStmt &tile) {
+  RingStmt *ring = tile.decl->ring;
+  if (e.tma.isStore) {
+    if (!ring)
+      return true;
+    error(e.loc, "a TMA store cannot read ring tile '" + tile.decl->name + "'",
+          "copy the data into a plain shared tile first; a ring slot is released to the "
+          "producer at the end of the consume block");
+    return false;
+  }
+  if (!inRingProduce()) {
+    if (!ring)
+      return true;
+    error(e.loc,
+          "copy_async into ring tile '" + tile.decl->name + "' outside a `produce " +
+              ring->decl->name + "` block",
+          "the ring's producer fills its stages: `produce " + ring->decl->name +
+              " as s { copy_async(s.a, A[...]) }`");
+    return false;
+  }
+  RingAccessStmt &p = *ringAccess_;
+  if (ring != p.ring) {
+    error(e.args[0]->loc,
+          "inside `produce " + p.ringName + "`, copy_async loads into the stage's tiles",
+          "name a tile of the stage: `copy_async(" + p.stage->name + ".NAME, A[...])`");
+    return false;
+  }
+  if (e.args.size() == 3) {
+    error(e.args[2]->loc, "inside a produce block copy_async takes no mbarrier",
+          "the copy completes on the ring's full barrier; the compiler expects its bytes");
+    return false;
+  }
+  if (!produceTiles_.insert(&tile).second) {
+    error(e.loc, "tile '" + tile.decl->name + "' is loaded twice in one produce block",
+          "each tile of a stage is filled by one copy");
+    return false;
+  }
+  int axis = e.tma.multicastAxis;
+  if (axis >= 0 && kernel_->cluster.kind == ClusterAttr::Static) {
+    const auto &cd = kernel_->cluster.dims;
+    int64_t c = axis == 3 ? (int64_t)cd[0] * cd[1] * cd[2] : cd[axis];
+    if (c > 1) {
+      if (ring->multicastAxis >= 0 && ring->multicastAxis != axis) {
+        error(e.loc, "the copies of ring '" + ring->decl->name + "' multicast along different axes",
+              "each slot's writers form one group: multicast every tile of a ring along one "
+              "axis (or use two rings)");
+        return false;
+      }
+      ring->multicastAxis = axis;
+      ring->groupSize = c;
+    }
+  }
+  produceBytes_ += *tile.constantCount * byteSize(tile.elem.type.scalar);
+  return true;
+}
+
+void Sema::checkRingPlacement(const Block &b, int ifDepth, const RingAccessStmt *in) {
+  for (const StmtPtr &s : b) {
+    if (auto *a = s->as<RingAccessStmt>()) {
+      if (ifDepth > 0)
+        error(a->loc,
+              std::string("a ") + (a->isProduce() ? "produce" : "consume") +
+                  " block cannot be inside an `if`",
+              "every thread of the role runs it (its stage and phase advance in every thread, "
+              "and each consumer warp releases the slot): put the condition inside the block "
+              "or in a loop bound");
+      checkRingPlacement(a->body, 0, a);
+    } else if (s->is<ReturnStmt>()) {
+      error(s->loc, "a kernel with a ring cannot return early",
+            "the ring's releases and the producer's final waits must run in every thread: "
+            "end the loops instead");
+    } else if ((s->is<BreakStmt>() || s->is<ContinueStmt>()) && in) {
+      auto *loop = s->is<BreakStmt>() ? s->as<BreakStmt>()->loop : s->as<ContinueStmt>()->loop;
+      // A loop inside the block is fine; leaving the block is not.
+      if (!loop || !containsStmt(in->body, loop))
+        error(s->loc,
+              std::string("cannot leave a ") + (in->isProduce() ? "produce" : "consume") +
+                  " block with break or continue",
+              "the stage must be completed and released: end the loop after the block");
+    } else if (auto *as = s->as<AssignStmt>()) {
+      auto *ix = as->target->as<IndexExpr>();
+      auto *ref = ix ? ix->base->as<VarRefExpr>() : nullptr;
+      if (ref && ref->decl && ref->decl->ring && ref->decl->kind == DeclKind::SharedArray)
+        error(as->loc, "ring tile '" + ref->decl->name + "' is read-only",
+              "only the produce block's copies write a ring's tiles; copy the values into "
+              "registers or a plain shared array");
+    } else if (auto *f = s->as<ForStmt>()) {
+      checkRingPlacement(f->body, ifDepth, in);
+    } else if (auto *w = s->as<WhileStmt>()) {
+      checkRingPlacement(w->body, ifDepth, in);
+    } else if (auto *i = s->as<IfStmt>()) {
+      checkRingPlacement(i->thenBody, ifDepth + 1, in);
+      checkRingPlacement(i->elseBody, ifDepth + 1, in);
+    } else if (auto *g = s->as<WarpgroupsStmt>()) {
+      for (const auto &r : g->roles)
+        checkRingPlacement(r->body, ifDepth, in);
+    }
+  }
+}
+
+bool Sema::containsStmt(const Block &b, const StmtAST *target) {
+  for (const StmtPtr &s : b) {
+    if (s.get() == target)
+      return true;
+    if (auto *f = s->as<ForStmt>(); f && containsStmt(f->body, target))
+      return true;
+    if (auto *w = s->as<WhileStmt>(); w && containsStmt(w->body, target))
+      return true;
+    if (auto *i = s->as<IfStmt>();
+        i && (containsStmt(i->thenBody, target) || containsStmt(i->elseBody, target)))
+      return true;
+  }
+  return false;
+}
+
+void Sema::checkRings() {
+  KernelAST &k = *kernel_;
+  if (k.rings.empty())
+    return;
+  checkRingPlacement(k.body, 0, nullptr);
+  for (RingStmt *r : k.rings) {
+    const std::string &name = r->decl->name;
+    if (!r->firstProduce && !r->firstConsume) {
+      diags_.warning(r->loc, "ring '" + name + "' is never produced or consumed",
+                     "remove it, or fill it with `produce " + name + " as s { ... }`");
+      continue;
+    }
+    if (!r->firstProduce || !r->firstConsume) {
+      error(r->loc,
+            "ring '" + name + "' is " + (r->firstProduce ? "produced" : "consumed") +
+                " but never " + (r->firstProduce ? "consumed" : "produced"),
+            r->firstProduce ? "its producer would wait forever for a free stage: consume it "
+                              "(`consume " +
+                                  name + " as s { ... }`) in another role"
+                            : "its consumers would wait forever for a full stage: fill it "
+                              "(`produce " +
+                                  name + " as s { ... }`) in another role");
+      continue;
+    }
+    if (r->producer != r->consumer || !r->producer) {
+      if (!r->producer != !r->consumer) {
+        error(r->firstConsume->loc,
+              "ring '" + name + "' is produced " +
+                  (r->producer ? "in role '" + r->producer->name + "'"
+                               : std::string("outside warpgroups")) +
+                  " and consumed " +
+                  (r->consumer ? "in role '" + r->consumer->name + "'"
+                               : std::string("outside warpgroups")),
+              "produce and consume it in two roles of one warpgroups block (or both without "
+              "roles)");
+        continue;
+      }
+    } else {
+      error(r->firstConsume->loc,
+            "ring '" + name + "' is produced and consumed in the same role '" + r->producer->name +
+                "'",
+            "give the producer its own role (`producer(regs = 40) { ... }`), or use no "
+            "warpgroups block at all");
+      continue;
+    }
+    if (r->consumer) {
+      r->consumerWarps = r->consumer->threads() / ::tile::target::kWarpSize;
+    } else {
+      int64_t t = (int64_t)k.threads.dims[0] * k.threads.dims[1] * k.threads.dims[2];
+      if (!k.threads.present || t % ::tile::target::kWarpSize != 0) {
+        error(r->firstConsume->loc,
+              "consuming ring '" + name + "' needs an exact block size, a multiple of 32",
+              "declare the kernel with `threads(T)`: each consumer warp releases the slot once, "
+              "so the compiler counts the warps");
+        continue;
+      }
+      r->consumerWarps = (int)(t / ::tile::target::kWarpSize);
+    }
+    if ((int64_t)r->consumerWarps * r->groupSize > ::tile::target::kMaxMBarrierArrivals)
+      error(r->loc, "ring '" + name + "' would count too many release arrivals",
+            "use fewer consumer warps");
+  }
+}
+
+} // namespace tile::frontend
+
+namespace tile::frontend {
+
+Type Sema::inferRingMember(ExprPtr &e) {
+  auto &m = *e->as<MemberExpr>();
+  const std::string &base = m.base->as<VarRefExpr>()->name;
+  Decl &d = *lookup(base);
+  RingStmt &ring = *d.ring;
+  if (d.kind == DeclKind::Ring) {
+    error(m.loc, "the tiles of ring '" + base + "' are reached through a stage",
+          "write `produce " + base + " as s { ... }` or `consume " + base +
+              " as s { ... }` and name `s." + m.name + "`");
+    e->type = Type::invalid();
+    return e->type;
+  }
+  for (RingMember &mem : ring.members) {
+    if (mem.name != m.name)
+      continue;
+    if (!mem.stage) { // its declaration was in error
+      e->type = Type::invalid();
+      return e->type;
+    }
+    auto ref = std::make_unique<VarRefExpr>(m.loc, mem.stage->decl->name);
+    ref->decl = mem.stage->decl.get();
+    ref->type = ref->decl->type;
+    ref->depth = m.depth;
+    e = std::move(ref);
+    return e->type;
+  }
+  std::string names;
+  for (RingMember &mem : ring.members)
+    names += (names.empty() ? "`" : ", `") + base + "." + mem.name + "`";
+  error(m.loc, "ring '" + ring.decl->name + "' has no tile '" + m.name + "'",
+        "its tiles are " + names);
+  e->type = Type::invalid();
+  return e->type;
+}
+
+} // namespace tile::frontend
