@@ -189,8 +189,8 @@ Module Module::fromPtx(Context &ctx, const std::string &ptx, const ModuleOptions
     try {
       detail::rejectPtxasAdvisories(ptx, s->infoLog);
     } catch (...) {
-      if (driver().api.cuModuleUnload)
-        driver().api.cuModuleUnload(s->mod);
+      if (detail::driver().api.cuModuleUnload)
+        detail::driver().api.cuModuleUnload(s->mod);
       s->mod = nullptr;
       throw;
     }
