@@ -17,6 +17,7 @@
 //                   [--warmup 3] [--ptx-dir DIR] [--ctas-per-sm K] [--seed S] [--out FILE]
 #include "histogram_common.h"
 #include "histogram_ref.cuh"
+#include "../common/event_timing.cuh"
 
 #include <algorithm>
 #include <cstdio>
@@ -139,35 +140,10 @@ struct Timing {
 // launches (stream 0 of the same primary context) use.
 template <class Zero, class Launch>
 Timing timeKernel(Zero zero, Launch launch, int warmup, int runs) {
-  for (int w = 0; w < warmup; ++w) {
-    zero();
-    launch();
-  }
-  SAMPLE_CUDA_CHECK(cudaGetLastError());
-  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<cudaEvent_t> start(runs), stop(runs);
-  for (int r = 0; r < runs; ++r) {
-    SAMPLE_CUDA_CHECK(cudaEventCreate(&start[r]));
-    SAMPLE_CUDA_CHECK(cudaEventCreate(&stop[r]));
-  }
-  for (int r = 0; r < runs; ++r) {
-    zero();
-    SAMPLE_CUDA_CHECK(cudaEventRecord(start[r], 0));
-    launch();
-    SAMPLE_CUDA_CHECK(cudaEventRecord(stop[r], 0));
-  }
-  SAMPLE_CUDA_CHECK(cudaGetLastError());
-  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<float> ms(runs);
-  for (int r = 0; r < runs; ++r) {
-    SAMPLE_CUDA_CHECK(cudaEventElapsedTime(&ms[r], start[r], stop[r]));
-    SAMPLE_CUDA_CHECK(cudaEventDestroy(start[r]));
-    SAMPLE_CUDA_CHECK(cudaEventDestroy(stop[r]));
-  }
-  std::sort(ms.begin(), ms.end());
+  sample::EventTiming e = sample::timeWithEvents(zero, launch, warmup, runs);
   Timing t;
-  t.median = runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);
-  t.min = ms.front();
+  t.median = e.median;
+  t.min = e.min;
   return t;
 }
 

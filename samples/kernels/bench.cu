@@ -17,6 +17,7 @@
 // samples/kernels/CMakeLists.txt) shows as "waiting"; its twin still runs.
 // Exit 0 when everything that ran matched, 1 otherwise, 77 without a device.
 #include "../common/cuda_check.cuh"
+#include "../common/event_timing.cuh"
 #include "kernels_common.h"
 #include "kernels_ref.cuh"
 
@@ -171,33 +172,10 @@ void runCublas(cublasHandle_t h, kern::Sgemm &k) {
 // synchronisation so the host's launch cost stays out of the GPU times.
 kern::Timing timeCuda(const std::function<void()> &before, const std::function<void()> &launch,
                       int warmup, int runs) {
-  for (int w = 0; w < warmup; ++w) {
-    before();
-    launch();
-  }
-  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<cudaEvent_t> start(runs), stop(runs);
-  for (int r = 0; r < runs; ++r) {
-    SAMPLE_CUDA_CHECK(cudaEventCreate(&start[r]));
-    SAMPLE_CUDA_CHECK(cudaEventCreate(&stop[r]));
-  }
-  for (int r = 0; r < runs; ++r) {
-    before();
-    SAMPLE_CUDA_CHECK(cudaEventRecord(start[r], 0));
-    launch();
-    SAMPLE_CUDA_CHECK(cudaEventRecord(stop[r], 0));
-  }
-  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<float> ms(runs);
-  for (int r = 0; r < runs; ++r) {
-    SAMPLE_CUDA_CHECK(cudaEventElapsedTime(&ms[r], start[r], stop[r]));
-    SAMPLE_CUDA_CHECK(cudaEventDestroy(start[r]));
-    SAMPLE_CUDA_CHECK(cudaEventDestroy(stop[r]));
-  }
-  std::sort(ms.begin(), ms.end());
+  sample::EventTiming e = sample::timeWithEvents(before, launch, warmup, runs);
   kern::Timing t;
-  t.median = runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);
-  t.min = ms.front();
+  t.median = e.median;
+  t.min = e.min;
   return t;
 }
 

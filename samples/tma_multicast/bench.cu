@@ -21,6 +21,7 @@
 #include "tma_multicast_ref.cuh"
 
 #include "../common/cuda_check.cuh"
+#include "../common/event_timing.cuh"
 
 #include <algorithm>
 #include <cstdio>
@@ -103,34 +104,8 @@ struct Timing {
 Timing timeAndCheck(const std::function<void()> &launch, uint32_t *dSums, int64_t ctas, int c,
                     const std::vector<uint32_t> &want, int warmup, int runs) {
   auto zero = [&] { SAMPLE_CUDA_CHECK(cudaMemsetAsync(dSums, 0, ctas * sizeof(uint32_t), 0)); };
-  for (int w = 0; w < warmup; ++w) {
-    zero();
-    launch();
-  }
-  SAMPLE_CUDA_CHECK(cudaGetLastError());
-  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<cudaEvent_t> start(runs), stop(runs);
-  for (int r = 0; r < runs; ++r) {
-    SAMPLE_CUDA_CHECK(cudaEventCreate(&start[r]));
-    SAMPLE_CUDA_CHECK(cudaEventCreate(&stop[r]));
-  }
-  for (int r = 0; r < runs; ++r) {
-    zero();
-    SAMPLE_CUDA_CHECK(cudaEventRecord(start[r], 0));
-    launch();
-    SAMPLE_CUDA_CHECK(cudaEventRecord(stop[r], 0));
-  }
-  SAMPLE_CUDA_CHECK(cudaGetLastError());
-  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<float> ms(runs);
-  for (int r = 0; r < runs; ++r) {
-    SAMPLE_CUDA_CHECK(cudaEventElapsedTime(&ms[r], start[r], stop[r]));
-    SAMPLE_CUDA_CHECK(cudaEventDestroy(start[r]));
-    SAMPLE_CUDA_CHECK(cudaEventDestroy(stop[r]));
-  }
-  std::sort(ms.begin(), ms.end());
   Timing t;
-  t.median = runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);
+  t.median = sample::timeWithEvents(zero, launch, warmup, runs).median;
   std::vector<uint32_t> got(static_cast<size_t>(ctas));
   SAMPLE_CUDA_CHECK(cudaMemcpy(got.data(), dSums, got.size() * 4, cudaMemcpyDeviceToHost));
   t.problems = tmamc::checkSums(got, want, c);

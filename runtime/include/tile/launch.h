@@ -51,7 +51,8 @@ struct LaunchLimits {
   Dim3 kernelRequiredBlock{0, 0, 0};
   int maxThreadsPerBlock = target::kMaxThreadsPerBlock;        // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK
   size_t maxSharedPerBlockOptin = target::kMaxSharedBytesPerBlock;  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
-  Dim3 maxBlockDim{target::kMaxBlockDims[0], target::kMaxBlockDims[1], target::kMaxBlockDims[2]};
+  Dim3 maxBlockDim{unsigned(target::kMaxBlockDims[0]), unsigned(target::kMaxBlockDims[1]),
+                   unsigned(target::kMaxBlockDims[2])};
   Dim3 maxGridDim{target::kMaxGridDims[0], target::kMaxGridDims[1], target::kMaxGridDims[2]};
   bool clusterLaunch = true;              // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
   int portableClusterLimit = target::kMaxPortableClusterSize;
