@@ -112,9 +112,10 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
                              /*alignment=*/op.getAlignment().value_or(16),
                              ::tile::target::kSharedAddressSpace);
       rewriter.restoreInsertionPoint(kernelPoint);
-      rewriter.replaceOp(
-          op,
-          registerAddress(rewriter, loc, LLVM::AddressOfOp::create(rewriter, loc, llvmPtr, name)));
+      rewriter.replaceOp(op,
+                         registerAddress(rewriter, loc,
+                                         LLVM::AddressOfOp::create(rewriter, loc, llvmPtr, name),
+                                         std::max<int64_t>(op.getAlignment().value_or(16), 16)));
       return success();
     }
 
@@ -126,7 +127,7 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
       rewriter.restoreInsertionPoint(kernelPoint);
     }
     Value base = registerAddress(
-        rewriter, loc, LLVM::AddressOfOp::create(rewriter, loc, llvmPtr, kDynamicSmemSymbol));
+        rewriter, loc, LLVM::AddressOfOp::create(rewriter, loc, llvmPtr, kDynamicSmemSymbol), 16);
     Value offset = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(0));
     for (Operation *prev = op->getBlock()->empty() ? nullptr : &op->getBlock()->front();
          prev && prev != op.getOperation(); prev = prev->getNextNode()) {
@@ -146,19 +147,27 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
   /// The shared address in a register. Folded into `ld.shared [symbol]`
   /// addressing, ptxas rematerialises the CTA's shared-window base
   /// (S2R SR_CgaCtaId) at every use in cluster kernels; an opaque (pure) mov
-  /// keeps one register, as nvcc's cvta.to.shared does. The 16-byte alignment
-  /// of the variable is restated so that accesses still vectorise.
-  static Value registerAddress(OpBuilder &b, Location loc, Value symbolAddress) {
+  /// keeps one register, as nvcc's cvta.to.shared does.
+  ///
+  /// The opaque mov hides the variable's alignment from LLVM, and the
+  /// LoadStoreVectorizer only merges neighbouring accesses into ld/st.v2/.v4
+  /// when the first one is known aligned to the vector's bytes (PTX ISA
+  /// 5.4.5: vector accesses must be naturally aligned). An `llvm.assume`
+  /// "align" bundle does not carry that: InstCombine drops it before the loop
+  /// unroller turns `As[row * 32 + d]` into base + constant offsets, so
+  /// InferAlignment later finds nothing to work with. The alignment is
+  /// restated as `and` with -alignment instead: its known zero low bits
+  /// survive every pass, and the one `and.b32` per array per kernel is the
+  /// price of 4x fewer shared loads in unrolled loops.
+  static Value registerAddress(OpBuilder &b, Location loc, Value symbolAddress, int64_t alignment) {
     Type i32 = b.getI32Type();
     ptx::Asm mov(b, loc);
     std::string dst = mov.result(i32, "r");
     std::string src = mov.operand(LLVM::PtrToIntOp::create(b, loc, i32, symbolAddress), "r");
     mov.line(ptx::Instr("mov").type('b', 32).operands({dst, src}));
-    Value ptr = LLVM::IntToPtrOp::create(b, loc, symbolAddress.getType(), mov.emitPure());
-    Value yes = LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
-    Value sixteen = LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(16));
-    LLVM::AssumeOp::create(b, loc, yes, LLVM::AssumeAlignTag{}, ptr, sixteen);
-    return ptr;
+    Value mask = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(-alignment));
+    Value aligned = LLVM::AndOp::create(b, loc, mov.emitPure(), mask);
+    return LLVM::IntToPtrOp::create(b, loc, symbolAddress.getType(), aligned);
   }
 
   static unsigned staticIndex(SharedAllocOp op) {
