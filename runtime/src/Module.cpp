@@ -107,11 +107,12 @@ std::string jitLink(const std::string &ptx, int cc, int optLevel, std::string &i
   }
 }
 
-// PTX whose kernels use setmaxnreg (warp roles) is JIT-compiled as one whole
-// program by cuModuleLoadDataEx: the driver linker (cuLinkAddData) compiles
-// PTX as a relocatable unit, and ptxas then drops setmaxnreg "to maintain
-// compatibility across compilation units" (advisory C7508/C7504). No cubin
-// comes back on this path, so the module is not in tilec's cubin cache (the
+// PTX JIT-compiled as one whole program by cuModuleLoadDataEx (the default,
+// ModuleOptions::wholeProgramJit). The driver linker (cuLinkAddData) compiles
+// PTX as a relocatable unit: ptxas then drops setmaxnreg "to maintain
+// compatibility across compilation units" (advisory C7504/C7508), and the
+// samples' SGEMMs ran 1.4-1.5x slower (docs/perf/kernels.md). No cubin comes
+// back on this path, so the module is not in tilec's cubin cache (the
 // driver's own JIT cache still applies). Throws with the logs on failure.
 CUmodule loadPtxWholeProgram(const std::string &ptx, int optLevel, std::string &infoLog) {
   std::vector<char> err(1 << 16, '\0'), info(1 << 16, '\0');
@@ -184,7 +185,7 @@ Module Module::fromPtx(Context &ctx, const std::string &ptx, const ModuleOptions
   CubinCache cache(dir);
   std::string key = cubinCacheKey(ptx, ctx.arch(), ctx.driverVersion(), options.jitOptLevel);
   const int cc = ctx.computeCapability();
-  if (ptx.find("setmaxnreg") != std::string::npos) {
+  if (options.wholeProgramJit || ptx.find("setmaxnreg") != std::string::npos) {
     s->mod = detail::loadPtxWholeProgram(ptx, options.jitOptLevel, s->infoLog);
     try {
       detail::rejectPtxasAdvisories(ptx, s->infoLog);

@@ -29,6 +29,7 @@ struct TempCache {
   }
   tile::ModuleOptions options() const {
     tile::ModuleOptions o;
+    o.wholeProgramJit = false; // the driver-linker path, the one tilec caches
     o.cacheDir = path.string();
     return o;
   }
@@ -162,6 +163,7 @@ TEST_CASE("fake driver: the explicit sm_90a JIT target is only a retry", "[fake]
   reset();
   tile::Context ctx;
   tile::ModuleOptions off;
+  off.wholeProgramJit = false;
   off.useCache = false;
   tile::Module m = tile::Module::fromPtx(ctx, kPtx + "// NEEDS_TARGET\n", off);
   CHECK(fake().jitTargets == std::vector<int>{-1, CU_TARGET_COMPUTE_90A});
@@ -180,6 +182,7 @@ TEST_CASE("fake driver: fromFile picks PTX or cubin by content; missing kernels 
   TempCache cache;
   tile::Context ctx;
   tile::ModuleOptions off;
+  off.wholeProgramJit = false;
   off.useCache = false;
   std::string cubin = tile::Module::fromPtx(ctx, kPtx, off).cubin();
   fs::path ptxFile = cache.path / "k.ptx", cubinFile = cache.path / "k.cubin";
@@ -209,6 +212,7 @@ TEST_CASE("fake driver: launch packs arguments and passes the configuration", "[
   reset();
   tile::Context ctx;
   tile::ModuleOptions off;
+  off.wholeProgramJit = false;
   off.useCache = false;
   tile::Module m = tile::Module::fromPtx(ctx, kPtx, off);
   tile::Kernel k;
@@ -264,6 +268,7 @@ TEST_CASE("fake driver: large dynamic shared memory raises the attribute once", 
   reset();
   tile::Context ctx;
   tile::ModuleOptions off;
+  off.wholeProgramJit = false;
   off.useCache = false;
   tile::Kernel k =
       tile::Module::fromPtx(ctx, kPtx, off).kernel("histogram"); // module kept alive by the kernel
@@ -291,6 +296,7 @@ TEST_CASE("fake driver: cluster launches", "[fake]") {
   reset();
   tile::Context ctx;
   tile::ModuleOptions off;
+  off.wholeProgramJit = false;
   off.useCache = false;
   tile::Kernel k = tile::Module::fromPtx(ctx, kPtx, off).kernel("histogram");
   tile::LaunchConfig cfg;
@@ -336,6 +342,7 @@ TEST_CASE("fake driver: a failing launch names the call, the error and the kerne
   reset();
   tile::Context ctx;
   tile::ModuleOptions off;
+  off.wholeProgramJit = false;
   off.useCache = false;
   tile::Kernel k = tile::Module::fromPtx(ctx, kPtx, off).kernel("histogram");
   fake().launchResult = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
