@@ -99,7 +99,11 @@ struct RoleLowering : ConvertOpToLLVMPattern<RoleOp> {
     if (auto regs = op.getRegs()) {
       // Below the entry count the role gives registers back to the CTA's
       // pool (dec); above it, it waits for them (inc).
-      int64_t entryRegs = target::entryRegistersPerThread(*threads);
+      int64_t minBlocks = 1;
+      if (auto func = op->getParentOfType<LLVM::LLVMFuncOp>())
+        if (auto n = func->getAttrOfType<IntegerAttr>(NVVM::NVVMDialect::getMinctasmAttrName()))
+          minBlocks = n.getInt();
+      int64_t entryRegs = target::entryRegistersPerThread(*threads, minBlocks);
       rewriter.setInsertionPointToStart(entry);
       auto action = int64_t(*regs) < entryRegs ? NVVM::SetMaxRegisterAction::decrease
                                                : NVVM::SetMaxRegisterAction::increase;
@@ -164,7 +168,14 @@ void mlir::tile::setRoleLaunchBounds(KernelOp kernel, Operation *func) {
   if (!func->hasAttr(NVVM::NVVMDialect::getReqntidAttrName()))
     func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                   b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-  func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(1));
+  // min_blocks(N) keeps N CTAs resident (a ring that streams at most a few
+  // stages per CTA needs several CTAs per SM to hide latency, as the CUDA
+  // reference of samples/tma_multicast does); ptxas honours setmaxnreg with
+  // any .minnctapersm and gives each CTA 65536 / (N * threads) registers at
+  // entry (measured with ptxas 13.0), the count the roles' budgets were
+  // checked against (SemaRoles.cpp).
+  if (!func->hasAttr(NVVM::NVVMDialect::getMinctasmAttrName()))
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(1));
 }
 
 void mlir::tile::populateTileRoleToNVVMPatterns(LLVMTypeConverter &converter,

@@ -172,12 +172,21 @@ struct TmaLoadLowering : ConvertOpToLLVMPattern<TmaLoadOp> {
     forEachBox(rewriter, loc, adaptor.getTile(), layout, elem, adaptor.getCoords(), pos, sliceDim0,
                [&](Value dst, SmallVector<Value> coords) {
                  // The .shared::cluster form (PTX ISA 8.0): this CTA's
-                 // address in the cluster window is its shared address.
-                 dst = LLVM::AddrSpaceCastOp::create(
+                 // address in the cluster window is its shared address
+                 // (PTX ISA "Shared State Space": the .shared::cta window
+                 // lies in the .shared::cluster window and names the
+                 // executing CTA's memory there). So the 32-bit shared
+                 // address is reused as is, as CUDA C++ does; an
+                 // addrspacecast would go through the generic window
+                 // (cvta.shared + cvta.to.shared::cluster + 2 cvt) on
+                 // every produce of a ring.
+                 Type i32 = rewriter.getI32Type();
+                 Value addr = LLVM::PtrToIntOp::create(rewriter, loc, i32, dst);
+                 dst = LLVM::IntToPtrOp::create(
                      rewriter, loc,
                      LLVM::LLVMPointerType::get(rewriter.getContext(),
                                                 ::tile::target::kSharedClusterAddressSpace),
-                     dst);
+                     addr);
                  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
                      rewriter, loc, dst, adaptor.getMap(), coords, adaptor.getMbar(),
                      /*im2colOffsets=*/ValueRange{}, mask, /*l2CacheHint=*/Value(),

@@ -61,6 +61,28 @@ bool mathNeedsLibdevice(Builtin b, bool approx) {
   }
 }
 
+namespace {
+/// The functions MLIRGenMath lowers through f32 (ext to f32, f32 op, trunc).
+bool mathComputesInF32(Builtin b, bool approx) {
+  switch (b) {
+  case Builtin::Rsqrt:
+  case Builtin::Exp:
+  case Builtin::Exp2:
+  case Builtin::Log:
+  case Builtin::Log2:
+  case Builtin::Sin:
+  case Builtin::Cos:
+  case Builtin::Tanh:
+  case Builtin::Erf:
+    return true;
+  case Builtin::Sqrt:
+    return approx;
+  default:
+    return false;
+  }
+}
+} // namespace
+
 Type Sema::checkMathCall(CallExpr &e) {
   Builtin b = e.builtin;
   bool ok = true;
@@ -121,6 +143,20 @@ Type Sema::checkMathCall(CallExpr &e) {
               " arguments, found " + t.str(),
           t.isInteger() ? "convert with `as f32`"
                         : "math functions take f16, bf16 or f32 values (abs also integers)");
+    for (ExprPtr &a : e.args)
+      finalize(a);
+    return Type::invalid();
+  }
+  // The transcendental functions (and rsqrt, approximate sqrt) compute
+  // through f32 (MLIRGenMath.cpp): an f64 argument would need the f64
+  // libdevice forms, which tilec does not link; reject it rather than
+  // lower it wrongly.
+  if (t.isScalar(ScalarKind::F64) && mathComputesInF32(b, e.approx)) {
+    error(e.args[0]->loc, "'" + e.callee + "' has no f64 form",
+          "tilec computes '" + e.callee +
+              "' in f32 (f16, bf16, f32 arguments); convert with "
+              "`as f32` (fma, abs, sqrt without approx, floor, ceil, trunc, round, copysign take "
+              "f64)");
     for (ExprPtr &a : e.args)
       finalize(a);
     return Type::invalid();

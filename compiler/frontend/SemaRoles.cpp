@@ -252,7 +252,8 @@ void Sema::checkWarpgroups(WarpgroupsStmt &s, bool kernelTopLevel) {
     } else {
       // The CTA's register pool: setmaxnreg moves registers between warps
       // of the CTA, it never adds any.
-      int64_t entry = target::entryRegistersPerThread(threads);
+      int64_t minBlocks = k.bounds.minBlocks.value_or(1);
+      int64_t entry = target::entryRegistersPerThread(threads, minBlocks);
       int64_t pool = entry * threads, total = 0;
       std::string terms;
       for (auto &r : s.roles) {
@@ -267,7 +268,10 @@ void Sema::checkWarpgroups(WarpgroupsStmt &s, bool kernelTopLevel) {
                   "), more than the " + std::to_string(pool) + " a CTA of " +
                   std::to_string(threads) + " threads holds (" + std::to_string(entry) +
                   " per thread at entry; at most " + std::to_string(target::kRegistersPerSM) +
-                  " per SM)",
+                  " per SM" +
+                  (minBlocks > 1 ? ", shared by min_blocks(" + std::to_string(minBlocks) + ") CTAs"
+                                 : std::string()) +
+                  ")",
               "lower some role's regs: a setmaxnreg.inc beyond the pool waits forever (e.g. 40 "
               "for one producer warpgroup and 232 for two consumer warpgroups at 384 threads)");
     }

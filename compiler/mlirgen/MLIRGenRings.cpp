@@ -63,6 +63,12 @@ void MLIRGenImpl::genRingStorage(const fe::RingStmt &r) {
 void MLIRGenImpl::genRingInits() {
   Type i32 = builder.getI32Type();
   for (const fe::RingStmt *r : kernelAST->rings) {
+    // A ring never produced or consumed (Sema warns) has no consumer warps:
+    // its empty barriers would get arrival count 0, which mbarrier.init
+    // does not take (PTX ISA: count in 1 .. 2^20 - 1). Nothing waits on or
+    // arrives at its barriers, so they stay uninitialised.
+    if (!r->firstProduce && !r->firstConsume)
+      continue;
     Location l = loc(r->loc);
     const RingValues &v = ringValues[r];
     Value one = intConst(l, i32, 1);

@@ -99,13 +99,14 @@ inline constexpr int kRegisterGranule = 8;
 inline constexpr int kNumNamedBarriers = 16;
 
 /// Registers per thread ptxas gives every thread of a kernel with `.maxntid T`
-/// (or `.reqntid T`) and `.minnctapersm 1` at entry: the SM's registers
-/// spread over T threads, rounded down to the allocation granule (measured
-/// with ptxas 13.0: 384 -> 168, 512 -> 128, 640 -> 96, 1024 -> 64). The
+/// (or `.reqntid T`) and `.minnctapersm N` at entry: the SM's registers
+/// spread over N x T threads, rounded down to the allocation granule (measured
+/// with ptxas 13.0: 384 -> 168, 512 -> 128, 640 -> 96, 1024 -> 64; 256 x 3 -> 80). The
 /// setmaxnreg pool of the CTA is this times T: a role's `.inc` waits until
 /// others' `.dec` released enough, so the roles' total must fit in it.
-inline constexpr int64_t entryRegistersPerThread(int64_t threads) {
-  int64_t r = threads > 0 ? kRegistersPerSM / threads : 0;
+inline constexpr int64_t entryRegistersPerThread(int64_t threads, int64_t minBlocks = 1) {
+  // min_blocks(N) CTAs share the SM's registers: each gets 1/N of them.
+  int64_t r = threads > 0 && minBlocks > 0 ? kRegistersPerSM / (threads * minBlocks) : 0;
   r = r / kRegisterGranule * kRegisterGranule;
   return r > kMaxSetMaxNReg ? kMaxSetMaxNReg : r;
 }
