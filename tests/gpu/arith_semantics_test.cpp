@@ -21,7 +21,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "arith_reference.h"
+
 namespace {
+using arith_ref::bf16ToDouble;
+using arith_ref::halfToDouble;
+using arith_ref::refToInt;
+using arith_ref::sameFloat;
 
 std::string ptxPath() {
   const char *dir = std::getenv("TILEC_PTX_DIR");
@@ -80,33 +86,7 @@ template <class T> T refRem(T x, T d) {
     return 0;
   return static_cast<T>(x % d);
 }
-// float -> integer: toward zero, saturating, NaN -> 0.
-template <class T> T refToInt(double v) {
-  if (std::isnan(v))
-    return 0;
-  double t = std::trunc(v);
-  if (t < std::ldexp(-1.0, sizeof(T) * 8 - 1))
-    return std::numeric_limits<T>::min();
-  if (t >= std::ldexp(1.0, sizeof(T) * 8 - 1))
-    return std::numeric_limits<T>::max();
-  return static_cast<T>(t);
-}
 
-double halfToDouble(uint16_t h) {
-  int e = (h >> 10) & 31, m = h & 1023;
-  double s = (h & 0x8000) ? -1.0 : 1.0;
-  if (e == 31)
-    return m ? std::nan("") : s * INFINITY;
-  if (e == 0)
-    return s * std::ldexp(m, -24);
-  return s * std::ldexp(1024 + m, e - 25);
-}
-double bf16ToDouble(uint16_t b) {
-  uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 float bitsToFloat(uint32_t u) {
   float f;
   std::memcpy(&f, &u, 4);
@@ -152,12 +132,6 @@ double roundIntToFormat(int64_t x, int mant, int maxExp) {
 double roundHalf(double v) { return roundToFormat(v, 10, -14, 15); }
 double roundBF16(double v) { return roundToFormat(v, 7, -126, 127); }
 
-// Compares float results: bit-exact, except that any NaN matches a NaN.
-bool sameFloat(double want, double got) {
-  if (std::isnan(want))
-    return std::isnan(got);
-  return want == got && std::signbit(want) == std::signbit(got);
-}
 
 // ---------------------------------------------------------------- inputs
 

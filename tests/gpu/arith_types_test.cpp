@@ -20,7 +20,13 @@
 #include <string>
 #include <vector>
 
+#include "arith_reference.h"
+
 namespace {
+using arith_ref::bf16ToDouble;
+using arith_ref::halfToDouble;
+using arith_ref::refToInt;
+using arith_ref::sameFloat;
 
 std::string ptxPath() {
   const char *dir = std::getenv("TILEC_PTX_DIR");
@@ -61,32 +67,7 @@ template <class T> T refToUint(double v) {
     return std::numeric_limits<T>::max();
   return static_cast<T>(t);
 }
-template <class T> T refToInt(double v) {
-  if (std::isnan(v))
-    return 0;
-  double t = std::trunc(v);
-  if (t < std::ldexp(-1.0, sizeof(T) * 8 - 1))
-    return std::numeric_limits<T>::min();
-  if (t >= std::ldexp(1.0, sizeof(T) * 8 - 1))
-    return std::numeric_limits<T>::max();
-  return static_cast<T>(t);
-}
 
-double halfToDouble(uint16_t h) {
-  int e = (h >> 10) & 31, m = h & 1023;
-  double s = (h & 0x8000) ? -1.0 : 1.0;
-  if (e == 31)
-    return m ? std::nan("") : s * INFINITY;
-  if (e == 0)
-    return s * std::ldexp(m, -24);
-  return s * std::ldexp(1024 + m, e - 25);
-}
-double bf16ToDouble(uint16_t b) {
-  uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 // `v` (exact in double) rounded to nearest even with `mant` fraction bits.
 double roundToFormat(double v, int mant, int minExp, int maxExp) {
   if (std::isnan(v) || std::isinf(v) || v == 0)
@@ -122,11 +103,6 @@ double roundMagnitude(uint64_t mag, bool neg, int mant, int maxExp) {
   if (r > maxFinite)
     r = INFINITY;
   return neg ? -r : r;
-}
-bool sameFloat(double want, double got) {
-  if (std::isnan(want))
-    return std::isnan(got);
-  return want == got && std::signbit(want) == std::signbit(got);
 }
 double bitsToDouble(uint64_t u) {
   double d;
