@@ -164,19 +164,8 @@ Type Sema::inferCall(CallExpr &e) {
         finalize(a);
       return Type::invalid();
     }
-    for (size_t i = 0; i < e.args.size(); ++i) {
-      ExprPtr &a = e.args[i];
-      if (a->type.isUntyped()) {
-        if (!adapt(a, t))
-          bad = true;
-      } else if (a->type != t) {
-        error(a->loc,
-              "argument " + std::to_string(i + 1) + " of '" + e.callee + "' has type " +
-                  a->type.str() + ", expected " + t.str(),
-              "all arguments of " + e.callee + " have one type; convert with `as`");
-        bad = true;
-      }
-    }
+    if (!argsOfOneType(e, t))
+      bad = true;
     return bad ? Type::invalid() : t;
   }
   case Builtin::Len: {
@@ -475,4 +464,24 @@ Type Sema::checkMemoryCall(CallExpr &e) {
   return b == Builtin::Store ? Type::voidTy() : elem;
 }
 
+} // namespace tile::frontend
+
+namespace tile::frontend {
+bool Sema::argsOfOneType(CallExpr &e, const Type &t) {
+  bool ok = true;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    ExprPtr &a = e.args[i];
+    if (a->type.isUntyped()) {
+      if (!adapt(a, t))
+        ok = false;
+    } else if (a->type != t) {
+      error(a->loc,
+            "argument " + std::to_string(i + 1) + " of '" + e.callee + "' has type " +
+                a->type.str() + ", expected " + t.str(),
+            "all arguments of " + e.callee + " have one type; convert with `as`");
+      ok = false;
+    }
+  }
+  return ok;
+}
 } // namespace tile::frontend

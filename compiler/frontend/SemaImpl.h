@@ -187,6 +187,9 @@ public:
   /// expects their bytes, so a user expect_tx on them would count them twice.
   std::unordered_map<MBarrierStmt *, CallExpr *> tmaBarriers_;
   void checkTmaBarriers();
+  /// Adapts untyped arguments to `t` and reports the others of another type
+  /// (min/max/clamp, math builtins); false after an error.
+  bool argsOfOneType(CallExpr &e, const Type &t);
   // ---- SemaWarp.cpp / SemaMath.cpp (issue #11)
   /// shfl_*, vote_*, redux_*, match_*, sync_warp, lanemask_*.
   Type checkWarpCall(CallExpr &e);

@@ -161,19 +161,8 @@ Type Sema::checkMathCall(CallExpr &e) {
       finalize(a);
     return Type::invalid();
   }
-  for (size_t i = 0; i < e.args.size(); ++i) {
-    ExprPtr &a = e.args[i];
-    if (a->type.isUntyped()) {
-      if (!adapt(a, t))
-        ok = false;
-    } else if (a->type != t) {
-      error(a->loc,
-            "argument " + std::to_string(i + 1) + " of '" + e.callee + "' has type " +
-                a->type.str() + ", expected " + t.str(),
-            "all arguments of " + e.callee + " have one type; convert with `as`");
-      ok = false;
-    }
-  }
+  if (!argsOfOneType(e, t))
+    ok = false;
   if (ok && mathNeedsLibdevice(b, e.approx) && !opts_.libdeviceFound) {
     error(e.loc,
           "'" + e.callee + "' needs libdevice (CUDA's math library), which was not found" +
