@@ -64,9 +64,11 @@ void MLIRGenImpl::genRoleBarrier(Location l, const fe::RoleAST &role) {
 
 std::pair<Value, Value> MLIRGenImpl::roleLinearThread(Location l) {
   Type i32 = builder.getI32Type();
-  Value tid = arith::SubIOp::create(
-      builder, l, sreg(l, SpecialReg::tid_x),
-      intConst(l, i32, currentRole->firstWarpgroup * target::kWarpgroupSize));
+  // Operands built in named steps: argument evaluation order is unspecified,
+  // and the IR (and its tests) must not depend on the host compiler.
+  Value first = intConst(l, i32, currentRole->firstWarpgroup * target::kWarpgroupSize);
+  Value tidX = sreg(l, SpecialReg::tid_x);
+  Value tid = arith::SubIOp::create(builder, l, tidX, first);
   return {tid, intConst(l, i32, currentRole->threads())};
 }
 
