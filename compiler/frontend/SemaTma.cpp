@@ -78,8 +78,9 @@ void collectCopyTiles(const ExprAST &e, std::unordered_set<std::string> &names) 
       names.insert(v->name);
 }
 
-/// Whether `e` is `thread_id(..) == K`, `lane_id() == K`, `elect_one()` or
-/// a conjunction with one of them: true in at most one thread of a warp.
+/// Whether `e` is `thread_id(..) == K`, `role_thread_id() == K`,
+/// `lane_id() == K`, `elect_one()` or a conjunction with one of them: true in
+/// at most one thread of a warp.
 bool singleThreadCond(const ExprAST &e) {
   if (auto *c = e.as<CallExpr>())
     return c->callee == "elect_one";
@@ -92,7 +93,8 @@ bool singleThreadCond(const ExprAST &e) {
     return false;
   auto isLane = [](const ExprAST &x) {
     auto *c = x.as<CallExpr>();
-    return c && (c->builtin == Builtin::ThreadId || c->builtin == Builtin::LaneId);
+    return c && (c->builtin == Builtin::ThreadId || c->builtin == Builtin::LaneId ||
+                 c->builtin == Builtin::RoleThreadId);
   };
   auto isConst = [](const ExprAST &x) { return x.is<IntLiteralExpr>(); };
   return (isLane(*b->lhs) && isConst(*b->rhs)) || (isLane(*b->rhs) && isConst(*b->lhs));

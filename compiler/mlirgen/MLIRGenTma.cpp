@@ -3,7 +3,7 @@
 // `t[i, j]` on an n-D array or TMA tile is a tile.tile_element (the layout
 // applies the swizzle, so generic code sees logical elements); copy_async
 // becomes tile.tma_load (after an mbarrier_expect_tx of the bytes that land
-// in this CTA) or tile.tma_store + tile.bulk_commit + tile.bulk_wait.read;
+// in this CTA) or tile.tma_store + tile.bulk_commit;
 // prefetch_tensor a tile.tma_prefetch.
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
@@ -74,13 +74,10 @@ Value MLIRGenImpl::genTmaCall(const fe::CallExpr &e) {
   TileLayoutAttr layout = tileLayout(tileDecl);
   if (e.tma.isStore) {
     TmaStoreOp::create(builder, l, map, coords, tile, layout);
+    // The wait_group.read before the tile is rewritten is placed by
+    // tile-place-bulk-read-waits (where the thread next synchronises).
     explain(BulkCommitOp::create(builder, l),
             "cp.async.bulk.commit_group: closes the bulk group of this TMA store");
-    // The issuing thread waits until the tile has been read, so that a
-    // barrier after it orders every later generic write of the tile after
-    // the async-proxy read (PTX ISA 9.7.9.24.4 cp.async.bulk.wait_group.read).
-    explain(BulkWaitOp::create(builder, l, /*pending=*/0, /*read=*/true),
-            "cp.async.bulk.wait_group.read 0: the tile may be rewritten once it has been read");
     return nullptr;
   }
   IntegerAttr axis =

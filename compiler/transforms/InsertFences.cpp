@@ -42,12 +42,13 @@ bool fencedAfter(Operation *init) {
   return false;
 }
 
-/// The nearest tile.barrier before op in program order (its block, then its
-/// ancestors' blocks), or nullptr.
+/// The nearest barrier before op in program order (its block, then its
+/// ancestors' blocks): bar.sync 0, or a role's named barrier (sync_threads()
+/// inside warpgroups), or nullptr.
 Operation *precedingBarrier(Operation *op) {
   for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
     for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode())
-      if (isa<BarrierOp>(prev))
+      if (isa<BarrierOp, NamedBarrierOp>(prev))
         return prev;
   return nullptr;
 }

@@ -4,6 +4,8 @@
 //   B           each CTA loads 1/C of each tile and multicasts it; remote
 //               empty arrives release at cluster scope (the formal pairing)
 //   B relaxed   the same with relaxed remote arrives (see the .cuh)
+//   A wg, B wg  A and B in the .tile kernel's block shape: a producer warpgroup
+//               and a consumer warpgroup with setmaxnreg 24 / 136 (256 threads)
 //   .tile       the .tile kernels through the tilec runtime, when their PTX
 //               (tma_multicast_<a|b>_c<C>.ptx + .info.json) is in --ptx-dir;
 //               "not built" otherwise (no number is invented)
@@ -120,12 +122,13 @@ template <int C> int maxClusters() {
                    tmamc_ref::maxActiveClusters<C, Variant::B, Release::Relaxed>()});
 }
 
-template <int C, tmamc::Variant V, tmamc_ref::Release R>
+template <int C, tmamc::Variant V, tmamc_ref::Release R,
+          tmamc_ref::Shape SH = tmamc_ref::Shape::Warp>
 std::function<void()> cudaLaunch(const CUtensorMap &map, uint32_t *sums, const tmamc::Problem &p,
                                  int clusters) {
   return [&map, sums, p, clusters] {
     SAMPLE_CUDA_CHECK(
-        (tmamc_ref::launch<C, V, R>(map, sums, p.steps, p.tiles, p.panels, clusters, 0)));
+        (tmamc_ref::launch<C, V, R, SH>(map, sums, p.steps, p.tiles, p.panels, clusters, 0)));
   };
 }
 
@@ -202,24 +205,39 @@ int main(int argc, char **argv) {
       bool formal; // the reference the .tile kernel of this variant is compared with
     };
     std::vector<Case> cases;
-    auto add = [&](auto a1, auto b1, auto b2) {
+    auto add = [&](auto a1, auto b1, auto b2, auto a2, auto b3) {
       cases.push_back({"A", Variant::A, a1, true});
+      cases.push_back({"A wg", Variant::A, a2, false});
       cases.push_back({"B", Variant::B, b1, true});
+      cases.push_back({"B wg", Variant::B, b3, false});
       cases.push_back({"B relaxed", Variant::B, b2, false});
     };
+    using tmamc_ref::Shape;
     const CUtensorMap &ma = mapA.raw(), &mb = mapB.raw();
     if (c == 1)
       add(cudaLaunch<1, Variant::A, Release::Cluster>(ma, dSums, p, int(clusters)),
           cudaLaunch<1, Variant::B, Release::Cluster>(mb, dSums, p, int(clusters)),
-          cudaLaunch<1, Variant::B, Release::Relaxed>(mb, dSums, p, int(clusters)));
+          cudaLaunch<1, Variant::B, Release::Relaxed>(mb, dSums, p, int(clusters)),
+          cudaLaunch<1, Variant::A, Release::Cluster, Shape::Warpgroups>(ma, dSums, p,
+                                                                      int(clusters)),
+          cudaLaunch<1, Variant::B, Release::Cluster, Shape::Warpgroups>(mb, dSums, p,
+                                                                      int(clusters)));
     else if (c == 2)
       add(cudaLaunch<2, Variant::A, Release::Cluster>(ma, dSums, p, int(clusters)),
           cudaLaunch<2, Variant::B, Release::Cluster>(mb, dSums, p, int(clusters)),
-          cudaLaunch<2, Variant::B, Release::Relaxed>(mb, dSums, p, int(clusters)));
+          cudaLaunch<2, Variant::B, Release::Relaxed>(mb, dSums, p, int(clusters)),
+          cudaLaunch<2, Variant::A, Release::Cluster, Shape::Warpgroups>(ma, dSums, p,
+                                                                      int(clusters)),
+          cudaLaunch<2, Variant::B, Release::Cluster, Shape::Warpgroups>(mb, dSums, p,
+                                                                      int(clusters)));
     else
       add(cudaLaunch<4, Variant::A, Release::Cluster>(ma, dSums, p, int(clusters)),
           cudaLaunch<4, Variant::B, Release::Cluster>(mb, dSums, p, int(clusters)),
-          cudaLaunch<4, Variant::B, Release::Relaxed>(mb, dSums, p, int(clusters)));
+          cudaLaunch<4, Variant::B, Release::Relaxed>(mb, dSums, p, int(clusters)),
+          cudaLaunch<4, Variant::A, Release::Cluster, Shape::Warpgroups>(ma, dSums, p,
+                                                                      int(clusters)),
+          cudaLaunch<4, Variant::B, Release::Cluster, Shape::Warpgroups>(mb, dSums, p,
+                                                                      int(clusters)));
     for (Case &k : cases) {
       Row row;
       row.c = c;
@@ -280,7 +298,7 @@ int main(int argc, char **argv) {
          << fmt("%.0f", delivered / r.tileRun.median / 1e6) << " | "
          << fmt("%.3f", r.tileRun.median / r.cuda.median);
     else
-      md << (r.variant == "B relaxed" ? "-" : r.tileNote) << " | - | -";
+      md << (r.tileNote.empty() ? "-" : r.tileNote) << " | - | -";
     md << " | " << (exact ? "yes" : "NO") << " |\n";
   }
   // Gain or loss of multicast per C (B and B relaxed against A).
@@ -288,8 +306,12 @@ int main(int argc, char **argv) {
   for (int c : a.clusters) {
     double ta = -1, tb = -1, tr = -1;
     for (const Row &r : rows)
-      if (r.c == c)
-        (r.variant == "A" ? ta : r.variant == "B" ? tb : tr) = r.cuda.median;
+      if (r.c == c && r.variant == "A")
+        ta = r.cuda.median;
+      else if (r.c == c && r.variant == "B")
+        tb = r.cuda.median;
+      else if (r.c == c && r.variant == "B relaxed")
+        tr = r.cuda.median;
     md << "- C = " << c << ": B / A time " << fmt("%.2f", tb / ta) << " (B relaxed / A "
        << fmt("%.2f", tr / ta) << "); multicast cuts L2->SM traffic " << c << "x\n";
   }

@@ -50,8 +50,15 @@ using tmamc::kTileCols;
 using tmamc::kTileRows;
 
 constexpr int kConsumerWarps = 4;
-constexpr int kThreads = 32 * (1 + kConsumerWarps);
 constexpr int kConsumerThreads = 32 * kConsumerWarps;
+// Shape::Warp: one producer warp + 4 consumer warps (160 threads), the
+// smallest block. Shape::Warpgroups: the block shape of the .tile kernel and
+// of CUTLASS's warp-specialised kernels: a producer warpgroup (warps 0-3, one
+// thread of warp 0 issues, warps 1-3 leave) and a consumer warpgroup, with
+// setmaxnreg 24 / 136 (256 threads, three CTAs per SM).
+enum class Shape { Warp, Warpgroups };
+template <Shape S> constexpr int kThreadsOf = S == Shape::Warp ? 160 : 256;
+template <Shape S> constexpr int kProducerThreadsOf = S == Shape::Warp ? 32 : 128;
 // The 16-byte chunks of a tile each consumer thread reads.
 constexpr int kChunksPerThread = kTileBytes / 16 / kConsumerThreads;
 // The ring (1024-byte aligned for the 128B swizzle), then full[] and empty[].
@@ -130,8 +137,8 @@ __device__ __forceinline__ void tmaLoadMulticast(uint32_t dst, const CUtensorMap
 // map: B[K, N] bf16 with box (128 / C or 128) x 64 and 128B swizzle (the
 // host encodes it with tile::TensorMap::encode). sums[blockIdx.x] += the
 // CTA's checksum (zeroed before the launch). 1-D grid of clusters (C, 1, 1).
-template <int C, tmamc::Variant V, Release R = Release::Cluster>
-__global__ void __launch_bounds__(kThreads)
+template <int C, tmamc::Variant V, Release R = Release::Cluster, Shape SH = Shape::Warp>
+__global__ void __launch_bounds__(kThreadsOf<SH>, SH == Shape::Warp ? 1 : 3)
     deliverTiles(const __grid_constant__ CUtensorMap map, uint32_t *sums, int steps, int tiles,
                  int panels) {
   constexpr bool kMulticast = V == tmamc::Variant::B;
@@ -161,8 +168,11 @@ __global__ void __launch_bounds__(kThreads)
   else
     __syncthreads();
 
-  if (warp == 0) {
-    if (lane == 0) {
+  constexpr int kProducerThreads = kProducerThreadsOf<SH>;
+  if (threadIdx.x < kProducerThreads) {
+    if constexpr (SH == Shape::Warpgroups)
+      asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
+    if (warp == 0 && lane == 0) {
       for (int i = 0; i < steps; ++i) {
         const int s = i % kStages;
         const uint32_t phase = uint32_t(i / kStages) & 1u;
@@ -179,10 +189,12 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
   } else {
+    if constexpr (SH == Shape::Warpgroups)
+      asm volatile("setmaxnreg.inc.sync.aligned.u32 136;");
     // Each thread reads the same chunks of every tile: precompute where they
     // are (physical) and what they weigh (logical position, swizzle undone:
     // the 128B swizzle stores row r's 16-byte chunk k at chunk k ^ (r % 8)).
-    const int t = threadIdx.x - 32;
+    const int t = threadIdx.x - kProducerThreads;
     uint32_t offset[kChunksPerThread], w[kChunksPerThread][4];
 #pragma unroll
     for (int j = 0; j < kChunksPerThread; ++j) {
@@ -223,17 +235,17 @@ __global__ void __launch_bounds__(kThreads)
     clusterSync(); // peers' last remote arrives target our barriers
 }
 
-template <int C, tmamc::Variant V, Release R>
+template <int C, tmamc::Variant V, Release R, Shape SH = Shape::Warp>
 cudaError_t launch(const CUtensorMap &map, uint32_t *sums, int steps, int tiles, int panels,
                    int clusters, cudaStream_t stream) {
-  auto kernel = deliverTiles<C, V, R>;
+  auto kernel = deliverTiles<C, V, R, SH>;
   cudaError_t e =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
   if (e != cudaSuccess)
     return e;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(clusters * C));
-  cfg.blockDim = dim3(kThreads);
+  cfg.blockDim = dim3(kThreadsOf<SH>);
   cfg.dynamicSmemBytes = kSmemBytes;
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
@@ -254,7 +266,7 @@ template <int C, tmamc::Variant V, Release R> int maxActiveClusters() {
     return 0;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(C));
-  cfg.blockDim = dim3(kThreads);
+  cfg.blockDim = dim3(kThreadsOf<Shape::Warp>);
   cfg.dynamicSmemBytes = kSmemBytes;
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeClusterDimension;

@@ -32,6 +32,18 @@ def TileInsertFences : Pass<"tile-insert-fences", "::mlir::tile::KernelOp"> {
   }];
 }
 
+def TilePlaceBulkReadWaits : Pass<"tile-place-bulk-read-waits", "::mlir::tile::KernelOp"> {
+  let summary = "cp.async.bulk.wait_group.read before a TMA-stored tile can be rewritten";
+  let description = [{
+    A TMA store's source tile may be rewritten only after the issuing
+    thread's `cp.async.bulk.wait_group.read` (PTX ISA 9.7.9.25.4). The wait
+    goes where the thread next synchronises with other threads, or before
+    its own next write of the tile, on every path from the store (loops
+    included); never duplicated. Runs with and without auto sync: it is
+    what makes TMA stores correct.
+  }];
+}
+
 def TileSyncSemantics : Pass<"tile-sync-semantics", "::mlir::tile::KernelOp"> {
   let summary = "the one owner of every order and scope the source left open";
   let description = [{
