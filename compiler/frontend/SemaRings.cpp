@@ -31,6 +31,78 @@ bool isPureBuiltin(const std::string &name) {
   return false;
 }
 
+/// The first call or memory access in `e` that is not scalar computation (a
+/// pure builtin; with `copies`, copy_async / prefetch_tensor and their tensor
+/// boxes too), or nullptr.
+const ExprAST *firstNonScalar(const ExprAST &e, bool copies) {
+  if (auto *c = e.as<CallExpr>()) {
+    bool copy = copies && (c->callee == "copy_async" || c->callee == "prefetch_tensor");
+    if (!copy && !isPureBuiltin(c->callee))
+      return c;
+    for (const ExprPtr &a : c->args) {
+      if (copy && a->is<IndexExpr>()) { // the tensor box A[c...]
+        for (const ExprPtr &m : a->as<IndexExpr>()->moreIndices)
+          if (const ExprAST *bad = firstNonScalar(*m, copies))
+            return bad;
+        if (const ExprAST *bad = firstNonScalar(*a->as<IndexExpr>()->index, copies))
+          return bad;
+      } else if (const ExprAST *bad = firstNonScalar(*a, copies)) {
+        return bad;
+      }
+    }
+    return nullptr;
+  }
+  if (e.is<IndexExpr>())
+    return &e;
+  if (auto *u = e.as<UnaryExpr>())
+    return firstNonScalar(*u->operand, copies);
+  if (auto *b = e.as<BinaryExpr>()) {
+    if (const ExprAST *bad = firstNonScalar(*b->lhs, copies))
+      return bad;
+    return firstNonScalar(*b->rhs, copies);
+  }
+  if (auto *c = e.as<CastExpr>())
+    return firstNonScalar(*c->operand, copies);
+  if (auto *s = e.as<SelectExpr>()) {
+    for (const ExprAST *x : {s->cond.get(), s->trueValue.get(), s->falseValue.get()})
+      if (const ExprAST *bad = firstNonScalar(*x, copies))
+        return bad;
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// Whether a role body only fills rings: produce blocks, with scalar code
+/// and loops/ifs around them (nothing another warp could observe but the
+/// copies the elected thread issues).
+bool onlyProduces(const Block &body) {
+  for (const StmtPtr &s : body) {
+    if (auto *r = s->as<RingAccessStmt>()) {
+      if (!r->isProduce())
+        return false;
+    } else if (auto *l = s->as<LetStmt>()) {
+      if (!l->init || firstNonScalar(*l->init, false))
+        return false;
+    } else if (auto *a = s->as<AssignStmt>()) {
+      if (!a->target->is<VarRefExpr>() || firstNonScalar(*a->value, false))
+        return false;
+    } else if (auto *f = s->as<ForStmt>()) {
+      if (!onlyProduces(f->body))
+        return false;
+    } else if (auto *w = s->as<WhileStmt>()) {
+      if (firstNonScalar(*w->cond, false) || !onlyProduces(w->body))
+        return false;
+    } else if (auto *i = s->as<IfStmt>()) {
+      if (firstNonScalar(*i->cond, false) || !onlyProduces(i->thenBody) ||
+          !onlyProduces(i->elseBody))
+        return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool containsCopy(const Block &b);
 bool containsCopy(const StmtAST &s) {
   if (auto *e = s.as<ExprStmtAST>()) {
@@ -161,39 +233,18 @@ bool Sema::checkProduceBody(const Block &body, bool topLevel) {
 /// Memory accesses and synchronisation inside a produce block (which runs in
 /// one elected thread): only copies and scalar code belong there.
 bool Sema::checkProduceExpr(const ExprAST &e) {
-  if (auto *c = e.as<CallExpr>()) {
-    bool copy = c->callee == "copy_async" || c->callee == "prefetch_tensor";
-    if (!copy && !isPureBuiltin(c->callee)) {
-      error(c->loc, "'" + c->callee + "' cannot be used in a produce block",
-            "a produce block runs in one elected thread of the role and holds copy_async and "
-            "scalar code; synchronise and access memory outside it");
-      return false;
-    }
-    bool ok = true;
-    for (const ExprPtr &a : c->args)
-      if (!(copy && a->is<IndexExpr>())) // the tensor box A[c...]
-        ok = checkProduceExpr(*a) && ok;
-      else
-        for (const ExprPtr &m : a->as<IndexExpr>()->moreIndices)
-          ok = checkProduceExpr(*m) && ok;
-    return ok;
-  }
-  if (auto *i = e.as<IndexExpr>()) {
-    error(i->loc, "a produce block cannot read or write memory",
+  const ExprAST *bad = firstNonScalar(e, /*copies=*/true);
+  if (!bad)
+    return true;
+  if (auto *c = bad->as<CallExpr>())
+    error(c->loc, "'" + c->callee + "' cannot be used in a produce block",
+          "a produce block runs in one elected thread of the role and holds copy_async and "
+          "scalar code; synchronise and access memory outside it");
+  else
+    error(bad->loc, "a produce block cannot read or write memory",
           "a produce block runs in one elected thread and holds copy_async and scalar code; "
           "read the data in a consume block");
-    return false;
-  }
-  if (auto *u = e.as<UnaryExpr>())
-    return checkProduceExpr(*u->operand);
-  if (auto *b = e.as<BinaryExpr>())
-    return checkProduceExpr(*b->lhs) && checkProduceExpr(*b->rhs);
-  if (auto *c = e.as<CastExpr>())
-    return checkProduceExpr(*c->operand);
-  if (auto *s = e.as<SelectExpr>())
-    return checkProduceExpr(*s->cond) && checkProduceExpr(*s->trueValue) &&
-           checkProduceExpr(*s->falseValue);
-  return true;
+  return false;
 }
 
 bool Sema::checkProduceStmts(const Block &body) {
@@ -457,6 +508,10 @@ void Sema::checkRings() {
             "warpgroups block at all");
       continue;
     }
+    // A producing role that does nothing else runs in its first warp only
+    // (MLIRGen): the other warps of its warpgroup(s) would only loop.
+    if (r->producer && onlyProduces(r->producer->body))
+      r->producer->onlyProduces = true;
     if (r->consumer) {
       r->consumerWarps = r->consumer->threads() / ::tile::target::kWarpSize;
     } else {

@@ -414,6 +414,8 @@ public:
   /// outside roles) runs it: `if first warp { if elect_one() { body } }`;
   /// elect.sync runs in the whole first warp, converged.
   void genInElectedThread(Location l, const std::function<void()> &body);
+  /// Inside the body of a role that runs in one elected thread.
+  bool inElectedThread = false;
   // Tiles and TMA (MLIRGenTma.cpp)
   //===--------------------------------------------------------------------===//
 

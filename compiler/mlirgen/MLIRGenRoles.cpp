@@ -34,8 +34,23 @@ void MLIRGenImpl::genWarpgroups(const fe::WarpgroupsStmt &s) {
     builder.setInsertionPoint(end);
     const fe::RoleAST *outer = currentRole;
     currentRole = r.get();
-    genBlock(r->body, 0);
-    genRingTails(rl); // MLIRGenRings.cpp: a producing role waits for its last stages
+    auto genBody = [&] {
+      genBlock(r->body, 0);
+      genRingTails(rl); // MLIRGenRings.cpp: a producing role waits for its last stages
+    };
+    if (r->onlyProduces) {
+      // Each produce runs in one elected thread and nothing else in the body
+      // is observable: the whole body runs in that thread, elected once (the
+      // other threads leave instead of looping for nothing beside the
+      // consumers, and no loop iteration re-converges the warp to elect).
+      genInElectedThread(rl, [&] {
+        inElectedThread = true;
+        genBody();
+        inElectedThread = false;
+      });
+    } else {
+      genBody();
+    }
     currentRole = outer;
   }
 }
@@ -92,6 +107,8 @@ Value MLIRGenImpl::genInFirstWarpOfRole(Location l) {
 }
 
 void MLIRGenImpl::genInElectedThread(Location l, const std::function<void()> &body) {
+  if (inElectedThread) // already there (a role that only produces)
+    return body();
   auto warp = scf::IfOp::create(builder, l, genInFirstWarpOfRole(l), /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPoint(warp.thenBlock()->getTerminator());

@@ -252,6 +252,13 @@ int main(int argc, char **argv) {
         } else {
           try {
             tmamc::TileKernel tk = tmamc::loadTileKernel(ctx, ptx, k.v, c);
+            {
+              tile::LaunchConfig probe;
+              probe.grid = tile::Dim3(unsigned(c));
+              probe.block = tile::Dim3(tk.threads);
+              std::fprintf(stderr, "C=%d %s: .tile max active clusters %d (CUDA: %d)\n", c,
+                           k.name, tk.kernel.maxActiveClusters(probe), int(clusters));
+            }
             const tile::Tensor b = tmamc::tensorOf(dB.ptr(), p);
             row.tileRun = timeAndCheck(
                 [&] {

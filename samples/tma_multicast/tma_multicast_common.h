@@ -158,7 +158,9 @@ inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath,
   t.module = tile::Module::fromFiles(ctx, ptxPath);
   t.kernel = t.module.kernel(tileKernelName(v));
   const tile::KernelInfo &info = *t.kernel.info();
-  if (sample::fixedClusterSize(info) != clusterSize)
+  // A launch-sized cluster (tilec's `cluster(?)`) takes C from the launch.
+  if (info.cluster == tile::KernelInfo::Cluster::Fixed &&
+      sample::fixedClusterSize(info) != clusterSize)
     throw std::runtime_error(ptxPath + ": compiled for cluster size " +
                              std::to_string(sample::fixedClusterSize(info)) + ", not " +
                              std::to_string(clusterSize));
@@ -172,6 +174,7 @@ inline void launchTile(TileKernel &t, int64_t clusters, int clusterSize, const t
   tile::LaunchConfig cfg;
   cfg.grid = tile::Dim3(unsigned(clusters * clusterSize));
   cfg.block = tile::Dim3(t.threads);
+  cfg.cluster = tile::Dim3(unsigned(clusterSize)); // the compiled one (equal: allowed)
   cfg.stream = stream;
   t.kernel.launch(cfg, b, sums, int32_t(steps));
 }

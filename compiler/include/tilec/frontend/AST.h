@@ -792,6 +792,9 @@ struct RoleAST {
   int numWarpgroups = 1;
   std::optional<int> regs; // setmaxnreg count; nullopt keeps the entry count
   int barrierId = 0;       // named barrier of sync_threads() in the role (1..15)
+  // [sema, set by checkRings through RingStmt::producer] its body only fills
+  // rings: it runs in its first warp.
+  mutable bool onlyProduces = false;
   int threads() const { return numWarpgroups * 128; }
 };
 
