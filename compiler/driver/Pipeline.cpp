@@ -34,7 +34,7 @@ void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOpti
     kernels.addPass(createTileDSMEMLifetime({/*checkOnly=*/true}));
   }
   // Decisions correctness needs whether or not auto sync inserted anything.
-  kernels.addPass(createTilePlaceBulkReadWaits());
+  kernels.addPass(createTilePlaceBulkWaits());
   kernels.addPass(createTileSyncSemantics());
   kernels.addPass(createTileMBarrierPhases());
   if (options.debugHangsMs > 0)

@@ -28,6 +28,13 @@ using namespace mlir::tile::mlirgen;
 
 namespace target = ::tile::target;
 
+/// A ring's slot handshake op: it publishes the ring's slots only (read by
+/// tile-place-bulk-waits).
+static void markRingSlot(Operation *op) {
+  op->getContext()->getLoadedDialect<TileDialect>()->getRingSlotAttrHelper().setAttr(
+      op, UnitAttr::get(op->getContext()));
+}
+
 /// Why the compiler issued op (listed by `tilec --explain-sync`).
 static void explain(Operation *op, const Twine &why) {
   op->getContext()->getLoadedDialect<TileDialect>()->getSyncAttrHelper().setAttr(
@@ -196,6 +203,7 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
   auto sync = SyncWarpOp::create(builder, end, intConst(end, i32, -1));
   explain(sync, "bar.warp.sync: the warp's reads of ring '" + r.decl->name +
                     "' stage precede its release");
+  markRingSlot(sync);
   Value lane = sreg(end, SpecialReg::laneid);
   Value group = intConst(end, i32, r.groupSize);
   Value releasing = arith::CmpIOp::create(builder, end, arith::CmpIPredicate::ult, lane, group);
@@ -241,6 +249,7 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
       explain(arrive, "mbarrier.arrive.release (lane 0 of each warp) on ring '" + r.decl->name +
                           "' empty[stage]: the slot may be refilled");
     }
+    markRingSlot(arrive);
   }
   advanceRing(end, r, st);
 }

@@ -75,7 +75,7 @@ Value MLIRGenImpl::genTmaCall(const fe::CallExpr &e) {
   if (e.tma.isStore) {
     TmaStoreOp::create(builder, l, map, coords, tile, layout);
     // The wait_group.read before the tile is rewritten is placed by
-    // tile-place-bulk-read-waits (where the thread next synchronises).
+    // tile-place-bulk-waits (where the thread next synchronises).
     explain(BulkCommitOp::create(builder, l),
             "cp.async.bulk.commit_group: closes the bulk group of this TMA store");
     return nullptr;

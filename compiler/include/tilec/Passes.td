@@ -32,13 +32,15 @@ def TileInsertFences : Pass<"tile-insert-fences", "::mlir::tile::KernelOp"> {
   }];
 }
 
-def TilePlaceBulkReadWaits : Pass<"tile-place-bulk-read-waits", "::mlir::tile::KernelOp"> {
-  let summary = "cp.async.bulk.wait_group.read before a TMA-stored tile can be rewritten";
+def TilePlaceBulkWaits : Pass<"tile-place-bulk-waits", "::mlir::tile::KernelOp"> {
+  let summary = "cp.async.bulk.wait_group[.read] where a TMA store's tile or data is next needed";
   let description = [{
     A TMA store's source tile may be rewritten only after the issuing
-    thread's `cp.async.bulk.wait_group.read` (PTX ISA 9.7.9.25.4). The wait
-    goes where the thread next synchronises with other threads, or before
-    its own next write of the tile, on every path from the store (loops
+    thread's `cp.async.bulk.wait_group.read`, and its global writes are
+    published only after `cp.async.bulk.wait_group` (PTX ISA 9.7.9.25.4).
+    The waits go where the thread next synchronises with other threads
+    (`wait_group 0`; `.read` at a ring's slot handshake), or before its own
+    next write of the tile (`.read`), on every path from the store (loops
     included); never duplicated. Runs with and without auto sync: it is
     what makes TMA stores correct.
   }];

@@ -26,7 +26,11 @@ def Tile_Dialect : Dialect {
     // tile-sync-semantics chooses by the publication rule.
     "::mlir::UnitAttr":$auto,
     // tile.name: the source name of the mbarrier a wait is on (hang reports).
-    "::mlir::StringAttr":$name
+    "::mlir::StringAttr":$name,
+    // tile.ring_slot: a ring's compiler-owned slot handshake (the warp sync
+    // and release after a consume): it publishes the ring's shared slots
+    // only, never global memory.
+    "::mlir::UnitAttr":$ring_slot
   );
 }
 
