@@ -54,10 +54,10 @@ Bootstrap bootstrapFromEnvironment(const EnvLookup &lookup) {
   b.rank = parseInt(rank.first, rank.second, 0);
   b.worldSize = parseInt(size.first, size.second, 1);
   if (b.rank >= b.worldSize)
-    bootstrapError(rank.first + "=" + std::to_string(b.rank) + " is not below " + size.first +
-                   "=" + std::to_string(b.worldSize));
-  auto local = firstSet(env, {"TILEC_LOCAL_RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
-                              "SLURM_LOCALID"});
+    bootstrapError(rank.first + "=" + std::to_string(b.rank) + " is not below " + size.first + "=" +
+                   std::to_string(b.worldSize));
+  auto local = firstSet(
+      env, {"TILEC_LOCAL_RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"});
   b.localRank = local.second ? parseInt(local.first, local.second, 0) : b.rank;
   auto device = firstSet(env, {"TILEC_DEVICE"});
   b.device = device.second ? parseInt(device.first, device.second, 0) : b.localRank;
@@ -143,8 +143,8 @@ LauncherOptions parseLauncherArgs(const std::vector<std::string> &args) {
     errno = 0;
     long n = std::strtol(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0' || errno == ERANGE || n < 1 || n > 1024)
-      throw std::invalid_argument("the number of processes must be 1 to 1024, not '" + value +
-                                  "'" + usage);
+      throw std::invalid_argument("the number of processes must be 1 to 1024, not '" + value + "'" +
+                                  usage);
     o.nprocs = int(n);
   }
   o.command.assign(args.begin() + std::ptrdiff_t(i), args.end());

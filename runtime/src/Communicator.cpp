@@ -57,10 +57,10 @@ std::vector<unsigned char> idFromFile(const Bootstrap &b) {
     if (link(tmp.c_str(), b.idFile.c_str()) != 0) {
       int err = errno;
       unlink(tmp.c_str());
-      throwRankError("Bootstrap", CUDA_ERROR_INVALID_VALUE, 0,
-                     "TILEC_NCCL_ID_FILE '" + b.idFile + "': " + std::strerror(err) +
-                         (err == EEXIST ? " (left by an earlier run? remove it before starting)"
-                                        : ""));
+      throwRankError(
+          "Bootstrap", CUDA_ERROR_INVALID_VALUE, 0,
+          "TILEC_NCCL_ID_FILE '" + b.idFile + "': " + std::strerror(err) +
+              (err == EEXIST ? " (left by an earlier run? remove it before starting)" : ""));
     }
     unlink(tmp.c_str());
     return uniqueIdFromHex(hex);
@@ -74,9 +74,8 @@ std::vector<unsigned char> idFromFile(const Bootstrap &b) {
       return uniqueIdFromHex(hex);
     if (std::chrono::steady_clock::now() > deadline)
       throwRankError("Bootstrap", CUDA_ERROR_TIMEOUT, b.rank,
-                     "no NCCL unique id appeared in TILEC_NCCL_ID_FILE '" + b.idFile +
-                         "' within " + std::to_string(int(b.timeoutSeconds)) +
-                         " s (rank 0 writes it)");
+                     "no NCCL unique id appeared in TILEC_NCCL_ID_FILE '" + b.idFile + "' within " +
+                         std::to_string(int(b.timeoutSeconds)) + " s (rank 0 writes it)");
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 }
@@ -90,15 +89,15 @@ std::vector<unsigned char> newNcclUniqueId() {
   return std::vector<unsigned char>(id.internal, id.internal + sizeof id.internal);
 }
 
-Communicator Communicator::fromEnvironment() {
-  return fromBootstrap(bootstrapFromEnvironment());
-}
+Communicator Communicator::fromEnvironment() { return fromBootstrap(bootstrapFromEnvironment()); }
 
 Communicator Communicator::fromBootstrap(const Bootstrap &b) {
   using namespace detail;
   // NVLink SHARP would create multicast objects (cuMulticastCreate), which can
-  // take a shared host's GPUs out of service: off unless the user says otherwise.
-  setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0);
+  // take a shared host's GPUs out of service: always off, unless the user opts in
+  // with TILEC_ALLOW_NVLS=1 (then NCCL_NVLS_ENABLE is left as it is).
+  if (const char *allow = std::getenv("TILEC_ALLOW_NVLS"); !allow || std::string(allow) != "1")
+    setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/1);
   auto s = std::make_shared<CommState>();
   s->mode = CommMode::Nccl;
   s->rank = b.rank;

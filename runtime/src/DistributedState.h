@@ -72,10 +72,10 @@ template <class F> auto withRank(int rank, F &&f) -> decltype(f()) {
   } catch (const DistributedError &) {
     throw;
   } catch (const Error &e) {
-    throw DistributedError(Error::withMessage(e.call(), e.code(), e.kernel(),
-                                              std::string(e.what()) + " [rank " +
-                                                  std::to_string(rank) + "]"),
-                           rank);
+    throw DistributedError(
+        Error::withMessage(e.call(), e.code(), e.kernel(),
+                           std::string(e.what()) + " [rank " + std::to_string(rank) + "]"),
+        rank);
   }
 }
 

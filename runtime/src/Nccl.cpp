@@ -57,8 +57,8 @@ const Nccl &nccl() {
 
 std::string ncclResultName(int result) {
   static const char *const names[] = {
-      "ncclSuccess",       "ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
-      "ncclInvalidArgument", "ncclInvalidUsage",     "ncclRemoteError", "ncclInProgress"};
+      "ncclSuccess",         "ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
+      "ncclInvalidArgument", "ncclInvalidUsage",       "ncclRemoteError", "ncclInProgress"};
   if (result >= 0 && result < int(sizeof names / sizeof names[0]))
     return names[result];
   return "ncclResult " + std::to_string(result);
@@ -66,8 +66,8 @@ std::string ncclResultName(int result) {
 
 void throwNccl(const char *call, ncclResult_t r, int rank, ncclComm_t comm) {
   const Nccl &n = nccl();
-  std::string m = std::string(call) + " failed: " + ncclResultName(r) + " (" +
-                  std::to_string(int(r)) + ")";
+  std::string m =
+      std::string(call) + " failed: " + ncclResultName(r) + " (" + std::to_string(int(r)) + ")";
   if (n.api.ncclGetErrorString)
     if (const char *s = n.api.ncclGetErrorString(r); s && *s)
       m += ": " + std::string(s);

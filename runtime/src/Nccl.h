@@ -70,8 +70,8 @@ template <class F> F ncclFn(F NcclApi::*member, const char *call, int rank) {
   if (!n.handle)
     throw DistributedError(Error::withMessage(call, CUDA_ERROR_NOT_FOUND, {},
                                               std::string(call) + " failed: NCCL is missing (" +
-                                                  n.loadError + ") [rank " +
-                                                  std::to_string(rank) + "]"),
+                                                  n.loadError + ") [rank " + std::to_string(rank) +
+                                                  "]"),
                            rank);
   F f = n.api.*member;
   if (!f)

@@ -44,7 +44,8 @@ std::vector<CUdeviceptr> ncclPeerPointers(CommState &s, SymmetricState &b) {
     throwRankError("SymmetricBuffer", CUDA_ERROR_NOT_SUPPORTED, rank,
                    "peers' addresses need the ncclGetLsaPointer helper, which this build "
                    "lacks (no nvcc or nccl_device.h when the runtime was built)");
-  const int libVersion = nccl().version;
+  int libVersion = 0;
+  TILE_NCCL(rank, s.comm, ncclGetVersion, &libVersion);
   if (majorMinor(libVersion) != majorMinor(TILEC_NCCL_HELPER_VERSION))
     throwRankError("SymmetricBuffer", CUDA_ERROR_NOT_SUPPORTED, rank,
                    nccl().path + " is NCCL " + std::to_string(libVersion) +
@@ -79,8 +80,8 @@ std::vector<CUdeviceptr> ncclPeerPointers(CommState &s, SymmetricState &b) {
     // buffer registered, or the helper and the library disagree on its layout.
     if (peers[rank] != b.ptr)
       throwRankError("ncclGetLsaPointer", CUDA_ERROR_INVALID_VALUE, rank,
-                     "NCCL's address of this rank's part of the window is " +
-                         hex(peers[rank]) + " but the buffer registered is at " + hex(b.ptr));
+                     "NCCL's address of this rank's part of the window is " + hex(peers[rank]) +
+                         " but the buffer registered is at " + hex(b.ptr));
     return peers;
   });
 }
@@ -95,8 +96,9 @@ void allocateNccl(CommState &s, SymmetricState &b) {
   if (!b.window)
     throwRankError("ncclCommWindowRegister", CUDA_ERROR_INVALID_HANDLE, s.rank,
                    "NCCL returned a null window for " + std::to_string(b.bytes) + " bytes at " +
-                       hex(b.ptr) + " (symmetric windows need NCCL 2.27+ with every rank on "
-                                    "NVLink; see NCCL_DEBUG=INFO)");
+                       hex(b.ptr) +
+                       " (symmetric windows need NCCL 2.27+ with every rank on "
+                       "NVLink; see NCCL_DEBUG=INFO)");
   b.peers = ncclPeerPointers(s, b);
 }
 
@@ -162,8 +164,7 @@ Tensor peerTensorChecked(const SymmetricAllocation &a, int rank, TensorElement e
   }
   uint64_t need = (last + 1) * tensorElementBytes(element);
   if (need > a.bytes())
-    throwRankError("SymmetricBuffer::peerTensor", CUDA_ERROR_INVALID_VALUE,
-                   a.communicator().rank(),
+    throwRankError("SymmetricBuffer::peerTensor", CUDA_ERROR_INVALID_VALUE, a.communicator().rank(),
                    t.describe() + " of rank " + std::to_string(rank) + " needs " +
                        std::to_string(need) + " bytes but the symmetric buffer has " +
                        std::to_string(a.bytes()));

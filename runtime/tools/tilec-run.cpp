@@ -118,10 +118,12 @@ int main(int argc, char **argv) {
       firstStatus = code;
       if (code != 77) {
         if (WIFSIGNALED(status))
-          std::fprintf(stderr, "tilec-run: rank %d (pid %d) killed by signal %d; stopping the others\n",
+          std::fprintf(stderr,
+                       "tilec-run: rank %d (pid %d) killed by signal %d; stopping the others\n",
                        rank, int(pid), WTERMSIG(status));
         else
-          std::fprintf(stderr, "tilec-run: rank %d (pid %d) exited with status %d; stopping the others\n",
+          std::fprintf(stderr,
+                       "tilec-run: rank %d (pid %d) exited with status %d; stopping the others\n",
                        rank, int(pid), code);
         forward(SIGTERM);
       }

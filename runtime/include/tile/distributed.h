@@ -25,8 +25,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -112,7 +112,8 @@ enum class CommMode { Nccl, InProcess };
 class Communicator {
 public:
   /// NCCL mode: bootstrapFromEnvironment(), then the device's primary context and
-  /// ncclCommInitRank. Sets NCCL_NVLS_ENABLE=0 when it is unset.
+  /// ncclCommInitRank. Sets NCCL_NVLS_ENABLE=0 (NVLink multicast off; opt out
+  /// with TILEC_ALLOW_NVLS=1). A CUDA or NCCL failure names the call and the rank.
   static Communicator fromEnvironment();
   static Communicator fromBootstrap(const Bootstrap &b);
   /// In-process mode: one Communicator per device (ranks 0..n-1 in the order
@@ -162,8 +163,8 @@ public:
   SymmetricAllocation &operator=(const SymmetricAllocation &) = delete;
 
   size_t bytes() const;
-  CUdeviceptr ptr() const;           // this rank's part
-  CUdeviceptr peerPtr(int rank) const; // `rank`'s part as this device addresses it
+  CUdeviceptr ptr() const;                   // this rank's part
+  CUdeviceptr peerPtr(int rank) const;       // `rank`'s part as this device addresses it
   std::vector<CUdeviceptr> peerPtrs() const; // every rank's, indexed by rank
   /// The peer-pointer table on this device (size() entries of 8 bytes), for
   /// kernels that take one pointer and index it by rank.
@@ -204,8 +205,7 @@ public:
   }
   Tensor peerTensor(int rank, TensorElement element, TensorShape extents,
                     TensorShape strides = {}) const {
-    return detail::peerTensorChecked(alloc_, rank, element, std::move(extents),
-                                     std::move(strides));
+    return detail::peerTensorChecked(alloc_, rank, element, std::move(extents), std::move(strides));
   }
   Tensor tensor(TensorShape extents, TensorShape strides = {}) const {
     return peerTensor(communicator().rank(), std::move(extents), std::move(strides));
