@@ -65,7 +65,22 @@ int main(int argc, char **argv) {
   signal(SIGTERM, forward);
   std::fflush(nullptr);
   for (int r = 0; r < opts.nprocs; ++r) {
+    // A signal between fork and exec must not run `forward` in the child (which
+    // would swallow it): blocked across fork, reset to default in the child,
+    // then delivered there with its default action.
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigprocmask(SIG_BLOCK, &block, &old);
     pid_t pid = fork();
+    if (pid == 0) {
+      signal(SIGINT, SIG_DFL);
+      signal(SIGTERM, SIG_DFL);
+    }
+    if (pid > 0)
+      g_children.push_back(pid);
+    sigprocmask(SIG_SETMASK, &old, nullptr);
     if (pid < 0) {
       std::perror("tilec-run: fork");
       forward(SIGTERM);
@@ -87,7 +102,6 @@ int main(int argc, char **argv) {
                    std::strerror(errno));
       _exit(127);
     }
-    g_children.push_back(pid);
   }
   int firstFailure = -1, firstStatus = 0, common = -1;
   bool allSame = true;
