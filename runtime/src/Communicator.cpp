@@ -149,6 +149,7 @@ std::vector<Communicator> Communicator::local(const std::vector<int> &devices) {
     s->device = devices[r];
     s->group = group;
     withRank(int(r), [&] { s->ctx.emplace(devices[r]); });
+    group->contexts.push_back(s->ctx->state());
     comms.push_back(Communicator(std::move(s)));
   }
   // Peer access both ways between every pair: each context may then address
@@ -185,6 +186,23 @@ int Communicator::device() const { return state_->device; }
 CommMode Communicator::mode() const { return state_->mode; }
 Context &Communicator::context() const { return *state_->ctx; }
 void *Communicator::ncclComm() const { return state_->comm; }
+
+void Communicator::barrier() const {
+  using namespace detail;
+  CommState &s = *state_;
+  if (s.mode == CommMode::InProcess) {
+    for (size_t r = 0; r < s.group->contexts.size(); ++r)
+      if (auto ctx = s.group->contexts[r].lock())
+        withRank(int(r), [&] {
+          ScopedContext current(ctx.get());
+          checkAfterKernels(TILE_CU_RAW(cuCtxSynchronize), "cuCtxSynchronize",
+                            /*synchronizing=*/true, Scope::AnyStream);
+        });
+    return;
+  }
+  withRank(s.rank, [&] { s.ctx->synchronize(); });
+  checkUniform("barrier", {}); // its all-gather waits for every rank's synchronize
+}
 
 void Communicator::checkUniform(const std::string &what,
                                 const std::vector<uint64_t> &values) const {

@@ -31,7 +31,8 @@ struct GroupState {
   std::mutex mu;
   int size = 0;
   std::vector<int> devices;
-  std::vector<std::vector<GroupAlloc>> allocs; // [rank][k]
+  std::vector<std::weak_ptr<ContextState>> contexts; // by rank
+  std::vector<std::vector<GroupAlloc>> allocs;       // [rank][k]
   // [rank][k]: the k-th checkUniform of each rank (what, values)
   std::vector<std::vector<std::pair<std::string, std::vector<uint64_t>>>> uniform;
 };

@@ -129,6 +129,11 @@ public:
   Context &context() const; // the device's primary context
   void *ncclComm() const;   // the ncclComm_t (NCCL mode), nullptr otherwise
 
+  /// Every rank's earlier work on its device is complete when this returns.
+  /// NCCL mode: a collective (an all-gather after synchronizing this device);
+  /// in-process mode: synchronizes every device of the group.
+  void barrier() const;
+
   /// Checks that every rank passes the same values (a collective in NCCL mode:
   /// an ncclAllGather; in-process mode compares with the ranks that got there
   /// first). A difference throws naming `what`, both ranks and both values.
