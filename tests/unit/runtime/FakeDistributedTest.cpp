@@ -336,3 +336,26 @@ TEST_CASE("in-process mode: errors", "[distributed]") {
   CHECK_THAT(distributedError([&] { tile::SymmetricBuffer<char> z(comms[0], 0); }).what(),
              Catch::Contains("a symmetric buffer of 0 bytes"));
 }
+
+TEST_CASE("barriers: a collective in NCCL mode, every device in-process", "[distributed]") {
+  resetAll(2);
+  {
+    tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(0));
+    int before = fakeNccl().gathers;
+    c.barrier();
+    CHECK(fakeNccl().gathers == before + 1); // the header only: no values
+    fake().syncResult = CUDA_ERROR_ILLEGAL_ADDRESS;
+    tile::DistributedError e = distributedError([&] { c.barrier(); });
+    CHECK(e.call() == "cuCtxSynchronize");
+    CHECK_THAT(e.what(), Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS") && Catch::EndsWith("[rank 0]"));
+  }
+  resetAll(2);
+  std::vector<tile::Communicator> comms = tile::Communicator::local({0, 1});
+  // Peer access already enabled (a second group on the same devices) is fine.
+  std::vector<tile::Communicator> again = tile::Communicator::local({1, 0});
+  CHECK(fake().peerAccessEnabled.size() == 2);
+  comms[0].barrier();
+  fake().syncResult = CUDA_ERROR_ILLEGAL_ADDRESS;
+  CHECK_THAT(distributedError([&] { comms[1].barrier(); }).what(),
+             Catch::Contains("cuCtxSynchronize failed") && Catch::EndsWith("[rank 0]"));
+}
