@@ -74,7 +74,7 @@ void throwNccl(const char *call, ncclResult_t r, int rank, ncclComm_t comm) {
   if (n.api.ncclGetLastError)
     if (const char *s = n.api.ncclGetLastError(comm); s && *s)
       m += ": " + std::string(s);
-  m += " [rank " + std::to_string(rank) + "]";
+  m += rankSuffix(rank);
   // code(): CUDA_ERROR_UNKNOWN (an NCCL failure has no CUresult); ncclResult() has it.
   throw DistributedError(Error::withMessage(call, CUDA_ERROR_UNKNOWN, {}, m), rank, int(r));
 }

@@ -65,13 +65,17 @@ std::string ncclResultName(int result);
 // text for `comm` (when given) and the rank.
 [[noreturn]] void throwNccl(const char *call, ncclResult_t r, int rank, ncclComm_t comm);
 
+// " [rank R]", or "" before a rank is known (the launcher's ncclGetUniqueId).
+inline std::string rankSuffix(int rank) {
+  return rank < 0 ? std::string() : " [rank " + std::to_string(rank) + "]";
+}
+
 template <class F> F ncclFn(F NcclApi::*member, const char *call, int rank) {
   const Nccl &n = nccl();
   if (!n.handle)
     throw DistributedError(Error::withMessage(call, CUDA_ERROR_NOT_FOUND, {},
                                               std::string(call) + " failed: NCCL is missing (" +
-                                                  n.loadError + ") [rank " + std::to_string(rank) +
-                                                  "]"),
+                                                  n.loadError + ")" + rankSuffix(rank)),
                            rank);
   F f = n.api.*member;
   if (!f)
@@ -79,8 +83,8 @@ template <class F> F ncclFn(F NcclApi::*member, const char *call, int rank) {
         Error::withMessage(call, CUDA_ERROR_NOT_SUPPORTED, {},
                            std::string(call) + " failed: " + n.path +
                                " does not provide this entry point (NCCL 2.28 or newer "
-                               "is needed) [rank " +
-                               std::to_string(rank) + "]"),
+                               "is needed)" +
+                               rankSuffix(rank)),
         rank);
   return f;
 }
