@@ -28,7 +28,8 @@ namespace tile::detail {
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                         \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)           \
   X(cuEventElapsedTime)                                                                \
-  X(cuTensorMapEncodeTiled)
+  X(cuTensorMapEncodeTiled)                                                           \
+  X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess)
 // clang-format on
 
 // Entry points newer drivers have and the runtime can do without (nullptr when the

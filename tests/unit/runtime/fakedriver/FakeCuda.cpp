@@ -46,7 +46,9 @@ struct FakeLink {
   std::string ptx;
   std::string cubin;
 };
-int g_ctx;
+int g_ctx[8];           // the primary context of device i is &g_ctx[i]
+int *g_current = g_ctx; // the current context (cuCtxSetCurrent)
+int deviceOf(CUcontext c) { return int(reinterpret_cast<int *>(c) - g_ctx); }
 
 // The byte size of a PTX scalar type (".u64" -> 8), 0 when not one.
 size_t scalarSize(const std::string &t) {
@@ -121,13 +123,28 @@ CUresult cuGetErrorString(CUresult e, const char **s) {
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetCount(int *n) {
-  *n = 1;
+  *n = g_state.deviceCount;
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGet(CUdevice *d, int ordinal) {
-  if (ordinal != 0)
+  if (ordinal < 0 || ordinal >= g_state.deviceCount || ordinal >= 8)
     return CUDA_ERROR_INVALID_DEVICE;
-  *d = 0;
+  *d = ordinal;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer) {
+  *can = dev != peer;
+  for (auto [a, b] : g_state.noPeerAccess)
+    if (a == dev && b == peer)
+      *can = 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int) {
+  std::pair<int, int> p(deviceOf(reinterpret_cast<CUcontext>(g_current)), deviceOf(peer));
+  for (auto q : g_state.peerAccessEnabled)
+    if (q == p)
+      return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+  g_state.peerAccessEnabled.push_back(p);
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetName(char *name, int len, CUdevice) {
@@ -177,18 +194,22 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice) {
   }
   return CUDA_SUCCESS;
 }
-CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice) {
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice dev) {
   ++g_state.ctxRetains;
-  *c = reinterpret_cast<CUcontext>(&g_ctx);
+  *c = reinterpret_cast<CUcontext>(&g_ctx[dev]);
   return CUDA_SUCCESS;
 }
 CUresult cuDevicePrimaryCtxRelease(CUdevice) {
   ++g_state.ctxReleases;
   return CUDA_SUCCESS;
 }
-CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext c) {
+  if (c)
+    g_current = reinterpret_cast<int *>(c);
+  return CUDA_SUCCESS;
+}
 CUresult cuCtxGetCurrent(CUcontext *c) {
-  *c = reinterpret_cast<CUcontext>(&g_ctx);
+  *c = reinterpret_cast<CUcontext>(g_current);
   return CUDA_SUCCESS;
 }
 CUresult cuCtxSynchronize(void) { return g_state.syncResult; }
@@ -201,7 +222,7 @@ CUresult cuCtxPopCurrent(CUcontext *c) {
     return CUDA_ERROR_INVALID_CONTEXT;
   ++g_state.ctxPops;
   if (c)
-    *c = reinterpret_cast<CUcontext>(&g_ctx);
+    *c = reinterpret_cast<CUcontext>(g_current);
   return CUDA_SUCCESS;
 }
 // As in the CUDA 13 driver: a newer ABI under the same base name. The runtime must
@@ -458,6 +479,15 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, 
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult r = checkClusterRules(fn, c, false))
     return r;
+  if (fn->name == "tile_nccl_lsa_pointers") {
+    auto *w = *static_cast<FakeNcclWindow **>(params[0]);
+    int first = *static_cast<int *>(params[1]), count = *static_cast<int *>(params[2]);
+    auto *out = *static_cast<unsigned long long **>(params[3]);
+    if (!w || w->magic != kFakeNcclWindowMagic || first < 0 || first + count > 64)
+      return CUDA_ERROR_ILLEGAL_ADDRESS;
+    for (int i = 0; i < count; ++i)
+      out[i] = w->lsaPointers[first + i];
+  }
   g_state.launches.push_back(l);
   return g_state.launchResult;
 }

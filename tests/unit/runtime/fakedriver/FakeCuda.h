@@ -41,13 +41,18 @@ struct FakeState {
   // cuFuncGetParamInfo calls past the last parameter: each is an API error
   // that compute-sanitizer reports.
   int paramInfoPastEnd = 0;
-  std::string jitInfoLog;             // appended to the JIT info log (ptxas advisories)
-  int wholeProgramLoads = 0;          // PTX given straight to cuModuleLoadDataEx
+  std::string jitInfoLog;               // appended to the JIT info log (ptxas advisories)
+  int wholeProgramLoads = 0;            // PTX given straight to cuModuleLoadDataEx
   CUresult syncResult = CUDA_SUCCESS;   // cuCtx/Stream/EventSynchronize and cuMemcpyDtoH answer
   int clusterLaunch = 1;                // CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
   bool recordParamBuffer = false;       // build FakeLaunch::paramBuffer per launch
   CUresult encodeResult = CUDA_SUCCESS; // cuTensorMapEncodeTiled answer
   std::vector<FakeEncode> encodes;      // every cuTensorMapEncodeTiled call
+  // Multi-GPU (tile/distributed.h): devices 0..deviceCount-1, each with its own
+  // primary context; cuDeviceCanAccessPeer answers 0 for the pairs listed.
+  int deviceCount = 1;
+  std::vector<std::pair<int, int>> noPeerAccess;      // (device, peer device)
+  std::vector<std::pair<int, int>> peerAccessEnabled; // cuCtxEnablePeerAccess (current, peer)
   // Records.
   std::vector<FakeLaunch> launches;
   std::vector<std::pair<int, int>> funcAttrSets; // cuFuncSetAttribute (attr, value)
@@ -61,3 +66,13 @@ struct FakeState {
 extern "C" FakeState *fake_cuda_state();
 // 1 when this fake defines cuFuncGetParamInfo (0: built as a pre-12.4 driver).
 extern "C" int fake_cuda_has_param_info();
+
+// The kernel the runtime's NCCL helper launches (tile_nccl_lsa_pointers(window,
+// first, count, out)) is run by the fake on the host: out[i] =
+// window->lsaPointers[first + i], with the window a FakeNcclWindow made by the
+// fake libnccl.so.2 (fakenccl/FakeNccl.cpp).
+struct FakeNcclWindow {
+  unsigned long long magic; // kFakeNcclWindowMagic
+  unsigned long long lsaPointers[64];
+};
+constexpr unsigned long long kFakeNcclWindowMagic = 0x4e43434c57494e44ull; // "NCCLWIND"

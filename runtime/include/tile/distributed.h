@@ -1,0 +1,255 @@
+//===- distributed.h - communicators and symmetric buffers ------*- C++ -*-===//
+//
+// Multi-GPU on one NVLink host, on NCCL (docs/runtime.md, "Multi-GPU"):
+//
+//  * one process per GPU (how PyTorch and JAX users run): a Communicator from the
+//    environment `tilec-run -n N ./prog` (or torchrun-style variables) hands out;
+//    NCCL's ncclCommInitRank underneath. libnccl.so.2 is dlopen'ed at first use,
+//    like the driver, so nothing links against NCCL.
+//  * one process, several GPUs (tests, single-process users): Communicator::local
+//    gives one Communicator per device, with CUDA peer access between them.
+//
+// A SymmetricBuffer<T> is a collective allocation: every rank allocates the same
+// size (ncclMemAlloc + ncclCommWindowRegister(NCCL_WIN_COLL_SYMMETRIC)), and every
+// rank gets every peer's device address of it (through NCCL's public device API,
+// ncclGetLsaPointer), usable from kernels as a plain global pointer.
+//
+// Every failure is a tile::DistributedError (a tile::Error) naming the call, the
+// error and the rank.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tile/runtime.h"
+
+namespace tile {
+
+/// A failure of the distributed layer. what() ends with "[rank R]" (R the
+/// failing process's rank) for CUDA and NCCL errors; checks across ranks name
+/// the ranks involved in the message.
+class DistributedError : public Error {
+public:
+  DistributedError(const Error &e, int rank, int ncclResult = 0);
+  int rank() const { return rank_; }             // the rank that detected it (-1: none yet)
+  int ncclResult() const { return ncclResult_; } // the ncclResult_t, 0 when not from NCCL
+
+private:
+  int rank_;
+  int ncclResult_;
+};
+
+// ------------------------------------------------------------------ bootstrap
+
+/// What a rank learns from its environment. Variables (first found wins):
+///   rank:       TILEC_RANK, RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID
+///   world size: TILEC_WORLD_SIZE, WORLD_SIZE, OMPI_COMM_WORLD_SIZE, SLURM_NTASKS
+///   local rank: TILEC_LOCAL_RANK, LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK,
+///               SLURM_LOCALID; default: the rank
+///   device:     TILEC_DEVICE; default: the local rank
+///   unique id:  TILEC_NCCL_UNIQUE_ID (256 hex digits, what tilec-run passes), or
+///               TILEC_NCCL_ID_FILE (rank 0 writes a fresh id there; the others
+///               wait for it up to TILEC_BOOTSTRAP_TIMEOUT seconds, default 120).
+struct Bootstrap {
+  int rank = 0;
+  int worldSize = 1;
+  int localRank = 0;
+  int device = 0;
+  std::string uniqueIdHex; // 256 hex digits, or ""
+  std::string idFile;      // or a file path, or ""
+  double timeoutSeconds = 120;
+};
+
+using EnvLookup = std::function<const char *(const char *)>;
+/// Parses the variables above (getenv by default). Throws tile::Error
+/// ("Bootstrap") naming the variable for a missing, malformed or inconsistent
+/// value (rank >= world size, neither id variable set, ...).
+Bootstrap bootstrapFromEnvironment(const EnvLookup &lookup = {});
+
+/// ncclUniqueId bytes <-> hex (lower case, 2 digits a byte). fromHex throws on a
+/// wrong length or a non-hex digit.
+std::string uniqueIdToHex(const std::vector<unsigned char> &bytes);
+std::vector<unsigned char> uniqueIdFromHex(const std::string &hex);
+/// ncclGetUniqueId through the NCCL table (the launcher and rank 0 call it).
+std::vector<unsigned char> newNcclUniqueId();
+
+/// tilec-run's command line: `tilec-run -n N [--] prog args...`.
+struct LauncherOptions {
+  int nprocs = 0;
+  std::vector<std::string> command; // program and its arguments
+  bool help = false;
+};
+/// Throws std::invalid_argument with a usage hint on a bad command line.
+LauncherOptions parseLauncherArgs(const std::vector<std::string> &args);
+/// The variables tilec-run sets for `rank` (on top of the inherited environment):
+/// RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, TILEC_NCCL_UNIQUE_ID and
+/// NCCL_NVLS_ENABLE=0 (NVLink multicast stays off on shared hosts); an empty
+/// value means "unset" (TILEC_RANK, TILEC_WORLD_SIZE, TILEC_LOCAL_RANK,
+/// TILEC_DEVICE, TILEC_NCCL_ID_FILE, which would take precedence).
+std::vector<std::pair<std::string, std::string>>
+launcherEnvironment(const LauncherOptions &opts, int rank, const std::string &uniqueIdHex);
+
+// --------------------------------------------------------------- communicator
+
+namespace detail {
+struct CommState;
+struct GroupState;
+struct SymmetricState;
+} // namespace detail
+
+enum class CommMode { Nccl, InProcess };
+
+/// One rank of a group of GPUs that share symmetric buffers. Copies share one state.
+class Communicator {
+public:
+  /// NCCL mode: bootstrapFromEnvironment(), then the device's primary context and
+  /// ncclCommInitRank. Sets NCCL_NVLS_ENABLE=0 (NVLink multicast off; opt out
+  /// with TILEC_ALLOW_NVLS=1). A CUDA or NCCL failure names the call and the rank.
+  static Communicator fromEnvironment();
+  static Communicator fromBootstrap(const Bootstrap &b);
+  /// In-process mode: one Communicator per device (ranks 0..n-1 in the order
+  /// given), peer access enabled between every pair (cuCtxEnablePeerAccess). A
+  /// pair without peer access (cuDeviceCanAccessPeer = 0) is an error naming both
+  /// ranks.
+  static std::vector<Communicator> local(const std::vector<int> &devices);
+
+  int rank() const;
+  int size() const;
+  int device() const; // CUDA ordinal
+  CommMode mode() const;
+  Context &context() const; // the device's primary context
+  void *ncclComm() const;   // the ncclComm_t (NCCL mode), nullptr otherwise
+
+  /// Every rank's earlier work on its device is complete when this returns.
+  /// NCCL mode: a collective (an all-gather after synchronizing this device);
+  /// in-process mode: synchronizes every device of the group.
+  void barrier() const;
+
+  /// Checks that every rank passes the same values (a collective in NCCL mode:
+  /// an ncclAllGather; in-process mode compares with the ranks that got there
+  /// first). A difference throws naming `what`, both ranks and both values.
+  void checkUniform(const std::string &what, const std::vector<uint64_t> &values) const;
+  /// checkUniform of a launch's grid, block, cluster and dynamic shared memory:
+  /// kernels that spin on peers need every rank launched alike.
+  void checkUniformLaunch(const std::string &kernel, const LaunchConfig &cfg) const;
+
+  const std::shared_ptr<detail::CommState> &state() const { return state_; }
+
+private:
+  explicit Communicator(std::shared_ptr<detail::CommState> s) : state_(std::move(s)) {}
+  std::shared_ptr<detail::CommState> state_;
+};
+
+// ----------------------------------------------------------- symmetric memory
+
+/// Untyped symmetric allocation (SymmetricBuffer<T> is the typed face).
+class SymmetricAllocation {
+public:
+  /// Collective: every rank of the communicator allocates `bytes` (checked equal
+  /// across ranks). NCCL mode: ncclMemAlloc + ncclCommWindowRegister(
+  /// NCCL_WIN_COLL_SYMMETRIC), peers' addresses via ncclGetLsaPointer; a null
+  /// window or a peer outside NCCL's load/store team is an error naming the rank.
+  /// In-process mode: cuMemAlloc on each device; the k-th allocation of every rank
+  /// pair up (peer addresses resolved on first use).
+  SymmetricAllocation(const Communicator &comm, size_t bytes);
+  ~SymmetricAllocation();
+  SymmetricAllocation(SymmetricAllocation &&) noexcept;
+  SymmetricAllocation &operator=(SymmetricAllocation &&) noexcept;
+  SymmetricAllocation(const SymmetricAllocation &) = delete;
+  SymmetricAllocation &operator=(const SymmetricAllocation &) = delete;
+
+  size_t bytes() const;
+  CUdeviceptr ptr() const;                   // this rank's part
+  CUdeviceptr peerPtr(int rank) const;       // `rank`'s part as this device addresses it
+  std::vector<CUdeviceptr> peerPtrs() const; // every rank's, indexed by rank
+  /// The peer-pointer table on this device (size() entries of 8 bytes), for
+  /// kernels that take one pointer and index it by rank.
+  CUdeviceptr peerTable() const;
+  void *window() const; // the ncclWindow_t (NCCL mode), nullptr otherwise
+  const Communicator &communicator() const;
+
+private:
+  std::unique_ptr<detail::SymmetricState> s_;
+};
+
+namespace detail {
+Tensor peerTensorChecked(const SymmetricAllocation &a, int rank, TensorElement element,
+                         TensorShape extents, TensorShape strides);
+void symmetricCopyHtoD(const SymmetricAllocation &a, const void *src, size_t bytes);
+void symmetricCopyDtoH(const SymmetricAllocation &a, void *dst, size_t bytes);
+void symmetricMemset(const SymmetricAllocation &a, unsigned char value);
+} // namespace detail
+
+template <class T> class SymmetricBuffer {
+public:
+  SymmetricBuffer(const Communicator &comm, size_t count)
+      : count_(count), alloc_(comm, checkedBytes(count)) {}
+  size_t size() const { return count_; }
+  size_t bytes() const { return alloc_.bytes(); }
+  CUdeviceptr ptr() const { return alloc_.ptr(); }
+  CUdeviceptr peerPtr(int rank) const { return alloc_.peerPtr(rank); }
+  std::vector<CUdeviceptr> peerPtrs() const { return alloc_.peerPtrs(); }
+  CUdeviceptr peerTable() const { return alloc_.peerTable(); }
+  void *window() const { return alloc_.window(); }
+  const Communicator &communicator() const { return alloc_.communicator(); }
+
+  /// `rank`'s part as a tensor argument (for a kernel's tensor<...> parameter: the
+  /// runtime encodes a tensor map of the peer's memory). Extents outermost first;
+  /// they must fit in the buffer.
+  Tensor peerTensor(int rank, TensorShape extents, TensorShape strides = {}) const {
+    return peerTensor(rank, elementFor(), std::move(extents), std::move(strides));
+  }
+  Tensor peerTensor(int rank, TensorElement element, TensorShape extents,
+                    TensorShape strides = {}) const {
+    return detail::peerTensorChecked(alloc_, rank, element, std::move(extents), std::move(strides));
+  }
+  Tensor tensor(TensorShape extents, TensorShape strides = {}) const {
+    return peerTensor(communicator().rank(), std::move(extents), std::move(strides));
+  }
+
+  // This rank's part, synchronously (its device's context pushed).
+  void copyFrom(const std::vector<T> &host) const {
+    if (host.size() > count_)
+      detail::throwBufferOverflow("SymmetricBuffer::copyFrom", host.size(), count_);
+    detail::symmetricCopyHtoD(alloc_, host.data(), host.size() * sizeof(T));
+  }
+  std::vector<T> toHost() const {
+    std::vector<T> v(count_);
+    detail::symmetricCopyDtoH(alloc_, v.data(), v.size() * sizeof(T));
+    return v;
+  }
+  void fillBytes(unsigned char value) const { detail::symmetricMemset(alloc_, value); }
+
+private:
+  static size_t checkedBytes(size_t count) {
+    if (count > SIZE_MAX / sizeof(T))
+      detail::throwAllocationOverflow(count, sizeof(T));
+    return count * sizeof(T);
+  }
+  static TensorElement elementFor() {
+    if (std::is_floating_point<T>::value)
+      return sizeof(T) == 4 ? TensorElement::F32 : TensorElement::F64;
+    if (std::is_signed<T>::value)
+      return sizeof(T) == 1   ? TensorElement::I8
+             : sizeof(T) == 2 ? TensorElement::I16
+             : sizeof(T) == 4 ? TensorElement::I32
+                              : TensorElement::I64;
+    return sizeof(T) == 1   ? TensorElement::U8
+           : sizeof(T) == 2 ? TensorElement::U16
+           : sizeof(T) == 4 ? TensorElement::U32
+                            : TensorElement::U64;
+  }
+  size_t count_;
+  SymmetricAllocation alloc_;
+};
+
+} // namespace tile

@@ -1,0 +1,361 @@
+// tile/distributed.h against the fake driver and a fake libnccl.so.2
+// (fakenccl/FakeNccl.cpp): NCCL-mode bootstrap, symmetric windows and peers'
+// addresses (through the runtime's ncclGetLsaPointer helper kernel, which the
+// fake driver runs on the host), the errors naming the rank, and the in-process
+// mode with peer access.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "FakeDriverSupport.h"
+#include "Nccl.h"
+#include "fakenccl/FakeNccl.h"
+#include "tile/distributed.h"
+
+namespace {
+
+FakeNcclState &fakeNccl() {
+  void *h = dlopen("libnccl.so.2", RTLD_NOW);
+  REQUIRE(h != nullptr);
+  auto get = reinterpret_cast<FakeNcclState *(*)()>(dlsym(h, "fake_nccl_state"));
+  if (!get)
+    FAIL("libnccl.so.2 is the real NCCL, not the fake: run through ctest (LD_LIBRARY_PATH)");
+  return *get();
+}
+
+void resetAll(int devices = 2) {
+  reset();
+  fake().deviceCount = devices;
+  fakeNccl() = FakeNcclState{};
+}
+
+std::vector<unsigned char> someId() {
+  std::vector<unsigned char> id(128);
+  for (size_t i = 0; i < id.size(); ++i)
+    id[i] = static_cast<unsigned char>(255 - i);
+  return id;
+}
+
+tile::Bootstrap rankOf2(int rank) {
+  tile::Bootstrap b;
+  b.rank = rank;
+  b.worldSize = 2;
+  b.localRank = rank;
+  b.device = rank;
+  b.uniqueIdHex = tile::uniqueIdToHex(someId());
+  return b;
+}
+
+template <class F> tile::DistributedError distributedError(F &&f) {
+  try {
+    f();
+  } catch (const tile::DistributedError &e) {
+    return e;
+  } catch (const std::exception &e) {
+    FAIL("not a DistributedError: " << e.what());
+  }
+  FAIL("no error");
+  throw std::logic_error("unreachable");
+}
+
+constexpr unsigned long long k4G = 1ull << 32;
+
+} // namespace
+
+TEST_CASE("NCCL mode: the communicator from a unique id", "[distributed]") {
+  resetAll();
+  setenv("NCCL_NVLS_ENABLE", "1", 1);
+  unsetenv("TILEC_ALLOW_NVLS");
+  {
+    tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(1));
+    CHECK(c.mode() == tile::CommMode::Nccl);
+    CHECK(c.rank() == 1);
+    CHECK(c.size() == 2);
+    CHECK(c.device() == 1);
+    CHECK(c.context().device() == 1);
+    CHECK(c.ncclComm() != nullptr);
+    CHECK(fakeNccl().inits == 1);
+    CHECK(fakeNccl().initNranks == 2);
+    CHECK(fakeNccl().initRank == 1);
+    CHECK(fakeNccl().initId == someId());
+    CHECK(fakeNccl().nvlsEnableAtInit == "0"); // forced off on shared hosts
+  }
+  CHECK(fakeNccl().destroys == 1);
+  CHECK(fake().ctxRetains == fake().ctxReleases);
+}
+
+TEST_CASE("NCCL mode: symmetric buffer, window and peers' addresses", "[distributed]") {
+  resetAll();
+  tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(1));
+  {
+    tile::SymmetricBuffer<float> buf(c, 1024);
+    CHECK(buf.size() == 1024);
+    CHECK(buf.bytes() == 4096);
+    CHECK(fakeNccl().allocs == 1);
+    REQUIRE(fakeNccl().windowFlags.size() == 1);
+    CHECK(fakeNccl().windowFlags[0] == NCCL_WIN_COLL_SYMMETRIC);
+    CHECK(fakeNccl().registeredBytes[0] == 4096);
+    CHECK(buf.window() != nullptr);
+    // The fake's window puts LSA rank i at 4 GiB * (i - mine): rank 1 sees rank 0 below.
+    CHECK(buf.peerPtr(1) == buf.ptr());
+    CHECK(buf.peerPtr(0) == buf.ptr() - k4G);
+    CHECK(buf.peerPtrs() == std::vector<CUdeviceptr>{buf.ptr() - k4G, buf.ptr()});
+    // Peers' addresses came from the helper kernel, launched once on this device.
+    REQUIRE(!fake().launches.empty());
+    CHECK(fake().launches.back().kernel == "tile_nccl_lsa_pointers");
+    // The size check was one collective pair (header, values) before allocating.
+    CHECK(fakeNccl().gathers == 2);
+    // The peer table holds them, by rank.
+    auto *table = reinterpret_cast<const uint64_t *>(buf.peerTable());
+    CHECK(table[0] == buf.ptr() - k4G);
+    CHECK(table[1] == buf.ptr());
+    // This rank's part, through the local address.
+    buf.copyFrom({1.f, 2.f, 3.f});
+    CHECK(buf.toHost()[2] == 3.f);
+    // A peer's part as a tensor argument.
+    tile::Tensor t = buf.peerTensor(0, {32, 32});
+    CHECK(t.address() == buf.ptr() - k4G);
+    CHECK(t.element() == tile::TensorElement::F32);
+    CHECK_THAT(distributedError([&] {
+                 buf.peerTensor(0, {33, 32});
+               }).what(),
+               Catch::Contains("needs 4224 bytes but the symmetric buffer has 4096") &&
+                   Catch::Contains("[rank 1]"));
+    CHECK_THAT(distributedError([&] { buf.peerPtr(2); }).what(),
+               Catch::Contains("rank 2 is not in the communicator of 2 ranks"));
+  }
+  CHECK(fakeNccl().deregisters == 1);
+  CHECK(fakeNccl().frees == 1);
+}
+
+TEST_CASE("NCCL mode: a null window is an error naming the rank", "[distributed]") {
+  resetAll();
+  tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(1));
+  fakeNccl().nullWindow = true;
+  tile::DistributedError e = distributedError([&] { tile::SymmetricBuffer<int> b(c, 64); });
+  CHECK(e.rank() == 1);
+  CHECK(e.call() == "ncclCommWindowRegister");
+  CHECK_THAT(e.what(), Catch::Contains("NCCL returned a null window for 256 bytes") &&
+                           Catch::EndsWith("[rank 1]"));
+  CHECK(fakeNccl().frees == 1); // the allocation is given back
+}
+
+TEST_CASE("NCCL mode: a peer outside the LSA team is an error naming both ranks", "[distributed]") {
+  resetAll();
+  tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(0));
+  fakeNccl().lsaSize = 1; // rank 1 is reachable only over the network
+  tile::DistributedError e = distributedError([&] { tile::SymmetricBuffer<int> b(c, 64); });
+  CHECK(e.rank() == 0);
+  CHECK_THAT(e.what(), Catch::Contains("rank 1 is not a load/store peer of rank 0") &&
+                           Catch::Contains("outside NCCL's LSA team (1 ranks") &&
+                           Catch::EndsWith("[rank 0]"));
+  CHECK(fakeNccl().deregisters == 1);
+}
+
+TEST_CASE("NCCL mode: mismatched sizes across ranks name both ranks", "[distributed]") {
+  resetAll();
+  tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(1));
+  fakeNccl().mismatchGather = 1; // the values of the first check
+  fakeNccl().mismatchRank = 0;
+  fakeNccl().mismatchXor = 0x1000;
+  tile::DistributedError e = distributedError([&] { tile::SymmetricBuffer<int> b(c, 1024); });
+  CHECK(e.rank() == 1);
+  CHECK_THAT(e.what(), Catch::Contains("the size in bytes of symmetric buffer #0 differs across "
+                                       "ranks: rank 0 has [0] but rank 1 has [4096] [rank 1]"));
+  CHECK(fakeNccl().allocs == 0); // checked before anything is allocated
+}
+
+TEST_CASE("NCCL mode: ranks out of step and mismatched launches", "[distributed]") {
+  resetAll();
+  tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(1));
+  fakeNccl().mismatchGather = 0; // the header: another check, or another count
+  fakeNccl().mismatchRank = 0;
+  fakeNccl().mismatchXor = 1;
+  CHECK_THAT(distributedError([&] {
+               c.checkUniform("tiles", {1, 2});
+             }).what(),
+             Catch::Contains("rank 0 checked something else") &&
+                 Catch::Contains("where rank 1 checks 'tiles': the ranks' calls are out of step"));
+  tile::LaunchConfig cfg;
+  cfg.grid = tile::Dim3(132);
+  cfg.block = tile::Dim3(384);
+  cfg.sharedBytes = 1000;
+  c.checkUniformLaunch("ring", cfg); // all agree
+  fakeNccl().mismatchGather = fakeNccl().gathers + 1;
+  fakeNccl().mismatchXor = 132 ^ 66; // rank 0 launched 66 CTAs
+  CHECK_THAT(distributedError([&] { c.checkUniformLaunch("ring", cfg); }).what(),
+             Catch::Contains("the launch configuration of kernel 'ring'") &&
+                 Catch::Contains("rank 0 has [66, ") &&
+                 Catch::Contains("rank 1 has [132, 1, 1, 384"));
+}
+
+TEST_CASE("NCCL mode: NCCL and CUDA errors name the call, the error and the rank",
+          "[distributed]") {
+  resetAll();
+  fakeNccl().failCall = "ncclCommInitRank";
+  fakeNccl().lastError = "bootstrap: connection to 10.0.0.1 refused";
+  tile::DistributedError e =
+      distributedError([&] { tile::Communicator::fromBootstrap(rankOf2(1)); });
+  CHECK(e.rank() == 1);
+  CHECK(e.ncclResult() == ncclSystemError);
+  CHECK(e.call() == "ncclCommInitRank");
+  CHECK(std::string(e.what()) ==
+        "ncclCommInitRank failed: ncclSystemError (2): unhandled system error (run with "
+        "NCCL_DEBUG=INFO for details): bootstrap: connection to 10.0.0.1 refused [rank 1]");
+
+  resetAll();
+  fakeNccl().failCall = "ncclMemAlloc";
+  tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(0));
+  CHECK_THAT(distributedError([&] { tile::SymmetricBuffer<int> b(c, 8); }).what(),
+             Catch::StartsWith("ncclMemAlloc failed: ncclSystemError (2)") &&
+                 Catch::EndsWith("[rank 0]"));
+
+  resetAll(1); // rank 1 asks for device 1 of 1
+  e = distributedError([&] { tile::Communicator::fromBootstrap(rankOf2(1)); });
+  CHECK(e.rank() == 1);
+  CHECK(e.call() == "cuDeviceGet");
+  CHECK_THAT(e.what(), Catch::Contains("CUDA_ERROR_INVALID_DEVICE") && Catch::EndsWith("[rank 1]"));
+
+  resetAll();
+  fakeNccl().reportedDevice = 0;
+  CHECK_THAT(distributedError([&] { tile::Communicator::fromBootstrap(rankOf2(1)); }).what(),
+             Catch::Contains("reports rank 1 of 2 on device 0 but rank 1 of 2 on device 1"));
+}
+
+TEST_CASE("NCCL mode: the helper's answers are checked", "[distributed]") {
+  resetAll();
+  tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(1));
+  fakeNccl().selfPointerDelta = 256;
+  CHECK_THAT(distributedError([&] { tile::SymmetricBuffer<int> b(c, 8); }).what(),
+             Catch::Contains("NCCL's address of this rank's part of the window is"));
+  fakeNccl().selfPointerDelta = 0;
+  fakeNccl().nullPeer = 0;
+  CHECK_THAT(distributedError([&] { tile::SymmetricBuffer<int> b(c, 8); }).what(),
+             Catch::Contains("NCCL gave a null address for rank 0's part"));
+  fakeNccl().nullPeer = -1;
+  fakeNccl().version = 22903; // not the 2.28 headers the helper was compiled against
+  CHECK_THAT(distributedError([&] { tile::SymmetricBuffer<int> b(c, 8); }).what(),
+             Catch::Contains("is NCCL 22903 but the ncclGetLsaPointer helper was compiled "
+                             "against NCCL 22809"));
+}
+
+TEST_CASE("NCCL mode: the unique id through a file", "[distributed]") {
+  resetAll();
+  std::string path = "tilec-fake-nccl-id-" + std::to_string(getpid());
+  std::remove(path.c_str());
+  tile::Bootstrap b0 = rankOf2(0), b1 = rankOf2(1);
+  b0.uniqueIdHex.clear();
+  b0.idFile = path;
+  b1.uniqueIdHex.clear();
+  b1.idFile = path;
+  b1.timeoutSeconds = 1;
+  {
+    tile::Communicator c0 = tile::Communicator::fromBootstrap(b0); // writes it
+    std::vector<unsigned char> written = fakeNccl().initId;
+    CHECK(fakeNccl().uniqueIds == 1);
+    tile::Communicator c1 = tile::Communicator::fromBootstrap(b1); // reads it
+    CHECK(fakeNccl().initId == written);
+  }
+  // A file left behind is refused by rank 0 (its id is stale).
+  CHECK_THAT(distributedError([&] { tile::Communicator::fromBootstrap(b0); }).what(),
+             Catch::Contains("File exists (left by an earlier run?"));
+  std::remove(path.c_str());
+  CHECK_THAT(distributedError([&] { tile::Communicator::fromBootstrap(b1); }).what(),
+             Catch::Contains("no NCCL unique id appeared in TILEC_NCCL_ID_FILE") &&
+                 Catch::EndsWith("[rank 1]"));
+}
+
+TEST_CASE("NCCL missing: the load error names every place tried", "[distributed]") {
+  tile::detail::Nccl n = tile::detail::loadNccl({"/nonexistent/libnccl.so.2", "libnope.so.9"});
+  CHECK(n.handle == nullptr);
+  CHECK_THAT(n.loadError, Catch::Contains("dlopen(\"/nonexistent/libnccl.so.2\") failed") &&
+                              Catch::Contains("dlopen(\"libnope.so.9\") failed"));
+  CHECK(tile::detail::ncclResultName(5) == "ncclInvalidUsage");
+  CHECK(tile::detail::ncclResultName(42) == "ncclResult 42");
+}
+
+TEST_CASE("in-process mode: peer access, symmetric buffers and peers", "[distributed]") {
+  resetAll(3);
+  std::vector<tile::Communicator> comms = tile::Communicator::local({0, 2});
+  REQUIRE(comms.size() == 2);
+  CHECK(comms[1].rank() == 1);
+  CHECK(comms[1].size() == 2);
+  CHECK(comms[1].device() == 2);
+  CHECK(comms[0].mode() == tile::CommMode::InProcess);
+  using P = std::pair<int, int>;
+  CHECK(fake().peerAccessEnabled == std::vector<P>{P(0, 2), P(2, 0)});
+  {
+    tile::SymmetricBuffer<int32_t> a(comms[0], 256), b(comms[1], 256);
+    CHECK(a.peerPtr(1) == b.ptr());
+    CHECK(b.peerPtr(0) == a.ptr());
+    CHECK(a.peerPtr(0) == a.ptr());
+    CHECK(a.window() == nullptr);
+    b.copyFrom(std::vector<int32_t>(256, 7));
+    // Rank 0 reads rank 1's part through its peer address (host memory in the fake).
+    CHECK(reinterpret_cast<const int32_t *>(a.peerPtr(1))[255] == 7);
+    auto *table = reinterpret_cast<const uint64_t *>(a.peerTable());
+    CHECK(table[1] == b.ptr());
+    // A second allocation pairs with the second of the other rank.
+    tile::SymmetricBuffer<int32_t> a2(comms[0], 64);
+    CHECK_THAT(distributedError([&] { a2.peerPtr(1); }).what(),
+               Catch::Contains("rank 1 has no symmetric buffer #1") && Catch::EndsWith("[rank 0]"));
+    tile::DistributedError e =
+        distributedError([&] { tile::SymmetricBuffer<int32_t> b2(comms[1], 65); });
+    CHECK(e.rank() == 1);
+    CHECK_THAT(e.what(), Catch::Contains("symmetric buffer #1 differs across ranks: rank 0 has "
+                                         "[256] but rank 1 has [260]"));
+  }
+  CHECK(fake().liveAllocs == 0);
+}
+
+TEST_CASE("in-process mode: errors", "[distributed]") {
+  resetAll(2);
+  fake().noPeerAccess = {{1, 0}};
+  tile::DistributedError e = distributedError([&] { tile::Communicator::local({0, 1}); });
+  CHECK(e.rank() == 1);
+  CHECK_THAT(e.what(), Catch::Contains("rank 0 (device 0) is not a load/store peer of rank 1 "
+                                       "(device 1): no peer access"));
+  resetAll(2);
+  CHECK_THAT(distributedError([&] {
+               tile::Communicator::local({1, 1});
+             }).what(),
+             Catch::Contains("device 1 is given for rank 0 and rank 1"));
+  CHECK_THAT(distributedError([&] {
+               tile::Communicator::local({0, 3});
+             }).what(),
+             Catch::Contains("CUDA_ERROR_INVALID_DEVICE") && Catch::EndsWith("[rank 1]"));
+  std::vector<tile::Communicator> comms = tile::Communicator::local({0, 1});
+  tile::LaunchConfig cfg;
+  cfg.grid = tile::Dim3(8);
+  comms[0].checkUniformLaunch("k", cfg);
+  cfg.grid = tile::Dim3(16);
+  CHECK_THAT(distributedError([&] { comms[1].checkUniformLaunch("k", cfg); }).what(),
+             Catch::Contains("rank 0 has [8, 1, 1") && Catch::Contains("rank 1 has [16, 1, 1"));
+  CHECK_THAT(distributedError([&] { tile::SymmetricBuffer<char> z(comms[0], 0); }).what(),
+             Catch::Contains("a symmetric buffer of 0 bytes"));
+}
+
+TEST_CASE("barriers: a collective in NCCL mode, every device in-process", "[distributed]") {
+  resetAll(2);
+  {
+    tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(0));
+    int before = fakeNccl().gathers;
+    c.barrier();
+    CHECK(fakeNccl().gathers == before + 1); // the header only: no values
+    fake().syncResult = CUDA_ERROR_ILLEGAL_ADDRESS;
+    tile::DistributedError e = distributedError([&] { c.barrier(); });
+    CHECK(e.call() == "cuCtxSynchronize");
+    CHECK_THAT(e.what(), Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS") && Catch::EndsWith("[rank 0]"));
+  }
+  resetAll(2);
+  std::vector<tile::Communicator> comms = tile::Communicator::local({0, 1});
+  // Peer access already enabled (a second group on the same devices) is fine.
+  std::vector<tile::Communicator> again = tile::Communicator::local({1, 0});
+  CHECK(fake().peerAccessEnabled.size() == 2);
+  comms[0].barrier();
+  fake().syncResult = CUDA_ERROR_ILLEGAL_ADDRESS;
+  CHECK_THAT(distributedError([&] { comms[1].barrier(); }).what(),
+             Catch::Contains("cuCtxSynchronize failed") && Catch::EndsWith("[rank 0]"));
+}
