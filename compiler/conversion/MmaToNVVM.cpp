@@ -92,6 +92,28 @@ struct FragZerosLowering : ConvertOpToLLVMPattern<FragZerosOp> {
   }
 };
 
+struct FragExtractLowering : ConvertOpToLLVMPattern<FragExtractOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(FragExtractOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FragType frag = op.getFrag().getType();
+    int64_t e = op.getIndex();
+    if (!frag.isPacked()) {
+      rewriter.replaceOpWithNewOp<LLVM::ExtractValueOp>(op, adaptor.getFrag(), e);
+      return success();
+    }
+    // Register e/2 holds elements e (low half) and e+1 (high half).
+    Value reg = LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getFrag(), e / 2);
+    auto pair = VectorType::get({2}, frag.getElementType());
+    Value v = LLVM::BitcastOp::create(rewriter, loc, pair, reg);
+    Value idx = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(),
+                                         rewriter.getI32IntegerAttr(e % 2));
+    rewriter.replaceOpWithNewOp<LLVM::ExtractElementOp>(op, v, idx);
+    return success();
+  }
+};
+
 struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(MmaOp op, OpAdaptor adaptor,
@@ -188,6 +210,6 @@ void mlir::tile::addFragTypeConversion(LLVMTypeConverter &converter) {
 
 void mlir::tile::populateTileMmaToNVVMPatterns(LLVMTypeConverter &converter,
                                                RewritePatternSet &patterns) {
-  patterns.add<FragZerosLowering, MmaLowering, WgmmaFenceLowering, WgmmaCommitLowering,
-               WgmmaWaitLowering>(converter);
+  patterns.add<FragZerosLowering, FragExtractLowering, MmaLowering, WgmmaFenceLowering,
+               WgmmaCommitLowering, WgmmaWaitLowering>(converter);
 }

@@ -73,6 +73,8 @@ Type Sema::inferCall(CallExpr &e) {
     return Type::invalid();
   if (isRoleBuiltin(b))
     return checkRoleCall(e);
+  if (b == Builtin::Store && isFragmentStore(e))
+    return checkFragmentStore(e); // SemaFragStore.cpp (issue #9, tests' global store)
   if (isMemoryBuiltin(b) && rejectLocalArrayAccess(e))
     return Type::invalid();
   if (isMemoryBuiltin(b))

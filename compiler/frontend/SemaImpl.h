@@ -251,6 +251,9 @@ public:
   void collectMmaTileNames(const Block &body);
   /// After a consume's body: inflight(n), the drain loop, accumulator uses.
   void checkConsumeInflight(RingAccessStmt &s);
+  // ---- SemaFragStore.cpp: store(p, frag, row_stride = ld) to global memory
+  bool isFragmentStore(const CallExpr &e) const;
+  Type checkFragmentStore(CallExpr &e);
 
   // ---- SemaRings.cpp: pipeline rings, produce and consume
   void checkRing(RingStmt &r, bool kernelTopLevel);

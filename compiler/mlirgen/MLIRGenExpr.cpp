@@ -456,6 +456,8 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::Load:
     return genLoadCall(e);
   case BI::Store:
+    if (e.mma.fragmentStore)
+      return genFragmentStore(e); // MLIRGenFragStore.cpp
     genStoreCall(e);
     return nullptr;
   case BI::CachePolicy:

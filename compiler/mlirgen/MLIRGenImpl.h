@@ -470,6 +470,8 @@ public:
   /// After a loop: the drains (wait_group 0 + pending releases) of the
   /// consumes with inflight(n > 0) whose innermost loop it is.
   void genMmaDrains(const fe::StmtAST &loop);
+  /// store(p, frag, row_stride = ld): each thread its elements (MLIRGenFragStore.cpp).
+  Value genFragmentStore(const fe::CallExpr &e);
   /// Per (ring, role): stages consumed but not yet released (an i32 slot).
   std::map<std::pair<const fe::RingStmt *, const fe::RoleAST *>, Value> mmaPending;
   std::multimap<const fe::StmtAST *, const fe::RingAccessStmt *> mmaDrains;

@@ -97,3 +97,13 @@ LogicalResult WgmmaWaitOp::verify() {
     return emitOpError("pending must be 0..") << target::kWgmmaMaxInflight;
   return success();
 }
+
+LogicalResult FragExtractOp::verify() {
+  FragType frag = getFrag().getType();
+  if (getType() != frag.getElementType())
+    return emitOpError("result type must be the fragment's element type");
+  if (getIndex() >= (uint64_t)frag.getElementsPerThread())
+    return emitOpError("index must be below the elements per thread (")
+           << frag.getElementsPerThread() << ")";
+  return success();
+}

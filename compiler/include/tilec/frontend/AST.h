@@ -498,6 +498,10 @@ public:
     MmaOperand a, b;
     int64_t k = 0;          // the K extent of the product
     bool inConsume = false; // inside a consume block (placement: MLIRGenMma.cpp)
+    /// store(p, frag, row_stride = ld) (SemaFragStore.cpp): args[0] the
+    /// pointer, args[1] the fragment, rowStride the `row_stride =` value.
+    bool fragmentStore = false;
+    const ExprAST *rowStride = nullptr;
   } mma;
   MemoryHints hints;                               // [sema] load/store cache hints, vectors
   cache::Evict policyPrimary = cache::Evict::None; // [sema] cache_policy(P, ...)

@@ -41,6 +41,17 @@ def Tile_FragZerosOp : Tile_Op<"frag_zeros", [Pure]> {
   let assemblyFormat = "attr-dict `:` qualified(type($result))";
 }
 
+def Tile_FragExtractOp : Tile_Op<"frag_extract", [Pure]> {
+  let summary = "element `index` of this thread's part of a fragment";
+  let description = [{ Element e in 0 .. rows*cols/128 - 1 of the thread's
+    registers (two per register for f16/bf16: element 2k is the low half of
+    register k), at (row, col) = tile::target::wgmmaFragmentCoord. }];
+  let arguments = (ins Tile_FragType:$frag, I64Attr:$index);
+  let results = (outs AnyTypeOf<[F32, F16, BF16]>:$result);
+  let assemblyFormat = "$frag `[` $index `]` attr-dict `:` qualified(type($frag)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_MmaOp : Tile_Op<"mma", [AllTypesMatch<["acc", "result"]>]> {
   let summary = "acc += A * B on shared tiles (wgmma.mma_async, one warpgroup)";
   let description = [{
