@@ -228,6 +228,7 @@ void Sema::checkKernel(KernelAST &k) {
   checkMBarrierUses();
   checkTmaBarriers();
   checkRings();
+  checkInflightUses(); // SemaMma.cpp (issue #9)
   if (diags_.numErrors() == errorsBefore) // the analysis needs a well-typed kernel
     checkMBarrierArrivalCounts();
   if (diags_.numErrors() == errorsBefore)

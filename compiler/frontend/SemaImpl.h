@@ -251,6 +251,11 @@ public:
   void collectMmaTileNames(const Block &body);
   /// After a consume's body: inflight(n), the drain loop, accumulator uses.
   void checkConsumeInflight(RingAccessStmt &s);
+  /// After the kernel body: no non-mma use of an accumulator while groups
+  /// of a consume inflight(n > 0) may be in flight (its loop's body).
+  void checkInflightUses();
+  void checkInflightUses(RingAccessStmt &s);
+  std::vector<RingAccessStmt *> inflightConsumes_;
   // ---- SemaFragStore.cpp: store(p, frag, row_stride = ld) to global memory
   bool isFragmentStore(const CallExpr &e) const;
   Type checkFragmentStore(CallExpr &e);

@@ -401,10 +401,20 @@ void Sema::checkConsumeInflight(RingAccessStmt &s) {
           "inflight delays stage releases behind wgmma groups; without mma write `consume r as s`");
     return;
   }
-  if (*n == 0)
-    return;
+  if (*n > 0) // the loop's later statements are not checked yet: after the body
+    inflightConsumes_.push_back(&s);
+}
+
+void Sema::checkInflightUses() {
+  for (RingAccessStmt *c : inflightConsumes_)
+    checkInflightUses(*c);
+  inflightConsumes_.clear();
+}
+
+void Sema::checkInflightUses(RingAccessStmt &s) {
   // Until the loop ends (the drain), the accumulators' registers belong to
   // wgmma groups still in flight: only mma may touch them.
+  const int64_t *n = &s.inflight;
   std::unordered_set<const Decl *> accs;
   collectAccumulators(s.body, accs);
   const Block *scope = &s.body;
