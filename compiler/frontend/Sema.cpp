@@ -228,7 +228,7 @@ void Sema::checkKernel(KernelAST &k) {
   checkMBarrierUses();
   checkTmaBarriers();
   checkRings();
-  checkInflightUses(); // SemaMma.cpp (issue #9)
+  checkInflightUses();                    // SemaMma.cpp (issue #9)
   if (diags_.numErrors() == errorsBefore) // the analysis needs a well-typed kernel
     checkMBarrierArrivalCounts();
   if (diags_.numErrors() == errorsBefore)
@@ -348,8 +348,8 @@ void Sema::checkLet(LetStmt &s) {
     Type want = s.annotation->type;
     if (want.isPointer() && want.scalar == ScalarKind::I1)
       error(s.annotation->loc, "pointers to i1 are not supported", "store booleans as i8");
-    if (want.isFragment() && !checkFragmentShape(s.annotation->loc, want.scalar, want.dims[0],
-                                                 want.dims[1]))
+    if (want.isFragment() &&
+        !checkFragmentShape(s.annotation->loc, want.scalar, want.dims[0], want.dims[1]))
       want = Type::invalid();
     t = checkValue(s.init, &want, "initializer of '" + d.name + "'",
                    "convert explicitly with `as`, or change the declared type");
@@ -770,8 +770,8 @@ void Sema::checkAssign(AssignStmt &s) {
   if (target.isFragment()) { // issue #9: a `var` of a fragment is assigned whole
     checkValue(s.value, &target, "assigned value", "assign a fragment of the same type and shape");
     if (op)
-      error(s.loc, "'" + std::string(binaryOpSpelling(*op)) + "=' cannot be applied to " +
-                       target.str(),
+      error(s.loc,
+            "'" + std::string(binaryOpSpelling(*op)) + "=' cannot be applied to " + target.str(),
             "assign the whole fragment: `acc = mma(a, b, acc)`");
     return;
   }

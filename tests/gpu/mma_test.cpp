@@ -38,8 +38,8 @@ uint16_t exactHalf(int k) {
   uint16_t sign = k < 0 ? 0x8000 : 0;
   int m = k < 0 ? -k : k, e = 0;
   while (m >= 2 << e)
-    ++e;                          // 2^e <= m < 2^(e+1)
-  int exp = e - 6 + 15;           // value = m * 2^-6
+    ++e;                // 2^e <= m < 2^(e+1)
+  int exp = e - 6 + 15; // value = m * 2^-6
   int frac = (m << (10 - e)) & 0x3FF;
   return static_cast<uint16_t>(sign | (exp << 10) | frac);
 }

@@ -111,9 +111,7 @@ inline constexpr int kWgmmaMaxInflight = 7;
 /// Elements of an M x N accumulator fragment held by each of the 128 threads
 /// of the warpgroup (PTX ISA 9.7.15.5.1 "Matrix fragments for
 /// wgmma.mma_async.m64nNk16", D: N/2 elements per thread per 64-row block).
-constexpr int64_t wgmmaFragmentElements(int64_t m, int64_t n) {
-  return m * n / kWarpgroupSize;
-}
+constexpr int64_t wgmmaFragmentElements(int64_t m, int64_t n) { return m * n / kWarpgroupSize; }
 
 /// Row and column of element `e` (0 .. wgmmaFragmentElements - 1) held by
 /// thread `t` (0..127, the thread's index in its warpgroup) of an M x N

@@ -489,10 +489,10 @@ public:
   } tma;
   /// [sema] mma(a, b, acc) (SemaMma.cpp): each operand's tile and view.
   struct MmaOperand {
-    SharedArrayStmt *tile = nullptr; // the 2-D shared tile (a ring stage's tile too)
+    SharedArrayStmt *tile = nullptr;   // the 2-D shared tile (a ring stage's tile too)
     const ExprAST *rowBlock = nullptr; // rows(t, i, n): i (the view starts at row i * n)
-    int64_t viewRows = 0;            // rows of the view (n, or the tile's rows)
-    bool transposed = false;         // trans(...): the tile read transposed
+    int64_t viewRows = 0;              // rows of the view (n, or the tile's rows)
+    bool transposed = false;           // trans(...): the tile read transposed
   };
   struct Mma {
     MmaOperand a, b;
@@ -717,9 +717,9 @@ public:
   /// Issue #9: `consume r as s inflight(n)`: up to n wgmma groups stay in
   /// flight after the block, and the stage's release is delayed by n blocks.
   int64_t inflight = 0;
-  Location inflightLoc; // the `inflight` keyword, when written
-  ExprPtr inflightExpr; // n as written (a constant expression)
-  bool issuesMma = false;            // [sema] an mma in the body
+  Location inflightLoc;               // the `inflight` keyword, when written
+  ExprPtr inflightExpr;               // n as written (a constant expression)
+  bool issuesMma = false;             // [sema] an mma in the body
   const StmtAST *drainLoop = nullptr; // [sema] the innermost loop around it (drained after it)
 };
 

@@ -71,7 +71,7 @@ struct Type {
     // Issue #8.6 / #11.6 (vectors and cache policies):
     Vector,      // vec<scalar, lanes>: lanes 2, 4 or 8, 4/8/16 bytes; f16x2 = vec<f16, 2>
     CachePolicy, // the opaque L2 policy of cache_policy(...) (a .b64 register)
-    LocalArray,    // local<scalar>[N]: staticLength = N, space Local (issue #11)
+    LocalArray,  // local<scalar>[N]: staticLength = N, space Local (issue #11)
     // Issue #9 (mma): frag<scalar>[M, N], one warpgroup's wgmma accumulator:
     // dims = {M, N}; each thread holds fragmentElements() of them in the PTX
     // wgmma D layout (tile::target::wgmmaFragmentCoord).
@@ -192,7 +192,9 @@ struct Type {
   }
   bool isFragment() const { return kind == Fragment; }
   /// Elements each of the warpgroup's 128 threads holds (M * N / 128).
-  int64_t fragmentElements() const { return ::tile::target::wgmmaFragmentElements(dims[0], dims[1]); }
+  int64_t fragmentElements() const {
+    return ::tile::target::wgmmaFragmentElements(dims[0], dims[1]);
+  }
   /// f16x2 / bf16x2: the packed types with add/sub/mul/fma/min/max.f16x2.
   bool isPacked() const {
     return kind == Vector && lanes == 2 &&
