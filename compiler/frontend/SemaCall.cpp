@@ -73,6 +73,8 @@ Type Sema::inferCall(CallExpr &e) {
     return Type::invalid();
   if (isRoleBuiltin(b))
     return checkRoleCall(e);
+  if (b == Builtin::Store && isFragmentStore(e))
+    return checkFragmentStore(e); // SemaFragStore.cpp (issue #9, tests' global store)
   if (isMemoryBuiltin(b) && rejectLocalArrayAccess(e))
     return Type::invalid();
   if (isMemoryBuiltin(b))
@@ -87,6 +89,8 @@ Type Sema::inferCall(CallExpr &e) {
     return checkCachePolicy(e);
   if (b == Builtin::Pack)
     return checkPack(e);
+  if (b == Builtin::Zeros || b == Builtin::Mma || isTileViewBuiltin(b))
+    return checkMmaCall(e); // SemaMma.cpp
   if (b == Builtin::Fence || b == Builtin::FenceProxyAsync || b == Builtin::FenceMBarrierInit ||
       b == Builtin::ClusterArrive || b == Builtin::ClusterWait)
     return checkFenceCall(e);

@@ -45,7 +45,9 @@ namespace {
 /// (warp_id(), warpgroup_rank(), a vote over the whole warp): enough for
 /// elect_one() and warp collectives, not for a barrier. PerCta values are
 /// the same in every lane of a warp too.
-enum Level { Uniform = 0, PerCta = 1, PerWarp = 2, PerThread = 3 };
+/// PerWarpgroup (issue #9): the same in every thread of a warpgroup
+/// (warpgroup_rank()): enough for mma, whose wgmma needs the warpgroup.
+enum Level { Uniform = 0, PerCta = 1, PerWarpgroup = 2, PerWarp = 3, PerThread = 4 };
 
 /// Why control flow is divergent: the condition (or return) that made it so.
 struct Divergence {
@@ -224,6 +226,7 @@ private:
       case Builtin::RoleThreads:
         return Uniform;
       case Builtin::WarpgroupRank:
+        return PerWarpgroup; // the linear thread id / 128
       case Builtin::WarpId:
         return PerWarp; // the linear thread id / 32: warps are formed from it
       case Builtin::VoteAny:
@@ -322,13 +325,27 @@ private:
       diags_.note(control.where, "this decision differs between lanes");
       return;
     }
+    if (c.builtin == Builtin::Mma || (c.builtin == Builtin::Store && c.mma.fragmentStore)) {
+      // wgmma.*.sync.aligned: every thread of the warpgroup executes the same
+      // instruction (PTX ISA 9.7.15.5: "mandatory .sync.aligned").
+      if (control.level <= PerWarpgroup)
+        return;
+      diags_.error(c.loc,
+                   std::string(c.builtin == Builtin::Mma ? "mma" : "a fragment store") +
+                       " in control flow that threads of a warpgroup may take differently: "
+                       "wgmma runs in all 128 threads of the warpgroup together",
+                   "put the condition outside the warpgroup (a role, a loop bound the whole "
+                   "warpgroup shares, `if warpgroup_rank() == 0`), not on thread or warp ids");
+      diags_.note(control.where, "this decision differs within a warpgroup");
+      return;
+    }
     bool cta = c.builtin == Builtin::SyncThreads;
     bool cluster = c.builtin == Builtin::ClusterSync || c.builtin == Builtin::ClusterArrive ||
                    c.builtin == Builtin::ClusterWait;
-    if ((cta && control.level < PerWarp) || (cluster && control.level < PerCta) ||
+    if ((cta && control.level < PerWarpgroup) || (cluster && control.level < PerCta) ||
         (!cta && !cluster))
       return;
-    std::string between = control.level >= PerWarp ? "threads" : "CTAs";
+    std::string between = control.level >= PerWarpgroup ? "threads" : "CTAs";
     if (cta && c.role) {
       diags_.warning(c.loc,
                      "sync_threads() in role '" + c.role->name +

@@ -456,6 +456,8 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::Load:
     return genLoadCall(e);
   case BI::Store:
+    if (e.mma.fragmentStore)
+      return genFragmentStore(e); // MLIRGenFragStore.cpp
     genStoreCall(e);
     return nullptr;
   case BI::CachePolicy:
@@ -486,6 +488,9 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::PrefetchTensor:
   case BI::Dim:
     return genTmaCall(e);
+  case BI::Zeros:
+  case BI::Mma:
+    return genMmaCall(e); // MLIRGenMma.cpp
   case BI::Arrive:
   case BI::ArriveExpectTx:
   case BI::ExpectTx:

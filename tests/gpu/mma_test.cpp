@@ -1,0 +1,185 @@
+// GPU test of mma (mma.tile): every operand form and dtype of wgmma against
+// a float64 CPU reference, on fresh random data.
+// Inputs are k/64 with k a random integer in [-64, 64]: exact in f16 and
+// bf16, every product exact in f32, and every partial sum (|sum| <= K, a
+// multiple of 2^-12) too, so an f32-accumulated result must equal the
+// reference exactly whatever order the tensor cores add in (tolerance 0;
+// a wrong descriptor, transpose or fragment layout is off by O(1)). The
+// f16-accumulated kernel is checked to |err| <= 2^-10 * sum_k |a_ik b_kj|
+// + 2^-10 (f16 rounding of each of K partial sums, with room to spare).
+// The output is poisoned (0xFF bytes, a NaN) before each launch.
+#include "arith_reference.h"
+
+#include <catch2/catch.hpp>
+
+#include <tile/runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string mmaPtxPath() {
+  const char *dir = std::getenv("TILEC_PTX_DIR");
+  return std::string(dir && *dir ? dir : TILEC_SAMPLE_PTX_DIR) + "/mma_gpu.ptx";
+}
+
+enum class Dt { F16, BF16 };
+
+/// k / 64 as f16 bits (exact: a normal number with at most 7 significant bits).
+uint16_t exactHalf(int k) {
+  if (k == 0)
+    return 0;
+  uint16_t sign = k < 0 ? 0x8000 : 0;
+  int m = k < 0 ? -k : k, e = 0;
+  while (m >= 2 << e)
+    ++e;                // 2^e <= m < 2^(e+1)
+  int exp = e - 6 + 15; // value = m * 2^-6
+  int frac = (m << (10 - e)) & 0x3FF;
+  return static_cast<uint16_t>(sign | (exp << 10) | frac);
+}
+
+/// k / 64 as bf16 bits: the top half of the (exact) f32.
+uint16_t exactBf16(int k) {
+  float f = static_cast<float>(k) / 64.0f;
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+struct Operand {
+  std::vector<uint16_t> bits;
+  std::vector<double> value;
+};
+
+Operand randomOperand(std::mt19937_64 &rng, size_t n, Dt dt) {
+  std::uniform_int_distribution<int> dist(-64, 64);
+  Operand o;
+  for (size_t i = 0; i < n; ++i) {
+    int k = dist(rng);
+    o.bits.push_back(dt == Dt::F16 ? exactHalf(k) : exactBf16(k));
+    o.value.push_back(k / 64.0);
+  }
+  for (size_t i = 0; i < n; ++i) // the encodings are exact
+    REQUIRE((dt == Dt::F16 ? arith_ref::halfToDouble(o.bits[i])
+                           : arith_ref::bf16ToDouble(o.bits[i])) == o.value[i]);
+  return o;
+}
+
+std::mt19937_64 freshRng() {
+  std::random_device rd;
+  return std::mt19937_64((static_cast<uint64_t>(rd()) << 32) ^ rd());
+}
+
+/// One single-CTA GEMM: C[m, n] = sum_k A[aRow0 + m, k] * B(k, bRow0 + n),
+/// B(k, n) = b[n, k] (K-major, `bKMajor`) or b[k, n] (MN-major).
+struct Case {
+  const char *kernel;
+  Dt dt;
+  int aRows, K, bRows, bCols; // the tensors: A [aRows, K], B [bRows, bCols]
+  int M, N;                   // C
+  int aRow0, bRow0;           // the views' first rows
+  bool bKMajor;
+  int threads;
+  bool extraArg; // rows64b: `i` (the row block of a) follows C
+};
+
+void runCase(const Case &c) {
+  INFO("kernel " << c.kernel);
+  tile::Context ctx(0);
+  tile::Module mod = tile::Module::fromFiles(ctx, mmaPtxPath());
+  tile::Kernel k = mod.kernel(c.kernel);
+  auto rng = freshRng();
+  Operand a = randomOperand(rng, size_t(c.aRows) * c.K, c.dt);
+  Operand b = randomOperand(rng, size_t(c.bRows) * c.bCols, c.dt);
+  tile::DeviceBuffer<uint16_t> dA(a.bits.size()), dB(b.bits.size());
+  dA.copyFrom(a.bits);
+  dB.copyFrom(b.bits);
+  tile::DeviceBuffer<float> dC(size_t(c.M) * c.N);
+  dC.fillBytes(0xFF);
+  auto elem = c.dt == Dt::F16 ? tile::TensorElement::F16 : tile::TensorElement::BF16;
+  tile::LaunchConfig cfg;
+  cfg.block = tile::Dim3(c.threads);
+  cfg.grid = tile::Dim3(1);
+  tile::Tensor ta(dA, elem, {c.aRows, c.K}), tb(dB, elem, {c.bRows, c.bCols});
+  if (c.extraArg)
+    k.launch(cfg, ta, tb, dC.ptr(), int32_t(c.aRow0 / 64));
+  else
+    k.launch(cfg, ta, tb, dC.ptr());
+  ctx.synchronize();
+  std::vector<float> out = dC.toHost();
+  size_t bad = 0;
+  for (int m = 0; m < c.M; ++m)
+    for (int n = 0; n < c.N; ++n) {
+      double ref = 0;
+      for (int kk = 0; kk < c.K; ++kk) {
+        double bv = c.bKMajor ? b.value[size_t(c.bRow0 + n) * c.bCols + kk]
+                              : b.value[size_t(kk) * c.bCols + c.bRow0 + n];
+        ref += a.value[size_t(c.aRow0 + m) * c.K + kk] * bv;
+      }
+      float got = out[size_t(m) * c.N + n];
+      if (!(static_cast<double>(got) == ref) && bad++ < 5)
+        UNSCOPED_INFO("C[" << m << ", " << n << "] = " << got << ", expected " << ref);
+    }
+  CHECK(bad == 0);
+}
+
+} // namespace
+
+TEST_CASE("mma with a K-major B (trans of [N, K]), M = 128, f16 and bf16", "[mma]") {
+  runCase({"kmajor_f16", Dt::F16, 128, 64, 64, 64, 128, 64, 0, 0, true, 128, false});
+  runCase({"kmajor_bf16", Dt::BF16, 128, 64, 64, 64, 128, 64, 0, 0, true, 128, false});
+}
+
+TEST_CASE("mma with an MN-major B ([K, N], two 128-byte panels), f16 and bf16", "[mma]") {
+  runCase({"mnmajor_f16", Dt::F16, 64, 64, 64, 128, 64, 128, 0, 0, false, 128, false});
+  runCase({"mnmajor_bf16", Dt::BF16, 64, 64, 64, 128, 64, 128, 0, 0, false, 128, false});
+}
+
+TEST_CASE("mma on rows() views of 64-byte swizzled tiles (bf16)", "[mma]") {
+  runCase({"rows64b_bf16", Dt::BF16, 128, 32, 64, 32, 64, 32, 64, 32, true, 128, true});
+}
+
+TEST_CASE("mma through a 3-stage ring, 2 consumer warpgroups, inflight(1)", "[mma]") {
+  runCase({"ring_f16", Dt::F16, 128, 320, 128, 320, 128, 128, 0, 0, true, 384, false});
+}
+
+TEST_CASE("mma with f16 accumulation", "[mma]") {
+  tile::Context ctx(0);
+  tile::Module mod = tile::Module::fromFiles(ctx, mmaPtxPath());
+  tile::Kernel k = mod.kernel("f16acc");
+  auto rng = freshRng();
+  const int M = 64, N = 64, K = 64;
+  Operand a = randomOperand(rng, size_t(M) * K, Dt::F16);
+  Operand b = randomOperand(rng, size_t(N) * K, Dt::F16);
+  tile::DeviceBuffer<uint16_t> dA(a.bits.size()), dB(b.bits.size()), dC(size_t(M) * N);
+  dA.copyFrom(a.bits);
+  dB.copyFrom(b.bits);
+  dC.fillBytes(0xFF);
+  tile::LaunchConfig cfg;
+  cfg.block = tile::Dim3(128);
+  cfg.grid = tile::Dim3(1);
+  k.launch(cfg, tile::Tensor(dA, tile::TensorElement::F16, {M, K}),
+           tile::Tensor(dB, tile::TensorElement::F16, {N, K}), dC.ptr());
+  ctx.synchronize();
+  std::vector<uint16_t> out = dC.toHost();
+  size_t bad = 0;
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double ref = 0, mag = 0;
+      for (int kk = 0; kk < K; ++kk) {
+        double p = a.value[size_t(m) * K + kk] * b.value[size_t(n) * K + kk];
+        ref += p;
+        mag += std::fabs(p);
+      }
+      double got = arith_ref::halfToDouble(out[size_t(m) * N + n]);
+      if (!(std::fabs(got - ref) <= std::ldexp(mag, -10) + std::ldexp(1.0, -10)) && bad++ < 5)
+        UNSCOPED_INFO("C[" << m << ", " << n << "] = " << got << ", expected " << ref);
+    }
+  CHECK(bad == 0);
+}

@@ -1,0 +1,92 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+tile.kernel @rows() {
+  // expected-error @+1 {{fragment rows must be a positive multiple of 64, not 32}}
+  %x = tile.frag_zeros : !tile.frag<32x64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @cols() {
+  // expected-error @+1 {{fragment cols must be a multiple of 8 in 8..256, not 260}}
+  %x = tile.frag_zeros : !tile.frag<64x260xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @elem() {
+  // expected-error @+1 {{fragment elements are f32, f16 or bf16, not 'i32'}}
+  %x = tile.frag_zeros : !tile.frag<64x64xi32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k16(%r: i32) {
+  %a = tile.shared_alloc {static_count = 16384 : i64} -> !tile.ptr<f16, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  // expected-error @+1 {{k must be a positive multiple of 16}}
+  %x = tile.mma %acc, %a[%r], %a[%r] {a_k_major = true, b_k_major = true,
+      a_layout = #tile.layout<[64, 8], swizzle = 0, panel = 8>,
+      b_layout = #tile.layout<[64, 8], swizzle = 0, panel = 8>, k = 8}
+      : !tile.frag<64x64xf32>, !tile.ptr<f16, shared>, !tile.ptr<f16, shared>
+  tile.return
+}
+
+// -----
+
+tile.kernel @noswizzle(%r: i32) {
+  %a = tile.shared_alloc {static_count = 16384 : i64} -> !tile.ptr<f16, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  // expected-error @+1 {{operand a must be a 32/64/128-byte swizzled tile}}
+  %x = tile.mma %acc, %a[%r], %a[%r] {a_k_major = true, b_k_major = true,
+      a_layout = #tile.layout<[64, 16], swizzle = 0, panel = 16>,
+      b_layout = #tile.layout<[64, 16], swizzle = 32, panel = 16>, k = 16}
+      : !tile.frag<64x64xf32>, !tile.ptr<f16, shared>, !tile.ptr<f16, shared>
+  tile.return
+}
+
+// -----
+
+tile.kernel @inner(%r: i32) {
+  %a = tile.shared_alloc {static_count = 16384 : i64} -> !tile.ptr<f16, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  // expected-error @+1 {{operand b's inner dimension must be N}}
+  %x = tile.mma %acc, %a[%r], %a[%r] {a_k_major = true, b_k_major = false,
+      a_layout = #tile.layout<[64, 64], swizzle = 128, panel = 64>,
+      b_layout = #tile.layout<[64, 128], swizzle = 128, panel = 64>, k = 64}
+      : !tile.frag<64x64xf32>, !tile.ptr<f16, shared>, !tile.ptr<f16, shared>
+  tile.return
+}
+
+// -----
+
+tile.kernel @f32operands(%r: i32) {
+  %a = tile.shared_alloc {static_count = 16384 : i64} -> !tile.ptr<f32, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  // expected-error @+1 {{operands must be f16 or bf16}}
+  %x = tile.mma %acc, %a[%r], %a[%r] {a_k_major = true, b_k_major = true,
+      a_layout = #tile.layout<[64, 32], swizzle = 128, panel = 32>,
+      b_layout = #tile.layout<[64, 32], swizzle = 128, panel = 32>, k = 32}
+      : !tile.frag<64x64xf32>, !tile.ptr<f32, shared>, !tile.ptr<f32, shared>
+  tile.return
+}
+
+// -----
+
+tile.kernel @extract(%r: i32) {
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  // expected-error @+1 {{index must be below the elements per thread (32)}}
+  %x = tile.frag_extract %acc[32] : !tile.frag<64x64xf32> -> f32
+  tile.return
+}
+
+// -----
+
+tile.kernel @wait() {
+  // expected-error @+1 {{pending must be 0..7}}
+  tile.wgmma_wait 8
+  tile.return
+}
