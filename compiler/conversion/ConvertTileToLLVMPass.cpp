@@ -40,6 +40,7 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     tile::populateTileTmaToNVVMPatterns(converter, patterns);
     tile::populateTileWarpToNVVMPatterns(converter, patterns);
     tile::populateTileLocalArrayToLLVMPatterns(converter, patterns);
+    tile::populateTileEpilogueToNVVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
 

@@ -190,6 +190,9 @@ const BuiltinName kBuiltins[] = {
     {Builtin::Copysign, "copysign"},
     {Builtin::CachePolicy, "cache_policy"},
     {Builtin::Pack, "pack"},
+    {Builtin::FragRow, "frag_row"},
+    {Builtin::FragCol, "frag_col"},
+    {Builtin::RowVector, "row_vector"},
 };
 } // namespace
 

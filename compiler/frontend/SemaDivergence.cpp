@@ -322,7 +322,10 @@ private:
       diags_.note(control.where, "this decision differs between lanes");
       return;
     }
-    bool cta = c.builtin == Builtin::SyncThreads;
+    // A TMA store the whole role issues (SemaTma.cpp) contains the role's
+    // barrier: the same rule as its sync_threads().
+    bool cta = c.builtin == Builtin::SyncThreads ||
+               (c.builtin == Builtin::CopyAsync && c.tma.roleCollective);
     bool cluster = c.builtin == Builtin::ClusterSync || c.builtin == Builtin::ClusterArrive ||
                    c.builtin == Builtin::ClusterWait;
     if ((cta && control.level < PerWarp) || (cluster && control.level < PerCta) ||
@@ -331,7 +334,7 @@ private:
     std::string between = control.level >= PerWarp ? "threads" : "CTAs";
     if (cta && c.role) {
       diags_.warning(c.loc,
-                     "sync_threads() in role '" + c.role->name +
+                     c.callee + "() in role '" + c.role->name +
                          "' in control flow that its threads may take differently: it is the "
                          "role's barrier over " +
                          std::to_string(c.role->threads()) +

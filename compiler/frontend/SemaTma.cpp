@@ -537,6 +537,13 @@ Type Sema::checkTmaCall(CallExpr &e) {
     tensor->swizzleBytes = tile->swizzleBytes;
     tensor->firstCopy = &e;
   }
+  // Inside a role, a TMA store the role's threads reach together (after they
+  // wrote the tile, e.g. with fragment stores) is issued by one elected
+  // thread between two barriers of the role (MLIRGenEpilogue.cpp).
+  if (isStore && curRole_ && !inSingleThread()) {
+    e.tma.roleCollective = true;
+    return Type::voidTy();
+  }
   if (!inSingleThread() && !inRingProduce()) {
     error(e.loc, "copy_async here would be issued by every thread",
           "a TMA copy is issued by one thread: wrap it in `if thread_id() == 0 { ... }` (or "

@@ -419,6 +419,21 @@ public:
 
   /// The layout of an n-D array or TMA tile (null for a plain 1-D array).
   TileLayoutAttr tileLayout(const fe::SharedArrayStmt &s);
+
+  // Issue #9 epilogue on fragments (MLIRGenEpilogue.cpp).
+  FragType epilogueFragType(const fe::Type &t);
+  Value genFragmentBinary(const fe::BinaryExpr &e);
+  Value genFragmentNeg(const fe::UnaryExpr &e);
+  Value genFragmentCast(const fe::CastExpr &e);
+  /// min/max/fma of fragments, frag_row/frag_col, row_vector, fragment stores.
+  static bool isEpilogueCall(const fe::CallExpr &e);
+  Value genEpilogueCall(const fe::CallExpr &e);
+  Value genFragmentCall(const fe::CallExpr &e);
+  void genFragmentStore(const fe::CallExpr &e);
+  /// copy_async(C[...], tile) reached by a whole role: barrier, elected
+  /// store + commit + wait.read, barrier.
+  void genRoleTmaStore(const fe::CallExpr &e, Value map, ValueRange coords, Value tile,
+                       TileLayoutAttr layout);
   /// Address of `t[i, j, ...]` (or `t[i]` row-major linear) through tile_element.
   Value genTileAddress(const fe::IndexExpr &e);
   Value genTmaCall(const fe::CallExpr &e);

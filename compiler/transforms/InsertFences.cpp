@@ -11,7 +11,8 @@
 // needs fence.proxy.async.shared::cta by the writers after their writes and
 // before the barrier that orders them before the store (PTX ISA 8.6
 // "Proxies"; ASYNC-DESIGN.md rule 5): the fence goes right before the
-// nearest barrier preceding the store (every writer runs it), or before the
+// nearest barrier preceding the store (every writer runs it; inside a role,
+// the role's named barrier), or before the
 // store itself when no barrier precedes it (the issuing thread wrote it). One
 // fence per barrier, never duplicated.
 //===----------------------------------------------------------------------===//
@@ -42,12 +43,13 @@ bool fencedAfter(Operation *init) {
   return false;
 }
 
-/// The nearest tile.barrier before op in program order (its block, then its
-/// ancestors' blocks), or nullptr.
+/// The nearest barrier before op in program order (its block, then its
+/// ancestors' blocks), or nullptr: tile.barrier, or inside a role the role's
+/// tile.named_barrier (the writers of a tile a role stores are its threads).
 Operation *precedingBarrier(Operation *op) {
   for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
     for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode())
-      if (isa<BarrierOp>(prev))
+      if (isa<BarrierOp, NamedBarrierOp>(prev))
         return prev;
   return nullptr;
 }

@@ -52,6 +52,10 @@ class KernelOp;
 /// byval [128 x i8], align 64, nvvm.grid_constant on the tensor-map arguments.
 void setTensorMapArgAttrs(KernelOp kernel, LLVM::LLVMFuncOp func);
 void populateTileWarpToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+/// Fragment epilogue (issue #9): element-wise math, conversions, row/column
+/// indices, row vectors, stores into tiles (stmatrix) and memory: EpilogueToNVVM.cpp.
+void populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
+                                        RewritePatternSet &patterns);
 /// tile.local_array (issue #11 register arrays): LocalArrayToLLVM.cpp.
 void populateTileLocalArrayToLLVMPatterns(LLVMTypeConverter &converter,
                                           RewritePatternSet &patterns);

@@ -209,6 +209,10 @@ enum class Builtin {
   // Issue #8.6 / #11.6 (cache): L2 policies and packed vectors.
   CachePolicy,
   Pack,
+  // Issue #9 epilogue on fragments (SemaEpilogue.cpp).
+  FragRow,   // frag_row(f): each element's row index (an f32 fragment like f)
+  FragCol,   // frag_col(f): each element's column index
+  RowVector, // row_vector(p, f): element [r, c] = p[c]
 };
 const char *builtinName(Builtin b);
 Builtin builtinFromName(const std::string &name);
@@ -479,6 +483,9 @@ public:
     int multicastAxis = -1;         // multicast = x|y|z (0..2), 3 = all; -1 none
     int64_t bytes = 0;              // bytes landing in this CTA's tile per copy (expect_tx)
     int64_t extent = 0;             // dim(t, d): the extent
+    /// A TMA store a whole role reaches (not under a single-thread
+    /// condition): role barrier, one elected thread, barrier (issue #9).
+    bool roleCollective = false;
   } tma;
   MemoryHints hints;                               // [sema] load/store cache hints, vectors
   cache::Evict policyPrimary = cache::Evict::None; // [sema] cache_policy(P, ...)
