@@ -27,6 +27,7 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     LLVMTypeConverter converter(ctx, options);
     tile::addTileTypeConversions(converter);
     tile::addTensorMapTypeConversion(converter);
+    tile::addFragTypeConversion(converter);
 
     RewritePatternSet patterns(ctx);
     tile::populateTileKernelToLLVMPatterns(converter, patterns);
@@ -40,6 +41,7 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     tile::populateTileTmaToNVVMPatterns(converter, patterns);
     tile::populateTileWarpToNVVMPatterns(converter, patterns);
     tile::populateTileLocalArrayToLLVMPatterns(converter, patterns);
+    tile::populateTileMmaToNVVMPatterns(converter, patterns);
     tile::populateTileEpilogueToNVVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

@@ -3,6 +3,7 @@
 #include "tilec/Compiler.h"
 #include "tilec/Passes.h"
 
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -43,6 +44,9 @@ void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOpti
 void mlir::tile::buildTileLoweringPipeline(OpPassManager &pm, const TilePipelineOptions &) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertTileToLLVM());
+  // NVVM ops without an LLVM intrinsic (nvvm.wgmma.mma_async) become inline
+  // PTX; ops with one are left for LLVM IR translation.
+  pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 }

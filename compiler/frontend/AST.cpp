@@ -190,11 +190,17 @@ const BuiltinName kBuiltins[] = {
     {Builtin::Copysign, "copysign"},
     {Builtin::CachePolicy, "cache_policy"},
     {Builtin::Pack, "pack"},
+    {Builtin::Zeros, "zeros"},
+    {Builtin::Mma, "mma"},
+    {Builtin::Rows, "rows"},
+    {Builtin::Trans, "trans"},
     {Builtin::FragRow, "frag_row"},
     {Builtin::FragCol, "frag_col"},
     {Builtin::RowVector, "row_vector"},
 };
 } // namespace
+
+bool isTileViewBuiltin(Builtin b) { return b == Builtin::Rows || b == Builtin::Trans; }
 
 const char *builtinName(Builtin b) {
   for (const BuiltinName &n : kBuiltins)

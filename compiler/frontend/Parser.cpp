@@ -346,6 +346,8 @@ TypeSyntax Parser::parseType() {
     Token t = consume();
     return {t.loc, Type::vector(t.text == "f16x2" ? ScalarKind::F16 : ScalarKind::BF16, 2)};
   }
+  if (atFragType())
+    return parseFragType(); // ParserMma.cpp
   if (atIdent("vec")) {
     Token v = consume();
     const char *hint = "vector types are written vec<SCALAR, N> with N = 2, 4 or 8";
@@ -833,6 +835,8 @@ ExprPtr Parser::parsePrimary() {
     Token t = consume();
     if (t.text == "bitcast" && at(Tok::Lt))
       return parseBitcast(t);
+    if (t.text == "zeros" && atZeros())
+      return parseZeros(t); // ParserMma.cpp
     if (at(Tok::LParen))
       return parseCall(t);
     return std::make_unique<VarRefExpr>(t.loc, t.text);

@@ -83,6 +83,13 @@ StmtPtr Parser::parseRingAccess(int depth) {
   auto s =
       std::make_unique<RingAccessStmt>(kw.text == "produce" ? StmtAST::Produce : StmtAST::Consume,
                                        kw.loc, ring.text, ring.loc, std::move(stage));
+  if (kw.text == "consume" && atIdent("inflight") && peekTok().kind == Tok::LParen) {
+    // Issue #9: `inflight(n)`, n a constant expression (SemaMma.cpp).
+    s->inflightLoc = consume().loc;
+    consume(); // '('
+    s->inflightExpr = parseExpr();
+    expect(Tok::RParen, "')'", "write `consume RING as s inflight(N) { ... }`");
+  }
   expect(Tok::LBrace, "'{'", hint);
   s->body = parseBlock(depth + 1);
   return s;

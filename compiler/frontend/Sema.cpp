@@ -347,6 +347,9 @@ void Sema::checkLet(LetStmt &s) {
     Type want = s.annotation->type;
     if (want.isPointer() && want.scalar == ScalarKind::I1)
       error(s.annotation->loc, "pointers to i1 are not supported", "store booleans as i8");
+    if (want.isFragment() && !checkFragmentShape(s.annotation->loc, want.scalar, want.dims[0],
+                                                 want.dims[1]))
+      want = Type::invalid();
     t = checkValue(s.init, &want, "initializer of '" + d.name + "'",
                    "convert explicitly with `as`, or change the declared type");
     t = want;
@@ -761,6 +764,14 @@ void Sema::checkAssign(AssignStmt &s) {
           "pointers only move by element counts: `p += i`, `p -= i`");
     infer(s.value);
     finalize(s.value);
+    return;
+  }
+  if (target.isFragment()) { // issue #9: a `var` of a fragment is assigned whole
+    checkValue(s.value, &target, "assigned value", "assign a fragment of the same type and shape");
+    if (op)
+      error(s.loc, "'" + std::string(binaryOpSpelling(*op)) + "=' cannot be applied to " +
+                       target.str(),
+            "assign the whole fragment: `acc = mma(a, b, acc)`");
     return;
   }
   if (target.isVector()) { // a `var` of vec<T, N>: `=`, and `+= -= *=` on float vectors

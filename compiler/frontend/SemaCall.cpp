@@ -93,6 +93,8 @@ Type Sema::inferCall(CallExpr &e) {
     return checkCachePolicy(e);
   if (b == Builtin::Pack)
     return checkPack(e);
+  if (b == Builtin::Zeros || b == Builtin::Mma || isTileViewBuiltin(b))
+    return checkMmaCall(e); // SemaMma.cpp
   if (b == Builtin::Fence || b == Builtin::FenceProxyAsync || b == Builtin::FenceMBarrierInit ||
       b == Builtin::ClusterArrive || b == Builtin::ClusterWait)
     return checkFenceCall(e);

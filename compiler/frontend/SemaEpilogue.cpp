@@ -249,7 +249,10 @@ Type Sema::checkFragmentStore(CallExpr &e) {
     v = finalize(e.args[1]);
   if (dst.isInvalid() || v.isInvalid())
     return Type::invalid();
-  const NamedArg *stride = findNamedArg(e, "row_stride");
+  NamedArg *stride = nullptr;
+  for (NamedArg &na : e.namedArgs)
+    if (na.name == "row_stride")
+      stride = &na;
   if (!v.isFragment()) {
     error(e.args[0]->loc, "the first argument of store must be an element access like `p[i]`",
           "write `store(p[i], ...)`; only a fragment is stored into a tile `store(t, acc)` or "

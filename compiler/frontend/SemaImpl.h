@@ -257,6 +257,18 @@ public:
   /// args[0] of a memory builtin names an element of a local array.
   bool rejectLocalArrayAccess(CallExpr &e);
 
+  // ---- SemaMma.cpp: fragments, mma and its operand views, inflight(n) (issue #9)
+  /// frag<T>[M, N] / zeros<T>[M, N]: element type and wgmma shape.
+  bool checkFragmentShape(const Location &loc, ScalarKind k, int64_t m, int64_t n);
+  /// zeros, mma; rows/trans anywhere but an operand position are errors.
+  Type checkMmaCall(CallExpr &e);
+  Type checkMma(CallExpr &e);
+  bool checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *which);
+  /// Operand tiles of mma get the TMA tile layout (into tmaTileNames_).
+  void collectMmaTileNames(const Block &body);
+  /// After a consume's body: inflight(n), the drain loop, accumulator uses.
+  void checkConsumeInflight(RingAccessStmt &s);
+
   // ---- SemaRings.cpp: pipeline rings, produce and consume
   void checkRing(RingStmt &r, bool kernelTopLevel);
   void checkRingAccess(RingAccessStmt &s);

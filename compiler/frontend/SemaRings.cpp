@@ -269,6 +269,7 @@ void Sema::checkRingAccess(RingAccessStmt &s) {
   checkBlock(s.body, false);
   popScope();
   ringAccess_ = outer;
+  checkConsumeInflight(s); // SemaMma.cpp (issue #9)
   if (!s.isProduce() || !ok || diags_.numErrors() != errorsBefore)
     return;
   if (!checkProduceStmts(s.body))

@@ -140,7 +140,10 @@ bool Sema::checkPlainArrayUse(const ExprAST &e, const char *what) {
   return false;
 }
 
-void Sema::collectTmaTileNames(const Block &body) { collectCopyTiles(body, tmaTileNames_); }
+void Sema::collectTmaTileNames(const Block &body) {
+  collectCopyTiles(body, tmaTileNames_);
+  collectMmaTileNames(body); // SemaMma.cpp: mma operands are read with the tile layout
+}
 
 bool Sema::inSingleThread() const {
   for (const ExprAST *g : ifGuards_)

@@ -125,6 +125,8 @@ bool Type::operator==(const Type &o) const {
     return scalar == o.scalar && lanes == o.lanes;
   case LocalArray:
     return scalar == o.scalar && staticLength == o.staticLength;
+  case Fragment:
+    return scalar == o.scalar && dims == o.dims;
   default:
     return true;
   }
@@ -176,6 +178,8 @@ std::string Type::str() const {
     return "cache_policy";
   case LocalArray:
     return "local<" + e + ">[" + len() + "]";
+  case Fragment:
+    return "frag<" + e + ">[" + std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + "]";
   }
   return "?";
 }

@@ -147,11 +147,13 @@ void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
   case fe::StmtAST::Assign:
     return genAssign(*s.as<fe::AssignStmt>());
   case fe::StmtAST::For:
-    return genFor(*s.as<fe::ForStmt>());
+    genFor(*s.as<fe::ForStmt>());
+    return genMmaDrains(s); // MLIRGenMma.cpp
   case fe::StmtAST::If:
     return genIf(*s.as<fe::IfStmt>());
   case fe::StmtAST::While:
-    return genWhile(*s.as<fe::WhileStmt>());
+    genWhile(*s.as<fe::WhileStmt>());
+    return genMmaDrains(s);
   case fe::StmtAST::ExprStmt:
     genExpr(*s.as<fe::ExprStmtAST>()->expr);
     return;

@@ -46,12 +46,12 @@ Value MLIRGenImpl::genFragmentBinary(const fe::BinaryExpr &e) {
   }
   // `/` is never contracted; + - * follow --fmad like the scalar operators.
   bool contract = kind != FragArithKind::div && contractFlags() == arith::FastMathFlags::contract;
-  return FragArithOp::create(builder, l, epilogueFragType(e.type), lhs, rhs, kind,
-                             contract ? builder.getUnitAttr() : UnitAttr());
+  return FragArithOp::create(builder, l, epilogueFragType(e.type), lhs, rhs, kind, contract);
 }
 
 Value MLIRGenImpl::genFragmentNeg(const fe::UnaryExpr &e) {
-  return FragNegOp::create(builder, loc(e.loc), genExpr(*e.operand));
+  Value v = genExpr(*e.operand);
+  return FragNegOp::create(builder, loc(e.loc), v.getType(), v);
 }
 
 Value MLIRGenImpl::genFragmentCast(const fe::CastExpr &e) {
@@ -98,7 +98,7 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]);
     return FragArithOp::create(builder, l, type, a, b,
                                e.builtin == BI::Min ? FragArithKind::min : FragArithKind::max,
-                               UnitAttr());
+                               /*contract=*/false);
   }
   }
 }

@@ -494,6 +494,9 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::PrefetchTensor:
   case BI::Dim:
     return genTmaCall(e);
+  case BI::Zeros:
+  case BI::Mma:
+    return genMmaCall(e); // MLIRGenMma.cpp
   case BI::Arrive:
   case BI::ArriveExpectTx:
   case BI::ExpectTx:

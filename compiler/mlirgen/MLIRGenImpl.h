@@ -166,6 +166,8 @@ private:
                                 static_cast<unsigned>(t.dims.size()));
     if (t.isVector())
       return vectorType(t);
+    if (t.isFragment()) // issue #9
+      return FragType::get(builder.getContext(), t.dims[0], t.dims[1], scalarType(t.scalar));
     if (t.kind == fe::Type::CachePolicy)
       return builder.getI64Type();
     if (t.isPointer())
@@ -468,6 +470,24 @@ public:
   /// The producer tail of every ring the current role (or the kernel
   /// without roles) produces: wait until its last S stages are released.
   void genRingTails(Location l);
+  /// The consumer's release of one stage (bar.warp.sync, then the arrives).
+  void genRingRelease(Location l, const fe::RingStmt &r, Value emptyPtr);
+
+  //===--------------------------------------------------------------------===//
+  // Fragments and mma (MLIRGenMma.cpp, issue #9)
+  //===--------------------------------------------------------------------===//
+  Value genMmaCall(const fe::CallExpr &e);
+  /// wgmma.fence at the top of a consume block that issues mma.
+  void genMmaConsumeStart(const fe::RingAccessStmt &s);
+  /// commit + wait(n) at its end; with n > 0 the delayed release (true: the
+  /// caller must not release the current stage itself).
+  bool genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage);
+  /// After a loop: the drains (wait_group 0 + pending releases) of the
+  /// consumes with inflight(n > 0) whose innermost loop it is.
+  void genMmaDrains(const fe::StmtAST &loop);
+  /// Per (ring, role): stages consumed but not yet released (an i32 slot).
+  std::map<std::pair<const fe::RingStmt *, const fe::RoleAST *>, Value> mmaPending;
+  std::multimap<const fe::StmtAST *, const fe::RingAccessStmt *> mmaDrains;
 
   //===--------------------------------------------------------------------===//
   // Issue #11: local arrays, unrolled loops, inlined functions (MLIRGenAbstr.cpp)

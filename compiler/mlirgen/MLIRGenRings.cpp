@@ -188,8 +188,22 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
   nameWait(wait, r.decl->name + ".full",
            "ring '" + r.decl->name + "' full barrier of the stage; its phase completes with " +
                Twine(r.txBytes) + " bytes and the producer's arrival");
+  if (s.issuesMma) // issue #9 (MLIRGenMma.cpp): wgmma.fence before the block's first mma
+    genMmaConsumeStart(s);
   genBlock(s.body, 0);
   Location end = loc(s.loc);
+  if (s.issuesMma && genMmaConsumeEnd(s, stage)) { // the release is delayed by inflight(n)
+    advanceRing(end, r, st);
+    return;
+  }
+  genRingRelease(end, r, emptyPtr);
+  advanceRing(end, r, st);
+}
+
+/// Every warp of the consuming role releases the stage at `emptyPtr`: after
+/// bar.warp.sync, lane q < G arrives on the q-th multicast peer's barrier.
+void MLIRGenImpl::genRingRelease(Location end, const fe::RingStmt &r, Value emptyPtr) {
+  Type i32 = builder.getI32Type();
   // Rule 5: the lanes' generic reads of the slot are ordered before the
   // release (bar.warp.sync orders the memory of the participating lanes,
   // PTX ISA 9.7.13.3; the arrive is a release).
@@ -242,7 +256,6 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
                           "' empty[stage]: the slot may be refilled");
     }
   }
-  advanceRing(end, r, st);
 }
 
 void MLIRGenImpl::genRingTails(Location l) {

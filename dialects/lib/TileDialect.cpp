@@ -39,6 +39,13 @@ LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type
                          << stringifyAddressSpace(space) << " memory";
     return success();
   }
+  // A `var` of a fragment (issue #9) is a local slot of the whole fragment
+  // (SROA keeps it in registers).
+  if (isa<FragType>(elementType)) {
+    if (space != AddressSpace::local)
+      return emitError() << "fragments are pointees only in local memory (a `var`)";
+    return success();
+  }
   // A `var` of a vector type (vec<T, N>, f16x2) is a local slot of the vector.
   if (auto vec = dyn_cast<VectorType>(elementType)) {
     if (space != AddressSpace::local)
@@ -60,6 +67,8 @@ int64_t mlir::tile::scalarByteWidth(Type type) {
     return vec.getNumElements() * scalarByteWidth(vec.getElementType());
   if (isa<PtrType>(type))
     return 8; // a pointer held in a `var` (local memory only); 8 covers every space
+  if (isa<FragType>(type))
+    return 4; // a fragment in a `var` slot: aligned as its 32-bit registers
   if (type.isInteger(1))
     return 1;
   return (type.getIntOrFloatBitWidth() + 7) / 8;

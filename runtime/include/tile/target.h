@@ -94,6 +94,55 @@ inline constexpr int64_t kRegistersPerSM = 65536;
 inline constexpr int kMinSetMaxNReg = 24;
 inline constexpr int kMaxSetMaxNReg = 256;
 inline constexpr int kRegisterGranule = 8;
+//===- wgmma (issue #9): shapes and the accumulator fragment layout.
+
+/// One wgmma.mma_async computes a 64 x N x 16 block for 16-bit operands
+/// (PTX ISA 9.7.15.5 "wgmma.mma_async": shapes .m64nNk16 for .f16/.bf16).
+inline constexpr int kWgmmaM = 64;
+inline constexpr int kWgmmaK16Bit = 16;
+/// N of .m64nNk16: a multiple of 8 in 8..256.
+inline constexpr int kWgmmaMinN = 8;
+inline constexpr int kWgmmaMaxN = 256;
+inline constexpr int kWgmmaNStep = 8;
+/// wgmma.wait_group N: at most this many groups may stay pending in the
+/// compiler's placement (the ring's stages bound it further).
+inline constexpr int kWgmmaMaxInflight = 7;
+
+/// Elements of an M x N accumulator fragment held by each of the 128 threads
+/// of the warpgroup (PTX ISA 9.7.15.5.1 "Matrix fragments for
+/// wgmma.mma_async.m64nNk16", D: N/2 elements per thread per 64-row block).
+constexpr int64_t wgmmaFragmentElements(int64_t m, int64_t n) {
+  return m * n / kWarpgroupSize;
+}
+
+/// Row and column of element `e` (0 .. wgmmaFragmentElements - 1) held by
+/// thread `t` (0..127, the thread's index in its warpgroup) of an M x N
+/// fragment: per 64-row block b (M = 128: block 0 then block 1), warp w = t/32
+/// owns rows 16w .. 16w+15; with lane l = t % 32 and i = e % (N/2):
+///   row = 64b + 16w + l/4 + 8 * ((i % 4) / 2),  col = 8 * (i / 4) + 2 * (l % 4) + i % 2.
+/// 16-bit fragments pack elements 2k and 2k+1 (two adjacent columns) into
+/// 32-bit register k.
+struct FragmentCoord {
+  int64_t row, col;
+};
+constexpr FragmentCoord wgmmaFragmentCoord(int64_t n, int64_t e, int64_t t) {
+  int64_t perBlock = n / 2;
+  int64_t b = e / perBlock, i = e % perBlock;
+  int64_t w = t / kWarpSize, l = t % kWarpSize;
+  return {kWgmmaM * b + 16 * w + l / 4 + 8 * ((i % 4) / 2), 8 * (i / 4) + 2 * (l % 4) + i % 2};
+}
+
+/// Shared-memory matrix descriptor of wgmma (PTX ISA 9.7.15.5.1.2 "Matrix
+/// Descriptor Format"): bits 0-13 start address >> 4, 16-29 leading dimension
+/// byte offset >> 4, 32-45 stride dimension byte offset >> 4, 49-51 base
+/// offset, 62-63 swizzle mode (0 none, 1 128B, 2 64B, 3 32B).
+inline constexpr int kWgmmaDescLboShift = 16;
+inline constexpr int kWgmmaDescSboShift = 32;
+inline constexpr int kWgmmaDescSwizzleShift = 62;
+constexpr int64_t wgmmaSwizzleMode(int64_t swizzleBytes) {
+  return swizzleBytes == 128 ? 1 : swizzleBytes == 64 ? 2 : swizzleBytes == 32 ? 3 : 0;
+}
+
 /// Named barriers per CTA: ids 0..15; id 0 is the CTA-wide `bar.sync 0`
 /// (PTX ISA 9.7.13.1 bar/barrier).
 inline constexpr int kNumNamedBarriers = 16;

@@ -59,6 +59,11 @@ void populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
 /// tile.local_array (issue #11 register arrays): LocalArrayToLLVM.cpp.
 void populateTileLocalArrayToLLVMPatterns(LLVMTypeConverter &converter,
                                           RewritePatternSet &patterns);
+/// Issue #9 (MmaToNVVM.cpp): `!tile.frag` -> the LLVM struct of its
+/// registers; tile.frag_zeros, tile.mma (wgmma.mma_async with descriptors),
+/// tile.wgmma_fence / wgmma_commit / wgmma_wait.
+void addFragTypeConversion(LLVMTypeConverter &converter);
+void populateTileMmaToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 } // namespace mlir::tile
 
 #endif

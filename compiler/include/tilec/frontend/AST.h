@@ -209,11 +209,18 @@ enum class Builtin {
   // Issue #8.6 / #11.6 (cache): L2 policies and packed vectors.
   CachePolicy,
   Pack,
+  // Issue #9 (mma, SemaMma.cpp): fragments and wgmma.
+  Zeros, // zeros<T>[M, N]: CallExpr::typeArg is T, args M and N
+  Mma,   // mma(a, b, acc)
+  Rows,  // rows(t, i, n): an operand view (of mma, store)
+  Trans, // trans(t): an operand view read transposed
   // Issue #9 epilogue on fragments (SemaEpilogue.cpp).
   FragRow,   // frag_row(f): each element's row index (an f32 fragment like f)
   FragCol,   // frag_col(f): each element's column index
   RowVector, // row_vector(p, f): element [r, c] = p[c]
 };
+/// Rows, Trans: views of a shared tile that only mma (and store) take.
+bool isTileViewBuiltin(Builtin b);
 const char *builtinName(Builtin b);
 Builtin builtinFromName(const std::string &name);
 /// A keyword of another language that users try (break, fn, elif, const,
@@ -487,6 +494,18 @@ public:
     /// condition): role barrier, one elected thread, barrier (issue #9).
     bool roleCollective = false;
   } tma;
+  /// [sema] mma(a, b, acc) (SemaMma.cpp): each operand's tile and view.
+  struct MmaOperand {
+    SharedArrayStmt *tile = nullptr; // the 2-D shared tile (a ring stage's tile too)
+    const ExprAST *rowBlock = nullptr; // rows(t, i, n): i (the view starts at row i * n)
+    int64_t viewRows = 0;            // rows of the view (n, or the tile's rows)
+    bool transposed = false;         // trans(...): the tile read transposed
+  };
+  struct Mma {
+    MmaOperand a, b;
+    int64_t k = 0;          // the K extent of the product
+    bool inConsume = false; // inside a consume block (placement: MLIRGenMma.cpp)
+  } mma;
   MemoryHints hints;                               // [sema] load/store cache hints, vectors
   cache::Evict policyPrimary = cache::Evict::None; // [sema] cache_policy(P, ...)
   double policyFraction = 1.0;                     // [sema] cache_policy(..., fraction = f)
@@ -698,6 +717,13 @@ public:
   Block body;
   RingStmt *ring = nullptr; // [sema]
   const RoleAST *role = nullptr; // [sema] the role it runs in (none without roles)
+  /// Issue #9: `consume r as s inflight(n)`: up to n wgmma groups stay in
+  /// flight after the block, and the stage's release is delayed by n blocks.
+  int64_t inflight = 0;
+  Location inflightLoc; // the `inflight` keyword, when written
+  ExprPtr inflightExpr; // n as written (a constant expression)
+  bool issuesMma = false;            // [sema] an mma in the body
+  const StmtAST *drainLoop = nullptr; // [sema] the innermost loop around it (drained after it)
 };
 
 enum class AssignOp { Assign, Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr };

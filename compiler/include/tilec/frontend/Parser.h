@@ -86,6 +86,11 @@ private:
   ExprPtr parseConditional();
   /// `bitcast<T>(x)`: the name was consumed; at '<'.
   ExprPtr parseBitcast(Token name);
+  // ParserMma.cpp (issue #9): `frag<T>[M, N]` and `zeros<T>[M, N]`.
+  bool atFragType() const;
+  TypeSyntax parseFragType();
+  bool atZeros() const;
+  ExprPtr parseZeros(Token name);
   ExprPtr parseCastExpr();
   ExprPtr parseUnary();
   ExprPtr parsePostfix();

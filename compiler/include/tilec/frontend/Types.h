@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "tile/target.h"
+
 namespace tile::frontend {
 
 // U8..U64 and F64 (issue #11) come last: other branches append too.
@@ -70,6 +72,10 @@ struct Type {
     Vector,      // vec<scalar, lanes>: lanes 2, 4 or 8, 4/8/16 bytes; f16x2 = vec<f16, 2>
     CachePolicy, // the opaque L2 policy of cache_policy(...) (a .b64 register)
     LocalArray,    // local<scalar>[N]: staticLength = N, space Local (issue #11)
+    // Issue #9 (mma): frag<scalar>[M, N], one warpgroup's wgmma accumulator:
+    // dims = {M, N}; each thread holds fragmentElements() of them in the PTX
+    // wgmma D layout (tile::target::wgmmaFragmentCoord).
+    Fragment,
   };
   Kind kind = Invalid;
   ScalarKind scalar = ScalarKind::I32;       // Scalar: itself; others: element type
@@ -176,6 +182,17 @@ struct Type {
     return t;
   }
   bool isVector() const { return kind == Vector; }
+  /// frag<elem>[m, n] (issue #9; MLIR !tile.frag<MxNxT>, class mlir::tile::FragType).
+  static Type fragment(ScalarKind elem, int64_t m, int64_t n) {
+    Type t;
+    t.kind = Fragment;
+    t.scalar = elem;
+    t.dims = {m, n};
+    return t;
+  }
+  bool isFragment() const { return kind == Fragment; }
+  /// Elements each of the warpgroup's 128 threads holds (M * N / 128).
+  int64_t fragmentElements() const { return ::tile::target::wgmmaFragmentElements(dims[0], dims[1]); }
   /// f16x2 / bf16x2: the packed types with add/sub/mul/fma/min/max.f16x2.
   bool isPacked() const {
     return kind == Vector && lanes == 2 &&

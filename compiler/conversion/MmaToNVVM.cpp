@@ -1,0 +1,193 @@
+//===- MmaToNVVM.cpp - fragments and wgmma -> NVVM -------------------------===//
+//
+// Issue #9 (PTX ISA 9.7.15 "Asynchronous Warpgroup Level Matrix
+// Instructions"):
+//  - !tile.frag<MxNxT> is the struct nvvm.wgmma.mma_async takes and returns:
+//    M*N/128 f32, or M*N/256 i32 holding f16x2 / bf16x2 pairs. A fragment of
+//    M = 128 is row block 0's registers then block 1's.
+//  - tile.mma is M/64 x K/16 nvvm.wgmma.mma_async.m64nNk16 (k outer, row
+//    blocks inner, so consecutive wgmmas use different accumulators), each
+//    with shared-memory matrix descriptors (9.7.15.5.1.2) computed from the
+//    operand tile's #tile.layout:
+//      start = (shared address of the first element) >> 4, 14 bits;
+//      K-major, swizzled: rows are the swizzle span S bytes apart (the panel
+//        width), 8-row core groups SBO = 8*S apart; LBO is unused (1);
+//      MN-major, swizzled: 8-row groups along K SBO = 8*S apart; LBO = the
+//        distance between S-byte column blocks along M/N = one panel of the
+//        tile (rows * S bytes);
+//      swizzle mode 1/2/3 for 128/64/32 bytes, base offset 0 (tiles are
+//      1024-byte aligned and views start on an 8-row atom).
+//    A k16 step moves the start address 32 bytes inside the swizzle atom
+//    (K-major; to the next panel every S/32 steps) or 16 rows down
+//    (MN-major): the hardware applies the swizzle to the final address, as
+//    TMA did when it wrote the tile.
+//  - tile.wgmma_fence / wgmma_commit / wgmma_wait map one to one.
+// nvvm.wgmma.mma_async is an inline-asm op: the pipeline runs
+// convert-nvvm-to-llvm after this conversion (Pipeline.cpp).
+//===----------------------------------------------------------------------===//
+#include "tile/Dialect/TileDialect.h"
+#include "tile/target.h"
+#include "tilec/Conversion/TileToLLVM.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+namespace target = ::tile::target;
+
+namespace {
+
+/// The LLVM struct of `count` registers of the fragment's register type.
+LLVM::LLVMStructType registerStruct(MLIRContext *ctx, FragType frag, int64_t count) {
+  Type reg = frag.isPacked() ? Type(IntegerType::get(ctx, 32)) : Type(Float32Type::get(ctx));
+  return LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(count, reg));
+}
+
+Value i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
+}
+Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
+}
+
+/// One operand's descriptor for the wgmma at (row block offset mn0, k0):
+/// the constant part (LBO, SBO, swizzle) or'ed with the start address.
+Value descriptor(OpBuilder &b, Location loc, Value tile, Value row, TileLayoutAttr layout,
+                 bool kMajor, int64_t mn0, int64_t k0, int64_t elemBytes) {
+  int64_t swizzle = layout.getSwizzle();           // bytes of one row of a panel
+  int64_t panel = layout.getPanel();               // elements of one row of a panel
+  int64_t panelBytes = layout.getRows() * swizzle; // one panel of the whole tile
+  // K-major: the tile's rows run along M/N and its inner dimension is K;
+  // MN-major: rows run along K and the inner dimension is M/N.
+  int64_t rowOff = kMajor ? mn0 : k0, innerOff = kMajor ? k0 : mn0;
+  int64_t bytes =
+      rowOff * swizzle + (innerOff / panel) * panelBytes + (innerOff % panel) * elemBytes;
+  int64_t lbo = kMajor ? 16 : panelBytes;
+  int64_t sbo = 8 * swizzle;
+  int64_t fixed = ((lbo >> 4) << target::kWgmmaDescLboShift) |
+                  ((sbo >> 4) << target::kWgmmaDescSboShift) |
+                  (target::wgmmaSwizzleMode(swizzle) << target::kWgmmaDescSwizzleShift);
+  // The shared-window address (32 bits suffice: shared memory is < 256 KB).
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), tile);
+  Value rowBytes = LLVM::MulOp::create(b, loc, row, i32Const(b, loc, swizzle));
+  addr = LLVM::AddOp::create(b, loc, addr, rowBytes);
+  if (bytes)
+    addr = LLVM::AddOp::create(b, loc, addr, i32Const(b, loc, bytes));
+  Value start = LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, addr, i32Const(b, loc, 4)),
+                                    i32Const(b, loc, 0x3FFF));
+  Value wide = LLVM::ZExtOp::create(b, loc, b.getI64Type(), start);
+  return LLVM::OrOp::create(b, loc, wide, i64Const(b, loc, fixed));
+}
+
+struct FragZerosLowering : ConvertOpToLLVMPattern<FragZerosOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(FragZerosOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    // Every register +0.0 (f32 0 and a pair of f16/bf16 +0.0 are all-zero bits).
+    rewriter.replaceOpWithNewOp<LLVM::ZeroOp>(op, getTypeConverter()->convertType(op.getType()));
+    return success();
+  }
+};
+
+struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(MmaOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    FragType frag = op.getAcc().getType();
+    Type elem = cast<PtrType>(op.getA().getType()).getElementType();
+    int64_t elemBytes = scalarByteWidth(elem);
+    int64_t n = frag.getCols(), blocks = frag.getRows() / target::kWgmmaM;
+    int64_t perBlock = frag.getRegistersPerThread() / blocks;
+    auto blockType = registerStruct(ctx, frag, perBlock);
+    auto operandType = elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    auto accType = frag.isPacked() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::f32;
+    // imm-trans-a = 0 / imm-trans-b = 0 mean K-major; NVVM spells K-major A
+    // `row` and K-major B `col` (the transposes are layoutA and 1 - layoutB).
+    auto layoutA = op.getAKMajor() ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+    auto layoutB = op.getBKMajor() ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+
+    // Split the fragment into its 64-row blocks.
+    Value acc = adaptor.getAcc();
+    SmallVector<Value> parts;
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      Value part = LLVM::UndefOp::create(rewriter, loc, blockType);
+      for (int64_t r = 0; r < perBlock; ++r) {
+        Value v = LLVM::ExtractValueOp::create(rewriter, loc, acc, blk * perBlock + r);
+        part = LLVM::InsertValueOp::create(rewriter, loc, part, v, r);
+      }
+      parts.push_back(part);
+    }
+    for (int64_t k0 = 0; k0 < (int64_t)op.getK(); k0 += target::kWgmmaK16Bit) {
+      Value descB = descriptor(rewriter, loc, adaptor.getB(), adaptor.getBRow(), op.getBLayout(),
+                               op.getBKMajor(), 0, k0, elemBytes);
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        Value descA = descriptor(rewriter, loc, adaptor.getA(), adaptor.getARow(), op.getALayout(),
+                                 op.getAKMajor(), blk * target::kWgmmaM, k0, elemBytes);
+        parts[blk] = NVVM::WgmmaMmaAsyncOp::create(
+            rewriter, loc, blockType, parts[blk], descA, descB,
+            NVVM::MMAShapeAttr::get(ctx, target::kWgmmaM, n, target::kWgmmaK16Bit),
+            NVVM::WGMMATypesAttr::get(ctx, operandType),
+            NVVM::WGMMATypesAttr::get(ctx, operandType), NVVM::WGMMATypesAttr::get(ctx, accType),
+            NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+            NVVM::MMALayoutAttr::get(ctx, layoutA), NVVM::MMALayoutAttr::get(ctx, layoutB),
+            NVVM::MMAIntOverflowAttr());
+      }
+    }
+    Value result = LLVM::UndefOp::create(rewriter, loc, acc.getType());
+    for (int64_t blk = 0; blk < blocks; ++blk)
+      for (int64_t r = 0; r < perBlock; ++r) {
+        Value v = LLVM::ExtractValueOp::create(rewriter, loc, parts[blk], r);
+        result = LLVM::InsertValueOp::create(rewriter, loc, result, v, blk * perBlock + r);
+      }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct WgmmaFenceLowering : ConvertOpToLLVMPattern<WgmmaFenceOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(WgmmaFenceOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::WgmmaFenceAlignedOp>(op);
+    return success();
+  }
+};
+
+struct WgmmaCommitLowering : ConvertOpToLLVMPattern<WgmmaCommitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(WgmmaCommitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::WgmmaGroupSyncAlignedOp>(op);
+    return success();
+  }
+};
+
+struct WgmmaWaitLowering : ConvertOpToLLVMPattern<WgmmaWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(WgmmaWaitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(op, op.getPending());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::addFragTypeConversion(LLVMTypeConverter &converter) {
+  converter.addConversion([](FragType type) -> Type {
+    return registerStruct(type.getContext(), type, type.getRegistersPerThread());
+  });
+}
+
+void mlir::tile::populateTileMmaToNVVMPatterns(LLVMTypeConverter &converter,
+                                               RewritePatternSet &patterns) {
+  patterns.add<FragZerosLowering, MmaLowering, WgmmaFenceLowering, WgmmaCommitLowering,
+               WgmmaWaitLowering>(converter);
+}

@@ -1,0 +1,429 @@
+//===- SemaMma.cpp - fragments, operand views, mma, inflight ---------------===//
+//
+// Issue #9 (docs/language.md "Fragments and mma"):
+//  - zeros<T>[M, N] / frag<T>[M, N]: M a multiple of 64, N a multiple of 8
+//    in 8..256 (wgmma's m64nNk16 shapes, tile/target.h), T f32, f16, bf16.
+//  - mma(a, b, acc): a is a [M, K] view with K inner (a tile, rows(t, i, n)
+//    of one) or trans() of a [K, M] one; b a [K, N] view (MN-major) or
+//    trans() of an [N, K] one (K-major); f16 or bf16 operands of one type,
+//    an f32 or f16 accumulator; K a multiple of 16. Operand tiles get the
+//    TMA tile layout (SemaTma.cpp chooseTileLayout: the mma reads them with
+//    descriptors of that swizzle), which must be swizzled (32/64/128 bytes).
+//  - Only whole warpgroups run mma: inside a role, or in a kernel with an
+//    exact threads(T), T a multiple of 128 (the converged-control rule is
+//    SemaDivergence.cpp's).
+//  - consume ... inflight(n): 0 <= n < stages; the accumulators of its
+//    mma are used only by mma until the enclosing loop ends (their
+//    registers are being written by wgmma groups still in flight).
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+namespace tile::frontend {
+
+namespace T = ::tile::target;
+
+namespace {
+void collectMmaTiles(const ExprAST &e, std::unordered_set<std::string> &names) {
+  auto *c = e.as<CallExpr>();
+  if (!c)
+    return;
+  bool view = c->callee == "rows" || c->callee == "trans";
+  if (c->callee == "mma" || view) {
+    for (size_t i = 0; i < c->args.size() && i < (view ? 1 : 2); ++i) {
+      if (auto *v = c->args[i]->as<VarRefExpr>())
+        names.insert(v->name);
+      else
+        collectMmaTiles(*c->args[i], names);
+    }
+  }
+}
+} // namespace
+
+void Sema::collectMmaTileNames(const Block &b) {
+  for (const StmtPtr &s : b) {
+    if (auto *es = s->as<ExprStmtAST>())
+      collectMmaTiles(*es->expr, tmaTileNames_);
+    else if (auto *a = s->as<AssignStmt>())
+      collectMmaTiles(*a->value, tmaTileNames_);
+    else if (auto *l = s->as<LetStmt>())
+      collectMmaTiles(*l->init, tmaTileNames_);
+    else if (auto *f = s->as<ForStmt>())
+      collectMmaTileNames(f->body);
+    else if (auto *w = s->as<WhileStmt>())
+      collectMmaTileNames(w->body);
+    else if (auto *i = s->as<IfStmt>()) {
+      collectMmaTileNames(i->thenBody);
+      collectMmaTileNames(i->elseBody);
+    } else if (auto *g = s->as<WarpgroupsStmt>()) {
+      for (const auto &r : g->roles)
+        collectMmaTileNames(r->body);
+    } else if (auto *ra = s->as<RingAccessStmt>()) {
+      collectMmaTileNames(ra->body);
+    }
+  }
+}
+
+bool Sema::checkFragmentShape(const Location &loc, ScalarKind k, int64_t m, int64_t n) {
+  const char *hint = "a fragment is frag<T>[M, N] with T f32, f16 or bf16, M a multiple of 64 "
+                     "and N a multiple of 8 in 8..256 (wgmma.m64nNk16)";
+  if (k != ScalarKind::F32 && k != ScalarKind::F16 && k != ScalarKind::BF16) {
+    error(loc, std::string("no fragment of ") + scalarName(k) + " elements", hint);
+    return false;
+  }
+  if (m < T::kWgmmaM || m % T::kWgmmaM != 0 || m > 4 * T::kWgmmaM) {
+    error(loc, "fragment rows M = " + std::to_string(m) + " must be 64, 128, 192 or 256", hint);
+    return false;
+  }
+  if (n < T::kWgmmaMinN || n > T::kWgmmaMaxN || n % T::kWgmmaNStep != 0) {
+    error(loc, "fragment columns N = " + std::to_string(n) + " must be a multiple of 8 in 8..256",
+          hint);
+    return false;
+  }
+  return true;
+}
+
+Type Sema::checkMmaCall(CallExpr &e) {
+  switch (e.builtin) {
+  case Builtin::Zeros: {
+    bool ok = checkNoNamedArgs(e);
+    int64_t dims[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+      Type t = checkValue(e.args[i], nullptr, "");
+      bool overflow = false;
+      std::optional<int64_t> v;
+      if (!t.isInvalid() && t.isInteger())
+        v = foldConstant(*e.args[i], overflow);
+      if (!v || overflow) {
+        if (!t.isInvalid())
+          error(e.args[i]->loc, "the dimensions of zeros<T>[M, N] must be integer constants",
+                "write literals or `const` names: zeros<f32>[64, BN]");
+        ok = false;
+        continue;
+      }
+      dims[i] = *v;
+    }
+    if (!ok || !checkFragmentShape(e.loc, e.typeArg->type.scalar, dims[0], dims[1]))
+      return Type::invalid();
+    return Type::fragment(e.typeArg->type.scalar, dims[0], dims[1]);
+  }
+  case Builtin::Mma:
+    return checkMma(e);
+  default:
+    error(e.loc, "'" + e.callee + "(...)' is an operand view, taken only by mma(...)",
+          "write it as an operand: `acc = mma(rows(s.a, wg, 64), trans(s.b), acc)`");
+    for (ExprPtr &a : e.args)
+      resolveOnly(a);
+    return Type::invalid();
+  }
+}
+
+/// One operand of mma: TILE, rows(TILE, i, n), trans(TILE) or
+/// trans(rows(TILE, i, n)). Fills `op`; false after an error.
+bool Sema::checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *which) {
+  std::string hint = std::string("operand ") + which +
+                     " is a 2-D shared tile, rows(TILE, i, n) of one, or trans(...) of those";
+  ExprPtr *at = &arg;
+  auto *view = (*at)->as<CallExpr>();
+  if (view && view->callee == "trans") {
+    view->builtin = Builtin::Trans;
+    if (!checkNoNamedArgs(*view) || !checkArgCount(*view, 1, 1))
+      return false;
+    op.transposed = true;
+    at = &view->args[0];
+    view = (*at)->as<CallExpr>();
+  }
+  ExprPtr *index = nullptr;
+  int64_t n = 0;
+  if (view && view->callee == "rows") {
+    view->builtin = Builtin::Rows;
+    if (!checkNoNamedArgs(*view) || !checkArgCount(*view, 3, 3))
+      return false;
+    Type it = checkValue(view->args[1], nullptr, "");
+    if (it.isUntyped())
+      it = finalize(view->args[1]);
+    if (!it.isInvalid() && (!it.isInteger() || it.isBool())) {
+      error(view->args[1]->loc,
+            "the row block of rows(t, i, n) must be an integer, found " + it.str(),
+            "rows i*n .. i*n+n-1 of the tile: i is an integer");
+      return false;
+    }
+    Type nt = checkValue(view->args[2], nullptr, "");
+    bool overflow = false;
+    std::optional<int64_t> nv;
+    if (!nt.isInvalid() && nt.isInteger())
+      nv = foldConstant(*view->args[2], overflow);
+    if (!nv || overflow || *nv < 8 || *nv % 8 != 0) {
+      error(view->args[2]->loc, "the row count n of rows(t, i, n) must be a constant multiple of 8",
+            "a view starts on an 8-row swizzle atom: rows(t, i, 64)");
+      return false;
+    }
+    if (it.isInvalid())
+      return false;
+    n = *nv;
+    index = &view->args[1];
+    at = &view->args[0];
+  }
+  Type t = infer(*at);
+  if (t.isInvalid())
+    return false;
+  auto *ref = (*at)->as<VarRefExpr>();
+  SharedArrayStmt *tile = ref && ref->decl ? ref->decl->array : nullptr;
+  if (!tile || t.kind != Type::SharedArray || tile->dims.size() != 2) {
+    error((*at)->loc,
+          std::string("operand ") + which + " of mma must be a 2-D shared tile, found " + t.str(),
+          hint);
+    return false;
+  }
+  if (!tile->isTmaTile || !tile->swizzleBytes) {
+    int64_t inner = tile->dims[1] * byteSize(tile->elem.type.scalar);
+    error((*at)->loc,
+          "tile '" + tile->decl->name + "' has no wgmma layout: its rows are " +
+              std::to_string(inner) + " bytes, not 32, 64, 128 or a multiple of 128",
+          "wgmma reads 32/64/128-byte swizzled rows (the TMA layout): make the inner dimension "
+          "of a 16-bit tile 16, 32, 64 or a multiple of 64 elements");
+    return false;
+  }
+  op.tile = tile;
+  op.viewRows = n ? n : tile->dims[0];
+  if (index) {
+    op.rowBlock = index->get();
+    bool overflow = false;
+    if (auto i = foldConstant(**index, overflow);
+        i && !overflow && (*i < 0 || (*i + 1) * n > tile->dims[0])) {
+      error((*index)->loc,
+            "rows(" + tile->decl->name + ", " + std::to_string(*i) + ", " + std::to_string(n) +
+                ") is outside the tile's " + std::to_string(tile->dims[0]) + " rows",
+            "the view is rows i*n .. i*n+n-1");
+      return false;
+    }
+  }
+  return true;
+}
+
+Type Sema::checkMma(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 3, 3))
+    return Type::invalid();
+  bool ok = checkMmaOperand(e.args[0], e.mma.a, "a");
+  ok = checkMmaOperand(e.args[1], e.mma.b, "b") && ok;
+  Type acc = checkValue(e.args[2], nullptr, "");
+  if (!acc.isInvalid() && !acc.isFragment()) {
+    error(e.args[2]->loc, "the accumulator of mma must be a fragment, found " + acc.str(),
+          "start it with `var acc = zeros<f32>[M, N]`");
+    ok = false;
+  }
+  if (!ok || acc.isInvalid())
+    return Type::invalid();
+  const char *wgHint = "mma is run by a whole warpgroup: put it in a role of a warpgroups block, "
+                       "or give the kernel an exact threads(T) with T a multiple of 128";
+  if (!curRole_ &&
+      (!kernel_->threads.present || kernel_->threads.dims[1] != 1 ||
+       kernel_->threads.dims[2] != 1 || kernel_->threads.dims[0] % T::kWarpgroupSize != 0)) {
+    error(e.loc, "mma outside a role needs a kernel of whole warpgroups", wgHint);
+    return Type::invalid();
+  }
+  const CallExpr::MmaOperand &a = e.mma.a, &b = e.mma.b;
+  ScalarKind ea = a.tile->elem.type.scalar, eb = b.tile->elem.type.scalar;
+  if (ea != eb || (ea != ScalarKind::F16 && ea != ScalarKind::BF16)) {
+    error(e.loc,
+          std::string("mma operands must both be f16 or both bf16, found ") + scalarName(ea) +
+              " and " + scalarName(eb),
+          "wgmma.mma_async multiplies 16-bit floats here (f16 or bf16, the same for a and b)");
+    return Type::invalid();
+  }
+  if (acc.scalar != ScalarKind::F32 && acc.scalar != ScalarKind::F16) {
+    error(e.args[2]->loc, "the accumulator must be frag<f32> or frag<f16>, found " + acc.str(),
+          "convert after the product: `acc as bf16`");
+    return Type::invalid();
+  }
+  // Shapes: a is [M, K] (K-major) or trans of [K, M]; b is [K, N] or trans of [N, K].
+  int64_t aInner = a.tile->dims[1], bInner = b.tile->dims[1];
+  int64_t m = a.transposed ? aInner : a.viewRows, ka = a.transposed ? a.viewRows : aInner;
+  int64_t n = b.transposed ? b.viewRows : bInner, kb = b.transposed ? bInner : b.viewRows;
+  int64_t am = acc.dims[0], an = acc.dims[1];
+  auto shape = [](int64_t r, int64_t c) {
+    return "[" + std::to_string(r) + ", " + std::to_string(c) + "]";
+  };
+  if (ka != kb) {
+    error(e.loc, "mma operands disagree on K: a is " + shape(m, ka) + ", b is " + shape(kb, n),
+          "a is [M, K] and b is [K, N] (trans([N, K]) for a K-major b)");
+    return Type::invalid();
+  }
+  if (m != am || n != an) {
+    error(e.loc,
+          "mma of " + shape(m, ka) + " x " + shape(kb, n) + " does not fit the accumulator " +
+              acc.str(),
+          "the accumulator is [M, N]: take rows(t, i, M) of a larger tile, or resize it");
+    return Type::invalid();
+  }
+  if (ka % T::kWgmmaK16Bit != 0) {
+    error(e.loc, "mma's K = " + std::to_string(ka) + " is not a multiple of 16",
+          "wgmma.m64nNk16 steps K by 16: pad the tiles' K to a multiple of 16");
+    return Type::invalid();
+  }
+  if (acc.dims[0] > 2 * T::kWgmmaM) {
+    error(e.args[2]->loc, "mma accumulators have 64 or 128 rows, found " + acc.str(),
+          "split the product over warpgroups: rows(t, warpgroup_rank(), 64)");
+    return Type::invalid();
+  }
+  e.mma.k = ka;
+  if (ringAccess_ && !ringAccess_->isProduce()) {
+    e.mma.inConsume = true;
+    ringAccess_->issuesMma = true;
+  }
+  return acc;
+}
+
+namespace {
+/// Names the fragment variables used as mma accumulators in `b`.
+void collectAccumulators(const Block &b, std::unordered_set<const Decl *> &out);
+void collectAccumulators(const ExprAST &e, std::unordered_set<const Decl *> &out) {
+  if (auto *c = e.as<CallExpr>(); c && c->builtin == Builtin::Mma && c->args.size() == 3)
+    if (auto *v = c->args[2]->as<VarRefExpr>(); v && v->decl)
+      out.insert(v->decl);
+}
+void collectAccumulators(const Block &b, std::unordered_set<const Decl *> &out) {
+  for (const StmtPtr &s : b) {
+    if (auto *a = s->as<AssignStmt>())
+      collectAccumulators(*a->value, out);
+    else if (auto *es = s->as<ExprStmtAST>())
+      collectAccumulators(*es->expr, out);
+    else if (auto *f = s->as<ForStmt>())
+      collectAccumulators(f->body, out);
+    else if (auto *w = s->as<WhileStmt>())
+      collectAccumulators(w->body, out);
+    else if (auto *i = s->as<IfStmt>()) {
+      collectAccumulators(i->thenBody, out);
+      collectAccumulators(i->elseBody, out);
+    } else if (auto *r = s->as<RingAccessStmt>()) {
+      collectAccumulators(r->body, out);
+    }
+  }
+}
+
+/// The first use of one of `accs` in `e` other than as mma's accumulator.
+const ExprAST *nonMmaUse(const ExprAST &e, const std::unordered_set<const Decl *> &accs) {
+  if (auto *v = e.as<VarRefExpr>())
+    return v->decl && accs.count(v->decl) ? &e : nullptr;
+  if (auto *c = e.as<CallExpr>()) {
+    for (size_t i = 0; i < c->args.size(); ++i) {
+      if (c->builtin == Builtin::Mma && i == 2 && c->args[i]->is<VarRefExpr>())
+        continue;
+      if (const ExprAST *u = nonMmaUse(*c->args[i], accs))
+        return u;
+    }
+    return nullptr;
+  }
+  if (auto *u = e.as<UnaryExpr>())
+    return nonMmaUse(*u->operand, accs);
+  if (auto *b = e.as<BinaryExpr>()) {
+    if (const ExprAST *x = nonMmaUse(*b->lhs, accs))
+      return x;
+    return nonMmaUse(*b->rhs, accs);
+  }
+  if (auto *c = e.as<CastExpr>())
+    return nonMmaUse(*c->operand, accs);
+  if (auto *s = e.as<SelectExpr>()) {
+    for (const ExprAST *x : {s->cond.get(), s->trueValue.get(), s->falseValue.get()})
+      if (const ExprAST *u = nonMmaUse(*x, accs))
+        return u;
+  }
+  return nullptr;
+}
+
+const ExprAST *nonMmaUse(const Block &b, const std::unordered_set<const Decl *> &accs) {
+  for (const StmtPtr &s : b) {
+    const ExprAST *u = nullptr;
+    if (auto *a = s->as<AssignStmt>()) {
+      auto *call = a->value->as<CallExpr>();
+      bool mmaUpdate = call && call->builtin == Builtin::Mma && a->target->is<VarRefExpr>();
+      if (!mmaUpdate)
+        u = nonMmaUse(*a->target, accs);
+      if (!u)
+        u = nonMmaUse(*a->value, accs);
+    } else if (auto *es = s->as<ExprStmtAST>()) {
+      u = nonMmaUse(*es->expr, accs);
+    } else if (auto *l = s->as<LetStmt>()) {
+      u = nonMmaUse(*l->init, accs);
+    } else if (auto *f = s->as<ForStmt>()) {
+      u = nonMmaUse(f->body, accs);
+    } else if (auto *w = s->as<WhileStmt>()) {
+      u = nonMmaUse(*w->cond, accs);
+      if (!u)
+        u = nonMmaUse(w->body, accs);
+    } else if (auto *i = s->as<IfStmt>()) {
+      u = nonMmaUse(*i->cond, accs);
+      if (!u)
+        u = nonMmaUse(i->thenBody, accs);
+      if (!u)
+        u = nonMmaUse(i->elseBody, accs);
+    } else if (auto *r = s->as<RingAccessStmt>()) {
+      u = nonMmaUse(r->body, accs);
+    }
+    if (u)
+      return u;
+  }
+  return nullptr;
+}
+} // namespace
+
+void Sema::checkConsumeInflight(RingAccessStmt &s) {
+  if (s.isProduce())
+    return;
+  s.drainLoop = loops_.empty() ? nullptr : loops_.back();
+  if (!s.inflightExpr)
+    return;
+  const char *hint = "write `consume r as s inflight(N) { acc = mma(...) }` with a constant N, "
+                     "0 <= N < the ring's stages";
+  Type t = checkValue(s.inflightExpr, nullptr, "");
+  bool overflow = false;
+  std::optional<int64_t> n;
+  if (!t.isInvalid() && t.isInteger())
+    n = foldConstant(*s.inflightExpr, overflow);
+  if (!n || overflow) {
+    if (!t.isInvalid())
+      error(s.inflightExpr->loc, "inflight(N) needs an integer constant", hint);
+    return;
+  }
+  if (!s.ring)
+    return;
+  if (*n < 0 || *n >= s.ring->stages || *n > T::kWgmmaMaxInflight) {
+    error(s.inflightExpr->loc,
+          "inflight(" + std::to_string(*n) + ") on ring '" + s.ringName + "' of " +
+              std::to_string(s.ring->stages) + " stages",
+          "each group in flight keeps its stage unreleased: N must be below the stages (and at "
+          "most " +
+              std::to_string(T::kWgmmaMaxInflight) + ")");
+    return;
+  }
+  s.inflight = *n;
+  if (*n > 0 && !s.issuesMma) {
+    error(s.inflightLoc, "inflight(" + std::to_string(*n) + ") on a consume that issues no mma",
+          "inflight delays stage releases behind wgmma groups; without mma write `consume r as s`");
+    return;
+  }
+  if (*n == 0)
+    return;
+  // Until the loop ends (the drain), the accumulators' registers belong to
+  // wgmma groups still in flight: only mma may touch them.
+  std::unordered_set<const Decl *> accs;
+  collectAccumulators(s.body, accs);
+  const Block *scope = &s.body;
+  if (s.drainLoop) {
+    if (auto *f = s.drainLoop->as<ForStmt>())
+      scope = &f->body;
+    else if (auto *w = s.drainLoop->as<WhileStmt>())
+      scope = &w->body;
+  }
+  if (const ExprAST *u = nonMmaUse(*scope, accs)) {
+    error(u->loc,
+          "'" + u->as<VarRefExpr>()->name +
+              "' is read or written while its wgmma groups may be "
+              "in flight (consume inflight(" +
+              std::to_string(*n) + "))",
+          "use the accumulator after the loop around the consume: the compiler waits for every "
+          "group there");
+    diags_.note(s.inflightLoc, "the groups stay in flight from here");
+  }
+}
+
+} // namespace tile::frontend

@@ -1,0 +1,147 @@
+//===- MLIRGenMma.cpp - fragments, mma and the wgmma group placement -------===//
+//
+// Issue #9 (ASYNC-DESIGN.md rule 8, PTX ISA 9.7.15.6 wgmma.fence /
+// commit_group / wait_group):
+//  - zeros<T>[M, N] is tile.frag_zeros; mma(a, b, acc) one tile.mma whose
+//    operands are the tiles' bases, the first row of each view and the tile
+//    layouts (the descriptors are computed in the lowering).
+//  - Outside a consume block an mma is complete when the statement ends:
+//    wgmma.fence, the mma, commit_group, wait_group 0.
+//  - In `consume r as s inflight(n)`: wgmma.fence at the top of the block
+//    (before its first mma, after any earlier non-wgmma write of the
+//    accumulator), commit_group at its end, then wait_group n. With n = 0
+//    the stage is released as before. With n > 0 the stage consumed n blocks
+//    earlier is released instead (its group has retired: at most n newer
+//    groups are pending), counted by a per-(ring, role) slot of unreleased
+//    stages; after the innermost loop around the consume, wait_group 0 and
+//    the unreleased stages are released oldest first (the drain).
+//===----------------------------------------------------------------------===//
+#include "MLIRGenImpl.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::mlirgen;
+
+/// Why the compiler issued op (listed by `tilec --explain-sync`).
+static void explain(Operation *op, const Twine &why) {
+  op->getContext()->getLoadedDialect<TileDialect>()->getSyncAttrHelper().setAttr(
+      op, StringAttr::get(op->getContext(), why.str()));
+}
+
+Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
+  Location l = loc(e.loc);
+  if (e.builtin == fe::Builtin::Zeros)
+    return FragZerosOp::create(builder, l, valueType(e.type));
+  Type i32 = builder.getI32Type();
+  auto operand = [&](const fe::CallExpr::MmaOperand &op) {
+    Value row = intConst(l, i32, 0);
+    if (op.rowBlock)
+      row = arith::MulIOp::create(builder, l, castInt(l, genExpr(*op.rowBlock), i32),
+                                  intConst(l, i32, op.viewRows));
+    return std::make_pair(arrays[op.tile].base, row);
+  };
+  auto [a, aRow] = operand(e.mma.a);
+  auto [b, bRow] = operand(e.mma.b);
+  Value acc = genExpr(*e.args[2]);
+  if (!e.mma.inConsume)
+    explain(WgmmaFenceOp::create(builder, l),
+            "wgmma.fence.sync.aligned: the accumulator's registers and the operand tiles are "
+            "ordered before this mma");
+  // K-major: the tile's inner dimension is K (a as written, b transposed).
+  Value result =
+      MmaOp::create(builder, l, acc.getType(), acc, a, aRow, b, bRow, tileLayout(*e.mma.a.tile),
+                    tileLayout(*e.mma.b.tile), builder.getBoolAttr(!e.mma.a.transposed),
+                    builder.getBoolAttr(e.mma.b.transposed), builder.getI64IntegerAttr(e.mma.k));
+  if (!e.mma.inConsume) {
+    explain(WgmmaCommitOp::create(builder, l),
+            "wgmma.commit_group.sync.aligned: the mma outside a consume block is its own group");
+    explain(WgmmaWaitOp::create(builder, l, 0),
+            "wgmma.wait_group.sync.aligned 0: the mma outside a consume block completes before "
+            "the next statement");
+  }
+  return result;
+}
+
+void MLIRGenImpl::genMmaConsumeStart(const fe::RingAccessStmt &s) {
+  explain(WgmmaFenceOp::create(builder, loc(s.loc)),
+          "wgmma.fence.sync.aligned: before the first mma of the consume of ring '" +
+              s.ring->decl->name + "' (orders earlier accumulator writes before wgmma)");
+}
+
+bool MLIRGenImpl::genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage) {
+  Location l = loc(s.loc);
+  const fe::RingStmt &r = *s.ring;
+  Type i32 = builder.getI32Type();
+  explain(WgmmaCommitOp::create(builder, l),
+          "wgmma.commit_group.sync.aligned: the mma of this consume of ring '" + r.decl->name +
+              "' form one group");
+  explain(WgmmaWaitOp::create(builder, l, s.inflight),
+          "wgmma.wait_group.sync.aligned " + Twine(s.inflight) + ": at most " + Twine(s.inflight) +
+              " groups stay in flight (consume inflight(" + Twine(s.inflight) + "))");
+  if (s.inflight == 0)
+    return false;
+  auto key = std::make_pair(&r, currentRole);
+  Value &pending = mmaPending[key];
+  if (!pending) {
+    pending = newSlot(l, i32);
+    OpBuilder::InsertionGuard g(builder);
+    builder.setInsertionPointAfter(pending.getDefiningOp());
+    storeWeak(l, intConst(l, i32, 0), pending);
+  }
+  mmaDrains.emplace(s.drainLoop, &s);
+  const RingValues &v = ringValues[&r];
+  Value count = loadWeak(l, pending);
+  Value full = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, count,
+                                     intConst(l, i32, s.inflight));
+  auto ifOp = scf::IfOp::create(builder, l, full, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(builder);
+    builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    // The stage consumed n blocks ago: (stage + S - n) mod S.
+    Value back = arith::AddIOp::create(builder, l, stage, intConst(l, i32, r.stages - s.inflight));
+    Value wrapped = arith::RemUIOp::create(builder, l, back, intConst(l, i32, r.stages));
+    Value emptyPtr = PtrAddOp::create(builder, l, v.empty.getType(), v.empty, wrapped);
+    genRingRelease(l, r, emptyPtr);
+    builder.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    storeWeak(l, arith::AddIOp::create(builder, l, count, intConst(l, i32, 1)), pending);
+  }
+  if (!s.drainLoop)
+    genMmaDrains(s); // not in a loop: drained right after the block
+  return true;
+}
+
+void MLIRGenImpl::genMmaDrains(const fe::StmtAST &loop) {
+  auto [first, last] = mmaDrains.equal_range(&loop);
+  if (first == last)
+    return;
+  SmallVector<const fe::RingAccessStmt *> consumes;
+  for (auto it = first; it != last; ++it)
+    consumes.push_back(it->second);
+  mmaDrains.erase(first, last);
+  Type i32 = builder.getI32Type();
+  for (const fe::RingAccessStmt *s : consumes) {
+    const fe::RingStmt &r = *s->ring;
+    Location l = loc(s->loc);
+    explain(WgmmaWaitOp::create(builder, l, 0),
+            "wgmma.wait_group.sync.aligned 0: drain of the consume of ring '" + r.decl->name +
+                "' (every group retired; the accumulators may be read)");
+    Value pending = mmaPending[std::make_pair(&r, currentRole)];
+    RingState &st = ringState(r, /*producer=*/false);
+    const RingValues &v = ringValues[&r];
+    Value count = loadWeak(l, pending);
+    Value stage = loadWeak(l, st.stage); // already advanced past the last consume
+    // Release stage (stage + S - count + j) mod S for j = 0 .. count-1, oldest first.
+    auto loopOp = scf::ForOp::create(builder, l, intConst(l, i32, 0), count, intConst(l, i32, 1));
+    {
+      OpBuilder::InsertionGuard g(builder);
+      builder.setInsertionPoint(loopOp.getBody()->getTerminator());
+      Value j = loopOp.getInductionVar();
+      Value back = arith::SubIOp::create(
+          builder, l, arith::AddIOp::create(builder, l, stage, intConst(l, i32, r.stages)), count);
+      Value idx = arith::RemUIOp::create(builder, l, arith::AddIOp::create(builder, l, back, j),
+                                         intConst(l, i32, r.stages));
+      genRingRelease(l, r, PtrAddOp::create(builder, l, v.empty.getType(), v.empty, idx));
+    }
+    storeWeak(l, intConst(l, i32, 0), pending);
+  }
+}

@@ -1,0 +1,89 @@
+//===- TileMmaOps.td - fragments and wgmma ---------------------*- tablegen -*-===//
+//
+// Issue #9: the accumulator fragment of one warpgroup (`frag<T>[M, N]`) and
+// the warpgroup matrix multiply on shared tiles (PTX ISA 9.7.15
+// "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions"):
+// tile.mma is acc += A * B with A and B read from shared tiles whose layout
+// (#tile.layout: swizzle, 128-byte panels) gives the matrix descriptors;
+// wgmma_fence / wgmma_commit / wgmma_wait are placed by the compiler
+// (ASYNC-DESIGN.md rule 8). Included by TileOps.td.
+//===----------------------------------------------------------------------===//
+#ifndef TILE_MMA_OPS_TD
+#define TILE_MMA_OPS_TD
+
+def Tile_FragType : Tile_Type<"Frag", "frag"> {
+  let summary = "one warpgroup's M x N accumulator fragment (wgmma D layout)";
+  let description = [{
+    `!tile.frag<64x128xf32>`: each of the warpgroup's 128 threads holds
+    rows * cols / 128 elements laid out as PTX's wgmma D fragment (PTX ISA
+    9.7.15.5.1, `tile::target::wgmmaFragmentCoord`); rows is a multiple of
+    64 (64-row blocks, block 0 first), cols a multiple of 8 in 8..256.
+    Lowered to an LLVM struct of rows*cols/128 f32 (f32) or rows*cols/256
+    i32 each holding two packed 16-bit elements (f16, bf16): the operand
+    and result form of nvvm.wgmma.mma_async.
+  }];
+  let parameters = (ins "int64_t":$rows, "int64_t":$cols, "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Elements each thread holds: rows * cols / 128.
+    int64_t getElementsPerThread() const;
+    /// 32-bit registers each thread holds (16-bit elements are packed in pairs).
+    int64_t getRegistersPerThread() const;
+    /// f16 / bf16: two elements per 32-bit register.
+    bool isPacked() const { return !getElementType().isF32(); }
+  }];
+}
+
+def Tile_FragZerosOp : Tile_Op<"frag_zeros", [Pure]> {
+  let summary = "a fragment of +0.0 (zeros<T>[M, N])";
+  let results = (outs Tile_FragType:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+}
+
+def Tile_MmaOp : Tile_Op<"mma", [AllTypesMatch<["acc", "result"]>]> {
+  let summary = "acc += A * B on shared tiles (wgmma.mma_async, one warpgroup)";
+  let description = [{
+    A is rows * K of the tile `a` (its rows starting at `a_row`), K-major
+    when `a_k_major` (the tile's inner dimension is K) else MN-major (the
+    tile is [K, M], read transposed). B likewise: K-major (`b_k_major`: an
+    [N, K] tile read transposed, rows from `b_row`) or MN-major ([K, N],
+    rows = K from `b_row`). `k` is the K extent (a multiple of 16). Lowered
+    to M/64 * K/16 wgmma.mma_async.m64nNk16 with descriptors from the
+    layouts; the surrounding wgmma fence / commit / wait are separate ops.
+    Reads both tiles through the async proxy.
+  }];
+  let arguments = (ins Tile_FragType:$acc,
+                       Arg<Tile_PtrIn<"shared">, "", [MemRead]>:$a, I32:$a_row,
+                       Arg<Tile_PtrIn<"shared">, "", [MemRead]>:$b, I32:$b_row,
+                       Tile_TileLayoutAttr:$a_layout, Tile_TileLayoutAttr:$b_layout,
+                       BoolAttr:$a_k_major, BoolAttr:$b_k_major, I64Attr:$k);
+  let results = (outs Tile_FragType:$result);
+  let assemblyFormat = [{
+    $acc `,` $a `[` $a_row `]` `,` $b `[` $b_row `]` attr-dict `:` qualified(type($acc)) `,`
+      qualified(type($a)) `,` qualified(type($b))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_WgmmaFenceOp : Tile_Op<"wgmma_fence"> {
+  let summary = "wgmma.fence.sync.aligned: order register/shared accesses before wgmma";
+  let description = [{ PTX ISA 9.7.15.6.1: required before the first
+    wgmma.mma_async and between a non-wgmma access of an accumulator
+    register (or of the operand shared memory) and a wgmma that uses it. }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_WgmmaCommitOp : Tile_Op<"wgmma_commit"> {
+  let summary = "wgmma.commit_group.sync.aligned: close the pending wgmma group";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait"> {
+  let summary = "wgmma.wait_group.sync.aligned N: at most N groups stay pending";
+  let arguments = (ins I64Attr:$pending);
+  let assemblyFormat = "$pending attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // TILE_MMA_OPS_TD

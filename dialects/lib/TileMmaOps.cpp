@@ -1,0 +1,99 @@
+//===- TileMmaOps.cpp - fragment type and wgmma op verifiers ---------------===//
+#include "tile/Dialect/TileDialect.h"
+#include "tile/target.h"
+
+#include "mlir/IR/DialectImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+namespace target = ::tile::target;
+
+//===----------------------------------------------------------------------===//
+// !tile.frag<MxNxT>
+//===----------------------------------------------------------------------===//
+
+Type FragType::parse(AsmParser &parser) {
+  SmallVector<int64_t, 2> dims;
+  Type elem;
+  if (parser.parseLess() || parser.parseDimensionList(dims, /*allowDynamic=*/false) ||
+      parser.parseType(elem) || parser.parseGreater())
+    return {};
+  if (dims.size() != 2) {
+    parser.emitError(parser.getNameLoc(), "a fragment has two dimensions (rows x cols)");
+    return {};
+  }
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); }, parser.getContext(),
+                    dims[0], dims[1], elem);
+}
+
+void FragType::print(AsmPrinter &printer) const {
+  printer << "<" << getRows() << "x" << getCols() << "x" << getElementType() << ">";
+}
+
+LogicalResult FragType::verify(function_ref<InFlightDiagnostic()> emitError, int64_t rows,
+                               int64_t cols, Type elem) {
+  if (!elem.isF32() && !elem.isF16() && !elem.isBF16())
+    return emitError() << "fragment elements are f32, f16 or bf16, not " << elem;
+  if (rows < target::kWgmmaM || rows % target::kWgmmaM != 0)
+    return emitError() << "fragment rows must be a positive multiple of 64, not " << rows;
+  if (cols < target::kWgmmaMinN || cols > target::kWgmmaMaxN || cols % target::kWgmmaNStep != 0)
+    return emitError() << "fragment cols must be a multiple of 8 in 8..256, not " << cols;
+  return success();
+}
+
+int64_t FragType::getElementsPerThread() const {
+  return target::wgmmaFragmentElements(getRows(), getCols());
+}
+
+int64_t FragType::getRegistersPerThread() const {
+  return isPacked() ? getElementsPerThread() / 2 : getElementsPerThread();
+}
+
+//===----------------------------------------------------------------------===//
+// tile.mma, tile.wgmma_wait
+//===----------------------------------------------------------------------===//
+
+/// An mma operand tile: 2-D, 16-bit elements, swizzled (the descriptor's
+/// swizzle modes read 32/64/128-byte swizzled rows; a plain row-major tile
+/// is no wgmma canonical layout), `rows` view rows from the start.
+static LogicalResult verifyOperand(Operation *op, StringRef name, Value tile, TileLayoutAttr layout,
+                                   Type elem) {
+  if (cast<PtrType>(tile.getType()).getElementType() != elem)
+    return op->emitOpError() << "operand " << name << " elements differ from the other operand's";
+  if (layout.getShape().size() != 2)
+    return op->emitOpError() << "operand " << name << " must be a 2-D tile";
+  int64_t sw = layout.getSwizzle();
+  if (sw != 32 && sw != 64 && sw != 128)
+    return op->emitOpError() << "operand " << name << " must be a 32/64/128-byte swizzled tile";
+  if (layout.getPanel() * scalarByteWidth(elem) != sw)
+    return op->emitOpError() << "operand " << name << "'s panel must be the swizzle span";
+  return success();
+}
+
+LogicalResult MmaOp::verify() {
+  auto acc = getAcc().getType();
+  Type elem = cast<PtrType>(getA().getType()).getElementType();
+  if (!elem.isF16() && !elem.isBF16())
+    return emitOpError("operands must be f16 or bf16");
+  if (acc.getElementType().isBF16())
+    return emitOpError("the accumulator is f32 or f16");
+  int64_t k = getK();
+  if (k < target::kWgmmaK16Bit || k % target::kWgmmaK16Bit != 0)
+    return emitOpError("k must be a positive multiple of 16");
+  if (failed(verifyOperand(*this, "a", getA(), getALayout(), elem)) ||
+      failed(verifyOperand(*this, "b", getB(), getBLayout(), elem)))
+    return failure();
+  // K-major: the tile's inner dimension holds K; MN-major: it holds M (N).
+  ArrayRef<int64_t> as = getALayout().getShape(), bs = getBLayout().getShape();
+  if (getAKMajor() ? as[1] != k : as[1] != acc.getRows())
+    return emitOpError("operand a's inner dimension must be ") << (getAKMajor() ? "k" : "M");
+  if (getBKMajor() ? bs[1] != k : bs[1] != acc.getCols())
+    return emitOpError("operand b's inner dimension must be ") << (getBKMajor() ? "k" : "N");
+  return success();
+}
+
+LogicalResult WgmmaWaitOp::verify() {
+  if (getPending() > target::kWgmmaMaxInflight)
+    return emitOpError("pending must be 0..") << target::kWgmmaMaxInflight;
+  return success();
+}
