@@ -335,8 +335,10 @@ private:
     if (cta && c.role) {
       diags_.warning(c.loc,
                      c.callee + "() in role '" + c.role->name +
-                         "' in control flow that its threads may take differently: it is the "
-                         "role's barrier over " +
+                         "' in control flow that its threads may take differently: " +
+                         (c.builtin == Builtin::CopyAsync
+                              ? "a TMA store of the whole role waits at the role's barrier over "
+                              : "it is the role's barrier over ") +
                          std::to_string(c.role->threads()) +
                          " threads, and threads that do not reach it deadlock the others",
                      "move it where every thread of the role reaches it");

@@ -36,6 +36,45 @@ bool isFragmentElementKind(ScalarKind k) {
 
 } // namespace
 
+/// Whether `e` reads which thread, lane, warp or warpgroup runs it.
+static bool namesThread(const ExprAST &e) {
+  if (auto *c = e.as<CallExpr>()) {
+    switch (c->builtin) {
+    case Builtin::ThreadId:
+    case Builtin::LaneId:
+    case Builtin::WarpId:
+    case Builtin::RoleThreadId:
+    case Builtin::WarpgroupRank:
+    case Builtin::ElectOne:
+      return true;
+    default:
+      break;
+    }
+    for (const ExprPtr &a : c->args)
+      if (namesThread(*a))
+        return true;
+    return false;
+  }
+  if (auto *u = e.as<UnaryExpr>())
+    return namesThread(*u->operand);
+  if (auto *b = e.as<BinaryExpr>())
+    return namesThread(*b->lhs) || namesThread(*b->rhs);
+  if (auto *k = e.as<CastExpr>())
+    return namesThread(*k->operand);
+  if (auto *s = e.as<SelectExpr>())
+    return namesThread(*s->cond) || namesThread(*s->trueValue) || namesThread(*s->falseValue);
+  if (auto *i = e.as<IndexExpr>())
+    return namesThread(*i->base) || namesThread(*i->index);
+  return false;
+}
+
+bool Sema::inThreadSelectingIf() const {
+  for (const ExprAST *g : ifGuards_)
+    if (namesThread(*g))
+      return true;
+  return false;
+}
+
 bool isFragmentStore(const CallExpr &e) {
   return e.builtin == Builtin::Store && !e.args.empty() && !e.args[0]->is<IndexExpr>();
 }

@@ -152,6 +152,10 @@ public:
   /// store(tile | rows(t, i, n) | p, fragment [, row_stride = ld]).
   Type checkFragmentStore(CallExpr &e);
   bool checkStoreRowsView(CallExpr &view, ExprPtr *&tileRef, int64_t &rows);
+  /// Under an `if` whose condition names a thread, lane, warp or warpgroup
+  /// (`role_thread_id() < 64`, `warpgroup_rank() == 0`): some threads of the
+  /// role skip the block, so a whole-role TMA store there is no such store.
+  bool inThreadSelectingIf() const;
 
   // ---- SemaCall.cpp: builtins
   Type inferCall(CallExpr &e);

@@ -78,8 +78,9 @@ void collectCopyTiles(const ExprAST &e, std::unordered_set<std::string> &names) 
       names.insert(v->name);
 }
 
-/// Whether `e` is `thread_id(..) == K`, `lane_id() == K`, `elect_one()` or
-/// a conjunction with one of them: true in at most one thread of a warp.
+/// Whether `e` is `thread_id(..) == K`, `lane_id() == K`, `role_thread_id()
+/// == K`, `elect_one()` or a conjunction with one of them: true in at most
+/// one thread of a warp.
 bool singleThreadCond(const ExprAST &e) {
   if (auto *c = e.as<CallExpr>())
     return c->callee == "elect_one";
@@ -92,7 +93,8 @@ bool singleThreadCond(const ExprAST &e) {
     return false;
   auto isLane = [](const ExprAST &x) {
     auto *c = x.as<CallExpr>();
-    return c && (c->builtin == Builtin::ThreadId || c->builtin == Builtin::LaneId);
+    return c && (c->builtin == Builtin::ThreadId || c->builtin == Builtin::LaneId ||
+                 c->builtin == Builtin::RoleThreadId);
   };
   auto isConst = [](const ExprAST &x) { return x.is<IntLiteralExpr>(); };
   return (isLane(*b->lhs) && isConst(*b->rhs)) || (isLane(*b->rhs) && isConst(*b->lhs));
@@ -544,6 +546,15 @@ Type Sema::checkTmaCall(CallExpr &e) {
   // wrote the tile, e.g. with fragment stores) is issued by one elected
   // thread between two barriers of the role (MLIRGenEpilogue.cpp).
   if (isStore && curRole_ && !inSingleThread()) {
+    if (inThreadSelectingIf()) {
+      error(e.loc,
+            "this TMA store in role '" + curRole_->name +
+                "' is neither issued by one thread nor reached by the whole role",
+            "issue it in one thread (`if role_thread_id() == 0`, after the role's "
+            "`sync_threads()`), or where every thread of the role reaches it (the compiler then "
+            "adds the barrier and elects the issuing thread)");
+      return Type::invalid();
+    }
     e.tma.roleCollective = true;
     return Type::voidTy();
   }

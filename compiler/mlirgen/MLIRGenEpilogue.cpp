@@ -54,8 +54,7 @@ Value MLIRGenImpl::genFragmentNeg(const fe::UnaryExpr &e) {
   return FragNegOp::create(builder, loc(e.loc), v.getType(), v);
 }
 
-Value MLIRGenImpl::genFragmentCast(const fe::CastExpr &e) {
-  Value v = genExpr(*e.operand);
+Value MLIRGenImpl::genFragmentCast(const fe::CastExpr &e, Value v) {
   FragType to = epilogueFragType(e.type);
   if (v.getType() == to)
     return v;

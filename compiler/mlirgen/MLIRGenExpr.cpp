@@ -326,7 +326,7 @@ Value MLIRGenImpl::genCast(const fe::CastExpr &e) {
   Value v = genExpr(*e.operand);
   const fe::Type &from = e.operand->type;
   if (e.type.isFragment()) // MLIRGenEpilogue.cpp
-    return genFragmentCast(e);
+    return genFragmentCast(e, v);
   if (e.type.isVector())
     return genVectorCast(l, v, e.type);
   Type to = scalarType(e.type.scalar);

@@ -426,7 +426,8 @@ public:
   FragType epilogueFragType(const fe::Type &t);
   Value genFragmentBinary(const fe::BinaryExpr &e);
   Value genFragmentNeg(const fe::UnaryExpr &e);
-  Value genFragmentCast(const fe::CastExpr &e);
+  /// `operand as T` of the already generated operand v.
+  Value genFragmentCast(const fe::CastExpr &e, Value v);
   /// min/max/fma of fragments, frag_row/frag_col, row_vector, fragment stores.
   static bool isEpilogueCall(const fe::CallExpr &e);
   Value genEpilogueCall(const fe::CallExpr &e);
