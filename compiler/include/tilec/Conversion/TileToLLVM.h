@@ -9,6 +9,7 @@
 //   AsyncToNVVM.cpp     st.async
 //   DebugToNVVM.cpp     hang reports (--debug-hangs)
 //   TmaToNVVM.cpp       tensor maps, tile layouts, TMA copies, bulk groups
+//   EpilogueToNVVM.cpp  fragment math, conversions, stmatrix / vector stores
 // MLIR 22's NVVM ops are used where their PTX is exactly the semantics the IR
 // asks for; everything else goes through the one PTX builder (PTXBuilder.h).
 #ifndef TILEC_CONVERSION_TILETOLLVM_H
