@@ -93,7 +93,8 @@ SmallVector<Pair> fragmentPairs(FragType t) {
   int64_t perBlock = t.getCols() / 2; // elements per thread per 64-row block
   for (int64_t e = 0; e < t.getElementsPerThread(); e += 2) {
     int64_t b = e / perBlock, i = e % perBlock;
-    pairs.push_back({t.isPacked() ? e / 2 : e, target::kWgmmaM * b + 8 * ((i % 4) / 2), 8 * (i / 4)});
+    pairs.push_back(
+        {t.isPacked() ? e / 2 : e, target::kWgmmaM * b + 8 * ((i % 4) / 2), 8 * (i / 4)});
   }
   return pairs;
 }
@@ -226,7 +227,8 @@ struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
     // Work on pairs of f32: widen a packed source, narrow to a packed result
     // (fptrunc of <2 x f32>: cvt.rn.{f16x2,bf16x2}.f32, one rounding).
     Type f32 = rewriter.getF32Type();
-    SmallVector<Value> regs = unpack(rewriter, loc, adaptor.getValue(), from.getRegistersPerThread());
+    SmallVector<Value> regs =
+        unpack(rewriter, loc, adaptor.getValue(), from.getRegistersPerThread());
     SmallVector<Value> wide; // <2 x f32> per pair
     if (from.isPacked()) {
       for (Value r : regs) {
@@ -237,7 +239,8 @@ struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
       for (size_t i = 0; i < regs.size(); i += 2) {
         Value p = LLVM::PoisonOp::create(rewriter, loc, pairType(f32));
         p = LLVM::InsertElementOp::create(rewriter, loc, p, regs[i], i32Const(rewriter, loc, 0));
-        p = LLVM::InsertElementOp::create(rewriter, loc, p, regs[i + 1], i32Const(rewriter, loc, 1));
+        p = LLVM::InsertElementOp::create(rewriter, loc, p, regs[i + 1],
+                                          i32Const(rewriter, loc, 1));
         wide.push_back(p);
       }
     }
@@ -248,7 +251,8 @@ struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
         out.push_back(LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), n));
       } else {
         for (int k = 0; k < 2; ++k)
-          out.push_back(LLVM::ExtractElementOp::create(rewriter, loc, p, i32Const(rewriter, loc, k)));
+          out.push_back(
+              LLVM::ExtractElementOp::create(rewriter, loc, p, i32Const(rewriter, loc, k)));
       }
     }
     rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(to), out));
@@ -267,8 +271,9 @@ struct FragCoordLowering : ConvertOpToLLVMPattern<FragCoordOp> {
     SmallVector<Value> out;
     for (const Pair &p : fragmentPairs(type))
       for (int k = 0; k < 2; ++k) {
-        Value v = isRow ? LLVM::AddOp::create(rewriter, loc, row, i32Const(rewriter, loc, p.row))
-                        : LLVM::AddOp::create(rewriter, loc, col, i32Const(rewriter, loc, p.col + k));
+        Value v = isRow
+                      ? LLVM::AddOp::create(rewriter, loc, row, i32Const(rewriter, loc, p.row))
+                      : LLVM::AddOp::create(rewriter, loc, col, i32Const(rewriter, loc, p.col + k));
         // Indices are below 2^24: exact in f32.
         out.push_back(LLVM::UIToFPOp::create(rewriter, loc, rewriter.getF32Type(), v));
       }
@@ -367,8 +372,8 @@ struct FragStoreTileLowering : ConvertOpToLLVMPattern<FragStoreTileOp> {
           rewriter, loc, LLVM::UDivOp::create(rewriter, loc, m, i32Const(rewriter, loc, 2)),
           i32Const(rewriter, loc, 8));
       auto shape = NVVM::LdStMatrixShapeAttr::get(getContext(), 8, 8);
-      int64_t blocks = type.getCols() / 8, perBlock64 = type.getRegistersPerThread() /
-                                                        (type.getRows() / target::kWgmmaM);
+      int64_t blocks = type.getCols() / 8,
+              perBlock64 = type.getRegistersPerThread() / (type.getRows() / target::kWgmmaM);
       for (int64_t b = 0; b < type.getRows() / target::kWgmmaM; ++b) {
         Value row = at(rowIn, target::kWgmmaM * b);
         for (int64_t j = 0; j < blocks; j += 2) {
@@ -413,9 +418,9 @@ struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
     Value stride = adaptor.getRowStride();
     for (const Pair &p : fragmentPairs(type)) {
       Value r = LLVM::AddOp::create(rewriter, loc, row64, i64Const(rewriter, loc, p.row));
-      Value off = LLVM::AddOp::create(rewriter, loc, LLVM::MulOp::create(rewriter, loc, r, stride),
-                                      LLVM::AddOp::create(rewriter, loc, col64,
-                                                          i64Const(rewriter, loc, p.col)));
+      Value off = LLVM::AddOp::create(
+          rewriter, loc, LLVM::MulOp::create(rewriter, loc, r, stride),
+          LLVM::AddOp::create(rewriter, loc, col64, i64Const(rewriter, loc, p.col)));
       Value ptr = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(), elem,
                                       adaptor.getPtr(), ValueRange{off});
       LLVM::StoreOp::create(rewriter, loc, pairValue(rewriter, loc, type, regs, p.reg), ptr,
@@ -429,7 +434,7 @@ struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
 } // namespace
 
 void mlir::tile::populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
-                                                   RewritePatternSet &patterns) {
+                                                    RewritePatternSet &patterns) {
   patterns.add<FragArithLowering, FragFmaLowering, FragNegLowering, FragConvertLowering,
                FragCoordLowering, FragLoadRowLowering, FragStoreTileLowering, FragStoreLowering>(
       converter);

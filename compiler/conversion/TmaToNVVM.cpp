@@ -48,8 +48,8 @@ Value byteGep(OpBuilder &b, Location loc, Value base, Value offset) {
 } // namespace
 
 /// Byte offset of element `indices` in `layout` (TileLayoutAttr's rule).
-Value mlir::tile::layoutOffset(OpBuilder &b, Location loc, TileLayoutAttr layout,
-                               int64_t elemBytes, ValueRange indices) {
+Value mlir::tile::layoutOffset(OpBuilder &b, Location loc, TileLayoutAttr layout, int64_t elemBytes,
+                               ValueRange indices) {
   ArrayRef<int64_t> shape = layout.getShape();
   Value row = i32Const(b, loc, 0);
   for (size_t d = 0; d + 1 < shape.size(); ++d)

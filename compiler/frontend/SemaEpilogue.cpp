@@ -87,9 +87,9 @@ bool Sema::checkFragmentOperand(ExprPtr &x, const Type &t, const Type &frag,
     if (sameFragment(t, frag))
       return true;
     error(x->loc, what + " is " + t.str() + ", expected " + frag.str(),
-          t.dims != frag.dims ? "element-wise operations need fragments of one shape"
-                              : "convert one side with `as " +
-                                    std::string(scalarName(frag.scalar)) + "`");
+          t.dims != frag.dims
+              ? "element-wise operations need fragments of one shape"
+              : "convert one side with `as " + std::string(scalarName(frag.scalar)) + "`");
     return false;
   }
   Type elem = Type::scalarTy(frag.scalar);
@@ -133,9 +133,9 @@ Type Sema::checkFragmentCast(CastExpr &e, const Type &from, const Type &to) {
   if (from.isFragment() && to.isFragment() && to.dims == from.dims)
     return to;
   error(e.loc, "cannot cast " + from.str() + " to " + to.str(),
-        from.isFragment() ? "a fragment converts element-wise to f32, f16 or bf16: `" +
-                                std::string("acc as f16`")
-                          : "only fragments convert to fragments");
+        from.isFragment()
+            ? "a fragment converts element-wise to f32, f16 or bf16: `" + std::string("acc as f16`")
+            : "only fragments convert to fragments");
   return Type::invalid();
 }
 

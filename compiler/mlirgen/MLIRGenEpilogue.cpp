@@ -65,9 +65,9 @@ bool MLIRGenImpl::isEpilogueCall(const fe::CallExpr &e) {
   using BI = fe::Builtin;
   if (e.builtin == BI::Store)
     return !e.args[0]->is<fe::IndexExpr>(); // store(tile or pointer, fragment)
-  return e.type.isFragment() && (e.builtin == BI::Min || e.builtin == BI::Max ||
-                                 e.builtin == BI::Fma || e.builtin == BI::FragRow ||
-                                 e.builtin == BI::FragCol || e.builtin == BI::RowVector);
+  return e.type.isFragment() &&
+         (e.builtin == BI::Min || e.builtin == BI::Max || e.builtin == BI::Fma ||
+          e.builtin == BI::FragRow || e.builtin == BI::FragCol || e.builtin == BI::RowVector);
 }
 
 Value MLIRGenImpl::genEpilogueCall(const fe::CallExpr &e) {
@@ -122,8 +122,8 @@ void MLIRGenImpl::genFragmentStore(const fe::CallExpr &e) {
   Value row0 = intConst(l, builder.getI32Type(), 0);
   if (auto *rows = dst.as<fe::CallExpr>(); rows && rows->builtin == fe::Builtin::Rows) {
     tileRef = rows->args[0].get();
-    Value i = castInt(l, genExpr(*rows->args[1]), builder.getI32Type(),
-                      rows->args[1]->type.isUnsigned());
+    Value i =
+        castInt(l, genExpr(*rows->args[1]), builder.getI32Type(), rows->args[1]->type.isUnsigned());
     Value n = castInt(l, genExpr(*rows->args[2]), builder.getI32Type());
     row0 = arith::MulIOp::create(builder, l, i, n);
   }

@@ -5,8 +5,7 @@ using namespace mlir;
 using namespace mlir::tile;
 
 /// `value` is a fragment of type `frag` or a scalar of its element type.
-static LogicalResult verifyFragOrScalar(Operation *op, Value value, FragType frag,
-                                        StringRef what) {
+static LogicalResult verifyFragOrScalar(Operation *op, Value value, FragType frag, StringRef what) {
   Type t = value.getType();
   if (t == frag || t == frag.getElementType())
     return success();
@@ -77,8 +76,8 @@ LogicalResult FragStoreTileOp::verify() {
   if (tile.getElementType() != frag.getElementType())
     return emitOpError("tile and fragment element types differ");
   if (layout.getShape()[1] != frag.getCols())
-    return emitOpError("the tile has ") << layout.getShape()[1] << " columns, the fragment "
-                                        << frag.getCols();
+    return emitOpError("the tile has ")
+           << layout.getShape()[1] << " columns, the fragment " << frag.getCols();
   if (layout.getShape()[0] < frag.getRows())
     return emitOpError("the tile has fewer rows than the fragment");
   int64_t panel = layout.getPanel(), sw = layout.getSwizzle();
