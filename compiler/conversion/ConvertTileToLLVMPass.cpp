@@ -42,6 +42,7 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     tile::populateTileWarpToNVVMPatterns(converter, patterns);
     tile::populateTileLocalArrayToLLVMPatterns(converter, patterns);
     tile::populateTileMmaToNVVMPatterns(converter, patterns);
+    tile::populateTileEpilogueToNVVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
 

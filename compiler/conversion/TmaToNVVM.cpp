@@ -12,6 +12,7 @@
 //  - tile.tma_load / tile.tma_store issue one copy per panel; a multicast
 //    load issues this CTA's 1/C slice with the group's CTA mask.
 //===----------------------------------------------------------------------===//
+#include "TileLayoutOffset.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/target.h"
 #include "tilec/Conversion/TileToLLVM.h"
@@ -44,9 +45,11 @@ Value byteGep(OpBuilder &b, Location loc, Value base, Value offset) {
   return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base, ValueRange{offset});
 }
 
+} // namespace
+
 /// Byte offset of element `indices` in `layout` (TileLayoutAttr's rule).
-Value layoutOffset(OpBuilder &b, Location loc, TileLayoutAttr layout, int64_t elemBytes,
-                   ValueRange indices) {
+Value mlir::tile::layoutOffset(OpBuilder &b, Location loc, TileLayoutAttr layout, int64_t elemBytes,
+                               ValueRange indices) {
   ArrayRef<int64_t> shape = layout.getShape();
   Value row = i32Const(b, loc, 0);
   for (size_t d = 0; d + 1 < shape.size(); ++d)
@@ -76,6 +79,8 @@ Value layoutOffset(OpBuilder &b, Location loc, TileLayoutAttr layout, int64_t el
   }
   return off;
 }
+
+namespace {
 
 struct TileElementLowering : ConvertOpToLLVMPattern<TileElementOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;

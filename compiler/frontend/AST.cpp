@@ -194,6 +194,9 @@ const BuiltinName kBuiltins[] = {
     {Builtin::Mma, "mma"},
     {Builtin::Rows, "rows"},
     {Builtin::Trans, "trans"},
+    {Builtin::FragRow, "frag_row"},
+    {Builtin::FragCol, "frag_col"},
+    {Builtin::RowVector, "row_vector"},
 };
 } // namespace
 

@@ -73,8 +73,12 @@ Type Sema::inferCall(CallExpr &e) {
     return Type::invalid();
   if (isRoleBuiltin(b))
     return checkRoleCall(e);
-  if (b == Builtin::Store && isFragmentStore(e))
-    return checkFragmentStore(e); // SemaFragStore.cpp (issue #9, tests' global store)
+  if (isFragmentStore(e)) // store(tile or p, fragment): SemaEpilogue.cpp
+    return checkFragmentStore(e);
+  if (b == Builtin::FragRow || b == Builtin::FragCol)
+    return checkFragmentIndexCall(e);
+  if (b == Builtin::RowVector)
+    return checkRowVector(e);
   if (isMemoryBuiltin(b) && rejectLocalArrayAccess(e))
     return Type::invalid();
   if (isMemoryBuiltin(b))
@@ -158,6 +162,8 @@ Type Sema::inferCall(CallExpr &e) {
         finalize(a);
       return Type::invalid();
     }
+    if (anyFragmentArg(e)) // min/max of fragments: SemaEpilogue.cpp
+      return checkFragmentArgs(e);
     if (t.isUntyped())
       t = Type::scalarTy(t.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32);
     bool floatVector = t.isVector() && isFloatKind(t.scalar); // min/max.f16x2, element-wise

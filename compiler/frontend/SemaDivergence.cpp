@@ -325,7 +325,7 @@ private:
       diags_.note(control.where, "this decision differs between lanes");
       return;
     }
-    if (c.builtin == Builtin::Mma || (c.builtin == Builtin::Store && c.mma.fragmentStore)) {
+    if (c.builtin == Builtin::Mma || (c.builtin == Builtin::Store && isFragmentStore(c))) {
       // wgmma.*.sync.aligned: every thread of the warpgroup executes the same
       // instruction (PTX ISA 9.7.15.5: "mandatory .sync.aligned").
       if (control.level <= PerWarpgroup)
@@ -339,7 +339,10 @@ private:
       diags_.note(control.where, "this decision differs within a warpgroup");
       return;
     }
-    bool cta = c.builtin == Builtin::SyncThreads;
+    // A TMA store the whole role issues (SemaTma.cpp) contains the role's
+    // barrier: the same rule as its sync_threads().
+    bool cta = c.builtin == Builtin::SyncThreads ||
+               (c.builtin == Builtin::CopyAsync && c.tma.roleCollective);
     bool cluster = c.builtin == Builtin::ClusterSync || c.builtin == Builtin::ClusterArrive ||
                    c.builtin == Builtin::ClusterWait;
     if ((cta && control.level < PerWarpgroup) || (cluster && control.level < PerCta) ||
@@ -348,9 +351,11 @@ private:
     std::string between = control.level >= PerWarpgroup ? "threads" : "CTAs";
     if (cta && c.role) {
       diags_.warning(c.loc,
-                     "sync_threads() in role '" + c.role->name +
-                         "' in control flow that its threads may take differently: it is the "
-                         "role's barrier over " +
+                     c.callee + "() in role '" + c.role->name +
+                         "' in control flow that its threads may take differently: " +
+                         (c.builtin == Builtin::CopyAsync
+                              ? "a TMA store of the whole role waits at the role's barrier over "
+                              : "it is the role's barrier over ") +
                          std::to_string(c.role->threads()) +
                          " threads, and threads that do not reach it deadlock the others",
                      "move it where every thread of the role reaches it");

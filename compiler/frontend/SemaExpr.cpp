@@ -375,7 +375,7 @@ Type Sema::inferUnary(UnaryExpr &e) {
     }
     return t;
   case UnaryOp::Neg:
-    if (t.isUntyped() || (t.isVector() && isFloatKind(t.scalar)))
+    if (t.isUntyped() || (t.isVector() && isFloatKind(t.scalar)) || t.isFragment())
       return t;
     if (!t.isScalar() || t.isBool()) {
       error(e.loc, "'-' cannot be applied to " + t.str(),
@@ -413,6 +413,8 @@ Type Sema::inferBinary(BinaryExpr &e) {
   // infer() is idempotent on names and literals but re-checking a subtree
   // would duplicate diagnostics, so unify works on the already-typed lhs.
   Type r = infer(e.rhs);
+  if (l.isFragment() || r.isFragment()) // SemaEpilogue.cpp
+    return checkFragmentBinary(e, l, r);
   if (l.isVector() || r.isVector())
     return checkVectorBinary(e, l, r);
   Type t;
@@ -482,6 +484,8 @@ Type Sema::inferCast(CastExpr &e) {
   Type from = infer(e.operand);
   if (from.isInvalid())
     return to.isScalar() || to.isVector() ? to : Type::invalid();
+  if (from.isFragment() || to.isFragment()) // SemaEpilogue.cpp
+    return checkFragmentCast(e, from, to);
   if (from.isVector() || to.isVector()) {
     if (from.isUntyped())
       finalize(e.operand);

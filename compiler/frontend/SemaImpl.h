@@ -136,6 +136,27 @@ public:
   /// `break` / `continue`: binds it to the innermost loop (loops_).
   void checkLoopExit(StmtAST &s);
 
+  // ---- SemaEpilogue.cpp: element-wise math, conversion and stores of fragments (issue #9)
+  /// `x` (of type t) next to fragment `frag`: that fragment type, or a scalar
+  /// of its element type (literals adapt); false after an error.
+  bool checkFragmentOperand(ExprPtr &x, const Type &t, const Type &frag, const std::string &what);
+  Type checkFragmentBinary(BinaryExpr &e, const Type &l, const Type &r);
+  Type checkFragmentCast(CastExpr &e, const Type &from, const Type &to);
+  static bool anyFragmentArg(const CallExpr &e);
+  /// min/max/fma with a fragment argument (the arguments already inferred).
+  Type checkFragmentArgs(CallExpr &e);
+  /// frag_row(f), frag_col(f).
+  Type checkFragmentIndexCall(CallExpr &e);
+  /// row_vector(p, f).
+  Type checkRowVector(CallExpr &e);
+  /// store(tile | rows(t, i, n) | p, fragment [, row_stride = ld]).
+  Type checkFragmentStore(CallExpr &e);
+  bool checkStoreRowsView(CallExpr &view, ExprPtr *&tileRef, int64_t &rows);
+  /// Under an `if` whose condition names a thread, lane, warp or warpgroup
+  /// (`role_thread_id() < 64`, `warpgroup_rank() == 0`): some threads of the
+  /// role skip the block, so a whole-role TMA store there is no such store.
+  bool inThreadSelectingIf() const;
+
   // ---- SemaCall.cpp: builtins
   Type inferCall(CallExpr &e);
   Type checkMemoryCall(CallExpr &e);
@@ -256,9 +277,6 @@ public:
   void checkInflightUses();
   void checkInflightUses(RingAccessStmt &s);
   std::vector<RingAccessStmt *> inflightConsumes_;
-  // ---- SemaFragStore.cpp: store(p, frag, row_stride = ld) to global memory
-  bool isFragmentStore(const CallExpr &e) const;
-  Type checkFragmentStore(CallExpr &e);
 
   // ---- SemaRings.cpp: pipeline rings, produce and consume
   void checkRing(RingStmt &r, bool kernelTopLevel);
@@ -328,6 +346,8 @@ public:
 
 /// The named argument `name` of a call, or nullptr.
 const NamedArg *findNamedArg(const CallExpr &e, const std::string &name);
+/// store(x, ...) whose x is no element access: a fragment store (SemaEpilogue.cpp).
+bool isFragmentStore(const CallExpr &e);
 /// Whether math builtin b (in its accurate or approx form) calls libdevice.
 bool mathNeedsLibdevice(Builtin b, bool approx);
 /// cache, evict, prefetch, policy, vector: the named arguments of SemaCache.cpp.

@@ -131,6 +131,8 @@ Type Sema::checkMathCall(CallExpr &e) {
       finalize(a);
     return Type::invalid();
   }
+  if (anyFragmentArg(e)) // fma of fragments: SemaEpilogue.cpp
+    return checkFragmentArgs(e);
   if (t.isUntyped()) {
     // abs(-3) is an integer; sqrt(2) a float.
     bool intLiterals = b == Builtin::Abs && e.args[0]->type.kind == Type::UntypedInt;

@@ -542,6 +542,22 @@ Type Sema::checkTmaCall(CallExpr &e) {
     tensor->swizzleBytes = tile->swizzleBytes;
     tensor->firstCopy = &e;
   }
+  // Inside a role, a TMA store the role's threads reach together (after they
+  // wrote the tile, e.g. with fragment stores) is issued by one elected
+  // thread between two barriers of the role (MLIRGenEpilogue.cpp).
+  if (isStore && curRole_ && !inSingleThread()) {
+    if (inThreadSelectingIf()) {
+      error(e.loc,
+            "this TMA store in role '" + curRole_->name +
+                "' is neither issued by one thread nor reached by the whole role",
+            "issue it in one thread (`if role_thread_id() == 0`, after the role's "
+            "`sync_threads()`), or where every thread of the role reaches it (the compiler then "
+            "adds the barrier and elects the issuing thread)");
+      return Type::invalid();
+    }
+    e.tma.roleCollective = true;
+    return Type::voidTy();
+  }
   if (!inSingleThread() && !inRingProduce()) {
     error(e.loc, "copy_async here would be issued by every thread",
           "a TMA copy is issued by one thread: wrap it in `if thread_id() == 0 { ... }` (or "

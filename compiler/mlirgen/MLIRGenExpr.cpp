@@ -156,6 +156,8 @@ Value MLIRGenImpl::genExpr(const fe::ExprAST &e) {
 }
 
 Value MLIRGenImpl::genUnary(const fe::UnaryExpr &e) {
+  if (e.type.isFragment()) // MLIRGenEpilogue.cpp
+    return genFragmentNeg(e);
   Location l = loc(e.loc);
   Value v = genExpr(*e.operand);
   Type t = v.getType();
@@ -173,6 +175,8 @@ Value MLIRGenImpl::genUnary(const fe::UnaryExpr &e) {
 
 Value MLIRGenImpl::genBinary(const fe::BinaryExpr &e) {
   Location l = loc(e.loc);
+  if (e.type.isFragment()) // MLIRGenEpilogue.cpp
+    return genFragmentBinary(e);
   if (e.op == fe::BinaryOp::LogicalAnd || e.op == fe::BinaryOp::LogicalOr)
     return genShortCircuit(e);
   Value lhs = genExpr(*e.lhs), rhs = genExpr(*e.rhs);
@@ -321,6 +325,8 @@ Value MLIRGenImpl::genCast(const fe::CastExpr &e) {
   Location l = loc(e.loc);
   Value v = genExpr(*e.operand);
   const fe::Type &from = e.operand->type;
+  if (e.type.isFragment()) // MLIRGenEpilogue.cpp
+    return genFragmentCast(e, v);
   if (e.type.isVector())
     return genVectorCast(l, v, e.type);
   Type to = scalarType(e.type.scalar);
@@ -391,6 +397,8 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
     return genInlinedCall(e);
   Location l = loc(e.loc);
   using BI = fe::Builtin;
+  if (isEpilogueCall(e)) // fragment math, rows/cols, row vectors, stores: MLIRGenEpilogue.cpp
+    return genEpilogueCall(e);
   switch (e.builtin) {
   case BI::ThreadId:
     return idRegister(l, SpecialReg::tid_x, e.axis);
@@ -456,8 +464,6 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::Load:
     return genLoadCall(e);
   case BI::Store:
-    if (e.mma.fragmentStore)
-      return genFragmentStore(e); // MLIRGenFragStore.cpp
     genStoreCall(e);
     return nullptr;
   case BI::CachePolicy:

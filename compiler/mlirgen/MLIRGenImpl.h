@@ -41,6 +41,12 @@
 #include <tuple>
 
 namespace mlir::tile::mlirgen {
+
+/// Marks op tile.shared_only: a compiler-owned synchronisation that publishes
+/// shared memory only (a ring slot release, the barrier after a role's TMA
+/// store); tile-place-bulk-waits then waits only for a store's read there.
+void markSharedOnlySync(Operation *op);
+
 namespace fe = ::tile::frontend;
 
 /// An indexable run of elements: a shared array, `h.local`, or a remote view.
@@ -423,6 +429,22 @@ public:
 
   /// The layout of an n-D array or TMA tile (null for a plain 1-D array).
   TileLayoutAttr tileLayout(const fe::SharedArrayStmt &s);
+
+  // Issue #9 epilogue on fragments (MLIRGenEpilogue.cpp).
+  FragType epilogueFragType(const fe::Type &t);
+  Value genFragmentBinary(const fe::BinaryExpr &e);
+  Value genFragmentNeg(const fe::UnaryExpr &e);
+  /// `operand as T` of the already generated operand v.
+  Value genFragmentCast(const fe::CastExpr &e, Value v);
+  /// min/max/fma of fragments, frag_row/frag_col, row_vector, fragment stores.
+  static bool isEpilogueCall(const fe::CallExpr &e);
+  Value genEpilogueCall(const fe::CallExpr &e);
+  Value genFragmentCall(const fe::CallExpr &e);
+  void genFragmentStore(const fe::CallExpr &e);
+  /// copy_async(C[...], tile) reached by a whole role: barrier, elected
+  /// store + commit + wait.read, barrier.
+  void genRoleTmaStore(const fe::CallExpr &e, Value map, ValueRange coords, Value tile,
+                       TileLayoutAttr layout);
   /// Address of `t[i, j, ...]` (or `t[i]` row-major linear) through tile_element.
   Value genTileAddress(const fe::IndexExpr &e);
   Value genTmaCall(const fe::CallExpr &e);
@@ -472,8 +494,6 @@ public:
   /// After a loop: the drains (wait_group 0 + pending releases) of the
   /// consumes with inflight(n > 0) whose innermost loop it is.
   void genMmaDrains(const fe::StmtAST &loop);
-  /// store(p, frag, row_stride = ld): each thread its elements (MLIRGenFragStore.cpp).
-  Value genFragmentStore(const fe::CallExpr &e);
   /// Per (ring, role): stages consumed but not yet released (an i32 slot).
   std::map<std::pair<const fe::RingStmt *, const fe::RoleAST *>, Value> mmaPending;
   std::multimap<const fe::StmtAST *, const fe::RingAccessStmt *> mmaDrains;

@@ -28,10 +28,10 @@ using namespace mlir::tile::mlirgen;
 
 namespace target = ::tile::target;
 
-/// A ring's slot handshake op: it publishes the ring's slots only (read by
-/// tile-place-bulk-waits).
-static void markRingSlot(Operation *op) {
-  op->getContext()->getLoadedDialect<TileDialect>()->getRingSlotAttrHelper().setAttr(
+/// A compiler-owned synchronisation that publishes shared memory only (read
+/// by tile-place-bulk-waits: it needs no TMA store's global completion).
+void mlir::tile::mlirgen::markSharedOnlySync(Operation *op) {
+  op->getContext()->getLoadedDialect<TileDialect>()->getSharedOnlyAttrHelper().setAttr(
       op, UnitAttr::get(op->getContext()));
 }
 
@@ -217,7 +217,7 @@ void MLIRGenImpl::genRingRelease(Location end, const fe::RingStmt &r, Value empt
   auto sync = SyncWarpOp::create(builder, end, intConst(end, i32, -1));
   explain(sync, "bar.warp.sync: the warp's reads of ring '" + r.decl->name +
                     "' stage precede its release");
-  markRingSlot(sync);
+  markSharedOnlySync(sync);
   Value lane = sreg(end, SpecialReg::laneid);
   Value group = intConst(end, i32, r.groupSize);
   Value releasing = arith::CmpIOp::create(builder, end, arith::CmpIPredicate::ult, lane, group);
@@ -263,7 +263,7 @@ void MLIRGenImpl::genRingRelease(Location end, const fe::RingStmt &r, Value empt
       explain(arrive, "mbarrier.arrive.release (lane 0 of each warp) on ring '" + r.decl->name +
                           "' empty[stage]: the slot may be refilled");
     }
-    markRingSlot(arrive);
+    markSharedOnlySync(arrive);
   }
 }
 

@@ -72,6 +72,10 @@ Value MLIRGenImpl::genTmaCall(const fe::CallExpr &e) {
   const fe::SharedArrayStmt &tileDecl = *e.tma.tile;
   Value tile = arrays[&tileDecl].base;
   TileLayoutAttr layout = tileLayout(tileDecl);
+  if (e.tma.isStore && e.tma.roleCollective) { // MLIRGenEpilogue.cpp
+    genRoleTmaStore(e, map, coords, tile, layout);
+    return nullptr;
+  }
   if (e.tma.isStore) {
     TmaStoreOp::create(builder, l, map, coords, tile, layout);
     // The wait_group.read before the tile is rewritten is placed by

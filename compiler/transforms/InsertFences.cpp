@@ -7,11 +7,12 @@
 // placed once after the last such init of each block (the init thread runs
 // it) and never duplicated.
 //
-// A TMA store (an async-proxy read) of a tile that generic stores write
+// A TMA store or a wgmma (async-proxy reads) of a tile that generic stores write
 // needs fence.proxy.async.shared::cta by the writers after their writes and
 // before the barrier that orders them before the store (PTX ISA 8.6
 // "Proxies"; ASYNC-DESIGN.md rule 5): the fence goes right before the
-// nearest barrier preceding the store (every writer runs it), or before the
+// nearest barrier preceding the store (every writer runs it; inside a role,
+// the role's named barrier), or before the
 // store itself when no barrier precedes it (the issuing thread wrote it). One
 // fence per barrier, never duplicated.
 //===----------------------------------------------------------------------===//
@@ -43,8 +44,8 @@ bool fencedAfter(Operation *init) {
 }
 
 /// The nearest barrier before op in program order (its block, then its
-/// ancestors' blocks): bar.sync 0, or a role's named barrier (sync_threads()
-/// inside warpgroups), or nullptr.
+/// ancestors' blocks), or nullptr: tile.barrier, or inside a role the role's
+/// tile.named_barrier (the writers of a tile a role stores are its threads).
 Operation *precedingBarrier(Operation *op) {
   for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
     for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode())
@@ -64,8 +65,12 @@ void fenceAsyncReads(KernelOp kernel) {
   kernel.walk([&](MemoryAccessOpInterface access) {
     if (access.getAccessProxy() != MemoryProxy::async || !access.readsMemory())
       return;
-    SharedAllocOp alloc = rootAlloc(access.getAccessPtr());
-    if (!alloc || !writtenGenerically.contains(alloc))
+    SmallVector<Value, 2> ptrs{access.getAccessPtr()};
+    ptrs.append(access.getOtherAccessPtrs()); // wgmma: both operand tiles
+    if (llvm::none_of(ptrs, [&](Value p) {
+          SharedAllocOp alloc = rootAlloc(p);
+          return alloc && writtenGenerically.contains(alloc);
+        }))
       return;
     Operation *at = precedingBarrier(access);
     if (!at)
@@ -75,7 +80,7 @@ void fenceAsyncReads(KernelOp kernel) {
     OpBuilder b(at);
     auto fence = FenceProxyAsyncOp::create(b, at->getLoc());
     setReason(fence, "fence.proxy.async.shared::cta: generic writes of a tile before the barrier "
-                     "that orders them before a TMA store (async-proxy read) of it");
+                     "that orders them before an async-proxy read of it (TMA store, wgmma)");
   });
 }
 

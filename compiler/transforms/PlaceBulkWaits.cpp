@@ -15,9 +15,10 @@
 //   * before the thread next synchronises with other threads (bar.sync, a
 //     role's named barrier, bar.warp.sync, a cluster barrier arrive, an
 //     mbarrier arrive, a release atomic or fence): `wait_group 0`, after
-//     which others may read the global data and rewrite the tile; a ring's
-//     own slot handshake (tile.ring_slot: it publishes ring slots, never
-//     global memory) only needs `wait_group.read 0` there;
+//     which others may read the global data and rewrite the tile; a
+//     compiler-owned synchronisation that publishes shared memory only
+//     (tile.shared_only: a ring slot's release, the role barrier after a
+//     role's TMA store) only needs `wait_group.read 0` there;
 //   * before the thread itself writes (either proxy) a tile it stored:
 //     `wait_group.read 0`.
 // Threads with no bulk group pending pass a wait at once. The walk is a
@@ -105,8 +106,8 @@ private:
       return pending;
     }
     if (!pending.empty()) {
-      bool ringSlot = dialect->getRingSlotAttrHelper().isAttrPresent(&op);
-      if (synchronisesThreads(&op) && pending.writes && !ringSlot) {
+      bool sharedOnly = dialect->getSharedOnlyAttrHelper().isAttrPresent(&op);
+      if (synchronisesThreads(&op) && pending.writes && !sharedOnly) {
         waitBefore(op, /*read=*/false);
         pending = Pending();
       } else if (!pending.reads.empty() &&

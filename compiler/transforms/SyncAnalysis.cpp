@@ -60,6 +60,8 @@ AccessSummary SyncAnalysis::accesses(Operation *root) const {
   root->walk([&](MemoryAccessOpInterface access) {
     unsigned proxy = static_cast<unsigned>(access.getAccessProxy());
     MemKind kind = kindOf(access.getAccessPtr());
+    for (Value other : access.getOtherAccessPtrs()) // wgmma's second operand
+      kind = static_cast<MemKind>(kind | kindOf(other));
     if (access.readsMemory())
       summary.reads[proxy] |= kind;
     if (access.writesMemory())
@@ -84,8 +86,11 @@ bool SyncAnalysis::initialisesPeerMemory(Operation *root) const {
 
 bool SyncAnalysis::touchesOwnPeerMemory(Operation *root) const {
   WalkResult r = root->walk([&](MemoryAccessOpInterface access) {
-    Value ptr = access.getAccessPtr();
-    bool own = spaceOf(ptr) == AddressSpace::shared && kindOf(ptr) == kPeerSmem;
+    SmallVector<Value, 2> ptrs{access.getAccessPtr()};
+    ptrs.append(access.getOtherAccessPtrs());
+    bool own = llvm::any_of(ptrs, [&](Value ptr) {
+      return spaceOf(ptr) == AddressSpace::shared && kindOf(ptr) == kPeerSmem;
+    });
     return own ? WalkResult::interrupt() : WalkResult::advance();
   });
   return r.wasInterrupted();

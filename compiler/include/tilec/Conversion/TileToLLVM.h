@@ -9,6 +9,7 @@
 //   AsyncToNVVM.cpp     st.async
 //   DebugToNVVM.cpp     hang reports (--debug-hangs)
 //   TmaToNVVM.cpp       tensor maps, tile layouts, TMA copies, bulk groups
+//   EpilogueToNVVM.cpp  fragment math, conversions, stmatrix / vector stores
 // MLIR 22's NVVM ops are used where their PTX is exactly the semantics the IR
 // asks for; everything else goes through the one PTX builder (PTXBuilder.h).
 #ifndef TILEC_CONVERSION_TILETOLLVM_H
@@ -52,6 +53,10 @@ class KernelOp;
 /// byval [128 x i8], align 64, nvvm.grid_constant on the tensor-map arguments.
 void setTensorMapArgAttrs(KernelOp kernel, LLVM::LLVMFuncOp func);
 void populateTileWarpToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+/// Fragment epilogue (issue #9): element-wise math, conversions, row/column
+/// indices, row vectors, stores into tiles (stmatrix) and memory: EpilogueToNVVM.cpp.
+void populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
+                                        RewritePatternSet &patterns);
 /// tile.local_array (issue #11 register arrays): LocalArrayToLLVM.cpp.
 void populateTileLocalArrayToLLVMPatterns(LLVMTypeConverter &converter,
                                           RewritePatternSet &patterns);

@@ -214,6 +214,10 @@ enum class Builtin {
   Mma,   // mma(a, b, acc)
   Rows,  // rows(t, i, n): an operand view (of mma, store)
   Trans, // trans(t): an operand view read transposed
+  // Issue #9 epilogue on fragments (SemaEpilogue.cpp).
+  FragRow,   // frag_row(f): each element's row index (an f32 fragment like f)
+  FragCol,   // frag_col(f): each element's column index
+  RowVector, // row_vector(p, f): element [r, c] = p[c]
 };
 /// Rows, Trans: views of a shared tile that only mma (and store) take.
 bool isTileViewBuiltin(Builtin b);
@@ -486,6 +490,9 @@ public:
     int multicastAxis = -1;         // multicast = x|y|z (0..2), 3 = all; -1 none
     int64_t bytes = 0;              // bytes landing in this CTA's tile per copy (expect_tx)
     int64_t extent = 0;             // dim(t, d): the extent
+    /// A TMA store a whole role reaches (not under a single-thread
+    /// condition): role barrier, one elected thread, barrier (issue #9).
+    bool roleCollective = false;
   } tma;
   /// [sema] mma(a, b, acc) (SemaMma.cpp): each operand's tile and view.
   struct MmaOperand {
@@ -498,10 +505,6 @@ public:
     MmaOperand a, b;
     int64_t k = 0;          // the K extent of the product
     bool inConsume = false; // inside a consume block (placement: MLIRGenMma.cpp)
-    /// store(p, frag, row_stride = ld) (SemaFragStore.cpp): args[0] the
-    /// pointer, args[1] the fragment, rowStride the `row_stride =` value.
-    bool fragmentStore = false;
-    const ExprAST *rowStride = nullptr;
   } mma;
   MemoryHints hints;                               // [sema] load/store cache hints, vectors
   cache::Evict policyPrimary = cache::Evict::None; // [sema] cache_policy(P, ...)

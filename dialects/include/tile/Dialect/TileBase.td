@@ -27,10 +27,10 @@ def Tile_Dialect : Dialect {
     "::mlir::UnitAttr":$auto,
     // tile.name: the source name of the mbarrier a wait is on (hang reports).
     "::mlir::StringAttr":$name,
-    // tile.ring_slot: a ring's compiler-owned slot handshake (the warp sync
-    // and release after a consume): it publishes the ring's shared slots
-    // only, never global memory.
-    "::mlir::UnitAttr":$ring_slot
+    // tile.shared_only: a compiler-owned synchronisation that publishes
+    // shared memory only, never global memory (a ring slot's warp sync and
+    // release, the role barrier after a role's TMA store read its tile).
+    "::mlir::UnitAttr":$shared_only
   );
 }
 

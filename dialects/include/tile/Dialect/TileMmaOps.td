@@ -52,7 +52,8 @@ def Tile_FragExtractOp : Tile_Op<"frag_extract", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_MmaOp : Tile_Op<"mma", [AllTypesMatch<["acc", "result"]>]> {
+def Tile_MmaOp : Tile_Op<"mma", [AllTypesMatch<["acc", "result"]>,
+    Tile_MemoryAccessOpInterface]> {
   let summary = "acc += A * B on shared tiles (wgmma.mma_async, one warpgroup)";
   let description = [{
     A is rows * K of the tile `a` (its rows starting at `a_row`), K-major
@@ -75,6 +76,18 @@ def Tile_MmaOp : Tile_Op<"mma", [AllTypesMatch<["acc", "result"]>]> {
       qualified(type($a)) `,` qualified(type($b))
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    // An async-proxy read of both operand tiles (PTX ISA 8.6 "Proxies": wgmma
+    // reads shared memory through the async proxy), so tile-insert-fences
+    // fences generic writes of either before it.
+    ::mlir::Value getAccessPtr() { return getA(); }
+    ::llvm::SmallVector<::mlir::Value, 1> getOtherAccessPtrs() { return {getB()}; }
+    bool readsMemory() { return true; }
+    bool writesMemory() { return false; }
+    ::mlir::tile::MemoryOrder getAccessOrder() { return ::mlir::tile::MemoryOrder::weak; }
+    ::mlir::tile::MemoryScope getAccessScope() { return ::mlir::tile::MemoryScope::cta; }
+    ::mlir::tile::MemoryProxy getAccessProxy() { return ::mlir::tile::MemoryProxy::async; }
+  }];
 }
 
 def Tile_WgmmaFenceOp : Tile_Op<"wgmma_fence"> {

@@ -435,6 +435,8 @@ include "tile/Dialect/TileTmaOps.td"
 include "tile/Dialect/TileWarpOps.td"
 // Issue #9 (mma): fragments and wgmma.
 include "tile/Dialect/TileMmaOps.td"
+// Issue #9 (epilogue): element-wise math, conversions and stores of fragments.
+include "tile/Dialect/TileEpilogueOps.td"
 //===----------------------------------------------------------------------===//
 // Register arrays (issue #11: `local<T>[N]`)
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,393 @@
+//===- SemaEpilogue.cpp - element-wise math, conversion and stores of fragments ===//
+//
+// The epilogue of a warpgroup GEMM works on its accumulator `frag<T>[M, N]`
+// (issue #9, docs/language.md "Epilogue on fragments"):
+//  - `+ - * /` between two fragments of one type and shape, or a fragment
+//    and a scalar of its element type (the scalar stands for every
+//    element; literals adapt), unary `-`, `min`/`max`/`fma` likewise;
+//  - `f as f16` / `as bf16` / `as f32`: element-wise conversion (cvt.rn);
+//  - `frag_row(f)` / `frag_col(f)`: an f32 fragment shaped like f whose
+//    elements are their own row / column index;
+//  - `row_vector(p, f)`: a fragment shaped like f whose element [r, c] is
+//    p[c] (a column bias), each thread loading only its columns;
+//  - `store(t, f)` / `store(rows(t, i, n), f)`: into a 2-D shared tile (or
+//    n of its rows) through its layout; `store(p, f, row_stride = ld)`:
+//    element [r, c] to p[r * ld + c].
+// Fragments hold f32, f16 or bf16 elements, so every operation here is a
+// float operation with the scalar float semantics.
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+namespace tile::frontend {
+
+namespace {
+
+std::string shapeStr(const Type &f) {
+  return "[" + std::to_string(f.dims[0]) + ", " + std::to_string(f.dims[1]) + "]";
+}
+
+bool sameFragment(const Type &a, const Type &b) {
+  return a.isFragment() && b.isFragment() && a.scalar == b.scalar && a.dims == b.dims;
+}
+
+bool isFragmentElementKind(ScalarKind k) {
+  return k == ScalarKind::F32 || k == ScalarKind::F16 || k == ScalarKind::BF16;
+}
+
+} // namespace
+
+/// Whether `e` reads which thread, lane, warp or warpgroup runs it.
+static bool namesThread(const ExprAST &e) {
+  if (auto *c = e.as<CallExpr>()) {
+    switch (c->builtin) {
+    case Builtin::ThreadId:
+    case Builtin::LaneId:
+    case Builtin::WarpId:
+    case Builtin::RoleThreadId:
+    case Builtin::WarpgroupRank:
+    case Builtin::ElectOne:
+      return true;
+    default:
+      break;
+    }
+    for (const ExprPtr &a : c->args)
+      if (namesThread(*a))
+        return true;
+    return false;
+  }
+  if (auto *u = e.as<UnaryExpr>())
+    return namesThread(*u->operand);
+  if (auto *b = e.as<BinaryExpr>())
+    return namesThread(*b->lhs) || namesThread(*b->rhs);
+  if (auto *k = e.as<CastExpr>())
+    return namesThread(*k->operand);
+  if (auto *s = e.as<SelectExpr>())
+    return namesThread(*s->cond) || namesThread(*s->trueValue) || namesThread(*s->falseValue);
+  if (auto *i = e.as<IndexExpr>())
+    return namesThread(*i->base) || namesThread(*i->index);
+  return false;
+}
+
+bool Sema::inThreadSelectingIf() const {
+  for (const ExprAST *g : ifGuards_)
+    if (namesThread(*g))
+      return true;
+  return false;
+}
+
+bool isFragmentStore(const CallExpr &e) {
+  return e.builtin == Builtin::Store && !e.args.empty() && !e.args[0]->is<IndexExpr>();
+}
+
+bool Sema::checkFragmentOperand(ExprPtr &x, const Type &t, const Type &frag,
+                                const std::string &what) {
+  if (t.isInvalid())
+    return false;
+  if (t.isFragment()) {
+    if (sameFragment(t, frag))
+      return true;
+    error(x->loc, what + " is " + t.str() + ", expected " + frag.str(),
+          t.dims != frag.dims
+              ? "element-wise operations need fragments of one shape"
+              : "convert one side with `as " + std::string(scalarName(frag.scalar)) + "`");
+    return false;
+  }
+  Type elem = Type::scalarTy(frag.scalar);
+  if (t.isUntyped())
+    return adapt(x, elem);
+  if (t != elem) {
+    error(x->loc, what + " is " + t.str() + ", expected " + frag.str() + " or " + elem.str(),
+          t.isScalar() ? "a scalar stands for every element and must have the fragment's "
+                         "element type: convert it with `as " +
+                             std::string(scalarName(frag.scalar)) + "`"
+                       : "fragments combine with fragments of their shape and with scalars");
+    return false;
+  }
+  return true;
+}
+
+Type Sema::checkFragmentBinary(BinaryExpr &e, const Type &l, const Type &r) {
+  std::string sp = binaryOpSpelling(e.op);
+  const Type &frag = l.isFragment() ? l : r;
+  bool arith = e.op == BinaryOp::Add || e.op == BinaryOp::Sub || e.op == BinaryOp::Mul ||
+               e.op == BinaryOp::Div;
+  if (!arith) {
+    for (ExprPtr *x : {&e.lhs, &e.rhs})
+      if ((*x)->type.isUntyped())
+        finalize(*x);
+    error(e.loc, "'" + sp + "' cannot be applied to " + frag.str(),
+          "fragments take + - * / (element-wise, with fragments of one shape or scalars), "
+          "unary -, min, max, fma and `as f16|bf16|f32`");
+    return Type::invalid();
+  }
+  bool ok = checkFragmentOperand(e.lhs, l, frag, "the left operand of '" + sp + "'");
+  ok = checkFragmentOperand(e.rhs, r, frag, "the right operand of '" + sp + "'") && ok;
+  return ok ? frag : Type::invalid();
+}
+
+Type Sema::checkFragmentCast(CastExpr &e, const Type &from, const Type &to) {
+  if (from.isUntyped())
+    finalize(e.operand);
+  if (from.isFragment() && to.isScalar() && isFragmentElementKind(to.scalar))
+    return Type::fragment(to.scalar, from.dims[0], from.dims[1]);
+  if (from.isFragment() && to.isFragment() && to.dims == from.dims)
+    return to;
+  error(e.loc, "cannot cast " + from.str() + " to " + to.str(),
+        from.isFragment()
+            ? "a fragment converts element-wise to f32, f16 or bf16: `" + std::string("acc as f16`")
+            : "only fragments convert to fragments");
+  return Type::invalid();
+}
+
+bool Sema::anyFragmentArg(const CallExpr &e) {
+  for (const ExprPtr &a : e.args)
+    if (a->type.isFragment())
+      return true;
+  return false;
+}
+
+Type Sema::checkFragmentArgs(CallExpr &e) {
+  const Type *frag = nullptr;
+  for (ExprPtr &a : e.args)
+    if (a->type.isFragment()) {
+      frag = &a->type;
+      break;
+    }
+  Type f = *frag; // the first fragment argument fixes shape and element type
+  bool ok = true; // named arguments were rejected by the caller
+  if (e.builtin != Builtin::Min && e.builtin != Builtin::Max && e.builtin != Builtin::Fma) {
+    error(e.loc, "'" + e.callee + "' does not take fragments",
+          "fragments take + - * /, unary -, min, max, fma and `as`; other math functions work "
+          "on scalars");
+    for (ExprPtr &a : e.args)
+      finalize(a);
+    return Type::invalid();
+  }
+  for (size_t i = 0; i < e.args.size(); ++i)
+    ok = checkFragmentOperand(e.args[i], e.args[i]->type, f,
+                              "argument " + std::to_string(i + 1) + " of '" + e.callee + "'") &&
+         ok;
+  return ok ? f : Type::invalid();
+}
+
+/// The fragment argument `i` that gives a builtin its shape.
+static bool fragmentShapeArg(Sema &s, CallExpr &e, size_t i, Type &frag) {
+  Type t = s.infer(e.args[i]);
+  if (t.isInvalid())
+    return false;
+  if (t.isUntyped())
+    s.finalize(e.args[i]);
+  if (t.isFragment()) {
+    frag = t;
+    return true;
+  }
+  s.error(e.args[i]->loc,
+          "'" + e.callee + "' takes the fragment whose shape it copies, found " +
+              e.args[i]->type.str(),
+          "pass the accumulator, e.g. `" + e.callee +
+              (e.builtin == Builtin::RowVector ? "(bias, acc)`" : "(acc)`"));
+  return false;
+}
+
+Type Sema::checkFragmentIndexCall(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 1, 1))
+    return Type::invalid();
+  Type frag;
+  if (!fragmentShapeArg(*this, e, 0, frag))
+    return Type::invalid();
+  return Type::fragment(ScalarKind::F32, frag.dims[0], frag.dims[1]);
+}
+
+Type Sema::checkRowVector(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 2, 2))
+    return Type::invalid();
+  Type p = infer(e.args[0]);
+  if (p.isUntyped())
+    p = finalize(e.args[0]);
+  Type frag;
+  bool ok = fragmentShapeArg(*this, e, 1, frag);
+  if (p.isInvalid() || !ok)
+    return Type::invalid();
+  if (!p.isPointer() || (p.space != AddressSpace::Global && p.space != AddressSpace::Shared) ||
+      !isFragmentElementKind(p.scalar)) {
+    error(e.args[0]->loc,
+          "'row_vector' reads a row of f32, f16 or bf16 through a global or shared pointer, "
+          "found " +
+              p.str(),
+          "pass the first column's element, e.g. `row_vector(bias + n0, acc)` with bias a "
+          "ptr<f32, global>");
+    return Type::invalid();
+  }
+  e.space = p.space;
+  return Type::fragment(p.scalar, frag.dims[0], frag.dims[1]);
+}
+
+/// `rows(t, i, n)` as the target of a fragment store: i an integer, n a
+/// positive constant; the rows i*n .. i*n+n-1 inside the tile when i is
+/// constant (a run-time i is unchecked, like shared indexing). Sets `tileRef`
+/// to t and `rows` to n; false after an error.
+bool Sema::checkStoreRowsView(CallExpr &view, ExprPtr *&tileRef, int64_t &rows) {
+  view.builtin = Builtin::Rows;
+  if (!checkNoNamedArgs(view) || !checkArgCount(view, 3, 3))
+    return false;
+  Type it = checkValue(view.args[1], nullptr, "");
+  if (it.isInvalid())
+    return false;
+  if (!it.isInteger() || it.isBool()) {
+    error(view.args[1]->loc, "the row block of rows(t, i, n) must be an integer, found " + it.str(),
+          "rows i*n .. i*n+n-1 of the tile: i is an integer");
+    return false;
+  }
+  Type nt = checkValue(view.args[2], nullptr, "");
+  bool overflow = false;
+  std::optional<int64_t> n;
+  if (!nt.isInvalid() && nt.isInteger() && !nt.isBool())
+    n = foldConstant(*view.args[2], overflow);
+  if (!n || overflow || *n <= 0) {
+    if (!nt.isInvalid())
+      error(view.args[2]->loc, "the row count n of rows(t, i, n) must be a positive constant",
+            "the fragment's rows: `rows(out, warpgroup_rank(), 64)`");
+    return false;
+  }
+  rows = *n;
+  tileRef = &view.args[0];
+  return true;
+}
+
+Type Sema::checkFragmentStore(CallExpr &e) {
+  if (!checkArgCount(e, 2, 2))
+    return Type::invalid();
+  for (const NamedArg &na : e.namedArgs)
+    if (na.name != "row_stride") {
+      error(na.loc, "store of a fragment takes no '" + na.name + "' argument",
+            "`store(p, acc, row_stride = ld)` to memory, `store(tile, acc)` into a shared tile");
+      for (ExprPtr &a : e.args)
+        resolveOnly(a);
+      return Type::invalid();
+    }
+  // The destination: `rows(t, i, n)` (checked here: rows() is no value),
+  // else an expression (a tile or a pointer).
+  ExprPtr *tileRef = &e.args[0];
+  std::optional<int64_t> viewRows;
+  bool ok = true;
+  auto *view = e.args[0]->as<CallExpr>();
+  if (view && view->callee == "trans") {
+    error(view->loc, "a fragment store does not transpose",
+          "store into the tile itself or `rows(t, i, n)` of it");
+    ok = false;
+  } else if (view && view->callee == "rows") {
+    int64_t n = 0;
+    ok = checkStoreRowsView(*view, tileRef, n);
+    viewRows = n;
+  }
+  Type dst = ok ? infer(*tileRef) : Type::invalid();
+  if (dst.isUntyped())
+    dst = finalize(*tileRef);
+  Type v = infer(e.args[1]);
+  if (v.isUntyped())
+    v = finalize(e.args[1]);
+  if (dst.isInvalid() || v.isInvalid())
+    return Type::invalid();
+  NamedArg *stride = nullptr;
+  for (NamedArg &na : e.namedArgs)
+    if (na.name == "row_stride")
+      stride = &na;
+  if (!v.isFragment()) {
+    error(e.args[0]->loc, "the first argument of store must be an element access like `p[i]`",
+          "write `store(p[i], ...)`; only a fragment is stored into a tile `store(t, acc)` or "
+          "through a pointer `store(p, acc, row_stride = ld)`");
+    return Type::invalid();
+  }
+  if (dst.isPointer() && !viewRows) {
+    if (!stride) {
+      error(e.args[0]->loc, "storing a fragment through a pointer needs its row stride",
+            "write `store(p, acc, row_stride = ld)`: element [r, c] goes to p[r * ld + c]");
+      return Type::invalid();
+    }
+    if (dst.space != AddressSpace::Global && dst.space != AddressSpace::Shared) {
+      error(e.args[0]->loc, "a fragment is stored to global or shared memory, not " + dst.str(),
+            "pass a ptr<T, global>");
+      return Type::invalid();
+    }
+    if (dst.scalar != v.scalar) {
+      error(e.args[1]->loc,
+            "the fragment has elements of type " + std::string(scalarName(v.scalar)) +
+                ", the pointer " + scalarName(dst.scalar),
+            "convert it first: `store(p, acc as " + std::string(scalarName(dst.scalar)) +
+                ", row_stride = ld)`");
+      return Type::invalid();
+    }
+    Type st = checkValue(stride->expr, nullptr, "row_stride");
+    if (st.isInvalid())
+      return Type::invalid();
+    if (!st.isInteger() || st.isBool()) {
+      error(stride->valueLoc, "row_stride must be an integer, found " + st.str(),
+            "the distance in elements between two rows");
+      return Type::invalid();
+    }
+    bool overflow = false;
+    std::optional<int64_t> k = foldConstant(*stride->expr, overflow);
+    if (k && !overflow && (*k % 2 != 0 || *k < v.dims[1])) {
+      error(stride->valueLoc,
+            "row_stride " + std::to_string(*k) +
+                (*k % 2 ? " is odd"
+                        : " is less than the fragment's " + std::to_string(v.dims[1]) + " columns"),
+            *k % 2 ? "each thread stores pairs of adjacent elements with one vector store, which "
+                     "needs every row to start on a multiple of 2 elements"
+                   : "rows would overlap: the stride is at least the row length");
+      return Type::invalid();
+    }
+    e.space = dst.space;
+    return Type::voidTy();
+  }
+  if (stride) {
+    error(stride->loc, "row_stride is for stores through a pointer",
+          "a shared tile has its own row length: `store(tile, acc)`");
+    return Type::invalid();
+  }
+  auto *ref = (*tileRef)->as<VarRefExpr>();
+  SharedArrayStmt *tile = ref && ref->decl ? ref->decl->array : nullptr;
+  if (!tile || tile->distributed || dst.kind != Type::SharedArray || tile->dims.size() != 2) {
+    error((*tileRef)->loc,
+          "a fragment is stored into a 2-D shared tile, `rows(t, i, n)` of one, or through a "
+          "pointer with `row_stride =`; found " +
+              dst.str(),
+          "declare the tile `let out = shared<f16>[128, 128]` and write `store(out, acc)`, or "
+          "`store(p, acc, row_stride = ld)` to global memory");
+    return Type::invalid();
+  }
+  int64_t rows = viewRows.value_or(tile->dims[0]);
+  if (viewRows) {
+    auto &rv = *e.args[0]->as<CallExpr>();
+    bool overflow = false;
+    if (auto i = foldConstant(*rv.args[1], overflow);
+        i && !overflow && (*i < 0 || (*i + 1) * rows > tile->dims[0])) {
+      error(rv.args[1]->loc,
+            "rows(" + tile->decl->name + ", " + std::to_string(*i) + ", " + std::to_string(rows) +
+                ") is outside the tile's " + std::to_string(tile->dims[0]) + " rows",
+            "the view is rows i*n .. i*n+n-1");
+      return Type::invalid();
+    }
+  }
+  if (tile->elem.type.scalar != v.scalar) {
+    error(e.args[1]->loc,
+          "the fragment has elements of type " + std::string(scalarName(v.scalar)) + ", tile '" +
+              tile->decl->name + "' " + scalarName(tile->elem.type.scalar),
+          "convert it first: `store(" + tile->decl->name + ", acc as " +
+              scalarName(tile->elem.type.scalar) + ")`");
+    return Type::invalid();
+  }
+  if (rows != v.dims[0] || tile->dims[1] != v.dims[1]) {
+    error(e.loc,
+          "shape mismatch: a " + shapeStr(v) + " fragment into " + std::to_string(rows) +
+              " rows of " + std::to_string(tile->dims[1]) + " columns",
+          "the destination has the fragment's shape: a [" + std::to_string(v.dims[0]) + ", " +
+              std::to_string(v.dims[1]) + "] tile or `rows(t, i, " + std::to_string(v.dims[0]) +
+              ")` of a tile with " + std::to_string(v.dims[1]) + " columns");
+    return Type::invalid();
+  }
+  e.space = AddressSpace::Shared;
+  return Type::voidTy();
+}
+
+} // namespace tile::frontend

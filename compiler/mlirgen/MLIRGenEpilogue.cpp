@@ -1,0 +1,155 @@
+//===- MLIRGenEpilogue.cpp - fragment math, conversions, stores, role TMA stores ===//
+//
+// The checked epilogue expressions (SemaEpilogue.cpp) become the
+// TileEpilogueOps.td ops; every op that depends on which elements a thread
+// holds gets the thread's index in the block (its warpgroup position is
+// index % 128: roles start on warpgroup boundaries). A TMA store that a whole
+// role reaches (`copy_async(C[...], out)` after the role wrote `out`) is the
+// role's barrier, then the store by one elected thread of its first warp
+// (commit, wait until read), then the barrier again so the tile may be
+// rewritten; tile-insert-fences puts fence.proxy.async before the first
+// barrier, where every writer runs it.
+//===----------------------------------------------------------------------===//
+#include "MLIRGenImpl.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::mlirgen;
+
+/// Why the compiler issued op (listed by `tilec --explain-sync`).
+static void explain(Operation *op, const Twine &why) {
+  op->getContext()->getLoadedDialect<TileDialect>()->getSyncAttrHelper().setAttr(
+      op, StringAttr::get(op->getContext(), why.str()));
+}
+
+FragType MLIRGenImpl::epilogueFragType(const fe::Type &t) {
+  return FragType::get(builder.getContext(), t.dims[0], t.dims[1], scalarType(t.scalar));
+}
+
+Value MLIRGenImpl::genFragmentBinary(const fe::BinaryExpr &e) {
+  Location l = loc(e.loc);
+  Value lhs = genExpr(*e.lhs);
+  Value rhs = genExpr(*e.rhs);
+  FragArithKind kind = FragArithKind::add;
+  switch (e.op) {
+  case fe::BinaryOp::Sub:
+    kind = FragArithKind::sub;
+    break;
+  case fe::BinaryOp::Mul:
+    kind = FragArithKind::mul;
+    break;
+  case fe::BinaryOp::Div:
+    kind = FragArithKind::div;
+    break;
+  default: // Sema: + - * / only
+    break;
+  }
+  // `/` is never contracted; + - * follow --fmad like the scalar operators.
+  bool contract = kind != FragArithKind::div && contractFlags() == arith::FastMathFlags::contract;
+  return FragArithOp::create(builder, l, epilogueFragType(e.type), lhs, rhs, kind, contract);
+}
+
+Value MLIRGenImpl::genFragmentNeg(const fe::UnaryExpr &e) {
+  Value v = genExpr(*e.operand);
+  return FragNegOp::create(builder, loc(e.loc), v.getType(), v);
+}
+
+Value MLIRGenImpl::genFragmentCast(const fe::CastExpr &e, Value v) {
+  FragType to = epilogueFragType(e.type);
+  if (v.getType() == to)
+    return v;
+  return FragConvertOp::create(builder, loc(e.loc), to, v);
+}
+
+bool MLIRGenImpl::isEpilogueCall(const fe::CallExpr &e) {
+  using BI = fe::Builtin;
+  if (e.builtin == BI::Store)
+    return !e.args[0]->is<fe::IndexExpr>(); // store(tile or pointer, fragment)
+  return e.type.isFragment() &&
+         (e.builtin == BI::Min || e.builtin == BI::Max || e.builtin == BI::Fma ||
+          e.builtin == BI::FragRow || e.builtin == BI::FragCol || e.builtin == BI::RowVector);
+}
+
+Value MLIRGenImpl::genEpilogueCall(const fe::CallExpr &e) {
+  if (e.builtin == fe::Builtin::Store) {
+    genFragmentStore(e);
+    return nullptr;
+  }
+  return genFragmentCall(e);
+}
+
+Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
+  Location l = loc(e.loc);
+  using BI = fe::Builtin;
+  FragType type = epilogueFragType(e.type);
+  Value thread = linearThread(l).first;
+  switch (e.builtin) {
+  case BI::FragRow:
+  case BI::FragCol:
+    return FragCoordOp::create(builder, l, type, thread, e.builtin == BI::FragRow ? 0 : 1);
+  case BI::RowVector:
+    return FragLoadRowOp::create(builder, l, type, genExpr(*e.args[0]), thread);
+  case BI::Fma: {
+    Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]), c = genExpr(*e.args[2]);
+    return FragFmaOp::create(builder, l, type, a, b, c);
+  }
+  default: { // Min, Max
+    Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]);
+    return FragArithOp::create(builder, l, type, a, b,
+                               e.builtin == BI::Min ? FragArithKind::min : FragArithKind::max,
+                               /*contract=*/false);
+  }
+  }
+}
+
+void MLIRGenImpl::genFragmentStore(const fe::CallExpr &e) {
+  Location l = loc(e.loc);
+  Value value = genExpr(*e.args[1]);
+  Value thread = linearThread(l).first;
+  const fe::ExprAST &dst = *e.args[0];
+  if (dst.type.isPointer()) {
+    Value ptr = genExpr(dst);
+    const fe::ExprAST *stride = nullptr; // Sema: present on a store through a pointer
+    for (const fe::NamedArg &na : e.namedArgs)
+      if (na.name == "row_stride")
+        stride = na.expr.get();
+    Value ld = castInt(l, genExpr(*stride), builder.getI64Type(), stride->type.isUnsigned());
+    FragStoreOp::create(builder, l, value, ptr, ld, thread);
+    return;
+  }
+  // A tile or rows(t, i, n) of one: the first row written is i * n.
+  const fe::ExprAST *tileRef = &dst;
+  Value row0 = intConst(l, builder.getI32Type(), 0);
+  if (auto *rows = dst.as<fe::CallExpr>(); rows && rows->builtin == fe::Builtin::Rows) {
+    tileRef = rows->args[0].get();
+    Value i =
+        castInt(l, genExpr(*rows->args[1]), builder.getI32Type(), rows->args[1]->type.isUnsigned());
+    Value n = castInt(l, genExpr(*rows->args[2]), builder.getI32Type());
+    row0 = arith::MulIOp::create(builder, l, i, n);
+  }
+  const fe::SharedArrayStmt &tile = *tileRef->as<fe::VarRefExpr>()->decl->array;
+  FragStoreTileOp::create(builder, l, value, arrays[&tile].base, row0, thread, tileLayout(tile));
+}
+
+void MLIRGenImpl::genRoleTmaStore(const fe::CallExpr &e, Value map, ValueRange coords, Value tile,
+                                  TileLayoutAttr layout) {
+  Location l = loc(e.loc);
+  const fe::RoleAST &role = *e.role;
+  // Every writer of the tile is a thread of the role: its barrier orders
+  // their writes (and their fence.proxy.async) before the elected copy.
+  explain(NamedBarrierOp::create(builder, l, role.barrierId, role.threads(), /*aligned=*/false),
+          "bar.sync of role '" + role.name +
+              "': its threads' writes of the tile before the TMA store one thread issues");
+  genInElectedThread(l, [&] {
+    TmaStoreOp::create(builder, l, map, coords, tile, layout);
+    explain(BulkCommitOp::create(builder, l),
+            "cp.async.bulk.commit_group: closes the bulk group of this TMA store");
+    explain(BulkWaitOp::create(builder, l, /*pending=*/0, /*read=*/true),
+            "cp.async.bulk.wait_group.read 0: the tile may be rewritten once it has been read");
+  });
+  // The role's threads may write the tile again only after the copy read it.
+  auto after = NamedBarrierOp::create(builder, l, role.barrierId, role.threads(), /*aligned=*/false);
+  explain(after, "bar.sync of role '" + role.name +
+                     "': its threads rewrite the tile only after the TMA store read it");
+  markSharedOnlySync(after);
+}

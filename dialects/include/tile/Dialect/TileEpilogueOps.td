@@ -1,0 +1,153 @@
+//===- TileEpilogueOps.td - element-wise math and stores of fragments -*- tablegen -*-===//
+//
+// The epilogue of a warpgroup GEMM on its accumulator fragment
+// (`!tile.frag<MxNxT>`, the wgmma D fragment of PTX ISA 9.7.15.5.1, "Matrix
+// fragments for wgmma.mma_async.m64nNk16"): element-wise arithmetic with
+// fragments and scalars, conversion (cvt.rn on pairs), the row/column index
+// of every element, a broadcast row vector (column bias), and the stores
+// into a shared tile (stmatrix for 16-bit elements, honouring the tile's
+// #tile.layout) or to global memory. Every op that depends on which
+// elements a thread holds takes the thread's index in its block (`thread`):
+// only thread % 128 (the warp within the warpgroup and the lane) matters.
+// Included by TileOps.td.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILE_EPILOGUE_OPS_TD
+#define TILE_EPILOGUE_OPS_TD
+
+def Tile_FragArithKind : I32EnumAttr<"FragArithKind", "element-wise fragment operation", [
+    I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"sub", 1>, I32EnumAttrCase<"mul", 2>,
+    I32EnumAttrCase<"div", 3>, I32EnumAttrCase<"min", 4>, I32EnumAttrCase<"max", 5>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tile";
+}
+def Tile_FragArithKindAttr : EnumAttr<Tile_Dialect, Tile_FragArithKind, "frag_arith_kind">;
+
+// A fragment or a scalar of its element type (broadcast to every element).
+def Tile_FragOrScalar : AnyTypeOf<[Tile_FragType, F16, BF16, F32]>;
+
+def Tile_FragArithOp : Tile_Op<"frag_arith", [Pure]> {
+  let summary = "element-wise + - * / min max of fragments and scalars";
+  let description = [{
+    `result[r, c] = lhs[r, c] OP rhs[r, c]`, a scalar operand standing for
+    every element. The float semantics are the scalar ones of
+    docs/language.md ("Floats"): IEEE round-to-nearest-even per element,
+    min/max are minNum/maxNum; `contract` lets a product feeding a sum
+    become one fma.rn (the scalar `--fmad` rule). 16-bit fragments compute
+    on packed pairs (add/mul/min/max.{f16x2,bf16x2}).
+  }];
+  let arguments = (ins Tile_FragOrScalar:$lhs, Tile_FragOrScalar:$rhs,
+                       Tile_FragArithKindAttr:$kind, UnitAttr:$contract);
+  let results = (outs Tile_FragType:$result);
+  let assemblyFormat = [{
+    $kind $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_FragFmaOp : Tile_Op<"frag_fma", [Pure]> {
+  let summary = "element-wise fused multiply-add (one rounding) of fragments and scalars";
+  let arguments = (ins Tile_FragOrScalar:$a, Tile_FragOrScalar:$b, Tile_FragOrScalar:$c);
+  let results = (outs Tile_FragType:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_FragNegOp : Tile_Op<"frag_neg", [Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "element-wise negation (flips every sign bit)";
+  let arguments = (ins Tile_FragType:$value);
+  let results = (outs Tile_FragType:$result);
+  let assemblyFormat = "$value attr-dict `:` qualified(type($value))";
+}
+
+def Tile_FragConvertOp : Tile_Op<"frag_convert", [Pure]> {
+  let summary = "element-wise conversion between f32, f16 and bf16 fragments of one shape";
+  let description = [{ Narrowing rounds to nearest even (cvt.rn.f16x2.f32 /
+    cvt.rn.bf16x2.f32 on each pair); widening is exact; f16 <-> bf16 goes
+    through f32 (one rounding). }];
+  let arguments = (ins Tile_FragType:$value);
+  let results = (outs Tile_FragType:$result);
+  let assemblyFormat = "$value attr-dict `:` qualified(type($value)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_FragCoordOp : Tile_Op<"frag_coord", [Pure]> {
+  let summary = "the row (dim 0) or column (dim 1) index of every element, as f32";
+  let arguments = (ins I32:$thread, I32Attr:$dim);
+  let results = (outs Tile_FragType:$result);
+  let assemblyFormat = "$dim `,` $thread attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_FragLoadRowOp : Tile_Op<"frag_load_row", [Tile_MemoryAccessOpInterface]> {
+  let summary = "a fragment whose element [r, c] is ptr[c] (a row vector broadcast down)";
+  let description = [{ Each thread loads only the columns it holds (N/4
+    elements: the two columns of each of its N/8 pairs), with plain weak
+    loads; rows r and r + 8 share them. }];
+  let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$ptr, I32:$thread);
+  let results = (outs Tile_FragType:$result);
+  let assemblyFormat = "$ptr `,` $thread attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool readsMemory() { return true; }
+    bool writesMemory() { return false; }
+    ::mlir::tile::MemoryOrder getOrder() { return ::mlir::tile::MemoryOrder::weak; }
+    ::mlir::tile::MemoryScope getScope() { return ::mlir::tile::MemoryScope::cta; }
+  }];
+}
+
+def Tile_FragStoreTileOp : Tile_Op<"frag_store_tile", [Tile_MemoryAccessOpInterface]> {
+  let summary = "store a fragment into rows row0 .. row0+M-1 of a shared 2-D tile";
+  let description = [{
+    Element [r, c] goes to tile element [row0 + r, c] at the byte `layout`
+    gives it (panels, swizzle), so TMA and wgmma read it back as written.
+    16-bit fragments use `stmatrix.sync.aligned.m8n8.x4.shared.b16` (x2 for
+    an odd last 8-column block): lane l gives the address of row l % 8 of
+    8x8 matrix l / 8, and an 8-element row of 16 bytes is contiguous in
+    every layout whose panel is a multiple of 8 elements (a swizzle moves
+    whole 16-byte chunks). 32-bit fragments store each thread's column pairs
+    with st.shared.v2. A generic-proxy write: a TMA store of the tile needs
+    fence.proxy.async (tile-insert-fences places it).
+  }];
+  let arguments = (ins Tile_FragType:$value, Arg<Tile_PtrIn<"shared">, "", [MemWrite]>:$tile,
+                       I32:$row0, I32:$thread, Tile_TileLayoutAttr:$layout);
+  let assemblyFormat = [{
+    $value `,` $tile `[` $row0 `]` `,` $thread $layout attr-dict `:` qualified(type($value)) `,`
+      qualified(type($tile))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Value getPtr() { return getTile(); }
+    bool readsMemory() { return false; }
+    bool writesMemory() { return true; }
+    ::mlir::tile::MemoryOrder getOrder() { return ::mlir::tile::MemoryOrder::weak; }
+    ::mlir::tile::MemoryScope getScope() { return ::mlir::tile::MemoryScope::cta; }
+    /// Whether the 16-bit stmatrix form applies (else st.shared per pair).
+    bool usesStMatrix();
+  }];
+}
+
+def Tile_FragStoreOp : Tile_Op<"frag_store", [Tile_MemoryAccessOpInterface]> {
+  let summary = "store a fragment to a row-major matrix: element [r, c] at ptr[r * row_stride + c]";
+  let description = [{ Each thread stores its column pairs with one vector
+    store each (st.v2.f32, or st.b32 of an f16x2/bf16x2 pair): ptr must be
+    aligned to two elements and row_stride even (Sema rejects an odd
+    constant stride). }];
+  let arguments = (ins Tile_FragType:$value, Arg<Tile_PtrType, "", [MemWrite]>:$ptr,
+                       I64:$row_stride, I32:$thread);
+  let assemblyFormat = [{
+    $value `,` $ptr `,` $row_stride `,` $thread attr-dict `:` qualified(type($value)) `,`
+      qualified(type($ptr))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool readsMemory() { return false; }
+    bool writesMemory() { return true; }
+    ::mlir::tile::MemoryOrder getOrder() { return ::mlir::tile::MemoryOrder::weak; }
+    ::mlir::tile::MemoryScope getScope() { return ::mlir::tile::MemoryScope::cta; }
+  }];
+}
+
+#endif // TILE_EPILOGUE_OPS_TD

@@ -1,0 +1,57 @@
+// REQUIRES: ptxas
+// RUN: tile-opt %s --convert-tile-to-llvm --reconcile-unrealized-casts | FileCheck %s
+// RUN: tile-opt %s --convert-tile-to-llvm --reconcile-unrealized-casts | mlir-translate --mlir-to-llvmir | llc -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90a -mattr=+ptx86 -o %t.ptx && %ptxas -arch=sm_90a %t.ptx -o %t.cubin
+// RUN: tile-opt %s --convert-tile-to-llvm --reconcile-unrealized-casts | mlir-translate --mlir-to-llvmir | llc -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90a -mattr=+ptx86 | FileCheck %s --check-prefix=PTX
+
+// Issue #9 epilogue lowering (EpilogueToNVVM.cpp): 16-bit fragments compute
+// on <2 x T> pairs bitcast from their i32 registers (a scalar is splat),
+// conversions are fptrunc/fpext of pairs, a 16-bit store into a tile whose
+// panel holds a multiple of 8 elements is nvvm.stmatrix (x4 per two
+// 8-column blocks), else one 32-bit store per pair.
+
+// CHECK-LABEL: llvm.func @packed_math(
+// CHECK: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
+// CHECK: llvm.insertelement
+// CHECK: llvm.fmul %{{.*}}, %{{.*}} {fastmathFlags = #llvm.fastmath<contract>} : vector<2xf16>
+// CHECK: llvm.intr.maxnum(%{{.*}}, %{{.*}}) : (vector<2xf16>, vector<2xf16>) -> vector<2xf16>
+// CHECK: llvm.fpext %{{.*}} : vector<2xf16> to vector<2xf32>
+// CHECK: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
+// PTX-LABEL: .entry packed_math(
+// PTX: mul.f16x2
+// PTX: max.f16x2
+// PTX: cvt.rn.bf16x2.f32
+tile.kernel @packed_math(%h: f16, %out: !tile.ptr<bf16, global>, %ld: i64) {
+  %t = tile.sreg tid_x : i32
+  %a = tile.frag_coord 1, %t : !tile.frag<64x16xf32>
+  %b = tile.frag_convert %a : !tile.frag<64x16xf32> -> !tile.frag<64x16xf16>
+  %c = tile.frag_arith mul %b, %h {contract} : !tile.frag<64x16xf16>, f16 -> !tile.frag<64x16xf16>
+  %d = tile.frag_arith max %c, %b : !tile.frag<64x16xf16>, !tile.frag<64x16xf16> -> !tile.frag<64x16xf16>
+  %e = tile.frag_convert %d : !tile.frag<64x16xf16> -> !tile.frag<64x16xbf16>
+  tile.frag_store %e, %out, %ld, %t : !tile.frag<64x16xbf16>, !tile.ptr<bf16, global>
+  tile.return
+}
+
+// CHECK-LABEL: llvm.func @stmatrix(
+// CHECK: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : !llvm.ptr<3>, i32, i32, i32, i32
+// CHECK-NEXT: llvm.mlir.constant(16 : i32)
+// CHECK: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}} {{.*}} : !llvm.ptr<3>, i32, i32
+// CHECK-NOT: nvvm.stmatrix
+// Panel of 4 elements: no stmatrix, one i32 store per pair (8 per thread).
+// CHECK-COUNT-6: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK-NOT: nvvm.stmatrix
+// PTX-LABEL: .entry stmatrix(
+// PTX: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX: stmatrix.sync.aligned.m8n8.x2.shared.b16
+// PTX-COUNT-6: st.shared.b32
+tile.kernel @stmatrix(%row0: i32, %out: !tile.ptr<f16, global>, %ld: i64) {
+  %s = tile.shared_alloc {alignment = 16 : i64, static_count = 3072 : i64} -> !tile.ptr<f16, shared>
+  %t = tile.sreg tid_x : i32
+  %a = tile.frag_coord 0, %t : !tile.frag<64x24xf32>
+  %b = tile.frag_convert %a : !tile.frag<64x24xf32> -> !tile.frag<64x24xf16>
+  tile.frag_store_tile %b, %s[%row0], %t <[128, 24], swizzle = 0, panel = 24> : !tile.frag<64x24xf16>, !tile.ptr<f16, shared>
+  tile.frag_store_tile %b, %s[%row0], %t <[64, 24], swizzle = 0, panel = 4> : !tile.frag<64x24xf16>, !tile.ptr<f16, shared>
+  // Read the tile back (keeps the stores alive in LLVM).
+  %c = tile.frag_load_row %s, %t : !tile.ptr<f16, shared> -> !tile.frag<64x24xf16>
+  tile.frag_store %c, %out, %ld, %t : !tile.frag<64x24xf16>, !tile.ptr<f16, global>
+  tile.return
+}
