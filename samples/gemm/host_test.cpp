@@ -121,6 +121,17 @@ TEST_CASE("random inputs are standard normal and reproducible", "[gemm]") {
   CHECK(std::fabs(var - 1.0) < 0.03);
 }
 
+TEST_CASE("B's storage order matches the tensor shapes the kernel gets", "[gemm]") {
+  // K-major: stored [N, K] row-major, element (j, kk) at j * K + kk; MN-major:
+  // stored [K, N], (kk, j) at kk * N + j (tensorsOf passes {N, K} / {K, N}).
+  const Problem k{4, 3, 2, DType::F16, BMajor::K};
+  const Problem mn{4, 3, 2, DType::F16, BMajor::MN};
+  CHECK(k.bIndex(0, 2) == 4);
+  CHECK(k.bIndex(1, 2) == 5);
+  CHECK(mn.bIndex(0, 2) == 2);
+  CHECK(mn.bIndex(1, 0) == 3);
+}
+
 TEST_CASE("the float64 reference and the error measure", "[gemm]") {
   // A = [[1, 2], [3, 4]] (2 x 2), B = [[5, 6, 7], [8, 9, 10]] as [K, N] = 2 x 3.
   for (BMajor bm : {BMajor::K, BMajor::MN}) {

@@ -41,6 +41,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -379,6 +380,16 @@ int runBench(const Options &o) {
               ctx.name().c_str(), ctx.smCount(), clockKhz / 1e3, blas.version(), o.warmup, o.runs,
               o.seed);
 
+  // One load (and JIT) per PTX file and kernel, reused by every shape.
+  std::map<std::string, gemm::TileKernel> loaded;
+  auto kernelFor = [&](const std::string &ptx, const std::string &name) -> gemm::TileKernel & {
+    const std::string key = ptx + "\n" + name;
+    auto it = loaded.find(key);
+    if (it == loaded.end())
+      it = loaded.emplace(key, gemm::loadTileKernel(ctx, ptx, name, o.bn)).first;
+    return it->second;
+  };
+
   std::vector<BenchRow> rows;
   bool allPass = true;
   for (BMajor bm : o.bmajors)
@@ -432,7 +443,7 @@ int runBench(const Options &o) {
             continue;
           }
           try {
-            gemm::TileKernel k = gemm::loadTileKernel(ctx, ptx, gemm::kernelName(bm), o.bn);
+            gemm::TileKernel &k = kernelFor(ptx, gemm::kernelName(bm));
             const std::string why = gemm::shapeProblem(p, k.cluster, k.bn);
             if (!why.empty()) {
               m.note = "shape rejected: " + why;
