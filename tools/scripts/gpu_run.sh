@@ -12,7 +12,9 @@
 #      kernels_bench --bench (.tile vs nvcc vs cuBLAS -> OUTDIR/kernels_bench.md)
 #      and the TMA multicast benchmark (CUDA
 #      reference A/B for C = 1, 2, 4, and the .tile kernels where their PTX is
-#      in the bundle -> OUTDIR/tma_multicast_bench.md)
+#      in the bundle -> OUTDIR/tma_multicast_bench.md); the GEMM benchmark
+#      (samples/gemm: tilec with and without multicast vs cuBLAS ->
+#      OUTDIR/gemm_bench.md, gemm_bench.csv, gemm_tflops.png via plot.py)
 #   5. every gpu-labelled test command under compute-sanitizer memcheck,
 #      racecheck and synccheck (TILEC_GPU_TEST_SMALL=1: small problems), the
 #      ping-pong GPU test and sample included
@@ -25,7 +27,9 @@
 # Environment: TILEC_GPU_BUILD (build dir, default build-gpu), JOBS (16),
 #   TILEC_GPU_BUNDLE (default .gpu),
 #   SANITIZER_TIMEOUT (seconds per sanitizer run, 150), TIME_BUDGET (480 s for
-#   everything: sanitizer runs are cut to fit), SKIP_SANITIZERS=1, SKIP_BENCH=1.
+#   everything: sanitizer runs are cut to fit), SKIP_SANITIZERS=1, SKIP_BENCH=1,
+#   GEMM_ONLY=1 (only the GEMM: build the gemm targets, ctest -R gemm, the GEMM
+#   benchmark + plot, the sanitizers on the gemm GPU tests).
 set -uo pipefail
 
 if [ $# -ne 1 ]; then
@@ -45,6 +49,14 @@ CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 export PATH="$CUDA_HOME/bin:$PATH"
 export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-$BUILD/cubin-cache}
 START=$(date +%s)
+GEMM_ONLY=${GEMM_ONLY:-0}
+# GEMM_ONLY=1: the build, ctest and sanitizer steps keep to samples/gemm.
+NINJA_TARGETS=()
+CTEST_FILTER=()
+if [ "$GEMM_ONLY" = 1 ]; then
+  NINJA_TARGETS=(gemm gemm_host_tests)
+  CTEST_FILTER=(-R '(^|\.)gemm|^ptxas_v\.')  # not kernels' sgemm_*
+fi
 
 ROWS=()      # "step|result|log" for the summary
 FAILED=0
@@ -88,7 +100,7 @@ fi
 
 note "build (-j$JOBS)"
 # -k 0: build every target that can be built even when one fails
-if ninja -C "$BUILD" -j"$JOBS" -k 0 > "$OUT/build.log" 2>&1; then
+if ninja -C "$BUILD" -j"$JOBS" -k 0 ${NINJA_TARGETS[@]+"${NINJA_TARGETS[@]}"} > "$OUT/build.log" 2>&1; then
   row "build" "ok" "build.log"
 else
   fail "build" "$(grep -c 'FAILED:' "$OUT/build.log") target(s) failed" "build.log"
@@ -108,7 +120,7 @@ ctest_counts() {
 }
 
 note "ctest -L gpu"
-ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 300 > "$OUT/ctest_gpu.log" 2>&1
+ctest --test-dir "$BUILD" -L gpu ${CTEST_FILTER[@]+"${CTEST_FILTER[@]}"} --output-on-failure --timeout 300 > "$OUT/ctest_gpu.log" 2>&1
 rc=$?
 ctest_counts "$OUT/ctest_gpu.log"
 if [ "$CT_TOTAL" -eq 0 ]; then
@@ -121,7 +133,7 @@ else
 fi
 
 note "ctest -LE gpu"
-ctest --test-dir "$BUILD" -LE gpu --output-on-failure --timeout 300 > "$OUT/ctest_other.log" 2>&1
+ctest --test-dir "$BUILD" -LE gpu ${CTEST_FILTER[@]+"${CTEST_FILTER[@]}"} --output-on-failure --timeout 300 > "$OUT/ctest_other.log" 2>&1
 rc=$?
 ctest_counts "$OUT/ctest_other.log"
 if [ $rc -ne 0 ] || [ "$CT_FAIL" -ne 0 ]; then
@@ -131,6 +143,7 @@ else
 fi
 
 # ---------------------------------------------------------------- 4. sample + bench (before the sanitizers, so the time budget never eats them)
+if [ "$GEMM_ONLY" != 1 ]; then  # every sample but the GEMM (below)
 note "histogram sample"
 HIST=$BUILD/bin/histogram
 run_sample() {  # binary name log args...
@@ -225,6 +238,41 @@ else
   fi
 fi
 
+fi  # GEMM_ONLY != 1
+
+# samples/gemm: tilec (with and without multicast of B) vs cuBLAS, checked
+# against cuBLAS after timing; the table for docs/perf/gemm.md and the plot.
+GEMMBIN=$BUILD/bin/gemm
+if [ "${SKIP_BENCH:-0}" = 1 ]; then
+  row "gemm bench" "skipped (SKIP_BENCH=1)" "-"
+elif [ ! -x "$GEMMBIN" ]; then
+  fail "gemm bench" "gemm not built" "build.log"
+else
+  note "gemm --bench"
+  "$GEMMBIN" --bench --bmajor k,mn --runs 30 --warmup 10 --out "$OUT/gemm_bench.md" \
+    --csv "$OUT/gemm_bench.csv" --skip-code 77 > "$OUT/gemm_bench.log" 2>&1
+  rc=$?
+  if [ $rc -eq 77 ]; then
+    fail "gemm bench" "no CUDA device seen" "gemm_bench.log"
+  elif [ $rc -eq 0 ]; then
+    if grep -q 'not built' "$OUT/gemm_bench.md"; then
+      fail "gemm bench" "cuBLAS measured; the .tile GEMM not built (no gemm_*.ptx in the bundle)" "gemm_bench.md"
+    else
+      row "gemm bench" "ok, all checked against cuBLAS" "gemm_bench.md"
+    fi
+  else
+    fail "gemm bench" "$(grep -c 'PROBLEM' "$OUT/gemm_bench.log") problem line(s); tail: $(tail -1 "$OUT/gemm_bench.log")" "gemm_bench.log"
+  fi
+  if [ -s "$OUT/gemm_bench.csv" ]; then
+    if python3 "$ROOT/samples/gemm/plot.py" "$OUT/gemm_bench.csv" -o "$OUT/gemm_tflops.png" \
+         > "$OUT/gemm_plot.log" 2>&1 && [ -f "$OUT/gemm_tflops.png" ]; then
+      row "gemm plot" "ok" "gemm_tflops.png"
+    else
+      row "gemm plot" "not drawn: $(tail -1 "$OUT/gemm_plot.log")" "gemm_plot.log"
+    fi
+  fi
+fi
+
 # ---------------------------------------------------------------- 5. sanitizers (each run limited to what is left of TIME_BUDGET)
 # The command of every gpu-labelled ctest (one per line, shell-quoted).
 gpu_test_commands() {
@@ -257,6 +305,9 @@ EOF
         printf 'gpu.tma_multicast_%s_c%s\t%q --variant %s --cluster %s --steps 256 --tiles 16 --panels 4 --clusters-per-launch 8 --runs 2\n' "$v" "$c" "$BUILD/bin/tma_multicast" "$v" "$c"
       done
     done
+    printf 'gpu.gemm_reference\t%q --check --reference-only --m 384 --n 640 --k 2112 --dtype bf16 --bmajor mn\n' "$BUILD/bin/gemm"
+    printf 'gpu.gemm_check_512x768x320_bf16_k_mc_on\t%q --check --m 512 --n 768 --k 320 --dtype bf16 --bmajor k --multicast on\n' "$BUILD/bin/gemm"
+    printf 'gpu.gemm_check_768x512x1024_f16_mn_mc_on\t%q --check --m 768 --n 512 --k 1024 --dtype f16 --bmajor mn --multicast on\n' "$BUILD/bin/gemm"
   fi
 }
 
@@ -272,7 +323,11 @@ if [ "${SKIP_SANITIZERS:-0}" = 1 ]; then
 elif ! command -v compute-sanitizer > /dev/null 2>&1; then
   fail "sanitizers" "compute-sanitizer not found" "-"
 else
-  mapfile -t TESTS < <(gpu_test_commands)
+  if [ "$GEMM_ONLY" = 1 ]; then
+    mapfile -t TESTS < <(gpu_test_commands | grep '^gpu\.gemm')
+  else
+    mapfile -t TESTS < <(gpu_test_commands)
+  fi
   [ ${#TESTS[@]} -gt 0 ] || fail "sanitizers" "no gpu test commands" "-"
   for tool in memcheck racecheck synccheck; do
     for entry in "${TESTS[@]}"; do
@@ -332,6 +387,10 @@ fi
   if [ -f "$OUT/tma_multicast_bench.md" ]; then
     echo
     grep -E '^\||^- C =|^- PROBLEM' "$OUT/tma_multicast_bench.md"
+  fi
+  if [ -f "$OUT/gemm_bench.md" ]; then
+    echo
+    grep -E '^\||^- physical|^- compile time|^- PROBLEM' "$OUT/gemm_bench.md"
   fi
   echo
   if [ $FAILED -eq 0 ]; then echo "gpu_run: ALL OK (logs in $OUT)"; else echo "gpu_run: FAILURES (logs in $OUT)"; fi

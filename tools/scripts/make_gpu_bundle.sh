@@ -6,6 +6,8 @@
 #                                samples/kernels' ready .tile files (kernels_<name>.ptx)
 #   .gpu/ptx/*.info.json         each PTX's kernel info (tilec --emit=info), which the
 #                                host programs load beside it (tile::Module::fromFiles)
+#   .gpu/ptx/*_compile_time.txt  tilec compile times measured here (samples/gemm:
+#                                gemm_compile_time.txt; the GEMM bench prints it)
 #   .gpu/catch2/catch2/catch.hpp Catch2 2.x single header for the GPU tests
 # Then carry .gpu to the GPU machine and run tools/scripts/gpu_run.sh OUTDIR there.
 #
@@ -42,6 +44,14 @@ rm -rf .gpu/ptx .gpu/catch2
 mkdir -p .gpu/ptx .gpu/catch2/catch2
 cp "${ptx[@]}" .gpu/ptx/
 for f in "${ptx[@]}"; do cp "${f%.ptx}.info.json" .gpu/ptx/; done
+times=(build/ptx/*_compile_time.txt)
+[ ${#times[@]} -eq 0 ] || cp "${times[@]}" .gpu/ptx/
+# samples/gemm's .tile GEMM is compiled only with -DTILEC_GEMM_TILE=ON (it needs
+# the mma + epilogue features); without it the GPU run measures cuBLAS alone.
+gemm_ptx=(build/ptx/gemm_*.ptx)
+if [ ${#gemm_ptx[@]} -eq 0 ]; then
+  echo "make_gpu_bundle: note: no gemm_*.ptx (configure build with -DTILEC_GEMM_TILE=ON to bundle the .tile GEMM)" >&2
+fi
 cp "$CATCH2_HPP" .gpu/catch2/catch2/catch.hpp
 
 # The GPU machine JITs this PTX; catch assembler errors here, where tilec lives.

@@ -1,0 +1,213 @@
+// Host-side pieces of samples/gemm that decide whether a GPU result passes,
+// tested without a GPU: the 16-bit conversions the inputs and outputs go
+// through, the float64 reference, the error measure, the poison detection,
+// the shape rule and the kernel lookup from kernel info (ctest gemm.host).
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include "gemm_common.h"
+
+#include <cmath>
+#include <random>
+
+using namespace gemm;
+
+namespace {
+
+// x's mantissa with the binary exponent e: x scaled into a chosen range.
+float withExponent(float x, int e) {
+  int old = 0;
+  return std::ldexp(std::frexp(x, &old), e);
+}
+
+// The value of the 16-bit pattern next to h away from zero / toward zero.
+double neighbour(DType d, uint16_t h, int step) { return fromBits(d, uint16_t(h + step)); }
+
+// floatToX(x) is the nearest representable value, ties to an even mantissa.
+void checkNearest(DType d, float x) {
+  const uint16_t h = toBits(d, x);
+  const double v = fromBits(d, h);
+  const uint16_t magnitude = h & 0x7fffu;
+  const uint16_t infBits = d == DType::F16 ? 0x7c00u : 0x7f80u;
+  if (magnitude == infBits) { // overflow: x is beyond the largest finite value's half ulp
+    const double maxFinite = fromBits(d, uint16_t(infBits - 1));
+    const double halfUlp = (maxFinite - fromBits(d, uint16_t(infBits - 2))) / 2;
+    INFO("x = " << x);
+    CHECK(std::fabs(double(x)) >= maxFinite + halfUlp);
+    return;
+  }
+  const double err = std::fabs(double(x) - v);
+  INFO(dtypeName(d) << " x = " << x << " bits 0x" << std::hex << h);
+  if (magnitude < infBits - 1) // the next larger magnitude
+    CHECK(err <= std::fabs(double(x) - neighbour(d, h, 1)));
+  if (magnitude > 0) { // the next smaller magnitude
+    const double below = neighbour(d, h, -1);
+    CHECK(err <= std::fabs(double(x) - below));
+    if (err == std::fabs(double(x) - below) && err > 0)
+      CHECK((h & 1u) == 0); // a tie went to the even pattern
+  }
+}
+
+} // namespace
+
+TEST_CASE("16-bit patterns survive float and back", "[gemm]") {
+  for (DType d : {DType::F16, DType::BF16})
+    for (uint32_t h = 0; h < 0x10000u; ++h) {
+      if (isNanBits(d, uint16_t(h))) {
+        CHECK(std::isnan(fromBits(d, uint16_t(h))));
+        CHECK(isNanBits(d, toBits(d, fromBits(d, uint16_t(h)))));
+        continue;
+      }
+      INFO(dtypeName(d) << " 0x" << std::hex << h);
+      REQUIRE(toBits(d, fromBits(d, uint16_t(h))) == h);
+    }
+  CHECK(halfToFloat(0x3c00) == 1.0f);
+  CHECK(halfToFloat(0x0001) == std::ldexp(1.0f, -24)); // smallest subnormal
+  CHECK(halfToFloat(0x7bff) == 65504.0f);
+  CHECK(bf16ToFloat(0x3f80) == 1.0f);
+  CHECK(isNanBits(DType::F16, 0xffff)); // the poison pattern
+  CHECK(isNanBits(DType::BF16, 0xffff));
+}
+
+TEST_CASE("float to f16 / bf16 rounds to nearest even", "[gemm]") {
+  // Ties: 1 + 2^-11 lies between 1 and 1 + 2^-10 (odd): even wins.
+  CHECK(floatToHalf(1.0f + std::ldexp(1.0f, -11)) == 0x3c00);
+  CHECK(floatToHalf(1.0f + 3 * std::ldexp(1.0f, -11)) == 0x3c02);
+  CHECK(floatToBf16(1.0f + std::ldexp(1.0f, -8)) == 0x3f80);
+  CHECK(floatToBf16(1.0f + 3 * std::ldexp(1.0f, -8)) == 0x3f82);
+  CHECK(floatToHalf(65520.0f) == 0x7c00); // the first value that rounds to inf
+  CHECK(floatToHalf(65519.0f) == 0x7bff);
+  CHECK(floatToHalf(std::ldexp(1.0f, -25)) == 0x0000); // tie between 0 and the smallest subnormal
+  CHECK(floatToHalf(std::ldexp(1.5f, -25)) == 0x0001);
+  CHECK(floatToHalf(-0.0f) == 0x8000);
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<uint32_t> bits;
+  for (int i = 0; i < 200000; ++i) {
+    float x = bitsFloat(bits(rng));
+    if (!std::isfinite(x))
+      continue;
+    checkNearest(DType::BF16, x);
+    // f16 over its range (and a little beyond, for the overflow rule).
+    const float y = withExponent(x, int(bits(rng) % 45) - 28);
+    checkNearest(DType::F16, y);
+  }
+#if defined(__FLT16_MAX__) && !defined(__clang__)
+  // The compiler's own conversion as an oracle, where it has one.
+  for (int i = 0; i < 200000; ++i) {
+    const float x =
+        withExponent(bitsFloat((bits(rng) & 0x807fffffu) | 0x3f800000u), int(bits(rng) % 45) - 28);
+    const _Float16 h = static_cast<_Float16>(x);
+    uint16_t hb;
+    std::memcpy(&hb, &h, 2);
+    INFO("x = " << x);
+    REQUIRE(floatToHalf(x) == hb);
+  }
+#endif
+}
+
+TEST_CASE("random inputs are standard normal and reproducible", "[gemm]") {
+  const std::vector<uint16_t> a = randomNormal(DType::F16, 1 << 16, 42, 1);
+  const std::vector<uint16_t> b = randomNormal(DType::F16, 1 << 16, 42, 1);
+  const std::vector<uint16_t> c = randomNormal(DType::F16, 1 << 16, 42, 2);
+  CHECK(a == b);
+  CHECK(a != c);
+  double s = 0, s2 = 0;
+  for (uint16_t h : a) {
+    s += halfToFloat(h);
+    s2 += double(halfToFloat(h)) * halfToFloat(h);
+  }
+  const double mean = s / a.size(), var = s2 / a.size() - mean * mean;
+  CHECK(std::fabs(mean) < 0.02);
+  CHECK(std::fabs(var - 1.0) < 0.03);
+}
+
+TEST_CASE("B's storage order matches the tensor shapes the kernel gets", "[gemm]") {
+  // K-major: stored [N, K] row-major, element (j, kk) at j * K + kk; MN-major:
+  // stored [K, N], (kk, j) at kk * N + j (tensorsOf passes {N, K} / {K, N}).
+  const Problem k{4, 3, 2, DType::F16, BMajor::K};
+  const Problem mn{4, 3, 2, DType::F16, BMajor::MN};
+  CHECK(k.bIndex(0, 2) == 4);
+  CHECK(k.bIndex(1, 2) == 5);
+  CHECK(mn.bIndex(0, 2) == 2);
+  CHECK(mn.bIndex(1, 0) == 3);
+}
+
+TEST_CASE("the float64 reference and the error measure", "[gemm]") {
+  // A = [[1, 2], [3, 4]] (2 x 2), B = [[5, 6, 7], [8, 9, 10]] as [K, N] = 2 x 3.
+  for (BMajor bm : {BMajor::K, BMajor::MN}) {
+    Problem p{2, 3, 2, DType::BF16, bm};
+    std::vector<uint16_t> a = {floatToBf16(1), floatToBf16(2), floatToBf16(3), floatToBf16(4)};
+    std::vector<uint16_t> b(6);
+    const float bv[2][3] = {{5, 6, 7}, {8, 9, 10}};
+    for (int kk = 0; kk < 2; ++kk)
+      for (int j = 0; j < 3; ++j)
+        b[p.bIndex(kk, j)] = floatToBf16(bv[kk][j]);
+    const std::vector<double> c = referenceGemm(p, a, b, allRows(p));
+    CHECK(c == std::vector<double>{21, 24, 27, 47, 54, 61});
+    // An exact C has error 0; one wrong element shows; a NaN is counted.
+    std::vector<uint16_t> got(6);
+    for (int i = 0; i < 6; ++i)
+      got[size_t(i)] = floatToBf16(float(c[size_t(i)]));
+    auto want = [&](size_t r, int64_t j) { return c[r * 3 + size_t(j)]; };
+    Comparison ok = compareRows(p, got, allRows(p), want);
+    CHECK(ok.relFrobenius == 0);
+    CHECK(ok.nonFinite == 0);
+    got[4] = floatToBf16(56);
+    Comparison off = compareRows(p, got, allRows(p), want);
+    CHECK(off.relFrobenius ==
+          Approx(2.0 / std::sqrt(21.0 * 21 + 24 * 24 + 27 * 27 + 47 * 47 + 54 * 54 + 61 * 61)));
+    got[5] = 0xffff;
+    Comparison poisoned = compareRows(p, got, allRows(p), want);
+    CHECK(poisoned.nonFinite == 1);
+    CHECK(poisoned.firstNonFinite == 5);
+  }
+}
+
+TEST_CASE("sampled reference rows cover M", "[gemm]") {
+  Problem p{8192, 8192, 8192, DType::F16, BMajor::K};
+  const std::vector<int64_t> rows = referenceRows(p, double(1ull << 31));
+  REQUIRE(rows.size() == 32);
+  CHECK(rows.front() == 0);
+  CHECK(rows.back() == 8191);
+  CHECK(std::is_sorted(rows.begin(), rows.end()));
+  Problem small{256, 256, 64, DType::F16, BMajor::K};
+  CHECK(referenceRows(small, double(1ull << 31)).size() == 256);
+}
+
+TEST_CASE("the shape rule names what is wrong", "[gemm]") {
+  Problem p{1024, 4096, 4096, DType::F16, BMajor::K};
+  CHECK(shapeProblem(p, 2, 256).empty());
+  p.m = 128;
+  CHECK(shapeProblem(p, 1, 256).empty());
+  CHECK(shapeProblem(p, 2, 256).find("M = 128 is not a multiple of 256") != std::string::npos);
+  p = {256, 384, 96, DType::F16, BMajor::MN};
+  const std::string why = shapeProblem(p, 2, 256);
+  CHECK(why.find("N = 384 is not a multiple of BN = 256") != std::string::npos);
+  CHECK(why.find("K = 96 is not a multiple of 64") != std::string::npos);
+  CHECK(shapeProblem(p, 2, 128).find("N = 384") == std::string::npos);
+}
+
+TEST_CASE("kernel instances are found from the kernel info", "[gemm]") {
+  tile::ModuleInfo info;
+  for (int64_t bn : {128, 256}) {
+    tile::KernelInfo k;
+    k.sourceName = "gemm";
+    k.templateArgs = {{"BN", bn}};
+    k.name = tile::mangledKernelName("gemm", k.templateArgs);
+    k.cluster = tile::KernelInfo::Cluster::Fixed;
+    k.clusterDims = {2, 1, 1};
+    info.kernels.push_back(k);
+  }
+  KernelShape best = kernelShapeFromInfo(info, "gemm", 0, "x.ptx");
+  CHECK(best.bn == 256);
+  CHECK(best.cluster == 2);
+  CHECK(best.entry == "gemm$BN256");
+  CHECK(kernelShapeFromInfo(info, "gemm", 128, "x.ptx").entry == "gemm$BN128");
+  CHECK_THROWS_WITH(kernelShapeFromInfo(info, "gemm", 64, "x.ptx"),
+                    Catch::Contains("no instance of kernel 'gemm' with BN = 64") &&
+                        Catch::Contains("gemm$BN128"));
+  CHECK_THROWS_WITH(kernelShapeFromInfo(info, "gemm_bmn", 0, "x.ptx"),
+                    Catch::Contains("none compiled"));
+  CHECK(ptxName(DType::BF16, false) == "gemm_bf16_nomc.ptx");
+  CHECK(kernelName(BMajor::MN) == "gemm_bmn");
+}
