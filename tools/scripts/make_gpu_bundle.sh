@@ -46,11 +46,10 @@ cp "${ptx[@]}" .gpu/ptx/
 for f in "${ptx[@]}"; do cp "${f%.ptx}.info.json" .gpu/ptx/; done
 times=(build/ptx/*_compile_time.txt)
 [ ${#times[@]} -eq 0 ] || cp "${times[@]}" .gpu/ptx/
-# samples/gemm's .tile GEMM is compiled only with -DTILEC_GEMM_TILE=ON (it needs
-# the mma + epilogue features); without it the GPU run measures cuBLAS alone.
 gemm_ptx=(build/ptx/gemm_*.ptx)
 if [ ${#gemm_ptx[@]} -eq 0 ]; then
-  echo "make_gpu_bundle: note: no gemm_*.ptx (configure build with -DTILEC_GEMM_TILE=ON to bundle the .tile GEMM)" >&2
+  echo "make_gpu_bundle: error: no gemm_*.ptx after 'ninja sample_ptx'" >&2
+  exit 1
 fi
 cp "$CATCH2_HPP" .gpu/catch2/catch2/catch.hpp
 
