@@ -268,6 +268,7 @@ public:
   Type checkMmaCall(CallExpr &e);
   Type checkMma(CallExpr &e);
   bool checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *which);
+  bool inferringMmaOperand_ = false; // checkMmaOperand is inferring the tile operand
   /// Operand tiles of mma get the TMA tile layout (into tmaTileNames_).
   void collectMmaTileNames(const Block &body);
   /// After a consume's body: inflight(n), the drain loop, accumulator uses.

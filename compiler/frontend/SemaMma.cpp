@@ -163,7 +163,9 @@ bool Sema::checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *w
     index = &view->args[1];
     at = &view->args[0];
   }
+  inferringMmaOperand_ = true; // a ring stage named here is read by wgmma only
   Type t = infer(*at);
+  inferringMmaOperand_ = false;
   if (t.isInvalid())
     return false;
   auto *ref = (*at)->as<VarRefExpr>();

@@ -555,6 +555,8 @@ Type Sema::inferRingMember(ExprPtr &e) {
       e->type = Type::invalid();
       return e->type;
     }
+    if (ringAccess_ && !ringAccess_->isProduce() && !inferringMmaOperand_)
+      ringAccess_->readsStageGenerically = true;
     auto ref = std::make_unique<VarRefExpr>(m.loc, mem.stage->decl->name);
     ref->decl = mem.stage->decl.get();
     ref->type = ref->decl->type;

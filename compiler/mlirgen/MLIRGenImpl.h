@@ -480,7 +480,7 @@ public:
   /// without roles) produces: wait until its last S stages are released.
   void genRingTails(Location l);
   /// The consumer's release of one stage (bar.warp.sync, then the arrives).
-  void genRingRelease(Location l, const fe::RingStmt &r, Value emptyPtr);
+  void genRingRelease(Location l, const fe::RingAccessStmt &s, Value emptyPtr);
 
   //===--------------------------------------------------------------------===//
   // Fragments and mma (MLIRGenMma.cpp, issue #9)

@@ -101,7 +101,7 @@ bool MLIRGenImpl::genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage) {
     Value back = arith::AddIOp::create(builder, l, stage, intConst(l, i32, r.stages - s.inflight));
     Value wrapped = arith::RemUIOp::create(builder, l, back, intConst(l, i32, r.stages));
     Value emptyPtr = PtrAddOp::create(builder, l, v.empty.getType(), v.empty, wrapped);
-    genRingRelease(l, r, emptyPtr);
+    genRingRelease(l, s, emptyPtr);
     builder.setInsertionPoint(ifOp.elseBlock()->getTerminator());
     storeWeak(l, arith::AddIOp::create(builder, l, count, intConst(l, i32, 1)), pending);
   }
@@ -140,7 +140,7 @@ void MLIRGenImpl::genMmaDrains(const fe::StmtAST &loop) {
           builder, l, arith::AddIOp::create(builder, l, stage, intConst(l, i32, r.stages)), count);
       Value idx = arith::RemUIOp::create(builder, l, arith::AddIOp::create(builder, l, back, j),
                                          intConst(l, i32, r.stages));
-      genRingRelease(l, r, PtrAddOp::create(builder, l, v.empty.getType(), v.empty, idx));
+      genRingRelease(l, *s, PtrAddOp::create(builder, l, v.empty.getType(), v.empty, idx));
     }
     storeWeak(l, intConst(l, i32, 0), pending);
   }

@@ -203,13 +203,23 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
     advanceRing(end, r, st);
     return;
   }
-  genRingRelease(end, r, emptyPtr);
+  genRingRelease(end, s, emptyPtr);
   advanceRing(end, r, st);
 }
 
 /// Every warp of the consuming role releases the stage at `emptyPtr`: after
 /// bar.warp.sync, lane q < G arrives on the q-th multicast peer's barrier.
-void MLIRGenImpl::genRingRelease(Location end, const fe::RingStmt &r, Value emptyPtr) {
+/// The arrive is a release (the warp's generic reads of the slot happen
+/// before a peer's TMA overwrites it), except when every read of the slot
+/// is a wgmma read: wgmma.wait_group has retired those reads (PTX ISA
+/// 9.7.15.7: the group's shared-memory accesses are complete) before the
+/// arrive in program order, so nothing is left for a release to order and
+/// the arrive is relaxed (a cluster-scope release per warp and stage is what
+/// the multicast handshake costs, docs/perf/tma_multicast.md).
+void MLIRGenImpl::genRingRelease(Location end, const fe::RingAccessStmt &s, Value emptyPtr) {
+  const fe::RingStmt &r = *s.ring;
+  const MemoryOrder order = s.slotReadOnlyByMma() ? MemoryOrder::relaxed : MemoryOrder::release;
+  const char *orderName = s.slotReadOnlyByMma() ? "relaxed" : "release";
   Type i32 = builder.getI32Type();
   // Rule 5: the lanes' generic reads of the slot are ordered before the
   // release (bar.warp.sync orders the memory of the participating lanes,
@@ -248,19 +258,18 @@ void MLIRGenImpl::genRingRelease(Location end, const fe::RingStmt &r, Value empt
       }
       auto type = PtrType::get(builder.getContext(), builder.getI64Type(), AddressSpace::cluster);
       Value remote = MapaOp::create(builder, end, type, emptyPtr, target);
-      arrive = MBarrierArriveOp::create(
-          builder, end, remote, Value(),
-          MemoryOrderAttr::get(builder.getContext(), MemoryOrder::release),
-          MemoryScopeAttr::get(builder.getContext(), MemoryScope::cluster));
-      explain(arrive, "mbarrier.arrive.release.cluster on ring '" + r.decl->name +
+      arrive = MBarrierArriveOp::create(builder, end, remote, Value(),
+                                        MemoryOrderAttr::get(builder.getContext(), order),
+                                        MemoryScopeAttr::get(builder.getContext(), MemoryScope::cluster));
+      explain(arrive, "mbarrier.arrive." + Twine(orderName) + ".cluster on ring '" + r.decl->name +
                           "' empty[stage] of multicast peer (lane q -> q-th CTA of the group of " +
                           Twine(r.groupSize) + "): the slot may be refilled");
     } else {
-      arrive =
-          MBarrierArriveOp::create(builder, end, emptyPtr, Value(),
-                                   MemoryOrderAttr::get(builder.getContext(), MemoryOrder::release),
-                                   MemoryScopeAttr::get(builder.getContext(), MemoryScope::cta));
-      explain(arrive, "mbarrier.arrive.release (lane 0 of each warp) on ring '" + r.decl->name +
+      arrive = MBarrierArriveOp::create(builder, end, emptyPtr, Value(),
+                                        MemoryOrderAttr::get(builder.getContext(), order),
+                                        MemoryScopeAttr::get(builder.getContext(), MemoryScope::cta));
+      explain(arrive, "mbarrier.arrive." + Twine(orderName) + " (lane 0 of each warp) on ring '" +
+                          r.decl->name +
                           "' empty[stage]: the slot may be refilled");
     }
     markSharedOnlySync(arrive);
