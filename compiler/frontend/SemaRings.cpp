@@ -321,6 +321,8 @@ void Sema::checkRingAccess(RingAccessStmt &s) {
   popScope();
   ringAccess_ = outer;
   checkConsumeInflight(s); // SemaMma.cpp (issue #9)
+  if (!s.isProduce() && s.ring && !s.slotReadOnlyByMma())
+    s.ring->consumedGenerically = true;
   if (!s.isProduce() || !ok || diags_.numErrors() != errorsBefore)
     return;
   if (!checkProduceStmts(s.body))
@@ -513,7 +515,14 @@ void Sema::checkRings() {
     // (MLIRGen): the other warps of its warpgroup(s) would only loop.
     if (r->producer && onlyProduces(r->producer->body))
       r->producer->onlyProduces = true;
-    if (r->consumer) {
+    if (r->consumer && !r->consumedGenerically) {
+      // Slots read only by wgmma (warpgroup-wide operations, retired by
+      // wgmma.wait_group before the release): one warp of each consumer
+      // warpgroup releases, as CUTLASS's PipelineTmaAsync counts its
+      // consumers (one arrival per consumer warpgroup and destination CTA).
+      r->releasedPerWarpgroup = true;
+      r->consumerWarps = r->consumer->numWarpgroups;
+    } else if (r->consumer) {
       r->consumerWarps = r->consumer->threads() / ::tile::target::kWarpSize;
     } else {
       int64_t t = (int64_t)k.threads.dims[0] * k.threads.dims[1] * k.threads.dims[2];

@@ -221,16 +221,28 @@ void MLIRGenImpl::genRingRelease(Location end, const fe::RingAccessStmt &s, Valu
   const MemoryOrder order = s.slotReadOnlyByMma() ? MemoryOrder::relaxed : MemoryOrder::release;
   const char *orderName = s.slotReadOnlyByMma() ? "relaxed" : "release";
   Type i32 = builder.getI32Type();
-  // Rule 5: the lanes' generic reads of the slot are ordered before the
-  // release (bar.warp.sync orders the memory of the participating lanes,
-  // PTX ISA 9.7.13.3; the arrive is a release).
-  auto sync = SyncWarpOp::create(builder, end, intConst(end, i32, -1));
-  explain(sync, "bar.warp.sync: the warp's reads of ring '" + r.decl->name +
-                    "' stage precede its release");
-  markSharedOnlySync(sync);
   Value lane = sreg(end, SpecialReg::laneid);
   Value group = intConst(end, i32, r.groupSize);
   Value releasing = arith::CmpIOp::create(builder, end, arith::CmpIPredicate::ult, lane, group);
+  if (r.releasedPerWarpgroup) {
+    // Only wgmma read the slots (retired by the warpgroup's wait_group): the
+    // first warp of each consumer warpgroup releases for all four.
+    Value warp = arith::DivUIOp::create(builder, end, roleLinearThread(end).first,
+                                        intConst(end, i32, target::kWarpSize));
+    Value inGroup = arith::RemUIOp::create(builder, end, warp,
+                                           intConst(end, i32, target::kWarpgroupSize / target::kWarpSize));
+    Value first = arith::CmpIOp::create(builder, end, arith::CmpIPredicate::eq, inGroup,
+                                        intConst(end, i32, 0));
+    releasing = arith::AndIOp::create(builder, end, first, releasing);
+  } else {
+    // Rule 5: the lanes' generic reads of the slot are ordered before the
+    // release (bar.warp.sync orders the memory of the participating lanes,
+    // PTX ISA 9.7.13.3; the arrive is a release).
+    auto sync = SyncWarpOp::create(builder, end, intConst(end, i32, -1));
+    explain(sync, "bar.warp.sync: the warp's reads of ring '" + r.decl->name +
+                      "' stage precede its release");
+    markSharedOnlySync(sync);
+  }
   auto ifOp = scf::IfOp::create(builder, end, releasing, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard g(builder);

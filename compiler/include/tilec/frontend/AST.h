@@ -697,7 +697,12 @@ public:
   int64_t txBytes = -1;         // bytes landing in this CTA per stage (from the produce blocks)
   int multicastAxis = -1;       // the axis its copies multicast along (0..2, 3 = all), -1 none
   int64_t groupSize = 1;        // CTAs writing into each of this CTA's slots
-  int consumerWarps = 0;        // warps of the consuming role (one arrival each per CTA)
+  int consumerWarps = 0;        // releasing warps of the consuming role (one arrival each per CTA)
+  /// Some consume reads its slots other than through mma operands.
+  bool consumedGenerically = false;
+  /// Every consume reads its slots through mma only, in a role: one warp per
+  /// consumer warpgroup releases (consumerWarps counts those warps).
+  bool releasedPerWarpgroup = false;
   const RoleAST *producer = nullptr, *consumer = nullptr;
   const StmtAST *firstProduce = nullptr, *firstConsume = nullptr;
 };
