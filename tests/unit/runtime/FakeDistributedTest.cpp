@@ -238,7 +238,7 @@ TEST_CASE("NCCL mode: the helper's answers are checked", "[distributed]") {
   fakeNccl().version = 22903; // not the 2.28 headers the helper was compiled against
   CHECK_THAT(distributedError([&] { tile::SymmetricBuffer<int> b(c, 8); }).what(),
              Catch::Contains("is NCCL 22903 but the ncclGetLsaPointer helper was compiled "
-                             "against NCCL 22809"));
+                             "against NCCL 228")); // 2.28.x headers (the GPU machines have 2.28.3)
 }
 
 TEST_CASE("NCCL mode: the unique id through a file", "[distributed]") {
