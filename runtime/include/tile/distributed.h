@@ -206,7 +206,7 @@ public:
   /// runtime encodes a tensor map of the peer's memory). Extents outermost first;
   /// they must fit in the buffer.
   Tensor peerTensor(int rank, TensorShape extents, TensorShape strides = {}) const {
-    return peerTensor(rank, elementFor(), std::move(extents), std::move(strides));
+    return peerTensor(rank, Tensor::elementFor<T>(), std::move(extents), std::move(strides));
   }
   Tensor peerTensor(int rank, TensorElement element, TensorShape extents,
                     TensorShape strides = {}) const {
@@ -235,19 +235,7 @@ private:
       detail::throwAllocationOverflow(count, sizeof(T));
     return count * sizeof(T);
   }
-  static TensorElement elementFor() {
-    if (std::is_floating_point<T>::value)
-      return sizeof(T) == 4 ? TensorElement::F32 : TensorElement::F64;
-    if (std::is_signed<T>::value)
-      return sizeof(T) == 1   ? TensorElement::I8
-             : sizeof(T) == 2 ? TensorElement::I16
-             : sizeof(T) == 4 ? TensorElement::I32
-                              : TensorElement::I64;
-    return sizeof(T) == 1   ? TensorElement::U8
-           : sizeof(T) == 2 ? TensorElement::U16
-           : sizeof(T) == 4 ? TensorElement::U32
-                            : TensorElement::U64;
-  }
+
   size_t count_;
   SymmetricAllocation alloc_;
 };

@@ -174,7 +174,7 @@ public:
   /// "tensor<f32>[128, 64] at 0x..."
   std::string describe() const;
 
-private:
+  /// The tensor element a host type T stands for (f32, i16, u8, ...).
   template <class T> static constexpr TensorElement elementFor() {
     static_assert(std::is_arithmetic<T>::value && !std::is_same<T, bool>::value,
                   "tile::Tensor(DeviceBuffer<T>, ...): T must be an integer or floating type; "
@@ -193,6 +193,8 @@ private:
            : sizeof(T) == 4 ? TensorElement::U32
                             : TensorElement::U64;
   }
+
+private:
   CUdeviceptr address_ = 0;
   TensorElement element_ = TensorElement::F16;
   std::vector<int64_t> extents_, strides_;
