@@ -227,9 +227,13 @@ TEST_CASE("NCCL mode: NCCL and CUDA errors name the call, the error and the rank
 TEST_CASE("NCCL mode: the helper's answers are checked", "[distributed]") {
   resetAll();
   tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(1));
+  // NCCL's own LSA address of this rank's part is an alias (another
+  // address): the rank's own entry is the registered buffer.
   fakeNccl().selfPointerDelta = 256;
-  CHECK_THAT(distributedError([&] { tile::SymmetricBuffer<int> b(c, 8); }).what(),
-             Catch::Contains("NCCL's address of this rank's part of the window is"));
+  {
+    tile::SymmetricBuffer<int> b(c, 8);
+    CHECK(b.peerPtr(1) == b.ptr());
+  }
   fakeNccl().selfPointerDelta = 0;
   fakeNccl().nullPeer = 0;
   CHECK_THAT(distributedError([&] { tile::SymmetricBuffer<int> b(c, 8); }).what(),
