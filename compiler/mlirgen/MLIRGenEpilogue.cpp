@@ -148,7 +148,8 @@ void MLIRGenImpl::genRoleTmaStore(const fe::CallExpr &e, Value map, ValueRange c
             "cp.async.bulk.wait_group.read 0: the tile may be rewritten once it has been read");
   });
   // The role's threads may write the tile again only after the copy read it.
-  auto after = NamedBarrierOp::create(builder, l, role.barrierId, role.threads(), /*aligned=*/false);
+  auto after =
+      NamedBarrierOp::create(builder, l, role.barrierId, role.threads(), /*aligned=*/false);
   explain(after, "bar.sync of role '" + role.name +
                      "': its threads rewrite the tile only after the TMA store read it");
   markSharedOnlySync(after);

@@ -90,8 +90,8 @@ private:
   llvm::DenseMap<const fe::Decl *, View> views;   // let bound to an array or view
   llvm::DenseMap<const fe::SharedArrayStmt *, ArrayInfo> arrays;
   llvm::DenseMap<const fe::MBarrierStmt *, Value> mbarriers; // !tile.ptr<i64, shared>
-  Value returnedFlag; // !tile.ptr<i1, local>, only when the kernel has a return
-  Value warpgroupIndex;                    // tile.warpgroup_id, in kernels with roles
+  Value returnedFlag;   // !tile.ptr<i1, local>, only when the kernel has a return
+  Value warpgroupIndex; // tile.warpgroup_id, in kernels with roles
   const fe::RoleAST *currentRole = nullptr; // the role being emitted
   /// Loops with `break`/`continue` (MLIRGenTypes.cpp): their per-thread flags
   /// (!tile.ptr<i1, local>; null when the loop has no such statement).

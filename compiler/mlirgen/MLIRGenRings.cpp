@@ -229,8 +229,8 @@ void MLIRGenImpl::genRingRelease(Location end, const fe::RingAccessStmt &s, Valu
     // first warp of each consumer warpgroup releases for all four.
     Value warp = arith::DivUIOp::create(builder, end, roleLinearThread(end).first,
                                         intConst(end, i32, target::kWarpSize));
-    Value inGroup = arith::RemUIOp::create(builder, end, warp,
-                                           intConst(end, i32, target::kWarpgroupSize / target::kWarpSize));
+    Value inGroup = arith::RemUIOp::create(
+        builder, end, warp, intConst(end, i32, target::kWarpgroupSize / target::kWarpSize));
     Value first = arith::CmpIOp::create(builder, end, arith::CmpIPredicate::eq, inGroup,
                                         intConst(end, i32, 0));
     releasing = arith::AndIOp::create(builder, end, first, releasing);
@@ -270,19 +270,18 @@ void MLIRGenImpl::genRingRelease(Location end, const fe::RingAccessStmt &s, Valu
       }
       auto type = PtrType::get(builder.getContext(), builder.getI64Type(), AddressSpace::cluster);
       Value remote = MapaOp::create(builder, end, type, emptyPtr, target);
-      arrive = MBarrierArriveOp::create(builder, end, remote, Value(),
-                                        MemoryOrderAttr::get(builder.getContext(), order),
-                                        MemoryScopeAttr::get(builder.getContext(), MemoryScope::cluster));
+      arrive = MBarrierArriveOp::create(
+          builder, end, remote, Value(), MemoryOrderAttr::get(builder.getContext(), order),
+          MemoryScopeAttr::get(builder.getContext(), MemoryScope::cluster));
       explain(arrive, "mbarrier.arrive." + Twine(orderName) + ".cluster on ring '" + r.decl->name +
                           "' empty[stage] of multicast peer (lane q -> q-th CTA of the group of " +
                           Twine(r.groupSize) + "): the slot may be refilled");
     } else {
-      arrive = MBarrierArriveOp::create(builder, end, emptyPtr, Value(),
-                                        MemoryOrderAttr::get(builder.getContext(), order),
-                                        MemoryScopeAttr::get(builder.getContext(), MemoryScope::cta));
+      arrive = MBarrierArriveOp::create(
+          builder, end, emptyPtr, Value(), MemoryOrderAttr::get(builder.getContext(), order),
+          MemoryScopeAttr::get(builder.getContext(), MemoryScope::cta));
       explain(arrive, "mbarrier.arrive." + Twine(orderName) + " (lane 0 of each warp) on ring '" +
-                          r.decl->name +
-                          "' empty[stage]: the slot may be refilled");
+                          r.decl->name + "' empty[stage]: the slot may be refilled");
     }
     markSharedOnlySync(arrive);
   }

@@ -175,8 +175,7 @@ private:
   }
 };
 
-struct PlaceBulkWaitsPass
-    : tile::impl::TilePlaceBulkWaitsBase<PlaceBulkWaitsPass> {
+struct PlaceBulkWaitsPass : tile::impl::TilePlaceBulkWaitsBase<PlaceBulkWaitsPass> {
   void runOnOperation() override {
     bool stores = false;
     getOperation().walk([&](TmaStoreOp) { stores = true; });
