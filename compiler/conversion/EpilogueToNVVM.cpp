@@ -213,6 +213,31 @@ struct FragNegLowering : ConvertOpToLLVMPattern<FragNegOp> {
   }
 };
 
+struct FragColsLowering : ConvertOpToLLVMPattern<FragColsOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(FragColsOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto from = cast<FragType>(op.getValue().getType());
+    FragType to = op.getType();
+    SmallVector<Value> regs =
+        unpack(rewriter, loc, adaptor.getValue(), from.getRegistersPerThread());
+    // Per 64-row block, every 8-column block has the same registers, in
+    // column-block order.
+    int64_t rowBlocks = from.getRows() / target::kWgmmaM;
+    int64_t perRowBlock = from.getRegistersPerThread() / rowBlocks;
+    int64_t perColBlock = perRowBlock / (from.getCols() / 8);
+    int64_t begin = op.getFirst() / 8 * perColBlock;
+    int64_t count = to.getCols() / 8 * perColBlock;
+    SmallVector<Value> out;
+    for (int64_t b = 0; b < rowBlocks; ++b)
+      for (int64_t i = 0; i < count; ++i)
+        out.push_back(regs[b * perRowBlock + begin + i]);
+    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(to), out));
+    return success();
+  }
+};
+
 struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(FragConvertOp op, OpAdaptor adaptor,
@@ -435,7 +460,7 @@ struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
 
 void mlir::tile::populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
                                                     RewritePatternSet &patterns) {
-  patterns.add<FragArithLowering, FragFmaLowering, FragNegLowering, FragConvertLowering,
+  patterns.add<FragArithLowering, FragFmaLowering, FragNegLowering, FragConvertLowering, FragColsLowering,
                FragCoordLowering, FragLoadRowLowering, FragStoreTileLowering, FragStoreLowering>(
       converter);
 }

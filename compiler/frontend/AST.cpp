@@ -197,6 +197,7 @@ const BuiltinName kBuiltins[] = {
     {Builtin::FragRow, "frag_row"},
     {Builtin::FragCol, "frag_col"},
     {Builtin::RowVector, "row_vector"},
+    {Builtin::Cols, "cols"},
 };
 } // namespace
 

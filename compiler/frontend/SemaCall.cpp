@@ -79,6 +79,8 @@ Type Sema::inferCall(CallExpr &e) {
     return checkFragmentIndexCall(e);
   if (b == Builtin::RowVector)
     return checkRowVector(e);
+  if (b == Builtin::Cols)
+    return checkFragmentCols(e);
   if (isMemoryBuiltin(b) && rejectLocalArrayAccess(e))
     return Type::invalid();
   if (isMemoryBuiltin(b))

@@ -185,7 +185,9 @@ static bool fragmentShapeArg(Sema &s, CallExpr &e, size_t i, Type &frag) {
           "'" + e.callee + "' takes the fragment whose shape it copies, found " +
               e.args[i]->type.str(),
           "pass the accumulator, e.g. `" + e.callee +
-              (e.builtin == Builtin::RowVector ? "(bias, acc)`" : "(acc)`"));
+              (e.builtin == Builtin::RowVector ? "(bias, acc)`"
+               : e.builtin == Builtin::Cols    ? "(acc, 0, 128)`"
+                                               : "(acc)`"));
   return false;
 }
 
@@ -196,6 +198,48 @@ Type Sema::checkFragmentIndexCall(CallExpr &e) {
   if (!fragmentShapeArg(*this, e, 0, frag))
     return Type::invalid();
   return Type::fragment(ScalarKind::F32, frag.dims[0], frag.dims[1]);
+}
+
+/// cols(f, j, w): columns j*w .. j*w+w-1 of fragment f, a fragment of w
+/// columns (no data moves: a thread's registers of an 8-column block are
+/// contiguous in the wgmma layout, so this is a subrange of them).
+Type Sema::checkFragmentCols(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 3, 3))
+    return Type::invalid();
+  Type frag;
+  if (!fragmentShapeArg(*this, e, 0, frag))
+    return Type::invalid();
+  int64_t v[2] = {0, 0};
+  const char *what[2] = {"column block j", "column count w"};
+  for (int i = 0; i < 2; ++i) {
+    Type t = checkValue(e.args[i + 1], nullptr, "");
+    if (t.isUntyped())
+      t = finalize(e.args[i + 1]);
+    bool overflow = false;
+    std::optional<int64_t> c;
+    if (!t.isInvalid() && t.isInteger() && !t.isBool())
+      c = foldConstant(*e.args[i + 1], overflow);
+    if (!c || overflow) {
+      error(e.args[i + 1]->loc,
+            std::string("the ") + what[i] + " of cols(f, j, w) must be an integer constant",
+            "a fragment's columns are registers: which ones must be known at compile time "
+            "(a literal, a `const` or a template parameter)");
+      return Type::invalid();
+    }
+    v[i] = *c;
+  }
+  int64_t j = v[0], w = v[1];
+  if (!checkFragmentShape(e.args[2]->loc, frag.scalar, frag.dims[0], w))
+    return Type::invalid();
+  if (j < 0 || (j + 1) * w > frag.dims[1]) {
+    error(e.args[1]->loc,
+          "cols(f, " + std::to_string(j) + ", " + std::to_string(w) + ") selects columns " +
+              std::to_string(j * w) + ".." + std::to_string(j * w + w - 1) + " of " + frag.str(),
+          "j * w + w must not exceed the fragment's " + std::to_string(frag.dims[1]) + " columns");
+    return Type::invalid();
+  }
+  e.firstColumn = j * w;
+  return Type::fragment(frag.scalar, frag.dims[0], w);
 }
 
 Type Sema::checkRowVector(CallExpr &e) {

@@ -147,6 +147,7 @@ public:
   Type checkFragmentArgs(CallExpr &e);
   /// frag_row(f), frag_col(f).
   Type checkFragmentIndexCall(CallExpr &e);
+  Type checkFragmentCols(CallExpr &e);
   /// row_vector(p, f).
   Type checkRowVector(CallExpr &e);
   /// store(tile | rows(t, i, n) | p, fragment [, row_stride = ld]).

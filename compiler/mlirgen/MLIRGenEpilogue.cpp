@@ -67,7 +67,8 @@ bool MLIRGenImpl::isEpilogueCall(const fe::CallExpr &e) {
     return !e.args[0]->is<fe::IndexExpr>(); // store(tile or pointer, fragment)
   return e.type.isFragment() &&
          (e.builtin == BI::Min || e.builtin == BI::Max || e.builtin == BI::Fma ||
-          e.builtin == BI::FragRow || e.builtin == BI::FragCol || e.builtin == BI::RowVector);
+          e.builtin == BI::FragRow || e.builtin == BI::FragCol || e.builtin == BI::RowVector ||
+          e.builtin == BI::Cols);
 }
 
 Value MLIRGenImpl::genEpilogueCall(const fe::CallExpr &e) {
@@ -87,6 +88,9 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
   case BI::FragRow:
   case BI::FragCol:
     return FragCoordOp::create(builder, l, type, thread, e.builtin == BI::FragRow ? 0 : 1);
+  case BI::Cols:
+    return FragColsOp::create(builder, l, type, genExpr(*e.args[0]),
+                              builder.getI64IntegerAttr(e.firstColumn));
   case BI::RowVector:
     return FragLoadRowOp::create(builder, l, type, genExpr(*e.args[0]), thread);
   case BI::Fma: {

@@ -42,6 +42,18 @@ LogicalResult FragConvertOp::verify() {
   return success();
 }
 
+LogicalResult FragColsOp::verify() {
+  auto from = cast<FragType>(getValue().getType());
+  FragType to = getType();
+  if (from.getRows() != to.getRows() || from.getElementType() != to.getElementType())
+    return emitOpError("keeps the rows and the element type");
+  int64_t first = getFirst();
+  if (first < 0 || first % 8 != 0 || to.getCols() % 8 != 0 ||
+      first + to.getCols() > from.getCols())
+    return emitOpError("selects whole 8-column blocks inside the fragment");
+  return success();
+}
+
 LogicalResult FragCoordOp::verify() {
   if (getDim() != 0 && getDim() != 1)
     return emitOpError("dim must be 0 (row) or 1 (column)");

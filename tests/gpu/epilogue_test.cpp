@@ -104,6 +104,33 @@ TEST_CASE("f32 fragment math and strided global stores, element by element", "[e
   CHECK(touched == 0);
 }
 
+TEST_CASE("cols(f, j, w) selects columns j*w .. j*w+w-1 of a fragment", "[epilogue]") {
+  tile::Context ctx(0);
+  tile::Module mod = tile::Module::fromFiles(ctx, epiloguePtxPath());
+  tile::Kernel k = mod.kernel("frag_cols");
+  const int M = 128, W = 16, M16 = 64, W16 = 8;
+  tile::DeviceBuffer<float> dOut(size_t(M * W));
+  tile::DeviceBuffer<uint16_t> dOut16(size_t(M16 * W16));
+  dOut.fillBytes(0xA5);
+  dOut16.fillBytes(0xA5);
+  tile::LaunchConfig cfg;
+  cfg.block = tile::Dim3(128);
+  cfg.grid = tile::Dim3(1);
+  k.launch(cfg, dOut.ptr(), dOut16.ptr());
+  ctx.synchronize();
+  std::vector<float> out = dOut.toHost();
+  std::vector<uint16_t> out16 = dOut16.toHost();
+  size_t bad = 0;
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < W; ++c)
+      bad += out[size_t(r * W + c)] != float(r) * 1000.0f + float(W + c);
+  // Column 8 + c plus column 16 + c, exact in f16: 24 + 2c.
+  for (int r = 0; r < M16; ++r)
+    for (int c = 0; c < W16; ++c)
+      bad += halfToFloat(out16[size_t(r * W16 + c)]) != float(24 + 2 * c);
+  CHECK(bad == 0);
+}
+
 TEST_CASE("fragments into plain shared tiles: stmatrix (f16, bf16) and st.shared (f32)",
           "[epilogue]") {
   checkLayoutCovers(64, 24);

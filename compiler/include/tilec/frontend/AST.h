@@ -218,6 +218,7 @@ enum class Builtin {
   FragRow,   // frag_row(f): each element's row index (an f32 fragment like f)
   FragCol,   // frag_col(f): each element's column index
   RowVector, // row_vector(p, f): element [r, c] = p[c]
+  Cols,      // cols(f, j, w): columns j*w .. j*w+w-1 of fragment f
 };
 /// Rows, Trans: views of a shared tile that only mma (and store) take.
 bool isTileViewBuiltin(Builtin b);
@@ -478,6 +479,7 @@ public:
   bool orderGiven = false;                   // [sema] `order =` was written
   bool scopeGiven = false;                   // [sema] `scope =` was written
   int64_t asyncBytes = 0;                    // [sema] store_async: bytes it delivers
+  int64_t firstColumn = 0;                   // [sema] cols(f, j, w): j * w
   const RoleAST *role = nullptr; // [sema] the role the call is in (sync_threads, role ids)
   /// `bitcast<T>(x)`: T as written (the only builtin with a type argument).
   std::optional<TypeSyntax> typeArg;

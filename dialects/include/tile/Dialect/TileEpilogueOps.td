@@ -73,6 +73,19 @@ def Tile_FragConvertOp : Tile_Op<"frag_convert", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_FragColsOp : Tile_Op<"frag_cols", [Pure]> {
+  let summary = "columns first .. first+N-1 of a fragment (N the result's columns)";
+  let description = [{ In the wgmma accumulator layout a thread holds, per
+    64-row block, the same number of registers for every 8-column block, in
+    column-block order (PTX ISA 9.7.15.5.1, "Matrix fragments for
+    wgmma.mma_async.m64nNk16"), so a slice of whole 8-column blocks is a
+    subrange of registers per row block: no data moves. }];
+  let arguments = (ins Tile_FragType:$value, I64Attr:$first);
+  let results = (outs Tile_FragType:$result);
+  let assemblyFormat = "$value `[` $first `]` attr-dict `:` qualified(type($value)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 def Tile_FragCoordOp : Tile_Op<"frag_coord", [Pure]> {
   let summary = "the row (dim 0) or column (dim 1) index of every element, as f32";
   let arguments = (ins I32:$thread, I32Attr:$dim);
