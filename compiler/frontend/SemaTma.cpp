@@ -308,6 +308,15 @@ Type Sema::inferIndexNd(IndexExpr &e, const Type &base) {
 TensorParamSyntax *Sema::checkTensorRef(ExprPtr &a, CallExpr &call) {
   auto *ix = a->as<IndexExpr>();
   auto *ref = ix ? ix->base->as<VarRefExpr>() : nullptr;
+  if (ix && !ref && ix->base->is<CallExpr>() && ix->base->as<CallExpr>()->callee == "peer") {
+    ref = peerTensorBase(*ix, call); // SemaPeer.cpp: peer(A, d)[c...]
+    if (!ref) {
+      for (ExprPtr &m : ix->moreIndices)
+        resolveOnly(m);
+      resolveOnly(ix->index);
+      return nullptr;
+    }
+  }
   Decl *d = ref ? lookup(ref->name) : nullptr;
   if (!d || !d->type.isTensor()) {
     error(a->loc, "'" + call.callee + "' needs a tensor box `A[c0, c1, ...]` here",
@@ -432,7 +441,9 @@ Type Sema::checkTmaCall(CallExpr &e) {
   ExprPtr &tileArg = e.args[isStore ? 1 : 0];
   ExprPtr &tensorArg = e.args[isStore ? 0 : 1];
   TensorParamSyntax *tensor = checkTensorRef(tensorArg, e);
+  inferringTmaStoreTile_ = isStore;
   Type tileTy = infer(tileArg);
+  inferringTmaStoreTile_ = false;
   auto *tileRef = tileArg->as<VarRefExpr>();
   SharedArrayStmt *tile = tileRef && tileRef->decl ? tileRef->decl->array : nullptr;
   if (!tileTy.isInvalid() &&
