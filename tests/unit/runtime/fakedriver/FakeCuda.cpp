@@ -442,6 +442,13 @@ CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig
   *n = g_state.occupancyClusters;
   return CUDA_SUCCESS;
 }
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction, int blockSize,
+                                                     size_t dynamicSMemSize) {
+  ++g_state.occupancyQueries;
+  g_state.occupancyBlockQueries.emplace_back(blockSize, dynamicSMemSize);
+  *n = g_state.occupancyBlocksPerSm;
+  return CUDA_SUCCESS;
+}
 CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **) {
   auto *fn = reinterpret_cast<FakeFunction *>(f);
   FakeLaunch l{};
