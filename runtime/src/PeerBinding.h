@@ -64,6 +64,7 @@ struct PeerBinding {
   const void *group = nullptr;
   std::shared_ptr<const void> keepGroup; // keeps that state alive
   int rank = 0, world = 1;
+  int device = 0; // the rank's CUDA ordinal
   std::function<void(const std::string &kernel, const LaunchConfig &cfg)> checkUniformLaunch;
   std::function<void(const std::string &what, const std::vector<uint64_t> &values)> checkUniform;
   std::vector<CUdeviceptr> peers; // every rank's part, by rank

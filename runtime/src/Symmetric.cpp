@@ -270,6 +270,7 @@ std::shared_ptr<PeerBinding> newPeerBinding(const SymmetricAllocation &a, PeerBi
   b->keepGroup = c.state();
   b->rank = c.rank();
   b->world = c.size();
+  b->device = c.device();
   b->peers = a.peerPtrs();
   b->peerTable = a.peerTable();
   b->bytes = a.bytes();
