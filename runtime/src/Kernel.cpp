@@ -358,15 +358,15 @@ void checkCoResident(const KernelState &s, const LaunchConfig &cfg, int clusters
 void checkPeerLaunch(KernelState &s, const LaunchConfig &cfg, const PeerLaunch &peer) {
   const PeerBinding &g = *peer.group;
   if (g.device != s.module->ctx->ordinal)
-    throw Error::withMessage(
-        "Kernel::launch", CUDA_ERROR_INVALID_VALUE, s.name,
-        "kernel '" + s.name + "' is loaded on device " + std::to_string(s.module->ctx->ordinal) +
-            " but its symmetric arguments belong to rank " + std::to_string(g.rank) +
-            " on device " + std::to_string(g.device) +
-            " (launch each rank's kernel with that rank's buffers)");
-  std::vector<uint64_t> key = {cfg.grid.x,    cfg.grid.y,    cfg.grid.z,   cfg.block.x,
-                               cfg.block.y,   cfg.block.z,   cfg.cluster.x, cfg.cluster.y,
-                               cfg.cluster.z, cfg.sharedBytes.value_or(0)};
+    throw Error::withMessage("Kernel::launch", CUDA_ERROR_INVALID_VALUE, s.name,
+                             "kernel '" + s.name + "' is loaded on device " +
+                                 std::to_string(s.module->ctx->ordinal) +
+                                 " but its symmetric arguments belong to rank " +
+                                 std::to_string(g.rank) + " on device " + std::to_string(g.device) +
+                                 " (launch each rank's kernel with that rank's buffers)");
+  std::vector<uint64_t> key = {
+      cfg.grid.x,  cfg.grid.y,    cfg.grid.z,    cfg.block.x,   cfg.block.y,
+      cfg.block.z, cfg.cluster.x, cfg.cluster.y, cfg.cluster.z, cfg.sharedBytes.value_or(0)};
   const std::vector<uint64_t> extents = uniformExtents(peer);
   key.insert(key.end(), extents.begin(), extents.end());
   {

@@ -616,6 +616,15 @@ std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, si
   for (size_t i = 0; i < count; ++i) {
     const KernelParamInfo &p = kernel.params[i];
     const ArgDesc &a = args[i];
+    if (p.semaphore) {
+      // A tile::Semaphores travels as a tile::Tensor of its counters that
+      // carries the array (tile/distributed.h); the binder checks which it is.
+      if (a.kind == ArgDesc::Kind::Tensor)
+        continue;
+      return k + "argument " + std::to_string(i) + " is " + describe(a) + " but " + label(i) +
+             " (pass a tile::Semaphores of the same communicator as the kernel's symmetric "
+             "tensors)";
+    }
     if (p.tensor || a.kind == ArgDesc::Kind::Tensor) {
       if (p.tensor && a.kind == ArgDesc::Kind::Tensor)
         continue; // element, rank and extents are checked when the map is encoded

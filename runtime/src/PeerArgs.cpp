@@ -134,8 +134,8 @@ std::vector<std::optional<uint64_t>> peerHiddenValues(const KernelInfo &k, void 
     if (!k.params[h].peer)
       continue;
     const HiddenPeerInfo &info = *k.params[h].peer;
-    const std::string hidden = "hidden parameter " + std::to_string(h) + " ('" +
-                               k.params[h].name + "', the " + kindName(info.kind) + ")";
+    const std::string hidden = "hidden parameter " + std::to_string(h) + " ('" + k.params[h].name +
+                               "', the " + kindName(info.kind) + ")";
     if (h < count)
       fail(k, hidden + " is listed before a declared parameter (the kernel info is malformed)");
     if (info.kind == HiddenPeerInfo::Kind::DeviceRank ||

@@ -52,8 +52,7 @@ uint64_t semaphoreArgument(const KernelInfo &k, size_t i, const Tensor &t,
 void checkSymmetricArgument(const KernelInfo &k, size_t i, const Tensor &t, PeerLaunch &launch);
 /// The device address of the per-peer map array of parameter `param` whose own
 /// map is `own` (encoded and uploaded on first use, then cached).
-uint64_t peerMapArray(const KernelInfo &k, size_t param, const Tensor &t,
-                      const TensorMapDesc &own);
+uint64_t peerMapArray(const KernelInfo &k, size_t param, const Tensor &t, const TensorMapDesc &own);
 
 /// After the launch was made: advances the exit semaphore's epoch.
 void commitPeerLaunch(const PeerLaunch &launch);

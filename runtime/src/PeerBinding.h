@@ -67,9 +67,9 @@ struct PeerBinding {
   int device = 0; // the rank's CUDA ordinal
   std::function<void(const std::string &kernel, const LaunchConfig &cfg)> checkUniformLaunch;
   std::function<void(const std::string &what, const std::vector<uint64_t> &values)> checkUniform;
-  std::vector<CUdeviceptr> peers; // every rank's part, by rank
-  CUdeviceptr peerTable = 0;      // the same in device memory (u64 by rank)
-  size_t bytes = 0;               // of every rank's part
+  std::vector<CUdeviceptr> peers;             // every rank's part, by rank
+  CUdeviceptr peerTable = 0;                  // the same in device memory (u64 by rank)
+  size_t bytes = 0;                           // of every rank's part
   std::shared_ptr<PeerMapCache> maps;         // SymmetricTensor
   std::shared_ptr<SemaphoreState> semaphores; // Semaphores
 };

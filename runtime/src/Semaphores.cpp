@@ -61,7 +61,8 @@ std::vector<uint64_t> Semaphores::toHost() const { return s_->counters.toHost();
 
 Tensor Semaphores::argument() const {
   if (!s_->binding) { // in-process: once every rank allocated its array
-    auto b = detail::newPeerBinding(s_->counters.allocation(), detail::PeerBinding::Kind::Semaphores);
+    auto b =
+        detail::newPeerBinding(s_->counters.allocation(), detail::PeerBinding::Kind::Semaphores);
     b->semaphores = s_->state;
     s_->binding = std::move(b);
   }

@@ -287,12 +287,11 @@ std::shared_ptr<PeerBinding> newPeerBinding(const SymmetricAllocation &a, PeerBi
 Tensor symmetricTensorChecked(const SymmetricAllocation &a, TensorElement element,
                               TensorShape extents, size_t bufferElementBytes) {
   if (tensorElementBytes(element) != bufferElementBytes)
-    throwRankError("SymmetricBuffer::symmetricTensor", CUDA_ERROR_INVALID_VALUE,
-                   a.communicator().rank(),
-                   std::string("the element type ") + tensorElementName(element) + " is " +
-                       std::to_string(tensorElementBytes(element)) +
-                       " bytes but the buffer's elements are " +
-                       std::to_string(bufferElementBytes) + " bytes");
+    throwRankError(
+        "SymmetricBuffer::symmetricTensor", CUDA_ERROR_INVALID_VALUE, a.communicator().rank(),
+        std::string("the element type ") + tensorElementName(element) + " is " +
+            std::to_string(tensorElementBytes(element)) + " bytes but the buffer's elements are " +
+            std::to_string(bufferElementBytes) + " bytes");
   // Dense row-major by construction (no strides): every rank's part has the
   // same layout, so one row-major offset addresses any peer's element.
   Tensor t = peerTensorChecked(a, a.communicator().rank(), element, std::move(extents), {});

@@ -129,8 +129,8 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
   for (size_t i = 0; i < count; ++i) {
     const KernelParamInfo &p = k.params[i];
     if (p.semaphore) {
-      out.wide.push_back(semaphoreArgument(k, i, *static_cast<const Tensor *>(args[i]),
-                                           peerValues));
+      out.wide.push_back(
+          semaphoreArgument(k, i, *static_cast<const Tensor *>(args[i]), peerValues));
       out.args[i] = &out.wide.back();
       out.sizes[i] = sizeof(uint64_t);
       continue;

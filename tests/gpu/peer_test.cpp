@@ -25,7 +25,7 @@
 
 namespace {
 
-constexpr int kBlock = 32;  // rows of a block
+constexpr int kBlock = 32;   // rows of a block
 constexpr int kPingCtas = 4; // G: CTAs of ping
 constexpr int kLaunches = 100;
 
@@ -48,9 +48,9 @@ struct Rank {
       : comm(c), module(tile::Module::fromFiles(comm.context(), ptx)),
         tmaRing(module.kernel("tma_ring")), ping(module.kernel("ping")),
         a(comm, size_t(comm.size()) * kBlock * 32),
-        b(comm, size_t(comm.size()) * kPingCtas * kBlock * 32), ringSem(comm, uint32_t(comm.size())),
-        pingSem(comm, uint32_t(comm.size() * kPingCtas)), out(comm.context(), 3 * 1024),
-        errors(comm.context(), 1), d(comm.size()) {}
+        b(comm, size_t(comm.size()) * kPingCtas * kBlock * 32),
+        ringSem(comm, uint32_t(comm.size())), pingSem(comm, uint32_t(comm.size() * kPingCtas)),
+        out(comm.context(), 3 * 1024), errors(comm.context(), 1), d(comm.size()) {}
   int me() const { return comm.rank(); }
   int next() const { return (me() + 1) % d; }
   int prev() const { return (me() + d - 1) % d; }
@@ -82,8 +82,8 @@ void launchPing(Rank &r, int iter, int skip) {
   tile::LaunchConfig cfg;
   cfg.grid = tile::Dim3(kPingCtas);
   cfg.block = tile::Dim3(32);
-  r.ping.launch(cfg, r.b.symmetricTensor({r.d * kPingCtas * kBlock, 32}), r.pingSem,
-                int32_t(iter), int32_t(skip), r.errors.ptr());
+  r.ping.launch(cfg, r.b.symmetricTensor({r.d * kPingCtas * kBlock, 32}), r.pingSem, int32_t(iter),
+                int32_t(skip), r.errors.ptr());
 }
 
 int checkRing(Rank &r) {
@@ -98,8 +98,8 @@ int checkRing(Rank &r) {
         int32_t want = aValue(part == 0 ? r.prev() : r.me(), i, j);
         int32_t got = out[size_t(part * 1024 + i * 32 + j)];
         if (got != want && bad++ < 5)
-          std::fprintf(stderr, "rank %d: tma_ring %s: [%d, %d] = %d, want %d\n", r.me(),
-                       what[part], i, j, got, want);
+          std::fprintf(stderr, "rank %d: tma_ring %s: [%d, %d] = %d, want %d\n", r.me(), what[part],
+                       i, j, got, want);
       }
   std::printf("rank %d (device %d, %s): tma_ring %s\n", r.me(), r.comm.device(),
               r.comm.mode() == tile::CommMode::Nccl ? "nccl" : "in-process",
@@ -123,7 +123,8 @@ int checkPing(Rank &r) {
     const uint32_t n = s->count();
     for (uint32_t i = 0; i <= n; ++i)
       if (c[i] != 0 && bad++ < 5)
-        std::fprintf(stderr, "rank %d: semaphore[%u] counter %u is %llu after the launches, want 0\n",
+        std::fprintf(stderr,
+                     "rank %d: semaphore[%u] counter %u is %llu after the launches, want 0\n",
                      r.me(), n, i, (unsigned long long)c[i]);
     const uint64_t exits = s->epoch() * uint64_t(r.d - 1);
     if (c[n + 1] != exits && bad++ < 5)

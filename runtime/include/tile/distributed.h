@@ -283,9 +283,9 @@ public:
   Semaphores(Semaphores &&) noexcept;
   Semaphores &operator=(Semaphores &&) noexcept;
 
-  uint32_t count() const;   // S
-  uint64_t epoch() const;   // launches so far that ran the exit protocol on it
-  CUdeviceptr ptr() const;  // this rank's counters (S + 2 u64)
+  uint32_t count() const;  // S
+  uint64_t epoch() const;  // launches so far that ran the exit protocol on it
+  CUdeviceptr ptr() const; // this rank's counters (S + 2 u64)
   CUdeviceptr peerTable() const;
   const Communicator &communicator() const;
   /// This rank's counters, [0, S + 2) (synchronous; for tests and debugging).

@@ -500,7 +500,8 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, 
 }
 
 CUresult cuMemAlloc(CUdeviceptr *p, size_t n) {
-  void *m = std::malloc(n);
+  // As the driver: 256-byte aligned (what per-peer tensor map arrays rely on).
+  void *m = std::aligned_alloc(256, (n + 255) / 256 * 256);
   if (!m)
     return CUDA_ERROR_OUT_OF_MEMORY;
   ++g_state.liveAllocs;

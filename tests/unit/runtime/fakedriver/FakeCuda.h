@@ -56,9 +56,9 @@ struct FakeState {
   std::vector<std::pair<int, int>> peerAccessEnabled; // cuCtxEnablePeerAccess (current, peer)
   // Records.
   std::vector<FakeLaunch> launches;
-  std::vector<std::pair<int, int>> funcAttrSets; // cuFuncSetAttribute (attr, value)
+  std::vector<std::pair<int, int>> funcAttrSets;             // cuFuncSetAttribute (attr, value)
   std::vector<std::pair<int, size_t>> occupancyBlockQueries; // (block size, dynamic smem)
-  std::vector<int> jitTargets;                   // CU_JIT_TARGET per cuLinkCreate (-1: none)
+  std::vector<int> jitTargets; // CU_JIT_TARGET per cuLinkCreate (-1: none)
   int links = 0, moduleLoads = 0, moduleUnloads = 0, occupancyQueries = 0;
   int ctxRetains = 0, ctxReleases = 0, liveAllocs = 0;
   int ctxPushes = 0, ctxPops = 0; // cuCtxPushCurrent / cuCtxPopCurrent
