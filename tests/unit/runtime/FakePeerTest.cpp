@@ -505,7 +505,7 @@ TEST_CASE("peer kernels: tilec's peer.tile binds through its kernel info", "[fak
       struct Case {
         tile::Kernel k;
         std::function<void()> go;
-        tile::SymmetricBuffer<int32_t> *buf;
+        std::vector<tile::SymmetricBuffer<int32_t>> *bufs; // every rank's
         tile::Semaphores *sem;
       };
       std::vector<Case> cases = {
@@ -513,17 +513,18 @@ TEST_CASE("peer kernels: tilec's peer.tile binds through its kernel info", "[fak
            [&] {
              ring.launch(c1, a[size_t(r)].symmetricTensor({64, 32}), ringSem[size_t(r)], out.ptr());
            },
-           &a[size_t(r)], &ringSem[size_t(r)]},
+           &a, &ringSem[size_t(r)]},
           {ping,
            [&] {
              ping.launch(c4, b[size_t(r)].symmetricTensor({256, 32}), pingSem[size_t(r)],
                          int32_t(launch), int32_t(0), out.ptr());
            },
-           &b[size_t(r)], &pingSem[size_t(r)]}};
+           &b, &pingSem[size_t(r)]}};
       for (Case &cs : cases) {
         cs.go();
         Launched l;
         const tile::KernelInfo &info = *cs.k.info();
+        tile::SymmetricBuffer<int32_t> *buf = &(*cs.bufs)[size_t(r)];
         int peerParams = 0;
         for (size_t p = 0; p < info.params.size(); ++p) {
           const tile::KernelParamInfo &pi = info.params[p];
@@ -532,20 +533,20 @@ TEST_CASE("peer kernels: tilec's peer.tile binds through its kernel info", "[fak
           if (pi.semaphore)
             CHECK(l.get<uint64_t>(int(p)) == cs.sem->ptr());
           if (pi.tensor && pi.tensor->symmetric)
-            CHECK(l.mapAddress(int(p)) == cs.buf->ptr());
+            CHECK(l.mapAddress(int(p)) == buf->ptr());
           if (!pi.peer)
             continue;
           ++peerParams;
           using K = tile::HiddenPeerInfo::Kind;
           switch (pi.peer->kind) {
           case K::PeerPointers:
-            CHECK(l.get<uint64_t>(int(p)) == cs.buf->peerTable());
+            CHECK(l.get<uint64_t>(int(p)) == buf->peerTable());
             break;
           case K::PeerMaps: {
             CUdeviceptr maps = l.get<uint64_t>(int(p));
             REQUIRE(maps != 0);
             for (int q = 0; q < 2; ++q)
-              CHECK(host(maps + 128 * q)[1] == (q == 0 ? a[0].ptr() : a[1].ptr()));
+              CHECK(host(maps + 128 * q)[1] == (*cs.bufs)[size_t(q)].ptr());
             break;
           }
           case K::SemaphorePeers:
