@@ -140,11 +140,8 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
     const TensorParamInfo &ti = *p.tensor;
     const Tensor &t = *static_cast<const Tensor *>(args[i]);
     const std::string label = argLabel(k, i);
-    if (ti.symmetric)
+    if (ti.symmetric) // (a tile::Semaphores for a plain tensor: refused by peerHiddenValues)
       checkSymmetricArgument(k, i, t, out.peer);
-    else if (t.peerBinding() && t.peerBinding()->kind == PeerBinding::Kind::Semaphores)
-      fail(k, label + " is given " + t.describe() +
-                  ": a tile::Semaphores goes to a semaphore[S] parameter");
     auto element = tensorElementOf(ti.element);
     if (!element)
       fail(k, label + ": TMA cannot move elements of type " + scalarTypeName(ti.element));

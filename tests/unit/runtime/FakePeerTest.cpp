@@ -9,6 +9,7 @@
 
 #include "DistributedState.h"
 #include "FakeDriverSupport.h"
+#include "TensorKernelInfo.h"
 #include "fakenccl/FakeNccl.h"
 #include "tile/distributed.h"
 
@@ -424,6 +425,43 @@ TEST_CASE("symmetricTensor and Semaphores: the host objects", "[fake][peer]") {
              }),
              Catch::Contains("differs across ranks") && Catch::Contains("rank 0 has [40]") &&
                  Catch::Contains("rank 1 has [56]"));
+}
+
+TEST_CASE("a symmetric tensor binds to a plain tensor parameter (this rank's part)",
+          "[fake][peer]") {
+  resetAll();
+  fake().recordParamBuffer = true;
+  // k(A: tensor<bf16>[M, K], s: f32, B: tensor<bf16>[K, 64]) + hidden M, K (TensorKernelInfo.h).
+  const std::string ptx = ".version 8.6\n.target sm_90a\n.address_size 64\n"
+                          ".visible .entry k(\n"
+                          "\t.param .align 64 .b8 k_param_0[128],\n"
+                          "\t.param .f32 k_param_1,\n"
+                          "\t.param .align 64 .b8 k_param_2[128],\n"
+                          "\t.param .u32 k_param_3,\n"
+                          "\t.param .u32 k_param_4\n"
+                          ")\n{ ret; }\n";
+  std::vector<tile::Communicator> comms = tile::Communicator::local({0, 1});
+  tile::ModuleInfo m;
+  m.arch = "sm_90a";
+  m.kernels.push_back(tensorKernelInfo());
+  tile::ModuleOptions o;
+  o.useCache = false;
+  tile::Kernel k = tile::Module::fromPtx(comms[1].context(), ptx, m, o).kernel("k");
+  tile::SymmetricBuffer<uint16_t> a0(comms[0], 128 * 64), a1(comms[1], 128 * 64);
+  tile::SymmetricBuffer<uint16_t> b0(comms[0], 64 * 64), b1(comms[1], 64 * 64);
+  k.launch(cfg(), a1.symmetricTensor(tile::TensorElement::BF16, {128, 64}), 1.0f,
+           b1.symmetricTensor(tile::TensorElement::BF16, {64, 64}));
+  Launched l;
+  CHECK(l.mapAddress(0) == a1.ptr());
+  CHECK(l.get<int32_t>(3) == 128);
+  CHECK(l.get<int32_t>(4) == 64);
+  // A tile::Semaphores is no tensor.
+  tile::Semaphores s0(comms[0], 2), s1(comms[1], 2);
+  CHECK_THAT(launchError([&] {
+               k.launch(cfg(), s1, 1.0f, b1.symmetricTensor(tile::TensorElement::BF16, {64, 64}));
+             }),
+             Catch::Contains("argument 0 ('A', tensor<bf16>[M, K]) is given semaphore[2]") &&
+                 Catch::Contains("a tile::Semaphores goes to a semaphore[S] parameter"));
 }
 
 TEST_CASE("peer kernels in NCCL mode: peers from the window, the uniform check a collective",
