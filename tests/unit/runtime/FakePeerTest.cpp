@@ -328,7 +328,16 @@ TEST_CASE("peer kernels: semaphore counts, literal and named", "[fake][peer]") {
   CHECK_THAT(launchError([&] { p.launch(0); }),
              Catch::Contains("argument 1 ('sem', ") &&
                  Catch::Contains("the kernel declares 8 counters but the array has 4"));
-  CHECK_THAT(launchError([&] { tile::Semaphores z(p.comms[0], 0); }),
+  // S named like a tensor extent: the array's count must equal the extent.
+  resetAll();
+  tile::KernelInfo shared = peerKernelInfo();
+  shared.params[Sem].semaphore->count.name = "N";
+  shared.params[Sem].semaphore->count.hiddenParam = N;
+  Pair q(shared);
+  CHECK_THAT(launchError([&] { q.launch(0); }),
+             Catch::Contains("argument 1 ('sem', semaphore[N])") &&
+                 Catch::Contains("'N' is 64 from another argument but this array has 4 counters"));
+  CHECK_THAT(launchError([&] { tile::Semaphores z(q.comms[0], 0); }),
              Catch::Contains("a semaphore array of 0 counters"));
 }
 
