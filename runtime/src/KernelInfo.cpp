@@ -562,6 +562,8 @@ std::string describe(ArgDesc::Kind kind, size_t size) {
 }
 
 std::string describe(const ArgDesc &a) {
+  if (a.kind == ArgDesc::Kind::Tensor && a.elementKind == ArgDesc::Kind::Tensor)
+    return "a tile::Semaphores"; // tile/distributed.h's mark (ArgTraits<Semaphores>)
   if (a.kind != ArgDesc::Kind::DeviceBuffer)
     return describe(a.kind, a.size);
   std::string element = describe(a.elementKind, a.elementSize).substr(2);
@@ -616,13 +618,24 @@ std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, si
   for (size_t i = 0; i < count; ++i) {
     const KernelParamInfo &p = kernel.params[i];
     const ArgDesc &a = args[i];
+    if (p.semaphore) {
+      // A tile::Semaphores travels as a tile::Tensor of its counters that
+      // carries the array (tile/distributed.h); the binder checks which it is.
+      if (a.kind == ArgDesc::Kind::Tensor)
+        continue;
+      return k + "argument " + std::to_string(i) + " is " + describe(a) + " but " + label(i) +
+             " (pass a tile::Semaphores of the same communicator as the kernel's symmetric "
+             "tensors)";
+    }
     if (p.tensor || a.kind == ArgDesc::Kind::Tensor) {
       if (p.tensor && a.kind == ArgDesc::Kind::Tensor)
         continue; // element, rank and extents are checked when the map is encoded
       return k + "argument " + std::to_string(i) + " is " + describe(a) + " but " + label(i) +
              (p.tensor ? " (pass a tile::Tensor: the runtime encodes its tensor map from the "
                          "kernel info's box and swizzle)"
-                       : " (a tile::Tensor goes to a tensor<T>[...] parameter only)");
+              : a.elementKind == ArgDesc::Kind::Tensor
+                  ? " (a tile::Semaphores goes to a semaphore[S] parameter only)"
+                  : " (a tile::Tensor goes to a tensor<T>[...] parameter only)");
     }
     bool ok;
     if (p.isPointer) {
