@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "PeerBinding.h"
 #include "RuntimeState.h"
 #include "tile/distributed.h"
 
@@ -58,9 +59,14 @@ struct SymmetricState {
   ncclWindow_t window = nullptr;
   std::vector<CUdeviceptr> peers; // by rank (resolved lazily in-process)
   std::optional<DeviceBuffer<uint64_t>> table;
+  std::shared_ptr<const PeerBinding> binding; // made by peerBinding()
   explicit SymmetricState(Communicator c) : comm(std::move(c)) {}
   ~SymmetricState();
 };
+
+// A binding of allocation `a` (every rank's address, the table, the
+// communicator's checks) of `kind`, without maps or semaphore state.
+std::shared_ptr<PeerBinding> newPeerBinding(const SymmetricAllocation &a, PeerBinding::Kind kind);
 
 // A DistributedError from `message`, naming the rank; call() is `call`.
 [[noreturn]] void throwRankError(const std::string &call, int code, int rank,

@@ -23,7 +23,7 @@ namespace tile::detail {
   X(cuLinkCreate) X(cuLinkAddData) X(cuLinkComplete) X(cuLinkDestroy)                 \
   X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction)                      \
   X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernelEx)                     \
-  X(cuOccupancyMaxActiveClusters)                                                     \
+  X(cuOccupancyMaxActiveClusters) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)      \
   X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8)            \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                         \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)           \

@@ -317,6 +317,78 @@ void Kernel::launchPacked(const LaunchConfig &cfg, void **args, const size_t *ar
   launchChecked(cfg, args, argSizes, descs.data(), argCount);
 }
 
+namespace detail {
+
+// A kernel that waits on peers' semaphores needs every CTA of its grid resident
+// at once: a CTA spinning on a signal that a not-yet-scheduled CTA (of this or
+// a peer's grid) would send never returns. The bound is the occupancy of this
+// configuration (as for a cooperative launch). `clusters`: the active clusters
+// of a clustered launch (cuOccupancyMaxActiveClusters), else unused.
+void checkCoResident(const KernelState &s, const LaunchConfig &cfg, int clusters) {
+  const uint64_t ctas = uint64_t(cfg.grid.x) * cfg.grid.y * cfg.grid.z;
+  uint64_t capacity = 0;
+  std::string how;
+  if (cfg.cluster.count() > 1) {
+    capacity = uint64_t(clusters) * cfg.cluster.count();
+    how = std::to_string(clusters) + " clusters of " + std::to_string(cfg.cluster.count()) +
+          " CTAs (cuOccupancyMaxActiveClusters)";
+  } else {
+    int perSm = 0;
+    TILE_CU_K(s.name, cuOccupancyMaxActiveBlocksPerMultiprocessor, &perSm, s.fn,
+              int(cfg.block.x * cfg.block.y * cfg.block.z), cfg.sharedBytes.value_or(0));
+    const int sms = s.module->ctx->sms;
+    capacity = uint64_t(perSm) * uint64_t(sms);
+    how = std::to_string(perSm) + " CTAs per SM (cuOccupancyMaxActiveBlocksPerMultiprocessor) x " +
+          std::to_string(sms) + " SMs";
+  }
+  if (ctas > capacity)
+    throw Error::withMessage(
+        "Kernel::launch", CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, s.name,
+        "kernel '" + s.name +
+            "' waits on semaphores that peers signal, so every CTA of its grid must be "
+            "resident at once, but the grid has " +
+            std::to_string(ctas) + " CTAs and at most " + std::to_string(capacity) +
+            " fit with this block, cluster and shared memory: " + how +
+            "; launch at most that many (a persistent grid)");
+}
+
+// The first launch of each configuration (and symmetric extents) with
+// symmetric arguments checks that every rank launches alike: a rank whose grid
+// differs would wait forever on signals its peers' CTAs never send.
+void checkPeerLaunch(KernelState &s, const LaunchConfig &cfg, const PeerLaunch &peer) {
+  const PeerBinding &g = *peer.group;
+  if (g.device != s.module->ctx->ordinal)
+    throw Error::withMessage("Kernel::launch", CUDA_ERROR_INVALID_VALUE, s.name,
+                             "kernel '" + s.name + "' is loaded on device " +
+                                 std::to_string(s.module->ctx->ordinal) +
+                                 " but its symmetric arguments belong to rank " +
+                                 std::to_string(g.rank) + " on device " + std::to_string(g.device) +
+                                 " (launch each rank's kernel with that rank's buffers)");
+  std::vector<uint64_t> key = {
+      cfg.grid.x,  cfg.grid.y,    cfg.grid.z,    cfg.block.x,   cfg.block.y,
+      cfg.block.z, cfg.cluster.x, cfg.cluster.y, cfg.cluster.z, cfg.sharedBytes.value_or(0)};
+  const std::vector<uint64_t> extents = uniformExtents(peer);
+  key.insert(key.end(), extents.begin(), extents.end());
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.uniformChecked.count(key))
+      return;
+  }
+  g.checkUniformLaunch(s.name, cfg);
+  if (!extents.empty()) {
+    std::string names;
+    for (const auto &[name, e] : peer.symmetricExtents)
+      names += (names.empty() ? "" : ", ") + name;
+    g.checkUniform("the extents of the symmetric tensors of kernel '" + s.name + "' (" + names +
+                       ": rank, then the extents, of each)",
+                   extents);
+  }
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.uniformChecked.insert(key);
+}
+
+} // namespace detail
+
 namespace {
 [[noreturn]] void throwLaunchError(const std::string &kernel, const std::string &message) {
   throw Error::withMessage("Kernel::launch", CUDA_ERROR_INVALID_VALUE, kernel, message);
@@ -336,7 +408,13 @@ void Kernel::launchChecked(const LaunchConfig &cfg, void **args, const size_t *a
     detail::bindTensorArguments(*s.info, args, argSizes, descs, argCount, /*encode=*/true, bound);
     if (s.paramsKnown)
       validateArguments(s.name, bound.sizes.data(), bound.sizes.size(), s.params);
+    if (bound.peer.group) {
+      LaunchConfig resolved = resolve(cfg, bound.args.data());
+      resolved.cluster = effectiveCluster(resolved, limits());
+      detail::checkPeerLaunch(s, resolved, bound.peer);
+    }
     launchUnchecked(cfg, bound.args.data());
+    detail::commitPeerLaunch(bound.peer);
     return;
   }
   for (size_t i = 0; i < argCount; ++i)
@@ -418,9 +496,12 @@ void Kernel::launchUnchecked(const LaunchConfig &given, void **args) {
       prepare(cfg, lim);
       LaunchConfig shown = cfg;
       shown.cluster = effectiveCluster(cfg, lim);
-      if (shown.cluster.count() > 1 && queryActiveClusters(cfg) == 0)
+      const int clusters = shown.cluster.count() > 1 ? queryActiveClusters(cfg) : 0;
+      if (shown.cluster.count() > 1 && clusters == 0)
         throw Error::withMessage("cuOccupancyMaxActiveClusters", CUDA_ERROR_INVALID_VALUE, s.name,
                                  clusterDoesNotFitMessage(s.name, shown, s.staticSmem));
+      if (s.info && s.info->spinsOnPeers)
+        detail::checkCoResident(s, shown, clusters);
       s.last = cfg;
       s.lastValid = true;
     }

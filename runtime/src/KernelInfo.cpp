@@ -88,10 +88,45 @@ std::optional<SizeExpr::Op> sizeOpFromName(const std::string &name) {
   return std::nullopt;
 }
 
+namespace {
+struct PeerKindName {
+  HiddenPeerInfo::Kind kind;
+  const char *name;
+};
+constexpr PeerKindName kPeerKinds[] = {
+    {HiddenPeerInfo::Kind::PeerPointers, "peerPointers"},
+    {HiddenPeerInfo::Kind::PeerMaps, "peerMaps"},
+    {HiddenPeerInfo::Kind::SemaphorePeers, "semaphorePeers"},
+    {HiddenPeerInfo::Kind::SemaphoreEpoch, "semaphoreEpoch"},
+    {HiddenPeerInfo::Kind::SemaphoreCount, "semaphoreCount"},
+    {HiddenPeerInfo::Kind::DeviceRank, "deviceRank"},
+    {HiddenPeerInfo::Kind::DeviceCount, "deviceCount"},
+};
+} // namespace
+
+const char *hiddenPeerKindName(HiddenPeerInfo::Kind k) {
+  for (const PeerKindName &p : kPeerKinds)
+    if (p.kind == k)
+      return p.name;
+  return "?";
+}
+std::optional<HiddenPeerInfo::Kind> hiddenPeerKindFromName(const std::string &name) {
+  for (const PeerKindName &p : kPeerKinds)
+    if (name == p.name)
+      return p.kind;
+  return std::nullopt;
+}
+
 std::string KernelParamInfo::typeName() const {
+  if (semaphore)
+    return "semaphore[" +
+           (semaphore->count.literal ? std::to_string(*semaphore->count.literal)
+                                     : semaphore->count.name) +
+           "]";
   if (tensor) {
     // The tensor's own element: `scalar` should equal it, but one source of truth.
-    std::string s = std::string("tensor<") + scalarTypeName(tensor->element) + ">[";
+    std::string s = std::string(tensor->symmetric ? "symmetric tensor<" : "tensor<") +
+                    scalarTypeName(tensor->element) + ">[";
     for (size_t i = 0; i < tensor->extents.size(); ++i) {
       const TensorParamInfo::Extent &e = tensor->extents[i];
       s += (i ? ", " : "") + (e.literal ? std::to_string(*e.literal) : e.name);
@@ -556,7 +591,7 @@ bool holds(ArgDesc::Kind kind, size_t size, ScalarType t) {
 size_t declaredParamCount(const KernelInfo &kernel) {
   size_t n = 0;
   for (const KernelParamInfo &p : kernel.params)
-    n += p.hidden ? 0 : 1;
+    n += p.isHidden() ? 0 : 1;
   return n;
 }
 
@@ -581,6 +616,15 @@ std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, si
   for (size_t i = 0; i < count; ++i) {
     const KernelParamInfo &p = kernel.params[i];
     const ArgDesc &a = args[i];
+    if (p.semaphore) {
+      // A tile::Semaphores travels as a tile::Tensor of its counters that
+      // carries the array (tile/distributed.h); the binder checks which it is.
+      if (a.kind == ArgDesc::Kind::Tensor)
+        continue;
+      return k + "argument " + std::to_string(i) + " is " + describe(a) + " but " + label(i) +
+             " (pass a tile::Semaphores of the same communicator as the kernel's symmetric "
+             "tensors)";
+    }
     if (p.tensor || a.kind == ArgDesc::Kind::Tensor) {
       if (p.tensor && a.kind == ArgDesc::Kind::Tensor)
         continue; // element, rank and extents are checked when the map is encoded

@@ -88,23 +88,24 @@ const char *clusterName(KernelInfo::Cluster c) {
 
 // {"element": "bf16", "extents": [{"name": "M", "hidden": 3}, {"literal": 64}],
 //  "box": [64, 64], "swizzle": 128, "l2Promotion": 128, "oobZeroFill": true}
+std::string extentJson(const TensorParamInfo::Extent &e) {
+  if (e.literal)
+    return "{\"literal\": " + std::to_string(*e.literal) + "}";
+  return "{\"name\": " + quote(e.name) + ", \"hidden\": " + std::to_string(e.hiddenParam) + "}";
+}
+
 std::string tensorJson(const TensorParamInfo &t) {
   std::string o =
       "{\"element\": \"" + std::string(scalarTypeName(t.element)) + "\", \"extents\": [";
-  for (size_t i = 0; i < t.extents.size(); ++i) {
-    const TensorParamInfo::Extent &e = t.extents[i];
-    o += i ? ", " : "";
-    if (e.literal)
-      o += "{\"literal\": " + std::to_string(*e.literal) + "}";
-    else
-      o += "{\"name\": " + quote(e.name) + ", \"hidden\": " + std::to_string(e.hiddenParam) + "}";
-  }
+  for (size_t i = 0; i < t.extents.size(); ++i)
+    o += (i ? ", " : "") + extentJson(t.extents[i]);
   o += "], \"box\": [";
   for (size_t i = 0; i < t.box.size(); ++i)
     o += (i ? ", " : "") + std::to_string(t.box[i]);
   return o + "], \"swizzle\": " + std::to_string(static_cast<int>(t.swizzle)) +
          ", \"l2Promotion\": " + std::to_string(static_cast<int>(t.l2Promotion)) +
-         ", \"oobZeroFill\": " + (t.oobZeroFill ? "true" : "false") + "}";
+         ", \"oobZeroFill\": " + (t.oobZeroFill ? "true" : "false") +
+         (t.symmetric ? ", \"symmetric\": true}" : "}");
 }
 
 } // namespace
@@ -134,6 +135,11 @@ std::string toJson(const ModuleInfo &info) {
       if (p.hidden)
         o += ", \"hidden\": {\"tensor\": " + std::to_string(p.hidden->tensorParam) +
              ", \"dim\": " + std::to_string(p.hidden->dim) + "}";
+      if (p.semaphore)
+        o += ", \"semaphore\": {\"count\": " + extentJson(p.semaphore->count) + "}";
+      if (p.peer)
+        o += ", \"peer\": {\"kind\": \"" + std::string(hiddenPeerKindName(p.peer->kind)) +
+             "\", \"param\": " + std::to_string(p.peer->param) + "}";
       o += "}";
     }
     o += ki.params.empty() ? "],\n" : "\n      ],\n";
@@ -147,6 +153,10 @@ std::string toJson(const ModuleInfo &info) {
         ",\n      \"minBlocks\": " +
         (ki.minBlocks ? std::to_string(*ki.minBlocks) : std::string("null")) +
         ",\n      \"staticSharedBytes\": " + std::to_string(ki.staticSharedBytes) +
+        // Multi-GPU fields only when set, so single-GPU kernels' info is unchanged.
+        (ki.spinsOnPeers ? ",\n      \"spinsOnPeers\": true" : "") +
+        (ki.exitSemaphore >= 0 ? ",\n      \"exitSemaphore\": " + std::to_string(ki.exitSemaphore)
+                               : std::string()) +
         ",\n      \"dynamicShared\": {\"alignment\": " + std::to_string(ki.dynamicSharedAlignment) +
         ", \"arrays\": [";
     for (size_t i = 0; i < ki.dynamicShared.size(); ++i) {
@@ -479,6 +489,8 @@ struct Reader {
       fail(path + ".l2Promotion", std::to_string(l2) + " is not an L2 promotion (0, 64, 128, 256)");
     t.l2Promotion = static_cast<TmaL2Promotion>(l2);
     t.oobZeroFill = boolean(field(v, path, "oobZeroFill"), path + ".oobZeroFill");
+    if (const Json *sym = optionalField(v, "symmetric"))
+      t.symmetric = boolean(*sym, path + ".symmetric");
     return t;
   }
 
@@ -490,6 +502,59 @@ struct Reader {
     return h;
   }
 
+  static SemaphoreParamInfo semaphore(const Json &v, const std::string &path, size_t params) {
+    SemaphoreParamInfo s;
+    const std::string cpath = path + ".count";
+    const Json &count = field(v, path, "count");
+    if (const Json *lit = count.kind == Json::Object ? optionalField(count, "literal") : nullptr) {
+      s.count.literal = integer(*lit, cpath + ".literal", 1, INT32_MAX);
+    } else {
+      s.count.name = string(field(count, cpath, "name"), cpath + ".name");
+      if (s.count.name.empty())
+        fail(cpath + ".name", "a semaphore count is a literal or a non-empty name");
+      s.count.hiddenParam = static_cast<int>(integer(
+          field(count, cpath, "hidden"), cpath + ".hidden", 0, static_cast<int64_t>(params) - 1));
+    }
+    return s;
+  }
+
+  static HiddenPeerInfo peer(const Json &v, const std::string &path, size_t params) {
+    HiddenPeerInfo h;
+    const std::string &kind = string(field(v, path, "kind"), path + ".kind");
+    auto k = hiddenPeerKindFromName(kind);
+    if (!k)
+      fail(path + ".kind", "unknown peer parameter kind '" + kind + "'");
+    h.kind = *k;
+    h.param = static_cast<int>(
+        integer(field(v, path, "param"), path + ".param", -1, static_cast<int64_t>(params) - 1));
+    return h;
+  }
+
+  /// A peer parameter's type and the parameter it belongs to agree with its kind.
+  static void checkPeerParam(const KernelInfo &k, const KernelParamInfo &p,
+                             const std::string &ppath) {
+    using Kind = HiddenPeerInfo::Kind;
+    const HiddenPeerInfo &h = *p.peer;
+    const bool isI32 =
+        h.kind == Kind::SemaphoreCount || h.kind == Kind::DeviceRank || h.kind == Kind::DeviceCount;
+    if (p.isPointer || p.tensor || p.semaphore || p.hidden ||
+        p.scalar != (isI32 ? ScalarType::I32 : ScalarType::U64) || p.size != (isI32 ? 4u : 8u))
+      fail(ppath + ".type", std::string("a ") + hiddenPeerKindName(h.kind) + " parameter is " +
+                                (isI32 ? "an i32 of 4 bytes" : "a u64 of 8 bytes"));
+    if (h.kind == Kind::DeviceRank || h.kind == Kind::DeviceCount) {
+      if (h.param != -1)
+        fail(ppath + ".peer.param", std::string("a ") + hiddenPeerKindName(h.kind) +
+                                        " parameter belongs to no parameter (-1)");
+      return;
+    }
+    const bool wantsTensor = h.kind == Kind::PeerPointers || h.kind == Kind::PeerMaps;
+    const KernelParamInfo *src = h.param >= 0 ? &k.params[h.param] : nullptr;
+    if (wantsTensor ? !(src && src->tensor && src->tensor->symmetric) : !(src && src->semaphore))
+      fail(ppath + ".peer.param", "parameter " + std::to_string(h.param) + " is not a " +
+                                      (wantsTensor ? "symmetric tensor" : "semaphore") +
+                                      " parameter");
+  }
+
   /// The tensor and hidden fields agree with each other and with the types:
   /// a launch relies on every index.
   static void checkTensorParams(const KernelInfo &k, const std::string &path) {
@@ -497,7 +562,10 @@ struct Reader {
     for (size_t i = 0; i < k.params.size(); ++i) {
       const KernelParamInfo &p = k.params[i];
       const std::string ppath = path + ".params[" + std::to_string(i) + "]";
-      if (p.hidden) {
+      if (p.peer) {
+        seenHidden = true;
+        checkPeerParam(k, p, ppath);
+      } else if (p.hidden) {
         seenHidden = true;
         const HiddenExtentInfo &h = *p.hidden;
         const KernelParamInfo &src = k.params[h.tensorParam];
@@ -511,6 +579,19 @@ struct Reader {
                                           std::to_string(src.tensor->extents.size()) + " tensor");
       } else if (seenHidden) {
         fail(ppath, "a declared parameter after a hidden one (hidden parameters come last)");
+      }
+      if (p.semaphore) {
+        if (p.isPointer || p.scalar != ScalarType::U64 || p.size != 8 || p.align != 8)
+          fail(ppath + ".size", "a semaphore parameter is a u64 of 8 bytes at alignment 8");
+        const TensorParamInfo::Extent &c = p.semaphore->count;
+        if (!c.literal) {
+          const KernelParamInfo &h = k.params[c.hiddenParam];
+          if (!h.peer || h.peer->kind != HiddenPeerInfo::Kind::SemaphoreCount ||
+              h.peer->param != static_cast<int>(i))
+            fail(ppath + ".semaphore.count.hidden",
+                 "parameter " + std::to_string(c.hiddenParam) +
+                     " is not this semaphore's semaphoreCount parameter");
+        }
       }
       if (!p.tensor)
         continue;
@@ -542,8 +623,21 @@ struct Reader {
              "'" + type + "' does not match its tensor field ('" + p.typeName() + "')");
       return p;
     }
+    if (const Json *s = optionalField(v, "semaphore")) {
+      p.semaphore = semaphore(*s, path + ".semaphore", params);
+      p.scalar = ScalarType::U64;
+      p.size = static_cast<size_t>(integer(field(v, path, "size"), path + ".size", 1, 32764));
+      p.align = static_cast<size_t>(integer(field(v, path, "align"), path + ".align", 1, 4096));
+      const std::string &type = string(field(v, path, "type"), path + ".type");
+      if (type != p.typeName())
+        fail(path + ".type",
+             "'" + type + "' does not match its semaphore field ('" + p.typeName() + "')");
+      return p;
+    }
     if (const Json *h = optionalField(v, "hidden"))
       p.hidden = hidden(*h, path + ".hidden", params);
+    if (const Json *h = optionalField(v, "peer"))
+      p.peer = peer(*h, path + ".peer", params);
     std::string type = string(field(v, path, "type"), path + ".type");
     const std::string prefix = "ptr<", suffix = ", global>";
     if (type.compare(0, prefix.size(), prefix) == 0 &&
@@ -605,6 +699,16 @@ struct Reader {
     }
     k.staticSharedBytes = static_cast<size_t>(
         integer(field(v, path, "staticSharedBytes"), path + ".staticSharedBytes", 0, INT64_MAX));
+    // Multi-GPU fields (absent: a single-GPU kernel).
+    if (const Json *spins = optionalField(v, "spinsOnPeers"))
+      k.spinsOnPeers = boolean(*spins, path + ".spinsOnPeers");
+    if (const Json *exit = optionalField(v, "exitSemaphore")) {
+      k.exitSemaphore = static_cast<int>(
+          integer(*exit, path + ".exitSemaphore", 0, static_cast<int64_t>(k.params.size()) - 1));
+      if (!k.params[k.exitSemaphore].semaphore)
+        fail(path + ".exitSemaphore",
+             "parameter " + std::to_string(k.exitSemaphore) + " is not a semaphore parameter");
+    }
     const std::string dpath = path + ".dynamicShared";
     const Json &dyn = field(v, path, "dynamicShared");
     k.dynamicSharedAlignment =

@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,9 @@ struct KernelState {
   bool nonPortableSet = false;
   bool lastValid = false;
   LaunchConfig last;
+  // Launches with symmetric arguments whose uniformity across ranks was
+  // checked: (grid, block, cluster, shared bytes, symmetric extents).
+  std::set<std::vector<uint64_t>> uniformChecked;
 
   int attr(CUfunction_attribute a) const {
     int v = 0;

@@ -248,9 +248,65 @@ CUdeviceptr SymmetricAllocation::peerTable() const {
       s_->table.emplace(c.context(), peers.size());
       std::vector<uint64_t> v(peers.begin(), peers.end());
       s_->table->copyFrom(v);
+      // A copy from pageable memory may return before its DMA lands; kernels
+      // that read the table may run on another (non-blocking) stream.
+      detail::ScopedContext current(c.context().state().get());
+      detail::check(TILE_CU_RAW(cuStreamSynchronize, nullptr), "cuStreamSynchronize");
     });
   }
   return s_->table->ptr();
+}
+
+} // namespace tile
+
+namespace tile {
+namespace detail {
+
+std::shared_ptr<PeerBinding> newPeerBinding(const SymmetricAllocation &a, PeerBinding::Kind kind) {
+  const Communicator &c = a.communicator();
+  auto b = std::make_shared<PeerBinding>();
+  b->kind = kind;
+  b->group = c.state().get();
+  b->keepGroup = c.state();
+  b->rank = c.rank();
+  b->world = c.size();
+  b->device = c.device();
+  b->peers = a.peerPtrs();
+  b->peerTable = a.peerTable();
+  b->bytes = a.bytes();
+  // The callbacks hold the communicator (a copy shares its state).
+  b->checkUniformLaunch = [c](const std::string &kernel, const LaunchConfig &cfg) {
+    c.checkUniformLaunch(kernel, cfg);
+  };
+  b->checkUniform = [c](const std::string &what, const std::vector<uint64_t> &values) {
+    c.checkUniform(what, values);
+  };
+  return b;
+}
+
+Tensor symmetricTensorChecked(const SymmetricAllocation &a, TensorElement element,
+                              TensorShape extents, size_t bufferElementBytes) {
+  if (tensorElementBytes(element) != bufferElementBytes)
+    throwRankError(
+        "SymmetricBuffer::symmetricTensor", CUDA_ERROR_INVALID_VALUE, a.communicator().rank(),
+        std::string("the element type ") + tensorElementName(element) + " is " +
+            std::to_string(tensorElementBytes(element)) + " bytes but the buffer's elements are " +
+            std::to_string(bufferElementBytes) + " bytes");
+  // Dense row-major by construction (no strides): every rank's part has the
+  // same layout, so one row-major offset addresses any peer's element.
+  Tensor t = peerTensorChecked(a, a.communicator().rank(), element, std::move(extents), {});
+  return withPeerBinding(std::move(t), a.peerBinding());
+}
+
+} // namespace detail
+
+std::shared_ptr<const detail::PeerBinding> SymmetricAllocation::peerBinding() const {
+  if (!s_->binding) {
+    auto b = detail::newPeerBinding(*this, detail::PeerBinding::Kind::SymmetricTensor);
+    b->maps = std::make_shared<detail::PeerMapCache>(s_->comm.context().state());
+    s_->binding = std::move(b);
+  }
+  return s_->binding;
 }
 
 } // namespace tile

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "TensorArgs.h"
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 
@@ -44,7 +45,7 @@ const TensorParamInfo &hiddenSource(const KernelInfo &k, size_t p) {
 
 bool hasTensorParams(const KernelInfo &kernel) {
   for (const KernelParamInfo &p : kernel.params)
-    if (p.tensor || p.hidden)
+    if (p.tensor || p.hidden || isPeerParam(p))
       return true;
   return false;
 }
@@ -61,13 +62,39 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
     tensors += p.tensor ? 1 : 0;
     hidden += p.hidden ? 1 : 0;
   }
+  (void)hidden;
   out.maps.reserve(tensors); // no reallocation: args point into these
-  out.hidden.reserve(hidden);
+  out.hidden.reserve(n);
+  out.wide.reserve(n);
+  out.peer = PeerLaunch{};
+  // Symmetric tensors, semaphores and the hidden parameters that come from
+  // them (PeerArgs.cpp); the per-peer map arrays come after the maps below.
+  const std::vector<std::optional<uint64_t>> peerValues =
+      peerHiddenValues(k, args, descs, count, out.peer);
 
   // Hidden parameters first: a tensor's named extents are checked against them.
   std::vector<int64_t> hiddenValue(n, 0);
   std::vector<size_t> hiddenFrom(n, 0); // the argument each hidden value came from
   for (size_t p = 0; p < n; ++p) {
+    if (k.params[p].peer) {
+      if (!peerValues[p])
+        continue; // the per-peer maps, bound below
+      const HiddenPeerInfo::Kind kind = k.params[p].peer->kind;
+      if (kind == HiddenPeerInfo::Kind::DeviceRank || kind == HiddenPeerInfo::Kind::DeviceCount ||
+          kind == HiddenPeerInfo::Kind::SemaphoreCount) {
+        // i32 in the kernel; a semaphore count may also be a tensor extent's name.
+        hiddenValue[p] = int64_t(*peerValues[p]);
+        hiddenFrom[p] = size_t(std::max(k.params[p].peer->param, 0));
+        out.hidden.push_back(static_cast<int32_t>(*peerValues[p]));
+        out.args[p] = &out.hidden.back();
+        out.sizes[p] = sizeof(int32_t);
+      } else {
+        out.wide.push_back(*peerValues[p]);
+        out.args[p] = &out.wide.back();
+        out.sizes[p] = sizeof(uint64_t);
+      }
+      continue;
+    }
     if (!k.params[p].hidden)
       continue;
     if (p < count)
@@ -98,8 +125,16 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
   }
 
   std::vector<std::pair<TensorMap *, TensorMapDesc>> toEncode;
+  std::vector<std::optional<TensorMapDesc>> ownMaps(n); // symmetric tensors' own maps
   for (size_t i = 0; i < count; ++i) {
     const KernelParamInfo &p = k.params[i];
+    if (p.semaphore) {
+      out.wide.push_back(
+          semaphoreArgument(k, i, *static_cast<const Tensor *>(args[i]), peerValues));
+      out.args[i] = &out.wide.back();
+      out.sizes[i] = sizeof(uint64_t);
+      continue;
+    }
     if (!p.tensor) {
       out.args[i] = args[i];
       out.sizes[i] = sizes[i];
@@ -108,6 +143,11 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
     const TensorParamInfo &ti = *p.tensor;
     const Tensor &t = *static_cast<const Tensor *>(args[i]);
     const std::string label = argLabel(k, i);
+    if (ti.symmetric)
+      checkSymmetricArgument(k, i, t, out.peer);
+    else if (t.peerBinding() && t.peerBinding()->kind == PeerBinding::Kind::Semaphores)
+      fail(k, label + " is given " + t.describe() +
+                  ": a tile::Semaphores goes to a semaphore[S] parameter");
     auto element = tensorElementOf(ti.element);
     if (!element)
       fail(k, label + ": TMA cannot move elements of type " + scalarTypeName(ti.element));
@@ -130,7 +170,9 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
       if (e.literal)
         continue;
       if (e.hiddenParam < 0 || static_cast<size_t>(e.hiddenParam) >= n ||
-          !k.params[e.hiddenParam].hidden)
+          !(k.params[e.hiddenParam].hidden ||
+            (k.params[e.hiddenParam].peer &&
+             k.params[e.hiddenParam].peer->kind == HiddenPeerInfo::Kind::SemaphoreCount)))
         fail(k, label + ": extent '" + e.name +
                     "' has no hidden parameter in the kernel info (the kernel info is malformed)");
       const size_t hp = static_cast<size_t>(e.hiddenParam);
@@ -139,7 +181,7 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
         fail(k, "extent '" + e.name + "' is " + std::to_string(given) + " in " + label +
                     " (dimension " + std::to_string(d) + ") but " +
                     std::to_string(hiddenValue[hp]) + " in " + argLabel(k, from) + " (dimension " +
-                    std::to_string(k.params[hp].hidden->dim) +
+                    std::to_string(k.params[hp].hidden ? k.params[hp].hidden->dim : 0) +
                     "): tensors that share an extent name must agree on it");
       }
     }
@@ -159,6 +201,8 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
       why = checkTensorMap(desc);
       if (!why.empty())
         fail(k, label + ": " + describeTensorMap(desc) + ": " + why);
+      if (ti.symmetric)
+        ownMaps[i] = desc;
       toEncode.emplace_back(&out.maps.back(), std::move(desc));
     }
   }
@@ -166,6 +210,25 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
   // encodings behind.
   for (auto &[map, desc] : toEncode)
     *map = cachedTensorMap(desc, k.name);
+  // Every rank's map of a symmetric tensor the kernel copies to or from peers
+  // with (peer(A, d) in copy_async): a device array, made once per allocation
+  // and map (PeerMaps.cpp).
+  for (size_t p = 0; p < n; ++p) {
+    if (!k.params[p].peer || k.params[p].peer->kind != HiddenPeerInfo::Kind::PeerMaps)
+      continue;
+    const size_t src = static_cast<size_t>(k.params[p].peer->param); // checked by peerHiddenValues
+    uint64_t array = 0;
+    if (encode) {
+      if (!ownMaps[src])
+        fail(k, "hidden parameter " + std::to_string(p) + " ('" + k.params[p].name +
+                    "') needs the tensor map of " + argLabel(k, src) +
+                    ", which has no TMA box (the kernel info is malformed)");
+      array = peerMapArray(k, src, *static_cast<const Tensor *>(args[src]), *ownMaps[src]);
+    }
+    out.wide.push_back(array);
+    out.args[p] = &out.wide.back();
+    out.sizes[p] = sizeof(uint64_t);
+  }
 }
 
 } // namespace tile::detail

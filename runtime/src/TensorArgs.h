@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "PeerArgs.h"
 #include "tile/kernel_info.h"
 #include "tile/tensor_map.h"
 
@@ -18,13 +19,16 @@ struct BoundArguments {
   std::vector<void *> args;
   std::vector<size_t> sizes;
   std::vector<TensorMap> maps; // one per tensor parameter (64-byte aligned storage)
-  std::vector<int32_t> hidden; // one per hidden parameter
+  std::vector<int32_t> hidden; // one per hidden parameter (and i32 peer parameter)
+  std::vector<uint64_t> wide;  // one per semaphore and u64 peer parameter
+  PeerLaunch peer;             // what a launch with symmetric arguments does besides
   BoundArguments() = default;
   BoundArguments(const BoundArguments &) = delete;
   BoundArguments &operator=(const BoundArguments &) = delete;
 };
 
-/// Whether launches of `kernel` go through bindTensorArguments.
+/// Whether launches of `kernel` go through bindTensorArguments (tensor,
+/// symmetric tensor and semaphore parameters, hidden parameters).
 bool hasTensorParams(const KernelInfo &kernel);
 
 /// Binds `count` user arguments (kinds already checked: descs[i].kind is

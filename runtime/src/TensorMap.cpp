@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "Driver.h"
+#include "PeerBinding.h"
 #include "tile/error.h"
 
 namespace tile {
@@ -409,10 +410,23 @@ std::string Tensor::check() const {
 }
 
 std::string Tensor::describe() const {
+  if (peers_ && peers_->kind == detail::PeerBinding::Kind::Semaphores)
+    return "semaphore[" + str(peers_->semaphores->count) + "] at " + hex(address_) + " (rank " +
+           str(peers_->rank) + " of " + str(peers_->world) + ")";
   std::string s = std::string("tensor<") + tensorElementName(element_) + ">" + list(extents_);
   if (!strides_.empty())
     s += " strides " + list(strides_);
-  return s + " at " + hex(address_);
+  s += " at " + hex(address_);
+  if (peers_)
+    s += " (symmetric, rank " + str(peers_->rank) + " of " + str(peers_->world) + ")";
+  return s;
 }
+
+namespace detail {
+Tensor withPeerBinding(Tensor t, std::shared_ptr<const PeerBinding> binding) {
+  t.peers_ = std::move(binding);
+  return t;
+}
+} // namespace detail
 
 } // namespace tile

@@ -176,12 +176,18 @@ public:
   CUdeviceptr peerTable() const;
   void *window() const; // the ncclWindow_t (NCCL mode), nullptr otherwise
   const Communicator &communicator() const;
+  /// Every rank's address, the peer table and the per-peer tensor-map cache, as
+  /// a symmetric tensor argument carries them (made on first use: in-process,
+  /// after every rank allocated).
+  std::shared_ptr<const detail::PeerBinding> peerBinding() const;
 
 private:
   std::unique_ptr<detail::SymmetricState> s_;
 };
 
 namespace detail {
+Tensor symmetricTensorChecked(const SymmetricAllocation &a, TensorElement element,
+                              TensorShape extents, size_t bufferElementBytes);
 Tensor peerTensorChecked(const SymmetricAllocation &a, int rank, TensorElement element,
                          TensorShape extents, TensorShape strides);
 void symmetricCopyHtoD(const SymmetricAllocation &a, const void *src, size_t bytes);
@@ -201,6 +207,7 @@ public:
   CUdeviceptr peerTable() const { return alloc_.peerTable(); }
   void *window() const { return alloc_.window(); }
   const Communicator &communicator() const { return alloc_.communicator(); }
+  const SymmetricAllocation &allocation() const { return alloc_; }
 
   /// `rank`'s part as a tensor argument (for a kernel's tensor<...> parameter: the
   /// runtime encodes a tensor map of the peer's memory). Extents outermost first;
@@ -214,6 +221,19 @@ public:
   }
   Tensor tensor(TensorShape extents, TensorShape strides = {}) const {
     return peerTensor(communicator().rank(), std::move(extents), std::move(strides));
+  }
+  /// This rank's part as a dense row-major tensor that carries the allocation's
+  /// peers: the argument of a kernel's `symmetric tensor<T>[...]` parameter
+  /// (the runtime fills its peer table and per-peer tensor maps; every rank
+  /// passes the same extents, checked at the first launch). Also binds to a
+  /// plain `tensor<T>[...]` parameter (then only this rank's part is used).
+  Tensor symmetricTensor(TensorShape extents) const {
+    return symmetricTensor(Tensor::elementFor<T>(), std::move(extents));
+  }
+  /// With an explicit element (f16/bf16 bits in a SymmetricBuffer<uint16_t>),
+  /// of sizeof(T) bytes.
+  Tensor symmetricTensor(TensorElement element, TensorShape extents) const {
+    return detail::symmetricTensorChecked(alloc_, element, std::move(extents), sizeof(T));
   }
 
   // This rank's part, synchronously (its device's context pushed).
@@ -239,5 +259,55 @@ private:
   size_t count_;
   SymmetricAllocation alloc_;
 };
+
+// ----------------------------------------------------------------- semaphores
+
+namespace detail {
+struct SemaphoresImpl;
+}
+
+/// The launch argument of a kernel's `semaphore[S]` parameter: S u64 counters
+/// in symmetric memory, plus two the compiler's exit protocol uses ([S]: CTAs
+/// arrived at the kernel's end, [S+1]: peers' exit signals, counting up across
+/// launches). Collective (every rank, same count); zeroed once here (and every
+/// rank's zeroing is complete before the constructor returns: a barrier),
+/// after which every launch leaves counters [0, S] at 0 for the next one. The
+/// host keeps the epoch, the number of launches that ran the exit protocol on
+/// this array; each such launch passes epoch + 1. Launches that bind one
+/// Semaphores must be ordered (one stream, or synchronized), and every rank
+/// must make the same sequence of them.
+class Semaphores {
+public:
+  Semaphores(const Communicator &comm, uint32_t count);
+  ~Semaphores();
+  Semaphores(Semaphores &&) noexcept;
+  Semaphores &operator=(Semaphores &&) noexcept;
+
+  uint32_t count() const;  // S
+  uint64_t epoch() const;  // launches so far that ran the exit protocol on it
+  CUdeviceptr ptr() const; // this rank's counters (S + 2 u64)
+  CUdeviceptr peerTable() const;
+  const Communicator &communicator() const;
+  /// This rank's counters, [0, S + 2) (synchronous; for tests and debugging).
+  std::vector<uint64_t> toHost() const;
+  /// What Kernel::launch passes for it (a tile::Tensor of the S + 2 counters
+  /// carrying the array's peers and epoch); passing the Semaphores does this.
+  Tensor argument() const;
+
+private:
+  std::unique_ptr<detail::SemaphoresImpl> s_;
+};
+
+namespace detail {
+// A Semaphores is passed as its argument(): the binder fills the parameter
+// (this rank's counters), its peer table, its epoch and its count.
+template <> struct ArgTraits<Semaphores> {
+  using type = Tensor;
+  static Tensor convert(const Semaphores &s) { return s.argument(); }
+  static constexpr ArgDesc desc() {
+    return {ArgDesc::Kind::Tensor, sizeof(CUdeviceptr), ArgDesc::Kind::Other, 0};
+  }
+};
+} // namespace detail
 
 } // namespace tile

@@ -63,7 +63,49 @@ struct TensorParamInfo {
   TmaL2Promotion l2Promotion = TmaL2Promotion::B128;
   /// Elements outside the tensor are filled with zero (not NaN) by loads.
   bool oobZeroFill = true;
+  /// `symmetric tensor<T>[...]` (docs/language.md, "Multi-GPU"): the argument
+  /// is this rank's part of a symmetric allocation (dense row-major, every rank
+  /// the same shape); the kernel may address every peer's part through the
+  /// hidden PeerPointers / PeerMaps parameters that belong to it.
+  bool symmetric = false;
 };
+
+/// A `semaphore[S]` kernel parameter: a u64 PTX parameter holding the base of
+/// this rank's counters, an array of S + 2 u64 in symmetric memory (S user
+/// counters, [S] the exit protocol's arrival counter, [S+1] its exit counter).
+/// `count` is S: a literal, or a name whose value the runtime passes in the
+/// hidden SemaphoreCount parameter `count.hiddenParam`.
+struct SemaphoreParamInfo {
+  TensorParamInfo::Extent count;
+};
+
+/// A parameter the compiler added for multi-GPU kernels (listed after every
+/// declared parameter, like HiddenExtentInfo), filled by the runtime:
+/// - PeerPointers (u64): device pointer to device_count() u64 base addresses
+///   of symmetric tensor `param`'s parts, index = rank (peerTable()).
+/// - PeerMaps (u64): device pointer to device_count() 128-byte CUtensorMaps,
+///   64-byte aligned; entry r = the tensor map of `param` over rank r's part.
+/// - SemaphorePeers (u64): device pointer to device_count() u64 bases of
+///   semaphore `param`'s counters, index = rank.
+/// - SemaphoreEpoch (u64): 1 for the first launch that binds semaphore
+///   `param`'s object, +1 per launch.
+/// - SemaphoreCount (i32): S of semaphore `param` when S is a name.
+/// - DeviceRank, DeviceCount (i32): the communicator's rank and size; `param`
+///   is -1.
+struct HiddenPeerInfo {
+  enum class Kind {
+    PeerPointers,
+    PeerMaps,
+    SemaphorePeers,
+    SemaphoreEpoch,
+    SemaphoreCount,
+    DeviceRank,
+    DeviceCount
+  } kind = Kind::DeviceRank;
+  int param = -1; // index of the symmetric tensor / semaphore parameter; -1 for DeviceRank/Count
+};
+const char *hiddenPeerKindName(HiddenPeerInfo::Kind k); // "peerPointers"
+std::optional<HiddenPeerInfo::Kind> hiddenPeerKindFromName(const std::string &name);
 
 /// A parameter the compiler added: the runtime fills it from a tensor
 /// argument's extent (an i32, as TMA coordinates are .s32).
@@ -74,8 +116,9 @@ struct HiddenExtentInfo {
 
 /// A kernel parameter: a scalar, a pointer to `scalar` elements in global
 /// memory (the only pointer a kernel takes), a tensor (`tensor` set; `scalar`
-/// is its element), or a hidden extent the runtime fills (`hidden` set; an
-/// i32 scalar, listed after every declared parameter).
+/// is its element), a semaphore array (`semaphore` set; a u64 scalar), or a
+/// hidden parameter the runtime fills (`hidden` set: an i32 extent; `peer`
+/// set: a multi-GPU value), listed after every declared parameter.
 struct KernelParamInfo {
   std::string name;
   bool isPointer = false;
@@ -84,7 +127,13 @@ struct KernelParamInfo {
   size_t align = 0;
   std::optional<TensorParamInfo> tensor;
   std::optional<HiddenExtentInfo> hidden;
-  std::string typeName() const; // "i64", "ptr<i32, global>", "tensor<f16>[M, 64]"
+  std::optional<SemaphoreParamInfo> semaphore;
+  std::optional<HiddenPeerInfo> peer;
+  /// "i64", "ptr<i32, global>", "tensor<f16>[M, 64]", "symmetric tensor<f16>[M, K]",
+  /// "semaphore[S]"
+  std::string typeName() const;
+  /// Filled by the runtime (hidden extent or peer parameter), not passed by the host.
+  bool isHidden() const { return hidden.has_value() || peer.has_value(); }
 };
 
 /// An integer or float expression over the kernel's parameters, evaluated
@@ -194,6 +243,13 @@ struct KernelInfo {
   /// when an array's size is negative or does not fit 64 bits for these
   /// arguments (the message names the array).
   size_t dynamicSharedBytes(void *const *args, uint64_t clusterSize) const;
+
+  /// The kernel `wait`s on a semaphore, i.e. spins on what peers (and other
+  /// CTAs) publish: every CTA of the grid must be co-resident (checked at launch).
+  bool spinsOnPeers = false;
+  /// Index of the semaphore parameter the exit protocol counts on (the first
+  /// one), -1 when the kernel has none.
+  int exitSemaphore = -1;
 };
 
 /// What one module's kernels need (one tilec output file).
@@ -221,15 +277,14 @@ struct ArgDesc {
 };
 
 /// "" when `args` (count of them) fit the kernel's declared parameters (the
-/// hidden ones are the runtime's to fill) in number, size and kind; else a message naming the kernel, the argument and the parameter,
-/// e.g. "kernel 'h': argument 1 is a DeviceBuffer of 4-byte floats but
-/// parameter 1 ('input') is ptr<i32, global>". An integer passes for a
-/// pointer of its size (a raw CUdeviceptr) and for f16/bf16 bits; a struct
-/// passes for anything of its size. Integers of either signedness pass for
-/// iN and uN of their size (the bits are passed as they are); a float is
-/// f32, a double f64. A tensor parameter takes a tile::Tensor.
+/// hidden ones are the runtime's to fill) in number, size and kind; else a message naming the
+/// kernel, the argument and the parameter, e.g. "kernel 'h': argument 1 is a DeviceBuffer of 4-byte
+/// floats but parameter 1 ('input') is ptr<i32, global>". An integer passes for a pointer of its
+/// size (a raw CUdeviceptr) and for f16/bf16 bits; a struct passes for anything of its size.
+/// Integers of either signedness pass for iN and uN of their size (the bits are passed as they
+/// are); a float is f32, a double f64. A tensor parameter takes a tile::Tensor.
 std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, size_t count);
-/// The number of parameters a host program passes: those without `hidden`.
+/// The number of parameters a host program passes: those not isHidden().
 size_t declaredParamCount(const KernelInfo &kernel);
 
 } // namespace tile

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -32,6 +33,13 @@
 namespace tile {
 
 template <class T> class DeviceBuffer;
+class Tensor;
+
+namespace detail {
+struct PeerBinding; // runtime/src/PeerBinding.h
+/// `t` carrying `binding` (SymmetricBuffer::symmetricTensor, tile::Semaphores).
+Tensor withPeerBinding(Tensor t, std::shared_ptr<const PeerBinding> binding);
+} // namespace detail
 
 /// The element types a tensor map can move (CUtensorMapDataType). TMA copies
 /// bits: i8/u8 and the fp8 types are encoded as UINT8, i16/u16 as UINT16.
@@ -171,8 +179,14 @@ public:
   /// "" when the tensor is well formed (rank, extents, strides, the buffer
   /// holds it, an explicit element has the buffer's element size); else why not.
   std::string check() const;
-  /// "tensor<f32>[128, 64] at 0x..."
+  /// "tensor<f32>[128, 64] at 0x..." (", symmetric, rank 1 of 2" for a
+  /// symmetric tensor; "semaphore[8] ..." for a tile::Semaphores argument)
   std::string describe() const;
+  /// The symmetric allocation (SymmetricBuffer::symmetricTensor) or semaphore
+  /// array (tile::Semaphores) this tensor is this rank's part of: what a
+  /// `symmetric tensor` or `semaphore[S]` parameter needs besides the address
+  /// (tile/distributed.h). Null for a plain tensor.
+  const std::shared_ptr<const detail::PeerBinding> &peerBinding() const { return peers_; }
 
   /// The tensor element a host type T stands for (f32, i16, u8, ...).
   template <class T> static constexpr TensorElement elementFor() {
@@ -201,6 +215,8 @@ private:
   bool bitsOnly_ = false;
   std::optional<size_t> capacityBytes_;
   size_t bufferElementBytes_ = 0; // an explicit element's buffer element size
+  std::shared_ptr<const detail::PeerBinding> peers_;
+  friend Tensor detail::withPeerBinding(Tensor, std::shared_ptr<const detail::PeerBinding>);
 };
 
 namespace detail {

@@ -442,6 +442,13 @@ CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig
   *n = g_state.occupancyClusters;
   return CUDA_SUCCESS;
 }
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction, int blockSize,
+                                                     size_t dynamicSMemSize) {
+  ++g_state.occupancyQueries;
+  g_state.occupancyBlockQueries.emplace_back(blockSize, dynamicSMemSize);
+  *n = g_state.occupancyBlocksPerSm;
+  return CUDA_SUCCESS;
+}
 CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **) {
   auto *fn = reinterpret_cast<FakeFunction *>(f);
   FakeLaunch l{};
@@ -493,7 +500,8 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, 
 }
 
 CUresult cuMemAlloc(CUdeviceptr *p, size_t n) {
-  void *m = std::malloc(n);
+  // As the driver: 256-byte aligned (what per-peer tensor map arrays rely on).
+  void *m = std::aligned_alloc(256, (n + 255) / 256 * 256);
   if (!m)
     return CUDA_ERROR_OUT_OF_MEMORY;
   ++g_state.liveAllocs;

@@ -34,6 +34,7 @@ constexpr unsigned long long kFakeTensorMapMagic = 0x54454e534f524d41ull; // "TE
 struct FakeState {
   // Behaviour knobs.
   int occupancyClusters = 4;               // cuOccupancyMaxActiveClusters answer
+  int occupancyBlocksPerSm = 2;            // cuOccupancyMaxActiveBlocksPerMultiprocessor answer
   CUresult launchResult = CUDA_SUCCESS;    // cuLaunchKernelEx answer
   bool rejectExplicitTarget = false;       // cuLinkCreate fails when CU_JIT_TARGET is given
   std::vector<size_t> argSizes;            // bytes of each kernel param to record per launch
@@ -55,8 +56,9 @@ struct FakeState {
   std::vector<std::pair<int, int>> peerAccessEnabled; // cuCtxEnablePeerAccess (current, peer)
   // Records.
   std::vector<FakeLaunch> launches;
-  std::vector<std::pair<int, int>> funcAttrSets; // cuFuncSetAttribute (attr, value)
-  std::vector<int> jitTargets;                   // CU_JIT_TARGET per cuLinkCreate (-1: none)
+  std::vector<std::pair<int, int>> funcAttrSets;             // cuFuncSetAttribute (attr, value)
+  std::vector<std::pair<int, size_t>> occupancyBlockQueries; // (block size, dynamic smem)
+  std::vector<int> jitTargets; // CU_JIT_TARGET per cuLinkCreate (-1: none)
   int links = 0, moduleLoads = 0, moduleUnloads = 0, occupancyQueries = 0;
   int ctxRetains = 0, ctxReleases = 0, liveAllocs = 0;
   int ctxPushes = 0, ctxPops = 0; // cuCtxPushCurrent / cuCtxPopCurrent
