@@ -156,10 +156,10 @@ Options parse(int argc, char **argv) {
     usage("bad arguments");
   if (o.bench && (o.runs < 20 || o.warmup < 1))
     usage("--bench needs --runs >= 20 and --warmup >= 1 (medians of >= 20 after warm-up)");
-  if (!o.bench && o.dtypes.size() != 1)
-    usage("--check takes one --dtype");
   if (!o.bench && !dtypeGiven)
     o.dtypes = {o.problem.dtype};
+  if (!o.bench && o.dtypes.size() != 1)
+    usage("--check takes one --dtype");
   return o;
 }
 
@@ -239,7 +239,7 @@ struct RankData {
         shard(comm.context(), size_t(p.ms * p.k)), gathered(comm.context(), size_t(p.mg() * p.k)),
         dB(comm.context(), size_t(p.n * p.k)), ref(comm.context(), size_t(p.mg() * p.n)),
         floorC(comm.context(), size_t(p.mg() * p.n)), ringC(comm.context(), size_t(p.mg() * p.n)),
-        symA(comm, size_t(p.mg() * p.k)), sem(comm, ring::semaphoreCount(p)) {
+        symA(comm, size_t(p.mg() * p.k)), sem(comm, uint32_t(ring::semaphoreCount(p))) {
     const std::vector<uint16_t> mine(aFull.begin() + ptrdiff_t(shardOffset()),
                                      aFull.begin() + ptrdiff_t(shardOffset() + p.ms * p.k));
     shard.copyFrom(mine);
