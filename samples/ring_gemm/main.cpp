@@ -321,6 +321,30 @@ gemm::Comparison againstCublas(const RankData &d, const std::vector<uint16_t> &g
   });
 }
 
+// The semaphore contract after a launch (SPEC10, the exit protocol): counters
+// [0, S] are back to 0 for the next launch, and the exit counter [S+1] has
+// counted one signal from every peer per launch: epoch * (D - 1).
+std::string semaphoreLine(const RankData &d, const std::string &what, bool &ok) {
+  const std::vector<uint64_t> c = d.sem.toHost();
+  const size_t s = d.sem.count();
+  size_t nonzero = 0, first = 0;
+  for (size_t i = 0; i <= s && i < c.size(); ++i)
+    if (c[i] != 0 && nonzero++ == 0)
+      first = i;
+  const uint64_t want = d.sem.epoch() * uint64_t(d.p.ranks - 1);
+  const uint64_t exitCount = c.size() > s + 1 ? c[s + 1] : ~uint64_t(0);
+  const bool good = nonzero == 0 && exitCount == want;
+  ok = ok && good;
+  std::ostringstream l;
+  l << what << ": semaphores " << s << " + 2: ";
+  if (nonzero)
+    l << nonzero << " of counters [0, " << s << "] not reset (first sem[" << first
+      << "] = " << c[first] << "); ";
+  l << "exit counter " << exitCount << " (want epoch " << d.sem.epoch() << " x " << d.p.ranks - 1
+    << " peers = " << want << ")" << (good ? "" : "  FAIL") << "\n";
+  return l.str();
+}
+
 // ---------------------------------------------------------------- --check
 int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl) {
   Problem p = o.problem;
@@ -409,6 +433,7 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
           log << "  ring #" << n << ": " << bad
               << " elements of the symmetric A differ from the gathered A  FAIL\n";
         }
+        log << semaphoreLine(d, "  ring #" + n, ok);
       }
       code = ok ? 0 : 1;
     }
