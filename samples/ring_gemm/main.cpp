@@ -25,7 +25,9 @@
 // (bit for bit), cuBLAS against float64 on sampled rows (--cpu-macs), and the
 // ring's C (launched --repeat times, re-poisoned each time) against cuBLAS on
 // all of C: relative Frobenius error below 2e-3 (f16) / 1e-2 (bf16), nothing
-// non-finite. Each rank prints its own lines, in rank order.
+// non-finite; the forwarded shards in this rank's A bit for bit; after each
+// launch the semaphores reset and the exit counter at epoch * (D - 1). Each
+// rank prints its own lines, in rank order.
 // --bench: for each dtype, the tilec ring, ncclAllGather + cublasGemmEx, the
 // floor (tilec's local GEMM on the gathered shape), the all-gather alone and
 // cuBLAS alone; each --warmup repetitions, then the median of --runs (>= 20),
