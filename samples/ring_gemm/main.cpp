@@ -7,8 +7,8 @@
 //   tilec-run -n 2 ring_gemm [--check] [--ms MS] [--n N] [--k K] [--dtype f16|bf16]
 //        [--bn 256] [--seed S] [--cpu-macs X] [--repeat R] [--clusters N]
 //        [--ptx PATH] [--skip-code C]
-//   tilec-run -n 2 ring_gemm --bench [--ms MS] [--n N] [--k K] [--dtypes f16,bf16]
-//        [--runs 30] [--warmup 10] [--out FILE.md]
+//   tilec-run -n 2 ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]
+//        [--dtypes f16,bf16] [--runs 30] [--warmup 10] [--out FILE.md]
 //
 // Rank r holds shard r of A ([MS, K], rows [r*MS, (r+1)*MS) of the gathered A
 // [MG, K], MG = D*MS) and its own B_r ([N, K], K-major); every rank computes
@@ -71,6 +71,7 @@ struct Options {
   std::string ptx;
   int skipCode = 77;
   std::vector<DType> dtypes{DType::F16, DType::BF16};
+  std::vector<Problem> shapes; // --bench: MS x N x K each (default: --ms/--n/--k)
   int runs = 30, warmup = 10;
   std::string out;
 };
@@ -82,8 +83,8 @@ struct Options {
       "usage: tilec-run -n D ring_gemm [--check] [--ms MS] [--n N] [--k K] [--dtype f16|bf16]\n"
       "            [--bn BN] [--seed S] [--cpu-macs X] [--repeat R] [--clusters N]\n"
       "            [--ptx PATH] [--skip-code C]\n"
-      "       tilec-run -n D ring_gemm --bench [--ms MS] [--n N] [--k K] [--dtypes f16,bf16]\n"
-      "            [--runs R] [--warmup W] [--out FILE.md]\n",
+      "       tilec-run -n D ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]\n"
+      "            [--dtypes f16,bf16] [--runs R] [--warmup W] [--out FILE.md]\n",
       msg);
   std::exit(2);
 }
@@ -143,7 +144,21 @@ Options parse(int argc, char **argv) {
       o.ptx = r.value();
     else if (f == "--skip-code")
       o.skipCode = int(r.intValue());
-    else if (f == "--runs")
+    else if (f == "--shapes") {
+      std::stringstream ss(r.value());
+      for (std::string x; std::getline(ss, x, ',');) {
+        long long ms = 0, n = 0, k = 0;
+        char tail = 0;
+        if (std::sscanf(x.c_str(), "%lldx%lldx%lld%c", &ms, &n, &k, &tail) != 3 || ms < 1 ||
+            n < 1 || k < 1 || ms > 65536 || n > 65536 || k > 65536)
+          usage(("bad shape '" + x + "' (MSxNxK, each 1..65536)").c_str());
+        Problem sp;
+        sp.ms = ms;
+        sp.n = n;
+        sp.k = k;
+        o.shapes.push_back(sp);
+      }
+    } else if (f == "--runs")
       o.runs = int(r.intValue());
     else if (f == "--warmup")
       o.warmup = int(r.intValue());
@@ -162,6 +177,10 @@ Options parse(int argc, char **argv) {
     o.dtypes = {o.problem.dtype};
   if (!o.bench && o.dtypes.size() != 1)
     usage("--check takes one --dtype");
+  if (!o.bench && !o.shapes.empty())
+    usage("--check takes one shape (--ms, --n, --k)");
+  if (o.shapes.empty())
+    o.shapes = {o.problem};
   return o;
 }
 
@@ -474,159 +493,160 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
   }
   std::vector<ring::BenchRow> rows;
   bool allPass = true;
-  for (DType dt : o.dtypes) {
-    ring::BenchRow row;
-    Problem &p = row.p;
-    p = o.problem;
-    p.ranks = comm.size();
-    p.dtype = dt;
-    const gemm::Problem g = p.gathered();
-    const double tol = gemm::tolerance(dt);
-    RankData d(comm, p, o.seed);
-    comm.barrier();
-    auto checked = [&](ring::Measured &m, const std::vector<uint16_t> &got,
-                       const std::vector<uint16_t> &ref) {
-      const gemm::Comparison c = againstCublas(d, got, ref);
-      const std::vector<std::vector<double>> all =
-          nccl.gather({c.relFrobenius, double(c.nonFinite)});
-      m.err = 0;
-      for (const std::vector<double> &r : all) {
-        m.err = std::max(m.err, r[0]);
-        m.ok = m.ok && r[1] == 0 && r[0] < tol;
-      }
-    };
-
-    // NCCL all-gather + cuBLAS (the reference; its C checks the others).
-    d.gathered.fillBytes(0xff);
-    d.ref.fillBytes(0xff);
-    row.ncclBlas.t = ring::timeCollective(
-        nccl,
-        [&] {
-          nccl.allGather(dt, d.shard.ptr(), d.gathered.ptr(), size_t(p.ms * p.k));
-          blas.gemm(g, d.gathered.ptr(), d.dB.ptr(), d.ref.ptr());
-        },
-        o.warmup, o.runs);
-    row.ncclBlas.run = true;
-    const std::vector<uint16_t> ref = d.ref.toHost();
-    {
-      // cuBLAS against float64 on a few rows: the reference itself is right.
-      const std::vector<int64_t> cpuRows = gemm::referenceRows(g, double(1ull << 26));
-      const std::vector<double> cpu = gemm::referenceGemm(g, d.aFull, d.b, cpuRows);
-      const gemm::Comparison c = gemm::compareRows(
-          g, ref, cpuRows, [&](size_t r, int64_t j) { return cpu[r * size_t(p.n) + size_t(j)]; });
-      row.ncclBlas.err = c.relFrobenius;
-      row.ncclBlas.ok = c.nonFinite == 0 && c.relFrobenius < tol;
-    }
-    row.allGather.t = ring::timeCollective(
-        nccl, [&] { nccl.allGather(dt, d.shard.ptr(), d.gathered.ptr(), size_t(p.ms * p.k)); },
-        o.warmup, o.runs);
-    row.allGather.run = true;
-    // Bytes every rank receives over the link per all-gather: (D-1) shards.
-    row.allGatherGBs =
-        double(p.ranks - 1) * double(p.ms * p.k * 2) / (row.allGather.t.median * 1e-3) / 1e9;
-    {
-      // The link as the ring uses it: every rank at once writes its shard into
-      // its slot of the next rank's A (a copy engine, through the peer
-      // address): the model's B_link. The data is what the ring forwards there.
-      const int next = (comm.rank() + 1) % comm.size();
-      const size_t bytes = size_t(p.ms * p.k) * 2;
-      const CUdeviceptr dst = d.symA.peerPtr(next) + d.shardOffset() * 2;
-      auto copy = [&] {
-        return cudaMemcpyAsync(reinterpret_cast<void *>(dst),
-                               reinterpret_cast<const void *>(d.shard.ptr()), bytes,
-                               cudaMemcpyDeviceToDevice, cudaStreamLegacy);
+  for (const Problem &shape : o.shapes)
+    for (DType dt : o.dtypes) {
+      ring::BenchRow row;
+      Problem &p = row.p;
+      p = shape;
+      p.ranks = comm.size();
+      p.dtype = dt;
+      const gemm::Problem g = p.gathered();
+      const double tol = gemm::tolerance(dt);
+      RankData d(comm, p, o.seed);
+      comm.barrier();
+      auto checked = [&](ring::Measured &m, const std::vector<uint16_t> &got,
+                         const std::vector<uint16_t> &ref) {
+        const gemm::Comparison c = againstCublas(d, got, ref);
+        const std::vector<std::vector<double>> all =
+            nccl.gather({c.relFrobenius, double(c.nonFinite)});
+        m.err = 0;
+        for (const std::vector<double> &r : all) {
+          m.err = std::max(m.err, r[0]);
+          m.ok = m.ok && r[1] == 0 && r[0] < tol;
+        }
       };
-      // A trial copy first: where the copy engine cannot address the peer's
-      // mapping, the model goes without a link figure (every rank agrees).
-      cudaError_t e = copy();
-      if (e == cudaSuccess)
-        e = cudaStreamSynchronize(cudaStreamLegacy);
-      if (e != cudaSuccess) {
-        std::fprintf(stderr,
-                     "ring_gemm: rank %d: copy into the next rank's A: %s (no link figure)\n",
-                     comm.rank(), cudaGetErrorString(e));
-        (void)cudaGetLastError();
-      }
-      bool everyRank = true;
-      for (const std::vector<double> &r : nccl.gather({e == cudaSuccess ? 1.0 : 0.0}))
-        everyRank = everyRank && r[0] == 1.0;
-      if (everyRank) {
-        const ring::Timing t = ring::timeCollective(
-            nccl, [&] { SAMPLE_CUDA_CHECK(copy()); }, o.warmup, o.runs);
-        row.linkGBs = double(bytes) / (t.median * 1e-3) / 1e9;
-      }
-    }
-    row.blas.t = ring::timeCollective(
-        nccl, [&] { blas.gemm(g, d.gathered.ptr(), d.dB.ptr(), d.ref.ptr()); }, o.warmup, o.runs);
-    row.blas.run = true;
 
-    // The floor: samples/gemm's tilec GEMM on the gathered A.
-    const std::string floorPtx = sample::ptxDir() + "/" + ring::floorPtxName(dt);
-    if (!fileExists(floorPtx)) {
-      row.floor.note = "not built (" + ring::floorPtxName(dt) + ")";
-    } else {
-      try {
-        gemm::TileKernel k = gemm::loadTileKernel(ctx, floorPtx, "gemm", 0);
-        const std::string why = gemm::shapeProblem(g, k.cluster, k.bn);
-        if (!why.empty())
-          throw std::runtime_error("shape rejected: " + why);
-        d.floorC.fillBytes(0xff);
-        const gemm::Tensors ts = gemm::tensorsOf(g, d.gathered.ptr(), d.dB.ptr(), d.floorC.ptr());
-        const int64_t clusters = gemm::persistentClusters(k, g, ts, 0);
-        row.floor.t = ring::timeCollective(
-            nccl, [&] { gemm::launchTile(k, ts, clusters); }, o.warmup, o.runs);
-        row.floor.run = true;
-        row.floor.note = k.kernel.name() + ", " + std::to_string(clusters) + " clusters";
-        checked(row.floor, d.floorC.toHost(), ref);
-      } catch (const std::exception &e) {
-        row.floor.note = std::string("error: ") + e.what();
-        row.floor.ok = false;
+      // NCCL all-gather + cuBLAS (the reference; its C checks the others).
+      d.gathered.fillBytes(0xff);
+      d.ref.fillBytes(0xff);
+      row.ncclBlas.t = ring::timeCollective(
+          nccl,
+          [&] {
+            nccl.allGather(dt, d.shard.ptr(), d.gathered.ptr(), size_t(p.ms * p.k));
+            blas.gemm(g, d.gathered.ptr(), d.dB.ptr(), d.ref.ptr());
+          },
+          o.warmup, o.runs);
+      row.ncclBlas.run = true;
+      const std::vector<uint16_t> ref = d.ref.toHost();
+      {
+        // cuBLAS against float64 on a few rows: the reference itself is right.
+        const std::vector<int64_t> cpuRows = gemm::referenceRows(g, double(1ull << 26));
+        const std::vector<double> cpu = gemm::referenceGemm(g, d.aFull, d.b, cpuRows);
+        const gemm::Comparison c = gemm::compareRows(
+            g, ref, cpuRows, [&](size_t r, int64_t j) { return cpu[r * size_t(p.n) + size_t(j)]; });
+        row.ncclBlas.err = c.relFrobenius;
+        row.ncclBlas.ok = c.nonFinite == 0 && c.relFrobenius < tol;
       }
-    }
+      row.allGather.t = ring::timeCollective(
+          nccl, [&] { nccl.allGather(dt, d.shard.ptr(), d.gathered.ptr(), size_t(p.ms * p.k)); },
+          o.warmup, o.runs);
+      row.allGather.run = true;
+      // Bytes every rank receives over the link per all-gather: (D-1) shards.
+      row.allGatherGBs =
+          double(p.ranks - 1) * double(p.ms * p.k * 2) / (row.allGather.t.median * 1e-3) / 1e9;
+      {
+        // The link as the ring uses it: every rank at once writes its shard into
+        // its slot of the next rank's A (a copy engine, through the peer
+        // address): the model's B_link. The data is what the ring forwards there.
+        const int next = (comm.rank() + 1) % comm.size();
+        const size_t bytes = size_t(p.ms * p.k) * 2;
+        const CUdeviceptr dst = d.symA.peerPtr(next) + d.shardOffset() * 2;
+        auto copy = [&] {
+          return cudaMemcpyAsync(reinterpret_cast<void *>(dst),
+                                 reinterpret_cast<const void *>(d.shard.ptr()), bytes,
+                                 cudaMemcpyDeviceToDevice, cudaStreamLegacy);
+        };
+        // A trial copy first: where the copy engine cannot address the peer's
+        // mapping, the model goes without a link figure (every rank agrees).
+        cudaError_t e = copy();
+        if (e == cudaSuccess)
+          e = cudaStreamSynchronize(cudaStreamLegacy);
+        if (e != cudaSuccess) {
+          std::fprintf(stderr,
+                       "ring_gemm: rank %d: copy into the next rank's A: %s (no link figure)\n",
+                       comm.rank(), cudaGetErrorString(e));
+          (void)cudaGetLastError();
+        }
+        bool everyRank = true;
+        for (const std::vector<double> &r : nccl.gather({e == cudaSuccess ? 1.0 : 0.0}))
+          everyRank = everyRank && r[0] == 1.0;
+        if (everyRank) {
+          const ring::Timing t = ring::timeCollective(
+              nccl, [&] { SAMPLE_CUDA_CHECK(copy()); }, o.warmup, o.runs);
+          row.linkGBs = double(bytes) / (t.median * 1e-3) / 1e9;
+        }
+      }
+      row.blas.t = ring::timeCollective(
+          nccl, [&] { blas.gemm(g, d.gathered.ptr(), d.dB.ptr(), d.ref.ptr()); }, o.warmup, o.runs);
+      row.blas.run = true;
 
-    // The tilec ring.
-    const std::string ptx = ringPtxPath(o, dt);
-    if (!fileExists(ptx)) {
-      row.ring.note = "not built (" + ring::ringPtxName(dt) + ")";
-    } else {
-      try {
-        RingKernel k = loadRing(ctx, ptx, o.bn);
-        const std::string why = ring::shapeProblem(p, k.cluster, k.bn);
-        if (!why.empty())
-          throw std::runtime_error("shape rejected: " + why);
-        const int64_t clusters = ringClusters(k, d, o.clusters);
-        row.clusters = clusters;
-        row.unitsPerStep = ring::workUnits(p, k.cluster, k.bn) / p.ranks;
-        d.poisonRingInputs();
-        comm.barrier();
-        row.ring.t = ring::timeCollective(
-            nccl, [&] { launchRing(k, d, clusters); }, o.warmup, o.runs);
-        row.ring.run = true;
-        row.ring.note = k.kernel.name() + ", " + std::to_string(clusters) + " clusters, " +
-                        std::to_string(ring::semaphoreCount(p)) + " semaphores";
-        checked(row.ring, d.ringC.toHost(), ref);
-      } catch (const std::exception &e) {
-        row.ring.note = std::string("error: ") + e.what();
-        row.ring.ok = false;
+      // The floor: samples/gemm's tilec GEMM on the gathered A.
+      const std::string floorPtx = sample::ptxDir() + "/" + ring::floorPtxName(dt);
+      if (!fileExists(floorPtx)) {
+        row.floor.note = "not built (" + ring::floorPtxName(dt) + ")";
+      } else {
+        try {
+          gemm::TileKernel k = gemm::loadTileKernel(ctx, floorPtx, "gemm", 0);
+          const std::string why = gemm::shapeProblem(g, k.cluster, k.bn);
+          if (!why.empty())
+            throw std::runtime_error("shape rejected: " + why);
+          d.floorC.fillBytes(0xff);
+          const gemm::Tensors ts = gemm::tensorsOf(g, d.gathered.ptr(), d.dB.ptr(), d.floorC.ptr());
+          const int64_t clusters = gemm::persistentClusters(k, g, ts, 0);
+          row.floor.t = ring::timeCollective(
+              nccl, [&] { gemm::launchTile(k, ts, clusters); }, o.warmup, o.runs);
+          row.floor.run = true;
+          row.floor.note = k.kernel.name() + ", " + std::to_string(clusters) + " clusters";
+          checked(row.floor, d.floorC.toHost(), ref);
+        } catch (const std::exception &e) {
+          row.floor.note = std::string("error: ") + e.what();
+          row.floor.ok = false;
+        }
       }
+
+      // The tilec ring.
+      const std::string ptx = ringPtxPath(o, dt);
+      if (!fileExists(ptx)) {
+        row.ring.note = "not built (" + ring::ringPtxName(dt) + ")";
+      } else {
+        try {
+          RingKernel k = loadRing(ctx, ptx, o.bn);
+          const std::string why = ring::shapeProblem(p, k.cluster, k.bn);
+          if (!why.empty())
+            throw std::runtime_error("shape rejected: " + why);
+          const int64_t clusters = ringClusters(k, d, o.clusters);
+          row.clusters = clusters;
+          row.unitsPerStep = ring::workUnits(p, k.cluster, k.bn) / p.ranks;
+          d.poisonRingInputs();
+          comm.barrier();
+          row.ring.t = ring::timeCollective(
+              nccl, [&] { launchRing(k, d, clusters); }, o.warmup, o.runs);
+          row.ring.run = true;
+          row.ring.note = k.kernel.name() + ", " + std::to_string(clusters) + " clusters, " +
+                          std::to_string(ring::semaphoreCount(p)) + " semaphores";
+          checked(row.ring, d.ringC.toHost(), ref);
+        } catch (const std::exception &e) {
+          row.ring.note = std::string("error: ") + e.what();
+          row.ring.ok = false;
+        }
+      }
+      if (comm.rank() == 0) {
+        std::printf("%s %s: ring %s, NCCL+cuBLAS %.1f us, floor %s, all-gather %.1f us, cuBLAS "
+                    "%.1f us%s\n",
+                    gemm::dtypeName(dt), p.shape().c_str(),
+                    row.ring.run ? ring::fmt("%.1f us", row.ring.t.median * 1e3).c_str()
+                                 : row.ring.note.c_str(),
+                    row.ncclBlas.t.median * 1e3,
+                    row.floor.run ? ring::fmt("%.1f us", row.floor.t.median * 1e3).c_str()
+                                  : row.floor.note.c_str(),
+                    row.allGather.t.median * 1e3, row.blas.t.median * 1e3,
+                    row.ring.ok && row.floor.ok && row.ncclBlas.ok ? "" : "  PROBLEM");
+        std::fflush(stdout);
+      }
+      allPass = allPass && row.ring.ok && row.floor.ok && row.ncclBlas.ok && row.ring.run &&
+                row.floor.run;
+      rows.push_back(row);
     }
-    if (comm.rank() == 0) {
-      std::printf("%s %s: ring %s, NCCL+cuBLAS %.1f us, floor %s, all-gather %.1f us, cuBLAS "
-                  "%.1f us%s\n",
-                  gemm::dtypeName(dt), p.shape().c_str(),
-                  row.ring.run ? ring::fmt("%.1f us", row.ring.t.median * 1e3).c_str()
-                               : row.ring.note.c_str(),
-                  row.ncclBlas.t.median * 1e3,
-                  row.floor.run ? ring::fmt("%.1f us", row.floor.t.median * 1e3).c_str()
-                                : row.floor.note.c_str(),
-                  row.allGather.t.median * 1e3, row.blas.t.median * 1e3,
-                  row.ring.ok && row.floor.ok && row.ncclBlas.ok ? "" : "  PROBLEM");
-      std::fflush(stdout);
-    }
-    allPass =
-        allPass && row.ring.ok && row.floor.ok && row.ncclBlas.ok && row.ring.run && row.floor.run;
-    rows.push_back(row);
-  }
   if (comm.rank() == 0) {
     const std::string md = ring::benchTable(rows, header.str());
     std::printf("\n%s", md.c_str());
@@ -646,23 +666,25 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
 int main(int argc, char **argv) {
   const Options o = parse(argc, argv);
   // The shape rule needs only the kernel info: checked before any device.
-  for (DType d : o.dtypes) {
-    Problem p = o.problem;
-    p.dtype = d;
-    gemm::KernelShape ks;
-    try {
-      ks = ringShape(o, d);
-    } catch (const std::exception &e) {
-      std::fprintf(stderr, "ring_gemm: %s\n", e.what());
-      return 1;
+  for (const Problem &shape : o.shapes)
+    for (DType d : o.dtypes) {
+      Problem p = shape;
+      p.dtype = d;
+      gemm::KernelShape ks;
+      try {
+        ks = ringShape(o, d);
+      } catch (const std::exception &e) {
+        std::fprintf(stderr, "ring_gemm: %s\n", e.what());
+        return 1;
+      }
+      const std::string why = ring::shapeProblem(p, ks.cluster, ks.bn);
+      if (!why.empty()) {
+        std::fprintf(stderr, "ring_gemm: MS=%lld N=%lld K=%lld rejected by %s: %s\n",
+                     (long long)p.ms, (long long)p.n, (long long)p.k, ks.entry.c_str(),
+                     why.c_str());
+        return 2;
+      }
     }
-    const std::string why = ring::shapeProblem(p, ks.cluster, ks.bn);
-    if (!why.empty()) {
-      std::fprintf(stderr, "ring_gemm: MS=%lld N=%lld K=%lld rejected by %s: %s\n", (long long)p.ms,
-                   (long long)p.n, (long long)p.k, ks.entry.c_str(), why.c_str());
-      return 2;
-    }
-  }
   const int devices = tile::deviceCount();
   if (devices < 2) {
     std::printf("SKIP: ring_gemm needs 2 CUDA devices (found %d)\n", devices);

@@ -328,7 +328,8 @@ else
     row "ring gemm bench" "skipped (SKIP_BENCH=1)" "-"
   else
     note "tilec-run -n 2 ring_gemm --bench"
-    "$RUNNER" -n 2 "$RINGBIN" --bench --runs 30 --warmup 10 --out "$OUT/ring_gemm_bench.md" \
+    "$RUNNER" -n 2 "$RINGBIN" --bench --shapes 1024x4096x4096,2048x4096x4096 --runs 30 --warmup 10 \
+      --out "$OUT/ring_gemm_bench.md" \
       > "$OUT/ring_gemm_bench.log" 2>&1
     rc=$?
     if [ $rc -eq 0 ] && ! grep -q 'not built' "$OUT/ring_gemm_bench.md" 2>/dev/null; then
