@@ -554,13 +554,13 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
         auto copy = [&] {
           return cudaMemcpyAsync(reinterpret_cast<void *>(dst),
                                  reinterpret_cast<const void *>(d.shard.ptr()), bytes,
-                                 cudaMemcpyDeviceToDevice, cudaStreamLegacy);
+                                 cudaMemcpyDeviceToDevice, ring::kStream);
         };
         // A trial copy first: where the copy engine cannot address the peer's
         // mapping, the model goes without a link figure (every rank agrees).
         cudaError_t e = copy();
         if (e == cudaSuccess)
-          e = cudaStreamSynchronize(cudaStreamLegacy);
+          e = cudaStreamSynchronize(ring::kStream);
         if (e != cudaSuccess) {
           std::fprintf(stderr,
                        "ring_gemm: rank %d: copy into the next rank's A: %s (no link figure)\n",

@@ -56,10 +56,14 @@ inline std::string sameNcclAsRuntime() {
   return "";
 }
 
+/// The stream of everything here: 0, the legacy default stream (this program
+/// is not built with per-thread default streams), which the tilec runtime's
+/// launches (stream 0 of the same primary context) and cuBLAS use too.
+inline const cudaStream_t kStream = nullptr;
+
 inline ncclDataType_t ncclType(DType d) { return d == DType::F16 ? ncclFloat16 : ncclBfloat16; }
 
-/// NCCL on the runtime's communicator, every call on the legacy default stream
-/// (the stream the tilec runtime's launches, cuBLAS and the CUDA events use).
+/// NCCL on the runtime's communicator, every call on kStream.
 class Nccl {
 public:
   explicit Nccl(const tile::Communicator &comm)
@@ -89,7 +93,7 @@ public:
   void allGather(DType d, CUdeviceptr shard, CUdeviceptr gathered, size_t shardElements) {
     RING_NCCL_CHECK(ncclAllGather(reinterpret_cast<const void *>(shard),
                                   reinterpret_cast<void *>(gathered), shardElements, ncclType(d),
-                                  comm_, cudaStreamLegacy));
+                                  comm_, kStream));
   }
 
   /// A barrier in stream order: a one-element all-reduce. Work queued after it
@@ -97,8 +101,7 @@ public:
   /// the CUDA events around a repetition measure from a common start without
   /// a host round trip (the host's launch cost stays out of the times).
   void streamBarrier() {
-    RING_NCCL_CHECK(
-        ncclAllReduce(token_, token_, 1, ncclFloat32, ncclSum, comm_, cudaStreamLegacy));
+    RING_NCCL_CHECK(ncclAllReduce(token_, token_, 1, ncclFloat32, ncclSum, comm_, kStream));
   }
 
   /// Every rank's `mine` (same length on every rank), indexed [rank][i].
@@ -111,7 +114,7 @@ public:
     SAMPLE_CUDA_CHECK(cudaMalloc(&send, n * sizeof(double)));
     SAMPLE_CUDA_CHECK(cudaMalloc(&recv, n * size_t(size_) * sizeof(double)));
     SAMPLE_CUDA_CHECK(cudaMemcpy(send, mine.data(), n * sizeof(double), cudaMemcpyHostToDevice));
-    RING_NCCL_CHECK(ncclAllGather(send, recv, n, ncclFloat64, comm_, cudaStreamLegacy));
+    RING_NCCL_CHECK(ncclAllGather(send, recv, n, ncclFloat64, comm_, kStream));
     std::vector<double> all(n * size_t(size_));
     SAMPLE_CUDA_CHECK(
         cudaMemcpy(all.data(), recv, all.size() * sizeof(double), cudaMemcpyDeviceToHost));
@@ -148,9 +151,9 @@ template <class Launch> Timing timeCollective(Nccl &nccl, Launch launch, int war
   }
   for (int r = 0; r < runs; ++r) {
     nccl.streamBarrier();
-    SAMPLE_CUDA_CHECK(cudaEventRecord(start[size_t(r)], cudaStreamLegacy));
+    SAMPLE_CUDA_CHECK(cudaEventRecord(start[size_t(r)], kStream));
     launch();
-    SAMPLE_CUDA_CHECK(cudaEventRecord(stop[size_t(r)], cudaStreamLegacy));
+    SAMPLE_CUDA_CHECK(cudaEventRecord(stop[size_t(r)], kStream));
   }
   SAMPLE_CUDA_CHECK(cudaGetLastError());
   SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
