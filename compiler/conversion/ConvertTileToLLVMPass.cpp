@@ -37,6 +37,7 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     tile::populateTileFenceToNVVMPatterns(converter, patterns);
     tile::populateTileAsyncToNVVMPatterns(converter, patterns);
     tile::populateTileDebugToNVVMPatterns(converter, patterns);
+    tile::populateTilePeerToNVVMPatterns(converter, patterns);
     tile::populateTileRoleToNVVMPatterns(converter, patterns);
     tile::populateTileTmaToNVVMPatterns(converter, patterns);
     tile::populateTileWarpToNVVMPatterns(converter, patterns);

@@ -56,7 +56,7 @@ struct HangTrapLowering : ConvertOpToLLVMPattern<HangTrapOp> {
 
     Value format = LLVM::AddrSpaceCastOp::create(
         rewriter, loc, ptr, LLVM::AddressOfOp::create(rewriter, loc, globalPtr, name));
-    SmallVector<Type> fields(adaptor.getArgs().size(), i32);
+    SmallVector<Type> fields(adaptor.getArgs().getTypes()); // i32, or i64 for %ll*
     Value args = LLVM::ZeroOp::create(rewriter, loc, ptr);
     if (!fields.empty()) {
       auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);

@@ -161,8 +161,25 @@ TensorParamInfo tensorInfo(const fe::KernelAST &k, int index, KernelParamInfo &p
     for (int64_t b : s.box)
       t.box.push_back(static_cast<unsigned>(b));
     t.swizzle = static_cast<TmaSwizzle>(s.swizzleBytes);
+    t.symmetric = s.symmetric;
   }
   return t;
+}
+
+/// A semaphore parameter (issue #10): a u64, its count a literal or the
+/// hidden SemaphoreCount parameter.
+SemaphoreParamInfo semaphoreInfo(const fe::KernelAST &k, int index, KernelParamInfo &param) {
+  param.scalar = ScalarType::U64;
+  param.size = param.align = 8;
+  SemaphoreParamInfo s;
+  for (const fe::SemaphoreParamSyntax &x : k.semaphoreParams) {
+    if (x.param != index)
+      continue;
+    s.count.literal = x.countLiteral;
+    s.count.name = x.countName;
+    s.count.hiddenParam = x.countDecl ? x.countDecl->paramIndex : -1;
+  }
+  return s;
 }
 
 std::array<unsigned, 3> dims(const std::array<int, 3> &d) {
@@ -188,6 +205,8 @@ std::vector<KernelInfo> collectKernelInfo(const fe::ModuleAST &module) {
       param.align = param.size;
       if (p->type.isTensor())
         param.tensor = tensorInfo(*k, p->paramIndex, param);
+      if (p->type.kind == fe::Type::Semaphore) // issue #10: the u64 base of the counters
+        param.semaphore = semaphoreInfo(*k, p->paramIndex, param);
       info.params.push_back(std::move(param));
     }
     for (size_t i = 0; i < k->hiddenParams.size(); ++i) {
@@ -198,6 +217,21 @@ std::vector<KernelInfo> collectKernelInfo(const fe::ModuleAST &module) {
       param.hidden = HiddenExtentInfo{k->hiddenSources[i].first, k->hiddenSources[i].second};
       info.params.push_back(std::move(param));
     }
+    for (const fe::PeerParam &p : k->peerParams) { // issue #10 (SemaPeer.cpp)
+      KernelParamInfo param;
+      // A named count is declared as its name (S) in the kernel; the
+      // parameter is sem$count (SPEC10), like sem$peers.
+      param.name = p.kind == static_cast<int>(HiddenPeerInfo::Kind::SemaphoreCount)
+                       ? k->params[p.param]->name + "$count"
+                       : p.decl->name;
+      param.scalar = scalarType(p.decl->type.scalar);
+      param.size = param.align = scalarBytes(param.scalar);
+      param.peer = HiddenPeerInfo{static_cast<HiddenPeerInfo::Kind>(p.kind), p.param};
+      info.params.push_back(std::move(param));
+    }
+    info.spinsOnPeers = k->waitsOnSemaphore;
+    if (!k->semaphoreParams.empty())
+      info.exitSemaphore = k->semaphoreParams.front().param;
     switch (k->cluster.kind) {
     case fe::ClusterAttr::None:
       info.cluster = KernelInfo::Cluster::None;

@@ -230,9 +230,11 @@ std::unique_ptr<KernelAST> Parser::parseKernel() {
   while (!at(Tok::RParen)) {
     Token pname = expect(Tok::Ident, "parameter name", "parameters are written `NAME: TYPE`");
     expect(Tok::Colon, "':'", "parameters are written `NAME: TYPE`");
-    TypeSyntax ty = atIdent("tensor") && peekTok().kind == Tok::Lt
-                        ? parseTensorParamType(*k, (int)k->params.size())
-                        : parseType();
+    std::optional<TypeSyntax> peerTy = parsePeerParamType(*k, (int)k->params.size());
+    TypeSyntax ty = peerTy                                             ? *peerTy
+                    : atIdent("tensor") && peekTok().kind == Tok::Lt ? parseTensorParamType(
+                                                                           *k, (int)k->params.size())
+                                                                     : parseType();
     auto d = std::make_unique<Decl>();
     d->kind = DeclKind::Param;
     d->name = pname.text;

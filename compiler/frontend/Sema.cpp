@@ -218,6 +218,7 @@ void Sema::checkKernel(KernelAST &k) {
     declare(p);
   }
   checkTensorParams();
+  checkSemaphoreParams(); // SemaPeer.cpp
   collectTmaTileNames(k.body);
   for (auto &t : k.templateDecls) // compile-time parameters: constants
     declare(*t);
@@ -225,6 +226,7 @@ void Sema::checkKernel(KernelAST &k) {
   checkBlock(k.body, /*kernelTopLevel=*/true);
   popScope();
   popScope();
+  finishPeerParams(); // SemaPeer.cpp: the hidden multi-GPU parameters it uses
   checkMBarrierUses();
   checkTmaBarriers();
   checkRings();

@@ -47,6 +47,10 @@ bool Sema::checkNoNamedArgs(CallExpr &e) {
 }
 
 Type Sema::inferCall(CallExpr &e) {
+  if (isPeerCall(e)) { // SemaPeer.cpp (issue #10)
+    e.role = curRole_;
+    return checkPeerCall(e);
+  }
   e.builtin = builtinFromName(e.callee);
   Builtin b = e.builtin;
   if (b == Builtin::Unknown) {

@@ -202,6 +202,22 @@ public:
   TensorParamSyntax *checkTensorRef(ExprPtr &a, CallExpr &call);
   /// Whether the enclosing `if`s make the current statement run in one thread.
   bool inSingleThread() const;
+  // ---- SemaPeer.cpp: multi-GPU (issue #10)
+  void checkSemaphoreParams();
+  void finishPeerParams();
+  void addPeerParam(std::unique_ptr<Decl> d, int kind, int param);
+  bool hasPeerParams() const;
+  void notePeerUse(const Location &loc);
+  /// device_rank, device_count, peer, signal, and wait on a semaphore.
+  bool isPeerCall(CallExpr &e);
+  Type checkPeerCall(CallExpr &e);
+  int checkSemaphoreRef(ExprPtr &a, CallExpr &call, const ExprAST *&index);
+  bool checkDeviceArg(ExprPtr &d);
+  bool checkCounterValue(ExprPtr &v, CallExpr &call);
+  /// peer(A, d) as a copy's tensor: A's VarRef (null when ix's base is no peer call).
+  VarRefExpr *peerTensorBase(IndexExpr &ix, CallExpr &call);
+  bool peerUsed_ = false;
+  Location firstPeerUse_;
   std::vector<const ExprAST *> ifGuards_;           // conditions of enclosing `if`s (then side)
   std::unordered_set<std::string> tmaTileNames_;
   /// mbarriers TMA loads complete on (the first such copy): the compiler

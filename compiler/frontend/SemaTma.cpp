@@ -308,6 +308,15 @@ Type Sema::inferIndexNd(IndexExpr &e, const Type &base) {
 TensorParamSyntax *Sema::checkTensorRef(ExprPtr &a, CallExpr &call) {
   auto *ix = a->as<IndexExpr>();
   auto *ref = ix ? ix->base->as<VarRefExpr>() : nullptr;
+  if (ix && !ref && ix->base->is<CallExpr>() && ix->base->as<CallExpr>()->callee == "peer") {
+    ref = peerTensorBase(*ix, call); // SemaPeer.cpp: peer(A, d)[c...]
+    if (!ref) {
+      for (ExprPtr &m : ix->moreIndices)
+        resolveOnly(m);
+      resolveOnly(ix->index);
+      return nullptr;
+    }
+  }
   Decl *d = ref ? lookup(ref->name) : nullptr;
   if (!d || !d->type.isTensor()) {
     error(a->loc, "'" + call.callee + "' needs a tensor box `A[c0, c1, ...]` here",

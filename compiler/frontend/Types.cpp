@@ -180,6 +180,8 @@ std::string Type::str() const {
     return "local<" + e + ">[" + len() + "]";
   case Fragment:
     return "frag<" + e + ">[" + std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + "]";
+  case Semaphore:
+    return "semaphore[" + len() + "]";
   }
   return "?";
 }

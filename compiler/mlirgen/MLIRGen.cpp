@@ -27,6 +27,8 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
     argTypes.push_back(valueType(p->type));
   for (size_t i = 0; i < k.hiddenParams.size(); ++i) // tensor extents, filled by the runtime
     argTypes.push_back(builder.getI32Type());
+  for (const fe::PeerParam &p : k.peerParams) // issue #10: i32 or u64, filled by the runtime
+    argTypes.push_back(valueType(p.decl->type));
   builder.setInsertionPointToEnd(module->getBody());
   Location l = loc(k.loc);
   kernel = KernelOp::create(builder, l, k.name, builder.getFunctionType(argTypes, {}),
@@ -55,6 +57,8 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
     values[p.get()] = entry->getArgument(p->paramIndex);
   for (const auto &p : k.hiddenParams)
     values[p.get()] = entry->getArgument(p->paramIndex);
+  for (const fe::PeerParam &p : k.peerParams)
+    values[p.decl.get()] = entry->getArgument(p.decl->paramIndex);
   builder.setInsertionPointToEnd(entry);
   if (blockMayReturn(k.body)) {
     returnedFlag = newSlot(l, builder.getI1Type());
@@ -84,6 +88,7 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   if (!k.warpgroups)
     genRingTails(l); // with roles, at the end of the producing role
   genBulkDrain(l);
+  genExitProtocol(l); // MLIRGenPeer.cpp: kernels with a semaphore
   ReturnOp::create(builder, l);
 }
 

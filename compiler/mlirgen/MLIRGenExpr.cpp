@@ -399,6 +399,8 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   using BI = fe::Builtin;
   if (isEpilogueCall(e)) // fragment math, rows/cols, row vectors, stores: MLIRGenEpilogue.cpp
     return genEpilogueCall(e);
+  if (e.builtin >= BI::DeviceRank && e.builtin <= BI::SemWait) // MLIRGenPeer.cpp (issue #10)
+    return genPeerCall(e);
   switch (e.builtin) {
   case BI::ThreadId:
     return idRegister(l, SpecialReg::tid_x, e.axis);

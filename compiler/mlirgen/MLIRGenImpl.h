@@ -453,6 +453,20 @@ public:
   /// wait_group 0 before the kernel exits, when it issues TMA stores.
   void genBulkDrain(Location l);
 
+  // Multi-GPU (MLIRGenPeer.cpp, issue #10)
+  Value peerValue(int kind, int param);
+  void trapUnless(Location l, Value ok, const std::string &message, ValueRange args);
+  Value checkedDevice(Location l, const fe::ExprAST &device);
+  /// The map a copy goes through: ownMap, or entry d of A$peer_maps for peer(A, d).
+  Value genPeerTensorMap(const fe::CallExpr &copy, Value ownMap);
+  Value semaphoreCounter(Location l, int param, const fe::ExprAST &index,
+                         const fe::ExprAST *device);
+  Value semaphoreCount(Location l, int param);
+  Value counterValue(Location l, const fe::ExprAST &v, const char *what);
+  Value genPeerCall(const fe::CallExpr &e);
+  void genExitProtocol(Location l);
+  std::string sourcePosition(const fe::Location &l) const;
+
   //===--------------------------------------------------------------------===//
   // Rings (MLIRGenRings.cpp)
   //===--------------------------------------------------------------------===//

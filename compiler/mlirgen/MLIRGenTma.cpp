@@ -60,11 +60,17 @@ Value MLIRGenImpl::genTmaCall(const fe::CallExpr &e) {
   const fe::ExprAST &tensorArg =
       *e.args[e.tma.isStore || e.builtin == fe::Builtin::PrefetchTensor ? 0 : 1];
   auto &box = *tensorArg.as<fe::IndexExpr>();
-  Value map = values.lookup(box.base->as<fe::VarRefExpr>()->decl);
+  // peer(A, d)[c...] (issue #10): A's map stands for the type; the copy goes
+  // through entry d of A$peer_maps (MLIRGenPeer.cpp).
+  const fe::ExprAST *tensorRef = box.base.get();
+  if (auto *p = tensorRef->as<fe::CallExpr>())
+    tensorRef = p->args[0].get();
+  Value map = values.lookup(tensorRef->as<fe::VarRefExpr>()->decl);
   SmallVector<Value> coords;
   coords.push_back(castInt(l, genExpr(*box.index), builder.getI32Type()));
   for (const fe::ExprPtr &m : box.moreIndices)
     coords.push_back(castInt(l, genExpr(*m), builder.getI32Type()));
+  map = genPeerTensorMap(e, map);
   if (e.builtin == fe::Builtin::PrefetchTensor) {
     TmaPrefetchOp::create(builder, l, map, coords);
     return nullptr;

@@ -49,9 +49,13 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
   void runOnOperation() override {
     SmallVector<MBarrierWaitOp> waits;
     getOperation().walk([&](MBarrierWaitOp op) { waits.push_back(op); });
+    SmallVector<SemWaitOp> semWaits; // issue #10: semaphore waits
+    getOperation().walk([&](SemWaitOp op) { semWaits.push_back(op); });
+    for (SemWaitOp wait : semWaits)
+      boundSemaphore(wait);
     // The user asked for hang reports; say so when this kernel can give none
     // rather than let a silent hang look like a clean bill.
-    if (waits.empty()) {
+    if (waits.empty() && semWaits.empty()) {
       InFlightDiagnostic warning = getOperation().emitWarning()
                                    << "kernel '" << getOperation().getSymName()
                                    << "' has no mbarrier wait for --debug-hangs to bound";
@@ -65,6 +69,53 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
       }
       bound(wait);
     }
+  }
+
+  /// A semaphore wait (issue #10) as a loop of ld.acquire.sys probes with
+  /// backoff, bounded like an mbarrier wait; the report names the device,
+  /// the counter, the value waited for and the value seen.
+  void boundSemaphore(SemWaitOp wait) {
+    Location loc = wait.getLoc();
+    OpBuilder b(wait);
+    auto i64 = b.getI64Type();
+    Value start = GlobalTimerOp::create(b, loc, i64);
+    Value limit = arith::ConstantOp::create(
+        b, loc, i64, b.getI64IntegerAttr(static_cast<int64_t>(timeoutMs) * 1000000));
+    auto loop = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.createBlock(&loop.getBefore());
+      Value seen = LoadOp::create(b, loc, i64, wait.getCounter(), MemoryOrder::acquire,
+                                  MemoryScope::sys);
+      Value pending =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, seen, wait.getValue());
+      auto check = scf::IfOp::create(b, loc, pending, /*withElseRegion=*/false);
+      b.setInsertionPoint(check.thenBlock()->getTerminator());
+      Value elapsed = arith::SubIOp::create(b, loc, GlobalTimerOp::create(b, loc, i64), start);
+      Value late = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, elapsed, limit);
+      auto report = scf::IfOp::create(b, loc, late, /*withElseRegion=*/false);
+      b.setInsertionPoint(report.thenBlock()->getTerminator());
+      std::string message = "tilec: hang: device %d: wait(" +
+                            escapePercent(wait.getSemaphore()) + "[%d], %llu) at " +
+                            escapePercent(describe(loc)) + ": counter is %llu (timed out after " +
+                            std::to_string(timeoutMs) +
+                            " ms in CTA (%d, %d, %d), thread (%d, %d, %d))\n";
+      SmallVector<Value> args{wait.getRank(), wait.getIndex(), wait.getValue(), seen};
+      for (SpecialReg r : {SpecialReg::ctaid_x, SpecialReg::ctaid_y, SpecialReg::ctaid_z,
+                           SpecialReg::tid_x, SpecialReg::tid_y, SpecialReg::tid_z})
+        args.push_back(SRegOp::create(b, loc, b.getI32Type(), r));
+      HangTrapOp::create(b, loc, b.getStringAttr(message), args);
+      b.setInsertionPointAfter(report);
+      NanosleepOp::create(b, loc, b.getI32IntegerAttr(32));
+      b.setInsertionPointAfter(check);
+      scf::ConditionOp::create(b, loc, pending, ValueRange{});
+      b.createBlock(&loop.getAfter());
+      scf::YieldOp::create(b, loc);
+    }
+    // What the unbounded form ends with (PeerToNVVM.cpp): TMA loads after the
+    // wait see what the peer published.
+    FenceProxyAsyncGlobalOp::create(b, loc);
+    wait.erase();
   }
 
   void bound(MBarrierWaitOp wait) {

@@ -421,7 +421,8 @@ LogicalResult FenceOp::verify() {
 
 /// The report is a printf format filled with i32 arguments: one %d, %i, %u
 /// or %x per argument, and nothing else that would make vprintf read an
-/// argument that is not there or of another type.
+/// argument that is not there or of another type. An i64 argument (a
+/// semaphore counter, issue #10) takes %lld, %llu or %llx.
 LogicalResult HangTrapOp::verify() {
   StringRef message = getMessage();
   size_t conversions = 0;
@@ -432,10 +433,16 @@ LogicalResult HangTrapOp::verify() {
       ++i;
       continue;
     }
-    if (i + 1 >= message.size() || !StringRef("diux").contains(message[i + 1]))
+    bool wide = message.substr(i + 1).starts_with("ll");
+    size_t c = i + (wide ? 3 : 1);
+    if (c >= message.size() || !StringRef(wide ? "dux" : "diux").contains(message[c]))
       return emitOpError("the message may use only %d, %i, %u, %x and %% (one i32 each)");
+    if (conversions < getArgs().size() &&
+        getArgs()[conversions].getType().isInteger(64) != wide)
+      return emitOpError() << "conversion " << conversions << " does not match its argument's type "
+                           << "(%ll* for an i64, else i32)";
     ++conversions;
-    ++i;
+    i = c;
   }
   if (conversions != getArgs().size())
     return emitOpError() << "the message has " << conversions << " conversions but "

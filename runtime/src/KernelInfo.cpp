@@ -562,6 +562,8 @@ std::string describe(ArgDesc::Kind kind, size_t size) {
 }
 
 std::string describe(const ArgDesc &a) {
+  if (a.kind == ArgDesc::Kind::Tensor && a.elementKind == ArgDesc::Kind::Tensor)
+    return "a tile::Semaphores"; // tile/distributed.h's mark (ArgTraits<Semaphores>)
   if (a.kind != ArgDesc::Kind::DeviceBuffer)
     return describe(a.kind, a.size);
   std::string element = describe(a.elementKind, a.elementSize).substr(2);
@@ -631,7 +633,9 @@ std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, si
       return k + "argument " + std::to_string(i) + " is " + describe(a) + " but " + label(i) +
              (p.tensor ? " (pass a tile::Tensor: the runtime encodes its tensor map from the "
                          "kernel info's box and swizzle)"
-                       : " (a tile::Tensor goes to a tensor<T>[...] parameter only)");
+              : a.elementKind == ArgDesc::Kind::Tensor
+                  ? " (a tile::Semaphores goes to a semaphore[S] parameter only)"
+                  : " (a tile::Tensor goes to a tensor<T>[...] parameter only)");
     }
     bool ok;
     if (p.isPointer) {

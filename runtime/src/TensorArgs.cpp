@@ -57,12 +57,9 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
   out.sizes.assign(n, 0);
   out.maps.clear();
   out.hidden.clear();
-  size_t tensors = 0, hidden = 0;
-  for (const KernelParamInfo &p : k.params) {
+  size_t tensors = 0;
+  for (const KernelParamInfo &p : k.params)
     tensors += p.tensor ? 1 : 0;
-    hidden += p.hidden ? 1 : 0;
-  }
-  (void)hidden;
   out.maps.reserve(tensors); // no reallocation: args point into these
   out.hidden.reserve(n);
   out.wide.reserve(n);

@@ -190,8 +190,10 @@ int runHang() {
     r.comm.context().synchronize();
   } catch (const std::exception &e) {
     std::printf("rank %d: the launch failed as expected: %s\n", r.me(), e.what());
-    std::fflush(stdout);
-    return 3;
+    // The context is unusable after the trap: leave without the destructors
+    // (ncclCommDestroy on a faulted device may not return).
+    std::fflush(nullptr);
+    std::_Exit(3);
   }
   std::printf("rank %d: the kernel completed although no signal was sent\n", r.me());
   return 1;

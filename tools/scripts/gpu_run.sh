@@ -4,7 +4,8 @@
 # .gpu/ on the development machine:
 #   1. nvidia-smi summary
 #   2. configure + build: compiler OFF, CUDA references ON, PTX from .gpu/ptx
-#   3. ctest: the gpu-labelled tests, then the rest (unit tests on a real driver)
+#   3. ctest: the gpu-labelled tests, then the rest (unit tests on a real driver);
+#      3b. on 2+ GPUs only: ctest -L multi_device and peer_test under memcheck
 #   4. the histogram sample (default 1e8 inputs), the histogram benchmark
 #      (512 threads -> OUTDIR/histogram_bench.md; 256 and 1024 threads too);
 #      the cluster ping-pong sample (10000 iterations) and its benchmark
@@ -16,7 +17,7 @@
 #      (samples/gemm: tilec with and without multicast vs cuBLAS ->
 #      OUTDIR/gemm_bench.md, gemm_bench.csv, gemm_tflops.png via plot.py)
 #   4b. with 2 or more GPUs: samples/ring_gemm (tilec-run -n 2): its
-#      multi_device checks, the ring benchmark (tilec ring vs NCCL all-gather +
+#      multi_device checks when RING_ONLY=1 (else step 3b ran them), the ring benchmark (tilec ring vs NCCL all-gather +
 #      cuBLAS vs the local-GEMM floor -> OUTDIR/ring_gemm_bench.md) and
 #      memcheck on a small shape; with 1 GPU a row says it was skipped
 #   5. every gpu-labelled test command under compute-sanitizer memcheck,
@@ -146,7 +147,7 @@ fi
 fi  # RING_ONLY != 1
 
 note "ctest -LE gpu"
-# multi_device tests (2 GPUs) run in step 4b with the ring's other steps
+# multi_device tests run in their own step below (on 2+ GPUs only: 3b; RING_ONLY=1: 4b).
 ctest --test-dir "$BUILD" -LE 'gpu|multi_device' ${CTEST_FILTER[@]+"${CTEST_FILTER[@]}"} --output-on-failure --timeout 300 > "$OUT/ctest_other.log" 2>&1
 rc=$?
 ctest_counts "$OUT/ctest_other.log"
@@ -154,6 +155,43 @@ if [ $rc -ne 0 ] || [ "$CT_FAIL" -ne 0 ]; then
   fail "ctest other" "$COUNTS" "ctest_other.log"
 else
   row "ctest other" "$COUNTS" "ctest_other.log"
+fi
+
+# ---------------------------------------------------------------- 3b. multi-GPU (2+ GPUs only)
+# ctest -L multi_device: symmetric buffers (gpu2.symmetric_*), peer references
+# and semaphores (gpu2.peer_nccl, gpu2.peer_local: TMA into the next rank,
+# signal/wait, 100 launches back to back; gpu2.peer_debug_hangs: the planted
+# missing signal reported by --debug-hangs), then `peer_test local` under
+# compute-sanitizer memcheck. Skipped (not failed) on a 1-GPU machine.
+NGPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+if [ "$GEMM_ONLY" = 1 ] || [ "$RING_ONLY" = 1 ]; then
+  :  # RING_ONLY=1: the ring's multi_device tests run in step 4b
+elif [ "${NGPUS:-0}" -lt 2 ]; then
+  row "ctest multi_device" "skipped (${NGPUS:-0} GPU; needs 2)" "-"
+else
+  note "ctest -L multi_device ($NGPUS GPUs)"
+  ctest --test-dir "$BUILD" -L multi_device --output-on-failure --timeout 300 > "$OUT/ctest_multi_device.log" 2>&1
+  rc=$?
+  ctest_counts "$OUT/ctest_multi_device.log"
+  if [ "$CT_TOTAL" -eq 0 ]; then
+    fail "ctest multi_device" "no multi_device tests ran" "ctest_multi_device.log"
+  elif [ $rc -ne 0 ] || [ "$CT_FAIL" -ne 0 ] || [ "$CT_SKIP" -ne 0 ]; then
+    fail "ctest multi_device" "$COUNTS" "ctest_multi_device.log"
+  else
+    row "ctest multi_device" "$COUNTS" "ctest_multi_device.log"
+  fi
+  PEERBIN=$BUILD/bin/peer_test
+  if [ "${SKIP_SANITIZERS:-0}" != 1 ] && command -v compute-sanitizer > /dev/null 2>&1 && [ -x "$PEERBIN" ]; then
+    note "compute-sanitizer memcheck peer_test local"
+    (cd "$BUILD" && TILEC_PTX_DIR="$PTX_DIR" timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool memcheck \
+       --print-limit 50 --error-exitcode 99 "$PEERBIN" local) > "$OUT/sanitizer_memcheck_peer_local.log" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ]; then
+      row "memcheck peer_test local" "clean" "sanitizer_memcheck_peer_local.log"
+    else
+      fail "memcheck peer_test local" "exit $rc" "sanitizer_memcheck_peer_local.log"
+    fi
+  fi
 fi
 
 # ---------------------------------------------------------------- 4. sample + bench (before the sanitizers, so the time budget never eats them)
@@ -298,10 +336,11 @@ sanitizer_errors() {
 
 
 # ---------------------------------------------------------------- 4b. samples/ring_gemm on 2 GPUs
-# One process per GPU through tilec-run. The multi_device ctests (the ring
-# against NCCL all-gather + cuBLAS: the shape and 512x768x2112, f16
-# and bf16, 256^3; symmetric buffers), the benchmark (the table of
-# docs/perf/ring_gemm.md) and memcheck of both ranks on the 256^3 shape.
+# One process per GPU through tilec-run. With RING_ONLY=1 the ring's
+# multi_device ctests (against NCCL all-gather + cuBLAS: the shape and
+# 512x768x2112, f16 and bf16, 256^3, 4 clusters; step 3b runs them otherwise),
+# then the benchmark (the table of docs/perf/ring_gemm.md) and memcheck of
+# both ranks on the 256^3 shape.
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 RINGBIN=$BUILD/bin/ring_gemm
 RUNNER=$BUILD/bin/tilec-run
@@ -312,17 +351,19 @@ elif [ "${NGPU:-0}" -lt 2 ]; then
 elif [ ! -x "$RINGBIN" ] || [ ! -x "$RUNNER" ]; then
   fail "ring gemm (2 GPUs)" "ring_gemm or tilec-run not built" "build.log"
 else
-  note "ctest -L multi_device"
-  ctest --test-dir "$BUILD" -L multi_device ${CTEST_FILTER[@]+"${CTEST_FILTER[@]}"} --output-on-failure --timeout 300 > "$OUT/ctest_multi_device.log" 2>&1
-  rc=$?
-  ctest_counts "$OUT/ctest_multi_device.log"
-  if [ "$CT_TOTAL" -eq 0 ]; then
-    fail "ctest multi_device" "no multi_device tests ran" "ctest_multi_device.log"
-  elif [ $rc -ne 0 ] || [ "$CT_FAIL" -ne 0 ] || [ "$CT_SKIP" -ne 0 ]; then
-    # a skip with 2 GPUs means a device or the ring's PTX was missing: a failure here
-    fail "ctest multi_device" "$COUNTS" "ctest_multi_device.log"
-  else
-    row "ctest multi_device" "$COUNTS" "ctest_multi_device.log"
+  if [ "$RING_ONLY" = 1 ]; then  # else step 3b ran every multi_device test, the ring's too
+    note "ctest -L multi_device -R ring_gemm"
+    ctest --test-dir "$BUILD" -L multi_device ${CTEST_FILTER[@]+"${CTEST_FILTER[@]}"} --output-on-failure --timeout 300 > "$OUT/ctest_multi_device_ring.log" 2>&1
+    rc=$?
+    ctest_counts "$OUT/ctest_multi_device_ring.log"
+    if [ "$CT_TOTAL" -eq 0 ]; then
+      fail "ctest multi_device ring" "no ring_gemm multi_device tests ran" "ctest_multi_device_ring.log"
+    elif [ $rc -ne 0 ] || [ "$CT_FAIL" -ne 0 ] || [ "$CT_SKIP" -ne 0 ]; then
+      # a skip with 2 GPUs means a device or the ring's PTX was missing: a failure here
+      fail "ctest multi_device ring" "$COUNTS" "ctest_multi_device_ring.log"
+    else
+      row "ctest multi_device ring" "$COUNTS" "ctest_multi_device_ring.log"
+    fi
   fi
   if [ "${SKIP_BENCH:-0}" = 1 ]; then
     row "ring gemm bench" "skipped (SKIP_BENCH=1)" "-"

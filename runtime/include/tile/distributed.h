@@ -300,12 +300,14 @@ private:
 
 namespace detail {
 // A Semaphores is passed as its argument(): the binder fills the parameter
-// (this rank's counters), its peer table, its epoch and its count.
+// (this rank's counters), its peer table, its epoch and its count. Its kind is
+// a Tensor's (the binder tells them apart by what the tensor carries), marked
+// with elementKind Tensor so that kind errors name it.
 template <> struct ArgTraits<Semaphores> {
   using type = Tensor;
   static Tensor convert(const Semaphores &s) { return s.argument(); }
   static constexpr ArgDesc desc() {
-    return {ArgDesc::Kind::Tensor, sizeof(CUdeviceptr), ArgDesc::Kind::Other, 0};
+    return {ArgDesc::Kind::Tensor, sizeof(CUdeviceptr), ArgDesc::Kind::Tensor, 0};
   }
 };
 } // namespace detail

@@ -287,6 +287,13 @@ TEST_CASE("peer kernels: wrong arguments name the parameter and what to pass", "
                launch0(p.a[0].symmetricTensor({64, 32}), p.sem[0].ptr());
              }),
              Catch::Contains("argument 1") && Catch::Contains("tile::Semaphores"));
+  // A Semaphores for the pointer parameter.
+  CHECK_THAT(
+      launchError([&] {
+        p.kernels[0].launch(cfg(), p.a[0].symmetricTensor({64, 32}), p.sem[0], p.sem[0]);
+      }),
+      Catch::Contains("argument 2 is a tile::Semaphores but parameter 2 ('out', ptr<i32, "
+                      "global>) (a tile::Semaphores goes to a semaphore[S] parameter only)"));
   // Rank 1's arguments for rank 0's kernel (loaded on device 0).
   CHECK_THAT(launchError([&] {
                launch0(p.a[1].symmetricTensor({64, 32}), p.sem[1]);
@@ -461,3 +468,106 @@ TEST_CASE("peer kernels in NCCL mode: peers from the window, the uniform check a
              Catch::Contains("rank 0 has [2, ") && Catch::Contains("rank 1 has [4, 1, 1"));
   CHECK(s.epoch() == 2);
 }
+
+#ifdef TILEC_PEER_PTX
+// tests/gpu/peer.tile as tilec compiles it (PTX + kernel info): every hidden
+// peer parameter the compiler declares is filled by the runtime with the value
+// its kind names, on both ranks of an in-process pair. The contract between
+// the compiler's kernel info and the binder, end to end.
+TEST_CASE("peer kernels: tilec's peer.tile binds through its kernel info", "[fake][peer]") {
+  resetAll();
+  fake().recordParamBuffer = true;
+  std::vector<tile::Communicator> comms = tile::Communicator::local({0, 1});
+  std::vector<tile::Module> modules;
+  for (tile::Communicator &c : comms)
+    modules.push_back(tile::Module::fromFiles(c.context(), TILEC_PEER_PTX));
+  std::vector<tile::SymmetricBuffer<int32_t>> a, b;
+  std::vector<tile::Semaphores> ringSem, pingSem;
+  for (tile::Communicator &c : comms) {
+    a.emplace_back(c, 2 * 32 * 32);
+    b.emplace_back(c, 2 * 4 * 32 * 32);
+    ringSem.emplace_back(c, 2u);
+    pingSem.emplace_back(c, 8u);
+  }
+  tile::DeviceBuffer<int32_t> out(comms[0].context(), 3 * 1024);
+  for (int launch = 1; launch <= 2; ++launch)
+    for (int r = 0; r < 2; ++r) {
+      tile::Kernel ring = modules[size_t(r)].kernel("tma_ring");
+      tile::Kernel ping = modules[size_t(r)].kernel("ping");
+      REQUIRE(ring.info() != nullptr);
+      CHECK(ring.info()->spinsOnPeers);
+      CHECK(ping.info()->spinsOnPeers);
+      tile::LaunchConfig c1;
+      c1.grid = tile::Dim3(1);
+      c1.block = tile::Dim3(32);
+      tile::LaunchConfig c4 = c1;
+      c4.grid = tile::Dim3(4);
+      struct Case {
+        tile::Kernel k;
+        std::function<void()> go;
+        tile::SymmetricBuffer<int32_t> *buf;
+        tile::Semaphores *sem;
+      };
+      std::vector<Case> cases = {
+          {ring,
+           [&] {
+             ring.launch(c1, a[size_t(r)].symmetricTensor({64, 32}), ringSem[size_t(r)], out.ptr());
+           },
+           &a[size_t(r)], &ringSem[size_t(r)]},
+          {ping,
+           [&] {
+             ping.launch(c4, b[size_t(r)].symmetricTensor({256, 32}), pingSem[size_t(r)],
+                         int32_t(launch), int32_t(0), out.ptr());
+           },
+           &b[size_t(r)], &pingSem[size_t(r)]}};
+      for (Case &cs : cases) {
+        cs.go();
+        Launched l;
+        const tile::KernelInfo &info = *cs.k.info();
+        int peerParams = 0;
+        for (size_t p = 0; p < info.params.size(); ++p) {
+          const tile::KernelParamInfo &pi = info.params[p];
+          INFO("kernel " << info.name << " parameter " << p << " ('" << pi.name << "'), rank "
+                         << r);
+          if (pi.semaphore)
+            CHECK(l.get<uint64_t>(int(p)) == cs.sem->ptr());
+          if (pi.tensor && pi.tensor->symmetric)
+            CHECK(l.mapAddress(int(p)) == cs.buf->ptr());
+          if (!pi.peer)
+            continue;
+          ++peerParams;
+          using K = tile::HiddenPeerInfo::Kind;
+          switch (pi.peer->kind) {
+          case K::PeerPointers:
+            CHECK(l.get<uint64_t>(int(p)) == cs.buf->peerTable());
+            break;
+          case K::PeerMaps: {
+            CUdeviceptr maps = l.get<uint64_t>(int(p));
+            REQUIRE(maps != 0);
+            for (int q = 0; q < 2; ++q)
+              CHECK(host(maps + 128 * q)[1] == (q == 0 ? a[0].ptr() : a[1].ptr()));
+            break;
+          }
+          case K::SemaphorePeers:
+            CHECK(l.get<uint64_t>(int(p)) == cs.sem->peerTable());
+            break;
+          case K::SemaphoreEpoch:
+            CHECK(l.get<uint64_t>(int(p)) == uint64_t(launch));
+            break;
+          case K::SemaphoreCount:
+            CHECK(l.get<int32_t>(int(p)) == int32_t(cs.sem->count()));
+            break;
+          case K::DeviceRank:
+            CHECK(l.get<int32_t>(int(p)) == r);
+            break;
+          case K::DeviceCount:
+            CHECK(l.get<int32_t>(int(p)) == 2);
+            break;
+          }
+        }
+        CHECK(peerParams >= 3); // at least the semaphore's table and epoch, and $rank
+        CHECK(cs.sem->epoch() == uint64_t(launch));
+      }
+    }
+}
+#endif

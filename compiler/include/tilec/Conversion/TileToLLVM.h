@@ -39,6 +39,8 @@ void populateTileBarrierToNVVMPatterns(LLVMTypeConverter &converter, RewritePatt
 void populateTileFenceToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileAsyncToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileDebugToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+/// PeerToNVVM.cpp (issue #10): peer maps and addresses, semaphore waits.
+void populateTilePeerToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 /// Warp roles (RoleToNVVM.cpp): tile.role, warpgroup_id, elect_one, named_barrier.
 void populateTileRoleToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 /// The PTX launch bounds a kernel with roles needs for setmaxnreg: `.maxntid

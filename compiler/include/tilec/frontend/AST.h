@@ -218,6 +218,13 @@ enum class Builtin {
   FragRow,   // frag_row(f): each element's row index (an f32 fragment like f)
   FragCol,   // frag_col(f): each element's column index
   RowVector, // row_vector(p, f): element [r, c] = p[c]
+  // Issue #10 (multi-GPU, SemaPeer.cpp): set by Sema from the callee's name
+  // (not in the builtin name list: `wait` with a semaphore is SemWait).
+  DeviceRank,  // device_rank()
+  DeviceCount, // device_count()
+  Peer,        // peer(A, d) / peer(sem[i], d): only as an operand of the calls below
+  Signal,      // signal(sem[i], n) / signal(peer(sem[i], d), n)
+  SemWait,     // wait(sem[i], v)
 };
 /// Rows, Trans: views of a shared tile that only mma (and store) take.
 bool isTileViewBuiltin(Builtin b);
@@ -493,7 +500,16 @@ public:
     /// A TMA store a whole role reaches (not under a single-thread
     /// condition): role barrier, one elected thread, barrier (issue #9).
     bool roleCollective = false;
+    /// copy_async through peer(A, d): d (issue #10); null for this rank's part.
+    const ExprAST *peerDevice = nullptr;
   } tma;
+  /// [sema] signal / wait on a semaphore (SemaPeer.cpp, issue #10).
+  struct Semaphore {
+    int param = -1;                      // the semaphore parameter's index
+    const ExprAST *index = nullptr;      // sem[i]: i (i32)
+    const ExprAST *device = nullptr;     // signal(peer(sem[i], d), n): d; null = own
+    const ExprAST *value = nullptr;      // n (signal) or v (wait)
+  } sem;
   /// [sema] mma(a, b, acc) (SemaMma.cpp): each operand's tile and view.
   struct MmaOperand {
     SharedArrayStmt *tile = nullptr;   // the 2-D shared tile (a ring stage's tile too)
@@ -908,6 +924,28 @@ struct TensorParamSyntax {
   std::vector<int64_t> box;   // outermost first; empty when never copied
   int swizzleBytes = 0;
   const ExprAST *firstCopy = nullptr; // the copy that fixed box/swizzle
+  /// `symmetric tensor<T>[...]` (issue #10): every rank's part is addressable.
+  bool symmetric = false;
+  bool peerCopies = false; // [sema] copy_async through peer(A, d): needs A$peer_maps
+};
+
+/// A `semaphore[S]` kernel parameter (issue #10): S counters in symmetric
+/// memory; S a literal or a name (an i32 the runtime fills).
+struct SemaphoreParamSyntax {
+  int param = -1; // index into KernelAST::params
+  std::string countName; // "" for a literal
+  std::optional<int64_t> countLiteral;
+  Location countLoc;
+  Decl *countDecl = nullptr; // [sema] the hidden i32 of a named count
+};
+
+/// [sema] A hidden multi-GPU parameter (tile::HiddenPeerInfo), after the
+/// hidden extents: A$peers, A$peer_maps, sem$peers, sem$epoch, sem$count,
+/// $rank, $world.
+struct PeerParam {
+  std::unique_ptr<Decl> decl; // kind Param, i32 or u64
+  int kind = 0;               // tile::HiddenPeerInfo::Kind
+  int param = -1;             // the symmetric tensor / semaphore parameter, -1 for rank/world
 };
 
 /// max_threads(N) (.maxntid N: an upper bound on the block, which caps the
@@ -961,6 +999,18 @@ struct KernelAST {
   bool usesTmaStore = false;
   /// [sema] the kernel's rings (`pipeline`), in declaration order.
   std::vector<RingStmt *> rings;
+  // Issue #10 (multi-GPU, SemaPeer.cpp).
+  std::vector<SemaphoreParamSyntax> semaphoreParams; // in parameter order (parser)
+  /// [sema] after hiddenParams: paramIndex = params.size() + hiddenParams.size() + position.
+  std::vector<PeerParam> peerParams;
+  bool waitsOnSemaphore = false; // [sema] KernelInfo::spinsOnPeers
+  /// [sema] the hidden parameter of (kind, param), null when the kernel has none.
+  const Decl *peerParam(int kind, int param) const {
+    for (const PeerParam &p : peerParams)
+      if (p.kind == kind && p.param == param)
+        return p.decl.get();
+    return nullptr;
+  }
 };
 
 /// `fn NAME(PARAM: TYPE, ...) [-> TYPE] { ... }` at file level. The body is

@@ -47,6 +47,9 @@ private:
   TypeSyntax parseType();
   /// ParserTma.cpp: `tensor<T>[E0, ...]` as the type of parameter `index`.
   TypeSyntax parseTensorParamType(KernelAST &k, int index);
+  /// ParserPeer.cpp (issue #10): `symmetric tensor<T>[...]` and `semaphore[S]`
+  /// parameter types; null when the tokens start neither.
+  std::optional<TypeSyntax> parsePeerParamType(KernelAST &k, int index);
   /// ParserTma.cpp: `, e` after the first index or dimension, up to ']'.
   std::vector<ExprPtr> parseMoreIndices(int &depth);
   TypeSyntax parseScalarType(const char *what);

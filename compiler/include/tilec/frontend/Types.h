@@ -76,6 +76,9 @@ struct Type {
     // dims = {M, N}; each thread holds fragmentElements() of them in the PTX
     // wgmma D layout (tile::target::wgmmaFragmentCoord).
     Fragment,
+    // Issue #10: semaphore[S] kernel parameter (the u64 base of this rank's
+    // counters; staticLength = S when a literal); only `sem[i]` in signal/wait.
+    Semaphore,
   };
   Kind kind = Invalid;
   ScalarKind scalar = ScalarKind::I32;       // Scalar: itself; others: element type
@@ -92,6 +95,13 @@ struct Type {
   static Type voidTy() {
     Type t;
     t.kind = Void;
+    return t;
+  }
+  static Type semaphore(std::optional<int64_t> count) {
+    Type t;
+    t.kind = Semaphore;
+    t.scalar = ScalarKind::U64;
+    t.staticLength = count;
     return t;
   }
   static Type untypedInt() {

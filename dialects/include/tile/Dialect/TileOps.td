@@ -424,7 +424,7 @@ def Tile_HangTrapOp : Tile_Op<"hang_trap"> {
   let summary = "printf a hang report naming the wait, then trap";
   let description = [{ The message is a printf format; `args` (i32) fill it.
     Lowered to vprintf + `trap`, so the launch fails and the report is printed. }];
-  let arguments = (ins StrAttr:$message, Variadic<I32>:$args);
+  let arguments = (ins StrAttr:$message, Variadic<AnyTypeOf<[I32, I64]>>:$args);
   let assemblyFormat = "$message ($args^ `:` type($args))? attr-dict";
   let hasVerifier = 1;
 }
@@ -437,6 +437,8 @@ include "tile/Dialect/TileWarpOps.td"
 include "tile/Dialect/TileMmaOps.td"
 // Issue #9 (epilogue): element-wise math, conversions and stores of fragments.
 include "tile/Dialect/TileEpilogueOps.td"
+// Issue #10 (peerlang): peers' symmetric memory and semaphores.
+include "tile/Dialect/TilePeerOps.td"
 //===----------------------------------------------------------------------===//
 // Register arrays (issue #11: `local<T>[N]`)
 //===----------------------------------------------------------------------===//
