@@ -99,6 +99,12 @@ std::vector<std::optional<uint64_t>> peerHiddenValues(const KernelInfo &k, void 
   std::vector<std::pair<const SemaphoreState *, size_t>> semaphores;
   for (size_t i = 0; i < count && i < n; ++i) {
     const KernelParamInfo &p = k.params[i];
+    if (p.tensor && !p.tensor->symmetric && descs[i].kind == ArgDesc::Kind::Tensor) {
+      const Tensor &t = tensorArg(args, i);
+      if (t.peerBinding() && t.peerBinding()->kind == PeerBinding::Kind::Semaphores)
+        fail(k, label(k, i) + " is given " + t.describe() +
+                    ": a tile::Semaphores goes to a semaphore[S] parameter");
+    }
     if (!p.semaphore && !isSymmetric(p))
       continue;
     if (descs[i].kind != ArgDesc::Kind::Tensor)

@@ -121,13 +121,19 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
     out.sizes[p] = sizeof(int32_t);
   }
 
+  // Every hidden value known so far: a named semaphore count is checked
+  // against it (a tensor extent of the same name, or another array's count).
+  std::vector<std::optional<uint64_t>> known = peerValues;
+  for (size_t p = 0; p < n; ++p)
+    if (k.params[p].hidden)
+      known[p] = static_cast<uint64_t>(hiddenValue[p]);
+
   std::vector<std::pair<TensorMap *, TensorMapDesc>> toEncode;
   std::vector<std::optional<TensorMapDesc>> ownMaps(n); // symmetric tensors' own maps
   for (size_t i = 0; i < count; ++i) {
     const KernelParamInfo &p = k.params[i];
     if (p.semaphore) {
-      out.wide.push_back(
-          semaphoreArgument(k, i, *static_cast<const Tensor *>(args[i]), peerValues));
+      out.wide.push_back(semaphoreArgument(k, i, *static_cast<const Tensor *>(args[i]), known));
       out.args[i] = &out.wide.back();
       out.sizes[i] = sizeof(uint64_t);
       continue;
@@ -140,11 +146,8 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
     const TensorParamInfo &ti = *p.tensor;
     const Tensor &t = *static_cast<const Tensor *>(args[i]);
     const std::string label = argLabel(k, i);
-    if (ti.symmetric)
+    if (ti.symmetric) // (a tile::Semaphores for a plain tensor: refused by peerHiddenValues)
       checkSymmetricArgument(k, i, t, out.peer);
-    else if (t.peerBinding() && t.peerBinding()->kind == PeerBinding::Kind::Semaphores)
-      fail(k, label + " is given " + t.describe() +
-                  ": a tile::Semaphores goes to a semaphore[S] parameter");
     auto element = tensorElementOf(ti.element);
     if (!element)
       fail(k, label + ": TMA cannot move elements of type " + scalarTypeName(ti.element));

@@ -5,7 +5,7 @@
 #   1. nvidia-smi summary
 #   2. configure + build: compiler OFF, CUDA references ON, PTX from .gpu/ptx
 #   3. ctest: the gpu-labelled tests, then the rest (unit tests on a real driver);
-#      3b. on 2+ GPUs only: ctest -L multi_device and peer_test under memcheck
+#      3b. on 2+ GPUs only: ctest -L multi_device and peer_test (2 ranks) under memcheck
 #   4. the histogram sample (default 1e8 inputs), the histogram benchmark
 #      (512 threads -> OUTDIR/histogram_bench.md; 256 and 1024 threads too);
 #      the cluster ping-pong sample (10000 iterations) and its benchmark
@@ -161,8 +161,8 @@ fi
 # ctest -L multi_device: symmetric buffers (gpu2.symmetric_*), peer references
 # and semaphores (gpu2.peer_nccl, gpu2.peer_local: TMA into the next rank,
 # signal/wait, 100 launches back to back; gpu2.peer_debug_hangs: the planted
-# missing signal reported by --debug-hangs), then `peer_test local` under
-# compute-sanitizer memcheck. Skipped (not failed) on a 1-GPU machine.
+# missing signal reported by --debug-hangs), then `peer_test nccl` on 2 ranks
+# under compute-sanitizer memcheck. Skipped (not failed) on a 1-GPU machine.
 NGPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 if [ "$GEMM_ONLY" = 1 ] || [ "$RING_ONLY" = 1 ]; then
   :  # RING_ONLY=1: the ring's multi_device tests run in step 4b
@@ -180,16 +180,20 @@ else
   else
     row "ctest multi_device" "$COUNTS" "ctest_multi_device.log"
   fi
+  # One process per GPU (tilec-run), each under memcheck: a sanitizer that
+  # serialized one process's launches cannot stall the kernels of the other.
   PEERBIN=$BUILD/bin/peer_test
-  if [ "${SKIP_SANITIZERS:-0}" != 1 ] && command -v compute-sanitizer > /dev/null 2>&1 && [ -x "$PEERBIN" ]; then
-    note "compute-sanitizer memcheck peer_test local"
-    (cd "$BUILD" && TILEC_PTX_DIR="$PTX_DIR" timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool memcheck \
-       --print-limit 50 --error-exitcode 99 "$PEERBIN" local) > "$OUT/sanitizer_memcheck_peer_local.log" 2>&1
+  RUNBIN=$BUILD/bin/tilec-run
+  if [ "${SKIP_SANITIZERS:-0}" != 1 ] && command -v compute-sanitizer > /dev/null 2>&1 && [ -x "$PEERBIN" ] && [ -x "$RUNBIN" ]; then
+    note "tilec-run -n 2 compute-sanitizer memcheck peer_test nccl"
+    (cd "$BUILD" && TILEC_PTX_DIR="$PTX_DIR" timeout "$SANITIZER_TIMEOUT" "$RUNBIN" -n 2 \
+       compute-sanitizer --tool memcheck --print-limit 50 --error-exitcode 99 "$PEERBIN" nccl) \
+       > "$OUT/sanitizer_memcheck_peer_nccl.log" 2>&1
     rc=$?
     if [ $rc -eq 0 ]; then
-      row "memcheck peer_test local" "clean" "sanitizer_memcheck_peer_local.log"
+      row "memcheck peer_test (2 ranks)" "clean" "sanitizer_memcheck_peer_nccl.log"
     else
-      fail "memcheck peer_test local" "exit $rc" "sanitizer_memcheck_peer_local.log"
+      fail "memcheck peer_test (2 ranks)" "exit $rc" "sanitizer_memcheck_peer_nccl.log"
     fi
   fi
 fi

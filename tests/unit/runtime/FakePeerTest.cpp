@@ -9,6 +9,7 @@
 
 #include "DistributedState.h"
 #include "FakeDriverSupport.h"
+#include "TensorKernelInfo.h"
 #include "fakenccl/FakeNccl.h"
 #include "tile/distributed.h"
 
@@ -327,7 +328,16 @@ TEST_CASE("peer kernels: semaphore counts, literal and named", "[fake][peer]") {
   CHECK_THAT(launchError([&] { p.launch(0); }),
              Catch::Contains("argument 1 ('sem', ") &&
                  Catch::Contains("the kernel declares 8 counters but the array has 4"));
-  CHECK_THAT(launchError([&] { tile::Semaphores z(p.comms[0], 0); }),
+  // S named like a tensor extent: the array's count must equal the extent.
+  resetAll();
+  tile::KernelInfo shared = peerKernelInfo();
+  shared.params[Sem].semaphore->count.name = "N";
+  shared.params[Sem].semaphore->count.hiddenParam = N;
+  Pair q(shared);
+  CHECK_THAT(launchError([&] { q.launch(0); }),
+             Catch::Contains("argument 1 ('sem', semaphore[N])") &&
+                 Catch::Contains("'N' is 64 from another argument but this array has 4 counters"));
+  CHECK_THAT(launchError([&] { tile::Semaphores z(q.comms[0], 0); }),
              Catch::Contains("a semaphore array of 0 counters"));
 }
 
@@ -426,6 +436,43 @@ TEST_CASE("symmetricTensor and Semaphores: the host objects", "[fake][peer]") {
                  Catch::Contains("rank 1 has [56]"));
 }
 
+TEST_CASE("a symmetric tensor binds to a plain tensor parameter (this rank's part)",
+          "[fake][peer]") {
+  resetAll();
+  fake().recordParamBuffer = true;
+  // k(A: tensor<bf16>[M, K], s: f32, B: tensor<bf16>[K, 64]) + hidden M, K (TensorKernelInfo.h).
+  const std::string ptx = ".version 8.6\n.target sm_90a\n.address_size 64\n"
+                          ".visible .entry k(\n"
+                          "\t.param .align 64 .b8 k_param_0[128],\n"
+                          "\t.param .f32 k_param_1,\n"
+                          "\t.param .align 64 .b8 k_param_2[128],\n"
+                          "\t.param .u32 k_param_3,\n"
+                          "\t.param .u32 k_param_4\n"
+                          ")\n{ ret; }\n";
+  std::vector<tile::Communicator> comms = tile::Communicator::local({0, 1});
+  tile::ModuleInfo m;
+  m.arch = "sm_90a";
+  m.kernels.push_back(tensorKernelInfo());
+  tile::ModuleOptions o;
+  o.useCache = false;
+  tile::Kernel k = tile::Module::fromPtx(comms[1].context(), ptx, m, o).kernel("k");
+  tile::SymmetricBuffer<uint16_t> a0(comms[0], 128 * 64), a1(comms[1], 128 * 64);
+  tile::SymmetricBuffer<uint16_t> b0(comms[0], 64 * 64), b1(comms[1], 64 * 64);
+  k.launch(cfg(), a1.symmetricTensor(tile::TensorElement::BF16, {128, 64}), 1.0f,
+           b1.symmetricTensor(tile::TensorElement::BF16, {64, 64}));
+  Launched l;
+  CHECK(l.mapAddress(0) == a1.ptr());
+  CHECK(l.get<int32_t>(3) == 128);
+  CHECK(l.get<int32_t>(4) == 64);
+  // A tile::Semaphores is no tensor.
+  tile::Semaphores s0(comms[0], 2), s1(comms[1], 2);
+  CHECK_THAT(launchError([&] {
+               k.launch(cfg(), s1, 1.0f, b1.symmetricTensor(tile::TensorElement::BF16, {64, 64}));
+             }),
+             Catch::Contains("argument 0 ('A', tensor<bf16>[M, K]) is given semaphore[2]") &&
+                 Catch::Contains("a tile::Semaphores goes to a semaphore[S] parameter"));
+}
+
 TEST_CASE("peer kernels in NCCL mode: peers from the window, the uniform check a collective",
           "[fake][peer]") {
   resetAll();
@@ -505,7 +552,7 @@ TEST_CASE("peer kernels: tilec's peer.tile binds through its kernel info", "[fak
       struct Case {
         tile::Kernel k;
         std::function<void()> go;
-        tile::SymmetricBuffer<int32_t> *buf;
+        std::vector<tile::SymmetricBuffer<int32_t>> *bufs; // every rank's
         tile::Semaphores *sem;
       };
       std::vector<Case> cases = {
@@ -513,17 +560,18 @@ TEST_CASE("peer kernels: tilec's peer.tile binds through its kernel info", "[fak
            [&] {
              ring.launch(c1, a[size_t(r)].symmetricTensor({64, 32}), ringSem[size_t(r)], out.ptr());
            },
-           &a[size_t(r)], &ringSem[size_t(r)]},
+           &a, &ringSem[size_t(r)]},
           {ping,
            [&] {
              ping.launch(c4, b[size_t(r)].symmetricTensor({256, 32}), pingSem[size_t(r)],
                          int32_t(launch), int32_t(0), out.ptr());
            },
-           &b[size_t(r)], &pingSem[size_t(r)]}};
+           &b, &pingSem[size_t(r)]}};
       for (Case &cs : cases) {
         cs.go();
         Launched l;
         const tile::KernelInfo &info = *cs.k.info();
+        tile::SymmetricBuffer<int32_t> *buf = &(*cs.bufs)[size_t(r)];
         int peerParams = 0;
         for (size_t p = 0; p < info.params.size(); ++p) {
           const tile::KernelParamInfo &pi = info.params[p];
@@ -532,20 +580,20 @@ TEST_CASE("peer kernels: tilec's peer.tile binds through its kernel info", "[fak
           if (pi.semaphore)
             CHECK(l.get<uint64_t>(int(p)) == cs.sem->ptr());
           if (pi.tensor && pi.tensor->symmetric)
-            CHECK(l.mapAddress(int(p)) == cs.buf->ptr());
+            CHECK(l.mapAddress(int(p)) == buf->ptr());
           if (!pi.peer)
             continue;
           ++peerParams;
           using K = tile::HiddenPeerInfo::Kind;
           switch (pi.peer->kind) {
           case K::PeerPointers:
-            CHECK(l.get<uint64_t>(int(p)) == cs.buf->peerTable());
+            CHECK(l.get<uint64_t>(int(p)) == buf->peerTable());
             break;
           case K::PeerMaps: {
             CUdeviceptr maps = l.get<uint64_t>(int(p));
             REQUIRE(maps != 0);
             for (int q = 0; q < 2; ++q)
-              CHECK(host(maps + 128 * q)[1] == (q == 0 ? a[0].ptr() : a[1].ptr()));
+              CHECK(host(maps + 128 * q)[1] == (*cs.bufs)[size_t(q)].ptr());
             break;
           }
           case K::SemaphorePeers:
