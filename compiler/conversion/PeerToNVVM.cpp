@@ -112,6 +112,15 @@ struct SemWaitLowering : ConvertOpToLLVMPattern<SemWaitOp> {
   }
 };
 
+struct TrapLowering : ConvertOpToLLVMPattern<TrapOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(TrapOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::Trap>(op);
+    return success();
+  }
+};
+
 struct NanosleepLowering : ConvertOpToLLVMPattern<NanosleepOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(NanosleepOp op, OpAdaptor,
@@ -141,5 +150,5 @@ struct FenceProxyAsyncGlobalLowering : ConvertOpToLLVMPattern<FenceProxyAsyncGlo
 void mlir::tile::populateTilePeerToNVVMPatterns(LLVMTypeConverter &converter,
                                                 RewritePatternSet &patterns) {
   patterns.add<PeerTensorMapLowering, PeerBaseLowering, GlobalPtrLowering, SemWaitLowering,
-               NanosleepLowering, FenceProxyAsyncGlobalLowering>(converter);
+               NanosleepLowering, FenceProxyAsyncGlobalLowering, TrapLowering>(converter);
 }

@@ -224,6 +224,8 @@ private:
       case Builtin::BlockInCluster:
         return PerCta;
       case Builtin::RoleThreads:
+      case Builtin::DeviceRank: // issue #10: launch parameters, one value per grid
+      case Builtin::DeviceCount:
         return Uniform;
       case Builtin::WarpgroupRank:
         return PerWarpgroup; // the linear thread id / 128

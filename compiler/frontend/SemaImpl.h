@@ -217,6 +217,8 @@ public:
   /// peer(A, d) as a copy's tensor: A's VarRef (null when ix's base is no peer call).
   VarRefExpr *peerTensorBase(IndexExpr &ix, CallExpr &call);
   bool peerUsed_ = false;
+  bool inferringTmaStoreTile_ = false; // the tile operand of a TMA store (SemaTma.cpp)
+  bool guardedByWarpgroupLeaderWarp() const; // SemaRings.cpp
   Location firstPeerUse_;
   std::vector<const ExprAST *> ifGuards_;           // conditions of enclosing `if`s (then side)
   std::unordered_set<std::string> tmaTileNames_;

@@ -268,6 +268,7 @@ Type Sema::checkMma(CallExpr &e) {
     return Type::invalid();
   }
   e.mma.k = ka;
+  kernel_->usesMma = true; // issue #10: range checks trap without printf (MLIRGenPeer.cpp)
   if (ringAccess_ && !ringAccess_->isProduce()) {
     e.mma.inConsume = true;
     ringAccess_->issuesMma = true;

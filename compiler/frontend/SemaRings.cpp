@@ -24,7 +24,8 @@ bool isPureBuiltin(const std::string &name) {
                                "cluster_id",     "cluster_dim",  "block_in_cluster",
                                "num_clusters",   "min",          "max",
                                "clamp",          "len",          "dim",
-                               "warpgroup_rank", "role_threads", "bitcast"};
+                               "warpgroup_rank", "role_threads", "bitcast",
+                               "device_rank",    "device_count"};
   for (const char *p : pure)
     if (name == p)
       return true;
@@ -349,6 +350,35 @@ void Sema::checkRingAccess(RingAccessStmt &s) {
   ring.txBytes = produceBytes_;
 }
 
+/// Whether an enclosing `if` selects `thread_id() == C` or `role_thread_id()
+/// == C` (possibly under &&) with C in the first warp of a warpgroup: a
+/// thread of a warp that releases ring stages when one warp per consumer
+/// warpgroup does.
+bool Sema::guardedByWarpgroupLeaderWarp() const {
+  std::function<bool(const ExprAST &)> leader = [&](const ExprAST &g) {
+    auto *b = g.as<BinaryExpr>();
+    if (!b)
+      return false;
+    if (b->op == BinaryOp::LogicalAnd)
+      return leader(*b->lhs) || leader(*b->rhs);
+    if (b->op != BinaryOp::Eq)
+      return false;
+    auto check = [](const ExprAST &id, const ExprAST &c) {
+      auto *call = id.as<CallExpr>();
+      auto *lit = c.as<IntLiteralExpr>();
+      return call && lit && !lit->negated &&
+             (call->builtin == Builtin::ThreadId || call->builtin == Builtin::RoleThreadId) &&
+             call->args.empty() &&
+             lit->magnitude % ::tile::target::kWarpgroupSize < ::tile::target::kWarpSize;
+    };
+    return check(*b->lhs, *b->rhs) || check(*b->rhs, *b->lhs);
+  };
+  for (const ExprAST *g : ifGuards_)
+    if (leader(*g))
+      return true;
+  return false;
+}
+
 bool Sema::inRingProduce() const { return ringAccess_ && ringAccess_->isProduce(); }
 
 bool Sema::checkRingCopy(CallExpr &e, SharedArrayStmt &tile) {
@@ -356,9 +386,17 @@ bool Sema::checkRingCopy(CallExpr &e, SharedArrayStmt &tile) {
   if (e.tma.isStore) {
     if (!ring)
       return true;
+    // Issue #10: forwarding the stage being consumed (the ring all-gather
+    // GEMM): the slot's release waits for the store's read (MLIRGenRings.cpp).
+    if (ringAccess_ && !ringAccess_->isProduce() && ringAccess_->ring == ring) {
+      ring->storedByTma = true;
+      if (!guardedByWarpgroupLeaderWarp())
+        ring->storedOutsideLeaderWarp = true;
+      return true;
+    }
     error(e.loc, "a TMA store cannot read ring tile '" + tile.decl->name + "'",
-          "copy the data into a plain shared tile first; a ring slot is released to the "
-          "producer at the end of the consume block");
+          "copy the data into a plain shared tile first, or store it inside a `consume` block of "
+          "the ring (the slot is released once the store has read it)");
     return false;
   }
   if (!inRingProduce()) {
@@ -515,7 +553,7 @@ void Sema::checkRings() {
     // (MLIRGen): the other warps of its warpgroup(s) would only loop.
     if (r->producer && onlyProduces(r->producer->body))
       r->producer->onlyProduces = true;
-    if (r->consumer && !r->consumedGenerically) {
+    if (r->consumer && !r->consumedGenerically && !r->storedOutsideLeaderWarp) {
       // Slots read only by wgmma (warpgroup-wide operations, retired by
       // wgmma.wait_group before the release): one warp of each consumer
       // warpgroup releases, as CUTLASS's PipelineTmaAsync counts its
@@ -564,7 +602,11 @@ Type Sema::inferRingMember(ExprPtr &e) {
       e->type = Type::invalid();
       return e->type;
     }
-    if (ringAccess_ && !ringAccess_->isProduce() && !inferringMmaOperand_)
+    // A TMA store's read of the slot (issue #10) is async and awaited by the
+    // issuing thread (wait_group.read) before its warp's release, like a
+    // wgmma read: not a generic read.
+    if (ringAccess_ && !ringAccess_->isProduce() && !inferringMmaOperand_ &&
+        !inferringTmaStoreTile_)
       ringAccess_->readsStageGenerically = true;
     auto ref = std::make_unique<VarRefExpr>(m.loc, mem.stage->decl->name);
     ref->decl = mem.stage->decl.get();

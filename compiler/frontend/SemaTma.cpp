@@ -441,7 +441,9 @@ Type Sema::checkTmaCall(CallExpr &e) {
   ExprPtr &tileArg = e.args[isStore ? 1 : 0];
   ExprPtr &tensorArg = e.args[isStore ? 0 : 1];
   TensorParamSyntax *tensor = checkTensorRef(tensorArg, e);
+  inferringTmaStoreTile_ = isStore;
   Type tileTy = infer(tileArg);
+  inferringTmaStoreTile_ = false;
   auto *tileRef = tileArg->as<VarRefExpr>();
   SharedArrayStmt *tile = tileRef && tileRef->decl ? tileRef->decl->array : nullptr;
   if (!tileTy.isInvalid() &&

@@ -455,7 +455,8 @@ public:
 
   // Multi-GPU (MLIRGenPeer.cpp, issue #10)
   Value peerValue(int kind, int param);
-  void trapUnless(Location l, Value ok, const std::string &message, ValueRange args);
+  void trapUnless(Location l, Value ok, const std::string &message, ValueRange args,
+                  bool silent = false);
   Value checkedDevice(Location l, const fe::ExprAST &device);
   /// The map a copy goes through: ownMap, or entry d of A$peer_maps for peer(A, d).
   Value genPeerTensorMap(const fe::CallExpr &copy, Value ownMap);
@@ -465,6 +466,9 @@ public:
   Value counterValue(Location l, const fe::ExprAST &v, const char *what);
   Value genPeerCall(const fe::CallExpr &e);
   void genExitProtocol(Location l);
+  /// How many statements at the start of `body` are `if C { copy_async(...) ... }`
+  /// (no else, nothing but TMA copies inside): they contain no mma.
+  static size_t leadingTmaStoreIfs(const fe::Block &body);
   std::string sourcePosition(const fe::Location &l) const;
 
   //===--------------------------------------------------------------------===//

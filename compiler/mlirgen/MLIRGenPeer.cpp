@@ -32,12 +32,19 @@ Value MLIRGenImpl::peerValue(int kind, int param) {
   return d ? values.lookup(d) : Value();
 }
 
-void MLIRGenImpl::trapUnless(Location l, Value ok, const std::string &message, ValueRange args) {
+/// A range check. In a kernel with wgmma the trap prints nothing: any call
+/// (vprintf) in the function makes ptxas serialise every wgmma (C7510).
+void MLIRGenImpl::trapUnless(Location l, Value ok, const std::string &message, ValueRange args,
+                             bool silent) {
+  silent = silent || kernelAST->usesMma;
   Value bad = arith::XOrIOp::create(builder, l, ok, boolConst(l, true));
   auto check = scf::IfOp::create(builder, l, bad, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard g(builder);
   builder.setInsertionPoint(check.thenBlock()->getTerminator());
-  HangTrapOp::create(builder, l, builder.getStringAttr(message), args);
+  if (silent)
+    TrapOp::create(builder, l);
+  else
+    HangTrapOp::create(builder, l, builder.getStringAttr(message), args);
 }
 
 Value MLIRGenImpl::checkedDevice(Location l, const fe::ExprAST &device) {
@@ -235,4 +242,21 @@ std::string MLIRGenImpl::sourcePosition(const fe::Location &l) const {
       out.push_back('%');
   }
   return out;
+}
+
+size_t MLIRGenImpl::leadingTmaStoreIfs(const fe::Block &body) {
+  size_t n = 0;
+  for (const fe::StmtPtr &st : body) {
+    auto *i = st->as<fe::IfStmt>();
+    if (!i || !i->elseBody.empty() || i->thenBody.empty())
+      return n;
+    for (const fe::StmtPtr &inner : i->thenBody) {
+      auto *es = inner->as<fe::ExprStmtAST>();
+      auto *c = es ? es->expr->as<fe::CallExpr>() : nullptr;
+      if (!c || c->builtin != fe::Builtin::CopyAsync)
+        return n;
+    }
+    ++n;
+  }
+  return n;
 }

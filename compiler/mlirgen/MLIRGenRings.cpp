@@ -195,9 +195,16 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
   nameWait(wait, r.decl->name + ".full",
            "ring '" + r.decl->name + "' full barrier of the stage; its phase completes with " +
                Twine(r.txBytes) + " bytes and the producer's arrival");
+  // Issue #10: leading `if ... { copy_async(...) }` statements (forwarding
+  // the stage, ring_gemm) come before the wgmma.fence, so no divergent
+  // branch separates the warpgroup's wgmma instructions (ptxas would
+  // serialise them, C7520).
+  size_t first = s.issuesMma ? leadingTmaStoreIfs(s.body) : 0;
+  for (size_t i = 0; i < first; ++i)
+    genStmt(*s.body[i]);
   if (s.issuesMma) // issue #9 (MLIRGenMma.cpp): wgmma.fence before the block's first mma
     genMmaConsumeStart(s);
-  genBlock(s.body, 0);
+  genBlock(s.body, first);
   Location end = loc(s.loc);
   if (s.issuesMma && genMmaConsumeEnd(s, stage)) { // the release is delayed by inflight(n)
     advanceRing(end, r, st);
@@ -224,6 +231,15 @@ void MLIRGenImpl::genRingRelease(Location end, const fe::RingAccessStmt &s, Valu
   Value lane = sreg(end, SpecialReg::laneid);
   Value group = intConst(end, i32, r.groupSize);
   Value releasing = arith::CmpIOp::create(builder, end, arith::CmpIPredicate::ult, lane, group);
+  if (r.releasedPerWarpgroup && r.storedByTma) {
+    // Issue #10: a thread of this warp may have forwarded the slot with a
+    // TMA store; its wait_group.read (tile-place-bulk-waits, before this
+    // shared-only bar.warp.sync) precedes every lane's release.
+    auto sync = SyncWarpOp::create(builder, end, intConst(end, i32, -1));
+    explain(sync, "bar.warp.sync: a TMA store's read of ring '" + r.decl->name +
+                      "' stage (by a lane of this warp) precedes the stage's release");
+    markSharedOnlySync(sync);
+  }
   if (r.releasedPerWarpgroup) {
     // Only wgmma read the slots (retired by the warpgroup's wait_group): the
     // first warp of each consumer warpgroup releases for all four.

@@ -719,6 +719,13 @@ public:
   /// Every consume reads its slots through mma only, in a role: one warp per
   /// consumer warpgroup releases (consumerWarps counts those warps).
   bool releasedPerWarpgroup = false;
+  /// Issue #10: some consume forwards its slot with a TMA store (copy_async
+  /// of a stage tile to global memory): the issuing thread waits for the
+  /// store's read before its warp's bar.warp.sync, which precedes the release.
+  bool storedByTma = false;
+  /// ... by a thread outside the first warp of a consumer warpgroup: every
+  /// warp releases (not one per warpgroup).
+  bool storedOutsideLeaderWarp = false;
   const RoleAST *producer = nullptr, *consumer = nullptr;
   const StmtAST *firstProduce = nullptr, *firstConsume = nullptr;
 };
@@ -1004,6 +1011,7 @@ struct KernelAST {
   /// [sema] after hiddenParams: paramIndex = params.size() + hiddenParams.size() + position.
   std::vector<PeerParam> peerParams;
   bool waitsOnSemaphore = false; // [sema] KernelInfo::spinsOnPeers
+  bool usesMma = false;          // [sema] some mma (wgmma) in the kernel
   /// [sema] the hidden parameter of (kind, param), null when the kernel has none.
   const Decl *peerParam(int kind, int param) const {
     for (const PeerParam &p : peerParams)

@@ -63,4 +63,10 @@ def Tile_FenceProxyAsyncGlobalOp : Tile_Op<"fence_proxy_async_global"> {
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_TrapOp : Tile_Op<"trap"> {
+  let summary = "trap: abort the launch (a range check that cannot print: no call may sit "
+                "between a warpgroup's wgmma instructions, ptxas C7510)";
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // TILE_PEER_OPS_TD
