@@ -35,8 +35,8 @@ constexpr int kSemWaitBackoffNs = 32;
 
 Value entryAddress(OpBuilder &b, Location loc, Value table, Value rank, int64_t entryBytes) {
   Value index = LLVM::ZExtOp::create(b, loc, b.getI64Type(), rank);
-  Value offset = LLVM::MulOp::create(
-      b, loc, index, LLVM::ConstantOp::create(b, loc, b.getI64Type(), entryBytes));
+  Value offset = LLVM::MulOp::create(b, loc, index,
+                                     LLVM::ConstantOp::create(b, loc, b.getI64Type(), entryBytes));
   return LLVM::AddOp::create(b, loc, table, offset);
 }
 

@@ -231,10 +231,10 @@ std::unique_ptr<KernelAST> Parser::parseKernel() {
     Token pname = expect(Tok::Ident, "parameter name", "parameters are written `NAME: TYPE`");
     expect(Tok::Colon, "':'", "parameters are written `NAME: TYPE`");
     std::optional<TypeSyntax> peerTy = parsePeerParamType(*k, (int)k->params.size());
-    TypeSyntax ty = peerTy                                             ? *peerTy
-                    : atIdent("tensor") && peekTok().kind == Tok::Lt ? parseTensorParamType(
-                                                                           *k, (int)k->params.size())
-                                                                     : parseType();
+    TypeSyntax ty = peerTy ? *peerTy
+                    : atIdent("tensor") && peekTok().kind == Tok::Lt
+                        ? parseTensorParamType(*k, (int)k->params.size())
+                        : parseType();
     auto d = std::make_unique<Decl>();
     d->kind = DeclKind::Param;
     d->name = pname.text;

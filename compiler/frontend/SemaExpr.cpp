@@ -54,6 +54,12 @@ Type Sema::infer(ExprPtr &ep) {
       ep = constantLiteral(*v.decl, at);
       return ep->type;
     }
+    if (v.decl->type.kind == Type::Semaphore) { // issue #10: only sem[i] in signal/wait
+      error(v.loc, "semaphore '" + v.name + "' is not a value",
+            "use its counters in `signal(sem[i], n)`, `signal(peer(sem[i], d), n)` and "
+            "`wait(sem[i], v)`");
+      break;
+    }
     t = v.decl->type;
     break;
   }

@@ -100,7 +100,10 @@ bool Sema::isPeerCall(CallExpr &e) {
   if (e.callee == "device_rank" || e.callee == "device_count" || e.callee == "peer" ||
       e.callee == "signal")
     return true;
-  return e.callee == "wait" && !e.args.empty() && isSemaphoreIndex(*e.args[0], *this);
+  if (e.callee != "wait" || e.args.empty())
+    return false;
+  auto *p = e.args[0]->as<CallExpr>();
+  return isSemaphoreIndex(*e.args[0], *this) || (p && p->callee == "peer");
 }
 
 namespace {
@@ -129,7 +132,8 @@ int Sema::checkSemaphoreRef(ExprPtr &a, CallExpr &call, const ExprAST *&index) {
   ix->use = IndexUse::Address;
   ix->space = AddressSpace::Global;
   Type i32 = Type::i32();
-  if (checkValue(ix->index, &i32, "semaphore index", "counter indices are i32: convert with `as i32`")
+  if (checkValue(ix->index, &i32, "semaphore index",
+                 "counter indices are i32: convert with `as i32`")
           .isInvalid())
     return -1;
   bool overflow = false;
@@ -149,8 +153,7 @@ int Sema::checkSemaphoreRef(ExprPtr &a, CallExpr &call, const ExprAST *&index) {
 /// A device number (i32; checked against device_count() at run time).
 bool Sema::checkDeviceArg(ExprPtr &d) {
   Type i32 = Type::i32();
-  if (checkValue(d, &i32, "device", "devices are numbered 0 .. device_count()-1 (i32)")
-          .isInvalid())
+  if (checkValue(d, &i32, "device", "devices are numbered 0 .. device_count()-1 (i32)").isInvalid())
     return false;
   bool overflow = false;
   std::optional<int64_t> c = foldConstant(*d, overflow);
@@ -234,6 +237,16 @@ Type Sema::checkPeerCall(CallExpr &e) {
   e.builtin = Builtin::SemWait;
   if (!checkArgCount(e, 2, 2))
     return Type::invalid();
+  if (auto *p = e.args[0]->as<CallExpr>()) {
+    p->builtin = Builtin::Peer;
+    error(
+        e.args[0]->loc, "wait only on this device's semaphore, not on a peer's",
+        "write `wait(sem[i], v)`; the peer signals this device with `signal(peer(sem[i], d), n)`");
+    for (ExprPtr &a : p->args)
+      resolveOnly(a);
+    resolveOnly(e.args[1]);
+    return Type::invalid();
+  }
   e.sem.param = checkSemaphoreRef(e.args[0], e, e.sem.index);
   bool ok = checkCounterValue(e.args[1], e);
   e.sem.value = e.args[1].get();
@@ -249,8 +262,7 @@ VarRefExpr *Sema::peerTensorBase(IndexExpr &ix, CallExpr &call) {
     return nullptr;
   p->builtin = Builtin::Peer;
   notePeerUse(p->loc);
-  if (p->args.size() == 2 && p->args[0]->is<IndexExpr>() &&
-      isSemaphoreIndex(*p->args[0], *this)) {
+  if (p->args.size() == 2 && p->args[0]->is<IndexExpr>() && isSemaphoreIndex(*p->args[0], *this)) {
     error(p->loc, "peer(sem[i], d) is a semaphore counter, not a tensor box",
           "signal a peer's counter with `signal(peer(sem[i], d), n)`");
     return nullptr;

@@ -109,8 +109,8 @@ Value MLIRGenImpl::counterValue(Location l, const fe::ExprAST &v, const char *wh
   Value x = genExpr(v);
   if (x.getType().isInteger(64))
     return x;
-  Value ok = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::sge, x,
-                                   intConst(l, x.getType(), 0));
+  Value ok =
+      arith::CmpIOp::create(builder, l, arith::CmpIPredicate::sge, x, intConst(l, x.getType(), 0));
   trapUnless(l, ok,
              std::string("tilec: ") + what + " at " + sourcePosition(v.loc) +
                  ": the i32 count %d is negative\n",
@@ -138,8 +138,7 @@ Value MLIRGenImpl::genPeerCall(const fe::CallExpr &e) {
     Value counter = semaphoreCounter(l, e.sem.param, *e.sem.index, nullptr);
     Value v = counterValue(l, *e.sem.value, "wait");
     Value index = castInt(l, genExpr(*e.sem.index), builder.getI32Type());
-    auto wait = SemWaitOp::create(builder, l, counter, v, index,
-                                  peerValue((int)PK::DeviceRank, -1),
+    auto wait = SemWaitOp::create(builder, l, counter, v, index, peerValue((int)PK::DeviceRank, -1),
                                   builder.getStringAttr(kernelAST->params[e.sem.param]->name));
     explainOp(wait, "ld.acquire.sys spin, then fence.proxy.async.global: TMA loads after the "
                     "wait see what the signalling device published");
@@ -168,8 +167,8 @@ void MLIRGenImpl::genExitProtocol(Location l) {
   Value base = values.lookup(&sem);
   Value s64 = arith::ExtUIOp::create(builder, l, i64, semaphoreCount(l, param));
   auto counterAt = [&](Value b, Value slot64) {
-    Value addr = arith::AddIOp::create(builder, l, b,
-                                       arith::MulIOp::create(builder, l, slot64, intConst(l, i64, 8)));
+    Value addr = arith::AddIOp::create(
+        builder, l, b, arith::MulIOp::create(builder, l, slot64, intConst(l, i64, 8)));
     return GlobalPtrOp::create(builder, l, ptrType, addr).getResult();
   };
   explainOp(BarrierOp::create(builder, l, /*aligned=*/false),
@@ -184,10 +183,11 @@ void MLIRGenImpl::genExitProtocol(Location l) {
   auto old = AtomicRMWOp::create(builder, l, i64, AtomicKind::add, arrival, intConst(l, i64, 1),
                                  MemoryOrder::acq_rel, MemoryScope::gpu);
   explainOp(old, "exit protocol: atom.acq_rel.gpu counts this CTA; the last one resets");
-  Value ctas = arith::MulIOp::create(
-      builder, l,
-      arith::MulIOp::create(builder, l, sreg(l, SpecialReg::nctaid_x), sreg(l, SpecialReg::nctaid_y)),
-      sreg(l, SpecialReg::nctaid_z));
+  Value ctas =
+      arith::MulIOp::create(builder, l,
+                            arith::MulIOp::create(builder, l, sreg(l, SpecialReg::nctaid_x),
+                                                  sreg(l, SpecialReg::nctaid_y)),
+                            sreg(l, SpecialReg::nctaid_z));
   Value lastOld = arith::SubIOp::create(builder, l, arith::ExtUIOp::create(builder, l, i64, ctas),
                                         intConst(l, i64, 1));
   Value isLast =
@@ -215,9 +215,8 @@ void MLIRGenImpl::genExitProtocol(Location l) {
     builder.setInsertionPoint(ifOther.thenBlock()->getTerminator());
     Value peerBase =
         PeerBaseOp::create(builder, l, i64, peerValue((int)PK::SemaphorePeers, param), p);
-    auto red = AtomicRMWOp::create(builder, l, i64, AtomicKind::add,
-                                   counterAt(peerBase, exitSlot), one64, MemoryOrder::release,
-                                   MemoryScope::sys);
+    auto red = AtomicRMWOp::create(builder, l, i64, AtomicKind::add, counterAt(peerBase, exitSlot),
+                                   one64, MemoryOrder::release, MemoryScope::sys);
     explainOp(red, "exit protocol: red.release.sys tells the peer this rank's launch is done "
                    "(after the reset)");
   }
@@ -233,8 +232,8 @@ void MLIRGenImpl::genExitProtocol(Location l) {
 
 /// FILE:LINE:COL for a trap message ('%' escaped: it is a printf format).
 std::string MLIRGenImpl::sourcePosition(const fe::Location &l) const {
-  std::string s = (l.file.empty() ? file : l.file) + ":" + std::to_string(l.line) + ":" +
-                  std::to_string(l.col);
+  std::string s =
+      (l.file.empty() ? file : l.file) + ":" + std::to_string(l.line) + ":" + std::to_string(l.col);
   std::string out;
   for (char c : s) {
     out.push_back(c);

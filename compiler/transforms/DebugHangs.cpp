@@ -85,8 +85,8 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
     {
       OpBuilder::InsertionGuard g(b);
       b.createBlock(&loop.getBefore());
-      Value seen = LoadOp::create(b, loc, i64, wait.getCounter(), MemoryOrder::acquire,
-                                  MemoryScope::sys);
+      Value seen =
+          LoadOp::create(b, loc, i64, wait.getCounter(), MemoryOrder::acquire, MemoryScope::sys);
       Value pending =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, seen, wait.getValue());
       auto check = scf::IfOp::create(b, loc, pending, /*withElseRegion=*/false);
@@ -95,10 +95,9 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
       Value late = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, elapsed, limit);
       auto report = scf::IfOp::create(b, loc, late, /*withElseRegion=*/false);
       b.setInsertionPoint(report.thenBlock()->getTerminator());
-      std::string message = "tilec: hang: device %d: wait(" +
-                            escapePercent(wait.getSemaphore()) + "[%d], %llu) at " +
-                            escapePercent(describe(loc)) + ": counter is %llu (timed out after " +
-                            std::to_string(timeoutMs) +
+      std::string message = "tilec: hang: device %d: wait(" + escapePercent(wait.getSemaphore()) +
+                            "[%d], %llu) at " + escapePercent(describe(loc)) +
+                            ": counter is %llu (timed out after " + std::to_string(timeoutMs) +
                             " ms in CTA (%d, %d, %d), thread (%d, %d, %d))\n";
       SmallVector<Value> args{wait.getRank(), wait.getIndex(), wait.getValue(), seen};
       for (SpecialReg r : {SpecialReg::ctaid_x, SpecialReg::ctaid_y, SpecialReg::ctaid_z,

@@ -437,8 +437,7 @@ LogicalResult HangTrapOp::verify() {
     size_t c = i + (wide ? 3 : 1);
     if (c >= message.size() || !StringRef(wide ? "dux" : "diux").contains(message[c]))
       return emitOpError("the message may use only %d, %i, %u, %x and %% (one i32 each)");
-    if (conversions < getArgs().size() &&
-        getArgs()[conversions].getType().isInteger(64) != wide)
+    if (conversions < getArgs().size() && getArgs()[conversions].getType().isInteger(64) != wide)
       return emitOpError() << "conversion " << conversions << " does not match its argument's type "
                            << "(%ll* for an i64, else i32)";
     ++conversions;
