@@ -16,6 +16,10 @@
 #      in the bundle -> OUTDIR/tma_multicast_bench.md); the GEMM benchmark
 #      (samples/gemm: tilec with and without multicast vs cuBLAS ->
 #      OUTDIR/gemm_bench.md, gemm_bench.csv, gemm_tflops.png via plot.py)
+#   4b. with 2 or more GPUs: samples/ring_gemm (tilec-run -n 2): its
+#      multi_device checks when RING_ONLY=1 (else step 3b ran them), the ring benchmark (tilec ring vs NCCL all-gather +
+#      cuBLAS vs the local-GEMM floor -> OUTDIR/ring_gemm_bench.md) and
+#      memcheck on a small shape; with 1 GPU a row says it was skipped
 #   5. every gpu-labelled test command under compute-sanitizer memcheck,
 #      racecheck and synccheck (TILEC_GPU_TEST_SMALL=1: small problems), the
 #      ping-pong GPU test and sample included
@@ -30,7 +34,9 @@
 #   SANITIZER_TIMEOUT (seconds per sanitizer run, 150), TIME_BUDGET (480 s for
 #   everything: sanitizer runs are cut to fit), SKIP_SANITIZERS=1, SKIP_BENCH=1,
 #   GEMM_ONLY=1 (only the GEMM: build the gemm targets, ctest -R gemm, the GEMM
-#   benchmark + plot, the sanitizers on the gemm GPU tests).
+#   benchmark + plot, the sanitizers on the gemm GPU tests),
+#   RING_ONLY=1 (only samples/ring_gemm, step 4b: build ring_gemm + tilec-run,
+#   ctest -R ring_gemm, the ring benchmark, memcheck on the small shape).
 set -uo pipefail
 
 if [ $# -ne 1 ]; then
@@ -51,12 +57,17 @@ export PATH="$CUDA_HOME/bin:$PATH"
 export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-$BUILD/cubin-cache}
 START=$(date +%s)
 GEMM_ONLY=${GEMM_ONLY:-0}
+RING_ONLY=${RING_ONLY:-0}
 # GEMM_ONLY=1: the build, ctest and sanitizer steps keep to samples/gemm.
 NINJA_TARGETS=()
 CTEST_FILTER=()
 if [ "$GEMM_ONLY" = 1 ]; then
   NINJA_TARGETS=(gemm gemm_host_tests)
   CTEST_FILTER=(-R '(^|\.)gemm|^ptxas_v\.')  # not kernels' sgemm_*
+fi
+if [ "$RING_ONLY" = 1 ]; then
+  NINJA_TARGETS=(ring_gemm ring_gemm_host_tests tilec-run)
+  CTEST_FILTER=(-R 'ring_gemm')
 fi
 
 ROWS=()      # "step|result|log" for the summary
@@ -120,6 +131,7 @@ ctest_counts() {
   COUNTS="$(( CT_TOTAL - CT_FAIL - CT_SKIP )) passed, $CT_FAIL failed, $CT_SKIP skipped"
 }
 
+if [ "$RING_ONLY" != 1 ]; then  # the ring has no gpu-labelled test (multi_device, step 4b)
 note "ctest -L gpu"
 ctest --test-dir "$BUILD" -L gpu ${CTEST_FILTER[@]+"${CTEST_FILTER[@]}"} --output-on-failure --timeout 300 > "$OUT/ctest_gpu.log" 2>&1
 rc=$?
@@ -132,9 +144,10 @@ elif [ $rc -ne 0 ] || [ "$CT_FAIL" -ne 0 ] || [ "$CT_SKIP" -ne 0 ]; then
 else
   row "ctest gpu" "$COUNTS" "ctest_gpu.log"
 fi
+fi  # RING_ONLY != 1
 
 note "ctest -LE gpu"
-# multi_device tests run in their own step below (on 2+ GPUs only).
+# multi_device tests run in their own step below (on 2+ GPUs only: 3b; RING_ONLY=1: 4b).
 ctest --test-dir "$BUILD" -LE 'gpu|multi_device' ${CTEST_FILTER[@]+"${CTEST_FILTER[@]}"} --output-on-failure --timeout 300 > "$OUT/ctest_other.log" 2>&1
 rc=$?
 ctest_counts "$OUT/ctest_other.log"
@@ -151,8 +164,8 @@ fi
 # missing signal reported by --debug-hangs), then `peer_test nccl` on 2 ranks
 # under compute-sanitizer memcheck. Skipped (not failed) on a 1-GPU machine.
 NGPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
-if [ "$GEMM_ONLY" = 1 ]; then
-  :
+if [ "$GEMM_ONLY" = 1 ] || [ "$RING_ONLY" = 1 ]; then
+  :  # RING_ONLY=1: the ring's multi_device tests run in step 4b
 elif [ "${NGPUS:-0}" -lt 2 ]; then
   row "ctest multi_device" "skipped (${NGPUS:-0} GPU; needs 2)" "-"
 else
@@ -186,7 +199,7 @@ else
 fi
 
 # ---------------------------------------------------------------- 4. sample + bench (before the sanitizers, so the time budget never eats them)
-if [ "$GEMM_ONLY" != 1 ]; then  # every sample but the GEMM (below)
+if [ "$GEMM_ONLY" != 1 ] && [ "$RING_ONLY" != 1 ]; then  # every sample but the GEMMs (below)
 note "histogram sample"
 HIST=$BUILD/bin/histogram
 run_sample() {  # binary name log args...
@@ -281,12 +294,14 @@ else
   fi
 fi
 
-fi  # GEMM_ONLY != 1
+fi  # GEMM_ONLY != 1 && RING_ONLY != 1
 
 # samples/gemm: tilec (with and without multicast of B) vs cuBLAS, checked
 # against cuBLAS after timing; the table for docs/perf/gemm.md and the plot.
 GEMMBIN=$BUILD/bin/gemm
-if [ "${SKIP_BENCH:-0}" = 1 ]; then
+if [ "$RING_ONLY" = 1 ]; then
+  :
+elif [ "${SKIP_BENCH:-0}" = 1 ]; then
   row "gemm bench" "skipped (SKIP_BENCH=1)" "-"
 elif [ ! -x "$GEMMBIN" ]; then
   fail "gemm bench" "gemm not built" "build.log"
@@ -312,6 +327,84 @@ else
       row "gemm plot" "ok" "gemm_tflops.png"
     else
       row "gemm plot" "not drawn: $(tail -1 "$OUT/gemm_plot.log")" "gemm_plot.log"
+    fi
+  fi
+fi
+
+# sanitizer_errors LOG -> number of errors compute-sanitizer reported
+sanitizer_errors() {
+  awk '/ERROR SUMMARY: [0-9]+ error/ { for (i = 1; i < NF; ++i) if ($i == "SUMMARY:") n += $(i + 1) }
+       /RACECHECK SUMMARY: [0-9]+ hazard/ { if (match($0, /\(([0-9]+) error/)) n += substr($0, RSTART + 1, RLENGTH - 7) }
+       END { print n + 0 }' "$1"
+}
+
+
+# ---------------------------------------------------------------- 4b. samples/ring_gemm on 2 GPUs
+# One process per GPU through tilec-run. With RING_ONLY=1 the ring's
+# multi_device ctests (against NCCL all-gather + cuBLAS: the issue's shape and
+# 512x768x2112, f16 and bf16, 256^3, 4 clusters; step 3b runs them otherwise),
+# then the benchmark (the table of docs/perf/ring_gemm.md) and memcheck of
+# both ranks on the 256^3 shape.
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+RINGBIN=$BUILD/bin/ring_gemm
+RUNNER=$BUILD/bin/tilec-run
+if [ "$GEMM_ONLY" = 1 ]; then
+  :
+elif [ "${NGPU:-0}" -lt 2 ]; then
+  row "ring gemm (2 GPUs)" "skipped: ${NGPU:-0} GPU(s) here (run on nvidia-h200-x2)" "-"
+elif [ ! -x "$RINGBIN" ] || [ ! -x "$RUNNER" ]; then
+  fail "ring gemm (2 GPUs)" "ring_gemm or tilec-run not built" "build.log"
+else
+  if [ "$RING_ONLY" = 1 ]; then  # else step 3b ran every multi_device test, the ring's too
+    note "ctest -L multi_device -R ring_gemm"
+    ctest --test-dir "$BUILD" -L multi_device ${CTEST_FILTER[@]+"${CTEST_FILTER[@]}"} --output-on-failure --timeout 300 > "$OUT/ctest_multi_device_ring.log" 2>&1
+    rc=$?
+    ctest_counts "$OUT/ctest_multi_device_ring.log"
+    if [ "$CT_TOTAL" -eq 0 ]; then
+      fail "ctest multi_device ring" "no ring_gemm multi_device tests ran" "ctest_multi_device_ring.log"
+    elif [ $rc -ne 0 ] || [ "$CT_FAIL" -ne 0 ] || [ "$CT_SKIP" -ne 0 ]; then
+      # a skip with 2 GPUs means a device or the ring's PTX was missing: a failure here
+      fail "ctest multi_device ring" "$COUNTS" "ctest_multi_device_ring.log"
+    else
+      row "ctest multi_device ring" "$COUNTS" "ctest_multi_device_ring.log"
+    fi
+  fi
+  if [ "${SKIP_BENCH:-0}" = 1 ]; then
+    row "ring gemm bench" "skipped (SKIP_BENCH=1)" "-"
+  else
+    note "tilec-run -n 2 ring_gemm --bench"
+    "$RUNNER" -n 2 "$RINGBIN" --bench --shapes 1024x4096x4096,2048x4096x4096 --runs 30 --warmup 10 \
+      --out "$OUT/ring_gemm_bench.md" \
+      > "$OUT/ring_gemm_bench.log" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && ! grep -q 'not built' "$OUT/ring_gemm_bench.md" 2>/dev/null; then
+      row "ring gemm bench" "ok, all checked against NCCL+cuBLAS" "ring_gemm_bench.md"
+    elif grep -q 'not built' "$OUT/ring_gemm_bench.md" 2>/dev/null; then
+      fail "ring gemm bench" "a .tile kernel not built (no ring_gemm_*.ptx / gemm_*_mc.ptx in the bundle)" "ring_gemm_bench.md"
+    else
+      fail "ring gemm bench" "exit $rc; $(grep -c 'PROBLEM' "$OUT/ring_gemm_bench.log") problem line(s); tail: $(tail -1 "$OUT/ring_gemm_bench.log")" "ring_gemm_bench.log"
+    fi
+  fi
+  if [ "${SKIP_SANITIZERS:-0}" = 1 ]; then
+    row "memcheck ring gemm" "skipped (SKIP_SANITIZERS=1)" "-"
+  elif ! command -v compute-sanitizer > /dev/null 2>&1; then
+    fail "memcheck ring gemm" "compute-sanitizer not found" "-"
+  else
+    note "tilec-run -n 2 compute-sanitizer --tool memcheck ring_gemm (256^3)"
+    left=$(( TIME_BUDGET - ($(date +%s) - START) - 15 ))
+    limit=$(( left < SANITIZER_TIMEOUT ? left : SANITIZER_TIMEOUT ))
+    limit=$(( limit < 60 ? 60 : limit ))  # the issue asks for it: at least a minute
+    timeout -k 10 "$limit" "$RUNNER" -n 2 compute-sanitizer --tool memcheck --print-limit 50 \
+      --error-exitcode 99 "$RINGBIN" --check --ms 256 --n 256 --k 256 --dtype f16 --repeat 2 \
+      > "$OUT/sanitizer_memcheck_ring_gemm.log" 2>&1
+    rc=$?
+    errs=$(sanitizer_errors "$OUT/sanitizer_memcheck_ring_gemm.log")
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+      fail "memcheck ring gemm" "timed out after ${limit}s ($errs errors so far)" "sanitizer_memcheck_ring_gemm.log"
+    elif [ $rc -ne 0 ] || [ "$errs" -ne 0 ]; then
+      fail "memcheck ring gemm" "$errs errors, exit $rc" "sanitizer_memcheck_ring_gemm.log"
+    else
+      row "memcheck ring gemm" "0 errors (2 ranks, 256^3, 2 launches)" "sanitizer_memcheck_ring_gemm.log"
     fi
   fi
 fi
@@ -354,14 +447,9 @@ EOF
   fi
 }
 
-# sanitizer_errors LOG -> number of errors compute-sanitizer reported
-sanitizer_errors() {
-  awk '/ERROR SUMMARY: [0-9]+ error/ { for (i = 1; i < NF; ++i) if ($i == "SUMMARY:") n += $(i + 1) }
-       /RACECHECK SUMMARY: [0-9]+ hazard/ { if (match($0, /\(([0-9]+) error/)) n += substr($0, RSTART + 1, RLENGTH - 7) }
-       END { print n + 0 }' "$1"
-}
-
-if [ "${SKIP_SANITIZERS:-0}" = 1 ]; then
+if [ "$RING_ONLY" = 1 ]; then
+  :  # the ring's memcheck ran in step 4b
+elif [ "${SKIP_SANITIZERS:-0}" = 1 ]; then
   row "sanitizers" "skipped (SKIP_SANITIZERS=1)" "-"
 elif ! command -v compute-sanitizer > /dev/null 2>&1; then
   fail "sanitizers" "compute-sanitizer not found" "-"
@@ -434,6 +522,10 @@ fi
   if [ -f "$OUT/gemm_bench.md" ]; then
     echo
     grep -E '^\||^- physical|^- compile time|^- PROBLEM' "$OUT/gemm_bench.md"
+  fi
+  if [ -f "$OUT/ring_gemm_bench.md" ]; then
+    echo
+    grep -E '^\||^- .* model|^- PROBLEM' "$OUT/ring_gemm_bench.md"
   fi
   echo
   if [ $FAILED -eq 0 ]; then echo "gpu_run: ALL OK (logs in $OUT)"; else echo "gpu_run: FAILURES (logs in $OUT)"; fi

@@ -51,6 +51,16 @@ if [ ${#gemm_ptx[@]} -eq 0 ]; then
   echo "make_gpu_bundle: error: no gemm_*.ptx after 'ninja sample_ptx'" >&2
   exit 1
 fi
+# samples/ring_gemm: once its kernel exists, the bundle must carry both dtypes
+# (gpu_run.sh's RING_ONLY=1 and step 4b run them on the 2-GPU machine).
+if [ -f samples/ring_gemm/ring_gemm.tile ]; then
+  for d in f16 bf16; do
+    if [ ! -f build/ptx/ring_gemm_$d.ptx ]; then
+      echo "make_gpu_bundle: error: no ring_gemm_$d.ptx after 'ninja sample_ptx'" >&2
+      exit 1
+    fi
+  done
+fi
 cp "$CATCH2_HPP" .gpu/catch2/catch2/catch.hpp
 
 # The GPU machine JITs this PTX; catch assembler errors here, where tilec lives.

@@ -1,0 +1,140 @@
+// The host pieces of samples/ring_gemm that need no GPU (ctest ring_gemm.host):
+// the semaphore count and shape rule of the kernel's contract, the timing
+// reduction of a collective run (slowest rank per repetition, median over
+// repetitions), tensor-core utilisation, the time-per-step model and the
+// benchmark table (no number for what did not run, the bars flagged).
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include "ring_common.h"
+
+using namespace ring;
+
+TEST_CASE("one semaphore per 128-row block of every shard", "[ring]") {
+  Problem p; // D 2, MS 1024
+  CHECK(semaphoreCount(p) == 16);
+  p.ranks = 4;
+  p.ms = 512;
+  CHECK(semaphoreCount(p) == 16);
+  p.ranks = 8;
+  p.ms = 256;
+  CHECK(semaphoreCount(p) == 16);
+}
+
+TEST_CASE("the shape rule of the ring kernel", "[ring]") {
+  Problem p; // the shape
+  CHECK(shapeProblem(p, 2, 256).empty());
+  CHECK(workUnits(p, 2, 256) == 2 * 4 * 16); // D steps x 4 cluster rows x 16 column tiles
+  CHECK(p.mg() == 2048);
+  CHECK(p.gemmShape() == "2048x4096x4096");
+  p.ms = 1000;
+  const std::string why = shapeProblem(p, 2, 256);
+  CHECK(why.find("MS = 1000 is not a multiple of 256 (128-row tiles x cluster 2 per shard)") !=
+        std::string::npos);
+  CHECK(shapeProblem(p, 1, 256).find("MS = 1000 is not a multiple of 128") != std::string::npos);
+  p.ms = 512;
+  p.n = 200;
+  p.k = 100;
+  const std::string nk = shapeProblem(p, 2, 256);
+  CHECK(nk.find("MS") == std::string::npos);
+  CHECK(nk.find("N = 200 is not a multiple of BN = 256; K = 100 is not a multiple of 64") !=
+        std::string::npos);
+  p.n = 768;
+  p.k = 2112;
+  CHECK(shapeProblem(p, 2, 256).empty());
+  p.ranks = 0;
+  CHECK(!shapeProblem(p, 2, 256).empty());
+}
+
+TEST_CASE("a repetition takes as long as its slowest rank", "[ring]") {
+  // rank 0: 1, 5, 3; rank 1: 2, 1, 4 -> slowest 2, 5, 4 -> median 4, min 2
+  const Timing t = reduceTiming({{1, 5, 3}, {2, 1, 4}});
+  CHECK(t.median == 4);
+  CHECK(t.min == 2);
+  CHECK(t.spread == 1); // |1-2|, |5-1|, |3-4| -> 1, 4, 1
+  // an even number of repetitions: the mean of the middle two
+  CHECK(reduceTiming({{1, 2, 3, 10}}).median == 2.5);
+  CHECK(reduceTiming({}).median == -1);
+  // the median, not the mean: one slow outlier does not move it
+  CHECK(reduceTiming({{1, 1, 1, 1, 100}, {1, 1, 1, 1, 1}}).median == 1);
+}
+
+TEST_CASE("tensor-core utilisation of the gathered GEMM", "[ring]") {
+  Problem p; // 2 x 2048 x 4096 x 4096 = 68.7 GFLOP per rank
+  CHECK(p.flops() == Approx(2.0 * 2048 * 4096 * 4096));
+  // The figures: the Pallas kernel's 102 us on 2 H100s is 68%;
+  // NCCL + cuBLAS at 170 us is 41%.
+  CHECK(utilisation(p, 0.102) == Approx(0.681).epsilon(0.005));
+  CHECK(utilisation(p, 0.170) == Approx(0.408).epsilon(0.005));
+  CHECK(utilisation(p, 0) == 0);
+}
+
+TEST_CASE("the ring's time-per-step model", "[ring]") {
+  Problem p;
+  ModelInputs in;
+  in.floorMs = 0.100;           // 100 us for the gathered GEMM: 50 us a step
+  in.linkGBs = 8.388608 / 0.02; // GB/s: an 8 MiB shard (8388608 bytes) in 20 us
+  in.latencyUs = 2;
+  in.exitUs = 3;
+  in.clusters = 66;
+  in.unitsPerStep = 64; // one wave a step: the forwarding takes a whole unit = a step
+  ModelResult m = ringModel(p, in);
+  CHECK(m.stepComputeUs == Approx(50));
+  CHECK(m.unitUs == Approx(50));
+  CHECK(m.stepTransferUs == Approx(52));
+  CHECK(m.ringUs == Approx(50 + 52 + 3));
+  in.unitsPerStep = 256; // 4 waves a step: the unit (12.5 us) and the link (20 us) hide
+  m = ringModel(p, in);
+  CHECK(m.unitUs == Approx(12.5));
+  CHECK(m.stepTransferUs == Approx(22));
+  CHECK(m.ringUs == Approx(50 + 50 + 3));
+  in.linkGBs /= 4; // 80 us a shard: transfer-bound
+  m = ringModel(p, in);
+  CHECK(m.stepTransferUs == Approx(82));
+  CHECK(m.ringUs == Approx(50 + 82 + 3));
+  p.ranks = 4;
+  in.floorMs = 0.200;
+  m = ringModel(p, in);
+  CHECK(m.ringUs == Approx(50 + 3 * 82 + 3));
+  in.floorMs = -1; // the floor did not run: no prediction
+  CHECK(ringModel(p, in).ringUs < 0);
+}
+
+TEST_CASE("the benchmark table", "[ring]") {
+  BenchRow r;
+  r.ring.run = r.ncclBlas.run = r.floor.run = r.allGather.run = r.blas.run = true;
+  r.ring.t.median = 0.100;
+  r.ncclBlas.t.median = 0.170;
+  r.floor.t.median = 0.095;
+  r.allGather.t.median = 0.0765;
+  r.blas.t.median = 0.1118;
+  r.ring.err = 1e-4;
+  r.floor.err = 2e-4;
+  r.linkGBs = 400;
+  r.allGatherGBs = 110;
+  r.clusters = 66;
+  r.unitsPerStep = 64;
+  r.ring.note = "ring_gemm$BN256, 66 clusters";
+  BenchRow slow = r;
+  slow.p.dtype = DType::BF16;
+  slow.ring.t.median = 0.150;
+  slow.ring.ok = false;
+  BenchRow missing = r;
+  missing.ring = Measured();
+  missing.ring.note = "not built (ring_gemm_f16.ptx)";
+  const std::string md = benchTable({r, slow, missing}, "HEADER");
+  INFO(md);
+  CHECK(md.rfind("HEADER\n\n| dtype |", 0) == 0);
+  CHECK(md.find("| f16 | 2048x4096x4096 (D=2, MS=1024) | 100.0 | 69% | 170.0 | 41% | 1.70 "
+                "(meets) | 95.0 | 73% | 1.053 (meets) | 76.5 | 111.8 | 1.0e-04 / 2.0e-04 |") !=
+        std::string::npos);
+  CHECK(md.find("| bf16 | 2048x4096x4096 (D=2, MS=1024) | 150.0 | 46% | 170.0 | 41% | 1.13 "
+                "(misses) | 95.0 | 73% | 1.579 (misses) |") != std::string::npos);
+  CHECK(md.find("| not built (ring_gemm_f16.ptx) | - | 170.0 | 41% | - | 95.0 | 73% | - |") !=
+        std::string::npos);
+  CHECK(md.find("- PROBLEM: bf16") != std::string::npos);
+  CHECK(md.find("- PROBLEM: f16") == std::string::npos);
+  // 95 us floor: Tc = Tu = 47.5 us; 8 MiB at 400 GB/s = 21 us < Tu; Tx = 49.5 us
+  CHECK(md.find("step compute Tc 47.5 us, unit Tu 47.5 us, shard transfer Tx 49.5 us; "
+                "predicted ring 100.0 us, measured 100.0 us") != std::string::npos);
+}

@@ -1,0 +1,268 @@
+// samples/ring_gemm: the host program's pieces that need no GPU (tested by
+// ring_gemm_host_tests, ctest ring_gemm.host):
+//   - the problem (D ranks, shard rows MS, N, K) and the kernel's shape rule;
+//   - the semaphore count S = D * MS / 128 (one counter per 128-row block of
+//     every shard);
+//   - the timing reduction of a collective run: every repetition takes as long
+//     as its slowest rank, the result is the median over repetitions;
+//   - tensor-core utilisation and the benchmark's markdown table
+//     (docs/perf/ring_gemm.md);
+//   - the ring's time-per-step model (docs/multi-gpu.md).
+// The 16-bit conversions, random data, float64 reference and error measure are
+// samples/gemm's (gemm_common.h): one definition of "correct" for both GEMMs.
+#pragma once
+
+#include "../gemm/gemm_common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace ring {
+
+using gemm::DType;
+
+/// AllGather(A) * B on D ranks: rank r holds A's shard r ([MS, K], rows
+/// [r*MS, (r+1)*MS) of the gathered A [MG, K], MG = D*MS) and its own B
+/// ([N, K], K-major) and computes C_r = A_gathered * B_r^T ([MG, N]).
+struct Problem {
+  int64_t ranks = 2; // D
+  int64_t ms = 1024, n = 4096, k = 4096;
+  DType dtype = DType::F16;
+  int64_t mg() const { return ranks * ms; }
+  /// The FLOPs of one rank's GEMM (each rank multiplies the gathered A).
+  double flops() const { return 2.0 * double(mg()) * double(n) * double(k); }
+  /// The gathered GEMM as samples/gemm's problem (the reference and the floor).
+  gemm::Problem gathered() const { return gemm::Problem{mg(), n, k, dtype, gemm::BMajor::K}; }
+  std::string shape() const {
+    return "D=" + std::to_string(ranks) + " MS=" + std::to_string(ms) + " N=" + std::to_string(n) +
+           " K=" + std::to_string(k);
+  }
+  /// "2048x4096x4096": the gathered GEMM each rank computes.
+  std::string gemmShape() const {
+    return std::to_string(mg()) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  }
+};
+
+inline constexpr int64_t kRowBlock = 128; // rows a semaphore counter covers (one CTA tile)
+
+/// The semaphore count the kernel's `sem: semaphore[S]` needs: one counter per
+/// 128-row block of every shard (sem[src * RB + row_block], RB = MS / 128).
+inline int64_t semaphoreCount(const Problem &p) { return p.ranks * (p.ms / kRowBlock); }
+
+/// The kernel's shape rule, "" when the problem fits. Within a step the kernel
+/// walks the shard's rows in cluster rows of `cluster` 128-row tiles, so MS is
+/// a multiple of 128 * cluster; N of BN; K of 64 (samples/gemm's tile).
+inline std::string shapeProblem(const Problem &p, int cluster, int64_t bn) {
+  if (p.ranks < 1)
+    return "the ring needs at least one rank";
+  if (p.ms < 1 || p.n < 1 || p.k < 1)
+    return "MS, N and K must be positive";
+  const int64_t mUnit = kRowBlock * cluster;
+  std::string why;
+  if (p.ms % mUnit)
+    why += "MS = " + std::to_string(p.ms) + " is not a multiple of " + std::to_string(mUnit) +
+           " (128-row tiles x cluster " + std::to_string(cluster) + " per shard); ";
+  if (p.n % bn)
+    why += "N = " + std::to_string(p.n) + " is not a multiple of BN = " + std::to_string(bn) + "; ";
+  if (p.k % gemm::kTileK)
+    why += "K = " + std::to_string(p.k) + " is not a multiple of 64 (the k tile); ";
+  if (!why.empty())
+    why += "the kernel computes whole 128 x " + std::to_string(bn) +
+           " x 64 tiles of every shard: pad the shards or pick a multiple";
+  return why;
+}
+
+/// The ring kernel's work units (cluster work units over all D steps).
+inline int64_t workUnits(const Problem &p, int cluster, int64_t bn) {
+  return p.ranks * (p.ms / (kRowBlock * cluster)) * (p.n / bn);
+}
+
+/// PTX file names in the PTX directory.
+inline std::string ringPtxName(DType d) {
+  return std::string("ring_gemm_") + gemm::dtypeName(d) + ".ptx";
+}
+inline std::string floorPtxName(DType d) { return gemm::ptxName(d, /*multicast=*/true); }
+
+// ---------------------------------------------------------------- timing
+/// perRank[r][i]: rank r's CUDA-event time (ms) of repetition i. A collective
+/// repetition is over when its slowest rank is: the result is the median over
+/// repetitions of the maximum over ranks (and the minimum of those maxima).
+struct Timing {
+  double median = -1, min = -1; // ms
+  double spread = 0;            // median over repetitions of (max - min over ranks), ms
+};
+inline double medianOf(std::vector<double> v) {
+  if (v.empty())
+    return -1;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+inline Timing reduceTiming(const std::vector<std::vector<double>> &perRank) {
+  Timing t;
+  if (perRank.empty() || perRank[0].empty())
+    return t;
+  const size_t runs = perRank[0].size();
+  std::vector<double> slowest(runs), spread(runs);
+  for (size_t i = 0; i < runs; ++i) {
+    double hi = perRank[0][i], lo = perRank[0][i];
+    for (const std::vector<double> &r : perRank) {
+      hi = std::max(hi, r.at(i));
+      lo = std::min(lo, r.at(i));
+    }
+    slowest[i] = hi;
+    spread[i] = hi - lo;
+  }
+  t.median = medianOf(slowest);
+  t.min = *std::min_element(slowest.begin(), slowest.end());
+  t.spread = medianOf(spread);
+  return t;
+}
+
+// ---------------------------------------------------------------- utilisation
+/// The dense f16/bf16 tensor-core peak the table divides by: 989.4 TFLOP/s
+/// (H100 SXM datasheet; the H200 has the same SMs and clocks, so the same
+/// figure), as samples/gemm's floor line.
+inline constexpr double kPeakTflops = gemm::kH100SxmDenseTflops;
+/// Tensor-core utilisation of one rank: 2*MG*N*K / time / peak.
+inline double utilisation(const Problem &p, double ms, double peakTflops = kPeakTflops) {
+  return ms > 0 ? p.flops() / (ms * 1e-3) / (peakTflops * 1e12) : 0;
+}
+
+// ---------------------------------------------------------------- the model
+/// The ring's time per step (docs/multi-gpu.md, "A model of the ring"):
+///   Tc  compute of a step: the local GEMM's rate on MS of the MG rows,
+///       T_floor / D;
+///   Tu  one work unit (a 128-row x BN tile pair of a cluster): a step's units
+///       run in ceil(units per step / clusters) waves, Tu = Tc / waves;
+///   Tx  the forwarding of a shard: it leaves with the tn == 0 units (each A
+///       stage is stored to the next rank as it is consumed), so it cannot be
+///       faster than one unit, nor than the link: max(Tu, bytes / B_link) + L
+///       (L: the signal's latency across the link);
+///   T_ring = Tc + (D - 1) * max(Tc, Tx) + T_exit (the exit protocol's round
+///       trip of signals).
+/// Step i + 1 of a rank can run at full speed when the shard it needs arrived
+/// within the previous step: Tx <= Tc, i.e. the link carries bytes(MS x K)
+/// in less than a step's compute.
+struct ModelInputs {
+  double floorMs = -1;      // measured local GEMM on the gathered shape
+  double linkGBs = -1;      // one-direction bandwidth a forwarding gets, GB/s
+  double latencyUs = 2;     // signal latency across the link, us
+  double exitUs = 3;        // the exit protocol: a round trip of signals, us
+  int64_t clusters = 0;     // the ring's persistent grid (clusters); 0: one wave a step
+  int64_t unitsPerStep = 0; // cluster work units of one step
+};
+struct ModelResult {
+  double stepComputeUs = -1, unitUs = -1, stepTransferUs = -1, ringUs = -1;
+};
+inline ModelResult ringModel(const Problem &p, const ModelInputs &in) {
+  ModelResult r;
+  if (in.floorMs <= 0 || in.linkGBs <= 0)
+    return r;
+  const double shardBytes = double(p.ms) * double(p.k) * 2.0;
+  r.stepComputeUs = in.floorMs * 1e3 / double(p.ranks);
+  const int64_t waves = in.clusters > 0 && in.unitsPerStep > 0
+                            ? (in.unitsPerStep + in.clusters - 1) / in.clusters
+                            : 1;
+  r.unitUs = r.stepComputeUs / double(waves);
+  r.stepTransferUs = std::max(r.unitUs, shardBytes / (in.linkGBs * 1e9) * 1e6) + in.latencyUs;
+  r.ringUs = r.stepComputeUs + double(p.ranks - 1) * std::max(r.stepComputeUs, r.stepTransferUs) +
+             in.exitUs;
+  return r;
+}
+
+// ---------------------------------------------------------------- the table
+struct Measured {
+  bool run = false;
+  std::string note; // why not run / what ran
+  Timing t;
+  double err = -1; // rel. Frobenius error against cuBLAS (worst rank)
+  bool ok = true;  // checked and within tolerance on every rank
+};
+struct BenchRow {
+  Problem p;
+  Measured ring, ncclBlas, floor, allGather, blas;
+  double linkGBs = -1;                    // a copy engine's shard copy into the next rank, GB/s
+  double allGatherGBs = -1;               // bytes each rank receives / all-gather alone, GB/s
+  int64_t clusters = 0, unitsPerStep = 0; // the ring's grid and work per step
+};
+
+inline std::string fmt(const char *f, double x) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, x);
+  return b;
+}
+
+/// The markdown table of docs/perf/ring_gemm.md. `header` describes the run
+/// (device, ranks, NCCL/cuBLAS versions, repetitions).
+inline std::string benchTable(const std::vector<BenchRow> &rows, const std::string &header) {
+  std::ostringstream md;
+  md << header << "\n\n";
+  md << "| dtype | gathered GEMM (per rank) | tilec ring us | ring TC util | NCCL+cuBLAS us | "
+        "NCCL+cuBLAS TC util | NCCL+cuBLAS / ring (bar >= 1.6) | floor us | floor TC util | "
+        "ring / floor (bar <= 1.15) | all-gather alone us | cuBLAS alone us | err ring / floor |\n";
+  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  auto us = [](const Measured &m) {
+    return m.run ? fmt("%.1f", m.t.median * 1e3) : (m.note.empty() ? "-" : m.note);
+  };
+  auto util = [](const Problem &p, const Measured &m) {
+    return m.run ? fmt("%.0f%%", 100 * utilisation(p, m.t.median)) : std::string("-");
+  };
+  for (const BenchRow &r : rows) {
+    const Problem &p = r.p;
+    std::string speedup = "-", vsFloor = "-";
+    if (r.ring.run && r.ncclBlas.run) {
+      const double s = r.ncclBlas.t.median / r.ring.t.median;
+      speedup = fmt("%.2f", s) + (s >= 1.6 ? " (meets)" : " (misses)");
+    }
+    if (r.ring.run && r.floor.run) {
+      const double f = r.ring.t.median / r.floor.t.median;
+      vsFloor = fmt("%.3f", f) + (f <= 1.15 ? " (meets)" : " (misses)");
+    }
+    md << "| " << gemm::dtypeName(p.dtype) << " | " << p.gemmShape() << " (D=" << p.ranks
+       << ", MS=" << p.ms << ") | " << us(r.ring) << " | " << util(p, r.ring) << " | "
+       << us(r.ncclBlas) << " | " << util(p, r.ncclBlas) << " | " << speedup << " | " << us(r.floor)
+       << " | " << util(p, r.floor) << " | " << vsFloor << " | " << us(r.allGather) << " | "
+       << us(r.blas) << " | " << (r.ring.run ? fmt("%.1e", r.ring.err) : std::string("-")) << " / "
+       << (r.floor.run ? fmt("%.1e", r.floor.err) : std::string("-")) << " |\n";
+  }
+  md << "\n- TC util = 2*MG*N*K / time / " << kPeakTflops
+     << " TFLOP/s (dense f16/bf16 peak of an H100/H200 SXM) per GPU; every time is the "
+        "median over repetitions of the slowest rank's CUDA-event time\n";
+  for (const BenchRow &r : rows) {
+    const Problem &p = r.p;
+    if (r.linkGBs > 0) {
+      ModelInputs in;
+      in.floorMs = r.floor.run ? r.floor.t.median : -1;
+      in.linkGBs = r.linkGBs;
+      in.clusters = r.clusters;
+      in.unitsPerStep = r.unitsPerStep;
+      const ModelResult m = ringModel(p, in);
+      md << "- " << gemm::dtypeName(p.dtype) << " model (docs/multi-gpu.md): link "
+         << fmt("%.0f", r.linkGBs) << " GB/s per direction (copy engine, shard into the next rank)";
+      if (r.allGatherGBs > 0)
+        md << ", all-gather alone " << fmt("%.0f", r.allGatherGBs) << " GB/s";
+      if (m.ringUs > 0)
+        md << "; step compute Tc " << fmt("%.1f", m.stepComputeUs) << " us, unit Tu "
+           << fmt("%.1f", m.unitUs) << " us, shard transfer Tx " << fmt("%.1f", m.stepTransferUs)
+           << " us; predicted ring " << fmt("%.1f", m.ringUs) << " us"
+           << (r.ring.run ? ", measured " + fmt("%.1f", r.ring.t.median * 1e3) + " us" : "");
+      md << "\n";
+    }
+    if (r.ring.run)
+      md << "- " << gemm::dtypeName(p.dtype) << " ring: " << r.ring.note << "; fastest "
+         << fmt("%.1f", r.ring.t.min * 1e3) << " us; median spread between ranks "
+         << fmt("%.1f", r.ring.t.spread * 1e3) << " us\n";
+    if (!r.ring.ok || !r.floor.ok || !r.ncclBlas.ok)
+      md << "- PROBLEM: " << gemm::dtypeName(p.dtype) << " " << p.shape()
+         << ": a result failed its check (see the log)\n";
+  }
+  return md.str();
+}
+
+} // namespace ring
