@@ -436,9 +436,11 @@ Type Sema::checkMemoryCall(CallExpr &e) {
     }
   }
   // Defaults: the narrowest scope that covers the address space.
-  MemScope minScope = e.space == AddressSpace::Shared    ? MemScope::Cta
-                      : e.space == AddressSpace::Cluster ? MemScope::Cluster
-                                                         : MemScope::Gpu;
+  // Symmetric tensor elements (SemaPeer.cpp) are shared with other devices.
+  MemScope minScope = e.space == AddressSpace::Shared     ? MemScope::Cta
+                      : e.space == AddressSpace::Cluster  ? MemScope::Cluster
+                      : loc && loc->base->type.isTensor() ? MemScope::Sys
+                                                          : MemScope::Gpu;
   if (!elem.isInvalid() && scope && e.space == AddressSpace::Cluster && *scope == MemScope::Cta) {
     error(scopeLoc, "scope 'cta' does not cover cluster shared memory",
           "use scope = cluster (or wider) for accesses to another CTA's shared memory");

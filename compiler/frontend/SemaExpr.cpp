@@ -551,6 +551,8 @@ bool Sema::checkConstantIndex(IndexExpr &e, const Type &base) {
 
 Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
   e.use = use;
+  if (isTensorElement(e)) // SemaPeer.cpp: A[i, j] / peer(A, d)[i, j], A symmetric
+    return checkTensorElement(e);
   Type base = infer(e.base);
   if (!e.moreIndices.empty() || base.dims.size() > 1 || base.isTensor())
     return inferIndexNd(e, base);

@@ -217,6 +217,12 @@ public:
   bool checkCounterValue(ExprPtr &v, CallExpr &call);
   /// peer(A, d) as a copy's tensor: A's VarRef (null when ix's base is no peer call).
   VarRefExpr *peerTensorBase(IndexExpr &ix, CallExpr &call);
+  /// peer(A, d) with A a symmetric tensor: A's parameter syntax, null after
+  /// an error (`what` names the use in the semaphore error).
+  TensorParamSyntax *peerTensorArg(CallExpr &p, const char *what);
+  /// `A[i, j]` on a symmetric tensor A, or `peer(A, d)[i, j]`: an element.
+  bool isTensorElement(IndexExpr &e);
+  Type checkTensorElement(IndexExpr &e);
   bool peerUsed_ = false;
   bool inferringTmaStoreTile_ = false; // the tile operand of a TMA store (SemaTma.cpp)
   bool guardedByWarpgroupLeaderWarp() const; // SemaRings.cpp

@@ -2,7 +2,8 @@
 //
 // Issue #10 (docs/language.md "Multi-GPU"): `symmetric tensor` and
 // `semaphore[S]` parameters, device_rank() / device_count(), peer(A, d) as
-// the global side of copy_async, signal and wait on semaphores. The hidden
+// the global side of copy_async, element access `A[i, j]` / `peer(A, d)[i, j]`
+// on symmetric tensors, signal and wait on semaphores. The hidden
 // parameters the runtime fills (tile::HiddenPeerInfo) are declared here once
 // the body is checked, so a kernel only gets those it uses (the exit protocol
 // of MLIRGenPeer.cpp uses the first semaphore's peers, epoch, rank and size).
@@ -82,9 +83,12 @@ void Sema::finishPeerParams() {
     d->type = u64 ? Type::scalarTy(ScalarKind::U64) : Type::i32();
     addPeerParam(std::move(d), (int)kind, param);
   };
-  for (const TensorParamSyntax &t : k.tensorParams)
+  for (const TensorParamSyntax &t : k.tensorParams) {
+    if (t.symmetric && t.peerElements)
+      add(k.params[t.param]->name + "$peers", true, PK::PeerPointers, t.param);
     if (t.symmetric && t.peerCopies)
       add(k.params[t.param]->name + "$peer_maps", true, PK::PeerMaps, t.param);
+  }
   for (const SemaphoreParamSyntax &s : k.semaphoreParams) {
     add(k.params[s.param]->name + "$peers", true, PK::SemaphorePeers, s.param);
     add(k.params[s.param]->name + "$epoch", true, PK::SemaphoreEpoch, s.param);
@@ -202,9 +206,9 @@ Type Sema::checkPeerCall(CallExpr &e) {
   }
   if (c == "peer") {
     e.builtin = Builtin::Peer;
-    error(e.loc, "peer(...) is used only as the tensor of copy_async or in signal",
-          "write `copy_async(peer(A, d)[c0, c1], tile)`, `copy_async(tile, peer(A, d)[c0, c1])` or "
-          "`signal(peer(sem[i], d), n)`");
+    error(e.loc, "peer(...) is used only indexed, as the tensor of copy_async, or in signal",
+          "write `peer(A, d)[i, j]` (an element), `copy_async(peer(A, d)[c0, c1], tile)`, "
+          "`copy_async(tile, peer(A, d)[c0, c1])` or `signal(peer(sem[i], d), n)`");
     for (ExprPtr &a : e.args)
       resolveOnly(a);
     return Type::invalid();
@@ -260,21 +264,30 @@ VarRefExpr *Sema::peerTensorBase(IndexExpr &ix, CallExpr &call) {
   auto *p = ix.base->as<CallExpr>();
   if (!p || p->callee != "peer")
     return nullptr;
-  p->builtin = Builtin::Peer;
-  notePeerUse(p->loc);
-  if (p->args.size() == 2 && p->args[0]->is<IndexExpr>() && isSemaphoreIndex(*p->args[0], *this)) {
-    error(p->loc, "peer(sem[i], d) is a semaphore counter, not a tensor box",
+  TensorParamSyntax *t = peerTensorArg(*p, "box");
+  if (!t)
+    return nullptr;
+  call.tma.peerDevice = p->args[1].get();
+  t->peerCopies = true;
+  return p->args[0]->as<VarRefExpr>();
+}
+
+TensorParamSyntax *Sema::peerTensorArg(CallExpr &p, const char *what) {
+  p.builtin = Builtin::Peer;
+  notePeerUse(p.loc);
+  if (p.args.size() == 2 && p.args[0]->is<IndexExpr>() && isSemaphoreIndex(*p.args[0], *this)) {
+    error(p.loc, std::string("peer(sem[i], d) is a semaphore counter, not a tensor ") + what,
           "signal a peer's counter with `signal(peer(sem[i], d), n)`");
     return nullptr;
   }
-  if (p->args.size() != 2 || !p->namedArgs.empty()) {
-    error(p->loc, "peer takes 2 arguments: peer(A, d)",
+  if (p.args.size() != 2 || !p.namedArgs.empty()) {
+    error(p.loc, "peer takes 2 arguments: peer(A, d)",
           "A a symmetric tensor parameter, d the device (i32)");
-    for (ExprPtr &a : p->args)
+    for (ExprPtr &a : p.args)
       resolveOnly(a);
     return nullptr;
   }
-  auto *ref = p->args[0]->as<VarRefExpr>();
+  auto *ref = p.args[0]->as<VarRefExpr>();
   Decl *d = ref ? lookup(ref->name) : nullptr;
   TensorParamSyntax *t = nullptr;
   if (d && d->type.isTensor())
@@ -282,23 +295,107 @@ VarRefExpr *Sema::peerTensorBase(IndexExpr &ix, CallExpr &call) {
       if (s.param == d->paramIndex)
         t = &s;
   if (!t || !t->symmetric) {
-    error(p->args[0]->loc,
+    error(p.args[0]->loc,
           d && d->type.isTensor()
               ? "tensor '" + d->name + "' is not symmetric: peer() needs every rank's part"
               : "peer() needs a symmetric tensor parameter here",
           "declare the parameter `" + (d ? d->name : std::string("A")) +
               ": symmetric tensor<T>[...]` and pass a SymmetricBuffer's symmetricTensor(...)");
-    resolveOnly(p->args[1]);
+    resolveOnly(p.args[1]);
     return nullptr;
   }
-  if (!checkDeviceArg(p->args[1]))
+  if (!checkDeviceArg(p.args[1]))
     return nullptr;
   ref->decl = d;
   ref->type = d->type;
-  p->type = d->type;
-  call.tma.peerDevice = p->args[1].get();
-  t->peerCopies = true;
-  return ref;
+  p.type = d->type;
+  return t;
+}
+
+namespace {
+/// The symmetric tensor parameter `e` names (a VarRef), or null.
+TensorParamSyntax *symmetricParam(const ExprAST &e, Sema &s, KernelAST &k) {
+  auto *ref = e.as<VarRefExpr>();
+  Decl *d = ref ? s.lookup(ref->name) : nullptr;
+  if (!d || !d->type.isTensor())
+    return nullptr;
+  for (TensorParamSyntax &t : k.tensorParams)
+    if (t.param == d->paramIndex && t.symmetric)
+      return &t;
+  return nullptr;
+}
+} // namespace
+
+bool Sema::isTensorElement(IndexExpr &e) {
+  auto *p = e.base->as<CallExpr>();
+  return (p && p->callee == "peer") || symmetricParam(*e.base, *this, *kernel_);
+}
+
+/// An element of this rank's part (`A[i, j]`) or of rank d's (`peer(A, d)[i,
+/// j]`): one integer index per dimension, outermost first; a constant index
+/// must lie inside a literal extent (a run-time one is checked, and traps).
+Type Sema::checkTensorElement(IndexExpr &e) {
+  std::vector<ExprPtr *> idx{&e.index};
+  for (ExprPtr &m : e.moreIndices)
+    idx.push_back(&m);
+  auto resolveIndices = [&] {
+    for (ExprPtr *i : idx)
+      resolveOnly(*i);
+    return Type::invalid();
+  };
+  TensorParamSyntax *t = nullptr;
+  if (auto *p = e.base->as<CallExpr>()) {
+    t = peerTensorArg(*p, "element");
+    if (!t)
+      return resolveIndices();
+  } else {
+    t = symmetricParam(*e.base, *this, *kernel_);
+    auto *ref = e.base->as<VarRefExpr>();
+    ref->decl = lookup(ref->name);
+    ref->type = ref->decl->type;
+    notePeerUse(e.loc); // the own part is entry $rank of A$peers
+  }
+  const Decl &a = *kernel_->params[t->param];
+  e.base->type = a.type;
+  e.space = AddressSpace::Global;
+  if (idx.size() != t->extents.size()) {
+    error(e.loc,
+          "tensor '" + a.name + "' has rank " + std::to_string(t->extents.size()) + ", got " +
+              std::to_string(idx.size()) + (idx.size() == 1 ? " index" : " indices"),
+          "give one index per dimension, outermost first: `" + a.name + "[i, j]`");
+    return resolveIndices();
+  }
+  bool ok = true;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    Type it = infer(*idx[k]);
+    if (it.isUntyped())
+      it = finalize(*idx[k]);
+    if (it.isInvalid()) {
+      ok = false;
+      continue;
+    }
+    if (!it.isInteger() || it.isBool()) {
+      error((*idx[k])->loc, "index must be an integer, found " + it.str(),
+            "convert it with `as i32` or `as i64`");
+      ok = false;
+      continue;
+    }
+    bool overflow = false;
+    std::optional<int64_t> v = foldConstant(**idx[k], overflow);
+    const std::optional<int64_t> &extent = t->extents[k].literal;
+    if (overflow || (v && (*v < 0 || (extent && *v >= *extent)))) {
+      error((*idx[k])->loc,
+            overflow ? std::string("index overflows")
+                     : "index " + std::to_string(*v) + " is out of bounds for dimension " +
+                           std::to_string(k) + " of symmetric tensor '" + a.name + "' (extent " +
+                           (extent ? std::to_string(*extent) : t->extents[k].name) + ")",
+            extent ? "valid indices are 0 .. " + std::to_string(*extent - 1)
+                   : "indices start at 0 (a run-time index outside the extent traps)");
+      ok = false;
+    }
+  }
+  t->peerElements = true;
+  return ok ? Type::scalarTy(t->elem) : Type::invalid();
 }
 
 } // namespace tile::frontend

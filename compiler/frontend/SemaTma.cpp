@@ -254,7 +254,8 @@ Type Sema::inferIndexNd(IndexExpr &e, const Type &base) {
   if (base.isTensor()) {
     error(e.loc, "a tensor parameter is not indexable here",
           "`A[c0, c1]` names a TMA box origin: use it only as the global side of copy_async or "
-          "prefetch_tensor");
+          "prefetch_tensor; element loads and stores need a `symmetric tensor<T>[...]` "
+          "parameter");
     resolveAll();
     return Type::invalid();
   }

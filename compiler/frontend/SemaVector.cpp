@@ -210,6 +210,13 @@ Type Sema::checkVectorCast(CastExpr &e, const Type &from, const Type &to) {
 /// address that is not N * sizeof(T)-aligned traps on the GPU.
 bool Sema::checkVectorAlignment(IndexExpr &loc, int64_t n) {
   const Type &base = loc.base->type;
+  // A symmetric tensor element (SemaPeer.cpp) is bounds-checked alone: a
+  // vector could run past the row's extent, unchecked.
+  if (base.isTensor()) {
+    error(loc.loc, "a vector access to a symmetric tensor element is not supported",
+          "access the elements one by one, or move a box with copy_async");
+    return false;
+  }
   // Consecutive elements of a dshared array may belong to two CTAs (owner =
   // index / per_block): one ld/st.vN cannot reach both.
   if (base.kind == Type::DistArray) {

@@ -63,6 +63,8 @@ View MLIRGenImpl::genView(const fe::ExprAST &e) {
 Value MLIRGenImpl::genAddress(const fe::IndexExpr &e) {
   Location l = loc(e.loc);
   const fe::Type &bt = e.base->type;
+  if (bt.isTensor()) // A[i, j] / peer(A, d)[i, j] on a symmetric tensor (MLIRGenPeer.cpp)
+    return genTensorElementAddress(e);
   if (bt.dims.size() > 1 || !e.moreIndices.empty() ||
       (bt.kind == fe::Type::SharedArray && e.base->is<fe::VarRefExpr>() &&
        e.base->as<fe::VarRefExpr>()->decl->array &&

@@ -460,6 +460,9 @@ public:
   Value checkedDevice(Location l, const fe::ExprAST &device);
   /// The map a copy goes through: ownMap, or entry d of A$peer_maps for peer(A, d).
   Value genPeerTensorMap(const fe::CallExpr &copy, Value ownMap);
+  /// The global address of `A[i, j]` / `peer(A, d)[i, j]` (A symmetric):
+  /// entry d (or $rank) of A$peers + the row-major offset, indices checked.
+  Value genTensorElementAddress(const fe::IndexExpr &e);
   Value semaphoreCounter(Location l, int param, const fe::ExprAST &index,
                          const fe::ExprAST *device);
   Value semaphoreCount(Location l, int param);

@@ -3,6 +3,8 @@
 // Issue #10 (docs/language.md "Multi-GPU", docs/passes.md "Multi-GPU"):
 //  - device_rank() / device_count(): the hidden $rank / $world parameters;
 //  - peer(A, d) in copy_async: entry d of A$peer_maps (tile.peer_tensor_map);
+//  - A[i, j] / peer(A, d)[i, j]: entry $rank / d of A$peers + the row-major
+//    offset (tile.peer_base, tile.global_ptr, tile.ptr_add);
 //  - signal(sem[i], n) / signal(peer(sem[i], d), n): red.release.sys.global.add.u64
 //    (a release atomic: tile-place-bulk-waits completes this thread's TMA
 //    stores, `wait_group 0`, before it);
@@ -70,6 +72,58 @@ Value MLIRGenImpl::genPeerTensorMap(const fe::CallExpr &copy, Value ownMap) {
   const fe::Decl *a = peerCall->args[0]->as<fe::VarRefExpr>()->decl;
   Value maps = peerValue((int)PK::PeerMaps, a->paramIndex);
   return PeerTensorMapOp::create(builder, l, ownMap.getType(), maps, d);
+}
+
+/// Symmetric tensors are dense row-major (the runtime checks it at launch):
+/// element (i0, ..., in) of rank r's part is at table[r] + sizeof(T) *
+/// (((i0 * E1) + i1) * E2 + ...). Every index is checked against its extent
+/// (one unsigned compare each, so a negative one fails too) and d against
+/// device_count(); the access itself is an ordinary global one, as through a
+/// ptr<T, global> (weak unless load/store/atomic_* say otherwise).
+Value MLIRGenImpl::genTensorElementAddress(const fe::IndexExpr &e) {
+  Location l = loc(e.loc);
+  auto i32 = builder.getI32Type(), i64 = builder.getI64Type();
+  const auto *peerCall = e.base->as<fe::CallExpr>();
+  const fe::Decl *a = (peerCall ? peerCall->args[0] : e.base)->as<fe::VarRefExpr>()->decl;
+  Value rank = peerCall ? checkedDevice(l, *peerCall->args[1]) : peerValue((int)PK::DeviceRank, -1);
+  const fe::TensorParamSyntax *t = nullptr;
+  for (const fe::TensorParamSyntax &s : kernelAST->tensorParams)
+    if (s.param == a->paramIndex)
+      t = &s;
+  std::vector<const fe::ExprAST *> idx{e.index.get()};
+  for (const fe::ExprPtr &m : e.moreIndices)
+    idx.push_back(m.get());
+  SmallVector<Value> indices, extents;
+  Value ok = boolConst(l, true), linear;
+  std::string shown, extentsShown;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    Value i = castInt(l, genExpr(*idx[k]), i64, idx[k]->type.isUnsigned());
+    const fe::TensorExtentSyntax &x = t->extents[k];
+    Value extent = x.literal ? intConst(l, i32, *x.literal) : values.lookup(x.hidden);
+    Value extent64 = arith::ExtUIOp::create(builder, l, i64, extent);
+    ok = arith::AndIOp::create(
+        builder, l, ok, arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ult, i, extent64));
+    linear = linear ? arith::AddIOp::create(builder, l,
+                                            arith::MulIOp::create(builder, l, linear, extent64), i)
+                          .getResult()
+                    : i;
+    indices.push_back(i);
+    extents.push_back(extent);
+    shown += (k ? ", " : "") + std::string("%lld");
+    extentsShown += (k ? ", " : "") + std::string("%d");
+  }
+  SmallVector<Value> args(indices);
+  args.append(extents);
+  trapUnless(l, ok,
+             "tilec: " + std::string(peerCall ? "peer(" + a->name + ", d)" : a->name) +
+                 "[...] at " + sourcePosition(e.loc) + ": index (" + shown +
+                 ") is outside the extents [" + extentsShown + "]\n",
+             args);
+  Value base =
+      PeerBaseOp::create(builder, l, i64, peerValue((int)PK::PeerPointers, a->paramIndex), rank);
+  auto ptrType = PtrType::get(builder.getContext(), scalarType(t->elem), AddressSpace::global);
+  Value ptr = GlobalPtrOp::create(builder, l, ptrType, base);
+  return PtrAddOp::create(builder, l, ptrType, ptr, linear);
 }
 
 /// The global address of counter `index` of semaphore `param` on `device`

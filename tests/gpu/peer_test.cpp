@@ -13,13 +13,17 @@
 // between launches; TMA stores into the peer, signal, wait, TMA load), every
 // launch checking what it received in the kernel, and the
 // semaphore counters checked at the end: [0, S] back at 0, the exit counter at
-// epoch * (D - 1).
+// epoch * (D - 1); then elem_ring once (element stores into the next rank,
+// element loads from the previous rank's part and this rank's, all of it on
+// fresh random data), checked on the host.
 // Exit 0: all correct. 1: a mismatch or an error. 3 (hang mode): the launch
 // failed or trapped, as expected. 77: SKIP, fewer than 2 GPUs.
 #include <tile/distributed.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -28,6 +32,7 @@ namespace {
 constexpr int kBlock = 32;   // rows of a block
 constexpr int kPingCtas = 4; // G: CTAs of ping
 constexpr int kLaunches = 100;
+constexpr int kElemRows = 4; // rows of a block of elem_ring's C (128 threads, 32 columns)
 
 std::string ptxPath(const char *name) {
   const char *dir = std::getenv("TILEC_PTX_DIR");
@@ -39,18 +44,21 @@ int32_t aValue(int rank, int i, int j) { return (rank + 1) * 1000000 + i * 32 + 
 struct Rank {
   tile::Communicator comm;
   tile::Module module;
-  tile::Kernel tmaRing, ping;
-  tile::SymmetricBuffer<int32_t> a, b;
-  tile::Semaphores ringSem, pingSem;
-  tile::DeviceBuffer<int32_t> out, errors;
+  tile::Kernel tmaRing, ping, elemRing;
+  tile::SymmetricBuffer<int32_t> a, b, c;
+  tile::Semaphores ringSem, pingSem, elemSem;
+  tile::DeviceBuffer<int32_t> out, errors, elemOut;
+  std::vector<int32_t> cInit; // the random fill of this rank's part of c
   int d;
   Rank(tile::Communicator c, const std::string &ptx)
       : comm(c), module(tile::Module::fromFiles(comm.context(), ptx)),
         tmaRing(module.kernel("tma_ring")), ping(module.kernel("ping")),
-        a(comm, size_t(comm.size()) * kBlock * 32),
+        elemRing(module.kernel("elem_ring")), a(comm, size_t(comm.size()) * kBlock * 32),
         b(comm, size_t(comm.size()) * kPingCtas * kBlock * 32),
-        ringSem(comm, uint32_t(comm.size())), pingSem(comm, uint32_t(comm.size() * kPingCtas)),
-        out(comm.context(), 2 * 1024), errors(comm.context(), 1), d(comm.size()) {}
+        c(comm, size_t(comm.size() + 1) * kElemRows * 32), ringSem(comm, uint32_t(comm.size())),
+        pingSem(comm, uint32_t(comm.size() * kPingCtas)), elemSem(comm, uint32_t(comm.size())),
+        out(comm.context(), 2 * 1024), errors(comm.context(), 1),
+        elemOut(comm.context(), 2 * kElemRows * 32), d(comm.size()) {}
   int me() const { return comm.rank(); }
   int next() const { return (me() + 1) % d; }
   int prev() const { return (me() + d - 1) % d; }
@@ -67,6 +75,14 @@ void prepare(Rank &r) {
   r.b.fillBytes(0xff);
   r.out.fillBytes(0xff);
   r.errors.fillBytes(0);
+  // Fresh random data every run (a kernel whose stores went nowhere, or a
+  // stale part of an earlier run, cannot pass).
+  std::mt19937 gen(std::random_device{}() + unsigned(r.me()));
+  r.cInit.resize(r.c.size());
+  for (int32_t &x : r.cInit)
+    x = int32_t(gen());
+  r.c.copyFrom(r.cInit);
+  r.elemOut.fillBytes(0xff);
 }
 
 void launchRing(Rank &r) {
@@ -84,6 +100,52 @@ void launchPing(Rank &r, int iter, int skip) {
   cfg.block = tile::Dim3(32);
   r.ping.launch(cfg, r.b.symmetricTensor({r.d * kPingCtas * kBlock, 32}), r.pingSem, int32_t(iter),
                 int32_t(skip), r.errors.ptr());
+}
+
+void launchElem(Rank &r) {
+  r.comm.context().makeCurrent();
+  tile::LaunchConfig cfg;
+  cfg.grid = tile::Dim3(1);
+  cfg.block = tile::Dim3(kElemRows * 32);
+  r.elemRing.launch(cfg, r.c.symmetricTensor({(r.d + 1) * kElemRows, 32}), r.elemSem,
+                    r.elemOut.ptr());
+}
+
+// elem_ring (peer.tile): out[t] = this part's block prev (stored by prev:
+// prev's own block * 3 + prev + 1), out[128 + t] = prev's block prev read
+// through peer(C, prev); this part's block me untouched, block prev = out,
+// scratch block D = block me ^ 0x5a5a5a5a, every other block untouched.
+int checkElem(Rank &r) {
+  r.comm.context().makeCurrent();
+  std::vector<int32_t> out = r.elemOut.toHost(), c = r.c.toHost();
+  const int n = kElemRows * 32;
+  int bad = 0;
+  auto report = [&](const char *what, int block, int t, int32_t got, int32_t want) {
+    if (bad++ < 5)
+      std::fprintf(stderr, "rank %d: elem_ring %s: block %d [%d, %d] = %d, want %d\n", r.me(), what,
+                   block, t / 32, t % 32, got, want);
+  };
+  for (int t = 0; t < n; ++t) {
+    uint32_t loaded = uint32_t(out[size_t(n + t)]);
+    int32_t want = int32_t(loaded * 3u + uint32_t(r.prev() + 1));
+    if (out[size_t(t)] != want)
+      report("element stores from prev (out)", r.prev(), t, out[size_t(t)], want);
+    for (int block = 0; block <= r.d; ++block) {
+      size_t k = size_t(block * n + t);
+      int32_t expect = block == r.d
+                           ? int32_t(uint32_t(r.cInit[size_t(r.me() * n + t)]) ^ 0x5a5a5a5au)
+                       : block == r.prev() ? out[size_t(t)]
+                                           : r.cInit[k];
+      if (c[k] != expect)
+        report(block == r.d        ? "own scratch store"
+               : block == r.prev() ? "stored block"
+                                   : "untouched",
+               block, t, c[k], expect);
+    }
+  }
+  std::printf("rank %d: elem_ring (element loads/stores through peers) %s\n", r.me(),
+              bad ? "MISMATCH" : "ok");
+  return bad ? 1 : 0;
 }
 
 int checkRing(Rank &r) {
@@ -149,7 +211,10 @@ int runNccl() {
   for (int it = 0; it < kLaunches; ++it)
     launchPing(r, it, 0);
   r.comm.barrier();
-  return bad | checkPing(r);
+  bad |= checkPing(r);
+  launchElem(r);
+  r.comm.barrier();
+  return bad | checkElem(r);
 }
 
 int runLocal() {
@@ -175,6 +240,11 @@ int runLocal() {
   ranks[0].comm.barrier();
   for (Rank &r : ranks)
     bad |= checkPing(r);
+  for (Rank &r : ranks)
+    launchElem(r);
+  ranks[0].comm.barrier();
+  for (Rank &r : ranks)
+    bad |= checkElem(r);
   return bad;
 }
 

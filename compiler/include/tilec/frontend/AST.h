@@ -936,6 +936,7 @@ struct TensorParamSyntax {
   /// `symmetric tensor<T>[...]` (issue #10): every rank's part is addressable.
   bool symmetric = false;
   bool peerCopies = false; // [sema] copy_async through peer(A, d): needs A$peer_maps
+  bool peerElements = false; // [sema] A[i, j] / peer(A, d)[i, j]: needs A$peers
 };
 
 /// A `semaphore[S]` kernel parameter (issue #10): S counters in symmetric
