@@ -460,7 +460,7 @@ struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
 
 void mlir::tile::populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
                                                     RewritePatternSet &patterns) {
-  patterns.add<FragArithLowering, FragFmaLowering, FragNegLowering, FragConvertLowering, FragColsLowering,
-               FragCoordLowering, FragLoadRowLowering, FragStoreTileLowering, FragStoreLowering>(
-      converter);
+  patterns.add<FragArithLowering, FragFmaLowering, FragNegLowering, FragConvertLowering,
+               FragColsLowering, FragCoordLowering, FragLoadRowLowering, FragStoreTileLowering,
+               FragStoreLowering>(converter);
 }

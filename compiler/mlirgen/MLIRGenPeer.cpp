@@ -282,6 +282,10 @@ void MLIRGenImpl::genExitProtocol(Location l) {
                                 arith::TruncIOp::create(builder, l, i32, exitSlot), rank,
                                 builder.getStringAttr(sem.name));
   explainOp(wait, "exit protocol: wait until every peer finished this launch");
+  // --debug-hangs names it (a peer that never ends this launch leaves it here).
+  wait->setAttr("tile.hang_note",
+                builder.getStringAttr("the exit protocol: every peer must finish this launch; "
+                                      "the counter is the peers' arrivals"));
 }
 
 /// FILE:LINE:COL for a trap message ('%' escaped: it is a printf format).

@@ -71,46 +71,71 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
     }
   }
 
-  /// A semaphore wait (issue #10) as a loop of ld.acquire.sys probes with
-  /// backoff, bounded like an mbarrier wait; the report names the device,
-  /// the counter, the value waited for and the value seen.
-  void boundSemaphore(SemWaitOp wait) {
-    Location loc = wait.getLoc();
-    OpBuilder b(wait);
+  /// The bounded spin both waits become: a loop that probes (`probe` gives
+  /// "still pending") and, once `timeoutMs` has passed since the first probe,
+  /// runs `report` (a tile.hang_trap); `backoffNs` > 0 sleeps between probes.
+  void emitBoundedSpin(OpBuilder &b, Location loc, function_ref<Value(OpBuilder &)> probe,
+                       function_ref<void(OpBuilder &)> report, int32_t backoffNs) {
     auto i64 = b.getI64Type();
     Value start = GlobalTimerOp::create(b, loc, i64);
     Value limit = arith::ConstantOp::create(
         b, loc, i64, b.getI64IntegerAttr(static_cast<int64_t>(timeoutMs) * 1000000));
     auto loop = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.createBlock(&loop.getBefore());
-      Value seen =
-          LoadOp::create(b, loc, i64, wait.getCounter(), MemoryOrder::acquire, MemoryScope::sys);
-      Value pending =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, seen, wait.getValue());
-      auto check = scf::IfOp::create(b, loc, pending, /*withElseRegion=*/false);
-      b.setInsertionPoint(check.thenBlock()->getTerminator());
-      Value elapsed = arith::SubIOp::create(b, loc, GlobalTimerOp::create(b, loc, i64), start);
-      Value late = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, elapsed, limit);
-      auto report = scf::IfOp::create(b, loc, late, /*withElseRegion=*/false);
-      b.setInsertionPoint(report.thenBlock()->getTerminator());
-      std::string message = "tilec: hang: device %d: wait(" + escapePercent(wait.getSemaphore()) +
-                            "[%d], %llu) at " + escapePercent(describe(loc)) +
-                            ": counter is %llu (timed out after " + std::to_string(timeoutMs) +
-                            " ms in CTA (%d, %d, %d), thread (%d, %d, %d))\n";
-      SmallVector<Value> args{wait.getRank(), wait.getIndex(), wait.getValue(), seen};
-      for (SpecialReg r : {SpecialReg::ctaid_x, SpecialReg::ctaid_y, SpecialReg::ctaid_z,
-                           SpecialReg::tid_x, SpecialReg::tid_y, SpecialReg::tid_z})
-        args.push_back(SRegOp::create(b, loc, b.getI32Type(), r));
-      HangTrapOp::create(b, loc, b.getStringAttr(message), args);
-      b.setInsertionPointAfter(report);
-      NanosleepOp::create(b, loc, b.getI32IntegerAttr(32));
-      b.setInsertionPointAfter(check);
-      scf::ConditionOp::create(b, loc, pending, ValueRange{});
-      b.createBlock(&loop.getAfter());
-      scf::YieldOp::create(b, loc);
+    OpBuilder::InsertionGuard g(b);
+    b.createBlock(&loop.getBefore());
+    Value pending = probe(b);
+    auto check = scf::IfOp::create(b, loc, pending, /*withElseRegion=*/false);
+    b.setInsertionPoint(check.thenBlock()->getTerminator());
+    Value elapsed = arith::SubIOp::create(b, loc, GlobalTimerOp::create(b, loc, i64), start);
+    Value late = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, elapsed, limit);
+    auto timedOut = scf::IfOp::create(b, loc, late, /*withElseRegion=*/false);
+    b.setInsertionPoint(timedOut.thenBlock()->getTerminator());
+    report(b);
+    if (backoffNs > 0) {
+      b.setInsertionPointAfter(timedOut);
+      NanosleepOp::create(b, loc, b.getI32IntegerAttr(backoffNs));
     }
+    b.setInsertionPointAfter(check);
+    scf::ConditionOp::create(b, loc, pending, ValueRange{});
+    b.createBlock(&loop.getAfter());
+    scf::YieldOp::create(b, loc);
+  }
+
+  /// The CTA and thread that timed out, printf arguments after the others.
+  static void appendWhere(OpBuilder &b, Location loc, SmallVectorImpl<Value> &args) {
+    for (SpecialReg r : {SpecialReg::ctaid_x, SpecialReg::ctaid_y, SpecialReg::ctaid_z,
+                         SpecialReg::tid_x, SpecialReg::tid_y, SpecialReg::tid_z})
+      args.push_back(SRegOp::create(b, loc, b.getI32Type(), r));
+  }
+
+  /// A semaphore wait (issue #10) as a loop of ld.acquire.sys probes with
+  /// backoff, bounded like an mbarrier wait; the report names the device,
+  /// the counter, the value waited for and the value seen (and, for the exit
+  /// protocol's wait, that it is one: tile.hang_note).
+  void boundSemaphore(SemWaitOp wait) {
+    Location loc = wait.getLoc();
+    OpBuilder b(wait);
+    std::string note;
+    if (auto attr = wait->getAttrOfType<StringAttr>("tile.hang_note"))
+      note = " (" + escapePercent(attr.getValue()) + ")";
+    Value seen;
+    emitBoundedSpin(
+        b, loc,
+        [&](OpBuilder &b) {
+          seen = LoadOp::create(b, loc, b.getI64Type(), wait.getCounter(), MemoryOrder::acquire,
+                                MemoryScope::sys);
+          return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, seen, wait.getValue());
+        },
+        [&](OpBuilder &b) {
+          std::string message =
+              "tilec: hang: device %d: wait(" + escapePercent(wait.getSemaphore()) + "[%d], %llu)" +
+              note + " at " + escapePercent(describe(loc)) + ": counter is %llu (timed out after " +
+              std::to_string(timeoutMs) + " ms in CTA (%d, %d, %d), thread (%d, %d, %d))\n";
+          SmallVector<Value> args{wait.getRank(), wait.getIndex(), wait.getValue(), seen};
+          appendWhere(b, loc, args);
+          HangTrapOp::create(b, loc, b.getStringAttr(message), args);
+        },
+        /*backoffNs=*/32);
     // What the unbounded form ends with (PeerToNVVM.cpp): TMA loads after the
     // wait see what the peer published.
     FenceProxyAsyncGlobalOp::create(b, loc);
@@ -120,60 +145,46 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
   void bound(MBarrierWaitOp wait) {
     Location loc = wait.getLoc();
     OpBuilder b(wait);
-    auto i64 = b.getI64Type();
-    Value start = GlobalTimerOp::create(b, loc, i64);
-    Value limit = arith::ConstantOp::create(
-        b, loc, i64, b.getI64IntegerAttr(static_cast<int64_t>(timeoutMs) * 1000000));
-    auto loop = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.createBlock(&loop.getBefore());
-      Value done =
-          MBarrierTryWaitOp::create(b, loc, b.getI1Type(), wait.getMbar(), wait.getParity(),
-                                    wait.getOrderAttr(), wait.getScopeAttr());
-      Value pending = arith::XOrIOp::create(
-          b, loc, done, arith::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true)));
-      auto check = scf::IfOp::create(b, loc, pending, /*withElseRegion=*/false);
-      b.setInsertionPoint(check.thenBlock()->getTerminator());
-      Value elapsed = arith::SubIOp::create(b, loc, GlobalTimerOp::create(b, loc, i64), start);
-      Value late = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, elapsed, limit);
-      auto report = scf::IfOp::create(b, loc, late, /*withElseRegion=*/false);
-      b.setInsertionPoint(report.thenBlock()->getTerminator());
-      std::string name;
-      TileDialect *tile = wait->getContext()->getLoadedDialect<TileDialect>();
-      if (StringAttr attr = tile->getNameAttrHelper().getAttr(wait))
-        name = " '" + escapePercent(attr.getValue()) + "'";
-      // An element of an mbarrier array (a ring's stage): say which.
-      auto element = wait.getMbar().getDefiningOp<PtrAddOp>();
-      // Ring waits say which ring, what completes the phase (MLIRGenRings.cpp).
-      std::string note;
-      if (auto attr = wait->getAttrOfType<StringAttr>("tile.hang_note"))
-        note = " (" + escapePercent(attr.getValue()) + ")";
-      std::string message = "tilec --debug-hangs: " + escapePercent(describe(loc)) +
-                            ": wait on mbarrier" + name + (element ? " [index %d]" : "") + note +
-                            " timed out after " + std::to_string(timeoutMs) +
-                            " ms in CTA (%d, %d, %d), thread (%d, %d, %d), waiting for phase "
-                            "parity %d\n";
-      SmallVector<Value> args;
-      if (element) {
-        Value index = element.getOffset();
-        unsigned width = index.getType().getIntOrFloatBitWidth();
-        if (width > 32)
-          index = arith::TruncIOp::create(b, loc, b.getI32Type(), index);
-        else if (width < 32)
-          index = arith::ExtUIOp::create(b, loc, b.getI32Type(), index);
-        args.push_back(index);
-      }
-      for (SpecialReg r : {SpecialReg::ctaid_x, SpecialReg::ctaid_y, SpecialReg::ctaid_z,
-                           SpecialReg::tid_x, SpecialReg::tid_y, SpecialReg::tid_z})
-        args.push_back(SRegOp::create(b, loc, b.getI32Type(), r));
-      args.push_back(wait.getParity());
-      HangTrapOp::create(b, loc, b.getStringAttr(message), args);
-      b.setInsertionPointAfter(check);
-      scf::ConditionOp::create(b, loc, pending, ValueRange{});
-      b.createBlock(&loop.getAfter());
-      scf::YieldOp::create(b, loc);
-    }
+    emitBoundedSpin(
+        b, loc,
+        [&](OpBuilder &b) {
+          Value done =
+              MBarrierTryWaitOp::create(b, loc, b.getI1Type(), wait.getMbar(), wait.getParity(),
+                                        wait.getOrderAttr(), wait.getScopeAttr());
+          return arith::XOrIOp::create(
+              b, loc, done, arith::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true)));
+        },
+        [&](OpBuilder &b) {
+          std::string name;
+          TileDialect *tile = wait->getContext()->getLoadedDialect<TileDialect>();
+          if (StringAttr attr = tile->getNameAttrHelper().getAttr(wait))
+            name = " '" + escapePercent(attr.getValue()) + "'";
+          // An element of an mbarrier array (a ring's stage): say which.
+          auto element = wait.getMbar().getDefiningOp<PtrAddOp>();
+          // Ring waits say which ring, what completes the phase (MLIRGenRings.cpp).
+          std::string note;
+          if (auto attr = wait->getAttrOfType<StringAttr>("tile.hang_note"))
+            note = " (" + escapePercent(attr.getValue()) + ")";
+          std::string message = "tilec --debug-hangs: " + escapePercent(describe(loc)) +
+                                ": wait on mbarrier" + name + (element ? " [index %d]" : "") +
+                                note + " timed out after " + std::to_string(timeoutMs) +
+                                " ms in CTA (%d, %d, %d), thread (%d, %d, %d), waiting for phase "
+                                "parity %d\n";
+          SmallVector<Value> args;
+          if (element) {
+            Value index = element.getOffset();
+            unsigned width = index.getType().getIntOrFloatBitWidth();
+            if (width > 32)
+              index = arith::TruncIOp::create(b, loc, b.getI32Type(), index);
+            else if (width < 32)
+              index = arith::ExtUIOp::create(b, loc, b.getI32Type(), index);
+            args.push_back(index);
+          }
+          appendWhere(b, loc, args);
+          args.push_back(wait.getParity());
+          HangTrapOp::create(b, loc, b.getStringAttr(message), args);
+        },
+        /*backoffNs=*/0);
     wait.erase();
   }
 };

@@ -48,8 +48,7 @@ LogicalResult FragColsOp::verify() {
   if (from.getRows() != to.getRows() || from.getElementType() != to.getElementType())
     return emitOpError("keeps the rows and the element type");
   int64_t first = getFirst();
-  if (first < 0 || first % 8 != 0 || to.getCols() % 8 != 0 ||
-      first + to.getCols() > from.getCols())
+  if (first < 0 || first % 8 != 0 || to.getCols() % 8 != 0 || first + to.getCols() > from.getCols())
     return emitOpError("selects whole 8-column blocks inside the fragment");
   return success();
 }
