@@ -225,7 +225,15 @@ bool Sema::checkVectorAlignment(IndexExpr &loc, int64_t n) {
     return false;
   }
   bool overflow = false;
+  // t[i, j, ...] of an n-D array: the row-major linear index decides (a
+  // vector at t[1, 0] of shared<f32>[8, 8] starts at element 8).
   std::optional<int64_t> i = foldConstant(*loc.index, overflow);
+  if (!loc.moreIndices.empty() && base.dims.size() == loc.moreIndices.size() + 1) {
+    for (size_t k = 0; i && k < loc.moreIndices.size(); ++k) {
+      std::optional<int64_t> next = foldConstant(*loc.moreIndices[k], overflow);
+      i = next ? std::optional<int64_t>(*i * base.dims[k + 1] + *next) : std::nullopt;
+    }
+  }
   if (i && !overflow && base.staticLength && *i >= 0 && *i + n > *base.staticLength) {
     error(loc.index->loc,
           "a vector of " + std::to_string(n) + " at index " + std::to_string(*i) +
@@ -237,7 +245,9 @@ bool Sema::checkVectorAlignment(IndexExpr &loc, int64_t n) {
   if (!i || overflow || *i % n == 0)
     return true;
   error(loc.index->loc,
-        "a vector of " + std::to_string(n) + " at index " + std::to_string(*i) + " is not aligned",
+        "a vector of " + std::to_string(n) + " at " +
+            (loc.moreIndices.empty() ? "index " : "row-major index ") + std::to_string(*i) +
+            " is not aligned",
         "ld/st.v" + std::to_string(n) +
             " need an address aligned to the vector's bytes: use an "
             "index that is a multiple of " +
