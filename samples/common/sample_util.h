@@ -3,11 +3,13 @@
 // which tilec writes beside the PTX), where the PTX lives.
 #pragma once
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <tile/kernel_info.h>
 
@@ -80,6 +82,27 @@ public:
       usage_(("bad value for " + flag_ + ": '" + v + "'").c_str());
     return x;
   }
+  /// intValue() in [lo, hi], else the usage message "FLAG must be in lo..hi".
+  long long intIn(long long lo, long long hi) {
+    long long x = intValue();
+    if (x < lo || x > hi)
+      usage_((flag_ + " must be in " + std::to_string(lo) + ".." + std::to_string(hi)).c_str());
+    return x;
+  }
+  /// value() split at commas, empty items dropped ("f16,bf16").
+  std::vector<std::string> listValue() {
+    std::vector<std::string> items;
+    std::string v = value();
+    for (size_t from = 0; from <= v.size();) {
+      size_t comma = std::min(v.find(',', from), v.size());
+      if (comma > from)
+        items.push_back(v.substr(from, comma - from));
+      from = comma + 1;
+    }
+    return items;
+  }
+  /// Ends the program with the usage message (a bad value found by the caller).
+  void fail(const std::string &msg) { usage_(msg.c_str()); }
 
 private:
   int argc_;

@@ -32,6 +32,12 @@ enum class DType { F16, BF16 };
 enum class BMajor { K, MN }; // B stored [N, K] (K inner) or [K, N] (N inner)
 
 inline const char *dtypeName(DType d) { return d == DType::F16 ? "f16" : "bf16"; }
+/// A --dtype / --dtypes item: f16 or bf16 (else the program's usage message).
+inline DType dtypeNamed(const std::string &s, sample::ArgReader &r) {
+  if (s != "f16" && s != "bf16")
+    r.fail("bad dtype '" + s + "' (f16 or bf16)");
+  return s == "f16" ? DType::F16 : DType::BF16;
+}
 inline const char *bmajorName(BMajor b) { return b == BMajor::K ? "k" : "mn"; }
 inline tile::TensorElement tensorElement(DType d) {
   return d == DType::F16 ? tile::TensorElement::F16 : tile::TensorElement::BF16;

@@ -50,6 +50,7 @@ namespace {
 
 using gemm::BMajor;
 using gemm::DType;
+using gemm::dtypeNamed;
 using gemm::Problem;
 
 struct Options {
@@ -84,13 +85,6 @@ struct Options {
   std::exit(2);
 }
 
-DType parseDType(const std::string &s) {
-  if (s == "f16")
-    return DType::F16;
-  if (s == "bf16")
-    return DType::BF16;
-  usage(("bad dtype '" + s + "' (f16 or bf16)").c_str());
-}
 BMajor parseBMajor(const std::string &s) {
   if (s == "k")
     return BMajor::K;
@@ -98,21 +92,6 @@ BMajor parseBMajor(const std::string &s) {
     return BMajor::MN;
   usage(("bad --bmajor '" + s + "' (k or mn)").c_str());
 }
-std::vector<std::string> splitComma(const std::string &s) {
-  std::vector<std::string> v;
-  std::stringstream ss(s);
-  for (std::string x; std::getline(ss, x, ',');)
-    if (!x.empty())
-      v.push_back(x);
-  return v;
-}
-int64_t dimValue(sample::ArgReader &r) {
-  const long long v = r.intValue();
-  if (v < 1 || v > 65536)
-    usage((r.flag() + " must be in 1..65536").c_str());
-  return v;
-}
-
 Options parse(int argc, char **argv) {
   Options o;
   sample::ArgReader r(argc, argv, usage);
@@ -126,20 +105,20 @@ Options parse(int argc, char **argv) {
     else if (f == "--reference-only")
       o.referenceOnly = true;
     else if (f == "--m")
-      o.problem.m = dimValue(r);
+      o.problem.m = int64_t(r.intIn(1, 65536));
     else if (f == "--n")
-      o.problem.n = dimValue(r);
+      o.problem.n = int64_t(r.intIn(1, 65536));
     else if (f == "--k")
-      o.problem.k = dimValue(r);
+      o.problem.k = int64_t(r.intIn(1, 65536));
     else if (f == "--dtype")
-      o.problem.dtype = parseDType(r.value());
+      o.problem.dtype = dtypeNamed(r.value(), r);
     else if (f == "--dtypes") {
       o.dtypes.clear();
-      for (const std::string &d : splitComma(r.value()))
-        o.dtypes.push_back(parseDType(d));
+      for (const std::string &d : r.listValue())
+        o.dtypes.push_back(dtypeNamed(d, r));
     } else if (f == "--bmajor") {
       o.bmajors.clear();
-      for (const std::string &b : splitComma(r.value()))
+      for (const std::string &b : r.listValue())
         o.bmajors.push_back(parseBMajor(b));
       bmajorList = o.bmajors.size() > 1;
       if (o.bmajors.empty())
@@ -163,7 +142,7 @@ Options parse(int argc, char **argv) {
     else if (f == "--skip-code")
       o.skipCode = int(r.intValue());
     else if (f == "--shapes") {
-      for (const std::string &s : splitComma(r.value())) {
+      for (const std::string &s : r.listValue()) {
         long long m = 0, n = 0, k = 0;
         char tail = 0;
         if (std::sscanf(s.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m < 1 || n < 1 ||

@@ -57,6 +57,7 @@
 
 namespace {
 
+using gemm::dtypeNamed;
 using ring::DType;
 using ring::Problem;
 
@@ -89,20 +90,6 @@ struct Options {
   std::exit(2);
 }
 
-DType parseDType(const std::string &s) {
-  if (s == "f16")
-    return DType::F16;
-  if (s == "bf16")
-    return DType::BF16;
-  usage(("bad dtype '" + s + "' (f16 or bf16)").c_str());
-}
-int64_t dimValue(sample::ArgReader &r) {
-  const long long v = r.intValue();
-  if (v < 1 || v > 65536)
-    usage((r.flag() + " must be in 1..65536").c_str());
-  return v;
-}
-
 Options parse(int argc, char **argv) {
   Options o;
   sample::ArgReader r(argc, argv, usage);
@@ -114,21 +101,19 @@ Options parse(int argc, char **argv) {
     else if (f == "--bench")
       o.bench = true;
     else if (f == "--ms")
-      o.problem.ms = dimValue(r);
+      o.problem.ms = int64_t(r.intIn(1, 65536));
     else if (f == "--n")
-      o.problem.n = dimValue(r);
+      o.problem.n = int64_t(r.intIn(1, 65536));
     else if (f == "--k")
-      o.problem.k = dimValue(r);
+      o.problem.k = int64_t(r.intIn(1, 65536));
     else if (f == "--dtype") {
-      o.problem.dtype = parseDType(r.value());
+      o.problem.dtype = dtypeNamed(r.value(), r);
       o.dtypes = {o.problem.dtype};
       dtypeGiven = true;
     } else if (f == "--dtypes") {
       o.dtypes.clear();
-      std::stringstream ss(r.value());
-      for (std::string x; std::getline(ss, x, ',');)
-        if (!x.empty())
-          o.dtypes.push_back(parseDType(x));
+      for (const std::string &x : r.listValue())
+        o.dtypes.push_back(dtypeNamed(x, r));
       dtypeGiven = true;
     } else if (f == "--bn")
       o.bn = r.intValue();
@@ -145,8 +130,7 @@ Options parse(int argc, char **argv) {
     else if (f == "--skip-code")
       o.skipCode = int(r.intValue());
     else if (f == "--shapes") {
-      std::stringstream ss(r.value());
-      for (std::string x; std::getline(ss, x, ',');) {
+      for (const std::string &x : r.listValue()) {
         long long ms = 0, n = 0, k = 0;
         char tail = 0;
         if (std::sscanf(x.c_str(), "%lldx%lldx%lld%c", &ms, &n, &k, &tail) != 3 || ms < 1 ||
