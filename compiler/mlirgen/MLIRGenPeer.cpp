@@ -290,15 +290,8 @@ void MLIRGenImpl::genExitProtocol(Location l) {
 
 /// FILE:LINE:COL for a trap message ('%' escaped: it is a printf format).
 std::string MLIRGenImpl::sourcePosition(const fe::Location &l) const {
-  std::string s =
-      (l.file.empty() ? file : l.file) + ":" + std::to_string(l.line) + ":" + std::to_string(l.col);
-  std::string out;
-  for (char c : s) {
-    out.push_back(c);
-    if (c == '%')
-      out.push_back('%');
-  }
-  return out;
+  return escapePrintfText((l.file.empty() ? file : l.file) + ":" + std::to_string(l.line) + ":" +
+                          std::to_string(l.col));
 }
 
 size_t MLIRGenImpl::leadingTmaStoreIfs(const fe::Block &body) {

@@ -248,17 +248,9 @@ void MLIRGenImpl::genStoreAsync(const fe::CallExpr &e) {
     auto check = scf::IfOp::create(builder, l, wrong, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard g(builder);
     builder.setInsertionPoint(check.thenBlock()->getTerminator());
-    std::string where = (e.loc.file.empty() ? file : e.loc.file) + ":" +
-                        std::to_string(e.loc.line) + ":" + std::to_string(e.loc.col);
-    std::string escaped;
-    for (char c : where) {
-      escaped.push_back(c);
-      if (c == '%') // a printf format
-        escaped.push_back('%');
-    }
     HangTrapOp::create(
         builder, l,
-        builder.getStringAttr("tilec: " + escaped +
+        builder.getStringAttr("tilec: " + sourcePosition(e.loc) +
                               ": store_async writes into CTA %d .. %d, but its mbarrier "
                               "is in CTA %d\n"),
         ValueRange{firstOwner, lastOwner, barRank});

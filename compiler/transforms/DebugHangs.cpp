@@ -32,17 +32,6 @@ std::string describe(Location loc) {
   return "unknown location";
 }
 
-/// printf treats '%' specially: names and paths come from the user.
-std::string escapePercent(StringRef s) {
-  std::string out;
-  for (char c : s) {
-    out.push_back(c);
-    if (c == '%')
-      out.push_back('%');
-  }
-  return out;
-}
-
 struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
   using Base::Base;
 
@@ -117,7 +106,7 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
     OpBuilder b(wait);
     std::string note;
     if (auto attr = wait->getAttrOfType<StringAttr>("tile.hang_note"))
-      note = " (" + escapePercent(attr.getValue()) + ")";
+      note = " (" + escapePrintfText(attr.getValue()) + ")";
     Value seen;
     emitBoundedSpin(
         b, loc,
@@ -127,10 +116,11 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
           return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, seen, wait.getValue());
         },
         [&](OpBuilder &b) {
-          std::string message =
-              "tilec: hang: device %d: wait(" + escapePercent(wait.getSemaphore()) + "[%d], %llu)" +
-              note + " at " + escapePercent(describe(loc)) + ": counter is %llu (timed out after " +
-              std::to_string(timeoutMs) + " ms in CTA (%d, %d, %d), thread (%d, %d, %d))\n";
+          std::string message = "tilec: hang: device %d: wait(" +
+                                escapePrintfText(wait.getSemaphore()) + "[%d], %llu)" + note +
+                                " at " + escapePrintfText(describe(loc)) +
+                                ": counter is %llu (timed out after " + std::to_string(timeoutMs) +
+                                " ms in CTA (%d, %d, %d), thread (%d, %d, %d))\n";
           SmallVector<Value> args{wait.getRank(), wait.getIndex(), wait.getValue(), seen};
           appendWhere(b, loc, args);
           HangTrapOp::create(b, loc, b.getStringAttr(message), args);
@@ -158,14 +148,14 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
           std::string name;
           TileDialect *tile = wait->getContext()->getLoadedDialect<TileDialect>();
           if (StringAttr attr = tile->getNameAttrHelper().getAttr(wait))
-            name = " '" + escapePercent(attr.getValue()) + "'";
+            name = " '" + escapePrintfText(attr.getValue()) + "'";
           // An element of an mbarrier array (a ring's stage): say which.
           auto element = wait.getMbar().getDefiningOp<PtrAddOp>();
           // Ring waits say which ring, what completes the phase (MLIRGenRings.cpp).
           std::string note;
           if (auto attr = wait->getAttrOfType<StringAttr>("tile.hang_note"))
-            note = " (" + escapePercent(attr.getValue()) + ")";
-          std::string message = "tilec --debug-hangs: " + escapePercent(describe(loc)) +
+            note = " (" + escapePrintfText(attr.getValue()) + ")";
+          std::string message = "tilec --debug-hangs: " + escapePrintfText(describe(loc)) +
                                 ": wait on mbarrier" + name + (element ? " [index %d]" : "") +
                                 note + " timed out after " + std::to_string(timeoutMs) +
                                 " ms in CTA (%d, %d, %d), thread (%d, %d, %d), waiting for phase "

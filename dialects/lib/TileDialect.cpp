@@ -86,3 +86,13 @@ MemoryScope mlir::tile::defaultScopeFor(AddressSpace space) {
   }
   return MemoryScope::sys;
 }
+
+std::string mlir::tile::escapePrintfText(llvm::StringRef s) {
+  std::string out;
+  for (char c : s) {
+    out.push_back(c);
+    if (c == '%')
+      out.push_back('%');
+  }
+  return out;
+}

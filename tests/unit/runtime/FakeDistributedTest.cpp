@@ -9,27 +9,13 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "FakeDriverSupport.h"
+#include "FakeNcclSupport.h"
 #include "Nccl.h"
-#include "fakenccl/FakeNccl.h"
 #include "tile/distributed.h"
 
 namespace {
 
-FakeNcclState &fakeNccl() {
-  void *h = dlopen("libnccl.so.2", RTLD_NOW);
-  REQUIRE(h != nullptr);
-  auto get = reinterpret_cast<FakeNcclState *(*)()>(dlsym(h, "fake_nccl_state"));
-  if (!get)
-    FAIL("libnccl.so.2 is the real NCCL, not the fake: run through ctest (LD_LIBRARY_PATH)");
-  return *get();
-}
-
-void resetAll(int devices = 2) {
-  reset();
-  fake().deviceCount = devices;
-  fakeNccl() = FakeNcclState{};
-}
+void resetAll(int devices = 2) { resetFakeDriverAndNccl(devices); }
 
 std::vector<unsigned char> someId() {
   std::vector<unsigned char> id(128);
@@ -351,7 +337,8 @@ TEST_CASE("barriers: a collective in NCCL mode, every device in-process", "[dist
     fake().syncResult = CUDA_ERROR_ILLEGAL_ADDRESS;
     tile::DistributedError e = distributedError([&] { c.barrier(); });
     CHECK(e.call() == "cuCtxSynchronize");
-    CHECK_THAT(e.what(), Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS") && Catch::EndsWith("[rank 0]"));
+    CHECK_THAT(e.what(),
+               Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS") && Catch::EndsWith("[rank 0]"));
   }
   resetAll(2);
   std::vector<tile::Communicator> comms = tile::Communicator::local({0, 1});

@@ -8,26 +8,14 @@
 #include <functional>
 
 #include "DistributedState.h"
-#include "FakeDriverSupport.h"
+#include "FakeNcclSupport.h"
 #include "TensorKernelInfo.h"
-#include "fakenccl/FakeNccl.h"
 #include "tile/distributed.h"
 
 namespace {
 
-FakeNcclState &fakeNccl() {
-  void *h = dlopen("libnccl.so.2", RTLD_NOW);
-  REQUIRE(h != nullptr);
-  auto get = reinterpret_cast<FakeNcclState *(*)()>(dlsym(h, "fake_nccl_state"));
-  if (!get)
-    FAIL("libnccl.so.2 is the real NCCL, not the fake: run through ctest (LD_LIBRARY_PATH)");
-  return *get();
-}
-
 void resetAll(int devices = 2) {
-  reset();
-  fake().deviceCount = devices;
-  fakeNccl() = FakeNcclState{};
+  resetFakeDriverAndNccl(devices);
   tile::detail::clearTensorMapCache();
 }
 

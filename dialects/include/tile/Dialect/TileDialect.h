@@ -29,6 +29,9 @@ namespace mlir::tile {
 int64_t scalarByteWidth(Type type);
 /// The narrowest scope that covers every thread able to reach `space`.
 MemoryScope defaultScopeFor(AddressSpace space);
+/// `s` as text of a tile.hang_trap message, which is a printf format: every
+/// '%' doubled (file names and user names may contain one).
+std::string escapePrintfText(llvm::StringRef s);
 } // namespace mlir::tile
 
 #endif // TILE_DIALECT_TILEDIALECT_H
