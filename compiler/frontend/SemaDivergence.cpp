@@ -11,11 +11,18 @@
 //    take, the threads that skip the barrier deadlock (or silently
 //    desynchronise) the others. The rule is the one the sync passes apply
 //    (compiler/transforms/SyncAnalysis.cpp, isUniform): thread ids, lane and
-//    warp ids, loads, atomics and `var`s differ between threads; block ids,
+//    warp ids, loads and atomics differ between threads; block ids,
 //    the cluster rank and `h.local`/`h.local_base` between CTAs; literals,
 //    kernel parameters, dimensions and the cluster id are the same
 //    everywhere. Such a cluster barrier is not counted for the DSMEM lifetime
 //    rule, and such a CTA barrier is emitted as non-aligned `barrier.sync`.
+//    A `var` is as divergent as its initializer, every value assigned to it
+//    and the control of each assignment (a fixpoint over the kernel:
+//    inferVarLevels), so `var u = first; while u < units { ...; u += n }`
+//    is uniform; any variable a divergent `break` may leave at different
+//    iterations is not. SyncAnalysis does not follow loop-carried values:
+//    barriers in such loops are emitted non-aligned (correct, not proven
+//    converged there).
 //
 //  - elect_one() (elect.sync, every lane of the warp together) in control
 //    flow that lanes of a warp may take differently (warning); warp_id() and
@@ -64,21 +71,70 @@ public:
       control = walkStmt(*s, control);
   }
 
+  /// The level of every `var` of `body` (a join over its initializer and
+  /// assignments, which a later statement may feed back into an earlier one
+  /// through a loop): quiet walks until no level rises. Monotone over five
+  /// levels, so it ends; past kMaxPasses (huge generated kernels) every var
+  /// is taken as per-thread, the conservative answer.
+  void inferVarLevels(const Block &body) {
+    constexpr int kMaxPasses = 16;
+    quiet_ = true;
+    for (int pass = 0; pass < kMaxPasses; ++pass) {
+      raised_ = false;
+      levels_.clear();
+      returnControl_ = {};
+      walkBlock(body, {});
+      if (!raised_)
+        break;
+      if (pass + 1 == kMaxPasses)
+        varsPerThread_ = true;
+    }
+    quiet_ = false;
+    levels_.clear();
+    returnControl_ = {};
+  }
+
 private:
+  /// Joins `l` into the inferred level of var `d`; returns the joined level.
+  Level varLevel(const Decl *d, Level l) {
+    if (varsPerThread_)
+      return PerThread;
+    return joinLevel(varLevels_[d], l);
+  }
+
+  Level joinLevel(Level &known, Level l) {
+    if (l > known) {
+      known = l;
+      raised_ = true;
+    }
+    return known;
+  }
+
   /// Walks one statement under `control`; returns the control of the
   /// statements after it (raised by a `return` taken under a divergent one).
   Divergence walkStmt(const StmtAST &s, Divergence control) {
     switch (s.kind()) {
     case StmtAST::Let: {
       auto &l = *s.as<LetStmt>();
-      levels_[l.decl.get()] = l.decl->kind == DeclKind::Var ? PerThread : level(*l.init);
-      visitExpr(*l.init, control);
+      visitExpr(*l.init, control); // first: the level of a call in it is its walk's
+      Level init = level(*l.init);
+      if (l.decl->kind == DeclKind::Var)
+        init = varLevel(l.decl.get(), std::max(init, control.level));
+      levels_[l.decl.get()] = init;
       break;
     }
     case StmtAST::Assign: {
       auto &a = *s.as<AssignStmt>();
       visitExpr(*a.target, control);
       visitExpr(*a.value, control);
+      if (auto *v = a.target->as<VarRefExpr>(); v && v->decl && v->decl->kind == DeclKind::Var) {
+        // `x op= e` reads x too: level(*a.target) is x's level.
+        Level l = singleThread_ ? PerThread
+                                : std::max({level(*a.value), level(*a.target), control.level});
+        levels_[v->decl] = varLevel(v->decl, l);
+        for (Loop *loop : loops_)
+          loop->assigned.push_back(v->decl);
+      }
       break;
     }
     case StmtAST::ExprStmt:
@@ -101,6 +157,9 @@ private:
     }
     case StmtAST::For: {
       auto &f = *s.as<ForStmt>();
+      for (const ExprAST *e : {f.start.get(), f.end.get(), f.step.get()})
+        if (e)
+          visitExpr(*e, control);
       Level bounds = level(*f.end);
       if (f.forKind != ForKind::Range)
         bounds = PerThread; // starts at the thread's id
@@ -113,18 +172,30 @@ private:
       walkLoopBody(f.body, inner);
       break;
     }
-    case StmtAST::Return:
+    case StmtAST::Return: {
       // Threads that return stop arriving at later barriers: what follows is
       // divergent as far as this return's control is.
       returnControl_ = raise(returnControl_, control.level, control.where);
+      // In an inlined function: the call's value is as divergent as every
+      // value it returns, and as the control of each return.
+      auto &r = *s.as<ReturnStmt>();
+      if (r.value) {
+        visitExpr(*r.value, control);
+        if (!inlineStack_.empty())
+          joinLevel(callLevels_[inlineStack_.back()], std::max(level(*r.value), control.level));
+      }
       break;
+    }
     case StmtAST::Ring:
       break;
     case StmtAST::Produce:
     case StmtAST::Consume:
       // Entered by every thread of the role (SemaRings.cpp rejects one under
-      // an `if`); a produce body then runs in one elected thread.
+      // an `if`); a produce body then runs in one elected thread, so what it
+      // assigns differs between the role's threads.
+      singleThread_ += s.kind() == StmtAST::Produce;
       walkBlock(s.as<RingAccessStmt>()->body, control);
+      singleThread_ -= s.kind() == StmtAST::Produce;
       break;
     case StmtAST::Warpgroups:
       // Each role is entered by its whole warpgroups: inside it, control is
@@ -169,6 +240,10 @@ private:
     loops_.push_back(&loop);
     walkBlock(body, inner);
     loops_.pop_back();
+    // Threads that break out at different iterations keep different values
+    // of what the loop assigns.
+    for (const Decl *d : loop.assigned)
+      levels_[d] = varLevel(d, loop.breakControl.level);
     for (auto &[call, control] : loop.barriers)
       judgeBarrier(*call, raise(control, loop.breakControl.level, loop.breakControl.where));
   }
@@ -211,6 +286,10 @@ private:
       return PerCta;
     case ExprAST::Call: {
       auto &c = *e.as<CallExpr>();
+      if (c.inlined) { // a user function: what its walk found (visitExpr runs first)
+        auto it = callLevels_.find(&c);
+        return it == callLevels_.end() ? PerThread : it->second;
+      }
       switch (c.builtin) {
       case Builtin::BlockDim:
       case Builtin::GridDim:
@@ -298,7 +377,10 @@ private:
     Divergence outerReturn = returnControl_;
     returnControl_ = {};
     size_t before = diags_.diagnostics().size();
+    callLevels_.try_emplace(&c, Uniform);
+    inlineStack_.push_back(&c);
     walkBlock(in.body, control);
+    inlineStack_.pop_back();
     returnControl_ = outerReturn;
     if (diags_.diagnostics().size() != before)
       diags_.note(c.loc, "in the call of '" + in.fn->name + "' here");
@@ -309,6 +391,8 @@ private:
   /// Warns about a barrier under divergent `control`; inside a loop, the
   /// judgement waits for the end of the loop body (walkLoopBody).
   void judgeBarrier(const CallExpr &c, const Divergence &control) {
+    if (quiet_)
+      return;
     if (!loops_.empty()) {
       loops_.back()->barriers.push_back({&c, control});
       return;
@@ -400,10 +484,18 @@ private:
     Divergence exitControl;  // break or continue: the rest of the iteration
     Divergence breakControl; // break: every later iteration
     std::vector<std::pair<const CallExpr *, Divergence>> barriers;
+    std::vector<const Decl *> assigned; // vars assigned in the body, nested loops included
   };
 
   DiagnosticEngine &diags_;
   std::unordered_map<const Decl *, Level> levels_;
+  std::unordered_map<const Decl *, Level> varLevels_; // inferVarLevels: joined over passes
+  std::unordered_map<const CallExpr *, Level> callLevels_; // user calls: their returns, joined
+  std::vector<const CallExpr *> inlineStack_;             // the inlined calls being walked
+  bool quiet_ = false;         // inferVarLevels' walks: no diagnostics
+  int singleThread_ = 0;       // inside a produce body (one elected thread)
+  bool raised_ = false;        // a var's level rose in this pass
+  bool varsPerThread_ = false; // no fixpoint within the pass limit
   Divergence returnControl_;
   std::vector<Loop *> loops_;
 };
@@ -419,7 +511,9 @@ struct RankedUse {
 
 void Sema::checkDivergence() {
   KernelAST &k = *kernel_;
-  DivergenceWalker(diags_).walkBlock(k.body, {});
+  DivergenceWalker walker(diags_);
+  walker.inferVarLevels(k.body);
+  walker.walkBlock(k.body, {});
 
   // Waits that no arrival reaches, per CTA rank of a static cluster (one rank
   // without a cluster).
