@@ -75,7 +75,7 @@ public:
   /// assignments, which a later statement may feed back into an earlier one
   /// through a loop): quiet walks until no level rises. Monotone over five
   /// levels, so it ends; past kMaxPasses (huge generated kernels) every var
-  /// is taken as per-thread, the conservative answer.
+  /// and user call is taken as per-thread, the conservative answer.
   void inferVarLevels(const Block &body) {
     constexpr int kMaxPasses = 16;
     quiet_ = true;
@@ -288,7 +288,7 @@ private:
       auto &c = *e.as<CallExpr>();
       if (c.inlined) { // a user function: what its walk found (visitExpr runs first)
         auto it = callLevels_.find(&c);
-        return it == callLevels_.end() ? PerThread : it->second;
+        return it == callLevels_.end() || varsPerThread_ ? PerThread : it->second;
       }
       switch (c.builtin) {
       case Builtin::BlockDim:
