@@ -85,6 +85,15 @@ bool Sema::checkFragmentShape(const Location &loc, ScalarKind k, int64_t m, int6
 Type Sema::checkMmaCall(CallExpr &e) {
   switch (e.builtin) {
   case Builtin::Zeros: {
+    // Call syntax (`zeros()`, `zeros(64, 128)`) reaches here too, without
+    // the element type and shape only `zeros<T>[M, N]` supplies.
+    if (!e.typeArg || e.args.size() != 2) {
+      error(e.loc, "zeros needs its element type and shape: `zeros<T>[M, N]`",
+            "e.g. `var acc = zeros<f32>[64, 256]` (a fragment of 64 x 256 f32 zeros)");
+      for (ExprPtr &a : e.args)
+        resolveOnly(a);
+      return Type::invalid();
+    }
     bool ok = checkNoNamedArgs(e);
     int64_t dims[2] = {0, 0};
     for (int i = 0; i < 2; ++i) {

@@ -2,8 +2,9 @@
 //
 // Runs LLVMFuzzerTestOneInput (frontend_fuzz.cpp or pipeline_fuzz.cpp) over
 // every seed given on the command line (files, or folders of *.tile), then
-// over deterministic mutants of them (fuzz_mutate.cpp) and a few pathological
-// shapes. Same seeds and flags, same inputs: a ctest sees no flakiness.
+// over deterministic mutants of them (fuzz_mutate.cpp), a few pathological
+// shapes and every builtin called in every argument shape (call_shapes.cpp).
+// Same seeds and flags, same inputs: a ctest sees no flakiness.
 //
 // --fork runs every input in a child process, so one crash does not end the
 // run: each finding (crash, hang, sanitizer report, ptxas rejection, broken
@@ -20,6 +21,7 @@
 // classify libFuzzer's crash artifacts with --iterations=0.
 //
 //===----------------------------------------------------------------------===//
+#include "call_shapes.h"
 #include "fuzz_mutate.h"
 #include "replay_fork.h"
 
@@ -229,8 +231,11 @@ int main(int argc, char **argv) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   std::vector<std::string> shapes;
-  if (!args.onlyFiles)
+  if (!args.onlyFiles) {
     shapes = pathologicalInputs();
+    for (std::string &s : builtinCallShapes())
+      shapes.push_back(std::move(s));
+  }
   Rng rng{args.seed};
   long mutants = 0;
   size_t next = 0; // inputs handed out so far
