@@ -506,4 +506,131 @@ void Sema::checkConstantOpsInStmt(StmtAST &s) {
   }
 }
 
+/// The exact value of a constant expression; `overflow` when some step does
+/// not fit the i64 arithmetic here or the width of its own type (the
+/// run-time value would wrap, so the value would not be what it reads).
+std::optional<int64_t> Sema::foldConstant(const ExprAST &e, bool &overflow,
+                                          const ConstantLeaf *leaf) {
+  std::optional<int64_t> v = foldConstantUnchecked(e, overflow, leaf);
+  if (v && e.type.isInteger() && !e.type.isBool()) {
+    unsigned bits = bitWidth(e.type.scalar);
+    bool u = e.type.isUnsigned(); // u64 values above INT64_MAX do not fold here
+    int64_t lo = u ? 0 : bits >= 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
+    int64_t hi = bits >= 64 ? INT64_MAX
+                 : u        ? (int64_t(1) << bits) - 1
+                            : (int64_t(1) << (bits - 1)) - 1;
+    if (*v < lo || *v > hi) {
+      overflow = true;
+      return std::nullopt;
+    }
+  }
+  return v;
+}
+
+std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overflow,
+                                                   const ConstantLeaf *leaf) {
+  auto fold = [&](const ExprAST &x) { return foldConstant(x, overflow, leaf); };
+  switch (e.kind()) {
+  case ExprAST::IntLiteral:
+    return e.as<IntLiteralExpr>()->value;
+  case ExprAST::BoolLiteral:
+    return e.as<BoolLiteralExpr>()->value ? 1 : 0;
+  case ExprAST::Unary: {
+    auto &u = *e.as<UnaryExpr>();
+    auto v = fold(*u.operand);
+    if (!v)
+      return std::nullopt;
+    if (u.op == UnaryOp::Neg) {
+      if (*v == INT64_MIN) {
+        overflow = true;
+        return std::nullopt;
+      }
+      return -*v;
+    }
+    if (u.op == UnaryOp::Not)
+      return *v == 0 ? 1 : 0;
+    return ~*v;
+  }
+  case ExprAST::Cast:
+    return fold(*e.as<CastExpr>()->operand);
+  case ExprAST::Select: { // only the chosen side counts (it is the only one evaluated)
+    auto &sel = *e.as<SelectExpr>();
+    auto c = fold(*sel.cond);
+    if (!c)
+      return std::nullopt;
+    return fold(*c ? *sel.trueValue : *sel.falseValue);
+  }
+  case ExprAST::Binary: {
+    auto &b = *e.as<BinaryExpr>();
+    auto l = fold(*b.lhs), r = fold(*b.rhs);
+    // `false && x`, `true || x` are decided by one side.
+    if (b.op == BinaryOp::LogicalAnd && ((l && *l == 0) || (r && *r == 0)))
+      return 0;
+    if (b.op == BinaryOp::LogicalOr && ((l && *l != 0) || (r && *r != 0)))
+      return 1;
+    if (!l || !r)
+      return std::nullopt;
+    int64_t out = 0;
+    switch (b.op) {
+    case BinaryOp::Add:
+      if (__builtin_add_overflow(*l, *r, &out))
+        overflow = true;
+      return out;
+    case BinaryOp::Sub:
+      if (__builtin_sub_overflow(*l, *r, &out))
+        overflow = true;
+      return out;
+    case BinaryOp::Mul:
+      if (__builtin_mul_overflow(*l, *r, &out))
+        overflow = true;
+      return out;
+    case BinaryOp::Div:
+    case BinaryOp::Rem:
+      if (*r == 0 || (*l == INT64_MIN && *r == -1)) {
+        overflow = true;
+        return std::nullopt;
+      }
+      return b.op == BinaryOp::Div ? *l / *r : *l % *r;
+    case BinaryOp::Shl:
+      if (*r < 0 || *r > 62 || *l < 0 || (*l >> (62 - *r)) != 0) {
+        overflow = true;
+        return std::nullopt;
+      }
+      return *l << *r;
+    case BinaryOp::Shr:
+      if (*r < 0 || *r > 63) {
+        overflow = true;
+        return std::nullopt;
+      }
+      return *l >> *r;
+    case BinaryOp::BitAnd:
+      return *l & *r;
+    case BinaryOp::BitOr:
+      return *l | *r;
+    case BinaryOp::BitXor:
+      return *l ^ *r;
+    case BinaryOp::Eq:
+      return *l == *r;
+    case BinaryOp::Ne:
+      return *l != *r;
+    case BinaryOp::Lt:
+      return *l < *r;
+    case BinaryOp::Le:
+      return *l <= *r;
+    case BinaryOp::Gt:
+      return *l > *r;
+    case BinaryOp::Ge:
+      return *l >= *r;
+    case BinaryOp::LogicalAnd:
+      return *l != 0 && *r != 0;
+    case BinaryOp::LogicalOr:
+      return *l != 0 || *r != 0;
+    }
+    return std::nullopt;
+  }
+  default:
+    return leaf ? (*leaf)(e) : std::nullopt;
+  }
+}
+
 } // namespace tile::frontend
