@@ -46,74 +46,40 @@ struct Args {
   bool noTile = false;
 };
 
-[[noreturn]] void usage(const std::string &msg) {
+[[noreturn]] void usage(const char *msg) {
   std::fprintf(stderr,
                "pingpong_bench: %s\nusage: pingpong_bench [--iters N] [--runs R] [--warmup W]\n"
                "  [--check-iters 1,2,37,1000] [--ptx-dir DIR] [--no-tile] [--out FILE]\n",
-               msg.c_str());
+               msg);
   std::exit(2);
-}
-
-long long toInt(const std::string &flag, const std::string &v) {
-  char *end = nullptr;
-  long long x = std::strtoll(v.c_str(), &end, 0);
-  if (v.empty() || *end)
-    usage("bad value for " + flag + ": '" + v + "'");
-  return x;
-}
-
-std::vector<std::string> split(const std::string &s) {
-  std::vector<std::string> parts;
-  std::stringstream ss(s);
-  for (std::string p; std::getline(ss, p, ',');)
-    if (!p.empty())
-      parts.push_back(p);
-  return parts;
 }
 
 Args parse(int argc, char **argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string f = argv[i], v;
-    size_t eq = f.find('=');
-    bool inl = f.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inl) {
-      v = f.substr(eq + 1);
-      f = f.substr(0, eq);
-    }
-    auto val = [&]() -> std::string {
-      if (inl)
-        return v;
-      if (i + 1 >= argc)
-        usage("missing value for " + f);
-      return argv[++i];
-    };
+  sample::ArgReader r(argc, argv, usage);
+  while (r.next()) {
+    const std::string &f = r.flag();
     if (f == "--iters")
-      a.iters = static_cast<int>(toInt(f, val()));
+      a.iters = static_cast<int>(r.intIn(1, 2000000));
     else if (f == "--runs")
-      a.runs = static_cast<int>(toInt(f, val()));
+      a.runs = static_cast<int>(r.intIn(1, 100000));
     else if (f == "--warmup")
-      a.warmup = static_cast<int>(toInt(f, val()));
+      a.warmup = static_cast<int>(r.intIn(0, 100000));
     else if (f == "--check-iters") {
       a.checkIters.clear();
-      for (auto &c : split(val()))
-        a.checkIters.push_back(static_cast<int>(toInt(f, c)));
+      for (long long c : r.intListIn(0, 2000000))
+        a.checkIters.push_back(static_cast<int>(c));
     } else if (f == "--ptx-dir")
-      a.ptxDir = val();
+      a.ptxDir = r.value();
     else if (f == "--no-tile")
       a.noTile = true;
     else if (f == "--out")
-      a.out = val();
+      a.out = r.value();
     else if (f == "-h" || f == "--help")
       usage("help");
     else
-      usage("unknown argument '" + f + "'");
+      r.fail("unknown argument '" + f + "'");
   }
-  if (a.iters < 1 || a.iters > 2000000 || a.runs < 1 || a.warmup < 0)
-    usage("bad arguments");
-  for (int c : a.checkIters)
-    if (c < 0 || c > 2000000)
-      usage("--check-iters values must be 0..2000000");
   return a;
 }
 

@@ -101,6 +101,21 @@ public:
     }
     return items;
   }
+  /// listValue() of integers, each in [lo, hi] ("1,2,4,8").
+  std::vector<long long> intListIn(long long lo, long long hi) {
+    std::vector<long long> out;
+    for (const std::string &item : listValue()) {
+      char *end = nullptr;
+      long long x = std::strtoll(item.c_str(), &end, 0);
+      if (*end)
+        usage_(("bad value for " + flag_ + ": '" + item + "'").c_str());
+      if (x < lo || x > hi)
+        usage_((flag_ + " values must be in " + std::to_string(lo) + ".." + std::to_string(hi))
+                   .c_str());
+      out.push_back(x);
+    }
+    return out;
+  }
   /// Ends the program with the usage message (a bad value found by the caller).
   void fail(const std::string &msg) { usage_(msg.c_str()); }
 

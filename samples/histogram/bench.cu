@@ -20,6 +20,7 @@
 #include "../common/event_timing.cuh"
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -43,91 +44,58 @@ struct Args {
   bool seedGiven = false;
 };
 
-[[noreturn]] void usage(const std::string &msg) {
+[[noreturn]] void usage(const char *msg) {
   std::fprintf(
       stderr,
       "histogram_bench: %s\nusage: histogram_bench [--bins N] [--n N] [--threads T] [--clusters "
       "1,2,4,8]\n"
       "  [--dists uniform,skewed] [--runs R] [--warmup W] [--ptx-dir DIR] [--ctas-per-sm K]\n"
       "  [--seed S] [--out FILE]\n",
-      msg.c_str());
+      msg);
   std::exit(2);
-}
-
-long long toInt(const std::string &flag, const std::string &v) {
-  char *end = nullptr;
-  long long x = std::strtoll(v.c_str(), &end, 0);
-  if (v.empty() || *end)
-    usage("bad value for " + flag + ": '" + v + "'");
-  return x;
-}
-
-std::vector<std::string> split(const std::string &s) {
-  std::vector<std::string> parts;
-  std::stringstream ss(s);
-  for (std::string p; std::getline(ss, p, ',');)
-    if (!p.empty())
-      parts.push_back(p);
-  return parts;
 }
 
 Args parse(int argc, char **argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string f = argv[i], v;
-    size_t eq = f.find('=');
-    bool inl = f.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inl) {
-      v = f.substr(eq + 1);
-      f = f.substr(0, eq);
-    }
-    auto val = [&]() -> std::string {
-      if (inl)
-        return v;
-      if (i + 1 >= argc)
-        usage("missing value for " + f);
-      return argv[++i];
-    };
+  sample::ArgReader r(argc, argv, usage);
+  while (r.next()) {
+    const std::string &f = r.flag();
     if (f == "--bins")
-      a.nbins = static_cast<int32_t>(toInt(f, val()));
+      a.nbins = static_cast<int32_t>(r.intIn(1, INT32_MAX));
     else if (f == "--n")
-      a.n = toInt(f, val());
+      a.n = r.intIn(1, LLONG_MAX);
     else if (f == "--threads")
-      a.threads = static_cast<int>(toInt(f, val()));
+      a.threads = static_cast<int>(r.intIn(32, 1024));
     else if (f == "--clusters") {
       a.clusters.clear();
-      for (auto &c : split(val()))
-        a.clusters.push_back(static_cast<int>(toInt(f, c)));
+      for (long long c : r.intListIn(1, 16))
+        a.clusters.push_back(static_cast<int>(c));
     } else if (f == "--dists") {
       a.dists.clear();
-      for (auto &d : split(val())) {
+      for (const std::string &d : r.listValue()) {
         histo::Dist x;
         if (!histo::parseDist(d, x))
-          usage("bad distribution '" + d + "'");
+          r.fail("bad distribution '" + d + "'");
         a.dists.push_back(x);
       }
     } else if (f == "--runs")
-      a.runs = static_cast<int>(toInt(f, val()));
+      a.runs = static_cast<int>(r.intIn(1, 100000));
     else if (f == "--warmup")
-      a.warmup = static_cast<int>(toInt(f, val()));
+      a.warmup = static_cast<int>(r.intIn(0, 100000));
     else if (f == "--ptx-dir")
-      a.ptxDir = val();
+      a.ptxDir = r.value();
     else if (f == "--ctas-per-sm")
-      a.ctasPerSm = static_cast<int>(toInt(f, val()));
+      a.ctasPerSm = static_cast<int>(r.intIn(0, 64));
     else if (f == "--seed") {
-      a.seed = static_cast<uint64_t>(toInt(f, val()));
+      a.seed = static_cast<uint64_t>(r.intValue());
       a.seedGiven = true;
     } else if (f == "--out")
-      a.out = val();
+      a.out = r.value();
     else
-      usage("unknown argument '" + f + "'");
+      r.fail("unknown argument '" + f + "'");
   }
-  if (a.nbins < 1 || a.n < 1 || a.threads < 32 || a.threads > 1024 || a.runs < 1 || a.warmup < 0 ||
-      a.clusters.empty() || a.dists.empty())
-    usage("bad arguments");
-  for (int c : a.clusters)
-    if (c < 1 || c > 16)
-      usage("cluster sizes must be 1..16");
+  if (a.clusters.empty() || a.dists.empty())
+    usage("--clusters and --dists need at least one value");
   return a;
 }
 

@@ -64,9 +64,8 @@ Args parse(int argc, char **argv) {
     if (f == "--bench")
       a.bench = true;
     else if (f == "--kernel") {
-      std::stringstream ss(args.value());
-      for (std::string k; std::getline(ss, k, ',');)
-        if (!k.empty() && k != "all")
+      for (const std::string &k : args.listValue())
+        if (k != "all")
           a.kernels.push_back(k);
     } else if (f == "--size") {
       std::string s = args.value();

@@ -51,9 +51,8 @@ Options parse(int argc, char **argv) {
   while (args.next()) {
     const std::string &a = args.flag();
     if (a == "--kernel") {
-      std::stringstream ss(args.value());
-      for (std::string k; std::getline(ss, k, ',');)
-        if (!k.empty() && k != "all")
+      for (const std::string &k : args.listValue())
+        if (k != "all")
           o.kernels.push_back(k);
     } else if (a == "--size") {
       std::string s = args.value();
