@@ -212,6 +212,10 @@ bool Sema::checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *w
 }
 
 Type Sema::checkMma(CallExpr &e) {
+  // Marked before the checks: a consume whose mma has an error still issues
+  // one, so its inflight(N) is not reported again as "no mma".
+  if (ringAccess_ && !ringAccess_->isProduce())
+    ringAccess_->issuesMma = true;
   if (!checkNoNamedArgs(e) || !checkArgCount(e, 3, 3))
     return Type::invalid();
   bool ok = checkMmaOperand(e.args[0], e.mma.a, "a");
@@ -278,10 +282,8 @@ Type Sema::checkMma(CallExpr &e) {
   }
   e.mma.k = ka;
   kernel_->usesMma = true; // issue #10: range checks trap without printf (MLIRGenPeer.cpp)
-  if (ringAccess_ && !ringAccess_->isProduce()) {
+  if (ringAccess_ && !ringAccess_->isProduce())
     e.mma.inConsume = true;
-    ringAccess_->issuesMma = true;
-  }
   return acc;
 }
 
