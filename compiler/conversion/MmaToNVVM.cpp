@@ -21,10 +21,18 @@
 //    (K-major; to the next panel every S/32 steps) or 16 rows down
 //    (MN-major): the hardware applies the swizzle to the final address, as
 //    TMA did when it wrote the tile.
+//  - tile.mma_reg_a (A a 16-bit fragment) is the .rs form, which the NVVM
+//    op cannot spell, as inline PTX: per k16 step and 64-row block, the 4
+//    registers of A for columns 16k..16k+15 (registers 4k..4k+3 of the
+//    block: for 16-bit types the A register fragment of m64nNk16 pairs the
+//    same (row, column)s in the same order as the D layout of 16 columns,
+//    PTX ISA 9.7.15.5.1) and B's descriptor as above.
 //  - tile.wgmma_fence / wgmma_commit / wgmma_wait map one to one.
 // nvvm.wgmma.mma_async is an inline-asm op: the pipeline runs
 // convert-nvvm-to-llvm after this conversion (Pipeline.cpp).
 //===----------------------------------------------------------------------===//
+#include "PTXBuilder.h"
+
 #include "tile/Dialect/TileDialect.h"
 #include "tile/target.h"
 #include "tilec/Conversion/TileToLLVM.h"
@@ -173,6 +181,65 @@ struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
   }
 };
 
+struct MmaRegALowering : ConvertOpToLLVMPattern<MmaRegAOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(MmaRegAOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    FragType frag = op.getAcc().getType(), aFrag = op.getA().getType();
+    Type elem = aFrag.getElementType();
+    int64_t n = frag.getCols(), blocks = frag.getRows() / target::kWgmmaM;
+    int64_t perBlock = frag.getRegistersPerThread() / blocks;
+    int64_t aPerBlock = aFrag.getRegistersPerThread() / blocks;
+    auto blockType = registerStruct(ctx, frag, perBlock);
+    // wgmma.mma_async.sync.aligned.m64nNk16.dtype.atype.btype
+    //   d, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b
+    std::string ab = elem.isBF16() ? "bf16" : "f16";
+    std::string opcode = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16." +
+                         (frag.isPacked() ? "f16" : "f32") + "." + ab + "." + ab;
+    StringRef accConstraint = frag.isPacked() ? "r" : "f";
+    int64_t transB = op.getBKMajor() ? 0 : 1; // imm-trans-b = 0 reads B K-major
+
+    Value acc = adaptor.getAcc(), a = adaptor.getA();
+    SmallVector<SmallVector<Value>> regs(blocks);
+    for (int64_t blk = 0; blk < blocks; ++blk)
+      for (int64_t r = 0; r < perBlock; ++r)
+        regs[blk].push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc, blk * perBlock + r));
+    int64_t elemBytes = scalarByteWidth(elem);
+    for (int64_t k0 = 0; k0 < op.getK(); k0 += target::kWgmmaK16Bit) {
+      Value descB = descriptor(rewriter, loc, adaptor.getB(), adaptor.getBRow(), op.getBLayout(),
+                               op.getBKMajor(), 0, k0, elemBytes);
+      int64_t aFirst = (k0 / target::kWgmmaK16Bit) * 4;
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        ptx::Asm as(rewriter, loc);
+        SmallVector<std::string> d = as.results(blockType, perBlock, accConstraint);
+        for (int64_t r = 0; r < perBlock; ++r)
+          as.operand(regs[blk][r], std::to_string(r)); // tied: D is read and written
+        SmallVector<std::string> aRegs;
+        for (int64_t r = 0; r < 4; ++r)
+          aRegs.push_back(as.operand(
+              LLVM::ExtractValueOp::create(rewriter, loc, a, blk * aPerBlock + aFirst + r), "r"));
+        std::string desc = as.operand(descB, "l");
+        as.line("{").line(".reg .pred p;").line("setp.ne.b32 p, 1, 0;");
+        as.line(opcode + " {" + llvm::join(d, ", ") + "}, {" + llvm::join(aRegs, ", ") + "}, " +
+                desc + ", p, 1, 1, " + std::to_string(transB) + ";");
+        as.line("}");
+        Value out = as.emit();
+        for (int64_t r = 0; r < perBlock; ++r)
+          regs[blk][r] = LLVM::ExtractValueOp::create(rewriter, loc, out, r);
+      }
+    }
+    Value result = LLVM::UndefOp::create(rewriter, loc, acc.getType());
+    for (int64_t blk = 0; blk < blocks; ++blk)
+      for (int64_t r = 0; r < perBlock; ++r)
+        result =
+            LLVM::InsertValueOp::create(rewriter, loc, result, regs[blk][r], blk * perBlock + r);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct WgmmaFenceLowering : ConvertOpToLLVMPattern<WgmmaFenceOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(WgmmaFenceOp op, OpAdaptor,
@@ -210,6 +277,6 @@ void mlir::tile::addFragTypeConversion(LLVMTypeConverter &converter) {
 
 void mlir::tile::populateTileMmaToNVVMPatterns(LLVMTypeConverter &converter,
                                                RewritePatternSet &patterns) {
-  patterns.add<FragZerosLowering, FragExtractLowering, MmaLowering, WgmmaFenceLowering,
-               WgmmaCommitLowering, WgmmaWaitLowering>(converter);
+  patterns.add<FragZerosLowering, FragExtractLowering, MmaLowering, MmaRegALowering,
+               WgmmaFenceLowering, WgmmaCommitLowering, WgmmaWaitLowering>(converter);
 }

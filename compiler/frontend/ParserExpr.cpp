@@ -101,7 +101,6 @@ BinaryOp binaryOpOf(Tok k) {
 
 } // namespace
 
-
 /// `{ expr, ... }`: store_async's VALUE, or a vec<T, N> value (SemaVector.cpp).
 ExprPtr Parser::parseVector() {
   Token lb = consume(); // '{'

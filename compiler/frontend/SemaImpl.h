@@ -293,6 +293,8 @@ public:
   Type checkMmaCall(CallExpr &e);
   Type checkMma(CallExpr &e);
   bool checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *which);
+  bool checkMmaRegisterOperand(const ExprAST &frag, Type t, CallExpr::MmaOperand &op,
+                               const char *which, bool viewed);
   bool inferringMmaOperand_ = false; // checkMmaOperand is inferring the tile operand
   /// Operand tiles of mma get the TMA tile layout (into tmaTileNames_).
   void collectMmaTileNames(const Block &body);

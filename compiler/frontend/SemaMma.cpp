@@ -172,11 +172,16 @@ bool Sema::checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *w
     index = &view->args[1];
     at = &view->args[0];
   }
-  inferringMmaOperand_ = true; // a ring stage named here is read by wgmma only
+  // A tile is named (`t`, `s.a`); anything else may be a fragment value
+  // (operand a in registers), whose inference must not count as a wgmma read.
+  bool named = (*at)->is<VarRefExpr>() || (*at)->is<MemberExpr>();
+  inferringMmaOperand_ = named; // a ring stage named here is read by wgmma only
   Type t = infer(*at);
   inferringMmaOperand_ = false;
   if (t.isInvalid())
     return false;
+  if (t.isFragment())
+    return checkMmaRegisterOperand(**at, t, op, which, at != &arg);
   auto *ref = (*at)->as<VarRefExpr>();
   SharedArrayStmt *tile = ref && ref->decl ? ref->decl->array : nullptr;
   if (!tile || t.kind != Type::SharedArray || tile->dims.size() != 2) {
@@ -211,6 +216,32 @@ bool Sema::checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *w
   return true;
 }
 
+/// Operand a as a fragment in registers (wgmma's .rs form): a 16-bit
+/// fragment [M, K], not a view of one.
+bool Sema::checkMmaRegisterOperand(const ExprAST &frag, Type t, CallExpr::MmaOperand &op,
+                                   const char *which, bool viewed) {
+  const char *hint = "operand a may be a 16-bit fragment [M, K] (wgmma reads A from registers): "
+                     "convert an f32 one first, `mma(p as f16, trans(s.v), acc)`";
+  if (std::string(which) != "a") {
+    error(frag.loc, "operand b of mma must be a shared tile, found " + t.str(),
+          "wgmma reads B from shared memory only; A may come from registers");
+    return false;
+  }
+  if (viewed) {
+    error(frag.loc, "a fragment operand is taken whole: no rows() or trans() of it",
+          "a fragment in registers is [M, K] as it is; slice it with cols(f, j, w)");
+    return false;
+  }
+  if (t.scalar != ScalarKind::F16 && t.scalar != ScalarKind::BF16) {
+    error(frag.loc, "operand a in registers must be an f16 or bf16 fragment, found " + t.str(),
+          hint);
+    return false;
+  }
+  op.inRegisters = true;
+  op.viewRows = t.dims[0];
+  return true;
+}
+
 Type Sema::checkMma(CallExpr &e) {
   // Marked before the checks: a consume whose mma has an error still issues
   // one, so its inflight(N) is not reported again as "no mma".
@@ -237,7 +268,9 @@ Type Sema::checkMma(CallExpr &e) {
     return Type::invalid();
   }
   const CallExpr::MmaOperand &a = e.mma.a, &b = e.mma.b;
-  ScalarKind ea = a.tile->elem.type.scalar, eb = b.tile->elem.type.scalar;
+  const Type aType = e.args[0]->type;
+  ScalarKind ea = a.inRegisters ? aType.scalar : a.tile->elem.type.scalar,
+             eb = b.tile->elem.type.scalar;
   if (ea != eb || (ea != ScalarKind::F16 && ea != ScalarKind::BF16)) {
     error(e.loc,
           std::string("mma operands must both be f16 or both bf16, found ") + scalarName(ea) +
@@ -251,7 +284,7 @@ Type Sema::checkMma(CallExpr &e) {
     return Type::invalid();
   }
   // Shapes: a is [M, K] (K-major) or trans of [K, M]; b is [K, N] or trans of [N, K].
-  int64_t aInner = a.tile->dims[1], bInner = b.tile->dims[1];
+  int64_t aInner = a.inRegisters ? aType.dims[1] : a.tile->dims[1], bInner = b.tile->dims[1];
   int64_t m = a.transposed ? aInner : a.viewRows, ka = a.transposed ? a.viewRows : aInner;
   int64_t n = b.transposed ? b.viewRows : bInner, kb = b.transposed ? bInner : b.viewRows;
   int64_t am = acc.dims[0], an = acc.dims[1];
@@ -282,8 +315,10 @@ Type Sema::checkMma(CallExpr &e) {
   }
   e.mma.k = ka;
   kernel_->usesMma = true; // issue #10: range checks trap without printf (MLIRGenPeer.cpp)
-  if (ringAccess_ && !ringAccess_->isProduce())
+  if (ringAccess_ && !ringAccess_->isProduce()) {
     e.mma.inConsume = true;
+    ringAccess_->mmaReadsRegisterA |= a.inRegisters;
+  }
   return acc;
 }
 
@@ -413,6 +448,16 @@ void Sema::checkConsumeInflight(RingAccessStmt &s) {
   if (*n > 0 && !s.issuesMma) {
     error(s.inflightLoc, "inflight(" + std::to_string(*n) + ") on a consume that issues no mma",
           "inflight delays stage releases behind wgmma groups; without mma write `consume r as s`");
+    return;
+  }
+  // PTX ISA 9.7.15.5: the registers of A may not change until the wgmma
+  // group that reads them completed; a group left in flight would see the
+  // next iteration overwrite them.
+  if (*n > 0 && s.mmaReadsRegisterA) {
+    error(s.inflightLoc,
+          "inflight(" + std::to_string(*n) + ") on a consume whose mma reads A from registers",
+          "A's registers must stay unchanged until its wgmma group completes: write `consume r "
+          "as s` (inflight(0)), or keep A in a shared tile");
     return;
   }
   if (*n > 0) // the loop's later statements are not checked yet: after the body

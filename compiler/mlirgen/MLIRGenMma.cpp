@@ -4,7 +4,9 @@
 // commit_group / wait_group):
 //  - zeros<T>[M, N] is tile.frag_zeros; mma(a, b, acc) one tile.mma whose
 //    operands are the tiles' bases, the first row of each view and the tile
-//    layouts (the descriptors are computed in the lowering).
+//    layouts (the descriptors are computed in the lowering), or, with a a
+//    16-bit fragment, one tile.mma_reg_a (A in registers), after a
+//    wgmma.fence that orders the writes of A's registers before it.
 //  - Outside a consume block an mma is complete when the statement ends:
 //    wgmma.fence, the mma, commit_group, wait_group 0.
 //  - In `consume r as s inflight(n)`: wgmma.fence at the top of the block
@@ -40,18 +42,31 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
                                   intConst(l, i32, op.viewRows));
     return std::make_pair(arrays[op.tile].base, row);
   };
-  auto [a, aRow] = operand(e.mma.a);
   auto [b, bRow] = operand(e.mma.b);
+  Value aFrag, a, aRow;
+  if (e.mma.a.inRegisters)
+    aFrag = genExpr(*e.args[0]);
+  else
+    std::tie(a, aRow) = operand(e.mma.a);
   Value acc = genExpr(*e.args[2]);
   if (!e.mma.inConsume)
     explain(WgmmaFenceOp::create(builder, l),
             "wgmma.fence.sync.aligned: the accumulator's registers and the operand tiles are "
             "ordered before this mma");
+  else if (aFrag)
+    explain(WgmmaFenceOp::create(builder, l),
+            "wgmma.fence.sync.aligned: A's registers, written in this consume block, are "
+            "ordered before the mma that reads them (PTX ISA 9.7.15.6.1)");
   // K-major: the tile's inner dimension is K (a as written, b transposed).
   Value result =
-      MmaOp::create(builder, l, acc.getType(), acc, a, aRow, b, bRow, tileLayout(*e.mma.a.tile),
-                    tileLayout(*e.mma.b.tile), builder.getBoolAttr(!e.mma.a.transposed),
-                    builder.getBoolAttr(e.mma.b.transposed), builder.getI64IntegerAttr(e.mma.k));
+      aFrag ? MmaRegAOp::create(builder, l, acc.getType(), acc, aFrag, b, bRow,
+                                tileLayout(*e.mma.b.tile), builder.getBoolAttr(e.mma.b.transposed))
+                  .getResult()
+            : MmaOp::create(
+                  builder, l, acc.getType(), acc, a, aRow, b, bRow, tileLayout(*e.mma.a.tile),
+                  tileLayout(*e.mma.b.tile), builder.getBoolAttr(!e.mma.a.transposed),
+                  builder.getBoolAttr(e.mma.b.transposed), builder.getI64IntegerAttr(e.mma.k))
+                  .getResult();
   if (!e.mma.inConsume) {
     explain(WgmmaCommitOp::create(builder, l),
             "wgmma.commit_group.sync.aligned: the mma outside a consume block is its own group");

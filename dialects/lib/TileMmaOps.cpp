@@ -92,6 +92,26 @@ LogicalResult MmaOp::verify() {
   return success();
 }
 
+LogicalResult MmaRegAOp::verify() {
+  FragType acc = getAcc().getType(), a = getA().getType();
+  Type elem = a.getElementType();
+  if (!elem.isF16() && !elem.isBF16())
+    return emitOpError("operand a must be an f16 or bf16 fragment");
+  if (acc.getElementType().isBF16())
+    return emitOpError("the accumulator is f32 or f16");
+  if (a.getRows() != acc.getRows())
+    return emitOpError("operand a must have the accumulator's rows");
+  int64_t k = a.getCols();
+  if (k % target::kWgmmaK16Bit != 0)
+    return emitOpError("operand a's columns (k) must be a multiple of 16");
+  if (failed(verifyOperand(*this, "b", getB(), getBLayout(), elem)))
+    return failure();
+  ArrayRef<int64_t> bs = getBLayout().getShape();
+  if (getBKMajor() ? bs[1] != k : bs[1] != acc.getCols())
+    return emitOpError("operand b's inner dimension must be ") << (getBKMajor() ? "k" : "N");
+  return success();
+}
+
 LogicalResult WgmmaWaitOp::verify() {
   if (getPending() > target::kWgmmaMaxInflight)
     return emitOpError("pending must be 0..") << target::kWgmmaMaxInflight;

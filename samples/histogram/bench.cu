@@ -15,9 +15,9 @@
 //                   [--clusters 1,2,4,8] [--dists uniform,skewed] [--runs 20]
 //                   (16 too: clusters above 8 opt in to non-portable cluster sizes)
 //                   [--warmup 3] [--ptx-dir DIR] [--ctas-per-sm K] [--seed S] [--out FILE]
+#include "../common/event_timing.cuh"
 #include "histogram_common.h"
 #include "histogram_ref.cuh"
-#include "../common/event_timing.cuh"
 
 #include <algorithm>
 #include <climits>

@@ -29,12 +29,33 @@ const char *kPlainHead =
     "  let bar = mbarrier(1)\n";
 
 const char *kPlainArgs[] = {
-    "()",         "(1)",           "(2.5)",          "(n)",           "(p)",
-    "(p[0])",     "(f[n])",        "(s)",            "(a)",           "(a[0])",
-    "(bar)",      "(T)",           "(T[0, 0])",      "(true)",        "({1, 2})",
-    "(1, 2)",     "(p[0], 1)",     "(a[0], p[0])",   "(s, 0, 64)",    "(s, T[0, 0])",
-    "(bar, 16)",  "(p, 1, 2, 3)",  "(1, 2, 3, 4, 5, 6, 7)",            "(x = 1)",
-    "(p[0], order = relaxed)",     "(p[0], 1, scope = cluster)",       "(1, n = 2)",
+    "()",
+    "(1)",
+    "(2.5)",
+    "(n)",
+    "(p)",
+    "(p[0])",
+    "(f[n])",
+    "(s)",
+    "(a)",
+    "(a[0])",
+    "(bar)",
+    "(T)",
+    "(T[0, 0])",
+    "(true)",
+    "({1, 2})",
+    "(1, 2)",
+    "(p[0], 1)",
+    "(a[0], p[0])",
+    "(s, 0, 64)",
+    "(s, T[0, 0])",
+    "(bar, 16)",
+    "(p, 1, 2, 3)",
+    "(1, 2, 3, 4, 5, 6, 7)",
+    "(x = 1)",
+    "(p[0], order = relaxed)",
+    "(p[0], 1, scope = cluster)",
+    "(1, n = 2)",
 };
 
 // Inside a consumer's `consume` body, where operand views, mma and fragments
@@ -51,9 +72,19 @@ const char *kConsumerHead =
 const char *kConsumerTail = "\n      }\n    }\n  }\n}\n";
 
 const char *kConsumerArgs[] = {
-    "()",          "(s)",          "(s.a)",         "(s.a, 1)",     "(s.a, 0, 64)",
-    "(acc)",       "(acc, 0, 32)", "(acc, s.a)",    "(s.a, s.a, acc)", "(trans(s.a))",
-    "(rows(s.a, 0, 64))",          "(acc, p)",      "(p, acc)",
+    "()",
+    "(s)",
+    "(s.a)",
+    "(s.a, 1)",
+    "(s.a, 0, 64)",
+    "(acc)",
+    "(acc, 0, 32)",
+    "(acc, s.a)",
+    "(s.a, s.a, acc)",
+    "(trans(s.a))",
+    "(rows(s.a, 0, 64))",
+    "(acc, p)",
+    "(p, acc)",
 };
 
 } // namespace
@@ -69,8 +100,7 @@ std::vector<std::string> builtinCallShapes() {
     out.push_back(std::string(kPlainHead) + "  p[0] = " + name + "<f32>(1)\n}\n");
     for (const char *args : kConsumerArgs) {
       out.push_back(std::string(kConsumerHead) + "        " + name + args + kConsumerTail);
-      out.push_back(std::string(kConsumerHead) + "        let v = " + name + args +
-                    kConsumerTail);
+      out.push_back(std::string(kConsumerHead) + "        let v = " + name + args + kConsumerTail);
     }
   }
   return out;

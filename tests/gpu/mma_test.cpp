@@ -14,6 +14,7 @@
 
 #include <tile/runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -147,6 +148,60 @@ TEST_CASE("mma on rows() views of 64-byte swizzled tiles (bf16)", "[mma]") {
 
 TEST_CASE("mma through a 3-stage ring, 2 consumer warpgroups, inflight(1)", "[mma]") {
   runCase({"ring_f16", Dt::F16, 128, 320, 128, 320, 128, 128, 0, 0, true, 384, false});
+}
+
+/// The .rs kernels: C = T * B with T[m, j] = s_j * A[m, perm_j] (A times the
+/// signed permutation P^T, exact), B K-major ([N, J]) or MN-major ([J, N]).
+void runRegisterA(const char *kernel, Dt dt, int N, bool bKMajor) {
+  INFO("kernel " << kernel);
+  const int M = 128, K = 64, J = 64;
+  tile::Context ctx(0);
+  tile::Module mod = tile::Module::fromFiles(ctx, mmaPtxPath());
+  tile::Kernel k = mod.kernel(kernel);
+  auto rng = freshRng();
+  Operand a = randomOperand(rng, size_t(M) * K, dt);
+  Operand b = randomOperand(rng, size_t(N) * J, dt);
+  std::vector<int> perm(J), sign(J);
+  for (int j = 0; j < J; ++j)
+    perm[j] = j;
+  std::shuffle(perm.begin(), perm.end(), rng);
+  for (int j = 0; j < J; ++j)
+    sign[j] = (rng() & 1) ? 1 : -1;
+  std::vector<uint16_t> p(size_t(J) * K, 0); // P[j, k] = sign_j where k = perm_j
+  for (int j = 0; j < J; ++j)
+    p[size_t(j) * K + perm[j]] = dt == Dt::F16 ? exactHalf(64 * sign[j]) : exactBf16(64 * sign[j]);
+  tile::DeviceBuffer<uint16_t> dA(a.bits.size()), dP(p.size()), dB(b.bits.size());
+  dA.copyFrom(a.bits);
+  dP.copyFrom(p);
+  dB.copyFrom(b.bits);
+  tile::DeviceBuffer<float> dC(size_t(M) * N);
+  dC.fillBytes(0xFF);
+  auto elem = dt == Dt::F16 ? tile::TensorElement::F16 : tile::TensorElement::BF16;
+  tile::LaunchConfig cfg;
+  cfg.block = tile::Dim3(128);
+  cfg.grid = tile::Dim3(1);
+  k.launch(cfg, tile::Tensor(dA, elem, {M, K}), tile::Tensor(dP, elem, {J, K}),
+           bKMajor ? tile::Tensor(dB, elem, {N, J}) : tile::Tensor(dB, elem, {J, N}), dC.ptr());
+  ctx.synchronize();
+  std::vector<float> out = dC.toHost();
+  size_t bad = 0;
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double ref = 0;
+      for (int j = 0; j < J; ++j) {
+        double t = sign[j] * a.value[size_t(m) * K + perm[j]];
+        ref += t * (bKMajor ? b.value[size_t(n) * J + j] : b.value[size_t(j) * N + n]);
+      }
+      float got = out[size_t(m) * N + n];
+      if (!(static_cast<double>(got) == ref) && bad++ < 5)
+        UNSCOPED_INFO("C[" << m << ", " << n << "] = " << got << ", expected " << ref);
+    }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("mma with A from registers (.rs): a converted product times B, f16 and bf16", "[mma]") {
+  runRegisterA("rega_f16", Dt::F16, 64, true);
+  runRegisterA("rega_bf16", Dt::BF16, 128, false);
 }
 
 TEST_CASE("mma with f16 accumulation", "[mma]") {

@@ -232,6 +232,7 @@ public:
   Location inflightLoc;               // the `inflight` keyword, when written
   ExprPtr inflightExpr;               // n as written (a constant expression)
   bool issuesMma = false;             // [sema] an mma in the body
+  bool mmaReadsRegisterA = false;     // [sema] one of them with A in registers
   bool readsStageGenerically = false; // [sema] the body names a stage tile outside mma operands
   /// Every read of the slot is a wgmma read, complete once wgmma.wait_group
   /// retired its group (before the release).

@@ -511,6 +511,7 @@ public:
   } sem;
   /// [sema] mma(a, b, acc) (SemaMma.cpp): each operand's tile and view.
   struct MmaOperand {
+    bool inRegisters = false;          // a: a 16-bit fragment (the .rs form), no tile
     SharedArrayStmt *tile = nullptr;   // the 2-D shared tile (a ring stage's tile too)
     const ExprAST *rowBlock = nullptr; // rows(t, i, n): i (the view starts at row i * n)
     int64_t viewRows = 0;              // rows of the view (n, or the tile's rows)

@@ -4,7 +4,8 @@
 // the warpgroup matrix multiply on shared tiles (PTX ISA 9.7.15
 // "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions"):
 // tile.mma is acc += A * B with A and B read from shared tiles whose layout
-// (#tile.layout: swizzle, 128-byte panels) gives the matrix descriptors;
+// (#tile.layout: swizzle, 128-byte panels) gives the matrix descriptors,
+// tile.mma_reg_a the same with A a 16-bit fragment in registers;
 // wgmma_fence / wgmma_commit / wgmma_wait are placed by the compiler
 // (ASYNC-DESIGN.md rule 8). Included by TileOps.td.
 //===----------------------------------------------------------------------===//
@@ -87,6 +88,44 @@ def Tile_MmaOp : Tile_Op<"mma", [AllTypesMatch<["acc", "result"]>,
     ::mlir::tile::MemoryOrder getAccessOrder() { return ::mlir::tile::MemoryOrder::weak; }
     ::mlir::tile::MemoryScope getAccessScope() { return ::mlir::tile::MemoryScope::cta; }
     ::mlir::tile::MemoryProxy getAccessProxy() { return ::mlir::tile::MemoryProxy::async; }
+  }];
+}
+
+def Tile_MmaRegAOp : Tile_Op<"mma_reg_a", [AllTypesMatch<["acc", "result"]>,
+    Tile_MemoryAccessOpInterface]> {
+  let summary = "acc += A * B with A in registers (wgmma.mma_async, .rs form)";
+  let description = [{
+    A is the fragment `a` (f16 or bf16, rows = the accumulator's, cols = K):
+    for 16-bit types the wgmma A register fragment of a k16 step (PTX ISA
+    9.7.15.5.1) holds, per thread, the same (row, column) pairs in the same
+    order as the D layout of a 16-column fragment, so step k reads
+    registers 4k .. 4k+3 of each 64-row block of `a` unchanged. B is read
+    from the shared tile `b` as in tile.mma (K-major when `b_k_major`).
+    Lowered to M/64 * K/16 wgmma.mma_async.m64nNk16 with A in registers;
+    the registers of `a` must stay unchanged until the group completes, so
+    the compiler only issues it with every group waited for before the
+    registers can be reused (no inflight(n > 0)).
+  }];
+  let arguments = (ins Tile_FragType:$acc, Tile_FragType:$a,
+                       Arg<Tile_PtrIn<"shared">, "", [MemRead]>:$b, I32:$b_row,
+                       Tile_TileLayoutAttr:$b_layout, BoolAttr:$b_k_major);
+  let results = (outs Tile_FragType:$result);
+  let assemblyFormat = [{
+    $acc `,` $a `,` $b `[` $b_row `]` attr-dict `:` qualified(type($acc)) `,`
+      qualified(type($a)) `,` qualified(type($b))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    // An async-proxy read of the B tile (PTX ISA 8.6 "Proxies").
+    ::mlir::Value getAccessPtr() { return getB(); }
+    ::llvm::SmallVector<::mlir::Value, 1> getOtherAccessPtrs() { return {}; }
+    bool readsMemory() { return true; }
+    bool writesMemory() { return false; }
+    ::mlir::tile::MemoryOrder getAccessOrder() { return ::mlir::tile::MemoryOrder::weak; }
+    ::mlir::tile::MemoryScope getAccessScope() { return ::mlir::tile::MemoryScope::cta; }
+    ::mlir::tile::MemoryProxy getAccessProxy() { return ::mlir::tile::MemoryProxy::async; }
+    /// K: the columns of `a`.
+    int64_t getK() { return getA().getType().getCols(); }
   }];
 }
 
