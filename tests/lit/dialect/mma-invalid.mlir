@@ -90,3 +90,55 @@ tile.kernel @wait() {
   tile.wgmma_wait 8
   tile.return
 }
+
+// -----
+
+tile.kernel @rega_f32(%r: i32) {
+  %b = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f32, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  %a = tile.frag_zeros : !tile.frag<64x64xf32>
+  // expected-error @+1 {{operand a must be an f16 or bf16 fragment}}
+  %x = tile.mma_reg_a %acc, %a, %b[%r] {b_k_major = true,
+      b_layout = #tile.layout<[64, 64], swizzle = 128, panel = 32>}
+      : !tile.frag<64x64xf32>, !tile.frag<64x64xf32>, !tile.ptr<f32, shared>
+  tile.return
+}
+
+// -----
+
+tile.kernel @rega_rows(%r: i32) {
+  %b = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f16, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  %a = tile.frag_zeros : !tile.frag<128x64xf16>
+  // expected-error @+1 {{operand a must have the accumulator's rows}}
+  %x = tile.mma_reg_a %acc, %a, %b[%r] {b_k_major = true,
+      b_layout = #tile.layout<[64, 64], swizzle = 128, panel = 64>}
+      : !tile.frag<64x64xf32>, !tile.frag<128x64xf16>, !tile.ptr<f16, shared>
+  tile.return
+}
+
+// -----
+
+tile.kernel @rega_k16(%r: i32) {
+  %b = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f16, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  %a = tile.frag_zeros : !tile.frag<64x24xf16>
+  // expected-error @+1 {{operand a's columns (k) must be a multiple of 16}}
+  %x = tile.mma_reg_a %acc, %a, %b[%r] {b_k_major = true,
+      b_layout = #tile.layout<[64, 24], swizzle = 32, panel = 16>}
+      : !tile.frag<64x64xf32>, !tile.frag<64x24xf16>, !tile.ptr<f16, shared>
+  tile.return
+}
+
+// -----
+
+tile.kernel @rega_binner(%r: i32) {
+  %b = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f16, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  %a = tile.frag_zeros : !tile.frag<64x32xf16>
+  // expected-error @+1 {{operand b's inner dimension must be k}}
+  %x = tile.mma_reg_a %acc, %a, %b[%r] {b_k_major = true,
+      b_layout = #tile.layout<[64, 64], swizzle = 128, panel = 64>}
+      : !tile.frag<64x64xf32>, !tile.frag<64x32xf16>, !tile.ptr<f16, shared>
+  tile.return
+}
