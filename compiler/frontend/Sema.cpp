@@ -411,8 +411,16 @@ static bool isParamDerivedCount(const ExprAST &e, Sema &sema, std::string &why, 
     return true; // unknown names are reported when the count is typed
   }
   case ExprAST::Unary:
-    return e.as<UnaryExpr>()->op != UnaryOp::Not &&
-           isParamDerivedCount(*e.as<UnaryExpr>()->operand, sema, why, where);
+    if (e.as<UnaryExpr>()->op == UnaryOp::Not) {
+      why = "`!` gives a bool, not a count";
+      where = e.loc;
+      return false;
+    }
+    return isParamDerivedCount(*e.as<UnaryExpr>()->operand, sema, why, where);
+  case ExprAST::BoolLiteral:
+    why = "a bool is not a count";
+    where = e.loc;
+    return false;
   case ExprAST::Binary: {
     auto &b = *e.as<BinaryExpr>();
     return isParamDerivedCount(*b.lhs, sema, why, where) &&
@@ -440,6 +448,10 @@ bool Sema::checkCountExpr(ExprAST &e, const std::string &what) {
   Location where;
   if (isParamDerivedCount(e, *this, why, where))
     return true;
+  if (where.line == 0) { // every rejection names its place; this keeps the rule if one does not
+    where = e.loc;
+    why = "this expression is not a constant or a kernel parameter";
+  }
   error(where, what + " must be built from constants and kernel parameters: " + why,
         "sizes are fixed at launch: use integer literals, integer kernel parameters and + - * / % "
         "<< >>");
