@@ -413,12 +413,90 @@ const ExprAST *nonMmaUse(const Block &b, const std::unordered_set<const Decl *> 
   }
   return nullptr;
 }
+
+/// Marks the mmas of a consume block whose result is read, other than as an
+/// mma accumulator, before the block's commit and wait (PTX ISA 9.7.15.5:
+/// reading a wgmma's registers before a wait_group that covers it is
+/// undefined): `let t = mma(...)` read by `t as f16`, or an mma nested in
+/// another expression. Their group is committed and waited for right after
+/// them (MLIRGenMma.cpp). Conservative: any such read anywhere in the block.
+class MmaResultReads {
+public:
+  explicit MmaResultReads(const Block &body) : body(body) {}
+  void block(Block &b) {
+    for (StmtPtr &s : b)
+      stmt(*s);
+  }
+
+private:
+  const Block &body;
+
+  void stmt(StmtAST &s) {
+    if (auto *a = s.as<AssignStmt>()) {
+      auto *v = a->target->as<VarRefExpr>();
+      expr(*a->value, v ? v->decl : nullptr, false);
+      expr(*a->target, nullptr, false);
+    } else if (auto *l = s.as<LetStmt>()) {
+      expr(*l->init, l->decl.get(), false);
+    } else if (auto *es = s.as<ExprStmtAST>()) {
+      expr(*es->expr, nullptr, false);
+    } else if (auto *f = s.as<ForStmt>()) {
+      block(f->body);
+    } else if (auto *w = s.as<WhileStmt>()) {
+      expr(*w->cond, nullptr, false);
+      block(w->body);
+    } else if (auto *i = s.as<IfStmt>()) {
+      expr(*i->cond, nullptr, false);
+      block(i->thenBody);
+      block(i->elseBody);
+    }
+  }
+  /// `boundTo`: the variable e (when it is the whole right-hand side) is
+  /// stored to; `accumulator`: e is an enclosing mma's accumulator.
+  void expr(ExprAST &e, const Decl *boundTo, bool accumulator) {
+    if (auto *c = e.as<CallExpr>()) {
+      bool isMma = c->builtin == Builtin::Mma;
+      if (isMma && !accumulator)
+        c->mma.waitAfter = !boundTo || nonMmaUse(body, {boundTo}) != nullptr;
+      for (size_t i = 0; i < c->args.size(); ++i)
+        expr(*c->args[i], nullptr, isMma && i == 2);
+      return;
+    }
+    if (auto *u = e.as<UnaryExpr>())
+      return expr(*u->operand, nullptr, false);
+    if (auto *b = e.as<BinaryExpr>()) {
+      expr(*b->lhs, nullptr, false);
+      return expr(*b->rhs, nullptr, false);
+    }
+    if (auto *c = e.as<CastExpr>())
+      return expr(*c->operand, nullptr, false);
+    if (auto *s = e.as<SelectExpr>()) {
+      for (ExprAST *x : {s->cond.get(), s->trueValue.get(), s->falseValue.get()})
+        expr(*x, nullptr, false);
+      return;
+    }
+    if (auto *i = e.as<IndexExpr>()) {
+      expr(*i->base, nullptr, false);
+      expr(*i->index, nullptr, false);
+      for (ExprPtr &x : i->moreIndices)
+        expr(*x, nullptr, false);
+      return;
+    }
+    if (auto *m = e.as<MemberExpr>())
+      return expr(*m->base, nullptr, false);
+    if (auto *v = e.as<VectorExpr>())
+      for (ExprPtr &x : v->elems)
+        expr(*x, nullptr, false);
+  }
+};
 } // namespace
 
 void Sema::checkConsumeInflight(RingAccessStmt &s) {
   if (s.isProduce())
     return;
   s.drainLoop = loops_.empty() ? nullptr : loops_.back();
+  if (s.issuesMma)
+    MmaResultReads(s.body).block(s.body);
   if (!s.inflightExpr)
     return;
   const char *hint = "write `consume r as s inflight(N) { acc = mma(...) }` with a constant N, "

@@ -512,6 +512,9 @@ public:
   /// commit + wait(n) at its end; with n > 0 the delayed release (true: the
   /// caller must not release the current stage itself).
   bool genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage);
+  /// In a consume block: a wait_group 0 was issued after an mma whose result
+  /// the block reads, so the block's next mma needs a wgmma.fence again.
+  bool mmaFenceDue_ = false;
   /// After a loop: the drains (wait_group 0 + pending releases) of the
   /// consumes with inflight(n > 0) whose innermost loop it is.
   void genMmaDrains(const fe::StmtAST &loop);

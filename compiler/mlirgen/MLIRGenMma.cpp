@@ -7,6 +7,9 @@
 //    layouts (the descriptors are computed in the lowering), or, with a a
 //    16-bit fragment, one tile.mma_reg_a (A in registers), after a
 //    wgmma.fence that orders the writes of A's registers before it.
+//  - An mma in a consume block whose result the block reads (Sema's
+//    `waitAfter`) is followed by commit_group + wait_group 0, and the next
+//    mma of the block by a wgmma.fence.
 //  - Outside a consume block an mma is complete when the statement ends:
 //    wgmma.fence, the mma, commit_group, wait_group 0.
 //  - In `consume r as s inflight(n)`: wgmma.fence at the top of the block
@@ -53,10 +56,13 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
     explain(WgmmaFenceOp::create(builder, l),
             "wgmma.fence.sync.aligned: the accumulator's registers and the operand tiles are "
             "ordered before this mma");
-  else if (aFrag)
+  else if (aFrag || mmaFenceDue_)
     explain(WgmmaFenceOp::create(builder, l),
-            "wgmma.fence.sync.aligned: A's registers, written in this consume block, are "
-            "ordered before the mma that reads them (PTX ISA 9.7.15.6.1)");
+            aFrag ? "wgmma.fence.sync.aligned: A's registers, written in this consume block, are "
+                    "ordered before the mma that reads them (PTX ISA 9.7.15.6.1)"
+                  : "wgmma.fence.sync.aligned: registers were accessed since this consume "
+                    "block's last wait (PTX ISA 9.7.15.6.1)");
+  mmaFenceDue_ = false;
   // K-major: the tile's inner dimension is K (a as written, b transposed).
   Value result =
       aFrag ? MmaRegAOp::create(builder, l, acc.getType(), acc, aFrag, b, bRow,
@@ -73,11 +79,21 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
     explain(WgmmaWaitOp::create(builder, l, 0),
             "wgmma.wait_group.sync.aligned 0: the mma outside a consume block completes before "
             "the next statement");
+  } else if (e.mma.waitAfter) {
+    // Sema (MmaResultReads): the result is read before the block ends; a
+    // wgmma's registers may be read only after a wait covering it.
+    explain(WgmmaCommitOp::create(builder, l),
+            "wgmma.commit_group.sync.aligned: this mma's result is read in the consume block");
+    explain(WgmmaWaitOp::create(builder, l, 0),
+            "wgmma.wait_group.sync.aligned 0: before this consume block reads the mma's result "
+            "(PTX ISA 9.7.15.5)");
+    mmaFenceDue_ = true;
   }
   return result;
 }
 
 void MLIRGenImpl::genMmaConsumeStart(const fe::RingAccessStmt &s) {
+  mmaFenceDue_ = false;
   explain(WgmmaFenceOp::create(builder, loc(s.loc)),
           "wgmma.fence.sync.aligned: before the first mma of the consume of ring '" +
               s.ring->decl->name + "' (orders earlier accumulator writes before wgmma)");

@@ -204,6 +204,53 @@ TEST_CASE("mma with A from registers (.rs): a converted product times B, f16 and
   runRegisterA("rega_bf16", Dt::BF16, 128, false);
 }
 
+TEST_CASE("mma chain in a consume block: A from registers, the first result waited for", "[mma]") {
+  // C = sum_k (A_k P^T as f16) B_k^T over 4 ring steps; T_k = A_k P^T holds
+  // A_k's columns permuted and signed (exact), every sum exact in f32.
+  const int M = 64, K = 256, J = 64, N = 64;
+  tile::Context ctx(0);
+  tile::Module mod = tile::Module::fromFiles(ctx, mmaPtxPath());
+  tile::Kernel k = mod.kernel("rega_ring_f16");
+  auto rng = freshRng();
+  Operand a = randomOperand(rng, size_t(M) * K, Dt::F16);
+  Operand b = randomOperand(rng, size_t(N) * K, Dt::F16);
+  std::vector<int> perm(J), sign(J);
+  for (int j = 0; j < J; ++j)
+    perm[j] = j;
+  std::shuffle(perm.begin(), perm.end(), rng);
+  for (int j = 0; j < J; ++j)
+    sign[j] = (rng() & 1) ? 1 : -1;
+  std::vector<uint16_t> p(size_t(J) * J, 0);
+  for (int j = 0; j < J; ++j)
+    p[size_t(j) * J + perm[j]] = exactHalf(64 * sign[j]);
+  tile::DeviceBuffer<uint16_t> dA(a.bits.size()), dP(p.size()), dB(b.bits.size());
+  dA.copyFrom(a.bits);
+  dP.copyFrom(p);
+  dB.copyFrom(b.bits);
+  tile::DeviceBuffer<float> dC(size_t(M) * N);
+  dC.fillBytes(0xFF);
+  tile::LaunchConfig cfg;
+  cfg.block = tile::Dim3(256);
+  cfg.grid = tile::Dim3(1);
+  auto f16 = tile::TensorElement::F16;
+  k.launch(cfg, tile::Tensor(dA, f16, {M, K}), tile::Tensor(dP, f16, {J, J}),
+           tile::Tensor(dB, f16, {N, K}), dC.ptr());
+  ctx.synchronize();
+  std::vector<float> out = dC.toHost();
+  size_t bad = 0;
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double ref = 0;
+      for (int kb = 0; kb < K; kb += 64)
+        for (int j = 0; j < J; ++j)
+          ref += sign[j] * a.value[size_t(m) * K + kb + perm[j]] * b.value[size_t(n) * K + kb + j];
+      float got = out[size_t(m) * N + n];
+      if (!(static_cast<double>(got) == ref) && bad++ < 5)
+        UNSCOPED_INFO("C[" << m << ", " << n << "] = " << got << ", expected " << ref);
+    }
+  CHECK(bad == 0);
+}
+
 TEST_CASE("mma with f16 accumulation", "[mma]") {
   tile::Context ctx(0);
   tile::Module mod = tile::Module::fromFiles(ctx, mmaPtxPath());

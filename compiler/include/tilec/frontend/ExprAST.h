@@ -66,7 +66,7 @@ struct Decl {
   int paramIndex = -1;              // Param: position in the signature
   SharedArrayStmt *array = nullptr; // SharedArray / DSharedArray: its declaration
   MBarrierStmt *mbarrier = nullptr; // MBarrier: its declaration
-  RingStmt *ring = nullptr; // Ring, RingStage (`as s`) and ring stage tiles: the ring
+  RingStmt *ring = nullptr;         // Ring, RingStage (`as s`) and ring stage tiles: the ring
   LocalArrayStmt *local = nullptr;  // LocalArray: its declaration
   /// Const: the value (integers sign-extended from the type's width, i1 0/1;
   /// floats rounded to the type). `type` is UntypedInt for an integer
@@ -490,12 +490,12 @@ public:
   bool approx = false; // [sema] math: the fast approximate form (`approx = true`, --fast-math)
   /// [sema] copy_async / prefetch_tensor (SemaTma.cpp).
   struct Tma {
-    bool isStore = false;           // copy_async(A[c...], TILE)
-    int tensorParam = -1;           // the tensor parameter's index
+    bool isStore = false;            // copy_async(A[c...], TILE)
+    int tensorParam = -1;            // the tensor parameter's index
     SharedArrayStmt *tile = nullptr; // the shared tile (none for prefetch_tensor)
-    int multicastAxis = -1;         // multicast = x|y|z (0..2), 3 = all; -1 none
-    int64_t bytes = 0;              // bytes landing in this CTA's tile per copy (expect_tx)
-    int64_t extent = 0;             // dim(t, d): the extent
+    int multicastAxis = -1;          // multicast = x|y|z (0..2), 3 = all; -1 none
+    int64_t bytes = 0;               // bytes landing in this CTA's tile per copy (expect_tx)
+    int64_t extent = 0;              // dim(t, d): the extent
     /// A TMA store a whole role reaches (not under a single-thread
     /// condition): role barrier, one elected thread, barrier (issue #9).
     bool roleCollective = false;
@@ -504,10 +504,10 @@ public:
   } tma;
   /// [sema] signal / wait on a semaphore (SemaPeer.cpp, issue #10).
   struct Semaphore {
-    int param = -1;                      // the semaphore parameter's index
-    const ExprAST *index = nullptr;      // sem[i]: i (i32)
-    const ExprAST *device = nullptr;     // signal(peer(sem[i], d), n): d; null = own
-    const ExprAST *value = nullptr;      // n (signal) or v (wait)
+    int param = -1;                  // the semaphore parameter's index
+    const ExprAST *index = nullptr;  // sem[i]: i (i32)
+    const ExprAST *device = nullptr; // signal(peer(sem[i], d), n): d; null = own
+    const ExprAST *value = nullptr;  // n (signal) or v (wait)
   } sem;
   /// [sema] mma(a, b, acc) (SemaMma.cpp): each operand's tile and view.
   struct MmaOperand {
@@ -521,6 +521,7 @@ public:
     MmaOperand a, b;
     int64_t k = 0;          // the K extent of the product
     bool inConsume = false; // inside a consume block (placement: MLIRGenMma.cpp)
+    bool waitAfter = false; // in a consume, its result is read before the block ends
   } mma;
   MemoryHints hints;                               // [sema] load/store cache hints, vectors
   cache::Evict policyPrimary = cache::Evict::None; // [sema] cache_policy(P, ...)
