@@ -150,6 +150,23 @@ TEST_CASE("mma through a 3-stage ring, 2 consumer warpgroups, inflight(1)", "[mm
   runCase({"ring_f16", Dt::F16, 128, 320, 128, 320, 128, 128, 0, 0, true, 384, false});
 }
 
+/// A random signed permutation P [J, J] (row j: sign_j at column perm_j), so
+/// X P^T holds X's columns permuted and signed: exact in f16 and bf16.
+struct SignedPermutation {
+  std::vector<int> perm, sign;
+  std::vector<uint16_t> bits; // P, row-major
+  SignedPermutation(std::mt19937_64 &rng, int J, Dt dt) : perm(J), sign(J), bits(size_t(J) * J) {
+    for (int j = 0; j < J; ++j)
+      perm[j] = j;
+    std::shuffle(perm.begin(), perm.end(), rng);
+    for (int j = 0; j < J; ++j) {
+      sign[j] = (rng() & 1) ? 1 : -1;
+      bits[size_t(j) * J + perm[j]] =
+          dt == Dt::F16 ? exactHalf(64 * sign[j]) : exactBf16(64 * sign[j]);
+    }
+  }
+};
+
 /// The .rs kernels: C = T * B with T[m, j] = s_j * A[m, perm_j] (A times the
 /// signed permutation P^T, exact), B K-major ([N, J]) or MN-major ([J, N]).
 void runRegisterA(const char *kernel, Dt dt, int N, bool bKMajor) {
@@ -161,15 +178,9 @@ void runRegisterA(const char *kernel, Dt dt, int N, bool bKMajor) {
   auto rng = freshRng();
   Operand a = randomOperand(rng, size_t(M) * K, dt);
   Operand b = randomOperand(rng, size_t(N) * J, dt);
-  std::vector<int> perm(J), sign(J);
-  for (int j = 0; j < J; ++j)
-    perm[j] = j;
-  std::shuffle(perm.begin(), perm.end(), rng);
-  for (int j = 0; j < J; ++j)
-    sign[j] = (rng() & 1) ? 1 : -1;
-  std::vector<uint16_t> p(size_t(J) * K, 0); // P[j, k] = sign_j where k = perm_j
-  for (int j = 0; j < J; ++j)
-    p[size_t(j) * K + perm[j]] = dt == Dt::F16 ? exactHalf(64 * sign[j]) : exactBf16(64 * sign[j]);
+  SignedPermutation sp(rng, J, dt); // J == K: P is [J, K]
+  const std::vector<int> &perm = sp.perm, &sign = sp.sign;
+  const std::vector<uint16_t> &p = sp.bits;
   tile::DeviceBuffer<uint16_t> dA(a.bits.size()), dP(p.size()), dB(b.bits.size());
   dA.copyFrom(a.bits);
   dP.copyFrom(p);
@@ -214,15 +225,9 @@ TEST_CASE("mma chain in a consume block: A from registers, the first result wait
   auto rng = freshRng();
   Operand a = randomOperand(rng, size_t(M) * K, Dt::F16);
   Operand b = randomOperand(rng, size_t(N) * K, Dt::F16);
-  std::vector<int> perm(J), sign(J);
-  for (int j = 0; j < J; ++j)
-    perm[j] = j;
-  std::shuffle(perm.begin(), perm.end(), rng);
-  for (int j = 0; j < J; ++j)
-    sign[j] = (rng() & 1) ? 1 : -1;
-  std::vector<uint16_t> p(size_t(J) * J, 0);
-  for (int j = 0; j < J; ++j)
-    p[size_t(j) * J + perm[j]] = exactHalf(64 * sign[j]);
+  SignedPermutation sp(rng, J, Dt::F16);
+  const std::vector<int> &perm = sp.perm, &sign = sp.sign;
+  const std::vector<uint16_t> &p = sp.bits;
   tile::DeviceBuffer<uint16_t> dA(a.bits.size()), dP(p.size()), dB(b.bits.size());
   dA.copyFrom(a.bits);
   dP.copyFrom(p);
