@@ -248,6 +248,7 @@ void Sema::checkBlock(Block &block, bool kernelTopLevel) {
 }
 
 void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
+  resolveStmtNames(s); // SemaResolve.cpp: before any check holds a node
   switch (s.kind()) {
   case StmtAST::Let:
     checkLet(*s.as<LetStmt>());
@@ -391,6 +392,15 @@ void Sema::checkLet(LetStmt &s) {
 }
 
 static bool isParamDerivedCount(const ExprAST &e, Sema &sema, std::string &why, Location &where) {
+  if (const Decl *c = e.constant) { // a constant's value (resolveNames): as the name was
+    if (c->type.isUnsigned()) {
+      // The host evaluates sizes with signed operators (kernel_info.h SizeExpr).
+      why = "'" + c->name + "' is unsigned (" + c->type.str() + "); sizes use signed parameters";
+      where = e.loc;
+      return false;
+    }
+    return true; // a constant of another type is reported when the count is typed
+  }
   switch (e.kind()) {
   case ExprAST::IntLiteral:
     return true;
@@ -601,12 +611,24 @@ void Sema::checkMBarrier(MBarrierStmt &s, bool kernelTopLevel) {
 
 void Sema::checkAssign(AssignStmt &s) {
   Type target;
-  if (auto *v = s.target->as<VarRefExpr>();
-      v && lookup(v->name) && lookup(v->name)->kind == DeclKind::Const) {
-    error(v->loc, "cannot assign to '" + v->name + "': it is a constant",
-          "declare a mutable local with `var " + v->name + " = ...`");
-    infer(s.value);
-    finalize(s.value);
+  // A target name is a place: resolveStmtNames left it as written, so `inf`,
+  // `nan` and constants are still names here, and infer (below) does not
+  // replace it.
+  if (auto *v = s.target->as<VarRefExpr>(); v && namesValue(*v)) {
+    if (const Decl *c = lookup(v->name)) {
+      error(v->loc, "cannot assign to '" + v->name + "': it is a constant",
+            "a constant is fixed at compile time: copy it into a mutable local (`var x = " +
+                v->name + "`) and assign to that");
+      if (c->loc.line)
+        diags_.note(c->loc, "constant '" + v->name + "' is declared here");
+    } else {
+      error(v->loc,
+            "cannot assign to '" + v->name + "': it is the float value " +
+                (v->name == "inf" ? "infinity" : "NaN") + ", not a variable",
+            "declare a mutable local of another name, e.g. `var x = " + v->name +
+                "`, and assign to that");
+    }
+    resolveOnly(s.value);
     return;
   }
   if (auto *v = s.target->as<VarRefExpr>()) {

@@ -193,12 +193,14 @@ ExprPtr Sema::constantLiteral(const Decl &d, const Location &loc) {
     e = std::move(lit);
   }
   e->type = d.type; // UntypedInt for an untyped integer constant: adapts like a literal
+  e->constant = &d;
   return e;
 }
 
 bool Sema::checkConstDecl(ConstStmt &s) {
   Decl &d = *s.decl;
   d.type = Type::invalid();
+  resolveNames(s.init); // the constants before it (file level: not a statement)
   std::string what = "value of constant '" + d.name + "'";
   Type t;
   if (s.annotation)
@@ -263,6 +265,7 @@ void Sema::resolveAttrNames(KernelAST &k) {
       if (!names[i].expr)
         continue;
       ExprPtr &e = names[i].expr;
+      resolveNames(e);
       Type t = checkValue(e, nullptr, "");
       std::optional<int64_t> v;
       bool overflow = false;

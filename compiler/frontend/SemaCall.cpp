@@ -119,7 +119,7 @@ Type Sema::inferCall(CallExpr &e) {
       return Type::invalid();
     if (!e.args.empty()) {
       auto *lit = e.args[0]->as<IntLiteralExpr>();
-      if (!lit || lit->negated || lit->magnitude > 2) {
+      if (!lit || lit->constant || lit->negated || lit->magnitude > 2) { // a literal, as written
         error(e.args[0]->loc, "axis of '" + e.callee + "' must be the literal 0, 1 or 2",
               "write `" + e.callee + "(0)` for x, 1 for y, 2 for z");
         infer(e.args[0]);

@@ -18,12 +18,15 @@ static bool isIntOnly(BinaryOp op) {
 }
 
 Type Sema::infer(ExprPtr &ep) {
-  replaceFloatName(ep);
-  if (auto *m = ep->as<MemberExpr>(); m && m->base->is<VarRefExpr>())
+  // Names were resolved before the statement was checked (resolveNames):
+  // nothing here replaces `ep`, so a caller's pointer to *ep stays valid.
+  ExprAST &e = *ep;
+  if (e.constant) // a constant's value: its type is the constant's
+    return e.type;
+  if (auto *m = e.as<MemberExpr>(); m && m->base->is<VarRefExpr>())
     if (Decl *d = lookup(m->base->as<VarRefExpr>()->name);
         d && (d->kind == DeclKind::Ring || d->kind == DeclKind::RingStage))
-      return inferRingMember(ep); // `s.a` (SemaRings.cpp)
-  ExprAST &e = *ep;
+      return e.type = Type::invalid(); // `s.x` that names no tile: resolveRingMember said so
   Type t;
   switch (e.kind()) {
   case ExprAST::IntLiteral:
@@ -37,6 +40,21 @@ Type Sema::infer(ExprPtr &ep) {
     break;
   case ExprAST::VarRef: {
     auto &v = *e.as<VarRefExpr>();
+    if (v.ringStageTile) { // `s.a` (resolveRingMember): the stage's tile, decl set
+      // A TMA store's read of the slot is async and awaited by the issuing
+      // thread (wait_group.read) before its warp's release, like a wgmma
+      // read: neither is a generic read.
+      if (ringAccess_ && !ringAccess_->isProduce() && !inferringMmaOperand_ &&
+          !inferringTmaStoreTile_)
+        ringAccess_->readsStageGenerically = true;
+      t = v.decl->type;
+      break;
+    }
+    if (namesValue(v)) { // every entry point resolves names first (SemaResolve.cpp)
+      error(v.loc, "internal error: the name '" + v.name + "' was not resolved before checking",
+            "this is a compiler bug; please report it with this input");
+      break;
+    }
     v.decl = lookup(v.name);
     if (!v.decl) {
       if (builtinFromName(v.name) != Builtin::Unknown)
@@ -48,11 +66,6 @@ Type Sema::infer(ExprPtr &ep) {
         error(v.loc, "unknown name '" + v.name + "'",
               "declare it with `let`/`var` before use, or add a kernel parameter");
       break;
-    }
-    if (v.decl->kind == DeclKind::Const) { // a constant reads as its value
-      Location at = v.loc;
-      ep = constantLiteral(*v.decl, at);
-      return ep->type;
     }
     if (v.decl->type.kind == Type::Semaphore) { // issue #10: only sem[i] in signal/wait
       error(v.loc, "semaphore '" + v.name + "' is not a value",
@@ -228,7 +241,7 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     }
     // The value of `to` nearest to the literal (ties to even); an error
     // only when that rounds past the largest finite value.
-    // inf and nan (SemaMath.cpp) are values of every float type.
+    // inf and nan (SemaResolve.cpp) are values of every float type.
     std::optional<double> v = to.isScalar(ScalarKind::F64) ? std::optional<double>(lit.nearest)
                               : !std::isfinite(lit.value) ? std::optional<double>(lit.value)
                                                           : roundToFloatKind(lit.value, to.scalar);

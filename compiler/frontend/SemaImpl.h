@@ -89,8 +89,27 @@ public:
   /// arrivals than the threads that can arrive ever make never completes.
   void checkMBarrierArrivalCounts();
 
+  // ---- SemaResolve.cpp: names that stand for other expressions
+  /// Replaces, in `e` and its subexpressions, every name that is no reference
+  /// to storage by what it stands for: `inf` / `nan` (undeclared) by a float
+  /// literal, a `const` by its value, `s.NAME` of a ring stage by the stage's
+  /// tile. Runs before `e` is checked, so that checking never replaces a name
+  /// node (a checker may hold a pointer to a node across infer).
+  void resolveNames(ExprPtr &e);
+  /// resolveNames on a statement's own expressions (not its nested blocks,
+  /// whose statements are resolved when they are checked, in their scopes;
+  /// not an assignment's target name: that is a place, checkAssign's).
+  void resolveStmtNames(StmtAST &s);
+  /// One node: true when `e` was such a name (replaced, or reported).
+  bool resolveName(ExprPtr &e);
+  /// A name that resolveNames replaces: an undeclared `inf` / `nan`, or a `const`.
+  bool namesValue(const VarRefExpr &v) const;
+
   // ---- SemaExpr.cpp: expressions
-  /// Infers a type; literal-only subtrees stay Untyped for the caller to adapt.
+  /// Infers a type; literal-only subtrees stay Untyped for the caller to
+  /// adapt. Never replaces `e` itself unless adapting literals (adapt,
+  /// finalize, checkValue, unify), and then only a literal node; names were
+  /// replaced before (resolveNames).
   Type infer(ExprPtr &e);
   /// Infers and then adapts untyped literals to `expected` (or the defaults
   /// i32/f32 when null). Reports a mismatch as "<what>: expected X, found Y".
@@ -241,8 +260,6 @@ public:
   Type checkWarpCall(CallExpr &e);
   /// fma, abs, sqrt, ..., copysign (and their `approx =`).
   Type checkMathCall(CallExpr &e);
-  /// `inf` / `nan` not declared by the user: replaced by a float literal.
-  bool replaceFloatName(ExprPtr &e);
   /// threads / max_threads / min_blocks against tile/target.h.
   void checkLaunchBounds(KernelAST &k);
   // ---- SemaCache.cpp: cache hints on load/store, cache_policy()
@@ -309,8 +326,9 @@ public:
   // ---- SemaRings.cpp: pipeline rings, produce and consume
   void checkRing(RingStmt &r, bool kernelTopLevel);
   void checkRingAccess(RingAccessStmt &s);
-  /// `s.a` of a ring stage: replaces `e` by a reference to the stage tile.
-  Type inferRingMember(ExprPtr &e);
+  /// `s.a` (`e`) of ring or stage `d`: replaces `e` by a reference to the
+  /// stage tile, or reports it (and leaves it, invalid). SemaResolve.cpp only.
+  void resolveRingMember(ExprPtr &e, const Decl &d);
   bool checkProduceBody(const Block &body, bool topLevel);
   bool checkProduceStmts(const Block &body);
   bool checkProduceExpr(const ExprAST &e);

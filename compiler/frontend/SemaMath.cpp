@@ -1,4 +1,4 @@
-//===- SemaMath.cpp - math functions, fma, and the float names inf / nan ---===//
+//===- SemaMath.cpp - math functions and fma -------------------------------===//
 //
 // fma(a, b, c), copysign(a, b) and the one-argument functions take floats of
 // one type (literals adapt; f32 by default); abs takes integers too. The
@@ -10,19 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
-#include <cmath>
-
 namespace tile::frontend {
-
-bool Sema::replaceFloatName(ExprPtr &e) {
-  auto *v = e->as<VarRefExpr>();
-  if (!v || (v->name != "inf" && v->name != "nan") || lookup(v->name))
-    return false;
-  // A contextual name: a declaration called inf or nan shadows it.
-  double value = v->name == "inf" ? HUGE_VAL : std::nan("");
-  e = std::make_unique<FloatLiteralExpr>(v->loc, value);
-  return true;
-}
 
 namespace {
 /// The functions with a fast approximate PTX form (docs/language.md, "Math").

@@ -583,45 +583,35 @@ void Sema::checkRings() {
 
 namespace tile::frontend {
 
-Type Sema::inferRingMember(ExprPtr &e) {
+void Sema::resolveRingMember(ExprPtr &e, const Decl &d) {
   auto &m = *e->as<MemberExpr>();
   const std::string &base = m.base->as<VarRefExpr>()->name;
-  Decl &d = *lookup(base);
   RingStmt &ring = *d.ring;
+  e->type = Type::invalid(); // unless it names a tile (infer does not check it again)
   if (d.kind == DeclKind::Ring) {
     error(m.loc, "the tiles of ring '" + base + "' are reached through a stage",
           "write `produce " + base + " as s { ... }` or `consume " + base +
               " as s { ... }` and name `s." + m.name + "`");
-    e->type = Type::invalid();
-    return e->type;
+    return;
   }
   for (RingMember &mem : ring.members) {
     if (mem.name != m.name)
       continue;
-    if (!mem.stage) { // its declaration was in error
-      e->type = Type::invalid();
-      return e->type;
-    }
-    // A TMA store's read of the slot (issue #10) is async and awaited by the
-    // issuing thread (wait_group.read) before its warp's release, like a
-    // wgmma read: not a generic read.
-    if (ringAccess_ && !ringAccess_->isProduce() && !inferringMmaOperand_ &&
-        !inferringTmaStoreTile_)
-      ringAccess_->readsStageGenerically = true;
+    if (!mem.stage) // its declaration was in error
+      return;
     auto ref = std::make_unique<VarRefExpr>(m.loc, mem.stage->decl->name);
     ref->decl = mem.stage->decl.get();
     ref->type = ref->decl->type;
     ref->depth = m.depth;
+    ref->ringStageTile = true;
     e = std::move(ref);
-    return e->type;
+    return;
   }
   std::string names;
   for (RingMember &mem : ring.members)
     names += (names.empty() ? "`" : ", `") + base + "." + mem.name + "`";
   error(m.loc, "ring '" + ring.decl->name + "' has no tile '" + m.name + "'",
         "its tiles are " + names);
-  e->type = Type::invalid();
-  return e->type;
 }
 
 } // namespace tile::frontend

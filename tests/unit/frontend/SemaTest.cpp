@@ -268,6 +268,10 @@ TEST_CASE("sema: every error class reports message, location and a hint", "[sema
       {"n = 3", "", "cannot assign to 'n': it is a kernel parameter", 2, 1},
       {"let x = 1\nx += 1", "", "cannot assign to 'x': it is a 'let' binding", 3, 1},
       {"for i in 0 .. 4 { i = 2 }", "", "cannot assign to 'i': it is a loop variable", 2, 19},
+      {"inf = 7", "", "cannot assign to 'inf': it is the float value infinity, not a variable",
+       2, 1},
+      {"nan += 1", "", "cannot assign to 'nan': it is the float value NaN, not a variable", 2, 1},
+      {"const N = 4\nN <<= 1", "", "cannot assign to 'N': it is a constant", 3, 1},
       {"var x = 1\nx = m", "", "assigned value has type i64, expected i32", 3, 5},
       {"var x = 1.0\nx %= 2.0", "", "'%' needs integer operands, found f32", 3, 3},
       {"p[0] = 1.0", "", "float literal cannot be used as i32", 2, 8},
@@ -401,4 +405,26 @@ TEST_CASE("sema: kernel-level errors", "[sema]") {
 TEST_CASE("sema: errors do not cascade", "[sema]") {
   auto c = compile(inKernel("let x = y + 1\nlet z = x * 2\np[x] = z"));
   CHECK(c->diags.numErrors() == 1);
+}
+
+TEST_CASE("sema: assigning to inf, nan or a constant is one error", "[sema]") {
+  // Such a name is a value, not a place; the check must read the name as
+  // written (not the literal it reads as) and explain it once.
+  const char *bodies[] = {
+      "inf = 7\np[0] = 1",
+      "nan = 1.0",
+      "inf += 1",
+      "nan *= f[0]",
+      "const N = 4\nN = 5",
+      "const N = 4\nN -= 1 + 2",
+      "for i in 0 .. 4 { if i > 1 { inf = 2.0 } }",
+      "inf = 1.0\nvar inf = 2.0\ninf = 3.0",
+  };
+  for (const char *body : bodies) {
+    INFO(body);
+    auto c = compile(inKernel(body));
+    INFO(c->rendered());
+    CHECK_FALSE(c->ok);
+    CHECK(c->diags.numErrors() == 1);
+  }
 }

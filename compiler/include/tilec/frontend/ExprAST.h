@@ -294,6 +294,9 @@ public:
   Location loc;  // operator for unary/binary/cast/index/member; name for calls
   Type type;     // [sema] never Untyped after checking
   int depth = 1; // nesting depth (bounded by the parser)
+  /// [sema] a literal that stands for a use of this `const` (Sema's name
+  /// resolution put it in place of the name); `type` is the constant's.
+  const Decl *constant = nullptr;
 
 private:
   Kind kind_;
@@ -340,6 +343,9 @@ public:
   static bool classof(const ExprAST *e) { return e->kind() == VarRef; }
   std::string name;
   Decl *decl = nullptr; // [sema]
+  /// [sema] written `s.NAME` on a ring stage s: `decl` is the stage's tile
+  /// (Sema's name resolution put this reference in place of the member).
+  bool ringStageTile = false;
 };
 
 class UnaryExpr : public ExprAST {
