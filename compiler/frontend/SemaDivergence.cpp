@@ -62,9 +62,23 @@ struct Divergence {
   Location where;
 };
 
+/// Uniformity over a multicast group instead of the CTA: the CTAs of one
+/// cluster that differ only in their position along `axis` (3 = all). Their
+/// position along the other axes, the cluster id and everything uniform are
+/// the same in all of them.
+struct GroupMode {
+  int axis;
+  int64_t dims[3];                                                 // the static cluster shape
+  std::function<std::optional<int64_t>(const ExprAST &)> constant; // folds with cluster sizes
+  bool varies(int a) const { return (axis == 3 || axis == a) && dims[a] > 1; }
+};
+
 class DivergenceWalker {
 public:
-  explicit DivergenceWalker(DiagnosticEngine &diags) : diags_(diags) {}
+  explicit DivergenceWalker(DiagnosticEngine &diags, const GroupMode *group = nullptr)
+      : diags_(diags), group_(group) {}
+  /// The multicast axes of the copies walked (those with a group of several CTAs).
+  std::vector<int> multicastAxes;
 
   void walkBlock(const Block &block, Divergence control) {
     for (const StmtPtr &s : block)
@@ -118,6 +132,8 @@ private:
       auto &l = *s.as<LetStmt>();
       visitExpr(*l.init, control); // first: the level of a call in it is its walk's
       Level init = level(*l.init);
+      if (l.decl->kind == DeclKind::Let)
+        lets_[l.decl.get()] = l.init.get();
       if (l.decl->kind == DeclKind::Var)
         init = varLevel(l.decl.get(), std::max(init, control.level));
       levels_[l.decl.get()] = init;
@@ -143,7 +159,7 @@ private:
     case StmtAST::If: {
       auto &i = *s.as<IfStmt>();
       visitExpr(*i.cond, control);
-      Divergence inner = raise(control, level(*i.cond), i.cond->loc);
+      Divergence inner = raise(control, condLevel(*i.cond), i.cond->loc);
       walkBlock(i.thenBody, inner);
       walkBlock(i.elseBody, inner);
       break;
@@ -151,7 +167,7 @@ private:
     case StmtAST::While: {
       auto &w = *s.as<WhileStmt>();
       visitExpr(*w.cond, control);
-      Divergence inner = raise(control, level(*w.cond), w.cond->loc);
+      Divergence inner = raise(control, condLevel(*w.cond), w.cond->loc);
       walkLoopBody(w.body, inner);
       break;
     }
@@ -276,6 +292,8 @@ private:
       return level(*e.as<CastExpr>()->operand);
     case ExprAST::Binary: {
       auto &b = *e.as<BinaryExpr>();
+      if (group_ && groupQuotient(b))
+        return Uniform;
       return std::max(level(*b.lhs), level(*b.rhs));
     }
     case ExprAST::Select: {
@@ -290,6 +308,12 @@ private:
         auto it = callLevels_.find(&c);
         return it == callLevels_.end() || varsPerThread_ ? PerThread : it->second;
       }
+      if (symmetricIds_ && (c.builtin == Builtin::ThreadId || c.builtin == Builtin::LaneId ||
+                            c.builtin == Builtin::WarpId || c.builtin == Builtin::WarpgroupRank ||
+                            c.builtin == Builtin::RoleThreadId || c.builtin == Builtin::ElectOne))
+        return Uniform;
+      if (group_ && (c.builtin == Builtin::BlockId || c.builtin == Builtin::BlockInCluster))
+        return group_->varies(c.axis) ? PerCta : Uniform;
       switch (c.builtin) {
       case Builtin::BlockDim:
       case Builtin::GridDim:
@@ -344,8 +368,90 @@ private:
     }
   }
 
+  /// The level of a branch condition. In group mode a test of the thread's
+  /// position in its CTA (`thread_id() == 0`, `elect_one()`: how every copy
+  /// is issued) picks the same threads in every CTA of the group, so the
+  /// values assigned under it are not made different between the CTAs.
+  Level condLevel(const ExprAST &e) {
+    symmetricIds_ = group_ != nullptr;
+    Level l = level(e);
+    symmetricIds_ = false;
+    return l;
+  }
+
+  /// The axis `e` is the block id along (block_id(a), a cast of it, a `let`
+  /// bound to one), or -1.
+  int blockIdAxis(const ExprAST &e) const {
+    if (auto *c = e.as<CallExpr>())
+      return c->builtin == Builtin::BlockId ? c->axis : -1;
+    if (auto *k = e.as<CastExpr>())
+      return blockIdAxis(*k->operand);
+    if (auto *v = e.as<VarRefExpr>()) {
+      auto it = lets_.find(v->decl);
+      return it == lets_.end() ? -1 : blockIdAxis(*it->second);
+    }
+    return -1;
+  }
+
+  /// `block_id(a) / D` (or `>> k`) with D a multiple of the cluster's extent
+  /// along a: block_id(a) = cluster_id(a) * X + block_in_cluster(a) with 0 <=
+  /// block_in_cluster(a) < X, so the quotient is cluster_id(a) / (D / X), the
+  /// same in every CTA of the cluster (the GEMM samples' `block_id() /
+  /// cluster_size()`).
+  bool groupQuotient(const BinaryExpr &b) const {
+    if (b.op != BinaryOp::Div && b.op != BinaryOp::Shr)
+      return false;
+    int a = blockIdAxis(*b.lhs);
+    if (a < 0)
+      return false;
+    std::optional<int64_t> d = group_->constant(*b.rhs);
+    if (!d || *d < 0 || (b.op == BinaryOp::Shr && *d > 30))
+      return false;
+    int64_t divisor = b.op == BinaryOp::Shr ? int64_t(1) << *d : *d;
+    return divisor > 0 && divisor % group_->dims[a] == 0;
+  }
+
+  /// In group mode, a multicast copy along the group's axis: every
+  /// coordinate of its box origin must be the same in every CTA of the group.
+  void checkMulticastOrigin(const CallExpr &c) {
+    if (c.builtin != Builtin::CopyAsync || c.tma.isStore || c.tma.multicastAxis < 0 ||
+        c.args.size() < 2)
+      return;
+    if (!group_) {
+      multicastAxes.push_back(c.tma.multicastAxis);
+      return;
+    }
+    auto *box = c.args[1]->as<IndexExpr>();
+    if (quiet_ || c.tma.multicastAxis != group_->axis || !box)
+      return;
+    std::vector<const ExprAST *> coords{box->index.get()};
+    for (const ExprPtr &m : box->moreIndices)
+      coords.push_back(m.get());
+    static const char *axisNames[] = {"x", "y", "z", "all"};
+    std::string axis = axisNames[group_->axis];
+    for (size_t i = 0; i < coords.size(); ++i) {
+      Level l = level(*coords[i]);
+      if (l == Uniform)
+        continue;
+      diags_.error(coords[i]->loc,
+                   "coordinate " + std::to_string(i) + " of the box of this multicast copy_async "
+                   "(multicast = " + axis + ") may differ between the CTAs of its multicast group: " +
+                       (l == PerCta ? "it depends on the CTA's position" +
+                                          std::string(group_->axis == 3 ? " in the cluster"
+                                                                        : " along " + axis)
+                                    : std::string("it is a per-thread value (a thread id, a "
+                                                  "loaded value, or a variable assigned under "
+                                                  "such control)")),
+                   "every CTA of the group must name the same box: each loads 1/C of it and "
+                   "multicasts it to the others; build the origin from cluster_id(), the "
+                   "position along another cluster axis, loop counters and parameters");
+      return;
+    }
+  }
+
   void visitExpr(const ExprAST &e, const Divergence &control) {
     if (auto *c = e.as<CallExpr>()) {
+      checkMulticastOrigin(*c);
       checkBarrier(*c, control);
       for (const ExprPtr &a : c->args)
         visitExpr(*a, control);
@@ -391,7 +497,7 @@ private:
   /// Warns about a barrier under divergent `control`; inside a loop, the
   /// judgement waits for the end of the loop body (walkLoopBody).
   void judgeBarrier(const CallExpr &c, const Divergence &control) {
-    if (quiet_)
+    if (quiet_ || group_) // group mode reports multicast origins only
       return;
     if (!loops_.empty()) {
       loops_.back()->barriers.push_back({&c, control});
@@ -488,6 +594,9 @@ private:
   };
 
   DiagnosticEngine &diags_;
+  const GroupMode *group_;                                 // multicast-group uniformity, or null
+  bool symmetricIds_ = false;                              // condLevel in group mode
+  std::unordered_map<const Decl *, const ExprAST *> lets_; // let bindings: their initializers
   std::unordered_map<const Decl *, Level> levels_;
   std::unordered_map<const Decl *, Level> varLevels_; // inferVarLevels: joined over passes
   std::unordered_map<const CallExpr *, Level> callLevels_; // user calls: their returns, joined
@@ -514,6 +623,38 @@ void Sema::checkDivergence() {
   DivergenceWalker walker(diags_);
   walker.inferVarLevels(k.body);
   walker.walkBlock(k.body, {});
+
+  // Multicast copies: each CTA of the group loads a 1/C slice of the box and
+  // multicasts it to the others, so the box must be one box in all of them
+  // (the same analysis, uniformity taken over the group's CTAs).
+  if (k.cluster.kind == ClusterAttr::Static) {
+    std::vector<int> axes = walker.multicastAxes;
+    std::sort(axes.begin(), axes.end());
+    axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+    const auto &d = k.cluster.dims;
+    for (int axis : axes) {
+      GroupMode group{axis, {d[0], d[1], d[2]}, nullptr};
+      int64_t size = axis == 3 ? (int64_t)d[0] * d[1] * d[2] : d[axis];
+      if (size < 2)
+        continue; // a group of one CTA is a plain copy
+      ConstantLeaf sizes = [&](const ExprAST &e) -> std::optional<int64_t> {
+        auto *c = e.as<CallExpr>();
+        if (c && c->builtin == Builtin::ClusterSize)
+          return (int64_t)d[0] * d[1] * d[2];
+        if (c && c->builtin == Builtin::ClusterDim)
+          return d[c->axis];
+        return std::nullopt;
+      };
+      group.constant = [&](const ExprAST &e) -> std::optional<int64_t> {
+        bool overflow = false;
+        std::optional<int64_t> v = foldConstant(e, overflow, &sizes);
+        return overflow ? std::nullopt : v;
+      };
+      DivergenceWalker inGroup(diags_, &group);
+      inGroup.inferVarLevels(k.body);
+      inGroup.walkBlock(k.body, {});
+    }
+  }
 
   // Waits that no arrival reaches, per CTA rank of a static cluster (one rank
   // without a cluster).
