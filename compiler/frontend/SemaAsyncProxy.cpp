@@ -314,17 +314,16 @@ private:
         return;
       MBarrierStmt *m = mbarrierDeclOf(*copy->args[2]);
       const std::string &bar = m->decl->name;
-      diags_.error(ref.loc,
-                   "tile '" + tile->name + "' is " + how +
-                       " before the wait on mbarrier '" + bar + "' that its copy_async (line " +
-                       std::to_string(copy->loc.line) + ") completes on" +
-                       (s == PartWaited ? " (only some paths wait, with no sync_threads() after)"
-                                        : ""),
-                   "the TMA copy writes the tile asynchronously until the phase of '" + bar +
-                       "' completes: `wait(" + bar +
-                       ")` first (or, where one thread waits, sync_threads() after its wait)");
-      diags_.note(copy->loc, "the copy_async into '" + tile->name + "' completing on '" + bar +
-                                 "' is here");
+      diags_.error(
+          ref.loc,
+          "tile '" + tile->name + "' is " + how + " before the wait on mbarrier '" + bar +
+              "' that its copy_async (line " + std::to_string(copy->loc.line) + ") completes on" +
+              (s == PartWaited ? " (only some paths wait, with no sync_threads() after)" : ""),
+          "the TMA copy writes the tile asynchronously until the phase of '" + bar +
+              "' completes: `wait(" + bar +
+              ")` first (or, where one thread waits, sync_threads() after its wait)");
+      diags_.note(copy->loc,
+                  "the copy_async into '" + tile->name + "' completing on '" + bar + "' is here");
       return;
     }
   }
@@ -409,10 +408,10 @@ void Sema::checkRingCounts() {
                  "nobody consumes: make every produce meet one consume (the same trip counts)"
                : "a consumer would wait forever for a stage nobody fills: make every consume "
                  "meet one produce (the same trip counts)");
-    diags_.note(p.first->loc, "'" + name + "' is produced here (" + std::to_string(*p.n) +
-                                  " times in all)");
-    diags_.note(c.first->loc, "'" + name + "' is consumed here (" + std::to_string(*c.n) +
-                                  " times in all)");
+    diags_.note(p.first->loc,
+                "'" + name + "' is produced here (" + std::to_string(*p.n) + " times in all)");
+    diags_.note(c.first->loc,
+                "'" + name + "' is consumed here (" + std::to_string(*c.n) + " times in all)");
   }
 }
 

@@ -411,7 +411,8 @@ Type Sema::checkMemoryCall(CallExpr &e) {
   }
   // store and every atomic write the location generically: never a ring's
   // tile (SemaRings.cpp owns the rule).
-  if (!elem.isInvalid() && b != Builtin::Load && !checkRingTileWrite(*loc->base, e.loc, "'" + e.callee + "'")) {
+  if (!elem.isInvalid() && b != Builtin::Load &&
+      !checkRingTileWrite(*loc->base, e.loc, "'" + e.callee + "'")) {
     elem = Type::invalid();
     ok = false;
   }

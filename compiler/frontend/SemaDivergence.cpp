@@ -408,7 +408,7 @@ private:
     if (!d || *d < 0 || (b.op == BinaryOp::Shr && *d > 30))
       return false;
     int64_t divisor = b.op == BinaryOp::Shr ? int64_t(1) << *d : *d;
-    return divisor > 0 && divisor % group_->dims[a] == 0;
+    return divisor > 0 && group_->dims[a] > 0 && divisor % group_->dims[a] == 0;
   }
 
   /// In group mode, a multicast copy along the group's axis: every
@@ -434,8 +434,10 @@ private:
       if (l == Uniform)
         continue;
       diags_.error(coords[i]->loc,
-                   "coordinate " + std::to_string(i) + " of the box of this multicast copy_async "
-                   "(multicast = " + axis + ") may differ between the CTAs of its multicast group: " +
+                   "coordinate " + std::to_string(i) +
+                       " of the box of this multicast copy_async "
+                       "(multicast = " +
+                       axis + ") may differ between the CTAs of its multicast group: " +
                        (l == PerCta ? "it depends on the CTA's position" +
                                           std::string(group_->axis == 3 ? " in the cluster"
                                                                         : " along " + axis)
