@@ -433,17 +433,14 @@ private:
       Level l = level(*coords[i]);
       if (l == Uniform)
         continue;
+      std::string why = l == PerCta ? "it depends on the CTA's position " +
+                                          (group_->axis == 3 ? "in the cluster" : "along " + axis)
+                                    : "it is a per-thread value (a thread id, a loaded value, or "
+                                      "a variable assigned under such control)";
       diags_.error(coords[i]->loc,
                    "coordinate " + std::to_string(i) +
-                       " of the box of this multicast copy_async "
-                       "(multicast = " +
-                       axis + ") may differ between the CTAs of its multicast group: " +
-                       (l == PerCta ? "it depends on the CTA's position" +
-                                          std::string(group_->axis == 3 ? " in the cluster"
-                                                                        : " along " + axis)
-                                    : std::string("it is a per-thread value (a thread id, a "
-                                                  "loaded value, or a variable assigned under "
-                                                  "such control)")),
+                       " of the box of this multicast copy_async (multicast = " + axis +
+                       ") may differ between the CTAs of its multicast group: " + why,
                    "every CTA of the group must name the same box: each loads 1/C of it and "
                    "multicasts it to the others; build the origin from cluster_id(), the "
                    "position along another cluster axis, loop counters and parameters");
@@ -596,14 +593,16 @@ private:
   };
 
   DiagnosticEngine &diags_;
-  const GroupMode *group_;                                 // multicast-group uniformity, or null
+  // Group mode (multicast origins).
+  const GroupMode *group_;                                 // null: uniformity over the CTA
   bool symmetricIds_ = false;                              // condLevel in group mode
   std::unordered_map<const Decl *, const ExprAST *> lets_; // let bindings: their initializers
+
   std::unordered_map<const Decl *, Level> levels_;
-  std::unordered_map<const Decl *, Level> varLevels_; // inferVarLevels: joined over passes
+  std::unordered_map<const Decl *, Level> varLevels_;      // inferVarLevels: joined over passes
   std::unordered_map<const CallExpr *, Level> callLevels_; // user calls: their returns, joined
-  std::vector<const CallExpr *> inlineStack_;             // the inlined calls being walked
-  bool quiet_ = false;         // inferVarLevels' walks: no diagnostics
+  std::vector<const CallExpr *> inlineStack_;              // the inlined calls being walked
+  bool quiet_ = false;                                     // inferVarLevels' walks: no diagnostics
   int singleThread_ = 0;       // inside a produce body (one elected thread)
   bool raised_ = false;        // a var's level rose in this pass
   bool varsPerThread_ = false; // no fixpoint within the pass limit
