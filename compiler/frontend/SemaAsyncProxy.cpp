@@ -21,6 +21,7 @@
 #include "SemaImpl.h"
 
 #include <map>
+#include <unordered_set>
 
 namespace tile::frontend {
 
@@ -28,9 +29,10 @@ namespace {
 
 /// The TMA loads in flight at a program point, for one thread's view of the
 /// CTA: Pending (issued, some path reaches here without a wait on its
-/// mbarrier), PartWaited (waited on some paths only: a thread that waited
-/// publishes the bytes at the next CTA barrier), Waited (complete). Copies
-/// never issued are absent.
+/// mbarrier), PartWaited (waited on some paths, or by the role that issued
+/// it: a thread that waited hands the bytes on at the next CTA barrier or
+/// through an mbarrier it arrives on after its wait), Waited (complete).
+/// Copies never issued are absent.
 enum Status { Waited = 0, PartWaited = 1, Pending = 2 };
 using CopyState = std::map<const CallExpr *, Status>;
 
@@ -140,18 +142,25 @@ private:
     case StmtAST::Warpgroups: {
       // Roles run at the same time: a copy another role issues may be in
       // flight anywhere in this one, until this role waits for it.
+      // A role that waits for its own copies may hand them on through
+      // another mbarrier: there they count as waited on some paths only.
       auto &g = *s.as<WarpgroupsStmt>();
       std::vector<std::vector<const CallExpr *>> issued(g.roles.size());
+      std::vector<std::unordered_set<const MBarrierStmt *>> waited(g.roles.size());
       for (size_t r = 0; r < g.roles.size(); ++r)
-        collectLoads(g.roles[r]->body, issued[r]);
+        collect(g.roles[r]->body, issued[r], waited[r]);
       CopyState after;
       bool any = false;
       for (size_t r = 0; r < g.roles.size(); ++r) {
         CopyState in = st;
         for (size_t o = 0; o < g.roles.size(); ++o)
           if (o != r)
-            for (const CallExpr *c : issued[o])
-              in[c] = Pending;
+            for (const CallExpr *c : issued[o]) {
+              Status st = waited[o].count(mbarrierDeclOf(*c->args[2])) ? PartWaited : Pending;
+              auto [it, fresh] = in.emplace(c, st);
+              if (!fresh)
+                it->second = std::max(it->second, st);
+            }
         reach_ = true;
         CopyState out = walkBlock(g.roles[r]->body, std::move(in));
         if (reach_) {
@@ -198,16 +207,20 @@ private:
     return head;
   }
 
-  /// Every TMA load (with its mbarrier) in `b`, nested blocks included.
-  static void collectLoads(const Block &b, std::vector<const CallExpr *> &out) {
+  /// Every TMA load (with its mbarrier) in `b` and the mbarriers it waits
+  /// on, nested blocks included.
+  static void collect(const Block &b, std::vector<const CallExpr *> &out,
+                      std::unordered_set<const MBarrierStmt *> &waits) {
     std::function<void(const ExprAST &)> expr = [&](const ExprAST &e) {
       if (auto *c = e.as<CallExpr>()) {
-        if (isTmaLoad(*c))
+        if (isTmaLoad(*c) && tileOf(*c->args[0]) && mbarrierDeclOf(*c->args[2]))
           out.push_back(c);
+        if (c->builtin == Builtin::Wait && !c->args.empty())
+          waits.insert(mbarrierDeclOf(*c->args[0]));
         for (const ExprPtr &a : c->args)
           expr(*a);
         if (c->inlined)
-          collectLoads(c->inlined->body, out);
+          collect(c->inlined->body, out, waits);
       }
     };
     for (const StmtPtr &s : b) {
@@ -215,15 +228,17 @@ private:
         expr(*e->expr);
       else if (auto *l = s->as<LetStmt>())
         expr(*l->init);
+      else if (auto *a = s->as<AssignStmt>())
+        expr(*a->value);
       else if (auto *f = s->as<ForStmt>())
-        collectLoads(f->body, out);
+        collect(f->body, out, waits);
       else if (auto *w = s->as<WhileStmt>())
-        collectLoads(w->body, out);
+        collect(w->body, out, waits);
       else if (auto *i = s->as<IfStmt>()) {
-        collectLoads(i->thenBody, out);
-        collectLoads(i->elseBody, out);
+        collect(i->thenBody, out, waits);
+        collect(i->elseBody, out, waits);
       } else if (auto *r = s->as<RingAccessStmt>())
-        collectLoads(r->body, out);
+        collect(r->body, out, waits);
     }
   }
 
@@ -291,10 +306,12 @@ private:
         st[c] = Pending;
     } else if (c->builtin == Builtin::Wait && !c->args.empty()) {
       // Any element of an mbarrier array: which one is not known statically.
-      if (MBarrierStmt *m = mbarrierDeclOf(*c->args[0]))
-        for (auto &[copy, s] : st)
-          if (mbarrierDeclOf(*copy->args[2]) == m)
-            s = Waited;
+      // A wait on another mbarrier may be the hand-off from a thread that
+      // waited for the copy (one that only some paths waited for).
+      MBarrierStmt *m = mbarrierDeclOf(*c->args[0]);
+      for (auto &[copy, s] : st)
+        if (s == PartWaited || (m && mbarrierDeclOf(*copy->args[2]) == m))
+          s = Waited;
     } else if (c->builtin == Builtin::SyncThreads || c->builtin == Builtin::ClusterSync ||
                c->builtin == Builtin::ClusterWait) {
       for (auto &[copy, s] : st)
@@ -318,7 +335,7 @@ private:
           ref.loc,
           "tile '" + tile->name + "' is " + how + " before the wait on mbarrier '" + bar +
               "' that its copy_async (line " + std::to_string(copy->loc.line) + ") completes on" +
-              (s == PartWaited ? " (only some paths wait, with no sync_threads() after)" : ""),
+              (s == PartWaited ? " (only some paths or another role wait, and no sync_threads() or other wait follows)" : ""),
           "the TMA copy writes the tile asynchronously until the phase of '" + bar +
               "' completes: `wait(" + bar +
               ")` first (or, where one thread waits, sync_threads() after its wait)");
