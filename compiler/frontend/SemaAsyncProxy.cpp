@@ -331,14 +331,16 @@ private:
         return;
       MBarrierStmt *m = mbarrierDeclOf(*copy->args[2]);
       const std::string &bar = m->decl->name;
-      diags_.error(
-          ref.loc,
-          "tile '" + tile->name + "' is " + how + " before the wait on mbarrier '" + bar +
-              "' that its copy_async (line " + std::to_string(copy->loc.line) + ") completes on" +
-              (s == PartWaited ? " (only some paths or another role wait, and no sync_threads() or other wait follows)" : ""),
-          "the TMA copy writes the tile asynchronously until the phase of '" + bar +
-              "' completes: `wait(" + bar +
-              ")` first (or, where one thread waits, sync_threads() after its wait)");
+      diags_.error(ref.loc,
+                   "tile '" + tile->name + "' is " + how + " before the wait on mbarrier '" + bar +
+                       "' that its copy_async (line " + std::to_string(copy->loc.line) +
+                       ") completes on" +
+                       (s == PartWaited ? " (only some paths or another role wait, and no "
+                                          "sync_threads() or other wait follows)"
+                                        : ""),
+                   "the TMA copy writes the tile asynchronously until the phase of '" + bar +
+                       "' completes: `wait(" + bar +
+                       ")` first (or, where one thread waits, sync_threads() after its wait)");
       diags_.note(copy->loc,
                   "the copy_async into '" + tile->name + "' completing on '" + bar + "' is here");
       return;
