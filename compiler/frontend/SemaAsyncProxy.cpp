@@ -156,10 +156,11 @@ private:
         for (size_t o = 0; o < g.roles.size(); ++o)
           if (o != r)
             for (const CallExpr *c : issued[o]) {
-              Status st = waited[o].count(mbarrierDeclOf(*c->args[2])) ? PartWaited : Pending;
-              auto [it, fresh] = in.emplace(c, st);
+              Status status =
+                  waited[o].count(mbarrierDeclOf(*c->args[2])) ? PartWaited : Pending;
+              auto [it, fresh] = in.emplace(c, status);
               if (!fresh)
-                it->second = std::max(it->second, st);
+                it->second = std::max(it->second, status);
             }
         reach_ = true;
         CopyState out = walkBlock(g.roles[r]->body, std::move(in));
