@@ -156,8 +156,7 @@ private:
         for (size_t o = 0; o < g.roles.size(); ++o)
           if (o != r)
             for (const CallExpr *c : issued[o]) {
-              Status status =
-                  waited[o].count(mbarrierDeclOf(*c->args[2])) ? PartWaited : Pending;
+              Status status = waited[o].count(mbarrierDeclOf(*c->args[2])) ? PartWaited : Pending;
               auto [it, fresh] = in.emplace(c, status);
               if (!fresh)
                 it->second = std::max(it->second, status);

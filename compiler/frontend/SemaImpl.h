@@ -62,6 +62,9 @@ public:
   /// differently (warnings), and waits that no arrival reaches in some CTA of
   /// a static cluster (errors).
   void checkDivergence();
+  /// SemaSync.cpp: waits that no arrival reaches in some CTA rank of a static
+  /// cluster (errors; run by checkDivergence).
+  void checkWaitsReachArrivals();
 
   void pushScope() { scopes_.emplace_back(); }
   void popScope() { scopes_.pop_back(); }
