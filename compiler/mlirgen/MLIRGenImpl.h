@@ -494,9 +494,8 @@ public:
   void genRingInits();
   RingState &ringState(const fe::RingStmt &r, bool producer);
   void advanceRing(Location l, const fe::RingStmt &r, RingState &st);
-  /// `tail`: the producer's exit wait (its --debug-hangs note says so).
   void genRingEmptyWait(Location l, const fe::RingStmt &r, Value emptyPtr, Value phase,
-                        const Twine &why, bool tail = false);
+                        const Twine &why);
   void genRingAccess(const fe::RingAccessStmt &s);
   /// The producer tail of every ring the current role (or the kernel
   /// without roles) produces: wait until its last S stages are released.

@@ -129,8 +129,19 @@ void MLIRGenImpl::advanceRing(Location l, const fe::RingStmt &r, RingState &st) 
 }
 
 /// The producer's wait for a free slot: empty[stage] at parity phase ^ 1.
+/// The --debug-hangs note of a wait on ring r's empty barrier: a produce's
+/// wait for a release, or (tail) the producer's exit wait.
+static std::string emptyWaitNote(const fe::RingStmt &r, bool tail) {
+  return ("ring '" + r.decl->name + "' empty barrier of the stage; its phase completes with " +
+          Twine(r.consumerWarps * r.groupSize) + " consumer warp releases; " +
+          (tail ? "the producer's exit waits for every stage it filled to be released: a ring "
+                  "produced more times than consumed hangs here"
+                : "a produce waits here for the consumers to release the stage's previous fill"))
+      .str();
+}
+
 void MLIRGenImpl::genRingEmptyWait(Location l, const fe::RingStmt &r, Value emptyPtr, Value phase,
-                                   const Twine &why, bool tail) {
+                                   const Twine &why) {
   Type i32 = builder.getI32Type();
   Value parity = arith::XOrIOp::create(builder, l, phase, intConst(l, i32, 1));
   bool peers = r.groupSize > 1;
@@ -141,13 +152,7 @@ void MLIRGenImpl::genRingEmptyWait(Location l, const fe::RingStmt &r, Value empt
       MemoryOrderAttr::get(builder.getContext(), MemoryOrder::acquire),
       MemoryScopeAttr::get(builder.getContext(), peers ? MemoryScope::cluster : MemoryScope::cta));
   explain(wait, why);
-  nameWait(wait, r.decl->name + ".empty",
-           "ring '" + r.decl->name + "' empty barrier of the stage; its phase completes with " +
-               Twine(r.consumerWarps * r.groupSize) + " consumer warp releases; " +
-               (tail ? "the producer's exit waits for every stage it filled to be released: "
-                       "a ring produced more times than consumed hangs here"
-                     : "a produce waits here for the consumers to release the stage's previous "
-                       "fill"));
+  nameWait(wait, r.decl->name + ".empty", emptyWaitNote(r, /*tail=*/false));
 }
 
 void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
@@ -333,8 +338,11 @@ void MLIRGenImpl::genRingTails(Location l) {
       genRingEmptyWait(l, *r, emptyPtr, phase,
                        "producer tail: wait for ring '" + r->decl->name +
                            "' empty[stage] of the last " + Twine(r->stages) +
-                           " stages, so no peer still writes into or arrives on this CTA",
-                       /*tail=*/true);
+                           " stages, so no peer still writes into or arrives on this CTA");
+      // The wait just emitted: its hang report names the exit wait.
+      if (builder.getInsertionPoint() != builder.getInsertionBlock()->begin())
+        if (auto wait = dyn_cast<MBarrierWaitOp>(&*std::prev(builder.getInsertionPoint())))
+          nameWait(wait, r->decl->name + ".empty", emptyWaitNote(*r, /*tail=*/true));
       advanceRing(l, *r, st);
     });
   }
