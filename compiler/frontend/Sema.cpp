@@ -235,6 +235,10 @@ void Sema::checkKernel(KernelAST &k) {
     checkMBarrierArrivalCounts();
   if (diags_.numErrors() == errorsBefore)
     checkDivergence();
+  if (diags_.numErrors() == errorsBefore) { // SemaAsyncProxy.cpp
+    checkTmaReadsBeforeWait();
+    checkRingCounts();
+  }
   k.numDecls = nextId_;
   kernel_ = nullptr;
 }
@@ -647,6 +651,8 @@ void Sema::checkAssign(AssignStmt &s) {
   } else {
     target = inferIndex(*s.target->as<IndexExpr>(), IndexUse::Store);
     s.target->type = target;
+    if (!target.isInvalid() && !checkRingTileWrite(*s.target->as<IndexExpr>()->base, s.loc, ""))
+      target = Type::invalid();
   }
   auto op = assignBinaryOp(s.op);
   if (target.isInvalid()) {

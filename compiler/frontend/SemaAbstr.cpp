@@ -752,6 +752,11 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
       }
       if (got.isInvalid())
         ok = false;
+      // A view indexes plain elements: a TMA tile (a ring's stage tiles
+      // included) or an n-D array is reached only by its own name, as for
+      // `let` and remote() (SemaTma.cpp).
+      if (match && want.kind == Type::ArrayView && !checkPlainArrayUse(*e.args[i], what.c_str()))
+        ok = false;
       if (match && want.kind == Type::ArrayView) {
         d->type.lengthType = got.lengthType;
         d->type.staticLength = got.staticLength;

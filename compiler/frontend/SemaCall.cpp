@@ -409,6 +409,13 @@ Type Sema::checkMemoryCall(CallExpr &e) {
     if (elem.isInvalid())
       ok = false;
   }
+  // store and every atomic write the location generically: never a ring's
+  // tile (SemaRings.cpp owns the rule).
+  if (!elem.isInvalid() && b != Builtin::Load &&
+      !checkRingTileWrite(*loc->base, e.loc, "'" + e.callee + "'")) {
+    elem = Type::invalid();
+    ok = false;
+  }
   if (!elem.isInvalid() && elem.kind == Type::MBarrier) {
     error(loc->loc, e.callee + " cannot access an mbarrier",
           "mbarriers are used only through arrive, arrive_expect_tx, expect_tx, wait and "

@@ -1,6 +1,6 @@
 //===- SemaDivergence.cpp - barriers and mbarriers under divergent control -===//
 //
-// Two kernel-wide checks on the checked AST, run when the kernel has no
+// Kernel-wide checks on the checked AST, run when the kernel has no
 // errors:
 //
 //  - Barriers in divergent control flow (warnings). `sync_threads()` waits for
@@ -30,7 +30,12 @@
 //    elect_one() ...` is fine. Inside a role of a warpgroups block, control
 //    starts uniform over the role and sync_threads() is the role's barrier.
 //
-//  - Waits no arrival reaches (errors, static clusters). For each CTA rank r
+//  - Multicast box origins (errors): the same walk with uniformity taken over
+//    the CTAs of a multicast group (GroupMode): every CTA of the group loads
+//    1/C of one box, so an origin that may differ between them is rejected.
+//
+//  - Waits no arrival reaches (errors, static clusters; the evaluation is in
+//    SemaSync.cpp, checkWaitsReachArrivals). For each CTA rank r
 //    the conditions are evaluated with cluster_rank() = r (and
 //    block_in_cluster, cluster_size): a wait(b) that rank r may reach while
 //    no arrive/arrive_expect_tx on its b can run (a local one that rank r
@@ -62,9 +67,23 @@ struct Divergence {
   Location where;
 };
 
+/// Uniformity over a multicast group instead of the CTA: the CTAs of one
+/// cluster that differ only in their position along `axis` (3 = all). Their
+/// position along the other axes, the cluster id and everything uniform are
+/// the same in all of them.
+struct GroupMode {
+  int axis;
+  int64_t dims[3];                                                 // the static cluster shape
+  std::function<std::optional<int64_t>(const ExprAST &)> constant; // folds with cluster sizes
+  bool varies(int a) const { return (axis == 3 || axis == a) && dims[a] > 1; }
+};
+
 class DivergenceWalker {
 public:
-  explicit DivergenceWalker(DiagnosticEngine &diags) : diags_(diags) {}
+  explicit DivergenceWalker(DiagnosticEngine &diags, const GroupMode *group = nullptr)
+      : diags_(diags), group_(group) {}
+  /// The multicast axes of the copies walked (those with a group of several CTAs).
+  std::vector<int> multicastAxes;
 
   void walkBlock(const Block &block, Divergence control) {
     for (const StmtPtr &s : block)
@@ -118,6 +137,8 @@ private:
       auto &l = *s.as<LetStmt>();
       visitExpr(*l.init, control); // first: the level of a call in it is its walk's
       Level init = level(*l.init);
+      if (l.decl->kind == DeclKind::Let)
+        lets_[l.decl.get()] = l.init.get();
       if (l.decl->kind == DeclKind::Var)
         init = varLevel(l.decl.get(), std::max(init, control.level));
       levels_[l.decl.get()] = init;
@@ -143,7 +164,7 @@ private:
     case StmtAST::If: {
       auto &i = *s.as<IfStmt>();
       visitExpr(*i.cond, control);
-      Divergence inner = raise(control, level(*i.cond), i.cond->loc);
+      Divergence inner = raise(control, condLevel(*i.cond), i.cond->loc);
       walkBlock(i.thenBody, inner);
       walkBlock(i.elseBody, inner);
       break;
@@ -151,7 +172,7 @@ private:
     case StmtAST::While: {
       auto &w = *s.as<WhileStmt>();
       visitExpr(*w.cond, control);
-      Divergence inner = raise(control, level(*w.cond), w.cond->loc);
+      Divergence inner = raise(control, condLevel(*w.cond), w.cond->loc);
       walkLoopBody(w.body, inner);
       break;
     }
@@ -276,6 +297,8 @@ private:
       return level(*e.as<CastExpr>()->operand);
     case ExprAST::Binary: {
       auto &b = *e.as<BinaryExpr>();
+      if (group_ && groupQuotient(b))
+        return Uniform;
       return std::max(level(*b.lhs), level(*b.rhs));
     }
     case ExprAST::Select: {
@@ -290,6 +313,12 @@ private:
         auto it = callLevels_.find(&c);
         return it == callLevels_.end() || varsPerThread_ ? PerThread : it->second;
       }
+      if (symmetricIds_ && (c.builtin == Builtin::ThreadId || c.builtin == Builtin::LaneId ||
+                            c.builtin == Builtin::WarpId || c.builtin == Builtin::WarpgroupRank ||
+                            c.builtin == Builtin::RoleThreadId || c.builtin == Builtin::ElectOne))
+        return Uniform;
+      if (group_ && (c.builtin == Builtin::BlockId || c.builtin == Builtin::BlockInCluster))
+        return group_->varies(c.axis) ? PerCta : Uniform;
       switch (c.builtin) {
       case Builtin::BlockDim:
       case Builtin::GridDim:
@@ -344,8 +373,89 @@ private:
     }
   }
 
+  /// The level of a branch condition. In group mode a test of the thread's
+  /// position in its CTA (`thread_id() == 0`, `elect_one()`: how every copy
+  /// is issued) picks the same threads in every CTA of the group, so the
+  /// values assigned under it are not made different between the CTAs.
+  Level condLevel(const ExprAST &e) {
+    symmetricIds_ = group_ != nullptr;
+    Level l = level(e);
+    symmetricIds_ = false;
+    return l;
+  }
+
+  /// The axis `e` is the block id along (block_id(a), a cast of it, a `let`
+  /// bound to one), or -1.
+  int blockIdAxis(const ExprAST &e) const {
+    if (auto *c = e.as<CallExpr>())
+      return c->builtin == Builtin::BlockId ? c->axis : -1;
+    if (auto *k = e.as<CastExpr>())
+      return blockIdAxis(*k->operand);
+    if (auto *v = e.as<VarRefExpr>()) {
+      auto it = lets_.find(v->decl);
+      return it == lets_.end() ? -1 : blockIdAxis(*it->second);
+    }
+    return -1;
+  }
+
+  /// `block_id(a) / D` (or `>> k`) with D a multiple of the cluster's extent
+  /// along a: block_id(a) = cluster_id(a) * X + block_in_cluster(a) with 0 <=
+  /// block_in_cluster(a) < X, so the quotient is cluster_id(a) / (D / X), the
+  /// same in every CTA of the cluster (the GEMM samples' `block_id() /
+  /// cluster_size()`).
+  bool groupQuotient(const BinaryExpr &b) const {
+    if (b.op != BinaryOp::Div && b.op != BinaryOp::Shr)
+      return false;
+    int a = blockIdAxis(*b.lhs);
+    if (a < 0)
+      return false;
+    std::optional<int64_t> d = group_->constant(*b.rhs);
+    if (!d || *d < 0 || (b.op == BinaryOp::Shr && *d > 30))
+      return false;
+    int64_t divisor = b.op == BinaryOp::Shr ? int64_t(1) << *d : *d;
+    return divisor > 0 && group_->dims[a] > 0 && divisor % group_->dims[a] == 0;
+  }
+
+  /// In group mode, a multicast copy along the group's axis: every
+  /// coordinate of its box origin must be the same in every CTA of the group.
+  void checkMulticastOrigin(const CallExpr &c) {
+    if (c.builtin != Builtin::CopyAsync || c.tma.isStore || c.tma.multicastAxis < 0 ||
+        c.args.size() < 2)
+      return;
+    if (!group_) {
+      multicastAxes.push_back(c.tma.multicastAxis);
+      return;
+    }
+    auto *box = c.args[1]->as<IndexExpr>();
+    if (quiet_ || c.tma.multicastAxis != group_->axis || !box)
+      return;
+    std::vector<const ExprAST *> coords{box->index.get()};
+    for (const ExprPtr &m : box->moreIndices)
+      coords.push_back(m.get());
+    static const char *axisNames[] = {"x", "y", "z", "all"};
+    std::string axis = axisNames[group_->axis];
+    for (size_t i = 0; i < coords.size(); ++i) {
+      Level l = level(*coords[i]);
+      if (l == Uniform)
+        continue;
+      std::string why = l == PerCta ? "it depends on the CTA's position " +
+                                          (group_->axis == 3 ? "in the cluster" : "along " + axis)
+                                    : "it is a per-thread value (a thread id, a loaded value, or "
+                                      "a variable assigned under such control)";
+      diags_.error(coords[i]->loc,
+                   "coordinate " + std::to_string(i) +
+                       " of the box of this multicast copy_async (multicast = " + axis +
+                       ") may differ between the CTAs of its multicast group: " + why,
+                   "every CTA of the group must name the same box: each loads 1/C of it and "
+                   "multicasts it to the others; build the origin from cluster_id(), the "
+                   "position along another cluster axis, loop counters and parameters");
+      return;
+    }
+  }
+
   void visitExpr(const ExprAST &e, const Divergence &control) {
     if (auto *c = e.as<CallExpr>()) {
+      checkMulticastOrigin(*c);
       checkBarrier(*c, control);
       for (const ExprPtr &a : c->args)
         visitExpr(*a, control);
@@ -391,7 +501,7 @@ private:
   /// Warns about a barrier under divergent `control`; inside a loop, the
   /// judgement waits for the end of the loop body (walkLoopBody).
   void judgeBarrier(const CallExpr &c, const Divergence &control) {
-    if (quiet_)
+    if (quiet_ || group_) // group mode reports multicast origins only
       return;
     if (!loops_.empty()) {
       loops_.back()->barriers.push_back({&c, control});
@@ -488,23 +598,21 @@ private:
   };
 
   DiagnosticEngine &diags_;
+  // Group mode (multicast origins).
+  const GroupMode *group_;                                 // null: uniformity over the CTA
+  bool symmetricIds_ = false;                              // condLevel in group mode
+  std::unordered_map<const Decl *, const ExprAST *> lets_; // let bindings: their initializers
+
   std::unordered_map<const Decl *, Level> levels_;
-  std::unordered_map<const Decl *, Level> varLevels_; // inferVarLevels: joined over passes
+  std::unordered_map<const Decl *, Level> varLevels_;      // inferVarLevels: joined over passes
   std::unordered_map<const CallExpr *, Level> callLevels_; // user calls: their returns, joined
-  std::vector<const CallExpr *> inlineStack_;             // the inlined calls being walked
-  bool quiet_ = false;         // inferVarLevels' walks: no diagnostics
+  std::vector<const CallExpr *> inlineStack_;              // the inlined calls being walked
+  bool quiet_ = false;                                     // inferVarLevels' walks: no diagnostics
   int singleThread_ = 0;       // inside a produce body (one elected thread)
   bool raised_ = false;        // a var's level rose in this pass
   bool varsPerThread_ = false; // no fixpoint within the pass limit
   Divergence returnControl_;
   std::vector<Loop *> loops_;
-};
-
-/// Reachability of a statement for one CTA rank: No, or Maybe.
-struct RankedUse {
-  const CallExpr *call;
-  std::vector<bool> reaches;                  // per rank: may run there
-  std::vector<std::optional<int64_t>> target; // remote arrive: target rank per source rank
 };
 
 } // namespace
@@ -515,179 +623,39 @@ void Sema::checkDivergence() {
   walker.inferVarLevels(k.body);
   walker.walkBlock(k.body, {});
 
-  // Waits that no arrival reaches, per CTA rank of a static cluster (one rank
-  // without a cluster).
-  int64_t ranks = 1;
-  if (k.cluster.kind == ClusterAttr::Dynamic)
-    return;
-  if (k.cluster.kind == ClusterAttr::Static)
-    ranks = (int64_t)k.cluster.dims[0] * k.cluster.dims[1] * k.cluster.dims[2];
-  if (ranks < 1 || ranks > 16)
-    return;
-
-  std::unordered_map<const Decl *, const ExprAST *> lets; // let bindings, for the evaluator
-  int64_t rank = 0;
-  ConstantLeaf leaf = [&](const ExprAST &e) -> std::optional<int64_t> {
-    if (auto *v = e.as<VarRefExpr>()) {
-      auto it = lets.find(v->decl);
-      bool overflow = false;
-      return it == lets.end() ? std::nullopt : foldConstant(*it->second, overflow, &leaf);
-    }
-    auto *c = e.as<CallExpr>();
-    if (!c)
-      return std::nullopt;
+  // Multicast copies: each CTA of the group loads a 1/C slice of the box and
+  // multicasts it to the others, so the box must be one box in all of them
+  // (the same analysis, uniformity taken over the group's CTAs).
+  if (k.cluster.kind == ClusterAttr::Static) {
+    std::vector<int> axes = walker.multicastAxes;
+    std::sort(axes.begin(), axes.end());
+    axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
     const auto &d = k.cluster.dims;
-    switch (c->builtin) {
-    case Builtin::ClusterRank:
-      return rank;
-    case Builtin::ClusterSize:
-      return ranks;
-    case Builtin::ClusterDim:
-      return d[c->axis];
-    case Builtin::BlockInCluster: // rank = x + y * X + z * X * Y
-      return c->axis == 0 ? rank % d[0] : c->axis == 1 ? rank / d[0] % d[1] : rank / (d[0] * d[1]);
-    default:
-      return std::nullopt;
-    }
-  };
-  auto value = [&](const ExprAST &e) {
-    bool overflow = false;
-    std::optional<int64_t> v = foldConstant(e, overflow, &leaf);
-    return overflow ? std::nullopt : v;
-  };
-
-  // Every mbarrier call, with whether each rank may run it.
-  std::unordered_map<const CallExpr *, RankedUse> uses;
-  std::vector<const CallExpr *> order;
-  std::function<void(const ExprAST &, bool)> visit;
-  std::function<bool(const Block &, bool)> walk; // returns: still reachable after the block
-  visit = [&](const ExprAST &e, bool reach) {
-    if (auto *c = e.as<CallExpr>()) {
-      bool arrival = c->builtin == Builtin::Arrive || c->builtin == Builtin::ArriveExpectTx;
-      if (arrival || c->builtin == Builtin::Wait || c->builtin == Builtin::StoreAsync) {
-        RankedUse &u = uses[c];
-        if (!u.call) {
-          u = {c, std::vector<bool>(ranks, false), std::vector<std::optional<int64_t>>(ranks)};
-          order.push_back(c);
-        }
-        u.reaches[rank] = u.reaches[rank] || reach;
-        auto *remote = c->args.empty() ? nullptr : c->args[0]->as<CallExpr>();
-        if (arrival && remote && remote->builtin == Builtin::Remote && remote->args.size() == 2)
-          u.target[rank] = value(*remote->args[1]);
-      }
-      for (const ExprPtr &a : c->args)
-        visit(*a, reach);
-    } else if (auto *b = e.as<BinaryExpr>()) {
-      visit(*b->lhs, reach);
-      visit(*b->rhs, reach);
-    } else if (auto *sel = e.as<SelectExpr>()) {
-      visit(*sel->cond, reach);
-      visit(*sel->trueValue, reach);
-      visit(*sel->falseValue, reach);
-    }
-  };
-  walk = [&](const Block &block, bool reach) {
-    for (const StmtPtr &sp : block) {
-      const StmtAST &s = *sp;
-      if (auto *l = s.as<LetStmt>()) {
-        if (l->decl->kind == DeclKind::Let)
-          lets[l->decl.get()] = l->init.get();
-        visit(*l->init, reach);
-      } else if (auto *x = s.as<ExprStmtAST>()) {
-        visit(*x->expr, reach);
-      } else if (auto *a = s.as<AssignStmt>()) {
-        visit(*a->value, reach);
-      } else if (auto *i = s.as<IfStmt>()) {
-        std::optional<int64_t> c = value(*i->cond);
-        // A branch this rank cannot take walks unreachable (and ends so); when
-        // every branch it can take returns, nothing after the `if` runs.
-        bool thenOn = walk(i->thenBody, reach && (!c || *c != 0));
-        bool elseOn = walk(i->elseBody, reach && (!c || *c == 0));
-        reach = thenOn || elseOn;
-      } else if (auto *w = s.as<WhileStmt>()) {
-        std::optional<int64_t> c = value(*w->cond);
-        walk(w->body, reach && (!c || *c != 0));
-      } else if (auto *f = s.as<ForStmt>()) {
-        std::optional<int64_t> lo = f->start ? value(*f->start) : std::nullopt, hi = value(*f->end);
-        bool empty = f->forKind == ForKind::Range && lo && hi && *lo >= *hi;
-        walk(f->body, reach && !empty);
-      } else if (s.is<ReturnStmt>() || s.is<BreakStmt>() || s.is<ContinueStmt>()) {
-        return false; // a definite return (or loop exit) for this rank: the rest of the
-                      // block never runs
-      } else if (auto *g = s.as<WarpgroupsStmt>()) {
-        // Every role runs in every CTA; a role's return ends only that role.
-        bool any = false;
-        for (const auto &r : g->roles)
-          any = walk(r->body, reach) || any;
-        reach = any;
-      }
-    }
-    return reach;
-  };
-  for (rank = 0; rank < ranks; ++rank)
-    walk(k.body, true);
-
-  for (MBarrierStmt *m : k.mbarriers) {
-    std::vector<const RankedUse *> waits, arrivals;
-    bool stores = false;
-    for (const CallExpr *c : order) {
-      if (mbarrierDeclOf(*c->args[c->builtin == Builtin::StoreAsync ? 2 : 0]) != m)
-        continue;
-      const RankedUse &u = uses[c];
-      if (c->builtin == Builtin::Wait)
-        waits.push_back(&u);
-      else if (c->builtin == Builtin::StoreAsync)
-        stores = true;
-      else
-        arrivals.push_back(&u);
-    }
-    if (waits.empty() || (arrivals.empty() && !stores))
-      continue; // nothing arrives at all: checkMBarrierUses reported it
-    for (int64_t r = 0; r < ranks; ++r) {
-      const RankedUse *wait = nullptr;
-      for (const RankedUse *w : waits)
-        if (w->reaches[r]) {
-          wait = w;
-          break;
-        }
-      if (!wait)
-        continue;
-      bool arrives = false;
-      for (const RankedUse *a : arrivals) {
-        bool remote = a->call->space == AddressSpace::Cluster;
-        for (int64_t s = 0; s < ranks && !arrives; ++s) {
-          if (!a->reaches[s])
-            continue;
-          if (!remote)
-            arrives = s == r;
-          else
-            arrives = !a->target[s] || *a->target[s] == r;
-        }
-      }
-      if (arrives)
-        continue;
-      const std::string &name = m->decl->name;
-      std::string in =
-          k.cluster.kind == ClusterAttr::Static ? " in CTA rank " + std::to_string(r) : "";
-      diags_.error(
-          wait->call->loc,
-          "wait() on '" + name + "' never completes" + in + ": no arrive on " +
-              (in.empty() ? "'" : "that CTA's '") + name + "' can run" +
-              (arrivals.empty() ? " (store_async completes bytes but does not arrive)" : ""),
-          arrivals.empty()
-              ? "a phase completes when its arrivals are done and its bytes arrived: add "
-                "`arrive_expect_tx(" +
-                    name + ", BYTES)` in the waiting CTA"
-              : "arrive in every CTA that waits (move the arrive out of the condition that "
-                "excludes this "
-                "CTA), or wait only where arrivals happen");
-      for (const RankedUse *a : arrivals)
-        diags_.note(a->call->loc,
-                    "this arrival on '" + name + "' does not reach " +
-                        (in.empty() ? std::string("this CTA") : "CTA rank " + std::to_string(r)));
-      break; // one report per mbarrier
+    for (int axis : axes) {
+      GroupMode group{axis, {d[0], d[1], d[2]}, nullptr};
+      int64_t size = axis == 3 ? (int64_t)d[0] * d[1] * d[2] : d[axis];
+      if (size < 2)
+        continue; // a group of one CTA is a plain copy
+      ConstantLeaf sizes = [&](const ExprAST &e) -> std::optional<int64_t> {
+        auto *c = e.as<CallExpr>();
+        if (c && c->builtin == Builtin::ClusterSize)
+          return (int64_t)d[0] * d[1] * d[2];
+        if (c && c->builtin == Builtin::ClusterDim)
+          return d[c->axis];
+        return std::nullopt;
+      };
+      group.constant = [&](const ExprAST &e) -> std::optional<int64_t> {
+        bool overflow = false;
+        std::optional<int64_t> v = foldConstant(e, overflow, &sizes);
+        return overflow ? std::nullopt : v;
+      };
+      DivergenceWalker inGroup(diags_, &group);
+      inGroup.inferVarLevels(k.body);
+      inGroup.walkBlock(k.body, {});
     }
   }
+
+  checkWaitsReachArrivals(); // SemaSync.cpp
 }
 
 } // namespace tile::frontend

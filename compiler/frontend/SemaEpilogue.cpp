@@ -327,6 +327,8 @@ Type Sema::checkFragmentStore(CallExpr &e) {
   Type dst = ok ? infer(*tileRef) : Type::invalid();
   if (dst.isUntyped())
     dst = finalize(*tileRef);
+  if (!dst.isInvalid() && !checkRingTileWrite(**tileRef, e.loc, "a fragment store"))
+    dst = Type::invalid();
   Type v = infer(e.args[1]);
   if (v.isUntyped())
     v = finalize(e.args[1]);

@@ -62,6 +62,9 @@ public:
   /// differently (warnings), and waits that no arrival reaches in some CTA of
   /// a static cluster (errors).
   void checkDivergence();
+  /// SemaSync.cpp: waits that no arrival reaches in some CTA rank of a static
+  /// cluster (errors; run by checkDivergence).
+  void checkWaitsReachArrivals();
 
   void pushScope() { scopes_.emplace_back(); }
   void popScope() { scopes_.pop_back(); }
@@ -323,6 +326,12 @@ public:
   void checkInflightUses(RingAccessStmt &s);
   std::vector<RingAccessStmt *> inflightConsumes_;
 
+  // ---- SemaAsyncProxy.cpp: what the async proxy writes (kernels without errors)
+  /// A generic access of a copy_async tile before the wait on the copy's mbarrier.
+  void checkTmaReadsBeforeWait();
+  /// Rings produced and consumed a different constant number of times.
+  void checkRingCounts();
+
   // ---- SemaRings.cpp: pipeline rings, produce and consume
   void checkRing(RingStmt &r, bool kernelTopLevel);
   void checkRingAccess(RingAccessStmt &s);
@@ -338,6 +347,11 @@ public:
   bool checkRingCopy(CallExpr &e, SharedArrayStmt &tile);
   void checkRingPlacement(const Block &b, int ifDepth, const RingAccessStmt *in);
   static bool containsStmt(const Block &b, const StmtAST *target);
+  /// Every generic write of shared memory (element assignment, store, the
+  /// atomics, fragment stores) passes its target here: a ring's tile is
+  /// written only by its produce block's copies. `writer` names the builtin
+  /// ("" for an assignment). False (reported) for a ring tile.
+  bool checkRingTileWrite(const ExprAST &target, const Location &loc, const std::string &writer);
   /// After the body: roles, consumer warps, placement.
   void checkRings();
   RingAccessStmt *ringAccess_ = nullptr; // the innermost produce/consume being checked

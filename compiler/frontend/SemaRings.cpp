@@ -468,13 +468,6 @@ void Sema::checkRingPlacement(const Block &b, int ifDepth, const RingAccessStmt 
               std::string("cannot leave a ") + (in->isProduce() ? "produce" : "consume") +
                   " block with break or continue",
               "the stage must be completed and released: end the loop after the block");
-    } else if (auto *as = s->as<AssignStmt>()) {
-      auto *ix = as->target->as<IndexExpr>();
-      auto *ref = ix ? ix->base->as<VarRefExpr>() : nullptr;
-      if (ref && ref->decl && ref->decl->ring && ref->decl->kind == DeclKind::SharedArray)
-        error(as->loc, "ring tile '" + ref->decl->name + "' is read-only",
-              "only the produce block's copies write a ring's tiles; copy the values into "
-              "registers or a plain shared array");
     } else if (auto *f = s->as<ForStmt>()) {
       checkRingPlacement(f->body, ifDepth, in);
     } else if (auto *w = s->as<WhileStmt>()) {
@@ -487,6 +480,27 @@ void Sema::checkRingPlacement(const Block &b, int ifDepth, const RingAccessStmt 
         checkRingPlacement(r->body, ifDepth, in);
     }
   }
+}
+
+/// A generic write into a ring tile races the slot's next TMA fill: the
+/// release that hands the slot back to the producer orders generic *reads*
+/// (bar.warp.sync + mbarrier.arrive.release), but a generic write followed
+/// by an async-proxy write of the same bytes needs fence.proxy.async between
+/// them (PTX ISA 9.7.13.6, proxy ordering), which no release provides. The
+/// stage tiles are reached only by name (`s.NAME`: a let, remote() or a
+/// function's view parameter cannot take a TMA tile, checkPlainArrayUse), so
+/// the writers checked here are every way to write one.
+bool Sema::checkRingTileWrite(const ExprAST &target, const Location &loc,
+                              const std::string &writer) {
+  auto *ref = target.as<VarRefExpr>();
+  if (!ref || !ref->decl || !ref->decl->ring || ref->decl->kind != DeclKind::SharedArray)
+    return true;
+  error(loc,
+        writer.empty() ? "ring tile '" + ref->decl->name + "' is read-only"
+                       : writer + " writes ring tile '" + ref->decl->name + "', which is read-only",
+        "only the produce block's copies write a ring's tiles; copy the values into "
+        "registers or a plain shared array");
+  return false;
 }
 
 bool Sema::containsStmt(const Block &b, const StmtAST *target) {

@@ -8,7 +8,8 @@
 // Besides typing, this file holds the kernel-wide sync checks that can be
 // decided statically (checkMBarrierUses): a wait on an mbarrier nothing
 // arrives on, and expect_tx byte counts that differ from what the store_async
-// calls completing on the mbarrier deliver.
+// calls completing on the mbarrier deliver; and, per CTA rank of a static
+// cluster, waits that no arrival reaches (checkWaitsReachArrivals).
 //
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
@@ -489,6 +490,195 @@ void Sema::checkMBarrierUses() {
         diags_.note(st->call->loc, "this store_async delivers " +
                                        std::to_string(st->call->asyncBytes) + " bytes to '" + name +
                                        "'");
+    }
+  }
+}
+
+namespace {
+/// Reachability of a statement for one CTA rank: No, or Maybe.
+struct RankedUse {
+  const CallExpr *call;
+  std::vector<bool> reaches;                  // per rank: may run there
+  std::vector<std::optional<int64_t>> target; // remote arrive: target rank per source rank
+};
+
+} // namespace
+
+/// Waits no arrival reaches, per CTA rank of a static cluster (moved with
+/// the walk of checkDivergence, which runs it once the kernel is free of errors).
+void Sema::checkWaitsReachArrivals() {
+  KernelAST &k = *kernel_;
+  // Waits that no arrival reaches, per CTA rank of a static cluster (one rank
+  // without a cluster).
+  int64_t ranks = 1;
+  if (k.cluster.kind == ClusterAttr::Dynamic)
+    return;
+  if (k.cluster.kind == ClusterAttr::Static)
+    ranks = (int64_t)k.cluster.dims[0] * k.cluster.dims[1] * k.cluster.dims[2];
+  if (ranks < 1 || ranks > 16)
+    return;
+
+  std::unordered_map<const Decl *, const ExprAST *> lets; // let bindings, for the evaluator
+  int64_t rank = 0;
+  ConstantLeaf leaf = [&](const ExprAST &e) -> std::optional<int64_t> {
+    if (auto *v = e.as<VarRefExpr>()) {
+      auto it = lets.find(v->decl);
+      bool overflow = false;
+      return it == lets.end() ? std::nullopt : foldConstant(*it->second, overflow, &leaf);
+    }
+    auto *c = e.as<CallExpr>();
+    if (!c)
+      return std::nullopt;
+    const auto &d = k.cluster.dims;
+    switch (c->builtin) {
+    case Builtin::ClusterRank:
+      return rank;
+    case Builtin::ClusterSize:
+      return ranks;
+    case Builtin::ClusterDim:
+      return d[c->axis];
+    case Builtin::BlockInCluster: // rank = x + y * X + z * X * Y
+      return c->axis == 0 ? rank % d[0] : c->axis == 1 ? rank / d[0] % d[1] : rank / (d[0] * d[1]);
+    default:
+      return std::nullopt;
+    }
+  };
+  auto value = [&](const ExprAST &e) {
+    bool overflow = false;
+    std::optional<int64_t> v = foldConstant(e, overflow, &leaf);
+    return overflow ? std::nullopt : v;
+  };
+
+  // Every mbarrier call, with whether each rank may run it.
+  std::unordered_map<const CallExpr *, RankedUse> uses;
+  std::vector<const CallExpr *> order;
+  std::function<void(const ExprAST &, bool)> visit;
+  std::function<bool(const Block &, bool)> walk; // returns: still reachable after the block
+  visit = [&](const ExprAST &e, bool reach) {
+    if (auto *c = e.as<CallExpr>()) {
+      bool arrival = c->builtin == Builtin::Arrive || c->builtin == Builtin::ArriveExpectTx;
+      if (arrival || c->builtin == Builtin::Wait || c->builtin == Builtin::StoreAsync) {
+        RankedUse &u = uses[c];
+        if (!u.call) {
+          u = {c, std::vector<bool>(ranks, false), std::vector<std::optional<int64_t>>(ranks)};
+          order.push_back(c);
+        }
+        u.reaches[rank] = u.reaches[rank] || reach;
+        auto *remote = c->args.empty() ? nullptr : c->args[0]->as<CallExpr>();
+        if (arrival && remote && remote->builtin == Builtin::Remote && remote->args.size() == 2)
+          u.target[rank] = value(*remote->args[1]);
+      }
+      for (const ExprPtr &a : c->args)
+        visit(*a, reach);
+    } else if (auto *b = e.as<BinaryExpr>()) {
+      visit(*b->lhs, reach);
+      visit(*b->rhs, reach);
+    } else if (auto *sel = e.as<SelectExpr>()) {
+      visit(*sel->cond, reach);
+      visit(*sel->trueValue, reach);
+      visit(*sel->falseValue, reach);
+    }
+  };
+  walk = [&](const Block &block, bool reach) {
+    for (const StmtPtr &sp : block) {
+      const StmtAST &s = *sp;
+      if (auto *l = s.as<LetStmt>()) {
+        if (l->decl->kind == DeclKind::Let)
+          lets[l->decl.get()] = l->init.get();
+        visit(*l->init, reach);
+      } else if (auto *x = s.as<ExprStmtAST>()) {
+        visit(*x->expr, reach);
+      } else if (auto *a = s.as<AssignStmt>()) {
+        visit(*a->value, reach);
+      } else if (auto *i = s.as<IfStmt>()) {
+        std::optional<int64_t> c = value(*i->cond);
+        // A branch this rank cannot take walks unreachable (and ends so); when
+        // every branch it can take returns, nothing after the `if` runs.
+        bool thenOn = walk(i->thenBody, reach && (!c || *c != 0));
+        bool elseOn = walk(i->elseBody, reach && (!c || *c == 0));
+        reach = thenOn || elseOn;
+      } else if (auto *w = s.as<WhileStmt>()) {
+        std::optional<int64_t> c = value(*w->cond);
+        walk(w->body, reach && (!c || *c != 0));
+      } else if (auto *f = s.as<ForStmt>()) {
+        std::optional<int64_t> lo = f->start ? value(*f->start) : std::nullopt, hi = value(*f->end);
+        bool empty = f->forKind == ForKind::Range && lo && hi && *lo >= *hi;
+        walk(f->body, reach && !empty);
+      } else if (s.is<ReturnStmt>() || s.is<BreakStmt>() || s.is<ContinueStmt>()) {
+        return false; // a definite return (or loop exit) for this rank: the rest of the
+                      // block never runs
+      } else if (auto *g = s.as<WarpgroupsStmt>()) {
+        // Every role runs in every CTA; a role's return ends only that role.
+        bool any = false;
+        for (const auto &r : g->roles)
+          any = walk(r->body, reach) || any;
+        reach = any;
+      }
+    }
+    return reach;
+  };
+  for (rank = 0; rank < ranks; ++rank)
+    walk(k.body, true);
+
+  for (MBarrierStmt *m : k.mbarriers) {
+    std::vector<const RankedUse *> waits, arrivals;
+    bool stores = false;
+    for (const CallExpr *c : order) {
+      if (mbarrierDeclOf(*c->args[c->builtin == Builtin::StoreAsync ? 2 : 0]) != m)
+        continue;
+      const RankedUse &u = uses[c];
+      if (c->builtin == Builtin::Wait)
+        waits.push_back(&u);
+      else if (c->builtin == Builtin::StoreAsync)
+        stores = true;
+      else
+        arrivals.push_back(&u);
+    }
+    if (waits.empty() || (arrivals.empty() && !stores))
+      continue; // nothing arrives at all: checkMBarrierUses reported it
+    for (int64_t r = 0; r < ranks; ++r) {
+      const RankedUse *wait = nullptr;
+      for (const RankedUse *w : waits)
+        if (w->reaches[r]) {
+          wait = w;
+          break;
+        }
+      if (!wait)
+        continue;
+      bool arrives = false;
+      for (const RankedUse *a : arrivals) {
+        bool remote = a->call->space == AddressSpace::Cluster;
+        for (int64_t s = 0; s < ranks && !arrives; ++s) {
+          if (!a->reaches[s])
+            continue;
+          if (!remote)
+            arrives = s == r;
+          else
+            arrives = !a->target[s] || *a->target[s] == r;
+        }
+      }
+      if (arrives)
+        continue;
+      const std::string &name = m->decl->name;
+      std::string in =
+          k.cluster.kind == ClusterAttr::Static ? " in CTA rank " + std::to_string(r) : "";
+      diags_.error(
+          wait->call->loc,
+          "wait() on '" + name + "' never completes" + in + ": no arrive on " +
+              (in.empty() ? "'" : "that CTA's '") + name + "' can run" +
+              (arrivals.empty() ? " (store_async completes bytes but does not arrive)" : ""),
+          arrivals.empty()
+              ? "a phase completes when its arrivals are done and its bytes arrived: add "
+                "`arrive_expect_tx(" +
+                    name + ", BYTES)` in the waiting CTA"
+              : "arrive in every CTA that waits (move the arrive out of the condition that "
+                "excludes this "
+                "CTA), or wait only where arrivals happen");
+      for (const RankedUse *a : arrivals)
+        diags_.note(a->call->loc,
+                    "this arrival on '" + name + "' does not reach " +
+                        (in.empty() ? std::string("this CTA") : "CTA rank " + std::to_string(r)));
+      break; // one report per mbarrier
     }
   }
 }

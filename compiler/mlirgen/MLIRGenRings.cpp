@@ -41,12 +41,15 @@ static void explain(Operation *op, const Twine &why) {
       op, StringAttr::get(op->getContext(), why.str()));
 }
 
-/// What --debug-hangs reports for a ring wait: the barrier's name (`r.full`)
-/// and a note (tile.hang_note) saying what completes its phase.
+/// What --debug-hangs reports for a ring wait: the barrier's name (`r.full`),
+/// that its index is the ring's stage (tile.hang_stage), and a note
+/// (tile.hang_note) saying what completes its phase and which mismatch of
+/// produces and consumes leaves the wait hanging.
 static void nameWait(Operation *op, const Twine &name, const Twine &note) {
   op->getContext()->getLoadedDialect<TileDialect>()->getNameAttrHelper().setAttr(
       op, StringAttr::get(op->getContext(), name.str()));
   op->setAttr("tile.hang_note", StringAttr::get(op->getContext(), note.str()));
+  op->setAttr("tile.hang_stage", UnitAttr::get(op->getContext()));
 }
 
 void MLIRGenImpl::genRingStorage(const fe::RingStmt &r) {
@@ -126,6 +129,17 @@ void MLIRGenImpl::advanceRing(Location l, const fe::RingStmt &r, RingState &st) 
 }
 
 /// The producer's wait for a free slot: empty[stage] at parity phase ^ 1.
+/// The --debug-hangs note of a wait on ring r's empty barrier: a produce's
+/// wait for a release, or (tail) the producer's exit wait.
+static std::string emptyWaitNote(const fe::RingStmt &r, bool tail) {
+  return ("ring '" + r.decl->name + "' empty barrier of the stage; its phase completes with " +
+          Twine(r.consumerWarps * r.groupSize) + " consumer warp releases; " +
+          (tail ? "the producer's exit waits for every stage it filled to be released: a ring "
+                  "produced more times than consumed hangs here"
+                : "a produce waits here for the consumers to release the stage's previous fill"))
+      .str();
+}
+
 void MLIRGenImpl::genRingEmptyWait(Location l, const fe::RingStmt &r, Value emptyPtr, Value phase,
                                    const Twine &why) {
   Type i32 = builder.getI32Type();
@@ -138,9 +152,7 @@ void MLIRGenImpl::genRingEmptyWait(Location l, const fe::RingStmt &r, Value empt
       MemoryOrderAttr::get(builder.getContext(), MemoryOrder::acquire),
       MemoryScopeAttr::get(builder.getContext(), peers ? MemoryScope::cluster : MemoryScope::cta));
   explain(wait, why);
-  nameWait(wait, r.decl->name + ".empty",
-           "ring '" + r.decl->name + "' empty barrier of the stage; its phase completes with " +
-               Twine(r.consumerWarps * r.groupSize) + " consumer warp releases");
+  nameWait(wait, r.decl->name + ".empty", emptyWaitNote(r, /*tail=*/false));
 }
 
 void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
@@ -194,7 +206,9 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
                     "' full[stage]: the stage's " + Twine(r.txBytes) + " bytes have landed");
   nameWait(wait, r.decl->name + ".full",
            "ring '" + r.decl->name + "' full barrier of the stage; its phase completes with " +
-               Twine(r.txBytes) + " bytes and the producer's arrival");
+               Twine(r.txBytes) +
+               " bytes and the producer's arrival; a consume with no matching produce hangs "
+               "here");
   // Issue #10: leading `if ... { copy_async(...) }` statements (forwarding
   // the stage, ring_gemm) come before the wgmma.fence, so no divergent
   // branch separates the warpgroup's wgmma instructions (ptxas would
@@ -325,6 +339,10 @@ void MLIRGenImpl::genRingTails(Location l) {
                        "producer tail: wait for ring '" + r->decl->name +
                            "' empty[stage] of the last " + Twine(r->stages) +
                            " stages, so no peer still writes into or arrives on this CTA");
+      // The wait just emitted: its hang report names the exit wait.
+      if (builder.getInsertionPoint() != builder.getInsertionBlock()->begin())
+        if (auto wait = dyn_cast<MBarrierWaitOp>(&*std::prev(builder.getInsertionPoint())))
+          nameWait(wait, r->decl->name + ".empty", emptyWaitNote(*r, /*tail=*/true));
       advanceRing(l, *r, st);
     });
   }

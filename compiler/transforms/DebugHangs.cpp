@@ -155,9 +155,11 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
           std::string note;
           if (auto attr = wait->getAttrOfType<StringAttr>("tile.hang_note"))
             note = " (" + escapePrintfText(attr.getValue()) + ")";
+          // A ring's barriers are indexed by the stage: say so.
+          const char *index = wait->hasAttr("tile.hang_stage") ? " of stage %d" : " [index %d]";
           std::string message = "tilec --debug-hangs: " + escapePrintfText(describe(loc)) +
-                                ": wait on mbarrier" + name + (element ? " [index %d]" : "") +
-                                note + " timed out after " + std::to_string(timeoutMs) +
+                                ": wait on mbarrier" + name + (element ? index : "") + note +
+                                " timed out after " + std::to_string(timeoutMs) +
                                 " ms in CTA (%d, %d, %d), thread (%d, %d, %d), waiting for phase "
                                 "parity %d\n";
           SmallVector<Value> args;
