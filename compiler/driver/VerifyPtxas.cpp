@@ -10,7 +10,8 @@
 // Without the flag, a module with wgmma.mma_async is still assembled by the
 // ptxas found (checkWgmmaWithPtxas): ptxas serialises wgmma for code that is
 // legal (a non-wgmma instruction touching accumulator registers inside a
-// wgmma pipeline stage, C7514-C7517 and C7510), and the runtime then refuses
+// wgmma pipeline stage, a call in the pipeline: the "wgmma.mma_async
+// instructions are serialized" advisories), and the runtime then refuses
 // the module at load; tilec says so at compile time instead. Modules without
 // wgmma pay nothing.
 //===----------------------------------------------------------------------===//
