@@ -25,6 +25,16 @@ function(tilec_sample_ptx name source)
   endif()
 endfunction()
 
+# tilec_pass_words(<test> <words>)
+# Sets the test's PASS_REGULAR_EXPRESSION to <words> (a regular expression)
+# with every space matching any run of white space: CMake wraps the text of
+# message(FATAL_ERROR ...) at its own column, so a line break may fall
+# between any two words (a long build path moves it).
+function(tilec_pass_words test words)
+  string(REPLACE " " "[ \t\r\n]+" regex "${words}")
+  set_tests_properties(${test} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}")
+endfunction()
+
 # Call once after every sample: one target that builds all sample PTX.
 function(tilec_finish_sample_ptx)
   get_property(targets GLOBAL PROPERTY TILEC_SAMPLE_PTX_TARGETS)

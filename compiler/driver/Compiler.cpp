@@ -229,6 +229,16 @@ static ::tile::CompileResult compileWith(const std::string &source,
       mlirDiags.warning(where, d.str(), hint);
     else
       return success();
+    // Other notes with a source location (the write a missing fence
+    // follows) are printed as notes.
+    for (Diagnostic &note : d.getNotes()) {
+      std::string text = note.str();
+      auto noteLoc = mlir::tile::sourceFileLoc(note.getLocation());
+      if (!StringRef(text).starts_with("hint: ") && noteLoc)
+        mlirDiags.note({noteLoc.getFilename().str(), static_cast<int>(noteLoc.getLine()),
+                        static_cast<int>(noteLoc.getColumn())},
+                       text);
+    }
     // Code of an inlined function: name the calls it was inlined through.
     for (FileLineColLoc site : mlir::tile::inlinedCallSites(d.getLocation()))
       mlirDiags.note({site.getFilename().str(), static_cast<int>(site.getLine()),
@@ -290,6 +300,9 @@ static ::tile::CompileResult compileWith(const std::string &source,
   }
   if (options.verifyPtxas && options.emit != ::tile::EmitKind::LLVM &&
       !::tile::driver::verifyWithPtxas(result.output, options, *ast, diags))
+    return result;
+  if (!options.verifyPtxas && options.checkWgmma && options.emit != ::tile::EmitKind::LLVM &&
+      !::tile::driver::checkWgmmaWithPtxas(result.output, options, *ast, diags))
     return result;
   if (options.emit == ::tile::EmitKind::Info) {
     ::tile::ModuleInfo info;

@@ -30,8 +30,9 @@ void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOpti
     kernels.addPass(createTileDSMEMLifetime());
     kernels.addPass(createTileSplitClusterBarriers());
   } else {
-    // --no-auto-sync inserts nothing, but a missing lifetime barrier is
-    // still an error rather than a race.
+    // --no-auto-sync inserts nothing, but a missing fence or lifetime
+    // barrier is still an error rather than a race.
+    kernels.addPass(createTileInsertFences({/*checkOnly=*/true}));
     kernels.addPass(createTileDSMEMLifetime({/*checkOnly=*/true}));
   }
   // Decisions correctness needs whether or not auto sync inserted anything.

@@ -6,11 +6,20 @@
 // build fails where the runtime's JIT would. The dropped-setmaxnreg advisory
 // (C7508) names no kernel: with several kernels using setmaxnreg, ptxas runs
 // again once per such kernel (`-e NAME`) to find it.
+//
+// Without the flag, a module with wgmma.mma_async is still assembled by the
+// ptxas found (checkWgmmaWithPtxas): ptxas serialises wgmma for code that is
+// legal (a non-wgmma instruction touching accumulator registers inside a
+// wgmma pipeline stage, a call in the pipeline: the "wgmma.mma_async
+// instructions are serialized" advisories), and the runtime then refuses
+// the module at load; tilec says so at compile time instead. Modules without
+// wgmma pay nothing.
 //===----------------------------------------------------------------------===//
 #include "VerifyPtxas.h"
 
 #include "tile/ptxas_advisory.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
@@ -19,6 +28,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <optional>
 
 namespace tile::driver {
@@ -77,10 +87,25 @@ const frontend::KernelAST *findKernel(const frontend::ModuleAST &ast, const std:
 
 } // namespace
 
-bool verifyWithPtxas(const std::string &ptx, const CompileOptions &options,
-                     const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags) {
+namespace {
+bool runAndReport(const std::string &ptx, const CompileOptions &options,
+                  const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags,
+                  bool wgmmaOnly) {
   std::string ptxas;
-  if (!options.ptxasPath.empty()) {
+  // TILEC_PTXAS names the ptxas of the default wgmma check (a test's stand-in).
+  const char *env = wgmmaOnly ? std::getenv("TILEC_PTXAS") : nullptr;
+  if (env && *env && !llvm::sys::fs::can_execute(env)) {
+    diags.warning({},
+                  "TILEC_PTXAS='" + std::string(env) +
+                      "' is not an executable ptxas: whether ptxas serialises this module's "
+                      "wgmma instructions was not checked",
+                  "give the path of ptxas in TILEC_PTXAS, or unset it to find ptxas; "
+                  "--no-wgmma-check skips the check");
+    return true;
+  }
+  if (env && *env) {
+    ptxas = env;
+  } else if (!options.ptxasPath.empty()) {
     if (!llvm::sys::fs::can_execute(options.ptxasPath)) {
       diags.error({}, "--verify-ptxas: '" + options.ptxasPath + "' is not an executable ptxas",
                   "give the path of ptxas (e.g. /usr/local/cuda/bin/ptxas), or --verify-ptxas "
@@ -92,6 +117,14 @@ bool verifyWithPtxas(const std::string &ptx, const CompileOptions &options,
     ptxas = *found;
   } else if (auto inPath = llvm::sys::findProgramByName("ptxas")) {
     ptxas = *inPath;
+  } else if (wgmmaOnly) {
+    diags.warning({},
+                  "ptxas not found: whether ptxas serialises this module's wgmma instructions "
+                  "was not checked",
+                  "install the CUDA toolkit (/usr/local/cuda/bin/ptxas), put ptxas in PATH, or "
+                  "give --verify-ptxas=PATH; --no-wgmma-check skips the check (the runtime "
+                  "still checks the JIT log at load)");
+    return true;
   } else {
     diags.warning({},
                   "--verify-ptxas: ptxas not found; the PTX was not checked for ptxas "
@@ -117,7 +150,8 @@ bool verifyWithPtxas(const std::string &ptx, const CompileOptions &options,
   if (run.rc != 0) {
     std::string why = llvm::StringRef(run.log).trim().str();
     diags.error({},
-                "--verify-ptxas: ptxas failed" + (run.error.empty() ? "" : ": " + run.error) +
+                std::string(wgmmaOnly ? "ptxas (the wgmma check)" : "--verify-ptxas: ptxas") +
+                    " failed" + (run.error.empty() ? "" : ": " + run.error) +
                     (why.empty() ? "" : "\n" + why),
                 "tilec's PTX should always assemble: this is a tilec bug; please report it with "
                 "the input file");
@@ -138,10 +172,15 @@ bool verifyWithPtxas(const std::string &ptx, const CompileOptions &options,
                     ? "this is a tilec bug when the kernel came from tilec unchanged; please "
                       "report it with the input file"
                     : "keep non-wgmma instructions away from the accumulators between a wgmma and "
-                      "its wait, and calls out of the mainloop");
+                      "its wait, and calls out of the mainloop (the runtime refuses a module "
+                      "whose wgmma ptxas serialises)");
     ok = false;
   };
   std::vector<PtxasAdvisory> found = findPtxasAdvisories(run.log);
+  if (wgmmaOnly)
+    llvm::erase_if(found, [](const PtxasAdvisory &a) {
+      return a.kind != PtxasAdvisoryKind::SerialisedWgmma;
+    });
   std::vector<std::string> users;
   bool usersKnown = false;
   for (const PtxasAdvisory &a : found) {
@@ -173,6 +212,19 @@ bool verifyWithPtxas(const std::string &ptx, const CompileOptions &options,
       report(a, "<unknown>");
   }
   return ok;
+}
+} // namespace
+
+bool verifyWithPtxas(const std::string &ptx, const CompileOptions &options,
+                     const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags) {
+  return runAndReport(ptx, options, ast, diags, /*wgmmaOnly=*/false);
+}
+
+bool checkWgmmaWithPtxas(const std::string &ptx, const CompileOptions &options,
+                         const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags) {
+  if (ptx.find("wgmma.mma_async") == std::string::npos)
+    return true;
+  return runAndReport(ptx, options, ast, diags, /*wgmmaOnly=*/true);
 }
 
 } // namespace tile::driver

@@ -19,6 +19,12 @@ namespace tile::driver {
 bool verifyWithPtxas(const std::string &ptx, const CompileOptions &options,
                      const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags);
 
+/// The default check of a module with wgmma (CompileOptions::checkWgmma):
+/// only serialised-wgmma advisories, as errors; without a ptxas, a warning.
+/// Returns false after an error.
+bool checkWgmmaWithPtxas(const std::string &ptx, const CompileOptions &options,
+                         const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags);
+
 } // namespace tile::driver
 
 #endif

@@ -251,9 +251,10 @@ public:
   Location firstPeerUse_;
   std::vector<const ExprAST *> ifGuards_;           // conditions of enclosing `if`s (then side)
   std::unordered_set<std::string> tmaTileNames_;
-  /// mbarriers TMA loads complete on (the first such copy): the compiler
-  /// expects their bytes, so a user expect_tx on them would count them twice.
-  std::unordered_map<MBarrierStmt *, CallExpr *> tmaBarriers_;
+  /// mbarriers TMA loads complete on, with those copies: the compiler
+  /// expects their bytes, so a user expect_tx on them counts only the bytes
+  /// other sources (a peer's store_async) deliver.
+  std::unordered_map<MBarrierStmt *, std::vector<CallExpr *>> tmaBarriers_;
   void checkTmaBarriers();
   /// Adapts untyped arguments to `t` and reports the others of another type
   /// (min/max/clamp, math builtins); false after an error.

@@ -480,12 +480,26 @@ void Sema::checkMBarrierUses() {
         continue; // in different blocks: not every phase sees all of them
       if (delivered == *x.bytes)
         continue;
+      // TMA loads on the same mbarrier expect their own bytes (SemaTma.cpp
+      // checkTmaBarriers): the phase waits for their sum plus this expect_tx.
+      int64_t copied = 0;
+      if (auto c = tmaBarriers_.find(m); c != tmaBarriers_.end())
+        for (const CallExpr *copy : c->second)
+          copied += copy->tma.bytes;
+      std::string sum =
+          copied ? "; with the " + std::to_string(copied) +
+                       " bytes the copy_async calls expect themselves, one phase would wait for " +
+                       std::to_string(copied + *x.bytes) + " bytes and receive " +
+                       std::to_string(copied + delivered) + ": " +
+                       (*x.bytes > delivered ? "it never completes" : "it completes early")
+                 : "";
       error(x.call->args[1]->loc,
             "expect_tx of " + std::to_string(*x.bytes) + " bytes on '" + name +
                 "', but the store_async calls on it deliver " + std::to_string(delivered) +
-                " bytes",
+                " bytes" + sum,
             "expect exactly the bytes that complete one phase of '" + name + "' (" +
-                std::to_string(delivered) + "), or change what the store_async calls send");
+                std::to_string(delivered) + "), or change what the store_async calls send" +
+                (copied ? " (copy_async expects its own bytes)" : ""));
       for (const MBarrierUses::Async *st : same)
         diags_.note(st->call->loc, "this store_async delivers " +
                                        std::to_string(st->call->asyncBytes) + " bytes to '" + name +

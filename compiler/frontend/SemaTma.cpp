@@ -524,7 +524,7 @@ Type Sema::checkTmaCall(CallExpr &e) {
   }
   if (!isStore) {
     if (MBarrierStmt *m = e.args.size() > 2 ? mbarrierDeclOf(*e.args[2]) : nullptr)
-      tmaBarriers_.emplace(m, &e);
+      tmaBarriers_[m].push_back(&e);
     e.tma.bytes = tileBytes;
     if (tileBytes > T::kMaxMBarrierTxBytes) {
       error(e.loc,
@@ -580,17 +580,42 @@ Type Sema::checkTmaCall(CallExpr &e) {
 }
 
 void Sema::checkTmaBarriers() {
-  for (auto &[m, copy] : tmaBarriers_) {
+  // One phase of such an mbarrier waits for the sum of what its sources
+  // expect: each copy_async's own expect_tx of its tile's bytes, plus the
+  // user's expect_tx. The copies deliver their bytes; so the user's expect_tx
+  // must be exactly the bytes the other sources deliver (a peer's
+  // store_async: checkMBarrierUses compares those, naming the copies' bytes).
+  // With no other source, any expect_tx is counted twice (PTX ISA 9.7.13.15:
+  // the phase completes when the pending arrivals and the tx-count reach 0).
+  for (MBarrierStmt *m : kernel_->mbarriers) { // declaration order: stable messages
+    auto c = tmaBarriers_.find(m);
     auto it = mbarrierUses_.find(m);
-    if (it == mbarrierUses_.end() || it->second.expects.empty())
+    if (c == tmaBarriers_.end() || it == mbarrierUses_.end() || it->second.expects.empty())
       continue;
-    CallExpr &x = *it->second.expects.front().call;
-    error(x.loc,
-          "'" + x.callee + "' on '" + m->decl->name +
-              "' would count bytes a copy_async already expects: the phase would never complete",
-          "copy_async issues mbarrier.expect_tx of its tile's bytes itself; use `arrive(" +
-              m->decl->name + ")` instead");
-    diags_.note(copy->loc, "the copy_async completing on '" + m->decl->name + "' is here");
+    const std::vector<CallExpr *> &copies = c->second;
+    const MBarrierUses &u = it->second;
+    if (!u.stores.empty() || u.storeUnknown)
+      continue;
+    const CallExpr &copy = *copies.front();
+    const std::string &name = m->decl->name;
+    for (const MBarrierUses::Expect &x : u.expects) {
+      if (x.bytes && *x.bytes == 0) // counts nothing
+        continue;
+      std::string extra = x.bytes ? std::to_string(*x.bytes) + " bytes" : "bytes";
+      std::string total =
+          x.bytes ? " (" + std::to_string(copy.tma.bytes + *x.bytes) + " expected, " +
+                        std::to_string(copy.tma.bytes) + " delivered)"
+                  : "";
+      error(x.call->loc,
+            "'" + x.call->callee + "' on '" + name + "' would count " + extra +
+                " a copy_async already expects: nothing else delivers bytes to '" + name +
+                "', so the phase would never complete" + total,
+            "copy_async issues mbarrier.expect_tx of its tile's bytes itself; use `arrive(" + name +
+                ")` instead (an expect_tx on it counts only the bytes a peer's store_async "
+                "delivers)");
+      diags_.note(copy.loc, "the copy_async completing on '" + name + "' expects its " +
+                                std::to_string(copy.tma.bytes) + " bytes here");
+    }
   }
 }
 

@@ -15,10 +15,18 @@
 // the role's named barrier), or before the
 // store itself when no barrier precedes it (the issuing thread wrote it). One
 // fence per barrier, never duplicated.
+//
+// With `check-only` (tilec --no-auto-sync: insert nothing, what is missing is
+// an error) the pass inserts neither fence and reports each one it would
+// have inserted, unless the user's own fence is there: a fence_proxy_async()
+// between the last generic write of the tile and that barrier (or the read),
+// a fence_mbarrier_init() after the inits.
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
 
 #include "SyncAnalysis.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEINSERTFENCES
@@ -54,48 +62,133 @@ Operation *precedingBarrier(Operation *op) {
   return nullptr;
 }
 
-/// fence.proxy.async before async-proxy reads of tiles written generically.
-void fenceAsyncReads(KernelOp kernel) {
-  llvm::DenseSet<Operation *> writtenGenerically;
+/// What the end of a stretch of program order holds for the writes of
+/// `allocs`: a fence.proxy.async after the last generic write (Fenced), a
+/// generic write with no fence after it (Writes), or neither.
+enum class Tail { Fenced, Writes, Neither };
+
+Tail tailOf(Operation *op, const llvm::DenseSet<Operation *> &allocs);
+
+/// Scans `block` backward from `from` (exclusive; nullptr: its end).
+Tail tailBefore(Block &block, Operation *from, const llvm::DenseSet<Operation *> &allocs) {
+  Operation *prev = from ? from->getPrevNode() : (block.empty() ? nullptr : &block.back());
+  for (; prev; prev = prev->getPrevNode())
+    if (Tail t = tailOf(prev, allocs); t != Tail::Neither)
+      return t;
+  return Tail::Neither;
+}
+
+Tail tailOf(Operation *op, const llvm::DenseSet<Operation *> &allocs) {
+  if (isa<FenceProxyAsyncOp>(op))
+    return Tail::Fenced;
+  if (auto access = dyn_cast<MemoryAccessOpInterface>(op))
+    if (access.getAccessProxy() == MemoryProxy::generic && access.writesMemory())
+      if (SharedAllocOp alloc = rootAlloc(access.getAccessPtr()); alloc && allocs.contains(alloc))
+        return Tail::Writes;
+  if (op->getNumRegions() == 0)
+    return Tail::Neither;
+  // A path through op that ends its writes unfenced is missing a fence; an
+  // if whose every branch ends with a fence is fenced; otherwise (a loop
+  // may run zero times, a branch may write nothing) what precedes op decides.
+  bool allFenced = isa<scf::IfOp>(op);
+  for (Region &region : op->getRegions()) {
+    if (region.empty())
+      allFenced = false;
+    for (Block &block : region) {
+      Tail t = tailBefore(block, nullptr, allocs);
+      if (t == Tail::Writes)
+        return Tail::Writes;
+      allFenced &= t == Tail::Fenced;
+    }
+  }
+  return allFenced ? Tail::Fenced : Tail::Neither;
+}
+
+/// Whether a user's fence.proxy.async comes after the last generic write of
+/// `allocs` before `at` in program order (its block, then its ancestors'
+/// blocks): the writes it follows are ordered with the async proxy (the
+/// fence covers every earlier write of the thread).
+bool userFencedBefore(Operation *at, const llvm::DenseSet<Operation *> &allocs) {
+  for (Operation *op = at; op && !isa<KernelOp>(op); op = op->getParentOp())
+    if (Tail t = tailBefore(*op->getBlock(), op, allocs); t != Tail::Neither)
+      return t == Tail::Fenced;
+  return false;
+}
+
+/// fence.proxy.async before async-proxy reads of tiles written generically;
+/// with checkOnly, an error for each one missing. Fails after an error.
+LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly) {
+  llvm::DenseMap<Operation *, Operation *> firstGenericWrite; // alloc -> write
   kernel.walk([&](MemoryAccessOpInterface access) {
     if (access.getAccessProxy() == MemoryProxy::generic && access.writesMemory())
       if (SharedAllocOp alloc = rootAlloc(access.getAccessPtr()))
-        writtenGenerically.insert(alloc);
+        firstGenericWrite.try_emplace(alloc, access);
   });
+  llvm::DenseSet<Operation *> reported;
+  bool ok = true;
   kernel.walk([&](MemoryAccessOpInterface access) {
     if (access.getAccessProxy() != MemoryProxy::async || !access.readsMemory())
       return;
     SmallVector<Value, 2> ptrs{access.getAccessPtr()};
     ptrs.append(access.getOtherAccessPtrs()); // wgmma: both operand tiles
-    if (llvm::none_of(ptrs, [&](Value p) {
-          SharedAllocOp alloc = rootAlloc(p);
-          return alloc && writtenGenerically.contains(alloc);
-        }))
+    llvm::DenseSet<Operation *> written;
+    for (Value p : ptrs)
+      if (SharedAllocOp alloc = rootAlloc(p); alloc && firstGenericWrite.count(alloc))
+        written.insert(alloc);
+    if (written.empty())
       return;
     Operation *at = precedingBarrier(access);
     if (!at)
       at = access;
     if (isa_and_nonnull<FenceProxyAsyncOp>(at->getPrevNode()))
       return;
+    if (checkOnly) {
+      if (userFencedBefore(at, written) || !reported.insert(access).second)
+        return;
+      ok = false;
+      InFlightDiagnostic d = access->emitError(
+          "generic-proxy writes of this tile are not ordered before this async-proxy read (" +
+          Twine(isa<MmaOp, MmaRegAOp>(access.getOperation()) ? "wgmma operand" : "TMA store") +
+          "): fence.proxy.async.shared::cta is missing");
+      d.attachNote(firstGenericWrite.lookup(*written.begin())->getLoc())
+          << "a generic write of the tile is here";
+      d.attachNote() << (at == access.getOperation()
+                             ? "hint: add fence_proxy_async() after the writes, before this read, "
+                               "or drop --no-auto-sync"
+                             : "hint: add fence_proxy_async() after the writes, before the "
+                               "barrier that orders them before this read, or drop "
+                               "--no-auto-sync");
+      return;
+    }
     OpBuilder b(at);
     auto fence = FenceProxyAsyncOp::create(b, at->getLoc());
     setReason(fence, "fence.proxy.async.shared::cta: generic writes of a tile before the barrier "
                      "that orders them before an async-proxy read of it (TMA store, wgmma)");
   });
+  return success(ok);
 }
 
 struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     auto &facts = getAnalysis<SyncAnalysis>();
     // A fence is not a memory access: the analysis stays valid.
     markAnalysesPreserved<SyncAnalysis>();
-    fenceAsyncReads(getOperation());
-    if (!facts.hasPeerCompletedMBarriers())
-      return;
+    // Both checks run so that --no-auto-sync reports every missing fence.
+    bool ok = succeeded(fenceAsyncReads(getOperation(), checkOnly));
+    if (facts.hasPeerCompletedMBarriers())
+      ok = succeeded(fenceMBarrierInits(facts)) && ok;
+    if (!ok)
+      signalPassFailure();
+  }
+
+  LogicalResult fenceMBarrierInits(const SyncAnalysis &facts) {
     // Blocks that initialise a peer-completed mbarrier, and their last init:
     // one fence after it covers every earlier init of the thread.
     llvm::MapVector<Block *, MBarrierInitOp> lastInit;
     llvm::DenseSet<Block *> needsFence;
+    bool ok = true;
     getOperation().walk([&](MBarrierInitOp init) {
       lastInit[init->getBlock()] = init;
       if (!rootAlloc(init.getMbar()) || facts.isPeerCompleted(init.getMbar()))
@@ -106,12 +199,22 @@ struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
         continue;
       if (fencedAfter(init))
         continue;
+      if (checkOnly) {
+        InFlightDiagnostic d = init->emitError(
+            "this mbarrier's initialisation is not published to the cluster before a peer or "
+            "st.async completes it: fence.mbarrier_init is missing");
+        d.attachNote() << "hint: add fence_mbarrier_init() after the mbarrier declarations, "
+                          "before the cluster_sync() that publishes them, or drop --no-auto-sync";
+        ok = false;
+        continue;
+      }
       OpBuilder b(init->getContext());
       b.setInsertionPointAfter(init);
       auto fence = FenceMBarrierInitOp::create(b, init.getLoc());
       setReason(fence, "fence.mbarrier_init.release.cluster: a peer or st.async completes this "
                        "mbarrier");
     }
+    return success(ok);
   }
 };
 

@@ -22,7 +22,9 @@
 #      memcheck on a small shape; with 1 GPU a row says it was skipped
 #   5. every gpu-labelled test command under compute-sanitizer memcheck,
 #      racecheck and synccheck (TILEC_GPU_TEST_SMALL=1: small problems), the
-#      ping-pong GPU test and sample included
+#      ping-pong GPU test and sample included: round-robin by tool, fastest
+#      tests first, so a budget cut leaves every test and tool run at least
+#      once; the runs that did not fit are listed in the summary
 # Tests labelled `nosanitizer` (gpu.debug_hangs: a trap is its expected outcome)
 # stay out of the sanitizer runs.
 # Full logs go to OUTDIR; a short summary table is printed last. Never stops at
@@ -464,18 +466,35 @@ else
     mapfile -t TESTS < <(gpu_test_commands)
   fi
   [ ${#TESTS[@]} -gt 0 ] || fail "sanitizers" "no gpu test commands" "-"
-  for tool in memcheck racecheck synccheck; do
+  # Order: every test gets one sanitizer before any test gets a second, each
+  # test a different tool than its neighbour (round-robin by tool), and the
+  # fastest tests first (their plain run time in ctest_gpu.log): when the
+  # budget runs out, what is left is the slow tests' second and third tools,
+  # and every test and every tool has run on the small shapes. Runs that did
+  # not fit are one summary row, by name.
+  mapfile -t TESTS < <(
     for entry in "${TESTS[@]}"; do
+      name=${entry%%$'\t'*}
+      secs=$(grep -E "Test +#[0-9]+: ${name//./\\.} \\.+" "$OUT/ctest_gpu.log" 2>/dev/null |
+             sed -nE 's/.* ([0-9]+\.[0-9]+) sec.*/\1/p' | tail -1)
+      printf '%s\t%s\n' "${secs:-99999}" "$entry"
+    done | sort -s -t $'\t' -k1,1g | cut -f2-)
+  TOOLS=(memcheck racecheck synccheck)
+  NOT_RUN=()
+  for pass in 0 1 2; do
+    for i in "${!TESTS[@]}"; do
+      entry=${TESTS[$i]}
+      tool=${TOOLS[$(( (i + pass) % 3 ))]}
       name=${entry%%$'\t'*}
       cmd=${entry#*$'\t'}
       log="sanitizer_${tool}_${name}.log"
-      note "compute-sanitizer --tool $tool $name"
       left=$(( TIME_BUDGET - ($(date +%s) - START) - 15 ))
       limit=$(( left < SANITIZER_TIMEOUT ? left : SANITIZER_TIMEOUT ))
       if [ $limit -lt 10 ]; then
-        fail "$tool $name" "not run: TIME_BUDGET=${TIME_BUDGET}s used up" "-"
+        NOT_RUN+=("$tool $name")
         continue
       fi
+      note "compute-sanitizer --tool $tool $name"
       eval "argv=($cmd)"
       (cd "$BUILD" && TILEC_GPU_TEST_SMALL=1 timeout -k 10 "$limit" \
          compute-sanitizer --tool "$tool" --print-limit 50 --error-exitcode 99 "${argv[@]}") \
@@ -491,6 +510,9 @@ else
       fi
     done
   done
+  if [ ${#NOT_RUN[@]} -gt 0 ]; then
+    fail "sanitizers not run" "TIME_BUDGET=${TIME_BUDGET}s used up before ${#NOT_RUN[@]} run(s): $(IFS=,; echo "${NOT_RUN[*]}" | sed 's/,/, /g') (raise TIME_BUDGET)" "-"
+  fi
 fi
 
 # ---------------------------------------------------------------- summary (last)

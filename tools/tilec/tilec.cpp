@@ -68,6 +68,11 @@ static cl::opt<std::string>
                          "the one given) and make its advisories about dropped setmaxnreg or "
                          "serialised wgmma errors at the kernel's location"),
                 cl::value_desc("PATH"), cl::ValueOptional, cl::init(""), cl::cat(category));
+static cl::opt<bool>
+    noWgmmaCheck("no-wgmma-check",
+                 cl::desc("Do not run ptxas on a module with wgmma to find serialised wgmma "
+                          "(by default an error at the kernel: the runtime refuses the module)"),
+                 cl::init(false), cl::cat(category));
 static cl::opt<bool> fmad("fmad",
                           cl::desc("Contract a * b + c into fma.rn (default true, as nvcc's "
                                    "-fmad); --fmad=false rounds every product and sum"),
@@ -274,6 +279,7 @@ static int run(int argc, char **argv) {
     options.verifyPtxas = true;
     options.ptxasPath = verifyPtxas;
   }
+  options.checkWgmma = !noWgmmaCheck;
   options.fmad = fmad;
   options.fastMath = fastMath;
   options.libdevicePath = libdevice;

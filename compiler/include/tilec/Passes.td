@@ -28,8 +28,14 @@ def TileInsertFences : Pass<"tile-insert-fences", "::mlir::tile::KernelOp"> {
     have its initialisation made visible to the cluster with
     `fence.mbarrier_init.release.cluster` before the cluster barrier that
     publishes it (PTX ISA 9.7.13.15.3). One fence after the last init of each
-    init block; never duplicated.
+    init block; never duplicated. Also fence.proxy.async.shared::cta before
+    the barrier that orders generic writes of a tile before an async-proxy
+    read of it (TMA store, wgmma). With `check-only`, reports each missing
+    fence as an error instead (tilec --no-auto-sync); the user's
+    fence_proxy_async() / fence_mbarrier_init() satisfy it.
   }];
+  let options = [Option<"checkOnly", "check-only", "bool", "false",
+                        "report missing fences instead of inserting them">];
 }
 
 def TilePlaceBulkWaits : Pass<"tile-place-bulk-waits", "::mlir::tile::KernelOp"> {
