@@ -307,6 +307,8 @@ static ::tile::CompileResult compileWith(const std::string &source,
   if (options.emit == ::tile::EmitKind::Info) {
     ::tile::ModuleInfo info;
     info.arch = options.arch;
+    // Binds the info to this PTX: the runtime refuses it beside any other.
+    info.ptxHash = ::tile::ptxFingerprint(result.output);
     info.kernels = result.kernels;
     result.output = ::tile::toJson(info);
   }

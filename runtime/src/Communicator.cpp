@@ -174,6 +174,7 @@ std::vector<Communicator> Communicator::local(const std::vector<int> &devices) {
           throw Error("cuCtxEnablePeerAccess", res, {},
                       "device " + std::to_string(a.device) + " -> device " +
                           std::to_string(b.device));
+        detail::notePeerAccess(a.ctx->raw(), b.ctx->raw());
       });
     }
   comms.front().state()->ctx->makeCurrent();

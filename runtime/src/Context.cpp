@@ -2,6 +2,11 @@
 #include "RuntimeState.h"
 #include "tile/runtime.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <set>
+
 namespace tile {
 namespace detail {
 namespace {
@@ -11,6 +16,49 @@ thread_local std::weak_ptr<ContextState> lastCurrent;
 } // namespace
 
 std::shared_ptr<ContextState> currentContext() { return lastCurrent.lock(); }
+
+namespace {
+std::mutex registryMu;
+std::vector<std::weak_ptr<ContextState>> &contexts() { // every tile::Context's state
+  static std::vector<std::weak_ptr<ContextState>> all;
+  return all;
+}
+std::set<std::pair<CUcontext, CUcontext>> &peers() {
+  static std::set<std::pair<CUcontext, CUcontext>> all;
+  return all;
+}
+void registerContext(const std::shared_ptr<ContextState> &s) {
+  std::lock_guard<std::mutex> lock(registryMu);
+  auto &all = contexts();
+  all.erase(std::remove_if(all.begin(), all.end(), [](auto &w) { return w.expired(); }),
+            all.end());
+  all.push_back(s);
+}
+std::string hexPointer(const void *p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
+}
+} // namespace
+
+std::string describeContext(CUcontext c) {
+  if (!c)
+    return "no context";
+  std::lock_guard<std::mutex> lock(registryMu);
+  for (const auto &w : contexts())
+    if (auto s = w.lock(); s && s->ctx == c)
+      return "device " + std::to_string(s->ordinal) + "'s primary context (" + hexPointer(c) + ")";
+  return "a context the runtime did not create (" + hexPointer(c) + ")";
+}
+
+void notePeerAccess(CUcontext from, CUcontext to) {
+  std::lock_guard<std::mutex> lock(registryMu);
+  peers().insert({from, to});
+}
+bool peerAccessEnabled(CUcontext from, CUcontext to) {
+  std::lock_guard<std::mutex> lock(registryMu);
+  return peers().count({from, to}) > 0;
+}
 } // namespace detail
 
 bool driverAvailable() {
@@ -52,6 +100,7 @@ Context::Context(int device) : state_(std::make_shared<detail::ContextState>()) 
   TILE_CU(cuDevicePrimaryCtxRetain, &s.ctx, s.dev);
   TILE_CU(cuCtxSetCurrent, s.ctx);
   detail::lastCurrent = state_;
+  detail::registerContext(state_);
   char name[256] = {};
   TILE_CU(cuDeviceGetName, name, sizeof name - 1, s.dev);
   s.name = name;

@@ -29,7 +29,8 @@ namespace tile::detail {
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)           \
   X(cuEventElapsedTime)                                                                \
   X(cuTensorMapEncodeTiled)                                                           \
-  X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess)
+  X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess)                                    \
+  X(cuPointerGetAttributes) X(cuMemGetAddressRange) X(cuStreamGetCtx)
 // clang-format on
 
 // Entry points newer drivers have and the runtime can do without (nullptr when the

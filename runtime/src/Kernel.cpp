@@ -1,8 +1,10 @@
 //===- Kernel.cpp - kernels: attributes, checks and launches --------------===//
+#include "LaunchGuard.h"
 #include "RuntimeState.h"
 #include "TensorArgs.h"
 #include "tile/runtime.h"
 
+#include <cstdio>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -30,7 +32,8 @@ bool passesCluster(const KernelState &k, const LaunchConfig &c) {
 }
 
 // attrStorage must outlive the returned config.
-CUlaunchConfig toDriver(const LaunchConfig &c, CUlaunchAttribute *attrStorage, bool withCluster) {
+CUlaunchConfig toDriver(const LaunchConfig &c, CUlaunchAttribute *attrStorage, bool withCluster,
+                        CUstream stream = nullptr) {
   CUlaunchConfig lc{};
   lc.gridDimX = c.grid.x;
   lc.gridDimY = c.grid.y;
@@ -39,7 +42,7 @@ CUlaunchConfig toDriver(const LaunchConfig &c, CUlaunchAttribute *attrStorage, b
   lc.blockDimY = c.block.y;
   lc.blockDimZ = c.block.z;
   lc.sharedMemBytes = static_cast<unsigned>(c.sharedBytes.value_or(0));
-  lc.hStream = c.stream;
+  lc.hStream = stream;
   if (withCluster) {
     attrStorage->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     attrStorage->value.clusterDim.x = c.cluster.x;
@@ -205,9 +208,15 @@ Kernel Module::kernel(const std::string &name) const {
   if (names.size() == k->params.size()) // else the PTX was not understood: no names
     for (size_t i = 0; i < names.size(); ++i)
       k->params[i].name = names[i];
+  if (!m.ptx.empty())
+    k->facts = detail::ptxEntryFacts(m.ptx, name);
   if (m.hasInfo)
     k->info = &detail::checkedInfo(m.info, *k);
   return Kernel(k);
+}
+
+std::vector<std::string> Kernel::skippedChecks() const {
+  return detail::skippedChecksOf(detail::require(state_, "Kernel::skippedChecks", "Kernel"));
 }
 
 const std::string &Kernel::name() const {
@@ -242,7 +251,12 @@ LaunchLimits Kernel::limits() const {
   l.kernelStaticSharedBytes = k.staticSmem;
   l.kernelRequiredCluster = k.requiredCluster;
   l.kernelNeedsCluster = k.needsCluster;
-  if (k.info && k.info->threads)
+  // The PTX's .reqntid (bound to the info's threads at load), else the
+  // info's (a cubin): so a kernel loaded without info is checked too.
+  if (k.facts.reqntid)
+    l.kernelRequiredBlock = Dim3((*k.facts.reqntid)[0], (*k.facts.reqntid)[1],
+                                 (*k.facts.reqntid)[2]);
+  else if (k.info && k.info->threads)
     l.kernelRequiredBlock =
         Dim3((*k.info->threads)[0], (*k.info->threads)[1], (*k.info->threads)[2]);
   l.maxThreadsPerBlock = c.maxThreads;
@@ -305,9 +319,11 @@ void Kernel::launchPacked(const LaunchConfig &cfg, void **args, const size_t *ar
   if (s.info && detail::hasTensorParams(*s.info)) {
     // A packed array is the driver's list: encoded maps (tile::TensorMap) for
     // the tensors and the hidden extents after the declared parameters.
+    std::shared_ptr<detail::StreamState> hold;
+    const CUstream stream = detail::admitLaunch(s, cfg, hold);
     if (s.paramsKnown)
       validateArguments(s.name, argSizes, argCount, s.params);
-    launchUnchecked(cfg, args);
+    launchNow(cfg, args, stream);
     return;
   }
   // Only the sizes are known: the kinds pass as plain values of those sizes.
@@ -398,14 +414,18 @@ namespace {
 void Kernel::launchChecked(const LaunchConfig &cfg, void **args, const size_t *argSizes,
                            const ArgDesc *descs, size_t argCount) {
   detail::KernelState &s = detail::require(state_, "Kernel::launch", "Kernel");
+  std::shared_ptr<detail::StreamState> hold;
+  const CUstream stream = detail::admitLaunch(s, cfg, hold);
   if (s.info && detail::hasTensorParams(*s.info)) {
     // The user passes the declared parameters; the driver sees maps in place
     // of the tensors and the hidden extents after them.
     std::string msg = checkArgumentKinds(*s.info, descs, argCount);
     if (!msg.empty())
       throwLaunchError(s.name, msg);
+    detail::checkPointerArguments(s, cfg, args, argSizes, descs, argCount);
     detail::BoundArguments bound;
-    detail::bindTensorArguments(*s.info, args, argSizes, descs, argCount, /*encode=*/true, bound);
+    detail::bindTensorArguments(*s.info, args, argSizes, descs, argCount, /*encode=*/true, bound,
+                                s.module->ctx.get(), cfg.checkPointers);
     if (s.paramsKnown)
       validateArguments(s.name, bound.sizes.data(), bound.sizes.size(), s.params);
     if (bound.peer.group) {
@@ -413,7 +433,7 @@ void Kernel::launchChecked(const LaunchConfig &cfg, void **args, const size_t *a
       resolved.cluster = effectiveCluster(resolved, limits());
       detail::checkPeerLaunch(s, resolved, bound.peer);
     }
-    launchUnchecked(cfg, bound.args.data());
+    launchNow(cfg, bound.args.data(), stream);
     detail::commitPeerLaunch(bound.peer);
     return;
   }
@@ -434,7 +454,8 @@ void Kernel::launchChecked(const LaunchConfig &cfg, void **args, const size_t *a
     if (!msg.empty())
       throwLaunchError(s.name, msg);
   }
-  launchUnchecked(cfg, args);
+  detail::checkPointerArguments(s, cfg, args, argSizes, descs, argCount);
+  launchNow(cfg, args, stream);
 }
 
 size_t Kernel::dynamicSharedBytesFor(const LaunchConfig &cfg, void **args, const ArgDesc *descs,
@@ -485,8 +506,17 @@ LaunchConfig Kernel::resolve(const LaunchConfig &cfg, void **args) const {
   return resolved;
 }
 
-void Kernel::launchUnchecked(const LaunchConfig &given, void **args) {
+void Kernel::launchUnchecked(const LaunchConfig &cfg, void **args) {
   detail::KernelState &s = detail::require(state_, "Kernel::launch", "Kernel");
+  std::shared_ptr<detail::StreamState> hold;
+  const CUstream stream = detail::admitLaunch(s, cfg, hold);
+  launchNow(cfg, args, stream);
+}
+
+// Admitted (LaunchGuard.h) and its arguments checked: the configuration, then
+// the launch on `stream`.
+void Kernel::launchNow(const LaunchConfig &given, void **args, CUstream stream) {
+  detail::KernelState &s = *state_;
   const LaunchConfig cfg = resolve(given, args);
   {
     // The checks and attribute updates run once per distinct shape.
@@ -507,7 +537,7 @@ void Kernel::launchUnchecked(const LaunchConfig &given, void **args) {
     }
   }
   CUlaunchAttribute attr{};
-  CUlaunchConfig lc = detail::toDriver(cfg, &attr, detail::passesCluster(s, cfg));
+  CUlaunchConfig lc = detail::toDriver(cfg, &attr, detail::passesCluster(s, cfg), stream);
   CUresult r = TILE_CU_RAW(cuLaunchKernelEx, &lc, s.fn, args, nullptr);
   if (r != CUDA_SUCCESS) {
     // A sticky fault of earlier work is reported here too: name its likely source.
@@ -517,9 +547,9 @@ void Kernel::launchUnchecked(const LaunchConfig &given, void **args) {
                   "a fault of earlier work, reported at this launch (the last kernel launched "
                   "before it was '" +
                       before + "')");
-    throw Error("cuLaunchKernelEx", static_cast<int>(r), s.name);
+    throw Error("cuLaunchKernelEx", static_cast<int>(r), s.name, detail::skippedChecksNote(s));
   }
-  detail::noteLaunch(cfg.stream, s.name);
+  detail::noteLaunch(stream, s.name);
 }
 
 } // namespace tile

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
 
 namespace tile {
@@ -110,9 +111,23 @@ std::string tensorJson(const TensorParamInfo &t) {
 
 } // namespace
 
+std::string ptxFingerprint(const std::string &ptx) {
+  uint64_t h = 0xcbf29ce484222325ull; // FNV-1a 64, as tile::fnv1a64 (tile/cache.h)
+  for (unsigned char c : ptx) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
 std::string toJson(const ModuleInfo &info) {
   std::string o = "{\n  \"format\": \"tilec-kernel-info\",\n  \"version\": 1,\n";
-  o += "  \"arch\": " + quote(info.arch) + ",\n  \"kernels\": [";
+  o += "  \"arch\": " + quote(info.arch) + ",\n";
+  if (!info.ptxHash.empty())
+    o += "  \"ptxHash\": " + quote(info.ptxHash) + ",\n";
+  o += "  \"kernels\": [";
   for (size_t k = 0; k < info.kernels.size(); ++k) {
     const KernelInfo &ki = info.kernels[k];
     o += k ? ",\n    {\n" : "\n    {\n";
@@ -336,23 +351,29 @@ private:
 
 /// Typed access with errors naming the JSON path.
 struct Reader {
-  [[noreturn]] static void fail(const std::string &path, const std::string &why) {
-    throw std::invalid_argument("kernel info: " + path + ": " + why);
+  [[noreturn]] static void fail(std::string_view path, const std::string &why) {
+    throw std::invalid_argument("kernel info: " + std::string(path) + ": " + why);
   }
-  static const Json &field(const Json &o, const std::string &path, const std::string &key) {
+  // The accessors that return a reference into the document take the path and
+  // the key by value (std::string_view): a reference parameter bound to a
+  // temporary (`path + ".x"`, a literal converted to std::string) would let
+  // the returned reference look as if it could point into that temporary
+  // (GCC's -Wdangling-reference), and a caller binding the result to a
+  // reference would then rely on that not being so.
+  static const Json &field(const Json &o, std::string_view path, std::string_view key) {
     if (o.kind != Json::Object)
       fail(path, "expected an object");
-    auto it = o.fields.find(key);
+    auto it = o.fields.find(std::string(key));
     if (it == o.fields.end())
-      fail(path, "missing \"" + key + "\"");
+      fail(path, "missing \"" + std::string(key) + "\"");
     return it->second;
   }
-  static const std::vector<Json> &array(const Json &v, const std::string &path) {
+  static const std::vector<Json> &array(const Json &v, std::string_view path) {
     if (v.kind != Json::Array)
       fail(path, "expected an array");
     return v.items;
   }
-  static const std::string &string(const Json &v, const std::string &path) {
+  static const std::string &string(const Json &v, std::string_view path) {
     if (v.kind != Json::String)
       fail(path, "expected a string");
     return v.text;
@@ -743,6 +764,12 @@ ModuleInfo moduleInfoFromJson(const std::string &json) {
                                 " is not understood by this runtime (it reads version 1)");
   ModuleInfo info;
   info.arch = Reader::string(Reader::field(doc, "(top)", "arch"), "arch");
+  if (const Json *hash = Reader::optionalField(doc, "ptxHash")) {
+    info.ptxHash = Reader::string(*hash, "ptxHash");
+    if (info.ptxHash.size() != 16 ||
+        info.ptxHash.find_first_not_of("0123456789abcdef") != std::string::npos)
+      Reader::fail("ptxHash", "'" + info.ptxHash + "' is not 16 lowercase hex digits");
+  }
   const auto &kernels = Reader::array(Reader::field(doc, "(top)", "kernels"), "kernels");
   for (size_t i = 0; i < kernels.size(); ++i)
     info.kernels.push_back(Reader::kernel(kernels[i], "kernels[" + std::to_string(i) + "]"));

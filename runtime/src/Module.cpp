@@ -1,4 +1,5 @@
 //===- Module.cpp - loading modules: PTX through the JIT, cubins ----------===//
+#include "PtxFacts.h"
 #include "RuntimeState.h"
 #include "tile/ptxas_advisory.h"
 #include "tile/runtime.h"
@@ -160,6 +161,117 @@ void rejectPtxasAdvisories(const std::string &ptx, const std::string &infoLog) {
   throw Error::withMessage("ptxas (JIT)", CUDA_ERROR_INVALID_PTX, kernel, message);
 }
 
+// Refuses PTX the driver could never load, before the JIT: a text cut short
+// (the JIT would report a syntax error at its end) or a target the device
+// lacks. `call` names the loading function.
+void precheckPtx(const std::string &ptx, const ContextState &ctx, const char *call) {
+  const std::string cut = ptxTruncation(ptx);
+  if (!cut.empty())
+    throw Error::withMessage(call, CUDA_ERROR_INVALID_PTX, {},
+                             std::string(call) + ": the PTX is truncated: " + cut + " (" +
+                                 std::to_string(ptx.size()) +
+                                 " bytes); rewrite it (tilec -o) and load the whole file");
+  const std::string target = ptxTargetMismatch(ptxHeader(ptx), ctx.cc);
+  if (!target.empty())
+    throw Error::withMessage(call, CUDA_ERROR_INVALID_PTX, {},
+                             std::string(call) + ": " + target + " (device " +
+                                 std::to_string(ctx.ordinal) + ", " + ctx.name + ")");
+}
+
+// A JIT failure with what the PTX header says against this driver and
+// device appended (the JIT's own message is often only "a PTX JIT
+// compilation failed" or CUDA_ERROR_UNSUPPORTED_PTX_VERSION).
+[[noreturn]] void rethrowExplained(const Error &e, const std::string &ptx,
+                                   const ContextState &ctx) {
+  const std::string why = ptxHeaderMismatch(ptxHeader(ptx), ctx.cc, ctx.driverVersion);
+  if (why.empty())
+    throw e;
+  throw Error::withMessage(e.call(), e.code(), e.kernel(), std::string(e.what()) + "\n" + why);
+}
+
+// The kernel info against the PTX it is loaded with: every fact the PTX pins
+// (the thread bounds, the cluster, the parameter layout) compared for every
+// kernel the info lists, then the fingerprint (which covers what the PTX
+// does not show: the shared-memory layout rule). Refused at load with both
+// values, as info from another build would size shared memory and check
+// launches against another kernel.
+void bindInfoToPtx(const ModuleInfo &info, const std::string &ptx) {
+  auto refuse = [](const std::string &kernel, const std::string &why) {
+    throw Error::withMessage("Module::fromPtx", CUDA_ERROR_INVALID_VALUE, kernel,
+                             (kernel.empty() ? std::string() : "kernel '" + kernel + "': ") +
+                                 why +
+                                 ": the kernel info does not belong to this PTX (write both with "
+                                 "the same tilec build and options)");
+  };
+  auto dims = [](const std::array<unsigned, 3> &d) {
+    return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " +
+           std::to_string(d[2]) + ")";
+  };
+  for (const KernelInfo &ki : info.kernels) {
+    const PtxEntryFacts f = ptxEntryFacts(ptx, ki.name);
+    if (!f.found)
+      refuse(ki.name, "the kernel info lists it but the PTX has no .entry of this name");
+    if (ki.threads != f.reqntid)
+      refuse(ki.name, "the kernel info's threads are " +
+                          (ki.threads ? dims(*ki.threads) : std::string("not fixed")) +
+                          " but the PTX's .reqntid is " +
+                          (f.reqntid ? dims(*f.reqntid) : std::string("absent")));
+    // max_threads and min_blocks: where the info has one, the PTX has the
+    // same (the compiler may add bounds of its own, e.g. .minnctapersm 1 for
+    // warp roles, which the info does not list).
+    const std::optional<unsigned> maxntid =
+        f.maxntid ? std::optional<unsigned>((*f.maxntid)[0] * (*f.maxntid)[1] * (*f.maxntid)[2])
+                  : std::nullopt;
+    if (ki.maxThreads && ki.maxThreads != maxntid)
+      refuse(ki.name, "the kernel info's max_threads is " +
+                          (ki.maxThreads ? std::to_string(*ki.maxThreads) : std::string("unset")) +
+                          " but the PTX's .maxntid is " +
+                          (maxntid ? std::to_string(*maxntid) : std::string("absent")));
+    if (ki.minBlocks && ki.minBlocks != f.minnctapersm)
+      refuse(ki.name, "the kernel info's min_blocks is " +
+                          (ki.minBlocks ? std::to_string(*ki.minBlocks) : std::string("unset")) +
+                          " but the PTX's .minnctapersm is " +
+                          (f.minnctapersm ? std::to_string(*f.minnctapersm)
+                                          : std::string("absent")));
+    const std::string infoCluster =
+        ki.cluster == KernelInfo::Cluster::Fixed    ? "fixed " + dims(ki.clusterDims)
+        : ki.cluster == KernelInfo::Cluster::Launch ? std::string("given at launch")
+                                                    : std::string("none");
+    // A fixed cluster is .reqnctapercluster (tilec adds .explicitcluster to
+    // it); a launch-given one .explicitcluster alone; none, neither.
+    const bool clusterAgrees =
+        ki.cluster == KernelInfo::Cluster::Fixed
+            ? f.reqnctapercluster && *f.reqnctapercluster == ki.clusterDims
+            : !f.reqnctapercluster &&
+                  f.explicitCluster == (ki.cluster == KernelInfo::Cluster::Launch);
+    const std::string ptxCluster =
+        f.reqnctapercluster ? "fixed " + dims(*f.reqnctapercluster) + " (.reqnctapercluster)"
+        : f.explicitCluster ? std::string("given at launch (.explicitcluster)")
+                            : std::string("none");
+    if (!clusterAgrees)
+      refuse(ki.name, "the kernel info's cluster is " + infoCluster + " but the PTX's is " +
+                          ptxCluster);
+    if (!f.paramsParsed)
+      continue;
+    if (f.params.size() != ki.params.size())
+      refuse(ki.name, "the kernel info lists " + std::to_string(ki.params.size()) +
+                          " parameters but the PTX declares " + std::to_string(f.params.size()));
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      const KernelParamInfo &p = ki.params[i];
+      if (p.size != f.params[i].size || p.align != f.params[i].align)
+        refuse(ki.name, "parameter " + std::to_string(i) + " ('" + p.name + "') is " +
+                            std::to_string(p.size) + " bytes at alignment " +
+                            std::to_string(p.align) + " in the kernel info but " +
+                            std::to_string(f.params[i].size) + " bytes at alignment " +
+                            std::to_string(f.params[i].align) + " in the PTX ('" +
+                            f.params[i].name + "')");
+    }
+  }
+  if (!info.ptxHash.empty() && info.ptxHash != ptxFingerprint(ptx))
+    refuse({}, "the kernel info was written for PTX with fingerprint " + info.ptxHash +
+                   " but this PTX's fingerprint is " + ptxFingerprint(ptx));
+}
+
 bool isBinaryImage(const std::string &data) {
   static const char kElfMagic[] = {0x7f, 'E', 'L', 'F'};
   if (data.size() >= 4 && std::memcmp(data.data(), kElfMagic, 4) == 0)
@@ -180,6 +292,18 @@ Module Module::fromPtx(Context &ctx, const std::string &ptx, const ModuleOptions
   ctx.makeCurrent();
   auto s = std::make_shared<detail::ModuleState>();
   s->ctx = ctx.state();
+  s->withoutInfo = options.withoutKernelInfo;
+  s->reportSkipped = options.reportSkippedChecks;
+  detail::precheckPtx(ptx, *s->ctx, "Module::fromPtx");
+  try {
+    return fromPtxChecked(ctx, ptx, options, s);
+  } catch (const Error &e) {
+    detail::rethrowExplained(e, ptx, *s->ctx);
+  }
+}
+
+Module Module::fromPtxChecked(Context &ctx, const std::string &ptx, const ModuleOptions &options,
+                              std::shared_ptr<detail::ModuleState> s) {
   std::string dir =
       cacheEnabled(options.useCache) ? resolveCacheDir(options.cacheDir) : std::string();
   CubinCache cache(dir);
@@ -213,10 +337,12 @@ Module Module::fromPtx(Context &ctx, const std::string &ptx, const ModuleOptions
   return Module(s);
 }
 
-Module Module::fromCubin(Context &ctx, const std::string &cubin) {
+Module Module::fromCubin(Context &ctx, const std::string &cubin, const ModuleOptions &options) {
   ctx.makeCurrent();
   auto s = std::make_shared<detail::ModuleState>();
   s->ctx = ctx.state();
+  s->withoutInfo = options.withoutKernelInfo;
+  s->reportSkipped = options.reportSkippedChecks;
   s->mod = detail::loadImage(cubin);
   s->image = cubin;
   return Module(s);
@@ -231,13 +357,19 @@ Module Module::fromFile(Context &ctx, const std::string &path, const ModuleOptio
   ss << in.rdbuf();
   std::string data = ss.str();
   if (detail::isBinaryImage(data))
-    return fromCubin(ctx, data);
+    return fromCubin(ctx, data, options);
   return fromPtx(ctx, data, options);
 }
 
 Module Module::fromPtx(Context &ctx, const std::string &ptx, const ModuleInfo &info,
                        const ModuleOptions &options) {
-  Module m = fromPtx(ctx, ptx, options);
+  ModuleOptions withInfo = options;
+  withInfo.withoutKernelInfo = false;
+  // Bound before the JIT: info that does not belong to the PTX is refused
+  // whether or not the PTX compiles.
+  detail::precheckPtx(ptx, *ctx.state(), "Module::fromPtx");
+  detail::bindInfoToPtx(info, ptx);
+  Module m = fromPtx(ctx, ptx, withInfo);
   m.state_->info = info;
   m.state_->hasInfo = true;
   return m;
@@ -278,7 +410,19 @@ Module Module::fromFiles(Context &ctx, const std::string &path, const std::strin
                              "Module::fromFiles failed: " + where + ": " + e.what());
   }
   std::string data = readWhole(path, "Module::fromFiles", "");
-  Module m = detail::isBinaryImage(data) ? fromCubin(ctx, data) : fromPtx(ctx, data, options);
+  ModuleOptions withInfo = options;
+  withInfo.withoutKernelInfo = false;
+  const bool binary = detail::isBinaryImage(data);
+  if (!binary) {
+    detail::precheckPtx(data, *ctx.state(), "Module::fromFiles");
+    try {
+      detail::bindInfoToPtx(info, data);
+    } catch (const Error &e) {
+      throw Error::withMessage("Module::fromFiles", e.code(), e.kernel(),
+                               std::string(e.what()) + " (" + path + ", " + where + ")");
+    }
+  }
+  Module m = binary ? fromCubin(ctx, data, withInfo) : fromPtx(ctx, data, withInfo);
   m.state_->info = std::move(info);
   m.state_->hasInfo = true;
   return m;

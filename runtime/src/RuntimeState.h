@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "Driver.h"
+#include "PtxFacts.h"
 #include "tile/kernel_info.h"
 #include "tile/launch.h"
 #include "tile/target.h"
@@ -48,8 +49,25 @@ struct ContextState {
   }
 };
 
+/// "device 0's primary context" for a context a tile::Context retained, else
+/// "a context the runtime did not create (0x...)"; "no context" for null.
+std::string describeContext(CUcontext c);
+/// Peer access the runtime enabled (Communicator): kernels of `from` may read
+/// memory of `to`.
+void notePeerAccess(CUcontext from, CUcontext to);
+bool peerAccessEnabled(CUcontext from, CUcontext to);
+
+/// A tile::Stream: destroyed (with its context pushed) when the last owner goes.
+struct StreamState {
+  CUstream stream = nullptr;
+  std::shared_ptr<ContextState> ctx; // null when no tile::Context was alive
+  ~StreamState();
+};
+
 struct ModuleState {
   std::shared_ptr<ContextState> ctx;
+  bool withoutInfo = false;   // ModuleOptions::withoutKernelInfo
+  bool reportSkipped = true;  // ModuleOptions::reportSkippedChecks
   CUmodule mod = nullptr;
   std::string image;
   std::string ptx; // the PTX text of a PTX module (parameter names), else ""
@@ -77,6 +95,8 @@ struct KernelState {
   bool paramsKnown = false;      // the driver has cuFuncGetParamInfo
   std::vector<KernelParam> params;
   const KernelInfo *info = nullptr; // in module->info, when the module has info
+  PtxEntryFacts facts;              // from the module's PTX (not found for a cubin)
+  bool skippedReported = false;     // the no-info note was written
 
   std::mutex mu; // guards the attribute/validation cache below
   int maxDynamicSmem = 0;

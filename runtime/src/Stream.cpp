@@ -4,17 +4,43 @@
 
 namespace tile {
 
-Stream::Stream(unsigned flags) { TILE_CU(cuStreamCreate, &s_, flags); }
-Stream::~Stream() {
-  const detail::Driver &d = detail::driver();
-  if (s_ && d.api.cuStreamDestroy)
-    d.api.cuStreamDestroy(s_);
-  if (s_)
-    detail::forgetStream(s_);
+namespace detail {
+StreamState::~StreamState() {
+  const Driver &d = driver();
+  if (stream && d.api.cuStreamDestroy) {
+    ScopedContext current(ctx.get());
+    d.api.cuStreamDestroy(stream);
+  }
+  if (stream)
+    forgetStream(stream);
 }
+
+namespace {
+std::shared_ptr<StreamState> createStream(std::shared_ptr<ContextState> ctx, unsigned flags) {
+  auto s = std::make_shared<StreamState>();
+  s->ctx = std::move(ctx);
+  ScopedContext current(s->ctx.get());
+  CUresult r = TILE_CU_RAW(cuStreamCreate, &s->stream, flags);
+  if (r == CUDA_ERROR_INVALID_CONTEXT && !s->ctx)
+    throw Error("cuStreamCreate", r, {},
+                "no tile::Context is alive on this thread: construct one (or call makeCurrent() "
+                "on one) before creating a tile::Stream, or pass the Context");
+  check(r, "cuStreamCreate");
+  return s;
+}
+} // namespace
+} // namespace detail
+
+Stream::Stream(unsigned flags) : s_(detail::createStream(detail::currentContext(), flags)) {}
+Stream::Stream(const Context &ctx, unsigned flags) : s_(detail::createStream(ctx.state(), flags)) {}
+Stream::~Stream() = default;
+CUstream Stream::raw() const { return s_ ? s_->stream : nullptr; }
 void Stream::synchronize() {
-  detail::checkAfterKernels(TILE_CU_RAW(cuStreamSynchronize, s_), "cuStreamSynchronize", true,
-                            detail::Scope::ThisStream, s_);
+  if (!s_)
+    throw Error::withMessage("Stream::synchronize", CUDA_ERROR_INVALID_HANDLE, {},
+                             "Stream::synchronize: this tile::Stream is empty (moved from)");
+  detail::checkAfterKernels(TILE_CU_RAW(cuStreamSynchronize, s_->stream), "cuStreamSynchronize",
+                            true, detail::Scope::ThisStream, s_->stream);
 }
 
 EventTimer::EventTimer() {

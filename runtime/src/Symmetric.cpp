@@ -55,7 +55,11 @@ std::vector<CUdeviceptr> ncclPeerPointers(CommState &s, SymmetricState &b) {
   return withRank(rank, [&] {
     s.ctx->makeCurrent();
     if (!s.lsaKernel.valid()) {
-      s.helper = Module::fromPtx(*s.ctx, kNcclLsaHelperPtx);
+      // nvcc's PTX, without kernel info (its four arguments are the runtime's own).
+      ModuleOptions helperOptions;
+      helperOptions.withoutKernelInfo = true;
+      helperOptions.reportSkippedChecks = false;
+      s.helper = Module::fromPtx(*s.ctx, kNcclLsaHelperPtx, helperOptions);
       s.lsaKernel = s.helper.kernel("tile_nccl_lsa_pointers");
     }
     DeviceBuffer<uint64_t> out(*s.ctx, size_t(lsa.nRanks));

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "TensorArgs.h"
 
+#include "Provenance.h"
+
 #include <algorithm>
 #include <limits>
 #include <utility>
@@ -51,7 +53,8 @@ bool hasTensorParams(const KernelInfo &kernel) {
 }
 
 void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
-                         const ArgDesc *descs, size_t count, bool encode, BoundArguments &out) {
+                         const ArgDesc *descs, size_t count, bool encode, BoundArguments &out,
+                         const ContextState *ctx, bool query) {
   const size_t n = k.params.size();
   out.args.assign(n, nullptr);
   out.sizes.assign(n, 0);
@@ -184,6 +187,11 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
                     std::to_string(k.params[hp].hidden ? k.params[hp].hidden->dim : 0) +
                     "): tensors that share an extent name must agree on it");
       }
+    }
+    if (ctx && !ti.symmetric) {
+      why = tensorMemoryProblem(*ctx, t, query);
+      if (!why.empty())
+        fail(k, label + " " + why);
     }
     out.maps.emplace_back();
     out.args[i] = &out.maps.back();

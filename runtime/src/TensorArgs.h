@@ -11,6 +11,8 @@
 
 namespace tile::detail {
 
+struct ContextState;
+
 /// A launch's arguments as the kernel receives them: each tile::Tensor
 /// replaced by its encoded 128-byte map, and every hidden extent parameter
 /// appended with its value. The pointers in `args` point into this object,
@@ -39,7 +41,11 @@ bool hasTensorParams(const KernelInfo &kernel);
 /// naming the kernel, the argument and the rule; encodes the maps (through
 /// the cache) unless `encode` is false (then the maps stay zero: for sizing
 /// dynamic shared memory, which reads only scalars and hidden extents).
+/// With `ctx`, each plain (not symmetric) tensor's memory is checked too, after
+/// its own rules (Provenance.h: its DeviceBuffer alive; with `query`, device
+/// memory of `ctx` holding the whole extent).
 void bindTensorArguments(const KernelInfo &kernel, void **args, const size_t *sizes,
-                         const ArgDesc *descs, size_t count, bool encode, BoundArguments &out);
+                         const ArgDesc *descs, size_t count, bool encode, BoundArguments &out,
+                         const ContextState *ctx = nullptr, bool query = true);
 
 } // namespace tile::detail

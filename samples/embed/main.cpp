@@ -36,7 +36,12 @@ int main() {
   try {
     tile::Context ctx;
     std::printf("device: %s (%s)\n", ctx.name().c_str(), ctx.arch().c_str());
-    tile::Module module = tile::Module::fromPtx(ctx, result.output);
+    // With the kernel info tile::compile returns, so that the launch is
+    // checked (argument kinds, pointers, block shape) against this kernel.
+    tile::ModuleInfo info;
+    info.arch = options.arch;
+    info.kernels = result.kernels;
+    tile::Module module = tile::Module::fromPtx(ctx, result.output, info);
     tile::Kernel saxpy = module.kernel("saxpy");
 
     const int n = 1 << 20;

@@ -199,7 +199,7 @@ template <class T> void checkIntegerOps(const char *kernelName, int k) {
   std::vector<T> a, b;
   makePairs(a, b, rng);
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   tile::Kernel kernel = m.kernel(kernelName);
   tile::DeviceBuffer<T> dA(a.size()), dB(b.size()), dOut(a.size() * k);
   dA.copyFrom(a);
@@ -305,7 +305,7 @@ void checkFloatToInt(const char *kernelName, const std::vector<In> &in,
                      const std::vector<double> &exact) {
   INFO("seed " << kSeed << ", kernel " << kernelName);
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   tile::Kernel kernel = m.kernel(kernelName);
   const size_t n = in.size();
   tile::DeviceBuffer<In> dIn(n);
@@ -343,7 +343,7 @@ void checkFloatToInt(const char *kernelName, const std::vector<In> &in,
 
 TEST_CASE("arith_semantics PTX has every kernel", "[arith]") {
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   for (const char *k : {"ops_i32", "ops_i64", "ops_i16", "ops_i8", "f32_to_int", "f16_to_int",
                         "bf16_to_int", "int_to_float", "float_to_float", "folded"}) {
     INFO(k);
@@ -386,7 +386,7 @@ TEST_CASE("int -> float and float -> float round to nearest even", "[arith]") {
   INFO("seed " << kSeed);
   std::mt19937_64 rng(kSeed ^ 0x12f);
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   int bad = 0;
   auto report = [&](const std::string &what, double got, double want) {
     if (!sameFloat(want, got) && bad++ < 12)
@@ -467,7 +467,7 @@ TEST_CASE("int -> float and float -> float round to nearest even", "[arith]") {
 
 TEST_CASE("operands LLVM folds get the same defined results", "[arith]") {
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   tile::Kernel k = m.kernel("folded");
   for (int32_t x : {12345, -7, INT32_MIN, INT32_MAX, 0}) {
     INFO("x = " << x);

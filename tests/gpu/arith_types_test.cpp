@@ -172,7 +172,7 @@ template <class T> void checkUnsignedOps(const char *kernelName) {
   std::vector<T> a, b;
   makePairs(a, b, rng);
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   tile::Kernel kernel = m.kernel(kernelName);
   tile::DeviceBuffer<T> dA(a.size()), dB(b.size()), dOut(a.size() * 8);
   dA.copyFrom(a);
@@ -261,7 +261,7 @@ std::vector<double> doubleInputs(std::mt19937_64 &rng) {
 
 TEST_CASE("arith_types PTX has every kernel", "[arith_types]") {
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   for (const char *k :
        {"ops_u32", "ops_u64", "ops_u16", "ops_u8", "int_casts", "f32_to_uint", "f64_to_int",
         "int_to_float", "ops_f64", "bits32", "bits64", "select_lazy", "loop_exits", "atomics"}) {
@@ -287,7 +287,7 @@ TEST_CASE("unsigned casts zero-extend, signed ones sign-extend", "[arith_types]"
   }
   const size_t n = a.size();
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   tile::Kernel k = m.kernel("int_casts");
   tile::DeviceBuffer<uint32_t> dA(n);
   tile::DeviceBuffer<int8_t> dC(n);
@@ -319,7 +319,7 @@ TEST_CASE("float -> unsigned and f64 -> integer saturate toward zero, NaN -> 0",
   INFO("seed " << kSeed);
   std::mt19937_64 rng(kSeed ^ 0xf64);
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   int bad = 0;
   auto report = [&](double v, const char *to, uint64_t got, uint64_t want) {
     if (got != want && bad++ < 16)
@@ -412,7 +412,7 @@ TEST_CASE("unsigned and i64 -> float round once to nearest even (f32 f16 bf16 f6
     a.push_back(rng() >> (rng() % 64));
   const size_t n = a.size();
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   tile::DeviceBuffer<uint64_t> dA(n);
   tile::DeviceBuffer<float> f32(2 * n);
   tile::DeviceBuffer<uint16_t> f16(2 * n), bf16(2 * n);
@@ -454,7 +454,7 @@ TEST_CASE("f64 arithmetic, comparisons and conversions to f32/f16/bf16", "[arith
   std::shuffle(y.begin(), y.end(), rng);
   const size_t n = x.size();
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   tile::DeviceBuffer<double> dX(n), dY(n), out(6 * n);
   tile::DeviceBuffer<int32_t> cmp(n);
   tile::DeviceBuffer<float> f(n);
@@ -519,7 +519,7 @@ TEST_CASE("bitcast, popc, clz, brev, bfind on i32 u32 i64 u64", "[arith_types]")
   for (size_t i = 0; i < n; ++i)
     a32[i] = static_cast<int32_t>(static_cast<uint32_t>(a[i]));
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   int bad = 0;
   auto report = [&](const std::string &what, uint64_t got, uint64_t want) {
     if (got != want && bad++ < 16)
@@ -585,7 +585,7 @@ TEST_CASE("c ? a : b evaluates only the chosen side; break and continue", "[arit
   for (auto &v : rows)
     v = static_cast<int32_t>(rng() % 11) - 3; // zeros and negatives are common
   tile::Context ctx(0);
-  tile::Module mod = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module mod = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   int bad = 0;
   {
     // `a` has exactly m elements: a load of a[i] for i >= m would be out of
@@ -649,7 +649,7 @@ TEST_CASE("atomic_min/max on u32/u64 compare unsigned; atomic_add on f64", "[ari
   }
   a[n / 2] = 0x80000001u;
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   tile::DeviceBuffer<uint32_t> dA(n), umin(1);
   tile::DeviceBuffer<uint64_t> umax(1);
   tile::DeviceBuffer<double> dD(n), fsum(1);

@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
   text << in.rdbuf();
   try {
     tile::Context ctx(0);
-    tile::Module module = tile::Module::fromPtx(ctx, text.str());
+    tile::Module module = tile::Module::fromPtx(ctx, text.str(), tile::ModuleOptions::launchWithoutInfo());
     tile::Kernel kernel = module.kernel("hang");
     tile::DeviceBuffer<int32_t> out(8);
     out.fillBytes(0xA5);

@@ -75,7 +75,7 @@ MapArg encode2d(CUtensorMapDataType type, size_t bytes, CUdeviceptr base, uint64
 
 TEST_CASE("TMA round trip through a 128B-swizzled tile is byte exact", "[tma]") {
   tile::Context ctx(0);
-  tile::Module mod = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module mod = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   tile::Kernel k = mod.kernel("roundtrip");
   const int32_t M = 96, N = 128; // 3 x 4 boxes of 32 x 32
   std::mt19937_64 rng(freshSeed());
@@ -116,7 +116,7 @@ TEST_CASE("TMA round trip through a 128B-swizzled tile is byte exact", "[tma]") 
 
 TEST_CASE("TMA multicast over a cluster of 2 delivers every byte to both CTAs", "[tma]") {
   tile::Context ctx(0);
-  tile::Module mod = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module mod = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   tile::Kernel k = mod.kernel("multicast");
   const int32_t R = 64 * 5, C = 256;
   std::mt19937_64 rng(freshSeed());

@@ -82,7 +82,7 @@ void checkWarpOps(int width) {
   a[3] = std::numeric_limits<int32_t>::min();
   a[40] = std::numeric_limits<int32_t>::max();
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   tile::DeviceBuffer<int32_t> dOut(n * k), dA(n);
   tile::DeviceBuffer<int64_t> dQ(n), dQOut(n);
   tile::DeviceBuffer<uint16_t> dH(n), dHOut(n);
@@ -267,7 +267,7 @@ struct MathFn {
 
 TEST_CASE("warp_math PTX has every kernel", "[warpmath]") {
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   for (const char *k : {"warp_ops", "math_f32", "math_approx", "math_f16", "abs_int"}) {
     INFO(k);
     CHECK(m.kernel(k).valid());
@@ -287,7 +287,7 @@ TEST_CASE("accurate f32 math functions are within their documented ulp bounds", 
     y[i] = (rng() & 1) ? -1.5f : 0.25f;
   const int n = static_cast<int>(x.size());
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   tile::DeviceBuffer<float> dX(n), dY(n), dOut(n * 17);
   dX.copyFrom(x);
   dY.copyFrom(y);
@@ -347,7 +347,7 @@ TEST_CASE("approximate forms are within the PTX bounds on their ranges", "[warpm
     x.push_back(i % 3 == 0 ? pi(rng) : i % 3 == 1 ? span(rng) : pos(rng));
   const int n = static_cast<int>(x.size());
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   tile::DeviceBuffer<float> dX(n), dOut(n * 9);
   dX.copyFrom(x);
   tile::LaunchConfig c;
@@ -395,7 +395,7 @@ TEST_CASE("approximate forms are within the PTX bounds on their ranges", "[warpm
 
 TEST_CASE("f16 math rounds the f32 result once; integer abs(MIN) = MIN", "[warpmath]") {
   tile::Context ctx(0);
-  tile::Module m = tile::Module::fromFile(ctx, ptxPath());
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
   // f16 inputs: every finite non-negative half (sqrt, exp, abs, floor).
   std::vector<uint16_t> hx;
   for (uint32_t b = 0; b < 0x7c00; b += 7)

@@ -256,8 +256,18 @@ struct KernelInfo {
 struct ModuleInfo {
   std::string arch; // the target compiled for ("sm_90a")
   std::vector<KernelInfo> kernels;
+  /// ptxFingerprint of the PTX this info was written with (tilec --emit=info
+  /// compiles the PTX to write it); "" when unknown (info built in memory, or
+  /// written before the field existed). The runtime refuses a module whose
+  /// PTX has another fingerprint: info from another build would size shared
+  /// memory, check arguments and block shapes against the wrong kernel.
+  std::string ptxHash;
   const KernelInfo *find(const std::string &kernel) const;
 };
+
+/// The fingerprint of a PTX text that ModuleInfo::ptxHash records: FNV-1a
+/// (64-bit) of the exact bytes, as 16 lowercase hex digits.
+std::string ptxFingerprint(const std::string &ptx);
 
 /// The JSON form (`tilec --emit=info`, `<name>.info.json` beside `<name>.ptx`).
 std::string toJson(const ModuleInfo &info);

@@ -8,6 +8,7 @@
 #include "tile/target.h"
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,14 +26,48 @@ inline bool operator==(const Dim3 &a, const Dim3 &b) {
 }
 inline bool operator!=(const Dim3 &a, const Dim3 &b) { return !(a == b); }
 
+class Stream;
+namespace detail {
+struct StreamState;
+}
+
+// The stream a launch goes on: the default stream (nullptr), a tile::Stream
+// (an lvalue: a view that knows whether the stream still exists, so a launch
+// on a destroyed or moved-from tile::Stream is an error naming it), or a
+// CUstream the runtime does not own (from the CUDA runtime, NCCL, ...), whose
+// context is checked at launch (cuStreamGetCtx) but whose lifetime cannot be.
+class StreamRef {
+public:
+  StreamRef() = default;
+  StreamRef(std::nullptr_t) {} // NOLINT(google-explicit-constructor): the default stream
+  StreamRef(CUstream s) : raw_(s) {} // NOLINT(google-explicit-constructor)
+  StreamRef(const Stream &s);        // NOLINT(google-explicit-constructor)
+  StreamRef(const Stream &&) = delete; // a temporary tile::Stream is destroyed at once
+  CUstream raw() const { return raw_; }
+  // Made from a tile::Stream (whose state owner() observes).
+  bool owned() const { return owned_; }
+  const std::weak_ptr<detail::StreamState> &owner() const { return owner_; }
+
+private:
+  CUstream raw_ = nullptr;
+  std::weak_ptr<detail::StreamState> owner_;
+  bool owned_ = false;
+};
+
 struct LaunchConfig {
   Dim3 grid, block, cluster;
   // Dynamic shared memory per block. Unset: the kernel info's layout rule for
   // the launch's arguments and cluster (tile/kernel_info.h), 0 for a kernel
   // without info. Set: used as given, but never below what the rule needs.
   std::optional<size_t> sharedBytes;
-  CUstream stream = nullptr;
+  StreamRef stream;
   bool allowNonPortableCluster = false;
+  // Pointer and tensor arguments are checked before every launch: not null,
+  // device memory of the kernel's context (cuPointerGetAttributes), a
+  // tensor's extent inside its allocation, a tensor's DeviceBuffer still
+  // alive. false skips the driver queries (for hot loops; docs/runtime.md
+  // gives the measured cost); the null and freed-buffer checks stay.
+  bool checkPointers = true;
 };
 
 // Everything the launch checks need, as plain numbers, so they can be tested

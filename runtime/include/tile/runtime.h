@@ -74,6 +74,21 @@ struct ModuleOptions {
   // TILEC_NO_CACHE=1 in the environment disables the cache.
   std::string cacheDir;
   int jitOptLevel = 4; // CU_JIT_OPTIMIZATION_LEVEL, 0..4
+  // A module loaded without kernel info (fromPtx/fromCubin/fromFile) launches
+  // only with this opt-in: without the info the runtime cannot check the
+  // arguments' kinds (a float passed for an i32 computes garbage), raw pointer
+  // arguments, tensor arguments or the dynamic shared memory. With it, those
+  // launches go ahead and Kernel::skippedChecks() lists what was not checked
+  // (also written to stderr at a kernel's first launch when
+  // reportSkippedChecks is set). Ignored when the module has kernel info.
+  bool withoutKernelInfo = false;
+  bool reportSkippedChecks = true;
+  // Default options with withoutKernelInfo set.
+  static ModuleOptions launchWithoutInfo() {
+    ModuleOptions o;
+    o.withoutKernelInfo = true;
+    return o;
+  }
 };
 
 class Kernel;
@@ -87,7 +102,7 @@ public:
   // cuModuleLoadDataEx. A JIT failure's tile::Error carries the JIT error log.
   static Module fromPtx(Context &, const std::string &ptx, const ModuleOptions & = {});
   // A cubin or fatbin image.
-  static Module fromCubin(Context &, const std::string &cubin);
+  static Module fromCubin(Context &, const std::string &cubin, const ModuleOptions & = {});
   // .ptx or .cubin/fatbin, decided by content (ELF/fatbin magic -> binary, else PTX).
   static Module fromFile(Context &, const std::string &path, const ModuleOptions & = {});
   // A module with its kernel info (tilec --emit=info; tile::compile's
@@ -118,6 +133,8 @@ public:
 
 private:
   explicit Module(std::shared_ptr<detail::ModuleState> s) : state_(std::move(s)) {}
+  static Module fromPtxChecked(Context &, const std::string &ptx, const ModuleOptions &,
+                               std::shared_ptr<detail::ModuleState> s);
   std::shared_ptr<detail::ModuleState> state_;
 };
 
@@ -169,6 +186,10 @@ public:
   }
   // The kernel info (nullptr when the module was loaded without it).
   const KernelInfo *info() const;
+  // The launch checks this kernel cannot make, one sentence each: empty with
+  // kernel info; without it (ModuleOptions::withoutKernelInfo) the checks
+  // that need the info.
+  std::vector<std::string> skippedChecks() const;
 
   const std::string &name() const;
   CUfunction raw() const;
@@ -193,6 +214,7 @@ private:
   // cfg with sharedBytes from the kernel info (checked against it when given).
   LaunchConfig resolve(const LaunchConfig &cfg, void **args) const;
   void prepare(const LaunchConfig &cfg, const LaunchLimits &limits) const;
+  void launchNow(const LaunchConfig &cfg, void **args, CUstream stream);
   int queryActiveClusters(const LaunchConfig &cfg) const;
   std::shared_ptr<detail::KernelState> state_;
 };
@@ -201,6 +223,13 @@ namespace detail {
 // The ContextState of the Context last constructed or made current on this
 // thread (null when none is alive): a DeviceBuffer's context unless given one.
 std::shared_ptr<ContextState> currentContext();
+// What a DeviceBuffer's memory is while it is allocated: tile::Tensor views
+// over the buffer hold it weakly, so a launch can tell that the buffer behind
+// a tensor was freed (the address may already belong to another allocation).
+struct AllocationToken {
+  CUdeviceptr ptr = 0;
+  size_t bytes = 0;
+};
 // cuMemAlloc / cuMemFree with `ctx` current for the call (when not null).
 CUdeviceptr memAlloc(const std::shared_ptr<ContextState> &ctx, size_t bytes);
 void memFree(const std::shared_ptr<ContextState> &ctx, CUdeviceptr p) noexcept;
@@ -227,19 +256,23 @@ public:
   // In the Context last constructed or made current on this thread.
   explicit DeviceBuffer(size_t count) : DeviceBuffer(detail::currentContext(), count) {}
   DeviceBuffer(const Context &ctx, size_t count) : DeviceBuffer(ctx.state(), count) {}
-  ~DeviceBuffer() { detail::memFree(ctx_, ptr_); }
+  ~DeviceBuffer() { release(); }
   DeviceBuffer(const DeviceBuffer &) = delete;
   DeviceBuffer &operator=(const DeviceBuffer &) = delete;
-  DeviceBuffer(DeviceBuffer &&o) noexcept : ctx_(std::move(o.ctx_)), size_(o.size_), ptr_(o.ptr_) {
+  // The memory (and the tensors viewing it) moves with the buffer; the
+  // moved-from buffer is empty (ptr() 0, refused as a launch argument).
+  DeviceBuffer(DeviceBuffer &&o) noexcept
+      : ctx_(std::move(o.ctx_)), size_(o.size_), ptr_(o.ptr_), token_(std::move(o.token_)) {
     o.size_ = 0;
     o.ptr_ = 0;
   }
   DeviceBuffer &operator=(DeviceBuffer &&o) noexcept {
     if (this != &o) {
-      detail::memFree(ctx_, ptr_);
+      release();
       ctx_ = std::move(o.ctx_);
       size_ = o.size_;
       ptr_ = o.ptr_;
+      token_ = std::move(o.token_);
       o.size_ = 0;
       o.ptr_ = 0;
     }
@@ -251,6 +284,8 @@ public:
   CUdeviceptr ptr() const { return ptr_; }
   // The context the memory belongs to (null when none was alive at allocation).
   const std::shared_ptr<detail::ContextState> &context() const { return ctx_; }
+  // Alive exactly while this memory is allocated (null for an empty buffer).
+  std::weak_ptr<const detail::AllocationToken> token() const { return token_; }
 
   void copyFrom(const T *host, size_t n) {
     if (n > size_)
@@ -278,27 +313,48 @@ public:
 private:
   DeviceBuffer(std::shared_ptr<detail::ContextState> ctx, size_t count)
       : ctx_(std::move(ctx)), size_(count),
-        ptr_(count ? detail::memAlloc(ctx_, detail::allocationBytes(count, sizeof(T))) : 0) {}
+        ptr_(count ? detail::memAlloc(ctx_, detail::allocationBytes(count, sizeof(T))) : 0) {
+    if (ptr_)
+      token_ = std::make_shared<detail::AllocationToken>(detail::AllocationToken{ptr_, bytes()});
+  }
+  void release() noexcept {
+    token_.reset(); // tensors over the buffer see it gone before the address is reused
+    detail::memFree(ctx_, ptr_);
+  }
   std::shared_ptr<detail::ContextState> ctx_;
   size_t size_ = 0;
   CUdeviceptr ptr_ = 0;
+  std::shared_ptr<const detail::AllocationToken> token_;
 };
 
-// RAII stream (cuStreamCreate with CU_STREAM_NON_BLOCKING by default).
+// RAII stream (cuStreamCreate with CU_STREAM_NON_BLOCKING by default) in a
+// context it keeps: the Context last constructed or made current on this
+// thread, or the one named. LaunchConfig::stream takes it as a StreamRef
+// (tile/launch.h), a view that knows whether the stream still exists, so a
+// launch on a destroyed or moved-from stream is an error, not a crash. Only
+// an lvalue converts: `cfg.stream = tile::Stream();` does not compile.
 class Stream {
 public:
   explicit Stream(unsigned flags = CU_STREAM_NON_BLOCKING);
+  Stream(const Context &ctx, unsigned flags = CU_STREAM_NON_BLOCKING);
   ~Stream();
   Stream(const Stream &) = delete;
   Stream &operator=(const Stream &) = delete;
-  Stream(Stream &&o) noexcept : s_(o.s_) { o.s_ = nullptr; }
-  CUstream raw() const { return s_; }
-  operator CUstream() const { return s_; }
+  Stream(Stream &&o) noexcept = default; // o is left empty (launching on it is an error)
+  Stream &operator=(Stream &&o) noexcept = default;
+  CUstream raw() const; // nullptr when empty (moved from)
+  operator CUstream() const & { return raw(); }
+  operator CUstream() const && = delete; // a temporary's handle would dangle at once
   void synchronize();
+  const std::shared_ptr<detail::StreamState> &state() const { return s_; }
 
 private:
-  CUstream s_ = nullptr;
+  std::shared_ptr<detail::StreamState> s_;
 };
+
+// An lvalue tile::Stream as a LaunchConfig::stream (declared in tile/launch.h).
+inline StreamRef::StreamRef(const Stream &s) : raw_(s.raw()), owner_(s.state()), owned_(true) {}
+
 
 // GPU time between start() and stopMs() on a stream, through two CUDA events.
 struct EventTimer {

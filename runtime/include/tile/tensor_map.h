@@ -36,7 +36,8 @@ template <class T> class DeviceBuffer;
 class Tensor;
 
 namespace detail {
-struct PeerBinding; // runtime/src/PeerBinding.h
+struct PeerBinding;     // runtime/src/PeerBinding.h
+struct AllocationToken; // tile/runtime.h
 /// `t` carrying `binding` (SymmetricBuffer::symmetricTensor, tile::Semaphores).
 Tensor withPeerBinding(Tensor t, std::shared_ptr<const PeerBinding> binding);
 } // namespace detail
@@ -153,7 +154,16 @@ public:
       : Tensor(buffer.ptr(), elementFor<T>(), std::move(extents), std::move(strides)) {
     bitsOnly_ = std::is_unsigned<T>::value && sizeof(T) <= 2;
     capacityBytes_ = buffer.bytes();
+    owner_ = buffer.token();
+    hasOwner_ = buffer.ptr() != 0;
   }
+  /// A tensor views its buffer (it does not own it): one over a temporary
+  /// buffer would outlive it at once, so that does not compile.
+  template <class T>
+  Tensor(const DeviceBuffer<T> &&buffer, TensorShape extents, TensorShape strides = {}) = delete;
+  template <class T>
+  Tensor(const DeviceBuffer<T> &&buffer, TensorElement element, TensorShape extents,
+         TensorShape strides = {}) = delete;
   /// An explicit element type (f16/bf16/fp8 data in a DeviceBuffer<uint16_t>
   /// or <uint8_t>); its size must be sizeof(T).
   template <class T>
@@ -162,6 +172,8 @@ public:
       : Tensor(buffer.ptr(), element, std::move(extents), std::move(strides)) {
     capacityBytes_ = buffer.bytes();
     bufferElementBytes_ = sizeof(T);
+    owner_ = buffer.token();
+    hasOwner_ = buffer.ptr() != 0;
   }
 
   CUdeviceptr address() const { return address_; }
@@ -171,6 +183,8 @@ public:
   const std::vector<int64_t> &strides() const { return strides_; } // as given ({} = contiguous)
   /// The buffer's size, when built from a DeviceBuffer.
   std::optional<size_t> capacityBytes() const { return capacityBytes_; }
+  /// Built from a DeviceBuffer that has since been freed (a launch refuses it).
+  bool bufferFreed() const { return hasOwner_ && owner_.expired(); }
   /// The element was deduced from an unsigned 8/16-bit C++ type: only its
   /// size is known.
   bool bitsOnly() const { return bitsOnly_; }
@@ -215,6 +229,8 @@ private:
   bool bitsOnly_ = false;
   std::optional<size_t> capacityBytes_;
   size_t bufferElementBytes_ = 0; // an explicit element's buffer element size
+  std::weak_ptr<const detail::AllocationToken> owner_; // the DeviceBuffer's memory
+  bool hasOwner_ = false;
   std::shared_ptr<const detail::PeerBinding> peers_;
   friend Tensor detail::withPeerBinding(Tensor, std::shared_ptr<const detail::PeerBinding>);
 };

@@ -147,20 +147,41 @@ TEST_CASE("fake driver: kernel info that does not belong to the module is refuse
   CHECK_THAT(launchError([&] {
                tile::Module::fromPtx(ctx, kPtx, wrongCluster, noCache()).kernel("histogram");
              }),
-             Catch::Contains(
-                 "the kernel info's cluster is (4, 1, 1) but the loaded kernel's is (2, 1, 1)"));
+             Catch::Contains("the kernel info's cluster is fixed (4, 1, 1) but the PTX's is fixed "
+                             "(2, 1, 1) (.reqnctapercluster)"));
   tile::ModuleInfo renamed = histogramInfo();
   renamed.kernels[0].name = "other";
   CHECK_THAT(launchError(
                  [&] { tile::Module::fromPtx(ctx, kPtx, renamed, noCache()).kernel("histogram"); }),
+             Catch::Contains("kernel 'other': the kernel info lists it but the PTX has no .entry "
+                             "of this name"));
+  tile::ModuleInfo fewer = histogramInfo();
+  fewer.kernels[0].params.pop_back();
+  CHECK_THAT(launchError(
+                 [&] { tile::Module::fromPtx(ctx, kPtx, fewer, noCache()).kernel("histogram"); }),
+             Catch::Contains("the kernel info lists 3 parameters but the PTX declares 4"));
+
+  // A cubin shows no PTX: Module::kernel compares the info with the driver.
+  tile::ModuleOptions linked = noCache();
+  linked.wholeProgramJit = false;
+  linked.withoutKernelInfo = true;
+  const std::string cubin = tile::Module::fromPtx(ctx, kPtx, linked).cubin();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tilec_info_cubin_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "h.cubin", std::ios::binary) << cubin;
+  auto withInfo = [&](const tile::ModuleInfo &info) {
+    std::ofstream(dir / "h.info.json") << tile::toJson(info);
+    return launchError([&] {
+      tile::Module::fromFiles(ctx, (dir / "h.cubin").string()).kernel("histogram");
+    });
+  };
+  CHECK_THAT(withInfo(wrongCluster),
+             Catch::Contains(
+                 "the kernel info's cluster is (4, 1, 1) but the loaded kernel's is (2, 1, 1)"));
+  CHECK_THAT(withInfo(renamed),
              Catch::Contains("the kernel info has no kernel of this name (it has 'other')"));
-  if (fakeHasParamInfo()) {
-    tile::ModuleInfo fewer = histogramInfo();
-    fewer.kernels[0].params.pop_back();
-    CHECK_THAT(launchError(
-                   [&] { tile::Module::fromPtx(ctx, kPtx, fewer, noCache()).kernel("histogram"); }),
-               Catch::Contains("the kernel info lists 3 parameters but the loaded kernel has 4"));
-  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("fake driver: Module::fromFiles reads the .info.json beside the PTX", "[fake]") {

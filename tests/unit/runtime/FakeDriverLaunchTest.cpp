@@ -33,7 +33,7 @@ struct Box {
 };
 
 tile::Module load(tile::Context &ctx, const std::string &ptx = kPtx) {
-  tile::ModuleOptions off;
+  tile::ModuleOptions off = tile::ModuleOptions::launchWithoutInfo(); // no kernel info here
   off.wholeProgramJit = false; // the driver-linker path returns the cubin fromCubin tests reuse
   off.useCache = false;
   return tile::Module::fromPtx(ctx, ptx, off);
@@ -182,7 +182,7 @@ TEST_CASE("fake driver: struct and parameterless kernels; cubins check sizes wit
         "has no parameter");
 
   // Loaded from the cubin: no PTX to name the parameters, the sizes still count.
-  tile::Kernel fromCubin = tile::Module::fromCubin(ctx, m.cubin()).kernel("hist");
+  tile::Kernel fromCubin = tile::Module::fromCubin(ctx, m.cubin(), tile::ModuleOptions::launchWithoutInfo()).kernel("hist");
   CHECK(fromCubin.params()[1].name.empty());
   CHECK(launchError([&] { fromCubin.launch(simple(), CUdeviceptr(0), 1, 2); }, "hist") ==
         "kernel 'hist': argument 1 is 4 bytes but parameter 1 is 8 bytes (pass int64_t, uint64_t, "

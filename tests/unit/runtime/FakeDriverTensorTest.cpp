@@ -344,7 +344,7 @@ TEST_CASE("fake driver: tensor arguments are checked against their parameters", 
 TEST_CASE("fake driver: a tile::Tensor needs the kernel info", "[fake][tensor]") {
   reset();
   tile::Context ctx;
-  tile::ModuleOptions o;
+  tile::ModuleOptions o = tile::ModuleOptions::launchWithoutInfo();
   o.useCache = false;
   tile::Kernel k = tile::Module::fromPtx(ctx, kPtx, o).kernel("k");
   tile::DeviceBuffer<uint16_t> a(256 * 128);

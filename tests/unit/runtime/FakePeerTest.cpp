@@ -109,7 +109,10 @@ tile::Kernel load(tile::Context &ctx, const tile::KernelInfo &info = peerKernelI
   m.kernels.push_back(info);
   tile::ModuleOptions o;
   o.useCache = false;
-  return tile::Module::fromPtx(ctx, kPtx, m, o).kernel("pk");
+  std::string ptx = kPtx; // the PTX of the info's cluster (bound together at load)
+  if (info.cluster == tile::KernelInfo::Cluster::Launch)
+    ptx.insert(ptx.rfind('{'), ".explicitcluster\n");
+  return tile::Module::fromPtx(ctx, ptx, m, o).kernel("pk");
 }
 
 tile::LaunchConfig cfg(unsigned grid = 2) {
@@ -162,8 +165,10 @@ struct Pair {
       a.emplace_back(c, 64 * 32);
     for (tile::Communicator &c : comms)
       sem.emplace_back(c, 4u);
+    comms[0].context().makeCurrent(); // rank 0's kernel is the one launched directly
   }
   void launch(int r, unsigned grid = 2) {
+    comms[size_t(r)].context().makeCurrent(); // the rank's kernel runs in its context
     kernels[size_t(r)].launch(cfg(grid), a[size_t(r)].symmetricTensor({64, 32}), sem[size_t(r)],
                               out.ptr());
   }
@@ -385,6 +390,7 @@ TEST_CASE("peer kernels: the first launch of a configuration checks every rank l
   resetAll();
   Pair q;
   q.kernels[0].launch(cfg(), q.a[0].symmetricTensor({64, 32}), q.sem[0], q.out.ptr());
+  q.comms[1].context().makeCurrent();
   CHECK_THAT(launchError([&] {
                q.kernels[1].launch(cfg(), q.a[1].symmetricTensor({32, 32}), q.sem[1], q.out.ptr());
              }),

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <set>
 #include <memory>
 #include <string>
 
@@ -31,6 +33,8 @@ struct FakeFunction {
   std::vector<FakeParam> params;
   int requiredCluster[3] = {0, 0, 0}; // .reqnctapercluster
   bool explicitCluster = false;       // .explicitcluster
+  int requiredBlock[3] = {0, 0, 0};   // .reqntid
+  CUcontext ctx = nullptr;            // current when the module was loaded
 };
 // Functions die with their module, so a runtime that unloads a module while a Kernel
 // still uses it shows up as a use-after-free under ASan.
@@ -49,6 +53,8 @@ struct FakeLink {
 int g_ctx[8];           // the primary context of device i is &g_ctx[i]
 int *g_current = g_ctx; // the current context (cuCtxSetCurrent)
 int deviceOf(CUcontext c) { return int(reinterpret_cast<int *>(c) - g_ctx); }
+// Each stream a distinct handle with the context current at its creation.
+std::map<CUstream, CUcontext> g_streams;
 
 // The byte size of a PTX scalar type (".u64" -> 8), 0 when not one.
 size_t scalarSize(const std::string &t) {
@@ -209,7 +215,7 @@ CUresult cuCtxSetCurrent(CUcontext c) {
   return CUDA_SUCCESS;
 }
 CUresult cuCtxGetCurrent(CUcontext *c) {
-  *c = reinterpret_cast<CUcontext>(g_current);
+  *c = g_state.noCurrentContext ? nullptr : reinterpret_cast<CUcontext>(g_current);
   return CUDA_SUCCESS;
 }
 CUresult cuCtxSynchronize(void) { return g_state.syncResult; }
@@ -305,6 +311,16 @@ CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int n, CUji
   auto *fm = new FakeModule;
   if (std::memcmp(p, kCubinTag.data(), kCubinTag.size()) == 0) {
     fm->ptx = std::string(p + kCubinTag.size()); // the fake cubin's PTX has no NULs
+  } else if (std::strstr(p, ".version 9.9")) {
+    // As a CUDA 13.0 driver: PTX ISA up to 9.0.
+    delete fm;
+    for (unsigned i = 0; i + 1 < n; ++i)
+      if (opts[i] == CU_JIT_ERROR_LOG_BUFFER && opts[i + 1] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+        writeLog(static_cast<char *>(vals[i]),
+                 static_cast<unsigned>(reinterpret_cast<uintptr_t>(vals[i + 1])),
+                 "ptxas application ptx input, line 1; fatal   : Unsupported .version 9.9; "
+                 "current version is '9.0'");
+    return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
   } else if (std::strstr(p, ".entry ")) {
     // PTX, JIT-compiled as a whole program (the runtime's path for setmaxnreg).
     fm->ptx = p;
@@ -347,6 +363,13 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
     std::sscanf(directives.c_str() + rc + 19, "%d, %d, %d", &fn->requiredCluster[0],
                 &fn->requiredCluster[1], &fn->requiredCluster[2]);
   fn->explicitCluster = directives.find(".explicitcluster") != std::string::npos;
+  size_t rt = directives.find(".reqntid ");
+  if (rt != std::string::npos) {
+    fn->requiredBlock[1] = fn->requiredBlock[2] = 1;
+    std::sscanf(directives.c_str() + rt + 9, "%d, %d, %d", &fn->requiredBlock[0],
+                &fn->requiredBlock[1], &fn->requiredBlock[2]);
+  }
+  fn->ctx = reinterpret_cast<CUcontext>(g_current);
   *f = reinterpret_cast<CUfunction>(fn);
   return CUDA_SUCCESS;
 }
@@ -484,6 +507,22 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, 
   }
   if (c->sharedMemBytes > static_cast<unsigned>(fn->maxDynamicShared))
     return CUDA_ERROR_INVALID_VALUE;
+  // As the driver, without saying why: no current context, a kernel or
+  // stream of another context, a destroyed stream, a block other than .reqntid.
+  if (g_state.noCurrentContext)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (fn->ctx != reinterpret_cast<CUcontext>(g_current))
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (c->hStream) {
+    auto it = g_streams.find(c->hStream);
+    if (it == g_streams.end() || it->second != fn->ctx)
+      return CUDA_ERROR_INVALID_HANDLE;
+  }
+  if (fn->requiredBlock[0] &&
+      (c->blockDimX != unsigned(fn->requiredBlock[0]) ||
+       c->blockDimY != unsigned(fn->requiredBlock[1]) ||
+       c->blockDimZ != unsigned(fn->requiredBlock[2])))
+    return CUDA_ERROR_INVALID_VALUE;
   if (CUresult r = checkClusterRules(fn, c, false))
     return r;
   if (fn->name == "tile_nccl_lsa_pointers") {
@@ -499,6 +538,12 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, 
   return g_state.launchResult;
 }
 
+// Live allocations: base -> (bytes, context), for cuPointerGetAttributes.
+struct FakeAllocation {
+  size_t bytes;
+  CUcontext ctx;
+};
+std::map<CUdeviceptr, FakeAllocation> g_allocations;
 CUresult cuMemAlloc(CUdeviceptr *p, size_t n) {
   // As the driver: 256-byte aligned (what per-peer tensor map arrays rely on).
   void *m = std::aligned_alloc(256, (n + 255) / 256 * 256);
@@ -506,9 +551,55 @@ CUresult cuMemAlloc(CUdeviceptr *p, size_t n) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   ++g_state.liveAllocs;
   *p = reinterpret_cast<CUdeviceptr>(m);
+  g_allocations[*p] = FakeAllocation{n, reinterpret_cast<CUcontext>(g_current)};
+  return CUDA_SUCCESS;
+}
+const std::pair<const CUdeviceptr, FakeAllocation> *findAllocation(CUdeviceptr p) {
+  auto it = g_allocations.upper_bound(p);
+  if (it == g_allocations.begin())
+    return nullptr;
+  --it;
+  return p < it->first + it->second.bytes ? &*it : nullptr;
+}
+// As the driver: an address it knows no allocation at is no error, the
+// attributes keep zero values.
+CUresult cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attrs, void **data,
+                                CUdeviceptr p) {
+  ++g_state.pointerQueries;
+  const auto *a = findAllocation(p);
+  for (unsigned i = 0; i < n; ++i) {
+    switch (attrs[i]) {
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+      *static_cast<unsigned *>(data[i]) = a ? CU_MEMORYTYPE_DEVICE : 0;
+      break;
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+      *static_cast<CUcontext *>(data[i]) = a ? a->second.ctx : nullptr;
+      break;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+      *static_cast<unsigned *>(data[i]) = 0; // 4 bytes, as the driver writes it
+      break;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+      *static_cast<CUdeviceptr *>(data[i]) = a ? a->first : 0;
+      break;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+      *static_cast<size_t *>(data[i]) = a ? a->second.bytes : 0;
+      break;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+  }
+  return CUDA_SUCCESS;
+}
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p) {
+  const auto *a = findAllocation(p);
+  if (!a)
+    return CUDA_ERROR_NOT_FOUND;
+  *base = a->first;
+  *size = a->second.bytes;
   return CUDA_SUCCESS;
 }
 CUresult cuMemFree(CUdeviceptr p) {
+  g_allocations.erase(p);
   --g_state.liveAllocs;
   if (g_state.ctxPushes > g_state.ctxPops)
     ++g_state.freesInPushedContext;
@@ -530,12 +621,25 @@ CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
   return CUDA_SUCCESS;
 }
 
-int g_stream, g_event;
+int g_event;
 CUresult cuStreamCreate(CUstream *s, unsigned int) {
-  *s = reinterpret_cast<CUstream>(&g_stream);
+  *s = reinterpret_cast<CUstream>(new int(0));
+  g_streams[*s] = reinterpret_cast<CUcontext>(g_current);
   return CUDA_SUCCESS;
 }
-CUresult cuStreamDestroy(CUstream) { return CUDA_SUCCESS; }
+CUresult cuStreamDestroy(CUstream s) {
+  if (!g_streams.erase(s))
+    return CUDA_ERROR_INVALID_HANDLE;
+  delete reinterpret_cast<int *>(s);
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetCtx(CUstream s, CUcontext *c) {
+  auto it = g_streams.find(s);
+  if (it == g_streams.end())
+    return CUDA_ERROR_INVALID_HANDLE;
+  *c = it->second;
+  return CUDA_SUCCESS;
+}
 CUresult cuStreamSynchronize(CUstream) { return g_state.syncResult; }
 CUresult cuEventCreate(CUevent *e, unsigned int) {
   *e = reinterpret_cast<CUevent>(&g_event);

@@ -54,6 +54,9 @@ struct FakeState {
   int deviceCount = 1;
   std::vector<std::pair<int, int>> noPeerAccess;      // (device, peer device)
   std::vector<std::pair<int, int>> peerAccessEnabled; // cuCtxEnablePeerAccess (current, peer)
+  // cuCtxGetCurrent answers no context (a thread that never set one).
+  bool noCurrentContext = false;
+  int pointerQueries = 0; // cuPointerGetAttributes calls
   // Records.
   std::vector<FakeLaunch> launches;
   std::vector<std::pair<int, int>> funcAttrSets;             // cuFuncSetAttribute (attr, value)
