@@ -84,8 +84,10 @@ void Sema::resolveNames(ExprPtr &e) {
     break;
   case ExprAST::Call: {
     auto &c = *e->as<CallExpr>();
-    for (ExprPtr &a : c.args)
-      resolveNames(a);
+    // cache_policy(evict_first, ...): the priority is a bare word, never a
+    // value (SemaCache.cpp), even where a constant has that name.
+    for (size_t i = c.callee == "cache_policy" ? 1 : 0; i < c.args.size(); ++i)
+      resolveNames(c.args[i]);
     for (NamedArg &na : c.namedArgs)
       resolveNames(na.expr);
     break;
