@@ -251,6 +251,8 @@ LaunchLimits Kernel::limits() const {
   l.kernelStaticSharedBytes = k.staticSmem;
   l.kernelRequiredCluster = k.requiredCluster;
   l.kernelNeedsCluster = k.needsCluster;
+  if (k.facts.maxntid)
+    l.kernelMaxntid = (*k.facts.maxntid)[0] * (*k.facts.maxntid)[1] * (*k.facts.maxntid)[2];
   // The PTX's .reqntid (bound to the info's threads at load), else the
   // info's (a cubin): so a kernel loaded without info is checked too.
   if (k.facts.reqntid)

@@ -68,7 +68,10 @@ std::string checkLaunch(const std::string &kernel, const LaunchConfig &cfg,
   if (threads > static_cast<unsigned long long>(lim.kernelMaxThreadsPerBlock))
     return k + "block of " + std::to_string(threads) + " threads " + dims(cfg.block) +
            " exceeds the kernel's limit of " + std::to_string(lim.kernelMaxThreadsPerBlock) +
-           " threads per block";
+           " threads per block" +
+           (lim.kernelMaxntid && lim.kernelMaxntid == unsigned(lim.kernelMaxThreadsPerBlock)
+                ? " (max_threads(" + std::to_string(lim.kernelMaxntid) + "), PTX .maxntid)"
+                : std::string());
   // PTX .reqntid: a launch with another block shape fails in the driver with
   // CUDA_ERROR_INVALID_VALUE and no reason; name the compiled shape instead.
   const Dim3 &req = lim.kernelRequiredBlock;

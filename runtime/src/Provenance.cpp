@@ -87,8 +87,8 @@ std::string pointerProblem(const ContextState &ctx, CUdeviceptr p, bool query,
            "already freed): pass device memory, e.g. a live DeviceBuffer";
   if (f.memoryType == CU_MEMORYTYPE_HOST)
     return "is " + hex(p) +
-           ", page-locked host memory (CU_MEMORYTYPE_HOST): the parameter takes device memory "
-           "(copy the data into a DeviceBuffer)";
+           ", host memory (CU_MEMORYTYPE_HOST: page-locked or system memory): the parameter "
+           "takes device memory (copy the data into a DeviceBuffer)";
   if (f.memoryType == CU_MEMORYTYPE_ARRAY)
     return "is " + hex(p) + ", a CUDA array, not linear device memory";
   if (f.context && f.context != ctx.ctx && !peerAccessEnabled(ctx.ctx, f.context))

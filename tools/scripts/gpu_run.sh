@@ -6,7 +6,8 @@
 #   2. configure + build: compiler OFF, CUDA references ON, PTX from .gpu/ptx
 #   3. ctest: the gpu-labelled tests, then the rest (unit tests on a real driver);
 #      3b. on 2+ GPUs only: ctest -L multi_device and peer_test (2 ranks) under memcheck
-#   4. the histogram sample (default 1e8 inputs), the histogram benchmark
+#   4. the runtime's per-launch check cost (launch_bench, one row), the
+#      histogram sample (default 1e8 inputs), the histogram benchmark
 #      (512 threads -> OUTDIR/histogram_bench.md; 256 and 1024 threads too);
 #      the cluster ping-pong sample (10000 iterations) and its benchmark
 #      (-> OUTDIR/pingpong_bench.md); samples/kernels at the check sizes and
@@ -234,6 +235,16 @@ else
   fail "kernels (check sizes)" "$(grep -m1 '^kernels:' "$OUT/sample_kernels.log" || tail -1 "$OUT/sample_kernels.log")" sample_kernels.log
 fi
 
+# The host cost per launch of the runtime's checks (docs/runtime.md, "Opt-outs").
+LBENCH=$BUILD/bin/launch_bench
+if [ ! -x "$LBENCH" ]; then
+  fail "launch cost" "launch_bench not built" "build.log"
+elif "$LBENCH" --ptx-dir "$PTX_DIR" > "$OUT/launch_bench.log" 2>&1; then
+  row "launch cost" "$(grep -m1 '^launch_bench:' "$OUT/launch_bench.log" | sed 's/^launch_bench: //')" launch_bench.log
+else
+  fail "launch cost" "$(tail -1 "$OUT/launch_bench.log")" launch_bench.log
+fi
+
 BENCH=$BUILD/bin/histogram_bench
 if [ "${SKIP_BENCH:-0}" = 1 ]; then
   row "bench" "skipped (SKIP_BENCH=1)" "-"
@@ -429,6 +440,8 @@ EOF
   else
     printf 'gpu.histogram\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[histogram]"
     printf 'gpu.runtime_checks\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[runtime]"
+    printf 'gpu.safety\t%q\n' "$BUILD/bin/safety_test"
+    printf 'gpu.launch_bench\t%q\n' "$BUILD/bin/launch_bench"
     printf 'gpu.histogram_sample\t%q --bins 1001 --n 1000003 --cluster 2 --runs 2\n' "$BUILD/bin/histogram"
     printf 'gpu.histogram_sample_c16\t%q --bins 1001 --n 1000003 --cluster 16 --runs 2\n' "$BUILD/bin/histogram"
     printf 'gpu.pingpong\t%q %q\n' "$BUILD/bin/tilec_gpu_tests" "[pingpong]"

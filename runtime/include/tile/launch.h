@@ -84,6 +84,10 @@ struct LaunchLimits {
   // threads(...)), from the kernel info; (0, 0, 0) when none. The driver has
   // no attribute for it.
   Dim3 kernelRequiredBlock{0, 0, 0};
+  // The kernel's .maxntid (tilec's max_threads(N)) as a thread count, read
+  // from its PTX; 0 when none (or a cubin). Names the source of the kernel's
+  // limit in the message.
+  unsigned kernelMaxntid = 0;
   int maxThreadsPerBlock = target::kMaxThreadsPerBlock;        // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK
   size_t maxSharedPerBlockOptin = target::kMaxSharedBytesPerBlock;  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
   Dim3 maxBlockDim{unsigned(target::kMaxBlockDims[0]), unsigned(target::kMaxBlockDims[1]),

@@ -256,7 +256,7 @@ TEST_CASE("fake driver: launch packs arguments and passes the configuration", "[
   cfg.block = tile::Dim3(512);
   CHECK_THROWS_WITH(k.launch(cfg, a, b, 1.f, 8u),
                     "kernel 'vadd': block of 512 threads (512, 1, 1) exceeds the kernel's limit of "
-                    "256 threads per block");
+                    "256 threads per block (max_threads(256), PTX .maxntid)");
   CHECK(fake().launches.size() == 1);
 
   tile::EventTimer t;

@@ -533,6 +533,7 @@ TEST_CASE("peer kernels: tilec's peer.tile binds through its kernel info", "[fak
   tile::DeviceBuffer<int32_t> out(comms[0].context(), 3 * 1024);
   for (int launch = 1; launch <= 2; ++launch)
     for (int r = 0; r < 2; ++r) {
+      comms[size_t(r)].context().makeCurrent(); // rank r's kernels run in its context
       tile::Kernel ring = modules[size_t(r)].kernel("tma_ring");
       tile::Kernel ping = modules[size_t(r)].kernel("ping");
       REQUIRE(ring.info() != nullptr);

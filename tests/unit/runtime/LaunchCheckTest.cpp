@@ -42,6 +42,11 @@ TEST_CASE("block threads above the kernel's max threads per block", "[launch]") 
   CHECK(m == "kernel 'gemm': block of 512 threads (16, 32, 1) exceeds the kernel's limit of 256 "
              "threads per block");
   CHECK(tile::checkLaunch("gemm", cfg({1}, {256}), l).empty());
+  // The limit is the kernel's max_threads(N) (.maxntid read from its PTX): said so.
+  l.kernelMaxntid = 256;
+  CHECK(tile::checkLaunch("gemm", cfg({1}, {16, 32}), l) ==
+        "kernel 'gemm': block of 512 threads (16, 32, 1) exceeds the kernel's limit of 256 threads "
+        "per block (max_threads(256), PTX .maxntid)");
 }
 
 TEST_CASE("block and grid dimensions against the device", "[launch]") {
