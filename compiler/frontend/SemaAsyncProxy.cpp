@@ -21,6 +21,7 @@
 #include "SemaImpl.h"
 
 #include <map>
+#include <optional>
 #include <unordered_set>
 
 namespace tile::frontend {
@@ -59,6 +60,18 @@ const Decl *tileOf(const ExprAST &e) {
 
 bool isTmaLoad(const CallExpr &c) {
   return c.builtin == Builtin::CopyAsync && !c.tma.isStore && c.args.size() == 3;
+}
+
+/// The element of an mbarrier array `bars[i]` when `i` is an integer
+/// literal (constants are literals after name resolution), else nullopt.
+std::optional<int64_t> constantElement(const ExprAST &e) {
+  const ExprAST *x = &e;
+  if (auto *c = x->as<CallExpr>(); c && c->builtin == Builtin::Remote && !c->args.empty())
+    x = c->args[0].get();
+  if (auto *i = x->as<IndexExpr>(); i && i->index)
+    if (auto *lit = i->index->as<IntLiteralExpr>())
+      return lit->value;
+  return std::nullopt;
 }
 
 class TmaReadWalker {
@@ -305,13 +318,23 @@ private:
       if (tileOf(*c->args[0]) && mbarrierDeclOf(*c->args[2]))
         st[c] = Pending;
     } else if (c->builtin == Builtin::Wait && !c->args.empty()) {
-      // Any element of an mbarrier array: which one is not known statically.
+      // A wait on an element of an mbarrier array completes the copies on
+      // that element: on any element when either index is not a constant.
       // A wait on another mbarrier may be the hand-off from a thread that
       // waited for the copy (one that only some paths waited for).
       MBarrierStmt *m = mbarrierDeclOf(*c->args[0]);
-      for (auto &[copy, s] : st)
-        if (s == PartWaited || (m && mbarrierDeclOf(*copy->args[2]) == m))
+      std::optional<int64_t> element = constantElement(*c->args[0]);
+      for (auto &[copy, s] : st) {
+        if (s == PartWaited) {
           s = Waited;
+          continue;
+        }
+        if (!m || mbarrierDeclOf(*copy->args[2]) != m)
+          continue;
+        std::optional<int64_t> copyElement = constantElement(*copy->args[2]);
+        if (!element || !copyElement || *element == *copyElement)
+          s = Waited;
+      }
     } else if (c->builtin == Builtin::SyncThreads || c->builtin == Builtin::ClusterSync ||
                c->builtin == Builtin::ClusterWait) {
       for (auto &[copy, s] : st)
@@ -330,7 +353,9 @@ private:
       if (!reported_.insert(&ref).second)
         return;
       MBarrierStmt *m = mbarrierDeclOf(*copy->args[2]);
-      const std::string &bar = m->decl->name;
+      std::string bar = m->decl->name;
+      if (std::optional<int64_t> element = constantElement(*copy->args[2]))
+        bar += "[" + std::to_string(*element) + "]";
       diags_.error(ref.loc,
                    "tile '" + tile->name + "' is " + how + " before the wait on mbarrier '" + bar +
                        "' that its copy_async (line " + std::to_string(copy->loc.line) +
