@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include <cctype>
 
+#include "PtxFacts.h"
 #include "tile/error.h"
 #include "tile/launch.h"
 
@@ -43,26 +44,6 @@ std::string sizeHint(size_t size) {
 
 bool isIdentChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%';
-}
-
-// PTX text with // and /* */ comments blanked, so a commented-out entry or a
-// comment inside a parameter list is not parsed.
-std::string withoutComments(const std::string &ptx) {
-  std::string s = ptx;
-  for (size_t i = 0; i + 1 < s.size(); ++i) {
-    if (s[i] == '/' && s[i + 1] == '/') {
-      while (i < s.size() && s[i] != '\n')
-        s[i++] = ' ';
-    } else if (s[i] == '/' && s[i + 1] == '*') {
-      size_t end = s.find("*/", i + 2);
-      end = end == std::string::npos ? s.size() : end + 2;
-      for (; i < end; ++i)
-        if (s[i] != '\n')
-          s[i] = ' ';
-      --i;
-    }
-  }
-  return s;
 }
 
 // The name in one parameter declaration: the last identifier, ignoring an array
@@ -114,7 +95,7 @@ void validateArguments(const std::string &kernel, const size_t *argSizes, size_t
 std::vector<std::string> ptxParamNames(const std::string &ptxText, const std::string &kernel) {
   if (kernel.empty())
     return {};
-  const std::string ptx = withoutComments(ptxText);
+  const std::string ptx = detail::blankComments(ptxText);
   for (size_t at = ptx.find(".entry"); at != std::string::npos; at = ptx.find(".entry", at + 1)) {
     size_t i = at + 6;
     if (i >= ptx.size() || !std::isspace(static_cast<unsigned char>(ptx[i])))

@@ -12,9 +12,9 @@ bool isIdentChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%';
 }
 
-// PTX with comments blanked (newlines kept, so line numbers stay) and string
-// literals left alone; `open` is set when the text ends inside a /* comment.
-std::string blankComments(const std::string &ptx, bool *open = nullptr) {
+} // namespace
+
+std::string blankComments(const std::string &ptx, bool *open) {
   std::string s = ptx;
   if (open)
     *open = false;
@@ -43,6 +43,8 @@ std::string blankComments(const std::string &ptx, bool *open = nullptr) {
   }
   return s;
 }
+
+namespace {
 
 size_t skipSpace(const std::string &s, size_t i) {
   while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i])))

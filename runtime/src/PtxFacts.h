@@ -35,6 +35,12 @@ struct PtxEntryFacts {
   bool paramsParsed = false; // false: a declaration was not understood
 };
 
+/// PTX with `//` and `/* */` comments blanked (newlines kept, so line numbers
+/// stay; string literals left alone), so that a commented-out entry or a
+/// comment inside a parameter list is not parsed; `open` is set when the
+/// text ends inside a /* comment.
+std::string blankComments(const std::string &ptx, bool *open = nullptr);
+
 /// The facts of `.entry kernel`; found is false when the PTX has no such entry.
 PtxEntryFacts ptxEntryFacts(const std::string &ptx, const std::string &kernel);
 
