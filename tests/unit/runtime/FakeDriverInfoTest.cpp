@@ -54,26 +54,11 @@ tile::ModuleInfo histogramInfo() {
   return m;
 }
 
-tile::ModuleOptions noCache() {
-  tile::ModuleOptions o;
-  o.useCache = false;
-  return o;
-}
-
 tile::LaunchConfig grid(unsigned g) {
   tile::LaunchConfig c;
   c.grid = tile::Dim3(g);
   c.block = tile::Dim3(256);
   return c; // cluster (1, 1, 1) and no sharedBytes: both from the kernel
-}
-
-std::string launchError(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const tile::Error &e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 } // namespace
@@ -105,15 +90,15 @@ TEST_CASE("fake driver: a launch computes dynamic shared memory from the kernel 
   tile::LaunchConfig less = grid(4);
   less.sharedBytes = 2000;
   CHECK(
-      launchError([&] { k.launch(less, bins, input, int64_t(16), int32_t(1001)); }) ==
+      errorText([&] { k.launch(less, bins, input, int64_t(16), int32_t(1001)); }) ==
       "kernel 'histogram': 2000 bytes of dynamic shared memory given but its dynamic shared arrays "
       "need 2004 for these arguments (leave LaunchConfig::sharedBytes unset to have it computed)");
   // The occupancy query needs the size too: from the arguments.
-  CHECK_THAT(launchError([&] { k.maxActiveClusters(grid(2)); }),
+  CHECK_THAT(errorText([&] { k.maxActiveClusters(grid(2)); }),
              Catch::Contains("set cfg.sharedBytes or pass the arguments"));
   CHECK(k.maxActiveClusters(grid(2), bins, input, int64_t(0), int32_t(1001)) == 4);
   // A negative count: the kernel's unsigned ceil-division makes it huge, as here.
-  CHECK_THAT(launchError([&] { k.launch(grid(4), bins, input, int64_t(16), int32_t(-5)); }),
+  CHECK_THAT(errorText([&] { k.launch(grid(4), bins, input, int64_t(16), int32_t(-5)); }),
              Catch::Contains("bytes of shared memory per block exceed the device limit"));
 }
 
@@ -126,12 +111,12 @@ TEST_CASE("fake driver: argument kinds are checked against the kernel info", "[f
   tile::DeviceBuffer<float> floats(4);
   // Sizes match (so cuFuncGetParamInfo alone accepts them), kinds do not.
   CHECK(
-      launchError([&] { k.launch(grid(2), bins, floats, int64_t(4), int32_t(4)); }) ==
+      errorText([&] { k.launch(grid(2), bins, floats, int64_t(4), int32_t(4)); }) ==
       "kernel 'histogram': argument 1 is a DeviceBuffer of 4-byte floats but parameter 1 ('input', "
       "ptr<i32, global>) (pass a DeviceBuffer<an integer type of 4 bytes> or a CUdeviceptr)");
-  CHECK_THAT(launchError([&] { k.launch(grid(2), bins, bins, int64_t(4), 4.0f); }),
+  CHECK_THAT(errorText([&] { k.launch(grid(2), bins, bins, int64_t(4), 4.0f); }),
              Catch::Contains("argument 3 is a 4-byte float but parameter 3 ('nbins', i32)"));
-  CHECK_THAT(launchError([&] { k.launch(grid(2), bins, bins, 4.0, int32_t(4)); }),
+  CHECK_THAT(errorText([&] { k.launch(grid(2), bins, bins, 4.0, int32_t(4)); }),
              Catch::Contains("argument 2 is a 8-byte float but parameter 2 ('n', i64)"));
   CHECK(fake().launches.empty());
   // A raw CUdeviceptr passes for a pointer.
@@ -144,20 +129,20 @@ TEST_CASE("fake driver: kernel info that does not belong to the module is refuse
   tile::Context ctx;
   tile::ModuleInfo wrongCluster = histogramInfo();
   wrongCluster.kernels[0].clusterDims = {4, 1, 1};
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                tile::Module::fromPtx(ctx, kPtx, wrongCluster, noCache()).kernel("histogram");
              }),
              Catch::Contains("the kernel info's cluster is fixed (4, 1, 1) but the PTX's is fixed "
                              "(2, 1, 1) (.reqnctapercluster)"));
   tile::ModuleInfo renamed = histogramInfo();
   renamed.kernels[0].name = "other";
-  CHECK_THAT(launchError(
+  CHECK_THAT(errorText(
                  [&] { tile::Module::fromPtx(ctx, kPtx, renamed, noCache()).kernel("histogram"); }),
              Catch::Contains("kernel 'other': the kernel info lists it but the PTX has no .entry "
                              "of this name"));
   tile::ModuleInfo fewer = histogramInfo();
   fewer.kernels[0].params.pop_back();
-  CHECK_THAT(launchError(
+  CHECK_THAT(errorText(
                  [&] { tile::Module::fromPtx(ctx, kPtx, fewer, noCache()).kernel("histogram"); }),
              Catch::Contains("the kernel info lists 3 parameters but the PTX declares 4"));
 
@@ -172,7 +157,7 @@ TEST_CASE("fake driver: kernel info that does not belong to the module is refuse
   std::ofstream(dir / "h.cubin", std::ios::binary) << cubin;
   auto withInfo = [&](const tile::ModuleInfo &info) {
     std::ofstream(dir / "h.info.json") << tile::toJson(info);
-    return launchError([&] {
+    return errorText([&] {
       tile::Module::fromFiles(ctx, (dir / "h.cubin").string()).kernel("histogram");
     });
   };
@@ -201,11 +186,11 @@ TEST_CASE("fake driver: Module::fromFiles reads the .info.json beside the PTX", 
   // No info file: the error says how to make one.
   fs::remove(dir / "h.info.json");
   CHECK_THAT(
-      launchError([&] { tile::Module::fromFiles(ctx, (dir / "h.ptx").string(), "", noCache()); }),
+      errorText([&] { tile::Module::fromFiles(ctx, (dir / "h.ptx").string(), "", noCache()); }),
       Catch::Contains("cannot open") && Catch::Contains("tilec --emit=info"));
   std::ofstream(dir / "h.info.json") << "{\"format\": \"tilec-kernel-info\", \"version\": 1}";
   CHECK_THAT(
-      launchError([&] { tile::Module::fromFiles(ctx, (dir / "h.ptx").string(), "", noCache()); }),
+      errorText([&] { tile::Module::fromFiles(ctx, (dir / "h.ptx").string(), "", noCache()); }),
       Catch::Contains("missing \"arch\""));
   fs::remove_all(dir);
 }
@@ -237,12 +222,12 @@ TEST_CASE("fake driver: Module::kernel finds a template instance by its argument
   CHECK(m.kernel("tk", {{"BM", 128}, {"BN", 32}}).name() == "tk$BM128$BN32");
   CHECK(m.kernel("tk", {{"BN", 32}, {"BM", 64}}).name() == "tk$BM64$BN32"); // any order
   CHECK(m.kernel("tk$BM64$BN32").info() == &m.info()->kernels[0]);
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                m.kernel("tk", {{"BM", 32}, {"BN", 32}});
              }),
              Catch::Contains("the module has no instance of kernel 'tk' with BM=32, BN=32 "
                              "(compiled instances: tk$BM64$BN32, tk$BM128$BN32)"));
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                m.kernel("other", {{"BM", 32}});
              }),
              Catch::Contains("it has no instance of 'other'"));

@@ -58,12 +58,6 @@ tile::ModuleInfo moduleInfo(const tile::KernelInfo &k) {
   return m;
 }
 
-tile::ModuleOptions noCache() {
-  tile::ModuleOptions o;
-  o.useCache = false;
-  return o;
-}
-
 tile::Kernel loadFill(tile::Context &ctx) {
   return tile::Module::fromPtx(ctx, kFillPtx, moduleInfo(fillInfo()), noCache()).kernel("fill");
 }
@@ -73,15 +67,6 @@ tile::LaunchConfig block(unsigned threads) {
   c.grid = tile::Dim3(2);
   c.block = tile::Dim3(threads);
   return c;
-}
-
-std::string error(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const tile::Error &e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 } // namespace
@@ -117,7 +102,7 @@ TEST_CASE("fake driver: a launch on a destroyed or moved-from tile::Stream is re
     REQUIRE(fake().launches.size() == 1);
     CHECK(fake().launches[0].stream == s.raw());
   }
-  CHECK(error([&] { k.launch(cfg, out, int32_t(16)); }) ==
+  CHECK(errorText([&] { k.launch(cfg, out, int32_t(16)); }) ==
         "kernel 'fill': cfg.stream names a tile::Stream that has been destroyed or moved from: a "
         "launch config holds a view of its stream, so keep the tile::Stream alive (and unmoved) "
         "while launching on it");
@@ -130,7 +115,7 @@ TEST_CASE("fake driver: a launch on a destroyed or moved-from tile::Stream is re
   REQUIRE(fake().launches.size() == 2);
   CHECK(fake().launches[1].stream == b.raw());
   cfg.stream = a;
-  CHECK_THAT(error([&] { k.launch(cfg, out, int32_t(16)); }),
+  CHECK_THAT(errorText([&] { k.launch(cfg, out, int32_t(16)); }),
              Catch::Contains("destroyed or moved from"));
   CHECK(fake().launches.size() == 2);
 }
@@ -145,13 +130,13 @@ TEST_CASE("fake driver: a stream of another context is refused naming both", "[f
   tile::DeviceBuffer<int32_t> out(c0, 16);
   tile::LaunchConfig cfg = block(1024);
   cfg.stream = other;
-  CHECK_THAT(error([&] { k.launch(cfg, out, int32_t(16)); }),
+  CHECK_THAT(errorText([&] { k.launch(cfg, out, int32_t(16)); }),
              Catch::Matches("kernel 'fill': cfg.stream belongs to device 1's primary context "
                             "\\(.*\\) but the kernel is loaded in device 0's primary context "
                             "\\(.*\\): create the stream with that Context \\(tile::Stream\\(ctx\\)\\)"));
   // A raw CUstream of the other context: its context comes from cuStreamGetCtx.
   cfg.stream = other.raw();
-  CHECK_THAT(error([&] { k.launch(cfg, out, int32_t(16)); }),
+  CHECK_THAT(errorText([&] { k.launch(cfg, out, int32_t(16)); }),
              Catch::Contains("cfg.stream belongs to device 1's primary context"));
   CHECK(fake().launches.empty());
 }
@@ -173,14 +158,14 @@ TEST_CASE("fake driver: a tensor over a freed DeviceBuffer is refused", "[fake][
   k.launch(cfg, A, 1.0f, B);
   REQUIRE(fake().launches.size() == 2);
   { tile::DeviceBuffer<uint16_t> gone(std::move(moved)); }
-  CHECK_THAT(error([&] { k.launch(cfg, A, 1.0f, B); }),
+  CHECK_THAT(errorText([&] { k.launch(cfg, A, 1.0f, B); }),
              Catch::Matches("kernel 'k': tensor argument 2 \\('B', tensor<bf16>\\[K, 64\\]\\) is "
                             "tensor<bf16>\\[64, 64\\] at 0x[0-9a-f]+, a view of a DeviceBuffer "
                             "that has been freed \\(the tensor outlived it\\): keep the buffer "
                             "alive while its tensors are launched with"));
   // Even with the driver queries off.
   cfg.checkPointers = false;
-  CHECK_THAT(error([&] { k.launch(cfg, A, 1.0f, B); }), Catch::Contains("has been freed"));
+  CHECK_THAT(errorText([&] { k.launch(cfg, A, 1.0f, B); }), Catch::Contains("has been freed"));
   CHECK(fake().launches.size() == 2);
 }
 
@@ -197,14 +182,14 @@ TEST_CASE("fake driver: pointer arguments must be the kernel's device memory", "
   tile::Kernel k = loadFill(ctx);
   tile::LaunchConfig cfg = block(1024);
   const std::string label = "kernel 'fill': argument 0 ('out', ptr<i32, global>) ";
-  CHECK(error([&] { k.launch(cfg, CUdeviceptr(0), int32_t(1)); }) ==
+  CHECK(errorText([&] { k.launch(cfg, CUdeviceptr(0), int32_t(1)); }) ==
         label + "is a null pointer");
   tile::DeviceBuffer<int32_t> buf(16);
   tile::DeviceBuffer<int32_t> taken(std::move(buf));
-  CHECK(error([&] { k.launch(cfg, buf, int32_t(1)); }) ==
+  CHECK(errorText([&] { k.launch(cfg, buf, int32_t(1)); }) ==
         label + "is a null pointer (an empty DeviceBuffer: moved from, or of 0 elements)");
   std::vector<int32_t> host(16);
-  CHECK_THAT(error([&] { k.launch(cfg, CUdeviceptr(host.data()), int32_t(1)); }),
+  CHECK_THAT(errorText([&] { k.launch(cfg, CUdeviceptr(host.data()), int32_t(1)); }),
              Catch::Matches("kernel 'fill': argument 0 \\('out', ptr<i32, global>\\) is 0x[0-9a-f]+, "
                             "an address the driver knows no allocation at \\(a host pointer, or "
                             "device memory already freed\\): pass device memory, e.g. a live "
@@ -214,9 +199,9 @@ TEST_CASE("fake driver: pointer arguments must be the kernel's device memory", "
     tile::DeviceBuffer<int32_t> tmp(16);
     freed = tmp.ptr();
   }
-  CHECK_THAT(error([&] { k.launch(cfg, freed, int32_t(1)); }),
+  CHECK_THAT(errorText([&] { k.launch(cfg, freed, int32_t(1)); }),
              Catch::Contains("an address the driver knows no allocation at"));
-  CHECK_THAT(error([&] { k.launch(cfg, foreign, int32_t(1)); }),
+  CHECK_THAT(errorText([&] { k.launch(cfg, foreign, int32_t(1)); }),
              Catch::Matches("kernel 'fill': argument 0 \\('out', ptr<i32, global>\\) is 0x[0-9a-f]+, "
                             "memory of device 1's primary context \\(.*\\), but the kernel runs in "
                             "device 0's primary context \\(.*\\), which has no peer access to it: "
@@ -231,7 +216,7 @@ TEST_CASE("fake driver: pointer arguments must be the kernel's device memory", "
   cfg.checkPointers = false;
   k.launch(cfg, CUdeviceptr(host.data()), int32_t(1));
   CHECK(fake().pointerQueries == queries);
-  CHECK(error([&] { k.launch(cfg, CUdeviceptr(0), int32_t(1)); }) == label + "is a null pointer");
+  CHECK(errorText([&] { k.launch(cfg, CUdeviceptr(0), int32_t(1)); }) == label + "is a null pointer");
   CHECK(fake().launches.size() == 2);
 }
 
@@ -245,14 +230,14 @@ TEST_CASE("fake driver: a tensor must lie inside its allocation", "[fake][safety
   tile::Tensor B(b, tile::TensorElement::BF16, {64, 64});
   // Over a raw address: 512 x 64 bf16 is 65536 bytes, the allocation 32768.
   tile::Tensor tooBig(a.ptr(), tile::TensorElement::BF16, {512, 64});
-  CHECK_THAT(error([&] { k.launch(cfg, tooBig, 1.0f, B); }),
+  CHECK_THAT(errorText([&] { k.launch(cfg, tooBig, 1.0f, B); }),
              Catch::Matches("kernel 'k': tensor argument 0 \\('A', tensor<bf16>\\[M, K\\]\\) is "
                             "tensor<bf16>\\[512, 64\\] at 0x[0-9a-f]+, which spans 65536 bytes "
                             "from 0x[0-9a-f]+, but the allocation there is 32768 bytes from "
                             "0x[0-9a-f]+ \\(32768 bytes left from the tensor's address\\): the "
                             "tensor would read past its allocation"));
   tile::Tensor host(CUdeviceptr(&cfg), tile::TensorElement::BF16, {64, 64});
-  CHECK_THAT(error([&] { k.launch(cfg, host, 1.0f, B); }),
+  CHECK_THAT(errorText([&] { k.launch(cfg, host, 1.0f, B); }),
              Catch::Contains("an address the driver knows no allocation at"));
   CHECK(fake().launches.empty());
   tile::Tensor fits(a.ptr() + 2 * 64 * 128, tile::TensorElement::BF16, {128, 64});
@@ -269,7 +254,7 @@ TEST_CASE("fake driver: kernel info that disagrees with the PTX is refused at lo
   reset();
   tile::Context ctx;
   auto load = [&](const tile::KernelInfo &k, const std::string &ptx = kFillPtx) {
-    return error([&] { tile::Module::fromPtx(ctx, ptx, moduleInfo(k), noCache()); });
+    return errorText([&] { tile::Module::fromPtx(ctx, ptx, moduleInfo(k), noCache()); });
   };
   const std::string tail =
       ": the kernel info does not belong to this PTX (write both with the same tilec build and "
@@ -307,7 +292,7 @@ TEST_CASE("fake driver: kernel info that disagrees with the PTX is refused at lo
   // The fingerprint: what the PTX does not show (here one comment differs).
   tile::ModuleInfo stamped = moduleInfo(fillInfo());
   stamped.ptxHash = tile::ptxFingerprint(kFillPtx + "// other build\n");
-  CHECK(error([&] { tile::Module::fromPtx(ctx, kFillPtx, stamped, noCache()); }) ==
+  CHECK(errorText([&] { tile::Module::fromPtx(ctx, kFillPtx, stamped, noCache()); }) ==
         "the kernel info was written for PTX with fingerprint " + stamped.ptxHash +
             " but this PTX's fingerprint is " + tile::ptxFingerprint(kFillPtx) + tail);
   stamped.ptxHash = tile::ptxFingerprint(kFillPtx);
@@ -341,7 +326,7 @@ TEST_CASE("fake driver: launching without kernel info needs the explicit opt-in"
   tile::Context ctx;
   tile::DeviceBuffer<int32_t> out(16);
   tile::Kernel k = tile::Module::fromPtx(ctx, kFillPtx, noCache()).kernel("fill");
-  const std::string refused = error([&] { k.launch(block(1024), out, 1.5f); });
+  const std::string refused = errorText([&] { k.launch(block(1024), out, 1.5f); });
   CHECK_THAT(refused, Catch::StartsWith("kernel 'fill': the kernel has no kernel info, so its "
                                         "launches cannot be checked:\n  - argument kinds"));
   CHECK_THAT(refused, Catch::EndsWith("or, to launch without these checks, load it with "
@@ -360,12 +345,12 @@ TEST_CASE("fake driver: launching without kernel info needs the explicit opt-in"
   CHECK(fake().launches.size() == 1);
   // A driver error of such a launch says what was not checked.
   fake().launchResult = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-  CHECK_THAT(error([&] { unchecked.launch(block(1024), out, int32_t(1)); }),
+  CHECK_THAT(errorText([&] { unchecked.launch(block(1024), out, int32_t(1)); }),
              Catch::Contains("[kernel 'fill']: the kernel has no kernel info "
                              "(ModuleOptions::withoutKernelInfo), so these checks were skipped:"));
   // Without info the block shape still comes from the PTX's .reqntid.
   fake().launchResult = CUDA_SUCCESS;
-  CHECK(error([&] { unchecked.launch(block(256), out, int32_t(1)); }) ==
+  CHECK(errorText([&] { unchecked.launch(block(256), out, int32_t(1)); }) ==
         "kernel 'fill': block (256, 1, 1) differs from the block shape (1024, 1, 1) the kernel was "
         "compiled for (threads(...), PTX .reqntid); launch with that block, or declare "
         "max_threads(N) instead for a kernel launched with varying blocks");
@@ -381,7 +366,7 @@ TEST_CASE("fake driver: a threads(1024) kernel launched with 256 threads names b
   tile::Context ctx;
   tile::Kernel k = loadFill(ctx);
   tile::DeviceBuffer<int32_t> out(16);
-  CHECK_THAT(error([&] { k.launch(block(256), out, int32_t(16)); }),
+  CHECK_THAT(errorText([&] { k.launch(block(256), out, int32_t(16)); }),
              Catch::StartsWith("kernel 'fill': block (256, 1, 1) differs from the block shape "
                                "(1024, 1, 1) the kernel was compiled for"));
   CHECK(fake().launches.empty());
@@ -395,13 +380,13 @@ TEST_CASE("fake driver: the calling thread's context is checked before launching
   tile::Kernel k = loadFill(c0);
   tile::DeviceBuffer<int32_t> out(c0, 16);
   tile::Context c1(1); // now current
-  CHECK_THAT(error([&] { k.launch(block(1024), out, int32_t(16)); }),
+  CHECK_THAT(errorText([&] { k.launch(block(1024), out, int32_t(16)); }),
              Catch::Matches("kernel 'fill': the kernel is loaded in device 0's primary context "
                             "\\(.*\\) but the calling thread has device 1's primary context "
                             "\\(.*\\) current: call makeCurrent\\(\\) on device 0's Context on "
                             "this thread first"));
   fake().noCurrentContext = true;
-  CHECK_THAT(error([&] { k.launch(block(1024), out, int32_t(16)); }),
+  CHECK_THAT(errorText([&] { k.launch(block(1024), out, int32_t(16)); }),
              Catch::Contains("but the calling thread has no current context (a thread that never "
                              "made a tile::Context current)"));
   fake().noCurrentContext = false;
@@ -415,23 +400,23 @@ TEST_CASE("fake driver: truncated PTX and PTX for another target are explained a
   reset();
   tile::Context ctx;
   const std::string cut = kFillPtx.substr(0, kFillPtx.size() - 4); // "{ re"
-  CHECK(error([&] { tile::Module::fromPtx(ctx, cut, noCache()); }) ==
+  CHECK(errorText([&] { tile::Module::fromPtx(ctx, cut, noCache()); }) ==
         "Module::fromPtx: the PTX is truncated: it ends at line 9, column 6, inside the body of "
         "entry 'fill' opened at line 9, column 1 (1 brace(s) left open) (" +
             std::to_string(cut.size()) + " bytes); rewrite it (tilec -o) and load the whole file");
   const std::string inParams = kFillPtx.substr(0, kFillPtx.find("fill_param_1"));
-  CHECK_THAT(error([&] { tile::Module::fromPtx(ctx, inParams, noCache()); }),
+  CHECK_THAT(errorText([&] { tile::Module::fromPtx(ctx, inParams, noCache()); }),
              Catch::Contains("inside the parameter list of entry 'fill' opened at line 4"));
   std::string newer = kFillPtx;
   newer.replace(newer.find("sm_90a"), 6, "sm_100a");
-  CHECK_THAT(error([&] { tile::Module::fromPtx(ctx, newer, noCache()); }),
+  CHECK_THAT(errorText([&] { tile::Module::fromPtx(ctx, newer, noCache()); }),
              Catch::StartsWith("Module::fromPtx: the PTX targets sm_100a (compute capability "
                                "10.0) but the device is sm_90 (compute capability 9.0)"));
   CHECK(fake().moduleLoads == 0);
   // A PTX ISA version newer than the driver's: the JIT's error, explained.
   std::string future = kFillPtx;
   future.replace(future.find("8.6"), 3, "9.9");
-  CHECK_THAT(error([&] { tile::Module::fromPtx(ctx, future, noCache()); }),
+  CHECK_THAT(errorText([&] { tile::Module::fromPtx(ctx, future, noCache()); }),
              Catch::Contains("the PTX is .version 9.9 but this driver (13000, CUDA 13.0) "
                              "JIT-compiles PTX ISA up to 9.0"));
 }

@@ -5,6 +5,9 @@
 
 #include <dlfcn.h>
 
+#include <functional>
+#include <string>
+
 #include "fakedriver/FakeCuda.h"
 #include "tile/runtime.h"
 
@@ -33,4 +36,21 @@ inline bool fakeHasParamInfo() {
 inline void reset() {
   FakeState &s = fake();
   s = FakeState{};
+}
+
+/// Module options that keep the on-disk cubin cache out of a test.
+inline tile::ModuleOptions noCache() {
+  tile::ModuleOptions o;
+  o.useCache = false;
+  return o;
+}
+
+/// The text of what `f` throws, or "no error".
+inline std::string errorText(const std::function<void()> &f) {
+  try {
+    f();
+  } catch (const std::exception &e) {
+    return e.what();
+  }
+  return "no error";
 }

@@ -47,15 +47,6 @@ tile::LaunchConfig cfg() {
   return c;
 }
 
-std::string launchError(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const tile::Error &e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 uint64_t qword(const std::vector<unsigned char> &buf, size_t offset) {
   uint64_t v;
   std::memcpy(&v, buf.data() + offset, 8);
@@ -176,7 +167,7 @@ TEST_CASE("fake driver: a broken map rule fails the launch before the driver enc
   // 8 bytes in: not 16-byte aligned.
   tile::Tensor shifted(a.ptr() + 8, tile::TensorElement::BF16, {256, 128});
   CHECK(
-      launchError([&] {
+      errorText([&] {
         k.launch(cfg(), shifted, 1.0f, tile::Tensor(b, {128, 64}));
       }) == "kernel 'k': tensor argument 0 ('A', tensor<bf16>[M, K]): tensor map <bf16>[256, 128] "
             "strides [128, 1] box [64, 64] swizzle 128B at " +
@@ -194,7 +185,7 @@ TEST_CASE("fake driver: a broken map rule fails the launch before the driver enc
                 " is not 16-byte aligned (TMA needs the tensor's start aligned to 16 bytes)");
   // Rows of 100 bf16 (200 bytes): strides not a multiple of 16.
   tile::DeviceBuffer<uint16_t> c(256 * 100);
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), tile::Tensor(c, {256, 100}), 1.0f, tile::Tensor(b, {100, 64}));
              }),
              Catch::Contains("stride 0 is 100 elements = 200 bytes, not a multiple of 16 bytes"));
@@ -262,7 +253,7 @@ TEST_CASE("fake driver: tensor arguments are checked against their parameters", 
   tile::DeviceBuffer<uint16_t> a(256 * 128), b(128 * 64);
   tile::DeviceBuffer<float> f(256 * 128);
   // Element type.
-  CHECK(launchError([&] {
+  CHECK(errorText([&] {
           k.launch(cfg(), tile::Tensor(f, {256, 128}), 1.0f, tile::Tensor(b, {128, 64}));
         }) == "kernel 'k': tensor argument 0 ('A', tensor<bf16>[M, K]) is given "
               "tensor<f32>[256, 128] at " +
@@ -272,67 +263,67 @@ TEST_CASE("fake driver: tensor arguments are checked against their parameters", 
                     return std::string(buf);
                   }() +
                   ": its elements are f32, not bf16");
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), tile::Tensor(a, tile::TensorElement::F16, {256, 128}), 1.0f,
                         tile::Tensor(b, {128, 64}));
              }),
              Catch::Contains("its elements are f16, not bf16"));
   // Rank.
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), tile::Tensor(a, {2, 128, 128}), 1.0f, tile::Tensor(b, {128, 64}));
              }),
              Catch::Contains("is given tensor<u16>[2, 128, 128] at"));
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), tile::Tensor(a, {2, 128, 128}), 1.0f, tile::Tensor(b, {128, 64}));
              }),
              Catch::Contains("of rank 3, but the parameter has rank 2"));
   // A literal extent.
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), tile::Tensor(a, {256, 128}), 1.0f, tile::Tensor(a, {128, 128}));
              }),
              Catch::Contains("extent 1 is 128 but the kernel declares 64"));
   // A shared extent name: K is A's dimension 1 and B's dimension 0.
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), tile::Tensor(a, {256, 128}), 1.0f, tile::Tensor(b, {96, 64}));
              }),
              Catch::Contains("extent 'K' is 96 in tensor argument 2 ('B', tensor<bf16>[K, 64]) "
                              "(dimension 0) but 128 in tensor argument 0 ('A', tensor<bf16>[M, K]) "
                              "(dimension 1): tensors that share an extent name must agree on it"));
   // The tensor must lie inside its buffer.
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), tile::Tensor(a, {512, 128}), 1.0f, tile::Tensor(b, {128, 64}));
              }),
              Catch::Contains("the tensor spans 131072 bytes but its DeviceBuffer holds 65536"));
   // An explicit element must have the buffer's element size (or the buffer holds bytes).
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), tile::Tensor(f, tile::TensorElement::BF16, {256, 128}), 1.0f,
                         tile::Tensor(b, {128, 64}));
              }),
              Catch::Contains("the element type bf16 is 2 bytes but the DeviceBuffer's elements "
                              "are 4 bytes"));
   // An empty extent is the map rule's to report (not a buffer-size overflow).
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), tile::Tensor(a, {0, 128}), 1.0f, tile::Tensor(b, {128, 64}));
              }),
              Catch::Contains(": extent 0 is 0 elements; a tensor map's extents are 1 to 2^32"));
   // An extent the kernel receives as i32.
   tile::Tensor huge(a.ptr(), tile::TensorElement::BF16, {int64_t(1) << 31, 128});
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), huge, 1.0f, tile::Tensor(b, {128, 64}));
              }),
              Catch::Contains("extent 0 ('M') is 2147483648, above 2^31 - 1"));
   // Kinds: a DeviceBuffer for a tensor, a tensor for a scalar.
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), a, 1.0f, tile::Tensor(b, {128, 64}));
              }),
              Catch::Contains("argument 0 is a DeviceBuffer of 2-byte integers but parameter 0"));
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), tile::Tensor(a, {256, 128}), tile::Tensor(a, {256, 128}),
                         tile::Tensor(b, {128, 64}));
              }),
              Catch::Contains("a tile::Tensor goes to a tensor<T>[...] parameter only"));
   // The hidden parameters are the runtime's.
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), tile::Tensor(a, {256, 128}), 1.0f, tile::Tensor(b, {128, 64}),
                         int32_t(256), int32_t(128));
              }),
@@ -348,7 +339,7 @@ TEST_CASE("fake driver: a tile::Tensor needs the kernel info", "[fake][tensor]")
   o.useCache = false;
   tile::Kernel k = tile::Module::fromPtx(ctx, kPtx, o).kernel("k");
   tile::DeviceBuffer<uint16_t> a(256 * 128);
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), tile::Tensor(a, {256, 128}), 1.0f, tile::Tensor(a, {128, 64}),
                         int32_t(256), int32_t(128));
              }),
@@ -394,7 +385,7 @@ TEST_CASE("fake driver: a tensor of lower rank than its hidden extents", "[fake]
   tile::Kernel k = load(ctx);
   tile::DeviceBuffer<uint16_t> a(256 * 128), b(128 * 64);
   // K is A's dimension 1: a rank-1 A has none (read before the rank check).
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), tile::Tensor(a, {256}), 1.0f, tile::Tensor(b, {128, 64}));
              }),
              Catch::Contains("is given tensor<u16>[256] at") &&
@@ -408,7 +399,7 @@ TEST_CASE("fake driver: a malformed kernel info built in C++ is refused at launc
   tile::DeviceBuffer<uint16_t> a(256 * 128), b(128 * 64);
   auto error = [&](const tile::KernelInfo &info) {
     tile::Kernel k = load(ctx, info);
-    return launchError([&] {
+    return errorText([&] {
       k.launch(cfg(), tile::Tensor(a, {256, 128}), 1.0f, tile::Tensor(b, {128, 64}));
     });
   };

@@ -122,15 +122,6 @@ tile::LaunchConfig cfg(unsigned grid = 2) {
   return c;
 }
 
-std::string launchError(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const std::exception &e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 template <class T> T at(const std::vector<unsigned char> &buf, size_t offset) {
   T v;
   std::memcpy(&v, buf.data() + offset, sizeof v);
@@ -238,14 +229,14 @@ TEST_CASE("peer kernels: the epoch advances only when the launch is made", "[fak
   fake().recordParamBuffer = true;
   Pair p;
   fake().launchResult = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-  CHECK_THAT(launchError([&] { p.launch(0); }), Catch::Contains("cuLaunchKernelEx"));
+  CHECK_THAT(errorText([&] { p.launch(0); }), Catch::Contains("cuLaunchKernelEx"));
   CHECK(p.sem[0].epoch() == 0);
   fake().launchResult = CUDA_SUCCESS;
   p.launch(0);
   CHECK(Launched().get<uint64_t>(SemEpoch) == 1);
   // A launch refused by a check leaves it too.
   CHECK_THAT(
-      launchError([&] {
+      errorText([&] {
         p.kernels[0].launch(cfg(1000), p.a[0].symmetricTensor({64, 32}), p.sem[0], p.out.ptr());
       }),
       Catch::Contains("every CTA of its grid must be resident at once"));
@@ -260,36 +251,36 @@ TEST_CASE("peer kernels: wrong arguments name the parameter and what to pass", "
     p.kernels[0].launch(cfg(), a, s, p.out.ptr());
   };
   // A plain tensor for the symmetric parameter.
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                launch0(tile::Tensor(plain, {64, 32}), p.sem[0]);
              }),
              Catch::Contains("kernel 'pk': argument 0 ('A', ") &&
                  Catch::Contains("a symmetric tensor parameter takes "
                                  "SymmetricBuffer::symmetricTensor(...)"));
   // A tensor for the semaphore parameter.
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                launch0(p.a[0].symmetricTensor({64, 32}), p.a[0].symmetricTensor({64, 32}));
              }),
              Catch::Contains("argument 1 ('sem', ") &&
                  Catch::Contains("a semaphore parameter takes a tile::Semaphores"));
   // A Semaphores for the tensor parameter.
   CHECK_THAT(
-      launchError([&] { p.kernels[0].launch(cfg(), p.sem[0].argument(), p.sem[0], p.out.ptr()); }),
+      errorText([&] { p.kernels[0].launch(cfg(), p.sem[0].argument(), p.sem[0], p.out.ptr()); }),
       Catch::Contains("argument 0 ('A', ") && Catch::Contains("semaphore[4]"));
   // A number for the semaphore parameter.
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                launch0(p.a[0].symmetricTensor({64, 32}), p.sem[0].ptr());
              }),
              Catch::Contains("argument 1") && Catch::Contains("tile::Semaphores"));
   // A Semaphores for the pointer parameter.
   CHECK_THAT(
-      launchError([&] {
+      errorText([&] {
         p.kernels[0].launch(cfg(), p.a[0].symmetricTensor({64, 32}), p.sem[0], p.sem[0]);
       }),
       Catch::Contains("argument 2 is a tile::Semaphores but parameter 2 ('out', ptr<i32, "
                       "global>) (a tile::Semaphores goes to a semaphore[S] parameter only)"));
   // Rank 1's arguments for rank 0's kernel (loaded on device 0).
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                launch0(p.a[1].symmetricTensor({64, 32}), p.sem[1]);
              }),
              Catch::Contains("kernel 'pk' is loaded on device 0 but its symmetric arguments "
@@ -297,7 +288,7 @@ TEST_CASE("peer kernels: wrong arguments name the parameter and what to pass", "
   // Arguments of two communicators.
   std::vector<tile::Communicator> other = tile::Communicator::local({0, 1});
   tile::Semaphores s0(other[0], 4), s1(other[1], 4);
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                launch0(p.a[0].symmetricTensor({64, 32}), s0);
              }),
              Catch::Contains("argument 1 ('sem', ") &&
@@ -306,7 +297,7 @@ TEST_CASE("peer kernels: wrong arguments name the parameter and what to pass", "
   // A symmetric tensor that is not the dense start of its buffer.
   tile::Tensor shifted(p.a[0].ptr() + 128, tile::TensorElement::I32, {32, 32});
   tile::Tensor offset = tile::detail::withPeerBinding(shifted, p.a[0].allocation().peerBinding());
-  CHECK_THAT(launchError([&] { launch0(offset, p.sem[0]); }),
+  CHECK_THAT(errorText([&] { launch0(offset, p.sem[0]); }),
              Catch::Contains("a symmetric tensor must be the dense row-major start of its buffer"));
   // No epoch advanced by any of these.
   CHECK(p.sem[0].epoch() == 0);
@@ -318,7 +309,7 @@ TEST_CASE("peer kernels: semaphore counts, literal and named", "[fake][peer]") {
   info.params[Sem].semaphore->count = tile::TensorParamInfo::Extent{};
   info.params[Sem].semaphore->count.literal = 8;
   Pair p(info);
-  CHECK_THAT(launchError([&] { p.launch(0); }),
+  CHECK_THAT(errorText([&] { p.launch(0); }),
              Catch::Contains("argument 1 ('sem', ") &&
                  Catch::Contains("the kernel declares 8 counters but the array has 4"));
   // S named like a tensor extent: the array's count must equal the extent.
@@ -327,10 +318,10 @@ TEST_CASE("peer kernels: semaphore counts, literal and named", "[fake][peer]") {
   shared.params[Sem].semaphore->count.name = "N";
   shared.params[Sem].semaphore->count.hiddenParam = N;
   Pair q(shared);
-  CHECK_THAT(launchError([&] { q.launch(0); }),
+  CHECK_THAT(errorText([&] { q.launch(0); }),
              Catch::Contains("argument 1 ('sem', semaphore[N])") &&
                  Catch::Contains("'N' is 64 from another argument but this array has 4 counters"));
-  CHECK_THAT(launchError([&] { tile::Semaphores z(q.comms[0], 0); }),
+  CHECK_THAT(errorText([&] { tile::Semaphores z(q.comms[0], 0); }),
              Catch::Contains("a semaphore array of 0 counters"));
 }
 
@@ -339,7 +330,7 @@ TEST_CASE("peer kernels: every CTA of a kernel that spins on peers must be resid
   resetAll();
   Pair p;
   fake().occupancyBlocksPerSm = 2; // x 132 SMs = 264 CTAs
-  CHECK_THAT(launchError([&] { p.launch(0, 265); }),
+  CHECK_THAT(errorText([&] { p.launch(0, 265); }),
              Catch::Contains("kernel 'pk' waits on semaphores that peers signal, so every CTA of "
                              "its grid must be resident at once, but the grid has 265 CTAs and "
                              "at most 264 fit") &&
@@ -363,7 +354,7 @@ TEST_CASE("peer kernels: clustered co-residency counts clusters", "[fake][peer]"
   fake().occupancyClusters = 4;
   tile::LaunchConfig c = cfg(10);
   c.cluster = tile::Dim3(2);
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                p.kernels[0].launch(c, p.a[0].symmetricTensor({64, 32}), p.sem[0], p.out.ptr());
              }),
              Catch::Contains("the grid has 10 CTAs and at most 8 fit") &&
@@ -383,7 +374,7 @@ TEST_CASE("peer kernels: the first launch of a configuration checks every rank l
   p.launch(0, 2); // the same configuration: not checked again
   CHECK(uniform[0].size() == checks);
   // Rank 1 launches another grid: its first launch names both ranks.
-  CHECK_THAT(launchError([&] { p.launch(1, 4); }),
+  CHECK_THAT(errorText([&] { p.launch(1, 4); }),
              Catch::Contains("the launch configuration of kernel 'pk'") &&
                  Catch::Contains("rank 0 has [2, 1, 1") && Catch::Contains("rank 1 has [4, 1, 1"));
   // Symmetric tensors of other extents on two ranks.
@@ -391,7 +382,7 @@ TEST_CASE("peer kernels: the first launch of a configuration checks every rank l
   Pair q;
   q.kernels[0].launch(cfg(), q.a[0].symmetricTensor({64, 32}), q.sem[0], q.out.ptr());
   q.comms[1].context().makeCurrent();
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                q.kernels[1].launch(cfg(), q.a[1].symmetricTensor({32, 32}), q.sem[1], q.out.ptr());
              }),
              Catch::Contains("the extents of the symmetric tensors of kernel 'pk' (A") &&
@@ -408,12 +399,12 @@ TEST_CASE("symmetricTensor and Semaphores: the host objects", "[fake][peer]") {
   CHECK_THAT(t.describe(), Catch::EndsWith("(symmetric, rank 1 of 2)"));
   REQUIRE(t.peerBinding() != nullptr);
   CHECK(t.peerBinding()->peers == std::vector<CUdeviceptr>{h0.ptr(), h1.ptr()});
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                h0.symmetricTensor(tile::TensorElement::F32, {32, 32});
              }),
              Catch::Contains("the element type f32 is 4 bytes but the buffer's elements are 2 "
                              "bytes"));
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                h0.symmetricTensor({33, 32});
              }),
              Catch::Contains("needs 2112 bytes but the symmetric buffer has 2048"));
@@ -422,7 +413,7 @@ TEST_CASE("symmetricTensor and Semaphores: the host objects", "[fake][peer]") {
   CHECK(s1.peerTable() != 0);
   CHECK(host(s1.peerTable())[0] == s0.ptr());
   // Sizes differ across ranks: the symmetric allocation's check names both.
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                tile::Semaphores a(comms[0], 3);
                tile::Semaphores b(comms[1], 5);
              }),
@@ -460,7 +451,7 @@ TEST_CASE("a symmetric tensor binds to a plain tensor parameter (this rank's par
   CHECK(l.get<int32_t>(4) == 64);
   // A tile::Semaphores is no tensor.
   tile::Semaphores s0(comms[0], 2), s1(comms[1], 2);
-  CHECK_THAT(launchError([&] {
+  CHECK_THAT(errorText([&] {
                k.launch(cfg(), s1, 1.0f, b1.symmetricTensor(tile::TensorElement::BF16, {64, 64}));
              }),
              Catch::Contains("argument 0 ('A', tensor<bf16>[M, K]) is given semaphore[2]") &&
