@@ -165,7 +165,7 @@ struct FragArithLowering : ConvertOpToLLVMPattern<FragArithOp> {
       case FragArithKind::mul:
         out.push_back(LLVM::FMulOp::create(rewriter, loc, x, y, fmf));
         break;
-      case FragArithKind::div: // never contracted (docs/language.md "FMA contraction")
+      case FragArithKind::div: // never contracted (docs/reference/operators.md "FMA contraction")
         out.push_back(LLVM::FDivOp::create(rewriter, loc, x, y, none));
         break;
       case FragArithKind::min: // IEEE minNum, as the scalar min

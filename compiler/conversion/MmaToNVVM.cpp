@@ -1,7 +1,6 @@
 //===- MmaToNVVM.cpp - fragments and wgmma -> NVVM -------------------------===//
 //
-// Issue #9 (PTX ISA 9.7.15 "Asynchronous Warpgroup Level Matrix
-// Instructions"):
+// PTX ISA 9.7.15 "Asynchronous Warpgroup Level Matrix Instructions":
 //  - !tile.frag<MxNxT> is the struct nvvm.wgmma.mma_async takes and returns:
 //    M*N/128 f32, or M*N/256 i32 holding f16x2 / bf16x2 pairs. A fragment of
 //    M = 128 is row block 0's registers then block 1's.

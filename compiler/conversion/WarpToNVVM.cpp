@@ -8,7 +8,7 @@
 //    c = ((32 - width) << 8) | (up ? 0 : 31), as CUDA's __shfl_*_sync. A
 //    width that is not a compile-time constant is clamped to 1..32 and
 //    rounded down to a power of two first, so `c` is always a well-formed
-//    segment (docs/language.md "Warp-level operations").
+//    segment (docs/reference/warp-and-math.md "Warp-level operations").
 //  - match.sync (9.7.13.9) compares .b32/.b64 bits: narrower values are
 //    zero-extended, floats compared as their bits. match.all gives {mask,
 //    pred}; the mask is 0 when the lanes disagree.

@@ -166,7 +166,7 @@ TensorParamInfo tensorInfo(const fe::KernelAST &k, int index, KernelParamInfo &p
   return t;
 }
 
-/// A semaphore parameter (issue #10): a u64, its count a literal or the
+/// A semaphore parameter: a u64, its count a literal or the
 /// hidden SemaphoreCount parameter.
 SemaphoreParamInfo semaphoreInfo(const fe::KernelAST &k, int index, KernelParamInfo &param) {
   param.scalar = ScalarType::U64;
@@ -205,7 +205,7 @@ std::vector<KernelInfo> collectKernelInfo(const fe::ModuleAST &module) {
       param.align = param.size;
       if (p->type.isTensor())
         param.tensor = tensorInfo(*k, p->paramIndex, param);
-      if (p->type.kind == fe::Type::Semaphore) // issue #10: the u64 base of the counters
+      if (p->type.kind == fe::Type::Semaphore) // the u64 base of the counters
         param.semaphore = semaphoreInfo(*k, p->paramIndex, param);
       info.params.push_back(std::move(param));
     }
@@ -217,7 +217,7 @@ std::vector<KernelInfo> collectKernelInfo(const fe::ModuleAST &module) {
       param.hidden = HiddenExtentInfo{k->hiddenSources[i].first, k->hiddenSources[i].second};
       info.params.push_back(std::move(param));
     }
-    for (const fe::PeerParam &p : k->peerParams) { // issue #10 (SemaPeer.cpp)
+    for (const fe::PeerParam &p : k->peerParams) { // SemaPeer.cpp
       KernelParamInfo param;
       // A named count is declared as its name (S) in the kernel; the
       // parameter is sem$count (SPEC10), like sem$peers.

@@ -354,7 +354,7 @@ private:
     }
   }
 
-  /// Issue #3 builtins: order/scope (`open` when not written: the compiler
+  /// Builtins: order/scope (`open` when not written: the compiler
   /// decides, in tile-sync-semantics), the mbarrier's space, store_async's
   /// byte count.
   void syncDetails(const CallExpr &c) {

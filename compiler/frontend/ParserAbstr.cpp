@@ -1,6 +1,6 @@
 //===- ParserAbstr.cpp - fn, const, template kernels, local arrays, unroll -===//
 //
-// Issue #11 (abstraction, register arrays). `fn`, `const`, `local` and
+// `fn`, `const`, `local` and
 // `unroll` are contextual words, not keywords: they keep their meaning as
 // names elsewhere. Function bodies and template kernels keep their tokens so
 // that every call / instance gets a fresh AST (parseFunctionBody,

@@ -1,6 +1,6 @@
 //===- ParserMma.cpp - fragment types and zeros<T>[M, N] -------------------===//
 //
-// Issue #9: `frag<T>[M, N]` (a type annotation; M and N integer literals) and
+// `frag<T>[M, N]` (a type annotation; M and N integer literals) and
 // `zeros<T>[M, N]` (a CallExpr "zeros" whose typeArg is T and whose two
 // arguments are M and N, constant expressions that SemaMma.cpp folds, so a
 // kernel's compile-time parameters may size a fragment).

@@ -1,4 +1,4 @@
-//===- ParserPeer.cpp - multi-GPU parameter types (issue #10) --------------===//
+//===- ParserPeer.cpp - multi-GPU parameter types -------------------------===//
 //
 // `A: symmetric tensor<T>[E0, ...]` (a tensor parameter whose every rank's
 // part the kernel may address through peer(A, d)) and `sem: semaphore[S]`

@@ -84,7 +84,7 @@ StmtPtr Parser::parseRingAccess(int depth) {
       std::make_unique<RingAccessStmt>(kw.text == "produce" ? StmtAST::Produce : StmtAST::Consume,
                                        kw.loc, ring.text, ring.loc, std::move(stage));
   if (kw.text == "consume" && atIdent("inflight") && peekTok().kind == Tok::LParen) {
-    // Issue #9: `inflight(n)`, n a constant expression (SemaMma.cpp).
+    // `inflight(n)`, n a constant expression (SemaMma.cpp).
     s->inflightLoc = consume().loc;
     consume(); // '('
     s->inflightExpr = parseExpr();

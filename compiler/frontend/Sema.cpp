@@ -230,7 +230,7 @@ void Sema::checkKernel(KernelAST &k) {
   checkMBarrierUses();
   checkTmaBarriers();
   checkRings();
-  checkInflightUses();                    // SemaMma.cpp (issue #9)
+  checkInflightUses();                    // SemaMma.cpp
   if (diags_.numErrors() == errorsBefore) // the analysis needs a well-typed kernel
     checkMBarrierArrivalCounts();
   if (diags_.numErrors() == errorsBefore)
@@ -682,7 +682,7 @@ void Sema::checkAssign(AssignStmt &s) {
     finalize(s.value);
     return;
   }
-  if (target.isFragment()) { // issue #9: a `var` of a fragment is assigned whole
+  if (target.isFragment()) { // a `var` of a fragment is assigned whole
     checkValue(s.value, &target, "assigned value", "assign a fragment of the same type and shape");
     if (op)
       error(s.loc,

@@ -1,6 +1,6 @@
 //===- SemaAbstr.cpp - fn, const, kernel specialisation, local arrays ------===//
 //
-// Issue #11 (abstraction, register arrays):
+// Abstraction and register arrays:
 //  - `const` declarations are checked once; every use of the name becomes a
 //    literal of the value (constantLiteral), so sizes, bounds, attributes and
 //    the constant evaluator (foldConstant / evalConstant) see plain literals.

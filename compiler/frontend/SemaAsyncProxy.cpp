@@ -380,7 +380,7 @@ private:
 };
 
 /// The number of times a `for i in a .. b step s` body runs, when a, b and
-/// s are constants (docs/language.md: a, a+s, ... below b; none when s <= 0).
+/// s are constants (docs/reference/statements.md: a, a+s, ... below b; none when s <= 0).
 std::optional<int64_t> tripCount(Sema &sema, const ForStmt &f) {
   if (f.forKind != ForKind::Range || f.hasBreak || f.hasContinue || !f.start)
     return std::nullopt;

@@ -20,7 +20,7 @@ bool Sema::checkArgCount(CallExpr &e, size_t min, size_t max) {
   error(e.loc,
         "'" + e.callee + "' takes " + want + " argument" + (max == 1 && min == 1 ? "" : "s") +
             ", got " + std::to_string(n),
-        "see docs/language.md for the builtin's signature");
+        "see docs/reference/builtins.md for the builtin's signature");
   for (ExprPtr &a : e.args) // still resolve names so uses are annotated
     resolveOnly(a);
   return false;
@@ -47,7 +47,7 @@ bool Sema::checkNoNamedArgs(CallExpr &e) {
 }
 
 Type Sema::inferCall(CallExpr &e) {
-  if (isPeerCall(e)) { // SemaPeer.cpp (issue #10)
+  if (isPeerCall(e)) { // SemaPeer.cpp
     e.role = curRole_;
     return checkPeerCall(e);
   }

@@ -1,7 +1,7 @@
 //===- SemaConst.cpp - constant evaluation and constant undefined operations =//
 //
-// Every operator has a defined result on every input (docs/language.md,
-// "Semantics of every operator on every input"), but the inputs that C
+// Every operator has a defined result on every input (docs/reference/operators.md,
+// "Every operator is defined on every input"), but the inputs that C
 // leaves undefined are almost always mistakes when they are constants:
 // `x << 32`, `x / 0`, `INT_MIN / -1`, `3e9 as i32`. Those are errors, with
 // the run-time meaning in the hint. "Constant" means any expression of

@@ -57,7 +57,7 @@ namespace {
 /// (warp_id(), warpgroup_rank(), a vote over the whole warp): enough for
 /// elect_one() and warp collectives, not for a barrier. PerCta values are
 /// the same in every lane of a warp too.
-/// PerWarpgroup (issue #9): the same in every thread of a warpgroup
+/// PerWarpgroup: the same in every thread of a warpgroup
 /// (warpgroup_rank()): enough for mma, whose wgmma needs the warpgroup.
 enum Level { Uniform = 0, PerCta = 1, PerWarpgroup = 2, PerWarp = 3, PerThread = 4 };
 
@@ -332,7 +332,7 @@ private:
       case Builtin::BlockInCluster:
         return PerCta;
       case Builtin::RoleThreads:
-      case Builtin::DeviceRank: // issue #10: launch parameters, one value per grid
+      case Builtin::DeviceRank: // launch parameters, one value per grid
       case Builtin::DeviceCount:
         return Uniform;
       case Builtin::WarpgroupRank:

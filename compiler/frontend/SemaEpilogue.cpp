@@ -1,7 +1,7 @@
 //===- SemaEpilogue.cpp - element-wise math, conversion and stores of fragments ===//
 //
 // The epilogue of a warpgroup GEMM works on its accumulator `frag<T>[M, N]`
-// (issue #9, docs/language.md "Epilogue on fragments"):
+// (docs/reference/mma.md "Epilogue on fragments"):
 //  - `+ - * /` between two fragments of one type and shape, or a fragment
 //    and a scalar of its element type (the scalar stands for every
 //    element; literals adapt), unary `-`, `min`/`max`/`fma` likewise;

@@ -67,7 +67,7 @@ Type Sema::infer(ExprPtr &ep) {
               "declare it with `let`/`var` before use, or add a kernel parameter");
       break;
     }
-    if (v.decl->type.kind == Type::Semaphore) { // issue #10: only sem[i] in signal/wait
+    if (v.decl->type.kind == Type::Semaphore) { // only sem[i] in signal/wait
       error(v.loc, "semaphore '" + v.name + "' is not a value",
             "use its counters in `signal(sem[i], n)`, `signal(peer(sem[i], d), n)` and "
             "`wait(sem[i], v)`");

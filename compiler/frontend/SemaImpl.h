@@ -136,7 +136,7 @@ public:
 
   // ---- SemaConst.cpp: constant evaluation, undefined constant operations
   /// The value of a checked expression built from literals and operators,
-  /// with the run-time semantics of docs/language.md; nullopt otherwise.
+  /// with the run-time semantics of docs/reference/operators.md; nullopt otherwise.
   std::optional<ConstValue> evalConstant(const ExprAST &e);
   std::optional<ConstValue> applyBinary(BinaryOp op, const Type &operandType, const ConstValue &l,
                                         const ConstValue &r);
@@ -151,14 +151,14 @@ public:
   /// and on a compound assignment's operation.
   void checkConstantOpsInStmt(StmtAST &s);
 
-  // ---- SemaTypes.cpp: issue #11 `c ? a : b`, bitcast, popc/clz/brev/bfind
+  // ---- SemaTypes.cpp: `c ? a : b`, bitcast, popc/clz/brev/bfind
   Type inferSelect(SelectExpr &e);
   /// bitcast<T>(x), popc, clz, brev, bfind.
   Type checkBitCall(CallExpr &e);
   /// `break` / `continue`: binds it to the innermost loop (loops_).
   void checkLoopExit(StmtAST &s);
 
-  // ---- SemaEpilogue.cpp: element-wise math, conversion and stores of fragments (issue #9)
+  // ---- SemaEpilogue.cpp: element-wise math, conversion and stores of fragments
   /// `x` (of type t) next to fragment `frag`: that fragment type, or a scalar
   /// of its element type (literals adapt); false after an error.
   bool checkFragmentOperand(ExprPtr &x, const Type &t, const Type &frag, const std::string &what);
@@ -225,7 +225,7 @@ public:
   TensorParamSyntax *checkTensorRef(ExprPtr &a, CallExpr &call);
   /// Whether the enclosing `if`s make the current statement run in one thread.
   bool inSingleThread() const;
-  // ---- SemaPeer.cpp: multi-GPU (issue #10)
+  // ---- SemaPeer.cpp: multi-GPU
   void checkSemaphoreParams();
   void finishPeerParams();
   void addPeerParam(std::unique_ptr<Decl> d, int kind, int param);
@@ -259,7 +259,7 @@ public:
   /// Adapts untyped arguments to `t` and reports the others of another type
   /// (min/max/clamp, math builtins); false after an error.
   bool argsOfOneType(CallExpr &e, const Type &t);
-  // ---- SemaWarp.cpp / SemaMath.cpp (issue #11)
+  // ---- SemaWarp.cpp / SemaMath.cpp
   /// shfl_*, vote_*, redux_*, match_*, sync_warp, lanemask_*.
   Type checkWarpCall(CallExpr &e);
   /// fma, abs, sqrt, ..., copysign (and their `approx =`).
@@ -288,7 +288,7 @@ public:
   Type checkVectorLoad(CallExpr &e, IndexExpr &loc, const Type &elem);
   /// store(LOC, V): a scalar of the element type, or a vector of them.
   bool checkStoreValue(CallExpr &e, IndexExpr *loc, const Type &elem);
-  // ---- SemaAbstr.cpp: issue #11 fn, const, template kernels, local arrays, unroll
+  // ---- SemaAbstr.cpp: fn, const, template kernels, local arrays, unroll
   /// File-level constants, functions, template instances (before any kernel).
   void prepareModule(ModuleAST &module);
   void instantiateTemplates(ModuleAST &module);
@@ -307,7 +307,7 @@ public:
   /// args[0] of a memory builtin names an element of a local array.
   bool rejectLocalArrayAccess(CallExpr &e);
 
-  // ---- SemaMma.cpp: fragments, mma and its operand views, inflight(n) (issue #9)
+  // ---- SemaMma.cpp: fragments, mma and its operand views, inflight(n)
   /// frag<T>[M, N] / zeros<T>[M, N]: element type and wgmma shape.
   bool checkFragmentShape(const Location &loc, ScalarKind k, int64_t m, int64_t n);
   /// zeros, mma; rows/trans anywhere but an operand position are errors.
@@ -392,7 +392,7 @@ public:
   };
   std::unordered_map<MBarrierStmt *, MBarrierUses> mbarrierUses_;
 
-  // Issue #11 (abstr)
+  // Constants, functions, template kernels, local arrays (SemaAbstr.cpp)
   std::unordered_map<std::string, Decl *> globalConsts_; // file-level `const`
   std::unordered_map<std::string, const FnAST *> functions_;
   /// The functions being inlined, innermost last, with their call sites.

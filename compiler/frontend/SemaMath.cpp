@@ -13,7 +13,7 @@
 namespace tile::frontend {
 
 namespace {
-/// The functions with a fast approximate PTX form (docs/language.md, "Math").
+/// The functions with a fast approximate PTX form (docs/reference/warp-and-math.md, "Math").
 bool hasApproxForm(Builtin b) {
   switch (b) {
   case Builtin::Sqrt:

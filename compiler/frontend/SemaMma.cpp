@@ -1,6 +1,6 @@
 //===- SemaMma.cpp - fragments, operand views, mma, inflight ---------------===//
 //
-// Issue #9 (docs/language.md "Fragments and mma"):
+// Fragments and mma (docs/reference/mma.md "Fragments and `mma`"):
 //  - zeros<T>[M, N] / frag<T>[M, N]: M a multiple of 64, N a multiple of 8
 //    in 8..256 (wgmma's m64nNk16 shapes, tile/target.h), T f32, f16, bf16.
 //  - mma(a, b, acc): a is a [M, K] view with K inner (a tile, rows(t, i, n)
@@ -358,7 +358,7 @@ Type Sema::checkMma(CallExpr &e) {
     return Type::invalid();
   }
   e.mma.k = ka;
-  kernel_->usesMma = true; // issue #10: range checks trap without printf (MLIRGenPeer.cpp)
+  kernel_->usesMma = true; // range checks trap without printf (MLIRGenPeer.cpp)
   if (ringAccess_ && !ringAccess_->isProduce()) {
     e.mma.inConsume = true;
     ringAccess_->mmaReadsRegisterA |= a.inRegisters;

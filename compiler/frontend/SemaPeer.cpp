@@ -1,6 +1,6 @@
 //===- SemaPeer.cpp - multi-GPU: symmetric tensors, peers, semaphores ------===//
 //
-// Issue #10 (docs/language.md "Multi-GPU"): `symmetric tensor` and
+// `symmetric tensor` and
 // `semaphore[S]` parameters, device_rank() / device_count(), peer(A, d) as
 // the global side of copy_async, element access `A[i, j]` / `peer(A, d)[i, j]`
 // on symmetric tensors, signal and wait on semaphores. The hidden

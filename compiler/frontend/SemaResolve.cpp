@@ -39,7 +39,7 @@ bool Sema::resolveName(ExprPtr &e) {
     if (Decl *d = lookup(v->name)) {
       e = constantLiteral(*d, at); // a constant reads as its value
     } else {
-      // `inf` / `nan`: contextual names (docs/language.md), float literals.
+      // `inf` / `nan`: contextual names (docs/reference/lexical.md), float literals.
       double value = v->name == "inf" ? HUGE_VAL : std::nan("");
       e = std::make_unique<FloatLiteralExpr>(at, value);
     }

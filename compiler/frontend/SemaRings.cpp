@@ -9,7 +9,7 @@
 // one other consumes (stage and phase are per-role state), nobody leaves a
 // ring block or the kernel early (the releases and the producer tail must
 // run), and ring tiles are written only by the produce block's copies.
-// docs/language.md "Rings" is the user-facing summary.
+// docs/reference/tma-and-rings.md "Rings" is the user-facing summary.
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
@@ -321,7 +321,7 @@ void Sema::checkRingAccess(RingAccessStmt &s) {
   checkBlock(s.body, false);
   popScope();
   ringAccess_ = outer;
-  checkConsumeInflight(s); // SemaMma.cpp (issue #9)
+  checkConsumeInflight(s); // SemaMma.cpp
   if (!s.isProduce() && s.ring && !s.slotReadOnlyByMma())
     s.ring->consumedGenerically = true;
   if (!s.isProduce() || !ok || diags_.numErrors() != errorsBefore)
@@ -386,7 +386,7 @@ bool Sema::checkRingCopy(CallExpr &e, SharedArrayStmt &tile) {
   if (e.tma.isStore) {
     if (!ring)
       return true;
-    // Issue #10: forwarding the stage being consumed (the ring all-gather
+    // Forwarding the stage being consumed (the ring all-gather
     // GEMM): the slot's release waits for the store's read (MLIRGenRings.cpp).
     if (ringAccess_ && !ringAccess_->isProduce() && ringAccess_->ring == ring) {
       ring->storedByTma = true;

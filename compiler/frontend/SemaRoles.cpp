@@ -1,9 +1,9 @@
 //===- SemaRoles.cpp - warp roles: warpgroups blocks and their builtins ----===//
 //
-// Issue #8, warp roles. `warpgroups { NAME(warpgroups = n, regs = r) { ... } }`
+// Warp roles. `warpgroups { NAME(warpgroups = n, regs = r) { ... } }`
 // splits the CTA into roles of whole warpgroups (128 threads), in the order
 // written: the first role runs in warpgroups 0 .. n0-1, the next from n0, ...
-// Rules (docs/language.md "Warp roles"):
+// Rules (docs/reference/roles.md "Warp roles"):
 //  - one block per kernel, at the top level, and the last statement (after
 //    setmaxnreg the warpgroups have different register budgets; code after
 //    the block would be compiled to the smallest one);

@@ -1,6 +1,6 @@
 //===- SemaSync.cpp - mbarriers, st.async, fences, split cluster barriers --===//
 //
-// Issue #3. mbarrier operands are `b`, `s[i]` (type mbarrier, space shared)
+// The mbarrier builtins. mbarrier operands are `b`, `s[i]` (type mbarrier, space shared)
 // and `remote(b, r)` / `remote(s[i], r)` (type mbarrier<cluster>). Users never
 // write init or parity: the compiler initialises every mbarrier and tracks the
 // phase of every wait.
@@ -314,7 +314,7 @@ bool Sema::checkStoreAsyncPlacement(CallExpr &e, IndexExpr &dst, int64_t width, 
                 std::to_string(*length - width) + "; store fewer values or start earlier");
       return false;
     }
-    // Arrays start 16-byte aligned (docs/language.md, layout rule), so the
+    // Arrays start 16-byte aligned (docs/reference/memory.md, layout rule), so the
     // address is aligned when the element offset in the CTA's array is.
     std::optional<int64_t> offset;
     if (!distributed)

@@ -3,7 +3,7 @@
 // `A: tensor<T>[M, 64]` parameters (their named extents become hidden i32
 // parameters), `shared<T>[R, C]` arrays indexed `t[i, j]` (row major), and
 // the TMA builtins copy_async / prefetch_tensor. The compiler chooses every
-// tile's swizzle, panels and alignment here (docs/language.md "TMA tiles"),
+// tile's swizzle, panels and alignment here (docs/reference/tma-and-rings.md "TMA tiles"),
 // and records the box and swizzle each tensor map must be encoded with.
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"

@@ -1,7 +1,7 @@
 //===- SemaTypes.cpp - `c ? a : b`, break/continue, bitcast, bit counts ----===//
 //
-// Issue #11 item 6 (docs/language.md, "Conditional expressions, loop exits,
-// unsigned integers, f64 and bit operations"):
+// Conditional expressions, loop exits, unsigned integers, f64 and bit
+// operations (docs/reference/operators.md, docs/reference/statements.md):
 //
 //  - `c ? a : b` evaluates only the side it chooses. A side that may trap or
 //    has an effect (a load, an atomic, a division) marks the expression lazy:

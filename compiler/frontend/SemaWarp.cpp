@@ -8,7 +8,7 @@
 // executing lane must be in it (PTX ISA 9.7.9.6, 9.7.13.7, 9.7.13.9,
 // 9.7.13.11). A constant mask of 0 names no lane and is an error; a constant
 // width must be a power of two in 1..32 (a run-time one is rounded down to a
-// power of two in the lowering: docs/language.md). Whether the lanes are
+// power of two in the lowering: docs/reference/warp-and-math.md). Whether the lanes are
 // converged is SemaDivergence's part.
 //
 //===----------------------------------------------------------------------===//

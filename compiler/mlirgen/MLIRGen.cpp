@@ -27,7 +27,7 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
     argTypes.push_back(valueType(p->type));
   for (size_t i = 0; i < k.hiddenParams.size(); ++i) // tensor extents, filled by the runtime
     argTypes.push_back(builder.getI32Type());
-  for (const fe::PeerParam &p : k.peerParams) // issue #10: i32 or u64, filled by the runtime
+  for (const fe::PeerParam &p : k.peerParams) // i32 or u64, filled by the runtime
     argTypes.push_back(valueType(p.decl->type));
   builder.setInsertionPointToEnd(module->getBody());
   Location l = loc(k.loc);
@@ -303,7 +303,7 @@ std::pair<Value, Value> MLIRGenImpl::linearThread(Location l) {
 }
 
 /// Every `for` terminates and visits exactly the values below its bound,
-/// without wrapping (docs/language.md, "for loops"):
+/// without wrapping (docs/reference/statements.md, "Loops and conditions"):
 /// - `a .. b` (step 1): i < b <= MAX, so i + 1 never overflows; scf.for as is.
 /// - `a .. b step s`: a trip count, ceil((b - a) / s) when a < b and s > 0,
 ///   else 0 (a run-time step <= 0 runs no iteration). b - a and the division
@@ -422,7 +422,7 @@ void MLIRGenImpl::genFor(const fe::ForStmt &s) {
       });
 }
 
-/// A `for` with break/continue (issue #11): MLIRGenTypes.cpp has the rest.
+/// A `for` with break/continue: MLIRGenTypes.cpp has the rest.
 void MLIRGenImpl::genForWithExits(const fe::ForStmt &s) {
   Location l = loc(s.loc);
   LoopBounds bounds = loopBounds(s);

@@ -1,6 +1,6 @@
 //===- MLIRGenAbstr.cpp - local arrays, unrolled loops, inlined functions ===//
 //
-// Issue #11. All three are expanded here, in the tile IR, so that the sync
+// All three are expanded here, in the tile IR, so that the sync
 // passes and the local-array check see the code as it runs:
 //  - `local<T>[N]`: one tile.local_array in the entry block (an alloca that
 //    SROA splits when every index is constant), zeroed where it is declared;

@@ -4,7 +4,7 @@
 // and immediate UB for `sdiv`/`srem` by 0 or INT_MIN / -1 and poison for
 // `fptosi` of a value out of range; a store of such a value may be deleted.
 // The language defines every operator on every input instead
-// (docs/language.md, "Semantics of every operator on every input"), so
+// (docs/reference/operators.md, "Every operator is defined on every input"), so
 // these operators are built here from ops that are defined on all inputs:
 //
 //   x << n   PTX shl.b32 clamps the amount: n (read unsigned) >= width gives 0

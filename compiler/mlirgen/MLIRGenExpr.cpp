@@ -214,7 +214,7 @@ Value MLIRGenImpl::genBinaryOp(Location l, fe::BinaryOp op, Value lhs, Value rhs
   if (type.isFloat()) {
     switch (op) {
     // Contractible under --fmad (the default): a product feeding a sum may
-    // become one fma.rn (docs/language.md "Floats").
+    // become one fma.rn (docs/reference/operators.md "Floats").
     case B::Add:
       return arith::AddFOp::create(builder, l, lhs, rhs, contractFlags());
     case B::Sub:
@@ -401,7 +401,7 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   using BI = fe::Builtin;
   if (isEpilogueCall(e)) // fragment math, rows/cols, row vectors, stores: MLIRGenEpilogue.cpp
     return genEpilogueCall(e);
-  if (e.builtin >= BI::DeviceRank && e.builtin <= BI::SemWait) // MLIRGenPeer.cpp (issue #10)
+  if (e.builtin >= BI::DeviceRank && e.builtin <= BI::SemWait) // MLIRGenPeer.cpp
     return genPeerCall(e);
   switch (e.builtin) {
   case BI::ThreadId:

@@ -14,7 +14,7 @@
 //    statement that may return runs under `if !returned`, and loops containing
 //    a return also test the flag. Threads therefore reach the kernel's end,
 //    where compiler-inserted exit barriers live;
-//  - integers are signed (`/ % >> <` use the signed forms), as docs/language.md says.
+//  - integers are signed (`/ % >> <` use the signed forms), as docs/reference/operators.md says.
 //
 //
 // MLIRGen.cpp: kernels and statements; MLIRGenExpr.cpp: arrays, addresses and
@@ -100,7 +100,7 @@ private:
   };
   llvm::DenseMap<const fe::StmtAST *, LoopExit> loopExits;
   const fe::StmtAST *currentLoop = nullptr; // innermost loop being emitted
-  // Issue #11 (MLIRGenAbstr.cpp): the inlined function being emitted.
+  // The inlined function being emitted.
   Value resultSlot;                 // its result, when it returns a value
   std::optional<Location> callSite; // the call it is inlined at (nested: a CallSiteLoc)
 
@@ -172,7 +172,7 @@ private:
                                 static_cast<unsigned>(t.dims.size()));
     if (t.isVector())
       return vectorType(t);
-    if (t.isFragment()) // issue #9
+    if (t.isFragment())
       return FragType::get(builder.getContext(), t.dims[0], t.dims[1], scalarType(t.scalar));
     if (t.kind == fe::Type::CachePolicy)
       return builder.getI64Type();
@@ -315,7 +315,7 @@ private:
 
   Value genCast(const fe::CastExpr &e);
 
-  // Issue #11 (MLIRGenTypes.cpp): `c ? a : b`, break/continue, unsigned
+  // `c ? a : b`, break/continue, unsigned
   // operators, f64 conversions, bitcast and bit counts.
   Value genSelect(const fe::SelectExpr &e);
   /// Flags for a loop with break/continue, cleared before it starts.
@@ -430,7 +430,7 @@ public:
   /// The layout of an n-D array or TMA tile (null for a plain 1-D array).
   TileLayoutAttr tileLayout(const fe::SharedArrayStmt &s);
 
-  // Issue #9 epilogue on fragments (MLIRGenEpilogue.cpp).
+  // Epilogue on fragments (MLIRGenEpilogue.cpp).
   FragType epilogueFragType(const fe::Type &t);
   Value genFragmentBinary(const fe::BinaryExpr &e);
   Value genFragmentNeg(const fe::UnaryExpr &e);
@@ -453,7 +453,7 @@ public:
   /// wait_group 0 before the kernel exits, when it issues TMA stores.
   void genBulkDrain(Location l);
 
-  // Multi-GPU (MLIRGenPeer.cpp, issue #10)
+  // Multi-GPU (MLIRGenPeer.cpp)
   Value peerValue(int kind, int param);
   void trapUnless(Location l, Value ok, const std::string &message, ValueRange args,
                   bool silent = false);
@@ -504,7 +504,7 @@ public:
   void genRingRelease(Location l, const fe::RingAccessStmt &s, Value emptyPtr);
 
   //===--------------------------------------------------------------------===//
-  // Fragments and mma (MLIRGenMma.cpp, issue #9)
+  // Fragments and mma (MLIRGenMma.cpp)
   //===--------------------------------------------------------------------===//
   Value genMmaCall(const fe::CallExpr &e);
   /// wgmma.fence at the top of a consume block that issues mma.
@@ -523,7 +523,7 @@ public:
   std::multimap<const fe::StmtAST *, const fe::RingAccessStmt *> mmaDrains;
 
   //===--------------------------------------------------------------------===//
-  // Issue #11: local arrays, unrolled loops, inlined functions (MLIRGenAbstr.cpp)
+  // Local arrays, unrolled loops, inlined functions (MLIRGenAbstr.cpp)
   //===--------------------------------------------------------------------===//
 
   void genLocalArray(const fe::LocalArrayStmt &s);

@@ -1,6 +1,6 @@
 //===- MLIRGenMath.cpp - math functions -> LLVM intrinsics and libdevice --===//
 //
-// The accurate forms (docs/language.md "Math functions" lists each one's
+// The accurate forms (docs/reference/warp-and-math.md "Math functions" lists each one's
 // error bound):
 //   abs floor ceil trunc round copysign  exact: llvm.fabs/floor/... (PTX abs,
 //                                         cvt.rmi/rpi/rzi, copysign; round is

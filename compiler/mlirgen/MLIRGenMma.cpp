@@ -1,6 +1,6 @@
 //===- MLIRGenMma.cpp - fragments, mma and the wgmma group placement -------===//
 //
-// Issue #9 (ASYNC-DESIGN.md rule 8, PTX ISA 9.7.15.6 wgmma.fence /
+// The wgmma fence/commit/wait rule (PTX ISA 9.7.15.6 wgmma.fence /
 // commit_group / wait_group):
 //  - zeros<T>[M, N] is tile.frag_zeros; mma(a, b, acc) one tile.mma whose
 //    operands are the tiles' bases, the first row of each view and the tile

@@ -1,6 +1,6 @@
 //===- MLIRGenPeer.cpp - multi-GPU: peers, semaphores, the exit protocol ---===//
 //
-// Issue #10 (docs/language.md "Multi-GPU", docs/passes.md "Multi-GPU"):
+// Multi-GPU (docs/reference/multi-gpu.md, docs/passes.md "Multi-GPU"):
 //  - device_rank() / device_count(): the hidden $rank / $world parameters;
 //  - peer(A, d) in copy_async: entry d of A$peer_maps (tile.peer_tensor_map);
 //  - A[i, j] / peer(A, d)[i, j]: entry $rank / d of A$peers + the row-major

@@ -209,14 +209,14 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
                Twine(r.txBytes) +
                " bytes and the producer's arrival; a consume with no matching produce hangs "
                "here");
-  // Issue #10: leading `if ... { copy_async(...) }` statements (forwarding
+  // Leading `if ... { copy_async(...) }` statements (forwarding
   // the stage, ring_gemm) come before the wgmma.fence, so no divergent
   // branch separates the warpgroup's wgmma instructions (ptxas would
   // serialise them, C7520).
   size_t first = s.issuesMma ? leadingTmaStoreIfs(s.body) : 0;
   for (size_t i = 0; i < first; ++i)
     genStmt(*s.body[i]);
-  if (s.issuesMma) // issue #9 (MLIRGenMma.cpp): wgmma.fence before the block's first mma
+  if (s.issuesMma) // MLIRGenMma.cpp: wgmma.fence before the block's first mma
     genMmaConsumeStart(s);
   genBlock(s.body, first);
   Location end = loc(s.loc);
@@ -246,7 +246,7 @@ void MLIRGenImpl::genRingRelease(Location end, const fe::RingAccessStmt &s, Valu
   Value group = intConst(end, i32, r.groupSize);
   Value releasing = arith::CmpIOp::create(builder, end, arith::CmpIPredicate::ult, lane, group);
   if (r.releasedPerWarpgroup && r.storedByTma) {
-    // Issue #10: a thread of this warp may have forwarded the slot with a
+    // A thread of this warp may have forwarded the slot with a
     // TMA store; its wait_group.read (tile-place-bulk-waits, before this
     // shared-only bar.warp.sync) precedes every lane's release.
     auto sync = SyncWarpOp::create(builder, end, intConst(end, i32, -1));

@@ -171,7 +171,7 @@ static std::optional<int64_t> constantOf(Value v) {
 
 /// `store_async(DST, VALUE, remote(b, r))`. Sema rejected every constant
 /// placement that is out of bounds, misaligned or in the wrong CTA; what it
-/// could not decide is settled here (docs/language.md, "store_async"):
+/// could not decide is settled here (docs/reference/sync.md, "store_async"):
 ///  - st.async writes into the CTA that holds the mbarrier (PTX ISA 9.7.9.12):
 ///    when the destination CTA (the remote() rank, or for a dshared element
 ///    the owners of the first and last element) is not provably the

@@ -60,7 +60,7 @@ Value MLIRGenImpl::genTmaCall(const fe::CallExpr &e) {
   const fe::ExprAST &tensorArg =
       *e.args[e.tma.isStore || e.builtin == fe::Builtin::PrefetchTensor ? 0 : 1];
   auto &box = *tensorArg.as<fe::IndexExpr>();
-  // peer(A, d)[c...] (issue #10): A's map stands for the type; the copy goes
+  // peer(A, d)[c...]: A's map stands for the type; the copy goes
   // through entry d of A$peer_maps (MLIRGenPeer.cpp).
   const fe::ExprAST *tensorRef = box.base.get();
   if (auto *p = tensorRef->as<fe::CallExpr>())

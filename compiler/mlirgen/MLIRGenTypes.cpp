@@ -1,7 +1,7 @@
 //===- MLIRGenTypes.cpp - `?:`, break/continue, unsigned, f64, bit ops -----===//
 //
-// Issue #11 item 6 (docs/language.md, "Conditional expressions, loop exits,
-// unsigned integers, f64 and bit operations").
+// Conditional expressions, loop exits, unsigned integers, f64 and bit
+// operations (docs/reference/operators.md, docs/reference/statements.md).
 //
 //  - `c ? a : b`: arith.select when both sides are plain arithmetic (Sema's
 //    SelectExpr::lazy is false), else scf.if, so a load or a division on the

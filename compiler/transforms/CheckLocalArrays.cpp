@@ -1,6 +1,6 @@
 //===- CheckLocalArrays.cpp - local arrays: bounds and register promotion -===//
 //
-// `local<T>[N]` (docs/language.md "Register arrays") lives in registers only
+// `local<T>[N]` (docs/reference/statements.md "Register arrays") lives in registers only
 // when LLVM's SROA can split its alloca, i.e. when every access is at a
 // constant offset. After canonicalization the loop variables of fully
 // unrolled loops are constants, so each tile.ptr_add on the array's base is

@@ -38,7 +38,7 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
   void runOnOperation() override {
     SmallVector<MBarrierWaitOp> waits;
     getOperation().walk([&](MBarrierWaitOp op) { waits.push_back(op); });
-    SmallVector<SemWaitOp> semWaits; // issue #10: semaphore waits
+    SmallVector<SemWaitOp> semWaits; // semaphore waits
     getOperation().walk([&](SemWaitOp op) { semWaits.push_back(op); });
     for (SemWaitOp wait : semWaits)
       boundSemaphore(wait);
@@ -97,7 +97,7 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
       args.push_back(SRegOp::create(b, loc, b.getI32Type(), r));
   }
 
-  /// A semaphore wait (issue #10) as a loop of ld.acquire.sys probes with
+  /// A semaphore wait as a loop of ld.acquire.sys probes with
   /// backoff, bounded like an mbarrier wait; the report names the device,
   /// the counter, the value waited for and the value seen (and, for the exit
   /// protocol's wait, that it is one: tile.hang_note).

@@ -10,7 +10,7 @@
 // A TMA store or a wgmma (async-proxy reads) of a tile that generic stores write
 // needs fence.proxy.async.shared::cta by the writers after their writes and
 // before the barrier that orders them before the store (PTX ISA 8.6
-// "Proxies"; ASYNC-DESIGN.md rule 5): the fence goes right before the
+// "Proxies"; the proxy-fence rule): the fence goes right before the
 // nearest barrier preceding the store (every writer runs it; inside a role,
 // the role's named barrier), or before the
 // store itself when no barrier precedes it (the issuing thread wrote it). One

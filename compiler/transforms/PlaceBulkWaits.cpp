@@ -2,7 +2,7 @@
 //
 // A TMA store reads its shared tile and writes global memory asynchronously
 // after the instruction issues (PTX ISA 9.7.9.25.4 cp.async.bulk.wait_group;
-// ASYNC-DESIGN.md rule 6):
+// the bulk-group wait rule):
 //   * the tile may be rewritten only once the issuing thread's
 //     `cp.async.bulk.wait_group.read` says the sources were read;
 //   * the global writes are visible to others only once the issuing thread's

@@ -18,7 +18,7 @@
 //    orders prior writes; relaxed is much cheaper, ANCHORS: 37 vs 411 ns);
 //  - order of waits: `.acquire` (the data they guard must be visible);
 //  - a cluster_arrive() the user wrote without an order: `.release`, the
-//    language's default (docs/language.md);
+//    language's default (docs/reference/sync.md);
 //  - fence without order/scope: `.acq_rel`, `.gpu` (the language's default);
 //  - `bar.sync` (= barrier.sync.aligned, PTX ISA 9.7.13.1) only for CTA
 //    barriers and a role's named barriers in warp-uniform control flow.

@@ -39,7 +39,7 @@ LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type
                          << stringifyAddressSpace(space) << " memory";
     return success();
   }
-  // A `var` of a fragment (issue #9) is a local slot of the whole fragment
+  // A `var` of a fragment is a local slot of the whole fragment
   // (SROA keeps it in registers).
   if (isa<FragType>(elementType)) {
     if (space != AddressSpace::local)

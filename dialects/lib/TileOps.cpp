@@ -422,7 +422,7 @@ LogicalResult FenceOp::verify() {
 /// The report is a printf format filled with i32 arguments: one %d, %i, %u
 /// or %x per argument, and nothing else that would make vprintf read an
 /// argument that is not there or of another type. An i64 argument (a
-/// semaphore counter, issue #10) takes %lld, %llu or %llx.
+/// semaphore counter) takes %lld, %llu or %llx.
 LogicalResult HangTrapOp::verify() {
   StringRef message = getMessage();
   size_t conversions = 0;

@@ -42,7 +42,7 @@ inline const char *bmajorName(BMajor b) { return b == BMajor::K ? "k" : "mn"; }
 inline tile::TensorElement tensorElement(DType d) {
   return d == DType::F16 ? tile::TensorElement::F16 : tile::TensorElement::BF16;
 }
-// The tolerance on the relative Frobenius error (issue #9): 8 mantissa bits
+// The tolerance on the relative Frobenius error: 8 mantissa bits
 // of bf16 vs 11 of f16 in the inputs and in the rounded output.
 inline double tolerance(DType d) { return d == DType::F16 ? 2e-3 : 1e-2; }
 

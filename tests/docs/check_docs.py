@@ -124,7 +124,7 @@ def links(root):
                 in_code = not in_code
             if in_code:
                 continue
-            for target in LINK.findall(l):
+            for target in LINK.findall(re.sub(r"`[^`]*`", "", l)):
                 if re.match(r"[a-z]+:", target):
                     continue  # http(s), mailto
                 count += 1

@@ -132,7 +132,7 @@ const char *const kTokens[] = {"kernel",
                                "\t",
                                "\xff",
                                "@",
-                               // issue #11: unsigned, f64, `?:`, loop exits, bit ops
+                               // Unsigned, f64, `?:`, loop exits, bit ops
                                "u8",
                                "u16",
                                "u32",
@@ -292,7 +292,7 @@ const char *const kStatements[] = {
     "let zz = 7 % 0",
     "let zz = 1 << 40",
     "let zz = 1 as i8 >> 9",
-    // issue #11: unsigned and f64 operators, `?:`, loop exits, bit operations
+    // Unsigned and f64 operators, `?:`, loop exits, bit operations
     "let zz = 0xffffffff as u32 / (thread_id(0) as u32)",
     "let zz = (thread_id(0) as u64) % 0",
     "let zz = (lane_id() as u16) >> 20",
@@ -692,7 +692,7 @@ std::vector<std::string> builtinSeeds() {
       "    store_async(remote(buf, cluster_rank() ^ 1)[0], {1, 2, 3, 4}, remote(bar, "
       "cluster_rank() ^ 1))\n"
       "  }\n  wait(bar)\n  out[thread_id(0)] = buf[thread_id(0) % 4]\n  cluster_sync()\n}\n",
-      // Issue #11: unsigned and f64 on every operator, `?:`, break/continue, bit ops.
+      // Unsigned and f64 on every operator, `?:`, break/continue, bit ops.
       "kernel uf(u: ptr<u32, global>, w: ptr<u64, global>, d: ptr<f64, global>, b: ptr<u8, "
       "global>,\n"
       "          x: u32, y: f64) {\n"

@@ -174,7 +174,7 @@ std::string kernelSymbolUsedAsOperand(const std::string &ptx) {
 /// (before LLVM's optimisations, which may exploit it and delete the code):
 /// a poison operand, a shift by a constant >= the bit width, a division by a
 /// constant zero. The language gives every operator a defined result
-/// (docs/language.md), so each of these means the source's meaning was lost.
+/// (docs/reference/operators.md), so each of these means the source's meaning was lost.
 std::string undefinedBehaviourIn(const std::string &llvmIR) {
   std::istringstream in(llvmIR);
   for (std::string line; std::getline(in, line);) {

@@ -1,6 +1,6 @@
 // GPU tests of the defined semantics of shifts, signed division/remainder and
-// conversions (docs/language.md, "Semantics of every operator on every
-// input"), kernels in arith_semantics.tile. Every edge case (0 and -1
+// conversions (docs/reference/operators.md, "Every operator is defined on
+// every input"), kernels in arith_semantics.tile. Every edge case (0 and -1
 // divisors, MIN dividends, shift amounts -1, 0, width-1, width, 100, NaN,
 // +-inf, huge and tiny floats) plus fresh random values go through the GPU
 // and are compared bit for bit with the CPU reference below, which implements

@@ -1,10 +1,11 @@
-// GPU tests of issue #11 item 6 (kernels in arith_types.tile): unsigned
+// GPU tests of the conditional expression, loop exits, unsigned integers, f64
+// and the bit operations (kernels in arith_types.tile): unsigned
 // operators and conversions, f64 arithmetic and conversions, bitcast,
 // popc/clz/brev/bfind, `c ? a : b` laziness, break/continue and the unsigned
 // and f64 atomics. Edge cases plus fresh random values go through the GPU
 // and are compared bit for bit with a CPU reference of the documented rules
-// (docs/language.md, "Conditional expressions, loop exits, unsigned
-// integers, f64 and bit operations").
+// (docs/reference/operators.md: `c ? a : b`, unsigned integers, f64, bitcast
+// and the bit counts; docs/reference/statements.md: `break` and `continue`).
 #include <catch2/catch.hpp>
 
 #include <tile/runtime.h>

@@ -2,7 +2,7 @@
 // Warp ops: bit for bit against a CPU model of the PTX rules (shfl.sync's
 // segment/clamp formula, vote, redux, match, %lanemask). Math: every accurate
 // f32 function against a double reference within the ulp bound that
-// docs/language.md states, on edge cases and fresh random values; the
+// docs/reference/warp-and-math.md states, on edge cases and fresh random values; the
 // approximate forms within the PTX bounds on their documented ranges.
 #include <catch2/catch.hpp>
 
@@ -56,7 +56,7 @@ template <class T> T shfl(const T *warp, int lane, int mode, uint32_t b, uint32_
   }
   return warp[ok ? j : lane];
 }
-// The width -> c rule of docs/language.md: clamp to 1..32, round down to a power of two.
+// The width -> c rule of docs/reference/warp-and-math.md: clamp to 1..32, round down to a power of two.
 uint32_t segment(int width, int mode) {
   int w = std::min(std::max(width, 1), 32);
   int p = 1;
@@ -260,7 +260,7 @@ std::vector<float> mathInputs(std::mt19937_64 &rng) {
 struct MathFn {
   const char *name;
   double (*ref)(double, double);
-  double maxUlp; // docs/language.md "Math functions"
+  double maxUlp; // docs/reference/warp-and-math.md "Math functions"
 };
 
 } // namespace

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The SASS each cache-hint / vector / packed-half form becomes (the table of
-# docs/language.md "Cache-controlled loads and stores, vectors, packed halves").
+# docs/reference/memory.md "Cache-controlled loads and stores, vectors, packed halves").
 #
 # Input: the PTX of samples/cache_forms/cache_forms.tile, one kernel per form
 # (build/ptx/cache_forms.ptx here; .gpu/ptx/cache_forms.ptx on the GPU machine,

@@ -84,7 +84,7 @@ struct CompileOptions {
   /// --no-wgmma-check.
   bool checkWgmma = true;
   /// Contract a float product feeding a sum into fma.rn, as nvcc's
-  /// -fmad=true (tilec --fmad=false turns it off: docs/language.md "Floats").
+  /// -fmad=true (tilec --fmad=false turns it off: docs/reference/operators.md "Floats").
   bool fmad = true;
   /// Math functions default to their approximate PTX forms (tilec --fast-math).
   bool fastMath = false;
@@ -96,7 +96,7 @@ struct CompileOptions {
   /// several values: one instance per combination), "KERNEL.NAME=V[,V...]"
   /// (that kernel; wins over NAME=), "KERNEL<V1, V2>" (one instance, values
   /// in parameter order; when given, only these instances of KERNEL).
-  /// Each instance is a PTX entry named KERNEL$P1V1$P2V2 (docs/language.md
+  /// Each instance is a PTX entry named KERNEL$P1V1$P2V2 (docs/reference/kernels.md
   /// "Kernel specialisation"); KernelInfo::sourceName/templateArgs name it.
   std::vector<std::string> defines;
 };

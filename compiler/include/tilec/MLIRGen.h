@@ -10,7 +10,7 @@ struct ModuleAST;
 }
 
 namespace mlir::tile {
-/// Code generation choices that change results (docs/language.md "Floats").
+/// Code generation choices that change results (docs/reference/operators.md "Floats").
 struct MLIRGenOptions {
   /// Mark float + - * contractible, so `a * b + c` may become fma.rn (nvcc's
   /// -fmad=true); off: every product and sum is rounded (tilec --fmad=false).

@@ -1,7 +1,7 @@
 //===- SourceLoc.h - source positions of ops, through inlined calls -*- C++ -*-===//
 //
 // MLIRGen gives every op a FileLineColLoc; an op of an inlined function body
-// (issue #11 `fn`) gets CallSiteLoc(position in the function, call site), so
+// (`fn`) gets CallSiteLoc(position in the function, call site), so
 // a diagnostic points into the function and can name the call.
 //
 //===----------------------------------------------------------------------===//

@@ -3,7 +3,7 @@
 // tilec describes every kernel it compiles beside the PTX: its parameters and
 // their types, the cluster shape, the thread bounds, the static shared memory
 // and the rule that sizes its dynamic shared memory from the launch arguments
-// (docs/language.md, "Static vs dynamic shared memory"). tile::compile returns
+// (docs/reference/memory.md, "Static vs dynamic shared memory"). tile::compile returns
 // it (CompileResult::kernels), `tilec --emit=info` writes it as JSON, and the
 // runtime reads it (Module::fromFiles) to compute a launch's dynamic shared
 // memory and cluster and to check the arguments' kinds. Plain C++17 with no
@@ -21,7 +21,7 @@
 
 namespace tile {
 
-/// The scalar types of the tile language (U8..U64 and F64 appended by issue #11).
+/// The scalar types of the tile language (U8..U64 and F64 come last, so the older values keep their numbers).
 enum class ScalarType { I1, I8, I16, I32, I64, F16, BF16, F32, U8, U16, U32, U64, F64 };
 const char *scalarTypeName(ScalarType t); // "i32"
 std::optional<ScalarType> scalarTypeFromName(const std::string &name);
@@ -63,7 +63,7 @@ struct TensorParamInfo {
   TmaL2Promotion l2Promotion = TmaL2Promotion::B128;
   /// Elements outside the tensor are filled with zero (not NaN) by loads.
   bool oobZeroFill = true;
-  /// `symmetric tensor<T>[...]` (docs/language.md, "Multi-GPU"): the argument
+  /// `symmetric tensor<T>[...]` (docs/reference/multi-gpu.md, "Multi-GPU"): the argument
   /// is this rank's part of a symmetric allocation (dense row-major, every rank
   /// the same shape); the kernel may address every peer's part through the
   /// hidden PeerPointers / PeerMaps parameters that belong to it.
@@ -137,8 +137,8 @@ struct KernelParamInfo {
 };
 
 /// An integer or float expression over the kernel's parameters, evaluated
-/// exactly as the kernel evaluates it (docs/language.md, "Semantics of every
-/// operator on every input"): wrapping + - *, x / 0 = -1, x % 0 = x, clamped
+/// exactly as the kernel evaluates it (docs/reference/operators.md, "Every operator
+/// is defined on every input"): wrapping + - *, x / 0 = -1, x % 0 = x, clamped
 /// shifts, saturating float-to-integer casts. Every node has the type of its
 /// value.
 struct SizeExpr {

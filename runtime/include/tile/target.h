@@ -81,7 +81,7 @@ inline constexpr int kMBarrierAlign = 8;
 inline constexpr int64_t kMaxMBarrierArrivals = (1 << 20) - 1;
 inline constexpr int64_t kMaxMBarrierTxBytes = (1 << 20) - 1;
 
-//===- Warpgroups and registers (issue #8, warp roles).
+//===- Warpgroups and registers (warp roles).
 
 /// Threads per warpgroup: the unit of setmaxnreg and wgmma (PTX ISA
 /// 9.7.17.1 "Warpgroup"; 9.7.19.x setmaxnreg).
@@ -94,7 +94,7 @@ inline constexpr int64_t kRegistersPerSM = 65536;
 inline constexpr int kMinSetMaxNReg = 24;
 inline constexpr int kMaxSetMaxNReg = 256;
 inline constexpr int kRegisterGranule = 8;
-//===- wgmma (issue #9): shapes and the accumulator fragment layout.
+//===- wgmma: shapes and the accumulator fragment layout.
 
 /// One wgmma.mma_async computes a 64 x N x 16 block for 16-bit operands
 /// (PTX ISA 9.7.15.5 "wgmma.mma_async": shapes .m64nNk16 for .f16/.bf16).

@@ -1,5 +1,5 @@
 # cmake -DTILEC=path -DSOURCES="a.tile;b.tile" -DARGS="..." -DRUNS=5 -DOUT=file -P TimeTilec.cmake
-# The compile time of samples/gemm (issue #9: "the compile time of the
+# The compile time of samples/gemm ("the compile time of the
 # sample, tilec source -> PTX"): each source compiled RUNS times to PTX with
 # the build's arguments (the runs after the first see a warm file cache),
 # the median wall time written to OUT, one line per source. Measured where

@@ -3,7 +3,7 @@
 // RUN: tile-opt %s --convert-tile-to-llvm --reconcile-unrealized-casts | mlir-translate --mlir-to-llvmir | llc -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90a -mattr=+ptx86 -o %t.ptx && %ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: tile-opt %s --convert-tile-to-llvm --reconcile-unrealized-casts | mlir-translate --mlir-to-llvmir | llc -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90a -mattr=+ptx86 | FileCheck %s --check-prefix=PTX
 
-// Issue #9 epilogue lowering (EpilogueToNVVM.cpp): 16-bit fragments compute
+// Epilogue lowering (EpilogueToNVVM.cpp): 16-bit fragments compute
 // on <2 x T> pairs bitcast from their i32 registers (a scalar is splat),
 // conversions are fptrunc/fpext of pairs, a 16-bit store into a tile whose
 // panel holds a multiple of 8 elements is nvvm.stmatrix (x4 per two

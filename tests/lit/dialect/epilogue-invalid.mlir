@@ -1,6 +1,6 @@
 // RUN: tile-opt %s -split-input-file -verify-diagnostics
 
-// Issue #9 epilogue ops: every verifier check.
+// Epilogue ops: every verifier check.
 
 tile.kernel @arith_scalar_type(%x: f16) {
   %a = tile.frag_zeros : !tile.frag<64x64xf32>

@@ -1,6 +1,6 @@
 // RUN: tile-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-insert-fences))' | FileCheck %s
 
-// Issue #9 epilogue: a role's threads write a tile (a fragment store, a
+// Epilogue: a role's threads write a tile (a fragment store, a
 // generic write) and one elected thread TMA-stores it after the role's named
 // barrier: fence.proxy.async goes right before that tile.named_barrier, where
 // every writer runs it (not before the store, where only the issuer would).

@@ -1,4 +1,4 @@
-// Issue #3 frontend: mbarriers, store_async and vector literals, fences and
+// Frontend: mbarriers, store_async and vector literals, fences and
 // split cluster barriers, the static sync checks.
 #include "TestUtil.h"
 
@@ -6,7 +6,7 @@
 
 using namespace tile::frontend;
 
-static const char *kPingPong = R"(// Low-latency cluster exchange (issue #3).
+static const char *kPingPong = R"(// Low-latency cluster exchange.
 kernel pingpong(out: ptr<i32, global>, iters: i32) cluster(8) threads(32) {
   let buf  = shared<i32>[4]
   let full = mbarrier(1)

@@ -1,4 +1,4 @@
-// Issue #6 frontend classes: float literals round like C, every rejected
+// Frontend classes: float literals round like C, every rejected
 // character and foreign operator or keyword gets a precise message, the
 // unknown-function hint comes from the builtin table, pointer vars assign.
 #include "TestUtil.h"
@@ -61,13 +61,13 @@ TEST_CASE("float literals in programs", "[literals]") {
 }
 
 TEST_CASE("lexer: every character that starts no token has its own message", "[lexer]") {
-  for (char c : std::string("\"'@#$`\\")) { // `?` is an operator (issue #11)
+  for (char c : std::string("\"'@#$`\\")) { // `?` is an operator
     std::string e = lexError(std::string("let x = 1 ") + c + " 2");
     INFO(c << ": " << e);
     CHECK(e.rfind(std::string("unexpected character '") + c + "': ", 0) == 0);
     CHECK(e.find("ASCII") == std::string::npos);
   }
-  CHECK(lexError("let x = n ? 1 : 2").empty()); // `c ? a : b` since issue #11
+  CHECK(lexError("let x = n ? 1 : 2").empty()); // `c ? a : b` is an operator
   CHECK(lexError("let x = \"a\"").find("there are no strings") != std::string::npos);
   CHECK(lexError("let x = \xc3\xa9").find("tile source is ASCII") != std::string::npos);
   CHECK(lexError("let x = \x01").find("a control character") != std::string::npos);
@@ -88,7 +88,7 @@ TEST_CASE("lexer: operators of other languages", "[lexer]") {
 }
 
 TEST_CASE("sema/parser: keywords of other languages", "[sema]") {
-  // break/continue are tile statements (issue #11): only outside a loop an error.
+  // break/continue are tile statements: only outside a loop an error.
   CHECK(compile(inKernel("break"))->firstError() == "'break' outside a loop");
   CHECK(compile(inKernel("while true { continue }"))->ok);
   CHECK(compile(inKernel("goto"))->firstError() == "tile has no 'goto' statement");
@@ -100,7 +100,7 @@ TEST_CASE("sema/parser: keywords of other languages", "[sema]") {
         "tile has no 'elif'; write `else if`");
   CHECK(compile(inKernel("auto x = 1"))->firstError() ==
         "variables are declared with `let` or `var`, not 'auto'");
-  CHECK(compile(inKernel("const x = 1\n p[0] = x"))->ok); // issue #11: a constant
+  CHECK(compile(inKernel("const x = 1\n p[0] = x"))->ok); // a constant
   CHECK(compile(inKernel("switch n { }"))->firstError() == "tile has no 'switch' statement");
   CHECK(compile(inKernel("let x = null"))->firstError() == "there are no null pointers ('null')");
   CHECK(compile(inKernel("return 1"))->firstError() == "a kernel returns no value");

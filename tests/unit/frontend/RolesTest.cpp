@@ -1,4 +1,4 @@
-// Warp roles in the checked AST (docs/language.md "Warp roles"): warpgroups
+// Warp roles in the checked AST (docs/reference/roles.md "Warp roles"): warpgroups
 // taken in order, barrier ids, regs, CallExpr::role, the register-pool rule
 // at its boundary, and `warpgroups` staying an ordinary name elsewhere.
 #include <catch2/catch.hpp>

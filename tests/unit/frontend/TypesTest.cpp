@@ -1,4 +1,4 @@
-// Issue #11 item 6 in the frontend: `c ? a : b`, break/continue (binding and
+// In the frontend: `c ? a : b`, break/continue (binding and
 // the divergence rule), unsigned integers and f64 (literals, constant
 // evaluation with the run-time semantics, constant errors), bitcast and the
 // bit counts.

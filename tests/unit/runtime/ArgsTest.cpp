@@ -162,7 +162,7 @@ TEST_CASE("DeviceBuffer: an element count whose byte size overflows is rejected"
   CHECK(tile::detail::allocationBytes(SIZE_MAX / 8, 8) == SIZE_MAX / 8 * 8);
 }
 
-TEST_CASE("ArgPack: unsigned host integers and doubles reach u32/u64/f64 parameters (issue #11)",
+TEST_CASE("ArgPack: unsigned host integers and doubles reach u32/u64/f64 parameters",
           "[args]") {
   using Pack = tile::ArgPack<uint32_t, uint64_t, double, tile::DeviceBuffer<uint32_t>,
                              tile::DeviceBuffer<double>>;

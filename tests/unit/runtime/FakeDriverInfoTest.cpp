@@ -195,7 +195,7 @@ TEST_CASE("fake driver: Module::fromFiles reads the .info.json beside the PTX", 
   fs::remove_all(dir);
 }
 
-// Issue #11: instances of a kernel with compile-time parameters, found by the
+// Instances of a kernel with compile-time parameters, found by the
 // source name and the arguments (any order) or by the mangled name.
 TEST_CASE("fake driver: Module::kernel finds a template instance by its arguments", "[fake]") {
   reset();

@@ -117,7 +117,7 @@ TEST_CASE("kernel info: JSON round trip", "[kernelinfo]") {
   CHECK(back.find("three") == nullptr);
   CHECK(back.kernels[0].sourceName.empty());
 
-  // An instance of a kernel with compile-time parameters (issue #11).
+  // An instance of a kernel with compile-time parameters.
   KernelInfo inst = two;
   inst.sourceName = "two";
   inst.templateArgs = {{"BM", 128}, {"NEG", INT64_MIN}};
@@ -271,7 +271,7 @@ TEST_CASE("kernel info: argument kinds against the parameters", "[kernelinfo]") 
              Catch::Contains("parameter 3 ('nbins', i32) has no argument"));
 }
 
-TEST_CASE("kernel info: u8..u64 and f64 (issue #11): names, JSON, argument kinds", "[kernelinfo]") {
+TEST_CASE("kernel info: u8..u64 and f64: names, JSON, argument kinds", "[kernelinfo]") {
   for (auto [t, name, bits] :
        {std::tuple{ScalarType::U8, "u8", 8u}, std::tuple{ScalarType::U16, "u16", 16u},
         std::tuple{ScalarType::U32, "u32", 32u}, std::tuple{ScalarType::U64, "u64", 64u},

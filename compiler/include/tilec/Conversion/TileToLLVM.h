@@ -39,7 +39,7 @@ void populateTileBarrierToNVVMPatterns(LLVMTypeConverter &converter, RewritePatt
 void populateTileFenceToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileAsyncToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileDebugToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
-/// PeerToNVVM.cpp (issue #10): peer maps and addresses, semaphore waits.
+/// PeerToNVVM.cpp: peer maps and addresses, semaphore waits.
 void populateTilePeerToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 /// Warp roles (RoleToNVVM.cpp): tile.role, warpgroup_id, elect_one, named_barrier.
 void populateTileRoleToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
@@ -55,14 +55,14 @@ class KernelOp;
 /// byval [128 x i8], align 64, nvvm.grid_constant on the tensor-map arguments.
 void setTensorMapArgAttrs(KernelOp kernel, LLVM::LLVMFuncOp func);
 void populateTileWarpToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
-/// Fragment epilogue (issue #9): element-wise math, conversions, row/column
+/// Fragment epilogue: element-wise math, conversions, row/column
 /// indices, row vectors, stores into tiles (stmatrix) and memory: EpilogueToNVVM.cpp.
 void populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
                                         RewritePatternSet &patterns);
-/// tile.local_array (issue #11 register arrays): LocalArrayToLLVM.cpp.
+/// tile.local_array (register arrays): LocalArrayToLLVM.cpp.
 void populateTileLocalArrayToLLVMPatterns(LLVMTypeConverter &converter,
                                           RewritePatternSet &patterns);
-/// Issue #9 (MmaToNVVM.cpp): `!tile.frag` -> the LLVM struct of its
+/// `!tile.frag` -> the LLVM struct of its
 /// registers; tile.frag_zeros, tile.mma (wgmma.mma_async with descriptors),
 /// tile.wgmma_fence / wgmma_commit / wgmma_wait.
 void addFragTypeConversion(LLVMTypeConverter &converter);

@@ -45,13 +45,13 @@ public:
     ExprStmt,
     Return,
     MBarrier,
-    Break,    // issue #11
-    Continue, // issue #11
-    Warpgroups, // issue #8
-    Ring,       // issue #8 rings
+    Break,
+    Continue,
+    Warpgroups,
+    Ring,       // rings
     Produce,
     Consume,
-    // Issue #11 (abstr)
+    // Constants and register arrays (SemaAbstr.cpp)
     Const,
     LocalArray,
   };
@@ -181,7 +181,7 @@ struct RingMember {
 
 /// `let r = pipeline[S] { a: shared<T>[...], ... }` (kernel top level): S
 /// stages of the member tiles plus S full and S empty mbarriers, owned by
-/// the compiler (docs/language.md "Rings").
+/// the compiler (docs/reference/tma-and-rings.md "Rings").
 class RingStmt : public StmtAST {
 public:
   RingStmt(Location loc, std::unique_ptr<Decl> decl) : StmtAST(Ring, std::move(loc)), decl(std::move(decl)) {}
@@ -200,7 +200,7 @@ public:
   /// Every consume reads its slots through mma only, in a role: one warp per
   /// consumer warpgroup releases (consumerWarps counts those warps).
   bool releasedPerWarpgroup = false;
-  /// Issue #10: some consume forwards its slot with a TMA store (copy_async
+  /// Some consume forwards its slot with a TMA store (copy_async
   /// of a stage tile to global memory): the issuing thread waits for the
   /// store's read before its warp's bar.warp.sync, which precedes the release.
   bool storedByTma = false;
@@ -226,7 +226,7 @@ public:
   Block body;
   RingStmt *ring = nullptr; // [sema]
   const RoleAST *role = nullptr; // [sema] the role it runs in (none without roles)
-  /// Issue #9: `consume r as s inflight(n)`: up to n wgmma groups stay in
+  /// `consume r as s inflight(n)`: up to n wgmma groups stay in
   /// flight after the block, and the stage's release is delayed by n blocks.
   int64_t inflight = 0;
   Location inflightLoc;               // the `inflight` keyword, when written
@@ -282,7 +282,7 @@ public:
   bool hasBreak = false;    // [sema] a `break` leaves this loop
   bool hasContinue = false; // [sema] a `continue` targets this loop
   /// `unroll` (full: unrollFull) or `unroll(F)` (unrollFactor) after the
-  /// bounds; Range loops only (docs/language.md "Unrolling").
+  /// bounds; Range loops only (docs/reference/statements.md "Register arrays and unrolling").
   bool unrollFull = false;
   ExprPtr unrollFactor;
   Location unrollLoc;
@@ -347,7 +347,7 @@ struct RoleAST {
 
 /// `warpgroups { ROLE ... }` (kernel top level, last statement): each role
 /// runs its body in its own warpgroups, in the order written (warpgroup 0
-/// runs the first role). See docs/language.md "Warp roles".
+/// runs the first role). See docs/reference/roles.md "Warp roles".
 class WarpgroupsStmt : public StmtAST {
 public:
   explicit WarpgroupsStmt(Location loc) : StmtAST(Warpgroups, std::move(loc)) {}
@@ -413,13 +413,13 @@ struct TensorParamSyntax {
   std::vector<int64_t> box;   // outermost first; empty when never copied
   int swizzleBytes = 0;
   const ExprAST *firstCopy = nullptr; // the copy that fixed box/swizzle
-  /// `symmetric tensor<T>[...]` (issue #10): every rank's part is addressable.
+  /// `symmetric tensor<T>[...]`: every rank's part is addressable.
   bool symmetric = false;
   bool peerCopies = false; // [sema] copy_async through peer(A, d): needs A$peer_maps
   bool peerElements = false; // [sema] A[i, j] / peer(A, d)[i, j]: needs A$peers
 };
 
-/// A `semaphore[S]` kernel parameter (issue #10): S counters in symmetric
+/// A `semaphore[S]` kernel parameter: S counters in symmetric
 /// memory; S a literal or a name (an i32 the runtime fills).
 struct SemaphoreParamSyntax {
   int param = -1; // index into KernelAST::params
@@ -489,7 +489,7 @@ struct KernelAST {
   bool usesTmaStore = false;
   /// [sema] the kernel's rings (`pipeline`), in declaration order.
   std::vector<RingStmt *> rings;
-  // Issue #10 (multi-GPU, SemaPeer.cpp).
+  // Multi-GPU parameters (SemaPeer.cpp).
   std::vector<SemaphoreParamSyntax> semaphoreParams; // in parameter order (parser)
   /// [sema] after hiddenParams: paramIndex = params.size() + hiddenParams.size() + position.
   std::vector<PeerParam> peerParams;

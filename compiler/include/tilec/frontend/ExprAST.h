@@ -48,10 +48,10 @@ enum class DeclKind {
   SharedArray,
   DSharedArray,
   MBarrier,
-  // Issue #11 (abstr): compile-time constants and register arrays.
+  // Compile-time constants and register arrays.
   Const,      // `const N = e`, a kernel's compile-time parameter
   LocalArray, // `let r = local<T>[N]`
-  // Issue #8 (rings): a ring and the stage bound by `produce/consume r as s`.
+  // A ring and the stage bound by `produce/consume r as s`.
   Ring,
   RingStage,
 };
@@ -137,7 +137,7 @@ enum class Builtin {
   AtomicOr,
   AtomicXor,
   AtomicCas,
-  // Issue #3: mbarriers, st.async, fences and split cluster barriers (all void).
+  // mbarriers, st.async, fences and split cluster barriers (all void).
   Arrive,
   ArriveExpectTx,
   ExpectTx,
@@ -148,22 +148,22 @@ enum class Builtin {
   FenceMBarrierInit,
   ClusterArrive,
   ClusterWait,
-  // Issue #8, warp roles (SemaRoles.cpp).
+  // Warp roles (SemaRoles.cpp).
   WarpgroupRank, // i32: index of the warpgroup within its role
   RoleThreadId,  // i32: index of the thread within its role
   RoleThreads,   // i32: threads of the role
   ElectOne,      // i1: elect.sync, true in one lane of the converged warp
-  // issue #11 (types): bit reinterpretation and bit counting.
+  // Bit reinterpretation and bit counting.
   Bitcast, // bitcast<T>(x): CallExpr::typeArg is T
   Popc,
   Clz,
   Brev,
   Bfind,
-  // Issue #8 (tma): TMA bulk tensor copies (SemaTma.cpp).
+  // TMA bulk tensor copies (SemaTma.cpp).
   CopyAsync,
   PrefetchTensor,
   Dim, // dim(t, d): extent d of an n-D shared array (a constant)
-  // Issue #11: warp-level operations (SemaWarp.cpp, docs/language.md "Warp-level operations").
+  // Warp-level operations (SemaWarp.cpp, docs/reference/warp-and-math.md "Warp-level operations").
   ShflUp,
   ShflDown,
   ShflXor,
@@ -185,7 +185,7 @@ enum class Builtin {
   LaneMaskEq,
   LaneMaskGe,
   LaneMaskGt,
-  // Issue #11: math (SemaMath.cpp, docs/language.md "Math functions").
+  // Math (SemaMath.cpp, docs/reference/warp-and-math.md "Math functions").
   Fma,
   Abs,
   Sqrt,
@@ -203,20 +203,20 @@ enum class Builtin {
   Round,
   Trunc,
   Copysign,
-  // Issue #8.6 / #11.6 (cache): L2 policies and packed vectors.
+  // L2 policies and packed vectors.
   CachePolicy,
   Pack,
-  // Issue #9 (mma, SemaMma.cpp): fragments and wgmma.
+  // Fragments and wgmma.
   Zeros, // zeros<T>[M, N]: CallExpr::typeArg is T, args M and N
   Mma,   // mma(a, b, acc)
   Rows,  // rows(t, i, n): an operand view (of mma, store)
   Trans, // trans(t): an operand view read transposed
-  // Issue #9 epilogue on fragments (SemaEpilogue.cpp).
+  // Epilogue on fragments (SemaEpilogue.cpp).
   FragRow,   // frag_row(f): each element's row index (an f32 fragment like f)
   FragCol,   // frag_col(f): each element's column index
   RowVector, // row_vector(p, f): element [r, c] = p[c]
   Cols,      // cols(f, j, w): columns j*w .. j*w+w-1 of fragment f
-  // Issue #10 (multi-GPU, SemaPeer.cpp): set by Sema from the callee's name
+  // Multi-GPU (SemaPeer.cpp): set by Sema from the callee's name
   // (not in the builtin name list: `wait` with a semaphore is SemWait).
   DeviceRank,  // device_rank()
   DeviceCount, // device_count()
@@ -280,7 +280,7 @@ public:
     Member,
     Call,
     Vector,
-    Select, // issue #11: `c ? a : b`
+    Select, // `c ? a : b`
   };
   ExprAST(Kind kind, Location loc) : loc(std::move(loc)), kind_(kind) {}
   virtual ~ExprAST() = default;
@@ -503,12 +503,12 @@ public:
     int64_t bytes = 0;               // bytes landing in this CTA's tile per copy (expect_tx)
     int64_t extent = 0;              // dim(t, d): the extent
     /// A TMA store a whole role reaches (not under a single-thread
-    /// condition): role barrier, one elected thread, barrier (issue #9).
+    /// condition): role barrier, one elected thread, barrier.
     bool roleCollective = false;
-    /// copy_async through peer(A, d): d (issue #10); null for this rank's part.
+    /// copy_async through peer(A, d): d; null for this rank's part.
     const ExprAST *peerDevice = nullptr;
   } tma;
-  /// [sema] signal / wait on a semaphore (SemaPeer.cpp, issue #10).
+  /// [sema] signal / wait on a semaphore (SemaPeer.cpp).
   struct Semaphore {
     int param = -1;                  // the semaphore parameter's index
     const ExprAST *index = nullptr;  // sem[i]: i (i32)
@@ -537,7 +537,7 @@ public:
   std::unique_ptr<struct InlinedCall> inlined;
 };
 
-/// `cond ? a : b` (issue #11). [sema] cond is i1, a and b have this
+/// `cond ? a : b`. [sema] cond is i1, a and b have this
 /// expression's type (a scalar or a pointer). Only the chosen side is
 /// evaluated: `lazy` when a side could trap or has an effect (a load, a
 /// division, an atomic), then it lowers to scf.if; else to arith.select.

@@ -47,7 +47,7 @@ private:
   TypeSyntax parseType();
   /// ParserTma.cpp: `tensor<T>[E0, ...]` as the type of parameter `index`.
   TypeSyntax parseTensorParamType(KernelAST &k, int index);
-  /// ParserPeer.cpp (issue #10): `symmetric tensor<T>[...]` and `semaphore[S]`
+  /// ParserPeer.cpp: `symmetric tensor<T>[...]` and `semaphore[S]`
   /// parameter types; null when the tokens start neither.
   std::optional<TypeSyntax> parsePeerParamType(KernelAST &k, int index);
   /// ParserTma.cpp: `, e` after the first index or dimension, up to ']'.
@@ -71,7 +71,7 @@ private:
   StmtPtr parseRingDecl(const Token &kw, bool isVar, const std::optional<TypeSyntax> &annot,
                         std::unique_ptr<Decl> decl);
   StmtPtr parseRingAccess(int depth);
-  // ParserAbstr.cpp (issue #11: fn, const, template kernels, local arrays, unroll)
+  // ParserAbstr.cpp (fn, const, template kernels, local arrays, unroll)
   std::unique_ptr<FnAST> parseFn();
   std::unique_ptr<ConstStmt> parseConst();
   void parseTemplateParams(KernelAST &k);
@@ -89,7 +89,7 @@ private:
   ExprPtr parseConditional();
   /// `bitcast<T>(x)`: the name was consumed; at '<'.
   ExprPtr parseBitcast(Token name);
-  // ParserMma.cpp (issue #9): `frag<T>[M, N]` and `zeros<T>[M, N]`.
+  // ParserMma.cpp: `frag<T>[M, N]` and `zeros<T>[M, N]`.
   bool atFragType() const;
   TypeSyntax parseFragType();
   bool atZeros() const;

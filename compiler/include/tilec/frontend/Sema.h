@@ -24,7 +24,7 @@ struct CheckOptions {
   /// `tilec -D`: values of kernels' compile-time parameters and explicit
   /// instances: "NAME=V[,V...]" (every kernel with parameter NAME),
   /// "KERNEL.NAME=V[,V...]" (that kernel), "KERNEL<V, ...>" (one instance,
-  /// values in parameter order). docs/language.md "Kernel specialisation".
+  /// values in parameter order). docs/reference/kernels.md "Kernel specialisation".
   std::vector<std::string> defines;
 };
 

@@ -73,11 +73,11 @@ enum class Tok {
   CaretAssign,
   ShlAssign,
   ShrAssign,
-  // issue #11 (types): `c ? a : b`, break, continue
+  // `c ? a : b`, break, continue
   Question,
   KwBreak,
   KwContinue,
-  Arrow, // `->` before a function's result type (issue #11)
+  Arrow, // `->` before a function's result type
 };
 
 /// Human-readable spelling used in "expected X, found Y" messages.

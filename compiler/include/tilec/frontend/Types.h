@@ -18,7 +18,7 @@
 
 namespace tile::frontend {
 
-// U8..U64 and F64 (issue #11) come last: other branches append too.
+// U8..U64 and F64 come last: other branches append too.
 enum class ScalarKind { I1, I8, I16, I32, I64, F16, BF16, F32, U8, U16, U32, U64, F64 };
 /// Local: a thread's own `local<T>[N]` array (registers or local memory);
 /// never the space of a pointer type.
@@ -68,15 +68,15 @@ struct Type {
     Tensor,        // tensor<scalar>[E0, ...] kernel parameter (a TMA tensor map):
                    // dims = extents (-1 for a named one); only `A[c...]` as a
                    // copy_async/prefetch_tensor operand uses it
-    // Issue #8.6 / #11.6 (vectors and cache policies):
+    // Vectors and cache policies:
     Vector,      // vec<scalar, lanes>: lanes 2, 4 or 8, 4/8/16 bytes; f16x2 = vec<f16, 2>
     CachePolicy, // the opaque L2 policy of cache_policy(...) (a .b64 register)
-    LocalArray,  // local<scalar>[N]: staticLength = N, space Local (issue #11)
-    // Issue #9 (mma): frag<scalar>[M, N], one warpgroup's wgmma accumulator:
+    LocalArray,  // local<scalar>[N]: staticLength = N, space Local
+    // frag<scalar>[M, N], one warpgroup's wgmma accumulator:
     // dims = {M, N}; each thread holds fragmentElements() of them in the PTX
     // wgmma D layout (tile::target::wgmmaFragmentCoord).
     Fragment,
-    // Issue #10: semaphore[S] kernel parameter (the u64 base of this rank's
+    // semaphore[S] kernel parameter (the u64 base of this rank's
     // counters; staticLength = S when a literal); only `sem[i]` in signal/wait.
     Semaphore,
   };
@@ -192,7 +192,7 @@ struct Type {
     return t;
   }
   bool isVector() const { return kind == Vector; }
-  /// frag<elem>[m, n] (issue #9; MLIR !tile.frag<MxNxT>, class mlir::tile::FragType).
+  /// frag<elem>[m, n] (MLIR !tile.frag<MxNxT>, class mlir::tile::FragType).
   static Type fragment(ScalarKind elem, int64_t m, int64_t n) {
     Type t;
     t.kind = Fragment;

@@ -77,7 +77,7 @@ def Tile_AtomicKind : I32EnumAttr<"AtomicKind", "read-modify-write operation", [
     I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"min", 1>, I32EnumAttrCase<"max", 2>,
     I32EnumAttrCase<"exch", 3>, I32EnumAttrCase<"and_", 4, "and">,
     I32EnumAttrCase<"or_", 5, "or">, I32EnumAttrCase<"xor_", 6, "xor">,
-    // Unsigned min/max (atom.min.u32, issue #11): the value type is signless.
+    // Unsigned min/max (atom.min.u32): the value type is signless.
     I32EnumAttrCase<"umin", 7>, I32EnumAttrCase<"umax", 8>]> {
   let cppNamespace = "::mlir::tile";
   let genSpecializedAttr = 0;

@@ -31,7 +31,7 @@ def Tile_FragArithOp : Tile_Op<"frag_arith", [Pure]> {
   let description = [{
     `result[r, c] = lhs[r, c] OP rhs[r, c]`, a scalar operand standing for
     every element. The float semantics are the scalar ones of
-    docs/language.md ("Floats"): IEEE round-to-nearest-even per element,
+    docs/reference/operators.md ("Floats"): IEEE round-to-nearest-even per element,
     min/max are minNum/maxNum; `contract` lets a product feeding a sum
     become one fma.rn (the scalar `--fmad` rule). 16-bit fragments compute
     on packed pairs (add/mul/min/max.{f16x2,bf16x2}).

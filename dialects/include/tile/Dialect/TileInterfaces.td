@@ -42,7 +42,7 @@ def Tile_MemoryAccessOpInterface : OpInterface<"MemoryAccessOpInterface"> {
     InterfaceMethod<"The proxy that performs the access.",
       "::mlir::tile::MemoryProxy", "getAccessProxy", (ins), [{}],
       [{ return ::mlir::tile::MemoryProxy::generic; }]>,
-    // Issue #9: wgmma reads two tiles in one access (same order, scope, proxy).
+    // wgmma reads two tiles in one access (same order, scope, proxy).
     InterfaceMethod<"Further pointers the same access goes through (none by default).",
       "::llvm::SmallVector<::mlir::Value, 1>", "getOtherAccessPtrs", (ins), [{}],
       [{ return {}; }]>,

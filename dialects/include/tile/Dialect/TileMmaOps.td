@@ -1,13 +1,13 @@
 //===- TileMmaOps.td - fragments and wgmma ---------------------*- tablegen -*-===//
 //
-// Issue #9: the accumulator fragment of one warpgroup (`frag<T>[M, N]`) and
+// The accumulator fragment of one warpgroup (`frag<T>[M, N]`) and
 // the warpgroup matrix multiply on shared tiles (PTX ISA 9.7.15
 // "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions"):
 // tile.mma is acc += A * B with A and B read from shared tiles whose layout
 // (#tile.layout: swizzle, 128-byte panels) gives the matrix descriptors,
 // tile.mma_reg_a the same with A a 16-bit fragment in registers;
 // wgmma_fence / wgmma_commit / wgmma_wait are placed by the compiler
-// (ASYNC-DESIGN.md rule 8). Included by TileOps.td.
+// (the wgmma fence/commit/wait rule, PTX ISA 9.7.15.6). Included by TileOps.td.
 //===----------------------------------------------------------------------===//
 #ifndef TILE_MMA_OPS_TD
 #define TILE_MMA_OPS_TD

@@ -24,7 +24,7 @@ def Tile_AtomicValue : AnyTypeOf<[I32, I64, F32, F64]>;
 // A vector of 2, 4 or 8 elements moved by one ld/st.vN (4, 8 or 16 bytes;
 // the byte rule is the verifier's).
 def Tile_Vector : FixedVectorOfLengthAndType<[2, 4, 8], [I8, I16, I32, I64, F16, BF16, F32, F64]>;
-// Issue #9: a fragment (!tile.frag, TileMmaOps.td) moves only to and from a
+// A fragment (!tile.frag, TileMmaOps.td) moves only to and from a
 // `var` slot in local memory (SROA keeps it in registers).
 def Tile_FragSlotValue : Type<CPred<"::llvm::isa<::mlir::tile::FragType>($_self)">,
                               "a fragment held in a `var`">;
@@ -430,17 +430,17 @@ def Tile_HangTrapOp : Tile_Op<"hang_trap"> {
 }
 
 include "tile/Dialect/TileRoleOps.td"
-// Issue #8 (tma): tensor maps, tile layouts and TMA copies.
+// Tensor maps, tile layouts and TMA copies.
 include "tile/Dialect/TileTmaOps.td"
 include "tile/Dialect/TileWarpOps.td"
-// Issue #9 (mma): fragments and wgmma.
+// Fragments and wgmma.
 include "tile/Dialect/TileMmaOps.td"
-// Issue #9 (epilogue): element-wise math, conversions and stores of fragments.
+// Element-wise math, conversions and stores of fragments.
 include "tile/Dialect/TileEpilogueOps.td"
-// Issue #10 (peerlang): peers' symmetric memory and semaphores.
+// Peers' symmetric memory and semaphores.
 include "tile/Dialect/TilePeerOps.td"
 //===----------------------------------------------------------------------===//
-// Register arrays (issue #11: `local<T>[N]`)
+// Register arrays (`local<T>[N]`)
 //===----------------------------------------------------------------------===//
 
 def Tile_LocalArrayOp : Tile_Op<"local_array"> {

@@ -1,8 +1,8 @@
 //===- TilePeerOps.td - multi-GPU peers and semaphores ----------*- tablegen -*-===//
 //
-// Issue #10: the addresses of other ranks' symmetric memory (tables the
+// The addresses of other ranks' symmetric memory (tables the
 // runtime uploads before the launch) and the semaphore wait of
-// docs/language.md "Multi-GPU". Included by TileOps.td.
+// docs/reference/multi-gpu.md "Multi-GPU". Included by TileOps.td.
 //===----------------------------------------------------------------------===//
 #ifndef TILE_PEER_OPS_TD
 #define TILE_PEER_OPS_TD

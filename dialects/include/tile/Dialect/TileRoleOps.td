@@ -1,6 +1,6 @@
 //===- TileRoleOps.td - warp roles, elect, named barriers ------*- tablegen -*-===//
 //
-// Issue #8, warp roles: a kernel body ends in a set of roles, each run by a
+// Warp roles: a kernel body ends in a set of roles, each run by a
 // contiguous range of warpgroups (128 threads each) with its own register
 // budget (setmaxnreg). Included from TileOps.td.
 //
