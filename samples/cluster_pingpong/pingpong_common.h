@@ -25,7 +25,7 @@
 
 namespace pingpong {
 
-// The launch of the issue: 128 CTAs (x) of 32 threads, clusters of 8 along x,
+// The benchmark launch: 128 CTAs (x) of 32 threads, clusters of 8 along x,
 // no dynamic shared memory. pingpong.tile fixes cluster(8) and threads(32).
 constexpr unsigned kGrid = 128;
 constexpr unsigned kThreads = 32;

@@ -22,7 +22,7 @@ TEST_CASE("one semaphore per 128-row block of every shard", "[ring]") {
 }
 
 TEST_CASE("the shape rule of the ring kernel", "[ring]") {
-  Problem p; // the shape
+  Problem p; // the benchmark shape
   CHECK(shapeProblem(p, 2, 256).empty());
   CHECK(workUnits(p, 2, 256) == 2 * 4 * 16); // D steps x 4 cluster rows x 16 column tiles
   CHECK(p.mg() == 2048);
@@ -62,7 +62,7 @@ TEST_CASE("a repetition takes as long as its slowest rank", "[ring]") {
 TEST_CASE("tensor-core utilisation of the gathered GEMM", "[ring]") {
   Problem p; // 2 x 2048 x 4096 x 4096 = 68.7 GFLOP per rank
   CHECK(p.flops() == Approx(2.0 * 2048 * 4096 * 4096));
-  // The figures: the Pallas kernel's 102 us on 2 H100s is 68%;
+  // The published figures: the Pallas kernel's 102 us on 2 H100s is 68%;
   // NCCL + cuBLAS at 170 us is 41%.
   CHECK(utilisation(p, 0.102) == Approx(0.681).epsilon(0.005));
   CHECK(utilisation(p, 0.170) == Approx(0.408).epsilon(0.005));

@@ -13,7 +13,7 @@
 // Rank r holds shard r of A ([MS, K], rows [r*MS, (r+1)*MS) of the gathered A
 // [MG, K], MG = D*MS) and its own B_r ([N, K], K-major); every rank computes
 // C_r = A_gathered * B_r^T ([MG, N], f16/bf16 out, f32 accumulation).
-// Defaults: MS 1024, K 4096, N 4096 (the shape).
+// Defaults: MS 1024, K 4096, N 4096 (the benchmark shape).
 //
 // Inputs are fresh standard normal values from --seed (printed): A's shards
 // from one stream (every rank can build the whole gathered A on the host), B_r

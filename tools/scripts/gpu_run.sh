@@ -354,7 +354,7 @@ sanitizer_errors() {
 
 # ---------------------------------------------------------------- 4b. samples/ring_gemm on 2 GPUs
 # One process per GPU through tilec-run. With RING_ONLY=1 the ring's
-# multi_device ctests (against NCCL all-gather + cuBLAS: the issue's shape and
+# multi_device ctests (against NCCL all-gather + cuBLAS: the benchmark shape and
 # 512x768x2112, f16 and bf16, 256^3, 4 clusters; step 3b runs them otherwise),
 # then the benchmark (the table of docs/perf/ring_gemm.md) and memcheck of
 # both ranks on the 256^3 shape.
@@ -406,7 +406,7 @@ else
     note "tilec-run -n 2 compute-sanitizer --tool memcheck ring_gemm (256^3)"
     left=$(( TIME_BUDGET - ($(date +%s) - START) - 15 ))
     limit=$(( left < SANITIZER_TIMEOUT ? left : SANITIZER_TIMEOUT ))
-    limit=$(( limit < 60 ? 60 : limit ))  # the issue asks for it: at least a minute
+    limit=$(( limit < 60 ? 60 : limit ))  # at least a minute
     # --report-api-errors no: ncclCommInitRank probes cudaFuncGetAttributes on
     # kernels its fatbin lacks for this GPU (cudaErrorNoKernelImageForDevice
     # inside libnccl, 3 per rank on the H200s); memcheck still checks every
