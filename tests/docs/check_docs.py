@@ -4,7 +4,9 @@
   check_docs.py examples TILEC ROOT   every ```tile block of docs/ and README.md
                                       compiles with `tilec --emit=ptx`
   check_docs.py links ROOT            every relative link (and its #anchor) of
-                                      docs/ and README.md resolves
+                                      docs/ and README.md resolves, and every
+                                      builtin of the frontend's table has its
+                                      row in docs/reference/builtins.md
   check_docs.py concepts ROOT         no issue numbers and no paths outside
                                       the repository in code, tests or docs
 
@@ -134,6 +136,15 @@ def links(root):
                     failures.append(f"{rel}:{n}: link to a missing file: {target}")
                 elif anchor and dest.endswith(".md") and anchor not in anchors(dest):
                     failures.append(f"{rel}:{n}: link to a missing section: {target}")
+    # The builtin table lists every name of kBuiltins (compiler/frontend/AST.cpp).
+    ast = open(os.path.join(root, "compiler/frontend/AST.cpp"), encoding="utf-8").read()
+    table = ast[ast.index("kBuiltins[] = {"):]
+    table = table[:table.index("};")]
+    ref = open(os.path.join(root, "docs/reference/builtins.md"), encoding="utf-8").read()
+    for name in re.findall(r'\{Builtin::\w+, "(\w+)"\}', table):
+        count += 1
+        if not re.search(r"[`,] ?" + name + r"[`(<,]", ref):
+            failures.append(f"docs/reference/builtins.md: no row for the builtin '{name}'")
     return failures, count
 
 
