@@ -352,8 +352,8 @@ ArgClass classify(PyObject *obj) {
     c = ArgClass::DeviceArray;
   else if (isTorchType(t))
     c = ArgClass::Torch;
-  else if (typeHas(t, names().cai))
-    c = ArgClass::CudaArrayInterface;
+  else if (typeHas(t, names().cai) || PyObject_HasAttr(obj, names().cai))
+    c = ArgClass::CudaArrayInterface; // a property, or set per instance
   else if (typeHas(t, names().dlpack))
     c = ArgClass::DLPack;
   else if (PyLong_Check(obj) || PyFloat_Check(obj) || PyIndex_Check(obj) ||

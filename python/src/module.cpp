@@ -238,6 +238,25 @@ py::object launcherFor(py::object kernelObj, Kernel &k, PyObject *gridObj) {
   return py::reinterpret_borrow<py::object>(k.cachedLauncher);
 }
 
+// kernel[grid] at the C level: the pybind11 dispatcher costs about a
+// microsecond per call, more than the rest of a launch's Python side.
+PyObject *kernelSubscript(PyObject *self, PyObject *grid) {
+  auto *inst = reinterpret_cast<py::detail::instance *>(self);
+  Kernel *k = inst->get_value_and_holder().value_ptr<Kernel>();
+  if (k->cachedLauncher && PyLong_CheckExact(grid) &&
+      PyLong_AsLongLong(grid) == (long long)k->cachedGrid.x && k->cachedGrid.y == 1 &&
+      k->cachedGrid.z == 1) {
+    Py_INCREF(k->cachedLauncher);
+    return k->cachedLauncher;
+  }
+  try {
+    return launcherFor(py::reinterpret_borrow<py::object>(self), *k, grid).release().ptr();
+  } catch (py::error_already_set &e) {
+    e.restore();
+    return nullptr;
+  }
+}
+
 } // namespace
 
 void releaseCachedLauncher(PyObject *launcher) {
@@ -312,7 +331,9 @@ size_t elementCount(const std::vector<int64_t> &shape) {
 } // namespace
 
 bool readDeviceArray(PyObject *obj, bool withShape, ArrayView &out) {
-  const DeviceArray &a = py::handle(obj).cast<const DeviceArray &>();
+  // classify() checked the type; the value is read without pybind11's caster.
+  auto *inst = reinterpret_cast<py::detail::instance *>(obj);
+  const DeviceArray &a = *inst->get_value_and_holder().value_ptr<DeviceArray>();
   out.ptr = a.buffer ? a.buffer->ptr() : 0;
   out.dtype = a.dtype;
   out.dtypeName = tile::scalarTypeName(a.dtype);
@@ -521,6 +542,12 @@ PYBIND11_MODULE(_tilec, m) {
           sig += (sig.empty() ? "" : ", ") + p.name + ": " + p.type;
         return "<tilec kernel " + k.name() + "(" + sig + ")>";
       });
+
+  {
+    auto *type = reinterpret_cast<PyTypeObject *>(py::type::of<Kernel>().ptr());
+    type->tp_as_mapping->mp_subscript = kernelSubscript;
+    PyType_Modified(type);
+  }
 
   py::class_<DeviceArray>(m, "DeviceArray")
       .def(py::init([](std::vector<int64_t> shape, py::object dtype, int device) {

@@ -296,7 +296,7 @@ class Module:
             src = k.get("sourceName") or k["name"]
             if src != name and k["name"] != name:
                 continue
-            args = dict(k.get("templateArgs") or {})
+            args = {a["name"]: a["value"] for a in k.get("templateArgs") or []}
             if template_args and args != {n: int(v) for n, v in template_args.items()}:
                 matches.append((k["name"], False))
                 continue
