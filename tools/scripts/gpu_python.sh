@@ -10,7 +10,8 @@
 #   benchmark (python/examples/bench.py: GEMM device time Python vs C++ in the
 #   same run; 20,000-launch overhead beside Triton, torch add_ and the C++
 #   launch), and `pip install --no-build-isolation` of the package.
-# The last line printed is the summary.
+# Logs: build.log, pytest_gpu.log, examples.log, ring.log, bench.log,
+# bench.json, pip.log. The summary is printed last.
 set -uo pipefail
 OUT=${1:?usage: gpu_python.sh OUTDIR}
 mkdir -p "$OUT"
@@ -21,7 +22,7 @@ PTX_DIR=${TILEC_PTX_DIR:?set TILEC_PTX_DIR to the folder with the PTX and kernel
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 BUILD=${BUILD:-$ROOT/build-python-gpu}
 PY=${PYTHON:-$(command -v python3)}
-export NCCL_NVLS_ENABLE=0 TILEC_PTX_DIR=$PTX_DIR TILEC_CACHE_DIR=$OUT/cache
+export NCCL_NVLS_ENABLE=0 TILEC_PTX_DIR=$PTX_DIR TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-$BUILD/tilec-cache}
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
 
@@ -30,11 +31,11 @@ note() { summary+=("$1"); echo "== $1"; }
   "$PY" -c "import triton; print('triton', triton.__version__)" || true
   "$PY" -c "import pybind11; print('pybind11', pybind11.__version__)" || true
   nvidia-smi -L || true
-} > "$OUT/env.log" 2>&1
+} > "$OUT/build.log" 2>&1
 
 if cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTILEC_ENABLE_COMPILER=OFF \
      -DTILEC_PTX_DIR="$PTX_DIR" -DTILEC_PYTHON="$PY" -DCUDAToolkit_ROOT="$CUDA_HOME" \
-     > "$OUT/build.log" 2>&1 &&
+     >> "$OUT/build.log" 2>&1 &&
    ninja -C "$BUILD" -j"$(nproc)" tilec_python launch_bench gemm >> "$OUT/build.log" 2>&1; then
   note "build: ok ($(grep -m1 'tilec Python package' "$OUT/build.log"))"
 else
