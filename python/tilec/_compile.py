@@ -45,16 +45,22 @@ def cache_dir():
     return os.path.join(os.path.expanduser("~"), ".cache", "tilec")
 
 
+_found_tilec = {}
+
+
 def find_tilec():
     """The tilec executable compile() runs: $TILEC, else the one of the build
     this package came from, else `tilec` on PATH; None when there is none."""
     env = os.environ.get("TILEC")
     if env:
         return env
-    if _build_config is not None and _build_config.TILEC_EXECUTABLE and \
-            os.path.exists(_build_config.TILEC_EXECUTABLE):
-        return _build_config.TILEC_EXECUTABLE
-    return shutil.which("tilec")
+    if None not in _found_tilec:
+        exe = None
+        if _build_config is not None and _build_config.TILEC_EXECUTABLE and \
+                os.path.exists(_build_config.TILEC_EXECUTABLE):
+            exe = _build_config.TILEC_EXECUTABLE
+        _found_tilec[None] = exe or shutil.which("tilec")
+    return _found_tilec[None]
 
 
 _DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning): "
@@ -123,8 +129,9 @@ def _define_flags(defines):
 
 
 def _tilec_identity(exe):
+    """The executable as the cache knows it: a rebuilt tilec is another compiler."""
     st = os.stat(exe)
-    return [os.path.realpath(exe), st.st_mtime_ns, st.st_size]
+    return [exe, st.st_mtime_ns, st.st_size]
 
 
 def _default_device():
@@ -149,21 +156,9 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
     (default: torch's current device, else 0; kernels load on other devices
     when launched there). Returns a Module. Raises CompileError.
     """
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source
-                                           and (source.endswith(".tile")
-                                                or os.path.isfile(source))):
-        path = os.fspath(source)
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise CompileError(f"tilec: error: cannot read '{path}': {e.strerror}\n"
-                               "hint: check the path of the .tile file\n",
-                               [], path, None, None, f"cannot read '{path}'",
-                               "check the path of the .tile file") from None
-        name = path
-    else:
-        path, text, name = None, str(source), "<string>"
+    is_path = isinstance(source, os.PathLike) or (
+        isinstance(source, str) and "\n" not in source
+        and (source.endswith(".tile") or os.path.isfile(source)))
     exe = tilec or find_tilec()
     if not exe:
         raise Error("tilec.compile needs the tilec executable: set $TILEC, put tilec on PATH, "
@@ -174,12 +169,36 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
         flags.append("--cluster=" + ",".join(str(d) for d in _dims(cluster, "cluster")))
     flags += [str(o) for o in options]
     use_cache = cache and _cache_enabled()
-    key = hashlib.sha256(json.dumps([text, name, flags, _tilec_identity(exe)]).encode()
-                         ).hexdigest()[:32]
     if device is None:
         device = _default_device()
-    if use_cache and (key, device) in _memory_cache:
-        return _memory_cache[(key, device)]
+    identity = _tilec_identity(exe)
+    path = os.fspath(source) if is_path else None
+    # The in-memory cache: a file by its identity (no read, no hash), text as itself.
+    if path is not None:
+        try:
+            st = os.stat(path)
+            mem_key = ("file", os.path.abspath(path), st.st_mtime_ns, st.st_size)
+        except OSError:
+            mem_key = None
+    else:
+        mem_key = ("text", str(source))
+    if mem_key is not None:
+        mem_key = mem_key + (tuple(flags), tuple(identity), device)
+        if use_cache and mem_key in _memory_cache:
+            return _memory_cache[mem_key]
+    if path is not None:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise CompileError(f"tilec: error: cannot read '{path}': {e.strerror}\n"
+                               "hint: check the path of the .tile file\n",
+                               [], path, None, None, f"cannot read '{path}'",
+                               "check the path of the .tile file") from None
+        name = path
+    else:
+        text, name = str(source), "<string>"
+    key = hashlib.sha256(json.dumps([text, name, flags, identity]).encode()).hexdigest()[:32]
     folder = os.path.join(cache_dir(), "modules")
     ptx_path = os.path.join(folder, key + ".ptx")
     info_path = os.path.join(folder, key + ".info.json")
@@ -200,8 +219,8 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
     module = Module(ptx, info, device=device, path=ptx_path if use_cache else None,
                     source_name=name)
     module.compiled = compiled
-    if use_cache:
-        _memory_cache[(key, device)] = module
+    if use_cache and mem_key is not None:
+        _memory_cache[mem_key] = module
     return module
 
 
