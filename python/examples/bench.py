@@ -140,6 +140,26 @@ def launch_bench(launch_bench_bin, results):
           f"10 us bar)", flush=True)
 
 
+def load_bench(results):
+    """What a compile-cache hit costs on a fresh Module: reading the PTX and
+    kernel info and loading the module (the driver's JIT cache warm)."""
+    import tilec
+    from _samples import ROOT
+    ptx_dir = os.environ.get("TILEC_PTX_DIR")
+    path = os.path.join(ptx_dir, "gemm_f16_mc.ptx") if ptx_dir else None
+    if not path or not os.path.exists(path):
+        return
+    tilec.load(path)
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        tilec.load(path)
+        times.append((time.perf_counter() - t) * 1e3)
+    results["load_ms"] = statistics.median(times)
+    print(f"tilec.load of the GEMM module (4 kernels), JIT cache warm: "
+          f"{results['load_ms']:.2f} ms (median of 5)", flush=True)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--gemm-bin", default=None)
@@ -149,6 +169,7 @@ def main():
     args = p.parse_args()
     results = {"device": torch.cuda.get_device_name()}
     launch_bench(args.launch_bench, results)
+    load_bench(results)
     if not args.skip_gemm:
         gemm_bench(args.gemm_bin, results)
     if args.json:

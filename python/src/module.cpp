@@ -529,6 +529,11 @@ PYBIND11_MODULE(_tilec, m) {
                throw py::error_already_set();
              if (!shared.is_none())
                cfg.sharedBytes = shared.cast<size_t>();
+             // One cluster's grid: the given cluster, else the compiled one.
+             const auto &info = k.info();
+             cfg.grid = cfg.cluster;
+             if (cluster.is_none() && info.cluster == tile::KernelInfo::Cluster::Fixed)
+               cfg.grid = tile::Dim3(info.clusterDims[0], info.clusterDims[1], info.clusterDims[2]);
              contextFor(device).makeCurrent();
              return k.on(device).maxActiveClusters(cfg);
            },

@@ -63,7 +63,7 @@ fi
 "$PY" python/examples/bench.py --gemm-bin "$BUILD/bin/gemm" --launch-bench "$BUILD/bin/launch_bench" \
   --json "$OUT/bench.json" > "$OUT/bench.log" 2>&1
 note "bench: rc $?"
-grep -E "^(  |GEMM|tilec launch|launch overhead)" "$OUT/bench.log"
+grep -E "^(  |GEMM|tilec launch|tilec.load|launch overhead)" "$OUT/bench.log"
 
 # pip install from the checkout, reusing this build's extension, no network.
 rm -rf /tmp/tilec-pip-target
