@@ -4,8 +4,9 @@
 
 1. GEMM device time: samples/gemm's kernel (f16, B K-major, BN = 256, cluster
    2 with multicast) at 4096^3, launched from Python on torch tensors: the
-   median of 30 CUDA-event-timed launches after 10 warm-up launches, as the
-   C++ host (`gemm --bench`) times it. The C++ host runs before and after the
+   median of 30 CUDA-event-timed launches after 10 warm-up launches, every
+   run queued before one synchronisation, as the C++ host (`gemm --bench`,
+   samples/common/event_timing.cuh) times it. The C++ host runs before and after the
    Python measurement in the same run; the ratio is Python / mean(C++).
 2. Launch overhead: a host-bound loop of 20,000 launches of a trivial kernel
    (safety.tile's `touch`: one store) on one stream, the stream synchronised
@@ -44,17 +45,20 @@ def host_loop(launch, launches=LAUNCHES, rounds=ROUNDS):
 
 
 def event_median(launch, warmup=10, runs=30):
+    """As the C++ host times (samples/common/event_timing.cuh): each run between
+    two events, every run queued before one synchronisation, so the host's
+    launch cost stays out of the GPU times; the median."""
     for _ in range(warmup):
         launch()
-    times = []
-    for _ in range(runs):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(runs)]
+    for s, e in events:
         s.record()
         launch()
         e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e) * 1e3)
-    return statistics.median(times)
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) * 1e3 for s, e in events)
 
 
 def cpp_gemm_us(gemm_bin):

@@ -45,6 +45,7 @@ else
 fi
 export PYTHONPATH=$BUILD/python
 
+if [ -z "${BENCH_ONLY:-}" ]; then # BENCH_ONLY=1: the build and the benchmark only
 "$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu.py > "$OUT/pytest_gpu.log" 2>&1
 note "pytest (GPU): rc $? ($(tail -1 "$OUT/pytest_gpu.log"))"
 
@@ -59,6 +60,7 @@ if [ "$("$PY" -c 'import torch; print(torch.cuda.device_count())')" -ge 2 ]; the
 else
   note "ring: SKIP (fewer than 2 GPUs)"
 fi
+fi
 
 "$PY" python/examples/bench.py --gemm-bin "$BUILD/bin/gemm" --launch-bench "$BUILD/bin/launch_bench" \
   --json "$OUT/bench.json" > "$OUT/bench.log" 2>&1
@@ -66,6 +68,7 @@ note "bench: rc $?"
 grep -E "^(  |GEMM|tilec launch|tilec.load|launch overhead)" "$OUT/bench.log"
 
 # pip install from the checkout, reusing this build's extension, no network.
+[ -n "${BENCH_ONLY:-}" ] && { printf '%s\n' "${summary[@]}"; exit 0; }
 rm -rf /tmp/tilec-pip-target
 if TILEC_BUILD_DIR=$BUILD "$PY" -m pip install --no-build-isolation --no-deps --no-index \
      --target /tmp/tilec-pip-target "$ROOT/python" > "$OUT/pip.log" 2>&1 &&
