@@ -508,6 +508,22 @@ LaunchConfig Kernel::resolve(const LaunchConfig &cfg, void **args) const {
   return resolved;
 }
 
+void Kernel::launchDescribed(const LaunchConfig &cfg, void **args, const ArgDesc *descs,
+                             size_t argCount) {
+  // The sizes the kernel receives, as launch() derives them from ArgTraits.
+  constexpr size_t kInline = 32;
+  size_t inlineSizes[kInline];
+  std::vector<size_t> heapSizes;
+  size_t *sizes = inlineSizes;
+  if (argCount > kInline) {
+    heapSizes.resize(argCount);
+    sizes = heapSizes.data();
+  }
+  for (size_t i = 0; i < argCount; ++i)
+    sizes[i] = descs[i].size;
+  launchChecked(cfg, args, sizes, descs, argCount);
+}
+
 void Kernel::launchUnchecked(const LaunchConfig &cfg, void **args) {
   detail::KernelState &s = detail::require(state_, "Kernel::launch", "Kernel");
   std::shared_ptr<detail::StreamState> hold;

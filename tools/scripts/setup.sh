@@ -4,7 +4,9 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ python3 llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-          catch2 zlib1g-dev libzstd-dev)
+          catch2 zlib1g-dev libzstd-dev
+          python3-dev python3-pybind11 pybind11-dev python3-numpy python3-pytest python3-setuptools
+          python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -165,6 +165,14 @@ public:
   // As launchPacked, without the argument check (the sizes behind args are unknown):
   // the array must match the kernel's parameters exactly.
   void launchUnchecked(const LaunchConfig &cfg, void **args);
+  // Arguments whose C++ types are known only at run time (a language binding:
+  // the Python package): args[i] points at the value of declared parameter i
+  // as descs[i] describes it (a tile::Tensor for Kind::Tensor, as
+  // ArgTraits<Tensor> and ArgTraits<Semaphores> pass them; a CUdeviceptr as an
+  // 8-byte Integer for a pointer). Checked exactly as launch(cfg, args...)
+  // checks C++ arguments of those descriptions.
+  void launchDescribed(const LaunchConfig &cfg, void **args, const ArgDesc *descs,
+                       size_t argCount);
   // cuOccupancyMaxActiveClusters for a valid cfg, after raising the attributes cfg
   // needs (as launch does), since the answer counts against them. A kernel with
   // dynamic shared arrays needs cfg.sharedBytes, or the arguments (the overload).

@@ -1,0 +1,65 @@
+"""tilec from Python: compile .tile kernels, cache them, and launch them on
+torch tensors (or any __cuda_array_interface__ / DLPack array).
+
+    import tilec, torch
+    mod = tilec.compile("samples/histogram/histogram.tile")
+    bins = torch.zeros(256, dtype=torch.int32, device="cuda")
+    mod.histogram[16](bins, data, data.numel())   # grid 16, the current torch stream
+
+docs/python.md is the reference.
+"""
+
+from ._errors import CompileError, CudaError, Error, LaunchError
+from . import _tilec
+from ._compile import Module, cache_dir, compile, find_tilec, load, parse_diagnostics
+from ._tilec import DeviceArray, Kernel, Launcher
+
+__all__ = [
+    "compile", "load", "Module", "Kernel", "Launcher", "DeviceArray", "Error", "CompileError",
+    "CudaError", "LaunchError", "empty", "from_numpy", "device_count", "driver_available",
+    "synchronize", "register_op", "cache_dir", "find_tilec", "parse_diagnostics",
+]
+
+device_count = _tilec.device_count
+driver_available = _tilec.driver_available
+synchronize = _tilec.synchronize
+
+
+def empty(shape, dtype, device=0):
+    """An uninitialised DeviceArray (device memory through the tilec runtime,
+    no torch needed). dtype: a tile name ("f32"), a numpy or torch dtype."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    return DeviceArray(list(shape), dtype, device)
+
+
+def from_numpy(array, device=0):
+    """A DeviceArray holding a copy of a numpy array."""
+    import numpy as np
+    a = np.ascontiguousarray(array)
+    out = DeviceArray(list(a.shape), a.dtype, device)
+    out.copy_from(a)
+    return out
+
+
+def _to_numpy(self):
+    """A numpy copy of the array (bf16 comes back as uint16 bits)."""
+    import numpy as np
+    dt = {"bf16": np.uint16, "i1": np.bool_}.get(self.dtype)
+    if dt is None:
+        dt = np.dtype({"f16": "float16", "f32": "float32", "f64": "float64"}.get(
+            self.dtype, self.dtype.replace("i", "int").replace("u", "uint")))
+    out = np.empty(self.shape, dtype=dt)
+    self.copy_to(out)
+    return out
+
+
+DeviceArray.numpy = _to_numpy
+
+
+def register_op(qualname, kernel, grid, *, mutates_args, block=None, cluster=None):
+    """Registers `kernel` as a torch custom op (torch.library.custom_op), so it
+    can be called inside torch.compile'd code. See tilec._torch.register_op."""
+    from ._torch import register_op as _register
+    return _register(qualname, kernel, grid, mutates_args=mutates_args, block=block,
+                     cluster=cluster)

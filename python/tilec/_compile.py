@@ -1,0 +1,347 @@
+"""tilec.compile and tilec.load: .tile source -> PTX + kernel info -> a Module.
+
+Compilation runs the ``tilec`` executable (the compiler needs MLIR; the
+extension does not, so the package also works where only PTX is carried).
+Its results are cached twice: in memory (the same Module object for the same
+source and options in one process) and on disk, beside the runtime's cubin
+cache (``$TILEC_CACHE_DIR``, else ``$XDG_CACHE_HOME/tilec``, else
+``~/.cache/tilec``; ``TILEC_NO_CACHE=1`` turns both off), keyed by the source,
+the options and the identity of the tilec executable.
+"""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from . import _tilec
+from ._errors import CompileError, Error
+
+try:
+    from . import _build_config
+except ImportError:  # an installed copy without the build's configuration
+    _build_config = None
+
+_memory_cache = {}
+
+
+def _cache_enabled():
+    return os.environ.get("TILEC_NO_CACHE", "") in ("", "0")
+
+
+def cache_dir():
+    """The folder tilec caches compiled modules in (the runtime's cubin cache
+    uses the same one)."""
+    d = os.environ.get("TILEC_CACHE_DIR")
+    if d:
+        return d
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return os.path.join(xdg, "tilec")
+    return os.path.join(os.path.expanduser("~"), ".cache", "tilec")
+
+
+_found_tilec = {}
+
+
+def find_tilec():
+    """The tilec executable compile() runs: $TILEC, else the one of the build
+    this package came from, else `tilec` on PATH; None when there is none."""
+    env = os.environ.get("TILEC")
+    if env:
+        return env
+    if None not in _found_tilec:
+        exe = None
+        if _build_config is not None and _build_config.TILEC_EXECUTABLE and \
+                os.path.exists(_build_config.TILEC_EXECUTABLE):
+            exe = _build_config.TILEC_EXECUTABLE
+        _found_tilec[None] = exe or shutil.which("tilec")
+    return _found_tilec[None]
+
+
+_DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning): "
+                   r"(?P<msg>.*)$")
+_TOOL = re.compile(r"^tilec: (?P<sev>error|warning): (?P<msg>.*)$")
+
+
+def parse_diagnostics(text, source_name=None):
+    """tilec's diagnostics as dicts (file, line, col, severity, message,
+    hint, text), in order. ``source_name`` replaces ``<stdin>``."""
+    out = []
+    for raw in text.splitlines():
+        m = _DIAG.match(raw)
+        t = None if m else _TOOL.match(raw)
+        if m:
+            f = m.group("file")
+            if f == "<stdin>" and source_name:
+                f = source_name
+            out.append(dict(file=f, line=int(m.group("line")), col=int(m.group("col")),
+                            severity=m.group("sev"), message=m.group("msg"), hint=None,
+                            text=raw + "\n"))
+        elif t:
+            out.append(dict(file=None, line=None, col=None, severity=t.group("sev"),
+                            message=t.group("msg"), hint=None, text=raw + "\n"))
+        elif out:
+            if raw.startswith("hint: ") and out[-1]["hint"] is None:
+                out[-1]["hint"] = raw[len("hint: "):]
+            out[-1]["text"] += raw + "\n"
+    return out
+
+
+def _compile_error(stderr, source_name):
+    diags = parse_diagnostics(stderr, source_name)
+    errors = [d for d in diags if d["severity"] == "error"]
+    text = stderr if source_name is None else stderr.replace("<stdin>", source_name)
+    if not errors:
+        return CompileError(text or "tilec failed without a diagnostic", [])
+    first = errors[0]
+    return CompileError(text, errors, first["file"], first["line"], first["col"],
+                        first["message"], first["hint"])
+
+
+def _dims(value, what):
+    if isinstance(value, int):
+        return [value]
+    dims = list(value)
+    if not 1 <= len(dims) <= 3 or not all(isinstance(d, int) for d in dims):
+        raise TypeError(f"{what} must be an int or 1 to 3 ints, not {value!r}")
+    return dims
+
+
+def _define_flags(defines):
+    """{'BN': [256, 128], 'gemm.BM': 64} or ['BN=256', 'k<1, 2>'] -> -D flags."""
+    if not defines:
+        return []
+    if isinstance(defines, dict):
+        flags = []
+        for name, value in defines.items():
+            values = value if isinstance(value, (list, tuple)) else [value]
+            flags += ["-D", f"{name}={','.join(str(int(v)) for v in values)}"]
+        return flags
+    flags = []
+    for d in defines:
+        flags += ["-D", str(d)]
+    return flags
+
+
+def _tilec_identity(exe):
+    """The executable as the cache knows it: a rebuilt tilec is another compiler."""
+    st = os.stat(exe)
+    return [exe, st.st_mtime_ns, st.st_size]
+
+
+def _default_device():
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        try:
+            if torch.cuda.is_initialized():
+                return torch.cuda.current_device()
+        except Exception:  # torch without CUDA
+            pass
+    return 0
+
+
+def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, options=(),
+            device=None, cache=True, tilec=None):
+    """Compiles .tile source (a path, or the source text itself) and loads it.
+
+    defines: compile-time parameters, ``{"BN": [256, 128]}`` (tilec -D);
+    cluster: every kernel's cluster shape, ``2`` or ``(2, 1, 1)`` (--cluster);
+    arch: ``"sm_90a"`` or ``"sm_90"``; opt_level: 0-3; options: more tilec
+    flags (``["--fast-math"]``); device: the CUDA device to load on first
+    (default: torch's current device, else 0; kernels load on other devices
+    when launched there). Returns a Module. Raises CompileError.
+    """
+    is_path = isinstance(source, os.PathLike) or (
+        isinstance(source, str) and "\n" not in source
+        and (source.endswith(".tile") or os.path.isfile(source)))
+    exe = tilec or find_tilec()
+    if not exe:
+        raise Error("tilec.compile needs the tilec executable: set $TILEC, put tilec on PATH, "
+                    "or build the package with the compiler (TILEC_ENABLE_COMPILER=ON); "
+                    "tilec.load() takes PTX compiled elsewhere")
+    flags = [f"--arch={arch}", f"-O{int(opt_level)}"] + _define_flags(defines)
+    if cluster is not None:
+        flags.append("--cluster=" + ",".join(str(d) for d in _dims(cluster, "cluster")))
+    flags += [str(o) for o in options]
+    use_cache = cache and _cache_enabled()
+    if device is None:
+        device = _default_device()
+    identity = _tilec_identity(exe)
+    path = os.fspath(source) if is_path else None
+    # The in-memory cache: a file by its identity (no read, no hash), text as itself.
+    if path is not None:
+        try:
+            st = os.stat(path)
+            mem_key = ("file", os.path.abspath(path), st.st_mtime_ns, st.st_size)
+        except OSError:
+            mem_key = None
+    else:
+        mem_key = ("text", str(source))
+    if mem_key is not None:
+        mem_key = mem_key + (tuple(flags), tuple(identity), device)
+        if use_cache and mem_key in _memory_cache:
+            return _memory_cache[mem_key]
+    if path is not None:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise CompileError(f"tilec: error: cannot read '{path}': {e.strerror}\n"
+                               "hint: check the path of the .tile file\n",
+                               [], path, None, None, f"cannot read '{path}'",
+                               "check the path of the .tile file") from None
+        name = path
+    else:
+        text, name = str(source), "<string>"
+    key = hashlib.sha256(json.dumps([text, name, flags, identity]).encode()).hexdigest()[:32]
+    folder = os.path.join(cache_dir(), "modules")
+    ptx_path = os.path.join(folder, key + ".ptx")
+    info_path = os.path.join(folder, key + ".info.json")
+    ptx = info = None
+    if use_cache and os.path.exists(ptx_path) and os.path.exists(info_path):
+        try:
+            with open(ptx_path) as f:
+                ptx = f.read()
+            with open(info_path) as f:
+                info = f.read()
+        except OSError:
+            ptx = info = None
+    compiled = ptx is None
+    if compiled:
+        ptx, info = _run_tilec(exe, path, text, name, flags)
+        if use_cache:
+            _store(folder, {ptx_path: ptx, info_path: info})
+    module = Module(ptx, info, device=device, path=ptx_path if use_cache else None,
+                    source_name=name)
+    module.compiled = compiled
+    if use_cache and mem_key is not None:
+        _memory_cache[mem_key] = module
+    return module
+
+
+def _run_tilec(exe, path, text, name, flags):
+    src = path if path is not None else "-"
+    stdin = None if path is not None else subprocess.PIPE
+    # The PTX and the kernel info in two processes at once (--emit=info
+    # compiles the PTX too, to record its fingerprint).
+    procs = []
+    for emit in ("ptx", "info"):
+        cmd = [exe, src, f"--emit={emit}", "-o", "-"] + flags
+        procs.append(subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True))
+    outs = []
+    for p in procs:
+        out, err = p.communicate(None if path is not None else text)
+        outs.append((p.returncode, out, err))
+    for rc, out, err in outs:
+        if rc != 0:
+            raise _compile_error(err, name if path is None else None)
+    return outs[0][1], outs[1][1]
+
+
+def _store(folder, files):
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for dest, content in files.items():
+            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+            with os.fdopen(fd, "w") as f:
+                f.write(content)
+            os.replace(tmp, dest)
+    except OSError:
+        pass  # an unwritable cache only costs the next compile
+
+
+def load(ptx_path, info_path=None, device=None):
+    """Loads PTX compiled elsewhere (``tilec k.tile -o k.ptx``) with its kernel
+    info (``tilec k.tile --emit=info -o k.info.json``; by default the
+    ``.info.json`` beside the PTX). Returns a Module."""
+    ptx_path = os.fspath(ptx_path)
+    if info_path is None:
+        base = ptx_path[:-4] if ptx_path.endswith(".ptx") else ptx_path
+        info_path = base + ".info.json"
+    for p, what in ((ptx_path, "PTX"), (info_path, "kernel info")):
+        if not os.path.exists(p):
+            hint = (" (write it with: tilec KERNEL.tile --emit=info -o " + p + ")"
+                    if what == "kernel info" else "")
+            raise Error(f"tilec.load: no {what} at '{p}'{hint}")
+    with open(ptx_path) as f:
+        ptx = f.read()
+    with open(info_path) as f:
+        info = f.read()
+    return Module(ptx, info, device=_default_device() if device is None else device,
+                  path=ptx_path, source_name=ptx_path)
+
+
+class Module:
+    """Compiled kernels. ``module.NAME`` is kernel NAME (a Kernel: launch it
+    with ``module.NAME[grid](*args)``); ``module.kernel("gemm", BN=256)`` picks
+    an instance of a kernel with compile-time parameters; ``module["gemm$BN256"]``
+    takes the PTX name."""
+
+    def __init__(self, ptx, info_json, device=0, path=None, source_name=None, use_cache=True):
+        self.ptx = ptx
+        self.info = json.loads(info_json)
+        self.path = path
+        self.source_name = source_name
+        self.compiled = False
+        self.device = device
+        self._native = _tilec._Module(ptx, info_json, device, use_cache and _cache_enabled())
+        self._kernels = {}
+        self.cubin_from_cache = None
+        if _tilec.device_count() > device:
+            self.cubin_from_cache = self._native.load(device)
+
+    @property
+    def names(self):
+        """The PTX names of the kernels."""
+        return [k["name"] for k in self.info["kernels"]]
+
+    def __getitem__(self, name):
+        k = self._kernels.get(name)
+        if k is None:
+            k = self._kernels[name] = self._native.kernel(name)
+        return k
+
+    def kernel(self, name, **template_args):
+        """Kernel `name`; with compile-time arguments, the instance compiled
+        with them (``module.kernel("gemm", BN=256)``)."""
+        matches = []
+        for k in self.info["kernels"]:
+            src = k.get("sourceName") or k["name"]
+            if src != name and k["name"] != name:
+                continue
+            args = {a["name"]: a["value"] for a in k.get("templateArgs") or []}
+            if template_args and args != {n: int(v) for n, v in template_args.items()}:
+                matches.append((k["name"], False))
+                continue
+            matches.append((k["name"], True))
+        exact = [n for n, ok in matches if ok]
+        if len(exact) == 1:
+            return self[exact[0]]
+        have = ", ".join(n for n, _ in matches) or "none"
+        if not matches:
+            raise AttributeError(f"the module has no kernel '{name}' (it has "
+                                 f"{', '.join(self.names) or 'none'})")
+        raise AttributeError(f"kernel '{name}' has several instances ({have}): pick one with "
+                             f"module.kernel('{name}', PARAM=VALUE)" if len(exact) > 1 else
+                             f"kernel '{name}' has no instance with {template_args} "
+                             f"(compiled: {have}; add it with defines=)")
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        k = self.kernel(name)
+        setattr(self, name, k)  # later lookups are plain attribute reads
+        return k
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | {k.get("sourceName") or k["name"]
+                                                 for k in self.info["kernels"]})
+
+    def __repr__(self):
+        return f"<tilec module {self.source_name or ''} kernels: {', '.join(self.names)}>"

@@ -1,0 +1,40 @@
+"""The exceptions tilec raises. Every compiler diagnostic and runtime error
+reaches Python as one of these, with the parts a program may want to look at
+as attributes (the message is what tilec prints)."""
+
+
+class Error(Exception):
+    """Base of every tilec error."""
+
+
+class CompileError(Error):
+    """tilec rejected the source: ``file``, ``line``, ``col`` (1-based), the
+    ``message``, the ``hint`` and the full rendered ``diagnostics`` (every
+    error, with the source line and caret). ``errors`` lists each error as a
+    dict with the same keys."""
+
+    def __init__(self, diagnostics, errors=None, file=None, line=None, col=None,
+                 message=None, hint=None):
+        super().__init__(diagnostics.rstrip())
+        self.diagnostics = diagnostics
+        self.errors = errors or []
+        self.file, self.line, self.col = file, line, col
+        self.message, self.hint = message, hint
+
+
+class CudaError(Error):
+    """A CUDA driver error or a runtime check: ``call`` (the driver call or
+    the runtime entry that failed, e.g. ``cuLaunchKernelEx``,
+    ``Kernel::launch``), ``code`` (the CUresult), ``error_name``
+    (``CUDA_ERROR_INVALID_VALUE``), ``kernel`` (``""`` when none),
+    ``description`` and, for multi-GPU errors, ``rank``."""
+
+    def __init__(self, message, call="", code=0, error_name="", kernel="",
+                 description="", rank=None):
+        super().__init__(message)
+        self.call, self.code, self.error_name = call, code, error_name
+        self.kernel, self.description, self.rank = kernel, description, rank
+
+
+class LaunchError(CudaError):
+    """A launch was refused (arguments, configuration, memory) or failed."""

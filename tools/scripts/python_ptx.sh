@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Writes the PTX and kernel info the Python package's GPU tests, examples and
+# benchmark load where there is no compiler (tools/scripts/gpu_python.sh):
+#   tools/scripts/python_ptx.sh DIR   (TILEC=path/to/tilec, default build/bin/tilec)
+set -euo pipefail
+DIR=${1:?usage: python_ptx.sh DIR}
+cd "$(dirname "$0")/../.."
+TILEC=${TILEC:-build/bin/tilec}
+mkdir -p "$DIR"
+emit() { # name source args...
+  local name=$1 src=$2
+  shift 2
+  "$TILEC" "$src" "$@" -o "$DIR/$name.ptx"
+  "$TILEC" "$src" "$@" --emit=info -o "$DIR/$name.info.json"
+}
+emit safety tests/gpu/safety.tile
+emit histogram samples/histogram/histogram.tile
+emit gemm_f16_mc samples/gemm/gemm.tile -D BN=256,128
+emit gemm_f16_nomc samples/gemm/gemm.tile -D BN=256,128 --cluster=1
+emit ring_gemm_f16 samples/ring_gemm/ring_gemm.tile -D BN=256
+ls "$DIR"
