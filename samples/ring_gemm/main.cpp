@@ -6,7 +6,7 @@
 //
 //   tilec-run -n 2 ring_gemm [--check] [--ms MS] [--n N] [--k K] [--dtype f16|bf16]
 //        [--bn 256] [--seed S] [--cpu-macs X] [--repeat R] [--clusters N]
-//        [--ptx PATH] [--skip-code C]
+//        [--ptx PATH] [--skip-code C] [--probes FILE]
 //   tilec-run -n 2 ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]
 //        [--dtypes f16,bf16] [--runs 30] [--warmup 10] [--out FILE.md]
 //
@@ -48,6 +48,7 @@
 #include <tile/distributed.h>
 
 #include <cuda.h>
+#include <dlfcn.h>
 
 #include <cinttypes>
 #include <cstdio>
@@ -360,9 +361,34 @@ std::string semaphoreLine(const RankData &d, const std::string &what, bool &ok) 
 // array `ring_probe` of per-CTA, per-event counters and %globaltimer stamps.
 // zeroProbes clears it before a launch; appendProbes writes every stamp as
 // "rank,cta,event,slot,ns" (ns after this rank's earliest `start` stamp).
+// The driver entry points come from libcuda at run time (dlopen, as the tilec
+// runtime does): linking libcuda would keep the program from starting on a
+// machine without a driver, where it must print SKIP.
+struct ProbeDriver {
+  decltype(&cuModuleGetGlobal) getGlobal = nullptr;
+  decltype(&cuMemsetD8) memset = nullptr;
+  decltype(&cuMemcpyDtoH) copy = nullptr;
+  ProbeDriver() {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!lib)
+      lib = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!lib)
+      throw std::runtime_error("--probes: cannot open libcuda.so.1");
+    getGlobal = reinterpret_cast<decltype(getGlobal)>(dlsym(lib, "cuModuleGetGlobal_v2"));
+    memset = reinterpret_cast<decltype(memset)>(dlsym(lib, "cuMemsetD8_v2"));
+    copy = reinterpret_cast<decltype(copy)>(dlsym(lib, "cuMemcpyDtoH_v2"));
+    if (!getGlobal || !memset || !copy)
+      throw std::runtime_error("--probes: libcuda lacks cuModuleGetGlobal_v2 / cuMemsetD8_v2 / "
+                               "cuMemcpyDtoH_v2");
+  }
+};
+const ProbeDriver &probeDriver() {
+  static const ProbeDriver d;
+  return d;
+}
 CUdeviceptr probeArray(RingKernel &k, size_t &bytes) {
   CUdeviceptr p = 0;
-  if (cuModuleGetGlobal(&p, &bytes, k.module.raw(), "ring_probe") != CUDA_SUCCESS)
+  if (probeDriver().getGlobal(&p, &bytes, k.module.raw(), "ring_probe") != CUDA_SUCCESS)
     throw std::runtime_error("--probes: the PTX has no ring_probe array (make it with "
                              "tools/scripts/ring_probes.py)");
   return p;
@@ -370,7 +396,7 @@ CUdeviceptr probeArray(RingKernel &k, size_t &bytes) {
 void zeroProbes(RingKernel &k) {
   size_t bytes = 0;
   const CUdeviceptr p = probeArray(k, bytes);
-  if (cuMemsetD8(p, 0, bytes) != CUDA_SUCCESS)
+  if (probeDriver().memset(p, 0, bytes) != CUDA_SUCCESS)
     throw std::runtime_error("--probes: cuMemsetD8 failed");
 }
 void appendProbes(RingKernel &k, int rank, const std::string &file) {
@@ -378,7 +404,7 @@ void appendProbes(RingKernel &k, int rank, const std::string &file) {
   size_t bytes = 0;
   const CUdeviceptr p = probeArray(k, bytes);
   std::vector<uint64_t> v(bytes / 8);
-  if (cuMemcpyDtoH(v.data(), p, bytes) != CUDA_SUCCESS)
+  if (probeDriver().copy(v.data(), p, bytes) != CUDA_SUCCESS)
     throw std::runtime_error("--probes: cuMemcpyDtoH failed");
   const size_t row = kSlots + 1, ctas = v.size() / (kEvents * row);
   uint64_t t0 = ~uint64_t(0);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Opt-in timing probes for the ring GEMMs' PTX (samples/ring_gemm, ring_gemm_rs).
+"""Opt-in timing probes for the all-gather ring GEMM's PTX (samples/ring_gemm).
 
 Inserts %globaltimer probes at fixed points of a ring kernel's PTX and a
 module-level array `ring_probe` the host reads back (`ring_gemm --probes FILE`,
@@ -8,8 +8,8 @@ timestamps (ns), one per time the event fired in that CTA (its k-th unit,
 k < MAXJ; later ones overwrite the last slot). The probe build is a separate
 PTX: the kernel the samples ship stays as tilec wrote it.
 
-Events (anchors in tilec's PTX for these kernels; the script fails loudly
-when one is missing):
+Events (anchors in tilec's PTX for this kernel; the script fails loudly
+when one is missing, and another kernel's PTX would put them elsewhere):
   0 start         after the kernel's first bar.sync 0 (thread 0)
   1 wait_begin    before the producer's first semaphore wait (thread 0)
   2 wait_end      after that wait and its proxy fence (thread 0)
@@ -87,8 +87,7 @@ def main():
     at(bs, 5, 128, False)
     red = find(lambda l: "red.release.sys.global.add.u64" in l, bs, "signal")
     rend = find(lambda l: "// end inline asm" in l, red, "end of the signal")
-    # The thread that signals: 128 in both rings' probe builds (thread_id() == 128
-    # in ring_gemm; the elected lane of warp 4 in ring_gemm_rs).
+    # The thread that signals: thread_id() == 128 in ring_gemm.
     at(rend, 6, 128, False)
     # The exit protocol: the last bar.sync 0 of the function.
     last0 = max(i for i in range(len(lines)) if lines[i].strip() == "bar.sync \t0;")
