@@ -140,10 +140,19 @@ void MLIRGenImpl::genRoleTmaStore(const fe::CallExpr &e, Value map, ValueRange c
   Location l = loc(e.loc);
   const fe::RoleAST &role = *e.role;
   // Every writer of the tile is a thread of the role: its barrier orders
-  // their writes (and their fence.proxy.async) before the elected copy.
-  explain(NamedBarrierOp::create(builder, l, role.barrierId, role.threads(), /*aligned=*/false),
-          "bar.sync of role '" + role.name +
-              "': its threads' writes of the tile before the TMA store one thread issues");
+  // their writes (and their fence.proxy.async) before the elected copy. It
+  // publishes shared memory only, like the barrier after the copy: a TMA store
+  // issued before it (the previous column half of an epilogue) need not have
+  // completed its global writes there, only its read of the tile
+  // (tile-place-bulk-waits); a synchronisation the program writes, a release
+  // or the kernel's end still waits for them. So a role storing its epilogue
+  // in slices into a slow destination (a peer over NVLink) is not held at
+  // every slice for the previous one's remote writes.
+  auto before =
+      NamedBarrierOp::create(builder, l, role.barrierId, role.threads(), /*aligned=*/false);
+  explain(before, "bar.sync of role '" + role.name +
+                      "': its threads' writes of the tile before the TMA store one thread issues");
+  markSharedOnlySync(before);
   genInElectedThread(l, [&] {
     TmaStoreOp::create(builder, l, map, coords, tile, layout);
     explain(BulkCommitOp::create(builder, l),

@@ -6,7 +6,7 @@
 //
 //   tilec-run -n 2 ring_gemm [--check] [--ms MS] [--n N] [--k K] [--dtype f16|bf16]
 //        [--bn 256] [--seed S] [--cpu-macs X] [--repeat R] [--clusters N]
-//        [--ptx PATH] [--skip-code C]
+//        [--ptx PATH] [--skip-code C] [--probes FILE]
 //   tilec-run -n 2 ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]
 //        [--dtypes f16,bf16] [--runs 30] [--warmup 10] [--out FILE.md]
 //
@@ -47,6 +47,9 @@
 
 #include <tile/distributed.h>
 
+#include <cuda.h>
+#include <dlfcn.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
@@ -75,6 +78,7 @@ struct Options {
   std::vector<Problem> shapes; // --bench: MS x N x K each (default: --ms/--n/--k)
   int runs = 30, warmup = 10;
   std::string out;
+  std::string probes; // --probes FILE: read a probe build's timestamps (tools/scripts/ring_probes.py)
 };
 
 [[noreturn]] void usage(const char *msg) {
@@ -83,7 +87,7 @@ struct Options {
       "ring_gemm: %s\n"
       "usage: tilec-run -n D ring_gemm [--check] [--ms MS] [--n N] [--k K] [--dtype f16|bf16]\n"
       "            [--bn BN] [--seed S] [--cpu-macs X] [--repeat R] [--clusters N]\n"
-      "            [--ptx PATH] [--skip-code C]\n"
+      "            [--ptx PATH] [--skip-code C] [--probes FILE.csv]\n"
       "       tilec-run -n D ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]\n"
       "            [--dtypes f16,bf16] [--runs R] [--warmup W] [--out FILE.md]\n",
       msg);
@@ -148,6 +152,8 @@ Options parse(int argc, char **argv) {
       o.warmup = int(r.intValue());
     else if (f == "--out")
       o.out = r.value();
+    else if (f == "--probes")
+      o.probes = r.value();
     else if (f == "-h" || f == "--help")
       usage("help");
     else
@@ -350,6 +356,72 @@ std::string semaphoreLine(const RankData &d, const std::string &what, bool &ok) 
   return l.str();
 }
 
+// ---------------------------------------------------------------- probes
+// A probe build of the kernel (tools/scripts/ring_probes.py) has a module
+// array `ring_probe` of per-CTA, per-event counters and %globaltimer stamps.
+// zeroProbes clears it before a launch; appendProbes writes every stamp as
+// "rank,cta,event,slot,ns" (ns after this rank's earliest `start` stamp).
+// The driver entry points come from libcuda at run time (dlopen, as the tilec
+// runtime does): linking libcuda would keep the program from starting on a
+// machine without a driver, where it must print SKIP.
+struct ProbeDriver {
+  decltype(&cuModuleGetGlobal) getGlobal = nullptr;
+  decltype(&cuMemsetD8) memset = nullptr;
+  decltype(&cuMemcpyDtoH) copy = nullptr;
+  ProbeDriver() {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!lib)
+      lib = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!lib)
+      throw std::runtime_error("--probes: cannot open libcuda.so.1");
+    getGlobal = reinterpret_cast<decltype(getGlobal)>(dlsym(lib, "cuModuleGetGlobal_v2"));
+    memset = reinterpret_cast<decltype(memset)>(dlsym(lib, "cuMemsetD8_v2"));
+    copy = reinterpret_cast<decltype(copy)>(dlsym(lib, "cuMemcpyDtoH_v2"));
+    if (!getGlobal || !memset || !copy)
+      throw std::runtime_error("--probes: libcuda lacks cuModuleGetGlobal_v2 / cuMemsetD8_v2 / "
+                               "cuMemcpyDtoH_v2");
+  }
+};
+const ProbeDriver &probeDriver() {
+  static const ProbeDriver d;
+  return d;
+}
+CUdeviceptr probeArray(RingKernel &k, size_t &bytes) {
+  CUdeviceptr p = 0;
+  if (probeDriver().getGlobal(&p, &bytes, k.module.raw(), "ring_probe") != CUDA_SUCCESS)
+    throw std::runtime_error("--probes: the PTX has no ring_probe array (make it with "
+                             "tools/scripts/ring_probes.py)");
+  return p;
+}
+void zeroProbes(RingKernel &k) {
+  size_t bytes = 0;
+  const CUdeviceptr p = probeArray(k, bytes);
+  if (probeDriver().memset(p, 0, bytes) != CUDA_SUCCESS)
+    throw std::runtime_error("--probes: cuMemsetD8 failed");
+}
+void appendProbes(RingKernel &k, int rank, const std::string &file) {
+  constexpr int kEvents = 8, kSlots = 16;
+  size_t bytes = 0;
+  const CUdeviceptr p = probeArray(k, bytes);
+  std::vector<uint64_t> v(bytes / 8);
+  if (probeDriver().copy(v.data(), p, bytes) != CUDA_SUCCESS)
+    throw std::runtime_error("--probes: cuMemcpyDtoH failed");
+  const size_t row = kSlots + 1, ctas = v.size() / (kEvents * row);
+  uint64_t t0 = ~uint64_t(0);
+  for (size_t c = 0; c < ctas; ++c)
+    if (v[c * kEvents * row] > 0)
+      t0 = std::min(t0, v[c * kEvents * row + 1]);
+  std::ofstream f(file, std::ios::app);
+  for (size_t c = 0; c < ctas; ++c)
+    for (int e = 0; e < kEvents; ++e) {
+      const size_t base = (c * kEvents + size_t(e)) * row;
+      const uint64_t n = std::min<uint64_t>(v[base], kSlots);
+      for (uint64_t j = 0; j < n; ++j)
+        f << rank << "," << c << "," << e << "," << j << ","
+          << (int64_t(v[base + 1 + j]) - int64_t(t0)) << "\n";
+    }
+}
+
 // ---------------------------------------------------------------- --check
 int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl) {
   Problem p = o.problem;
@@ -418,10 +490,14 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       for (int rep = 0; rep < o.repeat; ++rep) {
         if (rep > 0)
           d.poisonRingInputs();
+        if (!o.probes.empty())
+          zeroProbes(k);
         comm.barrier(); // every rank's poison is down before any peer forwards into it
         launchRing(k, d, clusters);
         SAMPLE_CUDA_CHECK(cudaGetLastError());
         SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
+        if (!o.probes.empty() && rep == o.repeat - 1)
+          appendProbes(k, comm.rank(), o.probes + "." + std::to_string(comm.rank()));
         const std::vector<uint16_t> got = d.ringC.toHost();
         const std::string n = std::to_string(rep + 1);
         log << comparisonLine(("ring #" + n + " vs float64:").c_str(),

@@ -96,6 +96,15 @@ public:
                                   comm_, kStream));
   }
 
+  /// The reference reduce-scatter (samples/ring_gemm_rs): the sum over ranks
+  /// of every rank's [D * count] `send`, rank r keeping elements
+  /// [r * count, (r + 1) * count) in `recv`.
+  void reduceScatter(DType d, CUdeviceptr send, CUdeviceptr recv, size_t count) {
+    RING_NCCL_CHECK(ncclReduceScatter(reinterpret_cast<const void *>(send),
+                                      reinterpret_cast<void *>(recv), count, ncclType(d), ncclSum,
+                                      comm_, kStream));
+  }
+
   /// A barrier in stream order: a one-element all-reduce. Work queued after it
   /// on this rank starts only once every rank has reached it on its stream, so
   /// the CUDA events around a repetition measure from a common start without

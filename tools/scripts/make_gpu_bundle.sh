@@ -51,12 +51,20 @@ if [ ${#gemm_ptx[@]} -eq 0 ]; then
   echo "make_gpu_bundle: error: no gemm_*.ptx after 'ninja sample_ptx'" >&2
   exit 1
 fi
-# samples/ring_gemm: once its kernel exists, the bundle must carry both dtypes
-# (gpu_run.sh's RING_ONLY=1 and step 4b run them on the 2-GPU machine).
+# samples/ring_gemm and samples/ring_gemm_rs: the bundle must carry both dtypes
+# of each ring (gpu_run.sh's RING_ONLY=1 and step 4b, rings_gpu_run.sh).
 if [ -f samples/ring_gemm/ring_gemm.tile ]; then
   for d in f16 bf16; do
     if [ ! -f build/ptx/ring_gemm_$d.ptx ]; then
       echo "make_gpu_bundle: error: no ring_gemm_$d.ptx after 'ninja sample_ptx'" >&2
+      exit 1
+    fi
+  done
+fi
+if [ -f samples/ring_gemm_rs/ring_gemm_rs.tile ]; then
+  for d in f16 bf16; do
+    if [ ! -f build/ptx/ring_gemm_rs_$d.ptx ]; then
+      echo "make_gpu_bundle: error: no ring_gemm_rs_$d.ptx after 'ninja sample_ptx'" >&2
       exit 1
     fi
   done

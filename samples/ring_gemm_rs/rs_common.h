@@ -1,0 +1,338 @@
+// samples/ring_gemm_rs: the host program's pieces that need no GPU (tested by
+// ring_gemm_rs_host_tests, ctest ring_gemm_rs.host):
+//   - the problem (D ranks, MS rows kept per rank, N, the K-shard K) and the
+//     kernel's shape rule, semaphore count and work units;
+//   - the ring's schedule (which row block a rank computes at each step) and a
+//     host model of the whole protocol (every running sum, every signal and
+//     wait), which proves that each rank ends with the sum over all ranks of
+//     its own block and that every counter is signalled once and waited once;
+//   - the identity matrix the kernel's adds multiply by, the f32 running sum
+//     rounded to 16 bits per hop (the kernel's numerics), the float64
+//     reference of one rank's rows;
+//   - the time-per-step model and the benchmark's markdown table
+//     (docs/perf/ring_gemm_rs.md).
+// Timing reduction and utilisation are samples/ring_gemm's (ring_common.h).
+#pragma once
+
+#include "../ring_gemm/ring_common.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace rsring {
+
+using gemm::DType;
+
+/// ReduceScatter(A_r * B_r^T) on D ranks: rank r holds a K-shard of A
+/// ([M, K], M = D*MS) and of B ([N, K], K-major) and keeps rows
+/// [r*MS, (r+1)*MS) of the sum over ranks of A_q * B_q^T.
+struct Problem {
+  int64_t ranks = 2; // D
+  int64_t ms = 1024, n = 4096, k = 4096;
+  DType dtype = DType::F16;
+  int64_t m() const { return ranks * ms; }
+  /// The FLOPs of one rank's partial product (the local GEMM, the floor's).
+  double flops() const { return 2.0 * double(m()) * double(n) * double(k); }
+  /// The local GEMM [M, K] x [K, N] as samples/gemm's problem (cuBLAS, the floor).
+  gemm::Problem local() const { return gemm::Problem{m(), n, k, dtype, gemm::BMajor::K}; }
+  /// This rank's slice of the result: MS x N (for compareRows).
+  gemm::Problem slice() const { return gemm::Problem{ms, n, k, dtype, gemm::BMajor::K}; }
+  std::string shape() const {
+    return "D=" + std::to_string(ranks) + " MS=" + std::to_string(ms) + " N=" + std::to_string(n) +
+           " K=" + std::to_string(k);
+  }
+  /// "2048x4096x4096": the local GEMM each rank computes.
+  std::string gemmShape() const {
+    return std::to_string(m()) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  }
+  /// ring::Problem with the same numbers (its timing and utilisation helpers).
+  ring::Problem asRing() const {
+    ring::Problem p;
+    p.ranks = ranks;
+    p.ms = ms;
+    p.n = n;
+    p.k = k;
+    p.dtype = dtype;
+    return p;
+  }
+};
+
+inline constexpr int64_t kRowBlock = 128; // rows of a CTA tile
+
+/// The kernel's `sem: semaphore[S]`: one counter per 128 x BN tile of the
+/// running sums, sem[row_tile * (N / BN) + col_tile].
+inline int64_t semaphoreCount(const Problem &p, int64_t bn) {
+  return (p.m() / kRowBlock) * (p.n / bn);
+}
+
+/// The kernel's shape rule ("" when the problem fits): MS a multiple of
+/// 128 * cluster, N of BN, K of 64.
+inline std::string shapeProblem(const Problem &p, int cluster, int64_t bn) {
+  std::string why = ring::shapeProblem(p.asRing(), cluster, bn);
+  const std::string shard = "(128-row tiles x cluster " + std::to_string(cluster) + " per shard)";
+  const size_t at = why.find(shard);
+  if (at != std::string::npos)
+    why.replace(at, shard.size(),
+                "(128-row tiles x cluster " + std::to_string(cluster) + " per scattered block)");
+  return why;
+}
+
+/// Cluster work units over all D steps.
+inline int64_t workUnits(const Problem &p, int cluster, int64_t bn) {
+  return p.ranks * (p.ms / (kRowBlock * cluster)) * (p.n / bn);
+}
+
+inline std::string ringPtxName(DType d, bool debugHangs = false) {
+  return std::string("ring_gemm_rs_") + gemm::dtypeName(d) + (debugHangs ? "_debug" : "") + ".ptx";
+}
+
+// ---------------------------------------------------------------- the schedule
+/// The row block (0 .. D-1) rank `rank` computes the partial of at `step`:
+/// (rank - step - 1) mod D. At the last step it is the rank's own block.
+inline int64_t blockAt(int64_t rank, int64_t step, int64_t ranks) {
+  return ((rank - step - 1) % ranks + 2 * ranks) % ranks;
+}
+
+/// The protocol on the host, one value per (rank, block) standing for that
+/// rank's partial tile of the block: what every rank sends, receives, waits
+/// for and keeps. `trace` (when given) gets one line per event.
+struct ProtocolResult {
+  bool ok = true;
+  std::string problem;            // the first thing that went wrong
+  std::vector<double> kept;       // kept[r]: the sum rank r ends with (its block)
+  std::map<int64_t, int> signals; // counter index -> signals received (per rank * S + i)
+  int64_t waits = 0, sends = 0;
+};
+inline ProtocolResult simulateProtocol(int64_t ranks, int64_t rowTiles, int64_t colTiles,
+                                       const std::vector<std::vector<double>> &partial,
+                                       std::vector<std::string> *trace = nullptr) {
+  ProtocolResult res;
+  res.kept.assign(size_t(ranks), 0);
+  const int64_t s = rowTiles * ranks * colTiles; // counters per rank (M/128 x N/BN)
+  // R[r][block]: the running sum that arrived in rank r's R (one value a block).
+  std::vector<std::map<int64_t, double>> arrived(static_cast<size_t>(ranks));
+  auto fail = [&](const std::string &why) {
+    if (res.ok)
+      res.problem = why;
+    res.ok = false;
+  };
+  // Lock-step over steps: step i's sends happen before step i + 1's waits
+  // (the kernel's order within a rank; across ranks the semaphores give it).
+  for (int64_t step = 0; step < ranks; ++step) {
+    std::vector<std::pair<int64_t, std::pair<int64_t, double>>> sent; // (to, (block, value))
+    for (int64_t r = 0; r < ranks; ++r) {
+      const int64_t b = blockAt(r, step, ranks);
+      double sum = partial[size_t(r)][size_t(b)];
+      if (step > 0) {
+        // wait(sem[tile], 1) for every tile of the block, then the add.
+        for (int64_t t = 0; t < rowTiles * colTiles; ++t) {
+          const int64_t idx = r * s + (b * rowTiles + t / colTiles) * colTiles + t % colTiles;
+          ++res.waits;
+          if (res.signals[idx] != 1)
+            fail("rank " + std::to_string(r) + " step " + std::to_string(step) + " waits for sem[" +
+                 std::to_string(idx - r * s) + "] = 1, counter is " +
+                 std::to_string(res.signals[idx]));
+        }
+        auto it = arrived[size_t(r)].find(b);
+        if (it == arrived[size_t(r)].end())
+          fail("rank " + std::to_string(r) + " step " + std::to_string(step) +
+               ": the running sum of block " + std::to_string(b) + " never arrived");
+        else
+          sum += it->second;
+      }
+      if (trace)
+        trace->push_back("step " + std::to_string(step) + " rank " + std::to_string(r) +
+                         ": block " + std::to_string(b) +
+                         (step == ranks - 1 ? " -> C" : " -> rank " + std::to_string((r + 1) % ranks)));
+      if (step == ranks - 1) {
+        if (b != r)
+          fail("rank " + std::to_string(r) + " keeps block " + std::to_string(b));
+        res.kept[size_t(r)] = sum;
+      } else {
+        sent.push_back({(r + 1) % ranks, {b, sum}});
+      }
+    }
+    for (const auto &[to, bv] : sent) {
+      if (arrived[size_t(to)].count(bv.first))
+        fail("block " + std::to_string(bv.first) + " arrives twice at rank " + std::to_string(to));
+      arrived[size_t(to)][bv.first] = bv.second;
+      ++res.sends;
+      for (int64_t t = 0; t < rowTiles * colTiles; ++t)
+        ++res.signals[to * s + (bv.first * rowTiles + t / colTiles) * colTiles + t % colTiles];
+    }
+  }
+  for (const auto &[idx, n] : res.signals)
+    if (n != 1)
+      fail("counter " + std::to_string(idx) + " signalled " + std::to_string(n) + " times");
+  return res;
+}
+
+// ---------------------------------------------------------------- numerics
+/// The identity [bn, bn] in 16-bit bits: the B stage of the kernel's adds.
+inline std::vector<uint16_t> identity(DType d, int64_t bn) {
+  std::vector<uint16_t> e(size_t(bn * bn), gemm::toBits(d, 0.0f));
+  for (int64_t i = 0; i < bn; ++i)
+    e[size_t(i * bn + i)] = gemm::toBits(d, 1.0f);
+  return e;
+}
+
+/// The kernel's numerics for one element: each hop adds its f32 partial to
+/// the 16-bit running sum that arrived (exactly, in f32) and rounds the new
+/// sum to 16 bits; `partials` in ring order (the first hop's first).
+inline float ringSum(DType d, const std::vector<float> &partials) {
+  float running = 0;
+  for (size_t i = 0; i < partials.size(); ++i)
+    running = gemm::fromBits(d, gemm::toBits(d, running + partials[i]));
+  return running;
+}
+
+/// Rank `rank`'s rows of A_q (q = 0 .. D-1: every rank's A is drawn from
+/// stream 10 + q of `seed`, so any rank can rebuild any row of it) as one
+/// [MS, D*K] matrix: row i is A_0[row] | A_1[row] | ... , the concatenated
+/// K of the sum. With B_cat [N, D*K] (bCat) its float64 product is the
+/// reduce-scattered result.
+inline uint64_t aStream(int64_t q) { return 10 + uint64_t(q); }
+inline uint64_t bStream(int64_t q) { return 100 + uint64_t(q); }
+inline std::vector<uint16_t> aCatRows(const Problem &p, int64_t rank, uint64_t seed) {
+  const int64_t kc = p.ranks * p.k;
+  std::vector<uint16_t> v(size_t(p.ms * kc));
+  gemm::parallelFor(p.ms, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i)
+      for (int64_t q = 0; q < p.ranks; ++q)
+        for (int64_t kk = 0; kk < p.k; ++kk) {
+          const uint64_t idx = uint64_t((rank * p.ms + i) * p.k + kk); // A_q[row, kk]
+          v[size_t(i * kc + q * p.k + kk)] =
+              gemm::toBits(p.dtype, gemm::normalAt(seed, aStream(q), idx));
+        }
+  });
+  return v;
+}
+inline std::vector<uint16_t> bCat(const Problem &p, uint64_t seed) {
+  const int64_t kc = p.ranks * p.k;
+  std::vector<uint16_t> v(size_t(p.n * kc));
+  gemm::parallelFor(p.n, [&](int64_t b, int64_t e) {
+    for (int64_t j = b; j < e; ++j)
+      for (int64_t q = 0; q < p.ranks; ++q)
+        for (int64_t kk = 0; kk < p.k; ++kk)
+          v[size_t(j * kc + q * p.k + kk)] =
+              gemm::toBits(p.dtype, gemm::normalAt(seed, bStream(q), uint64_t(j * p.k + kk)));
+  });
+  return v;
+}
+/// The concatenated problem whose float64 product is this rank's slice.
+inline gemm::Problem catProblem(const Problem &p) {
+  return gemm::Problem{p.ms, p.n, p.ranks * p.k, p.dtype, gemm::BMajor::K};
+}
+
+// ---------------------------------------------------------------- the model
+/// Time per step (docs/multi-gpu.md, "The reduce-scatter ring"):
+///   Tc   a step's GEMM: T_floor / D;
+///   Tadd the adds of a step > 0: BN / 64 extra k-steps on K / 64, Tc * BN / K;
+///   Tx   the running sums of a step over the link: MS * N * 2 bytes / B_link;
+///   the tile a unit adds is needed only at the end of its k loop, a unit
+///   after the previous rank produced it, so the link hides while Tx <= Tc:
+///   T_ring = T_floor + (D - 1) * (Tadd + max(0, Tx - Tc)) + T_exit.
+struct ModelInputs {
+  double floorMs = -1, linkGBs = -1;
+  double exitUs = 3;
+  int64_t bn = 256;
+};
+struct ModelResult {
+  double stepComputeUs = -1, addUs = -1, transferUs = -1, ringUs = -1;
+};
+inline ModelResult ringModel(const Problem &p, const ModelInputs &in) {
+  ModelResult r;
+  if (in.floorMs <= 0 || in.linkGBs <= 0 || p.k <= 0)
+    return r;
+  r.stepComputeUs = in.floorMs * 1e3 / double(p.ranks);
+  r.addUs = r.stepComputeUs * double(in.bn) / double(p.k);
+  r.transferUs = double(p.ms) * double(p.n) * 2.0 / (in.linkGBs * 1e9) * 1e6;
+  r.ringUs = in.floorMs * 1e3 +
+             double(p.ranks - 1) * (r.addUs + std::max(0.0, r.transferUs - r.stepComputeUs)) +
+             in.exitUs;
+  return r;
+}
+
+// ---------------------------------------------------------------- the table
+struct BenchRow {
+  Problem p;
+  ring::Measured ring, ncclBlas, floor, reduceScatter, blas;
+  double linkGBs = -1;
+  int64_t clusters = 0, unitsPerStep = 0, bn = 256;
+};
+
+inline constexpr double kBarFloor = 1.15; // ring / floor at most
+inline constexpr double kBarNccl = 1.3;   // NCCL + cuBLAS / ring at least
+
+inline std::string benchTable(const std::vector<BenchRow> &rows, const std::string &header) {
+  using ring::fmt;
+  std::ostringstream md;
+  md << header << "\n\n";
+  md << "| dtype | local GEMM (per rank) | tilec ring us | ring TC util | NCCL RS+cuBLAS us | "
+        "NCCL+cuBLAS / ring (bar >= 1.3) | floor us | floor TC util | ring / floor (bar <= 1.15) | "
+        "reduce-scatter alone us | cuBLAS alone us | err ring / floor |\n";
+  md << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  auto us = [](const ring::Measured &m) {
+    return m.run ? fmt("%.1f", m.t.median * 1e3) : (m.note.empty() ? "-" : m.note);
+  };
+  auto util = [](const Problem &p, const ring::Measured &m) {
+    // asRing's MG x N x K is this problem's M x N x K.
+    return m.run ? fmt("%.0f%%", 100 * ring::utilisation(p.asRing(), m.t.median))
+                 : std::string("-");
+  };
+  for (const BenchRow &r : rows) {
+    const Problem &p = r.p;
+    std::string speedup = "-", vsFloor = "-";
+    if (r.ring.run && r.ncclBlas.run) {
+      const double s = r.ncclBlas.t.median / r.ring.t.median;
+      speedup = fmt("%.2f", s) + (s >= kBarNccl ? " (meets)" : " (misses)");
+    }
+    if (r.ring.run && r.floor.run) {
+      const double f = r.ring.t.median / r.floor.t.median;
+      vsFloor = fmt("%.3f", f) + (f <= kBarFloor ? " (meets)" : " (misses)");
+    }
+    md << "| " << gemm::dtypeName(p.dtype) << " | " << p.gemmShape() << " (D=" << p.ranks
+       << ", MS=" << p.ms << ") | " << us(r.ring) << " | " << util(p, r.ring) << " | "
+       << us(r.ncclBlas) << " | " << speedup << " | " << us(r.floor) << " | " << util(p, r.floor)
+       << " | " << vsFloor << " | " << us(r.reduceScatter) << " | " << us(r.blas) << " | "
+       << (r.ring.run ? fmt("%.1e", r.ring.err) : std::string("-")) << " / "
+       << (r.floor.run ? fmt("%.1e", r.floor.err) : std::string("-")) << " |\n";
+  }
+  md << "\n- TC util = 2*M*N*K / time / " << ring::kPeakTflops
+     << " TFLOP/s per GPU (M = D*MS, K the K-shard); err: relative Frobenius error of the "
+        "rank's rows against NCCL ReduceScatter + cuBLAS (worst rank)\n";
+  for (const BenchRow &r : rows) {
+    const Problem &p = r.p;
+    ModelInputs in;
+    in.floorMs = r.floor.run ? r.floor.t.median : -1;
+    in.linkGBs = r.linkGBs;
+    in.bn = r.bn;
+    const ModelResult m = ringModel(p, in);
+    if (m.ringUs > 0)
+      md << "- " << gemm::dtypeName(p.dtype) << " " << p.shape() << " per step: GEMM Tc "
+         << fmt("%.1f", m.stepComputeUs) << " us, adds " << fmt("%.1f", m.addUs)
+         << " us, running sums over the link " << fmt("%.1f", m.transferUs) << " us (link "
+         << fmt("%.0f", r.linkGBs) << " GB/s, copy engine); predicted ring "
+         << fmt("%.1f", m.ringUs) << " us"
+         << (r.ring.run ? ", measured " + fmt("%.1f", r.ring.t.median * 1e3) + " us, " +
+                              fmt("%.1f", (r.ring.t.median - r.floor.t.median) * 1e3 /
+                                              double(std::max<int64_t>(1, p.ranks - 1))) +
+                              " us over the floor per step after the first"
+                        : std::string())
+         << "\n";
+    if (r.ring.run)
+      md << "- " << gemm::dtypeName(p.dtype) << " " << p.shape() << " ring: " << r.ring.note
+         << "; fastest " << fmt("%.1f", r.ring.t.min * 1e3) << " us; median spread between ranks "
+         << fmt("%.1f", r.ring.t.spread * 1e3) << " us\n";
+    if (!r.ring.ok || !r.floor.ok || !r.ncclBlas.ok)
+      md << "- PROBLEM: " << gemm::dtypeName(p.dtype) << " " << p.shape()
+         << ": a result failed its check (see the log)\n";
+  }
+  return md.str();
+}
+
+} // namespace rsring

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Both ring GEMMs on one 4-GPU machine in one go (about 2.5 minutes on 4
+# H200s): runs on the GPU machine in the repository root, after
+# tools/scripts/make_gpu_bundle.sh filled .gpu/ on the development machine.
+#   1. configure + build ring_gemm, ring_gemm_rs, tilec-run and the host tests
+#      (compiler OFF, PTX from .gpu/ptx)
+#   2. ctest: the host tests, the shape rejections, ptxas -v of both rings
+#   3. checks (every rank against NCCL + cuBLAS and float64): the
+#      reduce-scatter ring at D = 2 and 4 (the default shape, 512x768x2112 on
+#      4 clusters, 256^3), the all-gather ring at D = 4
+#   4. benchmarks at D = 2 and 4, f16 and bf16, MS 1024 and 2048, NCCL +
+#      cuBLAS and the local-GEMM floor in the same processes:
+#      OUTDIR/rs_d2.md, rs_d4.md (docs/perf/ring_gemm_rs.md), ag_d2.md,
+#      ag_d4.md (docs/perf/ring_gemm.md)
+#   5. memcheck of both rings at D = 4 on 256^3
+# With fewer than 4 GPUs the D = 4 steps are skipped (and say so). Logs in
+# OUTDIR; a summary is printed last; exit 1 if anything failed.
+#
+#   bash tools/scripts/rings_gpu_run.sh OUTDIR
+# Environment: TILEC_GPU_BUILD (default build-gpu), TILEC_GPU_BUNDLE (.gpu), JOBS (16).
+set -u
+OUT=${1:?usage: rings_gpu_run.sh OUTDIR}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$OUT"
+START=$(date +%s)
+export NCCL_NVLS_ENABLE=0
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+export PATH="$CUDA_HOME/bin:$PATH"
+BUILD=${TILEC_GPU_BUILD:-$ROOT/build-gpu}
+BUNDLE=${TILEC_GPU_BUNDLE:-$ROOT/.gpu}
+PTX=$BUNDLE/ptx
+export TILEC_PTX_DIR=$PTX
+export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-$BUILD/cubin-cache}
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+SUMMARY=()
+FAILED=0
+sum() { SUMMARY+=("$*"); }
+bad() { FAILED=1; sum "FAIL: $*"; }
+note() { echo "[rings $(( $(date +%s) - START ))s] $*"; }
+
+{ date -u; nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm --format=csv
+  nvidia-smi topo -m; [ -f "$BUNDLE/BUNDLE.txt" ] && cat "$BUNDLE/BUNDLE.txt"; } > "$OUT/build.log" 2>&1
+note "configure + build ($NGPU GPUs)"
+cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTILEC_ENABLE_COMPILER=OFF \
+  -DTILEC_PTX_DIR="$PTX" -DTILEC_CATCH2_INCLUDE_DIR="$BUNDLE/catch2" -DCUDAToolkit_ROOT="$CUDA_HOME" \
+  >> "$OUT/build.log" 2>&1 || bad "configure"
+ninja -C "$BUILD" -j"${JOBS:-16}" ring_gemm ring_gemm_rs tilec-run ring_gemm_host_tests \
+  ring_gemm_rs_host_tests >> "$OUT/build.log" 2>&1 || bad "build (build.log)"
+RUN=$BUILD/bin/tilec-run RS=$BUILD/bin/ring_gemm_rs AG=$BUILD/bin/ring_gemm
+CK=$OUT/checks.log
+: > "$CK"
+(cd "$BUILD" && ctest -R '^ring_gemm(_rs)?\.|ptxas_v\.ring_gemm' --output-on-failure) >> "$CK" 2>&1 ||
+  bad "ctest host / rejections / ptxas -v (checks.log)"
+sum "ctest: $(grep -E 'tests passed' "$CK" | tail -1)"
+
+# chk NAME RANKS CMD...: one --check run on RANKS GPUs (skipped with fewer)
+chk() {
+  local name=$1 n=$2; shift 2
+  if [ "$NGPU" -lt "$n" ]; then sum "$name: skipped ($NGPU GPUs)"; return; fi
+  note "$name"
+  echo "===== $name" >> "$CK"
+  if timeout -k 5 120 "$RUN" -n "$n" "$@" >> "$CK" 2>&1; then sum "$name: PASS"; else bad "$name (checks.log)"; fi
+}
+chk "rs check D=2 1024x4096x4096 f16" 2 "$RS" --check --dtype f16
+chk "rs check D=2 512x768x2112 bf16, 4 clusters" 2 "$RS" --check --ms 512 --n 768 --k 2112 --dtype bf16 --clusters 4
+chk "rs check D=4 1024x4096x4096 bf16" 4 "$RS" --check --dtype bf16
+chk "rs check D=4 512x768x2112 f16, 4 clusters" 4 "$RS" --check --ms 512 --n 768 --k 2112 --dtype f16 --clusters 4
+chk "rs check D=4 256^3 f16" 4 "$RS" --check --ms 256 --n 256 --k 256 --dtype f16
+chk "ag check D=4 1024x4096x4096 f16" 4 "$AG" --check --dtype f16
+
+LOG=$OUT/bench.log
+: > "$LOG"
+# bench NAME RANKS MD CMD...
+bench() {
+  local name=$1 n=$2 md=$3; shift 3
+  if [ "$NGPU" -lt "$n" ]; then sum "$name: skipped ($NGPU GPUs)"; return; fi
+  note "$name"
+  echo "===== $name" >> "$LOG"
+  if timeout -k 5 180 "$RUN" -n "$n" "$@" --bench --shapes 1024x4096x4096,2048x4096x4096 \
+       --runs 30 --warmup 10 --out "$md" >> "$LOG" 2>&1; then
+    sum "$name: ok ($(basename "$md"))"
+  else
+    bad "$name (bench.log)"
+  fi
+  [ -f "$md" ] && grep -E '^\| (f16|bf16) ' "$md" | while read -r l; do sum "  $l"; done
+}
+bench "rs bench D=2" 2 "$OUT/rs_d2.md" "$RS"
+bench "rs bench D=4" 4 "$OUT/rs_d4.md" "$RS"
+bench "ag bench D=2" 2 "$OUT/ag_d2.md" "$AG"
+bench "ag bench D=4" 4 "$OUT/ag_d4.md" "$AG"
+
+MC=$OUT/memcheck.log
+: > "$MC"
+for prog in "$RS" "$AG"; do
+  if [ "$NGPU" -lt 4 ] || ! command -v compute-sanitizer > /dev/null 2>&1; then
+    sum "memcheck $(basename "$prog") D=4: skipped"; continue
+  fi
+  note "memcheck $(basename "$prog") D=4"
+  echo "===== memcheck $(basename "$prog") D=4 256^3" >> "$MC"
+  if timeout -k 5 150 "$RUN" -n 4 compute-sanitizer --tool memcheck --report-api-errors no \
+       --print-limit 20 --error-exitcode 99 "$prog" --check --ms 256 --n 256 --k 256 --dtype f16 \
+       --repeat 2 >> "$MC" 2>&1; then
+    sum "memcheck $(basename "$prog") D=4 256^3: 0 errors"
+  else
+    bad "memcheck $(basename "$prog") D=4 (memcheck.log)"
+  fi
+done
+echo "===== rings_gpu_run summary ($(( $(date +%s) - START ))s)"
+printf '%s\n' "${SUMMARY[@]}"
+exit $FAILED
