@@ -283,8 +283,8 @@ void MLIRGenImpl::genExitProtocol(Location l) {
                                 builder.getStringAttr(sem.name));
   explainOp(wait, "exit protocol: wait until every peer finished this launch");
   // --debug-hangs names it (a peer that never ends this launch leaves it here).
-  wait->setAttr("tile.hang_note",
-                builder.getStringAttr("the exit protocol: every peer must finish this launch; "
+  builder.getContext()->getLoadedDialect<TileDialect>()->getHangNoteAttrHelper().setAttr(
+      wait, builder.getStringAttr("the exit protocol: every peer must finish this launch; "
                                       "the counter is the peers' arrivals"));
 }
 

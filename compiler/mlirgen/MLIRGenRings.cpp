@@ -46,10 +46,10 @@ static void explain(Operation *op, const Twine &why) {
 /// (tile.hang_note) saying what completes its phase and which mismatch of
 /// produces and consumes leaves the wait hanging.
 static void nameWait(Operation *op, const Twine &name, const Twine &note) {
-  op->getContext()->getLoadedDialect<TileDialect>()->getNameAttrHelper().setAttr(
-      op, StringAttr::get(op->getContext(), name.str()));
-  op->setAttr("tile.hang_note", StringAttr::get(op->getContext(), note.str()));
-  op->setAttr("tile.hang_stage", UnitAttr::get(op->getContext()));
+  TileDialect *tile = op->getContext()->getLoadedDialect<TileDialect>();
+  tile->getNameAttrHelper().setAttr(op, StringAttr::get(op->getContext(), name.str()));
+  tile->getHangNoteAttrHelper().setAttr(op, StringAttr::get(op->getContext(), note.str()));
+  tile->getHangStageAttrHelper().setAttr(op, UnitAttr::get(op->getContext()));
 }
 
 void MLIRGenImpl::genRingStorage(const fe::RingStmt &r) {

@@ -5,6 +5,7 @@
 // 64-bit values, and every error names the JSON path it concerns.
 //===----------------------------------------------------------------------===//
 #include "tile/kernel_info.h"
+#include "tile/kernel_info_schema.h"
 #include "tile/target.h"
 
 #include <cmath>
@@ -349,6 +350,21 @@ private:
   size_t i_ = 0;
 };
 
+/// The (isPointer, scalar) whose KernelParamInfo::typeName() is `name`: the
+/// type field of a scalar or pointer parameter is read as one of the names the
+/// writer gives, not taken apart.
+std::optional<std::pair<bool, ScalarType>> paramTypeFromName(const std::string &name) {
+  for (int t = static_cast<int>(ScalarType::I1); t <= static_cast<int>(ScalarType::F64); ++t)
+    for (bool pointer : {false, true}) {
+      KernelParamInfo p;
+      p.isPointer = pointer;
+      p.scalar = static_cast<ScalarType>(t);
+      if (p.typeName() == name)
+        return std::pair{pointer, p.scalar};
+    }
+  return std::nullopt;
+}
+
 /// Typed access with errors naming the JSON path.
 struct Reader {
   [[noreturn]] static void fail(std::string_view path, const std::string &why) {
@@ -428,6 +444,7 @@ struct Reader {
   static SizeExpr expr(const Json &v, const std::string &path, size_t params, int depth) {
     if (depth > 200)
       fail(path, "nested too deeply");
+    checkObject(v, schema::kExpr, path);
     SizeExpr e;
     const std::string &opName = string(field(v, path, "op"), path + ".op");
     auto op = sizeOpFromName(opName);
@@ -463,12 +480,57 @@ struct Reader {
     return e;
   }
 
+  /// `v` is an object of `schema`'s fields (tile/kernel_info_schema.h): none
+  /// unknown, the required ones present, each of its JSON type.
+  static void checkObject(const Json &v, const schema::Object &o, const std::string &path) {
+    if (v.kind != Json::Object)
+      fail(path, std::string("expected an object (") + o.what + ")");
+    for (const auto &[key, value] : v.fields) {
+      const schema::Field *f = o.find(key.c_str());
+      if (!f)
+        fail(path + "." + key, std::string("unknown field of ") + o.what);
+      if (value.kind == Json::Null && f->nullable)
+        continue;
+      bool ok = false;
+      switch (f->kind) {
+      case schema::Kind::String:
+        ok = value.kind == Json::String;
+        break;
+      case schema::Kind::Integer:
+        ok = value.kind == Json::Number;
+        break;
+      case schema::Kind::Number:
+        ok = value.kind == Json::Number || value.kind == Json::String;
+        break;
+      case schema::Kind::Bool:
+        ok = value.kind == Json::Bool;
+        break;
+      case schema::Kind::Array:
+      case schema::Kind::Dims:
+        ok = value.kind == Json::Array;
+        break;
+      case schema::Kind::Object:
+        ok = value.kind == Json::Object;
+        break;
+      }
+      static const char *names[] = {"a string", "an integer", "a number", "true or false",
+                                    "an array", "an object", "3 dimensions"};
+      if (!ok)
+        fail(path + "." + key, std::string("expected ") + names[static_cast<int>(f->kind)] +
+                                   (f->nullable ? " or null" : ""));
+    }
+    for (size_t i = 0; i < o.count; ++i)
+      if (o.fields[i].required && !v.fields.count(o.fields[i].name))
+        fail(path, std::string("missing \"") + o.fields[i].name + "\"");
+  }
+
   static const Json *optionalField(const Json &o, const std::string &key) {
     auto it = o.fields.find(key);
     return it == o.fields.end() || it->second.kind == Json::Null ? nullptr : &it->second;
   }
 
   static TensorParamInfo tensor(const Json &v, const std::string &path, size_t params) {
+    checkObject(v, schema::kTensor, path);
     TensorParamInfo t;
     t.element = scalar(field(v, path, "element"), path + ".element");
     if (t.element == ScalarType::I1)
@@ -479,6 +541,7 @@ struct Reader {
            std::to_string(extents.size()) + " extents; a tensor has rank 1 to 5");
     for (size_t i = 0; i < extents.size(); ++i) {
       const std::string epath = path + ".extents[" + std::to_string(i) + "]";
+      checkObject(extents[i], schema::kExtent, epath);
       TensorParamInfo::Extent e;
       if (const Json *lit =
               extents[i].kind == Json::Object ? optionalField(extents[i], "literal") : nullptr) {
@@ -516,6 +579,7 @@ struct Reader {
   }
 
   static HiddenExtentInfo hidden(const Json &v, const std::string &path, size_t params) {
+    checkObject(v, schema::kHidden, path);
     HiddenExtentInfo h;
     h.tensorParam = static_cast<int>(
         integer(field(v, path, "tensor"), path + ".tensor", 0, static_cast<int64_t>(params) - 1));
@@ -524,9 +588,11 @@ struct Reader {
   }
 
   static SemaphoreParamInfo semaphore(const Json &v, const std::string &path, size_t params) {
+    checkObject(v, schema::kSemaphore, path);
     SemaphoreParamInfo s;
     const std::string cpath = path + ".count";
     const Json &count = field(v, path, "count");
+    checkObject(count, schema::kExtent, cpath);
     if (const Json *lit = count.kind == Json::Object ? optionalField(count, "literal") : nullptr) {
       s.count.literal = integer(*lit, cpath + ".literal", 1, INT32_MAX);
     } else {
@@ -540,6 +606,7 @@ struct Reader {
   }
 
   static HiddenPeerInfo peer(const Json &v, const std::string &path, size_t params) {
+    checkObject(v, schema::kPeer, path);
     HiddenPeerInfo h;
     const std::string &kind = string(field(v, path, "kind"), path + ".kind");
     auto k = hiddenPeerKindFromName(kind);
@@ -631,6 +698,7 @@ struct Reader {
   }
 
   static KernelParamInfo param(const Json &v, const std::string &path, size_t params) {
+    checkObject(v, schema::kParam, path);
     KernelParamInfo p;
     p.name = string(field(v, path, "name"), path + ".name");
     if (const Json *t = optionalField(v, "tensor")) {
@@ -659,24 +727,20 @@ struct Reader {
       p.hidden = hidden(*h, path + ".hidden", params);
     if (const Json *h = optionalField(v, "peer"))
       p.peer = peer(*h, path + ".peer", params);
-    std::string type = string(field(v, path, "type"), path + ".type");
-    const std::string prefix = "ptr<", suffix = ", global>";
-    if (type.compare(0, prefix.size(), prefix) == 0 &&
-        type.size() > prefix.size() + suffix.size() &&
-        type.compare(type.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      p.isPointer = true;
-      type = type.substr(prefix.size(), type.size() - prefix.size() - suffix.size());
-    }
-    auto t = scalarTypeFromName(type);
+    // A scalar or a global pointer: one of the names typeName() gives them.
+    const std::string &type = string(field(v, path, "type"), path + ".type");
+    auto t = paramTypeFromName(type);
     if (!t)
-      fail(path + ".type", "unknown type '" + string(field(v, path, "type"), path) + "'");
-    p.scalar = *t;
+      fail(path + ".type", "unknown type '" + type + "'");
+    p.isPointer = t->first;
+    p.scalar = t->second;
     p.size = static_cast<size_t>(integer(field(v, path, "size"), path + ".size", 1, 32764));
     p.align = static_cast<size_t>(integer(field(v, path, "align"), path + ".align", 1, 4096));
     return p;
   }
 
   static KernelInfo kernel(const Json &v, const std::string &path) {
+    checkObject(v, schema::kKernel, path);
     KernelInfo k;
     k.name = string(field(v, path, "name"), path + ".name");
     if (v.kind == Json::Object && v.fields.count("sourceName")) { // template instances only
@@ -684,6 +748,7 @@ struct Reader {
       const auto &args = array(field(v, path, "templateArgs"), path + ".templateArgs");
       for (size_t i = 0; i < args.size(); ++i) {
         const std::string apath = path + ".templateArgs[" + std::to_string(i) + "]";
+        checkObject(args[i], schema::kTemplateArg, apath);
         k.templateArgs.push_back(
             {string(field(args[i], apath, "name"), apath + ".name"),
              integer(field(args[i], apath, "value"), apath + ".value", INT64_MIN, INT64_MAX)});
@@ -695,6 +760,7 @@ struct Reader {
           param(params[i], path + ".params[" + std::to_string(i) + "]", params.size()));
     checkTensorParams(k, path);
     const Json &cluster = field(v, path, "cluster");
+    checkObject(cluster, schema::kCluster, path + ".cluster");
     const std::string &kind =
         string(field(cluster, path + ".cluster", "kind"), path + ".cluster.kind");
     if (kind == "none") {
@@ -732,11 +798,13 @@ struct Reader {
     }
     const std::string dpath = path + ".dynamicShared";
     const Json &dyn = field(v, path, "dynamicShared");
+    checkObject(dyn, schema::kDynamicShared, dpath);
     k.dynamicSharedAlignment =
         static_cast<size_t>(integer(field(dyn, dpath, "alignment"), dpath + ".alignment", 1, 4096));
     const auto &arrays = array(field(dyn, dpath, "arrays"), dpath + ".arrays");
     for (size_t i = 0; i < arrays.size(); ++i) {
       const std::string apath = dpath + ".arrays[" + std::to_string(i) + "]";
+      checkObject(arrays[i], schema::kSharedArray, apath);
       DynamicSharedArray a;
       a.name = string(field(arrays[i], apath, "name"), apath + ".name");
       a.element = scalar(field(arrays[i], apath, "element"), apath + ".element");
@@ -754,6 +822,7 @@ struct Reader {
 
 ModuleInfo moduleInfoFromJson(const std::string &json) {
   Json doc = Parser(json).parseDocument();
+  Reader::checkObject(doc, schema::kModule, "(top)");
   const Json &format = Reader::field(doc, "(top)", "format");
   if (Reader::string(format, "format") != "tilec-kernel-info")
     Reader::fail("format", "expected \"tilec-kernel-info\", found \"" + format.text + "\"");
