@@ -43,7 +43,7 @@ struct Reader {
   bool ok() const { return error.empty(); }
   void fail(StringRef field, const Twine &why) {
     if (ok())
-      error = (path + "." + field + ": " + why).str();
+      error = (Twine(path) + "." + field + ": " + why).str();
   }
   template <typename A> A get(StringRef field, bool required, StringRef expected) {
     if (!ok())
@@ -382,7 +382,7 @@ std::optional<::tile::KernelInfo> mlir::tile::kernelInfo(KernelOp kernel, std::s
     std::optional<KernelParamInfo> p = decodeParam(attr, type, error);
     if (!p)
       return std::nullopt;
-    if (p->semaphore && !info.exitSemaphore)
+    if (p->semaphore && info.exitSemaphore < 0) // the exit protocol counts on the first
       info.exitSemaphore = static_cast<int>(i);
     info.params.push_back(std::move(*p));
   }

@@ -14,6 +14,7 @@
 #include "tile/kernel_info.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -33,9 +34,11 @@ std::string readFile(const std::filesystem::path &p) {
 /// The body of `.entry kernel` (between its braces), comments blanked.
 std::string entryBody(const std::string &ptx, const std::string &kernel) {
   const std::string s = tile::detail::blankComments(ptx);
+  std::string name; // '$' (template instances) is a regex character
+  for (char c : kernel)
+    name += std::string(std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? "" : "\\") + c;
   std::smatch m;
-  const std::regex entry("\\.entry\\s+" + std::regex_replace(kernel, std::regex("\\$"), "\\$") +
-                         "\\s*\\(");
+  const std::regex entry("\\.entry\\s+" + name + "\\s*\\(");
   if (!std::regex_search(s, m, entry))
     return "";
   size_t open = s.find('{', static_cast<size_t>(m.position(0)));
