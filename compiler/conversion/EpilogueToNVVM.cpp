@@ -21,7 +21,6 @@
 //  - 32-bit fragments and stores through a pointer write each thread's pairs
 //    with one vector store (st.shared.v2.f32, st.global.v2.f32, st.b32).
 //===----------------------------------------------------------------------===//
-#include "ConversionUtils.h"
 #include "TileLayoutOffset.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/target.h"
@@ -37,6 +36,14 @@ using namespace mlir::tile;
 namespace target = ::tile::target;
 
 namespace {
+
+Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr((int32_t)v));
+}
+
+Value i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
+}
 
 /// The registers of a converted fragment value.
 SmallVector<Value> unpack(OpBuilder &b, Location loc, Value frag, int64_t n) {

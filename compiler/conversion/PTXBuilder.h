@@ -72,8 +72,7 @@ class Asm {
 public:
   Asm(OpBuilder &b, Location loc) : b(b), loc(loc) {}
 
-  /// The result register ("$0") of register class `constraint` ("r", "l":
-  /// the builder adds the output marker '='); must come before any operand.
+  /// The result register ("$0"); must come before any operand.
   std::string result(Type type, StringRef constraint);
   /// `count` result registers ("$0".."$count-1") returned together as the
   /// literal struct `type`; must come before any operand.

@@ -2,6 +2,7 @@
 #include "tilec/Compiler.h"
 #include "KernelInfo.h"
 #include "VerifyPtxas.h"
+#include "tile/Dialect/Hint.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/target.h"
 #include "tilec/EmitPTX.h"
@@ -198,9 +199,10 @@ static ::tile::CompileResult compileWith(const std::string &source,
     return result;
   }
 
-  // MLIR diagnostics (verifier, passes) become the frontend's Diagnostic:
+  // MLIR diagnostics (verifier, passes) are rendered like the frontend's:
   // FILE:LINE:COL, the source line with a caret, the hint a pass attached
-  // (mlir::tile::attachHint) and the notes with a source location.
+  // (mlir::tile::attachHint, read as data) and the notes with a source
+  // location.
   MLIRContext context;
   context.printOpOnDiagnostic(false);
   loadDialects(context);
@@ -212,29 +214,24 @@ static ::tile::CompileResult compileWith(const std::string &source,
                static_cast<int>(loc.getColumn())};
       return out;
     };
-    frontend::Diagnostic out;
+    std::string hint;
+    for (Diagnostic &note : d.getNotes())
+      if (std::optional<std::string> h = mlir::tile::hintOf(note))
+        hint = *h;
     if (d.getSeverity() == DiagnosticSeverity::Error)
-      out.kind = frontend::Diagnostic::Error;
+      diags.error(where(d.getLocation()), d.str(), hint);
     else if (d.getSeverity() == DiagnosticSeverity::Warning)
-      out.kind = frontend::Diagnostic::Warning;
+      diags.warning(where(d.getLocation()), d.str(), hint);
     else
       return success();
-    out.loc = where(d.getLocation());
-    out.message = d.str();
-    for (Diagnostic &note : d.getNotes()) {
-      if (std::optional<std::string> hint = mlir::tile::hintOf(note)) {
-        out.hint = *hint;
-        continue;
-      }
-      // Other notes with a source location (the write a missing fence
-      // follows) are printed as notes.
-      if (mlir::tile::sourceFileLoc(note.getLocation()))
-        out.notes.push_back({frontend::Diagnostic::Note, where(note.getLocation()), note.str(), "", {}});
-    }
+    // Other notes with a source location (the write a missing fence
+    // follows) are printed as notes.
+    for (Diagnostic &note : d.getNotes())
+      if (!mlir::tile::hintOf(note) && mlir::tile::sourceFileLoc(note.getLocation()))
+        diags.note(where(note.getLocation()), note.str());
     // Code of an inlined function: name the calls it was inlined through.
     for (FileLineColLoc site : mlir::tile::inlinedCallSites(d.getLocation()))
-      out.notes.push_back({frontend::Diagnostic::Note, where(site), "inlined from the call here", "", {}});
-    diags.report(std::move(out));
+      diags.note(where(site), "inlined from the call here");
     return success();
   });
   auto finishWithError = [&] { return result; };
@@ -246,13 +243,9 @@ static ::tile::CompileResult compileWith(const std::string &source,
   };
   mlir::tile::MLIRGenOptions genOptions;
   genOptions.fmad = options.fmad;
-  OwningOpRef<ModuleOp> module;
-  try {
-    module = mlir::tile::mlirGen(context, *ast, genOptions);
-  } catch (const std::logic_error &e) {
-    return internalError(e.what());
-  }
-  if (!module || failed(verify(*module)))
+  OwningOpRef<ModuleOp> module = mlir::tile::mlirGen(context, *ast, genOptions);
+  // MLIRGen reports what it cannot translate (an internal error) as a diagnostic.
+  if (!module || diags.hasErrors() || failed(verify(*module)))
     return finishWithError();
   // The host contract is read off the tile IR the output comes from.
   auto collectKernels = [&] {

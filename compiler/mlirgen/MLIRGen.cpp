@@ -2,6 +2,7 @@
 // See MLIRGenImpl.h for the shape of the generated IR.
 //===----------------------------------------------------------------------===//
 #include "tilec/MLIRGen.h"
+#include "MLIRGenContract.h"
 #include "MLIRGenImpl.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -22,7 +23,8 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   resultSlot = nullptr;
   callSite.reset();
 
-  SmallVector<KernelParam> params = kernelParams(k);
+  SmallVector<KernelParam> params = kernelParams(
+      builder.getContext(), k, [&](const fe::Type &t) { return valueType(t); });
   SmallVector<Type> argTypes;
   for (const KernelParam &p : params)
     argTypes.push_back(p.type);
@@ -47,7 +49,7 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
     kernel.setMaxThreadsAttr(builder.getDenseI32ArrayAttr({*k.bounds.maxThreads, 1, 1}));
   if (k.bounds.minBlocks)
     kernel.setMinBlocksAttr(builder.getI32IntegerAttr(*k.bounds.minBlocks));
-  setKernelContract(k, params);
+  setKernelContract(kernel, k, params);
 
   Block *entry = builder.createBlock(&kernel.getBody(), {}, argTypes,
                                      SmallVector<Location>(argTypes.size(), l));
@@ -225,7 +227,7 @@ void MLIRGenImpl::genSharedArray(const fe::SharedArrayStmt &s) {
   } else {
     auto alloc = SharedAllocOp::create(builder, l, ptrType,
                                        s.distributed ? info.perBlock : info.count, IntegerAttr());
-    setSharedArrayContract(s, alloc); // what the host sizes the dynamic window by
+    (void)setSharedArrayContract(alloc, s); // what the host sizes the dynamic window by
     info.base = alloc;
   }
   if (s.alignBytes > 16) // TMA tiles (SemaTma.cpp, chooseTileLayout)

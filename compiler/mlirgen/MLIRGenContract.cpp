@@ -9,14 +9,17 @@
 // operators on the same types, with dshared's ceil-division by the cluster
 // size left to the evaluator (DynamicSharedArray::distributed).
 //===----------------------------------------------------------------------===//
-#include "MLIRGenImpl.h"
+#include "MLIRGenContract.h"
+#include "tile/Dialect/Hint.h"
 #include "tile/Dialect/HostContract.h"
 
-#include <stdexcept>
+#include "mlir/IR/Builders.h"
+
 
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::mlirgen;
+namespace fe = ::tile::frontend;
 using ::tile::ScalarType;
 using ::tile::SizeExpr;
 
@@ -99,8 +102,9 @@ SizeExpr::Op binaryOp(fe::BinaryOp op) {
 }
 
 /// The count expression; Sema admits only literals, parameters, unary and
-/// binary operators and casts in it (Sema::checkCountExpr).
-SizeExpr sizeExpr(const fe::ExprAST &e) {
+/// binary operators and casts in it (Sema::checkCountExpr). `ok` is cleared
+/// on anything else.
+SizeExpr sizeExpr(const fe::ExprAST &e, bool &ok) {
   ScalarType type = contractScalar(e.type.scalar);
   switch (e.kind()) {
   case fe::ExprAST::IntLiteral: {
@@ -128,23 +132,22 @@ SizeExpr sizeExpr(const fe::ExprAST &e) {
     SizeExpr::Op op = u.op == fe::UnaryOp::Neg   ? SizeExpr::Op::Neg
                       : u.op == fe::UnaryOp::Not ? SizeExpr::Op::Not
                                                  : SizeExpr::Op::BitNot;
-    return SizeExpr::unary(op, type, sizeExpr(*u.operand));
+    return SizeExpr::unary(op, type, sizeExpr(*u.operand, ok));
   }
   case fe::ExprAST::Binary: {
     const auto &b = *static_cast<const fe::BinaryExpr *>(&e);
-    return SizeExpr::binary(binaryOp(b.op), type, sizeExpr(*b.lhs), sizeExpr(*b.rhs));
+    return SizeExpr::binary(binaryOp(b.op), type, sizeExpr(*b.lhs, ok), sizeExpr(*b.rhs, ok));
   }
   case fe::ExprAST::Cast:
     return SizeExpr::unary(SizeExpr::Op::Cast, type,
-                           sizeExpr(*static_cast<const fe::CastExpr *>(&e)->operand));
+                           sizeExpr(*static_cast<const fe::CastExpr *>(&e)->operand, ok));
   default:
     break;
   }
   // Sema rejected everything else; reaching here is a compiler bug, which
-  // tile::compile reports as an internal error rather than describing a
-  // wrong rule.
-  throw std::logic_error("kernel info: a dynamic shared-array size the checker should have "
-                         "rejected");
+  // is reported rather than described as a wrong rule.
+  ok = false;
+  return SizeExpr::literal(type, 0);
 }
 
 /// A tensor parameter, with what SemaTma.cpp decided (the box every copy
@@ -186,7 +189,9 @@ SizeExpr sizeExpr(const fe::ExprAST &e) {
 
 } // namespace
 
-SmallVector<MLIRGenImpl::KernelParam> MLIRGenImpl::kernelParams(const fe::KernelAST &k) {
+SmallVector<KernelParam>
+mlir::tile::mlirgen::kernelParams(MLIRContext *ctx, const fe::KernelAST &k,
+                                  function_ref<Type(const fe::Type &)> valueType) {
   SmallVector<KernelParam> params;
   for (const auto &p : k.params) {
     ::tile::KernelParamInfo info;
@@ -201,13 +206,14 @@ SmallVector<MLIRGenImpl::KernelParam> MLIRGenImpl::kernelParams(const fe::Kernel
     }
     params.push_back({valueType(p->type), std::move(info), p.get()});
   }
-  // Tensor extents given by name, filled by the runtime from the tensors.
+  // Tensor extents given by name, filled by the runtime from the tensors:
+  // i32, as TMA coordinates are .s32.
   for (size_t i = 0; i < k.hiddenParams.size(); ++i) {
     ::tile::KernelParamInfo info;
     info.name = k.hiddenParams[i]->name;
     info.scalar = ScalarType::I32;
     info.hidden = ::tile::HiddenExtentInfo{k.hiddenSources[i].first, k.hiddenSources[i].second};
-    params.push_back({builder.getI32Type(), std::move(info), k.hiddenParams[i].get()});
+    params.push_back({IntegerType::get(ctx, 32), std::move(info), k.hiddenParams[i].get()});
   }
   // Multi-GPU values (SemaPeer.cpp): i32 or u64, filled by the runtime.
   for (const fe::PeerParam &p : k.peerParams) {
@@ -224,25 +230,34 @@ SmallVector<MLIRGenImpl::KernelParam> MLIRGenImpl::kernelParams(const fe::Kernel
   return params;
 }
 
-void MLIRGenImpl::setKernelContract(const fe::KernelAST &k, ArrayRef<KernelParam> params) {
-  TileDialect *tile = builder.getContext()->getLoadedDialect<TileDialect>();
-  StringAttr name = tile->getParamAttrHelper().getName();
+void mlir::tile::mlirgen::setKernelContract(KernelOp kernel, const fe::KernelAST &k,
+                                            ArrayRef<KernelParam> params) {
+  MLIRContext *ctx = kernel.getContext();
+  Builder b(ctx);
   for (auto [i, p] : llvm::enumerate(params))
-    kernel.setArgAttr(i, name, encodeParam(builder.getContext(), p.info));
+    kernel.setArgAttr(i, attr::kParam, encodeParam(ctx, p.info));
   if (!k.sourceName.empty())
-    tile->getInstanceAttrHelper().setAttr(
-        kernel, encodeInstance(builder.getContext(), k.sourceName, k.templateArgs));
+    kernel->setAttr(attr::kInstance, encodeInstance(ctx, k.sourceName, k.templateArgs));
   if (k.waitsOnSemaphore) // every CTA of the grid must be co-resident
-    tile->getSpinsOnPeersAttrHelper().setAttr(kernel, builder.getUnitAttr());
+    kernel->setAttr(attr::kSpinsOnPeers, b.getUnitAttr());
 }
 
-void MLIRGenImpl::setSharedArrayContract(const fe::SharedArrayStmt &s, SharedAllocOp alloc) {
+LogicalResult mlir::tile::mlirgen::setSharedArrayContract(SharedAllocOp alloc,
+                                                          const fe::SharedArrayStmt &s) {
   ::tile::DynamicSharedArray array;
   array.name = s.decl->name;
   array.element = contractScalar(s.elem.type.scalar);
   array.elementSize = ::tile::scalarBytes(array.element);
   array.distributed = s.distributed;
-  array.count = sizeExpr(*s.count);
-  builder.getContext()->getLoadedDialect<TileDialect>()->getSharedArrayAttrHelper().setAttr(
-      alloc, encodeSharedArray(builder.getContext(), array));
+  bool ok = true;
+  array.count = sizeExpr(*s.count, ok);
+  if (!ok) {
+    InFlightDiagnostic d = alloc.emitError(
+        "internal error: the size of shared array '" + s.decl->name +
+        "' is not a rule the host can evaluate, but the checker accepted it");
+    attachHint(d, "this is a tilec bug; please report it with the input file");
+    return failure();
+  }
+  alloc->setAttr(attr::kSharedArray, encodeSharedArray(alloc.getContext(), array));
+  return success();
 }

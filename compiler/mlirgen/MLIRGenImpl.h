@@ -25,7 +25,6 @@
 #define TILEC_MLIRGEN_MLIRGENIMPL_H
 
 #include "tile/Dialect/TileDialect.h"
-#include "tile/kernel_info.h"
 #include "tilec/MLIRGen.h"
 #include "tilec/frontend/AST.h"
 
@@ -232,21 +231,6 @@ private:
   //===--------------------------------------------------------------------===//
 
   void genKernel(const fe::KernelAST &k);
-  /// One kernel parameter: its argument type, what the host must know of it
-  /// (tile.param) and its declaration.
-  struct KernelParam {
-    Type type;
-    ::tile::KernelParamInfo info;
-    const fe::Decl *decl;
-  };
-  /// The kernel's parameters in PTX order: the declared ones, the hidden
-  /// tensor extents, the multi-GPU values (MLIRGenContract.cpp).
-  SmallVector<KernelParam> kernelParams(const fe::KernelAST &k);
-  /// The host contract of `kernel` (HostContract.h): tile.param on every
-  /// argument, tile.instance, tile.spins_on_peers.
-  void setKernelContract(const fe::KernelAST &k, ArrayRef<KernelParam> params);
-  /// tile.shared_array of a dynamic shared array's allocation.
-  void setSharedArrayContract(const fe::SharedArrayStmt &s, SharedAllocOp alloc);
 
   //===--------------------------------------------------------------------===//
   // Statements

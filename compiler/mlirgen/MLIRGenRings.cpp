@@ -19,6 +19,7 @@
 // still multicast into it.
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
+#include "tile/Dialect/TileAttributes.h"
 
 #include "tile/target.h"
 
@@ -46,10 +47,10 @@ static void explain(Operation *op, const Twine &why) {
 /// (tile.hang_note) saying what completes its phase and which mismatch of
 /// produces and consumes leaves the wait hanging.
 static void nameWait(Operation *op, const Twine &name, const Twine &note) {
-  TileDialect *tile = op->getContext()->getLoadedDialect<TileDialect>();
-  tile->getNameAttrHelper().setAttr(op, StringAttr::get(op->getContext(), name.str()));
-  tile->getHangNoteAttrHelper().setAttr(op, StringAttr::get(op->getContext(), note.str()));
-  tile->getHangStageAttrHelper().setAttr(op, UnitAttr::get(op->getContext()));
+  op->getContext()->getLoadedDialect<TileDialect>()->getNameAttrHelper().setAttr(
+      op, StringAttr::get(op->getContext(), name.str()));
+  op->setAttr(attr::kHangNote, StringAttr::get(op->getContext(), note.str()));
+  op->setAttr(attr::kHangStage, UnitAttr::get(op->getContext()));
 }
 
 void MLIRGenImpl::genRingStorage(const fe::RingStmt &r) {

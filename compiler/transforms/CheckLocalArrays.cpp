@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
+#include "tile/Dialect/Hint.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"

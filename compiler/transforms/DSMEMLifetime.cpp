@@ -13,6 +13,7 @@
 // access (every iteration, hence the last, passes it).
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
+#include "tile/Dialect/Hint.h"
 
 #include "SyncAnalysis.h"
 

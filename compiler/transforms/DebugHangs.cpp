@@ -10,7 +10,9 @@
 // that cannot be bounded this way.
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
+#include "tile/Dialect/Hint.h"
 #include "tilec/SourceLoc.h"
+#include "tile/Dialect/TileAttributes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -105,11 +107,8 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
     Location loc = wait.getLoc();
     OpBuilder b(wait);
     std::string note;
-    if (StringAttr attr = wait->getContext()
-                              ->getLoadedDialect<TileDialect>()
-                              ->getHangNoteAttrHelper()
-                              .getAttr(wait))
-      note = " (" + escapePrintfText(attr.getValue()) + ")";
+    if (auto text = wait->getAttrOfType<StringAttr>(attr::kHangNote))
+      note = " (" + escapePrintfText(text.getValue()) + ")";
     Value seen;
     emitBoundedSpin(
         b, loc,
@@ -156,11 +155,10 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
           auto element = wait.getMbar().getDefiningOp<PtrAddOp>();
           // Ring waits say which ring, what completes the phase (MLIRGenRings.cpp).
           std::string note;
-          if (StringAttr attr = tile->getHangNoteAttrHelper().getAttr(wait))
-            note = " (" + escapePrintfText(attr.getValue()) + ")";
+          if (auto text = wait->getAttrOfType<StringAttr>(attr::kHangNote))
+            note = " (" + escapePrintfText(text.getValue()) + ")";
           // A ring's barriers are indexed by the stage: say so.
-          const char *index =
-              tile->getHangStageAttrHelper().isAttrPresent(wait) ? " of stage %d" : " [index %d]";
+          const char *index = wait->hasAttr(attr::kHangStage) ? " of stage %d" : " [index %d]";
           std::string message = "tilec --debug-hangs: " + escapePrintfText(describe(loc)) +
                                 ": wait on mbarrier" + name + (element ? index : "") + note +
                                 " timed out after " + std::to_string(timeoutMs) +

@@ -23,6 +23,7 @@
 // a fence_mbarrier_init() after the inits.
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
+#include "tile/Dialect/Hint.h"
 
 #include "SyncAnalysis.h"
 

@@ -205,7 +205,7 @@ DictionaryAttr mlir::tile::encodeParam(MLIRContext *ctx, const KernelParamInfo &
 
 std::optional<KernelParamInfo> mlir::tile::decodeParam(DictionaryAttr attr, Type argType,
                                                        std::string &error) {
-  const std::string path = TileDialect::ParamAttrHelper::getNameStr().str();
+  const std::string path = attr::kParam.str();
   Reader r(attr, path, error);
   r.only({"name", "type", "pointer", "tensor", "semaphore", "hidden", "peer"});
   KernelParamInfo p;
@@ -305,7 +305,7 @@ DictionaryAttr mlir::tile::encodeSharedArray(MLIRContext *ctx, const DynamicShar
 
 std::optional<DynamicSharedArray> mlir::tile::decodeSharedArray(DictionaryAttr attr,
                                                                 std::string &error) {
-  const std::string path = TileDialect::SharedArrayAttrHelper::getNameStr().str();
+  const std::string path = attr::kSharedArray.str();
   Reader r(attr, path, error);
   r.only({"name", "element", "distributed", "count"});
   DynamicSharedArray a;
@@ -335,7 +335,7 @@ DictionaryAttr mlir::tile::encodeInstance(MLIRContext *ctx, const std::string &s
 
 bool mlir::tile::decodeInstance(DictionaryAttr attr, std::string &sourceName,
                                 ::tile::TemplateArgs &args, std::string &error) {
-  Reader r(attr, TileDialect::InstanceAttrHelper::getNameStr().str(), error);
+  Reader r(attr, attr::kInstance.str(), error);
   r.only({"source", "args"});
   sourceName = r.str("source").value_or("");
   if (ArrayAttr list = r.array("args"))
@@ -365,28 +365,69 @@ int64_t mlir::tile::staticSharedBytes(KernelOp kernel) {
   return bytes;
 }
 
+LogicalResult mlir::tile::verifyKernelContract(KernelOp kernel, std::string &error) {
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    for (NamedAttribute a : function_interface_impl::getArgAttrs(kernel, i)) {
+      StringRef name = a.getName().getValue();
+      if (!name.starts_with("tile."))
+        continue;
+      auto dict = dyn_cast<DictionaryAttr>(a.getValue());
+      if (name != attr::kParam)
+        error = "'" + name.str() + "' is not an argument attribute of the tile dialect";
+      else if (!dict)
+        error = name.str() + " must be a dictionary";
+      else
+        decodeParam(dict, type, error);
+      if (!error.empty()) {
+        error = "argument " + std::to_string(i) + ": " + error;
+        return failure();
+      }
+    }
+  }
+  for (NamedAttribute a : kernel->getDiscardableAttrs()) {
+    StringRef name = a.getName().getValue();
+    if (!name.starts_with("tile."))
+      continue;
+    if (name == attr::kInstance) {
+      auto dict = dyn_cast<DictionaryAttr>(a.getValue());
+      std::string source;
+      ::tile::TemplateArgs args;
+      if (!dict)
+        error = name.str() + " must be a dictionary";
+      else
+        decodeInstance(dict, source, args, error);
+    } else if (name == attr::kSpinsOnPeers) {
+      if (!isa<UnitAttr>(a.getValue()))
+        error = name.str() + " must be a unit attribute";
+    } else {
+      error = "'" + name.str() + "' is not an attribute of a tile.kernel";
+    }
+    if (!error.empty())
+      return failure();
+  }
+  return success();
+}
+
 std::optional<::tile::KernelInfo> mlir::tile::kernelInfo(KernelOp kernel, std::string &error) {
-  TileDialect *tile = kernel->getContext()->getLoadedDialect<TileDialect>();
   ::tile::KernelInfo info;
   info.name = kernel.getSymName().str();
-  if (DictionaryAttr instance = tile->getInstanceAttrHelper().getAttr(kernel))
+  if (auto instance = kernel->getAttrOfType<DictionaryAttr>(attr::kInstance))
     if (!decodeInstance(instance, info.sourceName, info.templateArgs, error))
       return std::nullopt;
-  StringAttr paramName = tile->getParamAttrHelper().getName();
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
-    auto attr = kernel.getArgAttrOfType<DictionaryAttr>(i, paramName);
-    if (!attr) {
-      error = "argument " + std::to_string(i) + " has no " + paramName.str();
+    auto dict = kernel.getArgAttrOfType<DictionaryAttr>(i, attr::kParam);
+    if (!dict) {
+      error = "argument " + std::to_string(i) + " has no " + attr::kParam.str();
       return std::nullopt;
     }
-    std::optional<KernelParamInfo> p = decodeParam(attr, type, error);
+    std::optional<KernelParamInfo> p = decodeParam(dict, type, error);
     if (!p)
       return std::nullopt;
     if (p->semaphore && info.exitSemaphore < 0) // the exit protocol counts on the first
       info.exitSemaphore = static_cast<int>(i);
     info.params.push_back(std::move(*p));
   }
-  info.spinsOnPeers = tile->getSpinsOnPeersAttrHelper().isAttrPresent(kernel);
+  info.spinsOnPeers = kernel->hasAttrOfType<UnitAttr>(attr::kSpinsOnPeers);
   if (auto dims = kernel.getClusterDims()) {
     info.cluster = ::tile::KernelInfo::Cluster::Fixed;
     for (auto [i, d] : llvm::enumerate(*dims))
@@ -408,13 +449,12 @@ std::optional<::tile::KernelInfo> mlir::tile::kernelInfo(KernelOp kernel, std::s
   kernel.walk([&](SharedAllocOp alloc) {
     if (alloc.getStaticCount() || !error.empty())
       return;
-    DictionaryAttr attr = tile->getSharedArrayAttrHelper().getAttr(alloc);
-    if (!attr) {
-      error = "a dynamic tile.shared_alloc has no " +
-              TileDialect::SharedArrayAttrHelper::getNameStr().str();
+    auto dict = alloc->getAttrOfType<DictionaryAttr>(attr::kSharedArray);
+    if (!dict) {
+      error = "a dynamic tile.shared_alloc has no " + attr::kSharedArray.str();
       return;
     }
-    if (std::optional<DynamicSharedArray> a = decodeSharedArray(attr, error))
+    if (std::optional<DynamicSharedArray> a = decodeSharedArray(dict, error))
       info.dynamicShared.push_back(std::move(*a));
   });
   if (!error.empty())

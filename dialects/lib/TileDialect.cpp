@@ -1,6 +1,6 @@
 //===- TileDialect.cpp - dialect, types and attributes ---------------------===//
 #include "tile/Dialect/TileDialect.h"
-#include "tile/Dialect/HostContract.h"
+#include "tile/Dialect/Hint.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -99,69 +99,6 @@ std::string mlir::tile::escapePrintfText(llvm::StringRef s) {
 }
 
 //===----------------------------------------------------------------------===//
-// Discardable attributes: every tile.* attribute is declared (TileBase.td)
-// and has its declared type; the host contract's dictionaries are well formed.
-//===----------------------------------------------------------------------===//
-
-LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
-  StringRef name = attr.getName().getValue();
-  Attribute value = attr.getValue();
-  auto expect = [&](bool ok, StringRef what) -> LogicalResult {
-    if (ok)
-      return success();
-    return op->emitOpError() << "attribute '" << name << "' must be " << what;
-  };
-  if (name == SyncAttrHelper::getNameStr() || name == NameAttrHelper::getNameStr() ||
-      name == HangNoteAttrHelper::getNameStr())
-    return expect(isa<StringAttr>(value), "a string");
-  if (name == AutoAttrHelper::getNameStr() || name == SharedOnlyAttrHelper::getNameStr() ||
-      name == HangStageAttrHelper::getNameStr())
-    return expect(isa<UnitAttr>(value), "a unit attribute");
-  if (name == SpinsOnPeersAttrHelper::getNameStr())
-    return expect(isa<UnitAttr>(value) && isa<KernelOp>(op), "a unit attribute on a tile.kernel");
-  std::string error;
-  if (name == InstanceAttrHelper::getNameStr()) {
-    auto dict = dyn_cast<DictionaryAttr>(value);
-    if (failed(expect(dict && isa<KernelOp>(op), "a dictionary on a tile.kernel")))
-      return failure();
-    std::string source;
-    ::tile::TemplateArgs args;
-    if (!decodeInstance(dict, source, args, error))
-      return op->emitOpError() << error;
-    return success();
-  }
-  if (name == SharedArrayAttrHelper::getNameStr()) {
-    auto dict = dyn_cast<DictionaryAttr>(value);
-    auto alloc = dyn_cast<SharedAllocOp>(op);
-    if (failed(expect(dict && alloc && !alloc.getStaticCount(),
-                      "a dictionary on a dynamic tile.shared_alloc")))
-      return failure();
-    if (!decodeSharedArray(dict, error))
-      return op->emitOpError() << error;
-    return success();
-  }
-  if (name == ParamAttrHelper::getNameStr())
-    return op->emitOpError() << "attribute '" << name << "' belongs on a kernel argument";
-  return op->emitOpError() << "'" << name << "' is not an attribute of the tile dialect";
-}
-
-LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned region, unsigned arg,
-                                                    NamedAttribute attr) {
-  auto kernel = dyn_cast<KernelOp>(op);
-  if (attr.getName().getValue() != ParamAttrHelper::getNameStr() || !kernel || region != 0)
-    return op->emitOpError() << "'" << attr.getName().getValue()
-                             << "' is not an argument attribute of the tile dialect";
-  auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
-  if (!dict)
-    return op->emitOpError() << "argument " << arg << ": '" << attr.getName().getValue()
-                             << "' must be a dictionary";
-  std::string error;
-  if (!decodeParam(dict, kernel.getArgumentTypes()[arg], error))
-    return op->emitOpError() << "argument " << arg << ": " << error;
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
 // Hints: a diagnostic's fix, as a note whose metadata holds it.
 //===----------------------------------------------------------------------===//
 
@@ -179,9 +116,8 @@ void mlir::tile::attachHint(InFlightDiagnostic &diagnostic, const Twine &hint) {
       ctx, {NamedAttribute(StringAttr::get(ctx, kHintKey), StringAttr::get(ctx, text))})));
 }
 
-std::optional<std::string> mlir::tile::hintOf(const Diagnostic &note) {
-  for (const DiagnosticArgument &arg :
-       const_cast<Diagnostic &>(note).getMetadata()) // getMetadata() has no const overload
+std::optional<std::string> mlir::tile::hintOf(Diagnostic &note) {
+  for (const DiagnosticArgument &arg : note.getMetadata())
     if (arg.getKind() == DiagnosticArgument::DiagnosticArgumentKind::Attribute)
       if (auto dict = dyn_cast<DictionaryAttr>(arg.getAsAttribute()))
         if (auto text = dict.getAs<StringAttr>(kHintKey))

@@ -1,27 +1,17 @@
 //===- TileToLLVM.h - tile -> LLVM/NVVM conversion patterns -----*- C++ -*-===//
 // Patterns are grouped by PTX family, one file each in compiler/conversion/
-// (as upstream NVGPUToNVVM), each with its populate function below, added by
-// ConvertTileToLLVMPass.cpp, and its lit test in tests/lit/conversion/:
-//   KernelToLLVM.cpp      kernels, parameters, shared allocations, special registers
-//   MemoryToLLVM.cpp      pointers, mapa, ld/st/atom/red
-//   MBarrierToNVVM.cpp    mbarrier init/arrive/expect_tx/wait
-//   BarrierToNVVM.cpp     CTA and cluster barriers
-//   FenceToNVVM.cpp       memory and proxy fences
-//   AsyncToNVVM.cpp       st.async
-//   DebugToNVVM.cpp       hang reports (--debug-hangs)
-//   PeerToNVVM.cpp        peer tables and maps, semaphore waits (multi-GPU)
-//   RoleToNVVM.cpp        warp roles: role regions, warpgroup ids, elect, named barriers
-//   TmaToNVVM.cpp         tensor maps, tile layouts, TMA copies, bulk groups
-//   WarpToNVVM.cpp        warp shuffles, votes, reductions, match
-//   LocalArrayToLLVM.cpp  register arrays (tile.local_array)
-//   MmaToNVVM.cpp         fragments and wgmma
-//   EpilogueToNVVM.cpp    fragment math, conversions, stmatrix / vector stores
-// and their shared pieces: PTXBuilder.h (the one inline-PTX builder),
-// LoadStorePTX.h (ld/st forms), SyncDecisions.h (orders and scopes the sync
-// passes decided), TileLayoutOffset.h (swizzled tile offsets) and
-// ConversionUtils.h (constants, the one-op pattern).
+// (as upstream NVGPUToNVVM), each with its lit test in tests/lit/conversion/:
+//   KernelToLLVM.cpp    kernels, parameters, shared/local allocations, special registers
+//   MemoryToLLVM.cpp    pointers, mapa, ld/st/atom/red
+//   MBarrierToNVVM.cpp  mbarrier init/arrive/expect_tx/wait
+//   BarrierToNVVM.cpp   CTA and cluster barriers
+//   FenceToNVVM.cpp     memory and proxy fences
+//   AsyncToNVVM.cpp     st.async
+//   DebugToNVVM.cpp     hang reports (--debug-hangs)
+//   TmaToNVVM.cpp       tensor maps, tile layouts, TMA copies, bulk groups
+//   EpilogueToNVVM.cpp  fragment math, conversions, stmatrix / vector stores
 // MLIR 22's NVVM ops are used where their PTX is exactly the semantics the IR
-// asks for; everything else goes through the PTX builder.
+// asks for; everything else goes through the one PTX builder (PTXBuilder.h).
 #ifndef TILEC_CONVERSION_TILETOLLVM_H
 #define TILEC_CONVERSION_TILETOLLVM_H
 
@@ -42,12 +32,6 @@ unsigned nvptxAddressSpace(int space);
 constexpr const char *kGeneratedSymbolPrefix = "tile$";
 
 void addTileTypeConversions(LLVMTypeConverter &converter);
-/// `!tile.tensormap` -> a generic `!llvm.ptr` (the byval parameter's address).
-void addTensorMapTypeConversion(LLVMTypeConverter &converter);
-/// `!tile.frag` -> the LLVM struct of its registers.
-void addFragTypeConversion(LLVMTypeConverter &converter);
-
-// One per family, in the order of the index above.
 void populateTileKernelToLLVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileMemoryToLLVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileMBarrierToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
@@ -55,24 +39,34 @@ void populateTileBarrierToNVVMPatterns(LLVMTypeConverter &converter, RewritePatt
 void populateTileFenceToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileAsyncToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateTileDebugToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+/// PeerToNVVM.cpp (issue #10): peer maps and addresses, semaphore waits.
 void populateTilePeerToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+/// Warp roles (RoleToNVVM.cpp): tile.role, warpgroup_id, elect_one, named_barrier.
 void populateTileRoleToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
-void populateTileTmaToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
-void populateTileWarpToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
-void populateTileLocalArrayToLLVMPatterns(LLVMTypeConverter &converter,
-                                          RewritePatternSet &patterns);
-void populateTileMmaToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
-void populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
-                                        RewritePatternSet &patterns);
-
 /// The PTX launch bounds a kernel with roles needs for setmaxnreg: `.maxntid
 /// T,1,1` (unless it has `.reqntid`) and `.minnctapersm 1` on `func`, the
 /// kernel's llvm.func; nothing for a kernel without roles. Called by the
-/// kernel lowering after it set the kernel's other attributes (RoleToNVVM.cpp).
+/// kernel lowering after it set the kernel's other attributes.
 void setRoleLaunchBounds(KernelOp kernel, Operation *func);
-/// byval [128 x i8], align 64, nvvm.grid_constant on the tensor-map arguments
-/// (TmaToNVVM.cpp).
+void populateTileTmaToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+/// `!tile.tensormap` -> a generic `!llvm.ptr` (the byval parameter's address).
+void addTensorMapTypeConversion(LLVMTypeConverter &converter);
+class KernelOp;
+/// byval [128 x i8], align 64, nvvm.grid_constant on the tensor-map arguments.
 void setTensorMapArgAttrs(KernelOp kernel, LLVM::LLVMFuncOp func);
+void populateTileWarpToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
+/// Fragment epilogue (issue #9): element-wise math, conversions, row/column
+/// indices, row vectors, stores into tiles (stmatrix) and memory: EpilogueToNVVM.cpp.
+void populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
+                                        RewritePatternSet &patterns);
+/// tile.local_array (issue #11 register arrays): LocalArrayToLLVM.cpp.
+void populateTileLocalArrayToLLVMPatterns(LLVMTypeConverter &converter,
+                                          RewritePatternSet &patterns);
+/// Issue #9 (MmaToNVVM.cpp): `!tile.frag` -> the LLVM struct of its
+/// registers; tile.frag_zeros, tile.mma (wgmma.mma_async with descriptors),
+/// tile.wgmma_fence / wgmma_commit / wgmma_wait.
+void addFragTypeConversion(LLVMTypeConverter &converter);
+void populateTileMmaToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 } // namespace mlir::tile
 
 #endif

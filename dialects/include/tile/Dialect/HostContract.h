@@ -16,12 +16,15 @@
 //     tile.shared_array dictionary (name, element, count rule);
 //   - tile.instance names a template kernel's source and arguments, and
 //     tile.spins_on_peers marks a kernel that waits on a semaphore.
-// MLIRGen writes these (encode*), the dialect verifies them (decode* with an
-// error naming the field), and the driver derives the kernel info from them.
+// MLIRGen writes these (encode*), the verifiers of tile.kernel and
+// tile.shared_alloc check them (decode*, with an error naming the field), and
+// the driver derives the kernel info from them (kernelInfo). The attribute
+// names are in TileAttributes.h.
 //===----------------------------------------------------------------------===//
 #ifndef TILE_DIALECT_HOSTCONTRACT_H
 #define TILE_DIALECT_HOSTCONTRACT_H
 
+#include "tile/Dialect/TileAttributes.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/kernel_info.h"
 
@@ -57,6 +60,11 @@ bool decodeInstance(DictionaryAttr attr, std::string &sourceName, ::tile::Templa
 /// program order, each at its alignment (16 bytes unless set), as the PTX
 /// declares them (KernelToLLVM.cpp).
 int64_t staticSharedBytes(KernelOp kernel);
+
+/// The host-contract attributes of `kernel` (tile.param on every argument
+/// that has one, tile.instance, tile.spins_on_peers; no other tile.* name)
+/// are well formed; failure with `error` naming the field otherwise.
+LogicalResult verifyKernelContract(KernelOp kernel, std::string &error);
 
 /// The kernel info of `kernel`, derived from the op; nullopt with `error`
 /// when a contract attribute is missing or malformed (a compiler bug: the

@@ -30,25 +30,8 @@ def Tile_Dialect : Dialect {
     // tile.shared_only: a compiler-owned synchronisation that publishes
     // shared memory only, never global memory (a ring slot's warp sync and
     // release, the role barrier after a role's TMA store read its tile).
-    "::mlir::UnitAttr":$shared_only,
-    // tile.hang_note: what a wait waits for, in words (--debug-hangs reports
-    // it when the wait times out); tile.hang_stage: the wait is on a ring
-    // slot, whose index the report names as a stage.
-    "::mlir::StringAttr":$hang_note,
-    "::mlir::UnitAttr":$hang_stage,
-    // The host contract (HostContract.h; the kernel info is derived from the
-    // final tile.kernel): tile.param on every kernel argument (its source
-    // name and kind), tile.shared_array on every dynamic tile.shared_alloc (its
-    // name, element and count rule), tile.instance on a template kernel's
-    // instance, tile.spins_on_peers on a kernel that waits on a semaphore.
-    "::mlir::DictionaryAttr":$param,
-    "::mlir::DictionaryAttr":$shared_array,
-    "::mlir::DictionaryAttr":$instance,
-    "::mlir::UnitAttr":$spins_on_peers
+    "::mlir::UnitAttr":$shared_only
   );
-  // Every tile.* attribute is one of the above, of its type and shape.
-  let hasOperationAttrVerify = 1;
-  let hasRegionArgAttrVerify = 1;
 }
 
 // State spaces of PTX (PTX ISA 5.1) that tile code can name.

@@ -4,7 +4,6 @@
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
@@ -30,12 +29,6 @@ namespace mlir::tile {
 int64_t scalarByteWidth(Type type);
 /// The narrowest scope that covers every thread able to reach `space`.
 MemoryScope defaultScopeFor(AddressSpace space);
-/// Attaches `hint` (how to fix what `diagnostic` reports) as a note that
-/// says "hint: HINT" and carries the hint as its metadata, so that a
-/// consumer (tilec's renderer) reads it without parsing the text.
-void attachHint(InFlightDiagnostic &diagnostic, const llvm::Twine &hint);
-/// The hint a note attached by attachHint carries; nullopt for other notes.
-std::optional<std::string> hintOf(const Diagnostic &note);
 /// `s` as text of a tile.hang_trap message, which is a printf format: every
 /// '%' doubled (file names and user names may contain one).
 std::string escapePrintfText(llvm::StringRef s);
