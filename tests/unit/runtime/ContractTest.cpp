@@ -105,12 +105,15 @@ TEST_CASE("contract: every compiled kernel's info agrees with its PTX entry", "[
         CHECK(f.maxntid == std::array<unsigned, 3>{*k.maxThreads, 1, 1});
       if (k.minBlocks)
         CHECK(f.minnctapersm == k.minBlocks);
-      // Otherwise only a kernel with warp roles has launch bounds: those its
-      // setmaxnreg needs (RoleToNVVM.cpp, setRoleLaunchBounds).
+      // Otherwise only a kernel with warp roles has launch bounds, those its
+      // register reallocation needs (RoleToNVVM.cpp, setRoleLaunchBounds):
+      // .maxntid unless it has .reqntid, .minnctapersm 1.
+      if (!k.maxThreads && f.maxntid)
+        CHECK_FALSE(f.reqntid);
+      if (!k.minBlocks && f.minnctapersm)
+        CHECK(*f.minnctapersm == 1u);
       const std::string body = entryBody(ptx, k.name);
       REQUIRE_FALSE(body.empty());
-      if ((!k.maxThreads && f.maxntid) || (!k.minBlocks && f.minnctapersm))
-        CHECK(body.find("setmaxnreg") != std::string::npos);
       switch (k.cluster) {
       case tile::KernelInfo::Cluster::None:
         CHECK_FALSE(f.reqnctapercluster);
