@@ -62,7 +62,7 @@ struct PeerBaseLowering : ConvertOpToLLVMPattern<PeerBaseOp> {
     Location loc = op.getLoc();
     Value addr = entryAddress(rewriter, loc, adaptor.getTable(), adaptor.getRank(), 8);
     ptx::Asm as(rewriter, loc);
-    std::string r = as.result(rewriter.getI64Type(), "=l");
+    std::string r = as.result(rewriter.getI64Type(), "l");
     as.line(ptx::Instr("ld").qual("global").qual("nc").type('u', 64).operands(
         {r, "[" + as.operand(addr, "l") + "]"}));
     rewriter.replaceOp(op, as.emitPure());

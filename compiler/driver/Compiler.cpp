@@ -2,6 +2,7 @@
 #include "tilec/Compiler.h"
 #include "KernelInfo.h"
 #include "VerifyPtxas.h"
+#include "tile/Dialect/Hint.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/target.h"
 #include "tilec/EmitPTX.h"
@@ -190,13 +191,6 @@ static ::tile::CompileResult compileWith(const std::string &source,
   checkOptions.defines = options.defines;
   if (!frontend::checkModule(*ast, diags, checkOptions))
     return result;
-  try {
-    result.kernels = ::tile::driver::collectKernelInfo(*ast);
-  } catch (const std::logic_error &e) {
-    diags.error({}, std::string("internal error: ") + e.what(),
-                "this is a tilec bug; please report it with the input file");
-    return result;
-  }
   if (options.emit == ::tile::EmitKind::AST) {
     std::ostringstream os;
     frontend::dumpAST(*ast, os);
@@ -206,54 +200,64 @@ static ::tile::CompileResult compileWith(const std::string &source,
   }
 
   // MLIR diagnostics (verifier, passes) are rendered like the frontend's:
-  // FILE:LINE:COL, the source line with a caret, and the note starting with
-  // "hint: " as the hint.
+  // FILE:LINE:COL, the source line with a caret, the hint a pass attached
+  // (mlir::tile::attachHint, read as data) and the notes with a source
+  // location.
   MLIRContext context;
   context.printOpOnDiagnostic(false);
   loadDialects(context);
-  frontend::DiagnosticEngine &mlirDiags = diags;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    frontend::Location where;
-    if (auto loc = mlir::tile::sourceFileLoc(d.getLocation()))
-      where = {loc.getFilename().str(), static_cast<int>(loc.getLine()),
+    auto where = [](Location l) {
+      frontend::Location out;
+      if (auto loc = mlir::tile::sourceFileLoc(l))
+        out = {loc.getFilename().str(), static_cast<int>(loc.getLine()),
                static_cast<int>(loc.getColumn())};
+      return out;
+    };
     std::string hint;
-    for (Diagnostic &note : d.getNotes()) {
-      std::string text = note.str();
-      if (StringRef(text).starts_with("hint: "))
-        hint = text.substr(6);
-    }
+    for (Diagnostic &note : d.getNotes())
+      if (std::optional<std::string> h = mlir::tile::hintOf(note))
+        hint = *h;
     if (d.getSeverity() == DiagnosticSeverity::Error)
-      mlirDiags.error(where, d.str(), hint);
+      diags.error(where(d.getLocation()), d.str(), hint);
     else if (d.getSeverity() == DiagnosticSeverity::Warning)
-      mlirDiags.warning(where, d.str(), hint);
+      diags.warning(where(d.getLocation()), d.str(), hint);
     else
       return success();
     // Other notes with a source location (the write a missing fence
     // follows) are printed as notes.
-    for (Diagnostic &note : d.getNotes()) {
-      std::string text = note.str();
-      auto noteLoc = mlir::tile::sourceFileLoc(note.getLocation());
-      if (!StringRef(text).starts_with("hint: ") && noteLoc)
-        mlirDiags.note({noteLoc.getFilename().str(), static_cast<int>(noteLoc.getLine()),
-                        static_cast<int>(noteLoc.getColumn())},
-                       text);
-    }
+    for (Diagnostic &note : d.getNotes())
+      if (!mlir::tile::hintOf(note) && mlir::tile::sourceFileLoc(note.getLocation()))
+        diags.note(where(note.getLocation()), note.str());
     // Code of an inlined function: name the calls it was inlined through.
     for (FileLineColLoc site : mlir::tile::inlinedCallSites(d.getLocation()))
-      mlirDiags.note({site.getFilename().str(), static_cast<int>(site.getLine()),
-                      static_cast<int>(site.getColumn())},
-                     "inlined from the call here");
+      diags.note(where(site), "inlined from the call here");
     return success();
   });
   auto finishWithError = [&] { return result; };
 
+  auto internalError = [&](const std::string &what) {
+    diags.error({}, "internal error: " + what,
+                "this is a tilec bug; please report it with the input file");
+    return result;
+  };
   mlir::tile::MLIRGenOptions genOptions;
   genOptions.fmad = options.fmad;
   OwningOpRef<ModuleOp> module = mlir::tile::mlirGen(context, *ast, genOptions);
-  if (!module || failed(verify(*module)))
+  // MLIRGen reports what it cannot translate (an internal error) as a diagnostic.
+  if (!module || diags.hasErrors() || failed(verify(*module)))
     return finishWithError();
+  // The host contract is read off the tile IR the output comes from.
+  auto collectKernels = [&] {
+    std::string error;
+    if (::tile::driver::collectKernelInfo(*module, result.kernels, error))
+      return true;
+    internalError("kernel info: " + error);
+    return false;
+  };
   if (options.emit == ::tile::EmitKind::MLIR) {
+    if (!collectKernels())
+      return result;
     result.output = printOp(*module);
     result.ok = true;
     return result;
@@ -276,6 +280,9 @@ static ::tile::CompileResult compileWith(const std::string &source,
   mlir::tile::buildTileSyncPipeline(pm, pipelineOptions);
   if (failed(pm.run(*module)))
     return finishWithError();
+  // The final tile IR: the lowering below only translates it.
+  if (!collectKernels())
+    return result;
   if (options.explainSync)
     result.syncReport = syncReport(*module);
 

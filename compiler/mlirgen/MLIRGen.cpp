@@ -2,6 +2,7 @@
 // See MLIRGenImpl.h for the shape of the generated IR.
 //===----------------------------------------------------------------------===//
 #include "tilec/MLIRGen.h"
+#include "MLIRGenContract.h"
 #include "MLIRGenImpl.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -22,13 +23,11 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   resultSlot = nullptr;
   callSite.reset();
 
+  SmallVector<KernelParam> params = kernelParams(
+      builder.getContext(), k, [&](const fe::Type &t) { return valueType(t); });
   SmallVector<Type> argTypes;
-  for (const auto &p : k.params)
-    argTypes.push_back(valueType(p->type));
-  for (size_t i = 0; i < k.hiddenParams.size(); ++i) // tensor extents, filled by the runtime
-    argTypes.push_back(builder.getI32Type());
-  for (const fe::PeerParam &p : k.peerParams) // i32 or u64, filled by the runtime
-    argTypes.push_back(valueType(p.decl->type));
+  for (const KernelParam &p : params)
+    argTypes.push_back(p.type);
   builder.setInsertionPointToEnd(module->getBody());
   Location l = loc(k.loc);
   kernel = KernelOp::create(builder, l, k.name, builder.getFunctionType(argTypes, {}),
@@ -50,15 +49,12 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
     kernel.setMaxThreadsAttr(builder.getDenseI32ArrayAttr({*k.bounds.maxThreads, 1, 1}));
   if (k.bounds.minBlocks)
     kernel.setMinBlocksAttr(builder.getI32IntegerAttr(*k.bounds.minBlocks));
+  setKernelContract(kernel, k, params);
 
   Block *entry = builder.createBlock(&kernel.getBody(), {}, argTypes,
                                      SmallVector<Location>(argTypes.size(), l));
-  for (const auto &p : k.params)
-    values[p.get()] = entry->getArgument(p->paramIndex);
-  for (const auto &p : k.hiddenParams)
-    values[p.get()] = entry->getArgument(p->paramIndex);
-  for (const fe::PeerParam &p : k.peerParams)
-    values[p.decl.get()] = entry->getArgument(p.decl->paramIndex);
+  for (auto [i, p] : llvm::enumerate(params))
+    values[p.decl] = entry->getArgument(i);
   builder.setInsertionPointToEnd(entry);
   if (blockMayReturn(k.body)) {
     returnedFlag = newSlot(l, builder.getI1Type());
@@ -225,12 +221,15 @@ void MLIRGenImpl::genSharedArray(const fe::SharedArrayStmt &s) {
       info.perBlock = arith::DivUIOp::create(builder, l, rounded, cs);
     }
   }
-  if (s.isStatic)
+  if (s.isStatic) {
     info.base = SharedAllocOp::create(builder, l, ptrType, Value(),
                                       builder.getI64IntegerAttr(*s.staticPerBlock));
-  else
-    info.base = SharedAllocOp::create(builder, l, ptrType,
-                                      s.distributed ? info.perBlock : info.count, IntegerAttr());
+  } else {
+    auto alloc = SharedAllocOp::create(builder, l, ptrType,
+                                       s.distributed ? info.perBlock : info.count, IntegerAttr());
+    (void)setSharedArrayContract(alloc, s); // what the host sizes the dynamic window by
+    info.base = alloc;
+  }
   if (s.alignBytes > 16) // TMA tiles (SemaTma.cpp, chooseTileLayout)
     info.base.getDefiningOp<SharedAllocOp>().setAlignmentAttr(
         builder.getI64IntegerAttr(s.alignBytes));

@@ -14,6 +14,7 @@
 // each, always checked).
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
+#include "tile/Dialect/TileAttributes.h"
 #include "tile/kernel_info.h"
 
 using namespace mlir;
@@ -283,7 +284,7 @@ void MLIRGenImpl::genExitProtocol(Location l) {
                                 builder.getStringAttr(sem.name));
   explainOp(wait, "exit protocol: wait until every peer finished this launch");
   // --debug-hangs names it (a peer that never ends this launch leaves it here).
-  wait->setAttr("tile.hang_note",
+  wait->setAttr(attr::kHangNote,
                 builder.getStringAttr("the exit protocol: every peer must finish this launch; "
                                       "the counter is the peers' arrivals"));
 }

@@ -19,6 +19,7 @@
 // still multicast into it.
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
+#include "tile/Dialect/TileAttributes.h"
 
 #include "tile/target.h"
 
@@ -48,8 +49,8 @@ static void explain(Operation *op, const Twine &why) {
 static void nameWait(Operation *op, const Twine &name, const Twine &note) {
   op->getContext()->getLoadedDialect<TileDialect>()->getNameAttrHelper().setAttr(
       op, StringAttr::get(op->getContext(), name.str()));
-  op->setAttr("tile.hang_note", StringAttr::get(op->getContext(), note.str()));
-  op->setAttr("tile.hang_stage", UnitAttr::get(op->getContext()));
+  op->setAttr(attr::kHangNote, StringAttr::get(op->getContext(), note.str()));
+  op->setAttr(attr::kHangStage, UnitAttr::get(op->getContext()));
 }
 
 void MLIRGenImpl::genRingStorage(const fe::RingStmt &r) {

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
+#include "tile/Dialect/Hint.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -41,7 +42,7 @@ struct CheckLocalArraysPass : tile::impl::TileCheckLocalArraysBase<CheckLocalArr
             InFlightDiagnostic d = add.emitError()
                                    << "index " << i << " is out of bounds for local array '"
                                    << array.getName() << "' of " << n << " elements";
-            d.attachNote() << "hint: valid indices are 0 .. " << n - 1;
+            attachHint(d, "valid indices are 0 .. " + Twine(n - 1));
             failedAny = true;
           }
           continue;
@@ -53,8 +54,8 @@ struct CheckLocalArraysPass : tile::impl::TileCheckLocalArraysBase<CheckLocalArr
                                << "local array '" << array.getName()
                                << "' is kept in local memory: this index is not a compile-time "
                                   "constant";
-        d.attachNote() << "hint: index it with constants and the variables of fully unrolled "
-                          "loops (`for i in 0 .. N unroll`) to keep it in registers";
+        attachHint(d, "index it with constants and the variables of fully unrolled loops "
+                      "(`for i in 0 .. N unroll`) to keep it in registers");
       }
     });
     if (failedAny)

@@ -13,6 +13,7 @@
 // access (every iteration, hence the last, passes it).
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
+#include "tile/Dialect/Hint.h"
 
 #include "SyncAnalysis.h"
 
@@ -90,8 +91,8 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
     if (checkOnly) {
       InFlightDiagnostic d = access->emitError(
           "DSMEM access is not ordered after the peer CTA initialises its shared memory");
-      d.attachNote() << "hint: add cluster_sync() between the shared-memory initialisation and "
-                        "the first remote access, or drop --no-auto-sync";
+      attachHint(d, "add cluster_sync() between the shared-memory initialisation and the first "
+                    "remote access, or drop --no-auto-sync");
       return failure();
     }
     // Arrive right after the last statement that initialises memory peers
@@ -127,8 +128,7 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
     if (checkOnly) {
       InFlightDiagnostic d =
           access->emitError("a CTA may exit while peers still access its shared memory");
-      d.attachNote() << "hint: add cluster_sync() after the last remote access, or drop "
-                        "--no-auto-sync";
+      attachHint(d, "add cluster_sync() after the last remote access, or drop --no-auto-sync");
       return failure();
     }
     OpBuilder b(ops[last]->getContext());

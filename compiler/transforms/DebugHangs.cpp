@@ -10,7 +10,9 @@
 // that cannot be bounded this way.
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
+#include "tile/Dialect/Hint.h"
 #include "tilec/SourceLoc.h"
+#include "tile/Dialect/TileAttributes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -48,8 +50,8 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
       InFlightDiagnostic warning = getOperation().emitWarning()
                                    << "kernel '" << getOperation().getSymName()
                                    << "' has no mbarrier wait for --debug-hangs to bound";
-      warning.attachNote() << "hint: only mbarrier waits are bounded; a hang at sync_threads() "
-                              "or cluster_sync() is not reported";
+      attachHint(warning, "only mbarrier waits are bounded; a hang at sync_threads() or "
+                          "cluster_sync() is not reported");
     }
     for (MBarrierWaitOp wait : waits) {
       if (!wait.getParity()) {
@@ -105,8 +107,8 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
     Location loc = wait.getLoc();
     OpBuilder b(wait);
     std::string note;
-    if (auto attr = wait->getAttrOfType<StringAttr>("tile.hang_note"))
-      note = " (" + escapePrintfText(attr.getValue()) + ")";
+    if (auto text = wait->getAttrOfType<StringAttr>(attr::kHangNote))
+      note = " (" + escapePrintfText(text.getValue()) + ")";
     Value seen;
     emitBoundedSpin(
         b, loc,
@@ -153,10 +155,10 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
           auto element = wait.getMbar().getDefiningOp<PtrAddOp>();
           // Ring waits say which ring, what completes the phase (MLIRGenRings.cpp).
           std::string note;
-          if (auto attr = wait->getAttrOfType<StringAttr>("tile.hang_note"))
-            note = " (" + escapePrintfText(attr.getValue()) + ")";
+          if (auto text = wait->getAttrOfType<StringAttr>(attr::kHangNote))
+            note = " (" + escapePrintfText(text.getValue()) + ")";
           // A ring's barriers are indexed by the stage: say so.
-          const char *index = wait->hasAttr("tile.hang_stage") ? " of stage %d" : " [index %d]";
+          const char *index = wait->hasAttr(attr::kHangStage) ? " of stage %d" : " [index %d]";
           std::string message = "tilec --debug-hangs: " + escapePrintfText(describe(loc)) +
                                 ": wait on mbarrier" + name + (element ? index : "") + note +
                                 " timed out after " + std::to_string(timeoutMs) +

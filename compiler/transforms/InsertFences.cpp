@@ -23,6 +23,7 @@
 // a fence_mbarrier_init() after the inits.
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
+#include "tile/Dialect/Hint.h"
 
 #include "SyncAnalysis.h"
 
@@ -152,12 +153,11 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly) {
           "): fence.proxy.async.shared::cta is missing");
       d.attachNote(firstGenericWrite.lookup(*written.begin())->getLoc())
           << "a generic write of the tile is here";
-      d.attachNote() << (at == access.getOperation()
-                             ? "hint: add fence_proxy_async() after the writes, before this read, "
-                               "or drop --no-auto-sync"
-                             : "hint: add fence_proxy_async() after the writes, before the "
-                               "barrier that orders them before this read, or drop "
-                               "--no-auto-sync");
+      attachHint(d, at == access.getOperation()
+                        ? "add fence_proxy_async() after the writes, before this read, or drop "
+                          "--no-auto-sync"
+                        : "add fence_proxy_async() after the writes, before the barrier that "
+                          "orders them before this read, or drop --no-auto-sync");
       return;
     }
     OpBuilder b(at);
@@ -203,8 +203,8 @@ struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
         InFlightDiagnostic d = init->emitError(
             "this mbarrier's initialisation is not published to the cluster before a peer or "
             "st.async completes it: fence.mbarrier_init is missing");
-        d.attachNote() << "hint: add fence_mbarrier_init() after the mbarrier declarations, "
-                          "before the cluster_sync() that publishes them, or drop --no-auto-sync";
+        attachHint(d, "add fence_mbarrier_init() after the mbarrier declarations, before the "
+                      "cluster_sync() that publishes them, or drop --no-auto-sync");
         ok = false;
         continue;
       }

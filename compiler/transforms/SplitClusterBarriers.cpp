@@ -38,7 +38,10 @@ struct SplitClusterBarriersPass
     kernel.walk([&](Operation *op) {
       if (!isa<ClusterArriveOp, ClusterWaitOp>(op) || !inUniformControlFlow(op))
         return;
-      op->setAttr("aligned", UnitAttr::get(op->getContext()));
+      if (auto arrive = dyn_cast<ClusterArriveOp>(op))
+        arrive.setAligned(true);
+      else
+        cast<ClusterWaitOp>(op).setAligned(true);
     });
   }
 

@@ -1,5 +1,6 @@
 //===- TileDialect.cpp - dialect, types and attributes ---------------------===//
 #include "tile/Dialect/TileDialect.h"
+#include "tile/Dialect/Hint.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -95,4 +96,31 @@ std::string mlir::tile::escapePrintfText(llvm::StringRef s) {
       out.push_back('%');
   }
   return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Hints: a diagnostic's fix, as a note whose metadata holds it.
+//===----------------------------------------------------------------------===//
+
+static constexpr llvm::StringLiteral kHintKey = "tile.hint";
+
+void mlir::tile::attachHint(InFlightDiagnostic &diagnostic, const Twine &hint) {
+  Diagnostic *reported = diagnostic.getUnderlyingDiagnostic();
+  if (!reported) // already reported or abandoned
+    return;
+  std::string text = hint.str();
+  Diagnostic &note = reported->attachNote();
+  note << "hint: " << text;
+  MLIRContext *ctx = reported->getLocation().getContext();
+  note.getMetadata().push_back(DiagnosticArgument(DictionaryAttr::get(
+      ctx, {NamedAttribute(StringAttr::get(ctx, kHintKey), StringAttr::get(ctx, text))})));
+}
+
+std::optional<std::string> mlir::tile::hintOf(Diagnostic &note) {
+  for (const DiagnosticArgument &arg : note.getMetadata())
+    if (arg.getKind() == DiagnosticArgument::DiagnosticArgumentKind::Attribute)
+      if (auto dict = dyn_cast<DictionaryAttr>(arg.getAsAttribute()))
+        if (auto text = dict.getAs<StringAttr>(kHintKey))
+          return text.getValue().str();
+  return std::nullopt;
 }

@@ -1,5 +1,6 @@
 //===- TileOps.cpp - verifiers and custom syntax of tile ops ---------------===//
 #include "tile/Dialect/CacheRules.h"
+#include "tile/Dialect/HostContract.h"
 #include "tile/Dialect/TileDialect.h"
 
 #include "tile/target.h"
@@ -103,6 +104,10 @@ LogicalResult KernelOp::verify() {
   }
   if (getBody().empty())
     return emitOpError("needs a body");
+  // The host contract (HostContract.h) the kernel info is read from.
+  std::string error;
+  if (failed(verifyKernelContract(*this, error)))
+    return emitOpError() << error;
   return success();
 }
 
@@ -135,6 +140,16 @@ LogicalResult SharedAllocOp::verify() {
   auto kernel = dyn_cast<KernelOp>((*this)->getParentOp());
   if (!kernel || (*this)->getBlock() != &kernel.getBody().front())
     return emitOpError("must be in the entry block of a tile.kernel");
+  // A dynamic array's host contract: what the runtime sizes the window by.
+  if (Attribute a = (*this)->getDiscardableAttr(attr::kSharedArray)) {
+    auto dict = dyn_cast<DictionaryAttr>(a);
+    if (!dict || getStaticCount())
+      return emitOpError() << "'" << attr::kSharedArray
+                           << "' must be a dictionary on a dynamic allocation";
+    std::string error;
+    if (!decodeSharedArray(dict, error))
+      return emitOpError() << error;
+  }
   return success();
 }
 

@@ -96,8 +96,10 @@ std::string dimsText(const std::array<unsigned, 3> &d) {
 
 /// The module info's entry for kernel `k`, checked against what the driver
 /// reports of the loaded kernel: info that belongs to other PTX would size
-/// shared memory and check arguments wrongly, so it is refused at once. The
-/// parameters take the info's (source) names.
+/// shared memory and check arguments wrongly, so it is refused at once (a
+/// guard against files of different builds: tilec's info and PTX agree by
+/// construction, ContractTest.cpp). The parameters take the info's (source)
+/// names.
 const KernelInfo &checkedInfo(const ModuleInfo &info, KernelState &k) {
   auto refuse = [&](const std::string &why) -> const KernelInfo & {
     throw Error::withMessage("Module::kernel", CUDA_ERROR_INVALID_VALUE, k.name,

@@ -1,10 +1,13 @@
-//===- KernelInfoJson.cpp - kernel info as JSON, written and read ---------===//
+//===- KernelInfoJson.cpp - kernel info read from JSON ---------------------===//
 //
-// A small hand-written JSON writer and reader for exactly the form toJson
-// writes (docs/runtime.md, "Kernel info"); integers are read exactly as
-// 64-bit values, and every error names the JSON path it concerns.
+// A small hand-written JSON reader for the form toJson writes
+// (KernelInfoJsonWrite.cpp; docs/runtime.md, "The kernel-info file"): every
+// object is checked against its table of tile/kernel_info_schema.h, integers
+// are read exactly as 64-bit values, and every error names the JSON path it
+// concerns.
 //===----------------------------------------------------------------------===//
 #include "tile/kernel_info.h"
+#include "tile/kernel_info_schema.h"
 #include "tile/target.h"
 
 #include <cmath>
@@ -16,178 +19,6 @@
 #include <tuple>
 
 namespace tile {
-
-//===----------------------------------------------------------------------===//
-// Writing
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-std::string quote(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string dims(const std::array<unsigned, 3> &d) {
-  return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
-         "]";
-}
-
-std::string number(double v) {
-  if (std::isnan(v))
-    return "\"nan\"";
-  if (std::isinf(v))
-    return v > 0 ? "\"inf\"" : "\"-inf\"";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-void writeExpr(const SizeExpr &e, std::string &out) {
-  out += "{\"op\": \"" + std::string(sizeOpName(e.op)) + "\", \"type\": \"" +
-         scalarTypeName(e.type) + "\"";
-  if (e.op == SizeExpr::Op::Literal)
-    out += ", \"value\": " + (isFloatType(e.type) ? number(e.fvalue) : std::to_string(e.value));
-  if (e.op == SizeExpr::Op::Param)
-    out += ", \"param\": " + std::to_string(e.param);
-  if (!e.operands.empty()) {
-    out += ", \"operands\": [";
-    for (size_t i = 0; i < e.operands.size(); ++i) {
-      if (i)
-        out += ", ";
-      writeExpr(e.operands[i], out);
-    }
-    out += "]";
-  }
-  out += "}";
-}
-
-const char *clusterName(KernelInfo::Cluster c) {
-  switch (c) {
-  case KernelInfo::Cluster::None:
-    return "none";
-  case KernelInfo::Cluster::Fixed:
-    return "fixed";
-  case KernelInfo::Cluster::Launch:
-    return "launch";
-  }
-  return "none";
-}
-
-// {"element": "bf16", "extents": [{"name": "M", "hidden": 3}, {"literal": 64}],
-//  "box": [64, 64], "swizzle": 128, "l2Promotion": 128, "oobZeroFill": true}
-std::string extentJson(const TensorParamInfo::Extent &e) {
-  if (e.literal)
-    return "{\"literal\": " + std::to_string(*e.literal) + "}";
-  return "{\"name\": " + quote(e.name) + ", \"hidden\": " + std::to_string(e.hiddenParam) + "}";
-}
-
-std::string tensorJson(const TensorParamInfo &t) {
-  std::string o =
-      "{\"element\": \"" + std::string(scalarTypeName(t.element)) + "\", \"extents\": [";
-  for (size_t i = 0; i < t.extents.size(); ++i)
-    o += (i ? ", " : "") + extentJson(t.extents[i]);
-  o += "], \"box\": [";
-  for (size_t i = 0; i < t.box.size(); ++i)
-    o += (i ? ", " : "") + std::to_string(t.box[i]);
-  return o + "], \"swizzle\": " + std::to_string(static_cast<int>(t.swizzle)) +
-         ", \"l2Promotion\": " + std::to_string(static_cast<int>(t.l2Promotion)) +
-         ", \"oobZeroFill\": " + (t.oobZeroFill ? "true" : "false") +
-         (t.symmetric ? ", \"symmetric\": true}" : "}");
-}
-
-} // namespace
-
-std::string ptxFingerprint(const std::string &ptx) {
-  uint64_t h = 0xcbf29ce484222325ull; // FNV-1a 64, as tile::fnv1a64 (tile/cache.h)
-  for (unsigned char c : ptx) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
-std::string toJson(const ModuleInfo &info) {
-  std::string o = "{\n  \"format\": \"tilec-kernel-info\",\n  \"version\": 1,\n";
-  o += "  \"arch\": " + quote(info.arch) + ",\n";
-  if (!info.ptxHash.empty())
-    o += "  \"ptxHash\": " + quote(info.ptxHash) + ",\n";
-  o += "  \"kernels\": [";
-  for (size_t k = 0; k < info.kernels.size(); ++k) {
-    const KernelInfo &ki = info.kernels[k];
-    o += k ? ",\n    {\n" : "\n    {\n";
-    o += "      \"name\": " + quote(ki.name) + ",\n";
-    if (!ki.sourceName.empty()) { // an instance of a template kernel
-      o += "      \"sourceName\": " + quote(ki.sourceName) + ",\n      \"templateArgs\": [";
-      for (size_t i = 0; i < ki.templateArgs.size(); ++i)
-        o += std::string(i ? ", " : "") + "{\"name\": " + quote(ki.templateArgs[i].first) +
-             ", \"value\": " + std::to_string(ki.templateArgs[i].second) + "}";
-      o += "],\n";
-    }
-    o += "      \"params\": [";
-    for (size_t i = 0; i < ki.params.size(); ++i) {
-      const KernelParamInfo &p = ki.params[i];
-      o += std::string(i ? "," : "") + "\n        {\"name\": " + quote(p.name) +
-           ", \"type\": " + quote(p.typeName()) + ", \"size\": " + std::to_string(p.size) +
-           ", \"align\": " + std::to_string(p.align);
-      if (p.tensor)
-        o += ",\n         \"tensor\": " + tensorJson(*p.tensor);
-      if (p.hidden)
-        o += ", \"hidden\": {\"tensor\": " + std::to_string(p.hidden->tensorParam) +
-             ", \"dim\": " + std::to_string(p.hidden->dim) + "}";
-      if (p.semaphore)
-        o += ", \"semaphore\": {\"count\": " + extentJson(p.semaphore->count) + "}";
-      if (p.peer)
-        o += ", \"peer\": {\"kind\": \"" + std::string(hiddenPeerKindName(p.peer->kind)) +
-             "\", \"param\": " + std::to_string(p.peer->param) + "}";
-      o += "}";
-    }
-    o += ki.params.empty() ? "],\n" : "\n      ],\n";
-    o += "      \"cluster\": {\"kind\": \"" + std::string(clusterName(ki.cluster)) + "\"";
-    if (ki.cluster == KernelInfo::Cluster::Fixed)
-      o += ", \"dims\": " + dims(ki.clusterDims);
-    o +=
-        "},\n      \"threads\": " + (ki.threads ? dims(*ki.threads) : std::string("null")) +
-        ",\n      \"maxThreads\": " +
-        (ki.maxThreads ? std::to_string(*ki.maxThreads) : std::string("null")) +
-        ",\n      \"minBlocks\": " +
-        (ki.minBlocks ? std::to_string(*ki.minBlocks) : std::string("null")) +
-        ",\n      \"staticSharedBytes\": " + std::to_string(ki.staticSharedBytes) +
-        // Multi-GPU fields only when set, so single-GPU kernels' info is unchanged.
-        (ki.spinsOnPeers ? ",\n      \"spinsOnPeers\": true" : "") +
-        (ki.exitSemaphore >= 0 ? ",\n      \"exitSemaphore\": " + std::to_string(ki.exitSemaphore)
-                               : std::string()) +
-        ",\n      \"dynamicShared\": {\"alignment\": " + std::to_string(ki.dynamicSharedAlignment) +
-        ", \"arrays\": [";
-    for (size_t i = 0; i < ki.dynamicShared.size(); ++i) {
-      const DynamicSharedArray &a = ki.dynamicShared[i];
-      o += std::string(i ? "," : "") + "\n        {\"name\": " + quote(a.name) +
-           ", \"element\": \"" + scalarTypeName(a.element) +
-           "\", \"elementSize\": " + std::to_string(a.elementSize) +
-           ", \"distributed\": " + (a.distributed ? "true" : "false") + ",\n         \"count\": ";
-      writeExpr(a.count, o);
-      o += "}";
-    }
-    o += ki.dynamicShared.empty() ? "]}\n    }" : "\n      ]}\n    }";
-  }
-  o += info.kernels.empty() ? "]\n}\n" : "\n  ]\n}\n";
-  return o;
-}
 
 //===----------------------------------------------------------------------===//
 // Reading
@@ -349,6 +180,21 @@ private:
   size_t i_ = 0;
 };
 
+/// The (isPointer, scalar) whose KernelParamInfo::typeName() is `name`: the
+/// type field of a scalar or pointer parameter is read as one of the names the
+/// writer gives, not taken apart.
+std::optional<std::pair<bool, ScalarType>> paramTypeFromName(const std::string &name) {
+  for (int t = static_cast<int>(ScalarType::I1); t <= static_cast<int>(ScalarType::F64); ++t)
+    for (bool pointer : {false, true}) {
+      KernelParamInfo p;
+      p.isPointer = pointer;
+      p.scalar = static_cast<ScalarType>(t);
+      if (p.typeName() == name)
+        return std::pair{pointer, p.scalar};
+    }
+  return std::nullopt;
+}
+
 /// Typed access with errors naming the JSON path.
 struct Reader {
   [[noreturn]] static void fail(std::string_view path, const std::string &why) {
@@ -428,6 +274,7 @@ struct Reader {
   static SizeExpr expr(const Json &v, const std::string &path, size_t params, int depth) {
     if (depth > 200)
       fail(path, "nested too deeply");
+    checkObject(v, schema::kExpr, path);
     SizeExpr e;
     const std::string &opName = string(field(v, path, "op"), path + ".op");
     auto op = sizeOpFromName(opName);
@@ -463,12 +310,57 @@ struct Reader {
     return e;
   }
 
+  /// `v` is an object of `schema`'s fields (tile/kernel_info_schema.h): none
+  /// unknown, the required ones present, each of its JSON type.
+  static void checkObject(const Json &v, const schema::Object &o, const std::string &path) {
+    if (v.kind != Json::Object)
+      fail(path, std::string("expected an object (") + o.what + ")");
+    for (const auto &[key, value] : v.fields) {
+      const schema::Field *f = o.find(key.c_str());
+      if (!f)
+        fail(path + "." + key, std::string("unknown field of ") + o.what);
+      if (value.kind == Json::Null && f->nullable)
+        continue;
+      bool ok = false;
+      switch (f->kind) {
+      case schema::Kind::String:
+        ok = value.kind == Json::String;
+        break;
+      case schema::Kind::Integer:
+        ok = value.kind == Json::Number;
+        break;
+      case schema::Kind::Number:
+        ok = value.kind == Json::Number || value.kind == Json::String;
+        break;
+      case schema::Kind::Bool:
+        ok = value.kind == Json::Bool;
+        break;
+      case schema::Kind::Array:
+      case schema::Kind::Dims:
+        ok = value.kind == Json::Array;
+        break;
+      case schema::Kind::Object:
+        ok = value.kind == Json::Object;
+        break;
+      }
+      static const char *names[] = {"a string", "an integer", "a number", "true or false",
+                                    "an array", "an object", "3 dimensions"};
+      if (!ok)
+        fail(path + "." + key, std::string("expected ") + names[static_cast<int>(f->kind)] +
+                                   (f->nullable ? " or null" : ""));
+    }
+    for (size_t i = 0; i < o.count; ++i)
+      if (o.fields[i].required && !v.fields.count(o.fields[i].name))
+        fail(path, std::string("missing \"") + o.fields[i].name + "\"");
+  }
+
   static const Json *optionalField(const Json &o, const std::string &key) {
     auto it = o.fields.find(key);
     return it == o.fields.end() || it->second.kind == Json::Null ? nullptr : &it->second;
   }
 
   static TensorParamInfo tensor(const Json &v, const std::string &path, size_t params) {
+    checkObject(v, schema::kTensor, path);
     TensorParamInfo t;
     t.element = scalar(field(v, path, "element"), path + ".element");
     if (t.element == ScalarType::I1)
@@ -479,6 +371,7 @@ struct Reader {
            std::to_string(extents.size()) + " extents; a tensor has rank 1 to 5");
     for (size_t i = 0; i < extents.size(); ++i) {
       const std::string epath = path + ".extents[" + std::to_string(i) + "]";
+      checkObject(extents[i], schema::kExtent, epath);
       TensorParamInfo::Extent e;
       if (const Json *lit =
               extents[i].kind == Json::Object ? optionalField(extents[i], "literal") : nullptr) {
@@ -516,6 +409,7 @@ struct Reader {
   }
 
   static HiddenExtentInfo hidden(const Json &v, const std::string &path, size_t params) {
+    checkObject(v, schema::kHidden, path);
     HiddenExtentInfo h;
     h.tensorParam = static_cast<int>(
         integer(field(v, path, "tensor"), path + ".tensor", 0, static_cast<int64_t>(params) - 1));
@@ -524,9 +418,11 @@ struct Reader {
   }
 
   static SemaphoreParamInfo semaphore(const Json &v, const std::string &path, size_t params) {
+    checkObject(v, schema::kSemaphore, path);
     SemaphoreParamInfo s;
     const std::string cpath = path + ".count";
     const Json &count = field(v, path, "count");
+    checkObject(count, schema::kExtent, cpath);
     if (const Json *lit = count.kind == Json::Object ? optionalField(count, "literal") : nullptr) {
       s.count.literal = integer(*lit, cpath + ".literal", 1, INT32_MAX);
     } else {
@@ -540,6 +436,7 @@ struct Reader {
   }
 
   static HiddenPeerInfo peer(const Json &v, const std::string &path, size_t params) {
+    checkObject(v, schema::kPeer, path);
     HiddenPeerInfo h;
     const std::string &kind = string(field(v, path, "kind"), path + ".kind");
     auto k = hiddenPeerKindFromName(kind);
@@ -631,6 +528,7 @@ struct Reader {
   }
 
   static KernelParamInfo param(const Json &v, const std::string &path, size_t params) {
+    checkObject(v, schema::kParam, path);
     KernelParamInfo p;
     p.name = string(field(v, path, "name"), path + ".name");
     if (const Json *t = optionalField(v, "tensor")) {
@@ -659,24 +557,20 @@ struct Reader {
       p.hidden = hidden(*h, path + ".hidden", params);
     if (const Json *h = optionalField(v, "peer"))
       p.peer = peer(*h, path + ".peer", params);
-    std::string type = string(field(v, path, "type"), path + ".type");
-    const std::string prefix = "ptr<", suffix = ", global>";
-    if (type.compare(0, prefix.size(), prefix) == 0 &&
-        type.size() > prefix.size() + suffix.size() &&
-        type.compare(type.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      p.isPointer = true;
-      type = type.substr(prefix.size(), type.size() - prefix.size() - suffix.size());
-    }
-    auto t = scalarTypeFromName(type);
+    // A scalar or a global pointer: one of the names typeName() gives them.
+    const std::string &type = string(field(v, path, "type"), path + ".type");
+    auto t = paramTypeFromName(type);
     if (!t)
-      fail(path + ".type", "unknown type '" + string(field(v, path, "type"), path) + "'");
-    p.scalar = *t;
+      fail(path + ".type", "unknown type '" + type + "'");
+    p.isPointer = t->first;
+    p.scalar = t->second;
     p.size = static_cast<size_t>(integer(field(v, path, "size"), path + ".size", 1, 32764));
     p.align = static_cast<size_t>(integer(field(v, path, "align"), path + ".align", 1, 4096));
     return p;
   }
 
   static KernelInfo kernel(const Json &v, const std::string &path) {
+    checkObject(v, schema::kKernel, path);
     KernelInfo k;
     k.name = string(field(v, path, "name"), path + ".name");
     if (v.kind == Json::Object && v.fields.count("sourceName")) { // template instances only
@@ -684,6 +578,7 @@ struct Reader {
       const auto &args = array(field(v, path, "templateArgs"), path + ".templateArgs");
       for (size_t i = 0; i < args.size(); ++i) {
         const std::string apath = path + ".templateArgs[" + std::to_string(i) + "]";
+        checkObject(args[i], schema::kTemplateArg, apath);
         k.templateArgs.push_back(
             {string(field(args[i], apath, "name"), apath + ".name"),
              integer(field(args[i], apath, "value"), apath + ".value", INT64_MIN, INT64_MAX)});
@@ -695,6 +590,7 @@ struct Reader {
           param(params[i], path + ".params[" + std::to_string(i) + "]", params.size()));
     checkTensorParams(k, path);
     const Json &cluster = field(v, path, "cluster");
+    checkObject(cluster, schema::kCluster, path + ".cluster");
     const std::string &kind =
         string(field(cluster, path + ".cluster", "kind"), path + ".cluster.kind");
     if (kind == "none") {
@@ -732,11 +628,13 @@ struct Reader {
     }
     const std::string dpath = path + ".dynamicShared";
     const Json &dyn = field(v, path, "dynamicShared");
+    checkObject(dyn, schema::kDynamicShared, dpath);
     k.dynamicSharedAlignment =
         static_cast<size_t>(integer(field(dyn, dpath, "alignment"), dpath + ".alignment", 1, 4096));
     const auto &arrays = array(field(dyn, dpath, "arrays"), dpath + ".arrays");
     for (size_t i = 0; i < arrays.size(); ++i) {
       const std::string apath = dpath + ".arrays[" + std::to_string(i) + "]";
+      checkObject(arrays[i], schema::kSharedArray, apath);
       DynamicSharedArray a;
       a.name = string(field(arrays[i], apath, "name"), apath + ".name");
       a.element = scalar(field(arrays[i], apath, "element"), apath + ".element");
@@ -754,6 +652,7 @@ struct Reader {
 
 ModuleInfo moduleInfoFromJson(const std::string &json) {
   Json doc = Parser(json).parseDocument();
+  Reader::checkObject(doc, schema::kModule, "(top)");
   const Json &format = Reader::field(doc, "(top)", "format");
   if (Reader::string(format, "format") != "tilec-kernel-info")
     Reader::fail("format", "expected \"tilec-kernel-info\", found \"" + format.text + "\"");

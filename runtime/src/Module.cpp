@@ -194,7 +194,10 @@ void precheckPtx(const std::string &ptx, const ContextState &ctx, const char *ca
 // kernel the info lists, then the fingerprint (which covers what the PTX
 // does not show: the shared-memory layout rule). Refused at load with both
 // values, as info from another build would size shared memory and check
-// launches against another kernel.
+// launches against another kernel. A guard against mismatched files only:
+// tilec derives the info from the IR it generates the PTX from, and
+// tests/unit/runtime/ContractTest.cpp checks that the two agree for every
+// compiled sample, so info and PTX of one tilec run always pass.
 void bindInfoToPtx(const ModuleInfo &info, const std::string &ptx) {
   auto refuse = [](const std::string &kernel, const std::string &why) {
     throw Error::withMessage("Module::fromPtx", CUDA_ERROR_INVALID_VALUE, kernel,

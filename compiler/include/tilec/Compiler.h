@@ -113,8 +113,9 @@ struct CompileResult {
   /// FILE:LINE:COL: KIND: REASON (options.explainSync).
   std::string syncReport;
   /// What the host needs of each kernel (parameters, cluster, threads, shared
-  /// memory and the dynamic shared-memory rule); filled whenever the source
-  /// passes the checker. tile::toJson(ModuleInfo) writes it as --emit=info does.
+  /// memory and the dynamic shared-memory rule), read off the tile IR's host
+  /// contract: after the memory-model passes (for --emit=mlir, MLIRGen's IR;
+  /// empty for --emit=ast). tile::toJson(ModuleInfo) writes it as --emit=info does.
   std::vector<KernelInfo> kernels;
 };
 

@@ -162,6 +162,47 @@ TEST_CASE("kernel info: malformed JSON names the path", "[kernelinfo]") {
   CHECK_THAT(error(json.substr(0, json.size() / 2)), Catch::Contains("kernel info JSON, line"));
 }
 
+TEST_CASE("kernel info: every object is read against its schema table", "[kernelinfo]") {
+  tile::ModuleInfo m;
+  m.arch = "sm_90a";
+  m.kernels.push_back(histogram());
+  const std::string json = tile::toJson(m);
+  auto error = [](const std::string &text) {
+    try {
+      tile::moduleInfoFromJson(text);
+    } catch (const std::invalid_argument &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto replaced = [&](const std::string &from, const std::string &to) {
+    std::string s = json;
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  // An unknown field (a misspelt one, or one of a newer writer) is refused, by name.
+  CHECK(error(replaced("\"size\": 8", "\"sise\": 8, \"size\": 8")) ==
+        "kernel info: kernels[0].params[0].sise: unknown field of a parameter");
+  CHECK(error(replaced("\"staticSharedBytes\"", "\"dynamicSharedBytes\": 0, \"staticSharedBytes\"")) ==
+        "kernel info: kernels[0].dynamicSharedBytes: unknown field of a kernel");
+  CHECK(error(replaced("\"op\": \"param\"", "\"op\": \"param\", \"fvalue\": 1")) ==
+        "kernel info: kernels[0].dynamicShared.arrays[0].count.fvalue: unknown field of a size-rule "
+        "node");
+  CHECK(error(replaced("\"format\"", "\"comment\": \"x\", \"format\"")) ==
+        "kernel info: (top).comment: unknown field of the module");
+  // A value of the wrong JSON type names the field and the type its table gives.
+  CHECK(error(replaced("\"distributed\": true", "\"distributed\": 1")) ==
+        "kernel info: kernels[0].dynamicShared.arrays[0].distributed: expected true or false");
+  CHECK(error(replaced("\"threads\": [1024, 1, 1]", "\"threads\": \"1024\"")) ==
+        "kernel info: kernels[0].threads: expected 3 dimensions or null");
+  // A parameter's type is one of the names the writer gives, not taken apart.
+  CHECK(error(replaced("\"ptr<i32, global>\"", "\"ptr<i32, global>  \"")) ==
+        "kernel info: kernels[0].params[0].type: unknown type 'ptr<i32, global>  '");
+  CHECK(error(replaced("\"ptr<i32, global>\"", "\"ptr<ptr<i32, global>, global>\"")) ==
+        "kernel info: kernels[0].params[0].type: unknown type 'ptr<ptr<i32, global>, global>'");
+  CHECK(error(json) == "no error");
+}
+
 TEST_CASE("kernel info: dshared is ceil(count / cluster) per CTA", "[kernelinfo]") {
   KernelInfo k = histogram();
   uint64_t bins = 0, input = 0;

@@ -198,7 +198,7 @@ TEST_CASE("peer info: malformed multi-GPU fields name the JSON path", "[peerinfo
   CHECK(error("\"spinsOnPeers\": true", "\"spinsOnPeers\": 1") ==
         "kernel info: kernels[0].spinsOnPeers: expected true or false");
   CHECK(error("\"symmetric\": true", "\"symmetric\": \"yes\"") ==
-        "kernel info: kernels[0].params[0].tensor.symmetric: expected true or false");
+        "kernel info: kernels[0].params[0].tensor.symmetric: expected true or false or null");
 }
 
 TEST_CASE("peer info: a declared parameter after a peer parameter is refused", "[peerinfo]") {

@@ -1,0 +1,32 @@
+//===- TileAttributes.h - names of the tile dialect's extra attributes -*- C++ -*-===//
+//
+// The discardable attributes MLIRGen and the passes attach besides the four
+// TileBase.td declares (tile.sync, tile.auto, tile.name, tile.shared_only,
+// read through TileDialect's generated helpers): every name is spelled here
+// once, and the verifiers of the ops that carry them check their shape
+// (KernelOp and SharedAllocOp for the host contract, HostContract.h).
+//===----------------------------------------------------------------------===//
+#ifndef TILE_DIALECT_TILEATTRIBUTES_H
+#define TILE_DIALECT_TILEATTRIBUTES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::tile::attr {
+
+/// StringAttr on a wait: what completes it, in words (--debug-hangs quotes it).
+constexpr llvm::StringLiteral kHangNote = "tile.hang_note";
+/// UnitAttr on a ring wait: its mbarrier index is the ring's stage.
+constexpr llvm::StringLiteral kHangStage = "tile.hang_stage";
+/// DictionaryAttr on every tile.kernel argument: the parameter's host contract.
+constexpr llvm::StringLiteral kParam = "tile.param";
+/// DictionaryAttr on a dynamic tile.shared_alloc: the array's name, element
+/// and count rule.
+constexpr llvm::StringLiteral kSharedArray = "tile.shared_array";
+/// DictionaryAttr on an instance of a template kernel: its source and arguments.
+constexpr llvm::StringLiteral kInstance = "tile.instance";
+/// UnitAttr on a kernel that waits on a semaphore (every CTA must be co-resident).
+constexpr llvm::StringLiteral kSpinsOnPeers = "tile.spins_on_peers";
+
+} // namespace mlir::tile::attr
+
+#endif // TILE_DIALECT_TILEATTRIBUTES_H
