@@ -4,6 +4,7 @@
 #include "VerifyPtxas.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/target.h"
+#include "tilec/Target/ClusterGeometry.h"
 #include "tilec/EmitPTX.h"
 #include "tilec/MLIRGen.h"
 #include "tilec/Pipeline.h"
@@ -89,13 +90,7 @@ bool checkOptions(const ::tile::CompileOptions &options,
     diags.error(none, "optimisation level " + std::to_string(options.optLevel) + " is not a level",
                 "use 0 to 3");
   if (options.clusterOverride) {
-    int64_t total = 1;
-    bool positive = true;
-    for (int d : *options.clusterOverride) {
-      positive &= d >= 1 && d <= ::tile::target::kMaxClusterSize;
-      total *= positive ? d : 1;
-    }
-    if (!positive || total > ::tile::target::kMaxClusterSize)
+    if (!::tile::cluster::isLegalShape(*options.clusterOverride))
       diags.error(none,
                   "the cluster override " + std::to_string((*options.clusterOverride)[0]) + "x" +
                       std::to_string((*options.clusterOverride)[1]) + "x" +
