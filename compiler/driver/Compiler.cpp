@@ -4,11 +4,11 @@
 #include "VerifyPtxas.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/target.h"
-#include "tilec/Target/ClusterGeometry.h"
 #include "tilec/EmitPTX.h"
 #include "tilec/MLIRGen.h"
 #include "tilec/Pipeline.h"
 #include "tilec/SourceLoc.h"
+#include "tilec/Target/ClusterGeometry.h"
 #include "tilec/frontend/Frontend.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

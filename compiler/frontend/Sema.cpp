@@ -178,10 +178,10 @@ void Sema::checkKernel(KernelAST &k) {
   }
   if (k.cluster.kind == ClusterAttr::Static) {
     // A non-positive extent counts as a cluster of 0 CTAs (the message).
-    int64_t n = std::all_of(k.cluster.dims.begin(), k.cluster.dims.end(),
-                            [](int d) { return d >= 1; })
-                    ? cluster::ctaCount(k.cluster.dims)
-                    : 0;
+    int64_t n =
+        std::all_of(k.cluster.dims.begin(), k.cluster.dims.end(), [](int d) { return d >= 1; })
+            ? cluster::ctaCount(k.cluster.dims)
+            : 0;
     if (!cluster::isLegalShape(k.cluster.dims))
       error(k.cluster.loc,
             "cluster of " + std::to_string(n) + " CTAs is not supported (at most " +

@@ -29,12 +29,12 @@ void MLIRGenImpl::genRingStorage(const fe::RingStmt &r) {
     strides.push_back(m.strideElems);
     alignments.push_back(m.stage->alignBytes);
   }
-  auto ring = RingOp::create(
-      builder, loc(r.loc), RingType::get(builder.getContext()), r.decl->name, r.stages,
-      builder.getArrayAttr(types), strides, alignments,
-      /*tx_bytes=*/std::max<int64_t>(r.txBytes, 0), r.consumerWarps,
-      r.multicastAxis >= 0 ? builder.getI32IntegerAttr(r.multicastAxis) : IntegerAttr(),
-      r.releasedPerWarpgroup, r.storedByTma);
+  auto ring = RingOp::create(builder, loc(r.loc), RingType::get(builder.getContext()), r.decl->name,
+                             r.stages, builder.getArrayAttr(types), strides, alignments,
+                             /*tx_bytes=*/std::max<int64_t>(r.txBytes, 0), r.consumerWarps,
+                             r.multicastAxis >= 0 ? builder.getI32IntegerAttr(r.multicastAxis)
+                                                  : IntegerAttr(),
+                             r.releasedPerWarpgroup, r.storedByTma);
   ringOps[&r] = ring;
 }
 
@@ -67,8 +67,8 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
                                                        AddressSpace::shared))
                                    : i32);
   for (const fe::RingMember &m : r.members)
-    argTypes.push_back(PtrType::get(builder.getContext(), scalarType(m.elem.type.scalar),
-                                    AddressSpace::shared));
+    argTypes.push_back(
+        PtrType::get(builder.getContext(), scalarType(m.elem.type.scalar), AddressSpace::shared));
   SmallVector<Location> argLocs(argTypes.size(), l);
   Region *body = s.isProduce()
                      ? &RingProduceOp::create(builder, l, ring, cursor, inElectedThread).getBody()

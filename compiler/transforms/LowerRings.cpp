@@ -117,11 +117,11 @@ struct RingLowering {
   void inElectedThread(Operation *op, Location l, function_ref<void()> body) {
     Value inFirstWarp;
     if (auto role = op->getParentOfType<RoleOp>()) {
-      Value rel = arith::SubIOp::create(
-          b, l, sreg(l, SpecialReg::tid_x),
-          c32(l, int64_t(role.getFirstWarpgroup()) * target::kWarpgroupSize));
-      inFirstWarp = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, rel,
-                                          c32(l, target::kWarpSize));
+      Value rel =
+          arith::SubIOp::create(b, l, sreg(l, SpecialReg::tid_x),
+                                c32(l, int64_t(role.getFirstWarpgroup()) * target::kWarpgroupSize));
+      inFirstWarp =
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, rel, c32(l, target::kWarpSize));
     } else {
       inFirstWarp = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, linearThread(l),
                                           c32(l, target::kWarpSize));
@@ -141,10 +141,10 @@ struct RingLowering {
     Storage s;
     for (auto [type, stride, align] :
          llvm::zip(r.getMemberTypes(), r.getMemberStrides(), r.getMemberAlignments())) {
-      auto ptr = PtrType::get(b.getContext(), cast<TypeAttr>(type).getValue(),
-                              AddressSpace::shared);
-      auto alloc = SharedAllocOp::create(b, l, ptr, Value(),
-                                         b.getI64IntegerAttr(stride * r.getStages()));
+      auto ptr =
+          PtrType::get(b.getContext(), cast<TypeAttr>(type).getValue(), AddressSpace::shared);
+      auto alloc =
+          SharedAllocOp::create(b, l, ptr, Value(), b.getI64IntegerAttr(stride * r.getStages()));
       alloc.setAlignmentAttr(b.getI64IntegerAttr(align));
       s.tiles.push_back(alloc);
     }
@@ -198,8 +198,7 @@ struct RingLowering {
     Value stage = load(l, c.stage);
     Value phase = load(l, c.phase);
     Value next = arith::AddIOp::create(b, l, stage, c32(l, 1));
-    Value wrap =
-        arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, next, c32(l, r.getStages()));
+    Value wrap = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, next, c32(l, r.getStages()));
     store(l, arith::SelectOp::create(b, l, wrap, c32(l, 0), next), c.stage);
     Value flipped = arith::XOrIOp::create(b, l, phase, c32(l, 1));
     store(l, arith::SelectOp::create(b, l, wrap, flipped, phase), c.phase);
@@ -263,17 +262,17 @@ struct RingLowering {
                 "mbarrier.try_wait.parity (phase ^ 1) on ring '" + name +
                     "' empty[stage]: the consumers released the slot (the first " +
                     Twine(r.getStages()) + " produces pass at once)");
-      auto arrive = MBarrierArriveOp::create(
-          b, l, fullPtr, c32(l, r.getTxBytes()),
-          MemoryOrderAttr::get(b.getContext(), MemoryOrder::release),
-          MemoryScopeAttr::get(b.getContext(), MemoryScope::cta));
+      auto arrive =
+          MBarrierArriveOp::create(b, l, fullPtr, c32(l, r.getTxBytes()),
+                                   MemoryOrderAttr::get(b.getContext(), MemoryOrder::release),
+                                   MemoryScopeAttr::get(b.getContext(), MemoryScope::cta));
       int64_t group = r.getGroupSize();
-      explain(arrive, "mbarrier.arrive.expect_tx " + Twine(r.getTxBytes()) + " bytes on ring '" +
-                          name + "' full[stage]: every byte landing in this CTA" +
-                          (group > 1 ? " (with the slices " + Twine(group - 1) +
-                                           " multicast peers deliver)"
-                                     : Twine("")) +
-                          ", before the copies");
+      explain(arrive,
+              "mbarrier.arrive.expect_tx " + Twine(r.getTxBytes()) + " bytes on ring '" + name +
+                  "' full[stage]: every byte landing in this CTA" +
+                  (group > 1 ? " (with the slices " + Twine(group - 1) + " multicast peers deliver)"
+                             : Twine("")) +
+                  ", before the copies");
       inlineBody(op.getBody().front(), fullPtr, slots);
     };
     if (op.getElected())
@@ -297,9 +296,9 @@ struct RingLowering {
     SmallVector<Value> slots = slotPointers(l, r, stage);
     StringRef name = r.getRingName();
     // Every thread waits for the stage's bytes.
-    auto wait = MBarrierWaitOp::create(
-        b, l, fullPtr, phase, MemoryOrderAttr::get(b.getContext(), MemoryOrder::acquire),
-        MemoryScopeAttr::get(b.getContext(), MemoryScope::cta));
+    auto wait = MBarrierWaitOp::create(b, l, fullPtr, phase,
+                                       MemoryOrderAttr::get(b.getContext(), MemoryOrder::acquire),
+                                       MemoryScopeAttr::get(b.getContext(), MemoryScope::cta));
     explain(wait, "mbarrier.try_wait.parity (phase) on ring '" + name +
                       "' full[stage]: the stage's " + Twine(r.getTxBytes()) + " bytes have landed");
     nameWait(wait, name + ".full",
@@ -351,8 +350,8 @@ struct RingLowering {
       Value first = c32(end, int64_t(role.getFirstWarpgroup()) * target::kWarpgroupSize);
       Value tid = arith::SubIOp::create(b, end, sreg(end, SpecialReg::tid_x), first);
       Value warp = arith::DivUIOp::create(b, end, tid, c32(end, target::kWarpSize));
-      Value inGroup =
-          arith::RemUIOp::create(b, end, warp, c32(end, target::kWarpgroupSize / target::kWarpSize));
+      Value inGroup = arith::RemUIOp::create(b, end, warp,
+                                             c32(end, target::kWarpgroupSize / target::kWarpSize));
       Value leader = arith::CmpIOp::create(b, end, arith::CmpIPredicate::eq, inGroup, c32(end, 0));
       releasing = arith::AndIOp::create(b, end, leader, releasing);
     } else {
@@ -360,8 +359,8 @@ struct RingLowering {
       // (bar.warp.sync orders the memory of the participating lanes, PTX ISA
       // 9.7.13.3; the arrive is a release).
       auto sync = SyncWarpOp::create(b, end, c32(end, -1));
-      explain(sync, "bar.warp.sync: the warp's reads of ring '" + name +
-                        "' stage precede its release");
+      explain(sync,
+              "bar.warp.sync: the warp's reads of ring '" + name + "' stage precede its release");
       markSharedOnly(sync);
     }
     auto ifOp = scf::IfOp::create(b, end, releasing, /*withElseRegion=*/false);
@@ -431,9 +430,8 @@ struct RingLowering {
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
-      Value back =
-          arith::SubIOp::create(b, l, arith::AddIOp::create(b, l, stage, c32(l, r.getStages())),
-                                count);
+      Value back = arith::SubIOp::create(
+          b, l, arith::AddIOp::create(b, l, stage, c32(l, r.getStages())), count);
       Value idx = arith::RemUIOp::create(
           b, l, arith::AddIOp::create(b, l, back, loop.getInductionVar()), c32(l, r.getStages()));
       if (failed(release(op, r, at(l, storage[r].empty, idx), op.getMmaOnlyReads())))
@@ -507,14 +505,18 @@ struct RingLowering {
       if (failed(ok))
         return failure();
     }
-    // Every use was an access, now lowered: cursors first, then the rings.
-    for (Operation *op : llvm::reverse(decls))
+    // Every use was an access, now lowered.
+    for (Operation *op : llvm::reverse(decls)) {
+      if (!op->use_empty())
+        return op->emitOpError("is used by '")
+               << (*op->getUsers().begin())->getName() << "', which is not a ring access";
       op->erase();
+    }
     return success();
   }
 };
 
-struct LowerRingsPass : tile::impl::TileLowerRingsBase<LowerRingsPass> {
+struct LowerRingsPass : mlir::tile::impl::TileLowerRingsBase<LowerRingsPass> {
   void runOnOperation() override {
     if (failed(RingLowering(getOperation()).run()))
       signalPassFailure();

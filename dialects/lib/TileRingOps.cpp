@@ -68,13 +68,11 @@ LogicalResult RingOp::verify() {
       return emitOpError("multicasts, but its kernel has no static cluster shape");
     if (cluster::groupSize(*shape, *axis) < 2)
       return emitOpError() << "multicasts along axis " << *axis << ", which has one CTA in the "
-                           << (*shape)[0] << "x" << (*shape)[1] << "x" << (*shape)[2]
-                           << " cluster";
+                           << (*shape)[0] << "x" << (*shape)[1] << "x" << (*shape)[2] << " cluster";
   }
   if (int64_t(getReleaseCount()) > kMaxMBarrierCount)
     return emitOpError() << "needs " << getReleaseCount()
-                         << " releases per phase; an mbarrier counts at most "
-                         << kMaxMBarrierCount;
+                         << " releases per phase; an mbarrier counts at most " << kMaxMBarrierCount;
   return success();
 }
 
@@ -125,8 +123,8 @@ static LogicalResult verifyAccessBody(Operation *op, Region &body, RingOp ring, 
     auto ptr = dyn_cast<PtrType>(block.getArgument(i + 1).getType());
     if (!ptr || ptr.getSpace() != AddressSpace::shared || ptr.getElementType() != elem)
       return op->emitOpError() << "body argument " << i + 1 << " must be a shared pointer to "
-                               << elem << " (member " << i << " of ring '"
-                               << ring.getRingName() << "')";
+                               << elem << " (member " << i << " of ring '" << ring.getRingName()
+                               << "')";
   }
   return success();
 }
@@ -148,8 +146,8 @@ LogicalResult RingConsumeOp::verify() {
   // stage consumed now and the n whose groups may still be in flight.
   int64_t inflight = getInflight(), stages = ring.getStages();
   if (inflight < 0 || inflight > stages - 1)
-    return emitOpError() << "inflight " << inflight << " is outside 0.." << stages - 1
-                         << " (ring '" << ring.getRingName() << "' has " << stages << " stages)";
+    return emitOpError() << "inflight " << inflight << " is outside 0.." << stages - 1 << " (ring '"
+                         << ring.getRingName() << "' has " << stages << " stages)";
   return verifyAccessBody(*this, getBody(), ring, IntegerType::get(getContext(), 32),
                           "the stage index");
 }

@@ -85,9 +85,10 @@ TEST_CASE("multicast groups: size, members and ctaMask", "[cluster]") {
           ++q;
         }
         REQUIRE(q == n);
-        REQUIRE(cluster::groupFirstRank(d, axis, r, pos) == cluster::groupMemberRank(d, axis, r, pos, 0));
-        REQUIRE((cluster::groupMaskAtRankZero(d, axis) << cluster::groupFirstRank(d, axis, r, pos)) ==
-                mask);
+        REQUIRE(cluster::groupFirstRank(d, axis, r, pos) ==
+                cluster::groupMemberRank(d, axis, r, pos, 0));
+        REQUIRE((cluster::groupMaskAtRankZero(d, axis)
+                 << cluster::groupFirstRank(d, axis, r, pos)) == mask);
       }
     }
   });
