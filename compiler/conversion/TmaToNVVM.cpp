@@ -16,6 +16,7 @@
 #include "tile/Dialect/TileDialect.h"
 #include "tile/target.h"
 #include "tilec/Conversion/TileToLLVM.h"
+#include "tilec/Target/ClusterGeometry.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -24,6 +25,8 @@
 
 using namespace mlir;
 using namespace mlir::tile;
+
+namespace cluster = ::tile::cluster;
 
 namespace {
 
@@ -150,13 +153,12 @@ struct TmaLoadLowering : ConvertOpToLLVMPattern<TmaLoadOp> {
     int64_t sliceDim0 = 0;
     if (auto axis = op.getMulticastAxis()) {
       // The group: the CTAs that differ from this one only along `axis`
-      // (every CTA for 3). Rank r = x + y*X + z*X*Y (%cluster_ctarank); the
-      // group's ranks are shift + i*stride, i < C: mask = P << shift with
-      // P = sum of 1 << (i*stride) and shift = r - pos*stride.
+      // (every CTA for 3). Its ranks are shift + i*stride, i < C
+      // (ClusterGeometry.h): mask = P << shift with P the group's mask at
+      // rank 0 and shift = r - pos*stride (r = %cluster_ctarank).
       std::array<int64_t, 3> cd = clusterShape(op);
-      int64_t c = *axis == 3 ? cd[0] * cd[1] * cd[2] : cd[*axis];
-      int64_t stride = *axis == 3 || *axis == 0 ? 1 : *axis == 1 ? cd[0] : cd[0] * cd[1];
-      if (c < 2 || c > ::tile::target::kMaxClusterSize || layout.getShape()[0] % c != 0)
+      int64_t c = cluster::groupSize(cd, *axis);
+      if (c < 2 || !cluster::isLegalSize(c) || layout.getShape()[0] % c != 0)
         return rewriter.notifyMatchFailure(op, "multicast group does not split the tile");
       Type i32 = rewriter.getI32Type();
       Value rank = NVVM::ClusterId::create(rewriter, loc, i32);
@@ -164,9 +166,8 @@ struct TmaLoadLowering : ConvertOpToLLVMPattern<TmaLoadOp> {
             : *axis == 0 ? NVVM::BlockInClusterIdXOp::create(rewriter, loc, i32).getResult()
             : *axis == 1 ? NVVM::BlockInClusterIdYOp::create(rewriter, loc, i32).getResult()
                          : NVVM::BlockInClusterIdZOp::create(rewriter, loc, i32).getResult();
-      int64_t pattern = 0;
-      for (int64_t i = 0; i < c; ++i)
-        pattern |= int64_t(1) << (i * stride);
+      int64_t stride = cluster::groupStride(cd, *axis);
+      int64_t pattern = cluster::groupMaskAtRankZero(cd, *axis);
       Value shift = LLVM::SubOp::create(
           rewriter, loc, rank,
           LLVM::MulOp::create(rewriter, loc, pos, i32Const(rewriter, loc, stride)));

@@ -9,6 +9,7 @@
 #include "tilec/MLIRGen.h"
 #include "tilec/Pipeline.h"
 #include "tilec/SourceLoc.h"
+#include "tilec/Target/ClusterGeometry.h"
 #include "tilec/frontend/Frontend.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -90,13 +91,7 @@ bool checkOptions(const ::tile::CompileOptions &options,
     diags.error(none, "optimisation level " + std::to_string(options.optLevel) + " is not a level",
                 "use 0 to 3");
   if (options.clusterOverride) {
-    int64_t total = 1;
-    bool positive = true;
-    for (int d : *options.clusterOverride) {
-      positive &= d >= 1 && d <= ::tile::target::kMaxClusterSize;
-      total *= positive ? d : 1;
-    }
-    if (!positive || total > ::tile::target::kMaxClusterSize)
+    if (!::tile::cluster::isLegalShape(*options.clusterOverride))
       diags.error(none,
                   "the cluster override " + std::to_string((*options.clusterOverride)[0]) + "x" +
                       std::to_string((*options.clusterOverride)[1]) + "x" +

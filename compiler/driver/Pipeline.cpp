@@ -16,7 +16,10 @@ using namespace mlir;
 static_assert(mlir::tile::TileDebugHangsOptions{}.timeoutMs == ::tile::kDefaultDebugHangsMs);
 
 void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOptions &options) {
-  // Folding first: the sync passes reason about constant cluster ranks,
+  // Rings first: every later pass sees their mbarriers, waits and releases
+  // as ordinary tile ops (and the canonicalizer folds their stage arithmetic).
+  pm.addNestedPass<KernelOp>(createTileLowerRings());
+  // Folding next: the sync passes reason about constant cluster ranks,
   // trip counts and uniform conditions.
   pm.addPass(createCanonicalizerPass());
   OpPassManager &kernels = pm.nest<KernelOp>();

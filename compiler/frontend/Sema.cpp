@@ -1,6 +1,9 @@
 //===- Sema.cpp - kernels, statements, scopes and shared memory ------------===//
 #include "SemaImpl.h"
 
+#include "tilec/Target/ClusterGeometry.h"
+
+#include <algorithm>
 #include <unordered_map>
 
 namespace tile::frontend {
@@ -174,13 +177,12 @@ void Sema::checkKernel(KernelAST &k) {
       k.cluster.loc = k.loc;
   }
   if (k.cluster.kind == ClusterAttr::Static) {
-    long long n = 1;
-    for (int d : k.cluster.dims) {
-      if (d < 1)
-        n = 0;
-      n *= d < 1 ? 1 : d;
-    }
-    if (n < 1 || n > target::kMaxClusterSize)
+    // A non-positive extent counts as a cluster of 0 CTAs (the message).
+    int64_t n =
+        std::all_of(k.cluster.dims.begin(), k.cluster.dims.end(), [](int d) { return d >= 1; })
+            ? cluster::ctaCount(k.cluster.dims)
+            : 0;
+    if (!cluster::isLegalShape(k.cluster.dims))
       error(k.cluster.loc,
             "cluster of " + std::to_string(n) + " CTAs is not supported (at most " +
                 std::to_string(target::kMaxClusterSize) + ")",
@@ -536,8 +538,7 @@ void Sema::checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel) {
     if (!s.distributed) {
       s.staticPerBlock = s.constantCount;
     } else if (kernel_->cluster.kind == ClusterAttr::Static) {
-      int64_t n =
-          (int64_t)kernel_->cluster.dims[0] * kernel_->cluster.dims[1] * kernel_->cluster.dims[2];
+      int64_t n = cluster::ctaCount(kernel_->cluster.dims);
       if (n >= 1)
         s.staticPerBlock = (*s.constantCount + n - 1) / n;
     }

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include "tilec/Target/ClusterGeometry.h"
+
 namespace tile::frontend {
 
 bool Sema::checkArgCount(CallExpr &e, size_t min, size_t max) {
@@ -254,8 +256,7 @@ Type Sema::inferCall(CallExpr &e) {
       return Type::invalid();
     }
     if (rank && (*rank < 0 || kernel_->cluster.kind == ClusterAttr::Static)) {
-      int64_t n =
-          (int64_t)kernel_->cluster.dims[0] * kernel_->cluster.dims[1] * kernel_->cluster.dims[2];
+      int64_t n = cluster::ctaCount(kernel_->cluster.dims);
       if (*rank < 0 || *rank >= n) {
         error(e.args[1]->loc,
               "CTA rank " + std::to_string(*rank) +

@@ -45,6 +45,8 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include "tilec/Target/ClusterGeometry.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -633,13 +635,13 @@ void Sema::checkDivergence() {
     const auto &d = k.cluster.dims;
     for (int axis : axes) {
       GroupMode group{axis, {d[0], d[1], d[2]}, nullptr};
-      int64_t size = axis == 3 ? (int64_t)d[0] * d[1] * d[2] : d[axis];
+      int64_t size = cluster::groupSize(d, axis);
       if (size < 2)
         continue; // a group of one CTA is a plain copy
       ConstantLeaf sizes = [&](const ExprAST &e) -> std::optional<int64_t> {
         auto *c = e.as<CallExpr>();
         if (c && c->builtin == Builtin::ClusterSize)
-          return (int64_t)d[0] * d[1] * d[2];
+          return cluster::ctaCount(d);
         if (c && c->builtin == Builtin::ClusterDim)
           return d[c->axis];
         return std::nullopt;

@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include "tilec/Target/ClusterGeometry.h"
+
 namespace tile::frontend {
 
 namespace {
@@ -428,8 +430,7 @@ bool Sema::checkRingCopy(CallExpr &e, SharedArrayStmt &tile) {
   }
   int axis = e.tma.multicastAxis;
   if (axis >= 0 && kernel_->cluster.kind == ClusterAttr::Static) {
-    const auto &cd = kernel_->cluster.dims;
-    int64_t c = axis == 3 ? (int64_t)cd[0] * cd[1] * cd[2] : cd[axis];
+    int64_t c = cluster::groupSize(kernel_->cluster.dims, axis);
     if (c > 1) {
       if (ring->multicastAxis >= 0 && ring->multicastAxis != axis) {
         error(e.loc, "the copies of ring '" + ring->decl->name + "' multicast along different axes",

@@ -20,6 +20,8 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include "tilec/Target/ClusterGeometry.h"
+
 #include <unordered_map>
 
 namespace tile::frontend {
@@ -358,7 +360,7 @@ void Sema::checkMBarrierArrivalCounts() {
   if (k.cluster.kind == ClusterAttr::Dynamic)
     clusterSize = 0; // unknown
   else if (k.cluster.kind == ClusterAttr::Static)
-    clusterSize = (int64_t)k.cluster.dims[0] * k.cluster.dims[1] * k.cluster.dims[2];
+    clusterSize = cluster::ctaCount(k.cluster.dims);
   for (MBarrierStmt *m : k.mbarriers) {
     auto uses = mbarrierUses_.find(m);
     if (!m->constantCount || uses == mbarrierUses_.end() || uses->second.waits.empty())

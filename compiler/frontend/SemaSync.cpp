@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include "tilec/Target/ClusterGeometry.h"
+
 namespace tile::frontend {
 
 namespace {
@@ -528,8 +530,8 @@ void Sema::checkWaitsReachArrivals() {
   if (k.cluster.kind == ClusterAttr::Dynamic)
     return;
   if (k.cluster.kind == ClusterAttr::Static)
-    ranks = (int64_t)k.cluster.dims[0] * k.cluster.dims[1] * k.cluster.dims[2];
-  if (ranks < 1 || ranks > 16)
+    ranks = cluster::ctaCount(k.cluster.dims);
+  if (!cluster::isLegalSize(ranks))
     return;
 
   std::unordered_map<const Decl *, const ExprAST *> lets; // let bindings, for the evaluator
@@ -551,8 +553,8 @@ void Sema::checkWaitsReachArrivals() {
       return ranks;
     case Builtin::ClusterDim:
       return d[c->axis];
-    case Builtin::BlockInCluster: // rank = x + y * X + z * X * Y
-      return c->axis == 0 ? rank % d[0] : c->axis == 1 ? rank / d[0] % d[1] : rank / (d[0] * d[1]);
+    case Builtin::BlockInCluster:
+      return cluster::coordinate(d, rank, c->axis);
     default:
       return std::nullopt;
     }

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include "tilec/Target/ClusterGeometry.h"
+
 namespace tile::frontend {
 
 void Sema::checkTensorParams() {
@@ -483,8 +485,7 @@ Type Sema::checkTmaCall(CallExpr &e) {
       return Type::invalid();
     }
     int axis = e.tma.multicastAxis;
-    const auto &cd = kernel_->cluster.dims;
-    int64_t c = axis == 3 ? (int64_t)cd[0] * cd[1] * cd[2] : cd[axis];
+    int64_t c = cluster::groupSize(kernel_->cluster.dims, axis);
     if (c < 1) // an invalid cluster shape, already reported
       return Type::invalid();
     if (dims[0] % c != 0) {

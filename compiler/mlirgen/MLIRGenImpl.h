@@ -477,31 +477,23 @@ public:
   //===--------------------------------------------------------------------===//
   // Rings (MLIRGenRings.cpp)
   //===--------------------------------------------------------------------===//
-  struct RingValues {
-    SmallVector<Value> tiles; // per member: S stages, !tile.ptr<T, shared>
-    Value full, empty;        // S mbarriers each
-  };
-  /// Stage index and phase bit (i32 slots) of one side of a ring in one role.
-  struct RingState {
-    Value stage, phase;
-  };
-  llvm::DenseMap<const fe::RingStmt *, RingValues> ringValues;
-  std::map<std::tuple<const fe::RingStmt *, const fe::RoleAST *, bool>, RingState> ringStates;
+  // A ring is translated, not expanded: tile.ring (its declaration),
+  // tile.ring_init, one tile.ring_cursor per (ring, role, side) and the
+  // accesses; tile-lower-rings assigns stages and phases.
+  llvm::DenseMap<const fe::RingStmt *, Value> ringOps;
+  std::map<std::tuple<const fe::RingStmt *, const fe::RoleAST *, bool>, Value> ringCursors;
   /// The full barrier of the produce block being emitted (copy_async's).
   Value producingFull;
   void genRingStorage(const fe::RingStmt &r);
-  /// mbarrier.init of every ring barrier (inside genMBarrierInits' thread 0).
+  /// tile.ring_init of every ring (inside genMBarrierInits' thread 0).
   void genRingInits();
-  RingState &ringState(const fe::RingStmt &r, bool producer);
-  void advanceRing(Location l, const fe::RingStmt &r, RingState &st);
-  void genRingEmptyWait(Location l, const fe::RingStmt &r, Value emptyPtr, Value phase,
-                        const Twine &why);
+  /// The cursor of one side of r in the current role (created on first use,
+  /// in the entry block, where a thread-local slot of the kernel goes).
+  Value ringCursor(const fe::RingStmt &r, bool producer);
   void genRingAccess(const fe::RingAccessStmt &s);
   /// The producer tail of every ring the current role (or the kernel
   /// without roles) produces: wait until its last S stages are released.
   void genRingTails(Location l);
-  /// The consumer's release of one stage (bar.warp.sync, then the arrives).
-  void genRingRelease(Location l, const fe::RingAccessStmt &s, Value emptyPtr);
 
   //===--------------------------------------------------------------------===//
   // Fragments and mma (MLIRGenMma.cpp)

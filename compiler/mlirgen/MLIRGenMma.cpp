@@ -120,7 +120,6 @@ bool MLIRGenImpl::genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage) {
     storeWeak(l, intConst(l, i32, 0), pending);
   }
   mmaDrains.emplace(s.drainLoop, &s);
-  const RingValues &v = ringValues[&r];
   Value count = loadWeak(l, pending);
   Value full = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, count,
                                      intConst(l, i32, s.inflight));
@@ -128,11 +127,9 @@ bool MLIRGenImpl::genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage) {
   {
     OpBuilder::InsertionGuard g(builder);
     builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    // The stage consumed n blocks ago: (stage + S - n) mod S.
-    Value back = arith::AddIOp::create(builder, l, stage, intConst(l, i32, r.stages - s.inflight));
-    Value wrapped = arith::RemUIOp::create(builder, l, back, intConst(l, i32, r.stages));
-    Value emptyPtr = PtrAddOp::create(builder, l, v.empty.getType(), v.empty, wrapped);
-    genRingRelease(l, s, emptyPtr);
+    // n groups are pending: the stage consumed n blocks ago has retired.
+    RingReleaseOp::create(builder, l, ringOps[&r], ringCursor(r, /*producer=*/false), stage,
+                          s.inflight, s.slotReadOnlyByMma());
     builder.setInsertionPoint(ifOp.elseBlock()->getTerminator());
     storeWeak(l, arith::AddIOp::create(builder, l, count, intConst(l, i32, 1)), pending);
   }
@@ -157,22 +154,9 @@ void MLIRGenImpl::genMmaDrains(const fe::StmtAST &loop) {
             "wgmma.wait_group.sync.aligned 0: drain of the consume of ring '" + r.decl->name +
                 "' (every group retired; the accumulators may be read)");
     Value pending = mmaPending[std::make_pair(&r, currentRole)];
-    RingState &st = ringState(r, /*producer=*/false);
-    const RingValues &v = ringValues[&r];
-    Value count = loadWeak(l, pending);
-    Value stage = loadWeak(l, st.stage); // already advanced past the last consume
-    // Release stage (stage + S - count + j) mod S for j = 0 .. count-1, oldest first.
-    auto loopOp = scf::ForOp::create(builder, l, intConst(l, i32, 0), count, intConst(l, i32, 1));
-    {
-      OpBuilder::InsertionGuard g(builder);
-      builder.setInsertionPoint(loopOp.getBody()->getTerminator());
-      Value j = loopOp.getInductionVar();
-      Value back = arith::SubIOp::create(
-          builder, l, arith::AddIOp::create(builder, l, stage, intConst(l, i32, r.stages)), count);
-      Value idx = arith::RemUIOp::create(builder, l, arith::AddIOp::create(builder, l, back, j),
-                                         intConst(l, i32, r.stages));
-      genRingRelease(l, *s, PtrAddOp::create(builder, l, v.empty.getType(), v.empty, idx));
-    }
+    // Release the pending stages, oldest first (tile-lower-rings).
+    RingDrainOp::create(builder, l, ringOps[&r], ringCursor(r, /*producer=*/false),
+                        loadWeak(l, pending), s->slotReadOnlyByMma());
     storeWeak(l, intConst(l, i32, 0), pending);
   }
 }

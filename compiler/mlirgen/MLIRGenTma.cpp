@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
 
+#include "tilec/Target/ClusterGeometry.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::mlirgen;
@@ -93,12 +95,9 @@ Value MLIRGenImpl::genTmaCall(const fe::CallExpr &e) {
   IntegerAttr axis =
       e.tma.multicastAxis >= 0 ? builder.getI32IntegerAttr(e.tma.multicastAxis) : IntegerAttr();
   // A multicast group of one CTA is a plain copy.
-  if (axis && kernelAST->cluster.kind == fe::ClusterAttr::Static) {
-    const auto &cd = kernelAST->cluster.dims;
-    int64_t c = e.tma.multicastAxis == 3 ? (int64_t)cd[0] * cd[1] * cd[2] : cd[e.tma.multicastAxis];
-    if (c == 1)
-      axis = IntegerAttr();
-  }
+  if (axis && kernelAST->cluster.kind == fe::ClusterAttr::Static &&
+      ::tile::cluster::groupSize(kernelAST->cluster.dims, e.tma.multicastAxis) == 1)
+    axis = IntegerAttr();
   if (e.args.size() == 2) { // inside produce: on the ring's full barrier, bytes expected there
     TmaLoadOp::create(builder, l, tile, map, coords, producingFull, layout, axis);
     return nullptr;

@@ -4,6 +4,7 @@
 #include "tile/Dialect/TileDialect.h"
 
 #include "tile/target.h"
+#include "tilec/Target/ClusterGeometry.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -35,14 +36,21 @@ void KernelOp::print(OpAsmPrinter &p) {
                                            getResAttrsAttrName());
 }
 
-std::optional<int64_t> KernelOp::getStaticClusterSize() {
+std::optional<std::array<int64_t, 3>> KernelOp::getStaticClusterShape() {
   if (getClusterDynamic())
     return std::nullopt;
-  int64_t size = 1;
+  std::array<int64_t, 3> shape = {1, 1, 1};
   if (auto dims = getClusterDims())
-    for (int32_t d : *dims)
-      size *= d;
-  return size;
+    for (auto [i, d] : llvm::enumerate(*dims))
+      if (i < 3)
+        shape[i] = d;
+  return shape;
+}
+
+std::optional<int64_t> KernelOp::getStaticClusterSize() {
+  if (auto shape = getStaticClusterShape())
+    return ::tile::cluster::ctaCount(*shape);
+  return std::nullopt;
 }
 
 LogicalResult KernelOp::verify() {

@@ -21,6 +21,29 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
 // with the reason; `tilec --explain-sync` prints them.
 //===----------------------------------------------------------------------===//
 
+def TileLowerRings : Pass<"tile-lower-rings", "::mlir::tile::KernelOp"> {
+  let summary = "rings -> shared tiles and mbarriers, with each access's stage and phase";
+  let description = [{
+    First in the sync pipeline. Each tile.ring becomes its member tiles (S
+    stages each) and S full and S empty mbarriers, initialised where
+    tile.ring_init stands (a ring nobody produces or consumes keeps its
+    barriers uninitialised: an arrival count of 0 is not valid). Each
+    tile.ring_cursor becomes two thread-local slots (stage index and phase
+    parity, zero on entry; SROA makes them loop-carried registers). A produce
+    waits on empty[stage] at parity phase ^ 1 (the first S pass at once, PTX
+    ISA 9.7.13.15.16), arrives with expect_tx on full[stage] and runs its
+    body in one elected thread; a consume waits on full[stage] at parity
+    phase, runs its body and releases empty[stage] (bar.warp.sync, then lane
+    q of each consuming warp arrives on the q-th multicast peer's barrier
+    through mapa); each access then advances the cursor (stage + 1, wrapping
+    to 0 and flipping the phase at S). Delayed releases (inflight), drains
+    and the producer's exit wait use the same stage arithmetic. The orders
+    and scopes it writes are those the handshake needs; tile-sync-semantics
+    decides only what is left open.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 def TileInsertFences : Pass<"tile-insert-fences", "::mlir::tile::KernelOp"> {
   let summary = "fence.mbarrier_init after the init of mbarriers that peers or st.async complete";
   let description = [{

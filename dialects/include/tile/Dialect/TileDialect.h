@@ -12,6 +12,8 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <array>
+
 #include "tile/Dialect/TileDialect.h.inc"
 #include "tile/Dialect/TileEnums.h.inc"
 

@@ -60,6 +60,9 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() { return getFunctionType().getInputs(); }
     ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return getFunctionType().getResults(); }
     ::mlir::Region *getCallableRegion() { return &getBody(); }
+    /// Cluster shape (x, y, z) when it is known at compile time (1, 1, 1
+    /// without a cluster; missing dimensions are 1).
+    std::optional<std::array<int64_t, 3>> getStaticClusterShape();
     /// Cluster size when it is known at compile time (1 without a cluster).
     std::optional<int64_t> getStaticClusterSize();
     /// Whether the kernel runs in clusters at all.
@@ -433,6 +436,8 @@ include "tile/Dialect/TileRoleOps.td"
 // Tensor maps, tile layouts and TMA copies.
 include "tile/Dialect/TileTmaOps.td"
 include "tile/Dialect/TileWarpOps.td"
+// Pipeline rings: stages of member tiles with full/empty mbarriers.
+include "tile/Dialect/TileRingOps.td"
 // Fragments and wgmma.
 include "tile/Dialect/TileMmaOps.td"
 // Element-wise math, conversions and stores of fragments.
