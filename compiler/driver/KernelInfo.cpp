@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelInfo.h"
 
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 
 #include <stdexcept>
 
