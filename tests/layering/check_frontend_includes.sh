@@ -8,10 +8,10 @@
 set -uo pipefail
 SRC=${1:?usage: $0 SOURCE_DIR}
 # The headers the frontend may include outside its own folders: the compiler
-# target facts (tilec/Target) and the runtime's public headers (tile/*.h, not
+# target facts (tilec/Target), the uniformity rules (tilec/Uniformity.h) and the runtime's public headers (tile/*.h, not
 # tile/Dialect).
 files=$(find "$SRC/compiler/frontend" "$SRC/compiler/include/tilec/frontend" \
-             "$SRC/compiler/include/tilec/Target" -type f \( -name '*.h' -o -name '*.cpp' \) | sort)
+             "$SRC/compiler/include/tilec/Target" "$SRC/compiler/include/tilec/Uniformity.h" -type f \( -name '*.h' -o -name '*.cpp' \) | sort)
 if [ -z "$files" ]; then
   echo "check_frontend_includes: no frontend sources under $SRC" >&2
   exit 2
@@ -24,7 +24,7 @@ for f in $files; do
     case "$header" in
       mlir/* | llvm/* | llvm-c/* | tile/Dialect/* | *.inc | *.h.inc)
         why="an MLIR, LLVM or dialect header" ;;
-      tilec/frontend/* | tilec/Target/* | tilec/SourceLoc.h) continue ;;
+      tilec/frontend/* | tilec/Target/* | tilec/SourceLoc.h | tilec/Uniformity.h) continue ;;
       tilec/*) why="a compiler header outside tilec/frontend and tilec/Target" ;;
       tile/*) continue ;; # the runtime's public headers: plain C++
       *) continue ;;      # the standard library, the frontend's own headers

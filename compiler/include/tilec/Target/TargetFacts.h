@@ -11,7 +11,7 @@
 #ifndef TILEC_TARGET_TARGETFACTS_H
 #define TILEC_TARGET_TARGETFACTS_H
 
-#include "tilec/Target/TargetFacts.h"
+#include "tile/target.h"
 
 #include <cstdint>
 #include <string>
