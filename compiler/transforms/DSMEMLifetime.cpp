@@ -60,7 +60,7 @@ bool coveredAtExit(Block &block, bool uniform, const UniformityAnalysis &uniform
   return true;
 }
 
-struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> {
+struct DSMEMLifetimePass : mlir::tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -24,7 +24,7 @@ using namespace mlir::tile::sync;
 namespace {
 
 struct SplitClusterBarriersPass
-    : tile::impl::TileSplitClusterBarriersBase<SplitClusterBarriersPass> {
+    : mlir::tile::impl::TileSplitClusterBarriersBase<SplitClusterBarriersPass> {
   void runOnOperation() override {
     KernelOp kernel = getOperation();
     // Moving barriers across pure computation changes no memory access.

@@ -41,7 +41,7 @@ using namespace mlir::tile::sync;
 
 namespace {
 
-struct SyncSemanticsPass : tile::impl::TileSyncSemanticsBase<SyncSemanticsPass> {
+struct SyncSemanticsPass : mlir::tile::impl::TileSyncSemanticsBase<SyncSemanticsPass> {
   void runOnOperation() override {
     KernelOp kernel = getOperation();
     facts = &getAnalysis<SyncAnalysis>();

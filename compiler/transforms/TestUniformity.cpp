@@ -20,7 +20,7 @@ using namespace mlir::tile;
 using ::tile::uniformity::levelName;
 
 namespace {
-struct TestUniformityPass : tile::impl::TileTestUniformityBase<TestUniformityPass> {
+struct TestUniformityPass : mlir::tile::impl::TileTestUniformityBase<TestUniformityPass> {
   void runOnOperation() override {
     markAllAnalysesPreserved();
     auto &uniformity = getAnalysis<UniformityAnalysis>();

@@ -113,8 +113,8 @@ bool isFullMask(Value mask) {
 
 UniformityAnalysis::UniformityAnalysis(KernelOp kernel) {
   // .reqntid/.maxntid X, 1, 1: %tid.x is the linear thread index.
-  for (std::optional<ArrayRef<int32_t>> bound : {kernel.getReqThreads(), kernel.getMaxThreads()})
-    if (bound && bound->size() == 3 && (*bound)[1] == 1 && (*bound)[2] == 1)
+  for (DenseI32ArrayAttr bound : {kernel.getReqThreadsAttr(), kernel.getMaxThreadsAttr()})
+    if (bound && bound.size() == 3 && bound[1] == 1 && bound[2] == 1)
       oneDimBlock_ = true;
   // A slot whose address only ever reaches tile.load/tile.store as their
   // pointer holds what was stored to it; any other use (an escaping

@@ -7,7 +7,7 @@
 // CHECK-LABEL: tile.kernel @while_over_uniform_var
 // CHECK: scf.while
 // CHECK: tile.cluster_sync
-// CHECK-NEXT: scf.yield
+// CHECK: scf.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: tile.return
 tile.kernel @while_over_uniform_var(%n: i32) attributes {cluster_dims = array<i32: 2, 1, 1>} {

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-test-uniformity))' -split-input-file 2>&1 | FileCheck %s
+// RUN: tile-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-test-uniformity))' -split-input-file -o /dev/null 2>&1 | FileCheck %s
 
 // The uniformity analysis (compiler/transforms/Uniformity.h) follows
 // loop-carried values to a fixpoint: `var`s (tile.local_var slots),
@@ -8,10 +8,11 @@
 
 // A while loop over a var that only uniform values reach: the loop and its
 // barrier are uniform (before, every while loop was taken as divergent).
-// CHECK-LABEL: while_over_uniform_var
-// CHECK: :[[#@LINE+9]]:5: remark: decides uniform
-// CHECK: :[[#@LINE+9]]:12: remark: slot uniform
-// CHECK: :[[#@LINE+12]]:7: remark: control uniform, aligned
+// while_over_uniform_var: the remarks in order (with -split-input-file, each chunk's).
+// CHECK: uniformity.mlir:[[#@LINE+9]]:3: remark: decides uniform
+// CHECK: uniformity.mlir:[[#@LINE+9]]:10: remark: slot uniform
+// CHECK: uniformity.mlir:[[#@LINE+12]]:5: remark: control uniform, aligned
+// CHECK: uniformity.mlir:[[#@LINE+12]]:10: remark: slot uniform
 tile.kernel @while_over_uniform_var(%n: i32, %step: i32) {
   %slot = tile.local_var -> !tile.ptr<i32, local>
   %c0 = arith.constant 0 : i32
@@ -35,7 +36,7 @@ tile.kernel @while_over_uniform_var(%n: i32, %step: i32) {
 
 // A thread id that reaches the test only through two iterations of the
 // loop: the fixpoint finds it, and the barrier under the test is divergent.
-// CHECK-LABEL: carried_thread_id
+// carried_thread_id: the remarks in order (with -split-input-file, each chunk's).
 // CHECK: remark: decides uniform
 // CHECK: remark: slot per-thread
 // CHECK: remark: decides per-thread
@@ -66,7 +67,7 @@ tile.kernel @carried_thread_id(%n: i32) {
 // scf.for iteration arguments: a uniform accumulator stays uniform; one fed
 // a thread id from the previous iteration does not. A loop's results are as
 // divergent as its trip count too.
-// CHECK-LABEL: for_iter_args
+// for_iter_args: the remarks in order (with -split-input-file, each chunk's).
 // CHECK: remark: decides uniform
 // CHECK: remark: decides uniform
 // CHECK: remark: control uniform, aligned
@@ -102,7 +103,7 @@ tile.kernel @for_iter_args(%n: i32) {
 
 // scf.while carried values: the count stays uniform; the results of a loop
 // whose condition is per-thread are per-thread.
-// CHECK-LABEL: while_carried
+// while_carried: the remarks in order (with -split-input-file, each chunk's).
 // CHECK: remark: decides uniform
 // CHECK: remark: control uniform, aligned
 // CHECK: remark: decides per-thread
@@ -142,7 +143,7 @@ tile.kernel @while_carried(%n: i32) {
 // warp: a barrier under it may be `.aligned`; the warpgroup index (/ 128,
 // or >> 7) likewise; the lane of a warp (% 32) is not. %tid.x is the linear
 // id only in a block the bounds prove one-dimensional.
-// CHECK-LABEL: warp_index
+// warp_index: the remarks in order (with -split-input-file, each chunk's).
 // CHECK: remark: decides per-warp
 // CHECK: remark: control per-warp, aligned
 // CHECK: remark: decides per-warpgroup
@@ -176,14 +177,14 @@ tile.kernel @warp_index(%n: i32) attributes {req_threads = array<i32: 256, 1, 1>
 
 // A role is entered by whole warpgroups; a var it assigns is per-warpgroup,
 // so a loop over it keeps the role's barrier `.aligned`. A slot whose
-// address escapes (here: stored as a value) is unknown: per-thread.
-// CHECK-LABEL: role_loop
+// address escapes (here: into pointer arithmetic) is unknown: per-thread.
+// role_loop: the remarks in order (with -split-input-file, each chunk's).
 // CHECK: remark: decides per-warpgroup
 // CHECK: remark: decides per-warpgroup
 // CHECK: remark: slot per-warpgroup
 // CHECK: remark: control per-warpgroup, aligned
 // CHECK: remark: slot per-thread
-tile.kernel @role_loop(%n: i32, %out: !tile.ptr<!tile.ptr<i32, local>, local>) attributes {req_threads = array<i32: 128, 1, 1>} {
+tile.kernel @role_loop(%n: i32) attributes {req_threads = array<i32: 128, 1, 1>} {
   %slot = tile.local_var -> !tile.ptr<i32, local>
   %esc = tile.local_var -> !tile.ptr<i32, local>
   %wg = tile.warpgroup_id : i32
@@ -200,7 +201,9 @@ tile.kernel @role_loop(%n: i32, %out: !tile.ptr<!tile.ptr<i32, local>, local>) a
       tile.store %c1, %slot : i32, !tile.ptr<i32, local>
       scf.yield
     }
-    tile.store %esc, %out : !tile.ptr<i32, local>, !tile.ptr<!tile.ptr<i32, local>, local>
+    %zero = arith.constant 0 : i32
+    %alias = tile.ptr_add %esc, %zero : !tile.ptr<i32, local>, i32
+    tile.store %zero, %alias : i32, !tile.ptr<i32, local>
     %e = tile.load %esc : !tile.ptr<i32, local> -> i32
     tile.role_end
   }
@@ -211,7 +214,7 @@ tile.kernel @role_loop(%n: i32, %out: !tile.ptr<!tile.ptr<i32, local>, local>) a
 
 // Without bounds, %tid.x / 32 is not the warp index (a 48 x 2 block puts
 // x = 32..47 and x = 0..15 in one warp); the linear index's quotient is.
-// CHECK-LABEL: warp_index_3d
+// warp_index_3d: the remarks in order (with -split-input-file, each chunk's).
 // CHECK: remark: decides per-thread
 // CHECK: remark: control per-thread, not aligned
 // CHECK: remark: decides per-warp
