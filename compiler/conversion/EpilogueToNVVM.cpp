@@ -23,7 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "TileLayoutOffset.h"
 #include "tile/Dialect/TileDialect.h"
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 #include "tilec/Conversion/TileToLLVM.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"

@@ -7,7 +7,7 @@
 // NVVM's address spaces (NVVM::NVVMMemorySpace).
 //===----------------------------------------------------------------------===//
 #include "tile/Dialect/TileDialect.h"
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 #include "tilec/Conversion/TileToLLVM.h"
 
 #include "PTXBuilder.h"
@@ -254,7 +254,7 @@ struct SRegLowering : ConvertOpToLLVMPattern<SRegOp> {
 
 } // namespace
 
-// The numbers come from tile/target.h; NVVM's ops must agree with them.
+// The numbers come from tilec/Target/TargetFacts.h; NVVM's ops must agree with them.
 static_assert(::tile::target::kGlobalAddressSpace ==
               static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
 static_assert(::tile::target::kSharedAddressSpace ==

@@ -33,7 +33,7 @@
 #include "PTXBuilder.h"
 
 #include "tile/Dialect/TileDialect.h"
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 #include "tilec/Conversion/TileToLLVM.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"

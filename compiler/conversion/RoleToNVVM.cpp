@@ -11,7 +11,7 @@
 // role rule in one place.
 //===----------------------------------------------------------------------===//
 #include "tile/Dialect/TileDialect.h"
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 #include "tilec/Conversion/TileToLLVM.h"
 
 #include "PTXBuilder.h"

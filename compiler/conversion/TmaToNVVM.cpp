@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "TileLayoutOffset.h"
 #include "tile/Dialect/TileDialect.h"
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 #include "tilec/Conversion/TileToLLVM.h"
 #include "tilec/Target/ClusterGeometry.h"
 

@@ -4,7 +4,7 @@
 #include "VerifyPtxas.h"
 #include "tile/Dialect/Hint.h"
 #include "tile/Dialect/TileDialect.h"
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 #include "tilec/EmitPTX.h"
 #include "tilec/MLIRGen.h"
 #include "tilec/Pipeline.h"

@@ -2,7 +2,7 @@
 //
 // `load(LOC, cache =, evict =, prefetch =, policy =, vector =)` and
 // `store(LOC, V, cache =, evict =, policy =)`. Which combinations PTX accepts
-// is the one table of tile/Dialect/CacheRules.h; here each hint is parsed,
+// is the one table of tilec/Target/CacheRules.h; here each hint is parsed,
 // the table asked, and a refusal reported at the argument it is about.
 // A load/store with hints (or a vector) and no `order =` is a plain (weak)
 // access like `p[i]`: `.nc` and the cache operators exist only on weak ones.

@@ -9,20 +9,20 @@
 //    9.7.13.3 barrier.cluster). Under a condition, or in a loop whose trip
 //    count, differs between those threads, or after a `return` some of them
 //    take, the threads that skip the barrier deadlock (or silently
-//    desynchronise) the others. The rule is the one the sync passes apply
-//    (compiler/transforms/SyncAnalysis.cpp, isUniform): thread ids, lane and
-//    warp ids, loads and atomics differ between threads; block ids,
-//    the cluster rank and `h.local`/`h.local_base` between CTAs; literals,
-//    kernel parameters, dimensions and the cluster id are the same
-//    everywhere. Such a cluster barrier is not counted for the DSMEM lifetime
-//    rule, and such a CTA barrier is emitted as non-aligned `barrier.sync`.
-//    A `var` is as divergent as its initializer, every value assigned to it
-//    and the control of each assignment (a fixpoint over the kernel:
-//    inferVarLevels), so `var u = first; while u < units { ...; u += n }`
-//    is uniform; any variable a divergent `break` may leave at different
-//    iterations is not. SyncAnalysis does not follow loop-carried values:
-//    barriers in such loops are emitted non-aligned (correct, not proven
-//    converged there).
+//    desynchronise) the others. The levels and what each barrier tolerates
+//    are the rules table of tilec/Uniformity.h, the one the sync passes'
+//    IR analysis applies too (compiler/transforms/Uniformity.h): thread
+//    ids, lane ids, loads and atomics differ between threads, warp ids
+//    between warps; block ids, the cluster rank and `h.local`/`h.local_base`
+//    between CTAs; literals, kernel parameters, dimensions and the cluster
+//    id are the same everywhere. Such a cluster barrier is not counted for
+//    the DSMEM lifetime rule, and such a CTA barrier is emitted as
+//    non-aligned `barrier.sync`. A `var` is as divergent as its initializer,
+//    every value assigned to it and the control of each assignment (a
+//    fixpoint over the kernel: inferVarLevels; the IR analysis follows the
+//    slot the var becomes the same way), so `var u = first; while u < units
+//    { ...; u += n }` is uniform and its barriers are `.aligned`; any
+//    variable a divergent `break` may leave at different iterations is not.
 //
 //  - elect_one() (elect.sync, every lane of the warp together) in control
 //    flow that lanes of a warp may take differently (warning); warp_id() and
@@ -44,6 +44,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
+#include "tilec/Uniformity.h"
 
 #include "tilec/Target/ClusterGeometry.h"
 
@@ -54,14 +55,12 @@ namespace tile::frontend {
 
 namespace {
 
-/// Over which threads a value is the same (ordered: more is more divergent).
-/// PerWarp: the same in every lane of a warp, different between warps
-/// (warp_id(), warpgroup_rank(), a vote over the whole warp): enough for
-/// elect_one() and warp collectives, not for a barrier. PerCta values are
-/// the same in every lane of a warp too.
-/// PerWarpgroup: the same in every thread of a warpgroup
-/// (warpgroup_rank()): enough for mma, whose wgmma needs the warpgroup.
-enum Level { Uniform = 0, PerCta = 1, PerWarpgroup = 2, PerWarp = 3, PerThread = 4 };
+// Over which threads a value is the same, and what each construct
+// tolerates: tilec/Uniformity.h. PerWarp values (warp_id(), a vote over the
+// whole warp) are enough for elect_one() and warp collectives, not for a
+// barrier; PerWarpgroup ones (warpgroup_rank()) for mma, whose wgmma needs
+// the warpgroup.
+using namespace ::tile::uniformity;
 
 /// Why control flow is divergent: the condition (or return) that made it so.
 struct Divergence {
@@ -282,14 +281,14 @@ private:
     case ExprAST::IntLiteral:
     case ExprAST::FloatLiteral:
     case ExprAST::BoolLiteral:
-      return Uniform;
+      return levelOf(Source::Constant);
     case ExprAST::VarRef: {
       const Decl *d = e.as<VarRefExpr>()->decl;
       if (!d)
         return PerThread;
       if (d->kind == DeclKind::Param || d->kind == DeclKind::SharedArray ||
           d->kind == DeclKind::DSharedArray || d->kind == DeclKind::MBarrier)
-        return Uniform;
+        return levelOf(Source::Param);
       auto it = levels_.find(d);
       return it == levels_.end() ? PerThread : it->second;
     }
@@ -308,7 +307,7 @@ private:
       return std::max({level(*sel.cond), level(*sel.trueValue), level(*sel.falseValue)});
     }
     case ExprAST::Member: // h.local_base, len(h.local): per CTA
-      return PerCta;
+      return levelOf(Source::CtaPosition);
     case ExprAST::Call: {
       auto &c = *e.as<CallExpr>();
       if (c.inlined) { // a user function: what its walk found (visitExpr runs first)
@@ -320,7 +319,7 @@ private:
                             c.builtin == Builtin::RoleThreadId || c.builtin == Builtin::ElectOne))
         return Uniform;
       if (group_ && (c.builtin == Builtin::BlockId || c.builtin == Builtin::BlockInCluster))
-        return group_->varies(c.axis) ? PerCta : Uniform;
+        return group_->varies(c.axis) ? levelOf(Source::CtaPosition) : Uniform;
       switch (c.builtin) {
       case Builtin::BlockDim:
       case Builtin::GridDim:
@@ -328,19 +327,19 @@ private:
       case Builtin::ClusterId:
       case Builtin::ClusterDim:
       case Builtin::NumClusters:
-        return Uniform;
+        return levelOf(Source::GridShape);
       case Builtin::BlockId:
       case Builtin::ClusterRank:
       case Builtin::BlockInCluster:
-        return PerCta;
+        return levelOf(Source::CtaPosition);
       case Builtin::RoleThreads:
       case Builtin::DeviceRank: // launch parameters, one value per grid
       case Builtin::DeviceCount:
-        return Uniform;
+        return levelOf(Source::GridShape);
       case Builtin::WarpgroupRank:
-        return PerWarpgroup; // the linear thread id / 128
+        return levelOf(Source::WarpgroupIndex); // the linear thread id / 128
       case Builtin::WarpId:
-        return PerWarp; // the linear thread id / 32: warps are formed from it
+        return levelOf(Source::WarpIndex); // the linear thread id / 32
       case Builtin::VoteAny:
       case Builtin::VoteAll:
       case Builtin::VoteBallot:
@@ -351,7 +350,7 @@ private:
       case Builtin::ReduxOr:
       case Builtin::ReduxXor:
         // The same in every lane of the mask: warp-uniform over a full warp.
-        return findNamedArg(c, "mask") ? PerThread : PerWarp;
+        return findNamedArg(c, "mask") ? levelOf(Source::Unknown) : levelOf(Source::WarpVote);
       case Builtin::Min:
       case Builtin::Max:
       case Builtin::Clamp:
@@ -361,17 +360,23 @@ private:
       case Builtin::Clz:
       case Builtin::Brev:
       case Builtin::Bfind: {
-        Level l = Uniform;
+        Level l = levelOf(Source::Constant);
         for (const ExprPtr &a : c.args)
           l = std::max(l, level(*a));
         return l;
       }
+      case Builtin::ThreadId:
+      case Builtin::LaneId:
+      case Builtin::RoleThreadId:
+        return levelOf(Source::ThreadIndex);
+      case Builtin::ElectOne:
+        return levelOf(Source::ElectedLane);
       default:
-        return PerThread; // thread/lane/warp ids, loads, atomics
+        return levelOf(Source::Unknown); // loads, atomics, math functions
       }
     }
     default:
-      return PerThread; // element loads
+      return levelOf(Source::MemoryLoad); // element loads
     }
   }
 
@@ -512,7 +517,7 @@ private:
     if (isWarpCollective(c.builtin))
       return checkWarpCollective(c, control);
     if (c.builtin == Builtin::ElectOne) {
-      if (control.level < PerThread)
+      if (control.level <= kWarpCollectiveMax)
         return;
       diags_.warning(c.loc,
                      "elect_one() in control flow that lanes of a warp may take differently: "
@@ -526,7 +531,7 @@ private:
     if (c.builtin == Builtin::Mma || (c.builtin == Builtin::Store && isFragmentStore(c))) {
       // wgmma.*.sync.aligned: every thread of the warpgroup executes the same
       // instruction (PTX ISA 9.7.15.5: "mandatory .sync.aligned").
-      if (control.level <= PerWarpgroup)
+      if (control.level <= kWarpgroupCollectiveMax)
         return;
       diags_.error(c.loc,
                    std::string(c.builtin == Builtin::Mma ? "mma" : "a fragment store") +
@@ -543,10 +548,10 @@ private:
                (c.builtin == Builtin::CopyAsync && c.tma.roleCollective);
     bool cluster = c.builtin == Builtin::ClusterSync || c.builtin == Builtin::ClusterArrive ||
                    c.builtin == Builtin::ClusterWait;
-    if ((cta && control.level < PerWarpgroup) || (cluster && control.level < PerCta) ||
+    if ((cta && control.level <= kCtaBarrierMax) || (cluster && control.level <= kClusterBarrierMax) ||
         (!cta && !cluster))
       return;
-    std::string between = control.level >= PerWarpgroup ? "threads" : "CTAs";
+    std::string between = control.level > PerCta ? "threads" : "CTAs";
     if (cta && c.role) {
       diags_.warning(c.loc,
                      c.callee + "() in role '" + c.role->name +
@@ -579,7 +584,7 @@ private:
   /// shfl results undefined). Under control flow that lanes of a warp may
   /// take differently it must name the lanes that take part.
   void checkWarpCollective(const CallExpr &c, const Divergence &control) {
-    if (control.level < PerThread || findNamedArg(c, "mask"))
+    if (control.level <= kWarpCollectiveMax || findNamedArg(c, "mask"))
       return;
     diags_.warning(c.loc,
                    c.callee + "() with the full-warp mask in control flow that lanes of a warp "

@@ -269,7 +269,7 @@ public:
   // ---- SemaCache.cpp: cache hints on load/store, cache_policy()
   /// Parses cache =, evict =, prefetch =, policy =, vector = into e.hints.
   bool takeMemoryHints(CallExpr &e);
-  /// The PTX combination rules (tile/Dialect/CacheRules.h) once e.space is known.
+  /// The PTX combination rules (tilec/Target/CacheRules.h) once e.space is known.
   bool checkMemoryHints(CallExpr &e, bool orderGiven);
   std::optional<int64_t> namedArgConstant(NamedArg &na, const std::string &hint);
   Type checkCachePolicy(CallExpr &e);

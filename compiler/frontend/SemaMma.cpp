@@ -2,7 +2,7 @@
 //
 // Fragments and mma (docs/reference/mma.md "Fragments and `mma`"):
 //  - zeros<T>[M, N] / frag<T>[M, N]: M a multiple of 64, N a multiple of 8
-//    in 8..256 (wgmma's m64nNk16 shapes, tile/target.h), T f32, f16, bf16.
+//    in 8..256 (wgmma's m64nNk16 shapes, tilec/Target/TargetFacts.h), T f32, f16, bf16.
 //  - mma(a, b, acc): a is a [M, K] view with K inner (a tile, rows(t, i, n)
 //    of one) or trans() of a [K, M] one; b a [K, N] view (MN-major) or
 //    trans() of an [N, K] one (K-major); f16 or bf16 operands of one type,

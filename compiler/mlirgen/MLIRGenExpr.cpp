@@ -2,7 +2,7 @@
 #include "MLIRGenImpl.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 
 using namespace mlir;
 using namespace mlir::tile;

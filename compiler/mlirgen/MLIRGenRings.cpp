@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
 
+#include "tilec/Target/TargetFacts.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::mlirgen;

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
 
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 
 using namespace mlir;
 using namespace mlir::tile;

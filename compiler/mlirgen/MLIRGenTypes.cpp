@@ -11,8 +11,10 @@
 //    continued)`, the loop condition is `!broke && cond`. Control stays
 //    structured (scf.while/scf.if), so every pass that reasons about loops
 //    (barrier placement, mbarrier phase bits, which live in local slots too)
-//    sees an ordinary loop whose condition is a load: not uniform, so
-//    barriers in it are the non-aligned `barrier.sync`. A `for` without
+//    sees an ordinary loop whose condition is a load of the flags' slots:
+//    as uniform as the control under which an exit stores them
+//    (UniformityAnalysis), so a thread-dependent exit makes the loop's
+//    barriers the non-aligned `barrier.sync`. A `for` without
 //    break/continue is emitted exactly as before.
 //  - Unsigned integers are signless in MLIR; the unsigned forms are chosen
 //    here: x / 0 = all ones, x % 0 = x (RISC-V's choice, as the signed ones),

@@ -16,6 +16,7 @@
 #include "tile/Dialect/Hint.h"
 
 #include "SyncAnalysis.h"
+#include "Uniformity.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEDSMEMLIFETIME
@@ -32,10 +33,11 @@ namespace {
 /// block, by a cluster barrier that every thread of the cluster executes.
 /// `uniform`: the block runs for every thread of the cluster alike. A barrier
 /// under a condition or in a loop that differs between threads or CTAs (a
-/// rank test, a thread test, a while loop, code after a divergent return)
+/// rank test, a thread test, a while loop over such a value, code after a
+/// divergent return: UniformityAnalysis)
 /// does not count: the CTAs that skip it may exit while peers still access
 /// their shared memory.
-bool coveredAtExit(Block &block, bool uniform) {
+bool coveredAtExit(Block &block, bool uniform, const UniformityAnalysis &uniformity) {
   bool sawBarrier = false;
   for (Operation &op : llvm::reverse(block.without_terminator())) {
     if (isClusterBarrier(&op) && uniform) {
@@ -49,16 +51,17 @@ bool coveredAtExit(Block &block, bool uniform) {
     // A loop or if whose bodies end their remote accesses with a barrier: an
     // earlier remote access in this block still needs one of its own (the
     // loop may run zero times), so keep scanning with sawBarrier unset.
-    bool innerUniform = uniform && regionsRunUniformly(&op, Uniformity::Cluster);
+    bool innerUniform = uniform && uniformity.decisionLevel(&op) <=
+                                       ::tile::uniformity::kClusterBarrierMax;
     for (Region &region : op.getRegions())
       for (Block &inner : region)
-        if (!coveredAtExit(inner, innerUniform))
+        if (!coveredAtExit(inner, innerUniform, uniformity))
           return false;
   }
   return true;
 }
 
-struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> {
+struct DSMEMLifetimePass : mlir::tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -119,7 +122,7 @@ struct DSMEMLifetimePass : tile::impl::TileDSMEMLifetimeBase<DSMEMLifetimePass> 
   }
 
   LogicalResult exitBarrier(const SyncAnalysis &facts, Block &body, ArrayRef<Operation *> ops) {
-    if (coveredAtExit(body, /*uniform=*/true))
+    if (coveredAtExit(body, /*uniform=*/true, getAnalysis<UniformityAnalysis>()))
       return success();
     size_t last = ops.size() - 1;
     while (!containsRemoteAccess(ops[last]))

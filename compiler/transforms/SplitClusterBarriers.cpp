@@ -10,6 +10,7 @@
 #include "tilec/Passes.h"
 
 #include "SyncAnalysis.h"
+#include "Uniformity.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILESPLITCLUSTERBARRIERS
@@ -23,11 +24,11 @@ using namespace mlir::tile::sync;
 namespace {
 
 struct SplitClusterBarriersPass
-    : tile::impl::TileSplitClusterBarriersBase<SplitClusterBarriersPass> {
+    : mlir::tile::impl::TileSplitClusterBarriersBase<SplitClusterBarriersPass> {
   void runOnOperation() override {
     KernelOp kernel = getOperation();
     // Moving barriers across pure computation changes no memory access.
-    markAnalysesPreserved<SyncAnalysis>();
+    markAnalysesPreserved<SyncAnalysis, UniformityAnalysis>();
 
     SmallVector<ClusterSyncOp> syncs;
     kernel.walk([&](ClusterSyncOp op) { syncs.push_back(op); });
@@ -35,8 +36,11 @@ struct SplitClusterBarriersPass
       split(sync);
 
     // .aligned barriers are cheaper; they need the whole warp to execute them.
+    // The split moved barriers within their blocks only: the uniformity of
+    // values and of control is the one before it.
+    auto &uniformity = getAnalysis<UniformityAnalysis>();
     kernel.walk([&](Operation *op) {
-      if (!isa<ClusterArriveOp, ClusterWaitOp>(op) || !inUniformControlFlow(op))
+      if (!isa<ClusterArriveOp, ClusterWaitOp>(op) || !uniformity.runsAligned(op))
         return;
       if (auto arrive = dyn_cast<ClusterArriveOp>(op))
         arrive.setAligned(true);

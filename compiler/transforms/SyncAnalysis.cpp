@@ -1,8 +1,6 @@
 //===- SyncAnalysis.cpp - facts the memory-model passes share --------------===//
 #include "SyncAnalysis.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -142,73 +140,6 @@ bool sync::isPureCompute(Operation *root) {
   });
   return !r.wasInterrupted();
 }
-static bool isUniformImpl(Value v, Uniformity over, unsigned depth) {
-  if (depth > 32)
-    return false;
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    Operation *owner = arg.getOwner()->getParentOp();
-    if (isa<KernelOp>(owner))
-      return true; // a kernel parameter
-    if (auto loop = dyn_cast<scf::ForOp>(owner))
-      return arg == loop.getInductionVar() &&
-             isUniformImpl(loop.getLowerBound(), over, depth + 1) &&
-             isUniformImpl(loop.getUpperBound(), over, depth + 1) &&
-             isUniformImpl(loop.getStep(), over, depth + 1);
-    return false;
-  }
-  Operation *def = v.getDefiningOp();
-  // The warpgroup index is the same in every thread of a warp (tid.x / 128
-  // of a 1-D block), not over the CTA.
-  if (isa<WarpgroupIdOp>(def))
-    return over == Uniformity::Warp;
-  if (auto sreg = dyn_cast<SRegOp>(def)) {
-    switch (sreg.getReg()) {
-    case SpecialReg::tid_x:
-    case SpecialReg::tid_y:
-    case SpecialReg::tid_z:
-    case SpecialReg::laneid:
-      return false;
-    case SpecialReg::ctaid_x:
-    case SpecialReg::ctaid_y:
-    case SpecialReg::ctaid_z:
-    case SpecialReg::cluster_ctarank:
-    case SpecialReg::cluster_ctaid_x:
-    case SpecialReg::cluster_ctaid_y:
-    case SpecialReg::cluster_ctaid_z:
-      return over == Uniformity::Warp; // differ between the CTAs of a cluster
-    default:
-      return true; // dims, cluster ids: the same over the cluster
-    }
-  }
-  if (def->getDialect() != def->getContext()->getLoadedDialect<arith::ArithDialect>())
-    return false; // loads, atomics, region results: assume they differ per thread
-  return llvm::all_of(def->getOperands(),
-                      [&](Value operand) { return isUniformImpl(operand, over, depth + 1); });
-}
-
-bool sync::isUniform(Value v, Uniformity over) { return isUniformImpl(v, over, 0); }
-
-bool sync::regionsRunUniformly(Operation *op, Uniformity over) {
-  if (auto ifOp = dyn_cast<scf::IfOp>(op))
-    return isUniform(ifOp.getCondition(), over);
-  if (auto loop = dyn_cast<scf::ForOp>(op))
-    return isUniform(loop.getLowerBound(), over) && isUniform(loop.getUpperBound(), over) &&
-           isUniform(loop.getStep(), over);
-  // A role is entered by whole warpgroups, so warp-uniformly; the CTA's
-  // (and the cluster's) other roles skip it.
-  if (isa<RoleOp>(op))
-    return over == Uniformity::Warp;
-  return false; // while loops and anything else: not proven
-}
-
-bool sync::inUniformControlFlow(Operation *op, Uniformity over) {
-  for (Operation *parent = op->getParentOp(); parent && !isa<KernelOp>(parent);
-       parent = parent->getParentOp())
-    if (!regionsRunUniformly(parent, over))
-      return false;
-  return true;
-}
-
 static TileDialect *tileDialect(Operation *op) {
   return op->getContext()->getLoadedDialect<TileDialect>();
 }

@@ -92,26 +92,8 @@ bool isClusterBarrier(Operation *op);
 /// synchronisation. Barriers may move across such ops.
 bool isPureCompute(Operation *op);
 
-/// Over which threads a value or a control-flow decision is the same.
-enum class Uniformity {
-  Warp,    // every thread of a warp: PTX `.aligned` needs this
-  Cluster, // every thread of every CTA of the cluster: a cluster barrier
-           // counts for the DSMEM lifetime rule only then
-};
-/// Every thread of the group evaluates v to the same value: built from
-/// constants, kernel parameters, the special registers that are the same over
-/// the group (Warp: all but %tid/%laneid; Cluster: also not %ctaid,
-/// %cluster_ctarank, %cluster_ctaid) and loop counters with such bounds.
-/// Loads (`var`s, the `returned` flag), atomics and region results are not.
-bool isUniform(Value v, Uniformity over = Uniformity::Warp);
-/// op runs in uniform control flow: every enclosing if/for decides uniformly
-/// over the group (while loops never do), so the whole group reaches it
-/// together. A divergent `return` puts the rest of the kernel under `if
-/// !returned`, a load, so nothing after it is uniform.
-bool inUniformControlFlow(Operation *op, Uniformity over = Uniformity::Warp);
-/// Whether op's regions run uniformly given that op itself does: an if with
-/// a uniform condition, a for with uniform bounds.
-bool regionsRunUniformly(Operation *op, Uniformity over);
+// Over which threads a value or a control-flow decision is the same: the
+// uniformity analysis, Uniformity.h.
 
 /// The discardable attributes of the tile dialect (TileBase.td).
 /// `tile.sync`: why a pass inserted or changed op (tilec --explain-sync).

@@ -21,11 +21,14 @@
 //    language's default (docs/reference/sync.md);
 //  - fence without order/scope: `.acq_rel`, `.gpu` (the language's default);
 //  - `bar.sync` (= barrier.sync.aligned, PTX ISA 9.7.13.1) only for CTA
-//    barriers and a role's named barriers in warp-uniform control flow.
+//    barriers and a role's named barriers in warp-uniform control flow
+//    (UniformityAnalysis: loop-carried `var`s and iteration values
+//    included).
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
 
 #include "SyncAnalysis.h"
+#include "Uniformity.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILESYNCSEMANTICS
@@ -38,14 +41,15 @@ using namespace mlir::tile::sync;
 
 namespace {
 
-struct SyncSemanticsPass : tile::impl::TileSyncSemanticsBase<SyncSemanticsPass> {
+struct SyncSemanticsPass : mlir::tile::impl::TileSyncSemanticsBase<SyncSemanticsPass> {
   void runOnOperation() override {
     KernelOp kernel = getOperation();
     facts = &getAnalysis<SyncAnalysis>();
+    uniformity = &getAnalysis<UniformityAnalysis>();
     publishes = facts->publishesMemory();
     kernel.walk([&](Operation *op) { decide(op); });
-    // Only attributes change: no access or completion appears or goes.
-    markAnalysesPreserved<SyncAnalysis>();
+    // Only attributes change: no access, completion or value appears or goes.
+    markAnalysesPreserved<SyncAnalysis, UniformityAnalysis>();
   }
 
   void decide(Operation *op) {
@@ -88,12 +92,12 @@ struct SyncSemanticsPass : tile::impl::TileSyncSemanticsBase<SyncSemanticsPass> 
       if (!fence.getScope())
         fence.setScopeAttr(MemoryScopeAttr::get(op->getContext(), MemoryScope::gpu));
     } else if (auto barrier = dyn_cast<BarrierOp>(op)) {
-      if (inUniformControlFlow(op))
+      if (uniformity->runsAligned(op))
         barrier.setAligned(true);
       else
         setReason(op, "barrier.sync 0, not bar.sync: threads of a warp may reach it apart");
     } else if (auto named = dyn_cast<NamedBarrierOp>(op)) {
-      if (inUniformControlFlow(op))
+      if (uniformity->runsAligned(op))
         named.setAligned(true);
       else
         setReason(op, "barrier.sync, not bar.sync: threads of a warp may reach it apart");
@@ -126,6 +130,7 @@ struct SyncSemanticsPass : tile::impl::TileSyncSemanticsBase<SyncSemanticsPass> 
   }
 
   const SyncAnalysis *facts = nullptr;
+  const UniformityAnalysis *uniformity = nullptr;
   bool publishes = false;
 };
 

@@ -1,6 +1,6 @@
 //===- TileMmaOps.cpp - fragment type and wgmma op verifiers ---------------===//
 #include "tile/Dialect/TileDialect.h"
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 
 #include "mlir/IR/DialectImplementation.h"
 

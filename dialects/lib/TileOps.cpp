@@ -1,10 +1,10 @@
 //===- TileOps.cpp - verifiers and custom syntax of tile ops ---------------===//
-#include "tile/Dialect/CacheRules.h"
+#include "tilec/Target/CacheRules.h"
 #include "tile/Dialect/HostContract.h"
 #include "tile/Dialect/TileDialect.h"
 
-#include "tile/target.h"
 #include "tilec/Target/ClusterGeometry.h"
+#include "tilec/Target/TargetFacts.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -216,7 +216,7 @@ static ::tile::cache::Space cacheSpace(AddressSpace s) {
   return ::tile::cache::Space::Local;
 }
 
-/// The rules of tile/Dialect/CacheRules.h on an op's hint attributes (the
+/// The rules of tilec/Target/CacheRules.h on an op's hint attributes (the
 /// dialect enums list the same cases in the same order, after None).
 static LogicalResult verifyCacheHints(Operation *op, bool isLoad, AddressSpace space,
                                       MemoryOrder order, std::optional<CacheOp> cacheOp,

@@ -1,7 +1,7 @@
 //===- TileRoleOps.cpp - verifiers of the warp-role ops --------------------===//
 #include "tile/Dialect/TileDialect.h"
 
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 
 using namespace mlir;
 using namespace mlir::tile;

@@ -8,7 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <tile/runtime.h>
-#include <tile/target.h>
+#include <tilec/Target/TargetFacts.h>
 
 #include <cstdint>
 #include <cstdlib>

@@ -8,7 +8,7 @@
 // stderr; nothing ends in an LLVM fatal error or an abort.
 //===----------------------------------------------------------------------===//
 #include "TilecIO.h"
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 #include "tilec/Compiler.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -26,7 +26,7 @@ using namespace llvm;
 using tilec::io::fail;
 
 static cl::OptionCategory category("tilec options");
-// Help texts from the facts they describe (tile/target.h, tilec/Compiler.h).
+// Help texts from the facts they describe (tilec/Target/TargetFacts.h, tilec/Compiler.h).
 static const std::string emitKinds = tile::emitKindList() + ", cubin";
 static const std::string emitHelp = "What to emit: " + emitKinds;
 static const std::string archHelp = "Target architecture: " + tile::target::supportedArchList() +
@@ -265,7 +265,7 @@ static int run(int argc, char **argv) {
     fail("-O" + optLevel + " is not a level", "use -O0 to -O3");
     return 1;
   }
-  // --arch is checked by tile::compile, against tile/target.h.
+  // --arch is checked by tile::compile, against tile/target.h and tilec/Target/TargetFacts.h.
 
   tile::CompileOptions options;
   options.arch = arch;

@@ -4,7 +4,7 @@
 #define TILEC_COMPILER_H
 
 #include "tile/kernel_info.h"
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 
 #include <array>
 #include <iterator>

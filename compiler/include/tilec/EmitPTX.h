@@ -3,7 +3,7 @@
 #define TILEC_EMITPTX_H
 
 #include "mlir/IR/BuiltinOps.h"
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 #include <string>
 
 namespace mlir::tile {

@@ -151,4 +151,15 @@ def TileCheckLocalArrays : Pass<"tile-check-local-arrays", "::mlir::tile::Kernel
   }];
 }
 
+def TileTestUniformity : Pass<"tile-test-uniformity", "::mlir::tile::KernelOp"> {
+  let summary = "test: report the uniformity analysis's levels as remarks";
+  let description = [{
+    For lit tests of UniformityAnalysis (compiler/transforms/Uniformity.h):
+    a remark at every barrier (`control <level>`, and whether it may be
+    `.aligned`), at every scf.if/for/while and role (`decides <level>`) and
+    at every load of a `tile.local_var` slot (`slot <level>`). Changes
+    nothing; not part of any pipeline.
+  }];
+}
+
 #endif

@@ -1,6 +1,6 @@
 // RUN: tile-opt %s -split-input-file -verify-diagnostics
 // The verifiers of tile.load/tile.store/tile.create_policy hold hand-built IR
-// to the cache-hint rules the frontend checks (tile/Dialect/CacheRules.h).
+// to the cache-hint rules the frontend checks (tilec/Target/CacheRules.h).
 
 tile.kernel @nc_ordered(%p: !tile.ptr<i32, global>) {
   // expected-error @+1 {{cache = nc needs a plain (weak) load}}

@@ -10,7 +10,7 @@
 #ifndef TILEC_FRONTEND_EXPRAST_H
 #define TILEC_FRONTEND_EXPRAST_H
 
-#include "tile/Dialect/CacheRules.h"
+#include "tilec/Target/CacheRules.h"
 #include "tilec/frontend/Diagnostics.h"
 #include "tilec/frontend/Token.h"
 #include "tilec/frontend/Types.h"

@@ -2,7 +2,7 @@
 #ifndef TILEC_FRONTEND_SEMA_H
 #define TILEC_FRONTEND_SEMA_H
 
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 #include "tilec/frontend/AST.h"
 
 #include <array>

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 
 namespace tile::frontend {
 

@@ -20,8 +20,8 @@
 //    but means nothing, so it is refused as a likely mistake.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TILE_DIALECT_CACHERULES_H
-#define TILE_DIALECT_CACHERULES_H
+#ifndef TILEC_TARGET_CACHERULES_H
+#define TILEC_TARGET_CACHERULES_H
 
 #include <optional>
 #include <string>
