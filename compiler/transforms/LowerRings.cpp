@@ -28,7 +28,7 @@
 
 #include "tilec/Target/ClusterGeometry.h"
 
-#include "tile/target.h"
+#include "tilec/Target/TargetFacts.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILELOWERRINGS

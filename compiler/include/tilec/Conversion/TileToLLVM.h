@@ -1,17 +1,25 @@
 //===- TileToLLVM.h - tile -> LLVM/NVVM conversion patterns -----*- C++ -*-===//
 // Patterns are grouped by PTX family, one file each in compiler/conversion/
-// (as upstream NVGPUToNVVM), each with its lit test in tests/lit/conversion/:
-//   KernelToLLVM.cpp    kernels, parameters, shared/local allocations, special registers
-//   MemoryToLLVM.cpp    pointers, mapa, ld/st/atom/red
-//   MBarrierToNVVM.cpp  mbarrier init/arrive/expect_tx/wait
-//   BarrierToNVVM.cpp   CTA and cluster barriers
-//   FenceToNVVM.cpp     memory and proxy fences
-//   AsyncToNVVM.cpp     st.async
-//   DebugToNVVM.cpp     hang reports (--debug-hangs)
-//   TmaToNVVM.cpp       tensor maps, tile layouts, TMA copies, bulk groups
-//   EpilogueToNVVM.cpp  fragment math, conversions, stmatrix / vector stores
-// MLIR 22's NVVM ops are used where their PTX is exactly the semantics the IR
-// asks for; everything else goes through the one PTX builder (PTXBuilder.h).
+// (as upstream NVGPUToNVVM); this index lists every family, in the order
+// ConvertTileToLLVMPass.cpp populates them, and the ctest
+// layering.conversion_index keeps the three (files, index, pass) in step:
+//   KernelToLLVM.cpp      kernels, parameters, shared allocations, special registers
+//   MemoryToLLVM.cpp      pointers, mapa, ld/st/atom/red
+//   MBarrierToNVVM.cpp    mbarrier init/arrive/expect_tx/wait
+//   BarrierToNVVM.cpp     CTA and cluster barriers
+//   FenceToNVVM.cpp       memory and proxy fences
+//   AsyncToNVVM.cpp       st.async
+//   DebugToNVVM.cpp       hang reports (--debug-hangs)
+//   PeerToNVVM.cpp        peer maps and addresses, semaphore waits
+//   RoleToNVVM.cpp        warp roles: role regions, setmaxnreg, named barriers, elect
+//   TmaToNVVM.cpp         tensor maps, tile layouts, TMA copies, bulk groups
+//   WarpToNVVM.cpp        warp shuffles, votes and reductions
+//   LocalArrayToLLVM.cpp  register arrays (local<T>[N])
+//   MmaToNVVM.cpp         fragments, wgmma fence/mma/commit/wait
+//   EpilogueToNVVM.cpp    fragment math, conversions, stmatrix / vector stores
+// Each has its lit test in tests/lit/conversion/. MLIR 22's NVVM ops are used
+// where their PTX is exactly the semantics the IR asks for; everything else
+// goes through the one PTX builder (PTXBuilder.h).
 #ifndef TILEC_CONVERSION_TILETOLLVM_H
 #define TILEC_CONVERSION_TILETOLLVM_H
 
@@ -51,7 +59,6 @@ void setRoleLaunchBounds(KernelOp kernel, Operation *func);
 void populateTileTmaToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
 /// `!tile.tensormap` -> a generic `!llvm.ptr` (the byval parameter's address).
 void addTensorMapTypeConversion(LLVMTypeConverter &converter);
-class KernelOp;
 /// byval [128 x i8], align 64, nvvm.grid_constant on the tensor-map arguments.
 void setTensorMapArgAttrs(KernelOp kernel, LLVM::LLVMFuncOp func);
 void populateTileWarpToNVVMPatterns(LLVMTypeConverter &converter, RewritePatternSet &patterns);
