@@ -1,7 +1,7 @@
 //===- PeerArgs.h - symmetric tensors and semaphores bound for a launch -*- C++ -*-===//
 //
 // Internal. The parts of bindTensorArguments (TensorArgs.cpp) that belong to
-// multi-GPU kernels (docs/runtime.md, "Multi-GPU kernels"): `symmetric tensor`
+// multi-GPU kernels (docs/runtime-multi-gpu.md, "Multi-GPU kernels"): `symmetric tensor`
 // and `semaphore[S]` parameters and the hidden parameters the compiler adds
 // for them (tile/kernel_info.h, HiddenPeerInfo).
 //===----------------------------------------------------------------------===//

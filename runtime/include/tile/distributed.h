@@ -1,6 +1,6 @@
 //===- distributed.h - communicators and symmetric buffers ------*- C++ -*-===//
 //
-// Multi-GPU on one NVLink host, on NCCL (docs/runtime.md, "Multi-GPU"):
+// Multi-GPU on one NVLink host, on NCCL (docs/runtime-multi-gpu.md):
 //
 //  * one process per GPU (how PyTorch and JAX users run): a Communicator from the
 //    environment `tilec-run -n N ./prog` (or torchrun-style variables) hands out;
