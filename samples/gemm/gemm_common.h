@@ -265,28 +265,30 @@ inline constexpr double kH100SxmDenseTflops = 989.4;
 inline constexpr double kDenseFlopsPerSmPerClock = 4096; // f16/bf16 wgmma, sm_90
 
 // ---------------------------------------------------------------- the .tile kernel
-// The contract with samples/gemm/gemm.tile (README.md, "The .tile kernel"):
+// The contract with samples/gemm/gemm.tile (README.md, "The contract"):
 //   PTX gemm_<f16|bf16>_<mc|nomc>.ptx (+ .info.json) in the PTX directory:
 //     mc   compiled for cluster(2, 1, 1): the 2 CTAs of a cluster compute 2
 //          consecutive 128-row tiles of one BN-column tile and multicast the
 //          B tile (each loads half);
 //     nomc the same source compiled with --cluster=1 (every CTA loads its B).
-//   kernels gemm<BN> (B: tensor<T>[N, K], K-major) and gemm_bmn<BN>
+//   Persistent kernels gemm<BN> (B: tensor<T>[N, K], K-major) and gemm_bmn<BN>
 //   (B: tensor<T>[K, N], MN-major), each (A: tensor<T>[M, K], B, C: tensor<T>[M, N]),
-//   an exact threads(...), persistent: any grid of whole clusters covers all
-//   tiles (cluster c takes work units c, c + clusters, ...).
-// The tile is BM x BN x BK = 128 x BN x 64; a cluster of C CTAs covers
-// C * BM rows, so M must be a multiple of C * 128, N of BN and K of 64 (the
-// kernel does not mask partial tiles: TMA would zero-fill loads, but the
-// stores of a partial C tile are clipped only by TMA, and the host keeps the
-// contract simple and checked).
+//   an exact threads(...): any grid of whole clusters covers all tiles
+//   (cluster c takes work units c, c + clusters, ...).
+//   Split-K kernels gemm_splitk<BN> / gemm_splitk_bmn<BN> (no cluster), the
+//   same tensors then (W: ptr<f32>, flags: ptr<i32>, splits: i32), grid
+//   (output tiles, splits); W holds splits x tiles x 128 x BN f32, flags one
+//   i32 per output tile, zero before the first launch (the kernel leaves them
+//   zero again).
+// The tile is BM x BN x BK = 128 x BN x 64. Any M, N, K with 16-byte row
+// strides (alignmentProblem, gemm_choice.h): edge tiles are whole tiles whose
+// loads TMA zero-fills outside the tensors and whose stores TMA clips.
 inline constexpr int64_t kTileM = 128;
 inline constexpr int64_t kTileK = 64;
 
 inline std::string ptxName(DType d, bool multicast) {
   return std::string("gemm_") + dtypeName(d) + (multicast ? "_mc" : "_nomc") + ".ptx";
 }
-inline std::string kernelName(BMajor b) { return b == BMajor::K ? "gemm" : "gemm_bmn"; }
 
 struct TileKernel {
   tile::Module module;
@@ -295,25 +297,6 @@ struct TileKernel {
   int cluster = 1;
   int64_t bn = 0;
 };
-
-// The shape rule of the contract, "" when (m, n, k) fits.
-inline std::string shapeProblem(const Problem &p, int cluster, int64_t bn) {
-  const int64_t mUnit = kTileM * cluster;
-  std::string why;
-  if (p.m < 1 || p.n < 1 || p.k < 1)
-    return "M, N and K must be positive";
-  if (p.m % mUnit)
-    why += "M = " + std::to_string(p.m) + " is not a multiple of " + std::to_string(mUnit) +
-           " (128-row tiles x cluster " + std::to_string(cluster) + "); ";
-  if (p.n % bn)
-    why += "N = " + std::to_string(p.n) + " is not a multiple of BN = " + std::to_string(bn) + "; ";
-  if (p.k % kTileK)
-    why += "K = " + std::to_string(p.k) + " is not a multiple of 64 (the k tile); ";
-  if (!why.empty())
-    why += "the kernel computes whole 128 x " + std::to_string(bn) +
-           " x 64 tiles only: pad the matrices or pick a multiple";
-  return why;
-}
 
 // The cluster size and BN of the kernel `name` (instance BN = bn, or the
 // largest compiled BN when bn == 0) from a .info.json alone (no device):
@@ -382,7 +365,8 @@ inline Tensors tensorsOf(const Problem &p, CUdeviceptr a, CUdeviceptr b, CUdevic
 // `clusters` when > 0), never more than there are cluster work units.
 inline int64_t persistentClusters(TileKernel &t, const Problem &p, const Tensors &ts,
                                   int64_t clusters) {
-  const int64_t units = (p.m / (kTileM * t.cluster)) * (p.n / t.bn);
+  const int64_t units = ((p.m + kTileM * t.cluster - 1) / (kTileM * t.cluster)) *
+                        ((p.n + t.bn - 1) / t.bn); // edge tiles are whole units
   if (clusters <= 0) {
     tile::LaunchConfig probe;
     probe.grid = tile::Dim3(unsigned(t.cluster));
@@ -401,6 +385,33 @@ inline void launchTile(TileKernel &t, const Tensors &ts, int64_t clusters,
   cfg.block = tile::Dim3(t.threads);
   cfg.stream = stream;
   t.kernel.launch(cfg, ts.a, ts.b, ts.c);
+}
+
+// Split-K's f32 partials and per-tile flags, grown on demand; new flags are
+// zeroed (the kernel resets each flag it uses, so they stay zero between
+// launches on one stream; one workspace per stream).
+struct SplitKWorkspace {
+  tile::DeviceBuffer<float> partials{1};
+  tile::DeviceBuffer<int32_t> flags{1};
+  void reserve(int64_t floats, int64_t tiles) {
+    if (size_t(floats) > partials.size())
+      partials = tile::DeviceBuffer<float>(size_t(floats));
+    if (size_t(tiles) > flags.size()) {
+      flags = tile::DeviceBuffer<int32_t>(size_t(tiles));
+      flags.fillBytes(0);
+    }
+  }
+};
+// Grid (tiles, splits) of 1-CTA blocks.
+inline void launchSplitK(TileKernel &t, const Problem &p, const Tensors &ts, SplitKWorkspace &w,
+                         int splits, CUstream stream = nullptr) {
+  const int64_t tiles = ((p.m + kTileM - 1) / kTileM) * ((p.n + t.bn - 1) / t.bn);
+  w.reserve(splits > 1 ? int64_t(splits) * tiles * kTileM * t.bn : 1, tiles);
+  tile::LaunchConfig cfg;
+  cfg.grid = tile::Dim3(unsigned(tiles), unsigned(splits));
+  cfg.block = tile::Dim3(t.threads);
+  cfg.stream = stream;
+  t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials, w.flags, int32_t(splits));
 }
 
 // The tilec compile time the build measured (samples/gemm/CMakeLists.txt

@@ -1,13 +1,18 @@
 // Host-side pieces of samples/gemm that decide whether a GPU result passes,
 // tested without a GPU: the 16-bit conversions the inputs and outputs go
 // through, the float64 reference, the error measure, the poison detection,
-// the shape rule and the kernel lookup from kernel info (ctest gemm.host).
+// the alignment rule, the kernel lookup from kernel info, the rule table that
+// picks a kernel per shape, --tune's candidates and its cache (ctest gemm.host).
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
+#include "gemm_choice.h"
 #include "gemm_common.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <random>
 
 using namespace gemm;
@@ -174,17 +179,156 @@ TEST_CASE("sampled reference rows cover M", "[gemm]") {
   CHECK(referenceRows(small, double(1ull << 31)).size() == 256);
 }
 
-TEST_CASE("the shape rule names what is wrong", "[gemm]") {
-  Problem p{1024, 4096, 4096, DType::F16, BMajor::K};
-  CHECK(shapeProblem(p, 2, 256).empty());
-  p.m = 128;
-  CHECK(shapeProblem(p, 1, 256).empty());
-  CHECK(shapeProblem(p, 2, 256).find("M = 128 is not a multiple of 256") != std::string::npos);
-  p = {256, 384, 96, DType::F16, BMajor::MN};
-  const std::string why = shapeProblem(p, 2, 256);
-  CHECK(why.find("N = 384 is not a multiple of BN = 256") != std::string::npos);
-  CHECK(why.find("K = 96 is not a multiple of 64") != std::string::npos);
-  CHECK(shapeProblem(p, 2, 128).find("N = 384") == std::string::npos);
+TEST_CASE("any M, N, K with 16-byte rows is accepted; the TMA rule names the rest", "[gemm]") {
+  // Non-multiples of every tile: accepted (edge tiles are zero-filled / clipped).
+  for (Problem p : {Problem{4000, 4000, 4000}, Problem{1000, 3000, 5000}, Problem{1, 4096, 4096},
+                    Problem{77, 3000, 5000}, Problem{16, 8, 8}, Problem{1, 8, 8}})
+    for (BMajor b : {BMajor::K, BMajor::MN}) {
+      p.bmajor = b;
+      INFO(p.shape() << " B " << bmajorName(b));
+      CHECK(alignmentProblem(p).empty());
+    }
+  Problem p{77, 200, 100, DType::F16, BMajor::K};
+  std::string why = alignmentProblem(p);
+  CHECK(why.find("K = 100: the rows of A [M, K] and B [N, K] are 200 bytes apart, not a "
+                 "multiple of 16") != std::string::npos);
+  CHECK(why.find("N = 200") == std::string::npos); // 400 bytes: fine
+  CHECK(why.find("TMA: a tensor map's strides are multiples of 16 bytes") != std::string::npos);
+  p = {64, 1001, 64, DType::BF16, BMajor::MN};
+  why = alignmentProblem(p);
+  CHECK(why.find("N = 1001: the rows of C [M, N] and B [K, N] are 2002 bytes apart") !=
+        std::string::npos);
+  CHECK(why.find("K = 64") == std::string::npos);
+  p = {1, 1, 1, DType::F16, BMajor::K}; // both rules broken: both named
+  why = alignmentProblem(p);
+  CHECK(why.find("K = 1") != std::string::npos);
+  CHECK(why.find("N = 1") != std::string::npos);
+  p = {0, 8, 8, DType::F16, BMajor::K};
+  CHECK(alignmentProblem(p) == "M, N and K must be positive");
+}
+
+TEST_CASE("edge tiles count as whole tiles and work units", "[gemm]") {
+  const Problem p{4000, 4000, 4000, DType::F16, BMajor::K};
+  CHECK(kSteps(p) == 63); // 62 full k steps + the 32-wide tail
+  CHECK(outputTiles(p, 128) == 32 * 32);
+  CHECK(persistentUnits(p, 256, 2) == 16 * 16);
+  const Problem one{1, 4096, 4096, DType::F16, BMajor::K};
+  CHECK(outputTiles(one, 128) == 32);
+  CHECK(persistentUnits(one, 256, 2) == 16);
+  Choice sk;
+  sk.variant = Variant::SplitK;
+  sk.cluster = 1;
+  sk.bn = 128;
+  sk.splits = 4;
+  CHECK(workspaceFloats(one, sk) == 4 * 32 * 128 * 128);
+  CHECK(flagCount(one, sk) == 32);
+  sk.splits = 1;
+  CHECK(workspaceFloats(one, sk) == 0); // one split writes C directly
+}
+
+TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
+  const int sms = 132;
+  auto pick = [&](int64_t m, int64_t n, int64_t k) {
+    return ruleChoice(Problem{m, n, k, DType::F16, BMajor::K}, sms);
+  };
+  // Decode shapes: split-K over the SMs, BN 128.
+  Choice c = pick(128, 4096, 4096); // 32 tiles -> 4 splits = 128 CTAs
+  CHECK(c.variant == Variant::SplitK);
+  CHECK(c.bn == 128);
+  CHECK(c.splits == 4);
+  CHECK(c.cluster == 1);
+  CHECK(c.why.find("M <= 256") != std::string::npos);
+  CHECK(pick(1, 4096, 4096) == c);
+  CHECK(pick(256, 4096, 4096).splits == 2);     // 64 tiles
+  CHECK(pick(16, 14336, 4096).splits == 1);     // 112 tiles fill the SMs alone
+  c = pick(256, 14336, 4096);                   // 224 tiles of 128: BN 256, 112 tiles
+  CHECK(c.bn == 256);
+  CHECK(c.splits == 1);
+  CHECK(pick(16, 4096, 14336).splits == 4);
+  CHECK(pick(64, 8192, 8192).splits == 2);
+  CHECK(pick(16, 4096, 256).splits == 1);       // 4 k steps: no split
+  // Large shapes: the persistent kernel, BN 256, cluster 2.
+  for (int64_t m : {1024, 4096, 16384}) {
+    c = pick(m, 4096, 4096);
+    CHECK(c.variant == Variant::Persistent);
+    CHECK(c.bn == 256);
+    CHECK(c.cluster == 2);
+  }
+  CHECK(pick(2048, 2048, 2048).bn == 256); // 128 CTAs: fills 3/4 of the SMs
+  CHECK(pick(4000, 4000, 4000).bn == 256);
+  c = pick(1000, 3000, 5000); // 96 CTAs at BN 256, 192 at 128
+  CHECK(c.variant == Variant::Persistent);
+  CHECK(c.bn == 128);
+  c = pick(512, 512, 512); // 16 CTAs even at BN 128: split-K
+  CHECK(c.variant == Variant::SplitK);
+  CHECK(c.splits == 2); // 8 k steps: at most 2 splits of >= 4
+  CHECK(c.why.find("few tiles") != std::string::npos);
+  // Every shape gets some rule (the last one matches all).
+  for (int64_t m : {1, 77, 300, 5000})
+    for (int64_t n : {8, 1000, 20000})
+      CHECK(!ruleChoice(Problem{m, n, 64, DType::F16, BMajor::K}, sms).why.empty());
+}
+
+TEST_CASE("--tune's candidates include the rule's pick and respect the limits", "[gemm]") {
+  for (Problem p : {Problem{128, 4096, 4096}, Problem{4096, 4096, 4096}, Problem{512, 512, 512},
+                    Problem{77, 3000, 5000}, Problem{16, 4096, 256}}) {
+    INFO(p.shape());
+    const std::vector<Choice> cs = candidates(p, 132);
+    CHECK(std::find(cs.begin(), cs.end(), ruleChoice(p, 132)) != cs.end());
+    int persistent = 0;
+    for (const Choice &c : cs) {
+      persistent += c.variant == Variant::Persistent;
+      if (c.variant == Variant::SplitK) {
+        CHECK(c.cluster == 1);
+        CHECK((c.splits == 1 || kSteps(p) >= 2 * c.splits));
+        CHECK((c.splits == 1 || outputTiles(p, c.bn) * c.splits <= 4 * 132));
+      }
+    }
+    CHECK(persistent == 4); // BN 256 / 128 x cluster 2 / 1
+  }
+}
+
+TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
+  const std::string path = "gemm_host_test_cache.txt";
+  TuneCache c;
+  const Problem p{128, 4096, 4096, DType::BF16, BMajor::MN};
+  CacheEntry e;
+  e.choice.variant = Variant::SplitK;
+  e.choice.cluster = 1;
+  e.choice.bn = 128;
+  e.choice.splits = 4;
+  e.us = 12.25;
+  c.entries[cacheKey(p)] = e;
+  REQUIRE(c.save(path));
+  CHECK(cacheLine(p, e) == "bf16 mn 128x4096x4096 splitk 128 1 4 4 12.25");
+  {
+    std::ofstream f(path, std::ios::app);
+    f << "\n# a comment\n"
+      << "f16 k 1x2x3 persistent 64 2 1 4 1.0\n"  // BN 64: out of range
+      << "f16 k 1x2x3 splitk 128 2 1 4 1.0\n"     // split-K with a cluster
+      << "f16 k 1x2x3 persistent 256 2 1 4\n"     // a field missing
+      << "f16 k 8x8x8 persistent 256 2 1 4 3.5\n";
+  }
+  TuneCache back;
+  back.load(path);
+  REQUIRE(back.entries.size() == 2);
+  const CacheEntry *got = back.find(p);
+  REQUIRE(got != nullptr);
+  CHECK(got->choice == e.choice);
+  CHECK(got->us == Approx(12.25));
+  CHECK(back.find(Problem{8, 8, 8, DType::F16, BMajor::K}) != nullptr);
+  CHECK(back.find(Problem{8, 8, 8, DType::BF16, BMajor::K}) == nullptr); // keyed by dtype too
+  REQUIRE(back.problems.size() == 3);
+  CHECK(back.problems[0].find(path + ":5: a value out of range") == 0);
+  CHECK(back.problems[1].find("split-K runs without a cluster") != std::string::npos);
+  CHECK(back.problems[2].find("expected 'dtype bmajor MxNxK") != std::string::npos);
+  // The cache wins over the rule; the rule answers for shapes it lacks.
+  const Choice tuned = chooseFor(p, 132, &back);
+  CHECK(tuned == e.choice);
+  CHECK(tuned.why.find("tuned (cache: 12.25 us)") == 0);
+  const Problem other{4096, 4096, 4096, DType::BF16, BMajor::MN};
+  CHECK(chooseFor(other, 132, &back).why.find("rule: ") == 0);
+  std::remove(path.c_str());
 }
 
 TEST_CASE("kernel instances are found from the kernel info", "[gemm]") {
@@ -209,5 +353,11 @@ TEST_CASE("kernel instances are found from the kernel info", "[gemm]") {
   CHECK_THROWS_WITH(kernelShapeFromInfo(info, "gemm_bmn", 0, "x.ptx"),
                     Catch::Contains("none compiled"));
   CHECK(ptxName(DType::BF16, false) == "gemm_bf16_nomc.ptx");
-  CHECK(kernelName(BMajor::MN) == "gemm_bmn");
+  Choice sk;
+  sk.variant = Variant::SplitK;
+  CHECK(kernelName(Choice{}, BMajor::MN) == "gemm_bmn");
+  CHECK(kernelName(sk, BMajor::K) == "gemm_splitk");
+  CHECK(kernelName(sk, BMajor::MN) == "gemm_splitk_bmn");
+  CHECK(usesMulticastPtx(Choice{}));
+  CHECK(!usesMulticastPtx(sk));
 }

@@ -4,44 +4,55 @@
 // side by side with cuBLAS.
 //
 //   gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]
-//        [--multicast on|off] [--bn 256|128] [--seed S] [--cpu-macs X]
-//        [--clusters N] [--ptx PATH] [--reference-only] [--skip-code C]
+//        [--variant auto|persistent|splitk] [--splits S] [--multicast on|off] [--bn 256|128]
+//        [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]
+//        [--ptx PATH] [--reference-only] [--skip-code C]
 //   gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]
-//        [--runs 30] [--warmup 10] [--bn 256|128] [--out FILE.md] [--csv FILE.csv]
+//        [--tune] [--tune-cache FILE] [--runs 30] [--warmup 10] [--out FILE.md] [--csv FILE.csv]
 //
 // Row-major A [M, K] and C [M, N]; B K-major (stored [N, K]) or MN-major
-// (stored [K, N]). Inputs are fresh standard normal values from --seed (the
-// seed is printed); every output is poisoned (all bits set: NaN in f16 and
-// bf16) before the GEMM runs, so an element the kernel never writes fails.
+// (stored [K, N]). Any M, N, K whose rows are 16-byte aligned (N and K
+// multiples of 8: TMA's rule; other shapes are rejected before anything
+// runs, exit 2, with the rule named). Inputs are fresh standard normal values
+// from --seed (printed); every output is poisoned (all bits set: NaN in f16
+// and bf16) before the GEMM runs, so an element the kernel never writes fails.
+//
+// Which kernel runs (gemm_choice.h, README.md "Choosing the kernel"): the
+// tuned winner from --tune-cache when it has the shape, else the rule table;
+// --variant / --splits / --bn / --multicast force parts of it. --tune times
+// every candidate for the shape first, runs the fastest and records it in
+// the cache (default gemm_tune.txt).
 // --check: the relative Frobenius error ||C - R||_F / ||R||_F against cuBLAS
 // (cublasGemmEx, CUBLAS_COMPUTE_32F) and against float64 on the CPU (every
 // row when M*N*K <= --cpu-macs, default 2^31, else evenly spread rows) must
 // be below 2e-3 (f16) / 1e-2 (bf16); cuBLAS is held to the same bound
 // against float64, which checks the reference path itself.
-// --bench: M=N=K=4096, 8192 and M=1024,N=4096,K=4096 (default), each dtype:
-// cuBLAS and the .tile GEMM with and without multicast of B, CUDA-event
-// median of --runs after --warmup, TFLOP/s, ratio to cuBLAS, the multicast
-// gain, the physical floor; a markdown table (docs/perf/gemm.md) and a CSV
-// for plot.py. Every timed result is checked against cuBLAS afterwards.
+// --bench: the sweep (default: squares 512..8192; M in {16, 64, 128, 256,
+// 1024, 4096, 16384} x (N, K) in {(4096, 4096), (14336, 4096), (4096, 14336),
+// (8192, 8192)}; 4000^3, 1000x3000x5000, 1x4096x4096, 16x3000x5000,
+// 77x3000x5000), each dtype: cuBLAS and the chosen .tile kernel (the choice
+// printed), CUDA-event median of --runs after --warmup, TFLOP/s, ratio to
+// cuBLAS, geometric means; a markdown table (docs/perf/gemm.md) and a CSV for
+// plot.py. Every timed result is checked against cuBLAS afterwards.
 //
 // The PTX is <dir>/gemm_<dtype>_<mc|nomc>.ptx (+ .info.json; dir =
-// $TILEC_PTX_DIR or the build's PTX directory; --ptx overrides), kernel
-// `gemm` (K-major B) or `gemm_bmn` (MN-major B) with BN = --bn (default: the
-// largest compiled). M, N, K that are not multiples of the kernel's tile are
-// rejected before anything runs (exit 2). Without a CUDA device: "no CUDA
-// device: compiled only", exit --skip-code (0). Without the PTX the check
-// mode still checks cuBLAS against float64 and then exits --skip-code; the
-// bench reports "not built" (no number is ever invented). --reference-only
-// checks cuBLAS against float64 alone (the reference path's own test).
+// $TILEC_PTX_DIR or the build's PTX directory; --ptx overrides). Without a
+// CUDA device: "no CUDA device: compiled only", exit --skip-code (0). Without
+// the PTX the check mode still checks cuBLAS against float64 and then exits
+// --skip-code; the bench reports "not built" (no number is ever invented).
+// --reference-only checks cuBLAS against float64 alone.
+#include "gemm_choice.h"
 #include "gemm_common.h"
 #include "gemm_cublas.h"
 
 #include "../common/event_timing.cuh"
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -49,16 +60,23 @@
 namespace {
 
 using gemm::BMajor;
+using gemm::Choice;
 using gemm::DType;
 using gemm::dtypeNamed;
 using gemm::Problem;
+using gemm::Variant;
 
 struct Options {
   bool bench = false;
   bool referenceOnly = false; // --check of cuBLAS against float64 only
   Problem problem{512, 768, 320, DType::F16, BMajor::K};
-  bool multicast = true;
-  int64_t bn = 0; // 0: the largest compiled instance
+  // Forced parts of the choice (unset: the cache's or the rule's).
+  std::optional<Variant> variant;
+  std::optional<bool> multicast;
+  int64_t bn = 0;  // 0: not forced
+  int splits = 0;  // 0: not forced
+  bool tune = false;
+  std::string tuneCache; // "" : none (with --tune: gemm_tune.txt)
   uint64_t seed = 20261123;
   double cpuMacs = double(1ull << 31);
   int64_t clusters = 0;
@@ -70,6 +88,7 @@ struct Options {
   std::vector<BMajor> bmajors{BMajor::K};
   int runs = 30, warmup = 10;
   std::string out, csv;
+  bool forced() const { return variant || multicast || bn || splits; }
 };
 
 [[noreturn]] void usage(const char *msg) {
@@ -77,10 +96,12 @@ struct Options {
       stderr,
       "gemm: %s\n"
       "usage: gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]\n"
-      "            [--multicast on|off] [--bn BN] [--seed S] [--cpu-macs X] [--clusters N]\n"
+      "            [--variant auto|persistent|splitk] [--splits S] [--multicast on|off] [--bn BN]\n"
+      "            [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]\n"
       "            [--ptx PATH] [--reference-only] [--skip-code C]\n"
       "       gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]\n"
-      "            [--runs R] [--warmup W] [--bn BN] [--out FILE.md] [--csv FILE.csv]\n",
+      "            [--tune] [--tune-cache FILE] [--runs R] [--warmup W] [--out FILE.md]\n"
+      "            [--csv FILE.csv]\n",
       msg);
   std::exit(2);
 }
@@ -92,6 +113,22 @@ BMajor parseBMajor(const std::string &s) {
     return BMajor::MN;
   usage(("bad --bmajor '" + s + "' (k or mn)").c_str());
 }
+
+// The benchmark's default sweep (docs/perf/gemm.md).
+std::vector<Problem> sweep() {
+  std::vector<Problem> s;
+  for (int64_t n : {512, 1024, 2048, 4096, 8192})
+    s.push_back(Problem{n, n, n});
+  const int64_t nk[4][2] = {{4096, 4096}, {14336, 4096}, {4096, 14336}, {8192, 8192}};
+  for (int64_t m : {16, 64, 128, 256, 1024, 4096, 16384})
+    for (const auto &p : nk)
+      s.push_back(Problem{m, p[0], p[1]});
+  for (Problem p : {Problem{4000, 4000, 4000}, Problem{1000, 3000, 5000}, Problem{1, 4096, 4096},
+                    Problem{16, 3000, 5000}, Problem{77, 3000, 5000}})
+    s.push_back(p);
+  return s;
+}
+
 Options parse(int argc, char **argv) {
   Options o;
   sample::ArgReader r(argc, argv, usage);
@@ -124,13 +161,29 @@ Options parse(int argc, char **argv) {
       if (o.bmajors.empty())
         usage("--bmajor is k, mn or k,mn");
       o.problem.bmajor = o.bmajors.front();
-    } else if (f == "--multicast") {
+    } else if (f == "--variant") {
+      const std::string v = r.value();
+      if (v == "persistent")
+        o.variant = Variant::Persistent;
+      else if (v == "splitk")
+        o.variant = Variant::SplitK;
+      else if (v != "auto")
+        usage(("bad --variant '" + v + "' (auto, persistent or splitk)").c_str());
+    } else if (f == "--splits")
+      o.splits = int(r.intIn(1, 8));
+    else if (f == "--multicast") {
       const std::string v = r.value();
       if (v != "on" && v != "off")
         usage("--multicast is on or off");
       o.multicast = v == "on";
-    } else if (f == "--bn")
+    } else if (f == "--bn") {
       o.bn = r.intValue();
+      if (o.bn != 128 && o.bn != 256)
+        usage("--bn is 128 or 256");
+    } else if (f == "--tune")
+      o.tune = true;
+    else if (f == "--tune-cache")
+      o.tuneCache = r.value();
     else if (f == "--seed")
       o.seed = uint64_t(r.intValue());
     else if (f == "--cpu-macs")
@@ -163,14 +216,23 @@ Options parse(int argc, char **argv) {
     else
       usage(("unknown argument '" + f + "'").c_str());
   }
-  if (o.bn < 0 || o.clusters < 0 || o.cpuMacs < 1 || o.dtypes.empty())
+  if (o.clusters < 0 || o.cpuMacs < 1 || o.dtypes.empty())
     usage("bad arguments");
   if (o.bench && (o.runs < 20 || o.warmup < 1))
     usage("--bench needs --runs >= 20 and --warmup >= 1 (medians of >= 20 after warm-up)");
   if (!o.bench && bmajorList)
     usage("--check takes one --bmajor");
+  if (o.splits && o.variant == Variant::Persistent)
+    usage("--splits is split-K's: it does not go with --variant persistent");
+  if (o.multicast && (o.variant == Variant::SplitK || o.splits))
+    usage("--multicast is the persistent kernel's: split-K runs without a cluster");
+  if (o.bench && o.forced())
+    usage("--bench runs the chosen kernel per shape: --variant, --splits, --multicast and --bn "
+          "are --check's");
+  if (o.tune && o.tuneCache.empty())
+    o.tuneCache = "gemm_tune.txt";
   if (o.shapes.empty())
-    o.shapes = {Problem{4096, 4096, 4096}, Problem{8192, 8192, 8192}, Problem{1024, 4096, 4096}};
+    o.shapes = sweep();
   return o;
 }
 
@@ -185,15 +247,33 @@ std::string ptxPath(const Options &o, DType d, bool multicast) {
   return sample::ptxDir() + "/" + gemm::ptxName(d, multicast);
 }
 
-// The kernel's cluster and BN from the .info.json beside the PTX, with no
-// device; nullopt-like (bn == 0) when the PTX is missing.
-gemm::KernelShape shapeOf(const std::string &ptx, BMajor b, int64_t bn) {
-  std::string info = ptx;
-  if (info.size() > 4 && info.compare(info.size() - 4, 4, ".ptx") == 0)
-    info.resize(info.size() - 4);
-  info += ".info.json";
-  return gemm::kernelShapeFromInfo(tile::moduleInfoFromJson(sample::readFile(info)),
-                                   gemm::kernelName(b), bn, ptx);
+// The choice for `p`: forced parts from the options over the cache's
+// winner or the rule's pick.
+Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCache *cache) {
+  Choice c = gemm::chooseFor(p, sms, cache);
+  if (!o.forced())
+    return c;
+  if (o.variant && *o.variant != c.variant) {
+    c.variant = *o.variant;
+    c.cluster = c.variant == Variant::SplitK ? 1 : 2;
+    c.splits = c.variant == Variant::SplitK
+                   ? gemm::splitsToFill(gemm::outputTiles(p, c.bn), gemm::kSteps(p), sms)
+                   : 1;
+  }
+  if (o.splits) {
+    c.variant = Variant::SplitK;
+    c.cluster = 1;
+    c.splits = o.splits;
+  }
+  if (o.multicast) {
+    c.variant = Variant::Persistent;
+    c.cluster = *o.multicast ? 2 : 1;
+    c.splits = 1;
+  }
+  if (o.bn)
+    c.bn = o.bn;
+  c.why = "forced on the command line";
+  return c;
 }
 
 std::string fmt(const char *f, double x) {
@@ -221,30 +301,99 @@ CUdeviceptr upload(tile::DeviceBuffer<uint16_t> &buf, const std::vector<uint16_t
   return buf.ptr();
 }
 
+// ---------------------------------------------------------------- running a choice
+// The loaded kernels (one load and JIT per PTX file, kernel and BN) and
+// split-K's workspace, shared by every launch of one dtype and device.
+struct Runner {
+  tile::Context &ctx;
+  const Options &o;
+  std::map<std::string, gemm::TileKernel> loaded;
+  std::optional<gemm::SplitKWorkspace> ws;
+
+  Runner(tile::Context &c, const Options &opts) : ctx(c), o(opts) {}
+
+  gemm::TileKernel &kernel(const Choice &c, DType d, BMajor b) {
+    const std::string ptx = ptxPath(o, d, gemm::usesMulticastPtx(c));
+    const std::string name = gemm::kernelName(c, b);
+    const std::string key = ptx + "\n" + name + "\n" + std::to_string(c.bn);
+    auto it = loaded.find(key);
+    if (it == loaded.end()) {
+      if (!fileExists(ptx))
+        throw std::runtime_error("not built (" + ptx + ")");
+      it = loaded.emplace(key, gemm::loadTileKernel(ctx, ptx, name, c.bn)).first;
+    }
+    return it->second;
+  }
+
+  // A launch of choice c on p's tensors (the persistent grid computed once).
+  std::function<void()> launcher(const Choice &c, const Problem &p, const gemm::Tensors &ts,
+                                 std::string *what = nullptr) {
+    gemm::TileKernel &k = kernel(c, p.dtype, p.bmajor);
+    if (c.variant == Variant::SplitK) {
+      if (!ws)
+        ws.emplace();
+      if (what)
+        *what = k.kernel.name() + ", grid " + std::to_string(gemm::outputTiles(p, c.bn)) + " x " +
+                std::to_string(c.splits);
+      const int splits = c.splits;
+      return [this, &k, p, ts, splits] { gemm::launchSplitK(k, p, ts, *ws, splits); };
+    }
+    const int64_t clusters = gemm::persistentClusters(k, p, ts, o.clusters);
+    if (what)
+      *what = k.kernel.name() + ", cluster " + std::to_string(k.cluster) + ", " +
+              std::to_string(clusters) + " clusters";
+    return [&k, ts, clusters] { gemm::launchTile(k, ts, clusters); };
+  }
+};
+
+// --tune: every candidate timed (median of 15 after 3 warm-ups; the runs
+// write C, which the caller overwrites); the fastest, with its time. Also
+// the rule's choice's time (it is one of the candidates) in *ruleUs.
+gemm::CacheEntry tune(Runner &run, const Problem &p, const gemm::Tensors &ts, int sms,
+                      double *ruleUs) {
+  const Choice rule = gemm::ruleChoice(p, sms);
+  gemm::CacheEntry best;
+  best.us = -1;
+  for (const Choice &c : gemm::candidates(p, sms)) {
+    double us = -1;
+    try {
+      std::function<void()> f = run.launcher(c, p, ts);
+      us = sample::timeWithEvents([] {}, f, 3, 15).median * 1e3;
+    } catch (const std::exception &e) {
+      std::printf("    tune: %s skipped: %s\n", gemm::describe(c).c_str(), e.what());
+      continue;
+    }
+    std::printf("    tune: %-48s %9.1f us\n", gemm::describe(c).c_str(), us);
+    if (c == rule && ruleUs)
+      *ruleUs = us;
+    if (best.us < 0 || us < best.us) {
+      best.choice = c;
+      best.us = us;
+    }
+  }
+  if (best.us < 0)
+    throw std::runtime_error("no candidate ran for " + p.shape());
+  best.choice.why = "tuned";
+  return best;
+}
+
+void loadCache(const Options &o, gemm::TuneCache &cache) {
+  if (o.tuneCache.empty() || !fileExists(o.tuneCache))
+    return;
+  cache.load(o.tuneCache);
+  for (const std::string &why : cache.problems)
+    std::fprintf(stderr, "gemm: warning: %s (line skipped)\n", why.c_str());
+}
+
 // ---------------------------------------------------------------- --check
 int runCheck(const Options &o) {
   Problem p = o.problem;
-  const std::string ptx = ptxPath(o, p.dtype, o.multicast);
-  const bool havePtx = fileExists(ptx);
-  // The shape rule needs only the kernel info (without the PTX: the
-  // contract's cluster and BN): checked before any device is touched.
-  gemm::KernelShape ks;
-  ks.cluster = o.multicast ? 2 : 1;
-  ks.bn = o.bn ? o.bn : 256;
-  ks.entry = gemm::kernelName(p.bmajor) + " (contract: no PTX)";
-  if (havePtx) {
-    try {
-      ks = shapeOf(ptx, p.bmajor, o.bn);
-    } catch (const std::exception &e) {
-      std::fprintf(stderr, "gemm: %s\n", e.what());
-      return 1;
-    }
-  }
+  // The alignment rule needs nothing but the shape: checked before any
+  // device is touched.
   if (!o.referenceOnly) {
-    const std::string why = gemm::shapeProblem(p, ks.cluster, ks.bn);
+    const std::string why = gemm::alignmentProblem(p);
     if (!why.empty()) {
-      std::fprintf(stderr, "gemm: %s rejected by %s: %s\n", p.shape().c_str(), ks.entry.c_str(),
-                   why.c_str());
+      std::fprintf(stderr, "gemm: %s rejected: %s\n", p.shape().c_str(), why.c_str());
       return 2;
     }
   }
@@ -256,11 +405,13 @@ int runCheck(const Options &o) {
   SAMPLE_CUDA_CHECK(cudaSetDevice(0));
   SAMPLE_CUDA_CHECK(cudaFree(nullptr)); // the primary context the tilec runtime retains too
   tile::Context ctx(0);
+  const int sms = ctx.smCount();
   const double tol = gemm::tolerance(p.dtype);
-  std::printf("gemm --check %s %s, B %s-major, multicast %s, seed %" PRIu64
-              " (normal(0, 1) inputs)\n",
-              p.shape().c_str(), gemm::dtypeName(p.dtype), gemm::bmajorName(p.bmajor),
-              o.multicast ? "on" : "off", o.seed);
+  gemm::TuneCache cache;
+  loadCache(o, cache);
+  Choice choice = choiceFor(o, p, sms, &cache);
+  std::printf("gemm --check %s %s, B %s-major, seed %" PRIu64 " (normal(0, 1) inputs)\n",
+              p.shape().c_str(), gemm::dtypeName(p.dtype), gemm::bmajorName(p.bmajor), o.seed);
   try {
     const std::vector<uint16_t> a = gemm::randomNormal(p.dtype, size_t(p.m * p.k), o.seed, 1);
     const std::vector<uint16_t> b = gemm::randomNormal(p.dtype, size_t(p.k * p.n), o.seed, 2);
@@ -291,18 +442,29 @@ int runCheck(const Options &o) {
       std::printf("gemm: %s (--reference-only: cuBLAS against float64)\n", ok ? "PASS" : "FAIL");
       return ok ? 0 : 1;
     }
-    if (!havePtx) {
+    const std::string ptx = ptxPath(o, p.dtype, gemm::usesMulticastPtx(choice));
+    if (!fileExists(ptx)) {
       std::printf("no .tile PTX at %s: samples/gemm/gemm.tile is not built yet (README.md, "
-                  "\"The .tile kernel\"); only cuBLAS was checked\n",
+                  "\"The contract\"); only cuBLAS was checked\n",
                   ptx.c_str());
       return ok ? o.skipCode : 1;
     }
-    gemm::TileKernel k = gemm::loadTileKernel(ctx, ptx, gemm::kernelName(p.bmajor), ks.bn);
+    Runner run(ctx, o);
     const gemm::Tensors ts = gemm::tensorsOf(p, dA.ptr(), dB.ptr(), dC.ptr());
-    const int64_t clusters = gemm::persistentClusters(k, p, ts, o.clusters);
-    std::printf("  tilec: %s (%s), cluster %d, %u threads, %" PRId64 " clusters (persistent)\n",
-                k.kernel.name().c_str(), ptx.c_str(), k.cluster, k.threads, clusters);
-    gemm::launchTile(k, ts, clusters);
+    if (o.tune) {
+      const gemm::CacheEntry best = tune(run, p, ts, sms, nullptr);
+      cache.entries[gemm::cacheKey(p)] = best;
+      if (!cache.save(o.tuneCache))
+        std::fprintf(stderr, "gemm: cannot write %s\n", o.tuneCache.c_str());
+      choice = best.choice;
+      choice.why = "tuned now (" + fmt("%.1f", best.us) + " us), saved in " + o.tuneCache;
+      dC.fillBytes(0xff); // the candidates wrote C: poison it again
+    }
+    std::string what;
+    std::function<void()> launch = run.launcher(choice, p, ts, &what);
+    std::printf("  tilec: %s (%s); %s\n", gemm::describe(choice).c_str(), choice.why.c_str(),
+                what.c_str());
+    launch();
     SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<uint16_t> got = dC.toHost();
     printComparison("tilec vs float64:", gemm::compareRows(p, got, rows, cpuAt), tol, ok);
@@ -314,6 +476,18 @@ int runCheck(const Options &o) {
                                             p.dtype, ref[r * size_t(p.n) + size_t(j)]));
                                       }),
                     tol, ok);
+    // Split-K a second time: the flags the first launch left must be zero
+    // again (the last CTA of each tile resets its flag), so a rerun is exact.
+    if (choice.variant == Variant::SplitK && choice.splits > 1) {
+      dC.fillBytes(0xff);
+      launch();
+      SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<uint16_t> again = dC.toHost();
+      const bool same = again == got;
+      std::printf("  split-K rerun (flags reset by the kernel): %s\n",
+                  same ? "bit-identical" : "DIFFERS  FAIL");
+      ok = ok && same;
+    }
     std::printf("gemm: %s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
   } catch (const std::exception &e) {
@@ -323,23 +497,46 @@ int runCheck(const Options &o) {
 }
 
 // ---------------------------------------------------------------- --bench
-struct Measured {
-  bool run = false;
-  std::string note; // why not run
-  double ms = -1;
-  double err = -1; // rel. Frobenius vs cuBLAS
-  int64_t nonFinite = 0;
-  bool ok() const { return run && nonFinite == 0; }
-};
-
 struct BenchRow {
   Problem p;
-  Measured blas, mc, nomc;
-  double blasVsCpu = -1; // cuBLAS vs float64 on sampled rows
+  double blasMs = -1, tileMs = -1, ruleUs = -1;
+  double blasVsCpu = -1, err = -1;
+  int64_t nonFinite = 0;
+  Choice choice;
+  std::string note; // why tilec did not run, or the launch
   bool pass = true;
+  bool ran() const { return tileMs > 0; }
+  double ratio() const { return ran() ? blasMs / tileMs : -1; }
 };
 
 double tflops(const Problem &p, double ms) { return ms > 0 ? p.flops() / (ms * 1e-3) / 1e12 : 0; }
+
+// Geometric mean and minimum of cuBLAS time / tilec time over the rows that
+// `keep` selects (and that ran).
+struct Summary {
+  int count = 0, below09 = 0;
+  double geomean = 0, min = 0;
+  std::string minShape;
+};
+template <class Keep> Summary summarise(const std::vector<BenchRow> &rows, Keep keep) {
+  Summary s;
+  double logSum = 0;
+  for (const BenchRow &r : rows) {
+    if (!r.ran() || !keep(r))
+      continue;
+    const double x = r.ratio();
+    logSum += std::log(x);
+    if (s.count == 0 || x < s.min) {
+      s.min = x;
+      s.minShape = r.p.shape() + " " + gemm::dtypeName(r.p.dtype);
+    }
+    s.below09 += x < 0.9;
+    ++s.count;
+  }
+  if (s.count)
+    s.geomean = std::exp(logSum / s.count);
+  return s;
+}
 
 int runBench(const Options &o) {
   int devices = 0;
@@ -350,29 +547,36 @@ int runBench(const Options &o) {
   SAMPLE_CUDA_CHECK(cudaSetDevice(0));
   SAMPLE_CUDA_CHECK(cudaFree(nullptr));
   tile::Context ctx(0);
+  const int sms = ctx.smCount();
   gemm::Cublas blas;
+  gemm::TuneCache cache;
+  loadCache(o, cache);
   const int clockKhz = ctx.attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
-  const double devicePeak =
-      double(ctx.smCount()) * gemm::kDenseFlopsPerSmPerClock * double(clockKhz) * 1e3 / 1e12;
   std::printf("gemm --bench on %s (%d SMs, %.0f MHz), cuBLAS %d, %d warm-up + median of %d runs, "
-              "seed %" PRIu64 "\n",
-              ctx.name().c_str(), ctx.smCount(), clockKhz / 1e3, blas.version(), o.warmup, o.runs,
-              o.seed);
-
-  // One load (and JIT) per PTX file and kernel, reused by every shape.
-  std::map<std::string, gemm::TileKernel> loaded;
-  auto kernelFor = [&](const std::string &ptx, const std::string &name) -> gemm::TileKernel & {
-    const std::string key = ptx + "\n" + name;
-    auto it = loaded.find(key);
-    if (it == loaded.end())
-      it = loaded.emplace(key, gemm::loadTileKernel(ctx, ptx, name, o.bn)).first;
-    return it->second;
-  };
+              "seed %" PRIu64 "%s\n",
+              ctx.name().c_str(), sms, clockKhz / 1e3, blas.version(), o.warmup, o.runs, o.seed,
+              o.tune ? ", --tune" : "");
 
   std::vector<BenchRow> rows;
   bool allPass = true;
   for (BMajor bm : o.bmajors)
-    for (DType d : o.dtypes)
+    for (DType d : o.dtypes) {
+      // One pool of normal values per operand, as large as the largest shape
+      // needs; each shape reads a prefix (fresh data per run of the program).
+      int64_t maxA = 1, maxB = 1, maxC = 1;
+      for (const Problem &s : o.shapes) {
+        maxA = std::max(maxA, s.m * s.k);
+        maxB = std::max(maxB, s.n * s.k);
+        maxC = std::max(maxC, s.m * s.n);
+      }
+      const std::vector<uint16_t> a = gemm::randomNormal(d, size_t(maxA), o.seed, 1);
+      const std::vector<uint16_t> b = gemm::randomNormal(d, size_t(maxB), o.seed, 2);
+      tile::DeviceBuffer<uint16_t> dA(a.size()), dB(b.size()), dRef{size_t(maxC)},
+          dC{size_t(maxC)};
+      upload(dA, a);
+      upload(dB, b);
+      Runner run(ctx, o);
+      const double tol = gemm::tolerance(d);
       for (Problem shape : o.shapes) {
         BenchRow row;
         Problem &p = row.p;
@@ -382,23 +586,21 @@ int runBench(const Options &o) {
         std::printf("%s %s B %s-major:\n", p.shape().c_str(), gemm::dtypeName(d),
                     gemm::bmajorName(bm));
         std::fflush(stdout);
-        const std::vector<uint16_t> a = gemm::randomNormal(d, size_t(p.m * p.k), o.seed, 1);
-        const std::vector<uint16_t> b = gemm::randomNormal(d, size_t(p.k * p.n), o.seed, 2);
-        tile::DeviceBuffer<uint16_t> dA(a.size()), dB(b.size()), dRef(size_t(p.m * p.n)),
-            dC(size_t(p.m * p.n));
-        upload(dA, a);
-        upload(dB, b);
-        const double tol = gemm::tolerance(d);
-        auto nothing = [] {};
-
+        const std::string bad = gemm::alignmentProblem(p);
+        if (!bad.empty()) {
+          row.note = "rejected: " + bad;
+          std::printf("  %s\n", row.note.c_str());
+          rows.push_back(row);
+          continue;
+        }
         // cuBLAS, poisoned first; its result is the reference of the row.
         dRef.fillBytes(0xff);
-        row.blas.ms =
-            sample::timeWithEvents(
-                nothing, [&] { blas.gemm(p, dA.ptr(), dB.ptr(), dRef.ptr()); }, o.warmup, o.runs)
-                .median;
-        row.blas.run = true;
-        const std::vector<uint16_t> ref = dRef.toHost();
+        row.blasMs = sample::timeWithEvents(
+                         [] {}, [&] { blas.gemm(p, dA.ptr(), dB.ptr(), dRef.ptr()); }, o.warmup,
+                         o.runs)
+                         .median;
+        std::vector<uint16_t> ref(size_t(p.m * p.n));
+        dRef.copyTo(ref.data(), ref.size());
         {
           const std::vector<int64_t> cpuRows = gemm::referenceRows(p, double(1ull << 28));
           const std::vector<double> cpu = gemm::referenceGemm(p, a, b, cpuRows);
@@ -406,111 +608,115 @@ int runBench(const Options &o) {
             return cpu[r * size_t(p.n) + size_t(j)];
           });
           row.blasVsCpu = c.relFrobenius;
-          row.blas.nonFinite = c.nonFinite;
           if (c.nonFinite || c.relFrobenius >= tol) {
             row.pass = false;
             std::printf("  PROBLEM: cuBLAS vs float64 rel. error %.3e, %" PRId64 " non-finite\n",
                         c.relFrobenius, c.nonFinite);
           }
         }
-        const std::vector<int64_t> every = gemm::allRows(p);
-        for (bool mc : {true, false}) {
-          Measured &m = mc ? row.mc : row.nomc;
-          const std::string ptx = ptxPath(o, d, mc);
-          if (!fileExists(ptx)) {
-            m.note = "not built (" + gemm::ptxName(d, mc) + ")";
-            continue;
+        try {
+          const gemm::Tensors ts = gemm::tensorsOf(p, dA.ptr(), dB.ptr(), dC.ptr());
+          row.choice = gemm::chooseFor(p, sms, &cache);
+          if (o.tune) {
+            const gemm::CacheEntry best = tune(run, p, ts, sms, &row.ruleUs);
+            cache.entries[gemm::cacheKey(p)] = best;
+            row.choice = best.choice;
           }
-          try {
-            gemm::TileKernel &k = kernelFor(ptx, gemm::kernelName(bm));
-            const std::string why = gemm::shapeProblem(p, k.cluster, k.bn);
-            if (!why.empty()) {
-              m.note = "shape rejected: " + why;
-              continue;
-            }
-            dC.fillBytes(0xff);
-            const gemm::Tensors ts = gemm::tensorsOf(p, dA.ptr(), dB.ptr(), dC.ptr());
-            const int64_t clusters = gemm::persistentClusters(k, p, ts, o.clusters);
-            m.ms = sample::timeWithEvents(
-                       nothing, [&] { gemm::launchTile(k, ts, clusters); }, o.warmup, o.runs)
-                       .median;
-            m.run = true;
-            const std::vector<uint16_t> got = dC.toHost();
-            const gemm::Comparison c = gemm::compareRows(p, got, every, [&](size_t r, int64_t j) {
-              return double(gemm::fromBits(d, ref[r * size_t(p.n) + size_t(j)]));
-            });
-            m.err = c.relFrobenius;
-            m.nonFinite = c.nonFinite;
-            m.note = k.kernel.name() + ", cluster " + std::to_string(k.cluster) + ", " +
-                     std::to_string(clusters) + " clusters";
-            if (c.nonFinite || c.relFrobenius >= tol) {
-              row.pass = false;
-              std::printf("  PROBLEM: tilec %s vs cuBLAS rel. error %.3e, %" PRId64 " non-finite\n",
-                          mc ? "mc" : "nomc", c.relFrobenius, c.nonFinite);
-            }
-          } catch (const std::exception &e) {
-            m.run = false;
-            m.note = std::string("error: ") + e.what();
+          std::string what;
+          std::function<void()> launch = run.launcher(row.choice, p, ts, &what);
+          dC.fillBytes(0xff);
+          row.tileMs = sample::timeWithEvents([] {}, launch, o.warmup, o.runs).median;
+          row.note = what;
+          std::vector<uint16_t> got(size_t(p.m * p.n));
+          dC.copyTo(got.data(), got.size());
+          // All of C up to 2^26 elements, else rows spread over M.
+          const std::vector<int64_t> cmpRows =
+              p.m * p.n <= (int64_t(1) << 26)
+                  ? gemm::allRows(p)
+                  : gemm::referenceRows(p, double(int64_t(1) << 26) * double(p.k));
+          const gemm::Comparison c = gemm::compareRows(p, got, cmpRows, [&](size_t r, int64_t j) {
+            return double(gemm::fromBits(d, ref[size_t(cmpRows[r] * p.n + j)]));
+          });
+          row.err = c.relFrobenius;
+          row.nonFinite = c.nonFinite;
+          if (c.nonFinite || c.relFrobenius >= tol) {
             row.pass = false;
-            std::printf("  PROBLEM: tilec %s: %s\n", mc ? "mc" : "nomc", e.what());
+            std::printf("  PROBLEM: tilec vs cuBLAS rel. error %.3e, %" PRId64 " non-finite\n",
+                        c.relFrobenius, c.nonFinite);
           }
+        } catch (const std::exception &e) {
+          row.tileMs = -1;
+          row.note = std::string("error: ") + e.what();
+          row.pass = false;
+          std::printf("  PROBLEM: tilec: %s\n", e.what());
         }
-        std::printf("  cuBLAS %.1f us (%.0f TFLOP/s); tilec mc %s; tilec nomc %s\n",
-                    row.blas.ms * 1e3, tflops(p, row.blas.ms),
-                    row.mc.run ? fmt("%.1f us", row.mc.ms * 1e3).c_str() : row.mc.note.c_str(),
-                    row.nomc.run ? fmt("%.1f us", row.nomc.ms * 1e3).c_str()
-                                 : row.nomc.note.c_str());
+        std::printf("  cuBLAS %.1f us; tilec %s: %s (%s)\n", row.blasMs * 1e3,
+                    gemm::describe(row.choice).c_str(),
+                    row.ran() ? (fmt("%.1f us", row.tileMs * 1e3) + ", x cuBLAS " +
+                                 fmt("%.3f", row.ratio()))
+                                    .c_str()
+                              : row.note.c_str(),
+                    row.choice.why.c_str());
+        std::fflush(stdout);
         allPass = allPass && row.pass;
         rows.push_back(row);
       }
+    }
+  if (o.tune && !cache.save(o.tuneCache))
+    std::fprintf(stderr, "gemm: cannot write %s\n", o.tuneCache.c_str());
 
   // The table, as docs/perf/gemm.md takes it.
   std::ostringstream md;
   md << "GEMM C = A*B, row-major A [M, K] and C [M, N], f32 accumulation, normal(0, 1) inputs "
         "(seed "
-     << o.seed << "); " << ctx.name() << ", " << ctx.smCount() << " SMs; cuBLAS " << blas.version()
+     << o.seed << "); " << ctx.name() << ", " << sms << " SMs; cuBLAS " << blas.version()
      << " cublasGemmEx (CUBLAS_COMPUTE_32F); CUDA-event median of " << o.runs << " runs after "
      << o.warmup
-     << " warm-up runs. `x cuBLAS` = cuBLAS time / tilec time (> 1: tilec faster); `mc gain` = "
-        "time without multicast / time with multicast of B; `err` = relative Frobenius error "
-        "against cuBLAS over all of C.\n\n";
-  md << "| M x N x K | dtype | B | cuBLAS us | cuBLAS TFLOP/s | tilec mc us | tilec mc TFLOP/s | "
-        "mc x cuBLAS | tilec no-mc us | no-mc TFLOP/s | no-mc x cuBLAS | mc gain | floor us | "
-        "err mc / no-mc |\n";
-  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  auto col = [&](const Measured &m, const Problem &p, double blasMs) {
-    if (!m.run)
-      return std::string(" ") + (m.note.empty() ? "-" : m.note) + " | | |";
-    return " " + fmt("%.1f", m.ms * 1e3) + " | " + fmt("%.0f", tflops(p, m.ms)) + " | " +
-           fmt("%.3f", blasMs / m.ms) + " |";
-  };
+     << " warm-up runs. `x cuBLAS` = cuBLAS time / tilec time (> 1: tilec faster); `choice` = "
+        "the kernel the host picked"
+     << (o.tune ? " (`--tune`: the fastest candidate; `rule us` = the rule table's pick)" : "")
+     << "; `err` = relative Frobenius error against cuBLAS.\n\n";
+  md << "| M x N x K | dtype | B | cuBLAS us | cuBLAS TFLOP/s | tilec us | tilec TFLOP/s | "
+        "x cuBLAS | choice | rule us | err |\n";
+  md << "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const BenchRow &r : rows) {
     const Problem &p = r.p;
     md << "| " << p.m << " x " << p.n << " x " << p.k << " | " << gemm::dtypeName(p.dtype) << " | "
-       << gemm::bmajorName(p.bmajor) << " | " << fmt("%.1f", r.blas.ms * 1e3) << " | "
-       << fmt("%.0f", tflops(p, r.blas.ms)) << " |" << col(r.mc, p, r.blas.ms)
-       << col(r.nomc, p, r.blas.ms) << " "
-       << (r.mc.run && r.nomc.run ? fmt("%.3f", r.nomc.ms / r.mc.ms) : std::string("-")) << " | "
-       << fmt("%.1f", p.flops() / (gemm::kH100SxmDenseTflops * 1e12) * 1e6) << " | "
-       << (r.mc.run ? fmt("%.1e", r.mc.err) : std::string("-")) << " / "
-       << (r.nomc.run ? fmt("%.1e", r.nomc.err) : std::string("-")) << " |\n";
+       << gemm::bmajorName(p.bmajor) << " | ";
+    if (r.blasMs < 0) {
+      md << r.note << " | | | | | | | |\n";
+      continue;
+    }
+    md << fmt("%.1f", r.blasMs * 1e3) << " | " << fmt("%.0f", tflops(p, r.blasMs)) << " | ";
+    if (!r.ran())
+      md << r.note << " | | | " << gemm::describe(r.choice) << " | | |\n";
+    else
+      md << fmt("%.1f", r.tileMs * 1e3) << " | " << fmt("%.0f", tflops(p, r.tileMs)) << " | "
+         << fmt("%.3f", r.ratio()) << " | " << gemm::describe(r.choice) << " | "
+         << (r.ruleUs > 0 ? fmt("%.1f", r.ruleUs) : std::string("-")) << " | "
+         << fmt("%.1e", r.err) << " |\n";
   }
-  md << "\n- physical floor: " << gemm::kH100SxmDenseTflops
-     << " TFLOP/s dense f16/bf16 (H100 SXM datasheet; the `floor us` column); this device: "
-     << ctx.smCount() << " SMs x " << gemm::kDenseFlopsPerSmPerClock << " FLOP/clock x "
-     << clockKhz / 1e3 << " MHz = " << fmt("%.1f", devicePeak) << " TFLOP/s\n";
   const std::string ct = gemm::compileTimeNote(sample::ptxDir());
-  md << "- compile time of samples/gemm/gemm.tile (tilec, source -> PTX, measured at build "
+  md << "\n- compile time of samples/gemm/gemm.tile (tilec, source -> PTX, measured at build "
         "time): "
      << (ct.empty() ? std::string("not recorded (no gemm_compile_time.txt in the PTX directory)")
                     : ct)
      << "\n";
+  for (DType d : o.dtypes) {
+    auto line = [&](const char *what, const Summary &s) {
+      md << "- " << gemm::dtypeName(d) << ", " << what << ": geometric mean x cuBLAS "
+         << fmt("%.3f", s.geomean) << " over " << s.count << " shapes; lowest "
+         << fmt("%.3f", s.min) << " (" << s.minShape << "); " << s.below09 << " below 0.9\n";
+    };
+    line("the sweep", summarise(rows, [&](const BenchRow &r) { return r.p.dtype == d; }));
+    line("M <= 256",
+         summarise(rows, [&](const BenchRow &r) { return r.p.dtype == d && r.p.m <= 256; }));
+  }
   for (const BenchRow &r : rows) {
-    if (r.blasVsCpu >= 0)
+    if (r.blasVsCpu >= 0 && r.ran())
       md << "- " << r.p.shape() << " " << gemm::dtypeName(r.p.dtype) << " B "
          << gemm::bmajorName(r.p.bmajor) << ": cuBLAS vs float64 (sampled rows) "
-         << fmt("%.1e", r.blasVsCpu) << (r.mc.run ? "; mc: " + r.mc.note : "")
-         << (r.nomc.run ? "; no-mc: " + r.nomc.note : "") << "\n";
+         << fmt("%.1e", r.blasVsCpu) << "; tilec: " << r.note << " (" << r.choice.why << ")\n";
     if (!r.pass)
       md << "- PROBLEM: " << r.p.shape() << " " << gemm::dtypeName(r.p.dtype)
          << ": a result failed its check (see the log)\n";
@@ -527,15 +733,14 @@ int runBench(const Options &o) {
     f << "m,n,k,dtype,bmajor,impl,median_us,tflops\n";
     for (const BenchRow &r : rows) {
       const Problem &p = r.p;
-      auto line = [&](const char *impl, const Measured &m) {
-        if (m.run)
+      auto line = [&](const char *impl, double ms) {
+        if (ms > 0)
           f << p.m << "," << p.n << "," << p.k << "," << gemm::dtypeName(p.dtype) << ","
-            << gemm::bmajorName(p.bmajor) << "," << impl << "," << m.ms * 1e3 << ","
-            << tflops(p, m.ms) << "\n";
+            << gemm::bmajorName(p.bmajor) << "," << impl << "," << ms * 1e3 << ","
+            << tflops(p, ms) << "\n";
       };
-      line("cuBLAS", r.blas);
-      line("tilec mc", r.mc);
-      line("tilec no-mc", r.nomc);
+      line("cuBLAS", r.blasMs);
+      line("tilec", r.tileMs);
     }
     f << "# floor_tflops," << gemm::kH100SxmDenseTflops << "\n";
     if (!f)

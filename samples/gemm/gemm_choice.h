@@ -1,0 +1,302 @@
+// samples/gemm: which kernel computes a shape, decided on the host with no
+// device (README.md, "Choosing the kernel"):
+//   - the alignment rule, the one requirement on M, N, K that is left (TMA's);
+//   - the variants: the persistent kernel (gemm / gemm_bmn, BN 256 or 128,
+//     cluster 2 with B multicast or cluster 1) and split-K (gemm_splitk /
+//     gemm_splitk_bmn, BN 128 or 256, 1..8 splits), their grids and workspaces;
+//   - the rule table that picks one per shape, the candidates `--tune` times,
+//     and the text cache of tuned winners.
+#pragma once
+
+#include "gemm_common.h"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gemm {
+
+// ---------------------------------------------------------------- alignment
+// The one rule left on M, N, K. The kernels take A, B, C as TMA tensor maps,
+// and cuTensorMapEncodeTiled needs a 16-byte aligned base (cudaMalloc gives
+// 256) and every stride but the innermost a multiple of 16 bytes: the row
+// strides K * 2 (A, K-major B) and N * 2 (C, MN-major B) bytes. Edge tiles
+// need nothing: TMA zero-fills loads outside the tensor and clips stores.
+// "" when the shape is fine, else why not (every broken rule).
+inline std::string alignmentProblem(const Problem &p) {
+  if (p.m < 1 || p.n < 1 || p.k < 1)
+    return "M, N and K must be positive";
+  const int64_t elem = 2; // f16 / bf16
+  std::string why;
+  auto rule = [&](const char *dim, int64_t v, const char *rows) {
+    if (v * elem % 16 == 0)
+      return;
+    why += std::string(why.empty() ? "" : "; ") + dim + " = " + std::to_string(v) + ": the rows of " +
+           rows + " are " + std::to_string(v * elem) + " bytes apart, not a multiple of 16";
+  };
+  rule("K", p.k, p.bmajor == BMajor::K ? "A [M, K] and B [N, K]" : "A [M, K]");
+  rule("N", p.n, p.bmajor == BMajor::K ? "C [M, N]" : "C [M, N] and B [K, N]");
+  if (!why.empty())
+    why += " (TMA: a tensor map's strides are multiples of 16 bytes, so N and K must be "
+           "multiples of 8 for 16-bit elements; any M is fine)";
+  return why;
+}
+
+// ---------------------------------------------------------------- variants
+enum class Variant { Persistent, SplitK };
+
+struct Choice {
+  Variant variant = Variant::Persistent;
+  int64_t bn = 256;
+  int cluster = 2;  // persistent: 2 (B multicast, the _mc PTX) or 1 (_nomc); split-K: 1
+  int splits = 1;   // split-K only
+  int stages = 4;   // the ring depth of gemm.tile (a literal there: not a choice yet)
+  std::string why;  // the rule that chose it, or "tuned ..." / "forced"
+  bool operator==(const Choice &o) const {
+    return variant == o.variant && bn == o.bn && cluster == o.cluster && splits == o.splits &&
+           stages == o.stages;
+  }
+};
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t kSteps(const Problem &p) { return ceilDiv(p.k, kTileK); }
+// Output tiles of 128 x bn (split-K's work items).
+inline int64_t outputTiles(const Problem &p, int64_t bn) {
+  return ceilDiv(p.m, kTileM) * ceilDiv(p.n, bn);
+}
+// The persistent kernel's work units: `cluster` 128-row tiles x one bn column.
+inline int64_t persistentUnits(const Problem &p, int64_t bn, int cluster) {
+  return ceilDiv(p.m, kTileM * cluster) * ceilDiv(p.n, bn);
+}
+// CTAs the choice keeps busy at once when nothing limits residency (one CTA
+// per SM: the kernels take ~224 KB of shared memory).
+inline int64_t ctasOf(const Problem &p, const Choice &c) {
+  return c.variant == Variant::SplitK ? outputTiles(p, c.bn) * c.splits
+                                      : persistentUnits(p, c.bn, c.cluster) * c.cluster;
+}
+
+inline std::string variantName(Variant v) { return v == Variant::SplitK ? "splitk" : "persistent"; }
+// "persistent BN 256, cluster 2 (B multicast), 4 stages" / "split-K x4, BN 128, 4 stages".
+inline std::string describe(const Choice &c) {
+  std::string s = c.variant == Variant::SplitK
+                      ? "split-K x" + std::to_string(c.splits) + ", BN " + std::to_string(c.bn)
+                      : "persistent BN " + std::to_string(c.bn) + ", cluster " +
+                            std::to_string(c.cluster) + (c.cluster > 1 ? " (B multicast)" : "");
+  return s + ", " + std::to_string(c.stages) + " stages";
+}
+// The PTX file and kernel of a choice (README.md, "The contract").
+inline bool usesMulticastPtx(const Choice &c) {
+  return c.variant == Variant::Persistent && c.cluster > 1;
+}
+inline std::string kernelName(const Choice &c, BMajor b) {
+  const std::string base = c.variant == Variant::SplitK ? "gemm_splitk" : "gemm";
+  return b == BMajor::K ? base : base + "_bmn";
+}
+// Split-K's f32 workspace (elements) and tile flags (i32) for a choice.
+inline int64_t workspaceFloats(const Problem &p, const Choice &c) {
+  return c.variant == Variant::SplitK && c.splits > 1
+             ? int64_t(c.splits) * outputTiles(p, c.bn) * kTileM * c.bn
+             : 0;
+}
+inline int64_t flagCount(const Problem &p, const Choice &c) {
+  return c.variant == Variant::SplitK ? outputTiles(p, c.bn) : 0;
+}
+
+// ---------------------------------------------------------------- the rule table
+// Splits that fill `sms` SMs with `tiles` output tiles, with at least 4 k
+// steps (of 64) per split and at most 8 splits (each split adds its f32
+// partial to the workspace traffic).
+inline int splitsToFill(int64_t tiles, int64_t steps, int sms) {
+  const int64_t fill = std::max<int64_t>(1, sms / std::max<int64_t>(1, tiles));
+  const int64_t most = std::max<int64_t>(1, std::min<int64_t>(8, steps / 4));
+  return int(std::min(fill, most));
+}
+
+struct Rule {
+  const char *when; // the condition, as printed by --bench
+  bool (*matches)(const Problem &, int sms);
+  Choice (*pick)(const Problem &, int sms);
+};
+
+inline Choice splitKFill(const Problem &p, int sms) {
+  Choice c;
+  c.variant = Variant::SplitK;
+  c.cluster = 1;
+  c.bn = outputTiles(p, 128) <= sms ? 128 : 256;
+  c.splits = splitsToFill(outputTiles(p, c.bn), kSteps(p), sms);
+  return c;
+}
+inline Choice persistentWith(int64_t bn) {
+  Choice c;
+  c.bn = bn;
+  return c;
+}
+
+// First match wins. "Fills" = at least 3/4 of the SMs get a CTA at once.
+inline const std::vector<Rule> &ruleTable() {
+  static const std::vector<Rule> rules = {
+      {"M <= 256 (decode): split-K, BN 128 (256 when 128-wide tiles outnumber the SMs), "
+       "splits to fill the SMs",
+       [](const Problem &p, int) { return p.m <= 256; }, splitKFill},
+      {"256-row clusters of 256-wide tiles fill the SMs: persistent, BN 256, cluster 2",
+       [](const Problem &p, int sms) { return persistentUnits(p, 256, 2) * 2 * 4 >= 3 * sms; },
+       [](const Problem &, int) { return persistentWith(256); }},
+      {"256-row clusters of 128-wide tiles fill the SMs: persistent, BN 128, cluster 2",
+       [](const Problem &p, int sms) { return persistentUnits(p, 128, 2) * 2 * 4 >= 3 * sms; },
+       [](const Problem &, int) { return persistentWith(128); }},
+      {"few tiles (long K): split-K, BN 128, splits to fill the SMs",
+       [](const Problem &, int) { return true; }, splitKFill},
+  };
+  return rules;
+}
+
+inline Choice ruleChoice(const Problem &p, int sms) {
+  for (const Rule &r : ruleTable())
+    if (r.matches(p, sms)) {
+      Choice c = r.pick(p, sms);
+      c.why = std::string("rule: ") + r.when;
+      return c;
+    }
+  return Choice{}; // unreachable: the last rule matches everything
+}
+
+// What --tune times: both persistent BNs with and without the cluster, and
+// split-K at BN 128 / 256 with 1, 2, 3, 4, 6, 8 splits (at least 2 k steps per
+// split, at most 4 CTAs per SM in all).
+inline std::vector<Choice> candidates(const Problem &p, int sms) {
+  std::vector<Choice> out;
+  for (int64_t bn : {256, 128})
+    for (int cl : {2, 1}) {
+      Choice c = persistentWith(bn);
+      c.cluster = cl;
+      out.push_back(c);
+    }
+  for (int64_t bn : {128, 256})
+    for (int s : {1, 2, 3, 4, 6, 8}) {
+      if (s > 1 && (kSteps(p) < 2 * s || outputTiles(p, bn) * s > 4 * int64_t(sms)))
+        continue;
+      Choice c;
+      c.variant = Variant::SplitK;
+      c.cluster = 1;
+      c.bn = bn;
+      c.splits = s;
+      out.push_back(c);
+    }
+  const Choice rule = ruleChoice(p, sms); // e.g. 5 splits: timed too
+  if (std::find(out.begin(), out.end(), rule) == out.end())
+    out.push_back(rule);
+  return out;
+}
+
+// ---------------------------------------------------------------- tune cache
+// One line per tuned shape:
+//   f16 k 128x4096x4096 splitk 128 1 4 4 12.41
+//   dtype bmajor MxNxK variant BN cluster splits stages median_us
+// '#' starts a comment. Written by --tune, read by --check / --bench
+// (--tune-cache FILE); a cache belongs to the device it was measured on.
+inline std::string cacheKey(const Problem &p) {
+  return std::string(dtypeName(p.dtype)) + " " + bmajorName(p.bmajor) + " " + p.shape();
+}
+struct CacheEntry {
+  Choice choice;
+  double us = 0;
+};
+inline std::string cacheLine(const Problem &p, const CacheEntry &e) {
+  char us[32];
+  std::snprintf(us, sizeof us, "%.2f", e.us);
+  return cacheKey(p) + " " + variantName(e.choice.variant) + " " + std::to_string(e.choice.bn) +
+         " " + std::to_string(e.choice.cluster) + " " + std::to_string(e.choice.splits) + " " +
+         std::to_string(e.choice.stages) + " " + us;
+}
+// Parses one line; false for a comment, a blank line or a malformed one
+// (`error` says what was wrong with a malformed line).
+inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry &e,
+                           std::string &error) {
+  error.clear();
+  const size_t first = line.find_first_not_of(" \t\r");
+  if (first == std::string::npos || line[first] == '#')
+    return false;
+  std::istringstream in(line);
+  std::string dtype, bmajor, shape, variant;
+  long long bn = 0, cluster = 0, splits = 0, stages = 0;
+  double us = 0;
+  std::string extra;
+  if (!(in >> dtype >> bmajor >> shape >> variant >> bn >> cluster >> splits >> stages >> us) ||
+      (in >> extra)) {
+    error = "expected 'dtype bmajor MxNxK variant BN cluster splits stages us'";
+    return false;
+  }
+  if ((dtype != "f16" && dtype != "bf16") || (bmajor != "k" && bmajor != "mn") ||
+      (variant != "persistent" && variant != "splitk") || (bn != 128 && bn != 256) ||
+      (cluster != 1 && cluster != 2) || splits < 1 || splits > 8 || stages != 4) {
+    error = "a value out of range (dtype f16|bf16, bmajor k|mn, variant persistent|splitk, BN "
+            "128|256, cluster 1|2, splits 1..8, stages 4)";
+    return false;
+  }
+  if (variant == "splitk" && cluster != 1) {
+    error = "split-K runs without a cluster (cluster 1)";
+    return false;
+  }
+  key = dtype + " " + bmajor + " " + shape;
+  e.choice.variant = variant == "splitk" ? Variant::SplitK : Variant::Persistent;
+  e.choice.bn = bn;
+  e.choice.cluster = int(cluster);
+  e.choice.splits = int(splits);
+  e.choice.stages = int(stages);
+  e.us = us;
+  return true;
+}
+
+struct TuneCache {
+  std::map<std::string, CacheEntry> entries;
+  std::vector<std::string> problems; // "FILE:LINE: why" for lines that were skipped
+
+  void load(const std::string &path) {
+    std::ifstream f(path);
+    std::string line, key, error;
+    int n = 0;
+    while (std::getline(f, line)) {
+      ++n;
+      CacheEntry e;
+      if (parseCacheLine(line, key, e, error))
+        entries[key] = e;
+      else if (!error.empty())
+        problems.push_back(path + ":" + std::to_string(n) + ": " + error);
+    }
+  }
+  bool save(const std::string &path) const {
+    std::ofstream f(path);
+    f << "# gemm --tune cache: dtype bmajor MxNxK variant BN cluster splits stages median_us\n";
+    for (const auto &[key, e] : entries) {
+      // key is "dtype bmajor shape": rebuild the line from it.
+      char us[32];
+      std::snprintf(us, sizeof us, "%.2f", e.us);
+      f << key << " " << variantName(e.choice.variant) << " " << e.choice.bn << " "
+        << e.choice.cluster << " " << e.choice.splits << " " << e.choice.stages << " " << us
+        << "\n";
+    }
+    return bool(f);
+  }
+  const CacheEntry *find(const Problem &p) const {
+    auto it = entries.find(cacheKey(p));
+    return it == entries.end() ? nullptr : &it->second;
+  }
+};
+
+// The choice for a shape: the cache's winner when it has one, else the rule.
+inline Choice chooseFor(const Problem &p, int sms, const TuneCache *cache) {
+  if (cache)
+    if (const CacheEntry *e = cache->find(p)) {
+      Choice c = e->choice;
+      char us[32];
+      std::snprintf(us, sizeof us, "%.2f", e->us);
+      c.why = std::string("tuned (cache: ") + us + " us)";
+      return c;
+    }
+  return ruleChoice(p, sms);
+}
+
+} // namespace gemm
