@@ -1,9 +1,9 @@
 // samples/gemm: which kernel computes a shape, decided on the host with no
 // device (README.md, "Choosing the kernel"):
-//   - the alignment rule, the one requirement on M, N, K that is left (TMA's);
 //   - the variants: the persistent kernel (gemm / gemm_bmn, BN 256 or 128,
-//     cluster 2 with B multicast or cluster 1) and split-K (gemm_splitk /
-//     gemm_splitk_bmn, BN 128 or 256, 1..8 splits), their grids and workspaces;
+//     cluster 2 with B multicast or cluster 1, 4 stages) and split-K
+//     (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits), their
+//     grids and workspaces;
 //   - the rule table that picks one per shape, the candidates `--tune` times,
 //     and the text cache of tuned winners.
 #pragma once
@@ -19,32 +19,6 @@
 
 namespace gemm {
 
-// ---------------------------------------------------------------- alignment
-// The one rule left on M, N, K. The kernels take A, B, C as TMA tensor maps,
-// and cuTensorMapEncodeTiled needs a 16-byte aligned base (cudaMalloc gives
-// 256) and every stride but the innermost a multiple of 16 bytes: the row
-// strides K * 2 (A, K-major B) and N * 2 (C, MN-major B) bytes. Edge tiles
-// need nothing: TMA zero-fills loads outside the tensor and clips stores.
-// "" when the shape is fine, else why not (every broken rule).
-inline std::string alignmentProblem(const Problem &p) {
-  if (p.m < 1 || p.n < 1 || p.k < 1)
-    return "M, N and K must be positive";
-  const int64_t elem = 2; // f16 / bf16
-  std::string why;
-  auto rule = [&](const char *dim, int64_t v, const char *rows) {
-    if (v * elem % 16 == 0)
-      return;
-    why += std::string(why.empty() ? "" : "; ") + dim + " = " + std::to_string(v) + ": the rows of " +
-           rows + " are " + std::to_string(v * elem) + " bytes apart, not a multiple of 16";
-  };
-  rule("K", p.k, p.bmajor == BMajor::K ? "A [M, K] and B [N, K]" : "A [M, K]");
-  rule("N", p.n, p.bmajor == BMajor::K ? "C [M, N]" : "C [M, N] and B [K, N]");
-  if (!why.empty())
-    why += " (TMA: a tensor map's strides are multiples of 16 bytes, so N and K must be "
-           "multiples of 8 for 16-bit elements; any M is fine)";
-  return why;
-}
-
 // ---------------------------------------------------------------- variants
 enum class Variant { Persistent, SplitK };
 
@@ -53,7 +27,7 @@ struct Choice {
   int64_t bn = 256;
   int cluster = 2;  // persistent: 2 (B multicast, the _mc PTX) or 1 (_nomc); split-K: 1
   int splits = 1;   // split-K only
-  int stages = 4;   // the ring depth of gemm.tile (a literal there: not a choice yet)
+  int stages = 4;   // the ring depth (a literal in gemm.tile: 4 persistent, 6 split-K)
   std::string why;  // the rule that chose it, or "tuned ..." / "forced"
   bool operator==(const Choice &o) const {
     return variant == o.variant && bn == o.bn && cluster == o.cluster && splits == o.splits &&
@@ -121,11 +95,15 @@ struct Rule {
   Choice (*pick)(const Problem &, int sms);
 };
 
+// Split-K is compiled for BN = 128 only (gemm.tile: its 6-stage ring fits
+// the shared memory at that width).
+inline constexpr int64_t kSplitKBn = 128;
 inline Choice splitKFill(const Problem &p, int sms) {
   Choice c;
   c.variant = Variant::SplitK;
   c.cluster = 1;
-  c.bn = outputTiles(p, 128) <= sms ? 128 : 256;
+  c.bn = kSplitKBn;
+  c.stages = 6;
   c.splits = splitsToFill(outputTiles(p, c.bn), kSteps(p), sms);
   return c;
 }
@@ -138,9 +116,13 @@ inline Choice persistentWith(int64_t bn) {
 // First match wins. "Fills" = at least 3/4 of the SMs get a CTA at once.
 inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
-      {"M <= 256 (decode): split-K, BN 128 (256 when 128-wide tiles outnumber the SMs), "
-       "splits to fill the SMs",
-       [](const Problem &p, int) { return p.m <= 256; }, splitKFill},
+      {"M <= 256 (decode), 128-wide tiles no more than the SMs: split-K, BN 128, splits to "
+       "fill the SMs",
+       [](const Problem &p, int sms) { return p.m <= 256 && outputTiles(p, 128) <= sms; },
+       splitKFill},
+      {"M <= 256 with more 128-wide tiles than SMs: persistent, BN 256, cluster 2",
+       [](const Problem &p, int) { return p.m <= 256; },
+       [](const Problem &, int) { return persistentWith(256); }},
       {"256-row clusters of 256-wide tiles fill the SMs: persistent, BN 256, cluster 2",
        [](const Problem &p, int sms) { return persistentUnits(p, 256, 2) * 2 * 4 >= 3 * sms; },
        [](const Problem &, int) { return persistentWith(256); }},
@@ -164,8 +146,8 @@ inline Choice ruleChoice(const Problem &p, int sms) {
 }
 
 // What --tune times: both persistent BNs with and without the cluster, and
-// split-K at BN 128 / 256 with 1, 2, 3, 4, 6, 8 splits (at least 2 k steps per
-// split, at most 4 CTAs per SM in all).
+// split-K with 1, 2, 3, 4, 6, 8 splits (at least 2 k steps per split, at most
+// 4 CTAs per SM in all), and the rule's pick.
 inline std::vector<Choice> candidates(const Problem &p, int sms) {
   std::vector<Choice> out;
   for (int64_t bn : {256, 128})
@@ -174,17 +156,17 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
       c.cluster = cl;
       out.push_back(c);
     }
-  for (int64_t bn : {128, 256})
-    for (int s : {1, 2, 3, 4, 6, 8}) {
-      if (s > 1 && (kSteps(p) < 2 * s || outputTiles(p, bn) * s > 4 * int64_t(sms)))
-        continue;
-      Choice c;
-      c.variant = Variant::SplitK;
-      c.cluster = 1;
-      c.bn = bn;
-      c.splits = s;
-      out.push_back(c);
-    }
+  for (int s : {1, 2, 3, 4, 6, 8}) {
+    if (s > 1 && (kSteps(p) < 2 * s || outputTiles(p, kSplitKBn) * s > 4 * int64_t(sms)))
+      continue;
+    Choice c;
+    c.variant = Variant::SplitK;
+    c.cluster = 1;
+    c.bn = kSplitKBn;
+    c.stages = 6;
+    c.splits = s;
+    out.push_back(c);
+  }
   const Choice rule = ruleChoice(p, sms); // e.g. 5 splits: timed too
   if (std::find(out.begin(), out.end(), rule) == out.end())
     out.push_back(rule);
@@ -193,7 +175,7 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
 
 // ---------------------------------------------------------------- tune cache
 // One line per tuned shape:
-//   f16 k 128x4096x4096 splitk 128 1 4 4 12.41
+//   f16 k 128x4096x4096 splitk 128 1 4 6 12.41
 //   dtype bmajor MxNxK variant BN cluster splits stages median_us
 // '#' starts a comment. Written by --tune, read by --check / --bench
 // (--tune-cache FILE); a cache belongs to the device it was measured on.
@@ -231,13 +213,17 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
   }
   if ((dtype != "f16" && dtype != "bf16") || (bmajor != "k" && bmajor != "mn") ||
       (variant != "persistent" && variant != "splitk") || (bn != 128 && bn != 256) ||
-      (cluster != 1 && cluster != 2) || splits < 1 || splits > 8 || stages != 4) {
+      (cluster != 1 && cluster != 2) || splits < 1 || splits > 8) {
     error = "a value out of range (dtype f16|bf16, bmajor k|mn, variant persistent|splitk, BN "
-            "128|256, cluster 1|2, splits 1..8, stages 4)";
+            "128|256, cluster 1|2, splits 1..8)";
     return false;
   }
-  if (variant == "splitk" && cluster != 1) {
-    error = "split-K runs without a cluster (cluster 1)";
+  if (variant == "splitk" && (cluster != 1 || bn != kSplitKBn || stages != 6)) {
+    error = "split-K runs without a cluster at BN 128 with 6 stages (cluster 1, BN 128, stages 6)";
+    return false;
+  }
+  if (variant == "persistent" && (splits != 1 || stages != 4)) {
+    error = "the persistent kernel has 1 split and 4 stages";
     return false;
   }
   key = dtype + " " + bmajor + " " + shape;

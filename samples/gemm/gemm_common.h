@@ -281,10 +281,35 @@ inline constexpr double kDenseFlopsPerSmPerClock = 4096; // f16/bf16 wgmma, sm_9
 //   i32 per output tile, zero before the first launch (the kernel leaves them
 //   zero again).
 // The tile is BM x BN x BK = 128 x BN x 64. Any M, N, K with 16-byte row
-// strides (alignmentProblem, gemm_choice.h): edge tiles are whole tiles whose
+// strides (alignmentProblem, below): edge tiles are whole tiles whose
 // loads TMA zero-fills outside the tensors and whose stores TMA clips.
 inline constexpr int64_t kTileM = 128;
 inline constexpr int64_t kTileK = 64;
+
+// The one rule left on M, N, K. The kernels take A, B, C as TMA tensor maps,
+// and cuTensorMapEncodeTiled needs a 16-byte aligned base (cudaMalloc gives
+// 256) and every stride but the innermost a multiple of 16 bytes: the row
+// strides K * 2 (A, K-major B) and N * 2 (C, MN-major B) bytes. Edge tiles
+// need nothing: TMA zero-fills loads outside the tensor and clips stores.
+// "" when the shape is fine, else why not (every broken rule).
+inline std::string alignmentProblem(const Problem &p) {
+  if (p.m < 1 || p.n < 1 || p.k < 1)
+    return "M, N and K must be positive";
+  const int64_t elem = 2; // f16 / bf16
+  std::string why;
+  auto rule = [&](const char *dim, int64_t v, const char *rows) {
+    if (v * elem % 16 == 0)
+      return;
+    why += std::string(why.empty() ? "" : "; ") + dim + " = " + std::to_string(v) + ": the rows of " +
+           rows + " are " + std::to_string(v * elem) + " bytes apart, not a multiple of 16";
+  };
+  rule("K", p.k, p.bmajor == BMajor::K ? "A [M, K] and B [N, K]" : "A [M, K]");
+  rule("N", p.n, p.bmajor == BMajor::K ? "C [M, N]" : "C [M, N] and B [K, N]");
+  if (!why.empty())
+    why += " (TMA: a tensor map's strides are multiples of 16 bytes, so N and K must be "
+           "multiples of 8 for 16-bit elements; any M is fine)";
+  return why;
+}
 
 inline std::string ptxName(DType d, bool multicast) {
   return std::string("gemm_") + dtypeName(d) + (multicast ? "_mc" : "_nomc") + ".ptx";

@@ -237,13 +237,16 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.bn == 128);
   CHECK(c.splits == 4);
   CHECK(c.cluster == 1);
+  CHECK(c.stages == 6);
   CHECK(c.why.find("M <= 256") != std::string::npos);
   CHECK(pick(1, 4096, 4096) == c);
   CHECK(pick(256, 4096, 4096).splits == 2);     // 64 tiles
   CHECK(pick(16, 14336, 4096).splits == 1);     // 112 tiles fill the SMs alone
-  c = pick(256, 14336, 4096);                   // 224 tiles of 128: BN 256, 112 tiles
+  c = pick(256, 14336, 4096);                   // 224 tiles of 128: the persistent kernel
+  CHECK(c.variant == Variant::Persistent);
   CHECK(c.bn == 256);
-  CHECK(c.splits == 1);
+  CHECK(c.cluster == 2);
+  CHECK(c.why.find("more 128-wide tiles than SMs") != std::string::npos);
   CHECK(pick(16, 4096, 14336).splits == 4);
   CHECK(pick(64, 8192, 8192).splits == 2);
   CHECK(pick(16, 4096, 256).splits == 1);       // 4 k steps: no split
@@ -280,6 +283,8 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
       persistent += c.variant == Variant::Persistent;
       if (c.variant == Variant::SplitK) {
         CHECK(c.cluster == 1);
+        CHECK(c.bn == 128); // the only split-K instance
+        CHECK(c.stages == 6);
         CHECK((c.splits == 1 || kSteps(p) >= 2 * c.splits));
         CHECK((c.splits == 1 || outputTiles(p, c.bn) * c.splits <= 4 * 132));
       }
@@ -297,15 +302,18 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   e.choice.cluster = 1;
   e.choice.bn = 128;
   e.choice.splits = 4;
+  e.choice.stages = 6;
   e.us = 12.25;
   c.entries[cacheKey(p)] = e;
   REQUIRE(c.save(path));
-  CHECK(cacheLine(p, e) == "bf16 mn 128x4096x4096 splitk 128 1 4 4 12.25");
+  CHECK(cacheLine(p, e) == "bf16 mn 128x4096x4096 splitk 128 1 4 6 12.25");
   {
     std::ofstream f(path, std::ios::app);
     f << "\n# a comment\n"
       << "f16 k 1x2x3 persistent 64 2 1 4 1.0\n"  // BN 64: out of range
-      << "f16 k 1x2x3 splitk 128 2 1 4 1.0\n"     // split-K with a cluster
+      << "f16 k 1x2x3 splitk 128 2 1 6 1.0\n"     // split-K with a cluster
+      << "f16 k 1x2x3 splitk 256 1 2 6 1.0\n"     // split-K at BN 256: not compiled
+      << "f16 k 1x2x3 persistent 256 2 3 4 1.0\n" // the persistent kernel with splits
       << "f16 k 1x2x3 persistent 256 2 1 4\n"     // a field missing
       << "f16 k 8x8x8 persistent 256 2 1 4 3.5\n";
   }
@@ -318,10 +326,13 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(got->us == Approx(12.25));
   CHECK(back.find(Problem{8, 8, 8, DType::F16, BMajor::K}) != nullptr);
   CHECK(back.find(Problem{8, 8, 8, DType::BF16, BMajor::K}) == nullptr); // keyed by dtype too
-  REQUIRE(back.problems.size() == 3);
+  REQUIRE(back.problems.size() == 5);
   CHECK(back.problems[0].find(path + ":5: a value out of range") == 0);
-  CHECK(back.problems[1].find("split-K runs without a cluster") != std::string::npos);
-  CHECK(back.problems[2].find("expected 'dtype bmajor MxNxK") != std::string::npos);
+  CHECK(back.problems[1].find("split-K runs without a cluster at BN 128") != std::string::npos);
+  CHECK(back.problems[2].find(path + ":7: split-K runs without a cluster at BN 128") == 0);
+  CHECK(back.problems[3].find("the persistent kernel has 1 split and 4 stages") !=
+        std::string::npos);
+  CHECK(back.problems[4].find("expected 'dtype bmajor MxNxK") != std::string::npos);
   // The cache wins over the rule; the rule answers for shapes it lacks.
   const Choice tuned = chooseFor(p, 132, &back);
   CHECK(tuned == e.choice);

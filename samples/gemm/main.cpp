@@ -226,9 +226,8 @@ Options parse(int argc, char **argv) {
     usage("--splits is split-K's: it does not go with --variant persistent");
   if (o.multicast && (o.variant == Variant::SplitK || o.splits))
     usage("--multicast is the persistent kernel's: split-K runs without a cluster");
-  if (o.bench && o.forced())
-    usage("--bench runs the chosen kernel per shape: --variant, --splits, --multicast and --bn "
-          "are --check's");
+  if (o.bn == 256 && (o.variant == Variant::SplitK || o.splits))
+    usage("split-K is compiled for --bn 128 only");
   if (o.tune && o.tuneCache.empty())
     o.tuneCache = "gemm_tune.txt";
   if (o.shapes.empty())
@@ -253,22 +252,16 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
   Choice c = gemm::chooseFor(p, sms, cache);
   if (!o.forced())
     return c;
-  if (o.variant && *o.variant != c.variant) {
-    c.variant = *o.variant;
-    c.cluster = c.variant == Variant::SplitK ? 1 : 2;
-    c.splits = c.variant == Variant::SplitK
-                   ? gemm::splitsToFill(gemm::outputTiles(p, c.bn), gemm::kSteps(p), sms)
-                   : 1;
-  }
-  if (o.splits) {
-    c.variant = Variant::SplitK;
-    c.cluster = 1;
+  if ((o.variant == Variant::SplitK || o.splits) && c.variant != Variant::SplitK)
+    c = gemm::splitKFill(p, sms);
+  if (o.variant == Variant::Persistent && c.variant != Variant::Persistent)
+    c = gemm::persistentWith(256);
+  if (o.splits)
     c.splits = o.splits;
-  }
   if (o.multicast) {
-    c.variant = Variant::Persistent;
+    if (c.variant != Variant::Persistent)
+      c = gemm::persistentWith(c.bn);
     c.cluster = *o.multicast ? 2 : 1;
-    c.splits = 1;
   }
   if (o.bn)
     c.bn = o.bn;
@@ -616,8 +609,8 @@ int runBench(const Options &o) {
         }
         try {
           const gemm::Tensors ts = gemm::tensorsOf(p, dA.ptr(), dB.ptr(), dC.ptr());
-          row.choice = gemm::chooseFor(p, sms, &cache);
-          if (o.tune) {
+          row.choice = choiceFor(o, p, sms, &cache);
+          if (o.tune && !o.forced()) {
             const gemm::CacheEntry best = tune(run, p, ts, sms, &row.ruleUs);
             cache.entries[gemm::cacheKey(p)] = best;
             row.choice = best.choice;
@@ -650,6 +643,7 @@ int runBench(const Options &o) {
           row.pass = false;
           std::printf("  PROBLEM: tilec: %s\n", e.what());
         }
+        // "tilec <choice>: <us> us" (python/examples/bench.py reads it).
         std::printf("  cuBLAS %.1f us; tilec %s: %s (%s)\n", row.blasMs * 1e3,
                     gemm::describe(row.choice).c_str(),
                     row.ran() ? (fmt("%.1f us", row.tileMs * 1e3) + ", x cuBLAS " +

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""TFLOP/s against problem size for the tilec GEMM and cuBLAS.
+"""TFLOP/s and the speed ratio per shape for the tilec GEMM and cuBLAS.
 
     python3 samples/gemm/plot.py gemm_bench.csv [-o gemm_tflops.png]
 
 Reads the CSV that `gemm --bench --csv FILE` writes (one line per shape,
 dtype, B major and implementation: m,n,k,dtype,bmajor,impl,median_us,tflops;
-a `# floor_tflops,<value>` line) and draws one panel per dtype: TFLOP/s of
-cuBLAS, tilec with multicast and tilec without, over the shapes ordered by
-their FLOP count, with the physical floor (the dense tensor-core peak) as a
-dashed line. Runs where matplotlib is (the GPU machine: PyTorch's
+a `# floor_tflops,<value>` line) and draws two panels per dtype: TFLOP/s of
+cuBLAS and of tilec (the kernel the host chose per shape; a log scale, since
+decode shapes are bandwidth-bound) over the shapes ordered by their FLOP
+count, with the physical floor (the dense tensor-core peak) as a dashed line;
+below it tilec's speed over cuBLAS's per shape (cuBLAS time / tilec time) with
+the 1.0 and 0.9 lines. Runs where matplotlib is (the GPU machine: PyTorch's
 environment); without matplotlib it says so and exits 0, drawing nothing.
 """
 import argparse
@@ -51,13 +53,14 @@ def main():
         return 0
 
     dtypes = sorted({r["dtype"] for r in rows})
-    fig, axes = plt.subplots(1, len(dtypes), figsize=(6.5 * len(dtypes), 4.8), squeeze=False)
-    styles = {"cuBLAS": ("k", "o"), "tilec mc": ("tab:blue", "s"), "tilec no-mc": ("tab:orange", "^")}
-    for ax, dtype in zip(axes[0], dtypes):
+    fig, axes = plt.subplots(2, len(dtypes), figsize=(9 * len(dtypes), 9), squeeze=False)
+    styles = {"cuBLAS": ("k", "o"), "tilec": ("tab:blue", "s")}
+    for col, dtype in enumerate(dtypes):
+        ax = axes[0][col]
         sel = [r for r in rows if r["dtype"] == dtype]
         shapes = sorted({(r["m"], r["n"], r["k"]) for r in sel}, key=lambda s: (s[0] * s[1] * s[2], s))
         labels = [f"{m}x{n}x{k}" for m, n, k in shapes]
-        for impl in ["cuBLAS", "tilec mc", "tilec no-mc"]:
+        for impl in ["cuBLAS", "tilec"]:
             for bmajor in sorted({r["bmajor"] for r in sel}):
                 pts = {(r["m"], r["n"], r["k"]): r["tflops"] for r in sel
                        if r["impl"] == impl and r["bmajor"] == bmajor}
@@ -73,13 +76,33 @@ def main():
             ax.axhline(floor, color="red", linestyle="--", linewidth=1,
                        label=f"floor {floor:.0f} TFLOP/s (dense peak)")
         ax.set_xticks(range(len(shapes)))
-        ax.set_xticklabels(labels, rotation=15)
-        ax.set_xlabel("M x N x K")
+        ax.set_xticklabels(labels, rotation=90, fontsize=6)
         ax.set_ylabel("TFLOP/s")
-        ax.set_ylim(0, (floor or max(r["tflops"] for r in sel)) * 1.08)
+        ax.set_yscale("log")
         ax.set_title(f"GEMM {dtype}, f32 accumulation")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8, loc="lower right")
+        # The ratio per shape (K-major B first when both were run).
+        rax = axes[1][col]
+        by = {}
+        for r in sel:
+            by.setdefault((r["m"], r["n"], r["k"], r["bmajor"]), {})[r["impl"]] = r["median_us"]
+        xs, ys = [], []
+        for i, s in enumerate(shapes):
+            for bmajor in ("k", "mn"):
+                t = by.get(s + (bmajor,), {})
+                if "cuBLAS" in t and "tilec" in t:
+                    xs.append(i)
+                    ys.append(t["cuBLAS"] / t["tilec"])
+                    break
+        rax.bar(xs, ys, color=["tab:blue" if y >= 0.9 else "tab:red" for y in ys])
+        rax.axhline(1.0, color="k", linewidth=1)
+        rax.axhline(0.9, color="red", linestyle="--", linewidth=1, label="0.9")
+        rax.set_xticks(range(len(shapes)))
+        rax.set_xticklabels(labels, rotation=90, fontsize=6)
+        rax.set_xlabel("M x N x K")
+        rax.set_ylabel("x cuBLAS (cuBLAS time / tilec time)")
+        rax.grid(True, alpha=0.3, axis="y")
     fig.tight_layout()
     fig.savefig(args.out, dpi=120)
     print(f"plot.py: wrote {args.out}")

@@ -647,7 +647,7 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       } else {
         try {
           gemm::TileKernel k = gemm::loadTileKernel(ctx, floorPtx, "gemm", 0);
-          const std::string why = gemm::shapeProblem(g, k.cluster, k.bn);
+          const std::string why = gemm::alignmentProblem(g);
           if (!why.empty())
             throw std::runtime_error("shape rejected: " + why);
           d.floorC.fillBytes(0xff);

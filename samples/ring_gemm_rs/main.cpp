@@ -559,7 +559,7 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
         try {
           gemm::TileKernel fk = gemm::loadTileKernel(ctx, floorPtx, "gemm", 0);
           const gemm::Problem g = p.local();
-          const std::string why = gemm::shapeProblem(g, fk.cluster, fk.bn);
+          const std::string why = gemm::alignmentProblem(g);
           if (!why.empty())
             throw std::runtime_error("shape rejected: " + why);
           d.floorC.fillBytes(0xff);

@@ -15,8 +15,9 @@
 #      and the TMA multicast benchmark (CUDA
 #      reference A/B for C = 1, 2, 4, and the .tile kernels where their PTX is
 #      in the bundle -> OUTDIR/tma_multicast_bench.md); the GEMM benchmark
-#      (samples/gemm: tilec with and without multicast vs cuBLAS ->
-#      OUTDIR/gemm_bench.md, gemm_bench.csv, gemm_tflops.png via plot.py)
+#      (samples/gemm: the sweep of docs/perf/gemm.md, the kernel chosen and
+#      tuned per shape, vs cuBLAS -> OUTDIR/gemm_bench.md, gemm_bench.csv,
+#      gemm_tune.txt, gemm_tflops.png via plot.py)
 #   4b. with 2 or more GPUs: samples/ring_gemm (tilec-run -n 2): its
 #      multi_device checks when RING_ONLY=1 (else step 3b ran them), the ring benchmark (tilec ring vs NCCL all-gather +
 #      cuBLAS vs the local-GEMM floor -> OUTDIR/ring_gemm_bench.md) and
@@ -317,8 +318,9 @@ fi
 
 fi  # GEMM_ONLY != 1 && RING_ONLY != 1
 
-# samples/gemm: tilec (with and without multicast of B) vs cuBLAS, checked
-# against cuBLAS after timing; the table for docs/perf/gemm.md and the plot.
+# samples/gemm: the sweep (squares, decode / LLM shapes, non-multiples), each
+# shape's kernel tuned (--tune) and timed against cuBLAS, checked against
+# cuBLAS after timing; the table for docs/perf/gemm.md and the plot.
 GEMMBIN=$BUILD/bin/gemm
 if [ "$RING_ONLY" = 1 ]; then
   :
@@ -328,8 +330,8 @@ elif [ ! -x "$GEMMBIN" ]; then
   fail "gemm bench" "gemm not built" "build.log"
 else
   note "gemm --bench"
-  "$GEMMBIN" --bench --bmajor k,mn --runs 30 --warmup 10 --out "$OUT/gemm_bench.md" \
-    --csv "$OUT/gemm_bench.csv" --skip-code 77 > "$OUT/gemm_bench.log" 2>&1
+  "$GEMMBIN" --bench --tune --tune-cache "$OUT/gemm_tune.txt" --runs 30 --warmup 10 \
+    --out "$OUT/gemm_bench.md" --csv "$OUT/gemm_bench.csv" --skip-code 77 > "$OUT/gemm_bench.log" 2>&1
   rc=$?
   if [ $rc -eq 77 ]; then
     fail "gemm bench" "no CUDA device seen" "gemm_bench.log"

@@ -51,6 +51,19 @@ TEST_CASE("tensor map: a valid map breaks no rule", "[tensormap]") {
   CHECK(broken(d).empty());
 }
 
+TEST_CASE("tensor map: a box may reach past the tensor", "[tensormap]") {
+  // No rule ties the box to the extents: the elements of a tiled box outside
+  // the tensor are zero-filled on a load and not written by a store (PTX ISA,
+  // cp.async.bulk.tensor, out-of-bound access), which is how samples/gemm
+  // computes any M, N, K with whole tiles. A 128 x 64 box on 1 x 8 and 77 x 136.
+  TensorMapDesc d = valid();
+  d.extents = {1, 8};
+  d.box = {128, 64};
+  CHECK(broken(d).empty());
+  d.extents = {77, 136};
+  CHECK(broken(d).empty());
+}
+
 TEST_CASE("tensor map rule: rank 1 to 5", "[tensormap]") {
   TensorMapDesc d = valid();
   d.extents = {};
