@@ -471,8 +471,12 @@ EOF
       done
     done
     printf 'gpu.gemm_reference\t%q --check --reference-only --m 384 --n 640 --k 2112 --dtype bf16 --bmajor mn\n' "$BUILD/bin/gemm"
-    printf 'gpu.gemm_check_512x768x320_bf16_k_mc_on\t%q --check --m 512 --n 768 --k 320 --dtype bf16 --bmajor k --multicast on\n' "$BUILD/bin/gemm"
-    printf 'gpu.gemm_check_768x512x1024_f16_mn_mc_on\t%q --check --m 768 --n 512 --k 1024 --dtype f16 --bmajor mn --multicast on\n' "$BUILD/bin/gemm"
+    printf 'gpu.gemm_check_512x768x320_bf16_k_multicast_on\t%q --check --m 512 --n 768 --k 320 --dtype bf16 --bmajor k --multicast on\n' "$BUILD/bin/gemm"
+    printf 'gpu.gemm_check_768x512x1024_f16_mn_multicast_on\t%q --check --m 768 --n 512 --k 1024 --dtype f16 --bmajor mn --multicast on\n' "$BUILD/bin/gemm"
+    # Edge tiles and K tails: the persistent kernel and split-K on a shape of no tile multiple.
+    printf 'gpu.gemm_check_77x200x136_f16_k_multicast_on_bn_256\t%q --check --m 77 --n 200 --k 136 --multicast on --bn 256\n' "$BUILD/bin/gemm"
+    printf 'gpu.gemm_check_77x200x136_f16_k_splits_3\t%q --check --m 77 --n 200 --k 136 --splits 3\n' "$BUILD/bin/gemm"
+    printf 'gpu.gemm_check_130x264x1000_bf16_mn_splits_2\t%q --check --m 130 --n 264 --k 1000 --dtype bf16 --bmajor mn --splits 2\n' "$BUILD/bin/gemm"
   fi
 }
 
