@@ -493,6 +493,11 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
         if (!o.probes.empty())
           zeroProbes(k);
         comm.barrier(); // every rank's poison is down before any peer forwards into it
+        // Probes compare the ranks' clocks step by step: start the launches
+        // together in stream order, as --bench does (a host barrier leaves
+        // the ranks' launches apart by the host's launch latency).
+        if (!o.probes.empty())
+          nccl.streamBarrier();
         launchRing(k, d, clusters);
         SAMPLE_CUDA_CHECK(cudaGetLastError());
         SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
