@@ -357,13 +357,19 @@ inline void writeTable(const tile::Communicator &comm, const std::string &md,
 }
 
 // ---------------------------------------------------------------- --hang-test
-/// The planted hang: the last rank does not launch; every other rank
-/// launches `launch` (a kernel built with tilec --debug-hangs), whose wait
-/// for the missing rank must time out, report and trap. A kernel with mma
+/// The planted hang: every rank launches `launch` (a kernel built with tilec
+/// --debug-hangs) once to completion, then the last rank does not launch it
+/// again while every other rank does; their wait for the missing rank must
+/// time out, report and trap. The first launch is whole because the
+/// runtime's first launch of a configuration checks it against every rank's
+/// (a collective the missing rank would never join). A kernel with mma
 /// cannot print (vprintf would serialise its wgmma): its report comes from
 /// the runtime's hang record (tile::takeHangReports()), which must name a
 /// wait. Exit 3 when the launch failed with a report, 1 otherwise.
 inline int runHangTest(const tile::Communicator &comm, const std::function<void()> &launch) {
+  comm.barrier();
+  launch();
+  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
   comm.barrier();
   if (comm.rank() == comm.size() - 1) {
     std::printf("rank %d: not launching (the planted hang)\n", comm.rank());
