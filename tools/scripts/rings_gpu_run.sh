@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Both ring GEMMs on one 4-GPU machine in one go (about 2.5 minutes on 4
+# Both ring GEMMs on one 4-GPU machine in one go (about 4.5 minutes on 4
 # H200s): runs on the GPU machine in the repository root, after
 # tools/scripts/make_gpu_bundle.sh filled .gpu/ on the development machine.
 #   1. configure + build ring_gemm, ring_gemm_rs, tilec-run and the host tests
