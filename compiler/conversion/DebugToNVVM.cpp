@@ -48,8 +48,9 @@ struct HangTrapLowering : ConvertOpToLLVMPattern<HangTrapOp> {
     auto i32 = rewriter.getI32Type();
     OpBuilder::InsertPoint here = rewriter.saveInsertionPoint();
     rewriter.setInsertionPointToStart(module.getBody());
-    LLVM::LLVMFuncOp vprintf; // none in a kernel that writes host records
-    if (!op->hasAttr(::tile::hang::kHostRecordAttr)) { // (a record needs no vprintf)
+    // No vprintf declaration in a kernel that writes host records.
+    LLVM::LLVMFuncOp vprintf;
+    if (!op->hasAttr(::tile::hang::kHostRecordAttr)) {
       vprintf = module.lookupSymbol<LLVM::LLVMFuncOp>("vprintf");
       if (!vprintf)
         vprintf = LLVM::LLVMFuncOp::create(rewriter, loc, "vprintf",
@@ -64,8 +65,8 @@ struct HangTrapLowering : ConvertOpToLLVMPattern<HangTrapOp> {
     // A host record's message is read by the runtime (cuModuleGetGlobal), not
     // by the kernel: visible, so that nothing drops it as unused.
     LLVM::GlobalOp::create(rewriter, loc, arrayType, /*isConstant=*/true,
-                           hostRecord ? LLVM::Linkage::External : LLVM::Linkage::Internal,
-                           name, rewriter.getStringAttr(text), /*alignment=*/1, globalSpace);
+                           hostRecord ? LLVM::Linkage::External : LLVM::Linkage::Internal, name,
+                           rewriter.getStringAttr(text), /*alignment=*/1, globalSpace);
     rewriter.restoreInsertionPoint(here);
     if (hostRecord)
       return lowerToHostRecord(op, adaptor, rewriter, site);
@@ -125,14 +126,14 @@ struct HangTrapLowering : ConvertOpToLLVMPattern<HangTrapOp> {
     Location loc = op.getLoc();
     auto module = op->getParentOfType<ModuleOp>();
     if (adaptor.getArgs().size() > size_t(::tile::hang::kHangRecordMaxArgs))
-      return op.emitOpError() << "a host record holds at most "
-                              << ::tile::hang::kHangRecordMaxArgs << " arguments";
+      return op.emitOpError() << "a host record holds at most " << ::tile::hang::kHangRecordMaxArgs
+                              << " arguments";
     auto i64 = rewriter.getI64Type();
     Value record = globalAddress(rewriter, loc, module, ::tile::hang::kRecordSymbol, i64,
                                  LLVM::Linkage::External);
-    Value claim = globalAddress(rewriter, loc, module,
-                                std::string(kGeneratedSymbolPrefix) + "hang_claim",
-                                rewriter.getI32Type(), LLVM::Linkage::Internal);
+    Value claim =
+        globalAddress(rewriter, loc, module, std::string(kGeneratedSymbolPrefix) + "hang_claim",
+                      rewriter.getI32Type(), LLVM::Linkage::Internal);
     ptx::Asm as(rewriter, loc);
     std::string recordAt = as.address(record, AddressSpace::global);
     std::string claimAt = as.address(claim, AddressSpace::global);

@@ -137,8 +137,7 @@ void bindHangRecord(ModuleState &s) {
     return;
   CUdeviceptr global = 0;
   size_t bytes = 0;
-  if (TILE_CU_RAW(cuModuleGetGlobal, &global, &bytes, s.mod, hang::kRecordSymbol) !=
-          CUDA_SUCCESS ||
+  if (TILE_CU_RAW(cuModuleGetGlobal, &global, &bytes, s.mod, hang::kRecordSymbol) != CUDA_SUCCESS ||
       bytes != sizeof(uint64_t))
     return; // the name only appears in a comment or a string
   auto slot = std::make_shared<HangRecordSlot>();

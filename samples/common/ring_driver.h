@@ -52,10 +52,9 @@ template <class Problem> struct Options {
 /// The flags both rings take; `own` handles a sample's own flags (true when it
 /// took the flag).
 template <class Problem>
-Options<Problem>
-parseOptions(int argc, char **argv, sample::ArgReader::Usage usage, uint64_t seed,
-             const std::function<bool(const std::string &, sample::ArgReader &, Options<Problem> &)>
-                 &own = {}) {
+Options<Problem> parseOptions(int argc, char **argv, sample::ArgReader::Usage usage, uint64_t seed,
+                              const std::function<bool(const std::string &, sample::ArgReader &,
+                                                       Options<Problem> &)> &own = {}) {
   Options<Problem> o;
   o.seed = seed;
   sample::ArgReader r(argc, argv, usage);
@@ -151,8 +150,7 @@ inline std::string infoPath(const std::string &ptx) {
 
 /// The kernel's cluster and BN from its .info.json (no device); the
 /// contract's (cluster 2, BN 256) when the PTX is not there.
-inline gemm::KernelShape kernelShape(const std::string &ptx, const std::string &entry,
-                                     int64_t bn) {
+inline gemm::KernelShape kernelShape(const std::string &ptx, const std::string &entry, int64_t bn) {
   if (!fileExists(ptx)) {
     gemm::KernelShape ks;
     ks.cluster = 2;
@@ -160,8 +158,8 @@ inline gemm::KernelShape kernelShape(const std::string &ptx, const std::string &
     ks.entry = entry + " (contract: no PTX)";
     return ks;
   }
-  return gemm::kernelShapeFromInfo(tile::moduleInfoFromJson(sample::readFile(infoPath(ptx))),
-                                   entry, bn, ptx);
+  return gemm::kernelShapeFromInfo(tile::moduleInfoFromJson(sample::readFile(infoPath(ptx))), entry,
+                                   bn, ptx);
 }
 
 /// Prints `text` from every rank in rank order (a barrier between ranks), so
@@ -303,7 +301,8 @@ inline void measureFloor(tile::Context &ctx, ring::Nccl &nccl, const gemm::Probl
     c.fillBytes(0xff);
     const gemm::Tensors ts = gemm::tensorsOf(g, a, b, c.ptr());
     const int64_t clusters = gemm::persistentClusters(k, g, ts, 0);
-    floor.t = ring::timeCollective(nccl, [&] { gemm::launchTile(k, ts, clusters); }, warmup, runs);
+    floor.t = ring::timeCollective(
+        nccl, [&] { gemm::launchTile(k, ts, clusters); }, warmup, runs);
     floor.run = true;
     floor.note = k.kernel.name() + ", " + std::to_string(clusters) + " clusters";
     checkAllRanks(nccl, floor, g, c.toHost(), ref, gemm::tolerance(g.dtype));
@@ -337,8 +336,8 @@ inline double measureLink(const tile::Communicator &comm, ring::Nccl &nccl, CUde
     everyRank = everyRank && r[0] == 1.0;
   if (!everyRank)
     return 0;
-  const ring::Timing t =
-      ring::timeCollective(nccl, [&] { SAMPLE_CUDA_CHECK(copy()); }, warmup, runs);
+  const ring::Timing t = ring::timeCollective(
+      nccl, [&] { SAMPLE_CUDA_CHECK(copy()); }, warmup, runs);
   return double(bytes) / (t.median * 1e-3) / 1e9;
 }
 

@@ -19,8 +19,8 @@ const std::string kEntry = ".visible .entry k(.param .u64 a) { ret; }\n";
 
 // `.visible .global .align 1 .b8 NAME[N] = {...}` of text and its NUL, as tilec writes it.
 std::string bytesGlobal(const std::string &name, const std::string &text) {
-  std::string out = ".visible .global .align 1 .b8 " + name + "[" +
-                    std::to_string(text.size() + 1) + "] = {";
+  std::string out =
+      ".visible .global .align 1 .b8 " + name + "[" + std::to_string(text.size() + 1) + "] = {";
   for (unsigned char c : text)
     out += std::to_string(c) + ", ";
   return out + "0};\n";
