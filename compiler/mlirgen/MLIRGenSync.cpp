@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
 
+#include "tile/hang_record.h"
+
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -248,12 +250,14 @@ void MLIRGenImpl::genStoreAsync(const fe::CallExpr &e) {
     auto check = scf::IfOp::create(builder, l, wrong, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard g(builder);
     builder.setInsertionPoint(check.thenBlock()->getTerminator());
-    HangTrapOp::create(
+    auto trap = HangTrapOp::create(
         builder, l,
         builder.getStringAttr("tilec: " + sourcePosition(e.loc) +
                               ": store_async writes into CTA %d .. %d, but its mbarrier "
                               "is in CTA %d\n"),
         ValueRange{firstOwner, lastOwner, barRank});
+    if (kernelAST->usesMma) // no call between wgmmas (C7510): the runtime's hang record
+      trap->setAttr(::tile::hang::kHostRecordAttr, builder.getUnitAttr());
   }
 
   auto store = [&](Value at, ValueRange vals) {

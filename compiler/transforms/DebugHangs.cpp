@@ -5,7 +5,9 @@
 // hangs. With tilec --debug-hangs each mbarrier wait becomes a loop of single
 // try_wait probes bounded by %globaltimer (nanoseconds, PTX ISA 10.24); on
 // timeout it prints the source location, the mbarrier, the CTA and thread and
-// the parity it waited for, then executes `trap` so the launch fails.
+// the parity it waited for, then executes `trap` so the launch fails. In a
+// kernel with mma the report is not printed by the kernel but written to the
+// runtime's hang record, which the runtime prints (tile/hang_record.h).
 // Cluster barriers (barrier.cluster.wait) are single blocking instructions
 // that cannot be bounded this way.
 //===----------------------------------------------------------------------===//
@@ -13,6 +15,7 @@
 #include "tile/Dialect/Hint.h"
 #include "tilec/SourceLoc.h"
 #include "tile/Dialect/TileAttributes.h"
+#include "tile/hang_record.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -34,10 +37,23 @@ std::string describe(Location loc) {
   return "unknown location";
 }
 
-struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
+struct DebugHangsPass : mlir::tile::impl::TileDebugHangsBase<DebugHangsPass> {
   using Base::Base;
 
+  /// In a kernel with mma the reports go to the runtime's hang record:
+  /// vprintf, like any call, would make ptxas serialise every wgmma (C7510).
+  bool hostRecord = false;
+
+  void markHostRecord(HangTrapOp trap) const {
+    if (hostRecord)
+      trap->setAttr(::tile::hang::kHostRecordAttr, UnitAttr::get(trap->getContext()));
+  }
+
   void runOnOperation() override {
+    getOperation().walk([&](Operation *op) {
+      if (isa<MmaOp, MmaRegAOp>(op))
+        hostRecord = true;
+    });
     SmallVector<MBarrierWaitOp> waits;
     getOperation().walk([&](MBarrierWaitOp op) { waits.push_back(op); });
     SmallVector<SemWaitOp> semWaits; // semaphore waits
@@ -125,7 +141,7 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
                                 " ms in CTA (%d, %d, %d), thread (%d, %d, %d))\n";
           SmallVector<Value> args{wait.getRank(), wait.getIndex(), wait.getValue(), seen};
           appendWhere(b, loc, args);
-          HangTrapOp::create(b, loc, b.getStringAttr(message), args);
+          markHostRecord(HangTrapOp::create(b, loc, b.getStringAttr(message), args));
         },
         /*backoffNs=*/32);
     // What the unbounded form ends with (PeerToNVVM.cpp): TMA loads after the
@@ -176,7 +192,7 @@ struct DebugHangsPass : tile::impl::TileDebugHangsBase<DebugHangsPass> {
           }
           appendWhere(b, loc, args);
           args.push_back(wait.getParity());
-          HangTrapOp::create(b, loc, b.getStringAttr(message), args);
+          markHostRecord(HangTrapOp::create(b, loc, b.getStringAttr(message), args));
         },
         /*backoffNs=*/0);
     wait.erase();

@@ -30,7 +30,8 @@ namespace tile::detail {
   X(cuEventElapsedTime)                                                                \
   X(cuTensorMapEncodeTiled)                                                           \
   X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess)                                    \
-  X(cuPointerGetAttributes) X(cuMemGetAddressRange) X(cuStreamGetCtx)
+  X(cuPointerGetAttributes) X(cuMemGetAddressRange) X(cuStreamGetCtx)                \
+  X(cuModuleGetGlobal) X(cuMemHostAlloc) X(cuMemHostGetDevicePointer) X(cuMemFreeHost)
 // clang-format on
 
 // Entry points newer drivers have and the runtime can do without (nullptr when the

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "RuntimeState.h"
 
+#include "tile/runtime.h"
+
 #include <mutex>
 #include <unordered_map>
 
@@ -72,12 +74,19 @@ void checkAfterKernels(CUresult r, const char *call, bool synchronizing, Scope s
   std::string kernel;
   if (synchronizing || isKernelFault(r))
     kernel = lastKernel(scope, stream);
-  if (kernel.empty())
+  // A --debug-hangs trap of a kernel that could not print: its report.
+  std::string hang = isKernelFault(r) ? takeHangReports() : std::string();
+  while (!hang.empty() && hang.back() == '\n')
+    hang.pop_back();
+  if (kernel.empty() && hang.empty())
     throw Error(call, static_cast<int>(r));
   throw Error(call, static_cast<int>(r), kernel,
-              std::string("the last kernel launched") +
-                  (scope == Scope::ThisStream ? " on this stream" : "") +
-                  " before this call (a kernel's faults are reported by a later call)");
+              (kernel.empty() ? std::string()
+                              : std::string("the last kernel launched") +
+                                    (scope == Scope::ThisStream ? " on this stream" : "") +
+                                    " before this call (a kernel's faults are reported by a "
+                                    "later call)") +
+                  (hang.empty() ? std::string() : (kernel.empty() ? "" : "\n") + hang));
 }
 
 } // namespace tile::detail

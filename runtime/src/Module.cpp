@@ -323,6 +323,7 @@ Module Module::fromPtxChecked(Context &ctx, const std::string &ptx, const Module
       throw;
     }
     s->ptx = ptx;
+    detail::bindHangRecord(*s);
     return Module(s);
   }
   CachedBuild b = buildWithCache(
@@ -337,6 +338,7 @@ Module Module::fromPtxChecked(Context &ctx, const std::string &ptx, const Module
   s->ptx = ptx;
   s->fromCache = b.fromCache;
   s->cachePath = std::move(b.path);
+  detail::bindHangRecord(*s);
   return Module(s);
 }
 
@@ -348,6 +350,7 @@ Module Module::fromCubin(Context &ctx, const std::string &cubin, const ModuleOpt
   s->reportSkipped = options.reportSkippedChecks;
   s->mod = detail::loadImage(cubin);
   s->image = cubin;
+  detail::bindHangRecord(*s);
   return Module(s);
 }
 

@@ -64,6 +64,9 @@ struct StreamState {
   ~StreamState();
 };
 
+/// The host memory a module's --debug-hangs reports go to (HangRecord.cpp).
+struct HangRecordSlot;
+
 struct ModuleState {
   std::shared_ptr<ContextState> ctx;
   bool withoutInfo = false;   // ModuleOptions::withoutKernelInfo
@@ -76,6 +79,9 @@ struct ModuleState {
   bool fromCache = false;
   bool hasInfo = false; // `info` came with the module (tilec --emit=info)
   ModuleInfo info;
+  // Set by bindHangRecord for a module with a hang record; released after
+  // the module is unloaded (members go after the destructor's body).
+  std::shared_ptr<HangRecordSlot> hangRecord;
   ~ModuleState() {
     const Driver &d = driver();
     if (mod && d.api.cuModuleUnload)
@@ -146,6 +152,14 @@ std::string lastKernel(Scope scope, CUstream stream = nullptr);
 /// Errors a kernel raises on the device, reported by a later call (and sticky:
 /// every call in the context fails with them afterwards).
 bool isKernelFault(CUresult r);
+
+/// A module tilec gave a hang record (tile/hang_record.h): maps host memory
+/// for it, writes its device address into the module and reads the report
+/// formats. Nothing for other modules. HangRecord.cpp.
+void bindHangRecord(ModuleState &s);
+/// A record's report: `format` (%d %i %u %x, %ll*, %%) filled from `args`
+/// (each sign-extended to 64 bits by the kernel).
+std::string formatHangRecord(const std::string &format, const std::vector<uint64_t> &args);
 
 /// Throws for a failed call that may report earlier kernels' work: a
 /// synchronizing call (every error) or any call failing with a kernel fault.

@@ -9,6 +9,7 @@
 //        [--ptx PATH] [--skip-code C] [--probes FILE]
 //   tilec-run -n 2 ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]
 //        [--dtypes f16,bf16] [--runs 30] [--warmup 10] [--out FILE.md]
+//   tilec-run -n D ring_gemm --hang-test --ptx ring_gemm_f16_debug.ptx
 //
 // Rank r holds shard r of A ([MS, K], rows [r*MS, (r+1)*MS) of the gathered A
 // [MG, K], MG = D*MS) and its own B_r ([N, K], K-major); every rank computes
@@ -37,26 +38,19 @@
 // (2*MG*N*K / time / 989.4 TFLOP/s) and the model of docs/multi-gpu.md; rank 0
 // writes the table (docs/perf/ring_gemm.md) to --out. Every timed result is
 // checked against cuBLAS afterwards.
+// --hang-test: the last rank does not launch; every other rank launches the
+// kernel built with tilec --debug-hangs (--ptx): a wait for the missing rank
+// must time out and the runtime report it from the kernel's hang record
+// (`tilec: hang: device R: wait(sem[i], V) ...: counter is X`, or the ring
+// barrier a consumer waited on), exit 3 (samples/common/ring_driver.h).
 //
 // Exit: 0 pass, 1 fail, 2 bad arguments or a shape the kernel rejects (before
 // any device is touched), --skip-code (77) with fewer than 2 CUDA devices, or
 // (--check) when the ring's PTX is missing after the reference path passed.
-#include "ring_nccl.h"
-
-#include "../gemm/gemm_cublas.h"
-
-#include <tile/distributed.h>
+#include "../common/ring_driver.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
-
-#include <cinttypes>
-#include <cstdio>
-#include <fstream>
-#include <memory>
-#include <sstream>
-#include <string>
-#include <sys/stat.h>
 
 namespace {
 
@@ -64,22 +58,7 @@ using gemm::dtypeNamed;
 using ring::DType;
 using ring::Problem;
 
-struct Options {
-  bool bench = false;
-  Problem problem;
-  int64_t bn = 0; // 0: the largest compiled instance
-  uint64_t seed = 20261123;
-  double cpuMacs = double(1ull << 28);
-  int repeat = 2;
-  int64_t clusters = 0;
-  std::string ptx;
-  int skipCode = 77;
-  std::vector<DType> dtypes{DType::F16, DType::BF16};
-  std::vector<Problem> shapes; // --bench: MS x N x K each (default: --ms/--n/--k)
-  int runs = 30, warmup = 10;
-  std::string out;
-  std::string probes; // --probes FILE: read a probe build's timestamps (tools/scripts/ring_probes.py)
-};
+using Options = ringdrv::Options<Problem>;
 
 [[noreturn]] void usage(const char *msg) {
   std::fprintf(
@@ -89,148 +68,33 @@ struct Options {
       "            [--bn BN] [--seed S] [--cpu-macs X] [--repeat R] [--clusters N]\n"
       "            [--ptx PATH] [--skip-code C] [--probes FILE.csv]\n"
       "       tilec-run -n D ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]\n"
-      "            [--dtypes f16,bf16] [--runs R] [--warmup W] [--out FILE.md]\n",
+      "            [--dtypes f16,bf16] [--runs R] [--warmup W] [--out FILE.md]\n"
+      "       tilec-run -n D ring_gemm --hang-test --ptx ring_gemm_f16_debug.ptx\n",
       msg);
   std::exit(2);
 }
 
 Options parse(int argc, char **argv) {
-  Options o;
-  sample::ArgReader r(argc, argv, usage);
-  bool dtypeGiven = false;
-  while (r.next()) {
-    const std::string &f = r.flag();
-    if (f == "--check")
-      o.bench = false;
-    else if (f == "--bench")
-      o.bench = true;
-    else if (f == "--ms")
-      o.problem.ms = int64_t(r.intIn(1, 65536));
-    else if (f == "--n")
-      o.problem.n = int64_t(r.intIn(1, 65536));
-    else if (f == "--k")
-      o.problem.k = int64_t(r.intIn(1, 65536));
-    else if (f == "--dtype") {
-      o.problem.dtype = dtypeNamed(r.value(), r);
-      o.dtypes = {o.problem.dtype};
-      dtypeGiven = true;
-    } else if (f == "--dtypes") {
-      o.dtypes.clear();
-      for (const std::string &x : r.listValue())
-        o.dtypes.push_back(dtypeNamed(x, r));
-      dtypeGiven = true;
-    } else if (f == "--bn")
-      o.bn = r.intValue();
-    else if (f == "--seed")
-      o.seed = uint64_t(r.intValue());
-    else if (f == "--cpu-macs")
-      o.cpuMacs = double(r.intValue());
-    else if (f == "--repeat")
-      o.repeat = int(r.intValue());
-    else if (f == "--clusters")
-      o.clusters = r.intValue();
-    else if (f == "--ptx")
-      o.ptx = r.value();
-    else if (f == "--skip-code")
-      o.skipCode = int(r.intValue());
-    else if (f == "--shapes") {
-      for (const std::string &x : r.listValue()) {
-        long long ms = 0, n = 0, k = 0;
-        char tail = 0;
-        if (std::sscanf(x.c_str(), "%lldx%lldx%lld%c", &ms, &n, &k, &tail) != 3 || ms < 1 ||
-            n < 1 || k < 1 || ms > 65536 || n > 65536 || k > 65536)
-          usage(("bad shape '" + x + "' (MSxNxK, each 1..65536)").c_str());
-        Problem sp;
-        sp.ms = ms;
-        sp.n = n;
-        sp.k = k;
-        o.shapes.push_back(sp);
-      }
-    } else if (f == "--runs")
-      o.runs = int(r.intValue());
-    else if (f == "--warmup")
-      o.warmup = int(r.intValue());
-    else if (f == "--out")
-      o.out = r.value();
-    else if (f == "--probes")
-      o.probes = r.value();
-    else if (f == "-h" || f == "--help")
-      usage("help");
-    else
-      usage(("unknown argument '" + f + "'").c_str());
-  }
-  if (o.bn < 0 || o.clusters < 0 || o.cpuMacs < 1 || o.repeat < 1 || o.dtypes.empty())
-    usage("bad arguments");
-  if (o.bench && (o.runs < 20 || o.warmup < 1))
-    usage("--bench needs --runs >= 20 and --warmup >= 1 (medians of >= 20 after warm-up)");
-  if (!o.bench && !dtypeGiven)
-    o.dtypes = {o.problem.dtype};
-  if (!o.bench && o.dtypes.size() != 1)
-    usage("--check takes one --dtype");
-  if (!o.bench && !o.shapes.empty())
-    usage("--check takes one shape (--ms, --n, --k)");
-  if (o.shapes.empty())
-    o.shapes = {o.problem};
-  return o;
+  // Its own flags: --bn (an instance of the kernel), --probes FILE (read a
+  // probe build's timestamps: tools/scripts/ring_probes.py).
+  return ringdrv::parseOptions<Problem>(
+      argc, argv, usage, 20261123, [](const std::string &f, sample::ArgReader &r, Options &o) {
+        if (f == "--bn")
+          o.bn = r.intValue();
+        else if (f == "--probes")
+          o.probes = r.value();
+        else
+          return false;
+        return true;
+      });
 }
 
-bool fileExists(const std::string &path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
-}
+using ringdrv::comparisonLine;
+using ringdrv::fileExists;
+using ringdrv::printInRankOrder;
 
 std::string ringPtxPath(const Options &o, DType d) {
   return o.ptx.empty() ? sample::ptxDir() + "/" + ring::ringPtxName(d) : o.ptx;
-}
-std::string infoPath(const std::string &ptx) {
-  std::string info = ptx;
-  if (info.size() > 4 && info.compare(info.size() - 4, 4, ".ptx") == 0)
-    info.resize(info.size() - 4);
-  return info + ".info.json";
-}
-
-// The ring kernel's cluster and BN from its .info.json (no device); the
-// contract's (cluster 2, BN 256) when the PTX is not there.
-gemm::KernelShape ringShape(const Options &o, DType d) {
-  const std::string ptx = ringPtxPath(o, d);
-  if (!fileExists(ptx)) {
-    gemm::KernelShape ks;
-    ks.cluster = 2;
-    ks.bn = o.bn ? o.bn : 256;
-    ks.entry = "ring_gemm (contract: no PTX)";
-    return ks;
-  }
-  return gemm::kernelShapeFromInfo(tile::moduleInfoFromJson(sample::readFile(infoPath(ptx))),
-                                   "ring_gemm", o.bn, ptx);
-}
-
-// Prints `text` from every rank in rank order (a barrier between ranks), so
-// the processes' lines do not interleave.
-void printInRankOrder(const tile::Communicator &comm, const std::string &text) {
-  for (int r = 0; r < comm.size(); ++r) {
-    if (r == comm.rank()) {
-      std::fputs(text.c_str(), stdout);
-      std::fflush(stdout);
-    }
-    comm.barrier();
-  }
-}
-
-std::string comparisonLine(const char *what, const gemm::Comparison &c, double tol, bool &ok) {
-  const bool good = c.nonFinite == 0 && c.relFrobenius < tol;
-  ok = ok && good;
-  char b[512];
-  std::snprintf(b, sizeof b,
-                "  %-32s rel. Frobenius error %.3e (limit %.0e), max |diff| %.3e over %" PRId64
-                " elements%s%s\n",
-                what, c.relFrobenius, tol, c.maxAbs, c.compared,
-                c.nonFinite ? (", " + std::to_string(c.nonFinite) +
-                               " non-finite (poison not overwritten?) first at linear index " +
-                               std::to_string(c.firstNonFinite))
-                                  .c_str()
-                            : "",
-                good ? "" : "  FAIL");
-  return b;
 }
 
 // ---------------------------------------------------------------- one rank's problem
@@ -278,50 +142,17 @@ struct RankData {
 };
 
 // ---------------------------------------------------------------- the ring kernel
-struct RingKernel {
-  tile::Module module;
-  tile::Kernel kernel;
-  unsigned threads = 0;
-  int cluster = 1;
-  int64_t bn = 0;
-};
+using ringdrv::RingKernel;
 
 RingKernel loadRing(tile::Context &ctx, const std::string &ptx, int64_t bn) {
-  RingKernel t;
-  t.module = tile::Module::fromFiles(ctx, ptx);
-  const gemm::KernelShape s = gemm::kernelShapeFromInfo(*t.module.info(), "ring_gemm", bn, ptx);
-  t.kernel = t.module.kernel("ring_gemm", {{"BN", s.bn}});
-  const tile::KernelInfo &info = *t.kernel.info();
-  if (!info.threads)
-    throw std::runtime_error(ptx + ": kernel " + s.entry + " declares no threads(...)");
-  t.threads = (*info.threads)[0] * (*info.threads)[1] * (*info.threads)[2];
-  t.cluster = s.cluster;
-  t.bn = s.bn;
-  return t;
+  return ringdrv::loadRing(ctx, ptx, "ring_gemm", bn);
 }
-
-// The persistent grid: the resident clusters (or --clusters), at most one per
-// work unit. The kernel spins on its peers' signals, so every CTA must be
-// resident (the runtime checks it at launch); the grid is the same on every
-// rank (same device kind; the runtime checks that too).
 int64_t ringClusters(RingKernel &k, RankData &d, int64_t clusters) {
-  const int64_t units = ring::workUnits(d.p, k.cluster, k.bn);
-  if (clusters <= 0) {
-    tile::LaunchConfig probe;
-    probe.grid = tile::Dim3(unsigned(k.cluster));
-    probe.block = tile::Dim3(k.threads);
-    clusters = k.kernel.maxActiveClusters(probe, d.aTensor(), d.bTensor(), d.cTensor(), d.sem);
-    if (clusters < 1)
-      throw std::runtime_error("no cluster of the ring kernel fits on the GPU (occupancy 0)");
-  }
-  return std::max<int64_t>(1, std::min(clusters, units));
+  return ringdrv::ringClusters(k, ring::workUnits(d.p, k.cluster, k.bn), clusters, d.aTensor(),
+                               d.bTensor(), d.cTensor(), d.sem);
 }
-
 void launchRing(RingKernel &k, RankData &d, int64_t clusters) {
-  tile::LaunchConfig cfg;
-  cfg.grid = tile::Dim3(unsigned(clusters * k.cluster));
-  cfg.block = tile::Dim3(k.threads);
-  k.kernel.launch(cfg, d.aTensor(), d.bTensor(), d.cTensor(), d.sem);
+  ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.cTensor(), d.sem);
 }
 
 gemm::Comparison againstCublas(const RankData &d, const std::vector<uint16_t> &got,
@@ -332,28 +163,8 @@ gemm::Comparison againstCublas(const RankData &d, const std::vector<uint16_t> &g
   });
 }
 
-// The semaphore contract after a launch (SPEC10, the exit protocol): counters
-// [0, S] are back to 0 for the next launch, and the exit counter [S+1] has
-// counted one signal from every peer per launch: epoch * (D - 1).
 std::string semaphoreLine(const RankData &d, const std::string &what, bool &ok) {
-  const std::vector<uint64_t> c = d.sem.toHost();
-  const size_t s = d.sem.count();
-  size_t nonzero = 0, first = 0;
-  for (size_t i = 0; i <= s && i < c.size(); ++i)
-    if (c[i] != 0 && nonzero++ == 0)
-      first = i;
-  const uint64_t want = d.sem.epoch() * uint64_t(d.p.ranks - 1);
-  const uint64_t exitCount = c.size() > s + 1 ? c[s + 1] : ~uint64_t(0);
-  const bool good = nonzero == 0 && exitCount == want;
-  ok = ok && good;
-  std::ostringstream l;
-  l << what << ": semaphores " << s << " + 2: ";
-  if (nonzero)
-    l << nonzero << " of counters [0, " << s << "] not reset (first sem[" << first
-      << "] = " << c[first] << "); ";
-  l << "exit counter " << exitCount << " (want epoch " << d.sem.epoch() << " x " << d.p.ranks - 1
-    << " peers = " << want << ")" << (good ? "" : "  FAIL") << "\n";
-  return l.str();
+  return ringdrv::semaphoreLine(d.sem, d.p.ranks, what, ok);
 }
 
 // ---------------------------------------------------------------- probes
@@ -493,6 +304,11 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
         if (!o.probes.empty())
           zeroProbes(k);
         comm.barrier(); // every rank's poison is down before any peer forwards into it
+        // Probes compare the ranks' clocks step by step: start the launches
+        // together in stream order, as --bench does (a host barrier leaves
+        // the ranks' launches apart by the host's launch latency).
+        if (!o.probes.empty())
+          nccl.streamBarrier();
         launchRing(k, d, clusters);
         SAMPLE_CUDA_CHECK(cudaGetLastError());
         SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
@@ -566,14 +382,7 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       comm.barrier();
       auto checked = [&](ring::Measured &m, const std::vector<uint16_t> &got,
                          const std::vector<uint16_t> &ref) {
-        const gemm::Comparison c = againstCublas(d, got, ref);
-        const std::vector<std::vector<double>> all =
-            nccl.gather({c.relFrobenius, double(c.nonFinite)});
-        m.err = 0;
-        for (const std::vector<double> &r : all) {
-          m.err = std::max(m.err, r[0]);
-          m.ok = m.ok && r[1] == 0 && r[0] < tol;
-        }
+        ringdrv::checkAllRanks(nccl, m, g, got, ref, tol);
       };
 
       // NCCL all-gather + cuBLAS (the reference; its C checks the others).
@@ -604,43 +413,18 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       // Bytes every rank receives over the link per all-gather: (D-1) shards.
       row.allGatherGBs =
           double(p.ranks - 1) * double(p.ms * p.k * 2) / (row.allGather.t.median * 1e-3) / 1e9;
-      {
-        // The link as the ring uses it: every rank at once writes its shard into
-        // its slot of the next rank's A (a copy engine, through the peer
-        // address): the model's B_link. The data is what the ring forwards there.
-        const int next = (comm.rank() + 1) % comm.size();
-        const size_t bytes = size_t(p.ms * p.k) * 2;
-        const CUdeviceptr dst = d.symA.peerPtr(next) + d.shardOffset() * 2;
-        auto copy = [&] {
-          return cudaMemcpyAsync(reinterpret_cast<void *>(dst),
-                                 reinterpret_cast<const void *>(d.shard.ptr()), bytes,
-                                 cudaMemcpyDeviceToDevice, ring::kStream);
-        };
-        // A trial copy first: where the copy engine cannot address the peer's
-        // mapping, the model goes without a link figure (every rank agrees).
-        cudaError_t e = copy();
-        if (e == cudaSuccess)
-          e = cudaStreamSynchronize(ring::kStream);
-        if (e != cudaSuccess) {
-          std::fprintf(stderr,
-                       "ring_gemm: rank %d: copy into the next rank's A: %s (no link figure)\n",
-                       comm.rank(), cudaGetErrorString(e));
-          (void)cudaGetLastError();
-        }
-        bool everyRank = true;
-        for (const std::vector<double> &r : nccl.gather({e == cudaSuccess ? 1.0 : 0.0}))
-          everyRank = everyRank && r[0] == 1.0;
-        if (everyRank) {
-          const ring::Timing t = ring::timeCollective(
-              nccl, [&] { SAMPLE_CUDA_CHECK(copy()); }, o.warmup, o.runs);
-          row.linkGBs = double(bytes) / (t.median * 1e-3) / 1e9;
-        }
-      }
+      // The link as the ring uses it: every rank at once writes its shard into
+      // its slot of the next rank's A (a copy engine, through the peer
+      // address): the model's B_link. The data is what the ring forwards there.
+      row.linkGBs = ringdrv::measureLink(
+          comm, nccl, d.symA.peerPtr((comm.rank() + 1) % comm.size()) + d.shardOffset() * 2,
+          d.shard.ptr(), size_t(p.ms * p.k) * 2, o.warmup, o.runs, "ring_gemm");
       row.blas.t = ring::timeCollective(
           nccl, [&] { blas.gemm(g, d.gathered.ptr(), d.dB.ptr(), d.ref.ptr()); }, o.warmup, o.runs);
       row.blas.run = true;
 
       // The floor: samples/gemm's tilec GEMM on the gathered A.
+<<<<<<< HEAD
       const std::string floorPtx = sample::ptxDir() + "/" + ring::floorPtxName(dt);
       if (!fileExists(floorPtx)) {
         row.floor.note = "not built (" + ring::floorPtxName(dt) + ")";
@@ -663,6 +447,10 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
           row.floor.ok = false;
         }
       }
+=======
+      ringdrv::measureFloor(ctx, nccl, g, d.gathered.ptr(), d.dB.ptr(), d.floorC, ref, o.warmup,
+                            o.runs, row.floor);
+>>>>>>> ringperf
 
       // The tilec ring.
       const std::string ptx = ringPtxPath(o, dt);
@@ -707,18 +495,19 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
                 row.floor.run;
       rows.push_back(row);
     }
-  if (comm.rank() == 0) {
-    const std::string md = ring::benchTable(rows, header.str());
-    std::printf("\n%s", md.c_str());
-    if (!o.out.empty()) {
-      std::ofstream f(o.out);
-      f << md;
-      if (!f)
-        std::fprintf(stderr, "ring_gemm: cannot write %s\n", o.out.c_str());
-    }
-  }
+  ringdrv::writeTable(comm, ring::benchTable(rows, header.str()), o.out, "ring_gemm");
   comm.barrier();
   return allPass ? 0 : 1;
+}
+
+// ---------------------------------------------------------------- --hang-test
+int runHangTest(const Options &o, const tile::Communicator &comm) {
+  Problem p = o.problem;
+  p.ranks = comm.size();
+  RingKernel k = loadRing(comm.context(), o.ptx, o.bn);
+  RankData d(comm, p, o.seed);
+  const int64_t clusters = ringClusters(k, d, o.clusters);
+  return ringdrv::runHangTest(comm, [&] { launchRing(k, d, clusters); });
 }
 
 } // namespace
@@ -732,7 +521,7 @@ int main(int argc, char **argv) {
       p.dtype = d;
       gemm::KernelShape ks;
       try {
-        ks = ringShape(o, d);
+        ks = ringdrv::kernelShape(ringPtxPath(o, d), "ring_gemm", o.bn);
       } catch (const std::exception &e) {
         std::fprintf(stderr, "ring_gemm: %s\n", e.what());
         return 1;
@@ -745,32 +534,10 @@ int main(int argc, char **argv) {
         return 2;
       }
     }
-  const int devices = tile::deviceCount();
-  if (devices < 2) {
-    std::printf("SKIP: ring_gemm needs 2 CUDA devices (found %d)\n", devices);
-    return o.skipCode;
-  }
-  std::unique_ptr<tile::Communicator> comm;
-  try {
-    comm = std::make_unique<tile::Communicator>(tile::Communicator::fromEnvironment());
-  } catch (const std::exception &e) {
-    std::fprintf(stderr,
-                 "ring_gemm: %s\nring_gemm: one process per GPU: run it as "
-                 "`tilec-run -n 2 ring_gemm ...`\n",
-                 e.what());
-    return 2;
-  }
-  if (const std::string why = ring::sameNcclAsRuntime(); !why.empty()) {
-    std::fprintf(stderr, "ring_gemm: %s\n", why.c_str());
-    return 2;
-  }
-  SAMPLE_CUDA_CHECK(cudaSetDevice(comm->device()));
-  SAMPLE_CUDA_CHECK(cudaFree(nullptr)); // the primary context the tilec runtime retains too
-  ring::Nccl nccl(*comm);
-  try {
-    return o.bench ? runBench(o, *comm, nccl) : runCheck(o, *comm, nccl);
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "ring_gemm: rank %d: %s\n", comm->rank(), e.what());
-    return 1;
-  }
+  return ringdrv::runRanks("ring_gemm", o.skipCode,
+                           [&](const tile::Communicator &comm, ring::Nccl &nccl) {
+                             if (o.hangTest)
+                               return runHangTest(o, comm);
+                             return o.bench ? runBench(o, comm, nccl) : runCheck(o, comm, nccl);
+                           });
 }

@@ -28,26 +28,14 @@
 // repetition as long as its slowest rank; rank 0 writes the table.
 // --hang-test: the last rank does not launch; every other rank launches the
 // kernel built with tilec --debug-hangs (--ptx), whose semaphore wait must
-// report `tilec: hang: device R: wait(sem[i], V) ...: counter is X` and trap.
+// time out and the runtime report it from the kernel's hang record
+// (`tilec: hang: device R: wait(sem[i], V) ...: counter is X`), exit 3.
 //
 // Exit: 0 pass, 1 fail, 2 bad arguments or a shape the kernel rejects,
 // --skip-code (77) with fewer than 2 CUDA devices or (--check) no ring PTX.
 #include "rs_common.h"
 
-#include "../gemm/gemm_cublas.h"
-#include "../ring_gemm/ring_nccl.h"
-
-#include <tile/distributed.h>
-
-#include <cinttypes>
-#include <cstdlib>
-#include <cstdio>
-#include <fstream>
-#include <memory>
-#include <sstream>
-#include <string>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "../common/ring_driver.h"
 
 namespace {
 
@@ -55,20 +43,7 @@ using gemm::dtypeNamed;
 using rsring::DType;
 using rsring::Problem;
 
-struct Options {
-  bool bench = false, hangTest = false;
-  Problem problem;
-  uint64_t seed = 20261128;
-  double cpuMacs = double(1ull << 28);
-  int repeat = 2;
-  int64_t clusters = 0;
-  std::string ptx;
-  int skipCode = 77;
-  std::vector<DType> dtypes{DType::F16, DType::BF16};
-  std::vector<Problem> shapes;
-  int runs = 30, warmup = 10;
-  std::string out;
-};
+using Options = ringdrv::Options<Problem>;
 
 [[noreturn]] void usage(const char *msg) {
   std::fprintf(stderr,
@@ -86,141 +61,16 @@ struct Options {
 }
 
 Options parse(int argc, char **argv) {
-  Options o;
-  sample::ArgReader r(argc, argv, usage);
-  bool dtypeGiven = false;
-  while (r.next()) {
-    const std::string &f = r.flag();
-    if (f == "--check")
-      o.bench = false;
-    else if (f == "--bench")
-      o.bench = true;
-    else if (f == "--hang-test")
-      o.hangTest = true;
-    else if (f == "--ms")
-      o.problem.ms = int64_t(r.intIn(1, 65536));
-    else if (f == "--n")
-      o.problem.n = int64_t(r.intIn(1, 65536));
-    else if (f == "--k")
-      o.problem.k = int64_t(r.intIn(1, 65536));
-    else if (f == "--dtype") {
-      o.problem.dtype = dtypeNamed(r.value(), r);
-      o.dtypes = {o.problem.dtype};
-      dtypeGiven = true;
-    } else if (f == "--dtypes") {
-      o.dtypes.clear();
-      for (const std::string &x : r.listValue())
-        o.dtypes.push_back(dtypeNamed(x, r));
-      dtypeGiven = true;
-    } else if (f == "--seed")
-      o.seed = uint64_t(r.intValue());
-    else if (f == "--cpu-macs")
-      o.cpuMacs = double(r.intValue());
-    else if (f == "--repeat")
-      o.repeat = int(r.intValue());
-    else if (f == "--clusters")
-      o.clusters = r.intValue();
-    else if (f == "--ptx")
-      o.ptx = r.value();
-    else if (f == "--skip-code")
-      o.skipCode = int(r.intValue());
-    else if (f == "--shapes") {
-      for (const std::string &x : r.listValue()) {
-        long long ms = 0, n = 0, k = 0;
-        char tail = 0;
-        if (std::sscanf(x.c_str(), "%lldx%lldx%lld%c", &ms, &n, &k, &tail) != 3 || ms < 1 ||
-            n < 1 || k < 1 || ms > 65536 || n > 65536 || k > 65536)
-          usage(("bad shape '" + x + "' (MSxNxK, each 1..65536)").c_str());
-        Problem sp;
-        sp.ms = ms;
-        sp.n = n;
-        sp.k = k;
-        o.shapes.push_back(sp);
-      }
-    } else if (f == "--runs")
-      o.runs = int(r.intValue());
-    else if (f == "--warmup")
-      o.warmup = int(r.intValue());
-    else if (f == "--out")
-      o.out = r.value();
-    else if (f == "-h" || f == "--help")
-      usage("help");
-    else
-      usage(("unknown argument '" + f + "'").c_str());
-  }
-  if (o.clusters < 0 || o.cpuMacs < 1 || o.repeat < 1 || o.dtypes.empty())
-    usage("bad arguments");
-  if (o.bench && (o.runs < 20 || o.warmup < 1))
-    usage("--bench needs --runs >= 20 and --warmup >= 1 (medians of >= 20 after warm-up)");
-  if (o.hangTest && (o.bench || o.ptx.empty()))
-    usage("--hang-test takes --ptx (a kernel built with tilec --debug-hangs) and no --bench");
-  if (!o.bench && !dtypeGiven)
-    o.dtypes = {o.problem.dtype};
-  if (!o.bench && o.dtypes.size() != 1)
-    usage("--check takes one --dtype");
-  if (!o.bench && !o.shapes.empty())
-    usage("--check takes one shape (--ms, --n, --k)");
-  if (o.shapes.empty())
-    o.shapes = {o.problem};
-  return o;
+  return ringdrv::parseOptions<Problem>(argc, argv, usage, 20261128);
 }
 
-bool fileExists(const std::string &path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
-}
+using ringdrv::comparisonLine;
+using ringdrv::fileExists;
+using ringdrv::printInRankOrder;
+
 std::string ringPtxPath(const Options &o, DType d) {
   return o.ptx.empty() ? sample::ptxDir() + "/" + rsring::ringPtxName(d) : o.ptx;
 }
-std::string infoPath(const std::string &ptx) {
-  std::string info = ptx;
-  if (info.size() > 4 && info.compare(info.size() - 4, 4, ".ptx") == 0)
-    info.resize(info.size() - 4);
-  return info + ".info.json";
-}
-
-// The kernel's cluster and BN from its .info.json (no device); the contract's
-// (cluster 2, BN 256) when the PTX is not there.
-gemm::KernelShape ringShape(const Options &o, DType d) {
-  const std::string ptx = ringPtxPath(o, d);
-  if (!fileExists(ptx)) {
-    gemm::KernelShape ks;
-    ks.cluster = 2;
-    ks.bn = 256;
-    ks.entry = "ring_gemm_rs (contract: no PTX)";
-    return ks;
-  }
-  return gemm::kernelShapeFromInfo(tile::moduleInfoFromJson(sample::readFile(infoPath(ptx))),
-                                   "ring_gemm_rs", 0, ptx);
-}
-
-void printInRankOrder(const tile::Communicator &comm, const std::string &text) {
-  for (int r = 0; r < comm.size(); ++r) {
-    if (r == comm.rank()) {
-      std::fputs(text.c_str(), stdout);
-      std::fflush(stdout);
-    }
-    comm.barrier();
-  }
-}
-
-std::string comparisonLine(const char *what, const gemm::Comparison &c, double tol, bool &ok) {
-  const bool good = c.nonFinite == 0 && c.relFrobenius < tol;
-  ok = ok && good;
-  char b[512];
-  std::snprintf(b, sizeof b,
-                "  %-34s rel. Frobenius error %.3e (limit %.0e), max |diff| %.3e over %" PRId64
-                " elements%s%s\n",
-                what, c.relFrobenius, tol, c.maxAbs, c.compared,
-                c.nonFinite ? (", " + std::to_string(c.nonFinite) +
-                               " non-finite (poison not overwritten?) first at linear index " +
-                               std::to_string(c.firstNonFinite))
-                                  .c_str()
-                            : "",
-                good ? "" : "  FAIL");
-  return b;
-}
-
 // ---------------------------------------------------------------- one rank's problem
 struct RankData {
   Problem p;
@@ -259,48 +109,18 @@ struct RankData {
 };
 
 // ---------------------------------------------------------------- the ring kernel
-struct RingKernel {
-  tile::Module module;
-  tile::Kernel kernel;
-  unsigned threads = 0;
-  int cluster = 1;
-  int64_t bn = 0;
-};
+using ringdrv::RingKernel;
 
 RingKernel loadRing(tile::Context &ctx, const std::string &ptx) {
-  RingKernel t;
-  t.module = tile::Module::fromFiles(ctx, ptx);
-  const gemm::KernelShape s =
-      gemm::kernelShapeFromInfo(*t.module.info(), "ring_gemm_rs", 0, ptx);
-  t.kernel = t.module.kernel("ring_gemm_rs", {{"BN", s.bn}});
-  const tile::KernelInfo &info = *t.kernel.info();
-  if (!info.threads)
-    throw std::runtime_error(ptx + ": kernel " + s.entry + " declares no threads(...)");
-  t.threads = (*info.threads)[0] * (*info.threads)[1] * (*info.threads)[2];
-  t.cluster = s.cluster;
-  t.bn = s.bn;
-  return t;
+  return ringdrv::loadRing(ctx, ptx, "ring_gemm_rs", 0);
 }
-
 int64_t ringClusters(RingKernel &k, RankData &d, int64_t clusters) {
-  const int64_t units = rsring::workUnits(d.p, k.cluster, k.bn);
-  if (clusters <= 0) {
-    tile::LaunchConfig probe;
-    probe.grid = tile::Dim3(unsigned(k.cluster));
-    probe.block = tile::Dim3(k.threads);
-    clusters = k.kernel.maxActiveClusters(probe, d.aTensor(), d.bTensor(), d.eTensor(),
-                                          d.rTensor(), d.cTensor(), d.sem);
-    if (clusters < 1)
-      throw std::runtime_error("no cluster of the ring kernel fits on the GPU (occupancy 0)");
-  }
-  return std::max<int64_t>(1, std::min(clusters, units));
+  return ringdrv::ringClusters(k, rsring::workUnits(d.p, k.cluster, k.bn), clusters, d.aTensor(),
+                               d.bTensor(), d.eTensor(), d.rTensor(), d.cTensor(), d.sem);
 }
-
 void launchRing(RingKernel &k, RankData &d, int64_t clusters) {
-  tile::LaunchConfig cfg;
-  cfg.grid = tile::Dim3(unsigned(clusters * k.cluster));
-  cfg.block = tile::Dim3(k.threads);
-  k.kernel.launch(cfg, d.aTensor(), d.bTensor(), d.eTensor(), d.rTensor(), d.cTensor(), d.sem);
+  ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.eTensor(), d.rTensor(),
+                      d.cTensor(), d.sem);
 }
 
 // The reference: cuBLAS's partial product, then NCCL's reduce-scatter of it.
@@ -318,24 +138,7 @@ gemm::Comparison againstReference(const RankData &d, const std::vector<uint16_t>
 }
 
 std::string semaphoreLine(const RankData &d, const std::string &what, bool &ok) {
-  const std::vector<uint64_t> c = d.sem.toHost();
-  const size_t s = d.sem.count();
-  size_t nonzero = 0, first = 0;
-  for (size_t i = 0; i <= s && i < c.size(); ++i)
-    if (c[i] != 0 && nonzero++ == 0)
-      first = i;
-  const uint64_t want = d.sem.epoch() * uint64_t(d.p.ranks - 1);
-  const uint64_t exitCount = c.size() > s + 1 ? c[s + 1] : ~uint64_t(0);
-  const bool good = nonzero == 0 && exitCount == want;
-  ok = ok && good;
-  std::ostringstream l;
-  l << what << ": semaphores " << s << " + 2: ";
-  if (nonzero)
-    l << nonzero << " of counters [0, " << s << "] not reset (first sem[" << first
-      << "] = " << c[first] << "); ";
-  l << "exit counter " << exitCount << " (want epoch " << d.sem.epoch() << " x " << d.p.ranks - 1
-    << " peers = " << want << ")" << (good ? "" : "  FAIL") << "\n";
-  return l.str();
+  return ringdrv::semaphoreLine(d.sem, d.p.ranks, what, ok);
 }
 
 // ---------------------------------------------------------------- --check
@@ -350,7 +153,7 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
   int code = 1;
   try {
     gemm::Cublas blas;
-    const int64_t bn = ringShape(o, p.dtype).bn;
+    const int64_t bn = ringdrv::kernelShape(ringPtxPath(o, p.dtype), "ring_gemm_rs", 0).bn;
     RankData d(comm, p, o.seed, bn);
     comm.barrier();
     if (comm.rank() == 0)
@@ -427,19 +230,7 @@ int runHangTest(const Options &o, const tile::Communicator &comm) {
   RingKernel k = loadRing(comm.context(), o.ptx);
   RankData d(comm, p, o.seed, k.bn);
   const int64_t clusters = ringClusters(k, d, o.clusters);
-  comm.barrier();
-  if (comm.rank() == comm.size() - 1) {
-    std::printf("rank %d: not launching (the planted hang)\n", comm.rank());
-    std::fflush(stdout);
-    sleep(20); // the others report and trap meanwhile; then tilec-run ends this rank
-    return 0;
-  }
-  launchRing(k, d, clusters);
-  const cudaError_t e = cudaDeviceSynchronize();
-  std::printf("rank %d: launch ended: %s (want a trap: the --debug-hangs report above)\n",
-              comm.rank(), cudaGetErrorString(e));
-  std::fflush(stdout);
-  return e == cudaSuccess ? 1 : 3;
+  return ringdrv::runHangTest(comm, [&] { launchRing(k, d, clusters); });
 }
 
 // ---------------------------------------------------------------- --bench
@@ -481,15 +272,7 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       comm.barrier();
       auto checked = [&](ring::Measured &m, const std::vector<uint16_t> &got,
                          const std::vector<uint16_t> &ref, const gemm::Problem &g) {
-        const gemm::Comparison c = gemm::compareRows(g, got, gemm::allRows(g), [&](size_t r,
-                                                                                 int64_t j) {
-          return double(gemm::fromBits(g.dtype, ref[r * size_t(g.n) + size_t(j)]));
-        });
-        m.err = 0;
-        for (const std::vector<double> &r : nccl.gather({c.relFrobenius, double(c.nonFinite)})) {
-          m.err = std::max(m.err, r[0]);
-          m.ok = m.ok && r[1] == 0 && r[0] < tol;
-        }
+        ringdrv::checkAllRanks(nccl, m, g, got, ref, tol);
       };
 
       d.ref.fillBytes(0xff);
@@ -518,63 +301,20 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
           },
           o.warmup, o.runs);
       row.reduceScatter.run = true;
-      {
-        // The link as the ring uses it: every rank at once writes a block of
-        // running sums (MS x N) into the next rank's R (a copy engine).
-        const int next = (comm.rank() + 1) % comm.size();
-        const size_t bytes = size_t(p.ms * p.n) * 2;
-        const CUdeviceptr dst = d.symR.peerPtr(next);
-        auto copy = [&] {
-          return cudaMemcpyAsync(reinterpret_cast<void *>(dst),
-                                 reinterpret_cast<const void *>(d.partial.ptr()), bytes,
-                                 cudaMemcpyDeviceToDevice, ring::kStream);
-        };
-        cudaError_t e = copy();
-        if (e == cudaSuccess)
-          e = cudaStreamSynchronize(ring::kStream);
-        if (e != cudaSuccess) {
-          std::fprintf(stderr, "ring_gemm_rs: rank %d: copy into the next rank's R: %s\n",
-                       comm.rank(), cudaGetErrorString(e));
-          (void)cudaGetLastError();
-        }
-        bool everyRank = true;
-        for (const std::vector<double> &r : nccl.gather({e == cudaSuccess ? 1.0 : 0.0}))
-          everyRank = everyRank && r[0] == 1.0;
-        if (everyRank) {
-          const ring::Timing t = ring::timeCollective(
-              nccl, [&] { SAMPLE_CUDA_CHECK(copy()); }, o.warmup, o.runs);
-          row.linkGBs = double(bytes) / (t.median * 1e-3) / 1e9;
-        }
-      }
+      // The link as the ring uses it: every rank at once writes a block of
+      // running sums (MS x N) into the next rank's R (a copy engine).
+      row.linkGBs = ringdrv::measureLink(comm, nccl,
+                                         d.symR.peerPtr((comm.rank() + 1) % comm.size()),
+                                         d.partial.ptr(), size_t(p.ms * p.n) * 2, o.warmup,
+                                         o.runs, "ring_gemm_rs");
       row.blas.t = ring::timeCollective(
           nccl, [&] { blas.gemm(p.local(), d.dA.ptr(), d.dB.ptr(), d.partial.ptr()); }, o.warmup,
           o.runs);
       row.blas.run = true;
 
       // The floor: samples/gemm's tilec GEMM on the local problem.
-      const std::string floorPtx = sample::ptxDir() + "/" + ring::floorPtxName(dt);
-      if (!fileExists(floorPtx)) {
-        row.floor.note = "not built (" + ring::floorPtxName(dt) + ")";
-      } else {
-        try {
-          gemm::TileKernel fk = gemm::loadTileKernel(ctx, floorPtx, "gemm", 0);
-          const gemm::Problem g = p.local();
-          const std::string why = gemm::alignmentProblem(g);
-          if (!why.empty())
-            throw std::runtime_error("shape rejected: " + why);
-          d.floorC.fillBytes(0xff);
-          const gemm::Tensors ts = gemm::tensorsOf(g, d.dA.ptr(), d.dB.ptr(), d.floorC.ptr());
-          const int64_t clusters = gemm::persistentClusters(fk, g, ts, 0);
-          row.floor.t = ring::timeCollective(
-              nccl, [&] { gemm::launchTile(fk, ts, clusters); }, o.warmup, o.runs);
-          row.floor.run = true;
-          row.floor.note = fk.kernel.name() + ", " + std::to_string(clusters) + " clusters";
-          checked(row.floor, d.floorC.toHost(), partialHost, g);
-        } catch (const std::exception &e) {
-          row.floor.note = std::string("error: ") + e.what();
-          row.floor.ok = false;
-        }
-      }
+      ringdrv::measureFloor(ctx, nccl, p.local(), d.dA.ptr(), d.dB.ptr(), d.floorC, partialHost,
+                            o.warmup, o.runs, row.floor);
 
       // The tilec ring.
       if (!havePtx) {
@@ -618,16 +358,7 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
                 row.floor.run;
       rows.push_back(row);
     }
-  if (comm.rank() == 0) {
-    const std::string md = rsring::benchTable(rows, header.str());
-    std::printf("\n%s", md.c_str());
-    if (!o.out.empty()) {
-      std::ofstream f(o.out);
-      f << md;
-      if (!f)
-        std::fprintf(stderr, "ring_gemm_rs: cannot write %s\n", o.out.c_str());
-    }
-  }
+  ringdrv::writeTable(comm, rsring::benchTable(rows, header.str()), o.out, "ring_gemm_rs");
   comm.barrier();
   return allPass ? 0 : 1;
 }
@@ -642,7 +373,7 @@ int main(int argc, char **argv) {
       p.dtype = d;
       gemm::KernelShape ks;
       try {
-        ks = ringShape(o, d);
+        ks = ringdrv::kernelShape(ringPtxPath(o, d), "ring_gemm_rs", 0);
       } catch (const std::exception &e) {
         std::fprintf(stderr, "ring_gemm_rs: %s\n", e.what());
         return 1;
@@ -655,38 +386,10 @@ int main(int argc, char **argv) {
         return 2;
       }
     }
-  // One GPU per rank (tilec-run -n D puts rank r on device r): fewer devices
-  // than ranks (WORLD_SIZE), or than 2, is a skip.
-  const int devices = tile::deviceCount();
-  const char *world = std::getenv("WORLD_SIZE");
-  const int need = std::max(2, world ? std::atoi(world) : 2);
-  if (devices < need) {
-    std::printf("SKIP: ring_gemm_rs needs %d CUDA devices (found %d)\n", need, devices);
-    return o.skipCode;
-  }
-  std::unique_ptr<tile::Communicator> comm;
-  try {
-    comm = std::make_unique<tile::Communicator>(tile::Communicator::fromEnvironment());
-  } catch (const std::exception &e) {
-    std::fprintf(stderr,
-                 "ring_gemm_rs: %s\nring_gemm_rs: one process per GPU: run it as "
-                 "`tilec-run -n D ring_gemm_rs ...`\n",
-                 e.what());
-    return 2;
-  }
-  if (const std::string why = ring::sameNcclAsRuntime(); !why.empty()) {
-    std::fprintf(stderr, "ring_gemm_rs: %s\n", why.c_str());
-    return 2;
-  }
-  SAMPLE_CUDA_CHECK(cudaSetDevice(comm->device()));
-  SAMPLE_CUDA_CHECK(cudaFree(nullptr));
-  ring::Nccl nccl(*comm);
-  try {
-    if (o.hangTest)
-      return runHangTest(o, *comm);
-    return o.bench ? runBench(o, *comm, nccl) : runCheck(o, *comm, nccl);
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "ring_gemm_rs: rank %d: %s\n", comm->rank(), e.what());
-    return 1;
-  }
+  return ringdrv::runRanks("ring_gemm_rs", o.skipCode,
+                           [&](const tile::Communicator &comm, ring::Nccl &nccl) {
+                             if (o.hangTest)
+                               return runHangTest(o, comm);
+                             return o.bench ? runBench(o, comm, nccl) : runCheck(o, comm, nccl);
+                           });
 }

@@ -1,8 +1,10 @@
 // ring_hang_probe: launches tests/gpu/ring_hang.tile (compiled with tilec
 // --debug-hangs) on 2 CTAs of 256 threads with the given produce and consume
-// counts, and reports what happened.
+// counts, and reports what happened. With --mma, tests/gpu/ring_hang_mma.tile
+// (one CTA of 384 threads, A and B all ones: C = 64 * consumes), whose
+// report comes from the runtime's hang record in the synchronisation's error.
 //
-//   ring_hang_probe --ptx FILE --produces P --consumes C
+//   ring_hang_probe --ptx FILE --produces P --consumes C [--mma 1]
 //
 // Exit 0: the kernel completed with the right sums (P == C). Exit 3: the
 // launch or the synchronisation failed (the --debug-hangs trap); the kernel's
@@ -20,6 +22,7 @@
 int main(int argc, char **argv) {
   std::string ptxPath;
   int produces = 4, consumes = 4;
+  bool mma = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--ptx")
@@ -28,6 +31,8 @@ int main(int argc, char **argv) {
       produces = std::atoi(argv[i + 1]);
     else if (flag == "--consumes")
       consumes = std::atoi(argv[i + 1]);
+    else if (flag == "--mma")
+      mma = std::atoi(argv[i + 1]) != 0;
   }
   if (ptxPath.empty()) {
     std::fprintf(stderr, "usage: ring_hang_probe --ptx FILE --produces P --consumes C\n");
@@ -36,6 +41,39 @@ int main(int argc, char **argv) {
   if (tile::deviceCount() == 0) {
     std::printf("SKIP: no CUDA device\n");
     return 77;
+  }
+  if (mma) {
+    try {
+      tile::Context ctx(0);
+      tile::Module module = tile::Module::fromFiles(ctx, ptxPath);
+      tile::Kernel kernel = module.kernel("ring_hang_mma");
+      const int64_t M = 128, N = 64, K = 128;
+      const uint16_t one = 0x3C00; // f16 1.0
+      tile::DeviceBuffer<uint16_t> dA(size_t(M * K)), dB(size_t(N * K));
+      dA.copyFrom(std::vector<uint16_t>(size_t(M * K), one));
+      dB.copyFrom(std::vector<uint16_t>(size_t(N * K), one));
+      tile::DeviceBuffer<float> c(size_t(M * N));
+      c.fillBytes(0);
+      tile::LaunchConfig cfg;
+      cfg.grid = tile::Dim3(1);
+      cfg.block = tile::Dim3(384);
+      kernel.launch(cfg, tile::Tensor(dA.ptr(), tile::TensorElement::F16, {M, K}),
+                    tile::Tensor(dB.ptr(), tile::TensorElement::F16, {N, K}), c.ptr(),
+                    static_cast<int32_t>(produces), static_cast<int32_t>(consumes));
+      ctx.synchronize();
+      size_t bad = 0;
+      for (float v : c.toHost())
+        bad += v != float(64 * consumes);
+      if (bad) {
+        std::printf("ring_hang_probe: %zu wrong elements of C\n", bad);
+        return 1;
+      }
+      std::printf("ring_hang_probe: completed, C exact (produces = consumes = %d)\n", consumes);
+      return 0;
+    } catch (const std::exception &e) {
+      std::printf("ring_hang_probe: launch failed: %s\n", e.what());
+      return 3;
+    }
   }
   const int32_t K = 64, N = 32, ctas = 2;
   std::vector<int32_t> a(K * N);

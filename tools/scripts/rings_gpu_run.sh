@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Both ring GEMMs on one 4-GPU machine in one go (about 2.5 minutes on 4
+# Both ring GEMMs on one 4-GPU machine in one go (about 4.5 minutes on 4
 # H200s): runs on the GPU machine in the repository root, after
 # tools/scripts/make_gpu_bundle.sh filled .gpu/ on the development machine.
 #   1. configure + build ring_gemm, ring_gemm_rs, tilec-run and the host tests
 #      (compiler OFF, PTX from .gpu/ptx)
 #   2. ctest: the host tests, the shape rejections, ptxas -v of both rings
-#   3. checks (every rank against NCCL + cuBLAS and float64): the
-#      reduce-scatter ring at D = 2 and 4 (the default shape, 512x768x2112 on
-#      4 clusters, 256^3), the all-gather ring at D = 4
+#   3. checks (every rank against NCCL + cuBLAS and float64): both rings at
+#      D = 2 and 4 (the default shape, f16 and bf16, 512x768x2112 on 4
+#      clusters, 256^3); the planted hang of both (--hang-test on the
+#      --debug-hangs build: the report from the runtime's hang record) at
+#      D = 2 (ctest gpu2.*_hang) and D = 4
 #   4. benchmarks at D = 2 and 4, f16 and bf16, MS 1024 and 2048, NCCL +
 #      cuBLAS and the local-GEMM floor in the same processes:
 #      OUTDIR/rs_d2.md, rs_d4.md (docs/perf/ring_gemm_rs.md), ag_d2.md,
@@ -49,8 +51,8 @@ ninja -C "$BUILD" -j"${JOBS:-16}" ring_gemm ring_gemm_rs tilec-run ring_gemm_hos
 RUN=$BUILD/bin/tilec-run RS=$BUILD/bin/ring_gemm_rs AG=$BUILD/bin/ring_gemm
 CK=$OUT/checks.log
 : > "$CK"
-(cd "$BUILD" && ctest -R '^ring_gemm(_rs)?\.|ptxas_v\.ring_gemm' --output-on-failure) >> "$CK" 2>&1 ||
-  bad "ctest host / rejections / ptxas -v (checks.log)"
+(cd "$BUILD" && ctest -R '^ring_gemm(_rs)?\.|ptxas_v\.ring_gemm|^gpu2\.ring_gemm(_rs)?_hang' \
+   --output-on-failure) >> "$CK" 2>&1 || bad "ctest host / rejections / ptxas -v / hang (checks.log)"
 sum "ctest: $(grep -E 'tests passed' "$CK" | tail -1)"
 
 # chk NAME RANKS CMD...: one --check run on RANKS GPUs (skipped with fewer)
@@ -66,7 +68,27 @@ chk "rs check D=2 512x768x2112 bf16, 4 clusters" 2 "$RS" --check --ms 512 --n 76
 chk "rs check D=4 1024x4096x4096 bf16" 4 "$RS" --check --dtype bf16
 chk "rs check D=4 512x768x2112 f16, 4 clusters" 4 "$RS" --check --ms 512 --n 768 --k 2112 --dtype f16 --clusters 4
 chk "rs check D=4 256^3 f16" 4 "$RS" --check --ms 256 --n 256 --k 256 --dtype f16
+chk "ag check D=2 1024x4096x4096 bf16" 2 "$AG" --check --dtype bf16
+chk "ag check D=2 512x768x2112 f16, 4 clusters" 2 "$AG" --check --ms 512 --n 768 --k 2112 --dtype f16 --clusters 4
 chk "ag check D=4 1024x4096x4096 f16" 4 "$AG" --check --dtype f16
+chk "ag check D=4 512x768x2112 bf16, 4 clusters" 4 "$AG" --check --ms 512 --n 768 --k 2112 --dtype bf16 --clusters 4
+# The planted hang at D = 4: ranks 0 .. 2 report (exit 3 wanted).
+hang() {
+  local name=$1 prog=$2 ptx=$3
+  if [ "$NGPU" -lt 4 ] || [ ! -f "$ptx" ]; then sum "$name: skipped"; return; fi
+  note "$name"
+  echo "===== $name" >> "$CK"
+  timeout -k 5 60 "$RUN" -n 4 "$prog" --hang-test --ptx "$ptx" --ms 256 --n 256 --k 256 --dtype f16 \
+    > "$OUT/hang.tmp" 2>&1
+  local rc=$?
+  cat "$OUT/hang.tmp" >> "$CK"
+  if [ $rc -eq 3 ] && grep -q 'tilec: hang: device [0-2]: wait(sem\[' "$OUT/hang.tmp"; then
+    sum "$name: $(grep -c 'tilec: hang: device' "$OUT/hang.tmp") report(s), exit 3: $(grep -m1 'tilec: hang: device' "$OUT/hang.tmp")"
+  else bad "$name (exit $rc, checks.log)"; fi
+  rm -f "$OUT/hang.tmp"
+}
+hang "ag hang-test D=4" "$AG" "$PTX/ring_gemm_f16_debug.ptx"
+hang "rs hang-test D=4" "$RS" "$PTX/ring_gemm_rs_f16_debug.ptx"
 
 LOG=$OUT/bench.log
 : > "$LOG"

@@ -36,6 +36,14 @@ struct ModuleState;
 struct KernelState;
 } // namespace detail
 
+// The reports of --debug-hangs waits that timed out in kernels with mma
+// (which write them to host memory instead of printing: tile/hang_record.h),
+// each returned once, one line each; "" when there is none. The error of the
+// call that reports the failed launch carries them already, and whatever is
+// left at exit is printed on stderr: call this after a failure the runtime
+// did not see (a cudaDeviceSynchronize of the CUDA runtime API).
+std::string takeHangReports();
+
 // A device and its primary context (retained on construction, released when the
 // last copy goes away), made current on the calling thread by the constructor.
 // Copies share the same state.

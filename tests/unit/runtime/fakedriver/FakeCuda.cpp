@@ -41,6 +41,7 @@ struct FakeFunction {
 struct FakeModule {
   std::string ptx;
   std::vector<std::unique_ptr<FakeFunction>> functions;
+  std::map<std::string, std::vector<unsigned char>> globals; // cuModuleGetGlobal's storage
 };
 struct FakeLink {
   char *errLog = nullptr;
@@ -336,6 +337,51 @@ CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int n, CUji
   }
   ++g_state.moduleLoads;
   *m = reinterpret_cast<CUmodule>(fm);
+  return CUDA_SUCCESS;
+}
+// A module-scope `.global` of the PTX: `.u64 NAME` (8 zero bytes) or
+// `.b8 NAME[N] = {b0, b1, ...}`; its storage lives with the module.
+CUresult cuModuleGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule m, const char *name) {
+  auto *fm = reinterpret_cast<FakeModule *>(m);
+  auto it = fm->globals.find(name);
+  if (it == fm->globals.end()) {
+    const std::string &ptx = fm->ptx;
+    std::vector<unsigned char> data;
+    size_t at = ptx.find(std::string(".u64 ") + name + ";");
+    if (at != std::string::npos && ptx.rfind(".global", at) != std::string::npos) {
+      data.assign(8, 0);
+    } else if ((at = ptx.find(std::string(".b8 ") + name + "[")) != std::string::npos) {
+      size_t open = ptx.find('{', at), close = ptx.find('}', at);
+      if (open == std::string::npos || close == std::string::npos)
+        return CUDA_ERROR_NOT_FOUND;
+      for (size_t i = open + 1; i < close;) {
+        data.push_back(static_cast<unsigned char>(std::strtoul(ptx.c_str() + i, nullptr, 10)));
+        size_t comma = ptx.find(',', i);
+        i = comma == std::string::npos || comma > close ? close : comma + 1;
+      }
+    } else {
+      return CUDA_ERROR_NOT_FOUND;
+    }
+    it = fm->globals.emplace(name, std::move(data)).first;
+  }
+  *p = reinterpret_cast<CUdeviceptr>(it->second.data());
+  *bytes = it->second.size();
+  return CUDA_SUCCESS;
+}
+// Mapped host memory: the device address is the host address.
+CUresult cuMemHostAlloc(void **p, size_t n, unsigned int flags) {
+  ++g_state.hostAllocs;
+  g_state.hostAllocFlags = flags;
+  *p = std::calloc(1, n);
+  return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+CUresult cuMemHostGetDevicePointer(CUdeviceptr *d, void *p, unsigned int) {
+  *d = reinterpret_cast<CUdeviceptr>(p);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemFreeHost(void *p) {
+  ++g_state.hostFrees;
+  std::free(p);
   return CUDA_SUCCESS;
 }
 CUresult cuModuleUnload(CUmodule m) {

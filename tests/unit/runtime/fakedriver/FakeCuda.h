@@ -65,6 +65,8 @@ struct FakeState {
   int links = 0, moduleLoads = 0, moduleUnloads = 0, occupancyQueries = 0;
   int ctxRetains = 0, ctxReleases = 0, liveAllocs = 0;
   int ctxPushes = 0, ctxPops = 0; // cuCtxPushCurrent / cuCtxPopCurrent
+  int hostAllocs = 0, hostFrees = 0; // cuMemHostAlloc / cuMemFreeHost
+  unsigned hostAllocFlags = 0;       // the last cuMemHostAlloc's flags
   int freesInPushedContext = 0;   // cuMemFree calls made while a pushed context was current
 };
 
