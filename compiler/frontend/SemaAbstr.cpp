@@ -67,13 +67,23 @@ bool containsReturn(const Block &b) {
   return false;
 }
 
-/// One parsed `-D` text.
+/// One parsed `-D` text. A value is an integer, true/false or a scalar
+/// type's name; which one a parameter takes is checked against the
+/// parameter (instantiateTemplates), so that the error can point at it.
 struct Define {
   std::string text;
-  std::string kernel;          // "" = every kernel with the parameter
-  std::string name;            // "" for an instance `k<...>`
-  std::vector<int64_t> values; // NAME=: alternatives; instance: positional
+  std::string kernel;              // "" = every kernel with the parameter
+  std::string name;                // "" for an instance `k<...>`
+  std::vector<std::string> values; // NAME=: alternatives; instance: positional
 };
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && s.front() == ' ')
+    s.erase(s.begin());
+  while (!s.empty() && s.back() == ' ')
+    s.pop_back();
+  return s;
+}
 
 bool parseValue(const std::string &t, int64_t &v) {
   std::string s = t;
@@ -136,11 +146,11 @@ std::optional<Define> parseDefine(const std::string &text, std::string &why) {
     }
     for (const std::string &v : splitList(text.substr(lt + 1, text.size() - lt - 2))) {
       int64_t x;
-      if (!parseValue(v, x)) {
-        why = "'" + v + "' is not an integer (or true/false)";
+      if (!parseValue(v, x) && !isIdent(trimmed(v))) {
+        why = "'" + v + "' is neither an integer (or true/false) nor a type";
         return std::nullopt;
       }
-      d.values.push_back(x);
+      d.values.push_back(trimmed(v));
     }
     return d;
   }
@@ -165,11 +175,11 @@ std::optional<Define> parseDefine(const std::string &text, std::string &why) {
   d.name = lhs;
   for (const std::string &v : splitList(text.substr(eq + 1))) {
     int64_t x;
-    if (!parseValue(v, x)) {
-      why = "'" + v + "' is not an integer (or true/false)";
+    if (!parseValue(v, x) && !isIdent(trimmed(v))) {
+      why = "'" + v + "' is neither an integer (or true/false) nor a type";
       return std::nullopt;
     }
-    d.values.push_back(x);
+    d.values.push_back(trimmed(v));
   }
   return d;
 }
@@ -399,19 +409,21 @@ void Sema::instantiateTemplates(ModuleAST &module) {
     }
     const auto &params = k->templateParams;
     for (size_t i = 0; i < params.size(); ++i) {
-      if (!params[i].type.type.isInteger())
+      if (!params[i].isType && !params[i].type.type.isInteger())
         error(params[i].type.loc,
               "compile-time parameter '" + params[i].name + "' must be an integer or i1, not " +
                   params[i].type.type.str(),
-              "write `P: i32` (or another integer type)");
+              "write `P: i32` (or another integer type), or `P: type` for a type parameter");
       for (size_t j = 0; j < i; ++j)
         if (params[j].name == params[i].name)
           error(params[i].loc, "duplicate compile-time parameter '" + params[i].name + "'",
                 "give every parameter a distinct name");
     }
     // The instances: explicit k<...> ones, else the cross product of the
-    // NAME= / k.NAME= values (k.NAME wins over NAME).
-    std::vector<std::vector<int64_t>> instances;
+    // NAME= / k.NAME= values (k.NAME wins over NAME). `origin` is the -D
+    // text that gave each instance, for the note on its diagnostics.
+    std::vector<std::vector<std::string>> instances;
+    std::vector<std::string> origins;
     bool explicitInstances = false;
     for (const Define &d : defines) {
       if (d.kernel != k->name || !d.name.empty())
@@ -426,9 +438,11 @@ void Sema::instantiateTemplates(ModuleAST &module) {
         continue;
       }
       instances.push_back(d.values);
+      origins.push_back("-D '" + d.text + "'");
     }
     if (!explicitInstances) {
-      std::vector<std::vector<int64_t>> choices(params.size());
+      std::vector<std::vector<std::string>> choices(params.size());
+      std::string origin;
       bool complete = true;
       for (size_t i = 0; i < params.size(); ++i) {
         const Define *global = nullptr, *specific = nullptr;
@@ -446,13 +460,14 @@ void Sema::instantiateTemplates(ModuleAST &module) {
           continue;
         }
         choices[i] = use->values;
+        origin += (origin.empty() ? "-D " : " -D ") + use->text;
       }
       if (complete) {
         instances.push_back({});
         for (auto &c : choices) {
-          std::vector<std::vector<int64_t>> next;
+          std::vector<std::vector<std::string>> next;
           for (auto &partial : instances)
-            for (int64_t v : c) {
+            for (const std::string &v : c) {
               next.push_back(partial);
               next.back().push_back(v);
             }
@@ -460,6 +475,7 @@ void Sema::instantiateTemplates(ModuleAST &module) {
           if (instances.size() > kMaxInstancesPerKernel)
             break;
         }
+        origins.assign(instances.size(), origin);
       }
     }
     if (instances.size() > kMaxInstancesPerKernel) {
@@ -483,38 +499,108 @@ void Sema::instantiateTemplates(ModuleAST &module) {
                            k->name + "." + params[0].name + "=...` or `-D '" + k->name + "<...>'`");
       continue;
     }
-    std::set<std::vector<int64_t>> seen;
-    for (const auto &values : instances) {
+    // Each value against its parameter's kind, reported once per parameter
+    // and value at the parameter's declaration.
+    std::set<std::pair<size_t, std::string>> reported;
+    auto bad = [&](size_t i, const std::string &v, const std::string &origin,
+                   const std::string &msg, const std::string &hint) {
+      if (reported.insert({i, v}).second)
+        error(params[i].loc, origin + ": " + msg, hint);
+    };
+    std::set<std::vector<std::string>> seen;
+    for (size_t n = 0; n < instances.size(); ++n) {
+      const std::vector<std::string> &values = instances[n];
       if (!seen.insert(values).second)
         continue; // the same instance asked twice
       bool ok = true;
-      for (size_t i = 0; i < params.size(); ++i)
-        if (params[i].type.type.isInteger() && !fitsIn(values[i], params[i].type.type.scalar)) {
+      std::vector<int64_t> ints(params.size(), 0);
+      std::vector<ScalarKind> types(params.size(), ScalarKind::I32);
+      for (size_t i = 0; i < params.size(); ++i) {
+        const std::string &v = values[i];
+        int64_t x = 0;
+        bool isInt = parseValue(v, x);
+        std::optional<ScalarKind> t = isInt ? std::nullopt : scalarFromName(v);
+        std::string of = "compile-time parameter '" + params[i].name + "' of kernel '" + k->name + "'";
+        if (params[i].isType) {
+          if (!t) {
+            bad(i, v, origins[n],
+                isInt ? "type parameter '" + params[i].name + "' of kernel '" + k->name +
+                            "' needs a type, found the value " + v
+                      : "unknown type '" + v + "' for type parameter '" + params[i].name +
+                            "' of kernel '" + k->name + "'",
+                "give a scalar type: i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
+                "f64");
+            ok = false;
+          } else {
+            types[i] = *t;
+          }
+          continue;
+        }
+        if (!isInt) {
+          bad(i, v, origins[n],
+              t ? "'" + params[i].name + "' of kernel '" + k->name + "' is a value parameter (" +
+                      params[i].type.type.str() + "), but '" + v + "' is a type"
+                : "'" + v + "' is not an integer (or true/false) for " + of,
+              t ? "declare it `" + params[i].name + ": type` to take a type, or give a value"
+                : "give a value of the parameter's type with -D");
+          ok = false;
+          continue;
+        }
+        ints[i] = x;
+        if (params[i].type.type.isInteger() && !fitsIn(x, params[i].type.type.scalar)) {
           error(params[i].loc,
-                "value " + std::to_string(values[i]) + " of compile-time parameter '" +
-                    params[i].name + "' of kernel '" + k->name + "' does not fit in " +
+                "value " + std::to_string(x) + " of " + of + " does not fit in " +
                     params[i].type.type.str(),
                 "give a value of the parameter's type with -D");
           ok = false;
         }
+      }
       if (!ok)
         continue;
-      std::unique_ptr<KernelAST> inst = Parser::parseKernelAgain(k->tokens, diags_);
-      if (!inst)
+      std::vector<std::pair<std::string, ScalarKind>> typeArgs;
+      for (size_t i = 0; i < params.size(); ++i)
+        if (params[i].isType)
+          typeArgs.push_back({params[i].name, types[i]});
+      std::unique_ptr<KernelAST> inst = Parser::parseKernelAgain(k->tokens, diags_, typeArgs);
+      if (!inst) { // a type the syntax does not take (vec<f32, 8>): name the instance
+        std::string args;
+        Location at = k->loc;
+        bool atType = false;
+        for (size_t i = 0; i < params.size(); ++i) {
+          args += (i ? ", " : "") + params[i].name + " = " +
+                  (params[i].isType ? std::string(scalarName(types[i])) : std::to_string(ints[i]));
+          if (params[i].isType && !atType) {
+            at = params[i].loc;
+            atType = true;
+          }
+        }
+        diags_.note(at, "in the instance " + k->name + "<" + args + "> of kernel '" + k->name +
+                            "' (from " + origins[n] + ")");
         continue;
+      }
       inst->sourceName = k->name;
+      inst->templateTypeArgs = typeArgs;
+      inst->instanceOrigin = origins[n];
+      ::tile::TypeArgs mangledTypes;
       for (size_t i = 0; i < params.size(); ++i) {
-        inst->templateArgs.push_back({params[i].name, values[i]});
         auto d = std::make_unique<Decl>();
-        d->kind = DeclKind::Const;
         d->name = params[i].name;
         d->loc = params[i].loc;
-        d->type = params[i].type.type.isInteger() ? params[i].type.type : Type::i32();
-        d->constInt = values[i];
+        if (params[i].isType) {
+          d->kind = DeclKind::TypeParam;
+          d->type = Type::invalid();
+          d->typeValue = types[i];
+          mangledTypes.push_back({params[i].name, scalarName(types[i])});
+        } else {
+          inst->templateArgs.push_back({params[i].name, ints[i]});
+          d->kind = DeclKind::Const;
+          d->type = params[i].type.type.isInteger() ? params[i].type.type : Type::i32();
+          d->constInt = ints[i];
+        }
         inst->templateDecls.push_back(std::move(d));
       }
-      // k$BM128$BN64: the runtime finds it by the same rule (kernel_info.h).
-      inst->name = ::tile::mangledKernelName(k->name, inst->templateArgs);
+      // k$Tf16$BM128: the runtime finds it by the same rule (kernel_info.h).
+      inst->name = ::tile::mangledKernelName(k->name, inst->templateArgs, mangledTypes);
       inst->tokens.clear();
       out.push_back(std::move(inst));
     }
@@ -655,14 +741,13 @@ void Sema::checkReturn(ReturnStmt &s) {
     return; // a kernel's return (the parser rejects a value)
   const FnAST &fn = *inlineStack_.back().fn;
   if (fn.result) {
+    const Type &result = inlineStack_.back().result; // T bound for this call
     if (!s.value) {
-      error(s.loc,
-            "function '" + fn.name + "' returns " + fn.result->type.str() +
-                ": `return` needs a value",
+      error(s.loc, "function '" + fn.name + "' returns " + result.str() + ": `return` needs a value",
             "write `return EXPR`");
       return;
     }
-    checkValue(s.value, &fn.result->type, "returned value", "convert explicitly with `as`");
+    checkValue(s.value, &result, "returned value", "convert explicitly with `as`");
     return;
   }
   if (s.value) {
@@ -716,8 +801,95 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   auto inl = std::make_unique<InlinedCall>();
   inl->fn = &fn;
   bool ok = true;
+  // Type parameters: explicit (`f<f16>(...)`) or each from the first
+  // argument whose declared type names it (an untyped literal binds none).
+  std::vector<std::optional<ScalarKind>> binding(fn.typeParams.size());
+  std::vector<std::optional<Type>> inferred(e.args.size());
+  auto paramOf = [&](const std::string &name) {
+    for (size_t p = 0; p < fn.typeParams.size(); ++p)
+      if (fn.typeParams[p].name == name)
+        return (int)p;
+    return -1;
+  };
+  if (!e.typeArgs.empty()) {
+    if (e.typeArgs.size() != fn.typeParams.size()) {
+      error(e.typeArgs[0].loc,
+            "function '" + fn.name + "' takes " + std::to_string(fn.typeParams.size()) +
+                " type argument(s), found " + std::to_string(e.typeArgs.size()),
+            fn.typeParams.empty() ? "call it without `<...>`"
+                                  : "give one type per type parameter, in order, or none to "
+                                    "infer them from the arguments");
+      diags_.note(fn.loc, "'" + fn.name + "' is defined here");
+      return fail();
+    }
+    for (size_t p = 0; p < binding.size(); ++p)
+      binding[p] = e.typeArgs[p].type.scalar;
+  } else if (!fn.typeParams.empty()) {
+    std::vector<size_t> boundBy(binding.size());
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      int p = paramOf(fn.paramTypes[i].typeParam);
+      if (p < 0)
+        continue;
+      Type got = infer(e.args[i]);
+      inferred[i] = got;
+      if (got.isInvalid()) {
+        ok = false;
+        continue;
+      }
+      if (got.isUntyped())
+        continue;
+      if (!binding[p]) {
+        binding[p] = got.scalar;
+        boundBy[p] = i;
+      } else if (*binding[p] != got.scalar) {
+        error(e.args[i]->loc,
+              "argument " + std::to_string(i + 1) + " ('" + fn.paramNames[i] + "') of '" +
+                  fn.name + "' makes " + fn.typeParams[p].name + " = " + scalarName(got.scalar) +
+                  ", but argument " + std::to_string(boundBy[p] + 1) + " made it " +
+                  scalarName(*binding[p]),
+              "convert one argument with `as`, or give the type: `" + fn.name + "<" +
+                  scalarName(*binding[p]) + ">(...)`");
+        ok = false;
+      }
+    }
+    for (size_t p = 0; ok && p < binding.size(); ++p)
+      if (!binding[p]) {
+        error(e.loc,
+              "cannot infer type parameter '" + fn.typeParams[p].name + "' of '" + fn.name +
+                  "' from the arguments",
+              "give it explicitly: `" + fn.name + "<f32>(...)` (an untyped literal has no type "
+              "of its own; a type parameter no parameter uses is never inferred)");
+        diags_.note(fn.typeParams[p].loc, "'" + fn.typeParams[p].name + "' is declared here");
+        ok = false;
+      }
+    if (!ok) {
+      for (size_t i = 0; i < e.args.size(); ++i)
+        if (!inferred[i])
+          resolveOnly(e.args[i]);
+      return Type::invalid();
+    }
+  }
+  // A declared type with its type parameter replaced by the bound type.
+  auto bound = [&](const TypeSyntax &ts) {
+    Type t = ts.type;
+    if (int p = paramOf(ts.typeParam); p >= 0 && binding[p])
+      t.scalar = *binding[p];
+    return t;
+  };
+  std::string typeArgText;
+  for (size_t p = 0; p < binding.size(); ++p) {
+    typeArgText += std::string(p ? ", " : "") + fn.typeParams[p].name + " = " +
+                   scalarName(*binding[p]);
+    auto d = std::make_unique<Decl>();
+    d->kind = DeclKind::TypeParam;
+    d->name = fn.typeParams[p].name;
+    d->loc = fn.typeParams[p].loc;
+    d->type = Type::invalid();
+    d->typeValue = *binding[p];
+    inl->typeDecls.push_back(std::move(d));
+  }
   for (size_t i = 0; i < e.args.size(); ++i) {
-    const Type &want = fn.paramTypes[i].type;
+    const Type want = bound(fn.paramTypes[i]);
     std::string what =
         "argument " + std::to_string(i + 1) + " ('" + fn.paramNames[i] + "') of '" + fn.name + "'";
     auto d = std::make_unique<Decl>();
@@ -725,11 +897,20 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     d->name = fn.paramNames[i];
     d->loc = fn.paramLocs[i];
     d->type = want;
-    if (want.isScalar() || want.isPointer()) {
+    if ((want.isScalar() || want.isPointer()) && inferred[i]) {
+      // Inferred while binding the type parameters: checked as checkValue would.
+      Type t = *inferred[i];
+      if (t.isUntyped() ? !adapt(e.args[i], want) : t != want) {
+        if (!t.isUntyped())
+          error(e.args[i]->loc, what + " has type " + t.str() + ", expected " + want.str(),
+                "convert explicitly with `as`");
+        ok = false;
+      }
+    } else if (want.isScalar() || want.isPointer()) {
       if (checkValue(e.args[i], &want, what).isInvalid())
         ok = false;
     } else {
-      Type got = infer(e.args[i]);
+      Type got = inferred[i] ? *inferred[i] : infer(e.args[i]);
       if (got.isUntyped())
         got = finalize(e.args[i]);
       bool match = false;
@@ -766,19 +947,24 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   }
   if (!ok)
     return Type::invalid();
-  std::optional<Block> body = Parser::parseFunctionBody(fn.bodyTokens, diags_);
+  TemplateNames names;
+  for (size_t p = 0; p < binding.size(); ++p)
+    names.types.push_back({fn.typeParams[p].name, binding[p]});
+  std::optional<Block> body = Parser::parseFunctionBody(fn.bodyTokens, diags_, names);
   if (!body)
     return Type::invalid();
   inl->body = std::move(*body);
-  inl->result = fn.result ? fn.result->type : Type::voidTy();
+  inl->result = fn.result ? bound(*fn.result) : Type::voidTy();
 
   // The body sees its parameters and the file-level constants only.
   size_t before = diags_.diagnostics().size();
   auto outerScopes = std::move(scopes_);
   scopes_.clear();
   Block *outerBlock = curBlock_;
-  inlineStack_.push_back({&fn, &e});
+  inlineStack_.push_back({&fn, &e, inl->result});
   pushScope();
+  for (auto &t : inl->typeDecls)
+    declare(*t);
   for (auto &p : inl->params)
     declare(*p);
   pushScope();
@@ -789,12 +975,12 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   if (fn.result && !alwaysReturns(inl->body) && fallOffReported_.insert(&fn).second)
     error(fn.loc,
           "function '" + fn.name + "' may reach the end of its body without returning a " +
-              fn.result->type.str(),
+              inl->result.str(),
           "end every path with `return EXPR` (a loop is not assumed to run)");
   if (diags_.diagnostics().size() != before)
-    diags_.note(e.loc, "in the call of '" + fn.name +
-                           "' here (functions are checked where they "
-                           "are inlined)");
+    diags_.note(e.loc, "in the call of '" + fn.name + "' here" +
+                           (typeArgText.empty() ? std::string() : " with " + typeArgText) +
+                           " (functions are checked where they are inlined)");
   e.inlined = std::move(inl);
   return e.inlined->result;
 }
