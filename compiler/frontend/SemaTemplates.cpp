@@ -229,6 +229,7 @@ void Sema::instantiateTemplates(ModuleAST &module) {
       instances.push_back(d.values);
       origins.push_back("-D '" + d.text + "'");
     }
+    std::vector<std::string> paramOrigin(params.size()); // NAME=: the -D of each parameter
     if (!explicitInstances) {
       std::vector<std::vector<std::string>> choices(params.size());
       std::string origin;
@@ -249,7 +250,8 @@ void Sema::instantiateTemplates(ModuleAST &module) {
           continue;
         }
         choices[i] = use->values;
-        origin += (origin.empty() ? "-D " : " -D ") + use->text;
+        paramOrigin[i] = "-D " + use->text;
+        origin += (origin.empty() ? "" : " ") + paramOrigin[i];
       }
       if (complete) {
         instances.push_back({});
@@ -294,7 +296,7 @@ void Sema::instantiateTemplates(ModuleAST &module) {
     auto bad = [&](size_t i, const std::string &v, const std::string &origin,
                    const std::string &msg, const std::string &hint) {
       if (reported.insert({i, v}).second)
-        error(params[i].loc, origin + ": " + msg, hint);
+        error(params[i].loc, (explicitInstances ? origin : paramOrigin[i]) + ": " + msg, hint);
     };
     std::set<std::vector<std::string>> seen;
     for (size_t n = 0; n < instances.size(); ++n) {
