@@ -558,7 +558,10 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     d->name = fn.paramNames[i];
     d->loc = fn.paramLocs[i];
     d->type = want;
-    if ((want.isScalar() || want.isPointer()) && inferred[i]) {
+    // Values (scalars, pointers, vectors, fragments) are checked as any
+    // value against its expected type; arrays below by element and space.
+    bool value = want.isScalar() || want.isPointer() || want.isVector() || want.isFragment();
+    if (value && inferred[i]) {
       // Inferred while binding the type parameters: checked as checkValue would.
       Type t = *inferred[i];
       if (t.isUntyped() ? !adapt(e.args[i], want) : t != want) {
@@ -567,7 +570,7 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
                 "convert explicitly with `as`");
         ok = false;
       }
-    } else if (want.isScalar() || want.isPointer()) {
+    } else if (value) {
       if (checkValue(e.args[i], &want, what).isInvalid())
         ok = false;
     } else {
