@@ -211,7 +211,22 @@ void Sema::prepareModule(ModuleAST &module) {
             "give every function a distinct name (there is no overloading)");
       diags_.note(it->second->loc, "previous definition of '" + f->name + "' is here");
     }
+    // Values cross a call as scalars and pointers only: the inliner binds
+    // no vector or fragment (a call would have no value to bind or return).
+    auto passable = [&](const TypeSyntax &ts, const std::string &what) {
+      if (!ts.type.isVector() && !ts.type.isFragment())
+        return;
+      error(ts.loc,
+            what + " of function '" + f->name + "' cannot be a " +
+                (ts.type.isVector() ? "vector" : "fragment") +
+                (ts.typeParam.empty() ? " (" + ts.type.str() + ")" : std::string()),
+            "function parameters and results are scalars, pointers, views and local arrays: "
+            "pass the elements (v[0], v[1]) or write the code in the kernel");
+    };
+    if (f->result)
+      passable(*f->result, "the result");
     for (size_t i = 0; i < f->paramTypes.size(); ++i) {
+      passable(f->paramTypes[i], "parameter '" + f->paramNames[i] + "'");
       const Type &t = f->paramTypes[i].type;
       if (t.isPointer() && t.scalar == ScalarKind::I1)
         error(f->paramTypes[i].loc, "pointers to i1 are not supported", "store booleans as i8");
@@ -406,6 +421,11 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
             "functions are always inlined; call them from fewer places (or in a loop)");
     return fail();
   }
+  // A vector or fragment parameter or result: reported at the function.
+  auto unpassable = [](const TypeSyntax &ts) { return ts.type.isVector() || ts.type.isFragment(); };
+  if ((fn.result && unpassable(*fn.result)) ||
+      std::any_of(fn.paramTypes.begin(), fn.paramTypes.end(), unpassable))
+    return fail();
   if (!e.namedArgs.empty()) {
     error(e.namedArgs[0].loc, "function '" + fn.name + "' takes no named arguments",
           "pass the arguments by position");
@@ -505,24 +525,14 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     if (p < 0)
       return true;
     Type t = bound(ts);
-    std::string why;
-    if (t.isVector() && (t.scalar == ScalarKind::I1 ||
-                         (t.lanes * byteSize(t.scalar) != 4 && t.lanes * byteSize(t.scalar) != 8 &&
-                          t.lanes * byteSize(t.scalar) != 16)))
-      why = "no vector of " + std::to_string(t.lanes) + " " + scalarName(t.scalar) + " elements";
-    else if ((t.isPointer() || t.kind == Type::ArrayView || t.kind == Type::LocalArray) &&
-             t.scalar == ScalarKind::I1)
-      why = "pointers and arrays of i1 are not supported";
-    else if (t.kind == Type::Fragment && t.scalar != ScalarKind::F32 &&
-             t.scalar != ScalarKind::F16 && t.scalar != ScalarKind::BF16)
-      why = std::string("no fragment of ") + scalarName(t.scalar) + " elements";
-    if (why.empty())
+    // (Vectors and fragments never cross a call: prepareModule.)
+    if (!((t.isPointer() || t.kind == Type::ArrayView || t.kind == Type::LocalArray) &&
+          t.scalar == ScalarKind::I1))
       return true;
     error(e.loc,
           fn.typeParams[p].name + " = " + scalarName(*binding[p]) + " makes " + what + " of '" +
-              fn.name + "' a type that does not exist: " + why,
-          "call it with another type (a vector is 4, 8 or 16 bytes; fragments hold f32, f16 or "
-          "bf16; i1 is stored as i8)");
+              fn.name + "' a type that does not exist: pointers and arrays of i1 are not supported",
+          "call it with another type (i1 is stored as i8)");
     diags_.note(ts.loc, "declared here");
     return false;
   };
@@ -558,9 +568,7 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     d->name = fn.paramNames[i];
     d->loc = fn.paramLocs[i];
     d->type = want;
-    // Values (scalars, pointers, vectors, fragments) are checked as any
-    // value against its expected type; arrays below by element and space.
-    bool value = want.isScalar() || want.isPointer() || want.isVector() || want.isFragment();
+    bool value = want.isScalar() || want.isPointer();
     if (value && inferred[i]) {
       // Inferred while binding the type parameters: checked as checkValue would.
       Type t = *inferred[i];
