@@ -26,6 +26,8 @@ const char *declKindName(DeclKind k) {
     return "ring stage";
   case DeclKind::MBarrier:
     return "mbarrier";
+  case DeclKind::TypeParam:
+    return "type parameter";
   case DeclKind::Const:
     return "const";
   case DeclKind::LocalArray:

@@ -45,8 +45,12 @@ private:
     os_ << ind(n) << "Kernel " << k.name;
     if (!k.sourceName.empty()) {
       os_ << " instance of " << k.sourceName << "<";
+      for (size_t i = 0; i < k.templateTypeArgs.size(); ++i)
+        os_ << (i ? ", " : "") << k.templateTypeArgs[i].first << "="
+            << scalarName(k.templateTypeArgs[i].second);
       for (size_t i = 0; i < k.templateArgs.size(); ++i)
-        os_ << (i ? ", " : "") << k.templateArgs[i].first << "=" << k.templateArgs[i].second;
+        os_ << (i || !k.templateTypeArgs.empty() ? ", " : "") << k.templateArgs[i].first << "="
+            << k.templateArgs[i].second;
       os_ << ">";
     }
     if (k.cluster.kind == ClusterAttr::Static)

@@ -139,6 +139,7 @@ std::unique_ptr<KernelAST> Parser::parseKernel() {
   Token name = expect(Tok::Ident, "kernel name", "write `kernel NAME(...)`");
   k->name = name.text;
   k->loc = name.loc;
+  TemplateNames outerNames = names_;
   if (at(Tok::Lt))
     parseTemplateParams(*k);
   expect(Tok::LParen, "'('", "the kernel name is followed by its parameter list");
@@ -165,6 +166,7 @@ std::unique_ptr<KernelAST> Parser::parseKernel() {
   parseKernelAttrs(*k);
   expect(Tok::LBrace, "'{'", "the kernel body is a block in braces");
   k->body = parseBlock(1);
+  names_ = outerNames;
   if (!k->templateParams.empty())
     k->tokens = tokensFrom(start);
   return k;
@@ -250,7 +252,15 @@ TypeSyntax Parser::parseScalarType(const char *what) {
     failExpected(what,
                  "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64");
   Token t = consume();
+  // A type parameter: its type in an instance; in a template's first parse
+  // (syntax only) a stand-in that every construct accepts syntactically.
+  if (const auto *p = typeParam(t.text))
+    return {t.loc, Type::scalarTy(p->second.value_or(ScalarKind::F32)), t.text};
   auto k = scalarFromName(t.text);
+  if (!k && isValueParam(t.text))
+    fail(t.loc, "'" + t.text + "' is a compile-time value parameter, not a type",
+         "a type is needed here: write a scalar type, or declare the parameter `" + t.text +
+             ": type` to make it a type parameter");
   if (!k)
     fail(t.loc, "unknown type '" + t.text + "'",
          "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64");
@@ -278,12 +288,17 @@ TypeSyntax Parser::parseType() {
     ScalarKind k = elem.type.scalar;
     int64_t lanes = n.intValue > 64 ? 0 : (int64_t)n.intValue;
     int64_t bytes = lanes * byteSize(k);
+    // An unbound type parameter (a template's first parse): each instance
+    // is parsed again and checked with its element type.
+    bool unbound = !elem.typeParam.empty() && !typeParam(elem.typeParam)->second;
+    if (unbound)
+      bytes = lanes == 2 || lanes == 4 || lanes == 8 ? 8 : 0;
     if (k == ScalarKind::I1 || (lanes != 2 && lanes != 4 && lanes != 8) ||
         (bytes != 4 && bytes != 8 && bytes != 16))
       fail(n.loc, "no vector of " + n.text + " " + scalarName(k) + " elements",
            "a vector has 2, 4 or 8 elements of 4, 8 or 16 bytes in all (vec<f32, 4>, f16x2, "
            "vec<f16, 8>, vec<i8, 4>); i1 has no vector form");
-    return {v.loc, Type::vector(k, (int)lanes)};
+    return {v.loc, Type::vector(k, (int)lanes), elem.typeParam};
   }
   if (atIdent("ptr")) {
     Token p = consume();
@@ -303,7 +318,7 @@ TypeSyntax Parser::parseType() {
     }
     consume();
     expect(Tok::Gt, "'>'", hint);
-    return {p.loc, Type::pointer(elem.type.scalar, *space)};
+    return {p.loc, Type::pointer(elem.type.scalar, *space), elem.typeParam};
   }
   return parseScalarType("type");
 }

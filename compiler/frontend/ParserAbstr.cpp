@@ -21,9 +21,11 @@ std::vector<Token> Parser::tokensFrom(size_t from) const {
 }
 
 std::optional<Block> Parser::parseFunctionBody(const std::vector<Token> &tokens,
-                                               DiagnosticEngine &diags) {
+                                               DiagnosticEngine &diags,
+                                               const TemplateNames &types) {
   Parser p(tokens, diags);
   p.inFunction_ = true;
+  p.names_ = types;
   try {
     p.expect(Tok::LBrace, "'{'");
     return p.parseBlock(1);
@@ -32,9 +34,11 @@ std::optional<Block> Parser::parseFunctionBody(const std::vector<Token> &tokens,
   }
 }
 
-std::unique_ptr<KernelAST> Parser::parseKernelAgain(const std::vector<Token> &tokens,
-                                                    DiagnosticEngine &diags) {
+std::unique_ptr<KernelAST>
+Parser::parseKernelAgain(const std::vector<Token> &tokens, DiagnosticEngine &diags,
+                         const std::vector<std::pair<std::string, ScalarKind>> &types) {
   Parser p(tokens, diags);
+  p.bindings_ = types;
   try {
     return p.parseKernel();
   } catch (const Fail &) {
@@ -51,9 +55,9 @@ std::unique_ptr<FnAST> Parser::parseFn() {
   Token name = expect(Tok::Ident, "function name", hint);
   f->name = name.text;
   f->loc = name.loc;
+  TemplateNames outerNames = names_;
   if (at(Tok::Lt))
-    fail(cur().loc, "functions take no compile-time parameters",
-         "use file-level `const` values, or pass the value as a parameter");
+    parseFnTypeParams(*f);
   expect(Tok::LParen, "'('", hint);
   while (!at(Tok::RParen)) {
     Token pname = expect(Tok::Ident, "parameter name", "parameters are written `NAME: TYPE`");
@@ -78,8 +82,73 @@ std::unique_ptr<FnAST> Parser::parseFn() {
   inFunction_ = true;
   parseBlock(1); // syntax errors are reported once, here; each call parses again
   inFunction_ = outer;
+  names_ = outerNames;
   f->bodyTokens = tokensFrom(start);
   return f;
+}
+
+/// `<T: type, ...>` after a function's name: type parameters only (a value
+/// is passed as an ordinary parameter; functions are inlined, so a constant
+/// argument folds as a kernel's compile-time parameter would).
+void Parser::parseFnTypeParams(FnAST &f) {
+  const char *hint = "write `fn NAME<T: type>(x: T) -> T { ... }`";
+  consume(); // <
+  do {
+    Token n = expect(Tok::Ident, "type parameter name", hint);
+    expect(Tok::Colon, "':'", hint);
+    if (!atIdent("type"))
+      fail(cur().loc, "a function's compile-time parameters are types: write `" + n.text +
+                          ": type`",
+           "pass a value as an ordinary parameter (calls are inlined, so a constant argument "
+           "stays constant)");
+    consume();
+    if (typeParam(n.text))
+      fail(n.loc, "duplicate type parameter '" + n.text + "'",
+           "give every parameter a distinct name");
+    if (scalarFromName(n.text))
+      fail(n.loc, "type parameter '" + n.text + "' has the name of a scalar type",
+           "name it T, U, Elem, ...");
+    TemplateParam p{n.text, n.loc, {}, /*isType=*/true};
+    f.typeParams.push_back(p);
+    names_.types.push_back({n.text, std::nullopt});
+  } while (accept(Tok::Comma));
+  expect(Tok::Gt, "'>'", hint);
+}
+
+const std::pair<std::string, std::optional<ScalarKind>> *
+Parser::typeParam(const std::string &name) const {
+  for (const auto &t : names_.types)
+    if (t.first == name)
+      return &t;
+  return nullptr;
+}
+
+bool Parser::isValueParam(const std::string &name) const {
+  for (const std::string &v : names_.values)
+    if (v == name)
+      return true;
+  return false;
+}
+
+bool Parser::isTypeNameAt(size_t n) const {
+  const Token &t = n ? peekTok(n) : cur();
+  return t.kind == Tok::Ident && (scalarFromName(t.text) || typeParam(t.text));
+}
+
+bool Parser::atCallTypeArgs() const {
+  if (!at(Tok::Lt))
+    return false;
+  size_t n = 1;
+  for (;;) {
+    if (!isTypeNameAt(n))
+      return false;
+    Tok next = peekTok(n + 1).kind;
+    if (next == Tok::Gt)
+      return peekTok(n + 2).kind == Tok::LParen;
+    if (next != Tok::Comma)
+      return false;
+    n += 2;
+  }
 }
 
 /// `const NAME [: T] = EXPR`
@@ -101,16 +170,33 @@ std::unique_ptr<ConstStmt> Parser::parseConst() {
   return s;
 }
 
-/// `<NAME: T, ...>` after a kernel's name.
+/// `<NAME: T, ...>` after a kernel's name: values (`BN: i32`) and types
+/// (`T: type`). In an instance (parseKernelAgain) each type parameter is
+/// bound to its argument, so every type written with it is the argument.
 void Parser::parseTemplateParams(KernelAST &k) {
-  const char *hint = "write `kernel NAME<P: i32, Q: i32>(...)`: compile-time parameters are "
-                     "integers or i1";
+  const char *hint = "write `kernel NAME<T: type, P: i32>(...)`: compile-time parameters are "
+                     "types (`: type`), integers or i1";
   consume(); // <
   do {
     Token n = expect(Tok::Ident, "compile-time parameter name", hint);
     expect(Tok::Colon, "':'", hint);
+    if (atIdent("type")) {
+      consume();
+      if (scalarFromName(n.text))
+        fail(n.loc, "type parameter '" + n.text + "' has the name of a scalar type",
+             "name it T, U, Elem, ...");
+      TemplateParam p{n.text, n.loc, {n.loc, Type::i32()}, /*isType=*/true};
+      k.templateParams.push_back(p);
+      std::optional<ScalarKind> bound;
+      for (const auto &[name, kind] : bindings_)
+        if (name == n.text)
+          bound = kind;
+      names_.types.push_back({n.text, bound});
+      continue;
+    }
     TypeSyntax t = parseScalarType("type");
     k.templateParams.push_back({n.text, n.loc, t});
+    names_.values.push_back(n.text);
   } while (accept(Tok::Comma));
   expect(Tok::Gt, "'>'", hint);
 }
@@ -165,7 +251,8 @@ TypeSyntax Parser::parseParamType() {
     consume();
     expect(Tok::Gt, "'>'", hint);
     return {v.loc,
-            Type::array(Type::ArrayView, elem.type.scalar, *space, ScalarKind::I32, std::nullopt)};
+            Type::array(Type::ArrayView, elem.type.scalar, *space, ScalarKind::I32, std::nullopt),
+            elem.typeParam};
   }
   if (atIdent("local") && peekTok().kind == Tok::Lt) {
     Token l = consume();
@@ -176,8 +263,10 @@ TypeSyntax Parser::parseParamType() {
     expect(Tok::LBracket, "'['", hint);
     Token n = expect(Tok::IntLit, "an integer literal", hint);
     expect(Tok::RBracket, "']'", hint);
-    return {l.loc, Type::array(Type::LocalArray, elem.type.scalar, AddressSpace::Local,
-                               ScalarKind::I32, (int64_t)n.intValue)};
+    return {l.loc,
+            Type::array(Type::LocalArray, elem.type.scalar, AddressSpace::Local, ScalarKind::I32,
+                        (int64_t)n.intValue),
+            elem.typeParam};
   }
   return parseType();
 }

@@ -278,6 +278,17 @@ ExprPtr Parser::parsePrimary() {
       return parseBitcast(t);
     if (t.text == "zeros" && atZeros())
       return parseZeros(t); // ParserMma.cpp
+    if (atCallTypeArgs()) { // f<f16>(x): a function's explicit type arguments
+      consume();            // <
+      std::vector<TypeSyntax> types;
+      do
+        types.push_back(parseScalarType("type argument"));
+      while (accept(Tok::Comma));
+      consume(); // >
+      ExprPtr call = parseCall(t);
+      call->as<CallExpr>()->typeArgs = std::move(types);
+      return call;
+    }
     if (at(Tok::LParen))
       return parseCall(t);
     return std::make_unique<VarRefExpr>(t.loc, t.text);

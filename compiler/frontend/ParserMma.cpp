@@ -31,12 +31,14 @@ TypeSyntax Parser::parseFragType() {
   expect(Tok::RBracket, "']'", hint);
   // Shape and element type are checked by Sema (checkFragmentShape), like
   // zeros<T>[M, N]'s.
-  return {kw.loc, Type::fragment(elem.type.scalar, dims[0], dims[1])};
+  return {kw.loc, Type::fragment(elem.type.scalar, dims[0], dims[1]), elem.typeParam};
 }
 
 /// `zeros<` SCALAR `>`: a name `zeros` compared with `<` stays a comparison.
 bool Parser::atZeros() const {
-  return at(Tok::Lt) && peekTok(1).kind == Tok::Ident && scalarFromName(peekTok(1).text) &&
+  // A value parameter there (`zeros<BN>`) is a type misplaced, which
+  // parseScalarType explains.
+  return at(Tok::Lt) && (isTypeNameAt(1) || isValueParam(peekTok(1).text)) &&
          peekTok(2).kind == Tok::Gt;
 }
 

@@ -243,6 +243,25 @@ void Sema::checkKernel(KernelAST &k) {
   }
   k.numDecls = nextId_;
   kernel_ = nullptr;
+  // An error in an instance names the instance: which arguments (and which
+  // -D) made this copy of the kernel, e.g. T = i32 where mma needs f16.
+  if (!k.sourceName.empty() && diags_.numErrors() != errorsBefore) {
+    std::string args; // in parameter order
+    Location at = k.loc;
+    bool atType = false;
+    for (auto &d : k.templateDecls) {
+      bool type = d->kind == DeclKind::TypeParam;
+      args += (args.empty() ? "" : ", ") + d->name + " = " +
+              (type ? std::string(scalarName(d->typeValue)) : std::to_string(d->constInt));
+      if (type && !atType) { // the parameter a type error most likely names
+        at = d->loc;
+        atType = true;
+      }
+    }
+    diags_.note(at, "in the instance " + k.sourceName + "<" + args + "> of kernel '" +
+                        k.sourceName + "'" +
+                        (k.instanceOrigin.empty() ? "" : " (from " + k.instanceOrigin + ")"));
+  }
 }
 
 void Sema::checkBlock(Block &block, bool kernelTopLevel) {
@@ -638,7 +657,8 @@ void Sema::checkAssign(AssignStmt &s) {
   }
   if (auto *v = s.target->as<VarRefExpr>()) {
     target = infer(s.target);
-    if (v->decl && v->decl->kind != DeclKind::Var) {
+    // A type parameter: infer said it is not a value.
+    if (v->decl && v->decl->kind != DeclKind::Var && v->decl->kind != DeclKind::TypeParam) {
       error(v->loc,
             "cannot assign to '" + v->name + "': it is " +
                 (v->decl->kind == DeclKind::Param      ? std::string("a kernel parameter")

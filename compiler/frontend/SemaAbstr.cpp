@@ -4,9 +4,7 @@
 //  - `const` declarations are checked once; every use of the name becomes a
 //    literal of the value (constantLiteral), so sizes, bounds, attributes and
 //    the constant evaluator (foldConstant / evalConstant) see plain literals.
-//  - A template kernel `kernel k<P: T>` is parsed again for each instance
-//    (Parser::parseKernelAgain); each instance is an ordinary kernel whose
-//    compile-time parameters are constants, named k$P<value>... in PTX.
+//  - Template kernels are instantiated in SemaTemplates.cpp.
 //  - A call of a `fn` parses the function's body again and checks it at the
 //    call, in a scope of its own (parameters and file-level constants only):
 //    functions are always inlined, so every kernel-level check (barriers in
@@ -15,7 +13,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
-#include "tile/kernel_info.h"
 #include "tilec/frontend/Parser.h"
 
 #include <cmath>
@@ -29,16 +26,6 @@ constexpr int64_t kMaxFullUnroll = 1024;    // iterations of `unroll`
 constexpr int64_t kMaxUnrollFactor = 64;    // F of `unroll(F)`
 constexpr int64_t kMaxLocalElements = 4096; // N of `local<T>[N]`
 constexpr int kMaxInlinedCallsPerKernel = 4096;
-constexpr size_t kMaxInstancesPerKernel = 256;
-
-bool fitsIn(int64_t v, ScalarKind k) {
-  if (k == ScalarKind::I1)
-    return v == 0 || v == 1;
-  unsigned bits = bitWidth(k);
-  if (bits >= 64)
-    return true;
-  return v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1));
-}
 
 /// A block that ends in `return` on every path (loops are not assumed to run).
 bool alwaysReturns(const Block &b) {
@@ -65,113 +52,6 @@ bool containsReturn(const Block &b) {
       return true;
   }
   return false;
-}
-
-/// One parsed `-D` text.
-struct Define {
-  std::string text;
-  std::string kernel;          // "" = every kernel with the parameter
-  std::string name;            // "" for an instance `k<...>`
-  std::vector<int64_t> values; // NAME=: alternatives; instance: positional
-};
-
-bool parseValue(const std::string &t, int64_t &v) {
-  std::string s = t;
-  while (!s.empty() && s.front() == ' ')
-    s.erase(s.begin());
-  while (!s.empty() && s.back() == ' ')
-    s.pop_back();
-  if (s == "true" || s == "false") {
-    v = s == "true";
-    return true;
-  }
-  if (s.empty())
-    return false;
-  size_t used = 0;
-  try {
-    long long x = std::stoll(s, &used, 0);
-    v = x;
-  } catch (...) {
-    return false;
-  }
-  return used == s.size();
-}
-
-std::vector<std::string> splitList(const std::string &s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
-bool isIdent(const std::string &s) {
-  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
-    return false;
-  for (char c : s)
-    if (!(std::isalnum((unsigned char)c) || c == '_'))
-      return false;
-  return true;
-}
-
-std::optional<Define> parseDefine(const std::string &text, std::string &why) {
-  Define d;
-  d.text = text;
-  if (size_t lt = text.find('<'); lt != std::string::npos) {
-    if (text.back() != '>') {
-      why = "an instance is written KERNEL<V1, V2, ...>";
-      return std::nullopt;
-    }
-    d.kernel = text.substr(0, lt);
-    if (!isIdent(d.kernel)) {
-      why = "'" + d.kernel + "' is not a kernel name";
-      return std::nullopt;
-    }
-    for (const std::string &v : splitList(text.substr(lt + 1, text.size() - lt - 2))) {
-      int64_t x;
-      if (!parseValue(v, x)) {
-        why = "'" + v + "' is not an integer (or true/false)";
-        return std::nullopt;
-      }
-      d.values.push_back(x);
-    }
-    return d;
-  }
-  size_t eq = text.find('=');
-  if (eq == std::string::npos) {
-    why = "write NAME=VALUE, KERNEL.NAME=VALUE or KERNEL<V1, V2, ...>";
-    return std::nullopt;
-  }
-  std::string lhs = text.substr(0, eq);
-  if (size_t dot = lhs.find('.'); dot != std::string::npos) {
-    d.kernel = lhs.substr(0, dot);
-    lhs = lhs.substr(dot + 1);
-    if (!isIdent(d.kernel)) {
-      why = "'" + d.kernel + "' is not a kernel name";
-      return std::nullopt;
-    }
-  }
-  if (!isIdent(lhs)) {
-    why = "'" + lhs + "' is not a parameter name";
-    return std::nullopt;
-  }
-  d.name = lhs;
-  for (const std::string &v : splitList(text.substr(eq + 1))) {
-    int64_t x;
-    if (!parseValue(v, x)) {
-      why = "'" + v + "' is not an integer (or true/false)";
-      return std::nullopt;
-    }
-    d.values.push_back(x);
-  }
-  return d;
 }
 
 } // namespace
@@ -291,7 +171,7 @@ void Sema::resolveAttrNames(KernelAST &k) {
 }
 
 //===----------------------------------------------------------------------===//
-// The module: constants, functions, template instances
+// The module: constants, functions (then the template instances)
 //===----------------------------------------------------------------------===//
 
 void Sema::prepareModule(ModuleAST &module) {
@@ -331,7 +211,22 @@ void Sema::prepareModule(ModuleAST &module) {
             "give every function a distinct name (there is no overloading)");
       diags_.note(it->second->loc, "previous definition of '" + f->name + "' is here");
     }
+    // Values cross a call as scalars and pointers only: the inliner binds
+    // no vector or fragment (a call would have no value to bind or return).
+    auto passable = [&](const TypeSyntax &ts, const std::string &what) {
+      if (!ts.type.isVector() && !ts.type.isFragment())
+        return;
+      error(ts.loc,
+            what + " of function '" + f->name + "' cannot be a " +
+                (ts.type.isVector() ? "vector" : "fragment") +
+                (ts.typeParam.empty() ? " (" + ts.type.str() + ")" : std::string()),
+            "function parameters and results are scalars, pointers, views and local arrays: "
+            "pass the elements (v[0], v[1]) or write the code in the kernel");
+    };
+    if (f->result)
+      passable(*f->result, "the result");
     for (size_t i = 0; i < f->paramTypes.size(); ++i) {
+      passable(f->paramTypes[i], "parameter '" + f->paramNames[i] + "'");
       const Type &t = f->paramTypes[i].type;
       if (t.isPointer() && t.scalar == ScalarKind::I1)
         error(f->paramTypes[i].loc, "pointers to i1 are not supported", "store booleans as i8");
@@ -347,179 +242,6 @@ void Sema::prepareModule(ModuleAST &module) {
     }
   }
   instantiateTemplates(module);
-}
-
-void Sema::instantiateTemplates(ModuleAST &module) {
-  std::vector<Define> defines;
-  for (const std::string &text : opts_.defines) {
-    std::string why;
-    if (auto d = parseDefine(text, why))
-      defines.push_back(*d);
-    else
-      error({}, "invalid -D '" + text + "': " + why,
-            "write -D NAME=VALUE, -D KERNEL.NAME=VALUE or -D 'KERNEL<V1, V2>'");
-  }
-  // Every define must name something.
-  std::set<std::string> templateNames;
-  for (auto &k : module.kernels)
-    if (!k->templateParams.empty())
-      templateNames.insert(k->name);
-  for (const Define &d : defines) {
-    bool used = false;
-    for (auto &k : module.kernels) {
-      if (!d.kernel.empty() && d.kernel != k->name)
-        continue;
-      if (!d.kernel.empty() && k->templateParams.empty()) {
-        error({}, "-D " + d.text + ": kernel '" + k->name + "' has no compile-time parameters",
-              "only kernels declared `kernel NAME<P: T, ...>(...)` are instantiated");
-        used = true;
-        continue;
-      }
-      for (auto &p : k->templateParams)
-        used = used || d.name.empty() || p.name == d.name;
-    }
-    if (used)
-      continue;
-    std::string what;
-    if (!d.kernel.empty() && !templateNames.count(d.kernel))
-      what = "there is no kernel '" + d.kernel + "'";
-    else if (d.kernel.empty())
-      what = "no kernel has a compile-time parameter '" + d.name + "'";
-    else
-      what = "kernel '" + d.kernel + "' has no compile-time parameter '" + d.name + "'";
-    error({}, "-D " + d.text + ": " + what,
-          "the kernels with compile-time parameters are declared `kernel NAME<P: T, ...>(...)`");
-  }
-
-  std::vector<std::unique_ptr<KernelAST>> out;
-  for (auto &k : module.kernels) {
-    if (k->templateParams.empty()) {
-      out.push_back(std::move(k));
-      continue;
-    }
-    const auto &params = k->templateParams;
-    for (size_t i = 0; i < params.size(); ++i) {
-      if (!params[i].type.type.isInteger())
-        error(params[i].type.loc,
-              "compile-time parameter '" + params[i].name + "' must be an integer or i1, not " +
-                  params[i].type.type.str(),
-              "write `P: i32` (or another integer type)");
-      for (size_t j = 0; j < i; ++j)
-        if (params[j].name == params[i].name)
-          error(params[i].loc, "duplicate compile-time parameter '" + params[i].name + "'",
-                "give every parameter a distinct name");
-    }
-    // The instances: explicit k<...> ones, else the cross product of the
-    // NAME= / k.NAME= values (k.NAME wins over NAME).
-    std::vector<std::vector<int64_t>> instances;
-    bool explicitInstances = false;
-    for (const Define &d : defines) {
-      if (d.kernel != k->name || !d.name.empty())
-        continue;
-      explicitInstances = true;
-      if (d.values.size() != params.size()) {
-        error({},
-              "-D " + d.text + ": kernel '" + k->name + "' has " + std::to_string(params.size()) +
-                  " compile-time parameter(s), found " + std::to_string(d.values.size()) +
-                  " value(s)",
-              "give one value per parameter, in order");
-        continue;
-      }
-      instances.push_back(d.values);
-    }
-    if (!explicitInstances) {
-      std::vector<std::vector<int64_t>> choices(params.size());
-      bool complete = true;
-      for (size_t i = 0; i < params.size(); ++i) {
-        const Define *global = nullptr, *specific = nullptr;
-        for (const Define &d : defines) {
-          if (d.name != params[i].name)
-            continue;
-          if (d.kernel == k->name)
-            specific = &d;
-          else if (d.kernel.empty())
-            global = &d;
-        }
-        const Define *use = specific ? specific : global;
-        if (!use) {
-          complete = false;
-          continue;
-        }
-        choices[i] = use->values;
-      }
-      if (complete) {
-        instances.push_back({});
-        for (auto &c : choices) {
-          std::vector<std::vector<int64_t>> next;
-          for (auto &partial : instances)
-            for (int64_t v : c) {
-              next.push_back(partial);
-              next.back().push_back(v);
-            }
-          instances = std::move(next);
-          if (instances.size() > kMaxInstancesPerKernel)
-            break;
-        }
-      }
-    }
-    if (instances.size() > kMaxInstancesPerKernel) {
-      error(k->loc,
-            "kernel '" + k->name + "' has more than " + std::to_string(kMaxInstancesPerKernel) +
-                " instances",
-            "give fewer values with -D");
-      continue;
-    }
-    if (instances.empty()) {
-      std::string names;
-      for (auto &p : params)
-        names += (names.empty() ? "" : ", ") + p.name;
-      if (!explicitInstances)
-        diags_.warning(k->loc,
-                       "kernel '" + k->name + "' has compile-time parameters (" + names +
-                           ") and no instance: no PTX is emitted for it",
-                       "instantiate it with `tilec -D " + params[0].name +
-                           "=...` (each parameter), "
-                           "`-D " +
-                           k->name + "." + params[0].name + "=...` or `-D '" + k->name + "<...>'`");
-      continue;
-    }
-    std::set<std::vector<int64_t>> seen;
-    for (const auto &values : instances) {
-      if (!seen.insert(values).second)
-        continue; // the same instance asked twice
-      bool ok = true;
-      for (size_t i = 0; i < params.size(); ++i)
-        if (params[i].type.type.isInteger() && !fitsIn(values[i], params[i].type.type.scalar)) {
-          error(params[i].loc,
-                "value " + std::to_string(values[i]) + " of compile-time parameter '" +
-                    params[i].name + "' of kernel '" + k->name + "' does not fit in " +
-                    params[i].type.type.str(),
-                "give a value of the parameter's type with -D");
-          ok = false;
-        }
-      if (!ok)
-        continue;
-      std::unique_ptr<KernelAST> inst = Parser::parseKernelAgain(k->tokens, diags_);
-      if (!inst)
-        continue;
-      inst->sourceName = k->name;
-      for (size_t i = 0; i < params.size(); ++i) {
-        inst->templateArgs.push_back({params[i].name, values[i]});
-        auto d = std::make_unique<Decl>();
-        d->kind = DeclKind::Const;
-        d->name = params[i].name;
-        d->loc = params[i].loc;
-        d->type = params[i].type.type.isInteger() ? params[i].type.type : Type::i32();
-        d->constInt = values[i];
-        inst->templateDecls.push_back(std::move(d));
-      }
-      // k$BM128$BN64: the runtime finds it by the same rule (kernel_info.h).
-      inst->name = ::tile::mangledKernelName(k->name, inst->templateArgs);
-      inst->tokens.clear();
-      out.push_back(std::move(inst));
-    }
-  }
-  module.kernels = std::move(out);
 }
 
 //===----------------------------------------------------------------------===//
@@ -655,14 +377,13 @@ void Sema::checkReturn(ReturnStmt &s) {
     return; // a kernel's return (the parser rejects a value)
   const FnAST &fn = *inlineStack_.back().fn;
   if (fn.result) {
+    const Type &result = inlineStack_.back().result; // T bound for this call
     if (!s.value) {
-      error(s.loc,
-            "function '" + fn.name + "' returns " + fn.result->type.str() +
-                ": `return` needs a value",
+      error(s.loc, "function '" + fn.name + "' returns " + result.str() + ": `return` needs a value",
             "write `return EXPR`");
       return;
     }
-    checkValue(s.value, &fn.result->type, "returned value", "convert explicitly with `as`");
+    checkValue(s.value, &result, "returned value", "convert explicitly with `as`");
     return;
   }
   if (s.value) {
@@ -700,6 +421,11 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
             "functions are always inlined; call them from fewer places (or in a loop)");
     return fail();
   }
+  // A vector or fragment parameter or result: reported at the function.
+  auto unpassable = [](const TypeSyntax &ts) { return ts.type.isVector() || ts.type.isFragment(); };
+  if ((fn.result && unpassable(*fn.result)) ||
+      std::any_of(fn.paramTypes.begin(), fn.paramTypes.end(), unpassable))
+    return fail();
   if (!e.namedArgs.empty()) {
     error(e.namedArgs[0].loc, "function '" + fn.name + "' takes no named arguments",
           "pass the arguments by position");
@@ -716,8 +442,125 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   auto inl = std::make_unique<InlinedCall>();
   inl->fn = &fn;
   bool ok = true;
+  // Type parameters: explicit (`f<f16>(...)`) or each from the first
+  // argument whose declared type names it (an untyped literal binds none).
+  std::vector<std::optional<ScalarKind>> binding(fn.typeParams.size());
+  std::vector<std::optional<Type>> inferred(e.args.size());
+  auto paramOf = [&](const std::string &name) {
+    for (size_t p = 0; p < fn.typeParams.size(); ++p)
+      if (fn.typeParams[p].name == name)
+        return (int)p;
+    return -1;
+  };
+  if (!e.typeArgs.empty()) {
+    if (e.typeArgs.size() != fn.typeParams.size()) {
+      error(e.typeArgs[0].loc,
+            "function '" + fn.name + "' takes " + std::to_string(fn.typeParams.size()) +
+                " type argument(s), found " + std::to_string(e.typeArgs.size()),
+            fn.typeParams.empty() ? "call it without `<...>`"
+                                  : "give one type per type parameter, in order, or none to "
+                                    "infer them from the arguments");
+      diags_.note(fn.loc, "'" + fn.name + "' is defined here");
+      return fail();
+    }
+    for (size_t p = 0; p < binding.size(); ++p)
+      binding[p] = e.typeArgs[p].type.scalar;
+  } else if (!fn.typeParams.empty()) {
+    std::vector<size_t> boundBy(binding.size());
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      int p = paramOf(fn.paramTypes[i].typeParam);
+      if (p < 0)
+        continue;
+      Type got = infer(e.args[i]);
+      inferred[i] = got;
+      if (got.isInvalid()) {
+        ok = false;
+        continue;
+      }
+      if (got.isUntyped())
+        continue;
+      if (!binding[p]) {
+        binding[p] = got.scalar;
+        boundBy[p] = i;
+      } else if (*binding[p] != got.scalar) {
+        error(e.args[i]->loc,
+              "argument " + std::to_string(i + 1) + " ('" + fn.paramNames[i] + "') of '" +
+                  fn.name + "' makes " + fn.typeParams[p].name + " = " + scalarName(got.scalar) +
+                  ", but argument " + std::to_string(boundBy[p] + 1) + " made it " +
+                  scalarName(*binding[p]),
+              "convert one argument with `as`, or give the type: `" + fn.name + "<" +
+                  scalarName(*binding[p]) + ">(...)`");
+        ok = false;
+      }
+    }
+    for (size_t p = 0; ok && p < binding.size(); ++p)
+      if (!binding[p]) {
+        error(e.loc,
+              "cannot infer type parameter '" + fn.typeParams[p].name + "' of '" + fn.name +
+                  "' from the arguments",
+              "give it explicitly: `" + fn.name + "<f32>(...)` (an untyped literal has no type "
+              "of its own; a type parameter no parameter uses is never inferred)");
+        diags_.note(fn.typeParams[p].loc, "'" + fn.typeParams[p].name + "' is declared here");
+        ok = false;
+      }
+    if (!ok) {
+      for (size_t i = 0; i < e.args.size(); ++i)
+        if (!inferred[i])
+          resolveOnly(e.args[i]);
+      return Type::invalid();
+    }
+  }
+  // A declared type with its type parameter replaced by the bound type.
+  auto bound = [&](const TypeSyntax &ts) {
+    Type t = ts.type;
+    if (int p = paramOf(ts.typeParam); p >= 0 && binding[p])
+      t.scalar = *binding[p];
+    return t;
+  };
+  // The signature was parsed once with the type parameters unbound: a
+  // declared type made of a bound one must be a type that exists (the rules
+  // the parser and prepareModule apply to written types).
+  auto exists = [&](const TypeSyntax &ts, const std::string &what) {
+    int p = paramOf(ts.typeParam);
+    if (p < 0)
+      return true;
+    Type t = bound(ts);
+    // (Vectors and fragments never cross a call: prepareModule.)
+    if (!((t.isPointer() || t.kind == Type::ArrayView || t.kind == Type::LocalArray) &&
+          t.scalar == ScalarKind::I1))
+      return true;
+    error(e.loc,
+          fn.typeParams[p].name + " = " + scalarName(*binding[p]) + " makes " + what + " of '" +
+              fn.name + "' a type that does not exist: pointers and arrays of i1 are not supported",
+          "call it with another type (i1 is stored as i8)");
+    diags_.note(ts.loc, "declared here");
+    return false;
+  };
+  for (size_t i = 0; i < fn.paramTypes.size(); ++i)
+    if (!exists(fn.paramTypes[i], "parameter '" + fn.paramNames[i] + "'"))
+      ok = false;
+  if (fn.result && !exists(*fn.result, "the result"))
+    ok = false;
+  if (!ok) {
+    for (size_t i = 0; i < e.args.size(); ++i)
+      if (!inferred[i])
+        resolveOnly(e.args[i]);
+    return Type::invalid();
+  }
+  std::string typeArgText;
+  for (size_t p = 0; p < binding.size(); ++p) {
+    typeArgText += std::string(p ? ", " : "") + fn.typeParams[p].name + " = " +
+                   scalarName(*binding[p]);
+    auto d = std::make_unique<Decl>();
+    d->kind = DeclKind::TypeParam;
+    d->name = fn.typeParams[p].name;
+    d->loc = fn.typeParams[p].loc;
+    d->type = Type::invalid();
+    d->typeValue = *binding[p];
+    inl->typeDecls.push_back(std::move(d));
+  }
   for (size_t i = 0; i < e.args.size(); ++i) {
-    const Type &want = fn.paramTypes[i].type;
+    const Type want = bound(fn.paramTypes[i]);
     std::string what =
         "argument " + std::to_string(i + 1) + " ('" + fn.paramNames[i] + "') of '" + fn.name + "'";
     auto d = std::make_unique<Decl>();
@@ -725,11 +568,21 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     d->name = fn.paramNames[i];
     d->loc = fn.paramLocs[i];
     d->type = want;
-    if (want.isScalar() || want.isPointer()) {
+    bool value = want.isScalar() || want.isPointer();
+    if (value && inferred[i]) {
+      // Inferred while binding the type parameters: checked as checkValue would.
+      Type t = *inferred[i];
+      if (t.isUntyped() ? !adapt(e.args[i], want) : t != want) {
+        if (!t.isUntyped())
+          error(e.args[i]->loc, what + " has type " + t.str() + ", expected " + want.str(),
+                "convert explicitly with `as`");
+        ok = false;
+      }
+    } else if (value) {
       if (checkValue(e.args[i], &want, what).isInvalid())
         ok = false;
     } else {
-      Type got = infer(e.args[i]);
+      Type got = inferred[i] ? *inferred[i] : infer(e.args[i]);
       if (got.isUntyped())
         got = finalize(e.args[i]);
       bool match = false;
@@ -766,19 +619,24 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   }
   if (!ok)
     return Type::invalid();
-  std::optional<Block> body = Parser::parseFunctionBody(fn.bodyTokens, diags_);
+  TemplateNames names;
+  for (size_t p = 0; p < binding.size(); ++p)
+    names.types.push_back({fn.typeParams[p].name, binding[p]});
+  std::optional<Block> body = Parser::parseFunctionBody(fn.bodyTokens, diags_, names);
   if (!body)
     return Type::invalid();
   inl->body = std::move(*body);
-  inl->result = fn.result ? fn.result->type : Type::voidTy();
+  inl->result = fn.result ? bound(*fn.result) : Type::voidTy();
 
   // The body sees its parameters and the file-level constants only.
   size_t before = diags_.diagnostics().size();
   auto outerScopes = std::move(scopes_);
   scopes_.clear();
   Block *outerBlock = curBlock_;
-  inlineStack_.push_back({&fn, &e});
+  inlineStack_.push_back({&fn, &e, inl->result});
   pushScope();
+  for (auto &t : inl->typeDecls)
+    declare(*t);
   for (auto &p : inl->params)
     declare(*p);
   pushScope();
@@ -789,12 +647,12 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   if (fn.result && !alwaysReturns(inl->body) && fallOffReported_.insert(&fn).second)
     error(fn.loc,
           "function '" + fn.name + "' may reach the end of its body without returning a " +
-              fn.result->type.str(),
+              inl->result.str(),
           "end every path with `return EXPR` (a loop is not assumed to run)");
   if (diags_.diagnostics().size() != before)
-    diags_.note(e.loc, "in the call of '" + fn.name +
-                           "' here (functions are checked where they "
-                           "are inlined)");
+    diags_.note(e.loc, "in the call of '" + fn.name + "' here" +
+                           (typeArgText.empty() ? std::string() : " with " + typeArgText) +
+                           " (functions are checked where they are inlined)");
   e.inlined = std::move(inl);
   return e.inlined->result;
 }

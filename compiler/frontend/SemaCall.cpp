@@ -59,6 +59,16 @@ Type Sema::inferCall(CallExpr &e) {
     if (auto fn = functions_.find(e.callee); fn != functions_.end())
       return inferInlinedCall(e, *fn->second);
   }
+  if (!e.typeArgs.empty()) { // f<T>(...) names a function with type parameters
+    error(e.typeArgs[0].loc,
+          "'" + e.callee + "' takes no type arguments" +
+              (b == Builtin::Unknown ? std::string(" (it is not a function of this file)")
+                                     : std::string(" (it is a builtin)")),
+          "type arguments `f<T>(...)` are given to a function declared `fn f<T: type>(...)`");
+    for (ExprPtr &a : e.args)
+      resolveOnly(a);
+    return Type::invalid();
+  }
   if (b == Builtin::Unknown) {
     Decl *d = lookup(e.callee);
     std::string guess = closestBuiltin(e.callee);

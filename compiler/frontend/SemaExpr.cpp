@@ -67,6 +67,10 @@ Type Sema::infer(ExprPtr &ep) {
               "declare it with `let`/`var` before use, or add a kernel parameter");
       break;
     }
+    if (v.decl->kind == DeclKind::TypeParam) { // a place (`T = 1`) resolveName left alone
+      reportTypeAsValue(v, *v.decl);
+      break;
+    }
     if (v.decl->type.kind == Type::Semaphore) { // only sem[i] in signal/wait
       error(v.loc, "semaphore '" + v.name + "' is not a value",
             "use its counters in `signal(sem[i], n)`, `signal(peer(sem[i], d), n)` and "

@@ -399,8 +399,11 @@ public:
   struct InlineFrame {
     const FnAST *fn;
     const CallExpr *call;
+    Type result; // the declared result with the call's type arguments
   };
   std::vector<InlineFrame> inlineStack_;
+  /// A type parameter used as a value (SemaResolve.cpp), reported once per use.
+  void reportTypeAsValue(VarRefExpr &v, const Decl &d);
   int inlinedCalls_ = 0;                              // in the current kernel
   std::unordered_set<const FnAST *> fallOffReported_; // "may reach its end" once per fn
 };

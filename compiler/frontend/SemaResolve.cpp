@@ -32,6 +32,11 @@ bool Sema::namesValue(const VarRefExpr &v) const {
 
 bool Sema::resolveName(ExprPtr &e) {
   if (auto *v = e->as<VarRefExpr>()) {
+    if (!v->ringStageTile)
+      if (Decl *d = lookup(v->name); d && d->kind == DeclKind::TypeParam) {
+        reportTypeAsValue(*v, *d);
+        return true;
+      }
     if (!namesValue(*v))
       return false;
     Location at = v->loc;
@@ -53,6 +58,19 @@ bool Sema::resolveName(ExprPtr &e) {
       return true;
     }
   return false;
+}
+
+void Sema::reportTypeAsValue(VarRefExpr &v, const Decl &d) {
+  if (v.typeAsValueReported)
+    return;
+  v.typeAsValueReported = true;
+  error(v.loc,
+        "'" + v.name + "' is a type parameter (here " + scalarName(d.typeValue) +
+            "), not a value",
+        "use it where a type is written: `x as " + v.name + "`, `zeros<" + v.name +
+            ">[M, N]`, `shared<" + v.name + ">[N]`, `tensor<" + v.name +
+            ">[...]`; a value parameter is declared `P: i32`");
+  diags_.note(d.loc, "'" + v.name + "' is declared here");
 }
 
 void Sema::resolveNames(ExprPtr &e) {

@@ -236,8 +236,12 @@ void mlir::tile::mlirgen::setKernelContract(KernelOp kernel, const fe::KernelAST
   Builder b(ctx);
   for (auto [i, p] : llvm::enumerate(params))
     kernel.setArgAttr(i, attr::kParam, encodeParam(ctx, p.info));
-  if (!k.sourceName.empty())
-    kernel->setAttr(attr::kInstance, encodeInstance(ctx, k.sourceName, k.templateArgs));
+  if (!k.sourceName.empty()) {
+    ::tile::TypeArgs types;
+    for (const auto &[name, type] : k.templateTypeArgs)
+      types.push_back({name, fe::scalarName(type)});
+    kernel->setAttr(attr::kInstance, encodeInstance(ctx, k.sourceName, k.templateArgs, types));
+  }
   if (k.waitsOnSemaphore) // every CTA of the grid must be co-resident
     kernel->setAttr(attr::kSpinsOnPeers, b.getUnitAttr());
 }

@@ -325,18 +325,38 @@ std::optional<DynamicSharedArray> mlir::tile::decodeSharedArray(DictionaryAttr a
 }
 
 DictionaryAttr mlir::tile::encodeInstance(MLIRContext *ctx, const std::string &sourceName,
-                                          const ::tile::TemplateArgs &args) {
+                                          const ::tile::TemplateArgs &args,
+                                          const ::tile::TypeArgs &types) {
   Fields f(ctx);
   SmallVector<Attribute> list;
   for (const auto &[name, value] : args) // in parameter order, which a dictionary would lose
     list.push_back(f.b.getArrayAttr({f.b.getStringAttr(name), f.b.getI64IntegerAttr(value)}));
-  return f.str("source", sourceName).add("args", f.b.getArrayAttr(list)).get();
+  f.str("source", sourceName).add("args", f.b.getArrayAttr(list));
+  if (!types.empty()) {
+    SmallVector<Attribute> typeList;
+    for (const auto &[name, type] : types)
+      typeList.push_back(f.b.getArrayAttr({f.b.getStringAttr(name), f.b.getStringAttr(type)}));
+    f.add("types", f.b.getArrayAttr(typeList));
+  }
+  return f.get();
 }
 
 bool mlir::tile::decodeInstance(DictionaryAttr attr, std::string &sourceName,
-                                ::tile::TemplateArgs &args, std::string &error) {
+                                ::tile::TemplateArgs &args, ::tile::TypeArgs &types,
+                                std::string &error) {
   Reader r(attr, attr::kInstance.str(), error);
-  r.only({"source", "args"});
+  r.only({"source", "args", "types"});
+  if (ArrayAttr list = r.array("types", /*required=*/false))
+    for (Attribute a : list) {
+      auto pair = dyn_cast<ArrayAttr>(a);
+      StringAttr name = pair && pair.size() == 2 ? dyn_cast<StringAttr>(pair[0]) : nullptr;
+      StringAttr type = pair && pair.size() == 2 ? dyn_cast<StringAttr>(pair[1]) : nullptr;
+      if (!name || !type || !::tile::scalarTypeFromName(type.getValue().str())) {
+        r.fail("types", "must hold [name, scalar type name] pairs");
+        break;
+      }
+      types.emplace_back(name.getValue().str(), type.getValue().str());
+    }
   sourceName = r.str("source").value_or("");
   if (ArrayAttr list = r.array("args"))
     for (Attribute a : list) {
@@ -392,10 +412,11 @@ LogicalResult mlir::tile::verifyKernelContract(KernelOp kernel, std::string &err
       auto dict = dyn_cast<DictionaryAttr>(a.getValue());
       std::string source;
       ::tile::TemplateArgs args;
+      ::tile::TypeArgs types;
       if (!dict)
         error = name.str() + " must be a dictionary";
       else
-        decodeInstance(dict, source, args, error);
+        decodeInstance(dict, source, args, types, error);
     } else if (name == attr::kSpinsOnPeers) {
       if (!isa<UnitAttr>(a.getValue()))
         error = name.str() + " must be a unit attribute";
@@ -412,7 +433,7 @@ std::optional<::tile::KernelInfo> mlir::tile::kernelInfo(KernelOp kernel, std::s
   ::tile::KernelInfo info;
   info.name = kernel.getSymName().str();
   if (auto instance = kernel->getAttrOfType<DictionaryAttr>(attr::kInstance))
-    if (!decodeInstance(instance, info.sourceName, info.templateArgs, error))
+    if (!decodeInstance(instance, info.sourceName, info.templateArgs, info.typeArgs, error))
       return std::nullopt;
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
     auto dict = kernel.getArgAttrOfType<DictionaryAttr>(i, attr::kParam);

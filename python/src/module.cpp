@@ -468,6 +468,8 @@ PYBIND11_MODULE(_tilec, m) {
       .def_property_readonly("template_args",
                              [](const Kernel &k) {
                                py::dict d;
+                               for (const auto &[n, t] : k.info().typeArgs)
+                                 d[py::str(n)] = py::str(t); // a type parameter: "bf16"
                                for (const auto &[n, v] : k.info().templateArgs)
                                  d[py::str(n)] = v;
                                return d;

@@ -132,6 +132,22 @@ def test_compile_source_text_and_defines():
         m.nope
 
 
+def test_compile_type_parameters():
+    src = ("kernel k<T: type, N: i32>(out: ptr<T, global>) threads(32) {\n"
+           "  out[0] = N as T\n"
+           "}\n")
+    m = tilec.compile(src, defines={"T": ["f16", "f32"], "N": 1})
+    assert sorted(m.names) == ["k$Tf16$N1", "k$Tf32$N1"]
+    assert m.kernel("k", T="f32", N=1).name == "k$Tf32$N1"
+    assert m["k$Tf16$N1"].template_args == {"T": "f16", "N": 1}
+    with pytest.raises(AttributeError, match="several instances"):
+        m.kernel("k", N=1)  # the type left free: two instances match
+    one = tilec.compile(src, defines=["T=bf16", "N=1"])
+    assert one.kernel("k", N=1).name == "k$Tbf16$N1"  # the only one: found by N
+    with pytest.raises(AttributeError, match="no instance"):
+        one.kernel("k", T="f16", N=1)
+
+
 def test_compile_error_carries_location_and_hint():
     src = ("kernel k(out: ptr<i32, global>) threads(32) {\n"
            "  out[0] = foo\n"

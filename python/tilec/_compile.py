@@ -112,15 +112,20 @@ def _dims(value, what):
     return dims
 
 
+def _define_value(v):
+    """An integer, a bool, or a type's name for a type parameter ('bf16')."""
+    return v if isinstance(v, str) else str(int(v))
+
+
 def _define_flags(defines):
-    """{'BN': [256, 128], 'gemm.BM': 64} or ['BN=256', 'k<1, 2>'] -> -D flags."""
+    """{'BN': [256, 128], 'T': 'bf16', 'gemm.BM': 64} or ['BN=256', 'k<f16, 2>'] -> -D flags."""
     if not defines:
         return []
     if isinstance(defines, dict):
         flags = []
         for name, value in defines.items():
             values = value if isinstance(value, (list, tuple)) else [value]
-            flags += ["-D", f"{name}={','.join(str(int(v)) for v in values)}"]
+            flags += ["-D", f"{name}={','.join(_define_value(v) for v in values)}"]
         return flags
     flags = []
     for d in defines:
@@ -280,8 +285,8 @@ def load(ptx_path, info_path=None, device=None):
 class Module:
     """Compiled kernels. ``module.NAME`` is kernel NAME (a Kernel: launch it
     with ``module.NAME[grid](*args)``); ``module.kernel("gemm", BN=256)`` picks
-    an instance of a kernel with compile-time parameters; ``module["gemm$BN256"]``
-    takes the PTX name."""
+    an instance of a kernel with compile-time parameters (``T="bf16"`` for a
+    type parameter); ``module["gemm$BN256"]`` takes the PTX name."""
 
     def __init__(self, ptx, info_json, device=0, path=None, source_name=None, use_cache=True):
         self.ptx = ptx
@@ -309,17 +314,23 @@ class Module:
 
     def kernel(self, name, **template_args):
         """Kernel `name`; with compile-time arguments, the instance compiled
-        with them (``module.kernel("gemm", BN=256)``)."""
+        with them (``module.kernel("gemm", BN=256)``, a type parameter by its
+        type's name: ``module.kernel("gemm", T="bf16", BN=256)``). Type
+        parameters left out are free: the instance is found when one matches."""
+        want = {n: _define_value(v) if isinstance(v, str) else int(v)
+                for n, v in template_args.items()}
         matches = []
         for k in self.info["kernels"]:
             src = k.get("sourceName") or k["name"]
             if src != name and k["name"] != name:
                 continue
-            args = {a["name"]: a["value"] for a in k.get("templateArgs") or []}
-            if template_args and args != {n: int(v) for n, v in template_args.items()}:
-                matches.append((k["name"], False))
-                continue
-            matches.append((k["name"], True))
+            values = {a["name"]: a["value"] for a in k.get("templateArgs") or []}
+            types = {a["name"]: a["type"] for a in k.get("typeArgs") or []}
+            have = dict(values, **types)
+            ok = (not template_args or
+                  (set(values) <= set(want) and set(want) <= set(have) and
+                   all(have[n] == v for n, v in want.items())))
+            matches.append((k["name"], ok))
         exact = [n for n, ok in matches if ok]
         if len(exact) == 1:
             return self[exact[0]]

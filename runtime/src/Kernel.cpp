@@ -146,15 +146,22 @@ const KernelInfo &checkedInfo(const ModuleInfo &info, KernelState &k) {
 } // namespace detail
 
 Kernel Module::kernel(const std::string &name, const TemplateArgs &args) const {
+  return kernel(name, args, TypeArgs{});
+}
+
+Kernel Module::kernel(const std::string &name, const TemplateArgs &args,
+                      const TypeArgs &types) const {
   const detail::ModuleState &m = detail::require(state_, "Module::kernel", "Module");
   if (!m.hasInfo)
-    return kernel(mangledKernelName(name, args));
-  // The instance whose source name is `name` and whose arguments are `args`,
-  // in any order.
-  auto sameArgs = [&](const TemplateArgs &have) {
-    if (have.size() != args.size())
+    return kernel(mangledKernelName(name, args, types));
+  // The instance whose source name is `name` and whose arguments are `args`
+  // (and `types`), in any order. Without `types` the type arguments are
+  // free: a module compiled for one element type (-D T=bf16) is asked for
+  // its instance by the values alone, as long as one instance matches.
+  auto same = [](const auto &have, const auto &want) {
+    if (have.size() != want.size())
       return false;
-    for (const auto &a : args) {
+    for (const auto &a : want) {
       bool found = false;
       for (const auto &h : have)
         found = found || h == a;
@@ -164,17 +171,31 @@ Kernel Module::kernel(const std::string &name, const TemplateArgs &args) const {
     return true;
   };
   std::string compiled;
+  std::vector<const KernelInfo *> matches;
   for (const KernelInfo &ki : m.info.kernels) {
     if (ki.sourceName != name)
       continue;
-    if (sameArgs(ki.templateArgs))
-      return kernel(ki.name);
+    if (same(ki.templateArgs, args) && (types.empty() || same(ki.typeArgs, types)))
+      matches.push_back(&ki);
     compiled += (compiled.empty() ? "" : ", ") + ki.name;
   }
+  if (matches.size() == 1)
+    return kernel(matches[0]->name);
   std::string asked;
+  for (const auto &[p, t] : types)
+    asked += (asked.empty() ? "" : ", ") + p + "=" + t;
   for (const auto &[p, v] : args)
     asked += (asked.empty() ? "" : ", ") + p + "=" + std::to_string(v);
-  throw Error("Module::kernel", CUDA_ERROR_NOT_FOUND, mangledKernelName(name, args),
+  if (matches.size() > 1) {
+    std::string several;
+    for (const KernelInfo *ki : matches)
+      several += (several.empty() ? "" : ", ") + ki->name;
+    throw Error("Module::kernel", CUDA_ERROR_NOT_FOUND, mangledKernelName(name, args, types),
+                "kernel '" + name + "' has several instances with " +
+                    (asked.empty() ? std::string("no arguments") : asked) + " (" + several +
+                    "); name the type arguments too: kernel(name, args, {{\"T\", \"f16\"}})");
+  }
+  throw Error("Module::kernel", CUDA_ERROR_NOT_FOUND, mangledKernelName(name, args, types),
               "the module has no instance of kernel '" + name + "' with " +
                   (asked.empty() ? std::string("no arguments") : asked) +
                   (compiled.empty() ? std::string(" (it has no instance of '" + name + "')")

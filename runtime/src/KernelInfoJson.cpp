@@ -583,6 +583,17 @@ struct Reader {
             {string(field(args[i], apath, "name"), apath + ".name"),
              integer(field(args[i], apath, "value"), apath + ".value", INT64_MIN, INT64_MAX)});
       }
+      if (v.fields.count("typeArgs")) { // instances of kernels with type parameters
+        const auto &types = array(field(v, path, "typeArgs"), path + ".typeArgs");
+        for (size_t i = 0; i < types.size(); ++i) {
+          const std::string apath = path + ".typeArgs[" + std::to_string(i) + "]";
+          checkObject(types[i], schema::kTypeArg, apath);
+          const std::string &type = string(field(types[i], apath, "type"), apath + ".type");
+          if (!scalarTypeFromName(type))
+            fail(apath + ".type", "unknown type '" + type + "'");
+          k.typeArgs.push_back({string(field(types[i], apath, "name"), apath + ".name"), type});
+        }
+      }
     }
     const auto &params = array(field(v, path, "params"), path + ".params");
     for (size_t i = 0; i < params.size(); ++i)

@@ -132,6 +132,13 @@ std::string toJson(const ModuleInfo &info) {
         o += std::string(i ? ", " : "") + "{\"name\": " + quote(ki.templateArgs[i].first) +
              ", \"value\": " + std::to_string(ki.templateArgs[i].second) + "}";
       o += "],\n";
+      if (!ki.typeArgs.empty()) {
+        o += "      \"typeArgs\": [";
+        for (size_t i = 0; i < ki.typeArgs.size(); ++i)
+          o += std::string(i ? ", " : "") + "{\"name\": " + quote(ki.typeArgs[i].first) +
+               ", \"type\": " + quote(ki.typeArgs[i].second) + "}";
+        o += "],\n";
+      }
     }
     o += "      \"params\": [";
     for (size_t i = 0; i < ki.params.size(); ++i) {

@@ -91,7 +91,8 @@ static cl::list<std::string>
     defines("D",
             cl::desc("Instantiate kernels with compile-time parameters: NAME=V[,V...] (every "
                      "kernel with parameter NAME), KERNEL.NAME=V[,V...], or 'KERNEL<V1,V2>' (one "
-                     "instance; repeatable)"),
+                     "instance; repeatable); a value is an integer, true/false, or a scalar "
+                     "type's name for a type parameter (T=f16,bf16)"),
             cl::Prefix, cl::value_desc("def"), cl::ZeroOrMore, cl::cat(category));
 static cl::opt<bool> printIRAfterAll("mlir-print-ir-after-all",
                                      cl::desc("Print the IR after every MLIR pass"),

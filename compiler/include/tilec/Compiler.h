@@ -96,8 +96,11 @@ struct CompileOptions {
   /// several values: one instance per combination), "KERNEL.NAME=V[,V...]"
   /// (that kernel; wins over NAME=), "KERNEL<V1, V2>" (one instance, values
   /// in parameter order; when given, only these instances of KERNEL).
-  /// Each instance is a PTX entry named KERNEL$P1V1$P2V2 (docs/reference/kernels.md
-  /// "Kernel specialisation"); KernelInfo::sourceName/templateArgs name it.
+  /// A value is an integer, true/false, or a scalar type's name for a type
+  /// parameter (`kernel k<T: type>`: "T=f16,bf16"). Each instance is a PTX
+  /// entry named KERNEL$P1V1$P2V2 (type arguments first: KERNEL$Tbf16$BN256;
+  /// docs/reference/kernels.md "Kernel specialisation", "Type parameters");
+  /// KernelInfo::sourceName/templateArgs/typeArgs name it.
   std::vector<std::string> defines;
 };
 

@@ -198,13 +198,22 @@ struct DynamicSharedArray {
 /// name: {{"BM", 128}, {"BN", 64}}.
 using TemplateArgs = std::vector<std::pair<std::string, int64_t>>;
 
+/// Types given to a kernel's type parameters (`kernel k<T: type>`), by name,
+/// each as its scalar type's name (scalarTypeName): {{"T", "f16"}}.
+using TypeArgs = std::vector<std::pair<std::string, std::string>>;
+
 /// The PTX name of an instance of kernel `name` with these compile-time
-/// arguments, in parameter order: name$P1V1$P2V2... ('$' is a PTX identifier
-/// character no tile identifier has; a negative value is written n<magnitude>):
-/// k<BM: i32, BN: i32> with BM=128, BN=64 is `k$BM128$BN64`. The compiler
+/// arguments: name$P1V1$P2V2... ('$' is a PTX identifier character no tile
+/// identifier has; a negative value is written n<magnitude>), the type
+/// arguments first, then the values, each in parameter order:
+/// k<BM: i32, BN: i32> with BM=128, BN=64 is `k$BM128$BN64`, and
+/// k<T: type, BN: i32> with T=bf16, BN=256 is `k$Tbf16$BN256`. The compiler
 /// and the runtime both name instances with this function.
-inline std::string mangledKernelName(const std::string &name, const TemplateArgs &args) {
+inline std::string mangledKernelName(const std::string &name, const TemplateArgs &args,
+                                     const TypeArgs &types = {}) {
   std::string out = name;
+  for (const auto &[param, type] : types)
+    out += "$" + param + type;
   for (const auto &[param, value] : args) {
     out += "$" + param;
     out +=
@@ -219,6 +228,8 @@ struct KernelInfo {
   /// compile-time arguments in parameter order; "" and {} otherwise.
   std::string sourceName;
   TemplateArgs templateArgs;
+  /// The type arguments of the instance, in parameter order ({} when none).
+  TypeArgs typeArgs;
   std::vector<KernelParamInfo> params;
   /// none: no cluster; fixed: compiled for `clusterDims` (.reqnctapercluster);
   /// launch: the launch gives the shape (.explicitcluster).

@@ -50,6 +50,7 @@ inline constexpr Field kKernelFields[] = {
     {"name", Kind::String, true, false},           // the PTX entry
     {"sourceName", Kind::String, false, false},    // a template instance's kernel
     {"templateArgs", Kind::Array, false, false},   // of kTemplateArgFields
+    {"typeArgs", Kind::Array, false, false},       // of kTypeArgFields
     {"params", Kind::Array, true, false},          // of kParamFields, in PTX order
     {"cluster", Kind::Object, true, false},        // kClusterFields
     {"threads", Kind::Dims, true, true},           // .reqntid
@@ -64,6 +65,11 @@ inline constexpr Field kKernelFields[] = {
 inline constexpr Field kTemplateArgFields[] = {
     {"name", Kind::String, true, false},
     {"value", Kind::Integer, true, false},
+};
+
+inline constexpr Field kTypeArgFields[] = {
+    {"name", Kind::String, true, false},
+    {"type", Kind::String, true, false}, // scalarTypeName()
 };
 
 inline constexpr Field kParamFields[] = {
@@ -139,6 +145,7 @@ inline constexpr Field kExprFields[] = {
 inline constexpr Object kModule{"the module", kModuleFields};
 inline constexpr Object kKernel{"a kernel", kKernelFields};
 inline constexpr Object kTemplateArg{"a template argument", kTemplateArgFields};
+inline constexpr Object kTypeArg{"a type argument", kTypeArgFields};
 inline constexpr Object kParam{"a parameter", kParamFields};
 inline constexpr Object kTensor{"a tensor parameter", kTensorFields};
 inline constexpr Object kExtent{"an extent", kExtentFields};

@@ -131,6 +131,11 @@ public:
   // order (the PTX name is mangledKernelName(name, args): kernel("k$BM128$BN64")
   // finds the same kernel).
   Kernel kernel(const std::string &name, const TemplateArgs &args) const;
+  // The same for a kernel with type parameters (`kernel k<T: type, BN: i32>`):
+  // kernel("k", {{"BN", 256}}, {{"T", "bf16"}}). The two-argument form leaves
+  // the type arguments free and finds the instance when exactly one has these
+  // values (a module compiled for one element type).
+  Kernel kernel(const std::string &name, const TemplateArgs &args, const TypeArgs &types) const;
   bool loadedFromCache() const;
   const std::string &jitInfoLog() const; // CU_JIT_INFO_LOG_BUFFER of the JIT ("" if cached)
   const std::string &cubin() const;      // the loaded image (cubin for PTX modules; "" for

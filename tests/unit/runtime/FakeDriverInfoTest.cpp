@@ -232,3 +232,40 @@ TEST_CASE("fake driver: Module::kernel finds a template instance by its argument
              }),
              Catch::Contains("it has no instance of 'other'"));
 }
+
+// Instances of a kernel with a type parameter: by values and types, or by
+// the values alone when one instance has them.
+TEST_CASE("fake driver: Module::kernel finds an instance by its type arguments", "[fake]") {
+  reset();
+  std::string ptx = ".version 8.6\n.target sm_90a\n.address_size 64\n";
+  tile::ModuleInfo info;
+  info.arch = "sm_90a";
+  for (const char *t : {"f16", "bf16"})
+    for (int64_t bn : {128, 256}) {
+      if (std::string(t) == "bf16" && bn == 128)
+        continue; // f16: BN 128 and 256; bf16: BN 256 only
+      tile::KernelInfo k;
+      k.sourceName = "g";
+      k.templateArgs = {{"BN", bn}};
+      k.typeArgs = {{"T", t}};
+      k.name = tile::mangledKernelName("g", k.templateArgs, k.typeArgs);
+      k.params = {param("p", tile::ScalarType::F32, true)};
+      ptx += ".visible .entry " + k.name + "(\n\t.param .u64 " + k.name + "_param_0\n)\n{ ret; }\n";
+      info.kernels.push_back(k);
+    }
+  CHECK(info.kernels[2].name == "g$Tbf16$BN256");
+  fake().argSizes = {8};
+  tile::Context ctx;
+  tile::Module m = tile::Module::fromPtx(ctx, ptx, info, noCache());
+  CHECK(m.kernel("g", {{"BN", 256}}, {{"T", "bf16"}}).name() == "g$Tbf16$BN256");
+  CHECK(m.kernel("g", {{"BN", 128}}).name() == "g$Tf16$BN128"); // one instance with BN 128
+  CHECK_THAT(errorText([&] {
+               m.kernel("g", {{"BN", 256}});
+             }),
+             Catch::Contains("kernel 'g' has several instances with BN=256 (g$Tf16$BN256, "
+                             "g$Tbf16$BN256); name the type arguments too"));
+  CHECK_THAT(errorText([&] {
+               m.kernel("g", {{"BN", 128}}, {{"T", "bf16"}});
+             }),
+             Catch::Contains("no instance of kernel 'g' with T=bf16, BN=128"));
+}

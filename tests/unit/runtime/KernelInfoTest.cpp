@@ -131,6 +131,28 @@ TEST_CASE("kernel info: JSON round trip", "[kernelinfo]") {
   REQUIRE(back2.kernels.size() == 3);
   CHECK(back2.kernels[2].sourceName == "two");
   CHECK(back2.kernels[2].templateArgs == inst.templateArgs);
+  CHECK(back2.kernels[2].typeArgs.empty());
+
+  // An instance of a kernel with type parameters: typeArgs, and the types
+  // first in the mangled name.
+  KernelInfo typed = two;
+  typed.sourceName = "two";
+  typed.templateArgs = {{"BN", 256}};
+  typed.typeArgs = {{"T", "bf16"}, {"U", "f32"}};
+  typed.name = tile::mangledKernelName("two", typed.templateArgs, typed.typeArgs);
+  CHECK(typed.name == "two$Tbf16$Uf32$BN256");
+  m.kernels.push_back(typed);
+  const std::string json3 = tile::toJson(m);
+  CHECK(json3.find("\"typeArgs\": [{\"name\": \"T\", \"type\": \"bf16\"}, "
+                   "{\"name\": \"U\", \"type\": \"f32\"}]") != std::string::npos);
+  tile::ModuleInfo back3 = tile::moduleInfoFromJson(json3);
+  CHECK(tile::toJson(back3) == json3);
+  CHECK(back3.kernels[3].typeArgs == typed.typeArgs);
+  // A type argument must name a scalar type.
+  std::string bad = json3;
+  bad.replace(bad.find("\"type\": \"bf16\""), 14, "\"type\": \"b17\"");
+  CHECK_THROWS_WITH(tile::moduleInfoFromJson(bad), Catch::Contains("typeArgs[0].type") &&
+                                                       Catch::Contains("unknown type 'b17'"));
 }
 
 TEST_CASE("kernel info: malformed JSON names the path", "[kernelinfo]") {

@@ -447,11 +447,23 @@ struct LaunchBoundsAttr {
   Location minBlocksLoc;
 };
 
-/// `NAME: T` in `kernel k<NAME: T, ...>(...)`: a compile-time parameter.
+/// `NAME: T` in `kernel k<NAME: T, ...>(...)`: a compile-time parameter, a
+/// value (T an integer or i1 scalar) or, with `NAME: type`, a type parameter
+/// (also of `fn f<NAME: type>`).
 struct TemplateParam {
   std::string name;
   Location loc;
-  TypeSyntax type; // an integer or i1 scalar
+  TypeSyntax type; // an integer or i1 scalar; unused for a type parameter
+  bool isType = false;
+};
+
+/// The type parameters of a template in scope while parsing it: a name and,
+/// in an instance, the type it stands for (nullopt in the template's first
+/// parse, which checks the syntax only). Value parameters are listed too, so
+/// that the parser can say that one is not a type.
+struct TemplateNames {
+  std::vector<std::pair<std::string, std::optional<ScalarKind>>> types;
+  std::vector<std::string> values;
 };
 
 struct KernelAST {
@@ -463,7 +475,12 @@ struct KernelAST {
   /// template-parameter order; `name` is the mangled PTX name.
   std::string sourceName;
   std::vector<std::pair<std::string, int64_t>> templateArgs;
-  std::vector<std::unique_ptr<Decl>> templateDecls; // kind Const, one per argument
+  /// The type arguments, in type-parameter order (`kernel k<T: type>`).
+  std::vector<std::pair<std::string, ScalarKind>> templateTypeArgs;
+  /// Where each argument came from, for the note on a diagnostic in the
+  /// instance ("-D T=i32", "-D 'k<i32, 64>'").
+  std::string instanceOrigin;
+  std::vector<std::unique_ptr<Decl>> templateDecls; // kind Const / TypeParam, one per argument
   std::vector<std::unique_ptr<Decl>> params; // kind Param, types from the signature
   std::vector<TypeSyntax> paramTypes;        // as written, parallel to params
   ClusterAttr cluster;
@@ -515,6 +532,9 @@ struct FnAST {
   std::vector<TypeSyntax> paramTypes;
   std::optional<TypeSyntax> result;
   std::vector<Token> bodyTokens; // '{' ... '}' then Eof
+  /// `fn f<T: type, ...>`: type parameters, bound at each call from the
+  /// explicit `f<f16>(...)` or from the arguments' types.
+  std::vector<TemplateParam> typeParams;
 };
 
 /// [sema] One inlined call: the parameters (Let-like decls bound to the
@@ -524,6 +544,7 @@ struct InlinedCall {
   std::vector<std::unique_ptr<Decl>> params;
   Block body;
   Type result = Type::voidTy();
+  std::vector<std::unique_ptr<Decl>> typeDecls; // TypeParam, one per type parameter
 };
 
 struct ModuleAST {

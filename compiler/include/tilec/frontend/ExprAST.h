@@ -34,6 +34,11 @@ class LocalArrayStmt;
 struct TypeSyntax {
   Location loc;
   Type type; // Scalar or Pointer
+  /// The type parameter (`T` of `kernel k<T: type>` / `fn f<T: type>`) that
+  /// names this type's scalar (its element type), "" when written directly.
+  /// In a template's first parse the parameter is unbound and `type` holds a
+  /// stand-in scalar; every instance is parsed again with it bound.
+  std::string typeParam;
 };
 
 //===----------------------------------------------------------------------===//
@@ -54,6 +59,9 @@ enum class DeclKind {
   // A ring and the stage bound by `produce/consume r as s`.
   Ring,
   RingStage,
+  // A type parameter (`T` of `kernel k<T: type>` / `fn f<T: type>`), bound in
+  // an instance: declared so that its use as a value is explained.
+  TypeParam,
 };
 const char *declKindName(DeclKind k);
 
@@ -74,6 +82,7 @@ struct Decl {
   bool constIsFloat = false;
   int64_t constInt = 0;
   double constFloat = 0;
+  ScalarKind typeValue = ScalarKind::I32; // TypeParam: the bound type
   bool isMutable() const { return kind == DeclKind::Var; }
 };
 
@@ -346,6 +355,7 @@ public:
   /// [sema] written `s.NAME` on a ring stage s: `decl` is the stage's tile
   /// (Sema's name resolution put this reference in place of the member).
   bool ringStageTile = false;
+  bool typeAsValueReported = false; // [sema] names a type parameter: said once
 };
 
 class UnaryExpr : public ExprAST {
@@ -493,6 +503,9 @@ public:
   const RoleAST *role = nullptr; // [sema] the role the call is in (sync_threads, role ids)
   /// `bitcast<T>(x)`: T as written (the only builtin with a type argument).
   std::optional<TypeSyntax> typeArg;
+  /// `f<T1, ...>(args)`: the explicit type arguments of a call of a function
+  /// with type parameters (empty: inferred from the arguments).
+  std::vector<TypeSyntax> typeArgs;
   bool approx = false; // [sema] math: the fast approximate form (`approx = true`, --fast-math)
   /// [sema] copy_async / prefetch_tensor (SemaTma.cpp).
   struct Tma {

@@ -21,11 +21,15 @@ public:
   std::unique_ptr<ModuleAST> parseModule(const std::string &file);
   /// A function body (FnAST::bodyTokens) parsed again for one call; nullopt
   /// after an error (reported).
+  /// `types`: the function's type parameters, bound for this call.
   static std::optional<Block> parseFunctionBody(const std::vector<Token> &tokens,
-                                                DiagnosticEngine &diags);
-  /// A template kernel (KernelAST::tokens) parsed again for one instance.
-  static std::unique_ptr<KernelAST> parseKernelAgain(const std::vector<Token> &tokens,
-                                                     DiagnosticEngine &diags);
+                                                DiagnosticEngine &diags,
+                                                const TemplateNames &types = {});
+  /// A template kernel (KernelAST::tokens) parsed again for one instance,
+  /// its type parameters bound to `types` (name -> scalar).
+  static std::unique_ptr<KernelAST>
+  parseKernelAgain(const std::vector<Token> &tokens, DiagnosticEngine &diags,
+                   const std::vector<std::pair<std::string, ScalarKind>> &types = {});
 
 private:
   struct Fail {}; // thrown after reporting, caught in parseModule
@@ -75,6 +79,16 @@ private:
   std::unique_ptr<FnAST> parseFn();
   std::unique_ptr<ConstStmt> parseConst();
   void parseTemplateParams(KernelAST &k);
+  /// `<T: type, ...>` after a function's name.
+  void parseFnTypeParams(FnAST &f);
+  /// The type parameter `name` in scope (its binding: nullopt while a
+  /// template is parsed the first time), null when there is none.
+  const std::pair<std::string, std::optional<ScalarKind>> *typeParam(const std::string &name) const;
+  bool isValueParam(const std::string &name) const;
+  /// Token `n` ahead names a scalar type or a type parameter.
+  bool isTypeNameAt(size_t n) const;
+  /// At `<TYPE, ...>(`: the explicit type arguments of a function call.
+  bool atCallTypeArgs() const;
   StmtPtr parseLocalArray(const Token &kw, bool isVar, const std::optional<TypeSyntax> &annot,
                           std::unique_ptr<Decl> decl);
   void parseUnroll(ForStmt &f);
@@ -106,6 +120,8 @@ private:
   size_t pos_ = 0;
   int exprNesting_ = 0;
   bool inFunction_ = false; // parsing a fn body: `return e` is allowed
+  TemplateNames names_;     // the template parameters in scope
+  std::vector<std::pair<std::string, ScalarKind>> bindings_; // parseKernelAgain's types
   DiagnosticEngine &diags_;
 };
 

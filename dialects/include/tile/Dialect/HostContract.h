@@ -51,10 +51,13 @@ std::optional<::tile::DynamicSharedArray> decodeSharedArray(DictionaryAttr attr,
                                                             std::string &error);
 
 /// tile.instance of an instance of a template kernel.
+/// `types` (the type arguments, in parameter order) is written only when
+/// non-empty.
 DictionaryAttr encodeInstance(MLIRContext *ctx, const std::string &sourceName,
-                              const ::tile::TemplateArgs &args);
+                              const ::tile::TemplateArgs &args,
+                              const ::tile::TypeArgs &types = {});
 bool decodeInstance(DictionaryAttr attr, std::string &sourceName, ::tile::TemplateArgs &args,
-                    std::string &error);
+                    ::tile::TypeArgs &types, std::string &error);
 
 /// The static shared memory of `kernel`: its static tile.shared_alloc ops in
 /// program order, each at its alignment (16 bytes unless set), as the PTX

@@ -1,0 +1,402 @@
+//===- SemaTemplates.cpp - kernel instances: -D, value and type parameters ===//
+//
+// A template kernel `kernel k<P: i32, T: type>` is parsed again for each
+// instance (Parser::parseKernelAgain) with its type parameters bound, so
+// every type written with T is the instance's type and every check sees it;
+// its value parameters are constants. Instances come from -D (NAME=V,...,
+// KERNEL.NAME=V,..., 'KERNEL<V1, V2>'); each is an ordinary kernel named
+// k$T<type>...$P<value>... in PTX (tile::mangledKernelName). A value of the
+// wrong kind for its parameter is reported at the parameter's declaration.
+//
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+#include "tile/kernel_info.h"
+#include "tilec/frontend/Parser.h"
+
+#include <set>
+
+namespace tile::frontend {
+
+namespace {
+constexpr size_t kMaxInstancesPerKernel = 256;
+
+bool fitsIn(int64_t v, ScalarKind k) {
+  if (k == ScalarKind::I1)
+    return v == 0 || v == 1;
+  unsigned bits = bitWidth(k);
+  if (bits >= 64)
+    return true;
+  return v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1));
+}
+
+/// One parsed `-D` text. A value is an integer, true/false or a scalar
+/// type's name; which one a parameter takes is checked against the
+/// parameter (instantiateTemplates), so that the error can point at it.
+struct Define {
+  std::string text;
+  std::string kernel;              // "" = every kernel with the parameter
+  std::string name;                // "" for an instance `k<...>`
+  std::vector<std::string> values; // NAME=: alternatives; instance: positional
+};
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && s.front() == ' ')
+    s.erase(s.begin());
+  while (!s.empty() && s.back() == ' ')
+    s.pop_back();
+  return s;
+}
+
+bool parseValue(const std::string &t, int64_t &v) {
+  std::string s = t;
+  while (!s.empty() && s.front() == ' ')
+    s.erase(s.begin());
+  while (!s.empty() && s.back() == ' ')
+    s.pop_back();
+  if (s == "true" || s == "false") {
+    v = s == "true";
+    return true;
+  }
+  if (s.empty())
+    return false;
+  size_t used = 0;
+  try {
+    long long x = std::stoll(s, &used, 0);
+    v = x;
+  } catch (...) {
+    return false;
+  }
+  return used == s.size();
+}
+
+std::vector<std::string> splitList(const std::string &s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+bool isIdent(const std::string &s) {
+  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return false;
+  for (char c : s)
+    if (!(std::isalnum((unsigned char)c) || c == '_'))
+      return false;
+  return true;
+}
+
+std::optional<Define> parseDefine(const std::string &text, std::string &why) {
+  Define d;
+  d.text = text;
+  if (size_t lt = text.find('<'); lt != std::string::npos) {
+    if (text.back() != '>') {
+      why = "an instance is written KERNEL<V1, V2, ...>";
+      return std::nullopt;
+    }
+    d.kernel = text.substr(0, lt);
+    if (!isIdent(d.kernel)) {
+      why = "'" + d.kernel + "' is not a kernel name";
+      return std::nullopt;
+    }
+    for (const std::string &v : splitList(text.substr(lt + 1, text.size() - lt - 2))) {
+      int64_t x;
+      if (!parseValue(v, x) && !isIdent(trimmed(v))) {
+        why = "'" + v + "' is neither an integer (or true/false) nor a type";
+        return std::nullopt;
+      }
+      d.values.push_back(trimmed(v));
+    }
+    return d;
+  }
+  size_t eq = text.find('=');
+  if (eq == std::string::npos) {
+    why = "write NAME=VALUE, KERNEL.NAME=VALUE or KERNEL<V1, V2, ...>";
+    return std::nullopt;
+  }
+  std::string lhs = text.substr(0, eq);
+  if (size_t dot = lhs.find('.'); dot != std::string::npos) {
+    d.kernel = lhs.substr(0, dot);
+    lhs = lhs.substr(dot + 1);
+    if (!isIdent(d.kernel)) {
+      why = "'" + d.kernel + "' is not a kernel name";
+      return std::nullopt;
+    }
+  }
+  if (!isIdent(lhs)) {
+    why = "'" + lhs + "' is not a parameter name";
+    return std::nullopt;
+  }
+  d.name = lhs;
+  for (const std::string &v : splitList(text.substr(eq + 1))) {
+    int64_t x;
+    if (!parseValue(v, x) && !isIdent(trimmed(v))) {
+      why = "'" + v + "' is neither an integer (or true/false) nor a type";
+      return std::nullopt;
+    }
+    d.values.push_back(trimmed(v));
+  }
+  return d;
+}
+
+} // namespace
+
+void Sema::instantiateTemplates(ModuleAST &module) {
+  std::vector<Define> defines;
+  for (const std::string &text : opts_.defines) {
+    std::string why;
+    if (auto d = parseDefine(text, why))
+      defines.push_back(*d);
+    else
+      error({}, "invalid -D '" + text + "': " + why,
+            "write -D NAME=VALUE, -D KERNEL.NAME=VALUE or -D 'KERNEL<V1, V2>'");
+  }
+  // Every define must name something.
+  std::set<std::string> templateNames;
+  for (auto &k : module.kernels)
+    if (!k->templateParams.empty())
+      templateNames.insert(k->name);
+  for (const Define &d : defines) {
+    bool used = false;
+    for (auto &k : module.kernels) {
+      if (!d.kernel.empty() && d.kernel != k->name)
+        continue;
+      if (!d.kernel.empty() && k->templateParams.empty()) {
+        error({}, "-D " + d.text + ": kernel '" + k->name + "' has no compile-time parameters",
+              "only kernels declared `kernel NAME<P: T, ...>(...)` are instantiated");
+        used = true;
+        continue;
+      }
+      for (auto &p : k->templateParams)
+        used = used || d.name.empty() || p.name == d.name;
+    }
+    if (used)
+      continue;
+    std::string what;
+    if (!d.kernel.empty() && !templateNames.count(d.kernel))
+      what = "there is no kernel '" + d.kernel + "'";
+    else if (d.kernel.empty())
+      what = "no kernel has a compile-time parameter '" + d.name + "'";
+    else
+      what = "kernel '" + d.kernel + "' has no compile-time parameter '" + d.name + "'";
+    error({}, "-D " + d.text + ": " + what,
+          "the kernels with compile-time parameters are declared `kernel NAME<P: T, ...>(...)`");
+  }
+
+  std::vector<std::unique_ptr<KernelAST>> out;
+  for (auto &k : module.kernels) {
+    if (k->templateParams.empty()) {
+      out.push_back(std::move(k));
+      continue;
+    }
+    const auto &params = k->templateParams;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!params[i].isType && !params[i].type.type.isInteger())
+        error(params[i].type.loc,
+              "compile-time parameter '" + params[i].name + "' must be an integer or i1, not " +
+                  params[i].type.type.str(),
+              "write `P: i32` (or another integer type), or `P: type` for a type parameter");
+      for (size_t j = 0; j < i; ++j)
+        if (params[j].name == params[i].name)
+          error(params[i].loc, "duplicate compile-time parameter '" + params[i].name + "'",
+                "give every parameter a distinct name");
+    }
+    // The instances: explicit k<...> ones, else the cross product of the
+    // NAME= / k.NAME= values (k.NAME wins over NAME). `origin` is the -D
+    // text that gave each instance, for the note on its diagnostics.
+    std::vector<std::vector<std::string>> instances;
+    std::vector<std::string> origins;
+    bool explicitInstances = false;
+    for (const Define &d : defines) {
+      if (d.kernel != k->name || !d.name.empty())
+        continue;
+      explicitInstances = true;
+      if (d.values.size() != params.size()) {
+        error({},
+              "-D " + d.text + ": kernel '" + k->name + "' has " + std::to_string(params.size()) +
+                  " compile-time parameter(s), found " + std::to_string(d.values.size()) +
+                  " value(s)",
+              "give one value per parameter, in order");
+        continue;
+      }
+      instances.push_back(d.values);
+      origins.push_back("-D '" + d.text + "'");
+    }
+    std::vector<std::string> paramOrigin(params.size()); // NAME=: the -D of each parameter
+    if (!explicitInstances) {
+      std::vector<std::vector<std::string>> choices(params.size());
+      std::string origin;
+      bool complete = true;
+      for (size_t i = 0; i < params.size(); ++i) {
+        const Define *global = nullptr, *specific = nullptr;
+        for (const Define &d : defines) {
+          if (d.name != params[i].name)
+            continue;
+          if (d.kernel == k->name)
+            specific = &d;
+          else if (d.kernel.empty())
+            global = &d;
+        }
+        const Define *use = specific ? specific : global;
+        if (!use) {
+          complete = false;
+          continue;
+        }
+        choices[i] = use->values;
+        paramOrigin[i] = "-D " + use->text;
+        origin += (origin.empty() ? "" : " ") + paramOrigin[i];
+      }
+      if (complete) {
+        instances.push_back({});
+        for (auto &c : choices) {
+          std::vector<std::vector<std::string>> next;
+          for (auto &partial : instances)
+            for (const std::string &v : c) {
+              next.push_back(partial);
+              next.back().push_back(v);
+            }
+          instances = std::move(next);
+          if (instances.size() > kMaxInstancesPerKernel)
+            break;
+        }
+        origins.assign(instances.size(), origin);
+      }
+    }
+    if (instances.size() > kMaxInstancesPerKernel) {
+      error(k->loc,
+            "kernel '" + k->name + "' has more than " + std::to_string(kMaxInstancesPerKernel) +
+                " instances",
+            "give fewer values with -D");
+      continue;
+    }
+    if (instances.empty()) {
+      std::string names;
+      for (auto &p : params)
+        names += (names.empty() ? "" : ", ") + p.name;
+      if (!explicitInstances)
+        diags_.warning(k->loc,
+                       "kernel '" + k->name + "' has compile-time parameters (" + names +
+                           ") and no instance: no PTX is emitted for it",
+                       "instantiate it with `tilec -D " + params[0].name +
+                           "=...` (each parameter), "
+                           "`-D " +
+                           k->name + "." + params[0].name + "=...` or `-D '" + k->name + "<...>'`");
+      continue;
+    }
+    // Each value against its parameter's kind, reported once per parameter
+    // and value at the parameter's declaration.
+    std::set<std::pair<size_t, std::string>> reported;
+    auto bad = [&](size_t i, const std::string &v, const std::string &origin,
+                   const std::string &msg, const std::string &hint) {
+      if (reported.insert({i, v}).second)
+        error(params[i].loc, (explicitInstances ? origin : paramOrigin[i]) + ": " + msg, hint);
+    };
+    std::set<std::vector<std::string>> seen;
+    for (size_t n = 0; n < instances.size(); ++n) {
+      const std::vector<std::string> &values = instances[n];
+      if (!seen.insert(values).second)
+        continue; // the same instance asked twice
+      bool ok = true;
+      std::vector<int64_t> ints(params.size(), 0);
+      std::vector<ScalarKind> types(params.size(), ScalarKind::I32);
+      for (size_t i = 0; i < params.size(); ++i) {
+        const std::string &v = values[i];
+        int64_t x = 0;
+        bool isInt = parseValue(v, x);
+        std::optional<ScalarKind> t = isInt ? std::nullopt : scalarFromName(v);
+        std::string of = "compile-time parameter '" + params[i].name + "' of kernel '" + k->name + "'";
+        if (params[i].isType) {
+          if (!t) {
+            bad(i, v, origins[n],
+                isInt ? "type parameter '" + params[i].name + "' of kernel '" + k->name +
+                            "' needs a type, found the value " + v
+                      : "unknown type '" + v + "' for type parameter '" + params[i].name +
+                            "' of kernel '" + k->name + "'",
+                "give a scalar type: i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
+                "f64");
+            ok = false;
+          } else {
+            types[i] = *t;
+          }
+          continue;
+        }
+        if (!isInt) {
+          bad(i, v, origins[n],
+              t ? "'" + params[i].name + "' of kernel '" + k->name + "' is a value parameter (" +
+                      params[i].type.type.str() + "), but '" + v + "' is a type"
+                : "'" + v + "' is not an integer (or true/false) for " + of,
+              t ? "declare it `" + params[i].name + ": type` to take a type, or give a value"
+                : "give a value of the parameter's type with -D");
+          ok = false;
+          continue;
+        }
+        ints[i] = x;
+        if (params[i].type.type.isInteger() && !fitsIn(x, params[i].type.type.scalar)) {
+          error(params[i].loc,
+                "value " + std::to_string(x) + " of " + of + " does not fit in " +
+                    params[i].type.type.str(),
+                "give a value of the parameter's type with -D");
+          ok = false;
+        }
+      }
+      if (!ok)
+        continue;
+      std::vector<std::pair<std::string, ScalarKind>> typeArgs;
+      for (size_t i = 0; i < params.size(); ++i)
+        if (params[i].isType)
+          typeArgs.push_back({params[i].name, types[i]});
+      std::unique_ptr<KernelAST> inst = Parser::parseKernelAgain(k->tokens, diags_, typeArgs);
+      if (!inst) { // a type the syntax does not take (vec<f32, 8>): name the instance
+        std::string args;
+        Location at = k->loc;
+        bool atType = false;
+        for (size_t i = 0; i < params.size(); ++i) {
+          args += (i ? ", " : "") + params[i].name + " = " +
+                  (params[i].isType ? std::string(scalarName(types[i])) : std::to_string(ints[i]));
+          if (params[i].isType && !atType) {
+            at = params[i].loc;
+            atType = true;
+          }
+        }
+        diags_.note(at, "in the instance " + k->name + "<" + args + "> of kernel '" + k->name +
+                            "' (from " + origins[n] + ")");
+        continue;
+      }
+      inst->sourceName = k->name;
+      inst->templateTypeArgs = typeArgs;
+      inst->instanceOrigin = origins[n];
+      ::tile::TypeArgs mangledTypes;
+      for (size_t i = 0; i < params.size(); ++i) {
+        auto d = std::make_unique<Decl>();
+        d->name = params[i].name;
+        d->loc = params[i].loc;
+        if (params[i].isType) {
+          d->kind = DeclKind::TypeParam;
+          d->type = Type::invalid();
+          d->typeValue = types[i];
+          mangledTypes.push_back({params[i].name, scalarName(types[i])});
+        } else {
+          inst->templateArgs.push_back({params[i].name, ints[i]});
+          d->kind = DeclKind::Const;
+          d->type = params[i].type.type.isInteger() ? params[i].type.type : Type::i32();
+          d->constInt = ints[i];
+        }
+        inst->templateDecls.push_back(std::move(d));
+      }
+      // k$Tf16$BM128: the runtime finds it by the same rule (kernel_info.h).
+      inst->name = ::tile::mangledKernelName(k->name, inst->templateArgs, mangledTypes);
+      inst->tokens.clear();
+      out.push_back(std::move(inst));
+    }
+  }
+  module.kernels = std::move(out);
+}
+
+} // namespace tile::frontend
