@@ -9,7 +9,7 @@ tile.kernel @row_extent(%a: !tile.per_row<32xf32>) {
 
 // -----
 
-// expected-error @+1 {{per_col elements are f32, f16, bf16, i32 or i1, not f64}}
+// expected-error @+1 {{per_col elements are f32, f16, bf16, i32 or i1, not 'f64'}}
 tile.kernel @col_elem(%a: !tile.per_col<64xf64>) {
   tile.return
 }
@@ -23,7 +23,8 @@ tile.kernel @col_extent(%a: !tile.per_col<12xf32>) {
 
 // -----
 
-tile.kernel @arith_row_extent(%r: !tile.per_row<64xf32>) {
+tile.kernel @arith_row_extent(%x: f32) {
+  %r = tile.frag_splat %x : f32 -> !tile.per_row<64xf32>
   %a = tile.frag_zeros : !tile.frag<128x64xf32>
   // expected-error @+1 {{operand #1 ('!tile.per_row<64xf32>') does not broadcast to '!tile.frag<128x64xf32>'}}
   %b = tile.frag_arith add %a, %r : !tile.frag<128x64xf32>, !tile.per_row<64xf32> -> !tile.frag<128x64xf32>
@@ -32,7 +33,9 @@ tile.kernel @arith_row_extent(%r: !tile.per_row<64xf32>) {
 
 // -----
 
-tile.kernel @arith_col_into_row(%r: !tile.per_row<64xf32>, %c: !tile.per_col<64xf32>) {
+tile.kernel @arith_col_into_row(%x: f32) {
+  %r = tile.frag_splat %x : f32 -> !tile.per_row<64xf32>
+  %c = tile.frag_splat %x : f32 -> !tile.per_col<64xf32>
   // expected-error @+1 {{operand #1 ('!tile.per_col<64xf32>') does not broadcast to '!tile.per_row<64xf32>'}}
   %b = tile.frag_arith add %r, %c : !tile.per_row<64xf32>, !tile.per_col<64xf32> -> !tile.per_row<64xf32>
   tile.return
@@ -40,7 +43,8 @@ tile.kernel @arith_col_into_row(%r: !tile.per_row<64xf32>, %c: !tile.per_col<64x
 
 // -----
 
-tile.kernel @fma_int(%r: !tile.per_row<64xi32>) {
+tile.kernel @fma_int(%x: i32) {
+  %r = tile.frag_splat %x : i32 -> !tile.per_row<64xi32>
   // expected-error @+1 {{takes float elements}}
   %b = tile.frag_fma %r, %r, %r : !tile.per_row<64xi32>, !tile.per_row<64xi32>, !tile.per_row<64xi32> -> !tile.per_row<64xi32>
   tile.return
@@ -84,7 +88,8 @@ tile.kernel @cmp_types(%x: i32) {
 
 // -----
 
-tile.kernel @cmp_shape(%r: !tile.per_row<128xf32>) {
+tile.kernel @cmp_shape(%x: f32) {
+  %r = tile.frag_splat %x : f32 -> !tile.per_row<128xf32>
   %a = tile.frag_zeros : !tile.frag<64x64xf32>
   // expected-error @+1 {{does not broadcast to '!tile.frag<64x64xi1>'}}
   %m = tile.frag_cmp lt %a, %r : !tile.frag<64x64xf32>, !tile.per_row<128xf32> -> !tile.frag<64x64xi1>
@@ -102,7 +107,8 @@ tile.kernel @select_cond(%x: f32) {
 
 // -----
 
-tile.kernel @select_mask_values(%c: !tile.per_row<64xi1>) {
+tile.kernel @select_mask_values(%x: i1) {
+  %c = tile.frag_splat %x : i1 -> !tile.per_row<64xi1>
   // expected-error @+1 {{chooses between values, not masks}}
   %m = tile.frag_select %c, %c, %c : !tile.per_row<64xi1>, !tile.per_row<64xi1>, !tile.per_row<64xi1> -> !tile.per_row<64xi1>
   tile.return
@@ -160,7 +166,8 @@ tile.kernel @load_per_col_type(%p: !tile.ptr<f16, global>, %t: i32) {
 
 // -----
 
-tile.kernel @store_row_type(%r: !tile.per_row<64xf32>, %p: !tile.ptr<f16, global>, %t: i32) {
+tile.kernel @store_row_type(%x: f32, %p: !tile.ptr<f16, global>, %t: i32) {
+  %r = tile.frag_splat %x : f32 -> !tile.per_row<64xf32>
   // expected-error @+1 {{pointer and per_row element types differ}}
   tile.store_per_row %r, %p, %t : !tile.per_row<64xf32>, !tile.ptr<f16, global>
   tile.return
@@ -168,7 +175,8 @@ tile.kernel @store_row_type(%r: !tile.per_row<64xf32>, %p: !tile.ptr<f16, global
 
 // -----
 
-tile.kernel @convert_kind(%r: !tile.per_row<64xi32>) {
+tile.kernel @convert_kind(%x: i32) {
+  %r = tile.frag_splat %x : i32 -> !tile.per_row<64xi32>
   // expected-error @+1 {{converts between values of one kind and shape}}
   %c = tile.frag_convert %r : !tile.per_row<64xi32> -> !tile.per_col<64xf32>
   tile.return
@@ -176,7 +184,8 @@ tile.kernel @convert_kind(%r: !tile.per_row<64xi32>) {
 
 // -----
 
-tile.kernel @mma_mask_acc(%b: !tile.ptr<f16, shared>, %row: i32) {
+tile.kernel @mma_mask_acc(%row: i32) {
+  %b = tile.shared_alloc {alignment = 1024 : i64, static_count = 1024 : i64} -> !tile.ptr<f16, shared>
   %acc = tile.frag_zeros : !tile.frag<64x64xi1>
   %a = tile.frag_zeros : !tile.frag<64x16xf16>
   // expected-error @+1 {{the accumulator is f32 or f16}}

@@ -11,7 +11,7 @@
 // CHECK: %[[K:.*]] = tile.frag_cmp le %[[C]], %[[R]] : !tile.per_col<64xi32>, !tile.per_row<128xi32> -> !tile.frag<128x64xi1>
 // CHECK: tile.frag_select %[[K]], %[[S]], %{{.*}} : !tile.frag<128x64xi1>, !tile.frag<128x64xf32>, f32 -> !tile.frag<128x64xf32>
 // CHECK: tile.frag_cmp eq %[[M]], %{{.*}} : !tile.per_row<128xf32>, f32 -> !tile.per_row<128xi1>
-// CHECK: tile.frag_arith sub %[[S]], %[[M]] : !tile.frag<128x64xf32>, !tile.per_row<128xf32> -> !tile.frag<128x64xf32>
+// CHECK: tile.frag_arith sub %{{.*}}, %[[M]] : !tile.frag<128x64xf32>, !tile.per_row<128xf32> -> !tile.frag<128x64xf32>
 // CHECK: tile.frag_math exp2 %{{.*}} {approx} : !tile.frag<128x64xf32>
 // CHECK: tile.frag_math log %[[M]] : !tile.per_row<128xf32>
 // CHECK: tile.frag_splat %{{.*}} : f32 -> !tile.per_row<128xf32>
