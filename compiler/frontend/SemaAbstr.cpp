@@ -211,17 +211,18 @@ void Sema::prepareModule(ModuleAST &module) {
             "give every function a distinct name (there is no overloading)");
       diags_.note(it->second->loc, "previous definition of '" + f->name + "' is here");
     }
-    // Values cross a call as scalars and pointers only: the inliner binds
-    // no vector or fragment (a call would have no value to bind or return).
+    // Values cross a call as scalars, pointers, fragments, per_row and
+    // per_col values: the inliner binds no vector (a call would have no
+    // value to bind or return).
     auto passable = [&](const TypeSyntax &ts, const std::string &what) {
-      if (!ts.type.isVector() && !ts.type.isFragment())
+      if (!ts.type.isVector())
         return;
       error(ts.loc,
-            what + " of function '" + f->name + "' cannot be a " +
-                (ts.type.isVector() ? "vector" : "fragment") +
+            what + " of function '" + f->name + "' cannot be a vector" +
                 (ts.typeParam.empty() ? " (" + ts.type.str() + ")" : std::string()),
-            "function parameters and results are scalars, pointers, views and local arrays: "
-            "pass the elements (v[0], v[1]) or write the code in the kernel");
+            "function parameters and results are scalars, pointers, fragments, per_row/per_col "
+            "values, views and local arrays: pass the elements (v[0], v[1]) or write the code in "
+            "the kernel");
     };
     if (f->result)
       passable(*f->result, "the result");
@@ -233,6 +234,8 @@ void Sema::prepareModule(ModuleAST &module) {
       if (t.kind == Type::LocalArray && (!t.staticLength || *t.staticLength < 1))
         error(f->paramTypes[i].loc, "a local array parameter needs a positive length",
               "write `local<T>[N]` with N >= 1");
+      if (t.isDistributed())
+        checkDistributedShape(f->paramTypes[i].loc, t);
       for (size_t j = 0; j < i; ++j)
         if (f->paramNames[j] == f->paramNames[i]) {
           error(f->paramLocs[i], "duplicate parameter '" + f->paramNames[i] + "'",
@@ -240,6 +243,8 @@ void Sema::prepareModule(ModuleAST &module) {
           diags_.note(f->paramLocs[j], "previous definition of '" + f->paramNames[i] + "' is here");
         }
     }
+    if (f->result && f->result->type.isDistributed())
+      checkDistributedShape(f->result->loc, f->result->type);
   }
   instantiateTemplates(module);
 }
@@ -421,8 +426,8 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
             "functions are always inlined; call them from fewer places (or in a loop)");
     return fail();
   }
-  // A vector or fragment parameter or result: reported at the function.
-  auto unpassable = [](const TypeSyntax &ts) { return ts.type.isVector() || ts.type.isFragment(); };
+  // A vector parameter or result: reported at the function.
+  auto unpassable = [](const TypeSyntax &ts) { return ts.type.isVector(); };
   if ((fn.result && unpassable(*fn.result)) ||
       std::any_of(fn.paramTypes.begin(), fn.paramTypes.end(), unpassable))
     return fail();
@@ -525,14 +530,22 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     if (p < 0)
       return true;
     Type t = bound(ts);
-    // (Vectors and fragments never cross a call: prepareModule.)
-    if (!((t.isPointer() || t.kind == Type::ArrayView || t.kind == Type::LocalArray) &&
-          t.scalar == ScalarKind::I1))
+    // (Vectors never cross a call: prepareModule.)
+    std::string why;
+    if ((t.isPointer() || t.kind == Type::ArrayView || t.kind == Type::LocalArray) &&
+        t.scalar == ScalarKind::I1)
+      why = "pointers and arrays of i1 are not supported";
+    else if (t.kind == Type::Fragment && t.scalar != ScalarKind::F32 &&
+             t.scalar != ScalarKind::F16 && t.scalar != ScalarKind::BF16 &&
+             t.scalar != ScalarKind::I1)
+      why = std::string("no fragment of ") + scalarName(t.scalar) + " elements";
+    if (why.empty())
       return true;
     error(e.loc,
           fn.typeParams[p].name + " = " + scalarName(*binding[p]) + " makes " + what + " of '" +
-              fn.name + "' a type that does not exist: pointers and arrays of i1 are not supported",
-          "call it with another type (i1 is stored as i8)");
+              fn.name + "' a type that does not exist: " + why,
+          "call it with another type (fragments hold f32, f16 or bf16, masks i1; i1 is stored "
+          "as i8)");
     diags_.note(ts.loc, "declared here");
     return false;
   };
@@ -568,7 +581,9 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     d->name = fn.paramNames[i];
     d->loc = fn.paramLocs[i];
     d->type = want;
-    bool value = want.isScalar() || want.isPointer();
+    // Values (fragments, per_row and per_col values too) are passed by
+    // value: their types compare with extents and element type.
+    bool value = want.isScalar() || want.isPointer() || want.isDistributed();
     if (value && inferred[i]) {
       // Inferred while binding the type parameters: checked as checkValue would.
       Type t = *inferred[i];

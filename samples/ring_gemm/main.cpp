@@ -424,33 +424,8 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       row.blas.run = true;
 
       // The floor: samples/gemm's tilec GEMM on the gathered A.
-<<<<<<< HEAD
-      const std::string floorPtx = sample::ptxDir() + "/" + ring::floorPtxName(dt);
-      if (!fileExists(floorPtx)) {
-        row.floor.note = "not built (" + ring::floorPtxName(dt) + ")";
-      } else {
-        try {
-          gemm::TileKernel k = gemm::loadTileKernel(ctx, floorPtx, "gemm", 0);
-          const std::string why = gemm::alignmentProblem(g);
-          if (!why.empty())
-            throw std::runtime_error("shape rejected: " + why);
-          d.floorC.fillBytes(0xff);
-          const gemm::Tensors ts = gemm::tensorsOf(g, d.gathered.ptr(), d.dB.ptr(), d.floorC.ptr());
-          const int64_t clusters = gemm::persistentClusters(k, g, ts, 0);
-          row.floor.t = ring::timeCollective(
-              nccl, [&] { gemm::launchTile(k, ts, clusters); }, o.warmup, o.runs);
-          row.floor.run = true;
-          row.floor.note = k.kernel.name() + ", " + std::to_string(clusters) + " clusters";
-          checked(row.floor, d.floorC.toHost(), ref);
-        } catch (const std::exception &e) {
-          row.floor.note = std::string("error: ") + e.what();
-          row.floor.ok = false;
-        }
-      }
-=======
       ringdrv::measureFloor(ctx, nccl, g, d.gathered.ptr(), d.dB.ptr(), d.floorC, ref, o.warmup,
                             o.runs, row.floor);
->>>>>>> ringperf
 
       // The tilec ring.
       const std::string ptx = ringPtxPath(o, dt);

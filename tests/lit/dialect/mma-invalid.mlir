@@ -17,7 +17,7 @@ tile.kernel @cols() {
 // -----
 
 tile.kernel @elem() {
-  // expected-error @+1 {{fragment elements are f32, f16 or bf16, not 'i32'}}
+  // expected-error @+1 {{fragment elements are f32, f16, bf16 or i1 (a mask), not 'i32'}}
   %x = tile.frag_zeros : !tile.frag<64x64xi32>
   tile.return
 }

@@ -24,9 +24,10 @@ def Tile_AtomicValue : AnyTypeOf<[I32, I64, F32, F64]>;
 // A vector of 2, 4 or 8 elements moved by one ld/st.vN (4, 8 or 16 bytes;
 // the byte rule is the verifier's).
 def Tile_Vector : FixedVectorOfLengthAndType<[2, 4, 8], [I8, I16, I32, I64, F16, BF16, F32, F64]>;
-// A fragment (!tile.frag, TileMmaOps.td) moves only to and from a
-// `var` slot in local memory (SROA keeps it in registers).
-def Tile_FragSlotValue : Type<CPred<"::llvm::isa<::mlir::tile::FragType>($_self)">,
+// A fragment, per_row or per_col value (TileMmaOps.td) moves only to and
+// from a `var` slot in local memory (SROA keeps it in registers).
+def Tile_FragSlotValue : Type<CPred<"::llvm::isa<::mlir::tile::FragType, "
+                                    "::mlir::tile::PerRowType, ::mlir::tile::PerColType>($_self)">,
                               "a fragment held in a `var`">;
 def Tile_LoadStoreValue : AnyTypeOf<[Tile_Value, Tile_Vector, Tile_FragSlotValue]>;
 
@@ -442,6 +443,8 @@ include "tile/Dialect/TileRingOps.td"
 include "tile/Dialect/TileMmaOps.td"
 // Element-wise math, conversions and stores of fragments.
 include "tile/Dialect/TileEpilogueOps.td"
+// Row reductions, comparisons, masks and math on fragments.
+include "tile/Dialect/TileFragmentOps.td"
 // Peers' symmetric memory and semaphores.
 include "tile/Dialect/TilePeerOps.td"
 //===----------------------------------------------------------------------===//
