@@ -26,7 +26,8 @@ using gemm::dtypeName;
 using gemm::fromBits;
 
 /// One attention problem. Q is [B, Hq, Sq, D], K and V are [B, Hkv, Sk, D],
-/// O is [B, Hq, Sq, D], LSE is [B, Hq, Sq] (f32), all contiguous. Query head
+/// O is [B, Hq, Sq, D], LSE is [B, Hq, Sq rounded up to 128] (f32), all
+/// contiguous. Query head
 /// h reads K/V head h / (Hq / Hkv) (grouped-query attention; Hkv = Hq is
 /// plain multi-head attention). Causal masking is aligned bottom-right, as
 /// FlashAttention does when Sq != Sk: query i sees keys j <= i + Sk - Sq.
@@ -75,6 +76,10 @@ struct Problem {
   size_t qElems() const { return size_t(batch * heads * seqQ * dim); }
   size_t kvElems() const { return size_t(batch * kvHeads * seqK * dim); }
   size_t rowsQ() const { return size_t(batch * heads * seqQ); }
+  /// LSE's rows per head: Sq rounded up to whole 128-row CTAs (the kernel
+  /// writes every row of its last CTA, as FlashAttention's rounded LSE).
+  int64_t lseRowsPerHead() const { return (seqQ + 127) / 128 * 128; }
+  size_t lseElems() const { return size_t(batch * heads * lseRowsPerHead()); }
 };
 
 /// The float64 reference of every query row: O (rowsQ x D) and LSE (rowsQ,
@@ -99,7 +104,7 @@ inline Reference reference(const Problem &p, const std::vector<uint16_t> &q,
   });
   const double scale = p.softmaxScale();
   gemm::parallelFor(int64_t(p.rowsQ()), [&](int64_t rb, int64_t re) {
-    std::vector<double> qrow(size_t(d)), s(size_t(p.seqK));
+    std::vector<double> qrow(static_cast<size_t>(d)), s(static_cast<size_t>(p.seqK));
     for (int64_t row = rb; row < re; ++row) {
       const int64_t i = row % p.seqQ, bh = row / p.seqQ;
       const int64_t b = bh / p.heads, h = bh % p.heads;
@@ -175,7 +180,8 @@ inline Comparison compare(const Problem &p, const Reference &want, const std::ve
       den += w * w;
       c.oMaxAbs = std::max(c.oMaxAbs, std::fabs(g - w));
     }
-    const double gl = lse[row];
+    const size_t bh = row / size_t(p.seqQ), i = row % size_t(p.seqQ);
+    const double gl = lse[bh * size_t(p.lseRowsPerHead()) + i];
     if (sees) {
       if (!std::isfinite(gl))
         rowBad = true;

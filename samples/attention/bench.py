@@ -113,7 +113,8 @@ def main():
                         row["flex_note"] = str(e).splitlines()[0][:120]
                     if kern is not None:
                         o = torch.empty_like(q)
-                        lse = torch.empty(b, h, s, device="cuda", dtype=torch.float32)
+                        lse = torch.empty(b, h, (s + BLOCK_M - 1) // BLOCK_M * BLOCK_M, device="cuda",
+                                          dtype=torch.float32)
                         grid = ((s + BLOCK_M - 1) // BLOCK_M, h, b)
                         q2, k2, v2 = (t.view(-1, d) for t in (q, k, v))
                         fn = lambda: kern[grid](q2, k2, v2, o, lse, s, s, h, 1, scale * math.log2(math.e))

@@ -6,6 +6,7 @@
 //   attention [--check] [--dtypes f16,bf16] [--dims 64,128,256] [--causal 0,1]
 //             [--groups 1,2] [--shape B,Hq,Sq,Sk ...] [--scale S] [--seed S]
 //             [--ptx-dir DIR] [--skip-code C]
+//   attention --self-test
 //   attention --bench [--dtypes f16] [--dims 64,128,256] [--causal 0,1]
 //             [--seqs 1024,2048,4096,8192,16384] [--batch 4] [--heads 16]
 //             [--runs 30] [--warmup 10] [--out FILE.md]
@@ -19,6 +20,7 @@
 // attention_common.h: O's relative Frobenius error below 3e-3 (f16) / 2e-2
 // (bf16), LSE's largest absolute error below 2e-3, and a row that sees no
 // key must give O = 0 and LSE = -inf. Query heads Hq, K/V heads Hq / group.
+// --self-test checks the reference and the comparison without a GPU.
 // --bench: B x H x seq x seq (GQA off), each dtype, head dim and causal
 // setting: CUDA-event median of --runs after --warmup, TFLOP/s (4 * unmasked
 // pairs * D), each result checked on sampled rows. The comparison with
@@ -51,7 +53,7 @@ struct Shape {
 };
 
 struct Options {
-  bool bench = false;
+  bool bench = false, selfTest = false;
   std::vector<DType> dtypes{DType::F16, DType::BF16};
   std::vector<long long> dims{64, 128, 256}, causal{0, 1}, groups{1, 2};
   std::vector<Shape> shapes;
@@ -88,6 +90,8 @@ Options parse(int argc, char **argv) {
       o.bench = false;
     else if (f == "--bench")
       o.bench = true;
+    else if (f == "--self-test")
+      o.selfTest = true;
     else if (f == "--dtypes") {
       o.dtypes.clear();
       for (const std::string &d : r.listValue())
@@ -157,7 +161,7 @@ struct Inputs {
       : q(gemm::randomNormal(p.dtype, p.qElems(), seed, 1)),
         k(gemm::randomNormal(p.dtype, p.kvElems(), seed, 2)),
         v(gemm::randomNormal(p.dtype, p.kvElems(), seed, 3)), dq(q.size()), dk(k.size()),
-        dv(v.size()), dout(p.qElems()), dlse(p.rowsQ()) {
+        dv(v.size()), dout(p.qElems()), dlse(p.lseElems()) {
     dq.copyFrom(q);
     dk.copyFrom(k);
     dv.copyFrom(v);
@@ -254,6 +258,79 @@ int runCheck(const Options &o) {
   return failed ? 1 : 0;
 }
 
+// ---------------------------------------------------------------- --self-test
+// The reference and the comparison, without a GPU: with every key equal the
+// softmax is uniform, so O is the mean of the V rows a query sees and LSE is
+// s + ln(count); the rounded reference passes its own bounds, a perturbed
+// one fails them, and causal rows that see no key must be 0 / -inf.
+int runSelfTest() {
+  int bad = 0;
+  auto expect = [&](bool ok, const char *what) {
+    std::printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+    bad += ok ? 0 : 1;
+  };
+  for (DType d : {DType::F16, DType::BF16}) {
+    Problem p;
+    p.batch = 1;
+    p.heads = 2;
+    p.kvHeads = 1;
+    p.seqQ = 40;
+    p.seqK = 24;
+    p.dim = 64;
+    p.causal = true;
+    p.dtype = d;
+    std::vector<uint16_t> q = gemm::randomNormal(d, p.qElems(), 7, 1);
+    std::vector<uint16_t> k(p.kvElems()), v = gemm::randomNormal(d, p.kvElems(), 7, 3);
+    for (size_t i = 0; i < k.size(); ++i) // every key row the same
+      k[i] = gemm::toBits(d, float(i % size_t(p.dim) % 7) * 0.25f - 0.5f);
+    const attn::Reference r = attn::reference(p, q, k, v);
+    double worst = 0;
+    int64_t masked = 0;
+    for (int64_t row = 0; row < int64_t(p.rowsQ()); ++row) {
+      const int64_t i = row % p.seqQ, n = p.keyEnd(i);
+      if (n == 0) {
+        masked += std::isinf(r.lse[size_t(row)]) && r.lse[size_t(row)] < 0 ? 1 : 0;
+        continue;
+      }
+      double dot = 0;
+      for (int64_t c = 0; c < p.dim; ++c)
+        dot += double(gemm::fromBits(d, q[size_t(row * p.dim + c)])) *
+               double(gemm::fromBits(d, k[size_t(c)]));
+      worst = std::max(worst, std::fabs(r.lse[size_t(row)] -
+                                        (dot * p.softmaxScale() + std::log(double(n)))));
+      for (int64_t c = 0; c < p.dim; ++c) {
+        double mean = 0;
+        for (int64_t j = 0; j < n; ++j)
+          mean += gemm::fromBits(d, v[size_t(j * p.dim + c)]);
+        worst = std::max(worst, std::fabs(r.o[size_t(row * p.dim + c)] - mean / double(n)));
+      }
+    }
+    expect(worst < 1e-9, "uniform softmax: O = mean of the visible V rows, LSE = s + ln(count)");
+    expect(masked == 2 * (p.seqQ - p.seqK), "causal Sq > Sk: rows that see no key have LSE -inf");
+    std::vector<uint16_t> o(p.qElems());
+    std::vector<float> lse(p.lseElems(), 0.0f);
+    for (size_t row = 0; row < p.rowsQ(); ++row) {
+      for (int64_t c = 0; c < p.dim; ++c)
+        o[row * size_t(p.dim) + size_t(c)] =
+            gemm::toBits(d, float(r.o[row * size_t(p.dim) + size_t(c)]));
+      lse[row / size_t(p.seqQ) * size_t(p.lseRowsPerHead()) + row % size_t(p.seqQ)] =
+          float(r.lse[row]);
+    }
+    expect(attn::compare(p, r, o, lse).pass(d), "the rounded reference passes");
+    std::vector<uint16_t> wrong = o;
+    wrong[size_t(p.dim) * size_t(p.seqQ - 1) + 3] = gemm::toBits(d, 5.0f); // a visible row
+    expect(!attn::compare(p, r, wrong, lse).pass(d), "a wrong element fails");
+    std::vector<uint16_t> poisoned = o;
+    poisoned.back() = 0xffff; // NaN
+    expect(!attn::compare(p, r, poisoned, lse).pass(d), "an unwritten (NaN) element fails");
+    std::vector<float> lse0 = lse;
+    lse0[0] = 0.0f; // row 0 sees no key: must stay -inf
+    expect(!attn::compare(p, r, o, lse0).pass(d), "a masked row's LSE other than -inf fails");
+  }
+  std::printf("attention --self-test: %s\n", bad ? "FAIL" : "PASS");
+  return bad ? 1 : 0;
+}
+
 // ---------------------------------------------------------------- --bench
 int runBench(const Options &o) {
   if (!haveDevice()) {
@@ -304,7 +381,7 @@ int runBench(const Options &o) {
           std::vector<uint16_t> out = in->dout.toHost();
           std::vector<float> lse = in->dlse.toHost();
           out.resize(n);
-          lse.resize(one.rowsQ());
+          lse.resize(size_t(one.lseRowsPerHead()));
           const attn::Comparison c = attn::compare(one, attn::reference(one, q, kk, v), out, lse);
           allPass = allPass && c.pass(d);
           char line[256];
@@ -331,7 +408,7 @@ int runBench(const Options &o) {
 int main(int argc, char **argv) {
   const Options o = parse(argc, argv);
   try {
-    return o.bench ? runBench(o) : runCheck(o);
+    return o.selfTest ? runSelfTest() : o.bench ? runBench(o) : runCheck(o);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "attention: %s\n", e.what());
     return 1;
