@@ -44,6 +44,7 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
     tile::populateTileLocalArrayToLLVMPatterns(converter, patterns);
     tile::populateTileMmaToNVVMPatterns(converter, patterns);
     tile::populateTileEpilogueToNVVMPatterns(converter, patterns);
+    tile::populateTileFragmentToNVVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
 

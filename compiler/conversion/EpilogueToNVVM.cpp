@@ -21,6 +21,7 @@
 //  - 32-bit fragments and stores through a pointer write each thread's pairs
 //    with one vector store (st.shared.v2.f32, st.global.v2.f32, st.b32).
 //===----------------------------------------------------------------------===//
+#include "FragmentRegisters.h"
 #include "TileLayoutOffset.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Target/TargetFacts.h"
@@ -37,109 +38,29 @@ namespace target = ::tile::target;
 
 namespace {
 
-Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr((int32_t)v));
-}
-
-Value i64Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
-}
-
-/// The registers of a converted fragment value.
-SmallVector<Value> unpack(OpBuilder &b, Location loc, Value frag, int64_t n) {
-  SmallVector<Value> regs;
-  for (int64_t i = 0; i < n; ++i)
-    regs.push_back(LLVM::ExtractValueOp::create(b, loc, frag, i));
-  return regs;
-}
-
-Value pack(OpBuilder &b, Location loc, Type structTy, ArrayRef<Value> regs) {
-  Value v = LLVM::PoisonOp::create(b, loc, structTy);
-  for (auto [i, r] : llvm::enumerate(regs))
-    v = LLVM::InsertValueOp::create(b, loc, v, r, i);
-  return v;
-}
-
-/// The lane (t % 32) and the warp within the warpgroup ((t / 32) % 4).
-std::pair<Value, Value> laneAndWarp(OpBuilder &b, Location loc, Value thread) {
-  Value lane = LLVM::URemOp::create(b, loc, thread, i32Const(b, loc, target::kWarpSize));
-  Value warp = LLVM::UDivOp::create(b, loc, thread, i32Const(b, loc, target::kWarpSize));
-  warp = LLVM::URemOp::create(b, loc, warp,
-                              i32Const(b, loc, target::kWarpgroupSize / target::kWarpSize));
-  return {lane, warp};
-}
-
-/// The row of the thread's first element (16w + l/4) and the column of its
-/// first element in every 8-column block (2 * (l % 4)).
-std::pair<Value, Value> fragmentOrigin(OpBuilder &b, Location loc, Value thread) {
-  auto [lane, warp] = laneAndWarp(b, loc, thread);
-  Value row = LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, warp, i32Const(b, loc, 16)),
-                                  LLVM::UDivOp::create(b, loc, lane, i32Const(b, loc, 4)));
-  Value col = LLVM::MulOp::create(b, loc, LLVM::URemOp::create(b, loc, lane, i32Const(b, loc, 4)),
-                                  i32Const(b, loc, 2));
-  return {row, col};
-}
-
-/// One pair of elements of a thread: its register index (f32: of the first
-/// element; packed: the i32) and its offsets from fragmentOrigin.
-struct Pair {
-  int64_t reg;
-  int64_t row, col;
-};
-
-/// Every pair of a rows x cols fragment, in register order.
-SmallVector<Pair> fragmentPairs(FragType t) {
-  SmallVector<Pair> pairs;
-  int64_t perBlock = t.getCols() / 2; // elements per thread per 64-row block
-  for (int64_t e = 0; e < t.getElementsPerThread(); e += 2) {
-    int64_t b = e / perBlock, i = e % perBlock;
-    pairs.push_back(
-        {t.isPacked() ? e / 2 : e, target::kWgmmaM * b + 8 * ((i % 4) / 2), 8 * (i / 4)});
-  }
-  return pairs;
-}
-
-VectorType pairType(Type elem) { return VectorType::get({2}, elem); }
-
-/// An operand as the value one register of the result works on: a
-/// fragment's register, or a scalar (splat to a pair when packed).
-struct Operand {
-  SmallVector<Value> regs; // fragment registers (as f32, or as <2 x T> pairs)
-  Value scalar;            // or the broadcast value
-  Value at(int64_t i) const { return scalar ? scalar : regs[i]; }
-};
-
-Operand operand(OpBuilder &b, Location loc, Value original, Value converted, FragType result) {
-  Operand o;
-  Type elem = result.getElementType();
-  if (!isa<FragType>(original.getType())) {
-    o.scalar = converted;
-    if (result.isPacked()) {
-      Value v = LLVM::PoisonOp::create(b, loc, pairType(elem));
-      for (int k = 0; k < 2; ++k)
-        v = LLVM::InsertElementOp::create(b, loc, v, converted, i32Const(b, loc, k));
-      o.scalar = v;
-    }
-    return o;
-  }
-  o.regs = unpack(b, loc, converted, result.getRegistersPerThread());
-  if (result.isPacked())
-    for (Value &r : o.regs)
-      r = LLVM::BitcastOp::create(b, loc, pairType(elem), r);
-  return o;
-}
-
-/// The packed results back into i32 registers, and into the struct.
-Value result(OpBuilder &b, Location loc, const TypeConverter &tc, FragType type,
-             SmallVector<Value> regs) {
-  if (type.isPacked())
-    for (Value &r : regs)
-      r = LLVM::BitcastOp::create(b, loc, b.getI32Type(), r);
-  return pack(b, loc, tc.convertType(type), regs);
-}
+using namespace fragregs;
 
 LLVM::FastmathFlags contractIf(bool contract) {
   return contract ? LLVM::FastmathFlags::contract : LLVM::FastmathFlags::none;
+}
+
+/// i32 elements (row / column indices): wrapping + - *, signed / min max.
+Value integerArith(OpBuilder &b, Location loc, FragArithKind kind, Value x, Value y) {
+  switch (kind) {
+  case FragArithKind::add:
+    return LLVM::AddOp::create(b, loc, x, y);
+  case FragArithKind::sub:
+    return LLVM::SubOp::create(b, loc, x, y);
+  case FragArithKind::mul:
+    return LLVM::MulOp::create(b, loc, x, y);
+  case FragArithKind::div:
+    return LLVM::SDivOp::create(b, loc, x, y);
+  case FragArithKind::min:
+    return LLVM::SMinOp::create(b, loc, x, y);
+  case FragArithKind::max:
+    return LLVM::SMaxOp::create(b, loc, x, y);
+  }
+  return x;
 }
 
 struct FragArithLowering : ConvertOpToLLVMPattern<FragArithOp> {
@@ -147,14 +68,19 @@ struct FragArithLowering : ConvertOpToLLVMPattern<FragArithOp> {
   LogicalResult matchAndRewrite(FragArithOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FragType type = op.getType();
+    Type type = op.getType();
     Operand l = operand(rewriter, loc, op.getLhs(), adaptor.getLhs(), type);
     Operand r = operand(rewriter, loc, op.getRhs(), adaptor.getRhs(), type);
     auto fmf = LLVM::FastmathFlagsAttr::get(getContext(), contractIf(op.getContract()));
     auto none = LLVM::FastmathFlagsAttr::get(getContext(), LLVM::FastmathFlags::none);
     SmallVector<Value> out;
-    for (int64_t i = 0; i < type.getRegistersPerThread(); ++i) {
+    bool integer = distShape(type)->elem.isInteger(32); // row / column indices
+    for (int64_t i = 0; i < registers(*distShape(type)); ++i) {
       Value x = l.at(i), y = r.at(i);
+      if (integer) {
+        out.push_back(integerArith(rewriter, loc, op.getKind(), x, y));
+        continue;
+      }
       switch (op.getKind()) {
       case FragArithKind::add:
         out.push_back(LLVM::FAddOp::create(rewriter, loc, x, y, fmf));
@@ -186,12 +112,12 @@ struct FragFmaLowering : ConvertOpToLLVMPattern<FragFmaOp> {
   LogicalResult matchAndRewrite(FragFmaOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FragType type = op.getType();
+    Type type = op.getType();
     Operand a = operand(rewriter, loc, op.getA(), adaptor.getA(), type);
     Operand b = operand(rewriter, loc, op.getB(), adaptor.getB(), type);
     Operand c = operand(rewriter, loc, op.getC(), adaptor.getC(), type);
     SmallVector<Value> out;
-    for (int64_t i = 0; i < type.getRegistersPerThread(); ++i)
+    for (int64_t i = 0; i < registers(*distShape(type)); ++i)
       out.push_back(LLVM::FMAOp::create(rewriter, loc, a.at(i), b.at(i), c.at(i)));
     rewriter.replaceOp(op, result(rewriter, loc, *getTypeConverter(), type, out));
     return success();
@@ -203,11 +129,14 @@ struct FragNegLowering : ConvertOpToLLVMPattern<FragNegOp> {
   LogicalResult matchAndRewrite(FragNegOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FragType type = op.getType();
+    Type type = op.getType();
     Operand v = operand(rewriter, loc, op.getValue(), adaptor.getValue(), type);
     SmallVector<Value> out;
     for (Value r : v.regs)
-      out.push_back(LLVM::FNegOp::create(rewriter, loc, r));
+      out.push_back(isa<FloatType>(getElementTypeOrSelf(r.getType()))
+                        ? LLVM::FNegOp::create(rewriter, loc, r).getResult()
+                        : LLVM::SubOp::create(rewriter, loc, i32Const(rewriter, loc, 0), r)
+                              .getResult());
     rewriter.replaceOp(op, result(rewriter, loc, *getTypeConverter(), type, out));
     return success();
   }
@@ -240,15 +169,42 @@ struct FragColsLowering : ConvertOpToLLVMPattern<FragColsOp> {
 
 struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  /// per_row / per_col values: one scalar conversion per element (i32 ->
+  /// float cvt.rn, float -> i32 cvt.rzi, f32 <-> f16/bf16 cvt.rn / exact).
+  LogicalResult convertElements(FragConvertOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    DistShape from = *distShape(op.getValue().getType()), to = *distShape(op.getType());
+    SmallVector<Value> out;
+    for (Value x : unpack(rewriter, loc, adaptor.getValue(), from.elements())) {
+      Value y;
+      if (from.elem.isInteger(32))
+        y = LLVM::SIToFPOp::create(rewriter, loc, to.elem, x);
+      else if (to.elem.isInteger(32))
+        y = LLVM::FPToSIOp::create(rewriter, loc, to.elem, x);
+      else if (from.elem.getIntOrFloatBitWidth() < to.elem.getIntOrFloatBitWidth())
+        y = LLVM::FPExtOp::create(rewriter, loc, to.elem, x);
+      else if (from.elem.getIntOrFloatBitWidth() > to.elem.getIntOrFloatBitWidth())
+        y = LLVM::FPTruncOp::create(rewriter, loc, to.elem, x);
+      else // f16 <-> bf16: through f32, one rounding
+        y = LLVM::FPTruncOp::create(
+            rewriter, loc, to.elem, LLVM::FPExtOp::create(rewriter, loc, rewriter.getF32Type(), x));
+      out.push_back(y);
+    }
+    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), out));
+    return success();
+  }
   LogicalResult matchAndRewrite(FragConvertOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto from = cast<FragType>(op.getValue().getType());
-    FragType to = op.getType();
-    if (from == to) {
+    if (op.getValue().getType() == op.getType()) {
       rewriter.replaceOp(op, adaptor.getValue());
       return success();
     }
+    if (!isa<FragType>(op.getType()))
+      return convertElements(op, adaptor, rewriter);
+    auto from = cast<FragType>(op.getValue().getType());
+    auto to = cast<FragType>(op.getType());
     // Work on pairs of f32: widen a packed source, narrow to a packed result
     // (fptrunc of <2 x f32>: cvt.rn.{f16x2,bf16x2}.f32, one rounding).
     Type f32 = rewriter.getF32Type();
@@ -290,56 +246,39 @@ struct FragCoordLowering : ConvertOpToLLVMPattern<FragCoordOp> {
   LogicalResult matchAndRewrite(FragCoordOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FragType type = op.getType();
+    DistShape shape = *distShape(op.getType());
     auto [row, col] = fragmentOrigin(rewriter, loc, adaptor.getThread());
-    bool isRow = op.getDim() == 0;
     SmallVector<Value> out;
-    for (const Pair &p : fragmentPairs(type))
-      for (int k = 0; k < 2; ++k) {
-        Value v = isRow
-                      ? LLVM::AddOp::create(rewriter, loc, row, i32Const(rewriter, loc, p.row))
-                      : LLVM::AddOp::create(rewriter, loc, col, i32Const(rewriter, loc, p.col + k));
-        // Indices are below 2^24: exact in f32.
-        out.push_back(LLVM::UIToFPOp::create(rewriter, loc, rewriter.getF32Type(), v));
-      }
-    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(type), out));
+    for (int64_t e = 0; e < shape.elements(); ++e) {
+      // per_row element 2b + h: row 64b + 8h; per_col element 2j + k: column 8j + k.
+      int64_t off = shape.kind == DistShape::Row ? ::tile::target::kWgmmaM * (e / 2) + 8 * (e % 2)
+                                                 : 8 * (e / 2) + e % 2;
+      out.push_back(LLVM::AddOp::create(rewriter, loc, shape.kind == DistShape::Row ? row : col,
+                                        i32Const(rewriter, loc, off)));
+    }
+    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), out));
     return success();
   }
 };
 
-struct FragLoadRowLowering : ConvertOpToLLVMPattern<FragLoadRowOp> {
+struct LoadPerColLowering : ConvertOpToLLVMPattern<LoadPerColOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(FragLoadRowOp op, OpAdaptor adaptor,
+  LogicalResult matchAndRewrite(LoadPerColOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FragType type = op.getType();
+    PerColType type = op.getType();
     Type elem = type.getElementType();
     unsigned align = elem.getIntOrFloatBitWidth() / 8;
     Value col0 = fragmentOrigin(rewriter, loc, adaptor.getThread()).second;
-    // One load per column the thread holds; both rows of a block and every
-    // 64-row block share it.
-    DenseMap<int64_t, Value> loaded;
-    auto column = [&](int64_t c) {
-      auto [it, fresh] = loaded.try_emplace(c);
-      if (fresh) {
-        Value idx = LLVM::AddOp::create(rewriter, loc, col0, i32Const(rewriter, loc, c));
-        Value p = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(), elem,
-                                      adaptor.getPtr(), ValueRange{idx});
-        it->second = LLVM::LoadOp::create(rewriter, loc, elem, p, align);
-      }
-      return it->second;
-    };
+    // One load per column the thread holds (element 2j + k: column 8j + k
+    // from col0), in column order; every row shares them.
     SmallVector<Value> out;
-    for (const Pair &p : fragmentPairs(type)) {
-      Value a = column(p.col), b = column(p.col + 1);
-      if (!type.isPacked()) {
-        out.append({a, b});
-        continue;
-      }
-      Value v = LLVM::PoisonOp::create(rewriter, loc, pairType(elem));
-      v = LLVM::InsertElementOp::create(rewriter, loc, v, a, i32Const(rewriter, loc, 0));
-      v = LLVM::InsertElementOp::create(rewriter, loc, v, b, i32Const(rewriter, loc, 1));
-      out.push_back(LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), v));
+    for (int64_t e = 0; e < type.getElementsPerThread(); ++e) {
+      Value idx = LLVM::AddOp::create(rewriter, loc, col0,
+                                      i32Const(rewriter, loc, 8 * (e / 2) + e % 2));
+      Value p = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(), elem,
+                                    adaptor.getPtr(), ValueRange{idx});
+      out.push_back(LLVM::LoadOp::create(rewriter, loc, elem, p, align));
     }
     rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(type), out));
     return success();
@@ -461,6 +400,6 @@ struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
 void mlir::tile::populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
                                                     RewritePatternSet &patterns) {
   patterns.add<FragArithLowering, FragFmaLowering, FragNegLowering, FragConvertLowering,
-               FragColsLowering, FragCoordLowering, FragLoadRowLowering, FragStoreTileLowering,
+               FragColsLowering, FragCoordLowering, LoadPerColLowering, FragStoreTileLowering,
                FragStoreLowering>(converter);
 }

@@ -49,7 +49,7 @@ namespace {
 
 /// The LLVM struct of `count` registers of the fragment's register type.
 LLVM::LLVMStructType registerStruct(MLIRContext *ctx, FragType frag, int64_t count) {
-  Type reg = frag.isPacked() ? Type(IntegerType::get(ctx, 32)) : Type(Float32Type::get(ctx));
+  Type reg = frag.isPacked() ? Type(IntegerType::get(ctx, 32)) : frag.getElementType();
   return LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(count, reg));
 }
 
@@ -271,6 +271,15 @@ struct WgmmaWaitLowering : ConvertOpToLLVMPattern<WgmmaWaitOp> {
 void mlir::tile::addFragTypeConversion(LLVMTypeConverter &converter) {
   converter.addConversion([](FragType type) -> Type {
     return registerStruct(type.getContext(), type, type.getRegistersPerThread());
+  });
+  // per_row / per_col values: a struct of their plain elements (FragmentRegisters.h).
+  converter.addConversion([](PerRowType type) -> Type {
+    return LLVM::LLVMStructType::getLiteral(
+        type.getContext(), SmallVector<Type>(type.getElementsPerThread(), type.getElementType()));
+  });
+  converter.addConversion([](PerColType type) -> Type {
+    return LLVM::LLVMStructType::getLiteral(
+        type.getContext(), SmallVector<Type>(type.getElementsPerThread(), type.getElementType()));
   });
 }
 

@@ -197,8 +197,11 @@ const BuiltinName kBuiltins[] = {
     {Builtin::Trans, "trans"},
     {Builtin::FragRow, "frag_row"},
     {Builtin::FragCol, "frag_col"},
-    {Builtin::RowVector, "row_vector"},
+    {Builtin::LoadPerCol, "load_per_col"},
     {Builtin::Cols, "cols"},
+    {Builtin::RowMax, "row_max"},
+    {Builtin::RowSum, "row_sum"},
+    {Builtin::Select, "select"},
 };
 } // namespace
 

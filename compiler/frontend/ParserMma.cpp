@@ -1,6 +1,7 @@
 //===- ParserMma.cpp - fragment types and zeros<T>[M, N] -------------------===//
 //
-// `frag<T>[M, N]` (a type annotation; M and N integer literals) and
+// `frag<T>[M, N]`, `per_row<T>[M]`, `per_col<T>[N]` (type annotations;
+// extents integer literals) and
 // `zeros<T>[M, N]` (a CallExpr "zeros" whose typeArg is T and whose two
 // arguments are M and N, constant expressions that SemaMma.cpp folds, so a
 // kernel's compile-time parameters may size a fragment).
@@ -9,10 +10,29 @@
 
 namespace tile::frontend {
 
-bool Parser::atFragType() const { return atIdent("frag") && peekTok().kind == Tok::Lt; }
+bool Parser::atFragType() const {
+  return (atIdent("frag") || atIdent("per_row") || atIdent("per_col")) &&
+         peekTok().kind == Tok::Lt;
+}
 
 TypeSyntax Parser::parseFragType() {
-  Token kw = consume(); // `frag`
+  Token kw = consume(); // `frag`, `per_row` or `per_col`
+  if (kw.text != "frag") {
+    // per_row<T>[M] / per_col<T>[N]: one extent (SemaFragment.cpp checks it).
+    std::string hint = kw.text + " types are written " + kw.text + "<T>[" +
+                       (kw.text == "per_row" ? "M" : "N") + "] with an integer literal extent";
+    expect(Tok::Lt, "'<'", hint.c_str());
+    TypeSyntax elem = parseScalarType("element type");
+    expect(Tok::Gt, "'>'", hint.c_str());
+    expect(Tok::LBracket, "'['", hint.c_str());
+    Token n = expect(Tok::IntLit, "an integer literal", hint.c_str());
+    if (n.intValue > (1u << 20))
+      fail(n.loc, kw.text + " extent " + n.text + " is out of range", hint.c_str());
+    expect(Tok::RBracket, "']'", hint.c_str());
+    int64_t extent = (int64_t)n.intValue;
+    return {kw.loc, kw.text == "per_row" ? Type::perRow(elem.type.scalar, extent)
+                                         : Type::perCol(elem.type.scalar, extent)};
+  }
   const char *hint = "fragment types are written frag<T>[M, N] with integer literals M and N "
                      "(M a multiple of 64, N a multiple of 8 in 8..256)";
   expect(Tok::Lt, "'<'", hint);

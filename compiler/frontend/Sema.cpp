@@ -359,8 +359,7 @@ void Sema::checkLet(LetStmt &s) {
     Type want = s.annotation->type;
     if (want.isPointer() && want.scalar == ScalarKind::I1)
       error(s.annotation->loc, "pointers to i1 are not supported", "store booleans as i8");
-    if (want.isFragment() &&
-        !checkFragmentShape(s.annotation->loc, want.scalar, want.dims[0], want.dims[1]))
+    if (want.isDistributed() && !checkDistributedShape(s.annotation->loc, want))
       want = Type::invalid();
     t = checkValue(s.init, &want, "initializer of '" + d.name + "'",
                    "convert explicitly with `as`, or change the declared type");
@@ -712,8 +711,8 @@ void Sema::checkAssign(AssignStmt &s) {
     finalize(s.value);
     return;
   }
-  if (target.isFragment()) { // a `var` of a fragment is assigned whole
-    checkValue(s.value, &target, "assigned value", "assign a fragment of the same type and shape");
+  if (target.isDistributed()) { // a `var` of a fragment (per_row, per_col) is assigned whole
+    checkValue(s.value, &target, "assigned value", "assign a value of the same type and shape");
     if (op)
       error(s.loc,
             "'" + std::string(binaryOpSpelling(*op)) + "=' cannot be applied to " + target.str(),

@@ -339,6 +339,8 @@ void Sema::prepareModule(ModuleAST &module) {
       if (t.kind == Type::LocalArray && (!t.staticLength || *t.staticLength < 1))
         error(f->paramTypes[i].loc, "a local array parameter needs a positive length",
               "write `local<T>[N]` with N >= 1");
+      if (t.isDistributed())
+        checkDistributedShape(f->paramTypes[i].loc, t);
       for (size_t j = 0; j < i; ++j)
         if (f->paramNames[j] == f->paramNames[i]) {
           error(f->paramLocs[i], "duplicate parameter '" + f->paramNames[i] + "'",
@@ -346,6 +348,8 @@ void Sema::prepareModule(ModuleAST &module) {
           diags_.note(f->paramLocs[j], "previous definition of '" + f->paramNames[i] + "' is here");
         }
     }
+    if (f->result && f->result->type.isDistributed())
+      checkDistributedShape(f->result->loc, f->result->type);
   }
   instantiateTemplates(module);
 }
@@ -783,7 +787,9 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     d->name = fn.paramNames[i];
     d->loc = fn.paramLocs[i];
     d->type = want;
-    if (want.isScalar() || want.isPointer()) {
+    // Values (fragments, per_row and per_col values too) are passed by
+    // value: their types compare with extents and element type.
+    if (want.isScalar() || want.isPointer() || want.isDistributed()) {
       if (checkValue(e.args[i], &want, what).isInvalid())
         ok = false;
     } else {

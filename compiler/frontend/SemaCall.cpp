@@ -70,6 +70,15 @@ Type Sema::inferCall(CallExpr &e) {
     if (auto fn = functions_.find(e.callee); fn != functions_.end())
       return inferInlinedCall(e, *fn->second);
   }
+  if (b == Builtin::Unknown && e.callee == "row_vector" && !lookup(e.callee)) {
+    // A per-column vector is not a row: the name says which way it broadcasts.
+    error(e.loc, "unknown function 'row_vector'",
+          "a value per column of a fragment is `load_per_col(p, f)`, a per_col<T>[N] that "
+          "broadcasts along the rows: `acc + load_per_col(bias + n0, acc)`");
+    for (ExprPtr &a : e.args)
+      resolveOnly(a);
+    return Type::invalid();
+  }
   if (b == Builtin::Unknown) {
     Decl *d = lookup(e.callee);
     std::string guess = closestBuiltin(e.callee);
@@ -96,8 +105,12 @@ Type Sema::inferCall(CallExpr &e) {
     return checkFragmentStore(e);
   if (b == Builtin::FragRow || b == Builtin::FragCol)
     return checkFragmentIndexCall(e);
-  if (b == Builtin::RowVector)
-    return checkRowVector(e);
+  if (b == Builtin::LoadPerCol)
+    return checkLoadPerCol(e);
+  if (b == Builtin::RowMax || b == Builtin::RowSum)
+    return checkRowReduction(e);
+  if (b == Builtin::Select)
+    return checkSelectCall(e);
   if (b == Builtin::Cols)
     return checkFragmentCols(e);
   if (isMemoryBuiltin(b) && rejectLocalArrayAccess(e))

@@ -528,7 +528,23 @@ private:
       diags_.note(control.where, "this decision differs between lanes");
       return;
     }
-    if (c.builtin == Builtin::Mma || (c.builtin == Builtin::Store && isFragmentStore(c))) {
+    if (c.builtin == Builtin::RowMax || c.builtin == Builtin::RowSum) {
+      // The quad exchange is shfl.sync.bfly with a full member mask (PTX ISA
+      // 9.7.9.9: every lane in membermask must execute the same shfl.sync).
+      if (control.level <= kWarpCollectiveMax)
+        return;
+      diags_.error(c.loc,
+                   "'" + c.callee +
+                       "' in control flow that lanes of a warp may take differently: its "
+                       "quad exchange (shfl.sync) needs every lane of the warp",
+                   "reduce where the whole warpgroup runs (outside conditions on thread or "
+                   "lane ids), then select the result");
+      diags_.note(control.where, "this decision differs between lanes");
+      return;
+    }
+    // (A per_row store is plain stores by one lane per quad: no collective.)
+    if (c.builtin == Builtin::Mma || (c.builtin == Builtin::Store && isFragmentStore(c) &&
+                                      c.args.size() == 2 && c.args[1]->type.isFragment())) {
       // wgmma.*.sync.aligned: every thread of the warpgroup executes the same
       // instruction (PTX ISA 9.7.15.5: "mandatory .sync.aligned").
       if (control.level <= kWarpgroupCollectiveMax)

@@ -1,15 +1,10 @@
 //===- SemaEpilogue.cpp - element-wise math, conversion and stores of fragments ===//
 //
 // The epilogue of a warpgroup GEMM works on its accumulator `frag<T>[M, N]`
-// (docs/reference/mma.md "Epilogue on fragments"):
-//  - `+ - * /` between two fragments of one type and shape, or a fragment
-//    and a scalar of its element type (the scalar stands for every
-//    element; literals adapt), unary `-`, `min`/`max`/`fma` likewise;
-//  - `f as f16` / `as bf16` / `as f32`: element-wise conversion (cvt.rn);
-//  - `frag_row(f)` / `frag_col(f)`: an f32 fragment shaped like f whose
-//    elements are their own row / column index;
-//  - `row_vector(p, f)`: a fragment shaped like f whose element [r, c] is
-//    p[c] (a column bias), each thread loading only its columns;
+// (docs/reference/mma.md "Epilogue on fragments"); the element-wise algebra
+// (operators, math, masks, row reductions, indices, column loads) is
+// SemaFragment.cpp. Here:
+//  - `cols(f, j, w)`: a column slice;
 //  - `store(t, f)` / `store(rows(t, i, n), f)`: into a 2-D shared tile (or
 //    n of its rows) through its layout; `store(p, f, row_stride = ld)`:
 //    element [r, c] to p[r * ld + c].
@@ -24,14 +19,6 @@ namespace {
 
 std::string shapeStr(const Type &f) {
   return "[" + std::to_string(f.dims[0]) + ", " + std::to_string(f.dims[1]) + "]";
-}
-
-bool sameFragment(const Type &a, const Type &b) {
-  return a.isFragment() && b.isFragment() && a.scalar == b.scalar && a.dims == b.dims;
-}
-
-bool isFragmentElementKind(ScalarKind k) {
-  return k == ScalarKind::F32 || k == ScalarKind::F16 || k == ScalarKind::BF16;
 }
 
 } // namespace
@@ -82,99 +69,8 @@ bool isFragmentStore(const CallExpr &e) {
   return e.builtin == Builtin::Store && !e.args.empty() && !e.args[0]->is<IndexExpr>();
 }
 
-bool Sema::checkFragmentOperand(ExprPtr &x, const Type &t, const Type &frag,
-                                const std::string &what) {
-  if (t.isInvalid())
-    return false;
-  if (t.isFragment()) {
-    if (sameFragment(t, frag))
-      return true;
-    error(x->loc, what + " is " + t.str() + ", expected " + frag.str(),
-          t.dims != frag.dims
-              ? "element-wise operations need fragments of one shape"
-              : "convert one side with `as " + std::string(scalarName(frag.scalar)) + "`");
-    return false;
-  }
-  Type elem = Type::scalarTy(frag.scalar);
-  if (t.isUntyped())
-    return adapt(x, elem);
-  if (t != elem) {
-    error(x->loc, what + " is " + t.str() + ", expected " + frag.str() + " or " + elem.str(),
-          t.isScalar() ? "a scalar stands for every element and must have the fragment's "
-                         "element type: convert it with `as " +
-                             std::string(scalarName(frag.scalar)) + "`"
-                       : "fragments combine with fragments of their shape and with scalars");
-    return false;
-  }
-  return true;
-}
-
-Type Sema::checkFragmentBinary(BinaryExpr &e, const Type &l, const Type &r) {
-  std::string sp = binaryOpSpelling(e.op);
-  const Type &frag = l.isFragment() ? l : r;
-  bool arith = e.op == BinaryOp::Add || e.op == BinaryOp::Sub || e.op == BinaryOp::Mul ||
-               e.op == BinaryOp::Div;
-  if (!arith) {
-    for (ExprPtr *x : {&e.lhs, &e.rhs})
-      if ((*x)->type.isUntyped())
-        finalize(*x);
-    error(e.loc, "'" + sp + "' cannot be applied to " + frag.str(),
-          "fragments take + - * / (element-wise, with fragments of one shape or scalars), "
-          "unary -, min, max, fma and `as f16|bf16|f32`");
-    return Type::invalid();
-  }
-  bool ok = checkFragmentOperand(e.lhs, l, frag, "the left operand of '" + sp + "'");
-  ok = checkFragmentOperand(e.rhs, r, frag, "the right operand of '" + sp + "'") && ok;
-  return ok ? frag : Type::invalid();
-}
-
-Type Sema::checkFragmentCast(CastExpr &e, const Type &from, const Type &to) {
-  if (from.isUntyped())
-    finalize(e.operand);
-  if (from.isFragment() && to.isScalar() && isFragmentElementKind(to.scalar))
-    return Type::fragment(to.scalar, from.dims[0], from.dims[1]);
-  if (from.isFragment() && to.isFragment() && to.dims == from.dims)
-    return to;
-  error(e.loc, "cannot cast " + from.str() + " to " + to.str(),
-        from.isFragment()
-            ? "a fragment converts element-wise to f32, f16 or bf16: `" + std::string("acc as f16`")
-            : "only fragments convert to fragments");
-  return Type::invalid();
-}
-
-bool Sema::anyFragmentArg(const CallExpr &e) {
-  for (const ExprPtr &a : e.args)
-    if (a->type.isFragment())
-      return true;
-  return false;
-}
-
-Type Sema::checkFragmentArgs(CallExpr &e) {
-  const Type *frag = nullptr;
-  for (ExprPtr &a : e.args)
-    if (a->type.isFragment()) {
-      frag = &a->type;
-      break;
-    }
-  Type f = *frag; // the first fragment argument fixes shape and element type
-  bool ok = true; // named arguments were rejected by the caller
-  if (e.builtin != Builtin::Min && e.builtin != Builtin::Max && e.builtin != Builtin::Fma) {
-    error(e.loc, "'" + e.callee + "' does not take fragments",
-          "fragments take + - * /, unary -, min, max, fma and `as`; other math functions work "
-          "on scalars");
-    for (ExprPtr &a : e.args)
-      finalize(a);
-    return Type::invalid();
-  }
-  for (size_t i = 0; i < e.args.size(); ++i)
-    ok = checkFragmentOperand(e.args[i], e.args[i]->type, f,
-                              "argument " + std::to_string(i + 1) + " of '" + e.callee + "'") &&
-         ok;
-  return ok ? f : Type::invalid();
-}
-
 /// The fragment argument `i` that gives a builtin its shape.
-static bool fragmentShapeArg(Sema &s, CallExpr &e, size_t i, Type &frag) {
+bool fragmentShapeArg(Sema &s, CallExpr &e, size_t i, Type &frag) {
   Type t = s.infer(e.args[i]);
   if (t.isInvalid())
     return false;
@@ -188,19 +84,10 @@ static bool fragmentShapeArg(Sema &s, CallExpr &e, size_t i, Type &frag) {
           "'" + e.callee + "' takes the fragment whose shape it copies, found " +
               e.args[i]->type.str(),
           "pass the accumulator, e.g. `" + e.callee +
-              (e.builtin == Builtin::RowVector ? "(bias, acc)`"
+              (e.builtin == Builtin::LoadPerCol ? "(bias, acc)`"
                : e.builtin == Builtin::Cols    ? "(acc, 0, 128)`"
                                                : "(acc)`"));
   return false;
-}
-
-Type Sema::checkFragmentIndexCall(CallExpr &e) {
-  if (!checkNoNamedArgs(e) || !checkArgCount(e, 1, 1))
-    return Type::invalid();
-  Type frag;
-  if (!fragmentShapeArg(*this, e, 0, frag))
-    return Type::invalid();
-  return Type::fragment(ScalarKind::F32, frag.dims[0], frag.dims[1]);
 }
 
 /// cols(f, j, w): columns j*w .. j*w+w-1 of fragment f, a fragment of w
@@ -256,30 +143,6 @@ Type Sema::checkFragmentCols(CallExpr &e) {
   // loop's variable): -1, and MLIRGen takes each copy's j.
   e.firstColumn = v[0].size() == 1 ? v[0].front() * w : -1;
   return Type::fragment(frag.scalar, frag.dims[0], w);
-}
-
-Type Sema::checkRowVector(CallExpr &e) {
-  if (!checkNoNamedArgs(e) || !checkArgCount(e, 2, 2))
-    return Type::invalid();
-  Type p = infer(e.args[0]);
-  if (p.isUntyped())
-    p = finalize(e.args[0]);
-  Type frag;
-  bool ok = fragmentShapeArg(*this, e, 1, frag);
-  if (p.isInvalid() || !ok)
-    return Type::invalid();
-  if (!p.isPointer() || (p.space != AddressSpace::Global && p.space != AddressSpace::Shared) ||
-      !isFragmentElementKind(p.scalar)) {
-    error(e.args[0]->loc,
-          "'row_vector' reads a row of f32, f16 or bf16 through a global or shared pointer, "
-          "found " +
-              p.str(),
-          "pass the first column's element, e.g. `row_vector(bias + n0, acc)` with bias a "
-          "ptr<f32, global>");
-    return Type::invalid();
-  }
-  e.space = p.space;
-  return Type::fragment(p.scalar, frag.dims[0], frag.dims[1]);
 }
 
 /// `rows(t, i, n)` as the target of a fragment store: i an integer, n a
@@ -354,7 +217,21 @@ Type Sema::checkFragmentStore(CallExpr &e) {
   for (NamedArg &na : e.namedArgs)
     if (na.name == "row_stride")
       stride = &na;
-  if (!v.isFragment()) {
+  if (v.kind == Type::PerRow && !v.isMask()) {
+    // store(p, r): row i's value to p[i] (the log-sum-exp of attention).
+    if (stride || viewRows || !dst.isPointer() ||
+        (dst.space != AddressSpace::Global && dst.space != AddressSpace::Shared) ||
+        dst.scalar != v.scalar) {
+      error(e.args[0]->loc,
+            "a per_row value is stored through a ptr<" + std::string(scalarName(v.scalar)) +
+                ", global|shared>, found " + dst.str() + (stride ? " with row_stride" : ""),
+            "write `store(p, r)`: row i's value goes to p[i]");
+      return Type::invalid();
+    }
+    e.space = dst.space;
+    return Type::voidTy();
+  }
+  if (!v.isFragment() || v.isMask()) {
     error(e.args[0]->loc, "the first argument of store must be an element access like `p[i]`",
           "write `store(p[i], ...)`; only a fragment is stored into a tile `store(t, acc)` or "
           "through a pointer `store(p, acc, row_stride = ld)`");

@@ -118,6 +118,15 @@ Type Sema::checkValue(ExprPtr &e, const Type *expected, const std::string &what,
     finalize(e);
     return Type::invalid();
   }
+  // A scalar of a distributed value's element type stands for every element
+  // (`var m: per_row<f32>[128] = -inf`; MLIRGen splats it where it is bound).
+  if (expected->isDistributed() && !expected->isMask() && (t.isUntyped() || t.isScalar())) {
+    Type elem = Type::scalarTy(expected->scalar);
+    if (t.isUntyped())
+      return adapt(e, elem) ? *expected : Type::invalid();
+    if (t == elem)
+      return *expected;
+  }
   if (t.isUntyped())
     return adapt(e, *expected) ? *expected : Type::invalid();
   if (t != *expected) {
@@ -394,7 +403,8 @@ Type Sema::inferUnary(UnaryExpr &e) {
     }
     return t;
   case UnaryOp::Neg:
-    if (t.isUntyped() || (t.isVector() && isFloatKind(t.scalar)) || t.isFragment())
+    if (t.isUntyped() || (t.isVector() && isFloatKind(t.scalar)) ||
+        (t.isDistributed() && !t.isMask()))
       return t;
     if (!t.isScalar() || t.isBool()) {
       error(e.loc, "'-' cannot be applied to " + t.str(),
@@ -432,7 +442,7 @@ Type Sema::inferBinary(BinaryExpr &e) {
   // infer() is idempotent on names and literals but re-checking a subtree
   // would duplicate diagnostics, so unify works on the already-typed lhs.
   Type r = infer(e.rhs);
-  if (l.isFragment() || r.isFragment()) // SemaEpilogue.cpp
+  if (l.isDistributed() || r.isDistributed()) // SemaFragment.cpp
     return checkFragmentBinary(e, l, r);
   if (l.isVector() || r.isVector())
     return checkVectorBinary(e, l, r);
@@ -503,7 +513,7 @@ Type Sema::inferCast(CastExpr &e) {
   Type from = infer(e.operand);
   if (from.isInvalid())
     return to.isScalar() || to.isVector() ? to : Type::invalid();
-  if (from.isFragment() || to.isFragment()) // SemaEpilogue.cpp
+  if (from.isDistributed() || to.isDistributed()) // SemaFragment.cpp
     return checkFragmentCast(e, from, to);
   if (from.isVector() || to.isVector()) {
     if (from.isUntyped())

@@ -158,20 +158,29 @@ public:
   /// `break` / `continue`: binds it to the innermost loop (loops_).
   void checkLoopExit(StmtAST &s);
 
-  // ---- SemaEpilogue.cpp: element-wise math, conversion and stores of fragments
-  /// `x` (of type t) next to fragment `frag`: that fragment type, or a scalar
-  /// of its element type (literals adapt); false after an error.
-  bool checkFragmentOperand(ExprPtr &x, const Type &t, const Type &frag, const std::string &what);
+  // ---- SemaFragment.cpp: the fragment algebra (fragments, per_row, per_col)
+  /// `x` (of type t) as an operand of an element-wise op of broadcast shape
+  /// `shape`: a distributed value that broadcasts to it with its element
+  /// type, or a scalar of that type (literals adapt); false after an error.
+  bool checkFragmentOperand(ExprPtr &x, const Type &t, const Type &shape, const std::string &what);
   Type checkFragmentBinary(BinaryExpr &e, const Type &l, const Type &r);
   Type checkFragmentCast(CastExpr &e, const Type &from, const Type &to);
+  /// Whether an argument is a fragment, per_row or per_col value.
   static bool anyFragmentArg(const CallExpr &e);
-  /// min/max/fma with a fragment argument (the arguments already inferred).
+  /// min/max/fma/select/exp2/exp/log2/log/abs with a distributed argument
+  /// (the arguments already inferred).
   Type checkFragmentArgs(CallExpr &e);
+  Type checkSelectCall(CallExpr &e);
   /// frag_row(f), frag_col(f).
   Type checkFragmentIndexCall(CallExpr &e);
+  /// row_max(f), row_sum(f).
+  Type checkRowReduction(CallExpr &e);
+  /// load_per_col(p, f).
+  Type checkLoadPerCol(CallExpr &e);
+  /// The extents and element type of a written frag / per_row / per_col type.
+  bool checkDistributedShape(const Location &loc, const Type &t);
+  // ---- SemaEpilogue.cpp: column slices and stores of fragments
   Type checkFragmentCols(CallExpr &e);
-  /// row_vector(p, f).
-  Type checkRowVector(CallExpr &e);
   /// store(tile | rows(t, i, n) | p, fragment [, row_stride = ld]).
   Type checkFragmentStore(CallExpr &e);
   bool checkStoreRowsView(CallExpr &view, ExprPtr *&tileRef, int64_t &rows);

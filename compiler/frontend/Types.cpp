@@ -126,6 +126,8 @@ bool Type::operator==(const Type &o) const {
   case LocalArray:
     return scalar == o.scalar && staticLength == o.staticLength;
   case Fragment:
+  case PerRow:
+  case PerCol:
     return scalar == o.scalar && dims == o.dims;
   default:
     return true;
@@ -182,6 +184,10 @@ std::string Type::str() const {
     return "frag<" + e + ">[" + std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + "]";
   case Semaphore:
     return "semaphore[" + len() + "]";
+  case PerRow:
+    return "per_row<" + e + ">[" + std::to_string(dims[0]) + "]";
+  case PerCol:
+    return "per_col<" + e + ">[" + std::to_string(dims[0]) + "]";
   }
   return "?";
 }

@@ -185,7 +185,7 @@ void MLIRGenImpl::genLet(const fe::LetStmt &s) {
     views[d] = genView(*s.init);
     return;
   }
-  Value v = genExpr(*s.init);
+  Value v = bindValue(loc(s.loc), genExpr(*s.init), d->type);
   if (d->kind == fe::DeclKind::Var) {
     Value slot = newSlot(loc(d->loc), v.getType());
     storeWeak(loc(s.loc), v, slot);
@@ -244,7 +244,7 @@ void MLIRGenImpl::genAssign(const fe::AssignStmt &s) {
     ptr = slots.lookup(ref->decl);
   else
     ptr = genAddress(*s.target->as<fe::IndexExpr>());
-  Value value = genExpr(*s.value);
+  Value value = bindValue(l, genExpr(*s.value), s.target->type);
   if (op)
     value = genBinaryOp(l, *op, loadWeak(l, ptr), value, s.target->type);
   storeWeak(l, value, ptr);

@@ -131,8 +131,8 @@ Value MLIRGenImpl::genInlinedCall(const fe::CallExpr &e) {
   // Arguments in order, in the caller's context.
   for (size_t i = 0; i < in.params.size(); ++i) {
     const fe::Decl *p = in.params[i].get();
-    if (p->type.isScalar() || p->type.isPointer())
-      values[p] = genExpr(*e.args[i]);
+    if (p->type.isScalar() || p->type.isPointer() || p->type.isDistributed())
+      values[p] = bindValue(callLoc, genExpr(*e.args[i]), p->type);
     else
       views[p] = genView(*e.args[i]);
   }
@@ -146,7 +146,7 @@ Value MLIRGenImpl::genInlinedCall(const fe::CallExpr &e) {
     returnedFlag = newSlot(l, builder.getI1Type());
     storeWeak(l, boolConst(l, false), returnedFlag);
   }
-  if (in.result.isScalar() || in.result.isPointer())
+  if (in.result.isScalar() || in.result.isPointer() || in.result.isDistributed())
     resultSlot = newSlot(l, valueType(in.result));
   genBlock(in.body, 0);
   Value result = resultSlot ? loadWeak(callLoc, resultSlot) : Value();
@@ -158,7 +158,12 @@ Value MLIRGenImpl::genInlinedCall(const fe::CallExpr &e) {
 
 void MLIRGenImpl::genReturn(const fe::ReturnStmt &s) {
   Location l = loc(s.loc);
-  if (s.value && resultSlot)
-    storeWeak(l, genExpr(*s.value), resultSlot);
+  if (s.value && resultSlot) {
+    Value v = genExpr(*s.value);
+    Type want = cast<PtrType>(resultSlot.getType()).getElementType();
+    if (isa<FragType, PerRowType, PerColType>(want) && v.getType() != want)
+      v = FragSplatOp::create(builder, l, want, v); // a scalar returned as a distributed value
+    storeWeak(l, v, resultSlot);
+  }
   storeWeak(l, boolConst(l, true), returnedFlag);
 }

@@ -53,10 +53,47 @@ FragType MLIRGenImpl::epilogueFragType(const fe::Type &t) {
   return FragType::get(builder.getContext(), t.dims[0], t.dims[1], scalarType(t.scalar));
 }
 
+Type MLIRGenImpl::distType(const fe::Type &t) {
+  if (t.isFragment())
+    return epilogueFragType(t);
+  if (t.kind == fe::Type::PerRow)
+    return PerRowType::get(builder.getContext(), t.dims[0], scalarType(t.scalar));
+  return PerColType::get(builder.getContext(), t.dims[0], scalarType(t.scalar));
+}
+
+Value MLIRGenImpl::bindValue(Location l, Value v, const fe::Type &want) {
+  if (!want.isDistributed() || isa<FragType, PerRowType, PerColType>(v.getType()))
+    return v;
+  return FragSplatOp::create(builder, l, distType(want), v);
+}
+
 Value MLIRGenImpl::genFragmentBinary(const fe::BinaryExpr &e) {
   Location l = loc(e.loc);
   Value lhs = genExpr(*e.lhs);
   Value rhs = genExpr(*e.rhs);
+  if (fe::isComparison(e.op)) {
+    FragCmpPredicate pred = FragCmpPredicate::eq;
+    switch (e.op) {
+    case fe::BinaryOp::Ne:
+      pred = FragCmpPredicate::ne;
+      break;
+    case fe::BinaryOp::Lt:
+      pred = FragCmpPredicate::lt;
+      break;
+    case fe::BinaryOp::Le:
+      pred = FragCmpPredicate::le;
+      break;
+    case fe::BinaryOp::Gt:
+      pred = FragCmpPredicate::gt;
+      break;
+    case fe::BinaryOp::Ge:
+      pred = FragCmpPredicate::ge;
+      break;
+    default: // Eq
+      break;
+    }
+    return FragCmpOp::create(builder, l, distType(e.type), lhs, rhs, pred);
+  }
   FragArithKind kind = FragArithKind::add;
   switch (e.op) {
   case fe::BinaryOp::Sub:
@@ -73,7 +110,7 @@ Value MLIRGenImpl::genFragmentBinary(const fe::BinaryExpr &e) {
   }
   // `/` is never contracted; + - * follow --fmad like the scalar operators.
   bool contract = kind != FragArithKind::div && contractFlags() == arith::FastMathFlags::contract;
-  return FragArithOp::create(builder, l, epilogueFragType(e.type), lhs, rhs, kind, contract);
+  return FragArithOp::create(builder, l, distType(e.type), lhs, rhs, kind, contract);
 }
 
 Value MLIRGenImpl::genFragmentNeg(const fe::UnaryExpr &e) {
@@ -82,7 +119,7 @@ Value MLIRGenImpl::genFragmentNeg(const fe::UnaryExpr &e) {
 }
 
 Value MLIRGenImpl::genFragmentCast(const fe::CastExpr &e, Value v) {
-  FragType to = epilogueFragType(e.type);
+  Type to = distType(e.type);
   if (v.getType() == to)
     return v;
   return FragConvertOp::create(builder, loc(e.loc), to, v);
@@ -92,10 +129,12 @@ bool MLIRGenImpl::isEpilogueCall(const fe::CallExpr &e) {
   using BI = fe::Builtin;
   if (e.builtin == BI::Store)
     return !e.args[0]->is<fe::IndexExpr>(); // store(tile or pointer, fragment)
-  return e.type.isFragment() &&
+  return e.type.isDistributed() &&
          (e.builtin == BI::Min || e.builtin == BI::Max || e.builtin == BI::Fma ||
-          e.builtin == BI::FragRow || e.builtin == BI::FragCol || e.builtin == BI::RowVector ||
-          e.builtin == BI::Cols);
+          e.builtin == BI::FragRow || e.builtin == BI::FragCol || e.builtin == BI::LoadPerCol ||
+          e.builtin == BI::Cols || e.builtin == BI::RowMax || e.builtin == BI::RowSum ||
+          e.builtin == BI::Select || e.builtin == BI::Exp2 || e.builtin == BI::Exp ||
+          e.builtin == BI::Log2 || e.builtin == BI::Log || e.builtin == BI::Abs);
 }
 
 Value MLIRGenImpl::genEpilogueCall(const fe::CallExpr &e) {
@@ -109,7 +148,36 @@ Value MLIRGenImpl::genEpilogueCall(const fe::CallExpr &e) {
 Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
   Location l = loc(e.loc);
   using BI = fe::Builtin;
-  FragType type = epilogueFragType(e.type);
+  Type type = distType(e.type);
+  auto math = [&](FragMathFn fn) -> Value {
+    auto op = FragMathOp::create(builder, l, type, genExpr(*e.args[0]), fn);
+    if (e.approx)
+      op.setApprox(true);
+    return op;
+  };
+  switch (e.builtin) {
+  case BI::RowMax:
+  case BI::RowSum:
+    return FragReduceOp::create(builder, l, type, genExpr(*e.args[0]),
+                                e.builtin == BI::RowMax ? FragReduceKind::max
+                                                        : FragReduceKind::sum);
+  case BI::Select: {
+    Value c = genExpr(*e.args[0]), a = genExpr(*e.args[1]), b = genExpr(*e.args[2]);
+    return FragSelectOp::create(builder, l, type, c, a, b);
+  }
+  case BI::Exp2:
+    return math(FragMathFn::exp2);
+  case BI::Exp:
+    return math(FragMathFn::exp);
+  case BI::Log2:
+    return math(FragMathFn::log2);
+  case BI::Log:
+    return math(FragMathFn::log);
+  case BI::Abs:
+    return math(FragMathFn::abs);
+  default:
+    break;
+  }
   Value thread = linearThread(l).first;
   switch (e.builtin) {
   case BI::FragRow:
@@ -119,11 +187,11 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
     int64_t first = e.firstColumn;
     if (first < 0) // j differs between the copies of an unrolled loop: this copy's
       first = foldedInt(genExpr(*e.args[1])).value_or(0) * e.type.dims[1];
-    return FragColsOp::create(builder, l, type, genExpr(*e.args[0]),
+    return FragColsOp::create(builder, l, cast<FragType>(type), genExpr(*e.args[0]),
                               builder.getI64IntegerAttr(first));
   }
-  case BI::RowVector:
-    return FragLoadRowOp::create(builder, l, type, genExpr(*e.args[0]), thread);
+  case BI::LoadPerCol:
+    return LoadPerColOp::create(builder, l, cast<PerColType>(type), genExpr(*e.args[0]), thread);
   case BI::Fma: {
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]), c = genExpr(*e.args[2]);
     return FragFmaOp::create(builder, l, type, a, b, c);
@@ -142,6 +210,20 @@ void MLIRGenImpl::genFragmentStore(const fe::CallExpr &e) {
   Value value = genExpr(*e.args[1]);
   Value thread = linearThread(l).first;
   const fe::ExprAST &dst = *e.args[0];
+  if (e.args[1]->type.kind == fe::Type::PerRow) {
+    // The 4 threads of a quad hold the same rows: the first lane of each
+    // quad stores them, once per row.
+    Value ptr = genExpr(dst);
+    Type i32 = builder.getI32Type();
+    Value lane = arith::RemUIOp::create(builder, l, thread, intConst(l, i32, 4));
+    Value first = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, lane,
+                                        intConst(l, i32, 0));
+    auto ifOp = scf::IfOp::create(builder, l, first, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(builder);
+    builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    StorePerRowOp::create(builder, l, value, ptr, thread);
+    return;
+  }
   if (dst.type.isPointer()) {
     Value ptr = genExpr(dst);
     const fe::ExprAST *stride = nullptr; // Sema: present on a store through a pointer

@@ -158,7 +158,7 @@ Value MLIRGenImpl::genExpr(const fe::ExprAST &e) {
 }
 
 Value MLIRGenImpl::genUnary(const fe::UnaryExpr &e) {
-  if (e.type.isFragment()) // MLIRGenEpilogue.cpp
+  if (e.type.isDistributed()) // MLIRGenEpilogue.cpp
     return genFragmentNeg(e);
   Location l = loc(e.loc);
   Value v = genExpr(*e.operand);
@@ -177,7 +177,7 @@ Value MLIRGenImpl::genUnary(const fe::UnaryExpr &e) {
 
 Value MLIRGenImpl::genBinary(const fe::BinaryExpr &e) {
   Location l = loc(e.loc);
-  if (e.type.isFragment()) // MLIRGenEpilogue.cpp
+  if (e.type.isDistributed()) // MLIRGenEpilogue.cpp
     return genFragmentBinary(e);
   if (e.op == fe::BinaryOp::LogicalAnd || e.op == fe::BinaryOp::LogicalOr)
     return genShortCircuit(e);
@@ -327,7 +327,7 @@ Value MLIRGenImpl::genCast(const fe::CastExpr &e) {
   Location l = loc(e.loc);
   Value v = genExpr(*e.operand);
   const fe::Type &from = e.operand->type;
-  if (e.type.isFragment()) // MLIRGenEpilogue.cpp
+  if (e.type.isDistributed()) // MLIRGenEpilogue.cpp
     return genFragmentCast(e, v);
   if (e.type.isVector())
     return genVectorCast(l, v, e.type);

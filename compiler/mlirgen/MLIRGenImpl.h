@@ -172,8 +172,8 @@ private:
                                 static_cast<unsigned>(t.dims.size()));
     if (t.isVector())
       return vectorType(t);
-    if (t.isFragment())
-      return FragType::get(builder.getContext(), t.dims[0], t.dims[1], scalarType(t.scalar));
+    if (t.isDistributed())
+      return distType(t);
     if (t.kind == fe::Type::CachePolicy)
       return builder.getI64Type();
     if (t.isPointer())
@@ -432,6 +432,11 @@ public:
 
   // Epilogue on fragments (MLIRGenEpilogue.cpp).
   FragType epilogueFragType(const fe::Type &t);
+  /// !tile.frag / !tile.per_row / !tile.per_col of a distributed type.
+  Type distType(const fe::Type &t);
+  /// `v` bound to a name of type `want`: a scalar splat when `want` is a
+  /// distributed type (Sema lets a scalar stand for every element there).
+  Value bindValue(Location l, Value v, const fe::Type &want);
   Value genFragmentBinary(const fe::BinaryExpr &e);
   Value genFragmentNeg(const fe::UnaryExpr &e);
   /// `operand as T` of the already generated operand v.

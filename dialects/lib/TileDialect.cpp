@@ -42,9 +42,10 @@ LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type
   }
   // A `var` of a fragment is a local slot of the whole fragment
   // (SROA keeps it in registers).
-  if (isa<FragType>(elementType)) {
+  if (isa<FragType, PerRowType, PerColType>(elementType)) {
     if (space != AddressSpace::local)
-      return emitError() << "fragments are pointees only in local memory (a `var`)";
+      return emitError() << "fragments and per_row/per_col values are pointees only in local "
+                            "memory (a `var`)";
     return success();
   }
   // A `var` of a vector type (vec<T, N>, f16x2) is a local slot of the vector.
@@ -68,7 +69,7 @@ int64_t mlir::tile::scalarByteWidth(Type type) {
     return vec.getNumElements() * scalarByteWidth(vec.getElementType());
   if (isa<PtrType>(type))
     return 8; // a pointer held in a `var` (local memory only); 8 covers every space
-  if (isa<FragType>(type))
+  if (isa<FragType, PerRowType, PerColType>(type))
     return 4; // a fragment in a `var` slot: aligned as its 32-bit registers
   if (type.isInteger(1))
     return 1;

@@ -4,25 +4,21 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-/// `value` is a fragment of type `frag` or a scalar of its element type.
-static LogicalResult verifyFragOrScalar(Operation *op, Value value, FragType frag, StringRef what) {
-  Type t = value.getType();
-  if (t == frag || t == frag.getElementType())
-    return success();
-  return op->emitOpError() << what << " must be " << frag << " or its element type "
-                           << frag.getElementType() << ", found " << t;
-}
-
-/// Two or three operands, at least one a fragment: the result's type.
-static LogicalResult verifyElementwise(Operation *op, ValueRange operands, FragType result) {
-  bool anyFragment = false;
+/// Two or three operands, at least one distributed, each broadcasting to
+/// `result` with its element type.
+static LogicalResult verifyElementwise(Operation *op, ValueRange operands, Type result) {
+  DistShape shape = *distShape(result);
+  bool anyDistributed = false;
   for (auto [i, v] : llvm::enumerate(operands)) {
-    anyFragment |= isa<FragType>(v.getType());
-    if (failed(verifyFragOrScalar(op, v, result, "operand #" + std::to_string(i))))
-      return failure();
+    anyDistributed |= distShape(v.getType()).has_value();
+    if (!broadcastsTo(v.getType(), shape, shape.elem))
+      return op->emitOpError() << "operand #" << i << " (" << v.getType()
+                               << ") does not broadcast to " << result
+                               << ": the same type, a scalar of its element type, or (for a "
+                                  "fragment) a per_row of its rows or per_col of its columns";
   }
-  if (!anyFragment)
-    return op->emitOpError("needs at least one fragment operand");
+  if (!anyDistributed)
+    return op->emitOpError("needs at least one fragment, per_row or per_col operand");
   return success();
 }
 
@@ -31,14 +27,20 @@ LogicalResult FragArithOp::verify() {
 }
 
 LogicalResult FragFmaOp::verify() {
+  Type elem = distShape(getType())->elem;
+  if (elem.isInteger(32) || elem.isInteger(1))
+    return emitOpError("takes float elements");
   return verifyElementwise(*this, {getA(), getB(), getC()}, getType());
 }
 
 LogicalResult FragConvertOp::verify() {
-  auto from = cast<FragType>(getValue().getType());
-  FragType to = getType();
-  if (from.getRows() != to.getRows() || from.getCols() != to.getCols())
-    return emitOpError("converts between fragments of one shape");
+  DistShape from = *distShape(getValue().getType()), to = *distShape(getType());
+  if (from.kind != to.kind || from.rows != to.rows || from.cols != to.cols)
+    return emitOpError("converts between values of one kind and shape");
+  if (from.elem.isInteger(1) || to.elem.isInteger(1))
+    return emitOpError("does not convert masks");
+  if (from.kind == DistShape::Frag && (from.elem.isInteger(32) || to.elem.isInteger(32)))
+    return emitOpError("converts i32 only in per_row / per_col values");
   return success();
 }
 
@@ -56,15 +58,21 @@ LogicalResult FragColsOp::verify() {
 LogicalResult FragCoordOp::verify() {
   if (getDim() != 0 && getDim() != 1)
     return emitOpError("dim must be 0 (row) or 1 (column)");
-  if (!getType().getElementType().isF32())
-    return emitOpError("gives an f32 fragment (indices up to 255 are exact)");
+  DistShape s = *distShape(getType());
+  if (s.kind != (getDim() == 0 ? DistShape::Row : DistShape::Col))
+    return emitOpError(getDim() == 0 ? "dim 0 gives a per_row value" : "dim 1 gives a per_col value");
+  if (!s.elem.isInteger(32))
+    return emitOpError("gives i32 indices");
   return success();
 }
 
-LogicalResult FragLoadRowOp::verify() {
+LogicalResult LoadPerColOp::verify() {
   auto ptr = cast<PtrType>(getPtr().getType());
-  if (ptr.getElementType() != getType().getElementType())
-    return emitOpError("loads elements of the fragment's type");
+  Type elem = getType().getElementType();
+  if (!elem.isF32() && !elem.isF16() && !elem.isBF16())
+    return emitOpError("loads f32, f16 or bf16 elements");
+  if (ptr.getElementType() != elem)
+    return emitOpError("loads elements of the result's type");
   if (ptr.getSpace() != AddressSpace::global && ptr.getSpace() != AddressSpace::shared)
     return emitOpError("reads global or shared memory");
   return success();
@@ -84,6 +92,8 @@ LogicalResult FragStoreTileOp::verify() {
   TileLayoutAttr layout = getLayout();
   if (layout.getShape().size() != 2)
     return emitOpError("stores into a 2-D tile");
+  if (frag.getElementType().isInteger(1))
+    return emitOpError("stores values, not masks");
   if (tile.getElementType() != frag.getElementType())
     return emitOpError("tile and fragment element types differ");
   if (layout.getShape()[1] != frag.getCols())
@@ -105,9 +115,87 @@ LogicalResult FragStoreTileOp::verify() {
 LogicalResult FragStoreOp::verify() {
   auto frag = cast<FragType>(getValue().getType());
   auto ptr = cast<PtrType>(getPtr().getType());
+  if (frag.getElementType().isInteger(1))
+    return emitOpError("stores values, not masks");
   if (ptr.getElementType() != frag.getElementType())
     return emitOpError("pointer and fragment element types differ");
   if (ptr.getSpace() != AddressSpace::global && ptr.getSpace() != AddressSpace::shared)
     return emitOpError("stores to global or shared memory");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The fragment algebra (TileFragmentOps.td)
+//===----------------------------------------------------------------------===//
+
+LogicalResult FragReduceOp::verify() {
+  FragType f = getValue().getType();
+  if (!f.getElementType().isF32() || !getType().getElementType().isF32())
+    return emitOpError("reduces f32 fragments to f32 per_row values");
+  if (getType().getRows() != f.getRows())
+    return emitOpError("gives one value per row of the fragment");
+  return success();
+}
+
+LogicalResult FragCmpOp::verify() {
+  DistShape r = *distShape(getType());
+  if (!r.elem.isInteger(1))
+    return emitOpError("gives a mask (i1 elements)");
+  auto elemOf = [](Type t) { return distShape(t) ? distShape(t)->elem : t; };
+  Type elem = elemOf(getLhs().getType());
+  if (elemOf(getRhs().getType()) != elem || elem.isInteger(1))
+    return emitOpError("compares f32, f16, bf16 or i32 elements of one type");
+  DistShape shape = r;
+  shape.elem = elem;
+  // per_row against per_col: the fragment of their rows and columns.
+  for (Value v : {getLhs(), getRhs()})
+    if (!broadcastsTo(v.getType(), shape, elem))
+      return emitOpError() << "operand " << v.getType() << " does not broadcast to " << getType();
+  if (!distShape(getLhs().getType()) && !distShape(getRhs().getType()))
+    return emitOpError("needs at least one fragment, per_row or per_col operand");
+  return success();
+}
+
+LogicalResult FragSelectOp::verify() {
+  DistShape r = *distShape(getType());
+  if (r.elem.isInteger(1))
+    return emitOpError("chooses between values, not masks");
+  DistShape mask = r;
+  mask.elem = IntegerType::get(getContext(), 1);
+  if (!broadcastsTo(getCond().getType(), mask, mask.elem))
+    return emitOpError() << "condition " << getCond().getType() << " does not broadcast to "
+                         << getType();
+  return verifyElementwise(*this, {getA(), getB()}, getType());
+}
+
+LogicalResult StorePerRowOp::verify() {
+  auto ptr = cast<PtrType>(getPtr().getType());
+  Type elem = getValue().getType().getElementType();
+  if (elem.isInteger(1))
+    return emitOpError("stores values, not masks");
+  if (ptr.getElementType() != elem)
+    return emitOpError("pointer and per_row element types differ");
+  if (ptr.getSpace() != AddressSpace::global && ptr.getSpace() != AddressSpace::shared)
+    return emitOpError("stores to global or shared memory");
+  return success();
+}
+
+LogicalResult FragSplatOp::verify() {
+  if (distShape(getType())->elem != getValue().getType())
+    return emitOpError("splats a scalar of the result's element type");
+  return success();
+}
+
+LogicalResult FragMathOp::verify() {
+  Type elem = distShape(getType())->elem;
+  if (getFn() == FragMathFn::abs) {
+    if (!elem.isF32() && !elem.isF16() && !elem.isBF16())
+      return emitOpError("abs takes f32, f16 or bf16 elements");
+    if (getApprox())
+      return emitOpError("abs has no approximate form");
+    return success();
+  }
+  if (!elem.isF32())
+    return emitOpError() << stringifyFragMathFn(getFn()) << " takes f32 elements";
   return success();
 }

@@ -32,8 +32,8 @@ void FragType::print(AsmPrinter &printer) const {
 
 LogicalResult FragType::verify(function_ref<InFlightDiagnostic()> emitError, int64_t rows,
                                int64_t cols, Type elem) {
-  if (!elem.isF32() && !elem.isF16() && !elem.isBF16())
-    return emitError() << "fragment elements are f32, f16 or bf16, not " << elem;
+  if (!elem.isF32() && !elem.isF16() && !elem.isBF16() && !elem.isInteger(1))
+    return emitError() << "fragment elements are f32, f16, bf16 or i1 (a mask), not " << elem;
   if (rows < target::kWgmmaM || rows % target::kWgmmaM != 0)
     return emitError() << "fragment rows must be a positive multiple of 64, not " << rows;
   if (cols < target::kWgmmaMinN || cols > target::kWgmmaMaxN || cols % target::kWgmmaNStep != 0)
@@ -47,6 +47,112 @@ int64_t FragType::getElementsPerThread() const {
 
 int64_t FragType::getRegistersPerThread() const {
   return isPacked() ? getElementsPerThread() / 2 : getElementsPerThread();
+}
+
+//===----------------------------------------------------------------------===//
+// !tile.per_row<MxT>, !tile.per_col<NxT>
+//===----------------------------------------------------------------------===//
+
+static bool isVectorElement(Type elem) {
+  return elem.isF32() || elem.isF16() || elem.isBF16() || elem.isInteger(32) ||
+         elem.isInteger(1);
+}
+
+/// `<` N `x` T `>`.
+static bool parseExtent(AsmParser &parser, int64_t &n, Type &elem) {
+  SmallVector<int64_t, 1> dims;
+  if (parser.parseLess() || parser.parseDimensionList(dims, /*allowDynamic=*/false) ||
+      parser.parseType(elem) || parser.parseGreater())
+    return false;
+  if (dims.size() != 1) {
+    parser.emitError(parser.getNameLoc(), "one extent: <NxT>");
+    return false;
+  }
+  n = dims[0];
+  return true;
+}
+
+Type PerRowType::parse(AsmParser &parser) {
+  int64_t n;
+  Type elem;
+  if (!parseExtent(parser, n, elem))
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); }, parser.getContext(),
+                    n, elem);
+}
+
+void PerRowType::print(AsmPrinter &printer) const {
+  printer << "<" << getRows() << "x" << getElementType() << ">";
+}
+
+LogicalResult PerRowType::verify(function_ref<InFlightDiagnostic()> emitError, int64_t rows,
+                                 Type elem) {
+  if (!isVectorElement(elem))
+    return emitError() << "per_row elements are f32, f16, bf16, i32 or i1, not " << elem;
+  if (rows < target::kWgmmaM || rows % target::kWgmmaM != 0)
+    return emitError() << "per_row rows must be a positive multiple of 64, not " << rows;
+  return success();
+}
+
+int64_t PerRowType::getElementsPerThread() const { return getRows() / target::kWgmmaM * 2; }
+
+Type PerColType::parse(AsmParser &parser) {
+  int64_t n;
+  Type elem;
+  if (!parseExtent(parser, n, elem))
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); }, parser.getContext(),
+                    n, elem);
+}
+
+void PerColType::print(AsmPrinter &printer) const {
+  printer << "<" << getCols() << "x" << getElementType() << ">";
+}
+
+LogicalResult PerColType::verify(function_ref<InFlightDiagnostic()> emitError, int64_t cols,
+                                 Type elem) {
+  if (!isVectorElement(elem))
+    return emitError() << "per_col elements are f32, f16, bf16, i32 or i1, not " << elem;
+  if (cols < target::kWgmmaMinN || cols > target::kWgmmaMaxN || cols % target::kWgmmaNStep != 0)
+    return emitError() << "per_col cols must be a multiple of 8 in 8..256, not " << cols;
+  return success();
+}
+
+int64_t PerColType::getElementsPerThread() const { return getCols() / 8 * 2; }
+
+int64_t mlir::tile::DistShape::elements() const {
+  switch (kind) {
+  case Frag:
+    return target::wgmmaFragmentElements(rows, cols);
+  case Row:
+    return rows / target::kWgmmaM * 2;
+  case Col:
+    return cols / 8 * 2;
+  }
+  return 0;
+}
+
+std::optional<DistShape> mlir::tile::distShape(Type t) {
+  if (auto f = dyn_cast<FragType>(t))
+    return DistShape{DistShape::Frag, f.getRows(), f.getCols(), f.getElementType()};
+  if (auto r = dyn_cast<PerRowType>(t))
+    return DistShape{DistShape::Row, r.getRows(), 0, r.getElementType()};
+  if (auto c = dyn_cast<PerColType>(t))
+    return DistShape{DistShape::Col, 0, c.getCols(), c.getElementType()};
+  return std::nullopt;
+}
+
+bool mlir::tile::broadcastsTo(Type operand, const DistShape &result, Type elem) {
+  std::optional<DistShape> o = distShape(operand);
+  if (!o)
+    return !elem || operand == elem;
+  if (elem && o->elem != elem)
+    return false;
+  if (o->kind == result.kind)
+    return o->rows == result.rows && o->cols == result.cols;
+  if (result.kind != DistShape::Frag)
+    return false;
+  return o->kind == DistShape::Row ? o->rows == result.rows : o->cols == result.cols;
 }
 
 //===----------------------------------------------------------------------===//
@@ -75,7 +181,7 @@ LogicalResult MmaOp::verify() {
   Type elem = cast<PtrType>(getA().getType()).getElementType();
   if (!elem.isF16() && !elem.isBF16())
     return emitOpError("operands must be f16 or bf16");
-  if (acc.getElementType().isBF16())
+  if (!acc.getElementType().isF32() && !acc.getElementType().isF16())
     return emitOpError("the accumulator is f32 or f16");
   int64_t k = getK();
   if (k < target::kWgmmaK16Bit || k % target::kWgmmaK16Bit != 0)
@@ -97,7 +203,7 @@ LogicalResult MmaRegAOp::verify() {
   Type elem = a.getElementType();
   if (!elem.isF16() && !elem.isBF16())
     return emitOpError("operand a must be an f16 or bf16 fragment");
-  if (acc.getElementType().isBF16())
+  if (!acc.getElementType().isF32() && !acc.getElementType().isF16())
     return emitOpError("the accumulator is f32 or f16");
   if (a.getRows() != acc.getRows())
     return emitOpError("operand a must have the accumulator's rows");

@@ -22,7 +22,10 @@
 // PTX: cvt.rn.bf16x2.f32
 tile.kernel @packed_math(%h: f16, %out: !tile.ptr<bf16, global>, %ld: i64) {
   %t = tile.sreg tid_x : i32
-  %a = tile.frag_coord 1, %t : !tile.frag<64x16xf32>
+  %ci = tile.frag_coord 1, %t : !tile.per_col<16xi32>
+  %cf = tile.frag_convert %ci : !tile.per_col<16xi32> -> !tile.per_col<16xf32>
+  %z = tile.frag_zeros : !tile.frag<64x16xf32>
+  %a = tile.frag_arith add %z, %cf : !tile.frag<64x16xf32>, !tile.per_col<16xf32> -> !tile.frag<64x16xf32>
   %b = tile.frag_convert %a : !tile.frag<64x16xf32> -> !tile.frag<64x16xf16>
   %c = tile.frag_arith mul %b, %h {contract} : !tile.frag<64x16xf16>, f16 -> !tile.frag<64x16xf16>
   %d = tile.frag_arith max %c, %b : !tile.frag<64x16xf16>, !tile.frag<64x16xf16> -> !tile.frag<64x16xf16>
@@ -46,12 +49,17 @@ tile.kernel @packed_math(%h: f16, %out: !tile.ptr<bf16, global>, %ld: i64) {
 tile.kernel @stmatrix(%row0: i32, %out: !tile.ptr<f16, global>, %ld: i64) {
   %s = tile.shared_alloc {alignment = 16 : i64, static_count = 3072 : i64} -> !tile.ptr<f16, shared>
   %t = tile.sreg tid_x : i32
-  %a = tile.frag_coord 0, %t : !tile.frag<64x24xf32>
+  %ri = tile.frag_coord 0, %t : !tile.per_row<64xi32>
+  %rf = tile.frag_convert %ri : !tile.per_row<64xi32> -> !tile.per_row<64xf32>
+  %z = tile.frag_zeros : !tile.frag<64x24xf32>
+  %a = tile.frag_arith add %z, %rf : !tile.frag<64x24xf32>, !tile.per_row<64xf32> -> !tile.frag<64x24xf32>
   %b = tile.frag_convert %a : !tile.frag<64x24xf32> -> !tile.frag<64x24xf16>
   tile.frag_store_tile %b, %s[%row0], %t <[128, 24], swizzle = 0, panel = 24> : !tile.frag<64x24xf16>, !tile.ptr<f16, shared>
   tile.frag_store_tile %b, %s[%row0], %t <[64, 24], swizzle = 0, panel = 4> : !tile.frag<64x24xf16>, !tile.ptr<f16, shared>
   // Read the tile back (keeps the stores alive in LLVM).
-  %c = tile.frag_load_row %s, %t : !tile.ptr<f16, shared> -> !tile.frag<64x24xf16>
+  %cv = tile.load_per_col %s, %t : !tile.ptr<f16, shared> -> !tile.per_col<24xf16>
+  %z16 = tile.frag_zeros : !tile.frag<64x24xf16>
+  %c = tile.frag_arith add %z16, %cv : !tile.frag<64x24xf16>, !tile.per_col<24xf16> -> !tile.frag<64x24xf16>
   tile.frag_store %c, %out, %ld, %t : !tile.frag<64x24xf16>, !tile.ptr<f16, global>
   tile.return
 }

@@ -4,7 +4,7 @@
 
 tile.kernel @arith_scalar_type(%x: f16) {
   %a = tile.frag_zeros : !tile.frag<64x64xf32>
-  // expected-error @+1 {{operand #1 must be '!tile.frag<64x64xf32>' or its element type 'f32', found 'f16'}}
+  // expected-error @+1 {{operand #1 ('f16') does not broadcast to '!tile.frag<64x64xf32>'}}
   %b = tile.frag_arith add %a, %x : !tile.frag<64x64xf32>, f16 -> !tile.frag<64x64xf32>
   tile.return
 }
@@ -12,7 +12,7 @@ tile.kernel @arith_scalar_type(%x: f16) {
 // -----
 
 tile.kernel @arith_no_fragment(%x: f32) {
-  // expected-error @+1 {{needs at least one fragment operand}}
+  // expected-error @+1 {{needs at least one fragment, per_row or per_col operand}}
   %b = tile.frag_arith mul %x, %x : f32, f32 -> !tile.frag<64x64xf32>
   tile.return
 }
@@ -22,7 +22,7 @@ tile.kernel @arith_no_fragment(%x: f32) {
 tile.kernel @fma_shape() {
   %a = tile.frag_zeros : !tile.frag<64x64xf32>
   %b = tile.frag_zeros : !tile.frag<64x32xf32>
-  // expected-error @+1 {{operand #2 must be '!tile.frag<64x64xf32>' or its element type 'f32', found '!tile.frag<64x32xf32>'}}
+  // expected-error @+1 {{operand #2 ('!tile.frag<64x32xf32>') does not broadcast to '!tile.frag<64x64xf32>'}}
   %c = tile.frag_fma %a, %a, %b : !tile.frag<64x64xf32>, !tile.frag<64x64xf32>, !tile.frag<64x32xf32> -> !tile.frag<64x64xf32>
   tile.return
 }
@@ -31,7 +31,7 @@ tile.kernel @fma_shape() {
 
 tile.kernel @convert_shape() {
   %a = tile.frag_zeros : !tile.frag<64x64xf32>
-  // expected-error @+1 {{converts between fragments of one shape}}
+  // expected-error @+1 {{converts between values of one kind and shape}}
   %c = tile.frag_convert %a : !tile.frag<64x64xf32> -> !tile.frag<128x64xf16>
   tile.return
 }
@@ -40,23 +40,23 @@ tile.kernel @convert_shape() {
 
 tile.kernel @coord_dim(%t: i32) {
   // expected-error @+1 {{dim must be 0 (row) or 1 (column)}}
-  %c = tile.frag_coord 2, %t : !tile.frag<64x64xf32>
+  %c = tile.frag_coord 2, %t : !tile.per_row<64xi32>
   tile.return
 }
 
 // -----
 
 tile.kernel @coord_f16(%t: i32) {
-  // expected-error @+1 {{gives an f32 fragment}}
-  %c = tile.frag_coord 0, %t : !tile.frag<64x64xf16>
+  // expected-error @+1 {{gives i32 indices}}
+  %c = tile.frag_coord 0, %t : !tile.per_row<64xf16>
   tile.return
 }
 
 // -----
 
 tile.kernel @load_row_type(%p: !tile.ptr<f16, global>, %t: i32) {
-  // expected-error @+1 {{loads elements of the fragment's type}}
-  %c = tile.frag_load_row %p, %t : !tile.ptr<f16, global> -> !tile.frag<64x64xf32>
+  // expected-error @+1 {{loads elements of the result's type}}
+  %c = tile.load_per_col %p, %t : !tile.ptr<f16, global> -> !tile.per_col<64xf32>
   tile.return
 }
 
@@ -66,7 +66,7 @@ tile.kernel @load_row_space(%n: i32, %t: i32) attributes {cluster_dims = array<i
   %s = tile.shared_alloc {static_count = 64 : i64} -> !tile.ptr<f32, shared>
   %p = tile.mapa %s, %n : !tile.ptr<f32, shared> -> !tile.ptr<f32, cluster>
   // expected-error @+1 {{reads global or shared memory}}
-  %c = tile.frag_load_row %p, %t : !tile.ptr<f32, cluster> -> !tile.frag<64x64xf32>
+  %c = tile.load_per_col %p, %t : !tile.ptr<f32, cluster> -> !tile.per_col<64xf32>
   tile.return
 }
 

@@ -17,6 +17,7 @@
 //   LocalArrayToLLVM.cpp  register arrays (local<T>[N])
 //   MmaToNVVM.cpp         fragments, wgmma fence/mma/commit/wait
 //   EpilogueToNVVM.cpp    fragment math, conversions, stmatrix / vector stores
+//   FragmentToNVVM.cpp    row reductions (quad shuffles), comparisons, select, exp2/log2
 // Each has its lit test in tests/lit/conversion/. MLIR 22's NVVM ops are used
 // where their PTX is exactly the semantics the IR asks for; everything else
 // goes through the one PTX builder (PTXBuilder.h).
@@ -65,6 +66,10 @@ void populateTileWarpToNVVMPatterns(LLVMTypeConverter &converter, RewritePattern
 /// Fragment epilogue: element-wise math, conversions, row/column
 /// indices, row vectors, stores into tiles (stmatrix) and memory: EpilogueToNVVM.cpp.
 void populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
+                                        RewritePatternSet &patterns);
+/// The fragment algebra: tile.frag_reduce, frag_cmp, frag_select,
+/// frag_math: FragmentToNVVM.cpp.
+void populateTileFragmentToNVVMPatterns(LLVMTypeConverter &converter,
                                         RewritePatternSet &patterns);
 /// tile.local_array (register arrays): LocalArrayToLLVM.cpp.
 void populateTileLocalArrayToLLVMPatterns(LLVMTypeConverter &converter,

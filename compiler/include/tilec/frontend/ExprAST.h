@@ -212,10 +212,13 @@ enum class Builtin {
   Rows,  // rows(t, i, n): an operand view (of mma, store)
   Trans, // trans(t): an operand view read transposed
   // Epilogue on fragments (SemaEpilogue.cpp).
-  FragRow,   // frag_row(f): each element's row index (an f32 fragment like f)
-  FragCol,   // frag_col(f): each element's column index
-  RowVector, // row_vector(p, f): element [r, c] = p[c]
-  Cols,      // cols(f, j, w): columns j*w .. j*w+w-1 of fragment f
+  FragRow,    // frag_row(f): the row indices of f (a per_row<i32>)
+  FragCol,    // frag_col(f): the column indices of f (a per_col<i32>)
+  LoadPerCol, // load_per_col(p, f): column c is p[c] (a per_col)
+  Cols,       // cols(f, j, w): columns j*w .. j*w+w-1 of fragment f
+  RowMax,     // row_max(f): a per_row (SemaFragment.cpp)
+  RowSum,     // row_sum(f)
+  Select,     // select(m, a, b): element-wise choice by a mask
   // Multi-GPU (SemaPeer.cpp): set by Sema from the callee's name
   // (not in the builtin name list: `wait` with a semaphore is SemWait).
   DeviceRank,  // device_rank()

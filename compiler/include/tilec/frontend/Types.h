@@ -79,6 +79,13 @@ struct Type {
     // semaphore[S] kernel parameter (the u64 base of this rank's
     // counters; staticLength = S when a literal); only `sem[i]` in signal/wait.
     Semaphore,
+    // per_row<scalar>[M] / per_col<scalar>[N]: one value per row (column) of
+    // an M-row (N-column) fragment, held as the fragment layout repeats it
+    // (two per thread per 64 rows; N/4 per thread). dims = {M} / {N}.
+    // Fragments, per_row and per_col values are the distributed values; a
+    // scalar of I1 makes a mask (from a comparison, read by select).
+    PerRow,
+    PerCol,
   };
   Kind kind = Invalid;
   ScalarKind scalar = ScalarKind::I32;       // Scalar: itself; others: element type
@@ -201,6 +208,31 @@ struct Type {
     return t;
   }
   bool isFragment() const { return kind == Fragment; }
+  static Type perRow(ScalarKind elem, int64_t m) {
+    Type t;
+    t.kind = PerRow;
+    t.scalar = elem;
+    t.dims = {m};
+    return t;
+  }
+  static Type perCol(ScalarKind elem, int64_t n) {
+    Type t;
+    t.kind = PerCol;
+    t.scalar = elem;
+    t.dims = {n};
+    return t;
+  }
+  /// A fragment, per_row or per_col value (element-wise operators broadcast
+  /// between them: SemaFragment.cpp).
+  bool isDistributed() const { return kind == Fragment || kind == PerRow || kind == PerCol; }
+  /// A distributed value of i1 elements (a comparison's result).
+  bool isMask() const { return isDistributed() && scalar == ScalarKind::I1; }
+  /// The same kind and extents with elements of type k.
+  Type withScalar(ScalarKind k) const {
+    Type t = *this;
+    t.scalar = k;
+    return t;
+  }
   /// Elements each of the warpgroup's 128 threads holds (M * N / 128).
   int64_t fragmentElements() const {
     return ::tile::target::wgmmaFragmentElements(dims[0], dims[1]);

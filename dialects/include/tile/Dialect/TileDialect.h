@@ -34,6 +34,24 @@ MemoryScope defaultScopeFor(AddressSpace space);
 /// `s` as text of a tile.hang_trap message, which is a printf format: every
 /// '%' doubled (file names and user names may contain one).
 std::string escapePrintfText(llvm::StringRef s);
+
+/// The shape of a distributed value: a fragment (rows x cols), a per_row
+/// value (rows; cols = 0) or a per_col value (cols; rows = 0). The
+/// broadcasting rule and the register mapping read only this.
+struct DistShape {
+  enum Kind { Frag, Row, Col } kind;
+  int64_t rows, cols;
+  Type elem;
+  /// Elements each thread holds.
+  int64_t elements() const;
+};
+/// The shape of `t`, or nullopt for a scalar.
+std::optional<DistShape> distShape(Type t);
+/// Whether `operand` may stand in an element-wise op whose result has shape
+/// `result`: the same type, a scalar of elem (when elem is set), a per_row
+/// value of a fragment's rows or a per_col value of its columns (of
+/// element type elem). `elem` null: any element type.
+bool broadcastsTo(Type operand, const DistShape &result, Type elem);
 } // namespace mlir::tile
 
 #endif // TILE_DIALECT_TILEDIALECT_H

@@ -23,14 +23,21 @@ def Tile_FragArithKind : I32EnumAttr<"FragArithKind", "element-wise fragment ope
 }
 def Tile_FragArithKindAttr : EnumAttr<Tile_Dialect, Tile_FragArithKind, "frag_arith_kind">;
 
-// A fragment or a scalar of its element type (broadcast to every element).
-def Tile_FragOrScalar : AnyTypeOf<[Tile_FragType, F16, BF16, F32]>;
+// A fragment, a per-row or per-column value, or a scalar of the result's
+// element type (broadcast to every element). The broadcasting rule is one
+// function (verifyBroadcastOperand, TileEpilogueOps.cpp).
+def Tile_Distributed : AnyTypeOf<[Tile_FragType, Tile_PerRowType, Tile_PerColType]>;
+def Tile_FragOrScalar : AnyTypeOf<[Tile_FragType, Tile_PerRowType, Tile_PerColType,
+                                   F16, BF16, F32, I32, I1]>;
 
 def Tile_FragArithOp : Tile_Op<"frag_arith", [Pure]> {
-  let summary = "element-wise + - * / min max of fragments and scalars";
+  let summary = "element-wise + - * / min max of fragments, per-row/per-column values and scalars";
   let description = [{
     `result[r, c] = lhs[r, c] OP rhs[r, c]`, a scalar operand standing for
-    every element. The float semantics are the scalar ones of
+    every element, a per_row operand of a fragment result for every column
+    of its row, a per_col one for every row of its column. A per_row or
+    per_col result combines values of its own kind and scalars. i32 elements
+    (row/column indices) use the integer ops (min/max signed). The float semantics are the scalar ones of
     docs/reference/operators.md ("Floats"): IEEE round-to-nearest-even per element,
     min/max are minNum/maxNum; `contract` lets a product feeding a sum
     become one fma.rn (the scalar `--fmad` rule). 16-bit fragments compute
@@ -38,7 +45,7 @@ def Tile_FragArithOp : Tile_Op<"frag_arith", [Pure]> {
   }];
   let arguments = (ins Tile_FragOrScalar:$lhs, Tile_FragOrScalar:$rhs,
                        Tile_FragArithKindAttr:$kind, UnitAttr:$contract);
-  let results = (outs Tile_FragType:$result);
+  let results = (outs Tile_Distributed:$result);
   let assemblyFormat = [{
     $kind $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` qualified(type($result))
   }];
@@ -46,9 +53,9 @@ def Tile_FragArithOp : Tile_Op<"frag_arith", [Pure]> {
 }
 
 def Tile_FragFmaOp : Tile_Op<"frag_fma", [Pure]> {
-  let summary = "element-wise fused multiply-add (one rounding) of fragments and scalars";
+  let summary = "element-wise fused multiply-add (one rounding), broadcasting as tile.frag_arith";
   let arguments = (ins Tile_FragOrScalar:$a, Tile_FragOrScalar:$b, Tile_FragOrScalar:$c);
-  let results = (outs Tile_FragType:$result);
+  let results = (outs Tile_Distributed:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c) `->` qualified(type($result))
   }];
@@ -56,19 +63,21 @@ def Tile_FragFmaOp : Tile_Op<"frag_fma", [Pure]> {
 }
 
 def Tile_FragNegOp : Tile_Op<"frag_neg", [Pure, AllTypesMatch<["value", "result"]>]> {
-  let summary = "element-wise negation (flips every sign bit)";
-  let arguments = (ins Tile_FragType:$value);
-  let results = (outs Tile_FragType:$result);
+  let summary = "element-wise negation (flips every sign bit; i32: 0 - x)";
+  let arguments = (ins Tile_Distributed:$value);
+  let results = (outs Tile_Distributed:$result);
   let assemblyFormat = "$value attr-dict `:` qualified(type($value))";
 }
 
 def Tile_FragConvertOp : Tile_Op<"frag_convert", [Pure]> {
-  let summary = "element-wise conversion between f32, f16 and bf16 fragments of one shape";
+  let summary = "element-wise conversion between f32, f16, bf16 (and i32 indices) of one shape";
   let description = [{ Narrowing rounds to nearest even (cvt.rn.f16x2.f32 /
     cvt.rn.bf16x2.f32 on each pair); widening is exact; f16 <-> bf16 goes
-    through f32 (one rounding). }];
-  let arguments = (ins Tile_FragType:$value);
-  let results = (outs Tile_FragType:$result);
+    through f32 (one rounding). Fragments, per_row and per_col values (the
+    kind and extent are kept); i32 -> float is cvt.rn (exact below 2^24 for
+    f32), float -> i32 cvt.rzi. }];
+  let arguments = (ins Tile_Distributed:$value);
+  let results = (outs Tile_Distributed:$result);
   let assemblyFormat = "$value attr-dict `:` qualified(type($value)) `->` qualified(type($result))";
   let hasVerifier = 1;
 }
@@ -87,20 +96,23 @@ def Tile_FragColsOp : Tile_Op<"frag_cols", [Pure]> {
 }
 
 def Tile_FragCoordOp : Tile_Op<"frag_coord", [Pure]> {
-  let summary = "the row (dim 0) or column (dim 1) index of every element, as f32";
+  let summary = "the row (dim 0: per_row<Mxi32>) or column (dim 1: per_col<Nxi32>) indices";
+  let description = [{ The indices a thread's elements have in the wgmma D
+    layout: rows 64b + 16w + l/4 (+ 8), columns 8j + 2(l%4) (+ 1), with
+    w = thread/32 % 4, l = thread % 32. }];
   let arguments = (ins I32:$thread, I32Attr:$dim);
-  let results = (outs Tile_FragType:$result);
+  let results = (outs AnyTypeOf<[Tile_PerRowType, Tile_PerColType]>:$result);
   let assemblyFormat = "$dim `,` $thread attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
 }
 
-def Tile_FragLoadRowOp : Tile_Op<"frag_load_row", [Tile_MemoryAccessOpInterface]> {
-  let summary = "a fragment whose element [r, c] is ptr[c] (a row vector broadcast down)";
+def Tile_LoadPerColOp : Tile_Op<"load_per_col", [Tile_MemoryAccessOpInterface]> {
+  let summary = "a per_col value whose column c is ptr[c] (a column bias)";
   let description = [{ Each thread loads only the columns it holds (N/4
     elements: the two columns of each of its N/8 pairs), with plain weak
-    loads; rows r and r + 8 share them. }];
+    loads; every row it holds shares them. }];
   let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$ptr, I32:$thread);
-  let results = (outs Tile_FragType:$result);
+  let results = (outs Tile_PerColType:$result);
   let assemblyFormat = "$ptr `,` $thread attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))";
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -21,7 +21,9 @@ def Tile_FragType : Tile_Type<"Frag", "frag"> {
     64 (64-row blocks, block 0 first), cols a multiple of 8 in 8..256.
     Lowered to an LLVM struct of rows*cols/128 f32 (f32) or rows*cols/256
     i32 each holding two packed 16-bit elements (f16, bf16): the operand
-    and result form of nvvm.wgmma.mma_async.
+    and result form of nvvm.wgmma.mma_async. An i1 fragment (a mask, from
+    tile.frag_cmp) is a struct of rows*cols/128 i1; only tile.frag_select
+    reads it.
   }];
   let parameters = (ins "int64_t":$rows, "int64_t":$cols, "::mlir::Type":$elementType);
   let hasCustomAssemblyFormat = 1;
@@ -32,7 +34,46 @@ def Tile_FragType : Tile_Type<"Frag", "frag"> {
     /// 32-bit registers each thread holds (16-bit elements are packed in pairs).
     int64_t getRegistersPerThread() const;
     /// f16 / bf16: two elements per 32-bit register.
-    bool isPacked() const { return !getElementType().isF32(); }
+    bool isPacked() const { return getElementType().isF16() || getElementType().isBF16(); }
+  }];
+}
+
+// One value per row / per column of an M x N fragment, laid out as the
+// fragment's registers repeat them (FragmentOps.td).
+def Tile_PerRowType : Tile_Type<"PerRow", "per_row"> {
+  let summary = "one value per row of an M-row fragment (two per thread per 64 rows)";
+  let description = [{
+    `!tile.per_row<128xf32>`: in the wgmma D layout thread t of the
+    warpgroup holds, per 64-row block b, rows 64b + 16(t/32 % 4) + (t%32)/4
+    and that + 8 (PTX ISA 9.7.15.5.1); a per_row value keeps exactly those
+    two values per block: rows/64 * 2 elements per thread (element 2b + h is
+    row 64b + 16w + l/4 + 8h), shared by the 4 threads of a quad. Elements
+    f32, f16, bf16, i32 (row indices) or i1 (masks).
+  }];
+  let parameters = (ins "int64_t":$rows, "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// rows / 64 * 2.
+    int64_t getElementsPerThread() const;
+  }];
+}
+
+def Tile_PerColType : Tile_Type<"PerCol", "per_col"> {
+  let summary = "one value per column of an N-column fragment (N/4 per thread)";
+  let description = [{
+    `!tile.per_col<64xf32>`: thread t holds, per 8-column block j, columns
+    8j + 2(t%4) and that + 1 of every row it holds (PTX ISA 9.7.15.5.1); a
+    per_col value keeps those: cols/8 * 2 elements per thread (element 2j + k
+    is column 8j + 2(t%4) + k). Elements f32, f16, bf16, i32 (column
+    indices) or i1 (masks).
+  }];
+  let parameters = (ins "int64_t":$cols, "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// cols / 8 * 2.
+    int64_t getElementsPerThread() const;
   }];
 }
 

@@ -442,6 +442,8 @@ include "tile/Dialect/TileRingOps.td"
 include "tile/Dialect/TileMmaOps.td"
 // Element-wise math, conversions and stores of fragments.
 include "tile/Dialect/TileEpilogueOps.td"
+// Row reductions, comparisons, masks and math on fragments.
+include "tile/Dialect/TileFragmentOps.td"
 // Peers' symmetric memory and semaphores.
 include "tile/Dialect/TilePeerOps.td"
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,199 @@
+//===- FragmentRegisters.h - which registers hold which fragment elements -*- C++ -*-===//
+//
+// Shared by EpilogueToNVVM.cpp and FragmentToNVVM.cpp. A `!tile.frag<MxNxT>`
+// is an LLVM struct of M*N/128 f32 (or i1, a mask), or of M*N/256 i32 each
+// holding two 16-bit elements (the low half the lower column). Thread t of
+// the warpgroup (warp w = t/32 % 4, lane l = t % 32) holds, per 64-row block
+// b and 8-column block j (PTX ISA 9.7.15.5.1, "Matrix fragments for
+// wgmma.mma_async.m64nNk16", D; tile::target::wgmmaFragmentCoord): elements
+// 4j..4j+3 of the block = row 64b + 16w + l/4, columns 8j + 2(l%4) + {0, 1},
+// then the same columns of row + 8. So element e of the thread (i = e mod
+// N/2 within its block b = e / (N/2)) is row-half h = (i%4)/2 and column
+// 8(i/4) + 2(l%4) + i%2.
+// A `!tile.per_row<MxT>` keeps the thread's rows: element 2b + h; a
+// `!tile.per_col<NxT>` its columns: element 2j + k (k = i%2). Both are
+// structs of plain elements (never packed).
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CONVERSION_FRAGMENTREGISTERS_H
+#define TILEC_CONVERSION_FRAGMENTREGISTERS_H
+
+#include "tile/Dialect/TileDialect.h"
+#include "tilec/Target/TargetFacts.h"
+
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+namespace mlir::tile::fragregs {
+
+inline Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr((int32_t)v));
+}
+
+inline Value i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
+}
+
+/// The registers of a converted fragment value.
+inline SmallVector<Value> unpack(OpBuilder &b, Location loc, Value frag, int64_t n) {
+  SmallVector<Value> regs;
+  for (int64_t i = 0; i < n; ++i)
+    regs.push_back(LLVM::ExtractValueOp::create(b, loc, frag, i));
+  return regs;
+}
+
+inline Value pack(OpBuilder &b, Location loc, Type structTy, ArrayRef<Value> regs) {
+  Value v = LLVM::PoisonOp::create(b, loc, structTy);
+  for (auto [i, r] : llvm::enumerate(regs))
+    v = LLVM::InsertValueOp::create(b, loc, v, r, i);
+  return v;
+}
+
+/// The lane (t % 32) and the warp within the warpgroup ((t / 32) % 4).
+inline std::pair<Value, Value> laneAndWarp(OpBuilder &b, Location loc, Value thread) {
+  namespace target = ::tile::target;
+  Value lane = LLVM::URemOp::create(b, loc, thread, i32Const(b, loc, target::kWarpSize));
+  Value warp = LLVM::UDivOp::create(b, loc, thread, i32Const(b, loc, target::kWarpSize));
+  warp = LLVM::URemOp::create(b, loc, warp,
+                              i32Const(b, loc, target::kWarpgroupSize / target::kWarpSize));
+  return {lane, warp};
+}
+
+/// The row of the thread's first element (16w + l/4) and the column of its
+/// first element in every 8-column block (2 * (l % 4)).
+inline std::pair<Value, Value> fragmentOrigin(OpBuilder &b, Location loc, Value thread) {
+  auto [lane, warp] = laneAndWarp(b, loc, thread);
+  Value row = LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, warp, i32Const(b, loc, 16)),
+                                  LLVM::UDivOp::create(b, loc, lane, i32Const(b, loc, 4)));
+  Value col = LLVM::MulOp::create(b, loc, LLVM::URemOp::create(b, loc, lane, i32Const(b, loc, 4)),
+                                  i32Const(b, loc, 2));
+  return {row, col};
+}
+
+/// One pair of elements of a thread: its register index (f32: of the first
+/// element; packed: the i32) and its offsets from fragmentOrigin.
+struct Pair {
+  int64_t reg;
+  int64_t row, col;
+};
+
+/// Every pair of a rows x cols fragment, in register order.
+inline SmallVector<Pair> fragmentPairs(FragType t) {
+  SmallVector<Pair> pairs;
+  int64_t perBlock = t.getCols() / 2; // elements per thread per 64-row block
+  for (int64_t e = 0; e < t.getElementsPerThread(); e += 2) {
+    int64_t b = e / perBlock, i = e % perBlock;
+    pairs.push_back({t.isPacked() ? e / 2 : e,
+                     ::tile::target::kWgmmaM * b + 8 * ((i % 4) / 2), 8 * (i / 4)});
+  }
+  return pairs;
+}
+
+/// The element of a value of shape `from` that element e of a value of
+/// shape `to` reads (from is `to` itself, or a per_row / per_col value
+/// broadcast to the fragment `to`).
+inline int64_t sourceElement(const DistShape &to, const DistShape &from, int64_t e) {
+  if (from.kind == to.kind)
+    return e;
+  int64_t perBlock = to.cols / 2;
+  int64_t b = e / perBlock, i = e % perBlock;
+  if (from.kind == DistShape::Row)
+    return 2 * b + (i % 4) / 2;
+  return 2 * (i / 4) + i % 2; // DistShape::Col
+}
+
+inline VectorType pairType(Type elem) { return VectorType::get({2}, elem); }
+
+/// Whether a value of this shape keeps two 16-bit elements per register.
+inline bool isPacked(const DistShape &s) {
+  return s.kind == DistShape::Frag && (s.elem.isF16() || s.elem.isBF16());
+}
+
+/// Registers of a value of shape s.
+inline int64_t registers(const DistShape &s) {
+  return isPacked(s) ? s.elements() / 2 : s.elements();
+}
+
+/// Every element of an operand as element e of a result of shape `to`
+/// reads it: a scalar repeated, a same-shaped value's elements (a packed
+/// register split in two), or a broadcast value's elements.
+inline SmallVector<Value> elementsFor(OpBuilder &b, Location loc, Value original, Value converted,
+                                      const DistShape &to) {
+  SmallVector<Value> out;
+  std::optional<DistShape> from = distShape(original.getType());
+  if (!from) {
+    out.assign(to.elements(), converted);
+    return out;
+  }
+  SmallVector<Value> regs = unpack(b, loc, converted, registers(*from));
+  SmallVector<Value> elems;
+  if (isPacked(*from)) {
+    for (Value r : regs) {
+      Value p = LLVM::BitcastOp::create(b, loc, pairType(from->elem), r);
+      for (int k = 0; k < 2; ++k)
+        elems.push_back(LLVM::ExtractElementOp::create(b, loc, p, i32Const(b, loc, k)));
+    }
+  } else {
+    elems = regs;
+  }
+  for (int64_t e = 0; e < to.elements(); ++e)
+    out.push_back(elems[sourceElement(to, *from, e)]);
+  return out;
+}
+
+/// An operand as the value one register of the result works on: a
+/// fragment's register, a scalar (splat to a pair when packed), or the
+/// elements of a broadcast per_row / per_col value (paired when packed).
+struct Operand {
+  SmallVector<Value> regs; // per result register (as f32, or as <2 x T> pairs)
+  Value scalar;            // or the broadcast value
+  Value at(int64_t i) const { return scalar ? scalar : regs[i]; }
+};
+
+inline Value splatPair(OpBuilder &b, Location loc, Type elem, Value lo, Value hi) {
+  Value v = LLVM::PoisonOp::create(b, loc, pairType(elem));
+  v = LLVM::InsertElementOp::create(b, loc, v, lo, i32Const(b, loc, 0));
+  return LLVM::InsertElementOp::create(b, loc, v, hi, i32Const(b, loc, 1));
+}
+
+inline Operand operand(OpBuilder &b, Location loc, Value original, Value converted,
+                       Type resultType) {
+  Operand o;
+  DistShape to = *distShape(resultType);
+  Type elem = to.elem;
+  std::optional<DistShape> from = distShape(original.getType());
+  if (!from) {
+    o.scalar = converted;
+    if (isPacked(to))
+      o.scalar = splatPair(b, loc, elem, converted, converted);
+    return o;
+  }
+  if (from->kind == to.kind) {
+    o.regs = unpack(b, loc, converted, registers(to));
+    if (isPacked(to))
+      for (Value &r : o.regs)
+        r = LLVM::BitcastOp::create(b, loc, pairType(elem), r);
+    return o;
+  }
+  // A per_row / per_col value broadcast to a fragment.
+  SmallVector<Value> elems = elementsFor(b, loc, original, converted, to);
+  if (!isPacked(to)) {
+    o.regs = std::move(elems);
+    return o;
+  }
+  for (size_t e = 0; e < elems.size(); e += 2)
+    o.regs.push_back(splatPair(b, loc, elem, elems[e], elems[e + 1]));
+  return o;
+}
+
+/// The packed results back into i32 registers, and into the struct.
+inline Value result(OpBuilder &b, Location loc, const TypeConverter &tc, Type type,
+                    SmallVector<Value> regs) {
+  if (isPacked(*distShape(type)))
+    for (Value &r : regs)
+      r = LLVM::BitcastOp::create(b, loc, b.getI32Type(), r);
+  return pack(b, loc, tc.convertType(type), regs);
+}
+
+} // namespace mlir::tile::fragregs
+
+#endif // TILEC_CONVERSION_FRAGMENTREGISTERS_H

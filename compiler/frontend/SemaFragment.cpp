@@ -1,0 +1,359 @@
+//===- SemaFragment.cpp - the fragment algebra: broadcasting, math, masks ===//
+//
+// Distributed values are fragments `frag<T>[M, N]` (one warpgroup's wgmma
+// accumulator), `per_row<T>[M]` (one value per row) and `per_col<T>[N]`
+// (one value per column) (docs/reference/mma.md "The fragment algebra"):
+//  - element-wise `+ - * /`, comparisons, min, max, fma, select: every
+//    operand is a distributed value or a scalar of the element type
+//    (literals adapt). Shapes broadcast: a per_row[M] value stands for
+//    every column of an [M, N] fragment, a per_col[N] value for every row, a
+//    per_row with a per_col gives the [M, N] fragment; otherwise shapes and
+//    element types must be equal;
+//  - comparisons give a mask (i1 elements) of the broadcast shape, which
+//    only `select(m, a, b)` reads;
+//  - exp2, exp, log2, log (f32), abs (f32, f16, bf16) element-wise, with
+//    the scalar builtins' `approx`;
+//  - row_max(f), row_sum(f): an f32 fragment's rows reduced, a per_row<f32>;
+//  - frag_row(f), frag_col(f): the i32 row / column indices of f's elements
+//    (a per_row<i32>[M], a per_col<i32>[N]) for masks; i32 values take
+//    + - * / min max and comparisons; a per_row<i32> and a per_col<i32> meet
+//    only in a comparison (the causal test `col + n0 <= row + m0`);
+//  - `as`: fragments f32 <-> f16 <-> bf16; per_row / per_col values also to
+//    and from i32;
+//  - load_per_col(p, f): column c of f's columns is p[c] (a column bias).
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+namespace tile::frontend {
+
+bool fragmentShapeArg(Sema &s, CallExpr &e, size_t i, Type &frag); // SemaEpilogue.cpp
+
+namespace T = ::tile::target;
+
+namespace {
+
+bool isValueElementKind(ScalarKind k) {
+  return k == ScalarKind::F32 || k == ScalarKind::F16 || k == ScalarKind::BF16;
+}
+
+const char *kAlgebraHint = "fragments, per_row and per_col values take + - * /, comparisons, "
+                           "unary -, min, max, fma, exp2, exp, log2, log, abs, select and `as`";
+
+/// The shape two distributed types broadcast to (rows of a per_row, columns
+/// of a per_col, both of a fragment); `a` when they do not (the operand
+/// check reports it).
+Type broadcast(const Type &a, const Type &b) {
+  if (!b.isDistributed() || a.kind == b.kind)
+    return a;
+  if (!a.isDistributed())
+    return b;
+  if (a.isFragment())
+    return a;
+  if (b.isFragment())
+    return b;
+  const Type &row = a.kind == Type::PerRow ? a : b, &col = a.kind == Type::PerRow ? b : a;
+  return Type::fragment(a.scalar, row.dims[0], col.dims[0]);
+}
+
+/// Whether distributed `t` broadcasts to `shape` (ignoring element types).
+bool fits(const Type &t, const Type &shape) {
+  if (t.kind == shape.kind)
+    return t.dims == shape.dims;
+  if (!shape.isFragment())
+    return false;
+  return t.kind == Type::PerRow ? t.dims[0] == shape.dims[0] : t.dims[0] == shape.dims[1];
+}
+
+} // namespace
+
+bool Sema::anyFragmentArg(const CallExpr &e) {
+  for (const ExprPtr &a : e.args)
+    if (a->type.isDistributed())
+      return true;
+  return false;
+}
+
+bool Sema::checkFragmentOperand(ExprPtr &x, const Type &t, const Type &shape,
+                                const std::string &what) {
+  if (t.isInvalid())
+    return false;
+  std::string elemName = scalarName(shape.scalar);
+  if (t.isDistributed()) {
+    if (fits(t, shape) && t.scalar == shape.scalar)
+      return true;
+    error(x->loc, what + " is " + t.str() + ", expected " + shape.str(),
+          !fits(t, shape) ? "element-wise operations need fragments of one shape (a per_row[M] "
+                            "value broadcasts along the columns of an [M, N] fragment, a "
+                            "per_col[N] value along its rows)"
+          : t.isMask()    ? "a mask (a comparison's result) is read only by `select(m, a, b)`"
+                          : "convert one side with `as " + elemName + "`");
+    return false;
+  }
+  Type elem = Type::scalarTy(shape.scalar);
+  if (t.isUntyped())
+    return adapt(x, elem);
+  if (t != elem) {
+    error(x->loc, what + " is " + t.str() + ", expected " + shape.str() + " or " + elem.str(),
+          t.isScalar() ? "a scalar stands for every element and must have the fragment's "
+                         "element type: convert it with `as " +
+                             elemName + "`"
+                       : "fragments combine with fragments of their shape and with scalars");
+    return false;
+  }
+  return true;
+}
+
+Type Sema::checkFragmentBinary(BinaryExpr &e, const Type &l, const Type &r) {
+  std::string sp = binaryOpSpelling(e.op);
+  bool arith = e.op == BinaryOp::Add || e.op == BinaryOp::Sub || e.op == BinaryOp::Mul ||
+               e.op == BinaryOp::Div;
+  bool cmp = isComparison(e.op);
+  auto bail = [&] {
+    for (ExprPtr *x : {&e.lhs, &e.rhs})
+      if ((*x)->type.isUntyped())
+        finalize(*x);
+    return Type::invalid();
+  };
+  if (l.isInvalid() || r.isInvalid())
+    return bail();
+  const Type &first = l.isDistributed() ? l : r;
+  if (!arith && !cmp) {
+    error(e.loc, "'" + sp + "' cannot be applied to " + first.str(), kAlgebraHint);
+    return bail();
+  }
+  for (const Type *side : {&l, &r})
+    if (side->isMask()) {
+      error(e.loc, "'" + sp + "' cannot be applied to the mask " + side->str(),
+            "a comparison gives a mask; choose values with `select(m, a, b)`, or nest selects "
+            "for two conditions");
+      return bail();
+    }
+  Type shape = broadcast(first, l.isDistributed() ? r : l);
+  if (l.isDistributed() && r.isDistributed() && l.kind != r.kind && !l.isFragment() &&
+      !r.isFragment() && arith && shape.scalar == ScalarKind::I32) {
+    error(e.loc, "'" + sp + "' of a per_row and a per_col index",
+          "row and column indices meet in a comparison (`frag_col(s) + n0 <= frag_row(s) + m0`); "
+          "convert them with `as f32` for arithmetic");
+    return bail();
+  }
+  bool ok = checkFragmentOperand(e.lhs, l, shape, "the left operand of '" + sp + "'");
+  ok = checkFragmentOperand(e.rhs, r, shape, "the right operand of '" + sp + "'") && ok;
+  if (!ok)
+    return Type::invalid();
+  return cmp ? shape.withScalar(ScalarKind::I1) : shape;
+}
+
+Type Sema::checkFragmentCast(CastExpr &e, const Type &from, const Type &to) {
+  if (from.isUntyped())
+    finalize(e.operand);
+  bool vector = from.kind == Type::PerRow || from.kind == Type::PerCol;
+  bool target = to.isScalar() && (isValueElementKind(to.scalar) ||
+                                  (vector && to.scalar == ScalarKind::I32));
+  if (from.isDistributed() && !from.isMask() && target &&
+      (isValueElementKind(from.scalar) || vector))
+    return from.withScalar(to.scalar);
+  if (from.isDistributed() && to == from)
+    return to;
+  error(e.loc, "cannot cast " + from.str() + " to " + to.str(),
+        from.isMask()       ? "a mask is read only by `select(m, a, b)`"
+        : vector            ? "a per_row or per_col value converts element-wise to f32, f16, bf16 "
+                              "or i32: `m as f16`"
+        : from.isFragment() ? "a fragment converts element-wise to f32, f16 or bf16: `acc as f16`"
+                            : "only fragments, per_row and per_col values convert to them");
+  return Type::invalid();
+}
+
+/// min, max, fma, select, exp2, exp, log2, log, abs with a distributed
+/// argument (the arguments already inferred).
+Type Sema::checkFragmentArgs(CallExpr &e) {
+  Builtin b = e.builtin;
+  bool math = b == Builtin::Exp2 || b == Builtin::Exp || b == Builtin::Log2 ||
+              b == Builtin::Log || b == Builtin::Abs;
+  auto bail = [&] {
+    for (ExprPtr &a : e.args)
+      finalize(a);
+    return Type::invalid();
+  };
+  if (b != Builtin::Min && b != Builtin::Max && b != Builtin::Fma && b != Builtin::Select &&
+      !math) {
+    error(e.loc, "'" + e.callee + "' does not take fragments", kAlgebraHint);
+    return bail();
+  }
+  // select's condition is a mask (or an i1 scalar); the values follow.
+  size_t first = b == Builtin::Select ? 1 : 0;
+  Type shape;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const Type &t = e.args[i]->type;
+    if (!t.isDistributed())
+      continue;
+    if (i >= first && shape.isInvalid())
+      shape = t;
+  }
+  for (size_t i = first; i < e.args.size(); ++i)
+    if (!shape.isInvalid())
+      shape = broadcast(shape, e.args[i]->type);
+  if (b == Builtin::Select) {
+    const Type &m = e.args[0]->type;
+    if (m.isDistributed() && !m.isMask()) {
+      error(e.args[0]->loc, "the condition of select is " + m.str() + ", not a mask",
+            "compare to get a mask: `select(s < 0.0, 0.0, s)`");
+      return bail();
+    }
+    if (!m.isDistributed() && !m.isBool() && !m.isInvalid()) {
+      error(e.args[0]->loc, "the condition of select must be a mask or an i1, found " + m.str(),
+            "compare to get a mask: `select(frag_col(s) < n, s, -inf)`");
+      return bail();
+    }
+    if (shape.isInvalid()) { // select(mask, scalar, scalar): the mask's shape
+      Type v = e.args[1]->type.isUntyped() ? e.args[2]->type : e.args[1]->type;
+      ScalarKind k = v.isScalar() ? v.scalar : ScalarKind::F32;
+      shape = m.withScalar(k);
+    } else if (m.isDistributed()) {
+      shape = broadcast(shape, m).withScalar(shape.scalar);
+    }
+  }
+  if (shape.isMask()) {
+    error(e.loc, "'" + e.callee + "' takes values, not masks",
+          "a mask is read only as the condition of `select(m, a, b)`");
+    return bail();
+  }
+  bool ok = true;
+  if (b == Builtin::Select && e.args[0]->type.isDistributed() &&
+      !fits(e.args[0]->type, shape)) {
+    error(e.args[0]->loc,
+          "the condition of select is " + e.args[0]->type.str() + ", expected " +
+              shape.withScalar(ScalarKind::I1).str(),
+          "the mask has the shape of the values (or broadcasts to it)");
+    ok = false;
+  }
+  for (size_t i = first; i < e.args.size(); ++i)
+    ok = checkFragmentOperand(e.args[i], e.args[i]->type, shape,
+                              "argument " + std::to_string(i + 1) + " of '" + e.callee + "'") &&
+         ok;
+  if (!ok)
+    return Type::invalid();
+  if (math) {
+    bool transcendental = b != Builtin::Abs;
+    if (transcendental ? shape.scalar != ScalarKind::F32 : !isValueElementKind(shape.scalar)) {
+      error(e.args[0]->loc,
+            "'" + e.callee + "' of " + shape.str() + ": element-wise " + e.callee + " takes " +
+                (transcendental ? "f32" : "f32, f16 or bf16") + " elements",
+            transcendental ? "convert first: `" + e.callee + "(x as f32)`"
+                           : "convert with `as f32`");
+      return Type::invalid();
+    }
+    if (mathNeedsLibdevice(b, e.approx) && !opts_.libdeviceFound) {
+      error(e.loc, "'" + e.callee + "' needs libdevice (CUDA's math library), which was not found",
+            "install the CUDA toolkit or pass --libdevice=PATH/libdevice.10.bc; `approx = true` "
+            "needs no libdevice");
+      return Type::invalid();
+    }
+  } else if (b != Builtin::Select && b != Builtin::Min && b != Builtin::Max &&
+             !isValueElementKind(shape.scalar)) {
+    error(e.loc, "'" + e.callee + "' of " + shape.str() + " needs float elements",
+          "convert with `as f32`");
+    return Type::invalid();
+  }
+  return shape;
+}
+
+/// select(m, a, b) without a distributed argument: `c ? a : b` for scalars.
+Type Sema::checkSelectCall(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 3, 3))
+    return Type::invalid();
+  bool ok = true;
+  for (ExprPtr &a : e.args)
+    if (infer(a).isInvalid())
+      ok = false;
+  if (!ok) {
+    for (ExprPtr &a : e.args)
+      finalize(a);
+    return Type::invalid();
+  }
+  if (anyFragmentArg(e))
+    return checkFragmentArgs(e);
+  error(e.loc, "select(m, a, b) chooses between fragment, per_row or per_col elements",
+        "for scalars write `c ? a : b`");
+  for (ExprPtr &a : e.args)
+    finalize(a);
+  return Type::invalid();
+}
+
+/// frag_row(f) / frag_col(f): the i32 index of every row / column of f.
+Type Sema::checkFragmentIndexCall(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 1, 1))
+    return Type::invalid();
+  Type frag;
+  if (!fragmentShapeArg(*this, e, 0, frag))
+    return Type::invalid();
+  return e.builtin == Builtin::FragRow ? Type::perRow(ScalarKind::I32, frag.dims[0])
+                                       : Type::perCol(ScalarKind::I32, frag.dims[1]);
+}
+
+/// row_max(f) / row_sum(f) of an f32 fragment.
+Type Sema::checkRowReduction(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 1, 1))
+    return Type::invalid();
+  Type frag;
+  if (!fragmentShapeArg(*this, e, 0, frag))
+    return Type::invalid();
+  if (frag.scalar != ScalarKind::F32) {
+    error(e.args[0]->loc, "'" + e.callee + "' reduces an f32 fragment, found " + frag.str(),
+          "reduce the f32 accumulator, or convert: `" + e.callee + "(f as f32)`");
+    return Type::invalid();
+  }
+  return Type::perRow(ScalarKind::F32, frag.dims[0]);
+}
+
+Type Sema::checkLoadPerCol(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 2, 2))
+    return Type::invalid();
+  Type p = infer(e.args[0]);
+  if (p.isUntyped())
+    p = finalize(e.args[0]);
+  Type frag;
+  bool ok = fragmentShapeArg(*this, e, 1, frag);
+  if (p.isInvalid() || !ok)
+    return Type::invalid();
+  if (!p.isPointer() || (p.space != AddressSpace::Global && p.space != AddressSpace::Shared) ||
+      !isValueElementKind(p.scalar)) {
+    error(e.args[0]->loc,
+          "'load_per_col' reads a row of f32, f16 or bf16 through a global or shared pointer, "
+          "found " +
+              p.str(),
+          "pass the first column's element, e.g. `load_per_col(bias + n0, acc)` with bias a "
+          "ptr<f32, global>");
+    return Type::invalid();
+  }
+  e.space = p.space;
+  return Type::perCol(p.scalar, frag.dims[1]);
+}
+
+/// The extents of a per_row / per_col annotation (those of a fragment).
+bool Sema::checkDistributedShape(const Location &loc, const Type &t) {
+  if (t.isFragment()) // a mask frag<i1>[M, N] has a fragment's extents
+    return checkFragmentShape(loc, t.isMask() ? ScalarKind::F32 : t.scalar, t.dims[0], t.dims[1]);
+  if (t.kind != Type::PerRow && t.kind != Type::PerCol)
+    return true;
+  bool row = t.kind == Type::PerRow;
+  const char *hint = row ? "per_row<T>[M]: T f32, f16, bf16, i32 or i1, M 64, 128, 192 or 256"
+                         : "per_col<T>[N]: T f32, f16, bf16, i32 or i1, N a multiple of 8 in 8..256";
+  if (!isValueElementKind(t.scalar) && t.scalar != ScalarKind::I32 && t.scalar != ScalarKind::I1) {
+    error(loc, std::string("no ") + (row ? "per_row" : "per_col") + " value of " +
+                   scalarName(t.scalar) + " elements",
+          hint);
+    return false;
+  }
+  int64_t n = t.dims[0];
+  bool good = row ? n >= T::kWgmmaM && n % T::kWgmmaM == 0 && n <= 4 * T::kWgmmaM
+                  : n >= T::kWgmmaMinN && n <= T::kWgmmaMaxN && n % T::kWgmmaNStep == 0;
+  if (!good) {
+    error(loc, std::string(row ? "per_row rows M = " : "per_col columns N = ") + std::to_string(n) +
+                   " is no fragment extent",
+          hint);
+    return false;
+  }
+  return true;
+}
+
+} // namespace tile::frontend

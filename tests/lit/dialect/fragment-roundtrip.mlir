@@ -1,0 +1,39 @@
+// RUN: tile-opt %s | tile-opt | FileCheck %s
+// The fragment algebra (TileFragmentOps.td) and the per_row / per_col
+// types print in a form they parse back.
+
+// CHECK-LABEL: tile.kernel @algebra(
+// CHECK: %[[S:.*]] = tile.frag_zeros : !tile.frag<128x64xf32>
+// CHECK: %[[M:.*]] = tile.frag_reduce max %[[S]] : !tile.frag<128x64xf32> -> !tile.per_row<128xf32>
+// CHECK: tile.frag_reduce sum %[[S]] : !tile.frag<128x64xf32> -> !tile.per_row<128xf32>
+// CHECK: %[[R:.*]] = tile.frag_coord 0, %{{.*}} : !tile.per_row<128xi32>
+// CHECK: %[[C:.*]] = tile.frag_coord 1, %{{.*}} : !tile.per_col<64xi32>
+// CHECK: %[[K:.*]] = tile.frag_cmp le %[[C]], %[[R]] : !tile.per_col<64xi32>, !tile.per_row<128xi32> -> !tile.frag<128x64xi1>
+// CHECK: tile.frag_select %[[K]], %[[S]], %{{.*}} : !tile.frag<128x64xi1>, !tile.frag<128x64xf32>, f32 -> !tile.frag<128x64xf32>
+// CHECK: tile.frag_cmp eq %[[M]], %{{.*}} : !tile.per_row<128xf32>, f32 -> !tile.per_row<128xi1>
+// CHECK: tile.frag_arith sub %[[S]], %[[M]] : !tile.frag<128x64xf32>, !tile.per_row<128xf32> -> !tile.frag<128x64xf32>
+// CHECK: tile.frag_math exp2 %{{.*}} {approx} : !tile.frag<128x64xf32>
+// CHECK: tile.frag_math log %[[M]] : !tile.per_row<128xf32>
+// CHECK: tile.frag_splat %{{.*}} : f32 -> !tile.per_row<128xf32>
+// CHECK: tile.load_per_col %{{.*}}, %{{.*}} : !tile.ptr<f16, global> -> !tile.per_col<64xf16>
+// CHECK: tile.frag_convert %[[R]] : !tile.per_row<128xi32> -> !tile.per_row<128xf32>
+// CHECK: tile.store_per_row %[[M]], %{{.*}}, %{{.*}} : !tile.per_row<128xf32>, !tile.ptr<f32, global>
+tile.kernel @algebra(%p: !tile.ptr<f16, global>, %l: !tile.ptr<f32, global>, %inf: f32) {
+  %t = tile.sreg tid_x : i32
+  %s = tile.frag_zeros : !tile.frag<128x64xf32>
+  %m = tile.frag_reduce max %s : !tile.frag<128x64xf32> -> !tile.per_row<128xf32>
+  %sum = tile.frag_reduce sum %s : !tile.frag<128x64xf32> -> !tile.per_row<128xf32>
+  %r = tile.frag_coord 0, %t : !tile.per_row<128xi32>
+  %c = tile.frag_coord 1, %t : !tile.per_col<64xi32>
+  %k = tile.frag_cmp le %c, %r : !tile.per_col<64xi32>, !tile.per_row<128xi32> -> !tile.frag<128x64xi1>
+  %masked = tile.frag_select %k, %s, %inf : !tile.frag<128x64xi1>, !tile.frag<128x64xf32>, f32 -> !tile.frag<128x64xf32>
+  %empty = tile.frag_cmp eq %m, %inf : !tile.per_row<128xf32>, f32 -> !tile.per_row<128xi1>
+  %d = tile.frag_arith sub %masked, %m : !tile.frag<128x64xf32>, !tile.per_row<128xf32> -> !tile.frag<128x64xf32>
+  %e = tile.frag_math exp2 %d {approx} : !tile.frag<128x64xf32>
+  %lg = tile.frag_math log %m : !tile.per_row<128xf32>
+  %z = tile.frag_splat %inf : f32 -> !tile.per_row<128xf32>
+  %bias = tile.load_per_col %p, %t : !tile.ptr<f16, global> -> !tile.per_col<64xf16>
+  %rf = tile.frag_convert %r : !tile.per_row<128xi32> -> !tile.per_row<128xf32>
+  tile.store_per_row %m, %l, %t : !tile.per_row<128xf32>, !tile.ptr<f32, global>
+  tile.return
+}
