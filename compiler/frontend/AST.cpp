@@ -1,5 +1,6 @@
 //===- AST.cpp - names of AST enums ----------------------------------------===//
 #include "tilec/frontend/AST.h"
+#include "NearestNames.h"
 
 #include <algorithm>
 #include <vector>
@@ -259,6 +260,37 @@ std::string closestBuiltin(const std::string &name) {
     }
   }
   return best;
+}
+
+std::vector<std::string> nearestNames(const std::string &name,
+                                      const std::vector<std::string> &more, size_t count) {
+  struct Candidate {
+    size_t distance, prefix;
+    std::string name;
+  };
+  std::vector<Candidate> all;
+  auto add = [&](const std::string &n) {
+    size_t prefix = 0;
+    while (prefix < n.size() && prefix < name.size() && n[prefix] == name[prefix])
+      ++prefix;
+    all.push_back({editDistance(name, n), prefix, n});
+  };
+  for (const BuiltinName &n : kBuiltins)
+    add(n.name);
+  for (const std::string &n : more)
+    add(n);
+  std::sort(all.begin(), all.end(), [](const Candidate &a, const Candidate &b) {
+    if (a.distance != b.distance)
+      return a.distance < b.distance;
+    if (a.prefix != b.prefix)
+      return a.prefix > b.prefix;
+    return a.name < b.name;
+  });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < all.size() && out.size() < count; ++i)
+    if (std::find(out.begin(), out.end(), all[i].name) == out.end())
+      out.push_back(all[i].name);
+  return out;
 }
 
 std::optional<ForeignWord> foreignWord(const std::string &word) {

@@ -162,7 +162,9 @@ void Sema::checkKernel(KernelAST &k) {
   curRole_ = nullptr;
   constChecked_.clear();
   loops_.clear();
+  unrolled_.clear();
   ifGuards_.clear();
+  boundValues_.clear();
   tmaTileNames_.clear();
   tmaBarriers_.clear();
   curBlock_ = nullptr;
@@ -412,7 +414,34 @@ void Sema::checkLet(LetStmt &s) {
     t = Type::invalid();
   }
   d.type = t;
+  if (!isVar && t.isScalar())
+    boundValues_[&d] = s.init.get();
   declare(d);
+}
+
+const ExprAST &Sema::boundValue(const ExprAST &e) const {
+  const ExprAST *x = &e;
+  // A chain is at most as long as the bindings (each names an earlier one).
+  // A call of a function whose body is `let`s and one `return v` (`fn
+  // leader() -> i1 { return role_thread_id() == 0 }`) is v.
+  for (size_t n = 0; n <= boundValues_.size() + size_t(inlinedCalls_); ++n) {
+    if (auto *c = x->as<CallExpr>(); c && c->inlined) {
+      const Block &body = c->inlined->body;
+      auto *r = body.empty() ? nullptr : body.back()->as<ReturnStmt>();
+      if (!r || !r->value || !std::all_of(body.begin(), body.end() - 1, [](const StmtPtr &st) {
+            return st->is<LetStmt>();
+          }))
+        return *x;
+      x = r->value.get();
+      continue;
+    }
+    auto *v = x->as<VarRefExpr>();
+    auto it = v && v->decl ? boundValues_.find(v->decl) : boundValues_.end();
+    if (it == boundValues_.end())
+      return *x;
+    x = it->second;
+  }
+  return *x;
 }
 
 static bool isParamDerivedCount(const ExprAST &e, Sema &sema, std::string &why, Location &where) {
@@ -785,12 +814,19 @@ void Sema::checkFor(ForStmt &s) {
     }
   }
   s.loopVar->type = t;
+  // A full unroll's copies are known before its body is checked: there the
+  // loop variable is a constant in each copy (foldEveryCopy).
+  if (s.unrollFull || s.unrollFactor)
+    checkUnroll(s);
+  bool unrolled = s.unrollFull && !s.unrolledValues.empty();
+  if (unrolled)
+    unrolled_.push_back({s.loopVar.get(), &s.unrolledValues});
   pushScope();
   declare(*s.loopVar);
   checkBlock(s.body, false);
   popScope();
-  if (s.unrollFull || s.unrollFactor)
-    checkUnroll(s);
+  if (unrolled)
+    unrolled_.pop_back();
 }
 
 } // namespace tile::frontend

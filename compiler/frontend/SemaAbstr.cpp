@@ -15,6 +15,7 @@
 #include "SemaImpl.h"
 #include "tilec/frontend/Parser.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -373,6 +374,63 @@ void Sema::checkUnroll(ForStmt &s) {
   s.unrolledValues = std::move(values);
 }
 
+std::optional<std::vector<int64_t>> Sema::foldEveryCopy(const ExprAST &e, bool &overflow) {
+  // The unrolled loop variables `e` reads, directly or through `let`s.
+  std::vector<size_t> used;
+  std::function<void(const ExprAST &)> collect = [&](const ExprAST &x) {
+    if (auto *v = x.as<VarRefExpr>()) {
+      for (size_t i = 0; i < unrolled_.size(); ++i)
+        if (unrolled_[i].first == v->decl &&
+            std::find(used.begin(), used.end(), i) == used.end())
+          used.push_back(i);
+      const ExprAST &b = boundValue(x);
+      if (&b != &x)
+        collect(b);
+      return;
+    }
+    if (auto *u = x.as<UnaryExpr>())
+      collect(*u->operand);
+    else if (auto *b = x.as<BinaryExpr>()) {
+      collect(*b->lhs);
+      collect(*b->rhs);
+    } else if (auto *c = x.as<CastExpr>())
+      collect(*c->operand);
+    else if (auto *s = x.as<SelectExpr>()) {
+      collect(*s->cond);
+      collect(*s->trueValue);
+      collect(*s->falseValue);
+    }
+  };
+  collect(e);
+  std::vector<size_t> pick(unrolled_.size(), 0); // the copy of each loop
+  ConstantLeaf leaf = [&](const ExprAST &x) -> std::optional<int64_t> {
+    auto *v = x.as<VarRefExpr>();
+    if (!v)
+      return std::nullopt;
+    for (size_t i = 0; i < unrolled_.size(); ++i)
+      if (unrolled_[i].first == v->decl)
+        return (*unrolled_[i].second)[pick[i]];
+    const ExprAST &b = boundValue(x);
+    if (&b == &x)
+      return std::nullopt;
+    return foldConstant(b, overflow, &leaf);
+  };
+  std::vector<int64_t> out;
+  while (true) {
+    std::optional<int64_t> v = foldConstant(e, overflow, &leaf);
+    if (!v || overflow)
+      return std::nullopt;
+    out.push_back(*v);
+    if (out.size() > kMaxFullUnroll) // every copy's value is one more operation
+      return std::nullopt;
+    size_t k = used.size();
+    while (k > 0 && ++pick[used[k - 1]] == unrolled_[used[k - 1]].second->size())
+      pick[used[--k]] = 0;
+    if (k == 0)
+      return out;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Functions
 //===----------------------------------------------------------------------===//
@@ -630,6 +688,8 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
         d->type.staticLength = got.staticLength;
       }
     }
+    if (want.isScalar()) // the guard checks see the argument through the name
+      boundValues_[d.get()] = e.args[i].get();
     inl->params.push_back(std::move(d));
   }
   if (!ok)

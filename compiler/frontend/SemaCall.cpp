@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
+#include "NearestNames.h"
 
 #include "tilec/Target/ClusterGeometry.h"
 
@@ -46,6 +47,16 @@ bool Sema::checkNoNamedArgs(CallExpr &e) {
         "wait, "
         "fence and cluster_arrive only");
   return false;
+}
+
+std::string Sema::nearestCallees(const std::string &name) const {
+  std::vector<std::string> fns;
+  for (const auto &f : functions_)
+    fns.push_back(f.first);
+  std::string list;
+  for (const std::string &n : nearestNames(name, fns, 5))
+    list += (list.empty() ? "" : ", ") + n;
+  return list;
 }
 
 Type Sema::inferCall(CallExpr &e) {
@@ -87,8 +98,10 @@ Type Sema::inferCall(CallExpr &e) {
           e.callee == "mbarrier"
               ? "declare mbarriers at the top of the kernel: `let b = mbarrier(COUNT)` or "
                 "`let s = mbarrier[N](COUNT)`"
-              : "define it at file level with `fn " + e.callee +
-                    "(...) { ... }`, or call a builtin: " + builtinNameList());
+              : "the nearest names are " + nearestCallees(e.callee) +
+                    " (docs/reference/builtins.md lists every builtin); or define it at file "
+                    "level with `fn " +
+                    e.callee + "(...) { ... }`");
     for (ExprPtr &a : e.args)
       resolveOnly(a);
     return Type::invalid();

@@ -23,8 +23,11 @@ std::string shapeStr(const Type &f) {
 
 } // namespace
 
-/// Whether `e` reads which thread, lane, warp or warpgroup runs it.
-static bool namesThread(const ExprAST &e) {
+/// Whether `e` reads which thread, lane, warp or warpgroup runs it (through
+/// the names bound by `let` or to a function's argument, Sema::boundValue).
+static bool namesThread(const Sema &sema, const ExprAST &x) {
+  auto rec = [&](const ExprAST &y) { return namesThread(sema, y); };
+  const ExprAST &e = sema.boundValue(x);
   if (auto *c = e.as<CallExpr>()) {
     switch (c->builtin) {
     case Builtin::ThreadId:
@@ -38,26 +41,26 @@ static bool namesThread(const ExprAST &e) {
       break;
     }
     for (const ExprPtr &a : c->args)
-      if (namesThread(*a))
+      if (rec(*a))
         return true;
     return false;
   }
   if (auto *u = e.as<UnaryExpr>())
-    return namesThread(*u->operand);
+    return rec(*u->operand);
   if (auto *b = e.as<BinaryExpr>())
-    return namesThread(*b->lhs) || namesThread(*b->rhs);
+    return rec(*b->lhs) || rec(*b->rhs);
   if (auto *k = e.as<CastExpr>())
-    return namesThread(*k->operand);
+    return rec(*k->operand);
   if (auto *s = e.as<SelectExpr>())
-    return namesThread(*s->cond) || namesThread(*s->trueValue) || namesThread(*s->falseValue);
+    return rec(*s->cond) || rec(*s->trueValue) || rec(*s->falseValue);
   if (auto *i = e.as<IndexExpr>())
-    return namesThread(*i->base) || namesThread(*i->index);
+    return rec(*i->base) || rec(*i->index);
   return false;
 }
 
 bool Sema::inThreadSelectingIf() const {
   for (const ExprAST *g : ifGuards_)
-    if (namesThread(*g))
+    if (namesThread(*this, *g))
       return true;
   return false;
 }
@@ -96,36 +99,49 @@ Type Sema::checkFragmentCols(CallExpr &e) {
   Type frag;
   if (!fragmentShapeArg(*this, e, 0, frag))
     return Type::invalid();
-  int64_t v[2] = {0, 0};
+  // j and w are constants in every copy of the enclosing unrolled loops (j
+  // may differ between copies: MLIRGen takes each copy's; w is the result's
+  // type, so it is one value).
+  std::vector<int64_t> v[2];
   const char *what[2] = {"column block j", "column count w"};
   for (int i = 0; i < 2; ++i) {
     Type t = checkValue(e.args[i + 1], nullptr, "");
     if (t.isUntyped())
       t = finalize(e.args[i + 1]);
     bool overflow = false;
-    std::optional<int64_t> c;
+    std::optional<std::vector<int64_t>> c;
     if (!t.isInvalid() && t.isInteger() && !t.isBool())
-      c = foldConstant(*e.args[i + 1], overflow);
-    if (!c || overflow) {
+      c = foldEveryCopy(*e.args[i + 1], overflow);
+    bool varies = i == 1 && c && std::any_of(c->begin(), c->end(),
+                                             [&](int64_t x) { return x != c->front(); });
+    if (!c || overflow || varies) {
       error(e.args[i + 1]->loc,
-            std::string("the ") + what[i] + " of cols(f, j, w) must be an integer constant",
+            std::string("the ") + what[i] + " of cols(f, j, w) must be an integer constant" +
+                (varies ? " (one value in every copy of the unrolled loop: it is the result's "
+                          "width)"
+                        : ""),
             "a fragment's columns are registers: which ones must be known at compile time "
-            "(a literal, a `const` or a template parameter)");
+            "(a literal, a `const`, a template parameter or an unrolled loop's variable)");
       return Type::invalid();
     }
-    v[i] = *c;
+    v[i] = std::move(*c);
   }
-  int64_t j = v[0], w = v[1];
+  int64_t w = v[1].front();
   if (!checkFragmentShape(e.args[2]->loc, frag.scalar, frag.dims[0], w))
     return Type::invalid();
-  if (j < 0 || (j + 1) * w > frag.dims[1]) {
-    error(e.args[1]->loc,
-          "cols(f, " + std::to_string(j) + ", " + std::to_string(w) + ") selects columns " +
-              std::to_string(j * w) + ".." + std::to_string(j * w + w - 1) + " of " + frag.str(),
-          "j * w + w must not exceed the fragment's " + std::to_string(frag.dims[1]) + " columns");
-    return Type::invalid();
-  }
-  e.firstColumn = j * w;
+  for (int64_t j : v[0])
+    if (j < 0 || (j + 1) * w > frag.dims[1]) {
+      error(e.args[1]->loc,
+            "cols(f, " + std::to_string(j) + ", " + std::to_string(w) + ") selects columns " +
+                std::to_string(j * w) + ".." + std::to_string(j * w + w - 1) + " of " +
+                frag.str(),
+            "j * w + w must not exceed the fragment's " + std::to_string(frag.dims[1]) +
+                " columns");
+      return Type::invalid();
+    }
+  // One value: the columns are fixed. Several (j varies with an unrolled
+  // loop's variable): -1, and MLIRGen takes each copy's j.
+  e.firstColumn = v[0].size() == 1 ? v[0].front() * w : -1;
   return Type::fragment(frag.scalar, frag.dims[0], w);
 }
 

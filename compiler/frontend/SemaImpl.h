@@ -191,6 +191,8 @@ public:
 
   // ---- SemaCall.cpp: builtins
   Type inferCall(CallExpr &e);
+  /// The builtins and file functions nearest to an unknown callee, listed.
+  std::string nearestCallees(const std::string &name) const;
   Type checkMemoryCall(CallExpr &e);
   bool checkArgCount(CallExpr &e, size_t min, size_t max);
   bool checkNoNamedArgs(CallExpr &e);
@@ -259,6 +261,15 @@ public:
   bool guardedByWarpgroupLeaderWarp() const; // SemaRings.cpp
   Location firstPeerUse_;
   std::vector<const ExprAST *> ifGuards_;           // conditions of enclosing `if`s (then side)
+  /// Immutable scalar names and what they are bound to: a `let`'s
+  /// initializer, an inlined function's parameter's argument. The guard
+  /// checks (one thread, a warpgroup's leader warp, a thread-selecting `if`)
+  /// look through them, so `let t = role_thread_id(); if t == 0 { ... }`
+  /// is the guard `role_thread_id() == 0`.
+  std::unordered_map<const Decl *, const ExprAST *> boundValues_;
+  /// `e`, or, when it names such a binding, the bound expression (followed
+  /// through chains of them).
+  const ExprAST &boundValue(const ExprAST &e) const;
   std::unordered_set<std::string> tmaTileNames_;
   /// mbarriers TMA loads complete on, with those copies: the compiler
   /// expects their bytes, so a user expect_tx on them counts only the bytes
@@ -381,6 +392,16 @@ public:
   Block *curBlock_ = nullptr;                        // the block whose statements are being checked
   RoleAST *curRole_ = nullptr;                       // the role whose body is being checked
   std::vector<StmtAST *> loops_;                     // enclosing for/while, innermost last
+  /// Enclosing fully unrolled loops (`for j in 0 .. 4 unroll`): the loop
+  /// variable and its value in each copy of the body, outermost first.
+  std::vector<std::pair<const Decl *, const std::vector<int64_t> *>> unrolled_;
+  /// The values `e` takes in the copies of the enclosing unrolled loops, one
+  /// per combination of the loop variables it reads (one value when it reads
+  /// none); names bound by `let` stand for their values. nullopt when some
+  /// copy's value is not a compile-time constant (or overflows: `overflow`).
+  /// What a constant-requiring use (a vector element index, cols()) takes,
+  /// so an unrolled loop variable is a constant there as in each copy.
+  std::optional<std::vector<int64_t>> foldEveryCopy(const ExprAST &e, bool &overflow);
   std::unordered_set<const ExprAST *> constChecked_; // nodes checkConstantOps has seen
 
   /// What the kernel does with one mbarrier declaration (for checkMBarrierUses).

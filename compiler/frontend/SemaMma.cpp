@@ -175,6 +175,8 @@ Type Sema::checkMmaCall(CallExpr &e) {
 bool Sema::checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *which) {
   std::string hint = std::string("operand ") + which +
                      " is a 2-D shared tile, rows(TILE, i, n) of one, or trans(...) of those";
+  if (std::string(which) == "a") // wgmma's .rs form (PTX ISA 9.7.15.5.2): A from registers
+    hint += "; or a 16-bit fragment [M, K] in registers, `mma(p as f16, trans(s.v), acc)`";
   ExprPtr *at = &arg;
   auto *view = (*at)->as<CallExpr>();
   if (view && view->callee == "trans") {
@@ -291,7 +293,13 @@ Type Sema::checkMma(CallExpr &e) {
   // one, so its inflight(N) is not reported again as "no mma".
   if (ringAccess_ && !ringAccess_->isProduce())
     ringAccess_->issuesMma = true;
-  if (!checkNoNamedArgs(e) || !checkArgCount(e, 3, 3))
+  if (!e.namedArgs.empty()) {
+    error(e.namedArgs[0].loc, "'mma' takes no named arguments",
+          "mma(a, b, acc) takes its operands and the accumulator by position (a: a shared tile, "
+          "a view or a 16-bit fragment; b: a shared tile or a view)");
+    return Type::invalid();
+  }
+  if (!checkArgCount(e, 3, 3))
     return Type::invalid();
   bool ok = checkMmaOperand(e.args[0], e.mma.a, "a");
   ok = checkMmaOperand(e.args[1], e.mma.b, "b") && ok;
@@ -398,6 +406,10 @@ const ExprAST *nonMmaUse(const ExprAST &e, const std::unordered_set<const Decl *
   if (auto *v = e.as<VarRefExpr>())
     return v->decl && accs.count(v->decl) ? &e : nullptr;
   if (auto *c = e.as<CallExpr>()) {
+    // An mma in error was reported, and is no program: its operands are not
+    // uses (`acc = mma(acc, ...)`, an f32 a, is one error, not two).
+    if (c->builtin == Builtin::Mma && c->type.isInvalid())
+      return nullptr;
     for (size_t i = 0; i < c->args.size(); ++i) {
       if (c->builtin == Builtin::Mma && i == 2 && c->args[i]->is<VarRefExpr>())
         continue;

@@ -358,16 +358,16 @@ void Sema::checkRingAccess(RingAccessStmt &s) {
 /// warpgroup does.
 bool Sema::guardedByWarpgroupLeaderWarp() const {
   std::function<bool(const ExprAST &)> leader = [&](const ExprAST &g) {
-    auto *b = g.as<BinaryExpr>();
+    auto *b = boundValue(g).as<BinaryExpr>(); // `let` names stand for their values
     if (!b)
       return false;
     if (b->op == BinaryOp::LogicalAnd)
       return leader(*b->lhs) || leader(*b->rhs);
     if (b->op != BinaryOp::Eq)
       return false;
-    auto check = [](const ExprAST &id, const ExprAST &c) {
-      auto *call = id.as<CallExpr>();
-      auto *lit = c.as<IntLiteralExpr>();
+    auto check = [&](const ExprAST &id, const ExprAST &c) {
+      auto *call = boundValue(id).as<CallExpr>();
+      auto *lit = boundValue(c).as<IntLiteralExpr>();
       return call && lit && !lit->negated &&
              (call->builtin == Builtin::ThreadId || call->builtin == Builtin::RoleThreadId) &&
              call->args.empty() &&

@@ -10,6 +10,8 @@
 
 #include "tilec/Target/ClusterGeometry.h"
 
+#include <sstream>
+
 namespace tile::frontend {
 
 void Sema::checkTensorParams() {
@@ -26,6 +28,32 @@ void Sema::checkTensorParams() {
         continue;
       if (auto it = hidden.find(e.name); it != hidden.end()) {
         e.hidden = it->second; // one value, checked equal at launch
+        continue;
+      }
+      // A `const` or a compile-time parameter is the extent's value, as a
+      // literal would be (the template's own parameters are declared later).
+      const Decl *c = nullptr;
+      for (const auto &tp : k.templateDecls)
+        if (tp->name == e.name)
+          c = tp.get();
+      if (Decl *other = c ? nullptr : lookup(e.name); other && other->kind == DeclKind::Const)
+        c = other;
+      if (c) {
+        if (c->constIsFloat || c->type.isBool() || c->constInt < 1 ||
+            c->constInt > (int64_t(1) << 32)) {
+          error(e.loc,
+                "tensor extent '" + e.name + "' of '" + p.name + "' is the constant " +
+                    (c->constIsFloat ? (std::ostringstream() << c->constFloat).str()
+                                     : std::to_string(c->constInt)) +
+                    ", not an integer from 1 to 2^32",
+                "a tensor extent is a positive integer: a literal, a `const`, a compile-time "
+                "parameter, or a new name (filled from the tensor at launch)");
+          continue;
+        }
+        e.literal = c->constInt;
+        e.name.clear();
+        k.paramTypes[t.param].type.dims[dim] = *e.literal;
+        p.type.dims[dim] = *e.literal;
         continue;
       }
       if (Decl *other = lookup(e.name)) {
@@ -82,23 +110,26 @@ void collectCopyTiles(const ExprAST &e, std::unordered_set<std::string> &names) 
 
 /// Whether `e` is `thread_id(..) == K`, `role_thread_id() == K`,
 /// `lane_id() == K`, `elect_one()` or a conjunction with one of them: true in
-/// at most one thread of a warp.
-bool singleThreadCond(const ExprAST &e) {
+/// at most one thread of a warp. Names bound by `let` (or to a function's
+/// argument) stand for their values, at every level: `let t = thread_id();
+/// let first = t == 0; if first && ok`.
+bool singleThreadCond(const Sema &sema, const ExprAST &cond) {
+  const ExprAST &e = sema.boundValue(cond);
   if (auto *c = e.as<CallExpr>())
     return c->callee == "elect_one";
   auto *b = e.as<BinaryExpr>();
   if (!b)
     return false;
   if (b->op == BinaryOp::LogicalAnd)
-    return singleThreadCond(*b->lhs) || singleThreadCond(*b->rhs);
+    return singleThreadCond(sema, *b->lhs) || singleThreadCond(sema, *b->rhs);
   if (b->op != BinaryOp::Eq)
     return false;
-  auto isLane = [](const ExprAST &x) {
-    auto *c = x.as<CallExpr>();
+  auto isLane = [&](const ExprAST &x) {
+    auto *c = sema.boundValue(x).as<CallExpr>();
     return c && (c->builtin == Builtin::ThreadId || c->builtin == Builtin::LaneId ||
                  c->builtin == Builtin::RoleThreadId);
   };
-  auto isConst = [](const ExprAST &x) { return x.is<IntLiteralExpr>(); };
+  auto isConst = [&](const ExprAST &x) { return sema.boundValue(x).is<IntLiteralExpr>(); };
   return (isLane(*b->lhs) && isConst(*b->rhs)) || (isLane(*b->rhs) && isConst(*b->lhs));
 }
 
@@ -151,7 +182,7 @@ void Sema::collectTmaTileNames(const Block &body) {
 
 bool Sema::inSingleThread() const {
   for (const ExprAST *g : ifGuards_)
-    if (singleThreadCond(*g))
+    if (singleThreadCond(*this, *g))
       return true;
   return false;
 }

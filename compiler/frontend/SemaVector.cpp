@@ -132,19 +132,23 @@ Type Sema::inferVectorLane(IndexExpr &e, const Type &base, const Type &idx) {
           "index a vector with a constant: v[0] .. v[" + std::to_string(base.lanes - 1) + "]");
     return Type::invalid();
   }
+  // A constant in every copy of the enclosing unrolled loops (`for j in 0 ..
+  // 4 unroll { v[j] }`) is a constant: MLIRGen emits each copy's own.
   bool overflow = false;
-  std::optional<int64_t> k = foldConstant(*e.index, overflow);
-  if (!k || overflow) {
+  std::optional<std::vector<int64_t>> ks = foldEveryCopy(*e.index, overflow);
+  if (!ks || overflow) {
     error(e.index->loc, "the index of a vector element must be a constant",
           "vector elements live in separate registers; write v[0] .. v[" +
-              std::to_string(base.lanes - 1) + "]");
+              std::to_string(base.lanes - 1) + "], or index with the variable of an unrolled "
+              "loop (`for j in 0 .. " + std::to_string(base.lanes) + " unroll`)");
     return Type::invalid();
   }
-  if (*k < 0 || *k >= base.lanes) {
-    error(e.index->loc, "index " + std::to_string(*k) + " is out of bounds for " + base.str(),
-          "valid indices are 0 .. " + std::to_string(base.lanes - 1));
-    return Type::invalid();
-  }
+  for (int64_t k : *ks)
+    if (k < 0 || k >= base.lanes) {
+      error(e.index->loc, "index " + std::to_string(k) + " is out of bounds for " + base.str(),
+            "valid indices are 0 .. " + std::to_string(base.lanes - 1));
+      return Type::invalid();
+    }
   e.space = AddressSpace::Global; // unused: not a memory access
   return Type::scalarTy(base.scalar);
 }

@@ -22,6 +22,33 @@ static void explain(Operation *op, const Twine &why) {
       op, StringAttr::get(op->getContext(), why.str()));
 }
 
+/// The integer `v` folds to: in a copy of an unrolled loop the loop variable
+/// is a constant, and MLIRGen builds arithmetic over it unfolded (Sema
+/// checked that the expression is a constant in every copy).
+static std::optional<int64_t> foldedInt(Value v) {
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.getSExtValue();
+  Operation *op = v.getDefiningOp();
+  if (!op || op->getNumResults() != 1)
+    return std::nullopt;
+  SmallVector<Attribute> operands;
+  for (Value o : op->getOperands()) {
+    std::optional<int64_t> x = foldedInt(o);
+    if (!x || !isa<IntegerType>(o.getType()))
+      return std::nullopt;
+    operands.push_back(IntegerAttr::get(o.getType(), *x));
+  }
+  SmallVector<OpFoldResult> results;
+  if (failed(op->fold(operands, results)) || results.size() != 1)
+    return std::nullopt;
+  if (auto folded = dyn_cast<Value>(results[0]))
+    return folded == v ? std::nullopt : foldedInt(folded);
+  if (auto a = dyn_cast_if_present<IntegerAttr>(dyn_cast<Attribute>(results[0])))
+    return a.getValue().getSExtValue();
+  return std::nullopt;
+}
+
 FragType MLIRGenImpl::epilogueFragType(const fe::Type &t) {
   return FragType::get(builder.getContext(), t.dims[0], t.dims[1], scalarType(t.scalar));
 }
@@ -156,9 +183,13 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
   case BI::FragRow:
   case BI::FragCol:
     return FragCoordOp::create(builder, l, type, thread, e.builtin == BI::FragRow ? 0 : 1);
-  case BI::Cols:
+  case BI::Cols: {
+    int64_t first = e.firstColumn;
+    if (first < 0) // j differs between the copies of an unrolled loop: this copy's
+      first = foldedInt(genExpr(*e.args[1])).value_or(0) * e.type.dims[1];
     return FragColsOp::create(builder, l, cast<FragType>(type), genExpr(*e.args[0]),
-                              builder.getI64IntegerAttr(e.firstColumn));
+                              builder.getI64IntegerAttr(first));
+  }
   case BI::LoadPerCol:
     return LoadPerColOp::create(builder, l, cast<PerColType>(type), genExpr(*e.args[0]), thread);
   case BI::Fma: {

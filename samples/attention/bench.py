@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""The attention benchmark: the .tile kernel (through the tilec Python package)
+against PyTorch's SDPA with the cuDNN backend and with the flash backend (FA2),
+and FlexAttention (torch.compile(flex_attention), Triton-generated), in one
+process on one GPU.
+
+    TILEC_PTX_DIR=DIR python3 samples/attention/bench.py [--out attention.md]
+        [--plot attention.png] [--json attention.json] [--seqs 1024,...,16384]
+        [--dims 64,128,256] [--dtypes f16,bf16] [--batch 4] [--heads 16]
+        [--runs 30] [--warmup 10]
+
+Shapes: B x H x S x D (Q, K and V alike), causal and not. TFLOP/s = 4 * the
+unmasked query-key pairs * D / time (the causal count is S (S + 1) / 2 per
+head), CUDA-event median of --runs after --warmup. Every tilec result is
+checked against cuDNN's (relative Frobenius error of O, on the timed run's
+output) before its time is reported. The PTX is DIR/attention_<dtype>.ptx
+(tools: `tilec attention.tile -D D=64,128,256 -D CAUSAL=0,1`).
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+try:
+    import tilec
+except ImportError:  # the build tree
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "build", "python"))
+    import tilec
+
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
+BLOCK_M = 128  # query rows per CTA (two consumer warpgroups of 64)
+
+
+def time_ms(fn, warmup, runs):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
+    stops = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
+    for a, b in zip(starts, stops):
+        a.record()
+        fn()
+        b.record()
+    torch.cuda.synchronize()
+    return statistics.median(a.elapsed_time(b) for a, b in zip(starts, stops))
+
+
+def flops(b, h, s, d, causal):
+    pairs = s * (s + 1) / 2 if causal else s * s
+    return 4.0 * b * h * pairs * d
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seqs", default="1024,2048,4096,8192,16384")
+    ap.add_argument("--dims", default="64,128,256")
+    ap.add_argument("--dtypes", default="f16,bf16")
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--heads", type=int, default=16)
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--out", default="attention.md")
+    ap.add_argument("--plot", default="attention.png")
+    ap.add_argument("--json", default="attention.json")
+    args = ap.parse_args()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+
+    flex = torch.compile(flex_attention)
+    ptx_dir = os.environ.get("TILEC_PTX_DIR", ".")
+    dev = torch.cuda.get_device_name()
+    rows = []
+    for dname in args.dtypes.split(","):
+        dt = DTYPES[dname]
+        ptx = os.path.join(ptx_dir, f"attention_{dname}.ptx")
+        mod = tilec.load(ptx) if os.path.exists(ptx) else None
+        for d in map(int, args.dims.split(",")):
+            for causal in (False, True):
+                kern = mod.kernel("attention", D=d, CAUSAL=int(causal)) if mod else None
+                for s in map(int, args.seqs.split(",")):
+                    b, h = args.batch, args.heads
+                    torch.manual_seed(0)
+                    q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=dt) for _ in range(3))
+                    scale = 1.0 / math.sqrt(d)
+                    row = {"dtype": dname, "D": d, "causal": causal, "seq": s, "B": b, "H": h}
+                    fl = flops(b, h, s, d, causal)
+                    ref = None
+                    for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
+                                          ("flash", SDPBackend.FLASH_ATTENTION)):
+                        try:
+                            with sdpa_kernel(backend):
+                                fn = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                                out = fn()
+                                row[name] = fl / (time_ms(fn, args.warmup, args.runs) * 1e-3) / 1e12
+                                if ref is None:
+                                    ref = out.float()
+                        except Exception as e:  # a backend that does not take the shape
+                            row[name] = None
+                            row[name + "_note"] = str(e).splitlines()[0][:120]
+                    try:
+                        bm = (create_block_mask(lambda bb, hh, qi, ki: qi >= ki, None, None, s, s)
+                              if causal else None)
+                        fn = lambda: flex(q, k, v, block_mask=bm)
+                        fn()
+                        row["flex"] = fl / (time_ms(fn, args.warmup, args.runs) * 1e-3) / 1e12
+                    except Exception as e:
+                        row["flex"] = None
+                        row["flex_note"] = str(e).splitlines()[0][:120]
+                    if kern is not None:
+                        o = torch.empty_like(q)
+                        lse = torch.empty(b, h, (s + BLOCK_M - 1) // BLOCK_M * BLOCK_M, device="cuda",
+                                          dtype=torch.float32)
+                        grid = ((s + BLOCK_M - 1) // BLOCK_M, h, b)
+                        q2, k2, v2 = (t.view(-1, d) for t in (q, k, v))
+                        fn = lambda: kern[grid](q2, k2, v2, o, lse, s, s, h, 1, scale * math.log2(math.e))
+                        ms = time_ms(fn, args.warmup, args.runs)
+                        if ref is None:
+                            ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                                                 is_causal=causal)
+                        err = ((o.float() - ref).norm() / ref.norm()).item()
+                        row["tilec_err"] = err
+                        ok = math.isfinite(err) and err < (3e-3 if dname == "f16" else 2e-2)
+                        row["tilec"] = fl / (ms * 1e-3) / 1e12 if ok else None
+                        if not ok:
+                            row["tilec_note"] = f"wrong result (rel. error {err:.2e})"
+                    else:
+                        row["tilec"] = None
+                        row["tilec_note"] = "not built"
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+                    del q, k, v
+                    torch.cuda.empty_cache()
+
+    def f(x):
+        return "-" if x is None else f"{x:.0f}"
+
+    def ratio(a, b):
+        return "-" if a is None or not b else f"{a / b:.2f}"
+
+    lines = [f"Attention forward, B = {args.batch}, H = {args.heads}, {dev}, torch {torch.__version__}; "
+             f"TFLOP/s = 4 * unmasked pairs * D / CUDA-event median of {args.runs} runs after "
+             f"{args.warmup} warm-up runs. cuDNN and flash: torch SDPA with that backend; flex: "
+             "torch.compile(flex_attention). tilec results checked against cuDNN's output.", "",
+             "| dtype | D | causal | seq | tilec | cuDNN | flash (FA2) | flex | tilec / cuDNN | "
+             "tilec / flex |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['dtype']} | {r['D']} | {'yes' if r['causal'] else 'no'} | {r['seq']} | "
+                     f"{f(r['tilec'])} | {f(r['cudnn'])} | {f(r['flash'])} | {f(r['flex'])} | "
+                     f"{ratio(r['tilec'], r['cudnn'])} | {ratio(r['tilec'], r['flex'])} |")
+    notes = sorted({f"{k}: {v}" for r in rows for k, v in r.items() if k.endswith("_note")})
+    lines += [""] + [f"- {n}" for n in notes]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(args.out, "w") as fh:
+        fh.write(text)
+    with open(args.json, "w") as fh:
+        json.dump({"device": dev, "rows": rows}, fh, indent=1)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        panels = sorted({(r["dtype"], r["D"], r["causal"]) for r in rows})
+        fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.2), squeeze=False)
+        for ax, (dn, d, c) in zip(axes[0], panels):
+            sel = [r for r in rows if (r["dtype"], r["D"], r["causal"]) == (dn, d, c)]
+            for key in ("tilec", "cudnn", "flash", "flex"):
+                pts = [(r["seq"], r[key]) for r in sel if r[key] is not None]
+                if pts:
+                    ax.plot(*zip(*pts), marker="o", label=key)
+            ax.set_xscale("log", base=2)
+            ax.set_title(f"{dn} D={d} {'causal' if c else 'full'}", fontsize=8)
+            ax.set_xlabel("seq")
+        axes[0][0].set_ylabel("TFLOP/s")
+        axes[0][0].legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=90)
+    except Exception as e:  # no matplotlib on the machine: the table alone
+        print("no plot:", e)
+
+
+if __name__ == "__main__":
+    main()
