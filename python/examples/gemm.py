@@ -19,7 +19,8 @@ def gemm_module():
     global _module
     if _module is None:
         _module = sample_module("samples/gemm/gemm.tile", "gemm_f16_mc.ptx",
-                                defines={"BN": [256, 128]})
+                                defines={"T": ["f16"], "BN": [256, 128],
+                                         "gemm_splitk.BN": [128], "gemm_splitk_bmn.BN": [128]})
     return _module
 
 

@@ -41,7 +41,7 @@ def main():
     b = torch.randn(n, k, dtype=torch.float16, device="cuda", generator=gen_b)
 
     kern = sample_module("samples/ring_gemm/ring_gemm.tile", "ring_gemm_f16.ptx",
-                         defines={"BN": 256}).kernel("ring_gemm", BN=256)
+                         defines={"T": "f16", "BN": 256}).kernel("ring_gemm", BN=256)
     cluster = kern.cluster[0]
     a_sym = comm.symmetric((mg, k), torch.float16)    # this rank's part of the symmetric A
     sem = comm.semaphores(world * (ms // 128))        # one counter per 128-row block
