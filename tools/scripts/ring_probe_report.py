@@ -3,7 +3,8 @@
 
 Input: the CSV `ring_gemm --check --probes FILE` wrote (one file per rank,
 "rank,cta,event,slot,ns"; a trailing column D when several runs are
-concatenated, as tools/scripts' GPU runs do), events as in ring_probes.py.
+concatenated, as tools/scripts' GPU runs do; without it D is the number of
+ranks in the file), events as in ring_probes.py.
 Per D and step (the kernel's units in step order: cluster cl's j-th unit is
 u = cl + j * clusters, step u // units_per_step), over all ranks and CTAs:
 the time the consumers' main loops end (median and max: the step's end), the
@@ -34,9 +35,14 @@ def main():
     for row in csv.reader(open(a.csv)):
         if not row or row[0] == "rank":
             continue
-        d = int(row[5]) if len(row) > 5 else 0
+        d = int(row[5]) if len(row) > 5 else 0  # 0: no D column (one run)
         rank, cta, ev, slot, ns = (int(x) for x in row[:5])
         stamps[(d, rank, cta, ev)][slot] = ns / 1000.0
+    # One run without a D column: D is the number of ranks that wrote stamps.
+    if 0 in {k[0] for k in stamps}:
+        ranks = len({k[1] for k in stamps if k[0] == 0})
+        stamps = collections.defaultdict(
+            dict, {((ranks if k[0] == 0 else k[0]),) + k[1:]: v for k, v in stamps.items()})
     for d in sorted({k[0] for k in stamps}):
         print(f"## D = {d}")
         steps = max(d, 1)
