@@ -72,17 +72,25 @@ static bool parseExtent(AsmParser &parser, int64_t &n, Type &elem) {
   return true;
 }
 
-Type PerRowType::parse(AsmParser &parser) {
+/// per_row and per_col share their syntax, `<NxT>`.
+template <typename DistributedType>
+static Type parseDistributed(AsmParser &parser) {
   int64_t n;
   Type elem;
   if (!parseExtent(parser, n, elem))
     return {};
-  return getChecked([&] { return parser.emitError(parser.getNameLoc()); }, parser.getContext(),
-                    n, elem);
+  return DistributedType::getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                                     parser.getContext(), n, elem);
 }
 
+static void printDistributed(AsmPrinter &printer, int64_t n, Type elem) {
+  printer << "<" << n << "x" << elem << ">";
+}
+
+Type PerRowType::parse(AsmParser &parser) { return parseDistributed<PerRowType>(parser); }
+
 void PerRowType::print(AsmPrinter &printer) const {
-  printer << "<" << getRows() << "x" << getElementType() << ">";
+  printDistributed(printer, getRows(), getElementType());
 }
 
 LogicalResult PerRowType::verify(function_ref<InFlightDiagnostic()> emitError, int64_t rows,
@@ -96,17 +104,10 @@ LogicalResult PerRowType::verify(function_ref<InFlightDiagnostic()> emitError, i
 
 int64_t PerRowType::getElementsPerThread() const { return getRows() / target::kWgmmaM * 2; }
 
-Type PerColType::parse(AsmParser &parser) {
-  int64_t n;
-  Type elem;
-  if (!parseExtent(parser, n, elem))
-    return {};
-  return getChecked([&] { return parser.emitError(parser.getNameLoc()); }, parser.getContext(),
-                    n, elem);
-}
+Type PerColType::parse(AsmParser &parser) { return parseDistributed<PerColType>(parser); }
 
 void PerColType::print(AsmPrinter &printer) const {
-  printer << "<" << getCols() << "x" << getElementType() << ">";
+  printDistributed(printer, getCols(), getElementType());
 }
 
 LogicalResult PerColType::verify(function_ref<InFlightDiagnostic()> emitError, int64_t cols,
