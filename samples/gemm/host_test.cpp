@@ -3,7 +3,6 @@
 // through, the float64 reference, the error measure, the poison detection,
 // the alignment rule, the kernel lookup from kernel info, the rule table that
 // picks a kernel per shape, --tune's candidates and its cache (ctest gemm.host).
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include "gemm_choice.h"

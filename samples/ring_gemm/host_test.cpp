@@ -3,7 +3,6 @@
 // reduction of a collective run (slowest rank per repetition, median over
 // repetitions), tensor-core utilisation, the time-per-step model and the
 // benchmark table (no number for what did not run, the bars flagged).
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include "ring_common.h"

@@ -4,7 +4,6 @@
 // D = 1 .. 8 (every rank ends with the sum over all ranks of its own block,
 // every counter signalled once and waited once), the numerics (identity, the
 // 16-bit running sum), the float64 reference's inputs, the model and the table.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include "rs_common.h"

@@ -1,8 +1,7 @@
 // tilec_gpu_tests: Catch2 tests that run compiled samples on the GPU.
 // Without a CUDA device (or driver) nothing can run: print a SKIP line and exit
 // 77, which ctest reports as skipped (SKIP_RETURN_CODE), never as passed.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "catch_run.h"
 
 #include <tile/runtime.h>
 
@@ -13,5 +12,5 @@ int main(int argc, char **argv) {
     std::printf("SKIP: no CUDA device\n");
     return 77;
   }
-  return Catch::Session().run(argc, argv);
+  return tilecCatchRun(argc, argv);
 }

@@ -21,7 +21,7 @@ JOBS=${JOBS:-}
 if [ ! -f build/build.ninja ]; then
   cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$CUDA_HOME"
 fi
-ninja -C build ${JOBS:+-j"$JOBS"} sample_ptx
+ninja -C build ${JOBS:+-j"$JOBS"} sample_ptx ptx_gemm_compile_time
 
 shopt -s nullglob
 ptx=(build/ptx/*.ptx)
