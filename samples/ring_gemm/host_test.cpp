@@ -118,10 +118,16 @@ TEST_CASE("the benchmark table", "[ring]") {
   slow.p.dtype = DType::BF16;
   slow.ring.t.median = 0.150;
   slow.ring.ok = false;
+  // 1.08 x the floor: within the MS 1024 bar, over the MS 2048 one.
+  BenchRow wide = r;
+  wide.p.ms = 2048;
+  wide.ring.t.median = 0.1026;
+  BenchRow narrow = wide;
+  narrow.p.ms = 1024;
   BenchRow missing = r;
   missing.ring = Measured();
   missing.ring.note = "not built (ring_gemm_f16.ptx)";
-  const std::string md = benchTable({r, slow, missing}, "HEADER");
+  const std::string md = benchTable({r, slow, wide, narrow, missing}, "HEADER");
   INFO(md);
   CHECK(md.rfind("HEADER\n\n| dtype |", 0) == 0);
   CHECK(md.find("| f16 | 2048x4096x4096 (D=2, MS=1024) | 100.0 | 69% | 170.0 | 41% | 1.70 "
@@ -129,6 +135,9 @@ TEST_CASE("the benchmark table", "[ring]") {
         std::string::npos);
   CHECK(md.find("| bf16 | 2048x4096x4096 (D=2, MS=1024) | 150.0 | 46% | 170.0 | 41% | 1.13 "
                 "(misses) | 95.0 | 73% | 1.579 (misses) |") != std::string::npos);
+  CHECK(md.find("(D=2, MS=2048) | 102.6 | ") != std::string::npos);
+  CHECK(md.find("| 1.080 (misses) |") != std::string::npos);
+  CHECK(md.find("| 1.080 (meets) |") != std::string::npos);
   CHECK(md.find("| not built (ring_gemm_f16.ptx) | - | 170.0 | 41% | - | 95.0 | 73% | - |") !=
         std::string::npos);
   CHECK(md.find("- PROBLEM: bf16") != std::string::npos);
