@@ -10,6 +10,7 @@
 
 #include "tilec/frontend/Sema.h"
 
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -426,12 +427,15 @@ public:
   std::unordered_map<std::string, Decl *> globalConsts_; // file-level `const`
   std::unordered_map<std::string, const FnAST *> functions_;
   /// The functions being inlined, innermost last, with their call sites.
+  /// A deque: checking a frame's body (a `return` checks its value against
+  /// `result`) inlines further calls, and a reference to a frame must survive
+  /// the frames pushed meanwhile (a vector would reallocate under it).
   struct InlineFrame {
     const FnAST *fn;
     const CallExpr *call;
     Type result; // the declared result with the call's type arguments
   };
-  std::vector<InlineFrame> inlineStack_;
+  std::deque<InlineFrame> inlineStack_;
   /// A type parameter used as a value (SemaResolve.cpp), reported once per use.
   void reportTypeAsValue(VarRefExpr &v, const Decl &d);
   int inlinedCalls_ = 0;                              // in the current kernel
