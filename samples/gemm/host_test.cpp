@@ -371,4 +371,41 @@ TEST_CASE("kernel instances are found from the kernel info", "[gemm]") {
   CHECK(kernelName(sk, BMajor::MN) == "gemm_splitk_bmn");
   CHECK(usesMulticastPtx(Choice{}));
   CHECK(!usesMulticastPtx(sk));
+  Choice skinny;
+  skinny.variant = Variant::Skinny;
+  skinny.mt = 16;
+  skinny.stages = 11;
+  CHECK(kernelName(skinny, BMajor::K) == "gemm_skinny");
+  CHECK(!usesMulticastPtx(skinny));
+  CHECK(instanceArgs(skinny) == tile::TemplateArgs{{"MT", 16}, {"S", 11}});
+  CHECK(instanceArgs(sk) == tile::TemplateArgs{{"BN", 256}});
+  CHECK(skinnyPtxName(DType::F16) == "gemm_skinny_f16.ptx");
+}
+
+TEST_CASE("the skinny kernel's tiles, workspace and instances", "[gemm]") {
+  const Problem p{77, 3000, 5000, DType::F16, BMajor::K};
+  CHECK(skinnyTiles(p, 128) == 24);     // one row tile of 128 >= 77, 24 column tiles
+  CHECK(skinnyTiles(p, 16) == 5 * 24);  // 77 rows in 16-row tiles
+  Choice c;
+  c.variant = Variant::Skinny;
+  c.bn = kSkinnyBn;
+  c.cluster = 1;
+  c.mt = 128;
+  c.stages = 6;
+  c.splits = 3;
+  CHECK(splitTiles(p, c) == 24);
+  CHECK(ctasOf(p, c) == 72);
+  CHECK(workspaceFloats(p, c) == 3 * 24 * 128 * 128); // every split writes its partial
+  c.splits = 1;
+  CHECK(workspaceFloats(p, c) == 24 * 128 * 128);     // one split too: its last CTA transposes
+  CHECK(flagCount(p, c) == 24);
+  // Every instance is K-major (B [N, K]) with MT a wgmma N (a multiple of 8,
+  // at most 256) and a ring that fits the 227 KB of shared memory with `out`.
+  for (const SkinnyInstance &i : skinnyInstances()) {
+    INFO(i.mt << " " << i.stages);
+    CHECK(i.mt % 8 == 0);
+    CHECK(i.mt <= 256);
+    const int64_t stage = (kSkinnyBn + i.mt) * kTileK * 2, out = i.mt * kSkinnyBn / 2 * 2;
+    CHECK(i.stages * stage + out + 2 * 8 * i.stages + 16 <= 227 * 1024);
+  }
 }
