@@ -46,9 +46,14 @@ inline int64_t outputTiles(const Problem &p, int64_t bn) {
 }
 // The skinny kernel (gemm_skinny<MT, S>, K-major B only): tiles of MT rows
 // x kSkinnyBn columns of C, computed as C^T (M is the wgmma N). The
-// instances gemm.tile is compiled for (CMakeLists.txt): MT and its ring
-// depth S, as deep as the 227 KB of shared memory allow (a stage is
-// 128 x 64 of B plus MT x 64 of A).
+// instances gemm_skinny.tile is compiled for (CMakeLists.txt): MT and its
+// ring depth S, as deep as the 227 KB of shared memory allow (a stage is
+// 128 x 64 of B plus MT x 64 of A; besides the ring, the 128 x MT f32 tile
+// that transposes one split's sum and the MT x 64 output tile). MT 16 also
+// at 8 stages, which measured as fast as 11 on most decode shapes. MT 80
+// serves M = 65..80 (77 in the sweep) through --tune; the rule keeps it on
+// split-K, and M > 80 is split-K's or the persistent kernel's (MT 128 and
+// 256 measured slower than split-K: docs/perf/gemm.md).
 inline constexpr int64_t kSkinnyBn = 128;
 struct SkinnyInstance {
   int64_t mt;
@@ -56,7 +61,7 @@ struct SkinnyInstance {
 };
 inline const std::vector<SkinnyInstance> &skinnyInstances() {
   static const std::vector<SkinnyInstance> all = {
-      {16, 8}, {16, 11}, {32, 10}, {64, 8}, {128, 6}, {256, 4}};
+      {16, 8}, {16, 11}, {32, 10}, {64, 7}, {80, 6}};
   return all;
 }
 inline int64_t skinnyTiles(const Problem &p, int64_t mt) {
@@ -109,14 +114,12 @@ inline std::vector<std::pair<std::string, int64_t>> instanceArgs(const Choice &c
   return {{"BN", c.bn}};
 }
 // The f32 workspace (elements) and tile flags (i32) of a split variant:
-// split-K writes partials only with more than one split, the skinny kernel
-// always (its last CTA transposes the sum).
+// partials are written only with more than one split.
 inline int64_t workspaceFloats(const Problem &p, const Choice &c) {
-  if (c.variant == Variant::Skinny)
-    return int64_t(c.splits) * skinnyTiles(p, c.mt) * c.mt * c.bn;
-  return c.variant == Variant::SplitK && c.splits > 1
-             ? int64_t(c.splits) * outputTiles(p, c.bn) * kTileM * c.bn
-             : 0;
+  if (c.splits <= 1 || c.variant == Variant::Persistent)
+    return 0;
+  return c.variant == Variant::Skinny ? int64_t(c.splits) * skinnyTiles(p, c.mt) * c.mt * c.bn
+                                      : int64_t(c.splits) * outputTiles(p, c.bn) * kTileM * c.bn;
 }
 inline int64_t flagCount(const Problem &p, const Choice &c) {
   return c.variant != Variant::Persistent ? splitTiles(p, c) : 0;
@@ -175,12 +178,8 @@ inline Choice persistentWith(int64_t bn) {
 // First match wins. "Fills" = at least 3/4 of the SMs get a CTA at once.
 inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
-      {"M <= 128, B K-major, 128-column tiles no more than the SMs: skinny (C^T), the "
-       "smallest MT >= M, splits to fill the SMs",
-       [](const Problem &p, int sms) {
-         return p.m <= 128 && p.bmajor == BMajor::K && skinnyTiles(p, 128) <= sms;
-       },
-       skinnyFill},
+      {"M <= 64, B K-major: skinny (C^T), the smallest MT >= M, splits to fill the SMs",
+       [](const Problem &p, int) { return p.m <= 64 && p.bmajor == BMajor::K; }, skinnyFill},
       {"M <= 256 (decode), 128-wide tiles no more than the SMs: split-K, BN 128, splits to "
        "fill the SMs",
        [](const Problem &p, int sms) { return p.m <= 256 && outputTiles(p, 128) <= sms; },
@@ -232,9 +231,9 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
     c.splits = s;
     out.push_back(c);
   }
-  // The skinny kernel (K-major B): every compiled MT >= M (and the largest
-  // below it when M > 256 fits none), the same splits.
-  if (p.bmajor == BMajor::K && p.m <= 256)
+  // The skinny kernel (K-major B, M <= 64): every compiled MT >= M, the
+  // same splits.
+  if (p.bmajor == BMajor::K)
     for (const SkinnyInstance &i : skinnyInstances()) {
       if (i.mt < p.m)
         continue;

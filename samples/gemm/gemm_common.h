@@ -458,12 +458,13 @@ inline void launchSplitK(TileKernel &t, const Problem &p, const Tensors &ts, Spl
   cfg.stream = stream;
   t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials, w.flags, int32_t(splits));
 }
-// The skinny kernel: grid (tiles, splits), tiles of mt x t.bn; every CTA
-// writes its partial (splits x tiles x t.bn x mt f32).
+// The skinny kernel (gemm_skinny.tile): grid (tiles, splits), tiles of
+// mt x t.bn; with more than one split every CTA writes its partial
+// (splits x tiles x t.bn x mt f32).
 inline void launchSkinny(TileKernel &t, const Problem &p, const Tensors &ts, SplitKWorkspace &w,
                          int64_t mt, int splits, CUstream stream = nullptr) {
   const int64_t tiles = ((p.m + mt - 1) / mt) * ((p.n + t.bn - 1) / t.bn);
-  w.reserve(int64_t(splits) * tiles * mt * t.bn, tiles);
+  w.reserve(splits > 1 ? int64_t(splits) * tiles * mt * t.bn : 1, tiles);
   tile::LaunchConfig cfg;
   cfg.grid = tile::Dim3(unsigned(tiles), unsigned(splits));
   cfg.block = tile::Dim3(t.threads);

@@ -180,9 +180,12 @@ Options parse(int argc, char **argv) {
       o.mt = r.intValue();
       bool compiled = false;
       std::string all;
+      int64_t prev = 0;
       for (const gemm::SkinnyInstance &i : gemm::skinnyInstances()) {
         compiled = compiled || i.mt == o.mt;
-        all += (all.empty() ? "" : ", ") + std::to_string(i.mt);
+        if (i.mt != prev)
+          all += (all.empty() ? "" : ", ") + std::to_string(i.mt);
+        prev = i.mt;
       }
       if (!compiled)
         usage(("--mt is one of the skinny kernel's compiled tile heights (" + all + ")").c_str());
@@ -245,11 +248,18 @@ Options parse(int argc, char **argv) {
   const bool skinny = o.variant == Variant::Skinny || o.mt;
   if (o.multicast && (o.variant == Variant::SplitK || o.splits || skinny))
     usage("--multicast is the persistent kernel's: split-K and skinny run without a cluster");
-  if (o.bn == 256 && (o.variant == Variant::SplitK || o.splits || skinny))
-    usage("split-K and skinny are compiled for --bn 128 only");
+  if (o.bn == 256 && (o.variant == Variant::SplitK || o.splits))
+    usage("split-K is compiled for --bn 128 only");
+  if (o.bn == 256 && skinny)
+    usage("the skinny kernel's tiles are 128 columns wide (--bn 128 only)");
   if (skinny && (o.problem.bmajor != BMajor::K || o.bmajors.size() != 1 ||
                  o.bmajors.front() != BMajor::K))
     usage("the skinny kernel takes B K-major only (--bmajor k)");
+  int64_t largestMt = 0;
+  for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
+    largestMt = std::max(largestMt, i.mt);
+  if (skinny && !o.bench && !o.mt && o.problem.m > largestMt)
+    usage(("no skinny instance has MT >= M = " + std::to_string(o.problem.m) + " (--mt)").c_str());
   if (o.tune && o.tuneCache.empty())
     o.tuneCache = "gemm_tune.txt";
   if (o.shapes.empty())
@@ -537,8 +547,7 @@ int runCheck(const Options &o) {
                     tol, ok);
     // Split-K a second time: the flags the first launch left must be zero
     // again (the last CTA of each tile resets its flag), so a rerun is exact.
-    if ((choice.variant == Variant::SplitK && choice.splits > 1) ||
-        choice.variant == Variant::Skinny) {
+    if (choice.variant != Variant::Persistent && choice.splits > 1) {
       dC.fillBytes(0xff);
       launch();
       SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
