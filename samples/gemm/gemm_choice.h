@@ -1,9 +1,10 @@
 // samples/gemm: which kernel computes a shape, decided on the host with no
 // device (README.md, "Choosing the kernel"):
 //   - the variants: the persistent kernel (gemm / gemm_bmn, BN 256 or 128,
-//     cluster 2 with B multicast or cluster 1, 4 stages) and split-K
-//     (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits), their
-//     grids and workspaces;
+//     cluster 2 with B multicast or cluster 1, 4 stages), split-K
+//     (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits) and the
+//     skinny kernel (gemm_skinny<MT, S>, C^T for small M, K-major B, 1..8
+//     splits), their grids and workspaces;
 //   - the rule table that picks one per shape, the candidates `--tune` times,
 //     and the text cache of tuned winners.
 #pragma once
