@@ -15,7 +15,8 @@ function(tilec_sample_ptx name source)
       COMMAND tilec ${source} -o ${out} ${ARG_ARGS}
       COMMAND tilec ${source} --emit=info -o ${info} ${ARG_ARGS}
       DEPENDS tilec ${source}
-      COMMENT "tilec ${name}.ptx")
+      COMMENT "tilec ${name}.ptx"
+      VERBATIM)
     # A custom command's output is only visible in its own directory: give it a
     # target here and let sample_ptx depend on that target.
     add_custom_target(ptx_${name} DEPENDS ${out} ${info})

@@ -1,6 +1,7 @@
 //===- ParserRings.cpp - pipeline rings, produce and consume ---------------===//
 //
-// `let r = pipeline[S] { a: shared<T>[D0, D1], ... }` and the blocks
+// `let r = pipeline[S] { a: shared<T>[D0, D1], ... }` (S a literal or a
+// constant expression) and the blocks
 // `produce r as s { ... }` / `consume r as s { ... }`. `pipeline`, `produce`
 // and `consume` are contextual (only in these shapes), so values of those
 // names still work elsewhere.
@@ -25,19 +26,22 @@ StmtPtr Parser::parseRingDecl(const Token &kw, bool isVar, const std::optional<T
   if (annot)
     fail(annot->loc, "a ring declaration takes no type annotation", hint);
   consume(); // '['
-  if (!at(Tok::IntLit)) {
-    if (at(Tok::Error))
-      throw Fail{};
-    fail(cur().loc, "the number of stages must be an integer literal from 1 to 32", hint);
-  }
-  Token n = consume();
-  if (n.intValue < 1 || n.intValue > 32)
-    fail(n.loc, "a ring has 1 to 32 stages, found " + n.text,
-         "4 stages hide a TMA load behind the consumers' work in most kernels");
   decl->kind = DeclKind::Ring;
   auto ring = std::make_unique<RingStmt>(kw.loc, std::move(decl));
-  ring->stages = (int64_t)n.intValue;
-  ring->stagesLoc = n.loc;
+  ring->stagesLoc = cur().loc;
+  if (at(Tok::IntLit) && peekTok(1).kind == Tok::RBracket) {
+    Token n = consume();
+    if (n.intValue < 1 || n.intValue > 32)
+      fail(n.loc, "a ring has 1 to 32 stages, found " + n.text,
+           "4 stages hide a TMA load behind the consumers' work in most kernels");
+    ring->stages = (int64_t)n.intValue;
+  } else {
+    // A constant expression (a `const`, a value parameter of a template
+    // kernel): folded by Sema::checkRing, which reports anything else.
+    if (at(Tok::Error))
+      throw Fail{};
+    ring->stagesExpr = parseExpr();
+  }
   expect(Tok::RBracket, "']'", hint);
   expect(Tok::LBrace, "'{'", hint);
   while (!at(Tok::RBrace)) {

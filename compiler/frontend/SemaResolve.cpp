@@ -177,6 +177,7 @@ void Sema::resolveStmtNames(StmtAST &s) {
         resolveNames(a.expr);
     break;
   case StmtAST::Ring:
+    resolveNames(s.as<RingStmt>()->stagesExpr);
     for (RingMember &m : s.as<RingStmt>()->members)
       for (ExprPtr &d : m.dims)
         resolveNames(d);

@@ -135,6 +135,28 @@ void Sema::checkRing(RingStmt &r, bool kernelTopLevel) {
   if (!kernelTopLevel)
     error(r.loc, "rings must be declared at the top level of the kernel body",
           "move the declaration out of the enclosing loop, if or role");
+  if (r.stagesExpr) {
+    // `pipeline[S]` with S a constant expression: a template kernel's value
+    // parameter makes the depth a parameter of one source.
+    const char *hint = "write `pipeline[4]`, or a constant: `const S = 4` or a kernel's value "
+                       "parameter `kernel k<S: i32>`";
+    Type t = checkValue(r.stagesExpr, nullptr, "");
+    bool overflow = false;
+    std::optional<int64_t> n =
+        !t.isInvalid() && t.isInteger() && !t.isBool() && checkConstantOps(*r.stagesExpr)
+            ? foldConstant(*r.stagesExpr, overflow)
+            : std::nullopt;
+    r.stages = 1; // keeps the checks below meaningful after an error
+    if (!n || overflow) {
+      if (!t.isInvalid())
+        error(r.stagesLoc, "the number of stages must be an integer constant from 1 to 32", hint);
+    } else if (*n < 1 || *n > 32) {
+      error(r.stagesLoc, "a ring has 1 to 32 stages, found " + std::to_string(*n),
+            "4 stages hide a TMA load behind the consumers' work in most kernels");
+    } else {
+      r.stages = *n;
+    }
+  }
   std::unordered_set<std::string> names;
   for (RingMember &m : r.members) {
     if (!names.insert(m.name).second) {

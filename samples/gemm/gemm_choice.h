@@ -1,16 +1,19 @@
 // samples/gemm: which kernel computes a shape, decided on the host with no
 // device (README.md, "Choosing the kernel"):
 //   - the variants: the persistent kernel (gemm / gemm_bmn, BN 256 or 128,
-//     cluster 2 with B multicast or cluster 1, 4 stages) and split-K
-//     (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits), their
-//     grids and workspaces;
+//     cluster 2 with B multicast or cluster 1, 4 stages), split-K
+//     (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits) and the
+//     skinny kernel (gemm_skinny<MT, S>, C^T for small M, K-major B, 1..8
+//     splits), their grids and workspaces;
 //   - the rule table that picks one per shape, the candidates `--tune` times,
 //     and the text cache of tuned winners.
 #pragma once
 
 #include "gemm_common.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -20,18 +23,19 @@
 namespace gemm {
 
 // ---------------------------------------------------------------- variants
-enum class Variant { Persistent, SplitK };
+enum class Variant { Persistent, SplitK, Skinny };
 
 struct Choice {
   Variant variant = Variant::Persistent;
   int64_t bn = 256;
   int cluster = 2;  // persistent: 2 (B multicast, the _mc PTX) or 1 (_nomc); split-K: 1
   int splits = 1;   // split-K only
-  int stages = 4;   // the ring depth (a literal in gemm.tile: 4 persistent, 6 split-K)
+  int stages = 4;   // the ring depth: 4 persistent, 6 split-K, skinny per MT (kSkinny)
+  int64_t mt = 0;   // skinny only: rows of C (of A) per tile, the wgmma N
   std::string why;  // the rule that chose it, or "tuned ..." / "forced"
   bool operator==(const Choice &o) const {
     return variant == o.variant && bn == o.bn && cluster == o.cluster && splits == o.splits &&
-           stages == o.stages;
+           stages == o.stages && mt == o.mt;
   }
 };
 
@@ -41,6 +45,33 @@ inline int64_t kSteps(const Problem &p) { return ceilDiv(p.k, kTileK); }
 inline int64_t outputTiles(const Problem &p, int64_t bn) {
   return ceilDiv(p.m, kTileM) * ceilDiv(p.n, bn);
 }
+// The skinny kernel (gemm_skinny<MT, S>, K-major B only): tiles of MT rows
+// x kSkinnyBn columns of C, computed as C^T (M is the wgmma N). The
+// instances gemm_skinny.tile is compiled for (CMakeLists.txt): MT and its
+// ring depth S, as deep as the 227 KB of shared memory allow (a stage is
+// 128 x 64 of B plus MT x 64 of A; besides the ring, the 128 x MT f32 tile
+// that transposes one split's sum and the MT x 64 output tile). MT 16 also
+// at 8 stages, which measured as fast as 11 on most decode shapes. MT 80
+// serves M = 65..80 (77 in the sweep) through --tune; the rule keeps it on
+// split-K, and M > 80 is split-K's or the persistent kernel's (MT 128 and
+// 256 measured slower than split-K: docs/perf/gemm.md).
+inline constexpr int64_t kSkinnyBn = 128;
+struct SkinnyInstance {
+  int64_t mt;
+  int stages;
+};
+inline const std::vector<SkinnyInstance> &skinnyInstances() {
+  static const std::vector<SkinnyInstance> all = {
+      {16, 8}, {16, 11}, {32, 10}, {64, 7}, {80, 6}};
+  return all;
+}
+inline int64_t skinnyTiles(const Problem &p, int64_t mt) {
+  return ceilDiv(p.m, mt) * ceilDiv(p.n, kSkinnyBn);
+}
+// Work items of a split variant: output tiles (x splits = CTAs).
+inline int64_t splitTiles(const Problem &p, const Choice &c) {
+  return c.variant == Variant::Skinny ? skinnyTiles(p, c.mt) : outputTiles(p, c.bn);
+}
 // The persistent kernel's work units: `cluster` 128-row tiles x one bn column.
 inline int64_t persistentUnits(const Problem &p, int64_t bn, int cluster) {
   return ceilDiv(p.m, kTileM * cluster) * ceilDiv(p.n, bn);
@@ -48,17 +79,23 @@ inline int64_t persistentUnits(const Problem &p, int64_t bn, int cluster) {
 // CTAs the choice keeps busy at once when nothing limits residency (one CTA
 // per SM: the kernels take ~224 KB of shared memory).
 inline int64_t ctasOf(const Problem &p, const Choice &c) {
-  return c.variant == Variant::SplitK ? outputTiles(p, c.bn) * c.splits
-                                      : persistentUnits(p, c.bn, c.cluster) * c.cluster;
+  return c.variant != Variant::Persistent ? splitTiles(p, c) * c.splits
+                                          : persistentUnits(p, c.bn, c.cluster) * c.cluster;
 }
 
-inline std::string variantName(Variant v) { return v == Variant::SplitK ? "splitk" : "persistent"; }
+inline std::string variantName(Variant v) {
+  return v == Variant::SplitK ? "splitk" : v == Variant::Skinny ? "skinny" : "persistent";
+}
 // "persistent BN 256, cluster 2 (B multicast), 4 stages" / "split-K x4, BN 128, 4 stages".
 inline std::string describe(const Choice &c) {
-  std::string s = c.variant == Variant::SplitK
-                      ? "split-K x" + std::to_string(c.splits) + ", BN " + std::to_string(c.bn)
-                      : "persistent BN " + std::to_string(c.bn) + ", cluster " +
-                            std::to_string(c.cluster) + (c.cluster > 1 ? " (B multicast)" : "");
+  std::string s =
+      c.variant == Variant::SplitK
+          ? "split-K x" + std::to_string(c.splits) + ", BN " + std::to_string(c.bn)
+      : c.variant == Variant::Skinny
+          ? "skinny (C^T) x" + std::to_string(c.splits) + ", " + std::to_string(c.mt) + " x " +
+                std::to_string(c.bn) + " tiles"
+          : "persistent BN " + std::to_string(c.bn) + ", cluster " + std::to_string(c.cluster) +
+                (c.cluster > 1 ? " (B multicast)" : "");
   return s + ", " + std::to_string(c.stages) + " stages";
 }
 // The PTX file and kernel of a choice (README.md, "The contract").
@@ -66,17 +103,27 @@ inline bool usesMulticastPtx(const Choice &c) {
   return c.variant == Variant::Persistent && c.cluster > 1;
 }
 inline std::string kernelName(const Choice &c, BMajor b) {
+  if (c.variant == Variant::Skinny)
+    return "gemm_skinny"; // K-major B only
   const std::string base = c.variant == Variant::SplitK ? "gemm_splitk" : "gemm";
   return b == BMajor::K ? base : base + "_bmn";
 }
-// Split-K's f32 workspace (elements) and tile flags (i32) for a choice.
+// The compile-time parameters that name the instance (besides T).
+inline std::vector<std::pair<std::string, int64_t>> instanceArgs(const Choice &c) {
+  if (c.variant == Variant::Skinny)
+    return {{"MT", c.mt}, {"S", c.stages}};
+  return {{"BN", c.bn}};
+}
+// The f32 workspace (elements) and tile flags (i32) of a split variant:
+// partials are written only with more than one split.
 inline int64_t workspaceFloats(const Problem &p, const Choice &c) {
-  return c.variant == Variant::SplitK && c.splits > 1
-             ? int64_t(c.splits) * outputTiles(p, c.bn) * kTileM * c.bn
-             : 0;
+  if (c.splits <= 1 || c.variant == Variant::Persistent)
+    return 0;
+  return c.variant == Variant::Skinny ? int64_t(c.splits) * skinnyTiles(p, c.mt) * c.mt * c.bn
+                                      : int64_t(c.splits) * outputTiles(p, c.bn) * kTileM * c.bn;
 }
 inline int64_t flagCount(const Problem &p, const Choice &c) {
-  return c.variant == Variant::SplitK ? outputTiles(p, c.bn) : 0;
+  return c.variant != Variant::Persistent ? splitTiles(p, c) : 0;
 }
 
 // ---------------------------------------------------------------- the rule table
@@ -107,6 +154,22 @@ inline Choice splitKFill(const Problem &p, int sms) {
   c.splits = splitsToFill(outputTiles(p, c.bn), kSteps(p), sms);
   return c;
 }
+// The skinny kernel for p with the instance of the smallest MT >= M (the
+// deepest ring of that MT), splits filling the SMs; MT 0 when M exceeds
+// every compiled MT.
+inline Choice skinnyFill(const Problem &p, int sms) {
+  Choice c;
+  c.variant = Variant::Skinny;
+  c.cluster = 1;
+  c.bn = kSkinnyBn;
+  for (const SkinnyInstance &i : skinnyInstances())
+    if (i.mt >= p.m && (!c.mt || i.mt < c.mt || (i.mt == c.mt && i.stages > c.stages))) {
+      c.mt = i.mt;
+      c.stages = i.stages;
+    }
+  c.splits = c.mt ? splitsToFill(skinnyTiles(p, c.mt), kSteps(p), sms) : 1;
+  return c;
+}
 inline Choice persistentWith(int64_t bn) {
   Choice c;
   c.bn = bn;
@@ -116,6 +179,8 @@ inline Choice persistentWith(int64_t bn) {
 // First match wins. "Fills" = at least 3/4 of the SMs get a CTA at once.
 inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
+      {"M <= 64, B K-major: skinny (C^T), the smallest MT >= M, splits to fill the SMs",
+       [](const Problem &p, int) { return p.m <= 64 && p.bmajor == BMajor::K; }, skinnyFill},
       {"M <= 256 (decode), 128-wide tiles no more than the SMs: split-K, BN 128, splits to "
        "fill the SMs",
        [](const Problem &p, int sms) { return p.m <= 256 && outputTiles(p, 128) <= sms; },
@@ -167,6 +232,25 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
     c.splits = s;
     out.push_back(c);
   }
+  // The skinny kernel (K-major B, M <= 64): every compiled MT >= M, the
+  // same splits.
+  if (p.bmajor == BMajor::K)
+    for (const SkinnyInstance &i : skinnyInstances()) {
+      if (i.mt < p.m)
+        continue;
+      for (int s : {1, 2, 3, 4, 6, 8}) {
+        if (s > 1 && (kSteps(p) < 2 * s || skinnyTiles(p, i.mt) * s > 4 * int64_t(sms)))
+          continue;
+        Choice c;
+        c.variant = Variant::Skinny;
+        c.cluster = 1;
+        c.bn = kSkinnyBn;
+        c.mt = i.mt;
+        c.stages = i.stages;
+        c.splits = s;
+        out.push_back(c);
+      }
+    }
   const Choice rule = ruleChoice(p, sms); // e.g. 5 splits: timed too
   if (std::find(out.begin(), out.end(), rule) == out.end())
     out.push_back(rule);
@@ -175,8 +259,10 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
 
 // ---------------------------------------------------------------- tune cache
 // One line per tuned shape:
-//   f16 k 128x4096x4096 splitk 128 1 4 6 12.41
-//   dtype bmajor MxNxK variant BN cluster splits stages median_us
+//   f16 k 128x4096x4096 splitk 128 1 4 6 0 12.41
+//   dtype bmajor MxNxK variant BN cluster splits stages MT median_us
+// (MT: the skinny kernel's tile rows, 0 for the others; a line without it,
+// the older form, reads as MT 0).
 // '#' starts a comment. Written by --tune, read by --check / --bench
 // (--tune-cache FILE); a cache belongs to the device it was measured on.
 inline std::string cacheKey(const Problem &p) {
@@ -191,7 +277,7 @@ inline std::string cacheLine(const Problem &p, const CacheEntry &e) {
   std::snprintf(us, sizeof us, "%.2f", e.us);
   return cacheKey(p) + " " + variantName(e.choice.variant) + " " + std::to_string(e.choice.bn) +
          " " + std::to_string(e.choice.cluster) + " " + std::to_string(e.choice.splits) + " " +
-         std::to_string(e.choice.stages) + " " + us;
+         std::to_string(e.choice.stages) + " " + std::to_string(e.choice.mt) + " " + us;
 }
 // Parses one line; false for a comment, a blank line or a malformed one
 // (`error` says what was wrong with a malformed line).
@@ -202,20 +288,47 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
   if (first == std::string::npos || line[first] == '#')
     return false;
   std::istringstream in(line);
-  std::string dtype, bmajor, shape, variant;
-  long long bn = 0, cluster = 0, splits = 0, stages = 0;
+  std::vector<std::string> f;
+  for (std::string w; in >> w;)
+    f.push_back(w);
+  const char *expected = "expected 'dtype bmajor MxNxK variant BN cluster splits stages MT us'";
+  if (f.size() != 9 && f.size() != 10) {
+    error = expected;
+    return false;
+  }
+  const std::string &dtype = f[0], &bmajor = f[1], &shape = f[2], &variant = f[3];
+  long long bn = 0, cluster = 0, splits = 0, stages = 0, mt = 0;
   double us = 0;
-  std::string extra;
-  if (!(in >> dtype >> bmajor >> shape >> variant >> bn >> cluster >> splits >> stages >> us) ||
-      (in >> extra)) {
-    error = "expected 'dtype bmajor MxNxK variant BN cluster splits stages us'";
+  auto integer = [](const std::string &w, long long &v) {
+    char *end = nullptr;
+    v = std::strtoll(w.c_str(), &end, 10);
+    return !w.empty() && *end == 0;
+  };
+  char *usEnd = nullptr;
+  us = std::strtod(f.back().c_str(), &usEnd);
+  if (!integer(f[4], bn) || !integer(f[5], cluster) || !integer(f[6], splits) ||
+      !integer(f[7], stages) || (f.size() == 10 && !integer(f[8], mt)) || *usEnd != 0) {
+    error = expected;
     return false;
   }
   if ((dtype != "f16" && dtype != "bf16") || (bmajor != "k" && bmajor != "mn") ||
-      (variant != "persistent" && variant != "splitk") || (bn != 128 && bn != 256) ||
-      (cluster != 1 && cluster != 2) || splits < 1 || splits > 8) {
-    error = "a value out of range (dtype f16|bf16, bmajor k|mn, variant persistent|splitk, BN "
-            "128|256, cluster 1|2, splits 1..8)";
+      (variant != "persistent" && variant != "splitk" && variant != "skinny") ||
+      (bn != 128 && bn != 256) || (cluster != 1 && cluster != 2) || splits < 1 || splits > 8) {
+    error = "a value out of range (dtype f16|bf16, bmajor k|mn, variant "
+            "persistent|splitk|skinny, BN 128|256, cluster 1|2, splits 1..8)";
+    return false;
+  }
+  if (variant == "skinny") {
+    bool compiled = false;
+    for (const SkinnyInstance &i : skinnyInstances())
+      compiled = compiled || (i.mt == mt && i.stages == stages);
+    if (!compiled || cluster != 1 || bn != kSkinnyBn || bmajor != "k") {
+      error = "the skinny kernel takes B K-major, cluster 1, BN 128 and a compiled (MT, stages) "
+              "instance";
+      return false;
+    }
+  } else if (mt != 0) {
+    error = "MT is the skinny kernel's (0 for the others)";
     return false;
   }
   if (variant == "splitk" && (cluster != 1 || bn != kSplitKBn || stages != 6)) {
@@ -227,7 +340,10 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
     return false;
   }
   key = dtype + " " + bmajor + " " + shape;
-  e.choice.variant = variant == "splitk" ? Variant::SplitK : Variant::Persistent;
+  e.choice.variant = variant == "splitk"   ? Variant::SplitK
+                     : variant == "skinny" ? Variant::Skinny
+                                           : Variant::Persistent;
+  e.choice.mt = mt;
   e.choice.bn = bn;
   e.choice.cluster = int(cluster);
   e.choice.splits = int(splits);
@@ -255,14 +371,15 @@ struct TuneCache {
   }
   bool save(const std::string &path) const {
     std::ofstream f(path);
-    f << "# gemm --tune cache: dtype bmajor MxNxK variant BN cluster splits stages median_us\n";
+    f << "# gemm --tune cache: dtype bmajor MxNxK variant BN cluster splits stages MT "
+         "median_us\n";
     for (const auto &[key, e] : entries) {
       // key is "dtype bmajor shape": rebuild the line from it.
       char us[32];
       std::snprintf(us, sizeof us, "%.2f", e.us);
       f << key << " " << variantName(e.choice.variant) << " " << e.choice.bn << " "
-        << e.choice.cluster << " " << e.choice.splits << " " << e.choice.stages << " " << us
-        << "\n";
+        << e.choice.cluster << " " << e.choice.splits << " " << e.choice.stages << " "
+        << e.choice.mt << " " << us << "\n";
     }
     return bool(f);
   }

@@ -314,6 +314,10 @@ inline std::string alignmentProblem(const Problem &p) {
 inline std::string ptxName(DType d, bool multicast) {
   return std::string("gemm_") + dtypeName(d) + (multicast ? "_mc" : "_nomc") + ".ptx";
 }
+// gemm_skinny.tile's PTX (no cluster: one build per dtype).
+inline std::string skinnyPtxName(DType d) {
+  return std::string("gemm_skinny_") + dtypeName(d) + ".ptx";
+}
 
 struct TileKernel {
   tile::Module module;
@@ -412,6 +416,22 @@ inline void launchTile(TileKernel &t, const Tensors &ts, int64_t clusters,
   t.kernel.launch(cfg, ts.a, ts.b, ts.c);
 }
 
+// An instance named by all its value parameters (the skinny kernel's MT and
+// S): threads from its info, no cluster, bn = `bn` (its tile's columns).
+inline TileKernel loadTileInstance(tile::Context &ctx, const std::string &ptxPath,
+                                   const std::string &name, const tile::TemplateArgs &args,
+                                   int64_t bn) {
+  TileKernel t;
+  t.module = tile::Module::fromFiles(ctx, ptxPath);
+  t.kernel = t.module.kernel(name, args);
+  const tile::KernelInfo &info = *t.kernel.info();
+  if (!info.threads)
+    throw std::runtime_error(ptxPath + ": kernel " + t.kernel.name() + " declares no threads(...)");
+  t.threads = (*info.threads)[0] * (*info.threads)[1] * (*info.threads)[2];
+  t.bn = bn;
+  return t;
+}
+
 // Split-K's f32 partials and per-tile flags, grown on demand; new flags are
 // zeroed (the kernel resets each flag it uses, so they stay zero between
 // launches on one stream; one workspace per stream).
@@ -432,6 +452,19 @@ inline void launchSplitK(TileKernel &t, const Problem &p, const Tensors &ts, Spl
                          int splits, CUstream stream = nullptr) {
   const int64_t tiles = ((p.m + kTileM - 1) / kTileM) * ((p.n + t.bn - 1) / t.bn);
   w.reserve(splits > 1 ? int64_t(splits) * tiles * kTileM * t.bn : 1, tiles);
+  tile::LaunchConfig cfg;
+  cfg.grid = tile::Dim3(unsigned(tiles), unsigned(splits));
+  cfg.block = tile::Dim3(t.threads);
+  cfg.stream = stream;
+  t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials, w.flags, int32_t(splits));
+}
+// The skinny kernel (gemm_skinny.tile): grid (tiles, splits), tiles of
+// mt x t.bn; with more than one split every CTA writes its partial
+// (splits x tiles x t.bn x mt f32).
+inline void launchSkinny(TileKernel &t, const Problem &p, const Tensors &ts, SplitKWorkspace &w,
+                         int64_t mt, int splits, CUstream stream = nullptr) {
+  const int64_t tiles = ((p.m + mt - 1) / mt) * ((p.n + t.bn - 1) / t.bn);
+  w.reserve(splits > 1 ? int64_t(splits) * tiles * mt * t.bn : 1, tiles);
   tile::LaunchConfig cfg;
   cfg.grid = tile::Dim3(unsigned(tiles), unsigned(splits));
   cfg.block = tile::Dim3(t.threads);

@@ -238,7 +238,25 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.cluster == 1);
   CHECK(c.stages == 6);
   CHECK(c.why.find("M <= 256") != std::string::npos);
-  CHECK(pick(1, 4096, 4096) == c);
+  CHECK(pick(77, 3000, 5000).variant == Variant::SplitK); // 24 tiles -> 5 splits
+  CHECK(pick(77, 3000, 5000).splits == 5);
+  // M <= 64 with B K-major: the skinny kernel (C^T), the smallest MT >= M.
+  c = pick(1, 4096, 4096);
+  CHECK(c.variant == Variant::Skinny);
+  CHECK(c.mt == 16);
+  CHECK(c.stages == 11); // the deepest ring of MT 16
+  CHECK(c.bn == kSkinnyBn);
+  CHECK(c.cluster == 1);
+  CHECK(c.splits == 4); // 32 tiles
+  CHECK(c.why.find("M <= 64") != std::string::npos);
+  CHECK(pick(16, 4096, 4096) == c);
+  CHECK(pick(17, 4096, 4096).mt == 32);
+  CHECK(pick(64, 4096, 4096).mt == 64);
+  CHECK(pick(64, 4096, 4096).stages == 7);
+  CHECK(pick(16, 3000, 5000).splits == 5); // 24 tiles
+  CHECK(pick(65, 4096, 4096).variant == Variant::SplitK);
+  CHECK(ruleChoice(Problem{16, 4096, 4096, DType::F16, BMajor::MN}, sms).variant ==
+        Variant::SplitK); // the skinny kernel takes B K-major only
   CHECK(pick(256, 4096, 4096).splits == 2);     // 64 tiles
   CHECK(pick(16, 14336, 4096).splits == 1);     // 112 tiles fill the SMs alone
   c = pick(256, 14336, 4096);                   // 224 tiles of 128: the persistent kernel
@@ -290,6 +308,22 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
     }
     CHECK(persistent == 4); // BN 256 / 128 x cluster 2 / 1
   }
+  // The skinny kernel: every compiled MT >= M (K-major B only), its splits
+  // within the same limits.
+  const Problem p{16, 4096, 4096, DType::F16, BMajor::K};
+  int skinny = 0;
+  for (const Choice &c : candidates(p, 132))
+    if (c.variant == Variant::Skinny) {
+      ++skinny;
+      CHECK(c.mt >= p.m);
+      CHECK(c.cluster == 1);
+      CHECK(c.bn == kSkinnyBn);
+      CHECK((c.splits == 1 || skinnyTiles(p, c.mt) * c.splits <= 4 * 132));
+    }
+  CHECK(skinny == int(skinnyInstances().size()) * 6); // 1, 2, 3, 4, 6, 8 splits
+  for (Problem q : {Problem{16, 4096, 4096, DType::F16, BMajor::MN}, Problem{81, 4096, 4096}})
+    for (const Choice &c : candidates(q, 132))
+      CHECK(c.variant != Variant::Skinny);
 }
 
 TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
@@ -305,7 +339,19 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   e.us = 12.25;
   c.entries[cacheKey(p)] = e;
   REQUIRE(c.save(path));
-  CHECK(cacheLine(p, e) == "bf16 mn 128x4096x4096 splitk 128 1 4 6 12.25");
+  CHECK(cacheLine(p, e) == "bf16 mn 128x4096x4096 splitk 128 1 4 6 0 12.25");
+  const Problem q{16, 4096, 4096, DType::F16, BMajor::K};
+  CacheEntry sk;
+  sk.choice.variant = Variant::Skinny;
+  sk.choice.cluster = 1;
+  sk.choice.bn = kSkinnyBn;
+  sk.choice.splits = 4;
+  sk.choice.stages = 11;
+  sk.choice.mt = 16;
+  sk.us = 10.5;
+  c.entries[cacheKey(q)] = sk;
+  REQUIRE(c.save(path));
+  CHECK(cacheLine(q, sk) == "f16 k 16x4096x4096 skinny 128 1 4 11 16 10.50");
   {
     std::ofstream f(path, std::ios::app);
     f << "\n# a comment\n"
@@ -314,24 +360,35 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
       << "f16 k 1x2x3 splitk 256 1 2 6 1.0\n"     // split-K at BN 256: not compiled
       << "f16 k 1x2x3 persistent 256 2 3 4 1.0\n" // the persistent kernel with splits
       << "f16 k 1x2x3 persistent 256 2 1 4\n"     // a field missing
-      << "f16 k 8x8x8 persistent 256 2 1 4 3.5\n";
+      << "f16 k 8x8x8 persistent 256 2 1 4 3.5\n"         // the older form: no MT
+      << "f16 k 1x2x3 skinny 128 1 4 11 48 1.0\n"         // MT 48: not compiled
+      << "f16 mn 1x2x3 skinny 128 1 4 11 16 1.0\n"        // skinny with MN-major B
+      << "f16 k 1x2x3 splitk 128 1 4 6 16 1.0\n"          // MT on split-K
+      << "f16 k 1x2x3 splitk 128 1 4 6 0 x\n";            // a time that is no number
   }
   TuneCache back;
   back.load(path);
-  REQUIRE(back.entries.size() == 2);
+  REQUIRE(back.entries.size() == 3);
+  const CacheEntry *gotSkinny = back.find(q);
+  REQUIRE(gotSkinny != nullptr);
+  CHECK(gotSkinny->choice == sk.choice);
   const CacheEntry *got = back.find(p);
   REQUIRE(got != nullptr);
   CHECK(got->choice == e.choice);
   CHECK(got->us == Approx(12.25));
   CHECK(back.find(Problem{8, 8, 8, DType::F16, BMajor::K}) != nullptr);
   CHECK(back.find(Problem{8, 8, 8, DType::BF16, BMajor::K}) == nullptr); // keyed by dtype too
-  REQUIRE(back.problems.size() == 5);
-  CHECK(back.problems[0].find(path + ":5: a value out of range") == 0);
+  REQUIRE(back.problems.size() == 9);
+  CHECK(back.problems[0].find(path + ":6: a value out of range") == 0);
   CHECK(back.problems[1].find("split-K runs without a cluster at BN 128") != std::string::npos);
-  CHECK(back.problems[2].find(path + ":7: split-K runs without a cluster at BN 128") == 0);
+  CHECK(back.problems[2].find(path + ":8: split-K runs without a cluster at BN 128") == 0);
   CHECK(back.problems[3].find("the persistent kernel has 1 split and 4 stages") !=
         std::string::npos);
   CHECK(back.problems[4].find("expected 'dtype bmajor MxNxK") != std::string::npos);
+  CHECK(back.problems[5].find("a compiled (MT, stages) instance") != std::string::npos);
+  CHECK(back.problems[6].find("the skinny kernel takes B K-major") != std::string::npos);
+  CHECK(back.problems[7].find("MT is the skinny kernel's") != std::string::npos);
+  CHECK(back.problems[8].find("expected 'dtype bmajor MxNxK") != std::string::npos);
   // The cache wins over the rule; the rule answers for shapes it lacks.
   const Choice tuned = chooseFor(p, 132, &back);
   CHECK(tuned == e.choice);
@@ -370,4 +427,42 @@ TEST_CASE("kernel instances are found from the kernel info", "[gemm]") {
   CHECK(kernelName(sk, BMajor::MN) == "gemm_splitk_bmn");
   CHECK(usesMulticastPtx(Choice{}));
   CHECK(!usesMulticastPtx(sk));
+  Choice skinny;
+  skinny.variant = Variant::Skinny;
+  skinny.mt = 16;
+  skinny.stages = 11;
+  CHECK(kernelName(skinny, BMajor::K) == "gemm_skinny");
+  CHECK(!usesMulticastPtx(skinny));
+  CHECK(instanceArgs(skinny) == tile::TemplateArgs{{"MT", 16}, {"S", 11}});
+  CHECK(instanceArgs(sk) == tile::TemplateArgs{{"BN", 256}});
+  CHECK(skinnyPtxName(DType::F16) == "gemm_skinny_f16.ptx");
+}
+
+TEST_CASE("the skinny kernel's tiles, workspace and instances", "[gemm]") {
+  const Problem p{77, 3000, 5000, DType::F16, BMajor::K};
+  CHECK(skinnyTiles(p, 128) == 24);     // one row tile of 128 >= 77, 24 column tiles
+  CHECK(skinnyTiles(p, 16) == 5 * 24);  // 77 rows in 16-row tiles
+  Choice c;
+  c.variant = Variant::Skinny;
+  c.bn = kSkinnyBn;
+  c.cluster = 1;
+  c.mt = 128;
+  c.stages = 6;
+  c.splits = 3;
+  CHECK(splitTiles(p, c) == 24);
+  CHECK(ctasOf(p, c) == 72);
+  CHECK(workspaceFloats(p, c) == 3 * 24 * 128 * 128); // every split writes its partial
+  c.splits = 1;
+  CHECK(workspaceFloats(p, c) == 0); // one split transposes its sum in shared memory
+  CHECK(flagCount(p, c) == 24);
+  // Every instance is K-major (B [N, K]) with MT a wgmma N (a multiple of 8,
+  // at most 256) and a ring that fits the 227 KB of shared memory with `out`.
+  for (const SkinnyInstance &i : skinnyInstances()) {
+    INFO(i.mt << " " << i.stages);
+    CHECK(i.mt % 8 == 0);
+    CHECK(i.mt <= 256);
+    const int64_t stage = (kSkinnyBn + i.mt) * kTileK * 2, out = i.mt * kSkinnyBn / 2 * 2,
+                  red = kSkinnyBn * i.mt * 4;
+    CHECK(i.stages * stage + out + red + 2 * 8 * i.stages + 16 <= 227 * 1024);
+  }
 }

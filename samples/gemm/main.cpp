@@ -4,7 +4,8 @@
 // side by side with cuBLAS.
 //
 //   gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]
-//        [--variant auto|persistent|splitk] [--splits S] [--multicast on|off] [--bn 256|128]
+//        [--variant auto|persistent|splitk|skinny] [--splits S] [--mt MT] [--multicast on|off]
+//        [--bn 256|128]
 //        [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]
 //        [--ptx PATH] [--reference-only] [--skip-code C]
 //   gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]
@@ -75,6 +76,7 @@ struct Options {
   std::optional<bool> multicast;
   int64_t bn = 0;  // 0: not forced
   int splits = 0;  // 0: not forced
+  int64_t mt = 0;  // the skinny kernel's tile rows; 0: not forced
   bool tune = false;
   std::string tuneCache; // "" : none (with --tune: gemm_tune.txt)
   uint64_t seed = 20261123;
@@ -88,7 +90,7 @@ struct Options {
   std::vector<BMajor> bmajors{BMajor::K};
   int runs = 30, warmup = 10;
   std::string out, csv;
-  bool forced() const { return variant || multicast || bn || splits; }
+  bool forced() const { return variant || multicast || bn || splits || mt; }
 };
 
 [[noreturn]] void usage(const char *msg) {
@@ -96,7 +98,8 @@ struct Options {
       stderr,
       "gemm: %s\n"
       "usage: gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]\n"
-      "            [--variant auto|persistent|splitk] [--splits S] [--multicast on|off] [--bn BN]\n"
+      "            [--variant auto|persistent|splitk|skinny] [--splits S] [--mt MT]\n"
+      "            [--multicast on|off] [--bn BN]\n"
       "            [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]\n"
       "            [--ptx PATH] [--reference-only] [--skip-code C]\n"
       "       gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]\n"
@@ -167,10 +170,26 @@ Options parse(int argc, char **argv) {
         o.variant = Variant::Persistent;
       else if (v == "splitk")
         o.variant = Variant::SplitK;
+      else if (v == "skinny")
+        o.variant = Variant::Skinny;
       else if (v != "auto")
-        usage(("bad --variant '" + v + "' (auto, persistent or splitk)").c_str());
+        usage(("bad --variant '" + v + "' (auto, persistent, splitk or skinny)").c_str());
     } else if (f == "--splits")
       o.splits = int(r.intIn(1, 8));
+    else if (f == "--mt") {
+      o.mt = r.intValue();
+      bool compiled = false;
+      std::string all;
+      int64_t prev = 0;
+      for (const gemm::SkinnyInstance &i : gemm::skinnyInstances()) {
+        compiled = compiled || i.mt == o.mt;
+        if (i.mt != prev)
+          all += (all.empty() ? "" : ", ") + std::to_string(i.mt);
+        prev = i.mt;
+      }
+      if (!compiled)
+        usage(("--mt is one of the skinny kernel's compiled tile heights (" + all + ")").c_str());
+    }
     else if (f == "--multicast") {
       const std::string v = r.value();
       if (v != "on" && v != "off")
@@ -224,10 +243,23 @@ Options parse(int argc, char **argv) {
     usage("--check takes one --bmajor");
   if (o.splits && o.variant == Variant::Persistent)
     usage("--splits is split-K's: it does not go with --variant persistent");
-  if (o.multicast && (o.variant == Variant::SplitK || o.splits))
-    usage("--multicast is the persistent kernel's: split-K runs without a cluster");
+  if (o.mt && o.variant && o.variant != Variant::Skinny)
+    usage("--mt is the skinny kernel's (--variant skinny)");
+  const bool skinny = o.variant == Variant::Skinny || o.mt;
+  if (o.multicast && (o.variant == Variant::SplitK || o.splits || skinny))
+    usage("--multicast is the persistent kernel's: split-K and skinny run without a cluster");
   if (o.bn == 256 && (o.variant == Variant::SplitK || o.splits))
     usage("split-K is compiled for --bn 128 only");
+  if (o.bn == 256 && skinny)
+    usage("the skinny kernel's tiles are 128 columns wide (--bn 128 only)");
+  if (skinny && (o.problem.bmajor != BMajor::K || o.bmajors.size() != 1 ||
+                 o.bmajors.front() != BMajor::K))
+    usage("the skinny kernel takes B K-major only (--bmajor k)");
+  int64_t largestMt = 0;
+  for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
+    largestMt = std::max(largestMt, i.mt);
+  if (skinny && !o.bench && !o.mt && o.problem.m > largestMt)
+    usage(("no skinny instance has MT >= M = " + std::to_string(o.problem.m) + " (--mt)").c_str());
   if (o.tune && o.tuneCache.empty())
     o.tuneCache = "gemm_tune.txt";
   if (o.shapes.empty())
@@ -246,13 +278,37 @@ std::string ptxPath(const Options &o, DType d, bool multicast) {
   return sample::ptxDir() + "/" + gemm::ptxName(d, multicast);
 }
 
+// gemm_skinny.tile's PTX: beside --ptx's file when given, else in the PTX
+// directory.
+std::string skinnyPtxPath(const Options &o, DType d) {
+  if (!o.ptx.empty()) {
+    const size_t slash = o.ptx.rfind('/');
+    return (slash == std::string::npos ? std::string() : o.ptx.substr(0, slash + 1)) +
+           gemm::skinnyPtxName(d);
+  }
+  return sample::ptxDir() + "/" + gemm::skinnyPtxName(d);
+}
+
 // The choice for `p`: forced parts from the options over the cache's
 // winner or the rule's pick.
 Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCache *cache) {
   Choice c = gemm::chooseFor(p, sms, cache);
   if (!o.forced())
     return c;
-  if ((o.variant == Variant::SplitK || o.splits) && c.variant != Variant::SplitK)
+  if ((o.variant == Variant::Skinny || o.mt) && c.variant != Variant::Skinny)
+    c = gemm::skinnyFill(p, sms);
+  if (o.mt) {
+    c.mt = 0;
+    for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
+      if (i.mt == o.mt && i.stages > c.stages * (c.mt == o.mt)) {
+        c.mt = i.mt;
+        c.stages = i.stages;
+      }
+  }
+  if (c.variant == Variant::Skinny && !c.mt)
+    usage(("no skinny instance has MT >= M = " + std::to_string(p.m) + " (--mt)").c_str());
+  if (o.variant != Variant::Skinny && !o.mt && (o.variant == Variant::SplitK || o.splits) &&
+      c.variant != Variant::SplitK)
     c = gemm::splitKFill(p, sms);
   if (o.variant == Variant::Persistent && c.variant != Variant::Persistent)
     c = gemm::persistentWith(256);
@@ -306,14 +362,22 @@ struct Runner {
   Runner(tile::Context &c, const Options &opts) : ctx(c), o(opts) {}
 
   gemm::TileKernel &kernel(const Choice &c, DType d, BMajor b) {
-    const std::string ptx = ptxPath(o, d, gemm::usesMulticastPtx(c));
+    const std::string ptx = c.variant == Variant::Skinny ? skinnyPtxPath(o, d)
+                                                         : ptxPath(o, d, gemm::usesMulticastPtx(c));
     const std::string name = gemm::kernelName(c, b);
-    const std::string key = ptx + "\n" + name + "\n" + std::to_string(c.bn);
+    std::string key = ptx + "\n" + name;
+    for (const auto &[param, v] : gemm::instanceArgs(c))
+      key += " " + param + "=" + std::to_string(v);
     auto it = loaded.find(key);
     if (it == loaded.end()) {
       if (!fileExists(ptx))
         throw std::runtime_error("not built (" + ptx + ")");
-      it = loaded.emplace(key, gemm::loadTileKernel(ctx, ptx, name, c.bn)).first;
+      it = loaded
+               .emplace(key, c.variant == Variant::Skinny
+                                 ? gemm::loadTileInstance(ctx, ptx, name, gemm::instanceArgs(c),
+                                                          c.bn)
+                                 : gemm::loadTileKernel(ctx, ptx, name, c.bn))
+               .first;
     }
     return it->second;
   }
@@ -322,6 +386,16 @@ struct Runner {
   std::function<void()> launcher(const Choice &c, const Problem &p, const gemm::Tensors &ts,
                                  std::string *what = nullptr) {
     gemm::TileKernel &k = kernel(c, p.dtype, p.bmajor);
+    if (c.variant == Variant::Skinny) {
+      if (!ws)
+        ws.emplace();
+      if (what)
+        *what = k.kernel.name() + ", grid " + std::to_string(gemm::skinnyTiles(p, c.mt)) + " x " +
+                std::to_string(c.splits);
+      const int splits = c.splits;
+      const int64_t mt = c.mt;
+      return [this, &k, p, ts, mt, splits] { gemm::launchSkinny(k, p, ts, *ws, mt, splits); };
+    }
     if (c.variant == Variant::SplitK) {
       if (!ws)
         ws.emplace();
@@ -435,7 +509,9 @@ int runCheck(const Options &o) {
       std::printf("gemm: %s (--reference-only: cuBLAS against float64)\n", ok ? "PASS" : "FAIL");
       return ok ? 0 : 1;
     }
-    const std::string ptx = ptxPath(o, p.dtype, gemm::usesMulticastPtx(choice));
+    const std::string ptx = choice.variant == Variant::Skinny
+                                ? skinnyPtxPath(o, p.dtype)
+                                : ptxPath(o, p.dtype, gemm::usesMulticastPtx(choice));
     if (!fileExists(ptx)) {
       std::printf("no .tile PTX at %s: samples/gemm/gemm.tile is not built yet (README.md, "
                   "\"The contract\"); only cuBLAS was checked\n",
@@ -471,7 +547,7 @@ int runCheck(const Options &o) {
                     tol, ok);
     // Split-K a second time: the flags the first launch left must be zero
     // again (the last CTA of each tile resets its flag), so a rerun is exact.
-    if (choice.variant == Variant::SplitK && choice.splits > 1) {
+    if (choice.variant != Variant::Persistent && choice.splits > 1) {
       dC.fillBytes(0xff);
       launch();
       SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
@@ -618,6 +694,7 @@ int runBench(const Options &o) {
                         c.relFrobenius, c.nonFinite);
           }
         }
+        const double blasFirst = row.blasMs;
         try {
           const gemm::Tensors ts = gemm::tensorsOf(p, dA.ptr(), dB.ptr(), dC.ptr());
           row.choice = choiceFor(o, p, sms, &cache);
@@ -630,16 +707,21 @@ int runBench(const Options &o) {
           std::function<void()> launch = run.launcher(row.choice, p, ts, &what);
           dC.fillBytes(0xff);
           // tilec and cuBLAS in alternation, twice; each side's time is the
-          // lower of its medians (cuBLAS's first one included), so a clock
-          // that drops under the sustained load of --tune (H100: up to ~15%
-          // at 8192^3) does not fall on one side only.
+          // lower of its medians in these rounds, so a clock that drops under
+          // the sustained load of --tune (H200: up to ~18% at 8192^3) falls
+          // on both sides alike. cuBLAS's first median (taken before --tune
+          // ran, on a cooler GPU) is not one of them: with it, a ratio
+          // compared a cool cuBLAS with a hot tilec.
           auto blasRun = [&] { blas.gemm(p, dA.ptr(), dB.ptr(), dRef.ptr()); };
+          row.blasMs = -1;
           for (int round = 0; round < 2; ++round) {
             const double t = sample::timeWithEvents([] {}, launch, o.warmup, o.runs).median;
             row.tileMs = row.tileMs < 0 ? t : std::min(row.tileMs, t);
-            row.blasMs = std::min(
-                row.blasMs, sample::timeWithEvents([] {}, blasRun, o.warmup, o.runs).median);
+            const double b = sample::timeWithEvents([] {}, blasRun, o.warmup, o.runs).median;
+            row.blasMs = row.blasMs < 0 ? b : std::min(row.blasMs, b);
           }
+          if (row.blasMs < 0)
+            row.blasMs = blasFirst;
           row.note = what;
           std::vector<uint16_t> got(size_t(p.m * p.n));
           dC.copyTo(got.data(), got.size());
@@ -659,6 +741,8 @@ int runBench(const Options &o) {
                         c.relFrobenius, c.nonFinite);
           }
         } catch (const std::exception &e) {
+          if (row.blasMs < 0) // failed before cuBLAS's rounds: its first median
+            row.blasMs = blasFirst;
           row.tileMs = -1;
           row.note = std::string("error: ") + e.what();
           row.pass = false;
@@ -687,7 +771,7 @@ int runBench(const Options &o) {
      << o.seed << "); " << ctx.name() << ", " << sms << " SMs; cuBLAS " << blas.version()
      << " cublasGemmEx (CUBLAS_COMPUTE_32F); CUDA-event median of " << o.runs << " runs after "
      << o.warmup
-     << " warm-up runs, tilec and cuBLAS timed in alternation, the lower of each one's medians. `x cuBLAS` = cuBLAS time / tilec time (> 1: tilec faster); `choice` = "
+     << " warm-up runs, tilec and cuBLAS timed in alternation, the lower of each one's two medians (after --tune, when it ran). `x cuBLAS` = cuBLAS time / tilec time (> 1: tilec faster); `choice` = "
         "the kernel the host picked"
      << (o.tune ? " (`--tune`: the fastest candidate; `rule us` = the rule table's pick)" : "")
      << "; `err` = relative Frobenius error against cuBLAS.\n\n";

@@ -187,8 +187,9 @@ public:
   RingStmt(Location loc, std::unique_ptr<Decl> decl) : StmtAST(Ring, std::move(loc)), decl(std::move(decl)) {}
   static bool classof(const StmtAST *s) { return s->kind() == Ring; }
   std::unique_ptr<Decl> decl; // kind Ring
-  int64_t stages = 0;
+  int64_t stages = 0;          // a literal at parse time, else [sema] stagesExpr folded
   Location stagesLoc;
+  ExprPtr stagesExpr;          // S as written when it is not a literal (a constant expression)
   std::vector<RingMember> members;
   // [sema]
   int64_t txBytes = -1;         // bytes landing in this CTA per stage (from the produce blocks)
