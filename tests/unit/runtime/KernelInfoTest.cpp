@@ -406,7 +406,8 @@ TEST_CASE("kernel info: the writer writes every field of the schema tables", "[k
   tensor.box = {64, 64};
   tensor.symmetric = true;
   t.tensor = tensor;
-  t.size = t.align = 8;
+  t.size = 128; // a CUtensorMap
+  t.align = 64;
   tile::KernelParamInfo sem = param("s", ScalarType::U64);
   sem.semaphore = tile::SemaphoreParamInfo{named};
   tile::KernelParamInfo hidden = param("M", ScalarType::I32);
