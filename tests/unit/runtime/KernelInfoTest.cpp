@@ -409,10 +409,10 @@ TEST_CASE("kernel info: the writer writes every field of the schema tables", "[k
   t.size = 128; // a CUtensorMap
   t.align = 64;
   tile::KernelParamInfo sem = param("s", ScalarType::U64);
-  sem.semaphore = tile::SemaphoreParamInfo{named};
+  sem.semaphore = tile::SemaphoreParamInfo{literal};
   tile::KernelParamInfo hidden = param("M", ScalarType::I32);
   hidden.hidden = tile::HiddenExtentInfo{4, 1};
-  tile::KernelParamInfo peer = param("rank", ScalarType::I32);
+  tile::KernelParamInfo peer = param("peers", ScalarType::U64);
   peer.peer = tile::HiddenPeerInfo{tile::HiddenPeerInfo::Kind::PeerPointers, 4};
   k.params.insert(k.params.end(), {t, sem, hidden, peer});
   k.maxThreads = 1024u;
@@ -438,7 +438,7 @@ TEST_CASE("kernel info: the writer writes every field of the schema tables", "[k
   const KernelInfo &b = back.kernels[0];
   CHECK(b.typeArgs == k.typeArgs);
   CHECK(b.params[4].tensor->symmetric);
-  CHECK(b.params[5].semaphore->count.name == "M");
+  CHECK(b.params[5].semaphore->count.literal == 64);
   CHECK(b.params[6].hidden->dim == 1);
   CHECK(b.params[7].peer->param == 4);
   CHECK(b.spinsOnPeers);
