@@ -7,6 +7,7 @@
 // every wgmma, C7510), the runtime's hang record (tile/hang_record.h) then
 // `trap`.
 //===----------------------------------------------------------------------===//
+#include "ConversionUtils.h"
 #include "PTXBuilder.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Conversion/TileToLLVM.h"
@@ -50,7 +51,9 @@ struct HangTrapLowering : ConvertOpToLLVMPattern<HangTrapOp> {
     rewriter.setInsertionPointToStart(module.getBody());
     // No vprintf declaration in a kernel that writes host records.
     LLVM::LLVMFuncOp vprintf;
-    if (!op->hasAttr(::tile::hang::kHostRecordAttr)) {
+    const bool hostRecord =
+        ctx->getLoadedDialect<TileDialect>()->getHostRecordAttrHelper().isAttrPresent(op);
+    if (!hostRecord) {
       vprintf = module.lookupSymbol<LLVM::LLVMFuncOp>("vprintf");
       if (!vprintf)
         vprintf = LLVM::LLVMFuncOp::create(rewriter, loc, "vprintf",
@@ -58,7 +61,6 @@ struct HangTrapLowering : ConvertOpToLLVMPattern<HangTrapOp> {
     }
     std::string text = op.getMessage().str();
     text.push_back('\0');
-    const bool hostRecord = op->hasAttr(::tile::hang::kHostRecordAttr);
     const unsigned site = counter(module);
     std::string name = std::string(::tile::hang::kMessagePrefix) + std::to_string(site);
     auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), text.size());
@@ -77,7 +79,7 @@ struct HangTrapLowering : ConvertOpToLLVMPattern<HangTrapOp> {
     Value args = LLVM::ZeroOp::create(rewriter, loc, ptr);
     if (!fields.empty()) {
       auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
-      Value one = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(), 1);
+      Value one = i64Const(rewriter, loc, 1);
       args = LLVM::AllocaOp::create(rewriter, loc, ptr, structType, one, /*alignment=*/8);
       for (auto [i, v] : llvm::enumerate(adaptor.getArgs())) {
         Value field = LLVM::GEPOp::create(rewriter, loc, ptr, structType, args,

@@ -162,7 +162,7 @@ struct FragColsLowering : ConvertOpToLLVMPattern<FragColsOp> {
     for (int64_t b = 0; b < rowBlocks; ++b)
       for (int64_t i = 0; i < count; ++i)
         out.push_back(regs[b * perRowBlock + begin + i]);
-    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(to), out));
+    replaceWithRegisters(rewriter, op, *getTypeConverter(), to, out);
     return success();
   }
 };
@@ -191,7 +191,7 @@ struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
             rewriter, loc, to.elem, LLVM::FPExtOp::create(rewriter, loc, rewriter.getF32Type(), x));
       out.push_back(y);
     }
-    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), out));
+    replaceWithRegisters(rewriter, op, *getTypeConverter(), op.getType(), out);
     return success();
   }
   LogicalResult matchAndRewrite(FragConvertOp op, OpAdaptor adaptor,
@@ -236,7 +236,7 @@ struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
               LLVM::ExtractElementOp::create(rewriter, loc, p, i32Const(rewriter, loc, k)));
       }
     }
-    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(to), out));
+    replaceWithRegisters(rewriter, op, *getTypeConverter(), to, out);
     return success();
   }
 };
@@ -256,7 +256,7 @@ struct FragCoordLowering : ConvertOpToLLVMPattern<FragCoordOp> {
       out.push_back(LLVM::AddOp::create(rewriter, loc, shape.kind == DistShape::Row ? row : col,
                                         i32Const(rewriter, loc, off)));
     }
-    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), out));
+    replaceWithRegisters(rewriter, op, *getTypeConverter(), op.getType(), out);
     return success();
   }
 };
@@ -280,7 +280,7 @@ struct LoadPerColLowering : ConvertOpToLLVMPattern<LoadPerColOp> {
                                     adaptor.getPtr(), ValueRange{idx});
       out.push_back(LLVM::LoadOp::create(rewriter, loc, elem, p, align));
     }
-    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(type), out));
+    replaceWithRegisters(rewriter, op, *getTypeConverter(), type, out);
     return success();
   }
 };

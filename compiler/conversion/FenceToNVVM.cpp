@@ -9,6 +9,7 @@
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Conversion/TileToLLVM.h"
 
+#include "ConversionUtils.h"
 #include "PTXBuilder.h"
 #include "SyncDecisions.h"
 
@@ -53,14 +54,7 @@ struct FenceProxyAsyncLowering : ConvertOpToLLVMPattern<FenceProxyAsyncOp> {
 
 /// PTX ISA 9.7.13.15.3 note: makes prior mbarrier.init visible to the cluster
 /// (release at cluster scope), before peers arrive on or complete them.
-struct FenceMBarrierInitLowering : ConvertOpToLLVMPattern<FenceMBarrierInitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(FenceMBarrierInitOp op, OpAdaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::FenceMbarrierInitOp>(op);
-    return success();
-  }
-};
+using FenceMBarrierInitLowering = OneToOneLowering<FenceMBarrierInitOp, NVVM::FenceMbarrierInitOp>;
 
 } // namespace
 

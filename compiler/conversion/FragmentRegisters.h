@@ -17,6 +17,7 @@
 #ifndef TILEC_CONVERSION_FRAGMENTREGISTERS_H
 #define TILEC_CONVERSION_FRAGMENTREGISTERS_H
 
+#include "ConversionUtils.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Target/TargetFacts.h"
 
@@ -24,14 +25,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 namespace mlir::tile::fragregs {
-
-inline Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr((int32_t)v));
-}
-
-inline Value i64Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
-}
 
 /// The registers of a converted fragment value.
 inline SmallVector<Value> unpack(OpBuilder &b, Location loc, Value frag, int64_t n) {
@@ -46,6 +39,14 @@ inline Value pack(OpBuilder &b, Location loc, Type structTy, ArrayRef<Value> reg
   for (auto [i, r] : llvm::enumerate(regs))
     v = LLVM::InsertValueOp::create(b, loc, v, r, i);
   return v;
+}
+
+/// Replaces `op` by the distributed value of type `type` (a fragment, a
+/// per_row or per_col vector) whose registers are `regs`: how every pattern
+/// that computes a distributed value ends.
+inline void replaceWithRegisters(ConversionPatternRewriter &rewriter, Operation *op,
+                                 const TypeConverter &converter, Type type, ArrayRef<Value> regs) {
+  rewriter.replaceOp(op, pack(rewriter, op->getLoc(), converter.convertType(type), regs));
 }
 
 /// The lane (t % 32) and the warp within the warpgroup ((t / 32) % 4).

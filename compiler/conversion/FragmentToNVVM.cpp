@@ -63,7 +63,7 @@ struct FragReduceLowering : ConvertOpToLLVMPattern<FragReduceOp> {
                           .getResult();
         a = combine(a, other);
       }
-    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(rowType), acc));
+    replaceWithRegisters(rewriter, op, *getTypeConverter(), rowType, acc);
     return success();
   }
 };
@@ -115,7 +115,7 @@ struct FragCmpLowering : ConvertOpToLLVMPattern<FragCmpOp> {
     for (size_t e = 0; e < l.size(); ++e)
       out.push_back(isFloat ? LLVM::FCmpOp::create(rewriter, loc, fpred, l[e], r[e]).getResult()
                             : LLVM::ICmpOp::create(rewriter, loc, ipred, l[e], r[e]).getResult());
-    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), out));
+    replaceWithRegisters(rewriter, op, *getTypeConverter(), op.getType(), out);
     return success();
   }
 };
@@ -223,7 +223,7 @@ struct FragSplatLowering : ConvertOpToLLVMPattern<FragSplatOp> {
                                    .getResult()
                              : x;
     SmallVector<Value> regs(registers(to), reg);
-    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), regs));
+    replaceWithRegisters(rewriter, op, *getTypeConverter(), op.getType(), regs);
     return success();
   }
 };

@@ -10,6 +10,7 @@
 #include "tilec/Target/TargetFacts.h"
 #include "tilec/Conversion/TileToLLVM.h"
 
+#include "ConversionUtils.h"
 #include "PTXBuilder.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -128,7 +129,7 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
     }
     Value base = registerAddress(
         rewriter, loc, LLVM::AddressOfOp::create(rewriter, loc, llvmPtr, kDynamicSmemSymbol), 16);
-    Value offset = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(0));
+    Value offset = i64Const(rewriter, loc, 0);
     for (Operation *prev = op->getBlock()->empty() ? nullptr : &op->getBlock()->front();
          prev && prev != op.getOperation(); prev = prev->getNextNode()) {
       auto earlier = dyn_cast<SharedAllocOp>(prev);
@@ -165,7 +166,7 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
     std::string dst = mov.result(i32, "r");
     std::string src = mov.operand(LLVM::PtrToIntOp::create(b, loc, i32, symbolAddress), "r");
     mov.line(ptx::Instr("mov").type('b', 32).operands({dst, src}));
-    Value mask = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(-alignment));
+    Value mask = i32Const(b, loc, -alignment);
     Value aligned = LLVM::AndOp::create(b, loc, mov.emitPure(), mask);
     return LLVM::IntToPtrOp::create(b, loc, symbolAddress.getType(), aligned);
   }
@@ -185,12 +186,9 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
       count = count.getType().getIntOrFloatBitWidth() < 64
                   ? LLVM::SExtOp::create(b, loc, i64, count).getResult()
                   : count;
-    auto c = [&](int64_t v) {
-      return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
-    };
-    Value bytes = LLVM::MulOp::create(b, loc, count, c(scalarByteWidth(elemType)));
-    Value rounded = LLVM::AddOp::create(b, loc, bytes, c(15));
-    return LLVM::AndOp::create(b, loc, rounded, c(~int64_t(15)));
+    Value bytes = LLVM::MulOp::create(b, loc, count, i64Const(b, loc, scalarByteWidth(elemType)));
+    Value rounded = LLVM::AddOp::create(b, loc, bytes, i64Const(b, loc, 15));
+    return LLVM::AndOp::create(b, loc, rounded, i64Const(b, loc, ~int64_t(15)));
   }
 };
 
@@ -207,8 +205,7 @@ struct LocalVarLowering : ConvertOpToLLVMPattern<LocalVarOp> {
     Type elemType = getTypeConverter()->convertType(slotType);
     if (!elemType)
       return rewriter.notifyMatchFailure(op, "unconvertible local variable type");
-    Value one = LLVM::ConstantOp::create(rewriter, op.getLoc(), rewriter.getI32Type(),
-                                         rewriter.getI32IntegerAttr(1));
+    Value one = i32Const(rewriter, op.getLoc(), 1);
     rewriter.replaceOpWithNewOp<LLVM::AllocaOp>(op, LLVM::LLVMPointerType::get(getContext()),
                                                 elemType, one,
                                                 static_cast<unsigned>(scalarByteWidth(slotType)));

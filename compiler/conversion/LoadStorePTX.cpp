@@ -9,6 +9,7 @@
 // clobber only so that no pass moves it across a barrier or merges two of them.
 //===----------------------------------------------------------------------===//
 #include "LoadStorePTX.h"
+#include "ConversionUtils.h"
 #include "PTXBuilder.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -123,7 +124,7 @@ Value emitLoad(OpBuilder &b, Location loc, const LdStForm &form, Value ptr, Type
   Value v = LLVM::PoisonOp::create(b, loc, wordsType);
   for (unsigned i = 0; i < shape.count; ++i) {
     Value part = LLVM::ExtractValueOp::create(b, loc, raw, ArrayRef<int64_t>{i});
-    Value idx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(i));
+    Value idx = i32Const(b, loc, i);
     v = LLVM::InsertElementOp::create(b, loc, v, part, idx);
   }
   return LLVM::BitcastOp::create(b, loc, type, v);
@@ -142,7 +143,7 @@ void emitStore(OpBuilder &b, Location loc, const LdStForm &form, Value ptr, Valu
     auto wordsType = VectorType::get({static_cast<int64_t>(shape.count)}, shape.reg.asmType);
     Value words = LLVM::BitcastOp::create(b, loc, wordsType, value);
     for (unsigned i = 0; i < shape.count; ++i) {
-      Value idx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(i));
+      Value idx = i32Const(b, loc, i);
       Value part = LLVM::ExtractElementOp::create(b, loc, words, idx);
       src.push_back(as.operand(part, shape.reg.constraint));
     }

@@ -7,6 +7,7 @@
 // tile-check-local-arrays pass reports before lowering.
 //
 //===----------------------------------------------------------------------===//
+#include "ConversionUtils.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Conversion/TileToLLVM.h"
 
@@ -26,8 +27,7 @@ struct LocalArrayLowering : ConvertOpToLLVMPattern<LocalArrayOp> {
     if (!elem)
       return rewriter.notifyMatchFailure(op, "unconvertible local array element type");
     auto array = LLVM::LLVMArrayType::get(elem, op.getCount());
-    Value one = LLVM::ConstantOp::create(rewriter, op.getLoc(), rewriter.getI32Type(),
-                                         rewriter.getI32IntegerAttr(1));
+    Value one = i32Const(rewriter, op.getLoc(), 1);
     // 16-byte alignment: the array may be read with vector loads once in
     // local memory (and SROA ignores it when the array is split).
     rewriter.replaceOpWithNewOp<LLVM::AllocaOp>(op, LLVM::LLVMPointerType::get(getContext()), array,

@@ -10,6 +10,7 @@
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Conversion/TileToLLVM.h"
 
+#include "ConversionUtils.h"
 #include "PTXBuilder.h"
 #include "SyncDecisions.h"
 
@@ -139,7 +140,7 @@ struct MBarrierTryWaitLowering : ConvertOpToLLVMPattern<MBarrierTryWaitOp> {
     as.line(instr->operands({"done", addr, parity}));
     as.line(ptx::Instr("selp").type('u', 32).operands({done, "1", "0", "done"})).line("}");
     Value bits = as.emit();
-    Value zero = LLVM::ConstantOp::create(rewriter, loc, i32, 0);
+    Value zero = i32Const(rewriter, loc, 0);
     rewriter.replaceOpWithNewOp<LLVM::ICmpOp>(op, LLVM::ICmpPredicate::ne, bits, zero);
     return success();
   }

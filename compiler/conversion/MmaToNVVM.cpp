@@ -30,6 +30,7 @@
 // nvvm.wgmma.mma_async is an inline-asm op: the pipeline runs
 // convert-nvvm-to-llvm after this conversion (Pipeline.cpp).
 //===----------------------------------------------------------------------===//
+#include "ConversionUtils.h"
 #include "PTXBuilder.h"
 
 #include "tile/Dialect/TileDialect.h"
@@ -51,13 +52,6 @@ namespace {
 LLVM::LLVMStructType registerStruct(MLIRContext *ctx, FragType frag, int64_t count) {
   Type reg = frag.isPacked() ? Type(IntegerType::get(ctx, 32)) : frag.getElementType();
   return LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(count, reg));
-}
-
-Value i64Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
-}
-Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
 }
 
 /// One operand's descriptor for the wgmma at (row block offset mn0, k0):
@@ -114,8 +108,7 @@ struct FragExtractLowering : ConvertOpToLLVMPattern<FragExtractOp> {
     Value reg = LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getFrag(), e / 2);
     auto pair = VectorType::get({2}, frag.getElementType());
     Value v = LLVM::BitcastOp::create(rewriter, loc, pair, reg);
-    Value idx = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(),
-                                         rewriter.getI32IntegerAttr(e % 2));
+    Value idx = i32Const(rewriter, loc, e % 2);
     rewriter.replaceOpWithNewOp<LLVM::ExtractElementOp>(op, v, idx);
     return success();
   }
@@ -239,23 +232,8 @@ struct MmaRegALowering : ConvertOpToLLVMPattern<MmaRegAOp> {
   }
 };
 
-struct WgmmaFenceLowering : ConvertOpToLLVMPattern<WgmmaFenceOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(WgmmaFenceOp op, OpAdaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::WgmmaFenceAlignedOp>(op);
-    return success();
-  }
-};
-
-struct WgmmaCommitLowering : ConvertOpToLLVMPattern<WgmmaCommitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(WgmmaCommitOp op, OpAdaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::WgmmaGroupSyncAlignedOp>(op);
-    return success();
-  }
-};
+using WgmmaFenceLowering = OneToOneLowering<WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>;
+using WgmmaCommitLowering = OneToOneLowering<WgmmaCommitOp, NVVM::WgmmaGroupSyncAlignedOp>;
 
 struct WgmmaWaitLowering : ConvertOpToLLVMPattern<WgmmaWaitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;

@@ -15,6 +15,7 @@
 // Labels inside a `{ }` block of inline PTX are local to it, so the loop may
 // be inlined any number of times.
 //===----------------------------------------------------------------------===//
+#include "ConversionUtils.h"
 #include "PTXBuilder.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Target/TargetFacts.h"
@@ -35,8 +36,7 @@ constexpr int kSemWaitBackoffNs = 32;
 
 Value entryAddress(OpBuilder &b, Location loc, Value table, Value rank, int64_t entryBytes) {
   Value index = LLVM::ZExtOp::create(b, loc, b.getI64Type(), rank);
-  Value offset = LLVM::MulOp::create(b, loc, index,
-                                     LLVM::ConstantOp::create(b, loc, b.getI64Type(), entryBytes));
+  Value offset = LLVM::MulOp::create(b, loc, index, i64Const(b, loc, entryBytes));
   return LLVM::AddOp::create(b, loc, table, offset);
 }
 

@@ -14,6 +14,7 @@
 #include "tilec/Target/TargetFacts.h"
 #include "tilec/Conversion/TileToLLVM.h"
 
+#include "ConversionUtils.h"
 #include "PTXBuilder.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -27,10 +28,6 @@ using namespace mlir::tile;
 namespace target = ::tile::target;
 
 namespace {
-
-Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(int32_t(v)));
-}
 
 /// Threads of the CTA as the PTX directives say: the product of .reqntid or
 /// .maxntid of the enclosing function.

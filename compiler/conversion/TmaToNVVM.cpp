@@ -12,6 +12,7 @@
 //  - tile.tma_load / tile.tma_store issue one copy per panel; a multicast
 //    load issues this CTA's 1/C slice with the group's CTA mask.
 //===----------------------------------------------------------------------===//
+#include "ConversionUtils.h"
 #include "TileLayoutOffset.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Target/TargetFacts.h"
@@ -29,10 +30,6 @@ using namespace mlir::tile;
 namespace cluster = ::tile::cluster;
 
 namespace {
-
-Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr((int32_t)v));
-}
 
 Value toI32(OpBuilder &b, Location loc, Value v) {
   unsigned w = v.getType().getIntOrFloatBitWidth();
@@ -221,14 +218,7 @@ struct TmaStoreLowering : ConvertOpToLLVMPattern<TmaStoreOp> {
   }
 };
 
-struct BulkCommitLowering : ConvertOpToLLVMPattern<BulkCommitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(BulkCommitOp op, OpAdaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkCommitGroupOp>(op);
-    return success();
-  }
-};
+using BulkCommitLowering = OneToOneLowering<BulkCommitOp, NVVM::CpAsyncBulkCommitGroupOp>;
 
 struct BulkWaitLowering : ConvertOpToLLVMPattern<BulkWaitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;

@@ -15,6 +15,7 @@
 //  - redux.sync (9.7.13.11), vote.sync (9.7.13.7), bar.warp.sync (9.7.13.2)
 //    and the %lanemask_* registers (10.14-10.18) map one to one.
 //===----------------------------------------------------------------------===//
+#include "ConversionUtils.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Conversion/TileToLLVM.h"
 
@@ -28,10 +29,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-
-Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
-}
 
 /// The bits of a scalar as an integer of its width (floats bitcast).
 Value asBits(OpBuilder &b, Location loc, Value v) {
@@ -116,16 +113,12 @@ struct ShflLowering : ConvertOpToLLVMPattern<ShflOp> {
       Value lo = LLVM::TruncOp::create(rewriter, loc, i32, whole);
       Value hi = LLVM::TruncOp::create(
           rewriter, loc, i32,
-          LLVM::LShrOp::create(
-              rewriter, loc, whole,
-              LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(32))));
+          LLVM::LShrOp::create(rewriter, loc, whole, i64Const(rewriter, loc, 32)));
       Value newLo = LLVM::ZExtOp::create(rewriter, loc, i64, shfl(lo));
       Value newHi = LLVM::ZExtOp::create(rewriter, loc, i64, shfl(hi));
       Value joined = LLVM::OrOp::create(
           rewriter, loc, newLo,
-          LLVM::ShlOp::create(
-              rewriter, loc, newHi,
-              LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(32))));
+          LLVM::ShlOp::create(rewriter, loc, newHi, i64Const(rewriter, loc, 32)));
       result = fromBits(rewriter, loc, joined, type);
     }
     rewriter.replaceOp(op, result);

@@ -194,10 +194,10 @@ static ::tile::CompileResult compileWith(const std::string &source,
     return result;
   }
 
-  // MLIR diagnostics (verifier, passes) are rendered like the frontend's:
+  // MLIR diagnostics (verifier, passes) become the frontend's Diagnostic:
   // FILE:LINE:COL, the source line with a caret, the hint a pass attached
   // (mlir::tile::attachHint, read as data) and the notes with a source
-  // location.
+  // location, each rendered with its own caret.
   MLIRContext context;
   context.printOpOnDiagnostic(false);
   loadDialects(context);
@@ -209,24 +209,32 @@ static ::tile::CompileResult compileWith(const std::string &source,
                static_cast<int>(loc.getColumn())};
       return out;
     };
-    std::string hint;
-    for (Diagnostic &note : d.getNotes())
-      if (std::optional<std::string> h = mlir::tile::hintOf(note))
-        hint = *h;
+    frontend::Diagnostic out;
     if (d.getSeverity() == DiagnosticSeverity::Error)
-      diags.error(where(d.getLocation()), d.str(), hint);
+      out.kind = frontend::Diagnostic::Error;
     else if (d.getSeverity() == DiagnosticSeverity::Warning)
-      diags.warning(where(d.getLocation()), d.str(), hint);
+      out.kind = frontend::Diagnostic::Warning;
     else
       return success();
-    // Other notes with a source location (the write a missing fence
-    // follows) are printed as notes.
-    for (Diagnostic &note : d.getNotes())
-      if (!mlir::tile::hintOf(note) && mlir::tile::sourceFileLoc(note.getLocation()))
-        diags.note(where(note.getLocation()), note.str());
+    out.loc = where(d.getLocation());
+    out.message = d.str();
+    for (Diagnostic &note : d.getNotes()) {
+      if (std::optional<std::string> hint = mlir::tile::hintOf(note)) {
+        out.hint = *hint;
+        continue;
+      }
+      // Other notes with a source location (the write a missing fence
+      // follows, the decision a divergent barrier depends on) are the
+      // diagnostic's notes.
+      if (mlir::tile::sourceFileLoc(note.getLocation()))
+        out.notes.push_back(
+            {frontend::Diagnostic::Note, where(note.getLocation()), note.str(), "", {}});
+    }
     // Code of an inlined function: name the calls it was inlined through.
     for (FileLineColLoc site : mlir::tile::inlinedCallSites(d.getLocation()))
-      diags.note(where(site), "inlined from the call here");
+      out.notes.push_back(
+          {frontend::Diagnostic::Note, where(site), "inlined from the call here", "", {}});
+    diags.report(std::move(out));
     return success();
   });
   auto finishWithError = [&] { return result; };

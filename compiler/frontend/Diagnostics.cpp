@@ -5,30 +5,34 @@
 
 namespace tile::frontend {
 
-void DiagnosticEngine::add(Diagnostic::Kind kind, const Location &loc, std::string message,
-                           std::string hint) {
+void DiagnosticEngine::add(Diagnostic d) {
   if (truncated_)
     return;
-  if (kind == Diagnostic::Error) {
+  if (d.kind == Diagnostic::Error) {
     if (numErrors_ == kMaxErrors) {
       truncated_ = true;
-      diags_.push_back({Diagnostic::Note, loc, "too many errors; stopping", ""});
+      diags_.push_back({Diagnostic::Note, d.loc, "too many errors; stopping", "", {}});
       return;
     }
     ++numErrors_;
   }
-  diags_.push_back({kind, loc, std::move(message), std::move(hint)});
+  if (d.kind == Diagnostic::Note && !diags_.empty() && diags_.back().kind != Diagnostic::Note) {
+    diags_.back().notes.push_back(std::move(d));
+    return;
+  }
+  diags_.push_back(std::move(d));
 }
 
 void DiagnosticEngine::error(const Location &loc, std::string message, std::string hint) {
-  add(Diagnostic::Error, loc, std::move(message), std::move(hint));
+  add({Diagnostic::Error, loc, std::move(message), std::move(hint), {}});
 }
 void DiagnosticEngine::warning(const Location &loc, std::string message, std::string hint) {
-  add(Diagnostic::Warning, loc, std::move(message), std::move(hint));
+  add({Diagnostic::Warning, loc, std::move(message), std::move(hint), {}});
 }
 void DiagnosticEngine::note(const Location &loc, std::string message, std::string hint) {
-  add(Diagnostic::Note, loc, std::move(message), std::move(hint));
+  add({Diagnostic::Note, loc, std::move(message), std::move(hint), {}});
 }
+void DiagnosticEngine::report(Diagnostic d) { add(std::move(d)); }
 
 void DiagnosticEngine::addSource(const std::string &file, const std::string &text) {
   sources_[file] = text;
@@ -76,6 +80,8 @@ std::string DiagnosticEngine::render(const Diagnostic &d) const {
   }
   if (!d.hint.empty())
     os << "hint: " << d.hint << "\n";
+  for (const Diagnostic &note : d.notes)
+    os << render(note);
   return os.str();
 }
 

@@ -14,7 +14,6 @@
 // each, always checked).
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
-#include "tile/Dialect/TileAttributes.h"
 #include "tile/kernel_info.h"
 
 using namespace mlir;
@@ -284,9 +283,9 @@ void MLIRGenImpl::genExitProtocol(Location l) {
                                 builder.getStringAttr(sem.name));
   explainOp(wait, "exit protocol: wait until every peer finished this launch");
   // --debug-hangs names it (a peer that never ends this launch leaves it here).
-  wait->setAttr(attr::kHangNote,
-                builder.getStringAttr("the exit protocol: every peer must finish this launch; "
-                                      "the counter is the peers' arrivals"));
+  builder.getContext()->getLoadedDialect<TileDialect>()->getHangNoteAttrHelper().setAttr(
+      wait, builder.getStringAttr("the exit protocol: every peer must finish this launch; "
+                                  "the counter is the peers' arrivals"));
 }
 
 /// FILE:LINE:COL for a trap message ('%' escaped: it is a printf format).

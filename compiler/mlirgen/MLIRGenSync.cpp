@@ -10,8 +10,6 @@
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
 
-#include "tile/hang_record.h"
-
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -257,7 +255,8 @@ void MLIRGenImpl::genStoreAsync(const fe::CallExpr &e) {
                               "is in CTA %d\n"),
         ValueRange{firstOwner, lastOwner, barRank});
     if (kernelAST->usesMma) // no call between wgmmas (C7510): the runtime's hang record
-      trap->setAttr(::tile::hang::kHostRecordAttr, builder.getUnitAttr());
+      builder.getContext()->getLoadedDialect<TileDialect>()->getHostRecordAttrHelper().setAttr(
+          trap, builder.getUnitAttr());
   }
 
   auto store = [&](Value at, ValueRange vals) {

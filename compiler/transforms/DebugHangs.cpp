@@ -14,8 +14,6 @@
 #include "tilec/Passes.h"
 #include "tile/Dialect/Hint.h"
 #include "tilec/SourceLoc.h"
-#include "tile/Dialect/TileAttributes.h"
-#include "tile/hang_record.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -46,7 +44,8 @@ struct DebugHangsPass : mlir::tile::impl::TileDebugHangsBase<DebugHangsPass> {
 
   void markHostRecord(HangTrapOp trap) const {
     if (hostRecord)
-      trap->setAttr(::tile::hang::kHostRecordAttr, UnitAttr::get(trap->getContext()));
+      trap->getContext()->getLoadedDialect<TileDialect>()->getHostRecordAttrHelper().setAttr(
+          trap, UnitAttr::get(trap->getContext()));
   }
 
   void runOnOperation() override {
@@ -123,7 +122,8 @@ struct DebugHangsPass : mlir::tile::impl::TileDebugHangsBase<DebugHangsPass> {
     Location loc = wait.getLoc();
     OpBuilder b(wait);
     std::string note;
-    if (auto text = wait->getAttrOfType<StringAttr>(attr::kHangNote))
+    TileDialect *tile = wait->getContext()->getLoadedDialect<TileDialect>();
+    if (StringAttr text = tile->getHangNoteAttrHelper().getAttr(wait))
       note = " (" + escapePrintfText(text.getValue()) + ")";
     Value seen;
     emitBoundedSpin(
@@ -171,10 +171,11 @@ struct DebugHangsPass : mlir::tile::impl::TileDebugHangsBase<DebugHangsPass> {
           auto element = wait.getMbar().getDefiningOp<PtrAddOp>();
           // Ring waits say which ring, what completes the phase (MLIRGenRings.cpp).
           std::string note;
-          if (auto text = wait->getAttrOfType<StringAttr>(attr::kHangNote))
+          if (StringAttr text = tile->getHangNoteAttrHelper().getAttr(wait))
             note = " (" + escapePrintfText(text.getValue()) + ")";
           // A ring's barriers are indexed by the stage: say so.
-          const char *index = wait->hasAttr(attr::kHangStage) ? " of stage %d" : " [index %d]";
+          const char *index =
+              tile->getHangStageAttrHelper().isAttrPresent(wait) ? " of stage %d" : " [index %d]";
           std::string message = "tilec --debug-hangs: " + escapePrintfText(describe(loc)) +
                                 ": wait on mbarrier" + name + (element ? index : "") + note +
                                 " timed out after " + std::to_string(timeoutMs) +

@@ -24,7 +24,6 @@
 // keeps them (it decides only what is left open).
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
-#include "tile/Dialect/TileAttributes.h"
 
 #include "tilec/Target/ClusterGeometry.h"
 
@@ -60,10 +59,10 @@ void markSharedOnly(Operation *op) {
 /// (tile.hang_note) saying what completes its phase and which mismatch of
 /// produces and consumes leaves the wait hanging.
 void nameWait(Operation *op, const Twine &name, const Twine &note) {
-  op->getContext()->getLoadedDialect<TileDialect>()->getNameAttrHelper().setAttr(
-      op, StringAttr::get(op->getContext(), name.str()));
-  op->setAttr(attr::kHangNote, StringAttr::get(op->getContext(), note.str()));
-  op->setAttr(attr::kHangStage, UnitAttr::get(op->getContext()));
+  TileDialect *tile = op->getContext()->getLoadedDialect<TileDialect>();
+  tile->getNameAttrHelper().setAttr(op, StringAttr::get(op->getContext(), name.str()));
+  tile->getHangNoteAttrHelper().setAttr(op, StringAttr::get(op->getContext(), note.str()));
+  tile->getHangStageAttrHelper().setAttr(op, UnitAttr::get(op->getContext()));
 }
 
 struct Storage {

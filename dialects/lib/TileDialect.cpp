@@ -1,6 +1,7 @@
 //===- TileDialect.cpp - dialect, types and attributes ---------------------===//
 #include "tile/Dialect/TileDialect.h"
 #include "tile/Dialect/Hint.h"
+#include "tile/Dialect/TileAttributes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -97,6 +98,45 @@ std::string mlir::tile::escapePrintfText(llvm::StringRef s) {
       out.push_back('%');
   }
   return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes: every tile.* attribute an op carries is declared
+// (TileBase.td, or the host contract's, TileAttributes.h), has its declared
+// type and sits on an op it means something on.
+//===----------------------------------------------------------------------===//
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribute named) {
+  StringRef name = named.getName().getValue();
+  Attribute value = named.getValue();
+  auto expect = [&](bool ok, StringRef what) -> LogicalResult {
+    if (ok)
+      return success();
+    return op->emitOpError() << "attribute '" << name << "' must be " << what;
+  };
+  if (name == SyncAttrHelper::getNameStr() || name == NameAttrHelper::getNameStr())
+    return expect(isa<StringAttr>(value), "a string");
+  if (name == AutoAttrHelper::getNameStr() || name == SharedOnlyAttrHelper::getNameStr())
+    return expect(isa<UnitAttr>(value), "a unit attribute");
+  // What --debug-hangs reads off a wait it bounds (DebugHangs.cpp).
+  if (name == HangNoteAttrHelper::getNameStr())
+    return expect(isa<StringAttr>(value) && isa<MBarrierWaitOp, SemWaitOp>(op),
+                  "a string on a tile.mbarrier_wait or tile.sem_wait");
+  if (name == HangStageAttrHelper::getNameStr())
+    return expect(isa<UnitAttr>(value) && isa<MBarrierWaitOp>(op),
+                  "a unit attribute on a tile.mbarrier_wait");
+  if (name == HostRecordAttrHelper::getNameStr())
+    return expect(isa<UnitAttr>(value) && isa<HangTrapOp>(op),
+                  "a unit attribute on a tile.hang_trap");
+  // The host contract: the verifiers of the ops that carry it check the
+  // contents (HostContract.h).
+  if (name == attr::kInstance || name == attr::kSpinsOnPeers)
+    return expect(isa<KernelOp>(op), "on a tile.kernel");
+  if (name == attr::kSharedArray)
+    return expect(isa<SharedAllocOp>(op), "on a tile.shared_alloc");
+  if (name == attr::kParam)
+    return op->emitOpError() << "attribute '" << name << "' belongs on a tile.kernel argument";
+  return op->emitOpError() << "'" << name << "' is not an attribute of the tile dialect";
 }
 
 //===----------------------------------------------------------------------===//

@@ -161,6 +161,25 @@ def test_compile_error_carries_location_and_hint():
     assert "^" in err.diagnostics and "<stdin>" not in str(err)
 
 
+def test_parse_diagnostics_keeps_notes_with_their_diagnostic():
+    text = ("a.tile:2:5: error: redefinition of 'x'\n"
+            "let x = 2\n"
+            "    ^\n"
+            "hint: rename one\n"
+            "a.tile:1:5: note: previous definition of 'x' is here\n"
+            "let x = 1\n"
+            "    ^\n"
+            "a.tile:3:1: warning: w\n")
+    d = tilec.parse_diagnostics(text)
+    assert [x["severity"] for x in d] == ["error", "warning"]
+    assert d[0]["hint"] == "rename one"
+    (note,) = d[0]["notes"]
+    assert (note["file"], note["line"], note["col"]) == ("a.tile", 1, 5)
+    assert note["message"] == "previous definition of 'x' is here"
+    assert note["text"].endswith("    ^\n") and d[0]["text"].endswith(note["text"])
+    assert d[1]["notes"] == []
+
+
 def test_compile_error_in_a_file_names_the_file(tmp_path):
     p = tmp_path / "bad.tile"
     p.write_text("kernel k(out: ptr<i32, global>) threads(32) {\n  out[0] = 1 +\n}\n")

@@ -63,15 +63,20 @@ def find_tilec():
     return _found_tilec[None]
 
 
-_DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning): "
+_DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning|note): "
                    r"(?P<msg>.*)$")
 _TOOL = re.compile(r"^tilec: (?P<sev>error|warning): (?P<msg>.*)$")
 
 
 def parse_diagnostics(text, source_name=None):
     """tilec's diagnostics as dicts (file, line, col, severity, message,
-    hint, text), in order. ``source_name`` replaces ``<stdin>``."""
+    hint, text, notes), in order. A diagnostic's notes (the other places it
+    points at: a previous definition, the decision a barrier depends on, the
+    call an inlined function came from) are dicts of the same shape in its
+    ``notes``, in order; its ``text`` is the whole rendering, notes included.
+    ``source_name`` replaces ``<stdin>``."""
     out = []
+    current = None  # the diagnostic or note the following lines belong to
     for raw in text.splitlines():
         m = _DIAG.match(raw)
         t = None if m else _TOOL.match(raw)
@@ -79,16 +84,25 @@ def parse_diagnostics(text, source_name=None):
             f = m.group("file")
             if f == "<stdin>" and source_name:
                 f = source_name
-            out.append(dict(file=f, line=int(m.group("line")), col=int(m.group("col")),
-                            severity=m.group("sev"), message=m.group("msg"), hint=None,
-                            text=raw + "\n"))
+            d = dict(file=f, line=int(m.group("line")), col=int(m.group("col")),
+                     severity=m.group("sev"), message=m.group("msg"), hint=None,
+                     text=raw + "\n", notes=[])
+            if d["severity"] == "note" and out and out[-1]["severity"] != "note":
+                out[-1]["notes"].append(d)
+                out[-1]["text"] += raw + "\n"
+            else:
+                out.append(d)
+            current = d
         elif t:
-            out.append(dict(file=None, line=None, col=None, severity=t.group("sev"),
-                            message=t.group("msg"), hint=None, text=raw + "\n"))
-        elif out:
-            if raw.startswith("hint: ") and out[-1]["hint"] is None:
-                out[-1]["hint"] = raw[len("hint: "):]
-            out[-1]["text"] += raw + "\n"
+            current = dict(file=None, line=None, col=None, severity=t.group("sev"),
+                           message=t.group("msg"), hint=None, text=raw + "\n", notes=[])
+            out.append(current)
+        elif current is not None:
+            if raw.startswith("hint: ") and current["hint"] is None:
+                current["hint"] = raw[len("hint: "):]
+            current["text"] += raw + "\n"
+            if current is not out[-1]:  # a note's lines are its diagnostic's text too
+                out[-1]["text"] += raw + "\n"
     return out
 
 

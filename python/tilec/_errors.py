@@ -11,7 +11,8 @@ class CompileError(Error):
     """tilec rejected the source: ``file``, ``line``, ``col`` (1-based), the
     ``message``, the ``hint`` and the full rendered ``diagnostics`` (every
     error, with the source line and caret). ``errors`` lists each error as a
-    dict with the same keys."""
+    dict with the same keys, its ``notes`` (each with its own location) as
+    dicts of that shape."""
 
     def __init__(self, diagnostics, errors=None, file=None, line=None, col=None,
                  message=None, hint=None):

@@ -5,6 +5,7 @@
 // KernelInfoJson.cpp reads back (docs/runtime.md, "The kernel-info file").
 //===----------------------------------------------------------------------===//
 #include "tile/kernel_info.h"
+#include "tile/kernel_info_schema.h"
 
 #include <cmath>
 #include <cstdio>
@@ -16,6 +17,15 @@ namespace tile {
 //===----------------------------------------------------------------------===//
 
 namespace {
+
+/// `"NAME": ` of a field the schema table defines with this JSON type;
+/// F(object, name, kind) checks it at compile time (schema::has), so the
+/// table stays the one place that names the fields and their types.
+template <bool InSchema> std::string fieldKey(const char *name) {
+  static_assert(InSchema, "a kernel-info field tile/kernel_info_schema.h does not define");
+  return std::string("\"") + name + "\": ";
+}
+#define F(object, name, kind) fieldKey<schema::has(schema::object, name, schema::Kind::kind)>(name)
 
 std::string quote(const std::string &s) {
   std::string out = "\"";
@@ -51,14 +61,15 @@ std::string number(double v) {
 }
 
 void writeExpr(const SizeExpr &e, std::string &out) {
-  out += "{\"op\": \"" + std::string(sizeOpName(e.op)) + "\", \"type\": \"" +
-         scalarTypeName(e.type) + "\"";
+  out += "{" + F(kExpr, "op", String) + quote(sizeOpName(e.op)) + ", " + F(kExpr, "type", String) +
+         quote(scalarTypeName(e.type));
   if (e.op == SizeExpr::Op::Literal)
-    out += ", \"value\": " + (isFloatType(e.type) ? number(e.fvalue) : std::to_string(e.value));
+    out += ", " + F(kExpr, "value", Number) +
+           (isFloatType(e.type) ? number(e.fvalue) : std::to_string(e.value));
   if (e.op == SizeExpr::Op::Param)
-    out += ", \"param\": " + std::to_string(e.param);
+    out += ", " + F(kExpr, "param", Integer) + std::to_string(e.param);
   if (!e.operands.empty()) {
-    out += ", \"operands\": [";
+    out += ", " + F(kExpr, "operands", Array) + "[";
     for (size_t i = 0; i < e.operands.size(); ++i) {
       if (i)
         out += ", ";
@@ -85,22 +96,24 @@ const char *clusterName(KernelInfo::Cluster c) {
 //  "box": [64, 64], "swizzle": 128, "l2Promotion": 128, "oobZeroFill": true}
 std::string extentJson(const TensorParamInfo::Extent &e) {
   if (e.literal)
-    return "{\"literal\": " + std::to_string(*e.literal) + "}";
-  return "{\"name\": " + quote(e.name) + ", \"hidden\": " + std::to_string(e.hiddenParam) + "}";
+    return "{" + F(kExtent, "literal", Integer) + std::to_string(*e.literal) + "}";
+  return "{" + F(kExtent, "name", String) + quote(e.name) + ", " + F(kExtent, "hidden", Integer) +
+         std::to_string(e.hiddenParam) + "}";
 }
 
 std::string tensorJson(const TensorParamInfo &t) {
-  std::string o =
-      "{\"element\": \"" + std::string(scalarTypeName(t.element)) + "\", \"extents\": [";
+  std::string o = "{" + F(kTensor, "element", String) + quote(scalarTypeName(t.element)) + ", " +
+                  F(kTensor, "extents", Array) + "[";
   for (size_t i = 0; i < t.extents.size(); ++i)
     o += (i ? ", " : "") + extentJson(t.extents[i]);
-  o += "], \"box\": [";
+  o += "], " + F(kTensor, "box", Array) + "[";
   for (size_t i = 0; i < t.box.size(); ++i)
     o += (i ? ", " : "") + std::to_string(t.box[i]);
-  return o + "], \"swizzle\": " + std::to_string(static_cast<int>(t.swizzle)) +
-         ", \"l2Promotion\": " + std::to_string(static_cast<int>(t.l2Promotion)) +
-         ", \"oobZeroFill\": " + (t.oobZeroFill ? "true" : "false") +
-         (t.symmetric ? ", \"symmetric\": true}" : "}");
+  return o + "], " + F(kTensor, "swizzle", Integer) + std::to_string(static_cast<int>(t.swizzle)) +
+         ", " + F(kTensor, "l2Promotion", Integer) +
+         std::to_string(static_cast<int>(t.l2Promotion)) + ", " + F(kTensor, "oobZeroFill", Bool) +
+         (t.oobZeroFill ? "true" : "false") +
+         (t.symmetric ? ", " + F(kTensor, "symmetric", Bool) + "true}" : std::string("}"));
 }
 
 } // namespace
@@ -117,70 +130,82 @@ std::string ptxFingerprint(const std::string &ptx) {
 }
 
 std::string toJson(const ModuleInfo &info) {
-  std::string o = "{\n  \"format\": \"tilec-kernel-info\",\n  \"version\": 1,\n";
-  o += "  \"arch\": " + quote(info.arch) + ",\n";
+  std::string o = "{\n  " + F(kModule, "format", String) + "\"tilec-kernel-info\",\n  " +
+                  F(kModule, "version", Integer) + "1,\n";
+  o += "  " + F(kModule, "arch", String) + quote(info.arch) + ",\n";
   if (!info.ptxHash.empty())
-    o += "  \"ptxHash\": " + quote(info.ptxHash) + ",\n";
-  o += "  \"kernels\": [";
+    o += "  " + F(kModule, "ptxHash", String) + quote(info.ptxHash) + ",\n";
+  o += "  " + F(kModule, "kernels", Array) + "[";
   for (size_t k = 0; k < info.kernels.size(); ++k) {
     const KernelInfo &ki = info.kernels[k];
     o += k ? ",\n    {\n" : "\n    {\n";
-    o += "      \"name\": " + quote(ki.name) + ",\n";
+    o += "      " + F(kKernel, "name", String) + quote(ki.name) + ",\n";
     if (!ki.sourceName.empty()) { // an instance of a template kernel
-      o += "      \"sourceName\": " + quote(ki.sourceName) + ",\n      \"templateArgs\": [";
+      o += "      " + F(kKernel, "sourceName", String) + quote(ki.sourceName) + ",\n      " +
+           F(kKernel, "templateArgs", Array) + "[";
       for (size_t i = 0; i < ki.templateArgs.size(); ++i)
-        o += std::string(i ? ", " : "") + "{\"name\": " + quote(ki.templateArgs[i].first) +
-             ", \"value\": " + std::to_string(ki.templateArgs[i].second) + "}";
+        o += std::string(i ? ", " : "") + "{" + F(kTemplateArg, "name", String) +
+             quote(ki.templateArgs[i].first) + ", " + F(kTemplateArg, "value", Integer) +
+             std::to_string(ki.templateArgs[i].second) + "}";
       o += "],\n";
       if (!ki.typeArgs.empty()) {
-        o += "      \"typeArgs\": [";
+        o += "      " + F(kKernel, "typeArgs", Array) + "[";
         for (size_t i = 0; i < ki.typeArgs.size(); ++i)
-          o += std::string(i ? ", " : "") + "{\"name\": " + quote(ki.typeArgs[i].first) +
-               ", \"type\": " + quote(ki.typeArgs[i].second) + "}";
+          o += std::string(i ? ", " : "") + "{" + F(kTypeArg, "name", String) +
+               quote(ki.typeArgs[i].first) + ", " + F(kTypeArg, "type", String) +
+               quote(ki.typeArgs[i].second) + "}";
         o += "],\n";
       }
     }
-    o += "      \"params\": [";
+    o += "      " + F(kKernel, "params", Array) + "[";
     for (size_t i = 0; i < ki.params.size(); ++i) {
       const KernelParamInfo &p = ki.params[i];
-      o += std::string(i ? "," : "") + "\n        {\"name\": " + quote(p.name) +
-           ", \"type\": " + quote(p.typeName()) + ", \"size\": " + std::to_string(p.size) +
-           ", \"align\": " + std::to_string(p.align);
+      o += std::string(i ? "," : "") + "\n        {" + F(kParam, "name", String) + quote(p.name) +
+           ", " + F(kParam, "type", String) + quote(p.typeName()) + ", " +
+           F(kParam, "size", Integer) + std::to_string(p.size) + ", " +
+           F(kParam, "align", Integer) + std::to_string(p.align);
       if (p.tensor)
-        o += ",\n         \"tensor\": " + tensorJson(*p.tensor);
+        o += ",\n         " + F(kParam, "tensor", Object) + tensorJson(*p.tensor);
       if (p.hidden)
-        o += ", \"hidden\": {\"tensor\": " + std::to_string(p.hidden->tensorParam) +
-             ", \"dim\": " + std::to_string(p.hidden->dim) + "}";
+        o += ", " + F(kParam, "hidden", Object) + "{" + F(kHidden, "tensor", Integer) +
+             std::to_string(p.hidden->tensorParam) + ", " + F(kHidden, "dim", Integer) +
+             std::to_string(p.hidden->dim) + "}";
       if (p.semaphore)
-        o += ", \"semaphore\": {\"count\": " + extentJson(p.semaphore->count) + "}";
+        o += ", " + F(kParam, "semaphore", Object) + "{" + F(kSemaphore, "count", Object) +
+             extentJson(p.semaphore->count) + "}";
       if (p.peer)
-        o += ", \"peer\": {\"kind\": \"" + std::string(hiddenPeerKindName(p.peer->kind)) +
-             "\", \"param\": " + std::to_string(p.peer->param) + "}";
+        o += ", " + F(kParam, "peer", Object) + "{" + F(kPeer, "kind", String) +
+             quote(hiddenPeerKindName(p.peer->kind)) + ", " + F(kPeer, "param", Integer) +
+             std::to_string(p.peer->param) + "}";
       o += "}";
     }
     o += ki.params.empty() ? "],\n" : "\n      ],\n";
-    o += "      \"cluster\": {\"kind\": \"" + std::string(clusterName(ki.cluster)) + "\"";
+    o += "      " + F(kKernel, "cluster", Object) + "{" + F(kCluster, "kind", String) +
+         quote(clusterName(ki.cluster));
     if (ki.cluster == KernelInfo::Cluster::Fixed)
-      o += ", \"dims\": " + dims(ki.clusterDims);
-    o +=
-        "},\n      \"threads\": " + (ki.threads ? dims(*ki.threads) : std::string("null")) +
-        ",\n      \"maxThreads\": " +
-        (ki.maxThreads ? std::to_string(*ki.maxThreads) : std::string("null")) +
-        ",\n      \"minBlocks\": " +
-        (ki.minBlocks ? std::to_string(*ki.minBlocks) : std::string("null")) +
-        ",\n      \"staticSharedBytes\": " + std::to_string(ki.staticSharedBytes) +
-        // Multi-GPU fields only when set, so single-GPU kernels' info is unchanged.
-        (ki.spinsOnPeers ? ",\n      \"spinsOnPeers\": true" : "") +
-        (ki.exitSemaphore >= 0 ? ",\n      \"exitSemaphore\": " + std::to_string(ki.exitSemaphore)
-                               : std::string()) +
-        ",\n      \"dynamicShared\": {\"alignment\": " + std::to_string(ki.dynamicSharedAlignment) +
-        ", \"arrays\": [";
+      o += ", " + F(kCluster, "dims", Dims) + dims(ki.clusterDims);
+    o += "},\n      " + F(kKernel, "threads", Dims) +
+         (ki.threads ? dims(*ki.threads) : std::string("null")) + ",\n      " +
+         F(kKernel, "maxThreads", Integer) +
+         (ki.maxThreads ? std::to_string(*ki.maxThreads) : std::string("null")) + ",\n      " +
+         F(kKernel, "minBlocks", Integer) +
+         (ki.minBlocks ? std::to_string(*ki.minBlocks) : std::string("null")) + ",\n      " +
+         F(kKernel, "staticSharedBytes", Integer) + std::to_string(ki.staticSharedBytes);
+    // Multi-GPU fields only when set, so single-GPU kernels' info is unchanged.
+    if (ki.spinsOnPeers)
+      o += ",\n      " + F(kKernel, "spinsOnPeers", Bool) + "true";
+    if (ki.exitSemaphore >= 0)
+      o += ",\n      " + F(kKernel, "exitSemaphore", Integer) + std::to_string(ki.exitSemaphore);
+    o += ",\n      " + F(kKernel, "dynamicShared", Object) + "{" +
+         F(kDynamicShared, "alignment", Integer) + std::to_string(ki.dynamicSharedAlignment) +
+         ", " + F(kDynamicShared, "arrays", Array) + "[";
     for (size_t i = 0; i < ki.dynamicShared.size(); ++i) {
       const DynamicSharedArray &a = ki.dynamicShared[i];
-      o += std::string(i ? "," : "") + "\n        {\"name\": " + quote(a.name) +
-           ", \"element\": \"" + scalarTypeName(a.element) +
-           "\", \"elementSize\": " + std::to_string(a.elementSize) +
-           ", \"distributed\": " + (a.distributed ? "true" : "false") + ",\n         \"count\": ";
+      o += std::string(i ? "," : "") + "\n        {" + F(kSharedArray, "name", String) +
+           quote(a.name) + ", " + F(kSharedArray, "element", String) +
+           quote(scalarTypeName(a.element)) + ", " + F(kSharedArray, "elementSize", Integer) +
+           std::to_string(a.elementSize) + ", " + F(kSharedArray, "distributed", Bool) +
+           (a.distributed ? "true" : "false") + ",\n         " + F(kSharedArray, "count", Object);
       writeExpr(a.count, o);
       o += "}";
     }
@@ -189,5 +214,7 @@ std::string toJson(const ModuleInfo &info) {
   o += info.kernels.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return o;
 }
+
+#undef F
 
 } // namespace tile

@@ -25,9 +25,6 @@
 
 namespace tile::hang {
 
-/// The unit attribute tilec puts on a `tile.hang_trap` of a kernel with mma
-/// (DebugHangs.cpp, MLIRGen): lower it to the record, not to vprintf.
-inline constexpr const char *kHostRecordAttr = "tile.host_record";
 inline constexpr const char *kRecordSymbol = "tile$hang_record";
 inline constexpr const char *kMessagePrefix = "tile$hang_msg$";
 /// "tilhang" in little-endian bytes; the high bit clear, so PTX takes it as

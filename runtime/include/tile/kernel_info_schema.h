@@ -1,14 +1,14 @@
 //===- kernel_info_schema.h - the fields of the kernel-info JSON -*- C++ -*-===//
 //
 // One table per JSON object of `tilec --emit=info` (tile::toJson writes it,
-// tile::moduleInfoFromJson reads it): every field, the JSON type of its value
-// and whether it must be present. The reader checks each object against its
-// table before it reads a value, so an unknown field, a missing one or a value
-// of the wrong type is refused with a message naming the field; what a value
-// may hold beyond its type (ranges, names, agreement between fields) the
-// reader checks as it reads it. docs/runtime.md, "The kernel-info file",
-// documents the same tables. Plain C++17 without dependencies: the compiler
-// and the runtime include it.
+// naming each field through `has`; tile::moduleInfoFromJson reads it): every
+// field, the JSON type of its value and whether it must be present. The
+// reader checks each object against its table before it reads a value, so an
+// unknown field, a missing one or a value of the wrong type is refused with a
+// message naming the field; what a value may hold beyond its type (ranges,
+// names, agreement between fields) the reader checks as it reads it.
+// docs/runtime.md, "The kernel-info file", documents the same tables. Plain
+// C++17 without dependencies: the compiler and the runtime include it.
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -156,6 +156,26 @@ inline constexpr Object kCluster{"a cluster", kClusterFields};
 inline constexpr Object kDynamicShared{"the dynamic shared memory", kDynamicSharedFields};
 inline constexpr Object kSharedArray{"a dynamic shared array", kSharedArrayFields};
 inline constexpr Object kExpr{"a size-rule node", kExprFields};
+
+/// Every table, for whoever walks them all (the writer's coverage test).
+inline constexpr const Object *kAllObjects[] = {
+    &kModule, &kKernel, &kTemplateArg, &kTypeArg, &kPeer,          &kHidden,      &kSemaphore,
+    &kParam,  &kTensor, &kExtent,      &kCluster, &kDynamicShared, &kSharedArray, &kExpr,
+};
+
+/// `object` has a field `name` whose value is of JSON type `kind`: the
+/// writer checks each field it writes with it at compile time, so that it
+/// cannot write a name or a type this header does not define.
+constexpr bool has(const Object &object, const char *name, Kind kind) {
+  for (size_t i = 0; i < object.count; ++i) {
+    const char *a = object.fields[i].name, *b = name;
+    while (*a && *a == *b)
+      ++a, ++b;
+    if (*a == *b)
+      return object.fields[i].kind == kind;
+  }
+  return false;
+}
 
 inline const Field *Object::find(const char *name) const {
   for (size_t i = 0; i < count; ++i) {

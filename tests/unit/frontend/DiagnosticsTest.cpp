@@ -37,6 +37,43 @@ TEST_CASE("diagnostics: warnings, notes, unknown source, no hint", "[diag]") {
   CHECK(os.str() == "b.tile:4:2: warning: w\nhint: h\nb.tile:1:1: note: n\n");
 }
 
+TEST_CASE("diagnostics: notes belong to the diagnostic before them", "[diag]") {
+  DiagnosticEngine d;
+  d.addSource("a.tile", "let x = 1\nlet x = 2\n");
+  d.error({"a.tile", 2, 5}, "redefinition of 'x'", "rename one");
+  d.note({"a.tile", 1, 5}, "previous definition of 'x' is here");
+  // A whole diagnostic with its hint and notes, as tilec builds one from an
+  // MLIR diagnostic: the same rendering.
+  Diagnostic w;
+  w.kind = Diagnostic::Warning;
+  w.loc = {"a.tile", 1, 1};
+  w.message = "w";
+  w.hint = "h";
+  w.notes.push_back({Diagnostic::Note, {"a.tile", 2, 1}, "inlined from the call here", "", {}});
+  d.report(w);
+  REQUIRE(d.diagnostics().size() == 2);
+  REQUIRE(d.diagnostics()[0].notes.size() == 1);
+  CHECK(d.diagnostics()[0].notes[0].message == "previous definition of 'x' is here");
+  CHECK(d.diagnostics()[0].hint == "rename one");
+  REQUIRE(d.diagnostics()[1].notes.size() == 1);
+  std::ostringstream os;
+  d.print(os);
+  CHECK(os.str() == "a.tile:2:5: error: redefinition of 'x'\n"
+                    "let x = 2\n"
+                    "    ^\n"
+                    "hint: rename one\n"
+                    "a.tile:1:5: note: previous definition of 'x' is here\n"
+                    "let x = 1\n"
+                    "    ^\n"
+                    "a.tile:1:1: warning: w\n"
+                    "let x = 1\n"
+                    "^\n"
+                    "hint: h\n"
+                    "a.tile:2:1: note: inlined from the call here\n"
+                    "let x = 2\n"
+                    "^\n");
+}
+
 TEST_CASE("diagnostics: a location past the end of the source still renders", "[diag]") {
   DiagnosticEngine d;
   d.addSource("c.tile", "ab");

@@ -403,10 +403,11 @@ TEST_CASE("mbarrier: expect_tx bytes against the store_async sizes", "[sema][mba
     CHECK_FALSE(c->ok);
     CHECK(c->firstError() ==
           "expect_tx of 12 bytes on 'b', but the store_async calls on it deliver 16 bytes");
-    // one note per store_async
+    // one note per store_async, both the error's
     size_t notes = 0;
     for (auto &dg : c->diags.diagnostics())
-      notes += dg.kind == Diagnostic::Note;
+      for (auto &note : dg.notes)
+        notes += note.kind == Diagnostic::Note;
     CHECK(notes == 2);
     auto ok = check(
         decl + "expect_tx(b, 16)\narrive(b)\nstore_async(remote(a, 1)[0], {1, 2}, remote(b, 1))\n"

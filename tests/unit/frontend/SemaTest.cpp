@@ -380,8 +380,10 @@ TEST_CASE("sema: kernel-level errors", "[sema]") {
     auto c = compile("kernel a() { }\nkernel a() { }");
     CHECK(c->firstError() == "redefinition of kernel 'a'");
     CHECK(c->first()->loc.line == 2);
-    CHECK(c->diags.diagnostics()[1].kind == Diagnostic::Note);
-    CHECK(c->diags.diagnostics()[1].loc.line == 1);
+    // The note is the error's, with its own location.
+    REQUIRE(c->diags.diagnostics()[0].notes.size() == 1);
+    CHECK(c->diags.diagnostics()[0].notes[0].kind == Diagnostic::Note);
+    CHECK(c->diags.diagnostics()[0].notes[0].loc.line == 1);
   }
   SECTION("duplicate parameter") {
     auto c = compile("kernel a(x: i32, x: i64) { }");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tile/kernel_info.h"
+#include "tile/kernel_info_schema.h"
 
 using tile::DynamicSharedArray;
 using tile::KernelInfo;
@@ -375,4 +376,71 @@ TEST_CASE("kernel info: u8..u64 and f64: names, JSON, argument kinds", "[kerneli
   tile::ArgDesc doubleForU64[] = {u32s, doubles, dbl, dbl, byte};
   CHECK_THAT(tile::checkArgumentKinds(k, doubleForU64, 5),
              Catch::Contains("argument 2 is a 8-byte float but parameter 2 ('x', u64)"));
+}
+
+TEST_CASE("kernel info: the writer writes every field of the schema tables", "[kernelinfo]") {
+  namespace schema = tile::schema;
+  // The writer names fields through schema::has at compile time: a name or
+  // a type the tables do not give is not a field.
+  static_assert(schema::has(schema::kKernel, "staticSharedBytes", schema::Kind::Integer));
+  static_assert(!schema::has(schema::kKernel, "staticSharedBytes", schema::Kind::String));
+  static_assert(!schema::has(schema::kKernel, "dynamicSharedBytes", schema::Kind::Integer));
+  // A module with every optional field set: each table's fields all appear,
+  // and the module reads back to the same text.
+  tile::ModuleInfo m;
+  m.arch = "sm_90a";
+  m.ptxHash = "0123456789abcdef";
+  KernelInfo k = histogram();
+  k.sourceName = "histogram";
+  k.templateArgs = {{"BM", 128}};
+  k.typeArgs = {{"T", "bf16"}};
+  k.name = tile::mangledKernelName("histogram", k.templateArgs, k.typeArgs);
+  tile::KernelParamInfo t = param("t", ScalarType::BF16);
+  tile::TensorParamInfo tensor;
+  tensor.element = ScalarType::BF16;
+  tile::TensorParamInfo::Extent literal, named;
+  literal.literal = 64;
+  named.name = "M";
+  named.hiddenParam = 6;
+  tensor.extents = {literal, named};
+  tensor.box = {64, 64};
+  tensor.symmetric = true;
+  t.tensor = tensor;
+  t.size = 128; // a CUtensorMap
+  t.align = 64;
+  tile::KernelParamInfo sem = param("s", ScalarType::U64);
+  sem.semaphore = tile::SemaphoreParamInfo{literal};
+  tile::KernelParamInfo hidden = param("M", ScalarType::I32);
+  hidden.hidden = tile::HiddenExtentInfo{4, 1};
+  tile::KernelParamInfo peer = param("peers", ScalarType::U64);
+  peer.peer = tile::HiddenPeerInfo{tile::HiddenPeerInfo::Kind::PeerPointers, 4};
+  k.params.insert(k.params.end(), {t, sem, hidden, peer});
+  k.maxThreads = 1024u;
+  k.minBlocks = 1u;
+  k.spinsOnPeers = true;
+  k.exitSemaphore = 5;
+  SizeExpr half = SizeExpr::literal(ScalarType::F32, 0);
+  half.fvalue = 0.5;
+  k.dynamicShared.push_back(
+      array("y", ScalarType::F32, false,
+            SizeExpr::binary(Op::Add, ScalarType::I32, n32(),
+                             SizeExpr::unary(Op::Cast, ScalarType::I32, half))));
+  m.kernels.push_back(k);
+  const std::string json = tile::toJson(m);
+  for (const schema::Object *object : schema::kAllObjects)
+    for (size_t i = 0; i < object->count; ++i) {
+      INFO(object->what << ": " << object->fields[i].name);
+      CHECK(json.find("\"" + std::string(object->fields[i].name) + "\": ") != std::string::npos);
+    }
+  tile::ModuleInfo back = tile::moduleInfoFromJson(json);
+  CHECK(tile::toJson(back) == json);
+  REQUIRE(back.kernels.size() == 1);
+  const KernelInfo &b = back.kernels[0];
+  CHECK(b.typeArgs == k.typeArgs);
+  CHECK(b.params[4].tensor->symmetric);
+  CHECK(b.params[5].semaphore->count.literal == 64);
+  CHECK(b.params[6].hidden->dim == 1);
+  CHECK(b.params[7].peer->param == 4);
+  CHECK(b.spinsOnPeers);
+  CHECK(b.exitSemaphore == 5);
 }

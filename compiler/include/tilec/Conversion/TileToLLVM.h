@@ -20,7 +20,9 @@
 //   FragmentToNVVM.cpp    row reductions (quad shuffles), comparisons, select, exp2/log2
 // Each has its lit test in tests/lit/conversion/. MLIR 22's NVVM ops are used
 // where their PTX is exactly the semantics the IR asks for; everything else
-// goes through the one PTX builder (PTXBuilder.h).
+// goes through the one PTX builder (PTXBuilder.h). What several families
+// share is defined once beside them: constants and the one-NVVM-op pattern
+// (ConversionUtils.h), fragment registers (FragmentRegisters.h).
 #ifndef TILEC_CONVERSION_TILETOLLVM_H
 #define TILEC_CONVERSION_TILETOLLVM_H
 

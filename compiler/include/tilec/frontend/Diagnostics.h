@@ -1,8 +1,9 @@
 //===- Diagnostics.h - source locations and error reporting -----*- C++ -*-===//
 //
-// Every diagnostic carries a 1-based file:line:col and a hint. print() renders
-// them compiler-style with the offending source line and a caret under the
-// column, so users see exactly what is wrong and how to fix it.
+// Every diagnostic carries a severity, a 1-based file:line:col, a message, a
+// hint and its notes (the other places it explains itself with). print()
+// renders them compiler-style with the offending source line and a caret
+// under the column, so users see exactly what is wrong and how to fix it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_FRONTEND_DIAGNOSTICS_H
@@ -25,6 +26,9 @@ struct Diagnostic {
   enum Kind { Error, Warning, Note } kind = Error;
   Location loc;
   std::string message, hint;
+  /// Notes (kind Note) rendered after the diagnostic and its hint: "the
+  /// previous definition is here", the calls an inlined function came from.
+  std::vector<Diagnostic> notes;
 };
 
 class DiagnosticEngine {
@@ -35,7 +39,11 @@ public:
 
   void error(const Location &loc, std::string message, std::string hint = "");
   void warning(const Location &loc, std::string message, std::string hint = "");
+  /// A note belongs to the error or warning reported just before it (it is
+  /// added to that diagnostic's notes); without one it stands alone.
   void note(const Location &loc, std::string message, std::string hint = "");
+  /// Adds a whole diagnostic, with its hint and notes.
+  void report(Diagnostic d);
 
   bool hasErrors() const { return numErrors_ > 0; }
   size_t numErrors() const { return numErrors_; }
@@ -50,13 +58,13 @@ public:
   void addSource(const std::string &file, const std::string &text);
   /// "FILE:LINE:COL: error: MSG\n<src line>\n<spaces>^\nhint: HINT\n" per
   /// diagnostic (source/caret lines only when the source is known, hint line
-  /// only when non-empty).
+  /// only when non-empty), each followed by its notes, rendered the same way.
   void print(std::ostream &os) const;
   /// Renders one diagnostic the same way print() does.
   std::string render(const Diagnostic &d) const;
 
 private:
-  void add(Diagnostic::Kind kind, const Location &loc, std::string message, std::string hint);
+  void add(Diagnostic d);
   std::vector<Diagnostic> diags_;
   std::map<std::string, std::string> sources_;
   std::string tool_;

@@ -1,10 +1,12 @@
 //===- TileAttributes.h - names of the tile dialect's extra attributes -*- C++ -*-===//
 //
-// The discardable attributes MLIRGen and the passes attach besides the four
+// The host contract's attributes, which MLIRGen attaches besides those
 // TileBase.td declares (tile.sync, tile.auto, tile.name, tile.shared_only,
-// read through TileDialect's generated helpers): every name is spelled here
-// once, and the verifiers of the ops that carry them check their shape
-// (KernelOp and SharedAllocOp for the host contract, HostContract.h).
+// tile.hang_note, tile.hang_stage, tile.host_record, read through
+// TileDialect's generated helpers): every name is spelled here once, the
+// verifiers of the ops that carry them check their shape (KernelOp and
+// SharedAllocOp, HostContract.h), and the dialect's attribute verifier
+// refuses any other tile.* name.
 //===----------------------------------------------------------------------===//
 #ifndef TILE_DIALECT_TILEATTRIBUTES_H
 #define TILE_DIALECT_TILEATTRIBUTES_H
@@ -13,10 +15,6 @@
 
 namespace mlir::tile::attr {
 
-/// StringAttr on a wait: what completes it, in words (--debug-hangs quotes it).
-constexpr llvm::StringLiteral kHangNote = "tile.hang_note";
-/// UnitAttr on a ring wait: its mbarrier index is the ring's stage.
-constexpr llvm::StringLiteral kHangStage = "tile.hang_stage";
 /// DictionaryAttr on every tile.kernel argument: the parameter's host contract.
 constexpr llvm::StringLiteral kParam = "tile.param";
 /// DictionaryAttr on a dynamic tile.shared_alloc: the array's name, element

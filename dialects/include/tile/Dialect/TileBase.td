@@ -30,8 +30,23 @@ def Tile_Dialect : Dialect {
     // tile.shared_only: a compiler-owned synchronisation that publishes
     // shared memory only, never global memory (a ring slot's warp sync and
     // release, the role barrier after a role's TMA store read its tile).
-    "::mlir::UnitAttr":$shared_only
+    "::mlir::UnitAttr":$shared_only,
+    // tile.hang_note: what completes a wait (tile.mbarrier_wait,
+    // tile.sem_wait), in words; --debug-hangs quotes it when the wait times
+    // out.
+    "::mlir::StringAttr":$hang_note,
+    // tile.hang_stage: the index of a ring wait's mbarrier is the ring's
+    // stage (the --debug-hangs report says "of stage N").
+    "::mlir::UnitAttr":$hang_stage,
+    // tile.host_record: a tile.hang_trap of a kernel with mma reports through
+    // the runtime's hang record instead of vprintf (a call would make ptxas
+    // serialise every wgmma, C7510).
+    "::mlir::UnitAttr":$host_record
   );
+  // Every tile.* attribute on an op is one of the declared ones above (or
+  // the host contract's, HostContract.h), with its type, on the ops it
+  // belongs to (TileDialect::verifyOperationAttribute).
+  let hasOperationAttrVerify = 1;
 }
 
 // State spaces of PTX (PTX ISA 5.1) that tile code can name.
