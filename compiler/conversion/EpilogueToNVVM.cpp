@@ -322,19 +322,15 @@ struct FragStoreTileLowering : ConvertOpToLLVMPattern<FragStoreTileOp> {
       auto [lane, warp] = laneAndWarp(rewriter, loc, adaptor.getThread());
       Value m = LLVM::UDivOp::create(rewriter, loc, lane, i32Const(rewriter, loc, 8));
       Value r8 = LLVM::URemOp::create(rewriter, loc, lane, i32Const(rewriter, loc, 8));
-      Value half = LLVM::MulOp::create(
-          rewriter, loc, LLVM::URemOp::create(rewriter, loc, m, i32Const(rewriter, loc, 2)),
-          i32Const(rewriter, loc, 8));
-      Value rowIn = LLVM::AddOp::create(
-          rewriter, loc,
-          LLVM::AddOp::create(rewriter, loc,
-                              LLVM::MulOp::create(rewriter, loc, warp, i32Const(rewriter, loc, 16)),
-                              half),
-          r8);
+      Value two = i32Const(rewriter, loc, 2), eight = i32Const(rewriter, loc, 8);
+      Value mOdd = LLVM::URemOp::create(rewriter, loc, m, two);
+      Value half = LLVM::MulOp::create(rewriter, loc, mOdd, eight);
+      Value warpRow = LLVM::MulOp::create(rewriter, loc, warp, i32Const(rewriter, loc, 16));
+      Value rowIn = LLVM::AddOp::create(rewriter, loc, warpRow, half);
+      rowIn = LLVM::AddOp::create(rewriter, loc, rowIn, r8);
       rowIn = LLVM::AddOp::create(rewriter, loc, rowIn, adaptor.getRow0());
-      Value colX4 = LLVM::MulOp::create(
-          rewriter, loc, LLVM::UDivOp::create(rewriter, loc, m, i32Const(rewriter, loc, 2)),
-          i32Const(rewriter, loc, 8));
+      Value mHalf = LLVM::UDivOp::create(rewriter, loc, m, two);
+      Value colX4 = LLVM::MulOp::create(rewriter, loc, mHalf, eight);
       auto shape = NVVM::LdStMatrixShapeAttr::get(getContext(), 8, 8);
       int64_t blocks = type.getCols() / 8,
               perBlock64 = type.getRegistersPerThread() / (type.getRows() / target::kWgmmaM);
@@ -382,9 +378,9 @@ struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
     Value stride = adaptor.getRowStride();
     for (const Pair &p : fragmentPairs(type)) {
       Value r = LLVM::AddOp::create(rewriter, loc, row64, i64Const(rewriter, loc, p.row));
-      Value off = LLVM::AddOp::create(
-          rewriter, loc, LLVM::MulOp::create(rewriter, loc, r, stride),
-          LLVM::AddOp::create(rewriter, loc, col64, i64Const(rewriter, loc, p.col)));
+      Value rowOff = LLVM::MulOp::create(rewriter, loc, r, stride);
+      Value col = LLVM::AddOp::create(rewriter, loc, col64, i64Const(rewriter, loc, p.col));
+      Value off = LLVM::AddOp::create(rewriter, loc, rowOff, col);
       Value ptr = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(), elem,
                                       adaptor.getPtr(), ValueRange{off});
       LLVM::StoreOp::create(rewriter, loc, pairValue(rewriter, loc, type, regs, p.reg), ptr,

@@ -63,10 +63,11 @@ inline std::pair<Value, Value> laneAndWarp(OpBuilder &b, Location loc, Value thr
 /// first element in every 8-column block (2 * (l % 4)).
 inline std::pair<Value, Value> fragmentOrigin(OpBuilder &b, Location loc, Value thread) {
   auto [lane, warp] = laneAndWarp(b, loc, thread);
-  Value row = LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, warp, i32Const(b, loc, 16)),
-                                  LLVM::UDivOp::create(b, loc, lane, i32Const(b, loc, 4)));
-  Value col = LLVM::MulOp::create(b, loc, LLVM::URemOp::create(b, loc, lane, i32Const(b, loc, 4)),
-                                  i32Const(b, loc, 2));
+  Value warpRow = LLVM::MulOp::create(b, loc, warp, i32Const(b, loc, 16));
+  Value quad = LLVM::UDivOp::create(b, loc, lane, i32Const(b, loc, 4));
+  Value row = LLVM::AddOp::create(b, loc, warpRow, quad);
+  Value inQuad = LLVM::URemOp::create(b, loc, lane, i32Const(b, loc, 4));
+  Value col = LLVM::MulOp::create(b, loc, inQuad, i32Const(b, loc, 2));
   return {row, col};
 }
 

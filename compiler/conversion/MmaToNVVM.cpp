@@ -77,8 +77,8 @@ Value descriptor(OpBuilder &b, Location loc, Value tile, Value row, TileLayoutAt
   addr = LLVM::AddOp::create(b, loc, addr, rowBytes);
   if (bytes)
     addr = LLVM::AddOp::create(b, loc, addr, i32Const(b, loc, bytes));
-  Value start = LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, addr, i32Const(b, loc, 4)),
-                                    i32Const(b, loc, 0x3FFF));
+  Value units = LLVM::LShrOp::create(b, loc, addr, i32Const(b, loc, 4));
+  Value start = LLVM::AndOp::create(b, loc, units, i32Const(b, loc, 0x3FFF));
   Value wide = LLVM::ZExtOp::create(b, loc, b.getI64Type(), start);
   return LLVM::OrOp::create(b, loc, wide, i64Const(b, loc, fixed));
 }

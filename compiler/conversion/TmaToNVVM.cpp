@@ -52,9 +52,10 @@ Value mlir::tile::layoutOffset(OpBuilder &b, Location loc, TileLayoutAttr layout
                                ValueRange indices) {
   ArrayRef<int64_t> shape = layout.getShape();
   Value row = i32Const(b, loc, 0);
-  for (size_t d = 0; d + 1 < shape.size(); ++d)
-    row = LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, row, i32Const(b, loc, shape[d])),
-                              toI32(b, loc, indices[d]));
+  for (size_t d = 0; d + 1 < shape.size(); ++d) {
+    Value scaled = LLVM::MulOp::create(b, loc, row, i32Const(b, loc, shape[d]));
+    row = LLVM::AddOp::create(b, loc, scaled, toI32(b, loc, indices[d]));
+  }
   Value col = toI32(b, loc, indices.back());
   int64_t panel = layout.getPanel();
   Value off;

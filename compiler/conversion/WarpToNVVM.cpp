@@ -80,10 +80,11 @@ struct ShflLowering : ConvertOpToLLVMPattern<ShflOp> {
     w = LLVM::SMinOp::create(b, loc, w, i32Const(b, loc, 32));
     Value lz =
         LLVM::CountLeadingZerosOp::create(b, loc, b.getI32Type(), w, /*is_zero_poison=*/true);
-    Value pow2 = LLVM::ShlOp::create(b, loc, i32Const(b, loc, 1),
-                                     LLVM::SubOp::create(b, loc, i32Const(b, loc, 31), lz));
-    Value seg = LLVM::ShlOp::create(b, loc, LLVM::SubOp::create(b, loc, i32Const(b, loc, 32), pow2),
-                                    i32Const(b, loc, 8));
+    Value one = i32Const(b, loc, 1);
+    Value log2 = LLVM::SubOp::create(b, loc, i32Const(b, loc, 31), lz);
+    Value pow2 = LLVM::ShlOp::create(b, loc, one, log2);
+    Value lanesLeft = LLVM::SubOp::create(b, loc, i32Const(b, loc, 32), pow2);
+    Value seg = LLVM::ShlOp::create(b, loc, lanesLeft, i32Const(b, loc, 8));
     return clamp ? Value(LLVM::OrOp::create(b, loc, seg, i32Const(b, loc, clamp))) : seg;
   }
 

@@ -440,7 +440,8 @@ void MLIRGenImpl::genForWithExits(const fe::ForStmt &s) {
             loadWeak(l, counter), bounds.upper);
         if (!ex.broke)
           return more;
-        Value stay = arith::XOrIOp::create(builder, l, loadWeak(l, ex.broke), boolConst(l, true));
+        Value broke = loadWeak(l, ex.broke);
+        Value stay = arith::XOrIOp::create(builder, l, broke, boolConst(l, true));
         return Value(arith::AndIOp::create(builder, l, stay, more));
       },
       [&] {

@@ -47,8 +47,9 @@ void MLIRGenImpl::genLocalArray(const fe::LocalArrayStmt &s) {
     for (int64_t i = 0; i < s.length; ++i)
       storeWeak(l, zero, PtrAddOp::create(builder, l, ptrType, base, intConst(l, i32, i)));
   } else {
-    auto loop = scf::ForOp::create(builder, l, intConst(l, i32, 0), intConst(l, i32, s.length),
-                                   intConst(l, i32, 1));
+    Value lower = intConst(l, i32, 0), upper = intConst(l, i32, s.length),
+          step = intConst(l, i32, 1);
+    auto loop = scf::ForOp::create(builder, l, lower, upper, step);
     OpBuilder::InsertionGuard g(builder);
     builder.setInsertionPoint(loop.getBody()->getTerminator());
     storeWeak(l, zero, PtrAddOp::create(builder, l, ptrType, base, loop.getInductionVar()));

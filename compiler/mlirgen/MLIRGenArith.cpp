@@ -79,9 +79,9 @@ Value MLIRGenImpl::genDivRem(Location l, bool isRem, Value x, Value d) {
   Value zero = intConst(l, t, 0), one = intConst(l, t, 1), minusOne = intConst(l, t, -1);
   Value byZero = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, d, zero);
   Value minValue = intConst(l, t, APInt::getSignedMinValue(width).getSExtValue());
-  Value overflows = arith::AndIOp::create(
-      builder, l, arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, x, minValue),
-      arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, d, minusOne));
+  Value xIsMin = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, x, minValue);
+  Value dIsMinusOne = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, d, minusOne);
+  Value overflows = arith::AndIOp::create(builder, l, xIsMin, dIsMinusOne);
   // Dividing by 1 instead gives MIN / -1 = MIN and MIN % -1 = 0 already.
   Value safe = arith::SelectOp::create(builder, l,
                                        arith::OrIOp::create(builder, l, byZero, overflows), one, d);

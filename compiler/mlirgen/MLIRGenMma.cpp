@@ -40,9 +40,10 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
   Type i32 = builder.getI32Type();
   auto operand = [&](const fe::CallExpr::MmaOperand &op) {
     Value row = intConst(l, i32, 0);
-    if (op.rowBlock)
-      row = arith::MulIOp::create(builder, l, castInt(l, genExpr(*op.rowBlock), i32),
-                                  intConst(l, i32, op.viewRows));
+    if (op.rowBlock) {
+      Value block = castInt(l, genExpr(*op.rowBlock), i32);
+      row = arith::MulIOp::create(builder, l, block, intConst(l, i32, op.viewRows));
+    }
     return std::make_pair(arrays[op.tile].base, row);
   };
   auto [b, bRow] = operand(e.mma.b);

@@ -143,8 +143,8 @@ Value MLIRGenImpl::semaphoreCounter(Location l, int param, const fe::ExprAST &in
   if (device)
     base = PeerBaseOp::create(builder, l, i64, peerValue((int)PK::SemaphorePeers, param),
                               checkedDevice(l, *device));
-  Value offset = arith::MulIOp::create(builder, l, arith::ExtUIOp::create(builder, l, i64, i),
-                                       intConst(l, i64, 8));
+  Value wide = arith::ExtUIOp::create(builder, l, i64, i);
+  Value offset = arith::MulIOp::create(builder, l, wide, intConst(l, i64, 8));
   Value addr = arith::AddIOp::create(builder, l, base, offset);
   return GlobalPtrOp::create(builder, l,
                              PtrType::get(builder.getContext(), i64, AddressSpace::global), addr);
@@ -237,13 +237,11 @@ void MLIRGenImpl::genExitProtocol(Location l) {
   auto old = AtomicRMWOp::create(builder, l, i64, AtomicKind::add, arrival, intConst(l, i64, 1),
                                  MemoryOrder::acq_rel, MemoryScope::gpu);
   explainOp(old, "exit protocol: atom.acq_rel.gpu counts this CTA; the last one resets");
-  Value ctas =
-      arith::MulIOp::create(builder, l,
-                            arith::MulIOp::create(builder, l, sreg(l, SpecialReg::nctaid_x),
-                                                  sreg(l, SpecialReg::nctaid_y)),
-                            sreg(l, SpecialReg::nctaid_z));
-  Value lastOld = arith::SubIOp::create(builder, l, arith::ExtUIOp::create(builder, l, i64, ctas),
-                                        intConst(l, i64, 1));
+  Value nx = sreg(l, SpecialReg::nctaid_x), ny = sreg(l, SpecialReg::nctaid_y),
+        nz = sreg(l, SpecialReg::nctaid_z);
+  Value ctas = arith::MulIOp::create(builder, l, arith::MulIOp::create(builder, l, nx, ny), nz);
+  Value ctas64 = arith::ExtUIOp::create(builder, l, i64, ctas);
+  Value lastOld = arith::SubIOp::create(builder, l, ctas64, intConst(l, i64, 1));
   Value isLast =
       arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, old.getResult(), lastOld);
   auto last = scf::IfOp::create(builder, l, isLast, /*withElseRegion=*/false);
@@ -259,7 +257,8 @@ void MLIRGenImpl::genExitProtocol(Location l) {
   }
   Value rank = peerValue((int)PK::DeviceRank, -1), world = peerValue((int)PK::DeviceCount, -1);
   Value exitSlot = arith::AddIOp::create(builder, l, s64, one64);
-  auto peers = scf::ForOp::create(builder, l, intConst(l, i32, 0), world, intConst(l, i32, 1));
+  Value peer0 = intConst(l, i32, 0), step = intConst(l, i32, 1);
+  auto peers = scf::ForOp::create(builder, l, peer0, world, step);
   {
     OpBuilder::InsertionGuard g2(builder);
     builder.setInsertionPoint(peers.getBody()->getTerminator());

@@ -65,9 +65,11 @@ Value MLIRGenImpl::genRoleCall(const fe::CallExpr &e) {
   switch (e.builtin) {
   case BI::WarpgroupRank:
     return arith::SubIOp::create(builder, l, warpgroupIndex, intConst(l, i32, role.firstWarpgroup));
-  case BI::RoleThreadId:
-    return arith::SubIOp::create(builder, l, sreg(l, SpecialReg::tid_x),
+  case BI::RoleThreadId: {
+    Value tid = sreg(l, SpecialReg::tid_x);
+    return arith::SubIOp::create(builder, l, tid,
                                  intConst(l, i32, role.firstWarpgroup * target::kWarpgroupSize));
+  }
   default: // RoleThreads
     return intConst(l, i32, role.threads());
   }
@@ -95,9 +97,9 @@ Value MLIRGenImpl::genInFirstWarpOfRole(Location l) {
   Type i32 = builder.getI32Type();
   if (currentRole) {
     // The role's first warp: %tid.x in [first * 128, first * 128 + 32).
+    Value tid = sreg(l, SpecialReg::tid_x);
     Value rel = arith::SubIOp::create(
-        builder, l, sreg(l, SpecialReg::tid_x),
-        intConst(l, i32, currentRole->firstWarpgroup * target::kWarpgroupSize));
+        builder, l, tid, intConst(l, i32, currentRole->firstWarpgroup * target::kWarpgroupSize));
     return arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ult, rel,
                                  intConst(l, i32, target::kWarpSize));
   }

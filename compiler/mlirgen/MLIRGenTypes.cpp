@@ -118,7 +118,8 @@ void MLIRGenImpl::genWhileWithExits(const fe::WhileStmt &s) {
         if (!ex.broke)
           return genExpr(*s.cond);
         // The condition (which may load or call) is not evaluated after a break.
-        Value stay = arith::XOrIOp::create(builder, l, loadWeak(l, ex.broke), boolConst(l, true));
+        Value broke = loadWeak(l, ex.broke);
+        Value stay = arith::XOrIOp::create(builder, l, broke, boolConst(l, true));
         auto op = scf::IfOp::create(builder, l, builder.getI1Type(), stay, /*withElseRegion=*/true);
         OpBuilder::InsertionGuard g(builder);
         builder.setInsertionPointToStart(op.thenBlock());

@@ -117,14 +117,15 @@ struct RingLowering {
   void inElectedThread(Operation *op, Location l, function_ref<void()> body) {
     Value inFirstWarp;
     if (auto role = op->getParentOfType<RoleOp>()) {
-      Value rel =
-          arith::SubIOp::create(b, l, sreg(l, SpecialReg::tid_x),
-                                c32(l, int64_t(role.getFirstWarpgroup()) * target::kWarpgroupSize));
+      Value tid = sreg(l, SpecialReg::tid_x);
+      Value rel = arith::SubIOp::create(
+          b, l, tid, c32(l, int64_t(role.getFirstWarpgroup()) * target::kWarpgroupSize));
       inFirstWarp =
           arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, rel, c32(l, target::kWarpSize));
     } else {
-      inFirstWarp = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, linearThread(l),
-                                          c32(l, target::kWarpSize));
+      Value thread = linearThread(l);
+      inFirstWarp =
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, thread, c32(l, target::kWarpSize));
     }
     auto warp = scf::IfOp::create(b, l, inFirstWarp, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
@@ -426,14 +427,15 @@ struct RingLowering {
     RingOp r = op.getRing().getDefiningOp<RingOp>();
     Value count = op.getCount();
     Value stage = load(l, cursors[op.getCursor().getDefiningOp()].stage);
-    auto loop = scf::ForOp::create(b, l, c32(l, 0), count, c32(l, 1));
+    Value first = c32(l, 0), step = c32(l, 1);
+    auto loop = scf::ForOp::create(b, l, first, count, step);
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
       Value back = arith::SubIOp::create(
           b, l, arith::AddIOp::create(b, l, stage, c32(l, r.getStages())), count);
-      Value idx = arith::RemUIOp::create(
-          b, l, arith::AddIOp::create(b, l, back, loop.getInductionVar()), c32(l, r.getStages()));
+      Value slot = arith::AddIOp::create(b, l, back, loop.getInductionVar());
+      Value idx = arith::RemUIOp::create(b, l, slot, c32(l, r.getStages()));
       if (failed(release(op, r, at(l, storage[r].empty, idx), op.getMmaOnlyReads())))
         return failure();
     }
@@ -450,7 +452,8 @@ struct RingLowering {
     // Every stage released: no peer multicasts into or arrives on this CTA
     // after it leaves.
     auto body = [&] {
-      auto loop = scf::ForOp::create(b, l, c32(l, 0), c32(l, r.getStages()), c32(l, 1));
+      Value first = c32(l, 0), stages = c32(l, r.getStages()), step = c32(l, 1);
+      auto loop = scf::ForOp::create(b, l, first, stages, step);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
       Value stage = load(l, c.stage);
