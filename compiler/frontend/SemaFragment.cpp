@@ -159,6 +159,9 @@ Type Sema::checkFragmentCast(CastExpr &e, const Type &from, const Type &to) {
         from.isMask()       ? "a mask is read only by `select(m, a, b)`"
         : vector            ? "a per_row or per_col value converts element-wise to f32, f16, bf16 "
                               "or i32: `m as f16`"
+        : from.isFragment() && isFp8Kind(to.scalar)
+            ? "fragments are not fp8: an fp8 mma operand is a shared tile (convert the values "
+              "with `as e4m3` as they are stored)"
         : from.isFragment() ? "a fragment converts element-wise to f32, f16 or bf16: `acc as f16`"
                             : "only fragments, per_row and per_col values convert to them");
   return Type::invalid();

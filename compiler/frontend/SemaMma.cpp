@@ -112,7 +112,10 @@ bool Sema::checkFragmentShape(const Location &loc, ScalarKind k, int64_t m, int6
   const char *hint = "a fragment is frag<T>[M, N] with T f32, f16 or bf16, M a multiple of 64 "
                      "and N a multiple of 8 in 8..256 (wgmma.m64nNk16)";
   if (k != ScalarKind::F32 && k != ScalarKind::F16 && k != ScalarKind::BF16) {
-    error(loc, std::string("no fragment of ") + scalarName(k) + " elements", hint);
+    error(loc, std::string("no fragment of ") + scalarName(k) + " elements",
+          isFp8Kind(k) ? "fp8 values are mma operands in shared tiles, not fragments: an fp8 mma "
+                         "accumulates into frag<f32>[M, N]"
+                       : hint);
     return false;
   }
   if (m < T::kWgmmaM || m % T::kWgmmaM != 0 || m > 4 * T::kWgmmaM) {
