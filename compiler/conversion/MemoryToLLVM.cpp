@@ -94,7 +94,9 @@ struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
     }
     ptx::LdStForm form = ldStForm(op, adaptor.getPolicy(), /*isLoad=*/true);
     form.prefetch = op.getPrefetch();
-    rewriter.replaceOp(op, ptx::emitLoad(rewriter, op.getLoc(), form, adaptor.getPtr(), type));
+    // The converted type: an fp8 value is its i8 bits (f16/bf16 stay as they are).
+    rewriter.replaceOp(op, ptx::emitLoad(rewriter, op.getLoc(), form, adaptor.getPtr(),
+                                         getTypeConverter()->convertType(type)));
     return success();
   }
 };
