@@ -34,9 +34,10 @@ struct PtrAddLowering : ConvertOpToLLVMPattern<PtrAddOp> {
   LogicalResult matchAndRewrite(PtrAddOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto type = cast<PtrType>(op.getType());
+    // The converted element (an fp8 element steps as its i8 bits).
     rewriter.replaceOpWithNewOp<LLVM::GEPOp>(op, llvmPtr(getContext(), type.getSpace()),
-                                             type.getElementType(), adaptor.getBase(),
-                                             ValueRange{adaptor.getOffset()});
+                                             getTypeConverter()->convertType(type.getElementType()),
+                                             adaptor.getBase(), ValueRange{adaptor.getOffset()});
     return success();
   }
 };
