@@ -261,29 +261,36 @@ struct FragCoordLowering : ConvertOpToLLVMPattern<FragCoordOp> {
   }
 };
 
-struct LoadPerColLowering : ConvertOpToLLVMPattern<LoadPerColOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(LoadPerColOp op, OpAdaptor adaptor,
+/// load_per_col / load_per_row: one plain load per column (row) the thread
+/// holds, at the offsets FragCoordLowering gives them.
+template <class Op> struct LoadDistributedLowering : ConvertOpToLLVMPattern<Op> {
+  using ConvertOpToLLVMPattern<Op>::ConvertOpToLLVMPattern;
+  using OpAdaptor = typename Op::Adaptor;
+  LogicalResult matchAndRewrite(Op op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    PerColType type = op.getType();
+    auto type = op.getType();
+    constexpr bool row = std::is_same_v<Op, LoadPerRowOp>;
     Type elem = type.getElementType();
     unsigned align = elem.getIntOrFloatBitWidth() / 8;
-    Value col0 = fragmentOrigin(rewriter, loc, adaptor.getThread()).second;
-    // One load per column the thread holds (element 2j + k: column 8j + k
-    // from col0), in column order; every row shares them.
+    auto origin = fragmentOrigin(rewriter, loc, adaptor.getThread());
+    Value first = row ? origin.first : origin.second;
+    // per_col element 2j + k: column 8j + k from col0 (every row shares it);
+    // per_row element 2b + h: row 64b + 8h from row0 (every column shares it).
     SmallVector<Value> out;
     for (int64_t e = 0; e < type.getElementsPerThread(); ++e) {
-      Value idx = LLVM::AddOp::create(rewriter, loc, col0,
-                                      i32Const(rewriter, loc, 8 * (e / 2) + e % 2));
+      int64_t off = row ? ::tile::target::kWgmmaM * (e / 2) + 8 * (e % 2) : 8 * (e / 2) + e % 2;
+      Value idx = LLVM::AddOp::create(rewriter, loc, first, i32Const(rewriter, loc, off));
       Value p = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(), elem,
                                     adaptor.getPtr(), ValueRange{idx});
       out.push_back(LLVM::LoadOp::create(rewriter, loc, elem, p, align));
     }
-    replaceWithRegisters(rewriter, op, *getTypeConverter(), type, out);
+    replaceWithRegisters(rewriter, op, *this->getTypeConverter(), type, out);
     return success();
   }
 };
+using LoadPerColLowering = LoadDistributedLowering<LoadPerColOp>;
+using LoadPerRowLowering = LoadDistributedLowering<LoadPerRowOp>;
 
 /// The value one store of a pair writes: <2 x f32> (f32) or the packed i32.
 Value pairValue(OpBuilder &b, Location loc, FragType type, ArrayRef<Value> regs, int64_t reg) {
@@ -396,6 +403,6 @@ struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
 void mlir::tile::populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
                                                     RewritePatternSet &patterns) {
   patterns.add<FragArithLowering, FragFmaLowering, FragNegLowering, FragConvertLowering,
-               FragColsLowering, FragCoordLowering, LoadPerColLowering, FragStoreTileLowering,
+               FragColsLowering, FragCoordLowering, LoadPerColLowering, LoadPerRowLowering, FragStoreTileLowering,
                FragStoreLowering>(converter);
 }

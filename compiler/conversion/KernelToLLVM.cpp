@@ -106,7 +106,9 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
       std::string name = (Twine(kGeneratedSymbolPrefix) + "smem$" + kernel.getName() + "$" +
                           Twine(staticIndex(op)))
                              .str();
-      auto arrayType = LLVM::LLVMArrayType::get(elemType, std::max<int64_t>(*count, 1));
+      // The converted element: an fp8 array is an array of its i8 bits.
+      auto arrayType = LLVM::LLVMArrayType::get(getTypeConverter()->convertType(elemType),
+                                                std::max<int64_t>(*count, 1));
       rewriter.setInsertionPointToStart(module.getBody());
       LLVM::GlobalOp::create(rewriter, loc, arrayType, /*isConstant=*/false,
                              LLVM::Linkage::Internal, name, Attribute(),

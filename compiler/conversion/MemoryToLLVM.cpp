@@ -34,9 +34,10 @@ struct PtrAddLowering : ConvertOpToLLVMPattern<PtrAddOp> {
   LogicalResult matchAndRewrite(PtrAddOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto type = cast<PtrType>(op.getType());
+    // The converted element (an fp8 element steps as its i8 bits).
     rewriter.replaceOpWithNewOp<LLVM::GEPOp>(op, llvmPtr(getContext(), type.getSpace()),
-                                             type.getElementType(), adaptor.getBase(),
-                                             ValueRange{adaptor.getOffset()});
+                                             getTypeConverter()->convertType(type.getElementType()),
+                                             adaptor.getBase(), ValueRange{adaptor.getOffset()});
     return success();
   }
 };
@@ -94,7 +95,9 @@ struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
     }
     ptx::LdStForm form = ldStForm(op, adaptor.getPolicy(), /*isLoad=*/true);
     form.prefetch = op.getPrefetch();
-    rewriter.replaceOp(op, ptx::emitLoad(rewriter, op.getLoc(), form, adaptor.getPtr(), type));
+    // The converted type: an fp8 value is its i8 bits (f16/bf16 stay as they are).
+    rewriter.replaceOp(op, ptx::emitLoad(rewriter, op.getLoc(), form, adaptor.getPtr(),
+                                         getTypeConverter()->convertType(type)));
     return success();
   }
 };

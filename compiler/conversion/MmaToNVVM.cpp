@@ -4,7 +4,8 @@
 //  - !tile.frag<MxNxT> is the struct nvvm.wgmma.mma_async takes and returns:
 //    M*N/128 f32, or M*N/256 i32 holding f16x2 / bf16x2 pairs. A fragment of
 //    M = 128 is row block 0's registers then block 1's.
-//  - tile.mma is M/64 x K/16 nvvm.wgmma.mma_async.m64nNk16 (k outer, row
+//  - tile.mma is M/64 x K/16 nvvm.wgmma.mma_async.m64nNk16 (fp8: K/32
+//    .m64nNk32 with .e4m3/.e5m2 types, both operands K-major) (k outer, row
 //    blocks inner, so consecutive wgmmas use different accumulators), each
 //    with shared-memory matrix descriptors (9.7.15.5.1.2) computed from the
 //    operand tile's #tile.layout:
@@ -122,11 +123,21 @@ struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
     MLIRContext *ctx = getContext();
     FragType frag = op.getAcc().getType();
     Type elem = cast<PtrType>(op.getA().getType()).getElementType();
+    Type elemB = cast<PtrType>(op.getB().getType()).getElementType();
     int64_t elemBytes = scalarByteWidth(elem);
     int64_t n = frag.getCols(), blocks = frag.getRows() / target::kWgmmaM;
     int64_t perBlock = frag.getRegistersPerThread() / blocks;
     auto blockType = registerStruct(ctx, frag, perBlock);
-    auto operandType = elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    // .m64nNk16 for f16/bf16, .m64nNk32 for e4m3/e5m2 (a and b may differ):
+    // 32 bytes of K per instruction either way.
+    auto wgmmaType = [](Type t) {
+      return isa<Float8E4M3FNType>(t) ? NVVM::WGMMATypes::e4m3
+             : isa<Float8E5M2Type>(t) ? NVVM::WGMMATypes::e5m2
+             : t.isBF16()             ? NVVM::WGMMATypes::bf16
+                                      : NVVM::WGMMATypes::f16;
+    };
+    auto typeA = wgmmaType(elem), typeB = wgmmaType(elemB);
+    int64_t kStep = target::wgmmaK(elemBytes);
     auto accType = frag.isPacked() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::f32;
     // imm-trans-a = 0 / imm-trans-b = 0 mean K-major; NVVM spells K-major A
     // `row` and K-major B `col` (the transposes are layoutA and 1 - layoutB).
@@ -144,7 +155,7 @@ struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
       }
       parts.push_back(part);
     }
-    for (int64_t k0 = 0; k0 < (int64_t)op.getK(); k0 += target::kWgmmaK16Bit) {
+    for (int64_t k0 = 0; k0 < (int64_t)op.getK(); k0 += kStep) {
       Value descB = descriptor(rewriter, loc, adaptor.getB(), adaptor.getBRow(), op.getBLayout(),
                                op.getBKMajor(), 0, k0, elemBytes);
       for (int64_t blk = 0; blk < blocks; ++blk) {
@@ -152,9 +163,9 @@ struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
                                  op.getAKMajor(), blk * target::kWgmmaM, k0, elemBytes);
         parts[blk] = NVVM::WgmmaMmaAsyncOp::create(
             rewriter, loc, blockType, parts[blk], descA, descB,
-            NVVM::MMAShapeAttr::get(ctx, target::kWgmmaM, n, target::kWgmmaK16Bit),
-            NVVM::WGMMATypesAttr::get(ctx, operandType),
-            NVVM::WGMMATypesAttr::get(ctx, operandType), NVVM::WGMMATypesAttr::get(ctx, accType),
+            NVVM::MMAShapeAttr::get(ctx, target::kWgmmaM, n, kStep),
+            NVVM::WGMMATypesAttr::get(ctx, typeA), NVVM::WGMMATypesAttr::get(ctx, typeB),
+            NVVM::WGMMATypesAttr::get(ctx, accType),
             NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
             NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
             NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),

@@ -200,6 +200,7 @@ const BuiltinName kBuiltins[] = {
     {Builtin::FragRow, "frag_row"},
     {Builtin::FragCol, "frag_col"},
     {Builtin::LoadPerCol, "load_per_col"},
+    {Builtin::LoadPerRow, "load_per_row"},
     {Builtin::Cols, "cols"},
     {Builtin::RowMax, "row_max"},
     {Builtin::RowSum, "row_sum"},

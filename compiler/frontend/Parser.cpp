@@ -250,7 +250,7 @@ std::array<int, 3> Parser::parseDims(const char *attr, std::array<DimName, 3> *n
 TypeSyntax Parser::parseScalarType(const char *what) {
   if (!at(Tok::Ident))
     failExpected(what,
-                 "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64");
+                 "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, e4m3, e5m2");
   Token t = consume();
   // A type parameter: its type in an instance; in a template's first parse
   // (syntax only) a stand-in that every construct accepts syntactically.
@@ -263,7 +263,7 @@ TypeSyntax Parser::parseScalarType(const char *what) {
              ": type` to make it a type parameter");
   if (!k)
     fail(t.loc, "unknown type '" + t.text + "'",
-         "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64");
+         "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, e4m3, e5m2");
   return {t.loc, Type::scalarTy(*k)};
 }
 

@@ -115,7 +115,7 @@ Type Sema::inferCall(CallExpr &e) {
     return checkFragmentStore(e);
   if (b == Builtin::FragRow || b == Builtin::FragCol)
     return checkFragmentIndexCall(e);
-  if (b == Builtin::LoadPerCol)
+  if (b == Builtin::LoadPerCol || b == Builtin::LoadPerRow)
     return checkLoadPerCol(e);
   if (b == Builtin::RowMax || b == Builtin::RowSum)
     return checkRowReduction(e);
@@ -210,6 +210,11 @@ Type Sema::inferCall(CallExpr &e) {
       return checkFragmentArgs(e);
     if (t.isUntyped())
       t = Type::scalarTy(t.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32);
+    if (!checkNotFp8(e.loc, t, e.callee)) {
+      for (ExprPtr &a : e.args)
+        finalize(a);
+      return Type::invalid();
+    }
     bool floatVector = t.isVector() && isFloatKind(t.scalar); // min/max.f16x2, element-wise
     if ((!t.isScalar() && !floatVector) || t.isBool()) {
       error(e.loc, "'" + e.callee + "' needs integer or float arguments, found " + t.str(),

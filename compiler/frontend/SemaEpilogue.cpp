@@ -84,7 +84,8 @@ bool fragmentShapeArg(Sema &s, CallExpr &e, size_t i, Type &frag) {
           "'" + e.callee + "' takes the fragment whose shape it copies, found " +
               e.args[i]->type.str(),
           "pass the accumulator, e.g. `" + e.callee +
-              (e.builtin == Builtin::LoadPerCol ? "(bias, acc)`"
+              (e.builtin == Builtin::LoadPerCol   ? "(bias, acc)`"
+               : e.builtin == Builtin::LoadPerRow ? "(scale + m0, acc)`"
                : e.builtin == Builtin::Cols    ? "(acc, 0, 128)`"
                                                : "(acc)`"));
   return false;

@@ -185,6 +185,13 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       e.type = Type::invalid();
       return false;
     }
+    if (isFp8Kind(to.scalar)) {
+      error(e.loc, "integer literal " + spelled + " cannot be used as " + to.str(),
+            std::string("fp8 has no literals: convert an f32, `") + spelled + ".0 as " +
+                scalarName(to.scalar) + "`");
+      e.type = Type::invalid();
+      return false;
+    }
     if (to.isScalar(ScalarKind::F64)) { // the conversion rounds to nearest-even itself
       double v = (double)lit.magnitude;
       auto f = std::make_unique<FloatLiteralExpr>(e.loc, lit.negated ? -v : v);
@@ -245,6 +252,13 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
   }
   case ExprAST::FloatLiteral: {
     auto &lit = *e.as<FloatLiteralExpr>();
+    if (to.isScalar() && isFp8Kind(to.scalar)) {
+      error(e.loc, std::string("float literal cannot be used as ") + to.str(),
+            std::string("fp8 has no literals: convert an f32, `1.5 as ") + scalarName(to.scalar) +
+                "`");
+      e.type = Type::invalid();
+      return false;
+    }
     if (!to.isFloat()) {
       error(e.loc, "float literal cannot be used as " + to.str(),
             to.isInteger() ? "write an integer literal, or convert with `as`"
@@ -333,9 +347,23 @@ Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::str
   return l;
 }
 
+bool Sema::checkNotFp8(const Location &loc, const Type &t, const std::string &what) {
+  if (t.isInvalid() || t.isUntyped() || !isFp8Kind(t.scalar) ||
+      !(t.isScalar() || t.isVector()))
+    return true;
+  // PTX has no e4m3/e5m2 add, mul, compare or math: only cvt (to f16x2 and
+  // from f32 / f16x2 pairs, PTX ISA "cvt") and wgmma read them.
+  error(loc, "'" + what + "' cannot be applied to " + t.str() + ": fp8 values are not computed on",
+        std::string("convert to f32 first, `x as f32`, compute, and convert back with `as ") +
+            scalarName(t.scalar) + "` (round to nearest, saturating to the largest finite)");
+  return false;
+}
+
 bool Sema::checkBinaryOperands(BinaryOp op, const Type &t, const Location &loc) {
   std::string sp = binaryOpSpelling(op);
   if (t.isInvalid())
+    return false;
+  if (!checkNotFp8(loc, t, sp))
     return false;
   if (t.kind == Type::UntypedFloat && isIntOnly(op)) {
     error(loc, "'" + sp + "' needs integer operands, found a float literal",
@@ -407,6 +435,8 @@ Type Sema::inferUnary(UnaryExpr &e) {
     }
     return t;
   case UnaryOp::Neg:
+    if (!checkNotFp8(e.loc, t, sp))
+      return Type::invalid();
     if (t.isUntyped() || (t.isVector() && isFloatKind(t.scalar)) ||
         (t.isDistributed() && !t.isMask()))
       return t;
@@ -533,8 +563,10 @@ Type Sema::inferCast(CastExpr &e) {
     // `0.1 as f64` is the nearest double, not the nearest f32 widened).
     Type lit =
         (from.kind == Type::UntypedFloat && to.isScalar(ScalarKind::F64)) ? to
-        : (from.kind == Type::UntypedFloat || to.isBool())
-            ? Type::scalarTy(from.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32)
+        : (from.kind == Type::UntypedFloat || to.isBool() || isFp8Kind(to.scalar))
+            ? Type::scalarTy(from.kind == Type::UntypedInt && !isFp8Kind(to.scalar)
+                                 ? ScalarKind::I32
+                                 : ScalarKind::F32)
             : to;
     if (!adapt(e.operand, lit))
       return Type::invalid();
@@ -554,7 +586,25 @@ Type Sema::inferCast(CastExpr &e) {
           "convert through an integer: `(b as i32) as f32`");
     return Type::invalid();
   }
+  if (!checkFp8Cast(e.loc, from.scalar, to.scalar))
+    return Type::invalid();
   return to;
+}
+
+/// fp8 converts to and from f32, f16 and bf16 only (PTX ISA "cvt": the
+/// .e4m3x2/.e5m2x2 forms take f32 pairs or an f16x2 and give back an f16x2;
+/// bf16 goes through f32, exactly). Integers and f64 would round twice.
+bool Sema::checkFp8Cast(const Location &loc, ScalarKind from, ScalarKind to) {
+  if (from == to || (!isFp8Kind(from) && !isFp8Kind(to)))
+    return true;
+  ScalarKind other = isFp8Kind(from) ? to : from;
+  if (isFp8Kind(other) || other == ScalarKind::F32 || other == ScalarKind::F16 ||
+      other == ScalarKind::BF16)
+    return true;
+  error(loc, std::string("cannot cast ") + scalarName(from) + " to " + scalarName(to),
+        std::string("fp8 converts to and from f32, f16 and bf16: go through f32, `(x as f32) as ") +
+            scalarName(to) + "`");
+  return false;
 }
 
 /// Any constant index (`4`, `2 + 2`, `1 << 2`), not only a literal, into an

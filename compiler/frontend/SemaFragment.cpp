@@ -20,7 +20,8 @@
 //    only in a comparison (the causal test `col + n0 <= row + m0`);
 //  - `as`: fragments f32 <-> f16 <-> bf16; per_row / per_col values also to
 //    and from i32;
-//  - load_per_col(p, f): column c of f's columns is p[c] (a column bias).
+//  - load_per_col(p, f): column c of f's columns is p[c] (a column bias);
+//    load_per_row(p, f): row r of f's rows is p[r] (a row scale).
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
@@ -158,6 +159,9 @@ Type Sema::checkFragmentCast(CastExpr &e, const Type &from, const Type &to) {
         from.isMask()       ? "a mask is read only by `select(m, a, b)`"
         : vector            ? "a per_row or per_col value converts element-wise to f32, f16, bf16 "
                               "or i32: `m as f16`"
+        : from.isFragment() && isFp8Kind(to.scalar)
+            ? "fragments are not fp8: an fp8 mma operand is a shared tile (convert the values "
+              "with `as e4m3` as they are stored)"
         : from.isFragment() ? "a fragment converts element-wise to f32, f16 or bf16: `acc as f16`"
                             : "only fragments, per_row and per_col values convert to them");
   return Type::invalid();
@@ -315,18 +319,20 @@ Type Sema::checkLoadPerCol(CallExpr &e) {
   bool ok = fragmentShapeArg(*this, e, 1, frag);
   if (p.isInvalid() || !ok)
     return Type::invalid();
+  bool row = e.builtin == Builtin::LoadPerRow;
   if (!p.isPointer() || (p.space != AddressSpace::Global && p.space != AddressSpace::Shared) ||
       !isValueElementKind(p.scalar)) {
     error(e.args[0]->loc,
-          "'load_per_col' reads a row of f32, f16 or bf16 through a global or shared pointer, "
-          "found " +
-              p.str(),
-          "pass the first column's element, e.g. `load_per_col(bias + n0, acc)` with bias a "
-          "ptr<f32, global>");
+          "'" + e.callee + "' reads " + (row ? "consecutive values" : "a row") +
+              " of f32, f16 or bf16 through a global or shared pointer, found " + p.str(),
+          row ? "pass the first row's element, e.g. `load_per_row(scale + m0, acc)` with scale a "
+                "ptr<f32, global>"
+              : "pass the first column's element, e.g. `load_per_col(bias + n0, acc)` with bias a "
+                "ptr<f32, global>");
     return Type::invalid();
   }
   e.space = p.space;
-  return Type::perCol(p.scalar, frag.dims[1]);
+  return row ? Type::perRow(p.scalar, frag.dims[0]) : Type::perCol(p.scalar, frag.dims[1]);
 }
 
 /// The extents of a per_row / per_col annotation (those of a fragment).

@@ -134,6 +134,13 @@ public:
   Type inferMember(MemberExpr &e);
   /// Checks `op` on operands of type t (possibly untyped); false after an error.
   bool checkBinaryOperands(BinaryOp op, const Type &t, const Location &loc);
+  /// The one fp8 rule (SemaExpr.cpp): e4m3/e5m2 values are stored, moved,
+  /// converted and multiplied by mma, never computed on. Reports `what`
+  /// (an operator or function spelling) applied to `t` and returns false when
+  /// t (or its elements) is fp8.
+  bool checkNotFp8(const Location &loc, const Type &t, const std::string &what);
+  /// Which conversions reach fp8 (SemaExpr.cpp); SemaVector.cpp asks too.
+  bool checkFp8Cast(const Location &loc, ScalarKind from, ScalarKind to);
 
   // ---- SemaConst.cpp: constant evaluation, undefined constant operations
   /// The value of a checked expression built from literals and operators,
@@ -176,7 +183,7 @@ public:
   Type checkFragmentIndexCall(CallExpr &e);
   /// row_max(f), row_sum(f).
   Type checkRowReduction(CallExpr &e);
-  /// load_per_col(p, f).
+  /// load_per_col(p, f) and load_per_row(p, f).
   Type checkLoadPerCol(CallExpr &e);
   /// The extents and element type of a written frag / per_row / per_col type.
   bool checkDistributedShape(const Location &loc, const Type &t);

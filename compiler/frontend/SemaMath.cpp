@@ -127,6 +127,11 @@ Type Sema::checkMathCall(CallExpr &e) {
     t = Type::scalarTy(intLiterals ? ScalarKind::I32 : ScalarKind::F32);
   }
   bool intAllowed = b == Builtin::Abs;
+  if (!checkNotFp8(e.args[0]->loc, t, e.callee)) {
+    for (ExprPtr &a : e.args)
+      finalize(a);
+    return Type::invalid();
+  }
   if (!t.isScalar() || t.isBool() || (!intAllowed && !t.isFloat())) {
     error(e.args[0]->loc,
           "'" + e.callee + "' needs " + (intAllowed ? "integer or float" : "float") +

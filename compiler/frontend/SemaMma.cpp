@@ -6,7 +6,8 @@
 //  - mma(a, b, acc): a is a [M, K] view with K inner (a tile, rows(t, i, n)
 //    of one) or trans() of a [K, M] one; b a [K, N] view (MN-major) or
 //    trans() of an [N, K] one (K-major); f16 or bf16 operands of one type,
-//    an f32 or f16 accumulator; K a multiple of 16. Operand tiles get the
+//    or fp8 ones (e4m3/e5m2, any mix) both K-major from shared tiles;
+//    an f32 or f16 accumulator; K a multiple of 16 (32 for fp8). Operand tiles get the
 //    TMA tile layout (SemaTma.cpp chooseTileLayout: the mma reads them with
 //    descriptors of that swizzle), which must be swizzled (32/64/128 bytes).
 //  - Only whole warpgroups run mma: inside a role, or in a kernel with an
@@ -111,7 +112,10 @@ bool Sema::checkFragmentShape(const Location &loc, ScalarKind k, int64_t m, int6
   const char *hint = "a fragment is frag<T>[M, N] with T f32, f16 or bf16, M a multiple of 64 "
                      "and N a multiple of 8 in 8..256 (wgmma.m64nNk16)";
   if (k != ScalarKind::F32 && k != ScalarKind::F16 && k != ScalarKind::BF16) {
-    error(loc, std::string("no fragment of ") + scalarName(k) + " elements", hint);
+    error(loc, std::string("no fragment of ") + scalarName(k) + " elements",
+          isFp8Kind(k) ? "fp8 values are mma operands in shared tiles, not fragments: an fp8 mma "
+                         "accumulates into frag<f32>[M, N]"
+                       : hint);
     return false;
   }
   if (m < T::kWgmmaM || m % T::kWgmmaM != 0 || m > 4 * T::kWgmmaM) {
@@ -241,8 +245,11 @@ bool Sema::checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *w
     error((*at)->loc,
           "tile '" + tile->decl->name + "' has no wgmma layout: its rows are " +
               std::to_string(inner) + " bytes, not 32, 64, 128 or a multiple of 128",
-          "wgmma reads 32/64/128-byte swizzled rows (the TMA layout): make the inner dimension "
-          "of a 16-bit tile 16, 32, 64 or a multiple of 64 elements");
+          byteSize(tile->elem.type.scalar) == 1
+              ? "wgmma reads 32/64/128-byte swizzled rows (the TMA layout): make the inner "
+                "dimension of an fp8 tile 32, 64, 128 or a multiple of 128 elements"
+              : "wgmma reads 32/64/128-byte swizzled rows (the TMA layout): make the inner "
+                "dimension of a 16-bit tile 16, 32, 64 or a multiple of 64 elements");
     return false;
   }
   op.tile = tile;
@@ -323,11 +330,27 @@ Type Sema::checkMma(CallExpr &e) {
   const Type aType = e.args[0]->type;
   ScalarKind ea = a.inRegisters ? aType.scalar : a.tile->elem.type.scalar,
              eb = b.tile->elem.type.scalar;
-  if (ea != eb || (ea != ScalarKind::F16 && ea != ScalarKind::BF16)) {
+  bool fp8 = isFp8Kind(ea) && isFp8Kind(eb);
+  if (!fp8 && (ea != eb || (ea != ScalarKind::F16 && ea != ScalarKind::BF16))) {
     error(e.loc,
-          std::string("mma operands must both be f16 or both bf16, found ") + scalarName(ea) +
-              " and " + scalarName(eb),
-          "wgmma.mma_async multiplies 16-bit floats here (f16 or bf16, the same for a and b)");
+          std::string("mma operands must both be f16, both bf16 or both fp8, found ") +
+              scalarName(ea) + " and " + scalarName(eb),
+          "wgmma.mma_async multiplies f16 x f16, bf16 x bf16 or fp8 x fp8 (e4m3 and e5m2 in any "
+          "mix); convert the other operand where it is stored");
+    return Type::invalid();
+  }
+  // fp8 wgmma has no transpose: both operands are read K-major (PTX ISA
+  // "wgmma.mma_async": imm-trans-a/b are for .f16/.bf16 only).
+  if (fp8 && a.transposed) {
+    error(e.args[0]->loc, "fp8 wgmma needs A K-major, found trans() of a [K, M] tile",
+          "store A as [M, K] (K inner, as TMA loads it from a row-major A) and pass it "
+          "without trans");
+    return Type::invalid();
+  }
+  if (fp8 && !b.transposed) {
+    error(e.args[1]->loc, "fp8 wgmma needs B K-major, found a [K, N] tile (N inner)",
+          "store B as [N, K] (K inner: a column-major B, or B transposed once) and pass "
+          "trans(b)");
     return Type::invalid();
   }
   if (acc.scalar != ScalarKind::F32 && acc.scalar != ScalarKind::F16) {
@@ -355,9 +378,11 @@ Type Sema::checkMma(CallExpr &e) {
           "the accumulator is [M, N]: take rows(t, i, M) of a larger tile, or resize it");
     return Type::invalid();
   }
-  if (ka % T::kWgmmaK16Bit != 0) {
-    error(e.loc, "mma's K = " + std::to_string(ka) + " is not a multiple of 16",
-          "wgmma.m64nNk16 steps K by 16: pad the tiles' K to a multiple of 16");
+  if (int64_t step = T::wgmmaK(byteSize(ea)); ka % step != 0) {
+    std::string s = std::to_string(step);
+    error(e.loc, "mma's K = " + std::to_string(ka) + " is not a multiple of " + s,
+          "wgmma.m64nNk" + s + " steps K by " + s + (fp8 ? " for fp8" : "") +
+              ": pad the tiles' K to a multiple of " + s);
     return Type::invalid();
   }
   if (acc.dims[0] > 2 * T::kWgmmaM) {

@@ -320,7 +320,7 @@ void Sema::instantiateTemplates(ModuleAST &module) {
                       : "unknown type '" + v + "' for type parameter '" + params[i].name +
                             "' of kernel '" + k->name + "'",
                 "give a scalar type: i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
-                "f64");
+                "f64, e4m3, e5m2");
             ok = false;
           } else {
             types[i] = *t;

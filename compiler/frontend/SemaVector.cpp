@@ -187,6 +187,8 @@ Type Sema::checkVectorBinary(BinaryExpr &e, const Type &lt, const Type &rt) {
               : "there is no broadcast: build a vector, e.g. `v * {s, s}`");
     return Type::invalid();
   }
+  if (!checkNotFp8(e.loc, v, sp))
+    return Type::invalid();
   bool arith = e.op == BinaryOp::Add || e.op == BinaryOp::Sub || e.op == BinaryOp::Mul;
   if (!arith || !isFloatKind(v.scalar)) {
     error(e.loc, "'" + sp + "' cannot be applied to " + v.str(),
@@ -202,7 +204,7 @@ Type Sema::checkVectorBinary(BinaryExpr &e, const Type &lt, const Type &rt) {
 Type Sema::checkVectorCast(CastExpr &e, const Type &from, const Type &to) {
   if (from.isVector() && to.isVector() && from.lanes == to.lanes && isFloatKind(from.scalar) &&
       isFloatKind(to.scalar))
-    return to;
+    return checkFp8Cast(e.loc, from.scalar, to.scalar) ? to : Type::invalid();
   error(e.loc, "cannot cast " + from.str() + " to " + to.str(),
         "vectors convert element-wise between float vectors of the same length (f16x2 as "
         "vec<f32, 2>); build other vectors from their elements");

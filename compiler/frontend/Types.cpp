@@ -31,6 +31,10 @@ const char *scalarName(ScalarKind k) {
     return "u64";
   case ScalarKind::F64:
     return "f64";
+  case ScalarKind::E4M3:
+    return "e4m3";
+  case ScalarKind::E5M2:
+    return "e5m2";
   }
   return "?";
 }
@@ -53,7 +57,7 @@ std::optional<ScalarKind> scalarFromName(const std::string &n) {
   static const ScalarKind all[] = {
       ScalarKind::I1,  ScalarKind::I8,   ScalarKind::I16, ScalarKind::I32, ScalarKind::I64,
       ScalarKind::F16, ScalarKind::BF16, ScalarKind::F32, ScalarKind::U8,  ScalarKind::U16,
-      ScalarKind::U32, ScalarKind::U64,  ScalarKind::F64};
+      ScalarKind::U32, ScalarKind::U64,  ScalarKind::F64, ScalarKind::E4M3, ScalarKind::E5M2};
   for (ScalarKind k : all)
     if (n == scalarName(k))
       return k;
@@ -76,6 +80,7 @@ bool isUnsignedKind(ScalarKind k) {
          k == ScalarKind::U64;
 }
 bool isFloatKind(ScalarKind k) { return !isIntegerKind(k); }
+bool isFp8Kind(ScalarKind k) { return k == ScalarKind::E4M3 || k == ScalarKind::E5M2; }
 
 unsigned bitWidth(ScalarKind k) {
   switch (k) {
@@ -83,6 +88,8 @@ unsigned bitWidth(ScalarKind k) {
     return 1;
   case ScalarKind::I8:
   case ScalarKind::U8:
+  case ScalarKind::E4M3:
+  case ScalarKind::E5M2:
     return 8;
   case ScalarKind::I16:
   case ScalarKind::U16:

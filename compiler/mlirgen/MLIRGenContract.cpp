@@ -53,6 +53,10 @@ ScalarType contractScalar(fe::ScalarKind k) {
     return ScalarType::U64;
   case fe::ScalarKind::F64:
     return ScalarType::F64;
+  case fe::ScalarKind::E4M3:
+    return ScalarType::E4M3;
+  case fe::ScalarKind::E5M2:
+    return ScalarType::E5M2;
   }
   return ScalarType::I32;
 }

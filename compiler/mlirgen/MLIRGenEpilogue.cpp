@@ -132,6 +132,7 @@ bool MLIRGenImpl::isEpilogueCall(const fe::CallExpr &e) {
   return e.type.isDistributed() &&
          (e.builtin == BI::Min || e.builtin == BI::Max || e.builtin == BI::Fma ||
           e.builtin == BI::FragRow || e.builtin == BI::FragCol || e.builtin == BI::LoadPerCol ||
+          e.builtin == BI::LoadPerRow ||
           e.builtin == BI::Cols || e.builtin == BI::RowMax || e.builtin == BI::RowSum ||
           e.builtin == BI::Select || e.builtin == BI::Exp2 || e.builtin == BI::Exp ||
           e.builtin == BI::Log2 || e.builtin == BI::Log || e.builtin == BI::Abs);
@@ -192,6 +193,8 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
   }
   case BI::LoadPerCol:
     return LoadPerColOp::create(builder, l, cast<PerColType>(type), genExpr(*e.args[0]), thread);
+  case BI::LoadPerRow:
+    return LoadPerRowOp::create(builder, l, cast<PerRowType>(type), genExpr(*e.args[0]), thread);
   case BI::Fma: {
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]), c = genExpr(*e.args[2]);
     return FragFmaOp::create(builder, l, type, a, b, c);

@@ -137,7 +137,9 @@ Value MLIRGenImpl::genExpr(const fe::ExprAST &e) {
     auto &index = *e.as<fe::IndexExpr>();
     if (index.base->type.isVector()) { // v[k]: k is a constant (Sema), folded by canonicalize
       Value lane = castInt(l, genExpr(*index.index), builder.getI32Type());
-      return LLVM::ExtractElementOp::create(builder, l, genExpr(*index.base), lane);
+      Value base = genExpr(*index.base); // an fp8 vector is read as bytes
+      Value x = LLVM::ExtractElementOp::create(builder, l, fp8Storage(l, base), lane);
+      return fp8FromStorage(l, x, cast<VectorType>(base.getType()).getElementType());
     }
     return loadWeak(l, genAddress(index));
   }
@@ -334,6 +336,8 @@ Value MLIRGenImpl::genCast(const fe::CastExpr &e) {
   Type to = scalarType(e.type.scalar);
   if (v.getType() == to)
     return v;
+  if (fe::isFp8Kind(from.scalar) || fe::isFp8Kind(e.type.scalar)) // MLIRGenFp8.cpp
+    return genFp8Cast(l, v, to);
   if (from.isInteger() && e.type.isInteger())
     return castInt(l, v, to, from.isUnsigned()); // the source's signedness extends
   if (from.isInteger() && from.isUnsigned())

@@ -147,6 +147,11 @@ private:
       return builder.getI64Type();
     case fe::ScalarKind::F64:
       return builder.getF64Type();
+    // PTX .e4m3 has no infinity (E4M3FN); .e5m2 is IEEE-like (MLIRGenFp8.cpp).
+    case fe::ScalarKind::E4M3:
+      return builder.getType<Float8E4M3FNType>();
+    case fe::ScalarKind::E5M2:
+      return builder.getType<Float8E5M2Type>();
     }
     return builder.getI32Type();
   }
@@ -383,6 +388,17 @@ private:
   Value genVectorLane(Location l, Value v, int lane);
   Value genVectorArith(Location l, fe::BinaryOp op, Value lhs, Value rhs);
   Value genVectorCast(Location l, Value v, const fe::Type &to);
+  // ---- MLIRGenFp8.cpp: e4m3 / e5m2 conversions (packed PTX cvt forms)
+  /// An fp8 scalar or vector as i8 bits of the same shape (other values as they are).
+  Value fp8Storage(Location l, Value v);
+  Value fp8FromStorage(Location l, Value v, Type fp8);
+  Value genF32PairToFp8(Location l, Value lo, Value hi, Type fp8);
+  Value genF16PairToFp8(Location l, Value pair, Type fp8);
+  Value genFp8PairToF16(Location l, Value pair, Type fp8);
+  /// Scalar conversion with an fp8 side (the other f32, f16, bf16 or fp8).
+  Value genFp8Cast(Location l, Value v, Type to);
+  /// Vector conversion with an fp8 side, pair by pair.
+  Value genFp8VectorCast(Location l, Value v, VectorType to);
   Value genLoadCall(const fe::CallExpr &e);
   void genStoreCall(const fe::CallExpr &e);
   Value genCachePolicy(const fe::CallExpr &e);

@@ -19,16 +19,22 @@ Type MLIRGenImpl::vectorType(const fe::Type &t) {
 
 Value MLIRGenImpl::genVector(Location l, const fe::Type &type,
                              const std::vector<fe::ExprPtr> &elems) {
-  Value v = LLVM::PoisonOp::create(builder, l, vectorType(type));
+  // An fp8 vector is built as bytes (LLVM has no vectors of f8).
+  auto vt = cast<VectorType>(vectorType(type));
+  bool fp8 = fe::isFp8Kind(type.scalar);
+  Value v = LLVM::PoisonOp::create(
+      builder, l, fp8 ? VectorType::get(vt.getShape(), builder.getI8Type()) : Type(vt));
   for (size_t i = 0; i < elems.size(); ++i) {
     Value idx = intConst(l, builder.getI32Type(), (int64_t)i);
-    v = LLVM::InsertElementOp::create(builder, l, v, genExpr(*elems[i]), idx);
+    v = LLVM::InsertElementOp::create(builder, l, v, fp8Storage(l, genExpr(*elems[i])), idx);
   }
-  return v;
+  return fp8FromStorage(l, v, vt);
 }
 
 Value MLIRGenImpl::genVectorLane(Location l, Value v, int lane) {
-  return LLVM::ExtractElementOp::create(builder, l, v, intConst(l, builder.getI32Type(), lane));
+  Value x = LLVM::ExtractElementOp::create(builder, l, fp8Storage(l, v),
+                                           intConst(l, builder.getI32Type(), lane));
+  return fp8FromStorage(l, x, cast<VectorType>(v.getType()).getElementType());
 }
 
 /// Element-wise float arithmetic; Sema allows + - * only.
@@ -50,6 +56,8 @@ Value MLIRGenImpl::genVectorCast(Location l, Value v, const fe::Type &to) {
   if (v.getType() == target)
     return v;
   auto from = cast<VectorType>(v.getType());
+  if (fe::isFp8Kind(to.scalar) || isa<Float8E4M3FNType, Float8E5M2Type>(from.getElementType()))
+    return genFp8VectorCast(l, v, cast<VectorType>(target)); // MLIRGenFp8.cpp
   unsigned fromBits = from.getElementTypeBitWidth(), toBits = bitWidth(to.scalar);
   if (fromBits == 16 && toBits == 16) {
     v = arith::ExtFOp::create(builder, l, VectorType::get(from.getShape(), builder.getF32Type()),

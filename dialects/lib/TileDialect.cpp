@@ -58,10 +58,11 @@ LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type
   }
   if (elementType.isInteger(1) || elementType.isInteger(8) || elementType.isInteger(16) ||
       elementType.isInteger(32) || elementType.isInteger(64) || elementType.isF16() ||
-      elementType.isBF16() || elementType.isF32() || elementType.isF64())
+      elementType.isBF16() || elementType.isF32() || elementType.isF64() ||
+      isa<Float8E4M3FNType, Float8E5M2Type>(elementType))
     return success();
-  return emitError() << "a !tile.ptr points to i1, i8, i16, i32, i64, f16, bf16, f32, f64 or (in "
-                        "local memory) a pointer, not "
+  return emitError() << "a !tile.ptr points to i1, i8, i16, i32, i64, f16, bf16, f32, f64, "
+                        "f8E4M3FN, f8E5M2 or (in local memory) a pointer, not "
                      << elementType;
 }
 

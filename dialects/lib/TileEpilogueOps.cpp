@@ -66,16 +66,25 @@ LogicalResult FragCoordOp::verify() {
   return success();
 }
 
-LogicalResult LoadPerColOp::verify() {
-  auto ptr = cast<PtrType>(getPtr().getType());
-  Type elem = getType().getElementType();
+/// load_per_col / load_per_row: the pointer's elements are the result's.
+static LogicalResult verifyDistributedLoad(Operation *op, PtrType ptr, Type elem) {
   if (!elem.isF32() && !elem.isF16() && !elem.isBF16())
-    return emitOpError("loads f32, f16 or bf16 elements");
+    return op->emitOpError("loads f32, f16 or bf16 elements");
   if (ptr.getElementType() != elem)
-    return emitOpError("loads elements of the result's type");
+    return op->emitOpError("loads elements of the result's type");
   if (ptr.getSpace() != AddressSpace::global && ptr.getSpace() != AddressSpace::shared)
-    return emitOpError("reads global or shared memory");
+    return op->emitOpError("reads global or shared memory");
   return success();
+}
+
+LogicalResult LoadPerColOp::verify() {
+  return verifyDistributedLoad(*this, cast<PtrType>(getPtr().getType()),
+                               getType().getElementType());
+}
+
+LogicalResult LoadPerRowOp::verify() {
+  return verifyDistributedLoad(*this, cast<PtrType>(getPtr().getType()),
+                               getType().getElementType());
 }
 
 bool FragStoreTileOp::usesStMatrix() {

@@ -163,16 +163,20 @@ bool mlir::tile::broadcastsTo(Type operand, const DistShape &result, Type elem) 
 /// An mma operand tile: 2-D, 16-bit elements, swizzled (the descriptor's
 /// swizzle modes read 32/64/128-byte swizzled rows; a plain row-major tile
 /// is no wgmma canonical layout), `rows` view rows from the start.
+static bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
 static LogicalResult verifyOperand(Operation *op, StringRef name, Value tile, TileLayoutAttr layout,
                                    Type elem) {
-  if (cast<PtrType>(tile.getType()).getElementType() != elem)
+  // fp8 operands mix freely (.e4m3 x .e5m2); 16-bit ones are of one type.
+  Type own = cast<PtrType>(tile.getType()).getElementType();
+  if (own != elem && !(isFp8(own) && isFp8(elem)))
     return op->emitOpError() << "operand " << name << " elements differ from the other operand's";
   if (layout.getShape().size() != 2)
     return op->emitOpError() << "operand " << name << " must be a 2-D tile";
   int64_t sw = layout.getSwizzle();
   if (sw != 32 && sw != 64 && sw != 128)
     return op->emitOpError() << "operand " << name << " must be a 32/64/128-byte swizzled tile";
-  if (layout.getPanel() * scalarByteWidth(elem) != sw)
+  if (layout.getPanel() * scalarByteWidth(own) != sw)
     return op->emitOpError() << "operand " << name << "'s panel must be the swizzle span";
   return success();
 }
@@ -180,13 +184,16 @@ static LogicalResult verifyOperand(Operation *op, StringRef name, Value tile, Ti
 LogicalResult MmaOp::verify() {
   auto acc = getAcc().getType();
   Type elem = cast<PtrType>(getA().getType()).getElementType();
-  if (!elem.isF16() && !elem.isBF16())
-    return emitOpError("operands must be f16 or bf16");
+  if (!elem.isF16() && !elem.isBF16() && !isFp8(elem))
+    return emitOpError("operands must be f16, bf16 or fp8 (f8E4M3FN, f8E5M2)");
   if (!acc.getElementType().isF32() && !acc.getElementType().isF16())
     return emitOpError("the accumulator is f32 or f16");
-  int64_t k = getK();
-  if (k < target::kWgmmaK16Bit || k % target::kWgmmaK16Bit != 0)
-    return emitOpError("k must be a positive multiple of 16");
+  int64_t k = getK(), step = target::wgmmaK(scalarByteWidth(elem));
+  if (k < step || k % step != 0)
+    return emitOpError("k must be a positive multiple of ") << step;
+  // fp8 wgmma has no transpose immediates: both operands K-major.
+  if (isFp8(elem) && (!getAKMajor() || !getBKMajor()))
+    return emitOpError("fp8 operands must both be K-major");
   if (failed(verifyOperand(*this, "a", getA(), getALayout(), elem)) ||
       failed(verifyOperand(*this, "b", getB(), getBLayout(), elem)))
     return failure();

@@ -105,7 +105,7 @@ LogicalResult KernelOp::verify() {
     auto ptr = dyn_cast<PtrType>(type);
     bool scalar = type.isInteger(1) || type.isInteger(8) || type.isInteger(16) ||
                   type.isInteger(32) || type.isInteger(64) || type.isF16() || type.isBF16() ||
-                  type.isF32() || type.isF64();
+                  type.isF32() || type.isF64() || isa<Float8E4M3FNType, Float8E5M2Type>(type);
     if (!scalar && !(ptr && ptr.getSpace() == AddressSpace::global) && !isa<TensorMapType>(type))
       return emitOpError() << "parameter " << i << " has type " << type
                            << "; kernel parameters are scalars, global pointers or tensor maps";

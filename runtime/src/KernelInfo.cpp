@@ -26,7 +26,7 @@ constexpr ScalarName kScalars[] = {
     {ScalarType::I32, "i32", 32},   {ScalarType::I64, "i64", 64}, {ScalarType::F16, "f16", 16},
     {ScalarType::BF16, "bf16", 16}, {ScalarType::F32, "f32", 32}, {ScalarType::U8, "u8", 8},
     {ScalarType::U16, "u16", 16},   {ScalarType::U32, "u32", 32}, {ScalarType::U64, "u64", 64},
-    {ScalarType::F64, "f64", 64},
+    {ScalarType::F64, "f64", 64},   {ScalarType::E4M3, "e4m3", 8}, {ScalarType::E5M2, "e5m2", 8},
 };
 struct OpName {
   SizeExpr::Op op;

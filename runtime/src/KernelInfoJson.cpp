@@ -184,7 +184,7 @@ private:
 /// type field of a scalar or pointer parameter is read as one of the names the
 /// writer gives, not taken apart.
 std::optional<std::pair<bool, ScalarType>> paramTypeFromName(const std::string &name) {
-  for (int t = static_cast<int>(ScalarType::I1); t <= static_cast<int>(ScalarType::F64); ++t)
+  for (int t = static_cast<int>(ScalarType::I1); t <= static_cast<int>(ScalarType::E5M2); ++t)
     for (bool pointer : {false, true}) {
       KernelParamInfo p;
       p.isPointer = pointer;

@@ -10,6 +10,7 @@
 //        [--ptx PATH] [--reference-only] [--skip-code C]
 //   gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]
 //        [--tune] [--tune-cache FILE] [--runs 30] [--warmup 10] [--out FILE.md] [--csv FILE.csv]
+//   gemm --fp8 ...: the fp8 GEMMs of gemm_fp8.tile (fp8.cpp has their options)
 //
 // Row-major A [M, K] and C [M, N]; B K-major (stored [N, K]) or MN-major
 // (stored [K, N]). Any M, N, K whose rows are 16-byte aligned (N and K
@@ -42,6 +43,7 @@
 // the PTX the check mode still checks cuBLAS against float64 and then exits
 // --skip-code; the bench reports "not built" (no number is ever invented).
 // --reference-only checks cuBLAS against float64 alone.
+#include "fp8.h"
 #include "gemm_choice.h"
 #include "gemm_common.h"
 #include "gemm_cublas.h"
@@ -851,6 +853,8 @@ int runBench(const Options &o) {
 } // namespace
 
 int main(int argc, char **argv) {
+  if (gemm::fp8::requested(argc, argv)) // the scaled fp8 GEMMs: fp8.cpp
+    return gemm::fp8::run(argc, argv);
   const Options o = parse(argc, argv);
   return o.bench ? runBench(o) : runCheck(o);
 }

@@ -22,7 +22,10 @@
 namespace tile {
 
 /// The scalar types of the tile language (U8..U64 and F64 come last, so the older values keep their numbers).
-enum class ScalarType { I1, I8, I16, I32, I64, F16, BF16, F32, U8, U16, U32, U64, F64 };
+// E4M3 / E5M2 (fp8) come last; like f16 their bits pass as integers, and
+// no size expression computes with them (the language converts fp8 only to
+// and from f32/f16/bf16), so isFloatType leaves them out.
+enum class ScalarType { I1, I8, I16, I32, I64, F16, BF16, F32, U8, U16, U32, U64, F64, E4M3, E5M2 };
 const char *scalarTypeName(ScalarType t); // "i32"
 std::optional<ScalarType> scalarTypeFromName(const std::string &name);
 unsigned scalarBits(ScalarType t); // i1 -> 1

@@ -62,6 +62,22 @@ tile.kernel @load_row_type(%p: !tile.ptr<f16, global>, %t: i32) {
 
 // -----
 
+tile.kernel @load_per_row_type(%p: !tile.ptr<f16, global>, %t: i32) {
+  // expected-error @+1 {{loads elements of the result's type}}
+  %c = tile.load_per_row %p, %t : !tile.ptr<f16, global> -> !tile.per_row<64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @load_per_row_elem(%p: !tile.ptr<i32, global>, %t: i32) {
+  // expected-error @+1 {{loads f32, f16 or bf16 elements}}
+  %c = tile.load_per_row %p, %t : !tile.ptr<i32, global> -> !tile.per_row<64xi32>
+  tile.return
+}
+
+// -----
+
 tile.kernel @load_row_space(%n: i32, %t: i32) attributes {cluster_dims = array<i32: 2>} {
   %s = tile.shared_alloc {static_count = 64 : i64} -> !tile.ptr<f32, shared>
   %p = tile.mapa %s, %n : !tile.ptr<f32, shared> -> !tile.ptr<f32, cluster>

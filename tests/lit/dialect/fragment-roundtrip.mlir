@@ -16,6 +16,7 @@
 // CHECK: tile.frag_math log %[[M]] : !tile.per_row<128xf32>
 // CHECK: tile.frag_splat %{{.*}} : f32 -> !tile.per_row<128xf32>
 // CHECK: tile.load_per_col %{{.*}}, %{{.*}} : !tile.ptr<f16, global> -> !tile.per_col<64xf16>
+// CHECK: tile.load_per_row %{{.*}}, %{{.*}} : !tile.ptr<f32, global> -> !tile.per_row<128xf32>
 // CHECK: tile.frag_convert %[[R]] : !tile.per_row<128xi32> -> !tile.per_row<128xf32>
 // CHECK: tile.store_per_row %[[M]], %{{.*}}, %{{.*}} : !tile.per_row<128xf32>, !tile.ptr<f32, global>
 tile.kernel @algebra(%p: !tile.ptr<f16, global>, %l: !tile.ptr<f32, global>, %inf: f32) {
@@ -33,6 +34,7 @@ tile.kernel @algebra(%p: !tile.ptr<f16, global>, %l: !tile.ptr<f32, global>, %in
   %lg = tile.frag_math log %m : !tile.per_row<128xf32>
   %z = tile.frag_splat %inf : f32 -> !tile.per_row<128xf32>
   %bias = tile.load_per_col %p, %t : !tile.ptr<f16, global> -> !tile.per_col<64xf16>
+  %scale = tile.load_per_row %l, %t : !tile.ptr<f32, global> -> !tile.per_row<128xf32>
   %rf = tile.frag_convert %r : !tile.per_row<128xi32> -> !tile.per_row<128xf32>
   tile.store_per_row %m, %l, %t : !tile.per_row<128xf32>, !tile.ptr<f32, global>
   tile.return

@@ -226,14 +226,14 @@ tile.kernel @index_param(%a: i32, %b: index) {
 
 // -----
 
-// expected-error @+1 {{a !tile.ptr points to i1, i8, i16, i32, i64, f16, bf16, f32, f64 or (in local memory) a pointer, not 'index'}}
+// expected-error @+1 {{a !tile.ptr points to i1, i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2 or (in local memory) a pointer, not 'index'}}
 tile.kernel @ptr_to_index(%p: !tile.ptr<index, global>) {
   tile.return
 }
 
 // -----
 
-// expected-error @+1 {{a !tile.ptr points to i1, i8, i16, i32, i64, f16, bf16, f32, f64 or (in local memory) a pointer, not 'i128'}}
+// expected-error @+1 {{a !tile.ptr points to i1, i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2 or (in local memory) a pointer, not 'i128'}}
 tile.kernel @ptr_to_i128(%p: !tile.ptr<i128, global>) {
   tile.return
 }

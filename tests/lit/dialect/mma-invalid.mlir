@@ -66,7 +66,7 @@ tile.kernel @inner(%r: i32) {
 tile.kernel @f32operands(%r: i32) {
   %a = tile.shared_alloc {static_count = 16384 : i64} -> !tile.ptr<f32, shared>
   %acc = tile.frag_zeros : !tile.frag<64x64xf32>
-  // expected-error @+1 {{operands must be f16 or bf16}}
+  // expected-error @+1 {{operands must be f16, bf16 or fp8 (f8E4M3FN, f8E5M2)}}
   %x = tile.mma %acc, %a[%r], %a[%r] {a_k_major = true, b_k_major = true,
       a_layout = #tile.layout<[64, 32], swizzle = 128, panel = 32>,
       b_layout = #tile.layout<[64, 32], swizzle = 128, panel = 32>, k = 32}
@@ -140,5 +140,50 @@ tile.kernel @rega_binner(%r: i32) {
   %x = tile.mma_reg_a %acc, %a, %b[%r] {b_k_major = true,
       b_layout = #tile.layout<[64, 64], swizzle = 128, panel = 64>}
       : !tile.frag<64x64xf32>, !tile.frag<64x32xf16>, !tile.ptr<f16, shared>
+  tile.return
+}
+
+// -----
+
+// fp8 wgmma has no transpose: an MN-major operand is refused.
+tile.kernel @fp8_mn_major(%r: i32) {
+  %a = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f8E4M3FN, shared>
+  %b = tile.shared_alloc {static_count = 16384 : i64} -> !tile.ptr<f8E4M3FN, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x128xf32>
+  // expected-error @+1 {{fp8 operands must both be K-major}}
+  %x = tile.mma %acc, %a[%r], %b[%r] {a_k_major = true, b_k_major = false,
+      a_layout = #tile.layout<[64, 128], swizzle = 128, panel = 128>,
+      b_layout = #tile.layout<[128, 128], swizzle = 128, panel = 128>, k = 128}
+      : !tile.frag<64x128xf32>, !tile.ptr<f8E4M3FN, shared>, !tile.ptr<f8E4M3FN, shared>
+  tile.return
+}
+
+// -----
+
+// k32 steps for fp8: k = 16 is not a whole instruction.
+tile.kernel @fp8_k16(%r: i32) {
+  %a = tile.shared_alloc {static_count = 1024 : i64} -> !tile.ptr<f8E5M2, shared>
+  %b = tile.shared_alloc {static_count = 2048 : i64} -> !tile.ptr<f8E5M2, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x128xf32>
+  // expected-error @+1 {{k must be a positive multiple of 32}}
+  %x = tile.mma %acc, %a[%r], %b[%r] {a_k_major = true, b_k_major = true,
+      a_layout = #tile.layout<[64, 16], swizzle = 32, panel = 32>,
+      b_layout = #tile.layout<[128, 16], swizzle = 32, panel = 32>, k = 16}
+      : !tile.frag<64x128xf32>, !tile.ptr<f8E5M2, shared>, !tile.ptr<f8E5M2, shared>
+  tile.return
+}
+
+// -----
+
+// fp8 with f16 does not mix (e4m3 with e5m2 does).
+tile.kernel @fp8_f16(%r: i32) {
+  %a = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f8E4M3FN, shared>
+  %b = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f16, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  // expected-error @+1 {{operand b elements differ from the other operand's}}
+  %x = tile.mma %acc, %a[%r], %b[%r] {a_k_major = true, b_k_major = true,
+      a_layout = #tile.layout<[64, 128], swizzle = 128, panel = 128>,
+      b_layout = #tile.layout<[64, 64], swizzle = 128, panel = 64>, k = 128}
+      : !tile.frag<64x64xf32>, !tile.ptr<f8E4M3FN, shared>, !tile.ptr<f16, shared>
   tile.return
 }

@@ -92,6 +92,12 @@ inline constexpr int kRegisterGranule = 8;
 /// (PTX ISA 9.7.15.5 "wgmma.mma_async": shapes .m64nNk16 for .f16/.bf16).
 inline constexpr int kWgmmaM = 64;
 inline constexpr int kWgmmaK16Bit = 16;
+/// .e4m3/.e5m2 operands (any mix of the two): .m64nNk32, the same 32 bytes
+/// of K per instruction; both operands K-major (the transpose immediates
+/// exist for .f16/.bf16 only; PTX ISA 9.7.15.5 "wgmma.mma_async").
+inline constexpr int kWgmmaK8Bit = 32;
+/// K of one wgmma for operands of `elemBytes`-byte elements.
+constexpr int wgmmaK(int64_t elemBytes) { return elemBytes == 1 ? kWgmmaK8Bit : kWgmmaK16Bit; }
 /// N of .m64nNk16: a multiple of 8 in 8..256.
 inline constexpr int kWgmmaMinN = 8;
 inline constexpr int kWgmmaMaxN = 256;

@@ -18,8 +18,11 @@
 
 namespace tile::frontend {
 
-// U8..U64 and F64 come last: other branches append too.
-enum class ScalarKind { I1, I8, I16, I32, I64, F16, BF16, F32, U8, U16, U32, U64, F64 };
+// U8..U64, F64, E4M3 and E5M2 come last: other branches append too.
+// E4M3 / E5M2 are the 8-bit floats of PTX (.e4m3: no infinity, max 448;
+// .e5m2: IEEE-like, max 57344). They are storage and mma operand types:
+// PTX has no fp8 arithmetic, only cvt to and from f16x2 / f32 pairs.
+enum class ScalarKind { I1, I8, I16, I32, I64, F16, BF16, F32, U8, U16, U32, U64, F64, E4M3, E5M2 };
 /// Local: a thread's own `local<T>[N]` array (registers or local memory);
 /// never the space of a pointer type.
 enum class AddressSpace { Global, Shared, Cluster, Local };
@@ -29,7 +32,8 @@ const char *spaceName(AddressSpace s);
 std::optional<ScalarKind> scalarFromName(const std::string &name);
 std::optional<AddressSpace> spaceFromName(const std::string &name);
 bool isIntegerKind(ScalarKind k);  // i1..i64, u8..u64
-bool isFloatKind(ScalarKind k);    // f16, bf16, f32, f64
+bool isFloatKind(ScalarKind k);    // f16, bf16, f32, f64, e4m3, e5m2
+bool isFp8Kind(ScalarKind k);      // e4m3, e5m2
 bool isUnsignedKind(ScalarKind k); // u8..u64 (i1 is neither signed nor unsigned)
 unsigned bitWidth(ScalarKind k);   // i1 -> 1
 unsigned byteSize(ScalarKind k);   // i1 -> 1 (stored as a byte)

@@ -123,6 +123,23 @@ def Tile_LoadPerColOp : Tile_Op<"load_per_col", [Tile_MemoryAccessOpInterface]> 
   }];
 }
 
+def Tile_LoadPerRowOp : Tile_Op<"load_per_row", [Tile_MemoryAccessOpInterface]> {
+  let summary = "a per_row value whose row r is ptr[r] (a row scale)";
+  let description = [{ Each thread loads only the rows it holds (2 per 64
+    rows), with plain weak loads; the four threads of a quad load the same
+    rows (one transaction each: the addresses coincide). }];
+  let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$ptr, I32:$thread);
+  let results = (outs Tile_PerRowType:$result);
+  let assemblyFormat = "$ptr `,` $thread attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool readsMemory() { return true; }
+    bool writesMemory() { return false; }
+    ::mlir::tile::MemoryOrder getOrder() { return ::mlir::tile::MemoryOrder::weak; }
+    ::mlir::tile::MemoryScope getScope() { return ::mlir::tile::MemoryScope::cta; }
+  }];
+}
+
 def Tile_FragStoreTileOp : Tile_Op<"frag_store_tile", [Tile_MemoryAccessOpInterface]> {
   let summary = "store a fragment into rows row0 .. row0+M-1 of a shared 2-D tile";
   let description = [{

@@ -16,14 +16,15 @@ class Tile_Op<string mnemonic, list<Trait> traits = []>
 // The integer widths PTX registers and memory accesses have (i1 is a
 // predicate); wider or odd widths have no lowering.
 def Tile_Int : AnyTypeOf<[I1, I8, I16, I32, I64]>;
-def Tile_Scalar : AnyTypeOf<[Tile_Int, F16, BF16, F32, F64]>;
+def Tile_Scalar : AnyTypeOf<[Tile_Int, F16, BF16, F32, F64, F8E4M3FN, F8E5M2]>;
 // What a load/store moves: scalars anywhere, pointers only in thread-local
 // memory (a `var` that holds a pointer).
-def Tile_Value : AnyTypeOf<[Tile_Int, F16, BF16, F32, F64, Tile_PtrType]>;
+def Tile_Value : AnyTypeOf<[Tile_Int, F16, BF16, F32, F64, F8E4M3FN, F8E5M2, Tile_PtrType]>;
 def Tile_AtomicValue : AnyTypeOf<[I32, I64, F32, F64]>;
 // A vector of 2, 4 or 8 elements moved by one ld/st.vN (4, 8 or 16 bytes;
 // the byte rule is the verifier's).
-def Tile_Vector : FixedVectorOfLengthAndType<[2, 4, 8], [I8, I16, I32, I64, F16, BF16, F32, F64]>;
+def Tile_Vector : FixedVectorOfLengthAndType<[2, 4, 8], [I8, I16, I32, I64, F16, BF16, F32, F64,
+                                                        F8E4M3FN, F8E5M2]>;
 // A fragment, per_row or per_col value (TileMmaOps.td) moves only to and
 // from a `var` slot in local memory (SROA keeps it in registers).
 def Tile_FragSlotValue : Type<CPred<"::llvm::isa<::mlir::tile::FragType, "

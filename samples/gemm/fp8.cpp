@@ -1,0 +1,551 @@
+// gemm --fp8: the scaled fp8 GEMMs of gemm_fp8.tile, checked against float64
+// and benchmarked against cuBLASLt's fp8 matmul in the same process.
+//
+//   gemm --fp8 [--check] [--m M] [--n N] [--k K] [--format e4m3|e5m2]
+//        [--scaling tensor|rowcol|block|all] [--outliers] [--seed S] [--bn 256|128]
+//        [--cpu-macs X] [--skip-code C]
+//   gemm --fp8 --bench [--shapes MxNxK,...] [--runs R] [--warmup W] [--out FILE.md]
+//
+// Data: A [M, K] and B [N, K] f32, standard normal from --seed; --outliers
+// multiplies about 1% of the entries (a hash of the index: 0 mod 100) by 100.
+// They are quantised on the host to the fp8 format with the chosen scaling
+// (fp8.h: per tensor / per row of A and column of B / 1x128 and 128x128
+// blocks, scale = amax / largest finite), K padded with zeros to a multiple
+// of 16 when it is not one (TMA's 16-byte row strides; zero products add
+// nothing). Output C [M, N] bf16.
+// --check, per scaling: C against float64 references of (1) the dequantised
+// fp8 inputs — the kernel's own error: accumulation and the bf16 rounding,
+// bound 1e-2 — and (2) the original f32 data — what the user gets,
+// quantisation included, reported (bound 0.25 for e4m3, 0.5 for e5m2: a
+// sanity bound). Per tensor, also cuBLASLt (e4m3 only) against the same
+// references, and the block-scaled kernel with every scale 1 ("promoted",
+// the per-tensor math with promotion every 128 K) against the per-tensor
+// kernel (the wgmma accumulating all of K): the accumulation precision.
+// --bench: cuBLASLt per tensor (A/B_SCALE_POINTER, e4m3 x e4m3 -> bf16, f32
+// compute), the .tile per-tensor kernel (BN 256 and 128), per-row/col and
+// block-scaled kernels; CUDA-event medians; TFLOP/s and ratios.
+#include "fp8.h"
+
+#include "gemm_cublas.h"
+
+#include "../common/event_timing.cuh"
+
+#include <cublasLt.h>
+
+#include <array>
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace gemm::fp8 {
+namespace {
+
+#define FP8_LT_CHECK(call)                                                                         \
+  do {                                                                                             \
+    cublasStatus_t st_ = (call);                                                                   \
+    if (st_ != CUBLAS_STATUS_SUCCESS)                                                              \
+      throw std::runtime_error(std::string(#call) + " failed: " + cublasGetStatusName(st_));       \
+  } while (0)
+
+struct Options {
+  bool bench = false;
+  int64_t m = 512, n = 768, k = 1024;
+  Format format = Format::E4M3;
+  std::vector<Scaling> scalings{Scaling::Tensor, Scaling::RowCol, Scaling::Block};
+  bool outliers = false;
+  uint64_t seed = 20261128;
+  int64_t bn = 256;
+  double cpuMacs = double(1ull << 31);
+  int skipCode = 0;
+  std::vector<std::array<int64_t, 3>> shapes;
+  int runs = 30, warmup = 10;
+  std::string out;
+};
+
+[[noreturn]] void usage(const char *msg) {
+  std::fprintf(stderr,
+               "gemm --fp8: %s\n"
+               "usage: gemm --fp8 [--check] [--m M] [--n N] [--k K] [--format e4m3|e5m2]\n"
+               "            [--scaling tensor|rowcol|block|all] [--outliers] [--seed S]\n"
+               "            [--bn 256|128] [--cpu-macs X] [--skip-code C]\n"
+               "       gemm --fp8 --bench [--shapes MxNxK,...] [--runs R] [--warmup W] "
+               "[--out FILE.md]\n",
+               msg);
+  std::exit(2);
+}
+
+Options parse(int argc, char **argv) {
+  Options o;
+  sample::ArgReader r(argc, argv, usage);
+  while (r.next()) {
+    const std::string &f = r.flag();
+    if (f == "--fp8" || f == "--check")
+      continue;
+    if (f == "--bench")
+      o.bench = true;
+    else if (f == "--m")
+      o.m = r.intIn(1, 65536);
+    else if (f == "--n")
+      o.n = r.intIn(1, 65536);
+    else if (f == "--k")
+      o.k = r.intIn(1, 65536);
+    else if (f == "--format") {
+      const std::string v = r.value();
+      if (v != "e4m3" && v != "e5m2")
+        usage("--format is e4m3 or e5m2");
+      o.format = v == "e4m3" ? Format::E4M3 : Format::E5M2;
+    } else if (f == "--scaling") {
+      const std::string v = r.value();
+      if (v == "tensor")
+        o.scalings = {Scaling::Tensor};
+      else if (v == "rowcol")
+        o.scalings = {Scaling::RowCol};
+      else if (v == "block")
+        o.scalings = {Scaling::Block};
+      else if (v != "all")
+        usage("--scaling is tensor, rowcol, block or all");
+    } else if (f == "--outliers")
+      o.outliers = true;
+    else if (f == "--seed")
+      o.seed = uint64_t(r.intValue());
+    else if (f == "--bn") {
+      o.bn = r.intValue();
+      if (o.bn != 128 && o.bn != 256)
+        usage("--bn is 128 or 256");
+    } else if (f == "--cpu-macs")
+      o.cpuMacs = double(r.intValue());
+    else if (f == "--skip-code")
+      o.skipCode = int(r.intValue());
+    else if (f == "--shapes") {
+      for (const std::string &s : r.listValue()) {
+        long long m = 0, n = 0, k = 0;
+        char tail = 0;
+        if (std::sscanf(s.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m < 1 ||
+            n < 1 || k < 1 || m > 65536 || n > 65536 || k > 65536)
+          usage(("bad shape '" + s + "' (MxNxK, each 1..65536)").c_str());
+        o.shapes.push_back({m, n, k});
+      }
+    } else if (f == "--runs")
+      o.runs = int(r.intValue());
+    else if (f == "--warmup")
+      o.warmup = int(r.intValue());
+    else if (f == "--out")
+      o.out = r.value();
+    else
+      usage(("unknown argument '" + f + "'").c_str());
+  }
+  if (o.shapes.empty())
+    o.shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {2048, 2048, 2048},
+                {4096, 14336, 4096}, {4096, 4096, 14336}, {16384, 4096, 4096},
+                {4000, 4000, 4000}, {128, 4096, 4096}};
+  return o;
+}
+
+// C [M, N] bf16 needs 16-byte rows: N a multiple of 8 (K is padded).
+std::string alignmentProblem(int64_t n) {
+  if (n * 2 % 16 == 0)
+    return "";
+  return "N = " + std::to_string(n) + ": the rows of C [M, N] (bf16) are " + std::to_string(n * 2) +
+         " bytes apart, not a multiple of 16 (TMA: a tensor map's strides are multiples of 16 "
+         "bytes, so N must be a multiple of 8)";
+}
+
+bool fileExists(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// ---------------------------------------------------------------- the .tile kernels
+struct Kernels {
+  tile::Module module;
+  std::string ptx;
+  tile::Kernel get(const std::string &name, int64_t bn, Format f) const {
+    return module.kernel(name, {{"BN", bn}}, {{"T", formatName(f)}});
+  }
+};
+
+// Device copies of one quantised problem.
+struct Device {
+  tile::DeviceBuffer<uint8_t> a, b;
+  tile::DeviceBuffer<float> sa, sb;
+  tile::DeviceBuffer<uint16_t> c;
+  explicit Device(const Quantized &q)
+      : a(q.a.size()), b(q.b.size()), sa(q.sa.size()), sb(q.sb.size()), c(size_t(q.m * q.n)) {
+    a.copyFrom(q.a);
+    b.copyFrom(q.b);
+    sa.copyFrom(q.sa);
+    sb.copyFrom(q.sb);
+  }
+};
+
+tile::TensorElement element(Format f) {
+  return f == Format::E4M3 ? tile::TensorElement::E4M3 : tile::TensorElement::E5M2;
+}
+
+// One launch of the kernel for q's scaling (`bn`: the per-tensor and
+// per-row/col tile width; block scaling is compiled for BN = 128).
+std::function<void()> launcher(const Kernels &ks, const Quantized &q, Device &d, int64_t bn,
+                               int64_t *clustersOut = nullptr) {
+  const std::string name = q.scaling == Scaling::Tensor   ? "gemm_fp8"
+                           : q.scaling == Scaling::RowCol ? "gemm_fp8_rowcol"
+                                                          : "gemm_fp8_block";
+  if (q.scaling == Scaling::Block)
+    bn = 128;
+  tile::Kernel k = ks.get(name, bn, q.format);
+  tile::Tensor ta(d.a.ptr(), element(q.format), {q.m, q.kp});
+  tile::Tensor tb(d.b.ptr(), element(q.format), {q.n, q.kp});
+  tile::Tensor tc(d.c.ptr(), tile::TensorElement::BF16, {q.m, q.n});
+  const int cluster = 2;
+  const int64_t units = ((q.m + 256 - 1) / 256) * ((q.n + bn - 1) / bn);
+  tile::LaunchConfig probe;
+  probe.grid = tile::Dim3(unsigned(cluster));
+  probe.block = tile::Dim3(384);
+  int64_t clusters = q.scaling == Scaling::Block
+                         ? k.maxActiveClusters(probe, ta, tb, tc, d.sa, d.sb, int32_t(q.lda))
+                         : k.maxActiveClusters(probe, ta, tb, tc, d.sa, d.sb);
+  if (clusters < 1)
+    throw std::runtime_error(name + ": no cluster fits on the GPU (occupancy 0)");
+  clusters = std::max<int64_t>(1, std::min(clusters, units));
+  if (clustersOut)
+    *clustersOut = clusters;
+  tile::LaunchConfig cfg;
+  cfg.grid = tile::Dim3(unsigned(clusters * cluster));
+  cfg.block = tile::Dim3(384);
+  const bool block = q.scaling == Scaling::Block;
+  const int32_t lda = int32_t(q.lda);
+  return [k, cfg, ta, tb, tc, &d, block, lda]() mutable {
+    if (block)
+      k.launch(cfg, ta, tb, tc, d.sa, d.sb, lda);
+    else
+      k.launch(cfg, ta, tb, tc, d.sa, d.sb);
+  };
+}
+
+// ---------------------------------------------------------------- cuBLASLt
+// Row-major C [M, N] = sa * sb * A [M, K] * B [N, K]^T as column-major
+// cuBLASLt: C^T [N, M] = (B stored K x N, op T) * (A stored K x M, op N), the
+// "TN" layout fp8 matmuls require; Lt's A scale is our B's, its B scale ours A's.
+class Lt {
+public:
+  Lt() {
+    FP8_LT_CHECK(cublasLtCreate(&h_));
+    SAMPLE_CUDA_CHECK(cudaMalloc(&ws_, kWorkspace));
+  }
+  ~Lt() {
+    cudaFree(ws_);
+    cublasLtDestroy(h_);
+  }
+  // Plans (once per shape) and returns the launch. fastAccum: cuBLASLt's
+  // CUBLASLT_MATMUL_DESC_FAST_ACCUM (the tensor core's fp8 accumulation over
+  // all of K, no periodic promotion: the per-tensor kernel's numerics).
+  std::function<void()> plan(const Quantized &q, Device &d, bool fastAccum = false) {
+    cublasLtMatmulDesc_t op = nullptr;
+    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+    cublasLtMatmulPreference_t pref = nullptr;
+    FP8_LT_CHECK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const cublasOperation_t t = CUBLAS_OP_T, nop = CUBLAS_OP_N;
+    FP8_LT_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+    FP8_LT_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &nop, sizeof nop));
+    const int8_t fast = fastAccum ? 1 : 0;
+    FP8_LT_CHECK(
+        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
+    const void *sa = reinterpret_cast<const void *>(d.sb.ptr()); // Lt's A is our B
+    const void *sb = reinterpret_cast<const void *>(d.sa.ptr());
+    FP8_LT_CHECK(
+        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
+    FP8_LT_CHECK(
+        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
+    const cudaDataType f8 = q.format == Format::E4M3 ? CUDA_R_8F_E4M3 : CUDA_R_8F_E5M2;
+    FP8_LT_CHECK(cublasLtMatrixLayoutCreate(&la, f8, uint64_t(q.kp), uint64_t(q.n), q.kp));
+    FP8_LT_CHECK(cublasLtMatrixLayoutCreate(&lb, f8, uint64_t(q.kp), uint64_t(q.m), q.kp));
+    FP8_LT_CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, uint64_t(q.n), uint64_t(q.m), q.n));
+    FP8_LT_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    const size_t ws = kWorkspace;
+    FP8_LT_CHECK(cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    cublasLtMatmulHeuristicResult_t heur{};
+    int found = 0;
+    FP8_LT_CHECK(cublasLtMatmulAlgoGetHeuristic(h_, op, la, lb, lc, lc, pref, 1, &heur, &found));
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (!found)
+      throw std::runtime_error("cuBLASLt has no fp8 algorithm for this shape");
+    descs_.push_back({op, la, lb, lc});
+    const cublasLtMatmulAlgo_t algo = heur.algo;
+    void *wsp = ws_;
+    cublasLtHandle_t h = h_;
+    return [=, &d] {
+      const float alpha = 1.0f, beta = 0.0f;
+      FP8_LT_CHECK(cublasLtMatmul(h, op, &alpha, reinterpret_cast<const void *>(d.b.ptr()), la,
+                                  reinterpret_cast<const void *>(d.a.ptr()), lb, &beta,
+                                  reinterpret_cast<void *>(d.c.ptr()), lc,
+                                  reinterpret_cast<void *>(d.c.ptr()), lc, &algo, wsp, kWorkspace,
+                                  nullptr));
+    };
+  }
+  void release() {
+    for (auto &x : descs_) {
+      cublasLtMatmulDescDestroy(x.op);
+      cublasLtMatrixLayoutDestroy(x.a);
+      cublasLtMatrixLayoutDestroy(x.b);
+      cublasLtMatrixLayoutDestroy(x.c);
+    }
+    descs_.clear();
+  }
+  int version() const { return int(cublasLtGetVersion()); }
+
+private:
+  static constexpr size_t kWorkspace = 32u << 20;
+  struct Descs {
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t a, b, c;
+  };
+  cublasLtHandle_t h_ = nullptr;
+  void *ws_ = nullptr;
+  std::vector<Descs> descs_;
+};
+
+std::string kernelsPath() { return sample::ptxDir() + "/gemm_fp8.ptx"; }
+
+std::vector<uint16_t> runOnce(const std::function<void()> &launch, Device &d) {
+  d.c.fillBytes(0xff); // NaN in bf16: an element never written fails
+  launch();
+  SAMPLE_CUDA_CHECK(cudaGetLastError());
+  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
+  return d.c.toHost();
+}
+
+void report(const char *what, const Comparison &c, double bound, bool &ok) {
+  const bool good = c.nonFinite == 0 && (bound <= 0 || c.relFrobenius < bound);
+  ok = ok && good;
+  std::printf("    %-44s rel. Frobenius %.3e%s, max |diff| %.3e%s%s\n", what, c.relFrobenius,
+              bound > 0 ? (" (bound " + std::to_string(bound).substr(0, 5) + ")").c_str() : "",
+              c.maxAbs,
+              c.nonFinite ? (", " + std::to_string(c.nonFinite) + " non-finite").c_str() : "",
+              good ? "" : "  FAIL");
+}
+
+std::vector<int64_t> rowsFor(int64_t m, int64_t n, int64_t k, double maxMacs) {
+  return referenceRows(Problem{m, n, k, DType::BF16, BMajor::K}, maxMacs);
+}
+
+// ---------------------------------------------------------------- --check
+int runCheck(const Options &o) {
+  if (const std::string why = alignmentProblem(o.n); !why.empty()) {
+    std::fprintf(stderr, "gemm --fp8: %" PRId64 "x%" PRId64 "x%" PRId64 " rejected: %s\n", o.m,
+                 o.n, o.k, why.c_str());
+    return 2;
+  }
+  int devices = 0;
+  if (tile::deviceCount() == 0 || cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no CUDA device: compiled only\n");
+    return o.skipCode;
+  }
+  if (!fileExists(kernelsPath())) {
+    std::printf("no fp8 PTX at %s: samples/gemm/gemm_fp8.tile is not built\n",
+                kernelsPath().c_str());
+    return o.skipCode;
+  }
+  SAMPLE_CUDA_CHECK(cudaSetDevice(0));
+  SAMPLE_CUDA_CHECK(cudaFree(nullptr));
+  tile::Context ctx(0);
+  Kernels ks{tile::Module::fromFiles(ctx, kernelsPath()), kernelsPath()};
+  const std::vector<float> a = normalData(size_t(o.m * o.k), o.seed, 11, o.outliers);
+  const std::vector<float> b = normalData(size_t(o.n * o.k), o.seed, 12, o.outliers);
+  const std::vector<int64_t> rows = rowsFor(o.m, o.n, o.k, o.cpuMacs);
+  const double boundOrig = o.format == Format::E4M3 ? 0.25 : 0.5;
+  std::printf("gemm --fp8 --check %" PRId64 "x%" PRId64 "x%" PRId64
+              " %s -> bf16, seed %" PRIu64 ", normal(0, 1)%s; K padded to %" PRId64
+              "; float64 references at %zu rows\n",
+              o.m, o.n, o.k, formatName(o.format), o.seed,
+              o.outliers ? " with ~1% outliers x100" : "", roundUp(o.k, 16), rows.size());
+  bool ok = true;
+  try {
+    for (Scaling s : o.scalings) {
+      const Quantized q = quantize(a, b, o.m, o.n, o.k, o.format, s);
+      Device d(q);
+      const std::vector<double> refQ = reference(q, a, b, rows, true);
+      const std::vector<double> refF = reference(q, a, b, rows, false);
+      std::printf("  %s:\n", scalingName(s));
+      int64_t clusters = 0;
+      const std::vector<uint16_t> got = runOnce(launcher(ks, q, d, o.bn, &clusters), d);
+      report("tilec vs float64 of the dequantised inputs", compareBf16(o.m, o.n, got, rows, refQ),
+             1e-2, ok);
+      report("tilec vs float64 of the f32 data", compareBf16(o.m, o.n, got, rows, refF), boundOrig,
+             ok);
+      if (s != Scaling::Tensor)
+        continue;
+      // Accumulation precision: the block kernel with every scale 1 times
+      // the per-tensor scales folded into A and B is the per-tensor math
+      // promoted every 128 K. Its scales: SA = sa, SB = sb everywhere.
+      Quantized promoted = q;
+      promoted.scaling = Scaling::Block;
+      promoted.sa.assign(size_t(q.kblocks * q.lda), q.sa[0]);
+      promoted.sb.assign(size_t(roundUp((q.n + kBlock - 1) / kBlock, 2) * q.kblocks), q.sb[0]);
+      Device dp(promoted);
+      const std::vector<uint16_t> gotP = runOnce(launcher(ks, promoted, dp, 128), dp);
+      report("promoted every 128 K vs dequantised float64",
+             compareBf16(o.m, o.n, gotP, rows, refQ), 1e-2, ok);
+      if (q.format == Format::E4M3) {
+        Lt lt;
+        for (bool fast : {false, true}) {
+          std::vector<uint16_t> ref;
+          try {
+            ref = runOnce(lt.plan(q, d, fast), d);
+          } catch (const std::exception &e) { // a shape cuBLASLt's fp8 does not take
+            std::printf("    cuBLASLt%s: not run (%s)\n", fast ? " fast-accum" : "", e.what());
+            continue;
+          }
+          report(fast ? "cuBLASLt fast-accum vs dequantised float64"
+                      : "cuBLASLt vs float64 of the dequantised inputs",
+                 compareBf16(o.m, o.n, ref, rows, refQ), 1e-2, ok);
+          if (fast)
+            continue;
+          std::vector<double> refAll(ref.size());
+          for (size_t i = 0; i < ref.size(); ++i)
+            refAll[i] = bf16ToFloat(ref[i]);
+          const std::vector<int64_t> every = rowsFor(o.m, o.n, 1, double(o.m) * double(o.n));
+          report("tilec vs cuBLASLt (all of C)", compareBf16(o.m, o.n, got, every, refAll), 1e-2,
+                 ok);
+        }
+        lt.release();
+      }
+    }
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "gemm --fp8: %s\n", e.what());
+    return 1;
+  }
+  std::printf("gemm --fp8: %s\n", ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+}
+
+// ---------------------------------------------------------------- --bench
+double tflops(int64_t m, int64_t n, int64_t k, double ms) {
+  return ms > 0 ? 2.0 * double(m) * double(n) * double(k) / (ms * 1e-3) / 1e12 : 0;
+}
+
+int runBench(const Options &o) {
+  int devices = 0;
+  if (tile::deviceCount() == 0 || cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no CUDA device: compiled only\n");
+    return o.skipCode;
+  }
+  if (!fileExists(kernelsPath())) {
+    std::printf("no fp8 PTX at %s: not built\n", kernelsPath().c_str());
+    return o.skipCode;
+  }
+  SAMPLE_CUDA_CHECK(cudaSetDevice(0));
+  SAMPLE_CUDA_CHECK(cudaFree(nullptr));
+  tile::Context ctx(0);
+  Kernels ks{tile::Module::fromFiles(ctx, kernelsPath()), kernelsPath()};
+  Lt lt;
+  std::ostringstream md;
+  md << "fp8 GEMM, e4m3 x e4m3 -> bf16, f32 accumulation, normal(0, 1) data (seed " << o.seed
+     << "); " << ctx.name() << ", " << ctx.smCount() << " SMs; cuBLASLt " << lt.version()
+     << " (cublasLtMatmul, A/B_SCALE_POINTER, CUBLAS_COMPUTE_32F, heuristic's first algorithm, "
+        "32 MB workspace; default and CUBLASLT_MATMUL_DESC_FAST_ACCUM, the ratios against the "
+        "faster); CUDA-event median of "
+     << o.runs << " runs after " << o.warmup
+     << " warm-up runs, each side timed twice in alternation, the lower median. Ratios: "
+        "cuBLASLt time / tilec time (> 1: tilec faster); block = 1x128 A and 128x128 B scales, "
+        "promoted every 128 K; rowcol = per-row A and per-column B scales.\n\n"
+     << "| M x N x K | cuBLASLt us | Lt fast-accum us | Lt best TFLOP/s | tilec tensor BN256 us | "
+        "TFLOP/s | x Lt best | tensor BN128 us | x Lt best | rowcol us | x Lt best | block us | "
+        "TFLOP/s | block / tensor | err tensor | err block |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  bool allOk = true;
+  for (const auto &s : o.shapes) {
+    const int64_t m = s[0], n = s[1], k = s[2];
+    std::printf("%" PRId64 "x%" PRId64 "x%" PRId64 ":\n", m, n, k);
+    std::fflush(stdout);
+    if (!alignmentProblem(n).empty()) {
+      md << "| " << m << " x " << n << " x " << k << " | rejected: " << alignmentProblem(n)
+         << " |\n";
+      continue;
+    }
+    const std::vector<float> a = normalData(size_t(m * k), o.seed, 11, false);
+    const std::vector<float> b = normalData(size_t(n * k), o.seed, 12, false);
+    const Quantized qt = quantize(a, b, m, n, k, Format::E4M3, Scaling::Tensor);
+    const Quantized qr = quantize(a, b, m, n, k, Format::E4M3, Scaling::RowCol);
+    const Quantized qb = quantize(a, b, m, n, k, Format::E4M3, Scaling::Block);
+    Device dt(qt), dr(qr), db(qb);
+    auto time = [&](const std::function<void()> &f) {
+      return sample::timeWithEvents([] {}, f, o.warmup, o.runs).median;
+    };
+    double ltSlow = -1, ltFast = -1, t256 = -1, t128 = -1, tr = -1, tb = -1, errT = -1, errB = -1;
+    try {
+      const std::function<void()> fLt = lt.plan(qt, dt);
+      const std::function<void()> fLtFast = lt.plan(qt, dt, true);
+      const std::function<void()> f256 = launcher(ks, qt, dt, 256);
+      const std::function<void()> f128 = launcher(ks, qt, dt, 128);
+      const std::function<void()> fr = launcher(ks, qr, dr, 256);
+      const std::function<void()> fb = launcher(ks, qb, db, 128);
+      for (int round = 0; round < 2; ++round) {
+        auto lower = [](double &x, double t) { x = x < 0 ? t : std::min(x, t); };
+        lower(ltSlow, time(fLt));
+        lower(ltFast, time(fLtFast));
+        lower(t256, time(f256));
+        lower(t128, time(f128));
+        lower(tr, time(fr));
+        lower(tb, time(fb));
+      }
+      // Errors against float64 of the dequantised inputs at sampled rows.
+      const std::vector<int64_t> rows = rowsFor(m, n, k, double(1ull << 28));
+      const std::vector<uint16_t> gt = runOnce(t256 <= t128 ? f256 : f128, dt);
+      errT = compareBf16(m, n, gt, rows, reference(qt, a, b, rows, true)).relFrobenius;
+      const std::vector<uint16_t> gb = runOnce(fb, db);
+      errB = compareBf16(m, n, gb, rows, reference(qb, a, b, rows, true)).relFrobenius;
+      if (errT >= 1e-2 || errB >= 1e-2) {
+        allOk = false;
+        std::printf("  PROBLEM: error tensor %.3e block %.3e\n", errT, errB);
+      }
+    } catch (const std::exception &e) {
+      allOk = false;
+      std::printf("  PROBLEM: %s\n", e.what());
+    }
+    lt.release();
+    // The ratios are against cuBLASLt's faster mode.
+    const double ltMs = ltSlow > 0 && ltFast > 0 ? std::min(ltSlow, ltFast) : ltSlow;
+    const double best = t256 > 0 && t128 > 0 ? std::min(t256, t128) : std::max(t256, t128);
+    std::printf("  cuBLASLt %.1f us, fast-accum %.1f us (best %.0f TFLOP/s); tilec tensor BN256 "
+                "%.1f us (x %.3f), BN128 %.1f us (x %.3f); rowcol %.1f us; block %.1f us (%.0f "
+                "TFLOP/s, %.3f of tensor); err tensor %.2e block %.2e\n",
+                ltSlow * 1e3, ltFast * 1e3, tflops(m, n, k, ltMs), t256 * 1e3, ltMs / t256,
+                t128 * 1e3, ltMs / t128, tr * 1e3, tb * 1e3, tflops(m, n, k, tb), best / tb, errT,
+                errB);
+    std::fflush(stdout);
+    char line[640];
+    std::snprintf(line, sizeof line,
+                  "| %" PRId64 " x %" PRId64 " x %" PRId64
+                  " | %.1f | %.1f | %.0f | %.1f | %.0f | %.3f | %.1f | %.3f | %.1f | %.3f | %.1f | "
+                  "%.0f | %.3f | %.1e | %.1e |\n",
+                  m, n, k, ltSlow * 1e3, ltFast * 1e3, tflops(m, n, k, ltMs), t256 * 1e3,
+                  tflops(m, n, k, t256), ltMs / t256, t128 * 1e3, ltMs / t128, tr * 1e3, ltMs / tr,
+                  tb * 1e3, tflops(m, n, k, tb), best / tb, errT, errB);
+    md << line;
+  }
+  std::printf("\n%s", md.str().c_str());
+  if (!o.out.empty()) {
+    std::ofstream f(o.out);
+    f << md.str();
+  }
+  return allOk ? 0 : 1;
+}
+
+} // namespace
+
+bool requested(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--fp8")
+      return true;
+  return false;
+}
+
+int run(int argc, char **argv) {
+  const Options o = parse(argc, argv);
+  return o.bench ? runBench(o) : runCheck(o);
+}
+
+} // namespace gemm::fp8

@@ -1,0 +1,255 @@
+// The host side of the fp8 GEMMs (gemm_fp8.tile), without a GPU: e4m3 /
+// e5m2 encoding and decoding with PTX's rounding (cvt.rn.satfinite: nearest
+// even, a finite value past the largest and an infinity saturate to the
+// largest finite of its sign, NaN stays NaN), quantisation of f32 data with
+// per-tensor, per-row/column and 128 x 128 block scales, test data with
+// outliers, and the float64 references (of the dequantised fp8 inputs and of
+// the original f32 data). fp8.cpp runs them against the GPU (`gemm --fp8`);
+// fp8_host_test.cpp tests them here.
+#pragma once
+
+#include "gemm_common.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gemm::fp8 {
+
+enum class Format { E4M3, E5M2 };
+inline const char *formatName(Format f) { return f == Format::E4M3 ? "e4m3" : "e5m2"; }
+
+struct FormatInfo {
+  int mbits, bias;
+  double maxFinite;
+  uint8_t maxCode, nanCode;
+};
+inline FormatInfo info(Format f) {
+  // e4m3: no infinity, S.1111.111 is NaN, largest 1.75 * 2^8 = 448 (0x7e);
+  // e5m2: IEEE-like, largest 1.75 * 2^15 = 57344 (0x7b), 0x7c infinity.
+  return f == Format::E4M3 ? FormatInfo{3, 7, 448.0, 0x7e, 0x7f}
+                           : FormatInfo{2, 15, 57344.0, 0x7b, 0x7f};
+}
+
+// x rounded to nearest even and saturated (cvt.rn.satfinite.{e4m3,e5m2}x2.f32).
+inline uint8_t encode(double x, Format f) {
+  const FormatInfo fi = info(f);
+  if (std::isnan(x))
+    return fi.nanCode;
+  const uint8_t sign = std::signbit(x) ? 0x80 : 0;
+  const double a = std::fabs(x);
+  if (a >= fi.maxFinite) // infinities and overflow: satfinite
+    return uint8_t(sign | fi.maxCode);
+  const int emin = 1 - fi.bias; // the smallest normal exponent
+  int e = a > 0 ? std::ilogb(a) : emin;
+  if (e < emin)
+    e = emin; // subnormals share the smallest normal's step
+  const double step = std::ldexp(1.0, e - fi.mbits);
+  const double q = std::nearbyint(a / step) * step; // ties to even (default mode)
+  if (q >= fi.maxFinite)
+    return uint8_t(sign | fi.maxCode);
+  if (q == 0)
+    return sign;
+  int qe = std::ilogb(q);
+  if (qe < emin) // a subnormal: exponent field 0
+    return uint8_t(sign | uint8_t(std::lround(q / std::ldexp(1.0, emin - fi.mbits))));
+  const int mant = int(std::lround((q / std::ldexp(1.0, qe) - 1.0) * (1 << fi.mbits)));
+  return uint8_t(sign | uint8_t((qe + fi.bias) << fi.mbits) | uint8_t(mant));
+}
+
+inline double decode(uint8_t c, Format f) {
+  const FormatInfo fi = info(f);
+  const double sign = (c & 0x80) ? -1.0 : 1.0;
+  const int ebits = 7 - fi.mbits;
+  const int exp = (c >> fi.mbits) & ((1 << ebits) - 1);
+  const int mant = c & ((1 << fi.mbits) - 1);
+  if (f == Format::E4M3 && exp == 15 && mant == 7)
+    return NAN;
+  if (f == Format::E5M2 && exp == 31)
+    return mant ? NAN : sign * INFINITY;
+  if (exp == 0)
+    return sign * std::ldexp(double(mant), 1 - fi.bias - fi.mbits);
+  return sign * std::ldexp(1.0 + double(mant) / (1 << fi.mbits), exp - fi.bias);
+}
+
+// ---------------------------------------------------------------- scaling
+enum class Scaling { Tensor, RowCol, Block };
+inline const char *scalingName(Scaling s) {
+  return s == Scaling::Tensor ? "per-tensor" : s == Scaling::RowCol ? "per-row/col" : "block";
+}
+inline constexpr int64_t kBlock = 128; // the 1 x 128 (A) and 128 x 128 (B) blocks
+
+// The quantised A [M, Kp] and B [N, Kp] (Kp = K rounded up to 16: TMA's
+// 16-byte row strides; the padding is 0) and their dequantisation scales
+// (x ~ decode(q) * scale): per tensor sa[0], sb[0]; per row/column sa[i]
+// (M padded to 256), sb[j] (N padded to 256); block SA[kb * lda + i]
+// (lda = M padded to 256), SB[nb * kblocks + kb].
+struct Quantized {
+  int64_t m = 0, n = 0, k = 0, kp = 0, lda = 0, kblocks = 0;
+  Format format = Format::E4M3;
+  Scaling scaling = Scaling::Tensor;
+  std::vector<uint8_t> a, b;
+  std::vector<float> sa, sb;
+  double scaleA(int64_t i, int64_t kk) const {
+    switch (scaling) {
+    case Scaling::Tensor:
+      return sa[0];
+    case Scaling::RowCol:
+      return sa[size_t(i)];
+    default:
+      return sa[size_t((kk / kBlock) * lda + i)];
+    }
+  }
+  double scaleB(int64_t j, int64_t kk) const {
+    switch (scaling) {
+    case Scaling::Tensor:
+      return sb[0];
+    case Scaling::RowCol:
+      return sb[size_t(j)];
+    default:
+      return sb[size_t((j / kBlock) * kblocks + kk / kBlock)];
+    }
+  }
+};
+
+inline int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// The scale that maps the group's largest magnitude onto the format's
+// largest finite value (1 for an all-zero group).
+inline float scaleFor(double amax, Format f) {
+  return amax > 0 ? float(amax / info(f).maxFinite) : 1.0f;
+}
+
+// Quantises row-major f32 A [M, K] and B [N, K].
+inline Quantized quantize(const std::vector<float> &a, const std::vector<float> &b, int64_t m,
+                          int64_t n, int64_t k, Format f, Scaling s) {
+  Quantized q;
+  q.m = m, q.n = n, q.k = k, q.kp = roundUp(k, 16), q.format = f, q.scaling = s;
+  q.lda = roundUp(m, 256);
+  q.kblocks = (k + kBlock - 1) / kBlock;
+  auto amax = [&](const std::vector<float> &x, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+    double mx = 0;
+    for (int64_t r = r0; r < r1; ++r)
+      for (int64_t c = c0; c < std::min(c1, k); ++c)
+        mx = std::max(mx, std::fabs(double(x[size_t(r * k + c)])));
+    return mx;
+  };
+  switch (s) {
+  case Scaling::Tensor:
+    q.sa = {scaleFor(amax(a, 0, m, 0, k), f)};
+    q.sb = {scaleFor(amax(b, 0, n, 0, k), f)};
+    break;
+  case Scaling::RowCol:
+    q.sa.assign(size_t(roundUp(m, 256)), 1.0f);
+    q.sb.assign(size_t(roundUp(n, 256)), 1.0f);
+    parallelFor(m, [&](int64_t r0, int64_t r1) {
+      for (int64_t i = r0; i < r1; ++i)
+        q.sa[size_t(i)] = scaleFor(amax(a, i, i + 1, 0, k), f);
+    });
+    parallelFor(n, [&](int64_t r0, int64_t r1) {
+      for (int64_t j = r0; j < r1; ++j)
+        q.sb[size_t(j)] = scaleFor(amax(b, j, j + 1, 0, k), f);
+    });
+    break;
+  case Scaling::Block: {
+    const int64_t nblocks = (n + kBlock - 1) / kBlock;
+    q.sa.assign(size_t(q.kblocks * q.lda), 1.0f);
+    q.sb.assign(size_t(roundUp(nblocks, 2) * q.kblocks), 1.0f);
+    parallelFor(m, [&](int64_t r0, int64_t r1) {
+      for (int64_t i = r0; i < r1; ++i)
+        for (int64_t kb = 0; kb < q.kblocks; ++kb)
+          q.sa[size_t(kb * q.lda + i)] =
+              scaleFor(amax(a, i, i + 1, kb * kBlock, (kb + 1) * kBlock), f);
+    });
+    parallelFor(nblocks, [&](int64_t b0, int64_t b1) {
+      for (int64_t nb = b0; nb < b1; ++nb)
+        for (int64_t kb = 0; kb < q.kblocks; ++kb)
+          q.sb[size_t(nb * q.kblocks + kb)] = scaleFor(
+              amax(b, nb * kBlock, std::min(n, (nb + 1) * kBlock), kb * kBlock, (kb + 1) * kBlock),
+              f);
+    });
+    break;
+  }
+  }
+  q.a.assign(size_t(m * q.kp), 0);
+  q.b.assign(size_t(n * q.kp), 0);
+  parallelFor(m, [&](int64_t r0, int64_t r1) {
+    for (int64_t i = r0; i < r1; ++i)
+      for (int64_t kk = 0; kk < k; ++kk)
+        q.a[size_t(i * q.kp + kk)] = encode(double(a[size_t(i * k + kk)]) / q.scaleA(i, kk), f);
+  });
+  parallelFor(n, [&](int64_t r0, int64_t r1) {
+    for (int64_t j = r0; j < r1; ++j)
+      for (int64_t kk = 0; kk < k; ++kk)
+        q.b[size_t(j * q.kp + kk)] = encode(double(b[size_t(j * k + kk)]) / q.scaleB(j, kk), f);
+  });
+  return q;
+}
+
+// ---------------------------------------------------------------- data
+// n standard normal values (stream `stream` of `seed`); with `outliers`,
+// about 1% of the entries (those whose hash is 0 mod 100) are multiplied by
+// 100: the heavy-tailed activations that per-tensor scaling handles worst.
+inline std::vector<float> normalData(size_t n, uint64_t seed, uint64_t stream, bool outliers) {
+  std::vector<float> v(n);
+  parallelFor(int64_t(n), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      float x = normalAt(seed, stream, uint64_t(i));
+      if (outliers && splitmix64(seed * 31 + stream * 7919 + uint64_t(i)) % 100 == 0)
+        x *= 100.0f;
+      v[size_t(i)] = x;
+    }
+  });
+  return v;
+}
+
+// ---------------------------------------------------------------- references
+// C[row, :] for each row of `rows` in float64 (rows.size() x N): `dequantized`
+// from the fp8 values times their scales, else from the original f32 data.
+inline std::vector<double> reference(const Quantized &q, const std::vector<float> &a,
+                                     const std::vector<float> &b, const std::vector<int64_t> &rows,
+                                     bool dequantized) {
+  const int64_t n = q.n, k = q.k;
+  std::vector<double> bt(size_t(n * k));
+  parallelFor(n, [&](int64_t j0, int64_t j1) {
+    for (int64_t j = j0; j < j1; ++j)
+      for (int64_t kk = 0; kk < k; ++kk)
+        bt[size_t(j * k + kk)] =
+            dequantized ? decode(q.b[size_t(j * q.kp + kk)], q.format) * q.scaleB(j, kk)
+                        : double(b[size_t(j * k + kk)]);
+  });
+  std::vector<double> c(rows.size() * size_t(n));
+  parallelFor(int64_t(rows.size()), [&](int64_t r0, int64_t r1) {
+    std::vector<double> arow(static_cast<size_t>(k));
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t i = rows[size_t(r)];
+      for (int64_t kk = 0; kk < k; ++kk)
+        arow[size_t(kk)] =
+            dequantized ? decode(q.a[size_t(i * q.kp + kk)], q.format) * q.scaleA(i, kk)
+                        : double(a[size_t(i * k + kk)]);
+      for (int64_t j = 0; j < n; ++j) {
+        const double *bj = &bt[size_t(j * k)];
+        double s = 0;
+        for (int64_t kk = 0; kk < k; ++kk)
+          s += arow[size_t(kk)] * bj[kk];
+        c[size_t(r) * size_t(n) + size_t(j)] = s;
+      }
+    }
+  });
+  return c;
+}
+
+// bf16 C (M x N) against `want` at `rows` (compareRows of gemm_common.h).
+inline Comparison compareBf16(int64_t m, int64_t n, const std::vector<uint16_t> &got,
+                              const std::vector<int64_t> &rows, const std::vector<double> &want) {
+  Problem p{m, n, 1, DType::BF16, BMajor::K};
+  return compareRows(p, got, rows,
+                     [&](size_t r, int64_t j) { return want[r * size_t(n) + size_t(j)]; });
+}
+
+// `gemm --fp8 ...` (fp8.cpp): whether the command line asks for it, and the run.
+bool requested(int argc, char **argv);
+int run(int argc, char **argv);
+
+} // namespace gemm::fp8
