@@ -150,6 +150,40 @@ struct NamedBarrierLowering : ConvertOpToLLVMPattern<NamedBarrierOp> {
   }
 };
 
+/// A turn's barrier over the waiting warpgroup and the one handing over:
+/// 2 x 128 threads.
+constexpr int64_t kTurnThreads = 2 * target::kWarpgroupSize;
+
+/// `barrier.sync.aligned first + wg, 256` (PTX ISA 9.7.13.1; the id may be a
+/// register). Whole warpgroups in role-uniform control (Sema): aligned.
+struct TurnWaitLowering : ConvertOpToLLVMPattern<TurnWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(TurnWaitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value id = LLVM::AddOp::create(rewriter, loc, adaptor.getWarpgroup(),
+                                   i32Const(rewriter, loc, op.getFirstBarrier()));
+    NVVM::BarrierOp::create(rewriter, loc, Type(), id, i32Const(rewriter, loc, kTurnThreads),
+                            NVVM::BarrierReductionAttr(), Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// `bar.arrive first + wg, 256`: arrive without waiting (PTX ISA 9.7.13.1).
+struct TurnPassLowering : ConvertOpToLLVMPattern<TurnPassOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(TurnPassOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value id = LLVM::AddOp::create(rewriter, loc, adaptor.getWarpgroup(),
+                                   i32Const(rewriter, loc, op.getFirstBarrier()));
+    NVVM::BarrierArriveOp::create(rewriter, loc, id, i32Const(rewriter, loc, kTurnThreads));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::setRoleLaunchBounds(KernelOp kernel, Operation *func) {
@@ -177,6 +211,6 @@ void mlir::tile::setRoleLaunchBounds(KernelOp kernel, Operation *func) {
 
 void mlir::tile::populateTileRoleToNVVMPatterns(LLVMTypeConverter &converter,
                                                 RewritePatternSet &patterns) {
-  patterns.add<WarpgroupIdLowering, RoleLowering, ElectOneLowering, NamedBarrierLowering>(
-      converter);
+  patterns.add<WarpgroupIdLowering, RoleLowering, ElectOneLowering, NamedBarrierLowering,
+               TurnWaitLowering, TurnPassLowering>(converter);
 }

@@ -129,6 +129,11 @@ private:
     }
     case StmtAST::If: {
       auto &i = *s.as<IfStmt>();
+      if (i.isTurn) {
+        os_ << ind(n) << "Turn" << at(s.loc) << "\n";
+        block(i.thenBody, n + 1);
+        break;
+      }
       os_ << ind(n) << "If" << at(s.loc) << "\n";
       expr(*i.cond, n + 1, "cond: ");
       os_ << ind(n + 1) << "then:\n";

@@ -384,6 +384,10 @@ StmtPtr Parser::parseStatement(int depth) {
       s = parseRingAccess(depth);
       break;
     }
+    if (atIdent("turn") && peekTok().kind == Tok::LBrace) {
+      s = parseTurn(depth);
+      break;
+    }
     if (atIdent("const") && peekTok().kind == Tok::Ident && !peekTok().atLineStart) {
       s = parseConst();
       break;

@@ -46,4 +46,19 @@ StmtPtr Parser::parseWarpgroups(int depth) {
   return s;
 }
 
+/// `turn { ... }` (contextual, like `warpgroups`): an IfStmt on `true`
+/// marked isTurn, so every walker of the AST treats the body as a block
+/// all of the role's threads run; Sema (SemaRoles.cpp, checkTurn) owns the
+/// rule and MLIRGen brackets the body with the turn's barriers.
+StmtPtr Parser::parseTurn(int depth) {
+  Token kw = consume(); // `turn`
+  auto s = std::make_unique<IfStmt>(kw.loc, std::make_unique<BoolLiteralExpr>(kw.loc, true));
+  s->isTurn = true;
+  consume(); // '{'
+  s->thenBody = parseBlock(depth + 1);
+  if (at(Tok::KwElse))
+    fail(cur().loc, "a turn has no else", "write `turn { ... }`");
+  return s;
+}
+
 } // namespace tile::frontend

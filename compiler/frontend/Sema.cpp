@@ -160,6 +160,8 @@ void Sema::checkKernel(KernelAST &k) {
   scopes_.clear();
   mbarrierUses_.clear();
   curRole_ = nullptr;
+  turn_ = nullptr;
+  nextTurnBarrier_ = target::kFirstTurnBarrier;
   constChecked_.clear();
   loops_.clear();
   unrolled_.clear();
@@ -297,6 +299,10 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     break;
   case StmtAST::If: {
     auto &i = *s.as<IfStmt>();
+    if (i.isTurn) {
+      checkTurn(i); // SemaRoles.cpp
+      break;
+    }
     Type b = Type::i1();
     checkValue(i.cond, &b, "condition of 'if'", "compare explicitly, e.g. `x != 0`");
     pushScope();

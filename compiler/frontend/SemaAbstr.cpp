@@ -436,6 +436,10 @@ std::optional<std::vector<int64_t>> Sema::foldEveryCopy(const ExprAST &e, bool &
 //===----------------------------------------------------------------------===//
 
 void Sema::checkReturn(ReturnStmt &s) {
+  if (turn_ && inlineStack_.size() == turnInlines_)
+    error(s.loc, "'return' leaves a turn",
+          "a turn hands the next warpgroup its turn at the end of its body, which the other "
+          "warpgroups wait for: return after the turn");
   if (inlineStack_.empty())
     return; // a kernel's return (the parser rejects a value)
   const FnAST &fn = *inlineStack_.back().fn;

@@ -164,6 +164,8 @@ private:
       break;
     case StmtAST::If: {
       auto &i = *s.as<IfStmt>();
+      if (i.turnRole)
+        judgeTurn(i, control);
       visitExpr(*i.cond, control);
       Divergence inner = raise(control, condLevel(*i.cond), i.cond->loc);
       walkBlock(i.thenBody, inner);
@@ -268,6 +270,33 @@ private:
       levels_[d] = varLevel(d, loop.breakControl.level);
     for (auto &[call, control] : loop.barriers)
       judgeBarrier(*call, raise(control, loop.breakControl.level, loop.breakControl.where));
+    for (auto &[turn, control] : loop.turns)
+      judgeTurn(*turn, raise(control, loop.breakControl.level, loop.breakControl.where));
+  }
+
+  /// A turn (SemaRoles.cpp) is a chain of named barriers between the
+  /// role's warpgroups: each must pass it as often as the others, in the
+  /// same order, or the next warpgroup waits forever. Unlike a barrier
+  /// some threads may skip (a warning), this is an error: a condition that
+  /// differs within the role (warpgroup_rank(), thread ids) always splits
+  /// the warpgroups' passes.
+  void judgeTurn(const IfStmt &t, const Divergence &control) {
+    if (quiet_ || group_)
+      return;
+    if (!loops_.empty()) {
+      loops_.back()->turns.push_back({&t, control});
+      return;
+    }
+    if (control.level <= kCtaBarrierMax)
+      return;
+    diags_.error(t.loc,
+                 "turn in role '" + t.turnRole->name +
+                     "' in control flow that its warpgroups may take differently: each "
+                     "warpgroup waits for the previous one's pass, so every warpgroup must pass "
+                     "every turn equally often",
+                 "move the turn where the whole role reaches it (conditions and loop bounds "
+                 "the same in all its warpgroups), and branch inside its body");
+    diags_.note(control.where, "this decision differs between the role's threads");
   }
 
   static Divergence raise(Divergence d, Level l, const Location &where) {
@@ -617,6 +646,7 @@ private:
     Divergence exitControl;  // break or continue: the rest of the iteration
     Divergence breakControl; // break: every later iteration
     std::vector<std::pair<const CallExpr *, Divergence>> barriers;
+    std::vector<std::pair<const IfStmt *, Divergence>> turns;
     std::vector<const Decl *> assigned; // vars assigned in the body, nested loops included
   };
 

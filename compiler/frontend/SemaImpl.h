@@ -399,6 +399,13 @@ public:
   int dynamicCount_ = 0;
   Block *curBlock_ = nullptr;                        // the block whose statements are being checked
   RoleAST *curRole_ = nullptr;                       // the role whose body is being checked
+  /// `turn { ... }` (SemaRoles.cpp): the rule, the role's barriers, and what
+  /// may not leave the body (a return, a break or continue of an outer loop).
+  void checkTurn(IfStmt &s);
+  IfStmt *turn_ = nullptr;       // the turn being checked
+  size_t turnLoops_ = 0;         // loops_.size() at its start
+  size_t turnInlines_ = 0;       // inlineStack_.size() at its start
+  int nextTurnBarrier_ = 0;      // the next free turn barrier of the kernel
   std::vector<StmtAST *> loops_;                     // enclosing for/while, innermost last
   /// Enclosing fully unrolled loops (`for j in 0 .. 4 unroll`): the loop
   /// variable and its value in each copy of the body, outermost first.

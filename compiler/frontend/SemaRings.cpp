@@ -96,7 +96,8 @@ bool onlyProduces(const Block &body) {
       if (firstNonScalar(*w->cond, false) || !onlyProduces(w->body))
         return false;
     } else if (auto *i = s->as<IfStmt>()) {
-      if (firstNonScalar(*i->cond, false) || !onlyProduces(i->thenBody) ||
+      // A turn synchronises the role's warpgroups: every thread runs it.
+      if (i->isTurn || firstNonScalar(*i->cond, false) || !onlyProduces(i->thenBody) ||
           !onlyProduces(i->elseBody))
         return false;
     } else {
@@ -328,6 +329,12 @@ void Sema::checkRingAccess(RingAccessStmt &s) {
               " role: its stage and phase are that role's state");
     diags_.note(first->loc, std::string("the earlier ") + what + " is here");
   }
+  if (turn_ && s.isProduce()) {
+    error(s.loc, "a produce block inside a turn",
+          "a produce block runs in one elected thread while the turn's barriers need the "
+          "role's warpgroups: put the produce blocks outside the turn");
+    diags_.note(turn_->loc, "the turn is here");
+  }
   if (ringAccess_) {
     error(s.loc,
           std::string("a ") + what + " block cannot be nested in a " +
@@ -496,7 +503,8 @@ void Sema::checkRingPlacement(const Block &b, int ifDepth, const RingAccessStmt 
     } else if (auto *w = s->as<WhileStmt>()) {
       checkRingPlacement(w->body, ifDepth, in);
     } else if (auto *i = s->as<IfStmt>()) {
-      checkRingPlacement(i->thenBody, ifDepth + 1, in);
+      // A turn's body runs in every thread of the role (in turn).
+      checkRingPlacement(i->thenBody, i->isTurn ? ifDepth : ifDepth + 1, in);
       checkRingPlacement(i->elseBody, ifDepth + 1, in);
     } else if (auto *g = s->as<WarpgroupsStmt>()) {
       for (const auto &r : g->roles)

@@ -15,7 +15,13 @@
 //    beyond the pool waits forever;
 //  - sync_threads() in a role is the role's named barrier (id 1 + role index,
 //    count = the role's threads); cluster barriers in a role are errors (the
-//    other roles never arrive).
+//    other roles never arrive);
+//  - `turn { ... }` (checkTurn) in a role of n >= 2 warpgroups: the body runs
+//    one warpgroup at a time in rank order. The role gets n named barriers
+//    from id 9 on (target::kFirstTurnBarrier; all roles' turns share 9..15);
+//    no return/break/continue leaves the body, turns do not nest, a produce
+//    block neither holds one nor is in one, and (SemaDivergence.cpp) the
+//    turn is reached under control uniform over the role.
 //
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
@@ -287,6 +293,64 @@ void Sema::checkWarpgroups(WarpgroupsStmt &s, bool kernelTopLevel) {
     popScope();
     curRole_ = outer;
   }
+}
+
+void Sema::checkTurn(IfStmt &s) {
+  const char *hint = "write `turn { ... }` in the body of a role of several warpgroups (e.g. "
+                     "`consumer(warpgroups = 2)`): its warpgroups run the body one at a time";
+  bool ok = true;
+  if (!curRole_) {
+    error(s.loc, "turn outside a role of a warpgroups block", hint);
+    ok = false;
+  } else if (curRole_->numWarpgroups < 2) {
+    error(s.loc,
+          "turn in role '" + curRole_->name +
+              "' of one warpgroup: a turn alternates between the warpgroups of its role",
+          "give the role `warpgroups = 2` or more, or drop the turn");
+    ok = false;
+  } else if (turn_) {
+    error(s.loc, "turn inside a turn",
+          "the inner turn would wait for a warpgroup that waits for this one to finish: write "
+          "one turn around both parts");
+    diags_.note(turn_->loc, "the enclosing turn is here");
+    ok = false;
+  } else if (ringAccess_ && ringAccess_->isProduce()) {
+    error(s.loc, "turn inside a produce block",
+          "a produce block runs in one thread; a turn needs the role's warpgroups: put the turn "
+          "around the loop of produce blocks, or in a consume block");
+    ok = false;
+  }
+  if (ok && !curRole_->firstTurnBarrier) {
+    // Warpgroup r of the role waits at barrier first + r for its turn.
+    int first = nextTurnBarrier_;
+    nextTurnBarrier_ += curRole_->numWarpgroups;
+    if (nextTurnBarrier_ > target::kNumNamedBarriers) {
+      error(s.loc,
+            "the turns of the roles need " +
+                std::to_string(nextTurnBarrier_ - target::kFirstTurnBarrier) +
+                " named barriers (one per warpgroup of each role with a turn), more than the " +
+                std::to_string(target::kNumNamedBarriers - target::kFirstTurnBarrier) +
+                " ids " + std::to_string(target::kFirstTurnBarrier) + ".." +
+                std::to_string(target::kNumNamedBarriers - 1) + " left after the roles' own",
+            "use turns in fewer roles, or roles of fewer warpgroups");
+      ok = false;
+    } else {
+      curRole_->firstTurnBarrier = first;
+    }
+  }
+  if (ok)
+    s.turnRole = curRole_;
+  IfStmt *outer = turn_;
+  size_t outerLoops = turnLoops_, outerInlines = turnInlines_;
+  turn_ = &s;
+  turnLoops_ = loops_.size();
+  turnInlines_ = inlineStack_.size();
+  pushScope();
+  checkBlock(s.thenBody, false);
+  popScope();
+  turn_ = outer;
+  turnLoops_ = outerLoops;
+  turnInlines_ = outerInlines;
 }
 
 } // namespace tile::frontend

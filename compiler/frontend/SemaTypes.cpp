@@ -136,6 +136,10 @@ void Sema::checkLoopExit(StmtAST &s) {
               " the innermost `for` or `while`; use `return` to leave the kernel");
     return;
   }
+  if (turn_ && loops_.size() <= turnLoops_)
+    error(s.loc, std::string("'") + word + "' leaves a turn",
+          "a turn hands the next warpgroup its turn at the end of its body; every pass must "
+          "reach that end (end the loop after the turn instead)");
   StmtAST *loop = loops_.back();
   if (isBreak)
     s.as<BreakStmt>()->loop = loop;

@@ -251,6 +251,8 @@ void MLIRGenImpl::genAssign(const fe::AssignStmt &s) {
 }
 
 void MLIRGenImpl::genIf(const fe::IfStmt &s) {
+  if (s.isTurn)
+    return genTurn(s); // MLIRGenRoles.cpp
   Location l = loc(s.loc);
   Value cond = genExpr(*s.cond);
   auto op = scf::IfOp::create(builder, l, cond, /*withElseRegion=*/s.hasElse);

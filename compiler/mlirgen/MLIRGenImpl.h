@@ -422,6 +422,18 @@ private:
   Value genRoleCall(const fe::CallExpr &e);
   /// sync_threads() inside `role`: its named barrier over its threads.
   void genRoleBarrier(Location l, const fe::RoleAST &role);
+  /// `turn { ... }`: tile.turn_wait, the body, tile.turn_pass to the next
+  /// warpgroup; genTurnEnds: the role's first hand-over and last take-over.
+  void genTurn(const fe::IfStmt &s);
+  void genTurnEnd(Location l, const fe::RoleAST &role, bool entry);
+  /// While a statement `x = mma(...)` / `let x = mma(...)` of a turn's body
+  /// is emitted: an mma whose result is read later gets commit_group now and
+  /// its wait_group 0 (genTurnMmaWait) only before the body's next statement
+  /// or after the hand-over, so the next warpgroup issues its mmas while
+  /// this one's run (MLIRGenMma.cpp, MLIRGenRoles.cpp).
+  bool turnDefersMmaWait = false;
+  bool turnMmaWaitDue = false;
+  void genTurnMmaWait(Location l);
   /// {role_thread_id, role_threads} of the current role: what block_range
   /// and grid_range count with inside a role.
   std::pair<Value, Value> roleLinearThread(Location l);

@@ -12,6 +12,11 @@
 //    mma of the block by a wgmma.fence.
 //  - Outside a consume block an mma is complete when the statement ends:
 //    wgmma.fence, the mma, commit_group, wait_group 0.
+//  - Either wait_group 0 of an mma written as a whole statement of a turn's
+//    body (`x = mma(...)`, nothing else reads it in the statement) moves to
+//    the body's next statement or after the turn's hand-over: the next
+//    warpgroup's mmas are issued behind this one's instead of after its
+//    completion (FlashAttention-3 hands over right after issuing).
 //  - In `consume r as s inflight(n)`: wgmma.fence at the top of the block
 //    (before its first mma, after any earlier non-wgmma write of the
 //    accumulator), commit_group at its end, then wait_group n. With n = 0
@@ -77,20 +82,34 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
   if (!e.mma.inConsume) {
     explain(WgmmaCommitOp::create(builder, l),
             "wgmma.commit_group.sync.aligned: the mma outside a consume block is its own group");
-    explain(WgmmaWaitOp::create(builder, l, 0),
-            "wgmma.wait_group.sync.aligned 0: the mma outside a consume block completes before "
-            "the next statement");
+    if (turnDefersMmaWait)
+      turnMmaWaitDue = true; // genTurn: before the next statement / after the hand-over
+    else
+      explain(WgmmaWaitOp::create(builder, l, 0),
+              "wgmma.wait_group.sync.aligned 0: the mma outside a consume block completes before "
+              "the next statement");
   } else if (e.mma.waitAfter) {
     // Sema (MmaResultReads): the result is read before the block ends; a
     // wgmma's registers may be read only after a wait covering it.
     explain(WgmmaCommitOp::create(builder, l),
             "wgmma.commit_group.sync.aligned: this mma's result is read in the consume block");
-    explain(WgmmaWaitOp::create(builder, l, 0),
-            "wgmma.wait_group.sync.aligned 0: before this consume block reads the mma's result "
-            "(PTX ISA 9.7.15.5)");
+    if (turnDefersMmaWait)
+      turnMmaWaitDue = true;
+    else
+      explain(WgmmaWaitOp::create(builder, l, 0),
+              "wgmma.wait_group.sync.aligned 0: before this consume block reads the mma's result "
+              "(PTX ISA 9.7.15.5)");
     mmaFenceDue_ = true;
   }
   return result;
+}
+
+void MLIRGenImpl::genTurnMmaWait(Location l) {
+  turnMmaWaitDue = false;
+  explain(WgmmaWaitOp::create(builder, l, 0),
+          "wgmma.wait_group.sync.aligned 0: the mma of the turn's statement completes before the "
+          "next statement reads registers (PTX ISA 9.7.15.5); after the hand-over when it was "
+          "the turn's last statement, so the next warpgroup issues behind it");
 }
 
 void MLIRGenImpl::genMmaConsumeStart(const fe::RingAccessStmt &s) {

@@ -5,6 +5,10 @@
 // level (Sema made the block the kernel's last statement, with nothing that
 // may return before it). Role ids are arithmetic on that index and %tid.x;
 // sync_threads() inside a role is tile.named_barrier over the role's threads.
+// `turn { ... }` is tile.turn_wait (this warpgroup's barrier), the body,
+// tile.turn_pass (the next warpgroup's, rank order, the last to 0); a role
+// with turns starts with warpgroup 0 handing the first turn to itself and
+// ends with it taking the last hand-over (TileRoleOps.td).
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
 
@@ -35,7 +39,11 @@ void MLIRGenImpl::genWarpgroups(const fe::WarpgroupsStmt &s) {
     const fe::RoleAST *outer = currentRole;
     currentRole = r.get();
     auto genBody = [&] {
+      if (r->firstTurnBarrier)
+        genTurnEnd(rl, *r, /*entry=*/true);
       genBlock(r->body, 0);
+      if (r->firstTurnBarrier)
+        genTurnEnd(rl, *r, /*entry=*/false);
       genRingTails(rl); // MLIRGenRings.cpp: a producing role waits for its last stages
     };
     if (r->onlyProduces) {
@@ -73,6 +81,67 @@ Value MLIRGenImpl::genRoleCall(const fe::CallExpr &e) {
   default: // RoleThreads
     return intConst(l, i32, role.threads());
   }
+}
+
+void MLIRGenImpl::genTurn(const fe::IfStmt &s) {
+  Location l = loc(s.loc);
+  const fe::RoleAST &role = *s.turnRole;
+  Type i32 = builder.getI32Type();
+  auto first = builder.getI32IntegerAttr(role.firstTurnBarrier);
+  auto groups = builder.getI32IntegerAttr(role.numWarpgroups);
+  Value rank = // the warpgroup's rank in the role
+      arith::SubIOp::create(builder, l, warpgroupIndex, intConst(l, i32, role.firstWarpgroup));
+  TurnWaitOp::create(builder, l, rank, first, groups);
+  // A statement that is one mma (`x = mma(...)`, `let x = mma(...)`) reads
+  // nothing of its own result: its wait may move to the next statement.
+  auto wholeMma = [](const fe::StmtAST &st) {
+    const fe::ExprAST *value = nullptr;
+    if (auto *a = st.as<fe::AssignStmt>(); a && a->op == fe::AssignOp::Assign)
+      value = a->value.get();
+    else if (auto *let = st.as<fe::LetStmt>())
+      value = let->init.get();
+    auto *c = value ? value->as<fe::CallExpr>() : nullptr;
+    return c && c->builtin == fe::Builtin::Mma;
+  };
+  bool straight = true; // no statement may return or leave the iteration
+  for (const auto &st : s.thenBody)
+    straight = straight && !stmtMayReturn(*st) && !stmtLeavesIteration(*st);
+  if (!straight) {
+    genBlock(s.thenBody, 0);
+  } else {
+    for (const auto &st : s.thenBody) {
+      if (turnMmaWaitDue)
+        genTurnMmaWait(loc(st->loc));
+      turnDefersMmaWait = wholeMma(*st);
+      genStmt(*st);
+      turnDefersMmaWait = false;
+    }
+  }
+  // The next warpgroup in rank order; the last hands over to warpgroup 0.
+  Value next = arith::AddIOp::create(builder, l, rank, intConst(l, i32, 1));
+  Value wrap = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, next,
+                                     intConst(l, i32, role.numWarpgroups));
+  next = arith::SelectOp::create(builder, l, wrap, intConst(l, i32, 0), next);
+  TurnPassOp::create(builder, l, next, first, groups);
+  if (turnMmaWaitDue)
+    genTurnMmaWait(l);
+}
+
+void MLIRGenImpl::genTurnEnd(Location l, const fe::RoleAST &role, bool entry) {
+  Type i32 = builder.getI32Type();
+  auto first = builder.getI32IntegerAttr(role.firstTurnBarrier);
+  auto groups = builder.getI32IntegerAttr(role.numWarpgroups);
+  Value rank = // the warpgroup's rank in the role
+      arith::SubIOp::create(builder, l, warpgroupIndex, intConst(l, i32, role.firstWarpgroup));
+  Value zero = intConst(l, i32, 0);
+  Value isFirst = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, rank, zero);
+  auto op = scf::IfOp::create(builder, l, isFirst, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard g(builder);
+  builder.setInsertionPoint(op.thenBlock()->getTerminator());
+  if (entry) // warpgroup 0 has the first turn: its own arrival opens it
+    TurnPassOp::create(builder, l, zero, first, groups);
+  else // the last warpgroup's final hand-over: barrier first completes again
+    TurnWaitOp::create(builder, l, zero, first, groups);
 }
 
 void MLIRGenImpl::genRoleBarrier(Location l, const fe::RoleAST &role) {

@@ -55,3 +55,32 @@ LogicalResult NamedBarrierOp::verify() {
                          << " (PTX bar.sync)";
   return success();
 }
+
+/// The turn barriers first .. first + warpgroups - 1 are named barriers of
+/// the CTA other than 0 (CTA-wide) and the role's own, and the role has
+/// exactly `warpgroups` warpgroups to alternate.
+static LogicalResult verifyTurn(Operation *op, int64_t first, int64_t groups) {
+  auto role = op->getParentOfType<RoleOp>();
+  if (!role)
+    return op->emitOpError("outside a tile.role: a turn alternates between a role's warpgroups");
+  if (groups < 2 || groups != role.getNumWarpgroups())
+    return op->emitOpError() << "warpgroups " << groups << " is not the "
+                             << role.getNumWarpgroups() << " (>= 2) of its tile.role \""
+                             << role.getRoleName() << "\"";
+  if (first < 1 || first + groups > target::kNumNamedBarriers)
+    return op->emitOpError() << "barriers " << first << ".." << first + groups - 1
+                             << " are not in 1.." << target::kNumNamedBarriers - 1;
+  int64_t own = role.getBarrierId();
+  if (own >= first && own < first + groups)
+    return op->emitOpError() << "barriers " << first << ".." << first + groups - 1
+                             << " include the role's own barrier " << own;
+  return success();
+}
+
+LogicalResult TurnWaitOp::verify() {
+  return verifyTurn(*this, getFirstBarrier(), getWarpgroups());
+}
+
+LogicalResult TurnPassOp::verify() {
+  return verifyTurn(*this, getFirstBarrier(), getWarpgroups());
+}

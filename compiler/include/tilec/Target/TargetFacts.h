@@ -142,6 +142,10 @@ constexpr int64_t wgmmaSwizzleMode(int64_t swizzleBytes) {
 /// Named barriers per CTA: ids 0..15; id 0 is the CTA-wide `bar.sync 0`
 /// (PTX ISA 9.7.13.1 bar/barrier).
 inline constexpr int kNumNamedBarriers = 16;
+/// The first named barrier of the roles' `turn` blocks: ids 1..8 are the
+/// roles' own barriers (at most 8 roles of one warpgroup at 1024 threads),
+/// so the turns of all roles share ids 9..15.
+inline constexpr int kFirstTurnBarrier = 9;
 
 /// Registers per thread ptxas gives every thread of a kernel with `.maxntid T`
 /// (or `.reqntid T`) and `.minnctapersm N` at entry: the SM's registers

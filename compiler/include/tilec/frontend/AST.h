@@ -300,6 +300,13 @@ public:
   ExprPtr cond; // i1
   Block thenBody, elseBody;
   bool hasElse = false;
+  /// `turn { ... }` inside a role of several warpgroups: parsed as an `if
+  /// true` without else (every analysis sees a block every thread of the
+  /// role runs), whose body the role's warpgroups run one at a time in rank
+  /// order, each pass handing the turn to the next warpgroup
+  /// (docs/reference/roles.md "Turns"). [sema] turnRole: the role.
+  bool isTurn = false;
+  const struct RoleAST *turnRole = nullptr;
 };
 
 class WhileStmt : public StmtAST {
@@ -340,6 +347,10 @@ struct RoleAST {
   int numWarpgroups = 1;
   std::optional<int> regs; // setmaxnreg count; nullopt keeps the entry count
   int barrierId = 0;       // named barrier of sync_threads() in the role (1..15)
+  /// [sema] the first of the role's numWarpgroups named barriers of its
+  /// `turn` blocks (barrier firstTurnBarrier + r is warpgroup r's turn);
+  /// 0 when the role has no turn.
+  int firstTurnBarrier = 0;
   // [sema, set by checkRings through RingStmt::producer] its body only fills
   // rings: it runs in its first warp.
   mutable bool onlyProduces = false;

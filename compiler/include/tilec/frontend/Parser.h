@@ -68,6 +68,7 @@ private:
   StmtPtr parseWhile(int depth);
   /// `warpgroups { NAME(named args) { ... } ... }` (ParserRoles.cpp).
   StmtPtr parseWarpgroups(int depth);
+  StmtPtr parseTurn(int depth);
   /// Rings (ParserRings.cpp): `pipeline[S] { ... }` after `let NAME =`, and
   /// `produce RING as s { ... }` / `consume RING as s { ... }`.
   bool atRingDecl() const;

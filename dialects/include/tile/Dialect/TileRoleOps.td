@@ -70,4 +70,36 @@ def Tile_NamedBarrierOp : Tile_Op<"named_barrier"> {
   let hasVerifier = 1;
 }
 
+// `turn { ... }`: the warpgroups of a role run a region one at a time in
+// rank order (FlashAttention-3's inter-warpgroup ping-pong: one warpgroup
+// issues its mmas while the other runs its softmax). Warpgroup r of the
+// role owns named barrier first_barrier + r over 2 x 128 threads: it waits
+// there (bar.sync: its own 128 threads) for the previous warpgroup's arrival
+// (bar.arrive: 128 more), runs the region, then arrives at the next one's.
+// Warpgroup 0 is handed the first turn by its own arrival at role entry and
+// takes the last warpgroup's final hand-over at role exit, so every barrier
+// completes exactly as often as it is waited on and none is left half-arrived.
+class Tile_TurnOp<string mnemonic, string summ, string desc> : Tile_Op<mnemonic> {
+  let summary = summ;
+  let description = desc;
+  let arguments = (ins I32:$warpgroup, I32Attr:$first_barrier, I32Attr:$warpgroups);
+  let assemblyFormat = "$warpgroup attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_TurnWaitOp : Tile_TurnOp<"turn_wait",
+    "wait for warpgroup `warpgroup`'s turn: bar.sync first_barrier + warpgroup, 256",
+    [{ PTX ISA 9.7.13.1 `barrier.sync.aligned id, 256` with id =
+    first_barrier + warpgroup (a register operand): the calling warpgroup's
+    128 threads plus the 128 of the previous warpgroup's `tile.turn_pass`.
+    Executed by whole warpgroups in control flow uniform over the role (the
+    frontend checks it), hence the aligned form. Inside a tile.role of
+    `warpgroups` warpgroups. }]>;
+
+def Tile_TurnPassOp : Tile_TurnOp<"turn_pass",
+    "hand the turn to warpgroup `warpgroup`: bar.arrive first_barrier + warpgroup, 256",
+    [{ PTX ISA 9.7.13.1 `barrier.arrive.aligned id, 256` (`bar.arrive`): the
+    calling warpgroup's 128 threads arrive at the barrier warpgroup
+    `warpgroup` of the role waits at, without waiting. }]>;
+
 #endif // TILE_ROLE_OPS_TD
