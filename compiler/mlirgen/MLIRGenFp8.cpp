@@ -79,8 +79,8 @@ Value MLIRGenImpl::genFp8Cast(Location l, Value v, Type to) {
     if (from.isF16()) {
       Value h = LLVM::PoisonOp::create(builder, l, VectorType::get({2}, f16));
       h = LLVM::InsertElementOp::create(builder, l, h, v, intConst(l, i32, 0));
-      h = LLVM::InsertElementOp::create(builder, l, h, arith::ConstantOp::create(builder, l, builder.getF16FloatAttr(0)),
-                                        intConst(l, i32, 1));
+      Value zero = arith::ConstantOp::create(builder, l, builder.getF16FloatAttr(0));
+      h = LLVM::InsertElementOp::create(builder, l, h, zero, intConst(l, i32, 1));
       pair = genF16PairToFp8(l, h, to);
     } else {
       if (!from.isF32()) // bf16 -> f32 is exact
@@ -95,8 +95,8 @@ Value MLIRGenImpl::genFp8Cast(Location l, Value v, Type to) {
   // exactly: every e4m3/e5m2 value is a bf16 value.
   Value byte = fp8Storage(l, v);
   Value pair = arith::ExtUIOp::create(builder, l, builder.getI16Type(), byte);
-  Value h = LLVM::ExtractElementOp::create(builder, l, genFp8PairToF16(l, pair, from),
-                                           intConst(l, i32, 0));
+  Value halves = genFp8PairToF16(l, pair, from);
+  Value h = LLVM::ExtractElementOp::create(builder, l, halves, intConst(l, i32, 0));
   if (to.isF16())
     return h;
   Value f = arith::ExtFOp::create(builder, l, f32, h);

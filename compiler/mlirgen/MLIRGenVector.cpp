@@ -32,8 +32,8 @@ Value MLIRGenImpl::genVector(Location l, const fe::Type &type,
 }
 
 Value MLIRGenImpl::genVectorLane(Location l, Value v, int lane) {
-  Value x = LLVM::ExtractElementOp::create(builder, l, fp8Storage(l, v),
-                                           intConst(l, builder.getI32Type(), lane));
+  Value bits = fp8Storage(l, v);
+  Value x = LLVM::ExtractElementOp::create(builder, l, bits, intConst(l, builder.getI32Type(), lane));
   return fp8FromStorage(l, x, cast<VectorType>(v.getType()).getElementType());
 }
 
