@@ -71,6 +71,12 @@ def main():
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
+    # Every (dtype, D, causal, seq) point is a new compilation of flex_attention;
+    # past dynamo's recompile limit (8 by default) torch.compile silently runs
+    # it eagerly (the scores materialised: ~10x slower, out of memory at 16k),
+    # which would time something that is not FlexAttention.
+    torch._dynamo.config.cache_size_limit = 1024
+    torch._dynamo.config.accumulated_cache_size_limit = 1024
     flex = torch.compile(flex_attention)
     ptx_dir = os.environ.get("TILEC_PTX_DIR", ".")
     dev = torch.cuda.get_device_name()
