@@ -75,8 +75,10 @@ def main():
     # past dynamo's recompile limit (8 by default) torch.compile silently runs
     # it eagerly (the scores materialised: ~10x slower, out of memory at 16k),
     # which would time something that is not FlexAttention.
-    torch._dynamo.config.cache_size_limit = 1024
-    torch._dynamo.config.accumulated_cache_size_limit = 1024
+    for limit in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit",
+                  "accumulated_cache_size_limit"):  # the names differ across torch versions
+        if hasattr(torch._dynamo.config, limit):
+            setattr(torch._dynamo.config, limit, 1024)
     flex = torch.compile(flex_attention)
     ptx_dir = os.environ.get("TILEC_PTX_DIR", ".")
     dev = torch.cuda.get_device_name()
