@@ -176,8 +176,8 @@ tile.kernel @multicast(%n: i32) attributes {cluster_dims = array<i32: 2, 1, 1>, 
 // CHECK-NEXT: arith.select
 // CHECK-NEXT: tile.store
 // CHECK-NEXT: %[[DS:.*]] = tile.load
-// CHECK-NEXT: arith.constant 1
 // CHECK-NEXT: arith.constant 0
+// CHECK-NEXT: arith.constant 1
 // CHECK-NEXT: scf.for %[[J:.*]] = %{{.*}} to %arg1
 // CHECK-NEXT:   %[[C4B:.*]] = arith.constant 4 : i32
 // CHECK-NEXT:   %[[A:.*]] = arith.addi %[[DS]], %[[C4B]]
