@@ -183,7 +183,8 @@ tile.kernel @multicast(%n: i32) attributes {cluster_dims = array<i32: 2, 1, 1>, 
 // CHECK-NEXT:   %[[A:.*]] = arith.addi %[[DS]], %[[C4B]]
 // CHECK-NEXT:   %[[BK:.*]] = arith.subi %[[A]], %arg1
 // CHECK:        %[[AJ:.*]] = arith.addi %[[BK]], %[[J]]
-// CHECK-NEXT:   arith.remui %[[AJ]], %{{.*}} : i32
+// CHECK-NEXT:   %[[C4C:.*]] = arith.constant 4 : i32
+// CHECK-NEXT:   arith.remui %[[AJ]], %[[C4C]] : i32
 // CHECK:        tile.mbarrier_arrive {{.*}}order = #tile<order relaxed>
 tile.kernel @inflight(%n: i32, %pending: i32) attributes {req_threads = array<i32: 128, 1, 1>} {
   %cc = tile.ring_cursor : !tile.ring_cursor
