@@ -356,13 +356,18 @@ def test_tensor_arguments_encode_once_and_check_extents():
     m = safety()
     a = tilec.empty((64, 32), "i32")
     out = tilec.empty(32, "i32")
+    # The cache is keyed by address, shape and strides: an earlier test's map
+    # for an array freed at this same address with this shape is a valid hit,
+    # so the first launch encodes at most once.
     before = tilec._tilec.tensor_map_encodes()
     m.colsum[1](a, out)
+    first = tilec._tilec.tensor_map_encodes()
+    assert first - before <= 1
     m.colsum[1](a, out)
-    assert tilec._tilec.tensor_map_encodes() == before + 1  # the map is cached
+    assert tilec._tilec.tensor_map_encodes() == first  # the map is cached
     b = tilec.empty((128, 32), "i32")
     m.colsum[1](b, out)
-    assert tilec._tilec.tensor_map_encodes() == before + 2
+    assert tilec._tilec.tensor_map_encodes() == first + 1
     with pytest.raises(tilec.LaunchError, match="32"):
         m.colsum[1](tilec.empty((64, 16), "i32"), out)  # the literal extent 32
     with pytest.raises(tilec.LaunchError, match="rank|dimension"):
