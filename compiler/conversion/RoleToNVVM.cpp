@@ -154,6 +154,11 @@ struct NamedBarrierLowering : ConvertOpToLLVMPattern<NamedBarrierOp> {
 /// 2 x 128 threads.
 constexpr int64_t kTurnThreads = 2 * target::kWarpgroupSize;
 
+/// Warpgroup wg's turn barrier: the role's first turn barrier id + wg.
+static Value turnBarrier(OpBuilder &b, Location loc, Value warpgroup, int64_t first) {
+  return LLVM::AddOp::create(b, loc, warpgroup, i32Const(b, loc, first));
+}
+
 /// `barrier.sync.aligned first + wg, 256` (PTX ISA 9.7.13.1; the id may be a
 /// register). Whole warpgroups in role-uniform control (Sema): aligned.
 struct TurnWaitLowering : ConvertOpToLLVMPattern<TurnWaitOp> {
@@ -161,8 +166,7 @@ struct TurnWaitLowering : ConvertOpToLLVMPattern<TurnWaitOp> {
   LogicalResult matchAndRewrite(TurnWaitOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value id = LLVM::AddOp::create(rewriter, loc, adaptor.getWarpgroup(),
-                                   i32Const(rewriter, loc, op.getFirstBarrier()));
+    Value id = turnBarrier(rewriter, loc, adaptor.getWarpgroup(), op.getFirstBarrier());
     NVVM::BarrierOp::create(rewriter, loc, Type(), id, i32Const(rewriter, loc, kTurnThreads),
                             NVVM::BarrierReductionAttr(), Value());
     rewriter.eraseOp(op);
@@ -176,8 +180,7 @@ struct TurnPassLowering : ConvertOpToLLVMPattern<TurnPassOp> {
   LogicalResult matchAndRewrite(TurnPassOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value id = LLVM::AddOp::create(rewriter, loc, adaptor.getWarpgroup(),
-                                   i32Const(rewriter, loc, op.getFirstBarrier()));
+    Value id = turnBarrier(rewriter, loc, adaptor.getWarpgroup(), op.getFirstBarrier());
     NVVM::BarrierArriveOp::create(rewriter, loc, id, i32Const(rewriter, loc, kTurnThreads));
     rewriter.eraseOp(op);
     return success();
