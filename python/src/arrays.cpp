@@ -34,6 +34,10 @@ struct DLManagedTensor {
 };
 constexpr int32_t kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13;
 constexpr uint8_t kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6;
+// DLPack 1.0's fp8 codes. Only the two encodings PTX's e4m3 and e5m2 are:
+// e4m3fn (no infinities, NaN = S.1111.111) and e5m2 (IEEE-like, with
+// infinities); the fnuz variants put NaN at 0x80 and are not the same bits.
+constexpr uint8_t kDLFloat8_e4m3fn = 10, kDLFloat8_e5m2 = 12;
 
 PyObject *deviceArrayType = nullptr;
 
@@ -180,6 +184,10 @@ std::optional<tile::ScalarType> fromDLPack(DLDataType d) {
     return d.bits == 16 ? std::optional<S>(S::BF16) : std::nullopt;
   case kDLBool:
     return d.bits == 8 ? std::optional<S>(S::I1) : std::nullopt;
+  case kDLFloat8_e4m3fn:
+    return d.bits == 8 ? std::optional<S>(S::E4M3) : std::nullopt;
+  case kDLFloat8_e5m2:
+    return d.bits == 8 ? std::optional<S>(S::E5M2) : std::nullopt;
   default:
     return std::nullopt;
   }
@@ -329,6 +337,9 @@ std::optional<tile::ScalarType> scalarTypeFromAnyName(const std::string &raw) {
       {"int64", tile::ScalarType::I64},    {"uint8", tile::ScalarType::U8},
       {"uint16", tile::ScalarType::U16},   {"uint32", tile::ScalarType::U32},
       {"uint64", tile::ScalarType::U64},   {"bool", tile::ScalarType::I1},
+      // torch's (and ml_dtypes') names of the fp8 encodings PTX calls e4m3 and
+      // e5m2; float8_e4m3fnuz / float8_e5m2fnuz are other encodings: unknown.
+      {"float8_e4m3fn", tile::ScalarType::E4M3}, {"float8_e5m2", tile::ScalarType::E5M2},
   };
   for (const auto &[name, t] : table)
     if (n == name)

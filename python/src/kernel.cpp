@@ -39,43 +39,6 @@ std::string paramLabel(size_t i, const ParamPlan &p) {
   return "argument " + std::to_string(i) + " ('" + p.name + "', " + p.type + ")";
 }
 
-uint16_t floatToHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  if ((x & 0x7fffffffu) > 0x7f800000u)
-    return uint16_t(sign | 0x7e00u); // NaN
-  int32_t exp = int32_t((x >> 23) & 0xffu) - 127 + 15;
-  uint32_t mant = x & 0x7fffffu;
-  if (exp >= 31)
-    return uint16_t(sign | 0x7c00u); // overflow -> inf
-  if (exp <= 0) {                    // subnormal half (or zero)
-    if (exp < -10)
-      return uint16_t(sign);
-    mant |= 0x800000u;
-    const uint32_t shift = uint32_t(14 - exp);
-    uint32_t h = mant >> shift;
-    const uint32_t rem = mant & ((1u << shift) - 1), halfway = 1u << (shift - 1);
-    if (rem > halfway || (rem == halfway && (h & 1)))
-      ++h;
-    return uint16_t(sign | h);
-  }
-  uint32_t h = (uint32_t(exp) << 10) | (mant >> 13);
-  const uint32_t rem = mant & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
-    ++h; // a carry into the exponent rounds up to the next binade (or inf)
-  return uint16_t(sign | h);
-}
-
-uint16_t floatToBf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u)
-    return uint16_t((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u); // round to nearest even
-  return uint16_t(x >> 16);
-}
-
 // A Python scalar as parameter `p`'s bits in `slot`; false with `why` set.
 bool convertScalar(PyObject *obj, tile::ScalarType t, uint64_t &slot, std::string &why) {
   using S = tile::ScalarType;
@@ -89,22 +52,10 @@ bool convertScalar(PyObject *obj, tile::ScalarType t, uint64_t &slot, std::strin
     const double v = PyFloat_AsDouble(obj);
     if (v == -1.0 && PyErr_Occurred())
       return false;
-    switch (t) {
-    case S::F64:
-      std::memcpy(&slot, &v, 8);
-      return true;
-    case S::F32: {
-      const float f = float(v);
-      std::memcpy(&slot, &f, 4);
-      return true;
-    }
-    case S::F16:
-      slot = floatToHalf(float(v));
-      return true;
-    default:
-      slot = floatToBf16(float(v));
-      return true;
-    }
+    // Rounded once from the double, as the device converts (cvt.rn; fp8
+    // saturates: cvt.rn.satfinite).
+    slot = tile::floatBits(t, v);
+    return true;
   }
   if (PyFloat_Check(obj)) {
     why = "a float is passed for an integer parameter (convert it with int())";
@@ -256,8 +207,8 @@ bool Kernel::marshal(PyObject *args, int &device, bool &sawTorch) {
           setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) + ": " + why);
         return false;
       }
-      d = tile::ArgDesc{tile::isFloatType(p.scalar) && p.scalar != tile::ScalarType::F16 &&
-                                p.scalar != tile::ScalarType::BF16
+      // float and double pass as themselves; f16, bf16 and fp8 as their bits.
+      d = tile::ArgDesc{p.scalar == tile::ScalarType::F32 || p.scalar == tile::ScalarType::F64
                             ? tile::ArgDesc::Kind::Float
                             : tile::ArgDesc::Kind::Integer,
                         tile::scalarBytes(p.scalar), tile::ArgDesc::Kind::Other, 0};

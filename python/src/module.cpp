@@ -291,8 +291,10 @@ const char *typestrOf(tile::ScalarType t) {
   case S::BF16: return "<V2"; // no typestr names bfloat16: two raw bytes
   case S::F32: return "<f4";
   case S::F64: return "<f8";
+  case S::E4M3:
+  case S::E5M2: return "|V1"; // no typestr names fp8: one raw byte
   }
-  return "<V1";
+  return "|V1";
 }
 
 py::dict cudaArrayInterface(uint64_t ptr, const std::vector<int64_t> &shape,
@@ -314,7 +316,7 @@ tile::ScalarType dtypeArg(const py::object &dtype) {
   auto t = scalarTypeFromAnyName(name);
   if (!t)
     throw py::value_error("unknown dtype '" + name +
-                          "' (tile names: i8..i64, u8..u64, f16, bf16, f32, f64)");
+                          "' (tile names: i8..i64, u8..u64, f16, bf16, f32, f64, e4m3, e5m2)");
   return *t;
 }
 

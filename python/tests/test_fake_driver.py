@@ -277,6 +277,37 @@ def test_scalar_conversion_and_errors():
         assert e.value.error_name == "CUDA_ERROR_INVALID_VALUE"
 
 
+def test_fp8_scalars_and_dtype_names():
+    """e4m3/e5m2 parameters get the value's bits as cvt.rn.satfinite makes
+    them (nearest even; past the largest finite, and infinities, saturate;
+    NaN is 0x7f), not an integer's or bf16's; torch's fp8 dtype names mean
+    the tile types, and the fnuz encodings (other bits) are refused."""
+    src = ("kernel q(out: ptr<e4m3, global>, a: e4m3, b: e5m2) threads(32) {\n"
+           "  out[0] = a\n}\n")
+    k = tilec.compile(src).q
+    out = tilec.empty(4, "float8_e4m3fn")
+    assert out.dtype == "e4m3" and out.nbytes == 4
+    record(8, 1, 1)
+    for a, b, want_a, want_b in [(1.0, 1.0, 0x38, 0x3c), (1, 2, 0x38, 0x40),
+                                 (-448.0, 57344.0, 0xfe, 0x7b),
+                                 (1e6, float("inf"), 0x7e, 0x7b),  # satfinite
+                                 (27.0, -1e9, 0x5e, 0xfb),        # a tie: 28 (even)
+                                 (float("nan"), 2.0 ** -16, 0x7f, 0x01)]:
+        k[1](out, a, b)
+        assert last_arg(1, 1)[0] == want_a, (a, hex(last_arg(1, 1)[0]))
+        assert last_arg(2, 1)[0] == want_b, (b, hex(last_arg(2, 1)[0]))
+    with pytest.raises(tilec.LaunchError, match="dtype e5m2"):
+        k[1](tilec.empty(4, "torch.float8_e5m2"), 1.0, 1.0)
+    with pytest.raises(tilec.LaunchError, match="dtype u8"):
+        k[1](tilec.empty(4, "u8"), 1.0, 1.0)  # fp8 data is typed, as f16 is
+    with pytest.raises(ValueError, match="unknown dtype"):
+        tilec.empty(4, "float8_e4m3fnuz")
+    bits = np.array([0x38, 0xfe, 0x7f, 0x01], np.uint8)
+    out.copy_from(bits)
+    assert np.array_equal(out.numpy(), bits)  # fp8 comes back as its bits
+    assert out.__cuda_array_interface__["typestr"] == "|V1"
+
+
 def test_argument_count_and_kind_errors():
     k = safety().touch
     a = tilec.empty(4, "i32")

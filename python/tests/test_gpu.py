@@ -100,6 +100,51 @@ def test_tensor_parameter_from_torch_and_dlpack():
     assert torch.equal(out2, out)
 
 
+def fp8():
+    return sample_module("tests/gpu/fp8.tile", "fp8.ptx")
+
+
+def test_fp8_from_torch_float8_tensors():
+    """torch.float8_e4m3fn / float8_e5m2 tensors are e4m3 / e5m2 data: every
+    code decodes on the device as torch decodes it, and f32 data converts as
+    torch converts it where both are defined (|x| <= 448: torch makes NaN past
+    it, cvt.rn.satfinite the largest finite)."""
+    m = fp8()
+    codes = torch.arange(256, dtype=torch.int32, device="cuda").to(torch.uint8)
+    q4, q5 = codes.view(torch.float8_e4m3fn), codes.view(torch.float8_e5m2)
+    f4, f5, v4 = (torch.empty(256, device="cuda") for _ in range(3))
+    h4 = torch.empty(256, dtype=torch.float16, device="cuda")
+    b5 = torch.empty(256, dtype=torch.bfloat16, device="cuda")
+    x45 = torch.empty(256, dtype=torch.float8_e5m2, device="cuda")
+    m.from_fp8[2](q4, q5, f4, f5, h4, b5, x45, v4, 256)
+    torch.cuda.synchronize()
+    for got, want in [(f4, q4.float()), (f5, q5.float()), (v4, q4.float()),
+                      (h4.float(), q4.float()), (b5.float(), q5.float()),
+                      (x45.float(), q4.float().to(torch.float8_e5m2).float())]:
+        assert torch.equal(got.isnan(), want.isnan())
+        ok = ~want.isnan()
+        assert torch.equal(got[ok], want[ok])
+    n = 1 << 16
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    x = torch.randn(n, device="cuda", generator=gen) * 150
+    x[:4] = torch.tensor([448.0, -464.0, 1e6, float("inf")], device="cuda")
+    h = x.half()
+    b = x.bfloat16()
+    q4, hq4, bq4 = (torch.empty(n, dtype=torch.float8_e4m3fn, device="cuda") for _ in range(3))
+    q5, hq5 = (torch.empty(n, dtype=torch.float8_e5m2, device="cuda") for _ in range(2))
+    m.to_fp8[n // 128](x, h, b, q4, q5, hq4, hq5, bq4, n)
+    torch.cuda.synchronize()
+    inside = x.abs() <= 448
+    for got, src in [(q4, x), (hq4, h), (bq4, b)]:
+        assert torch.equal(got.view(torch.uint8)[inside],
+                           src[inside].to(torch.float8_e4m3fn).view(torch.uint8))
+    assert q4.view(torch.uint8)[:4].tolist() == [0x7E, 0xFE, 0x7E, 0x7E]
+    assert torch.equal(q5.view(torch.uint8)[4:], x[4:].to(torch.float8_e5m2).view(torch.uint8))
+    assert torch.equal(hq5.view(torch.uint8)[4:], h[4:].to(torch.float8_e5m2).view(torch.uint8))
+    with pytest.raises(tilec.LaunchError, match="e5m2"):
+        m.from_fp8[2](q5, q5, f4, f5, h4, b5, x45, v4, 256)
+
+
 def test_custom_op_inside_torch_compile():
     k = safety().touch
     op = tilec.register_op("tilec_test::touch", k, grid=1, mutates_args=("out",))

@@ -43,9 +43,10 @@ def from_numpy(array, device=0):
 
 
 def _to_numpy(self):
-    """A numpy copy of the array (bf16 comes back as uint16 bits)."""
+    """A numpy copy of the array (bf16 comes back as uint16 bits, e4m3 and
+    e5m2 as uint8 bits)."""
     import numpy as np
-    dt = {"bf16": np.uint16, "i1": np.bool_}.get(self.dtype)
+    dt = {"bf16": np.uint16, "e4m3": np.uint8, "e5m2": np.uint8, "i1": np.bool_}.get(self.dtype)
     if dt is None:
         dt = np.dtype({"f16": "float16", "f32": "float32", "f64": "float64"}.get(
             self.dtype, self.dtype.replace("i", "int").replace("u", "uint")))

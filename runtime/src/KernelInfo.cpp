@@ -69,7 +69,7 @@ unsigned scalarBits(ScalarType t) {
 size_t scalarBytes(ScalarType t) { return t == ScalarType::I1 ? 1 : scalarBits(t) / 8; }
 bool isFloatType(ScalarType t) {
   return t == ScalarType::F16 || t == ScalarType::BF16 || t == ScalarType::F32 ||
-         t == ScalarType::F64;
+         t == ScalarType::F64 || isFp8Type(t);
 }
 bool isUnsignedType(ScalarType t) {
   return t == ScalarType::U8 || t == ScalarType::U16 || t == ScalarType::U32 ||
@@ -200,27 +200,11 @@ uint64_t unsignedBits(int64_t v, unsigned bits) {
                     : static_cast<uint64_t>(v) & ((uint64_t(1) << bits) - 1);
 }
 
-/// `x` rounded to nearest-even into the float format of `t` (infinity past
-/// its range). Rounding from a double is exact for the results the rule
-/// computes: + - * / of two values of a narrower format (53 >= 2p + 2 bits)
-/// and round-to-odd conversions (roundToOdd below).
-double roundTo(ScalarType t, double x) {
-  if (x == 0 || std::isnan(x) || std::isinf(x))
-    return x;
-  int precision = 24, emin = -126, emax = 127;
-  if (t == ScalarType::F16)
-    precision = 11, emin = -14, emax = 15;
-  else if (t == ScalarType::BF16)
-    precision = 8;
-  int e = 0;
-  std::frexp(x, &e); // |x| = m * 2^e, m in [0.5, 1)
-  int exponent = std::max(e - 1, emin);
-  double quantum = std::ldexp(1.0, exponent - (precision - 1));
-  double r = std::nearbyint(x / quantum) * quantum; // ties to even (default mode)
-  if (std::fabs(r) >= std::ldexp(1.0, emax + 1))
-    return r > 0 ? HUGE_VAL : -HUGE_VAL;
-  return r;
-}
+// Float results are rounded with roundToFloat (kernel_info.h), as the device
+// converts. Rounding from a double is exact for the results the rule
+// computes: + - * / of two values of a narrower format (53 >= 2p + 2 bits)
+// and round-to-odd conversions (roundToOdd below); f64 results are the
+// double's own.
 
 /// An integer as a double rounded to odd: exact below 2^53, else the low bit
 /// records what was cut, so one more rounding to a narrower format is correct.
@@ -241,22 +225,6 @@ double roundToOdd(int64_t v) {
   return v < 0 ? -d : d;
 }
 
-double halfBitsToDouble(uint16_t bits, bool brain) {
-  if (brain) {
-    uint32_t w = uint32_t(bits) << 16;
-    float f;
-    std::memcpy(&f, &w, 4);
-    return f;
-  }
-  int exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
-  double sign = (bits & 0x8000) ? -1.0 : 1.0;
-  if (exponent == 0x1f)
-    return mantissa ? std::nan("") : sign * HUGE_VAL;
-  if (exponent == 0)
-    return sign * std::ldexp(mantissa, -24);
-  return sign * std::ldexp(1024 + mantissa, exponent - 25);
-}
-
 class Evaluator {
 public:
   Evaluator(const KernelInfo &kernel, void *const *args) : kernel_(kernel), args_(args) {}
@@ -274,7 +242,7 @@ public:
     switch (e.op) {
     case SizeExpr::Op::Literal:
       if (isFloat)
-        r.f = roundTo(e.type, e.fvalue);
+        r.f = roundToFloat(e.type, e.fvalue);
       else
         r.i = wrap(static_cast<uint64_t>(e.value), bits);
       return r;
@@ -342,7 +310,7 @@ public:
         throw std::invalid_argument(std::string("malformed size expression: '") + sizeOpName(e.op) +
                                     "' on " + scalarTypeName(e.type));
       }
-      r.f = roundTo(e.type, v);
+      r.f = roundToFloat(e.type, v);
       return r;
     }
     const uint64_t ua = static_cast<uint64_t>(a.i), ub = static_cast<uint64_t>(b.i);
@@ -443,23 +411,11 @@ private:
     case ScalarType::I1:
       v.i = wrap(raw & 1, 1);
       break; // .u8 parameter, low bit
-    case ScalarType::F32: {
-      uint32_t w = static_cast<uint32_t>(raw);
-      float f;
-      std::memcpy(&f, &w, 4);
-      v.f = f;
-      break;
-    }
-    case ScalarType::F64: // an f64 parameter converted in a size (`d as i32`)
-      std::memcpy(&v.f, &raw, 8);
-      break;
-    case ScalarType::F16:
-      v.f = halfBitsToDouble(static_cast<uint16_t>(raw), false);
-      break;
-    case ScalarType::BF16:
-      v.f = halfBitsToDouble(static_cast<uint16_t>(raw), true);
-      break;
     default:
+      if (isFloatType(p.scalar)) { // converted in a size (`d as i32`, `(q as f32) as i32`)
+        v.f = floatValue(p.scalar, raw);
+        break;
+      }
       v.i = wrap(raw, scalarBits(p.scalar));
       break;
     }
@@ -474,9 +430,12 @@ private:
       int64_t value = from == ScalarType::I1 ? (v.i & 1) : v.i;
       r.i = wrap(static_cast<uint64_t>(value), toBits);
     } else if (!isFloatType(from)) {
-      r.f = roundTo(to, roundToOdd(v.i));
+      // One rounding, as cvt.rn.fN.s64: exact into a double below 2^53, and
+      // past it the double rounded to odd rounds correctly once more; an f64
+      // is the nearest double itself.
+      r.f = to == ScalarType::F64 ? static_cast<double>(v.i) : roundToFloat(to, roundToOdd(v.i));
     } else if (isFloatType(to)) {
-      r.f = roundTo(to, v.f);
+      r.f = roundToFloat(to, v.f);
     } else {
       // Toward zero, saturating to the range, NaN -> 0 (cvt.rzi saturates).
       double lo = -std::ldexp(1.0, toBits - 1), hi = std::ldexp(1.0, toBits - 1);
@@ -579,8 +538,8 @@ bool holds(ArgDesc::Kind kind, size_t size, ScalarType t) {
     return true;             // a struct: only its size is known
   case ArgDesc::Kind::Float: // float -> f32, double -> f64 (the size is checked above)
     return t == ScalarType::F32 || t == ScalarType::F64;
-  case ArgDesc::Kind::Integer: // f16/bf16 have no C++ type: their bits pass as integers
-    return !isFloatType(t) || t == ScalarType::F16 || t == ScalarType::BF16;
+  case ArgDesc::Kind::Integer: // f16/bf16/fp8 have no C++ type: their bits pass as integers
+    return !isFloatType(t) || (t != ScalarType::F32 && t != ScalarType::F64);
   case ArgDesc::Kind::DeviceBuffer:
   case ArgDesc::Kind::Tensor:
     return false;
@@ -662,8 +621,9 @@ std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, si
       hint = "pass a float";
     else if (p.scalar == ScalarType::F64)
       hint = "pass a double";
-    else if (isFloatType(p.scalar))
-      hint = "pass the 16-bit pattern as a uint16_t";
+    else if (isFloatType(p.scalar)) // f16, bf16, e4m3, e5m2: tile::floatBits makes the bits
+      hint = "pass the " + std::to_string(scalarBits(p.scalar)) + "-bit pattern as a uint" +
+             std::to_string(scalarBits(p.scalar)) + "_t (tile::floatBits)";
     else
       hint = "pass an integer of " + plural(p.size, "byte");
     return k + "argument " + std::to_string(i) + " is " + describe(a) + " but " + label(i) + " (" +

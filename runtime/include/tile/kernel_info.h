@@ -22,16 +22,29 @@
 namespace tile {
 
 /// The scalar types of the tile language (U8..U64 and F64 come last, so the older values keep their numbers).
-// E4M3 / E5M2 (fp8) come last; like f16 their bits pass as integers, and
-// no size expression computes with them (the language converts fp8 only to
-// and from f32/f16/bf16), so isFloatType leaves them out.
+// E4M3 / E5M2 (fp8) come last. f16, bf16 and fp8 have no C++ type: a C++
+// host passes their bits as an unsigned integer of their size
+// (floatBits below makes them).
 enum class ScalarType { I1, I8, I16, I32, I64, F16, BF16, F32, U8, U16, U32, U64, F64, E4M3, E5M2 };
 const char *scalarTypeName(ScalarType t); // "i32"
 std::optional<ScalarType> scalarTypeFromName(const std::string &name);
 unsigned scalarBits(ScalarType t); // i1 -> 1
 size_t scalarBytes(ScalarType t);  // i1 -> 1 (passed and stored as a byte)
-bool isFloatType(ScalarType t);    // f16, bf16, f32, f64
+bool isFloatType(ScalarType t);    // f16, bf16, f32, f64, e4m3, e5m2
+bool isFp8Type(ScalarType t);      // e4m3, e5m2
 bool isUnsignedType(ScalarType t); // u8..u64
+
+/// `x` in float type `t` (f16, bf16, f32, f64, e4m3, e5m2) as the device
+/// converts a wider value: round to nearest even; past the largest finite
+/// f16/bf16/f32 become infinity (cvt.rn) and e4m3/e5m2 saturate to it, as
+/// infinities do (cvt.rn.satfinite); a NaN becomes the canonical NaN (0x7f
+/// for fp8). The result is the bits, in the low bits of the word.
+uint64_t floatBits(ScalarType t, double x);
+/// The value of float type `t`'s bits (e4m3 has no infinity: S.1111.111 is
+/// its NaN).
+double floatValue(ScalarType t, uint64_t bits);
+/// `x` rounded to float type `t`: floatValue(t, floatBits(t, x)).
+double roundToFloat(ScalarType t, double x);
 
 /// TMA shared-memory swizzle (CUtensorMapSwizzle): the byte span the XOR
 /// pattern repeats over; the tile's shared layout, the tensor map and (later)
