@@ -1,7 +1,7 @@
 // The host side of the fp8 GEMMs (gemm_fp8.tile), without a GPU: e4m3 /
-// e5m2 encoding and decoding with PTX's rounding (cvt.rn.satfinite: nearest
-// even, a finite value past the largest and an infinity saturate to the
-// largest finite of its sign, NaN stays NaN), quantisation of f32 data with
+// e5m2 encoding and decoding as the device converts (tile::floatBits:
+// cvt.rn.satfinite, nearest even, a finite value past the largest and an
+// infinity saturate to the largest finite of its sign), quantisation of f32 data with
 // per-tensor, per-row/column and 128 x 128 block scales, test data with
 // outliers, and the float64 references (of the dequantised fp8 inputs and of
 // the original f32 data). fp8.cpp runs them against the GPU (`gemm --fp8`);
@@ -20,58 +20,15 @@ namespace gemm::fp8 {
 enum class Format { E4M3, E5M2 };
 inline const char *formatName(Format f) { return f == Format::E4M3 ? "e4m3" : "e5m2"; }
 
-struct FormatInfo {
-  int mbits, bias;
-  double maxFinite;
-  uint8_t maxCode, nanCode;
-};
-inline FormatInfo info(Format f) {
-  // e4m3: no infinity, S.1111.111 is NaN, largest 1.75 * 2^8 = 448 (0x7e);
-  // e5m2: IEEE-like, largest 1.75 * 2^15 = 57344 (0x7b), 0x7c infinity.
-  return f == Format::E4M3 ? FormatInfo{3, 7, 448.0, 0x7e, 0x7f}
-                           : FormatInfo{2, 15, 57344.0, 0x7b, 0x7f};
+inline tile::ScalarType scalarType(Format f) {
+  return f == Format::E4M3 ? tile::ScalarType::E4M3 : tile::ScalarType::E5M2;
 }
-
-// x rounded to nearest even and saturated (cvt.rn.satfinite.{e4m3,e5m2}x2.f32).
-inline uint8_t encode(double x, Format f) {
-  const FormatInfo fi = info(f);
-  if (std::isnan(x))
-    return fi.nanCode;
-  const uint8_t sign = std::signbit(x) ? 0x80 : 0;
-  const double a = std::fabs(x);
-  if (a >= fi.maxFinite) // infinities and overflow: satfinite
-    return uint8_t(sign | fi.maxCode);
-  const int emin = 1 - fi.bias; // the smallest normal exponent
-  int e = a > 0 ? std::ilogb(a) : emin;
-  if (e < emin)
-    e = emin; // subnormals share the smallest normal's step
-  const double step = std::ldexp(1.0, e - fi.mbits);
-  const double q = std::nearbyint(a / step) * step; // ties to even (default mode)
-  if (q >= fi.maxFinite)
-    return uint8_t(sign | fi.maxCode);
-  if (q == 0)
-    return sign;
-  int qe = std::ilogb(q);
-  if (qe < emin) // a subnormal: exponent field 0
-    return uint8_t(sign | uint8_t(std::lround(q / std::ldexp(1.0, emin - fi.mbits))));
-  const int mant = int(std::lround((q / std::ldexp(1.0, qe) - 1.0) * (1 << fi.mbits)));
-  return uint8_t(sign | uint8_t((qe + fi.bias) << fi.mbits) | uint8_t(mant));
-}
-
-inline double decode(uint8_t c, Format f) {
-  const FormatInfo fi = info(f);
-  const double sign = (c & 0x80) ? -1.0 : 1.0;
-  const int ebits = 7 - fi.mbits;
-  const int exp = (c >> fi.mbits) & ((1 << ebits) - 1);
-  const int mant = c & ((1 << fi.mbits) - 1);
-  if (f == Format::E4M3 && exp == 15 && mant == 7)
-    return NAN;
-  if (f == Format::E5M2 && exp == 31)
-    return mant ? NAN : sign * INFINITY;
-  if (exp == 0)
-    return sign * std::ldexp(double(mant), 1 - fi.bias - fi.mbits);
-  return sign * std::ldexp(1.0 + double(mant) / (1 << fi.mbits), exp - fi.bias);
-}
+// x rounded as the device converts it (cvt.rn.satfinite): the runtime's
+// model of the formats, tile::floatBits / tile::floatValue.
+inline uint8_t encode(double x, Format f) { return uint8_t(tile::floatBits(scalarType(f), x)); }
+inline double decode(uint8_t c, Format f) { return tile::floatValue(scalarType(f), c); }
+/// The largest finite value: 448 (e4m3, 0x7e), 57344 (e5m2, 0x7b).
+inline double maxFinite(Format f) { return decode(f == Format::E4M3 ? 0x7e : 0x7b, f); }
 
 // ---------------------------------------------------------------- scaling
 enum class Scaling { Tensor, RowCol, Block };
@@ -118,7 +75,7 @@ inline int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 // The scale that maps the group's largest magnitude onto the format's
 // largest finite value (1 for an all-zero group).
 inline float scaleFor(double amax, Format f) {
-  return amax > 0 ? float(amax / info(f).maxFinite) : 1.0f;
+  return amax > 0 ? float(amax / maxFinite(f)) : 1.0f;
 }
 
 // Quantises row-major f32 A [M, K] and B [N, K].
