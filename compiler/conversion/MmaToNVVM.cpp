@@ -84,6 +84,22 @@ Value descriptor(OpBuilder &b, Location loc, Value tile, Value row, TileLayoutAt
   return LLVM::OrOp::create(b, loc, wide, i64Const(b, loc, fixed));
 }
 
+/// Whether the accumulator operand of an mma is `zeros<T>[M, N]` (a
+/// tile.frag_zeros, or what the conversion already made of one). Such an mma
+/// starts its first k step with scale-d = 0 (PTX ISA 9.7.15.5.2: D = A * B,
+/// the input D not read) instead of zeroing the accumulator registers: the
+/// movs sit between a ring stage's arrival and the wgmma issue otherwise.
+bool isZeroAccumulator(Value original, Value converted) {
+  if (original.getDefiningOp<FragZerosOp>())
+    return true;
+  while (auto cast = converted.getDefiningOp<UnrealizedConversionCastOp>()) {
+    if (cast->getNumOperands() != 1)
+      return false;
+    converted = cast->getOperand(0);
+  }
+  return converted.getDefiningOp<LLVM::ZeroOp>() != nullptr;
+}
+
 struct FragZerosLowering : ConvertOpToLLVMPattern<FragZerosOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(FragZerosOp op, OpAdaptor,
@@ -144,18 +160,21 @@ struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
     auto layoutA = op.getAKMajor() ? NVVM::MMALayout::row : NVVM::MMALayout::col;
     auto layoutB = op.getBKMajor() ? NVVM::MMALayout::col : NVVM::MMALayout::row;
 
-    // Split the fragment into its 64-row blocks.
+    // Split the fragment into its 64-row blocks (a zeros accumulator: no
+    // registers to pass, the first k step does not read them).
     Value acc = adaptor.getAcc();
+    bool zeroAcc = isZeroAccumulator(op.getAcc(), acc);
     SmallVector<Value> parts;
     for (int64_t blk = 0; blk < blocks; ++blk) {
       Value part = LLVM::UndefOp::create(rewriter, loc, blockType);
-      for (int64_t r = 0; r < perBlock; ++r) {
+      for (int64_t r = 0; r < perBlock && !zeroAcc; ++r) {
         Value v = LLVM::ExtractValueOp::create(rewriter, loc, acc, blk * perBlock + r);
         part = LLVM::InsertValueOp::create(rewriter, loc, part, v, r);
       }
       parts.push_back(part);
     }
     for (int64_t k0 = 0; k0 < (int64_t)op.getK(); k0 += kStep) {
+      auto scaleD = zeroAcc && k0 == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one;
       Value descB = descriptor(rewriter, loc, adaptor.getB(), adaptor.getBRow(), op.getBLayout(),
                                op.getBKMajor(), 0, k0, elemBytes);
       for (int64_t blk = 0; blk < blocks; ++blk) {
@@ -166,7 +185,7 @@ struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
             NVVM::MMAShapeAttr::get(ctx, target::kWgmmaM, n, kStep),
             NVVM::WGMMATypesAttr::get(ctx, typeA), NVVM::WGMMATypesAttr::get(ctx, typeB),
             NVVM::WGMMATypesAttr::get(ctx, accType),
-            NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+            NVVM::WGMMAScaleOutAttr::get(ctx, scaleD),
             NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
             NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
             NVVM::MMALayoutAttr::get(ctx, layoutA), NVVM::MMALayoutAttr::get(ctx, layoutB),
@@ -205,10 +224,14 @@ struct MmaRegALowering : ConvertOpToLLVMPattern<MmaRegAOp> {
     int64_t transB = op.getBKMajor() ? 0 : 1; // imm-trans-b = 0 reads B K-major
 
     Value acc = adaptor.getAcc(), a = adaptor.getA();
+    bool zeroAcc = isZeroAccumulator(op.getAcc(), acc); // scale-d = 0 first, as above
+    Type regType = blockType.getBody().front();
     SmallVector<SmallVector<Value>> regs(blocks);
     for (int64_t blk = 0; blk < blocks; ++blk)
       for (int64_t r = 0; r < perBlock; ++r)
-        regs[blk].push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc, blk * perBlock + r));
+        regs[blk].push_back(
+            zeroAcc ? Value(LLVM::UndefOp::create(rewriter, loc, regType))
+                    : Value(LLVM::ExtractValueOp::create(rewriter, loc, acc, blk * perBlock + r)));
     int64_t elemBytes = scalarByteWidth(elem);
     for (int64_t k0 = 0; k0 < op.getK(); k0 += target::kWgmmaK16Bit) {
       Value descB = descriptor(rewriter, loc, adaptor.getB(), adaptor.getBRow(), op.getBLayout(),
@@ -224,7 +247,8 @@ struct MmaRegALowering : ConvertOpToLLVMPattern<MmaRegAOp> {
           aRegs.push_back(as.operand(
               LLVM::ExtractValueOp::create(rewriter, loc, a, blk * aPerBlock + aFirst + r), "r"));
         std::string desc = as.operand(descB, "l");
-        as.line("{").line(".reg .pred p;").line("setp.ne.b32 p, 1, 0;");
+        bool scaleD = !(zeroAcc && k0 == 0);
+        as.line("{").line(".reg .pred p;").line(scaleD ? "setp.ne.b32 p, 1, 0;" : "setp.ne.b32 p, 0, 0;");
         as.line(opcode + " {" + llvm::join(d, ", ") + "}, {" + llvm::join(aRegs, ", ") + "}, " +
                 desc + ", p, 1, 1, " + std::to_string(transB) + ";");
         as.line("}");
