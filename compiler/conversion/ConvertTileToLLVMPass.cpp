@@ -17,11 +17,17 @@ namespace mlir::tile {
 
 using namespace mlir;
 
+namespace mlir::tile {
+// MmaToNVVM.cpp: fragments live across a wgmma issue are pinned before it.
+void pinFragmentsLiveAcrossWgmma(Operation *root);
+} // namespace mlir::tile
+
 namespace {
 struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
   using Base::Base;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    tile::pinFragmentsLiveAcrossWgmma(getOperation());
     LowerToLLVMOptions options(ctx);
     options.overrideIndexBitwidth(64);
     LLVMTypeConverter converter(ctx, options);
