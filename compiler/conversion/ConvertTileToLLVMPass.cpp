@@ -1,4 +1,5 @@
 //===- ConvertTileToLLVMPass.cpp - the tile -> LLVM/NVVM pass --------------===//
+#include "FragmentPins.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Conversion/TileToLLVM.h"
 #include "tilec/Passes.h"
@@ -16,11 +17,6 @@ namespace mlir::tile {
 } // namespace mlir::tile
 
 using namespace mlir;
-
-namespace mlir::tile {
-// MmaToNVVM.cpp: fragments live across a wgmma issue are pinned before it.
-void pinFragmentsLiveAcrossWgmma(Operation *root);
-} // namespace mlir::tile
 
 namespace {
 struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {

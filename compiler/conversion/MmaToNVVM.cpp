@@ -32,6 +32,7 @@
 // convert-nvvm-to-llvm after this conversion (Pipeline.cpp).
 //===----------------------------------------------------------------------===//
 #include "ConversionUtils.h"
+#include "FragmentPins.h"
 #include "PTXBuilder.h"
 
 #include "tile/Dialect/TileDialect.h"
@@ -406,10 +407,6 @@ void mlir::tile::addFragTypeConversion(LLVMTypeConverter &converter) {
 /// registers live), and nothing where groups are pending: an accumulator
 /// in flight must not be touched (PTX ISA 9.7.15.6.1). Runs on the tile IR
 /// after convert-scf-to-cf, before the conversion.
-namespace mlir::tile {
-void pinFragmentsLiveAcrossWgmma(Operation *root);
-} // namespace mlir::tile
-
 void mlir::tile::pinFragmentsLiveAcrossWgmma(Operation *root) {
   SmallVector<Value> slots;
   root->walk([&](LocalVarOp var) {
