@@ -1,4 +1,5 @@
 //===- ConvertTileToLLVMPass.cpp - the tile -> LLVM/NVVM pass --------------===//
+#include "FragmentPins.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Conversion/TileToLLVM.h"
 #include "tilec/Passes.h"
@@ -22,6 +23,7 @@ struct ConvertTileToLLVMPass : tile::impl::ConvertTileToLLVMBase<ConvertTileToLL
   using Base::Base;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    tile::pinFragmentsLiveAcrossWgmma(getOperation());
     LowerToLLVMOptions options(ctx);
     options.overrideIndexBitwidth(64);
     LLVMTypeConverter converter(ctx, options);

@@ -32,6 +32,7 @@
 // convert-nvvm-to-llvm after this conversion (Pipeline.cpp).
 //===----------------------------------------------------------------------===//
 #include "ConversionUtils.h"
+#include "FragmentPins.h"
 #include "PTXBuilder.h"
 
 #include "tile/Dialect/TileDialect.h"
@@ -84,6 +85,30 @@ Value descriptor(OpBuilder &b, Location loc, Value tile, Value row, TileLayoutAt
   return LLVM::OrOp::create(b, loc, wide, i64Const(b, loc, fixed));
 }
 
+/// Attributes pinFragmentsLiveAcrossWgmma puts before the conversion:
+/// kPinAttr on the load of a pinned fragment variable (PinnedLoadLowering
+/// emits the pin after it); kOverwritesAttr on an mma on zeros whose
+/// accumulator operand it replaced by the old value of the variable its
+/// product is stored to (the first k step still has scale-d = 0).
+constexpr llvm::StringLiteral kPinAttr = "tile.pin";
+constexpr llvm::StringLiteral kOverwritesAttr = "tile.overwrites";
+
+/// Whether the accumulator operand of an mma is `zeros<T>[M, N]` (a
+/// tile.frag_zeros, or what the conversion already made of one). Such an mma
+/// starts its first k step with scale-d = 0 (PTX ISA 9.7.15.5.2: D = A * B,
+/// the input D not read) instead of zeroing the accumulator registers: the
+/// movs sit between a ring stage's arrival and the wgmma issue otherwise.
+bool isZeroAccumulator(Value original, Value converted) {
+  if (original.getDefiningOp<FragZerosOp>())
+    return true;
+  while (auto cast = converted.getDefiningOp<UnrealizedConversionCastOp>()) {
+    if (cast->getNumOperands() != 1)
+      return false;
+    converted = cast->getOperand(0);
+  }
+  return converted.getDefiningOp<LLVM::ZeroOp>() != nullptr;
+}
+
 struct FragZerosLowering : ConvertOpToLLVMPattern<FragZerosOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(FragZerosOp op, OpAdaptor,
@@ -93,6 +118,93 @@ struct FragZerosLowering : ConvertOpToLLVMPattern<FragZerosOp> {
     return success();
   }
 };
+
+/// A fragment variable's load marked `tile.pin`: the load, then an empty
+/// `asm volatile` with each register an output tied to its input (CUTLASS's
+/// warpgroup_fence_operand). No PTX instruction, but LLVM computes the
+/// stored value before the asm and keeps the asm ordered with the wgmma asm
+/// after it, so a fragment computed before an mma is issued is not sunk
+/// past it (MachineSink otherwise moves a promotion fma into the block of
+/// its use after the next wgmma, keeping two products live).
+struct PinnedLoadLowering : ConvertOpToLLVMPattern<LoadOp> {
+  PinnedLoadLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern<LoadOp>(converter, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto frag = dyn_cast<FragType>(op.getType());
+    if (!frag || !op->hasAttr(kPinAttr))
+      return failure();
+    Location loc = op.getLoc();
+    int64_t count = frag.getRegistersPerThread();
+    auto type = registerStruct(getContext(), frag, count);
+    Value v = LLVM::LoadOp::create(rewriter, loc, type, adaptor.getPtr());
+    ptx::Asm as(rewriter, loc);
+    as.results(type, count, frag.isPacked() ? "r" : "f");
+    for (int64_t r = 0; r < count; ++r)
+      as.operand(LLVM::ExtractValueOp::create(rewriter, loc, v, r), std::to_string(r));
+    rewriter.replaceOp(op, as.emit());
+    return success();
+  }
+};
+
+bool isWgmmaOp(Operation *op) {
+  return isa<MmaOp, MmaRegAOp, WgmmaCommitOp, WgmmaWaitOp, WgmmaFenceOp>(op);
+}
+
+/// No wgmma group can be pending at `fence`: walking back in its block, the
+/// first op that is (or holds) a wgmma op is a wait_group 0.
+bool nothingPending(WgmmaFenceOp fence) {
+  for (Operation *op = fence->getPrevNode(); op; op = op->getPrevNode()) {
+    if (auto wait = dyn_cast<WgmmaWaitOp>(op))
+      return wait.getPending() == 0;
+    if (op->walk([](Operation *inner) {
+            return isWgmmaOp(inner) ? WalkResult::interrupt() : WalkResult::advance();
+          }).wasInterrupted())
+      return false;
+  }
+  return false; // the block's start: what came before is not known here
+}
+
+/// Whether `slot` may be read after `from` before it is written: along
+/// every path of the control-flow graph (the structured loops are branches
+/// by now), the first load or store of it; a load on some path makes it
+/// live. A path that leaves the region reads nothing.
+bool readBeforeWritten(Operation *from, Value slot) {
+  // The first access in op (nested regions included, in order), if any.
+  auto firstAccess = [&](Operation *op) -> std::optional<bool> {
+    std::optional<bool> found;
+    op->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+      if (auto load = dyn_cast<LoadOp>(inner); load && load.getPtr() == slot)
+        found = true;
+      else if (auto store = dyn_cast<StoreOp>(inner); store && store.getPtr() == slot)
+        found = false;
+      return found ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    return found;
+  };
+  SmallVector<Operation *> work{from->getNextNode()};
+  llvm::SmallPtrSet<Block *, 16> seen;
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    std::optional<bool> found;
+    Operation *last = nullptr;
+    for (; op && !found; op = op->getNextNode()) {
+      found = firstAccess(op);
+      last = op;
+    }
+    if (found) {
+      if (*found)
+        return true;
+      continue;
+    }
+    if (!last)
+      continue;
+    for (Block *succ : last->getSuccessors())
+      if (seen.insert(succ).second && !succ->empty())
+        work.push_back(&succ->front());
+  }
+  return false;
+}
 
 struct FragExtractLowering : ConvertOpToLLVMPattern<FragExtractOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -144,18 +256,24 @@ struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
     auto layoutA = op.getAKMajor() ? NVVM::MMALayout::row : NVVM::MMALayout::col;
     auto layoutB = op.getBKMajor() ? NVVM::MMALayout::col : NVVM::MMALayout::row;
 
-    // Split the fragment into its 64-row blocks.
+    // Split the fragment into its 64-row blocks (a zeros accumulator: no
+    // registers to pass, the first k step does not read them).
     Value acc = adaptor.getAcc();
+    bool zeroAcc = isZeroAccumulator(op.getAcc(), acc);
+    // The registers of the variable the product overwrites, read by nothing.
+    bool reuse = op->hasAttr(kOverwritesAttr);
     SmallVector<Value> parts;
     for (int64_t blk = 0; blk < blocks; ++blk) {
       Value part = LLVM::UndefOp::create(rewriter, loc, blockType);
-      for (int64_t r = 0; r < perBlock; ++r) {
+      for (int64_t r = 0; r < perBlock && (!zeroAcc || reuse); ++r) {
         Value v = LLVM::ExtractValueOp::create(rewriter, loc, acc, blk * perBlock + r);
         part = LLVM::InsertValueOp::create(rewriter, loc, part, v, r);
       }
       parts.push_back(part);
     }
     for (int64_t k0 = 0; k0 < (int64_t)op.getK(); k0 += kStep) {
+      auto scaleD = (zeroAcc || reuse) && k0 == 0 ? NVVM::WGMMAScaleOut::zero
+                                                  : NVVM::WGMMAScaleOut::one;
       Value descB = descriptor(rewriter, loc, adaptor.getB(), adaptor.getBRow(), op.getBLayout(),
                                op.getBKMajor(), 0, k0, elemBytes);
       for (int64_t blk = 0; blk < blocks; ++blk) {
@@ -166,7 +284,7 @@ struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
             NVVM::MMAShapeAttr::get(ctx, target::kWgmmaM, n, kStep),
             NVVM::WGMMATypesAttr::get(ctx, typeA), NVVM::WGMMATypesAttr::get(ctx, typeB),
             NVVM::WGMMATypesAttr::get(ctx, accType),
-            NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+            NVVM::WGMMAScaleOutAttr::get(ctx, scaleD),
             NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
             NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
             NVVM::MMALayoutAttr::get(ctx, layoutA), NVVM::MMALayoutAttr::get(ctx, layoutB),
@@ -205,10 +323,16 @@ struct MmaRegALowering : ConvertOpToLLVMPattern<MmaRegAOp> {
     int64_t transB = op.getBKMajor() ? 0 : 1; // imm-trans-b = 0 reads B K-major
 
     Value acc = adaptor.getAcc(), a = adaptor.getA();
+    bool zeroAcc = isZeroAccumulator(op.getAcc(), acc); // scale-d = 0 first, as above
+    bool reuse = op->hasAttr(kOverwritesAttr);
+    Type regType = blockType.getBody().front();
     SmallVector<SmallVector<Value>> regs(blocks);
     for (int64_t blk = 0; blk < blocks; ++blk)
       for (int64_t r = 0; r < perBlock; ++r)
-        regs[blk].push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc, blk * perBlock + r));
+        regs[blk].push_back(
+            zeroAcc && !reuse
+                ? Value(LLVM::UndefOp::create(rewriter, loc, regType))
+                    : Value(LLVM::ExtractValueOp::create(rewriter, loc, acc, blk * perBlock + r)));
     int64_t elemBytes = scalarByteWidth(elem);
     for (int64_t k0 = 0; k0 < op.getK(); k0 += target::kWgmmaK16Bit) {
       Value descB = descriptor(rewriter, loc, adaptor.getB(), adaptor.getBRow(), op.getBLayout(),
@@ -224,7 +348,8 @@ struct MmaRegALowering : ConvertOpToLLVMPattern<MmaRegAOp> {
           aRegs.push_back(as.operand(
               LLVM::ExtractValueOp::create(rewriter, loc, a, blk * aPerBlock + aFirst + r), "r"));
         std::string desc = as.operand(descB, "l");
-        as.line("{").line(".reg .pred p;").line("setp.ne.b32 p, 1, 0;");
+        bool scaleD = !((zeroAcc || reuse) && k0 == 0);
+        as.line("{").line(".reg .pred p;").line(scaleD ? "setp.ne.b32 p, 1, 0;" : "setp.ne.b32 p, 0, 0;");
         as.line(opcode + " {" + llvm::join(d, ", ") + "}, {" + llvm::join(aRegs, ", ") + "}, " +
                 desc + ", p, 1, 1, " + std::to_string(transB) + ";");
         as.line("}");
@@ -272,8 +397,69 @@ void mlir::tile::addFragTypeConversion(LLVMTypeConverter &converter) {
   });
 }
 
+/// Fragments live across a wgmma issue are computed before it. At a
+/// tile.wgmma_fence with no wgmma group pending (the block's last wgmma op
+/// is a wait_group 0: a consume block's second turn, an mma after one whose
+/// result the block read), every fragment variable that may be read after
+/// the fence before being written is loaded (marked kPinAttr: the load is
+/// followed by the pin) and stored back right before the fence. Not a
+/// variable the fence's mma overwrites first (that would keep its old
+/// registers live), and nothing where groups are pending: an accumulator
+/// in flight must not be touched (PTX ISA 9.7.15.6.1). Runs on the tile IR
+/// after convert-scf-to-cf, before the conversion.
+void mlir::tile::pinFragmentsLiveAcrossWgmma(Operation *root) {
+  SmallVector<Value> slots;
+  root->walk([&](LocalVarOp var) {
+    auto ptr = dyn_cast<PtrType>(var.getType());
+    if (ptr && isa<FragType>(ptr.getElementType()))
+      slots.push_back(var.getResult());
+  });
+  if (slots.empty())
+    return;
+  // An mma on zeros whose product is stored to a fragment variable (`p =
+  // mma(a, b, zeros)`) writes the registers that variable had: its old
+  // value becomes the (tied) accumulator operand, read by nothing (scale-d
+  // = 0). With the undefined input of a zeros accumulator, ptxas may place
+  // the new product in other registers and issue the wgmma before the code
+  // still reading the old product (the previous K-block's promotion): both
+  // products live. Sharing the registers orders that code first.
+  root->walk([&](Operation *op) {
+    if (!isa<MmaOp, MmaRegAOp>(op) || !op->getResult(0).hasOneUse())
+      return;
+    Value acc = isa<MmaOp>(op) ? cast<MmaOp>(op).getAcc() : cast<MmaRegAOp>(op).getAcc();
+    auto store = dyn_cast<StoreOp>(*op->getResult(0).getUsers().begin());
+    if (!acc.getDefiningOp<FragZerosOp>() || !store || store.getValue() != op->getResult(0) ||
+        !llvm::is_contained(slots, store.getPtr()))
+      return;
+    OpBuilder b(op);
+    auto old = LoadOp::create(b, op->getLoc(), acc.getType(), store.getPtr(), MemoryOrder::weak,
+                              MemoryScope::cta);
+    op->setOperand(0, old.getResult());
+    op->setAttr(kOverwritesAttr, b.getUnitAttr());
+  });
+  SmallVector<WgmmaFenceOp> fences;
+  root->walk([&](WgmmaFenceOp fence) {
+    if (nothingPending(fence))
+      fences.push_back(fence);
+  });
+  for (WgmmaFenceOp fence : fences) {
+    OpBuilder b(fence);
+    for (Value slot : slots) {
+      if (!readBeforeWritten(fence, slot))
+        continue;
+      Type type = cast<PtrType>(slot.getType()).getElementType();
+      auto load =
+          LoadOp::create(b, fence.getLoc(), type, slot, MemoryOrder::weak, MemoryScope::cta);
+      load->setAttr(kPinAttr, b.getUnitAttr());
+      StoreOp::create(b, fence.getLoc(), load.getResult(), slot, MemoryOrder::weak,
+                      MemoryScope::cta);
+    }
+  }
+}
+
 void mlir::tile::populateTileMmaToNVVMPatterns(LLVMTypeConverter &converter,
                                                RewritePatternSet &patterns) {
+  patterns.add<PinnedLoadLowering>(converter);
   patterns.add<FragZerosLowering, FragExtractLowering, MmaLowering, MmaRegALowering,
                WgmmaFenceLowering, WgmmaCommitLowering, WgmmaWaitLowering>(converter);
 }

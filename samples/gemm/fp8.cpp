@@ -165,6 +165,10 @@ struct Kernels {
   tile::Kernel get(const std::string &name, int64_t bn, Format f) const {
     return module.kernel(name, {{"BN", bn}}, {{"T", formatName(f)}});
   }
+  // gemm_fp8_block_n256 has no BN parameter (its tile is two B blocks wide).
+  tile::Kernel getFixed(const std::string &name, Format f) const {
+    return module.kernel(name, {}, {{"T", formatName(f)}});
+  }
 };
 
 // Device copies of one quantised problem.
@@ -185,16 +189,19 @@ tile::TensorElement element(Format f) {
   return f == Format::E4M3 ? tile::TensorElement::E4M3 : tile::TensorElement::E5M2;
 }
 
-// One launch of the kernel for q's scaling (`bn`: the per-tensor and
-// per-row/col tile width; block scaling is compiled for BN = 128).
+// One launch of the kernel for q's scaling (`bn`: the tile width, 256 or
+// 128; block scaling: gemm_fp8_block at BN = 128, one B block per tile, or
+// gemm_fp8_block_n256, two).
 std::function<void()> launcher(const Kernels &ks, const Quantized &q, Device &d, int64_t bn,
                                int64_t *clustersOut = nullptr) {
+  const bool wideBlock = q.scaling == Scaling::Block && bn == 256;
   const std::string name = q.scaling == Scaling::Tensor   ? "gemm_fp8"
                            : q.scaling == Scaling::RowCol ? "gemm_fp8_rowcol"
+                           : wideBlock                    ? "gemm_fp8_block_n256"
                                                           : "gemm_fp8_block";
-  if (q.scaling == Scaling::Block)
+  if (q.scaling == Scaling::Block && !wideBlock)
     bn = 128;
-  tile::Kernel k = ks.get(name, bn, q.format);
+  tile::Kernel k = wideBlock ? ks.getFixed(name, q.format) : ks.get(name, bn, q.format);
   tile::Tensor ta(d.a.ptr(), element(q.format), {q.m, q.kp});
   tile::Tensor tb(d.b.ptr(), element(q.format), {q.n, q.kp});
   tile::Tensor tc(d.c.ptr(), tile::TensorElement::BF16, {q.m, q.n});
@@ -317,10 +324,10 @@ std::vector<uint16_t> runOnce(const std::function<void()> &launch, Device &d) {
   return d.c.toHost();
 }
 
-void report(const char *what, const Comparison &c, double bound, bool &ok) {
+void report(const std::string &what, const Comparison &c, double bound, bool &ok) {
   const bool good = c.nonFinite == 0 && (bound <= 0 || c.relFrobenius < bound);
   ok = ok && good;
-  std::printf("    %-44s rel. Frobenius %.3e%s, max |diff| %.3e%s%s\n", what, c.relFrobenius,
+  std::printf("    %-44s rel. Frobenius %.3e%s, max |diff| %.3e%s%s\n", what.c_str(), c.relFrobenius,
               bound > 0 ? (" (bound " + std::to_string(bound).substr(0, 5) + ")").c_str() : "",
               c.maxAbs,
               c.nonFinite ? (", " + std::to_string(c.nonFinite) + " non-finite").c_str() : "",
@@ -371,10 +378,23 @@ int runCheck(const Options &o) {
       std::printf("  %s:\n", scalingName(s));
       int64_t clusters = 0;
       const std::vector<uint16_t> got = runOnce(launcher(ks, q, d, o.bn, &clusters), d);
-      report("tilec vs float64 of the dequantised inputs", compareBf16(o.m, o.n, got, rows, refQ),
-             1e-2, ok);
-      report("tilec vs float64 of the f32 data", compareBf16(o.m, o.n, got, rows, refF), boundOrig,
-             ok);
+      const char *tileName = s == Scaling::Block ? (o.bn == 256 ? " (256-column tiles)"
+                                                                : " (128-column tiles)")
+                                                 : "";
+      report(std::string("tilec vs float64 of the dequantised inputs") + tileName,
+             compareBf16(o.m, o.n, got, rows, refQ), 1e-2, ok);
+      report(std::string("tilec vs float64 of the f32 data") + tileName,
+             compareBf16(o.m, o.n, got, rows, refF), boundOrig, ok);
+      if (s == Scaling::Block) {
+        // Both block kernels: the other tile width too.
+        const int64_t other = o.bn == 256 ? 128 : 256;
+        const std::vector<uint16_t> got2 = runOnce(launcher(ks, q, d, other), d);
+        const char *otherName = other == 256 ? " (256-column tiles)" : " (128-column tiles)";
+        report(std::string("tilec vs float64 of the dequantised inputs") + otherName,
+               compareBf16(o.m, o.n, got2, rows, refQ), 1e-2, ok);
+        report(std::string("tilec vs float64 of the f32 data") + otherName,
+               compareBf16(o.m, o.n, got2, rows, refF), boundOrig, ok);
+      }
       if (s != Scaling::Tensor)
         continue;
       // Accumulation precision: the block kernel with every scale 1 times
@@ -450,11 +470,13 @@ int runBench(const Options &o) {
      << o.runs << " runs after " << o.warmup
      << " warm-up runs, each side timed twice in alternation, the lower median. Ratios: "
         "cuBLASLt time / tilec time (> 1: tilec faster); block = 1x128 A and 128x128 B scales, "
-        "promoted every 128 K; rowcol = per-row A and per-column B scales.\n\n"
+        "promoted every 128 K (BN128: gemm_fp8_block, BN256: gemm_fp8_block_n256; block / "
+        "tensor: the faster block kernel against the faster per-tensor one); rowcol = per-row A "
+        "and per-column B scales.\n\n"
      << "| M x N x K | cuBLASLt us | Lt fast-accum us | Lt best TFLOP/s | tilec tensor BN256 us | "
-        "TFLOP/s | x Lt best | tensor BN128 us | x Lt best | rowcol us | x Lt best | block us | "
-        "TFLOP/s | block / tensor | err tensor | err block |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "TFLOP/s | x Lt best | tensor BN128 us | x Lt best | rowcol us | x Lt best | block "
+        "BN128 us | block BN256 us | block TFLOP/s | block / tensor | err tensor | err block |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   bool allOk = true;
   for (const auto &s : o.shapes) {
     const int64_t m = s[0], n = s[1], k = s[2];
@@ -474,7 +496,8 @@ int runBench(const Options &o) {
     auto time = [&](const std::function<void()> &f) {
       return sample::timeWithEvents([] {}, f, o.warmup, o.runs).median;
     };
-    double ltSlow = -1, ltFast = -1, t256 = -1, t128 = -1, tr = -1, tb = -1, errT = -1, errB = -1;
+    double ltSlow = -1, ltFast = -1, t256 = -1, t128 = -1, tr = -1, tb = -1, tbw = -1, errT = -1,
+           errB = -1;
     try {
       const std::function<void()> fLt = lt.plan(qt, dt);
       const std::function<void()> fLtFast = lt.plan(qt, dt, true);
@@ -482,6 +505,7 @@ int runBench(const Options &o) {
       const std::function<void()> f128 = launcher(ks, qt, dt, 128);
       const std::function<void()> fr = launcher(ks, qr, dr, 256);
       const std::function<void()> fb = launcher(ks, qb, db, 128);
+      const std::function<void()> fbw = launcher(ks, qb, db, 256);
       for (int round = 0; round < 2; ++round) {
         auto lower = [](double &x, double t) { x = x < 0 ? t : std::min(x, t); };
         lower(ltSlow, time(fLt));
@@ -490,12 +514,13 @@ int runBench(const Options &o) {
         lower(t128, time(f128));
         lower(tr, time(fr));
         lower(tb, time(fb));
+        lower(tbw, time(fbw));
       }
       // Errors against float64 of the dequantised inputs at sampled rows.
       const std::vector<int64_t> rows = rowsFor(m, n, k, double(1ull << 28));
       const std::vector<uint16_t> gt = runOnce(t256 <= t128 ? f256 : f128, dt);
       errT = compareBf16(m, n, gt, rows, reference(qt, a, b, rows, true)).relFrobenius;
-      const std::vector<uint16_t> gb = runOnce(fb, db);
+      const std::vector<uint16_t> gb = runOnce(tbw < tb ? fbw : fb, db);
       errB = compareBf16(m, n, gb, rows, reference(qb, a, b, rows, true)).relFrobenius;
       if (errT >= 1e-2 || errB >= 1e-2) {
         allOk = false;
@@ -509,21 +534,22 @@ int runBench(const Options &o) {
     // The ratios are against cuBLASLt's faster mode.
     const double ltMs = ltSlow > 0 && ltFast > 0 ? std::min(ltSlow, ltFast) : ltSlow;
     const double best = t256 > 0 && t128 > 0 ? std::min(t256, t128) : std::max(t256, t128);
+    const double blockBest = tb > 0 && tbw > 0 ? std::min(tb, tbw) : std::max(tb, tbw);
     std::printf("  cuBLASLt %.1f us, fast-accum %.1f us (best %.0f TFLOP/s); tilec tensor BN256 "
-                "%.1f us (x %.3f), BN128 %.1f us (x %.3f); rowcol %.1f us; block %.1f us (%.0f "
-                "TFLOP/s, %.3f of tensor); err tensor %.2e block %.2e\n",
+                "%.1f us (x %.3f), BN128 %.1f us (x %.3f); rowcol %.1f us; block BN128 %.1f us, "
+                "BN256 %.1f us (%.0f TFLOP/s, %.3f of tensor); err tensor %.2e block %.2e\n",
                 ltSlow * 1e3, ltFast * 1e3, tflops(m, n, k, ltMs), t256 * 1e3, ltMs / t256,
-                t128 * 1e3, ltMs / t128, tr * 1e3, tb * 1e3, tflops(m, n, k, tb), best / tb, errT,
-                errB);
+                t128 * 1e3, ltMs / t128, tr * 1e3, tb * 1e3, tbw * 1e3, tflops(m, n, k, blockBest),
+                best / blockBest, errT, errB);
     std::fflush(stdout);
     char line[640];
     std::snprintf(line, sizeof line,
                   "| %" PRId64 " x %" PRId64 " x %" PRId64
                   " | %.1f | %.1f | %.0f | %.1f | %.0f | %.3f | %.1f | %.3f | %.1f | %.3f | %.1f | "
-                  "%.0f | %.3f | %.1e | %.1e |\n",
+                  "%.1f | %.0f | %.3f | %.1e | %.1e |\n",
                   m, n, k, ltSlow * 1e3, ltFast * 1e3, tflops(m, n, k, ltMs), t256 * 1e3,
                   tflops(m, n, k, t256), ltMs / t256, t128 * 1e3, ltMs / t128, tr * 1e3, ltMs / tr,
-                  tb * 1e3, tflops(m, n, k, tb), best / tb, errT, errB);
+                  tb * 1e3, tbw * 1e3, tflops(m, n, k, blockBest), best / blockBest, errT, errB);
     md << line;
   }
   std::printf("\n%s", md.str().c_str());

@@ -8,7 +8,7 @@
 
 // CHECK-LABEL: llvm.func @mma_fp8(
 // CHECK: llvm.mlir.constant(4611686293305360384 : i64)
-// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}}k = 32
 // CHECK-NOT: nvvm.wgmma.mma_async
 tile.kernel @mma_fp8(%n: i32) {

@@ -12,8 +12,9 @@
 // CHECK-DAG: llvm.mlir.constant(4611686293305360384 : i64)
 // CHECK-DAG: llvm.mlir.constant(4611686293338849280 : i64)
 // CHECK-DAG: llvm.mlir.constant(16383 : i32)
-// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
-// CHECK-COUNT-3: nvvm.wgmma.mma_async
+// The accumulator is zeros: the first k step has scale-d = 0 (D not read).
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}}D[<f32>, <one>]
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
@@ -37,8 +38,8 @@ tile.kernel @mma(%n: i32) {
 // bf16, K-major b (col), M = 128: two row blocks per k step; f16 packed
 // extract: register 3, high half.
 // CHECK-LABEL: llvm.func @mma_bf16(
-// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
-// CHECK-COUNT-3: nvvm.wgmma.mma_async
+// CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}}D[<f32>, <one>]
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: llvm.extractvalue %{{.*}}[3] : !llvm.struct<(i32, i32, i32, i32)>
 // CHECK: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
