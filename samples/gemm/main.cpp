@@ -174,8 +174,11 @@ Options parse(int argc, char **argv) {
         o.variant = Variant::SplitK;
       else if (v == "skinny")
         o.variant = Variant::Skinny;
+      else if (v == "splitk_cl")
+        o.variant = Variant::ClusterSplitK;
       else if (v != "auto")
-        usage(("bad --variant '" + v + "' (auto, persistent, splitk or skinny)").c_str());
+        usage(("bad --variant '" + v + "' (auto, persistent, splitk, splitk_cl or skinny)")
+                  .c_str());
     } else if (f == "--splits")
       o.splits = int(r.intIn(1, 8));
     else if (f == "--mt") {
@@ -317,6 +320,17 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
     c = gemm::splitKFill(p, sms);
   if (o.variant == Variant::Persistent && c.variant != Variant::Persistent)
     c = gemm::persistentWith(256);
+  if (o.variant == Variant::ClusterSplitK) {
+    int s = o.splits ? o.splits : 2;
+    bool compiled = false;
+    for (int i : gemm::clusterSplitKSplits())
+      compiled = compiled || i == s;
+    if (!compiled || p.bmajor != BMajor::K)
+      usage("--variant splitk_cl takes B K-major and --splits 2 or 4");
+    c = gemm::clusterSplitKWith(s);
+    c.why = "forced on the command line";
+    return c;
+  }
   if (o.splits)
     c.splits = o.splits;
   if (o.multicast) {
@@ -367,8 +381,8 @@ struct Runner {
   Runner(tile::Context &c, const Options &opts) : ctx(c), o(opts) {}
 
   gemm::TileKernel &kernel(const Choice &c, DType d, BMajor b) {
-    const std::string ptx = c.variant == Variant::Skinny ? skinnyPtxPath(o, d)
-                                                         : ptxPath(o, d, gemm::usesMulticastPtx(c));
+    const std::string ptx = gemm::usesSkinnyPtx(c) ? skinnyPtxPath(o, d)
+                                                    : ptxPath(o, d, gemm::usesMulticastPtx(c));
     const std::string name = gemm::kernelName(c, b);
     std::string key = ptx + "\n" + name;
     for (const auto &[param, v] : gemm::instanceArgs(c))
@@ -378,7 +392,7 @@ struct Runner {
       if (!fileExists(ptx))
         throw std::runtime_error("not built (" + ptx + ")");
       it = loaded
-               .emplace(key, c.variant == Variant::Skinny
+               .emplace(key, gemm::usesSkinnyPtx(c)
                                  ? gemm::loadTileInstance(ctx, ptx, name, gemm::instanceArgs(c),
                                                           c.bn)
                                  : gemm::loadTileKernel(ctx, ptx, name, c.bn))
@@ -400,6 +414,15 @@ struct Runner {
       const int splits = c.splits;
       const int64_t mt = c.mt;
       return [this, &k, p, ts, mt, splits] { gemm::launchSkinny(k, p, ts, *ws, mt, splits); };
+    }
+    if (c.variant == Variant::ClusterSplitK) {
+      if (!ws)
+        ws.emplace();
+      if (what)
+        *what = k.kernel.name() + ", grid " + std::to_string(gemm::splitTiles(p, c)) + " x " +
+                std::to_string(c.splits);
+      const int splits = c.splits;
+      return [this, &k, p, ts, splits] { gemm::launchClusterSplitK(k, p, ts, *ws, splits); };
     }
     if (c.variant == Variant::SplitK) {
       if (!ws)
@@ -514,7 +537,7 @@ int runCheck(const Options &o) {
       std::printf("gemm: %s (--reference-only: cuBLAS against float64)\n", ok ? "PASS" : "FAIL");
       return ok ? 0 : 1;
     }
-    const std::string ptx = choice.variant == Variant::Skinny
+    const std::string ptx = gemm::usesSkinnyPtx(choice)
                                 ? skinnyPtxPath(o, p.dtype)
                                 : ptxPath(o, p.dtype, gemm::usesMulticastPtx(choice));
     if (!fileExists(ptx)) {
