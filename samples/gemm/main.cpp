@@ -248,6 +248,15 @@ Options parse(int argc, char **argv) {
     usage("--check takes one --bmajor");
   if (o.splits && o.variant == Variant::Persistent)
     usage("--splits is split-K's: it does not go with --variant persistent");
+  if (o.variant == Variant::ClusterSplitK) {
+    bool compiled = !o.splits;
+    for (int i : gemm::clusterSplitKSplits())
+      compiled = compiled || i == o.splits;
+    if (!compiled || o.multicast || (o.bn && o.bn != 128) || o.bmajors.size() != 1 ||
+        o.bmajors.front() != BMajor::K)
+      usage("--variant splitk_cl is compiled for B K-major, BN 128, cluster 2 x S with --splits "
+            "2 or 4 (no --multicast, --bn, --bmajor mn)");
+  }
   if (o.mt && o.variant && o.variant != Variant::Skinny)
     usage("--mt is the skinny kernel's (--variant skinny)");
   const bool skinny = o.variant == Variant::Skinny || o.mt;
@@ -321,13 +330,7 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
   if (o.variant == Variant::Persistent && c.variant != Variant::Persistent)
     c = gemm::persistentWith(256);
   if (o.variant == Variant::ClusterSplitK) {
-    int s = o.splits ? o.splits : 2;
-    bool compiled = false;
-    for (int i : gemm::clusterSplitKSplits())
-      compiled = compiled || i == s;
-    if (!compiled || p.bmajor != BMajor::K)
-      usage("--variant splitk_cl takes B K-major and --splits 2 or 4");
-    c = gemm::clusterSplitKWith(s);
+    c = gemm::clusterSplitKWith(o.splits ? o.splits : gemm::clusterSplitKSplits().front());
     c.why = "forced on the command line";
     return c;
   }
