@@ -3,9 +3,7 @@
 //   - the variants: the persistent kernel (gemm / gemm_bmn, BN 256 or 128,
 //     gemm also 192; cluster 2 with B multicast or cluster 1, 4 stages),
 //     split-K (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits,
-//     cluster 2 with A multicast or cluster 1), cluster split-K
-//     (gemm_splitk_cl<S>, K-major B, BN 128, 6 stages, S = 2 or 4 splits in
-//     a 2 x S cluster that spreads the reduction over the S CTAs) and the
+//     cluster 2 with A multicast or cluster 1) and the
 //     skinny kernel (gemm_skinny<MT, S>, C^T for small M, K-major B, 1..8
 //     splits), their grids and workspaces;
 //   - the rule table that picks one per shape, the candidates `--tune` times,
@@ -26,7 +24,7 @@
 namespace gemm {
 
 // ---------------------------------------------------------------- variants
-enum class Variant { Persistent, SplitK, Skinny, ClusterSplitK };
+enum class Variant { Persistent, SplitK, Skinny };
 
 struct Choice {
   Variant variant = Variant::Persistent;
@@ -78,13 +76,6 @@ inline const std::vector<SkinnyInstance> &skinnyInstances() {
 inline int64_t skinnyTiles(const Problem &p, int64_t mt) {
   return ceilDiv(p.m, mt) * ceilDiv(p.n, kSkinnyBn);
 }
-// The cluster split-K instances (gemm_skinny.tile, gemm_splitk_cl<S>): the
-// splits S, each a cluster of 2 x S CTAs (S divides the 128 rows of a tile:
-// split s adds rows s * 128 / S .. of its tile).
-inline const std::vector<int> &clusterSplitKSplits() {
-  static const std::vector<int> all = {2, 4};
-  return all;
-}
 // Work items of a split variant: output tiles (x splits = CTAs).
 inline int64_t splitTiles(const Problem &p, const Choice &c) {
   return c.variant == Variant::Skinny ? skinnyTiles(p, c.mt) : splitKTiles(p, c.bn, c.cluster);
@@ -101,10 +92,7 @@ inline int64_t ctasOf(const Problem &p, const Choice &c) {
 }
 
 inline std::string variantName(Variant v) {
-  return v == Variant::SplitK          ? "splitk"
-         : v == Variant::Skinny        ? "skinny"
-         : v == Variant::ClusterSplitK ? "splitk_cl"
-                                       : "persistent";
+  return v == Variant::SplitK ? "splitk" : v == Variant::Skinny ? "skinny" : "persistent";
 }
 // "persistent BN 256, cluster 2 (B multicast), 4 stages" / "split-K x4, BN 128, 4 stages".
 inline std::string describe(const Choice &c) {
@@ -112,9 +100,6 @@ inline std::string describe(const Choice &c) {
       c.variant == Variant::SplitK
           ? "split-K x" + std::to_string(c.splits) + ", BN " + std::to_string(c.bn) +
                 (c.cluster > 1 ? ", cluster " + std::to_string(c.cluster) + " (A multicast)" : "")
-      : c.variant == Variant::ClusterSplitK
-          ? "cluster split-K x" + std::to_string(c.splits) + ", BN " + std::to_string(c.bn) +
-                ", cluster 2 x " + std::to_string(c.splits) + " (A multicast, spread reduction)"
       : c.variant == Variant::Skinny
           ? "skinny (C^T) x" + std::to_string(c.splits) + ", " + std::to_string(c.mt) + " x " +
                 std::to_string(c.bn) + " tiles"
@@ -123,18 +108,12 @@ inline std::string describe(const Choice &c) {
   return s + ", " + std::to_string(c.stages) + " stages";
 }
 // The PTX file and kernel of a choice (README.md, "The contract").
-// The skinny and cluster split-K kernels are in gemm_skinny.tile's PTX.
-inline bool usesSkinnyPtx(const Choice &c) {
-  return c.variant == Variant::Skinny || c.variant == Variant::ClusterSplitK;
-}
 inline bool usesMulticastPtx(const Choice &c) {
-  return !usesSkinnyPtx(c) && c.cluster > 1;
+  return c.variant != Variant::Skinny && c.cluster > 1;
 }
 inline std::string kernelName(const Choice &c, BMajor b) {
   if (c.variant == Variant::Skinny)
     return "gemm_skinny"; // K-major B only
-  if (c.variant == Variant::ClusterSplitK)
-    return "gemm_splitk_cl"; // K-major B only
   const std::string base = c.variant == Variant::SplitK ? "gemm_splitk" : "gemm";
   return b == BMajor::K ? base : base + "_bmn";
 }
@@ -142,15 +121,11 @@ inline std::string kernelName(const Choice &c, BMajor b) {
 inline std::vector<std::pair<std::string, int64_t>> instanceArgs(const Choice &c) {
   if (c.variant == Variant::Skinny)
     return {{"MT", c.mt}, {"S", c.stages}};
-  if (c.variant == Variant::ClusterSplitK)
-    return {{"S", c.splits}};
   return {{"BN", c.bn}};
 }
 // The f32 workspace (elements) and tile flags (i32) of a split variant:
 // partials are written only with more than one split.
 inline int64_t workspaceFloats(const Problem &p, const Choice &c) {
-  if (c.variant == Variant::ClusterSplitK) // every split writes its partial
-    return int64_t(c.splits) * splitKTiles(p, c.bn, 2) * kTileM * c.bn;
   if (c.splits <= 1 || c.variant == Variant::Persistent)
     return 0;
   return c.variant == Variant::Skinny
@@ -158,7 +133,7 @@ inline int64_t workspaceFloats(const Problem &p, const Choice &c) {
              : int64_t(c.splits) * splitKTiles(p, c.bn, c.cluster) * kTileM * c.bn;
 }
 inline int64_t flagCount(const Problem &p, const Choice &c) {
-  return c.variant == Variant::SplitK || c.variant == Variant::Skinny ? splitTiles(p, c) : 0;
+  return c.variant != Variant::Persistent ? splitTiles(p, c) : 0;
 }
 
 // ---------------------------------------------------------------- the rule table
@@ -207,15 +182,6 @@ inline Choice skinnyFill(const Problem &p, int sms) {
       c.stages = i.stages;
     }
   c.splits = c.mt ? splitsToFill(skinnyTiles(p, c.mt), kSteps(p), sms) : 1;
-  return c;
-}
-inline Choice clusterSplitKWith(int splits) {
-  Choice c;
-  c.variant = Variant::ClusterSplitK;
-  c.cluster = 2;
-  c.bn = kSplitKBn;
-  c.stages = 6;
-  c.splits = splits;
   return c;
 }
 inline Choice persistentWith(int64_t bn) {
@@ -309,14 +275,6 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
       c.splits = s;
       out.push_back(c);
     }
-  // Cluster split-K (K-major B, more than one column tile): every compiled
-  // S within the same limits.
-  if (p.bmajor == BMajor::K && ceilDiv(p.n, kSplitKBn) > 1)
-    for (int s : clusterSplitKSplits()) {
-      if (kSteps(p) < 2 * s || splitKTiles(p, kSplitKBn, 2) * s > 4 * int64_t(sms))
-        continue;
-      out.push_back(clusterSplitKWith(s));
-    }
   // The skinny kernel (K-major B, M <= 64): every compiled MT >= M, the
   // same splits.
   if (p.bmajor == BMajor::K)
@@ -397,8 +355,7 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
     return false;
   }
   if ((dtype != "f16" && dtype != "bf16") || (bmajor != "k" && bmajor != "mn") ||
-      (variant != "persistent" && variant != "splitk" && variant != "skinny" &&
-       variant != "splitk_cl") ||
+      (variant != "persistent" && variant != "splitk" && variant != "skinny") ||
       (bn != 128 && bn != 192 && bn != 256) || (cluster != 1 && cluster != 2) || splits < 1 ||
       splits > 8) {
     error = "a value out of range (dtype f16|bf16, bmajor k|mn, variant "
@@ -422,16 +379,6 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
     error = "MT is the skinny kernel's (0 for the others)";
     return false;
   }
-  if (variant == "splitk_cl") {
-    bool compiled = false;
-    for (int s : clusterSplitKSplits())
-      compiled = compiled || s == splits;
-    if (!compiled || cluster != 2 || bn != kSplitKBn || stages != 6 || bmajor != "k") {
-      error = "cluster split-K takes B K-major, cluster 2, BN 128, 6 stages and a compiled "
-              "split count (2 or 4)";
-      return false;
-    }
-  }
   if (variant == "splitk" && (bn != kSplitKBn || stages != 6)) {
     error = "split-K runs at BN 128 with 6 stages (BN 128, stages 6)";
     return false;
@@ -441,10 +388,9 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
     return false;
   }
   key = dtype + " " + bmajor + " " + shape;
-  e.choice.variant = variant == "splitk"      ? Variant::SplitK
-                     : variant == "skinny"    ? Variant::Skinny
-                     : variant == "splitk_cl" ? Variant::ClusterSplitK
-                                              : Variant::Persistent;
+  e.choice.variant = variant == "splitk"   ? Variant::SplitK
+                     : variant == "skinny" ? Variant::Skinny
+                                           : Variant::Persistent;
   e.choice.mt = mt;
   e.choice.bn = bn;
   e.choice.cluster = int(cluster);

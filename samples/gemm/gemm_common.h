@@ -475,21 +475,6 @@ inline void launchSkinny(TileKernel &t, const Problem &p, const Tensors &ts, Spl
   t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials, w.flags, int32_t(splits));
 }
 
-// Cluster split-K (gemm_skinny.tile, gemm_splitk_cl<S>): grid (tiles,
-// splits) in clusters of 2 x splits (the kernel's), each row of 128 x t.bn
-// tiles padded to whole pairs; every CTA writes its partial (splits x tiles
-// x 128 x t.bn f32), no flags.
-inline void launchClusterSplitK(TileKernel &t, const Problem &p, const Tensors &ts,
-                                SplitKWorkspace &w, int splits, CUstream stream = nullptr) {
-  const int64_t tiles = ((p.m + kTileM - 1) / kTileM) * (((p.n + t.bn - 1) / t.bn + 1) / 2) * 2;
-  w.reserve(int64_t(splits) * tiles * kTileM * t.bn, 1);
-  tile::LaunchConfig cfg;
-  cfg.grid = tile::Dim3(unsigned(tiles), unsigned(splits));
-  cfg.block = tile::Dim3(t.threads);
-  cfg.stream = stream;
-  t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials);
-}
-
 // The tilec compile time the build measured (samples/gemm/CMakeLists.txt
 // writes gemm_compile_time.txt beside the PTX: one line per source), or "".
 inline std::string compileTimeNote(const std::string &ptxDir) {

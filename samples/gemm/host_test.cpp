@@ -235,28 +235,6 @@ TEST_CASE("edge tiles count as whole tiles and work units", "[gemm]") {
   CHECK(workspaceFloats(odd, sk) == 3 * 8 * 128 * 128);
   CHECK(flagCount(odd, sk) == 8);
   CHECK(splitKTiles(one, 128, 2) == 32); // 32 column tiles: no padding
-  // Cluster split-K: pairs of column tiles, every split writes its partial
-  // (one split too), no flags.
-  Choice cl = clusterSplitKWith(4);
-  CHECK(cl.variant == Variant::ClusterSplitK);
-  CHECK(cl.cluster == 2);
-  CHECK(cl.bn == 128);
-  CHECK(splitTiles(odd, cl) == 8);
-  CHECK(ctasOf(odd, cl) == 32);
-  CHECK(workspaceFloats(odd, cl) == 4 * 8 * 128 * 128);
-  CHECK(flagCount(odd, cl) == 0);
-  CHECK(kernelName(cl, BMajor::K) == "gemm_splitk_cl");
-  CHECK(instanceArgs(cl) == tile::TemplateArgs{{"S", 4}});
-  CHECK(usesSkinnyPtx(cl));
-  CHECK(!usesMulticastPtx(cl));
-  CHECK(describe(cl) ==
-        "cluster split-K x4, BN 128, cluster 2 x 4 (A multicast, spread reduction), 6 stages");
-  // Every compiled S divides the 128 rows of a tile into whole 8-row groups
-  // per thread row, and 2 x S CTAs make a portable cluster (at most 8).
-  for (int s : clusterSplitKSplits()) {
-    CHECK(128 % (8 * s) == 0);
-    CHECK(2 * s <= 8);
-  }
 }
 
 TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
@@ -377,24 +355,6 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
   for (Problem q : {Problem{16, 4096, 4096, DType::F16, BMajor::MN}, Problem{81, 4096, 4096}})
     for (const Choice &c : candidates(q, 132))
       CHECK(c.variant != Variant::Skinny);
-  // Cluster split-K: K-major B with more than one column tile, each compiled
-  // S within the limits (2 k steps per split, 4 CTAs per SM).
-  int cl = 0;
-  for (const Choice &c : candidates(Problem{128, 4096, 4096}, 132))
-    if (c.variant == Variant::ClusterSplitK) {
-      ++cl;
-      CHECK(c == clusterSplitKWith(c.splits));
-    }
-  CHECK(cl == int(clusterSplitKSplits().size()));
-  // None for MN-major B, one column tile (a padding CTA would double the
-  // work), 3 k steps (no split of >= 2 each), 1024 tiles (x 2 splits > 4
-  // CTAs per SM).
-  for (Problem q : {Problem{128, 4096, 4096, DType::F16, BMajor::MN}, Problem{128, 128, 4096},
-                    Problem{128, 4096, 192}, Problem{4096, 4096, 4096}})
-    for (const Choice &c : candidates(q, 132)) {
-      INFO(q.shape());
-      CHECK(c.variant != Variant::ClusterSplitK);
-    }
 }
 
 TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
@@ -431,9 +391,6 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
       << "f16 k 1x2x3 splitk 192 2 1 6 1.0\n"     // BN 192 on split-K
       << "f16 k 4x4x4 splitk 128 2 3 6 2.0\n"     // split-K with its cluster: fine
       << "f16 k 5x5x5 persistent 192 2 1 4 2.0\n" // BN 192, K-major: fine
-      << "f16 k 6x6x6 splitk_cl 128 2 4 6 0 2.0\n" // cluster split-K: fine
-      << "f16 k 1x2x3 splitk_cl 128 2 3 6 0 1.0\n" // 3 splits: not compiled
-      << "f16 mn 1x2x3 splitk_cl 128 2 2 6 0 1.0\n"  // MN-major B
       << "f16 k 1x2x3 splitk 128 2 1 4 1.0\n"     // split-K with 4 stages
       << "f16 k 1x2x3 splitk 256 1 2 6 1.0\n"     // split-K at BN 256: not compiled
       << "f16 k 1x2x3 persistent 256 2 3 4 1.0\n" // the persistent kernel with splits
@@ -446,9 +403,7 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   }
   TuneCache back;
   back.load(path);
-  REQUIRE(back.entries.size() == 6);
-  REQUIRE(back.find(Problem{6, 6, 6}) != nullptr);
-  CHECK(back.find(Problem{6, 6, 6})->choice == clusterSplitKWith(4));
+  REQUIRE(back.entries.size() == 5);
   REQUIRE(back.find(Problem{4, 4, 4}) != nullptr);
   CHECK(back.find(Problem{4, 4, 4})->choice.cluster == 2);
   REQUIRE(back.find(Problem{5, 5, 5}) != nullptr);
@@ -462,22 +417,20 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(got->us == Approx(12.25));
   CHECK(back.find(Problem{8, 8, 8, DType::F16, BMajor::K}) != nullptr);
   CHECK(back.find(Problem{8, 8, 8, DType::BF16, BMajor::K}) == nullptr); // keyed by dtype too
-  REQUIRE(back.problems.size() == 13);
+  REQUIRE(back.problems.size() == 11);
   CHECK(back.problems[0].find(path + ":6: a value out of range") == 0);
   CHECK(back.problems[1].find(path + ":7: BN 192 is the persistent kernel's with B K-major") ==
         0);
   CHECK(back.problems[2].find(path + ":8: BN 192 is the persistent kernel's") == 0);
-  CHECK(back.problems[3].find(path + ":12: cluster split-K takes B K-major") == 0);
-  CHECK(back.problems[4].find(path + ":13: cluster split-K takes B K-major") == 0);
-  CHECK(back.problems[5].find(path + ":14: split-K runs at BN 128 with 6 stages") == 0);
-  CHECK(back.problems[6].find(path + ":15: split-K runs at BN 128 with 6 stages") == 0);
-  CHECK(back.problems[7].find("the persistent kernel has 1 split and 4 stages") !=
+  CHECK(back.problems[3].find(path + ":11: split-K runs at BN 128 with 6 stages") == 0);
+  CHECK(back.problems[4].find(path + ":12: split-K runs at BN 128 with 6 stages") == 0);
+  CHECK(back.problems[5].find("the persistent kernel has 1 split and 4 stages") !=
         std::string::npos);
-  CHECK(back.problems[8].find("expected 'dtype bmajor MxNxK") != std::string::npos);
-  CHECK(back.problems[9].find("a compiled (MT, stages) instance") != std::string::npos);
-  CHECK(back.problems[10].find("the skinny kernel takes B K-major") != std::string::npos);
-  CHECK(back.problems[11].find("MT is the skinny kernel's") != std::string::npos);
-  CHECK(back.problems[12].find("expected 'dtype bmajor MxNxK") != std::string::npos);
+  CHECK(back.problems[6].find("expected 'dtype bmajor MxNxK") != std::string::npos);
+  CHECK(back.problems[7].find("a compiled (MT, stages) instance") != std::string::npos);
+  CHECK(back.problems[8].find("the skinny kernel takes B K-major") != std::string::npos);
+  CHECK(back.problems[9].find("MT is the skinny kernel's") != std::string::npos);
+  CHECK(back.problems[10].find("expected 'dtype bmajor MxNxK") != std::string::npos);
   // The cache wins over the rule; the rule answers for shapes it lacks.
   const Choice tuned = chooseFor(p, 132, &back);
   CHECK(tuned == e.choice);

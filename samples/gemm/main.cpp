@@ -174,11 +174,8 @@ Options parse(int argc, char **argv) {
         o.variant = Variant::SplitK;
       else if (v == "skinny")
         o.variant = Variant::Skinny;
-      else if (v == "splitk_cl")
-        o.variant = Variant::ClusterSplitK;
       else if (v != "auto")
-        usage(("bad --variant '" + v + "' (auto, persistent, splitk, splitk_cl or skinny)")
-                  .c_str());
+        usage(("bad --variant '" + v + "' (auto, persistent, splitk or skinny)").c_str());
     } else if (f == "--splits")
       o.splits = int(r.intIn(1, 8));
     else if (f == "--mt") {
@@ -248,15 +245,6 @@ Options parse(int argc, char **argv) {
     usage("--check takes one --bmajor");
   if (o.splits && o.variant == Variant::Persistent)
     usage("--splits is split-K's: it does not go with --variant persistent");
-  if (o.variant == Variant::ClusterSplitK) {
-    bool compiled = !o.splits;
-    for (int i : gemm::clusterSplitKSplits())
-      compiled = compiled || i == o.splits;
-    if (!compiled || o.multicast || (o.bn && o.bn != 128) || o.bmajors.size() != 1 ||
-        o.bmajors.front() != BMajor::K)
-      usage("--variant splitk_cl is compiled for B K-major, BN 128, cluster 2 x S with --splits "
-            "2 or 4 (no --multicast, --bn, --bmajor mn)");
-  }
   if (o.mt && o.variant && o.variant != Variant::Skinny)
     usage("--mt is the skinny kernel's (--variant skinny)");
   const bool skinny = o.variant == Variant::Skinny || o.mt;
@@ -329,11 +317,6 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
     c = gemm::splitKFill(p, sms);
   if (o.variant == Variant::Persistent && c.variant != Variant::Persistent)
     c = gemm::persistentWith(256);
-  if (o.variant == Variant::ClusterSplitK) {
-    c = gemm::clusterSplitKWith(o.splits ? o.splits : gemm::clusterSplitKSplits().front());
-    c.why = "forced on the command line";
-    return c;
-  }
   if (o.splits)
     c.splits = o.splits;
   if (o.multicast) {
@@ -384,8 +367,8 @@ struct Runner {
   Runner(tile::Context &c, const Options &opts) : ctx(c), o(opts) {}
 
   gemm::TileKernel &kernel(const Choice &c, DType d, BMajor b) {
-    const std::string ptx = gemm::usesSkinnyPtx(c) ? skinnyPtxPath(o, d)
-                                                    : ptxPath(o, d, gemm::usesMulticastPtx(c));
+    const std::string ptx = c.variant == Variant::Skinny ? skinnyPtxPath(o, d)
+                                                         : ptxPath(o, d, gemm::usesMulticastPtx(c));
     const std::string name = gemm::kernelName(c, b);
     std::string key = ptx + "\n" + name;
     for (const auto &[param, v] : gemm::instanceArgs(c))
@@ -395,7 +378,7 @@ struct Runner {
       if (!fileExists(ptx))
         throw std::runtime_error("not built (" + ptx + ")");
       it = loaded
-               .emplace(key, gemm::usesSkinnyPtx(c)
+               .emplace(key, c.variant == Variant::Skinny
                                  ? gemm::loadTileInstance(ctx, ptx, name, gemm::instanceArgs(c),
                                                           c.bn)
                                  : gemm::loadTileKernel(ctx, ptx, name, c.bn))
@@ -417,15 +400,6 @@ struct Runner {
       const int splits = c.splits;
       const int64_t mt = c.mt;
       return [this, &k, p, ts, mt, splits] { gemm::launchSkinny(k, p, ts, *ws, mt, splits); };
-    }
-    if (c.variant == Variant::ClusterSplitK) {
-      if (!ws)
-        ws.emplace();
-      if (what)
-        *what = k.kernel.name() + ", grid " + std::to_string(gemm::splitTiles(p, c)) + " x " +
-                std::to_string(c.splits);
-      const int splits = c.splits;
-      return [this, &k, p, ts, splits] { gemm::launchClusterSplitK(k, p, ts, *ws, splits); };
     }
     if (c.variant == Variant::SplitK) {
       if (!ws)
@@ -540,7 +514,7 @@ int runCheck(const Options &o) {
       std::printf("gemm: %s (--reference-only: cuBLAS against float64)\n", ok ? "PASS" : "FAIL");
       return ok ? 0 : 1;
     }
-    const std::string ptx = gemm::usesSkinnyPtx(choice)
+    const std::string ptx = choice.variant == Variant::Skinny
                                 ? skinnyPtxPath(o, p.dtype)
                                 : ptxPath(o, p.dtype, gemm::usesMulticastPtx(choice));
     if (!fileExists(ptx)) {
