@@ -60,9 +60,9 @@ inline int64_t splitKTiles(const Problem &p, int64_t bn, int cluster) {
 // 128 x 64 of B plus MT x 64 of A; besides the ring, the 128 x MT f32 tile
 // that transposes one split's sum and the MT x 64 output tile). MT 16 also
 // at 8 stages, which measured as fast as 11 on most decode shapes. MT 80
-// serves M = 65..80 (77 in the sweep) through --tune; the rule keeps it on
-// split-K, and M > 80 is split-K's or the persistent kernel's (MT 128 and
-// 256 measured slower than split-K: docs/perf/gemm.md).
+// serves M = 65..80 (77 x 3000 x 5000 on the H200: 18.3 us against split-K's
+// 21.1 us); M > 80 is split-K's or the persistent kernel's (MT 128 and 256
+// measured slower than split-K: docs/perf/gemm.md).
 inline constexpr int64_t kSkinnyBn = 128;
 struct SkinnyInstance {
   int64_t mt;
@@ -156,13 +156,15 @@ struct Rule {
 // the shared memory at that width).
 inline constexpr int64_t kSplitKBn = 128;
 // The split-K cluster: 2 (the pair of CTAs that take consecutive column
-// tiles over one k range loads each A tile once and multicasts it: half the
-// A traffic) wherever a row has more than one column tile; 1 otherwise (a
-// padding CTA would double the work).
+// tiles over one k range loads each A tile once and multicasts it) where M
+// has 2 or more row tiles and a row more than one column tile; else 1. On
+// the H200 (docs/perf/gemm.md) the pair measured 3-6% faster at 256 x 4096
+// x 14336 and as fast at the other M = 256 shapes, but 3-4% slower at
+// M = 128 (128 x 4096 x 4096: 19.6 us against 18.9 us).
 inline Choice splitKFill(const Problem &p, int sms) {
   Choice c;
   c.variant = Variant::SplitK;
-  c.cluster = ceilDiv(p.n, kSplitKBn) > 1 ? 2 : 1;
+  c.cluster = ceilDiv(p.m, kTileM) > 1 && ceilDiv(p.n, kSplitKBn) > 1 ? 2 : 1;
   c.bn = kSplitKBn;
   c.stages = 6;
   c.splits = splitsToFill(splitKTiles(p, c.bn, c.cluster), kSteps(p), sms);
@@ -208,10 +210,10 @@ inline Choice persistentWaves(const Problem &p, int sms) {
 // First match wins. "Fills" = at least 3/4 of the SMs get a CTA at once.
 inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
-      {"M <= 64, B K-major: skinny (C^T), the smallest MT >= M, splits to fill the SMs",
-       [](const Problem &p, int) { return p.m <= 64 && p.bmajor == BMajor::K; }, skinnyFill},
+      {"M <= 80, B K-major: skinny (C^T), the smallest MT >= M, splits to fill the SMs",
+       [](const Problem &p, int) { return p.m <= 80 && p.bmajor == BMajor::K; }, skinnyFill},
       {"M <= 256 (decode), 128-wide tiles no more than the SMs: split-K, BN 128, cluster 2 "
-       "(A multicast) when a row has 2+ column tiles, splits to fill the SMs",
+       "(A multicast) with 2+ row and column tiles, splits to fill the SMs",
        [](const Problem &p, int sms) { return p.m <= 256 && outputTiles(p, 128) <= sms; },
        splitKFill},
       {"M <= 256 with more 128-wide tiles than SMs: persistent, BN 256, cluster 2",
@@ -275,7 +277,7 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
       c.splits = s;
       out.push_back(c);
     }
-  // The skinny kernel (K-major B, M <= 64): every compiled MT >= M, the
+  // The skinny kernel (K-major B): every compiled MT >= M, the
   // same splits.
   if (p.bmajor == BMajor::K)
     for (const SkinnyInstance &i : skinnyInstances()) {

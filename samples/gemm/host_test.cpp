@@ -247,13 +247,16 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.variant == Variant::SplitK);
   CHECK(c.bn == 128);
   CHECK(c.splits == 4);
-  CHECK(c.cluster == 2); // A multicast over consecutive column tiles
+  CHECK(c.cluster == 1); // one row of tiles: A multicast measured slower
   CHECK(c.stages == 6);
   CHECK(c.why.find("M <= 256") != std::string::npos);
-  CHECK(pick(128, 128, 4096).cluster == 1); // one column tile: no pair to share A
-  CHECK(pick(77, 3000, 5000).variant == Variant::SplitK); // 24 tiles -> 5 splits
-  CHECK(pick(77, 3000, 5000).splits == 5);
-  // M <= 64 with B K-major: the skinny kernel (C^T), the smallest MT >= M.
+  CHECK(pick(256, 4096, 14336).cluster == 2); // 2 row tiles: the pairs share A
+  CHECK(pick(256, 128, 4096).cluster == 1);   // one column tile: no pair to share A
+  c = pick(77, 3000, 5000); // MT 80: 24 tiles -> 5 splits
+  CHECK(c.variant == Variant::Skinny);
+  CHECK(c.mt == 80);
+  CHECK(c.splits == 5);
+  // M <= 80 with B K-major: the skinny kernel (C^T), the smallest MT >= M.
   c = pick(1, 4096, 4096);
   CHECK(c.variant == Variant::Skinny);
   CHECK(c.mt == 16);
@@ -261,13 +264,14 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.bn == kSkinnyBn);
   CHECK(c.cluster == 1);
   CHECK(c.splits == 4); // 32 tiles
-  CHECK(c.why.find("M <= 64") != std::string::npos);
+  CHECK(c.why.find("M <= 80") != std::string::npos);
   CHECK(pick(16, 4096, 4096) == c);
   CHECK(pick(17, 4096, 4096).mt == 32);
   CHECK(pick(64, 4096, 4096).mt == 64);
   CHECK(pick(64, 4096, 4096).stages == 7);
   CHECK(pick(16, 3000, 5000).splits == 5); // 24 tiles
-  CHECK(pick(65, 4096, 4096).variant == Variant::SplitK);
+  CHECK(pick(65, 4096, 4096).mt == 80);
+  CHECK(pick(81, 4096, 4096).variant == Variant::SplitK);
   CHECK(ruleChoice(Problem{16, 4096, 4096, DType::F16, BMajor::MN}, sms).variant ==
         Variant::SplitK); // the skinny kernel takes B K-major only
   CHECK(pick(256, 4096, 4096).splits == 2);     // 64 tiles
