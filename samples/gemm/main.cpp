@@ -320,7 +320,11 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
   if (o.splits)
     c.splits = o.splits;
   if (o.multicast) {
-    if (c.variant == Variant::Skinny)
+    // The persistent kernel's B multicast, or split-K's A multicast when
+    // split-K is asked for (--variant splitk / --splits).
+    const bool splitK =
+        c.variant == Variant::SplitK && (o.variant == Variant::SplitK || o.splits);
+    if (c.variant != Variant::Persistent && !splitK)
       c = gemm::persistentWith(c.bn);
     c.cluster = *o.multicast ? 2 : 1;
   }
