@@ -1,8 +1,9 @@
 // samples/gemm: which kernel computes a shape, decided on the host with no
 // device (README.md, "Choosing the kernel"):
 //   - the variants: the persistent kernel (gemm / gemm_bmn, BN 256 or 128,
-//     cluster 2 with B multicast or cluster 1, 4 stages), split-K
-//     (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits) and the
+//     gemm also 192; cluster 2 with B multicast or cluster 1, 4 stages),
+//     split-K (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits,
+//     cluster 2 with A multicast or cluster 1) and the
 //     skinny kernel (gemm_skinny<MT, S>, C^T for small M, K-major B, 1..8
 //     splits), their grids and workspaces;
 //   - the rule table that picks one per shape, the candidates `--tune` times,
@@ -28,7 +29,8 @@ enum class Variant { Persistent, SplitK, Skinny };
 struct Choice {
   Variant variant = Variant::Persistent;
   int64_t bn = 256;
-  int cluster = 2;  // persistent: 2 (B multicast, the _mc PTX) or 1 (_nomc); split-K: 1
+  int cluster = 2;  // persistent: 2 (B multicast, the _mc PTX) or 1 (_nomc); split-K: 2 (A
+                    // multicast, _mc) or 1 (_nomc); skinny: 1
   int splits = 1;   // split-K only
   int stages = 4;   // the ring depth: 4 persistent, 6 split-K, skinny per MT (kSkinny)
   int64_t mt = 0;   // skinny only: rows of C (of A) per tile, the wgmma N
@@ -41,9 +43,15 @@ struct Choice {
 
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 inline int64_t kSteps(const Problem &p) { return ceilDiv(p.k, kTileK); }
-// Output tiles of 128 x bn (split-K's work items).
+// Output tiles of 128 x bn.
 inline int64_t outputTiles(const Problem &p, int64_t bn) {
   return ceilDiv(p.m, kTileM) * ceilDiv(p.n, bn);
+}
+// Split-K's work items: output tiles, each row of them padded to whole
+// clusters (the CTAs of a cluster share the A tile of one row; a padding
+// CTA computes zeros past N and stores nothing).
+inline int64_t splitKTiles(const Problem &p, int64_t bn, int cluster) {
+  return ceilDiv(p.m, kTileM) * ceilDiv(ceilDiv(p.n, bn), cluster) * cluster;
 }
 // The skinny kernel (gemm_skinny<MT, S>, K-major B only): tiles of MT rows
 // x kSkinnyBn columns of C, computed as C^T (M is the wgmma N). The
@@ -52,9 +60,9 @@ inline int64_t outputTiles(const Problem &p, int64_t bn) {
 // 128 x 64 of B plus MT x 64 of A; besides the ring, the 128 x MT f32 tile
 // that transposes one split's sum and the MT x 64 output tile). MT 16 also
 // at 8 stages, which measured as fast as 11 on most decode shapes. MT 80
-// serves M = 65..80 (77 in the sweep) through --tune; the rule keeps it on
-// split-K, and M > 80 is split-K's or the persistent kernel's (MT 128 and
-// 256 measured slower than split-K: docs/perf/gemm.md).
+// serves M = 65..80 (77 x 3000 x 5000 on the H200: 18.3 us against split-K's
+// 21.1 us); M > 80 is split-K's or the persistent kernel's (MT 128 and 256
+// measured slower than split-K: docs/perf/gemm.md).
 inline constexpr int64_t kSkinnyBn = 128;
 struct SkinnyInstance {
   int64_t mt;
@@ -70,7 +78,7 @@ inline int64_t skinnyTiles(const Problem &p, int64_t mt) {
 }
 // Work items of a split variant: output tiles (x splits = CTAs).
 inline int64_t splitTiles(const Problem &p, const Choice &c) {
-  return c.variant == Variant::Skinny ? skinnyTiles(p, c.mt) : outputTiles(p, c.bn);
+  return c.variant == Variant::Skinny ? skinnyTiles(p, c.mt) : splitKTiles(p, c.bn, c.cluster);
 }
 // The persistent kernel's work units: `cluster` 128-row tiles x one bn column.
 inline int64_t persistentUnits(const Problem &p, int64_t bn, int cluster) {
@@ -90,7 +98,8 @@ inline std::string variantName(Variant v) {
 inline std::string describe(const Choice &c) {
   std::string s =
       c.variant == Variant::SplitK
-          ? "split-K x" + std::to_string(c.splits) + ", BN " + std::to_string(c.bn)
+          ? "split-K x" + std::to_string(c.splits) + ", BN " + std::to_string(c.bn) +
+                (c.cluster > 1 ? ", cluster " + std::to_string(c.cluster) + " (A multicast)" : "")
       : c.variant == Variant::Skinny
           ? "skinny (C^T) x" + std::to_string(c.splits) + ", " + std::to_string(c.mt) + " x " +
                 std::to_string(c.bn) + " tiles"
@@ -100,7 +109,7 @@ inline std::string describe(const Choice &c) {
 }
 // The PTX file and kernel of a choice (README.md, "The contract").
 inline bool usesMulticastPtx(const Choice &c) {
-  return c.variant == Variant::Persistent && c.cluster > 1;
+  return c.variant != Variant::Skinny && c.cluster > 1;
 }
 inline std::string kernelName(const Choice &c, BMajor b) {
   if (c.variant == Variant::Skinny)
@@ -119,8 +128,9 @@ inline std::vector<std::pair<std::string, int64_t>> instanceArgs(const Choice &c
 inline int64_t workspaceFloats(const Problem &p, const Choice &c) {
   if (c.splits <= 1 || c.variant == Variant::Persistent)
     return 0;
-  return c.variant == Variant::Skinny ? int64_t(c.splits) * skinnyTiles(p, c.mt) * c.mt * c.bn
-                                      : int64_t(c.splits) * outputTiles(p, c.bn) * kTileM * c.bn;
+  return c.variant == Variant::Skinny
+             ? int64_t(c.splits) * skinnyTiles(p, c.mt) * c.mt * c.bn
+             : int64_t(c.splits) * splitKTiles(p, c.bn, c.cluster) * kTileM * c.bn;
 }
 inline int64_t flagCount(const Problem &p, const Choice &c) {
   return c.variant != Variant::Persistent ? splitTiles(p, c) : 0;
@@ -145,13 +155,19 @@ struct Rule {
 // Split-K is compiled for BN = 128 only (gemm.tile: its 6-stage ring fits
 // the shared memory at that width).
 inline constexpr int64_t kSplitKBn = 128;
+// The split-K cluster: 2 (the pair of CTAs that take consecutive column
+// tiles over one k range loads each A tile once and multicasts it) where M
+// has 2 or more row tiles and a row more than one column tile; else 1. On
+// the H200 (docs/perf/gemm.md) the pair measured 3-6% faster at 256 x 4096
+// x 14336 and as fast at the other M = 256 shapes, but 3-4% slower at
+// M = 128 (128 x 4096 x 4096: 19.6 us against 18.9 us).
 inline Choice splitKFill(const Problem &p, int sms) {
   Choice c;
   c.variant = Variant::SplitK;
-  c.cluster = 1;
+  c.cluster = ceilDiv(p.m, kTileM) > 1 && ceilDiv(p.n, kSplitKBn) > 1 ? 2 : 1;
   c.bn = kSplitKBn;
   c.stages = 6;
-  c.splits = splitsToFill(outputTiles(p, c.bn), kSteps(p), sms);
+  c.splits = splitsToFill(splitKTiles(p, c.bn, c.cluster), kSteps(p), sms);
   return c;
 }
 // The skinny kernel for p with the instance of the smallest MT >= M (the
@@ -175,22 +191,45 @@ inline Choice persistentWith(int64_t bn) {
   c.bn = bn;
   return c;
 }
+// The persistent kernel's rounds: cluster c takes units c, c + clusters, ...
+// with as many 2-CTA clusters as SMs / 2, so a shape costs about
+// rounds x BN (a unit's time is proportional to its width at one M and K).
+inline int64_t persistentRounds(const Problem &p, int64_t bn, int sms) {
+  return ceilDiv(persistentUnits(p, bn, 2), std::max(1, sms / 2));
+}
+// BN 192 (gemm, K-major B only) where its rounds cost at least 1/16 less
+// than BN 256's: the last round of 256-wide units leaves many SMs idle
+// (1000 x 3000 x 5000: 48 units of 256 for 66 clusters, 64 of 192;
+// 1024 x 14336 x 4096: 4 rounds of 256, 5 of 192). Else BN 256.
+inline Choice persistentWaves(const Problem &p, int sms) {
+  const int64_t at256 = persistentRounds(p, 256, sms) * 256;
+  const int64_t at192 = persistentRounds(p, 192, sms) * 192;
+  return persistentWith(p.bmajor == BMajor::K && at192 * 16 <= at256 * 15 ? 192 : 256);
+}
 
 // First match wins. "Fills" = at least 3/4 of the SMs get a CTA at once.
 inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
-      {"M <= 64, B K-major: skinny (C^T), the smallest MT >= M, splits to fill the SMs",
-       [](const Problem &p, int) { return p.m <= 64 && p.bmajor == BMajor::K; }, skinnyFill},
-      {"M <= 256 (decode), 128-wide tiles no more than the SMs: split-K, BN 128, splits to "
-       "fill the SMs",
+      {"M <= 80, B K-major: skinny (C^T), the smallest MT >= M, splits to fill the SMs",
+       [](const Problem &p, int) { return p.m <= 80 && p.bmajor == BMajor::K; }, skinnyFill},
+      {"M <= 256 (decode), 128-wide tiles no more than the SMs: split-K, BN 128, cluster 2 "
+       "(A multicast) with 2+ row and column tiles, splits to fill the SMs",
        [](const Problem &p, int sms) { return p.m <= 256 && outputTiles(p, 128) <= sms; },
        splitKFill},
       {"M <= 256 with more 128-wide tiles than SMs: persistent, BN 256, cluster 2",
        [](const Problem &p, int) { return p.m <= 256; },
        [](const Problem &, int) { return persistentWith(256); }},
-      {"256-row clusters of 256-wide tiles fill the SMs: persistent, BN 256, cluster 2",
+      {"256-row clusters of 256-wide tiles fill the SMs: persistent, cluster 2, BN 256 (192 "
+       "for K-major B where its rounds of units over the SMs cost 1/16 less)",
        [](const Problem &p, int sms) { return persistentUnits(p, 256, 2) * 2 * 4 >= 3 * sms; },
-       [](const Problem &, int) { return persistentWith(256); }},
+       persistentWaves},
+      {"256-row clusters of 192-wide tiles fill the SMs (K-major B) with fewer rounds than "
+       "BN 256's: persistent, BN 192, cluster 2",
+       [](const Problem &p, int sms) {
+         return p.bmajor == BMajor::K && persistentUnits(p, 192, 2) * 2 * 4 >= 3 * sms &&
+                persistentWaves(p, sms).bn == 192;
+       },
+       [](const Problem &, int) { return persistentWith(192); }},
       {"256-row clusters of 128-wide tiles fill the SMs: persistent, BN 128, cluster 2",
        [](const Problem &p, int sms) { return persistentUnits(p, 128, 2) * 2 * 4 >= 3 * sms; },
        [](const Problem &, int) { return persistentWith(128); }},
@@ -210,29 +249,35 @@ inline Choice ruleChoice(const Problem &p, int sms) {
   return Choice{}; // unreachable: the last rule matches everything
 }
 
-// What --tune times: both persistent BNs with and without the cluster, and
-// split-K with 1, 2, 3, 4, 6, 8 splits (at least 2 k steps per split, at most
-// 4 CTAs per SM in all), and the rule's pick.
+// What --tune times: every persistent BN (192: K-major B only) with and
+// without the cluster, split-K with 1, 2, 3, 4, 6, 8 splits (at least 2 k
+// steps per split, at most 4 CTAs per SM in all) with and without its
+// cluster (more than one column tile), and the rule's pick.
 inline std::vector<Choice> candidates(const Problem &p, int sms) {
   std::vector<Choice> out;
-  for (int64_t bn : {256, 128})
+  for (int64_t bn : {256, 192, 128})
     for (int cl : {2, 1}) {
+      if (bn == 192 && p.bmajor != BMajor::K)
+        continue;
       Choice c = persistentWith(bn);
       c.cluster = cl;
       out.push_back(c);
     }
-  for (int s : {1, 2, 3, 4, 6, 8}) {
-    if (s > 1 && (kSteps(p) < 2 * s || outputTiles(p, kSplitKBn) * s > 4 * int64_t(sms)))
-      continue;
-    Choice c;
-    c.variant = Variant::SplitK;
-    c.cluster = 1;
-    c.bn = kSplitKBn;
-    c.stages = 6;
-    c.splits = s;
-    out.push_back(c);
-  }
-  // The skinny kernel (K-major B, M <= 64): every compiled MT >= M, the
+  for (int cl : {2, 1})
+    for (int s : {1, 2, 3, 4, 6, 8}) {
+      if (cl > 1 && ceilDiv(p.n, kSplitKBn) < 2)
+        continue;
+      if (s > 1 && (kSteps(p) < 2 * s || splitKTiles(p, kSplitKBn, cl) * s > 4 * int64_t(sms)))
+        continue;
+      Choice c;
+      c.variant = Variant::SplitK;
+      c.cluster = cl;
+      c.bn = kSplitKBn;
+      c.stages = 6;
+      c.splits = s;
+      out.push_back(c);
+    }
+  // The skinny kernel (K-major B): every compiled MT >= M, the
   // same splits.
   if (p.bmajor == BMajor::K)
     for (const SkinnyInstance &i : skinnyInstances()) {
@@ -313,9 +358,14 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
   }
   if ((dtype != "f16" && dtype != "bf16") || (bmajor != "k" && bmajor != "mn") ||
       (variant != "persistent" && variant != "splitk" && variant != "skinny") ||
-      (bn != 128 && bn != 256) || (cluster != 1 && cluster != 2) || splits < 1 || splits > 8) {
+      (bn != 128 && bn != 192 && bn != 256) || (cluster != 1 && cluster != 2) || splits < 1 ||
+      splits > 8) {
     error = "a value out of range (dtype f16|bf16, bmajor k|mn, variant "
-            "persistent|splitk|skinny, BN 128|256, cluster 1|2, splits 1..8)";
+            "persistent|splitk|skinny, BN 128|192|256, cluster 1|2, splits 1..8)";
+    return false;
+  }
+  if (bn == 192 && (variant != "persistent" || bmajor != "k")) {
+    error = "BN 192 is the persistent kernel's with B K-major (gemm only)";
     return false;
   }
   if (variant == "skinny") {
@@ -331,8 +381,8 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
     error = "MT is the skinny kernel's (0 for the others)";
     return false;
   }
-  if (variant == "splitk" && (cluster != 1 || bn != kSplitKBn || stages != 6)) {
-    error = "split-K runs without a cluster at BN 128 with 6 stages (cluster 1, BN 128, stages 6)";
+  if (variant == "splitk" && (bn != kSplitKBn || stages != 6)) {
+    error = "split-K runs at BN 128 with 6 stages (BN 128, stages 6)";
     return false;
   }
   if (variant == "persistent" && (splits != 1 || stages != 4)) {

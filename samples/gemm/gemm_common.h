@@ -275,11 +275,12 @@ inline constexpr double kDenseFlopsPerSmPerClock = 4096; // f16/bf16 wgmma, sm_9
 //   (B: tensor<T>[K, N], MN-major), each (A: tensor<T>[M, K], B, C: tensor<T>[M, N]),
 //   an exact threads(...): any grid of whole clusters covers all tiles
 //   (cluster c takes work units c, c + clusters, ...).
-//   Split-K kernels gemm_splitk<BN> / gemm_splitk_bmn<BN> (no cluster), the
-//   same tensors then (W: ptr<f32>, flags: ptr<i32>, splits: i32), grid
-//   (output tiles, splits); W holds splits x tiles x 128 x BN f32, flags one
-//   i32 per output tile, zero before the first launch (the kernel leaves them
-//   zero again).
+//   Split-K kernels gemm_splitk<BN> / gemm_splitk_bmn<BN> (cluster 2 in mc,
+//   A multicast; 1 in nomc), the same tensors then (W: ptr<f32>, flags:
+//   ptr<i32>, splits: i32), grid (tiles, splits) where tiles counts every
+//   row of output tiles padded to whole clusters; W holds splits x tiles x
+//   128 x BN f32, flags one i32 per tile, zero before the first launch (the
+//   kernel leaves them zero again).
 // The tile is BM x BN x BK = 128 x BN x 64. Any M, N, K with 16-byte row
 // strides (alignmentProblem, below): edge tiles are whole tiles whose
 // loads TMA zero-fills outside the tensors and whose stores TMA clips.
@@ -447,10 +448,12 @@ struct SplitKWorkspace {
     }
   }
 };
-// Grid (tiles, splits) of 1-CTA blocks.
+// Grid (tiles, splits), clusters of t.cluster CTAs along the tiles: every
+// row of output tiles padded to whole clusters.
 inline void launchSplitK(TileKernel &t, const Problem &p, const Tensors &ts, SplitKWorkspace &w,
                          int splits, CUstream stream = nullptr) {
-  const int64_t tiles = ((p.m + kTileM - 1) / kTileM) * ((p.n + t.bn - 1) / t.bn);
+  const int64_t cl = std::max(1, t.cluster);
+  const int64_t tiles = ((p.m + kTileM - 1) / kTileM) * (((p.n + t.bn - 1) / t.bn + cl - 1) / cl) * cl;
   w.reserve(splits > 1 ? int64_t(splits) * tiles * kTileM * t.bn : 1, tiles);
   tile::LaunchConfig cfg;
   cfg.grid = tile::Dim3(unsigned(tiles), unsigned(splits));

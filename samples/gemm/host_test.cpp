@@ -223,6 +223,18 @@ TEST_CASE("edge tiles count as whole tiles and work units", "[gemm]") {
   CHECK(flagCount(one, sk) == 32);
   sk.splits = 1;
   CHECK(workspaceFloats(one, sk) == 0); // one split writes C directly
+  // Split-K with a cluster: each row of tiles padded to whole clusters (the
+  // padding CTA's partial is written too).
+  sk.cluster = 2;
+  sk.splits = 3;
+  const Problem odd{200, 384, 4096, DType::F16, BMajor::K}; // 2 rows of 3 column tiles
+  CHECK(splitKTiles(odd, 128, 1) == 6);
+  CHECK(splitKTiles(odd, 128, 2) == 8);
+  CHECK(splitTiles(odd, sk) == 8);
+  CHECK(ctasOf(odd, sk) == 24);
+  CHECK(workspaceFloats(odd, sk) == 3 * 8 * 128 * 128);
+  CHECK(flagCount(odd, sk) == 8);
+  CHECK(splitKTiles(one, 128, 2) == 32); // 32 column tiles: no padding
 }
 
 TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
@@ -235,12 +247,16 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.variant == Variant::SplitK);
   CHECK(c.bn == 128);
   CHECK(c.splits == 4);
-  CHECK(c.cluster == 1);
+  CHECK(c.cluster == 1); // one row of tiles: A multicast measured slower
   CHECK(c.stages == 6);
   CHECK(c.why.find("M <= 256") != std::string::npos);
-  CHECK(pick(77, 3000, 5000).variant == Variant::SplitK); // 24 tiles -> 5 splits
-  CHECK(pick(77, 3000, 5000).splits == 5);
-  // M <= 64 with B K-major: the skinny kernel (C^T), the smallest MT >= M.
+  CHECK(pick(256, 4096, 14336).cluster == 2); // 2 row tiles: the pairs share A
+  CHECK(pick(256, 128, 4096).cluster == 1);   // one column tile: no pair to share A
+  c = pick(77, 3000, 5000); // MT 80: 24 tiles -> 5 splits
+  CHECK(c.variant == Variant::Skinny);
+  CHECK(c.mt == 80);
+  CHECK(c.splits == 5);
+  // M <= 80 with B K-major: the skinny kernel (C^T), the smallest MT >= M.
   c = pick(1, 4096, 4096);
   CHECK(c.variant == Variant::Skinny);
   CHECK(c.mt == 16);
@@ -248,13 +264,14 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.bn == kSkinnyBn);
   CHECK(c.cluster == 1);
   CHECK(c.splits == 4); // 32 tiles
-  CHECK(c.why.find("M <= 64") != std::string::npos);
+  CHECK(c.why.find("M <= 80") != std::string::npos);
   CHECK(pick(16, 4096, 4096) == c);
   CHECK(pick(17, 4096, 4096).mt == 32);
   CHECK(pick(64, 4096, 4096).mt == 64);
   CHECK(pick(64, 4096, 4096).stages == 7);
   CHECK(pick(16, 3000, 5000).splits == 5); // 24 tiles
-  CHECK(pick(65, 4096, 4096).variant == Variant::SplitK);
+  CHECK(pick(65, 4096, 4096).mt == 80);
+  CHECK(pick(81, 4096, 4096).variant == Variant::SplitK);
   CHECK(ruleChoice(Problem{16, 4096, 4096, DType::F16, BMajor::MN}, sms).variant ==
         Variant::SplitK); // the skinny kernel takes B K-major only
   CHECK(pick(256, 4096, 4096).splits == 2);     // 64 tiles
@@ -276,9 +293,20 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   }
   CHECK(pick(2048, 2048, 2048).bn == 256); // 128 CTAs: fills 3/4 of the SMs
   CHECK(pick(4000, 4000, 4000).bn == 256);
-  c = pick(1000, 3000, 5000); // 96 CTAs at BN 256, 192 at 128
+  // Waves: BN 192 where 256-wide units leave the last round's SMs idle.
+  c = pick(1000, 3000, 5000); // 48 units of 256 (96 CTAs), 64 of 192 (128 CTAs)
   CHECK(c.variant == Variant::Persistent);
-  CHECK(c.bn == 128);
+  CHECK(c.bn == 192);
+  CHECK(c.cluster == 2);
+  CHECK(persistentRounds(Problem{1024, 14336, 4096}, 256, sms) == 4); // 224 units
+  CHECK(persistentRounds(Problem{1024, 14336, 4096}, 192, sms) == 5); // 300 units
+  CHECK(pick(1024, 14336, 4096).bn == 192); // 5 x 192 < 4 x 256 by 1/16
+  CHECK(pick(8192, 8192, 8192).bn == 256);  // 21 x 192 vs 16 x 256: not 1/16 less
+  CHECK(pick(4096, 14336, 4096).bn == 256);
+  CHECK(pick(1024, 4096, 4096).bn == 256);
+  // BN 192 is compiled for K-major B only.
+  CHECK(ruleChoice(Problem{1024, 14336, 4096, DType::F16, BMajor::MN}, sms).bn == 256);
+  CHECK(ruleChoice(Problem{1000, 3000, 5000, DType::F16, BMajor::MN}, sms).bn == 128);
   c = pick(512, 512, 512); // 16 CTAs even at BN 128: split-K
   CHECK(c.variant == Variant::SplitK);
   CHECK(c.splits == 2); // 8 k steps: at most 2 splits of >= 4
@@ -295,19 +323,26 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
     INFO(p.shape());
     const std::vector<Choice> cs = candidates(p, 132);
     CHECK(std::find(cs.begin(), cs.end(), ruleChoice(p, 132)) != cs.end());
-    int persistent = 0;
+    int persistent = 0, clustered = 0;
     for (const Choice &c : cs) {
       persistent += c.variant == Variant::Persistent;
       if (c.variant == Variant::SplitK) {
-        CHECK(c.cluster == 1);
+        CHECK((c.cluster == 1 || c.cluster == 2));
+        clustered += c.cluster == 2;
         CHECK(c.bn == 128); // the only split-K instance
         CHECK(c.stages == 6);
         CHECK((c.splits == 1 || kSteps(p) >= 2 * c.splits));
-        CHECK((c.splits == 1 || outputTiles(p, c.bn) * c.splits <= 4 * 132));
+        CHECK((c.splits == 1 || splitKTiles(p, c.bn, c.cluster) * c.splits <= 4 * 132));
       }
     }
-    CHECK(persistent == 4); // BN 256 / 128 x cluster 2 / 1
+    CHECK(persistent == 6); // BN 256 / 192 / 128 x cluster 2 / 1
+    CHECK(clustered > 0);
   }
+  // MN-major B: no BN 192; one column tile: no split-K cluster.
+  for (const Choice &c : candidates(Problem{128, 4096, 4096, DType::F16, BMajor::MN}, 132))
+    CHECK(c.bn != 192);
+  for (const Choice &c : candidates(Problem{128, 128, 4096}, 132))
+    CHECK((c.variant != Variant::SplitK || c.cluster == 1));
   // The skinny kernel: every compiled MT >= M (K-major B only), its splits
   // within the same limits.
   const Problem p{16, 4096, 4096, DType::F16, BMajor::K};
@@ -356,7 +391,11 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
     std::ofstream f(path, std::ios::app);
     f << "\n# a comment\n"
       << "f16 k 1x2x3 persistent 64 2 1 4 1.0\n"  // BN 64: out of range
-      << "f16 k 1x2x3 splitk 128 2 1 6 1.0\n"     // split-K with a cluster
+      << "f16 mn 1x2x3 persistent 192 2 1 4 1.0\n" // BN 192 with MN-major B
+      << "f16 k 1x2x3 splitk 192 2 1 6 1.0\n"     // BN 192 on split-K
+      << "f16 k 4x4x4 splitk 128 2 3 6 2.0\n"     // split-K with its cluster: fine
+      << "f16 k 5x5x5 persistent 192 2 1 4 2.0\n" // BN 192, K-major: fine
+      << "f16 k 1x2x3 splitk 128 2 1 4 1.0\n"     // split-K with 4 stages
       << "f16 k 1x2x3 splitk 256 1 2 6 1.0\n"     // split-K at BN 256: not compiled
       << "f16 k 1x2x3 persistent 256 2 3 4 1.0\n" // the persistent kernel with splits
       << "f16 k 1x2x3 persistent 256 2 1 4\n"     // a field missing
@@ -368,7 +407,11 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   }
   TuneCache back;
   back.load(path);
-  REQUIRE(back.entries.size() == 3);
+  REQUIRE(back.entries.size() == 5);
+  REQUIRE(back.find(Problem{4, 4, 4}) != nullptr);
+  CHECK(back.find(Problem{4, 4, 4})->choice.cluster == 2);
+  REQUIRE(back.find(Problem{5, 5, 5}) != nullptr);
+  CHECK(back.find(Problem{5, 5, 5})->choice.bn == 192);
   const CacheEntry *gotSkinny = back.find(q);
   REQUIRE(gotSkinny != nullptr);
   CHECK(gotSkinny->choice == sk.choice);
@@ -378,17 +421,20 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(got->us == Approx(12.25));
   CHECK(back.find(Problem{8, 8, 8, DType::F16, BMajor::K}) != nullptr);
   CHECK(back.find(Problem{8, 8, 8, DType::BF16, BMajor::K}) == nullptr); // keyed by dtype too
-  REQUIRE(back.problems.size() == 9);
+  REQUIRE(back.problems.size() == 11);
   CHECK(back.problems[0].find(path + ":6: a value out of range") == 0);
-  CHECK(back.problems[1].find("split-K runs without a cluster at BN 128") != std::string::npos);
-  CHECK(back.problems[2].find(path + ":8: split-K runs without a cluster at BN 128") == 0);
-  CHECK(back.problems[3].find("the persistent kernel has 1 split and 4 stages") !=
+  CHECK(back.problems[1].find(path + ":7: BN 192 is the persistent kernel's with B K-major") ==
+        0);
+  CHECK(back.problems[2].find(path + ":8: BN 192 is the persistent kernel's") == 0);
+  CHECK(back.problems[3].find(path + ":11: split-K runs at BN 128 with 6 stages") == 0);
+  CHECK(back.problems[4].find(path + ":12: split-K runs at BN 128 with 6 stages") == 0);
+  CHECK(back.problems[5].find("the persistent kernel has 1 split and 4 stages") !=
         std::string::npos);
-  CHECK(back.problems[4].find("expected 'dtype bmajor MxNxK") != std::string::npos);
-  CHECK(back.problems[5].find("a compiled (MT, stages) instance") != std::string::npos);
-  CHECK(back.problems[6].find("the skinny kernel takes B K-major") != std::string::npos);
-  CHECK(back.problems[7].find("MT is the skinny kernel's") != std::string::npos);
-  CHECK(back.problems[8].find("expected 'dtype bmajor MxNxK") != std::string::npos);
+  CHECK(back.problems[6].find("expected 'dtype bmajor MxNxK") != std::string::npos);
+  CHECK(back.problems[7].find("a compiled (MT, stages) instance") != std::string::npos);
+  CHECK(back.problems[8].find("the skinny kernel takes B K-major") != std::string::npos);
+  CHECK(back.problems[9].find("MT is the skinny kernel's") != std::string::npos);
+  CHECK(back.problems[10].find("expected 'dtype bmajor MxNxK") != std::string::npos);
   // The cache wins over the rule; the rule answers for shapes it lacks.
   const Choice tuned = chooseFor(p, 132, &back);
   CHECK(tuned == e.choice);
@@ -426,7 +472,10 @@ TEST_CASE("kernel instances are found from the kernel info", "[gemm]") {
   CHECK(kernelName(sk, BMajor::K) == "gemm_splitk");
   CHECK(kernelName(sk, BMajor::MN) == "gemm_splitk_bmn");
   CHECK(usesMulticastPtx(Choice{}));
+  sk.cluster = 1;
   CHECK(!usesMulticastPtx(sk));
+  sk.cluster = 2; // split-K's A multicast is in the _mc PTX too
+  CHECK(usesMulticastPtx(sk));
   Choice skinny;
   skinny.variant = Variant::Skinny;
   skinny.mt = 16;

@@ -5,7 +5,7 @@
 //
 //   gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]
 //        [--variant auto|persistent|splitk|skinny] [--splits S] [--mt MT] [--multicast on|off]
-//        [--bn 256|128]
+//        [--bn 256|192|128]
 //        [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]
 //        [--ptx PATH] [--reference-only] [--skip-code C]
 //   gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]
@@ -199,8 +199,8 @@ Options parse(int argc, char **argv) {
       o.multicast = v == "on";
     } else if (f == "--bn") {
       o.bn = r.intValue();
-      if (o.bn != 128 && o.bn != 256)
-        usage("--bn is 128 or 256");
+      if (o.bn != 128 && o.bn != 192 && o.bn != 256)
+        usage("--bn is 128, 192 or 256");
     } else if (f == "--tune")
       o.tune = true;
     else if (f == "--tune-cache")
@@ -248,11 +248,14 @@ Options parse(int argc, char **argv) {
   if (o.mt && o.variant && o.variant != Variant::Skinny)
     usage("--mt is the skinny kernel's (--variant skinny)");
   const bool skinny = o.variant == Variant::Skinny || o.mt;
-  if (o.multicast && (o.variant == Variant::SplitK || o.splits || skinny))
-    usage("--multicast is the persistent kernel's: split-K and skinny run without a cluster");
-  if (o.bn == 256 && (o.variant == Variant::SplitK || o.splits))
+  if (o.multicast && skinny)
+    usage("--multicast is the persistent kernel's (B) and split-K's (A): skinny runs without a "
+          "cluster");
+  if (o.bn && o.bn != 128 && (o.variant == Variant::SplitK || o.splits))
     usage("split-K is compiled for --bn 128 only");
-  if (o.bn == 256 && skinny)
+  if (o.bn == 192 && o.problem.bmajor != BMajor::K)
+    usage("--bn 192 is compiled for B K-major only (--bmajor k)");
+  if (o.bn && o.bn != 128 && skinny)
     usage("the skinny kernel's tiles are 128 columns wide (--bn 128 only)");
   if (skinny && (o.problem.bmajor != BMajor::K || o.bmajors.size() != 1 ||
                  o.bmajors.front() != BMajor::K))
@@ -317,7 +320,11 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
   if (o.splits)
     c.splits = o.splits;
   if (o.multicast) {
-    if (c.variant != Variant::Persistent)
+    // The persistent kernel's B multicast, or split-K's A multicast when
+    // split-K is asked for (--variant splitk / --splits).
+    const bool splitK =
+        c.variant == Variant::SplitK && (o.variant == Variant::SplitK || o.splits);
+    if (c.variant != Variant::Persistent && !splitK)
       c = gemm::persistentWith(c.bn);
     c.cluster = *o.multicast ? 2 : 1;
   }
