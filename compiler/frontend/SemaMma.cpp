@@ -495,15 +495,39 @@ const ExprAST *nonMmaUse(const Block &b, const std::unordered_set<const Decl *> 
   return nullptr;
 }
 
-/// Marks the mmas of a consume block whose result is read, other than as an
-/// mma accumulator, before the block's commit and wait (PTX ISA 9.7.15.5:
-/// reading a wgmma's registers before a wait_group that covers it is
-/// undefined): `let t = mma(...)` read by `t as f16`, or an mma nested in
-/// another expression. Their group is committed and waited for right after
-/// them (MLIRGenMma.cpp). Conservative: any such read anywhere in the block.
+/// The variables assigned anywhere in `b` (fragments and vectors are
+/// assigned whole: the target is the variable).
+void collectAssigned(const Block &b, std::unordered_set<const Decl *> &out) {
+  for (const StmtPtr &s : b) {
+    if (auto *a = s->as<AssignStmt>()) {
+      if (auto *v = a->target->as<VarRefExpr>(); v && v->decl)
+        out.insert(v->decl);
+    } else if (auto *f = s->as<ForStmt>()) {
+      collectAssigned(f->body, out);
+    } else if (auto *w = s->as<WhileStmt>()) {
+      collectAssigned(w->body, out);
+    } else if (auto *i = s->as<IfStmt>()) {
+      collectAssigned(i->thenBody, out);
+      collectAssigned(i->elseBody, out);
+    }
+  }
+}
+
+/// Marks the mmas of a consume block whose registers the block touches
+/// before its commit and wait; their group is committed and waited for right
+/// after them (MLIRGenMma.cpp). Conservative: anywhere in the block.
+///  - The result is read, other than as an mma accumulator (PTX ISA
+///    9.7.15.5: reading a wgmma's registers before a wait_group that covers
+///    it is undefined): `let t = mma(...)` read by `t as f16`, or an mma
+///    nested in another expression (`waitAfter`).
+///  - A is a fragment variable (the .rs form) that the block assigns (PTX
+///    ISA 9.7.15.5: A's registers may not change until the group completes;
+///    the new value of a loop-carried variable shares its registers):
+///    `o = mma(p, s.v, o)` then `p = x as f16` (`waitForA`). Assigned after
+///    the block, the mma stays in flight until the block's wait.
 class MmaResultReads {
 public:
-  explicit MmaResultReads(const Block &body) : body(body) {}
+  explicit MmaResultReads(const Block &body) : body(body) { collectAssigned(body, assigned); }
   void block(Block &b) {
     for (StmtPtr &s : b)
       stmt(*s);
@@ -511,6 +535,19 @@ public:
 
 private:
   const Block &body;
+  std::unordered_set<const Decl *> assigned;
+  /// `let a = p` in the block, p a variable: a names p's registers.
+  std::unordered_map<const Decl *, const Decl *> aliases;
+
+  /// Whether the fragment variable A names (directly or through a `let` of
+  /// the block) is assigned in the block.
+  bool registerAAssigned(const ExprAST &a) const {
+    auto *v = a.as<VarRefExpr>();
+    if (!v || !v->decl)
+      return false;
+    auto it = aliases.find(v->decl);
+    return assigned.count(it != aliases.end() ? it->second : v->decl) != 0;
+  }
 
   void stmt(StmtAST &s) {
     if (auto *a = s.as<AssignStmt>()) {
@@ -518,6 +555,10 @@ private:
       expr(*a->value, v ? v->decl : nullptr, false);
       expr(*a->target, nullptr, false);
     } else if (auto *l = s.as<LetStmt>()) {
+      if (auto *v = l->init->as<VarRefExpr>(); v && v->decl && l->decl) {
+        auto it = aliases.find(v->decl);
+        aliases[l->decl.get()] = it != aliases.end() ? it->second : v->decl;
+      }
       expr(*l->init, l->decl.get(), false);
     } else if (auto *es = s.as<ExprStmtAST>()) {
       expr(*es->expr, nullptr, false);
@@ -537,8 +578,12 @@ private:
   void expr(ExprAST &e, const Decl *boundTo, bool accumulator) {
     if (auto *c = e.as<CallExpr>()) {
       bool isMma = c->builtin == Builtin::Mma;
-      if (isMma && !accumulator)
-        c->mma.waitAfter = !boundTo || nonMmaUse(body, {boundTo}) != nullptr;
+      if (isMma && !accumulator) {
+        c->mma.waitForA =
+            c->mma.a.inRegisters && !c->args.empty() && registerAAssigned(*c->args[0]);
+        c->mma.waitAfter =
+            !boundTo || nonMmaUse(body, {boundTo}) != nullptr || c->mma.waitForA;
+      }
       for (size_t i = 0; i < c->args.size(); ++i)
         expr(*c->args[i], nullptr, isMma && i == 2);
       return;

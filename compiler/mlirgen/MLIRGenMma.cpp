@@ -7,9 +7,10 @@
 //    layouts (the descriptors are computed in the lowering), or, with a a
 //    16-bit fragment, one tile.mma_reg_a (A in registers), after a
 //    wgmma.fence that orders the writes of A's registers before it.
-//  - An mma in a consume block whose result the block reads (Sema's
-//    `waitAfter`) is followed by commit_group + wait_group 0, and the next
-//    mma of the block by a wgmma.fence.
+//  - An mma in a consume block whose result the block reads, or whose A
+//    fragment variable the block assigns (Sema's `waitAfter`), is followed
+//    by commit_group + wait_group 0, and the next mma of the block by a
+//    wgmma.fence.
 //  - Outside a consume block an mma is complete when the statement ends:
 //    wgmma.fence, the mma, commit_group, wait_group 0.
 //  - Either wait_group 0 of an mma written as a whole statement of a turn's
@@ -89,16 +90,25 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
               "wgmma.wait_group.sync.aligned 0: the mma outside a consume block completes before "
               "the next statement");
   } else if (e.mma.waitAfter) {
-    // Sema (MmaResultReads): the result is read before the block ends; a
-    // wgmma's registers may be read only after a wait covering it.
+    // Sema (MmaResultReads): the result is read, or A's variable assigned,
+    // before the block ends; a wgmma's registers may be accessed only after
+    // a wait covering it.
     explain(WgmmaCommitOp::create(builder, l),
-            "wgmma.commit_group.sync.aligned: this mma's result is read in the consume block");
+            e.mma.waitForA ? "wgmma.commit_group.sync.aligned: this mma's register operand A is "
+                             "assigned in the consume block"
+                           : "wgmma.commit_group.sync.aligned: this mma's result is read in the "
+                             "consume block");
     if (turnDefersMmaWait)
       turnMmaWaitDue = true;
     else
       explain(WgmmaWaitOp::create(builder, l, 0),
-              "wgmma.wait_group.sync.aligned 0: before this consume block reads the mma's result "
-              "(PTX ISA 9.7.15.5)");
+              e.mma.waitForA
+                  ? "wgmma.wait_group.sync.aligned 0: before this consume block assigns the "
+                    "variable this mma reads as A (PTX ISA 9.7.15.5: A's registers may not "
+                    "change until the group completes; assign it after the block to keep the "
+                    "mma in flight until the block's wait)"
+                  : "wgmma.wait_group.sync.aligned 0: before this consume block reads the mma's "
+                    "result (PTX ISA 9.7.15.5)");
     mmaFenceDue_ = true;
   }
   return result;

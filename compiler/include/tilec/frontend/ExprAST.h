@@ -544,7 +544,8 @@ public:
     MmaOperand a, b;
     int64_t k = 0;          // the K extent of the product
     bool inConsume = false; // inside a consume block (placement: MLIRGenMma.cpp)
-    bool waitAfter = false; // in a consume, its result is read before the block ends
+    bool waitAfter = false; // in a consume, its registers are touched before the block ends
+    bool waitForA = false;  // ... because its A, a fragment variable, is assigned there
   } mma;
   MemoryHints hints;                               // [sema] load/store cache hints, vectors
   cache::Evict policyPrimary = cache::Evict::None; // [sema] cache_policy(P, ...)
