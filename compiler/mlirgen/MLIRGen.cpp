@@ -57,7 +57,7 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
     values[p.decl] = entry->getArgument(i);
   builder.setInsertionPointToEnd(entry);
   if (blockMayReturn(k.body)) {
-    returnedFlag = newSlot(l, builder.getI1Type());
+    returnedFlag = newExitFlag(l);
     storeWeak(l, boolConst(l, false), returnedFlag);
   }
   // Shared arrays and mbarriers (top-level declarations; their counts use
