@@ -36,6 +36,7 @@
 #include "Uniformity.h"
 
 #include "tile/Dialect/Hint.h"
+#include "tilec/SourceLoc.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -172,8 +173,9 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
     Divergence control = uniformity.controlDivergence(op, role);
     auto report = [&](bool error, const Twine &message, const Twine &hint, const Twine &note) {
       // One source construct may be several ops (a role's TMA store: the
-      // barrier before and after its copy): one diagnostic.
-      if (!reported.insert({op->getLoc().getAsOpaquePointer(), message.str()}).second)
+      // barrier before and after its copy, the elected thread that issues
+      // it): one diagnostic, the first.
+      if (!reported.insert(op->getLoc().getAsOpaquePointer()).second)
         return;
       InFlightDiagnostic d = error ? op->emitError(message) : op->emitWarning(message);
       attachHint(d, hint);
@@ -320,14 +322,16 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
       attachHint(d, "every CTA of the group must name the same box: each loads 1/C of it and "
                     "multicasts it to the others; build the origin from cluster_id(), the "
                     "position along another cluster axis, loop counters and parameters");
-      if (at != copy.getLoc())
+      // A value computed on another line (a `let`): name the copy too.
+      FileLineColLoc where = sourceFileLoc(at), copyAt = sourceFileLoc(copy.getLoc());
+      if (where && copyAt && where.getLine() != copyAt.getLine())
         d.attachNote(copy.getLoc()) << "the multicast copy_async whose box it is";
       failed = true;
       return;
     }
   }
 
-  std::set<std::pair<const void *, std::string>> reported;
+  std::set<const void *> reported;
   bool failed = false;
 };
 

@@ -164,10 +164,40 @@ std::optional<int64_t> clusterConstant(Value v, const int64_t dims[3], int depth
   v = throughCasts(v);
   APInt c;
   if (matchPattern(v, m_ConstantInt(&c)))
-    return c.getSExtValue();
+    return c.getBitWidth() == 1 ? int64_t(c.getZExtValue()) : c.getSExtValue();
   Operation *def = v.getDefiningOp();
   if (!def || depth > 16)
     return std::nullopt;
+  // MLIRGen's division guards its divisor (select(d == 0 || ..., 1, d)) and
+  // result: with a constant divisor the guards fold.
+  auto fold = [&](Value x) { return clusterConstant(x, dims, depth + 1); };
+  if (auto select = dyn_cast<arith::SelectOp>(def)) {
+    std::optional<int64_t> cond = fold(select.getCondition());
+    if (!cond)
+      return std::nullopt;
+    return fold(*cond ? select.getTrueValue() : select.getFalseValue());
+  }
+  if (auto cmp = dyn_cast<arith::CmpIOp>(def)) {
+    std::optional<int64_t> a = fold(cmp.getLhs()), b = fold(cmp.getRhs());
+    if (!a || !b)
+      return std::nullopt;
+    if (cmp.getPredicate() == arith::CmpIPredicate::eq)
+      return int64_t(*a == *b);
+    if (cmp.getPredicate() == arith::CmpIPredicate::ne)
+      return int64_t(*a != *b);
+    return std::nullopt;
+  }
+  if (isa<arith::AndIOp, arith::OrIOp>(def) && def->getResult(0).getType().isInteger(1)) {
+    std::optional<int64_t> a = fold(def->getOperand(0)), b = fold(def->getOperand(1));
+    bool isAnd = isa<arith::AndIOp>(def);
+    // One known side decides: false for and, true for or.
+    for (std::optional<int64_t> side : {a, b})
+      if (side && bool(*side) != isAnd)
+        return int64_t(!isAnd);
+    if (!a || !b)
+      return std::nullopt;
+    return int64_t(isAnd ? (*a && *b) : (*a || *b));
+  }
   if (auto sreg = dyn_cast<SRegOp>(def)) {
     switch (sreg.getReg()) {
     case SpecialReg::cluster_nctarank:
@@ -221,11 +251,16 @@ UniformityAnalysis::UniformityAnalysis(KernelOp kernel, const UniformityScope &s
         return use.get() == store.getPtr() && use.get() != store.getValue();
       return false;
     });
-    if (isPrivate)
+    if (isPrivate) {
       privateSlots_.insert(var);
+      for (Operation *user : var->getUsers())
+        if (isa<StoreOp>(user))
+          slotStores_[var].push_back(user);
+    }
     if (dialect->getExitFlagAttrHelper().isAttrPresent(var))
       exitFlags_.insert(var);
   });
+  kernel.walk<WalkOrder::PreOrder>([&](Operation *op) { order_[op] = order_.size(); });
   for (BlockArgument param : kernel.getBody().getArguments())
     values_[param] = {sourceLevel(Source::Param), nullptr};
   // Monotone over five levels from "uniform": it settles. Huge generated
@@ -349,6 +384,13 @@ std::optional<Level> UniformityAnalysis::groupLevel(Operation *op) const {
       return std::nullopt;
     return scope_.varies(a) ? sourceLevel(Source::CtaPosition) : Uniform;
   }
+  // A guard of MLIRGen's division that folds: the value it selects.
+  if (auto select = dyn_cast<arith::SelectOp>(op)) {
+    std::optional<int64_t> cond = clusterConstant(select.getCondition(), scope_.clusterDims);
+    if (!cond)
+      return std::nullopt;
+    return levelOf(*cond ? select.getTrueValue() : select.getFalseValue());
+  }
   if (!isa<arith::DivUIOp, arith::DivSIOp, arith::ShRUIOp, arith::ShRSIOp>(op))
     return std::nullopt;
   auto sreg = throughCasts(op->getOperand(0)).getDefiningOp<SRegOp>();
@@ -401,25 +443,42 @@ Level UniformityAnalysis::symmetricLevel(Value v, int depth) const {
   return levelOf(v);
 }
 
+bool UniformityAnalysis::mayPrecede(Operation *store, Operation *load) const {
+  if (order_.lookup(store) < order_.lookup(load))
+    return true;
+  for (Operation *loop = store->getParentOp(); loop; loop = loop->getParentOp())
+    if (isa<scf::ForOp, scf::WhileOp>(loop) && loop->isAncestor(load))
+      return true;
+  return false;
+}
+
 UniformityAnalysis::Fact UniformityAnalysis::loadFact(LoadOp load, Operation *slot) const {
-  auto it = slots_.find(slot);
-  if (it == slots_.end())
-    return {settled_ ? PerThread : Uniform, nullptr};
   // A slot is private to its thread: a load in a role sees the stores of its
   // own role (control measured from the role's entry) and those outside
-  // every role; a load outside the roles sees every store.
+  // every role; a load outside the roles sees every store. An exit flag is
+  // read where MLIRGen guards what follows a return, break or continue: only
+  // the stores that may run before the load set it there (a return later in
+  // the kernel does not make an earlier loop divergent). A `var` is as
+  // divergent as every value stored to it anywhere (the language's rule).
+  bool exitFlag = exitFlags_.count(slot);
   Operation *role = roleOf(load);
   Fact f;
-  for (auto &[storeRole, facts] : it->second) {
+  for (Operation *store : slotStores_.lookup(slot)) {
+    Operation *storeRole = roleOf(store);
     if (role && storeRole && storeRole != role)
       continue;
-    Fact g = role && storeRole == role ? facts.inRole : facts.absolute;
+    if (exitFlag && !mayPrecede(store, load))
+      continue;
+    auto it = stores_.find(store);
+    if (it == stores_.end())
+      continue; // not reached yet in this pass: bottom
+    Fact g = role && storeRole == role ? it->second.inRole : it->second.absolute;
     if (g.level > f.level)
       f = g;
   }
-  // A var's value: as divergent as what was stored, its condition is where
-  // a diagnostic points; an exit flag's: the decision that set it.
-  if (!exitFlags_.count(slot))
+  // A var's value: its condition is where a diagnostic points; an exit
+  // flag's: the decision that set it.
+  if (!exitFlag)
     f.why = nullptr;
   return f;
 }
@@ -494,7 +553,7 @@ bool UniformityAnalysis::visit(Operation *op) {
         return value;
       };
       Operation *role = roleOf(op);
-      SlotFacts &known = slots_[slot][role];
+      SlotFacts &known = stores_[op];
       changed |= raise(known.inRole, fact(controlDivergence(op, role)));
       changed |= raise(known.absolute, fact(controlDivergence(op)));
     }

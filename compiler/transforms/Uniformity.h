@@ -108,12 +108,15 @@ private:
     Level level = ::tile::uniformity::Uniform;
     LocationAttr why;
   };
-  /// What the stores of a slot in one role (or outside roles) put there:
-  /// with the control measured from the role's entry (for loads in the same
-  /// role) and from the kernel's (for loads after the role).
+  /// What one store puts in its slot: with the control measured from its
+  /// role's entry (for loads in the same role) and from the kernel's (for
+  /// loads outside the roles).
   struct SlotFacts {
     Fact inRole, absolute;
   };
+  /// `store` may run before `load`: it comes first in program order, or a
+  /// loop holds both (a later iteration).
+  bool mayPrecede(Operation *store, Operation *load) const;
 
   Fact factOf(Value v) const;
   bool update(Value v, Fact f);
@@ -132,8 +135,9 @@ private:
   llvm::DenseMap<Value, Fact> values_;
   llvm::DenseSet<Operation *> privateSlots_; // tile.local_var slots that stay private
   llvm::DenseSet<Operation *> exitFlags_;    // those marked tile.exit_flag
-  // slot -> role of the store (null: outside every role) -> what it holds.
-  llvm::DenseMap<Operation *, llvm::SmallDenseMap<Operation *, SlotFacts, 2>> slots_;
+  llvm::DenseMap<Operation *, llvm::SmallVector<Operation *>> slotStores_; // private slots
+  llvm::DenseMap<Operation *, SlotFacts> stores_; // what each store put there
+  llvm::DenseMap<Operation *, unsigned> order_;   // program order (pre-order walk)
   bool gaveUp_ = false;
   bool oneDimBlock_ = false; // the kernel's bounds prove Y = Z = 1
   bool settled_ = false; // the fixpoint is reached: unseen values are unknown

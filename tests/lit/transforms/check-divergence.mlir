@@ -139,7 +139,7 @@ tile.kernel @while_over_var(%n: i32, %step: i32) {
 // elect_one and a full-mask warp collective under lane-divergent control
 // (warnings); with a mask naming the lanes, the collective is fine; under a
 // warp-uniform condition, elect_one is fine.
-tile.kernel @lanes(%n: i32) {
+tile.kernel @lanes(%n: i32) attributes {req_threads = array<i32: 128, 1, 1>} {
   %c0 = arith.constant 0 : i32
   %c32 = arith.constant 32 : i32
   %full = arith.constant -1 : i32
@@ -150,17 +150,20 @@ tile.kernel @lanes(%n: i32) {
     %e = tile.elect_one : i1
   }
   %lane = tile.sreg laneid : i32
-  // expected-note @+2 {{this decision differs between lanes}}
   // expected-note @+1 {{this decision differs between lanes}}
   %low = arith.cmpi slt, %lane, %n : i32
   scf.if %low {
     // expected-warning @+2 {{elect_one() in control flow that lanes of a warp may take differently}}
     // expected-note @+1 {{hint: call it where the whole warp is converged}}
     %e = tile.elect_one : i1
+  }
+  // expected-note @+1 {{this decision differs between lanes}}
+  %high = arith.cmpi sgt, %lane, %n : i32
+  scf.if %high {
     // expected-warning @+2 {{vote_ballot() with the full-warp mask in control flow that lanes of a warp may take differently}}
     // expected-note @+1 {{hint: move it where every lane of the warp reaches it}}
-    %b = tile.vote ballot %low, %full -> i32
-    %m = tile.vote ballot %low, %b -> i32
+    %b = tile.vote ballot %high, %full -> i32
+    %m = tile.vote ballot %high, %b -> i32
   }
   tile.return
 }
@@ -199,14 +202,14 @@ tile.kernel @role(%n: i32) attributes {req_threads = array<i32: 256, 1, 1>} {
 tile.kernel @multicast(%map: !tile.tensormap<f32, 2>) attributes {cluster_dims = array<i32: 2, 2, 1>} {
   %t = tile.shared_alloc {alignment = 1024 : i64, static_count = 512 : i64} -> !tile.ptr<f32, shared>
   %bar = tile.shared_alloc {static_count = 1 : i64} -> !tile.ptr<i64, shared>
-  %c0 = arith.constant 0 : i32
   %c2 = arith.constant 2 : i32
   %bx = tile.sreg ctaid_x : i32
-  %by = tile.sreg ctaid_y : i32
   %q = arith.divui %bx, %c2 : i32
-  tile.tma_load %t, %map[%q, %by], %bar <[16, 32], swizzle = 128, panel = 32> {multicast_axis = 0 : i32} : !tile.ptr<f32, shared>, !tile.tensormap<f32, 2>, !tile.ptr<i64, shared>
   // expected-error @+2 {{coordinate 1 of the box of this multicast copy_async (multicast = y) may differ between the CTAs of its multicast group: it depends on the CTA's position along y}}
-  // expected-note @+2 {{hint: every CTA of the group must name the same box}}
+  // expected-note @+1 {{hint: every CTA of the group must name the same box}}
+  %by = tile.sreg ctaid_y : i32
+  tile.tma_load %t, %map[%q, %by], %bar <[16, 32], swizzle = 128, panel = 32> {multicast_axis = 0 : i32} : !tile.ptr<f32, shared>, !tile.tensormap<f32, 2>, !tile.ptr<i64, shared>
+  // expected-note @+1 {{the multicast copy_async whose box it is}}
   tile.tma_load %t, %map[%q, %by], %bar <[16, 32], swizzle = 128, panel = 32> {multicast_axis = 1 : i32} : !tile.ptr<f32, shared>, !tile.tensormap<f32, 2>, !tile.ptr<i64, shared>
   tile.return
 }
