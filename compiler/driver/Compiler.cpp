@@ -231,9 +231,13 @@ static ::tile::CompileResult compileWith(const std::string &source,
             {frontend::Diagnostic::Note, where(note.getLocation()), note.str(), "", {}});
     }
     // Code of an inlined function: name the calls it was inlined through.
-    for (FileLineColLoc site : mlir::tile::inlinedCallSites(d.getLocation()))
-      out.notes.push_back(
-          {frontend::Diagnostic::Note, where(site), "inlined from the call here", "", {}});
+    // Sema's wording for the same note: "in the call of 'f' here".
+    for (const mlir::tile::InlinedCallSite &call : mlir::tile::inlinedCallSites(d.getLocation()))
+      out.notes.push_back({frontend::Diagnostic::Note, where(call.site),
+                           call.callee.empty()
+                               ? std::string("inlined from the call here")
+                               : "in the call of '" + call.callee.str() + "' here",
+                           "", {}});
     diags.report(std::move(out));
     return success();
   });

@@ -16,7 +16,10 @@ using namespace mlir;
 static_assert(mlir::tile::TileDebugHangsOptions{}.timeoutMs == ::tile::kDefaultDebugHangsMs);
 
 void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOptions &options) {
-  // Rings first: every later pass sees their mbarriers, waits and releases
+  // The divergence diagnostics first, on the IR as MLIRGen made it: the
+  // same uniformity analysis the sync passes below decide with.
+  pm.addNestedPass<KernelOp>(createTileCheckDivergence());
+  // Rings next: every later pass sees their mbarriers, waits and releases
   // as ordinary tile ops (and the canonicalizer folds their stage arithmetic).
   pm.addNestedPass<KernelOp>(createTileLowerRings());
   // Folding next: the sync passes reason about constant cluster ranks,

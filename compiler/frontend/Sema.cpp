@@ -239,8 +239,10 @@ void Sema::checkKernel(KernelAST &k) {
   checkInflightUses();                    // SemaMma.cpp
   if (diags_.numErrors() == errorsBefore) // the analysis needs a well-typed kernel
     checkMBarrierArrivalCounts();
+  // Divergence is the IR's (tile-check-divergence); the waits no arrival
+  // reaches are evaluated per CTA rank here.
   if (diags_.numErrors() == errorsBefore)
-    checkDivergence();
+    checkWaitsReachArrivals();
   if (diags_.numErrors() == errorsBefore) { // SemaAsyncProxy.cpp
     checkTmaReadsBeforeWait();
     checkRingCounts();

@@ -59,12 +59,13 @@ public:
                                       const ConstantLeaf *leaf = nullptr);
   std::optional<int64_t> foldConstantUnchecked(const ExprAST &e, bool &overflow,
                                                const ConstantLeaf *leaf);
-  /// SemaDivergence.cpp: barriers in control flow that threads or CTAs take
-  /// differently (warnings), and waits that no arrival reaches in some CTA of
-  /// a static cluster (errors).
-  void checkDivergence();
   /// SemaSync.cpp: waits that no arrival reaches in some CTA rank of a static
-  /// cluster (errors; run by checkDivergence).
+  /// cluster (errors). For each CTA rank r the conditions are evaluated with
+  /// cluster_rank() = r (and block_in_cluster, cluster_size): a wait(b) that
+  /// rank r may reach while no arrive/arrive_expect_tx on its b can run (a
+  /// local one that rank r never reaches, a remote one whose target rank is
+  /// never r) never completes. store_async only completes bytes; it never
+  /// arrives.
   void checkWaitsReachArrivals();
 
   void pushScope() { scopes_.emplace_back(); }

@@ -12,7 +12,7 @@
 //    descriptors of that swizzle), which must be swizzled (32/64/128 bytes).
 //  - Only whole warpgroups run mma: inside a role, or in a kernel with an
 //    exact threads(T), T a multiple of 128 (the converged-control rule is
-//    SemaDivergence.cpp's).
+//    the IR's, tile-check-divergence).
 //  - consume ... inflight(n): 0 <= n < stages; the accumulators of its
 //    mma are used only by mma until the enclosing loop ends (their
 //    registers are being written by wgmma groups still in flight).

@@ -20,7 +20,7 @@
 //    one warpgroup at a time in rank order. The role gets n named barriers
 //    from id 9 on (target::kFirstTurnBarrier; all roles' turns share 9..15);
 //    no return/break/continue leaves the body, turns do not nest, a produce
-//    block neither holds one nor is in one, and (SemaDivergence.cpp) the
+//    block neither holds one nor is in one, and (tile-check-divergence) the
 //    turn is reached under control uniform over the role.
 //
 //===----------------------------------------------------------------------===//

@@ -9,7 +9,7 @@
 // 9.7.13.11). A constant mask of 0 names no lane and is an error; a constant
 // width must be a power of two in 1..32 (a run-time one is rounded down to a
 // power of two in the lowering: docs/reference/warp-and-math.md). Whether the lanes are
-// converged is SemaDivergence's part.
+// converged is the IR's check (tile-check-divergence).
 //
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"

@@ -57,7 +57,7 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
     values[p.decl] = entry->getArgument(i);
   builder.setInsertionPointToEnd(entry);
   if (blockMayReturn(k.body)) {
-    returnedFlag = newSlot(l, builder.getI1Type());
+    returnedFlag = newExitFlag(l);
     storeWeak(l, boolConst(l, false), returnedFlag);
   }
   // Shared arrays and mbarriers (top-level declarations; their counts use
@@ -273,9 +273,14 @@ Value MLIRGenImpl::whileCondition(Location l, const std::function<Value()> &cond
                               /*withElseRegion=*/true);
   OpBuilder::InsertionGuard g(builder);
   builder.setInsertionPointToStart(op.thenBlock());
-  scf::YieldOp::create(builder, l, cond());
+  Value c = cond();
+  scf::YieldOp::create(builder, l, c);
   builder.setInsertionPointToStart(op.elseBlock());
   scf::YieldOp::create(builder, l, boolConst(l, false));
+  // The decision is the source's condition: a diagnostic about it points
+  // there, not at the `while`.
+  if (Operation *def = c.getDefiningOp())
+    op->setLoc(def->getLoc());
   return op.getResult(0);
 }
 

@@ -9,7 +9,8 @@
 //    copies, then a remainder loop;
 //  - a `fn` call: the body (checked at this call by Sema) with its parameters
 //    bound to the argument values, its own "returned" flag and result slot;
-//    its ops are located at CallSiteLoc(position in the function, call).
+//    its ops are located at CallSiteLoc(position in the function,
+//    NameLoc(function name, call)).
 //
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
@@ -139,12 +140,14 @@ Value MLIRGenImpl::genInlinedCall(const fe::CallExpr &e) {
   }
   Value outerFlag = returnedFlag, outerResult = resultSlot;
   std::optional<Location> outerSite = callSite;
-  callSite = callLoc;
+  // The call site carries the function's name (a NameLoc around it): a
+  // diagnostic in the body names the call as "the call of 'f'".
+  callSite = NameLoc::get(builder.getStringAttr(in.fn->name), callLoc);
   returnedFlag = nullptr;
   resultSlot = nullptr;
   Location l = loc(in.fn->loc);
   if (blockMayReturn(in.body)) {
-    returnedFlag = newSlot(l, builder.getI1Type());
+    returnedFlag = newExitFlag(l);
     storeWeak(l, boolConst(l, false), returnedFlag);
   }
   if (in.result.isScalar() || in.result.isPointer() || in.result.isDistributed())

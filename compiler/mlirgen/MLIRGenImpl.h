@@ -219,6 +219,15 @@ private:
     return LocalVarOp::create(builder, l,
                               PtrType::get(builder.getContext(), type, AddressSpace::local));
   }
+  /// A `returned`, `broke` or `continued` flag: an i1 slot marked
+  /// tile.exit_flag, so that a divergence diagnostic names the decision
+  /// that set it rather than the guard that reads it.
+  Value newExitFlag(Location l) {
+    Value flag = newSlot(l, builder.getI1Type());
+    builder.getContext()->getLoadedDialect<TileDialect>()->getExitFlagAttrHelper().setAttr(
+        flag.getDefiningOp(), builder.getUnitAttr());
+    return flag;
+  }
 
   Value loadWeak(Location l, Value ptr) {
     auto type = cast<PtrType>(ptr.getType());

@@ -66,11 +66,11 @@ MLIRGenImpl::LoopExit MLIRGenImpl::newLoopExit(Location l, bool hasBreak, bool h
   // Cleared each time the loop starts (an inner loop starts again in every
   // iteration of the outer one).
   if (hasBreak) {
-    ex.broke = newSlot(l, builder.getI1Type());
+    ex.broke = newExitFlag(l);
     storeWeak(l, boolConst(l, false), ex.broke);
   }
   if (hasContinue)
-    ex.continued = newSlot(l, builder.getI1Type());
+    ex.continued = newExitFlag(l);
   return ex;
 }
 

@@ -123,6 +123,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
   if (name == HangNoteAttrHelper::getNameStr())
     return expect(isa<StringAttr>(value) && isa<MBarrierWaitOp, SemWaitOp>(op),
                   "a string on a tile.mbarrier_wait or tile.sem_wait");
+  if (name == ExitFlagAttrHelper::getNameStr())
+    return expect(isa<UnitAttr>(value) && isa<LocalVarOp>(op), "a unit attribute on a tile.local_var");
   if (name == HangStageAttrHelper::getNameStr())
     return expect(isa<UnitAttr>(value) && isa<MBarrierWaitOp>(op),
                   "a unit attribute on a tile.mbarrier_wait");

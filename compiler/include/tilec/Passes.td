@@ -151,6 +151,23 @@ def TileCheckLocalArrays : Pass<"tile-check-local-arrays", "::mlir::tile::Kernel
   }];
 }
 
+def TileCheckDivergence : Pass<"tile-check-divergence", "::mlir::tile::KernelOp"> {
+  let summary = "collectives, barriers, turns and multicast boxes under divergent control";
+  let description = [{
+    The divergence diagnostics, from the uniformity analysis the sync passes
+    read (so the checker and the barrier lowering cannot disagree): a barrier
+    (`sync_threads()`, a role's barrier, a role's TMA store, `cluster_sync`/
+    `arrive`/`wait`) in control flow its threads or CTAs may take
+    differently is a warning; elect_one() and full-mask warp collectives
+    under lane-divergent control are warnings, row_max/row_sum errors; mma
+    and fragment stores under warpgroup-divergent control, a turn its role's
+    warpgroups may pass unequally often, and a multicast copy whose box may
+    differ between the CTAs of its multicast group are errors. Each has a
+    hint and a note at the deciding condition. First in the sync pipeline,
+    on the IR as MLIRGen made it (source positions intact).
+  }];
+}
+
 def TileTestUniformity : Pass<"tile-test-uniformity", "::mlir::tile::KernelOp"> {
   let summary = "test: report the uniformity analysis's levels as remarks";
   let description = [{

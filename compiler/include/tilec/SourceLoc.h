@@ -1,8 +1,8 @@
 //===- SourceLoc.h - source positions of ops, through inlined calls -*- C++ -*-===//
 //
 // MLIRGen gives every op a FileLineColLoc; an op of an inlined function body
-// (`fn`) gets CallSiteLoc(position in the function, call site), so
-// a diagnostic points into the function and can name the call.
+// (`fn`) gets CallSiteLoc(position in the function, NameLoc(function, call
+// site)), so a diagnostic points into the function and names the call.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_SOURCELOC_H
@@ -16,19 +16,37 @@ namespace mlir::tile {
 /// The source position an op's location names (inside an inlined function:
 /// the position in the function), or null.
 inline FileLineColLoc sourceFileLoc(Location loc) {
-  while (auto site = dyn_cast<CallSiteLoc>(loc))
-    loc = site.getCallee();
-  return dyn_cast<FileLineColLoc>(loc);
+  while (true) {
+    if (auto site = dyn_cast<CallSiteLoc>(loc))
+      loc = site.getCallee();
+    else if (auto name = dyn_cast<NameLoc>(loc))
+      loc = name.getChildLoc();
+    else
+      return dyn_cast<FileLineColLoc>(loc);
+  }
 }
 
+/// A call an op was inlined through: where, and the function's name (empty
+/// when the location does not carry it).
+struct InlinedCallSite {
+  FileLineColLoc site;
+  llvm::StringRef callee;
+};
+
 /// The call sites an op was inlined through, innermost first.
-inline llvm::SmallVector<FileLineColLoc> inlinedCallSites(Location loc) {
-  llvm::SmallVector<FileLineColLoc> sites;
-  // CallSiteLoc(position in g, CallSiteLoc(call of g in f, call of f)).
+inline llvm::SmallVector<InlinedCallSite> inlinedCallSites(Location loc) {
+  llvm::SmallVector<InlinedCallSite> sites;
+  // CallSiteLoc(position in g, NameLoc(g, CallSiteLoc(call of g in f,
+  // NameLoc(f, call of f)))).
   while (auto site = dyn_cast<CallSiteLoc>(loc)) {
-    if (auto caller = sourceFileLoc(site.getCaller()))
-      sites.push_back(caller);
     loc = site.getCaller();
+    llvm::StringRef callee;
+    if (auto name = dyn_cast<NameLoc>(loc)) {
+      callee = name.getName().getValue();
+      loc = name.getChildLoc();
+    }
+    if (auto caller = sourceFileLoc(loc))
+      sites.push_back({caller, callee});
   }
   return sites;
 }

@@ -1,14 +1,13 @@
 //===- Uniformity.h - over which threads a value or a decision is the same -*- C++ -*-===//
 //
-// The one table of uniformity rules. Two walkers apply it: the IR analysis
-// (compiler/transforms/Uniformity.h), which decides the sync lowering (an
+// The one table of uniformity rules: the sources of each level and what each
+// construct tolerates. The IR's uniformity analysis
+// (compiler/transforms/Uniformity.h) applies it, following loop-carried
+// values (a `var`, an iteration argument) to a fixpoint; its readers are the
+// divergence diagnostics (tile-check-divergence) and the sync lowering (an
 // `.aligned` barrier, a cluster barrier that counts for the DSMEM lifetime
-// rule), and the frontend's divergence diagnostics (SemaDivergence.cpp),
-// which word the same judgement in source terms. Both take every level from
-// the sources below and every requirement from the limits below, and both
-// follow loop-carried values (a `var`, an iteration argument) to a
-// fixpoint, so a barrier the checker accepts is the one the lowering proves
-// uniform. Plain C++17: the MLIR-free frontend includes it.
+// rule), so a barrier the checker accepts is the one the lowering proves
+// uniform. Plain C++17.
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_UNIFORMITY_H
 #define TILEC_UNIFORMITY_H

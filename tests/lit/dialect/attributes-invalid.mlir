@@ -89,3 +89,12 @@ tile.kernel @param_on_an_op() attributes {max_threads = array<i32: 128>} {
   tile.barrier {tile.param = {}}
   tile.return
 }
+
+// -----
+
+// tile.exit_flag marks a thread's return/break/continue flag: a tile.local_var.
+tile.kernel @exit_flag_on_a_barrier() {
+  // expected-error @+1 {{attribute 'tile.exit_flag' must be a unit attribute on a tile.local_var}}
+  tile.barrier {tile.exit_flag}
+  tile.return
+}

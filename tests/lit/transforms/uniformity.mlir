@@ -175,13 +175,15 @@ tile.kernel @warp_index(%n: i32) attributes {req_threads = array<i32: 256, 1, 1>
 
 // -----
 
-// A role is entered by whole warpgroups; a var it assigns is per-warpgroup,
-// so a loop over it keeps the role's barrier `.aligned`. A slot whose
-// address escapes (here: into pointer arithmetic) is unknown: per-thread.
+// A role is entered by whole warpgroups; a var it assigns and reads is
+// measured from the role's entry (slots are private to the thread: only
+// the role's own threads store to it), so a loop over it keeps the role's
+// barrier `.aligned`. A slot whose address escapes (here: into pointer
+// arithmetic) is unknown: per-thread.
 // role_loop: the remarks in order (with -split-input-file, each chunk's).
 // CHECK: remark: decides per-warpgroup
-// CHECK: remark: decides per-warpgroup
-// CHECK: remark: slot per-warpgroup
+// CHECK: remark: decides uniform
+// CHECK: remark: slot uniform
 // CHECK: remark: control per-warpgroup, aligned
 // CHECK: remark: slot per-thread
 tile.kernel @role_loop(%n: i32) attributes {req_threads = array<i32: 128, 1, 1>} {

@@ -1,5 +1,5 @@
-// In the frontend: `c ? a : b`, break/continue (binding and
-// the divergence rule), unsigned integers and f64 (literals, constant
+// In the frontend: `c ? a : b`, break/continue (binding; the divergence
+// rule is the IR's: tests/lit/sync/divergence-barriers.tile), unsigned integers and f64 (literals, constant
 // evaluation with the run-time semantics, constant errors), bitcast and the
 // bit counts.
 #include "TestUtil.h"
@@ -9,13 +9,6 @@
 using namespace tile::frontend;
 
 namespace {
-std::string warnings(const Compiled &c) {
-  std::string w;
-  for (const auto &d : c.diags.diagnostics())
-    if (d.kind == Diagnostic::Warning)
-      w += d.message + "\n";
-  return w;
-}
 size_t count(const std::string &s, const std::string &what) {
   size_t n = 0;
   for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1))
@@ -99,51 +92,6 @@ TEST_CASE("break/continue: binding to the innermost loop", "[types]") {
   // Keywords now: not names.
   CHECK(compile(inKernel("let break = 1"))->firstError() ==
         "expected variable name, found 'break'");
-}
-
-TEST_CASE("break/continue: divergence of barriers in the loop", "[types][sync]") {
-  // A break under a thread-dependent condition: every barrier of the body is
-  // divergent, the ones before the break too (later iterations).
-  auto a = compile(inKernel("for i in 0 .. n {\n sync_threads()\n"
-                            " if thread_id() == i { break }\n sync_threads()\n}\nsync_threads()"));
-  INFO(a->rendered());
-  REQUIRE(a->ok);
-  CHECK(count(warnings(*a), "sync_threads() in control flow") == 2);
-  CHECK(a->rendered().find("t.tile:4:17: note: this decision differs between threads") !=
-        std::string::npos);
-  // A uniform break: no warning.
-  auto b = compile(inKernel("for i in 0 .. n {\n sync_threads()\n"
-                            " if i == 3 { break }\n sync_threads()\n}"));
-  INFO(b->rendered());
-  REQUIRE(b->ok);
-  CHECK(warnings(*b).empty());
-  // A divergent continue: only what follows it in the iteration.
-  auto c = compile(inKernel("for i in 0 .. n {\n sync_threads()\n"
-                            " if lane_id() == 0 { continue }\n sync_threads()\n}"));
-  INFO(c->rendered());
-  REQUIRE(c->ok);
-  CHECK(count(warnings(*c), "sync_threads() in control flow") == 1);
-  CHECK(c->rendered().find("t.tile:5:2: warning: sync_threads()") != std::string::npos);
-  // A break of an inner loop does not make the outer loop divergent; the
-  // inner loop's barriers are.
-  auto d = compile(inKernel("for i in 0 .. n {\n for j in 0 .. n {\n  sync_threads()\n"
-                            "  if p[j] == 0 { break }\n }\n sync_threads()\n}"));
-  INFO(d->rendered());
-  REQUIRE(d->ok);
-  CHECK(count(warnings(*d), "sync_threads() in control flow") == 1);
-  CHECK(d->rendered().find("t.tile:4:3: warning: sync_threads()") != std::string::npos);
-  // A divergent break in an outer loop raises an inner loop's barrier too.
-  auto e = compile(inKernel("for i in 0 .. n {\n for j in 0 .. 4 { sync_threads() }\n"
-                            " if thread_id() > i { break }\n}"));
-  INFO(e->rendered());
-  REQUIRE(e->ok);
-  CHECK(count(warnings(*e), "sync_threads() in control flow") == 1);
-  // A cluster barrier after a break under a per-CTA condition.
-  auto f = compile(inKernel("for i in 0 .. n {\n if block_id() == 2 { break }\n cluster_sync()\n}",
-                            "cluster(2)"));
-  INFO(f->rendered());
-  REQUIRE(f->ok);
-  CHECK(count(warnings(*f), "cluster_sync() in control flow that CTAs") == 1);
 }
 
 TEST_CASE("unsigned: literals, operators, constants", "[types]") {

@@ -1,7 +1,7 @@
 //===- TileAttributes.h - names of the tile dialect's extra attributes -*- C++ -*-===//
 //
 // The host contract's attributes, which MLIRGen attaches besides those
-// TileBase.td declares (tile.sync, tile.auto, tile.name, tile.shared_only,
+// TileBase.td declares (tile.sync, tile.auto, tile.name, tile.shared_only, tile.exit_flag,
 // tile.hang_note, tile.hang_stage, tile.host_record, read through
 // TileDialect's generated helpers): every name is spelled here once, the
 // verifiers of the ops that carry them check their shape (KernelOp and

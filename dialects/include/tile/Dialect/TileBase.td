@@ -31,6 +31,10 @@ def Tile_Dialect : Dialect {
     // shared memory only, never global memory (a ring slot's warp sync and
     // release, the role barrier after a role's TMA store read its tile).
     "::mlir::UnitAttr":$shared_only,
+    // tile.exit_flag: a tile.local_var that records that the thread left
+    // early (a return, break or continue). The uniformity analysis words a
+    // decision guarded by it as the decision under which the flag was set.
+    "::mlir::UnitAttr":$exit_flag,
     // tile.hang_note: what completes a wait (tile.mbarrier_wait,
     // tile.sem_wait), in words; --debug-hangs quotes it when the wait times
     // out.

@@ -1,0 +1,338 @@
+//===- CheckDivergence.cpp - collectives and barriers under divergent control -===//
+//
+// The divergence diagnostics, worded from the one uniformity analysis
+// (Uniformity.h) that also decides the sync lowering, so a barrier this pass
+// accepts is the one tile-sync-semantics proves uniform. Each construct's
+// rule (what control it tolerates) is the rules table of tilec/Uniformity.h;
+// its source name and wording are the table `constructOf` below.
+//
+//  - Barriers (warnings): `sync_threads()` waits for every thread of the CTA
+//    (in a role: of the role), `cluster_sync()`/`cluster_arrive()`/
+//    `cluster_wait()` for every thread of the cluster (PTX ISA 9.7.13.1 bar,
+//    9.7.13.3 barrier.cluster). Threads that skip one deadlock (or silently
+//    desynchronise) the others. Such a cluster barrier does not count for
+//    the DSMEM lifetime rule, and such a CTA barrier is emitted as the
+//    non-aligned `barrier.sync` (tile-sync-semantics: the same analysis).
+//  - elect_one() and the warp collectives with the full-warp mask (warnings;
+//    elect.sync and shfl/vote/redux/match/bar.warp.sync need every lane of the
+//    membermask), row_max/row_sum (errors: their quad exchange is a full-mask
+//    shfl.sync, PTX ISA 9.7.9.9), mma and fragment stores (errors:
+//    wgmma.*.sync.aligned runs in the whole warpgroup, PTX ISA 9.7.15.5).
+//  - Turns (errors): each warpgroup of a role waits for the previous one's
+//    pass, so a turn must be passed equally often by every warpgroup.
+//  - Multicast box origins (errors): the analysis again, with uniformity
+//    taken over the CTAs of a multicast group (UniformityScope): each CTA of
+//    the group loads 1/C of one box and multicasts it to the others.
+//
+// Inside a role, control is measured from the role's entry (a role is
+// entered by whole warpgroups; its sync_threads() is the role's barrier).
+// The note of each diagnostic points at the decision that makes the control
+// divergent: the condition, the loop bound, or for code after a return,
+// break or continue that some threads take, the condition they took it
+// under (UniformityAnalysis::controlDivergence).
+//===----------------------------------------------------------------------===//
+#include "tilec/Passes.h"
+
+#include "Uniformity.h"
+
+#include "tile/Dialect/Hint.h"
+#include "tilec/SourceLoc.h"
+
+#include "mlir/IR/Matchers.h"
+
+#include <set>
+#include <string>
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILECHECKDIVERGENCE
+#include "tilec/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+namespace u = ::tile::uniformity;
+
+namespace {
+
+/// What a construct needs of the control that reaches it.
+enum class Rule {
+  CtaBarrier,     // sync_threads(), a role's barrier
+  RoleTmaStore,   // a TMA store of a whole role: it waits at the role's barrier
+  ClusterBarrier, // cluster_sync/arrive/wait
+  ElectOne,       // elect.sync
+  WarpCollective, // shfl/vote/redux/match/sync_warp with the full mask
+  QuadExchange,   // row_max/row_sum: full-mask shfl.sync
+  Warpgroup,      // mma, fragment stores: wgmma.*.sync.aligned
+  Turn,           // a role's turn
+};
+
+/// A construct of the source: its rule and how the source names it.
+struct Construct {
+  Rule rule;
+  std::string name;
+};
+
+bool isFullMask(Value mask) {
+  APInt c;
+  return matchPattern(mask, m_ConstantInt(&c)) && c.isAllOnes();
+}
+
+/// The one table from ops to the source constructs they come from.
+std::optional<Construct> constructOf(Operation *op) {
+  auto *dialect = op->getContext()->getLoadedDialect<TileDialect>();
+  if (isa<BarrierOp>(op))
+    return Construct{Rule::CtaBarrier, "sync_threads"};
+  if (isa<NamedBarrierOp>(op))
+    // A role's TMA store brackets its copy with the role's barrier, which
+    // publishes shared memory only (MLIRGen marks it tile.shared_only).
+    return dialect->getSharedOnlyAttrHelper().isAttrPresent(op)
+               ? Construct{Rule::RoleTmaStore, "copy_async"}
+               : Construct{Rule::CtaBarrier, "sync_threads"};
+  if (isa<ClusterSyncOp>(op))
+    return Construct{Rule::ClusterBarrier, "cluster_sync"};
+  if (isa<ClusterArriveOp>(op))
+    return Construct{Rule::ClusterBarrier, "cluster_arrive"};
+  if (isa<ClusterWaitOp>(op))
+    return Construct{Rule::ClusterBarrier, "cluster_wait"};
+  if (isa<ElectOneOp>(op))
+    return Construct{Rule::ElectOne, "elect_one"};
+  if (auto shfl = dyn_cast<ShflOp>(op)) {
+    if (!isFullMask(shfl.getMask()))
+      return std::nullopt;
+    switch (shfl.getKind()) {
+    case ShflKind::up:
+      return Construct{Rule::WarpCollective, "shfl_up"};
+    case ShflKind::down:
+      return Construct{Rule::WarpCollective, "shfl_down"};
+    case ShflKind::bfly:
+      return Construct{Rule::WarpCollective, "shfl_xor"};
+    case ShflKind::idx:
+      return Construct{Rule::WarpCollective, "shfl_idx"};
+    }
+  }
+  if (auto vote = dyn_cast<VoteOp>(op)) {
+    if (!isFullMask(vote.getMask()))
+      return std::nullopt;
+    return Construct{Rule::WarpCollective, "vote_" + stringifyVoteKind(vote.getKind()).str()};
+  }
+  if (auto redux = dyn_cast<ReduxOp>(op)) {
+    if (!isFullMask(redux.getMask()))
+      return std::nullopt;
+    std::string kind = stringifyReduxKind(redux.getKind()).str();
+    if (!kind.empty() && kind.back() == '_') // and_, or_, xor_
+      kind.pop_back();
+    return Construct{Rule::WarpCollective, "redux_" + kind};
+  }
+  if (auto match = dyn_cast<MatchOp>(op)) {
+    if (!isFullMask(match.getMask()))
+      return std::nullopt;
+    return Construct{Rule::WarpCollective, "match_" + stringifyMatchKind(match.getKind()).str()};
+  }
+  if (auto sync = dyn_cast<SyncWarpOp>(op)) {
+    if (!isFullMask(sync.getMask()))
+      return std::nullopt;
+    return Construct{Rule::WarpCollective, "sync_warp"};
+  }
+  if (auto reduce = dyn_cast<FragReduceOp>(op))
+    return Construct{Rule::QuadExchange,
+                     reduce.getKind() == FragReduceKind::max ? "row_max" : "row_sum"};
+  if (isa<MmaOp, MmaRegAOp>(op))
+    return Construct{Rule::Warpgroup, "mma"};
+  if (isa<FragStoreOp, FragStoreTileOp>(op))
+    return Construct{Rule::Warpgroup, "a fragment store"};
+  // A turn's wait on the previous warpgroup's pass. The hand-overs at the
+  // role's entry and end (rank 0, MLIRGen's) are the compiler's own.
+  if (auto wait = dyn_cast<TurnWaitOp>(op)) {
+    APInt rank;
+    if (!matchPattern(wait.getWarpgroup(), m_ConstantInt(&rank)))
+      return Construct{Rule::Turn, "turn"};
+  }
+  return std::nullopt;
+}
+
+struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDivergencePass> {
+  void runOnOperation() override {
+    markAllAnalysesPreserved(); // only reads
+    reported.clear();
+    failed = false;
+    KernelOp kernel = getOperation();
+    auto &uniformity = getAnalysis<UniformityAnalysis>();
+    kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (std::optional<Construct> c = constructOf(op))
+        judge(op, *c, uniformity);
+    });
+    checkMulticastOrigins(kernel);
+    if (failed)
+      signalPassFailure();
+  }
+
+  /// Reports op when the control that reaches it is more divergent than its
+  /// construct tolerates.
+  void judge(Operation *op, const Construct &c, const UniformityAnalysis &uniformity) {
+    auto role = op->getParentOfType<RoleOp>();
+    Divergence control = uniformity.controlDivergence(op, role);
+    auto report = [&](bool error, const Twine &message, const Twine &hint, const Twine &note) {
+      // One source construct may be several ops (a role's TMA store: the
+      // barrier before and after its copy, the elected thread that issues
+      // it): one diagnostic, the first.
+      if (!reported.insert(op->getLoc().getAsOpaquePointer()).second)
+        return;
+      InFlightDiagnostic d = error ? op->emitError(message) : op->emitWarning(message);
+      attachHint(d, hint);
+      d.attachNote(Location(control.where)) << note;
+      failed |= error;
+    };
+    switch (c.rule) {
+    case Rule::ElectOne:
+      if (control.level <= u::kWarpCollectiveMax)
+        return;
+      return report(false,
+                    "elect_one() in control flow that lanes of a warp may take differently: "
+                    "elect.sync needs every lane of the warp (the lanes that skip it hang or "
+                    "make the result undefined)",
+                    "call it where the whole warp is converged, e.g. under `if warp_id() == 0` "
+                    "or at the top of a role",
+                    "this decision differs between lanes");
+    case Rule::WarpCollective:
+      if (control.level <= u::kWarpCollectiveMax)
+        return;
+      return report(false,
+                    c.name + "() with the full-warp mask in control flow that lanes of a warp "
+                             "may take differently: lanes that do not reach it leave it "
+                             "undefined or hanging",
+                    "move it where every lane of the warp reaches it, or pass the lanes that "
+                    "do: `let m = vote_ballot(cond)` before the branch, then `mask = m`",
+                    "this decision differs between lanes");
+    case Rule::QuadExchange:
+      if (control.level <= u::kWarpCollectiveMax)
+        return;
+      return report(true,
+                    "'" + c.name +
+                        "' in control flow that lanes of a warp may take differently: its "
+                        "quad exchange (shfl.sync) needs every lane of the warp",
+                    "reduce where the whole warpgroup runs (outside conditions on thread or "
+                    "lane ids), then select the result",
+                    "this decision differs between lanes");
+    case Rule::Warpgroup:
+      if (control.level <= u::kWarpgroupCollectiveMax)
+        return;
+      return report(true,
+                    c.name + " in control flow that threads of a warpgroup may take "
+                             "differently: wgmma runs in all 128 threads of the warpgroup together",
+                    "put the condition outside the warpgroup (a role, a loop bound the whole "
+                    "warpgroup shares, `if warpgroup_rank() == 0`), not on thread or warp ids",
+                    "this decision differs within a warpgroup");
+    case Rule::Turn:
+      if (control.level <= u::kCtaBarrierMax)
+        return;
+      return report(true,
+                    "turn in role '" + role.getRoleName() +
+                        "' in control flow that its warpgroups may take differently: each "
+                        "warpgroup waits for the previous one's pass, so every warpgroup must "
+                        "pass every turn equally often",
+                    "move the turn where the whole role reaches it (conditions and loop bounds "
+                    "the same in all its warpgroups), and branch inside its body",
+                    "this decision differs between the role's threads");
+    case Rule::CtaBarrier:
+    case Rule::RoleTmaStore: {
+      if (control.level <= u::kCtaBarrierMax)
+        return;
+      if (role) {
+        int64_t threads = cast<NamedBarrierOp>(op).getNumThreads();
+        return report(false,
+                      c.name + "() in role '" + role.getRoleName() +
+                          "' in control flow that its threads may take differently: " +
+                          (c.rule == Rule::RoleTmaStore
+                               ? "a TMA store of the whole role waits at the role's barrier over "
+                               : "it is the role's barrier over ") +
+                          Twine(threads) +
+                          " threads, and threads that do not reach it deadlock the others",
+                      "move it where every thread of the role reaches it",
+                      "this decision differs between threads");
+      }
+      std::string between = control.level > u::PerCta ? "threads" : "CTAs";
+      return report(false,
+                    c.name + "() in control flow that " + between +
+                        " of the block may take differently: threads that do not reach it "
+                        "deadlock the others",
+                    "move it where every thread of the block reaches it; here it is the "
+                    "non-aligned barrier.sync",
+                    "this decision differs between " + between);
+    }
+    case Rule::ClusterBarrier: {
+      if (control.level <= u::kClusterBarrierMax)
+        return;
+      std::string between = control.level > u::PerCta ? "threads" : "CTAs";
+      return report(false,
+                    c.name + "() in control flow that " + between +
+                        " of the cluster may take differently: threads that do not reach it "
+                        "deadlock or desynchronise the cluster",
+                    "move it where every thread of every CTA reaches it; here it does not count "
+                    "as the cluster barrier that keeps peers' shared memory alive",
+                    "this decision differs between " + between);
+    }
+    }
+  }
+
+  /// Every multicast copy's box: the same in every CTA of its multicast
+  /// group (uniformity over the group's CTAs, one analysis per axis used).
+  void checkMulticastOrigins(KernelOp kernel) {
+    std::optional<ArrayRef<int32_t>> dims = kernel.getClusterDims();
+    if (!dims || dims->size() != 3)
+      return;
+    std::set<int> axes;
+    kernel.walk([&](TmaLoadOp copy) {
+      if (std::optional<uint32_t> axis = copy.getMulticastAxis())
+        axes.insert(int(*axis));
+    });
+    for (int axis : axes) {
+      UniformityScope group;
+      group.multicastAxis = axis;
+      for (int a = 0; a < 3; ++a)
+        group.clusterDims[a] = (*dims)[a];
+      UniformityAnalysis inGroup(kernel, group);
+      kernel.walk([&](TmaLoadOp copy) {
+        if (copy.getMulticastAxis() == std::optional<uint32_t>(axis))
+          checkOrigin(copy, inGroup);
+      });
+    }
+  }
+
+  void checkOrigin(TmaLoadOp copy, const UniformityAnalysis &group) {
+    static const char *axisNames[] = {"x", "y", "z", "all"};
+    int axis = group.scope().multicastAxis;
+    std::string name = axisNames[axis];
+    for (auto [i, coord] : llvm::enumerate(copy.getCoords())) {
+      u::Level l = group.levelOf(coord);
+      if (l == u::Uniform)
+        continue;
+      std::string why =
+          l == u::PerCta
+              ? "it depends on the CTA's position " + (axis == 3 ? "in the cluster" : "along " + name)
+              : std::string("it is a per-thread value (a thread id, a loaded value, or a variable "
+                            "assigned under such control)");
+      // At the coordinate's value (a `let` is where it is computed), and at
+      // the copy it is the box of.
+      Operation *def = coord.getDefiningOp();
+      Location at = def ? def->getLoc() : copy.getLoc();
+      InFlightDiagnostic d =
+          emitError(at) << "coordinate " << i << " of the box of this multicast copy_async "
+                        << "(multicast = " << name
+                        << ") may differ between the CTAs of its multicast group: " << why;
+      attachHint(d, "every CTA of the group must name the same box: each loads 1/C of it and "
+                    "multicasts it to the others; build the origin from cluster_id(), the "
+                    "position along another cluster axis, loop counters and parameters");
+      // A value computed on another line (a `let`): name the copy too.
+      FileLineColLoc where = sourceFileLoc(at), copyAt = sourceFileLoc(copy.getLoc());
+      if (where && copyAt && where.getLine() != copyAt.getLine())
+        d.attachNote(copy.getLoc()) << "the multicast copy_async whose box it is";
+      failed = true;
+      return;
+    }
+  }
+
+  std::set<const void *> reported;
+  bool failed = false;
+};
+
+} // namespace
