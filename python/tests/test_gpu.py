@@ -101,7 +101,7 @@ def test_tensor_parameter_from_torch_and_dlpack():
 
 
 def fp8():
-    return sample_module("tests/gpu/fp8.tile", "fp8.ptx")
+    return sample_module("tests/gpu/fp8.tile", "fp8_conversions.ptx")
 
 
 def test_fp8_from_torch_float8_tensors():

@@ -14,7 +14,7 @@ emit() { # name source args...
   "$TILEC" "$src" "$@" --emit=info -o "$DIR/$name.info.json"
 }
 emit safety tests/gpu/safety.tile
-emit fp8 tests/gpu/fp8.tile
+emit fp8_conversions tests/gpu/fp8.tile
 emit histogram samples/histogram/histogram.tile
 emit gemm_f16_mc samples/gemm/gemm.tile -D T=f16 -D BN=256,128 -D gemm_splitk.BN=128 -D gemm_splitk_bmn.BN=128
 emit gemm_f16_nomc samples/gemm/gemm.tile -D T=f16 -D BN=256,128 -D gemm_splitk.BN=128 -D gemm_splitk_bmn.BN=128 --cluster=1
