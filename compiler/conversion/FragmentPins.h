@@ -2,7 +2,7 @@
 //
 // Run by convert-tile-to-llvm on the tile IR (after convert-scf-to-cf) before
 // its patterns; implemented in MmaToNVVM.cpp with the lowering of what it
-// marks (docs/passes.md, "Fragments live across a wgmma issue"):
+// marks (docs/lowering.md, "Fragments live across a wgmma issue"):
 //  - at a tile.wgmma_fence with no wgmma group pending, every fragment
 //    variable that may be read after it is reloaded with a `tile.pin` load
 //    (an empty asm after the load ties its registers) and stored back, so

@@ -1,6 +1,6 @@
 //===- PeerToNVVM.cpp - peers' symmetric memory and semaphore waits -------===//
 //
-// Multi-GPU (docs/passes.md "Multi-GPU"):
+// Multi-GPU (docs/lowering.md "Multi-GPU"):
 //  - tile.peer_tensor_map: entry `rank` of the peer map array, a generic
 //    address TMA takes (PTX ISA 9.7.9.25: the tensor map may live in .global);
 //  - tile.peer_base: entry `rank` of a u64 address table, ld.global.nc (the

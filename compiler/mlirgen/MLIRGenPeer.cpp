@@ -1,6 +1,6 @@
 //===- MLIRGenPeer.cpp - multi-GPU: peers, semaphores, the exit protocol ---===//
 //
-// Multi-GPU (docs/reference/multi-gpu.md, docs/passes.md "Multi-GPU"):
+// Multi-GPU (docs/reference/multi-gpu.md, docs/lowering.md "Multi-GPU"):
 //  - device_rank() / device_count(): the hidden $rank / $world parameters;
 //  - peer(A, d) in copy_async: entry d of A$peer_maps (tile.peer_tensor_map);
 //  - A[i, j] / peer(A, d)[i, j]: entry $rank / d of A$peers + the row-major
@@ -203,7 +203,7 @@ Value MLIRGenImpl::genPeerCall(const fe::CallExpr &e) {
   }
 }
 
-/// docs/passes.md "Multi-GPU", guarantee 4. Counters [0, S) start every launch
+/// docs/lowering.md "Multi-GPU", guarantee 4. Counters [0, S) start every launch
 /// at 0: after every thread of the CTA is done, one thread per CTA counts the
 /// CTA in [S] (acq_rel at gpu scope: the last CTA sees every other CTA's
 /// work); the last CTA resets [0, S] (relaxed), then tells every peer it is

@@ -2,7 +2,7 @@
 //
 // A `semaphore[S]` parameter is S u64 counters in symmetric memory that
 // peers signal (red.release.sys) and this rank waits on (ld.acquire.sys). The
-// compiler's exit protocol (docs/passes.md, "Multi-GPU") uses two more
+// compiler's exit protocol (docs/lowering.md, "Multi-GPU") uses two more
 // counters: [S] counts the CTAs that reached the kernel's end, [S+1] the
 // peers' exit signals, which count up across launches; the last CTA resets
 // [0, S] and waits for [S+1] >= epoch * (world - 1). The epoch is the host's:
