@@ -167,8 +167,92 @@ struct FragColsLowering : ConvertOpToLLVMPattern<FragColsOp> {
   }
 };
 
+/// The quad exchange that moves fp8 byte pairs from the accumulator layout
+/// to wgmma's 8-bit register-A layout. Register j of k32 step s in lane l
+/// (q = l % 4) needs columns 32s + 16(j/2) + 4q + 0..3 of row-half j % 2
+/// (wgmmaRegisterA8BitCoord). In the accumulator layout (wgmmaFragmentCoord)
+/// lane 4(l/4) + q' holds, per 8-column chunk c, the column pair 8c + 2q',
+/// +1 of each row-half: so bytes 0-1 come from lane q' = 2(q % 2) and bytes
+/// 2-3 from q' = 2(q % 2) + 1, both from chunk c = 4s + 2(j/2) + q/2. Each
+/// lane offers the pairs of chunks 4s + 2(j/2) and + 1 in one word, two
+/// shfl.sync.idx read it from both source lanes, and q/2 picks the halves.
+constexpr bool registerAExchangeHolds() {
+  for (int64_t t = 0; t < target::kWarpgroupSize; ++t)
+    for (int64_t j = 0; j < 4; ++j)
+      for (int64_t byte = 0; byte < 4; ++byte) {
+        int64_t l = t % target::kWarpSize, q = l % 4;
+        int64_t src = t - q + 2 * (q % 2) + byte / 2;
+        int64_t chunk = 2 * (j / 2) + q / 2;
+        int64_t e = 4 * chunk + 2 * (j % 2) + byte % 2; // in a 32-column fragment
+        target::FragmentCoord from = target::wgmmaFragmentCoord(32, e, src);
+        target::FragmentCoord want = target::wgmmaRegisterA8BitCoord(j, byte, t);
+        if (from.row != want.row || from.col != want.col)
+          return false;
+      }
+  return true;
+}
+static_assert(registerAExchangeHolds(), "the fp8 register-A exchange misplaces a byte");
+
 struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  /// f32 pairs (register order of the accumulator layout) -> an fp8
+  /// register-A fragment: cvt.rn.satfinite.{e4m3,e5m2}x2.f32 per pair (the
+  /// lower column in the low byte), then the exchange above.
+  LogicalResult convertToRegisterA(FragConvertOp op, FragType to, ArrayRef<Value> wide,
+                                   ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    Type i16 = rewriter.getI16Type(), i32 = rewriter.getI32Type();
+    auto c32 = [&](int64_t v) { return i32Const(rewriter, loc, v); };
+    std::string cvt = std::string("llvm.nvvm.ff.to.") +
+                      (isa<Float8E4M3FNType>(to.getElementType()) ? "e4m3" : "e5m2") + "x2.rn";
+    SmallVector<Value> pairs;
+    for (Value p : wide) {
+      Value lo = LLVM::ExtractElementOp::create(rewriter, loc, p, c32(0));
+      Value hi = LLVM::ExtractElementOp::create(rewriter, loc, p, c32(1));
+      Value b = LLVM::CallIntrinsicOp::create(rewriter, loc, i16, rewriter.getStringAttr(cvt),
+                                              ValueRange{hi, lo})
+                    .getResult(0);
+      pairs.push_back(LLVM::ZExtOp::create(rewriter, loc, i32, b));
+    }
+    Value lane = NVVM::LaneIdOp::create(rewriter, loc, i32);
+    Value q = LLVM::AndOp::create(rewriter, loc, lane, c32(3));
+    Value quadBase = LLVM::SubOp::create(rewriter, loc, lane, q);
+    Value q2 =
+        LLVM::ShlOp::create(rewriter, loc, LLVM::AndOp::create(rewriter, loc, q, c32(1)), c32(1));
+    Value srcLo = LLVM::OrOp::create(rewriter, loc, quadBase, q2);
+    Value srcHi = LLVM::OrOp::create(rewriter, loc, srcLo, c32(1));
+    Value upper = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne,
+                                       LLVM::AndOp::create(rewriter, loc, q, c32(2)), c32(0));
+    Value all = c32(-1), clamp = c32(0x1f); // idx: no segment, clamp at lane 31
+    auto shfl = [&](Value v, Value from) {
+      return NVVM::ShflOp::create(rewriter, loc, i32, all, v, from, clamp, NVVM::ShflKind::idx,
+                                  UnitAttr())
+          .getResult();
+    };
+    int64_t steps = to.getCols() / target::kWgmmaK8Bit, blocks = to.getRows() / target::kWgmmaM;
+    int64_t pairsPerBlock = to.getCols() / 4; // the f32 source's N/2 elements per block, paired
+    SmallVector<Value> out;
+    for (int64_t b = 0; b < blocks; ++b)
+      for (int64_t s = 0; s < steps; ++s)
+        for (int64_t j = 0; j < 4; ++j) {
+          // Pair (chunk c, row-half h) is pair 2c + h of the block.
+          int64_t c0 = 4 * s + 2 * (j / 2), h = j % 2;
+          Value x = LLVM::OrOp::create(
+              rewriter, loc, pairs[b * pairsPerBlock + 2 * c0 + h],
+              LLVM::ShlOp::create(rewriter, loc, pairs[b * pairsPerBlock + 2 * (c0 + 1) + h],
+                                  c32(16)));
+          Value fromLo = shfl(x, srcLo), fromHi = shfl(x, srcHi);
+          Value low = LLVM::OrOp::create(
+              rewriter, loc, LLVM::AndOp::create(rewriter, loc, fromLo, c32(0xffff)),
+              LLVM::ShlOp::create(rewriter, loc, fromHi, c32(16)));
+          Value high = LLVM::OrOp::create(
+              rewriter, loc, LLVM::LShrOp::create(rewriter, loc, fromLo, c32(16)),
+              LLVM::AndOp::create(rewriter, loc, fromHi, c32(0xffff0000)));
+          out.push_back(LLVM::SelectOp::create(rewriter, loc, upper, high, low));
+        }
+    replaceWithRegisters(rewriter, op, *getTypeConverter(), to, out);
+    return success();
+  }
   /// per_row / per_col values: one scalar conversion per element (i32 ->
   /// float cvt.rn, float -> i32 cvt.rzi, f32 <-> f16/bf16 cvt.rn / exact).
   LogicalResult convertElements(FragConvertOp op, OpAdaptor adaptor,
@@ -225,6 +309,8 @@ struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
         wide.push_back(p);
       }
     }
+    if (to.isFp8())
+      return convertToRegisterA(op, to, wide, rewriter);
     SmallVector<Value> out;
     for (Value p : wide) {
       if (to.isPacked()) {

@@ -52,7 +52,8 @@ namespace {
 
 /// The LLVM struct of `count` registers of the fragment's register type.
 LLVM::LLVMStructType registerStruct(MLIRContext *ctx, FragType frag, int64_t count) {
-  Type reg = frag.isPacked() ? Type(IntegerType::get(ctx, 32)) : frag.getElementType();
+  Type reg =
+      frag.isPacked() || frag.isFp8() ? Type(IntegerType::get(ctx, 32)) : frag.getElementType();
   return LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(count, reg));
 }
 
@@ -139,7 +140,7 @@ struct PinnedLoadLowering : ConvertOpToLLVMPattern<LoadOp> {
     auto type = registerStruct(getContext(), frag, count);
     Value v = LLVM::LoadOp::create(rewriter, loc, type, adaptor.getPtr());
     ptx::Asm as(rewriter, loc);
-    as.results(type, count, frag.isPacked() ? "r" : "f");
+    as.results(type, count, frag.isPacked() || frag.isFp8() ? "r" : "f");
     for (int64_t r = 0; r < count; ++r)
       as.operand(LLVM::ExtractValueOp::create(rewriter, loc, v, r), std::to_string(r));
     rewriter.replaceOp(op, as.emit());
@@ -316,11 +317,22 @@ struct MmaRegALowering : ConvertOpToLLVMPattern<MmaRegAOp> {
     auto blockType = registerStruct(ctx, frag, perBlock);
     // wgmma.mma_async.sync.aligned.m64nNk16.dtype.atype.btype
     //   d, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b
-    std::string ab = elem.isBF16() ? "bf16" : "f16";
-    std::string opcode = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16." +
-                         (frag.isPacked() ? "f16" : "f32") + "." + ab + "." + ab;
+    // and for fp8 .m64nNk32 without imm-trans-b (B is K-major). Either way a
+    // step reads 4 registers of A per 64-row block (FragType).
+    auto typeName = [](Type t) -> std::string {
+      return isa<Float8E4M3FNType>(t) ? "e4m3"
+             : isa<Float8E5M2Type>(t) ? "e5m2"
+             : t.isBF16()             ? "bf16"
+                                      : "f16";
+    };
+    Type elemB = cast<PtrType>(op.getB().getType()).getElementType();
+    int64_t kStep = target::wgmmaK(scalarByteWidth(elem));
+    std::string opcode = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" +
+                         std::to_string(kStep) + "." + (frag.isPacked() ? "f16" : "f32") + "." +
+                         typeName(elem) + "." + typeName(elemB);
     StringRef accConstraint = frag.isPacked() ? "r" : "f";
-    int64_t transB = op.getBKMajor() ? 0 : 1; // imm-trans-b = 0 reads B K-major
+    // imm-trans-b = 0 reads B K-major; fp8 has no imm-trans-b operand.
+    std::string transB = aFrag.isFp8() ? "" : op.getBKMajor() ? ", 0" : ", 1";
 
     Value acc = adaptor.getAcc(), a = adaptor.getA();
     bool zeroAcc = isZeroAccumulator(op.getAcc(), acc); // scale-d = 0 first, as above
@@ -333,11 +345,10 @@ struct MmaRegALowering : ConvertOpToLLVMPattern<MmaRegAOp> {
             zeroAcc && !reuse
                 ? Value(LLVM::UndefOp::create(rewriter, loc, regType))
                     : Value(LLVM::ExtractValueOp::create(rewriter, loc, acc, blk * perBlock + r)));
-    int64_t elemBytes = scalarByteWidth(elem);
-    for (int64_t k0 = 0; k0 < op.getK(); k0 += target::kWgmmaK16Bit) {
+    for (int64_t k0 = 0; k0 < op.getK(); k0 += kStep) {
       Value descB = descriptor(rewriter, loc, adaptor.getB(), adaptor.getBRow(), op.getBLayout(),
-                               op.getBKMajor(), 0, k0, elemBytes);
-      int64_t aFirst = (k0 / target::kWgmmaK16Bit) * 4;
+                               op.getBKMajor(), 0, k0, scalarByteWidth(elemB));
+      int64_t aFirst = (k0 / kStep) * 4;
       for (int64_t blk = 0; blk < blocks; ++blk) {
         ptx::Asm as(rewriter, loc);
         SmallVector<std::string> d = as.results(blockType, perBlock, accConstraint);
@@ -351,7 +362,7 @@ struct MmaRegALowering : ConvertOpToLLVMPattern<MmaRegAOp> {
         bool scaleD = !((zeroAcc || reuse) && k0 == 0);
         as.line("{").line(".reg .pred p;").line(scaleD ? "setp.ne.b32 p, 1, 0;" : "setp.ne.b32 p, 0, 0;");
         as.line(opcode + " {" + llvm::join(d, ", ") + "}, {" + llvm::join(aRegs, ", ") + "}, " +
-                desc + ", p, 1, 1, " + std::to_string(transB) + ";");
+                desc + ", p, 1, 1" + transB + ";");
         as.line("}");
         Value out = as.emit();
         for (int64_t r = 0; r < perBlock; ++r)

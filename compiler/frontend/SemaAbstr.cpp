@@ -599,15 +599,15 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
       why = "pointers and arrays of i1 are not supported";
     else if (t.kind == Type::Fragment && t.scalar != ScalarKind::F32 &&
              t.scalar != ScalarKind::F16 && t.scalar != ScalarKind::BF16 &&
-             t.scalar != ScalarKind::I1)
+             t.scalar != ScalarKind::I1 && !isFp8Kind(t.scalar))
       why = std::string("no fragment of ") + scalarName(t.scalar) + " elements";
     if (why.empty())
       return true;
     error(e.loc,
           fn.typeParams[p].name + " = " + scalarName(*binding[p]) + " makes " + what + " of '" +
               fn.name + "' a type that does not exist: " + why,
-          "call it with another type (fragments hold f32, f16 or bf16, masks i1; i1 is stored "
-          "as i8)");
+          "call it with another type (fragments hold f32, f16, bf16 or fp8, masks i1; i1 is "
+          "stored as i8)");
     diags_.note(ts.loc, "declared here");
     return false;
   };

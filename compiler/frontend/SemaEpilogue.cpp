@@ -78,7 +78,7 @@ bool fragmentShapeArg(Sema &s, CallExpr &e, size_t i, Type &frag) {
     s.finalize(e.args[i]);
   if (t.isFragment()) {
     frag = t;
-    return true;
+    return s.checkNotFp8Fragment(e.args[i]->loc, t, "'" + e.callee + "'");
   }
   s.error(e.args[i]->loc,
           "'" + e.callee + "' takes the fragment whose shape it copies, found " +
@@ -232,6 +232,8 @@ Type Sema::checkFragmentStore(CallExpr &e) {
     e.space = dst.space;
     return Type::voidTy();
   }
+  if (!checkNotFp8Fragment(e.args[1]->loc, v, "store"))
+    return Type::invalid();
   if (!v.isFragment() || v.isMask()) {
     error(e.args[0]->loc, "the first argument of store must be an element access like `p[i]`",
           "write `store(p[i], ...)`; only a fragment is stored into a tile `store(t, acc)` or "

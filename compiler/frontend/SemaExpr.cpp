@@ -348,6 +348,8 @@ Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::str
 }
 
 bool Sema::checkNotFp8(const Location &loc, const Type &t, const std::string &what) {
+  if (t.isFragment())
+    return checkNotFp8Fragment(loc, t, "'" + what + "'");
   if (t.isInvalid() || t.isUntyped() || !isFp8Kind(t.scalar) ||
       !(t.isScalar() || t.isVector()))
     return true;
@@ -356,6 +358,17 @@ bool Sema::checkNotFp8(const Location &loc, const Type &t, const std::string &wh
   error(loc, "'" + what + "' cannot be applied to " + t.str() + ": fp8 values are not computed on",
         std::string("convert to f32 first, `x as f32`, compute, and convert back with `as ") +
             scalarName(t.scalar) + "` (round to nearest, saturating to the largest finite)");
+  return false;
+}
+
+bool Sema::checkNotFp8Fragment(const Location &loc, const Type &t, const std::string &what) {
+  if (!t.isFragment() || !isFp8Kind(t.scalar))
+    return true;
+  // Its registers hold wgmma's register-A layout, not the accumulator's
+  // (docs/reference/mma.md "fp8 fragments"), and PTX has no fp8 arithmetic.
+  error(loc, what + " cannot take the fp8 fragment " + t.str() + ": it is only operand a of mma",
+        "compute on the f32 fragment and convert last: `o = mma(p as " +
+            std::string(scalarName(t.scalar)) + ", trans(s.vt), o)`");
   return false;
 }
 

@@ -115,7 +115,10 @@ Type Sema::checkFragmentBinary(BinaryExpr &e, const Type &l, const Type &r) {
         finalize(*x);
     return Type::invalid();
   };
-  if (l.isInvalid() || r.isInvalid())
+  // An fp8 fragment is reported alone (its scalar would not adapt either).
+  if (l.isInvalid() || r.isInvalid() ||
+      !checkNotFp8Fragment(e.lhs->loc, l, "the left operand of '" + sp + "'") ||
+      !checkNotFp8Fragment(e.rhs->loc, r, "the right operand of '" + sp + "'"))
     return bail();
   const Type &first = l.isDistributed() ? l : r;
   if (!arith && !cmp) {
@@ -147,7 +150,22 @@ Type Sema::checkFragmentBinary(BinaryExpr &e, const Type &l, const Type &r) {
 Type Sema::checkFragmentCast(CastExpr &e, const Type &from, const Type &to) {
   if (from.isUntyped())
     finalize(e.operand);
+  if (!checkNotFp8Fragment(e.loc, from, "`as`"))
+    return Type::invalid();
   bool vector = from.kind == Type::PerRow || from.kind == Type::PerCol;
+  // To fp8: mma's register operand A (cvt.rn.satfinite, then the bytes move
+  // to wgmma's 8-bit A layout), whole k32 steps of columns.
+  if (from.isFragment() && !from.isMask() && isValueElementKind(from.scalar) && to.isScalar() &&
+      isFp8Kind(to.scalar)) {
+    if (from.dims[1] % T::kWgmmaK8Bit == 0)
+      return from.withScalar(to.scalar);
+    error(e.loc,
+          "an fp8 fragment has a multiple of 32 columns, " + from.str() + " has " +
+              std::to_string(from.dims[1]),
+          "fp8 wgmma reads register A in k32 steps: make the fragment's columns (the mma's K) a "
+          "multiple of 32");
+    return Type::invalid();
+  }
   bool target = to.isScalar() && (isValueElementKind(to.scalar) ||
                                   (vector && to.scalar == ScalarKind::I32));
   if (from.isDistributed() && !from.isMask() && target &&
@@ -159,10 +177,8 @@ Type Sema::checkFragmentCast(CastExpr &e, const Type &from, const Type &to) {
         from.isMask()       ? "a mask is read only by `select(m, a, b)`"
         : vector            ? "a per_row or per_col value converts element-wise to f32, f16, bf16 "
                               "or i32: `m as f16`"
-        : from.isFragment() && isFp8Kind(to.scalar)
-            ? "fragments are not fp8: an fp8 mma operand is a shared tile (convert the values "
-              "with `as e4m3` as they are stored)"
-        : from.isFragment() ? "a fragment converts element-wise to f32, f16 or bf16: `acc as f16`"
+        : from.isFragment() ? "a fragment converts element-wise to f32, f16 or bf16 (`acc as "
+                              "f16`), or to e4m3 / e5m2 as mma's operand a"
                             : "only fragments, per_row and per_col values convert to them");
   return Type::invalid();
 }
@@ -183,6 +199,10 @@ Type Sema::checkFragmentArgs(CallExpr &e) {
     error(e.loc, "'" + e.callee + "' does not take fragments", kAlgebraHint);
     return bail();
   }
+  for (size_t i = 0; i < e.args.size(); ++i)
+    if (!checkNotFp8Fragment(e.args[i]->loc, e.args[i]->type,
+                             "argument " + std::to_string(i + 1) + " of '" + e.callee + "'"))
+      return bail();
   // select's condition is a mask (or an i1 scalar); the values follow.
   size_t first = b == Builtin::Select ? 1 : 0;
   Type shape;

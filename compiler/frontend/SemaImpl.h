@@ -140,6 +140,9 @@ public:
   /// (an operator or function spelling) applied to `t` and returns false when
   /// t (or its elements) is fp8.
   bool checkNotFp8(const Location &loc, const Type &t, const std::string &what);
+  /// An fp8 fragment is only mma's register operand A: every other use of one
+  /// is an error naming `what`.
+  bool checkNotFp8Fragment(const Location &loc, const Type &t, const std::string &what);
   /// Which conversions reach fp8 (SemaExpr.cpp); SemaVector.cpp asks too.
   bool checkFp8Cast(const Location &loc, ScalarKind from, ScalarKind to);
 

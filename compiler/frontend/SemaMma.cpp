@@ -109,13 +109,17 @@ void Sema::collectMmaTileNames(const Block &b) {
 }
 
 bool Sema::checkFragmentShape(const Location &loc, ScalarKind k, int64_t m, int64_t n) {
-  const char *hint = "a fragment is frag<T>[M, N] with T f32, f16 or bf16, M a multiple of 64 "
-                     "and N a multiple of 8 in 8..256 (wgmma.m64nNk16)";
-  if (k != ScalarKind::F32 && k != ScalarKind::F16 && k != ScalarKind::BF16) {
-    error(loc, std::string("no fragment of ") + scalarName(k) + " elements",
-          isFp8Kind(k) ? "fp8 values are mma operands in shared tiles, not fragments: an fp8 mma "
-                         "accumulates into frag<f32>[M, N]"
-                       : hint);
+  const char *hint = "a fragment is frag<T>[M, N] with T f32, f16 or bf16 (e4m3 or e5m2: mma's "
+                     "operand a), M a multiple of 64 and N a multiple of 8 in 8..256 "
+                     "(wgmma.m64nNk16)";
+  if (k != ScalarKind::F32 && k != ScalarKind::F16 && k != ScalarKind::BF16 && !isFp8Kind(k)) {
+    error(loc, std::string("no fragment of ") + scalarName(k) + " elements", hint);
+    return false;
+  }
+  if (isFp8Kind(k) && n % T::kWgmmaK8Bit != 0) {
+    error(loc, "an fp8 fragment has a multiple of 32 columns, found N = " + std::to_string(n),
+          "an fp8 fragment is register operand a of wgmma.m64nNk32: its columns are K, read in "
+          "steps of 32");
     return false;
   }
   if (m < T::kWgmmaM || m % T::kWgmmaM != 0 || m > 4 * T::kWgmmaM) {
@@ -180,7 +184,8 @@ bool Sema::checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *w
   std::string hint = std::string("operand ") + which +
                      " is a 2-D shared tile, rows(TILE, i, n) of one, or trans(...) of those";
   if (std::string(which) == "a") // wgmma's .rs form (PTX ISA 9.7.15.5.2): A from registers
-    hint += "; or a 16-bit fragment [M, K] in registers, `mma(p as f16, trans(s.v), acc)`";
+    hint += "; or an f16, bf16 or fp8 fragment [M, K] in registers, "
+            "`mma(p as f16, trans(s.v), acc)`";
   ExprPtr *at = &arg;
   auto *view = (*at)->as<CallExpr>();
   if (view && view->callee == "trans") {
@@ -273,8 +278,8 @@ bool Sema::checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *w
 /// fragment [M, K], not a view of one.
 bool Sema::checkMmaRegisterOperand(const ExprAST &frag, Type t, CallExpr::MmaOperand &op,
                                    const char *which, bool viewed) {
-  const char *hint = "operand a may be a 16-bit fragment [M, K] (wgmma reads A from registers): "
-                     "convert an f32 one first, `mma(p as f16, trans(s.v), acc)`";
+  const char *hint = "operand a may be an f16, bf16 or fp8 fragment [M, K] (wgmma reads A from "
+                     "registers): convert an f32 one first, `mma(p as f16, trans(s.v), acc)`";
   if (std::string(which) != "a") {
     error(frag.loc, "operand b of mma must be a shared tile, found " + t.str(),
           "wgmma reads B from shared memory only; A may come from registers");
@@ -285,9 +290,9 @@ bool Sema::checkMmaRegisterOperand(const ExprAST &frag, Type t, CallExpr::MmaOpe
           "a fragment in registers is [M, K] as it is; slice it with cols(f, j, w)");
     return false;
   }
-  if (t.scalar != ScalarKind::F16 && t.scalar != ScalarKind::BF16) {
-    error(frag.loc, "operand a in registers must be an f16 or bf16 fragment, found " + t.str(),
-          hint);
+  if (t.scalar != ScalarKind::F16 && t.scalar != ScalarKind::BF16 && !isFp8Kind(t.scalar)) {
+    error(frag.loc,
+          "operand a in registers must be an f16, bf16 or fp8 fragment, found " + t.str(), hint);
     return false;
   }
   op.inRegisters = true;
@@ -303,7 +308,7 @@ Type Sema::checkMma(CallExpr &e) {
   if (!e.namedArgs.empty()) {
     error(e.namedArgs[0].loc, "'mma' takes no named arguments",
           "mma(a, b, acc) takes its operands and the accumulator by position (a: a shared tile, "
-          "a view or a 16-bit fragment; b: a shared tile or a view)");
+          "a view or an f16, bf16 or fp8 fragment; b: a shared tile or a view)");
     return Type::invalid();
   }
   if (!checkArgCount(e, 3, 3))

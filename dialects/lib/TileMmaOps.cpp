@@ -32,10 +32,17 @@ void FragType::print(AsmPrinter &printer) const {
 
 LogicalResult FragType::verify(function_ref<InFlightDiagnostic()> emitError, int64_t rows,
                                int64_t cols, Type elem) {
-  if (!elem.isF32() && !elem.isF16() && !elem.isBF16() && !elem.isInteger(1))
-    return emitError() << "fragment elements are f32, f16, bf16 or i1 (a mask), not " << elem;
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
+  if (!elem.isF32() && !elem.isF16() && !elem.isBF16() && !elem.isInteger(1) && !fp8)
+    return emitError() << "fragment elements are f32, f16, bf16, i1 (a mask) or fp8 (register A), "
+                          "not "
+                       << elem;
   if (rows < target::kWgmmaM || rows % target::kWgmmaM != 0)
     return emitError() << "fragment rows must be a positive multiple of 64, not " << rows;
+  // An fp8 fragment is register A of .m64nNk32 steps (FragType).
+  if (fp8 && cols % target::wgmmaK(1) != 0)
+    return emitError() << "an fp8 fragment's cols must be a multiple of " << target::wgmmaK(1)
+                       << ", not " << cols;
   if (cols < target::kWgmmaMinN || cols > target::kWgmmaMaxN || cols % target::kWgmmaNStep != 0)
     return emitError() << "fragment cols must be a multiple of 8 in 8..256, not " << cols;
   return success();
@@ -46,7 +53,9 @@ int64_t FragType::getElementsPerThread() const {
 }
 
 int64_t FragType::getRegistersPerThread() const {
-  return isPacked() ? getElementsPerThread() / 2 : getElementsPerThread();
+  return isFp8() ? getElementsPerThread() / 4
+         : isPacked() ? getElementsPerThread() / 2
+                      : getElementsPerThread();
 }
 
 //===----------------------------------------------------------------------===//
@@ -209,15 +218,18 @@ LogicalResult MmaOp::verify() {
 LogicalResult MmaRegAOp::verify() {
   FragType acc = getAcc().getType(), a = getA().getType();
   Type elem = a.getElementType();
-  if (!elem.isF16() && !elem.isBF16())
-    return emitOpError("operand a must be an f16 or bf16 fragment");
+  if (!elem.isF16() && !elem.isBF16() && !isFp8(elem))
+    return emitOpError("operand a must be an f16, bf16 or fp8 fragment");
   if (!acc.getElementType().isF32() && !acc.getElementType().isF16())
     return emitOpError("the accumulator is f32 or f16");
   if (a.getRows() != acc.getRows())
     return emitOpError("operand a must have the accumulator's rows");
-  int64_t k = a.getCols();
-  if (k % target::kWgmmaK16Bit != 0)
-    return emitOpError("operand a's columns (k) must be a multiple of 16");
+  int64_t k = a.getCols(), step = target::wgmmaK(scalarByteWidth(elem));
+  if (k % step != 0)
+    return emitOpError("operand a's columns (k) must be a multiple of ") << step;
+  // fp8 wgmma has no imm-trans-b (PTX ISA "wgmma.mma_async": .f16/.bf16 only).
+  if (isFp8(elem) && !getBKMajor())
+    return emitOpError("an fp8 operand b must be K-major");
   if (failed(verifyOperand(*this, "b", getB(), getBLayout(), elem)))
     return failure();
   ArrayRef<int64_t> bs = getBLayout().getShape();

@@ -215,6 +215,82 @@ TEST_CASE("mma with A from registers (.rs): a converted product times B, f16 and
   runRegisterA("rega_bf16", Dt::BF16, 128, false);
 }
 
+TEST_CASE("mma with an fp8 A from registers: a product converted to e4m3 times an e5m2 B",
+          "[mma]") {
+  // T = A P^T with P a signed permutation scaled per row by 2^e (e in -6, 0,
+  // 9): T[m, j] = s_j 2^e_j A[m, perm_j], exact in f32; `T as e4m3` rounds
+  // each element to nearest even, subnormals (2^-6 * |A| < 2^-6) and
+  // saturation (2^9 * |A| > 448) included: the host rounds the same T with
+  // tile::floatBits. Then C = e4m3(T) B^T with B e5m2 [N, K], B's values
+  // k/4 (|k| <= 8, exact in e5m2). fp8 wgmma accumulates in reduced
+  // precision, so C is checked to 2^-10 * sum_j |t_j b_j| + 2^-20 (a wrong
+  // register-A byte is off by a whole term).
+  const int M = 128, K = 64, J = 64, N = 128;
+  tile::Context ctx(0);
+  tile::Module mod = tile::Module::fromFiles(ctx, mmaPtxPath());
+  tile::Kernel k = mod.kernel("rega_e4m3");
+  auto rng = freshRng();
+  Operand a = randomOperand(rng, size_t(M) * K, Dt::F16);
+  std::vector<int> perm(J), sign(J), expo(J);
+  std::vector<uint16_t> p(size_t(J) * K, 0);
+  for (int j = 0; j < J; ++j)
+    perm[j] = j;
+  std::shuffle(perm.begin(), perm.end(), rng);
+  const int exps[] = {-6, 0, 9};
+  for (int j = 0; j < J; ++j) {
+    sign[j] = (rng() & 1) ? 1 : -1;
+    expo[j] = exps[rng() % 3];
+    p[size_t(j) * K + perm[j]] = static_cast<uint16_t>(
+        tile::floatBits(tile::ScalarType::F16, sign[j] * std::ldexp(1.0, expo[j])));
+  }
+  std::uniform_int_distribution<int> dist(-8, 8);
+  std::vector<uint8_t> b(size_t(N) * J);
+  std::vector<double> bv(b.size());
+  for (size_t i = 0; i < b.size(); ++i) {
+    bv[i] = dist(rng) / 4.0;
+    b[i] = static_cast<uint8_t>(tile::floatBits(tile::ScalarType::E5M2, bv[i]));
+    REQUIRE(tile::floatValue(tile::ScalarType::E5M2, b[i]) == bv[i]);
+  }
+  tile::DeviceBuffer<uint16_t> dA(a.bits.size()), dP(p.size());
+  tile::DeviceBuffer<uint8_t> dB(b.size());
+  dA.copyFrom(a.bits);
+  dP.copyFrom(p);
+  dB.copyFrom(b);
+  tile::DeviceBuffer<float> dC(size_t(M) * N);
+  dC.fillBytes(0xFF);
+  tile::LaunchConfig cfg;
+  cfg.block = tile::Dim3(128);
+  cfg.grid = tile::Dim3(1);
+  auto f16 = tile::TensorElement::F16;
+  k.launch(cfg, tile::Tensor(dA, f16, {M, K}), tile::Tensor(dP, f16, {J, K}),
+           tile::Tensor(dB, tile::TensorElement::E5M2, {N, J}), dC.ptr());
+  ctx.synchronize();
+  std::vector<float> out = dC.toHost();
+  size_t bad = 0, saturated = 0, subnormal = 0;
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double ref = 0, mag = 0;
+      for (int j = 0; j < J; ++j) {
+        double t = sign[j] * std::ldexp(a.value[size_t(m) * K + perm[j]], expo[j]);
+        double q = tile::roundToFloat(tile::ScalarType::E4M3, t);
+        if (n == 0) {
+          saturated += std::fabs(t) > 448;
+          subnormal += t != 0 && std::fabs(t) < std::ldexp(1.0, -6);
+        }
+        ref += q * bv[size_t(n) * J + j];
+        mag += std::fabs(q * bv[size_t(n) * J + j]);
+      }
+      float got = out[size_t(m) * N + n];
+      if (!(std::fabs(static_cast<double>(got) - ref) <=
+            std::ldexp(mag, -10) + std::ldexp(1.0, -20)) &&
+          bad++ < 5)
+        UNSCOPED_INFO("C[" << m << ", " << n << "] = " << got << ", expected " << ref);
+    }
+  CHECK(saturated > 0); // the data reach both ends of e4m3
+  CHECK(subnormal > 0);
+  CHECK(bad == 0);
+}
+
 TEST_CASE("mma chain in a consume block: A from registers, the first result waited for", "[mma]") {
   // C = sum_k (A_k P^T as f16) B_k^T over 4 ring steps; T_k = A_k P^T holds
   // A_k's columns permuted and signed (exact), every sum exact in f32.

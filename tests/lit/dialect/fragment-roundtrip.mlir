@@ -39,3 +39,19 @@ tile.kernel @algebra(%p: !tile.ptr<f16, global>, %l: !tile.ptr<f32, global>, %in
   tile.store_per_row %m, %l, %t : !tile.per_row<128xf32>, !tile.ptr<f32, global>
   tile.return
 }
+
+// An fp8 fragment (wgmma's register operand A) from an f32 one, read by
+// tile.mma_reg_a with a K-major fp8 B (e4m3 x e5m2 mix).
+// CHECK-LABEL: tile.kernel @fp8_register_a(
+// CHECK: %[[P:.*]] = tile.frag_convert %{{.*}} : !tile.frag<64x64xf32> -> !tile.frag<64x64xf8E4M3FN>
+// CHECK: tile.mma_reg_a %{{.*}}, %[[P]], %{{.*}}[%{{.*}}] {{.*}} : !tile.frag<64x128xf32>, !tile.frag<64x64xf8E4M3FN>, !tile.ptr<f8E5M2, shared>
+tile.kernel @fp8_register_a(%r: i32) {
+  %b = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f8E5M2, shared>
+  %s = tile.frag_zeros : !tile.frag<64x64xf32>
+  %p = tile.frag_convert %s : !tile.frag<64x64xf32> -> !tile.frag<64x64xf8E4M3FN>
+  %acc = tile.frag_zeros : !tile.frag<64x128xf32>
+  %o = tile.mma_reg_a %acc, %p, %b[%r] {b_k_major = true,
+      b_layout = #tile.layout<[128, 64], swizzle = 64, panel = 64>}
+      : !tile.frag<64x128xf32>, !tile.frag<64x64xf8E4M3FN>, !tile.ptr<f8E5M2, shared>
+  tile.return
+}

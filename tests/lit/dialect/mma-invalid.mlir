@@ -17,7 +17,7 @@ tile.kernel @cols() {
 // -----
 
 tile.kernel @elem() {
-  // expected-error @+1 {{fragment elements are f32, f16, bf16 or i1 (a mask), not 'i32'}}
+  // expected-error @+1 {{fragment elements are f32, f16, bf16, i1 (a mask) or fp8 (register A), not 'i32'}}
   %x = tile.frag_zeros : !tile.frag<64x64xi32>
   tile.return
 }
@@ -97,7 +97,7 @@ tile.kernel @rega_f32(%r: i32) {
   %b = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f32, shared>
   %acc = tile.frag_zeros : !tile.frag<64x64xf32>
   %a = tile.frag_zeros : !tile.frag<64x64xf32>
-  // expected-error @+1 {{operand a must be an f16 or bf16 fragment}}
+  // expected-error @+1 {{operand a must be an f16, bf16 or fp8 fragment}}
   %x = tile.mma_reg_a %acc, %a, %b[%r] {b_k_major = true,
       b_layout = #tile.layout<[64, 64], swizzle = 128, panel = 32>}
       : !tile.frag<64x64xf32>, !tile.frag<64x64xf32>, !tile.ptr<f32, shared>
@@ -187,3 +187,67 @@ tile.kernel @fp8_f16(%r: i32) {
       : !tile.frag<64x64xf32>, !tile.ptr<f8E4M3FN, shared>, !tile.ptr<f16, shared>
   tile.return
 }
+
+// -----
+
+tile.kernel @fp8_cols() {
+  // expected-error @+1 {{an fp8 fragment's cols must be a multiple of 32, not 48}}
+  %x = tile.frag_zeros : !tile.frag<64x48xf8E4M3FN>
+  tile.return
+}
+
+// -----
+
+tile.kernel @rega_fp8_mn_major_b(%r: i32) {
+  %b = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f8E4M3FN, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  %a = tile.frag_zeros : !tile.frag<64x64xf8E4M3FN>
+  // expected-error @+1 {{an fp8 operand b must be K-major}}
+  %x = tile.mma_reg_a %acc, %a, %b[%r] {b_k_major = false,
+      b_layout = #tile.layout<[64, 64], swizzle = 64, panel = 64>}
+      : !tile.frag<64x64xf32>, !tile.frag<64x64xf8E4M3FN>, !tile.ptr<f8E4M3FN, shared>
+  tile.return
+}
+
+// -----
+
+tile.kernel @rega_fp8_k(%r: i32) {
+  %b = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f8E4M3FN, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  %a = tile.frag_zeros : !tile.frag<64x32xf16>
+  // expected-error @+1 {{operand b elements differ from the other operand's}}
+  %x = tile.mma_reg_a %acc, %a, %b[%r] {b_k_major = true,
+      b_layout = #tile.layout<[64, 32], swizzle = 32, panel = 32>}
+      : !tile.frag<64x64xf32>, !tile.frag<64x32xf16>, !tile.ptr<f8E4M3FN, shared>
+  tile.return
+}
+
+// -----
+
+// An fp8 fragment holds wgmma's register-A layout: no op of the algebra,
+// no accumulator, no store takes it.
+tile.kernel @fp8_arith() {
+  %a = tile.frag_zeros : !tile.frag<64x64xf8E4M3FN>
+  // expected-error @+1 {{operand #0 must be}}
+  %x = tile.frag_arith add %a, %a : !tile.frag<64x64xf8E4M3FN>, !tile.frag<64x64xf8E4M3FN> -> !tile.frag<64x64xf8E4M3FN>
+  tile.return
+}
+
+// -----
+
+tile.kernel @fp8_reduce() {
+  %a = tile.frag_zeros : !tile.frag<64x64xf8E5M2>
+  // expected-error @+1 {{operand #0 must be fragment in the accumulator layout}}
+  %x = tile.frag_reduce max %a : !tile.frag<64x64xf8E5M2> -> !tile.per_row<64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @fp8_convert_back() {
+  %a = tile.frag_zeros : !tile.frag<64x64xf8E4M3FN>
+  // expected-error @+1 {{operand #0 must be}}
+  %x = tile.frag_convert %a : !tile.frag<64x64xf8E4M3FN> -> !tile.frag<64x64xf32>
+  tile.return
+}
+

@@ -128,6 +128,16 @@ constexpr FragmentCoord wgmmaFragmentCoord(int64_t n, int64_t e, int64_t t) {
   return {kWgmmaM * b + 16 * w + l / 4 + 8 * ((i % 4) / 2), 8 * (i / 4) + 2 * (l % 4) + i % 2};
 }
 
+/// Row and column of byte `byte` (0..3) of register `reg` (0..3) of the 8-bit
+/// register operand A of one .m64nNk32 wgmma, held by thread `t` (0..127)
+/// (PTX ISA 9.7.15.5.1 "Matrix fragments for wgmma.mma_async.m64nNk32", A:
+/// the mma.m16n8k32 A fragment of each warp's 16 rows):
+///   row = 16w + l/4 + 8 * (reg % 2),  col = 16 * (reg / 2) + 4 * (l % 4) + byte.
+constexpr FragmentCoord wgmmaRegisterA8BitCoord(int64_t reg, int64_t byte, int64_t t) {
+  int64_t w = t / kWarpSize, l = t % kWarpSize;
+  return {16 * w + l / 4 + 8 * (reg % 2), 16 * (reg / 2) + 4 * (l % 4) + byte};
+}
+
 /// Shared-memory matrix descriptor of wgmma (PTX ISA 9.7.15.5.1.2 "Matrix
 /// Descriptor Format"): bits 0-13 start address >> 4, 16-29 leading dimension
 /// byte offset >> 4, 32-45 stride dimension byte offset >> 4, 49-51 base

@@ -26,8 +26,8 @@ def Tile_FragArithKindAttr : EnumAttr<Tile_Dialect, Tile_FragArithKind, "frag_ar
 // A fragment, a per-row or per-column value, or a scalar of the result's
 // element type (broadcast to every element). The broadcasting rule is one
 // function (verifyBroadcastOperand, TileEpilogueOps.cpp).
-def Tile_Distributed : AnyTypeOf<[Tile_FragType, Tile_PerRowType, Tile_PerColType]>;
-def Tile_FragOrScalar : AnyTypeOf<[Tile_FragType, Tile_PerRowType, Tile_PerColType,
+def Tile_Distributed : AnyTypeOf<[Tile_ValueFragType, Tile_PerRowType, Tile_PerColType]>;
+def Tile_FragOrScalar : AnyTypeOf<[Tile_ValueFragType, Tile_PerRowType, Tile_PerColType,
                                    F16, BF16, F32, I32, I1]>;
 
 def Tile_FragArithOp : Tile_Op<"frag_arith", [Pure]> {
@@ -70,14 +70,18 @@ def Tile_FragNegOp : Tile_Op<"frag_neg", [Pure, AllTypesMatch<["value", "result"
 }
 
 def Tile_FragConvertOp : Tile_Op<"frag_convert", [Pure]> {
-  let summary = "element-wise conversion between f32, f16, bf16 (and i32 indices) of one shape";
+  let summary = "element-wise conversion between f32, f16, bf16 (and i32 indices) of one shape, or to an fp8 register-A fragment";
   let description = [{ Narrowing rounds to nearest even (cvt.rn.f16x2.f32 /
     cvt.rn.bf16x2.f32 on each pair); widening is exact; f16 <-> bf16 goes
     through f32 (one rounding). Fragments, per_row and per_col values (the
     kind and extent are kept); i32 -> float is cvt.rn (exact below 2^24 for
-    f32), float -> i32 cvt.rzi. }];
+    f32), float -> i32 cvt.rzi. A fragment converts to e4m3 / e5m2 with
+    cvt.rn.satfinite.{e4m3,e5m2}x2.f32 on each pair (round to nearest even;
+    beyond the largest finite, and e5m2's infinities, saturate; NaN stays
+    NaN), and its bytes move within each quad (shfl.sync.idx) from the
+    accumulator layout to wgmma's register-A layout (FragType). }];
   let arguments = (ins Tile_Distributed:$value);
-  let results = (outs Tile_Distributed:$result);
+  let results = (outs AnyTypeOf<[Tile_FragType, Tile_PerRowType, Tile_PerColType]>:$result);
   let assemblyFormat = "$value attr-dict `:` qualified(type($value)) `->` qualified(type($result))";
   let hasVerifier = 1;
 }
@@ -89,8 +93,8 @@ def Tile_FragColsOp : Tile_Op<"frag_cols", [Pure]> {
     column-block order (PTX ISA 9.7.15.5.1, "Matrix fragments for
     wgmma.mma_async.m64nNk16"), so a slice of whole 8-column blocks is a
     subrange of registers per row block: no data moves. }];
-  let arguments = (ins Tile_FragType:$value, I64Attr:$first);
-  let results = (outs Tile_FragType:$result);
+  let arguments = (ins Tile_ValueFragType:$value, I64Attr:$first);
+  let results = (outs Tile_ValueFragType:$result);
   let assemblyFormat = "$value `[` $first `]` attr-dict `:` qualified(type($value)) `->` qualified(type($result))";
   let hasVerifier = 1;
 }
@@ -153,7 +157,7 @@ def Tile_FragStoreTileOp : Tile_Op<"frag_store_tile", [Tile_MemoryAccessOpInterf
     with st.shared.v2. A generic-proxy write: a TMA store of the tile needs
     fence.proxy.async (tile-insert-fences places it).
   }];
-  let arguments = (ins Tile_FragType:$value, Arg<Tile_PtrIn<"shared">, "", [MemWrite]>:$tile,
+  let arguments = (ins Tile_ValueFragType:$value, Arg<Tile_PtrIn<"shared">, "", [MemWrite]>:$tile,
                        I32:$row0, I32:$thread, Tile_TileLayoutAttr:$layout);
   let assemblyFormat = [{
     $value `,` $tile `[` $row0 `]` `,` $thread $layout attr-dict `:` qualified(type($value)) `,`
@@ -177,7 +181,7 @@ def Tile_FragStoreOp : Tile_Op<"frag_store", [Tile_MemoryAccessOpInterface]> {
     store each (st.v2.f32, or st.b32 of an f16x2/bf16x2 pair): ptr must be
     aligned to two elements and row_stride even (Sema rejects an odd
     constant stride). }];
-  let arguments = (ins Tile_FragType:$value, Arg<Tile_PtrType, "", [MemWrite]>:$ptr,
+  let arguments = (ins Tile_ValueFragType:$value, Arg<Tile_PtrType, "", [MemWrite]>:$ptr,
                        I64:$row_stride, I32:$thread);
   let assemblyFormat = [{
     $value `,` $ptr `,` $row_stride `,` $thread attr-dict `:` qualified(type($value)) `,`

@@ -32,7 +32,7 @@ def Tile_FragReduceOp : Tile_Op<"frag_reduce", [Pure]> {
     NaN; max(-inf, x) = x), `sum` adds in a fixed order (so every thread of
     the quad gets the same bits), rounding each addition.
   }];
-  let arguments = (ins Tile_FragType:$value, Tile_FragReduceKindAttr:$kind);
+  let arguments = (ins Tile_ValueFragType:$value, Tile_FragReduceKindAttr:$kind);
   let results = (outs Tile_PerRowType:$result);
   let assemblyFormat = "$kind $value attr-dict `:` qualified(type($value)) `->` qualified(type($result))";
   let hasVerifier = 1;

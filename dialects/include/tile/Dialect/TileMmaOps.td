@@ -23,7 +23,13 @@ def Tile_FragType : Tile_Type<"Frag", "frag"> {
     i32 each holding two packed 16-bit elements (f16, bf16): the operand
     and result form of nvvm.wgmma.mma_async. An i1 fragment (a mask, from
     tile.frag_cmp) is a struct of rows*cols/128 i1; only tile.frag_select
-    reads it.
+    reads it. An fp8 fragment (f8E4M3FN, f8E5M2; cols a multiple of 32) is
+    wgmma's register operand A instead (PTX ISA 9.7.15.5.1, the A fragment
+    of .m64nNk32 for 8-bit types): per 64-row block and 32-column step s,
+    register 4s + j of thread t holds row 16(t/32 % 4) + (t%32)/4 + 8(j%2),
+    columns 32s + 16(j/2) + 4(t%4) + 0..3 (byte 0 first), rows*cols/512
+    i32 per thread. It is made by tile.frag_convert and read by
+    tile.mma_reg_a only (Tile_ValueFragType keeps it out of the algebra).
   }];
   let parameters = (ins "int64_t":$rows, "int64_t":$cols, "::mlir::Type":$elementType);
   let hasCustomAssemblyFormat = 1;
@@ -35,8 +41,20 @@ def Tile_FragType : Tile_Type<"Frag", "frag"> {
     int64_t getRegistersPerThread() const;
     /// f16 / bf16: two elements per 32-bit register.
     bool isPacked() const { return getElementType().isF16() || getElementType().isBF16(); }
+    /// e4m3 / e5m2: four elements per 32-bit register, in wgmma's register-A layout.
+    bool isFp8() const {
+      return ::llvm::isa<::mlir::Float8E4M3FNType, ::mlir::Float8E5M2Type>(getElementType());
+    }
   }];
 }
+
+// A fragment the algebra, the stores and the accumulators take: not an fp8
+// register-A operand (whose registers are not in the accumulator layout).
+def Tile_ValueFragType : Type<
+    And<[Tile_FragType.predicate,
+         CPred<"!::llvm::cast<::mlir::tile::FragType>($_self).isFp8()">]>,
+    "fragment in the accumulator layout (f32, f16, bf16 or i1 elements)",
+    "::mlir::tile::FragType">;
 
 // One value per row / per column of an M x N fragment, laid out as the
 // fragment's registers repeat them (FragmentOps.td).
@@ -88,7 +106,7 @@ def Tile_FragExtractOp : Tile_Op<"frag_extract", [Pure]> {
   let description = [{ Element e in 0 .. rows*cols/128 - 1 of the thread's
     registers (two per register for f16/bf16: element 2k is the low half of
     register k), at (row, col) = tile::target::wgmmaFragmentCoord. }];
-  let arguments = (ins Tile_FragType:$frag, I64Attr:$index);
+  let arguments = (ins Tile_ValueFragType:$frag, I64Attr:$index);
   let results = (outs AnyTypeOf<[F32, F16, BF16]>:$result);
   let assemblyFormat = "$frag `[` $index `]` attr-dict `:` qualified(type($frag)) `->` type($result)";
   let hasVerifier = 1;
@@ -107,12 +125,12 @@ def Tile_MmaOp : Tile_Op<"mma", [AllTypesMatch<["acc", "result"]>,
     layouts; the surrounding wgmma fence / commit / wait are separate ops.
     Reads both tiles through the async proxy.
   }];
-  let arguments = (ins Tile_FragType:$acc,
+  let arguments = (ins Tile_ValueFragType:$acc,
                        Arg<Tile_PtrIn<"shared">, "", [MemRead]>:$a, I32:$a_row,
                        Arg<Tile_PtrIn<"shared">, "", [MemRead]>:$b, I32:$b_row,
                        Tile_TileLayoutAttr:$a_layout, Tile_TileLayoutAttr:$b_layout,
                        BoolAttr:$a_k_major, BoolAttr:$b_k_major, I64Attr:$k);
-  let results = (outs Tile_FragType:$result);
+  let results = (outs Tile_ValueFragType:$result);
   let assemblyFormat = [{
     $acc `,` $a `[` $a_row `]` `,` $b `[` $b_row `]` attr-dict `:` qualified(type($acc)) `,`
       qualified(type($a)) `,` qualified(type($b))
@@ -136,21 +154,24 @@ def Tile_MmaRegAOp : Tile_Op<"mma_reg_a", [AllTypesMatch<["acc", "result"]>,
     Tile_MemoryAccessOpInterface]> {
   let summary = "acc += A * B with A in registers (wgmma.mma_async, .rs form)";
   let description = [{
-    A is the fragment `a` (f16 or bf16, rows = the accumulator's, cols = K):
-    for 16-bit types the wgmma A register fragment of a k16 step (PTX ISA
-    9.7.15.5.1) holds, per thread, the same (row, column) pairs in the same
-    order as the D layout of a 16-column fragment, so step k reads
-    registers 4k .. 4k+3 of each 64-row block of `a` unchanged. B is read
-    from the shared tile `b` as in tile.mma (K-major when `b_k_major`).
-    Lowered to M/64 * K/16 wgmma.mma_async.m64nNk16 with A in registers;
+    A is the fragment `a` (f16, bf16 or fp8, rows = the accumulator's,
+    cols = K): for 16-bit types the wgmma A register fragment of a k16 step
+    (PTX ISA 9.7.15.5.1) holds, per thread, the same (row, column) pairs in
+    the same order as the D layout of a 16-column fragment, so step k reads
+    registers 4k .. 4k+3 of each 64-row block of `a` unchanged; an fp8
+    fragment already holds the k32 A layout (4 registers per step). B is
+    read from the shared tile `b` as in tile.mma (K-major when `b_k_major`;
+    fp8 B must be K-major: fp8 wgmma has no imm-trans-b). Lowered to
+    M/64 * K/16 wgmma.mma_async.m64nNk16 (fp8: K/32 .m64nNk32) with A in
+    registers;
     the registers of `a` must stay unchanged until the group completes, so
     the compiler only issues it with every group waited for before the
     registers can be reused (no inflight(n > 0)).
   }];
-  let arguments = (ins Tile_FragType:$acc, Tile_FragType:$a,
+  let arguments = (ins Tile_ValueFragType:$acc, Tile_FragType:$a,
                        Arg<Tile_PtrIn<"shared">, "", [MemRead]>:$b, I32:$b_row,
                        Tile_TileLayoutAttr:$b_layout, BoolAttr:$b_k_major);
-  let results = (outs Tile_FragType:$result);
+  let results = (outs Tile_ValueFragType:$result);
   let assemblyFormat = [{
     $acc `,` $a `,` $b `[` $b_row `]` attr-dict `:` qualified(type($acc)) `,`
       qualified(type($a)) `,` qualified(type($b))
