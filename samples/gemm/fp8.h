@@ -36,12 +36,13 @@ inline const char *scalingName(Scaling s) {
   return s == Scaling::Tensor ? "per-tensor" : s == Scaling::RowCol ? "per-row/col" : "block";
 }
 inline constexpr int64_t kBlock = 128; // the 1 x 128 (A) and 128 x 128 (B) blocks
+inline constexpr int64_t kScaleTail = 384; // block SA's padding after the last K-block
 
 // The quantised A [M, Kp] and B [N, Kp] (Kp = K rounded up to 16: TMA's
 // 16-byte row strides; the padding is 0) and their dequantisation scales
 // (x ~ decode(q) * scale): per tensor sa[0], sb[0]; per row/column sa[i]
 // (M padded to 256), sb[j] (N padded to 256); block SA[kb * lda + i]
-// (lda = M padded to 256), SB[nb * kblocks + kb].
+// (lda = M padded to 256, and kScaleTail more entries), SB[nb * kblocks + kb].
 struct Quantized {
   int64_t m = 0, n = 0, k = 0, kp = 0, lda = 0, kblocks = 0;
   Format format = Format::E4M3;
@@ -111,7 +112,9 @@ inline Quantized quantize(const std::vector<float> &a, const std::vector<float> 
     break;
   case Scaling::Block: {
     const int64_t nblocks = (n + kBlock - 1) / kBlock;
-    q.sa.assign(size_t(q.kblocks * q.lda), 1.0f);
+    // 384 more: gemm_fp8_block_m192 reads the scales of its rows up to
+    // the last cluster row's (a multiple of 384), past M.
+    q.sa.assign(size_t(q.kblocks * q.lda + kScaleTail), 1.0f);
     q.sb.assign(size_t(roundUp(nblocks, 2) * q.kblocks), 1.0f);
     parallelFor(m, [&](int64_t r0, int64_t r1) {
       for (int64_t i = r0; i < r1; ++i)
