@@ -33,10 +33,12 @@
 #include <cublasLt.h>
 
 #include <array>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -63,6 +65,12 @@ struct Options {
   std::vector<std::array<int64_t, 3>> shapes;
   int runs = 30, warmup = 10;
   std::string out;
+  // --alternate: rounds of every candidate in turn after heating the GPU;
+  // more PTX directories whose kernels are timed beside the committed ones.
+  bool alternate = false;
+  int rounds = 15;
+  int heatMs = 2000;
+  std::vector<std::string> variants;
 };
 
 [[noreturn]] void usage(const char *msg) {
@@ -72,7 +80,9 @@ struct Options {
                "            [--scaling tensor|rowcol|block|all] [--outliers] [--seed S]\n"
                "            [--bn 256|128] [--cpu-macs X] [--skip-code C]\n"
                "       gemm --fp8 --bench [--shapes MxNxK,...] [--runs R] [--warmup W] "
-               "[--out FILE.md]\n",
+               "[--out FILE.md]\n"
+               "       gemm --fp8 --alternate [--shapes MxNxK,...] [--rounds R] [--runs N] "
+               "[--heat-ms T] [--variants DIR,...] [--out FILE.md]\n",
                msg);
   std::exit(2);
 }
@@ -86,6 +96,14 @@ Options parse(int argc, char **argv) {
       continue;
     if (f == "--bench")
       o.bench = true;
+    else if (f == "--alternate")
+      o.alternate = true;
+    else if (f == "--rounds")
+      o.rounds = int(r.intIn(1, 1000));
+    else if (f == "--heat-ms")
+      o.heatMs = int(r.intIn(0, 60000));
+    else if (f == "--variants")
+      o.variants = r.listValue();
     else if (f == "--m")
       o.m = r.intIn(1, 65536);
     else if (f == "--n")
@@ -137,6 +155,8 @@ Options parse(int argc, char **argv) {
     else
       usage(("unknown argument '" + f + "'").c_str());
   }
+  if (o.shapes.empty() && o.alternate)
+    o.shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}};
   if (o.shapes.empty())
     o.shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {2048, 2048, 2048},
                 {4096, 14336, 4096}, {4096, 4096, 14336}, {16384, 4096, 4096},
@@ -228,6 +248,29 @@ std::function<void()> launcher(const Kernels &ks, const Quantized &q, Device &d,
       k.launch(cfg, ta, tb, tc, d.sa, d.sb, lda);
     else
       k.launch(cfg, ta, tb, tc, d.sa, d.sb);
+  };
+}
+
+// One launch of the per-tensor small-M kernel (gemm_fp8_skinny) at c's
+// instance and splits; the workspace (f32 partials, per-tile flags the
+// kernel resets) lives as long as the launch.
+std::function<void()> skinnyLauncher(const Kernels &ks, const Quantized &q, Device &d,
+                                     const SkinnyChoice &c) {
+  tile::Kernel k = ks.module.kernel("gemm_fp8_skinny",
+                                    {{"MT", c.instance.mt}, {"S", c.instance.stages}},
+                                    {{"T", formatName(q.format)}});
+  tile::Tensor ta(d.a.ptr(), element(q.format), {q.m, q.kp});
+  tile::Tensor tb(d.b.ptr(), element(q.format), {q.n, q.kp});
+  tile::Tensor tc(d.c.ptr(), tile::TensorElement::BF16, {q.m, q.n});
+  auto ws = std::make_shared<SplitKWorkspace>();
+  ws->reserve(c.splits > 1 ? int64_t(c.splits) * c.tiles * c.instance.mt * kSkinnyBn : 1,
+              c.tiles);
+  tile::LaunchConfig cfg;
+  cfg.grid = tile::Dim3(unsigned(c.tiles), unsigned(c.splits));
+  cfg.block = tile::Dim3(384);
+  const int32_t splits = c.splits;
+  return [k, cfg, ta, tb, tc, &d, ws, splits]() mutable {
+    k.launch(cfg, ta, tb, tc, d.sa, d.sb, ws->partials, ws->flags, splits);
   };
 }
 
@@ -397,6 +440,16 @@ int runCheck(const Options &o) {
       }
       if (s != Scaling::Tensor)
         continue;
+      // Small M: the skinny kernel (split-K), launched twice (the second
+      // launch finds the flags the first one reset).
+      if (const SkinnyChoice c = skinnyChoice(o.m, o.n, o.k, ctx.smCount()); c.instance.mt) {
+        const std::function<void()> f = skinnyLauncher(ks, q, d, c);
+        runOnce(f, d);
+        const std::vector<uint16_t> gotS = runOnce(f, d);
+        report("skinny MT " + std::to_string(c.instance.mt) + ", " + std::to_string(c.splits) +
+                   " splits vs dequantised float64",
+               compareBf16(o.m, o.n, gotS, rows, refQ), 1e-2, ok);
+      }
       // Accumulation precision: the block kernel with every scale 1 times
       // the per-tensor scales folded into A and B is the per-tensor math
       // promoted every 128 K. Its scales: SA = sa, SB = sb everywhere.
@@ -442,6 +495,12 @@ int runCheck(const Options &o) {
 }
 
 // ---------------------------------------------------------------- --bench
+std::string fmt(const char *f, double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, f, x);
+  return b;
+}
+
 double tflops(int64_t m, int64_t n, int64_t k, double ms) {
   return ms > 0 ? 2.0 * double(m) * double(n) * double(k) / (ms * 1e-3) / 1e12 : 0;
 }
@@ -471,12 +530,13 @@ int runBench(const Options &o) {
      << " warm-up runs, each side timed twice in alternation, the lower median. Ratios: "
         "cuBLASLt time / tilec time (> 1: tilec faster); block = 1x128 A and 128x128 B scales, "
         "promoted every 128 K (BN128: gemm_fp8_block, BN256: gemm_fp8_block_n256; block / "
-        "tensor: the faster block kernel against the faster per-tensor one); rowcol = per-row A "
-        "and per-column B scales.\n\n"
+        "tensor: the faster block kernel against the fastest per-tensor one); rowcol = per-row A "
+        "and per-column B scales; skinny = gemm_fp8_skinny (per tensor, M <= 128: C^T tiles of "
+        "128 x MT, split-K), its x Lt best and the per-tensor best include it.\n\n"
      << "| M x N x K | cuBLASLt us | Lt fast-accum us | Lt best TFLOP/s | tilec tensor BN256 us | "
-        "TFLOP/s | x Lt best | tensor BN128 us | x Lt best | rowcol us | x Lt best | block "
+        "TFLOP/s | x Lt best | tensor BN128 us | x Lt best | skinny us | x Lt best | rowcol us | x Lt best | block "
         "BN128 us | block BN256 us | block TFLOP/s | block / tensor | err tensor | err block |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   bool allOk = true;
   for (const auto &s : o.shapes) {
     const int64_t m = s[0], n = s[1], k = s[2];
@@ -496,8 +556,8 @@ int runBench(const Options &o) {
     auto time = [&](const std::function<void()> &f) {
       return sample::timeWithEvents([] {}, f, o.warmup, o.runs).median;
     };
-    double ltSlow = -1, ltFast = -1, t256 = -1, t128 = -1, tr = -1, tb = -1, tbw = -1, errT = -1,
-           errB = -1;
+    double ltSlow = -1, ltFast = -1, t256 = -1, t128 = -1, tr = -1, tb = -1, tbw = -1, ts = -1,
+           errT = -1, errB = -1;
     try {
       const std::function<void()> fLt = lt.plan(qt, dt);
       const std::function<void()> fLtFast = lt.plan(qt, dt, true);
@@ -506,6 +566,9 @@ int runBench(const Options &o) {
       const std::function<void()> fr = launcher(ks, qr, dr, 256);
       const std::function<void()> fb = launcher(ks, qb, db, 128);
       const std::function<void()> fbw = launcher(ks, qb, db, 256);
+      const SkinnyChoice sc = skinnyChoice(m, n, k, ctx.smCount());
+      const std::function<void()> fs =
+          sc.instance.mt ? skinnyLauncher(ks, qt, dt, sc) : std::function<void()>();
       for (int round = 0; round < 2; ++round) {
         auto lower = [](double &x, double t) { x = x < 0 ? t : std::min(x, t); };
         lower(ltSlow, time(fLt));
@@ -515,10 +578,14 @@ int runBench(const Options &o) {
         lower(tr, time(fr));
         lower(tb, time(fb));
         lower(tbw, time(fbw));
+        if (fs)
+          lower(ts, time(fs));
       }
       // Errors against float64 of the dequantised inputs at sampled rows.
       const std::vector<int64_t> rows = rowsFor(m, n, k, double(1ull << 28));
-      const std::vector<uint16_t> gt = runOnce(t256 <= t128 ? f256 : f128, dt);
+      const double tBest = std::min(t256, t128);
+      const std::vector<uint16_t> gt =
+          runOnce(ts > 0 && ts < tBest ? fs : t256 <= t128 ? f256 : f128, dt);
       errT = compareBf16(m, n, gt, rows, reference(qt, a, b, rows, true)).relFrobenius;
       const std::vector<uint16_t> gb = runOnce(tbw < tb ? fbw : fb, db);
       errB = compareBf16(m, n, gb, rows, reference(qb, a, b, rows, true)).relFrobenius;
@@ -533,22 +600,27 @@ int runBench(const Options &o) {
     lt.release();
     // The ratios are against cuBLASLt's faster mode.
     const double ltMs = ltSlow > 0 && ltFast > 0 ? std::min(ltSlow, ltFast) : ltSlow;
-    const double best = t256 > 0 && t128 > 0 ? std::min(t256, t128) : std::max(t256, t128);
+    double best = t256 > 0 && t128 > 0 ? std::min(t256, t128) : std::max(t256, t128);
+    if (ts > 0 && (best < 0 || ts < best))
+      best = ts;
     const double blockBest = tb > 0 && tbw > 0 ? std::min(tb, tbw) : std::max(tb, tbw);
     std::printf("  cuBLASLt %.1f us, fast-accum %.1f us (best %.0f TFLOP/s); tilec tensor BN256 "
-                "%.1f us (x %.3f), BN128 %.1f us (x %.3f); rowcol %.1f us; block BN128 %.1f us, "
+                "%.1f us (x %.3f), BN128 %.1f us (x %.3f), skinny %.1f us; rowcol %.1f us; block BN128 %.1f us, "
                 "BN256 %.1f us (%.0f TFLOP/s, %.3f of tensor); err tensor %.2e block %.2e\n",
                 ltSlow * 1e3, ltFast * 1e3, tflops(m, n, k, ltMs), t256 * 1e3, ltMs / t256,
-                t128 * 1e3, ltMs / t128, tr * 1e3, tb * 1e3, tbw * 1e3, tflops(m, n, k, blockBest),
+                t128 * 1e3, ltMs / t128, ts * 1e3, tr * 1e3, tb * 1e3, tbw * 1e3,
+                tflops(m, n, k, blockBest),
                 best / blockBest, errT, errB);
     std::fflush(stdout);
     char line[640];
     std::snprintf(line, sizeof line,
                   "| %" PRId64 " x %" PRId64 " x %" PRId64
-                  " | %.1f | %.1f | %.0f | %.1f | %.0f | %.3f | %.1f | %.3f | %.1f | %.3f | %.1f | "
-                  "%.1f | %.0f | %.3f | %.1e | %.1e |\n",
+                  " | %.1f | %.1f | %.0f | %.1f | %.0f | %.3f | %.1f | %.3f | %s | %s | %.1f | %.3f | "
+                  "%.1f | %.1f | %.0f | %.3f | %.1e | %.1e |\n",
                   m, n, k, ltSlow * 1e3, ltFast * 1e3, tflops(m, n, k, ltMs), t256 * 1e3,
-                  tflops(m, n, k, t256), ltMs / t256, t128 * 1e3, ltMs / t128, tr * 1e3, ltMs / tr,
+                  tflops(m, n, k, t256), ltMs / t256, t128 * 1e3, ltMs / t128,
+                  ts > 0 ? fmt("%.1f", ts * 1e3).c_str() : "-",
+                  ts > 0 ? fmt("%.3f", ltMs / ts).c_str() : "-", tr * 1e3, ltMs / tr,
                   tb * 1e3, tbw * 1e3, tflops(m, n, k, blockBest), best / blockBest, errT, errB);
     md << line;
   }
@@ -558,6 +630,131 @@ int runBench(const Options &o) {
     f << md.str();
   }
   return allOk ? 0 : 1;
+}
+
+
+// ---------------------------------------------------------------- --alternate
+// Clock and power state decide fp8 GEMM times on an H100/H200 as much as the
+// kernels do (a cool GPU boosts, a hot one throttles), so a comparison timed
+// once per side favours whichever ran first. --alternate heats the GPU with
+// every candidate in turn for --heat-ms, then times --rounds rounds, each a
+// CUDA-event median of --runs launches per candidate, the order reversed
+// every other round; it reports per candidate the median, the lowest and
+// the highest round, and per round the ratios against cuBLASLt's faster
+// mode and against the per-tensor kernel, with their spread.
+int runAlternate(const Options &o) {
+  int devices = 0;
+  if (tile::deviceCount() == 0 || cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no CUDA device: compiled only\n");
+    return o.skipCode;
+  }
+  if (!fileExists(kernelsPath())) {
+    std::printf("no fp8 PTX at %s: not built\n", kernelsPath().c_str());
+    return o.skipCode;
+  }
+  SAMPLE_CUDA_CHECK(cudaSetDevice(0));
+  SAMPLE_CUDA_CHECK(cudaFree(nullptr));
+  tile::Context ctx(0);
+  std::vector<std::pair<std::string, Kernels>> modules;
+  modules.push_back({"", Kernels{tile::Module::fromFiles(ctx, kernelsPath()), kernelsPath()}});
+  for (const std::string &dir : o.variants) {
+    const std::string path = dir + "/gemm_fp8.ptx";
+    const std::string tag = " [" + dir.substr(dir.find_last_of('/') + 1) + "]";
+    modules.push_back({tag, Kernels{tile::Module::fromFiles(ctx, path), path}});
+  }
+  Lt lt;
+  std::ostringstream md;
+  md << "fp8 GEMM in alternation, e4m3 x e4m3 -> bf16, normal(0, 1) data (seed " << o.seed
+     << "); " << ctx.name() << ", " << ctx.smCount() << " SMs; cuBLASLt " << lt.version()
+     << "; " << o.heatMs << " ms of heating, then " << o.rounds << " rounds of a CUDA-event median of "
+     << o.runs << " launches per candidate (order reversed every other round). Ratios per round: "
+        "cuBLASLt's faster mode in that round / the kernel (x Lt), the per-tensor BN256 "
+        "kernel / the kernel (x tensor); median [lowest, highest].\n\n"
+     << "| M x N x K | kernel | median us | lowest us | highest us | TFLOP/s (median) | x Lt | "
+        "x tensor |\n|---|---|---|---|---|---|---|---|\n";
+  for (const auto &shape : o.shapes) {
+    const int64_t m = shape[0], n = shape[1], k = shape[2];
+    std::printf("%" PRId64 "x%" PRId64 "x%" PRId64 ":\n", m, n, k);
+    std::fflush(stdout);
+    const std::vector<float> a = normalData(size_t(m * k), o.seed, 11, false);
+    const std::vector<float> b = normalData(size_t(n * k), o.seed, 12, false);
+    const Quantized qt = quantize(a, b, m, n, k, Format::E4M3, Scaling::Tensor);
+    const Quantized qb = quantize(a, b, m, n, k, Format::E4M3, Scaling::Block);
+    Device dt(qt), db(qb);
+    std::vector<std::pair<std::string, std::function<void()>>> cands;
+    cands.push_back({"cuBLASLt", lt.plan(qt, dt)});
+    cands.push_back({"cuBLASLt fast-accum", lt.plan(qt, dt, true)});
+    for (const auto &mod : modules) {
+      const std::string &tag = mod.first;
+      const Kernels &ks = mod.second;
+      // A variant's module may lack a kernel: then it is not timed.
+      auto add = [&](const std::string &name, const Quantized &q, Device &d, int64_t bn) {
+        try {
+          cands.push_back({name + tag, launcher(ks, q, d, bn)});
+        } catch (const std::exception &e) {
+          std::printf("  %s%s: not timed (%s)\n", name.c_str(), tag.c_str(), e.what());
+        }
+      };
+      add("tensor BN256", qt, dt, 256);
+      add("block BN256", qb, db, 256);
+      if (const SkinnyChoice sc = skinnyChoice(m, n, k, ctx.smCount()); sc.instance.mt) {
+        try {
+          cands.push_back({"tensor skinny" + tag, skinnyLauncher(ks, qt, dt, sc)});
+        } catch (const std::exception &e) {
+          std::printf("  tensor skinny%s: not timed (%s)\n", tag.c_str(), e.what());
+        }
+      }
+    }
+    const size_t nc = cands.size();
+    const auto heat0 = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - heat0 < std::chrono::milliseconds(o.heatMs))
+      for (auto &c : cands)
+        sample::timeWithEvents([] {}, c.second, 0, 3);
+    std::vector<std::vector<double>> ms(nc);
+    for (int r = 0; r < o.rounds; ++r) {
+      for (size_t i = 0; i < nc; ++i) {
+        const size_t c = r % 2 ? nc - 1 - i : i;
+        ms[c].push_back(sample::timeWithEvents([] {}, cands[c].second, 2, o.runs).median);
+      }
+    }
+    auto stats = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      const size_t h = v.size() / 2;
+      const double med = v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+      return std::array<double, 3>{med, v.front(), v.back()};
+    };
+    const size_t tensor = 2; // the committed per-tensor kernel
+    for (size_t c = 0; c < nc; ++c) {
+      std::vector<double> xLt, xT;
+      for (int r = 0; r < o.rounds; ++r) {
+        xLt.push_back(std::min(ms[0][r], ms[1][r]) / ms[c][r]);
+        if (cands.size() > tensor)
+          xT.push_back(ms[tensor][r] / ms[c][r]);
+      }
+      const auto t = stats(ms[c]), l = stats(xLt);
+      const auto v = xT.empty() ? std::array<double, 3>{0, 0, 0} : stats(xT);
+      char line[512];
+      std::snprintf(line, sizeof line,
+                    "| %" PRId64 " x %" PRId64 " x %" PRId64
+                    " | %s | %.1f | %.1f | %.1f | %.0f | %.3f [%.3f, %.3f] | %.3f [%.3f, %.3f] |\n",
+                    m, n, k, cands[c].first.c_str(), t[0] * 1e3, t[1] * 1e3, t[2] * 1e3,
+                    tflops(m, n, k, t[0]), l[0], l[1], l[2], v[0], v[1], v[2]);
+      md << line;
+      std::printf("  %s", line);
+      std::printf("    rounds (us):");
+      for (double x : ms[c])
+        std::printf(" %.1f", x * 1e3);
+      std::printf("\n");
+    }
+    std::fflush(stdout);
+    lt.release();
+  }
+  std::printf("\n%s", md.str().c_str());
+  if (!o.out.empty()) {
+    std::ofstream f(o.out);
+    f << md.str();
+  }
+  return 0;
 }
 
 } // namespace
@@ -571,7 +768,7 @@ bool requested(int argc, char **argv) {
 
 int run(int argc, char **argv) {
   const Options o = parse(argc, argv);
-  return o.bench ? runBench(o) : runCheck(o);
+  return o.alternate ? runAlternate(o) : o.bench ? runBench(o) : runCheck(o);
 }
 
 } // namespace gemm::fp8

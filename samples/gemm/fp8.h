@@ -10,6 +10,7 @@
 
 #include "gemm_common.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -208,5 +209,46 @@ inline Comparison compareBf16(int64_t m, int64_t n, const std::vector<uint16_t> 
 // `gemm --fp8 ...` (fp8.cpp): whether the command line asks for it, and the run.
 bool requested(int argc, char **argv);
 int run(int argc, char **argv);
+
+// ---------------------------------------------------------------- small M
+// gemm_fp8_skinny's compiled (MT, S) instances, which must be
+// samples/gemm/CMakeLists.txt's TILEC_GEMM_FP8_SKINNY_INSTANCES: the ring
+// depth S is the most stages of 128 x 128 (B) + MT x 128 (A) bytes that fit
+// beside the f32 transpose tile and the bf16 half-tile in 227 KB.
+struct SkinnyInstance {
+  int64_t mt, stages;
+};
+inline const std::vector<SkinnyInstance> &skinnyInstances() {
+  static const std::vector<SkinnyInstance> all = {{16, 11}, {32, 10}, {64, 7}, {128, 4}};
+  return all;
+}
+inline constexpr int64_t kSkinnyBn = 128; // columns of C per skinny tile
+/// The skinny kernel's shared memory at (MT, S): what the instances must fit.
+inline int64_t skinnySharedBytes(const SkinnyInstance &i) {
+  return i.stages * (kSkinnyBn * kBlock + i.mt * kBlock) // the ring (fp8: 1 byte)
+         + kSkinnyBn * i.mt * 4                          // `red`, f32
+         + i.mt * (kSkinnyBn / 2) * 2;                   // `out`, bf16
+}
+struct SkinnyChoice {
+  SkinnyInstance instance{0, 0}; // mt = 0: M is above every instance
+  int splits = 1;
+  int64_t tiles = 0;
+};
+/// Per-tensor small M: the smallest MT >= M, and split-K over the K-blocks
+/// until the tiles fill the SMs (at most 8 splits, each >= 4 K-blocks).
+inline SkinnyChoice skinnyChoice(int64_t m, int64_t n, int64_t k, int sms) {
+  SkinnyChoice c;
+  for (const SkinnyInstance &i : skinnyInstances())
+    if (i.mt >= m && (c.instance.mt == 0 || i.mt < c.instance.mt))
+      c.instance = i;
+  if (c.instance.mt == 0)
+    return c;
+  c.tiles = ((m + c.instance.mt - 1) / c.instance.mt) * ((n + kSkinnyBn - 1) / kSkinnyBn);
+  const int64_t kblocks = (k + kBlock - 1) / kBlock;
+  const int64_t fill = std::max<int64_t>(1, sms / std::max<int64_t>(1, c.tiles));
+  const int64_t most = std::max<int64_t>(1, std::min<int64_t>(8, kblocks / 4));
+  c.splits = int(std::min(fill, most));
+  return c;
+}
 
 } // namespace gemm::fp8

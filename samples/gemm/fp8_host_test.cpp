@@ -76,6 +76,24 @@ TEST_CASE("fp8: quantisation keeps each group inside the format", "[fp8]") {
   }
 }
 
+TEST_CASE("fp8: the skinny kernel's instances fit and the small-M choice", "[fp8]") {
+  for (const gemm::fp8::SkinnyInstance &i : gemm::fp8::skinnyInstances()) {
+    INFO("MT " << i.mt << ", S " << i.stages);
+    CHECK(i.mt % 8 == 0); // the wgmma N
+    CHECK(gemm::fp8::skinnySharedBytes(i) + 2048 <= 232448); // + barriers, alignment
+    // One more stage would not fit: the ring is as deep as it can be.
+    CHECK(gemm::fp8::skinnySharedBytes({i.mt, i.stages + 1}) + 2048 > 232448);
+  }
+  const gemm::fp8::SkinnyChoice c = gemm::fp8::skinnyChoice(128, 4096, 4096, 132);
+  CHECK(c.instance.mt == 128);
+  CHECK(c.tiles == 32);
+  CHECK(c.splits == 4);
+  CHECK(gemm::fp8::skinnyChoice(1, 4096, 4096, 132).instance.mt == 16);
+  CHECK(gemm::fp8::skinnyChoice(77, 3000, 5000, 132).instance.mt == 128);
+  CHECK(gemm::fp8::skinnyChoice(16, 3000, 200, 132).splits == 1); // 2 K-blocks
+  CHECK(gemm::fp8::skinnyChoice(129, 4096, 4096, 132).instance.mt == 0);
+}
+
 TEST_CASE("fp8: block scales are smaller-error than a per-tensor scale on outliers", "[fp8]") {
   const int64_t m = 64, n = 128, k = 512;
   const std::vector<float> a = gemm::fp8::normalData(size_t(m * k), 7, 11, true);
