@@ -350,3 +350,70 @@ TEST_CASE("barriers: a collective in NCCL mode, every device in-process", "[dist
   CHECK_THAT(distributedError([&] { comms[1].barrier(); }).what(),
              Catch::Contains("cuCtxSynchronize failed") && Catch::EndsWith("[rank 0]"));
 }
+
+TEST_CASE("NCCL mode: copy-engine pulls and stream-ordered counters", "[distributed]") {
+  resetAll(2);
+  tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(1));
+  const CUstream side = reinterpret_cast<CUstream>(uintptr_t(0x5100));
+  {
+    tile::SymmetricBuffer<uint16_t> a(c, 1024);
+    tile::Semaphores sem(c, 4u);
+    // Elements [256, 384) of rank 0's part into the same elements of this
+    // rank's, through rank 0's address, then counter 3 set to 1 on the stream.
+    a.pullAsync(0, 256, 128, side);
+    sem.setAsync(3, 1, side);
+    REQUIRE(fake().streamOps.size() == 2);
+    const FakeState::StreamOp &copy = fake().streamOps[0];
+    CHECK(copy.what == "cuMemcpyAsync");
+    CHECK(copy.dst == a.ptr() + 512);
+    CHECK(copy.src == a.peerPtr(0) + 512);
+    CHECK(copy.src == a.ptr() - k4G + 512);
+    CHECK(copy.bytes == 256);
+    CHECK(copy.stream == side);
+    CHECK(copy.contextPushed);
+    const FakeState::StreamOp &flag = fake().streamOps[1];
+    CHECK(flag.what == "cuStreamWriteValue32");
+    CHECK(flag.dst == sem.ptr() + 3 * 8);
+    CHECK(flag.value == 1);
+    // Default flags: the memory fence before the write that publishes the copy.
+    CHECK(flag.flags == CU_STREAM_WRITE_VALUE_DEFAULT);
+    CHECK(flag.stream == side);
+    CHECK(flag.contextPushed);
+
+    // The whole buffer is fine; past its end, itself, or no such rank is not.
+    a.pullAsync(0, 0, 1024, side);
+    CHECK(fake().streamOps.size() == 3);
+    // In elements, as SymmetricBuffer::copyFrom says it; in bytes, naming the rank.
+    CHECK_THAT(errorText([&] { a.pullAsync(0, 1000, 25, side); }),
+               Catch::Contains("SymmetricBuffer::pullAsync: 1025 elements requested but the "
+                               "buffer holds 1024"));
+    CHECK_THAT(distributedError([&] { a.allocation().pullAsync(0, 2000, 49, side); }).what(),
+               Catch::Contains("bytes [2000, 2049) are not inside the symmetric buffer of 2048 "
+                               "bytes") &&
+                   Catch::EndsWith("[rank 1]"));
+    CHECK_THAT(distributedError([&] { a.pullAsync(1, 0, 8, side); }).what(),
+               Catch::Contains("a pull from this rank itself") && Catch::EndsWith("[rank 1]"));
+    CHECK_THAT(distributedError([&] { a.pullAsync(2, 0, 8, side); }).what(),
+               Catch::Contains("rank 2 is not in the communicator of 2 ranks"));
+    // Counters [S] and [S+1] are the exit protocol's: not the host's to set.
+    CHECK_THAT(distributedError([&] { sem.setAsync(4, 1, side); }).what(),
+               Catch::Contains("Semaphores::setAsync") &&
+                   Catch::Contains("counter 4 of a semaphore array of 4") &&
+                   Catch::EndsWith("[rank 1]"));
+    CHECK(fake().streamOps.size() == 3);
+
+    // A CUDA error names the call, the error and the rank.
+    fake().streamOpResult = CUDA_ERROR_ILLEGAL_ADDRESS;
+    tile::DistributedError e = distributedError([&] { a.pullAsync(0, 0, 8, side); });
+    CHECK(e.call() == "cuMemcpyAsync");
+    CHECK(e.rank() == 1);
+    CHECK_THAT(e.what(), Catch::Contains("cuMemcpyAsync failed") &&
+                             Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS") &&
+                             Catch::EndsWith("[rank 1]"));
+    e = distributedError([&] { sem.setAsync(0, 1, side); });
+    CHECK(e.call() == "cuStreamWriteValue32");
+    CHECK_THAT(e.what(), Catch::Contains("cuStreamWriteValue32 failed") &&
+                             Catch::EndsWith("[rank 1]"));
+    fake().streamOpResult = CUDA_SUCCESS;
+  }
+}
