@@ -179,7 +179,8 @@ int64_t ringClusters(RingKernel &k, RankData &d, int64_t clusters) {
 // One launch of the ring in `mode` on kStream; the CE form queues its pulls
 // on `ce`'s side stream beside it (withholding the last `withhold`).
 void launchRing(RingKernel &k, RankData &d, int64_t clusters, RingMode mode = RingMode::Sm,
-                ring::CeSide *ce = nullptr, int chunks = 1, size_t withhold = 0) {
+                ring::CeSide *ce = nullptr, int chunks = 1, size_t withhold = 0,
+                bool copies = true) {
   if (mode == RingMode::Sm) {
     ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.cTensor(), d.sem);
     return;
@@ -188,7 +189,7 @@ void launchRing(RingKernel &k, RankData &d, int64_t clusters, RingMode mode = Ri
   // rank's part).
   ce->run(ring::cePulls(d.p, d.rank, chunks), size_t(d.p.k), d.symA, d.sem,
           [&] { ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.cTensor(), d.sem); },
-          withhold);
+          withhold, copies);
 }
 
 gemm::Comparison againstCublas(const RankData &d, const std::vector<uint16_t> &got,
@@ -498,6 +499,16 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
             m.note += ", " + std::to_string(ring::cePulls(p, comm.rank(), o.ceChunks).size()) +
                       " copy-engine pulls a rank";
           checked(m, d.ringC.toHost(), ref);
+          if (mode == RingMode::Ce && m.ok) {
+            // Diagnostic: the same launches with the counters set but no copy
+            // (A is gathered already): the ring's cost without the copy
+            // engines' traffic on NVLink and in HBM.
+            const ring::Timing t = ring::timeCollective(
+                nccl,
+                [&] { launchRing(k, d, clusters, mode, &ce, o.ceChunks, 0, /*copies=*/false); },
+                o.warmup, o.runs);
+            row.ceNoCopyMs = t.median;
+          }
         } catch (const std::exception &e) {
           m.note = std::string("error: ") + e.what();
           m.ok = false;

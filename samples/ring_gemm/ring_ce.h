@@ -53,17 +53,20 @@ public:
   /// One launch of the CE ring: `pulls` (cePulls) of rows of `rowElems`
   /// elements into `a` on the side stream, each followed by its counters in
   /// `sem`, beside `launch()` on kStream. `withhold` pulls at the end are
-  /// left out (the planted hang of --hang-test --mode ce).
+  /// left out (the planted hang of --hang-test --mode ce). Without `copies`
+  /// only the counters are set (the benchmark's diagnostic, A already
+  /// gathered: what the ring costs without the copy engines' traffic).
   template <class Launch>
   void run(const std::vector<CePull> &pulls, size_t rowElems,
            const tile::SymmetricBuffer<uint16_t> &a, const tile::Semaphores &sem, Launch launch,
-           size_t withhold = 0) {
+           size_t withhold = 0, bool copies = true) {
     SAMPLE_CUDA_CHECK(cudaEventRecord(start_, kStream));
     SAMPLE_CUDA_CHECK(cudaStreamWaitEvent(side_, start_, 0));
     const size_t n = withhold < pulls.size() ? pulls.size() - withhold : 0;
     for (size_t i = 0; i < n; ++i) {
       const CePull &q = pulls[i];
-      a.pullAsync(q.peer, size_t(q.firstRow) * rowElems, size_t(q.rows) * rowElems, side_);
+      if (copies)
+        a.pullAsync(q.peer, size_t(q.firstRow) * rowElems, size_t(q.rows) * rowElems, side_);
       for (int64_t b = q.firstBlock; b < q.firstBlock + q.blocks; ++b)
         sem.setAsync(uint32_t(b), 1, side_);
     }

@@ -246,6 +246,7 @@ struct BenchRow {
   double linkGBs = -1;                    // a copy engine's shard copy into the next rank, GB/s
   double allGatherGBs = -1;               // bytes each rank receives / all-gather alone, GB/s
   int64_t clusters = 0, unitsPerStep = 0; // the ring's grid and work per step
+  double ceNoCopyMs = -1; // diagnostic: the CE ring with its counters set but no copies
 };
 
 inline std::string fmt(const char *f, double x) {
@@ -336,6 +337,14 @@ inline std::string benchTable(const std::vector<BenchRow> &rows, const std::stri
            << (m == &r.ring ? "SM" : "CE") << " ring: " << m->note << "; fastest "
            << fmt("%.1f", m->t.min * 1e3) << " us; median spread between ranks "
            << fmt("%.1f", m->t.spread * 1e3) << " us\n";
+    if (r.ceNoCopyMs > 0)
+      md << "- " << gemm::dtypeName(p.dtype) << " MS=" << p.ms
+         << " CE ring without its copies (diagnostic: A already gathered, the side stream sets "
+            "the counters only): "
+         << fmt("%.1f", r.ceNoCopyMs * 1e3) << " us"
+         << (r.floor.run ? ", " + fmt("%.3f", r.ceNoCopyMs / r.floor.t.median) + " x the floor"
+                         : std::string())
+         << "\n";
     if (!r.ring.ok || !r.ringCe.ok || !r.floor.ok || !r.ncclBlas.ok)
       md << "- PROBLEM: " << gemm::dtypeName(p.dtype) << " " << p.shape()
          << ": a result failed its check (see the log)\n";

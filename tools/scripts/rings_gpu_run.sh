@@ -7,17 +7,16 @@
 #   2. ctest: the host tests, the shape rejections, ptxas -v of both rings
 #   3. checks (every rank against NCCL + cuBLAS and float64): both rings at
 #      D = 2 and 4 (the default shape, f16 and bf16, 512x768x2112 on 4
-#      clusters, 256^3), the all-gather ring in both forms (--mode sm: SM
-#      forwarding; --mode ce: copy engines); the planted hang of each
+#      clusters, 256^3), each ring in both forms (--mode sm: the SMs move
+#      the data; --mode ce: copy engines); the planted hang of each
 #      (--hang-test on the --debug-hangs build: the report from the
 #      runtime's hang record) at D = 2 (ctest gpu2.*_hang) and D = 4
 #   4. benchmarks at D = 2 and 4, f16 and bf16, MS 1024 and 2048, NCCL +
-#      cuBLAS and the local-GEMM floor in the same processes (the all-gather
-#      ring: both forms in the same processes):
+#      cuBLAS and the local-GEMM floor in the same processes (each ring in
+#      both forms in the same processes):
 #      OUTDIR/rs_d2.md, rs_d4.md (docs/perf/ring_gemm_rs.md), ag_d2.md,
 #      ag_d4.md (docs/perf/ring_gemm.md); all four also in OUTDIR/tables.md
-#   5. memcheck of both rings at D = 4 on 256^3 (the all-gather ring in both
-#      forms)
+#   5. memcheck of both rings at D = 4 on 256^3, both forms
 # With fewer than 4 GPUs the D = 4 steps are skipped (and say so). Logs in
 # OUTDIR; a summary is printed last; exit 1 if anything failed.
 #
@@ -63,7 +62,7 @@ ninja -C "$BUILD" -j"${JOBS:-16}" tilec_runtime_fakedriver_tests >> "$OUT/build.
 RUN=$BUILD/bin/tilec-run RS=$BUILD/bin/ring_gemm_rs AG=$BUILD/bin/ring_gemm
 CK=$OUT/checks.log
 : > "$CK"
-(cd "$BUILD" && ctest -R "${RINGS_CTEST:-^ring_gemm(_rs)?\.|ptxas_v\.ring_gemm|^gpu2\.ring_gemm(_ce|_rs)?_hang}" \
+(cd "$BUILD" && ctest -R "${RINGS_CTEST:-^ring_gemm(_rs)?\.|ptxas_v\.ring_gemm|^gpu2\.ring_gemm(_ce|_rs|_rs_ce)?_hang}" \
    --output-on-failure) >> "$CK" 2>&1 || bad "ctest host / rejections / ptxas -v / hang (checks.log)"
 if [ -x "$BUILD/bin/tilec_runtime_fakedriver_tests" ]; then
   (cd "$BUILD" && ctest -R '^unit\.runtime\.fakedriver$' --output-on-failure) >> "$CK" 2>&1 ||
@@ -85,6 +84,9 @@ chk "rs check D=2 512x768x2112 bf16, 4 clusters" 2 "$RS" --check --ms 512 --n 76
 chk "rs check D=4 1024x4096x4096 bf16" 4 "$RS" --check --dtype bf16
 chk "rs check D=4 512x768x2112 f16, 4 clusters" 4 "$RS" --check --ms 512 --n 768 --k 2112 --dtype f16 --clusters 4
 chk "rs check D=4 256^3 f16" 4 "$RS" --check --ms 256 --n 256 --k 256 --dtype f16
+chk "rs ce check D=2 1024x4096x4096 bf16" 2 "$RS" --check --mode ce --dtype bf16
+chk "rs ce check D=4 1024x4096x4096 f16" 4 "$RS" --check --mode ce --dtype f16
+chk "rs ce check D=4 512x768x2112 bf16, 4 clusters" 4 "$RS" --check --mode ce --ms 512 --n 768 --k 2112 --dtype bf16 --clusters 4
 chk "ag check D=2 1024x4096x4096 bf16" 2 "$AG" --check --dtype bf16
 chk "ag check D=2 512x768x2112 f16, 4 clusters" 2 "$AG" --check --ms 512 --n 768 --k 2112 --dtype f16 --clusters 4
 chk "ag check D=4 1024x4096x4096 f16" 4 "$AG" --check --dtype f16
@@ -112,6 +114,7 @@ hang() {
 hang "ag hang-test D=4" "$AG" "$PTX/ring_gemm_f16_debug.ptx"
 hang "ag ce hang-test D=4" "$AG" "$PTX/ring_gemm_ce_f16_debug.ptx" --mode ce
 hang "rs hang-test D=4" "$RS" "$PTX/ring_gemm_rs_f16_debug.ptx"
+hang "rs ce hang-test D=4" "$RS" "$PTX/ring_gemm_rs_ce_f16_debug.ptx" --mode ce
 
 LOG=$OUT/bench.log
 : > "$LOG"
@@ -137,7 +140,7 @@ bench "ag bench D=4" 4 "$OUT/ag_d4.md" "$AG"
 
 MC=$OUT/memcheck.log
 : > "$MC"
-for what in "$RS" "$AG" "$AG --mode ce"; do
+for what in "$RS" "$RS --mode ce" "$AG" "$AG --mode ce"; do
   read -r prog mode <<< "$what"
   name="memcheck $(basename "$prog")${mode:+ $mode} D=4"
   want "$name" || continue

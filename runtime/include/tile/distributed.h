@@ -183,6 +183,10 @@ public:
   /// operation: a Semaphores::setAsync after it publishes it to a kernel.
   /// `rank` must be a peer (not this rank) and the range inside the buffer.
   void pullAsync(int rank, size_t offset, size_t bytes, CUstream stream) const;
+  /// The other direction: bytes [offset, offset + bytes) of this rank's part
+  /// into the same bytes of `rank`'s part (a copy engine of this device
+  /// writes through the peer's address).
+  void pushAsync(int rank, size_t offset, size_t bytes, CUstream stream) const;
   /// Every rank's address, the peer table and the per-peer tensor-map cache, as
   /// a symmetric tensor argument carries them (made on first use: in-process,
   /// after every rank allocated).
@@ -222,6 +226,13 @@ public:
     if (first > count_ || count > count_ - first)
       detail::throwBufferOverflow("SymmetricBuffer::pullAsync", first + count, count_);
     alloc_.pullAsync(rank, first * sizeof(T), count * sizeof(T), stream);
+  }
+  /// Elements [first, first + count) of this rank's part into the same
+  /// elements of `rank`'s part (SymmetricAllocation::pushAsync).
+  void pushAsync(int rank, size_t first, size_t count, CUstream stream) const {
+    if (first > count_ || count > count_ - first)
+      detail::throwBufferOverflow("SymmetricBuffer::pushAsync", first + count, count_);
+    alloc_.pushAsync(rank, first * sizeof(T), count * sizeof(T), stream);
   }
 
   /// `rank`'s part as a tensor argument (for a kernel's tensor<...> parameter: the
@@ -319,6 +330,18 @@ public:
   /// the previous launch's exit protocol: queue it behind the previous
   /// launch (e.g. an event recorded before the kernel's launch).
   void setAsync(uint32_t index, uint32_t value, CUstream stream) const;
+  /// The same on `rank`'s counter `index`, through the peer's address: the
+  /// flag a copy engine's push into that rank publishes.
+  void setPeerAsync(int rank, uint32_t index, uint32_t value, CUstream stream) const;
+  /// Holds `stream` until this rank's counter `index` (< count()) reaches
+  /// `value` (cuStreamWaitValue32, CU_STREAM_WAIT_VALUE_GEQ on the low 32
+  /// bits): what the stream does next (a copy of data a kernel published with
+  /// `signal(sem[index], n)`, a release after its stores completed) follows
+  /// the kernel's writes. The value must be reached within the launch that
+  /// signals it, before its exit protocol resets the counter: the kernel
+  /// must wait, before it ends, for something the stream does after this
+  /// wait (e.g. a setAsync the kernel waits for).
+  void waitAsync(uint32_t index, uint32_t value, CUstream stream) const;
   /// What Kernel::launch passes for it (a tile::Tensor of the S + 2 counters
   /// carrying the array's peers and epoch); passing the Semaphores does this.
   Tensor argument() const;

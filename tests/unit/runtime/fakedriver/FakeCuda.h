@@ -71,7 +71,7 @@ struct FakeState {
   // Stream-ordered copies and value writes, in call order (the fake performs
   // neither: peers' addresses in the fake NCCL window are not memory).
   struct StreamOp {
-    std::string what; // "cuMemcpyAsync" or "cuStreamWriteValue32"
+    std::string what; // "cuMemcpyAsync", "cuStreamWriteValue32" or "cuStreamWaitValue32"
     CUdeviceptr dst = 0, src = 0;
     size_t bytes = 0;
     unsigned value = 0, flags = 0;
