@@ -26,11 +26,10 @@ void checkPeerCopy(const Communicator &c, const std::string &call, int rank, siz
                            "a copy between this rank and itself (the source and the destination "
                            "are the same bytes)");
   if (offset > size || bytes > size - offset)
-    detail::throwRankError(call, CUDA_ERROR_INVALID_VALUE, c.rank(),
-                           "bytes [" + std::to_string(offset) + ", " +
-                               std::to_string(offset + bytes) +
-                               ") are not inside the symmetric buffer of " + std::to_string(size) +
-                               " bytes");
+    detail::throwRankError(
+        call, CUDA_ERROR_INVALID_VALUE, c.rank(),
+        "bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) +
+            ") are not inside the symmetric buffer of " + std::to_string(size) + " bytes");
 }
 
 void copyAsync(const Communicator &c, CUdeviceptr dst, CUdeviceptr src, size_t bytes,

@@ -192,8 +192,8 @@ TEST_CASE("the CE ring's pulls: every block the kernel waits for, once, from its
           int64_t lastStep = 0;
           for (const CePull &q : pulls) {
             const int64_t src = q.firstBlock / rb;
-            CHECK(q.peer == src);         // from the shard's owner
-            CHECK(q.peer != rank);        // never this rank's own shard
+            CHECK(q.peer == src);                             // from the shard's owner
+            CHECK(q.peer != rank);                            // never this rank's own shard
             CHECK(src == (q.firstBlock + q.blocks - 1) / rb); // one shard a pull
             CHECK(q.blocks >= 1);
             CHECK(q.firstRow == q.firstBlock * kRowBlock); // the rows are the blocks' rows

@@ -118,7 +118,8 @@ using ringdrv::printInRankOrder;
 std::string ringPtxPath(const Options &o, DType d, RingMode mode) {
   if (!o.ptx.empty() && !o.bench)
     return o.ptx;
-  return sample::ptxDir() + "/" + (mode == RingMode::Ce ? ring::cePtxName(d) : ring::ringPtxName(d));
+  return sample::ptxDir() + "/" +
+         (mode == RingMode::Ce ? ring::cePtxName(d) : ring::ringPtxName(d));
 }
 const char *ringEntry(RingMode mode) { return mode == RingMode::Ce ? "ring_gemm_ce" : "ring_gemm"; }
 
@@ -187,9 +188,10 @@ void launchRing(RingKernel &k, RankData &d, int64_t clusters, RingMode mode = Ri
   }
   // The CE kernel's A is a plain tensor (the symmetric one binds to it: this
   // rank's part).
-  ce->run(ring::cePulls(d.p, d.rank, chunks), size_t(d.p.k), d.symA, d.sem,
-          [&] { ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.cTensor(), d.sem); },
-          withhold, copies);
+  ce->run(
+      ring::cePulls(d.p, d.rank, chunks), size_t(d.p.k), d.symA, d.sem,
+      [&] { ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.cTensor(), d.sem); },
+      withhold, copies);
 }
 
 gemm::Comparison againstCublas(const RankData &d, const std::vector<uint16_t> &got,
@@ -337,8 +339,8 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
           << k.threads << " threads, " << clusters << " clusters (persistent), "
           << ring::semaphoreCount(p) << " semaphores";
       if (o.mode == RingMode::Ce)
-        log << "; the shards pulled by copy engines, " << ring::cePulls(p, comm.rank(), o.ceChunks).size()
-            << " pulls";
+        log << "; the shards pulled by copy engines, "
+            << ring::cePulls(p, comm.rank(), o.ceChunks).size() << " pulls";
       log << "\n";
       for (int rep = 0; rep < o.repeat; ++rep) {
         if (rep > 0)
@@ -490,8 +492,7 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
           d.poisonRingInputs();
           comm.barrier();
           m.t = ring::timeCollective(
-              nccl, [&] { launchRing(k, d, clusters, mode, &ce, o.ceChunks); }, o.warmup,
-              o.runs);
+              nccl, [&] { launchRing(k, d, clusters, mode, &ce, o.ceChunks); }, o.warmup, o.runs);
           m.run = true;
           m.note = k.kernel.name() + ", " + std::to_string(clusters) + " clusters, " +
                    std::to_string(ring::semaphoreCount(p)) + " semaphores";
@@ -526,9 +527,8 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
                     row.floor.run ? ring::fmt("%.1f us", row.floor.t.median * 1e3).c_str()
                                   : row.floor.note.c_str(),
                     row.allGather.t.median * 1e3, row.blas.t.median * 1e3,
-                    row.ring.ok && row.ringCe.ok && row.floor.ok && row.ncclBlas.ok
-                        ? ""
-                        : "  PROBLEM");
+                    row.ring.ok && row.ringCe.ok && row.floor.ok && row.ncclBlas.ok ? ""
+                                                                                    : "  PROBLEM");
         std::fflush(stdout);
       }
       allPass = allPass && row.ring.ok && row.ringCe.ok && row.floor.ok && row.ncclBlas.ok &&

@@ -227,8 +227,8 @@ inline ModelResult ringModel(const Problem &p, const ModelInputs &in) {
   r.ringUs = r.stepComputeUs + double(p.ranks - 1) * std::max(r.stepComputeUs, r.stepTransferUs) +
              in.exitUs;
   r.ceShardUs = shardBytes / (in.linkGBs * 1e9) * 1e6;
-  r.ceRingUs = r.stepComputeUs + double(p.ranks - 1) * std::max(r.stepComputeUs, r.ceShardUs) +
-               in.exitUs;
+  r.ceRingUs =
+      r.stepComputeUs + double(p.ranks - 1) * std::max(r.stepComputeUs, r.ceShardUs) + in.exitUs;
   return r;
 }
 
@@ -242,7 +242,8 @@ struct Measured {
 };
 struct BenchRow {
   Problem p;
-  Measured ring, ringCe, ncclBlas, floor, allGather, blas; // ring: SM forwarding; ringCe: copy engines
+  Measured ring, ringCe, ncclBlas, floor, allGather,
+      blas;                               // ring: SM forwarding; ringCe: copy engines
   double linkGBs = -1;                    // a copy engine's shard copy into the next rank, GB/s
   double allGatherGBs = -1;               // bytes each rank receives / all-gather alone, GB/s
   int64_t clusters = 0, unitsPerStep = 0; // the ring's grid and work per step
@@ -268,7 +269,8 @@ inline double barFloor(int64_t ms) { return ms >= 2048 ? 1.06 : 1.10; }
 inline std::string benchTable(const std::vector<BenchRow> &rows, const std::string &header) {
   std::ostringstream md;
   md << header << "\n\n";
-  md << "| dtype | gathered GEMM (per rank) | SM ring us | CE ring us | NCCL+cuBLAS us | floor us | "
+  md << "| dtype | gathered GEMM (per rank) | SM ring us | CE ring us | NCCL+cuBLAS us | floor us "
+        "| "
         "SM ring / floor | CE ring / floor (bar <= 1.10; 1.06 at MS >= 2048) | NCCL+cuBLAS / SM "
         "ring | NCCL+cuBLAS / CE ring (bar >= 1.3) | CE ring TC util | floor TC util | "
         "all-gather alone us | cuBLAS alone us | err SM / CE / floor |\n";
@@ -299,9 +301,9 @@ inline std::string benchTable(const std::vector<BenchRow> &rows, const std::stri
        << ", MS=" << p.ms << ") | " << us(r.ring) << " | " << us(r.ringCe) << " | "
        << us(r.ncclBlas) << " | " << us(r.floor) << " | " << vsFloor(p, r.ring, r.floor) << " | "
        << vsFloor(p, r.ringCe, r.floor) << " | " << speedup(r.ring, r.ncclBlas) << " | "
-       << speedup(r.ringCe, r.ncclBlas) << " | " << util(p, r.ringCe) << " | "
-       << util(p, r.floor) << " | " << us(r.allGather) << " | " << us(r.blas) << " | "
-       << err(r.ring) << " / " << err(r.ringCe) << " / " << err(r.floor) << " |\n";
+       << speedup(r.ringCe, r.ncclBlas) << " | " << util(p, r.ringCe) << " | " << util(p, r.floor)
+       << " | " << us(r.allGather) << " | " << us(r.blas) << " | " << err(r.ring) << " / "
+       << err(r.ringCe) << " / " << err(r.floor) << " |\n";
   }
   md << "\n- TC util = 2*MG*N*K / time / " << kPeakTflops
      << " TFLOP/s (dense f16/bf16 peak of an H100/H200 SXM) per GPU; every time is the "
@@ -324,7 +326,8 @@ inline std::string benchTable(const std::vector<BenchRow> &rows, const std::stri
         md << "; step compute Tc " << fmt("%.1f", m.stepComputeUs) << " us, unit Tu "
            << fmt("%.1f", m.unitUs) << " us, SM forwarding of a shard Tx "
            << fmt("%.1f", m.stepTransferUs) << " us; predicted SM ring " << fmt("%.1f", m.ringUs)
-           << " us" << (r.ring.run ? ", measured " + fmt("%.1f", r.ring.t.median * 1e3) + " us" : "");
+           << " us"
+           << (r.ring.run ? ", measured " + fmt("%.1f", r.ring.t.median * 1e3) + " us" : "");
         md << "; CE pull of a shard " << fmt("%.1f", m.ceShardUs) << " us, predicted CE ring "
            << fmt("%.1f", m.ceRingUs) << " us"
            << (r.ringCe.run ? ", measured " + fmt("%.1f", r.ringCe.t.median * 1e3) + " us" : "");

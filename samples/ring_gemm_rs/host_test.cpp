@@ -196,8 +196,9 @@ TEST_CASE("the benchmark table", "[rsring]") {
                 "| 1.0e-04 / 2.0e-04 / 0.0e+00 |") != std::string::npos);
   CHECK(md.find("| bf16 | 2048x4096x4096 (D=2, MS=1024) | 120.0 | 98.0 | 140.0 | 95.0 | 1.263 "
                 "(misses) | 1.032 (meets) | 1.17 (misses) | 1.43 (meets) |") != std::string::npos);
-  CHECK(md.find("| 100.0 | not built (ring_gemm_rs_ce_f16.ptx) | 140.0 | 95.0 | 1.053 (meets) | - | "
-                "1.40 (meets) | - | - | 73% |") != std::string::npos);
+  CHECK(
+      md.find("| 100.0 | not built (ring_gemm_rs_ce_f16.ptx) | 140.0 | 95.0 | 1.053 (meets) | - | "
+              "1.40 (meets) | - | - | 73% |") != std::string::npos);
   CHECK(md.find("- PROBLEM: bf16") != std::string::npos);
   CHECK(md.find("- PROBLEM: f16") == std::string::npos);
   // 95 us floor: Tc 47.5, adds 47.5 * 256 / 4096 = 3.0, 8 MiB at 400 GB/s = 21.0 us

@@ -115,8 +115,7 @@ struct RankData {
         dB(comm.context(), size_t(p.n * p.k)), dE(comm.context(), size_t(bn * bn)),
         partial(comm.context(), size_t(p.m() * p.n)), ref(comm.context(), size_t(p.ms * p.n)),
         floorC(comm.context(), size_t(p.m() * p.n)), ringC(comm.context(), size_t(p.ms * p.n)),
-        symR(comm, size_t(p.m() * p.n)),
-        sem(comm, uint32_t(rsring::semaphoreCount(p, bn))),
+        symR(comm, size_t(p.m() * p.n)), sem(comm, uint32_t(rsring::semaphoreCount(p, bn))),
         semCe(comm, uint32_t(rsring::ceSemaphoreCount(p))) {
     dA.copyFrom(gemm::randomNormal(p.dtype, size_t(p.m() * p.k), seed, rsring::aStream(rank)));
     dB.copyFrom(gemm::randomNormal(p.dtype, size_t(p.n * p.k), seed, rsring::bStream(rank)));
@@ -159,13 +158,14 @@ void launchRing(RingKernel &k, RankData &d, int64_t clusters, RingMode mode = Ri
     return;
   }
   const int next = int((d.rank + 1) % d.p.ranks);
-  ce->run(rsring::cePushes(d.p, d.rank, k.bn), size_t(d.p.n), next, d.symR, d.semCe,
-          uint32_t(2 * d.p.ranks),
-          [&] {
-            ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.eTensor(), d.rTensor(),
-                                d.cTensor(), d.semCe);
-          },
-          withhold);
+  ce->run(
+      rsring::cePushes(d.p, d.rank, k.bn), size_t(d.p.n), next, d.symR, d.semCe,
+      uint32_t(2 * d.p.ranks),
+      [&] {
+        ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.eTensor(), d.rTensor(),
+                            d.cTensor(), d.semCe);
+      },
+      withhold);
 }
 
 // The reference: cuBLAS's partial product, then NCCL's reduce-scatter of it.
@@ -240,8 +240,8 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
           << k.threads << " threads, " << clusters << " clusters (persistent), "
           << (o.mode == RingMode::Ce ? rsring::ceSemaphoreCount(p)
                                      : rsring::semaphoreCount(p, k.bn))
-          << " semaphores" << (o.mode == RingMode::Ce ? "; running sums pushed by copy engines" : "")
-          << "\n";
+          << " semaphores"
+          << (o.mode == RingMode::Ce ? "; running sums pushed by copy engines" : "") << "\n";
       for (int rep = 0; rep < o.repeat; ++rep) {
         if (rep > 0)
           d.poisonRingOutputs();
@@ -424,9 +424,8 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
                     row.floor.run ? ring::fmt("%.1f us", row.floor.t.median * 1e3).c_str()
                                   : row.floor.note.c_str(),
                     row.reduceScatter.t.median * 1e3, row.blas.t.median * 1e3,
-                    row.ring.ok && row.ringCe.ok && row.floor.ok && row.ncclBlas.ok
-                        ? ""
-                        : "  PROBLEM");
+                    row.ring.ok && row.ringCe.ok && row.floor.ok && row.ncclBlas.ok ? ""
+                                                                                    : "  PROBLEM");
         std::fflush(stdout);
       }
       allPass = allPass && row.ring.ok && row.ringCe.ok && row.floor.ok && row.ncclBlas.ok &&

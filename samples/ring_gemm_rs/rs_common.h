@@ -315,7 +315,8 @@ inline std::string benchTable(const std::vector<BenchRow> &rows, const std::stri
   using ring::fmt;
   std::ostringstream md;
   md << header << "\n\n";
-  md << "| dtype | local GEMM (per rank) | SM ring us | CE ring us | NCCL RS+cuBLAS us | floor us | "
+  md << "| dtype | local GEMM (per rank) | SM ring us | CE ring us | NCCL RS+cuBLAS us | floor us "
+        "| "
         "SM ring / floor | CE ring / floor (bar <= 1.15) | NCCL+cuBLAS / SM ring | NCCL+cuBLAS / "
         "CE ring (bar >= 1.3) | CE ring TC util | floor TC util | reduce-scatter alone us | "
         "cuBLAS alone us | err SM / CE / floor |\n";
@@ -347,9 +348,9 @@ inline std::string benchTable(const std::vector<BenchRow> &rows, const std::stri
        << ", MS=" << p.ms << ") | " << us(r.ring) << " | " << us(r.ringCe) << " | "
        << us(r.ncclBlas) << " | " << us(r.floor) << " | " << vsFloor(r.ring, r.floor) << " | "
        << vsFloor(r.ringCe, r.floor) << " | " << speedup(r.ring, r.ncclBlas) << " | "
-       << speedup(r.ringCe, r.ncclBlas) << " | " << util(p, r.ringCe) << " | "
-       << util(p, r.floor) << " | " << us(r.reduceScatter) << " | " << us(r.blas) << " | "
-       << err(r.ring) << " / " << err(r.ringCe) << " / " << err(r.floor) << " |\n";
+       << speedup(r.ringCe, r.ncclBlas) << " | " << util(p, r.ringCe) << " | " << util(p, r.floor)
+       << " | " << us(r.reduceScatter) << " | " << us(r.blas) << " | " << err(r.ring) << " / "
+       << err(r.ringCe) << " / " << err(r.floor) << " |\n";
   }
   md << "\n- TC util = 2*M*N*K / time / " << ring::kPeakTflops
      << " TFLOP/s per GPU (M = D*MS, K the K-shard); err: relative Frobenius error of the "
@@ -362,8 +363,8 @@ inline std::string benchTable(const std::vector<BenchRow> &rows, const std::stri
     in.bn = r.bn;
     const ModelResult m = ringModel(p, in);
     auto perStep = [&](const ring::Measured &x) {
-      return fmt("%.1f", (x.t.median - r.floor.t.median) * 1e3 /
-                             double(std::max<int64_t>(1, p.ranks - 1)));
+      return fmt("%.1f",
+                 (x.t.median - r.floor.t.median) * 1e3 / double(std::max<int64_t>(1, p.ranks - 1)));
     };
     if (m.ringUs > 0) {
       md << "- " << gemm::dtypeName(p.dtype) << " " << p.shape() << " per step: GEMM Tc "

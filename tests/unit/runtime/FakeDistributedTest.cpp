@@ -443,12 +443,12 @@ TEST_CASE("NCCL mode: copy-engine pulls and pushes, stream-ordered counters", "[
                              Catch::EndsWith("[rank 1]"));
     e = distributedError([&] { sem.setAsync(0, 1, side); });
     CHECK(e.call() == "cuStreamWriteValue32");
-    CHECK_THAT(e.what(), Catch::Contains("cuStreamWriteValue32 failed") &&
-                             Catch::EndsWith("[rank 1]"));
+    CHECK_THAT(e.what(),
+               Catch::Contains("cuStreamWriteValue32 failed") && Catch::EndsWith("[rank 1]"));
     e = distributedError([&] { sem.waitAsync(0, 1, side); });
     CHECK(e.call() == "cuStreamWaitValue32");
-    CHECK_THAT(e.what(), Catch::Contains("cuStreamWaitValue32 failed") &&
-                             Catch::EndsWith("[rank 1]"));
+    CHECK_THAT(e.what(),
+               Catch::Contains("cuStreamWaitValue32 failed") && Catch::EndsWith("[rank 1]"));
     fake().streamOpResult = CUDA_SUCCESS;
   }
 }
