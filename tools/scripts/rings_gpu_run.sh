@@ -25,7 +25,8 @@
 # RINGS_ONLY (a bash regex: only the checks, hangs, benchmarks and memchecks
 # whose name matches run, e.g. 'ag ce|ag bench'; the build and ctest always),
 # RINGS_CTEST (the ctest -R regex; default: the host tests, rejections,
-# ptxas -v and the planted hangs at D = 2).
+# ptxas -v and the planted hangs at D = 2); RINGS_CHECK_TIMEOUT (s, default
+# 120) and RINGS_BENCH_TIMEOUT (s, default 180) bound each check and benchmark.
 set -u
 OUT=${1:?usage: rings_gpu_run.sh OUTDIR}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -77,7 +78,11 @@ chk() {
   if [ "$NGPU" -lt "$n" ]; then sum "$name: skipped ($NGPU GPUs)"; return; fi
   note "$name"
   echo "===== $name" >> "$CK"
-  if timeout -k 5 120 "$RUN" -n "$n" "$@" >> "$CK" 2>&1; then sum "$name: PASS"; else bad "$name (checks.log)"; fi
+  if timeout -k 5 "${RINGS_CHECK_TIMEOUT:-120}" "$RUN" -n "$n" "$@" >> "$CK" 2>&1; then
+    sum "$name: PASS"
+  else
+    bad "$name (checks.log)"
+  fi
 }
 chk "rs check D=2 1024x4096x4096 f16" 2 "$RS" --check --dtype f16
 chk "rs check D=2 512x768x2112 bf16, 4 clusters" 2 "$RS" --check --ms 512 --n 768 --k 2112 --dtype bf16 --clusters 4
@@ -125,7 +130,7 @@ bench() {
   if [ "$NGPU" -lt "$n" ]; then sum "$name: skipped ($NGPU GPUs)"; return; fi
   note "$name"
   echo "===== $name" >> "$LOG"
-  if timeout -k 5 180 "$RUN" -n "$n" "$@" --bench --shapes 1024x4096x4096,2048x4096x4096 \
+  if timeout -k 5 "${RINGS_BENCH_TIMEOUT:-180}" "$RUN" -n "$n" "$@" --bench --shapes 1024x4096x4096,2048x4096x4096 \
        --runs 30 --warmup 10 --out "$md" >> "$LOG" 2>&1; then
     sum "$name: ok ($(basename "$md"))"
   else
