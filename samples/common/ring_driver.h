@@ -51,6 +51,8 @@ template <class Problem> struct Options {
   // the pieces each copy-engine pull of a shard is cut into (--ce-chunks).
   ring::RingMode mode = ring::RingMode::Sm;
   int ceChunks = 1;
+  // --bench: the forms measured (--modes sm,ce; empty: the sample's default).
+  std::vector<ring::RingMode> benchModes;
 };
 
 /// The flags both rings take; `own` handles a sample's own flags (true when it
@@ -117,6 +119,14 @@ Options<Problem> parseOptions(int argc, char **argv, sample::ArgReader::Usage us
       o.warmup = int(r.intValue());
     else if (f == "--out")
       o.out = r.value();
+    else if (f == "--modes") {
+      o.benchModes.clear();
+      for (const std::string &x : r.listValue()) {
+        if (x != "sm" && x != "ce")
+          usage(("--modes takes sm and/or ce, not '" + x + "'").c_str());
+        o.benchModes.push_back(x == "ce" ? ring::RingMode::Ce : ring::RingMode::Sm);
+      }
+    }
     else if (f == "-h" || f == "--help")
       usage("help");
     else if (!own || !own(f, r, o))

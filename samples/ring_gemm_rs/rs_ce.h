@@ -4,7 +4,7 @@
 //
 // Stream order:
 //   kStream: [the barrier, the previous launch] -> record `start` -> the
-//            kernel -> wait `done`
+//            kernel -> wait `done` (`done` queued after the kernel)
 //   side:    wait `start` -> for each step s = 0 .. D-2: wait until the
 //            kernel counted every tile of its block (cuStreamWaitValue32 on
 //            sem[D + b]), push the block's rows of R into the next rank's R
@@ -18,9 +18,13 @@
 // counters; a push reaches the next rank's R before that rank's kernel can
 // end (its last step adds the block), and every rank's exit protocol waits
 // for every peer's end: after a launch no push into this rank is pending.
-// Everything is queued on the host before the kernel's launch (a tool that
-// makes launches synchronous must not hold the host in a launch whose waits
-// need work not queued yet).
+// The side stream's work is queued on the host after the kernel's launch:
+// the runtime's first launch of a configuration checks it across ranks and
+// synchronizes the context (Communicator::checkUniformLaunch), which would
+// wait forever for a side stream already waiting for this kernel's counters
+// (measured: the first form of this file queued them before the launch and
+// hung there on 2 and 4 H200s). The copy-engine all-gather (ring_gemm's
+// ring_ce.h) queues its pulls first: they wait for nothing.
 #pragma once
 
 #include "rs_common.h"
@@ -58,6 +62,7 @@ public:
            const tile::SymmetricBuffer<uint16_t> &r, const tile::Semaphores &sem,
            uint32_t lastIndex, Launch launch, size_t withhold = 0) {
     SAMPLE_CUDA_CHECK(cudaEventRecord(start_, ring::kStream));
+    launch();
     SAMPLE_CUDA_CHECK(cudaStreamWaitEvent(side_, start_, 0));
     const size_t n = withhold < pushes.size() ? pushes.size() - withhold : 0;
     for (size_t i = 0; i < n; ++i) {
@@ -68,7 +73,6 @@ public:
     }
     sem.setAsync(lastIndex, 1, side_);
     SAMPLE_CUDA_CHECK(cudaEventRecord(done_, side_));
-    launch();
     SAMPLE_CUDA_CHECK(cudaStreamWaitEvent(ring::kStream, done_, 0));
   }
 

@@ -15,7 +15,9 @@
 #      cuBLAS and the local-GEMM floor in the same processes (each ring in
 #      both forms in the same processes):
 #      OUTDIR/rs_d2.md, rs_d4.md (docs/perf/ring_gemm_rs.md), ag_d2.md,
-#      ag_d4.md (docs/perf/ring_gemm.md); all four also in OUTDIR/tables.md
+#      ag_d4.md (docs/perf/ring_gemm.md), rs_ce_d2.md, rs_ce_d4.md (the
+#      reduce-scatter ring's copy-engine form, --modes ce); all also in
+#      OUTDIR/tables.md
 #   5. memcheck of both rings at D = 4 on 256^3, both forms
 # With fewer than 4 GPUs the D = 4 steps are skipped (and say so). Logs in
 # OUTDIR; a summary is printed last; exit 1 if anything failed.
@@ -142,6 +144,10 @@ bench "rs bench D=2" 2 "$OUT/rs_d2.md" "$RS"
 bench "rs bench D=4" 4 "$OUT/rs_d4.md" "$RS"
 bench "ag bench D=2" 2 "$OUT/ag_d2.md" "$AG"
 bench "ag bench D=4" 4 "$OUT/ag_d4.md" "$AG"
+# The reduce-scatter ring's copy-engine form on its own (last: not yet
+# measured on GPUs; docs/perf/ring_gemm_rs.md).
+bench "rs ce bench D=2" 2 "$OUT/rs_ce_d2.md" "$RS" --modes ce
+bench "rs ce bench D=4" 4 "$OUT/rs_ce_d4.md" "$RS" --modes ce
 
 MC=$OUT/memcheck.log
 : > "$MC"
@@ -164,7 +170,7 @@ for what in "$RS" "$RS --mode ce" "$AG" "$AG --mode ce"; do
   fi
 done
 # The four tables in one file (only a few files come back from a GPU run).
-for md in rs_d2 rs_d4 ag_d2 ag_d4; do
+for md in rs_d2 rs_d4 ag_d2 ag_d4 rs_ce_d2 rs_ce_d4; do
   [ -f "$OUT/$md.md" ] && { echo "## $md"; echo; cat "$OUT/$md.md"; echo; }
 done > "$OUT/tables.md"
 echo "===== rings_gpu_run summary ($(( $(date +%s) - START ))s)"
