@@ -126,8 +126,7 @@ Options<Problem> parseOptions(int argc, char **argv, sample::ArgReader::Usage us
           usage(("--modes takes sm and/or ce, not '" + x + "'").c_str());
         o.benchModes.push_back(x == "ce" ? ring::RingMode::Ce : ring::RingMode::Sm);
       }
-    }
-    else if (f == "-h" || f == "--help")
+    } else if (f == "-h" || f == "--help")
       usage("help");
     else if (!own || !own(f, r, o))
       usage(("unknown argument '" + f + "'").c_str());
