@@ -71,6 +71,13 @@ std::shared_ptr<PeerBinding> newPeerBinding(const SymmetricAllocation &a, PeerBi
 // A DistributedError from `message`, naming the rank; call() is `call`.
 [[noreturn]] void throwRankError(const std::string &call, int code, int rank,
                                  const std::string &message);
+// Stream-ordered counter operations (CopyEngine.cpp): the index check (not the
+// exit protocol's counters), cuStreamWriteValue32 with its default fence, and
+// cuStreamWaitValue32 (>=), each a DistributedError naming the call and rank.
+void checkCounterIndex(const Communicator &c, const char *call, uint32_t index, uint32_t count);
+void streamWriteValue(const Communicator &c, CUdeviceptr addr, uint32_t value, CUstream stream);
+void streamWaitValue(const Communicator &c, CUdeviceptr addr, uint32_t value, CUstream stream);
+
 // Runs f; a tile::Error it throws (a CUDA call's) comes back as a
 // DistributedError naming the rank.
 template <class F> auto withRank(int rank, F &&f) -> decltype(f()) {

@@ -31,7 +31,8 @@ namespace tile::detail {
   X(cuTensorMapEncodeTiled)                                                           \
   X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess)                                    \
   X(cuPointerGetAttributes) X(cuMemGetAddressRange) X(cuStreamGetCtx)                \
-  X(cuModuleGetGlobal) X(cuMemHostAlloc) X(cuMemHostGetDevicePointer) X(cuMemFreeHost)
+  X(cuModuleGetGlobal) X(cuMemHostAlloc) X(cuMemHostGetDevicePointer) X(cuMemFreeHost)  \
+  X(cuMemcpyAsync) X(cuStreamWriteValue32) X(cuStreamWaitValue32)
 // clang-format on
 
 // Entry points newer drivers have and the runtime can do without (nullptr when the

@@ -70,4 +70,27 @@ Tensor Semaphores::argument() const {
   return detail::withPeerBinding(std::move(t), s_->binding);
 }
 
+// Stream-ordered counters for producers and consumers that are not kernels
+// (a copy engine's transfers: CopyEngine.cpp).
+void Semaphores::setAsync(uint32_t index, uint32_t value, CUstream stream) const {
+  detail::checkCounterIndex(communicator(), "Semaphores::setAsync", index, count());
+  detail::streamWriteValue(communicator(), ptr() + CUdeviceptr(index) * 8, value, stream);
+}
+
+void Semaphores::setPeerAsync(int rank, uint32_t index, uint32_t value, CUstream stream) const {
+  const Communicator &c = communicator();
+  detail::checkCounterIndex(c, "Semaphores::setPeerAsync", index, count());
+  if (rank < 0 || rank >= c.size())
+    detail::throwRankError("Semaphores::setPeerAsync", CUDA_ERROR_INVALID_VALUE, c.rank(),
+                           "rank " + std::to_string(rank) + " is not in the communicator of " +
+                               std::to_string(c.size()) + " ranks");
+  detail::streamWriteValue(c, s_->counters.peerPtr(rank) + CUdeviceptr(index) * 8, value, stream);
+}
+
+void Semaphores::waitAsync(uint32_t index, uint32_t value, CUstream stream) const {
+  const Communicator &c = communicator();
+  detail::checkCounterIndex(c, "Semaphores::waitAsync", index, count());
+  detail::streamWaitValue(c, ptr() + CUdeviceptr(index) * 8, value, stream);
+}
+
 } // namespace tile

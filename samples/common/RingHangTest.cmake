@@ -1,15 +1,16 @@
 # ctest gpu2.ring_gemm_hang / gpu2.ring_gemm_rs_hang:
 #   cmake -DRUN=<tilec-run> -DPROGRAM=<ring_gemm|ring_gemm_rs> -DPTX=<the --debug-hangs build>
-#         -P RingHangTest.cmake
+#         [-DEXTRA=<more arguments, a ;-list: --mode;ce>] -P RingHangTest.cmake
 # The planted hang of a ring sample (--hang-test, samples/common/ring_driver.h):
-# on 2 ranks the last does not launch, so rank 0's wait for it must time out.
+# on 2 ranks the last does not launch, so rank 0's wait for it must time out
+# (with --mode ce every rank launches and withholds its last pull instead).
 # The rings have mma, so their kernels cannot print (vprintf would make ptxas
 # serialise the wgmma): the report comes from the runtime's hang record and
 # must name the device, the semaphore and the value, or the ring barrier a
 # consumer waited on. Everything printed is echoed, whatever the outcome.
 # (ctest sees the skip through SKIP_REGULAR_EXPRESSION "SKIP: ".)
 execute_process(COMMAND ${RUN} -n 2 ${PROGRAM} --hang-test --ptx ${PTX} --ms 256 --n 256 --k 256
-                        --dtype f16 --skip-code 77
+                        --dtype f16 --skip-code 77 ${EXTRA}
                 TIMEOUT 90 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("--- tilec-run -n 2 ${PROGRAM} --hang-test: exit ${rc}\n--- stdout:\n${out}--- stderr:\n${err}---")
 set(out "${out}${err}")

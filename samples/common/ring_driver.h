@@ -47,6 +47,12 @@ template <class Problem> struct Options {
   int runs = 30, warmup = 10;
   std::string out;
   std::string probes; // the all-gather ring's --probes FILE
+  // The all-gather ring's form for --check / --hang-test (--mode sm|ce) and
+  // the pieces each copy-engine pull of a shard is cut into (--ce-chunks).
+  ring::RingMode mode = ring::RingMode::Sm;
+  int ceChunks = 1;
+  // --bench: the forms measured (--modes sm,ce; empty: the sample's default).
+  std::vector<ring::RingMode> benchModes;
 };
 
 /// The flags both rings take; `own` handles a sample's own flags (true when it
@@ -113,7 +119,14 @@ Options<Problem> parseOptions(int argc, char **argv, sample::ArgReader::Usage us
       o.warmup = int(r.intValue());
     else if (f == "--out")
       o.out = r.value();
-    else if (f == "-h" || f == "--help")
+    else if (f == "--modes") {
+      o.benchModes.clear();
+      for (const std::string &x : r.listValue()) {
+        if (x != "sm" && x != "ce")
+          usage(("--modes takes sm and/or ce, not '" + x + "'").c_str());
+        o.benchModes.push_back(x == "ce" ? ring::RingMode::Ce : ring::RingMode::Sm);
+      }
+    } else if (f == "-h" || f == "--help")
       usage("help");
     else if (!own || !own(f, r, o))
       usage(("unknown argument '" + f + "'").c_str());
@@ -365,18 +378,25 @@ inline void writeTable(const tile::Communicator &comm, const std::string &md,
 /// cannot print (vprintf would serialise its wgmma): its report comes from
 /// the runtime's hang record (tile::takeHangReports()), which must name a
 /// wait. Exit 3 when the launch failed with a report, 1 otherwise.
-inline int runHangTest(const tile::Communicator &comm, const std::function<void()> &launch) {
+/// With `planted` (a launch whose own host side leaves a wait unsatisfied:
+/// the copy-engine ring with a pull withheld) every rank launches it after
+/// the whole first launch, and every rank must report.
+inline int runHangTest(const tile::Communicator &comm, const std::function<void()> &launch,
+                       const std::function<void()> &planted = {}) {
   comm.barrier();
   launch();
   SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
   comm.barrier();
-  if (comm.rank() == comm.size() - 1) {
+  if (!planted && comm.rank() == comm.size() - 1) {
     std::printf("rank %d: not launching (the planted hang)\n", comm.rank());
     std::fflush(stdout);
     sleep(20); // the others report and trap meanwhile; then tilec-run ends this rank
     return 0;
   }
-  launch();
+  if (planted)
+    planted();
+  else
+    launch();
   const cudaError_t e = cudaDeviceSynchronize();
   const std::string report = tile::takeHangReports();
   std::printf("rank %d: launch ended: %s\n%s", comm.rank(), cudaGetErrorString(e),

@@ -4,12 +4,19 @@
 // same processes and benchmarked against it and against the no-communication
 // floor (samples/gemm's tilec GEMM on the gathered shape).
 //
-//   tilec-run -n 2 ring_gemm [--check] [--ms MS] [--n N] [--k K] [--dtype f16|bf16]
-//        [--bn 256] [--seed S] [--cpu-macs X] [--repeat R] [--clusters N]
-//        [--ptx PATH] [--skip-code C] [--probes FILE]
+//   tilec-run -n 2 ring_gemm [--check] [--mode sm|ce] [--ce-chunks C] [--ms MS] [--n N]
+//        [--k K] [--dtype f16|bf16] [--bn 256] [--seed S] [--cpu-macs X] [--repeat R]
+//        [--clusters N] [--ptx PATH] [--skip-code C] [--probes FILE]
 //   tilec-run -n 2 ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]
-//        [--dtypes f16,bf16] [--runs 30] [--warmup 10] [--out FILE.md]
-//   tilec-run -n D ring_gemm --hang-test --ptx ring_gemm_f16_debug.ptx
+//        [--dtypes f16,bf16] [--modes sm,ce] [--runs 30] [--warmup 10] [--out FILE.md]
+//   tilec-run -n D ring_gemm --hang-test [--mode ce] --ptx ring_gemm_f16_debug.ptx
+//
+// Two forms of the ring (--mode): `sm` (ring_gemm.tile) forwards each A stage
+// from the consumers' shared memory into the next rank by TMA and signals it;
+// `ce` (ring_gemm_ce.tile) leaves the gathering to the copy engines: a side
+// stream pulls each shard from its owner in compute order and sets the
+// kernel's counters after each pull (ring_ce.h), and the kernel only
+// computes. --bench measures both.
 //
 // Rank r holds shard r of A ([MS, K], rows [r*MS, (r+1)*MS) of the gathered A
 // [MG, K], MG = D*MS) and its own B_r ([N, K], K-major); every rank computes
@@ -39,8 +46,9 @@
 // writes the table (docs/perf/ring_gemm.md) to --out. Every timed result is
 // checked against cuBLAS afterwards.
 // --hang-test: the last rank does not launch; every other rank launches the
-// kernel built with tilec --debug-hangs (--ptx): a wait for the missing rank
-// must time out and the runtime report it from the kernel's hang record
+// kernel built with tilec --debug-hangs (--ptx); with --mode ce every rank
+// launches and the last pull of every rank is withheld: a wait for the
+// missing rank (or shard) must time out and the runtime report it from the kernel's hang record
 // (`tilec: hang: device R: wait(sem[i], V) ...: counter is X`, or the ring
 // barrier a consumer waited on), exit 3 (samples/common/ring_driver.h).
 //
@@ -48,6 +56,7 @@
 // any device is touched), --skip-code (77) with fewer than 2 CUDA devices, or
 // (--check) when the ring's PTX is missing after the reference path passed.
 #include "../common/ring_driver.h"
+#include "ring_ce.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
@@ -57,6 +66,7 @@ namespace {
 using gemm::dtypeNamed;
 using ring::DType;
 using ring::Problem;
+using ring::RingMode;
 
 using Options = ringdrv::Options<Problem>;
 
@@ -64,38 +74,54 @@ using Options = ringdrv::Options<Problem>;
   std::fprintf(
       stderr,
       "ring_gemm: %s\n"
-      "usage: tilec-run -n D ring_gemm [--check] [--ms MS] [--n N] [--k K] [--dtype f16|bf16]\n"
-      "            [--bn BN] [--seed S] [--cpu-macs X] [--repeat R] [--clusters N]\n"
-      "            [--ptx PATH] [--skip-code C] [--probes FILE.csv]\n"
+      "usage: tilec-run -n D ring_gemm [--check] [--mode sm|ce] [--ce-chunks C] [--ms MS]\n"
+      "            [--n N] [--k K] [--dtype f16|bf16] [--bn BN] [--seed S] [--cpu-macs X]\n"
+      "            [--repeat R] [--clusters N] [--ptx PATH] [--skip-code C] [--probes FILE.csv]\n"
       "       tilec-run -n D ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]\n"
-      "            [--dtypes f16,bf16] [--runs R] [--warmup W] [--out FILE.md]\n"
-      "       tilec-run -n D ring_gemm --hang-test --ptx ring_gemm_f16_debug.ptx\n",
+      "            [--dtypes f16,bf16] [--modes sm,ce] [--runs R] [--warmup W] [--out FILE.md]\n"
+      "       tilec-run -n D ring_gemm --hang-test [--mode sm|ce] --ptx ring_gemm_f16_debug.ptx\n",
       msg);
   std::exit(2);
 }
 
 Options parse(int argc, char **argv) {
   // Its own flags: --bn (an instance of the kernel), --probes FILE (read a
-  // probe build's timestamps: tools/scripts/ring_probes.py).
-  return ringdrv::parseOptions<Problem>(
+  // probe build's timestamps: tools/scripts/ring_probes.py), --mode (the
+  // ring's form), --ce-chunks (pieces per pulled shard).
+  Options o = ringdrv::parseOptions<Problem>(
       argc, argv, usage, 20261123, [](const std::string &f, sample::ArgReader &r, Options &o) {
         if (f == "--bn")
           o.bn = r.intValue();
         else if (f == "--probes")
           o.probes = r.value();
+        else if (f == "--mode") {
+          const std::string m = r.value();
+          if (m != "sm" && m != "ce")
+            usage(("--mode takes sm or ce, not '" + m + "'").c_str());
+          o.mode = m == "ce" ? RingMode::Ce : RingMode::Sm;
+        } else if (f == "--ce-chunks")
+          o.ceChunks = int(r.intIn(1, 1024));
         else
           return false;
         return true;
       });
+  if (o.mode == RingMode::Ce && !o.probes.empty())
+    usage("--probes reads the SM ring's probe build (--mode sm)");
+  return o;
 }
 
 using ringdrv::comparisonLine;
 using ringdrv::fileExists;
 using ringdrv::printInRankOrder;
 
-std::string ringPtxPath(const Options &o, DType d) {
-  return o.ptx.empty() ? sample::ptxDir() + "/" + ring::ringPtxName(d) : o.ptx;
+// The PTX of the ring's `mode` (--ptx overrides it for --check / --hang-test).
+std::string ringPtxPath(const Options &o, DType d, RingMode mode) {
+  if (!o.ptx.empty() && !o.bench)
+    return o.ptx;
+  return sample::ptxDir() + "/" +
+         (mode == RingMode::Ce ? ring::cePtxName(d) : ring::ringPtxName(d));
 }
+const char *ringEntry(RingMode mode) { return mode == RingMode::Ce ? "ring_gemm_ce" : "ring_gemm"; }
 
 // ---------------------------------------------------------------- one rank's problem
 // The host data and device buffers of one problem on this rank.
@@ -144,15 +170,28 @@ struct RankData {
 // ---------------------------------------------------------------- the ring kernel
 using ringdrv::RingKernel;
 
-RingKernel loadRing(tile::Context &ctx, const std::string &ptx, int64_t bn) {
-  return ringdrv::loadRing(ctx, ptx, "ring_gemm", bn);
+RingKernel loadRing(tile::Context &ctx, const std::string &ptx, int64_t bn, RingMode mode) {
+  return ringdrv::loadRing(ctx, ptx, ringEntry(mode), bn);
 }
 int64_t ringClusters(RingKernel &k, RankData &d, int64_t clusters) {
   return ringdrv::ringClusters(k, ring::workUnits(d.p, k.cluster, k.bn), clusters, d.aTensor(),
                                d.bTensor(), d.cTensor(), d.sem);
 }
-void launchRing(RingKernel &k, RankData &d, int64_t clusters) {
-  ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.cTensor(), d.sem);
+// One launch of the ring in `mode` on kStream; the CE form queues its pulls
+// on `ce`'s side stream beside it (withholding the last `withhold`).
+void launchRing(RingKernel &k, RankData &d, int64_t clusters, RingMode mode = RingMode::Sm,
+                ring::CeSide *ce = nullptr, int chunks = 1, size_t withhold = 0,
+                bool copies = true) {
+  if (mode == RingMode::Sm) {
+    ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.cTensor(), d.sem);
+    return;
+  }
+  // The CE kernel's A is a plain tensor (the symmetric one binds to it: this
+  // rank's part).
+  ce->run(
+      ring::cePulls(d.p, d.rank, chunks), size_t(d.p.k), d.symA, d.sem,
+      [&] { ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.cTensor(), d.sem); },
+      withhold, copies);
 }
 
 gemm::Comparison againstCublas(const RankData &d, const std::vector<uint16_t> &got,
@@ -240,13 +279,13 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
   p.dtype = o.dtypes.front();
   const gemm::Problem g = p.gathered();
   const double tol = gemm::tolerance(p.dtype);
-  const std::string ptx = ringPtxPath(o, p.dtype);
+  const std::string ptx = ringPtxPath(o, p.dtype, o.mode);
   const bool havePtx = fileExists(ptx);
   if (comm.rank() == 0) {
-    std::printf("ring_gemm --check %s %s (each rank: %s), seed %" PRIu64
+    std::printf("ring_gemm --check --mode %s %s %s (each rank: %s), seed %" PRIu64
                 " (normal(0, 1) inputs), %d ring launch(es)\n",
-                p.shape().c_str(), gemm::dtypeName(p.dtype), p.gemmShape().c_str(), o.seed,
-                o.repeat);
+                ring::modeName(o.mode), p.shape().c_str(), gemm::dtypeName(p.dtype),
+                p.gemmShape().c_str(), o.seed, o.repeat);
     std::fflush(stdout);
   }
   std::ostringstream log;
@@ -293,11 +332,16 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
           << ": samples/ring_gemm/ring_gemm.tile is not built; only the reference was checked\n";
       code = ok ? o.skipCode : 1;
     } else {
-      RingKernel k = loadRing(comm.context(), ptx, o.bn);
+      RingKernel k = loadRing(comm.context(), ptx, o.bn, o.mode);
       const int64_t clusters = ringClusters(k, d, o.clusters);
+      ring::CeSide ce;
       log << "  tilec: " << k.kernel.name() << " (" << ptx << "), cluster " << k.cluster << ", "
           << k.threads << " threads, " << clusters << " clusters (persistent), "
-          << ring::semaphoreCount(p) << " semaphores\n";
+          << ring::semaphoreCount(p) << " semaphores";
+      if (o.mode == RingMode::Ce)
+        log << "; the shards pulled by copy engines, "
+            << ring::cePulls(p, comm.rank(), o.ceChunks).size() << " pulls";
+      log << "\n";
       for (int rep = 0; rep < o.repeat; ++rep) {
         if (rep > 0)
           d.poisonRingInputs();
@@ -309,7 +353,7 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
         // the ranks' launches apart by the host's launch latency).
         if (!o.probes.empty())
           nccl.streamBarrier();
-        launchRing(k, d, clusters);
+        launchRing(k, d, clusters, o.mode, &ce, o.ceChunks);
         SAMPLE_CUDA_CHECK(cudaGetLastError());
         SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
         if (!o.probes.empty() && rep == o.repeat - 1)
@@ -320,7 +364,7 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
                               gemm::compareRows(g, got, rows, cpuAt), tol, ok);
         log << comparisonLine(("ring #" + n + " vs cuBLAS (all of C):").c_str(),
                               againstCublas(d, got, ref), tol, ok);
-        // The forwarded shards landed in this rank's A, bit for bit.
+        // The forwarded (or pulled) shards landed in this rank's A, bit for bit.
         const std::vector<uint16_t> a = d.symA.toHost();
         size_t bad = 0;
         for (size_t i = 0; i < a.size(); ++i)
@@ -427,13 +471,20 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       ringdrv::measureFloor(ctx, nccl, g, d.gathered.ptr(), d.dB.ptr(), d.floorC, ref, o.warmup,
                             o.runs, row.floor);
 
-      // The tilec ring.
-      const std::string ptx = ringPtxPath(o, dt);
-      if (!fileExists(ptx)) {
-        row.ring.note = "not built (" + ring::ringPtxName(dt) + ")";
-      } else {
+      // The tilec ring, both forms: SM forwarding, then copy engines.
+      ring::CeSide ce;
+      const std::vector<RingMode> modes =
+          o.benchModes.empty() ? std::vector<RingMode>{RingMode::Sm, RingMode::Ce} : o.benchModes;
+      for (RingMode mode : modes) {
+        ring::Measured &m = mode == RingMode::Sm ? row.ring : row.ringCe;
+        const std::string ptx = ringPtxPath(o, dt, mode);
+        if (!fileExists(ptx)) {
+          m.note = "not built (" +
+                   (mode == RingMode::Sm ? ring::ringPtxName(dt) : ring::cePtxName(dt)) + ")";
+          continue;
+        }
         try {
-          RingKernel k = loadRing(ctx, ptx, o.bn);
+          RingKernel k = loadRing(ctx, ptx, o.bn, mode);
           const std::string why = ring::shapeProblem(p, k.cluster, k.bn);
           if (!why.empty())
             throw std::runtime_error("shape rejected: " + why);
@@ -442,32 +493,50 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
           row.unitsPerStep = ring::workUnits(p, k.cluster, k.bn) / p.ranks;
           d.poisonRingInputs();
           comm.barrier();
-          row.ring.t = ring::timeCollective(
-              nccl, [&] { launchRing(k, d, clusters); }, o.warmup, o.runs);
-          row.ring.run = true;
-          row.ring.note = k.kernel.name() + ", " + std::to_string(clusters) + " clusters, " +
-                          std::to_string(ring::semaphoreCount(p)) + " semaphores";
-          checked(row.ring, d.ringC.toHost(), ref);
+          m.t = ring::timeCollective(
+              nccl, [&] { launchRing(k, d, clusters, mode, &ce, o.ceChunks); }, o.warmup, o.runs);
+          m.run = true;
+          m.note = k.kernel.name() + ", " + std::to_string(clusters) + " clusters, " +
+                   std::to_string(ring::semaphoreCount(p)) + " semaphores";
+          if (mode == RingMode::Ce)
+            m.note += ", " + std::to_string(ring::cePulls(p, comm.rank(), o.ceChunks).size()) +
+                      " copy-engine pulls a rank";
+          checked(m, d.ringC.toHost(), ref);
+          if (mode == RingMode::Ce && m.ok) {
+            // Diagnostic: the same launches with the counters set but no copy
+            // (A is gathered already): the ring's cost without the copy
+            // engines' traffic on NVLink and in HBM.
+            const ring::Timing t = ring::timeCollective(
+                nccl,
+                [&] { launchRing(k, d, clusters, mode, &ce, o.ceChunks, 0, /*copies=*/false); },
+                o.warmup, o.runs);
+            row.ceNoCopyMs = t.median;
+          }
         } catch (const std::exception &e) {
-          row.ring.note = std::string("error: ") + e.what();
-          row.ring.ok = false;
+          m.note = std::string("error: ") + e.what();
+          m.ok = false;
         }
       }
       if (comm.rank() == 0) {
-        std::printf("%s %s: ring %s, NCCL+cuBLAS %.1f us, floor %s, all-gather %.1f us, cuBLAS "
-                    "%.1f us%s\n",
+        std::printf("%s %s: SM ring %s, CE ring %s, NCCL+cuBLAS %.1f us, floor %s, all-gather "
+                    "%.1f us, cuBLAS %.1f us%s\n",
                     gemm::dtypeName(dt), p.shape().c_str(),
                     row.ring.run ? ring::fmt("%.1f us", row.ring.t.median * 1e3).c_str()
                                  : row.ring.note.c_str(),
+                    row.ringCe.run ? ring::fmt("%.1f us", row.ringCe.t.median * 1e3).c_str()
+                                   : row.ringCe.note.c_str(),
                     row.ncclBlas.t.median * 1e3,
                     row.floor.run ? ring::fmt("%.1f us", row.floor.t.median * 1e3).c_str()
                                   : row.floor.note.c_str(),
                     row.allGather.t.median * 1e3, row.blas.t.median * 1e3,
-                    row.ring.ok && row.floor.ok && row.ncclBlas.ok ? "" : "  PROBLEM");
+                    row.ring.ok && row.ringCe.ok && row.floor.ok && row.ncclBlas.ok ? ""
+                                                                                    : "  PROBLEM");
         std::fflush(stdout);
       }
-      allPass = allPass && row.ring.ok && row.floor.ok && row.ncclBlas.ok && row.ring.run &&
+      allPass = allPass && row.ring.ok && row.ringCe.ok && row.floor.ok && row.ncclBlas.ok &&
                 row.floor.run;
+      for (RingMode mode : modes)
+        allPass = allPass && (mode == RingMode::Sm ? row.ring : row.ringCe).run;
       rows.push_back(row);
     }
   ringdrv::writeTable(comm, ring::benchTable(rows, header.str()), o.out, "ring_gemm");
@@ -476,13 +545,22 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
 }
 
 // ---------------------------------------------------------------- --hang-test
+// The SM ring: the last rank does not launch (ringdrv::runHangTest). The CE
+// ring: every rank launches twice, the second time with its last pull (the
+// shard its last step computes) withheld, so the producers' waits for those
+// blocks time out on every rank.
 int runHangTest(const Options &o, const tile::Communicator &comm) {
   Problem p = o.problem;
   p.ranks = comm.size();
-  RingKernel k = loadRing(comm.context(), o.ptx, o.bn);
+  RingKernel k = loadRing(comm.context(), o.ptx, o.bn, o.mode);
   RankData d(comm, p, o.seed);
   const int64_t clusters = ringClusters(k, d, o.clusters);
-  return ringdrv::runHangTest(comm, [&] { launchRing(k, d, clusters); });
+  if (o.mode == RingMode::Sm)
+    return ringdrv::runHangTest(comm, [&] { launchRing(k, d, clusters); });
+  ring::CeSide ce;
+  return ringdrv::runHangTest(
+      comm, [&] { launchRing(k, d, clusters, o.mode, &ce, o.ceChunks); },
+      [&] { launchRing(k, d, clusters, o.mode, &ce, o.ceChunks, /*withhold=*/1); });
 }
 
 } // namespace
@@ -496,7 +574,7 @@ int main(int argc, char **argv) {
       p.dtype = d;
       gemm::KernelShape ks;
       try {
-        ks = ringdrv::kernelShape(ringPtxPath(o, d), "ring_gemm", o.bn);
+        ks = ringdrv::kernelShape(ringPtxPath(o, d, o.mode), ringEntry(o.mode), o.bn);
       } catch (const std::exception &e) {
         std::fprintf(stderr, "ring_gemm: %s\n", e.what());
         return 1;

@@ -86,6 +86,54 @@ inline int64_t workUnits(const Problem &p, int cluster, int64_t bn) {
 inline std::string ringPtxName(DType d) {
   return std::string("ring_gemm_") + gemm::dtypeName(d) + ".ptx";
 }
+/// The copy-engine ring's PTX (ring_gemm_ce.tile).
+inline std::string cePtxName(DType d) {
+  return std::string("ring_gemm_ce_") + gemm::dtypeName(d) + ".ptx";
+}
+
+/// The two forms of the ring: `Sm` forwards each A stage from the consumers'
+/// shared memory by TMA (ring_gemm.tile); `Ce` leaves the gathering to the
+/// copy engines and only computes (ring_gemm_ce.tile).
+enum class RingMode { Sm, Ce };
+inline const char *modeName(RingMode m) { return m == RingMode::Sm ? "sm" : "ce"; }
+
+/// One copy-engine pull of the CE ring: rows [firstRow, firstRow + rows) of
+/// the gathered A, from the owner's part of the symmetric A into the same
+/// rows of this rank's, then counters [firstBlock, firstBlock + blocks) set
+/// to 1 (the 128-row blocks the copy brought; sem[src * RB + row_block]).
+struct CePull {
+  int peer = 0;
+  int64_t firstRow = 0, rows = 0;
+  int64_t firstBlock = 0, blocks = 0;
+};
+
+/// Rank `rank`'s pulls, in the order its kernel computes the shards: shard
+/// (rank - i) mod D from rank (rank - i) mod D for i = 1 .. D-1, each cut into
+/// `chunks` pieces of whole 128-row blocks (at most one piece per block). A
+/// shard is never pulled from anyone but its owner, so no pull waits for
+/// another and a rank's own shard (step 0) is never written.
+inline std::vector<CePull> cePulls(const Problem &p, int rank, int chunks) {
+  std::vector<CePull> pulls;
+  const int64_t d = p.ranks, rb = p.ms / kRowBlock;
+  if (d < 2 || rb < 1 || rank < 0 || rank >= d)
+    return pulls;
+  const int64_t pieces = std::max<int64_t>(1, std::min<int64_t>(chunks, rb));
+  for (int64_t i = 1; i < d; ++i) {
+    const int64_t src = (rank - i + d) % d;
+    for (int64_t c = 0; c < pieces; ++c) {
+      // Blocks [c * rb / pieces, (c + 1) * rb / pieces): sizes differ by at most one.
+      const int64_t b0 = c * rb / pieces, b1 = (c + 1) * rb / pieces;
+      CePull q;
+      q.peer = int(src);
+      q.firstBlock = src * rb + b0;
+      q.blocks = b1 - b0;
+      q.firstRow = q.firstBlock * kRowBlock;
+      q.rows = q.blocks * kRowBlock;
+      pulls.push_back(q);
+    }
+  }
+  return pulls;
+}
 inline std::string floorPtxName(DType d) { return gemm::ptxName(d, /*multicast=*/true); }
 
 // ---------------------------------------------------------------- timing
@@ -159,6 +207,11 @@ struct ModelInputs {
 };
 struct ModelResult {
   double stepComputeUs = -1, unitUs = -1, stepTransferUs = -1, ringUs = -1;
+  /// The copy-engine ring: the pulls run back to back at link speed from the
+  /// launch on, so shard i is there at i * bytes / B_link and step i needs it
+  /// at i * Tc: T_ce = Tc + (D - 1) * max(Tc, bytes / B_link) + T_exit (no
+  /// unit term, no signal latency on the compute's path).
+  double ceShardUs = -1, ceRingUs = -1;
 };
 inline ModelResult ringModel(const Problem &p, const ModelInputs &in) {
   ModelResult r;
@@ -173,6 +226,9 @@ inline ModelResult ringModel(const Problem &p, const ModelInputs &in) {
   r.stepTransferUs = std::max(r.unitUs, shardBytes / (in.linkGBs * 1e9) * 1e6) + in.latencyUs;
   r.ringUs = r.stepComputeUs + double(p.ranks - 1) * std::max(r.stepComputeUs, r.stepTransferUs) +
              in.exitUs;
+  r.ceShardUs = shardBytes / (in.linkGBs * 1e9) * 1e6;
+  r.ceRingUs =
+      r.stepComputeUs + double(p.ranks - 1) * std::max(r.stepComputeUs, r.ceShardUs) + in.exitUs;
   return r;
 }
 
@@ -186,10 +242,12 @@ struct Measured {
 };
 struct BenchRow {
   Problem p;
-  Measured ring, ncclBlas, floor, allGather, blas;
+  Measured ring, ringCe, ncclBlas, floor, allGather,
+      blas;                               // ring: SM forwarding; ringCe: copy engines
   double linkGBs = -1;                    // a copy engine's shard copy into the next rank, GB/s
   double allGatherGBs = -1;               // bytes each rank receives / all-gather alone, GB/s
   int64_t clusters = 0, unitsPerStep = 0; // the ring's grid and work per step
+  double ceNoCopyMs = -1; // diagnostic: the CE ring with its counters set but no copies
 };
 
 inline std::string fmt(const char *f, double x) {
@@ -204,38 +262,48 @@ inline std::string fmt(const char *f, double x) {
 inline constexpr double kBarNccl = 1.3;
 inline double barFloor(int64_t ms) { return ms >= 2048 ? 1.06 : 1.10; }
 
-/// The markdown table of docs/perf/ring_gemm.md. `header` describes the run
-/// (device, ranks, NCCL/cuBLAS versions, repetitions).
+/// The markdown table of docs/perf/ring_gemm.md: both forms of the ring
+/// (SM forwarding, copy engines) against NCCL + cuBLAS and the floor, every
+/// ratio flagged against its bar. `header` describes the run (device, ranks,
+/// NCCL/cuBLAS versions, repetitions).
 inline std::string benchTable(const std::vector<BenchRow> &rows, const std::string &header) {
   std::ostringstream md;
   md << header << "\n\n";
-  md << "| dtype | gathered GEMM (per rank) | tilec ring us | ring TC util | NCCL+cuBLAS us | "
-        "NCCL+cuBLAS TC util | NCCL+cuBLAS / ring (bar >= 1.3) | floor us | floor TC util | "
-        "ring / floor (bar <= 1.10; 1.06 at MS >= 2048) | all-gather alone us | cuBLAS alone us | err ring / floor |\n";
-  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  md << "| dtype | gathered GEMM (per rank) | SM ring us | CE ring us | NCCL+cuBLAS us | floor us "
+        "| "
+        "SM ring / floor | CE ring / floor (bar <= 1.10; 1.06 at MS >= 2048) | NCCL+cuBLAS / SM "
+        "ring | NCCL+cuBLAS / CE ring (bar >= 1.3) | CE ring TC util | floor TC util | "
+        "all-gather alone us | cuBLAS alone us | err SM / CE / floor |\n";
+  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   auto us = [](const Measured &m) {
     return m.run ? fmt("%.1f", m.t.median * 1e3) : (m.note.empty() ? "-" : m.note);
   };
   auto util = [](const Problem &p, const Measured &m) {
     return m.run ? fmt("%.0f%%", 100 * utilisation(p, m.t.median)) : std::string("-");
   };
+  auto err = [](const Measured &m) { return m.run ? fmt("%.1e", m.err) : std::string("-"); };
+  // ring / floor against its bar, NCCL + cuBLAS / ring against its bar.
+  auto vsFloor = [](const Problem &p, const Measured &ring, const Measured &floor) {
+    if (!ring.run || !floor.run)
+      return std::string("-");
+    const double f = ring.t.median / floor.t.median;
+    return fmt("%.3f", f) + (f <= barFloor(p.ms) ? " (meets)" : " (misses)");
+  };
+  auto speedup = [](const Measured &ring, const Measured &ref) {
+    if (!ring.run || !ref.run)
+      return std::string("-");
+    const double s = ref.t.median / ring.t.median;
+    return fmt("%.2f", s) + (s >= kBarNccl ? " (meets)" : " (misses)");
+  };
   for (const BenchRow &r : rows) {
     const Problem &p = r.p;
-    std::string speedup = "-", vsFloor = "-";
-    if (r.ring.run && r.ncclBlas.run) {
-      const double s = r.ncclBlas.t.median / r.ring.t.median;
-      speedup = fmt("%.2f", s) + (s >= kBarNccl ? " (meets)" : " (misses)");
-    }
-    if (r.ring.run && r.floor.run) {
-      const double f = r.ring.t.median / r.floor.t.median;
-      vsFloor = fmt("%.3f", f) + (f <= barFloor(p.ms) ? " (meets)" : " (misses)");
-    }
     md << "| " << gemm::dtypeName(p.dtype) << " | " << p.gemmShape() << " (D=" << p.ranks
-       << ", MS=" << p.ms << ") | " << us(r.ring) << " | " << util(p, r.ring) << " | "
-       << us(r.ncclBlas) << " | " << util(p, r.ncclBlas) << " | " << speedup << " | " << us(r.floor)
-       << " | " << util(p, r.floor) << " | " << vsFloor << " | " << us(r.allGather) << " | "
-       << us(r.blas) << " | " << (r.ring.run ? fmt("%.1e", r.ring.err) : std::string("-")) << " / "
-       << (r.floor.run ? fmt("%.1e", r.floor.err) : std::string("-")) << " |\n";
+       << ", MS=" << p.ms << ") | " << us(r.ring) << " | " << us(r.ringCe) << " | "
+       << us(r.ncclBlas) << " | " << us(r.floor) << " | " << vsFloor(p, r.ring, r.floor) << " | "
+       << vsFloor(p, r.ringCe, r.floor) << " | " << speedup(r.ring, r.ncclBlas) << " | "
+       << speedup(r.ringCe, r.ncclBlas) << " | " << util(p, r.ringCe) << " | " << util(p, r.floor)
+       << " | " << us(r.allGather) << " | " << us(r.blas) << " | " << err(r.ring) << " / "
+       << err(r.ringCe) << " / " << err(r.floor) << " |\n";
   }
   md << "\n- TC util = 2*MG*N*K / time / " << kPeakTflops
      << " TFLOP/s (dense f16/bf16 peak of an H100/H200 SXM) per GPU; every time is the "
@@ -249,22 +317,38 @@ inline std::string benchTable(const std::vector<BenchRow> &rows, const std::stri
       in.clusters = r.clusters;
       in.unitsPerStep = r.unitsPerStep;
       const ModelResult m = ringModel(p, in);
-      md << "- " << gemm::dtypeName(p.dtype) << " model (docs/multi-gpu.md): link "
-         << fmt("%.0f", r.linkGBs) << " GB/s per direction (copy engine, shard into the next rank)";
+      md << "- " << gemm::dtypeName(p.dtype) << " MS=" << p.ms
+         << " model (docs/multi-gpu.md): link " << fmt("%.0f", r.linkGBs)
+         << " GB/s per direction (copy engine, shard into the next rank)";
       if (r.allGatherGBs > 0)
         md << ", all-gather alone " << fmt("%.0f", r.allGatherGBs) << " GB/s";
-      if (m.ringUs > 0)
+      if (m.ringUs > 0) {
         md << "; step compute Tc " << fmt("%.1f", m.stepComputeUs) << " us, unit Tu "
-           << fmt("%.1f", m.unitUs) << " us, shard transfer Tx " << fmt("%.1f", m.stepTransferUs)
-           << " us; predicted ring " << fmt("%.1f", m.ringUs) << " us"
+           << fmt("%.1f", m.unitUs) << " us, SM forwarding of a shard Tx "
+           << fmt("%.1f", m.stepTransferUs) << " us; predicted SM ring " << fmt("%.1f", m.ringUs)
+           << " us"
            << (r.ring.run ? ", measured " + fmt("%.1f", r.ring.t.median * 1e3) + " us" : "");
+        md << "; CE pull of a shard " << fmt("%.1f", m.ceShardUs) << " us, predicted CE ring "
+           << fmt("%.1f", m.ceRingUs) << " us"
+           << (r.ringCe.run ? ", measured " + fmt("%.1f", r.ringCe.t.median * 1e3) + " us" : "");
+      }
       md << "\n";
     }
-    if (r.ring.run)
-      md << "- " << gemm::dtypeName(p.dtype) << " ring: " << r.ring.note << "; fastest "
-         << fmt("%.1f", r.ring.t.min * 1e3) << " us; median spread between ranks "
-         << fmt("%.1f", r.ring.t.spread * 1e3) << " us\n";
-    if (!r.ring.ok || !r.floor.ok || !r.ncclBlas.ok)
+    for (const Measured *m : {&r.ring, &r.ringCe})
+      if (m->run)
+        md << "- " << gemm::dtypeName(p.dtype) << " MS=" << p.ms << " "
+           << (m == &r.ring ? "SM" : "CE") << " ring: " << m->note << "; fastest "
+           << fmt("%.1f", m->t.min * 1e3) << " us; median spread between ranks "
+           << fmt("%.1f", m->t.spread * 1e3) << " us\n";
+    if (r.ceNoCopyMs > 0)
+      md << "- " << gemm::dtypeName(p.dtype) << " MS=" << p.ms
+         << " CE ring without its copies (diagnostic: A already gathered, the side stream sets "
+            "the counters only): "
+         << fmt("%.1f", r.ceNoCopyMs * 1e3) << " us"
+         << (r.floor.run ? ", " + fmt("%.3f", r.ceNoCopyMs / r.floor.t.median) + " x the floor"
+                         : std::string())
+         << "\n";
+    if (!r.ring.ok || !r.ringCe.ok || !r.floor.ok || !r.ncclBlas.ok)
       md << "- PROBLEM: " << gemm::dtypeName(p.dtype) << " " << p.shape()
          << ": a result failed its check (see the log)\n";
   }

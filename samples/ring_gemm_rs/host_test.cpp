@@ -167,36 +167,86 @@ TEST_CASE("the time-per-step model", "[rsring]") {
 
 TEST_CASE("the benchmark table", "[rsring]") {
   BenchRow r;
-  r.ring.run = r.ncclBlas.run = r.floor.run = r.reduceScatter.run = r.blas.run = true;
+  r.ring.run = r.ringCe.run = r.ncclBlas.run = r.floor.run = r.reduceScatter.run = r.blas.run =
+      true;
   r.ring.t.median = 0.100;
+  r.ringCe.t.median = 0.098;
   r.ncclBlas.t.median = 0.140;
   r.floor.t.median = 0.095;
   r.reduceScatter.t.median = 0.040;
   r.blas.t.median = 0.098;
   r.ring.err = 1e-4;
+  r.ringCe.err = 2e-4;
   r.floor.err = 0;
   r.linkGBs = 400;
   r.ring.note = "ring_gemm_rs$BN256, 66 clusters";
+  r.ringCe.note = "ring_gemm_rs_ce$BN256, 66 clusters";
   BenchRow slow = r;
   slow.p.dtype = DType::BF16;
   slow.ring.t.median = 0.120;
   slow.ring.ok = false;
   BenchRow missing = r;
-  missing.ring = ring::Measured();
-  missing.ring.note = "not built (ring_gemm_rs_f16.ptx)";
+  missing.ringCe = ring::Measured();
+  missing.ringCe.note = "not built (ring_gemm_rs_ce_f16.ptx)";
   const std::string md = benchTable({r, slow, missing}, "HEADER");
   INFO(md);
   CHECK(md.rfind("HEADER\n\n| dtype |", 0) == 0);
-  CHECK(md.find("| f16 | 2048x4096x4096 (D=2, MS=1024) | 100.0 | 69% | 140.0 | 1.40 (meets) | "
-                "95.0 | 73% | 1.053 (meets) | 40.0 | 98.0 | 1.0e-04 / 0.0e+00 |") !=
-        std::string::npos);
-  CHECK(md.find("| bf16 | 2048x4096x4096 (D=2, MS=1024) | 120.0 | 58% | 140.0 | 1.17 (misses) | "
-                "95.0 | 73% | 1.263 (misses) |") != std::string::npos);
-  CHECK(md.find("| not built (ring_gemm_rs_f16.ptx) | - | 140.0 | - |") != std::string::npos);
+  CHECK(md.find("| f16 | 2048x4096x4096 (D=2, MS=1024) | 100.0 | 98.0 | 140.0 | 95.0 | 1.053 "
+                "(meets) | 1.032 (meets) | 1.40 (meets) | 1.43 (meets) | 71% | 73% | 40.0 | 98.0 "
+                "| 1.0e-04 / 2.0e-04 / 0.0e+00 |") != std::string::npos);
+  CHECK(md.find("| bf16 | 2048x4096x4096 (D=2, MS=1024) | 120.0 | 98.0 | 140.0 | 95.0 | 1.263 "
+                "(misses) | 1.032 (meets) | 1.17 (misses) | 1.43 (meets) |") != std::string::npos);
+  CHECK(
+      md.find("| 100.0 | not built (ring_gemm_rs_ce_f16.ptx) | 140.0 | 95.0 | 1.053 (meets) | - | "
+              "1.40 (meets) | - | - | 73% |") != std::string::npos);
   CHECK(md.find("- PROBLEM: bf16") != std::string::npos);
   CHECK(md.find("- PROBLEM: f16") == std::string::npos);
   // 95 us floor: Tc 47.5, adds 47.5 * 256 / 4096 = 3.0, 8 MiB at 400 GB/s = 21.0 us
   CHECK(md.find("per step: GEMM Tc 47.5 us, adds 3.0 us, running sums over the link 21.0 us "
-                "(link 400 GB/s, copy engine); predicted ring 101.0 us, measured 100.0 us, 5.0 us "
-                "over the floor per step after the first") != std::string::npos);
+                "(link 400 GB/s, copy engine); predicted ring 101.0 us; SM ring measured 100.0 "
+                "us, 5.0 us over the floor per step after the first; CE ring measured 98.0 us, "
+                "3.0 us") != std::string::npos);
+  CHECK(md.find("- f16 D=2 MS=1024 N=4096 K=4096 CE ring: ring_gemm_rs_ce$BN256") !=
+        std::string::npos);
+}
+
+TEST_CASE("the copy-engine ring's pushes: every running sum a rank adds, once, after the "
+          "previous rank stored it",
+          "[rsring]") {
+  for (int64_t d = 1; d <= 8; ++d)
+    for (int64_t ms : {256, 1024}) {
+      Problem p;
+      p.ranks = d;
+      p.ms = ms;
+      p.n = 768;
+      const int64_t bn = 256, tiles = (ms / 128) * (768 / bn);
+      CHECK(ceSemaphoreCount(p) == 2 * d + 1);
+      // set[r][i]: how often rank r's counter i is set by its previous rank.
+      std::vector<std::vector<int>> set(size_t(d), std::vector<int>(size_t(2 * d + 1), 0));
+      for (int64_t r = 0; r < d; ++r) {
+        const std::vector<CePush> v = cePushes(p, r, bn);
+        CHECK(v.size() == size_t(d > 1 ? d - 1 : 0));
+        for (const CePush &q : v) {
+          INFO("D " << d << " rank " << r << " step " << q.step);
+          // The block this rank's kernel stored at that step, all its tiles.
+          CHECK(q.block == blockAt(r, q.step, d));
+          CHECK(q.waitIndex == d + q.block);
+          CHECK(q.tiles == tiles);
+          CHECK(q.firstRow == q.block * ms);
+          CHECK(q.rows == ms);
+          CHECK(q.setIndex == q.block);
+          ++set[size_t((r + 1) % d)][size_t(q.setIndex)];
+        }
+      }
+      // ring_gemm_rs_ce.tile: at step i > 0 rank r waits for sem[blockAt(r,
+      // i)], which its previous rank computed at step i - 1: each set once.
+      for (int64_t r = 0; r < d; ++r)
+        for (int64_t i = 1; i < d; ++i) {
+          const int64_t b = blockAt(r, i, d);
+          CHECK(b == blockAt((r - 1 + d) % d, i - 1, d));
+          CHECK(set[size_t(r)][size_t(b)] == 1);
+        }
+    }
+  Problem p;
+  CHECK(cePushes(p, 2, 256).empty()); // no such rank
 }

@@ -5,11 +5,20 @@
 // cuBLAS and the no-communication floor (samples/gemm's tilec GEMM on the
 // local [M, K] x [K, N]).
 //
-//   tilec-run -n D ring_gemm_rs [--check] [--ms MS] [--n N] [--k K] [--dtype f16|bf16]
-//        [--seed S] [--cpu-macs X] [--repeat R] [--clusters N] [--ptx PATH] [--skip-code C]
+//   tilec-run -n D ring_gemm_rs [--check] [--mode sm|ce] [--ms MS] [--n N] [--k K]
+//        [--dtype f16|bf16] [--seed S] [--cpu-macs X] [--repeat R] [--clusters N] [--ptx PATH]
+//        [--skip-code C]
 //   tilec-run -n D ring_gemm_rs --bench [--shapes MSxNxK,...] [--dtypes f16,bf16]
-//        [--runs 30] [--warmup 10] [--out FILE.md]
-//   tilec-run -n D ring_gemm_rs --hang-test --ptx ring_gemm_rs_f16_debug.ptx
+//        [--modes sm,ce] [--runs 30] [--warmup 10] [--out FILE.md]
+//   tilec-run -n D ring_gemm_rs --hang-test [--mode sm|ce] --ptx ring_gemm_rs_f16_debug.ptx
+//
+// Two forms (--mode): `sm` (ring_gemm_rs.tile) stores each running sum in
+// this rank's R and the next rank's producer pulls it by TMA through the peer
+// map during its unit; `ce` (ring_gemm_rs_ce.tile) leaves the traffic to the
+// copy engines: a side stream waits for each step's block, pushes it into the
+// next rank's R and sets that rank's counter (rs_ce.h); the next rank adds it
+// from its own R at the end of its unit. --bench measures the SM form, both
+// with --modes sm,ce.
 //
 // Rank r holds A_r [M, K] (M = D*MS, K the K-shard) and B_r [N, K] (K-major),
 // fresh standard normal values from --seed (stream 10 + r for A, 100 + r for
@@ -26,9 +35,10 @@
 // reduce-scatter alone, cuBLAS alone, a copy-engine copy of a block of running
 // sums into the next rank (the link); medians of --runs after --warmup, every
 // repetition as long as its slowest rank; rank 0 writes the table.
-// --hang-test: the last rank does not launch; every other rank launches the
-// kernel built with tilec --debug-hangs (--ptx), whose semaphore wait must
-// time out and the runtime report it from the kernel's hang record
+// --hang-test: the last rank does not launch (with --mode ce: every rank
+// launches with the last push of its side stream withheld); every other rank
+// launches the kernel built with tilec --debug-hangs (--ptx), whose semaphore
+// wait must time out and the runtime report it from the kernel's hang record
 // (`tilec: hang: device R: wait(sem[i], V) ...: counter is X`), exit 3.
 //
 // Exit: 0 pass, 1 fail, 2 bad arguments or a shape the kernel rejects,
@@ -36,10 +46,12 @@
 #include "rs_common.h"
 
 #include "../common/ring_driver.h"
+#include "rs_ce.h"
 
 namespace {
 
 using gemm::dtypeNamed;
+using ring::RingMode;
 using rsring::DType;
 using rsring::Problem;
 
@@ -48,28 +60,46 @@ using Options = ringdrv::Options<Problem>;
 [[noreturn]] void usage(const char *msg) {
   std::fprintf(stderr,
                "ring_gemm_rs: %s\n"
-               "usage: tilec-run -n D ring_gemm_rs [--check] [--ms MS] [--n N] [--k K] "
-               "[--dtype f16|bf16]\n"
+               "usage: tilec-run -n D ring_gemm_rs [--check] [--mode sm|ce] [--ms MS] [--n N] "
+               "[--k K] [--dtype f16|bf16]\n"
                "            [--seed S] [--cpu-macs X] [--repeat R] [--clusters N] [--ptx PATH] "
                "[--skip-code C]\n"
                "       tilec-run -n D ring_gemm_rs --bench [--shapes MSxNxK,...] [--dtypes "
-               "f16,bf16]\n"
+               "f16,bf16] [--modes sm,ce]\n"
                "            [--runs R] [--warmup W] [--out FILE.md]\n"
-               "       tilec-run -n D ring_gemm_rs --hang-test --ptx ring_gemm_rs_f16_debug.ptx\n",
+               "       tilec-run -n D ring_gemm_rs --hang-test [--mode sm|ce] --ptx "
+               "ring_gemm_rs_f16_debug.ptx\n",
                msg);
   std::exit(2);
 }
 
 Options parse(int argc, char **argv) {
-  return ringdrv::parseOptions<Problem>(argc, argv, usage, 20261128);
+  // Its own flag: --mode (the ring's form).
+  return ringdrv::parseOptions<Problem>(
+      argc, argv, usage, 20261128, [](const std::string &f, sample::ArgReader &r, Options &o) {
+        if (f != "--mode")
+          return false;
+        const std::string m = r.value();
+        if (m != "sm" && m != "ce")
+          usage(("--mode takes sm or ce, not '" + m + "'").c_str());
+        o.mode = m == "ce" ? RingMode::Ce : RingMode::Sm;
+        return true;
+      });
 }
 
 using ringdrv::comparisonLine;
 using ringdrv::fileExists;
 using ringdrv::printInRankOrder;
 
-std::string ringPtxPath(const Options &o, DType d) {
-  return o.ptx.empty() ? sample::ptxDir() + "/" + rsring::ringPtxName(d) : o.ptx;
+// The PTX of the ring's `mode` (--ptx overrides it for --check / --hang-test).
+std::string ringPtxPath(const Options &o, DType d, RingMode mode) {
+  if (!o.ptx.empty() && !o.bench)
+    return o.ptx;
+  return sample::ptxDir() + "/" +
+         (mode == RingMode::Ce ? rsring::cePtxName(d) : rsring::ringPtxName(d));
+}
+const char *ringEntry(RingMode mode) {
+  return mode == RingMode::Ce ? "ring_gemm_rs_ce" : "ring_gemm_rs";
 }
 // ---------------------------------------------------------------- one rank's problem
 struct RankData {
@@ -78,15 +108,16 @@ struct RankData {
   int64_t bn;
   tile::DeviceBuffer<uint16_t> dA, dB, dE, partial, ref, floorC, ringC;
   tile::SymmetricBuffer<uint16_t> symR; // running sums arrive here: [M, N]
-  tile::Semaphores sem;
+  tile::Semaphores sem;                 // the SM ring's: one counter per tile
+  tile::Semaphores semCe;               // the CE ring's: 2 D + 1 (rsring::ceSemaphoreCount)
 
   RankData(const tile::Communicator &comm, const Problem &pp, uint64_t seed, int64_t bn_)
       : p(pp), rank(comm.rank()), bn(bn_), dA(comm.context(), size_t(p.m() * p.k)),
         dB(comm.context(), size_t(p.n * p.k)), dE(comm.context(), size_t(bn * bn)),
         partial(comm.context(), size_t(p.m() * p.n)), ref(comm.context(), size_t(p.ms * p.n)),
         floorC(comm.context(), size_t(p.m() * p.n)), ringC(comm.context(), size_t(p.ms * p.n)),
-        symR(comm, size_t(p.m() * p.n)),
-        sem(comm, uint32_t(rsring::semaphoreCount(p, bn))) {
+        symR(comm, size_t(p.m() * p.n)), sem(comm, uint32_t(rsring::semaphoreCount(p, bn))),
+        semCe(comm, uint32_t(rsring::ceSemaphoreCount(p))) {
     dA.copyFrom(gemm::randomNormal(p.dtype, size_t(p.m() * p.k), seed, rsring::aStream(rank)));
     dB.copyFrom(gemm::randomNormal(p.dtype, size_t(p.n * p.k), seed, rsring::bStream(rank)));
     dE.copyFrom(rsring::identity(p.dtype, bn));
@@ -111,16 +142,31 @@ struct RankData {
 // ---------------------------------------------------------------- the ring kernel
 using ringdrv::RingKernel;
 
-RingKernel loadRing(tile::Context &ctx, const std::string &ptx) {
-  return ringdrv::loadRing(ctx, ptx, "ring_gemm_rs", 0);
+RingKernel loadRing(tile::Context &ctx, const std::string &ptx, RingMode mode) {
+  return ringdrv::loadRing(ctx, ptx, ringEntry(mode), 0);
 }
 int64_t ringClusters(RingKernel &k, RankData &d, int64_t clusters) {
   return ringdrv::ringClusters(k, rsring::workUnits(d.p, k.cluster, k.bn), clusters, d.aTensor(),
                                d.bTensor(), d.eTensor(), d.rTensor(), d.cTensor(), d.sem);
 }
-void launchRing(RingKernel &k, RankData &d, int64_t clusters) {
-  ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.eTensor(), d.rTensor(),
-                      d.cTensor(), d.sem);
+// One launch of the ring in `mode` on kStream; the CE form queues its side
+// stream's work on `ce` beside it (withholding the last `withhold` pushes).
+void launchRing(RingKernel &k, RankData &d, int64_t clusters, RingMode mode = RingMode::Sm,
+                rsring::CeSide *ce = nullptr, size_t withhold = 0) {
+  if (mode == RingMode::Sm) {
+    ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.eTensor(), d.rTensor(),
+                        d.cTensor(), d.sem);
+    return;
+  }
+  const int next = int((d.rank + 1) % d.p.ranks);
+  ce->run(
+      rsring::cePushes(d.p, d.rank, k.bn), size_t(d.p.n), next, d.symR, d.semCe,
+      uint32_t(2 * d.p.ranks),
+      [&] {
+        ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.eTensor(), d.rTensor(),
+                            d.cTensor(), d.semCe);
+      },
+      withhold);
 }
 
 // The reference: cuBLAS's partial product, then NCCL's reduce-scatter of it.
@@ -137,8 +183,8 @@ gemm::Comparison againstReference(const RankData &d, const std::vector<uint16_t>
   });
 }
 
-std::string semaphoreLine(const RankData &d, const std::string &what, bool &ok) {
-  return ringdrv::semaphoreLine(d.sem, d.p.ranks, what, ok);
+std::string semaphoreLine(const RankData &d, RingMode mode, const std::string &what, bool &ok) {
+  return ringdrv::semaphoreLine(mode == RingMode::Ce ? d.semCe : d.sem, d.p.ranks, what, ok);
 }
 
 // ---------------------------------------------------------------- --check
@@ -146,19 +192,19 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
   Problem p = o.problem;
   p.ranks = comm.size();
   const double tol = gemm::tolerance(p.dtype);
-  const std::string ptx = ringPtxPath(o, p.dtype);
+  const std::string ptx = ringPtxPath(o, p.dtype, o.mode);
   const bool havePtx = fileExists(ptx);
   std::ostringstream log;
   bool ok = true;
   int code = 1;
   try {
     gemm::Cublas blas;
-    const int64_t bn = ringdrv::kernelShape(ringPtxPath(o, p.dtype), "ring_gemm_rs", 0).bn;
+    const int64_t bn = ringdrv::kernelShape(ptx, ringEntry(o.mode), 0).bn;
     RankData d(comm, p, o.seed, bn);
     comm.barrier();
     if (comm.rank() == 0)
-      log << "ring_gemm_rs --check " << p.shape() << " " << gemm::dtypeName(p.dtype) << ", seed "
-          << o.seed << "\n";
+      log << "ring_gemm_rs --check --mode " << ring::modeName(o.mode) << " " << p.shape() << " "
+          << gemm::dtypeName(p.dtype) << ", seed " << o.seed << "\n";
     log << "rank " << comm.rank() << " (device " << comm.device() << ", " << comm.context().name()
         << "):\n";
 
@@ -188,16 +234,20 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       log << "  no ring PTX at " << ptx << ": only the reference was checked\n";
       code = ok ? o.skipCode : 1;
     } else {
-      RingKernel k = loadRing(comm.context(), ptx);
+      RingKernel k = loadRing(comm.context(), ptx, o.mode);
       const int64_t clusters = ringClusters(k, d, o.clusters);
+      rsring::CeSide ce;
       log << "  tilec: " << k.kernel.name() << " (" << ptx << "), cluster " << k.cluster << ", "
           << k.threads << " threads, " << clusters << " clusters (persistent), "
-          << rsring::semaphoreCount(p, k.bn) << " semaphores\n";
+          << (o.mode == RingMode::Ce ? rsring::ceSemaphoreCount(p)
+                                     : rsring::semaphoreCount(p, k.bn))
+          << " semaphores"
+          << (o.mode == RingMode::Ce ? "; running sums pushed by copy engines" : "") << "\n";
       for (int rep = 0; rep < o.repeat; ++rep) {
         if (rep > 0)
           d.poisonRingOutputs();
         comm.barrier();
-        launchRing(k, d, clusters);
+        launchRing(k, d, clusters, o.mode, &ce);
         SAMPLE_CUDA_CHECK(cudaGetLastError());
         SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
         const std::vector<uint16_t> got = d.ringC.toHost();
@@ -206,7 +256,7 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
                               gemm::compareRows(slice, got, rows, cpuAt), tol, ok);
         log << comparisonLine(("ring #" + n + " vs NCCL RS + cuBLAS:").c_str(),
                               againstReference(d, got, ref), tol, ok);
-        log << semaphoreLine(d, "  ring #" + n, ok);
+        log << semaphoreLine(d, o.mode, "  ring #" + n, ok);
       }
       code = ok ? 0 : 1;
     }
@@ -224,13 +274,20 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
 // ---------------------------------------------------------------- --hang-test
 // The last rank never launches: the others' first wait for a running sum
 // from it (or from a rank waiting on it) must time out with the report.
+// With --mode ce every rank launches, and its side stream withholds the last
+// push: the next rank's wait for that block must time out.
 int runHangTest(const Options &o, const tile::Communicator &comm) {
   Problem p = o.problem;
   p.ranks = comm.size();
-  RingKernel k = loadRing(comm.context(), o.ptx);
+  RingKernel k = loadRing(comm.context(), o.ptx, o.mode);
   RankData d(comm, p, o.seed, k.bn);
   const int64_t clusters = ringClusters(k, d, o.clusters);
-  return ringdrv::runHangTest(comm, [&] { launchRing(k, d, clusters); });
+  if (o.mode == RingMode::Sm)
+    return ringdrv::runHangTest(comm, [&] { launchRing(k, d, clusters); });
+  rsring::CeSide ce;
+  return ringdrv::runHangTest(
+      comm, [&] { launchRing(k, d, clusters, o.mode, &ce); },
+      [&] { launchRing(k, d, clusters, o.mode, &ce, /*withhold=*/1); });
 }
 
 // ---------------------------------------------------------------- --bench
@@ -262,12 +319,16 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       p.ranks = comm.size();
       p.dtype = dt;
       const double tol = gemm::tolerance(dt);
-      const std::string ptx = ringPtxPath(o, dt);
-      const bool havePtx = fileExists(ptx);
-      RingKernel k;
+      // Both forms' kernels (BN from the SM ring's, the contract's 256 without it).
+      const std::string ptx = ringPtxPath(o, dt, RingMode::Sm);
+      const std::string cePtx = ringPtxPath(o, dt, RingMode::Ce);
+      const bool havePtx = fileExists(ptx), haveCePtx = fileExists(cePtx);
+      RingKernel k, kCe;
       if (havePtx)
-        k = loadRing(ctx, ptx);
-      row.bn = havePtx ? k.bn : 256;
+        k = loadRing(ctx, ptx, RingMode::Sm);
+      if (haveCePtx)
+        kCe = loadRing(ctx, cePtx, RingMode::Ce);
+      row.bn = havePtx ? k.bn : haveCePtx ? kCe.bn : 256;
       RankData d(comm, p, o.seed, row.bn);
       comm.barrier();
       auto checked = [&](ring::Measured &m, const std::vector<uint16_t> &got,
@@ -316,46 +377,66 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       ringdrv::measureFloor(ctx, nccl, p.local(), d.dA.ptr(), d.dB.ptr(), d.floorC, partialHost,
                             o.warmup, o.runs, row.floor);
 
-      // The tilec ring.
-      if (!havePtx) {
-        row.ring.note = "not built (" + rsring::ringPtxName(dt) + ")";
-      } else {
+      // The tilec ring, both forms: TMA pulls by the SMs, then copy engines.
+      rsring::CeSide ce;
+      // Default: the SM form only (the copy-engine form by --modes sm,ce).
+      const std::vector<RingMode> modes =
+          o.benchModes.empty() ? std::vector<RingMode>{RingMode::Sm} : o.benchModes;
+      row.ringCe.note = "not run (--modes)";
+      for (RingMode mode : modes) {
+        ring::Measured &m = mode == RingMode::Sm ? row.ring : row.ringCe;
+        RingKernel &kk = mode == RingMode::Sm ? k : kCe;
+        if (!(mode == RingMode::Sm ? havePtx : haveCePtx)) {
+          m.note = "not built (" +
+                   (mode == RingMode::Sm ? rsring::ringPtxName(dt) : rsring::cePtxName(dt)) + ")";
+          continue;
+        }
         try {
-          const std::string why = rsring::shapeProblem(p, k.cluster, k.bn);
+          const std::string why = rsring::shapeProblem(p, kk.cluster, kk.bn);
           if (!why.empty())
             throw std::runtime_error("shape rejected: " + why);
-          const int64_t clusters = ringClusters(k, d, o.clusters);
+          if (kk.bn != row.bn)
+            throw std::runtime_error("BN " + std::to_string(kk.bn) + " differs from the data's " +
+                                     std::to_string(row.bn));
+          const int64_t clusters = ringClusters(kk, d, o.clusters);
           row.clusters = clusters;
-          row.unitsPerStep = rsring::workUnits(p, k.cluster, k.bn) / p.ranks;
+          row.unitsPerStep = rsring::workUnits(p, kk.cluster, kk.bn) / p.ranks;
           d.poisonRingOutputs();
           comm.barrier();
-          row.ring.t = ring::timeCollective(
-              nccl, [&] { launchRing(k, d, clusters); }, o.warmup, o.runs);
-          row.ring.run = true;
-          row.ring.note = k.kernel.name() + ", " + std::to_string(clusters) + " clusters, " +
-                          std::to_string(row.unitsPerStep) + " units a step, " +
-                          std::to_string(rsring::semaphoreCount(p, k.bn)) + " semaphores";
-          checked(row.ring, d.ringC.toHost(), ref, p.slice());
+          m.t = ring::timeCollective(
+              nccl, [&] { launchRing(kk, d, clusters, mode, &ce); }, o.warmup, o.runs);
+          m.run = true;
+          m.note = kk.kernel.name() + ", " + std::to_string(clusters) + " clusters, " +
+                   std::to_string(row.unitsPerStep) + " units a step, " +
+                   std::to_string(mode == RingMode::Ce ? rsring::ceSemaphoreCount(p)
+                                                       : rsring::semaphoreCount(p, kk.bn)) +
+                   " semaphores";
+          checked(m, d.ringC.toHost(), ref, p.slice());
         } catch (const std::exception &e) {
-          row.ring.note = std::string("error: ") + e.what();
-          row.ring.ok = false;
+          m.note = std::string("error: ") + e.what();
+          m.ok = false;
         }
       }
       if (comm.rank() == 0) {
-        std::printf("%s %s: ring %s, NCCL RS+cuBLAS %.1f us, floor %s, reduce-scatter %.1f us, "
-                    "cuBLAS %.1f us%s\n",
+        std::printf("%s %s: SM ring %s, CE ring %s, NCCL RS+cuBLAS %.1f us, floor %s, "
+                    "reduce-scatter %.1f us, cuBLAS %.1f us%s\n",
                     gemm::dtypeName(dt), p.shape().c_str(),
                     row.ring.run ? ring::fmt("%.1f us", row.ring.t.median * 1e3).c_str()
                                  : row.ring.note.c_str(),
+                    row.ringCe.run ? ring::fmt("%.1f us", row.ringCe.t.median * 1e3).c_str()
+                                   : row.ringCe.note.c_str(),
                     row.ncclBlas.t.median * 1e3,
                     row.floor.run ? ring::fmt("%.1f us", row.floor.t.median * 1e3).c_str()
                                   : row.floor.note.c_str(),
                     row.reduceScatter.t.median * 1e3, row.blas.t.median * 1e3,
-                    row.ring.ok && row.floor.ok && row.ncclBlas.ok ? "" : "  PROBLEM");
+                    row.ring.ok && row.ringCe.ok && row.floor.ok && row.ncclBlas.ok ? ""
+                                                                                    : "  PROBLEM");
         std::fflush(stdout);
       }
-      allPass = allPass && row.ring.ok && row.floor.ok && row.ncclBlas.ok && row.ring.run &&
+      allPass = allPass && row.ring.ok && row.ringCe.ok && row.floor.ok && row.ncclBlas.ok &&
                 row.floor.run;
+      for (RingMode mode : modes)
+        allPass = allPass && (mode == RingMode::Sm ? row.ring : row.ringCe).run;
       rows.push_back(row);
     }
   ringdrv::writeTable(comm, rsring::benchTable(rows, header.str()), o.out, "ring_gemm_rs");
@@ -373,7 +454,7 @@ int main(int argc, char **argv) {
       p.dtype = d;
       gemm::KernelShape ks;
       try {
-        ks = ringdrv::kernelShape(ringPtxPath(o, d), "ring_gemm_rs", 0);
+        ks = ringdrv::kernelShape(ringPtxPath(o, d, o.mode), ringEntry(o.mode), 0);
       } catch (const std::exception &e) {
         std::fprintf(stderr, "ring_gemm_rs: %s\n", e.what());
         return 1;

@@ -97,6 +97,46 @@ inline int64_t blockAt(int64_t rank, int64_t step, int64_t ranks) {
   return ((rank - step - 1) % ranks + 2 * ranks) % ranks;
 }
 
+// ---------------------------------------------------------------- the copy-engine ring
+/// ring_gemm_rs_ce.tile: the running sums move by copy engine.
+inline std::string cePtxName(DType d, bool debugHangs = false) {
+  return std::string("ring_gemm_rs_ce_") + gemm::dtypeName(d) + (debugHangs ? "_debug" : "") +
+         ".ptx";
+}
+/// Its counters: sem[b] (b < D) "the previous rank's running sum of block b
+/// is in R", sem[D + b] "this rank's stored tiles of block b", sem[2D] "the
+/// side stream's last push is queued past its wait".
+inline int64_t ceSemaphoreCount(const Problem &p) { return 2 * p.ranks + 1; }
+
+/// One step of rank `rank`'s side stream: once counter `waitIndex` reaches
+/// `tiles` (every 128 x BN tile of `block` stored in R), rows [firstRow,
+/// firstRow + rows) of R (the block) go into the next rank's R, then the next
+/// rank's counter `setIndex` (= block) becomes 1.
+struct CePush {
+  int64_t step = 0, block = 0;
+  int64_t waitIndex = 0, tiles = 0;
+  int64_t firstRow = 0, rows = 0;
+  int64_t setIndex = 0;
+};
+/// The pushes of steps 0 .. D-2 (the last step's sum is the rank's own C).
+inline std::vector<CePush> cePushes(const Problem &p, int64_t rank, int64_t bn) {
+  std::vector<CePush> v;
+  if (p.ranks < 2 || bn <= 0 || rank < 0 || rank >= p.ranks)
+    return v;
+  for (int64_t s = 0; s + 1 < p.ranks; ++s) {
+    CePush q;
+    q.step = s;
+    q.block = blockAt(rank, s, p.ranks);
+    q.waitIndex = p.ranks + q.block;
+    q.tiles = (p.ms / kRowBlock) * (p.n / bn);
+    q.firstRow = q.block * p.ms;
+    q.rows = p.ms;
+    q.setIndex = q.block;
+    v.push_back(q);
+  }
+  return v;
+}
+
 /// The protocol on the host, one value per (rank, block) standing for that
 /// rank's partial tile of the block: what every rank sends, receives, waits
 /// for and keeps. `trace` (when given) gets one line per event.
@@ -260,7 +300,7 @@ inline ModelResult ringModel(const Problem &p, const ModelInputs &in) {
 // ---------------------------------------------------------------- the table
 struct BenchRow {
   Problem p;
-  ring::Measured ring, ncclBlas, floor, reduceScatter, blas;
+  ring::Measured ring, ringCe, ncclBlas, floor, reduceScatter, blas; // ringCe: copy engines
   double linkGBs = -1;
   int64_t clusters = 0, unitsPerStep = 0, bn = 256;
 };
@@ -268,14 +308,19 @@ struct BenchRow {
 inline constexpr double kBarFloor = 1.15; // ring / floor at most
 inline constexpr double kBarNccl = 1.3;   // NCCL + cuBLAS / ring at least
 
+/// The markdown table of docs/perf/ring_gemm_rs.md: both forms of the ring
+/// (TMA pulls by the SMs; copy-engine pushes) against NCCL + cuBLAS and the
+/// floor, every ratio flagged against its bar.
 inline std::string benchTable(const std::vector<BenchRow> &rows, const std::string &header) {
   using ring::fmt;
   std::ostringstream md;
   md << header << "\n\n";
-  md << "| dtype | local GEMM (per rank) | tilec ring us | ring TC util | NCCL RS+cuBLAS us | "
-        "NCCL+cuBLAS / ring (bar >= 1.3) | floor us | floor TC util | ring / floor (bar <= 1.15) | "
-        "reduce-scatter alone us | cuBLAS alone us | err ring / floor |\n";
-  md << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  md << "| dtype | local GEMM (per rank) | SM ring us | CE ring us | NCCL RS+cuBLAS us | floor us "
+        "| "
+        "SM ring / floor | CE ring / floor (bar <= 1.15) | NCCL+cuBLAS / SM ring | NCCL+cuBLAS / "
+        "CE ring (bar >= 1.3) | CE ring TC util | floor TC util | reduce-scatter alone us | "
+        "cuBLAS alone us | err SM / CE / floor |\n";
+  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   auto us = [](const ring::Measured &m) {
     return m.run ? fmt("%.1f", m.t.median * 1e3) : (m.note.empty() ? "-" : m.note);
   };
@@ -284,23 +329,28 @@ inline std::string benchTable(const std::vector<BenchRow> &rows, const std::stri
     return m.run ? fmt("%.0f%%", 100 * ring::utilisation(p.asRing(), m.t.median))
                  : std::string("-");
   };
+  auto err = [](const ring::Measured &m) { return m.run ? fmt("%.1e", m.err) : std::string("-"); };
+  auto vsFloor = [](const ring::Measured &ring, const ring::Measured &floor) {
+    if (!ring.run || !floor.run)
+      return std::string("-");
+    const double f = ring.t.median / floor.t.median;
+    return fmt("%.3f", f) + (f <= kBarFloor ? " (meets)" : " (misses)");
+  };
+  auto speedup = [](const ring::Measured &ring, const ring::Measured &ref) {
+    if (!ring.run || !ref.run)
+      return std::string("-");
+    const double s = ref.t.median / ring.t.median;
+    return fmt("%.2f", s) + (s >= kBarNccl ? " (meets)" : " (misses)");
+  };
   for (const BenchRow &r : rows) {
     const Problem &p = r.p;
-    std::string speedup = "-", vsFloor = "-";
-    if (r.ring.run && r.ncclBlas.run) {
-      const double s = r.ncclBlas.t.median / r.ring.t.median;
-      speedup = fmt("%.2f", s) + (s >= kBarNccl ? " (meets)" : " (misses)");
-    }
-    if (r.ring.run && r.floor.run) {
-      const double f = r.ring.t.median / r.floor.t.median;
-      vsFloor = fmt("%.3f", f) + (f <= kBarFloor ? " (meets)" : " (misses)");
-    }
     md << "| " << gemm::dtypeName(p.dtype) << " | " << p.gemmShape() << " (D=" << p.ranks
-       << ", MS=" << p.ms << ") | " << us(r.ring) << " | " << util(p, r.ring) << " | "
-       << us(r.ncclBlas) << " | " << speedup << " | " << us(r.floor) << " | " << util(p, r.floor)
-       << " | " << vsFloor << " | " << us(r.reduceScatter) << " | " << us(r.blas) << " | "
-       << (r.ring.run ? fmt("%.1e", r.ring.err) : std::string("-")) << " / "
-       << (r.floor.run ? fmt("%.1e", r.floor.err) : std::string("-")) << " |\n";
+       << ", MS=" << p.ms << ") | " << us(r.ring) << " | " << us(r.ringCe) << " | "
+       << us(r.ncclBlas) << " | " << us(r.floor) << " | " << vsFloor(r.ring, r.floor) << " | "
+       << vsFloor(r.ringCe, r.floor) << " | " << speedup(r.ring, r.ncclBlas) << " | "
+       << speedup(r.ringCe, r.ncclBlas) << " | " << util(p, r.ringCe) << " | " << util(p, r.floor)
+       << " | " << us(r.reduceScatter) << " | " << us(r.blas) << " | " << err(r.ring) << " / "
+       << err(r.ringCe) << " / " << err(r.floor) << " |\n";
   }
   md << "\n- TC util = 2*M*N*K / time / " << ring::kPeakTflops
      << " TFLOP/s per GPU (M = D*MS, K the K-shard); err: relative Frobenius error of the "
@@ -312,23 +362,31 @@ inline std::string benchTable(const std::vector<BenchRow> &rows, const std::stri
     in.linkGBs = r.linkGBs;
     in.bn = r.bn;
     const ModelResult m = ringModel(p, in);
-    if (m.ringUs > 0)
+    auto perStep = [&](const ring::Measured &x) {
+      return fmt("%.1f",
+                 (x.t.median - r.floor.t.median) * 1e3 / double(std::max<int64_t>(1, p.ranks - 1)));
+    };
+    if (m.ringUs > 0) {
       md << "- " << gemm::dtypeName(p.dtype) << " " << p.shape() << " per step: GEMM Tc "
          << fmt("%.1f", m.stepComputeUs) << " us, adds " << fmt("%.1f", m.addUs)
          << " us, running sums over the link " << fmt("%.1f", m.transferUs) << " us (link "
          << fmt("%.0f", r.linkGBs) << " GB/s, copy engine); predicted ring "
-         << fmt("%.1f", m.ringUs) << " us"
-         << (r.ring.run ? ", measured " + fmt("%.1f", r.ring.t.median * 1e3) + " us, " +
-                              fmt("%.1f", (r.ring.t.median - r.floor.t.median) * 1e3 /
-                                              double(std::max<int64_t>(1, p.ranks - 1))) +
-                              " us over the floor per step after the first"
-                        : std::string())
-         << "\n";
-    if (r.ring.run)
-      md << "- " << gemm::dtypeName(p.dtype) << " " << p.shape() << " ring: " << r.ring.note
-         << "; fastest " << fmt("%.1f", r.ring.t.min * 1e3) << " us; median spread between ranks "
-         << fmt("%.1f", r.ring.t.spread * 1e3) << " us\n";
-    if (!r.ring.ok || !r.floor.ok || !r.ncclBlas.ok)
+         << fmt("%.1f", m.ringUs) << " us";
+      if (r.ring.run)
+        md << "; SM ring measured " << fmt("%.1f", r.ring.t.median * 1e3) << " us, "
+           << perStep(r.ring) << " us over the floor per step after the first";
+      if (r.ringCe.run)
+        md << "; CE ring measured " << fmt("%.1f", r.ringCe.t.median * 1e3) << " us, "
+           << perStep(r.ringCe) << " us";
+      md << "\n";
+    }
+    for (const ring::Measured *x : {&r.ring, &r.ringCe})
+      if (x->run)
+        md << "- " << gemm::dtypeName(p.dtype) << " " << p.shape() << " "
+           << (x == &r.ring ? "SM" : "CE") << " ring: " << x->note << "; fastest "
+           << fmt("%.1f", x->t.min * 1e3) << " us; median spread between ranks "
+           << fmt("%.1f", x->t.spread * 1e3) << " us\n";
+    if (!r.ring.ok || !r.ringCe.ok || !r.floor.ok || !r.ncclBlas.ok)
       md << "- PROBLEM: " << gemm::dtypeName(p.dtype) << " " << p.shape()
          << ": a result failed its check (see the log)\n";
   }

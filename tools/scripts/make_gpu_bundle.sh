@@ -55,18 +55,22 @@ fi
 # of each ring (gpu_run.sh's RING_ONLY=1 and step 4b, rings_gpu_run.sh).
 if [ -f samples/ring_gemm/ring_gemm.tile ]; then
   for d in f16 bf16; do
-    if [ ! -f build/ptx/ring_gemm_$d.ptx ]; then
-      echo "make_gpu_bundle: error: no ring_gemm_$d.ptx after 'ninja sample_ptx'" >&2
-      exit 1
-    fi
+    for k in ring_gemm ring_gemm_ce; do
+      if [ ! -f build/ptx/${k}_$d.ptx ]; then
+        echo "make_gpu_bundle: error: no ${k}_$d.ptx after 'ninja sample_ptx'" >&2
+        exit 1
+      fi
+    done
   done
 fi
 if [ -f samples/ring_gemm_rs/ring_gemm_rs.tile ]; then
   for d in f16 bf16; do
-    if [ ! -f build/ptx/ring_gemm_rs_$d.ptx ]; then
-      echo "make_gpu_bundle: error: no ring_gemm_rs_$d.ptx after 'ninja sample_ptx'" >&2
-      exit 1
-    fi
+    for k in ring_gemm_rs ring_gemm_rs_ce; do
+      if [ ! -f build/ptx/${k}_$d.ptx ]; then
+        echo "make_gpu_bundle: error: no ${k}_$d.ptx after 'ninja sample_ptx'" >&2
+        exit 1
+      fi
+    done
   done
 fi
 cp "$CATCH2_HPP" .gpu/catch2/catch2/catch.hpp

@@ -176,6 +176,17 @@ public:
   CUdeviceptr peerTable() const;
   void *window() const; // the ncclWindow_t (NCCL mode), nullptr otherwise
   const Communicator &communicator() const;
+  /// A copy-engine pull, queued on `stream` (a stream of this rank's device):
+  /// bytes [offset, offset + bytes) of `rank`'s part into the same bytes of
+  /// this rank's part (cuMemcpyAsync through the peer's address: no SM takes
+  /// part). The copy is complete, in stream order, before the stream's next
+  /// operation: a Semaphores::setAsync after it publishes it to a kernel.
+  /// `rank` must be a peer (not this rank) and the range inside the buffer.
+  void pullAsync(int rank, size_t offset, size_t bytes, CUstream stream) const;
+  /// The other direction: bytes [offset, offset + bytes) of this rank's part
+  /// into the same bytes of `rank`'s part (a copy engine of this device
+  /// writes through the peer's address).
+  void pushAsync(int rank, size_t offset, size_t bytes, CUstream stream) const;
   /// Every rank's address, the peer table and the per-peer tensor-map cache, as
   /// a symmetric tensor argument carries them (made on first use: in-process,
   /// after every rank allocated).
@@ -208,6 +219,21 @@ public:
   void *window() const { return alloc_.window(); }
   const Communicator &communicator() const { return alloc_.communicator(); }
   const SymmetricAllocation &allocation() const { return alloc_; }
+  /// Elements [first, first + count) of `rank`'s part into the same elements
+  /// of this rank's part, by a copy engine on `stream` (SymmetricAllocation::
+  /// pullAsync).
+  void pullAsync(int rank, size_t first, size_t count, CUstream stream) const {
+    if (first > count_ || count > count_ - first)
+      detail::throwBufferOverflow("SymmetricBuffer::pullAsync", first + count, count_);
+    alloc_.pullAsync(rank, first * sizeof(T), count * sizeof(T), stream);
+  }
+  /// Elements [first, first + count) of this rank's part into the same
+  /// elements of `rank`'s part (SymmetricAllocation::pushAsync).
+  void pushAsync(int rank, size_t first, size_t count, CUstream stream) const {
+    if (first > count_ || count > count_ - first)
+      detail::throwBufferOverflow("SymmetricBuffer::pushAsync", first + count, count_);
+    alloc_.pushAsync(rank, first * sizeof(T), count * sizeof(T), stream);
+  }
 
   /// `rank`'s part as a tensor argument (for a kernel's tensor<...> parameter: the
   /// runtime encodes a tensor map of the peer's memory). Extents outermost first;
@@ -290,6 +316,32 @@ public:
   const Communicator &communicator() const;
   /// This rank's counters, [0, S + 2) (synchronous; for tests and debugging).
   std::vector<uint64_t> toHost() const;
+  /// Sets this rank's counter `index` (< count()) to `value` in the order of
+  /// `stream` (a stream of this rank's device), for a producer that is not a
+  /// kernel: a copy engine's transfer queued before it on the same stream.
+  /// cuStreamWriteValue32 on the counter's low 32 bits (the high half is 0:
+  /// the exit protocol resets counters [0, S] to 0 at the end of every
+  /// launch), with its default flags, which put a memory fence before the
+  /// write (__threadfence_system's order, scoped to the stream): the
+  /// stream's earlier writes are visible to whoever reads the value, and a
+  /// kernel's `wait(sem[index], v)` (ld.acquire.sys, then
+  /// fence.proxy.async.global) lets its TMA loads see them. The launch that
+  /// waits on it must already run, or be queued, when the value lands after
+  /// the previous launch's exit protocol: queue it behind the previous
+  /// launch (e.g. an event recorded before the kernel's launch).
+  void setAsync(uint32_t index, uint32_t value, CUstream stream) const;
+  /// The same on `rank`'s counter `index`, through the peer's address: the
+  /// flag a copy engine's push into that rank publishes.
+  void setPeerAsync(int rank, uint32_t index, uint32_t value, CUstream stream) const;
+  /// Holds `stream` until this rank's counter `index` (< count()) reaches
+  /// `value` (cuStreamWaitValue32, CU_STREAM_WAIT_VALUE_GEQ on the low 32
+  /// bits): what the stream does next (a copy of data a kernel published with
+  /// `signal(sem[index], n)`, a release after its stores completed) follows
+  /// the kernel's writes. The value must be reached within the launch that
+  /// signals it, before its exit protocol resets the counter: the kernel
+  /// must wait, before it ends, for something the stream does after this
+  /// wait (e.g. a setAsync the kernel waits for).
+  void waitAsync(uint32_t index, uint32_t value, CUstream stream) const;
   /// What Kernel::launch passes for it (a tile::Tensor of the S + 2 counters
   /// carrying the array's peers and epoch); passing the Semaphores does this.
   Tensor argument() const;

@@ -350,3 +350,105 @@ TEST_CASE("barriers: a collective in NCCL mode, every device in-process", "[dist
   CHECK_THAT(distributedError([&] { comms[1].barrier(); }).what(),
              Catch::Contains("cuCtxSynchronize failed") && Catch::EndsWith("[rank 0]"));
 }
+
+TEST_CASE("NCCL mode: copy-engine pulls and pushes, stream-ordered counters", "[distributed]") {
+  resetAll(2);
+  tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(1));
+  const CUstream side = reinterpret_cast<CUstream>(uintptr_t(0x5100));
+  {
+    tile::SymmetricBuffer<uint16_t> a(c, 1024);
+    tile::Semaphores sem(c, 4u);
+    // Elements [256, 384) of rank 0's part into the same elements of this
+    // rank's, through rank 0's address, then counter 3 set to 1 on the stream.
+    a.pullAsync(0, 256, 128, side);
+    sem.setAsync(3, 1, side);
+    REQUIRE(fake().streamOps.size() == 2);
+    const FakeState::StreamOp &copy = fake().streamOps[0];
+    CHECK(copy.what == "cuMemcpyAsync");
+    CHECK(copy.dst == a.ptr() + 512);
+    CHECK(copy.src == a.peerPtr(0) + 512);
+    CHECK(copy.src == a.ptr() - k4G + 512);
+    CHECK(copy.bytes == 256);
+    CHECK(copy.stream == side);
+    CHECK(copy.contextPushed);
+    const FakeState::StreamOp &flag = fake().streamOps[1];
+    CHECK(flag.what == "cuStreamWriteValue32");
+    CHECK(flag.dst == sem.ptr() + 3 * 8);
+    CHECK(flag.value == 1);
+    // Default flags: the memory fence before the write that publishes the copy.
+    CHECK(flag.flags == CU_STREAM_WRITE_VALUE_DEFAULT);
+    CHECK(flag.stream == side);
+    CHECK(flag.contextPushed);
+
+    // The whole buffer is fine; past its end, itself, or no such rank is not.
+    a.pullAsync(0, 0, 1024, side);
+    CHECK(fake().streamOps.size() == 3);
+    // In elements, as SymmetricBuffer::copyFrom says it; in bytes, naming the rank.
+    CHECK_THAT(errorText([&] { a.pullAsync(0, 1000, 25, side); }),
+               Catch::Contains("SymmetricBuffer::pullAsync: 1025 elements requested but the "
+                               "buffer holds 1024"));
+    CHECK_THAT(distributedError([&] { a.allocation().pullAsync(0, 2000, 49, side); }).what(),
+               Catch::Contains("bytes [2000, 2049) are not inside the symmetric buffer of 2048 "
+                               "bytes") &&
+                   Catch::EndsWith("[rank 1]"));
+    CHECK_THAT(distributedError([&] { a.pullAsync(1, 0, 8, side); }).what(),
+               Catch::Contains("a copy between this rank and itself") &&
+                   Catch::EndsWith("[rank 1]"));
+    CHECK_THAT(distributedError([&] { a.pullAsync(2, 0, 8, side); }).what(),
+               Catch::Contains("rank 2 is not in the communicator of 2 ranks"));
+    // Counters [S] and [S+1] are the exit protocol's: not the host's to set.
+    tile::DistributedError bad = distributedError([&] { sem.setAsync(4, 1, side); });
+    CHECK(bad.call() == "Semaphores::setAsync");
+    CHECK_THAT(bad.what(), Catch::Contains("counter 4 of a semaphore array of 4") &&
+                               Catch::EndsWith("[rank 1]"));
+    CHECK(fake().streamOps.size() == 3);
+
+    // The push: this rank's elements into rank 0's; rank 0's counter 2 set
+    // through its address; this rank's counter 1 waited for (>= 16).
+    a.pushAsync(0, 512, 256, side);
+    sem.setPeerAsync(0, 2, 1, side);
+    sem.waitAsync(1, 16, side);
+    REQUIRE(fake().streamOps.size() == 6);
+    const FakeState::StreamOp &push = fake().streamOps[3];
+    CHECK(push.what == "cuMemcpyAsync");
+    CHECK(push.dst == a.peerPtr(0) + 1024);
+    CHECK(push.src == a.ptr() + 1024);
+    CHECK(push.bytes == 512);
+    const FakeState::StreamOp &peerFlag = fake().streamOps[4];
+    CHECK(peerFlag.what == "cuStreamWriteValue32");
+    CHECK(peerFlag.dst == sem.ptr() - k4G + 2 * 8); // rank 0's counters, 4 GiB below
+    CHECK(peerFlag.flags == CU_STREAM_WRITE_VALUE_DEFAULT);
+    const FakeState::StreamOp &wait = fake().streamOps[5];
+    CHECK(wait.what == "cuStreamWaitValue32");
+    CHECK(wait.dst == sem.ptr() + 8);
+    CHECK(wait.value == 16);
+    CHECK(wait.flags == CU_STREAM_WAIT_VALUE_GEQ);
+    CHECK(wait.contextPushed);
+    CHECK_THAT(errorText([&] { a.pushAsync(0, 1024, 1, side); }),
+               Catch::Contains("SymmetricBuffer::pushAsync: 1025 elements requested"));
+    CHECK_THAT(distributedError([&] { sem.setPeerAsync(2, 0, 1, side); }).what(),
+               Catch::Contains("rank 2 is not in the communicator of 2 ranks"));
+    bad = distributedError([&] { sem.waitAsync(5, 1, side); });
+    CHECK(bad.call() == "Semaphores::waitAsync");
+    CHECK_THAT(bad.what(), Catch::Contains("counter 5 of a semaphore array of 4"));
+    CHECK(fake().streamOps.size() == 6);
+
+    // A CUDA error names the call, the error and the rank.
+    fake().streamOpResult = CUDA_ERROR_ILLEGAL_ADDRESS;
+    tile::DistributedError e = distributedError([&] { a.pullAsync(0, 0, 8, side); });
+    CHECK(e.call() == "cuMemcpyAsync");
+    CHECK(e.rank() == 1);
+    CHECK_THAT(e.what(), Catch::Contains("cuMemcpyAsync failed") &&
+                             Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS") &&
+                             Catch::EndsWith("[rank 1]"));
+    e = distributedError([&] { sem.setAsync(0, 1, side); });
+    CHECK(e.call() == "cuStreamWriteValue32");
+    CHECK_THAT(e.what(),
+               Catch::Contains("cuStreamWriteValue32 failed") && Catch::EndsWith("[rank 1]"));
+    e = distributedError([&] { sem.waitAsync(0, 1, side); });
+    CHECK(e.call() == "cuStreamWaitValue32");
+    CHECK_THAT(e.what(),
+               Catch::Contains("cuStreamWaitValue32 failed") && Catch::EndsWith("[rank 1]"));
+    fake().streamOpResult = CUDA_SUCCESS;
+  }
+}

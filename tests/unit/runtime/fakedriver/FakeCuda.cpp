@@ -662,6 +662,41 @@ CUresult cuMemcpyDtoH(void *h, CUdeviceptr d, size_t n) {
   std::memcpy(h, reinterpret_cast<void *>(d), n);
   return CUDA_SUCCESS;
 }
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  FakeState::StreamOp op;
+  op.what = "cuMemcpyAsync";
+  op.dst = dst;
+  op.src = src;
+  op.bytes = n;
+  op.stream = s;
+  op.contextPushed = g_state.ctxPushes > g_state.ctxPops;
+  g_state.streamOps.push_back(op);
+  return g_state.streamOpResult;
+}
+CUresult cuStreamWriteValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value,
+                                 unsigned int flags) {
+  FakeState::StreamOp op;
+  op.what = "cuStreamWriteValue32";
+  op.dst = addr;
+  op.value = value;
+  op.flags = flags;
+  op.stream = s;
+  op.contextPushed = g_state.ctxPushes > g_state.ctxPops;
+  g_state.streamOps.push_back(op);
+  return g_state.streamOpResult;
+}
+CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value,
+                                unsigned int flags) {
+  FakeState::StreamOp op;
+  op.what = "cuStreamWaitValue32";
+  op.dst = addr;
+  op.value = value;
+  op.flags = flags;
+  op.stream = s;
+  op.contextPushed = g_state.ctxPushes > g_state.ctxPops;
+  g_state.streamOps.push_back(op);
+  return g_state.streamOpResult;
+}
 CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
   std::memset(reinterpret_cast<void *>(d), v, n);
   return CUDA_SUCCESS;

@@ -68,6 +68,18 @@ struct FakeState {
   int hostAllocs = 0, hostFrees = 0; // cuMemHostAlloc / cuMemFreeHost
   unsigned hostAllocFlags = 0;       // the last cuMemHostAlloc's flags
   int freesInPushedContext = 0;   // cuMemFree calls made while a pushed context was current
+  // Stream-ordered copies and value writes, in call order (the fake performs
+  // neither: peers' addresses in the fake NCCL window are not memory).
+  struct StreamOp {
+    std::string what; // "cuMemcpyAsync", "cuStreamWriteValue32" or "cuStreamWaitValue32"
+    CUdeviceptr dst = 0, src = 0;
+    size_t bytes = 0;
+    unsigned value = 0, flags = 0;
+    CUstream stream = nullptr;
+    bool contextPushed = false; // the call came inside a pushed context
+  };
+  std::vector<StreamOp> streamOps;
+  CUresult streamOpResult = CUDA_SUCCESS; // both calls' answer
 };
 
 extern "C" FakeState *fake_cuda_state();

@@ -1,0 +1,86 @@
+// The host half of the copy-engine ring (ring_gemm_ce.tile): a side stream
+// that pulls the shards from their owners while the kernel computes, and
+// sets the kernel's counters after each pull.
+//
+// Stream order (a copy cannot start inside a kernel's launch; it is ordered
+// beside it):
+//   kStream:  [what was queued: the barrier, the previous launch] -> record
+//             `start` -> the kernel -> wait `done`
+//   side:     wait `start` -> pull, set counters -> pull, set counters ... ->
+//             record `done`
+// The side stream is non-blocking (no implicit order with the legacy default
+// stream kStream), so the pulls run while the kernel runs; both start after
+// everything queued before, on this rank. Across ranks: a pull reads only
+// its owner's own shard, which no launch writes (the owner computes it at
+// step 0 and never receives it), so a pull needs no order against the
+// owner's launches; the host writes the shards before the ranks' barrier.
+// `start` follows the previous launch, whose exit protocol reset the
+// counters: a counter set for this launch is never wiped by the last one.
+// `done` makes the next work on kStream (a read-back, the next repetition)
+// follow the last pull; the kernel itself waited for every counter, so the
+// pulls are finished by then and the join costs nothing.
+// The pulls are queued on the host before the kernel's launch: a launch
+// that blocks the host (the runtime's first launch of a configuration
+// synchronizes the context for its check across ranks) must not wait for
+// a kernel whose waits need pulls not queued yet. The pulls themselves wait
+// for nothing the kernel does, so a context synchronization before the
+// launch only waits for them (memcheck passed this way on 4 H200s).
+#pragma once
+
+#include "ring_common.h"
+#include "ring_nccl.h"
+
+#include <tile/distributed.h>
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+namespace ring {
+
+class CeSide {
+public:
+  CeSide() {
+    SAMPLE_CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
+    SAMPLE_CUDA_CHECK(cudaEventCreateWithFlags(&start_, cudaEventDisableTiming));
+    SAMPLE_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+  }
+  ~CeSide() {
+    cudaEventDestroy(done_);
+    cudaEventDestroy(start_);
+    cudaStreamDestroy(side_);
+  }
+  CeSide(const CeSide &) = delete;
+  CeSide &operator=(const CeSide &) = delete;
+
+  /// One launch of the CE ring: `pulls` (cePulls) of rows of `rowElems`
+  /// elements into `a` on the side stream, each followed by its counters in
+  /// `sem`, beside `launch()` on kStream. `withhold` pulls at the end are
+  /// left out (the planted hang of --hang-test --mode ce). Without `copies`
+  /// only the counters are set (the benchmark's diagnostic, A already
+  /// gathered: what the ring costs without the copy engines' traffic).
+  template <class Launch>
+  void run(const std::vector<CePull> &pulls, size_t rowElems,
+           const tile::SymmetricBuffer<uint16_t> &a, const tile::Semaphores &sem, Launch launch,
+           size_t withhold = 0, bool copies = true) {
+    SAMPLE_CUDA_CHECK(cudaEventRecord(start_, kStream));
+    SAMPLE_CUDA_CHECK(cudaStreamWaitEvent(side_, start_, 0));
+    const size_t n = withhold < pulls.size() ? pulls.size() - withhold : 0;
+    for (size_t i = 0; i < n; ++i) {
+      const CePull &q = pulls[i];
+      if (copies)
+        a.pullAsync(q.peer, size_t(q.firstRow) * rowElems, size_t(q.rows) * rowElems, side_);
+      for (int64_t b = q.firstBlock; b < q.firstBlock + q.blocks; ++b)
+        sem.setAsync(uint32_t(b), 1, side_);
+    }
+    SAMPLE_CUDA_CHECK(cudaEventRecord(done_, side_));
+    launch();
+    SAMPLE_CUDA_CHECK(cudaStreamWaitEvent(kStream, done_, 0));
+  }
+
+private:
+  cudaStream_t side_ = nullptr;
+  cudaEvent_t start_ = nullptr, done_ = nullptr;
+};
+
+} // namespace ring
