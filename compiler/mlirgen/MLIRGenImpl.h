@@ -437,12 +437,18 @@ private:
   void genTurnEnd(Location l, const fe::RoleAST &role, bool entry);
   /// While a statement `x = mma(...)` / `let x = mma(...)` of a turn's body
   /// is emitted: an mma whose result is read later gets commit_group now and
-  /// its wait_group 0 (genTurnMmaWait) only before the body's next statement
-  /// or after the hand-over, so the next warpgroup issues its mmas while
-  /// this one's run (MLIRGenMma.cpp, MLIRGenRoles.cpp).
+  /// its wait (genTurnMmaWait) only before the body's next statement that
+  /// is not an mma left in flight, or after the hand-over, so the next
+  /// warpgroup issues its mmas while this one's run (MLIRGenMma.cpp,
+  /// MLIRGenRoles.cpp).
   bool turnDefersMmaWait = false;
   bool turnMmaWaitDue = false;
-  void genTurnMmaWait(Location l);
+  /// wait_group `newer`: the `newer` groups committed after the deferred
+  /// one (mmas the consume block leaves in flight) may stay pending.
+  void genTurnMmaWait(Location l, int64_t newer);
+  /// commit_group after a turn statement's mma that its consume block
+  /// leaves in flight: a group of its own, counted by the deferred wait.
+  void genTurnInFlightCommit(Location l);
   /// {role_thread_id, role_threads} of the current role: what block_range
   /// and grid_range count with inside a role.
   std::pair<Value, Value> roleLinearThread(Location l);

@@ -17,7 +17,12 @@
 //    body (`x = mma(...)`, nothing else reads it in the statement) moves to
 //    the body's next statement or after the turn's hand-over: the next
 //    warpgroup's mmas are issued behind this one's instead of after its
-//    completion (FlashAttention-3 hands over right after issuing).
+//    completion (FlashAttention-3 hands over right after issuing). Later
+//    statements of the body that are mmas the consume block leaves in
+//    flight (`o = mma(p, s.v, o)`, or in an `if`) and touch none of its
+//    registers are each committed as a group of their own, and the wait
+//    becomes wait_group n, n those groups (FlashAttention-3's one turn:
+//    S = Q K^T and O += P V issued together, the softmax under P V).
 //  - In `consume r as s inflight(n)`: wgmma.fence at the top of the block
 //    (before its first mma, after any earlier non-wgmma write of the
 //    accumulator), commit_group at its end, then wait_group n. With n = 0
@@ -114,12 +119,28 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
   return result;
 }
 
-void MLIRGenImpl::genTurnMmaWait(Location l) {
+void MLIRGenImpl::genTurnInFlightCommit(Location l) {
+  explain(WgmmaCommitOp::create(builder, l),
+          "wgmma.commit_group.sync.aligned: this mma, which its consume block leaves in flight, "
+          "is its own group (an empty one when an `if` skipped it), so the turn's earlier mma "
+          "is waited for without it");
+}
+
+void MLIRGenImpl::genTurnMmaWait(Location l, int64_t newer) {
   turnMmaWaitDue = false;
-  explain(WgmmaWaitOp::create(builder, l, 0),
-          "wgmma.wait_group.sync.aligned 0: the mma of the turn's statement completes before the "
-          "next statement reads registers (PTX ISA 9.7.15.5); after the hand-over when it was "
-          "the turn's last statement, so the next warpgroup issues behind it");
+  if (newer == 0) {
+    explain(WgmmaWaitOp::create(builder, l, 0),
+            "wgmma.wait_group.sync.aligned 0: the mma of the turn's statement completes before "
+            "the next statement reads registers (PTX ISA 9.7.15.5); after the hand-over when it "
+            "was the turn's last statement, so the next warpgroup issues behind it");
+    return;
+  }
+  explain(WgmmaWaitOp::create(builder, l, newer),
+          "wgmma.wait_group.sync.aligned " + Twine(newer) +
+              ": the turn's mma whose result is read completes; the " + Twine(newer) +
+              " newer group(s), mmas whose registers the consume block does not touch before "
+              "its end, stay in flight until the block's wait (PTX ISA 9.7.15.7: wait_group N "
+              "leaves the N most recent groups pending)");
 }
 
 void MLIRGenImpl::genMmaConsumeStart(const fe::RingAccessStmt &s) {

@@ -12,6 +12,9 @@
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include "tilec/Target/TargetFacts.h"
 
 using namespace mlir;
@@ -94,26 +97,86 @@ void MLIRGenImpl::genTurn(const fe::IfStmt &s) {
   TurnWaitOp::create(builder, l, rank, first, groups);
   // A statement that is one mma (`x = mma(...)`, `let x = mma(...)`) reads
   // nothing of its own result: its wait may move to the next statement.
-  auto wholeMma = [](const fe::StmtAST &st) {
+  // `mmas` gets the mma and the variable it is stored to.
+  using MmaStore = std::pair<const fe::CallExpr *, const fe::Decl *>;
+  auto wholeMma = [](const fe::StmtAST &st, SmallVectorImpl<MmaStore> &mmas) {
     const fe::ExprAST *value = nullptr;
-    if (auto *a = st.as<fe::AssignStmt>(); a && a->op == fe::AssignOp::Assign)
+    const fe::Decl *target = nullptr;
+    if (auto *a = st.as<fe::AssignStmt>(); a && a->op == fe::AssignOp::Assign) {
       value = a->value.get();
-    else if (auto *let = st.as<fe::LetStmt>())
+      if (auto *v = a->target->as<fe::VarRefExpr>())
+        target = v->decl;
+    } else if (auto *let = st.as<fe::LetStmt>()) {
       value = let->init.get();
+      target = let->decl.get();
+    }
     auto *c = value ? value->as<fe::CallExpr>() : nullptr;
-    return c && c->builtin == fe::Builtin::Mma;
+    if (!c || c->builtin != fe::Builtin::Mma)
+      return false;
+    mmas.push_back({c, target});
+    return true;
+  };
+  // ... or an `if` whose branches are each one assignment of an mma
+  // (`if j > 0 { o = mma(p, s.v, o) }`).
+  auto ifOfMma = [&](const fe::StmtAST &st, SmallVectorImpl<MmaStore> &mmas) {
+    auto *i = st.as<fe::IfStmt>();
+    if (!i || i->isTurn || i->thenBody.size() != 1 || i->elseBody.size() > 1)
+      return false;
+    for (const fe::Block *b : {&i->thenBody, &i->elseBody})
+      if (!b->empty() && ((*b)[0]->as<fe::LetStmt>() || !wholeMma(*(*b)[0], mmas)))
+        return false;
+    return true;
+  };
+  // Variables the mma whose wait is deferred stores (its registers are in
+  // flight until the wait).
+  SmallPtrSet<const fe::Decl *, 4> pendingStores;
+  auto notPending = [&](const fe::ExprAST &e) {
+    if (auto *c = e.as<fe::CallExpr>(); c && c->builtin == fe::Builtin::Zeros)
+      return true;
+    auto *v = e.as<fe::VarRefExpr>();
+    return v && v->decl && !pendingStores.count(v->decl);
+  };
+  // An mma the consume block leaves in flight (Sema: no `waitAfter`, so the
+  // block touches its accumulator and register A only after its own wait)
+  // that reads and writes no register of the deferred mma.
+  auto leftInFlight = [&](const MmaStore &m) {
+    const fe::CallExpr &c = *m.first;
+    return c.mma.inConsume && !c.mma.waitAfter && m.second && !pendingStores.count(m.second) &&
+           c.args.size() == 3 && notPending(*c.args[2]) &&
+           (!c.mma.a.inRegisters || notPending(*c.args[0]));
   };
   bool straight = true; // no statement may return or leave the iteration
   for (const auto &st : s.thenBody)
     straight = straight && !stmtMayReturn(*st) && !stmtLeavesIteration(*st);
+  // Groups committed after the deferred one: mmas left in flight, each
+  // committed as its own group after its statement (an empty group when an
+  // `if` skipped it: the count stays exact), so the deferred wait is
+  // `wait_group newer` and they run on under what follows until the
+  // block's wait (FlashAttention-3: S_j = Q K_j^T and O += P V issued in one
+  // turn, then the softmax of S_j under the P V).
+  int64_t newer = 0;
   if (!straight) {
     genBlock(s.thenBody, 0);
   } else {
     for (const auto &st : s.thenBody) {
+      SmallVector<MmaStore> mmas;
+      if (turnMmaWaitDue && (wholeMma(*st, mmas) || ifOfMma(*st, mmas)) &&
+          llvm::all_of(mmas, leftInFlight)) {
+        genStmt(*st);
+        genTurnInFlightCommit(loc(st->loc));
+        ++newer;
+        continue;
+      }
       if (turnMmaWaitDue)
-        genTurnMmaWait(loc(st->loc));
-      turnDefersMmaWait = wholeMma(*st);
+        genTurnMmaWait(loc(st->loc), newer);
+      newer = 0;
+      pendingStores.clear();
+      mmas.clear();
+      turnDefersMmaWait = wholeMma(*st, mmas);
       genStmt(*st);
+      if (turnMmaWaitDue)
+        for (const MmaStore &m : mmas)
+          pendingStores.insert(m.second);
       turnDefersMmaWait = false;
     }
   }
@@ -124,7 +187,7 @@ void MLIRGenImpl::genTurn(const fe::IfStmt &s) {
   next = arith::SelectOp::create(builder, l, wrap, intConst(l, i32, 0), next);
   TurnPassOp::create(builder, l, next, first, groups);
   if (turnMmaWaitDue)
-    genTurnMmaWait(l);
+    genTurnMmaWait(l, newer);
 }
 
 void MLIRGenImpl::genTurnEnd(Location l, const fe::RoleAST &role, bool entry) {

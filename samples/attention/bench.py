@@ -8,6 +8,11 @@ process on one GPU.
         [--plot attention.png] [--json attention.json] [--seqs 1024,...,16384]
         [--dims 64,128,256] [--dtypes f16,bf16] [--batch 4] [--heads 16]
         [--runs 30] [--warmup 10]
+    python3 samples/attention/bench.py --from-json a.json,b.json [--out ...] [--plot ...]
+
+--from-json measures nothing: it writes the table and the plot of the rows of
+earlier runs' --json files, in order (one page from runs split to fit a job's
+time; each file's device, torch version, runs and warm-ups are stated).
 
 Shapes: B x H x S x D (Q, K and V alike), causal and not. TFLOP/s = 4 * the
 unmasked query-key pairs * D / time (the causal count is S (S + 1) / 2 per
@@ -67,7 +72,14 @@ def main():
     ap.add_argument("--out", default="attention.md")
     ap.add_argument("--plot", default="attention.png")
     ap.add_argument("--json", default="attention.json")
+    ap.add_argument("--from-json", default="")
     args = ap.parse_args()
+    if args.from_json:
+        runs = []
+        for path in args.from_json.split(","):
+            with open(path) as fh:
+                runs.append(json.load(fh))
+        return render([r for run in runs for r in run["rows"]], runs, args)
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
@@ -83,6 +95,9 @@ def main():
     ptx_dir = os.environ.get("TILEC_PTX_DIR", ".")
     dev = torch.cuda.get_device_name()
     rows = []
+    # Written after every point, so a run stopped by a time limit keeps what it measured.
+    meta = {"device": dev, "torch": torch.__version__, "runs": args.runs, "warmup": args.warmup,
+            "batch": args.batch, "heads": args.heads, "rows": rows}
     for dname in args.dtypes.split(","):
         dt = DTYPES[dname]
         ptx = os.path.join(ptx_dir, f"attention_{dname}.ptx")
@@ -141,18 +156,28 @@ def main():
                         row["tilec_note"] = "not built"
                     rows.append(row)
                     print(json.dumps(row), flush=True)
+                    with open(args.json, "w") as fh:
+                        json.dump(meta, fh, indent=1)
                     del q, k, v
                     torch.cuda.empty_cache()
 
+    render(rows, [meta], args)
+
+
+def render(rows, runs, args):
+    """The markdown table (args.out) and the plot (args.plot) of rows measured
+    by the runs described in `runs` (their --json contents)."""
     def f(x):
         return "-" if x is None else f"{x:.0f}"
 
     def ratio(a, b):
         return "-" if a is None or not b else f"{a / b:.2f}"
 
-    lines = [f"Attention forward, B = {args.batch}, H = {args.heads}, {dev}, torch {torch.__version__}; "
-             f"TFLOP/s = 4 * unmasked pairs * D / CUDA-event median of {args.runs} runs after "
-             f"{args.warmup} warm-up runs. cuDNN and flash: torch SDPA with that backend; flex: "
+    how = "; ".join(sorted({f"B = {m.get('batch')}, H = {m.get('heads')}, {m.get('device')}, torch "
+                            f"{m.get('torch')}, CUDA-event median of {m.get('runs')} runs after "
+                            f"{m.get('warmup')} warm-up runs" for m in runs}))
+    lines = [f"Attention forward, {how} ({len(runs)} run(s) of this program); TFLOP/s = 4 * "
+             "unmasked pairs * D / time. cuDNN and flash: torch SDPA with that backend; flex: "
              "torch.compile(flex_attention). tilec results checked against cuDNN's output.", "",
              "| dtype | D | causal | seq | tilec | cuDNN | flash (FA2) | flex | tilec / cuDNN | "
              "tilec / flex |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -166,8 +191,6 @@ def main():
     print(text)
     with open(args.out, "w") as fh:
         fh.write(text)
-    with open(args.json, "w") as fh:
-        json.dump({"device": dev, "rows": rows}, fh, indent=1)
     try:
         import matplotlib
         matplotlib.use("Agg")
