@@ -242,12 +242,12 @@ struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
               LLVM::ShlOp::create(rewriter, loc, pairs[b * pairsPerBlock + 2 * (c0 + 1) + h],
                                   c32(16)));
           Value fromLo = shfl(x, srcLo), fromHi = shfl(x, srcHi);
-          Value low = LLVM::OrOp::create(
-              rewriter, loc, LLVM::AndOp::create(rewriter, loc, fromLo, c32(0xffff)),
-              LLVM::ShlOp::create(rewriter, loc, fromHi, c32(16)));
-          Value high = LLVM::OrOp::create(
-              rewriter, loc, LLVM::LShrOp::create(rewriter, loc, fromLo, c32(16)),
-              LLVM::AndOp::create(rewriter, loc, fromHi, c32(0xffff0000)));
+          Value lowLo = LLVM::AndOp::create(rewriter, loc, fromLo, c32(0xffff));
+          Value lowHi = LLVM::ShlOp::create(rewriter, loc, fromHi, c32(16));
+          Value low = LLVM::OrOp::create(rewriter, loc, lowLo, lowHi);
+          Value highLo = LLVM::LShrOp::create(rewriter, loc, fromLo, c32(16));
+          Value highHi = LLVM::AndOp::create(rewriter, loc, fromHi, c32(0xffff0000));
+          Value high = LLVM::OrOp::create(rewriter, loc, highLo, highHi);
           out.push_back(LLVM::SelectOp::create(rewriter, loc, upper, high, low));
         }
     replaceWithRegisters(rewriter, op, *getTypeConverter(), to, out);
