@@ -138,6 +138,7 @@ void Sema::resolveAttrNames(KernelAST &k) {
   pushScope();
   for (auto &t : k.templateDecls)
     scopes_.back().emplace(t->name, t.get());
+  attrKernel_ = &k;
   auto resolve = [&](std::array<DimName, 3> &names, std::array<int, 3> &dims, const char *attr) {
     std::string hint = std::string("write ") + attr +
                        "(X[, Y[, Z]]) with integer literals, file-level constants and the "
@@ -194,6 +195,7 @@ void Sema::resolveAttrNames(KernelAST &k) {
     else if (v)
       (isMax ? k.bounds.maxThreads : k.bounds.minBlocks) = (int)*v;
   }
+  attrKernel_ = nullptr;
   popScope();
 }
 
