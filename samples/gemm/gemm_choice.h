@@ -198,22 +198,32 @@ inline Choice splitKWith(const SplitKInstance &i, int cluster, int splits) {
 // the H200 (docs/perf/gemm.md) the pair measured 3-6% faster at 256 x 4096
 // x 14336 and as fast at the other M = 256 shapes, but 3-4% slower at
 // M = 128 (128 x 4096 x 4096: 19.6 us against 18.9 us).
-inline Choice splitKFillWith(const Problem &p, int sms, const SplitKInstance &i) {
-  const int cluster = ceilDiv(p.m, kTileM) > 1 && ceilDiv(p.n, i.bn) > 1 ? 2 : 1;
+inline Choice splitKFillWith(const Problem &p, int sms, const SplitKInstance &i, int cluster) {
   return splitKWith(i, cluster,
                     splitsToFill(splitKTiles(p, i.bn, cluster), kSteps(p), sms * i.perSm));
 }
 inline Choice splitKFill(const Problem &p, int sms) {
-  return splitKFillWith(p, sms, splitKInstances()[0]); // BN 128, 6 stages
+  const int cluster = ceilDiv(p.m, kTileM) > 1 && ceilDiv(p.n, kSplitKBn) > 1 ? 2 : 1;
+  return splitKFillWith(p, sms, splitKInstances()[0], cluster); // BN 128, 6 stages
 }
 // cuBLAS's kernel at M = 128..256, N, K = 4096..8192 (H200, cuBLAS 130100,
 // its kernel names: nvjet_sm90_hsh_128x64_64x8_1x2_*): 128 x 64 tiles, 8
 // stages of 64, a cluster of 2 along N, the whole K per CTA (no split-K)
 // where the tiles fill the SMs: split-K's BN 64 instance (8 stages, one CTA
 // per SM) is that kernel, splitting K only where the tiles alone leave SMs
-// idle (128 x 4096 x 4096: 64 tiles, 2 splits).
+// idle (128 x 4096 x 4096: 64 tiles, 2 splits). Without the cluster: on the
+// H200 the A-multicast pair measured 6-12 % slower at 256 x 4096 x 4096
+// (22.6 us against 20.2) and within 2 % elsewhere (docs/perf/gemm.md).
 inline Choice splitKNarrow(const Problem &p, int sms) {
-  return splitKFillWith(p, sms, splitKInstances()[1]); // BN 64, 8 stages
+  return splitKFillWith(p, sms, splitKInstances()[1], 1); // BN 64, 8 stages
+}
+// Where the narrow tile wins: at most 128 k steps of 64 per CTA. Past that
+// the 128 x 128 tile's lower intake per FLOP wins (256 x 4096 x 14336: 224
+// steps per CTA at BN 64, 59.6 us; BN 128 with 2 splits 53.8 us; 128 x 8192 x
+// 8192, 128 steps: BN 64 42.0 us, BN 128 48.0).
+inline bool narrowFits(const Problem &p, int sms) {
+  const Choice c = splitKNarrow(p, sms);
+  return ceilDiv(kSteps(p), c.splits) <= 128;
 }
 // The skinny kernel for p with the instance of the smallest MT >= M (the
 // deepest ring of that MT), splits filling the SMs; MT 0 when M exceeds
@@ -257,11 +267,11 @@ inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
       {"M <= 80, B K-major: skinny (C^T), the smallest MT >= M, splits to fill the SMs",
        [](const Problem &p, int) { return p.m <= 80 && p.bmajor == BMajor::K; }, skinnyFill},
-      {"M <= 256, B K-major, 64-wide tiles no more than the SMs: split-K at BN 64 (8 stages, "
-       "cuBLAS's 128 x 64 tile), cluster 2 (A multicast) with 2+ row and column tiles, splits "
-       "to fill the SMs",
+      {"M <= 256, B K-major, 64-wide tiles no more than the SMs, at most 128 k steps per CTA: "
+       "split-K at BN 64 (8 stages, cuBLAS's 128 x 64 tile), no cluster, splits to fill the SMs",
        [](const Problem &p, int sms) {
-         return p.m <= 256 && p.bmajor == BMajor::K && outputTiles(p, 64) <= sms;
+         return p.m <= 256 && p.bmajor == BMajor::K && outputTiles(p, 64) <= sms &&
+                narrowFits(p, sms);
        },
        splitKNarrow},
       {"M <= 256 (decode), 128-wide tiles no more than the SMs: split-K, BN 128, cluster 2 "

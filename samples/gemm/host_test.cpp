@@ -250,16 +250,25 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.bn == 64);
   CHECK(c.stages == 8);
   CHECK(c.splits == 2);
-  CHECK(c.cluster == 1); // one row of tiles: A multicast measured slower
+  CHECK(c.cluster == 1); // the A-multicast pair measured slower at BN 64
   CHECK(c.why.find("64-wide tiles") != std::string::npos);
   c = pick(256, 4096, 4096); // 128 tiles: the whole K per CTA, as cuBLAS
   CHECK(c.bn == 64);
   CHECK(c.splits == 1);
-  CHECK(c.cluster == 2); // 2 row tiles: the pairs share A
-  CHECK(pick(128, 8192, 8192).bn == 64);
+  CHECK(c.cluster == 1);
+  CHECK(pick(128, 8192, 8192).bn == 64); // 128 k steps per CTA: the narrow tile
   CHECK(pick(128, 8192, 8192).splits == 1);
-  CHECK(pick(256, 4096, 14336).cluster == 2);
-  CHECK(pick(256, 64, 4096).cluster == 1); // one column tile: no pair to share A
+  CHECK(pick(128, 4096, 14336).bn == 64); // 2 splits of 112 k steps
+  CHECK(pick(128, 4096, 14336).splits == 2);
+  // More than 128 k steps per CTA: split-K at BN 128, its cluster where M
+  // has 2 row tiles.
+  c = pick(256, 4096, 14336); // 224 steps at BN 64 x1; BN 128: 64 tiles x2
+  CHECK(c.bn == 128);
+  CHECK(c.splits == 2);
+  CHECK(c.cluster == 2); // 2 row tiles: the pairs share A
+  // One column tile: no pair to share A (MN-major B: split-K at BN 128).
+  CHECK(ruleChoice(Problem{256, 128, 4096, DType::F16, BMajor::MN}, sms).cluster == 1);
+  CHECK(ruleChoice(Problem{256, 256, 4096, DType::F16, BMajor::MN}, sms).cluster == 2);
   // More than the SMs in 64-wide tiles: split-K, BN 128, 6 stages.
   c = pick(256, 8192, 8192); // 256 tiles of 64, 128 of 128
   CHECK(c.variant == Variant::SplitK);
