@@ -85,6 +85,46 @@ const frontend::KernelAST *findKernel(const frontend::ModuleAST &ast, const std:
   return nullptr;
 }
 
+/// ptxas compiles every instruction of a kernel against the registers a
+/// thread has at entry (65536 / (min_blocks x threads), rounded down to 8:
+/// `.minnctapersm` with `.reqntid`/`.maxntid`); setmaxnreg moves registers
+/// between warps at run time but does not raise that limit. A kernel whose
+/// live values at some instruction need more (a wgmma accumulator of m64nN
+/// f32 is N / 2 registers per thread) makes ptxas fail with "Insufficient
+/// registers (E) to compile instruction at line L in function F": legal
+/// source, so an error at the kernel with the cause, not a tilec bug.
+/// Returns true when the log held that failure (every kernel it names is
+/// reported).
+bool reportRegisterShortage(llvm::StringRef log, const frontend::ModuleAST &ast,
+                            frontend::DiagnosticEngine &diags) {
+  bool found = false;
+  llvm::SmallVector<llvm::StringRef> lines;
+  log.split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    const size_t at = line.find("Insufficient registers (");
+    const size_t fn = line.find(" in function ");
+    if (at == llvm::StringRef::npos || fn == llvm::StringRef::npos)
+      continue;
+    llvm::StringRef count = line.drop_front(at + 24).take_until([](char c) { return c == ')'; });
+    llvm::StringRef name = line.drop_front(fn + 13).take_until([](char c) { return c == ' '; });
+    if (name.ends_with("."))
+      name = name.drop_back();
+    const frontend::KernelAST *k = findKernel(ast, name.str());
+    if (!k) // an instance: its template's source
+      k = findKernel(ast, name.take_until([](char c) { return c == '$'; }).str());
+    diags.error(k ? k->loc : frontend::Location{},
+                "kernel '" + name.str() + "' needs more registers per thread at some instruction "
+                    "than the " + count.str() + " its launch bounds leave: ptxas compiles every "
+                    "instruction against the count a thread enters with (65536 / (min_blocks x "
+                    "threads), rounded down to 8), which setmaxnreg does not raise (ptxas: " +
+                    line.trim().str() + ")",
+                "lower min_blocks(N) or the threads, or keep less live at once: an mma "
+                "accumulator of 64 x N f32 takes N / 2 registers per thread");
+    found = true;
+  }
+  return found;
+}
+
 } // namespace
 
 namespace {
@@ -147,6 +187,8 @@ bool runAndReport(const std::string &ptx, const CompileOptions &options,
     return false;
   }
   PtxasRun run = runPtxas(ptxas, options.arch, ptxFile.path, "");
+  if (run.rc != 0 && reportRegisterShortage(run.log, ast, diags))
+    return false;
   if (run.rc != 0) {
     std::string why = llvm::StringRef(run.log).trim().str();
     diags.error({},

@@ -205,8 +205,10 @@ void Parser::parseKernelAttrs(KernelAST &k) {
   }
 }
 
-/// max_threads(N) / min_blocks(N): one positive integer literal (ranges are
-/// checked by Sema against tile/target.h).
+/// max_threads(N) / min_blocks(N): one positive integer literal, or a
+/// constant expression of file-level constants and the kernel's compile-time
+/// parameters that Sema evaluates (resolveAttrNames; ranges are checked by
+/// Sema against tile/target.h).
 void Parser::parseLaunchBound(KernelAST &k, const Token &attr) {
   bool isMax = attr.text == "max_threads";
   std::optional<int> &slot = isMax ? k.bounds.maxThreads : k.bounds.minBlocks;
@@ -214,8 +216,15 @@ void Parser::parseLaunchBound(KernelAST &k, const Token &attr) {
     fail(attr.loc, "duplicate " + attr.text + " attribute",
          "give " + attr.text + "(N) at most once");
   (isMax ? k.bounds.maxThreadsLoc : k.bounds.minBlocksLoc) = attr.loc;
-  std::string hint = "write " + attr.text + "(N) with a positive integer literal";
+  std::string hint = "write " + attr.text +
+                     "(N) with a positive integer literal or a compile-time constant";
   expect(Tok::LParen, "'('", hint.c_str());
+  if (!(at(Tok::IntLit) && peekTok().kind == Tok::RParen)) {
+    (isMax ? k.bounds.maxThreadsName : k.bounds.minBlocksName).expr = parseExpr();
+    slot = 1; // Sema gives the value
+    expect(Tok::RParen, "')'", hint.c_str());
+    return;
+  }
   Token t = expect(Tok::IntLit, "a positive integer", hint.c_str());
   if (t.intValue < 1 || t.intValue > (1u << 20))
     fail(t.loc, attr.text + " of " + t.text + " is out of range", hint);

@@ -138,6 +138,7 @@ void Sema::resolveAttrNames(KernelAST &k) {
   pushScope();
   for (auto &t : k.templateDecls)
     scopes_.back().emplace(t->name, t.get());
+  attrKernel_ = &k;
   auto resolve = [&](std::array<DimName, 3> &names, std::array<int, 3> &dims, const char *attr) {
     std::string hint = std::string("write ") + attr +
                        "(X[, Y[, Z]]) with integer literals, file-level constants and the "
@@ -168,6 +169,33 @@ void Sema::resolveAttrNames(KernelAST &k) {
     resolve(k.cluster.names, k.cluster.dims, "cluster");
   if (k.threads.present)
     resolve(k.threads.names, k.threads.dims, "threads");
+  // max_threads(N) / min_blocks(N) written as constant expressions.
+  for (bool isMax : {true, false}) {
+    DimName &name = isMax ? k.bounds.maxThreadsName : k.bounds.minBlocksName;
+    if (!name.expr)
+      continue;
+    const char *attr = isMax ? "max_threads" : "min_blocks";
+    std::string hint = std::string("write ") + attr +
+                       "(N) with an integer literal, a file-level constant or one of the "
+                       "kernel's compile-time parameters";
+    ExprPtr &e = name.expr;
+    resolveNames(e);
+    Type t = checkValue(e, nullptr, "");
+    std::optional<int64_t> v;
+    bool overflow = false;
+    if (!t.isInvalid() && (!t.isInteger() || t.isBool()))
+      error(e->loc, std::string(attr) + " must be an integer, found " + t.str(), hint);
+    else if (!t.isInvalid() && checkConstantOps(*e) && !(v = foldConstant(*e, overflow)))
+      error(e->loc,
+            std::string(attr) + " must be a compile-time constant" +
+                (overflow ? " (it overflows)" : ""),
+            hint);
+    else if (v && (*v < 1 || *v > (1 << 20)))
+      error(e->loc, std::string(attr) + " of " + std::to_string(*v) + " is out of range", hint);
+    else if (v)
+      (isMax ? k.bounds.maxThreads : k.bounds.minBlocks) = (int)*v;
+  }
+  attrKernel_ = nullptr;
   popScope();
 }
 

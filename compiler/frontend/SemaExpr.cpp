@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -62,6 +63,14 @@ Type Sema::infer(ExprPtr &ep) {
               "call it: `" + v.name + "(...)`");
       else if (auto foreign = foreignWord(v.name))
         error(v.loc, foreign->message, foreign->hint);
+      else if (attrKernel_ &&
+               std::any_of(attrKernel_->params.begin(), attrKernel_->params.end(),
+                           [&](const auto &d) { return d->name == v.name; }))
+        error(v.loc,
+              "'" + v.name + "' is a runtime parameter of kernel '" + attrKernel_->name +
+                  "': an attribute is fixed in the PTX",
+              "use an integer literal, a file-level constant or a compile-time parameter "
+              "(`kernel " + attrKernel_->name + "<" + v.name + ": i32>(...)`, chosen with -D)");
       else
         error(v.loc, "unknown name '" + v.name + "'",
               "declare it with `let`/`var` before use, or add a kernel parameter");

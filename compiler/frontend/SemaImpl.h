@@ -283,6 +283,10 @@ public:
   /// through chains of them).
   const ExprAST &boundValue(const ExprAST &e) const;
   std::unordered_set<std::string> tmaTileNames_;
+  /// While resolveAttrNames checks a kernel's attributes: that kernel, whose
+  /// runtime parameters are not in scope there (the unknown-name error says
+  /// why).
+  const KernelAST *attrKernel_ = nullptr;
   /// mbarriers TMA loads complete on, with those copies: the compiler
   /// expects their bytes, so a user expect_tx on them counts only the bytes
   /// other sources (a peer's store_async) deliver.

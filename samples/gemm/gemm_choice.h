@@ -63,6 +63,29 @@ inline int64_t splitKTiles(const Problem &p, int64_t bn, int cluster) {
 // serves M = 65..80 (77 x 3000 x 5000 on the H200: 18.3 us against split-K's
 // 21.1 us); M > 80 is split-K's or the persistent kernel's (MT 128 and 256
 // measured slower than split-K: docs/perf/gemm.md).
+// gemm_splitk's instances (K-major B; CMakeLists.txt,
+// TILEC_GEMM_SPLITK_INSTANCES): tile width BN, ring depth S, CTAs per SM
+// (min_blocks). 128 x 128 with 6 stages; 128 x 64 with 8 stages (cuBLAS's
+// tile at M = 128..256: twice the CTAs of BN 128 without splitting K); 128 x
+// 64 with 4 stages, two CTAs per SM (80 registers per thread: BN 64 is the
+// widest fragment that fits; gemm.tile). gemm_splitk_bmn (MN-major B): BN 128,
+// 6 stages only.
+struct SplitKInstance {
+  int64_t bn;
+  int stages;
+  int perSm;
+};
+inline const std::vector<SplitKInstance> &splitKInstances() {
+  static const std::vector<SplitKInstance> all = {{128, 6, 1}, {64, 8, 1}, {64, 4, 2}};
+  return all;
+}
+// The instance of split-K choice (bn, stages) for B's major, or null.
+inline const SplitKInstance *splitKInstance(int64_t bn, int stages, BMajor b) {
+  for (const SplitKInstance &i : splitKInstances())
+    if (i.bn == bn && i.stages == stages && (b == BMajor::K || (bn == 128 && stages == 6)))
+      return &i;
+  return nullptr;
+}
 inline constexpr int64_t kSkinnyBn = 128;
 struct SkinnyInstance {
   int64_t mt;
@@ -99,7 +122,8 @@ inline std::string describe(const Choice &c) {
   std::string s =
       c.variant == Variant::SplitK
           ? "split-K x" + std::to_string(c.splits) + ", BN " + std::to_string(c.bn) +
-                (c.cluster > 1 ? ", cluster " + std::to_string(c.cluster) + " (A multicast)" : "")
+                (c.cluster > 1 ? ", cluster " + std::to_string(c.cluster) + " (A multicast)" : "") +
+                (c.bn == 64 && c.stages == 4 ? ", 2 CTAs per SM" : "")
       : c.variant == Variant::Skinny
           ? "skinny (C^T) x" + std::to_string(c.splits) + ", " + std::to_string(c.mt) + " x " +
                 std::to_string(c.bn) + " tiles"
@@ -118,9 +142,13 @@ inline std::string kernelName(const Choice &c, BMajor b) {
   return b == BMajor::K ? base : base + "_bmn";
 }
 // The compile-time parameters that name the instance (besides T).
-inline std::vector<std::pair<std::string, int64_t>> instanceArgs(const Choice &c) {
+inline std::vector<std::pair<std::string, int64_t>> instanceArgs(const Choice &c, BMajor b) {
   if (c.variant == Variant::Skinny)
     return {{"MT", c.mt}, {"S", c.stages}};
+  if (c.variant == Variant::SplitK && b == BMajor::K) {
+    const SplitKInstance *i = splitKInstance(c.bn, c.stages, b);
+    return {{"BN", c.bn}, {"S", c.stages}, {"NB", i ? i->perSm : 1}};
+  }
   return {{"BN", c.bn}};
 }
 // The f32 workspace (elements) and tile flags (i32) of a split variant:
@@ -152,23 +180,50 @@ struct Rule {
   Choice (*pick)(const Problem &, int sms);
 };
 
-// Split-K is compiled for BN = 128 only (gemm.tile: its 6-stage ring fits
-// the shared memory at that width).
+// Split-K's default instance: BN 128, 6 stages (the one compiled for both B
+// majors).
 inline constexpr int64_t kSplitKBn = 128;
+inline Choice splitKWith(const SplitKInstance &i, int cluster, int splits) {
+  Choice c;
+  c.variant = Variant::SplitK;
+  c.cluster = cluster;
+  c.bn = i.bn;
+  c.stages = i.stages;
+  c.splits = splits;
+  return c;
+}
 // The split-K cluster: 2 (the pair of CTAs that take consecutive column
 // tiles over one k range loads each A tile once and multicasts it) where M
 // has 2 or more row tiles and a row more than one column tile; else 1. On
 // the H200 (docs/perf/gemm.md) the pair measured 3-6% faster at 256 x 4096
 // x 14336 and as fast at the other M = 256 shapes, but 3-4% slower at
 // M = 128 (128 x 4096 x 4096: 19.6 us against 18.9 us).
+inline Choice splitKFillWith(const Problem &p, int sms, const SplitKInstance &i, int cluster) {
+  return splitKWith(i, cluster,
+                    splitsToFill(splitKTiles(p, i.bn, cluster), kSteps(p), sms * i.perSm));
+}
 inline Choice splitKFill(const Problem &p, int sms) {
-  Choice c;
-  c.variant = Variant::SplitK;
-  c.cluster = ceilDiv(p.m, kTileM) > 1 && ceilDiv(p.n, kSplitKBn) > 1 ? 2 : 1;
-  c.bn = kSplitKBn;
-  c.stages = 6;
-  c.splits = splitsToFill(splitKTiles(p, c.bn, c.cluster), kSteps(p), sms);
-  return c;
+  const int cluster = ceilDiv(p.m, kTileM) > 1 && ceilDiv(p.n, kSplitKBn) > 1 ? 2 : 1;
+  return splitKFillWith(p, sms, splitKInstances()[0], cluster); // BN 128, 6 stages
+}
+// cuBLAS's kernel at M = 128..256, N, K = 4096..8192 (H200, cuBLAS 130100,
+// its kernel names: nvjet_sm90_hsh_128x64_64x8_1x2_*): 128 x 64 tiles, 8
+// stages of 64, a cluster of 2 along N, the whole K per CTA (no split-K)
+// where the tiles fill the SMs: split-K's BN 64 instance (8 stages, one CTA
+// per SM) is that kernel, splitting K only where the tiles alone leave SMs
+// idle (128 x 4096 x 4096: 64 tiles, 2 splits). Without the cluster: on the
+// H200 the A-multicast pair measured 6-12 % slower at 256 x 4096 x 4096
+// (22.6 us against 20.2) and within 2 % elsewhere (docs/perf/gemm.md).
+inline Choice splitKNarrow(const Problem &p, int sms) {
+  return splitKFillWith(p, sms, splitKInstances()[1], 1); // BN 64, 8 stages
+}
+// Where the narrow tile wins: at most 128 k steps of 64 per CTA. Past that
+// the 128 x 128 tile's lower intake per FLOP wins (256 x 4096 x 14336: 224
+// steps per CTA at BN 64, 59.6 us; BN 128 with 2 splits 53.8 us; 128 x 8192 x
+// 8192, 128 steps: BN 64 42.0 us, BN 128 48.0).
+inline bool narrowFits(const Problem &p, int sms) {
+  const Choice c = splitKNarrow(p, sms);
+  return ceilDiv(kSteps(p), c.splits) <= 128;
 }
 // The skinny kernel for p with the instance of the smallest MT >= M (the
 // deepest ring of that MT), splits filling the SMs; MT 0 when M exceeds
@@ -212,6 +267,13 @@ inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
       {"M <= 80, B K-major: skinny (C^T), the smallest MT >= M, splits to fill the SMs",
        [](const Problem &p, int) { return p.m <= 80 && p.bmajor == BMajor::K; }, skinnyFill},
+      {"M <= 256, B K-major, 64-wide tiles no more than the SMs, at most 128 k steps per CTA: "
+       "split-K at BN 64 (8 stages, cuBLAS's 128 x 64 tile), no cluster, splits to fill the SMs",
+       [](const Problem &p, int sms) {
+         return p.m <= 256 && p.bmajor == BMajor::K && outputTiles(p, 64) <= sms &&
+                narrowFits(p, sms);
+       },
+       splitKNarrow},
       {"M <= 256 (decode), 128-wide tiles no more than the SMs: split-K, BN 128, cluster 2 "
        "(A multicast) with 2+ row and column tiles, splits to fill the SMs",
        [](const Problem &p, int sms) { return p.m <= 256 && outputTiles(p, 128) <= sms; },
@@ -263,20 +325,22 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
       c.cluster = cl;
       out.push_back(c);
     }
-  for (int cl : {2, 1})
-    for (int s : {1, 2, 3, 4, 6, 8}) {
-      if (cl > 1 && ceilDiv(p.n, kSplitKBn) < 2)
-        continue;
-      if (s > 1 && (kSteps(p) < 2 * s || splitKTiles(p, kSplitKBn, cl) * s > 4 * int64_t(sms)))
-        continue;
-      Choice c;
-      c.variant = Variant::SplitK;
-      c.cluster = cl;
-      c.bn = kSplitKBn;
-      c.stages = 6;
-      c.splits = s;
-      out.push_back(c);
-    }
+  // Every split-K instance of B's major (the BN 64 ones where M <= 1024:
+  // beyond, the persistent kernel's tiles fill the SMs), at most 4 CTAs per
+  // SM's slot in all.
+  for (const SplitKInstance &i : splitKInstances()) {
+    if (!splitKInstance(i.bn, i.stages, p.bmajor) || (i.bn != kSplitKBn && p.m > 1024))
+      continue;
+    for (int cl : {2, 1})
+      for (int s : {1, 2, 3, 4, 6, 8}) {
+        if (cl > 1 && ceilDiv(p.n, i.bn) < 2)
+          continue;
+        if (s > 1 && (kSteps(p) < 2 * s ||
+                      splitKTiles(p, i.bn, cl) * s > 4 * int64_t(i.perSm) * int64_t(sms)))
+          continue;
+        out.push_back(splitKWith(i, cl, s));
+      }
+  }
   // The skinny kernel (K-major B): every compiled MT >= M, the
   // same splits.
   if (p.bmajor == BMajor::K)
@@ -358,10 +422,10 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
   }
   if ((dtype != "f16" && dtype != "bf16") || (bmajor != "k" && bmajor != "mn") ||
       (variant != "persistent" && variant != "splitk" && variant != "skinny") ||
-      (bn != 128 && bn != 192 && bn != 256) || (cluster != 1 && cluster != 2) || splits < 1 ||
+      (bn != 64 && bn != 128 && bn != 192 && bn != 256) || (cluster != 1 && cluster != 2) || splits < 1 ||
       splits > 8) {
     error = "a value out of range (dtype f16|bf16, bmajor k|mn, variant "
-            "persistent|splitk|skinny, BN 128|192|256, cluster 1|2, splits 1..8)";
+            "persistent|splitk|skinny, BN 64|128|192|256, cluster 1|2, splits 1..8)";
     return false;
   }
   if (bn == 192 && (variant != "persistent" || bmajor != "k")) {
@@ -381,8 +445,14 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
     error = "MT is the skinny kernel's (0 for the others)";
     return false;
   }
-  if (variant == "splitk" && (bn != kSplitKBn || stages != 6)) {
-    error = "split-K runs at BN 128 with 6 stages (BN 128, stages 6)";
+  if (variant == "splitk" &&
+      !splitKInstance(bn, int(stages), bmajor == "k" ? BMajor::K : BMajor::MN)) {
+    error = "split-K runs at BN 128 with 6 stages, or (B K-major) at BN 64 with 8 stages or "
+            "4 (two CTAs per SM)";
+    return false;
+  }
+  if (bn == 64 && variant != "splitk") {
+    error = "BN 64 is split-K's";
     return false;
   }
   if (variant == "persistent" && (splits != 1 || stages != 4)) {

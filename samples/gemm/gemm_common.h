@@ -364,12 +364,17 @@ inline KernelShape kernelShapeFromInfo(const tile::ModuleInfo &info, const std::
   return best;
 }
 
+// `more`: the instance's value parameters besides BN (split-K with two CTAs
+// per SM: its stages S).
 inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath,
-                                 const std::string &name, int64_t bn) {
+                                 const std::string &name, int64_t bn,
+                                 const tile::TemplateArgs &more = {}) {
   TileKernel t;
   t.module = tile::Module::fromFiles(ctx, ptxPath);
   const KernelShape s = kernelShapeFromInfo(*t.module.info(), name, bn, ptxPath);
-  t.kernel = t.module.kernel(name, {{"BN", s.bn}});
+  tile::TemplateArgs args{{"BN", s.bn}};
+  args.insert(args.end(), more.begin(), more.end());
+  t.kernel = t.module.kernel(name, args);
   const tile::KernelInfo &info = *t.kernel.info();
   if (!info.threads)
     throw std::runtime_error(ptxPath + ": kernel " + s.entry + " declares no threads(...)");

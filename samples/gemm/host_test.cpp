@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <set>
 
 using namespace gemm;
 
@@ -242,16 +243,45 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   auto pick = [&](int64_t m, int64_t n, int64_t k) {
     return ruleChoice(Problem{m, n, k, DType::F16, BMajor::K}, sms);
   };
-  // Decode shapes: split-K over the SMs, BN 128.
-  Choice c = pick(128, 4096, 4096); // 32 tiles -> 4 splits = 128 CTAs
+  // Decode shapes, B K-major, 128 x 64 tiles no more than the SMs: split-K's
+  // BN 64 instance (8 stages, one CTA per SM), splits to fill the SMs.
+  Choice c = pick(128, 4096, 4096); // 64 tiles -> 2 splits = 128 CTAs
+  CHECK(c.variant == Variant::SplitK);
+  CHECK(c.bn == 64);
+  CHECK(c.stages == 8);
+  CHECK(c.splits == 2);
+  CHECK(c.cluster == 1); // the A-multicast pair measured slower at BN 64
+  CHECK(c.why.find("64-wide tiles") != std::string::npos);
+  c = pick(256, 4096, 4096); // 128 tiles: the whole K per CTA, as cuBLAS
+  CHECK(c.bn == 64);
+  CHECK(c.splits == 1);
+  CHECK(c.cluster == 1);
+  CHECK(pick(128, 8192, 8192).bn == 64); // 128 k steps per CTA: the narrow tile
+  CHECK(pick(128, 8192, 8192).splits == 1);
+  CHECK(pick(128, 4096, 14336).bn == 64); // 2 splits of 112 k steps
+  CHECK(pick(128, 4096, 14336).splits == 2);
+  // More than 128 k steps per CTA: split-K at BN 128, its cluster where M
+  // has 2 row tiles.
+  c = pick(256, 4096, 14336); // 224 steps at BN 64 x1; BN 128: 64 tiles x2
+  CHECK(c.bn == 128);
+  CHECK(c.splits == 2);
+  CHECK(c.cluster == 2); // 2 row tiles: the pairs share A
+  // One column tile: no pair to share A (MN-major B: split-K at BN 128).
+  CHECK(ruleChoice(Problem{256, 128, 4096, DType::F16, BMajor::MN}, sms).cluster == 1);
+  CHECK(ruleChoice(Problem{256, 256, 4096, DType::F16, BMajor::MN}, sms).cluster == 2);
+  // More than the SMs in 64-wide tiles: split-K, BN 128, 6 stages.
+  c = pick(256, 8192, 8192); // 256 tiles of 64, 128 of 128
   CHECK(c.variant == Variant::SplitK);
   CHECK(c.bn == 128);
-  CHECK(c.splits == 4);
-  CHECK(c.cluster == 1); // one row of tiles: A multicast measured slower
   CHECK(c.stages == 6);
-  CHECK(c.why.find("M <= 256") != std::string::npos);
-  CHECK(pick(256, 4096, 14336).cluster == 2); // 2 row tiles: the pairs share A
-  CHECK(pick(256, 128, 4096).cluster == 1);   // one column tile: no pair to share A
+  CHECK(c.splits == 1);
+  CHECK(c.why.find("128-wide tiles no more than the SMs") != std::string::npos);
+  CHECK(pick(128, 14336, 4096).bn == 128); // 224 tiles of 64, 112 of 128
+  // MN-major B: split-K's BN 128 instance only.
+  c = ruleChoice(Problem{128, 4096, 4096, DType::F16, BMajor::MN}, sms);
+  CHECK(c.bn == 128);
+  CHECK(c.splits == 4); // 32 tiles
+  CHECK(c.stages == 6);
   c = pick(77, 3000, 5000); // MT 80: 24 tiles -> 5 splits
   CHECK(c.variant == Variant::Skinny);
   CHECK(c.mt == 80);
@@ -274,7 +304,6 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(pick(81, 4096, 4096).variant == Variant::SplitK);
   CHECK(ruleChoice(Problem{16, 4096, 4096, DType::F16, BMajor::MN}, sms).variant ==
         Variant::SplitK); // the skinny kernel takes B K-major only
-  CHECK(pick(256, 4096, 4096).splits == 2);     // 64 tiles
   CHECK(pick(16, 14336, 4096).splits == 1);     // 112 tiles fill the SMs alone
   c = pick(256, 14336, 4096);                   // 224 tiles of 128: the persistent kernel
   CHECK(c.variant == Variant::Persistent);
@@ -324,25 +353,35 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
     const std::vector<Choice> cs = candidates(p, 132);
     CHECK(std::find(cs.begin(), cs.end(), ruleChoice(p, 132)) != cs.end());
     int persistent = 0, clustered = 0;
+    std::set<int64_t> instances;
     for (const Choice &c : cs) {
       persistent += c.variant == Variant::Persistent;
       if (c.variant == Variant::SplitK) {
         CHECK((c.cluster == 1 || c.cluster == 2));
         clustered += c.cluster == 2;
-        CHECK(c.bn == 128); // the only split-K instance
-        CHECK(c.stages == 6);
+        const SplitKInstance *i = splitKInstance(c.bn, c.stages, p.bmajor);
+        REQUIRE(i != nullptr); // a compiled instance
+        instances.insert(c.bn * 100 + c.stages);
+        CHECK((c.bn == 128 || p.m <= 1024)); // BN 64 for M <= 1024 only
         CHECK((c.splits == 1 || kSteps(p) >= 2 * c.splits));
-        CHECK((c.splits == 1 || splitKTiles(p, c.bn, c.cluster) * c.splits <= 4 * 132));
+        CHECK((c.splits == 1 || splitKTiles(p, c.bn, c.cluster) * c.splits <= 4 * i->perSm * 132));
       }
     }
     CHECK(persistent == 6); // BN 256 / 192 / 128 x cluster 2 / 1
     CHECK(clustered > 0);
+    // Every split-K instance (K-major B) where M <= 1024.
+    CHECK(instances.size() == (p.m <= 1024 ? splitKInstances().size() : 1));
   }
-  // MN-major B: no BN 192; one column tile: no split-K cluster.
-  for (const Choice &c : candidates(Problem{128, 4096, 4096, DType::F16, BMajor::MN}, 132))
+  // MN-major B: no BN 192 and split-K at BN 128 only; one column tile: no
+  // split-K cluster.
+  for (const Choice &c : candidates(Problem{128, 4096, 4096, DType::F16, BMajor::MN}, 132)) {
     CHECK(c.bn != 192);
-  for (const Choice &c : candidates(Problem{128, 128, 4096}, 132))
+    CHECK((c.variant != Variant::SplitK || (c.bn == 128 && c.stages == 6)));
+  }
+  for (const Choice &c : candidates(Problem{128, 64, 4096}, 132))
     CHECK((c.variant != Variant::SplitK || c.cluster == 1));
+  for (const Choice &c : candidates(Problem{128, 128, 4096}, 132))
+    CHECK((c.variant != Variant::SplitK || c.bn == 64 || c.cluster == 1));
   // The skinny kernel: every compiled MT >= M (K-major B only), its splits
   // within the same limits.
   const Problem p{16, 4096, 4096, DType::F16, BMajor::K};
@@ -390,7 +429,7 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   {
     std::ofstream f(path, std::ios::app);
     f << "\n# a comment\n"
-      << "f16 k 1x2x3 persistent 64 2 1 4 1.0\n"  // BN 64: out of range
+      << "f16 k 1x2x3 persistent 96 2 1 4 1.0\n"  // BN 96: out of range
       << "f16 mn 1x2x3 persistent 192 2 1 4 1.0\n" // BN 192 with MN-major B
       << "f16 k 1x2x3 splitk 192 2 1 6 1.0\n"     // BN 192 on split-K
       << "f16 k 4x4x4 splitk 128 2 3 6 2.0\n"     // split-K with its cluster: fine
@@ -403,11 +442,20 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
       << "f16 k 1x2x3 skinny 128 1 4 11 48 1.0\n"         // MT 48: not compiled
       << "f16 mn 1x2x3 skinny 128 1 4 11 16 1.0\n"        // skinny with MN-major B
       << "f16 k 1x2x3 splitk 128 1 4 6 16 1.0\n"          // MT on split-K
-      << "f16 k 1x2x3 splitk 128 1 4 6 0 x\n";            // a time that is no number
+      << "f16 k 1x2x3 splitk 128 1 4 6 0 x\n"             // a time that is no number
+      << "f16 k 6x6x6 splitk 64 2 1 8 0 4.0\n"            // BN 64, 8 stages: fine
+      << "f16 k 7x7x7 splitk 64 1 3 4 0 4.0\n"            // BN 64, two CTAs per SM: fine
+      << "f16 mn 1x2x3 splitk 64 1 1 8 0 1.0\n"           // BN 64 with MN-major B
+      << "f16 k 1x2x3 splitk 64 1 1 6 0 1.0\n"            // BN 64 with 6 stages
+      << "f16 k 1x2x3 persistent 64 1 1 4 0 1.0\n";       // BN 64 on the persistent kernel
   }
   TuneCache back;
   back.load(path);
-  REQUIRE(back.entries.size() == 5);
+  REQUIRE(back.entries.size() == 7);
+  REQUIRE(back.find(Problem{6, 6, 6}) != nullptr);
+  CHECK(back.find(Problem{6, 6, 6})->choice.stages == 8);
+  REQUIRE(back.find(Problem{7, 7, 7}) != nullptr);
+  CHECK(back.find(Problem{7, 7, 7})->choice.stages == 4);
   REQUIRE(back.find(Problem{4, 4, 4}) != nullptr);
   CHECK(back.find(Problem{4, 4, 4})->choice.cluster == 2);
   REQUIRE(back.find(Problem{5, 5, 5}) != nullptr);
@@ -421,7 +469,7 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(got->us == Approx(12.25));
   CHECK(back.find(Problem{8, 8, 8, DType::F16, BMajor::K}) != nullptr);
   CHECK(back.find(Problem{8, 8, 8, DType::BF16, BMajor::K}) == nullptr); // keyed by dtype too
-  REQUIRE(back.problems.size() == 11);
+  REQUIRE(back.problems.size() == 14);
   CHECK(back.problems[0].find(path + ":6: a value out of range") == 0);
   CHECK(back.problems[1].find(path + ":7: BN 192 is the persistent kernel's with B K-major") ==
         0);
@@ -435,6 +483,10 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(back.problems[8].find("the skinny kernel takes B K-major") != std::string::npos);
   CHECK(back.problems[9].find("MT is the skinny kernel's") != std::string::npos);
   CHECK(back.problems[10].find("expected 'dtype bmajor MxNxK") != std::string::npos);
+  CHECK(back.problems[11].find(":22: split-K runs at BN 128 with 6 stages, or (B K-major)") !=
+        std::string::npos);
+  CHECK(back.problems[12].find(":23: split-K runs at BN 128") != std::string::npos);
+  CHECK(back.problems[13].find(":24: BN 64 is split-K's") != std::string::npos);
   // The cache wins over the rule; the rule answers for shapes it lacks.
   const Choice tuned = chooseFor(p, 132, &back);
   CHECK(tuned == e.choice);
@@ -482,8 +534,21 @@ TEST_CASE("kernel instances are found from the kernel info", "[gemm]") {
   skinny.stages = 11;
   CHECK(kernelName(skinny, BMajor::K) == "gemm_skinny");
   CHECK(!usesMulticastPtx(skinny));
-  CHECK(instanceArgs(skinny) == tile::TemplateArgs{{"MT", 16}, {"S", 11}});
-  CHECK(instanceArgs(sk) == tile::TemplateArgs{{"BN", 256}});
+  CHECK(instanceArgs(skinny, BMajor::K) == tile::TemplateArgs{{"MT", 16}, {"S", 11}});
+  CHECK(instanceArgs(Choice{}, BMajor::K) == tile::TemplateArgs{{"BN", 256}});
+  // gemm_splitk (K-major B) is named by BN, stages and CTAs per SM;
+  // gemm_splitk_bmn by BN.
+  sk.bn = 128;
+  sk.stages = 6;
+  CHECK(instanceArgs(sk, BMajor::K) == tile::TemplateArgs{{"BN", 128}, {"S", 6}, {"NB", 1}});
+  CHECK(instanceArgs(sk, BMajor::MN) == tile::TemplateArgs{{"BN", 128}});
+  sk.bn = 64;
+  sk.stages = 4;
+  CHECK(instanceArgs(sk, BMajor::K) == tile::TemplateArgs{{"BN", 64}, {"S", 4}, {"NB", 2}});
+  CHECK(splitKInstance(64, 8, BMajor::K) != nullptr);
+  CHECK(splitKInstance(64, 8, BMajor::MN) == nullptr);
+  CHECK(splitKInstance(128, 6, BMajor::MN) != nullptr);
+  CHECK(describe(sk).find("2 CTAs per SM") != std::string::npos);
   CHECK(skinnyPtxName(DType::F16) == "gemm_skinny_f16.ptx");
 }
 

@@ -5,7 +5,7 @@
 //
 //   gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]
 //        [--variant auto|persistent|splitk|skinny] [--splits S] [--mt MT] [--multicast on|off]
-//        [--bn 256|192|128]
+//        [--bn 256|192|128|64] [--stages S]
 //        [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]
 //        [--ptx PATH] [--reference-only] [--skip-code C]
 //   gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]
@@ -79,6 +79,7 @@ struct Options {
   int64_t bn = 0;  // 0: not forced
   int splits = 0;  // 0: not forced
   int64_t mt = 0;  // the skinny kernel's tile rows; 0: not forced
+  int stages = 0;  // split-K's instance (with --bn); 0: not forced
   bool tune = false;
   std::string tuneCache; // "" : none (with --tune: gemm_tune.txt)
   uint64_t seed = 20261123;
@@ -92,7 +93,7 @@ struct Options {
   std::vector<BMajor> bmajors{BMajor::K};
   int runs = 30, warmup = 10;
   std::string out, csv;
-  bool forced() const { return variant || multicast || bn || splits || mt; }
+  bool forced() const { return variant || multicast || bn || splits || mt || stages; }
 };
 
 [[noreturn]] void usage(const char *msg) {
@@ -101,7 +102,7 @@ struct Options {
       "gemm: %s\n"
       "usage: gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]\n"
       "            [--variant auto|persistent|splitk|skinny] [--splits S] [--mt MT]\n"
-      "            [--multicast on|off] [--bn BN]\n"
+      "            [--multicast on|off] [--bn BN] [--stages S]\n"
       "            [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]\n"
       "            [--ptx PATH] [--reference-only] [--skip-code C]\n"
       "       gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]\n"
@@ -199,9 +200,11 @@ Options parse(int argc, char **argv) {
       o.multicast = v == "on";
     } else if (f == "--bn") {
       o.bn = r.intValue();
-      if (o.bn != 128 && o.bn != 192 && o.bn != 256)
-        usage("--bn is 128, 192 or 256");
-    } else if (f == "--tune")
+      if (o.bn != 64 && o.bn != 128 && o.bn != 192 && o.bn != 256)
+        usage("--bn is 64, 128, 192 or 256");
+    } else if (f == "--stages")
+      o.stages = int(r.intIn(1, 16));
+    else if (f == "--tune")
       o.tune = true;
     else if (f == "--tune-cache")
       o.tuneCache = r.value();
@@ -251,8 +254,25 @@ Options parse(int argc, char **argv) {
   if (o.multicast && skinny)
     usage("--multicast is the persistent kernel's (B) and split-K's (A): skinny runs without a "
           "cluster");
-  if (o.bn && o.bn != 128 && (o.variant == Variant::SplitK || o.splits))
-    usage("split-K is compiled for --bn 128 only");
+  if (o.bn && o.bn != 128 && o.bn != 64 && (o.variant == Variant::SplitK || o.splits))
+    usage("split-K is compiled for --bn 128 and 64 only");
+  if ((o.bn == 64 || o.stages) && o.variant != Variant::SplitK && !o.splits)
+    usage("--bn 64 and --stages are split-K's: give --variant splitk or --splits");
+  if ((o.bn == 64 || o.stages) && (o.variant == Variant::SplitK || o.splits)) {
+    // Split-K's instance: the first listed of that width (BN 64 -> 8
+    // stages), or the one --stages names; checked here, before any device.
+    const int64_t bn = o.bn ? o.bn : gemm::kSplitKBn;
+    const gemm::SplitKInstance *inst = nullptr;
+    for (const gemm::SplitKInstance &i : gemm::splitKInstances())
+      if (i.bn == bn && (o.stages ? i.stages == o.stages : !inst))
+        inst = &i;
+    if (!inst || !gemm::splitKInstance(inst->bn, inst->stages, o.problem.bmajor))
+      usage(("no split-K instance has BN " + std::to_string(bn) +
+             (o.stages ? " and " + std::to_string(o.stages) + " stages" : std::string()) +
+             " for B " + gemm::bmajorName(o.problem.bmajor) +
+             "-major (BN 128 with 6 stages; B K-major also BN 64 with 8, or 4: two CTAs per SM)")
+                .c_str());
+  }
   if (o.bn == 192 && o.problem.bmajor != BMajor::K)
     usage("--bn 192 is compiled for B K-major only (--bmajor k)");
   if (o.bn && o.bn != 128 && skinny)
@@ -325,11 +345,25 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
     const bool splitK =
         c.variant == Variant::SplitK && (o.variant == Variant::SplitK || o.splits);
     if (c.variant != Variant::Persistent && !splitK)
-      c = gemm::persistentWith(c.bn);
+      c = gemm::persistentWith(c.bn == 64 ? 128 : c.bn); // no persistent BN 64
     c.cluster = *o.multicast ? 2 : 1;
   }
   if (o.bn)
     c.bn = o.bn;
+  if (c.variant == Variant::SplitK) {
+    // The split-K instance of that width (the first listed: BN 64 -> 8
+    // stages) or the one --stages names (parse() checked it exists).
+    const gemm::SplitKInstance *inst = nullptr;
+    for (const gemm::SplitKInstance &i : gemm::splitKInstances())
+      if (i.bn == c.bn && (o.stages ? i.stages == o.stages : !inst))
+        inst = &i;
+    if (!inst || !gemm::splitKInstance(inst->bn, inst->stages, p.bmajor))
+      usage(("no split-K instance has BN " + std::to_string(c.bn) + " for B " +
+             gemm::bmajorName(p.bmajor) + "-major")
+                .c_str());
+    if (o.bn || o.stages)
+      c.stages = inst->stages;
+  }
   c.why = "forced on the command line";
   return c;
 }
@@ -375,18 +409,19 @@ struct Runner {
                                                          : ptxPath(o, d, gemm::usesMulticastPtx(c));
     const std::string name = gemm::kernelName(c, b);
     std::string key = ptx + "\n" + name;
-    for (const auto &[param, v] : gemm::instanceArgs(c))
+    for (const auto &[param, v] : gemm::instanceArgs(c, b))
       key += " " + param + "=" + std::to_string(v);
     auto it = loaded.find(key);
     if (it == loaded.end()) {
       if (!fileExists(ptx))
         throw std::runtime_error("not built (" + ptx + ")");
-      it = loaded
-               .emplace(key, c.variant == Variant::Skinny
-                                 ? gemm::loadTileInstance(ctx, ptx, name, gemm::instanceArgs(c),
-                                                          c.bn)
-                                 : gemm::loadTileKernel(ctx, ptx, name, c.bn))
-               .first;
+      tile::TemplateArgs args = gemm::instanceArgs(c, b);
+      if (c.variant == Variant::Skinny) {
+        it = loaded.emplace(key, gemm::loadTileInstance(ctx, ptx, name, args, c.bn)).first;
+      } else {
+        args.erase(args.begin()); // BN: loadTileKernel's own (it reads the cluster)
+        it = loaded.emplace(key, gemm::loadTileKernel(ctx, ptx, name, c.bn, args)).first;
+      }
     }
     return it->second;
   }

@@ -38,7 +38,9 @@
 #   SANITIZER_TIMEOUT (seconds per sanitizer run, 150), TIME_BUDGET (480 s for
 #   everything: sanitizer runs are cut to fit), SKIP_SANITIZERS=1, SKIP_BENCH=1,
 #   GEMM_ONLY=1 (only the GEMM: build the gemm targets, ctest -R gemm, the GEMM
-#   benchmark + plot, the sanitizers on the gemm GPU tests),
+#   benchmark + plot, the sanitizers on the gemm GPU tests), GEMM_RUNS /
+#   GEMM_WARMUP (the GEMM benchmark's --runs, default 30, and --warmup, 10),
+#   GEMM_SHAPES (its --shapes, default the whole sweep),
 #   RING_ONLY=1 (only samples/ring_gemm and ring_gemm_rs, step 4b: build them +
 #   tilec-run, ctest -R ring_gemm (both rings' checks; gpu4.* with 4 GPUs),
 #   the all-gather ring's benchmark, memcheck on the small shape;
@@ -330,8 +332,8 @@ elif [ ! -x "$GEMMBIN" ]; then
   fail "gemm bench" "gemm not built" "build.log"
 else
   note "gemm --bench"
-  "$GEMMBIN" --bench --tune --tune-cache "$OUT/gemm_tune.txt" --runs 30 --warmup 10 \
-    --out "$OUT/gemm_bench.md" --csv "$OUT/gemm_bench.csv" --skip-code 77 > "$OUT/gemm_bench.log" 2>&1
+  "$GEMMBIN" --bench --tune --tune-cache "$OUT/gemm_tune.txt" --runs "${GEMM_RUNS:-30}" \
+    --warmup "${GEMM_WARMUP:-10}" ${GEMM_SHAPES:+--shapes "$GEMM_SHAPES"} --out "$OUT/gemm_bench.md" --csv "$OUT/gemm_bench.csv" --skip-code 77 > "$OUT/gemm_bench.log" 2>&1
   rc=$?
   if [ $rc -eq 77 ]; then
     fail "gemm bench" "no CUDA device seen" "gemm_bench.log"

@@ -457,6 +457,9 @@ struct LaunchBoundsAttr {
   Location maxThreadsLoc;
   std::optional<int> minBlocks;
   Location minBlocksLoc;
+  // A bound written as a constant expression (`min_blocks(NB)`) rather than
+  // a literal: Sema gives its value (as DimName does for threads(...)).
+  DimName maxThreadsName, minBlocksName;
 };
 
 /// `NAME: T` in `kernel k<NAME: T, ...>(...)`: a compile-time parameter, a
