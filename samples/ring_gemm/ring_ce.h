@@ -38,21 +38,8 @@
 
 namespace ring {
 
-class CeSide {
+class CeSide : public SideStream {
 public:
-  CeSide() {
-    SAMPLE_CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
-    SAMPLE_CUDA_CHECK(cudaEventCreateWithFlags(&start_, cudaEventDisableTiming));
-    SAMPLE_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
-  }
-  ~CeSide() {
-    cudaEventDestroy(done_);
-    cudaEventDestroy(start_);
-    cudaStreamDestroy(side_);
-  }
-  CeSide(const CeSide &) = delete;
-  CeSide &operator=(const CeSide &) = delete;
-
   /// One launch of the CE ring: `pulls` (cePulls) of rows of `rowElems`
   /// elements into `a` on the side stream, each followed by its counters in
   /// `sem`, beside `launch()` on kStream. `withhold` pulls at the end are
@@ -77,10 +64,6 @@ public:
     launch();
     SAMPLE_CUDA_CHECK(cudaStreamWaitEvent(kStream, done_, 0));
   }
-
-private:
-  cudaStream_t side_ = nullptr;
-  cudaEvent_t start_ = nullptr, done_ = nullptr;
 };
 
 } // namespace ring

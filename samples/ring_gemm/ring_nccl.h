@@ -61,6 +61,29 @@ inline std::string sameNcclAsRuntime() {
 /// launches (stream 0 of the same primary context) and cuBLAS use too.
 inline const cudaStream_t kStream = nullptr;
 
+/// A non-blocking stream beside kStream and the two events that order it
+/// with kStream: the copy-engine forms of both rings queue their copies and
+/// counters on it.
+class SideStream {
+public:
+  SideStream() {
+    SAMPLE_CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
+    SAMPLE_CUDA_CHECK(cudaEventCreateWithFlags(&start_, cudaEventDisableTiming));
+    SAMPLE_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+  }
+  ~SideStream() {
+    cudaEventDestroy(done_);
+    cudaEventDestroy(start_);
+    cudaStreamDestroy(side_);
+  }
+  SideStream(const SideStream &) = delete;
+  SideStream &operator=(const SideStream &) = delete;
+
+protected:
+  cudaStream_t side_ = nullptr;
+  cudaEvent_t start_ = nullptr, done_ = nullptr;
+};
+
 inline ncclDataType_t ncclType(DType d) { return d == DType::F16 ? ncclFloat16 : ncclBfloat16; }
 
 /// NCCL on the runtime's communicator, every call on kStream.

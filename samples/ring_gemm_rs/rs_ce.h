@@ -39,21 +39,8 @@
 
 namespace rsring {
 
-class CeSide {
+class CeSide : public ring::SideStream {
 public:
-  CeSide() {
-    SAMPLE_CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
-    SAMPLE_CUDA_CHECK(cudaEventCreateWithFlags(&start_, cudaEventDisableTiming));
-    SAMPLE_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
-  }
-  ~CeSide() {
-    cudaEventDestroy(done_);
-    cudaEventDestroy(start_);
-    cudaStreamDestroy(side_);
-  }
-  CeSide(const CeSide &) = delete;
-  CeSide &operator=(const CeSide &) = delete;
-
   /// One launch: `pushes` (cePushes) of rows of `rowElems` elements of `r`
   /// into rank `next` beside `launch()` on kStream; `withhold` pushes at the
   /// end left out (the planted hang of --hang-test --mode ce).
@@ -75,10 +62,6 @@ public:
     SAMPLE_CUDA_CHECK(cudaEventRecord(done_, side_));
     SAMPLE_CUDA_CHECK(cudaStreamWaitEvent(ring::kStream, done_, 0));
   }
-
-private:
-  cudaStream_t side_ = nullptr;
-  cudaEvent_t start_ = nullptr, done_ = nullptr;
 };
 
 } // namespace rsring
