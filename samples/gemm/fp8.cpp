@@ -382,24 +382,32 @@ std::vector<int64_t> rowsFor(int64_t m, int64_t n, int64_t k, double maxMacs) {
 }
 
 // ---------------------------------------------------------------- --check
+/// Whether a CUDA device and the fp8 PTX are there (else the run SKIPs with
+/// the reason printed); device 0 is current and its context made.
+bool deviceAndKernels() {
+  int devices = 0;
+  if (tile::deviceCount() == 0 || cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no CUDA device: compiled only\n");
+    return false;
+  }
+  if (!fileExists(kernelsPath())) {
+    std::printf("no fp8 PTX at %s: samples/gemm/gemm_fp8.tile is not built\n",
+                kernelsPath().c_str());
+    return false;
+  }
+  SAMPLE_CUDA_CHECK(cudaSetDevice(0));
+  SAMPLE_CUDA_CHECK(cudaFree(nullptr));
+  return true;
+}
+
 int runCheck(const Options &o) {
   if (const std::string why = alignmentProblem(o.n); !why.empty()) {
     std::fprintf(stderr, "gemm --fp8: %" PRId64 "x%" PRId64 "x%" PRId64 " rejected: %s\n", o.m,
                  o.n, o.k, why.c_str());
     return 2;
   }
-  int devices = 0;
-  if (tile::deviceCount() == 0 || cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: compiled only\n");
+  if (!deviceAndKernels())
     return o.skipCode;
-  }
-  if (!fileExists(kernelsPath())) {
-    std::printf("no fp8 PTX at %s: samples/gemm/gemm_fp8.tile is not built\n",
-                kernelsPath().c_str());
-    return o.skipCode;
-  }
-  SAMPLE_CUDA_CHECK(cudaSetDevice(0));
-  SAMPLE_CUDA_CHECK(cudaFree(nullptr));
   tile::Context ctx(0);
   Kernels ks{tile::Module::fromFiles(ctx, kernelsPath()), kernelsPath()};
   const std::vector<float> a = normalData(size_t(o.m * o.k), o.seed, 11, o.outliers);
@@ -506,17 +514,8 @@ double tflops(int64_t m, int64_t n, int64_t k, double ms) {
 }
 
 int runBench(const Options &o) {
-  int devices = 0;
-  if (tile::deviceCount() == 0 || cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: compiled only\n");
+  if (!deviceAndKernels())
     return o.skipCode;
-  }
-  if (!fileExists(kernelsPath())) {
-    std::printf("no fp8 PTX at %s: not built\n", kernelsPath().c_str());
-    return o.skipCode;
-  }
-  SAMPLE_CUDA_CHECK(cudaSetDevice(0));
-  SAMPLE_CUDA_CHECK(cudaFree(nullptr));
   tile::Context ctx(0);
   Kernels ks{tile::Module::fromFiles(ctx, kernelsPath()), kernelsPath()};
   Lt lt;
@@ -643,17 +642,8 @@ int runBench(const Options &o) {
 // the highest round, and per round the ratios against cuBLASLt's faster
 // mode and against the per-tensor kernel, with their spread.
 int runAlternate(const Options &o) {
-  int devices = 0;
-  if (tile::deviceCount() == 0 || cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: compiled only\n");
+  if (!deviceAndKernels())
     return o.skipCode;
-  }
-  if (!fileExists(kernelsPath())) {
-    std::printf("no fp8 PTX at %s: not built\n", kernelsPath().c_str());
-    return o.skipCode;
-  }
-  SAMPLE_CUDA_CHECK(cudaSetDevice(0));
-  SAMPLE_CUDA_CHECK(cudaFree(nullptr));
   tile::Context ctx(0);
   std::vector<std::pair<std::string, Kernels>> modules;
   modules.push_back({"", Kernels{tile::Module::fromFiles(ctx, kernelsPath()), kernelsPath()}});
