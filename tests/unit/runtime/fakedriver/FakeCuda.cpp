@@ -662,16 +662,21 @@ CUresult cuMemcpyDtoH(void *h, CUdeviceptr d, size_t n) {
   std::memcpy(h, reinterpret_cast<void *>(d), n);
   return CUDA_SUCCESS;
 }
+/// Records a stream operation queued on `s` (with whether a context was
+/// current) and returns the configured result.
+static CUresult recordStreamOp(FakeState::StreamOp op, CUstream s) {
+  op.stream = s;
+  op.contextPushed = g_state.ctxPushes > g_state.ctxPops;
+  g_state.streamOps.push_back(op);
+  return g_state.streamOpResult;
+}
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   FakeState::StreamOp op;
   op.what = "cuMemcpyAsync";
   op.dst = dst;
   op.src = src;
   op.bytes = n;
-  op.stream = s;
-  op.contextPushed = g_state.ctxPushes > g_state.ctxPops;
-  g_state.streamOps.push_back(op);
-  return g_state.streamOpResult;
+  return recordStreamOp(op, s);
 }
 CUresult cuStreamWriteValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value,
                                  unsigned int flags) {
@@ -680,10 +685,7 @@ CUresult cuStreamWriteValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value,
   op.dst = addr;
   op.value = value;
   op.flags = flags;
-  op.stream = s;
-  op.contextPushed = g_state.ctxPushes > g_state.ctxPops;
-  g_state.streamOps.push_back(op);
-  return g_state.streamOpResult;
+  return recordStreamOp(op, s);
 }
 CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value,
                                 unsigned int flags) {
@@ -692,10 +694,7 @@ CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value,
   op.dst = addr;
   op.value = value;
   op.flags = flags;
-  op.stream = s;
-  op.contextPushed = g_state.ctxPushes > g_state.ctxPops;
-  g_state.streamOps.push_back(op);
-  return g_state.streamOpResult;
+  return recordStreamOp(op, s);
 }
 CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
   std::memset(reinterpret_cast<void *>(d), v, n);
