@@ -1,10 +1,11 @@
-# cmake -DTILEC=path -DSOURCES="a.tile;b.tile" -DARGS="..." -DRUNS=5 -DOUT=file -P TimeTilec.cmake
+# cmake -DTILEC=path -DSOURCES="a.tile;b.tile" -DARGS="-D|T=f16|..." -DRUNS=5 -DOUT=file -P TimeTilec.cmake
 # The compile time of samples/gemm ("the compile time of the
 # sample, tilec source -> PTX"): each source compiled RUNS times to PTX with
 # the build's arguments (the runs after the first see a warm file cache),
 # the median wall time written to OUT, one line per source. Measured where
 # tilec runs (the development machine); the GPU machine has no tilec and
 # reads the number from the bundle.
+string(REPLACE "|" ";" ARGS "${ARGS}") # the arguments, '|'-separated
 cmake_host_system_information(RESULT cores QUERY NUMBER_OF_PHYSICAL_CORES)
 cmake_host_system_information(RESULT cpu QUERY PROCESSOR_DESCRIPTION)
 set(lines "")
