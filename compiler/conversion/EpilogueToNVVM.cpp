@@ -44,6 +44,26 @@ LLVM::FastmathFlags contractIf(bool contract) {
   return contract ? LLVM::FastmathFlags::contract : LLVM::FastmathFlags::none;
 }
 
+/// x / d with the scalar `/`'s meaning on every input (docs/reference/
+/// operators.md "Integers"): x / 0 = -1, MIN / -1 = MIN. A bare sdiv would be
+/// UB in LLVM for both (and PTX's div.s32 by zero is unspecified), so the
+/// divisor is replaced by 1 where either holds and the quotient chosen after.
+Value integerDivide(OpBuilder &b, Location loc, Value x, Value d) {
+  Type t = x.getType();
+  unsigned width = t.getIntOrFloatBitWidth();
+  auto c = [&](int64_t v) { return LLVM::ConstantOp::create(b, loc, t, v).getResult(); };
+  Value byZero = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, d, c(0));
+  Value overflows = LLVM::AndOp::create(
+      b, loc,
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, x,
+                           c(APInt::getSignedMinValue(width).getSExtValue())),
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, d, c(-1)));
+  Value safe =
+      LLVM::SelectOp::create(b, loc, LLVM::OrOp::create(b, loc, byZero, overflows), c(1), d);
+  Value q = LLVM::SDivOp::create(b, loc, x, safe);
+  return LLVM::SelectOp::create(b, loc, byZero, c(-1), q);
+}
+
 /// i32 elements (row / column indices): wrapping + - *, signed / min max.
 Value integerArith(OpBuilder &b, Location loc, FragArithKind kind, Value x, Value y) {
   switch (kind) {
@@ -54,7 +74,7 @@ Value integerArith(OpBuilder &b, Location loc, FragArithKind kind, Value x, Valu
   case FragArithKind::mul:
     return LLVM::MulOp::create(b, loc, x, y);
   case FragArithKind::div:
-    return LLVM::SDivOp::create(b, loc, x, y);
+    return integerDivide(b, loc, x, y);
   case FragArithKind::min:
     return LLVM::SMinOp::create(b, loc, x, y);
   case FragArithKind::max:
@@ -253,6 +273,16 @@ struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
     replaceWithRegisters(rewriter, op, *getTypeConverter(), to, out);
     return success();
   }
+  /// float -> i32 as the scalar cast: cvt.rzi.s32.f32 (llvm.nvvm.f2i.rz),
+  /// which saturates and gives 0 for NaN; LLVM's fptosi would be poison
+  /// there (LangRef), and constant folding would exploit it.
+  static Value floatToI32(OpBuilder &b, Location loc, Value x) {
+    if (!x.getType().isF32()) // f16/bf16 -> f32 is exact
+      x = LLVM::FPExtOp::create(b, loc, b.getF32Type(), x);
+    return LLVM::CallIntrinsicOp::create(b, loc, b.getI32Type(),
+                                         b.getStringAttr("llvm.nvvm.f2i.rz"), ValueRange{x})
+        .getResult(0);
+  }
   /// per_row / per_col values: one scalar conversion per element (i32 ->
   /// float cvt.rn, float -> i32 cvt.rzi, f32 <-> f16/bf16 cvt.rn / exact).
   LogicalResult convertElements(FragConvertOp op, OpAdaptor adaptor,
@@ -264,8 +294,8 @@ struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
       Value y;
       if (from.elem.isInteger(32))
         y = LLVM::SIToFPOp::create(rewriter, loc, to.elem, x);
-      else if (to.elem.isInteger(32))
-        y = LLVM::FPToSIOp::create(rewriter, loc, to.elem, x);
+      else if (to.elem.isInteger(32)) // the scalar `as i32`: saturating, NaN -> 0
+        y = floatToI32(rewriter, loc, x);
       else if (from.elem.getIntOrFloatBitWidth() < to.elem.getIntOrFloatBitWidth())
         y = LLVM::FPExtOp::create(rewriter, loc, to.elem, x);
       else if (from.elem.getIntOrFloatBitWidth() > to.elem.getIntOrFloatBitWidth())

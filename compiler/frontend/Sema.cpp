@@ -744,7 +744,8 @@ void Sema::checkAssign(AssignStmt &s) {
     if (op)
       error(s.loc,
             "'" + std::string(binaryOpSpelling(*op)) + "=' cannot be applied to " + target.str(),
-            "assign the whole fragment: `acc = mma(a, b, acc)`");
+            "fragments, per_row and per_col values are assigned whole: write `x = x " +
+                std::string(binaryOpSpelling(*op)) + " v`");
     return;
   }
   if (target.isVector()) { // a `var` of vec<T, N>: `=`, and `+= -= *=` on float vectors

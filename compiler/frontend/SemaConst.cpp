@@ -311,6 +311,18 @@ std::optional<ConstValue> Sema::applyBinary(BinaryOp op, const Type &operandType
   return std::nullopt;
 }
 
+/// The type in which a constant divisor or shift amount is checked: the
+/// scalar operation's, or the element type of row/column indices, which
+/// divide element-wise with the scalar rules (their dividend is never a
+/// constant). Null when the operation has no such check.
+static const Type *constantOperationType(const Type &l, const Type &r) {
+  if (l.isScalar() && l == r)
+    return &l;
+  if (l.isDistributed() && isIntegerKind(l.scalar) && r == Type::scalarTy(l.scalar))
+    return &r;
+  return nullptr;
+}
+
 bool Sema::checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs,
                                   const ExprAST &rhs, const Location &loc) {
   if (!t.isInteger() || t.isBool())
@@ -381,8 +393,9 @@ bool Sema::checkConstantOps(const ExprAST &e) {
     auto &b = *e.as<BinaryExpr>();
     ok = checkConstantOps(*b.lhs);
     ok = checkConstantOps(*b.rhs) && ok;
-    if (ok && b.lhs->type.isScalar() && b.lhs->type == b.rhs->type)
-      ok = checkConstantOperation(b.op, b.lhs->type, b.lhs.get(), *b.rhs, b.loc);
+    if (const Type *t = ok ? constantOperationType(b.lhs->type, b.rhs->type) : nullptr)
+      ok = checkConstantOperation(b.op, *t, t == &b.lhs->type ? b.lhs.get() : nullptr, *b.rhs,
+                                  b.loc);
     return ok;
   }
   case ExprAST::Cast: {

@@ -63,3 +63,32 @@ tile.kernel @stmatrix(%row0: i32, %out: !tile.ptr<f16, global>, %ld: i64) {
   tile.frag_store %c, %out, %ld, %t : !tile.frag<64x24xf16>, !tile.ptr<f16, global>
   tile.return
 }
+
+// Row / column indices divide with the scalar meaning (x / 0 = -1, MIN / -1
+// = MIN): the divisor is 1 where either holds, the quotient chosen after; a
+// float per_row becomes i32 through cvt.rzi.s32.f32 (saturating, NaN -> 0),
+// never fptosi (poison out of range).
+// CHECK-LABEL: llvm.func @index_divide(
+// CHECK: llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, i32
+// CHECK: llvm.sdiv
+// CHECK: llvm.select
+// CHECK-NOT: llvm.fptosi
+// CHECK: llvm.call_intrinsic "llvm.nvvm.f2i.rz"
+// CHECK-NOT: llvm.fptosi
+// PTX-LABEL: .entry index_divide(
+// PTX: div.s32
+// PTX: cvt.rzi.s32.f32
+tile.kernel @index_divide(%d: i32, %out: !tile.ptr<f32, global>, %ld: i64) {
+  %t = tile.sreg tid_x : i32
+  %ri = tile.frag_coord 0, %t : !tile.per_row<64xi32>
+  %q = tile.frag_arith div %ri, %d : !tile.per_row<64xi32>, i32 -> !tile.per_row<64xi32>
+  %qf = tile.frag_convert %q : !tile.per_row<64xi32> -> !tile.per_row<64xf32>
+  %s = tile.frag_arith mul %qf, %qf : !tile.per_row<64xf32>, !tile.per_row<64xf32> -> !tile.per_row<64xf32>
+  %si = tile.frag_convert %s : !tile.per_row<64xf32> -> !tile.per_row<64xi32>
+  %sf = tile.frag_convert %si : !tile.per_row<64xi32> -> !tile.per_row<64xf32>
+  %z = tile.frag_zeros : !tile.frag<64x16xf32>
+  %a = tile.frag_arith add %z, %sf : !tile.frag<64x16xf32>, !tile.per_row<64xf32> -> !tile.frag<64x16xf32>
+  tile.frag_store %a, %out, %ld, %t : !tile.frag<64x16xf32>, !tile.ptr<f32, global>
+  tile.return
+}
