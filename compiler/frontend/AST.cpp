@@ -248,7 +248,21 @@ static size_t editDistance(const std::string &a, const std::string &b) {
   return row[b.size()];
 }
 
+/// What other GPU languages (Triton, CUDA, CUTLASS, numpy-style APIs) call a
+/// builtin, where edit distance would not find it: an unknown function of
+/// one of these names is asked about its tilec name.
+static const std::pair<const char *, const char *> kOtherLanguagesNames[] = {
+    {"dot", "mma"},          {"matmul", "mma"},         {"mm", "mma"},
+    {"gemm", "mma"},         {"wgmma", "mma"},          {"row_index", "frag_row"},
+    {"row_idx", "frag_row"}, {"col_index", "frag_col"}, {"col_idx", "frag_col"},
+    {"sum", "row_sum"},      {"where", "select"},       {"program_id", "block_id"},
+    {"num_programs", "grid_dim"},
+};
+
 std::string closestBuiltin(const std::string &name) {
+  for (const auto &[other, builtin] : kOtherLanguagesNames)
+    if (name == other)
+      return builtin;
   std::string best;
   if (name.size() < 3)
     return best; // too short for a meaningful guess
