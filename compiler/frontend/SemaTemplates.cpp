@@ -69,11 +69,15 @@ bool parseValue(const std::string &t, int64_t &v) {
   return used == s.size();
 }
 
+/// The values of a list, split at the commas outside `<...>` (so that a
+/// written type such as `vec<f32, 4>` stays one value and is reported as one).
 std::vector<std::string> splitList(const std::string &s) {
   std::vector<std::string> out;
   std::string cur;
+  int depth = 0;
   for (char c : s) {
-    if (c == ',') {
+    depth += c == '<' ? 1 : c == '>' ? -1 : 0;
+    if (c == ',' && depth == 0) {
       out.push_back(cur);
       cur.clear();
     } else {
@@ -82,6 +86,12 @@ std::vector<std::string> splitList(const std::string &s) {
   }
   out.push_back(cur);
   return out;
+}
+
+std::string notAValue(const std::string &v) {
+  return "'" + trimmed(v) +
+         "' is neither an integer (or true/false) nor a scalar type name (f16, bf16, f32, e4m3, "
+         "i32, ...)";
 }
 
 bool isIdent(const std::string &s) {
@@ -96,7 +106,8 @@ bool isIdent(const std::string &s) {
 std::optional<Define> parseDefine(const std::string &text, std::string &why) {
   Define d;
   d.text = text;
-  if (size_t lt = text.find('<'); lt != std::string::npos) {
+  // KERNEL<...> when a '<' comes before any '=' (a value may be written with '<').
+  if (size_t lt = text.find('<'); lt != std::string::npos && lt < text.find('=')) {
     if (text.back() != '>') {
       why = "an instance is written KERNEL<V1, V2, ...>";
       return std::nullopt;
@@ -109,7 +120,7 @@ std::optional<Define> parseDefine(const std::string &text, std::string &why) {
     for (const std::string &v : splitList(text.substr(lt + 1, text.size() - lt - 2))) {
       int64_t x;
       if (!parseValue(v, x) && !isIdent(trimmed(v))) {
-        why = "'" + v + "' is neither an integer (or true/false) nor a type";
+        why = notAValue(v);
         return std::nullopt;
       }
       d.values.push_back(trimmed(v));
@@ -138,7 +149,7 @@ std::optional<Define> parseDefine(const std::string &text, std::string &why) {
   for (const std::string &v : splitList(text.substr(eq + 1))) {
     int64_t x;
     if (!parseValue(v, x) && !isIdent(trimmed(v))) {
-      why = "'" + v + "' is neither an integer (or true/false) nor a type";
+      why = notAValue(v);
       return std::nullopt;
     }
     d.values.push_back(trimmed(v));
