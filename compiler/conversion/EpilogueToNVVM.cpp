@@ -52,16 +52,16 @@ Value integerDivide(OpBuilder &b, Location loc, Value x, Value d) {
   Type t = x.getType();
   unsigned width = t.getIntOrFloatBitWidth();
   auto c = [&](int64_t v) { return LLVM::ConstantOp::create(b, loc, t, v).getResult(); };
-  Value byZero = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, d, c(0));
-  Value overflows = LLVM::AndOp::create(
-      b, loc,
-      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, x,
-                           c(APInt::getSignedMinValue(width).getSExtValue())),
-      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, d, c(-1)));
-  Value safe =
-      LLVM::SelectOp::create(b, loc, LLVM::OrOp::create(b, loc, byZero, overflows), c(1), d);
+  Value zero = c(0), one = c(1), minusOne = c(-1);
+  Value minValue = c(APInt::getSignedMinValue(width).getSExtValue());
+  Value byZero = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, d, zero);
+  Value xIsMin = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, x, minValue);
+  Value dIsMinusOne = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, d, minusOne);
+  Value overflows = LLVM::AndOp::create(b, loc, xIsMin, dIsMinusOne);
+  Value unsafe = LLVM::OrOp::create(b, loc, byZero, overflows);
+  Value safe = LLVM::SelectOp::create(b, loc, unsafe, one, d);
   Value q = LLVM::SDivOp::create(b, loc, x, safe);
-  return LLVM::SelectOp::create(b, loc, byZero, c(-1), q);
+  return LLVM::SelectOp::create(b, loc, byZero, minusOne, q);
 }
 
 /// i32 elements (row / column indices): wrapping + - *, signed / min max.
