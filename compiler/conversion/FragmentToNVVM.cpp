@@ -12,13 +12,14 @@
 //    or per packed pair (<2 x i1> condition).
 //  - tile.frag_math: the scalar builtins' forms (MLIRGenMath.cpp) per
 //    element: libdevice __nv_exp2f / __nv_expf / __nv_log2f / __nv_logf
-//    (linked by the driver, as for scalars), or ex2.approx.f32 /
-//    lg2.approx.f32 (no .ftz) for `approx`; abs is llvm.fabs (abs.f32,
-//    abs.f16x2, abs.bf16x2).
+//    (linked by the driver, as for scalars), or ex2.approx.ftz.f32 (one
+//    MUFU.EX2, Target/FastMath.h) / lg2.approx.f32 (no .ftz) for `approx`; abs
+//    is llvm.fabs (abs.f32, abs.f16x2, abs.bf16x2).
 //===----------------------------------------------------------------------===//
 #include "FragmentRegisters.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Conversion/TileToLLVM.h"
+#include "tilec/Target/FastMath.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -187,10 +188,10 @@ struct FragMathLowering : ConvertOpToLLVMPattern<FragMathOp> {
         y = LLVM::FAbsOp::create(rewriter, loc, x.getType(), x, none);
         break;
       case FragMathFn::exp2:
-        y = approx ? intrinsic("llvm.nvvm.ex2.approx.f32", x) : call("__nv_exp2f", x);
+        y = approx ? intrinsic(::tile::target::kFastExp2F32Intrinsic, x) : call("__nv_exp2f", x);
         break;
       case FragMathFn::exp:
-        y = approx ? intrinsic("llvm.nvvm.ex2.approx.f32",
+        y = approx ? intrinsic(::tile::target::kFastExp2F32Intrinsic,
                                LLVM::FMulOp::create(rewriter, loc, x, constant(M_LOG2E)))
                    : call("__nv_expf", x);
         break;

@@ -14,12 +14,15 @@
 // exactly (abs, floor, ceil, trunc, copysign; NVPTX picks the form).
 //
 // The approximate forms (`approx = true`, tilec --fast-math) are the PTX
-// .approx instructions without .ftz: sqrt.approx, rsqrt.approx, ex2.approx
-// (exp: ex2.approx(x * log2(e))), lg2.approx (log: lg2.approx(x) * ln(2)),
+// .approx instructions, without .ftz but for ex2 (Target/FastMath.h
+// kFastExp2F32Intrinsic: one MUFU.EX2): sqrt.approx, rsqrt.approx,
+// ex2.approx.ftz (exp: ex2.approx.ftz(x * log2(e))), ex2.approx.f16 for f16,
+// lg2.approx (log: lg2.approx(x) * ln(2)),
 // sin.approx, cos.approx, tanh.approx (llvm.tanh with afn).
 //
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
+#include "tilec/Target/FastMath.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -92,12 +95,12 @@ Value MLIRGenImpl::genMathCall(const fe::CallExpr &e) {
   case BI::Exp2:
     if (e.approx)
       return t.isF16() ? intrinsic("llvm.nvvm.ex2.approx.f16", x)
-                       : approxF32("llvm.nvvm.ex2.approx.f32");
+                       : approxF32(::tile::target::kFastExp2F32Intrinsic);
     return libdevice("__nv_exp2f");
   case BI::Exp:
     if (e.approx) {
       Value scaled = arith::MulFOp::create(builder, l, toF32(x), f32Const(M_LOG2E));
-      return fromF32(intrinsic("llvm.nvvm.ex2.approx.f32", scaled));
+      return fromF32(intrinsic(::tile::target::kFastExp2F32Intrinsic, scaled));
     }
     return libdevice("__nv_expf");
   case BI::Log2:

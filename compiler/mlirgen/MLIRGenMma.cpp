@@ -150,13 +150,39 @@ void MLIRGenImpl::genMmaConsumeStart(const fe::RingAccessStmt &s) {
               s.ring->decl->name + "' (orders earlier accumulator writes before wgmma)");
 }
 
+/// Whether the block (a consume block's body, generated up to here) may have
+/// issued an mma that no commit_group has committed: from its end back, an
+/// mma (also one in a nested `if` or loop) before any commit_group of the
+/// block itself (one in a nested region may not run).
+static bool mayHaveUncommittedMma(Block *block) {
+  for (Operation &op : llvm::reverse(*block)) {
+    if (isa<WgmmaCommitOp>(op))
+      return false;
+    bool mma = false;
+    op.walk([&](Operation *inner) {
+      if (isa<MmaOp, MmaRegAOp>(inner))
+        mma = true;
+    });
+    if (mma)
+      return true;
+  }
+  return false;
+}
+
 bool MLIRGenImpl::genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage) {
   Location l = loc(s.loc);
   const fe::RingStmt &r = *s.ring;
   Type i32 = builder.getI32Type();
-  explain(WgmmaCommitOp::create(builder, l),
-          "wgmma.commit_group.sync.aligned: the mma of this consume of ring '" + r.decl->name +
-              "' form one group");
+  // Every mma of the block committed already (each its own group, in a
+  // turn): no commit_group here. An empty group is not free: ptxas issues a
+  // dummy wgmma (HGMMA.64x8x16) for it in every iteration, queued on the
+  // tensor cores behind the wgmmas already issued there (the other
+  // warpgroups' too), and the wait below waits for it. With inflight(n > 0)
+  // the commit stays: the delayed release counts this block's group.
+  if (s.inflight > 0 || mayHaveUncommittedMma(builder.getInsertionBlock()))
+    explain(WgmmaCommitOp::create(builder, l),
+            "wgmma.commit_group.sync.aligned: the mma of this consume of ring '" + r.decl->name +
+                "' form one group");
   explain(WgmmaWaitOp::create(builder, l, s.inflight),
           "wgmma.wait_group.sync.aligned " + Twine(s.inflight) + ": at most " + Twine(s.inflight) +
               " groups stay in flight (consume inflight(" + Twine(s.inflight) + "))");

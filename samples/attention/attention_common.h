@@ -33,6 +33,8 @@ using gemm::fromBits;
 /// FlashAttention does when Sq != Sk: query i sees keys j <= i + Sk - Sq.
 struct Problem {
   int64_t batch = 1, heads = 1, kvHeads = 1, seqQ = 128, seqK = 128, dim = 64;
+  /// Query rows per CTA of the kernel that runs it (TileKernel::blockM).
+  int64_t blockM = 128;
   bool causal = false;
   double scale = 0; // 0: 1 / sqrt(dim)
   DType dtype = DType::F16;
@@ -76,9 +78,9 @@ struct Problem {
   size_t qElems() const { return size_t(batch * heads * seqQ * dim); }
   size_t kvElems() const { return size_t(batch * kvHeads * seqK * dim); }
   size_t rowsQ() const { return size_t(batch * heads * seqQ); }
-  /// LSE's rows per head: Sq rounded up to whole 128-row CTAs (the kernel
-  /// writes every row of its last CTA, as FlashAttention's rounded LSE).
-  int64_t lseRowsPerHead() const { return (seqQ + 127) / 128 * 128; }
+  /// LSE's rows per head: Sq rounded up to whole CTAs of blockM rows (the
+  /// kernel writes every row of its last CTA, as FlashAttention's rounded LSE).
+  int64_t lseRowsPerHead() const { return (seqQ + blockM - 1) / blockM * blockM; }
   size_t lseElems() const { return size_t(batch * heads * lseRowsPerHead()); }
 };
 
@@ -198,15 +200,15 @@ inline Comparison compare(const Problem &p, const Reference &want, const std::ve
 }
 
 // ---------------------------------------------------------------- the kernel's contract
-/// Query rows per CTA: two consumer warpgroups of 64 rows each.
-inline constexpr int64_t kBlockM = 128;
-
 inline std::string ptxName(DType d) { return std::string("attention_") + dtypeName(d) + ".ptx"; }
 
 struct TileKernel {
   tile::Module module;
   tile::Kernel kernel;
   unsigned threads = 0;
+  /// Query rows per CTA: 64 per consumer warpgroup, the threads past the
+  /// producer's warpgroup (2 at D = 128 and 256, 3 at D = 64).
+  int64_t blockM = 0;
 };
 
 /// The instance for (D, causal) of kernel `attention` in the PTX.
@@ -219,6 +221,10 @@ inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath,
   if (!info.threads)
     throw std::runtime_error(ptxPath + ": kernel attention declares no threads(...)");
   t.threads = (*info.threads)[0] * (*info.threads)[1] * (*info.threads)[2];
+  if (t.threads < 256 || t.threads % 128 != 0)
+    throw std::runtime_error(ptxPath + ": kernel attention has " + std::to_string(t.threads) +
+                             " threads, not a producer and consumer warpgroups");
+  t.blockM = 64 * (int64_t(t.threads) / 128 - 1);
   return t;
 }
 
@@ -227,7 +233,7 @@ struct Buffers {
 };
 
 /// Q, K, V as 2-D TMA tensors of rows (every head's rows one after the
-/// other); O and LSE by address. Grid: (ceil(Sq / 128), Hq, B).
+/// other); O and LSE by address. Grid: (ceil(Sq / blockM), Hq, B).
 inline void launchTile(TileKernel &t, const Problem &p, const Buffers &b,
                        CUstream stream = nullptr) {
   const tile::TensorElement e = gemm::tensorElement(p.dtype);
@@ -235,7 +241,10 @@ inline void launchTile(TileKernel &t, const Problem &p, const Buffers &b,
   tile::Tensor k(b.k, e, {p.batch * p.kvHeads * p.seqK, p.dim});
   tile::Tensor v(b.v, e, {p.batch * p.kvHeads * p.seqK, p.dim});
   tile::LaunchConfig cfg;
-  cfg.grid = tile::Dim3(unsigned((p.seqQ + kBlockM - 1) / kBlockM), unsigned(p.heads),
+  if (p.blockM != t.blockM)
+    throw std::runtime_error("the problem's LSE is laid out for " + std::to_string(p.blockM) +
+                             "-row CTAs, the kernel's are " + std::to_string(t.blockM));
+  cfg.grid = tile::Dim3(unsigned((p.seqQ + t.blockM - 1) / t.blockM), unsigned(p.heads),
                         unsigned(p.batch));
   cfg.block = tile::Dim3(t.threads);
   cfg.stream = stream;

@@ -7,7 +7,7 @@ process on one GPU.
     TILEC_PTX_DIR=DIR python3 samples/attention/bench.py [--out attention.md]
         [--plot attention.png] [--json attention.json] [--seqs 1024,...,16384]
         [--dims 64,128,256] [--dtypes f16,bf16] [--batch 4] [--heads 16]
-        [--runs 30] [--warmup 10]
+        [--runs 5] [--warmup 2]
     python3 samples/attention/bench.py --from-json a.json,b.json [--out ...] [--plot ...]
 
 --from-json measures nothing: it writes the table and the plot of the rows of
@@ -16,7 +16,11 @@ time; each file's device, torch version, runs and warm-ups are stated).
 
 Shapes: B x H x S x D (Q, K and V alike), causal and not. TFLOP/s = 4 * the
 unmasked query-key pairs * D / time (the causal count is S (S + 1) / 2 per
-head), CUDA-event median of --runs after --warmup. Every tilec result is
+head), CUDA-event median of --runs after --warmup. FlexAttention is
+torch.compile(flex_attention) as a user gets it (automatic dynamic shapes:
+the first length of a dtype x D x causal compiles a kernel for that shape,
+the next one a dynamic-shape kernel that the longer ones share); every shape
+is compiled and run once before anything is timed. Every tilec result is
 checked against cuDNN's (relative Frobenius error of O, on the timed run's
 output) before its time is reported. The PTX is DIR/attention_<dtype>.ptx
 (tools: `tilec attention.tile -D D=64,128,256 -D CAUSAL=0,1`).
@@ -38,7 +42,6 @@ except ImportError:  # the build tree
     import tilec
 
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
-BLOCK_M = 128  # query rows per CTA (two consumer warpgroups of 64)
 
 
 def time_ms(fn, warmup, runs):
@@ -67,8 +70,8 @@ def main():
     ap.add_argument("--dtypes", default="f16,bf16")
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--heads", type=int, default=16)
-    ap.add_argument("--runs", type=int, default=30)
-    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--out", default="attention.md")
     ap.add_argument("--plot", default="attention.png")
     ap.add_argument("--json", default="attention.json")
@@ -92,6 +95,26 @@ def main():
         if hasattr(torch._dynamo.config, limit):
             setattr(torch._dynamo.config, limit, 1024)
     flex = torch.compile(flex_attention)
+    points = [(dname, d, causal, s) for dname in args.dtypes.split(",")
+              for d in map(int, args.dims.split(",")) for causal in (False, True)
+              for s in map(int, args.seqs.split(","))]
+    # FlexAttention's compilations first, every shape once (in the order timed,
+    # so the dynamic-shape kernels are the ones automatic dynamic makes), so
+    # that no timing follows a compilation.
+    masks = {}
+    for dname, d, causal, s in points:
+        try:
+            q, k, v = (torch.randn(args.batch, args.heads, s, d, device="cuda",
+                                   dtype=DTYPES[dname]) for _ in range(3))
+            if (causal, s) not in masks:
+                masks[(causal, s)] = (create_block_mask(lambda bb, hh, qi, ki: qi >= ki, None,
+                                                        None, s, s) if causal else None)
+            flex(q, k, v, block_mask=masks[(causal, s)])
+            del q, k, v
+        except Exception as e:  # reported (and skipped) at the timing
+            print(f"flex warm-up {dname} D={d} causal={causal} seq={s}: {e}", flush=True)
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
     ptx_dir = os.environ.get("TILEC_PTX_DIR", ".")
     dev = torch.cuda.get_device_name()
     rows = []
@@ -126,8 +149,9 @@ def main():
                             row[name] = None
                             row[name + "_note"] = str(e).splitlines()[0][:120]
                     try:
-                        bm = (create_block_mask(lambda bb, hh, qi, ki: qi >= ki, None, None, s, s)
-                              if causal else None)
+                        bm = masks.get((causal, s)) if (causal, s) in masks else (
+                            create_block_mask(lambda bb, hh, qi, ki: qi >= ki, None, None, s, s)
+                            if causal else None)
                         fn = lambda: flex(q, k, v, block_mask=bm)
                         fn()
                         row["flex"] = fl / (time_ms(fn, args.warmup, args.runs) * 1e-3) / 1e12
@@ -135,10 +159,13 @@ def main():
                         row["flex"] = None
                         row["flex_note"] = str(e).splitlines()[0][:120]
                     if kern is not None:
+                        # Query rows per CTA: 64 per consumer warpgroup (the
+                        # threads past the producer's warpgroup).
+                        block_m = 64 * (kern.block[0] // 128 - 1)
                         o = torch.empty_like(q)
-                        lse = torch.empty(b, h, (s + BLOCK_M - 1) // BLOCK_M * BLOCK_M, device="cuda",
+                        lse = torch.empty(b, h, (s + block_m - 1) // block_m * block_m, device="cuda",
                                           dtype=torch.float32)
-                        grid = ((s + BLOCK_M - 1) // BLOCK_M, h, b)
+                        grid = ((s + block_m - 1) // block_m, h, b)
                         q2, k2, v2 = (t.view(-1, d) for t in (q, k, v))
                         fn = lambda: kern[grid](q2, k2, v2, o, lse, s, s, h, 1, scale * math.log2(math.e))
                         ms = time_ms(fn, args.warmup, args.runs)

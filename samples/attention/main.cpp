@@ -224,6 +224,7 @@ int runCheck(const Options &o) {
             p.causal = causal != 0;
             p.scale = o.scale;
             p.dtype = d;
+            p.blockM = k.blockM;
             if (const std::string why = p.invalid(); !why.empty())
               usage((p.str() + ": " + why).c_str());
             std::unique_ptr<Inputs> in = makeInputs(p, o.seed);
@@ -364,6 +365,7 @@ int runBench(const Options &o) {
           p.dim = dim;
           p.causal = causal != 0;
           p.dtype = d;
+          p.blockM = k.blockM;
           std::unique_ptr<Inputs> in = makeInputs(p, o.seed);
           poison(*in);
           const double ms =
