@@ -5,7 +5,7 @@
 //
 //   gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]
 //        [--variant auto|persistent|splitk|skinny] [--splits S] [--mt MT] [--multicast on|off]
-//        [--bn 256|192|128|64] [--stages S]
+//        [--bn 256|224|192|128|64] [--stages S]
 //        [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]
 //        [--ptx PATH] [--reference-only] [--skip-code C]
 //   gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]
@@ -56,6 +56,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -181,16 +182,13 @@ Options parse(int argc, char **argv) {
       o.splits = int(r.intIn(1, 8));
     else if (f == "--mt") {
       o.mt = r.intValue();
-      bool compiled = false;
+      std::set<int64_t> heights;
+      for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
+        heights.insert(i.mt);
       std::string all;
-      int64_t prev = 0;
-      for (const gemm::SkinnyInstance &i : gemm::skinnyInstances()) {
-        compiled = compiled || i.mt == o.mt;
-        if (i.mt != prev)
-          all += (all.empty() ? "" : ", ") + std::to_string(i.mt);
-        prev = i.mt;
-      }
-      if (!compiled)
+      for (int64_t h : heights)
+        all += (all.empty() ? "" : ", ") + std::to_string(h);
+      if (!heights.count(o.mt))
         usage(("--mt is one of the skinny kernel's compiled tile heights (" + all + ")").c_str());
     }
     else if (f == "--multicast") {
@@ -200,8 +198,8 @@ Options parse(int argc, char **argv) {
       o.multicast = v == "on";
     } else if (f == "--bn") {
       o.bn = r.intValue();
-      if (o.bn != 64 && o.bn != 128 && o.bn != 192 && o.bn != 256)
-        usage("--bn is 64, 128, 192 or 256");
+      if (o.bn != 64 && o.bn != 128 && o.bn != 192 && o.bn != 224 && o.bn != 256)
+        usage("--bn is 64, 128, 192, 224 or 256");
     } else if (f == "--stages")
       o.stages = int(r.intIn(1, 16));
     else if (f == "--tune")
@@ -256,9 +254,10 @@ Options parse(int argc, char **argv) {
           "cluster");
   if (o.bn && o.bn != 128 && o.bn != 64 && (o.variant == Variant::SplitK || o.splits))
     usage("split-K is compiled for --bn 128 and 64 only");
-  if ((o.bn == 64 || o.stages) && o.variant != Variant::SplitK && !o.splits)
-    usage("--bn 64 and --stages are split-K's: give --variant splitk or --splits");
-  if ((o.bn == 64 || o.stages) && (o.variant == Variant::SplitK || o.splits)) {
+  if ((o.stages || (o.bn == 64 && !skinny)) && o.variant != Variant::SplitK && !o.splits)
+    usage("--bn 64 and --stages are split-K's: give --variant splitk or --splits (--bn 64 "
+          "also with --variant skinny)");
+  if ((o.bn == 64 || o.stages) && !skinny && (o.variant == Variant::SplitK || o.splits)) {
     // Split-K's instance: the first listed of that width (BN 64 -> 8
     // stages), or the one --stages names; checked here, before any device.
     const int64_t bn = o.bn ? o.bn : gemm::kSplitKBn;
@@ -273,17 +272,19 @@ Options parse(int argc, char **argv) {
              "-major (BN 128 with 6 stages; B K-major also BN 64 with 8, or 4: two CTAs per SM)")
                 .c_str());
   }
-  if (o.bn == 192 && o.problem.bmajor != BMajor::K)
-    usage("--bn 192 is compiled for B K-major only (--bmajor k)");
-  if (o.bn && o.bn != 128 && skinny)
-    usage("the skinny kernel's tiles are 128 columns wide (--bn 128 only)");
+  if ((o.bn == 192 || o.bn == 224) && o.problem.bmajor != BMajor::K)
+    usage(("--bn " + std::to_string(o.bn) + " is compiled for B K-major only (--bmajor k)").c_str());
+  if (o.bn && o.bn != 128 && o.bn != 64 && skinny)
+    usage("the skinny kernel's tiles are 128 or 64 columns wide (--bn 128 or 64)");
   if (skinny && (o.problem.bmajor != BMajor::K || o.bmajors.size() != 1 ||
                  o.bmajors.front() != BMajor::K))
     usage("the skinny kernel takes B K-major only (--bmajor k)");
-  int64_t largestMt = 0;
-  for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
-    largestMt = std::max(largestMt, i.mt);
-  if (skinny && !o.bench && !o.mt && o.problem.m > largestMt)
+  const int64_t skinnyBn = o.bn ? o.bn : gemm::kSkinnyBn;
+  if (skinny && o.mt && !gemm::skinnyInstanceFor(0, skinnyBn, o.mt))
+    usage(("no skinny instance has MT " + std::to_string(o.mt) + " and --bn " +
+           std::to_string(skinnyBn))
+              .c_str());
+  if (skinny && !o.bench && !o.mt && !gemm::skinnyInstanceFor(o.problem.m, skinnyBn))
     usage(("no skinny instance has MT >= M = " + std::to_string(o.problem.m) + " (--mt)").c_str());
   if (o.tune && o.tuneCache.empty())
     o.tuneCache = "gemm_tune.txt";
@@ -320,15 +321,21 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
   Choice c = gemm::chooseFor(p, sms, cache);
   if (!o.forced())
     return c;
-  if ((o.variant == Variant::Skinny || o.mt) && c.variant != Variant::Skinny)
-    c = gemm::skinnyFill(p, sms);
-  if (o.mt) {
-    c.mt = 0;
-    for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
-      if (i.mt == o.mt && i.stages > c.stages * (c.mt == o.mt)) {
-        c.mt = i.mt;
-        c.stages = i.stages;
-      }
+  const bool skinny = o.variant == Variant::Skinny || o.mt;
+  // The width --bn names, else the cache's or the rule's skinny width, else 128.
+  const int64_t skinnyBn = o.bn                             ? o.bn
+                           : c.variant == Variant::Skinny ? c.bn
+                                                          : gemm::kSkinnyBn;
+  if (skinny && c.variant != Variant::Skinny)
+    c = gemm::skinnyFill(p, sms, skinnyBn);
+  if (skinny && (o.mt || c.bn != skinnyBn)) {
+    // The instance --mt / --bn name (the deepest ring of that MT and width),
+    // its splits refilled.
+    const gemm::SkinnyInstance *i = gemm::skinnyInstanceFor(p.m, skinnyBn, o.mt);
+    c.mt = i ? i->mt : 0;
+    c.stages = i ? i->stages : 0;
+    c.bn = skinnyBn;
+    c.splits = i ? gemm::splitsToFill(gemm::skinnyTiles(p, c.mt, c.bn), gemm::kSteps(p), sms) : 1;
   }
   if (c.variant == Variant::Skinny && !c.mt)
     usage(("no skinny instance has MT >= M = " + std::to_string(p.m) + " (--mt)").c_str());
@@ -434,7 +441,7 @@ struct Runner {
       if (!ws)
         ws.emplace();
       if (what)
-        *what = k.kernel.name() + ", grid " + std::to_string(gemm::skinnyTiles(p, c.mt)) + " x " +
+        *what = k.kernel.name() + ", grid " + std::to_string(gemm::skinnyTiles(p, c.mt, c.bn)) + " x " +
                 std::to_string(c.splits);
       const int splits = c.splits;
       const int64_t mt = c.mt;
