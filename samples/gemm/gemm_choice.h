@@ -265,6 +265,19 @@ inline Choice skinnyFill(const Problem &p, int sms, int64_t bn = kSkinnyBn) {
   c.splits = c.mt ? splitsToFill(skinnyTiles(p, c.mt, c.bn), kSteps(p), sms) : 1;
   return c;
 }
+// Where the skinny kernel 64 columns wide beats 128 (H200, docs/perf/gemm.md):
+// M = 33..64 (MT 40 or 64) with its tiles no more than the SMs, so that they
+// fill the SMs with one or two splits and stream B through 12-stage rings of
+// half-size stages (64 x 4096 x 4096: 12.7 us against 14.6 at 128 wide with 4
+// splits; 64 x 8192 x 8192: 38.8 against 41.3). At M = 1..16 the 128-wide MT
+// 16 tile wins (no 64-wide MT 16: 10.7 against 14.3 us at 16 x 4096 x 4096), at
+// M = 77 the 128-wide MT 80 (18.7 against 19.5 us), and with more 64-wide tiles
+// than SMs the 128-wide (64 x 14336 x 4096: 35.9 against 37.3).
+inline bool skinnyNarrowFits(const Problem &p, int sms) {
+  const SkinnyInstance *i = skinnyInstanceFor(p.m, 64);
+  return p.m > 32 && p.m <= 64 && p.bmajor == BMajor::K && i &&
+         skinnyTiles(p, i->mt, 64) <= sms;
+}
 inline Choice persistentWith(int64_t bn) {
   Choice c;
   c.bn = bn;
@@ -299,7 +312,12 @@ inline Choice persistentWaves(const Problem &p, int sms) {
 // First match wins. "Fills" = at least 3/4 of the SMs get a CTA at once.
 inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
-      {"M <= 80, B K-major: skinny (C^T), the smallest MT >= M, splits to fill the SMs",
+      {"M = 33..64, B K-major, 64-wide skinny tiles no more than the SMs: skinny (C^T) 64 "
+       "columns wide, the smallest MT >= M, splits to fill the SMs",
+       [](const Problem &p, int sms) { return skinnyNarrowFits(p, sms); },
+       [](const Problem &p, int sms) { return skinnyFill(p, sms, 64); }},
+      {"M <= 80, B K-major: skinny (C^T) 128 columns wide, the smallest MT >= M, splits to fill "
+       "the SMs",
        [](const Problem &p, int) { return p.m <= 80 && p.bmajor == BMajor::K; },
        [](const Problem &p, int sms) { return skinnyFill(p, sms); }},
       {"M <= 256, B K-major, 64-wide tiles no more than the SMs, at most 128 k steps per CTA: "
@@ -313,9 +331,9 @@ inline const std::vector<Rule> &ruleTable() {
        "(A multicast) with 2+ row and column tiles, splits to fill the SMs",
        [](const Problem &p, int sms) { return p.m <= 256 && outputTiles(p, 128) <= sms; },
        splitKFill},
-      {"M <= 256 with more 128-wide tiles than SMs: persistent, BN 256, cluster 2",
-       [](const Problem &p, int) { return p.m <= 256; },
-       [](const Problem &, int) { return persistentWith(256); }},
+      {"M <= 256 with more 128-wide tiles than SMs: persistent, cluster 2, BN 256 (224 or 192 "
+       "as in the next rule)",
+       [](const Problem &p, int) { return p.m <= 256; }, persistentWaves},
       {"256-row clusters of 256-wide tiles fill the SMs: persistent, cluster 2, BN 256 (224 "
        "or 192 for K-major B where its rounds of units over the SMs cost 1/16 less)",
        [](const Problem &p, int sms) { return persistentUnits(p, 256, 2) * 2 * 4 >= 3 * sms; },

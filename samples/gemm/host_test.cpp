@@ -297,21 +297,36 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.why.find("M <= 80") != std::string::npos);
   CHECK(pick(16, 4096, 4096) == c);
   CHECK(pick(17, 4096, 4096).mt == 32);
-  CHECK(pick(64, 4096, 4096).mt == 64);
-  CHECK(pick(64, 4096, 4096).stages == 7);
+  CHECK(pick(32, 4096, 4096).bn == kSkinnyBn);
+  // M = 33..64 with 64-wide tiles no more than the SMs: the skinny kernel 64
+  // columns wide (one consumer warpgroup, 12 stages at MT 64).
+  c = pick(64, 4096, 4096); // 64 tiles of 64 x 64 -> 2 splits
+  CHECK(c.variant == Variant::Skinny);
+  CHECK(c.bn == 64);
+  CHECK(c.mt == 64);
+  CHECK(c.stages == 12);
+  CHECK(c.splits == 2);
+  CHECK(c.why.find("64 columns wide") != std::string::npos);
+  CHECK(pick(33, 4096, 4096).mt == 40);
+  CHECK(pick(33, 4096, 4096).bn == 64);
+  CHECK(pick(64, 8192, 8192).bn == 64); // 128 tiles: no split
+  CHECK(pick(64, 8192, 8192).splits == 1);
+  c = pick(64, 14336, 4096); // 224 tiles of 64 columns: 128 wide (112 tiles)
+  CHECK(c.bn == kSkinnyBn);
+  CHECK(c.mt == 64);
+  CHECK(c.stages == 7);
   CHECK(pick(16, 3000, 5000).splits == 5); // 24 tiles
   CHECK(pick(65, 4096, 4096).mt == 80);
   CHECK(pick(81, 4096, 4096).variant == Variant::SplitK);
   CHECK(ruleChoice(Problem{16, 4096, 4096, DType::F16, BMajor::MN}, sms).variant ==
         Variant::SplitK); // the skinny kernel takes B K-major only
   CHECK(pick(16, 14336, 4096).splits == 1);     // 112 tiles fill the SMs alone
-  c = pick(256, 14336, 4096);                   // 224 tiles of 128: the persistent kernel
+  c = pick(256, 14336, 4096); // 224 tiles of 128: the persistent kernel, one round of 224
   CHECK(c.variant == Variant::Persistent);
-  CHECK(c.bn == 256);
+  CHECK(c.bn == 224); // 64 units of 224 for 66 clusters; 56 of 256
   CHECK(c.cluster == 2);
   CHECK(c.why.find("more 128-wide tiles than SMs") != std::string::npos);
   CHECK(pick(16, 4096, 14336).splits == 4);
-  CHECK(pick(64, 8192, 8192).splits == 2);
   CHECK(pick(16, 4096, 256).splits == 1);       // 4 k steps: no split
   // Large shapes: the persistent kernel, BN 256, cluster 2.
   for (int64_t m : {1024, 4096, 16384}) {
