@@ -35,7 +35,7 @@
 // 77x3000x5000), each dtype: cuBLAS and the chosen .tile kernel (the choice
 // printed), CUDA-event median of --runs after --warmup, TFLOP/s, ratio to
 // cuBLAS, geometric means; a markdown table (docs/perf/gemm.md) and a CSV for
-// plot.py. Every timed result is checked against cuBLAS afterwards.
+// plot.py. Every timed result is checked against cuBLAS afterwards (bench.cpp).
 //
 // The PTX is <dir>/gemm_<dtype>_<mc|nomc>.ptx (+ .info.json; dir =
 // $TILEC_PTX_DIR or the build's PTX directory; --ptx overrides). Without a
