@@ -63,8 +63,6 @@
 namespace gemm::cli {
 
 
-
-
 [[noreturn]] void usage(const char *msg) {
   std::fprintf(
       stderr,
@@ -248,10 +246,16 @@ Options parse(int argc, char **argv) {
                  o.bmajors.front() != BMajor::K))
     usage("the skinny kernel takes B K-major only (--bmajor k)");
   const int64_t skinnyBn = o.bn ? o.bn : gemm::kSkinnyBn;
-  if (skinny && o.mt && !gemm::skinnyInstanceFor(0, skinnyBn, o.mt))
+  if (skinny && o.mt && !gemm::skinnyInstanceFor(0, skinnyBn, o.mt)) {
+    std::string widths;
+    for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
+      if (i.mt == o.mt)
+        widths += (widths.empty() ? "--bn " : " or ") + std::to_string(i.bn);
     usage(("no skinny instance has MT " + std::to_string(o.mt) + " and --bn " +
-           std::to_string(skinnyBn))
+           std::to_string(skinnyBn) + (o.bn ? "" : " (the default width)") + ": MT " +
+           std::to_string(o.mt) + " is compiled at " + widths)
               .c_str());
+  }
   if (skinny && !o.bench && !o.mt && !gemm::skinnyInstanceFor(o.problem.m, skinnyBn))
     usage(("no skinny instance has MT >= M = " + std::to_string(o.problem.m) + " (--mt)").c_str());
   if (o.tune && o.tuneCache.empty())
