@@ -65,7 +65,7 @@ inline int64_t splitKTiles(const Problem &p, int64_t bn, int cluster) {
 // consumer warpgroup, cuBLAS's 64-wide tiles at M = 64..80): twice the tiles
 // per N, so decode shapes fill the SMs with fewer splits, and stages of half
 // the bytes, so twice as many (MT 40: 77 rows in two row tiles, as cuBLAS's
-// 40-row tile; MT 128 for M = 65..256).
+// 40-row tile; MT 80 and 128: --tune candidates for M = 65..256).
 // gemm_splitk's instances (K-major B; CMakeLists.txt,
 // TILEC_GEMM_SPLITK_INSTANCES): tile width BN, ring depth S, CTAs per SM
 // (min_blocks). 128 x 128 with 6 stages; 128 x 64 with 8 stages (cuBLAS's
@@ -97,8 +97,8 @@ struct SkinnyInstance {
 };
 inline const std::vector<SkinnyInstance> &skinnyInstances() {
   static const std::vector<SkinnyInstance> all = {
-      {16, 8},         {16, 11},        {32, 10},        {64, 7},         {80, 6},
-      {32, 16, 64},    {40, 15, 64},    {64, 12, 64},    {80, 11, 64},    {128, 7, 64}};
+      {16, 8},      {16, 11},     {32, 10},     {64, 7},      {80, 6},
+      {32, 16, 64}, {40, 15, 64}, {64, 12, 64}, {80, 11, 64}, {128, 7, 64}};
   return all;
 }
 // The compiled instance (mt, stages, bn), or null.
@@ -275,8 +275,7 @@ inline Choice skinnyFill(const Problem &p, int sms, int64_t bn = kSkinnyBn) {
 // than SMs the 128-wide (64 x 14336 x 4096: 35.9 against 37.3).
 inline bool skinnyNarrowFits(const Problem &p, int sms) {
   const SkinnyInstance *i = skinnyInstanceFor(p.m, 64);
-  return p.m > 32 && p.m <= 64 && p.bmajor == BMajor::K && i &&
-         skinnyTiles(p, i->mt, 64) <= sms;
+  return p.m > 32 && p.m <= 64 && p.bmajor == BMajor::K && i && skinnyTiles(p, i->mt, 64) <= sms;
 }
 inline Choice persistentWith(int64_t bn) {
   Choice c;

@@ -96,8 +96,8 @@ struct Runner {
       if (!ws)
         ws.emplace();
       if (what)
-        *what = k.kernel.name() + ", grid " + std::to_string(gemm::skinnyTiles(p, c.mt, c.bn)) + " x " +
-                std::to_string(c.splits);
+        *what = k.kernel.name() + ", grid " + std::to_string(gemm::skinnyTiles(p, c.mt, c.bn)) +
+                " x " + std::to_string(c.splits);
       const int splits = c.splits;
       const int64_t mt = c.mt;
       return [this, &k, p, ts, mt, splits] { gemm::launchSkinny(k, p, ts, *ws, mt, splits); };
