@@ -519,8 +519,8 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(back.find(Problem{8, 8, 8, DType::BF16, BMajor::K}) == nullptr); // keyed by dtype too
   REQUIRE(back.problems.size() == 18);
   CHECK(back.problems[0].find(path + ":6: a value out of range") == 0);
-  CHECK(back.problems[1].find(path + ":7: BN 192 and 224 are the persistent kernel's with B K-major") ==
-        0);
+  CHECK(back.problems[1].find(path +
+                              ":7: BN 192 and 224 are the persistent kernel's with B K-major") == 0);
   CHECK(back.problems[2].find(path + ":8: BN 192 and 224 are the persistent kernel's") == 0);
   CHECK(back.problems[3].find(path + ":11: split-K runs at BN 128 with 6 stages") == 0);
   CHECK(back.problems[4].find(path + ":12: split-K runs at BN 128 with 6 stages") == 0);

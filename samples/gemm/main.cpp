@@ -239,7 +239,8 @@ Options parse(int argc, char **argv) {
                 .c_str());
   }
   if ((o.bn == 192 || o.bn == 224) && o.problem.bmajor != BMajor::K)
-    usage(("--bn " + std::to_string(o.bn) + " is compiled for B K-major only (--bmajor k)").c_str());
+    usage(("--bn " + std::to_string(o.bn) + " is compiled for B K-major only (--bmajor k)")
+              .c_str());
   if (o.bn && o.bn != 128 && o.bn != 64 && skinny)
     usage("the skinny kernel's tiles are 128 or 64 columns wide (--bn 128 or 64)");
   if (skinny && (o.problem.bmajor != BMajor::K || o.bmajors.size() != 1 ||
