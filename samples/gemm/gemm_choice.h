@@ -1,11 +1,11 @@
 // samples/gemm: which kernel computes a shape, decided on the host with no
 // device (README.md, "Choosing the kernel"):
 //   - the variants: the persistent kernel (gemm / gemm_bmn, BN 256 or 128,
-//     gemm also 192; cluster 2 with B multicast or cluster 1, 4 stages),
+//     gemm also 224 and 192; cluster 2 with B multicast or cluster 1, 4 stages),
 //     split-K (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits,
 //     cluster 2 with A multicast or cluster 1) and the
-//     skinny kernel (gemm_skinny<MT, S>, C^T for small M, K-major B, 1..8
-//     splits), their grids and workspaces;
+//     skinny kernel (gemm_skinny<MT, S, BNS>, C^T for small M, K-major B,
+//     1..8 splits), their grids and workspaces;
 //   - the rule table that picks one per shape, the candidates `--tune` times,
 //     and the text cache of tuned winners.
 #pragma once
@@ -33,7 +33,8 @@ struct Choice {
                     // multicast, _mc) or 1 (_nomc); skinny: 1
   int splits = 1;   // split-K only
   int stages = 4;   // the ring depth: 4 persistent, 6 split-K, skinny per MT (kSkinny)
-  int64_t mt = 0;   // skinny only: rows of C (of A) per tile, the wgmma N
+  int64_t mt = 0;   // skinny only: rows of C (of A) per tile, the wgmma N (bn: its columns,
+                    // 128 or 64)
   std::string why;  // the rule that chose it, or "tuned ..." / "forced"
   bool operator==(const Choice &o) const {
     return variant == o.variant && bn == o.bn && cluster == o.cluster && splits == o.splits &&
@@ -53,16 +54,18 @@ inline int64_t outputTiles(const Problem &p, int64_t bn) {
 inline int64_t splitKTiles(const Problem &p, int64_t bn, int cluster) {
   return ceilDiv(p.m, kTileM) * ceilDiv(ceilDiv(p.n, bn), cluster) * cluster;
 }
-// The skinny kernel (gemm_skinny<MT, S>, K-major B only): tiles of MT rows
-// x kSkinnyBn columns of C, computed as C^T (M is the wgmma N). The
-// instances gemm_skinny.tile is compiled for (CMakeLists.txt): MT and its
-// ring depth S, as deep as the 227 KB of shared memory allow (a stage is
-// 128 x 64 of B plus MT x 64 of A; besides the ring, the 128 x MT f32 tile
-// that transposes one split's sum and the MT x 64 output tile). MT 16 also
-// at 8 stages, which measured as fast as 11 on most decode shapes. MT 80
-// serves M = 65..80 (77 x 3000 x 5000 on the H200: 18.3 us against split-K's
-// 21.1 us); M > 80 is split-K's or the persistent kernel's (MT 128 and 256
-// measured slower than split-K: docs/perf/gemm.md).
+// The skinny kernel (gemm_skinny<MT, S, BNS>, K-major B only): tiles of MT
+// rows x BNS columns of C, computed as C^T (M is the wgmma N). The
+// instances gemm_skinny.tile is compiled for (CMakeLists.txt): MT, its ring
+// depth S, as deep as the 227 KB of shared memory allow (a stage is BNS x
+// 64 of B plus MT x 64 of A; besides the ring, the BNS x MT f32 tile that
+// transposes one split's sum and the MT x BNS / 2 output tile), and BNS.
+// BNS 128 (two consumer warpgroups): MT 16 also at 8 stages, which measured
+// as fast as 11 on most decode shapes; MT 80 serves M = 65..80. BNS 64 (one
+// consumer warpgroup, cuBLAS's 64-wide tiles at M = 64..80): twice the tiles
+// per N, so decode shapes fill the SMs with fewer splits, and stages of half
+// the bytes, so twice as many (MT 40: 77 rows in two row tiles, as cuBLAS's
+// 40-row tile; MT 80 and 128: --tune candidates for M = 65..256).
 // gemm_splitk's instances (K-major B; CMakeLists.txt,
 // TILEC_GEMM_SPLITK_INSTANCES): tile width BN, ring depth S, CTAs per SM
 // (min_blocks). 128 x 128 with 6 stages; 128 x 64 with 8 stages (cuBLAS's
@@ -90,18 +93,40 @@ inline constexpr int64_t kSkinnyBn = 128;
 struct SkinnyInstance {
   int64_t mt;
   int stages;
+  int64_t bn = kSkinnyBn; // BNS: columns of C per tile
 };
 inline const std::vector<SkinnyInstance> &skinnyInstances() {
   static const std::vector<SkinnyInstance> all = {
-      {16, 8}, {16, 11}, {32, 10}, {64, 7}, {80, 6}};
+      {16, 8},      {16, 11},     {32, 10},     {64, 7},      {80, 6},
+      {32, 16, 64}, {40, 15, 64}, {64, 12, 64}, {80, 11, 64}, {128, 7, 64}};
   return all;
 }
-inline int64_t skinnyTiles(const Problem &p, int64_t mt) {
-  return ceilDiv(p.m, mt) * ceilDiv(p.n, kSkinnyBn);
+// The compiled instance (mt, stages, bn), or null.
+inline const SkinnyInstance *skinnyInstance(int64_t mt, int stages, int64_t bn) {
+  for (const SkinnyInstance &i : skinnyInstances())
+    if (i.mt == mt && i.stages == stages && i.bn == bn)
+      return &i;
+  return nullptr;
+}
+// The instance of width bn for m rows: MT = mt when mt > 0, else the smallest
+// MT >= m; the deepest ring of that MT. Null when none is compiled.
+inline const SkinnyInstance *skinnyInstanceFor(int64_t m, int64_t bn, int64_t mt = 0) {
+  const SkinnyInstance *best = nullptr;
+  for (const SkinnyInstance &i : skinnyInstances()) {
+    if (i.bn != bn || (mt ? i.mt != mt : i.mt < m))
+      continue;
+    if (!best || i.mt < best->mt || (i.mt == best->mt && i.stages > best->stages))
+      best = &i;
+  }
+  return best;
+}
+inline int64_t skinnyTiles(const Problem &p, int64_t mt, int64_t bn) {
+  return ceilDiv(p.m, mt) * ceilDiv(p.n, bn);
 }
 // Work items of a split variant: output tiles (x splits = CTAs).
 inline int64_t splitTiles(const Problem &p, const Choice &c) {
-  return c.variant == Variant::Skinny ? skinnyTiles(p, c.mt) : splitKTiles(p, c.bn, c.cluster);
+  return c.variant == Variant::Skinny ? skinnyTiles(p, c.mt, c.bn)
+                                      : splitKTiles(p, c.bn, c.cluster);
 }
 // The persistent kernel's work units: `cluster` 128-row tiles x one bn column.
 inline int64_t persistentUnits(const Problem &p, int64_t bn, int cluster) {
@@ -144,7 +169,7 @@ inline std::string kernelName(const Choice &c, BMajor b) {
 // The compile-time parameters that name the instance (besides T).
 inline std::vector<std::pair<std::string, int64_t>> instanceArgs(const Choice &c, BMajor b) {
   if (c.variant == Variant::Skinny)
-    return {{"MT", c.mt}, {"S", c.stages}};
+    return {{"MT", c.mt}, {"S", c.stages}, {"BNS", c.bn}};
   if (c.variant == Variant::SplitK && b == BMajor::K) {
     const SplitKInstance *i = splitKInstance(c.bn, c.stages, b);
     return {{"BN", c.bn}, {"S", c.stages}, {"NB", i ? i->perSm : 1}};
@@ -157,7 +182,7 @@ inline int64_t workspaceFloats(const Problem &p, const Choice &c) {
   if (c.splits <= 1 || c.variant == Variant::Persistent)
     return 0;
   return c.variant == Variant::Skinny
-             ? int64_t(c.splits) * skinnyTiles(p, c.mt) * c.mt * c.bn
+             ? int64_t(c.splits) * skinnyTiles(p, c.mt, c.bn) * c.mt * c.bn
              : int64_t(c.splits) * splitKTiles(p, c.bn, c.cluster) * kTileM * c.bn;
 }
 inline int64_t flagCount(const Problem &p, const Choice &c) {
@@ -225,21 +250,32 @@ inline bool narrowFits(const Problem &p, int sms) {
   const Choice c = splitKNarrow(p, sms);
   return ceilDiv(kSteps(p), c.splits) <= 128;
 }
-// The skinny kernel for p with the instance of the smallest MT >= M (the
-// deepest ring of that MT), splits filling the SMs; MT 0 when M exceeds
-// every compiled MT.
-inline Choice skinnyFill(const Problem &p, int sms) {
+// The skinny kernel for p with the instance of width bn and the smallest
+// MT >= M (the deepest ring of that MT), splits filling the SMs; MT 0 when M
+// exceeds every compiled MT of that width.
+inline Choice skinnyFill(const Problem &p, int sms, int64_t bn = kSkinnyBn) {
   Choice c;
   c.variant = Variant::Skinny;
   c.cluster = 1;
-  c.bn = kSkinnyBn;
-  for (const SkinnyInstance &i : skinnyInstances())
-    if (i.mt >= p.m && (!c.mt || i.mt < c.mt || (i.mt == c.mt && i.stages > c.stages))) {
-      c.mt = i.mt;
-      c.stages = i.stages;
-    }
-  c.splits = c.mt ? splitsToFill(skinnyTiles(p, c.mt), kSteps(p), sms) : 1;
+  c.bn = bn;
+  if (const SkinnyInstance *i = skinnyInstanceFor(p.m, bn)) {
+    c.mt = i->mt;
+    c.stages = i->stages;
+  }
+  c.splits = c.mt ? splitsToFill(skinnyTiles(p, c.mt, c.bn), kSteps(p), sms) : 1;
   return c;
+}
+// Where the skinny kernel 64 columns wide beats 128 (H200, docs/perf/gemm.md):
+// M = 33..64 (MT 40 or 64) with its tiles no more than the SMs, so that they
+// fill the SMs with one or two splits and stream B through 12-stage rings of
+// half-size stages (64 x 4096 x 4096: 12.7 us against 14.6 at 128 wide with 4
+// splits; 64 x 8192 x 8192: 38.8 against 41.3). At M = 1..16 the 128-wide MT
+// 16 tile wins (no 64-wide MT 16: 10.7 against 14.3 us at 16 x 4096 x 4096), at
+// M = 77 the 128-wide MT 80 (18.7 against 19.5 us), and with more 64-wide tiles
+// than SMs the 128-wide (64 x 14336 x 4096: 35.9 against 37.3).
+inline bool skinnyNarrowFits(const Problem &p, int sms) {
+  const SkinnyInstance *i = skinnyInstanceFor(p.m, 64);
+  return p.m > 32 && p.m <= 64 && p.bmajor == BMajor::K && i && skinnyTiles(p, i->mt, 64) <= sms;
 }
 inline Choice persistentWith(int64_t bn) {
   Choice c;
@@ -252,21 +288,37 @@ inline Choice persistentWith(int64_t bn) {
 inline int64_t persistentRounds(const Problem &p, int64_t bn, int sms) {
   return ceilDiv(persistentUnits(p, bn, 2), std::max(1, sms / 2));
 }
-// BN 192 (gemm, K-major B only) where its rounds cost at least 1/16 less
-// than BN 256's: the last round of 256-wide units leaves many SMs idle
-// (1000 x 3000 x 5000: 48 units of 256 for 66 clusters, 64 of 192;
-// 1024 x 14336 x 4096: 4 rounds of 256, 5 of 192). Else BN 256.
+// BN 224 or 192 (gemm, K-major B only), the one whose rounds cost least,
+// where that is at least 1/16 less than BN 256's: the last round of 256-wide
+// units leaves many SMs idle (1000 x 3000 x 5000: 48 units of 256 for 66
+// clusters, 64 of 192 in one round; 1024 x 14336 x 4096: 4 rounds of 256 =
+// 1024 columns' time, 4 of 224 = 896 (the last one 58 of 66 clusters busy),
+// 5 of 192 = 960). Else BN 256.
 inline Choice persistentWaves(const Problem &p, int sms) {
   const int64_t at256 = persistentRounds(p, 256, sms) * 256;
-  const int64_t at192 = persistentRounds(p, 192, sms) * 192;
-  return persistentWith(p.bmajor == BMajor::K && at192 * 16 <= at256 * 15 ? 192 : 256);
+  int64_t best = 256, bestCost = at256;
+  if (p.bmajor == BMajor::K)
+    for (int64_t bn : {224, 192}) {
+      const int64_t cost = persistentRounds(p, bn, sms) * bn;
+      if (cost * 16 <= at256 * 15 && cost < bestCost) {
+        best = bn;
+        bestCost = cost;
+      }
+    }
+  return persistentWith(best);
 }
 
 // First match wins. "Fills" = at least 3/4 of the SMs get a CTA at once.
 inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
-      {"M <= 80, B K-major: skinny (C^T), the smallest MT >= M, splits to fill the SMs",
-       [](const Problem &p, int) { return p.m <= 80 && p.bmajor == BMajor::K; }, skinnyFill},
+      {"M = 33..64, B K-major, 64-wide skinny tiles no more than the SMs: skinny (C^T) 64 "
+       "columns wide, the smallest MT >= M, splits to fill the SMs",
+       [](const Problem &p, int sms) { return skinnyNarrowFits(p, sms); },
+       [](const Problem &p, int sms) { return skinnyFill(p, sms, 64); }},
+      {"M <= 80, B K-major: skinny (C^T) 128 columns wide, the smallest MT >= M, splits to fill "
+       "the SMs",
+       [](const Problem &p, int) { return p.m <= 80 && p.bmajor == BMajor::K; },
+       [](const Problem &p, int sms) { return skinnyFill(p, sms); }},
       {"M <= 256, B K-major, 64-wide tiles no more than the SMs, at most 128 k steps per CTA: "
        "split-K at BN 64 (8 stages, cuBLAS's 128 x 64 tile), no cluster, splits to fill the SMs",
        [](const Problem &p, int sms) {
@@ -278,20 +330,20 @@ inline const std::vector<Rule> &ruleTable() {
        "(A multicast) with 2+ row and column tiles, splits to fill the SMs",
        [](const Problem &p, int sms) { return p.m <= 256 && outputTiles(p, 128) <= sms; },
        splitKFill},
-      {"M <= 256 with more 128-wide tiles than SMs: persistent, BN 256, cluster 2",
-       [](const Problem &p, int) { return p.m <= 256; },
-       [](const Problem &, int) { return persistentWith(256); }},
-      {"256-row clusters of 256-wide tiles fill the SMs: persistent, cluster 2, BN 256 (192 "
-       "for K-major B where its rounds of units over the SMs cost 1/16 less)",
+      {"M <= 256 with more 128-wide tiles than SMs: persistent, cluster 2, BN 256 (224 or 192 "
+       "as in the next rule)",
+       [](const Problem &p, int) { return p.m <= 256; }, persistentWaves},
+      {"256-row clusters of 256-wide tiles fill the SMs: persistent, cluster 2, BN 256 (224 "
+       "or 192 for K-major B where its rounds of units over the SMs cost 1/16 less)",
        [](const Problem &p, int sms) { return persistentUnits(p, 256, 2) * 2 * 4 >= 3 * sms; },
        persistentWaves},
-      {"256-row clusters of 192-wide tiles fill the SMs (K-major B) with fewer rounds than "
-       "BN 256's: persistent, BN 192, cluster 2",
+      {"256-row clusters of 224- or 192-wide tiles fill the SMs (K-major B) with rounds "
+       "that cost 1/16 less than BN 256's: persistent, that BN, cluster 2",
        [](const Problem &p, int sms) {
-         return p.bmajor == BMajor::K && persistentUnits(p, 192, 2) * 2 * 4 >= 3 * sms &&
-                persistentWaves(p, sms).bn == 192;
+         const int64_t bn = persistentWaves(p, sms).bn;
+         return bn != 256 && persistentUnits(p, bn, 2) * 2 * 4 >= 3 * sms;
        },
-       [](const Problem &, int) { return persistentWith(192); }},
+       persistentWaves},
       {"256-row clusters of 128-wide tiles fill the SMs: persistent, BN 128, cluster 2",
        [](const Problem &p, int sms) { return persistentUnits(p, 128, 2) * 2 * 4 >= 3 * sms; },
        [](const Problem &, int) { return persistentWith(128); }},
@@ -311,15 +363,16 @@ inline Choice ruleChoice(const Problem &p, int sms) {
   return Choice{}; // unreachable: the last rule matches everything
 }
 
-// What --tune times: every persistent BN (192: K-major B only) with and
-// without the cluster, split-K with 1, 2, 3, 4, 6, 8 splits (at least 2 k
-// steps per split, at most 4 CTAs per SM in all) with and without its
-// cluster (more than one column tile), and the rule's pick.
+// What --tune times: every persistent BN (224 and 192: K-major B only) with
+// and without the cluster, split-K with 1, 2, 3, 4, 6, 8 splits (at least 2
+// k steps per split, at most 4 CTAs per SM in all) with and without its
+// cluster (more than one column tile), the skinny kernel's instances (below)
+// and the rule's pick.
 inline std::vector<Choice> candidates(const Problem &p, int sms) {
   std::vector<Choice> out;
-  for (int64_t bn : {256, 192, 128})
+  for (int64_t bn : {256, 224, 192, 128})
     for (int cl : {2, 1}) {
-      if (bn == 192 && p.bmajor != BMajor::K)
+      if ((bn == 224 || bn == 192) && p.bmajor != BMajor::K)
         continue;
       Choice c = persistentWith(bn);
       c.cluster = cl;
@@ -341,19 +394,21 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
         out.push_back(splitKWith(i, cl, s));
       }
   }
-  // The skinny kernel (K-major B): every compiled MT >= M, the
+  // The skinny kernel (K-major B): every compiled instance whose MT covers M
+  // in at most 4 row tiles (MT < M: more tiles, fewer splits; the row tiles
+  // of one column tile run at once and read B from L2 after the first), the
   // same splits.
   if (p.bmajor == BMajor::K)
     for (const SkinnyInstance &i : skinnyInstances()) {
-      if (i.mt < p.m)
+      if (ceilDiv(p.m, i.mt) > 4)
         continue;
       for (int s : {1, 2, 3, 4, 6, 8}) {
-        if (s > 1 && (kSteps(p) < 2 * s || skinnyTiles(p, i.mt) * s > 4 * int64_t(sms)))
+        if (s > 1 && (kSteps(p) < 2 * s || skinnyTiles(p, i.mt, i.bn) * s > 4 * int64_t(sms)))
           continue;
         Choice c;
         c.variant = Variant::Skinny;
         c.cluster = 1;
-        c.bn = kSkinnyBn;
+        c.bn = i.bn;
         c.mt = i.mt;
         c.stages = i.stages;
         c.splits = s;
@@ -422,22 +477,19 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
   }
   if ((dtype != "f16" && dtype != "bf16") || (bmajor != "k" && bmajor != "mn") ||
       (variant != "persistent" && variant != "splitk" && variant != "skinny") ||
-      (bn != 64 && bn != 128 && bn != 192 && bn != 256) || (cluster != 1 && cluster != 2) || splits < 1 ||
-      splits > 8) {
+      (bn != 64 && bn != 128 && bn != 192 && bn != 224 && bn != 256) ||
+      (cluster != 1 && cluster != 2) || splits < 1 || splits > 8) {
     error = "a value out of range (dtype f16|bf16, bmajor k|mn, variant "
-            "persistent|splitk|skinny, BN 64|128|192|256, cluster 1|2, splits 1..8)";
+            "persistent|splitk|skinny, BN 64|128|192|224|256, cluster 1|2, splits 1..8)";
     return false;
   }
-  if (bn == 192 && (variant != "persistent" || bmajor != "k")) {
-    error = "BN 192 is the persistent kernel's with B K-major (gemm only)";
+  if ((bn == 192 || bn == 224) && (variant != "persistent" || bmajor != "k")) {
+    error = "BN 192 and 224 are the persistent kernel's with B K-major (gemm only)";
     return false;
   }
   if (variant == "skinny") {
-    bool compiled = false;
-    for (const SkinnyInstance &i : skinnyInstances())
-      compiled = compiled || (i.mt == mt && i.stages == stages);
-    if (!compiled || cluster != 1 || bn != kSkinnyBn || bmajor != "k") {
-      error = "the skinny kernel takes B K-major, cluster 1, BN 128 and a compiled (MT, stages) "
+    if (!skinnyInstance(mt, int(stages), bn) || cluster != 1 || bmajor != "k") {
+      error = "the skinny kernel takes B K-major, cluster 1 and a compiled (MT, stages, BN) "
               "instance";
       return false;
     }
@@ -451,8 +503,8 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
             "4 (two CTAs per SM)";
     return false;
   }
-  if (bn == 64 && variant != "splitk") {
-    error = "BN 64 is split-K's";
+  if (bn == 64 && variant == "persistent") {
+    error = "BN 64 is split-K's and the skinny kernel's";
     return false;
   }
   if (variant == "persistent" && (splits != 1 || stages != 4)) {

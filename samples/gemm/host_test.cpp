@@ -297,21 +297,36 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.why.find("M <= 80") != std::string::npos);
   CHECK(pick(16, 4096, 4096) == c);
   CHECK(pick(17, 4096, 4096).mt == 32);
-  CHECK(pick(64, 4096, 4096).mt == 64);
-  CHECK(pick(64, 4096, 4096).stages == 7);
+  CHECK(pick(32, 4096, 4096).bn == kSkinnyBn);
+  // M = 33..64 with 64-wide tiles no more than the SMs: the skinny kernel 64
+  // columns wide (one consumer warpgroup, 12 stages at MT 64).
+  c = pick(64, 4096, 4096); // 64 tiles of 64 x 64 -> 2 splits
+  CHECK(c.variant == Variant::Skinny);
+  CHECK(c.bn == 64);
+  CHECK(c.mt == 64);
+  CHECK(c.stages == 12);
+  CHECK(c.splits == 2);
+  CHECK(c.why.find("64 columns wide") != std::string::npos);
+  CHECK(pick(33, 4096, 4096).mt == 40);
+  CHECK(pick(33, 4096, 4096).bn == 64);
+  CHECK(pick(64, 8192, 8192).bn == 64); // 128 tiles: no split
+  CHECK(pick(64, 8192, 8192).splits == 1);
+  c = pick(64, 14336, 4096); // 224 tiles of 64 columns: 128 wide (112 tiles)
+  CHECK(c.bn == kSkinnyBn);
+  CHECK(c.mt == 64);
+  CHECK(c.stages == 7);
   CHECK(pick(16, 3000, 5000).splits == 5); // 24 tiles
   CHECK(pick(65, 4096, 4096).mt == 80);
   CHECK(pick(81, 4096, 4096).variant == Variant::SplitK);
   CHECK(ruleChoice(Problem{16, 4096, 4096, DType::F16, BMajor::MN}, sms).variant ==
         Variant::SplitK); // the skinny kernel takes B K-major only
   CHECK(pick(16, 14336, 4096).splits == 1);     // 112 tiles fill the SMs alone
-  c = pick(256, 14336, 4096);                   // 224 tiles of 128: the persistent kernel
+  c = pick(256, 14336, 4096); // 224 tiles of 128: the persistent kernel, one round of 224
   CHECK(c.variant == Variant::Persistent);
-  CHECK(c.bn == 256);
+  CHECK(c.bn == 224); // 64 units of 224 for 66 clusters; 56 of 256
   CHECK(c.cluster == 2);
   CHECK(c.why.find("more 128-wide tiles than SMs") != std::string::npos);
   CHECK(pick(16, 4096, 14336).splits == 4);
-  CHECK(pick(64, 8192, 8192).splits == 2);
   CHECK(pick(16, 4096, 256).splits == 1);       // 4 k steps: no split
   // Large shapes: the persistent kernel, BN 256, cluster 2.
   for (int64_t m : {1024, 4096, 16384}) {
@@ -328,12 +343,18 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.bn == 192);
   CHECK(c.cluster == 2);
   CHECK(persistentRounds(Problem{1024, 14336, 4096}, 256, sms) == 4); // 224 units
+  CHECK(persistentRounds(Problem{1024, 14336, 4096}, 224, sms) == 4); // 256 units
   CHECK(persistentRounds(Problem{1024, 14336, 4096}, 192, sms) == 5); // 300 units
-  CHECK(pick(1024, 14336, 4096).bn == 192); // 5 x 192 < 4 x 256 by 1/16
+  c = pick(1024, 14336, 4096); // 4 x 224 < 5 x 192 < 4 x 256
+  CHECK(c.bn == 224);
+  CHECK(c.cluster == 2);
+  CHECK(c.why.find("224 or 192") != std::string::npos);
+  CHECK(pick(1000, 3000, 5000).bn == 192); // one round at 256, 224 and 192: the narrowest
+  CHECK(pick(4000, 4000, 4000).bn == 256); // 4 x 256 < 5 x 224 < 6 x 192
   CHECK(pick(8192, 8192, 8192).bn == 256);  // 21 x 192 vs 16 x 256: not 1/16 less
   CHECK(pick(4096, 14336, 4096).bn == 256);
   CHECK(pick(1024, 4096, 4096).bn == 256);
-  // BN 192 is compiled for K-major B only.
+  // BN 224 and 192 are compiled for K-major B only.
   CHECK(ruleChoice(Problem{1024, 14336, 4096, DType::F16, BMajor::MN}, sms).bn == 256);
   CHECK(ruleChoice(Problem{1000, 3000, 5000, DType::F16, BMajor::MN}, sms).bn == 128);
   c = pick(512, 512, 512); // 16 CTAs even at BN 128: split-K
@@ -367,7 +388,7 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
         CHECK((c.splits == 1 || splitKTiles(p, c.bn, c.cluster) * c.splits <= 4 * i->perSm * 132));
       }
     }
-    CHECK(persistent == 6); // BN 256 / 192 / 128 x cluster 2 / 1
+    CHECK(persistent == 8); // BN 256 / 224 / 192 / 128 x cluster 2 / 1
     CHECK(clustered > 0);
     // Every split-K instance (K-major B) where M <= 1024.
     CHECK(instances.size() == (p.m <= 1024 ? splitKInstances().size() : 1));
@@ -376,26 +397,42 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
   // split-K cluster.
   for (const Choice &c : candidates(Problem{128, 4096, 4096, DType::F16, BMajor::MN}, 132)) {
     CHECK(c.bn != 192);
+    CHECK(c.bn != 224);
     CHECK((c.variant != Variant::SplitK || (c.bn == 128 && c.stages == 6)));
   }
   for (const Choice &c : candidates(Problem{128, 64, 4096}, 132))
     CHECK((c.variant != Variant::SplitK || c.cluster == 1));
   for (const Choice &c : candidates(Problem{128, 128, 4096}, 132))
     CHECK((c.variant != Variant::SplitK || c.bn == 64 || c.cluster == 1));
-  // The skinny kernel: every compiled MT >= M (K-major B only), its splits
-  // within the same limits.
-  const Problem p{16, 4096, 4096, DType::F16, BMajor::K};
+  // The skinny kernel: every compiled instance (both widths) whose MT covers
+  // M in at most 4 row tiles (K-major B only), its splits within the same
+  // limits.
+  for (Problem p : {Problem{16, 4096, 4096}, Problem{77, 3000, 5000}, Problem{256, 4096, 4096}}) {
+    INFO(p.shape());
+    std::set<std::pair<int64_t, int64_t>> seen; // (MT, BNS)
+    for (const Choice &c : candidates(p, 132))
+      if (c.variant == Variant::Skinny) {
+        seen.insert({c.mt, c.bn});
+        CHECK(ceilDiv(p.m, c.mt) <= 4);
+        CHECK(c.cluster == 1);
+        CHECK(skinnyInstance(c.mt, c.stages, c.bn) != nullptr);
+        CHECK((c.splits == 1 || skinnyTiles(p, c.mt, c.bn) * c.splits <= 4 * 132));
+      }
+    for (const SkinnyInstance &i : skinnyInstances())
+      if (ceilDiv(p.m, i.mt) <= 4)
+        CHECK(seen.count({i.mt, i.bn}) == 1);
+  }
   int skinny = 0;
-  for (const Choice &c : candidates(p, 132))
-    if (c.variant == Variant::Skinny) {
-      ++skinny;
-      CHECK(c.mt >= p.m);
-      CHECK(c.cluster == 1);
-      CHECK(c.bn == kSkinnyBn);
-      CHECK((c.splits == 1 || skinnyTiles(p, c.mt) * c.splits <= 4 * 132));
-    }
+  for (const Choice &c : candidates(Problem{16, 4096, 4096}, 132))
+    skinny += c.variant == Variant::Skinny;
   CHECK(skinny == int(skinnyInstances().size()) * 6); // 1, 2, 3, 4, 6, 8 splits
-  for (Problem q : {Problem{16, 4096, 4096, DType::F16, BMajor::MN}, Problem{81, 4096, 4096}})
+  // M = 77: MT 32 and 40 in 3 and 2 row tiles, not MT 16 (5).
+  std::set<int64_t> mts;
+  for (const Choice &c : candidates(Problem{77, 3000, 5000}, 132))
+    if (c.variant == Variant::Skinny)
+      mts.insert(c.mt);
+  CHECK(mts == std::set<int64_t>{32, 40, 64, 80, 128});
+  for (Problem q : {Problem{16, 4096, 4096, DType::F16, BMajor::MN}, Problem{600, 4096, 4096}})
     for (const Choice &c : candidates(q, 132))
       CHECK(c.variant != Variant::Skinny);
 }
@@ -447,11 +484,22 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
       << "f16 k 7x7x7 splitk 64 1 3 4 0 4.0\n"            // BN 64, two CTAs per SM: fine
       << "f16 mn 1x2x3 splitk 64 1 1 8 0 1.0\n"           // BN 64 with MN-major B
       << "f16 k 1x2x3 splitk 64 1 1 6 0 1.0\n"            // BN 64 with 6 stages
-      << "f16 k 1x2x3 persistent 64 1 1 4 0 1.0\n";       // BN 64 on the persistent kernel
+      << "f16 k 1x2x3 persistent 64 1 1 4 0 1.0\n"        // BN 64 on the persistent kernel
+      << "f16 k 9x9x9 skinny 64 1 2 15 40 3.0\n"          // skinny, 40 x 64 tiles: fine
+      << "f16 k 1x2x3 skinny 64 1 2 11 40 1.0\n"          // MT 40 at 64 wide has 15 stages
+      << "f16 k 1x2x3 skinny 128 1 2 15 40 1.0\n"         // MT 40 is compiled 64 wide only
+      << "f16 k 10x10x10 persistent 224 2 1 4 0 2.0\n"    // BN 224, K-major: fine
+      << "f16 mn 1x2x3 persistent 224 2 1 4 0 1.0\n"      // BN 224 with MN-major B
+      << "f16 k 1x2x3 splitk 224 1 2 6 0 1.0\n";          // BN 224 on split-K
   }
   TuneCache back;
   back.load(path);
-  REQUIRE(back.entries.size() == 7);
+  REQUIRE(back.entries.size() == 9);
+  REQUIRE(back.find(Problem{9, 9, 9}) != nullptr);
+  CHECK(back.find(Problem{9, 9, 9})->choice.bn == 64);
+  CHECK(back.find(Problem{9, 9, 9})->choice.mt == 40);
+  REQUIRE(back.find(Problem{10, 10, 10}) != nullptr);
+  CHECK(back.find(Problem{10, 10, 10})->choice.bn == 224);
   REQUIRE(back.find(Problem{6, 6, 6}) != nullptr);
   CHECK(back.find(Problem{6, 6, 6})->choice.stages == 8);
   REQUIRE(back.find(Problem{7, 7, 7}) != nullptr);
@@ -469,17 +517,17 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(got->us == Approx(12.25));
   CHECK(back.find(Problem{8, 8, 8, DType::F16, BMajor::K}) != nullptr);
   CHECK(back.find(Problem{8, 8, 8, DType::BF16, BMajor::K}) == nullptr); // keyed by dtype too
-  REQUIRE(back.problems.size() == 14);
+  REQUIRE(back.problems.size() == 18);
   CHECK(back.problems[0].find(path + ":6: a value out of range") == 0);
-  CHECK(back.problems[1].find(path + ":7: BN 192 is the persistent kernel's with B K-major") ==
-        0);
-  CHECK(back.problems[2].find(path + ":8: BN 192 is the persistent kernel's") == 0);
+  CHECK(back.problems[1].find(path +
+                              ":7: BN 192 and 224 are the persistent kernel's with B K-major") == 0);
+  CHECK(back.problems[2].find(path + ":8: BN 192 and 224 are the persistent kernel's") == 0);
   CHECK(back.problems[3].find(path + ":11: split-K runs at BN 128 with 6 stages") == 0);
   CHECK(back.problems[4].find(path + ":12: split-K runs at BN 128 with 6 stages") == 0);
   CHECK(back.problems[5].find("the persistent kernel has 1 split and 4 stages") !=
         std::string::npos);
   CHECK(back.problems[6].find("expected 'dtype bmajor MxNxK") != std::string::npos);
-  CHECK(back.problems[7].find("a compiled (MT, stages) instance") != std::string::npos);
+  CHECK(back.problems[7].find("a compiled (MT, stages, BN) instance") != std::string::npos);
   CHECK(back.problems[8].find("the skinny kernel takes B K-major") != std::string::npos);
   CHECK(back.problems[9].find("MT is the skinny kernel's") != std::string::npos);
   CHECK(back.problems[10].find("expected 'dtype bmajor MxNxK") != std::string::npos);
@@ -487,6 +535,13 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
         std::string::npos);
   CHECK(back.problems[12].find(":23: split-K runs at BN 128") != std::string::npos);
   CHECK(back.problems[13].find(":24: BN 64 is split-K's") != std::string::npos);
+  CHECK(back.problems[14].find(":26: the skinny kernel takes B K-major, cluster 1 and a compiled "
+                               "(MT, stages, BN)") != std::string::npos);
+  CHECK(back.problems[15].find(":27: the skinny kernel takes") != std::string::npos);
+  CHECK(back.problems[16].find(":29: BN 192 and 224 are the persistent kernel's with B K-major") !=
+        std::string::npos);
+  CHECK(back.problems[17].find(":30: BN 192 and 224 are the persistent kernel's") !=
+        std::string::npos);
   // The cache wins over the rule; the rule answers for shapes it lacks.
   const Choice tuned = chooseFor(p, 132, &back);
   CHECK(tuned == e.choice);
@@ -532,9 +587,15 @@ TEST_CASE("kernel instances are found from the kernel info", "[gemm]") {
   skinny.variant = Variant::Skinny;
   skinny.mt = 16;
   skinny.stages = 11;
+  skinny.bn = kSkinnyBn;
   CHECK(kernelName(skinny, BMajor::K) == "gemm_skinny");
   CHECK(!usesMulticastPtx(skinny));
-  CHECK(instanceArgs(skinny, BMajor::K) == tile::TemplateArgs{{"MT", 16}, {"S", 11}});
+  CHECK(instanceArgs(skinny, BMajor::K) ==
+        tile::TemplateArgs{{"MT", 16}, {"S", 11}, {"BNS", 128}});
+  skinny.mt = 40;
+  skinny.stages = 15;
+  skinny.bn = 64;
+  CHECK(instanceArgs(skinny, BMajor::K) == tile::TemplateArgs{{"MT", 40}, {"S", 15}, {"BNS", 64}});
   CHECK(instanceArgs(Choice{}, BMajor::K) == tile::TemplateArgs{{"BN", 256}});
   // gemm_splitk (K-major B) is named by BN, stages and CTAs per SM;
   // gemm_splitk_bmn by BN.
@@ -554,8 +615,9 @@ TEST_CASE("kernel instances are found from the kernel info", "[gemm]") {
 
 TEST_CASE("the skinny kernel's tiles, workspace and instances", "[gemm]") {
   const Problem p{77, 3000, 5000, DType::F16, BMajor::K};
-  CHECK(skinnyTiles(p, 128) == 24);     // one row tile of 128 >= 77, 24 column tiles
-  CHECK(skinnyTiles(p, 16) == 5 * 24);  // 77 rows in 16-row tiles
+  CHECK(skinnyTiles(p, 128, 128) == 24);    // one row tile of 128 >= 77, 24 column tiles
+  CHECK(skinnyTiles(p, 16, 128) == 5 * 24); // 77 rows in 16-row tiles
+  CHECK(skinnyTiles(p, 40, 64) == 2 * 47);  // 64-wide: 47 column tiles (cuBLAS's 94 CTAs)
   Choice c;
   c.variant = Variant::Skinny;
   c.bn = kSkinnyBn;
@@ -570,13 +632,25 @@ TEST_CASE("the skinny kernel's tiles, workspace and instances", "[gemm]") {
   CHECK(workspaceFloats(p, c) == 0); // one split transposes its sum in shared memory
   CHECK(flagCount(p, c) == 24);
   // Every instance is K-major (B [N, K]) with MT a wgmma N (a multiple of 8,
-  // at most 256) and a ring that fits the 227 KB of shared memory with `out`.
+  // at most 256), BNS 64 per consumer warpgroup (one or two) and a ring that
+  // fits the 227 KB of shared memory with `out` and `red`.
   for (const SkinnyInstance &i : skinnyInstances()) {
-    INFO(i.mt << " " << i.stages);
+    INFO(i.mt << " " << i.stages << " " << i.bn);
     CHECK(i.mt % 8 == 0);
     CHECK(i.mt <= 256);
-    const int64_t stage = (kSkinnyBn + i.mt) * kTileK * 2, out = i.mt * kSkinnyBn / 2 * 2,
-                  red = kSkinnyBn * i.mt * 4;
+    CHECK((i.bn == 64 || i.bn == 128));
+    const int64_t stage = (i.bn + i.mt) * kTileK * 2, out = i.mt * i.bn / 2 * 2,
+                  red = i.bn * i.mt * 4;
     CHECK(i.stages * stage + out + red + 2 * 8 * i.stages + 16 <= 227 * 1024);
+    CHECK(skinnyInstance(i.mt, i.stages, i.bn) == &i);
   }
+  // The instance for M rows: the smallest MT >= M of that width, its deepest
+  // ring; --mt names one.
+  CHECK(skinnyInstanceFor(1, 128)->mt == 16);
+  CHECK(skinnyInstanceFor(1, 128)->stages == 11);
+  CHECK(skinnyInstanceFor(33, 64)->mt == 40);
+  CHECK(skinnyInstanceFor(81, 64)->mt == 128);
+  CHECK(skinnyInstanceFor(81, 128) == nullptr);
+  CHECK(skinnyInstanceFor(0, 64, 32)->stages == 16);
+  CHECK(skinnyInstanceFor(0, 128, 40) == nullptr);
 }

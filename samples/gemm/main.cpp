@@ -5,7 +5,7 @@
 //
 //   gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]
 //        [--variant auto|persistent|splitk|skinny] [--splits S] [--mt MT] [--multicast on|off]
-//        [--bn 256|192|128|64] [--stages S]
+//        [--bn 256|224|192|128|64] [--stages S]
 //        [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]
 //        [--ptx PATH] [--reference-only] [--skip-code C]
 //   gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]
@@ -35,7 +35,7 @@
 // 77x3000x5000), each dtype: cuBLAS and the chosen .tile kernel (the choice
 // printed), CUDA-event median of --runs after --warmup, TFLOP/s, ratio to
 // cuBLAS, geometric means; a markdown table (docs/perf/gemm.md) and a CSV for
-// plot.py. Every timed result is checked against cuBLAS afterwards.
+// plot.py. Every timed result is checked against cuBLAS afterwards (bench.cpp).
 //
 // The PTX is <dir>/gemm_<dtype>_<mc|nomc>.ptx (+ .info.json; dir =
 // $TILEC_PTX_DIR or the build's PTX directory; --ptx overrides). Without a
@@ -44,8 +44,7 @@
 // --skip-code; the bench reports "not built" (no number is ever invented).
 // --reference-only checks cuBLAS against float64 alone.
 #include "fp8.h"
-#include "gemm_choice.h"
-#include "gemm_common.h"
+#include "gemm_cli.h"
 #include "gemm_cublas.h"
 
 #include "../common/event_timing.cuh"
@@ -56,45 +55,13 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
 
-namespace {
+namespace gemm::cli {
 
-using gemm::BMajor;
-using gemm::Choice;
-using gemm::DType;
-using gemm::dtypeNamed;
-using gemm::Problem;
-using gemm::Variant;
-
-struct Options {
-  bool bench = false;
-  bool referenceOnly = false; // --check of cuBLAS against float64 only
-  Problem problem{512, 768, 320, DType::F16, BMajor::K};
-  // Forced parts of the choice (unset: the cache's or the rule's).
-  std::optional<Variant> variant;
-  std::optional<bool> multicast;
-  int64_t bn = 0;  // 0: not forced
-  int splits = 0;  // 0: not forced
-  int64_t mt = 0;  // the skinny kernel's tile rows; 0: not forced
-  int stages = 0;  // split-K's instance (with --bn); 0: not forced
-  bool tune = false;
-  std::string tuneCache; // "" : none (with --tune: gemm_tune.txt)
-  uint64_t seed = 20261123;
-  double cpuMacs = double(1ull << 31);
-  int64_t clusters = 0;
-  std::string ptx;
-  int skipCode = 0;
-  // bench
-  std::vector<Problem> shapes;
-  std::vector<DType> dtypes{DType::F16, DType::BF16};
-  std::vector<BMajor> bmajors{BMajor::K};
-  int runs = 30, warmup = 10;
-  std::string out, csv;
-  bool forced() const { return variant || multicast || bn || splits || mt || stages; }
-};
 
 [[noreturn]] void usage(const char *msg) {
   std::fprintf(
@@ -181,16 +148,13 @@ Options parse(int argc, char **argv) {
       o.splits = int(r.intIn(1, 8));
     else if (f == "--mt") {
       o.mt = r.intValue();
-      bool compiled = false;
+      std::set<int64_t> heights;
+      for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
+        heights.insert(i.mt);
       std::string all;
-      int64_t prev = 0;
-      for (const gemm::SkinnyInstance &i : gemm::skinnyInstances()) {
-        compiled = compiled || i.mt == o.mt;
-        if (i.mt != prev)
-          all += (all.empty() ? "" : ", ") + std::to_string(i.mt);
-        prev = i.mt;
-      }
-      if (!compiled)
+      for (int64_t h : heights)
+        all += (all.empty() ? "" : ", ") + std::to_string(h);
+      if (!heights.count(o.mt))
         usage(("--mt is one of the skinny kernel's compiled tile heights (" + all + ")").c_str());
     }
     else if (f == "--multicast") {
@@ -200,8 +164,8 @@ Options parse(int argc, char **argv) {
       o.multicast = v == "on";
     } else if (f == "--bn") {
       o.bn = r.intValue();
-      if (o.bn != 64 && o.bn != 128 && o.bn != 192 && o.bn != 256)
-        usage("--bn is 64, 128, 192 or 256");
+      if (o.bn != 64 && o.bn != 128 && o.bn != 192 && o.bn != 224 && o.bn != 256)
+        usage("--bn is 64, 128, 192, 224 or 256");
     } else if (f == "--stages")
       o.stages = int(r.intIn(1, 16));
     else if (f == "--tune")
@@ -256,9 +220,10 @@ Options parse(int argc, char **argv) {
           "cluster");
   if (o.bn && o.bn != 128 && o.bn != 64 && (o.variant == Variant::SplitK || o.splits))
     usage("split-K is compiled for --bn 128 and 64 only");
-  if ((o.bn == 64 || o.stages) && o.variant != Variant::SplitK && !o.splits)
-    usage("--bn 64 and --stages are split-K's: give --variant splitk or --splits");
-  if ((o.bn == 64 || o.stages) && (o.variant == Variant::SplitK || o.splits)) {
+  if ((o.stages || (o.bn == 64 && !skinny)) && o.variant != Variant::SplitK && !o.splits)
+    usage("--bn 64 and --stages are split-K's: give --variant splitk or --splits (--bn 64 "
+          "also with --variant skinny)");
+  if ((o.bn == 64 || o.stages) && !skinny && (o.variant == Variant::SplitK || o.splits)) {
     // Split-K's instance: the first listed of that width (BN 64 -> 8
     // stages), or the one --stages names; checked here, before any device.
     const int64_t bn = o.bn ? o.bn : gemm::kSplitKBn;
@@ -273,17 +238,26 @@ Options parse(int argc, char **argv) {
              "-major (BN 128 with 6 stages; B K-major also BN 64 with 8, or 4: two CTAs per SM)")
                 .c_str());
   }
-  if (o.bn == 192 && o.problem.bmajor != BMajor::K)
-    usage("--bn 192 is compiled for B K-major only (--bmajor k)");
-  if (o.bn && o.bn != 128 && skinny)
-    usage("the skinny kernel's tiles are 128 columns wide (--bn 128 only)");
+  if ((o.bn == 192 || o.bn == 224) && o.problem.bmajor != BMajor::K)
+    usage(("--bn " + std::to_string(o.bn) + " is compiled for B K-major only (--bmajor k)")
+              .c_str());
+  if (o.bn && o.bn != 128 && o.bn != 64 && skinny)
+    usage("the skinny kernel's tiles are 128 or 64 columns wide (--bn 128 or 64)");
   if (skinny && (o.problem.bmajor != BMajor::K || o.bmajors.size() != 1 ||
                  o.bmajors.front() != BMajor::K))
     usage("the skinny kernel takes B K-major only (--bmajor k)");
-  int64_t largestMt = 0;
-  for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
-    largestMt = std::max(largestMt, i.mt);
-  if (skinny && !o.bench && !o.mt && o.problem.m > largestMt)
+  const int64_t skinnyBn = o.bn ? o.bn : gemm::kSkinnyBn;
+  if (skinny && o.mt && !gemm::skinnyInstanceFor(0, skinnyBn, o.mt)) {
+    std::string widths;
+    for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
+      if (i.mt == o.mt)
+        widths += (widths.empty() ? "--bn " : " or ") + std::to_string(i.bn);
+    usage(("no skinny instance has MT " + std::to_string(o.mt) + " and --bn " +
+           std::to_string(skinnyBn) + (o.bn ? "" : " (the default width)") + ": MT " +
+           std::to_string(o.mt) + " is compiled at " + widths)
+              .c_str());
+  }
+  if (skinny && !o.bench && !o.mt && !gemm::skinnyInstanceFor(o.problem.m, skinnyBn))
     usage(("no skinny instance has MT >= M = " + std::to_string(o.problem.m) + " (--mt)").c_str());
   if (o.tune && o.tuneCache.empty())
     o.tuneCache = "gemm_tune.txt";
@@ -320,15 +294,21 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
   Choice c = gemm::chooseFor(p, sms, cache);
   if (!o.forced())
     return c;
-  if ((o.variant == Variant::Skinny || o.mt) && c.variant != Variant::Skinny)
-    c = gemm::skinnyFill(p, sms);
-  if (o.mt) {
-    c.mt = 0;
-    for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
-      if (i.mt == o.mt && i.stages > c.stages * (c.mt == o.mt)) {
-        c.mt = i.mt;
-        c.stages = i.stages;
-      }
+  const bool skinny = o.variant == Variant::Skinny || o.mt;
+  // The width --bn names, else the cache's or the rule's skinny width, else 128.
+  const int64_t skinnyBn = o.bn                             ? o.bn
+                           : c.variant == Variant::Skinny ? c.bn
+                                                          : gemm::kSkinnyBn;
+  if (skinny && c.variant != Variant::Skinny)
+    c = gemm::skinnyFill(p, sms, skinnyBn);
+  if (skinny && (o.mt || c.bn != skinnyBn)) {
+    // The instance --mt / --bn name (the deepest ring of that MT and width),
+    // its splits refilled.
+    const gemm::SkinnyInstance *i = gemm::skinnyInstanceFor(p.m, skinnyBn, o.mt);
+    c.mt = i ? i->mt : 0;
+    c.stages = i ? i->stages : 0;
+    c.bn = skinnyBn;
+    c.splits = i ? gemm::splitsToFill(gemm::skinnyTiles(p, c.mt, c.bn), gemm::kSteps(p), sms) : 1;
   }
   if (c.variant == Variant::Skinny && !c.mt)
     usage(("no skinny instance has MT >= M = " + std::to_string(p.m) + " (--mt)").c_str());
@@ -393,69 +373,6 @@ CUdeviceptr upload(tile::DeviceBuffer<uint16_t> &buf, const std::vector<uint16_t
   return buf.ptr();
 }
 
-// ---------------------------------------------------------------- running a choice
-// The loaded kernels (one load and JIT per PTX file, kernel and BN) and
-// split-K's workspace, shared by every launch of one dtype and device.
-struct Runner {
-  tile::Context &ctx;
-  const Options &o;
-  std::map<std::string, gemm::TileKernel> loaded;
-  std::optional<gemm::SplitKWorkspace> ws;
-
-  Runner(tile::Context &c, const Options &opts) : ctx(c), o(opts) {}
-
-  gemm::TileKernel &kernel(const Choice &c, DType d, BMajor b) {
-    const std::string ptx = c.variant == Variant::Skinny ? skinnyPtxPath(o, d)
-                                                         : ptxPath(o, d, gemm::usesMulticastPtx(c));
-    const std::string name = gemm::kernelName(c, b);
-    std::string key = ptx + "\n" + name;
-    for (const auto &[param, v] : gemm::instanceArgs(c, b))
-      key += " " + param + "=" + std::to_string(v);
-    auto it = loaded.find(key);
-    if (it == loaded.end()) {
-      if (!fileExists(ptx))
-        throw std::runtime_error("not built (" + ptx + ")");
-      tile::TemplateArgs args = gemm::instanceArgs(c, b);
-      if (c.variant == Variant::Skinny) {
-        it = loaded.emplace(key, gemm::loadTileInstance(ctx, ptx, name, args, c.bn)).first;
-      } else {
-        args.erase(args.begin()); // BN: loadTileKernel's own (it reads the cluster)
-        it = loaded.emplace(key, gemm::loadTileKernel(ctx, ptx, name, c.bn, args)).first;
-      }
-    }
-    return it->second;
-  }
-
-  // A launch of choice c on p's tensors (the persistent grid computed once).
-  std::function<void()> launcher(const Choice &c, const Problem &p, const gemm::Tensors &ts,
-                                 std::string *what = nullptr) {
-    gemm::TileKernel &k = kernel(c, p.dtype, p.bmajor);
-    if (c.variant == Variant::Skinny) {
-      if (!ws)
-        ws.emplace();
-      if (what)
-        *what = k.kernel.name() + ", grid " + std::to_string(gemm::skinnyTiles(p, c.mt)) + " x " +
-                std::to_string(c.splits);
-      const int splits = c.splits;
-      const int64_t mt = c.mt;
-      return [this, &k, p, ts, mt, splits] { gemm::launchSkinny(k, p, ts, *ws, mt, splits); };
-    }
-    if (c.variant == Variant::SplitK) {
-      if (!ws)
-        ws.emplace();
-      if (what)
-        *what = k.kernel.name() + ", grid " + std::to_string(gemm::outputTiles(p, c.bn)) + " x " +
-                std::to_string(c.splits);
-      const int splits = c.splits;
-      return [this, &k, p, ts, splits] { gemm::launchSplitK(k, p, ts, *ws, splits); };
-    }
-    const int64_t clusters = gemm::persistentClusters(k, p, ts, o.clusters);
-    if (what)
-      *what = k.kernel.name() + ", cluster " + std::to_string(k.cluster) + ", " +
-              std::to_string(clusters) + " clusters";
-    return [&k, ts, clusters] { gemm::launchTile(k, ts, clusters); };
-  }
-};
 
 // --tune: every candidate timed (median of 15 after 3 warm-ups; the runs
 // write C, which the caller overwrites); the fastest, with its time. Also
@@ -609,294 +526,11 @@ int runCheck(const Options &o) {
   }
 }
 
-// ---------------------------------------------------------------- --bench
-struct BenchRow {
-  Problem p;
-  double blasMs = -1, tileMs = -1, ruleUs = -1;
-  double blasVsCpu = -1, err = -1;
-  int64_t nonFinite = 0;
-  Choice choice;
-  std::string note; // why tilec did not run, or the launch
-  bool pass = true;
-  bool ran() const { return tileMs > 0; }
-  double ratio() const { return ran() ? blasMs / tileMs : -1; }
-};
-
-double tflops(const Problem &p, double ms) { return ms > 0 ? p.flops() / (ms * 1e-3) / 1e12 : 0; }
-
-// Geometric mean and minimum of cuBLAS time / tilec time over the rows that
-// `keep` selects (and that ran).
-struct Summary {
-  int count = 0, below09 = 0;
-  double geomean = 0, min = 0;
-  std::string minShape;
-};
-template <class Keep> Summary summarise(const std::vector<BenchRow> &rows, Keep keep) {
-  Summary s;
-  double logSum = 0;
-  for (const BenchRow &r : rows) {
-    if (!r.ran() || !keep(r))
-      continue;
-    const double x = r.ratio();
-    logSum += std::log(x);
-    if (s.count == 0 || x < s.min) {
-      s.min = x;
-      s.minShape = r.p.shape() + " " + gemm::dtypeName(r.p.dtype);
-    }
-    s.below09 += x < 0.9;
-    ++s.count;
-  }
-  if (s.count)
-    s.geomean = std::exp(logSum / s.count);
-  return s;
-}
-
-int runBench(const Options &o) {
-  int devices = 0;
-  if (tile::deviceCount() == 0 || cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: compiled only\n");
-    return o.skipCode;
-  }
-  SAMPLE_CUDA_CHECK(cudaSetDevice(0));
-  SAMPLE_CUDA_CHECK(cudaFree(nullptr));
-  tile::Context ctx(0);
-  const int sms = ctx.smCount();
-  gemm::Cublas blas;
-  gemm::TuneCache cache;
-  loadCache(o, cache);
-  const int clockKhz = ctx.attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
-  std::printf("gemm --bench on %s (%d SMs, %.0f MHz), cuBLAS %d, %d warm-up + median of %d runs, "
-              "seed %" PRIu64 "%s\n",
-              ctx.name().c_str(), sms, clockKhz / 1e3, blas.version(), o.warmup, o.runs, o.seed,
-              o.tune ? ", --tune" : "");
-
-  {
-    // Bring the clocks up before the first measurement: ~50 ms of cuBLAS.
-    const Problem w{2048, 2048, 2048, DType::F16, BMajor::K};
-    tile::DeviceBuffer<uint16_t> wa(size_t(w.m * w.k)), wb(size_t(w.k * w.n)),
-        wc(size_t(w.m * w.n));
-    wa.fillBytes(0);
-    wb.fillBytes(0);
-    for (int i = 0; i < 2000; ++i)
-      blas.gemm(w, wa.ptr(), wb.ptr(), wc.ptr());
-    SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
-  }
-  std::vector<BenchRow> rows;
-  bool allPass = true;
-  for (BMajor bm : o.bmajors)
-    for (DType d : o.dtypes) {
-      // One pool of normal values per operand, as large as the largest shape
-      // needs; each shape reads a prefix (fresh data per run of the program).
-      int64_t maxA = 1, maxB = 1, maxC = 1;
-      for (const Problem &s : o.shapes) {
-        maxA = std::max(maxA, s.m * s.k);
-        maxB = std::max(maxB, s.n * s.k);
-        maxC = std::max(maxC, s.m * s.n);
-      }
-      const std::vector<uint16_t> a = gemm::randomNormal(d, size_t(maxA), o.seed, 1);
-      const std::vector<uint16_t> b = gemm::randomNormal(d, size_t(maxB), o.seed, 2);
-      tile::DeviceBuffer<uint16_t> dA(a.size()), dB(b.size()), dRef{size_t(maxC)},
-          dC{size_t(maxC)};
-      upload(dA, a);
-      upload(dB, b);
-      Runner run(ctx, o);
-      const double tol = gemm::tolerance(d);
-      for (Problem shape : o.shapes) {
-        BenchRow row;
-        Problem &p = row.p;
-        p = shape;
-        p.dtype = d;
-        p.bmajor = bm;
-        std::printf("%s %s B %s-major:\n", p.shape().c_str(), gemm::dtypeName(d),
-                    gemm::bmajorName(bm));
-        std::fflush(stdout);
-        const std::string bad = gemm::alignmentProblem(p);
-        if (!bad.empty()) {
-          row.note = "rejected: " + bad;
-          std::printf("  %s\n", row.note.c_str());
-          rows.push_back(row);
-          continue;
-        }
-        // cuBLAS, poisoned first; its result is the reference of the row.
-        dRef.fillBytes(0xff);
-        row.blasMs = sample::timeWithEvents(
-                         [] {}, [&] { blas.gemm(p, dA.ptr(), dB.ptr(), dRef.ptr()); }, o.warmup,
-                         o.runs)
-                         .median;
-        std::vector<uint16_t> ref(size_t(p.m * p.n));
-        dRef.copyTo(ref.data(), ref.size());
-        {
-          const std::vector<int64_t> cpuRows = gemm::referenceRows(p, double(1ull << 28));
-          const std::vector<double> cpu = gemm::referenceGemm(p, a, b, cpuRows);
-          const gemm::Comparison c = gemm::compareRows(p, ref, cpuRows, [&](size_t r, int64_t j) {
-            return cpu[r * size_t(p.n) + size_t(j)];
-          });
-          row.blasVsCpu = c.relFrobenius;
-          if (c.nonFinite || c.relFrobenius >= tol) {
-            row.pass = false;
-            std::printf("  PROBLEM: cuBLAS vs float64 rel. error %.3e, %" PRId64 " non-finite\n",
-                        c.relFrobenius, c.nonFinite);
-          }
-        }
-        const double blasFirst = row.blasMs;
-        try {
-          const gemm::Tensors ts = gemm::tensorsOf(p, dA.ptr(), dB.ptr(), dC.ptr());
-          row.choice = choiceFor(o, p, sms, &cache);
-          if (o.tune && !o.forced()) {
-            const gemm::CacheEntry best = tune(run, p, ts, sms, &row.ruleUs);
-            cache.entries[gemm::cacheKey(p)] = best;
-            row.choice = best.choice;
-          }
-          std::string what;
-          std::function<void()> launch = run.launcher(row.choice, p, ts, &what);
-          dC.fillBytes(0xff);
-          // tilec and cuBLAS in alternation, twice; each side's time is the
-          // lower of its medians in these rounds, so a clock that drops under
-          // the sustained load of --tune (H200: up to ~18% at 8192^3) falls
-          // on both sides alike. cuBLAS's first median (taken before --tune
-          // ran, on a cooler GPU) is not one of them: with it, a ratio
-          // compared a cool cuBLAS with a hot tilec.
-          auto blasRun = [&] { blas.gemm(p, dA.ptr(), dB.ptr(), dRef.ptr()); };
-          row.blasMs = -1;
-          for (int round = 0; round < 2; ++round) {
-            const double t = sample::timeWithEvents([] {}, launch, o.warmup, o.runs).median;
-            row.tileMs = row.tileMs < 0 ? t : std::min(row.tileMs, t);
-            const double b = sample::timeWithEvents([] {}, blasRun, o.warmup, o.runs).median;
-            row.blasMs = row.blasMs < 0 ? b : std::min(row.blasMs, b);
-          }
-          if (row.blasMs < 0)
-            row.blasMs = blasFirst;
-          row.note = what;
-          std::vector<uint16_t> got(size_t(p.m * p.n));
-          dC.copyTo(got.data(), got.size());
-          // All of C up to 2^26 elements, else rows spread over M.
-          const std::vector<int64_t> cmpRows =
-              p.m * p.n <= (int64_t(1) << 26)
-                  ? gemm::allRows(p)
-                  : gemm::referenceRows(p, double(int64_t(1) << 26) * double(p.k));
-          const gemm::Comparison c = gemm::compareRows(p, got, cmpRows, [&](size_t r, int64_t j) {
-            return double(gemm::fromBits(d, ref[size_t(cmpRows[r] * p.n + j)]));
-          });
-          row.err = c.relFrobenius;
-          row.nonFinite = c.nonFinite;
-          if (c.nonFinite || c.relFrobenius >= tol) {
-            row.pass = false;
-            std::printf("  PROBLEM: tilec vs cuBLAS rel. error %.3e, %" PRId64 " non-finite\n",
-                        c.relFrobenius, c.nonFinite);
-          }
-        } catch (const std::exception &e) {
-          if (row.blasMs < 0) // failed before cuBLAS's rounds: its first median
-            row.blasMs = blasFirst;
-          row.tileMs = -1;
-          row.note = std::string("error: ") + e.what();
-          row.pass = false;
-          std::printf("  PROBLEM: tilec: %s\n", e.what());
-        }
-        // "tilec <choice>: <us> us" (python/examples/bench.py reads it).
-        std::printf("  cuBLAS %.1f us; tilec %s: %s (%s)\n", row.blasMs * 1e3,
-                    gemm::describe(row.choice).c_str(),
-                    row.ran() ? (fmt("%.1f us", row.tileMs * 1e3) + ", x cuBLAS " +
-                                 fmt("%.3f", row.ratio()))
-                                    .c_str()
-                              : row.note.c_str(),
-                    row.choice.why.c_str());
-        std::fflush(stdout);
-        allPass = allPass && row.pass;
-        rows.push_back(row);
-      }
-    }
-  if (o.tune && !cache.save(o.tuneCache))
-    std::fprintf(stderr, "gemm: cannot write %s\n", o.tuneCache.c_str());
-
-  // The table, as docs/perf/gemm.md takes it.
-  std::ostringstream md;
-  md << "GEMM C = A*B, row-major A [M, K] and C [M, N], f32 accumulation, normal(0, 1) inputs "
-        "(seed "
-     << o.seed << "); " << ctx.name() << ", " << sms << " SMs; cuBLAS " << blas.version()
-     << " cublasGemmEx (CUBLAS_COMPUTE_32F); CUDA-event median of " << o.runs << " runs after "
-     << o.warmup
-     << " warm-up runs, tilec and cuBLAS timed in alternation, the lower of each one's two medians (after --tune, when it ran). `x cuBLAS` = cuBLAS time / tilec time (> 1: tilec faster); `choice` = "
-        "the kernel the host picked"
-     << (o.tune ? " (`--tune`: the fastest candidate; `rule us` = the rule table's pick)" : "")
-     << "; `err` = relative Frobenius error against cuBLAS.\n\n";
-  md << "| M x N x K | dtype | B | cuBLAS us | cuBLAS TFLOP/s | tilec us | tilec TFLOP/s | "
-        "x cuBLAS | choice | rule us | err |\n";
-  md << "|---|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const BenchRow &r : rows) {
-    const Problem &p = r.p;
-    md << "| " << p.m << " x " << p.n << " x " << p.k << " | " << gemm::dtypeName(p.dtype) << " | "
-       << gemm::bmajorName(p.bmajor) << " | ";
-    if (r.blasMs < 0) {
-      md << r.note << " | | | | | | | |\n";
-      continue;
-    }
-    md << fmt("%.1f", r.blasMs * 1e3) << " | " << fmt("%.0f", tflops(p, r.blasMs)) << " | ";
-    if (!r.ran())
-      md << r.note << " | | | " << gemm::describe(r.choice) << " | | |\n";
-    else
-      md << fmt("%.1f", r.tileMs * 1e3) << " | " << fmt("%.0f", tflops(p, r.tileMs)) << " | "
-         << fmt("%.3f", r.ratio()) << " | " << gemm::describe(r.choice) << " | "
-         << (r.ruleUs > 0 ? fmt("%.1f", r.ruleUs) : std::string("-")) << " | "
-         << fmt("%.1e", r.err) << " |\n";
-  }
-  const std::string ct = gemm::compileTimeNote(sample::ptxDir());
-  md << "\n- compile time of samples/gemm/gemm.tile (tilec, source -> PTX, measured at build "
-        "time): "
-     << (ct.empty() ? std::string("not recorded (no gemm_compile_time.txt in the PTX directory)")
-                    : ct)
-     << "\n";
-  for (DType d : o.dtypes) {
-    auto line = [&](const char *what, const Summary &s) {
-      md << "- " << gemm::dtypeName(d) << ", " << what << ": geometric mean x cuBLAS "
-         << fmt("%.3f", s.geomean) << " over " << s.count << " shapes; lowest "
-         << fmt("%.3f", s.min) << " (" << s.minShape << "); " << s.below09 << " below 0.9\n";
-    };
-    line("the sweep", summarise(rows, [&](const BenchRow &r) { return r.p.dtype == d; }));
-    line("M <= 256",
-         summarise(rows, [&](const BenchRow &r) { return r.p.dtype == d && r.p.m <= 256; }));
-  }
-  for (const BenchRow &r : rows) {
-    if (r.blasVsCpu >= 0 && r.ran())
-      md << "- " << r.p.shape() << " " << gemm::dtypeName(r.p.dtype) << " B "
-         << gemm::bmajorName(r.p.bmajor) << ": cuBLAS vs float64 (sampled rows) "
-         << fmt("%.1e", r.blasVsCpu) << "; tilec: " << r.note << " (" << r.choice.why << ")\n";
-    if (!r.pass)
-      md << "- PROBLEM: " << r.p.shape() << " " << gemm::dtypeName(r.p.dtype)
-         << ": a result failed its check (see the log)\n";
-  }
-  std::printf("\n%s", md.str().c_str());
-  if (!o.out.empty()) {
-    std::ofstream f(o.out);
-    f << md.str();
-    if (!f)
-      std::fprintf(stderr, "gemm: cannot write %s\n", o.out.c_str());
-  }
-  if (!o.csv.empty()) {
-    std::ofstream f(o.csv);
-    f << "m,n,k,dtype,bmajor,impl,median_us,tflops\n";
-    for (const BenchRow &r : rows) {
-      const Problem &p = r.p;
-      auto line = [&](const char *impl, double ms) {
-        if (ms > 0)
-          f << p.m << "," << p.n << "," << p.k << "," << gemm::dtypeName(p.dtype) << ","
-            << gemm::bmajorName(p.bmajor) << "," << impl << "," << ms * 1e3 << ","
-            << tflops(p, ms) << "\n";
-      };
-      line("cuBLAS", r.blasMs);
-      line("tilec", r.tileMs);
-    }
-    f << "# floor_tflops," << gemm::kH100SxmDenseTflops << "\n";
-    if (!f)
-      std::fprintf(stderr, "gemm: cannot write %s\n", o.csv.c_str());
-  }
-  return allPass ? 0 : 1;
-}
-
-} // namespace
+} // namespace gemm::cli
 
 int main(int argc, char **argv) {
   if (gemm::fp8::requested(argc, argv)) // the scaled fp8 GEMMs: fp8.cpp
     return gemm::fp8::run(argc, argv);
-  const Options o = parse(argc, argv);
-  return o.bench ? runBench(o) : runCheck(o);
+  const gemm::cli::Options o = gemm::cli::parse(argc, argv);
+  return o.bench ? gemm::cli::runBench(o) : gemm::cli::runCheck(o);
 }
