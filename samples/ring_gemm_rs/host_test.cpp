@@ -251,13 +251,28 @@ TEST_CASE("the copy-engine ring's pushes: every running sum a rank adds, once, a
   CHECK(cePushes(p, 2, 256).empty()); // no such rank
 }
 
+TEST_CASE("the copy-engine ring's default chunks: 8 MiB or more each", "[rsring]") {
+  Problem p;
+  p.ranks = 4;
+  p.n = 4096;
+  for (const auto &[ms, want] : std::vector<std::pair<int64_t, int64_t>>{
+           {256, 1}, {1024, 1}, {2048, 2}, {4096, 4}, {8192, 8}}) {
+    p.ms = ms;
+    CHECK(ceChunks(p, 256, 0) == want);
+  }
+  p.ms = 65536; // capped at the column tiles
+  CHECK(ceChunks(p, 256, 0) == 16);
+  p.n = 256;
+  CHECK(ceChunks(p, 256, 0) == 1);
+}
+
 TEST_CASE("the copy-engine ring's column chunks: every tile of a block pushed once, each chunk "
           "after its own tiles, in the kernel's column order",
           "[rsring]") {
   const int64_t bn = 256;
   for (int64_t d = 2; d <= 8; d *= 2)
     for (int64_t n : {256, 768, 1280, 4096})
-      for (int64_t requested : {1, 2, 3, 4, 16}) {
+      for (int64_t requested : {0, 1, 2, 3, 4, 16}) {
         Problem p;
         p.ranks = d;
         p.ms = 512;
@@ -265,7 +280,10 @@ TEST_CASE("the copy-engine ring's column chunks: every tile of a block pushed on
         const int64_t colTiles = n / bn, rowTiles = p.ms / 128;
         const int64_t ch = ceChunks(p, bn, requested);
         INFO("D " << d << " N " << n << " chunks " << requested << " -> " << ch);
-        CHECK(ch == std::min(requested, colTiles));
+        if (requested > 0)
+          CHECK(ch == std::min(requested, colTiles));
+        else
+          CHECK(ch == 1); // 512 x N x 2 bytes: below 8 MiB
         CHECK(ceSemaphoreCount(p, ch) == 2 * d * ch + 1);
         CHECK(ceLastIndex(p, ch) == 2 * d * ch);
         // ring_gemm_rs_ce.tile: chunks = (S - 1) / (2 D), a tile's chunk

@@ -17,8 +17,10 @@
 // map during its unit; `ce` (ring_gemm_rs_ce.tile) leaves the traffic to the
 // copy engines: a side stream waits for each step's block, pushes it into the
 // next rank's R and sets that rank's counter (rs_ce.h); the next rank adds it
-// from its own R at the end of its unit. --ce-chunks C (default 4): each block
-// pushed in C column chunks, each as soon as its tiles are stored. --bench
+// from its own R at the end of its unit. --ce-chunks C: each block pushed in C
+// column chunks, each as soon as its tiles are stored (default: chunks of at
+// least 8 MiB, MS x N x 2 bytes / 8 MiB of them: 1 at MS 1024, 2 at MS 2048
+// for N 4096). --bench
 // measures the SM form, both with --modes sm,ce.
 //
 // Rank r holds A_r [M, K] (M = D*MS, K the K-shard) and B_r [N, K] (K-major),
@@ -95,7 +97,7 @@ Options parse(int argc, char **argv) {
         return true;
       });
   if (!chunksGiven)
-    o.ceChunks = int(rsring::kDefaultCeChunks);
+    o.ceChunks = 0; // rsring::ceChunks's default: chunks of at least 8 MiB
   return o;
 }
 

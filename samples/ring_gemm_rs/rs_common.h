@@ -104,14 +104,20 @@ inline std::string cePtxName(DType d, bool debugHangs = false) {
          ".ptx";
 }
 /// The column chunks a block of running sums is pushed in (--ce-chunks):
-/// `requested` capped at the block's column tiles, at least 1. The kernel
-/// derives the count from its semaphore array (S = 2 D CH + 1) and cuts the
-/// N / BN column tiles into chunks of ceil((N / BN) / CH) (ceChunkTiles): the
-/// side stream pushes a chunk as soon as its tiles are stored, while the
-/// step's other chunks still compute.
-inline constexpr int64_t kDefaultCeChunks = 4;
+/// `requested` capped at the block's column tiles, at least 1; 0 asks for
+/// the default, chunks of at least kCeChunkBytes. The kernel derives the
+/// count from its semaphore array (S = 2 D CH + 1) and cuts the N / BN
+/// column tiles into chunks of ceil((N / BN) / CH) (ceChunkTiles): the side
+/// stream pushes a chunk as soon as its tiles are stored, while the step's
+/// other chunks still compute. Each push costs a few microseconds of the
+/// side stream's latency, so chunks stay large (measured on 4 H200s: 4 MiB
+/// and 8 MiB chunks alike at MS 2048, 2 MiB chunks 3-6 us a push slower;
+/// docs/perf/ring_gemm_rs.md).
+inline constexpr int64_t kCeChunkBytes = int64_t(8) << 20;
 inline int64_t ceChunks(const Problem &p, int64_t bn, int64_t requested) {
   const int64_t colTiles = bn > 0 ? p.n / bn : 1;
+  if (requested <= 0)
+    requested = p.ms * p.n * 2 / kCeChunkBytes;
   return std::max<int64_t>(1, std::min(requested, colTiles));
 }
 inline int64_t ceChunkTiles(const Problem &p, int64_t bn, int64_t chunks) {
