@@ -51,9 +51,6 @@ template <class Problem> struct Options {
   // the pieces each copy-engine pull of a shard is cut into (--ce-chunks).
   ring::RingMode mode = ring::RingMode::Sm;
   int ceChunks = 1;
-  // The all-gather ring's side streams (--ce-streams: a shard's pieces on
-  // as many copy engines at once).
-  int ceStreams = 1;
   // --bench: the forms measured (--modes sm,ce; empty: the sample's default).
   std::vector<ring::RingMode> benchModes;
 };

@@ -4,9 +4,9 @@
 // same processes and benchmarked against it and against the no-communication
 // floor (samples/gemm's tilec GEMM on the gathered shape).
 //
-//   tilec-run -n 2 ring_gemm [--check] [--mode sm|ce] [--ce-chunks C] [--ce-streams S]
-//        [--ms MS] [--n N] [--k K] [--dtype f16|bf16] [--bn 256] [--seed S] [--cpu-macs X]
-//        [--repeat R] [--clusters N] [--ptx PATH] [--skip-code C] [--probes FILE]
+//   tilec-run -n 2 ring_gemm [--check] [--mode sm|ce] [--ce-chunks C] [--ms MS] [--n N]
+//        [--k K] [--dtype f16|bf16] [--bn 256] [--seed S] [--cpu-macs X] [--repeat R]
+//        [--clusters N] [--ptx PATH] [--skip-code C] [--probes FILE]
 //   tilec-run -n 2 ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]
 //        [--dtypes f16,bf16] [--modes sm,ce] [--runs 30] [--warmup 10] [--out FILE.md]
 //   tilec-run -n D ring_gemm --hang-test [--mode ce] --ptx ring_gemm_f16_debug.ptx
@@ -74,8 +74,7 @@ using Options = ringdrv::Options<Problem>;
   std::fprintf(
       stderr,
       "ring_gemm: %s\n"
-      "usage: tilec-run -n D ring_gemm [--check] [--mode sm|ce] [--ce-chunks C] [--ce-streams S] "
-      "[--ms MS]\n"
+      "usage: tilec-run -n D ring_gemm [--check] [--mode sm|ce] [--ce-chunks C] [--ms MS]\n"
       "            [--n N] [--k K] [--dtype f16|bf16] [--bn BN] [--seed S] [--cpu-macs X]\n"
       "            [--repeat R] [--clusters N] [--ptx PATH] [--skip-code C] [--probes FILE.csv]\n"
       "       tilec-run -n D ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]\n"
@@ -88,8 +87,7 @@ using Options = ringdrv::Options<Problem>;
 Options parse(int argc, char **argv) {
   // Its own flags: --bn (an instance of the kernel), --probes FILE (read a
   // probe build's timestamps: tools/scripts/ring_probes.py), --mode (the
-  // ring's form), --ce-chunks (pieces per pulled shard), --ce-streams (side
-  // streams the pieces are dealt to; each shard in chunks x streams pieces).
+  // ring's form), --ce-chunks (pieces per pulled shard).
   Options o = ringdrv::parseOptions<Problem>(
       argc, argv, usage, 20261123, [](const std::string &f, sample::ArgReader &r, Options &o) {
         if (f == "--bn")
@@ -103,8 +101,6 @@ Options parse(int argc, char **argv) {
           o.mode = m == "ce" ? RingMode::Ce : RingMode::Sm;
         } else if (f == "--ce-chunks")
           o.ceChunks = int(r.intIn(1, 1024));
-        else if (f == "--ce-streams")
-          o.ceStreams = int(r.intIn(1, 4));
         else
           return false;
         return true;
@@ -185,7 +181,7 @@ int64_t ringClusters(RingKernel &k, RankData &d, int64_t clusters) {
 // on `ce`'s side stream beside it (withholding the last `withhold`).
 void launchRing(RingKernel &k, RankData &d, int64_t clusters, RingMode mode = RingMode::Sm,
                 ring::CeSide *ce = nullptr, int chunks = 1, size_t withhold = 0,
-                bool copies = true, int streams = 1) {
+                bool copies = true) {
   if (mode == RingMode::Sm) {
     ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.cTensor(), d.sem);
     return;
@@ -193,9 +189,9 @@ void launchRing(RingKernel &k, RankData &d, int64_t clusters, RingMode mode = Ri
   // The CE kernel's A is a plain tensor (the symmetric one binds to it: this
   // rank's part).
   ce->run(
-      ring::cePulls(d.p, d.rank, chunks * streams), size_t(d.p.k), d.symA, d.sem,
+      ring::cePulls(d.p, d.rank, chunks), size_t(d.p.k), d.symA, d.sem,
       [&] { ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.cTensor(), d.sem); },
-      withhold, copies, streams);
+      withhold, copies);
 }
 
 gemm::Comparison againstCublas(const RankData &d, const std::vector<uint16_t> &got,
@@ -344,8 +340,7 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
           << ring::semaphoreCount(p) << " semaphores";
       if (o.mode == RingMode::Ce)
         log << "; the shards pulled by copy engines, "
-            << ring::cePulls(p, comm.rank(), o.ceChunks * o.ceStreams).size() << " pulls on "
-            << o.ceStreams << " side stream(s)";
+            << ring::cePulls(p, comm.rank(), o.ceChunks).size() << " pulls";
       log << "\n";
       for (int rep = 0; rep < o.repeat; ++rep) {
         if (rep > 0)
@@ -358,7 +353,7 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
         // the ranks' launches apart by the host's launch latency).
         if (!o.probes.empty())
           nccl.streamBarrier();
-        launchRing(k, d, clusters, o.mode, &ce, o.ceChunks, 0, true, o.ceStreams);
+        launchRing(k, d, clusters, o.mode, &ce, o.ceChunks);
         SAMPLE_CUDA_CHECK(cudaGetLastError());
         SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
         if (!o.probes.empty() && rep == o.repeat - 1)
@@ -499,16 +494,13 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
           d.poisonRingInputs();
           comm.barrier();
           m.t = ring::timeCollective(
-              nccl, [&] { launchRing(k, d, clusters, mode, &ce, o.ceChunks, 0, true, o.ceStreams); },
-              o.warmup, o.runs);
+              nccl, [&] { launchRing(k, d, clusters, mode, &ce, o.ceChunks); }, o.warmup, o.runs);
           m.run = true;
           m.note = k.kernel.name() + ", " + std::to_string(clusters) + " clusters, " +
                    std::to_string(ring::semaphoreCount(p)) + " semaphores";
           if (mode == RingMode::Ce)
-            m.note += ", " +
-                      std::to_string(ring::cePulls(p, comm.rank(), o.ceChunks * o.ceStreams).size()) +
-                      " copy-engine pulls a rank on " + std::to_string(o.ceStreams) +
-                      " side stream(s)";
+            m.note += ", " + std::to_string(ring::cePulls(p, comm.rank(), o.ceChunks).size()) +
+                      " copy-engine pulls a rank";
           checked(m, d.ringC.toHost(), ref);
           if (mode == RingMode::Ce && m.ok) {
             // Diagnostic: the same launches with the counters set but no copy
@@ -516,10 +508,7 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
             // engines' traffic on NVLink and in HBM.
             const ring::Timing t = ring::timeCollective(
                 nccl,
-                [&] {
-                  launchRing(k, d, clusters, mode, &ce, o.ceChunks, 0, /*copies=*/false,
-                             o.ceStreams);
-                },
+                [&] { launchRing(k, d, clusters, mode, &ce, o.ceChunks, 0, /*copies=*/false); },
                 o.warmup, o.runs);
             row.ceNoCopyMs = t.median;
           }
