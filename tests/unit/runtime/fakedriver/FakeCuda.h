@@ -74,7 +74,7 @@ struct FakeState {
     // "cuMemcpyAsync", "cuMemcpy2DAsync", "cuStreamWriteValue32" or "cuStreamWaitValue32"
     std::string what;
     CUdeviceptr dst = 0, src = 0;
-    size_t bytes = 0;                           // a 2D copy's row width
+    size_t bytes = 0;                            // a 2D copy's row width
     size_t rows = 0, srcPitch = 0, dstPitch = 0; // a 2D copy's
     bool deviceToDevice = false;                 // a 2D copy's memory types
     unsigned value = 0, flags = 0;
