@@ -107,10 +107,12 @@ void SymmetricAllocation::pushRowsAsync(int rank, size_t offset, size_t rowBytes
     detail::throwRankError(call, CUDA_ERROR_INVALID_VALUE, c.rank(),
                            "rows of " + std::to_string(rowBytes) + " bytes overlap at a pitch of " +
                                std::to_string(pitch) + " bytes");
-  if (rows == 0 || rowBytes == 0)
-    return checkPeerCopy(c, call, rank, offset, 0, this->bytes());
-  // The last row's end, checked without overflow: offset + (rows - 1) * pitch + rowBytes.
   const size_t size = this->bytes();
+  if (rows == 0 || rowBytes == 0) { // nothing to copy; the rank and the start still checked
+    checkPeerCopy(c, call, rank, offset, 0, size);
+    return;
+  }
+  // The last row's end, checked without overflow: offset + (rows - 1) * pitch + rowBytes.
   if (offset > size || rows - 1 > (size - offset) / pitch)
     detail::throwRankError(call, CUDA_ERROR_INVALID_VALUE, c.rank(),
                            std::to_string(rows) + " rows " + std::to_string(pitch) +
