@@ -32,7 +32,7 @@ namespace tile::detail {
   X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess)                                    \
   X(cuPointerGetAttributes) X(cuMemGetAddressRange) X(cuStreamGetCtx)                \
   X(cuModuleGetGlobal) X(cuMemHostAlloc) X(cuMemHostGetDevicePointer) X(cuMemFreeHost)  \
-  X(cuMemcpyAsync) X(cuStreamWriteValue32) X(cuStreamWaitValue32)
+  X(cuMemcpyAsync) X(cuMemcpy2DAsync) X(cuStreamWriteValue32) X(cuStreamWaitValue32)
 // clang-format on
 
 // Entry points newer drivers have and the runtime can do without (nullptr when the

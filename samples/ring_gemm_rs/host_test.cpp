@@ -250,3 +250,89 @@ TEST_CASE("the copy-engine ring's pushes: every running sum a rank adds, once, a
   Problem p;
   CHECK(cePushes(p, 2, 256).empty()); // no such rank
 }
+
+TEST_CASE("the copy-engine ring's default chunks: 8 MiB or more each", "[rsring]") {
+  Problem p;
+  p.ranks = 4;
+  p.n = 4096;
+  for (const auto &[ms, want] : std::vector<std::pair<int64_t, int64_t>>{
+           {256, 1}, {1024, 1}, {2048, 2}, {4096, 4}, {8192, 8}}) {
+    p.ms = ms;
+    CHECK(ceChunks(p, 256, 0) == want);
+  }
+  p.ms = 65536; // capped at the column tiles
+  CHECK(ceChunks(p, 256, 0) == 16);
+  p.n = 256;
+  CHECK(ceChunks(p, 256, 0) == 1);
+}
+
+TEST_CASE("the copy-engine ring's column chunks: every tile of a block pushed once, each chunk "
+          "after its own tiles, in the kernel's column order",
+          "[rsring]") {
+  const int64_t bn = 256;
+  for (int64_t d = 2; d <= 8; d *= 2)
+    for (int64_t n : {256, 768, 1280, 4096})
+      for (int64_t requested : {0, 1, 2, 3, 4, 16}) {
+        Problem p;
+        p.ranks = d;
+        p.ms = 512;
+        p.n = n;
+        const int64_t colTiles = n / bn, rowTiles = p.ms / 128;
+        const int64_t ch = ceChunks(p, bn, requested);
+        INFO("D " << d << " N " << n << " chunks " << requested << " -> " << ch);
+        if (requested > 0)
+          CHECK(ch == std::min(requested, colTiles));
+        else
+          CHECK(ch == 1); // 512 x N x 2 bytes: below 8 MiB
+        CHECK(ceSemaphoreCount(p, ch) == 2 * d * ch + 1);
+        CHECK(ceLastIndex(p, ch) == 2 * d * ch);
+        // ring_gemm_rs_ce.tile: chunks = (S - 1) / (2 D), a tile's chunk
+        // tn / ceil(colTiles / chunks).
+        const int64_t kernelChunks = (ceSemaphoreCount(p, ch) - 1) / (2 * d);
+        CHECK(kernelChunks == ch);
+        const int64_t per = (colTiles + kernelChunks - 1) / kernelChunks;
+        CHECK(ceChunkTiles(p, bn, ch) == per);
+        for (int64_t r = 0; r < d; ++r) {
+          const std::vector<CePush> v = cePushes(p, r, bn, ch);
+          // Every column tile of every pushed block exactly once; waits and
+          // sets on the counters the kernel signals and waits for.
+          std::map<std::pair<int64_t, int64_t>, int> pushed; // (block, column tile)
+          std::map<int64_t, int> sets;
+          int64_t lastStep = -1, lastCol = -1;
+          for (const CePush &q : v) {
+            CHECK(q.block == blockAt(r, q.step, d));
+            CHECK(q.firstRow == q.block * p.ms);
+            CHECK(q.rows == p.ms);
+            CHECK(q.cols > 0);
+            CHECK(q.firstCol % bn == 0);
+            CHECK(q.firstCol + q.cols <= n);
+            CHECK(q.tiles == rowTiles * (q.cols / bn));
+            CHECK(q.waitIndex == d * ch + q.block * ch + q.chunk);
+            CHECK(q.setIndex == q.block * ch + q.chunk);
+            CHECK(q.setIndex < d * ch);
+            ++sets[q.setIndex];
+            // Steps in order, a step's chunks left to right.
+            if (q.step == lastStep)
+              CHECK(q.firstCol > lastCol);
+            else
+              CHECK(q.step == lastStep + 1);
+            lastStep = q.step;
+            lastCol = q.firstCol;
+            for (int64_t t = q.firstCol / bn; t < (q.firstCol + q.cols) / bn; ++t) {
+              CHECK(t / per == q.chunk); // the kernel's chunk of this tile
+              ++pushed[{q.block, t}];
+            }
+          }
+          CHECK(lastStep == d - 2);
+          CHECK(int64_t(pushed.size()) == (d - 1) * colTiles);
+          for (const auto &[key, times] : pushed)
+            CHECK(times == 1);
+          for (const auto &[idx, times] : sets)
+            CHECK(times == 1);
+          // One chunk: the whole block, one contiguous copy per step.
+          if (ch == 1)
+            for (const CePush &q : v)
+              CHECK((q.firstCol == 0 && q.cols == n));
+        }
+      }
+}

@@ -5,9 +5,9 @@
 // cuBLAS and the no-communication floor (samples/gemm's tilec GEMM on the
 // local [M, K] x [K, N]).
 //
-//   tilec-run -n D ring_gemm_rs [--check] [--mode sm|ce] [--ms MS] [--n N] [--k K]
-//        [--dtype f16|bf16] [--seed S] [--cpu-macs X] [--repeat R] [--clusters N] [--ptx PATH]
-//        [--skip-code C]
+//   tilec-run -n D ring_gemm_rs [--check] [--mode sm|ce] [--ce-chunks C] [--ms MS] [--n N]
+//        [--k K] [--dtype f16|bf16] [--seed S] [--cpu-macs X] [--repeat R] [--clusters N]
+//        [--ptx PATH] [--skip-code C]
 //   tilec-run -n D ring_gemm_rs --bench [--shapes MSxNxK,...] [--dtypes f16,bf16]
 //        [--modes sm,ce] [--runs 30] [--warmup 10] [--out FILE.md]
 //   tilec-run -n D ring_gemm_rs --hang-test [--mode sm|ce] --ptx ring_gemm_rs_f16_debug.ptx
@@ -17,8 +17,11 @@
 // map during its unit; `ce` (ring_gemm_rs_ce.tile) leaves the traffic to the
 // copy engines: a side stream waits for each step's block, pushes it into the
 // next rank's R and sets that rank's counter (rs_ce.h); the next rank adds it
-// from its own R at the end of its unit. --bench measures the SM form, both
-// with --modes sm,ce.
+// from its own R at the end of its unit. --ce-chunks C: each block pushed in C
+// column chunks, each as soon as its tiles are stored (default: chunks of at
+// least 8 MiB, MS x N x 2 bytes / 8 MiB of them: 1 at MS 1024, 2 at MS 2048
+// for N 4096). --bench
+// measures the SM form, both with --modes sm,ce.
 //
 // Rank r holds A_r [M, K] (M = D*MS, K the K-shard) and B_r [N, K] (K-major),
 // fresh standard normal values from --seed (stream 10 + r for A, 100 + r for
@@ -60,10 +63,11 @@ using Options = ringdrv::Options<Problem>;
 [[noreturn]] void usage(const char *msg) {
   std::fprintf(stderr,
                "ring_gemm_rs: %s\n"
-               "usage: tilec-run -n D ring_gemm_rs [--check] [--mode sm|ce] [--ms MS] [--n N] "
-               "[--k K] [--dtype f16|bf16]\n"
-               "            [--seed S] [--cpu-macs X] [--repeat R] [--clusters N] [--ptx PATH] "
-               "[--skip-code C]\n"
+               "usage: tilec-run -n D ring_gemm_rs [--check] [--mode sm|ce] [--ce-chunks C] "
+               "[--ms MS] [--n N]\n"
+               "            [--k K] [--dtype f16|bf16] [--seed S] [--cpu-macs X] [--repeat R] "
+               "[--clusters N]\n"
+               "            [--ptx PATH] [--skip-code C]\n"
                "       tilec-run -n D ring_gemm_rs --bench [--shapes MSxNxK,...] [--dtypes "
                "f16,bf16] [--modes sm,ce]\n"
                "            [--runs R] [--warmup W] [--out FILE.md]\n"
@@ -74,9 +78,16 @@ using Options = ringdrv::Options<Problem>;
 }
 
 Options parse(int argc, char **argv) {
-  // Its own flag: --mode (the ring's form).
-  return ringdrv::parseOptions<Problem>(
-      argc, argv, usage, 20261128, [](const std::string &f, sample::ArgReader &r, Options &o) {
+  // Its own flags: --mode (the ring's form), --ce-chunks (column chunks per
+  // pushed block of the copy-engine form).
+  bool chunksGiven = false;
+  Options o = ringdrv::parseOptions<Problem>(
+      argc, argv, usage, 20261128, [&](const std::string &f, sample::ArgReader &r, Options &o) {
+        if (f == "--ce-chunks") {
+          o.ceChunks = int(r.intIn(1, 1024));
+          chunksGiven = true;
+          return true;
+        }
         if (f != "--mode")
           return false;
         const std::string m = r.value();
@@ -85,6 +96,9 @@ Options parse(int argc, char **argv) {
         o.mode = m == "ce" ? RingMode::Ce : RingMode::Sm;
         return true;
       });
+  if (!chunksGiven)
+    o.ceChunks = 0; // rsring::ceChunks's default: chunks of at least 8 MiB
+  return o;
 }
 
 using ringdrv::comparisonLine;
@@ -109,15 +123,18 @@ struct RankData {
   tile::DeviceBuffer<uint16_t> dA, dB, dE, partial, ref, floorC, ringC;
   tile::SymmetricBuffer<uint16_t> symR; // running sums arrive here: [M, N]
   tile::Semaphores sem;                 // the SM ring's: one counter per tile
-  tile::Semaphores semCe;               // the CE ring's: 2 D + 1 (rsring::ceSemaphoreCount)
+  int64_t chunks;                       // the CE ring's column chunks per block
+  tile::Semaphores semCe;               // the CE ring's: 2 D CH + 1 (rsring::ceSemaphoreCount)
 
-  RankData(const tile::Communicator &comm, const Problem &pp, uint64_t seed, int64_t bn_)
+  RankData(const tile::Communicator &comm, const Problem &pp, uint64_t seed, int64_t bn_,
+           int64_t ceChunks)
       : p(pp), rank(comm.rank()), bn(bn_), dA(comm.context(), size_t(p.m() * p.k)),
         dB(comm.context(), size_t(p.n * p.k)), dE(comm.context(), size_t(bn * bn)),
         partial(comm.context(), size_t(p.m() * p.n)), ref(comm.context(), size_t(p.ms * p.n)),
         floorC(comm.context(), size_t(p.m() * p.n)), ringC(comm.context(), size_t(p.ms * p.n)),
         symR(comm, size_t(p.m() * p.n)), sem(comm, uint32_t(rsring::semaphoreCount(p, bn))),
-        semCe(comm, uint32_t(rsring::ceSemaphoreCount(p))) {
+        chunks(rsring::ceChunks(p, bn, ceChunks)),
+        semCe(comm, uint32_t(rsring::ceSemaphoreCount(p, chunks))) {
     dA.copyFrom(gemm::randomNormal(p.dtype, size_t(p.m() * p.k), seed, rsring::aStream(rank)));
     dB.copyFrom(gemm::randomNormal(p.dtype, size_t(p.n * p.k), seed, rsring::bStream(rank)));
     dE.copyFrom(rsring::identity(p.dtype, bn));
@@ -160,8 +177,8 @@ void launchRing(RingKernel &k, RankData &d, int64_t clusters, RingMode mode = Ri
   }
   const int next = int((d.rank + 1) % d.p.ranks);
   ce->run(
-      rsring::cePushes(d.p, d.rank, k.bn), size_t(d.p.n), next, d.symR, d.semCe,
-      uint32_t(2 * d.p.ranks),
+      rsring::cePushes(d.p, d.rank, k.bn, d.chunks), size_t(d.p.n), next, d.symR, d.semCe,
+      uint32_t(rsring::ceLastIndex(d.p, d.chunks)),
       [&] {
         ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.eTensor(), d.rTensor(),
                             d.cTensor(), d.semCe);
@@ -200,7 +217,7 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
   try {
     gemm::Cublas blas;
     const int64_t bn = ringdrv::kernelShape(ptx, ringEntry(o.mode), 0).bn;
-    RankData d(comm, p, o.seed, bn);
+    RankData d(comm, p, o.seed, bn, o.ceChunks);
     comm.barrier();
     if (comm.rank() == 0)
       log << "ring_gemm_rs --check --mode " << ring::modeName(o.mode) << " " << p.shape() << " "
@@ -239,10 +256,13 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       rsring::CeSide ce;
       log << "  tilec: " << k.kernel.name() << " (" << ptx << "), cluster " << k.cluster << ", "
           << k.threads << " threads, " << clusters << " clusters (persistent), "
-          << (o.mode == RingMode::Ce ? rsring::ceSemaphoreCount(p)
+          << (o.mode == RingMode::Ce ? rsring::ceSemaphoreCount(p, d.chunks)
                                      : rsring::semaphoreCount(p, k.bn))
           << " semaphores"
-          << (o.mode == RingMode::Ce ? "; running sums pushed by copy engines" : "") << "\n";
+          << (o.mode == RingMode::Ce ? "; running sums pushed by copy engines, " +
+                                           std::to_string(d.chunks) + " column chunk(s) a block"
+                                     : std::string())
+          << "\n";
       for (int rep = 0; rep < o.repeat; ++rep) {
         if (rep > 0)
           d.poisonRingOutputs();
@@ -280,7 +300,7 @@ int runHangTest(const Options &o, const tile::Communicator &comm) {
   Problem p = o.problem;
   p.ranks = comm.size();
   RingKernel k = loadRing(comm.context(), o.ptx, o.mode);
-  RankData d(comm, p, o.seed, k.bn);
+  RankData d(comm, p, o.seed, k.bn, o.ceChunks);
   const int64_t clusters = ringClusters(k, d, o.clusters);
   if (o.mode == RingMode::Sm)
     return ringdrv::runHangTest(comm, [&] { launchRing(k, d, clusters); });
@@ -329,7 +349,7 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       if (haveCePtx)
         kCe = loadRing(ctx, cePtx, RingMode::Ce);
       row.bn = havePtx ? k.bn : haveCePtx ? kCe.bn : 256;
-      RankData d(comm, p, o.seed, row.bn);
+      RankData d(comm, p, o.seed, row.bn, o.ceChunks);
       comm.barrier();
       auto checked = [&](ring::Measured &m, const std::vector<uint16_t> &got,
                          const std::vector<uint16_t> &ref, const gemm::Problem &g) {
@@ -408,9 +428,12 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
           m.run = true;
           m.note = kk.kernel.name() + ", " + std::to_string(clusters) + " clusters, " +
                    std::to_string(row.unitsPerStep) + " units a step, " +
-                   std::to_string(mode == RingMode::Ce ? rsring::ceSemaphoreCount(p)
+                   std::to_string(mode == RingMode::Ce ? rsring::ceSemaphoreCount(p, d.chunks)
                                                        : rsring::semaphoreCount(p, kk.bn)) +
-                   " semaphores";
+                   " semaphores" +
+                   (mode == RingMode::Ce
+                        ? ", " + std::to_string(d.chunks) + " column chunk(s) a pushed block"
+                        : std::string());
           checked(m, d.ringC.toHost(), ref, p.slice());
         } catch (const std::exception &e) {
           m.note = std::string("error: ") + e.what();

@@ -5,15 +5,16 @@
 // Stream order:
 //   kStream: [the barrier, the previous launch] -> record `start` -> the
 //            kernel -> wait `done` (`done` queued after the kernel)
-//   side:    wait `start` -> for each step s = 0 .. D-2: wait until the
-//            kernel counted every tile of its block (cuStreamWaitValue32 on
-//            sem[D + b]), push the block's rows of R into the next rank's R
-//            (cuMemcpyAsync), set the next rank's sem[b] (cuStreamWriteValue32
-//            through the peer's address, after the copy in stream order and
-//            behind the write-value's fence) -> set this rank's sem[2D] ->
-//            record `done`
+//   side:    wait `start` -> for each step s = 0 .. D-2 and each column
+//            chunk c of its block b: wait until the kernel counted every tile
+//            of the chunk (cuStreamWaitValue32 on sem[D CH + b CH + c]), push
+//            the chunk of R into the next rank's R (cuMemcpyAsync for whole
+//            rows, else cuMemcpy2DAsync), set the next rank's sem[b CH + c]
+//            (cuStreamWriteValue32 through the peer's address, after the
+//            copy in stream order and behind the write-value's fence) -> set
+//            this rank's sem[2 D CH] -> record `done`
 // The side stream is non-blocking, so its waits never hold the kernel's
-// stream. The kernel's last-step units wait for sem[2D], so every wait of
+// stream. The kernel's last-step units wait for sem[2 D CH], so every wait of
 // the side stream is satisfied before the kernel's exit protocol resets the
 // counters; a push reaches the next rank's R before that rank's kernel can
 // end (its last step adds the block), and every rank's exit protocol waits
@@ -41,7 +42,7 @@ namespace rsring {
 
 class CeSide : public ring::SideStream {
 public:
-  /// One launch: `pushes` (cePushes) of rows of `rowElems` elements of `r`
+  /// One launch: `pushes` (cePushes) of R ([M, rowElems] in `r`)
   /// into rank `next` beside `launch()` on kStream; `withhold` pushes at the
   /// end left out (the planted hang of --hang-test --mode ce).
   template <class Launch>
@@ -55,7 +56,11 @@ public:
     for (size_t i = 0; i < n; ++i) {
       const CePush &q = pushes[i];
       sem.waitAsync(uint32_t(q.waitIndex), uint32_t(q.tiles), side_);
-      r.pushAsync(next, size_t(q.firstRow) * rowElems, size_t(q.rows) * rowElems, side_);
+      const size_t first = size_t(q.firstRow) * rowElems + size_t(q.firstCol);
+      if (size_t(q.cols) == rowElems)
+        r.pushAsync(next, first, size_t(q.rows) * rowElems, side_);
+      else
+        r.pushRowsAsync(next, first, size_t(q.cols), size_t(q.rows), rowElems, side_);
       sem.setPeerAsync(next, uint32_t(q.setIndex), 1, side_);
     }
     sem.setAsync(lastIndex, 1, side_);

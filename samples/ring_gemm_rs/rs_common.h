@@ -103,37 +103,75 @@ inline std::string cePtxName(DType d, bool debugHangs = false) {
   return std::string("ring_gemm_rs_ce_") + gemm::dtypeName(d) + (debugHangs ? "_debug" : "") +
          ".ptx";
 }
-/// Its counters: sem[b] (b < D) "the previous rank's running sum of block b
-/// is in R", sem[D + b] "this rank's stored tiles of block b", sem[2D] "the
-/// side stream's last push is queued past its wait".
-inline int64_t ceSemaphoreCount(const Problem &p) { return 2 * p.ranks + 1; }
+/// The column chunks a block of running sums is pushed in (--ce-chunks):
+/// `requested` capped at the block's column tiles, at least 1; 0 asks for
+/// the default, chunks of at least kCeChunkBytes. The kernel derives the
+/// count from its semaphore array (S = 2 D CH + 1) and cuts the N / BN
+/// column tiles into chunks of ceil((N / BN) / CH) (ceChunkTiles): the side
+/// stream pushes a chunk as soon as its tiles are stored, while the step's
+/// other chunks still compute. Each push costs a few microseconds of the
+/// side stream's latency, so chunks stay large (measured on 4 H200s: 4 MiB
+/// and 8 MiB chunks alike at MS 2048, 2 MiB chunks 3-6 us a push slower;
+/// docs/perf/ring_gemm_rs.md).
+inline constexpr int64_t kCeChunkBytes = int64_t(8) << 20;
+inline int64_t ceChunks(const Problem &p, int64_t bn, int64_t requested) {
+  const int64_t colTiles = bn > 0 ? p.n / bn : 1;
+  if (requested <= 0)
+    requested = p.ms * p.n * 2 / kCeChunkBytes;
+  return std::max<int64_t>(1, std::min(requested, colTiles));
+}
+inline int64_t ceChunkTiles(const Problem &p, int64_t bn, int64_t chunks) {
+  const int64_t colTiles = bn > 0 ? p.n / bn : 1;
+  return (colTiles + chunks - 1) / std::max<int64_t>(1, chunks);
+}
+/// Its counters (CH chunks): sem[b CH + c] (b < D) "the previous rank's
+/// running sum of chunk c of block b is in R", sem[D CH + b CH + c] "this
+/// rank's stored tiles of that chunk", sem[2 D CH] "the side stream's last
+/// push is past its wait" (ceLastIndex).
+inline int64_t ceSemaphoreCount(const Problem &p, int64_t chunks = 1) {
+  return 2 * p.ranks * chunks + 1;
+}
+inline int64_t ceLastIndex(const Problem &p, int64_t chunks = 1) { return 2 * p.ranks * chunks; }
 
-/// One step of rank `rank`'s side stream: once counter `waitIndex` reaches
-/// `tiles` (every 128 x BN tile of `block` stored in R), rows [firstRow,
-/// firstRow + rows) of R (the block) go into the next rank's R, then the next
-/// rank's counter `setIndex` (= block) becomes 1.
+/// One push of rank `rank`'s side stream: once counter `waitIndex` reaches
+/// `tiles` (every 128 x BN tile of chunk `chunk` of `block` stored in R),
+/// rows [firstRow, firstRow + rows) x columns [firstCol, firstCol + cols) of
+/// R go into the next rank's R (whole rows: one contiguous copy; else a
+/// strided one), then the next rank's counter `setIndex` becomes 1.
 struct CePush {
-  int64_t step = 0, block = 0;
+  int64_t step = 0, block = 0, chunk = 0;
   int64_t waitIndex = 0, tiles = 0;
   int64_t firstRow = 0, rows = 0;
+  int64_t firstCol = 0, cols = 0;
   int64_t setIndex = 0;
 };
-/// The pushes of steps 0 .. D-2 (the last step's sum is the rank's own C).
-inline std::vector<CePush> cePushes(const Problem &p, int64_t rank, int64_t bn) {
+/// The pushes of steps 0 .. D-2 (the last step's sum is the rank's own C),
+/// each step's chunks in column order (the order the kernel completes them),
+/// empty chunks left out. `chunks` as ceChunks returns it.
+inline std::vector<CePush> cePushes(const Problem &p, int64_t rank, int64_t bn,
+                                    int64_t chunks = 1) {
   std::vector<CePush> v;
-  if (p.ranks < 2 || bn <= 0 || rank < 0 || rank >= p.ranks)
+  if (p.ranks < 2 || bn <= 0 || rank < 0 || rank >= p.ranks || chunks < 1)
     return v;
-  for (int64_t s = 0; s + 1 < p.ranks; ++s) {
-    CePush q;
-    q.step = s;
-    q.block = blockAt(rank, s, p.ranks);
-    q.waitIndex = p.ranks + q.block;
-    q.tiles = (p.ms / kRowBlock) * (p.n / bn);
-    q.firstRow = q.block * p.ms;
-    q.rows = p.ms;
-    q.setIndex = q.block;
-    v.push_back(q);
-  }
+  const int64_t colTiles = p.n / bn, per = ceChunkTiles(p, bn, chunks);
+  for (int64_t s = 0; s + 1 < p.ranks; ++s)
+    for (int64_t c = 0; c < chunks; ++c) {
+      const int64_t t0 = c * per, t1 = std::min(colTiles, t0 + per);
+      if (t0 >= t1)
+        continue;
+      CePush q;
+      q.step = s;
+      q.block = blockAt(rank, s, p.ranks);
+      q.chunk = c;
+      q.waitIndex = p.ranks * chunks + q.block * chunks + c;
+      q.tiles = (p.ms / kRowBlock) * (t1 - t0);
+      q.firstRow = q.block * p.ms;
+      q.rows = p.ms;
+      q.firstCol = t0 * bn;
+      q.cols = (t1 - t0) * bn;
+      q.setIndex = q.block * chunks + c;
+      v.push_back(q);
+    }
   return v;
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Both ring GEMMs on one 4-GPU machine in one go (about 4.5 minutes on 4
-# H200s): runs on the GPU machine in the repository root, after
-# tools/scripts/make_gpu_bundle.sh filled .gpu/ on the development machine.
+# H200s: build 35 s, benchmarks 40 s, checks and planted hangs 65 s, ctest
+# 10 s, memcheck about 25 s per ring and form; RINGS_ONLY splits it): runs on
+# the GPU machine in the repository root, after tools/scripts/make_gpu_bundle.sh
+# filled .gpu/ on the development machine.
 #   1. configure + build ring_gemm, ring_gemm_rs, tilec-run and the host tests
 #      (compiler OFF, PTX from .gpu/ptx)
 #   2. ctest: the host tests, the shape rejections, ptxas -v of both rings
@@ -12,15 +14,15 @@
 #      (--hang-test on the --debug-hangs build: the report from the
 #      runtime's hang record) at D = 2 (ctest gpu2.*_hang) and D = 4
 #   4. benchmarks at D = 2 and 4, f16 and bf16, MS 1024 and 2048, NCCL +
-#      cuBLAS and the local-GEMM floor in the same processes (each ring in
-#      both forms in the same processes):
+#      cuBLAS and the local-GEMM floor in the same processes as both forms
+#      of the ring (--modes sm,ce):
 #      OUTDIR/rs_d2.md, rs_d4.md (docs/perf/ring_gemm_rs.md), ag_d2.md,
-#      ag_d4.md (docs/perf/ring_gemm.md), rs_ce_d2.md, rs_ce_d4.md (the
-#      reduce-scatter ring's copy-engine form, --modes ce); all also in
-#      OUTDIR/tables.md
+#      ag_d4.md (docs/perf/ring_gemm.md); all also in OUTDIR/tables.md
 #   5. memcheck of both rings at D = 4 on 256^3, both forms
 # With fewer than 4 GPUs the D = 4 steps are skipped (and say so). Logs in
-# OUTDIR; a summary is printed last; exit 1 if anything failed.
+# OUTDIR, and all of them with the tables in OUTDIR/rings_logs.tar.gz (a GPU
+# run may return only a few files); a summary is printed last; exit 1 if
+# anything failed.
 #
 #   bash tools/scripts/rings_gpu_run.sh OUTDIR
 # Environment: TILEC_GPU_BUILD (default build-gpu), TILEC_GPU_BUNDLE (.gpu), JOBS (16);
@@ -28,7 +30,8 @@
 # whose name matches run, e.g. 'ag ce|ag bench'; the build and ctest always),
 # RINGS_CTEST (the ctest -R regex; default: the host tests, rejections,
 # ptxas -v and the planted hangs at D = 2); RINGS_CHECK_TIMEOUT (s, default
-# 120) and RINGS_BENCH_TIMEOUT (s, default 180) bound each check and benchmark.
+# 120) and RINGS_BENCH_TIMEOUT (s, default 180) bound each check and benchmark;
+# RINGS_RUNS / RINGS_WARMUP (default 30 / 10) the benchmarks' repetitions.
 set -u
 OUT=${1:?usage: rings_gpu_run.sh OUTDIR}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -94,6 +97,7 @@ chk "rs check D=4 256^3 f16" 4 "$RS" --check --ms 256 --n 256 --k 256 --dtype f1
 chk "rs ce check D=2 1024x4096x4096 bf16" 2 "$RS" --check --mode ce --dtype bf16
 chk "rs ce check D=4 1024x4096x4096 f16" 4 "$RS" --check --mode ce --dtype f16
 chk "rs ce check D=4 512x768x2112 bf16, 4 clusters" 4 "$RS" --check --mode ce --ms 512 --n 768 --k 2112 --dtype bf16 --clusters 4
+chk "rs ce check D=2 512x768x2112 f16, 1 chunk" 2 "$RS" --check --mode ce --ms 512 --n 768 --k 2112 --dtype f16 --ce-chunks 1
 chk "ag check D=2 1024x4096x4096 bf16" 2 "$AG" --check --dtype bf16
 chk "ag check D=2 512x768x2112 f16, 4 clusters" 2 "$AG" --check --ms 512 --n 768 --k 2112 --dtype f16 --clusters 4
 chk "ag check D=4 1024x4096x4096 f16" 4 "$AG" --check --dtype f16
@@ -133,21 +137,17 @@ bench() {
   note "$name"
   echo "===== $name" >> "$LOG"
   if timeout -k 5 "${RINGS_BENCH_TIMEOUT:-180}" "$RUN" -n "$n" "$@" --bench --shapes 1024x4096x4096,2048x4096x4096 \
-       --runs 30 --warmup 10 --out "$md" >> "$LOG" 2>&1; then
+       --runs "${RINGS_RUNS:-30}" --warmup "${RINGS_WARMUP:-10}" --out "$md" >> "$LOG" 2>&1; then
     sum "$name: ok ($(basename "$md"))"
   else
     bad "$name (bench.log)"
   fi
   [ -f "$md" ] && grep -E '^\| (f16|bf16) ' "$md" | while read -r l; do sum "  $l"; done
 }
-bench "rs bench D=2" 2 "$OUT/rs_d2.md" "$RS"
-bench "rs bench D=4" 4 "$OUT/rs_d4.md" "$RS"
-bench "ag bench D=2" 2 "$OUT/ag_d2.md" "$AG"
-bench "ag bench D=4" 4 "$OUT/ag_d4.md" "$AG"
-# The reduce-scatter ring's copy-engine form on its own (last: not yet
-# measured on GPUs; docs/perf/ring_gemm_rs.md).
-bench "rs ce bench D=2" 2 "$OUT/rs_ce_d2.md" "$RS" --modes ce
-bench "rs ce bench D=4" 4 "$OUT/rs_ce_d4.md" "$RS" --modes ce
+bench "rs bench D=2" 2 "$OUT/rs_d2.md" "$RS" --modes sm,ce
+bench "rs bench D=4" 4 "$OUT/rs_d4.md" "$RS" --modes sm,ce
+bench "ag bench D=2" 2 "$OUT/ag_d2.md" "$AG" --modes sm,ce
+bench "ag bench D=4" 4 "$OUT/ag_d4.md" "$AG" --modes sm,ce
 
 MC=$OUT/memcheck.log
 : > "$MC"
@@ -169,10 +169,12 @@ for what in "$RS" "$RS --mode ce" "$AG" "$AG --mode ce"; do
     bad "$name (memcheck.log)"
   fi
 done
-# The four tables in one file (only a few files come back from a GPU run).
-for md in rs_d2 rs_d4 ag_d2 ag_d4 rs_ce_d2 rs_ce_d4; do
+# The four tables in one file, and every log and table in one tar (only a
+# few files come back from a GPU run).
+for md in rs_d2 rs_d4 ag_d2 ag_d4; do
   [ -f "$OUT/$md.md" ] && { echo "## $md"; echo; cat "$OUT/$md.md"; echo; }
 done > "$OUT/tables.md"
+(cd "$OUT" && tar czf rings_logs.tar.gz --exclude=rings_logs.tar.gz -- *.md *.log 2> /dev/null)
 echo "===== rings_gpu_run summary ($(( $(date +%s) - START ))s)"
 printf '%s\n' "${SUMMARY[@]}"
 exit $FAILED

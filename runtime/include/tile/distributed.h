@@ -187,6 +187,13 @@ public:
   /// into the same bytes of `rank`'s part (a copy engine of this device
   /// writes through the peer's address).
   void pushAsync(int rank, size_t offset, size_t bytes, CUstream stream) const;
+  /// A strided push: `rows` rows of `rowBytes` bytes, `pitch` bytes apart,
+  /// the first at `offset`, of this rank's part into the same bytes of
+  /// `rank`'s part (one cuMemcpy2DAsync: a column range of a row-major
+  /// matrix, e.g. the part of a block of running sums that is complete).
+  /// rowBytes <= pitch; every row inside the buffer.
+  void pushRowsAsync(int rank, size_t offset, size_t rowBytes, size_t rows, size_t pitch,
+                     CUstream stream) const;
   /// Every rank's address, the peer table and the per-peer tensor-map cache, as
   /// a symmetric tensor argument carries them (made on first use: in-process,
   /// after every rank allocated).
@@ -233,6 +240,15 @@ public:
     if (first > count_ || count > count_ - first)
       detail::throwBufferOverflow("SymmetricBuffer::pushAsync", first + count, count_);
     alloc_.pushAsync(rank, first * sizeof(T), count * sizeof(T), stream);
+  }
+  /// Elements [first + i * pitch, first + i * pitch + count) for i in
+  /// [0, rows) of this rank's part into the same elements of `rank`'s part
+  /// (SymmetricAllocation::pushRowsAsync).
+  void pushRowsAsync(int rank, size_t first, size_t count, size_t rows, size_t pitch,
+                     CUstream stream) const {
+    // The ranges are checked in bytes by the allocation (its message names them).
+    alloc_.pushRowsAsync(rank, first * sizeof(T), count * sizeof(T), rows, pitch * sizeof(T),
+                         stream);
   }
 
   /// `rank`'s part as a tensor argument (for a kernel's tensor<...> parameter: the

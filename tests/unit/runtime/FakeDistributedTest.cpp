@@ -452,3 +452,49 @@ TEST_CASE("NCCL mode: copy-engine pulls and pushes, stream-ordered counters", "[
     fake().streamOpResult = CUDA_SUCCESS;
   }
 }
+
+TEST_CASE("NCCL mode: a strided copy-engine push (a column range of rows)", "[distributed]") {
+  resetAll(2);
+  tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(1));
+  const CUstream side = reinterpret_cast<CUstream>(uintptr_t(0x5100));
+  {
+    // A [8, 64] matrix of 16-bit elements: columns [16, 48) of rows 2 .. 5
+    // into rank 0's part, one cuMemcpy2DAsync with the matrix's row pitch.
+    tile::SymmetricBuffer<uint16_t> a(c, 8 * 64);
+    a.pushRowsAsync(0, 2 * 64 + 16, 32, 4, 64, side);
+    REQUIRE(fake().streamOps.size() == 1);
+    const FakeState::StreamOp &push = fake().streamOps[0];
+    CHECK(push.what == "cuMemcpy2DAsync");
+    CHECK(push.dst == a.peerPtr(0) + (2 * 64 + 16) * 2);
+    CHECK(push.src == a.ptr() + (2 * 64 + 16) * 2);
+    CHECK(push.bytes == 64);
+    CHECK(push.rows == 4);
+    CHECK(push.srcPitch == 128);
+    CHECK(push.dstPitch == 128);
+    CHECK(push.deviceToDevice);
+    CHECK(push.stream == side);
+    CHECK(push.contextPushed);
+    // The last row may end at the buffer's end; one element further may not.
+    a.pushRowsAsync(0, 7 * 64 - 3 * 64 + 32, 32, 4, 64, side);
+    CHECK(fake().streamOps.size() == 2);
+    tile::DistributedError e =
+        distributedError([&] { a.pushRowsAsync(0, 4 * 64 + 33, 32, 4, 64, side); });
+    CHECK(e.call() == "SymmetricBuffer::pushRowsAsync");
+    CHECK_THAT(e.what(), Catch::Contains("bytes [962, 1026) are not inside the symmetric "
+                                         "buffer of 1024 bytes") &&
+                             Catch::EndsWith("[rank 1]"));
+    CHECK_THAT(distributedError([&] { a.pushRowsAsync(0, 0, 32, 100, 64, side); }).what(),
+               Catch::Contains("100 rows 128 bytes apart from byte 0 are not inside the "
+                               "symmetric buffer of 1024 bytes"));
+    CHECK_THAT(distributedError([&] { a.pushRowsAsync(0, 0, 65, 2, 64, side); }).what(),
+               Catch::Contains("rows of 130 bytes overlap at a pitch of 128 bytes"));
+    CHECK_THAT(distributedError([&] { a.pushRowsAsync(1, 0, 8, 2, 64, side); }).what(),
+               Catch::Contains("a copy between this rank and itself"));
+    CHECK(fake().streamOps.size() == 2);
+    fake().streamOpResult = CUDA_ERROR_ILLEGAL_ADDRESS;
+    e = distributedError([&] { a.pushRowsAsync(0, 0, 8, 2, 64, side); });
+    CHECK(e.call() == "cuMemcpy2DAsync");
+    CHECK_THAT(e.what(), Catch::Contains("cuMemcpy2DAsync failed") && Catch::EndsWith("[rank 1]"));
+    fake().streamOpResult = CUDA_SUCCESS;
+  }
+}

@@ -678,6 +678,19 @@ CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   op.bytes = n;
   return recordStreamOp(op, s);
 }
+CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *m, CUstream s) {
+  FakeState::StreamOp op;
+  op.what = "cuMemcpy2DAsync";
+  op.dst = m->dstDevice;
+  op.src = m->srcDevice;
+  op.bytes = m->WidthInBytes;
+  op.rows = m->Height;
+  op.srcPitch = m->srcPitch;
+  op.dstPitch = m->dstPitch;
+  op.deviceToDevice =
+      m->srcMemoryType == CU_MEMORYTYPE_DEVICE && m->dstMemoryType == CU_MEMORYTYPE_DEVICE;
+  return recordStreamOp(op, s);
+}
 CUresult cuStreamWriteValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value,
                                  unsigned int flags) {
   FakeState::StreamOp op;

@@ -71,9 +71,12 @@ struct FakeState {
   // Stream-ordered copies and value writes, in call order (the fake performs
   // neither: peers' addresses in the fake NCCL window are not memory).
   struct StreamOp {
-    std::string what; // "cuMemcpyAsync", "cuStreamWriteValue32" or "cuStreamWaitValue32"
+    // "cuMemcpyAsync", "cuMemcpy2DAsync", "cuStreamWriteValue32" or "cuStreamWaitValue32"
+    std::string what;
     CUdeviceptr dst = 0, src = 0;
-    size_t bytes = 0;
+    size_t bytes = 0;                            // a 2D copy's row width
+    size_t rows = 0, srcPitch = 0, dstPitch = 0; // a 2D copy's
+    bool deviceToDevice = false;                 // a 2D copy's memory types
     unsigned value = 0, flags = 0;
     CUstream stream = nullptr;
     bool contextPushed = false; // the call came inside a pushed context
