@@ -36,6 +36,27 @@ function(tilec_pass_words test words)
   set_tests_properties(${test} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}")
 endfunction()
 
+# tilec_ring_hang_test(<test> <program> <debug-ptx-name> [program args...])
+# A ring sample's planted hang (samples/common/RingHangTest.cmake): <program>
+# on 2 ranks with --hang-test and its --debug-hangs PTX, where that PTX is
+# built here or was carried in; the extra arguments go to the program.
+function(tilec_ring_hang_test test program ptx)
+  set(file ${TILEC_SAMPLE_PTX_DIR}/${ptx}.ptx)
+  if(NOT TILEC_ENABLE_COMPILER AND NOT EXISTS ${file})
+    return()
+  endif()
+  set(extra "")
+  if(ARGN)
+    string(REPLACE ";" "\\;" joined "${ARGN}") # one -D value through -P
+    set(extra "-DEXTRA=${joined}")
+  endif()
+  add_test(NAME ${test}
+    COMMAND ${CMAKE_COMMAND} -DRUN=$<TARGET_FILE:tilec-run> -DPROGRAM=$<TARGET_FILE:${program}>
+            -DPTX=${file} ${extra} -P ${PROJECT_SOURCE_DIR}/samples/common/RingHangTest.cmake)
+  set_tests_properties(${test} PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP: "
+    LABELS "multi_device;nosanitizer" TIMEOUT 120)
+endfunction()
+
 # Call once after every sample: one target that builds all sample PTX.
 function(tilec_finish_sample_ptx)
   get_property(targets GLOBAL PROPERTY TILEC_SAMPLE_PTX_TARGETS)

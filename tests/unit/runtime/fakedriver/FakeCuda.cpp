@@ -691,23 +691,23 @@ CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *m, CUstream s) {
       m->srcMemoryType == CU_MEMORYTYPE_DEVICE && m->dstMemoryType == CU_MEMORYTYPE_DEVICE;
   return recordStreamOp(op, s);
 }
-CUresult cuStreamWriteValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value,
-                                 unsigned int flags) {
+/// A stream-ordered write or wait of a 32-bit value, recorded.
+static CUresult recordValueOp(const char *what, CUstream s, CUdeviceptr addr, cuuint32_t value,
+                              unsigned int flags) {
   FakeState::StreamOp op;
-  op.what = "cuStreamWriteValue32";
+  op.what = what;
   op.dst = addr;
   op.value = value;
   op.flags = flags;
   return recordStreamOp(op, s);
 }
+CUresult cuStreamWriteValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value,
+                                 unsigned int flags) {
+  return recordValueOp("cuStreamWriteValue32", s, addr, value, flags);
+}
 CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value,
                                 unsigned int flags) {
-  FakeState::StreamOp op;
-  op.what = "cuStreamWaitValue32";
-  op.dst = addr;
-  op.value = value;
-  op.flags = flags;
-  return recordStreamOp(op, s);
+  return recordValueOp("cuStreamWaitValue32", s, addr, value, flags);
 }
 CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
   std::memset(reinterpret_cast<void *>(d), v, n);
