@@ -30,6 +30,12 @@ static const char *reservedKernelName(const std::string &name) {
 
 bool Sema::run(ModuleAST &module) {
   size_t errorsBefore = diags_.numErrors();
+  // Functions are inlined into kernels and constants folded: a file without
+  // a kernel compiles to PTX without an entry point, which nothing can launch.
+  if (module.kernels.empty())
+    diags_.warning({module.file, 1, 1}, "the file defines no kernel: its PTX has no entry point",
+                   "write `kernel name(params) { ... }`; functions emit code only where a kernel "
+                   "calls them");
   prepareModule(module); // file-level consts and functions, template instances
   std::unordered_map<std::string, KernelAST *> names;
   for (auto &k : module.kernels) {
