@@ -150,23 +150,45 @@ void MLIRGenImpl::genMmaConsumeStart(const fe::RingAccessStmt &s) {
               s.ring->decl->name + "' (orders earlier accumulator writes before wgmma)");
 }
 
-/// Whether the block (a consume block's body, generated up to here) may have
-/// issued an mma that no commit_group has committed: from its end back, an
-/// mma (also one in a nested `if` or loop) before any commit_group of the
-/// block itself (one in a nested region may not run).
-static bool mayHaveUncommittedMma(Block *block) {
-  for (Operation &op : llvm::reverse(*block)) {
+namespace {
+/// Where a block leaves the mmas it issued, seen from its end back: an mma
+/// that may be uncommitted (Open), a commit_group after every mma on every
+/// path (Done), or neither mma nor commit_group (None).
+enum class MmaCommit { None, Done, Open };
+} // namespace
+
+/// An mma also counts in a nested `if` or loop; a commit_group in a nested
+/// region only in an `if` whose branches both end committed (the turn's
+/// `if` of an mma commits in each branch, genTurn), not in a loop, which
+/// may not run.
+static MmaCommit mmaCommitState(Block &block) {
+  for (Operation &op : llvm::reverse(block)) {
     if (isa<WgmmaCommitOp>(op))
-      return false;
+      return MmaCommit::Done;
+    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      MmaCommit t = mmaCommitState(*ifOp.thenBlock());
+      MmaCommit e = ifOp.elseBlock() ? mmaCommitState(*ifOp.elseBlock()) : MmaCommit::None;
+      if (t == MmaCommit::Open || e == MmaCommit::Open)
+        return MmaCommit::Open;
+      if (t == MmaCommit::Done && e == MmaCommit::Done)
+        return MmaCommit::Done;
+      continue; // one branch may commit nothing: the ops before decide
+    }
     bool mma = false;
     op.walk([&](Operation *inner) {
       if (isa<MmaOp, MmaRegAOp>(inner))
         mma = true;
     });
     if (mma)
-      return true;
+      return MmaCommit::Open;
   }
-  return false;
+  return MmaCommit::None;
+}
+
+/// Whether the block (a consume block's body, generated up to here) may have
+/// issued an mma that no commit_group has committed.
+static bool mayHaveUncommittedMma(Block *block) {
+  return mmaCommitState(*block) == MmaCommit::Open;
 }
 
 bool MLIRGenImpl::genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage) {

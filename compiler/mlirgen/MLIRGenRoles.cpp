@@ -149,11 +149,27 @@ void MLIRGenImpl::genTurn(const fe::IfStmt &s) {
   for (const auto &st : s.thenBody)
     straight = straight && !stmtMayReturn(*st) && !stmtLeavesIteration(*st);
   // Groups committed after the deferred one: mmas left in flight, each
-  // committed as its own group after its statement (an empty group when an
-  // `if` skipped it: the count stays exact), so the deferred wait is
+  // committed as its own group after its statement, so the deferred wait is
   // `wait_group newer` and they run on under what follows until the
   // block's wait (FlashAttention-3: S_j = Q K_j^T and O += P V issued in one
-  // turn, then the softmax of S_j under the P V).
+  // turn, then the softmax of S_j under the P V). An `if` of an mma commits
+  // in each of its branches (an empty group where a branch has no mma: the
+  // count stays exact). A commit_group after the `if` follows the merge of
+  // its paths (with and without wgmmas, or two with): ptxas cannot close the
+  // group on a branch's last wgmma there and issues a dummy wgmma
+  // (HGMMA.64x8x16, advisory C7519) on every path, the newest group, which
+  // `wait_group newer` then leaves pending in place of the mma it meant to.
+  auto genIfOfMmaCommitted = [&](const fe::IfStmt &i) {
+    Value cond = genExpr(*i.cond);
+    auto op = scf::IfOp::create(builder, loc(i.loc), cond, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(builder);
+    builder.setInsertionPoint(op.thenBlock()->getTerminator());
+    genBlock(i.thenBody, 0);
+    genTurnInFlightCommit(loc(i.loc));
+    builder.setInsertionPoint(op.elseBlock()->getTerminator());
+    genBlock(i.elseBody, 0);
+    genTurnInFlightCommit(loc(i.loc));
+  };
   int64_t newer = 0;
   if (!straight) {
     genBlock(s.thenBody, 0);
@@ -162,8 +178,12 @@ void MLIRGenImpl::genTurn(const fe::IfStmt &s) {
       SmallVector<MmaStore> mmas;
       if (turnMmaWaitDue && (wholeMma(*st, mmas) || ifOfMma(*st, mmas)) &&
           llvm::all_of(mmas, leftInFlight)) {
-        genStmt(*st);
-        genTurnInFlightCommit(loc(st->loc));
+        if (auto *i = st->as<fe::IfStmt>()) {
+          genIfOfMmaCommitted(*i);
+        } else {
+          genStmt(*st);
+          genTurnInFlightCommit(loc(st->loc));
+        }
         ++newer;
         continue;
       }
