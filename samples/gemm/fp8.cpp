@@ -5,6 +5,7 @@
 //        [--scaling tensor|rowcol|block|all] [--outliers] [--seed S] [--bn 256|128]
 //        [--cpu-macs X] [--skip-code C]
 //   gemm --fp8 --bench [--shapes MxNxK,...] [--runs R] [--warmup W] [--out FILE.md]
+//   gemm --fp8 --alternate [--shapes ...] [--variants DIR,...] [--soak-ms T] [...]
 //
 // Data: A [M, K] and B [N, K] f32, standard normal from --seed; --outliers
 // multiplies about 1% of the entries (a hash of the index: 0 mod 100) by 100.
