@@ -5,6 +5,7 @@
 //        [--scaling tensor|rowcol|block|all] [--outliers] [--seed S] [--bn 256|128]
 //        [--cpu-macs X] [--skip-code C]
 //   gemm --fp8 --bench [--shapes MxNxK,...] [--runs R] [--warmup W] [--out FILE.md]
+//   gemm --fp8 --alternate [--shapes ...] [--variants DIR,...] [--soak-ms T] [...]
 //
 // Data: A [M, K] and B [N, K] f32, standard normal from --seed; --outliers
 // multiplies about 1% of the entries (a hash of the index: 0 mod 100) by 100.
@@ -27,6 +28,7 @@
 #include "fp8.h"
 
 #include "gemm_cublas.h"
+#include "soak.h"
 
 #include "../common/event_timing.cuh"
 
@@ -71,6 +73,7 @@ struct Options {
   int rounds = 15;
   int heatMs = 2000;
   std::vector<std::string> variants;
+  int soakMs = 0; // --soak-ms: then each committed candidate alone (soak.h)
 };
 
 [[noreturn]] void usage(const char *msg) {
@@ -82,7 +85,7 @@ struct Options {
                "       gemm --fp8 --bench [--shapes MxNxK,...] [--runs R] [--warmup W] "
                "[--out FILE.md]\n"
                "       gemm --fp8 --alternate [--shapes MxNxK,...] [--rounds R] [--runs N] "
-               "[--heat-ms T] [--variants DIR,...] [--out FILE.md]\n",
+               "[--heat-ms T] [--variants DIR,...] [--soak-ms T] [--out FILE.md]\n",
                msg);
   std::exit(2);
 }
@@ -104,6 +107,8 @@ Options parse(int argc, char **argv) {
       o.heatMs = int(r.intIn(0, 60000));
     else if (f == "--variants")
       o.variants = r.listValue();
+    else if (f == "--soak-ms")
+      o.soakMs = int(r.intIn(0, 60000));
     else if (f == "--m")
       o.m = r.intIn(1, 65536);
     else if (f == "--n")
@@ -633,6 +638,42 @@ int runBench(const Options &o) {
 
 
 // ---------------------------------------------------------------- --alternate
+// --soak-ms: cuBLASLt and the committed kernels (not the variants), each
+// launched back to back for T ms with the SM clock and power sampled
+// (soak.h): time, clock, power, and the per-tensor kernel's cycles per
+// launch over the kernel's (x tensor per clock: the ratio with the clocks
+// divided out).
+void soakTable(const Options &o, int64_t m, int64_t n, int64_t k,
+               const std::vector<std::pair<std::string, std::function<void()>>> &cands,
+               std::ostringstream &md) {
+  const soak::Nvml nvml;
+  md << "\nSoak (" << o.soakMs << " ms each, back to back; SM clock and board power sampled by NVML"
+     << (nvml.ok() ? "" : ": not available") << "):\n\n"
+     << "| M x N x K | kernel | us per launch | TFLOP/s | SM MHz | W | power-capped samples | "
+        "x tensor | x tensor per clock |\n|---|---|---|---|---|---|---|---|---|\n";
+  std::vector<std::pair<std::string, soak::Result>> rs;
+  for (const auto &c : cands)
+    if (c.first.find(" [") == std::string::npos)
+      rs.push_back({c.first, soak::run(nvml, c.second, o.soakMs)});
+  const soak::Result *tensor = nullptr;
+  for (const auto &r : rs)
+    if (r.first == "tensor BN256")
+      tensor = &r.second;
+  for (const auto &[name, r] : rs) {
+    const double x = tensor ? tensor->usPerLaunch / r.usPerLaunch : 0;
+    const double xc = tensor && r.mhz > 0 ? tensor->usPerLaunch * tensor->mhz / (r.usPerLaunch * r.mhz) : 0;
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "| %" PRId64 " x %" PRId64 " x %" PRId64
+                  " | %s | %.1f | %.0f | %.0f | %.0f | %.2f | %.3f | %.3f |\n",
+                  m, n, k, name.c_str(), r.usPerLaunch, tflops(m, n, k, r.usPerLaunch * 1e-3), r.mhz,
+                  r.watts, r.powerCap, x, xc);
+    md << line;
+    std::printf("  soak %s", line);
+  }
+  std::fflush(stdout);
+}
+
 // Clock and power state decide fp8 GEMM times on an H100/H200 as much as the
 // kernels do (a cool GPU boosts, a hot one throttles), so a comparison timed
 // once per side favours whichever ran first. --alternate heats the GPU with
@@ -737,6 +778,8 @@ int runAlternate(const Options &o) {
       std::printf("\n");
     }
     std::fflush(stdout);
+    if (o.soakMs > 0)
+      soakTable(o, m, n, k, cands, md);
     lt.release();
   }
   std::printf("\n%s", md.str().c_str());
