@@ -34,7 +34,8 @@ struct Choice {
                     // multicast, _mc) or 1 (_nomc); skinny: 2 (B multicast: the instance's
                     // CL) or 1
   int splits = 1;   // split-K only
-  int stages = 4;   // the ring depth: 4 persistent, 6 split-K, skinny per MT (kSkinny)
+  int stages = 4;   // the ring depth: persistent per BN (persistentStages), split-K and
+                    // skinny per instance
   int64_t mt = 0;   // skinny only: rows of C (of A) per tile, the wgmma N (bn: its columns,
                     // 128 or 64)
   std::string why;  // the rule that chose it, or "tuned ..." / "forced"
@@ -290,9 +291,42 @@ inline bool skinnyNarrowFits(const Problem &p, int sms) {
   const SkinnyInstance *i = skinnyInstanceFor(p.m, 64);
   return p.m > 32 && p.m <= 64 && p.bmajor == BMajor::K && i && skinnyTiles(p, i->mt, 64) <= sms;
 }
-inline Choice persistentWith(int64_t bn) {
+// The persistent kernel's ring depth (gemm.tile): `gemm` (K-major B) takes
+// the deepest ring that fits the 227 KB of shared memory beside its output
+// tile, (232448 - 128 * BN - 1024) / ((128 + BN) * 128): 4 stages at BN 256
+// and 224, 5 at 192, 6 at 128; `gemm_bmn` 4 at every BN.
+inline int persistentStages(int64_t bn, BMajor b) {
+  return b == BMajor::K ? int((232448 - kTileM * bn - 1024) / ((kTileM + bn) * kTileK * 2)) : 4;
+}
+// The skinny kernel 64 columns wide in clusters of two row tiles sharing B
+// (H200, docs/perf/gemm.md): cuBLAS's tiling at these shapes (64 x 32 and
+// 64 x 40 tiles in clusters along M at M = 64, 77). Where the clusters' CTAs
+// (2 x ceil(N / 64)) fit the SMs, for M = 41..256: 64 x 4096 x 4096 12.3 us
+// (14.0 without the cluster), 77 x 3000 x 5000 17.8 (18.3: 128 wide with 4
+// splits), 128 x 4096 x 4096 13.7 (split-K at BN 64: 15.0), 256 x 4096 x
+// 4096 19.7 (20.4), 128 x 4096 x 14336 38.2 (41.0). MT 128 (M > 128) is
+// measured at 64 k steps only: beyond 128 steps split-K keeps it.
+inline constexpr int kSkinnyPair = 2;
+inline bool skinnyPairFits(const Problem &p, int sms) {
+  const SkinnyInstance *i = skinnyInstanceFor(p.m, 64, 0, kSkinnyPair);
+  return p.m > 40 && p.m <= 256 && p.bmajor == BMajor::K && i &&
+         skinnyTiles(p, i->mt, 64, kSkinnyPair) <= sms && (p.m <= 128 || kSteps(p) <= 128);
+}
+inline Choice skinnyPair(const Problem &p, int sms) {
+  Choice c;
+  c.variant = Variant::Skinny;
+  c.cluster = kSkinnyPair;
+  c.bn = 64;
+  const SkinnyInstance *i = skinnyInstanceFor(p.m, 64, 0, kSkinnyPair);
+  c.mt = i ? i->mt : 0;
+  c.stages = i ? i->stages : 0;
+  c.splits = i ? splitsToFill(skinnyTiles(p, c.mt, c.bn, c.cluster), kSteps(p), sms) : 1;
+  return c;
+}
+inline Choice persistentWith(int64_t bn, BMajor b = BMajor::K) {
   Choice c;
   c.bn = bn;
+  c.stages = persistentStages(bn, b);
   return c;
 }
 // The persistent kernel's rounds: cluster c takes units c, c + clusters, ...
@@ -318,12 +352,16 @@ inline Choice persistentWaves(const Problem &p, int sms) {
         bestCost = cost;
       }
     }
-  return persistentWith(best);
+  return persistentWith(best, p.bmajor);
 }
 
 // First match wins. "Fills" = at least 3/4 of the SMs get a CTA at once.
 inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
+      {"M = 41..256, B K-major, 64-wide skinny tiles in clusters of two row tiles no more than "
+       "the SMs (M <= 128 or at most 128 k steps): skinny (C^T) 64 columns wide, cluster 2 (B "
+       "multicast), the smallest MT whose two row tiles cover M, splits to fill the SMs",
+       skinnyPairFits, skinnyPair},
       {"M = 33..64, B K-major, 64-wide skinny tiles no more than the SMs: skinny (C^T) 64 "
        "columns wide, the smallest MT >= M, splits to fill the SMs",
        [](const Problem &p, int sms) { return skinnyNarrowFits(p, sms); },
@@ -359,7 +397,7 @@ inline const std::vector<Rule> &ruleTable() {
        persistentWaves},
       {"256-row clusters of 128-wide tiles fill the SMs: persistent, BN 128, cluster 2",
        [](const Problem &p, int sms) { return persistentUnits(p, 128, 2) * 2 * 4 >= 3 * sms; },
-       [](const Problem &, int) { return persistentWith(128); }},
+       [](const Problem &p, int) { return persistentWith(128, p.bmajor); }},
       {"few tiles (long K): split-K, BN 128, splits to fill the SMs",
        [](const Problem &, int) { return true; }, splitKFill},
   };
@@ -387,7 +425,7 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
     for (int cl : {2, 1}) {
       if ((bn == 224 || bn == 192) && p.bmajor != BMajor::K)
         continue;
-      Choice c = persistentWith(bn);
+      Choice c = persistentWith(bn, p.bmajor);
       c.cluster = cl;
       out.push_back(c);
     }
@@ -522,8 +560,11 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
     error = "BN 64 is split-K's and the skinny kernel's";
     return false;
   }
-  if (variant == "persistent" && (splits != 1 || stages != 4)) {
-    error = "the persistent kernel has 1 split and 4 stages";
+  if (variant == "persistent" &&
+      (splits != 1 ||
+       stages != persistentStages(bn, bmajor == "k" ? BMajor::K : BMajor::MN))) {
+    error = "the persistent kernel has 1 split and the stages of its BN (K-major B: 4 at BN 256 "
+            "and 224, 5 at 192, 6 at 128; MN-major: 4)";
     return false;
   }
   key = dtype + " " + bmajor + " " + shape;

@@ -244,23 +244,49 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   auto pick = [&](int64_t m, int64_t n, int64_t k) {
     return ruleChoice(Problem{m, n, k, DType::F16, BMajor::K}, sms);
   };
-  // Decode shapes, B K-major, 128 x 64 tiles no more than the SMs: split-K's
-  // BN 64 instance (8 stages, one CTA per SM), splits to fill the SMs.
-  Choice c = pick(128, 4096, 4096); // 64 tiles -> 2 splits = 128 CTAs
+  // M = 41..256, B K-major, clusters of two 64-wide skinny row tiles no more
+  // than the SMs: the skinny kernel 64 wide, cluster 2 (B multicast), the
+  // smallest MT whose two row tiles cover M.
+  Choice c = pick(128, 4096, 4096); // 2 x 64 CTAs of MT 64
+  CHECK(c.variant == Variant::Skinny);
+  CHECK(c.bn == 64);
+  CHECK(c.mt == 64);
+  CHECK(c.stages == 12);
+  CHECK(c.cluster == 2);
+  CHECK(c.splits == 1);
+  CHECK(c.why.find("clusters of two row tiles") != std::string::npos);
+  c = pick(256, 4096, 4096); // MT 128, 64 k steps
+  CHECK(c.variant == Variant::Skinny);
+  CHECK(c.mt == 128);
+  CHECK(c.stages == 7);
+  CHECK(c.cluster == 2);
+  CHECK(pick(128, 4096, 14336).mt == 64); // M <= 128: any K
+  CHECK(pick(128, 4096, 14336).splits == 1);
+  c = pick(64, 4096, 4096); // MT 32 in pairs: cuBLAS's 64 x 32 tile
+  CHECK(c.mt == 32);
+  CHECK(c.stages == 16);
+  CHECK(c.cluster == 2);
+  c = pick(77, 3000, 5000); // MT 40 in pairs: 2 x 47 CTAs, as cuBLAS's 94
+  CHECK(c.mt == 40);
+  CHECK(c.cluster == 2);
+  CHECK(c.splits == 1);
+  CHECK(pick(65, 4096, 4096).mt == 40);
+  CHECK(pick(40, 4096, 4096).cluster == 1); // M <= 40: one row tile
+  CHECK(pick(256, 8192, 4096).variant == Variant::SplitK); // 2 x 128 CTAs: more than the SMs
+  // Decode shapes, B K-major, 128 x 64 tiles no more than the SMs (and no
+  // pair of skinny row tiles that fits): split-K's BN 64 instance (8 stages,
+  // one CTA per SM), splits to fill the SMs.
+  c = pick(128, 8192, 8192); // 128 k steps per CTA: the narrow tile
   CHECK(c.variant == Variant::SplitK);
   CHECK(c.bn == 64);
   CHECK(c.stages == 8);
-  CHECK(c.splits == 2);
+  CHECK(c.splits == 1);
   CHECK(c.cluster == 1); // the A-multicast pair measured slower at BN 64
   CHECK(c.why.find("64-wide tiles") != std::string::npos);
-  c = pick(256, 4096, 4096); // 128 tiles: the whole K per CTA, as cuBLAS
+  c = pick(200, 2048, 16384); // 256 k steps (M > 128: no pair): 64 tiles x 2 splits
+  CHECK(c.variant == Variant::SplitK);
   CHECK(c.bn == 64);
-  CHECK(c.splits == 1);
-  CHECK(c.cluster == 1);
-  CHECK(pick(128, 8192, 8192).bn == 64); // 128 k steps per CTA: the narrow tile
-  CHECK(pick(128, 8192, 8192).splits == 1);
-  CHECK(pick(128, 4096, 14336).bn == 64); // 2 splits of 112 k steps
-  CHECK(pick(128, 4096, 14336).splits == 2);
+  CHECK(c.splits == 2);
   // More than 128 k steps per CTA: split-K at BN 128, its cluster where M
   // has 2 row tiles.
   c = pick(256, 4096, 14336); // 224 steps at BN 64 x1; BN 128: 64 tiles x2
@@ -283,10 +309,10 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.bn == 128);
   CHECK(c.splits == 4); // 32 tiles
   CHECK(c.stages == 6);
-  c = pick(77, 3000, 5000); // MT 80: 24 tiles -> 5 splits
+  c = pick(77, 8192, 5000); // no pair (2 x 128 CTAs); MT 80: 64 tiles -> 2 splits
   CHECK(c.variant == Variant::Skinny);
   CHECK(c.mt == 80);
-  CHECK(c.splits == 5);
+  CHECK(c.splits == 2);
   // M <= 80 with B K-major: the skinny kernel (C^T), the smallest MT >= M.
   c = pick(1, 4096, 4096);
   CHECK(c.variant == Variant::Skinny);
@@ -301,11 +327,12 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(pick(32, 4096, 4096).bn == kSkinnyBn);
   // M = 33..64 with 64-wide tiles no more than the SMs: the skinny kernel 64
   // columns wide (one consumer warpgroup, 12 stages at MT 64).
-  c = pick(64, 4096, 4096); // 64 tiles of 64 x 64 -> 2 splits
+  c = pick(40, 4096, 4096); // 64 tiles of 40 x 64 -> 2 splits
   CHECK(c.variant == Variant::Skinny);
   CHECK(c.bn == 64);
-  CHECK(c.mt == 64);
-  CHECK(c.stages == 12);
+  CHECK(c.mt == 40);
+  CHECK(c.stages == 15);
+  CHECK(c.cluster == 1);
   CHECK(c.splits == 2);
   CHECK(c.why.find("64 columns wide") != std::string::npos);
   CHECK(pick(33, 4096, 4096).mt == 40);
@@ -317,8 +344,9 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.mt == 64);
   CHECK(c.stages == 7);
   CHECK(pick(16, 3000, 5000).splits == 5); // 24 tiles
-  CHECK(pick(65, 4096, 4096).mt == 80);
-  CHECK(pick(81, 4096, 4096).variant == Variant::SplitK);
+  CHECK(pick(65, 8192, 4096).mt == 80);
+  CHECK(pick(81, 4096, 4096).mt == 64); // a pair of MT 64
+  CHECK(pick(81, 8192, 4096).variant == Variant::SplitK);
   CHECK(ruleChoice(Problem{16, 4096, 4096, DType::F16, BMajor::MN}, sms).variant ==
         Variant::SplitK); // the skinny kernel takes B K-major only
   CHECK(pick(16, 14336, 4096).splits == 1);     // 112 tiles fill the SMs alone
@@ -482,7 +510,7 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
       << "f16 mn 1x2x3 persistent 192 2 1 4 1.0\n" // BN 192 with MN-major B
       << "f16 k 1x2x3 splitk 192 2 1 6 1.0\n"     // BN 192 on split-K
       << "f16 k 4x4x4 splitk 128 2 3 6 2.0\n"     // split-K with its cluster: fine
-      << "f16 k 5x5x5 persistent 192 2 1 4 2.0\n" // BN 192, K-major: fine
+      << "f16 k 5x5x5 persistent 192 2 1 5 2.0\n" // BN 192, K-major (5 stages): fine
       << "f16 k 1x2x3 splitk 128 2 1 4 1.0\n"     // split-K with 4 stages
       << "f16 k 1x2x3 splitk 256 1 2 6 1.0\n"     // split-K at BN 256: not compiled
       << "f16 k 1x2x3 persistent 256 2 3 4 1.0\n" // the persistent kernel with splits
@@ -504,7 +532,8 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
       << "f16 mn 1x2x3 persistent 224 2 1 4 0 1.0\n"      // BN 224 with MN-major B
       << "f16 k 1x2x3 splitk 224 1 2 6 0 1.0\n"           // BN 224 on split-K
       << "f16 k 11x11x11 skinny 64 2 1 15 40 2.0\n"       // skinny, cluster 2: fine
-      << "f16 k 1x2x3 skinny 64 2 1 11 80 1.0\n";         // MT 80 has no cluster-2 instance
+      << "f16 k 1x2x3 skinny 64 2 1 11 80 1.0\n"          // MT 80 has no cluster-2 instance
+      << "f16 k 1x2x3 persistent 128 2 1 4 0 1.0\n";      // K-major BN 128 has 6 stages
   }
   TuneCache back;
   back.load(path);
@@ -534,14 +563,14 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(got->us == Approx(12.25));
   CHECK(back.find(Problem{8, 8, 8, DType::F16, BMajor::K}) != nullptr);
   CHECK(back.find(Problem{8, 8, 8, DType::BF16, BMajor::K}) == nullptr); // keyed by dtype too
-  REQUIRE(back.problems.size() == 19);
+  REQUIRE(back.problems.size() == 20);
   CHECK(back.problems[0].find(path + ":6: a value out of range") == 0);
   CHECK(back.problems[1].find(path +
                               ":7: BN 192 and 224 are the persistent kernel's with B K-major") == 0);
   CHECK(back.problems[2].find(path + ":8: BN 192 and 224 are the persistent kernel's") == 0);
   CHECK(back.problems[3].find(path + ":11: split-K runs at BN 128 with 6 stages") == 0);
   CHECK(back.problems[4].find(path + ":12: split-K runs at BN 128 with 6 stages") == 0);
-  CHECK(back.problems[5].find("the persistent kernel has 1 split and 4 stages") !=
+  CHECK(back.problems[5].find("the persistent kernel has 1 split and the stages of its BN") !=
         std::string::npos);
   CHECK(back.problems[6].find("expected 'dtype bmajor MxNxK") != std::string::npos);
   CHECK(back.problems[7].find("a compiled (MT, stages, BN, cluster) instance") !=
@@ -562,6 +591,21 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
         std::string::npos);
   CHECK(back.problems[18].find(":32: the skinny kernel takes B K-major and a compiled") !=
         std::string::npos);
+  CHECK(back.problems[19].find(":33: the persistent kernel has 1 split and the stages") !=
+        std::string::npos);
+  // The persistent kernel's ring: gemm (K-major B) the deepest that fits
+  // beside its output tile, gemm_bmn 4.
+  CHECK(persistentStages(256, BMajor::K) == 4);
+  CHECK(persistentStages(224, BMajor::K) == 4);
+  CHECK(persistentStages(192, BMajor::K) == 5);
+  CHECK(persistentStages(128, BMajor::K) == 6);
+  CHECK(persistentStages(128, BMajor::MN) == 4);
+  CHECK(persistentWith(128, BMajor::K).stages == 6);
+  CHECK(describe(persistentWith(192)).find("BN 192, cluster 2 (B multicast), 5 stages") !=
+        std::string::npos);
+  for (int64_t bn : {256, 224, 192, 128}) // each ring fits with `out` (and 1 KB)
+    CHECK(persistentStages(bn, BMajor::K) * (kTileM + bn) * kTileK * 2 + kTileM * bn + 1024 <=
+          232448);
   // The cache wins over the rule; the rule answers for shapes it lacks.
   const Choice tuned = chooseFor(p, 132, &back);
   CHECK(tuned == e.choice);

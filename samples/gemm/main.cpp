@@ -323,7 +323,7 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
       c.variant != Variant::SplitK)
     c = gemm::splitKFill(p, sms);
   if (o.variant == Variant::Persistent && c.variant != Variant::Persistent)
-    c = gemm::persistentWith(256);
+    c = gemm::persistentWith(256, p.bmajor);
   if (o.splits)
     c.splits = o.splits;
   if (o.multicast && !skinny) {
@@ -332,11 +332,13 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
     const bool splitK =
         c.variant == Variant::SplitK && (o.variant == Variant::SplitK || o.splits);
     if (c.variant != Variant::Persistent && !splitK)
-      c = gemm::persistentWith(c.bn == 64 ? 128 : c.bn); // no persistent BN 64
+      c = gemm::persistentWith(c.bn == 64 ? 128 : c.bn, p.bmajor); // no persistent BN 64
     c.cluster = *o.multicast ? 2 : 1;
   }
   if (o.bn)
     c.bn = o.bn;
+  if (c.variant == Variant::Persistent)
+    c.stages = gemm::persistentStages(c.bn, p.bmajor); // the ring of that BN
   if (c.variant == Variant::SplitK) {
     // The split-K instance of that width (the first listed: BN 64 -> 8
     // stages) or the one --stages names (parse() checked it exists).
