@@ -303,8 +303,10 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
                                                           : gemm::kSkinnyBn;
   if (skinny && c.variant != Variant::Skinny)
     c = gemm::skinnyFill(p, sms, skinnyBn);
-  // The cluster --multicast names, else the cache's or the rule's.
-  const int skinnyCl = o.multicast ? (*o.multicast ? 2 : 1) : c.cluster;
+  // The cluster --multicast names; else none where --mt or --bn name the
+  // instance (parse() checked that one exists without a cluster), else the
+  // cache's or the rule's.
+  const int skinnyCl = o.multicast ? (*o.multicast ? 2 : 1) : o.mt || o.bn ? 1 : c.cluster;
   if (skinny && (o.mt || c.bn != skinnyBn || c.cluster != skinnyCl)) {
     // The instance --mt / --bn / --multicast name (the deepest ring of that
     // MT, width and cluster), its splits refilled.
