@@ -4,8 +4,9 @@
 //     gemm also 224 and 192; cluster 2 with B multicast or cluster 1, 4 stages),
 //     split-K (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits,
 //     cluster 2 with A multicast or cluster 1) and the
-//     skinny kernel (gemm_skinny<MT, S, BNS>, C^T for small M, K-major B,
-//     1..8 splits), their grids and workspaces;
+//     skinny kernel (gemm_skinny<MT, S, BNS, CL>, C^T for small M, K-major B,
+//     1..8 splits, cluster 2 with B multicast or 1), their grids and
+//     workspaces;
 //   - the rule table that picks one per shape, the candidates `--tune` times,
 //     and the text cache of tuned winners.
 #pragma once
@@ -30,9 +31,11 @@ struct Choice {
   Variant variant = Variant::Persistent;
   int64_t bn = 256;
   int cluster = 2;  // persistent: 2 (B multicast, the _mc PTX) or 1 (_nomc); split-K: 2 (A
-                    // multicast, _mc) or 1 (_nomc); skinny: 1
+                    // multicast, _mc) or 1 (_nomc); skinny: 2 (B multicast: the instance's
+                    // CL) or 1
   int splits = 1;   // split-K only
-  int stages = 4;   // the ring depth: 4 persistent, 6 split-K, skinny per MT (kSkinny)
+  int stages = 4;   // the ring depth: persistent per BN (persistentStages), split-K and
+                    // skinny per instance
   int64_t mt = 0;   // skinny only: rows of C (of A) per tile, the wgmma N (bn: its columns,
                     // 128 or 64)
   std::string why;  // the rule that chose it, or "tuned ..." / "forced"
@@ -54,7 +57,7 @@ inline int64_t outputTiles(const Problem &p, int64_t bn) {
 inline int64_t splitKTiles(const Problem &p, int64_t bn, int cluster) {
   return ceilDiv(p.m, kTileM) * ceilDiv(ceilDiv(p.n, bn), cluster) * cluster;
 }
-// The skinny kernel (gemm_skinny<MT, S, BNS>, K-major B only): tiles of MT
+// The skinny kernel (gemm_skinny<MT, S, BNS, CL>, K-major B only): tiles of MT
 // rows x BNS columns of C, computed as C^T (M is the wgmma N). The
 // instances gemm_skinny.tile is compiled for (CMakeLists.txt): MT, its ring
 // depth S, as deep as the 227 KB of shared memory allow (a stage is BNS x
@@ -65,7 +68,11 @@ inline int64_t splitKTiles(const Problem &p, int64_t bn, int cluster) {
 // consumer warpgroup, cuBLAS's 64-wide tiles at M = 64..80): twice the tiles
 // per N, so decode shapes fill the SMs with fewer splits, and stages of half
 // the bytes, so twice as many (MT 40: 77 rows in two row tiles, as cuBLAS's
-// 40-row tile; MT 80 and 128: --tune candidates for M = 65..256).
+// 40-row tile; MT 80 and 128: --tune candidates for M = 65..256). CL, the
+// cluster: 1, or 2 where M has two or more row tiles: the pair of CTAs that
+// take two row tiles of one column tile loads each B tile once and
+// multicasts it (cuBLAS's kernels at 64 x 4096 x 4096 and 77 x 3000 x 5000
+// share their operands across clusters the same way).
 // gemm_splitk's instances (K-major B; CMakeLists.txt,
 // TILEC_GEMM_SPLITK_INSTANCES): tile width BN, ring depth S, CTAs per SM
 // (min_blocks). 128 x 128 with 6 stages; 128 x 64 with 8 stages (cuBLAS's
@@ -94,38 +101,44 @@ struct SkinnyInstance {
   int64_t mt;
   int stages;
   int64_t bn = kSkinnyBn; // BNS: columns of C per tile
+  int cluster = 1;        // CL: CTAs per cluster (row tiles sharing B)
 };
 inline const std::vector<SkinnyInstance> &skinnyInstances() {
   static const std::vector<SkinnyInstance> all = {
       {16, 8},      {16, 11},     {32, 10},     {64, 7},      {80, 6},
-      {32, 16, 64}, {40, 15, 64}, {64, 12, 64}, {80, 11, 64}, {128, 7, 64}};
+      {32, 16, 64}, {40, 15, 64}, {64, 12, 64}, {80, 11, 64}, {128, 7, 64},
+      {64, 7, 128, 2},  {32, 16, 64, 2}, {40, 15, 64, 2}, {64, 12, 64, 2}, {128, 7, 64, 2}};
   return all;
 }
-// The compiled instance (mt, stages, bn), or null.
-inline const SkinnyInstance *skinnyInstance(int64_t mt, int stages, int64_t bn) {
+// The compiled instance (mt, stages, bn, cluster), or null.
+inline const SkinnyInstance *skinnyInstance(int64_t mt, int stages, int64_t bn, int cluster = 1) {
   for (const SkinnyInstance &i : skinnyInstances())
-    if (i.mt == mt && i.stages == stages && i.bn == bn)
+    if (i.mt == mt && i.stages == stages && i.bn == bn && i.cluster == cluster)
       return &i;
   return nullptr;
 }
-// The instance of width bn for m rows: MT = mt when mt > 0, else the smallest
-// MT >= m; the deepest ring of that MT. Null when none is compiled.
-inline const SkinnyInstance *skinnyInstanceFor(int64_t m, int64_t bn, int64_t mt = 0) {
+// The instance of width bn and cluster cl for m rows: MT = mt when mt > 0,
+// else the smallest MT with cl row tiles covering m (MT >= m for cl = 1);
+// the deepest ring of that MT. Null when none is compiled.
+inline const SkinnyInstance *skinnyInstanceFor(int64_t m, int64_t bn, int64_t mt = 0,
+                                               int cl = 1) {
   const SkinnyInstance *best = nullptr;
   for (const SkinnyInstance &i : skinnyInstances()) {
-    if (i.bn != bn || (mt ? i.mt != mt : i.mt < m))
+    if (i.bn != bn || i.cluster != cl || (mt ? i.mt != mt : i.mt * cl < m))
       continue;
     if (!best || i.mt < best->mt || (i.mt == best->mt && i.stages > best->stages))
       best = &i;
   }
   return best;
 }
-inline int64_t skinnyTiles(const Problem &p, int64_t mt, int64_t bn) {
-  return ceilDiv(p.m, mt) * ceilDiv(p.n, bn);
+// The skinny kernel's tiles: row tiles padded to whole clusters of cl (a
+// padding CTA loads zeros for A, shares its slice of B and stores nothing).
+inline int64_t skinnyTiles(const Problem &p, int64_t mt, int64_t bn, int cl = 1) {
+  return ceilDiv(ceilDiv(p.m, mt), cl) * cl * ceilDiv(p.n, bn);
 }
 // Work items of a split variant: output tiles (x splits = CTAs).
 inline int64_t splitTiles(const Problem &p, const Choice &c) {
-  return c.variant == Variant::Skinny ? skinnyTiles(p, c.mt, c.bn)
+  return c.variant == Variant::Skinny ? skinnyTiles(p, c.mt, c.bn, c.cluster)
                                       : splitKTiles(p, c.bn, c.cluster);
 }
 // The persistent kernel's work units: `cluster` 128-row tiles x one bn column.
@@ -151,7 +164,8 @@ inline std::string describe(const Choice &c) {
                 (c.bn == 64 && c.stages == 4 ? ", 2 CTAs per SM" : "")
       : c.variant == Variant::Skinny
           ? "skinny (C^T) x" + std::to_string(c.splits) + ", " + std::to_string(c.mt) + " x " +
-                std::to_string(c.bn) + " tiles"
+                std::to_string(c.bn) + " tiles" +
+                (c.cluster > 1 ? ", cluster " + std::to_string(c.cluster) + " (B multicast)" : "")
           : "persistent BN " + std::to_string(c.bn) + ", cluster " + std::to_string(c.cluster) +
                 (c.cluster > 1 ? " (B multicast)" : "");
   return s + ", " + std::to_string(c.stages) + " stages";
@@ -169,7 +183,7 @@ inline std::string kernelName(const Choice &c, BMajor b) {
 // The compile-time parameters that name the instance (besides T).
 inline std::vector<std::pair<std::string, int64_t>> instanceArgs(const Choice &c, BMajor b) {
   if (c.variant == Variant::Skinny)
-    return {{"MT", c.mt}, {"S", c.stages}, {"BNS", c.bn}};
+    return {{"MT", c.mt}, {"S", c.stages}, {"BNS", c.bn}, {"CL", c.cluster}};
   if (c.variant == Variant::SplitK && b == BMajor::K) {
     const SplitKInstance *i = splitKInstance(c.bn, c.stages, b);
     return {{"BN", c.bn}, {"S", c.stages}, {"NB", i ? i->perSm : 1}};
@@ -182,7 +196,7 @@ inline int64_t workspaceFloats(const Problem &p, const Choice &c) {
   if (c.splits <= 1 || c.variant == Variant::Persistent)
     return 0;
   return c.variant == Variant::Skinny
-             ? int64_t(c.splits) * skinnyTiles(p, c.mt, c.bn) * c.mt * c.bn
+             ? int64_t(c.splits) * skinnyTiles(p, c.mt, c.bn, c.cluster) * c.mt * c.bn
              : int64_t(c.splits) * splitKTiles(p, c.bn, c.cluster) * kTileM * c.bn;
 }
 inline int64_t flagCount(const Problem &p, const Choice &c) {
@@ -277,9 +291,42 @@ inline bool skinnyNarrowFits(const Problem &p, int sms) {
   const SkinnyInstance *i = skinnyInstanceFor(p.m, 64);
   return p.m > 32 && p.m <= 64 && p.bmajor == BMajor::K && i && skinnyTiles(p, i->mt, 64) <= sms;
 }
-inline Choice persistentWith(int64_t bn) {
+// The persistent kernel's ring depth (gemm.tile): `gemm` (K-major B) takes
+// the deepest ring that fits the 227 KB of shared memory beside its output
+// tile, (232448 - 128 * BN - 1024) / ((128 + BN) * 128): 4 stages at BN 256
+// and 224, 5 at 192, 6 at 128; `gemm_bmn` 4 at every BN.
+inline int persistentStages(int64_t bn, BMajor b) {
+  return b == BMajor::K ? int((232448 - kTileM * bn - 1024) / ((kTileM + bn) * kTileK * 2)) : 4;
+}
+// The skinny kernel 64 columns wide in clusters of two row tiles sharing B
+// (H200, docs/perf/gemm.md): cuBLAS's tiling at these shapes (64 x 32 and
+// 64 x 40 tiles in clusters along M at M = 64, 77). Where the clusters' CTAs
+// (2 x ceil(N / 64)) fit the SMs, for M = 41..256: 64 x 4096 x 4096 12.3 us
+// (14.0 without the cluster), 77 x 3000 x 5000 17.8 (18.3: 128 wide with 4
+// splits), 128 x 4096 x 4096 13.7 (split-K at BN 64: 15.0), 256 x 4096 x
+// 4096 19.7 (20.4), 128 x 4096 x 14336 38.2 (41.0). MT 128 (M > 128) is
+// measured at 64 k steps only: beyond 128 steps split-K keeps it.
+inline constexpr int kSkinnyPair = 2;
+inline bool skinnyPairFits(const Problem &p, int sms) {
+  const SkinnyInstance *i = skinnyInstanceFor(p.m, 64, 0, kSkinnyPair);
+  return p.m > 40 && p.m <= 256 && p.bmajor == BMajor::K && i &&
+         skinnyTiles(p, i->mt, 64, kSkinnyPair) <= sms && (p.m <= 128 || kSteps(p) <= 128);
+}
+inline Choice skinnyPair(const Problem &p, int sms) {
+  Choice c;
+  c.variant = Variant::Skinny;
+  c.cluster = kSkinnyPair;
+  c.bn = 64;
+  const SkinnyInstance *i = skinnyInstanceFor(p.m, 64, 0, kSkinnyPair);
+  c.mt = i ? i->mt : 0;
+  c.stages = i ? i->stages : 0;
+  c.splits = i ? splitsToFill(skinnyTiles(p, c.mt, c.bn, c.cluster), kSteps(p), sms) : 1;
+  return c;
+}
+inline Choice persistentWith(int64_t bn, BMajor b = BMajor::K) {
   Choice c;
   c.bn = bn;
+  c.stages = persistentStages(bn, b);
   return c;
 }
 // The persistent kernel's rounds: cluster c takes units c, c + clusters, ...
@@ -305,12 +352,16 @@ inline Choice persistentWaves(const Problem &p, int sms) {
         bestCost = cost;
       }
     }
-  return persistentWith(best);
+  return persistentWith(best, p.bmajor);
 }
 
 // First match wins. "Fills" = at least 3/4 of the SMs get a CTA at once.
 inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
+      {"M = 41..256, B K-major, 64-wide skinny tiles in clusters of two row tiles no more than "
+       "the SMs (M <= 128 or at most 128 k steps): skinny (C^T) 64 columns wide, cluster 2 (B "
+       "multicast), the smallest MT whose two row tiles cover M, splits to fill the SMs",
+       skinnyPairFits, skinnyPair},
       {"M = 33..64, B K-major, 64-wide skinny tiles no more than the SMs: skinny (C^T) 64 "
        "columns wide, the smallest MT >= M, splits to fill the SMs",
        [](const Problem &p, int sms) { return skinnyNarrowFits(p, sms); },
@@ -346,7 +397,7 @@ inline const std::vector<Rule> &ruleTable() {
        persistentWaves},
       {"256-row clusters of 128-wide tiles fill the SMs: persistent, BN 128, cluster 2",
        [](const Problem &p, int sms) { return persistentUnits(p, 128, 2) * 2 * 4 >= 3 * sms; },
-       [](const Problem &, int) { return persistentWith(128); }},
+       [](const Problem &p, int) { return persistentWith(128, p.bmajor); }},
       {"few tiles (long K): split-K, BN 128, splits to fill the SMs",
        [](const Problem &, int) { return true; }, splitKFill},
   };
@@ -374,7 +425,7 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
     for (int cl : {2, 1}) {
       if ((bn == 224 || bn == 192) && p.bmajor != BMajor::K)
         continue;
-      Choice c = persistentWith(bn);
+      Choice c = persistentWith(bn, p.bmajor);
       c.cluster = cl;
       out.push_back(c);
     }
@@ -396,18 +447,20 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
   }
   // The skinny kernel (K-major B): every compiled instance whose MT covers M
   // in at most 4 row tiles (MT < M: more tiles, fewer splits; the row tiles
-  // of one column tile run at once and read B from L2 after the first), the
-  // same splits.
+  // of one column tile run at once and read B from L2 after the first, or
+  // share it by multicast in a cluster: those instances where M has 2+ row
+  // tiles), the same splits.
   if (p.bmajor == BMajor::K)
     for (const SkinnyInstance &i : skinnyInstances()) {
-      if (ceilDiv(p.m, i.mt) > 4)
+      if (ceilDiv(p.m, i.mt) > 4 || (i.cluster > 1 && ceilDiv(p.m, i.mt) < 2))
         continue;
       for (int s : {1, 2, 3, 4, 6, 8}) {
-        if (s > 1 && (kSteps(p) < 2 * s || skinnyTiles(p, i.mt, i.bn) * s > 4 * int64_t(sms)))
+        if (s > 1 && (kSteps(p) < 2 * s ||
+                      skinnyTiles(p, i.mt, i.bn, i.cluster) * s > 4 * int64_t(sms)))
           continue;
         Choice c;
         c.variant = Variant::Skinny;
-        c.cluster = 1;
+        c.cluster = i.cluster;
         c.bn = i.bn;
         c.mt = i.mt;
         c.stages = i.stages;
@@ -488,8 +541,8 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
     return false;
   }
   if (variant == "skinny") {
-    if (!skinnyInstance(mt, int(stages), bn) || cluster != 1 || bmajor != "k") {
-      error = "the skinny kernel takes B K-major, cluster 1 and a compiled (MT, stages, BN) "
+    if (!skinnyInstance(mt, int(stages), bn, int(cluster)) || bmajor != "k") {
+      error = "the skinny kernel takes B K-major and a compiled (MT, stages, BN, cluster) "
               "instance";
       return false;
     }
@@ -507,8 +560,11 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
     error = "BN 64 is split-K's and the skinny kernel's";
     return false;
   }
-  if (variant == "persistent" && (splits != 1 || stages != 4)) {
-    error = "the persistent kernel has 1 split and 4 stages";
+  if (variant == "persistent" &&
+      (splits != 1 ||
+       stages != persistentStages(bn, bmajor == "k" ? BMajor::K : BMajor::MN))) {
+    error = "the persistent kernel has 1 split and the stages of its BN (K-major B: 4 at BN 256 "
+            "and 224, 5 at 192, 6 at 128; MN-major: 4)";
     return false;
   }
   key = dtype + " " + bmajor + " " + shape;

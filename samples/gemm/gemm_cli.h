@@ -96,7 +96,7 @@ struct Runner {
       if (!ws)
         ws.emplace();
       if (what)
-        *what = k.kernel.name() + ", grid " + std::to_string(gemm::skinnyTiles(p, c.mt, c.bn)) +
+        *what = k.kernel.name() + ", grid " + std::to_string(gemm::skinnyTiles(p, c.mt, c.bn, c.cluster)) +
                 " x " + std::to_string(c.splits);
       const int splits = c.splits;
       const int64_t mt = c.mt;

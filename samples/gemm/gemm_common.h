@@ -422,8 +422,9 @@ inline void launchTile(TileKernel &t, const Tensors &ts, int64_t clusters,
   t.kernel.launch(cfg, ts.a, ts.b, ts.c);
 }
 
-// An instance named by all its value parameters (the skinny kernel's MT and
-// S): threads from its info, no cluster, bn = `bn` (its tile's columns).
+// An instance named by all its value parameters (the skinny kernel's MT, S,
+// BNS and CL): threads and the compiled cluster from its info, bn = `bn` (its
+// tile's columns).
 inline TileKernel loadTileInstance(tile::Context &ctx, const std::string &ptxPath,
                                    const std::string &name, const tile::TemplateArgs &args,
                                    int64_t bn) {
@@ -434,6 +435,7 @@ inline TileKernel loadTileInstance(tile::Context &ctx, const std::string &ptxPat
   if (!info.threads)
     throw std::runtime_error(ptxPath + ": kernel " + t.kernel.name() + " declares no threads(...)");
   t.threads = (*info.threads)[0] * (*info.threads)[1] * (*info.threads)[2];
+  t.cluster = std::max(1, sample::fixedClusterSize(info));
   t.bn = bn;
   return t;
 }
@@ -467,11 +469,13 @@ inline void launchSplitK(TileKernel &t, const Problem &p, const Tensors &ts, Spl
   t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials, w.flags, int32_t(splits));
 }
 // The skinny kernel (gemm_skinny.tile): grid (tiles, splits), tiles of
-// mt x t.bn; with more than one split every CTA writes its partial
-// (splits x tiles x t.bn x mt f32).
+// mt x t.bn, the row tiles padded to whole clusters of t.cluster; with more
+// than one split every CTA writes its partial (splits x tiles x t.bn x mt
+// f32).
 inline void launchSkinny(TileKernel &t, const Problem &p, const Tensors &ts, SplitKWorkspace &w,
                          int64_t mt, int splits, CUstream stream = nullptr) {
-  const int64_t tiles = ((p.m + mt - 1) / mt) * ((p.n + t.bn - 1) / t.bn);
+  const int64_t cl = std::max(1, t.cluster);
+  const int64_t tiles = ((p.m + mt * cl - 1) / (mt * cl)) * cl * ((p.n + t.bn - 1) / t.bn);
   w.reserve(splits > 1 ? int64_t(splits) * tiles * mt * t.bn : 1, tiles);
   tile::LaunchConfig cfg;
   cfg.grid = tile::Dim3(unsigned(tiles), unsigned(splits));

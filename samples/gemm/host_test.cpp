@@ -14,6 +14,7 @@
 #include <fstream>
 #include <random>
 #include <set>
+#include <tuple>
 
 using namespace gemm;
 
@@ -243,23 +244,49 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   auto pick = [&](int64_t m, int64_t n, int64_t k) {
     return ruleChoice(Problem{m, n, k, DType::F16, BMajor::K}, sms);
   };
-  // Decode shapes, B K-major, 128 x 64 tiles no more than the SMs: split-K's
-  // BN 64 instance (8 stages, one CTA per SM), splits to fill the SMs.
-  Choice c = pick(128, 4096, 4096); // 64 tiles -> 2 splits = 128 CTAs
+  // M = 41..256, B K-major, clusters of two 64-wide skinny row tiles no more
+  // than the SMs: the skinny kernel 64 wide, cluster 2 (B multicast), the
+  // smallest MT whose two row tiles cover M.
+  Choice c = pick(128, 4096, 4096); // 2 x 64 CTAs of MT 64
+  CHECK(c.variant == Variant::Skinny);
+  CHECK(c.bn == 64);
+  CHECK(c.mt == 64);
+  CHECK(c.stages == 12);
+  CHECK(c.cluster == 2);
+  CHECK(c.splits == 1);
+  CHECK(c.why.find("clusters of two row tiles") != std::string::npos);
+  c = pick(256, 4096, 4096); // MT 128, 64 k steps
+  CHECK(c.variant == Variant::Skinny);
+  CHECK(c.mt == 128);
+  CHECK(c.stages == 7);
+  CHECK(c.cluster == 2);
+  CHECK(pick(128, 4096, 14336).mt == 64); // M <= 128: any K
+  CHECK(pick(128, 4096, 14336).splits == 1);
+  c = pick(64, 4096, 4096); // MT 32 in pairs: cuBLAS's 64 x 32 tile
+  CHECK(c.mt == 32);
+  CHECK(c.stages == 16);
+  CHECK(c.cluster == 2);
+  c = pick(77, 3000, 5000); // MT 40 in pairs: 2 x 47 CTAs, as cuBLAS's 94
+  CHECK(c.mt == 40);
+  CHECK(c.cluster == 2);
+  CHECK(c.splits == 1);
+  CHECK(pick(65, 4096, 4096).mt == 40);
+  CHECK(pick(40, 4096, 4096).cluster == 1); // M <= 40: one row tile
+  CHECK(pick(256, 8192, 4096).variant == Variant::SplitK); // 2 x 128 CTAs: more than the SMs
+  // Decode shapes, B K-major, 128 x 64 tiles no more than the SMs (and no
+  // pair of skinny row tiles that fits): split-K's BN 64 instance (8 stages,
+  // one CTA per SM), splits to fill the SMs.
+  c = pick(128, 8192, 8192); // 128 k steps per CTA: the narrow tile
   CHECK(c.variant == Variant::SplitK);
   CHECK(c.bn == 64);
   CHECK(c.stages == 8);
-  CHECK(c.splits == 2);
+  CHECK(c.splits == 1);
   CHECK(c.cluster == 1); // the A-multicast pair measured slower at BN 64
   CHECK(c.why.find("64-wide tiles") != std::string::npos);
-  c = pick(256, 4096, 4096); // 128 tiles: the whole K per CTA, as cuBLAS
+  c = pick(200, 2048, 16384); // 256 k steps (M > 128: no pair): 64 tiles x 2 splits
+  CHECK(c.variant == Variant::SplitK);
   CHECK(c.bn == 64);
-  CHECK(c.splits == 1);
-  CHECK(c.cluster == 1);
-  CHECK(pick(128, 8192, 8192).bn == 64); // 128 k steps per CTA: the narrow tile
-  CHECK(pick(128, 8192, 8192).splits == 1);
-  CHECK(pick(128, 4096, 14336).bn == 64); // 2 splits of 112 k steps
-  CHECK(pick(128, 4096, 14336).splits == 2);
+  CHECK(c.splits == 2);
   // More than 128 k steps per CTA: split-K at BN 128, its cluster where M
   // has 2 row tiles.
   c = pick(256, 4096, 14336); // 224 steps at BN 64 x1; BN 128: 64 tiles x2
@@ -282,10 +309,10 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.bn == 128);
   CHECK(c.splits == 4); // 32 tiles
   CHECK(c.stages == 6);
-  c = pick(77, 3000, 5000); // MT 80: 24 tiles -> 5 splits
+  c = pick(77, 8192, 5000); // no pair (2 x 128 CTAs); MT 80: 64 tiles -> 2 splits
   CHECK(c.variant == Variant::Skinny);
   CHECK(c.mt == 80);
-  CHECK(c.splits == 5);
+  CHECK(c.splits == 2);
   // M <= 80 with B K-major: the skinny kernel (C^T), the smallest MT >= M.
   c = pick(1, 4096, 4096);
   CHECK(c.variant == Variant::Skinny);
@@ -300,11 +327,12 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(pick(32, 4096, 4096).bn == kSkinnyBn);
   // M = 33..64 with 64-wide tiles no more than the SMs: the skinny kernel 64
   // columns wide (one consumer warpgroup, 12 stages at MT 64).
-  c = pick(64, 4096, 4096); // 64 tiles of 64 x 64 -> 2 splits
+  c = pick(40, 4096, 4096); // 64 tiles of 40 x 64 -> 2 splits
   CHECK(c.variant == Variant::Skinny);
   CHECK(c.bn == 64);
-  CHECK(c.mt == 64);
-  CHECK(c.stages == 12);
+  CHECK(c.mt == 40);
+  CHECK(c.stages == 15);
+  CHECK(c.cluster == 1);
   CHECK(c.splits == 2);
   CHECK(c.why.find("64 columns wide") != std::string::npos);
   CHECK(pick(33, 4096, 4096).mt == 40);
@@ -316,8 +344,9 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.mt == 64);
   CHECK(c.stages == 7);
   CHECK(pick(16, 3000, 5000).splits == 5); // 24 tiles
-  CHECK(pick(65, 4096, 4096).mt == 80);
-  CHECK(pick(81, 4096, 4096).variant == Variant::SplitK);
+  CHECK(pick(65, 8192, 4096).mt == 80);
+  CHECK(pick(81, 4096, 4096).mt == 64); // a pair of MT 64
+  CHECK(pick(81, 8192, 4096).variant == Variant::SplitK);
   CHECK(ruleChoice(Problem{16, 4096, 4096, DType::F16, BMajor::MN}, sms).variant ==
         Variant::SplitK); // the skinny kernel takes B K-major only
   CHECK(pick(16, 14336, 4096).splits == 1);     // 112 tiles fill the SMs alone
@@ -405,33 +434,44 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
   for (const Choice &c : candidates(Problem{128, 128, 4096}, 132))
     CHECK((c.variant != Variant::SplitK || c.bn == 64 || c.cluster == 1));
   // The skinny kernel: every compiled instance (both widths) whose MT covers
-  // M in at most 4 row tiles (K-major B only), its splits within the same
-  // limits.
+  // M in at most 4 row tiles (K-major B only; the clustered ones where M has
+  // 2+ row tiles), its splits within the same limits.
   for (Problem p : {Problem{16, 4096, 4096}, Problem{77, 3000, 5000}, Problem{256, 4096, 4096}}) {
     INFO(p.shape());
-    std::set<std::pair<int64_t, int64_t>> seen; // (MT, BNS)
+    std::set<std::tuple<int64_t, int64_t, int>> seen; // (MT, BNS, CL)
     for (const Choice &c : candidates(p, 132))
       if (c.variant == Variant::Skinny) {
-        seen.insert({c.mt, c.bn});
+        seen.insert({c.mt, c.bn, c.cluster});
         CHECK(ceilDiv(p.m, c.mt) <= 4);
-        CHECK(c.cluster == 1);
-        CHECK(skinnyInstance(c.mt, c.stages, c.bn) != nullptr);
-        CHECK((c.splits == 1 || skinnyTiles(p, c.mt, c.bn) * c.splits <= 4 * 132));
+        CHECK((c.cluster == 1 || ceilDiv(p.m, c.mt) >= 2));
+        CHECK(skinnyInstance(c.mt, c.stages, c.bn, c.cluster) != nullptr);
+        CHECK((c.splits == 1 || skinnyTiles(p, c.mt, c.bn, c.cluster) * c.splits <= 4 * 132));
       }
     for (const SkinnyInstance &i : skinnyInstances())
-      if (ceilDiv(p.m, i.mt) <= 4)
-        CHECK(seen.count({i.mt, i.bn}) == 1);
+      if (ceilDiv(p.m, i.mt) <= 4 && (i.cluster == 1 || ceilDiv(p.m, i.mt) >= 2))
+        CHECK(seen.count({i.mt, i.bn, i.cluster}) == 1);
   }
-  int skinny = 0;
-  for (const Choice &c : candidates(Problem{16, 4096, 4096}, 132))
+  int skinny = 0, clustered = 0;
+  for (const Choice &c : candidates(Problem{16, 4096, 4096}, 132)) {
     skinny += c.variant == Variant::Skinny;
-  CHECK(skinny == int(skinnyInstances().size()) * 6); // 1, 2, 3, 4, 6, 8 splits
-  // M = 77: MT 32 and 40 in 3 and 2 row tiles, not MT 16 (5).
-  std::set<int64_t> mts;
+    clustered += c.variant == Variant::Skinny && c.cluster > 1;
+  }
+  int single = 0; // the instances without a cluster
+  for (const SkinnyInstance &i : skinnyInstances())
+    single += i.cluster == 1;
+  CHECK(skinny == single * 6); // 1, 2, 3, 4, 6, 8 splits; M = 16: one row tile, no cluster
+  CHECK(clustered == 0);
+  // M = 77: MT 32 and 40 in 3 and 2 row tiles, not MT 16 (5); the clusters
+  // of two row tiles at MT 32 and 40 (64 wide), not at 80 or 128 (one).
+  std::set<int64_t> mts, clusteredMts;
   for (const Choice &c : candidates(Problem{77, 3000, 5000}, 132))
-    if (c.variant == Variant::Skinny)
+    if (c.variant == Variant::Skinny) {
       mts.insert(c.mt);
+      if (c.cluster > 1)
+        clusteredMts.insert(c.mt);
+    }
   CHECK(mts == std::set<int64_t>{32, 40, 64, 80, 128});
+  CHECK(clusteredMts == std::set<int64_t>{32, 40, 64});
   for (Problem q : {Problem{16, 4096, 4096, DType::F16, BMajor::MN}, Problem{600, 4096, 4096}})
     for (const Choice &c : candidates(q, 132))
       CHECK(c.variant != Variant::Skinny);
@@ -470,7 +510,7 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
       << "f16 mn 1x2x3 persistent 192 2 1 4 1.0\n" // BN 192 with MN-major B
       << "f16 k 1x2x3 splitk 192 2 1 6 1.0\n"     // BN 192 on split-K
       << "f16 k 4x4x4 splitk 128 2 3 6 2.0\n"     // split-K with its cluster: fine
-      << "f16 k 5x5x5 persistent 192 2 1 4 2.0\n" // BN 192, K-major: fine
+      << "f16 k 5x5x5 persistent 192 2 1 5 2.0\n" // BN 192, K-major (5 stages): fine
       << "f16 k 1x2x3 splitk 128 2 1 4 1.0\n"     // split-K with 4 stages
       << "f16 k 1x2x3 splitk 256 1 2 6 1.0\n"     // split-K at BN 256: not compiled
       << "f16 k 1x2x3 persistent 256 2 3 4 1.0\n" // the persistent kernel with splits
@@ -490,11 +530,17 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
       << "f16 k 1x2x3 skinny 128 1 2 15 40 1.0\n"         // MT 40 is compiled 64 wide only
       << "f16 k 10x10x10 persistent 224 2 1 4 0 2.0\n"    // BN 224, K-major: fine
       << "f16 mn 1x2x3 persistent 224 2 1 4 0 1.0\n"      // BN 224 with MN-major B
-      << "f16 k 1x2x3 splitk 224 1 2 6 0 1.0\n";          // BN 224 on split-K
+      << "f16 k 1x2x3 splitk 224 1 2 6 0 1.0\n"           // BN 224 on split-K
+      << "f16 k 11x11x11 skinny 64 2 1 15 40 2.0\n"       // skinny, cluster 2: fine
+      << "f16 k 1x2x3 skinny 64 2 1 11 80 1.0\n"          // MT 80 has no cluster-2 instance
+      << "f16 k 1x2x3 persistent 128 2 1 4 0 1.0\n";      // K-major BN 128 has 6 stages
   }
   TuneCache back;
   back.load(path);
-  REQUIRE(back.entries.size() == 9);
+  REQUIRE(back.entries.size() == 10);
+  REQUIRE(back.find(Problem{11, 11, 11}) != nullptr);
+  CHECK(back.find(Problem{11, 11, 11})->choice.cluster == 2);
+  CHECK(back.find(Problem{11, 11, 11})->choice.mt == 40);
   REQUIRE(back.find(Problem{9, 9, 9}) != nullptr);
   CHECK(back.find(Problem{9, 9, 9})->choice.bn == 64);
   CHECK(back.find(Problem{9, 9, 9})->choice.mt == 40);
@@ -517,17 +563,18 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(got->us == Approx(12.25));
   CHECK(back.find(Problem{8, 8, 8, DType::F16, BMajor::K}) != nullptr);
   CHECK(back.find(Problem{8, 8, 8, DType::BF16, BMajor::K}) == nullptr); // keyed by dtype too
-  REQUIRE(back.problems.size() == 18);
+  REQUIRE(back.problems.size() == 20);
   CHECK(back.problems[0].find(path + ":6: a value out of range") == 0);
   CHECK(back.problems[1].find(path +
                               ":7: BN 192 and 224 are the persistent kernel's with B K-major") == 0);
   CHECK(back.problems[2].find(path + ":8: BN 192 and 224 are the persistent kernel's") == 0);
   CHECK(back.problems[3].find(path + ":11: split-K runs at BN 128 with 6 stages") == 0);
   CHECK(back.problems[4].find(path + ":12: split-K runs at BN 128 with 6 stages") == 0);
-  CHECK(back.problems[5].find("the persistent kernel has 1 split and 4 stages") !=
+  CHECK(back.problems[5].find("the persistent kernel has 1 split and the stages of its BN") !=
         std::string::npos);
   CHECK(back.problems[6].find("expected 'dtype bmajor MxNxK") != std::string::npos);
-  CHECK(back.problems[7].find("a compiled (MT, stages, BN) instance") != std::string::npos);
+  CHECK(back.problems[7].find("a compiled (MT, stages, BN, cluster) instance") !=
+        std::string::npos);
   CHECK(back.problems[8].find("the skinny kernel takes B K-major") != std::string::npos);
   CHECK(back.problems[9].find("MT is the skinny kernel's") != std::string::npos);
   CHECK(back.problems[10].find("expected 'dtype bmajor MxNxK") != std::string::npos);
@@ -535,13 +582,30 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
         std::string::npos);
   CHECK(back.problems[12].find(":23: split-K runs at BN 128") != std::string::npos);
   CHECK(back.problems[13].find(":24: BN 64 is split-K's") != std::string::npos);
-  CHECK(back.problems[14].find(":26: the skinny kernel takes B K-major, cluster 1 and a compiled "
-                               "(MT, stages, BN)") != std::string::npos);
+  CHECK(back.problems[14].find(":26: the skinny kernel takes B K-major and a compiled "
+                               "(MT, stages, BN, cluster)") != std::string::npos);
   CHECK(back.problems[15].find(":27: the skinny kernel takes") != std::string::npos);
   CHECK(back.problems[16].find(":29: BN 192 and 224 are the persistent kernel's with B K-major") !=
         std::string::npos);
   CHECK(back.problems[17].find(":30: BN 192 and 224 are the persistent kernel's") !=
         std::string::npos);
+  CHECK(back.problems[18].find(":32: the skinny kernel takes B K-major and a compiled") !=
+        std::string::npos);
+  CHECK(back.problems[19].find(":33: the persistent kernel has 1 split and the stages") !=
+        std::string::npos);
+  // The persistent kernel's ring: gemm (K-major B) the deepest that fits
+  // beside its output tile, gemm_bmn 4.
+  CHECK(persistentStages(256, BMajor::K) == 4);
+  CHECK(persistentStages(224, BMajor::K) == 4);
+  CHECK(persistentStages(192, BMajor::K) == 5);
+  CHECK(persistentStages(128, BMajor::K) == 6);
+  CHECK(persistentStages(128, BMajor::MN) == 4);
+  CHECK(persistentWith(128, BMajor::K).stages == 6);
+  CHECK(describe(persistentWith(192)).find("BN 192, cluster 2 (B multicast), 5 stages") !=
+        std::string::npos);
+  for (int64_t bn : {256, 224, 192, 128}) // each ring fits with `out` (and 1 KB)
+    CHECK(persistentStages(bn, BMajor::K) * (kTileM + bn) * kTileK * 2 + kTileM * bn + 1024 <=
+          232448);
   // The cache wins over the rule; the rule answers for shapes it lacks.
   const Choice tuned = chooseFor(p, 132, &back);
   CHECK(tuned == e.choice);
@@ -590,12 +654,17 @@ TEST_CASE("kernel instances are found from the kernel info", "[gemm]") {
   skinny.bn = kSkinnyBn;
   CHECK(kernelName(skinny, BMajor::K) == "gemm_skinny");
   CHECK(!usesMulticastPtx(skinny));
+  skinny.cluster = 1;
   CHECK(instanceArgs(skinny, BMajor::K) ==
-        tile::TemplateArgs{{"MT", 16}, {"S", 11}, {"BNS", 128}});
+        tile::TemplateArgs{{"MT", 16}, {"S", 11}, {"BNS", 128}, {"CL", 1}});
   skinny.mt = 40;
   skinny.stages = 15;
   skinny.bn = 64;
-  CHECK(instanceArgs(skinny, BMajor::K) == tile::TemplateArgs{{"MT", 40}, {"S", 15}, {"BNS", 64}});
+  skinny.cluster = 2; // B multicast, in the one skinny PTX
+  CHECK(!usesMulticastPtx(skinny));
+  CHECK(instanceArgs(skinny, BMajor::K) ==
+        tile::TemplateArgs{{"MT", 40}, {"S", 15}, {"BNS", 64}, {"CL", 2}});
+  CHECK(describe(skinny).find("40 x 64 tiles, cluster 2 (B multicast)") != std::string::npos);
   CHECK(instanceArgs(Choice{}, BMajor::K) == tile::TemplateArgs{{"BN", 256}});
   // gemm_splitk (K-major B) is named by BN, stages and CTAs per SM;
   // gemm_splitk_bmn by BN.
@@ -618,6 +687,10 @@ TEST_CASE("the skinny kernel's tiles, workspace and instances", "[gemm]") {
   CHECK(skinnyTiles(p, 128, 128) == 24);    // one row tile of 128 >= 77, 24 column tiles
   CHECK(skinnyTiles(p, 16, 128) == 5 * 24); // 77 rows in 16-row tiles
   CHECK(skinnyTiles(p, 40, 64) == 2 * 47);  // 64-wide: 47 column tiles (cuBLAS's 94 CTAs)
+  // Clusters of two row tiles: the row tiles padded to whole clusters.
+  CHECK(skinnyTiles(p, 40, 64, 2) == 2 * 47);
+  CHECK(skinnyTiles(p, 32, 64, 2) == 4 * 47); // 3 row tiles of 32, padded to 4
+  CHECK(skinnyTiles(Problem{1, 8, 1032}, 32, 64, 2) == 2);
   Choice c;
   c.variant = Variant::Skinny;
   c.bn = kSkinnyBn;
@@ -631,18 +704,32 @@ TEST_CASE("the skinny kernel's tiles, workspace and instances", "[gemm]") {
   c.splits = 1;
   CHECK(workspaceFloats(p, c) == 0); // one split transposes its sum in shared memory
   CHECK(flagCount(p, c) == 24);
+  c.bn = 64; // MT 32 in clusters of two: 3 row tiles padded to 4
+  c.mt = 32;
+  c.stages = 16;
+  c.cluster = 2;
+  c.splits = 2;
+  CHECK(splitTiles(p, c) == 4 * 47);
+  CHECK(ctasOf(p, c) == 2 * 4 * 47);
+  CHECK(workspaceFloats(p, c) == 2 * 4 * 47 * 32 * 64);
+  CHECK(flagCount(p, c) == 4 * 47);
   // Every instance is K-major (B [N, K]) with MT a wgmma N (a multiple of 8,
   // at most 256), BNS 64 per consumer warpgroup (one or two) and a ring that
   // fits the 227 KB of shared memory with `out` and `red`.
   for (const SkinnyInstance &i : skinnyInstances()) {
-    INFO(i.mt << " " << i.stages << " " << i.bn);
+    INFO(i.mt << " " << i.stages << " " << i.bn << " " << i.cluster);
     CHECK(i.mt % 8 == 0);
     CHECK(i.mt <= 256);
     CHECK((i.bn == 64 || i.bn == 128));
     const int64_t stage = (i.bn + i.mt) * kTileK * 2, out = i.mt * i.bn / 2 * 2,
                   red = i.bn * i.mt * 4;
     CHECK(i.stages * stage + out + red + 2 * 8 * i.stages + 16 <= 227 * 1024);
-    CHECK(skinnyInstance(i.mt, i.stages, i.bn) == &i);
+    CHECK(skinnyInstance(i.mt, i.stages, i.bn, i.cluster) == &i);
+    // A cluster shares B by multicast: each of its CTAs loads BNS / CL rows
+    // of the B tile, a whole number of 8-row swizzle atoms (PTX ISA,
+    // cp.async.bulk.tensor .multicast::cluster; docs/reference/tma-and-rings.md).
+    CHECK((i.cluster == 1 || i.cluster == 2));
+    CHECK(i.bn / i.cluster % 8 == 0);
   }
   // The instance for M rows: the smallest MT >= M of that width, its deepest
   // ring; --mt names one.
@@ -653,4 +740,10 @@ TEST_CASE("the skinny kernel's tiles, workspace and instances", "[gemm]") {
   CHECK(skinnyInstanceFor(81, 128) == nullptr);
   CHECK(skinnyInstanceFor(0, 64, 32)->stages == 16);
   CHECK(skinnyInstanceFor(0, 128, 40) == nullptr);
+  // With a cluster of two: the smallest MT whose two row tiles cover M.
+  CHECK(skinnyInstanceFor(77, 64, 0, 2)->mt == 40);
+  CHECK(skinnyInstanceFor(64, 64, 0, 2)->mt == 32);
+  CHECK(skinnyInstanceFor(1, 64, 0, 2)->mt == 32);
+  CHECK(skinnyInstanceFor(256, 64, 0, 2)->mt == 128);
+  CHECK(skinnyInstanceFor(0, 128, 16, 2) == nullptr);
 }

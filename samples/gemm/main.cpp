@@ -215,9 +215,6 @@ Options parse(int argc, char **argv) {
   if (o.mt && o.variant && o.variant != Variant::Skinny)
     usage("--mt is the skinny kernel's (--variant skinny)");
   const bool skinny = o.variant == Variant::Skinny || o.mt;
-  if (o.multicast && skinny)
-    usage("--multicast is the persistent kernel's (B) and split-K's (A): skinny runs without a "
-          "cluster");
   if (o.bn && o.bn != 128 && o.bn != 64 && (o.variant == Variant::SplitK || o.splits))
     usage("split-K is compiled for --bn 128 and 64 only");
   if ((o.stages || (o.bn == 64 && !skinny)) && o.variant != Variant::SplitK && !o.splits)
@@ -247,18 +244,23 @@ Options parse(int argc, char **argv) {
                  o.bmajors.front() != BMajor::K))
     usage("the skinny kernel takes B K-major only (--bmajor k)");
   const int64_t skinnyBn = o.bn ? o.bn : gemm::kSkinnyBn;
-  if (skinny && o.mt && !gemm::skinnyInstanceFor(0, skinnyBn, o.mt)) {
+  // The skinny kernel's cluster: --multicast on is 2 (B multicast), off 1.
+  const int skinnyCl = o.multicast && *o.multicast ? 2 : 1;
+  const std::string withCl = skinnyCl > 1 ? " with --multicast on" : "";
+  if (skinny && o.mt && !gemm::skinnyInstanceFor(0, skinnyBn, o.mt, skinnyCl)) {
     std::string widths;
     for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
-      if (i.mt == o.mt)
+      if (i.mt == o.mt && i.cluster == skinnyCl)
         widths += (widths.empty() ? "--bn " : " or ") + std::to_string(i.bn);
     usage(("no skinny instance has MT " + std::to_string(o.mt) + " and --bn " +
-           std::to_string(skinnyBn) + (o.bn ? "" : " (the default width)") + ": MT " +
-           std::to_string(o.mt) + " is compiled at " + widths)
+           std::to_string(skinnyBn) + (o.bn ? "" : " (the default width)") + withCl + ": MT " +
+           std::to_string(o.mt) + withCl + " is compiled " +
+           (widths.empty() ? std::string("at no width") : "at " + widths))
               .c_str());
   }
-  if (skinny && !o.bench && !o.mt && !gemm::skinnyInstanceFor(o.problem.m, skinnyBn))
-    usage(("no skinny instance has MT >= M = " + std::to_string(o.problem.m) + " (--mt)").c_str());
+  if (skinny && !o.bench && !o.mt && !gemm::skinnyInstanceFor(o.problem.m, skinnyBn, 0, skinnyCl))
+    usage(("no skinny instance has MT >= M = " + std::to_string(o.problem.m) + withCl + " (--mt)")
+              .c_str());
   if (o.tune && o.tuneCache.empty())
     o.tuneCache = "gemm_tune.txt";
   if (o.shapes.empty())
@@ -301,14 +303,21 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
                                                           : gemm::kSkinnyBn;
   if (skinny && c.variant != Variant::Skinny)
     c = gemm::skinnyFill(p, sms, skinnyBn);
-  if (skinny && (o.mt || c.bn != skinnyBn)) {
-    // The instance --mt / --bn name (the deepest ring of that MT and width),
-    // its splits refilled.
-    const gemm::SkinnyInstance *i = gemm::skinnyInstanceFor(p.m, skinnyBn, o.mt);
+  // The cluster --multicast names; else none where --mt or --bn name the
+  // instance (parse() checked that one exists without a cluster), else the
+  // cache's or the rule's.
+  const int skinnyCl = o.multicast ? (*o.multicast ? 2 : 1) : o.mt || o.bn ? 1 : c.cluster;
+  if (skinny && (o.mt || c.bn != skinnyBn || c.cluster != skinnyCl)) {
+    // The instance --mt / --bn / --multicast name (the deepest ring of that
+    // MT, width and cluster), its splits refilled.
+    const gemm::SkinnyInstance *i = gemm::skinnyInstanceFor(p.m, skinnyBn, o.mt, skinnyCl);
     c.mt = i ? i->mt : 0;
     c.stages = i ? i->stages : 0;
     c.bn = skinnyBn;
-    c.splits = i ? gemm::splitsToFill(gemm::skinnyTiles(p, c.mt, c.bn), gemm::kSteps(p), sms) : 1;
+    c.cluster = skinnyCl;
+    c.splits =
+        i ? gemm::splitsToFill(gemm::skinnyTiles(p, c.mt, c.bn, c.cluster), gemm::kSteps(p), sms)
+          : 1;
   }
   if (c.variant == Variant::Skinny && !c.mt)
     usage(("no skinny instance has MT >= M = " + std::to_string(p.m) + " (--mt)").c_str());
@@ -316,20 +325,22 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
       c.variant != Variant::SplitK)
     c = gemm::splitKFill(p, sms);
   if (o.variant == Variant::Persistent && c.variant != Variant::Persistent)
-    c = gemm::persistentWith(256);
+    c = gemm::persistentWith(256, p.bmajor);
   if (o.splits)
     c.splits = o.splits;
-  if (o.multicast) {
+  if (o.multicast && !skinny) {
     // The persistent kernel's B multicast, or split-K's A multicast when
     // split-K is asked for (--variant splitk / --splits).
     const bool splitK =
         c.variant == Variant::SplitK && (o.variant == Variant::SplitK || o.splits);
     if (c.variant != Variant::Persistent && !splitK)
-      c = gemm::persistentWith(c.bn == 64 ? 128 : c.bn); // no persistent BN 64
+      c = gemm::persistentWith(c.bn == 64 ? 128 : c.bn, p.bmajor); // no persistent BN 64
     c.cluster = *o.multicast ? 2 : 1;
   }
   if (o.bn)
     c.bn = o.bn;
+  if (c.variant == Variant::Persistent)
+    c.stages = gemm::persistentStages(c.bn, p.bmajor); // the ring of that BN
   if (c.variant == Variant::SplitK) {
     // The split-K instance of that width (the first listed: BN 64 -> 8
     // stages) or the one --stages names (parse() checked it exists).
