@@ -461,14 +461,16 @@ bool Sema::checkRingCopy(CallExpr &e, SharedArrayStmt &tile) {
   if (axis >= 0 && kernel_->cluster.kind == ClusterAttr::Static) {
     int64_t c = cluster::groupSize(kernel_->cluster.dims, axis);
     if (c > 1) {
-      if (ring->multicastAxis >= 0 && ring->multicastAxis != axis) {
-        error(e.loc, "the copies of ring '" + ring->decl->name + "' multicast along different axes",
-              "each slot's writers form one group: multicast every tile of a ring along one "
-              "axis (or use two rings)");
-        return false;
-      }
+      // Copies along two axes (a 2-D cluster sharing one operand along each):
+      // a slot is then written by the CTAs of this CTA's group along either
+      // axis, so its release must reach all of them before any refills it.
+      // The ring's group becomes the whole cluster (a superset: every CTA
+      // arrives on every CTA's empty barrier, the empty count is consumer
+      // warps x cluster size), which keeps one release pattern per ring.
+      if (ring->multicastAxis >= 0 && ring->multicastAxis != axis)
+        axis = cluster::kAllAxes;
       ring->multicastAxis = axis;
-      ring->groupSize = c;
+      ring->groupSize = cluster::groupSize(kernel_->cluster.dims, axis);
     }
   }
   produceBytes_ += *tile.constantCount * byteSize(tile.elem.type.scalar);

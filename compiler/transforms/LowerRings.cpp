@@ -29,6 +29,8 @@
 
 #include "tilec/Target/TargetFacts.h"
 
+#include <set>
+
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILELOWERRINGS
 #include "tilec/Passes.h.inc"
@@ -267,11 +269,24 @@ struct RingLowering {
           MBarrierArriveOp::create(b, l, fullPtr, c32(l, r.getTxBytes()),
                                    MemoryOrderAttr::get(b.getContext(), MemoryOrder::release),
                                    MemoryScopeAttr::get(b.getContext(), MemoryScope::cta));
-      int64_t group = r.getGroupSize();
+      // The peers delivering slices: group - 1 per multicast axis of the
+      // copies (a ring multicasting along x and y releases to the whole
+      // cluster, but only its row and column write into this CTA).
+      int64_t peers = 0;
+      if (r.getGroupSize() > 1) {
+        std::array<int64_t, 3> shape = *kernel.getStaticClusterShape();
+        std::set<uint32_t> axes;
+        op.getBody().walk([&](TmaLoadOp copy) {
+          if (std::optional<uint32_t> axis = copy.getMulticastAxis())
+            axes.insert(*axis);
+        });
+        for (uint32_t axis : axes)
+          peers += ::tile::cluster::groupSize(shape, int(axis)) - 1;
+      }
       explain(arrive,
               "mbarrier.arrive.expect_tx " + Twine(r.getTxBytes()) + " bytes on ring '" + name +
                   "' full[stage]: every byte landing in this CTA" +
-                  (group > 1 ? " (with the slices " + Twine(group - 1) + " multicast peers deliver)"
+                  (peers > 0 ? " (with the slices " + Twine(peers) + " multicast peers deliver)"
                              : Twine("")) +
                   ", before the copies");
       inlineBody(op.getBody().front(), fullPtr, slots);

@@ -38,10 +38,12 @@ struct Choice {
                     // skinny per instance
   int64_t mt = 0;   // skinny only: rows of C (of A) per tile, the wgmma N (bn: its columns,
                     // 128 or 64)
+  int clusterY = 1; // skinny only: column tiles per cluster sharing A by multicast
+                    // (gemm_skinny2d; `cluster` is then its row tiles sharing B)
   std::string why;  // the rule that chose it, or "tuned ..." / "forced"
   bool operator==(const Choice &o) const {
     return variant == o.variant && bn == o.bn && cluster == o.cluster && splits == o.splits &&
-           stages == o.stages && mt == o.mt;
+           stages == o.stages && mt == o.mt && clusterY == o.clusterY;
   }
 };
 
@@ -72,7 +74,13 @@ inline int64_t splitKTiles(const Problem &p, int64_t bn, int cluster) {
 // cluster: 1, or 2 where M has two or more row tiles: the pair of CTAs that
 // take two row tiles of one column tile loads each B tile once and
 // multicasts it (cuBLAS's kernels at 64 x 4096 x 4096 and 77 x 3000 x 5000
-// share their operands across clusters the same way).
+// share their operands across clusters the same way). CY > 1, the
+// two-dimensional cluster (gemm_skinny2d): CL row tiles x CY column tiles,
+// B shared along the rows as above and A along the columns (cuBLAS clusters
+// 77 x 3000 x 5000 that way, 4 x 2); the A tile is cut into CY slices of
+// whole 8-row swizzle atoms, so MT is a multiple of 8 CY (MT 48: 77 rows in
+// two row tiles with 24-row slices). --tune candidates only: the rule table
+// does not pick them.
 // gemm_splitk's instances (K-major B; CMakeLists.txt,
 // TILEC_GEMM_SPLITK_INSTANCES): tile width BN, ring depth S, CTAs per SM
 // (min_blocks). 128 x 128 with 6 stages; 128 x 64 with 8 stages (cuBLAS's
@@ -102,43 +110,49 @@ struct SkinnyInstance {
   int stages;
   int64_t bn = kSkinnyBn; // BNS: columns of C per tile
   int cluster = 1;        // CL: CTAs per cluster (row tiles sharing B)
+  int clusterY = 1;       // CY: column tiles per cluster sharing A (gemm_skinny2d)
 };
 inline const std::vector<SkinnyInstance> &skinnyInstances() {
   static const std::vector<SkinnyInstance> all = {
       {16, 8},      {16, 11},     {32, 10},     {64, 7},      {80, 6},
       {32, 16, 64}, {40, 15, 64}, {64, 12, 64}, {80, 11, 64}, {128, 7, 64},
-      {64, 7, 128, 2},  {32, 16, 64, 2}, {40, 15, 64, 2}, {64, 12, 64, 2}, {128, 7, 64, 2}};
+      {64, 7, 128, 2},  {32, 16, 64, 2}, {40, 15, 64, 2}, {64, 12, 64, 2}, {128, 7, 64, 2},
+      {16, 11, 128, 1, 2}, {80, 11, 64, 1, 2}, {48, 15, 64, 2, 2}, {32, 16, 64, 2, 2},
+      {32, 16, 64, 2, 4},  {64, 12, 64, 2, 2}, {64, 12, 64, 2, 4}, {128, 7, 64, 2, 2}};
   return all;
 }
-// The compiled instance (mt, stages, bn, cluster), or null.
-inline const SkinnyInstance *skinnyInstance(int64_t mt, int stages, int64_t bn, int cluster = 1) {
+// The compiled instance (mt, stages, bn, cluster, clusterY), or null.
+inline const SkinnyInstance *skinnyInstance(int64_t mt, int stages, int64_t bn, int cluster = 1,
+                                            int clusterY = 1) {
   for (const SkinnyInstance &i : skinnyInstances())
-    if (i.mt == mt && i.stages == stages && i.bn == bn && i.cluster == cluster)
+    if (i.mt == mt && i.stages == stages && i.bn == bn && i.cluster == cluster &&
+        i.clusterY == clusterY)
       return &i;
   return nullptr;
 }
-// The instance of width bn and cluster cl for m rows: MT = mt when mt > 0,
-// else the smallest MT with cl row tiles covering m (MT >= m for cl = 1);
+// The instance of width bn and cluster cl x cy for m rows: MT = mt when mt >
+// 0, else the smallest MT with cl row tiles covering m (MT >= m for cl = 1);
 // the deepest ring of that MT. Null when none is compiled.
 inline const SkinnyInstance *skinnyInstanceFor(int64_t m, int64_t bn, int64_t mt = 0,
-                                               int cl = 1) {
+                                               int cl = 1, int cy = 1) {
   const SkinnyInstance *best = nullptr;
   for (const SkinnyInstance &i : skinnyInstances()) {
-    if (i.bn != bn || i.cluster != cl || (mt ? i.mt != mt : i.mt * cl < m))
+    if (i.bn != bn || i.cluster != cl || i.clusterY != cy || (mt ? i.mt != mt : i.mt * cl < m))
       continue;
     if (!best || i.mt < best->mt || (i.mt == best->mt && i.stages > best->stages))
       best = &i;
   }
   return best;
 }
-// The skinny kernel's tiles: row tiles padded to whole clusters of cl (a
-// padding CTA loads zeros for A, shares its slice of B and stores nothing).
-inline int64_t skinnyTiles(const Problem &p, int64_t mt, int64_t bn, int cl = 1) {
-  return ceilDiv(ceilDiv(p.m, mt), cl) * cl * ceilDiv(p.n, bn);
+// The skinny kernel's tiles: row tiles padded to whole clusters of cl, column
+// tiles to whole clusters of cy (a padding CTA loads zeros for its box
+// outside A or B, shares its slices and stores nothing).
+inline int64_t skinnyTiles(const Problem &p, int64_t mt, int64_t bn, int cl = 1, int cy = 1) {
+  return ceilDiv(ceilDiv(p.m, mt), cl) * cl * ceilDiv(ceilDiv(p.n, bn), cy) * cy;
 }
 // Work items of a split variant: output tiles (x splits = CTAs).
 inline int64_t splitTiles(const Problem &p, const Choice &c) {
-  return c.variant == Variant::Skinny ? skinnyTiles(p, c.mt, c.bn, c.cluster)
+  return c.variant == Variant::Skinny ? skinnyTiles(p, c.mt, c.bn, c.cluster, c.clusterY)
                                       : splitKTiles(p, c.bn, c.cluster);
 }
 // The persistent kernel's work units: `cluster` 128-row tiles x one bn column.
@@ -165,7 +179,11 @@ inline std::string describe(const Choice &c) {
       : c.variant == Variant::Skinny
           ? "skinny (C^T) x" + std::to_string(c.splits) + ", " + std::to_string(c.mt) + " x " +
                 std::to_string(c.bn) + " tiles" +
-                (c.cluster > 1 ? ", cluster " + std::to_string(c.cluster) + " (B multicast)" : "")
+                (c.clusterY > 1 ? ", cluster " + std::to_string(c.cluster) + " x " +
+                                      std::to_string(c.clusterY) + " (B and A multicast)"
+                 : c.cluster > 1
+                     ? ", cluster " + std::to_string(c.cluster) + " (B multicast)"
+                     : "")
           : "persistent BN " + std::to_string(c.bn) + ", cluster " + std::to_string(c.cluster) +
                 (c.cluster > 1 ? " (B multicast)" : "");
   return s + ", " + std::to_string(c.stages) + " stages";
@@ -176,12 +194,14 @@ inline bool usesMulticastPtx(const Choice &c) {
 }
 inline std::string kernelName(const Choice &c, BMajor b) {
   if (c.variant == Variant::Skinny)
-    return "gemm_skinny"; // K-major B only
+    return c.clusterY > 1 ? "gemm_skinny2d" : "gemm_skinny"; // K-major B only
   const std::string base = c.variant == Variant::SplitK ? "gemm_splitk" : "gemm";
   return b == BMajor::K ? base : base + "_bmn";
 }
 // The compile-time parameters that name the instance (besides T).
 inline std::vector<std::pair<std::string, int64_t>> instanceArgs(const Choice &c, BMajor b) {
+  if (c.variant == Variant::Skinny && c.clusterY > 1)
+    return {{"MT", c.mt}, {"S", c.stages}, {"BNS", c.bn}, {"CX", c.cluster}, {"CY", c.clusterY}};
   if (c.variant == Variant::Skinny)
     return {{"MT", c.mt}, {"S", c.stages}, {"BNS", c.bn}, {"CL", c.cluster}};
   if (c.variant == Variant::SplitK && b == BMajor::K) {
@@ -196,7 +216,7 @@ inline int64_t workspaceFloats(const Problem &p, const Choice &c) {
   if (c.splits <= 1 || c.variant == Variant::Persistent)
     return 0;
   return c.variant == Variant::Skinny
-             ? int64_t(c.splits) * skinnyTiles(p, c.mt, c.bn, c.cluster) * c.mt * c.bn
+             ? int64_t(c.splits) * skinnyTiles(p, c.mt, c.bn, c.cluster, c.clusterY) * c.mt * c.bn
              : int64_t(c.splits) * splitKTiles(p, c.bn, c.cluster) * kTileM * c.bn;
 }
 inline int64_t flagCount(const Problem &p, const Choice &c) {
@@ -449,18 +469,21 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
   // in at most 4 row tiles (MT < M: more tiles, fewer splits; the row tiles
   // of one column tile run at once and read B from L2 after the first, or
   // share it by multicast in a cluster: those instances where M has 2+ row
-  // tiles), the same splits.
+  // tiles; the two-dimensional clusters where N has 2+ column tiles per
+  // cluster), the same splits.
   if (p.bmajor == BMajor::K)
     for (const SkinnyInstance &i : skinnyInstances()) {
-      if (ceilDiv(p.m, i.mt) > 4 || (i.cluster > 1 && ceilDiv(p.m, i.mt) < 2))
+      if (ceilDiv(p.m, i.mt) > 4 || (i.cluster > 1 && ceilDiv(p.m, i.mt) < 2) ||
+          (i.clusterY > 1 && ceilDiv(p.n, i.bn) < 2 * i.clusterY))
         continue;
       for (int s : {1, 2, 3, 4, 6, 8}) {
         if (s > 1 && (kSteps(p) < 2 * s ||
-                      skinnyTiles(p, i.mt, i.bn, i.cluster) * s > 4 * int64_t(sms)))
+                      skinnyTiles(p, i.mt, i.bn, i.cluster, i.clusterY) * s > 4 * int64_t(sms)))
           continue;
         Choice c;
         c.variant = Variant::Skinny;
         c.cluster = i.cluster;
+        c.clusterY = i.clusterY;
         c.bn = i.bn;
         c.mt = i.mt;
         c.stages = i.stages;
@@ -479,7 +502,8 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
 //   f16 k 128x4096x4096 splitk 128 1 4 6 0 12.41
 //   dtype bmajor MxNxK variant BN cluster splits stages MT median_us
 // (MT: the skinny kernel's tile rows, 0 for the others; a line without it,
-// the older form, reads as MT 0).
+// the older form, reads as MT 0; the skinny kernel's two-dimensional
+// cluster is written CLxCY, e.g. 2x4).
 // '#' starts a comment. Written by --tune, read by --check / --bench
 // (--tune-cache FILE); a cache belongs to the device it was measured on.
 inline std::string cacheKey(const Problem &p) {
@@ -489,11 +513,14 @@ struct CacheEntry {
   Choice choice;
   double us = 0;
 };
+inline std::string clusterField(const Choice &c) {
+  return std::to_string(c.cluster) + (c.clusterY > 1 ? "x" + std::to_string(c.clusterY) : "");
+}
 inline std::string cacheLine(const Problem &p, const CacheEntry &e) {
   char us[32];
   std::snprintf(us, sizeof us, "%.2f", e.us);
   return cacheKey(p) + " " + variantName(e.choice.variant) + " " + std::to_string(e.choice.bn) +
-         " " + std::to_string(e.choice.cluster) + " " + std::to_string(e.choice.splits) + " " +
+         " " + clusterField(e.choice) + " " + std::to_string(e.choice.splits) + " " +
          std::to_string(e.choice.stages) + " " + std::to_string(e.choice.mt) + " " + us;
 }
 // Parses one line; false for a comment, a blank line or a malformed one
@@ -514,7 +541,7 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
     return false;
   }
   const std::string &dtype = f[0], &bmajor = f[1], &shape = f[2], &variant = f[3];
-  long long bn = 0, cluster = 0, splits = 0, stages = 0, mt = 0;
+  long long bn = 0, cluster = 0, clusterY = 1, splits = 0, stages = 0, mt = 0;
   double us = 0;
   auto integer = [](const std::string &w, long long &v) {
     char *end = nullptr;
@@ -523,7 +550,16 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
   };
   char *usEnd = nullptr;
   us = std::strtod(f.back().c_str(), &usEnd);
-  if (!integer(f[4], bn) || !integer(f[5], cluster) || !integer(f[6], splits) ||
+  std::string clusterWord = f[5];
+  if (const size_t x = clusterWord.find('x'); x != std::string::npos) {
+    if (!integer(clusterWord.substr(x + 1), clusterY) || variant != "skinny" ||
+        (clusterY != 2 && clusterY != 4)) {
+      error = "a cluster CLxCY (2-D) is the skinny kernel's, CY 2 or 4";
+      return false;
+    }
+    clusterWord.resize(x);
+  }
+  if (!integer(f[4], bn) || !integer(clusterWord, cluster) || !integer(f[6], splits) ||
       !integer(f[7], stages) || (f.size() == 10 && !integer(f[8], mt)) || *usEnd != 0) {
     error = expected;
     return false;
@@ -541,7 +577,7 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
     return false;
   }
   if (variant == "skinny") {
-    if (!skinnyInstance(mt, int(stages), bn, int(cluster)) || bmajor != "k") {
+    if (!skinnyInstance(mt, int(stages), bn, int(cluster), int(clusterY)) || bmajor != "k") {
       error = "the skinny kernel takes B K-major and a compiled (MT, stages, BN, cluster) "
               "instance";
       return false;
@@ -574,6 +610,7 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
   e.choice.mt = mt;
   e.choice.bn = bn;
   e.choice.cluster = int(cluster);
+  e.choice.clusterY = int(clusterY);
   e.choice.splits = int(splits);
   e.choice.stages = int(stages);
   e.us = us;
@@ -606,7 +643,7 @@ struct TuneCache {
       char us[32];
       std::snprintf(us, sizeof us, "%.2f", e.us);
       f << key << " " << variantName(e.choice.variant) << " " << e.choice.bn << " "
-        << e.choice.cluster << " " << e.choice.splits << " " << e.choice.stages << " "
+        << clusterField(e.choice) << " " << e.choice.splits << " " << e.choice.stages << " "
         << e.choice.mt << " " << us << "\n";
     }
     return bool(f);

@@ -26,6 +26,8 @@ struct Options {
   int splits = 0;  // 0: not forced
   int64_t mt = 0;  // the skinny kernel's tile rows; 0: not forced
   int stages = 0;  // split-K's instance (with --bn); 0: not forced
+  int clusterY = 0; // the skinny kernel's column tiles per cluster sharing A (--cluster-y);
+                    // 0: not forced
   bool tune = false;
   std::string tuneCache; // "" : none (with --tune: gemm_tune.txt)
   uint64_t seed = 20261123;
@@ -39,7 +41,7 @@ struct Options {
   std::vector<BMajor> bmajors{BMajor::K};
   int runs = 30, warmup = 10;
   std::string out, csv;
-  bool forced() const { return variant || multicast || bn || splits || mt || stages; }
+  bool forced() const { return variant || multicast || bn || splits || mt || stages || clusterY; }
 };
 
 [[noreturn]] void usage(const char *msg);
@@ -96,8 +98,9 @@ struct Runner {
       if (!ws)
         ws.emplace();
       if (what)
-        *what = k.kernel.name() + ", grid " + std::to_string(gemm::skinnyTiles(p, c.mt, c.bn, c.cluster)) +
-                " x " + std::to_string(c.splits);
+        *what = k.kernel.name() + ", grid " +
+                std::to_string(gemm::skinnyTiles(p, c.mt, c.bn, c.cluster, c.clusterY)) + " x " +
+                std::to_string(c.splits);
       const int splits = c.splits;
       const int64_t mt = c.mt;
       return [this, &k, p, ts, mt, splits] { gemm::launchSkinny(k, p, ts, *ws, mt, splits); };

@@ -324,7 +324,8 @@ struct TileKernel {
   tile::Module module;
   tile::Kernel kernel;
   unsigned threads = 0;
-  int cluster = 1;
+  int cluster = 1;  // CTAs per cluster (the skinny kernel's CL; gemm_skinny2d: its CX)
+  int clusterY = 1; // gemm_skinny2d: CY, the cluster's extent along y
   int64_t bn = 0;
 };
 
@@ -436,6 +437,10 @@ inline TileKernel loadTileInstance(tile::Context &ctx, const std::string &ptxPat
     throw std::runtime_error(ptxPath + ": kernel " + t.kernel.name() + " declares no threads(...)");
   t.threads = (*info.threads)[0] * (*info.threads)[1] * (*info.threads)[2];
   t.cluster = std::max(1, sample::fixedClusterSize(info));
+  if (info.cluster == tile::KernelInfo::Cluster::Fixed && info.clusterDims[1] > 1) {
+    t.clusterY = int(info.clusterDims[1]);
+    t.cluster = int(info.clusterDims[0]);
+  }
   t.bn = bn;
   return t;
 }
@@ -471,14 +476,19 @@ inline void launchSplitK(TileKernel &t, const Problem &p, const Tensors &ts, Spl
 // The skinny kernel (gemm_skinny.tile): grid (tiles, splits), tiles of
 // mt x t.bn, the row tiles padded to whole clusters of t.cluster; with more
 // than one split every CTA writes its partial (splits x tiles x t.bn x mt
-// f32).
+// f32). gemm_skinny2d (t.clusterY > 1): grid (row tiles, column tiles,
+// splits), the row tiles padded to whole t.cluster, the column tiles to
+// whole t.clusterY.
 inline void launchSkinny(TileKernel &t, const Problem &p, const Tensors &ts, SplitKWorkspace &w,
                          int64_t mt, int splits, CUstream stream = nullptr) {
-  const int64_t cl = std::max(1, t.cluster);
-  const int64_t tiles = ((p.m + mt * cl - 1) / (mt * cl)) * cl * ((p.n + t.bn - 1) / t.bn);
+  const int64_t cl = std::max(1, t.cluster), cy = std::max(1, t.clusterY);
+  const int64_t rows = ((p.m + mt * cl - 1) / (mt * cl)) * cl;
+  const int64_t cols = ((p.n + t.bn * cy - 1) / (t.bn * cy)) * cy;
+  const int64_t tiles = rows * cols;
   w.reserve(splits > 1 ? int64_t(splits) * tiles * mt * t.bn : 1, tiles);
   tile::LaunchConfig cfg;
-  cfg.grid = tile::Dim3(unsigned(tiles), unsigned(splits));
+  cfg.grid = cy > 1 ? tile::Dim3(unsigned(rows), unsigned(cols), unsigned(splits))
+                    : tile::Dim3(unsigned(tiles), unsigned(splits));
   cfg.block = tile::Dim3(t.threads);
   cfg.stream = stream;
   t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials, w.flags, int32_t(splits));

@@ -438,18 +438,19 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
   // 2+ row tiles), its splits within the same limits.
   for (Problem p : {Problem{16, 4096, 4096}, Problem{77, 3000, 5000}, Problem{256, 4096, 4096}}) {
     INFO(p.shape());
-    std::set<std::tuple<int64_t, int64_t, int>> seen; // (MT, BNS, CL)
+    std::set<std::tuple<int64_t, int64_t, int, int>> seen; // (MT, BNS, CL, CY)
     for (const Choice &c : candidates(p, 132))
       if (c.variant == Variant::Skinny) {
-        seen.insert({c.mt, c.bn, c.cluster});
+        seen.insert({c.mt, c.bn, c.cluster, c.clusterY});
         CHECK(ceilDiv(p.m, c.mt) <= 4);
         CHECK((c.cluster == 1 || ceilDiv(p.m, c.mt) >= 2));
-        CHECK(skinnyInstance(c.mt, c.stages, c.bn, c.cluster) != nullptr);
-        CHECK((c.splits == 1 || skinnyTiles(p, c.mt, c.bn, c.cluster) * c.splits <= 4 * 132));
+        CHECK(skinnyInstance(c.mt, c.stages, c.bn, c.cluster, c.clusterY) != nullptr);
+        CHECK((c.splits == 1 ||
+               skinnyTiles(p, c.mt, c.bn, c.cluster, c.clusterY) * c.splits <= 4 * 132));
       }
     for (const SkinnyInstance &i : skinnyInstances())
       if (ceilDiv(p.m, i.mt) <= 4 && (i.cluster == 1 || ceilDiv(p.m, i.mt) >= 2))
-        CHECK(seen.count({i.mt, i.bn, i.cluster}) == 1);
+        CHECK(seen.count({i.mt, i.bn, i.cluster, i.clusterY}) == 1);
   }
   int skinny = 0, clustered = 0;
   for (const Choice &c : candidates(Problem{16, 4096, 4096}, 132)) {
@@ -461,17 +462,33 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
     single += i.cluster == 1;
   CHECK(skinny == single * 6); // 1, 2, 3, 4, 6, 8 splits; M = 16: one row tile, no cluster
   CHECK(clustered == 0);
-  // M = 77: MT 32 and 40 in 3 and 2 row tiles, not MT 16 (5); the clusters
-  // of two row tiles at MT 32 and 40 (64 wide), not at 80 or 128 (one).
-  std::set<int64_t> mts, clusteredMts;
+  // M = 77: MT 32, 40 and 48 in 3, 2 and 2 row tiles, not MT 16 (5); the
+  // clusters of two row tiles at MT 32, 40, 48 and 64 (64 wide), not at 80 or
+  // 128 (one); the two-dimensional clusters (A shared by 2 or 4 column tiles)
+  // at MT 32, 48, 64 and 80 (80: one row tile, CX 1; not 128: one row tile
+  // in a cluster of two).
+  std::set<int64_t> mts, clusteredMts, twoDMts;
   for (const Choice &c : candidates(Problem{77, 3000, 5000}, 132))
     if (c.variant == Variant::Skinny) {
       mts.insert(c.mt);
       if (c.cluster > 1)
         clusteredMts.insert(c.mt);
+      if (c.clusterY > 1)
+        twoDMts.insert(c.mt);
     }
-  CHECK(mts == std::set<int64_t>{32, 40, 64, 80, 128});
-  CHECK(clusteredMts == std::set<int64_t>{32, 40, 64});
+  CHECK(mts == std::set<int64_t>{32, 40, 48, 64, 80, 128});
+  CHECK(clusteredMts == std::set<int64_t>{32, 40, 48, 64});
+  CHECK(twoDMts == std::set<int64_t>{32, 48, 64, 80});
+  // A two-dimensional cluster needs 2 CY column tiles or more: N = 200 (4
+  // column tiles of 64) takes CY 2, not CY 4.
+  for (const Choice &c : candidates(Problem{64, 200, 1000}, 132))
+    CHECK((c.variant != Variant::Skinny || c.clusterY <= 2));
+  // The tiles of a two-dimensional cluster: row tiles padded to whole CX,
+  // column tiles to whole CY (77 x 3000: 2 x 47 -> 2 x 48 at CY 2 or 4; MT 32:
+  // 3 -> 4 row tiles).
+  CHECK(skinnyTiles(Problem{77, 3000, 5000}, 48, 64, 2, 2) == 2 * 48);
+  CHECK(skinnyTiles(Problem{77, 3000, 5000}, 32, 64, 2, 4) == 4 * 48);
+  CHECK(skinnyTiles(Problem{1, 8, 1032}, 16, 128, 1, 2) == 1 * 2);
   for (Problem q : {Problem{16, 4096, 4096, DType::F16, BMajor::MN}, Problem{600, 4096, 4096}})
     for (const Choice &c : candidates(q, 132))
       CHECK(c.variant != Variant::Skinny);
@@ -516,7 +533,7 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
       << "f16 k 1x2x3 persistent 256 2 3 4 1.0\n" // the persistent kernel with splits
       << "f16 k 1x2x3 persistent 256 2 1 4\n"     // a field missing
       << "f16 k 8x8x8 persistent 256 2 1 4 3.5\n"         // the older form: no MT
-      << "f16 k 1x2x3 skinny 128 1 4 11 48 1.0\n"         // MT 48: not compiled
+      << "f16 k 1x2x3 skinny 128 1 4 11 56 1.0\n"         // MT 56: not compiled
       << "f16 mn 1x2x3 skinny 128 1 4 11 16 1.0\n"        // skinny with MN-major B
       << "f16 k 1x2x3 splitk 128 1 4 6 16 1.0\n"          // MT on split-K
       << "f16 k 1x2x3 splitk 128 1 4 6 0 x\n"             // a time that is no number
@@ -533,11 +550,20 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
       << "f16 k 1x2x3 splitk 224 1 2 6 0 1.0\n"           // BN 224 on split-K
       << "f16 k 11x11x11 skinny 64 2 1 15 40 2.0\n"       // skinny, cluster 2: fine
       << "f16 k 1x2x3 skinny 64 2 1 11 80 1.0\n"          // MT 80 has no cluster-2 instance
-      << "f16 k 1x2x3 persistent 128 2 1 4 0 1.0\n";      // K-major BN 128 has 6 stages
+      << "f16 k 1x2x3 persistent 128 2 1 4 0 1.0\n"       // K-major BN 128 has 6 stages
+      << "f16 k 12x12x12 skinny 64 2x2 1 15 48 2.0\n"     // skinny, cluster 2 x 2: fine
+      << "f16 k 1x2x3 skinny 64 2x3 1 15 48 1.0\n"        // CY 3: not compiled
+      << "f16 k 1x2x3 splitk 128 2x2 1 6 0 1.0\n"         // a 2-D cluster on split-K
+      << "f16 k 1x2x3 skinny 64 2x4 1 15 48 1.0\n"        // MT 48 has no 2 x 4 instance
+      << "f16 k 1x2x3 skinny 64 2 1 15 48 1.0\n";         // MT 48 is compiled 2 x 2 only
   }
   TuneCache back;
   back.load(path);
-  REQUIRE(back.entries.size() == 10);
+  REQUIRE(back.entries.size() == 11);
+  REQUIRE(back.find(Problem{12, 12, 12}) != nullptr);
+  CHECK(back.find(Problem{12, 12, 12})->choice.cluster == 2);
+  CHECK(back.find(Problem{12, 12, 12})->choice.clusterY == 2);
+  CHECK(back.find(Problem{12, 12, 12})->choice.mt == 48);
   REQUIRE(back.find(Problem{11, 11, 11}) != nullptr);
   CHECK(back.find(Problem{11, 11, 11})->choice.cluster == 2);
   CHECK(back.find(Problem{11, 11, 11})->choice.mt == 40);
@@ -563,7 +589,7 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(got->us == Approx(12.25));
   CHECK(back.find(Problem{8, 8, 8, DType::F16, BMajor::K}) != nullptr);
   CHECK(back.find(Problem{8, 8, 8, DType::BF16, BMajor::K}) == nullptr); // keyed by dtype too
-  REQUIRE(back.problems.size() == 20);
+  REQUIRE(back.problems.size() == 24);
   CHECK(back.problems[0].find(path + ":6: a value out of range") == 0);
   CHECK(back.problems[1].find(path +
                               ":7: BN 192 and 224 are the persistent kernel's with B K-major") == 0);
@@ -593,6 +619,25 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
         std::string::npos);
   CHECK(back.problems[19].find(":33: the persistent kernel has 1 split and the stages") !=
         std::string::npos);
+  CHECK(back.problems[20].find(":35: a cluster CLxCY (2-D) is the skinny kernel's, CY 2 or 4") !=
+        std::string::npos);
+  CHECK(back.problems[21].find(":36: a cluster CLxCY (2-D) is the skinny kernel's") !=
+        std::string::npos);
+  CHECK(back.problems[22].find(":37: the skinny kernel takes B K-major and a compiled") !=
+        std::string::npos);
+  CHECK(back.problems[23].find(":38: the skinny kernel takes B K-major and a compiled") !=
+        std::string::npos);
+  // A two-dimensional cluster round-trips as CLxCY.
+  CacheEntry twoD;
+  twoD.choice.variant = Variant::Skinny;
+  twoD.choice.cluster = 2;
+  twoD.choice.clusterY = 4;
+  twoD.choice.bn = 64;
+  twoD.choice.mt = 32;
+  twoD.choice.stages = 16;
+  twoD.us = 11.0;
+  CHECK(cacheLine(Problem{64, 4096, 4096}, twoD) ==
+        "f16 k 64x4096x4096 skinny 64 2x4 1 16 32 11.00");
   // The persistent kernel's ring: gemm (K-major B) the deepest that fits
   // beside its output tile, gemm_bmn 4.
   CHECK(persistentStages(256, BMajor::K) == 4);
@@ -665,6 +710,16 @@ TEST_CASE("kernel instances are found from the kernel info", "[gemm]") {
   CHECK(instanceArgs(skinny, BMajor::K) ==
         tile::TemplateArgs{{"MT", 40}, {"S", 15}, {"BNS", 64}, {"CL", 2}});
   CHECK(describe(skinny).find("40 x 64 tiles, cluster 2 (B multicast)") != std::string::npos);
+  // The two-dimensional cluster: gemm_skinny2d, named by CX and CY.
+  skinny.mt = 48;
+  skinny.stages = 15;
+  skinny.clusterY = 2;
+  CHECK(kernelName(skinny, BMajor::K) == "gemm_skinny2d");
+  CHECK(!usesMulticastPtx(skinny));
+  CHECK(instanceArgs(skinny, BMajor::K) ==
+        tile::TemplateArgs{{"MT", 48}, {"S", 15}, {"BNS", 64}, {"CX", 2}, {"CY", 2}});
+  CHECK(describe(skinny).find("48 x 64 tiles, cluster 2 x 2 (B and A multicast)") !=
+        std::string::npos);
   CHECK(instanceArgs(Choice{}, BMajor::K) == tile::TemplateArgs{{"BN", 256}});
   // gemm_splitk (K-major B) is named by BN, stages and CTAs per SM;
   // gemm_splitk_bmn by BN.
@@ -713,23 +768,34 @@ TEST_CASE("the skinny kernel's tiles, workspace and instances", "[gemm]") {
   CHECK(ctasOf(p, c) == 2 * 4 * 47);
   CHECK(workspaceFloats(p, c) == 2 * 4 * 47 * 32 * 64);
   CHECK(flagCount(p, c) == 4 * 47);
+  c.clusterY = 4; // and 4 column tiles sharing A: 47 column tiles padded to 48
+  CHECK(splitTiles(p, c) == 4 * 48);
+  CHECK(ctasOf(p, c) == 2 * 4 * 48);
+  CHECK(workspaceFloats(p, c) == 2 * 4 * 48 * 32 * 64);
+  CHECK(flagCount(p, c) == 4 * 48);
   // Every instance is K-major (B [N, K]) with MT a wgmma N (a multiple of 8,
   // at most 256), BNS 64 per consumer warpgroup (one or two) and a ring that
   // fits the 227 KB of shared memory with `out` and `red`.
   for (const SkinnyInstance &i : skinnyInstances()) {
-    INFO(i.mt << " " << i.stages << " " << i.bn << " " << i.cluster);
+    INFO(i.mt << " " << i.stages << " " << i.bn << " " << i.cluster << " " << i.clusterY);
     CHECK(i.mt % 8 == 0);
     CHECK(i.mt <= 256);
     CHECK((i.bn == 64 || i.bn == 128));
     const int64_t stage = (i.bn + i.mt) * kTileK * 2, out = i.mt * i.bn / 2 * 2,
                   red = i.bn * i.mt * 4;
     CHECK(i.stages * stage + out + red + 2 * 8 * i.stages + 16 <= 227 * 1024);
-    CHECK(skinnyInstance(i.mt, i.stages, i.bn, i.cluster) == &i);
+    CHECK(skinnyInstance(i.mt, i.stages, i.bn, i.cluster, i.clusterY) == &i);
     // A cluster shares B by multicast: each of its CTAs loads BNS / CL rows
     // of the B tile, a whole number of 8-row swizzle atoms (PTX ISA,
     // cp.async.bulk.tensor .multicast::cluster; docs/reference/tma-and-rings.md).
     CHECK((i.cluster == 1 || i.cluster == 2));
     CHECK(i.bn / i.cluster % 8 == 0);
+    // A two-dimensional cluster shares A too: each of its CTAs loads MT / CY
+    // rows of the A tile, whole swizzle atoms; at most 8 CTAs (the portable
+    // cluster size).
+    CHECK((i.clusterY == 1 || i.clusterY == 2 || i.clusterY == 4));
+    CHECK(i.mt / i.clusterY % 8 == 0);
+    CHECK(i.cluster * i.clusterY <= 8);
   }
   // The instance for M rows: the smallest MT >= M of that width, its deepest
   // ring; --mt names one.

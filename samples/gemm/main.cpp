@@ -5,7 +5,7 @@
 //
 //   gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]
 //        [--variant auto|persistent|splitk|skinny] [--splits S] [--mt MT] [--multicast on|off]
-//        [--bn 256|224|192|128|64] [--stages S]
+//        [--bn 256|224|192|128|64] [--stages S] [--cluster-y 2|4]
 //        [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]
 //        [--ptx PATH] [--reference-only] [--skip-code C]
 //   gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]
@@ -69,7 +69,7 @@ namespace gemm::cli {
       "gemm: %s\n"
       "usage: gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]\n"
       "            [--variant auto|persistent|splitk|skinny] [--splits S] [--mt MT]\n"
-      "            [--multicast on|off] [--bn BN] [--stages S]\n"
+      "            [--multicast on|off] [--bn BN] [--stages S] [--cluster-y 2|4]\n"
       "            [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]\n"
       "            [--ptx PATH] [--reference-only] [--skip-code C]\n"
       "       gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]\n"
@@ -168,6 +168,11 @@ Options parse(int argc, char **argv) {
         usage("--bn is 64, 128, 192, 224 or 256");
     } else if (f == "--stages")
       o.stages = int(r.intIn(1, 16));
+    else if (f == "--cluster-y") {
+      o.clusterY = int(r.intValue());
+      if (o.clusterY != 2 && o.clusterY != 4)
+        usage("--cluster-y is 2 or 4 (the skinny kernel's column tiles per cluster)");
+    }
     else if (f == "--tune")
       o.tune = true;
     else if (f == "--tune-cache")
@@ -214,6 +219,8 @@ Options parse(int argc, char **argv) {
     usage("--splits is split-K's: it does not go with --variant persistent");
   if (o.mt && o.variant && o.variant != Variant::Skinny)
     usage("--mt is the skinny kernel's (--variant skinny)");
+  if (o.clusterY && o.variant != Variant::Skinny)
+    usage("--cluster-y is the skinny kernel's two-dimensional cluster (--variant skinny)");
   const bool skinny = o.variant == Variant::Skinny || o.mt;
   if (o.bn && o.bn != 128 && o.bn != 64 && (o.variant == Variant::SplitK || o.splits))
     usage("split-K is compiled for --bn 128 and 64 only");
@@ -244,13 +251,16 @@ Options parse(int argc, char **argv) {
                  o.bmajors.front() != BMajor::K))
     usage("the skinny kernel takes B K-major only (--bmajor k)");
   const int64_t skinnyBn = o.bn ? o.bn : gemm::kSkinnyBn;
-  // The skinny kernel's cluster: --multicast on is 2 (B multicast), off 1.
+  // The skinny kernel's cluster: --multicast on is 2 (B multicast), off 1;
+  // --cluster-y CY column tiles sharing A.
   const int skinnyCl = o.multicast && *o.multicast ? 2 : 1;
-  const std::string withCl = skinnyCl > 1 ? " with --multicast on" : "";
-  if (skinny && o.mt && !gemm::skinnyInstanceFor(0, skinnyBn, o.mt, skinnyCl)) {
+  const int skinnyCy = o.clusterY ? o.clusterY : 1;
+  const std::string withCl = std::string(skinnyCl > 1 ? " with --multicast on" : "") +
+                             (skinnyCy > 1 ? " --cluster-y " + std::to_string(skinnyCy) : "");
+  if (skinny && o.mt && !gemm::skinnyInstanceFor(0, skinnyBn, o.mt, skinnyCl, skinnyCy)) {
     std::string widths;
     for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
-      if (i.mt == o.mt && i.cluster == skinnyCl)
+      if (i.mt == o.mt && i.cluster == skinnyCl && i.clusterY == skinnyCy)
         widths += (widths.empty() ? "--bn " : " or ") + std::to_string(i.bn);
     usage(("no skinny instance has MT " + std::to_string(o.mt) + " and --bn " +
            std::to_string(skinnyBn) + (o.bn ? "" : " (the default width)") + withCl + ": MT " +
@@ -258,7 +268,8 @@ Options parse(int argc, char **argv) {
            (widths.empty() ? std::string("at no width") : "at " + widths))
               .c_str());
   }
-  if (skinny && !o.bench && !o.mt && !gemm::skinnyInstanceFor(o.problem.m, skinnyBn, 0, skinnyCl))
+  if (skinny && !o.bench && !o.mt &&
+      !gemm::skinnyInstanceFor(o.problem.m, skinnyBn, 0, skinnyCl, skinnyCy))
     usage(("no skinny instance has MT >= M = " + std::to_string(o.problem.m) + withCl + " (--mt)")
               .c_str());
   if (o.tune && o.tuneCache.empty())
@@ -307,17 +318,23 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
   // instance (parse() checked that one exists without a cluster), else the
   // cache's or the rule's.
   const int skinnyCl = o.multicast ? (*o.multicast ? 2 : 1) : o.mt || o.bn ? 1 : c.cluster;
-  if (skinny && (o.mt || c.bn != skinnyBn || c.cluster != skinnyCl)) {
-    // The instance --mt / --bn / --multicast name (the deepest ring of that
-    // MT, width and cluster), its splits refilled.
-    const gemm::SkinnyInstance *i = gemm::skinnyInstanceFor(p.m, skinnyBn, o.mt, skinnyCl);
+  const int skinnyCy = o.clusterY                      ? o.clusterY
+                       : o.multicast || o.mt || o.bn ? 1
+                                                       : c.clusterY;
+  if (skinny &&
+      (o.mt || c.bn != skinnyBn || c.cluster != skinnyCl || c.clusterY != skinnyCy)) {
+    // The instance --mt / --bn / --multicast / --cluster-y name (the deepest
+    // ring of that MT, width and cluster), its splits refilled.
+    const gemm::SkinnyInstance *i =
+        gemm::skinnyInstanceFor(p.m, skinnyBn, o.mt, skinnyCl, skinnyCy);
     c.mt = i ? i->mt : 0;
     c.stages = i ? i->stages : 0;
     c.bn = skinnyBn;
     c.cluster = skinnyCl;
-    c.splits =
-        i ? gemm::splitsToFill(gemm::skinnyTiles(p, c.mt, c.bn, c.cluster), gemm::kSteps(p), sms)
-          : 1;
+    c.clusterY = skinnyCy;
+    c.splits = i ? gemm::splitsToFill(gemm::skinnyTiles(p, c.mt, c.bn, c.cluster, c.clusterY),
+                                      gemm::kSteps(p), sms)
+                 : 1;
   }
   if (c.variant == Variant::Skinny && !c.mt)
     usage(("no skinny instance has MT >= M = " + std::to_string(p.m) + " (--mt)").c_str());
