@@ -180,7 +180,8 @@ inline std::string describe(const Choice &c) {
           ? "skinny (C^T) x" + std::to_string(c.splits) + ", " + std::to_string(c.mt) + " x " +
                 std::to_string(c.bn) + " tiles" +
                 (c.clusterY > 1 ? ", cluster " + std::to_string(c.cluster) + " x " +
-                                      std::to_string(c.clusterY) + " (B and A multicast)"
+                                      std::to_string(c.clusterY) +
+                                      (c.cluster > 1 ? " (B and A multicast)" : " (A multicast)")
                  : c.cluster > 1
                      ? ", cluster " + std::to_string(c.cluster) + " (B multicast)"
                      : "")

@@ -720,6 +720,10 @@ TEST_CASE("kernel instances are found from the kernel info", "[gemm]") {
         tile::TemplateArgs{{"MT", 48}, {"S", 15}, {"BNS", 64}, {"CX", 2}, {"CY", 2}});
   CHECK(describe(skinny).find("48 x 64 tiles, cluster 2 x 2 (B and A multicast)") !=
         std::string::npos);
+  skinny.mt = 80; // one row tile: only A is shared
+  skinny.stages = 11;
+  skinny.cluster = 1;
+  CHECK(describe(skinny).find("80 x 64 tiles, cluster 1 x 2 (A multicast)") != std::string::npos);
   CHECK(instanceArgs(Choice{}, BMajor::K) == tile::TemplateArgs{{"BN", 256}});
   // gemm_splitk (K-major B) is named by BN, stages and CTAs per SM;
   // gemm_splitk_bmn by BN.
