@@ -479,16 +479,6 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
   CHECK(mts == std::set<int64_t>{32, 40, 48, 64, 80, 128});
   CHECK(clusteredMts == std::set<int64_t>{32, 40, 48, 64});
   CHECK(twoDMts == std::set<int64_t>{32, 48, 64, 80});
-  // A two-dimensional cluster needs 2 CY column tiles or more: N = 200 (4
-  // column tiles of 64) takes CY 2, not CY 4.
-  for (const Choice &c : candidates(Problem{64, 200, 1000}, 132))
-    CHECK((c.variant != Variant::Skinny || c.clusterY <= 2));
-  // The tiles of a two-dimensional cluster: row tiles padded to whole CX,
-  // column tiles to whole CY (77 x 3000: 2 x 47 -> 2 x 48 at CY 2 or 4; MT 32:
-  // 3 -> 4 row tiles).
-  CHECK(skinnyTiles(Problem{77, 3000, 5000}, 48, 64, 2, 2) == 2 * 48);
-  CHECK(skinnyTiles(Problem{77, 3000, 5000}, 32, 64, 2, 4) == 4 * 48);
-  CHECK(skinnyTiles(Problem{1, 8, 1032}, 16, 128, 1, 2) == 1 * 2);
   for (Problem q : {Problem{16, 4096, 4096, DType::F16, BMajor::MN}, Problem{600, 4096, 4096}})
     for (const Choice &c : candidates(q, 132))
       CHECK(c.variant != Variant::Skinny);
@@ -550,20 +540,11 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
       << "f16 k 1x2x3 splitk 224 1 2 6 0 1.0\n"           // BN 224 on split-K
       << "f16 k 11x11x11 skinny 64 2 1 15 40 2.0\n"       // skinny, cluster 2: fine
       << "f16 k 1x2x3 skinny 64 2 1 11 80 1.0\n"          // MT 80 has no cluster-2 instance
-      << "f16 k 1x2x3 persistent 128 2 1 4 0 1.0\n"       // K-major BN 128 has 6 stages
-      << "f16 k 12x12x12 skinny 64 2x2 1 15 48 2.0\n"     // skinny, cluster 2 x 2: fine
-      << "f16 k 1x2x3 skinny 64 2x3 1 15 48 1.0\n"        // CY 3: not compiled
-      << "f16 k 1x2x3 splitk 128 2x2 1 6 0 1.0\n"         // a 2-D cluster on split-K
-      << "f16 k 1x2x3 skinny 64 2x4 1 15 48 1.0\n"        // MT 48 has no 2 x 4 instance
-      << "f16 k 1x2x3 skinny 64 2 1 15 48 1.0\n";         // MT 48 is compiled 2 x 2 only
+      << "f16 k 1x2x3 persistent 128 2 1 4 0 1.0\n";      // K-major BN 128 has 6 stages
   }
   TuneCache back;
   back.load(path);
-  REQUIRE(back.entries.size() == 11);
-  REQUIRE(back.find(Problem{12, 12, 12}) != nullptr);
-  CHECK(back.find(Problem{12, 12, 12})->choice.cluster == 2);
-  CHECK(back.find(Problem{12, 12, 12})->choice.clusterY == 2);
-  CHECK(back.find(Problem{12, 12, 12})->choice.mt == 48);
+  REQUIRE(back.entries.size() == 10);
   REQUIRE(back.find(Problem{11, 11, 11}) != nullptr);
   CHECK(back.find(Problem{11, 11, 11})->choice.cluster == 2);
   CHECK(back.find(Problem{11, 11, 11})->choice.mt == 40);
@@ -589,7 +570,7 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(got->us == Approx(12.25));
   CHECK(back.find(Problem{8, 8, 8, DType::F16, BMajor::K}) != nullptr);
   CHECK(back.find(Problem{8, 8, 8, DType::BF16, BMajor::K}) == nullptr); // keyed by dtype too
-  REQUIRE(back.problems.size() == 24);
+  REQUIRE(back.problems.size() == 20);
   CHECK(back.problems[0].find(path + ":6: a value out of range") == 0);
   CHECK(back.problems[1].find(path +
                               ":7: BN 192 and 224 are the persistent kernel's with B K-major") == 0);
@@ -619,25 +600,6 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
         std::string::npos);
   CHECK(back.problems[19].find(":33: the persistent kernel has 1 split and the stages") !=
         std::string::npos);
-  CHECK(back.problems[20].find(":35: a cluster CLxCY (2-D) is the skinny kernel's, CY 2 or 4") !=
-        std::string::npos);
-  CHECK(back.problems[21].find(":36: a cluster CLxCY (2-D) is the skinny kernel's") !=
-        std::string::npos);
-  CHECK(back.problems[22].find(":37: the skinny kernel takes B K-major and a compiled") !=
-        std::string::npos);
-  CHECK(back.problems[23].find(":38: the skinny kernel takes B K-major and a compiled") !=
-        std::string::npos);
-  // A two-dimensional cluster round-trips as CLxCY.
-  CacheEntry twoD;
-  twoD.choice.variant = Variant::Skinny;
-  twoD.choice.cluster = 2;
-  twoD.choice.clusterY = 4;
-  twoD.choice.bn = 64;
-  twoD.choice.mt = 32;
-  twoD.choice.stages = 16;
-  twoD.us = 11.0;
-  CHECK(cacheLine(Problem{64, 4096, 4096}, twoD) ==
-        "f16 k 64x4096x4096 skinny 64 2x4 1 16 32 11.00");
   // The persistent kernel's ring: gemm (K-major B) the deepest that fits
   // beside its output tile, gemm_bmn 4.
   CHECK(persistentStages(256, BMajor::K) == 4);
@@ -710,20 +672,6 @@ TEST_CASE("kernel instances are found from the kernel info", "[gemm]") {
   CHECK(instanceArgs(skinny, BMajor::K) ==
         tile::TemplateArgs{{"MT", 40}, {"S", 15}, {"BNS", 64}, {"CL", 2}});
   CHECK(describe(skinny).find("40 x 64 tiles, cluster 2 (B multicast)") != std::string::npos);
-  // The two-dimensional cluster: gemm_skinny2d, named by CX and CY.
-  skinny.mt = 48;
-  skinny.stages = 15;
-  skinny.clusterY = 2;
-  CHECK(kernelName(skinny, BMajor::K) == "gemm_skinny2d");
-  CHECK(!usesMulticastPtx(skinny));
-  CHECK(instanceArgs(skinny, BMajor::K) ==
-        tile::TemplateArgs{{"MT", 48}, {"S", 15}, {"BNS", 64}, {"CX", 2}, {"CY", 2}});
-  CHECK(describe(skinny).find("48 x 64 tiles, cluster 2 x 2 (B and A multicast)") !=
-        std::string::npos);
-  skinny.mt = 80; // one row tile: only A is shared
-  skinny.stages = 11;
-  skinny.cluster = 1;
-  CHECK(describe(skinny).find("80 x 64 tiles, cluster 1 x 2 (A multicast)") != std::string::npos);
   CHECK(instanceArgs(Choice{}, BMajor::K) == tile::TemplateArgs{{"BN", 256}});
   // gemm_splitk (K-major B) is named by BN, stages and CTAs per SM;
   // gemm_splitk_bmn by BN.
