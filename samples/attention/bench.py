@@ -223,7 +223,8 @@ def render(rows, runs, args):
              "tilec / flex |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['dtype']} | {r['D']} | {'yes' if r['causal'] else 'no'} | {r['seq']} | "
-                     f"{r.get('tilec_wgs', '-')} | {f(r['tilec'])} | {f(r['cudnn'])} | {f(r['flash'])} | {f(r['flex'])} | "
+                     f"{r.get('tilec_wgs', '-')} | {f(r['tilec'])} | {f(r['cudnn'])} | {f(r['flash'])} | "
+                     f"{f(r['flex'])} | "
                      f"{ratio(r['tilec'], r['cudnn'])} | {ratio(r['tilec'], r['flex'])} |")
     notes = sorted({f"{k}: {v}" for r in rows for k, v in r.items() if k.endswith("_note")})
     lines += [""] + [f"- {n}" for n in notes]
