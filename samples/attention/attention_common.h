@@ -5,7 +5,7 @@
 //   - the float64 CPU reference of O = softmax(scale * Q K^T + mask) V and of
 //     the log-sum-exp of each row, and the comparison of a result with it;
 //   - the .tile kernel's contract (README.md, "The .tile kernel"): its PTX,
-//     its instances, its arguments and its grid.
+//     its instances and which one runs a problem, its arguments and its grid.
 // The 16-bit float conversions and the counter-based normal random numbers
 // are the GEMM sample's (samples/gemm/gemm_common.h).
 #pragma once
@@ -206,25 +206,48 @@ struct TileKernel {
   tile::Module module;
   tile::Kernel kernel;
   unsigned threads = 0;
-  /// Query rows per CTA: 64 per consumer warpgroup, the threads past the
-  /// producer's warpgroup (2 at D = 128 and 256, 3 at D = 64).
-  int64_t blockM = 0;
+  /// Consumer warpgroups (the instance's WGS) and query rows per CTA: 64 per
+  /// consumer warpgroup, the threads past the producer's warpgroup.
+  int64_t warpgroups = 0, blockM = 0;
 };
 
-/// The instance for (D, causal) of kernel `attention` in the PTX.
+/// The consumer warpgroups (WGS) the PTX has instances of for head dim `dim`
+/// (samples/attention/CMakeLists.txt): 3 and 2 at D = 64, 2 at D = 128 and 256.
+inline std::vector<int64_t> compiledWarpgroups(int64_t dim) {
+  return dim == 64 ? std::vector<int64_t>{3, 2} : std::vector<int64_t>{2};
+}
+
+/// The instance the host runs for a problem. D = 64 takes three warpgroups
+/// (192-row CTAs: three softmaxes share each turn's short mmas), except
+/// causal with a short query sequence (Sq <= kCausalTwoWarpgroupsMaxSeq),
+/// where 128-row CTAs win (measured on an H200, B = 4, H = 16,
+/// docs/perf/attention.md): the causal grid's CTAs are uneven, and smaller
+/// ones leave a shorter tail. D = 128 and 256: two (240 registers each).
+inline constexpr int64_t kCausalTwoWarpgroupsMaxSeq = 2048;
+inline int64_t consumerWarpgroups(int64_t dim, bool causal, int64_t seqQ) {
+  if (dim != 64)
+    return 2;
+  return causal && seqQ <= kCausalTwoWarpgroupsMaxSeq ? 2 : 3;
+}
+
+/// Instance (D, causal, WGS) of kernel `attention` in the PTX.
 inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath, int64_t dim,
-                                 bool causal) {
+                                 bool causal, int64_t warpgroups) {
   TileKernel t;
   t.module = tile::Module::fromFiles(ctx, ptxPath);
-  t.kernel = t.module.kernel("attention", {{"D", dim}, {"CAUSAL", causal ? 1 : 0}});
+  t.kernel = t.module.kernel("attention", {{"D", dim}, {"CAUSAL", causal ? 1 : 0},
+                                           {"WGS", warpgroups}});
   const tile::KernelInfo &info = *t.kernel.info();
   if (!info.threads)
     throw std::runtime_error(ptxPath + ": kernel attention declares no threads(...)");
   t.threads = (*info.threads)[0] * (*info.threads)[1] * (*info.threads)[2];
-  if (t.threads < 256 || t.threads % 128 != 0)
-    throw std::runtime_error(ptxPath + ": kernel attention has " + std::to_string(t.threads) +
-                             " threads, not a producer and consumer warpgroups");
-  t.blockM = 64 * (int64_t(t.threads) / 128 - 1);
+  if (t.threads != unsigned(128 * (warpgroups + 1)))
+    throw std::runtime_error(ptxPath + ": kernel attention<WGS = " + std::to_string(warpgroups) +
+                             "> has " + std::to_string(t.threads) +
+                             " threads, not a producer and " + std::to_string(warpgroups) +
+                             " consumer warpgroups");
+  t.warpgroups = warpgroups;
+  t.blockM = 64 * warpgroups;
   return t;
 }
 

@@ -23,7 +23,9 @@ the next one a dynamic-shape kernel that the longer ones share); every shape
 is compiled and run once before anything is timed. Every tilec result is
 checked against cuDNN's (relative Frobenius error of O, on the timed run's
 output) before its time is reported. The PTX is DIR/attention_<dtype>.ptx
-(tools: `tilec attention.tile -D D=64,128,256 -D CAUSAL=0,1`).
+(the instances of samples/attention/CMakeLists.txt); the instance of each
+shape is the host program's choice (consumer_warpgroups, the rule of
+attention_common.h), its consumer warpgroups in the table's `WGS` column.
 """
 import argparse
 import json
@@ -56,6 +58,14 @@ def time_ms(fn, warmup, runs):
         b.record()
     torch.cuda.synchronize()
     return statistics.median(a.elapsed_time(b) for a, b in zip(starts, stops))
+
+
+def consumer_warpgroups(d, causal, seq_q):
+    """The instance's consumer warpgroups (WGS): attn::consumerWarpgroups of
+    attention_common.h, which says why."""
+    if d != 64:
+        return 2
+    return 2 if causal and seq_q <= 2048 else 3
 
 
 def flops(b, h, s, d, causal):
@@ -127,13 +137,15 @@ def main():
         mod = tilec.load(ptx) if os.path.exists(ptx) else None
         for d in map(int, args.dims.split(",")):
             for causal in (False, True):
-                kern = mod.kernel("attention", D=d, CAUSAL=int(causal)) if mod else None
                 for s in map(int, args.seqs.split(",")):
+                    wgs = consumer_warpgroups(d, causal, s)
+                    kern = mod.kernel("attention", D=d, CAUSAL=int(causal), WGS=wgs) if mod else None
                     b, h = args.batch, args.heads
                     torch.manual_seed(0)
                     q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=dt) for _ in range(3))
                     scale = 1.0 / math.sqrt(d)
-                    row = {"dtype": dname, "D": d, "causal": causal, "seq": s, "B": b, "H": h}
+                    row = {"dtype": dname, "D": d, "causal": causal, "seq": s, "B": b, "H": h,
+                           "tilec_wgs": wgs}
                     fl = flops(b, h, s, d, causal)
                     ref = None
                     for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
@@ -205,12 +217,14 @@ def render(rows, runs, args):
                             f"{m.get('warmup')} warm-up runs" for m in runs}))
     lines = [f"Attention forward, {how} ({len(runs)} run(s) of this program); TFLOP/s = 4 * "
              "unmasked pairs * D / time. cuDNN and flash: torch SDPA with that backend; flex: "
-             "torch.compile(flex_attention). tilec results checked against cuDNN's output.", "",
-             "| dtype | D | causal | seq | tilec | cuDNN | flash (FA2) | flex | tilec / cuDNN | "
-             "tilec / flex |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "torch.compile(flex_attention). tilec results checked against cuDNN's output; WGS: "
+             "the consumer warpgroups of the tilec instance (64 query rows each).", "",
+             "| dtype | D | causal | seq | WGS | tilec | cuDNN | flash (FA2) | flex | tilec / cuDNN | "
+             "tilec / flex |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['dtype']} | {r['D']} | {'yes' if r['causal'] else 'no'} | {r['seq']} | "
-                     f"{f(r['tilec'])} | {f(r['cudnn'])} | {f(r['flash'])} | {f(r['flex'])} | "
+                     f"{r.get('tilec_wgs', '-')} | {f(r['tilec'])} | {f(r['cudnn'])} | {f(r['flash'])} | "
+                     f"{f(r['flex'])} | "
                      f"{ratio(r['tilec'], r['cudnn'])} | {ratio(r['tilec'], r['flex'])} |")
     notes = sorted({f"{k}: {v}" for r in rows for k, v in r.items() if k.endswith("_note")})
     lines += [""] + [f"- {n}" for n in notes]

@@ -5,11 +5,11 @@
 //
 //   attention [--check] [--dtypes f16,bf16] [--dims 64,128,256] [--causal 0,1]
 //             [--groups 1,2] [--shape B,Hq,Sq,Sk ...] [--scale S] [--seed S]
-//             [--ptx-dir DIR] [--skip-code C]
+//             [--wgs N] [--ptx-dir DIR] [--skip-code C]
 //   attention --self-test
 //   attention --bench [--dtypes f16] [--dims 64,128,256] [--causal 0,1]
 //             [--seqs 1024,2048,4096,8192,16384] [--batch 4] [--heads 16]
-//             [--runs 30] [--warmup 10] [--out FILE.md]
+//             [--runs 30] [--warmup 10] [--wgs N] [--out FILE.md]
 //
 // --check runs every dtype x head dim x causal x group combination on every
 // shape (default: five shapes, three of them with sequence lengths that are
@@ -20,10 +20,14 @@
 // attention_common.h: O's relative Frobenius error below 3e-3 (f16) / 2e-2
 // (bf16), LSE's largest absolute error below 2e-3, and a row that sees no
 // key must give O = 0 and LSE = -inf. Query heads Hq, K/V heads Hq / group.
+// --check runs every instance compiled for a head dim and causal setting (at
+// D = 64: 3 and 2 consumer warpgroups); --wgs N runs only the N-warpgroup one.
 // --self-test checks the reference and the comparison without a GPU.
 // --bench: B x H x seq x seq (GQA off), each dtype, head dim and causal
 // setting: CUDA-event median of --runs after --warmup, TFLOP/s (4 * unmasked
-// pairs * D), each result checked on the last 128 query rows of its first head. The comparison with
+// pairs * D), each result checked on the last 128 query rows of its first head;
+// the instance is the one the host picks for the shape (attn::consumerWarpgroups,
+// its warpgroups printed in the table's `WGS` column), --wgs N forces one. The comparison with
 // PyTorch (SDPA cuDNN / flash backends, FlexAttention) is bench.py.
 //
 // The PTX is <dir>/attention_<dtype>.ptx (+ .info.json; dir =
@@ -35,6 +39,7 @@
 
 #include "../common/event_timing.cuh"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
@@ -66,6 +71,8 @@ struct Options {
   int64_t batch = 4, heads = 16;
   int runs = 30, warmup = 10;
   std::string out;
+  int64_t wgs = 0; // consumer warpgroups of the instance; 0: the host's choice
+
 };
 
 [[noreturn]] void usage(const char *msg) {
@@ -73,10 +80,10 @@ struct Options {
                "attention: %s\n"
                "usage: attention [--check] [--dtypes f16,bf16] [--dims 64,128,256] [--causal 0,1]\n"
                "                 [--groups 1,2] [--shape B,Hq,Sq,Sk ...] [--scale S] [--seed S]\n"
-               "                 [--ptx-dir DIR] [--skip-code C]\n"
+               "                 [--wgs N] [--ptx-dir DIR] [--skip-code C]\n"
                "       attention --bench [--dtypes f16] [--dims 64,128,256] [--causal 0,1]\n"
                "                 [--seqs 1024,...] [--batch B] [--heads H] [--runs R] [--warmup W]\n"
-               "                 [--out FILE.md]\n",
+               "                 [--wgs N] [--out FILE.md]\n",
                msg);
   std::exit(2);
 }
@@ -130,6 +137,8 @@ Options parse(int argc, char **argv) {
       o.warmup = int(r.intIn(0, 10000));
     else if (f == "--out")
       o.out = r.value();
+    else if (f == "--wgs")
+      o.wgs = r.intIn(2, 3);
     else if (f == "-h" || f == "--help")
       usage("help");
     else
@@ -137,6 +146,14 @@ Options parse(int argc, char **argv) {
   }
   if (o.dtypes.empty() || o.dims.empty() || o.causal.empty() || o.groups.empty())
     usage("empty list");
+  if (o.wgs)
+    for (long long dim : o.dims) {
+      const std::vector<int64_t> have = attn::compiledWarpgroups(dim);
+      if (std::find(have.begin(), have.end(), o.wgs) == have.end())
+        usage(("--wgs " + std::to_string(o.wgs) + ": no instance with D = " +
+               std::to_string(dim) + " (D = 64: 2 or 3, D = 128 and 256: 2)")
+                  .c_str());
+    }
   if (o.shapes.empty()) // exact blocks; tails with Sq < Sk; Sq > Sk; one short block, long K; Sq = 1
     o.shapes = {{1, 2, 128, 128}, {2, 2, 200, 333}, {1, 2, 257, 96}, {1, 2, 65, 1000}, {2, 2, 1, 77}};
   return o;
@@ -203,57 +220,60 @@ int runCheck(const Options &o) {
       return o.skipCode;
     }
     for (long long dim : o.dims)
-      for (long long causal : o.causal) {
-        attn::TileKernel k;
-        try {
-          k = attn::loadTileKernel(ctx, ptx, dim, causal != 0);
-        } catch (const std::exception &e) {
-          std::printf("FAIL %s D=%lld causal=%lld: %s\n", attn::dtypeName(d), dim, causal, e.what());
-          ++failed;
-          continue;
-        }
-        for (long long group : o.groups)
-          for (const Shape &s : o.shapes) {
-            Problem p;
-            p.batch = s.batch;
-            p.heads = s.heads * group;
-            p.kvHeads = s.heads;
-            p.seqQ = s.seqQ;
-            p.seqK = s.seqK;
-            p.dim = dim;
-            p.causal = causal != 0;
-            p.scale = o.scale;
-            p.dtype = d;
-            p.blockM = k.blockM;
-            if (const std::string why = p.invalid(); !why.empty())
-              usage((p.str() + ": " + why).c_str());
-            std::unique_ptr<Inputs> in = makeInputs(p, o.seed);
-            poison(*in);
-            try {
-              attn::launchTile(k, p, in->bufs());
-              SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
-            } catch (const std::exception &e) {
-              std::printf("FAIL %s: %s\n", p.str().c_str(), e.what());
-              ++failed;
-              continue;
-            }
-            const attn::Reference want = attn::reference(p, in->q, in->k, in->v);
-            const attn::Comparison c =
-                attn::compare(p, want, in->dout.toHost(), in->dlse.toHost());
-            const bool ok = c.pass(d);
-            (ok ? passed : failed)++;
-            std::printf("%s %-52s O rel. Frobenius %.2e (max |diff| %.2e), LSE max |diff| %.2e%s",
-                        ok ? "ok  " : "FAIL", p.str().c_str(), c.oRelFrobenius, c.oMaxAbs,
-                        c.lseMaxAbs, c.nonFinite ? "" : "\n");
-            if (c.nonFinite)
-              std::printf(", %" PRId64 " rows with NaN/inf (first: row %" PRId64 ")\n",
-                          c.nonFinite, c.firstNonFinite);
-            if (c.maskedRowsWrong)
-              std::printf("     %" PRId64 " values of rows that see no key are not O = 0 / LSE = "
-                          "-inf\n",
-                          c.maskedRowsWrong);
+      for (long long causal : o.causal)
+        for (int64_t wgs : o.wgs ? std::vector<int64_t>{o.wgs} : attn::compiledWarpgroups(dim)) {
+          attn::TileKernel k;
+          try {
+            k = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs);
+          } catch (const std::exception &e) {
+            std::printf("FAIL %s D=%lld causal=%lld WGS=%lld: %s\n", attn::dtypeName(d), dim,
+                        causal, (long long)wgs, e.what());
+            ++failed;
+            continue;
           }
-      }
+          for (long long group : o.groups)
+            for (const Shape &s : o.shapes) {
+              Problem p;
+              p.batch = s.batch;
+              p.heads = s.heads * group;
+              p.kvHeads = s.heads;
+              p.seqQ = s.seqQ;
+              p.seqK = s.seqK;
+              p.dim = dim;
+              p.causal = causal != 0;
+              p.scale = o.scale;
+              p.dtype = d;
+              p.blockM = k.blockM;
+              if (const std::string why = p.invalid(); !why.empty())
+                usage((p.str() + ": " + why).c_str());
+              std::unique_ptr<Inputs> in = makeInputs(p, o.seed);
+              poison(*in);
+              try {
+                attn::launchTile(k, p, in->bufs());
+                SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
+              } catch (const std::exception &e) {
+                std::printf("FAIL %s: %s\n", p.str().c_str(), e.what());
+                ++failed;
+                continue;
+              }
+              const attn::Reference want = attn::reference(p, in->q, in->k, in->v);
+              const attn::Comparison c =
+                  attn::compare(p, want, in->dout.toHost(), in->dlse.toHost());
+              const bool ok = c.pass(d);
+              (ok ? passed : failed)++;
+              std::printf("%s %-52s WGS=%lld O rel. Frobenius %.2e (max |diff| %.2e), LSE max "
+                          "|diff| %.2e%s",
+                          ok ? "ok  " : "FAIL", p.str().c_str(), (long long)wgs, c.oRelFrobenius,
+                          c.oMaxAbs, c.lseMaxAbs, c.nonFinite ? "" : "\n");
+              if (c.nonFinite)
+                std::printf(", %" PRId64 " rows with NaN/inf (first: row %" PRId64 ")\n",
+                            c.nonFinite, c.firstNonFinite);
+              if (c.maskedRowsWrong)
+                std::printf("     %" PRId64 " values of rows that see no key are not O = 0 / LSE = "
+                            "-inf\n",
+                            c.maskedRowsWrong);
+            }
+        }
   }
   std::printf("attention: %s (%d passed, %d failed)\n", failed ? "FAIL" : "PASS", passed, failed);
   return failed ? 1 : 0;
@@ -345,19 +365,23 @@ int runBench(const Options &o) {
   md << "attention forward, B = " << o.batch << ", H = " << o.heads << ", " << ctx.name()
      << "; CUDA-event median of " << o.runs << " runs after " << o.warmup
      << " warm-up runs; TFLOP/s = 4 * unmasked pairs * D / time.\n\n"
-     << "| dtype | D | causal | seq | tilec us | tilec TFLOP/s | O err (sampled) |\n"
-     << "|---|---|---|---|---|---|---|\n";
+     << "| dtype | D | causal | seq | WGS | tilec us | tilec TFLOP/s | O err (sampled) |\n"
+     << "|---|---|---|---|---|---|---|---|\n";
   bool allPass = true;
   for (DType d : o.dtypes) {
     const std::string ptx = ptxPath(o, d);
     if (!fileExists(ptx)) {
-      md << "| " << attn::dtypeName(d) << " | | | | not built | | |\n";
+      md << "| " << attn::dtypeName(d) << " | | | | | not built | | |\n";
       continue;
     }
     for (long long dim : o.dims)
       for (long long causal : o.causal) {
-        attn::TileKernel k = attn::loadTileKernel(ctx, ptx, dim, causal != 0);
+        std::map<int64_t, attn::TileKernel> kernels; // by consumer warpgroups
         for (long long seq : o.seqs) {
+          const int64_t wgs = o.wgs ? o.wgs : attn::consumerWarpgroups(dim, causal != 0, seq);
+          if (!kernels.count(wgs))
+            kernels[wgs] = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs);
+          attn::TileKernel &k = kernels[wgs];
           Problem p;
           p.batch = o.batch;
           p.heads = p.kvHeads = o.heads;
@@ -393,9 +417,10 @@ int runBench(const Options &o) {
           const attn::Comparison c = attn::compare(one, attn::reference(one, q, kk, v), out, lse);
           allPass = allPass && c.pass(d);
           char line[256];
-          std::snprintf(line, sizeof line, "| %s | %lld | %s | %lld | %.1f | %.0f | %.1e%s |\n",
-                        attn::dtypeName(d), dim, causal ? "yes" : "no", seq, ms * 1e3,
-                        p.flops() / (ms * 1e-3) / 1e12, c.oRelFrobenius,
+          std::snprintf(line, sizeof line,
+                        "| %s | %lld | %s | %lld | %lld | %.1f | %.0f | %.1e%s |\n",
+                        attn::dtypeName(d), dim, causal ? "yes" : "no", seq, (long long)wgs,
+                        ms * 1e3, p.flops() / (ms * 1e-3) / 1e12, c.oRelFrobenius,
                         c.pass(d) ? "" : " FAIL");
           md << line;
           std::printf("%s", line);
