@@ -20,7 +20,8 @@ def gemm_module():
     if _module is None:
         _module = sample_module("samples/gemm/gemm.tile", "gemm_f16_mc.ptx",
                                 defines={"T": ["f16"], "BN": [256, 128],
-                                         "gemm_splitk.BN": [128], "gemm_splitk_bmn.BN": [128]})
+                                         "gemm_splitk.BN": [128], "gemm_splitk.S": [6],
+                                         "gemm_splitk.NB": [1], "gemm_splitk_bmn.BN": [128]})
     return _module
 
 
