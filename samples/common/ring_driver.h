@@ -51,6 +51,11 @@ template <class Problem> struct Options {
   // the pieces each copy-engine pull of a shard is cut into (--ce-chunks).
   ring::RingMode mode = ring::RingMode::Sm;
   int ceChunks = 1;
+  // The all-gather ring's copy-engine form: each owner pushes its shard
+  // (--ce-push) instead of each rank pulling; --bench also times the other
+  // layouts named in --ce-compare (pull, push, block) as diagnostic lines.
+  bool cePush = false;
+  std::vector<std::string> ceCompare;
   // --bench: the forms measured (--modes sm,ce; empty: the sample's default).
   std::vector<ring::RingMode> benchModes;
 };
