@@ -48,34 +48,18 @@ namespace ring {
 
 class CeSide : public SideStream {
 public:
-  /// One launch of the CE ring: `copies` (ceCopies) of rows of `rowElems`
-  /// elements of `a` on the side stream, each followed by its counters in
-  /// `sem` (this rank's after a pull, the receiver's after a push), beside
-  /// `launch()` on kStream. `withhold` copies at the end are left out (the
-  /// planted hang of --hang-test --mode ce). Without `move` only the
-  /// counters are set (the benchmark's diagnostic, A already gathered: what
-  /// the ring costs without the copy engines' traffic).
+  /// One launch of the CE ring: the copies and their counters on the side
+  /// stream (queueCeCopies), beside `launch()` on kStream. `withhold` copies
+  /// at the end are left out (the planted hang of --hang-test --mode ce).
+  /// Without `move` only the counters are set (the benchmark's diagnostic, A
+  /// already gathered: what the ring costs without the copy engines' traffic).
   template <class Launch>
   void run(const std::vector<CeCopy> &copies, size_t rowElems,
            const tile::SymmetricBuffer<uint16_t> &a, const tile::Semaphores &sem, Launch launch,
            size_t withhold = 0, bool move = true) {
     SAMPLE_CUDA_CHECK(cudaEventRecord(start_, kStream));
     SAMPLE_CUDA_CHECK(cudaStreamWaitEvent(side_, start_, 0));
-    const size_t n = withhold < copies.size() ? copies.size() - withhold : 0;
-    for (size_t i = 0; i < n; ++i) {
-      const CeCopy &q = copies[i];
-      const size_t first = size_t(q.firstRow) * rowElems, count = size_t(q.rows) * rowElems;
-      if (move && q.push)
-        a.pushAsync(q.peer, first, count, side_);
-      else if (move)
-        a.pullAsync(q.peer, first, count, side_);
-      for (int64_t c = q.firstCounter; c < q.firstCounter + q.counters; ++c) {
-        if (q.push)
-          sem.setPeerAsync(q.peer, uint32_t(c), 1, side_);
-        else
-          sem.setAsync(uint32_t(c), 1, side_);
-      }
-    }
+    queueCeCopies(copies, rowElems, a, sem, side_, withhold, move);
     SAMPLE_CUDA_CHECK(cudaEventRecord(done_, side_));
     launch();
     SAMPLE_CUDA_CHECK(cudaStreamWaitEvent(kStream, done_, 0));

@@ -14,6 +14,8 @@
 
 #include "../gemm/gemm_common.h"
 
+#include <tile/distributed.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -176,6 +178,31 @@ inline std::vector<CeCopy> ceCopies(const Problem &p, int rank, const CeLayout &
     }
   }
   return out;
+}
+/// Queues `copies` (ceCopies) of rows of `rowElems` elements of `a` on
+/// `stream`, each followed by its counters in `sem` (this rank's after a
+/// pull, the receiver's after a push: one write-value per counter, in stream
+/// order after the copy). `withhold` copies at the end are left out (the
+/// planted hang); without `move` only the counters are set. The side stream
+/// of ring_ce.h runs this; the runtime's fake-driver tests check the calls.
+inline void queueCeCopies(const std::vector<CeCopy> &copies, size_t rowElems,
+                          const tile::SymmetricBuffer<uint16_t> &a, const tile::Semaphores &sem,
+                          CUstream stream, size_t withhold = 0, bool move = true) {
+  const size_t n = withhold < copies.size() ? copies.size() - withhold : 0;
+  for (size_t i = 0; i < n; ++i) {
+    const CeCopy &q = copies[i];
+    const size_t first = size_t(q.firstRow) * rowElems, count = size_t(q.rows) * rowElems;
+    if (move && q.push)
+      a.pushAsync(q.peer, first, count, stream);
+    else if (move)
+      a.pullAsync(q.peer, first, count, stream);
+    for (int64_t c = q.firstCounter; c < q.firstCounter + q.counters; ++c) {
+      if (q.push)
+        sem.setPeerAsync(q.peer, uint32_t(c), 1, stream);
+      else
+        sem.setAsync(uint32_t(c), 1, stream);
+    }
+  }
 }
 inline std::string floorPtxName(DType d) { return gemm::ptxName(d, /*multicast=*/true); }
 
