@@ -4,7 +4,8 @@
 // same processes and benchmarked against it and against the no-communication
 // floor (samples/gemm's tilec GEMM on the gathered shape).
 //
-//   tilec-run -n 2 ring_gemm [--check] [--mode sm|ce] [--ce-chunks C] [--ce-push] [--ms MS] [--n N]
+//   tilec-run -n 2 ring_gemm [--check] [--mode sm|ce] [--ce-chunks C] [--ce-push]
+//        [--ce-counters copy|block] [--ms MS] [--n N]
 //        [--k K] [--dtype f16|bf16] [--bn 256] [--seed S] [--cpu-macs X] [--repeat R]
 //        [--clusters N] [--ptx PATH] [--skip-code C] [--probes FILE]
 //   tilec-run -n 2 ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]
@@ -17,7 +18,8 @@
 // `ce` (ring_gemm_ce.tile) leaves the gathering to the copy engines: a side
 // stream pulls each shard from its owner in compute order (--ce-push: each
 // owner pushes its shard into its peers) in --ce-chunks pieces and sets one
-// counter after each copy (ring_ce.h), and the kernel only computes.
+// counter after each copy (--ce-counters block: one per 128-row block the
+// copy brought) (ring_ce.h), and the kernel only computes.
 // --bench measures both; --ce-compare times other copy-engine layouts beside
 // the one chosen (pull, push; block: one pull a shard and a counter per
 // 128-row block), as diagnostic lines under the table.
@@ -79,7 +81,7 @@ using Options = ringdrv::Options<Problem>;
       stderr,
       "ring_gemm: %s\n"
       "usage: tilec-run -n D ring_gemm [--check] [--mode sm|ce] [--ce-chunks C] [--ce-push]\n"
-      "            [--ms MS]"
+      "            [--ce-counters copy|block] [--ms MS]"
       " [--n N] [--k K] [--dtype f16|bf16] [--bn BN] [--seed S] [--cpu-macs X]\n"
       "            [--repeat R] [--clusters N] [--ptx PATH] [--skip-code C] [--probes FILE.csv]\n"
       "       tilec-run -n D ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]\n"
@@ -93,7 +95,8 @@ using Options = ringdrv::Options<Problem>;
 Options parse(int argc, char **argv) {
   // Its own flags: --bn (an instance of the kernel), --probes FILE (read a
   // probe build's timestamps: tools/scripts/ring_probes.py), --mode (the
-  // ring's form), --ce-chunks (copies per shard), --ce-push, --ce-compare.
+  // ring's form), --ce-chunks (copies per shard), --ce-push, --ce-counters,
+  // --ce-compare.
   Options o = ringdrv::parseOptions<Problem>(
       argc, argv, usage, 20261123, [](const std::string &f, sample::ArgReader &r, Options &o) {
         if (f == "--bn")
@@ -109,6 +112,12 @@ Options parse(int argc, char **argv) {
           o.ceChunks = int(r.intIn(1, 1024));
         else if (f == "--ce-push")
           o.cePush = true;
+        else if (f == "--ce-counters") {
+          const std::string c = r.value();
+          if (c != "copy" && c != "block")
+            usage(("--ce-counters takes copy or block, not '" + c + "'").c_str());
+          o.ceCounterPerBlock = c == "block";
+        }
         else if (f == "--ce-compare") {
           for (const std::string &x : r.listValue()) {
             if (x != "pull" && x != "push" && x != "block")
@@ -199,7 +208,7 @@ struct CeRun {
   }
 };
 ring::CeLayout ceLayoutOf(const Options &o, const Problem &p) {
-  return ring::ceLayout(p, o.ceChunks, o.cePush);
+  return ring::ceLayout(p, o.ceChunks, o.cePush, o.ceCounterPerBlock);
 }
 
 RingKernel loadRing(tile::Context &ctx, const std::string &ptx, int64_t bn, RingMode mode) {
