@@ -212,7 +212,8 @@ TEST_CASE("the CE ring's copies: every counter a kernel waits for set once, afte
             std::vector<std::vector<int64_t>> setAt(size_t(d), std::vector<int64_t>(size_t(s), -1));
             std::vector<std::vector<int64_t>> blockAt(size_t(d),
                                                       std::vector<int64_t>(size_t(d * rb), -1));
-            std::vector<std::vector<int>> blockFrom(size_t(d), std::vector<int>(size_t(d * rb), -1));
+            std::vector<std::vector<int>> blockFrom(size_t(d),
+                                                    std::vector<int>(size_t(d * rb), -1));
             for (int rank = 0; rank < d; ++rank) {
               INFO("D " << d << " MS " << ms << " chunks " << chunks << " push " << push
                         << " per block " << perBlock << " rank " << rank);
@@ -231,7 +232,7 @@ TEST_CASE("the CE ring's copies: every counter a kernel waits for set once, afte
                 CHECK(q.rows % kRowBlock == 0);
                 const int64_t src = q.firstRow / (ms), to = push ? q.peer : rank;
                 CHECK(src == (q.firstRow + q.rows - 1) / ms); // one shard a copy
-                CHECK(src == (push ? rank : q.peer));        // only ever from its owner
+                CHECK(src == (push ? rank : q.peer));         // only ever from its owner
                 CHECK(src != to);                             // never into its owner
                 // In the receiver's compute order (a pusher's peers in the
                 // order of the step that computes its shard there).
@@ -246,7 +247,8 @@ TEST_CASE("the CE ring's copies: every counter a kernel waits for set once, afte
                   ++setCount[size_t(to)][size_t(c)];
                   setAt[size_t(to)][size_t(c)] = int64_t(i);
                 }
-                for (int64_t b = q.firstRow / kRowBlock; b < (q.firstRow + q.rows) / kRowBlock; ++b) {
+                for (int64_t b = q.firstRow / kRowBlock; b < (q.firstRow + q.rows) / kRowBlock;
+                     ++b) {
                   CHECK(blockAt[size_t(to)][size_t(b)] == -1); // each block brought once
                   blockAt[size_t(to)][size_t(b)] = int64_t(i);
                   blockFrom[size_t(to)][size_t(b)] = rank;

@@ -17,11 +17,12 @@
 // from the consumers' shared memory into the next rank by TMA and signals it;
 // `ce` (ring_gemm_ce.tile) leaves the gathering to the copy engines: a side
 // stream pulls each shard from its owner in compute order (--ce-push: each
-// owner pushes its shard into its peers) in --ce-chunks pieces and sets one
-// counter after each copy (--ce-counters block: one per 128-row block the
-// copy brought) (ring_ce.h), and the kernel only computes.
+// owner pushes its shard into its peers) in --ce-chunks pieces and after
+// each copy sets the counter of every 128-row block it brought (or, with
+// --ce-counters copy, the copy's one counter) (ring_ce.h); the kernel only
+// computes.
 // --bench measures both; --ce-compare times other copy-engine layouts beside
-// the one chosen (pull, push; block: one pull a shard and a counter per
+// the one chosen (pull, push: one counter a copy; block: a counter per
 // 128-row block), as diagnostic lines under the table.
 //
 // Rank r holds shard r of A ([MS, K], rows [r*MS, (r+1)*MS) of the gathered A
@@ -117,8 +118,7 @@ Options parse(int argc, char **argv) {
           if (c != "copy" && c != "block")
             usage(("--ce-counters takes copy or block, not '" + c + "'").c_str());
           o.ceCounterPerBlock = c == "block";
-        }
-        else if (f == "--ce-compare") {
+        } else if (f == "--ce-compare") {
           for (const std::string &x : r.listValue()) {
             if (x != "pull" && x != "push" && x != "block")
               usage(("--ce-compare takes pull, push and/or block, not '" + x + "'").c_str());
@@ -550,8 +550,7 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
             // Diagnostics: the other layouts asked for, each from a poisoned
             // A and checked like the ring itself.
             for (const std::string &v : o.ceCompare) {
-              const CeRun alt(comm, p,
-                              ring::ceLayout(p, o.ceChunks, v == "push", v == "block"));
+              const CeRun alt(comm, p, ring::ceLayout(p, o.ceChunks, v == "push", v == "block"));
               d.poisonRingInputs();
               comm.barrier();
               ring::Measured a;

@@ -104,17 +104,18 @@ inline const char *modeName(RingMode m) { return m == RingMode::Sm ? "sm" : "ce"
 /// contract): `copies` copies per shard, `counters` counters per shard
 /// (S = D * counters; counter src * P + c covers the 128-row blocks b of
 /// shard src with b * P / RB == c), each copy followed by one write-value per
-/// counter it completes. The ring's default is one counter per copy
-/// (counters == copies: one write-value per copy); counters == RB, copies 1
-/// is the earlier layout (a counter per 128-row block), kept as a
-/// benchmark diagnostic. `push`: each owner's side stream pushes its shard
+/// counter it completes: a counter per 128-row block (counters == RB,
+/// ring_gemm --ce-counters block, the default) or one per copy (counters ==
+/// copies, --ce-counters copy: one write-value per copy, each a side-stream
+/// operation the next copy queues behind). `push`: each owner's side stream pushes its shard
 /// into its peers and sets their counters through their addresses, instead
 /// of each rank pulling from the owners.
 struct CeLayout {
   bool push = false;
   int64_t copies = 1, counters = 1; // per shard; 1 <= copies <= counters <= RB
 };
-/// --ce-chunks C: C copies and C counters a shard (at most one per block).
+/// --ce-chunks C: C copies a shard (at most one per block); C counters, or
+/// one per block.
 inline CeLayout ceLayout(const Problem &p, int chunks, bool push = false,
                          bool counterPerBlock = false) {
   const int64_t rb = std::max<int64_t>(1, p.ms / kRowBlock);

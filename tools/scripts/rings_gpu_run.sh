@@ -32,7 +32,7 @@
 # ptxas -v and the planted hangs at D = 2); RINGS_CHECK_TIMEOUT (s, default
 # 120) and RINGS_BENCH_TIMEOUT (s, default 180) bound each check and benchmark;
 # RINGS_RUNS / RINGS_WARMUP (default 30 / 10) the benchmarks' repetitions;
-# RINGS_AG_COMPARE (default push,block) the all-gather CE layouts timed
+# RINGS_AG_COMPARE (default pull,push) the all-gather CE layouts timed
 # beside its ring (ring_gemm --ce-compare).
 set -u
 OUT=${1:?usage: rings_gpu_run.sh OUTDIR}
@@ -109,8 +109,8 @@ chk "ag ce check D=2 512x768x2112 bf16, 4 clusters" 2 "$AG" --check --mode ce --
 chk "ag ce check D=4 1024x4096x4096 bf16" 4 "$AG" --check --mode ce --dtype bf16
 chk "ag ce check D=4 512x768x2112 f16, 3 chunks" 4 "$AG" --check --mode ce --ms 512 --n 768 --k 2112 --dtype f16 --ce-chunks 3
 chk "ag ce check D=2 1024x4096x4096 bf16, pushed" 2 "$AG" --check --mode ce --dtype bf16 --ce-push
-chk "ag ce check D=4 1024x4096x4096 f16, pushed" 4 "$AG" --check --mode ce --dtype f16 --ce-push
-chk "ag ce check D=4 512x768x2112 bf16, pushed in 3 chunks" 4 "$AG" --check --mode ce --ms 512 --n 768 --k 2112 --dtype bf16 --ce-push --ce-chunks 3
+chk "ag ce check D=4 1024x4096x4096 f16, one counter a copy" 4 "$AG" --check --mode ce --dtype f16 --ce-counters copy
+chk "ag ce check D=4 512x768x2112 bf16, pushed in 3 chunks, one counter a copy" 4 "$AG" --check --mode ce --ms 512 --n 768 --k 2112 --dtype bf16 --ce-push --ce-chunks 3 --ce-counters copy
 # The planted hang at D = 4: ranks 0 .. 2 report (exit 3 wanted).
 hang() {
   local name=$1 prog=$2 ptx=$3; shift 3
@@ -151,10 +151,10 @@ bench() {
 }
 bench "rs bench D=2" 2 "$OUT/rs_d2.md" "$RS" --modes sm,ce
 bench "rs bench D=4" 4 "$OUT/rs_d4.md" "$RS" --modes sm,ce
-# The all-gather's CE ring also pushed and in the earlier layout (a counter
-# per 128-row block), as lines under its table.
-bench "ag bench D=2" 2 "$OUT/ag_d2.md" "$AG" --modes sm,ce --ce-compare "${RINGS_AG_COMPARE:-push,block}"
-bench "ag bench D=4" 4 "$OUT/ag_d4.md" "$AG" --modes sm,ce --ce-compare "${RINGS_AG_COMPARE:-push,block}"
+# The all-gather's CE ring also with one counter per copy, pulled and pushed,
+# as lines under its table (its default: a counter per 128-row block).
+bench "ag bench D=2" 2 "$OUT/ag_d2.md" "$AG" --modes sm,ce --ce-compare "${RINGS_AG_COMPARE:-pull,push}"
+bench "ag bench D=4" 4 "$OUT/ag_d4.md" "$AG" --modes sm,ce --ce-compare "${RINGS_AG_COMPARE:-pull,push}"
 
 MC=$OUT/memcheck.log
 : > "$MC"
