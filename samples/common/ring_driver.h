@@ -51,6 +51,15 @@ template <class Problem> struct Options {
   // the pieces each copy-engine pull of a shard is cut into (--ce-chunks).
   ring::RingMode mode = ring::RingMode::Sm;
   int ceChunks = 1;
+  // The all-gather ring's copy-engine form: each owner pushes its shard
+  // (--ce-push) instead of each rank pulling; a counter per 128-row block
+  // (--ce-counters block, the default: the layout the GPU runs measured) or
+  // one per copy (copy); --bench also times the layouts named in
+  // --ce-compare (pull and push: one counter a copy; block) as diagnostic
+  // lines.
+  bool cePush = false;
+  bool ceCounterPerBlock = true;
+  std::vector<std::string> ceCompare;
   // --bench: the forms measured (--modes sm,ce; empty: the sample's default).
   std::vector<ring::RingMode> benchModes;
 };

@@ -120,6 +120,8 @@ TEST_CASE("the benchmark table", "[ring]") {
   r.ringCe.note = "ring_gemm_ce$BN256, 66 clusters";
   r.ceNoCopyMs = 0.0969;
   BenchRow slow = r;
+  slow.ceVariants = {{"push (1 copy-engine pushes a rank, 2 counters)", 0.0969},
+                     {"block (1 copy-engine pulls a rank, 16 counters)", -1}};
   slow.p.dtype = DType::BF16;
   slow.ring.t.median = 0.150;
   slow.ring.ok = false;
@@ -154,6 +156,12 @@ TEST_CASE("the benchmark table", "[ring]") {
                 "predicted CE ring 98.0 us, measured 98.0 us") != std::string::npos);
   CHECK(md.find("- f16 MS=1024 CE ring: ring_gemm_ce$BN256, 66 clusters; fastest") !=
         std::string::npos);
+  // The --ce-compare diagnostics: each against the floor, a failed check said so.
+  CHECK(md.find("- bf16 MS=1024 CE ring, push (1 copy-engine pushes a rank, 2 counters): 96.9 us, "
+                "1.020 x the floor\n") != std::string::npos);
+  CHECK(md.find("- bf16 MS=1024 CE ring, block (1 copy-engine pulls a rank, 16 counters): its "
+                "result FAILED the check\n") != std::string::npos);
+  CHECK(md.find("- f16 MS=1024 CE ring, ") == std::string::npos);
   CHECK(md.find("- f16 MS=1024 CE ring without its copies (diagnostic: A already gathered, the "
                 "side stream sets the counters only): 96.9 us, 1.020 x the floor") !=
         std::string::npos);
@@ -175,49 +183,139 @@ TEST_CASE("the CE ring's model: the pulls hide while a shard crosses faster than
   CHECK(m.ceRingUs == Approx(50 + 3 * 80 + 3));
 }
 
-TEST_CASE("the CE ring's pulls: every block the kernel waits for, once, from its owner, in "
-          "compute order",
+// The kernel's side of the contract, as ring_gemm_ce.tile computes it:
+// P = S / D, counter src * P + block * P / RB.
+static int64_t kernelCounter(const Problem &p, int64_t s, int64_t src, int64_t block) {
+  const int64_t pieces = s / p.ranks, blocks = p.ms / kRowBlock;
+  return src * pieces + block * pieces / blocks;
+}
+
+TEST_CASE("the CE ring's copies: every counter a kernel waits for set once, after the copy of "
+          "its blocks, in compute order; one write-value a copy",
           "[ring]") {
   for (int64_t d = 1; d <= 8; ++d)
     for (int64_t ms : {256, 512, 1024, 2048})
-      for (int chunks : {1, 2, 3, 4, 100}) {
-        Problem p;
-        p.ranks = d;
-        p.ms = ms;
-        const int64_t rb = ms / kRowBlock;
-        for (int rank = 0; rank < d; ++rank) {
-          INFO("D " << d << " MS " << ms << " chunks " << chunks << " rank " << rank);
-          const std::vector<CePull> pulls = cePulls(p, rank, chunks);
-          std::vector<int> setCount(size_t(semaphoreCount(p)), 0);
-          int64_t lastStep = 0;
-          for (const CePull &q : pulls) {
-            const int64_t src = q.firstBlock / rb;
-            CHECK(q.peer == src);                             // from the shard's owner
-            CHECK(q.peer != rank);                            // never this rank's own shard
-            CHECK(src == (q.firstBlock + q.blocks - 1) / rb); // one shard a pull
-            CHECK(q.blocks >= 1);
-            CHECK(q.firstRow == q.firstBlock * kRowBlock); // the rows are the blocks' rows
-            CHECK(q.rows == q.blocks * kRowBlock);
-            const int64_t step = (rank - src + d) % d; // the step that computes it
-            CHECK(step >= lastStep);                   // in the kernel's order
-            lastStep = step;
-            for (int64_t b = q.firstBlock; b < q.firstBlock + q.blocks; ++b)
-              ++setCount[size_t(b)];
+      for (int chunks : {1, 2, 3, 4, 5, 100})
+        for (bool push : {false, true})
+          for (bool perBlock : {false, true}) {
+            Problem p;
+            p.ranks = d;
+            p.ms = ms;
+            const int64_t rb = ms / kRowBlock;
+            const CeLayout l = ceLayout(p, chunks, push, perBlock);
+            const int64_t s = ceSemaphoreCount(p, l);
+            CHECK(l.copies == std::min<int64_t>(chunks, rb));
+            CHECK(s == d * (perBlock ? rb : l.copies)); // one counter a copy by default
+            // What each receiver t gets: counter -> (setter rank, copy index);
+            // the rows each copy brought into t, by 128-row block.
+            std::vector<std::vector<int>> setCount(size_t(d), std::vector<int>(size_t(s), 0));
+            std::vector<std::vector<int64_t>> setAt(size_t(d), std::vector<int64_t>(size_t(s), -1));
+            std::vector<std::vector<int64_t>> blockAt(size_t(d),
+                                                      std::vector<int64_t>(size_t(d * rb), -1));
+            std::vector<std::vector<int>> blockFrom(size_t(d),
+                                                    std::vector<int>(size_t(d * rb), -1));
+            for (int rank = 0; rank < d; ++rank) {
+              INFO("D " << d << " MS " << ms << " chunks " << chunks << " push " << push
+                        << " per block " << perBlock << " rank " << rank);
+              const std::vector<CeCopy> copies = ceCopies(p, rank, l);
+              if (d > 1)
+                CHECK(copies.size() == size_t(d - 1) * size_t(l.copies));
+              int64_t lastStep = 0;
+              for (size_t i = 0; i < copies.size(); ++i) {
+                const CeCopy &q = copies[i];
+                CHECK(q.push == push);
+                CHECK(q.peer != rank);
+                CHECK(q.peer >= 0);
+                CHECK(q.peer < d);
+                CHECK(q.rows >= kRowBlock);
+                CHECK(q.firstRow % kRowBlock == 0);
+                CHECK(q.rows % kRowBlock == 0);
+                const int64_t src = q.firstRow / (ms), to = push ? q.peer : rank;
+                CHECK(src == (q.firstRow + q.rows - 1) / ms); // one shard a copy
+                CHECK(src == (push ? rank : q.peer));         // only ever from its owner
+                CHECK(src != to);                             // never into its owner
+                // In the receiver's compute order (a pusher's peers in the
+                // order of the step that computes its shard there).
+                const int64_t step = (to - src + d) % d;
+                CHECK(step >= lastStep);
+                lastStep = step;
+                // One write-value a copy unless a counter per block was asked for.
+                CHECK(q.counters == (perBlock ? q.rows / kRowBlock : 1));
+                for (int64_t c = q.firstCounter; c < q.firstCounter + q.counters; ++c) {
+                  REQUIRE(c >= 0);
+                  REQUIRE(c < s);
+                  ++setCount[size_t(to)][size_t(c)];
+                  setAt[size_t(to)][size_t(c)] = int64_t(i);
+                }
+                for (int64_t b = q.firstRow / kRowBlock; b < (q.firstRow + q.rows) / kRowBlock;
+                     ++b) {
+                  CHECK(blockAt[size_t(to)][size_t(b)] == -1); // each block brought once
+                  blockAt[size_t(to)][size_t(b)] = int64_t(i);
+                  blockFrom[size_t(to)][size_t(b)] = rank;
+                }
+              }
+            }
+            // Every rank's kernel waits, before a block of step > 0, for the
+            // counter the kernel computes: set exactly once on that rank, by
+            // the copy that brought the block (the write-value follows its
+            // copy on one stream), and no counter of the rank's own shard.
+            for (int64_t t = 0; t < d; ++t)
+              for (int64_t step = 0; step < d; ++step) {
+                const int64_t src = (t - step + d) % d;
+                for (int64_t b = 0; b < rb; ++b) {
+                  INFO("D " << d << " MS " << ms << " chunks " << chunks << " push " << push
+                            << " per block " << perBlock << " rank " << t << " step " << step
+                            << " block " << b);
+                  const int64_t c = kernelCounter(p, s, src, b);
+                  CHECK(c == ceCounter(p, l, src, b));
+                  const size_t g = size_t(src * rb + b);
+                  if (step == 0) {
+                    CHECK(setCount[size_t(t)][size_t(c)] == 0);
+                    CHECK(blockAt[size_t(t)][g] == -1);
+                    continue;
+                  }
+                  CHECK(setCount[size_t(t)][size_t(c)] == 1);
+                  CHECK(blockAt[size_t(t)][g] >= 0);
+                  CHECK(blockFrom[size_t(t)][g] == (push ? int(src) : int(t)));
+                  CHECK(setAt[size_t(t)][size_t(c)] == blockAt[size_t(t)][g]);
+                }
+              }
           }
-          // The kernel (ring_gemm_ce.tile) waits for sem[src * RB + block] at
-          // every step > 0: each such counter is set exactly once, no other.
-          for (int64_t step = 0; step < d; ++step) {
-            const int64_t src = (rank - step + d) % d;
-            for (int64_t b = 0; b < rb; ++b)
-              CHECK(setCount[size_t(src * rb + b)] == (step > 0 ? 1 : 0));
-          }
-          if (d > 1)
-            CHECK(pulls.size() ==
-                  size_t(d - 1) * size_t(std::min<int64_t>(std::max(chunks, 1), rb)));
-        }
-      }
   Problem p;
-  CHECK(cePulls(p, 2, 1).empty()); // no such rank
+  const CeLayout l = ceLayout(p, 1);
+  CHECK(ceCopies(p, 2, l).empty()); // no such rank
   p.ranks = 1;
-  CHECK(cePulls(p, 0, 1).empty()); // nothing to gather
+  CHECK(ceCopies(p, 0, l).empty()); // nothing to gather
+  // The benchmark shape, D = 4: three pulls of 8 MiB, three write-values
+  // (the earlier layout wrote one per 128-row block: 24).
+  p.ranks = 4;
+  const std::vector<CeCopy> c = ceCopies(p, 1, ceLayout(p, 1));
+  REQUIRE(c.size() == 3);
+  CHECK(c[0].peer == 0);
+  CHECK(c[0].firstRow == 0);
+  CHECK(c[0].rows == 1024);
+  CHECK(c[0].firstCounter == 0);
+  CHECK(c[0].counters == 1);
+  CHECK(c[1].peer == 3);
+  CHECK(c[1].firstCounter == 3);
+  CHECK(c[2].peer == 2);
+  CHECK(c[2].firstRow == 2048);
+  CHECK(ceSemaphoreCount(p, ceLayout(p, 1)) == 4);
+  // Pushed: rank 1's shard to ranks 2, 3, 0 (their steps 1, 2, 3), their counter 1.
+  const std::vector<CeCopy> pushed = ceCopies(p, 1, ceLayout(p, 1, /*push=*/true));
+  REQUIRE(pushed.size() == 3);
+  CHECK(pushed[0].peer == 2);
+  CHECK(pushed[1].peer == 3);
+  CHECK(pushed[2].peer == 0);
+  for (const CeCopy &q : pushed) {
+    CHECK(q.firstRow == 1024);
+    CHECK(q.firstCounter == 1);
+  }
+  // --ce-chunks 3 of 8 blocks: counters cover blocks [0, 3), [3, 6), [6, 8).
+  const CeLayout three = ceLayout(p, 3);
+  CHECK(ceCounter(p, three, 0, 2) == 0);
+  CHECK(ceCounter(p, three, 0, 3) == 1);
+  CHECK(ceCounter(p, three, 0, 5) == 1);
+  CHECK(ceCounter(p, three, 0, 6) == 2);
+  CHECK(ceCounter(p, three, 2, 7) == 8);
 }

@@ -4,19 +4,26 @@
 // same processes and benchmarked against it and against the no-communication
 // floor (samples/gemm's tilec GEMM on the gathered shape).
 //
-//   tilec-run -n 2 ring_gemm [--check] [--mode sm|ce] [--ce-chunks C] [--ms MS] [--n N]
+//   tilec-run -n 2 ring_gemm [--check] [--mode sm|ce] [--ce-chunks C] [--ce-push]
+//        [--ce-counters copy|block] [--ms MS] [--n N]
 //        [--k K] [--dtype f16|bf16] [--bn 256] [--seed S] [--cpu-macs X] [--repeat R]
 //        [--clusters N] [--ptx PATH] [--skip-code C] [--probes FILE]
 //   tilec-run -n 2 ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]
-//        [--dtypes f16,bf16] [--modes sm,ce] [--runs 30] [--warmup 10] [--out FILE.md]
+//        [--dtypes f16,bf16] [--modes sm,ce] [--ce-compare pull,push,block] [--runs 30]
+//        [--warmup 10] [--out FILE.md]
 //   tilec-run -n D ring_gemm --hang-test [--mode ce] --ptx ring_gemm_f16_debug.ptx
 //
 // Two forms of the ring (--mode): `sm` (ring_gemm.tile) forwards each A stage
 // from the consumers' shared memory into the next rank by TMA and signals it;
 // `ce` (ring_gemm_ce.tile) leaves the gathering to the copy engines: a side
-// stream pulls each shard from its owner in compute order and sets the
-// kernel's counters after each pull (ring_ce.h), and the kernel only
-// computes. --bench measures both.
+// stream pulls each shard from its owner in compute order (--ce-push: each
+// owner pushes its shard into its peers) in --ce-chunks pieces and after
+// each copy sets the counter of every 128-row block it brought (or, with
+// --ce-counters copy, the copy's one counter) (ring_ce.h); the kernel only
+// computes.
+// --bench measures both; --ce-compare times other copy-engine layouts beside
+// the one chosen (pull, push: one counter a copy; block: a counter per
+// 128-row block), as diagnostic lines under the table.
 //
 // Rank r holds shard r of A ([MS, K], rows [r*MS, (r+1)*MS) of the gathered A
 // [MG, K], MG = D*MS) and its own B_r ([N, K], K-major); every rank computes
@@ -74,11 +81,13 @@ using Options = ringdrv::Options<Problem>;
   std::fprintf(
       stderr,
       "ring_gemm: %s\n"
-      "usage: tilec-run -n D ring_gemm [--check] [--mode sm|ce] [--ce-chunks C] [--ms MS]\n"
-      "            [--n N] [--k K] [--dtype f16|bf16] [--bn BN] [--seed S] [--cpu-macs X]\n"
+      "usage: tilec-run -n D ring_gemm [--check] [--mode sm|ce] [--ce-chunks C] [--ce-push]\n"
+      "            [--ce-counters copy|block] [--ms MS]"
+      " [--n N] [--k K] [--dtype f16|bf16] [--bn BN] [--seed S] [--cpu-macs X]\n"
       "            [--repeat R] [--clusters N] [--ptx PATH] [--skip-code C] [--probes FILE.csv]\n"
       "       tilec-run -n D ring_gemm --bench [--ms MS] [--n N] [--k K] [--shapes MSxNxK,...]\n"
-      "            [--dtypes f16,bf16] [--modes sm,ce] [--runs R] [--warmup W] [--out FILE.md]\n"
+      "            [--dtypes f16,bf16] [--modes sm,ce] [--ce-compare pull,push,block]\n"
+      "            [--runs R] [--warmup W] [--out FILE.md]\n"
       "       tilec-run -n D ring_gemm --hang-test [--mode sm|ce] --ptx ring_gemm_f16_debug.ptx\n",
       msg);
   std::exit(2);
@@ -87,7 +96,8 @@ using Options = ringdrv::Options<Problem>;
 Options parse(int argc, char **argv) {
   // Its own flags: --bn (an instance of the kernel), --probes FILE (read a
   // probe build's timestamps: tools/scripts/ring_probes.py), --mode (the
-  // ring's form), --ce-chunks (pieces per pulled shard).
+  // ring's form), --ce-chunks (copies per shard), --ce-push, --ce-counters,
+  // --ce-compare.
   Options o = ringdrv::parseOptions<Problem>(
       argc, argv, usage, 20261123, [](const std::string &f, sample::ArgReader &r, Options &o) {
         if (f == "--bn")
@@ -101,7 +111,20 @@ Options parse(int argc, char **argv) {
           o.mode = m == "ce" ? RingMode::Ce : RingMode::Sm;
         } else if (f == "--ce-chunks")
           o.ceChunks = int(r.intIn(1, 1024));
-        else
+        else if (f == "--ce-push")
+          o.cePush = true;
+        else if (f == "--ce-counters") {
+          const std::string c = r.value();
+          if (c != "copy" && c != "block")
+            usage(("--ce-counters takes copy or block, not '" + c + "'").c_str());
+          o.ceCounterPerBlock = c == "block";
+        } else if (f == "--ce-compare") {
+          for (const std::string &x : r.listValue()) {
+            if (x != "pull" && x != "push" && x != "block")
+              usage(("--ce-compare takes pull, push and/or block, not '" + x + "'").c_str());
+            o.ceCompare.push_back(x);
+          }
+        } else
           return false;
         return true;
       });
@@ -170,6 +193,24 @@ struct RankData {
 // ---------------------------------------------------------------- the ring kernel
 using ringdrv::RingKernel;
 
+// The copy-engine form's layout (copies and counters a shard, pull or push)
+// and its semaphore array (S = D * counters a shard: ring_gemm_ce.tile reads
+// the layout from S). Collective: every rank makes the same ones in order.
+struct CeRun {
+  ring::CeLayout layout;
+  tile::Semaphores sem;
+  CeRun(const tile::Communicator &comm, const Problem &p, const ring::CeLayout &l)
+      : layout(l), sem(comm, uint32_t(ring::ceSemaphoreCount(p, l))) {}
+  std::string describe(const Problem &p, int rank) const {
+    return std::to_string(ring::ceCopies(p, rank, layout).size()) + " copy-engine " +
+           (layout.push ? "pushes" : "pulls") + " a rank, " + std::to_string(sem.count()) +
+           " counters";
+  }
+};
+ring::CeLayout ceLayoutOf(const Options &o, const Problem &p) {
+  return ring::ceLayout(p, o.ceChunks, o.cePush, o.ceCounterPerBlock);
+}
+
 RingKernel loadRing(tile::Context &ctx, const std::string &ptx, int64_t bn, RingMode mode) {
   return ringdrv::loadRing(ctx, ptx, ringEntry(mode), bn);
 }
@@ -177,11 +218,11 @@ int64_t ringClusters(RingKernel &k, RankData &d, int64_t clusters) {
   return ringdrv::ringClusters(k, ring::workUnits(d.p, k.cluster, k.bn), clusters, d.aTensor(),
                                d.bTensor(), d.cTensor(), d.sem);
 }
-// One launch of the ring in `mode` on kStream; the CE form queues its pulls
-// on `ce`'s side stream beside it (withholding the last `withhold`).
+// One launch of the ring in `mode` on kStream; the CE form queues its
+// copies on `ce`'s side stream beside it (withholding the last `withhold`).
 void launchRing(RingKernel &k, RankData &d, int64_t clusters, RingMode mode = RingMode::Sm,
-                ring::CeSide *ce = nullptr, int chunks = 1, size_t withhold = 0,
-                bool copies = true) {
+                ring::CeSide *ce = nullptr, const CeRun *run = nullptr, size_t withhold = 0,
+                bool move = true) {
   if (mode == RingMode::Sm) {
     ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.cTensor(), d.sem);
     return;
@@ -189,9 +230,9 @@ void launchRing(RingKernel &k, RankData &d, int64_t clusters, RingMode mode = Ri
   // The CE kernel's A is a plain tensor (the symmetric one binds to it: this
   // rank's part).
   ce->run(
-      ring::cePulls(d.p, d.rank, chunks), size_t(d.p.k), d.symA, d.sem,
-      [&] { ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.cTensor(), d.sem); },
-      withhold, copies);
+      ring::ceCopies(d.p, d.rank, run->layout), size_t(d.p.k), d.symA, run->sem,
+      [&] { ringdrv::launchRing(k, clusters, d.aTensor(), d.bTensor(), d.cTensor(), run->sem); },
+      withhold, move);
 }
 
 gemm::Comparison againstCublas(const RankData &d, const std::vector<uint16_t> &got,
@@ -202,8 +243,9 @@ gemm::Comparison againstCublas(const RankData &d, const std::vector<uint16_t> &g
   });
 }
 
-std::string semaphoreLine(const RankData &d, const std::string &what, bool &ok) {
-  return ringdrv::semaphoreLine(d.sem, d.p.ranks, what, ok);
+std::string semaphoreLine(const tile::Semaphores &sem, const RankData &d, const std::string &what,
+                          bool &ok) {
+  return ringdrv::semaphoreLine(sem, d.p.ranks, what, ok);
 }
 
 // ---------------------------------------------------------------- probes
@@ -335,12 +377,13 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       RingKernel k = loadRing(comm.context(), ptx, o.bn, o.mode);
       const int64_t clusters = ringClusters(k, d, o.clusters);
       ring::CeSide ce;
+      const CeRun run(comm, p, ceLayoutOf(o, p));
+      const tile::Semaphores &sem = o.mode == RingMode::Ce ? run.sem : d.sem;
       log << "  tilec: " << k.kernel.name() << " (" << ptx << "), cluster " << k.cluster << ", "
-          << k.threads << " threads, " << clusters << " clusters (persistent), "
-          << ring::semaphoreCount(p) << " semaphores";
+          << k.threads << " threads, " << clusters << " clusters (persistent), " << sem.count()
+          << " semaphores";
       if (o.mode == RingMode::Ce)
-        log << "; the shards pulled by copy engines, "
-            << ring::cePulls(p, comm.rank(), o.ceChunks).size() << " pulls";
+        log << "; the shards moved by copy engines, " << run.describe(p, comm.rank());
       log << "\n";
       for (int rep = 0; rep < o.repeat; ++rep) {
         if (rep > 0)
@@ -353,7 +396,7 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
         // the ranks' launches apart by the host's launch latency).
         if (!o.probes.empty())
           nccl.streamBarrier();
-        launchRing(k, d, clusters, o.mode, &ce, o.ceChunks);
+        launchRing(k, d, clusters, o.mode, &ce, &run);
         SAMPLE_CUDA_CHECK(cudaGetLastError());
         SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
         if (!o.probes.empty() && rep == o.repeat - 1)
@@ -374,7 +417,7 @@ int runCheck(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
           log << "  ring #" << n << ": " << bad
               << " elements of the symmetric A differ from the gathered A  FAIL\n";
         }
-        log << semaphoreLine(d, "  ring #" + n, ok);
+        log << semaphoreLine(sem, d, "  ring #" + n, ok);
       }
       code = ok ? 0 : 1;
     }
@@ -491,24 +534,38 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
           const int64_t clusters = ringClusters(k, d, o.clusters);
           row.clusters = clusters;
           row.unitsPerStep = ring::workUnits(p, k.cluster, k.bn) / p.ranks;
+          const CeRun run(comm, p, ceLayoutOf(o, p));
           d.poisonRingInputs();
           comm.barrier();
           m.t = ring::timeCollective(
-              nccl, [&] { launchRing(k, d, clusters, mode, &ce, o.ceChunks); }, o.warmup, o.runs);
+              nccl, [&] { launchRing(k, d, clusters, mode, &ce, &run); }, o.warmup, o.runs);
           m.run = true;
-          m.note = k.kernel.name() + ", " + std::to_string(clusters) + " clusters, " +
-                   std::to_string(ring::semaphoreCount(p)) + " semaphores";
+          m.note = k.kernel.name() + ", " + std::to_string(clusters) + " clusters";
           if (mode == RingMode::Ce)
-            m.note += ", " + std::to_string(ring::cePulls(p, comm.rank(), o.ceChunks).size()) +
-                      " copy-engine pulls a rank";
+            m.note += ", " + run.describe(p, comm.rank());
+          else
+            m.note += ", " + std::to_string(d.sem.count()) + " semaphores";
           checked(m, d.ringC.toHost(), ref);
           if (mode == RingMode::Ce && m.ok) {
-            // Diagnostic: the same launches with the counters set but no copy
-            // (A is gathered already): the ring's cost without the copy
-            // engines' traffic on NVLink and in HBM.
+            // Diagnostics: the other layouts asked for, each from a poisoned
+            // A and checked like the ring itself.
+            for (const std::string &v : o.ceCompare) {
+              const CeRun alt(comm, p, ring::ceLayout(p, o.ceChunks, v == "push", v == "block"));
+              d.poisonRingInputs();
+              comm.barrier();
+              ring::Measured a;
+              a.t = ring::timeCollective(
+                  nccl, [&] { launchRing(k, d, clusters, mode, &ce, &alt); }, o.warmup, o.runs);
+              a.run = true;
+              checked(a, d.ringC.toHost(), ref);
+              row.ceVariants.push_back(
+                  {v + " (" + alt.describe(p, comm.rank()) + ")", a.ok ? a.t.median : -1});
+            }
+            // The same launches with the counters set but no copy (A is
+            // gathered already): the ring's cost without the copy engines'
+            // traffic on NVLink and in HBM.
             const ring::Timing t = ring::timeCollective(
-                nccl,
-                [&] { launchRing(k, d, clusters, mode, &ce, o.ceChunks, 0, /*copies=*/false); },
+                nccl, [&] { launchRing(k, d, clusters, mode, &ce, &run, 0, /*move=*/false); },
                 o.warmup, o.runs);
             row.ceNoCopyMs = t.median;
           }
@@ -535,6 +592,8 @@ int runBench(const Options &o, const tile::Communicator &comm, ring::Nccl &nccl)
       }
       allPass = allPass && row.ring.ok && row.ringCe.ok && row.floor.ok && row.ncclBlas.ok &&
                 row.floor.run;
+      for (const auto &v : row.ceVariants)
+        allPass = allPass && v.second > 0;
       for (RingMode mode : modes)
         allPass = allPass && (mode == RingMode::Sm ? row.ring : row.ringCe).run;
       rows.push_back(row);
@@ -558,9 +617,10 @@ int runHangTest(const Options &o, const tile::Communicator &comm) {
   if (o.mode == RingMode::Sm)
     return ringdrv::runHangTest(comm, [&] { launchRing(k, d, clusters); });
   ring::CeSide ce;
+  const CeRun run(comm, p, ceLayoutOf(o, p));
   return ringdrv::runHangTest(
-      comm, [&] { launchRing(k, d, clusters, o.mode, &ce, o.ceChunks); },
-      [&] { launchRing(k, d, clusters, o.mode, &ce, o.ceChunks, /*withhold=*/1); });
+      comm, [&] { launchRing(k, d, clusters, o.mode, &ce, &run); },
+      [&] { launchRing(k, d, clusters, o.mode, &ce, &run, /*withhold=*/1); });
 }
 
 } // namespace

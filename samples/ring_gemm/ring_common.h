@@ -2,7 +2,7 @@
 // ring_gemm_host_tests, ctest ring_gemm.host):
 //   - the problem (D ranks, shard rows MS, N, K) and the kernel's shape rule;
 //   - the semaphore count S = D * MS / 128 (one counter per 128-row block of
-//     every shard);
+//     every shard; the copy-engine form: one per copy, CeLayout);
 //   - the timing reduction of a collective run: every repetition takes as long
 //     as its slowest rank, the result is the median over repetitions;
 //   - tensor-core utilisation and the benchmark's markdown table
@@ -14,12 +14,15 @@
 
 #include "../gemm/gemm_common.h"
 
+#include <tile/distributed.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ring {
@@ -97,42 +100,110 @@ inline std::string cePtxName(DType d) {
 enum class RingMode { Sm, Ce };
 inline const char *modeName(RingMode m) { return m == RingMode::Sm ? "sm" : "ce"; }
 
-/// One copy-engine pull of the CE ring: rows [firstRow, firstRow + rows) of
-/// the gathered A, from the owner's part of the symmetric A into the same
-/// rows of this rank's, then counters [firstBlock, firstBlock + blocks) set
-/// to 1 (the 128-row blocks the copy brought; sem[src * RB + row_block]).
-struct CePull {
+/// How the CE ring's side streams move a shard (ring_gemm_ce.tile's host
+/// contract): `copies` copies per shard, `counters` counters per shard
+/// (S = D * counters; counter src * P + c covers the 128-row blocks b of
+/// shard src with b * P / RB == c), each copy followed by one write-value per
+/// counter it completes: a counter per 128-row block (counters == RB,
+/// ring_gemm --ce-counters block, the default) or one per copy (counters ==
+/// copies, --ce-counters copy: one write-value per copy, each a side-stream
+/// operation the next copy queues behind). `push`: each owner's side stream pushes its shard
+/// into its peers and sets their counters through their addresses, instead
+/// of each rank pulling from the owners.
+struct CeLayout {
+  bool push = false;
+  int64_t copies = 1, counters = 1; // per shard; 1 <= copies <= counters <= RB
+};
+/// --ce-chunks C: C copies a shard (at most one per block); C counters, or
+/// one per block.
+inline CeLayout ceLayout(const Problem &p, int chunks, bool push = false,
+                         bool counterPerBlock = false) {
+  const int64_t rb = std::max<int64_t>(1, p.ms / kRowBlock);
+  CeLayout l;
+  l.push = push;
+  l.copies = std::max<int64_t>(1, std::min<int64_t>(chunks, rb));
+  l.counters = counterPerBlock ? rb : l.copies;
+  return l;
+}
+/// The CE kernel's `semaphore[S]`: D * P.
+inline int64_t ceSemaphoreCount(const Problem &p, const CeLayout &l) {
+  return p.ranks * l.counters;
+}
+/// The counter ring_gemm_ce.tile waits on before it loads row block `block`
+/// (< RB) of shard `src`: src * P + block * P / RB.
+inline int64_t ceCounter(const Problem &p, const CeLayout &l, int64_t src, int64_t block) {
+  const int64_t rb = p.ms / kRowBlock;
+  return src * l.counters + block * l.counters / rb;
+}
+
+/// One copy of the CE ring, queued on a rank's side stream: rows [firstRow,
+/// firstRow + rows) of the gathered A, from `peer`'s part into the same rows
+/// of this rank's (a pull) or from this rank's into `peer`'s (a push), then
+/// counters [firstCounter, firstCounter + counters) set to 1 (this rank's
+/// for a pull, `peer`'s for a push).
+struct CeCopy {
   int peer = 0;
+  bool push = false;
   int64_t firstRow = 0, rows = 0;
-  int64_t firstBlock = 0, blocks = 0;
+  int64_t firstCounter = 0, counters = 0;
 };
 
-/// Rank `rank`'s pulls, in the order its kernel computes the shards: shard
-/// (rank - i) mod D from rank (rank - i) mod D for i = 1 .. D-1, each cut into
-/// `chunks` pieces of whole 128-row blocks (at most one piece per block). A
-/// shard is never pulled from anyone but its owner, so no pull waits for
-/// another and a rank's own shard (step 0) is never written.
-inline std::vector<CePull> cePulls(const Problem &p, int rank, int chunks) {
-  std::vector<CePull> pulls;
-  const int64_t d = p.ranks, rb = p.ms / kRowBlock;
-  if (d < 2 || rb < 1 || rank < 0 || rank >= d)
-    return pulls;
-  const int64_t pieces = std::max<int64_t>(1, std::min<int64_t>(chunks, rb));
+/// Rank `rank`'s copies, in the order their receivers compute them. A pull
+/// brings shard (rank - i) mod D from its owner for i = 1 .. D-1; a push
+/// sends this rank's shard to rank (rank + i) mod D, which computes it at
+/// step i. Each shard in `l.copies` pieces of whole counters (and so of
+/// whole 128-row blocks). A shard only ever leaves its owner, so no copy
+/// waits for another, and a rank's own shard (step 0) is never written.
+inline std::vector<CeCopy> ceCopies(const Problem &p, int rank, const CeLayout &l) {
+  std::vector<CeCopy> out;
+  const int64_t d = p.ranks, rb = p.ms / kRowBlock, pc = l.counters, q = l.copies;
+  if (d < 2 || rb < 1 || rank < 0 || rank >= d || q < 1 || pc < q || pc > rb)
+    return out;
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   for (int64_t i = 1; i < d; ++i) {
-    const int64_t src = (rank - i + d) % d;
-    for (int64_t c = 0; c < pieces; ++c) {
-      // Blocks [c * rb / pieces, (c + 1) * rb / pieces): sizes differ by at most one.
-      const int64_t b0 = c * rb / pieces, b1 = (c + 1) * rb / pieces;
-      CePull q;
-      q.peer = int(src);
-      q.firstBlock = src * rb + b0;
-      q.blocks = b1 - b0;
-      q.firstRow = q.firstBlock * kRowBlock;
-      q.rows = q.blocks * kRowBlock;
-      pulls.push_back(q);
+    const int64_t src = l.push ? rank : (rank - i + d) % d;
+    const int64_t peer = l.push ? (rank + i) % d : src;
+    for (int64_t c = 0; c < q; ++c) {
+      // Counters [c0, c1) of the shard (sizes differ by at most one); counter
+      // j's blocks are [ceil(j RB / P), ceil((j + 1) RB / P)).
+      const int64_t c0 = ceilDiv(c * pc, q), c1 = ceilDiv((c + 1) * pc, q);
+      const int64_t b0 = ceilDiv(c0 * rb, pc), b1 = ceilDiv(c1 * rb, pc);
+      CeCopy x;
+      x.peer = int(peer);
+      x.push = l.push;
+      x.firstRow = (src * rb + b0) * kRowBlock;
+      x.rows = (b1 - b0) * kRowBlock;
+      x.firstCounter = src * pc + c0;
+      x.counters = c1 - c0;
+      out.push_back(x);
     }
   }
-  return pulls;
+  return out;
+}
+/// Queues `copies` (ceCopies) of rows of `rowElems` elements of `a` on
+/// `stream`, each followed by its counters in `sem` (this rank's after a
+/// pull, the receiver's after a push: one write-value per counter, in stream
+/// order after the copy). `withhold` copies at the end are left out (the
+/// planted hang); without `move` only the counters are set. The side stream
+/// of ring_ce.h runs this; the runtime's fake-driver tests check the calls.
+inline void queueCeCopies(const std::vector<CeCopy> &copies, size_t rowElems,
+                          const tile::SymmetricBuffer<uint16_t> &a, const tile::Semaphores &sem,
+                          CUstream stream, size_t withhold = 0, bool move = true) {
+  const size_t n = withhold < copies.size() ? copies.size() - withhold : 0;
+  for (size_t i = 0; i < n; ++i) {
+    const CeCopy &q = copies[i];
+    const size_t first = size_t(q.firstRow) * rowElems, count = size_t(q.rows) * rowElems;
+    if (move && q.push)
+      a.pushAsync(q.peer, first, count, stream);
+    else if (move)
+      a.pullAsync(q.peer, first, count, stream);
+    for (int64_t c = q.firstCounter; c < q.firstCounter + q.counters; ++c) {
+      if (q.push)
+        sem.setPeerAsync(q.peer, uint32_t(c), 1, stream);
+      else
+        sem.setAsync(uint32_t(c), 1, stream);
+    }
+  }
 }
 inline std::string floorPtxName(DType d) { return gemm::ptxName(d, /*multicast=*/true); }
 
@@ -248,6 +319,9 @@ struct BenchRow {
   double allGatherGBs = -1;               // bytes each rank receives / all-gather alone, GB/s
   int64_t clusters = 0, unitsPerStep = 0; // the ring's grid and work per step
   double ceNoCopyMs = -1; // diagnostic: the CE ring with its counters set but no copies
+  // Diagnostics: the CE ring in other layouts (--ce-compare): what, median ms
+  // (-1: its result failed the check).
+  std::vector<std::pair<std::string, double>> ceVariants;
 };
 
 inline std::string fmt(const char *f, double x) {
@@ -347,6 +421,14 @@ inline std::string benchTable(const std::vector<BenchRow> &rows, const std::stri
          << fmt("%.1f", r.ceNoCopyMs * 1e3) << " us"
          << (r.floor.run ? ", " + fmt("%.3f", r.ceNoCopyMs / r.floor.t.median) + " x the floor"
                          : std::string())
+         << "\n";
+    for (const auto &v : r.ceVariants)
+      md << "- " << gemm::dtypeName(p.dtype) << " MS=" << p.ms << " CE ring, " << v.first << ": "
+         << (v.second > 0 ? fmt("%.1f us", v.second * 1e3) +
+                                (r.floor.run ? ", " + fmt("%.3f", v.second / r.floor.t.median) +
+                                                   " x the floor"
+                                             : std::string())
+                          : std::string("its result FAILED the check"))
          << "\n";
     if (!r.ring.ok || !r.ringCe.ok || !r.floor.ok || !r.ncclBlas.ok)
       md << "- PROBLEM: " << gemm::dtypeName(p.dtype) << " " << p.shape()

@@ -18,7 +18,7 @@
 #      of the ring (--modes sm,ce):
 #      OUTDIR/rs_d2.md, rs_d4.md (docs/perf/ring_gemm_rs.md), ag_d2.md,
 #      ag_d4.md (docs/perf/ring_gemm.md); all also in OUTDIR/tables.md
-#   5. memcheck of both rings at D = 4 on 256^3, both forms
+#   5. memcheck of both rings at D = 4 (D = 2 on 2 GPUs) on 256^3, both forms
 # With fewer than 4 GPUs the D = 4 steps are skipped (and say so). Logs in
 # OUTDIR, and all of them with the tables in OUTDIR/rings_logs.tar.gz (a GPU
 # run may return only a few files); a summary is printed last; exit 1 if
@@ -31,7 +31,9 @@
 # RINGS_CTEST (the ctest -R regex; default: the host tests, rejections,
 # ptxas -v and the planted hangs at D = 2); RINGS_CHECK_TIMEOUT (s, default
 # 120) and RINGS_BENCH_TIMEOUT (s, default 180) bound each check and benchmark;
-# RINGS_RUNS / RINGS_WARMUP (default 30 / 10) the benchmarks' repetitions.
+# RINGS_RUNS / RINGS_WARMUP (default 30 / 10) the benchmarks' repetitions;
+# RINGS_AG_COMPARE (default pull,push) the all-gather CE layouts timed
+# beside its ring (ring_gemm --ce-compare).
 set -u
 OUT=${1:?usage: rings_gpu_run.sh OUTDIR}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -106,6 +108,9 @@ chk "ag ce check D=2 1024x4096x4096 f16" 2 "$AG" --check --mode ce --dtype f16
 chk "ag ce check D=2 512x768x2112 bf16, 4 clusters" 2 "$AG" --check --mode ce --ms 512 --n 768 --k 2112 --dtype bf16 --clusters 4
 chk "ag ce check D=4 1024x4096x4096 bf16" 4 "$AG" --check --mode ce --dtype bf16
 chk "ag ce check D=4 512x768x2112 f16, 3 chunks" 4 "$AG" --check --mode ce --ms 512 --n 768 --k 2112 --dtype f16 --ce-chunks 3
+chk "ag ce check D=2 1024x4096x4096 bf16, pushed" 2 "$AG" --check --mode ce --dtype bf16 --ce-push
+chk "ag ce check D=4 1024x4096x4096 f16, one counter a copy" 4 "$AG" --check --mode ce --dtype f16 --ce-counters copy
+chk "ag ce check D=4 512x768x2112 bf16, pushed in 3 chunks, one counter a copy" 4 "$AG" --check --mode ce --ms 512 --n 768 --k 2112 --dtype bf16 --ce-push --ce-chunks 3 --ce-counters copy
 # The planted hang at D = 4: ranks 0 .. 2 report (exit 3 wanted).
 hang() {
   local name=$1 prog=$2 ptx=$3; shift 3
@@ -146,22 +151,27 @@ bench() {
 }
 bench "rs bench D=2" 2 "$OUT/rs_d2.md" "$RS" --modes sm,ce
 bench "rs bench D=4" 4 "$OUT/rs_d4.md" "$RS" --modes sm,ce
-bench "ag bench D=2" 2 "$OUT/ag_d2.md" "$AG" --modes sm,ce
-bench "ag bench D=4" 4 "$OUT/ag_d4.md" "$AG" --modes sm,ce
+# The all-gather's CE ring also with one counter per copy, pulled and pushed,
+# as lines under its table (its default: a counter per 128-row block).
+bench "ag bench D=2" 2 "$OUT/ag_d2.md" "$AG" --modes sm,ce --ce-compare "${RINGS_AG_COMPARE:-pull,push}"
+bench "ag bench D=4" 4 "$OUT/ag_d4.md" "$AG" --modes sm,ce --ce-compare "${RINGS_AG_COMPARE:-pull,push}"
 
 MC=$OUT/memcheck.log
 : > "$MC"
+# D = 4 (D = 2 on a 2-GPU machine, named so).
+MCD=4
+[ "$NGPU" -lt 4 ] && MCD=2
 for what in "$RS" "$RS --mode ce" "$AG" "$AG --mode ce"; do
   read -r prog mode <<< "$what"
-  name="memcheck $(basename "$prog")${mode:+ $mode} D=4"
+  name="memcheck $(basename "$prog")${mode:+ $mode} D=$MCD"
   want "$name" || continue
-  if [ "$NGPU" -lt 4 ] || ! command -v compute-sanitizer > /dev/null 2>&1; then
+  if [ "$NGPU" -lt 2 ] || ! command -v compute-sanitizer > /dev/null 2>&1; then
     sum "$name: skipped"; continue
   fi
   note "$name"
   echo "===== $name 256^3" >> "$MC"
   # shellcheck disable=SC2086 # $mode: "--mode ce" or nothing
-  if timeout -k 5 150 "$RUN" -n 4 compute-sanitizer --tool memcheck --report-api-errors no \
+  if timeout -k 5 150 "$RUN" -n "$MCD" compute-sanitizer --tool memcheck --report-api-errors no \
        --print-limit 20 --error-exitcode 99 "$prog" --check --ms 256 --n 256 --k 256 --dtype f16 \
        --repeat 2 $mode >> "$MC" 2>&1; then
     sum "$name 256^3: 0 errors"

@@ -1,8 +1,9 @@
 // tile/distributed.h against the fake driver and a fake libnccl.so.2
 // (fakenccl/FakeNccl.cpp): NCCL-mode bootstrap, symmetric windows and peers'
 // addresses (through the runtime's ncclGetLsaPointer helper kernel, which the
-// fake driver runs on the host), the errors naming the rank, and the in-process
-// mode with peer access.
+// fake driver runs on the host), the errors naming the rank, the in-process
+// mode with peer access, and the copy-engine ring's side stream as the
+// all-gather sample queues it.
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "FakeNcclSupport.h"
 #include "Nccl.h"
+#include "ring_gemm/ring_common.h"
 #include "tile/distributed.h"
 
 namespace {
@@ -496,5 +498,81 @@ TEST_CASE("NCCL mode: a strided copy-engine push (a column range of rows)", "[di
     CHECK(e.call() == "cuMemcpy2DAsync");
     CHECK_THAT(e.what(), Catch::Contains("cuMemcpy2DAsync failed") && Catch::EndsWith("[rank 1]"));
     fake().streamOpResult = CUDA_SUCCESS;
+  }
+}
+
+// The copy-engine all-gather ring's side stream (samples/ring_gemm,
+// ring::queueCeCopies) through the runtime against the fake driver: one
+// write-value a copy, on the counter the kernel computes for its blocks.
+TEST_CASE("the CE all-gather ring's side stream: one counter a copy, pulled or pushed",
+          "[distributed]") {
+  resetAll(2);
+  tile::Communicator c = tile::Communicator::fromBootstrap(rankOf2(1));
+  const CUstream side = reinterpret_cast<CUstream>(uintptr_t(0x5200));
+  ring::Problem p;
+  p.ranks = 2;
+  p.ms = 512; // 4 blocks of 128 rows a shard
+  p.k = 64;
+  const size_t rowBytes = size_t(p.k) * 2;
+  {
+    tile::SymmetricBuffer<uint16_t> a(c, size_t(p.mg() * p.k));
+    // 3 pieces of shard 0 (blocks [0, 2), [2, 3), [3, 4)): 3 pulls, 3 counters.
+    const ring::CeLayout three = ring::ceLayout(p, 3);
+    tile::Semaphores sem(c, uint32_t(ring::ceSemaphoreCount(p, three)));
+    CHECK(sem.count() == 6);
+    size_t at = fake().streamOps.size();
+    ring::queueCeCopies(ring::ceCopies(p, 1, three), size_t(p.k), a, sem, side);
+    REQUIRE(fake().streamOps.size() == at + 6);
+    const int64_t firstBlock[] = {0, 2, 3}, blocks[] = {2, 1, 1};
+    for (int i = 0; i < 3; ++i) {
+      const FakeState::StreamOp &copy = fake().streamOps[at + 2 * size_t(i)];
+      const FakeState::StreamOp &flag = fake().streamOps[at + 2 * size_t(i) + 1];
+      CHECK(copy.what == "cuMemcpyAsync");
+      CHECK(copy.src == a.peerPtr(0) + size_t(firstBlock[i]) * 128 * rowBytes);
+      CHECK(copy.dst == a.ptr() + size_t(firstBlock[i]) * 128 * rowBytes);
+      CHECK(copy.bytes == size_t(blocks[i]) * 128 * rowBytes);
+      CHECK(copy.stream == side);
+      CHECK(flag.what == "cuStreamWriteValue32");
+      // Shard 0's counter i: the one ring_gemm_ce.tile waits on for these blocks.
+      CHECK(flag.dst == sem.ptr() + 8 * size_t(ring::ceCounter(p, three, 0, firstBlock[i])));
+      CHECK(flag.dst == sem.ptr() + 8 * size_t(i));
+      CHECK(flag.value == 1);
+      CHECK(flag.flags == CU_STREAM_WRITE_VALUE_DEFAULT);
+      CHECK(flag.stream == side);
+    }
+    // The planted hang withholds the last copy and its counter; the
+    // benchmark's no-copy diagnostic sets the counters only.
+    at = fake().streamOps.size();
+    ring::queueCeCopies(ring::ceCopies(p, 1, three), size_t(p.k), a, sem, side, 1);
+    CHECK(fake().streamOps.size() == at + 4);
+    at = fake().streamOps.size();
+    ring::queueCeCopies(ring::ceCopies(p, 1, three), size_t(p.k), a, sem, side, 0, false);
+    REQUIRE(fake().streamOps.size() == at + 3);
+    for (size_t i = at; i < at + 3; ++i)
+      CHECK(fake().streamOps[i].what == "cuStreamWriteValue32");
+
+    // Pushed whole: this rank's shard (rows [512, 1024)) into rank 0, then
+    // rank 0's counter 1 (shard 1's only one) through its address.
+    const ring::CeLayout push = ring::ceLayout(p, 1, /*push=*/true);
+    tile::Semaphores one(c, uint32_t(ring::ceSemaphoreCount(p, push)));
+    CHECK(one.count() == 2);
+    at = fake().streamOps.size();
+    ring::queueCeCopies(ring::ceCopies(p, 1, push), size_t(p.k), a, one, side);
+    REQUIRE(fake().streamOps.size() == at + 2);
+    const FakeState::StreamOp &sent = fake().streamOps[at];
+    CHECK(sent.what == "cuMemcpyAsync");
+    CHECK(sent.src == a.ptr() + 512 * rowBytes);
+    CHECK(sent.dst == a.peerPtr(0) + 512 * rowBytes);
+    CHECK(sent.bytes == 512 * rowBytes);
+    const FakeState::StreamOp &peerFlag = fake().streamOps[at + 1];
+    CHECK(peerFlag.what == "cuStreamWriteValue32");
+    CHECK(peerFlag.dst == one.ptr() - k4G + 8 * 1);
+
+    // The earlier layout (a counter per 128-row block): one pull, 4 writes.
+    const ring::CeLayout perBlock = ring::ceLayout(p, 1, false, /*counterPerBlock=*/true);
+    tile::Semaphores four(c, uint32_t(ring::ceSemaphoreCount(p, perBlock)));
+    at = fake().streamOps.size();
+    ring::queueCeCopies(ring::ceCopies(p, 1, perBlock), size_t(p.k), a, four, side);
+    CHECK(fake().streamOps.size() == at + 5);
   }
 }
