@@ -1,8 +1,9 @@
 //===- SemaImpl.h - the checker's internal state (private) -------*- C++ -*-===//
 //
-// Split over Sema.cpp (kernels, statements, scopes, shared memory),
-// SemaExpr.cpp (expressions and literal adaptation) and SemaCall.cpp
-// (builtins, orders and scopes).
+// Split over Sema.cpp (kernels, statements, scopes), SemaShared.cpp (shared
+// arrays, mbarriers, the static shared-memory total), SemaExpr.cpp
+// (expressions and literal adaptation), SemaCall.cpp (builtins, orders and
+// scopes) and one file per construct family.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_FRONTEND_SEMAIMPL_H
@@ -39,16 +40,18 @@ public:
   void checkBlock(Block &block, bool kernelTopLevel);
   void checkStmt(StmtAST &s, bool kernelTopLevel);
   void checkLet(LetStmt &s);
-  void checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel);
-  void checkMBarrier(MBarrierStmt &s, bool kernelTopLevel);
-  /// Places `bytes` of static shared memory at the next 16-byte aligned offset;
-  /// reports (at loc) and returns false when the kernel goes over the limit.
-  bool addStaticSmem(const Location &loc, int64_t bytes, int64_t align = 16);
   /// The kernel-wide mbarrier checks, once the body is checked: wait without
   /// arrive, expect_tx bytes vs store_async sizes; default wait scopes.
   void checkMBarrierUses();
   void checkAssign(AssignStmt &s);
   void checkFor(ForStmt &s);
+
+  // ---- SemaShared.cpp: shared arrays and mbarriers
+  void checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel);
+  void checkMBarrier(MBarrierStmt &s, bool kernelTopLevel);
+  /// Places `bytes` of static shared memory at the next 16-byte aligned offset;
+  /// reports (at loc) and returns false when the kernel goes over the limit.
+  bool addStaticSmem(const Location &loc, int64_t bytes, int64_t align = 16);
   bool checkCountExpr(ExprAST &e, const std::string &what = "shared array size");
   /// The one constant evaluator: integer and boolean literals, unary and
   /// binary operators (comparisons and logic give 0/1), casts (no
