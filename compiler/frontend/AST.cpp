@@ -96,6 +96,37 @@ bool isComparison(BinaryOp op) {
          op == BinaryOp::Gt || op == BinaryOp::Ge;
 }
 
+void forEachOperand(const ExprAST &e, const std::function<void(const ExprAST &)> &f) {
+  if (auto *u = e.as<UnaryExpr>()) {
+    f(*u->operand);
+  } else if (auto *b = e.as<BinaryExpr>()) {
+    f(*b->lhs);
+    f(*b->rhs);
+  } else if (auto *c = e.as<CastExpr>()) {
+    f(*c->operand);
+  } else if (auto *ix = e.as<IndexExpr>()) {
+    f(*ix->base);
+    f(*ix->index);
+    for (const ExprPtr &m : ix->moreIndices)
+      f(*m);
+  } else if (auto *m = e.as<MemberExpr>()) {
+    f(*m->base);
+  } else if (auto *v = e.as<VectorExpr>()) {
+    for (const ExprPtr &x : v->elems)
+      f(*x);
+  } else if (auto *call = e.as<CallExpr>()) {
+    for (const ExprPtr &a : call->args)
+      f(*a);
+    for (const NamedArg &na : call->namedArgs)
+      if (na.expr)
+        f(*na.expr);
+  } else if (auto *sel = e.as<SelectExpr>()) {
+    f(*sel->cond);
+    f(*sel->trueValue);
+    f(*sel->falseValue);
+  }
+}
+
 namespace {
 struct BuiltinName {
   Builtin b;

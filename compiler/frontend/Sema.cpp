@@ -64,6 +64,10 @@ bool Sema::run(ModuleAST &module) {
       diags_.note(k->loc, "kernel '" + k->name + "' is here");
     }
   }
+  if (!diags_.hasErrors() && uncheckedExpr_)
+    error(*uncheckedExpr_, "tilec could not check this expression",
+          "this is a gap in tilec's checker: please report it with this file; writing "
+          "the expression as a statement of its own may avoid it");
   return diags_.numErrors() == errorsBefore && !diags_.hasErrors();
 }
 
@@ -559,7 +563,7 @@ void Sema::checkAssign(AssignStmt &s) {
 void Sema::checkFor(ForStmt &s) {
   Type t = Type::invalid();
   if (s.forKind == ForKind::Range) {
-    t = unify(s.start, s.end, s.loc, "loop bounds");
+    t = unify(s.start, s.end, s.loc, "the loop bounds");
     if (t.kind == Type::UntypedFloat) {
       // `0 .. 1.5`: both literals take the float type (an integer literal in
       // a float context is a float), so the integer check below reports it.

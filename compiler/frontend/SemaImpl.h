@@ -129,6 +129,9 @@ public:
   Type finalize(ExprPtr &e);
   /// Makes two operands agree (literal adaptation); invalid on mismatch.
   Type unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::string &what);
+  /// Reports (at e) a call that returns no value used as an operand of
+  /// `what`; false then.
+  bool checkHasValue(const ExprAST &e, const Type &t, const std::string &what);
   Type inferUnary(UnaryExpr &e);
   Type inferBinary(BinaryExpr &e);
   Type inferCast(CastExpr &e);
@@ -404,6 +407,10 @@ public:
 
   DiagnosticEngine &diags_;
   const CheckOptions &opts_;
+  /// The first expression whose check failed without a diagnostic (a gap in
+  /// a check): a file that reports no error but has one does not compile
+  /// (Sema::run), so no unchecked expression reaches MLIRGen.
+  std::optional<Location> uncheckedExpr_;
   KernelAST *kernel_ = nullptr;
   std::vector<std::unordered_map<std::string, Decl *>> scopes_;
   int nextId_ = 0;

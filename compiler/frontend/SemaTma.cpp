@@ -79,33 +79,51 @@ void Sema::checkTensorParams() {
 }
 
 namespace {
-void collectCopyTiles(const ExprAST &e, std::unordered_set<std::string> &names);
+void collectCopyTiles(const Block &b, std::unordered_set<std::string> &names);
+/// The tiles named by copy_async anywhere in `e`: a copy nested in another
+/// expression (`let x = copy_async(..)`, an operand) is checked like one
+/// written as a statement, which then reports that it has no value.
+void collectCopyTiles(const ExprAST &e, std::unordered_set<std::string> &names) {
+  if (auto *c = e.as<CallExpr>(); c && c->callee == "copy_async")
+    for (const ExprPtr &a : c->args)
+      if (auto *v = a->as<VarRefExpr>())
+        names.insert(v->name);
+  forEachOperand(e, [&](const ExprAST &x) { collectCopyTiles(x, names); });
+}
 void collectCopyTiles(const Block &b, std::unordered_set<std::string> &names) {
+  auto expr = [&](const ExprPtr &e) {
+    if (e)
+      collectCopyTiles(*e, names);
+  };
   for (const StmtPtr &s : b) {
-    if (auto *es = s->as<ExprStmtAST>())
-      collectCopyTiles(*es->expr, names);
-    else if (auto *f = s->as<ForStmt>())
+    if (auto *es = s->as<ExprStmtAST>()) {
+      expr(es->expr);
+    } else if (auto *l = s->as<LetStmt>()) {
+      expr(l->init);
+    } else if (auto *a = s->as<AssignStmt>()) {
+      expr(a->target);
+      expr(a->value);
+    } else if (auto *r = s->as<ReturnStmt>()) {
+      expr(r->value);
+    } else if (auto *f = s->as<ForStmt>()) {
+      expr(f->start);
+      expr(f->end);
+      expr(f->step);
       collectCopyTiles(f->body, names);
-    else if (auto *w = s->as<WhileStmt>())
+    } else if (auto *w = s->as<WhileStmt>()) {
+      expr(w->cond);
       collectCopyTiles(w->body, names);
-    else if (auto *i = s->as<IfStmt>()) {
+    } else if (auto *i = s->as<IfStmt>()) {
+      expr(i->cond);
       collectCopyTiles(i->thenBody, names);
       collectCopyTiles(i->elseBody, names);
     } else if (auto *g = s->as<WarpgroupsStmt>()) {
-      for (const auto &r : g->roles)
-        collectCopyTiles(r->body, names);
-    } else if (auto *a = s->as<RingAccessStmt>()) {
-      collectCopyTiles(a->body, names);
+      for (const auto &role : g->roles)
+        collectCopyTiles(role->body, names);
+    } else if (auto *ra = s->as<RingAccessStmt>()) {
+      collectCopyTiles(ra->body, names);
     }
   }
-}
-void collectCopyTiles(const ExprAST &e, std::unordered_set<std::string> &names) {
-  auto *c = e.as<CallExpr>();
-  if (!c || c->callee != "copy_async")
-    return;
-  for (const ExprPtr &a : c->args)
-    if (auto *v = a->as<VarRefExpr>())
-      names.insert(v->name);
 }
 
 /// Whether `e` is `thread_id(..) == K`, `role_thread_id() == K`,
