@@ -79,7 +79,6 @@ void Sema::checkTensorParams() {
 }
 
 namespace {
-void collectCopyTiles(const Block &b, std::unordered_set<std::string> &names);
 /// The tiles named by copy_async anywhere in `e`: a copy nested in another
 /// expression (`let x = copy_async(..)`, an operand) is checked like one
 /// written as a statement, which then reports that it has no value.
@@ -89,41 +88,6 @@ void collectCopyTiles(const ExprAST &e, std::unordered_set<std::string> &names) 
       if (auto *v = a->as<VarRefExpr>())
         names.insert(v->name);
   forEachOperand(e, [&](const ExprAST &x) { collectCopyTiles(x, names); });
-}
-void collectCopyTiles(const Block &b, std::unordered_set<std::string> &names) {
-  auto expr = [&](const ExprPtr &e) {
-    if (e)
-      collectCopyTiles(*e, names);
-  };
-  for (const StmtPtr &s : b) {
-    if (auto *es = s->as<ExprStmtAST>()) {
-      expr(es->expr);
-    } else if (auto *l = s->as<LetStmt>()) {
-      expr(l->init);
-    } else if (auto *a = s->as<AssignStmt>()) {
-      expr(a->target);
-      expr(a->value);
-    } else if (auto *r = s->as<ReturnStmt>()) {
-      expr(r->value);
-    } else if (auto *f = s->as<ForStmt>()) {
-      expr(f->start);
-      expr(f->end);
-      expr(f->step);
-      collectCopyTiles(f->body, names);
-    } else if (auto *w = s->as<WhileStmt>()) {
-      expr(w->cond);
-      collectCopyTiles(w->body, names);
-    } else if (auto *i = s->as<IfStmt>()) {
-      expr(i->cond);
-      collectCopyTiles(i->thenBody, names);
-      collectCopyTiles(i->elseBody, names);
-    } else if (auto *g = s->as<WarpgroupsStmt>()) {
-      for (const auto &role : g->roles)
-        collectCopyTiles(role->body, names);
-    } else if (auto *ra = s->as<RingAccessStmt>()) {
-      collectCopyTiles(ra->body, names);
-    }
-  }
 }
 
 /// Whether `e` is `thread_id(..) == K`, `role_thread_id() == K`,
@@ -194,7 +158,7 @@ bool Sema::checkPlainArrayUse(const ExprAST &e, const char *what) {
 }
 
 void Sema::collectTmaTileNames(const Block &body) {
-  collectCopyTiles(body, tmaTileNames_);
+  forEachExprIn(body, [&](const ExprAST &e) { collectCopyTiles(e, tmaTileNames_); });
   collectMmaTileNames(body); // SemaMma.cpp: mma operands are read with the tile layout
 }
 
