@@ -398,23 +398,41 @@ inline Choice persistentWaves(const Problem &p, int sms) {
 
 // gemm_m64 where its clusters of two 64 x 128 tiles sharing B fill the
 // SMs in one round (3/4 of the SMs <= 2 ceil(M / 128) ceil(N / 128) CTAs
-// <= SMs), M = 129..256, K-major B, at most 128 k steps: cuBLAS's tiling at
-// 256 x 4096 x 4096 (128 x 64 in its column-major terms, 1 x 2 clusters
+// <= SMs), M = 81..256, K-major B: cuBLAS's tiling at 256 x 4096 x 4096 and
+// 128 x 8192 x 8192 (128 x 64 in its column-major terms, 1 x 2 clusters
 // along M) with one m64n128k16 wgmma per 64 x 128 x 16 product, where a
 // 128 x 64 tile issues two m64n64k16 (8 KB of shared memory read against
-// 6 KB).
+// 6 KB). H200 (docs/perf/gemm.md), f16 under --tune: 256 x 4096 x 4096
+// 18.7 us (the skinny pairs at MT 128: 21.0 under ncu against 18.2),
+// 256 x 4096 x 14336 51.6 (split-K x2 at BN 128: 54.5), 128 x 8192 x 8192
+// 38.5 (split-K at BN 64: 42.2). At M <= 128 and N <= 4224 the skinny
+// pairs win (128 x 4096 x 4096: 13.7 against 15.3) and their rule takes
+// them (at M <= 128 such N never fill the SMs with these pairs).
 inline bool m64Fits(const Problem &p, int sms) {
   const int64_t ctas = persistentUnits(p, kM64Bn, 2, kTileM64) * 2;
-  return p.m > 128 && p.m <= 256 && p.bmajor == BMajor::K && ctas <= sms &&
-         ctas * 4 >= 3 * int64_t(sms) && kSteps(p) <= 128;
+  return p.m > 80 && p.m <= 256 && p.bmajor == BMajor::K && ctas <= sms &&
+         ctas * 4 >= 3 * int64_t(sms);
+}
+// The persistent kernel at BN 128 (6 stages, pairs of row tiles sharing B)
+// where its 128 x 128 tiles fill the SMs in one round, M = 129..256,
+// K-major B: cuBLAS's 128 x 128 x 6 in 2 x 1 clusters at 256 x 8192 x 8192.
+// H200 (docs/perf/gemm.md): 55.7 us f16 / 52.8 bf16 under --tune against
+// 58.0 / 56.7 for split-K at BN 128 with its A-multicast pair.
+inline bool wide128Fits(const Problem &p, int sms) {
+  const int64_t tiles = outputTiles(p, 128);
+  return p.m > 128 && p.m <= 256 && p.bmajor == BMajor::K && tiles <= sms &&
+         tiles * 4 >= 3 * int64_t(sms);
 }
 
 // First match wins. "Fills" = at least 3/4 of the SMs get a CTA at once.
 inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
-      {"M = 129..256, B K-major, clusters of two 64 x 128 tiles sharing B fill the SMs in one "
-       "round, at most 128 k steps: persistent, 64-row tiles, BN 128, cluster 2 (B multicast)",
+      {"M = 81..256, B K-major, clusters of two 64 x 128 tiles sharing B fill the SMs in one "
+       "round: persistent, 64-row tiles, BN 128, cluster 2 (B multicast)",
        m64Fits, [](const Problem &, int) { return persistentM64(2); }},
+      {"M = 129..256, B K-major, 128 x 128 tiles fill the SMs in one round: persistent, BN 128, "
+       "cluster 2 (B multicast)",
+       wide128Fits, [](const Problem &p, int) { return persistentWith(128, p.bmajor); }},
       {"M = 41..256, B K-major, 64-wide skinny tiles in clusters of two row tiles no more than "
        "the SMs (M <= 128 or at most 128 k steps): skinny (C^T) 64 columns wide, cluster 2 (B "
        "multicast), the smallest MT whose two row tiles cover M, splits to fill the SMs",

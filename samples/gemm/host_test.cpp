@@ -268,7 +268,25 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.variant == Variant::Persistent);
   CHECK(c.mt == 64);
   CHECK(pick(256, 2048, 4096).variant != Variant::Persistent); // 64 CTAs: half the SMs
-  CHECK(pick(256, 4096, 14336).mt != 64);                      // 224 k steps
+  CHECK(pick(256, 4096, 14336).mt == 64);                      // any K
+  c = pick(128, 8192, 8192); // M = 81..128: one row of clusters, 2 x 64 CTAs
+  CHECK(c.variant == Variant::Persistent);
+  CHECK(c.mt == 64);
+  CHECK(pick(81, 8192, 4096).mt == 64);
+  CHECK(pick(80, 8192, 4096).variant == Variant::Skinny); // M <= 80: the skinny kernel
+  CHECK(pick(128, 4096, 4096).variant == Variant::Skinny); // 2 x 32 CTAs: the skinny pairs
+  // M = 129..256, 128 x 128 tiles filling the SMs in one round: the
+  // persistent kernel at BN 128, cluster 2.
+  c = pick(256, 8192, 8192); // 2 x 64 tiles
+  CHECK(c.variant == Variant::Persistent);
+  CHECK(c.bn == 128);
+  CHECK(c.mt == 0);
+  CHECK(c.stages == 6);
+  CHECK(c.cluster == 2);
+  CHECK(c.why.find("128 x 128 tiles fill the SMs") != std::string::npos);
+  CHECK(pick(128, 8192, 8192).mt == 64); // M <= 128: the 64-row tiles
+  CHECK(ruleChoice(Problem{256, 8192, 8192, DType::F16, BMajor::MN}, sms).variant ==
+        Variant::SplitK);
   CHECK(ruleChoice(Problem{256, 4096, 4096, DType::F16, BMajor::MN}, sms).mt == 0);
   c = pick(250, 4000, 4000); // 63 k steps, 2 x 32 units
   CHECK(c.mt == 64);
@@ -291,11 +309,12 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.splits == 1);
   CHECK(pick(65, 4096, 4096).mt == 40);
   CHECK(pick(40, 4096, 4096).cluster == 1); // M <= 40: one row tile
-  CHECK(pick(256, 8192, 4096).variant == Variant::SplitK); // 2 x 128 CTAs: more than the SMs
+  CHECK(pick(256, 8192, 4096).bn == 128); // 2 x 128 skinny CTAs: more than the SMs
+  CHECK(pick(256, 8192, 4096).variant == Variant::Persistent); // 128 tiles of 128 x 128
   // Decode shapes, B K-major, 128 x 64 tiles no more than the SMs (and no
   // pair of skinny row tiles that fits): split-K's BN 64 instance (8 stages,
   // one CTA per SM), splits to fill the SMs.
-  c = pick(128, 8192, 8192); // 128 k steps per CTA: the narrow tile
+  c = pick(128, 6144, 8192); // 96 tiles, 128 k steps per CTA: the narrow tile
   CHECK(c.variant == Variant::SplitK);
   CHECK(c.bn == 64);
   CHECK(c.stages == 8);
@@ -308,7 +327,8 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.splits == 2);
   // More than 128 k steps per CTA: split-K at BN 128, its cluster where M
   // has 2 row tiles.
-  c = pick(256, 4096, 14336); // 224 steps at BN 64 x1; BN 128: 64 tiles x2
+  c = pick(256, 3072, 14336); // 224 steps at BN 64 x1; BN 128: 48 tiles x2
+  CHECK(c.variant == Variant::SplitK);
   CHECK(c.bn == 128);
   CHECK(c.splits == 2);
   CHECK(c.cluster == 2); // 2 row tiles: the pairs share A
@@ -316,7 +336,7 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(ruleChoice(Problem{256, 128, 4096, DType::F16, BMajor::MN}, sms).cluster == 1);
   CHECK(ruleChoice(Problem{256, 256, 4096, DType::F16, BMajor::MN}, sms).cluster == 2);
   // More than the SMs in 64-wide tiles: split-K, BN 128, 6 stages.
-  c = pick(256, 8192, 8192); // 256 tiles of 64, 128 of 128
+  c = pick(256, 5120, 8192); // 160 tiles of 64, 80 of 128
   CHECK(c.variant == Variant::SplitK);
   CHECK(c.bn == 128);
   CHECK(c.stages == 6);
@@ -365,7 +385,7 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(pick(16, 3000, 5000).splits == 5); // 24 tiles
   CHECK(pick(65, 8192, 4096).mt == 80);
   CHECK(pick(81, 4096, 4096).mt == 64); // a pair of MT 64
-  CHECK(pick(81, 8192, 4096).variant == Variant::SplitK);
+  CHECK(pick(81, 8192, 4096).variant == Variant::Persistent); // the 64-row tiles
   CHECK(ruleChoice(Problem{16, 4096, 4096, DType::F16, BMajor::MN}, sms).variant ==
         Variant::SplitK); // the skinny kernel takes B K-major only
   CHECK(pick(16, 14336, 4096).splits == 1);     // 112 tiles fill the SMs alone
