@@ -1,7 +1,8 @@
 // samples/gemm: which kernel computes a shape, decided on the host with no
 // device (README.md, "Choosing the kernel"):
 //   - the variants: the persistent kernel (gemm / gemm_bmn, BN 256 or 128,
-//     gemm also 224 and 192; cluster 2 with B multicast or cluster 1, 4 stages),
+//     gemm also 224 and 192; cluster 2 with B multicast or cluster 1, 4 stages;
+//     gemm_m64, 64-row tiles at BN 128 or 256, K-major B),
 //     split-K (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits,
 //     cluster 2 with A multicast or cluster 1) and the
 //     skinny kernel (gemm_skinny<MT, S, BNS, CL>, C^T for small M, K-major B,
