@@ -255,43 +255,7 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.cluster == 2);
   CHECK(c.splits == 1);
   CHECK(c.why.find("clusters of two row tiles") != std::string::npos);
-  c = pick(256, 4096, 4096); // 64-row tiles: 2 x 64 CTAs in clusters of 2, 64 k steps
-  CHECK(c.variant == Variant::Persistent);
-  CHECK(c.mt == 64);
-  CHECK(c.bn == 128);
-  CHECK(c.stages == 9);
-  CHECK(c.cluster == 2);
-  CHECK(c.why.find("64 x 128 tiles") != std::string::npos);
-  CHECK(kernelName(c, BMajor::K) == "gemm_m64");
-  CHECK(ctasOf(Problem{256, 4096, 4096}, c) == 128);
-  c = pick(200, 4096, 4096); // the same tiles, the last row tile partly past M
-  CHECK(c.variant == Variant::Persistent);
-  CHECK(c.mt == 64);
-  CHECK(pick(256, 2048, 4096).variant != Variant::Persistent); // 64 CTAs: half the SMs
-  CHECK(pick(256, 4096, 14336).mt == 64);                      // any K
-  c = pick(128, 8192, 8192); // M = 81..128: one row of clusters, 2 x 64 CTAs
-  CHECK(c.variant == Variant::Persistent);
-  CHECK(c.mt == 64);
-  CHECK(pick(81, 8192, 4096).mt == 64);
-  CHECK(pick(80, 8192, 4096).variant == Variant::Skinny); // M <= 80: the skinny kernel
-  CHECK(pick(128, 4096, 4096).variant == Variant::Skinny); // 2 x 32 CTAs: the skinny pairs
-  // M = 129..256, 128 x 128 tiles filling the SMs in one round: the
-  // persistent kernel at BN 128, cluster 2.
-  c = pick(256, 8192, 8192); // 2 x 64 tiles
-  CHECK(c.variant == Variant::Persistent);
-  CHECK(c.bn == 128);
-  CHECK(c.mt == 0);
-  CHECK(c.stages == 6);
-  CHECK(c.cluster == 2);
-  CHECK(c.why.find("128 x 128 tiles fill the SMs") != std::string::npos);
-  CHECK(pick(128, 8192, 8192).mt == 64); // M <= 128: the 64-row tiles
-  CHECK(ruleChoice(Problem{256, 8192, 8192, DType::F16, BMajor::MN}, sms).variant ==
-        Variant::SplitK);
-  CHECK(ruleChoice(Problem{256, 4096, 4096, DType::F16, BMajor::MN}, sms).mt == 0);
-  c = pick(250, 4000, 4000); // 63 k steps, 2 x 32 units
-  CHECK(c.mt == 64);
-  c = pick(129, 4096, 4096); // M = 129..256: the 64-row tiles, 2 x 64 CTAs
-  CHECK(c.mt == 64);
+  CHECK(pick(256, 4096, 4096).mt == 64); // the 64-row tiles (host_test_m64.cpp)
   c = pick(256, 3000, 4096); // 2 x 24 units: 96 CTAs, 3/4 of 132 is 99
   CHECK(c.variant == Variant::Skinny);
   CHECK(c.mt == 128);
@@ -582,17 +546,11 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
       << "f16 k 1x2x3 splitk 224 1 2 6 0 1.0\n"           // BN 224 on split-K
       << "f16 k 11x11x11 skinny 64 2 1 15 40 2.0\n"       // skinny, cluster 2: fine
       << "f16 k 1x2x3 skinny 64 2 1 11 80 1.0\n"          // MT 80 has no cluster-2 instance
-      << "f16 k 1x2x3 persistent 128 2 1 4 0 1.0\n"       // K-major BN 128 has 6 stages
-      << "f16 k 12x12x12 persistent 128 2 1 9 64 2.0\n"   // 64-row tiles (gemm_m64): fine
-      << "f16 mn 1x2x3 persistent 128 2 1 4 64 1.0\n"     // 64-row tiles with MN-major B
-      << "f16 k 1x2x3 persistent 128 2 1 6 64 1.0\n"      // 64-row tiles have 9 stages
-      << "f16 k 1x2x3 persistent 192 2 1 5 64 1.0\n";     // 64-row tiles at BN 192
+      << "f16 k 1x2x3 persistent 128 2 1 4 0 1.0\n";      // K-major BN 128 has 6 stages
   }
   TuneCache back;
   back.load(path);
-  REQUIRE(back.entries.size() == 11);
-  REQUIRE(back.find(Problem{12, 12, 12}) != nullptr);
-  CHECK(back.find(Problem{12, 12, 12})->choice == persistentM64(2));
+  REQUIRE(back.entries.size() == 10);
   REQUIRE(back.find(Problem{11, 11, 11}) != nullptr);
   CHECK(back.find(Problem{11, 11, 11})->choice.cluster == 2);
   CHECK(back.find(Problem{11, 11, 11})->choice.mt == 40);
@@ -618,7 +576,7 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(got->us == Approx(12.25));
   CHECK(back.find(Problem{8, 8, 8, DType::F16, BMajor::K}) != nullptr);
   CHECK(back.find(Problem{8, 8, 8, DType::BF16, BMajor::K}) == nullptr); // keyed by dtype too
-  REQUIRE(back.problems.size() == 23);
+  REQUIRE(back.problems.size() == 20);
   CHECK(back.problems[0].find(path + ":6: a value out of range") == 0);
   CHECK(back.problems[1].find(path +
                               ":7: BN 192 and 224 are the persistent kernel's with B K-major") == 0);
@@ -648,11 +606,6 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
         std::string::npos);
   CHECK(back.problems[19].find(":33: the persistent kernel has 1 split and the stages") !=
         std::string::npos);
-  CHECK(back.problems[20].find(":35: MT is the skinny kernel's, or 64 for the persistent") !=
-        std::string::npos);
-  CHECK(back.problems[21].find(":36: the persistent kernel has 1 split and the stages") !=
-        std::string::npos);
-  CHECK(back.problems[22].find(":37: MT is the skinny kernel's, or 64") != std::string::npos);
   // The persistent kernel's ring: gemm (K-major B) the deepest that fits
   // beside its output tile, gemm_bmn 4.
   CHECK(persistentStages(256, BMajor::K) == 4);
@@ -660,20 +613,6 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(persistentStages(192, BMajor::K) == 5);
   CHECK(persistentStages(128, BMajor::K) == 6);
   CHECK(persistentStages(128, BMajor::MN) == 4);
-  CHECK(persistentStages(128, BMajor::K, kTileM64) == 9); // gemm_m64: 64-row tiles
-  CHECK(persistentStages(128, BMajor::K, kTileM64) * (kTileM64 + 128) * kTileK * 2 +
-            kTileM64 * 128 + 1024 <=
-        232448);
-  CHECK(persistentM64().stages == 9);
-  CHECK(persistentM64(2, 256).stages == 5);
-  CHECK(persistentStages(256, BMajor::K, kTileM64) * (kTileM64 + 256) * kTileK * 2 +
-            kTileM64 * 256 + 1024 <=
-        232448);
-  CHECK(describe(persistentM64()) == "persistent 64 x BN 128, cluster 2 (B multicast), 9 stages");
-  CHECK(persistentUnits(Problem{256, 4096, 4096}, 128, 2, kTileM64) == 2 * 32);
-  CHECK(persistentUnits(Problem{130, 264, 1000}, 128, 2, kTileM64) == 2 * 3); // edge tiles
-  CHECK(cacheLine(Problem{256, 4096, 4096}, CacheEntry{persistentM64(1), 17.5}) ==
-        "f16 k 256x4096x4096 persistent 128 1 1 9 64 17.50");
   CHECK(persistentWith(128, BMajor::K).stages == 6);
   CHECK(describe(persistentWith(192)).find("BN 192, cluster 2 (B multicast), 5 stages") !=
         std::string::npos);
