@@ -1,7 +1,8 @@
 // samples/gemm: which kernel computes a shape, decided on the host with no
 // device (README.md, "Choosing the kernel"):
 //   - the variants: the persistent kernel (gemm / gemm_bmn, BN 256 or 128,
-//     gemm also 224 and 192; cluster 2 with B multicast or cluster 1, 4 stages),
+//     gemm also 224 and 192; cluster 2 with B multicast or cluster 1, 4 stages;
+//     gemm_m64, 64-row tiles at BN 128 or 256, K-major B),
 //     split-K (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits,
 //     cluster 2 with A multicast or cluster 1) and the
 //     skinny kernel (gemm_skinny<MT, S, BNS, CL>, C^T for small M, K-major B,
@@ -36,8 +37,8 @@ struct Choice {
   int splits = 1;   // split-K only
   int stages = 4;   // the ring depth: persistent per BN (persistentStages), split-K and
                     // skinny per instance
-  int64_t mt = 0;   // skinny only: rows of C (of A) per tile, the wgmma N (bn: its columns,
-                    // 128 or 64)
+  int64_t mt = 0;   // skinny: rows of C (of A) per tile, the wgmma N (bn: its columns,
+                    // 128 or 64); persistent: 64 for gemm_m64 (64-row tiles), else 0
   int clusterY = 1; // skinny only: column tiles per cluster sharing A by multicast
                     // (gemm_skinny2d; `cluster` is then its row tiles sharing B)
   std::string why;  // the rule that chose it, or "tuned ..." / "forced"
@@ -155,15 +156,18 @@ inline int64_t splitTiles(const Problem &p, const Choice &c) {
   return c.variant == Variant::Skinny ? skinnyTiles(p, c.mt, c.bn, c.cluster, c.clusterY)
                                       : splitKTiles(p, c.bn, c.cluster);
 }
-// The persistent kernel's work units: `cluster` 128-row tiles x one bn column.
-inline int64_t persistentUnits(const Problem &p, int64_t bn, int cluster) {
-  return ceilDiv(p.m, kTileM * cluster) * ceilDiv(p.n, bn);
+// The persistent kernel's tile rows: 128, or 64 for gemm_m64 (mt 64).
+inline int64_t persistentRows(const Choice &c) { return c.mt ? c.mt : kTileM; }
+// The persistent kernel's work units: `cluster` bm-row tiles x one bn column.
+inline int64_t persistentUnits(const Problem &p, int64_t bn, int cluster, int64_t bm = kTileM) {
+  return ceilDiv(p.m, bm * cluster) * ceilDiv(p.n, bn);
 }
 // CTAs the choice keeps busy at once when nothing limits residency (one CTA
 // per SM: the kernels take ~224 KB of shared memory).
 inline int64_t ctasOf(const Problem &p, const Choice &c) {
   return c.variant != Variant::Persistent ? splitTiles(p, c) * c.splits
-                                          : persistentUnits(p, c.bn, c.cluster) * c.cluster;
+                                          : persistentUnits(p, c.bn, c.cluster, persistentRows(c)) *
+                                                c.cluster;
 }
 
 inline std::string variantName(Variant v) {
@@ -185,7 +189,8 @@ inline std::string describe(const Choice &c) {
                  : c.cluster > 1
                      ? ", cluster " + std::to_string(c.cluster) + " (B multicast)"
                      : "")
-          : "persistent BN " + std::to_string(c.bn) + ", cluster " + std::to_string(c.cluster) +
+          : "persistent " + (c.mt ? std::to_string(c.mt) + " x " : std::string()) + "BN " +
+                std::to_string(c.bn) + ", cluster " + std::to_string(c.cluster) +
                 (c.cluster > 1 ? " (B multicast)" : "");
   return s + ", " + std::to_string(c.stages) + " stages";
 }
@@ -196,6 +201,8 @@ inline bool usesMulticastPtx(const Choice &c) {
 inline std::string kernelName(const Choice &c, BMajor b) {
   if (c.variant == Variant::Skinny)
     return c.clusterY > 1 ? "gemm_skinny2d" : "gemm_skinny"; // K-major B only
+  if (c.variant == Variant::Persistent && c.mt == kTileM64)
+    return "gemm_m64"; // K-major B only
   const std::string base = c.variant == Variant::SplitK ? "gemm_splitk" : "gemm";
   return b == BMajor::K ? base : base + "_bmn";
 }
@@ -316,8 +323,10 @@ inline bool skinnyNarrowFits(const Problem &p, int sms) {
 // the deepest ring that fits the 227 KB of shared memory beside its output
 // tile, (232448 - 128 * BN - 1024) / ((128 + BN) * 128): 4 stages at BN 256
 // and 224, 5 at 192, 6 at 128; `gemm_bmn` 4 at every BN.
-inline int persistentStages(int64_t bn, BMajor b) {
-  return b == BMajor::K ? int((232448 - kTileM * bn - 1024) / ((kTileM + bn) * kTileK * 2)) : 4;
+// gemm_m64 (bm 64, K-major B): the same rule with 64-row tiles, 9 stages at
+// BN 128.
+inline int persistentStages(int64_t bn, BMajor b, int64_t bm = kTileM) {
+  return b == BMajor::K ? int((232448 - bm * bn - 1024) / ((bm + bn) * kTileK * 2)) : 4;
 }
 // The skinny kernel 64 columns wide in clusters of two row tiles sharing B
 // (H200, docs/perf/gemm.md): cuBLAS's tiling at these shapes (64 x 32 and
@@ -350,6 +359,18 @@ inline Choice persistentWith(int64_t bn, BMajor b = BMajor::K) {
   c.stages = persistentStages(bn, b);
   return c;
 }
+// gemm_m64: 64 x BN tiles (BN 128, the rule's, or 256), clusters of two row
+// tiles sharing B (K-major B).
+inline constexpr int64_t kM64Bn = 128;
+inline bool m64Compiled(int64_t bn) { return bn == 128 || bn == 256; }
+inline Choice persistentM64(int cluster = 2, int64_t bn = kM64Bn) {
+  Choice c;
+  c.bn = bn;
+  c.mt = kTileM64;
+  c.cluster = cluster;
+  c.stages = persistentStages(bn, BMajor::K, kTileM64);
+  return c;
+}
 // The persistent kernel's rounds: cluster c takes units c, c + clusters, ...
 // with as many 2-CTA clusters as SMs / 2, so a shape costs about
 // rounds x BN (a unit's time is proportional to its width at one M and K).
@@ -376,9 +397,43 @@ inline Choice persistentWaves(const Problem &p, int sms) {
   return persistentWith(best, p.bmajor);
 }
 
+// gemm_m64 where its clusters of two 64 x 128 tiles sharing B fill the
+// SMs in one round (3/4 of the SMs <= 2 ceil(M / 128) ceil(N / 128) CTAs
+// <= SMs), M = 81..256, K-major B: cuBLAS's tiling at 256 x 4096 x 4096 and
+// 128 x 8192 x 8192 (128 x 64 in its column-major terms, 1 x 2 clusters
+// along M) with one m64n128k16 wgmma per 64 x 128 x 16 product, where a
+// 128 x 64 tile issues two m64n64k16 (8 KB of shared memory read against
+// 6 KB). H200 (docs/perf/gemm.md), f16 under --tune: 256 x 4096 x 4096
+// 18.7 us (the skinny pairs at MT 128: 21.0 under ncu against 18.2),
+// 256 x 4096 x 14336 51.6 (split-K x2 at BN 128: 54.5), 128 x 8192 x 8192
+// 38.5 (split-K at BN 64: 42.2). At M <= 128 and N <= 4224 the skinny
+// pairs win (128 x 4096 x 4096: 13.7 against 15.3) and their rule takes
+// them (at M <= 128 such N never fill the SMs with these pairs).
+inline bool m64Fits(const Problem &p, int sms) {
+  const int64_t ctas = persistentUnits(p, kM64Bn, 2, kTileM64) * 2;
+  return p.m > 80 && p.m <= 256 && p.bmajor == BMajor::K && ctas <= sms &&
+         ctas * 4 >= 3 * int64_t(sms);
+}
+// The persistent kernel at BN 128 (6 stages, pairs of row tiles sharing B)
+// where its 128 x 128 tiles fill the SMs in one round, M = 129..256,
+// K-major B: cuBLAS's 128 x 128 x 6 in 2 x 1 clusters at 256 x 8192 x 8192.
+// H200 (docs/perf/gemm.md): 55.7 us f16 / 52.8 bf16 under --tune against
+// 58.0 / 56.7 for split-K at BN 128 with its A-multicast pair.
+inline bool wide128Fits(const Problem &p, int sms) {
+  const int64_t tiles = outputTiles(p, 128);
+  return p.m > 128 && p.m <= 256 && p.bmajor == BMajor::K && tiles <= sms &&
+         tiles * 4 >= 3 * int64_t(sms);
+}
+
 // First match wins. "Fills" = at least 3/4 of the SMs get a CTA at once.
 inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
+      {"M = 81..256, B K-major, clusters of two 64 x 128 tiles sharing B fill the SMs in one "
+       "round: persistent, 64-row tiles, BN 128, cluster 2 (B multicast)",
+       m64Fits, [](const Problem &, int) { return persistentM64(2); }},
+      {"M = 129..256, B K-major, 128 x 128 tiles fill the SMs in one round: persistent, BN 128, "
+       "cluster 2 (B multicast)",
+       wide128Fits, [](const Problem &p, int) { return persistentWith(128, p.bmajor); }},
       {"M = 41..256, B K-major, 64-wide skinny tiles in clusters of two row tiles no more than "
        "the SMs (M <= 128 or at most 128 k steps): skinny (C^T) 64 columns wide, cluster 2 (B "
        "multicast), the smallest MT whose two row tiles cover M, splits to fill the SMs",
@@ -450,6 +505,11 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
       c.cluster = cl;
       out.push_back(c);
     }
+  // gemm_m64 (K-major B) where M <= 1024.
+  if (p.bmajor == BMajor::K && p.m <= 1024)
+    for (int64_t bn : {128, 256})
+      for (int cl : {2, 1})
+        out.push_back(persistentM64(cl, bn));
   // Every split-K instance of B's major (the BN 64 ones where M <= 1024:
   // beyond, the persistent kernel's tiles fill the SMs), at most 4 CTAs per
   // SM's slot in all.
@@ -583,8 +643,10 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
               "instance";
       return false;
     }
-  } else if (mt != 0) {
-    error = "MT is the skinny kernel's (0 for the others)";
+  } else if (mt != 0 && !(variant == "persistent" && mt == kTileM64 && m64Compiled(bn) &&
+                          bmajor == "k")) {
+    error = "MT is the skinny kernel's, or 64 for the persistent kernel's 64-row tiles (BN 128 "
+            "or 256, B K-major); 0 for the others";
     return false;
   }
   if (variant == "splitk" &&
@@ -599,9 +661,10 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
   }
   if (variant == "persistent" &&
       (splits != 1 ||
-       stages != persistentStages(bn, bmajor == "k" ? BMajor::K : BMajor::MN))) {
+       stages != persistentStages(bn, bmajor == "k" ? BMajor::K : BMajor::MN,
+                                  mt ? mt : kTileM))) {
     error = "the persistent kernel has 1 split and the stages of its BN (K-major B: 4 at BN 256 "
-            "and 224, 5 at 192, 6 at 128; MN-major: 4)";
+            "and 224, 5 at 192, 6 at 128, 9 with 64-row tiles; MN-major: 4)";
     return false;
   }
   key = dtype + " " + bmajor + " " + shape;

@@ -85,6 +85,8 @@ struct Runner {
       } else {
         args.erase(args.begin()); // BN: loadTileKernel's own (it reads the cluster)
         it = loaded.emplace(key, gemm::loadTileKernel(ctx, ptx, name, c.bn, args)).first;
+        if (c.variant == Variant::Persistent)
+          it->second.bm = gemm::persistentRows(c); // gemm_m64: 64-row tiles
       }
     }
     return it->second;

@@ -286,6 +286,9 @@ inline constexpr double kDenseFlopsPerSmPerClock = 4096; // f16/bf16 wgmma, sm_9
 // loads TMA zero-fills outside the tensors and whose stores TMA clips.
 inline constexpr int64_t kTileM = 128;
 inline constexpr int64_t kTileK = 64;
+// gemm_m64 (gemm.tile): the persistent kernel with 64-row tiles, one
+// consumer warpgroup (K-major B).
+inline constexpr int64_t kTileM64 = 64;
 
 // The one rule left on M, N, K. The kernels take A, B, C as TMA tensor maps,
 // and cuTensorMapEncodeTiled needs a 16-byte aligned base (cudaMalloc gives
@@ -327,6 +330,7 @@ struct TileKernel {
   int cluster = 1;  // CTAs per cluster (the skinny kernel's CL; gemm_skinny2d: its CX)
   int clusterY = 1; // gemm_skinny2d: CY, the cluster's extent along y
   int64_t bn = 0;
+  int64_t bm = kTileM; // the persistent kernel's tile rows (gemm_m64: 64)
 };
 
 // The cluster size and BN of the kernel `name` (instance BN = bn, or the
@@ -401,7 +405,7 @@ inline Tensors tensorsOf(const Problem &p, CUdeviceptr a, CUdeviceptr b, CUdevic
 // `clusters` when > 0), never more than there are cluster work units.
 inline int64_t persistentClusters(TileKernel &t, const Problem &p, const Tensors &ts,
                                   int64_t clusters) {
-  const int64_t units = ((p.m + kTileM * t.cluster - 1) / (kTileM * t.cluster)) *
+  const int64_t units = ((p.m + t.bm * t.cluster - 1) / (t.bm * t.cluster)) *
                         ((p.n + t.bn - 1) / t.bn); // edge tiles are whole units
   if (clusters <= 0) {
     tile::LaunchConfig probe;

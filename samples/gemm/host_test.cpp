@@ -255,7 +255,8 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.cluster == 2);
   CHECK(c.splits == 1);
   CHECK(c.why.find("clusters of two row tiles") != std::string::npos);
-  c = pick(256, 4096, 4096); // MT 128, 64 k steps
+  CHECK(pick(256, 4096, 4096).mt == 64); // the 64-row tiles (host_test_m64.cpp)
+  c = pick(256, 3000, 4096); // 2 x 24 units: 96 CTAs, 3/4 of 132 is 99
   CHECK(c.variant == Variant::Skinny);
   CHECK(c.mt == 128);
   CHECK(c.stages == 7);
@@ -272,11 +273,12 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.splits == 1);
   CHECK(pick(65, 4096, 4096).mt == 40);
   CHECK(pick(40, 4096, 4096).cluster == 1); // M <= 40: one row tile
-  CHECK(pick(256, 8192, 4096).variant == Variant::SplitK); // 2 x 128 CTAs: more than the SMs
+  CHECK(pick(256, 8192, 4096).bn == 128); // 2 x 128 skinny CTAs: more than the SMs
+  CHECK(pick(256, 8192, 4096).variant == Variant::Persistent); // 128 tiles of 128 x 128
   // Decode shapes, B K-major, 128 x 64 tiles no more than the SMs (and no
   // pair of skinny row tiles that fits): split-K's BN 64 instance (8 stages,
   // one CTA per SM), splits to fill the SMs.
-  c = pick(128, 8192, 8192); // 128 k steps per CTA: the narrow tile
+  c = pick(128, 6144, 8192); // 96 tiles, 128 k steps per CTA: the narrow tile
   CHECK(c.variant == Variant::SplitK);
   CHECK(c.bn == 64);
   CHECK(c.stages == 8);
@@ -289,7 +291,8 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.splits == 2);
   // More than 128 k steps per CTA: split-K at BN 128, its cluster where M
   // has 2 row tiles.
-  c = pick(256, 4096, 14336); // 224 steps at BN 64 x1; BN 128: 64 tiles x2
+  c = pick(256, 3072, 14336); // 224 steps at BN 64 x1; BN 128: 48 tiles x2
+  CHECK(c.variant == Variant::SplitK);
   CHECK(c.bn == 128);
   CHECK(c.splits == 2);
   CHECK(c.cluster == 2); // 2 row tiles: the pairs share A
@@ -297,7 +300,7 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(ruleChoice(Problem{256, 128, 4096, DType::F16, BMajor::MN}, sms).cluster == 1);
   CHECK(ruleChoice(Problem{256, 256, 4096, DType::F16, BMajor::MN}, sms).cluster == 2);
   // More than the SMs in 64-wide tiles: split-K, BN 128, 6 stages.
-  c = pick(256, 8192, 8192); // 256 tiles of 64, 128 of 128
+  c = pick(256, 5120, 8192); // 160 tiles of 64, 80 of 128
   CHECK(c.variant == Variant::SplitK);
   CHECK(c.bn == 128);
   CHECK(c.stages == 6);
@@ -346,7 +349,7 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(pick(16, 3000, 5000).splits == 5); // 24 tiles
   CHECK(pick(65, 8192, 4096).mt == 80);
   CHECK(pick(81, 4096, 4096).mt == 64); // a pair of MT 64
-  CHECK(pick(81, 8192, 4096).variant == Variant::SplitK);
+  CHECK(pick(81, 8192, 4096).variant == Variant::Persistent); // the 64-row tiles
   CHECK(ruleChoice(Problem{16, 4096, 4096, DType::F16, BMajor::MN}, sms).variant ==
         Variant::SplitK); // the skinny kernel takes B K-major only
   CHECK(pick(16, 14336, 4096).splits == 1);     // 112 tiles fill the SMs alone
@@ -417,7 +420,9 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
         CHECK((c.splits == 1 || splitKTiles(p, c.bn, c.cluster) * c.splits <= 4 * i->perSm * 132));
       }
     }
-    CHECK(persistent == 8); // BN 256 / 224 / 192 / 128 x cluster 2 / 1
+    // BN 256 / 224 / 192 / 128 x cluster 2 / 1, and the 64-row tiles (BN
+    // 128 / 256) x cluster 2 / 1 where M <= 1024.
+    CHECK(persistent == (p.m <= 1024 ? 12 : 8));
     CHECK(clustered > 0);
     // Every split-K instance (K-major B) where M <= 1024.
     CHECK(instances.size() == (p.m <= 1024 ? splitKInstances().size() : 1));
@@ -428,6 +433,7 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
     CHECK(c.bn != 192);
     CHECK(c.bn != 224);
     CHECK((c.variant != Variant::SplitK || (c.bn == 128 && c.stages == 6)));
+    CHECK(c.mt == 0); // no 64-row tiles (gemm_m64 takes K-major B)
   }
   for (const Choice &c : candidates(Problem{128, 64, 4096}, 132))
     CHECK((c.variant != Variant::SplitK || c.cluster == 1));

@@ -217,11 +217,16 @@ Options parse(int argc, char **argv) {
     usage("--check takes one --bmajor");
   if (o.splits && o.variant == Variant::Persistent)
     usage("--splits is split-K's: it does not go with --variant persistent");
-  if (o.mt && o.variant && o.variant != Variant::Skinny)
-    usage("--mt is the skinny kernel's (--variant skinny)");
+  const bool m64 = o.variant == Variant::Persistent && o.mt; // gemm_m64
+  if (o.mt && o.variant && o.variant != Variant::Skinny && !m64)
+    usage("--mt is the skinny kernel's (--variant skinny), or 64 with --variant persistent");
+  if (m64 && (o.mt != gemm::kTileM64 || (o.bn && !gemm::m64Compiled(o.bn)) ||
+              o.problem.bmajor != BMajor::K || o.bmajors.size() != 1))
+    usage("the persistent kernel's 64-row tiles (--variant persistent --mt 64) are compiled at "
+          "--bn 128 and 256 for B K-major only");
   if (o.clusterY && o.variant != Variant::Skinny)
     usage("--cluster-y is the skinny kernel's two-dimensional cluster (--variant skinny)");
-  const bool skinny = o.variant == Variant::Skinny || o.mt;
+  const bool skinny = o.variant == Variant::Skinny || (o.mt && !m64);
   if (o.bn && o.bn != 128 && o.bn != 64 && (o.variant == Variant::SplitK || o.splits))
     usage("split-K is compiled for --bn 128 and 64 only");
   if ((o.stages || (o.bn == 64 && !skinny)) && o.variant != Variant::SplitK && !o.splits)
@@ -307,6 +312,13 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
   Choice c = gemm::chooseFor(p, sms, cache);
   if (!o.forced())
     return c;
+  if (o.variant == Variant::Persistent && o.mt) {
+    // gemm_m64 (parse() checked MT 64, BN 128, B K-major): cluster 2 unless
+    // --multicast off.
+    c = gemm::persistentM64(o.multicast && !*o.multicast ? 1 : 2, o.bn ? o.bn : gemm::kM64Bn);
+    c.why = "forced on the command line";
+    return c;
+  }
   const bool skinny = o.variant == Variant::Skinny || o.mt;
   // The width --bn names, else the cache's or the rule's skinny width, else 128.
   const int64_t skinnyBn = o.bn                             ? o.bn
@@ -341,7 +353,7 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
   if (o.variant != Variant::Skinny && !o.mt && (o.variant == Variant::SplitK || o.splits) &&
       c.variant != Variant::SplitK)
     c = gemm::splitKFill(p, sms);
-  if (o.variant == Variant::Persistent && c.variant != Variant::Persistent)
+  if (o.variant == Variant::Persistent && (c.variant != Variant::Persistent || c.mt))
     c = gemm::persistentWith(256, p.bmajor);
   if (o.splits)
     c.splits = o.splits;
@@ -356,8 +368,10 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
   }
   if (o.bn)
     c.bn = o.bn;
+  if (c.variant == Variant::Persistent && c.mt && !gemm::m64Compiled(c.bn))
+    c.mt = 0; // gemm_m64 is compiled at BN 128 and 256: the 128-row kernel at that BN
   if (c.variant == Variant::Persistent)
-    c.stages = gemm::persistentStages(c.bn, p.bmajor); // the ring of that BN
+    c.stages = gemm::persistentStages(c.bn, p.bmajor, gemm::persistentRows(c)); // that BN's ring
   if (c.variant == Variant::SplitK) {
     // The split-K instance of that width (the first listed: BN 64 -> 8
     // stages) or the one --stages names (parse() checked it exists).
