@@ -214,6 +214,9 @@ struct TileKernel {
   /// tiles in turn) rather than attention (one CTA per tile).
   bool persistent = false;
   int64_t ctas = 0;
+  /// Persistent: O of every tile through shared memory (ST = true), not
+  /// stored from the registers.
+  bool staged = false;
 };
 
 /// The consumer warpgroups (WGS) the PTX has instances of for head dim `dim`
@@ -249,12 +252,19 @@ inline bool persistentKernel(int64_t dim, bool causal, int64_t seqQ) {
 /// `attention_persistent` with a grid of at most `ctas` CTAs) in the PTX.
 inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath, int64_t dim,
                                  bool causal, int64_t warpgroups, bool persistent = false,
-                                 int64_t ctas = 0) {
+                                 int64_t ctas = 0, bool staged = false) {
   TileKernel t;
   t.module = tile::Module::fromFiles(ctx, ptxPath);
-  t.kernel = t.module.kernel(persistent ? "attention_persistent" : "attention",
-                             {{"D", dim}, {"CAUSAL", causal ? 1 : 0}, {"WGS", warpgroups}});
+  if (persistent)
+    t.kernel = t.module.kernel("attention_persistent", {{"D", dim},
+                                                        {"CAUSAL", causal ? 1 : 0},
+                                                        {"WGS", warpgroups},
+                                                        {"ST", staged ? 1 : 0}});
+  else
+    t.kernel = t.module.kernel("attention", {{"D", dim}, {"CAUSAL", causal ? 1 : 0},
+                                             {"WGS", warpgroups}});
   t.persistent = persistent;
+  t.staged = staged;
   t.ctas = ctas > 0 ? ctas : ctx.smCount();
   const tile::KernelInfo &info = *t.kernel.info();
   if (!info.threads)

@@ -82,12 +82,14 @@ def compiled_warpgroups(d):
     return (3, 2) if d == 64 else (2,)
 
 
-def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms):
+def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms, staged=False):
     """The launch of one instance (attn::launchTile): a grid of one CTA per
     query block and head, or, persistent, at most `sms` CTAs."""
     b, h = q.shape[0], q.shape[1]
-    kern = mod.kernel("attention_persistent" if persistent else "attention", D=d,
-                      CAUSAL=int(causal), WGS=wgs)
+    if persistent:
+        kern = mod.kernel("attention_persistent", D=d, CAUSAL=int(causal), WGS=wgs, ST=int(staged))
+    else:
+        kern = mod.kernel("attention", D=d, CAUSAL=int(causal), WGS=wgs)
     block_m = 64 * wgs
     m_blocks = (s + block_m - 1) // block_m
     q2, k2, v2 = (t.view(-1, d) for t in (q, k, v))
@@ -97,6 +99,14 @@ def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms):
         return lambda: kern[grid](q2, k2, v2, o, lse, s, s, h, 1, b, sl2)
     grid = (m_blocks, h, b)
     return lambda: kern[grid](q2, k2, v2, o, lse, s, s, h, 1, sl2)
+
+
+def parse_variant(v):
+    """'w2' (attention, WGS 2), 'w2p' (attention_persistent, one CTA per SM),
+    with 's' its ST = true instance (O through shared memory), with 't' a grid
+    of one CTA per tile: (wgs, persistent, staged, grid of tiles)."""
+    wgs = int(v[1])
+    return wgs, "p" in v, "s" in v, "t" in v
 
 
 def flops(b, h, s, d, causal):
@@ -122,6 +132,10 @@ def main():
     ap.add_argument("--no-flash", action="store_true", help="leave SDPA's flash backend out")
     ap.add_argument("--ab", action="store_true",
                     help="also time every tilec instance of each point (WGS x persistent)")
+    ap.add_argument("--variants", default="",
+                    help="with --ab: the instances to time, e.g. w2,w2p,w2ps,w2pt (parse_variant)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="with --ab: time the instances this many times, interleaved (the median kept)")
     args = ap.parse_args()
     if args.from_json:
         runs = []
@@ -217,32 +231,40 @@ def main():
                         if ref is None:
                             ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(),
                                                                  is_causal=causal)
-                        variants = [(wgs, pers)]
+                        host = f"w{wgs}{'p' if pers else ''}"
+                        variants = [host]
                         if args.ab:
-                            variants += [(w, p) for w in compiled_warpgroups(d) for p in (False, True)
-                                         if (w, p) != (wgs, pers)]
-                        for w, p in variants:
-                            # Query rows per CTA: 64 per consumer warpgroup; LSE rows
-                            # padded to whole CTAs.
-                            block_m = 64 * w
-                            o = torch.empty_like(q)
-                            lse = torch.empty(b, h, (s + block_m - 1) // block_m * block_m,
-                                              device="cuda", dtype=torch.float32)
-                            fn = tilec_fn(mod, d, causal, w, p, q, k, v, o, lse, s, scale, sms)
-                            ms = time_ms(fn, args.warmup, args.runs)
-                            err = ((o.float() - ref).norm() / ref.norm()).item()
-                            ok = math.isfinite(err) and err < (3e-3 if dname == "f16" else 2e-2)
-                            tf = fl / (ms * 1e-3) / 1e12 if ok else None
-                            key = f"tilec_w{w}{'p' if p else ''}"
-                            if (w, p) == (wgs, pers):
-                                row["tilec_err"] = err
+                            variants += [x for x in (args.variants.split(",") if args.variants else
+                                                     [f"w{w}{p}" for w in compiled_warpgroups(d)
+                                                      for p in ("", "p")])
+                                         if x != host and parse_variant(x)[0] in compiled_warpgroups(d)]
+                        times = {x: [] for x in variants}
+                        for _ in range(args.repeat if args.ab else 1):
+                            for var in variants:
+                                w, p, st, t = parse_variant(var)
+                                # Query rows per CTA: 64 per consumer warpgroup; LSE rows
+                                # padded to whole CTAs.
+                                block_m = 64 * w
+                                o = torch.empty_like(q)
+                                lse = torch.empty(b, h, (s + block_m - 1) // block_m * block_m,
+                                                  device="cuda", dtype=torch.float32)
+                                fn = tilec_fn(mod, d, causal, w, p, q, k, v, o, lse, s, scale,
+                                              1 << 30 if t else sms, st)
+                                ms = time_ms(fn, args.warmup, args.runs)
+                                err = ((o.float() - ref).norm() / ref.norm()).item()
+                                ok = math.isfinite(err) and err < (3e-3 if dname == "f16" else 2e-2)
+                                times[var].append(fl / (ms * 1e-3) / 1e12 if ok else None)
+                                if var == host:
+                                    row["tilec_err"] = err
+                                if not ok:
+                                    row[("tilec" if var == host else "tilec_" + var) + "_note"] = (
+                                        f"wrong result (rel. error {err:.2e})")
+                        for var, tf in times.items():
+                            tf = None if None in tf else statistics.median(tf)
+                            if var == host:
                                 row["tilec"] = tf
-                                if not ok:
-                                    row["tilec_note"] = f"wrong result (rel. error {err:.2e})"
                             if args.ab:
-                                row[key] = tf
-                                if not ok:
-                                    row[key + "_note"] = f"wrong result (rel. error {err:.2e})"
+                                row["tilec_" + var] = tf
                     else:
                         row["tilec"] = None
                         row["tilec_note"] = "not built"
@@ -282,9 +304,9 @@ def render(rows, runs, args):
                      f"{ratio(r['tilec'], r['cudnn'])} | {ratio(r['tilec'], r['flex'])} |")
     ab = sorted({k for r in rows for k in r if k.startswith("tilec_w") and k != "tilec_wgs"
                  and not k.endswith("_note")})
-    if ab:  # --ab: every instance, TFLOP/s (P: persistent), and its ratio to cuDNN
+    if ab:  # --ab: every instance timed (parse_variant), TFLOP/s and its ratio to cuDNN
         lines += ["", "| dtype | D | causal | seq | cuDNN | " +
-                  " | ".join("WGS " + k[7:].replace("p", " P") for k in ab) + " |",
+                  " | ".join(k[6:] for k in ab) + " |",
                   "|---|---|---|---|---|" + "---|" * len(ab)]
         for r in rows:
             lines.append(f"| {r['dtype']} | {r['D']} | {'yes' if r['causal'] else 'no'} | "
