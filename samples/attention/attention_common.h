@@ -214,9 +214,6 @@ struct TileKernel {
   /// tiles in turn) rather than attention (one CTA per tile).
   bool persistent = false;
   int64_t ctas = 0;
-  /// Persistent: O of every tile through shared memory (ST = true), not
-  /// stored from the registers.
-  bool staged = false;
 };
 
 /// The consumer warpgroups (WGS) the PTX has instances of for head dim `dim`
@@ -225,46 +222,54 @@ inline std::vector<int64_t> compiledWarpgroups(int64_t dim) {
   return dim == 64 ? std::vector<int64_t>{3, 2} : std::vector<int64_t>{2};
 }
 
-/// The instance the host runs for a problem. D = 64 takes three warpgroups
-/// (192-row CTAs: three softmaxes share each turn's short mmas), except
-/// causal with a short query sequence (Sq <= kCausalTwoWarpgroupsMaxSeq),
-/// where 128-row CTAs win (measured on an H200, B = 4, H = 16,
-/// docs/perf/attention.md): the causal grid's CTAs are uneven, and smaller
-/// ones leave a shorter tail. D = 128 and 256: two (240 registers each).
+/// The instance the host runs for a problem: its consumer warpgroups here,
+/// the kernel (attention or attention_persistent) in persistentKernel below;
+/// both measured on an H200, B = 4, H = 16 (docs/perf/attention.md). D = 64
+/// takes three warpgroups (192-row CTAs: three softmaxes share each turn's
+/// short mmas), except causal with Sq <= kCausalTwoWarpgroupsMaxSeq, where
+/// 128-row CTAs win (the causal grid's CTAs are uneven, and smaller ones
+/// leave a shorter tail), and causal with kCausalTwoWarpgroupsMaxSeq < Sq <=
+/// kCausalPersistentMaxSeq64, where the persistent kernel runs two. D = 128
+/// and 256: two (240 registers each).
 inline constexpr int64_t kCausalTwoWarpgroupsMaxSeq = 2048;
+inline constexpr int64_t kCausalPersistentMinSeq64 = 3073, kCausalPersistentMaxSeq64 = 4096;
+inline constexpr int64_t kCausalPersistentMinSeq128 = 2048, kCausalPersistentMaxSeq128 = 8192;
 inline int64_t consumerWarpgroups(int64_t dim, bool causal, int64_t seqQ) {
   if (dim != 64)
+    return 2;
+  if (causal && seqQ >= kCausalPersistentMinSeq64 && seqQ <= kCausalPersistentMaxSeq64)
     return 2;
   return causal && seqQ <= kCausalTwoWarpgroupsMaxSeq ? 2 : 3;
 }
 
 /// Whether the host runs attention_persistent (a grid of one CTA per SM that
-/// takes the work tiles in turn) rather than attention (one CTA per tile).
-/// PROVISIONAL: to be set from measurements.
+/// takes the work tiles in turn) rather than attention (one CTA per tile):
+/// causal at D = 128 with 2048 <= Sq <= 8192 (+2-7 % measured at 2k, 4k and
+/// 8k; -2 % at 1k; 16k not measured) and causal at D = 64 with 3072 < Sq <=
+/// 4096 (two warpgroups: +4-7 % against the three-warpgroup kernel at 4k; 3k
+/// not measured; at 8k not ahead of three). Elsewhere it measured equal or
+/// slower: non-causal at D = 64 and 256, causal at D = 256 up to 4k, short
+/// sequences; non-causal D = 128 came out on either side in two runs.
 inline bool persistentKernel(int64_t dim, bool causal, int64_t seqQ) {
-  (void)dim;
-  (void)causal;
-  (void)seqQ;
-  return true;
+  if (!causal)
+    return false;
+  if (dim == 128)
+    return seqQ >= kCausalPersistentMinSeq128 && seqQ <= kCausalPersistentMaxSeq128;
+  if (dim == 64)
+    return seqQ >= kCausalPersistentMinSeq64 && seqQ <= kCausalPersistentMaxSeq64;
+  return false;
 }
 
 /// Instance (D, causal, WGS) of kernel `attention` (or, persistent,
 /// `attention_persistent` with a grid of at most `ctas` CTAs) in the PTX.
 inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath, int64_t dim,
                                  bool causal, int64_t warpgroups, bool persistent = false,
-                                 int64_t ctas = 0, bool staged = false) {
+                                 int64_t ctas = 0) {
   TileKernel t;
   t.module = tile::Module::fromFiles(ctx, ptxPath);
-  if (persistent)
-    t.kernel = t.module.kernel("attention_persistent", {{"D", dim},
-                                                        {"CAUSAL", causal ? 1 : 0},
-                                                        {"WGS", warpgroups},
-                                                        {"ST", staged ? 1 : 0}});
-  else
-    t.kernel = t.module.kernel("attention", {{"D", dim}, {"CAUSAL", causal ? 1 : 0},
-                                             {"WGS", warpgroups}});
+  t.kernel = t.module.kernel(persistent ? "attention_persistent" : "attention",
+                             {{"D", dim}, {"CAUSAL", causal ? 1 : 0}, {"WGS", warpgroups}});
   t.persistent = persistent;
-  t.staged = staged;
   t.ctas = ctas > 0 ? ctas : ctx.smCount();
   const tile::KernelInfo &info = *t.kernel.info();
   if (!info.threads)

@@ -68,13 +68,21 @@ def consumer_warpgroups(d, causal, seq_q):
     attention_common.h, which says why."""
     if d != 64:
         return 2
+    if causal and 3073 <= seq_q <= 4096:
+        return 2
     return 2 if causal and seq_q <= 2048 else 3
 
 
 def persistent_kernel(d, causal, seq_q):
     """Whether the host runs attention_persistent: attn::persistentKernel of
     attention_common.h, which says why."""
-    return True
+    if not causal:
+        return False
+    if d == 128:
+        return 2048 <= seq_q <= 8192
+    if d == 64:
+        return 3073 <= seq_q <= 4096
+    return False
 
 
 def compiled_warpgroups(d):
@@ -82,14 +90,12 @@ def compiled_warpgroups(d):
     return (3, 2) if d == 64 else (2,)
 
 
-def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms, staged=False):
+def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms):
     """The launch of one instance (attn::launchTile): a grid of one CTA per
     query block and head, or, persistent, at most `sms` CTAs."""
     b, h = q.shape[0], q.shape[1]
-    if persistent:
-        kern = mod.kernel("attention_persistent", D=d, CAUSAL=int(causal), WGS=wgs, ST=int(staged))
-    else:
-        kern = mod.kernel("attention", D=d, CAUSAL=int(causal), WGS=wgs)
+    kern = mod.kernel("attention_persistent" if persistent else "attention", D=d,
+                      CAUSAL=int(causal), WGS=wgs)
     block_m = 64 * wgs
     m_blocks = (s + block_m - 1) // block_m
     q2, k2, v2 = (t.view(-1, d) for t in (q, k, v))
@@ -103,10 +109,10 @@ def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms, st
 
 def parse_variant(v):
     """'w2' (attention, WGS 2), 'w2p' (attention_persistent, one CTA per SM),
-    with 's' its ST = true instance (O through shared memory), with 't' a grid
-    of one CTA per tile: (wgs, persistent, staged, grid of tiles)."""
+    'w2pt' (attention_persistent on a grid of one CTA per tile, its tile order
+    then the hardware's): (wgs, persistent, grid of tiles)."""
     wgs = int(v[1])
-    return wgs, "p" in v, "s" in v, "t" in v
+    return wgs, "p" in v, "t" in v
 
 
 def flops(b, h, s, d, causal):
@@ -241,7 +247,7 @@ def main():
                         times = {x: [] for x in variants}
                         for _ in range(args.repeat if args.ab else 1):
                             for var in variants:
-                                w, p, st, t = parse_variant(var)
+                                w, p, t = parse_variant(var)
                                 # Query rows per CTA: 64 per consumer warpgroup; LSE rows
                                 # padded to whole CTAs.
                                 block_m = 64 * w
@@ -249,7 +255,7 @@ def main():
                                 lse = torch.empty(b, h, (s + block_m - 1) // block_m * block_m,
                                                   device="cuda", dtype=torch.float32)
                                 fn = tilec_fn(mod, d, causal, w, p, q, k, v, o, lse, s, scale,
-                                              1 << 30 if t else sms, st)
+                                              1 << 30 if t else sms)
                                 ms = time_ms(fn, args.warmup, args.runs)
                                 err = ((o.float() - ref).norm() / ref.norm()).item()
                                 ok = math.isfinite(err) and err < (3e-3 if dname == "f16" else 2e-2)

@@ -72,8 +72,7 @@ struct Options {
   int runs = 30, warmup = 10;
   std::string out;
   int64_t wgs = 0; // consumer warpgroups of the instance; 0: the host's choice
-  int persistent = -1; // 0: attention, 1: attention_persistent, 2: its ST = true instance;
-                       // -1: the host's choice (bench), all three (check)
+  int persistent = -1; // 0: attention, 1: attention_persistent; -1: the host's choice (bench), both (check)
   int64_t ctas = 0;    // the persistent grid's CTAs at most; 0: 3 (check), the SMs (bench)
 
 };
@@ -83,11 +82,11 @@ struct Options {
                "attention: %s\n"
                "usage: attention [--check] [--dtypes f16,bf16] [--dims 64,128,256] [--causal 0,1]\n"
                "                 [--groups 1,2] [--shape B,Hq,Sq,Sk ...] [--scale S] [--seed S]\n"
-               "                 [--wgs N] [--persistent 0|1|2] [--ctas N] [--ptx-dir DIR]\n"
+               "                 [--wgs N] [--persistent 0|1] [--ctas N] [--ptx-dir DIR]\n"
                "                 [--skip-code C]\n"
                "       attention --bench [--dtypes f16] [--dims 64,128,256] [--causal 0,1]\n"
                "                 [--seqs 1024,...] [--batch B] [--heads H] [--runs R] [--warmup W]\n"
-               "                 [--wgs N] [--persistent 0|1|2] [--ctas N] [--out FILE.md]\n",
+               "                 [--wgs N] [--persistent 0|1] [--ctas N] [--out FILE.md]\n",
                msg);
   std::exit(2);
 }
@@ -144,7 +143,7 @@ Options parse(int argc, char **argv) {
     else if (f == "--wgs")
       o.wgs = r.intIn(2, 3);
     else if (f == "--persistent")
-      o.persistent = int(r.intIn(0, 2));
+      o.persistent = int(r.intIn(0, 1));
     else if (f == "--ctas")
       o.ctas = r.intIn(1, 1 << 20);
     else if (f == "-h" || f == "--help")
@@ -230,13 +229,13 @@ int runCheck(const Options &o) {
     for (long long dim : o.dims)
       for (long long causal : o.causal)
         for (int64_t wgs : o.wgs ? std::vector<int64_t>{o.wgs} : attn::compiledWarpgroups(dim))
-          // 0: attention; 1: attention_persistent; 2: attention_persistent<ST = true>.
-          for (int pers : o.persistent >= 0 ? std::vector<int>{o.persistent} : std::vector<int>{0, 1, 2}) {
+          // 0: attention; 1: attention_persistent.
+          for (int pers : o.persistent >= 0 ? std::vector<int>{o.persistent} : std::vector<int>{0, 1}) {
           attn::TileKernel k;
           try {
             // Persistent: few CTAs (3 unless --ctas), so that each takes several tiles.
             k = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs, pers != 0,
-                                     o.ctas ? o.ctas : 3, pers == 2);
+                                     o.ctas ? o.ctas : 3);
           } catch (const std::exception &e) {
             std::printf("FAIL %s D=%lld causal=%lld WGS=%lld%s: %s\n", attn::dtypeName(d), dim,
                         causal, (long long)wgs, pers ? " persistent" : "", e.what());
@@ -276,7 +275,7 @@ int runCheck(const Options &o) {
               std::printf("%s %-52s WGS=%lld%s O rel. Frobenius %.2e (max |diff| %.2e), LSE max "
                           "|diff| %.2e%s",
                           ok ? "ok  " : "FAIL", p.str().c_str(), (long long)wgs,
-                          pers == 2 ? " PS" : pers ? " P " : "   ",
+                          pers ? " P" : "  ",
                           c.oRelFrobenius,
                           c.oMaxAbs, c.lseMaxAbs, c.nonFinite ? "" : "\n");
               if (c.nonFinite)
@@ -397,8 +396,7 @@ int runBench(const Options &o) {
                                               : attn::persistentKernel(dim, causal != 0, seq);
           const std::pair<int64_t, bool> key{wgs, pers};
           if (!kernels.count(key))
-            kernels[key] = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs, pers, o.ctas,
-                                                o.persistent == 2);
+            kernels[key] = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs, pers, o.ctas);
           attn::TileKernel &k = kernels[key];
           Problem p;
           p.batch = o.batch;
