@@ -246,7 +246,7 @@ inline int64_t consumerWarpgroups(int64_t dim, bool causal, int64_t seqQ) {
 /// takes the work tiles in turn) rather than attention (one CTA per tile):
 /// causal at D = 128 with 2048 <= Sq <= 8192 (+2-7 % measured at 2k, 4k and
 /// 8k; -2 % at 1k; 16k not measured) and causal at D = 64 with 3072 < Sq <=
-/// 4096 (two warpgroups: +4-7 % against the three-warpgroup kernel at 4k; 3k
+/// 4096 (two warpgroups: +3-5 % against the three-warpgroup kernel at 4k; 3k
 /// not measured; at 8k not ahead of three). Elsewhere it measured equal or
 /// slower: non-causal at D = 64 and 256, causal at D = 256 up to 4k, short
 /// sequences; non-causal D = 128 came out on either side in two runs.

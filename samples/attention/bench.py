@@ -34,6 +34,7 @@ import argparse
 import json
 import math
 import os
+import re
 import statistics
 import sys
 
@@ -111,8 +112,9 @@ def parse_variant(v):
     """'w2' (attention, WGS 2), 'w2p' (attention_persistent, one CTA per SM),
     'w2pt' (attention_persistent on a grid of one CTA per tile, its tile order
     then the hardware's): (wgs, persistent, grid of tiles)."""
-    wgs = int(v[1])
-    return wgs, "p" in v, "t" in v
+    if not re.fullmatch(r"w[23](p|pt)?", v):
+        raise ValueError(f"--variants: '{v}' is not w2, w3, w2p, w3p, w2pt or w3pt")
+    return int(v[1]), "p" in v, "t" in v
 
 
 def flops(b, h, s, d, causal):
