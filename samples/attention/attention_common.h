@@ -308,8 +308,8 @@ inline void launchTile(TileKernel &t, const Problem &p, const Buffers &b,
   const float scaleLog2 = float(p.softmaxScale() * 1.4426950408889634); // scale * log2(e)
   if (t.persistent) {
     cfg.grid = tile::Dim3(unsigned(std::min(blocksM * p.heads * p.batch, t.ctas)));
-    t.kernel.launch(cfg, q, k, v, b.o, b.lse, int32_t(p.seqQ), int32_t(p.seqK),
-                    int32_t(p.heads), int32_t(p.group()), int32_t(p.batch), scaleLog2);
+    t.kernel.launch(cfg, q, k, v, b.o, b.lse, int32_t(p.seqQ), int32_t(p.seqK), int32_t(p.heads),
+                    int32_t(p.group()), int32_t(p.batch), scaleLog2);
     return;
   }
   cfg.grid = tile::Dim3(unsigned(blocksM), unsigned(p.heads), unsigned(p.batch));
