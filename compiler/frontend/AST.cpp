@@ -96,6 +96,76 @@ bool isComparison(BinaryOp op) {
          op == BinaryOp::Gt || op == BinaryOp::Ge;
 }
 
+void forEachExprIn(const Block &b, const std::function<void(const ExprAST &)> &f) {
+  auto expr = [&](const ExprPtr &e) {
+    if (e)
+      f(*e);
+  };
+  for (const StmtPtr &s : b) {
+    if (auto *es = s->as<ExprStmtAST>()) {
+      expr(es->expr);
+    } else if (auto *l = s->as<LetStmt>()) {
+      expr(l->init);
+    } else if (auto *a = s->as<AssignStmt>()) {
+      expr(a->target);
+      expr(a->value);
+    } else if (auto *r = s->as<ReturnStmt>()) {
+      expr(r->value);
+    } else if (auto *fs = s->as<ForStmt>()) {
+      expr(fs->start);
+      expr(fs->end);
+      expr(fs->step);
+      forEachExprIn(fs->body, f);
+    } else if (auto *w = s->as<WhileStmt>()) {
+      expr(w->cond);
+      forEachExprIn(w->body, f);
+    } else if (auto *i = s->as<IfStmt>()) {
+      expr(i->cond);
+      forEachExprIn(i->thenBody, f);
+      forEachExprIn(i->elseBody, f);
+    } else if (auto *g = s->as<WarpgroupsStmt>()) {
+      for (const auto &role : g->roles)
+        forEachExprIn(role->body, f);
+    } else if (auto *ra = s->as<RingAccessStmt>()) {
+      forEachExprIn(ra->body, f);
+    }
+  }
+}
+
+void forEachOperand(const ExprAST &e, const std::function<void(const ExprAST &)> &fn) {
+  auto f = [&](const ExprAST *x) {
+    if (x)
+      fn(*x);
+  };
+  if (auto *u = e.as<UnaryExpr>()) {
+    f(u->operand.get());
+  } else if (auto *b = e.as<BinaryExpr>()) {
+    f(b->lhs.get());
+    f(b->rhs.get());
+  } else if (auto *c = e.as<CastExpr>()) {
+    f(c->operand.get());
+  } else if (auto *ix = e.as<IndexExpr>()) {
+    f(ix->base.get());
+    f(ix->index.get());
+    for (const ExprPtr &m : ix->moreIndices)
+      f(m.get());
+  } else if (auto *m = e.as<MemberExpr>()) {
+    f(m->base.get());
+  } else if (auto *v = e.as<VectorExpr>()) {
+    for (const ExprPtr &x : v->elems)
+      f(x.get());
+  } else if (auto *call = e.as<CallExpr>()) {
+    for (const ExprPtr &a : call->args)
+      f(a.get());
+    for (const NamedArg &na : call->namedArgs)
+      f(na.expr.get());
+  } else if (auto *sel = e.as<SelectExpr>()) {
+    f(sel->cond.get());
+    f(sel->trueValue.get());
+    f(sel->falseValue.get());
+  }
+}
+
 namespace {
 struct BuiltinName {
   Builtin b;

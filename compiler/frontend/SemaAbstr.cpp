@@ -416,18 +416,7 @@ std::optional<std::vector<int64_t>> Sema::foldEveryCopy(const ExprAST &e, bool &
         collect(b);
       return;
     }
-    if (auto *u = x.as<UnaryExpr>())
-      collect(*u->operand);
-    else if (auto *b = x.as<BinaryExpr>()) {
-      collect(*b->lhs);
-      collect(*b->rhs);
-    } else if (auto *c = x.as<CastExpr>())
-      collect(*c->operand);
-    else if (auto *s = x.as<SelectExpr>()) {
-      collect(*s->cond);
-      collect(*s->trueValue);
-      collect(*s->falseValue);
-    }
+    forEachOperand(x, collect);
   };
   collect(e);
   std::vector<size_t> pick(unrolled_.size(), 0); // the copy of each loop

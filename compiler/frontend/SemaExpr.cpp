@@ -22,6 +22,7 @@ Type Sema::infer(ExprPtr &ep) {
   // Names were resolved before the statement was checked (resolveNames):
   // nothing here replaces `ep`, so a caller's pointer to *ep stays valid.
   ExprAST &e = *ep;
+  size_t errorsBefore = diags_.numErrors();
   if (e.constant) // a constant's value: its type is the constant's
     return e.type;
   if (auto *m = e.as<MemberExpr>(); m && m->base->is<VarRefExpr>())
@@ -114,6 +115,8 @@ Type Sema::infer(ExprPtr &ep) {
     t = checkVectorLiteral(*e.as<VectorExpr>(), nullptr);
     break;
   }
+  if (t.isInvalid() && diags_.numErrors() == errorsBefore && !uncheckedExpr_)
+    uncheckedExpr_ = e.loc;
   ep->type = t;
   return t;
 }
@@ -327,9 +330,20 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
   }
 }
 
+bool Sema::checkHasValue(const ExprAST &e, const Type &t, const std::string &what) {
+  if (t.kind != Type::Void)
+    return true;
+  error(e.loc, what + " is a call that returns no value",
+        "a call that returns no value is a statement: call it on its own line");
+  return false;
+}
+
 Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::string &what) {
   Type l = infer(lhs), r = infer(rhs);
-  if (l.isInvalid() || r.isInvalid()) {
+  // One side a call without a value (both: the caller names the type).
+  bool values = (l.kind == Type::Void) == (r.kind == Type::Void) ||
+                (checkHasValue(*lhs, l, "one of " + what) && checkHasValue(*rhs, r, "one of " + what));
+  if (!values || l.isInvalid() || r.isInvalid()) {
     if (l.isUntyped())
       finalize(lhs);
     if (r.isUntyped())
@@ -436,6 +450,8 @@ Type Sema::inferUnary(UnaryExpr &e) {
   if (t.isInvalid())
     return t;
   std::string sp = unaryOpSpelling(e.op);
+  if (!checkHasValue(*e.operand, t, "the operand of '" + sp + "'"))
+    return Type::invalid();
   switch (e.op) {
   case UnaryOp::Not:
     if (t.isUntyped() || !t.isBool()) {
@@ -524,6 +540,8 @@ Type Sema::inferBinary(BinaryExpr &e) {
       finalize(e.lhs);
     if (r.isUntyped())
       finalize(e.rhs);
+    if (!checkHasValue(side == &l ? *e.lhs : *e.rhs, *side, "an operand of '" + sp + "'"))
+      return Type::invalid();
     bool barrier = side->kind == Type::MBarrier || side->kind == Type::MBarrierArray;
     error(e.loc, "'" + sp + "' cannot be applied to " + side->str(),
           side->isPointer()
@@ -594,6 +612,8 @@ Type Sema::inferCast(CastExpr &e) {
       return Type::invalid();
     from = lit;
   }
+  if (!checkHasValue(*e.operand, from, "the operand of `as`"))
+    return Type::invalid();
   if (!from.isScalar()) {
     error(e.loc, "cannot cast " + from.str() + " to " + to.str(),
           "casts convert between scalar types");

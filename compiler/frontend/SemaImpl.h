@@ -1,8 +1,9 @@
 //===- SemaImpl.h - the checker's internal state (private) -------*- C++ -*-===//
 //
-// Split over Sema.cpp (kernels, statements, scopes, shared memory),
-// SemaExpr.cpp (expressions and literal adaptation) and SemaCall.cpp
-// (builtins, orders and scopes).
+// Split over Sema.cpp (kernels, statements, scopes), SemaShared.cpp (shared
+// arrays, mbarriers, the static shared-memory total), SemaExpr.cpp
+// (expressions and literal adaptation), SemaCall.cpp (builtins, orders and
+// scopes) and one file per construct family.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_FRONTEND_SEMAIMPL_H
@@ -39,16 +40,18 @@ public:
   void checkBlock(Block &block, bool kernelTopLevel);
   void checkStmt(StmtAST &s, bool kernelTopLevel);
   void checkLet(LetStmt &s);
-  void checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel);
-  void checkMBarrier(MBarrierStmt &s, bool kernelTopLevel);
-  /// Places `bytes` of static shared memory at the next 16-byte aligned offset;
-  /// reports (at loc) and returns false when the kernel goes over the limit.
-  bool addStaticSmem(const Location &loc, int64_t bytes, int64_t align = 16);
   /// The kernel-wide mbarrier checks, once the body is checked: wait without
   /// arrive, expect_tx bytes vs store_async sizes; default wait scopes.
   void checkMBarrierUses();
   void checkAssign(AssignStmt &s);
   void checkFor(ForStmt &s);
+
+  // ---- SemaShared.cpp: shared arrays and mbarriers
+  void checkSharedArray(SharedArrayStmt &s, bool kernelTopLevel);
+  void checkMBarrier(MBarrierStmt &s, bool kernelTopLevel);
+  /// Places `bytes` of static shared memory at the next 16-byte aligned offset;
+  /// reports (at loc) and returns false when the kernel goes over the limit.
+  bool addStaticSmem(const Location &loc, int64_t bytes, int64_t align = 16);
   bool checkCountExpr(ExprAST &e, const std::string &what = "shared array size");
   /// The one constant evaluator: integer and boolean literals, unary and
   /// binary operators (comparisons and logic give 0/1), casts (no
@@ -126,6 +129,9 @@ public:
   Type finalize(ExprPtr &e);
   /// Makes two operands agree (literal adaptation); invalid on mismatch.
   Type unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::string &what);
+  /// Reports (at e) a call that returns no value used as an operand of
+  /// `what`; false then.
+  bool checkHasValue(const ExprAST &e, const Type &t, const std::string &what);
   Type inferUnary(UnaryExpr &e);
   Type inferBinary(BinaryExpr &e);
   Type inferCast(CastExpr &e);
@@ -401,6 +407,10 @@ public:
 
   DiagnosticEngine &diags_;
   const CheckOptions &opts_;
+  /// The first expression whose check failed without a diagnostic (a gap in
+  /// a check): a file that reports no error but has one does not compile
+  /// (Sema::run), so no unchecked expression reaches MLIRGen.
+  std::optional<Location> uncheckedExpr_;
   KernelAST *kernel_ = nullptr;
   std::vector<std::unordered_map<std::string, Decl *>> scopes_;
   int nextId_ = 0;

@@ -31,81 +31,21 @@ namespace {
 /// literal or a condition. Its operand tiles get the wgmma (TMA) layout
 /// wherever it stands; the walk reaches every subexpression.
 void collectMmaTiles(const ExprAST &e, std::unordered_set<std::string> &names) {
-  if (auto *c = e.as<CallExpr>()) {
-    bool view = c->callee == "rows" || c->callee == "trans";
-    for (size_t i = 0; i < c->args.size(); ++i) {
-      bool operand = (c->callee == "mma" && i < 2) || (view && i == 0);
-      if (auto *v = c->args[i]->as<VarRefExpr>(); v && operand)
+  auto *c = e.as<CallExpr>();
+  bool view = c && (c->callee == "rows" || c->callee == "trans");
+  if (c && (view || c->callee == "mma"))
+    for (size_t i = 0; i < c->args.size() && i < (view ? 1u : 2u); ++i)
+      if (auto *v = c->args[i]->as<VarRefExpr>())
         names.insert(v->name);
-      else
-        collectMmaTiles(*c->args[i], names);
-    }
-    for (const NamedArg &n : c->namedArgs)
-      if (n.expr)
-        collectMmaTiles(*n.expr, names);
-  } else if (auto *u = e.as<UnaryExpr>()) {
-    collectMmaTiles(*u->operand, names);
-  } else if (auto *b = e.as<BinaryExpr>()) {
-    collectMmaTiles(*b->lhs, names);
-    collectMmaTiles(*b->rhs, names);
-  } else if (auto *c = e.as<CastExpr>()) {
-    collectMmaTiles(*c->operand, names);
-  } else if (auto *s = e.as<SelectExpr>()) {
-    for (const ExprAST *x : {s->cond.get(), s->trueValue.get(), s->falseValue.get()})
-      collectMmaTiles(*x, names);
-  } else if (auto *ix = e.as<IndexExpr>()) {
-    collectMmaTiles(*ix->base, names);
-    if (ix->index)
-      collectMmaTiles(*ix->index, names);
-    for (const ExprPtr &m : ix->moreIndices)
-      collectMmaTiles(*m, names);
-  } else if (auto *m = e.as<MemberExpr>()) {
-    collectMmaTiles(*m->base, names);
-  } else if (auto *v = e.as<VectorExpr>()) {
-    for (const ExprPtr &x : v->elems)
-      collectMmaTiles(*x, names);
-  }
-}
-void collectMmaTiles(const ExprPtr &e, std::unordered_set<std::string> &names) {
-  if (e)
-    collectMmaTiles(*e, names);
+  forEachOperand(e, [&](const ExprAST &x) { collectMmaTiles(x, names); });
 }
 } // namespace
 
 void Sema::collectMmaTileNames(const Block &b) {
-  // Every statement form, and every expression in it (conditions and loop
-  // bounds included). A helper function's body sees only its parameters,
-  // and a view parameter is no operand tile (checkMmaOperand), so an mma in
-  // a function never names a kernel's tile.
-  for (const StmtPtr &s : b) {
-    if (auto *es = s->as<ExprStmtAST>()) {
-      collectMmaTiles(es->expr, tmaTileNames_);
-    } else if (auto *a = s->as<AssignStmt>()) {
-      collectMmaTiles(a->target, tmaTileNames_);
-      collectMmaTiles(a->value, tmaTileNames_);
-    } else if (auto *l = s->as<LetStmt>()) {
-      collectMmaTiles(l->init, tmaTileNames_);
-    } else if (auto *r = s->as<ReturnStmt>()) {
-      collectMmaTiles(r->value, tmaTileNames_);
-    } else if (auto *f = s->as<ForStmt>()) {
-      collectMmaTiles(f->start, tmaTileNames_);
-      collectMmaTiles(f->end, tmaTileNames_);
-      collectMmaTiles(f->step, tmaTileNames_);
-      collectMmaTileNames(f->body);
-    } else if (auto *w = s->as<WhileStmt>()) {
-      collectMmaTiles(w->cond, tmaTileNames_);
-      collectMmaTileNames(w->body);
-    } else if (auto *i = s->as<IfStmt>()) {
-      collectMmaTiles(i->cond, tmaTileNames_);
-      collectMmaTileNames(i->thenBody);
-      collectMmaTileNames(i->elseBody);
-    } else if (auto *g = s->as<WarpgroupsStmt>()) {
-      for (const auto &r : g->roles)
-        collectMmaTileNames(r->body);
-    } else if (auto *ra = s->as<RingAccessStmt>()) {
-      collectMmaTileNames(ra->body);
-    }
-  }
+  // A helper function's body sees only its parameters, and a view parameter
+  // is no operand tile (checkMmaOperand), so an mma in a function never
+  // names a kernel's tile.
+  forEachExprIn(b, [&](const ExprAST &e) { collectMmaTiles(e, tmaTileNames_); });
 }
 
 bool Sema::checkFragmentShape(const Location &loc, ScalarKind k, int64_t m, int64_t n) {

@@ -79,33 +79,15 @@ void Sema::checkTensorParams() {
 }
 
 namespace {
-void collectCopyTiles(const ExprAST &e, std::unordered_set<std::string> &names);
-void collectCopyTiles(const Block &b, std::unordered_set<std::string> &names) {
-  for (const StmtPtr &s : b) {
-    if (auto *es = s->as<ExprStmtAST>())
-      collectCopyTiles(*es->expr, names);
-    else if (auto *f = s->as<ForStmt>())
-      collectCopyTiles(f->body, names);
-    else if (auto *w = s->as<WhileStmt>())
-      collectCopyTiles(w->body, names);
-    else if (auto *i = s->as<IfStmt>()) {
-      collectCopyTiles(i->thenBody, names);
-      collectCopyTiles(i->elseBody, names);
-    } else if (auto *g = s->as<WarpgroupsStmt>()) {
-      for (const auto &r : g->roles)
-        collectCopyTiles(r->body, names);
-    } else if (auto *a = s->as<RingAccessStmt>()) {
-      collectCopyTiles(a->body, names);
-    }
-  }
-}
+/// The tiles named by copy_async anywhere in `e`: a copy nested in another
+/// expression (`let x = copy_async(..)`, an operand) is checked like one
+/// written as a statement, which then reports that it has no value.
 void collectCopyTiles(const ExprAST &e, std::unordered_set<std::string> &names) {
-  auto *c = e.as<CallExpr>();
-  if (!c || c->callee != "copy_async")
-    return;
-  for (const ExprPtr &a : c->args)
-    if (auto *v = a->as<VarRefExpr>())
-      names.insert(v->name);
+  if (auto *c = e.as<CallExpr>(); c && c->callee == "copy_async")
+    for (const ExprPtr &a : c->args)
+      if (auto *v = a->as<VarRefExpr>())
+        names.insert(v->name);
+  forEachOperand(e, [&](const ExprAST &x) { collectCopyTiles(x, names); });
 }
 
 /// Whether `e` is `thread_id(..) == K`, `role_thread_id() == K`,
@@ -176,7 +158,7 @@ bool Sema::checkPlainArrayUse(const ExprAST &e, const char *what) {
 }
 
 void Sema::collectTmaTileNames(const Block &body) {
-  collectCopyTiles(body, tmaTileNames_);
+  forEachExprIn(body, [&](const ExprAST &e) { collectCopyTiles(e, tmaTileNames_); });
   collectMmaTileNames(body); // SemaMma.cpp: mma operands are read with the tile layout
 }
 

@@ -354,7 +354,7 @@ TEST_CASE("sema: every error class reports message, location and a hint", "[sema
       {"let x = atomic_cas(p[0], 1)", "", "'atomic_cas' takes 3 arguments, got 2", 2, 9},
       // loops
       {"for i in 0 .. m + n { }", "", "mismatched operand types i64 and i32 for '+'", 2, 17},
-      {"for i in n .. m { }", "", "mismatched types i32 and i64 in loop bounds", 2, 1},
+      {"for i in n .. m { }", "", "mismatched types i32 and i64 in the loop bounds", 2, 1},
       {"for i in 0.0 .. 4.0 { }", "", "loop bounds must be integers, found f32", 2, 10},
       {"for i in 0 .. 8 step 0 { }", "", "loop step must be positive, found 0", 2, 22},
       {"for i in block_range(f[0]) { }", "",

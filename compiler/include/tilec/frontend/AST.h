@@ -571,6 +571,12 @@ struct ModuleAST {
   std::vector<std::unique_ptr<ConstStmt>> consts;
 };
 
+/// Calls `f` on each expression a statement of `b` holds (a `let`'s or an
+/// assignment's sides, a condition, loop bounds, a returned value, an
+/// expression statement), nested blocks, roles and ring accesses included;
+/// with forEachOperand a walker reaches every expression of a body.
+void forEachExprIn(const Block &b, const std::function<void(const ExprAST &)> &f);
+
 } // namespace tile::frontend
 
 #endif

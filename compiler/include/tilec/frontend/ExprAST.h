@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -568,6 +569,12 @@ public:
   ExprPtr cond, trueValue, falseValue; // loc is the '?'
   bool lazy = false;                   // [sema]
 };
+
+/// Calls `f` on each direct operand of `e` in source order: call arguments
+/// and named-argument values, index bases and indices, vector elements, the
+/// three parts of `?:`. A walker that recurses through this sees every
+/// sub-expression, however deeply a construct is nested in another.
+void forEachOperand(const ExprAST &e, const std::function<void(const ExprAST &)> &f);
 
 } // namespace tile::frontend
 
