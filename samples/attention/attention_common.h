@@ -12,6 +12,7 @@
 
 #include "../gemm/gemm_common.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -209,6 +210,10 @@ struct TileKernel {
   /// Consumer warpgroups (the instance's WGS) and query rows per CTA: 64 per
   /// consumer warpgroup, the threads past the producer's warpgroup.
   int64_t warpgroups = 0, blockM = 0;
+  /// attention_persistent (a grid of at most `ctas` CTAs that take the work
+  /// tiles in turn) rather than attention (one CTA per tile).
+  bool persistent = false;
+  int64_t ctas = 0;
 };
 
 /// The consumer warpgroups (WGS) the PTX has instances of for head dim `dim`
@@ -217,26 +222,55 @@ inline std::vector<int64_t> compiledWarpgroups(int64_t dim) {
   return dim == 64 ? std::vector<int64_t>{3, 2} : std::vector<int64_t>{2};
 }
 
-/// The instance the host runs for a problem. D = 64 takes three warpgroups
-/// (192-row CTAs: three softmaxes share each turn's short mmas), except
-/// causal with a short query sequence (Sq <= kCausalTwoWarpgroupsMaxSeq),
-/// where 128-row CTAs win (measured on an H200, B = 4, H = 16,
-/// docs/perf/attention.md): the causal grid's CTAs are uneven, and smaller
-/// ones leave a shorter tail. D = 128 and 256: two (240 registers each).
+/// The instance the host runs for a problem: its consumer warpgroups here,
+/// the kernel (attention or attention_persistent) in persistentKernel below;
+/// both measured on an H200, B = 4, H = 16 (docs/perf/attention.md). D = 64
+/// takes three warpgroups (192-row CTAs: three softmaxes share each turn's
+/// short mmas), except causal with Sq <= kCausalTwoWarpgroupsMaxSeq, where
+/// 128-row CTAs win (the causal grid's CTAs are uneven, and smaller ones
+/// leave a shorter tail), and causal with kCausalTwoWarpgroupsMaxSeq < Sq <=
+/// kCausalPersistentMaxSeq64, where the persistent kernel runs two. D = 128
+/// and 256: two (240 registers each).
 inline constexpr int64_t kCausalTwoWarpgroupsMaxSeq = 2048;
+inline constexpr int64_t kCausalPersistentMinSeq64 = 3073, kCausalPersistentMaxSeq64 = 4096;
+inline constexpr int64_t kCausalPersistentMinSeq128 = 2048, kCausalPersistentMaxSeq128 = 8192;
 inline int64_t consumerWarpgroups(int64_t dim, bool causal, int64_t seqQ) {
   if (dim != 64)
+    return 2;
+  if (causal && seqQ >= kCausalPersistentMinSeq64 && seqQ <= kCausalPersistentMaxSeq64)
     return 2;
   return causal && seqQ <= kCausalTwoWarpgroupsMaxSeq ? 2 : 3;
 }
 
-/// Instance (D, causal, WGS) of kernel `attention` in the PTX.
+/// Whether the host runs attention_persistent (a grid of one CTA per SM that
+/// takes the work tiles in turn) rather than attention (one CTA per tile):
+/// causal at D = 128 with 2048 <= Sq <= 8192 (+2-7 % measured at 2k, 4k and
+/// 8k; -2 % at 1k; 16k not measured) and causal at D = 64 with 3072 < Sq <=
+/// 4096 (two warpgroups: +3-5 % against the three-warpgroup kernel at 4k; 3k
+/// not measured; at 8k not ahead of three). Elsewhere it measured equal or
+/// slower: non-causal at D = 64 and 256, causal at D = 256 up to 4k, short
+/// sequences; non-causal D = 128 came out on either side in two runs.
+inline bool persistentKernel(int64_t dim, bool causal, int64_t seqQ) {
+  if (!causal)
+    return false;
+  if (dim == 128)
+    return seqQ >= kCausalPersistentMinSeq128 && seqQ <= kCausalPersistentMaxSeq128;
+  if (dim == 64)
+    return seqQ >= kCausalPersistentMinSeq64 && seqQ <= kCausalPersistentMaxSeq64;
+  return false;
+}
+
+/// Instance (D, causal, WGS) of kernel `attention` (or, persistent,
+/// `attention_persistent` with a grid of at most `ctas` CTAs) in the PTX.
 inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath, int64_t dim,
-                                 bool causal, int64_t warpgroups) {
+                                 bool causal, int64_t warpgroups, bool persistent = false,
+                                 int64_t ctas = 0) {
   TileKernel t;
   t.module = tile::Module::fromFiles(ctx, ptxPath);
-  t.kernel = t.module.kernel("attention", {{"D", dim}, {"CAUSAL", causal ? 1 : 0},
-                                           {"WGS", warpgroups}});
+  t.kernel = t.module.kernel(persistent ? "attention_persistent" : "attention",
+                             {{"D", dim}, {"CAUSAL", causal ? 1 : 0}, {"WGS", warpgroups}});
+  t.persistent = persistent;
+  t.ctas = ctas > 0 ? ctas : ctx.smCount();
   const tile::KernelInfo &info = *t.kernel.info();
   if (!info.threads)
     throw std::runtime_error(ptxPath + ": kernel attention declares no threads(...)");
@@ -256,7 +290,8 @@ struct Buffers {
 };
 
 /// Q, K, V as 2-D TMA tensors of rows (every head's rows one after the
-/// other); O and LSE by address. Grid: (ceil(Sq / blockM), Hq, B).
+/// other); O and LSE by address. Grid: (ceil(Sq / blockM), Hq, B), or,
+/// persistent, min(the work tiles ceil(Sq / blockM) * Hq * B, t.ctas).
 inline void launchTile(TileKernel &t, const Problem &p, const Buffers &b,
                        CUstream stream = nullptr) {
   const tile::TensorElement e = gemm::tensorElement(p.dtype);
@@ -267,11 +302,17 @@ inline void launchTile(TileKernel &t, const Problem &p, const Buffers &b,
   if (p.blockM != t.blockM)
     throw std::runtime_error("the problem's LSE is laid out for " + std::to_string(p.blockM) +
                              "-row CTAs, the kernel's are " + std::to_string(t.blockM));
-  cfg.grid = tile::Dim3(unsigned((p.seqQ + t.blockM - 1) / t.blockM), unsigned(p.heads),
-                        unsigned(p.batch));
+  const int64_t blocksM = (p.seqQ + t.blockM - 1) / t.blockM;
   cfg.block = tile::Dim3(t.threads);
   cfg.stream = stream;
   const float scaleLog2 = float(p.softmaxScale() * 1.4426950408889634); // scale * log2(e)
+  if (t.persistent) {
+    cfg.grid = tile::Dim3(unsigned(std::min(blocksM * p.heads * p.batch, t.ctas)));
+    t.kernel.launch(cfg, q, k, v, b.o, b.lse, int32_t(p.seqQ), int32_t(p.seqK), int32_t(p.heads),
+                    int32_t(p.group()), int32_t(p.batch), scaleLog2);
+    return;
+  }
+  cfg.grid = tile::Dim3(unsigned(blocksM), unsigned(p.heads), unsigned(p.batch));
   t.kernel.launch(cfg, q, k, v, b.o, b.lse, int32_t(p.seqQ), int32_t(p.seqK),
                   int32_t(p.heads), int32_t(p.group()), scaleLog2);
 }

@@ -7,7 +7,7 @@ process on one GPU.
     TILEC_PTX_DIR=DIR python3 samples/attention/bench.py [--out attention.md]
         [--plot attention.png] [--json attention.json] [--seqs 1024,...,16384]
         [--dims 64,128,256] [--dtypes f16,bf16] [--batch 4] [--heads 16]
-        [--runs 5] [--warmup 2]
+        [--runs 5] [--warmup 2] [--causal 0,1] [--no-flex] [--no-flash] [--ab]
     python3 samples/attention/bench.py --from-json a.json,b.json [--out ...] [--plot ...]
 
 --from-json measures nothing: it writes the table and the plot of the rows of
@@ -25,12 +25,16 @@ checked against cuDNN's (relative Frobenius error of O, on the timed run's
 output) before its time is reported. The PTX is DIR/attention_<dtype>.ptx
 (the instances of samples/attention/CMakeLists.txt); the instance of each
 shape is the host program's choice (consumer_warpgroups, the rule of
-attention_common.h), its consumer warpgroups in the table's `WGS` column.
+attention_common.h), its consumer warpgroups in the table's `WGS` column
+(`P`: the persistent kernel, attention_persistent, on a grid of one CTA per
+SM). --ab also times every other instance of each point (WGS x persistent or
+not, each checked the same way) and adds a table of them.
 """
 import argparse
 import json
 import math
 import os
+import re
 import statistics
 import sys
 
@@ -65,7 +69,52 @@ def consumer_warpgroups(d, causal, seq_q):
     attention_common.h, which says why."""
     if d != 64:
         return 2
+    if causal and 3073 <= seq_q <= 4096:
+        return 2
     return 2 if causal and seq_q <= 2048 else 3
+
+
+def persistent_kernel(d, causal, seq_q):
+    """Whether the host runs attention_persistent: attn::persistentKernel of
+    attention_common.h, which says why."""
+    if not causal:
+        return False
+    if d == 128:
+        return 2048 <= seq_q <= 8192
+    if d == 64:
+        return 3073 <= seq_q <= 4096
+    return False
+
+
+def compiled_warpgroups(d):
+    """The consumer warpgroups the PTX has instances of (CMakeLists.txt)."""
+    return (3, 2) if d == 64 else (2,)
+
+
+def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms):
+    """The launch of one instance (attn::launchTile): a grid of one CTA per
+    query block and head, or, persistent, at most `sms` CTAs."""
+    b, h = q.shape[0], q.shape[1]
+    kern = mod.kernel("attention_persistent" if persistent else "attention", D=d,
+                      CAUSAL=int(causal), WGS=wgs)
+    block_m = 64 * wgs
+    m_blocks = (s + block_m - 1) // block_m
+    q2, k2, v2 = (t.view(-1, d) for t in (q, k, v))
+    sl2 = scale * math.log2(math.e)
+    if persistent:
+        grid = (min(m_blocks * h * b, sms), 1, 1)
+        return lambda: kern[grid](q2, k2, v2, o, lse, s, s, h, 1, b, sl2)
+    grid = (m_blocks, h, b)
+    return lambda: kern[grid](q2, k2, v2, o, lse, s, s, h, 1, sl2)
+
+
+def parse_variant(v):
+    """'w2' (attention, WGS 2), 'w2p' (attention_persistent, one CTA per SM),
+    'w2pt' (attention_persistent on a grid of one CTA per tile, its tile order
+    then the hardware's): (wgs, persistent, grid of tiles)."""
+    if not re.fullmatch(r"w[23](p|pt)?", v):
+        raise ValueError(f"--variants: '{v}' is not w2, w3, w2p, w3p, w2pt or w3pt")
+    return int(v[1]), "p" in v, "t" in v
 
 
 def flops(b, h, s, d, causal):
@@ -86,6 +135,15 @@ def main():
     ap.add_argument("--plot", default="attention.png")
     ap.add_argument("--json", default="attention.json")
     ap.add_argument("--from-json", default="")
+    ap.add_argument("--causal", default="0,1", help="causal settings: 0, 1 or 0,1")
+    ap.add_argument("--no-flex", action="store_true", help="leave FlexAttention out")
+    ap.add_argument("--no-flash", action="store_true", help="leave SDPA's flash backend out")
+    ap.add_argument("--ab", action="store_true",
+                    help="also time every tilec instance of each point (WGS x persistent)")
+    ap.add_argument("--variants", default="",
+                    help="with --ab: the instances to time, e.g. w2,w2p,w2ps,w2pt (parse_variant)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="with --ab: time the instances this many times, interleaved (the median kept)")
     args = ap.parse_args()
     if args.from_json:
         runs = []
@@ -106,13 +164,14 @@ def main():
             setattr(torch._dynamo.config, limit, 1024)
     flex = torch.compile(flex_attention)
     points = [(dname, d, causal, s) for dname in args.dtypes.split(",")
-              for d in map(int, args.dims.split(",")) for causal in (False, True)
+              for d in map(int, args.dims.split(","))
+              for causal in (c == "1" for c in args.causal.split(","))
               for s in map(int, args.seqs.split(","))]
     # FlexAttention's compilations first, every shape once (in the order timed,
     # so the dynamic-shape kernels are the ones automatic dynamic makes), so
     # that no timing follows a compilation.
     masks = {}
-    for dname, d, causal, s in points:
+    for dname, d, causal, s in ([] if args.no_flex else points):
         try:
             q, k, v = (torch.randn(args.batch, args.heads, s, d, device="cuda",
                                    dtype=DTYPES[dname]) for _ in range(3))
@@ -127,6 +186,7 @@ def main():
     torch.cuda.empty_cache()
     ptx_dir = os.environ.get("TILEC_PTX_DIR", ".")
     dev = torch.cuda.get_device_name()
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
     rows = []
     # Written after every point, so a run stopped by a time limit keeps what it measured.
     meta = {"device": dev, "torch": torch.__version__, "runs": args.runs, "warmup": args.warmup,
@@ -136,20 +196,23 @@ def main():
         ptx = os.path.join(ptx_dir, f"attention_{dname}.ptx")
         mod = tilec.load(ptx) if os.path.exists(ptx) else None
         for d in map(int, args.dims.split(",")):
-            for causal in (False, True):
+            for causal in (c == "1" for c in args.causal.split(",")):
                 for s in map(int, args.seqs.split(",")):
                     wgs = consumer_warpgroups(d, causal, s)
-                    kern = mod.kernel("attention", D=d, CAUSAL=int(causal), WGS=wgs) if mod else None
+                    pers = persistent_kernel(d, causal, s)
                     b, h = args.batch, args.heads
                     torch.manual_seed(0)
                     q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=dt) for _ in range(3))
                     scale = 1.0 / math.sqrt(d)
                     row = {"dtype": dname, "D": d, "causal": causal, "seq": s, "B": b, "H": h,
-                           "tilec_wgs": wgs}
+                           "tilec_wgs": wgs, "tilec_persistent": pers}
                     fl = flops(b, h, s, d, causal)
                     ref = None
                     for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
                                           ("flash", SDPBackend.FLASH_ATTENTION)):
+                        if name == "flash" and args.no_flash:
+                            row[name] = None
+                            continue
                         try:
                             with sdpa_kernel(backend):
                                 fn = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
@@ -161,6 +224,8 @@ def main():
                             row[name] = None
                             row[name + "_note"] = str(e).splitlines()[0][:120]
                     try:
+                        if args.no_flex:
+                            raise RuntimeError("not measured (--no-flex)")
                         bm = masks.get((causal, s)) if (causal, s) in masks else (
                             create_block_mask(lambda bb, hh, qi, ki: qi >= ki, None, None, s, s)
                             if causal else None)
@@ -170,26 +235,44 @@ def main():
                     except Exception as e:
                         row["flex"] = None
                         row["flex_note"] = str(e).splitlines()[0][:120]
-                    if kern is not None:
-                        # Query rows per CTA: 64 per consumer warpgroup (the
-                        # threads past the producer's warpgroup).
-                        block_m = 64 * (kern.block[0] // 128 - 1)
-                        o = torch.empty_like(q)
-                        lse = torch.empty(b, h, (s + block_m - 1) // block_m * block_m, device="cuda",
-                                          dtype=torch.float32)
-                        grid = ((s + block_m - 1) // block_m, h, b)
-                        q2, k2, v2 = (t.view(-1, d) for t in (q, k, v))
-                        fn = lambda: kern[grid](q2, k2, v2, o, lse, s, s, h, 1, scale * math.log2(math.e))
-                        ms = time_ms(fn, args.warmup, args.runs)
+                    if mod is not None:
                         if ref is None:
                             ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(),
                                                                  is_causal=causal)
-                        err = ((o.float() - ref).norm() / ref.norm()).item()
-                        row["tilec_err"] = err
-                        ok = math.isfinite(err) and err < (3e-3 if dname == "f16" else 2e-2)
-                        row["tilec"] = fl / (ms * 1e-3) / 1e12 if ok else None
-                        if not ok:
-                            row["tilec_note"] = f"wrong result (rel. error {err:.2e})"
+                        host = f"w{wgs}{'p' if pers else ''}"
+                        variants = [host]
+                        if args.ab:
+                            variants += [x for x in (args.variants.split(",") if args.variants else
+                                                     [f"w{w}{p}" for w in compiled_warpgroups(d)
+                                                      for p in ("", "p")])
+                                         if x != host and parse_variant(x)[0] in compiled_warpgroups(d)]
+                        times = {x: [] for x in variants}
+                        for _ in range(args.repeat if args.ab else 1):
+                            for var in variants:
+                                w, p, t = parse_variant(var)
+                                # Query rows per CTA: 64 per consumer warpgroup; LSE rows
+                                # padded to whole CTAs.
+                                block_m = 64 * w
+                                o = torch.empty_like(q)
+                                lse = torch.empty(b, h, (s + block_m - 1) // block_m * block_m,
+                                                  device="cuda", dtype=torch.float32)
+                                fn = tilec_fn(mod, d, causal, w, p, q, k, v, o, lse, s, scale,
+                                              1 << 30 if t else sms)
+                                ms = time_ms(fn, args.warmup, args.runs)
+                                err = ((o.float() - ref).norm() / ref.norm()).item()
+                                ok = math.isfinite(err) and err < (3e-3 if dname == "f16" else 2e-2)
+                                times[var].append(fl / (ms * 1e-3) / 1e12 if ok else None)
+                                if var == host:
+                                    row["tilec_err"] = err
+                                if not ok:
+                                    row[("tilec" if var == host else "tilec_" + var) + "_note"] = (
+                                        f"wrong result (rel. error {err:.2e})")
+                        for var, tf in times.items():
+                            tf = None if None in tf else statistics.median(tf)
+                            if var == host:
+                                row["tilec"] = tf
+                            if args.ab:
+                                row["tilec_" + var] = tf
                     else:
                         row["tilec"] = None
                         row["tilec_note"] = "not built"
@@ -218,14 +301,26 @@ def render(rows, runs, args):
     lines = [f"Attention forward, {how} ({len(runs)} run(s) of this program); TFLOP/s = 4 * "
              "unmasked pairs * D / time. cuDNN and flash: torch SDPA with that backend; flex: "
              "torch.compile(flex_attention). tilec results checked against cuDNN's output; WGS: "
-             "the consumer warpgroups of the tilec instance (64 query rows each).", "",
+             "the consumer warpgroups of the tilec instance (64 query rows each; P: the "
+             "persistent kernel).", "",
              "| dtype | D | causal | seq | WGS | tilec | cuDNN | flash (FA2) | flex | tilec / cuDNN | "
              "tilec / flex |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['dtype']} | {r['D']} | {'yes' if r['causal'] else 'no'} | {r['seq']} | "
-                     f"{r.get('tilec_wgs', '-')} | {f(r['tilec'])} | {f(r['cudnn'])} | {f(r['flash'])} | "
+                     f"{r.get('tilec_wgs', '-')}{' P' if r.get('tilec_persistent') else ''} | {f(r['tilec'])} | {f(r['cudnn'])} | {f(r['flash'])} | "
                      f"{f(r['flex'])} | "
                      f"{ratio(r['tilec'], r['cudnn'])} | {ratio(r['tilec'], r['flex'])} |")
+    ab = sorted({k for r in rows for k in r if k.startswith("tilec_w") and k != "tilec_wgs"
+                 and not k.endswith("_note")})
+    if ab:  # --ab: every instance timed (parse_variant), TFLOP/s and its ratio to cuDNN
+        lines += ["", "| dtype | D | causal | seq | cuDNN | " +
+                  " | ".join(k[6:] for k in ab) + " |",
+                  "|---|---|---|---|---|" + "---|" * len(ab)]
+        for r in rows:
+            lines.append(f"| {r['dtype']} | {r['D']} | {'yes' if r['causal'] else 'no'} | "
+                         f"{r['seq']} | {f(r['cudnn'])} | " +
+                         " | ".join("-" if r.get(k) is None else
+                                    f"{r[k]:.0f} ({ratio(r[k], r['cudnn'])})" for k in ab) + " |")
     notes = sorted({f"{k}: {v}" for r in rows for k, v in r.items() if k.endswith("_note")})
     lines += [""] + [f"- {n}" for n in notes]
     text = "\n".join(lines) + "\n"

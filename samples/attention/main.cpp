@@ -72,19 +72,23 @@ struct Options {
   int runs = 30, warmup = 10;
   std::string out;
   int64_t wgs = 0; // consumer warpgroups of the instance; 0: the host's choice
-
+  // 0: attention, 1: attention_persistent; -1: the host's choice (bench), both (check)
+  int persistent = -1;
+  int64_t ctas = 0; // the persistent grid's CTAs at most; 0: 3 (check), the SMs (bench)
 };
 
 [[noreturn]] void usage(const char *msg) {
-  std::fprintf(stderr,
-               "attention: %s\n"
-               "usage: attention [--check] [--dtypes f16,bf16] [--dims 64,128,256] [--causal 0,1]\n"
-               "                 [--groups 1,2] [--shape B,Hq,Sq,Sk ...] [--scale S] [--seed S]\n"
-               "                 [--wgs N] [--ptx-dir DIR] [--skip-code C]\n"
-               "       attention --bench [--dtypes f16] [--dims 64,128,256] [--causal 0,1]\n"
-               "                 [--seqs 1024,...] [--batch B] [--heads H] [--runs R] [--warmup W]\n"
-               "                 [--wgs N] [--out FILE.md]\n",
-               msg);
+  std::fprintf(
+      stderr,
+      "attention: %s\n"
+      "usage: attention [--check] [--dtypes f16,bf16] [--dims 64,128,256] [--causal 0,1]\n"
+      "                 [--groups 1,2] [--shape B,Hq,Sq,Sk ...] [--scale S] [--seed S]\n"
+      "                 [--wgs N] [--persistent 0|1] [--ctas N] [--ptx-dir DIR]\n"
+      "                 [--skip-code C]\n"
+      "       attention --bench [--dtypes f16] [--dims 64,128,256] [--causal 0,1]\n"
+      "                 [--seqs 1024,...] [--batch B] [--heads H] [--runs R] [--warmup W]\n"
+      "                 [--wgs N] [--persistent 0|1] [--ctas N] [--out FILE.md]\n",
+      msg);
   std::exit(2);
 }
 
@@ -139,6 +143,10 @@ Options parse(int argc, char **argv) {
       o.out = r.value();
     else if (f == "--wgs")
       o.wgs = r.intIn(2, 3);
+    else if (f == "--persistent")
+      o.persistent = int(r.intIn(0, 1));
+    else if (f == "--ctas")
+      o.ctas = r.intIn(1, 1 << 20);
     else if (f == "-h" || f == "--help")
       usage("help");
     else
@@ -221,59 +229,66 @@ int runCheck(const Options &o) {
     }
     for (long long dim : o.dims)
       for (long long causal : o.causal)
-        for (int64_t wgs : o.wgs ? std::vector<int64_t>{o.wgs} : attn::compiledWarpgroups(dim)) {
-          attn::TileKernel k;
-          try {
-            k = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs);
-          } catch (const std::exception &e) {
-            std::printf("FAIL %s D=%lld causal=%lld WGS=%lld: %s\n", attn::dtypeName(d), dim,
-                        causal, (long long)wgs, e.what());
-            ++failed;
-            continue;
-          }
-          for (long long group : o.groups)
-            for (const Shape &s : o.shapes) {
-              Problem p;
-              p.batch = s.batch;
-              p.heads = s.heads * group;
-              p.kvHeads = s.heads;
-              p.seqQ = s.seqQ;
-              p.seqK = s.seqK;
-              p.dim = dim;
-              p.causal = causal != 0;
-              p.scale = o.scale;
-              p.dtype = d;
-              p.blockM = k.blockM;
-              if (const std::string why = p.invalid(); !why.empty())
-                usage((p.str() + ": " + why).c_str());
-              std::unique_ptr<Inputs> in = makeInputs(p, o.seed);
-              poison(*in);
-              try {
-                attn::launchTile(k, p, in->bufs());
-                SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
-              } catch (const std::exception &e) {
-                std::printf("FAIL %s: %s\n", p.str().c_str(), e.what());
-                ++failed;
-                continue;
-              }
-              const attn::Reference want = attn::reference(p, in->q, in->k, in->v);
-              const attn::Comparison c =
-                  attn::compare(p, want, in->dout.toHost(), in->dlse.toHost());
-              const bool ok = c.pass(d);
-              (ok ? passed : failed)++;
-              std::printf("%s %-52s WGS=%lld O rel. Frobenius %.2e (max |diff| %.2e), LSE max "
-                          "|diff| %.2e%s",
-                          ok ? "ok  " : "FAIL", p.str().c_str(), (long long)wgs, c.oRelFrobenius,
-                          c.oMaxAbs, c.lseMaxAbs, c.nonFinite ? "" : "\n");
-              if (c.nonFinite)
-                std::printf(", %" PRId64 " rows with NaN/inf (first: row %" PRId64 ")\n",
-                            c.nonFinite, c.firstNonFinite);
-              if (c.maskedRowsWrong)
-                std::printf("     %" PRId64 " values of rows that see no key are not O = 0 / LSE = "
-                            "-inf\n",
-                            c.maskedRowsWrong);
+        for (int64_t wgs : o.wgs ? std::vector<int64_t>{o.wgs} : attn::compiledWarpgroups(dim))
+          // 0: attention; 1: attention_persistent.
+          for (int pers :
+               o.persistent >= 0 ? std::vector<int>{o.persistent} : std::vector<int>{0, 1}) {
+            attn::TileKernel k;
+            try {
+              // Persistent: few CTAs (3 unless --ctas), so that each takes several tiles.
+              k = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs, pers != 0,
+                                       o.ctas ? o.ctas : 3);
+            } catch (const std::exception &e) {
+              std::printf("FAIL %s D=%lld causal=%lld WGS=%lld%s: %s\n", attn::dtypeName(d), dim,
+                          causal, (long long)wgs, pers ? " persistent" : "", e.what());
+              ++failed;
+              continue;
             }
-        }
+            for (long long group : o.groups)
+              for (const Shape &s : o.shapes) {
+                Problem p;
+                p.batch = s.batch;
+                p.heads = s.heads * group;
+                p.kvHeads = s.heads;
+                p.seqQ = s.seqQ;
+                p.seqK = s.seqK;
+                p.dim = dim;
+                p.causal = causal != 0;
+                p.scale = o.scale;
+                p.dtype = d;
+                p.blockM = k.blockM;
+                if (const std::string why = p.invalid(); !why.empty())
+                  usage((p.str() + ": " + why).c_str());
+                std::unique_ptr<Inputs> in = makeInputs(p, o.seed);
+                poison(*in);
+                try {
+                  attn::launchTile(k, p, in->bufs());
+                  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
+                } catch (const std::exception &e) {
+                  std::printf("FAIL %s: %s\n", p.str().c_str(), e.what());
+                  ++failed;
+                  continue;
+                }
+                const attn::Reference want = attn::reference(p, in->q, in->k, in->v);
+                const attn::Comparison c =
+                    attn::compare(p, want, in->dout.toHost(), in->dlse.toHost());
+                const bool ok = c.pass(d);
+                (ok ? passed : failed)++;
+                std::printf("%s %-52s WGS=%lld%s O rel. Frobenius %.2e (max |diff| %.2e), LSE max "
+                            "|diff| %.2e%s",
+                            ok ? "ok  " : "FAIL", p.str().c_str(), (long long)wgs,
+                            pers ? " P" : "  ", c.oRelFrobenius, c.oMaxAbs, c.lseMaxAbs,
+                            c.nonFinite ? "" : "\n");
+                if (c.nonFinite)
+                  std::printf(", %" PRId64 " rows with NaN/inf (first: row %" PRId64 ")\n",
+                              c.nonFinite, c.firstNonFinite);
+                if (c.maskedRowsWrong)
+                  std::printf("     %" PRId64
+                              " values of rows that see no key are not O = 0 / LSE = "
+                              "-inf\n",
+                              c.maskedRowsWrong);
+              }
+          }
   }
   std::printf("attention: %s (%d passed, %d failed)\n", failed ? "FAIL" : "PASS", passed, failed);
   return failed ? 1 : 0;
@@ -365,8 +380,9 @@ int runBench(const Options &o) {
   md << "attention forward, B = " << o.batch << ", H = " << o.heads << ", " << ctx.name()
      << "; CUDA-event median of " << o.runs << " runs after " << o.warmup
      << " warm-up runs; TFLOP/s = 4 * unmasked pairs * D / time.\n\n"
-     << "| dtype | D | causal | seq | WGS | tilec us | tilec TFLOP/s | O err (sampled) |\n"
-     << "|---|---|---|---|---|---|---|---|\n";
+     << "| dtype | D | causal | seq | WGS | persistent | tilec us | tilec TFLOP/s | O err "
+        "(sampled) |\n"
+     << "|---|---|---|---|---|---|---|---|---|\n";
   bool allPass = true;
   for (DType d : o.dtypes) {
     const std::string ptx = ptxPath(o, d);
@@ -376,12 +392,15 @@ int runBench(const Options &o) {
     }
     for (long long dim : o.dims)
       for (long long causal : o.causal) {
-        std::map<int64_t, attn::TileKernel> kernels; // by consumer warpgroups
+        std::map<std::pair<int64_t, bool>, attn::TileKernel> kernels; // by (WGS, persistent)
         for (long long seq : o.seqs) {
           const int64_t wgs = o.wgs ? o.wgs : attn::consumerWarpgroups(dim, causal != 0, seq);
-          if (!kernels.count(wgs))
-            kernels[wgs] = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs);
-          attn::TileKernel &k = kernels[wgs];
+          const bool pers =
+              o.persistent >= 0 ? o.persistent != 0 : attn::persistentKernel(dim, causal != 0, seq);
+          const std::pair<int64_t, bool> key{wgs, pers};
+          if (!kernels.count(key))
+            kernels[key] = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs, pers, o.ctas);
+          attn::TileKernel &k = kernels[key];
           Problem p;
           p.batch = o.batch;
           p.heads = p.kvHeads = o.heads;
@@ -418,10 +437,10 @@ int runBench(const Options &o) {
           allPass = allPass && c.pass(d);
           char line[256];
           std::snprintf(line, sizeof line,
-                        "| %s | %lld | %s | %lld | %lld | %.1f | %.0f | %.1e%s |\n",
+                        "| %s | %lld | %s | %lld | %lld | %s | %.1f | %.0f | %.1e%s |\n",
                         attn::dtypeName(d), dim, causal ? "yes" : "no", seq, (long long)wgs,
-                        ms * 1e3, p.flops() / (ms * 1e-3) / 1e12, c.oRelFrobenius,
-                        c.pass(d) ? "" : " FAIL");
+                        pers ? "yes" : "no", ms * 1e3, p.flops() / (ms * 1e-3) / 1e12,
+                        c.oRelFrobenius, c.pass(d) ? "" : " FAIL");
           md << line;
           std::printf("%s", line);
           std::fflush(stdout);
