@@ -399,7 +399,7 @@ inline Choice persistentWaves(const Problem &p, int sms) {
 
 // gemm_m64 where its clusters of two 64 x 128 tiles sharing B fill the
 // SMs in one round (3/4 of the SMs <= 2 ceil(M / 128) ceil(N / 128) CTAs
-// <= SMs), M = 81..256, K-major B: cuBLAS's tiling at 256 x 4096 x 4096 and
+// <= SMs), M > 80, K-major B: cuBLAS's tiling at 256 x 4096 x 4096 and
 // 128 x 8192 x 8192 (128 x 64 in its column-major terms, 1 x 2 clusters
 // along M) with one m64n128k16 wgmma per 64 x 128 x 16 product, where a
 // 128 x 64 tile issues two m64n64k16 (8 KB of shared memory read against
@@ -408,10 +408,14 @@ inline Choice persistentWaves(const Problem &p, int sms) {
 // 256 x 4096 x 14336 51.6 (split-K x2 at BN 128: 54.5), 128 x 8192 x 8192
 // 38.5 (split-K at BN 64: 42.2). At M <= 128 and N <= 4224 the skinny
 // pairs win (128 x 4096 x 4096: 13.7 against 15.3) and their rule takes
-// them (at M <= 128 such N never fill the SMs with these pairs).
+// them (at M <= 128 such N never fill the SMs with these pairs). Past
+// M = 256 these are the shapes with few tiles, which otherwise split K at
+// BN 128: 1024 x 1024 x 1024 12.6 / 12.7 us (f16 / bf16, one --tune run)
+// against 15.6 / 15.6 for split-K x2, 1024 x 1024 x 4096 20.7 / 20.7
+// against 23.7 / 23.5.
 inline bool m64Fits(const Problem &p, int sms) {
   const int64_t ctas = persistentUnits(p, kM64Bn, 2, kTileM64) * 2;
-  return p.m > 80 && p.m <= 256 && p.bmajor == BMajor::K && ctas <= sms &&
+  return p.m > 80 && p.bmajor == BMajor::K && ctas <= sms &&
          ctas * 4 >= 3 * int64_t(sms);
 }
 // The persistent kernel at BN 128 (6 stages, pairs of row tiles sharing B)
@@ -425,20 +429,10 @@ inline bool wide128Fits(const Problem &p, int sms) {
          tiles * 4 >= 3 * int64_t(sms);
 }
 
-// A short K with few output tiles: split-K's 128 x 64 instance, one CTA per
-// tile and no split, where those tiles fill the SMs in one round (splitting a
-// K of 16 steps or less adds a reduction that costs more than the idle SMs).
-// H200 (docs/perf/gemm.md), under --tune: 1024 x 1024 x 1024 8.2 us in f16
-// and bf16, against 15.6 for split-K x2 at BN 128 (the rule after this one).
-inline bool shortKNarrowFits(const Problem &p, int sms) {
-  const int64_t tiles = outputTiles(p, 64);
-  return p.bmajor == BMajor::K && kSteps(p) <= 16 && tiles <= sms && tiles * 4 >= 3 * int64_t(sms);
-}
-
 // First match wins. "Fills" = at least 3/4 of the SMs get a CTA at once.
 inline const std::vector<Rule> &ruleTable() {
   static const std::vector<Rule> rules = {
-      {"M = 81..256, B K-major, clusters of two 64 x 128 tiles sharing B fill the SMs in one "
+      {"M > 80, B K-major, clusters of two 64 x 128 tiles sharing B fill the SMs in one "
        "round: persistent, 64-row tiles, BN 128, cluster 2 (B multicast)",
        m64Fits, [](const Problem &, int) { return persistentM64(2); }},
       {"M = 129..256, B K-major, 128 x 128 tiles fill the SMs in one round: persistent, BN 128, "
@@ -484,9 +478,6 @@ inline const std::vector<Rule> &ruleTable() {
       {"256-row clusters of 128-wide tiles fill the SMs: persistent, BN 128, cluster 2",
        [](const Problem &p, int sms) { return persistentUnits(p, 128, 2) * 2 * 4 >= 3 * sms; },
        [](const Problem &p, int) { return persistentWith(128, p.bmajor); }},
-      {"short K (at most 16 k steps), B K-major, 128 x 64 tiles fill the SMs in one round: "
-       "split-K's BN 64 instance (8 stages) without splits, no cluster",
-       shortKNarrowFits, [](const Problem &, int) { return splitKWith(splitKInstances()[1], 1, 1); }},
       {"few tiles (long K): split-K, BN 128, splits to fill the SMs",
        [](const Problem &, int) { return true; }, splitKFill},
   };

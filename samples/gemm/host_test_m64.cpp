@@ -13,7 +13,7 @@
 
 using namespace gemm;
 
-TEST_CASE("the 64-row tiles and BN 128 in the rule table (M = 81..256)", "[gemm]") {
+TEST_CASE("the 64-row tiles and BN 128 in the rule table (M > 80)", "[gemm]") {
   const int sms = 132;
   auto pick = [&](int64_t m, int64_t n, int64_t k) {
     return ruleChoice(Problem{m, n, k, DType::F16, BMajor::K}, sms);
@@ -39,6 +39,16 @@ TEST_CASE("the 64-row tiles and BN 128 in the rule table (M = 81..256)", "[gemm]
   CHECK(pick(81, 8192, 4096).mt == 64);
   CHECK(pick(80, 8192, 4096).variant == Variant::Skinny); // M <= 80: the skinny kernel
   CHECK(pick(128, 4096, 4096).variant == Variant::Skinny); // 2 x 32 CTAs: the skinny pairs
+  // Past M = 256, the shapes with few tiles: 2 x 8 x 8 CTAs at 1024 x 1024
+  // (any K); 2048 x 1024 has 256 (the persistent rules' shapes).
+  for (int64_t k : {1024, 4096}) {
+    c = pick(1024, 1024, k);
+    CHECK(c.mt == 64);
+    CHECK(c.bn == 128);
+    CHECK(c.cluster == 2);
+  }
+  CHECK(pick(2048, 1024, 1024).mt == 0);
+  CHECK(pick(512, 512, 512).variant == Variant::SplitK); // 2 x 4 x 4 CTAs: a few SMs
   // M = 129..256, 128 x 128 tiles filling the SMs in one round: the
   // persistent kernel at BN 128, cluster 2.
   c = pick(256, 8192, 8192); // 2 x 64 tiles
