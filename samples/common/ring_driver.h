@@ -110,12 +110,7 @@ Options<Problem> parseOptions(int argc, char **argv, sample::ArgReader::Usage us
     else if (f == "--skip-code")
       o.skipCode = int(r.intValue());
     else if (f == "--shapes") {
-      for (const std::string &x : r.listValue()) {
-        long long ms = 0, n = 0, k = 0;
-        char tail = 0;
-        if (std::sscanf(x.c_str(), "%lldx%lldx%lld%c", &ms, &n, &k, &tail) != 3 || ms < 1 ||
-            n < 1 || k < 1 || ms > 65536 || n > 65536 || k > 65536)
-          usage(("bad shape '" + x + "' (MSxNxK, each 1..65536)").c_str());
+      for (const auto &[ms, n, k] : r.shapeList("MSxNxK")) {
         Problem sp;
         sp.ms = ms;
         sp.n = n;

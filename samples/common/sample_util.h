@@ -4,6 +4,8 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -113,6 +115,20 @@ public:
         usage_((flag_ + " values must be in " + std::to_string(lo) + ".." + std::to_string(hi))
                    .c_str());
       out.push_back(x);
+    }
+    return out;
+  }
+  /// listValue() of `AxBxC` shapes, each extent in 1..65536 ("1024x4096x4096");
+  /// `form` names the three extents in the usage message ("MxNxK").
+  std::vector<std::array<long long, 3>> shapeList(const char *form) {
+    std::vector<std::array<long long, 3>> out;
+    for (const std::string &item : listValue()) {
+      std::array<long long, 3> e{};
+      char tail = 0;
+      if (std::sscanf(item.c_str(), "%lldx%lldx%lld%c", &e[0], &e[1], &e[2], &tail) != 3 ||
+          *std::min_element(e.begin(), e.end()) < 1 || *std::max_element(e.begin(), e.end()) > 65536)
+        usage_(("bad shape '" + item + "' (" + form + ", each 1..65536)").c_str());
+      out.push_back(e);
     }
     return out;
   }

@@ -104,14 +104,8 @@ inline Options parse(int argc, char **argv) {
     else if (f == "--skip-code")
       o.skipCode = int(r.intValue());
     else if (f == "--shapes") {
-      for (const std::string &s : r.listValue()) {
-        long long m = 0, n = 0, k = 0;
-        char tail = 0;
-        if (std::sscanf(s.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m < 1 ||
-            n < 1 || k < 1 || m > 65536 || n > 65536 || k > 65536)
-          usage(("bad shape '" + s + "' (MxNxK, each 1..65536)").c_str());
+      for (const auto &[m, n, k] : r.shapeList("MxNxK"))
         o.shapes.push_back({m, n, k});
-      }
     } else if (f == "--runs")
       o.runs = int(r.intValue());
     else if (f == "--warmup")
