@@ -80,8 +80,13 @@ inline int64_t splitKTiles(const Problem &p, int64_t bn, int cluster) {
 // B shared along the rows as above and A along the columns (cuBLAS clusters
 // 77 x 3000 x 5000 that way, 4 x 2); the A tile is cut into CY slices of
 // whole 8-row swizzle atoms, so MT is a multiple of 8 CY (MT 48: 77 rows in
-// two row tiles with 24-row slices). --tune candidates only: the rule table
-// does not pick them.
+// two row tiles with 24-row slices; MT 96 in 1 x 4: one row tile of 96 >= M
+// = 77, four column tiles sharing A, 24 rows of it per CTA). --tune
+// candidates only: the rule table does not pick them (MT 96 in 1 x 4 with 2
+// splits at 77 x 3000 x 5000 measured 16.8-17.1 us against 16.8-18.0 for MT
+// 80 in 1 x 2 over two requests, no steady gain; at 65 and 96 x 4096 x 4096
+// its 32 clusters of four, more than are resident, took 23.1-23.7 us against
+// 13.5-16.1 and 19.0-19.1 for the pairs of MT 40 and 64).
 // gemm_splitk's instances (K-major B; CMakeLists.txt,
 // TILEC_GEMM_SPLITK_INSTANCES): tile width BN, ring depth S, CTAs per SM
 // (min_blocks). 128 x 128 with 6 stages; 128 x 64 with 8 stages (cuBLAS's
@@ -119,7 +124,8 @@ inline const std::vector<SkinnyInstance> &skinnyInstances() {
       {32, 16, 64}, {40, 15, 64}, {64, 12, 64}, {80, 11, 64}, {128, 7, 64},
       {64, 7, 128, 2},  {32, 16, 64, 2}, {40, 15, 64, 2}, {64, 12, 64, 2}, {128, 7, 64, 2},
       {16, 11, 128, 1, 2}, {80, 11, 64, 1, 2}, {48, 15, 64, 2, 2}, {32, 16, 64, 2, 2},
-      {32, 16, 64, 2, 4},  {64, 12, 64, 2, 2}, {64, 12, 64, 2, 4}, {128, 7, 64, 2, 2}};
+      {32, 16, 64, 2, 4},  {64, 12, 64, 2, 2}, {64, 12, 64, 2, 4}, {128, 7, 64, 2, 2},
+      {96, 9, 64, 1, 4}};
   return all;
 }
 // The compiled instance (mt, stages, bn, cluster, clusterY), or null.

@@ -476,8 +476,8 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
   // M = 77: MT 32, 40 and 48 in 3, 2 and 2 row tiles, not MT 16 (5); the
   // clusters of two row tiles at MT 32, 40, 48 and 64 (64 wide), not at 80 or
   // 128 (one); the two-dimensional clusters (A shared by 2 or 4 column tiles)
-  // at MT 32, 48, 64 and 80 (80: one row tile, CX 1; not 128: one row tile
-  // in a cluster of two).
+  // at MT 32, 48, 64, 80 and 96 (80, 96: one row tile, CX 1; not 128: one
+  // row tile in a cluster of two).
   std::set<int64_t> mts, clusteredMts, twoDMts;
   for (const Choice &c : candidates(Problem{77, 3000, 5000}, 132))
     if (c.variant == Variant::Skinny) {
@@ -487,9 +487,9 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
       if (c.clusterY > 1)
         twoDMts.insert(c.mt);
     }
-  CHECK(mts == std::set<int64_t>{32, 40, 48, 64, 80, 128});
+  CHECK(mts == std::set<int64_t>{32, 40, 48, 64, 80, 96, 128});
   CHECK(clusteredMts == std::set<int64_t>{32, 40, 48, 64});
-  CHECK(twoDMts == std::set<int64_t>{32, 48, 64, 80});
+  CHECK(twoDMts == std::set<int64_t>{32, 48, 64, 80, 96});
   for (Problem q : {Problem{16, 4096, 4096, DType::F16, BMajor::MN}, Problem{600, 4096, 4096}})
     for (const Choice &c : candidates(q, 132))
       CHECK(c.variant != Variant::Skinny);
