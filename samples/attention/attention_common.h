@@ -60,16 +60,16 @@ struct Problem {
   std::string str() const {
     return "B=" + std::to_string(batch) + " Hq=" + std::to_string(heads) +
            " Hkv=" + std::to_string(kvHeads) + " Sq=" + std::to_string(seqQ) +
-           " Sk=" + std::to_string(seqK) + " D=" + std::to_string(dim) +
-           (causal ? " causal" : "") + " " + dtypeName(dtype);
+           " Sk=" + std::to_string(seqK) + " D=" + std::to_string(dim) + (causal ? " causal" : "") +
+           " " + dtypeName(dtype);
   }
   /// Why the kernel cannot take this problem ("" when it can).
   std::string invalid() const {
     if (batch < 1 || heads < 1 || kvHeads < 1 || seqQ < 1 || seqK < 1)
       return "batch, heads and sequence lengths must be positive";
     if (heads % kvHeads)
-      return "Hq = " + std::to_string(heads) + " is not a multiple of Hkv = " +
-             std::to_string(kvHeads);
+      return "Hq = " + std::to_string(heads) +
+             " is not a multiple of Hkv = " + std::to_string(kvHeads);
     if (dim != 64 && dim != 128 && dim != 256)
       return "head dim " + std::to_string(dim) + " is not compiled (64, 128 or 256)";
     if (batch * heads * seqQ >= (int64_t(1) << 31) || batch * kvHeads * seqK >= (int64_t(1) << 31))
@@ -214,6 +214,9 @@ struct TileKernel {
   /// tiles in turn) rather than attention (one CTA per tile).
   bool persistent = false;
   int64_t ctas = 0;
+  /// Keys per ring stage and ring stages of an `attention` instance (its KB
+  /// and ST; attention_persistent has its own, 0 here).
+  int64_t keysPerStage = 0, stages = 0;
 };
 
 /// The consumer warpgroups (WGS) the PTX has instances of for head dim `dim`
@@ -260,15 +263,53 @@ inline bool persistentKernel(int64_t dim, bool causal, int64_t seqQ) {
   return false;
 }
 
+/// The ring of an `attention` instance: KB keys per stage, ST stages.
+struct Ring {
+  int64_t keys = 0, stages = 0;
+  bool operator==(const Ring &r) const { return keys == r.keys && stages == r.stages; }
+};
+
+/// The ring the host runs (measured, H200): D = 256: 80 keys (two stages fit
+/// in 227 KB); D = 128 without the mask: 176 (FlashAttention-3's block; fewer
+/// hand-overs and waits per key); else 128; two stages.
+inline Ring ring(int64_t dim, bool causal, int64_t warpgroups) {
+  (void)warpgroups;
+  return {dim == 256 ? 80 : dim == 128 && !causal ? 176 : 128, 2};
+}
+
+/// The rings compiled for `attention` at (D, causal, WGS)
+/// (samples/attention/CMakeLists.txt): the host's, and at D = 64 causal the
+/// ones measured against it.
+inline std::vector<Ring> compiledRings(int64_t dim, bool causal, int64_t warpgroups) {
+  std::vector<Ring> r{ring(dim, causal, warpgroups)};
+  if (dim == 64 && causal && warpgroups == 2)
+    r.insert(r.end(), {{192, 2}, {128, 3}, {192, 3}});
+  if (dim == 64 && causal && warpgroups == 3)
+    r.push_back({128, 3});
+  return r;
+}
+
 /// Instance (D, causal, WGS) of kernel `attention` (or, persistent,
 /// `attention_persistent` with a grid of at most `ctas` CTAs) in the PTX.
 inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath, int64_t dim,
                                  bool causal, int64_t warpgroups, bool persistent = false,
-                                 int64_t ctas = 0) {
+                                 int64_t ctas = 0, Ring rg = {}) {
   TileKernel t;
   t.module = tile::Module::fromFiles(ctx, ptxPath);
-  t.kernel = t.module.kernel(persistent ? "attention_persistent" : "attention",
-                             {{"D", dim}, {"CAUSAL", causal ? 1 : 0}, {"WGS", warpgroups}});
+  if (persistent) {
+    t.kernel = t.module.kernel("attention_persistent",
+                               {{"D", dim}, {"CAUSAL", causal ? 1 : 0}, {"WGS", warpgroups}});
+  } else {
+    if (!rg.keys)
+      rg = ring(dim, causal, warpgroups);
+    t.kernel = t.module.kernel("attention", {{"D", dim},
+                                             {"CAUSAL", causal ? 1 : 0},
+                                             {"WGS", warpgroups},
+                                             {"KB", rg.keys},
+                                             {"ST", rg.stages}});
+    t.keysPerStage = rg.keys;
+    t.stages = rg.stages;
+  }
   t.persistent = persistent;
   t.ctas = ctas > 0 ? ctas : ctx.smCount();
   const tile::KernelInfo &info = *t.kernel.info();
@@ -313,8 +354,8 @@ inline void launchTile(TileKernel &t, const Problem &p, const Buffers &b,
     return;
   }
   cfg.grid = tile::Dim3(unsigned(blocksM), unsigned(p.heads), unsigned(p.batch));
-  t.kernel.launch(cfg, q, k, v, b.o, b.lse, int32_t(p.seqQ), int32_t(p.seqK),
-                  int32_t(p.heads), int32_t(p.group()), scaleLog2);
+  t.kernel.launch(cfg, q, k, v, b.o, b.lse, int32_t(p.seqQ), int32_t(p.seqK), int32_t(p.heads),
+                  int32_t(p.group()), scaleLog2);
 }
 
 } // namespace attn

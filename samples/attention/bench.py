@@ -91,12 +91,22 @@ def compiled_warpgroups(d):
     return (3, 2) if d == 64 else (2,)
 
 
-def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms):
+def ring(d, causal, wgs):
+    """The ring of an `attention` instance, (keys per stage, stages): attn::ring
+    of attention_common.h, which says why."""
+    return (80 if d == 256 else 176 if d == 128 and not causal else 128), 2
+
+
+def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms, rg=None):
     """The launch of one instance (attn::launchTile): a grid of one CTA per
-    query block and head, or, persistent, at most `sms` CTAs."""
+    query block and head, or, persistent, at most `sms` CTAs. rg: the ring
+    of `attention` (keys per stage, stages); None: the host's."""
     b, h = q.shape[0], q.shape[1]
-    kern = mod.kernel("attention_persistent" if persistent else "attention", D=d,
-                      CAUSAL=int(causal), WGS=wgs)
+    if persistent:
+        kern = mod.kernel("attention_persistent", D=d, CAUSAL=int(causal), WGS=wgs)
+    else:
+        kb, st = rg or ring(d, causal, wgs)
+        kern = mod.kernel("attention", D=d, CAUSAL=int(causal), WGS=wgs, KB=kb, ST=st)
     block_m = 64 * wgs
     m_blocks = (s + block_m - 1) // block_m
     q2, k2, v2 = (t.view(-1, d) for t in (q, k, v))
@@ -111,10 +121,16 @@ def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms):
 def parse_variant(v):
     """'w2' (attention, WGS 2), 'w2p' (attention_persistent, one CTA per SM),
     'w2pt' (attention_persistent on a grid of one CTA per tile, its tile order
-    then the hardware's): (wgs, persistent, grid of tiles)."""
-    if not re.fullmatch(r"w[23](p|pt)?", v):
-        raise ValueError(f"--variants: '{v}' is not w2, w3, w2p, w3p, w2pt or w3pt")
-    return int(v[1]), "p" in v, "t" in v
+    then the hardware's), 'w2k192s3' (attention, WGS 2, a ring of 3 stages of
+    192 keys; k or s left out: the host's): (wgs, persistent, grid of tiles,
+    (keys, stages) or None)."""
+    m = re.fullmatch(r"w([23])(?:k(\d+))?(?:s(\d))?(p|pt)?", v)
+    if not m or (m.group(4) and (m.group(2) or m.group(3))):
+        raise ValueError(f"--variants: '{v}' is not w2, w3, w2p, w3p, w2pt, w3pt or w2k<N>s<N>")
+    kb = int(m.group(2)) if m.group(2) else None
+    st = int(m.group(3)) if m.group(3) else None
+    return int(m.group(1)), bool(m.group(4)), m.group(4) == "pt", (
+        None if kb is None and st is None else (kb, st))
 
 
 def flops(b, h, s, d, causal):
@@ -249,7 +265,10 @@ def main():
                         times = {x: [] for x in variants}
                         for _ in range(args.repeat if args.ab else 1):
                             for var in variants:
-                                w, p, t = parse_variant(var)
+                                w, p, t, rg = parse_variant(var)
+                                if rg is not None:
+                                    dk, ds = ring(d, causal, w)
+                                    rg = (rg[0] or dk, rg[1] or ds)
                                 # Query rows per CTA: 64 per consumer warpgroup; LSE rows
                                 # padded to whole CTAs.
                                 block_m = 64 * w
@@ -257,7 +276,7 @@ def main():
                                 lse = torch.empty(b, h, (s + block_m - 1) // block_m * block_m,
                                                   device="cuda", dtype=torch.float32)
                                 fn = tilec_fn(mod, d, causal, w, p, q, k, v, o, lse, s, scale,
-                                              1 << 30 if t else sms)
+                                              1 << 30 if t else sms, rg)
                                 ms = time_ms(fn, args.warmup, args.runs)
                                 err = ((o.float() - ref).norm() / ref.norm()).item()
                                 ok = math.isfinite(err) and err < (3e-3 if dname == "f16" else 2e-2)
