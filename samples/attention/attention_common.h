@@ -214,9 +214,9 @@ struct TileKernel {
   /// tiles in turn) rather than attention (one CTA per tile).
   bool persistent = false;
   int64_t ctas = 0;
-  /// Keys per ring stage and ring stages of an `attention` instance (its KB
-  /// and ST; attention_persistent has its own, 0 here).
-  int64_t keysPerStage = 0, stages = 0;
+  /// Keys per ring stage and CTA order of an `attention` instance (its KB and
+  /// ORD; attention_persistent has its own, 0 here).
+  int64_t keysPerStage = 0, order = 0;
 };
 
 /// The consumer warpgroups (WGS) the PTX has instances of for head dim `dim`
@@ -263,29 +263,28 @@ inline bool persistentKernel(int64_t dim, bool causal, int64_t seqQ) {
   return false;
 }
 
-/// The ring of an `attention` instance: KB keys per stage, ST stages.
-struct Ring {
-  int64_t keys = 0, stages = 0;
-  bool operator==(const Ring &r) const { return keys == r.keys && stages == r.stages; }
+/// The schedule of an `attention` instance: KB keys per ring stage, and ORD,
+/// the order of its CTAs (0: head by head; 1: query block rank by rank over
+/// every head, README.md).
+struct Schedule {
+  int64_t keys = 0, order = 0;
 };
 
-/// The ring the host runs (measured, H200): D = 256: 80 keys (two stages fit
-/// in 227 KB); D = 128 without the mask: 176 (FlashAttention-3's block; fewer
-/// hand-overs and waits per key); else 128; two stages.
-inline Ring ring(int64_t dim, bool causal, int64_t warpgroups) {
+/// The schedule the host runs (measured, H200): D = 256: 80 keys (two stages
+/// fit in 227 KB); D = 128 without the mask: 176 (FlashAttention-3's block;
+/// fewer hand-overs and waits per key); else 128; head by head.
+inline Schedule schedule(int64_t dim, bool causal, int64_t warpgroups) {
   (void)warpgroups;
-  return {dim == 256 ? 80 : dim == 128 && !causal ? 176 : 128, 2};
+  return {dim == 256 ? 80 : dim == 128 && !causal ? 176 : 128, 0};
 }
 
-/// The rings compiled for `attention` at (D, causal, WGS)
-/// (samples/attention/CMakeLists.txt): the host's, and at D = 64 causal the
-/// ones measured against it.
-inline std::vector<Ring> compiledRings(int64_t dim, bool causal, int64_t warpgroups) {
-  std::vector<Ring> r{ring(dim, causal, warpgroups)};
-  if (dim == 64 && causal && warpgroups == 2)
-    r.insert(r.end(), {{192, 2}, {128, 3}, {192, 3}});
-  if (dim == 64 && causal && warpgroups == 3)
-    r.push_back({128, 3});
+/// The schedules compiled for `attention` at (D, causal, WGS)
+/// (samples/attention/CMakeLists.txt): the host's, and the ones measured
+/// against it.
+inline std::vector<Schedule> compiledSchedules(int64_t dim, bool causal, int64_t warpgroups) {
+  std::vector<Schedule> r{schedule(dim, causal, warpgroups)};
+  if (causal && (dim == 64 || (dim == 128 && warpgroups == 2)))
+    r.push_back({128, 1});
   return r;
 }
 
@@ -293,7 +292,7 @@ inline std::vector<Ring> compiledRings(int64_t dim, bool causal, int64_t warpgro
 /// `attention_persistent` with a grid of at most `ctas` CTAs) in the PTX.
 inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath, int64_t dim,
                                  bool causal, int64_t warpgroups, bool persistent = false,
-                                 int64_t ctas = 0, Ring rg = {}) {
+                                 int64_t ctas = 0, Schedule rg = {}) {
   TileKernel t;
   t.module = tile::Module::fromFiles(ctx, ptxPath);
   if (persistent) {
@@ -301,14 +300,14 @@ inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath,
                                {{"D", dim}, {"CAUSAL", causal ? 1 : 0}, {"WGS", warpgroups}});
   } else {
     if (!rg.keys)
-      rg = ring(dim, causal, warpgroups);
+      rg = schedule(dim, causal, warpgroups);
     t.kernel = t.module.kernel("attention", {{"D", dim},
                                              {"CAUSAL", causal ? 1 : 0},
                                              {"WGS", warpgroups},
                                              {"KB", rg.keys},
-                                             {"ST", rg.stages}});
+                                             {"ORD", rg.order}});
     t.keysPerStage = rg.keys;
-    t.stages = rg.stages;
+    t.order = rg.order;
   }
   t.persistent = persistent;
   t.ctas = ctas > 0 ? ctas : ctx.smCount();

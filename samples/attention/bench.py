@@ -91,22 +91,22 @@ def compiled_warpgroups(d):
     return (3, 2) if d == 64 else (2,)
 
 
-def ring(d, causal, wgs):
-    """The ring of an `attention` instance, (keys per stage, stages): attn::ring
-    of attention_common.h, which says why."""
-    return (80 if d == 256 else 176 if d == 128 and not causal else 128), 2
+def schedule(d, causal, wgs):
+    """The schedule of an `attention` instance, (keys per ring stage, CTA
+    order): attn::schedule of attention_common.h, which says why."""
+    return (80 if d == 256 else 176 if d == 128 and not causal else 128), 0
 
 
 def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms, rg=None):
     """The launch of one instance (attn::launchTile): a grid of one CTA per
-    query block and head, or, persistent, at most `sms` CTAs. rg: the ring
-    of `attention` (keys per stage, stages); None: the host's."""
+    query block and head, or, persistent, at most `sms` CTAs. rg: the schedule
+    of `attention` (keys per stage, CTA order); None: the host's."""
     b, h = q.shape[0], q.shape[1]
     if persistent:
         kern = mod.kernel("attention_persistent", D=d, CAUSAL=int(causal), WGS=wgs)
     else:
-        kb, st = rg or ring(d, causal, wgs)
-        kern = mod.kernel("attention", D=d, CAUSAL=int(causal), WGS=wgs, KB=kb, ST=st)
+        kb, order = rg or schedule(d, causal, wgs)
+        kern = mod.kernel("attention", D=d, CAUSAL=int(causal), WGS=wgs, KB=kb, ORD=order)
     block_m = 64 * wgs
     m_blocks = (s + block_m - 1) // block_m
     q2, k2, v2 = (t.view(-1, d) for t in (q, k, v))
@@ -121,12 +121,12 @@ def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms, rg
 def parse_variant(v):
     """'w2' (attention, WGS 2), 'w2p' (attention_persistent, one CTA per SM),
     'w2pt' (attention_persistent on a grid of one CTA per tile, its tile order
-    then the hardware's), 'w2k192s3' (attention, WGS 2, a ring of 3 stages of
-    192 keys; k or s left out: the host's): (wgs, persistent, grid of tiles,
-    (keys, stages) or None)."""
-    m = re.fullmatch(r"w([23])(?:k(\d+))?(?:s(\d))?(p|pt)?", v)
+    then the hardware's), 'w2k192o1' (attention, WGS 2, 192 keys per ring
+    stage, CTA order 1; k or o left out: the host's): (wgs, persistent, grid
+    of tiles, (keys, order) or None)."""
+    m = re.fullmatch(r"w([23])(?:k(\d+))?(?:o(\d))?(p|pt)?", v)
     if not m or (m.group(4) and (m.group(2) or m.group(3))):
-        raise ValueError(f"--variants: '{v}' is not w2, w3, w2p, w3p, w2pt, w3pt or w2k<N>s<N>")
+        raise ValueError(f"--variants: '{v}' is not w2, w3, w2p, w3p, w2pt, w3pt or w2k<N>o<N>")
     kb = int(m.group(2)) if m.group(2) else None
     st = int(m.group(3)) if m.group(3) else None
     return int(m.group(1)), bool(m.group(4)), m.group(4) == "pt", (
@@ -267,8 +267,8 @@ def main():
                             for var in variants:
                                 w, p, t, rg = parse_variant(var)
                                 if rg is not None:
-                                    dk, ds = ring(d, causal, w)
-                                    rg = (rg[0] or dk, rg[1] or ds)
+                                    dk, do = schedule(d, causal, w)
+                                    rg = (rg[0] or dk, do if rg[1] is None else rg[1])
                                 # Query rows per CTA: 64 per consumer warpgroup; LSE rows
                                 # padded to whole CTAs.
                                 block_m = 64 * w

@@ -235,18 +235,18 @@ int runCheck(const Options &o) {
           // 0: attention; 1: attention_persistent.
           for (int pers :
                o.persistent >= 0 ? std::vector<int>{o.persistent} : std::vector<int>{0, 1})
-            // attention: every ring compiled for the instance; persistent: its own.
-            for (const attn::Ring &rg : pers ? std::vector<attn::Ring>{attn::Ring{}}
-                                             : attn::compiledRings(dim, causal != 0, wgs)) {
+            // attention: every schedule compiled for the instance; persistent: its own.
+            for (const attn::Schedule &rg : pers ? std::vector<attn::Schedule>{attn::Schedule{}}
+                                                 : attn::compiledSchedules(dim, causal != 0, wgs)) {
               attn::TileKernel k;
               try {
                 // Persistent: few CTAs (3 unless --ctas), so that each takes several tiles.
                 k = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs, pers != 0,
                                          o.ctas ? o.ctas : 3, rg);
               } catch (const std::exception &e) {
-                std::printf("FAIL %s D=%lld causal=%lld WGS=%lld%s KB=%lld ST=%lld: %s\n",
+                std::printf("FAIL %s D=%lld causal=%lld WGS=%lld%s KB=%lld ORD=%lld: %s\n",
                             attn::dtypeName(d), dim, causal, (long long)wgs,
-                            pers ? " persistent" : "", (long long)rg.keys, (long long)rg.stages,
+                            pers ? " persistent" : "", (long long)rg.keys, (long long)rg.order,
                             e.what());
                 ++failed;
                 continue;
@@ -281,10 +281,10 @@ int runCheck(const Options &o) {
                       attn::compare(p, want, in->dout.toHost(), in->dlse.toHost());
                   const bool ok = c.pass(d);
                   (ok ? passed : failed)++;
-                  std::printf("%s %-52s WGS=%lld%s KB=%-3lld ST=%lld O rel. Frobenius %.2e (max "
+                  std::printf("%s %-52s WGS=%lld%s KB=%-3lld ORD=%lld O rel. Frobenius %.2e (max "
                               "|diff| %.2e), LSE max |diff| %.2e%s",
                               ok ? "ok  " : "FAIL", p.str().c_str(), (long long)wgs,
-                              pers ? " P" : "  ", (long long)k.keysPerStage, (long long)k.stages,
+                              pers ? " P" : "  ", (long long)k.keysPerStage, (long long)k.order,
                               c.oRelFrobenius, c.oMaxAbs, c.lseMaxAbs, c.nonFinite ? "" : "\n");
                   if (c.nonFinite)
                     std::printf(", %" PRId64 " rows with NaN/inf (first: row %" PRId64 ")\n",
