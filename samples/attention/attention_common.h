@@ -226,15 +226,17 @@ inline std::vector<int64_t> compiledWarpgroups(int64_t dim) {
 }
 
 /// The instance the host runs for a problem: its consumer warpgroups here,
-/// the kernel (attention or attention_persistent) in persistentKernel below;
-/// both measured on an H200, B = 4, H = 16 (docs/perf/attention.md). D = 64
-/// takes three warpgroups (192-row CTAs: three softmaxes share each turn's
-/// short mmas), except causal with Sq <= kCausalTwoWarpgroupsMaxSeq, where
-/// 128-row CTAs win (the causal grid's CTAs are uneven, and smaller ones
-/// leave a shorter tail), and causal with kCausalTwoWarpgroupsMaxSeq < Sq <=
-/// kCausalPersistentMaxSeq64, where the persistent kernel runs two. D = 128
-/// and 256: two (240 registers each).
-inline constexpr int64_t kCausalTwoWarpgroupsMaxSeq = 2048;
+/// the kernel (attention or attention_persistent) in persistentKernel and the
+/// CTA order in ctaOrder below; all measured on an H200, B = 4, H = 16
+/// (docs/perf/attention.md). D = 64 takes three warpgroups (192-row CTAs:
+/// three softmaxes share each turn's short mmas), except causal with Sq <=
+/// kCausalTwoWarpgroupsMaxSeq, where 128-row CTAs win (the causal grid's CTAs
+/// are uneven, and smaller ones leave a shorter tail; at 2k the rank-by-rank
+/// CTA order with three measured 8 % faster than two in the grid's order),
+/// and causal with kCausalPersistentMinSeq64 <= Sq <= kCausalPersistentMaxSeq64,
+/// where the persistent kernel runs two. D = 128 and 256: two (240 registers
+/// each).
+inline constexpr int64_t kCausalTwoWarpgroupsMaxSeq = 1024;
 inline constexpr int64_t kCausalPersistentMinSeq64 = 3073, kCausalPersistentMaxSeq64 = 4096;
 inline constexpr int64_t kCausalPersistentMinSeq128 = 2048, kCausalPersistentMaxSeq128 = 8192;
 inline int64_t consumerWarpgroups(int64_t dim, bool causal, int64_t seqQ) {
@@ -264,27 +266,48 @@ inline bool persistentKernel(int64_t dim, bool causal, int64_t seqQ) {
 }
 
 /// The schedule of an `attention` instance: KB keys per ring stage, and ORD,
-/// the order of its CTAs (0: head by head; 1: query block rank by rank over
-/// every head, README.md).
+/// the order of its CTAs (0: head by head, the heaviest causal block of each
+/// head first; 1: query block rank by rank over every head, so the heaviest
+/// causal blocks of the whole grid go first: README.md).
 struct Schedule {
   int64_t keys = 0, order = 0;
 };
 
-/// The schedule the host runs (measured, H200): D = 256: 80 keys (two stages
-/// fit in 227 KB); D = 128 without the mask: 176 (FlashAttention-3's block;
-/// fewer hand-overs and waits per key); else 128; head by head.
-inline Schedule schedule(int64_t dim, bool causal, int64_t warpgroups) {
-  (void)warpgroups;
-  return {dim == 256 ? 80 : dim == 128 && !causal ? 176 : 128, 0};
+/// Keys per ring stage (measured, H200): D = 256: 80 (two stages fit in
+/// 227 KB); D = 128 without the mask: 176 (FlashAttention-3's block; fewer
+/// hand-overs and waits per key); else 128 (192 at D = 64 causal 2k: 4 %
+/// slower, the causal CTAs' last block is partly past their rows).
+inline int64_t keysPerStage(int64_t dim, bool causal) {
+  return dim == 256 ? 80 : dim == 128 && !causal ? 176 : 128;
+}
+
+/// The CTA order of the `attention` instance the host runs for a problem
+/// (measured, H200, B = 4, H = 16, against ORD = 0 in the same run): ORD = 1
+/// for causal D = 64 with kCausalRankOrderMinSeq64 <= Sq <= 2048 and three
+/// warpgroups (consumerWarpgroups: +8 % at 2k, f16 and bf16; at 1k within 1 %)
+/// and causal D = 128 with Sq <= 1024 (+8 % at 1k; 2k runs the persistent
+/// kernel). The heaviest blocks of the whole grid first leave the light ones
+/// for the tail; the K and V of every head are then read in each round of
+/// CTAs (at these lengths they fit L2).
+inline constexpr int64_t kCausalRankOrderMinSeq64 = 1025, kCausalRankOrderMaxSeq64 = 2048;
+inline constexpr int64_t kCausalRankOrderMaxSeq128 = 1024;
+inline int64_t ctaOrder(int64_t dim, bool causal, int64_t warpgroups, int64_t seqQ) {
+  if (!causal)
+    return 0;
+  if (dim == 64)
+    return warpgroups == 3 && seqQ >= kCausalRankOrderMinSeq64 && seqQ <= kCausalRankOrderMaxSeq64
+               ? 1
+               : 0;
+  return dim == 128 && seqQ <= kCausalRankOrderMaxSeq128 ? 1 : 0;
 }
 
 /// The schedules compiled for `attention` at (D, causal, WGS)
-/// (samples/attention/CMakeLists.txt): the host's, and the ones measured
-/// against it.
+/// (samples/attention/CMakeLists.txt): ORD = 0, and ORD = 1 where the host
+/// runs it (causal D = 64 with three warpgroups, causal D = 128).
 inline std::vector<Schedule> compiledSchedules(int64_t dim, bool causal, int64_t warpgroups) {
-  std::vector<Schedule> r{schedule(dim, causal, warpgroups)};
-  if (causal && (dim == 64 || (dim == 128 && warpgroups == 2)))
-    r.push_back({128, 1});
+  std::vector<Schedule> r{{keysPerStage(dim, causal), 0}};
+  if (causal && ((dim == 64 && warpgroups == 3) || dim == 128))
+    r.push_back({keysPerStage(dim, causal), 1});
   return r;
 }
 
@@ -300,7 +323,7 @@ inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath,
                                {{"D", dim}, {"CAUSAL", causal ? 1 : 0}, {"WGS", warpgroups}});
   } else {
     if (!rg.keys)
-      rg = schedule(dim, causal, warpgroups);
+      rg.keys = keysPerStage(dim, causal);
     t.kernel = t.module.kernel("attention", {{"D", dim},
                                              {"CAUSAL", causal ? 1 : 0},
                                              {"WGS", warpgroups},

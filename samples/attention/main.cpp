@@ -47,6 +47,7 @@
 #include <memory>
 #include <sstream>
 #include <sys/stat.h>
+#include <tuple>
 
 namespace {
 
@@ -399,14 +400,17 @@ int runBench(const Options &o) {
     }
     for (long long dim : o.dims)
       for (long long causal : o.causal) {
-        std::map<std::pair<int64_t, bool>, attn::TileKernel> kernels; // by (WGS, persistent)
+        // By (WGS, persistent, CTA order).
+        std::map<std::tuple<int64_t, bool, int64_t>, attn::TileKernel> kernels;
         for (long long seq : o.seqs) {
           const int64_t wgs = o.wgs ? o.wgs : attn::consumerWarpgroups(dim, causal != 0, seq);
           const bool pers =
               o.persistent >= 0 ? o.persistent != 0 : attn::persistentKernel(dim, causal != 0, seq);
-          const std::pair<int64_t, bool> key{wgs, pers};
+          const int64_t order = pers ? 0 : attn::ctaOrder(dim, causal != 0, wgs, seq);
+          const std::tuple<int64_t, bool, int64_t> key{wgs, pers, order};
           if (!kernels.count(key))
-            kernels[key] = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs, pers, o.ctas);
+            kernels[key] = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs, pers, o.ctas,
+                                                {attn::keysPerStage(dim, causal != 0), order});
           attn::TileKernel &k = kernels[key];
           Problem p;
           p.batch = o.batch;
