@@ -60,16 +60,16 @@ struct Problem {
   std::string str() const {
     return "B=" + std::to_string(batch) + " Hq=" + std::to_string(heads) +
            " Hkv=" + std::to_string(kvHeads) + " Sq=" + std::to_string(seqQ) +
-           " Sk=" + std::to_string(seqK) + " D=" + std::to_string(dim) +
-           (causal ? " causal" : "") + " " + dtypeName(dtype);
+           " Sk=" + std::to_string(seqK) + " D=" + std::to_string(dim) + (causal ? " causal" : "") +
+           " " + dtypeName(dtype);
   }
   /// Why the kernel cannot take this problem ("" when it can).
   std::string invalid() const {
     if (batch < 1 || heads < 1 || kvHeads < 1 || seqQ < 1 || seqK < 1)
       return "batch, heads and sequence lengths must be positive";
     if (heads % kvHeads)
-      return "Hq = " + std::to_string(heads) + " is not a multiple of Hkv = " +
-             std::to_string(kvHeads);
+      return "Hq = " + std::to_string(heads) +
+             " is not a multiple of Hkv = " + std::to_string(kvHeads);
     if (dim != 64 && dim != 128 && dim != 256)
       return "head dim " + std::to_string(dim) + " is not compiled (64, 128 or 256)";
     if (batch * heads * seqQ >= (int64_t(1) << 31) || batch * kvHeads * seqK >= (int64_t(1) << 31))
@@ -214,6 +214,9 @@ struct TileKernel {
   /// tiles in turn) rather than attention (one CTA per tile).
   bool persistent = false;
   int64_t ctas = 0;
+  /// Keys per ring stage and CTA order of an `attention` instance (its KB and
+  /// ORD; attention_persistent has its own, 0 here).
+  int64_t keysPerStage = 0, order = 0;
 };
 
 /// The consumer warpgroups (WGS) the PTX has instances of for head dim `dim`
@@ -223,15 +226,17 @@ inline std::vector<int64_t> compiledWarpgroups(int64_t dim) {
 }
 
 /// The instance the host runs for a problem: its consumer warpgroups here,
-/// the kernel (attention or attention_persistent) in persistentKernel below;
-/// both measured on an H200, B = 4, H = 16 (docs/perf/attention.md). D = 64
-/// takes three warpgroups (192-row CTAs: three softmaxes share each turn's
-/// short mmas), except causal with Sq <= kCausalTwoWarpgroupsMaxSeq, where
-/// 128-row CTAs win (the causal grid's CTAs are uneven, and smaller ones
-/// leave a shorter tail), and causal with kCausalTwoWarpgroupsMaxSeq < Sq <=
-/// kCausalPersistentMaxSeq64, where the persistent kernel runs two. D = 128
-/// and 256: two (240 registers each).
-inline constexpr int64_t kCausalTwoWarpgroupsMaxSeq = 2048;
+/// the kernel (attention or attention_persistent) in persistentKernel and the
+/// CTA order in ctaOrder below; all measured on an H200, B = 4, H = 16
+/// (docs/perf/attention.md). D = 64 takes three warpgroups (192-row CTAs:
+/// three softmaxes share each turn's short mmas), except causal with Sq <=
+/// kCausalTwoWarpgroupsMaxSeq, where 128-row CTAs win (the causal grid's CTAs
+/// are uneven, and smaller ones leave a shorter tail; at 2k the rank-by-rank
+/// CTA order with three measured 8 % faster than two in the grid's order),
+/// and causal with kCausalPersistentMinSeq64 <= Sq <= kCausalPersistentMaxSeq64,
+/// where the persistent kernel runs two. D = 128 and 256: two (240 registers
+/// each).
+inline constexpr int64_t kCausalTwoWarpgroupsMaxSeq = 1024;
 inline constexpr int64_t kCausalPersistentMinSeq64 = 3073, kCausalPersistentMaxSeq64 = 4096;
 inline constexpr int64_t kCausalPersistentMinSeq128 = 2048, kCausalPersistentMaxSeq128 = 8192;
 inline int64_t consumerWarpgroups(int64_t dim, bool causal, int64_t seqQ) {
@@ -260,15 +265,73 @@ inline bool persistentKernel(int64_t dim, bool causal, int64_t seqQ) {
   return false;
 }
 
+/// The schedule of an `attention` instance: KB keys per ring stage, and ORD,
+/// the order of its CTAs (0: head by head, the heaviest causal block of each
+/// head first; 1: query block rank by rank over every head, so the heaviest
+/// causal blocks of the whole grid go first: README.md).
+struct Schedule {
+  int64_t keys = 0, order = 0;
+};
+
+/// Keys per ring stage (measured, H200): D = 256: 80 (two stages fit in
+/// 227 KB); D = 128 without the mask: 176 (FlashAttention-3's block; fewer
+/// hand-overs and waits per key); else 128 (192 at D = 64 causal 2k: 4 %
+/// slower, the causal CTAs' last block is partly past their rows).
+inline int64_t keysPerStage(int64_t dim, bool causal) {
+  return dim == 256 ? 80 : dim == 128 && !causal ? 176 : 128;
+}
+
+/// The CTA order of the `attention` instance the host runs for a problem
+/// (measured, H200, B = 4, H = 16, against ORD = 0 in the same run): ORD = 1
+/// for causal D = 64 with kCausalRankOrderMinSeq64 <= Sq <= 2048 and three
+/// warpgroups (consumerWarpgroups: +8 % at 2k, f16 and bf16; at 1k within 1 %)
+/// and causal D = 128 with Sq <= 1024 (+8 % at 1k; 2k runs the persistent
+/// kernel). The heaviest blocks of the whole grid first leave the light ones
+/// for the tail; the K and V of every head are then read in each round of
+/// CTAs (at these lengths they fit L2).
+inline constexpr int64_t kCausalRankOrderMinSeq64 = 1025, kCausalRankOrderMaxSeq64 = 2048;
+inline constexpr int64_t kCausalRankOrderMaxSeq128 = 1024;
+inline int64_t ctaOrder(int64_t dim, bool causal, int64_t warpgroups, int64_t seqQ) {
+  if (!causal)
+    return 0;
+  if (dim == 64)
+    return warpgroups == 3 && seqQ >= kCausalRankOrderMinSeq64 && seqQ <= kCausalRankOrderMaxSeq64
+               ? 1
+               : 0;
+  return dim == 128 && seqQ <= kCausalRankOrderMaxSeq128 ? 1 : 0;
+}
+
+/// The schedules compiled for `attention` at (D, causal, WGS)
+/// (samples/attention/CMakeLists.txt): ORD = 0, and ORD = 1 where the host
+/// runs it (causal D = 64 with three warpgroups, causal D = 128).
+inline std::vector<Schedule> compiledSchedules(int64_t dim, bool causal, int64_t warpgroups) {
+  std::vector<Schedule> r{{keysPerStage(dim, causal), 0}};
+  if (causal && ((dim == 64 && warpgroups == 3) || dim == 128))
+    r.push_back({keysPerStage(dim, causal), 1});
+  return r;
+}
+
 /// Instance (D, causal, WGS) of kernel `attention` (or, persistent,
 /// `attention_persistent` with a grid of at most `ctas` CTAs) in the PTX.
 inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath, int64_t dim,
                                  bool causal, int64_t warpgroups, bool persistent = false,
-                                 int64_t ctas = 0) {
+                                 int64_t ctas = 0, Schedule rg = {}) {
   TileKernel t;
   t.module = tile::Module::fromFiles(ctx, ptxPath);
-  t.kernel = t.module.kernel(persistent ? "attention_persistent" : "attention",
-                             {{"D", dim}, {"CAUSAL", causal ? 1 : 0}, {"WGS", warpgroups}});
+  if (persistent) {
+    t.kernel = t.module.kernel("attention_persistent",
+                               {{"D", dim}, {"CAUSAL", causal ? 1 : 0}, {"WGS", warpgroups}});
+  } else {
+    if (!rg.keys)
+      rg.keys = keysPerStage(dim, causal);
+    t.kernel = t.module.kernel("attention", {{"D", dim},
+                                             {"CAUSAL", causal ? 1 : 0},
+                                             {"WGS", warpgroups},
+                                             {"KB", rg.keys},
+                                             {"ORD", rg.order}});
+    t.keysPerStage = rg.keys;
+    t.order = rg.order;
+  }
   t.persistent = persistent;
   t.ctas = ctas > 0 ? ctas : ctx.smCount();
   const tile::KernelInfo &info = *t.kernel.info();
@@ -313,8 +376,8 @@ inline void launchTile(TileKernel &t, const Problem &p, const Buffers &b,
     return;
   }
   cfg.grid = tile::Dim3(unsigned(blocksM), unsigned(p.heads), unsigned(p.batch));
-  t.kernel.launch(cfg, q, k, v, b.o, b.lse, int32_t(p.seqQ), int32_t(p.seqK),
-                  int32_t(p.heads), int32_t(p.group()), scaleLog2);
+  t.kernel.launch(cfg, q, k, v, b.o, b.lse, int32_t(p.seqQ), int32_t(p.seqK), int32_t(p.heads),
+                  int32_t(p.group()), scaleLog2);
 }
 
 } // namespace attn

@@ -71,7 +71,7 @@ def consumer_warpgroups(d, causal, seq_q):
         return 2
     if causal and 3073 <= seq_q <= 4096:
         return 2
-    return 2 if causal and seq_q <= 2048 else 3
+    return 2 if causal and seq_q <= 1024 else 3
 
 
 def persistent_kernel(d, causal, seq_q):
@@ -91,12 +91,33 @@ def compiled_warpgroups(d):
     return (3, 2) if d == 64 else (2,)
 
 
-def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms):
+def keys_per_stage(d, causal):
+    """Keys per ring stage of `attention`: attn::keysPerStage of
+    attention_common.h, which says why."""
+    return 80 if d == 256 else 176 if d == 128 and not causal else 128
+
+
+def cta_order(d, causal, wgs, seq_q):
+    """The CTA order (ORD) of the `attention` instance the host runs:
+    attn::ctaOrder of attention_common.h, which says why."""
+    if not causal:
+        return 0
+    if d == 64:
+        return 1 if wgs == 3 and 1025 <= seq_q <= 2048 else 0
+    return 1 if d == 128 and seq_q <= 1024 else 0
+
+
+def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms, rg=None):
     """The launch of one instance (attn::launchTile): a grid of one CTA per
-    query block and head, or, persistent, at most `sms` CTAs."""
+    query block and head, or, persistent, at most `sms` CTAs. rg: the schedule
+    of `attention`, (keys per stage or None: the host's, CTA order)."""
     b, h = q.shape[0], q.shape[1]
-    kern = mod.kernel("attention_persistent" if persistent else "attention", D=d,
-                      CAUSAL=int(causal), WGS=wgs)
+    if persistent:
+        kern = mod.kernel("attention_persistent", D=d, CAUSAL=int(causal), WGS=wgs)
+    else:
+        kb, order = rg
+        kb = kb or keys_per_stage(d, causal)
+        kern = mod.kernel("attention", D=d, CAUSAL=int(causal), WGS=wgs, KB=kb, ORD=order)
     block_m = 64 * wgs
     m_blocks = (s + block_m - 1) // block_m
     q2, k2, v2 = (t.view(-1, d) for t in (q, k, v))
@@ -111,10 +132,15 @@ def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms):
 def parse_variant(v):
     """'w2' (attention, WGS 2), 'w2p' (attention_persistent, one CTA per SM),
     'w2pt' (attention_persistent on a grid of one CTA per tile, its tile order
-    then the hardware's): (wgs, persistent, grid of tiles)."""
-    if not re.fullmatch(r"w[23](p|pt)?", v):
-        raise ValueError(f"--variants: '{v}' is not w2, w3, w2p, w3p, w2pt or w3pt")
-    return int(v[1]), "p" in v, "t" in v
+    then the hardware's), 'w3o1' (attention, WGS 3, CTA order 1), 'w2k192'
+    (attention, 192 keys per ring stage; k left out: the host's, o: order 0):
+    (wgs, persistent, grid of tiles, (keys or None, order))."""
+    m = re.fullmatch(r"w([23])(?:k(\d+))?(?:o(\d))?(p|pt)?", v)
+    if not m or (m.group(4) and (m.group(2) or m.group(3))):
+        raise ValueError(f"--variants: '{v}' is not w2, w3, w2p, w3p, w2pt, w3pt or w2k<N>o<N>")
+    kb = int(m.group(2)) if m.group(2) else None
+    order = int(m.group(3)) if m.group(3) else 0
+    return int(m.group(1)), bool(m.group(4)), m.group(4) == "pt", (kb, order)
 
 
 def flops(b, h, s, d, causal):
@@ -239,7 +265,9 @@ def main():
                         if ref is None:
                             ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(),
                                                                  is_causal=causal)
-                        host = f"w{wgs}{'p' if pers else ''}"
+                        order = 0 if pers else cta_order(d, causal, wgs, s)
+                        row["tilec_order"] = order
+                        host = f"w{wgs}{'o1' if order else ''}{'p' if pers else ''}"
                         variants = [host]
                         if args.ab:
                             variants += [x for x in (args.variants.split(",") if args.variants else
@@ -249,7 +277,7 @@ def main():
                         times = {x: [] for x in variants}
                         for _ in range(args.repeat if args.ab else 1):
                             for var in variants:
-                                w, p, t = parse_variant(var)
+                                w, p, t, rg = parse_variant(var)
                                 # Query rows per CTA: 64 per consumer warpgroup; LSE rows
                                 # padded to whole CTAs.
                                 block_m = 64 * w
@@ -257,7 +285,7 @@ def main():
                                 lse = torch.empty(b, h, (s + block_m - 1) // block_m * block_m,
                                                   device="cuda", dtype=torch.float32)
                                 fn = tilec_fn(mod, d, causal, w, p, q, k, v, o, lse, s, scale,
-                                              1 << 30 if t else sms)
+                                              1 << 30 if t else sms, rg)
                                 ms = time_ms(fn, args.warmup, args.runs)
                                 err = ((o.float() - ref).norm() / ref.norm()).item()
                                 ok = math.isfinite(err) and err < (3e-3 if dname == "f16" else 2e-2)
@@ -302,12 +330,13 @@ def render(rows, runs, args):
              "unmasked pairs * D / time. cuDNN and flash: torch SDPA with that backend; flex: "
              "torch.compile(flex_attention). tilec results checked against cuDNN's output; WGS: "
              "the consumer warpgroups of the tilec instance (64 query rows each; P: the "
-             "persistent kernel).", "",
+             "persistent kernel; o1: CTA order 1, block rank by rank over every head).", "",
              "| dtype | D | causal | seq | WGS | tilec | cuDNN | flash (FA2) | flex | tilec / cuDNN | "
              "tilec / flex |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['dtype']} | {r['D']} | {'yes' if r['causal'] else 'no'} | {r['seq']} | "
-                     f"{r.get('tilec_wgs', '-')}{' P' if r.get('tilec_persistent') else ''} | {f(r['tilec'])} | {f(r['cudnn'])} | {f(r['flash'])} | "
+                     f"{r.get('tilec_wgs', '-')}{' P' if r.get('tilec_persistent') else ''}"
+                     f"{' o1' if r.get('tilec_order') else ''} | {f(r['tilec'])} | {f(r['cudnn'])} | {f(r['flash'])} | "
                      f"{f(r['flex'])} | "
                      f"{ratio(r['tilec'], r['cudnn'])} | {ratio(r['tilec'], r['flex'])} |")
     ab = sorted({k for r in rows for k in r if k.startswith("tilec_w") and k != "tilec_wgs"

@@ -47,6 +47,7 @@
 #include <memory>
 #include <sstream>
 #include <sys/stat.h>
+#include <tuple>
 
 namespace {
 
@@ -158,12 +159,14 @@ Options parse(int argc, char **argv) {
     for (long long dim : o.dims) {
       const std::vector<int64_t> have = attn::compiledWarpgroups(dim);
       if (std::find(have.begin(), have.end(), o.wgs) == have.end())
-        usage(("--wgs " + std::to_string(o.wgs) + ": no instance with D = " +
-               std::to_string(dim) + " (D = 64: 2 or 3, D = 128 and 256: 2)")
+        usage(("--wgs " + std::to_string(o.wgs) + ": no instance with D = " + std::to_string(dim) +
+               " (D = 64: 2 or 3, D = 128 and 256: 2)")
                   .c_str());
     }
-  if (o.shapes.empty()) // exact blocks; tails with Sq < Sk; Sq > Sk; one short block, long K; Sq = 1
-    o.shapes = {{1, 2, 128, 128}, {2, 2, 200, 333}, {1, 2, 257, 96}, {1, 2, 65, 1000}, {2, 2, 1, 77}};
+  if (o.shapes
+          .empty()) // exact blocks; tails with Sq < Sk; Sq > Sk; one short block, long K; Sq = 1
+    o.shapes = {
+        {1, 2, 128, 128}, {2, 2, 200, 333}, {1, 2, 257, 96}, {1, 2, 65, 1000}, {2, 2, 1, 77}};
   return o;
 }
 
@@ -232,63 +235,68 @@ int runCheck(const Options &o) {
         for (int64_t wgs : o.wgs ? std::vector<int64_t>{o.wgs} : attn::compiledWarpgroups(dim))
           // 0: attention; 1: attention_persistent.
           for (int pers :
-               o.persistent >= 0 ? std::vector<int>{o.persistent} : std::vector<int>{0, 1}) {
-            attn::TileKernel k;
-            try {
-              // Persistent: few CTAs (3 unless --ctas), so that each takes several tiles.
-              k = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs, pers != 0,
-                                       o.ctas ? o.ctas : 3);
-            } catch (const std::exception &e) {
-              std::printf("FAIL %s D=%lld causal=%lld WGS=%lld%s: %s\n", attn::dtypeName(d), dim,
-                          causal, (long long)wgs, pers ? " persistent" : "", e.what());
-              ++failed;
-              continue;
-            }
-            for (long long group : o.groups)
-              for (const Shape &s : o.shapes) {
-                Problem p;
-                p.batch = s.batch;
-                p.heads = s.heads * group;
-                p.kvHeads = s.heads;
-                p.seqQ = s.seqQ;
-                p.seqK = s.seqK;
-                p.dim = dim;
-                p.causal = causal != 0;
-                p.scale = o.scale;
-                p.dtype = d;
-                p.blockM = k.blockM;
-                if (const std::string why = p.invalid(); !why.empty())
-                  usage((p.str() + ": " + why).c_str());
-                std::unique_ptr<Inputs> in = makeInputs(p, o.seed);
-                poison(*in);
-                try {
-                  attn::launchTile(k, p, in->bufs());
-                  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
-                } catch (const std::exception &e) {
-                  std::printf("FAIL %s: %s\n", p.str().c_str(), e.what());
-                  ++failed;
-                  continue;
-                }
-                const attn::Reference want = attn::reference(p, in->q, in->k, in->v);
-                const attn::Comparison c =
-                    attn::compare(p, want, in->dout.toHost(), in->dlse.toHost());
-                const bool ok = c.pass(d);
-                (ok ? passed : failed)++;
-                std::printf("%s %-52s WGS=%lld%s O rel. Frobenius %.2e (max |diff| %.2e), LSE max "
-                            "|diff| %.2e%s",
-                            ok ? "ok  " : "FAIL", p.str().c_str(), (long long)wgs,
-                            pers ? " P" : "  ", c.oRelFrobenius, c.oMaxAbs, c.lseMaxAbs,
-                            c.nonFinite ? "" : "\n");
-                if (c.nonFinite)
-                  std::printf(", %" PRId64 " rows with NaN/inf (first: row %" PRId64 ")\n",
-                              c.nonFinite, c.firstNonFinite);
-                if (c.maskedRowsWrong)
-                  std::printf("     %" PRId64
-                              " values of rows that see no key are not O = 0 / LSE = "
-                              "-inf\n",
-                              c.maskedRowsWrong);
+               o.persistent >= 0 ? std::vector<int>{o.persistent} : std::vector<int>{0, 1})
+            // attention: every schedule compiled for the instance; persistent: its own.
+            for (const attn::Schedule &rg : pers ? std::vector<attn::Schedule>{attn::Schedule{}}
+                                                 : attn::compiledSchedules(dim, causal != 0, wgs)) {
+              attn::TileKernel k;
+              try {
+                // Persistent: few CTAs (3 unless --ctas), so that each takes several tiles.
+                k = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs, pers != 0,
+                                         o.ctas ? o.ctas : 3, rg);
+              } catch (const std::exception &e) {
+                std::printf("FAIL %s D=%lld causal=%lld WGS=%lld%s KB=%lld ORD=%lld: %s\n",
+                            attn::dtypeName(d), dim, causal, (long long)wgs,
+                            pers ? " persistent" : "", (long long)rg.keys, (long long)rg.order,
+                            e.what());
+                ++failed;
+                continue;
               }
-          }
+              for (long long group : o.groups)
+                for (const Shape &s : o.shapes) {
+                  Problem p;
+                  p.batch = s.batch;
+                  p.heads = s.heads * group;
+                  p.kvHeads = s.heads;
+                  p.seqQ = s.seqQ;
+                  p.seqK = s.seqK;
+                  p.dim = dim;
+                  p.causal = causal != 0;
+                  p.scale = o.scale;
+                  p.dtype = d;
+                  p.blockM = k.blockM;
+                  if (const std::string why = p.invalid(); !why.empty())
+                    usage((p.str() + ": " + why).c_str());
+                  std::unique_ptr<Inputs> in = makeInputs(p, o.seed);
+                  poison(*in);
+                  try {
+                    attn::launchTile(k, p, in->bufs());
+                    SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
+                  } catch (const std::exception &e) {
+                    std::printf("FAIL %s: %s\n", p.str().c_str(), e.what());
+                    ++failed;
+                    continue;
+                  }
+                  const attn::Reference want = attn::reference(p, in->q, in->k, in->v);
+                  const attn::Comparison c =
+                      attn::compare(p, want, in->dout.toHost(), in->dlse.toHost());
+                  const bool ok = c.pass(d);
+                  (ok ? passed : failed)++;
+                  std::printf("%s %-52s WGS=%lld%s KB=%-3lld ORD=%lld O rel. Frobenius %.2e (max "
+                              "|diff| %.2e), LSE max |diff| %.2e%s",
+                              ok ? "ok  " : "FAIL", p.str().c_str(), (long long)wgs,
+                              pers ? " P" : "  ", (long long)k.keysPerStage, (long long)k.order,
+                              c.oRelFrobenius, c.oMaxAbs, c.lseMaxAbs, c.nonFinite ? "" : "\n");
+                  if (c.nonFinite)
+                    std::printf(", %" PRId64 " rows with NaN/inf (first: row %" PRId64 ")\n",
+                                c.nonFinite, c.firstNonFinite);
+                  if (c.maskedRowsWrong)
+                    std::printf("     %" PRId64
+                                " values of rows that see no key are not O = 0 / LSE = "
+                                "-inf\n",
+                                c.maskedRowsWrong);
+                }
+            }
   }
   std::printf("attention: %s (%d passed, %d failed)\n", failed ? "FAIL" : "PASS", passed, failed);
   return failed ? 1 : 0;
@@ -332,8 +340,8 @@ int runSelfTest() {
       for (int64_t c = 0; c < p.dim; ++c)
         dot += double(gemm::fromBits(d, q[size_t(row * p.dim + c)])) *
                double(gemm::fromBits(d, k[size_t(c)]));
-      worst = std::max(worst, std::fabs(r.lse[size_t(row)] -
-                                        (dot * p.softmaxScale() + std::log(double(n)))));
+      worst = std::max(
+          worst, std::fabs(r.lse[size_t(row)] - (dot * p.softmaxScale() + std::log(double(n)))));
       for (int64_t c = 0; c < p.dim; ++c) {
         double mean = 0;
         for (int64_t j = 0; j < n; ++j)
@@ -392,14 +400,17 @@ int runBench(const Options &o) {
     }
     for (long long dim : o.dims)
       for (long long causal : o.causal) {
-        std::map<std::pair<int64_t, bool>, attn::TileKernel> kernels; // by (WGS, persistent)
+        // By (WGS, persistent, CTA order).
+        std::map<std::tuple<int64_t, bool, int64_t>, attn::TileKernel> kernels;
         for (long long seq : o.seqs) {
           const int64_t wgs = o.wgs ? o.wgs : attn::consumerWarpgroups(dim, causal != 0, seq);
           const bool pers =
               o.persistent >= 0 ? o.persistent != 0 : attn::persistentKernel(dim, causal != 0, seq);
-          const std::pair<int64_t, bool> key{wgs, pers};
+          const int64_t order = pers ? 0 : attn::ctaOrder(dim, causal != 0, wgs, seq);
+          const std::tuple<int64_t, bool, int64_t> key{wgs, pers, order};
           if (!kernels.count(key))
-            kernels[key] = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs, pers, o.ctas);
+            kernels[key] = attn::loadTileKernel(ctx, ptx, dim, causal != 0, wgs, pers, o.ctas,
+                                                {attn::keysPerStage(dim, causal != 0), order});
           attn::TileKernel &k = kernels[key];
           Problem p;
           p.batch = o.batch;
@@ -430,7 +441,8 @@ int runBench(const Options &o) {
               kk(in->k.begin(), in->k.begin() + nkv), v(in->v.begin(), in->v.begin() + nkv);
           const std::vector<uint16_t> outAll = in->dout.toHost();
           const std::vector<float> lseAll = in->dlse.toHost();
-          std::vector<uint16_t> out(outAll.begin() + first * p.dim, outAll.begin() + first * p.dim + n);
+          std::vector<uint16_t> out(outAll.begin() + first * p.dim,
+                                    outAll.begin() + first * p.dim + n);
           std::vector<float> lse(lseAll.begin() + first, lseAll.begin() + first + one.seqQ);
           lse.resize(size_t(one.lseRowsPerHead()), 0.0f);
           const attn::Comparison c = attn::compare(one, attn::reference(one, q, kk, v), out, lse);
