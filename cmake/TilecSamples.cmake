@@ -5,6 +5,16 @@
 # registers a ctest that assembles it with `ptxas -arch=sm_90a`. Without the compiler
 # (GPU machine) the PTX is expected prebuilt in TILEC_PTX_DIR.
 set_property(GLOBAL PROPERTY TILEC_SAMPLE_PTX_TARGETS "")
+# tilec_instance_defines(<out-var> <kernel> <first-arg> <instances...>)
+# Appends `-D <kernel><<first-arg>,<instance>>` for each instance (a list of a
+# kernel's remaining compile-time arguments, "128,6,1") to <out-var>.
+function(tilec_instance_defines out kernel first)
+  set(defines ${${out}})
+  foreach(i ${ARGN})
+    list(APPEND defines -D "${kernel}<${first},${i}>")
+  endforeach()
+  set(${out} ${defines} PARENT_SCOPE)
+endfunction()
 function(tilec_sample_ptx name source)
   cmake_parse_arguments(ARG "" "" "ARGS" ${ARGN})
   set(out ${TILEC_SAMPLE_PTX_DIR}/${name}.ptx)
