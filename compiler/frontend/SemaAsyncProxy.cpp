@@ -230,29 +230,12 @@ private:
           out.push_back(c);
         if (c->builtin == Builtin::Wait && !c->args.empty())
           waits.insert(mbarrierDeclOf(*c->args[0]));
-        for (const ExprPtr &a : c->args)
-          expr(*a);
         if (c->inlined)
           collect(c->inlined->body, out, waits);
       }
+      forEachOperand(e, expr);
     };
-    for (const StmtPtr &s : b) {
-      if (auto *e = s->as<ExprStmtAST>())
-        expr(*e->expr);
-      else if (auto *l = s->as<LetStmt>())
-        expr(*l->init);
-      else if (auto *a = s->as<AssignStmt>())
-        expr(*a->value);
-      else if (auto *f = s->as<ForStmt>())
-        collect(f->body, out, waits);
-      else if (auto *w = s->as<WhileStmt>())
-        collect(w->body, out, waits);
-      else if (auto *i = s->as<IfStmt>()) {
-        collect(i->thenBody, out, waits);
-        collect(i->elseBody, out, waits);
-      } else if (auto *r = s->as<RingAccessStmt>())
-        collect(r->body, out, waits);
-    }
+    forEachExprIn(b, expr);
   }
 
   /// Visits an expression in evaluation order: tile accesses are checked
@@ -270,29 +253,11 @@ private:
         visit(*m, st, false);
       return;
     }
-    if (auto *u = e.as<UnaryExpr>())
-      return visit(*u->operand, st, false);
-    if (auto *k = e.as<CastExpr>())
-      return visit(*k->operand, st, false);
-    if (auto *b = e.as<BinaryExpr>()) {
-      visit(*b->lhs, st, false);
-      visit(*b->rhs, st, false);
-      return;
-    }
-    if (auto *sel = e.as<SelectExpr>()) {
-      visit(*sel->cond, st, false);
-      visit(*sel->trueValue, st, false);
-      visit(*sel->falseValue, st, false);
-      return;
-    }
-    if (auto *v = e.as<VectorExpr>()) {
-      for (const ExprPtr &x : v->elems)
-        visit(*x, st, false);
-      return;
-    }
     auto *c = e.as<CallExpr>();
-    if (!c)
+    if (!c) { // every operand, in evaluation order
+      forEachOperand(e, [&](const ExprAST &x) { visit(x, st, false); });
       return;
+    }
     // len() and dim() read no element.
     if (c->builtin == Builtin::Len || c->builtin == Builtin::Dim)
       return;
@@ -304,6 +269,8 @@ private:
         continue; // the mbarrier
       visit(*c->args[i], st, writes && i == 0);
     }
+    for (const NamedArg &na : c->namedArgs)
+      visit(*na.expr, st, false);
     if (c->inlined) {
       fnReturns_.emplace_back();
       bool outer = reach_;

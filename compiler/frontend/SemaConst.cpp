@@ -387,8 +387,6 @@ bool Sema::checkConstantOps(const ExprAST &e) {
     return true;
   bool ok = true;
   switch (e.kind()) {
-  case ExprAST::Unary:
-    return checkConstantOps(*e.as<UnaryExpr>()->operand);
   case ExprAST::Binary: {
     auto &b = *e.as<BinaryExpr>();
     ok = checkConstantOps(*b.lhs);
@@ -430,13 +428,6 @@ bool Sema::checkConstantOps(const ExprAST &e) {
               "); write the integer you mean, or clamp first");
     return false;
   }
-  case ExprAST::Index: {
-    auto &i = *e.as<IndexExpr>();
-    ok = checkConstantOps(*i.base);
-    return checkConstantOps(*i.index) && ok;
-  }
-  case ExprAST::Member:
-    return checkConstantOps(*e.as<MemberExpr>()->base);
   case ExprAST::Select: { // a constant condition: the other side never runs
     auto &sel = *e.as<SelectExpr>();
     if (!checkConstantOps(*sel.cond))
@@ -447,16 +438,9 @@ bool Sema::checkConstantOps(const ExprAST &e) {
     ok = checkConstantOps(*sel.trueValue);
     return checkConstantOps(*sel.falseValue) && ok;
   }
-  case ExprAST::Call:
-    for (const ExprPtr &a : e.as<CallExpr>()->args)
-      ok = checkConstantOps(*a) && ok;
+  default: // every operand: all indices, a call's named arguments too
+    forEachOperand(e, [&](const ExprAST &x) { ok = checkConstantOps(x) && ok; });
     return ok;
-  case ExprAST::Vector:
-    for (const ExprPtr &a : e.as<VectorExpr>()->elems)
-      ok = checkConstantOps(*a) && ok;
-    return ok;
-  default:
-    return true;
   }
 }
 

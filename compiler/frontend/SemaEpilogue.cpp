@@ -40,22 +40,10 @@ static bool namesThread(const Sema &sema, const ExprAST &x) {
     default:
       break;
     }
-    for (const ExprPtr &a : c->args)
-      if (rec(*a))
-        return true;
-    return false;
   }
-  if (auto *u = e.as<UnaryExpr>())
-    return rec(*u->operand);
-  if (auto *b = e.as<BinaryExpr>())
-    return rec(*b->lhs) || rec(*b->rhs);
-  if (auto *k = e.as<CastExpr>())
-    return rec(*k->operand);
-  if (auto *s = e.as<SelectExpr>())
-    return rec(*s->cond) || rec(*s->trueValue) || rec(*s->falseValue);
-  if (auto *i = e.as<IndexExpr>())
-    return rec(*i->base) || rec(*i->index);
-  return false;
+  bool any = false;
+  forEachOperand(e, [&](const ExprAST &y) { any = any || rec(y); });
+  return any;
 }
 
 bool Sema::inThreadSelectingIf() const {

@@ -386,23 +386,17 @@ const ExprAST *nonMmaUse(const ExprAST &e, const std::unordered_set<const Decl *
       if (const ExprAST *u = nonMmaUse(*c->args[i], accs))
         return u;
     }
+    for (const NamedArg &na : c->namedArgs)
+      if (const ExprAST *u = nonMmaUse(*na.expr, accs))
+        return u;
     return nullptr;
   }
-  if (auto *u = e.as<UnaryExpr>())
-    return nonMmaUse(*u->operand, accs);
-  if (auto *b = e.as<BinaryExpr>()) {
-    if (const ExprAST *x = nonMmaUse(*b->lhs, accs))
-      return x;
-    return nonMmaUse(*b->rhs, accs);
-  }
-  if (auto *c = e.as<CastExpr>())
-    return nonMmaUse(*c->operand, accs);
-  if (auto *s = e.as<SelectExpr>()) {
-    for (const ExprAST *x : {s->cond.get(), s->trueValue.get(), s->falseValue.get()})
-      if (const ExprAST *u = nonMmaUse(*x, accs))
-        return u;
-  }
-  return nullptr;
+  const ExprAST *use = nullptr;
+  forEachOperand(e, [&](const ExprAST &x) {
+    if (!use)
+      use = nonMmaUse(x, accs);
+  });
+  return use;
 }
 
 const ExprAST *nonMmaUse(const Block &b, const std::unordered_set<const Decl *> &accs) {
@@ -420,7 +414,14 @@ const ExprAST *nonMmaUse(const Block &b, const std::unordered_set<const Decl *> 
     } else if (auto *l = s->as<LetStmt>()) {
       u = nonMmaUse(*l->init, accs);
     } else if (auto *f = s->as<ForStmt>()) {
-      u = nonMmaUse(f->body, accs);
+      for (const ExprAST *x : {f->start.get(), f->end.get(), f->step.get()})
+        if (x && !u)
+          u = nonMmaUse(*x, accs);
+      if (!u)
+        u = nonMmaUse(f->body, accs);
+    } else if (auto *r = s->as<ReturnStmt>()) {
+      if (r->value)
+        u = nonMmaUse(*r->value, accs);
     } else if (auto *w = s->as<WhileStmt>()) {
       u = nonMmaUse(*w->cond, accs);
       if (!u)

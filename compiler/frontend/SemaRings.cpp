@@ -55,24 +55,18 @@ const ExprAST *firstNonScalar(const ExprAST &e, bool copies) {
     }
     return nullptr;
   }
-  if (e.is<IndexExpr>())
-    return &e;
-  if (auto *u = e.as<UnaryExpr>())
-    return firstNonScalar(*u->operand, copies);
-  if (auto *b = e.as<BinaryExpr>()) {
-    if (const ExprAST *bad = firstNonScalar(*b->lhs, copies))
-      return bad;
-    return firstNonScalar(*b->rhs, copies);
-  }
-  if (auto *c = e.as<CastExpr>())
-    return firstNonScalar(*c->operand, copies);
-  if (auto *s = e.as<SelectExpr>()) {
-    for (const ExprAST *x : {s->cond.get(), s->trueValue.get(), s->falseValue.get()})
-      if (const ExprAST *bad = firstNonScalar(*x, copies))
-        return bad;
-    return nullptr;
-  }
-  return nullptr;
+  // An element of memory; an element of a vector or register array is a
+  // register (its operands are checked below).
+  if (auto *ix = e.as<IndexExpr>())
+    if (!ix->base->type.isVector() && ix->base->type.kind != Type::LocalArray)
+      return &e;
+  // Everything else (a vector, a member, an operator): its operands.
+  const ExprAST *bad = nullptr;
+  forEachOperand(e, [&](const ExprAST &x) {
+    if (!bad)
+      bad = firstNonScalar(x, copies);
+  });
+  return bad;
 }
 
 /// Whether a role body only fills rings: produce blocks, with scalar code

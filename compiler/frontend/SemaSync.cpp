@@ -584,16 +584,10 @@ void Sema::checkWaitsReachArrivals() {
         if (arrival && remote && remote->builtin == Builtin::Remote && remote->args.size() == 2)
           u.target[rank] = value(*remote->args[1]);
       }
-      for (const ExprPtr &a : c->args)
-        visit(*a, reach);
-    } else if (auto *b = e.as<BinaryExpr>()) {
-      visit(*b->lhs, reach);
-      visit(*b->rhs, reach);
-    } else if (auto *sel = e.as<SelectExpr>()) {
-      visit(*sel->cond, reach);
-      visit(*sel->trueValue, reach);
-      visit(*sel->falseValue, reach);
+      if (c->inlined) // a return inside the function ends only the function
+        walk(c->inlined->body, reach);
     }
+    forEachOperand(e, [&](const ExprAST &x) { visit(x, reach); });
   };
   walk = [&](const Block &block, bool reach) {
     for (const StmtPtr &sp : block) {
@@ -605,8 +599,10 @@ void Sema::checkWaitsReachArrivals() {
       } else if (auto *x = s.as<ExprStmtAST>()) {
         visit(*x->expr, reach);
       } else if (auto *a = s.as<AssignStmt>()) {
+        visit(*a->target, reach);
         visit(*a->value, reach);
       } else if (auto *i = s.as<IfStmt>()) {
+        visit(*i->cond, reach);
         std::optional<int64_t> c = value(*i->cond);
         // A branch this rank cannot take walks unreachable (and ends so); when
         // every branch it can take returns, nothing after the `if` runs.
@@ -614,13 +610,21 @@ void Sema::checkWaitsReachArrivals() {
         bool elseOn = walk(i->elseBody, reach && (!c || *c == 0));
         reach = thenOn || elseOn;
       } else if (auto *w = s.as<WhileStmt>()) {
+        visit(*w->cond, reach);
         std::optional<int64_t> c = value(*w->cond);
         walk(w->body, reach && (!c || *c != 0));
       } else if (auto *f = s.as<ForStmt>()) {
+        for (const ExprAST *e : {f->start.get(), f->end.get(), f->step.get()})
+          if (e)
+            visit(*e, reach);
         std::optional<int64_t> lo = f->start ? value(*f->start) : std::nullopt, hi = value(*f->end);
         bool empty = f->forKind == ForKind::Range && lo && hi && *lo >= *hi;
         walk(f->body, reach && !empty);
+      } else if (auto *r = s.as<RingAccessStmt>()) {
+        reach = walk(r->body, reach);
       } else if (s.is<ReturnStmt>() || s.is<BreakStmt>() || s.is<ContinueStmt>()) {
+        if (auto *r = s.as<ReturnStmt>(); r && r->value)
+          visit(*r->value, reach);
         return false; // a definite return (or loop exit) for this rank: the rest of the
                       // block never runs
       } else if (auto *g = s.as<WarpgroupsStmt>()) {
