@@ -382,10 +382,44 @@ struct MmaRegALowering : ConvertOpToLLVMPattern<MmaRegAOp> {
 using WgmmaFenceLowering = OneToOneLowering<WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>;
 using WgmmaCommitLowering = OneToOneLowering<WgmmaCommitOp, NVVM::WgmmaGroupSyncAlignedOp>;
 
+/// `wait N after %v`: before the wait, a store of %v's first and last f32
+/// element to the module's 8-byte shared word `tile$wait_anchor`, predicated
+/// on either being NaN. ptxas keeps WARPGROUP.DEPBAR after shared-memory
+/// stores (it does not hoist it above them, as it does above arithmetic), and
+/// the store reads %v: the wait stays after %v's computation. The store runs
+/// only for a NaN, into a word nothing reads.
 struct WgmmaWaitLowering : ConvertOpToLLVMPattern<WgmmaWaitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(WgmmaWaitOp op, OpAdaptor,
+  LogicalResult matchAndRewrite(WgmmaWaitOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (Value after = adaptor.getAfter()) {
+      Location loc = op.getLoc();
+      Value first = after, last = after;
+      if (auto st = dyn_cast<LLVM::LLVMStructType>(after.getType())) {
+        first = LLVM::ExtractValueOp::create(rewriter, loc, after, 0);
+        last = LLVM::ExtractValueOp::create(rewriter, loc, after, st.getBody().size() - 1);
+      }
+      std::string name = (Twine(kGeneratedSymbolPrefix) + "wait_anchor").str();
+      auto module = op->getParentOfType<ModuleOp>();
+      if (!module.lookupSymbol(name)) {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(module.getBody());
+        LLVM::GlobalOp::create(rewriter, loc, LLVM::LLVMArrayType::get(rewriter.getF32Type(), 2),
+                               /*isConstant=*/false, LLVM::Linkage::Internal, name, Attribute(),
+                               /*alignment=*/8, target::kSharedAddressSpace);
+      }
+      auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), target::kSharedAddressSpace);
+      ptx::Asm as(rewriter, loc);
+      std::string a = as.operand(first, "f"), b = as.operand(last, "f");
+      std::string word =
+          as.address(LLVM::AddressOfOp::create(rewriter, loc, sharedPtr, name), AddressSpace::shared);
+      as.line("{")
+          .line(".reg .pred nan;")
+          .line("setp.nan.f32 nan, " + a + ", " + b + ";")
+          .line("@nan st.shared.v2.f32 " + word + ", {" + a + ", " + b + "};")
+          .line("}");
+      as.emit();
+    }
     rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(op, op.getPending());
     return success();
   }

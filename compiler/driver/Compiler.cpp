@@ -87,6 +87,10 @@ bool checkOptions(const ::tile::CompileOptions &options,
                 "a --debug-hangs bound of " + std::to_string(options.debugHangsMs) +
                     " ms is too long",
                 "give at most " + std::to_string(::tile::kMaxDebugHangsMs) + " ms (an hour)");
+  if (options.mmaWaitAnchor != "none" && options.mmaWaitAnchor != "reduce" &&
+      options.mmaWaitAnchor != "last")
+    diags.error(none, "mma wait anchor '" + options.mmaWaitAnchor + "' is not an anchor",
+                "use none, reduce or last (tilec --mma-wait-anchor)");
   if (options.optLevel < 0 || options.optLevel > 3)
     diags.error(none, "optimisation level " + std::to_string(options.optLevel) + " is not a level",
                 "use 0 to 3");
@@ -250,6 +254,11 @@ static ::tile::CompileResult compileWith(const std::string &source,
   };
   mlir::tile::MLIRGenOptions genOptions;
   genOptions.fmad = options.fmad;
+  using Anchor = mlir::tile::MLIRGenOptions::MmaWaitAnchor;
+  if (options.mmaWaitAnchor == "reduce")
+    genOptions.mmaWaitAnchor = Anchor::Reduce;
+  else if (options.mmaWaitAnchor == "last")
+    genOptions.mmaWaitAnchor = Anchor::Last;
   OwningOpRef<ModuleOp> module = mlir::tile::mlirGen(context, *ast, genOptions);
   // MLIRGen reports what it cannot translate (an internal error) as a diagnostic.
   if (!module || diags.hasErrors() || failed(verify(*module)))

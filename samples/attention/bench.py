@@ -28,7 +28,9 @@ shape is the host program's choice (consumer_warpgroups, the rule of
 attention_common.h), its consumer warpgroups in the table's `WGS` column
 (`P`: the persistent kernel, attention_persistent, on a grid of one CTA per
 SM). --ab also times every other instance of each point (WGS x persistent or
-not, each checked the same way) and adds a table of them.
+not, each checked the same way) and adds a table of them; a variant ending in
+`b`, `c` or `d` (w2b, w2pc) is that instance from the PTX of directory
+TILEC_PTX_DIR_B, _C or _D (PTX of other compilers timed against this one's).
 """
 import argparse
 import json
@@ -135,7 +137,7 @@ def parse_variant(v):
     then the hardware's), 'w3o1' (attention, WGS 3, CTA order 1), 'w2k192'
     (attention, 192 keys per ring stage; k left out: the host's, o: order 0):
     (wgs, persistent, grid of tiles, (keys or None, order))."""
-    m = re.fullmatch(r"w([23])(?:k(\d+))?(?:o(\d))?(p|pt)?", v)
+    m = re.fullmatch(r"w([23])(?:k(\d+))?(?:o(\d))?(p|pt)?[bcd]?", v)
     if not m or (m.group(4) and (m.group(2) or m.group(3))):
         raise ValueError(f"--variants: '{v}' is not w2, w3, w2p, w3p, w2pt, w3pt or w2k<N>o<N>")
     kb = int(m.group(2)) if m.group(2) else None
@@ -221,6 +223,9 @@ def main():
         dt = DTYPES[dname]
         ptx = os.path.join(ptx_dir, f"attention_{dname}.ptx")
         mod = tilec.load(ptx) if os.path.exists(ptx) else None
+        mods = {x: tilec.load(os.path.join(os.environ[f"TILEC_PTX_DIR_{x.upper()}"],
+                                           f"attention_{dname}.ptx"))
+                for x in "bcd" if os.environ.get(f"TILEC_PTX_DIR_{x.upper()}")}
         for d in map(int, args.dims.split(",")):
             for causal in (c == "1" for c in args.causal.split(",")):
                 for s in map(int, args.seqs.split(",")):
@@ -284,7 +289,8 @@ def main():
                                 o = torch.empty_like(q)
                                 lse = torch.empty(b, h, (s + block_m - 1) // block_m * block_m,
                                                   device="cuda", dtype=torch.float32)
-                                fn = tilec_fn(mod, d, causal, w, p, q, k, v, o, lse, s, scale,
+                                fn = tilec_fn(mods.get(var[-1], mod), d, causal, w,
+                                              p, q, k, v, o, lse, s, scale,
                                               1 << 30 if t else sms, rg)
                                 ms = time_ms(fn, args.warmup, args.runs)
                                 err = ((o.float() - ref).norm() / ref.norm()).item()

@@ -82,6 +82,12 @@ static cl::opt<bool> fastMath("fast-math",
                                        "(ex2.approx, lg2.approx, sin.approx, rsqrt.approx, "
                                        "tanh.approx, sqrt.approx); no flush-to-zero"),
                               cl::init(false), cl::cat(category));
+static cl::opt<std::string> mmaWaitAnchor(
+    "mma-wait-anchor",
+    cl::desc("Keep a consume block's closing wgmma.wait_group 0, when its turn left mmas in "
+             "flight, after: none (default; ptxas hoists it to the first stall of the block's "
+             "work), reduce (the block's first reduction), last (the end of its work)"),
+    cl::value_desc("none|reduce|last"), cl::init("none"), cl::cat(category));
 static cl::opt<std::string>
     libdevice("libdevice",
               cl::desc("libdevice.10.bc for the accurate exp, log, sin, cos, tanh, erf "
@@ -283,6 +289,7 @@ static int run(int argc, char **argv) {
   options.checkWgmma = !noWgmmaCheck;
   options.fmad = fmad;
   options.fastMath = fastMath;
+  options.mmaWaitAnchor = mmaWaitAnchor;
   options.libdevicePath = libdevice;
   options.defines.assign(defines.begin(), defines.end());
   if (debugHangs.getNumOccurrences()) {

@@ -93,6 +93,23 @@ tile.kernel @wait() {
 
 // -----
 
+tile.kernel @wait_after_i32(%v: i32) {
+  // expected-error @+1 {{'after' must be an f32, or a per_row, per_col or fragment of f32}}
+  tile.wgmma_wait 0 after %v : i32
+  tile.return
+}
+
+// -----
+
+tile.kernel @wait_after_f16_frag() {
+  %x = tile.frag_zeros : !tile.frag<64x64xf16>
+  // expected-error @+1 {{'after' must be an f32, or a per_row, per_col or fragment of f32}}
+  tile.wgmma_wait 0 after %x : !tile.frag<64x64xf16>
+  tile.return
+}
+
+// -----
+
 tile.kernel @rega_f32(%r: i32) {
   %b = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f32, shared>
   %acc = tile.frag_zeros : !tile.frag<64x64xf32>

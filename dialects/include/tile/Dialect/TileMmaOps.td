@@ -206,8 +206,24 @@ def Tile_WgmmaCommitOp : Tile_Op<"wgmma_commit"> {
 
 def Tile_WgmmaWaitOp : Tile_Op<"wgmma_wait"> {
   let summary = "wgmma.wait_group.sync.aligned N: at most N groups stay pending";
-  let arguments = (ins I64Attr:$pending);
-  let assemblyFormat = "$pending attr-dict";
+  let description = [{
+    `after %v` (optional; an f32, or a per_row, per_col or fragment of f32):
+    the wait is issued after %v is computed, in the SASS too. ptxas's
+    scheduler treats WARPGROUP.DEPBAR as an instruction that is ready at
+    once (it has no register operands) and hoists it to the first stall of
+    the work before it, so a group left in flight under that work (a
+    turn's P V under its own warpgroup's softmax) is waited for before the
+    work instead of after it; it keeps the wait after a shared-memory store.
+    The lowering emits one before the wait: a store of %v's first and last
+    f32 element to an 8-byte shared word of its own (`tile$wait_anchor`),
+    predicated on either being NaN (so it normally does not execute, and
+    costs one setp and one issue slot).
+  }];
+  let arguments = (ins I64Attr:$pending, Optional<AnyType>:$after);
+  let builders = [OpBuilder<(ins "int64_t":$pending), [{
+    build($_builder, $_state, $_builder.getI64IntegerAttr(pending), ::mlir::Value());
+  }]>];
+  let assemblyFormat = "$pending (`after` $after^ `:` type($after))? attr-dict";
   let hasVerifier = 1;
 }
 
