@@ -254,6 +254,7 @@ public:
   TensorParamSyntax *checkTensorRef(ExprPtr &a, CallExpr &call);
   /// Whether the enclosing `if`s make the current statement run in one thread.
   bool inSingleThread() const;
+  bool underGuardInError() const; // an enclosing `if` whose condition failed to check
   // ---- SemaPeer.cpp: multi-GPU
   void checkSemaphoreParams();
   void finishPeerParams();

@@ -169,6 +169,13 @@ bool Sema::inSingleThread() const {
   return false;
 }
 
+bool Sema::underGuardInError() const {
+  for (const ExprAST *g : ifGuards_)
+    if (g->type.isInvalid())
+      return true;
+  return false;
+}
+
 bool Sema::checkArrayDims(SharedArrayStmt &s) {
   const char *hint = "n-D shared arrays have constant dimensions: `shared<T>[R, C]`";
   if (s.distributed) {
@@ -571,6 +578,10 @@ Type Sema::checkTmaCall(CallExpr &e) {
   // Inside a role, a TMA store the role's threads reach together (after they
   // wrote the tile, e.g. with fragment stores) is issued by one elected
   // thread between two barriers of the role (MLIRGenEpilogue.cpp).
+  // Under a condition that failed to check, which threads run this is
+  // unknown: the condition's error is the only one.
+  if (underGuardInError())
+    return Type::voidTy();
   if (isStore && curRole_ && !inSingleThread()) {
     if (inThreadSelectingIf()) {
       error(e.loc,
