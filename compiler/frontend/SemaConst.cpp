@@ -625,6 +625,30 @@ std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overf
     }
     return std::nullopt;
   }
+  case ExprAST::Call: { // min, max, clamp of integer constants (as evalConstant)
+    auto &call = *e.as<CallExpr>();
+    bool isMin = call.builtin == Builtin::Min, isMax = call.builtin == Builtin::Max;
+    bool isClamp = call.builtin == Builtin::Clamp;
+    if (!isMin && !isMax && !isClamp)
+      return leaf ? (*leaf)(e) : std::nullopt;
+    if (!e.type.isInteger() || e.type.isBool() || !call.namedArgs.empty() ||
+        call.args.size() != (isClamp ? 3u : 2u))
+      return std::nullopt;
+    std::vector<int64_t> v;
+    for (const ExprPtr &a : call.args) {
+      if (a->type != e.type) // checked calls have one operand type
+        return std::nullopt;
+      std::optional<int64_t> x = fold(*a);
+      if (!x)
+        return std::nullopt;
+      v.push_back(*x);
+    }
+    // Values are exact and in their type's range (foldConstant checks each),
+    // so signed i64 order is the order of signed and unsigned types alike.
+    if (isClamp) // min(max(x, lo), hi): hi when lo > hi
+      return std::min(std::max(v[0], v[1]), v[2]);
+    return isMin ? std::min(v[0], v[1]) : std::max(v[0], v[1]);
+  }
   default:
     return leaf ? (*leaf)(e) : std::nullopt;
   }
