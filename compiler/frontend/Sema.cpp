@@ -579,7 +579,7 @@ void Sema::checkFor(ForStmt &s) {
     }
     if (!t.isInvalid() && (!t.isInteger() || t.isBool())) {
       error(s.start->loc, "loop bounds must be integers, found " + t.str(),
-            "use integer bounds; cast with `as` if needed");
+            nonScalarHint(t, "use integer bounds; cast with `as` if needed"));
       t = Type::invalid();
     }
     if (s.step && !t.isInvalid()) {

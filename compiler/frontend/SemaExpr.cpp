@@ -146,8 +146,9 @@ Type Sema::checkValue(ExprPtr &e, const Type *expected, const std::string &what,
   if (t.isUntyped())
     return adapt(e, *expected) ? *expected : Type::invalid();
   if (t != *expected) {
+    std::string h = hint.empty() ? "convert explicitly with `as`" : hint;
     error(e->loc, what + " has type " + t.str() + ", expected " + expected->str(),
-          hint.empty() ? "convert explicitly with `as`" : hint);
+          expected->isScalar() ? nonScalarHint(t, h) : h);
     return Type::invalid();
   }
   return t;
@@ -690,7 +691,7 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
       return Type::invalid();
     if (!idx.isInteger() || idx.isBool()) {
       error(e.index->loc, "index must be an integer, found " + idx.str(),
-            "convert it with `as i32` or `as i64`");
+            nonScalarHint(idx, "convert it with `as i32` or `as i64`"));
       return Type::invalid();
     }
     if (!checkConstantIndex(e, base))
@@ -704,7 +705,7 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
   }
   if (!idx.isInvalid() && (!idx.isInteger() || idx.isBool())) {
     error(e.index->loc, "index must be an integer, found " + idx.str(),
-          "convert it with `as i32` or `as i64`");
+          nonScalarHint(idx, "convert it with `as i32` or `as i64`"));
     return Type::invalid();
   }
   switch (base.kind) {

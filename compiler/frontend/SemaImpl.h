@@ -30,6 +30,13 @@ struct ConstValue {
   bool isZero() const;
 };
 
+/// The hint of an error that wanted a scalar and found `found`: `scalarHint`
+/// (a cast, a comparison) when `found` is a scalar or a literal; otherwise
+/// what a value of that kind offers instead, since no cast turns a pointer,
+/// vector, array, fragment or per_row/per_col value into a scalar
+/// (SemaTypes.cpp).
+std::string nonScalarHint(const Type &found, const std::string &scalarHint);
+
 class Sema {
 public:
   Sema(DiagnosticEngine &diags, const CheckOptions &opts) : diags_(diags), opts_(opts) {}

@@ -376,7 +376,7 @@ Type Sema::checkTensorElement(IndexExpr &e) {
     }
     if (!it.isInteger() || it.isBool()) {
       error((*idx[k])->loc, "index must be an integer, found " + it.str(),
-            "convert it with `as i32` or `as i64`");
+            nonScalarHint(it, "convert it with `as i32` or `as i64`"));
       ok = false;
       continue;
     }

@@ -309,7 +309,7 @@ Type Sema::inferIndexNd(IndexExpr &e, const Type &base) {
     }
     if (!t.isInteger() || t.isBool()) {
       error((*idx[k])->loc, "index must be an integer, found " + t.str(),
-            "convert it with `as i32` or `as i64`");
+            nonScalarHint(t, "convert it with `as i32` or `as i64`"));
       ok = false;
       continue;
     }

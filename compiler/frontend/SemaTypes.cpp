@@ -110,6 +110,45 @@ std::optional<ScalarKind> floatOfWidth(unsigned bits) {
 
 } // namespace
 
+std::string nonScalarHint(const Type &found, const std::string &scalarHint) {
+  switch (found.kind) {
+  case Type::Pointer:
+    return "a pointer is an address, not a value: read the element it points to, `p[i]`";
+  case Type::Vector:
+    return "a vector holds " + std::to_string(found.lanes) + " values: take one, `v[0]` .. `v[" +
+           std::to_string(found.lanes - 1) + "]`";
+  case Type::SharedArray:
+  case Type::ArrayView:
+  case Type::DistArray:
+  case Type::LocalArray:
+    return "an array holds many values: index it, `a[i]`";
+  case Type::Fragment:
+  case Type::PerRow:
+  case Type::PerCol: {
+    if (found.isMask())
+      return "a mask holds one i1 per element and is read only by `select(m, a, b)`, element by "
+             "element";
+    std::string what = found.kind == Type::Fragment ? "a fragment holds a warpgroup's values"
+                       : found.kind == Type::PerRow ? "a per_row value holds one value per row"
+                                                    : "a per_col value holds one value per column";
+    std::string use = found.kind == Type::Fragment
+                          ? "reduce its rows (`row_max(f)`, `row_sum(f)`) or store it "
+                            "(`store(p, f, row_stride = ld)`)"
+                      : found.kind == Type::PerRow
+                          ? "combine it with a fragment (`f * r`) or store it (`store(p, r)`)"
+                          : "combine it with a fragment (`f + c`)";
+    return what + ", spread over its 128 threads, not one scalar: " + use;
+  }
+  case Type::Scalar:
+  case Type::UntypedInt:
+  case Type::UntypedFloat:
+  case Type::Invalid:
+    return scalarHint;
+  default:
+    return found.str() + " is not a value that converts to a scalar";
+  }
+}
+
 Type Sema::inferSelect(SelectExpr &e) {
   Type b = Type::i1();
   Type c = checkValue(e.cond, &b, "condition of '?'", "compare explicitly, e.g. `x != 0`");
@@ -190,7 +229,9 @@ Type Sema::checkBitCall(CallExpr &e) {
       error(to.isBool() ? e.typeArg->loc : arg->loc,
             "bitcast reinterprets scalars of 8 to 64 bits, not " +
                 (to.isBool() ? std::string("i1") : from.str()),
-            "compare to get an i1 (`x != 0`), or cast it: `b as i32`");
+            to.isBool() || from.isBool()
+                ? "compare to get an i1 (`x != 0`), or cast it: `b as i32`"
+                : nonScalarHint(from, ""));
       return Type::invalid();
     }
     if (bitWidth(from.scalar) != bits) {
@@ -216,9 +257,10 @@ Type Sema::checkBitCall(CallExpr &e) {
             t.isScalar(ScalarKind::U32) || t.isScalar(ScalarKind::U64);
   if (!ok) {
     error(arg->loc, "'" + e.callee + "' needs an i32, i64, u32 or u64 operand, found " + t.str(),
-          t.isFloat() ? "count the bits of a float's encoding: `" + e.callee + "(bitcast<" +
-                            (bitWidth(t.scalar) == 64 ? "u64" : "u32") + ">(x))`"
-                      : "widen it first: `x as u32`");
+          t.isFloat()    ? "count the bits of a float's encoding: `" + e.callee + "(bitcast<" +
+                               (bitWidth(t.scalar) == 64 ? "u64" : "u32") + ">(x))`"
+          : t.isScalar() ? "widen it first: `x as u32`"
+                         : nonScalarHint(t, ""));
     return Type::invalid();
   }
   switch (e.builtin) {

@@ -299,7 +299,8 @@ bool Sema::checkStoreValue(CallExpr &e, IndexExpr *loc, const Type &elem) {
   if (t.isUntyped())
     return adapt(value, elem);
   if (t != elem) {
-    error(value->loc, "value of store has type " + t.str() + ", expected " + elem.str(), hint);
+    error(value->loc, "value of store has type " + t.str() + ", expected " + elem.str(),
+          nonScalarHint(t, hint));
     return false;
   }
   return true;

@@ -97,7 +97,7 @@ Type Sema::checkWarpCall(CallExpr &e) {
     Type v = checkValue(e.args[0], nullptr, "value of " + e.callee);
     if (!v.isInvalid() && !v.isScalar()) {
       error(e.args[0]->loc, e.callee + " moves scalars, found " + v.str(),
-            "shuffle the element (`p[i]`) or an index, not the pointer or array");
+            nonScalarHint(v, ""));
       v = Type::invalid();
     }
     std::string what = b == Builtin::ShflIdx   ? "source lane"
