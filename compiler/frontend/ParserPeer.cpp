@@ -23,7 +23,8 @@ std::optional<TypeSyntax> Parser::parsePeerParamType(KernelAST &k, int index) {
     return std::nullopt;
   Token kw = consume(); // `semaphore`
   const char *hint = "a semaphore parameter is written `sem: semaphore[S]`, S an integer literal "
-                     "(1 to 2^31-1) or a name the runtime fills from the host's tile::Semaphores";
+                     "(1 to 2^31-1), a `const`, a compile-time parameter, or a name the runtime "
+                     "fills from the host's tile::Semaphores";
   expect(Tok::LBracket, "'['", hint);
   SemaphoreParamSyntax s;
   s.param = index;

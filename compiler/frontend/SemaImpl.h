@@ -37,6 +37,12 @@ struct ConstValue {
 /// (SemaTypes.cpp).
 std::string nonScalarHint(const Type &found, const std::string &scalarHint);
 
+/// Why the `const` or compile-time parameter `c`, written as a count of
+/// `what` (a tensor extent, a semaphore count), is no integer from 1 to
+/// `max` (written `maxText`); empty when it is one (SemaTma.cpp).
+std::string badCountConstant(const Decl &c, int64_t max, const std::string &maxText,
+                             const std::string &what);
+
 class Sema {
 public:
   Sema(DiagnosticEngine &diags, const CheckOptions &opts) : diags_(diags), opts_(opts) {}

@@ -28,6 +28,31 @@ void Sema::checkSemaphoreParams() {
   for (SemaphoreParamSyntax &s : k.semaphoreParams) {
     if (s.countName.empty())
       continue;
+    // A `const` or a compile-time parameter is the count's value, as a
+    // literal would be (as for tensor extents).
+    const Decl *c = nullptr;
+    for (const auto &tp : k.templateDecls)
+      if (tp->name == s.countName)
+        c = tp.get();
+    if (Decl *other = c ? nullptr : lookup(s.countName); other && other->kind == DeclKind::Const)
+      c = other;
+    if (c) {
+      if (std::string why = badCountConstant(*c, 0x7fffffff, "2^31-1",
+                                             "semaphore count '" + s.countName + "' of '" +
+                                                 k.params[s.param]->name + "'");
+          !why.empty()) {
+        error(s.countLoc, why,
+              "a semaphore count is an integer from 1 to 2^31-1: a literal, an integer "
+              "`const`, a compile-time value parameter, or a new name (filled from the host's "
+              "tile::Semaphores at launch)");
+        continue;
+      }
+      s.countLiteral = c->constInt;
+      s.countName.clear();
+      k.paramTypes[s.param].type = Type::semaphore(c->constInt);
+      k.params[s.param]->type = Type::semaphore(c->constInt);
+      continue;
+    }
     if (Decl *other = lookup(s.countName)) {
       error(s.countLoc,
             "semaphore count '" + s.countName + "' of '" + k.params[s.param]->name +

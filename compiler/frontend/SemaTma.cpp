@@ -14,6 +14,21 @@
 
 namespace tile::frontend {
 
+std::string badCountConstant(const Decl &c, int64_t max, const std::string &maxText,
+                             const std::string &what) {
+  if (c.kind == DeclKind::TypeParam)
+    return what + " is a type parameter (here " + scalarName(c.typeValue) + "), not an integer";
+  if (c.constIsFloat || c.type.isFloat())
+    return what + " is " + (c.type.isScalar() ? "an " + c.type.str() : std::string("a float")) +
+           " constant (" + (std::ostringstream() << c.constFloat).str() + "), not an integer";
+  if (c.type.isBool())
+    return what + " is an i1 constant (" + (c.constInt ? "true" : "false") + "), not an integer";
+  if (c.constInt < 1 || c.constInt > max)
+    return what + " is the constant " + std::to_string(c.constInt) + ", not an integer from 1 to " +
+           maxText;
+  return "";
+}
+
 void Sema::checkTensorParams() {
   KernelAST &k = *kernel_;
   std::unordered_map<std::string, Decl *> hidden;
@@ -39,15 +54,13 @@ void Sema::checkTensorParams() {
       if (Decl *other = c ? nullptr : lookup(e.name); other && other->kind == DeclKind::Const)
         c = other;
       if (c) {
-        if (c->constIsFloat || c->type.isBool() || c->constInt < 1 ||
-            c->constInt > (int64_t(1) << 32)) {
-          error(e.loc,
-                "tensor extent '" + e.name + "' of '" + p.name + "' is the constant " +
-                    (c->constIsFloat ? (std::ostringstream() << c->constFloat).str()
-                                     : std::to_string(c->constInt)) +
-                    ", not an integer from 1 to 2^32",
-                "a tensor extent is a positive integer: a literal, a `const`, a compile-time "
-                "parameter, or a new name (filled from the tensor at launch)");
+        if (std::string why =
+                badCountConstant(*c, int64_t(1) << 32, "2^32",
+                                 "tensor extent '" + e.name + "' of '" + p.name + "'");
+            !why.empty()) {
+          error(e.loc, why,
+                "a tensor extent is an integer from 1 to 2^32: a literal, an integer `const`, a "
+                "compile-time value parameter, or a new name (filled from the tensor at launch)");
           continue;
         }
         e.literal = c->constInt;
