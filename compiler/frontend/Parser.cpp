@@ -510,27 +510,35 @@ StmtPtr Parser::parseMBarrierDecl(const Token &kw, bool isVar,
   if (annot)
     fail(annot->loc, "an mbarrier declaration takes no type annotation", hint);
   std::optional<int64_t> arraySize;
+  ExprPtr arraySizeExpr;
+  Location arraySizeLoc;
   if (accept(Tok::LBracket)) {
-    const char *sizeHint =
-        "write `let NAME = mbarrier[N](COUNT)` with an integer literal N from 1 to 64";
-    if (!at(Tok::IntLit)) {
+    arraySizeLoc = cur().loc;
+    const char *sizeHint = "write `let NAME = mbarrier[N](COUNT)` with N an integer constant "
+                           "from 1 to 64 (a literal, a `const` or a kernel's value parameter)";
+    if (at(Tok::IntLit) && peekTok(1).kind == Tok::RBracket) {
+      Token n = consume();
+      if (n.intValue < 1 || n.intValue > 64)
+        fail(n.loc, "mbarrier array size " + n.text + " is out of range (1 to 64)", sizeHint);
+      arraySize = (int64_t)n.intValue;
+    } else {
+      // A constant expression: folded by Sema::checkMBarrier, which reports
+      // anything else (as a ring's stage count).
       if (at(Tok::Error))
         throw Fail{};
-      fail(cur().loc,
-           "mbarrier array size must be an integer literal from 1 to 64, found " + describe(cur()),
-           sizeHint);
+      arraySizeExpr = parseExpr();
     }
-    Token n = consume();
-    if (n.intValue < 1 || n.intValue > 64)
-      fail(n.loc, "mbarrier array size " + n.text + " is out of range (1 to 64)", sizeHint);
-    arraySize = (int64_t)n.intValue;
     expect(Tok::RBracket, "']'", sizeHint);
   }
   expect(Tok::LParen, "'('", hint);
   ExprPtr count = parseExpr();
   expect(Tok::RParen, "')'", hint);
   decl->kind = DeclKind::MBarrier;
-  return std::make_unique<MBarrierStmt>(kw.loc, std::move(decl), std::move(count), arraySize);
+  auto stmt =
+      std::make_unique<MBarrierStmt>(kw.loc, std::move(decl), std::move(count), arraySize);
+  stmt->arraySizeExpr = std::move(arraySizeExpr);
+  stmt->arraySizeLoc = arraySizeLoc;
+  return stmt;
 }
 
 StmtPtr Parser::parseFor(int depth) {

@@ -142,6 +142,7 @@ void Sema::resolveStmtNames(StmtAST &s) {
     break;
   }
   case StmtAST::MBarrier:
+    resolveNames(s.as<MBarrierStmt>()->arraySizeExpr);
     resolveNames(s.as<MBarrierStmt>()->count);
     break;
   case StmtAST::Assign: {

@@ -127,10 +127,11 @@ bool Sema::checkRoleArgs(RoleAST &role) {
     Type t = checkValue(a.expr, &i32, "role argument '" + a.name + "'", "use an integer constant");
     bool overflow = false;
     std::optional<int64_t> v;
-    if (!t.isInvalid() && checkConstantOps(*a.expr))
+    bool reported = t.isInvalid(); // a constant operand's error counts as reported
+    if (!reported && !(reported = !checkConstantOps(*a.expr)))
       v = foldConstant(*a.expr, overflow);
     if (!v || overflow) {
-      if (!t.isInvalid())
+      if (!reported)
         error(a.valueLoc, "role argument '" + a.name + "' must be an integer constant",
               "the warpgroups of a role and its registers are fixed at compile time");
       ok = false;

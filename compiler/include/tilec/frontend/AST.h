@@ -133,6 +133,10 @@ public:
   std::unique_ptr<Decl> decl;       // kind MBarrier
   ExprPtr count;                    // i32, built like shared-array counts
   std::optional<int64_t> arraySize; // N of mbarrier[N] (1..64); nullopt = single
+  /// N as written when it is not a literal (a `const`, a template kernel's
+  /// value parameter): [sema] folds it into arraySize.
+  ExprPtr arraySizeExpr;
+  Location arraySizeLoc; // where N starts
   // [sema]
   std::optional<int64_t> constantCount; // count when it folds to a constant (1 .. 2^20-1)
   int index = -1;                       // position among the kernel's mbarrier declarations
