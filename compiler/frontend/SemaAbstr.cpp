@@ -116,6 +116,8 @@ bool Sema::checkConstDecl(ConstStmt &s) {
     if (!v && !overflow && t.isScalar()) // min/max/clamp and the exact run-time semantics
       if (std::optional<ConstValue> c = evalConstant(*s.init))
         v = c->i;
+    if (overflow && reportUndefinedConstantStep(*s.init))
+      return false;
     if (overflow) {
       error(s.init->loc, "the " + what + " overflows",
             "the value of every step must fit its type (and 64 bits)");

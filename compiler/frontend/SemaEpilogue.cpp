@@ -99,6 +99,8 @@ Type Sema::checkFragmentCols(CallExpr &e) {
       t = finalize(e.args[i + 1]);
     bool overflow = false;
     std::optional<std::vector<int64_t>> c;
+    if (!t.isInvalid() && t.isInteger() && !t.isBool() && !checkConstantOps(*e.args[i + 1]))
+      return Type::invalid(); // a constant operand's error (`1 / 0`), reported once
     if (!t.isInvalid() && t.isInteger() && !t.isBool())
       c = foldEveryCopy(*e.args[i + 1], overflow);
     bool varies = i == 1 && c && std::any_of(c->begin(), c->end(),

@@ -178,6 +178,11 @@ public:
   /// checkConstantOperation on every operator and float->int cast in e
   /// (each node once); false when something was reported.
   bool checkConstantOps(const ExprAST &e);
+  /// SemaTypes.cpp: an untyped integer constant (`const U = 10 % (3 - 3)`)
+  /// whose fold failed: reports the step that has no value (a division by
+  /// zero, a shift amount outside 0..63) at its operator; false when it finds
+  /// none (the value overflows 64 bits).
+  bool reportUndefinedConstantStep(const ExprAST &e);
   /// checkConstantOps on the statement's own expressions (not nested blocks),
   /// and on a compound assignment's operation.
   void checkConstantOpsInStmt(StmtAST &s);

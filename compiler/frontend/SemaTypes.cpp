@@ -110,6 +110,50 @@ std::optional<ScalarKind> floatOfWidth(unsigned bits) {
 
 } // namespace
 
+bool Sema::reportUndefinedConstantStep(const ExprAST &e) {
+  switch (e.kind()) {
+  case ExprAST::Unary:
+    return reportUndefinedConstantStep(*e.as<UnaryExpr>()->operand);
+  case ExprAST::Cast:
+    return reportUndefinedConstantStep(*e.as<CastExpr>()->operand);
+  case ExprAST::Select: {
+    auto &s = *e.as<SelectExpr>();
+    return reportUndefinedConstantStep(*s.cond) || reportUndefinedConstantStep(*s.trueValue) ||
+           reportUndefinedConstantStep(*s.falseValue);
+  }
+  case ExprAST::Call:
+    for (const ExprPtr &a : e.as<CallExpr>()->args)
+      if (reportUndefinedConstantStep(*a))
+        return true;
+    return false;
+  case ExprAST::Binary: {
+    auto &b = *e.as<BinaryExpr>();
+    if (reportUndefinedConstantStep(*b.lhs) || reportUndefinedConstantStep(*b.rhs))
+      return true;
+    bool overflow = false;
+    std::optional<int64_t> r = foldConstant(*b.rhs, overflow);
+    if (!r || overflow)
+      return false;
+    if ((b.op == BinaryOp::Div || b.op == BinaryOp::Rem) && *r == 0) {
+      error(b.loc, b.op == BinaryOp::Div ? "division by zero" : "remainder by zero",
+            "a constant's divisor must not be zero");
+      return true;
+    }
+    if ((b.op == BinaryOp::Shl || b.op == BinaryOp::Shr) && (*r < 0 || *r > 63)) {
+      error(b.loc,
+            "shift amount " + std::to_string(*r) +
+                " is out of range for an integer constant (0 to 63)",
+            "an integer constant without a type is computed exactly in 64 bits: shift it by 0 "
+            "to 63");
+      return true;
+    }
+    return false;
+  }
+  default:
+    return false;
+  }
+}
+
 std::string nonScalarHint(const Type &found, const std::string &scalarHint) {
   switch (found.kind) {
   case Type::Pointer:

@@ -134,6 +134,8 @@ Type Sema::inferVectorLane(IndexExpr &e, const Type &base, const Type &idx) {
   }
   // A constant in every copy of the enclosing unrolled loops (`for j in 0 ..
   // 4 unroll { v[j] }`) is a constant: MLIRGen emits each copy's own.
+  if (!checkConstantOps(*e.index)) // a constant operand's error (`v[1 / 0]`), reported once
+    return Type::invalid();
   bool overflow = false;
   std::optional<std::vector<int64_t>> ks = foldEveryCopy(*e.index, overflow);
   if (!ks || overflow) {
