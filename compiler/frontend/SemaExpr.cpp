@@ -147,8 +147,15 @@ Type Sema::checkValue(ExprPtr &e, const Type *expected, const std::string &what,
     return adapt(e, *expected) ? *expected : Type::invalid();
   if (t != *expected) {
     std::string h = hint.empty() ? "convert explicitly with `as`" : hint;
-    error(e->loc, what + " has type " + t.str() + ", expected " + expected->str(),
-          expected->isScalar() ? nonScalarHint(t, h) : h);
+    if (expected->isScalar())
+      h = nonScalarHint(t, h);
+    else if (t.kind == expected->kind && (t.dims != expected->dims || t.lanes != expected->lanes) &&
+             (t.isDistributed() || t.isVector()))
+      h = std::string("the shapes differ, and `as` converts only the element type") +
+          (t.isFragment() && t.dims[0] == expected->dims[0] && t.dims[1] > expected->dims[1]
+               ? ": take columns with `cols(f, j, " + std::to_string(expected->dims[1]) + ")`"
+               : "");
+    error(e->loc, what + " has type " + t.str() + ", expected " + expected->str(), h);
     return Type::invalid();
   }
   return t;
