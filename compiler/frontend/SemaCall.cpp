@@ -192,8 +192,21 @@ Type Sema::inferCall(CallExpr &e) {
     // The first typed argument fixes the type; literals adapt to it.
     Type t = Type::untypedInt();
     bool bad = false;
-    for (ExprPtr &a : e.args) {
-      Type at = infer(a);
+    // Vector literals of literals last: they take the vector type of the
+    // others (`max(h, {0.0, 0.0})` with h an f16x2).
+    std::vector<ExprPtr *> order;
+    for (ExprPtr &a : e.args)
+      if (!isLiteralVector(*a))
+        order.push_back(&a);
+    for (ExprPtr &a : e.args)
+      if (isLiteralVector(*a))
+        order.push_back(&a);
+    for (ExprPtr *ap : order) {
+      ExprPtr &a = *ap;
+      Type at = t.isVector() && isLiteralVector(*a) &&
+                        t.lanes == (int)a->as<VectorExpr>()->elems.size()
+                    ? checkValue(a, &t, "")
+                    : infer(a);
       if (at.isInvalid())
         bad = true;
       else if (!at.isUntyped() && t.isUntyped())

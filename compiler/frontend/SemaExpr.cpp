@@ -504,6 +504,20 @@ Type Sema::inferBinary(BinaryExpr &e) {
     Type r = checkValue(e.rhs, &b, "operand of '" + sp + "'", "compare explicitly, e.g. `x != 0`");
     return l.isInvalid() || r.isInvalid() ? Type::invalid() : b;
   }
+  // `v * {2.0, 2.0}`: a vector literal of literals takes the other
+  // operand's vector type, as a literal takes a scalar's (f16x2 included).
+  if (isLiteralVector(*e.lhs) != isLiteralVector(*e.rhs)) {
+    bool litLeft = isLiteralVector(*e.lhs);
+    ExprPtr &lit = litLeft ? e.lhs : e.rhs;
+    Type o = infer(litLeft ? e.rhs : e.lhs);
+    Type v = o.isVector() && o.lanes == (int)lit->as<VectorExpr>()->elems.size()
+                 ? checkValue(lit, &o, "")
+                 : infer(lit);
+    Type l = litLeft ? v : o, r = litLeft ? o : v;
+    if (l.isDistributed() || r.isDistributed())
+      return checkFragmentBinary(e, l, r);
+    return checkVectorBinary(e, l, r);
+  }
   // Pointer arithmetic: p + i, p - i.
   Type l = infer(e.lhs);
   if (l.isPointer() && (e.op == BinaryOp::Add || e.op == BinaryOp::Sub)) {

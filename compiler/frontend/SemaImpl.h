@@ -43,6 +43,10 @@ std::string nonScalarHint(const Type &found, const std::string &scalarHint);
 std::string badCountConstant(const Decl &c, int64_t max, const std::string &maxText,
                              const std::string &what);
 
+/// `{1.0, 2.0}`: a vector literal of literals only (negated ones included),
+/// whose element type comes from its context like a literal's (SemaVector.cpp).
+bool isLiteralVector(const ExprAST &e);
+
 class Sema {
 public:
   Sema(DiagnosticEngine &diags, const CheckOptions &opts) : diags_(diags), opts_(opts) {}

@@ -97,6 +97,20 @@ Type Sema::checkVectorElements(std::vector<ExprPtr> &elems, const Location &loc,
   return Type::vector(elem.scalar, (int)n);
 }
 
+bool isLiteralVector(const ExprAST &e) {
+  auto *v = e.as<VectorExpr>();
+  if (!v)
+    return false;
+  for (const ExprPtr &x : v->elems) {
+    const ExprAST *y = x.get();
+    if (auto *u = y->as<UnaryExpr>(); u && u->op == UnaryOp::Neg)
+      y = u->operand.get();
+    if (!y->is<IntLiteralExpr>() && !y->is<FloatLiteralExpr>())
+      return false;
+  }
+  return true;
+}
+
 Type Sema::checkVectorLiteral(VectorExpr &v, const Type *expected) {
   Type t = checkVectorElements(v.elems, v.loc, expected, "the vector literal");
   v.type = t;
@@ -186,7 +200,13 @@ Type Sema::checkVectorBinary(BinaryExpr &e, const Type &lt, const Type &rt) {
     error(e.loc, "mismatched operand types " + l.str() + " and " + r.str() + " for '" + sp + "'",
           l.isVector() && r.isVector()
               ? "both operands must be the same vector type; convert with `as`"
-              : "there is no broadcast: build a vector, e.g. `v * {s, s}`");
+              : "there is no broadcast: build a vector of " + std::to_string(v.lanes) +
+                    " elements, e.g. `v " + sp + " {" + [&] {
+                      std::string xs;
+                      for (int i = 0; i < v.lanes; ++i)
+                        xs += i ? ", s" : "s";
+                      return xs;
+                    }() + "}`");
     return Type::invalid();
   }
   if (!checkNotFp8(e.loc, v, sp))
