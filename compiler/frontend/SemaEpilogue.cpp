@@ -209,13 +209,23 @@ Type Sema::checkFragmentStore(CallExpr &e) {
     if (na.name == "row_stride")
       stride = &na;
   if (v.kind == Type::PerRow && !v.isMask()) {
-    // store(p, r): row i's value to p[i] (the log-sum-exp of attention).
+    // store(p, r): row i's value to p[i] (the log-sum-exp of attention);
+    // p may be a 1-D shared array (its first element).
+    bool fits = true;
+    if (!stride && !viewRows && dst.scalar == v.scalar &&
+        sharedArrayAsPointer(**tileRef, dst, v.dims[0], fits)) {
+      if (!fits)
+        return Type::invalid();
+      e.space = AddressSpace::Shared;
+      return Type::voidTy();
+    }
     if (stride || viewRows || !dst.isPointer() ||
         (dst.space != AddressSpace::Global && dst.space != AddressSpace::Shared) ||
         dst.scalar != v.scalar) {
       error(e.args[0]->loc,
             "a per_row value is stored through a ptr<" + std::string(scalarName(v.scalar)) +
-                ", global|shared>, found " + dst.str() + (stride ? " with row_stride" : ""),
+                ", global|shared> or a 1-D shared array, found " + dst.str() +
+                (stride ? " with row_stride" : ""),
             "write `store(p, r)`: row i's value goes to p[i]");
       return Type::invalid();
     }

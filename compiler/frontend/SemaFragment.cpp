@@ -329,6 +329,25 @@ Type Sema::checkRowReduction(CallExpr &e) {
   return Type::perRow(ScalarKind::F32, frag.dims[0]);
 }
 
+bool Sema::sharedArrayAsPointer(const ExprAST &e, const Type &t, int64_t count, bool &ok) {
+  ok = true;
+  bool flat = (t.kind == Type::SharedArray && t.dims.size() <= 1) ||
+              (t.kind == Type::ArrayView && t.space == AddressSpace::Shared);
+  if (!flat)
+    return false;
+  if (auto *v = e.as<VarRefExpr>(); v && v->decl && v->decl->array && v->decl->array->isTmaTile)
+    return false; // laid out for TMA: not one element after another
+  if (t.staticLength && *t.staticLength < count) {
+    error(e.loc,
+          t.str() + " has " + std::to_string(*t.staticLength) + " elements, fewer than the " +
+              std::to_string(count) + " values this reaches",
+          "one element per row (load_per_row, a per_row store) or column (load_per_col) of "
+          "the fragment: declare the array with at least that many");
+    ok = false;
+  }
+  return true;
+}
+
 Type Sema::checkLoadPerCol(CallExpr &e) {
   if (!checkNoNamedArgs(e) || !checkArgCount(e, 2, 2))
     return Type::invalid();
@@ -340,11 +359,20 @@ Type Sema::checkLoadPerCol(CallExpr &e) {
   if (p.isInvalid() || !ok)
     return Type::invalid();
   bool row = e.builtin == Builtin::LoadPerRow;
+  bool fits = true;
+  if (isValueElementKind(p.scalar) &&
+      sharedArrayAsPointer(*e.args[0], p, row ? frag.dims[0] : frag.dims[1], fits)) {
+    if (!fits)
+      return Type::invalid();
+    e.space = AddressSpace::Shared;
+    return row ? Type::perRow(p.scalar, frag.dims[0]) : Type::perCol(p.scalar, frag.dims[1]);
+  }
   if (!p.isPointer() || (p.space != AddressSpace::Global && p.space != AddressSpace::Shared) ||
       !isValueElementKind(p.scalar)) {
     error(e.args[0]->loc,
           "'" + e.callee + "' reads " + (row ? "consecutive values" : "a row") +
-              " of f32, f16 or bf16 through a global or shared pointer, found " + p.str(),
+              " of f32, f16 or bf16 through a global or shared pointer or a 1-D shared array, "
+              "found " + p.str(),
           row ? "pass the first row's element, e.g. `load_per_row(scale + m0, acc)` with scale a "
                 "ptr<f32, global>"
               : "pass the first column's element, e.g. `load_per_col(bias + n0, acc)` with bias a "

@@ -182,6 +182,12 @@ public:
   /// checkConstantOperation on every operator and float->int cast in e
   /// (each node once); false when something was reported.
   bool checkConstantOps(const ExprAST &e);
+  /// SemaFragment.cpp: `e` of type `t` names the elements of a 1-D shared
+  /// array of this CTA (`shared<T>[N]`, `h.local`, a `view<T, shared>`),
+  /// which store(p, r), load_per_col and load_per_row take where a
+  /// ptr<T, shared> is written (its first element); reports (and returns
+  /// false for) an array shorter than the `count` values they reach.
+  bool sharedArrayAsPointer(const ExprAST &e, const Type &t, int64_t count, bool &ok);
   /// SemaTypes.cpp: an untyped integer constant (`const U = 10 % (3 - 3)`)
   /// whose fold failed: reports the step that has no value (a division by
   /// zero, a shift amount outside 0..63) at its operator; false when it finds

@@ -191,10 +191,16 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
     return FragColsOp::create(builder, l, cast<FragType>(type), genExpr(*e.args[0]),
                               builder.getI64IntegerAttr(first));
   }
-  case BI::LoadPerCol:
-    return LoadPerColOp::create(builder, l, cast<PerColType>(type), genExpr(*e.args[0]), thread);
+  case BI::LoadPerCol: // through a pointer or a 1-D shared array (Sema)
+    return LoadPerColOp::create(builder, l, cast<PerColType>(type),
+                                e.args[0]->type.isPointer() ? genExpr(*e.args[0])
+                                                            : genView(*e.args[0]).ptr,
+                                thread);
   case BI::LoadPerRow:
-    return LoadPerRowOp::create(builder, l, cast<PerRowType>(type), genExpr(*e.args[0]), thread);
+    return LoadPerRowOp::create(builder, l, cast<PerRowType>(type),
+                                e.args[0]->type.isPointer() ? genExpr(*e.args[0])
+                                                            : genView(*e.args[0]).ptr,
+                                thread);
   case BI::Fma: {
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]), c = genExpr(*e.args[2]);
     return FragFmaOp::create(builder, l, type, a, b, c);
@@ -216,7 +222,7 @@ void MLIRGenImpl::genFragmentStore(const fe::CallExpr &e) {
   if (e.args[1]->type.kind == fe::Type::PerRow) {
     // The 4 threads of a quad hold the same rows: the first lane of each
     // quad stores them, once per row.
-    Value ptr = genExpr(dst);
+    Value ptr = dst.type.isPointer() ? genExpr(dst) : genView(dst).ptr; // or a shared array
     Type i32 = builder.getI32Type();
     Value lane = arith::RemUIOp::create(builder, l, thread, intConst(l, i32, 4));
     Value first = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, lane,
