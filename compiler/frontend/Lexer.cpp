@@ -213,6 +213,23 @@ Token Lexer::lexNumber(Token tok) {
       digits += peek();
     advance();
   }
+  // `3.` or `3.e5`: C's float without a fraction. No member follows an
+  // integer literal, so a '.' not starting `..` is this mistake.
+  if (base == 10 && peek() == '.' && peek(1) != '.' && !std::isdigit((unsigned char)peek(1))) {
+    advance();
+    while (isIdentChar(peek()) || ((peek() == '+' || peek() == '-') &&
+                                   (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E')))
+      advance();
+    tok.text = text_.substr(start, pos_ - start);
+    std::string rest = tok.text.substr(tok.text.find('.') + 1);
+    if (!rest.empty() && (rest.back() == 'f' || rest.back() == 'F')) // C's `2.f`: no suffixes
+      rest.pop_back();
+    std::string fixed = digits + ".0" + rest;
+    diags_.error(tok.loc, "a float literal needs a digit after the '.', found '" + tok.text + "'",
+                 "write `" + fixed + "`");
+    tok.kind = Tok::Error;
+    return tok;
+  }
   // A '.' starts a fraction only when a digit follows: `0..n` is a range.
   if (base == 10 && peek() == '.' && std::isdigit((unsigned char)peek(1))) {
     isFloat = true;
@@ -364,6 +381,19 @@ Token Lexer::next() {
   }
   if (std::isdigit((unsigned char)c))
     return lexNumber(std::move(tok));
+  // `.5`: C's float without an integer part (a member name never starts
+  // with a digit, so this is no member access).
+  if (c == '.' && std::isdigit((unsigned char)peek(1))) {
+    size_t start = pos_;
+    advance();
+    while (isIdentChar(peek()))
+      advance();
+    tok.text = text_.substr(start, pos_ - start);
+    diags_.error(tok.loc, "a float literal starts with a digit, found '" + tok.text + "'",
+                 "write `0" + tok.text + "`");
+    tok.kind = Tok::Error;
+    return tok;
+  }
 
   for (const auto &f : kForeignOperators) {
     if (text_.compare(pos_, std::char_traits<char>::length(f.spelling), f.spelling) == 0) {
