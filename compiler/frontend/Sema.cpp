@@ -175,6 +175,7 @@ void Sema::checkKernel(KernelAST &k) {
   constChecked_.clear();
   loops_.clear();
   unrolled_.clear();
+  unrollCopies_ = 1;
   ifGuards_.clear();
   boundValues_.clear();
   tmaTileNames_.clear();
@@ -621,6 +622,22 @@ void Sema::checkFor(ForStmt &s) {
   if (s.unrollFull || s.unrollFactor)
     checkUnroll(s);
   bool unrolled = s.unrollFull && !s.unrolledValues.empty();
+  // Nested unrolls multiply their copies (compile time grows faster than
+  // the copies: 128 x 128 took a minute), each loop within its own limit.
+  constexpr int64_t kMaxNestedCopies = 4096;
+  int64_t copies = unrolled ? (int64_t)s.unrolledValues.size()
+                   : s.unrollFactorValue > 1 ? s.unrollFactorValue + 1
+                                             : 1;
+  int64_t outerCopies = unrollCopies_;
+  if (copies > 1 && outerCopies * copies > kMaxNestedCopies) { // both <= 4096: no overflow
+    error(s.unrollLoc,
+          "unrolling this loop inside unrolled loops makes " +
+              std::to_string(outerCopies * copies) + " copies of its body, more than " +
+              std::to_string(kMaxNestedCopies),
+          "leave this loop or an outer one rolled, or unroll it by a smaller factor");
+    copies = 1;
+  }
+  unrollCopies_ = outerCopies * copies;
   if (unrolled)
     unrolled_.push_back({s.loopVar.get(), &s.unrolledValues});
   pushScope();
@@ -629,6 +646,7 @@ void Sema::checkFor(ForStmt &s) {
   popScope();
   if (unrolled)
     unrolled_.pop_back();
+  unrollCopies_ = outerCopies;
 }
 
 } // namespace tile::frontend

@@ -457,6 +457,9 @@ public:
   /// Enclosing fully unrolled loops (`for j in 0 .. 4 unroll`): the loop
   /// variable and its value in each copy of the body, outermost first.
   std::vector<std::pair<const Decl *, const std::vector<int64_t> *>> unrolled_;
+  /// Copies of the current body the enclosing unrolled loops make (full:
+  /// one per value; by a factor F: F + 1, the trip's copies and the rest).
+  int64_t unrollCopies_ = 1;
   /// The values `e` takes in the copies of the enclosing unrolled loops, one
   /// per combination of the loop variables it reads (one value when it reads
   /// none); names bound by `let` stand for their values. nullopt when some
