@@ -695,7 +695,7 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
   if (isTensorElement(e)) // SemaPeer.cpp: A[i, j] / peer(A, d)[i, j], A symmetric
     return checkTensorElement(e);
   Type base = infer(e.base);
-  if (!e.moreIndices.empty() || base.dims.size() > 1 || base.isTensor())
+  if (!e.moreIndices.empty() || (base.dims.size() > 1 && !base.isDistributed()) || base.isTensor())
     return inferIndexNd(e, base);
   Type idx = infer(e.index);
   if (idx.isUntyped())
@@ -721,7 +721,8 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
   }
   if (!base.isIndexable()) {
     error(e.loc, "cannot index a value of type " + base.str(),
-          "only pointers, shared arrays, views and dshared arrays can be indexed");
+          elementAccessHint(base,
+                            "only pointers, shared arrays, views and dshared arrays can be indexed"));
     return Type::invalid();
   }
   if (!idx.isInvalid() && (!idx.isInteger() || idx.isBool())) {
@@ -763,7 +764,7 @@ Type Sema::inferMember(MemberExpr &e) {
     return inferVectorMember(e, base);
   if (base.kind != Type::DistArray) {
     error(e.loc, "a value of type " + base.str() + " has no member '" + e.name + "'",
-          "`.local` and `.local_base` apply to dshared arrays");
+          elementAccessHint(base, "`.local` and `.local_base` apply to dshared arrays"));
     return Type::invalid();
   }
   if (e.name == "local") {

@@ -36,6 +36,10 @@ struct ConstValue {
 /// vector, array, fragment or per_row/per_col value into a scalar
 /// (SemaTypes.cpp).
 std::string nonScalarHint(const Type &found, const std::string &scalarHint);
+/// The hint of indexing (`f[r, c]`) or a member (`f.x`) of a value that has
+/// none: `fallback`, except for a fragment, per_row or per_col value, whose
+/// elements no thread reads by position (SemaTypes.cpp).
+std::string elementAccessHint(const Type &base, const std::string &fallback);
 
 /// Why the `const` or compile-time parameter `c`, written as a count of
 /// `what` (a tensor extent, a semaphore count), is no integer from 1 to

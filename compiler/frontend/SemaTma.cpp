@@ -296,7 +296,7 @@ Type Sema::inferIndexNd(IndexExpr &e, const Type &base) {
   }
   if (base.kind != Type::SharedArray || base.dims.size() < 2) {
     error(e.loc, "only n-D shared arrays take several indices, found " + base.str(),
-          "index pointers and 1-D arrays with one index `a[i]`");
+          elementAccessHint(base, "index pointers and 1-D arrays with one index `a[i]`"));
     resolveAll();
     return Type::invalid();
   }

@@ -154,6 +154,19 @@ bool Sema::reportUndefinedConstantStep(const ExprAST &e) {
   }
 }
 
+std::string elementAccessHint(const Type &base, const std::string &fallback) {
+  if (!base.isDistributed())
+    return fallback;
+  bool frag = base.kind == Type::Fragment;
+  return std::string(frag ? "a fragment's elements" : "its values") +
+         " are spread over the 128 threads of a warpgroup, so no thread reads one by position: "
+         "compute on the whole value (`select(frag_row(f) == r, ...)`), " +
+         (frag ? "reduce its rows (`row_max(f)`) or store it (`store(p, f, row_stride = ld)`)"
+          : base.kind == Type::PerRow ? "or store it (`store(p, r)`)"
+                                      : "or combine it with a fragment") +
+         " and read the memory";
+}
+
 std::string nonScalarHint(const Type &found, const std::string &scalarHint) {
   switch (found.kind) {
   case Type::Pointer:
