@@ -8,6 +8,33 @@
 
 namespace tile::frontend {
 
+/// Literals, constants and operators on them only (no kernel parameter).
+static bool isConstantOnly(const ExprAST &e) {
+  if (e.constant)
+    return true;
+  switch (e.kind()) {
+  case ExprAST::IntLiteral:
+    return true;
+  case ExprAST::Unary:
+    return isConstantOnly(*e.as<UnaryExpr>()->operand);
+  case ExprAST::Cast:
+    return isConstantOnly(*e.as<CastExpr>()->operand);
+  case ExprAST::Binary:
+    return isConstantOnly(*e.as<BinaryExpr>()->lhs) && isConstantOnly(*e.as<BinaryExpr>()->rhs);
+  case ExprAST::Call: {
+    auto &c = *e.as<CallExpr>();
+    if (c.callee != "min" && c.callee != "max" && c.callee != "clamp")
+      return false;
+    for (const ExprPtr &a : c.args)
+      if (!isConstantOnly(*a))
+        return false;
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
 static bool isParamDerivedCount(const ExprAST &e, Sema &sema, std::string &why, Location &where) {
   if (const Decl *c = e.constant) { // a constant's value (resolveNames): as the name was
     if (c->type.isUnsigned()) {
@@ -63,6 +90,17 @@ static bool isParamDerivedCount(const ExprAST &e, Sema &sema, std::string &why, 
     }
     return isParamDerivedCount(*c.operand, sema, why, where);
   }
+  case ExprAST::Call:
+    // min/max/clamp of constants is a constant (the whole count folds);
+    // of a kernel parameter it is no rule the host evaluates.
+    if (isConstantOnly(e))
+      return true;
+    why = e.as<CallExpr>()->callee == "min" || e.as<CallExpr>()->callee == "max" ||
+                  e.as<CallExpr>()->callee == "clamp"
+              ? "min/max/clamp of a kernel parameter is no size the host evaluates"
+              : "this expression is not a constant or a kernel parameter";
+    where = e.loc;
+    return false;
   default:
     why = "this expression is not a constant or a kernel parameter";
     where = e.loc;

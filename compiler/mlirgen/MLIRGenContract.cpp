@@ -259,6 +259,10 @@ LogicalResult mlir::tile::mlirgen::setSharedArrayContract(SharedAllocOp alloc,
   array.distributed = s.distributed;
   bool ok = true;
   array.count = sizeExpr(*s.count, ok);
+  if (!ok && s.constantCount) { // a constant with min/max/clamp: its value is the rule
+    array.count = SizeExpr::literal(contractScalar(s.count->type.scalar), *s.constantCount);
+    ok = true;
+  }
   if (!ok) {
     InFlightDiagnostic d = alloc.emitError(
         "internal error: the size of shared array '" + s.decl->name +
