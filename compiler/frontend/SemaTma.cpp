@@ -10,6 +10,7 @@
 
 #include "tilec/Target/ClusterGeometry.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace tile::frontend {
@@ -408,17 +409,25 @@ Type Sema::checkDimCall(CallExpr &e) {
           "use len() for arrays sized at launch");
     return Type::invalid();
   }
+  // A constant in every copy of the enclosing unrolled loops (`dim(t, j)`
+  // with `for j in 0 .. 2 unroll`), each copy checked.
   bool overflow = false;
-  std::optional<int64_t> d = foldConstant(*e.args[1], overflow);
-  if (!d || overflow || *d < 0 || *d >= (int64_t)dims.size()) {
+  std::optional<std::vector<int64_t>> ds = foldEveryCopy(*e.args[1], overflow);
+  bool inRange = ds && !overflow;
+  for (int64_t d : ds ? *ds : std::vector<int64_t>{})
+    inRange = inRange && d >= 0 && d < (int64_t)dims.size();
+  if (!inRange) {
     error(e.args[1]->loc,
           "dim() of " + t.str() + " takes a constant dimension from 0 to " +
               std::to_string(dims.size() - 1),
-          "dimensions count from the outermost, 0");
+          "dimensions count from the outermost, 0 (a literal, a `const` or an unrolled loop's "
+          "variable)");
     return Type::invalid();
   }
-  e.axis = (int)*d;
-  e.tma.extent = dims[*d]; // MLIRGen emits the constant
+  int64_t d = ds->front();
+  bool one = std::all_of(ds->begin(), ds->end(), [&](int64_t x) { return dims[x] == dims[d]; });
+  e.axis = (int)d;
+  e.tma.extent = one ? dims[d] : -1; // MLIRGen emits the constant (-1: each copy's)
   return Type::i32();
 }
 

@@ -57,8 +57,24 @@ Value MLIRGenImpl::genTileAddress(const fe::IndexExpr &e) {
 
 Value MLIRGenImpl::genTmaCall(const fe::CallExpr &e) {
   Location l = loc(e.loc);
-  if (e.builtin == fe::Builtin::Dim) // a constant (Sema folded the extent)
-    return intConst(l, builder.getI32Type(), e.tma.extent);
+  if (e.builtin == fe::Builtin::Dim) { // a constant (Sema folded the extent)
+    if (e.tma.extent >= 0)
+      return intConst(l, builder.getI32Type(), e.tma.extent);
+    // dim(t, j) in copies of an unrolled loop that differ: the extent of
+    // each copy's j, a chain of selects on the (constant) j that folds.
+    const std::vector<int64_t> &dims = e.args[0]->type.dims; // >= 2 (else one extent)
+    Type i32 = builder.getI32Type();
+    if (dims.empty())
+      return intConst(l, i32, 0);
+    Value d = castInt(l, genExpr(*e.args[1]), i32);
+    Value extent = intConst(l, i32, dims.back());
+    for (size_t k = dims.size() - 1; k-- > 0;) {
+      Value is = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, d,
+                                       intConst(l, i32, (int64_t)k));
+      extent = arith::SelectOp::create(builder, l, is, intConst(l, i32, dims[k]), extent);
+    }
+    return extent;
+  }
   const fe::ExprAST &tensorArg =
       *e.args[e.tma.isStore || e.builtin == fe::Builtin::PrefetchTensor ? 0 : 1];
   auto &box = *tensorArg.as<fe::IndexExpr>();
