@@ -37,6 +37,8 @@ bool Sema::run(ModuleAST &module) {
                    "write `kernel name(params) { ... }`; functions emit code only where a kernel "
                    "calls them");
   prepareModule(module); // file-level consts and functions, template instances
+  for (auto &k : module.kernels)
+    kernelNames_.insert(k->sourceName.empty() ? k->name : k->sourceName);
   std::unordered_map<std::string, KernelAST *> names;
   for (auto &k : module.kernels) {
     if (const char *why = reservedKernelName(k->name))

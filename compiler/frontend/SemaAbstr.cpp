@@ -671,7 +671,8 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
       if (t.isUntyped() ? !adapt(e.args[i], want) : t != want) {
         if (!t.isUntyped())
           error(e.args[i]->loc, what + " has type " + t.str() + ", expected " + want.str(),
-                "convert explicitly with `as`");
+                want.isScalar() ? nonScalarHint(t, "convert explicitly with `as`")
+                                : "convert explicitly with `as`");
         ok = false;
       }
     } else if (value) {
@@ -735,8 +736,13 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   pushScope();
   for (auto &t : inl->typeDecls)
     declare(*t);
-  for (auto &p : inl->params)
-    declare(*p);
+  for (size_t i = 0; i < inl->params.size(); ++i) { // a duplicate: reported at the definition
+    bool duplicate = false;
+    for (size_t j = 0; j < i; ++j)
+      duplicate = duplicate || inl->params[j]->name == inl->params[i]->name;
+    if (!duplicate)
+      declare(*inl->params[i]);
+  }
   pushScope();
   checkBlock(inl->body, /*kernelTopLevel=*/false);
   inlineStack_.pop_back();
@@ -744,8 +750,8 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   curBlock_ = outerBlock;
   if (fn.result && !alwaysReturns(inl->body) && fallOffReported_.insert(&fn).second)
     error(fn.loc,
-          "function '" + fn.name + "' may reach the end of its body without returning a " +
-              inl->result.str(),
+          "function '" + fn.name + "' may reach the end of its body without returning a value (" +
+              inl->result.str() + ")",
           "end every path with `return EXPR` (a loop is not assumed to run)");
   if (diags_.diagnostics().size() != before)
     diags_.note(e.loc, "in the call of '" + fn.name + "' here" +

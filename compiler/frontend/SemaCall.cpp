@@ -98,6 +98,9 @@ Type Sema::inferCall(CallExpr &e) {
           e.callee == "mbarrier"
               ? "declare mbarriers at the top of the kernel: `let b = mbarrier(COUNT)` or "
                 "`let s = mbarrier[N](COUNT)`"
+          : isKernelName(e.callee)
+              ? "'" + e.callee + "' is a kernel: kernels are launched by the host, not called; "
+                "move the shared code into a `fn` that both call"
               : "the nearest names are " + nearestCallees(e.callee) +
                     " (docs/reference/builtins.md lists every builtin); or define it at file "
                     "level with `fn " +

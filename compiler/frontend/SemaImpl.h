@@ -464,6 +464,9 @@ public:
   /// Copies of the current body the enclosing unrolled loops make (full:
   /// one per value; by a factor F: F + 1, the trip's copies and the rest).
   int64_t unrollCopies_ = 1;
+  /// The file's kernel names (as written), for the hint of a call of one.
+  std::unordered_set<std::string> kernelNames_;
+  bool isKernelName(const std::string &n) const { return kernelNames_.count(n) != 0; }
   /// The values `e` takes in the copies of the enclosing unrolled loops, one
   /// per combination of the loop variables it reads (one value when it reads
   /// none); names bound by `let` stand for their values. nullopt when some
