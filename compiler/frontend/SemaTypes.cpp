@@ -216,6 +216,10 @@ Type Sema::inferSelect(SelectExpr &e) {
     error(e.loc, "'?' chooses between scalars or pointers, found " + t.str(),
           t.kind == Type::Void ? "a call that returns no value is a statement: use `if c { } "
                                  "else { }`"
+          : t.isDistributed()  ? "`select(c, a, b)` chooses between fragments, per_row and "
+                                 "per_col values (c an i1 or a mask)"
+          : t.isVector()       ? "assign a `var` in `if c { } else { }`, or choose each element: "
+                                 "`{c ? a[0] : b[0], c ? a[1] : b[1]}`"
                                : "index the array first, or use `if c { } else { }`");
     return Type::invalid();
   }
