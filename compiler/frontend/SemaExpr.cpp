@@ -361,6 +361,16 @@ Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::str
   if (l.isUntyped() && r.isUntyped())
     return (l.kind == Type::UntypedFloat || r.kind == Type::UntypedFloat) ? Type::untypedFloat()
                                                                           : Type::untypedInt();
+  // A literal beside a fragment, vector or array (`0 .. acc`, `c ? 0 : acc`):
+  // the caller reports the other side's kind, which is the mistake.
+  if (l.isUntyped() && !r.isScalar() && !r.isPointer()) {
+    finalize(lhs);
+    return r;
+  }
+  if (r.isUntyped() && !l.isScalar() && !l.isPointer()) {
+    finalize(rhs);
+    return l;
+  }
   if (l.isUntyped())
     return adapt(lhs, r) ? r : Type::invalid();
   if (r.isUntyped())
