@@ -74,9 +74,11 @@ std::optional<int64_t> constantElement(const ExprAST &e) {
   return std::nullopt;
 }
 
+std::optional<int64_t> tripCount(Sema &sema, const ForStmt &f);
+
 class TmaReadWalker {
 public:
-  explicit TmaReadWalker(DiagnosticEngine &diags) : diags_(diags) {}
+  TmaReadWalker(DiagnosticEngine &diags, Sema &sema) : diags_(diags), sema_(sema) {}
 
   /// Returns the state after `block`; `reach` false after a return/break.
   CopyState walkBlock(const Block &block, CopyState st) {
@@ -129,7 +131,8 @@ private:
       for (const ExprAST *e : {f.start.get(), f.end.get(), f.step.get()})
         if (e)
           visit(*e, st, false);
-      return walkLoop(f.body, nullptr, std::move(st));
+      std::optional<int64_t> trips = tripCount(sema_, f);
+      return walkLoop(f.body, nullptr, std::move(st), trips && *trips > 0);
     }
     case StmtAST::While: {
       auto &w = *s.as<WhileStmt>();
@@ -195,8 +198,11 @@ private:
   /// A loop body to a fixpoint: the head joins the entry and every way back
   /// (the end of the body, continue); after the loop, the head (the loop may
   /// stop there) and every break.
-  CopyState walkLoop(const Block &body, const ExprAST *cond, CopyState entry) {
-    CopyState head = entry;
+  /// A loop that runs at least once (`runsOnce`: constant bounds) leaves
+  /// after an iteration only: the entry state does not reach its exit.
+  CopyState walkLoop(const Block &body, const ExprAST *cond, CopyState entry,
+                     bool runsOnce = false) {
+    CopyState head = entry, back;
     Loop loop;
     for (int pass = 0; pass < 8; ++pass) {
       loop = Loop();
@@ -205,10 +211,12 @@ private:
       CopyState out = walkBlock(body, head);
       bool fell = reach_;
       loops_.pop_back();
-      CopyState next = entry;
+      back = CopyState();
       if (fell)
-        join(next, out);
-      join(next, loop.continues);
+        join(back, out);
+      join(back, loop.continues);
+      CopyState next = entry;
+      join(next, back);
       if (cond)
         visit(*cond, next, false);
       if (next == head)
@@ -216,8 +224,9 @@ private:
       head = std::move(next);
     }
     reach_ = true;
-    join(head, loop.exits);
-    return head;
+    CopyState exit = runsOnce ? std::move(back) : std::move(head);
+    join(exit, loop.exits);
+    return exit;
   }
 
   /// Every TMA load (with its mbarrier) in `b` and the mbarriers it waits
@@ -340,6 +349,7 @@ private:
   }
 
   DiagnosticEngine &diags_;
+  Sema &sema_;
   bool reach_ = true;
   std::vector<Loop *> loops_;
   std::vector<CopyState> fnReturns_; // inlined calls: the states at their returns
@@ -366,7 +376,7 @@ std::optional<int64_t> tripCount(Sema &sema, const ForStmt &f) {
 } // namespace
 
 void Sema::checkTmaReadsBeforeWait() {
-  TmaReadWalker walker(diags_);
+  TmaReadWalker walker(diags_, *this);
   walker.walkBlock(kernel_->body, {});
 }
 
