@@ -516,6 +516,7 @@ struct RankedUse {
   const CallExpr *call;
   std::vector<bool> reaches;                  // per rank: may run there
   std::vector<std::optional<int64_t>> target; // remote arrive: target rank per source rank
+  std::vector<std::optional<int64_t>> element; // mbarrier array element per rank (nullopt: any)
 };
 
 } // namespace
@@ -576,13 +577,21 @@ void Sema::checkWaitsReachArrivals() {
       if (arrival || c->builtin == Builtin::Wait || c->builtin == Builtin::StoreAsync) {
         RankedUse &u = uses[c];
         if (!u.call) {
-          u = {c, std::vector<bool>(ranks, false), std::vector<std::optional<int64_t>>(ranks)};
+          u = {c, std::vector<bool>(ranks, false), std::vector<std::optional<int64_t>>(ranks),
+               std::vector<std::optional<int64_t>>(ranks)};
           order.push_back(c);
         }
         u.reaches[rank] = u.reaches[rank] || reach;
-        auto *remote = c->args.empty() ? nullptr : c->args[0]->as<CallExpr>();
-        if (arrival && remote && remote->builtin == Builtin::Remote && remote->args.size() == 2)
-          u.target[rank] = value(*remote->args[1]);
+        const ExprAST *bar = c->args.empty() ? nullptr
+                                             : c->args[c->builtin == Builtin::StoreAsync ? 2 : 0].get();
+        auto *remote = bar ? bar->as<CallExpr>() : nullptr;
+        if (remote && remote->builtin == Builtin::Remote && remote->args.size() == 2) {
+          if (arrival)
+            u.target[rank] = value(*remote->args[1]);
+          bar = remote->args[0].get();
+        }
+        if (auto *ix = bar ? bar->as<IndexExpr>() : nullptr; ix && ix->index)
+          u.element[rank] = value(*ix->index);
       }
       if (c->inlined) // a return inside the function ends only the function
         walk(c->inlined->body, reach);
@@ -640,6 +649,36 @@ void Sema::checkWaitsReachArrivals() {
   for (rank = 0; rank < ranks; ++rank)
     walk(k.body, true);
 
+  auto reportWaitWithoutArrival = [&](const MBarrierStmt &m, const RankedUse &wait, int64_t r,
+                                      std::optional<int64_t> element,
+                                      const std::vector<const RankedUse *> &arrivals) {
+    std::string name = m.decl->name + (element ? "[" + std::to_string(*element) + "]" : "");
+    auto onElement = [&](const RankedUse *a) {
+      return !element || std::any_of(a->element.begin(), a->element.end(),
+                                     [&](auto e) { return !e || *e == *element; });
+    };
+    bool named = std::any_of(arrivals.begin(), arrivals.end(), onElement);
+    std::string in = k.cluster.kind == ClusterAttr::Static ? " in CTA rank " + std::to_string(r) : "";
+    diags_.error(
+        wait.call->loc,
+        "wait() on '" + name + "' never completes" + in + ": no arrive on " +
+            (in.empty() ? "'" : "that CTA's '") + name + "' can run" +
+            (arrivals.empty() ? " (store_async completes bytes but does not arrive)" : ""),
+        arrivals.empty()
+            ? "a phase completes when its arrivals are done and its bytes arrived: add "
+              "`arrive_expect_tx(" +
+                  name + ", BYTES)` in the waiting CTA"
+        : !named ? "no arrive names that element: arrive on '" + name +
+                       "' where its phase's work is issued, or wait on the element that is "
+                       "arrived on"
+                 : "arrive in every CTA that waits (move the arrive out of the condition that "
+                   "excludes this CTA), or wait only where arrivals happen");
+    for (const RankedUse *a : arrivals)
+      if (onElement(a))
+        diags_.note(a->call->loc,
+                    "this arrival on '" + name + "' does not reach " +
+                        (in.empty() ? std::string("this CTA") : "CTA rank " + std::to_string(r)));
+  };
   for (MBarrierStmt *m : k.mbarriers) {
     std::vector<const RankedUse *> waits, arrivals;
     bool stores = false;
@@ -656,49 +695,33 @@ void Sema::checkWaitsReachArrivals() {
     }
     if (waits.empty() || (arrivals.empty() && !stores))
       continue; // nothing arrives at all: checkMBarrierUses reported it
-    for (int64_t r = 0; r < ranks; ++r) {
-      const RankedUse *wait = nullptr;
-      for (const RankedUse *w : waits)
-        if (w->reaches[r]) {
-          wait = w;
-          break;
-        }
-      if (!wait)
-        continue;
-      bool arrives = false;
-      for (const RankedUse *a : arrivals) {
-        bool remote = a->call->space == AddressSpace::Cluster;
-        for (int64_t s = 0; s < ranks && !arrives; ++s) {
-          if (!a->reaches[s])
-            continue;
-          if (!remote)
-            arrives = s == r;
-          else
-            arrives = !a->target[s] || *a->target[s] == r;
-        }
+    // Whether an arrival that rank s may run can reach `element` of rank r's
+    // mbarrier (an element that is not constant may be any).
+    auto reachesElement = [&](const RankedUse &a, int64_t s, int64_t r,
+                              std::optional<int64_t> element) {
+      if (!a.reaches[s])
+        return false;
+      if (element && a.element[s] && *a.element[s] != *element)
+        return false;
+      if (a.call->space != AddressSpace::Cluster)
+        return s == r;
+      return !a.target[s] || *a.target[s] == r;
+    };
+    bool reported = false;
+    for (int64_t r = 0; r < ranks && !reported; ++r) {
+      for (const RankedUse *wait : waits) {
+        if (!wait->reaches[r])
+          continue;
+        bool arrives = false;
+        for (const RankedUse *a : arrivals)
+          for (int64_t s = 0; s < ranks && !arrives; ++s)
+            arrives = reachesElement(*a, s, r, wait->element[r]);
+        if (arrives)
+          continue;
+        reportWaitWithoutArrival(*m, *wait, r, wait->element[r], arrivals);
+        reported = true; // one report per mbarrier
+        break;
       }
-      if (arrives)
-        continue;
-      const std::string &name = m->decl->name;
-      std::string in =
-          k.cluster.kind == ClusterAttr::Static ? " in CTA rank " + std::to_string(r) : "";
-      diags_.error(
-          wait->call->loc,
-          "wait() on '" + name + "' never completes" + in + ": no arrive on " +
-              (in.empty() ? "'" : "that CTA's '") + name + "' can run" +
-              (arrivals.empty() ? " (store_async completes bytes but does not arrive)" : ""),
-          arrivals.empty()
-              ? "a phase completes when its arrivals are done and its bytes arrived: add "
-                "`arrive_expect_tx(" +
-                    name + ", BYTES)` in the waiting CTA"
-              : "arrive in every CTA that waits (move the arrive out of the condition that "
-                "excludes this "
-                "CTA), or wait only where arrivals happen");
-      for (const RankedUse *a : arrivals)
-        diags_.note(a->call->loc,
-                    "this arrival on '" + name + "' does not reach " +
-                        (in.empty() ? std::string("this CTA") : "CTA rank " + std::to_string(r)));
-      break; // one report per mbarrier
     }
   }
 }
