@@ -358,7 +358,8 @@ TEST_CASE("mbarrier: wait needs an arrival somewhere in the kernel", "[sema][mba
                                                                              // reaching every CTA
       "let a = shared<i32>[4]\nlet b = mbarrier(1)\nlet p = cluster_rank() ^ 1\n"
       "store_async(remote(a, p)[0], 1, remote(b, p))\narrive_expect_tx(b, 4)\nwait(b)",
-      "let s = mbarrier[4](1)\narrive(s[0])\nwait(s[3])", // any index of the array
+      "let s = mbarrier[4](1)\narrive(s[3])\nwait(s[3])", // the element waited on
+      "let s = mbarrier[4](1)\narrive(s[n % 4])\nwait(s[3])", // an element that may be any
   };
   for (const char *body : ok) {
     auto c = compile(inKernel(body, "cluster(2)"));
@@ -366,6 +367,11 @@ TEST_CASE("mbarrier: wait needs an arrival somewhere in the kernel", "[sema][mba
     INFO(c->rendered());
     CHECK(c->ok);
   }
+  // an arrival on another constant element does not complete the wait
+  auto other = compile(inKernel("let s = mbarrier[4](1)\narrive(s[0])\nwait(s[3])", "cluster(2)"));
+  CHECK(other->firstError() ==
+        "wait() on 's[3]' never completes in CTA rank 0: no arrive on that CTA's 's[3]' can run");
+  CHECK(other->diags.numErrors() == 1);
   // expect_tx alone does not arrive
   auto c = compile(inKernel("let b = mbarrier(1)\nexpect_tx(b, 4)\nwait(b)", "cluster(2)"));
   CHECK(c->firstError() == "wait() on 'b' never completes: nothing in kernel 'k' arrives on it");
