@@ -382,6 +382,25 @@ bool Sema::checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs
   return true;
 }
 
+const Decl *Sema::compileTimeConstant(const std::string &name) {
+  for (const auto &tp : kernel_->templateDecls)
+    if (tp->name == name)
+      return tp.get();
+  Decl *d = lookup(name);
+  return d && d->kind == DeclKind::Const ? d : nullptr;
+}
+
+std::optional<int64_t> Sema::integerConstant(ExprPtr &e, bool &reported) {
+  size_t errorsBefore = diags_.numErrors();
+  Type t = checkValue(e, nullptr, "");
+  bool overflow = false;
+  std::optional<int64_t> v = !t.isInvalid() && t.isInteger() && !t.isBool() && checkConstantOps(*e)
+                                 ? foldConstant(*e, overflow)
+                                 : std::nullopt;
+  reported = t.isInvalid() || diags_.numErrors() != errorsBefore;
+  return overflow ? std::nullopt : v;
+}
+
 bool Sema::checkConstantOps(const ExprAST &e) {
   if (!constChecked_.insert(&e).second)
     return true;

@@ -81,6 +81,13 @@ public:
   using ConstantLeaf = std::function<std::optional<int64_t>(const ExprAST &)>;
   std::optional<int64_t> foldConstant(const ExprAST &e, bool &overflow,
                                       const ConstantLeaf *leaf = nullptr);
+  /// The value of an integer constant expression (literals, consts, a
+  /// kernel's value parameters, operators on them), checked and folded;
+  /// nullopt when it is none or overflows. `reported`: its check reported an
+  /// error already (the caller adds none).
+  std::optional<int64_t> integerConstant(ExprPtr &e, bool &reported);
+  /// The kernel's compile-time parameter or the `const` named `name`, or null.
+  const Decl *compileTimeConstant(const std::string &name);
   std::optional<int64_t> foldConstantUnchecked(const ExprAST &e, bool &overflow,
                                                const ConstantLeaf *leaf);
   /// SemaSync.cpp: waits that no arrival reaches in some CTA rank of a static

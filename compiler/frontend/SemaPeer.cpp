@@ -30,13 +30,7 @@ void Sema::checkSemaphoreParams() {
       continue;
     // A `const` or a compile-time parameter is the count's value, as a
     // literal would be (as for tensor extents).
-    const Decl *c = nullptr;
-    for (const auto &tp : k.templateDecls)
-      if (tp->name == s.countName)
-        c = tp.get();
-    if (Decl *other = c ? nullptr : lookup(s.countName); other && other->kind == DeclKind::Const)
-      c = other;
-    if (c) {
+    if (const Decl *c = compileTimeConstant(s.countName)) {
       if (std::string why = badCountConstant(*c, 0x7fffffff, "2^31-1",
                                              "semaphore count '" + s.countName + "' of '" +
                                                  k.params[s.param]->name + "'");

@@ -135,18 +135,11 @@ void Sema::checkRing(RingStmt &r, bool kernelTopLevel) {
     // parameter makes the depth a parameter of one source.
     const char *hint = "write `pipeline[4]`, or a constant: `const S = 4` or a kernel's value "
                        "parameter `kernel k<S: i32>`";
-    size_t errorsBefore = diags_.numErrors();
-    Type t = checkValue(r.stagesExpr, nullptr, "");
-    bool overflow = false;
-    std::optional<int64_t> n =
-        !t.isInvalid() && t.isInteger() && !t.isBool() && checkConstantOps(*r.stagesExpr)
-            ? foldConstant(*r.stagesExpr, overflow)
-            : std::nullopt;
-    if (diags_.numErrors() != errorsBefore) // reported already (a constant operand)
-      t = Type::invalid();
+    bool reported = false;
+    std::optional<int64_t> n = integerConstant(r.stagesExpr, reported);
     r.stages = 1; // keeps the checks below meaningful after an error
-    if (!n || overflow) {
-      if (!t.isInvalid())
+    if (!n) {
+      if (!reported)
         error(r.stagesLoc, "the number of stages must be an integer constant from 1 to 32", hint);
     } else if (*n < 1 || *n > 32) {
       error(r.stagesLoc, "a ring has 1 to 32 stages, found " + std::to_string(*n),
@@ -174,17 +167,10 @@ void Sema::checkRing(RingStmt &r, bool kernelTopLevel) {
     int64_t total = 1;
     bool ok = true;
     for (ExprPtr &x : m.dims) {
-      size_t errorsBefore = diags_.numErrors();
-      Type t = checkValue(x, nullptr, "");
-      bool overflow = false;
-      std::optional<int64_t> v =
-          !t.isInvalid() && t.isInteger() && !t.isBool() && checkConstantOps(*x)
-              ? foldConstant(*x, overflow)
-              : std::nullopt;
-      if (diags_.numErrors() != errorsBefore) // reported already (a constant operand)
-        t = Type::invalid();
-      if (!v || overflow || *v <= 0) {
-        if (!t.isInvalid())
+      bool reported = false;
+      std::optional<int64_t> v = integerConstant(x, reported);
+      if (!v || *v <= 0) {
+        if (!reported)
           error(x->loc, "a ring tile's dimensions must be positive integer constants",
                 "write `a: shared<T>[128, 64]`");
         ok = false;

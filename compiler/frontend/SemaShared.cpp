@@ -242,20 +242,13 @@ void Sema::checkMBarrier(MBarrierStmt &s, bool kernelTopLevel) {
   if (s.arraySizeExpr) {
     // `mbarrier[N]` with N a constant expression (a `const`, a template
     // kernel's value parameter), as a ring's stage count.
-    size_t errorsBefore = diags_.numErrors();
-    Type t = checkValue(s.arraySizeExpr, nullptr, "");
-    bool overflow = false;
-    std::optional<int64_t> n =
-        !t.isInvalid() && t.isInteger() && !t.isBool() && checkConstantOps(*s.arraySizeExpr)
-            ? foldConstant(*s.arraySizeExpr, overflow)
-            : std::nullopt;
-    if (diags_.numErrors() != errorsBefore) // reported already (a constant operand)
-      t = Type::invalid();
+    bool reported = false;
+    std::optional<int64_t> n = integerConstant(s.arraySizeExpr, reported);
     const char *hint = "write `let NAME = mbarrier[N](COUNT)` with N an integer constant from 1 "
                        "to 64 (a literal, a `const` or a kernel's value parameter)";
     s.arraySize = 1; // keeps the checks of its uses meaningful after an error
-    if (!n || overflow) {
-      if (!t.isInvalid())
+    if (!n) {
+      if (!reported)
         error(s.arraySizeLoc, "mbarrier array size must be an integer constant from 1 to 64",
               hint);
     } else if (*n < 1 || *n > 64) {

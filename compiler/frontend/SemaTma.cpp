@@ -48,13 +48,7 @@ void Sema::checkTensorParams() {
       }
       // A `const` or a compile-time parameter is the extent's value, as a
       // literal would be (the template's own parameters are declared later).
-      const Decl *c = nullptr;
-      for (const auto &tp : k.templateDecls)
-        if (tp->name == e.name)
-          c = tp.get();
-      if (Decl *other = c ? nullptr : lookup(e.name); other && other->kind == DeclKind::Const)
-        c = other;
-      if (c) {
+      if (const Decl *c = compileTimeConstant(e.name)) {
         if (std::string why =
                 badCountConstant(*c, int64_t(1) << 32, "2^32",
                                  "tensor extent '" + e.name + "' of '" + p.name + "'");

@@ -225,13 +225,8 @@ static Value consumeWaitAnchor(Block *block, Block::iterator end,
   if (!wait || wait.getPending() == 0)
     return {};
   auto isF32 = [](Type t) {
-    if (auto frag = dyn_cast<FragType>(t))
-      t = frag.getElementType();
-    else if (auto row = dyn_cast<PerRowType>(t))
-      t = row.getElementType();
-    else if (auto col = dyn_cast<PerColType>(t))
-      t = col.getElementType();
-    return t.isF32();
+    std::optional<DistShape> dist = distShape(t);
+    return (dist ? dist->elem : t).isF32();
   };
   llvm::DenseMap<Value, int64_t> depth; // values, and the slots of the stores
   auto depthOf = [&](Value v) { return depth.lookup(v); };

@@ -242,15 +242,8 @@ LogicalResult WgmmaWaitOp::verify() {
   if (getPending() > target::kWgmmaMaxInflight)
     return emitOpError("pending must be 0..") << target::kWgmmaMaxInflight;
   if (Value after = getAfter()) {
-    Type t = after.getType();
-    Type elem = t;
-    if (auto frag = dyn_cast<FragType>(t))
-      elem = frag.getElementType();
-    else if (auto row = dyn_cast<PerRowType>(t))
-      elem = row.getElementType();
-    else if (auto col = dyn_cast<PerColType>(t))
-      elem = col.getElementType();
-    if (!elem.isF32())
+    std::optional<DistShape> dist = distShape(after.getType());
+    if (!(dist ? dist->elem : after.getType()).isF32())
       return emitOpError("'after' must be an f32, or a per_row, per_col or fragment of f32");
   }
   return success();
