@@ -290,11 +290,17 @@ TypeSyntax Parser::parseType() {
     expect(Tok::Lt, "'<'", hint);
     TypeSyntax elem = parseScalarType("element type");
     expect(Tok::Comma, "','", hint);
+    ScalarKind k = elem.type.scalar;
+    if (at(Tok::Ident)) { // a constant's name: Sema checks the shape (checkVectorShape)
+      TypeSyntax ts{v.loc, Type::invalid(), elem.typeParam};
+      ts.type = Type::vector(k, (int)parseTypeExtent(ts, 0, "vector length", hint, 2));
+      expect(Tok::Gt, "'>'", hint);
+      return ts;
+    }
     if (!at(Tok::IntLit))
       failExpected("vector length", hint);
     Token n = consume();
     expect(Tok::Gt, "'>'", hint);
-    ScalarKind k = elem.type.scalar;
     int64_t lanes = n.intValue > 64 ? 0 : (int64_t)n.intValue;
     int64_t bytes = lanes * byteSize(k);
     // An unbound type parameter (a template's first parse): each instance

@@ -256,17 +256,17 @@ TypeSyntax Parser::parseParamType() {
   }
   if (atIdent("local") && peekTok().kind == Tok::Lt) {
     Token l = consume();
-    const char *hint = "write `local<TYPE>[N]` with an integer literal N";
+    const char *hint = "write `local<TYPE>[N]` with N an integer literal or a constant";
     consume(); // <
     TypeSyntax elem = parseScalarType("element type");
     expect(Tok::Gt, "'>'", hint);
     expect(Tok::LBracket, "'['", hint);
-    Token n = expect(Tok::IntLit, "an integer literal", hint);
+    TypeSyntax ts{l.loc, Type::invalid(), elem.typeParam};
+    int64_t n = parseTypeExtent(ts, 0, "local array length", hint, 1);
     expect(Tok::RBracket, "']'", hint);
-    return {l.loc,
-            Type::array(Type::LocalArray, elem.type.scalar, AddressSpace::Local, ScalarKind::I32,
-                        (int64_t)n.intValue),
-            elem.typeParam};
+    ts.type = Type::array(Type::LocalArray, elem.type.scalar, AddressSpace::Local,
+                          ScalarKind::I32, n);
+    return ts;
   }
   return parseType();
 }

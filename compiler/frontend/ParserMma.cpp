@@ -1,7 +1,7 @@
 //===- ParserMma.cpp - fragment types and zeros<T>[M, N] -------------------===//
 //
 // `frag<T>[M, N]`, `per_row<T>[M]`, `per_col<T>[N]` (type annotations;
-// extents integer literals) and
+// extents integer literals or constants) and
 // `zeros<T>[M, N]` (a CallExpr "zeros" whose typeArg is T and whose two
 // arguments are M and N, constant expressions that SemaMma.cpp folds, so a
 // kernel's compile-time parameters may size a fragment).
@@ -15,43 +15,59 @@ bool Parser::atFragType() const {
          peekTok().kind == Tok::Lt;
 }
 
+/// A type's extent: an integer literal, or the name of a `const` or a
+/// compile-time value parameter, recorded for Sema (resolveTypeExtents) with
+/// `standIn` as the value until then.
+int64_t Parser::parseTypeExtent(TypeSyntax &ts, unsigned dim, const std::string &what,
+                                const char *hint, int64_t standIn) {
+  if (at(Tok::Ident)) {
+    Token n = consume();
+    ts.namedExtents.push_back({dim, n.text, n.loc});
+    return standIn;
+  }
+  Token n = expect(Tok::IntLit, "an integer literal or a constant's name", hint);
+  if (n.intValue > (1u << 20))
+    fail(n.loc, what + " " + n.text + " is out of range", hint);
+  return (int64_t)n.intValue;
+}
+
 TypeSyntax Parser::parseFragType() {
   Token kw = consume(); // `frag`, `per_row` or `per_col`
+  TypeSyntax ts{kw.loc, Type::invalid()};
   if (kw.text != "frag") {
     // per_row<T>[M] / per_col<T>[N]: one extent (SemaFragment.cpp checks it).
     std::string hint = kw.text + " types are written " + kw.text + "<T>[" +
-                       (kw.text == "per_row" ? "M" : "N") + "] with an integer literal extent";
+                       (kw.text == "per_row" ? "M" : "N") +
+                       "] with an integer literal or a constant as the extent";
     expect(Tok::Lt, "'<'", hint.c_str());
     TypeSyntax elem = parseScalarType("element type");
     expect(Tok::Gt, "'>'", hint.c_str());
     expect(Tok::LBracket, "'['", hint.c_str());
-    Token n = expect(Tok::IntLit, "an integer literal", hint.c_str());
-    if (n.intValue > (1u << 20))
-      fail(n.loc, kw.text + " extent " + n.text + " is out of range", hint.c_str());
+    int64_t extent = parseTypeExtent(ts, 0, kw.text + " extent", hint.c_str(), 64);
     expect(Tok::RBracket, "']'", hint.c_str());
-    int64_t extent = (int64_t)n.intValue;
-    return {kw.loc, kw.text == "per_row" ? Type::perRow(elem.type.scalar, extent)
-                                         : Type::perCol(elem.type.scalar, extent)};
+    ts.type = kw.text == "per_row" ? Type::perRow(elem.type.scalar, extent)
+                                   : Type::perCol(elem.type.scalar, extent);
+    ts.typeParam = elem.typeParam;
+    return ts;
   }
-  const char *hint = "fragment types are written frag<T>[M, N] with integer literals M and N "
-                     "(M a multiple of 64, N a multiple of 8 in 8..256)";
+  const char *hint = "fragment types are written frag<T>[M, N], M and N integer literals or "
+                     "constants (M a multiple of 64, N a multiple of 8 in 8..256)";
   expect(Tok::Lt, "'<'", hint);
   TypeSyntax elem = parseScalarType("element type");
   expect(Tok::Gt, "'>'", hint);
   expect(Tok::LBracket, "'['", hint);
   int64_t dims[2] = {0, 0};
-  for (int i = 0; i < 2; ++i) {
+  for (unsigned i = 0; i < 2; ++i) {
     if (i)
       expect(Tok::Comma, "','", hint);
-    Token n = expect(Tok::IntLit, "an integer literal", hint);
-    if (n.intValue > (1u << 20))
-      fail(n.loc, "fragment dimension " + n.text + " is out of range", hint);
-    dims[i] = (int64_t)n.intValue;
+    dims[i] = parseTypeExtent(ts, i, "fragment dimension", hint, 64);
   }
   expect(Tok::RBracket, "']'", hint);
   // Shape and element type are checked by Sema (checkFragmentShape), like
   // zeros<T>[M, N]'s.
-  return {kw.loc, Type::fragment(elem.type.scalar, dims[0], dims[1]), elem.typeParam};
+  ts.type = Type::fragment(elem.type.scalar, dims[0], dims[1]);
+  ts.typeParam = elem.typeParam;
+  return ts;
 }
 
 /// `zeros<` SCALAR `>`: a name `zeros` compared with `<` stays a comparison.

@@ -222,7 +222,9 @@ void Sema::checkKernel(KernelAST &k) {
   pushScope(); // parameters
   for (size_t i = 0; i < k.params.size(); ++i) {
     Decl &p = *k.params[i];
-    const TypeSyntax &ts = k.paramTypes[i];
+    TypeSyntax &ts = k.paramTypes[i];
+    if (!ts.namedExtents.empty()) // `x: vec<f32, L>`: reported below with its value
+      p.type = resolveTypeExtents(ts) ? ts.type : Type::invalid();
     if (p.type.isPointer() && p.type.space != AddressSpace::Global)
       error(ts.loc,
             std::string("kernel parameter '") + p.name + "' points to " + spaceName(p.type.space) +
@@ -395,7 +397,10 @@ void Sema::checkLet(LetStmt &s) {
   Decl &d = *s.decl;
   bool isVar = d.kind == DeclKind::Var;
   Type t;
-  if (s.annotation) {
+  if (s.annotation && !resolveTypeExtents(*s.annotation)) {
+    resolveOnly(s.init); // the annotation's error alone
+    t = Type::invalid();
+  } else if (s.annotation) {
     Type want = s.annotation->type;
     if (want.isPointer() && want.scalar == ScalarKind::I1)
       error(s.annotation->loc, "pointers to i1 are not supported", "store booleans as i8");

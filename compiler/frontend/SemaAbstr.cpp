@@ -255,9 +255,10 @@ void Sema::prepareModule(ModuleAST &module) {
             "values, views and local arrays: pass the elements (v[0], v[1]) or write the code in "
             "the kernel");
     };
-    if (f->result)
+    if (f->result && resolveTypeExtents(*f->result))
       passable(*f->result, "the result");
     for (size_t i = 0; i < f->paramTypes.size(); ++i) {
+      resolveTypeExtents(f->paramTypes[i]);
       passable(f->paramTypes[i], "parameter '" + f->paramNames[i] + "'");
       const Type &t = f->paramTypes[i].type;
       if (t.isPointer() && t.scalar == ScalarKind::I1)

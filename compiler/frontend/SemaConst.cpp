@@ -383,11 +383,50 @@ bool Sema::checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs
 }
 
 const Decl *Sema::compileTimeConstant(const std::string &name) {
-  for (const auto &tp : kernel_->templateDecls)
-    if (tp->name == name)
-      return tp.get();
+  // A function (its signature, its inlined body) sees the file-level
+  // constants alone.
+  if (kernel_ && inlineStack_.empty())
+    for (const auto &tp : kernel_->templateDecls)
+      if (tp->name == name)
+        return tp.get();
   Decl *d = lookup(name);
   return d && d->kind == DeclKind::Const ? d : nullptr;
+}
+
+bool Sema::resolveTypeExtents(TypeSyntax &ts) {
+  bool ok = true;
+  for (const TypeSyntax::NamedExtent &n : ts.namedExtents) {
+    const char *hint = "a type's extent is an integer literal, an integer `const` or a kernel's "
+                       "compile-time value parameter (`kernel k<BN: i32>`)";
+    const Decl *c = compileTimeConstant(n.name);
+    std::string why;
+    if (!c)
+      why = std::string(lookup(n.name) ? "'" + n.name + "' is not a compile-time constant"
+                                       : "unknown name '" + n.name + "'") +
+            ": it cannot be a type's extent";
+    else
+      why = badCountConstant(*c, int64_t(1) << 20, "2^20", "type extent '" + n.name + "'");
+    if (!why.empty()) {
+      error(n.loc, why, hint);
+      ok = false;
+      continue;
+    }
+    Type &t = ts.type;
+    if (t.isVector())
+      t.lanes = (int)c->constInt;
+    else if (t.kind == Type::LocalArray)
+      t.staticLength = c->constInt;
+    else
+      t.dims[n.dim] = c->constInt;
+  }
+  // The parser checks the shape of a vector of a literal length.
+  if (ok && !ts.namedExtents.empty() && ts.type.isVector() &&
+      !checkVectorShape(ts.loc, ts.type.scalar, ts.type.lanes))
+    ok = false;
+  if (!ok)
+    ts.type = Type::invalid();
+  ts.namedExtents.clear();
+  return ok;
 }
 
 std::optional<int64_t> Sema::integerConstant(ExprPtr &e, bool &reported) {

@@ -615,6 +615,10 @@ Type Sema::inferBinary(BinaryExpr &e) {
 }
 
 Type Sema::inferCast(CastExpr &e) {
+  if (!resolveTypeExtents(e.target)) {
+    resolveOnly(e.operand);
+    return Type::invalid();
+  }
   Type to = e.target.type;
   Type from = infer(e.operand);
   if (from.isInvalid())

@@ -88,6 +88,9 @@ public:
   std::optional<int64_t> integerConstant(ExprPtr &e, bool &reported);
   /// The kernel's compile-time parameter or the `const` named `name`, or null.
   const Decl *compileTimeConstant(const std::string &name);
+  /// Puts the values of the constants a type's extents name into ts.type
+  /// (`frag<f32>[64, BN]`); false, with the error, if one names none.
+  bool resolveTypeExtents(TypeSyntax &ts);
   std::optional<int64_t> foldConstantUnchecked(const ExprAST &e, bool &overflow,
                                                const ConstantLeaf *leaf);
   /// SemaSync.cpp: waits that no arrival reaches in some CTA rank of a static

@@ -40,6 +40,16 @@ struct TypeSyntax {
   /// In a template's first parse the parameter is unbound and `type` holds a
   /// stand-in scalar; every instance is parsed again with it bound.
   std::string typeParam;
+  /// The extents written as names (`frag<f32>[64, BN]`, `per_row<f32>[BM]`,
+  /// `vec<f32, L>`, `local<f32>[N]`): each a `const` or a compile-time value
+  /// parameter, whose value Sema puts into `type` (resolveTypeExtents).
+  /// `dim` is the fragment dimension; 0 for the other types' one extent.
+  struct NamedExtent {
+    unsigned dim;
+    std::string name;
+    Location loc;
+  };
+  std::vector<NamedExtent> namedExtents;
 };
 
 //===----------------------------------------------------------------------===//

@@ -107,6 +107,8 @@ private:
   // ParserMma.cpp: `frag<T>[M, N]` and `zeros<T>[M, N]`.
   bool atFragType() const;
   TypeSyntax parseFragType();
+  int64_t parseTypeExtent(TypeSyntax &ts, unsigned dim, const std::string &what,
+                          const char *hint, int64_t standIn);
   bool atZeros() const;
   ExprPtr parseZeros(Token name);
   ExprPtr parseCastExpr();
