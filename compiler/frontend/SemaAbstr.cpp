@@ -242,24 +242,10 @@ void Sema::prepareModule(ModuleAST &module) {
             "give every function a distinct name (there is no overloading)");
       diags_.note(it->second->loc, "previous definition of '" + f->name + "' is here");
     }
-    // Values cross a call as scalars, pointers, fragments, per_row and
-    // per_col values: the inliner binds no vector (a call would have no
-    // value to bind or return).
-    auto passable = [&](const TypeSyntax &ts, const std::string &what) {
-      if (!ts.type.isVector())
-        return;
-      error(ts.loc,
-            what + " of function '" + f->name + "' cannot be a vector" +
-                (ts.typeParam.empty() ? " (" + ts.type.str() + ")" : std::string()),
-            "function parameters and results are scalars, pointers, fragments, per_row/per_col "
-            "values, views and local arrays: pass the elements (v[0], v[1]) or write the code in "
-            "the kernel");
-    };
-    if (f->result && resolveTypeExtents(*f->result))
-      passable(*f->result, "the result");
+    if (f->result)
+      resolveTypeExtents(*f->result);
     for (size_t i = 0; i < f->paramTypes.size(); ++i) {
       resolveTypeExtents(f->paramTypes[i]);
-      passable(f->paramTypes[i], "parameter '" + f->paramNames[i] + "'");
       const Type &t = f->paramTypes[i].type;
       if (t.isPointer() && t.scalar == ScalarKind::I1)
         error(f->paramTypes[i].loc, "pointers to i1 are not supported", "store booleans as i8");
@@ -508,11 +494,6 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
             "functions are always inlined; call them from fewer places (or in a loop)");
     return fail();
   }
-  // A vector parameter or result: reported at the function.
-  auto unpassable = [](const TypeSyntax &ts) { return ts.type.isVector(); };
-  if ((fn.result && unpassable(*fn.result)) ||
-      std::any_of(fn.paramTypes.begin(), fn.paramTypes.end(), unpassable))
-    return fail();
   if (!e.namedArgs.empty()) {
     error(e.namedArgs[0].loc, "function '" + fn.name + "' takes no named arguments",
           "pass the arguments by position");
@@ -612,11 +593,13 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     if (p < 0)
       return true;
     Type t = bound(ts);
-    // (Vectors never cross a call: prepareModule.)
     std::string why;
     if ((t.isPointer() || t.kind == Type::ArrayView || t.kind == Type::LocalArray) &&
         t.scalar == ScalarKind::I1)
       why = "pointers and arrays of i1 are not supported";
+    else if (t.isVector() && !vectorShapeOk(t.scalar, t.lanes))
+      why = "no vector of " + std::to_string(t.lanes) + " " + scalarName(t.scalar) +
+            " elements (a vector holds 4, 8 or 16 bytes)";
     else if (t.kind == Type::Fragment && t.scalar != ScalarKind::F32 &&
              t.scalar != ScalarKind::F16 && t.scalar != ScalarKind::BF16 &&
              t.scalar != ScalarKind::I1 && !isFp8Kind(t.scalar))
@@ -626,8 +609,8 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     error(e.loc,
           fn.typeParams[p].name + " = " + scalarName(*binding[p]) + " makes " + what + " of '" +
               fn.name + "' a type that does not exist: " + why,
-          "call it with another type (fragments hold f32, f16, bf16 or fp8, masks i1; i1 is "
-          "stored as i8)");
+          "call it with another type (a vector holds 4, 8 or 16 bytes; fragments hold f32, f16, "
+          "bf16 or fp8, masks i1; i1 is stored as i8)");
     diags_.note(ts.loc, "declared here");
     return false;
   };
@@ -663,9 +646,9 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     d->name = fn.paramNames[i];
     d->loc = fn.paramLocs[i];
     d->type = want;
-    // Values (fragments, per_row and per_col values too) are passed by
-    // value: their types compare with extents and element type.
-    bool value = want.isScalar() || want.isPointer() || want.isDistributed();
+    // Values (vectors, fragments, per_row and per_col values too) are
+    // passed by value: their types compare with extents and element type.
+    bool value = want.isPassedByValue();
     if (value && inferred[i]) {
       // Inferred while binding the type parameters: checked as checkValue would.
       Type t = *inferred[i];

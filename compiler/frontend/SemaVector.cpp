@@ -13,7 +13,7 @@
 
 namespace tile::frontend {
 
-static bool vectorShapeOk(ScalarKind k, int64_t n) {
+bool vectorShapeOk(ScalarKind k, int64_t n) {
   int64_t bytes = n * byteSize(k);
   return k != ScalarKind::I1 && (n == 2 || n == 4 || n == 8) &&
          (bytes == 4 || bytes == 8 || bytes == 16);

@@ -133,7 +133,7 @@ Value MLIRGenImpl::genInlinedCall(const fe::CallExpr &e) {
   // Arguments in order, in the caller's context.
   for (size_t i = 0; i < in.params.size(); ++i) {
     const fe::Decl *p = in.params[i].get();
-    if (p->type.isScalar() || p->type.isPointer() || p->type.isDistributed())
+    if (p->type.isPassedByValue())
       values[p] = bindValue(callLoc, genExpr(*e.args[i]), p->type);
     else
       views[p] = genView(*e.args[i]);
@@ -150,7 +150,7 @@ Value MLIRGenImpl::genInlinedCall(const fe::CallExpr &e) {
     returnedFlag = newExitFlag(l);
     storeWeak(l, boolConst(l, false), returnedFlag);
   }
-  if (in.result.isScalar() || in.result.isPointer() || in.result.isDistributed())
+  if (in.result.isPassedByValue())
     resultSlot = newSlot(l, valueType(in.result));
   genBlock(in.body, 0);
   Value result = resultSlot ? loadWeak(callLoc, resultSlot) : Value();

@@ -229,6 +229,10 @@ struct Type {
   /// A fragment, per_row or per_col value (element-wise operators broadcast
   /// between them: SemaFragment.cpp).
   bool isDistributed() const { return kind == Fragment || kind == PerRow || kind == PerCol; }
+  /// A value a function takes and returns by value (bound, not viewed).
+  bool isPassedByValue() const {
+    return isScalar() || isPointer() || isVector() || isDistributed();
+  }
   /// A distributed value of i1 elements (a comparison's result).
   bool isMask() const { return isDistributed() && scalar == ScalarKind::I1; }
   /// The same kind and extents with elements of type k.
