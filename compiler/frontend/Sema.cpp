@@ -110,7 +110,10 @@ bool Sema::requireCluster(const Location &loc, const std::string &what) {
 /// other; ptxas ignores .minnctapersm without one of them.
 void Sema::checkLaunchBounds(KernelAST &k) {
   const LaunchBoundsAttr &b = k.bounds;
-  if (k.threads.present) {
+  // A block over the thread limit is reported as that alone (checkKernel);
+  // within it only z can exceed its own limit.
+  if (k.threads.present && (long long)k.threads.dims[0] * k.threads.dims[1] * k.threads.dims[2] <=
+                               target::kMaxThreadsPerBlock) {
     const char *axes[] = {"x", "y", "z"};
     for (int i = 0; i < 3; ++i)
       if (k.threads.dims[i] > target::kMaxBlockDims[i]) {
@@ -207,7 +210,7 @@ void Sema::checkKernel(KernelAST &k) {
                 " CTAs; " + std::to_string(target::kMaxPortableClusterSize + 1) + ".." +
                 std::to_string(target::kMaxClusterSize) + " need a non-portable launch");
   }
-  if (k.threads.present) {
+  if (k.threads.present) { // checkLaunchBounds: each dimension's limit
     long long n = (long long)k.threads.dims[0] * k.threads.dims[1] * k.threads.dims[2];
     if (n > target::kMaxThreadsPerBlock)
       error(k.threads.loc,

@@ -195,7 +195,10 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     auto &lit = *e.as<IntLiteralExpr>();
     std::string spelled = (lit.negated ? "-" : "") + std::to_string(lit.magnitude);
     if (!to.isScalar()) {
-      error(e.loc, "integer literal cannot be used as " + to.str(), "only scalars have literals");
+      error(e.loc, "integer literal cannot be used as " + to.str(),
+            to.isPointer() ? "a pointer has no literal (there is no null pointer): choose between "
+                             "two pointers, or offset one (`p + i`)"
+                           : "only scalars have literals");
       e.type = Type::invalid();
       return false;
     }
