@@ -254,11 +254,6 @@ static ::tile::CompileResult compileWith(const std::string &source,
   };
   mlir::tile::MLIRGenOptions genOptions;
   genOptions.fmad = options.fmad;
-  using Anchor = mlir::tile::MLIRGenOptions::MmaWaitAnchor;
-  if (options.mmaWaitAnchor == "reduce")
-    genOptions.mmaWaitAnchor = Anchor::Reduce;
-  else if (options.mmaWaitAnchor == "last")
-    genOptions.mmaWaitAnchor = Anchor::Last;
   OwningOpRef<ModuleOp> module = mlir::tile::mlirGen(context, *ast, genOptions);
   // MLIRGen reports what it cannot translate (an internal error) as a diagnostic.
   if (!module || diags.hasErrors() || failed(verify(*module)))
@@ -293,6 +288,7 @@ static ::tile::CompileResult compileWith(const std::string &source,
   mlir::tile::TilePipelineOptions pipelineOptions;
   pipelineOptions.autoSync = options.autoSync;
   pipelineOptions.debugHangsMs = options.debugHangsMs;
+  pipelineOptions.mmaWaitAnchor = options.mmaWaitAnchor;
   mlir::tile::buildTileSyncPipeline(pm, pipelineOptions);
   if (failed(pm.run(*module)))
     return finishWithError();

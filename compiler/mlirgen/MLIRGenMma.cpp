@@ -191,73 +191,6 @@ static bool mayHaveUncommittedMma(Block *block) {
   return mmaCommitState(*block) == MmaCommit::Open;
 }
 
-/// The value a consume block's closing wait_group 0 is issued after
-/// (tile.wgmma_wait `after`; MLIRGenOptions::mmaWaitAnchor), when an earlier
-/// wait of the block left groups in flight (a turn's wait_group n > 0: P V
-/// under the softmax). Of the f32 values (scalars, per_row, per_col,
-/// fragments) the block computed since that wait: Last, the one with the
-/// longest chain of operations behind it (through the block's variables: a
-/// load carries the depth of the last store to its slot), the latest of
-/// equals: the end of the work the groups run under; Reduce, the first
-/// reduction's result (tile.frag_reduce: a softmax's row maximum). Null
-/// for None, when the groups were issued last, or when nothing was
-/// computed. ptxas hoists a wait with nothing to keep it down to the first
-/// stall of the work before it (WARPGROUP.DEPBAR has no operands), which
-/// waits for the groups before the work instead of under it.
-static Value consumeWaitAnchor(Block *block, Block::iterator end,
-                               MLIRGenOptions::MmaWaitAnchor mode) {
-  if (mode == MLIRGenOptions::MmaWaitAnchor::None)
-    return {};
-  auto isWgmma = [](Operation *op) {
-    return isa<MmaOp, MmaRegAOp, WgmmaCommitOp, WgmmaWaitOp, WgmmaFenceOp>(op);
-  };
-  Operation *last = nullptr;
-  for (Block::iterator it = end; it != block->begin();) {
-    Operation &op = *--it;
-    if (op.walk([&](Operation *inner) {
-            return isWgmma(inner) ? WalkResult::interrupt() : WalkResult::advance();
-          }).wasInterrupted()) {
-      last = &op;
-      break;
-    }
-  }
-  auto wait = dyn_cast_or_null<WgmmaWaitOp>(last);
-  if (!wait || wait.getPending() == 0)
-    return {};
-  auto isF32 = [](Type t) {
-    std::optional<DistShape> dist = distShape(t);
-    return (dist ? dist->elem : t).isF32();
-  };
-  llvm::DenseMap<Value, int64_t> depth; // values, and the slots of the stores
-  auto depthOf = [&](Value v) { return depth.lookup(v); };
-  Value best;
-  int64_t bestDepth = 0;
-  for (Block::iterator it = std::next(wait->getIterator()); it != end; ++it) {
-    it->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (auto store = dyn_cast<StoreOp>(op)) {
-        depth[store.getPtr()] = depthOf(store.getValue());
-        return;
-      }
-      int64_t d = 0;
-      for (Value v : op->getOperands())
-        d = std::max(d, depthOf(v));
-      for (Value r : op->getResults())
-        depth[r] = d + 1;
-    });
-    if (mode == MLIRGenOptions::MmaWaitAnchor::Reduce) {
-      if (isa<FragReduceOp>(*it) && isF32(it->getResult(0).getType()))
-        return it->getResult(0);
-      continue;
-    }
-    for (Value r : it->getResults())
-      if (isF32(r.getType()) && depthOf(r) >= bestDepth) {
-        best = r;
-        bestDepth = depthOf(r);
-      }
-  }
-  return best;
-}
-
 bool MLIRGenImpl::genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage) {
   Location l = loc(s.loc);
   const fe::RingStmt &r = *s.ring;
@@ -272,16 +205,11 @@ bool MLIRGenImpl::genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage) {
     explain(WgmmaCommitOp::create(builder, l),
             "wgmma.commit_group.sync.aligned: the mma of this consume of ring '" + r.decl->name +
                 "' form one group");
-  Value after = s.inflight == 0
-                    ? consumeWaitAnchor(builder.getInsertionBlock(), builder.getInsertionPoint(),
-                                        options.mmaWaitAnchor)
-                    : Value();
-  explain(WgmmaWaitOp::create(builder, l, builder.getI64IntegerAttr(s.inflight), after),
+  // Where a closing wait_group 0 stays when a turn left groups in flight:
+  // tile-anchor-mma-waits.
+  explain(WgmmaWaitOp::create(builder, l, s.inflight),
           "wgmma.wait_group.sync.aligned " + Twine(s.inflight) + ": at most " + Twine(s.inflight) +
-              " groups stay in flight (consume inflight(" + Twine(s.inflight) + "))" +
-              (after ? "; issued after `after` (tilec --mma-wait-anchor), so that the groups "
-                       "left in flight run under the block's work up to it"
-                     : ""));
+              " groups stay in flight (consume inflight(" + Twine(s.inflight) + "))");
   if (s.inflight == 0)
     return false;
   auto key = std::make_pair(&r, currentRole);

@@ -89,7 +89,7 @@ struct CompileOptions {
   /// Math functions default to their approximate PTX forms (tilec --fast-math).
   bool fastMath = false;
   /// Where a consume block's closing wait is kept after its turn left mmas in
-  /// flight (tilec --mma-wait-anchor=none|reduce|last; MLIRGenOptions).
+  /// flight (tilec --mma-wait-anchor=none|reduce|last; the tile-anchor-mma-waits pass).
   std::string mmaWaitAnchor = "none";
   /// libdevice.10.bc for the accurate exp, log, sin, ... ("": $TILEC_LIBDEVICE,
   /// else the CUDA toolkit's, found at build time: tile::defaultLibdevicePath()).

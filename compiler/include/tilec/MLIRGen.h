@@ -15,14 +15,6 @@ struct MLIRGenOptions {
   /// Mark float + - * contractible, so `a * b + c` may become fma.rn (nvcc's
   /// -fmad=true); off: every product and sum is rounded (tilec --fmad=false).
   bool fmad = true;
-  /// Where a consume block's closing wait_group 0 is kept when the block's
-  /// turn left groups in flight (tile.wgmma_wait `after`; tilec
-  /// --mma-wait-anchor): None: no anchor (ptxas hoists the wait to the first
-  /// stall of the block's work); Reduce: after the block's first reduction
-  /// (a softmax's row maximum); Last: after the value with the longest chain
-  /// of operations behind it (the end of the block's work).
-  enum class MmaWaitAnchor { None, Reduce, Last };
-  MmaWaitAnchor mmaWaitAnchor = MmaWaitAnchor::None;
 };
 
 /// Emits a module of tile.kernel ops (bodies in tile, arith and scf) for a

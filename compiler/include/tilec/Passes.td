@@ -61,6 +61,26 @@ def TileInsertFences : Pass<"tile-insert-fences", "::mlir::tile::KernelOp"> {
                         "report missing fences instead of inserting them">];
 }
 
+def TileAnchorMmaWaits : Pass<"tile-anchor-mma-waits", "::mlir::tile::KernelOp"> {
+  let summary = "keep a consume block's closing wgmma wait after the work the block's "
+                "in-flight groups run under (tilec --mma-wait-anchor)";
+  let description = [{
+    A consume block whose turn leaves groups in flight (`wait_group n`,
+    n > 0: P V under the softmax) closes with `wait_group 0`. ptxas
+    schedules a wait with no operands at the first stall of the work before
+    it, so the warpgroup waits for the groups before that work instead of
+    under it. This pass gives the closing wait an `after` value (lowered to
+    a NaN-predicated shared store of it right before the wait): `reduce`,
+    the block's first f32 reduction since the earlier wait (a softmax's row
+    maximum); `last`, the f32 value with the longest chain of operations
+    behind it (through the block's variables), the latest of equals; `none`
+    (the default), no anchor. A block with no earlier in-flight wait, or
+    with nothing computed since, keeps its wait as it is.
+  }];
+  let options = [Option<"anchor", "anchor", "std::string", "\"none\"",
+                        "none, reduce or last">];
+}
+
 def TilePlaceBulkWaits : Pass<"tile-place-bulk-waits", "::mlir::tile::KernelOp"> {
   let summary = "cp.async.bulk.wait_group[.read] where a TMA store's tile or data is next needed";
   let description = [{

@@ -25,6 +25,11 @@ struct TilePipelineOptions : public PassPipelineOptions<TilePipelineOptions> {
       llvm::cl::desc("> 0: bound every mbarrier wait to this many milliseconds, then report "
                      "and trap (tilec --debug-hangs=MS)"),
       llvm::cl::init(0)};
+  Option<std::string> mmaWaitAnchor{
+      *this, "mma-wait-anchor",
+      llvm::cl::desc("where a consume block's closing wgmma wait stays when its turn left groups "
+                     "in flight: none, reduce or last (tilec --mma-wait-anchor)"),
+      llvm::cl::init("none")};
 };
 
 /// Stage 1, on tile IR: canonicalisation and the memory-model passes
