@@ -391,31 +391,6 @@ Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::str
   return l;
 }
 
-bool Sema::checkNotFp8(const Location &loc, const Type &t, const std::string &what) {
-  if (t.isFragment())
-    return checkNotFp8Fragment(loc, t, "'" + what + "'");
-  if (t.isInvalid() || t.isUntyped() || !isFp8Kind(t.scalar) ||
-      !(t.isScalar() || t.isVector()))
-    return true;
-  // PTX has no e4m3/e5m2 add, mul, compare or math: only cvt (to f16x2 and
-  // from f32 / f16x2 pairs, PTX ISA "cvt") and wgmma read them.
-  error(loc, "'" + what + "' cannot be applied to " + t.str() + ": fp8 values are not computed on",
-        std::string("convert to f32 first, `x as f32`, compute, and convert back with `as ") +
-            scalarName(t.scalar) + "` (round to nearest, saturating to the largest finite)");
-  return false;
-}
-
-bool Sema::checkNotFp8Fragment(const Location &loc, const Type &t, const std::string &what) {
-  if (!t.isFragment() || !isFp8Kind(t.scalar))
-    return true;
-  // Its registers hold wgmma's register-A layout, not the accumulator's
-  // (docs/reference/mma.md "fp8 fragments"), and PTX has no fp8 arithmetic.
-  error(loc, what + " cannot take the fp8 fragment " + t.str() + ": it is only operand a of mma",
-        "compute on the f32 fragment and convert last: `o = mma(p as " +
-            std::string(scalarName(t.scalar)) + ", trans(s.vt), o)`");
-  return false;
-}
-
 bool Sema::checkBinaryOperands(BinaryOp op, const Type &t, const Location &loc) {
   std::string sp = binaryOpSpelling(op);
   if (t.isInvalid())
@@ -670,22 +645,6 @@ Type Sema::inferCast(CastExpr &e) {
   if (!checkFp8Cast(e.loc, from.scalar, to.scalar))
     return Type::invalid();
   return to;
-}
-
-/// fp8 converts to and from f32, f16 and bf16 only (PTX ISA "cvt": the
-/// .e4m3x2/.e5m2x2 forms take f32 pairs or an f16x2 and give back an f16x2;
-/// bf16 goes through f32, exactly). Integers and f64 would round twice.
-bool Sema::checkFp8Cast(const Location &loc, ScalarKind from, ScalarKind to) {
-  if (from == to || (!isFp8Kind(from) && !isFp8Kind(to)))
-    return true;
-  ScalarKind other = isFp8Kind(from) ? to : from;
-  if (isFp8Kind(other) || other == ScalarKind::F32 || other == ScalarKind::F16 ||
-      other == ScalarKind::BF16)
-    return true;
-  error(loc, std::string("cannot cast ") + scalarName(from) + " to " + scalarName(to),
-        std::string("fp8 converts to and from f32, f16 and bf16: go through f32, `(x as f32) as ") +
-            scalarName(to) + "`");
-  return false;
 }
 
 /// Any constant index (`4`, `2 + 2`, `1 << 2`), not only a literal, into an

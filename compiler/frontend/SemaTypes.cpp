@@ -1,7 +1,8 @@
 //===- SemaTypes.cpp - `c ? a : b`, break/continue, bitcast, bit counts ----===//
 //
 // Conditional expressions, loop exits, unsigned integers, f64 and bit
-// operations (docs/reference/operators.md, docs/reference/statements.md):
+// operations, and the fp8 rules (docs/reference/operators.md,
+// docs/reference/statements.md, docs/reference/types.md):
 //
 //  - `c ? a : b` evaluates only the side it chooses. A side that may trap or
 //    has an effect (a load, an atomic, a division) marks the expression lazy:
@@ -10,6 +11,8 @@
 //  - `break`/`continue` bind to the innermost `for`/`while`.
 //  - bitcast<T>(x) reinterprets the bits of a scalar of T's size; popc, clz,
 //    brev and bfind count and reverse the bits of i32/i64/u32/u64.
+//  - fp8 (e4m3, e5m2) values are converted, to and from f32, f16 and bf16,
+//    and read by wgmma; no operator or math function takes them.
 //
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
@@ -332,6 +335,51 @@ Type Sema::checkBitCall(CallExpr &e) {
   default: // popc, clz: a count from 0 to 64
     return Type::i32();
   }
+}
+
+//===----------------------------------------------------------------------===//
+// fp8: converted, never computed on
+//===----------------------------------------------------------------------===//
+
+bool Sema::checkNotFp8(const Location &loc, const Type &t, const std::string &what) {
+  if (t.isFragment())
+    return checkNotFp8Fragment(loc, t, "'" + what + "'");
+  if (t.isInvalid() || t.isUntyped() || !isFp8Kind(t.scalar) ||
+      !(t.isScalar() || t.isVector()))
+    return true;
+  // PTX has no e4m3/e5m2 add, mul, compare or math: only cvt (to f16x2 and
+  // from f32 / f16x2 pairs, PTX ISA "cvt") and wgmma read them.
+  error(loc, "'" + what + "' cannot be applied to " + t.str() + ": fp8 values are not computed on",
+        std::string("convert to f32 first, `x as f32`, compute, and convert back with `as ") +
+            scalarName(t.scalar) + "` (round to nearest, saturating to the largest finite)");
+  return false;
+}
+
+bool Sema::checkNotFp8Fragment(const Location &loc, const Type &t, const std::string &what) {
+  if (!t.isFragment() || !isFp8Kind(t.scalar))
+    return true;
+  // Its registers hold wgmma's register-A layout, not the accumulator's
+  // (docs/reference/mma.md "fp8 fragments"), and PTX has no fp8 arithmetic.
+  error(loc, what + " cannot take the fp8 fragment " + t.str() + ": it is only operand a of mma",
+        "compute on the f32 fragment and convert last: `o = mma(p as " +
+            std::string(scalarName(t.scalar)) + ", trans(s.vt), o)`");
+  return false;
+}
+
+/// fp8 converts to and from f32, f16 and bf16 only (PTX ISA "cvt": the
+/// .e4m3x2/.e5m2x2 forms take f32 pairs or an f16x2 and give back an f16x2;
+/// bf16 goes through f32, exactly). Integers and f64 would round twice.
+bool Sema::checkFp8Cast(const Location &loc, ScalarKind from, ScalarKind to) {
+  if (from == to || (!isFp8Kind(from) && !isFp8Kind(to)))
+    return true;
+  ScalarKind other = isFp8Kind(from) ? to : from;
+  if (isFp8Kind(other) || other == ScalarKind::F32 || other == ScalarKind::F16 ||
+      other == ScalarKind::BF16)
+    return true;
+  error(loc, std::string("cannot cast ") + scalarName(from) + " to " + scalarName(to),
+        std::string("fp8 converts to and from f32, f16 and bf16: go through f32, `(x as f32) as ") +
+            scalarName(to) + "`");
+  return false;
 }
 
 } // namespace tile::frontend
