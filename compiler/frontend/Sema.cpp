@@ -239,6 +239,14 @@ void Sema::checkKernel(KernelAST &k) {
     if (p.type.isVector())
       error(ts.loc, std::string("kernel parameter '") + p.name + "' cannot be a vector",
             "pass the elements as scalars (or a pointer) and build the vector in the kernel");
+    if (p.type.isDistributed()) {
+      // A distributed value lives in the registers of a warpgroup's threads:
+      // no launch argument can hold one.
+      error(ts.loc, std::string("kernel parameter '") + p.name + "' cannot be " + p.type.str(),
+            "pass a pointer to the data and build the value in the kernel (`load_per_row`, "
+            "`load_per_col`, or an mma of tiles loaded into shared memory)");
+      p.type = Type::invalid();
+    }
     declare(p);
   }
   checkTensorParams();
