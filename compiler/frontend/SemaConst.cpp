@@ -419,8 +419,11 @@ bool Sema::resolveTypeExtents(TypeSyntax &ts) {
     else
       t.dims[n.dim] = c->constInt;
   }
-  // The parser checks the shape of a vector of a literal length.
-  if (ok && !ts.namedExtents.empty() && ts.type.isVector() &&
+  // The parser checks the shape of a vector of a literal length; a
+  // function's signature holds its type parameters unbound, and each call
+  // checks the type it binds (inferInlinedCall).
+  bool unboundElement = !kernel_ && !ts.typeParam.empty();
+  if (ok && !ts.namedExtents.empty() && ts.type.isVector() && !unboundElement &&
       !checkVectorShape(ts.loc, ts.type.scalar, ts.type.lanes))
     ok = false;
   if (!ok)
