@@ -331,8 +331,11 @@ inline bool skinnyNarrowFits(const Problem &p, int sms) {
 // and 224, 5 at 192, 6 at 128; `gemm_bmn` 4 at every BN.
 // gemm_m64 (bm 64, K-major B): the same rule with 64-row tiles, 9 stages at
 // BN 128.
+inline int64_t persistentEpilogueCols(int64_t bn) { return bn % 16 ? 40 : bn / 2; }
 inline int persistentStages(int64_t bn, BMajor b, int64_t bm = kTileM) {
-  return b == BMajor::K ? int((232448 - bm * bn - 1024) / ((bm + bn) * kTileK * 2)) : 4;
+  return b == BMajor::K
+             ? int((232448 - bm * persistentEpilogueCols(bn) * 2 - 1024) / ((bm + bn) * kTileK * 2))
+             : 4;
 }
 // The skinny kernel 64 columns wide in clusters of two row tiles sharing B
 // (H200, docs/perf/gemm.md): cuBLAS's tiling at these shapes (64 x 32 and
@@ -637,13 +640,13 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
   }
   if ((dtype != "f16" && dtype != "bf16") || (bmajor != "k" && bmajor != "mn") ||
       (variant != "persistent" && variant != "splitk" && variant != "skinny") ||
-      (bn != 64 && bn != 128 && bn != 192 && bn != 224 && bn != 256) ||
+      (bn != 64 && bn != 128 && bn != 192 && bn != 200 && bn != 224 && bn != 256) ||
       (cluster != 1 && cluster != 2) || splits < 1 || splits > 8) {
     error = "a value out of range (dtype f16|bf16, bmajor k|mn, variant "
             "persistent|splitk|skinny, BN 64|128|192|224|256, cluster 1|2, splits 1..8)";
     return false;
   }
-  if ((bn == 192 || bn == 224) && (variant != "persistent" || bmajor != "k")) {
+  if ((bn == 192 || bn == 200 || bn == 224) && (variant != "persistent" || bmajor != "k")) {
     error = "BN 192 and 224 are the persistent kernel's with B K-major (gemm only)";
     return false;
   }

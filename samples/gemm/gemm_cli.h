@@ -35,6 +35,7 @@ struct Options {
   int64_t clusters = 0;
   std::string ptx;
   int skipCode = 0;
+  std::string probes; // --check: a probe build's stamps to this CSV (probes.h)
   // bench
   std::vector<Problem> shapes;
   std::vector<DType> dtypes{DType::F16, DType::BF16};

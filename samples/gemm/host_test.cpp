@@ -616,14 +616,26 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(persistentStages(256, BMajor::K) == 4);
   CHECK(persistentStages(224, BMajor::K) == 4);
   CHECK(persistentStages(192, BMajor::K) == 5);
+  CHECK(persistentStages(200, BMajor::K) == 5); // the epilogue in 5 slices of 40 columns
+  CHECK(persistentEpilogueCols(200) == 40);
+  CHECK(persistentEpilogueCols(192) == 96);
   CHECK(persistentStages(128, BMajor::K) == 6);
   CHECK(persistentStages(128, BMajor::MN) == 4);
   CHECK(persistentWith(128, BMajor::K).stages == 6);
   CHECK(describe(persistentWith(192)).find("BN 192, cluster 2 (B multicast), 5 stages") !=
         std::string::npos);
-  for (int64_t bn : {256, 224, 192, 128}) // each ring fits with `out` (and 1 KB)
-    CHECK(persistentStages(bn, BMajor::K) * (kTileM + bn) * kTileK * 2 + kTileM * bn + 1024 <=
+  for (int64_t bn : {256, 224, 200, 192, 128}) // each ring fits with `out` (and 1 KB)
+    CHECK(persistentStages(bn, BMajor::K) * (kTileM + bn) * kTileK * 2 +
+              kTileM * persistentEpilogueCols(bn) * 2 + 1024 <=
           232448);
+  {
+    std::string key, error;
+    CacheEntry e200;
+    CHECK(parseCacheLine("f16 k 1000x3000x5000 persistent 200 1 1 5 0 49.0", key, e200, error));
+    CHECK(e200.choice.bn == 200);
+    CHECK_FALSE(parseCacheLine("f16 mn 1000x3000x5000 persistent 200 1 1 4 0 49.0", key, e200,
+                               error));
+  }
   // The cache wins over the rule; the rule answers for shapes it lacks.
   const Choice tuned = chooseFor(p, 132, &back);
   CHECK(tuned == e.choice);
