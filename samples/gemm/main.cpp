@@ -247,6 +247,8 @@ Options parse(int argc, char **argv) {
              "-major (BN 128 with 6 stages; B K-major also BN 64 with 8, or 4: two CTAs per SM)")
                 .c_str());
   }
+  if (o.bn == gemm::kQuadBn && o.multicast && !*o.multicast)
+    usage("--bn 200 is compiled in clusters of four only (B multicast): not with --multicast off");
   if ((o.bn == 192 || o.bn == 200 || o.bn == 224) && o.problem.bmajor != BMajor::K)
     usage(("--bn " + std::to_string(o.bn) + " is compiled for B K-major only (--bmajor k)")
               .c_str());
@@ -289,10 +291,10 @@ bool fileExists(const std::string &path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-std::string ptxPath(const Options &o, DType d, bool multicast) {
+std::string ptxPath(const Options &o, DType d, bool multicast, int cluster) {
   if (!o.ptx.empty())
     return o.ptx;
-  return sample::ptxDir() + "/" + gemm::ptxName(d, multicast);
+  return sample::ptxDir() + "/" + gemm::ptxName(d, multicast, cluster);
 }
 
 // gemm_skinny.tile's PTX: beside --ptx's file when given, else in the PTX
@@ -368,6 +370,18 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
   }
   if (o.bn)
     c.bn = o.bn;
+  // BN 200 is compiled in clusters of four only (gemm_<dtype>_mc4.ptx): the
+  // cache's or the rule's BN 200 with --multicast off is BN 192 without the
+  // cluster; another BN with the quad's cluster is the pair.
+  if (c.variant == Variant::Persistent && !c.mt && c.bn == gemm::kQuadBn)
+    c = o.multicast && !*o.multicast ? [&] {
+      Choice one = gemm::persistentWith(192, p.bmajor);
+      one.cluster = 1;
+      return one;
+    }()
+                                     : gemm::persistentQuad();
+  else if (c.variant == Variant::Persistent && c.cluster == 4)
+    c.cluster = 2;
   if (c.variant == Variant::Persistent && c.mt && !gemm::m64Compiled(c.bn))
     c.mt = 0; // gemm_m64 is compiled at BN 128 and 256: the 128-row kernel at that BN
   if (c.variant == Variant::Persistent)
@@ -514,7 +528,8 @@ int runCheck(const Options &o) {
     }
     const std::string ptx = choice.variant == Variant::Skinny
                                 ? skinnyPtxPath(o, p.dtype)
-                                : ptxPath(o, p.dtype, gemm::usesMulticastPtx(choice));
+                                : ptxPath(o, p.dtype, gemm::usesMulticastPtx(choice),
+                                          gemm::ptxCluster(choice));
     if (!fileExists(ptx)) {
       std::printf("no .tile PTX at %s: samples/gemm/gemm.tile is not built yet (README.md, "
                   "\"The contract\"); only cuBLAS was checked\n",
