@@ -371,17 +371,7 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(pick(4000, 4000, 4000).bn == 256);
   // Waves: BN 192 where 256-wide units leave the last round's SMs idle.
   c = pick(1000, 3000, 5000); // 15 whole 200-wide tiles: clusters of four, one round of 30
-  CHECK(c.bn == 200);
-  CHECK(c.cluster == 4);
-  CHECK(c.stages == 4);
-  CHECK(c.why.find("cluster 4") != std::string::npos);
-  CHECK(quadFits(Problem{1024, 3000, 4096}, sms));
-  CHECK(!quadFits(Problem{1500, 3000, 4096}, sms)); // 3 x 15 clusters of four: two rounds
-  CHECK(!quadFits(Problem{256, 3000, 4096}, sms));  // M <= 256: the small-M rules
-  CHECK(!quadFits(Problem{1000, 3200, 4096}, sms)); // N a multiple of 256 too
-  CHECK(!quadFits(Problem{1000, 3000, 5000, DType::F16, BMajor::MN}, sms));
-  CHECK(!quadFits(Problem{1000, 3000 + 8, 5000}, sms));
-  CHECK(!quadFits(Problem{4000, 4000, 4000}, sms)); // 8 x 20 clusters of four
+  CHECK(c.bn == 200); // host_test_m64.cpp: BN 200 in clusters of four
   c = pick(1000, 3008, 5000); // 48 units of 256 (96 CTAs), 64 of 192 (128 CTAs)
   CHECK(c.variant == Variant::Persistent);
   CHECK(c.bn == 192);
@@ -628,10 +618,6 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(persistentStages(256, BMajor::K) == 4);
   CHECK(persistentStages(224, BMajor::K) == 4);
   CHECK(persistentStages(192, BMajor::K) == 5);
-  CHECK(persistentStages(200, BMajor::K) == 4); // 224-row B tile, 5 slices of 40 columns
-  CHECK(persistentEpilogueCols(200) == 40);
-  CHECK(persistentBRows(200) == 224); // a quarter: 56 rows, 7 whole swizzle atoms
-  CHECK(persistentBRows(192) == 192);
   CHECK(persistentEpilogueCols(192) == 96);
   CHECK(persistentStages(128, BMajor::K) == 6);
   CHECK(persistentStages(128, BMajor::MN) == 4);
@@ -642,26 +628,6 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
     CHECK(persistentStages(bn, BMajor::K) * (kTileM + persistentBRows(bn)) * kTileK * 2 +
               kTileM * persistentEpilogueCols(bn) * 2 + 1024 <=
           232448);
-  {
-    // BN 200 is the persistent kernel's in clusters of four (K-major B).
-    std::string key, error;
-    CacheEntry e200;
-    CHECK(parseCacheLine("f16 k 1000x3000x5000 persistent 200 4 1 4 0 48.3", key, e200, error));
-    CHECK(e200.choice == persistentQuad());
-    CHECK_FALSE(parseCacheLine("f16 k 1000x3000x5000 persistent 200 2 1 4 0 49.0", key, e200,
-                               error));
-    CHECK(error.find("BN 200 is the persistent kernel's in clusters of four") == 0);
-    CHECK_FALSE(parseCacheLine("f16 k 1000x3000x5000 persistent 192 4 1 5 0 49.0", key, e200,
-                               error));
-    CHECK_FALSE(parseCacheLine("f16 mn 1000x3000x5000 persistent 200 4 1 4 0 49.0", key, e200,
-                               error));
-    CHECK_FALSE(parseCacheLine("f16 k 1000x3000x5000 splitk 128 4 2 6 0 49.0", key, e200,
-                               error));
-    CHECK(cacheLine(Problem{1000, 3000, 5000}, CacheEntry{persistentQuad(), 48.3}) ==
-          "f16 k 1000x3000x5000 persistent 200 4 1 4 0 48.30");
-    CHECK(ptxName(DType::F16, true, ptxCluster(persistentQuad())) == "gemm_f16_mc4.ptx");
-    CHECK(ptxName(DType::BF16, true, ptxCluster(persistentWith(192))) == "gemm_bf16_mc.ptx");
-  }
   // The cache wins over the rule; the rule answers for shapes it lacks.
   const Choice tuned = chooseFor(p, 132, &back);
   CHECK(tuned == e.choice);
