@@ -1,7 +1,8 @@
 // samples/gemm: which kernel computes a shape, decided on the host with no
 // device (README.md, "Choosing the kernel"):
 //   - the variants: the persistent kernel (gemm / gemm_bmn, BN 256 or 128,
-//     gemm also 224 and 192; cluster 2 with B multicast or cluster 1, 4 stages;
+//     gemm also 224 and 192, and 200 in clusters of four; cluster 2 with B
+//     multicast or cluster 1, 4 stages;
 //     gemm_m64, 64-row tiles at BN 128 or 256, K-major B),
 //     split-K (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits,
 //     cluster 2 with A multicast or cluster 1) and the
@@ -204,6 +205,11 @@ inline std::string describe(const Choice &c) {
 inline bool usesMulticastPtx(const Choice &c) {
   return c.variant != Variant::Skinny && c.cluster > 1;
 }
+// The cluster the PTX was compiled for: 4 (gemm_<dtype>_mc4.ptx) for the
+// persistent kernel in clusters of four, else 2 (or 1: _nomc).
+inline int ptxCluster(const Choice &c) {
+  return c.variant == Variant::Persistent && c.cluster == 4 ? 4 : 2;
+}
 inline std::string kernelName(const Choice &c, BMajor b) {
   if (c.variant == Variant::Skinny)
     return c.clusterY > 1 ? "gemm_skinny2d" : "gemm_skinny"; // K-major B only
@@ -331,8 +337,15 @@ inline bool skinnyNarrowFits(const Problem &p, int sms) {
 // and 224, 5 at 192, 6 at 128; `gemm_bmn` 4 at every BN.
 // gemm_m64 (bm 64, K-major B): the same rule with 64-row tiles, 9 stages at
 // BN 128.
+// The epilogue's slices (gemm.tile's ES): two halves, or at BN 200 five
+// slices of 40 columns. The B tile's rows (BNP): BN rounded up to 32, so
+// that a cluster of four multicasts whole swizzle atoms (224 at BN 200).
+inline int64_t persistentEpilogueCols(int64_t bn) { return bn % 16 ? 40 : bn / 2; }
+inline int64_t persistentBRows(int64_t bn) { return (bn + 31) / 32 * 32; }
 inline int persistentStages(int64_t bn, BMajor b, int64_t bm = kTileM) {
-  return b == BMajor::K ? int((232448 - bm * bn - 1024) / ((bm + bn) * kTileK * 2)) : 4;
+  return b == BMajor::K ? int((232448 - bm * persistentEpilogueCols(bn) * 2 - 1024) /
+                              ((bm + persistentBRows(bn)) * kTileK * 2))
+                        : 4;
 }
 // The skinny kernel 64 columns wide in clusters of two row tiles sharing B
 // (H200, docs/perf/gemm.md): cuBLAS's tiling at these shapes (64 x 32 and
@@ -364,6 +377,25 @@ inline Choice persistentWith(int64_t bn, BMajor b = BMajor::K) {
   c.bn = bn;
   c.stages = persistentStages(bn, b);
   return c;
+}
+// BN 200 (K-major B) in clusters of four along M sharing B (each CTA loads
+// 56 rows of the 224-row B tile): cuBLAS's 128 x 200 tile (5 stages, 4 x 1
+// clusters) at 1000 x 3000 x 5000, where N = 3000 is 15 whole tiles and the
+// 2 x 15 clusters of four take one round (30 clusters of four are resident
+// on the H200's 132 SMs). H200, one request (README.md): 48.3 / 47.0 us (f16
+// / bf16, 0.963 / 0.959 x cuBLAS) against 50.3-50.4 / 50.2-51.1 for BN 192
+// in pairs (0.920-0.922 / 0.877-0.894); BN 200 in pairs 49.4-50.8.
+inline constexpr int64_t kQuadBn = 200;
+inline Choice persistentQuad() {
+  Choice c = persistentWith(kQuadBn);
+  c.cluster = 4;
+  return c;
+}
+inline int64_t residentQuads(int sms) { return int64_t(sms) * 30 / 132; }
+inline bool quadFits(const Problem &p, int sms) {
+  const int64_t units = persistentUnits(p, kQuadBn, 4);
+  return p.bmajor == BMajor::K && p.m > 256 && p.n % kQuadBn == 0 && p.n % 256 != 0 &&
+         units <= residentQuads(sms) && units * 4 * 4 >= 3 * int64_t(sms);
 }
 // gemm_m64: 64 x BN tiles (BN 128, the rule's, or 256), clusters of two row
 // tiles sharing B (K-major B).
@@ -470,6 +502,9 @@ inline const std::vector<Rule> &ruleTable() {
       {"M <= 256 with more 128-wide tiles than SMs: persistent, cluster 2, BN 256 (224 or 192 "
        "as in the next rule)",
        [](const Problem &p, int) { return p.m <= 256; }, persistentWaves},
+      {"M > 256, B K-major, N a multiple of 200 and not of 256, clusters of four 128 x 200 tiles "
+       "fill the SMs in one round: persistent, BN 200, cluster 4 (B multicast)",
+       quadFits, [](const Problem &, int) { return persistentQuad(); }},
       {"256-row clusters of 256-wide tiles fill the SMs: persistent, cluster 2, BN 256 (224 "
        "or 192 for K-major B where its rounds of units over the SMs cost 1/16 less)",
        [](const Problem &p, int sms) { return persistentUnits(p, 256, 2) * 2 * 4 >= 3 * sms; },
@@ -515,6 +550,9 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
       c.cluster = cl;
       out.push_back(c);
     }
+  // BN 200 in clusters of four (K-major B).
+  if (p.bmajor == BMajor::K)
+    out.push_back(persistentQuad());
   // gemm_m64 (K-major B) where M <= 1024.
   if (p.bmajor == BMajor::K && p.m <= 1024)
     for (int64_t bn : {128, 256})
@@ -637,10 +675,14 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
   }
   if ((dtype != "f16" && dtype != "bf16") || (bmajor != "k" && bmajor != "mn") ||
       (variant != "persistent" && variant != "splitk" && variant != "skinny") ||
-      (bn != 64 && bn != 128 && bn != 192 && bn != 224 && bn != 256) ||
-      (cluster != 1 && cluster != 2) || splits < 1 || splits > 8) {
+      (bn != 64 && bn != 128 && bn != 192 && bn != 200 && bn != 224 && bn != 256) ||
+      (cluster != 1 && cluster != 2 && cluster != 4) || splits < 1 || splits > 8) {
     error = "a value out of range (dtype f16|bf16, bmajor k|mn, variant "
-            "persistent|splitk|skinny, BN 64|128|192|224|256, cluster 1|2, splits 1..8)";
+            "persistent|splitk|skinny, BN 64|128|192|200|224|256, cluster 1|2|4, splits 1..8)";
+    return false;
+  }
+  if ((bn == 200) != (cluster == 4) || (bn == 200 && (variant != "persistent" || bmajor != "k"))) {
+    error = "BN 200 is the persistent kernel's in clusters of four (cluster 4), with B K-major";
     return false;
   }
   if ((bn == 192 || bn == 224) && (variant != "persistent" || bmajor != "k")) {

@@ -35,6 +35,7 @@ struct Options {
   int64_t clusters = 0;
   std::string ptx;
   int skipCode = 0;
+  std::string probes; // --check: a probe build's stamps to this CSV (probes.h)
   // bench
   std::vector<Problem> shapes;
   std::vector<DType> dtypes{DType::F16, DType::BF16};
@@ -49,7 +50,7 @@ bool fileExists(const std::string &path);
 // The PTX of the persistent / split-K kernels (gemm.tile) and of the skinny
 // kernel (gemm_skinny.tile): --ptx's file (or its directory), else the PTX
 // directory.
-std::string ptxPath(const Options &o, DType d, bool multicast);
+std::string ptxPath(const Options &o, DType d, bool multicast, int cluster = 2);
 std::string skinnyPtxPath(const Options &o, DType d);
 // The choice for `p`: forced parts from the options over the cache's
 // winner or the rule's pick.
@@ -70,7 +71,8 @@ struct Runner {
 
   gemm::TileKernel &kernel(const Choice &c, DType d, BMajor b) {
     const std::string ptx = c.variant == Variant::Skinny ? skinnyPtxPath(o, d)
-                                                         : ptxPath(o, d, gemm::usesMulticastPtx(c));
+                                                         : ptxPath(o, d, gemm::usesMulticastPtx(c),
+                                                                   gemm::ptxCluster(c));
     const std::string name = gemm::kernelName(c, b);
     std::string key = ptx + "\n" + name;
     for (const auto &[param, v] : gemm::instanceArgs(c, b))

@@ -315,8 +315,11 @@ inline std::string alignmentProblem(const Problem &p) {
   return why;
 }
 
-inline std::string ptxName(DType d, bool multicast) {
-  return std::string("gemm_") + dtypeName(d) + (multicast ? "_mc" : "_nomc") + ".ptx";
+// cluster 4 (with multicast): gemm_<dtype>_mc4.ptx, gemm.tile compiled with
+// --cluster=4 (the persistent kernel at BN 200 only).
+inline std::string ptxName(DType d, bool multicast, int cluster = 2) {
+  return std::string("gemm_") + dtypeName(d) +
+         (!multicast ? "_nomc" : cluster == 4 ? "_mc4" : "_mc") + ".ptx";
 }
 // gemm_skinny.tile's PTX (no cluster: one build per dtype).
 inline std::string skinnyPtxName(DType d) {

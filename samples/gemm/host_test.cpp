@@ -370,7 +370,9 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(pick(2048, 2048, 2048).bn == 256); // 128 CTAs: fills 3/4 of the SMs
   CHECK(pick(4000, 4000, 4000).bn == 256);
   // Waves: BN 192 where 256-wide units leave the last round's SMs idle.
-  c = pick(1000, 3000, 5000); // 48 units of 256 (96 CTAs), 64 of 192 (128 CTAs)
+  c = pick(1000, 3000, 5000); // 15 whole 200-wide tiles: clusters of four, one round of 30
+  CHECK(c.bn == 200); // host_test_m64.cpp: BN 200 in clusters of four
+  c = pick(1000, 3008, 5000); // 48 units of 256 (96 CTAs), 64 of 192 (128 CTAs)
   CHECK(c.variant == Variant::Persistent);
   CHECK(c.bn == 192);
   CHECK(c.cluster == 2);
@@ -381,7 +383,7 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.bn == 224);
   CHECK(c.cluster == 2);
   CHECK(c.why.find("224 or 192") != std::string::npos);
-  CHECK(pick(1000, 3000, 5000).bn == 192); // one round at 256, 224 and 192: the narrowest
+  CHECK(pick(1000, 3008, 5000).bn == 192); // one round at 256, 224 and 192: the narrowest
   CHECK(pick(4000, 4000, 4000).bn == 256); // 4 x 256 < 5 x 224 < 6 x 192
   CHECK(pick(8192, 8192, 8192).bn == 256);  // 21 x 192 vs 16 x 256: not 1/16 less
   CHECK(pick(4096, 14336, 4096).bn == 256);
@@ -425,9 +427,9 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
         CHECK((c.splits == 1 || splitKTiles(p, c.bn, c.cluster) * c.splits <= 4 * i->perSm * 132));
       }
     }
-    // BN 256 / 224 / 192 / 128 x cluster 2 / 1, and the 64-row tiles (BN
-    // 128 / 256) x cluster 2 / 1 where M <= 1024.
-    CHECK(persistent == (p.m <= 1024 ? 12 : 8));
+    // BN 256 / 224 / 192 / 128 x cluster 2 / 1, BN 200 in clusters of four,
+    // and the 64-row tiles (BN 128 / 256) x cluster 2 / 1 where M <= 1024.
+    CHECK(persistent == (p.m <= 1024 ? 13 : 9));
     CHECK(clustered > 0);
     // Every split-K instance (K-major B) where M <= 1024.
     CHECK(instances.size() == (p.m <= 1024 ? splitKInstances().size() : 1));
@@ -616,13 +618,15 @@ TEST_CASE("the tune cache round-trips and skips bad lines", "[gemm]") {
   CHECK(persistentStages(256, BMajor::K) == 4);
   CHECK(persistentStages(224, BMajor::K) == 4);
   CHECK(persistentStages(192, BMajor::K) == 5);
+  CHECK(persistentEpilogueCols(192) == 96);
   CHECK(persistentStages(128, BMajor::K) == 6);
   CHECK(persistentStages(128, BMajor::MN) == 4);
   CHECK(persistentWith(128, BMajor::K).stages == 6);
   CHECK(describe(persistentWith(192)).find("BN 192, cluster 2 (B multicast), 5 stages") !=
         std::string::npos);
-  for (int64_t bn : {256, 224, 192, 128}) // each ring fits with `out` (and 1 KB)
-    CHECK(persistentStages(bn, BMajor::K) * (kTileM + bn) * kTileK * 2 + kTileM * bn + 1024 <=
+  for (int64_t bn : {256, 224, 200, 192, 128}) // each ring fits with `out` (and 1 KB)
+    CHECK(persistentStages(bn, BMajor::K) * (kTileM + persistentBRows(bn)) * kTileK * 2 +
+              kTileM * persistentEpilogueCols(bn) * 2 + 1024 <=
           232448);
   // The cache wins over the rule; the rule answers for shapes it lacks.
   const Choice tuned = chooseFor(p, 132, &back);

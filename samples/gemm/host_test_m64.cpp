@@ -1,7 +1,8 @@
 // host_test_m64.cpp - the persistent kernel's 64-row tiles (gemm_m64, one
 // consumer warpgroup, pairs of row tiles sharing B) and the persistent kernel
 // at BN 128 on the host: the rules that pick them, their rings, units and
-// names, --variant persistent --mt 64's cache lines. No device.
+// names, --variant persistent --mt 64's cache lines; BN 200 in clusters of four
+// (gemm_<dtype>_mc4.ptx). No device.
 #include <catch2/catch.hpp>
 
 #include "gemm_choice.h"
@@ -108,4 +109,50 @@ TEST_CASE("the 64-row tiles: ring, units, names and cache lines", "[gemm]") {
   CHECK(back.problems[1].find(":4: the persistent kernel has 1 split and the stages") !=
         std::string::npos);
   CHECK(back.problems[2].find(":5: MT is the skinny kernel's, or 64") != std::string::npos);
+}
+
+TEST_CASE("BN 200 in clusters of four: the rule, the ring, the PTX and cache lines", "[gemm]") {
+  const int sms = 132;
+  const Choice c = ruleChoice(Problem{1000, 3000, 5000, DType::F16, BMajor::K}, sms);
+  CHECK(c.variant == Variant::Persistent);
+  CHECK(c.bn == 200);
+  CHECK(c.cluster == 4);
+  CHECK(c.stages == 4);
+  CHECK(c.why.find("cluster 4") != std::string::npos);
+  CHECK(persistentUnits(Problem{1000, 3000, 5000}, 200, 4) == 30); // one round of 30
+  CHECK(quadFits(Problem{1024, 3000, 4096}, sms));
+  CHECK(!quadFits(Problem{1500, 3000, 4096}, sms)); // 3 x 15 clusters of four: two rounds
+  CHECK(!quadFits(Problem{256, 3000, 4096}, sms));  // M <= 256: the small-M rules
+  CHECK(!quadFits(Problem{1000, 3200, 4096}, sms)); // N a multiple of 256 too
+  CHECK(!quadFits(Problem{1000, 3000, 5000, DType::F16, BMajor::MN}, sms));
+  CHECK(!quadFits(Problem{1000, 3000 + 8, 5000}, sms));
+  CHECK(!quadFits(Problem{4000, 4000, 4000}, sms)); // 8 x 20 clusters of four
+  CHECK(persistentStages(200, BMajor::K) == 4); // 224-row B tile, 5 slices of 40 columns
+  CHECK(persistentEpilogueCols(200) == 40);
+  CHECK(persistentBRows(200) == 224); // a quarter: 56 rows, 7 whole swizzle atoms
+  CHECK(persistentBRows(192) == 192);
+  CHECK(persistentStages(200, BMajor::K) * (kTileM + persistentBRows(200)) * kTileK * 2 +
+            kTileM * persistentEpilogueCols(200) * 2 + 1024 <=
+        232448);
+  CHECK(describe(c) == "persistent BN 200, cluster 4 (B multicast), 4 stages");
+  {
+    // BN 200 is the persistent kernel's in clusters of four (K-major B).
+    std::string key, error;
+    CacheEntry e200;
+    CHECK(parseCacheLine("f16 k 1000x3000x5000 persistent 200 4 1 4 0 48.3", key, e200, error));
+    CHECK(e200.choice == persistentQuad());
+    CHECK_FALSE(parseCacheLine("f16 k 1000x3000x5000 persistent 200 2 1 4 0 49.0", key, e200,
+                               error));
+    CHECK(error.find("BN 200 is the persistent kernel's in clusters of four") == 0);
+    CHECK_FALSE(parseCacheLine("f16 k 1000x3000x5000 persistent 192 4 1 5 0 49.0", key, e200,
+                               error));
+    CHECK_FALSE(parseCacheLine("f16 mn 1000x3000x5000 persistent 200 4 1 4 0 49.0", key, e200,
+                               error));
+    CHECK_FALSE(parseCacheLine("f16 k 1000x3000x5000 splitk 128 4 2 6 0 49.0", key, e200,
+                               error));
+    CHECK(cacheLine(Problem{1000, 3000, 5000}, CacheEntry{persistentQuad(), 48.3}) ==
+          "f16 k 1000x3000x5000 persistent 200 4 1 4 0 48.30");
+    CHECK(ptxName(DType::F16, true, ptxCluster(persistentQuad())) == "gemm_f16_mc4.ptx");
+    CHECK(ptxName(DType::BF16, true, ptxCluster(persistentWith(192))) == "gemm_bf16_mc.ptx");
+  }
 }

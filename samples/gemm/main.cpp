@@ -5,9 +5,9 @@
 //
 //   gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]
 //        [--variant auto|persistent|splitk|skinny] [--splits S] [--mt MT] [--multicast on|off]
-//        [--bn 256|224|192|128|64] [--stages S] [--cluster-y 2|4]
+//        [--bn 256|224|200|192|128|64] [--stages S] [--cluster-y 2|4]
 //        [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]
-//        [--ptx PATH] [--reference-only] [--skip-code C]
+//        [--ptx PATH] [--reference-only] [--skip-code C] [--probes FILE.csv]
 //   gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]
 //        [--tune] [--tune-cache FILE] [--runs 30] [--warmup 10] [--out FILE.md] [--csv FILE.csv]
 //   gemm --fp8 ...: the fp8 GEMMs of gemm_fp8.tile (fp8.cpp has their options)
@@ -42,9 +42,13 @@
 // CUDA device: "no CUDA device: compiled only", exit --skip-code (0). Without
 // the PTX the check mode still checks cuBLAS against float64 and then exits
 // --skip-code; the bench reports "not built" (no number is ever invented).
-// --reference-only checks cuBLAS against float64 alone.
+// --reference-only checks cuBLAS against float64 alone. --probes FILE (with
+// --ptx naming a probe build, tools/scripts/gemm_probes.py) appends the
+// %globaltimer stamps of 10 launches to FILE (probes.h);
+// tools/scripts/gemm_probe_report.py reduces them.
 #include "fp8.h"
 #include "gemm_cli.h"
+#include "probes.h"
 #include "gemm_cublas.h"
 
 #include "../common/event_timing.cuh"
@@ -71,7 +75,7 @@ namespace gemm::cli {
       "            [--variant auto|persistent|splitk|skinny] [--splits S] [--mt MT]\n"
       "            [--multicast on|off] [--bn BN] [--stages S] [--cluster-y 2|4]\n"
       "            [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]\n"
-      "            [--ptx PATH] [--reference-only] [--skip-code C]\n"
+      "            [--ptx PATH] [--reference-only] [--skip-code C] [--probes FILE.csv]\n"
       "       gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]\n"
       "            [--tune] [--tune-cache FILE] [--runs R] [--warmup W] [--out FILE.md]\n"
       "            [--csv FILE.csv]\n",
@@ -164,8 +168,8 @@ Options parse(int argc, char **argv) {
       o.multicast = v == "on";
     } else if (f == "--bn") {
       o.bn = r.intValue();
-      if (o.bn != 64 && o.bn != 128 && o.bn != 192 && o.bn != 224 && o.bn != 256)
-        usage("--bn is 64, 128, 192, 224 or 256");
+      if (o.bn != 64 && o.bn != 128 && o.bn != 192 && o.bn != 200 && o.bn != 224 && o.bn != 256)
+        usage("--bn is 64, 128, 192, 200, 224 or 256");
     } else if (f == "--stages")
       o.stages = int(r.intIn(1, 16));
     else if (f == "--cluster-y") {
@@ -187,6 +191,8 @@ Options parse(int argc, char **argv) {
       o.ptx = r.value();
     else if (f == "--skip-code")
       o.skipCode = int(r.intValue());
+    else if (f == "--probes")
+      o.probes = r.value();
     else if (f == "--shapes") {
       for (const auto &[m, n, k] : r.shapeList("MxNxK"))
         o.shapes.push_back(Problem{m, n, k, DType::F16, BMajor::K});
@@ -241,7 +247,9 @@ Options parse(int argc, char **argv) {
              "-major (BN 128 with 6 stages; B K-major also BN 64 with 8, or 4: two CTAs per SM)")
                 .c_str());
   }
-  if ((o.bn == 192 || o.bn == 224) && o.problem.bmajor != BMajor::K)
+  if (o.bn == gemm::kQuadBn && o.multicast && !*o.multicast)
+    usage("--bn 200 is compiled in clusters of four only (B multicast): not with --multicast off");
+  if ((o.bn == 192 || o.bn == 200 || o.bn == 224) && o.problem.bmajor != BMajor::K)
     usage(("--bn " + std::to_string(o.bn) + " is compiled for B K-major only (--bmajor k)")
               .c_str());
   if (o.bn && o.bn != 128 && o.bn != 64 && skinny)
@@ -283,10 +291,10 @@ bool fileExists(const std::string &path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-std::string ptxPath(const Options &o, DType d, bool multicast) {
+std::string ptxPath(const Options &o, DType d, bool multicast, int cluster) {
   if (!o.ptx.empty())
     return o.ptx;
-  return sample::ptxDir() + "/" + gemm::ptxName(d, multicast);
+  return sample::ptxDir() + "/" + gemm::ptxName(d, multicast, cluster);
 }
 
 // gemm_skinny.tile's PTX: beside --ptx's file when given, else in the PTX
@@ -362,6 +370,18 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
   }
   if (o.bn)
     c.bn = o.bn;
+  // BN 200 is compiled in clusters of four only (gemm_<dtype>_mc4.ptx): the
+  // cache's or the rule's BN 200 with --multicast off is BN 192 without the
+  // cluster; another BN with the quad's cluster is the pair.
+  if (c.variant == Variant::Persistent && !c.mt && c.bn == gemm::kQuadBn)
+    c = o.multicast && !*o.multicast ? [&] {
+      Choice one = gemm::persistentWith(192, p.bmajor);
+      one.cluster = 1;
+      return one;
+    }()
+                                     : gemm::persistentQuad();
+  else if (c.variant == Variant::Persistent && c.cluster == 4)
+    c.cluster = 2;
   if (c.variant == Variant::Persistent && c.mt && !gemm::m64Compiled(c.bn))
     c.mt = 0; // gemm_m64 is compiled at BN 128 and 256: the 128-row kernel at that BN
   if (c.variant == Variant::Persistent)
@@ -508,7 +528,8 @@ int runCheck(const Options &o) {
     }
     const std::string ptx = choice.variant == Variant::Skinny
                                 ? skinnyPtxPath(o, p.dtype)
-                                : ptxPath(o, p.dtype, gemm::usesMulticastPtx(choice));
+                                : ptxPath(o, p.dtype, gemm::usesMulticastPtx(choice),
+                                          gemm::ptxCluster(choice));
     if (!fileExists(ptx)) {
       std::printf("no .tile PTX at %s: samples/gemm/gemm.tile is not built yet (README.md, "
                   "\"The contract\"); only cuBLAS was checked\n",
@@ -553,6 +574,22 @@ int runCheck(const Options &o) {
       std::printf("  split-K rerun (flags reset by the kernel): %s\n",
                   same ? "bit-identical" : "DIFFERS  FAIL");
       ok = ok && same;
+    }
+    if (!o.probes.empty()) {
+      // A probe build (tools/scripts/gemm_probes.py): 20 warm launches, then
+      // 10 whose stamps are appended to the CSV, one launch at a time.
+      const tile::Module &m = run.kernel(choice, p.dtype, p.bmajor).module;
+      for (int i = 0; i < 20; ++i)
+        launch();
+      for (int l = 0; l < 10; ++l) {
+        SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
+        gemm::probes::zero(m);
+        launch();
+        SAMPLE_CUDA_CHECK(cudaGetLastError());
+        SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
+        gemm::probes::append(m, l, o.probes);
+      }
+      std::printf("  probes: 10 launches in %s\n", o.probes.c_str());
     }
     std::printf("gemm: %s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
