@@ -395,9 +395,9 @@ void Sema::checkRingCounts() {
             Count &c = counts[r->isProduce()][r->ring];
             if (!c.first)
               c.first = r;
-            if (c.n && times && !__builtin_add_overflow(*c.n, *times, &*c.n))
-              continue;
-            c.n = std::nullopt;
+            if (!c.n || !times || __builtin_add_overflow(*c.n, *times, &*c.n))
+              c.n = std::nullopt;
+            walk(r->body, times); // a consume nested in a consume of another ring
           } else if (auto *f = s->as<ForStmt>()) {
             std::optional<int64_t> n = tripCount(*this, *f), inner;
             int64_t product = 0;

@@ -48,7 +48,8 @@ Type Sema::infer(ExprPtr &ep) {
       // read: neither is a generic read.
       if (ringAccess_ && !ringAccess_->isProduce() && !inferringMmaOperand_ &&
           !inferringTmaStoreTile_)
-        ringAccess_->readsStageGenerically = true;
+        for (RingAccessStmt *c = ringAccess_; c; c = c->enclosing) // conservative: each
+          c->readsStageGenerically = true;
       t = v.decl->type;
       break;
     }

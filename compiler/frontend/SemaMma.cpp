@@ -243,8 +243,13 @@ bool Sema::checkMmaRegisterOperand(const ExprAST &frag, Type t, CallExpr::MmaOpe
 Type Sema::checkMma(CallExpr &e) {
   // Marked before the checks: a consume whose mma has an error still issues
   // one, so its inflight(N) is not reported again as "no mma".
-  if (ringAccess_ && !ringAccess_->isProduce())
-    ringAccess_->issuesMma = true;
+  // An mma in a nested consume is the enclosing blocks' too: their closing
+  // waits cover what the inner block leaves in flight.
+  if (ringAccess_ && !ringAccess_->isProduce()) {
+    ringAccess_->mmaInBody = true;
+    for (RingAccessStmt *c = ringAccess_; c; c = c->enclosing)
+      c->issuesMma = true;
+  }
   if (!e.namedArgs.empty()) {
     error(e.namedArgs[0].loc, "'mma' takes no named arguments",
           "mma(a, b, acc) takes its operands and the accumulator by position (a: a shared tile, "
@@ -339,7 +344,8 @@ Type Sema::checkMma(CallExpr &e) {
   kernel_->usesMma = true; // range checks trap without printf (MLIRGenPeer.cpp)
   if (ringAccess_ && !ringAccess_->isProduce()) {
     e.mma.inConsume = true;
-    ringAccess_->mmaReadsRegisterA |= a.inRegisters;
+    for (RingAccessStmt *c = ringAccess_; c; c = c->enclosing)
+      c->mmaReadsRegisterA |= a.inRegisters;
   }
   return acc;
 }
@@ -455,6 +461,8 @@ void collectAssigned(const Block &b, std::unordered_set<const Decl *> &out) {
     } else if (auto *i = s->as<IfStmt>()) {
       collectAssigned(i->thenBody, out);
       collectAssigned(i->elseBody, out);
+    } else if (auto *r = s->as<RingAccessStmt>()) {
+      collectAssigned(r->body, out);
     }
   }
 }
@@ -517,6 +525,8 @@ private:
       expr(*i->cond, nullptr, false);
       block(i->thenBody);
       block(i->elseBody);
+    } else if (auto *r = s.as<RingAccessStmt>()) {
+      block(r->body); // a nested consume: its mmas are read against the whole block
     }
   }
   /// `boundTo`: the variable e (when it is the whole right-hand side) is
@@ -567,7 +577,9 @@ void Sema::checkConsumeInflight(RingAccessStmt &s) {
   if (s.isProduce())
     return;
   s.drainLoop = loops_.empty() ? nullptr : loops_.back();
-  if (s.issuesMma)
+  // A nested consume's mmas are marked with its outermost block's (after
+  // it: every read up to that block's end counts).
+  if (s.issuesMma && !s.enclosing)
     MmaResultReads(s.body).block(s.body);
   if (!s.inflightExpr)
     return;
@@ -592,6 +604,14 @@ void Sema::checkConsumeInflight(RingAccessStmt &s) {
           "each group in flight keeps its stage unreleased: N must be below the stages (and at "
           "most " +
               std::to_string(T::kWgmmaMaxInflight) + ")");
+    return;
+  }
+  if (*n > 0 && (s.enclosing || s.enclosesConsume)) {
+    error(s.inflightExpr->loc,
+          "inflight(" + std::to_string(*n) + ") on a consume " +
+              (s.enclosing ? "nested in another consume" : "with a consume nested in it"),
+          "nested consume blocks release their stages at their own ends: write `consume r as "
+          "s` (inflight(0))");
     return;
   }
   s.inflight = *n;

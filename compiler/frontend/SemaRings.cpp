@@ -321,11 +321,27 @@ void Sema::checkRingAccess(RingAccessStmt &s) {
           "role's warpgroups: put the produce blocks outside the turn");
     diags_.note(turn_->loc, "the turn is here");
   }
-  if (ringAccess_) {
+  // A consume may sit in a consume of another ring (each stage is released
+  // at its own block's end: FlashAttention-3's K, released once S = Q K^T
+  // completed, inside V's, released after P V).
+  bool nestedConsume = ringAccess_ && !ringAccess_->isProduce() && !s.isProduce();
+  if (nestedConsume) {
+    for (const RingAccessStmt *o = ringAccess_; o; o = o->enclosing)
+      if (o->ring == s.ring) {
+        error(s.loc, "a consume of ring '" + s.ringName + "' nested in a consume of the same ring",
+              "a stage of a ring is consumed in order: finish the enclosing block first");
+        diags_.note(o->loc, "the enclosing consume is here");
+        break;
+      }
+    s.enclosing = ringAccess_;
+    ringAccess_->enclosesConsume = true;
+  } else if (ringAccess_) {
     error(s.loc,
           std::string("a ") + what + " block cannot be nested in a " +
               (ringAccess_->isProduce() ? "produce" : "consume") + " block",
-          "finish the enclosing block first");
+          s.isProduce() ? "finish the enclosing block first"
+                        : "finish the enclosing block first (a consume may be nested only in a "
+                          "consume of another ring)");
   }
   RingAccessStmt *outer = ringAccess_;
   ringAccess_ = &s;

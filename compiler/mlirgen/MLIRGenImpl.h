@@ -445,7 +445,14 @@ private:
   bool turnMmaWaitDue = false;
   /// wait_group `newer`: the `newer` groups committed after the deferred
   /// one (mmas the consume block leaves in flight) may stay pending.
-  void genTurnMmaWait(Location l, int64_t newer);
+  void genTurnMmaWait(Location l, int64_t newer,
+                      ArrayRef<const fe::CallExpr *> inFlight = {});
+  /// The last wait_group n > 0 genTurnMmaWait issued and the mmas of the n
+  /// groups it left in flight: a consume nested in another whose block ends
+  /// there needs no wait of its own when none of them reads its stage
+  /// (genMmaConsumeEnd).
+  Operation *turnInFlightWait_ = nullptr;
+  SmallVector<const fe::CallExpr *, 2> turnInFlight_;
   /// commit_group after a turn statement's mma that its consume block
   /// leaves in flight: a group of its own, counted by the deferred wait.
   void genTurnInFlightCommit(Location l);
@@ -552,6 +559,8 @@ public:
   /// commit + wait(n) at its end; with n > 0 the delayed release (true: the
   /// caller must not release the current stage itself).
   bool genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage);
+  /// A nested consume block ends with only other rings' groups in flight.
+  bool nestedEndsRetired(const fe::RingAccessStmt &s);
   /// In a consume block: a wait_group 0 was issued after an mma whose result
   /// the block reads, so the block's next mma needs a wgmma.fence again.
   bool mmaFenceDue_ = false;

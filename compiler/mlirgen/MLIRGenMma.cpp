@@ -126,8 +126,10 @@ void MLIRGenImpl::genTurnInFlightCommit(Location l) {
           "is waited for without it");
 }
 
-void MLIRGenImpl::genTurnMmaWait(Location l, int64_t newer) {
+void MLIRGenImpl::genTurnMmaWait(Location l, int64_t newer,
+                                 ArrayRef<const fe::CallExpr *> inFlight) {
   turnMmaWaitDue = false;
+  turnInFlightWait_ = nullptr;
   if (newer == 0) {
     explain(WgmmaWaitOp::create(builder, l, 0),
             "wgmma.wait_group.sync.aligned 0: the mma of the turn's statement completes before "
@@ -135,7 +137,10 @@ void MLIRGenImpl::genTurnMmaWait(Location l, int64_t newer) {
             "was the turn's last statement, so the next warpgroup issues behind it");
     return;
   }
-  explain(WgmmaWaitOp::create(builder, l, newer),
+  auto wait = WgmmaWaitOp::create(builder, l, newer);
+  turnInFlightWait_ = wait;
+  turnInFlight_.assign(inFlight.begin(), inFlight.end());
+  explain(wait,
           "wgmma.wait_group.sync.aligned " + Twine(newer) +
               ": the turn's mma whose result is read completes; the " + Twine(newer) +
               " newer group(s), mmas whose registers the consume block does not touch before "
@@ -145,6 +150,8 @@ void MLIRGenImpl::genTurnMmaWait(Location l, int64_t newer) {
 
 void MLIRGenImpl::genMmaConsumeStart(const fe::RingAccessStmt &s) {
   mmaFenceDue_ = false;
+  if (!s.mmaInBody)
+    return; // its mmas are in nested consume blocks, each fenced at its top
   explain(WgmmaFenceOp::create(builder, loc(s.loc)),
           "wgmma.fence.sync.aligned: before the first mma of the consume of ring '" +
               s.ring->decl->name + "' (orders earlier accumulator writes before wgmma)");
@@ -165,6 +172,12 @@ static MmaCommit mmaCommitState(Block &block) {
   for (Operation &op : llvm::reverse(block)) {
     if (isa<WgmmaCommitOp>(op))
       return MmaCommit::Done;
+    if (auto consume = dyn_cast<RingConsumeOp>(op)) { // nested: as its block ends
+      MmaCommit inner = mmaCommitState(consume.getBody().front());
+      if (inner != MmaCommit::None)
+        return inner;
+      continue;
+    }
     if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
       MmaCommit t = mmaCommitState(*ifOp.thenBlock());
       MmaCommit e = ifOp.elseBlock() ? mmaCommitState(*ifOp.elseBlock()) : MmaCommit::None;
@@ -191,6 +204,38 @@ static bool mayHaveUncommittedMma(Block *block) {
   return mmaCommitState(*block) == MmaCommit::Open;
 }
 
+/// Whether mma `c` reads a tile of ring `r`'s stage.
+static bool mmaReadsRing(const fe::CallExpr &c, const fe::RingStmt &r) {
+  for (const fe::RingMember &m : r.members)
+    if (c.mma.b.tile == m.stage.get() || (!c.mma.a.inRegisters && c.mma.a.tile == m.stage.get()))
+      return true;
+  return false;
+}
+
+bool MLIRGenImpl::nestedEndsRetired(const fe::RingAccessStmt &s) {
+  // The block's last wgmma operation is a turn's wait_group n > 0: every
+  // group but the n newest has retired, and those n (mmas the turn left in
+  // flight) read other rings' stages, which the enclosing consume blocks
+  // wait for at their ends (samples/attention: S = Q K^T retired, the K
+  // stage is released; P V runs on until V's block ends).
+  Block *block = builder.getInsertionBlock();
+  Operation *last = nullptr;
+  for (Operation &op : llvm::reverse(*block))
+    if (op.walk([&](Operation *x) {
+            return isa<MmaOp, MmaRegAOp, WgmmaCommitOp, WgmmaWaitOp, WgmmaFenceOp,
+                       RingConsumeOp>(x)
+                       ? WalkResult::interrupt()
+                       : WalkResult::advance();
+          }).wasInterrupted()) {
+      last = &op;
+      break;
+    }
+  if (!last || last != turnInFlightWait_)
+    return false;
+  return llvm::none_of(turnInFlight_,
+                       [&](const fe::CallExpr *c) { return mmaReadsRing(*c, *s.ring); });
+}
+
 bool MLIRGenImpl::genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage) {
   Location l = loc(s.loc);
   const fe::RingStmt &r = *s.ring;
@@ -205,6 +250,8 @@ bool MLIRGenImpl::genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage) {
     explain(WgmmaCommitOp::create(builder, l),
             "wgmma.commit_group.sync.aligned: the mma of this consume of ring '" + r.decl->name +
                 "' form one group");
+  else if (s.enclosing && nestedEndsRetired(s))
+    return false; // the groups left in flight are the enclosing block's to wait for
   // Where a closing wait_group 0 stays when a turn left groups in flight:
   // tile-anchor-mma-waits.
   explain(WgmmaWaitOp::create(builder, l, s.inflight),

@@ -171,6 +171,7 @@ void MLIRGenImpl::genTurn(const fe::IfStmt &s) {
     genTurnInFlightCommit(loc(i.loc));
   };
   int64_t newer = 0;
+  SmallVector<const fe::CallExpr *, 2> inFlight; // the mmas of those `newer` groups
   if (!straight) {
     genBlock(s.thenBody, 0);
   } else {
@@ -185,11 +186,14 @@ void MLIRGenImpl::genTurn(const fe::IfStmt &s) {
           genTurnInFlightCommit(loc(st->loc));
         }
         ++newer;
+        for (const MmaStore &m : mmas)
+          inFlight.push_back(m.first);
         continue;
       }
       if (turnMmaWaitDue)
-        genTurnMmaWait(loc(st->loc), newer);
+        genTurnMmaWait(loc(st->loc), newer, inFlight);
       newer = 0;
+      inFlight.clear();
       pendingStores.clear();
       mmas.clear();
       turnDefersMmaWait = wholeMma(*st, mmas);
@@ -207,7 +211,7 @@ void MLIRGenImpl::genTurn(const fe::IfStmt &s) {
   next = arith::SelectOp::create(builder, l, wrap, intConst(l, i32, 0), next);
   TurnPassOp::create(builder, l, next, first, groups);
   if (turnMmaWaitDue)
-    genTurnMmaWait(l, newer);
+    genTurnMmaWait(l, newer, inFlight);
 }
 
 void MLIRGenImpl::genTurnEnd(Location l, const fe::RoleAST &role, bool entry) {

@@ -52,11 +52,24 @@ bool containsWgmma(Operation &op) {
 Value anchorOf(WgmmaWaitOp wait, Anchor mode) {
   Block *block = wait->getBlock();
   // The wgmma op before the closing wait: an in-flight wait, or not anchored.
+  // A consume nested in this block (of another ring) that ended with groups
+  // in flight counts as its last wgmma op; the scan starts after it.
+  Operation *from = nullptr;
   WgmmaWaitOp inFlight;
   for (Block::iterator it = wait->getIterator(); it != block->begin();) {
     Operation &op = *--it;
     if (containsWgmma(op)) {
-      inFlight = dyn_cast<WgmmaWaitOp>(op);
+      from = &op;
+      Operation *last = &op;
+      while (auto consume = dyn_cast_or_null<RingConsumeOp>(last)) {
+        last = nullptr;
+        for (Operation &inner : llvm::reverse(consume.getBody().front()))
+          if (containsWgmma(inner)) {
+            last = &inner;
+            break;
+          }
+      }
+      inFlight = dyn_cast_or_null<WgmmaWaitOp>(last);
       break;
     }
   }
@@ -70,7 +83,7 @@ Value anchorOf(WgmmaWaitOp wait, Anchor mode) {
   auto depthOf = [&](Value v) { return depth.lookup(v); };
   Value best;
   int64_t bestDepth = 0;
-  for (Block::iterator it = std::next(inFlight->getIterator()); it != wait->getIterator(); ++it) {
+  for (Block::iterator it = std::next(from->getIterator()); it != wait->getIterator(); ++it) {
     it->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (auto store = dyn_cast<StoreOp>(op)) {
         depth[store.getPtr()] = depthOf(store.getValue());

@@ -243,6 +243,12 @@ public:
   /// retired its group (before the release).
   bool slotReadOnlyByMma() const { return issuesMma && !readsStageGenerically; }
   const StmtAST *drainLoop = nullptr; // [sema] the innermost loop around it (drained after it)
+  /// [sema] A consume nested in a consume of another ring: the enclosing
+  /// one (its mmas count as the enclosing block's too, which waits for the
+  /// groups this block leaves in flight: docs/reference/mma.md).
+  RingAccessStmt *enclosing = nullptr;
+  bool enclosesConsume = false; // [sema] a consume block is nested in this one
+  bool mmaInBody = false;       // [sema] an mma in the body outside nested consume blocks
 };
 
 enum class AssignOp { Assign, Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr };
