@@ -20,8 +20,8 @@ void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOpti
   // same uniformity analysis the sync passes below decide with.
   pm.addNestedPass<KernelOp>(createTileCheckDivergence());
   // The wgmma waits' anchors while the consume blocks are still rings' bodies.
-  if (options.mmaWaitAnchor != "none")
-    pm.addNestedPass<KernelOp>(createTileAnchorMmaWaits({options.mmaWaitAnchor}));
+  // Always: a consume block may carry its own anchor (`anchor(MODE)`).
+  pm.addNestedPass<KernelOp>(createTileAnchorMmaWaits({options.mmaWaitAnchor}));
   // Rings next: every later pass sees their mbarriers, waits and releases
   // as ordinary tile ops (and the canonicalizer folds their stage arithmetic).
   pm.addNestedPass<KernelOp>(createTileLowerRings());

@@ -94,6 +94,19 @@ StmtPtr Parser::parseRingAccess(int depth) {
     s->inflightExpr = parseExpr();
     expect(Tok::RParen, "')'", "write `consume RING as s inflight(N) { ... }`");
   }
+  if (kw.text == "consume" && atIdent("anchor") && peekTok().kind == Tok::LParen) {
+    // `anchor(MODE[, COND])` (SemaMma.cpp).
+    const char *anchorHint = "write `consume RING as s anchor(reduce) { ... }` (none, reduce or "
+                             "last), or `anchor(reduce, COND)` with a compile-time condition";
+    s->anchorLoc = consume().loc;
+    consume(); // '('
+    s->anchorName = expect(Tok::Ident, "an anchor (none, reduce or last)", anchorHint).text;
+    if (cur().kind == Tok::Comma) {
+      consume();
+      s->anchorCond = parseExpr();
+    }
+    expect(Tok::RParen, "')'", anchorHint);
+  }
   expect(Tok::LBrace, "'{'", hint);
   s->body = parseBlock(depth + 1);
   return s;

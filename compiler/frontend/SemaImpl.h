@@ -410,6 +410,7 @@ public:
   void collectMmaTileNames(const Block &body);
   /// After a consume's body: inflight(n), the drain loop, accumulator uses.
   void checkConsumeInflight(RingAccessStmt &s);
+  void checkConsumeAnchor(RingAccessStmt &s);
   /// After the kernel body: no non-mma use of an accumulator while groups
   /// of a consume inflight(n > 0) may be in flight (its loop's body).
   void checkInflightUses();

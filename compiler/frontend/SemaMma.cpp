@@ -581,6 +581,7 @@ void Sema::checkConsumeInflight(RingAccessStmt &s) {
   // it: every read up to that block's end counts).
   if (s.issuesMma && !s.enclosing)
     MmaResultReads(s.body).block(s.body);
+  checkConsumeAnchor(s);
   if (!s.inflightExpr)
     return;
   const char *hint = "write `consume r as s inflight(N) { acc = mma(...) }` with a constant N, "
@@ -632,6 +633,39 @@ void Sema::checkConsumeInflight(RingAccessStmt &s) {
   }
   if (*n > 0) // the loop's later statements are not checked yet: after the body
     inflightConsumes_.push_back(&s);
+}
+
+void Sema::checkConsumeAnchor(RingAccessStmt &s) {
+  if (s.anchorName.empty())
+    return;
+  const char *hint = "write `anchor(reduce)`, `anchor(last)` or `anchor(none)`, optionally with "
+                     "a compile-time condition: `anchor(reduce, D == 128)`";
+  int mode = s.anchorName == "none" ? 0 : s.anchorName == "reduce" ? 1 : s.anchorName == "last" ? 2 : -1;
+  if (mode < 0) {
+    error(s.anchorLoc, "'" + s.anchorName + "' is not a wait anchor", hint);
+    return;
+  }
+  if (s.anchorCond) {
+    Type t = checkValue(s.anchorCond, nullptr, "");
+    bool overflow = false;
+    std::optional<int64_t> v;
+    if (!t.isInvalid() && (t.isBool() || t.isInteger()))
+      v = foldConstant(*s.anchorCond, overflow);
+    if (!v || overflow) {
+      if (!t.isInvalid())
+        error(s.anchorCond->loc, "the condition of anchor(...) must be a compile-time constant",
+              hint);
+      return;
+    }
+    if (*v == 0)
+      mode = -1; // the command line's anchor
+  }
+  if (mode > 0 && !s.issuesMma) {
+    error(s.anchorLoc, "anchor(" + s.anchorName + ") on a consume that issues no mma",
+          "the anchor places the block's closing wgmma.wait_group; without mma there is none");
+    return;
+  }
+  s.anchorMode = mode;
 }
 
 void Sema::checkInflightUses() {

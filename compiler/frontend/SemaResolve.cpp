@@ -186,6 +186,7 @@ void Sema::resolveStmtNames(StmtAST &s) {
   case StmtAST::Produce:
   case StmtAST::Consume:
     resolveNames(s.as<RingAccessStmt>()->inflightExpr);
+    resolveNames(s.as<RingAccessStmt>()->anchorCond);
     break;
   case StmtAST::Const:
     resolveNames(s.as<ConstStmt>()->init);

@@ -74,8 +74,14 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
   SmallVector<Location> argLocs(argTypes.size(), l);
   Region *body = s.isProduce()
                      ? &RingProduceOp::create(builder, l, ring, cursor, inElectedThread).getBody()
-                     : &RingConsumeOp::create(builder, l, ring, cursor,
-                                              s.issuesMma ? s.inflight : 0, s.slotReadOnlyByMma())
+                     : &RingConsumeOp::create(
+                            builder, l, ring, cursor, s.issuesMma ? s.inflight : 0,
+                            s.slotReadOnlyByMma(),
+                            s.anchorMode < 0 ? StringAttr()
+                                             : builder.getStringAttr(
+                                                   s.anchorMode == 0   ? "none"
+                                                   : s.anchorMode == 1 ? "reduce"
+                                                                       : "last"))
                             .getBody();
   OpBuilder::InsertionGuard guard(builder);
   Block *block = builder.createBlock(body, {}, argTypes, argLocs);

@@ -122,9 +122,20 @@ struct AnchorMmaWaitsPass
           << anchor.getValue() << "' is none of none, reduce, last";
       return signalPassFailure();
     }
-    if (mode == Anchor::None)
-      return;
     getOperation().walk([&](RingConsumeOp consume) {
+      // `consume r as s anchor(MODE)`: this block's own anchor.
+      Anchor blockMode = mode;
+      if (StringAttr own = consume.getWaitAnchorAttr()) {
+        if (own.getValue() != "none" && own.getValue() != "reduce" && own.getValue() != "last") {
+          consume.emitError("wait_anchor '") << own.getValue() << "' is none of none, reduce, last";
+          return signalPassFailure();
+        }
+        blockMode = own.getValue() == "reduce" ? Anchor::Reduce
+                    : own.getValue() == "last" ? Anchor::Last
+                                               : Anchor::None;
+      }
+      if (blockMode == Anchor::None)
+        return;
       // With inflight(n > 0) the block's closing wait leaves groups in
       // flight on purpose; only a closing wait_group 0 is anchored.
       if (consume.getInflight() != 0 || consume.getBody().empty())
@@ -138,7 +149,7 @@ struct AnchorMmaWaitsPass
         }
       if (!wait || wait.getPending() != 0 || wait.getAfter())
         return;
-      Value after = anchorOf(wait, mode);
+      Value after = anchorOf(wait, blockMode);
       if (!after)
         return;
       wait.getAfterMutable().assign(after);

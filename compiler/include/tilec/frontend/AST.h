@@ -249,6 +249,13 @@ public:
   RingAccessStmt *enclosing = nullptr;
   bool enclosesConsume = false; // [sema] a consume block is nested in this one
   bool mmaInBody = false;       // [sema] an mma in the body outside nested consume blocks
+  /// `consume r as s anchor(MODE[, COND])`: where the block's closing
+  /// wgmma.wait_group 0 goes (MODE none, reduce or last, as tilec
+  /// --mma-wait-anchor), when the compile-time condition COND holds.
+  Location anchorLoc;
+  std::string anchorName;
+  ExprPtr anchorCond;
+  int anchorMode = -1; // [sema] 0 none, 1 reduce, 2 last; -1: the command line's
 };
 
 enum class AssignOp { Assign, Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr };

@@ -101,12 +101,16 @@ def Tile_RingConsumeOp : Tile_Op<"ring_consume", [SingleBlock, NoTerminator]> {
     peer's empty barrier). With `inflight` = n > 0 wgmma groups stay in flight
     after the body and the body releases an earlier stage itself
     (tile.ring_release). `mma_only_reads`: only wgmma read the slot, retired
-    by wgmma.wait_group before the release, which is then relaxed. Block
-    arguments: the stage index (i32), then one pointer per member tile.
+    by wgmma.wait_group before the release, which is then relaxed.
+    `wait_anchor` (none, reduce or last): where tile-anchor-mma-waits keeps
+    the body's closing wgmma wait, for this block alone (the pass's option
+    otherwise). Block arguments: the stage index (i32), then one pointer per
+    member tile.
   }];
   let arguments = (ins Tile_RingType:$ring, Tile_RingCursorType:$cursor,
                        DefaultValuedAttr<I64Attr, "0">:$inflight,
-                       UnitAttr:$mma_only_reads);
+                       UnitAttr:$mma_only_reads,
+                       OptionalAttr<StrAttr>:$wait_anchor);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$ring `,` $cursor attr-dict-with-keyword $body";
   let hasVerifier = 1;
