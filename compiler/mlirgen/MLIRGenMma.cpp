@@ -216,7 +216,7 @@ bool MLIRGenImpl::nestedEndsRetired(const fe::RingAccessStmt &s) {
   // The block's last wgmma operation is a turn's wait_group n > 0: every
   // group but the n newest has retired, and those n (mmas the turn left in
   // flight) read other rings' stages, which the enclosing consume blocks
-  // wait for at their ends (samples/attention: S = Q K^T retired, the K
+  // wait for at their ends (FlashAttention-3's K and V: S = Q K^T retired, the K
   // stage is released; P V runs on until V's block ends).
   Block *block = builder.getInsertionBlock();
   Operation *last = nullptr;
