@@ -62,11 +62,9 @@
 // Exit: 0 pass, 1 fail, 2 bad arguments or a shape the kernel rejects (before
 // any device is touched), --skip-code (77) with fewer than 2 CUDA devices, or
 // (--check) when the ring's PTX is missing after the reference path passed.
+#include "../common/probe_array.h"
 #include "../common/ring_driver.h"
 #include "ring_ce.h"
-
-#include <cuda.h>
-#include <dlfcn.h>
 
 namespace {
 
@@ -252,52 +250,12 @@ std::string semaphoreLine(const tile::Semaphores &sem, const RankData &d, const 
 // A probe build of the kernel (tools/scripts/ring_probes.py) has a module
 // array `ring_probe` of per-CTA, per-event counters and %globaltimer stamps.
 // zeroProbes clears it before a launch; appendProbes writes every stamp as
-// "rank,cta,event,slot,ns" (ns after this rank's earliest `start` stamp).
-// The driver entry points come from libcuda at run time (dlopen, as the tilec
-// runtime does): linking libcuda would keep the program from starting on a
-// machine without a driver, where it must print SKIP.
-struct ProbeDriver {
-  decltype(&cuModuleGetGlobal) getGlobal = nullptr;
-  decltype(&cuMemsetD8) memset = nullptr;
-  decltype(&cuMemcpyDtoH) copy = nullptr;
-  ProbeDriver() {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (!lib)
-      lib = dlopen("libcuda.so.1", RTLD_NOW);
-    if (!lib)
-      throw std::runtime_error("--probes: cannot open libcuda.so.1");
-    getGlobal = reinterpret_cast<decltype(getGlobal)>(dlsym(lib, "cuModuleGetGlobal_v2"));
-    memset = reinterpret_cast<decltype(memset)>(dlsym(lib, "cuMemsetD8_v2"));
-    copy = reinterpret_cast<decltype(copy)>(dlsym(lib, "cuMemcpyDtoH_v2"));
-    if (!getGlobal || !memset || !copy)
-      throw std::runtime_error("--probes: libcuda lacks cuModuleGetGlobal_v2 / cuMemsetD8_v2 / "
-                               "cuMemcpyDtoH_v2");
-  }
-};
-const ProbeDriver &probeDriver() {
-  static const ProbeDriver d;
-  return d;
-}
-CUdeviceptr probeArray(RingKernel &k, size_t &bytes) {
-  CUdeviceptr p = 0;
-  if (probeDriver().getGlobal(&p, &bytes, k.module.raw(), "ring_probe") != CUDA_SUCCESS)
-    throw std::runtime_error("--probes: the PTX has no ring_probe array (make it with "
-                             "tools/scripts/ring_probes.py)");
-  return p;
-}
-void zeroProbes(RingKernel &k) {
-  size_t bytes = 0;
-  const CUdeviceptr p = probeArray(k, bytes);
-  if (probeDriver().memset(p, 0, bytes) != CUDA_SUCCESS)
-    throw std::runtime_error("--probes: cuMemsetD8 failed");
-}
+// "rank,cta,event,slot,ns" (ns after this rank's earliest `start` stamp;
+// samples/common/probe_array.h reads the array).
+void zeroProbes(RingKernel &k) { probes::clear(k.module, "ring_probe", "ring_probes.py"); }
 void appendProbes(RingKernel &k, int rank, const std::string &file) {
   constexpr int kEvents = 8, kSlots = 16;
-  size_t bytes = 0;
-  const CUdeviceptr p = probeArray(k, bytes);
-  std::vector<uint64_t> v(bytes / 8);
-  if (probeDriver().copy(v.data(), p, bytes) != CUDA_SUCCESS)
-    throw std::runtime_error("--probes: cuMemcpyDtoH failed");
+  const std::vector<uint64_t> v = probes::read(k.module, "ring_probe", "ring_probes.py");
   const size_t row = kSlots + 1, ctas = v.size() / (kEvents * row);
   uint64_t t0 = ~uint64_t(0);
   for (size_t c = 0; c < ctas; ++c)

@@ -28,53 +28,18 @@ anchor gets no probe for that event):
 """
 import sys
 
+from ptx_probes import Probes
+
 NEV = 7
 MAXJ = 4
 NCTA = 1024
 
 
-def snippet(ev, tid, n):
-    row = NEV * (MAXJ + 1) * 8
-    return f"""	// tilec gemm probe {ev}
-	{{
-	.reg .pred %tp;
-	.reg .b32 %tq<6>;
-	.reg .b64 %tt<4>;
-	mov.u32 %tq0, %tid.x;
-	setp.ne.u32 %tp, %tq0, {tid};
-	@%tp bra GPSKIP{n};
-	mov.u64 %tt0, %globaltimer;
-	mov.u32 %tq1, %ctaid.z;
-	mov.u32 %tq2, %nctaid.y;
-	mov.u32 %tq3, %ctaid.y;
-	mad.lo.u32 %tq1, %tq1, %tq2, %tq3;
-	mov.u32 %tq2, %nctaid.x;
-	mov.u32 %tq3, %ctaid.x;
-	mad.lo.u32 %tq1, %tq1, %tq2, %tq3;
-	min.u32 %tq1, %tq1, {NCTA - 1};
-	mul.wide.u32 %tt1, %tq1, {row};
-	mov.u64 %tt2, gemm_probe;
-	add.u64 %tt2, %tt2, %tt1;
-	add.u64 %tt2, %tt2, {ev * (MAXJ + 1) * 8};
-	atom.global.add.u64 %tt3, [%tt2], 1;
-	min.u64 %tt3, %tt3, {MAXJ - 1};
-	shl.b64 %tt3, %tt3, 3;
-	add.u64 %tt3, %tt3, %tt2;
-	st.global.u64 [%tt3+8], %tt0;
-GPSKIP{n}:
-	}}
-"""
-
-
 def main():
     src, dst = sys.argv[1], sys.argv[2]
     lines = open(src).read().split("\n")
-    inserts = {}  # line index -> list of (before: bool, text)
-    n = [0]
-
-    def at(i, ev, tid, before):
-        inserts.setdefault(i, []).append((before, snippet(ev, tid, n[0])))
-        n[0] += 1
+    probes = Probes("gemm_probe", "gemm", NEV, MAXJ, NCTA)
+    at = probes.at
 
     entries = [i for i, l in enumerate(lines) if l.startswith(".visible .entry")]
     if not entries:
@@ -107,20 +72,8 @@ def main():
         if rets:
             at(rets[-1], 6, 128, True)
 
-    out = []
-    for i, l in enumerate(lines):
-        if i == entries[0]:
-            out.append(f".global .align 8 .u64 gemm_probe[{NCTA * NEV * (MAXJ + 1)}];")
-            out.append("")
-        for before, text in inserts.get(i, []):
-            if before:
-                out.append(text.rstrip("\n"))
-        out.append(l)
-        for before, text in inserts.get(i, []):
-            if not before:
-                out.append(text.rstrip("\n"))
-    open(dst, "w").write("\n".join(out))
-    print(f"gemm_probes: {n[0]} probes in {len(entries)} entries into {dst}")
+    probes.write(lines, entries[0], dst)
+    print(f"gemm_probes: {probes.count} probes in {len(entries)} entries into {dst}")
 
 
 if __name__ == "__main__":

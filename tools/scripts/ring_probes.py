@@ -21,49 +21,20 @@ when one is missing, and another kernel's PTX would put them elsewhere):
 
   ring_probes.py IN.ptx OUT.ptx
 """
-import re
 import sys
+
+from ptx_probes import Probes
 
 NEV = 8
 MAXJ = 16
 NCTA = 132
 
 
-def snippet(ev, tid, n):
-    row = NEV * (MAXJ + 1) * 8
-    return f"""	// tilec ring probe {ev}
-	{{
-	.reg .pred %tp;
-	.reg .b32 %tq<2>;
-	.reg .b64 %tt<4>;
-	mov.u32 %tq0, %tid.x;
-	setp.ne.u32 %tp, %tq0, {tid};
-	@%tp bra TPSKIP{n};
-	mov.u64 %tt0, %globaltimer;
-	mov.u32 %tq1, %ctaid.x;
-	mul.wide.u32 %tt1, %tq1, {row};
-	mov.u64 %tt2, ring_probe;
-	add.u64 %tt2, %tt2, %tt1;
-	add.u64 %tt2, %tt2, {ev * (MAXJ + 1) * 8};
-	atom.global.add.u64 %tt3, [%tt2], 1;
-	min.u64 %tt3, %tt3, {MAXJ - 1};
-	shl.b64 %tt3, %tt3, 3;
-	add.u64 %tt3, %tt3, %tt2;
-	st.global.u64 [%tt3+8], %tt0;
-TPSKIP{n}:
-	}}
-"""
-
-
 def main():
     src, dst = sys.argv[1], sys.argv[2]
     lines = open(src).read().split("\n")
-    inserts = {}  # line index -> list of (before: bool, text)
-    n = [0]
-
-    def at(i, ev, tid, before):
-        inserts.setdefault(i, []).append((before, snippet(ev, tid, n[0])))
-        n[0] += 1
+    probes = Probes("ring_probe", "ring", NEV, MAXJ, NCTA)
+    at = probes.at
 
     def find(pred, start=0, what=""):
         for i in range(start, len(lines)):
@@ -93,20 +64,8 @@ def main():
     last0 = max(i for i in range(len(lines)) if lines[i].strip() == "bar.sync \t0;")
     at(last0, 7, 0, True)
 
-    out = []
-    for i, l in enumerate(lines):
-        if i == entry:
-            out.append(f".global .align 8 .u64 ring_probe[{NCTA * NEV * (MAXJ + 1)}];")
-            out.append("")
-        for before, text in inserts.get(i, []):
-            if before:
-                out.append(text.rstrip("\n"))
-        out.append(l)
-        for before, text in inserts.get(i, []):
-            if not before:
-                out.append(text.rstrip("\n"))
-    open(dst, "w").write("\n".join(out))
-    print(f"ring_probes: {n[0]} probes into {dst}")
+    probes.write(lines, entry, dst)
+    print(f"ring_probes: {probes.count} probes into {dst}")
 
 
 if __name__ == "__main__":
