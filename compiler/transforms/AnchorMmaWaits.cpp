@@ -36,6 +36,16 @@ namespace {
 
 enum class Anchor { None, Reduce, Last };
 
+std::optional<Anchor> anchorNamed(StringRef name) {
+  if (name == "none")
+    return Anchor::None;
+  if (name == "reduce")
+    return Anchor::Reduce;
+  if (name == "last")
+    return Anchor::Last;
+  return std::nullopt;
+}
+
 bool isWgmma(Operation *op) {
   return isa<MmaOp, MmaRegAOp, WgmmaCommitOp, WgmmaWaitOp, WgmmaFenceOp>(op);
 }
@@ -114,26 +124,18 @@ struct AnchorMmaWaitsPass
   using TileAnchorMmaWaitsBase::TileAnchorMmaWaitsBase;
 
   void runOnOperation() override {
-    Anchor mode = anchor == "reduce" ? Anchor::Reduce
-                  : anchor == "last" ? Anchor::Last
-                                     : Anchor::None;
-    if (mode == Anchor::None && anchor != "none") {
+    std::optional<Anchor> mode = anchorNamed(anchor);
+    if (!mode) {
       getOperation().emitError("tile-anchor-mma-waits: anchor '")
           << anchor.getValue() << "' is none of none, reduce, last";
       return signalPassFailure();
     }
     getOperation().walk([&](RingConsumeOp consume) {
       // `consume r as s anchor(MODE)`: this block's own anchor.
-      Anchor blockMode = mode;
-      if (StringAttr own = consume.getWaitAnchorAttr()) {
-        if (own.getValue() != "none" && own.getValue() != "reduce" && own.getValue() != "last") {
-          consume.emitError("wait_anchor '") << own.getValue() << "' is none of none, reduce, last";
-          return signalPassFailure();
-        }
-        blockMode = own.getValue() == "reduce" ? Anchor::Reduce
-                    : own.getValue() == "last" ? Anchor::Last
-                                               : Anchor::None;
-      }
+      // (The verifier admits only the three names.)
+      Anchor blockMode = *mode;
+      if (std::optional<StringRef> own = consume.getWaitAnchor())
+        blockMode = anchorNamed(*own).value_or(Anchor::None);
       if (blockMode == Anchor::None)
         return;
       // With inflight(n > 0) the block's closing wait leaves groups in

@@ -148,6 +148,12 @@ LogicalResult RingConsumeOp::verify() {
   if (inflight < 0 || inflight > stages - 1)
     return emitOpError() << "inflight " << inflight << " is outside 0.." << stages - 1 << " (ring '"
                          << ring.getRingName() << "' has " << stages << " stages)";
+  if (std::optional<StringRef> anchor = getWaitAnchor();
+      anchor && *anchor != "none" && *anchor != "reduce" && *anchor != "last")
+    return emitOpError() << "wait_anchor '" << *anchor << "' is none of none, reduce, last";
+  if (getWaitAnchor() && inflight != 0)
+    return emitOpError("wait_anchor needs inflight 0: with inflight > 0 the closing wait leaves "
+                       "groups in flight on purpose");
   return verifyAccessBody(*this, getBody(), ring, IntegerType::get(getContext(), 32),
                           "the stage index");
 }

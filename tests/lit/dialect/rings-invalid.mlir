@@ -142,6 +142,30 @@ tile.kernel @inflight() {
 
 // -----
 
+tile.kernel @wait_anchor_name() {
+  %c = tile.ring_cursor : !tile.ring_cursor
+  %r = tile.ring "r" {stages = 2 : i64, member_types = [f16], member_strides = array<i64: 64>, member_alignments = array<i64: 128>, tx_bytes = 128 : i64, consumer_warps = 4 : i64} : !tile.ring
+  // expected-error @+1 {{wait_anchor 'first' is none of none, reduce, last}}
+  tile.ring_consume %r, %c attributes {wait_anchor = "first"} {
+  ^bb0(%stage: i32, %a: !tile.ptr<f16, shared>):
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @wait_anchor_inflight() {
+  %c = tile.ring_cursor : !tile.ring_cursor
+  %r = tile.ring "r" {stages = 2 : i64, member_types = [f16], member_strides = array<i64: 64>, member_alignments = array<i64: 128>, tx_bytes = 128 : i64, consumer_warps = 4 : i64} : !tile.ring
+  // expected-error @+1 {{wait_anchor needs inflight 0}}
+  tile.ring_consume %r, %c attributes {inflight = 1 : i64, wait_anchor = "reduce"} {
+  ^bb0(%stage: i32, %a: !tile.ptr<f16, shared>):
+  }
+  tile.return
+}
+
+// -----
+
 tile.kernel @release_outside() {
   %c = tile.ring_cursor : !tile.ring_cursor
   %r = tile.ring "r" {stages = 2 : i64, member_types = [f16], member_strides = array<i64: 64>, member_alignments = array<i64: 128>, tx_bytes = 128 : i64, consumer_warps = 4 : i64} : !tile.ring
