@@ -53,7 +53,12 @@ void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOpti
 }
 
 void mlir::tile::buildTileLoweringPipeline(OpPassManager &pm, const TilePipelineOptions &) {
-  pm.addPass(createSCFToControlFlowPass());
+  // Without rollback the conversion applies each rewrite at once instead of
+  // recording it for undo: these patterns always succeed, and a kernel of
+  // thousands of unrolled ifs converts in a fraction of the time.
+  SCFToControlFlowPassOptions scfToCf;
+  scfToCf.allowPatternRollback = false;
+  pm.addPass(createSCFToControlFlowPass(scfToCf));
   pm.addPass(createConvertTileToLLVM());
   // NVVM ops without an LLVM intrinsic (nvvm.wgmma.mma_async) become inline
   // PTX; ops with one are left for LLVM IR translation.

@@ -462,6 +462,11 @@ UniformityAnalysis::Fact UniformityAnalysis::loadFact(LoadOp load, Operation *sl
   // divergent as every value stored to it anywhere (the language's rule).
   bool exitFlag = exitFlags_.count(slot);
   Operation *role = roleOf(load);
+  if (!exitFlag) { // every store counts: the joins visit() keeps
+    Level l = role ? join(slotJoins_.lookup({slot, role}), slotJoins_.lookup({slot, nullptr}))
+                   : slotAbsoluteJoin_.lookup(slot);
+    return {l, nullptr};
+  }
   Fact f;
   for (Operation *store : slotStores_.lookup(slot)) {
     Operation *storeRole = roleOf(store);
@@ -476,11 +481,7 @@ UniformityAnalysis::Fact UniformityAnalysis::loadFact(LoadOp load, Operation *sl
     if (g.level > f.level)
       f = g;
   }
-  // A var's value: its condition is where a diagnostic points; an exit
-  // flag's: the decision that set it.
-  if (!exitFlag)
-    f.why = nullptr;
-  return f;
+  return f; // an exit flag's reason: the decision that set it
 }
 
 UniformityAnalysis::Fact UniformityAnalysis::transfer(Operation *op, unsigned i) const {
@@ -556,6 +557,14 @@ bool UniformityAnalysis::visit(Operation *op) {
       SlotFacts &known = stores_[op];
       changed |= raise(known.inRole, fact(controlDivergence(op, role)));
       changed |= raise(known.absolute, fact(controlDivergence(op)));
+      // What loads of the slot see (loadFact): the join over its stores in
+      // this role (control from the role's entry), outside every role, and
+      // everywhere (control from the kernel's entry). Joins of monotone
+      // facts, kept as the stores rise, so a load costs O(1), not O(stores).
+      auto raiseLevel = [](Level &known, Level l) { known = join(known, l); };
+      Level own = role ? known.inRole.level : known.absolute.level;
+      raiseLevel(slotJoins_[{slot, role}], own);
+      raiseLevel(slotAbsoluteJoin_[slot], known.absolute.level);
     }
     return changed;
   }

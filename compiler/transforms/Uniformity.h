@@ -137,6 +137,12 @@ private:
   llvm::DenseSet<Operation *> exitFlags_;    // those marked tile.exit_flag
   llvm::DenseMap<Operation *, llvm::SmallVector<Operation *>> slotStores_; // private slots
   llvm::DenseMap<Operation *, SlotFacts> stores_; // what each store put there
+  /// Per private slot that is not an exit flag: the join of its stores'
+  /// facts in each role (keyed by the role; null: outside every role, whose
+  /// facts are measured from the kernel's entry), and of every store's
+  /// absolute fact.
+  llvm::DenseMap<std::pair<Operation *, Operation *>, Level> slotJoins_;
+  llvm::DenseMap<Operation *, Level> slotAbsoluteJoin_;
   llvm::DenseMap<Operation *, unsigned> order_;   // program order (pre-order walk)
   bool gaveUp_ = false;
   bool oneDimBlock_ = false; // the kernel's bounds prove Y = Z = 1
