@@ -187,6 +187,8 @@ void Sema::checkKernel(KernelAST &k) {
   tmaBarriers_.clear();
   curBlock_ = nullptr;
   inlinedCalls_ = 0;
+  expandedStmts_ = 0;
+  expansionReported_ = false;
   resolveAttrNames(k);
 
   if (opts_.clusterOverride) {
@@ -306,6 +308,20 @@ void Sema::checkBlock(Block &block, bool kernelTopLevel) {
 
 void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
   resolveStmtNames(s); // SemaResolve.cpp: before any check holds a node
+  // Each limit alone (copies of one nest, inlined calls) does not bound
+  // their product: a call in an unrolled loop, or an unrolled loop in a
+  // function, is emitted once per copy and per inlining. The statements
+  // MLIRGen will emit are counted here, each function body once per
+  // inlining (Sema checks it there) times the copies around it.
+  expandedStmts_ += unrollCopies_;
+  if (expandedStmts_ > kMaxExpandedStmts && !expansionReported_) {
+    expansionReported_ = true;
+    error(s.loc,
+          "the kernel expands to more than " + std::to_string(kMaxExpandedStmts) +
+              " statements once its unrolled loops and function calls are expanded",
+          "leave a loop rolled (drop `unroll`, or unroll by a factor), or call functions from "
+          "fewer places");
+  }
   switch (s.kind()) {
   case StmtAST::Let:
     checkLet(*s.as<LetStmt>());

@@ -525,6 +525,11 @@ public:
   /// A type parameter used as a value (SemaResolve.cpp), reported once per use.
   void reportTypeAsValue(VarRefExpr &v, const Decl &d);
   int inlinedCalls_ = 0;                              // in the current kernel
+  /// Statements the current kernel expands to (checkStmt), and whether the
+  /// limit was reported.
+  static constexpr int64_t kMaxExpandedStmts = 1 << 15;
+  int64_t expandedStmts_ = 0;
+  bool expansionReported_ = false;
   std::unordered_set<const FnAST *> fallOffReported_; // "may reach its end" once per fn
 };
 
