@@ -256,6 +256,27 @@ std::array<int, 3> Parser::parseDims(const char *attr, std::array<DimName, 3> *n
   return dims;
 }
 
+/// For the name of a type that is not a scalar, where that type may be
+/// written (the hint of a type in a place that takes a scalar, or takes
+/// another kind of type), or null.
+static const char *typeConstructorPlace(const std::string &name) {
+  if (name == "local")
+    return "a local array is made by `let NAME = local<TYPE>[N]` (no `var`, no annotation); "
+           "`local<TYPE>[N]` is written as a type only for a function parameter";
+  if (name == "view")
+    return "`view<TYPE, shared|cluster>` is written only as a function parameter's type";
+  if (name == "tensor")
+    return "`tensor<TYPE>[...]` is written only as a kernel parameter's type";
+  if (name == "shared" || name == "dshared")
+    return "a shared array is made by `let NAME = shared<TYPE>[N]` at the kernel's top level";
+  if (name == "vec" || name == "ptr" || name == "frag" || name == "per_row" ||
+      name == "per_col" || name == "f16x2" || name == "bf16x2")
+    return "only a scalar type can be written here (an array's or a pointer's element type, "
+           "a constant's, a compile-time parameter's, a type argument, bitcast's target): i1, i8, "
+           "i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, e4m3, e5m2";
+  return nullptr;
+}
+
 TypeSyntax Parser::parseScalarType(const char *what) {
   if (!at(Tok::Ident))
     failExpected(what,
@@ -270,6 +291,9 @@ TypeSyntax Parser::parseScalarType(const char *what) {
     fail(t.loc, "'" + t.text + "' is a compile-time value parameter, not a type",
          "a type is needed here: write a scalar type, or declare the parameter `" + t.text +
              ": type` to make it a type parameter");
+  if (!k)
+    if (const char *where = typeConstructorPlace(t.text))
+      fail(t.loc, "'" + t.text + "<...>' cannot be written here", where);
   if (!k)
     fail(t.loc, "unknown type '" + t.text + "'",
          "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, e4m3, e5m2");
