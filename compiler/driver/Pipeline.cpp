@@ -53,9 +53,10 @@ void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOpti
 }
 
 void mlir::tile::buildTileLoweringPipeline(OpPassManager &pm, const TilePipelineOptions &) {
-  // Without rollback the conversion applies each rewrite at once instead of
-  // recording it for undo: these patterns always succeed, and a kernel of
-  // thousands of unrolled ifs converts in a fraction of the time.
+  pm.addPass(createTileSCFToCFInReverse());
+  // What is left (scf.while, scf.index_switch). Without rollback the
+  // conversion applies each rewrite at once instead of recording it for
+  // undo: these patterns always succeed.
   SCFToControlFlowPassOptions scfToCf;
   scfToCf.allowPatternRollback = false;
   pm.addPass(createSCFToControlFlowPass(scfToCf));

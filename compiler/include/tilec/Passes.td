@@ -15,6 +15,23 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
+def TileSCFToCFInReverse : Pass<"tile-scf-to-cf-in-reverse", "::mlir::ModuleOp"> {
+  let summary = "structured control flow to branches, each block's ops from its last "
+                "to its first";
+  let description = [{
+    The upstream lowering of an scf.if, scf.for or scf.while splits its block after the
+    op and moves every later op of the block into the new block. Applied
+    from the first op down, a block of n ifs moves O(n^2) ops (a kernel of
+    thousands of unrolled ifs spent most of its compile there). Applied from
+    the last op up, each split moves only the ops up to the previous split:
+    O(n) in all. A structured op is lowered before the ones in its regions
+    (the patterns expect single-block regions). The same upstream patterns
+    (convert-scf-to-cf's), the same result; an op they create (scf.forall
+    becomes scf.parallel) is left for `convert-scf-to-cf`.
+  }];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Memory-model passes (docs/passes.md states each rule with its PTX reason).
 // Every op a pass inserts or changes carries a `tile.sync` string attribute
