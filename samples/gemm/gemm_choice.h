@@ -42,10 +42,12 @@ struct Choice {
                     // 128 or 64); persistent: 64 for gemm_m64 (64-row tiles), else 0
   int clusterY = 1; // skinny only: column tiles per cluster sharing A by multicast
                     // (gemm_skinny2d; `cluster` is then its row tiles sharing B)
+  bool dsm = false; // skinny only: the `splits` K splits of a tile in one cluster, reduced
+                    // through distributed shared memory (gemm_skinny_dsm; cluster 1)
   std::string why;  // the rule that chose it, or "tuned ..." / "forced"
   bool operator==(const Choice &o) const {
     return variant == o.variant && bn == o.bn && cluster == o.cluster && splits == o.splits &&
-           stages == o.stages && mt == o.mt && clusterY == o.clusterY;
+           stages == o.stages && mt == o.mt && clusterY == o.clusterY && dsm == o.dsm;
   }
 };
 
@@ -118,6 +120,7 @@ struct SkinnyInstance {
   int64_t bn = kSkinnyBn; // BNS: columns of C per tile
   int cluster = 1;        // CL: CTAs per cluster (row tiles sharing B)
   int clusterY = 1;       // CY: column tiles per cluster sharing A (gemm_skinny2d)
+  int ks = 0;             // KS >= 2: gemm_skinny_dsm, the KS splits of a tile in one cluster
 };
 inline const std::vector<SkinnyInstance> &skinnyInstances() {
   static const std::vector<SkinnyInstance> all = {
@@ -126,26 +129,30 @@ inline const std::vector<SkinnyInstance> &skinnyInstances() {
       {64, 7, 128, 2},  {32, 16, 64, 2}, {40, 15, 64, 2}, {64, 12, 64, 2}, {128, 7, 64, 2},
       {16, 11, 128, 1, 2}, {80, 11, 64, 1, 2}, {48, 15, 64, 2, 2}, {32, 16, 64, 2, 2},
       {32, 16, 64, 2, 4},  {64, 12, 64, 2, 2}, {64, 12, 64, 2, 4}, {128, 7, 64, 2, 2},
-      {96, 9, 64, 1, 4}};
+      {96, 9, 64, 1, 4},
+      {80, 10, 64, 1, 1, 2}, {80, 10, 64, 1, 2, 2}, {64, 12, 64, 1, 1, 2}, {64, 12, 64, 1, 2, 2},
+      {128, 7, 64, 1, 1, 2}, {32, 16, 64, 1, 1, 2}, {16, 11, 128, 1, 1, 4}};
   return all;
 }
-// The compiled instance (mt, stages, bn, cluster, clusterY), or null.
+// The compiled instance (mt, stages, bn, cluster, clusterY, ks), or null.
 inline const SkinnyInstance *skinnyInstance(int64_t mt, int stages, int64_t bn, int cluster = 1,
-                                            int clusterY = 1) {
+                                            int clusterY = 1, int ks = 0) {
   for (const SkinnyInstance &i : skinnyInstances())
     if (i.mt == mt && i.stages == stages && i.bn == bn && i.cluster == cluster &&
-        i.clusterY == clusterY)
+        i.clusterY == clusterY && i.ks == ks)
       return &i;
   return nullptr;
 }
 // The instance of width bn and cluster cl x cy for m rows: MT = mt when mt >
 // 0, else the smallest MT with cl row tiles covering m (MT >= m for cl = 1);
-// the deepest ring of that MT. Null when none is compiled.
+// the deepest ring of that MT. ks >= 2: gemm_skinny_dsm's with ks splits per
+// cluster. Null when none is compiled.
 inline const SkinnyInstance *skinnyInstanceFor(int64_t m, int64_t bn, int64_t mt = 0,
-                                               int cl = 1, int cy = 1) {
+                                               int cl = 1, int cy = 1, int ks = 0) {
   const SkinnyInstance *best = nullptr;
   for (const SkinnyInstance &i : skinnyInstances()) {
-    if (i.bn != bn || i.cluster != cl || i.clusterY != cy || (mt ? i.mt != mt : i.mt * cl < m))
+    if (i.bn != bn || i.cluster != cl || i.clusterY != cy || i.ks != ks ||
+        (mt ? i.mt != mt : i.mt * cl < m))
       continue;
     if (!best || i.mt < best->mt || (i.mt == best->mt && i.stages > best->stages))
       best = &i;
@@ -171,6 +178,19 @@ inline int64_t persistentUnits(const Problem &p, int64_t bn, int cluster, int64_
 }
 // CTAs the choice keeps busy at once when nothing limits residency (one CTA
 // per SM: the kernels take ~224 KB of shared memory).
+// gemm_skinny_dsm's instance i as a choice (its KS splits).
+inline Choice skinnyDsm(const SkinnyInstance &i) {
+  Choice c;
+  c.variant = Variant::Skinny;
+  c.cluster = 1;
+  c.clusterY = i.clusterY;
+  c.bn = i.bn;
+  c.mt = i.mt;
+  c.stages = i.stages;
+  c.splits = i.ks;
+  c.dsm = true;
+  return c;
+}
 inline int64_t ctasOf(const Problem &p, const Choice &c) {
   return c.variant != Variant::Persistent ? splitTiles(p, c) * c.splits
                                           : persistentUnits(p, c.bn, c.cluster, persistentRows(c)) *
@@ -190,6 +210,7 @@ inline std::string describe(const Choice &c) {
       : c.variant == Variant::Skinny
           ? "skinny (C^T) x" + std::to_string(c.splits) + ", " + std::to_string(c.mt) + " x " +
                 std::to_string(c.bn) + " tiles" +
+                (c.dsm ? " (the splits in one cluster, reduced in shared memory)" : "") +
                 (c.clusterY > 1 ? ", cluster " + std::to_string(c.cluster) + " x " +
                                       std::to_string(c.clusterY) +
                                       (c.cluster > 1 ? " (B and A multicast)" : " (A multicast)")
@@ -212,7 +233,9 @@ inline int ptxCluster(const Choice &c) {
 }
 inline std::string kernelName(const Choice &c, BMajor b) {
   if (c.variant == Variant::Skinny)
-    return c.clusterY > 1 ? "gemm_skinny2d" : "gemm_skinny"; // K-major B only
+    return c.dsm             ? "gemm_skinny_dsm"
+           : c.clusterY > 1 ? "gemm_skinny2d"
+                            : "gemm_skinny"; // K-major B only
   if (c.variant == Variant::Persistent && c.mt == kTileM64)
     return "gemm_m64"; // K-major B only
   const std::string base = c.variant == Variant::SplitK ? "gemm_splitk" : "gemm";
@@ -220,6 +243,8 @@ inline std::string kernelName(const Choice &c, BMajor b) {
 }
 // The compile-time parameters that name the instance (besides T).
 inline std::vector<std::pair<std::string, int64_t>> instanceArgs(const Choice &c, BMajor b) {
+  if (c.variant == Variant::Skinny && c.dsm)
+    return {{"MT", c.mt}, {"S", c.stages}, {"BNS", c.bn}, {"KS", c.splits}, {"CY", c.clusterY}};
   if (c.variant == Variant::Skinny && c.clusterY > 1)
     return {{"MT", c.mt}, {"S", c.stages}, {"BNS", c.bn}, {"CX", c.cluster}, {"CY", c.clusterY}};
   if (c.variant == Variant::Skinny)
@@ -233,14 +258,14 @@ inline std::vector<std::pair<std::string, int64_t>> instanceArgs(const Choice &c
 // The f32 workspace (elements) and tile flags (i32) of a split variant:
 // partials are written only with more than one split.
 inline int64_t workspaceFloats(const Problem &p, const Choice &c) {
-  if (c.splits <= 1 || c.variant == Variant::Persistent)
+  if (c.splits <= 1 || c.variant == Variant::Persistent || c.dsm)
     return 0;
   return c.variant == Variant::Skinny
              ? int64_t(c.splits) * skinnyTiles(p, c.mt, c.bn, c.cluster, c.clusterY) * c.mt * c.bn
              : int64_t(c.splits) * splitKTiles(p, c.bn, c.cluster) * kTileM * c.bn;
 }
 inline int64_t flagCount(const Problem &p, const Choice &c) {
-  return c.variant != Variant::Persistent ? splitTiles(p, c) : 0;
+  return c.variant != Variant::Persistent && !c.dsm ? splitTiles(p, c) : 0;
 }
 
 // ---------------------------------------------------------------- the rule table
@@ -582,6 +607,17 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
   // cluster), the same splits.
   if (p.bmajor == BMajor::K)
     for (const SkinnyInstance &i : skinnyInstances()) {
+      if (i.ks) {
+        // gemm_skinny_dsm: its KS splits, where M is one row tile (MT >= M,
+        // at most 2 M + 16) and all its clusters are resident at once (one
+        // CTA per SM).
+        if (p.m > i.mt || i.mt > 2 * p.m + 16 || kSteps(p) < 2 * i.ks ||
+            (i.clusterY > 1 && ceilDiv(p.n, i.bn) < 2 * i.clusterY) ||
+            skinnyTiles(p, i.mt, i.bn, 1, i.clusterY) * i.ks > sms)
+          continue;
+        out.push_back(skinnyDsm(i));
+        continue;
+      }
       if (ceilDiv(p.m, i.mt) > 4 || (i.cluster > 1 && ceilDiv(p.m, i.mt) < 2) ||
           (i.clusterY > 1 && ceilDiv(p.n, i.bn) < 2 * i.clusterY))
         continue;
@@ -623,6 +659,8 @@ struct CacheEntry {
   double us = 0;
 };
 inline std::string clusterField(const Choice &c) {
+  if (c.dsm) // gemm_skinny_dsm: kKS or kKSxCY
+    return "k" + std::to_string(c.splits) + (c.clusterY > 1 ? "x" + std::to_string(c.clusterY) : "");
   return std::to_string(c.cluster) + (c.clusterY > 1 ? "x" + std::to_string(c.clusterY) : "");
 }
 inline std::string cacheLine(const Problem &p, const CacheEntry &e) {
@@ -660,6 +698,17 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
   char *usEnd = nullptr;
   us = std::strtod(f.back().c_str(), &usEnd);
   std::string clusterWord = f[5];
+  long long ks = 0; // gemm_skinny_dsm: the cluster word kKS[xCY]
+  if (!clusterWord.empty() && clusterWord[0] == 'k') {
+    const size_t x = clusterWord.find('x');
+    if (variant != "skinny" ||
+        !integer(clusterWord.substr(1, x == std::string::npos ? std::string::npos : x - 1), ks) ||
+        ks < 2) {
+      error = "a cluster kKS[xCY] is the skinny kernel's K splits in one cluster, KS >= 2";
+      return false;
+    }
+    clusterWord = "1" + (x == std::string::npos ? std::string() : clusterWord.substr(x));
+  }
   if (const size_t x = clusterWord.find('x'); x != std::string::npos) {
     if (!integer(clusterWord.substr(x + 1), clusterY) || variant != "skinny" ||
         (clusterY != 2 && clusterY != 4)) {
@@ -690,7 +739,8 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
     return false;
   }
   if (variant == "skinny") {
-    if (!skinnyInstance(mt, int(stages), bn, int(cluster), int(clusterY)) || bmajor != "k") {
+    if (!skinnyInstance(mt, int(stages), bn, int(cluster), int(clusterY), int(ks)) ||
+        bmajor != "k" || (ks && splits != ks)) {
       error = "the skinny kernel takes B K-major and a compiled (MT, stages, BN, cluster) "
               "instance";
       return false;
@@ -727,6 +777,7 @@ inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry
   e.choice.bn = bn;
   e.choice.cluster = int(cluster);
   e.choice.clusterY = int(clusterY);
+  e.choice.dsm = ks > 0;
   e.choice.splits = int(splits);
   e.choice.stages = int(stages);
   e.us = us;
