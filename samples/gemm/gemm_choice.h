@@ -397,6 +397,24 @@ inline Choice skinnyPair(const Problem &p, int sms) {
   c.splits = i ? splitsToFill(skinnyTiles(p, c.mt, c.bn, c.cluster), kSteps(p), sms) : 1;
   return c;
 }
+// gemm_skinny_dsm at MT 80 in 2 x 2 clusters (the two K splits of a tile x
+// two column tiles sharing A), M = 65..80, K-major B, at least 16 k steps,
+// where its clusters of four take 1/2 .. 3/4 of the SMs (24 of them at 77 x
+// 3000 x 5000 run at once; the 32 of 64 x 4096 x 4096 at MT 64 ran slower
+// than its pairs of MT 32: not all resident). H200 (README.md, the skinny
+// kernel's K splits in one cluster): 77 x 3000 x 5000 15.5 us (f16 and bf16)
+// under --tune against 18.0-18.1 for MT 80 in 1 x 2 with its splits through
+// global memory, 0.98-1.02 x cuBLAS in alternation against 0.85-0.87.
+inline constexpr int64_t kSkinnyDsmMt = 80;
+inline bool skinnyDsmFits(const Problem &p, int sms) {
+  const int64_t ctas = skinnyTiles(p, kSkinnyDsmMt, 64, 1, 2) * 2;
+  return p.m > 64 && p.m <= kSkinnyDsmMt && p.bmajor == BMajor::K && kSteps(p) >= 16 &&
+         ctas * 2 >= int64_t(sms) && ctas * 4 <= 3 * int64_t(sms) &&
+         skinnyInstanceFor(p.m, 64, kSkinnyDsmMt, 1, 2, 2);
+}
+inline Choice skinnyDsmQuad(const Problem &p, int) {
+  return skinnyDsm(*skinnyInstanceFor(p.m, 64, kSkinnyDsmMt, 1, 2, 2));
+}
 inline Choice persistentWith(int64_t bn, BMajor b = BMajor::K) {
   Choice c;
   c.bn = bn;
@@ -501,6 +519,10 @@ inline const std::vector<Rule> &ruleTable() {
       {"M = 129..256, B K-major, 128 x 128 tiles fill the SMs in one round: persistent, BN 128, "
        "cluster 2 (B multicast)",
        wide128Fits, [](const Problem &p, int) { return persistentWith(128, p.bmajor); }},
+      {"M = 65..80, B K-major, 16+ k steps, clusters of four 80 x 64 skinny tiles (2 K splits x "
+       "2 column tiles) on 1/2 .. 3/4 of the SMs: skinny (C^T) 64 columns wide, MT 80, the 2 "
+       "splits in one cluster reduced in shared memory, 2 column tiles sharing A",
+       skinnyDsmFits, skinnyDsmQuad},
       {"M = 41..256, B K-major, 64-wide skinny tiles in clusters of two row tiles no more than "
        "the SMs (M <= 128 or at most 128 k steps): skinny (C^T) 64 columns wide, cluster 2 (B "
        "multicast), the smallest MT whose two row tiles cover M, splits to fill the SMs",

@@ -267,10 +267,21 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.mt == 32);
   CHECK(c.stages == 16);
   CHECK(c.cluster == 2);
-  c = pick(77, 3000, 5000); // MT 40 in pairs: 2 x 47 CTAs, as cuBLAS's 94
-  CHECK(c.mt == 40);
+  c = pick(77, 3000, 5000); // MT 80, its 2 K splits x 2 column tiles in clusters of four
+  CHECK(c.mt == 80);
+  CHECK(c.dsm);
+  CHECK(c.clusterY == 2);
+  CHECK(c.splits == 2);
+  CHECK(c.stages == 10);
+  CHECK(ctasOf(Problem{77, 3000, 5000}, c) == 96); // 24 clusters of four
+  CHECK(c.why.find("reduced in shared memory") != std::string::npos);
+  c = pick(77, 4096, 5000); // 32 clusters of four: more than 3/4 of the SMs
+  CHECK(c.mt == 40); // MT 40 in pairs: 2 x 64 CTAs
   CHECK(c.cluster == 2);
   CHECK(c.splits == 1);
+  CHECK(!pick(77, 1024, 5000).dsm); // 8 clusters of four: fewer than half the SMs
+  CHECK(!pick(77, 3000, 512).dsm);  // 8 k steps
+  CHECK(!pick(64, 3000, 5000).dsm); // M <= 64
   CHECK(pick(65, 4096, 4096).mt == 40);
   CHECK(pick(40, 4096, 4096).cluster == 1); // M <= 40: one row tile
   CHECK(pick(256, 8192, 4096).bn == 128); // 2 x 128 skinny CTAs: more than the SMs
