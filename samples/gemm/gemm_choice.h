@@ -131,7 +131,7 @@ inline const std::vector<SkinnyInstance> &skinnyInstances() {
       {32, 16, 64, 2, 4},  {64, 12, 64, 2, 2}, {64, 12, 64, 2, 4}, {128, 7, 64, 2, 2},
       {96, 9, 64, 1, 4},
       {80, 10, 64, 1, 1, 2}, {80, 10, 64, 1, 2, 2}, {64, 12, 64, 1, 1, 2}, {64, 12, 64, 1, 2, 2},
-      {128, 7, 64, 1, 1, 2}, {32, 16, 64, 1, 1, 2}, {16, 11, 128, 1, 1, 4}};
+      {128, 7, 64, 1, 1, 2}};
   return all;
 }
 // The compiled instance (mt, stages, bn, cluster, clusterY, ks), or null.
