@@ -11,6 +11,8 @@
 #include "MLIRGenImpl.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -169,6 +171,30 @@ static std::optional<int64_t> constantOf(Value v) {
   return std::nullopt;
 }
 
+/// Whether `a` and `b` hold the same value wherever both are defined: one SSA
+/// value, equal constants, or one pure operation (name, properties, result)
+/// of operands that are the same values in turn. A rank expression written
+/// twice (`remote(t, r + 1)[i]` and `remote(b, r + 1)`) is generated twice;
+/// this sees that both evaluate it alike (ids, parameters and `let` names
+/// are pure or one SSA value).
+static bool sameValue(Value a, Value b, int depth = 16) {
+  if (a == b)
+    return true;
+  std::optional<int64_t> ca = constantOf(a), cb = constantOf(b);
+  if (ca && cb)
+    return *ca == *cb;
+  auto ra = dyn_cast_or_null<OpResult>(a), rb = dyn_cast_or_null<OpResult>(b);
+  if (depth == 0 || !ra || !rb || ra.getResultNumber() != rb.getResultNumber())
+    return false;
+  Operation *x = ra.getOwner(), *y = rb.getOwner();
+  if (!isPure(x) || !isPure(y) || x->getNumRegions() || y->getNumRegions())
+    return false;
+  return OperationEquivalence::isEquivalentTo(
+      x, y,
+      [&](Value l, Value r) { return success(sameValue(l, r, depth - 1)); },
+      /*markEquivalent=*/nullptr, OperationEquivalence::IgnoreLocations);
+}
+
 /// `store_async(DST, VALUE, remote(b, r))`. Sema rejected every constant
 /// placement that is out of bounds, misaligned or in the wrong CTA; what it
 /// could not decide is settled here (docs/reference/sync.md, "store_async"):
@@ -235,8 +261,7 @@ void MLIRGenImpl::genStoreAsync(const fe::CallExpr &e) {
     base = v.ptr;
     offset = genExpr(*dst.index);
     Value rank = base.getDefiningOp<MapaOp>().getRank();
-    std::optional<int64_t> cr = constantOf(rank), cb = constantOf(barRank);
-    if (rank != barRank && !(cr && cb && *cr == *cb))
+    if (!sameValue(rank, barRank))
       firstOwner = lastOwner = rank;
     provenAligned = knownTrailingZeros(offset) >= needZeros;
   }

@@ -16,6 +16,7 @@
 #include "tile/runtime.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -130,6 +131,17 @@ std::string formatHangRecord(const std::string &format, const std::vector<uint64
   return out;
 }
 
+// Whether `text` (PTX, or an image's symbol table) holds `name` followed by
+// no further digit (tile$hang_msg$1 is not tile$hang_msg$12).
+static bool holdsName(const std::string &text, const std::string &name) {
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    if (end == text.size() || !std::isdigit(static_cast<unsigned char>(text[end])))
+      return true;
+  }
+  return false;
+}
+
 void bindHangRecord(ModuleState &s) {
   // Only modules tilec gave a record: the others cost no driver call.
   const std::string &text = s.ptx.empty() ? s.image : s.ptx;
@@ -154,7 +166,11 @@ void bindHangRecord(ModuleState &s) {
     CUdeviceptr msg = 0;
     size_t len = 0;
     const std::string name = hang::kMessagePrefix + std::to_string(n);
-    if (TILE_CU_RAW(cuModuleGetGlobal, &msg, &len, s.mod, name.c_str()) != CUDA_SUCCESS)
+    // Only a name the module holds is looked up: the lookup past the last
+    // message would fail, and compute-sanitizer reports a failed driver call
+    // as an error of the program.
+    if (!holdsName(text, name) ||
+        TILE_CU_RAW(cuModuleGetGlobal, &msg, &len, s.mod, name.c_str()) != CUDA_SUCCESS)
       break;
     std::string format(len, '\0');
     TILE_CU(cuMemcpyDtoH, &format[0], msg, len);

@@ -7,10 +7,12 @@
 //     split-K (gemm_splitk / gemm_splitk_bmn, BN 128, 6 stages, 1..8 splits,
 //     cluster 2 with A multicast or cluster 1) and the
 //     skinny kernel (gemm_skinny<MT, S, BNS, CL>, C^T for small M, K-major B,
-//     1..8 splits, cluster 2 with B multicast or 1), their grids and
+//     1..8 splits, cluster 2 with B multicast or 1; gemm_skinny2d;
+//     gemm_skinny_dsm, its K splits in one cluster), their grids and
 //     workspaces;
-//   - the rule table that picks one per shape, the candidates `--tune` times,
-//     and the text cache of tuned winners.
+//   - the rule table that picks one per shape and the candidates `--tune`
+//     times (gemm_tune_cache.h, included at the end: the text cache of tuned
+//     winners).
 #pragma once
 
 #include "gemm_common.h"
@@ -42,10 +44,12 @@ struct Choice {
                     // 128 or 64); persistent: 64 for gemm_m64 (64-row tiles), else 0
   int clusterY = 1; // skinny only: column tiles per cluster sharing A by multicast
                     // (gemm_skinny2d; `cluster` is then its row tiles sharing B)
+  bool dsm = false; // skinny only: the `splits` K splits of a tile in one cluster, reduced
+                    // through distributed shared memory (gemm_skinny_dsm; cluster 1)
   std::string why;  // the rule that chose it, or "tuned ..." / "forced"
   bool operator==(const Choice &o) const {
     return variant == o.variant && bn == o.bn && cluster == o.cluster && splits == o.splits &&
-           stages == o.stages && mt == o.mt && clusterY == o.clusterY;
+           stages == o.stages && mt == o.mt && clusterY == o.clusterY && dsm == o.dsm;
   }
 };
 
@@ -118,6 +122,7 @@ struct SkinnyInstance {
   int64_t bn = kSkinnyBn; // BNS: columns of C per tile
   int cluster = 1;        // CL: CTAs per cluster (row tiles sharing B)
   int clusterY = 1;       // CY: column tiles per cluster sharing A (gemm_skinny2d)
+  int ks = 0;             // KS >= 2: gemm_skinny_dsm, the KS splits of a tile in one cluster
 };
 inline const std::vector<SkinnyInstance> &skinnyInstances() {
   static const std::vector<SkinnyInstance> all = {
@@ -126,26 +131,30 @@ inline const std::vector<SkinnyInstance> &skinnyInstances() {
       {64, 7, 128, 2},  {32, 16, 64, 2}, {40, 15, 64, 2}, {64, 12, 64, 2}, {128, 7, 64, 2},
       {16, 11, 128, 1, 2}, {80, 11, 64, 1, 2}, {48, 15, 64, 2, 2}, {32, 16, 64, 2, 2},
       {32, 16, 64, 2, 4},  {64, 12, 64, 2, 2}, {64, 12, 64, 2, 4}, {128, 7, 64, 2, 2},
-      {96, 9, 64, 1, 4}};
+      {96, 9, 64, 1, 4},
+      {80, 10, 64, 1, 1, 2}, {80, 10, 64, 1, 2, 2}, {64, 12, 64, 1, 1, 2}, {64, 12, 64, 1, 2, 2},
+      {128, 7, 64, 1, 1, 2}};
   return all;
 }
-// The compiled instance (mt, stages, bn, cluster, clusterY), or null.
+// The compiled instance (mt, stages, bn, cluster, clusterY, ks), or null.
 inline const SkinnyInstance *skinnyInstance(int64_t mt, int stages, int64_t bn, int cluster = 1,
-                                            int clusterY = 1) {
+                                            int clusterY = 1, int ks = 0) {
   for (const SkinnyInstance &i : skinnyInstances())
     if (i.mt == mt && i.stages == stages && i.bn == bn && i.cluster == cluster &&
-        i.clusterY == clusterY)
+        i.clusterY == clusterY && i.ks == ks)
       return &i;
   return nullptr;
 }
 // The instance of width bn and cluster cl x cy for m rows: MT = mt when mt >
 // 0, else the smallest MT with cl row tiles covering m (MT >= m for cl = 1);
-// the deepest ring of that MT. Null when none is compiled.
+// the deepest ring of that MT. ks >= 2: gemm_skinny_dsm's with ks splits per
+// cluster. Null when none is compiled.
 inline const SkinnyInstance *skinnyInstanceFor(int64_t m, int64_t bn, int64_t mt = 0,
-                                               int cl = 1, int cy = 1) {
+                                               int cl = 1, int cy = 1, int ks = 0) {
   const SkinnyInstance *best = nullptr;
   for (const SkinnyInstance &i : skinnyInstances()) {
-    if (i.bn != bn || i.cluster != cl || i.clusterY != cy || (mt ? i.mt != mt : i.mt * cl < m))
+    if (i.bn != bn || i.cluster != cl || i.clusterY != cy || i.ks != ks ||
+        (mt ? i.mt != mt : i.mt * cl < m))
       continue;
     if (!best || i.mt < best->mt || (i.mt == best->mt && i.stages > best->stages))
       best = &i;
@@ -171,6 +180,19 @@ inline int64_t persistentUnits(const Problem &p, int64_t bn, int cluster, int64_
 }
 // CTAs the choice keeps busy at once when nothing limits residency (one CTA
 // per SM: the kernels take ~224 KB of shared memory).
+// gemm_skinny_dsm's instance i as a choice (its KS splits).
+inline Choice skinnyDsm(const SkinnyInstance &i) {
+  Choice c;
+  c.variant = Variant::Skinny;
+  c.cluster = 1;
+  c.clusterY = i.clusterY;
+  c.bn = i.bn;
+  c.mt = i.mt;
+  c.stages = i.stages;
+  c.splits = i.ks;
+  c.dsm = true;
+  return c;
+}
 inline int64_t ctasOf(const Problem &p, const Choice &c) {
   return c.variant != Variant::Persistent ? splitTiles(p, c) * c.splits
                                           : persistentUnits(p, c.bn, c.cluster, persistentRows(c)) *
@@ -190,6 +212,7 @@ inline std::string describe(const Choice &c) {
       : c.variant == Variant::Skinny
           ? "skinny (C^T) x" + std::to_string(c.splits) + ", " + std::to_string(c.mt) + " x " +
                 std::to_string(c.bn) + " tiles" +
+                (c.dsm ? " (the splits in one cluster, reduced in shared memory)" : "") +
                 (c.clusterY > 1 ? ", cluster " + std::to_string(c.cluster) + " x " +
                                       std::to_string(c.clusterY) +
                                       (c.cluster > 1 ? " (B and A multicast)" : " (A multicast)")
@@ -212,7 +235,9 @@ inline int ptxCluster(const Choice &c) {
 }
 inline std::string kernelName(const Choice &c, BMajor b) {
   if (c.variant == Variant::Skinny)
-    return c.clusterY > 1 ? "gemm_skinny2d" : "gemm_skinny"; // K-major B only
+    return c.dsm             ? "gemm_skinny_dsm"
+           : c.clusterY > 1 ? "gemm_skinny2d"
+                            : "gemm_skinny"; // K-major B only
   if (c.variant == Variant::Persistent && c.mt == kTileM64)
     return "gemm_m64"; // K-major B only
   const std::string base = c.variant == Variant::SplitK ? "gemm_splitk" : "gemm";
@@ -220,6 +245,8 @@ inline std::string kernelName(const Choice &c, BMajor b) {
 }
 // The compile-time parameters that name the instance (besides T).
 inline std::vector<std::pair<std::string, int64_t>> instanceArgs(const Choice &c, BMajor b) {
+  if (c.variant == Variant::Skinny && c.dsm)
+    return {{"MT", c.mt}, {"S", c.stages}, {"BNS", c.bn}, {"KS", c.splits}, {"CY", c.clusterY}};
   if (c.variant == Variant::Skinny && c.clusterY > 1)
     return {{"MT", c.mt}, {"S", c.stages}, {"BNS", c.bn}, {"CX", c.cluster}, {"CY", c.clusterY}};
   if (c.variant == Variant::Skinny)
@@ -233,14 +260,14 @@ inline std::vector<std::pair<std::string, int64_t>> instanceArgs(const Choice &c
 // The f32 workspace (elements) and tile flags (i32) of a split variant:
 // partials are written only with more than one split.
 inline int64_t workspaceFloats(const Problem &p, const Choice &c) {
-  if (c.splits <= 1 || c.variant == Variant::Persistent)
+  if (c.splits <= 1 || c.variant == Variant::Persistent || c.dsm)
     return 0;
   return c.variant == Variant::Skinny
              ? int64_t(c.splits) * skinnyTiles(p, c.mt, c.bn, c.cluster, c.clusterY) * c.mt * c.bn
              : int64_t(c.splits) * splitKTiles(p, c.bn, c.cluster) * kTileM * c.bn;
 }
 inline int64_t flagCount(const Problem &p, const Choice &c) {
-  return c.variant != Variant::Persistent ? splitTiles(p, c) : 0;
+  return c.variant != Variant::Persistent && !c.dsm ? splitTiles(p, c) : 0;
 }
 
 // ---------------------------------------------------------------- the rule table
@@ -372,6 +399,24 @@ inline Choice skinnyPair(const Problem &p, int sms) {
   c.splits = i ? splitsToFill(skinnyTiles(p, c.mt, c.bn, c.cluster), kSteps(p), sms) : 1;
   return c;
 }
+// gemm_skinny_dsm at MT 80 in 2 x 2 clusters (the two K splits of a tile x
+// two column tiles sharing A), M = 65..80, K-major B, at least 16 k steps,
+// where its clusters of four take 1/2 .. 3/4 of the SMs (24 of them at 77 x
+// 3000 x 5000 run at once; the 32 of 64 x 4096 x 4096 at MT 64 ran slower
+// than its pairs of MT 32: not all resident). H200 (README.md, the skinny
+// kernel's K splits in one cluster): 77 x 3000 x 5000 15.5 us (f16 and bf16)
+// under --tune against 18.0-18.1 for MT 80 in 1 x 2 with its splits through
+// global memory, 0.98-1.02 x cuBLAS in alternation against 0.85-0.87.
+inline constexpr int64_t kSkinnyDsmMt = 80;
+inline bool skinnyDsmFits(const Problem &p, int sms) {
+  const int64_t ctas = skinnyTiles(p, kSkinnyDsmMt, 64, 1, 2) * 2;
+  return p.m > 64 && p.m <= kSkinnyDsmMt && p.bmajor == BMajor::K && kSteps(p) >= 16 &&
+         ctas * 2 >= int64_t(sms) && ctas * 4 <= 3 * int64_t(sms) &&
+         skinnyInstanceFor(p.m, 64, kSkinnyDsmMt, 1, 2, 2);
+}
+inline Choice skinnyDsmQuad(const Problem &p, int) {
+  return skinnyDsm(*skinnyInstanceFor(p.m, 64, kSkinnyDsmMt, 1, 2, 2));
+}
 inline Choice persistentWith(int64_t bn, BMajor b = BMajor::K) {
   Choice c;
   c.bn = bn;
@@ -476,6 +521,10 @@ inline const std::vector<Rule> &ruleTable() {
       {"M = 129..256, B K-major, 128 x 128 tiles fill the SMs in one round: persistent, BN 128, "
        "cluster 2 (B multicast)",
        wide128Fits, [](const Problem &p, int) { return persistentWith(128, p.bmajor); }},
+      {"M = 65..80, B K-major, 16+ k steps, clusters of four 80 x 64 skinny tiles (2 K splits x "
+       "2 column tiles) on 1/2 .. 3/4 of the SMs: skinny (C^T) 64 columns wide, MT 80, the 2 "
+       "splits in one cluster reduced in shared memory, 2 column tiles sharing A",
+       skinnyDsmFits, skinnyDsmQuad},
       {"M = 41..256, B K-major, 64-wide skinny tiles in clusters of two row tiles no more than "
        "the SMs (M <= 128 or at most 128 k steps): skinny (C^T) 64 columns wide, cluster 2 (B "
        "multicast), the smallest MT whose two row tiles cover M, splits to fill the SMs",
@@ -582,6 +631,17 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
   // cluster), the same splits.
   if (p.bmajor == BMajor::K)
     for (const SkinnyInstance &i : skinnyInstances()) {
+      if (i.ks) {
+        // gemm_skinny_dsm: its KS splits, where M is one row tile (MT >= M,
+        // at most 2 M + 16) and all its clusters are resident at once (one
+        // CTA per SM).
+        if (p.m > i.mt || i.mt > 2 * p.m + 16 || kSteps(p) < 2 * i.ks ||
+            (i.clusterY > 1 && ceilDiv(p.n, i.bn) < 2 * i.clusterY) ||
+            skinnyTiles(p, i.mt, i.bn, 1, i.clusterY) * i.ks > sms)
+          continue;
+        out.push_back(skinnyDsm(i));
+        continue;
+      }
       if (ceilDiv(p.m, i.mt) > 4 || (i.cluster > 1 && ceilDiv(p.m, i.mt) < 2) ||
           (i.clusterY > 1 && ceilDiv(p.n, i.bn) < 2 * i.clusterY))
         continue;
@@ -606,181 +666,7 @@ inline std::vector<Choice> candidates(const Problem &p, int sms) {
   return out;
 }
 
-// ---------------------------------------------------------------- tune cache
-// One line per tuned shape:
-//   f16 k 128x4096x4096 splitk 128 1 4 6 0 12.41
-//   dtype bmajor MxNxK variant BN cluster splits stages MT median_us
-// (MT: the skinny kernel's tile rows, 0 for the others; a line without it,
-// the older form, reads as MT 0; the skinny kernel's two-dimensional
-// cluster is written CLxCY, e.g. 2x4).
-// '#' starts a comment. Written by --tune, read by --check / --bench
-// (--tune-cache FILE); a cache belongs to the device it was measured on.
-inline std::string cacheKey(const Problem &p) {
-  return std::string(dtypeName(p.dtype)) + " " + bmajorName(p.bmajor) + " " + p.shape();
-}
-struct CacheEntry {
-  Choice choice;
-  double us = 0;
-};
-inline std::string clusterField(const Choice &c) {
-  return std::to_string(c.cluster) + (c.clusterY > 1 ? "x" + std::to_string(c.clusterY) : "");
-}
-inline std::string cacheLine(const Problem &p, const CacheEntry &e) {
-  char us[32];
-  std::snprintf(us, sizeof us, "%.2f", e.us);
-  return cacheKey(p) + " " + variantName(e.choice.variant) + " " + std::to_string(e.choice.bn) +
-         " " + clusterField(e.choice) + " " + std::to_string(e.choice.splits) + " " +
-         std::to_string(e.choice.stages) + " " + std::to_string(e.choice.mt) + " " + us;
-}
-// Parses one line; false for a comment, a blank line or a malformed one
-// (`error` says what was wrong with a malformed line).
-inline bool parseCacheLine(const std::string &line, std::string &key, CacheEntry &e,
-                           std::string &error) {
-  error.clear();
-  const size_t first = line.find_first_not_of(" \t\r");
-  if (first == std::string::npos || line[first] == '#')
-    return false;
-  std::istringstream in(line);
-  std::vector<std::string> f;
-  for (std::string w; in >> w;)
-    f.push_back(w);
-  const char *expected = "expected 'dtype bmajor MxNxK variant BN cluster splits stages MT us'";
-  if (f.size() != 9 && f.size() != 10) {
-    error = expected;
-    return false;
-  }
-  const std::string &dtype = f[0], &bmajor = f[1], &shape = f[2], &variant = f[3];
-  long long bn = 0, cluster = 0, clusterY = 1, splits = 0, stages = 0, mt = 0;
-  double us = 0;
-  auto integer = [](const std::string &w, long long &v) {
-    char *end = nullptr;
-    v = std::strtoll(w.c_str(), &end, 10);
-    return !w.empty() && *end == 0;
-  };
-  char *usEnd = nullptr;
-  us = std::strtod(f.back().c_str(), &usEnd);
-  std::string clusterWord = f[5];
-  if (const size_t x = clusterWord.find('x'); x != std::string::npos) {
-    if (!integer(clusterWord.substr(x + 1), clusterY) || variant != "skinny" ||
-        (clusterY != 2 && clusterY != 4)) {
-      error = "a cluster CLxCY (2-D) is the skinny kernel's, CY 2 or 4";
-      return false;
-    }
-    clusterWord.resize(x);
-  }
-  if (!integer(f[4], bn) || !integer(clusterWord, cluster) || !integer(f[6], splits) ||
-      !integer(f[7], stages) || (f.size() == 10 && !integer(f[8], mt)) || *usEnd != 0) {
-    error = expected;
-    return false;
-  }
-  if ((dtype != "f16" && dtype != "bf16") || (bmajor != "k" && bmajor != "mn") ||
-      (variant != "persistent" && variant != "splitk" && variant != "skinny") ||
-      (bn != 64 && bn != 128 && bn != 192 && bn != 200 && bn != 224 && bn != 256) ||
-      (cluster != 1 && cluster != 2 && cluster != 4) || splits < 1 || splits > 8) {
-    error = "a value out of range (dtype f16|bf16, bmajor k|mn, variant "
-            "persistent|splitk|skinny, BN 64|128|192|200|224|256, cluster 1|2|4, splits 1..8)";
-    return false;
-  }
-  if ((bn == 200) != (cluster == 4) || (bn == 200 && (variant != "persistent" || bmajor != "k"))) {
-    error = "BN 200 is the persistent kernel's in clusters of four (cluster 4), with B K-major";
-    return false;
-  }
-  if ((bn == 192 || bn == 224) && (variant != "persistent" || bmajor != "k")) {
-    error = "BN 192 and 224 are the persistent kernel's with B K-major (gemm only)";
-    return false;
-  }
-  if (variant == "skinny") {
-    if (!skinnyInstance(mt, int(stages), bn, int(cluster), int(clusterY)) || bmajor != "k") {
-      error = "the skinny kernel takes B K-major and a compiled (MT, stages, BN, cluster) "
-              "instance";
-      return false;
-    }
-  } else if (mt != 0 && !(variant == "persistent" && mt == kTileM64 && m64Compiled(bn) &&
-                          bmajor == "k")) {
-    error = "MT is the skinny kernel's, or 64 for the persistent kernel's 64-row tiles (BN 128 "
-            "or 256, B K-major); 0 for the others";
-    return false;
-  }
-  if (variant == "splitk" &&
-      !splitKInstance(bn, int(stages), bmajor == "k" ? BMajor::K : BMajor::MN)) {
-    error = "split-K runs at BN 128 with 6 stages, or (B K-major) at BN 64 with 8 stages or "
-            "4 (two CTAs per SM)";
-    return false;
-  }
-  if (bn == 64 && variant == "persistent") {
-    error = "BN 64 is split-K's and the skinny kernel's";
-    return false;
-  }
-  if (variant == "persistent" &&
-      (splits != 1 ||
-       stages != persistentStages(bn, bmajor == "k" ? BMajor::K : BMajor::MN,
-                                  mt ? mt : kTileM))) {
-    error = "the persistent kernel has 1 split and the stages of its BN (K-major B: 4 at BN 256 "
-            "and 224, 5 at 192, 6 at 128, 9 with 64-row tiles; MN-major: 4)";
-    return false;
-  }
-  key = dtype + " " + bmajor + " " + shape;
-  e.choice.variant = variant == "splitk"   ? Variant::SplitK
-                     : variant == "skinny" ? Variant::Skinny
-                                           : Variant::Persistent;
-  e.choice.mt = mt;
-  e.choice.bn = bn;
-  e.choice.cluster = int(cluster);
-  e.choice.clusterY = int(clusterY);
-  e.choice.splits = int(splits);
-  e.choice.stages = int(stages);
-  e.us = us;
-  return true;
-}
-
-struct TuneCache {
-  std::map<std::string, CacheEntry> entries;
-  std::vector<std::string> problems; // "FILE:LINE: why" for lines that were skipped
-
-  void load(const std::string &path) {
-    std::ifstream f(path);
-    std::string line, key, error;
-    int n = 0;
-    while (std::getline(f, line)) {
-      ++n;
-      CacheEntry e;
-      if (parseCacheLine(line, key, e, error))
-        entries[key] = e;
-      else if (!error.empty())
-        problems.push_back(path + ":" + std::to_string(n) + ": " + error);
-    }
-  }
-  bool save(const std::string &path) const {
-    std::ofstream f(path);
-    f << "# gemm --tune cache: dtype bmajor MxNxK variant BN cluster splits stages MT "
-         "median_us\n";
-    for (const auto &[key, e] : entries) {
-      // key is "dtype bmajor shape": rebuild the line from it.
-      char us[32];
-      std::snprintf(us, sizeof us, "%.2f", e.us);
-      f << key << " " << variantName(e.choice.variant) << " " << e.choice.bn << " "
-        << clusterField(e.choice) << " " << e.choice.splits << " " << e.choice.stages << " "
-        << e.choice.mt << " " << us << "\n";
-    }
-    return bool(f);
-  }
-  const CacheEntry *find(const Problem &p) const {
-    auto it = entries.find(cacheKey(p));
-    return it == entries.end() ? nullptr : &it->second;
-  }
-};
-
-// The choice for a shape: the cache's winner when it has one, else the rule.
-inline Choice chooseFor(const Problem &p, int sms, const TuneCache *cache) {
-  if (cache)
-    if (const CacheEntry *e = cache->find(p)) {
-      Choice c = e->choice;
-      char us[32];
-      std::snprintf(us, sizeof us, "%.2f", e->us);
-      c.why = std::string("tuned (cache: ") + us + " us)";
-      return c;
-    }
-  return ruleChoice(p, sms);
-}
-
 } // namespace gemm
+
+// The cache of --tune's winners and the choice for a shape (chooseFor).
+#include "gemm_tune_cache.h"

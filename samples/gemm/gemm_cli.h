@@ -28,6 +28,7 @@ struct Options {
   int stages = 0;  // split-K's instance (with --bn); 0: not forced
   int clusterY = 0; // the skinny kernel's column tiles per cluster sharing A (--cluster-y);
                     // 0: not forced
+  bool dsm = false; // the skinny kernel's K splits in one cluster (gemm_skinny_dsm, --dsm)
   bool tune = false;
   std::string tuneCache; // "" : none (with --tune: gemm_tune.txt)
   uint64_t seed = 20261123;
@@ -42,7 +43,7 @@ struct Options {
   std::vector<BMajor> bmajors{BMajor::K};
   int runs = 30, warmup = 10;
   std::string out, csv;
-  bool forced() const { return variant || multicast || bn || splits || mt || stages || clusterY; }
+  bool forced() const { return variant || multicast || bn || splits || mt || stages || clusterY || dsm; }
 };
 
 [[noreturn]] void usage(const char *msg);

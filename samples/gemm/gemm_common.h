@@ -332,6 +332,7 @@ struct TileKernel {
   unsigned threads = 0;
   int cluster = 1;  // CTAs per cluster (the skinny kernel's CL; gemm_skinny2d: its CX)
   int clusterY = 1; // gemm_skinny2d: CY, the cluster's extent along y
+  bool dsm = false; // gemm_skinny_dsm: `cluster` is KS, the K splits of one tile
   int64_t bn = 0;
   int64_t bm = kTileM; // the persistent kernel's tile rows (gemm_m64: 64)
 };
@@ -448,6 +449,11 @@ inline TileKernel loadTileInstance(tile::Context &ctx, const std::string &ptxPat
     t.clusterY = int(info.clusterDims[1]);
     t.cluster = int(info.clusterDims[0]);
   }
+  if (name == "gemm_skinny_dsm") {
+    t.dsm = true;
+    t.cluster = int(info.clusterDims[0]); // KS
+    t.clusterY = int(info.clusterDims[1]);
+  }
   t.bn = bn;
   return t;
 }
@@ -485,9 +491,26 @@ inline void launchSplitK(TileKernel &t, const Problem &p, const Tensors &ts, Spl
 // than one split every CTA writes its partial (splits x tiles x t.bn x mt
 // f32). gemm_skinny2d (t.clusterY > 1): grid (row tiles, column tiles,
 // splits), the row tiles padded to whole t.cluster, the column tiles to
-// whole t.clusterY.
+// whole t.clusterY. gemm_skinny_dsm (t.dsm): grid (KS x row tiles, column
+// tiles padded to whole t.clusterY), the KS = t.cluster splits of a tile in
+// one cluster (`splits` must be KS), no workspace.
 inline void launchSkinny(TileKernel &t, const Problem &p, const Tensors &ts, SplitKWorkspace &w,
                          int64_t mt, int splits, CUstream stream = nullptr) {
+  if (t.dsm) {
+    if (splits != t.cluster)
+      throw std::runtime_error("gemm_skinny_dsm: splits (" + std::to_string(splits) +
+                               ") must be its KS (" + std::to_string(t.cluster) + ")");
+    const int64_t cy = std::max(1, t.clusterY);
+    const int64_t rows = (p.m + mt - 1) / mt;
+    const int64_t cols = ((p.n + t.bn * cy - 1) / (t.bn * cy)) * cy;
+    w.reserve(1, 1);
+    tile::LaunchConfig cfg;
+    cfg.grid = tile::Dim3(unsigned(rows * t.cluster), unsigned(cols));
+    cfg.block = tile::Dim3(t.threads);
+    cfg.stream = stream;
+    t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials, w.flags, int32_t(splits));
+    return;
+  }
   const int64_t cl = std::max(1, t.cluster), cy = std::max(1, t.clusterY);
   const int64_t rows = ((p.m + mt * cl - 1) / (mt * cl)) * cl;
   const int64_t cols = ((p.n + t.bn * cy - 1) / (t.bn * cy)) * cy;

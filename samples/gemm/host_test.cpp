@@ -267,10 +267,21 @@ TEST_CASE("the rule table picks a kernel per shape", "[gemm]") {
   CHECK(c.mt == 32);
   CHECK(c.stages == 16);
   CHECK(c.cluster == 2);
-  c = pick(77, 3000, 5000); // MT 40 in pairs: 2 x 47 CTAs, as cuBLAS's 94
-  CHECK(c.mt == 40);
+  c = pick(77, 3000, 5000); // MT 80, its 2 K splits x 2 column tiles in clusters of four
+  CHECK(c.mt == 80);
+  CHECK(c.dsm);
+  CHECK(c.clusterY == 2);
+  CHECK(c.splits == 2);
+  CHECK(c.stages == 10);
+  CHECK(ctasOf(Problem{77, 3000, 5000}, c) == 96); // 24 clusters of four
+  CHECK(c.why.find("reduced in shared memory") != std::string::npos);
+  c = pick(77, 4096, 5000); // 32 clusters of four: more than 3/4 of the SMs
+  CHECK(c.mt == 40); // MT 40 in pairs: 2 x 64 CTAs
   CHECK(c.cluster == 2);
   CHECK(c.splits == 1);
+  CHECK(!pick(77, 1024, 5000).dsm); // 8 clusters of four: fewer than half the SMs
+  CHECK(!pick(77, 3000, 512).dsm);  // 8 k steps
+  CHECK(!pick(64, 3000, 5000).dsm); // M <= 64
   CHECK(pick(65, 4096, 4096).mt == 40);
   CHECK(pick(40, 4096, 4096).cluster == 1); // M <= 40: one row tile
   CHECK(pick(256, 8192, 4096).bn == 128); // 2 x 128 skinny CTAs: more than the SMs
@@ -453,7 +464,7 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
     INFO(p.shape());
     std::set<std::tuple<int64_t, int64_t, int, int>> seen; // (MT, BNS, CL, CY)
     for (const Choice &c : candidates(p, 132))
-      if (c.variant == Variant::Skinny) {
+      if (c.variant == Variant::Skinny && !c.dsm) { // gemm_skinny_dsm: host_test_skinny2d.cpp
         seen.insert({c.mt, c.bn, c.cluster, c.clusterY});
         CHECK(ceilDiv(p.m, c.mt) <= 4);
         CHECK((c.cluster == 1 || ceilDiv(p.m, c.mt) >= 2));
@@ -462,17 +473,17 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
                skinnyTiles(p, c.mt, c.bn, c.cluster, c.clusterY) * c.splits <= 4 * 132));
       }
     for (const SkinnyInstance &i : skinnyInstances())
-      if (ceilDiv(p.m, i.mt) <= 4 && (i.cluster == 1 || ceilDiv(p.m, i.mt) >= 2))
+      if (!i.ks && ceilDiv(p.m, i.mt) <= 4 && (i.cluster == 1 || ceilDiv(p.m, i.mt) >= 2))
         CHECK(seen.count({i.mt, i.bn, i.cluster, i.clusterY}) == 1);
   }
   int skinny = 0, clustered = 0;
   for (const Choice &c : candidates(Problem{16, 4096, 4096}, 132)) {
-    skinny += c.variant == Variant::Skinny;
+    skinny += c.variant == Variant::Skinny && !c.dsm;
     clustered += c.variant == Variant::Skinny && c.cluster > 1;
   }
   int single = 0; // the instances without a cluster
   for (const SkinnyInstance &i : skinnyInstances())
-    single += i.cluster == 1;
+    single += i.cluster == 1 && !i.ks;
   CHECK(skinny == single * 6); // 1, 2, 3, 4, 6, 8 splits; M = 16: one row tile, no cluster
   CHECK(clustered == 0);
   // M = 77: MT 32, 40 and 48 in 3, 2 and 2 row tiles, not MT 16 (5); the
@@ -482,7 +493,7 @@ TEST_CASE("--tune's candidates include the rule's pick and respect the limits", 
   // row tile in a cluster of two).
   std::set<int64_t> mts, clusteredMts, twoDMts;
   for (const Choice &c : candidates(Problem{77, 3000, 5000}, 132))
-    if (c.variant == Variant::Skinny) {
+    if (c.variant == Variant::Skinny && !c.dsm) {
       mts.insert(c.mt);
       if (c.cluster > 1)
         clusteredMts.insert(c.mt);
@@ -744,14 +755,15 @@ TEST_CASE("the skinny kernel's tiles, workspace and instances", "[gemm]") {
   // at most 256), BNS 64 per consumer warpgroup (one or two) and a ring that
   // fits the 227 KB of shared memory with `out` and `red`.
   for (const SkinnyInstance &i : skinnyInstances()) {
-    INFO(i.mt << " " << i.stages << " " << i.bn << " " << i.cluster << " " << i.clusterY);
+    INFO(i.mt << " " << i.stages << " " << i.bn << " " << i.cluster << " " << i.clusterY << " "
+                << i.ks);
     CHECK(i.mt % 8 == 0);
     CHECK(i.mt <= 256);
     CHECK((i.bn == 64 || i.bn == 128));
     const int64_t stage = (i.bn + i.mt) * kTileK * 2, out = i.mt * i.bn / 2 * 2,
                   red = i.bn * i.mt * 4;
     CHECK(i.stages * stage + out + red + 2 * 8 * i.stages + 16 <= 227 * 1024);
-    CHECK(skinnyInstance(i.mt, i.stages, i.bn, i.cluster, i.clusterY) == &i);
+    CHECK(skinnyInstance(i.mt, i.stages, i.bn, i.cluster, i.clusterY, i.ks) == &i);
     // A cluster shares B by multicast: each of its CTAs loads BNS / CL rows
     // of the B tile, a whole number of 8-row swizzle atoms (PTX ISA,
     // cp.async.bulk.tensor .multicast::cluster; docs/reference/tma-and-rings.md).

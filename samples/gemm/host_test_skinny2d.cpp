@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 
 using namespace gemm;
 
@@ -89,4 +90,54 @@ TEST_CASE("the tune cache reads and writes two-dimensional clusters", "[gemm]") 
         std::string::npos);
   CHECK(back.problems[3].find(":7: the skinny kernel takes B K-major and a compiled") !=
         std::string::npos);
+}
+
+TEST_CASE("the skinny kernel's K splits in one cluster (gemm_skinny_dsm)", "[gemm]") {
+  const SkinnyInstance *i = skinnyInstanceFor(77, 64, 0, 1, 2, 2);
+  REQUIRE(i != nullptr);
+  CHECK(i->mt == 80);
+  CHECK(skinnyInstanceFor(77, 64, 0, 1, 2) != i); // gemm_skinny2d's MT 80 in 1 x 2
+  const Choice c = skinnyDsm(*i);
+  CHECK(kernelName(c, BMajor::K) == "gemm_skinny_dsm");
+  CHECK(instanceArgs(c, BMajor::K) ==
+        tile::TemplateArgs{{"MT", 80}, {"S", 10}, {"BNS", 64}, {"KS", 2}, {"CY", 2}});
+  CHECK(describe(c).find("reduced in shared memory") != std::string::npos);
+  // No workspace, no flags; the CTAs: 47 column tiles padded to 48, x 2 splits.
+  const Problem p{77, 3000, 5000};
+  CHECK(workspaceFloats(p, c) == 0);
+  CHECK(flagCount(p, c) == 0);
+  CHECK(ctasOf(p, c) == 48 * 2);
+  // --tune: one row tile (MT >= M, at most 2 M + 16), every cluster resident:
+  // at 77 x 3000 x 5000 MT 80 (CY 1 and 2) and 128; at 64 x 4096 x 4096 MT
+  // 64 (CY 1 and 2), 80 and 128 (64 column tiles x 2); none at M = 16
+  // (MT 64 > 2 M + 16) or 256 (no MT >= M).
+  auto dsmOf = [](const Problem &q) {
+    std::set<std::pair<int64_t, int>> s;
+    for (const Choice &d : candidates(q, 132))
+      if (d.dsm) {
+        CHECK(skinnyInstance(d.mt, d.stages, d.bn, 1, d.clusterY, d.splits) != nullptr);
+        CHECK(ctasOf(q, d) <= 132);
+        s.insert({d.mt, d.clusterY});
+      }
+    return s;
+  };
+  CHECK(dsmOf(p) == std::set<std::pair<int64_t, int>>{{80, 1}, {80, 2}, {128, 1}});
+  CHECK(dsmOf(Problem{64, 4096, 4096}) ==
+        std::set<std::pair<int64_t, int>>{{64, 1}, {64, 2}, {80, 1}, {80, 2}, {128, 1}});
+  CHECK(dsmOf(Problem{16, 4096, 4096}).empty());
+  CHECK(dsmOf(Problem{256, 4096, 4096}).empty());
+  CHECK(dsmOf(Problem{16, 4096, 4096, DType::F16, BMajor::MN}).empty());
+  // The tune cache: the cluster word kKS[xCY]; splits must be KS.
+  const std::string line = "f16 k 77x3000x5000 skinny 64 k2x2 2 10 80 15.00";
+  CHECK(cacheLine(p, CacheEntry{c, 15.0}) == line);
+  std::string key, error;
+  CacheEntry e;
+  REQUIRE(parseCacheLine(line, key, e, error));
+  CHECK(e.choice == c);
+  CHECK(parseCacheLine("f16 k 64x4096x4096 skinny 64 k2 2 12 64 11.00", key, e, error));
+  CHECK(e.choice.dsm);
+  CHECK(e.choice.clusterY == 1);
+  CHECK_FALSE(parseCacheLine("f16 k 64x4096x4096 skinny 64 k2 3 12 64 11.00", key, e, error));
+  CHECK_FALSE(parseCacheLine("f16 k 64x4096x4096 skinny 64 k4 4 12 64 11.00", key, e, error));
+  CHECK_FALSE(parseCacheLine("f16 k 64x4096x4096 splitk 64 k2 2 8 0 11.00", key, e, error));
 }

@@ -5,7 +5,7 @@
 //
 //   gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]
 //        [--variant auto|persistent|splitk|skinny] [--splits S] [--mt MT] [--multicast on|off]
-//        [--bn 256|224|200|192|128|64] [--stages S] [--cluster-y 2|4]
+//        [--bn 256|224|200|192|128|64] [--stages S] [--cluster-y 2|4] [--dsm]
 //        [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]
 //        [--ptx PATH] [--reference-only] [--skip-code C] [--probes FILE.csv]
 //   gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]
@@ -73,7 +73,7 @@ namespace gemm::cli {
       "gemm: %s\n"
       "usage: gemm [--check] [--m M] [--n N] [--k K] [--dtype f16|bf16] [--bmajor k|mn]\n"
       "            [--variant auto|persistent|splitk|skinny] [--splits S] [--mt MT]\n"
-      "            [--multicast on|off] [--bn BN] [--stages S] [--cluster-y 2|4]\n"
+      "            [--multicast on|off] [--bn BN] [--stages S] [--cluster-y 2|4] [--dsm]\n"
       "            [--tune] [--tune-cache FILE] [--seed S] [--cpu-macs X] [--clusters N]\n"
       "            [--ptx PATH] [--reference-only] [--skip-code C] [--probes FILE.csv]\n"
       "       gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]\n"
@@ -177,6 +177,8 @@ Options parse(int argc, char **argv) {
       if (o.clusterY != 2 && o.clusterY != 4)
         usage("--cluster-y is 2 or 4 (the skinny kernel's column tiles per cluster)");
     }
+    else if (f == "--dsm")
+      o.dsm = true;
     else if (f == "--tune")
       o.tune = true;
     else if (f == "--tune-cache")
@@ -211,6 +213,27 @@ Options parse(int argc, char **argv) {
   }
   if (o.clusters < 0 || o.cpuMacs < 1 || o.dtypes.empty())
     usage("bad arguments");
+  if (o.dsm) {
+    // gemm_skinny_dsm: the skinny kernel with its --splits (default 2) in
+    // one cluster; --mt, --bn (default 128), --cluster-y name the instance.
+    if ((o.variant && o.variant != Variant::Skinny) || (o.multicast && *o.multicast))
+      usage("--dsm is the skinny kernel's (--variant skinny), without --multicast on");
+    o.variant = Variant::Skinny;
+    const int ks = o.splits ? o.splits : 2;
+    if (!gemm::skinnyInstanceFor(o.mt ? 0 : o.problem.m, o.bn ? o.bn : gemm::kSkinnyBn, o.mt, 1,
+                                 o.clusterY ? o.clusterY : 1, ks) &&
+        (o.mt || !o.bench)) {
+      std::string all;
+      for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
+        if (i.ks)
+          all += std::string(all.empty() ? "" : ", ") + "--mt " + std::to_string(i.mt) +
+                 " --bn " + std::to_string(i.bn) + " --splits " + std::to_string(i.ks) +
+                 (i.clusterY > 1 ? " --cluster-y " + std::to_string(i.clusterY) : "");
+      usage(("no --dsm instance for these --mt / --bn / --splits / --cluster-y (compiled: " +
+             all + ")")
+                .c_str());
+    }
+  }
   if (o.bench && (o.runs < 20 || o.warmup < 1))
     usage("--bench needs --runs >= 20 and --warmup >= 1 (medians of >= 20 after warm-up)");
   if (!o.bench && bmajorList)
@@ -264,7 +287,8 @@ Options parse(int argc, char **argv) {
   const int skinnyCy = o.clusterY ? o.clusterY : 1;
   const std::string withCl = std::string(skinnyCl > 1 ? " with --multicast on" : "") +
                              (skinnyCy > 1 ? " --cluster-y " + std::to_string(skinnyCy) : "");
-  if (skinny && o.mt && !gemm::skinnyInstanceFor(0, skinnyBn, o.mt, skinnyCl, skinnyCy)) {
+  if (skinny && o.mt && !o.dsm &&
+      !gemm::skinnyInstanceFor(0, skinnyBn, o.mt, skinnyCl, skinnyCy)) {
     std::string widths;
     for (const gemm::SkinnyInstance &i : gemm::skinnyInstances())
       if (i.mt == o.mt && i.cluster == skinnyCl && i.clusterY == skinnyCy)
@@ -275,7 +299,7 @@ Options parse(int argc, char **argv) {
            (widths.empty() ? std::string("at no width") : "at " + widths))
               .c_str());
   }
-  if (skinny && !o.bench && !o.mt &&
+  if (skinny && !o.bench && !o.mt && !o.dsm &&
       !gemm::skinnyInstanceFor(o.problem.m, skinnyBn, 0, skinnyCl, skinnyCy))
     usage(("no skinny instance has MT >= M = " + std::to_string(o.problem.m) + withCl + " (--mt)")
               .c_str());
@@ -314,6 +338,17 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
   Choice c = gemm::chooseFor(p, sms, cache);
   if (!o.forced())
     return c;
+  if (o.dsm) {
+    // gemm_skinny_dsm (parse() checked the instance exists).
+    const gemm::SkinnyInstance *i =
+        gemm::skinnyInstanceFor(p.m, o.bn ? o.bn : gemm::kSkinnyBn, o.mt, 1,
+                                o.clusterY ? o.clusterY : 1, o.splits ? o.splits : 2);
+    if (!i)
+      usage(("no --dsm instance has MT >= M = " + std::to_string(p.m) + " (--mt)").c_str());
+    c = gemm::skinnyDsm(*i);
+    c.why = "forced on the command line";
+    return c;
+  }
   if (o.variant == Variant::Persistent && o.mt) {
     // gemm_m64 (parse() checked MT 64, BN 128, B K-major): cluster 2 unless
     // --multicast off.

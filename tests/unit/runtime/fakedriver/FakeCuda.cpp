@@ -356,14 +356,17 @@ CUresult cuModuleGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule m, const char
       data.assign(8, 0);
     } else if ((at = ptx.find(std::string(".b8 ") + name + "[")) != std::string::npos) {
       size_t open = ptx.find('{', at), close = ptx.find('}', at);
-      if (open == std::string::npos || close == std::string::npos)
+      if (open == std::string::npos || close == std::string::npos) {
+        ++g_state.globalMisses;
         return CUDA_ERROR_NOT_FOUND;
+      }
       for (size_t i = open + 1; i < close;) {
         data.push_back(static_cast<unsigned char>(std::strtoul(ptx.c_str() + i, nullptr, 10)));
         size_t comma = ptx.find(',', i);
         i = comma == std::string::npos || comma > close ? close : comma + 1;
       }
     } else {
+      ++g_state.globalMisses;
       return CUDA_ERROR_NOT_FOUND;
     }
     it = fm->globals.emplace(name, std::move(data)).first;

@@ -66,6 +66,7 @@ struct FakeState {
   int ctxRetains = 0, ctxReleases = 0, liveAllocs = 0;
   int ctxPushes = 0, ctxPops = 0; // cuCtxPushCurrent / cuCtxPopCurrent
   int hostAllocs = 0, hostFrees = 0; // cuMemHostAlloc / cuMemFreeHost
+  int globalMisses = 0; // cuModuleGetGlobal calls that found no such global (CUDA_ERROR_NOT_FOUND)
   unsigned hostAllocFlags = 0;       // the last cuMemHostAlloc's flags
   int freesInPushedContext = 0;   // cuMemFree calls made while a pushed context was current
   // Stream-ordered copies and value writes, in call order (the fake performs
