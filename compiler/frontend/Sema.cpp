@@ -183,6 +183,7 @@ void Sema::checkKernel(KernelAST &k) {
   unrollCopies_ = 1;
   ifGuards_.clear();
   boundValues_.clear();
+  shadowingLets_.clear();
   tmaTileNames_.clear();
   tmaBarriers_.clear();
   curBlock_ = nullptr;
@@ -470,6 +471,40 @@ void Sema::checkLet(LetStmt &s) {
   if (!isVar && t.isScalar())
     boundValues_[&d] = s.init.get();
   declare(d);
+  if (!isVar && (t.isScalar() || t.isPointer() || t.isVector()))
+    noteShadowingLet(d);
+}
+
+void Sema::noteShadowingLet(const Decl &d) {
+  // The name in an enclosing block of this body (not the file's constants):
+  // a `var` that the `let` hides from here on.
+  for (size_t i = scopes_.size() - 1; i-- > 0;) {
+    auto f = scopes_[i].find(d.name);
+    if (f == scopes_[i].end())
+      continue;
+    if (f->second->kind == DeclKind::Var)
+      shadowingLets_.push_back({&d, f->second, scopes_.size()});
+    return;
+  }
+}
+
+void Sema::warnUnreadShadows() {
+  while (!shadowingLets_.empty() && shadowingLets_.back().depth >= scopes_.size()) {
+    ShadowingLet sl = shadowingLets_.back();
+    shadowingLets_.pop_back();
+    if (readDecls_.count(sl.let) || diags_.hasErrors() ||
+        !shadowWarned_.insert({sl.let->loc.line, sl.let->loc.col}).second)
+      continue;
+    diags_.warning(sl.let->loc,
+                   "'" + sl.let->name +
+                       "' is never read: this `let` declares a new name that "
+                       "hides the `var` '" +
+                       sl.var->name + "' of line " + std::to_string(sl.var->loc.line),
+                   "to change the var, assign it: `" + sl.let->name +
+                       " = ...` (a `let` in an "
+                       "inner block never changes the outer name)");
+    diags_.note(sl.var->loc, "the `var` '" + sl.var->name + "' is declared here");
+  }
 }
 
 const ExprAST &Sema::boundValue(const ExprAST &e) const {

@@ -362,9 +362,40 @@ void Sema::checkUnroll(ForStmt &s) {
     return;
   }
   // Full unrolling: the bounds and the step must be constants.
+  // The variable of an enclosing unrolled loop that `e` reads (directly or
+  // through `let`s): a constant in each copy, but the copies of this loop
+  // are made once for all of them.
+  std::function<const Decl *(const ExprAST &)> outerUnrolled =
+      [&](const ExprAST &x) -> const Decl * {
+    if (auto *v = x.as<VarRefExpr>()) {
+      for (const auto &u : unrolled_)
+        if (u.first == v->decl)
+          return u.first;
+      const ExprAST &b = boundValue(x);
+      return &b != &x ? outerUnrolled(b) : nullptr;
+    }
+    const Decl *found = nullptr;
+    forEachOperand(x, [&](const ExprAST &o) {
+      if (!found)
+        found = outerUnrolled(o);
+    });
+    return found;
+  };
   auto constant = [&](const ExprPtr &e, const char *what) -> std::optional<int64_t> {
     bool overflow = false;
     std::optional<int64_t> v = foldConstant(*e, overflow);
+    if (!v && !overflow) {
+      if (const Decl *outer = outerUnrolled(*e)) {
+        error(e->loc,
+              std::string("the loop's ") + what + " reads '" + outer->name +
+                  "', the variable of an enclosing unrolled loop: an unrolled loop's bounds "
+                  "are the same in every copy of the enclosing loop",
+              std::string("unroll over the largest range and skip the rest: `for ") +
+                  s.loopVar->name + " in 0 .. MAX unroll { if " + s.loopVar->name + " < " +
+                  outer->name + " { ... } }` (the condition is a constant in each copy)");
+        return std::nullopt;
+      }
+    }
     if (!v || overflow)
       error(e->loc,
             std::string("the loop's ") + what + " must be a compile-time constant to unroll it",
@@ -730,6 +761,8 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   pushScope();
   checkBlock(inl->body, /*kernelTopLevel=*/false);
   inlineStack_.pop_back();
+  while (!scopes_.empty()) // the body's scopes close here (their unread shadows)
+    popScope();
   scopes_ = std::move(outerScopes);
   curBlock_ = outerBlock;
   if (fn.result && !alwaysReturns(inl->body) && fallOffReported_.insert(&fn).second)

@@ -14,6 +14,7 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -107,7 +108,15 @@ public:
   void checkWaitsReachArrivals();
 
   void pushScope() { scopes_.emplace_back(); }
-  void popScope() { scopes_.pop_back(); }
+  void popScope() {
+    warnUnreadShadows();
+    scopes_.pop_back();
+  }
+  /// A `let` that shadows a `var` of an enclosing block and is never read
+  /// (`let sum = sum + x` where `sum = sum + x` was meant): a warning when
+  /// its scope closes.
+  void noteShadowingLet(const Decl &d);
+  void warnUnreadShadows();
   void declare(Decl &d);
   Decl *lookup(const std::string &name) const;
   bool hasCluster() const { return kernel_->cluster.kind != ClusterAttr::None; }
@@ -332,6 +341,17 @@ public:
   /// look through them, so `let t = role_thread_id(); if t == 0 { ... }`
   /// is the guard `role_thread_id() == 0`.
   std::unordered_map<const Decl *, const ExprAST *> boundValues_;
+  /// Declarations some expression read (VarRefExpr resolved to them).
+  std::unordered_set<const Decl *> readDecls_;
+  /// noteShadowingLet: each shadowing `let`, the `var` it hides, and the depth
+  /// of its scope; shadowWarned_: the positions already warned about (a
+  /// function's body is checked at each call, a template at each instance).
+  struct ShadowingLet {
+    const Decl *let, *var;
+    size_t depth;
+  };
+  std::vector<ShadowingLet> shadowingLets_;
+  std::set<std::pair<int, int>> shadowWarned_;
   /// `e`, or, when it names such a binding, the bound expression (followed
   /// through chains of them).
   const ExprAST &boundValue(const ExprAST &e) const;
