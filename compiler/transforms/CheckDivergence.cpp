@@ -56,11 +56,12 @@ namespace u = ::tile::uniformity;
 namespace {
 
 /// The decision reads a value loaded from memory (not a `var`'s slot, not
-/// read-only data): a porter's `if m0 < offsets[g]` around an mma or a
-/// barrier. Such a load is divergent even where every thread reads one
-/// address; `cache = nc` says nothing writes it (Uniformity.cpp), which the
-/// hint offers.
-bool decidedByMemoryLoad(Operation *decision) {
+/// read-only data) at an address as uniform as the construct needs: a
+/// porter's `if m0 < offsets[g]` around an mma or a barrier. Such a load is
+/// divergent even though every thread reads one address; `cache = nc` says
+/// nothing writes it (Uniformity.cpp), which the hint offers.
+bool decidedByMemoryLoad(Operation *decision, const UniformityAnalysis &uniformity,
+                         u::Level tolerated) {
   if (!decision)
     return false;
   SmallVector<Value> work(decision->getOperands().begin(), decision->getOperands().end());
@@ -71,7 +72,8 @@ bool decidedByMemoryLoad(Operation *decision) {
       continue;
     if (auto load = dyn_cast<LoadOp>(def)) {
       Operation *slot = load.getPtr().getDefiningOp();
-      if (!isa_and_nonnull<LocalVarOp>(slot) && load.getCache() != CacheOp::nc)
+      if (!isa_and_nonnull<LocalVarOp>(slot) && load.getCache() != CacheOp::nc &&
+          uniformity.levelOf(load.getPtr()) <= tolerated)
         return true;
       continue;
     }
@@ -201,7 +203,9 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
   void judge(Operation *op, const Construct &c, const UniformityAnalysis &uniformity) {
     auto role = op->getParentOfType<RoleOp>();
     Divergence control = uniformity.controlDivergence(op, role);
-    bool loaded = decidedByMemoryLoad(control.decision);
+    bool loaded = decidedByMemoryLoad(control.decision, uniformity,
+                                      c.rule == Rule::Warpgroup ? u::kWarpgroupCollectiveMax
+                                                                : u::kCtaBarrierMax);
     auto report = [&](bool error, const Twine &message, const Twine &hint, const Twine &note) {
       // One source construct may be several ops (a role's TMA store: the
       // barrier before and after its copy, the elected thread that issues
