@@ -697,6 +697,11 @@ void Sema::checkFor(ForStmt &s) {
   int64_t copies = unrolled ? (int64_t)s.unrolledValues.size()
                    : s.unrollFactorValue > 1 ? s.unrollFactorValue + 1
                                              : 1;
+  if (unrolled && !s.unrollDeps.empty()) { // a triangular loop: its largest copy count
+    copies = 1;
+    for (const auto &kv : s.unrolledByOuter)
+      copies = std::max(copies, (int64_t)kv.second.size());
+  }
   int64_t outerCopies = unrollCopies_;
   if (copies > 1 && outerCopies * copies > kMaxNestedCopies) { // both <= 4096: no overflow
     error(s.unrollLoc,
@@ -708,7 +713,7 @@ void Sema::checkFor(ForStmt &s) {
   }
   unrollCopies_ = outerCopies * copies;
   if (unrolled)
-    unrolled_.push_back({s.loopVar.get(), &s.unrolledValues});
+    unrolled_.push_back({s.loopVar.get(), &s});
   pushScope();
   declare(*s.loopVar);
   checkBlock(s.body, false);

@@ -495,7 +495,17 @@ public:
   std::vector<StmtAST *> loops_;                     // enclosing for/while, innermost last
   /// Enclosing fully unrolled loops (`for j in 0 .. 4 unroll`): the loop
   /// variable and its value in each copy of the body, outermost first.
-  std::vector<std::pair<const Decl *, const std::vector<int64_t> *>> unrolled_;
+  std::vector<std::pair<const Decl *, const ForStmt *>> unrolled_;
+  /// Calls `f` once per copy of the unrolled loops `loops` (indices into
+  /// unrolled_) and of the loops their bounds read, with the value of every
+  /// loop variable of unrolled_ in that copy (0 for the others); a loop
+  /// whose bounds read an outer one (unrollDeps) takes that copy's values.
+  /// Stops early when `f` returns false.
+  /// The enclosing unrolled loops (indices into unrolled_) whose variables
+  /// `e` reads, directly or through `let`s.
+  std::vector<size_t> unrolledLoopsIn(const ExprAST &e) const;
+  void forEachUnrolledCopy(std::vector<size_t> loops,
+                           const std::function<bool(const std::vector<int64_t> &)> &f);
   /// Copies of the current body the enclosing unrolled loops make (full:
   /// one per value; by a factor F: F + 1, the trip's copies and the rest).
   int64_t unrollCopies_ = 1;
