@@ -222,6 +222,15 @@ std::optional<CudaName> cudaVariable(const std::string &name) {
   return std::nullopt;
 }
 
+std::vector<std::string> cudaNames() {
+  std::vector<std::string> names;
+  for (const Entry &e : kVariables)
+    names.push_back(e.cuda);
+  for (const Entry &e : kFunctions)
+    names.push_back(e.cuda);
+  return names;
+}
+
 std::optional<CudaName> cudaFunction(const std::string &name) {
   if (const Entry *e = find(kFunctions, name))
     return CudaName{e->tile, e->hint};

@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tile::frontend {
 
@@ -29,6 +30,9 @@ std::optional<CudaName> cudaVariable(const std::string &name);
 /// CUDA's device functions and intrinsics that tile has as a builtin, an
 /// operator or a cast.
 std::optional<CudaName> cudaFunction(const std::string &name);
+/// Every name of the two tables above (variables, then functions), for the
+/// unit test that keeps each tile form a builtin.
+std::vector<std::string> cudaNames();
 /// C and CUDA type names (int, float, half, __nv_bfloat16, uint32_t,
 /// float4, ...): the tile type, or "" when tile has none.
 std::optional<std::string> cTypeName(const std::string &name);
