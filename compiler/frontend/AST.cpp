@@ -399,6 +399,9 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
        "tile has no '%' statement",
        "statements are let, var, assignments, if/else, for, while, break, continue, return and "
        "builtin calls"},
+      {{"and", "or", "not"},
+       "there is no '%' operator",
+       "the logical operators are `&&`, `||` and `!` (on i1 values: compare first, `x != 0`)"},
       {{"null", "nil", "nullptr", "NULL", "None", "undefined"},
        "there are no null pointers ('%')",
        "pointers come from kernel parameters; pass a count or a flag to mark absent data"},

@@ -2,9 +2,11 @@
 #include "tilec/frontend/Lexer.h"
 #include "tilec/frontend/Types.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <unordered_map>
 
 namespace tile::frontend {
@@ -257,9 +259,38 @@ Token Lexer::lexNumber(Token tok) {
     }
   }
   bool bad = digits.empty() || isIdentChar(peek());
+  size_t numberEnd = pos_;
   while (isIdentChar(peek()))
     advance();
   tok.text = text_.substr(start, pos_ - start);
+  // C's suffixes (`0.5f`, `1u`, `10ull`, `1e-3f`, `0x10u`): tile literals
+  // have none; their context types them.
+  std::string suffix = text_.substr(numberEnd, pos_ - numberEnd);
+  for (char &c : suffix)
+    c = (char)std::tolower((unsigned char)c);
+  static const char *const kSuffixes[] = {"f",  "h",   "u",   "l", "ul", "lu",
+                                          "ll", "ull", "llu", "z", "uz"};
+  bool cSuffix = !digits.empty() && bad &&
+                 std::any_of(std::begin(kSuffixes), std::end(kSuffixes),
+                             [&](const char *x) { return suffix == x; }) &&
+                 (base == 10 || (suffix != "f" && suffix != "h"));
+  if (cSuffix) {
+    std::string number = text_.substr(start, numberEnd - start);
+    bool floatSuffix = suffix == "f" || suffix == "h";
+    std::string fixed = floatSuffix && !isFloat ? number + ".0" : number;
+    diags_.error(tok.loc, "number literals take no suffix, found '" + tok.text + "'",
+                 floatSuffix ? "write `" + fixed +
+                                   "`: a float literal takes its type from where it is "
+                                   "used (`let h: f16 = " +
+                                   fixed + "`, `x * " + fixed + "` with x: f16), f32 otherwise"
+                             : "write `" + fixed +
+                                   "`: an integer literal takes its type from where it is "
+                                   "used (`let n: u64 = " +
+                                   fixed + "`, `x >> " + fixed + "` with x: u32, `" + fixed +
+                                   " as u32`), i32 otherwise");
+    tok.kind = Tok::Error;
+    return tok;
+  }
   if (bad) {
     diags_.error(tok.loc, "invalid number literal '" + tok.text + "'",
                  "write decimal (42, 1.5, 2e3), hex (0xff) or binary (0b101) numbers");

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tilec/frontend/Parser.h"
+#include "CudaNames.h"
 
 namespace tile::frontend {
 
@@ -294,9 +295,12 @@ TypeSyntax Parser::parseScalarType(const char *what) {
   if (!k)
     if (const char *where = typeConstructorPlace(t.text))
       fail(t.loc, "'" + t.text + "<...>' cannot be written here", where);
-  if (!k)
-    fail(t.loc, "unknown type '" + t.text + "'",
-         "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, e4m3, e5m2");
+  if (!k) {
+    std::optional<std::string> c = cTypeName(t.text); // C's `float`, CUDA's `__half`
+    fail(t.loc, "unknown type '" + t.text + "'" + (c ? "; C's " + t.text + " is " + *c : ""),
+         "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, e4m3, "
+         "e5m2; vectors vec<T, N>, f16x2, bf16x2");
+  }
   return {t.loc, Type::scalarTy(*k)};
 }
 

@@ -278,6 +278,16 @@ ExprPtr Parser::parsePrimary() {
       return parseBitcast(t);
     if (t.text == "zeros" && atZeros())
       return parseZeros(t); // ParserMma.cpp
+    // `vec<f32, 4>{...}` / `vec<f32, 4>(...)`: a type where a value is
+    // (a C++ constructor); `vec < x` of a variable named vec stays a
+    // comparison (no `, N` after a type name).
+    if (t.text == "vec" && at(Tok::Lt) && peekTok().kind == Tok::Ident &&
+        (scalarFromName(peekTok().text) || typeParam(peekTok().text)) &&
+        peekTok(2).kind == Tok::Comma)
+      fail(
+          t.loc, "a vector type is not a value",
+          "a vector is built with `{a, b, ...}` and takes its type from the binding: `let v: vec<" +
+              peekTok().text + ", N> = {a, b, ...}`; `v as vec<f16, N>` converts one");
     if (atCallTypeArgs()) { // f<f16>(x): a function's explicit type arguments
       consume();            // <
       std::vector<TypeSyntax> types;

@@ -183,6 +183,7 @@ void Sema::checkKernel(KernelAST &k) {
   unrollCopies_ = 1;
   ifGuards_.clear();
   boundValues_.clear();
+  shadowingLets_.clear();
   tmaTileNames_.clear();
   tmaBarriers_.clear();
   curBlock_ = nullptr;
@@ -470,6 +471,40 @@ void Sema::checkLet(LetStmt &s) {
   if (!isVar && t.isScalar())
     boundValues_[&d] = s.init.get();
   declare(d);
+  if (!isVar && (t.isScalar() || t.isPointer() || t.isVector()))
+    noteShadowingLet(d);
+}
+
+void Sema::noteShadowingLet(const Decl &d) {
+  // The name in an enclosing block of this body (not the file's constants):
+  // a `var` that the `let` hides from here on.
+  for (size_t i = scopes_.size() - 1; i-- > 0;) {
+    auto f = scopes_[i].find(d.name);
+    if (f == scopes_[i].end())
+      continue;
+    if (f->second->kind == DeclKind::Var)
+      shadowingLets_.push_back({&d, f->second, scopes_.size()});
+    return;
+  }
+}
+
+void Sema::warnUnreadShadows() {
+  while (!shadowingLets_.empty() && shadowingLets_.back().depth >= scopes_.size()) {
+    ShadowingLet sl = shadowingLets_.back();
+    shadowingLets_.pop_back();
+    if (readDecls_.count(sl.let) || diags_.hasErrors() ||
+        !shadowWarned_.insert({sl.let->loc.line, sl.let->loc.col}).second)
+      continue;
+    diags_.warning(sl.let->loc,
+                   "'" + sl.let->name +
+                       "' is never read: this `let` declares a new name that "
+                       "hides the `var` '" +
+                       sl.var->name + "' of line " + std::to_string(sl.var->loc.line),
+                   "to change the var, assign it: `" + sl.let->name +
+                       " = ...` (a `let` in an "
+                       "inner block never changes the outer name)");
+    diags_.note(sl.var->loc, "the `var` '" + sl.var->name + "' is declared here");
+  }
 }
 
 const ExprAST &Sema::boundValue(const ExprAST &e) const {
@@ -662,6 +697,11 @@ void Sema::checkFor(ForStmt &s) {
   int64_t copies = unrolled ? (int64_t)s.unrolledValues.size()
                    : s.unrollFactorValue > 1 ? s.unrollFactorValue + 1
                                              : 1;
+  if (unrolled && !s.unrollDeps.empty()) { // a triangular loop: its largest copy count
+    copies = 1;
+    for (const auto &kv : s.unrolledByOuter)
+      copies = std::max(copies, (int64_t)kv.second.size());
+  }
   int64_t outerCopies = unrollCopies_;
   if (copies > 1 && outerCopies * copies > kMaxNestedCopies) { // both <= 4096: no overflow
     error(s.unrollLoc,
@@ -673,7 +713,7 @@ void Sema::checkFor(ForStmt &s) {
   }
   unrollCopies_ = outerCopies * copies;
   if (unrolled)
-    unrolled_.push_back({s.loopVar.get(), &s.unrolledValues});
+    unrolled_.push_back({s.loopVar.get(), &s});
   pushScope();
   declare(*s.loopVar);
   checkBlock(s.body, false);

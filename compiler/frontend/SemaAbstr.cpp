@@ -23,8 +23,6 @@
 namespace tile::frontend {
 
 namespace {
-constexpr int64_t kMaxFullUnroll = 1024;    // iterations of `unroll`
-constexpr int64_t kMaxUnrollFactor = 64;    // F of `unroll(F)`
 constexpr int64_t kMaxLocalElements = 4096; // N of `local<T>[N]`
 constexpr int kMaxInlinedCallsPerKernel = 4096;
 
@@ -35,21 +33,6 @@ bool alwaysReturns(const Block &b) {
       return true;
     if (auto *i = s->as<IfStmt>();
         i && i->hasElse && alwaysReturns(i->thenBody) && alwaysReturns(i->elseBody))
-      return true;
-  }
-  return false;
-}
-
-bool containsReturn(const Block &b) {
-  for (const StmtPtr &s : b) {
-    if (s->is<ReturnStmt>())
-      return true;
-    if (auto *i = s->as<IfStmt>();
-        i && (containsReturn(i->thenBody) || containsReturn(i->elseBody)))
-      return true;
-    if (auto *w = s->as<WhileStmt>(); w && containsReturn(w->body))
-      return true;
-    if (auto *f = s->as<ForStmt>(); f && containsReturn(f->body))
       return true;
   }
   return false;
@@ -326,115 +309,6 @@ bool Sema::rejectLocalArrayAccess(CallExpr &e) {
   for (ExprPtr &a : e.args)
     resolveOnly(a);
   return true;
-}
-
-void Sema::checkUnroll(ForStmt &s) {
-  if (s.forKind != ForKind::Range) {
-    error(s.unrollLoc, std::string("a ") + forKindName(s.forKind) + " loop cannot be unrolled",
-          "unroll a counted loop `for i in A .. B unroll { }`");
-    return;
-  }
-  if (s.loopVar->type.isInvalid())
-    return;
-  if (s.unrollFactor) {
-    Type i32 = Type::i32();
-    Type t = checkValue(s.unrollFactor, &i32, "unroll factor");
-    if (t.isInvalid() || !checkConstantOps(*s.unrollFactor))
-      return;
-    bool overflow = false;
-    std::optional<int64_t> f = foldConstant(*s.unrollFactor, overflow);
-    std::string hint = "write `unroll(F)` with a constant F from 1 to " +
-                       std::to_string(kMaxUnrollFactor) + ", or `unroll` to unroll completely";
-    if (!f || overflow) {
-      error(s.unrollFactor->loc, "unroll factor must be a compile-time constant", hint);
-      return;
-    }
-    if (*f < 1 || *f > kMaxUnrollFactor) {
-      error(s.unrollFactor->loc, "unroll factor " + std::to_string(*f) + " is out of range", hint);
-      return;
-    }
-    if (*f > 1 && containsReturn(s.body)) {
-      error(s.unrollLoc, "a loop whose body may `return` cannot be unrolled by a factor",
-            "unroll it completely (`unroll`), or move the return out of the loop");
-      return;
-    }
-    s.unrollFactorValue = *f;
-    return;
-  }
-  // Full unrolling: the bounds and the step must be constants.
-  auto constant = [&](const ExprPtr &e, const char *what) -> std::optional<int64_t> {
-    bool overflow = false;
-    std::optional<int64_t> v = foldConstant(*e, overflow);
-    if (!v || overflow)
-      error(e->loc,
-            std::string("the loop's ") + what + " must be a compile-time constant to unroll it",
-            "use literals or `const` values, or unroll by a factor: `unroll(4)`");
-    return overflow ? std::nullopt : v;
-  };
-  std::optional<int64_t> a = constant(s.start, "start"), b = constant(s.end, "end");
-  std::optional<int64_t> step = s.step ? constant(s.step, "step") : std::optional<int64_t>(1);
-  if (!a || !b || !step || *step <= 0)
-    return;
-  std::vector<int64_t> values;
-  for (int64_t i = *a; i < *b;) {
-    if ((int64_t)values.size() >= kMaxFullUnroll) {
-      error(s.unrollLoc,
-            "unrolling this loop completely makes more than " + std::to_string(kMaxFullUnroll) +
-                " copies of its body",
-            "unroll by a factor instead: `unroll(4)`");
-      return;
-    }
-    values.push_back(i);
-    if (__builtin_add_overflow(i, *step, &i))
-      break;
-  }
-  s.unrolledValues = std::move(values);
-}
-
-std::optional<std::vector<int64_t>> Sema::foldEveryCopy(const ExprAST &e, bool &overflow) {
-  // The unrolled loop variables `e` reads, directly or through `let`s.
-  std::vector<size_t> used;
-  std::function<void(const ExprAST &)> collect = [&](const ExprAST &x) {
-    if (auto *v = x.as<VarRefExpr>()) {
-      for (size_t i = 0; i < unrolled_.size(); ++i)
-        if (unrolled_[i].first == v->decl &&
-            std::find(used.begin(), used.end(), i) == used.end())
-          used.push_back(i);
-      const ExprAST &b = boundValue(x);
-      if (&b != &x)
-        collect(b);
-      return;
-    }
-    forEachOperand(x, collect);
-  };
-  collect(e);
-  std::vector<size_t> pick(unrolled_.size(), 0); // the copy of each loop
-  ConstantLeaf leaf = [&](const ExprAST &x) -> std::optional<int64_t> {
-    auto *v = x.as<VarRefExpr>();
-    if (!v)
-      return std::nullopt;
-    for (size_t i = 0; i < unrolled_.size(); ++i)
-      if (unrolled_[i].first == v->decl)
-        return (*unrolled_[i].second)[pick[i]];
-    const ExprAST &b = boundValue(x);
-    if (&b == &x)
-      return std::nullopt;
-    return foldConstant(b, overflow, &leaf);
-  };
-  std::vector<int64_t> out;
-  while (true) {
-    std::optional<int64_t> v = foldConstant(e, overflow, &leaf);
-    if (!v || overflow)
-      return std::nullopt;
-    out.push_back(*v);
-    if (out.size() > kMaxFullUnroll) // every copy's value is one more operation
-      return std::nullopt;
-    size_t k = used.size();
-    while (k > 0 && ++pick[used[k - 1]] == unrolled_[used[k - 1]].second->size())
-      pick[used[--k]] = 0;
-    if (k == 0)
-      return out;
-  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -730,6 +604,8 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   pushScope();
   checkBlock(inl->body, /*kernelTopLevel=*/false);
   inlineStack_.pop_back();
+  while (!scopes_.empty()) // the body's scopes close here (their unread shadows)
+    popScope();
   scopes_ = std::move(outerScopes);
   curBlock_ = outerBlock;
   if (fn.result && !alwaysReturns(inl->body) && fallOffReported_.insert(&fn).second)

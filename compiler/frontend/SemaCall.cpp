@@ -7,8 +7,9 @@
 // with respect to the peer CTA that owns the memory.
 //
 //===----------------------------------------------------------------------===//
-#include "SemaImpl.h"
+#include "CudaNames.h"
 #include "NearestNames.h"
+#include "SemaImpl.h"
 
 #include "tilec/Target/ClusterGeometry.h"
 
@@ -88,6 +89,26 @@ Type Sema::inferCall(CallExpr &e) {
     for (ExprPtr &a : e.args)
       resolveOnly(a);
     return Type::invalid();
+  }
+  if (b == Builtin::Unknown && !lookup(e.callee)) {
+    // CUDA's intrinsics and C's conversions `float(x)`: what tile writes.
+    std::optional<CudaName> cuda = cudaFunction(e.callee);
+    std::optional<std::string> type = cuda ? std::nullopt : typeWordAsValue(e.callee);
+    if (cuda || type) {
+      if (cuda)
+        error(e.loc,
+              "unknown function '" + e.callee + "'" +
+                  (cuda->tileForm.empty()
+                       ? std::string(": tile has no equivalent of CUDA's " + e.callee)
+                       : ": CUDA's " + e.callee + " is `" + cuda->tileForm + "` in tile"),
+              cuda->hint);
+      else
+        error(e.loc, "'" + e.callee + "' is a type, not a function",
+              conversionHint(e.callee, *type));
+      for (ExprPtr &a : e.args)
+        resolveOnly(a);
+      return Type::invalid();
+    }
   }
   if (b == Builtin::Unknown) {
     Decl *d = lookup(e.callee);
@@ -204,18 +225,21 @@ Type Sema::inferCall(CallExpr &e) {
     for (ExprPtr &a : e.args)
       if (isLiteralVector(*a))
         order.push_back(&a);
+    Location typedLoc = e.loc; // the argument that fixed t: where a wrong type is reported
     for (ExprPtr *ap : order) {
       ExprPtr &a = *ap;
       Type at = t.isVector() && isLiteralVector(*a) &&
                         t.lanes == (int)a->as<VectorExpr>()->elems.size()
                     ? checkValue(a, &t, "")
                     : infer(a);
-      if (at.isInvalid())
+      if (at.isInvalid()) {
         bad = true;
-      else if (!at.isUntyped() && t.isUntyped())
+      } else if (!at.isUntyped() && t.isUntyped()) {
         t = at;
-      else if (at.kind == Type::UntypedFloat && t.kind == Type::UntypedInt)
+        typedLoc = a->loc;
+      } else if (at.kind == Type::UntypedFloat && t.kind == Type::UntypedInt) {
         t = at;
+      }
     }
     if (bad) {
       for (ExprPtr &a : e.args)
@@ -226,14 +250,14 @@ Type Sema::inferCall(CallExpr &e) {
       return checkFragmentArgs(e);
     if (t.isUntyped())
       t = Type::scalarTy(t.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32);
-    if (!checkNotFp8(e.loc, t, e.callee)) {
+    if (!checkNotFp8(typedLoc, t, e.callee)) {
       for (ExprPtr &a : e.args)
         finalize(a);
       return Type::invalid();
     }
     bool floatVector = t.isVector() && isFloatKind(t.scalar); // min/max.f16x2, element-wise
     if ((!t.isScalar() && !floatVector) || t.isBool()) {
-      error(e.loc, "'" + e.callee + "' needs integer or float arguments, found " + t.str(),
+      error(typedLoc, "'" + e.callee + "' needs integer or float arguments, found " + t.str(),
             "min, max and clamp compare numbers");
       for (ExprPtr &a : e.args)
         finalize(a);

@@ -5,6 +5,7 @@
 // i32 / f32. There are no other implicit conversions.
 //
 //===----------------------------------------------------------------------===//
+#include "CudaNames.h"
 #include "SemaImpl.h"
 
 #include <algorithm>
@@ -59,10 +60,19 @@ Type Sema::infer(ExprPtr &ep) {
       break;
     }
     v.decl = lookup(v.name);
+    if (v.decl)
+      readDecls_.insert(v.decl);
     if (!v.decl) {
       if (builtinFromName(v.name) != Builtin::Unknown)
         error(v.loc, "'" + v.name + "' is a builtin function, not a value",
               "call it: `" + v.name + "(...)`");
+      else if (auto cuda = cudaVariable(v.name))
+        error(v.loc,
+              "unknown name '" + v.name + "': CUDA's " + v.name + " is `" + cuda->tileForm +
+                  "` in tile",
+              cuda->hint);
+      else if (std::optional<std::string> type = typeWordAsValue(v.name))
+        error(v.loc, "'" + v.name + "' is a type, not a value", conversionHint(v.name, *type));
       else if (auto foreign = foreignWord(v.name))
         error(v.loc, foreign->message, foreign->hint);
       else if (attrKernel_ &&

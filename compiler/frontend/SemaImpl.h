@@ -14,6 +14,7 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -107,7 +108,15 @@ public:
   void checkWaitsReachArrivals();
 
   void pushScope() { scopes_.emplace_back(); }
-  void popScope() { scopes_.pop_back(); }
+  void popScope() {
+    warnUnreadShadows();
+    scopes_.pop_back();
+  }
+  /// A `let` that shadows a `var` of an enclosing block and is never read
+  /// (`let sum = sum + x` where `sum = sum + x` was meant): a warning when
+  /// its scope closes.
+  void noteShadowingLet(const Decl &d);
+  void warnUnreadShadows();
   void declare(Decl &d);
   Decl *lookup(const std::string &name) const;
   bool hasCluster() const { return kernel_->cluster.kind != ClusterAttr::None; }
@@ -332,6 +341,17 @@ public:
   /// look through them, so `let t = role_thread_id(); if t == 0 { ... }`
   /// is the guard `role_thread_id() == 0`.
   std::unordered_map<const Decl *, const ExprAST *> boundValues_;
+  /// Declarations some expression read (VarRefExpr resolved to them).
+  std::unordered_set<const Decl *> readDecls_;
+  /// noteShadowingLet: each shadowing `let`, the `var` it hides, and the depth
+  /// of its scope; shadowWarned_: the positions already warned about (a
+  /// function's body is checked at each call, a template at each instance).
+  struct ShadowingLet {
+    const Decl *let, *var;
+    size_t depth;
+  };
+  std::vector<ShadowingLet> shadowingLets_;
+  std::set<std::pair<int, int>> shadowWarned_;
   /// `e`, or, when it names such a binding, the bound expression (followed
   /// through chains of them).
   const ExprAST &boundValue(const ExprAST &e) const;
@@ -475,7 +495,17 @@ public:
   std::vector<StmtAST *> loops_;                     // enclosing for/while, innermost last
   /// Enclosing fully unrolled loops (`for j in 0 .. 4 unroll`): the loop
   /// variable and its value in each copy of the body, outermost first.
-  std::vector<std::pair<const Decl *, const std::vector<int64_t> *>> unrolled_;
+  std::vector<std::pair<const Decl *, const ForStmt *>> unrolled_;
+  /// Calls `f` once per copy of the unrolled loops `loops` (indices into
+  /// unrolled_) and of the loops their bounds read, with the value of every
+  /// loop variable of unrolled_ in that copy (0 for the others); a loop
+  /// whose bounds read an outer one (unrollDeps) takes that copy's values.
+  /// Stops early when `f` returns false.
+  /// The enclosing unrolled loops (indices into unrolled_) whose variables
+  /// `e` reads, directly or through `let`s.
+  std::vector<size_t> unrolledLoopsIn(const ExprAST &e) const;
+  void forEachUnrolledCopy(std::vector<size_t> loops,
+                           const std::function<bool(const std::vector<int64_t> &)> &f);
   /// Copies of the current body the enclosing unrolled loops make (full:
   /// one per value; by a factor F: F + 1, the trip's copies and the rest).
   int64_t unrollCopies_ = 1;

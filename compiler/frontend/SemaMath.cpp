@@ -107,12 +107,15 @@ Type Sema::checkMathCall(CallExpr &e) {
     return Type::invalid();
   // The first typed argument fixes the type; literals adapt (f32 by default).
   Type t = Type::untypedFloat();
-  for (ExprPtr &a : e.args) {
-    Type at = infer(a);
-    if (at.isInvalid())
+  size_t typedArg = 0; // the argument that fixed t: where a wrong type is reported
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    Type at = infer(e.args[i]);
+    if (at.isInvalid()) {
       ok = false;
-    else if (!at.isUntyped() && t.isUntyped())
+    } else if (!at.isUntyped() && t.isUntyped()) {
       t = at;
+      typedArg = i;
+    }
   }
   if (!ok) {
     for (ExprPtr &a : e.args)
@@ -127,13 +130,13 @@ Type Sema::checkMathCall(CallExpr &e) {
     t = Type::scalarTy(intLiterals ? ScalarKind::I32 : ScalarKind::F32);
   }
   bool intAllowed = b == Builtin::Abs;
-  if (!checkNotFp8(e.args[0]->loc, t, e.callee)) {
+  if (!checkNotFp8(e.args[typedArg]->loc, t, e.callee)) {
     for (ExprPtr &a : e.args)
       finalize(a);
     return Type::invalid();
   }
   if (!t.isScalar() || t.isBool() || (!intAllowed && !t.isFloat())) {
-    error(e.args[0]->loc,
+    error(e.args[typedArg]->loc,
           "'" + e.callee + "' needs " + (intAllowed ? "integer or float" : "float") +
               " arguments, found " + t.str(),
           t.isInteger() ? "convert with `as f32`"
@@ -147,7 +150,7 @@ Type Sema::checkMathCall(CallExpr &e) {
   // libdevice forms, which tilec does not link; reject it rather than
   // lower it wrongly.
   if (t.isScalar(ScalarKind::F64) && mathComputesInF32(b, e.approx)) {
-    error(e.args[0]->loc, "'" + e.callee + "' has no f64 form",
+    error(e.args[typedArg]->loc, "'" + e.callee + "' has no f64 form",
           "tilec computes '" + e.callee +
               "' in f32 (f16, bf16, f32 arguments); convert with "
               "`as f32` (fma, abs, sqrt without approx, floor, ceil, trunc, round, copysign take "

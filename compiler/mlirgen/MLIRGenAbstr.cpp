@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::mlirgen;
@@ -68,10 +70,21 @@ void MLIRGenImpl::genUnrolledCopies(const fe::ForStmt &s, size_t from) {
   Location l = loc(s.loc);
   Type varType = scalarType(s.loopVar->type.scalar);
   bool mayReturn = returnedFlag && blockMayReturn(s.body);
-  for (size_t k = from; k < s.unrolledValues.size(); ++k) {
-    values[s.loopVar.get()] = intConst(l, varType, s.unrolledValues[k]);
+  // A triangular loop: its values in this copy of the enclosing unrolled
+  // loops, whose variables are constants here (Sema found each copy's).
+  std::vector<int64_t> outer;
+  for (const fe::Decl *d : s.unrollDeps) {
+    APInt v;
+    bool constant = matchPattern(values.lookup(d), m_ConstantInt(&v));
+    assert(constant && "an enclosing unrolled loop's variable is a constant");
+    (void)constant;
+    outer.push_back(d->type.isUnsigned() ? int64_t(v.getZExtValue()) : v.getSExtValue());
+  }
+  const std::vector<int64_t> &copies = s.unrolledValuesFor(outer);
+  for (size_t k = from; k < copies.size(); ++k) {
+    values[s.loopVar.get()] = intConst(l, varType, copies[k]);
     genBlock(s.body, 0);
-    if (mayReturn && k + 1 < s.unrolledValues.size()) {
+    if (mayReturn && k + 1 < copies.size()) {
       // Later copies run only while the thread has not returned.
       auto guard = scf::IfOp::create(builder, l, notReturned(l), /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g(builder);

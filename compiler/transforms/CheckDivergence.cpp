@@ -39,6 +39,7 @@
 #include "tilec/SourceLoc.h"
 
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <set>
 #include <string>
@@ -53,6 +54,37 @@ using namespace mlir::tile;
 namespace u = ::tile::uniformity;
 
 namespace {
+
+/// The decision reads a value loaded from memory (not a `var`'s slot, not
+/// read-only data) at an address as uniform as the construct needs: a
+/// porter's `if m0 < offsets[g]` around an mma or a barrier. Such a load is
+/// divergent even though every thread reads one address; `cache = nc` says
+/// nothing writes it (Uniformity.cpp), which the hint offers.
+bool decidedByMemoryLoad(Operation *decision, const UniformityAnalysis &uniformity,
+                         u::Level tolerated) {
+  if (!decision)
+    return false;
+  SmallVector<Value> work(decision->getOperands().begin(), decision->getOperands().end());
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  while (!work.empty() && seen.size() < 256) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !seen.insert(def).second)
+      continue;
+    if (auto load = dyn_cast<LoadOp>(def)) {
+      Operation *slot = load.getPtr().getDefiningOp();
+      if (!isa_and_nonnull<LocalVarOp>(slot) && load.getCache() != CacheOp::nc &&
+          uniformity.levelOf(load.getPtr()) <= tolerated)
+        return true;
+      continue;
+    }
+    work.append(def->getOperands().begin(), def->getOperands().end());
+  }
+  return false;
+}
+
+constexpr const char *kReadOnlyHint =
+    "; a value every thread loads from one address is uniform when it is read-only data: "
+    "`load(p[i], cache = nc)`";
 
 /// What a construct needs of the control that reaches it.
 enum class Rule {
@@ -171,6 +203,9 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
   void judge(Operation *op, const Construct &c, const UniformityAnalysis &uniformity) {
     auto role = op->getParentOfType<RoleOp>();
     Divergence control = uniformity.controlDivergence(op, role);
+    bool loaded = decidedByMemoryLoad(control.decision, uniformity,
+                                      c.rule == Rule::Warpgroup ? u::kWarpgroupCollectiveMax
+                                                                : u::kCtaBarrierMax);
     auto report = [&](bool error, const Twine &message, const Twine &hint, const Twine &note) {
       // One source construct may be several ops (a role's TMA store: the
       // barrier before and after its copy, the elected thread that issues
@@ -219,8 +254,10 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
       return report(true,
                     c.name + " in control flow that threads of a warpgroup may take "
                              "differently: wgmma runs in all 128 threads of the warpgroup together",
-                    "put the condition outside the warpgroup (a role, a loop bound the whole "
-                    "warpgroup shares, `if warpgroup_rank() == 0`), not on thread or warp ids",
+                    Twine("put the condition outside the warpgroup (a role, a loop bound the "
+                          "whole warpgroup shares, `if warpgroup_rank() == 0`), not on thread or "
+                          "warp ids") +
+                        (loaded ? kReadOnlyHint : ""),
                     "this decision differs within a warpgroup");
     case Rule::Turn:
       if (control.level <= u::kCtaBarrierMax)
@@ -255,8 +292,9 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
                     c.name + "() in control flow that " + between +
                         " of the block may take differently: threads that do not reach it "
                         "deadlock the others",
-                    "move it where every thread of the block reaches it; here it is the "
-                    "non-aligned barrier.sync",
+                    Twine("move it where every thread of the block reaches it; here it is the "
+                          "non-aligned barrier.sync") +
+                        (loaded ? kReadOnlyHint : ""),
                     "this decision differs between " + between);
     }
     case Rule::ClusterBarrier: {

@@ -496,6 +496,14 @@ UniformityAnalysis::Fact UniformityAnalysis::transfer(Operation *op, unsigned i)
   if (auto load = dyn_cast<LoadOp>(op)) {
     if (LocalVarOp slot = slotOf(load.getPtr()); slot && privateSlots_.count(slot))
       return loadFact(load, slot);
+    // Read-only data (`cache = nc`: nothing writes it while the kernel runs,
+    // the user's promise, docs/reference/memory.md) holds one value per
+    // address: the load is as uniform as its address.
+    if (load.getCache() == CacheOp::nc) {
+      Fact address = factOf(load.getPtr());
+      return {::tile::uniformity::join(address.level, sourceLevel(Source::ReadOnlyLoad)),
+              address.why};
+    }
     return {sourceLevel(Source::MemoryLoad), nullptr};
   }
   if (auto vote = dyn_cast<VoteOp>(op))

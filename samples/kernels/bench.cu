@@ -124,6 +124,10 @@ void runTwin(kern::Case &c) {
   } else if (n == "softmax") {
     auto &k = static_cast<kern::Softmax &>(c);
     kref::softmax<<<k.rows, 256>>>(dev(k.out), dev(k.in), k.cols);
+  } else if (n == "merge_states") {
+    auto &k = static_cast<kern::MergeStates &>(c);
+    kref::mergeStates<<<k.rows, 128>>>(dev(k.out), dev(k.lseOut), dev(k.o), dev(k.lse), k.splits,
+                                       k.rows);
   } else if (n == "scan") {
     auto &k = static_cast<kern::Scan &>(c);
     k.run(

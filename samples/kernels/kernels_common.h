@@ -405,6 +405,95 @@ public:
   tile::DeviceBuffer<float> in{0}, out{0};
 };
 
+// ---------------------------------------------------------------- split-KV combine
+// merge_states: S partial attention outputs per row (128 columns, f32) and
+// their log-sum-exp merged into one. About 1 in 8 partial states is empty
+// (lse -inf) and row 0 has no key at all (output 0, lse -inf).
+class MergeStates : public Case {
+public:
+  static constexpr int D = 128;
+  const char *name() const override { return "merge_states"; }
+  std::string shape() const override {
+    return std::to_string(rows) + " rows x " + std::to_string(splits) + " splits";
+  }
+  std::string tolerance() const override { return "|err| <= 1e-5 * sum w|o|, lse 1e-5"; }
+  double work() const override { return 4.0 * (double(splits) * rows * (D + 1) + rows * (D + 1)); }
+  void setup(Size size, uint64_t seed) override {
+    rows = size == Size::Small ? 96 : size == Size::Check ? 4096 : 32768;
+    splits = size == Size::Small ? 5 : size == Size::Check ? 37 : 16;
+    Rng rng(seed);
+    ho = randomFloats(size_t(splits) * rows * D, rng, -1, 1);
+    hlse.resize(size_t(splits) * rows);
+    for (size_t i = 0; i < hlse.size(); ++i)
+      hlse[i] = rng.range(0, 7) == 0 ? -INFINITY : rng.uniform(-20, 20);
+    for (int s = 0; s < splits; ++s)
+      hlse[size_t(s) * rows] = -INFINITY; // row 0: every chunk empty
+    want.assign(size_t(rows) * D, 0.0);
+    bound.assign(size_t(rows) * D, 0.0);
+    wantLse.assign(rows, -INFINITY);
+    for (int r = 0; r < rows; ++r) {
+      double m = -INFINITY, sum = 0;
+      for (int s = 0; s < splits; ++s)
+        m = std::max(m, double(hlse[size_t(s) * rows + r]));
+      if (m == -INFINITY)
+        continue;
+      for (int s = 0; s < splits; ++s)
+        sum += std::exp(double(hlse[size_t(s) * rows + r]) - m);
+      wantLse[r] = m + std::log(sum);
+      for (int s = 0; s < splits; ++s) {
+        double w = std::exp(double(hlse[size_t(s) * rows + r]) - m) / sum;
+        for (int d = 0; d < D; ++d) {
+          double x = ho[(size_t(s) * rows + r) * D + d];
+          want[size_t(r) * D + d] += w * x;
+          bound[size_t(r) * D + d] += w * std::fabs(x);
+        }
+      }
+    }
+    o = tile::DeviceBuffer<float>(ho.size());
+    lse = tile::DeviceBuffer<float>(hlse.size());
+    out = tile::DeviceBuffer<float>(size_t(rows) * D);
+    lseOut = tile::DeviceBuffer<float>(rows);
+    o.copyFrom(ho);
+    lse.copyFrom(hlse);
+  }
+  void poison() override {
+    out.fillBytes(0xFF);
+    lseOut.fillBytes(0xFF);
+  }
+  void runTile() override {
+    kernel("merge_states").launch(grid(unsigned(rows), 128), out, lseOut, o, lse, splits, rows);
+  }
+  std::string check() override {
+    std::vector<float> got = out.toHost(), gotLse = lseOut.toHost();
+    size_t bad = 0;
+    std::ostringstream os;
+    os.precision(9);
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (std::fabs(double(got[i]) - want[i]) <= 1e-5 * bound[i])
+        continue;
+      if (bad < 4)
+        os << " out[" << i / D << "," << i % D << "] got " << got[i] << " want " << want[i] << ";";
+      ++bad;
+    }
+    for (int r = 0; r < rows; ++r) {
+      double g = gotLse[r], w = wantLse[r];
+      if (w == -INFINITY ? g == -INFINITY : std::fabs(g - w) <= 1e-5 * (std::fabs(w) + 1))
+        continue;
+      if (bad < 4)
+        os << " lse[" << r << "] got " << g << " want " << w << ";";
+      ++bad;
+    }
+    if (!bad)
+      return {};
+    return std::to_string(bad) + " of " + std::to_string(got.size() + rows) + " differ:" + os.str();
+  }
+
+  int32_t rows = 0, splits = 0;
+  std::vector<float> ho, hlse;
+  std::vector<double> want, bound, wantLse;
+  tile::DeviceBuffer<float> o{0}, lse{0}, out{0}, lseOut{0};
+};
+
 // ---------------------------------------------------------------- inclusive scan
 // Block scan + carry: scan_block over 1024-element blocks writes each block's
 // total; the totals are scanned the same way (recursively, one level per factor
@@ -549,6 +638,7 @@ inline std::vector<std::unique_ptr<Case>> allCases() {
   v.emplace_back(new Sgemm("sgemm_smem", "sgemm_smem"));
   v.emplace_back(new Sgemm("sgemm_2d", "sgemm_2d"));
   v.emplace_back(new Softmax);
+  v.emplace_back(new MergeStates);
   v.emplace_back(new Scan);
   v.emplace_back(new ScanLookback);
   v.emplace_back(new Stencil);

@@ -181,6 +181,38 @@ __global__ void __launch_bounds__(256) softmax(float *out, const float *in, int 
     y[j] = expf(x[j] - m) * inv;
 }
 
+// ---- merge_states.tile
+constexpr int kMergeD = 128, kMergeMaxSplits = 64;
+
+__global__ void __launch_bounds__(128)
+    mergeStates(float *out, float *lseOut, const float *o, const float *lse, int splits, int rows) {
+  __shared__ float w[kMergeMaxSplits];
+  const int row = blockIdx.x, lane = threadIdx.x % 32;
+  if (threadIdx.x / 32 == 0) {
+    float m = -INFINITY;
+    for (int s = lane; s < splits; s += 32)
+      m = fmaxf(m, lse[s * rows + row]);
+    m = warpMax(m);
+    float sum = 0.0f;
+    for (int s = lane; s < splits; s += 32) {
+      float e = m == -INFINITY ? 0.0f : expf(lse[s * rows + row] - m);
+      w[s] = e;
+      sum += e;
+    }
+    sum = warpSumF(sum);
+    float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+    for (int s = lane; s < splits; s += 32)
+      w[s] *= inv;
+    if (lane == 0)
+      lseOut[row] = m == -INFINITY ? -INFINITY : m + logf(sum);
+  }
+  __syncthreads();
+  float acc = 0.0f;
+  for (int s = 0; s < splits; ++s)
+    acc = fmaf(w[s], o[(long long)(s * rows + row) * kMergeD + threadIdx.x], acc);
+  out[(long long)row * kMergeD + threadIdx.x] = acc;
+}
+
 // ---- scan.tile
 __device__ __forceinline__ int warpScan(int x) {
   const int lane = threadIdx.x % 32;

@@ -8,7 +8,7 @@
 //           [--warmup W] [--seed S] [--skip-code C]
 //
 // NAME is a .tile file's stem: vector_add reduce transpose sgemm_smem sgemm_2d
-// softmax scan scan_lookback stencil5. The PTX is <dir>/kernels_NAME.ptx (+ .info.json), dir =
+// softmax merge_states scan scan_lookback stencil5. The PTX is <dir>/kernels_NAME.ptx (+ .info.json), dir =
 // $TILEC_PTX_DIR or the build's PTX directory. With `all`, a kernel the build does
 // not compile yet (not in TILEC_KERNELS_READY, samples/kernels/CMakeLists.txt) and
 // whose PTX is missing is reported as waiting, not as a failure. --size defaults

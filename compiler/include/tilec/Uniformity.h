@@ -55,6 +55,7 @@ enum class Source {
   WarpVote,        // vote/redux over the full warp: the same in every lane
   ThreadIndex,     // thread id, lane id, a role's thread id
   ElectedLane,     // elect_one(): true in one lane
+  ReadOnlyLoad,    // a `cache = nc` load: as uniform as its address
   MemoryLoad,      // a load from memory other threads see (or a local array)
   Atomic,          // an atomic's old value
   Unknown,         // anything else: assumed to differ per thread
@@ -65,6 +66,7 @@ constexpr Level levelOf(Source s) {
   case Source::Constant:
   case Source::Param:
   case Source::GridShape:
+  case Source::ReadOnlyLoad: // no level of its own: its address's
     return Uniform;
   case Source::CtaPosition:
     return PerCta;

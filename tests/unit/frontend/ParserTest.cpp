@@ -142,7 +142,7 @@ TEST_CASE("parser: errors carry message, location and hint", "[parser]") {
       {"let x = 1", "expected 'kernel', found 'let'", 1, 1},
       {"kernel (a: i32) { }", "expected kernel name, found '('", 1, 8},
       {"kernel k(a i32) { }", "expected ':', found identifier 'i32'", 1, 12},
-      {"kernel k(a: int) { }", "unknown type 'int'", 1, 13},
+      {"kernel k(a: int) { }", "unknown type 'int'; C's int is i32", 1, 13},
       {"kernel k(a: ptr<i32, local>) { }", "unknown address space 'local'", 1, 22},
       {"kernel k() blocks(2) { }", "unknown kernel attribute 'blocks'", 1, 12},
       {"kernel k() cluster(0) { }", "cluster dimension 0 is out of range", 1, 20},

@@ -289,7 +289,7 @@ TEST_CASE("sema: every error class reports message, location and a hint", "[sema
       {"let x = thread_id(0, 1)", "", "'thread_id' takes 0 or 1 arguments, got 2", 2, 9},
       {"let x = thread_id(n)", "", "axis of 'thread_id' must be the literal 0, 1 or 2", 2, 19},
       {"let x = min(n, m)", "", "argument 2 of 'min' has type i64, expected i32", 2, 16},
-      {"let x = max(true, false)", "", "'max' needs integer or float arguments, found i1", 2, 9},
+      {"let x = max(true, false)", "", "'max' needs integer or float arguments, found i1", 2, 13},
       {"let x = len(p)", "",
        "len() needs a shared array, view or dshared array, found ptr<i32, global>", 2, 13},
       {"sync_threads(scope = cta)", "", "'sync_threads' takes no named arguments", 2, 14},

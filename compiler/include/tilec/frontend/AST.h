@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -307,6 +308,22 @@ public:
   // [sema] the values of the loop variable (full unrolling), and F.
   std::vector<int64_t> unrolledValues;
   int64_t unrollFactorValue = 0;
+  /// [sema] A full unroll whose bounds read the variables of enclosing
+  /// unrolled loops (a triangular `for j in 0 .. i unroll`): those loops'
+  /// variables, and this loop's values for each combination of theirs (in
+  /// the order of unrollDeps); unrolledValues is then every value any
+  /// combination visits.
+  std::vector<const Decl *> unrollDeps;
+  std::map<std::vector<int64_t>, std::vector<int64_t>> unrolledByOuter;
+  /// The values of the loop variable in the copy of the enclosing unrolled
+  /// loops whose variables have `outer` (one per unrollDeps entry).
+  const std::vector<int64_t> &unrolledValuesFor(const std::vector<int64_t> &outer) const {
+    static const std::vector<int64_t> kNone;
+    if (unrollDeps.empty())
+      return unrolledValues;
+    auto it = unrolledByOuter.find(outer);
+    return it == unrolledByOuter.end() ? kNone : it->second;
+  }
 };
 
 /// `if c {..} else {..}`; `else if` is an elseBody holding one IfStmt.
