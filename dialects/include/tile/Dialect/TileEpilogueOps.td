@@ -199,7 +199,7 @@ def Tile_FragStoreOp : Tile_Op<"frag_store", [Tile_MemoryAccessOpInterface]> {
 def Tile_FragLoadOp : Tile_Op<"frag_load", [Tile_MemoryAccessOpInterface]> {
   let summary = "load a fragment from a row-major matrix: element [r, c] is ptr[r * row_stride + c]";
   let description = [{ The inverse of frag_store: each thread loads its
-    column pairs with one vector load each (ld.v2.f32, or ld.b32 of an
+    column pairs with one vector load each (ld.v2 of two f32, or ld.b32 of an
     f16x2/bf16x2 pair), so ptr must be aligned to two elements and
     row_stride even (Sema rejects an odd constant stride). Weak loads: a
     matrix another CTA wrote is read after an acquire (a flag, a counter). }];
