@@ -514,11 +514,49 @@ struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
   }
 };
 
+/// frag_load: the inverse of FragStoreLowering, one vector load per pair
+/// (<2 x f32>, or the packed i32 of an f16x2 / bf16x2 pair).
+struct FragLoadLowering : ConvertOpToLLVMPattern<FragLoadOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(FragLoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<FragType>(op.getType());
+    Type elem = type.getElementType();
+    int64_t elemBytes = scalarByteWidth(elem);
+    auto [row0, col0] = fragmentOrigin(rewriter, loc, adaptor.getThread());
+    Type i64 = rewriter.getI64Type();
+    Value row64 = LLVM::ZExtOp::create(rewriter, loc, i64, row0);
+    Value col64 = LLVM::ZExtOp::create(rewriter, loc, i64, col0);
+    Value stride = adaptor.getRowStride();
+    Type pair = type.isPacked() ? Type(rewriter.getI32Type()) : pairType(rewriter.getF32Type());
+    SmallVector<Value> out(type.getRegistersPerThread());
+    for (const Pair &p : fragmentPairs(type)) {
+      Value r = LLVM::AddOp::create(rewriter, loc, row64, i64Const(rewriter, loc, p.row));
+      Value rowOff = LLVM::MulOp::create(rewriter, loc, r, stride);
+      Value col = LLVM::AddOp::create(rewriter, loc, col64, i64Const(rewriter, loc, p.col));
+      Value off = LLVM::AddOp::create(rewriter, loc, rowOff, col);
+      Value ptr = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(), elem,
+                                      adaptor.getPtr(), ValueRange{off});
+      Value v = LLVM::LoadOp::create(rewriter, loc, pair, ptr, 2 * elemBytes);
+      if (type.isPacked()) {
+        out[p.reg] = v;
+        continue;
+      }
+      for (int k = 0; k < 2; ++k)
+        out[p.reg + k] =
+            LLVM::ExtractElementOp::create(rewriter, loc, v, i32Const(rewriter, loc, k));
+    }
+    replaceWithRegisters(rewriter, op, *getTypeConverter(), type, out);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
                                                     RewritePatternSet &patterns) {
   patterns.add<FragArithLowering, FragFmaLowering, FragNegLowering, FragConvertLowering,
                FragColsLowering, FragCoordLowering, LoadPerColLowering, LoadPerRowLowering, FragStoreTileLowering,
-               FragStoreLowering>(converter);
+               FragStoreLowering, FragLoadLowering>(converter);
 }

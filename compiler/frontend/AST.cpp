@@ -271,6 +271,7 @@ const BuiltinName kBuiltins[] = {
     {Builtin::FragCol, "frag_col"},
     {Builtin::LoadPerCol, "load_per_col"},
     {Builtin::LoadPerRow, "load_per_row"},
+    {Builtin::LoadFrag, "load_frag"},
     {Builtin::Cols, "cols"},
     {Builtin::RowMax, "row_max"},
     {Builtin::RowSum, "row_sum"},

@@ -141,6 +141,8 @@ Type Sema::inferCall(CallExpr &e) {
     return checkFragmentIndexCall(e);
   if (b == Builtin::LoadPerCol || b == Builtin::LoadPerRow)
     return checkLoadPerCol(e);
+  if (b == Builtin::LoadFrag)
+    return checkLoadFrag(e);
   if (b == Builtin::RowMax || b == Builtin::RowSum)
     return checkRowReduction(e);
   if (b == Builtin::Select)

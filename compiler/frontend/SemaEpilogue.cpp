@@ -3,7 +3,7 @@
 // The epilogue of a warpgroup GEMM works on its accumulator `frag<T>[M, N]`
 // (docs/reference/mma.md "Epilogue on fragments"); the element-wise algebra
 // (operators, math, masks, row reductions, indices, column loads) is
-// SemaFragment.cpp. Here:
+// SemaFragment.cpp (load_frag with the per_row / per_col loads). Here:
 //  - `cols(f, j, w)`: a column slice;
 //  - `store(t, f)` / `store(rows(t, i, n), f)`: into a 2-D shared tile (or
 //    n of its rows) through its layout; `store(p, f, row_stride = ld)`:

@@ -383,6 +383,70 @@ Type Sema::checkLoadPerCol(CallExpr &e) {
   return row ? Type::perRow(p.scalar, frag.dims[0]) : Type::perCol(p.scalar, frag.dims[1]);
 }
 
+/// load_frag(p, f, row_stride = ld): a fragment of f's shape and p's element
+/// type whose element [r, c] is p[r * ld + c] (the inverse of
+/// `store(p, f, row_stride = ld)`: the same pairs, one vector load each).
+Type Sema::checkLoadFrag(CallExpr &e) {
+  if (!checkArgCount(e, 2, 2))
+    return Type::invalid();
+  NamedArg *stride = nullptr;
+  for (NamedArg &na : e.namedArgs) {
+    if (na.name == "row_stride" && !stride) {
+      stride = &na;
+      continue;
+    }
+    error(na.loc, "load_frag takes no '" + na.name + "' argument",
+          "`load_frag(p, acc, row_stride = ld)`: element [r, c] is p[r * ld + c]");
+    for (ExprPtr &a : e.args)
+      resolveOnly(a);
+    return Type::invalid();
+  }
+  Type p = infer(e.args[0]);
+  if (p.isUntyped())
+    p = finalize(e.args[0]);
+  Type frag;
+  bool ok = fragmentShapeArg(*this, e, 1, frag);
+  if (p.isInvalid() || !ok)
+    return Type::invalid();
+  if (!p.isPointer() || (p.space != AddressSpace::Global && p.space != AddressSpace::Shared) ||
+      !isValueElementKind(p.scalar)) {
+    error(e.args[0]->loc,
+          "'load_frag' reads f32, f16 or bf16 rows through a global or shared pointer, found " +
+              p.str(),
+          "pass the first element, e.g. `load_frag(W + row0 * ld, acc, row_stride = ld)` with W "
+          "a ptr<f32, global>");
+    return Type::invalid();
+  }
+  if (!stride) {
+    error(e.loc, "load_frag needs the row stride",
+          "write `load_frag(p, acc, row_stride = ld)`: element [r, c] is p[r * ld + c]");
+    return Type::invalid();
+  }
+  Type st = checkValue(stride->expr, nullptr, "row_stride");
+  if (st.isInvalid())
+    return Type::invalid();
+  if (!st.isInteger() || st.isBool()) {
+    error(stride->valueLoc, "row_stride must be an integer, found " + st.str(),
+          "the distance in elements between two rows");
+    return Type::invalid();
+  }
+  bool overflow = false;
+  std::optional<int64_t> k = foldConstant(*stride->expr, overflow);
+  if (k && !overflow && (*k % 2 != 0 || *k < frag.dims[1])) {
+    error(stride->valueLoc,
+          "row_stride " + std::to_string(*k) +
+              (*k % 2 ? " is odd"
+                      : " is less than the fragment's " + std::to_string(frag.dims[1]) +
+                            " columns"),
+          *k % 2 ? "each thread loads pairs of adjacent elements with one vector load, which "
+                   "needs every row to start on a multiple of 2 elements"
+                 : "rows would overlap: the stride is at least the row length");
+    return Type::invalid();
+  }
+  e.space = p.space;
+  return Type::fragment(p.scalar, frag.dims[0], frag.dims[1]);
+}
+
 /// The extents of a per_row / per_col annotation (those of a fragment).
 bool Sema::checkDistributedShape(const Location &loc, const Type &t) {
   if (t.isFragment()) // a mask frag<i1>[M, N] has a fragment's extents

@@ -250,6 +250,7 @@ public:
   Type checkRowReduction(CallExpr &e);
   /// load_per_col(p, f) and load_per_row(p, f).
   Type checkLoadPerCol(CallExpr &e);
+  Type checkLoadFrag(CallExpr &e);
   /// The extents and element type of a written frag / per_row / per_col type.
   bool checkDistributedShape(const Location &loc, const Type &t);
   // ---- SemaEpilogue.cpp: column slices and stores of fragments

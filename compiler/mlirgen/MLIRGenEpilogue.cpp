@@ -132,7 +132,7 @@ bool MLIRGenImpl::isEpilogueCall(const fe::CallExpr &e) {
   return e.type.isDistributed() &&
          (e.builtin == BI::Min || e.builtin == BI::Max || e.builtin == BI::Fma ||
           e.builtin == BI::FragRow || e.builtin == BI::FragCol || e.builtin == BI::LoadPerCol ||
-          e.builtin == BI::LoadPerRow ||
+          e.builtin == BI::LoadPerRow || e.builtin == BI::LoadFrag ||
           e.builtin == BI::Cols || e.builtin == BI::RowMax || e.builtin == BI::RowSum ||
           e.builtin == BI::Select || e.builtin == BI::Exp2 || e.builtin == BI::Exp ||
           e.builtin == BI::Log2 || e.builtin == BI::Log || e.builtin == BI::Abs);
@@ -201,6 +201,14 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
                                 e.args[0]->type.isPointer() ? genExpr(*e.args[0])
                                                             : genView(*e.args[0]).ptr,
                                 thread);
+  case BI::LoadFrag: { // through a pointer, row_stride present (Sema)
+    const fe::ExprAST *stride = nullptr;
+    for (const fe::NamedArg &na : e.namedArgs)
+      if (na.name == "row_stride")
+        stride = na.expr.get();
+    Value ld = castInt(l, genExpr(*stride), builder.getI64Type(), stride->type.isUnsigned());
+    return FragLoadOp::create(builder, l, cast<FragType>(type), genExpr(*e.args[0]), ld, thread);
+  }
   case BI::Fma: {
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]), c = genExpr(*e.args[2]);
     return FragFmaOp::create(builder, l, type, a, b, c);

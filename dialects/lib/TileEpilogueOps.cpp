@@ -133,6 +133,19 @@ LogicalResult FragStoreOp::verify() {
   return success();
 }
 
+LogicalResult FragLoadOp::verify() {
+  auto frag = cast<FragType>(getType());
+  auto ptr = cast<PtrType>(getPtr().getType());
+  Type elem = frag.getElementType();
+  if (!elem.isF32() && !elem.isF16() && !elem.isBF16())
+    return emitOpError("loads f32, f16 or bf16 elements");
+  if (ptr.getElementType() != elem)
+    return emitOpError("pointer and fragment element types differ");
+  if (ptr.getSpace() != AddressSpace::global && ptr.getSpace() != AddressSpace::shared)
+    return emitOpError("loads from global or shared memory");
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // The fragment algebra (TileFragmentOps.td)
 //===----------------------------------------------------------------------===//

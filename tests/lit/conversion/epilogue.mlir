@@ -92,3 +92,25 @@ tile.kernel @index_divide(%d: i32, %out: !tile.ptr<f32, global>, %ld: i64) {
   tile.frag_store %a, %out, %ld, %t : !tile.frag<64x16xf32>, !tile.ptr<f32, global>
   tile.return
 }
+
+// frag_load, the inverse of frag_store: one vector load per pair (<2 x f32>,
+// or the i32 of a packed f16 pair), at the pair's offsets from the thread's
+// origin (r * row_stride + c, 64-bit).
+// CHECK-LABEL: llvm.func @load_frag(
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
+// CHECK-NOT: llvm.load %{{.*}} -> vector<2xf32>
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK-NOT: llvm.load
+// PTX-LABEL: .entry load_frag(
+// PTX-COUNT-4: ld.global.v2.{{f32|b32}}
+// PTX: ld.global.{{b32|v2.b16}}
+tile.kernel @load_frag(%w: !tile.ptr<f32, global>, %h: !tile.ptr<f16, global>,
+                       %out: !tile.ptr<f32, global>, %ld: i64) {
+  %t = tile.sreg tid_x : i32
+  %a = tile.frag_load %w, %ld, %t : !tile.ptr<f32, global> -> !tile.frag<64x16xf32>
+  %b = tile.frag_load %h, %ld, %t : !tile.ptr<f16, global> -> !tile.frag<64x16xf16>
+  %c = tile.frag_convert %b : !tile.frag<64x16xf16> -> !tile.frag<64x16xf32>
+  %d = tile.frag_arith add %a, %c : !tile.frag<64x16xf32>, !tile.frag<64x16xf32> -> !tile.frag<64x16xf32>
+  tile.frag_store %d, %out, %ld, %t : !tile.frag<64x16xf32>, !tile.ptr<f32, global>
+  tile.return
+}

@@ -166,3 +166,21 @@ tile.kernel @store_tile_odd_panel(%t: i32) {
   tile.frag_store_tile %a, %s[%t], %t <[64, 64], swizzle = 0, panel = 1> : !tile.frag<64x64xf16>, !tile.ptr<f16, shared>
   tile.return
 }
+
+// -----
+
+tile.kernel @load_frag_elem(%p: !tile.ptr<f16, global>, %ld: i64, %t: i32) {
+  // expected-error @+1 {{pointer and fragment element types differ}}
+  %a = tile.frag_load %p, %ld, %t : !tile.ptr<f16, global> -> !tile.frag<64x64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @load_frag_space(%n: i32, %ld: i64, %t: i32) attributes {cluster_dims = array<i32: 2>} {
+  %s = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f32, shared>
+  %p = tile.mapa %s, %n : !tile.ptr<f32, shared> -> !tile.ptr<f32, cluster>
+  // expected-error @+1 {{loads from global or shared memory}}
+  %a = tile.frag_load %p, %ld, %t : !tile.ptr<f32, cluster> -> !tile.frag<64x64xf32>
+  tile.return
+}

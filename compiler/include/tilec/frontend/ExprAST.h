@@ -236,6 +236,7 @@ enum class Builtin {
   FragCol,    // frag_col(f): the column indices of f (a per_col<i32>)
   LoadPerCol, // load_per_col(p, f): column c is p[c] (a per_col)
   LoadPerRow, // load_per_row(p, f): row r is p[r] (a per_row)
+  LoadFrag,   // load_frag(p, f, row_stride = ld): element [r, c] is p[r * ld + c]
   Cols,       // cols(f, j, w): columns j*w .. j*w+w-1 of fragment f
   RowMax,     // row_max(f): a per_row (SemaFragment.cpp)
   RowSum,     // row_sum(f)

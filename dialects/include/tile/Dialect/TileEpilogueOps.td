@@ -196,4 +196,25 @@ def Tile_FragStoreOp : Tile_Op<"frag_store", [Tile_MemoryAccessOpInterface]> {
   }];
 }
 
+def Tile_FragLoadOp : Tile_Op<"frag_load", [Tile_MemoryAccessOpInterface]> {
+  let summary = "load a fragment from a row-major matrix: element [r, c] is ptr[r * row_stride + c]";
+  let description = [{ The inverse of frag_store: each thread loads its
+    column pairs with one vector load each (ld.v2 of two f32, or ld.b32 of an
+    f16x2/bf16x2 pair), so ptr must be aligned to two elements and
+    row_stride even (Sema rejects an odd constant stride). Weak loads: a
+    matrix another CTA wrote is read after an acquire (a flag, a counter). }];
+  let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$ptr, I64:$row_stride, I32:$thread);
+  let results = (outs Tile_ValueFragType:$result);
+  let assemblyFormat = [{
+    $ptr `,` $row_stride `,` $thread attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool readsMemory() { return true; }
+    bool writesMemory() { return false; }
+    ::mlir::tile::MemoryOrder getOrder() { return ::mlir::tile::MemoryOrder::weak; }
+    ::mlir::tile::MemoryScope getScope() { return ::mlir::tile::MemoryScope::cta; }
+  }];
+}
+
 #endif // TILE_EPILOGUE_OPS_TD
