@@ -349,6 +349,11 @@ Choice choiceFor(const Options &o, const Problem &p, int sms, const gemm::TuneCa
     c.why = "forced on the command line";
     return c;
   }
+  // Only --dsm forces gemm_skinny_dsm: other forced options start from the
+  // skinny kernel whose splits meet in global memory where the cache or the
+  // rule picked the cluster-reduced one (its instances have other splits).
+  if (c.dsm)
+    c = gemm::skinnyFill(p, sms);
   if (o.variant == Variant::Persistent && o.mt) {
     // gemm_m64 (parse() checked MT 64, BN 128, B K-major): cluster 2 unless
     // --multicast off.
