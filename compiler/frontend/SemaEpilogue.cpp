@@ -259,26 +259,8 @@ Type Sema::checkFragmentStore(CallExpr &e) {
                 ", row_stride = ld)`");
       return Type::invalid();
     }
-    Type st = checkValue(stride->expr, nullptr, "row_stride");
-    if (st.isInvalid())
+    if (!checkFragmentRowStride(*stride, v.dims[1], /*load=*/false))
       return Type::invalid();
-    if (!st.isInteger() || st.isBool()) {
-      error(stride->valueLoc, "row_stride must be an integer, found " + st.str(),
-            "the distance in elements between two rows");
-      return Type::invalid();
-    }
-    bool overflow = false;
-    std::optional<int64_t> k = foldConstant(*stride->expr, overflow);
-    if (k && !overflow && (*k % 2 != 0 || *k < v.dims[1])) {
-      error(stride->valueLoc,
-            "row_stride " + std::to_string(*k) +
-                (*k % 2 ? " is odd"
-                        : " is less than the fragment's " + std::to_string(v.dims[1]) + " columns"),
-            *k % 2 ? "each thread stores pairs of adjacent elements with one vector store, which "
-                     "needs every row to start on a multiple of 2 elements"
-                   : "rows would overlap: the stride is at least the row length");
-      return Type::invalid();
-    }
     e.space = dst.space;
     return Type::voidTy();
   }
@@ -330,6 +312,35 @@ Type Sema::checkFragmentStore(CallExpr &e) {
   }
   e.space = AddressSpace::Shared;
   return Type::voidTy();
+}
+
+/// `row_stride = ld` of a fragment stored or loaded through a pointer
+/// (element [r, c] at p[r * ld + c]): an integer; a constant one even (each
+/// thread moves pairs of adjacent elements with one vector access) and at
+/// least the fragment's columns.
+bool Sema::checkFragmentRowStride(NamedArg &stride, int64_t cols, bool load) {
+  Type st = checkValue(stride.expr, nullptr, "row_stride");
+  if (st.isInvalid())
+    return false;
+  if (!st.isInteger() || st.isBool()) {
+    error(stride.valueLoc, "row_stride must be an integer, found " + st.str(),
+          "the distance in elements between two rows");
+    return false;
+  }
+  bool overflow = false;
+  std::optional<int64_t> k = foldConstant(*stride.expr, overflow);
+  if (k && !overflow && (*k % 2 != 0 || *k < cols)) {
+    error(stride.valueLoc,
+          "row_stride " + std::to_string(*k) +
+              (*k % 2 ? " is odd"
+                      : " is less than the fragment's " + std::to_string(cols) + " columns"),
+          *k % 2 ? std::string("each thread ") + (load ? "loads" : "stores") +
+                       " pairs of adjacent elements with one vector " + (load ? "load" : "store") +
+                       ", which needs every row to start on a multiple of 2 elements"
+                 : std::string("rows would overlap: the stride is at least the row length"));
+    return false;
+  }
+  return true;
 }
 
 } // namespace tile::frontend

@@ -422,27 +422,8 @@ Type Sema::checkLoadFrag(CallExpr &e) {
           "write `load_frag(p, acc, row_stride = ld)`: element [r, c] is p[r * ld + c]");
     return Type::invalid();
   }
-  Type st = checkValue(stride->expr, nullptr, "row_stride");
-  if (st.isInvalid())
+  if (!checkFragmentRowStride(*stride, frag.dims[1], /*load=*/true))
     return Type::invalid();
-  if (!st.isInteger() || st.isBool()) {
-    error(stride->valueLoc, "row_stride must be an integer, found " + st.str(),
-          "the distance in elements between two rows");
-    return Type::invalid();
-  }
-  bool overflow = false;
-  std::optional<int64_t> k = foldConstant(*stride->expr, overflow);
-  if (k && !overflow && (*k % 2 != 0 || *k < frag.dims[1])) {
-    error(stride->valueLoc,
-          "row_stride " + std::to_string(*k) +
-              (*k % 2 ? " is odd"
-                      : " is less than the fragment's " + std::to_string(frag.dims[1]) +
-                            " columns"),
-          *k % 2 ? "each thread loads pairs of adjacent elements with one vector load, which "
-                   "needs every row to start on a multiple of 2 elements"
-                 : "rows would overlap: the stride is at least the row length");
-    return Type::invalid();
-  }
   e.space = p.space;
   return Type::fragment(p.scalar, frag.dims[0], frag.dims[1]);
 }

@@ -251,6 +251,8 @@ public:
   /// load_per_col(p, f) and load_per_row(p, f).
   Type checkLoadPerCol(CallExpr &e);
   Type checkLoadFrag(CallExpr &e);
+  /// `row_stride = ld` of a fragment stored or loaded through a pointer.
+  bool checkFragmentRowStride(NamedArg &stride, int64_t cols, bool load);
   /// The extents and element type of a written frag / per_row / per_col type.
   bool checkDistributedShape(const Location &loc, const Type &t);
   // ---- SemaEpilogue.cpp: column slices and stores of fragments
