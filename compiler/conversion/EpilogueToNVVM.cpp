@@ -483,6 +483,18 @@ struct FragStoreTileLowering : ConvertOpToLLVMPattern<FragStoreTileOp> {
   }
 };
 
+/// The address of pair p of a fragment in a row-major matrix at `base`
+/// (element [r, c] at base[r * stride + c]) from the thread's origin
+/// (row64, col64). 64-bit offsets: r * stride may pass 2^31.
+Value pairAddress(OpBuilder &b, Location loc, Value base, Type elem, Value row64, Value col64,
+                  Value stride, const Pair &p) {
+  Value r = LLVM::AddOp::create(b, loc, row64, i64Const(b, loc, p.row));
+  Value rowOff = LLVM::MulOp::create(b, loc, r, stride);
+  Value col = LLVM::AddOp::create(b, loc, col64, i64Const(b, loc, p.col));
+  Value off = LLVM::AddOp::create(b, loc, rowOff, col);
+  return LLVM::GEPOp::create(b, loc, base.getType(), elem, base, ValueRange{off});
+}
+
 struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(FragStoreOp op, OpAdaptor adaptor,
@@ -500,12 +512,7 @@ struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
     // Element offsets in 64 bits: r * row_stride may pass 2^31.
     Value stride = adaptor.getRowStride();
     for (const Pair &p : fragmentPairs(type)) {
-      Value r = LLVM::AddOp::create(rewriter, loc, row64, i64Const(rewriter, loc, p.row));
-      Value rowOff = LLVM::MulOp::create(rewriter, loc, r, stride);
-      Value col = LLVM::AddOp::create(rewriter, loc, col64, i64Const(rewriter, loc, p.col));
-      Value off = LLVM::AddOp::create(rewriter, loc, rowOff, col);
-      Value ptr = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(), elem,
-                                      adaptor.getPtr(), ValueRange{off});
+      Value ptr = pairAddress(rewriter, loc, adaptor.getPtr(), elem, row64, col64, stride, p);
       LLVM::StoreOp::create(rewriter, loc, pairValue(rewriter, loc, type, regs, p.reg), ptr,
                             2 * elemBytes);
     }
@@ -532,12 +539,7 @@ struct FragLoadLowering : ConvertOpToLLVMPattern<FragLoadOp> {
     Type pair = type.isPacked() ? Type(rewriter.getI32Type()) : pairType(rewriter.getF32Type());
     SmallVector<Value> out(type.getRegistersPerThread());
     for (const Pair &p : fragmentPairs(type)) {
-      Value r = LLVM::AddOp::create(rewriter, loc, row64, i64Const(rewriter, loc, p.row));
-      Value rowOff = LLVM::MulOp::create(rewriter, loc, r, stride);
-      Value col = LLVM::AddOp::create(rewriter, loc, col64, i64Const(rewriter, loc, p.col));
-      Value off = LLVM::AddOp::create(rewriter, loc, rowOff, col);
-      Value ptr = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(), elem,
-                                      adaptor.getPtr(), ValueRange{off});
+      Value ptr = pairAddress(rewriter, loc, adaptor.getPtr(), elem, row64, col64, stride, p);
       Value v = LLVM::LoadOp::create(rewriter, loc, pair, ptr, 2 * elemBytes);
       if (type.isPacked()) {
         out[p.reg] = v;
