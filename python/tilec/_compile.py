@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 from . import _tilec
 from ._errors import CompileError, Error
@@ -117,6 +118,14 @@ def _compile_error(stderr, source_name):
                         first["message"], first["hint"])
 
 
+def _looks_like_a_path(text):
+    """One line without a kernel, a function or a brace, naming a file
+    ("kernels/add.tl"): a mistyped path, not source text."""
+    t = text.strip()
+    return bool(t) and not re.search(r"[{}()=]|\bkernel\b|\bfn\b|\bconst\b", t) and (
+        os.sep in t or re.search(r"\.\w+$", t) is not None)
+
+
 def _dims(value, what):
     if isinstance(value, int):
         return [value]
@@ -147,9 +156,18 @@ def _define_flags(defines):
     return flags
 
 
-def _tilec_identity(exe):
+def _tilec_identity(exe, origin):
     """The executable as the cache knows it: a rebuilt tilec is another compiler."""
-    st = os.stat(exe)
+    try:
+        st = os.stat(exe)
+    except OSError as e:
+        raise Error(f"tilec.compile: the tilec executable '{exe}' ({origin}) cannot be used: "
+                    f"{e.strerror}; point $TILEC or tilec= at an existing tilec, or unset "
+                    "$TILEC to use the build's (tilec.load() takes PTX compiled elsewhere)"
+                    ) from None
+    if not os.path.isfile(exe) or not os.access(exe, os.X_OK):
+        raise Error(f"tilec.compile: '{exe}' ({origin}) is not an executable file; point $TILEC "
+                    "or tilec= at the tilec executable (build/bin/tilec)")
     return [exe, st.st_mtime_ns, st.st_size]
 
 
@@ -177,7 +195,8 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
     """
     is_path = isinstance(source, os.PathLike) or (
         isinstance(source, str) and "\n" not in source
-        and (source.endswith(".tile") or os.path.isfile(source)))
+        and (source.endswith(".tile") or os.path.isfile(source)
+             or _looks_like_a_path(source)))
     exe = tilec or find_tilec()
     if not exe:
         raise Error("tilec.compile needs the tilec executable: set $TILEC, put tilec on PATH, "
@@ -190,13 +209,22 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
     use_cache = cache and _cache_enabled()
     if device is None:
         device = _default_device()
-    identity = _tilec_identity(exe)
+    origin = ("tilec=" if tilec else "$TILEC" if os.environ.get("TILEC") else
+              "the build's tilec" if _build_config is not None and
+              exe == _build_config.TILEC_EXECUTABLE else "tilec on PATH")
+    identity = _tilec_identity(exe, origin)
     path = os.fspath(source) if is_path else None
-    # The in-memory cache: a file by its identity (no read, no hash), text as itself.
+    # The in-memory cache: a file by its identity (no read, no hash), text as
+    # itself. A file changed within the timestamp's resolution keeps its
+    # mtime and perhaps its size (an edit of one digit): while its mtime is
+    # recent, the entry also checks the text (below).
+    recent = False
     if path is not None:
         try:
             st = os.stat(path)
-            mem_key = ("file", os.path.abspath(path), st.st_mtime_ns, st.st_size)
+            mem_key = ("file", os.path.abspath(path), st.st_mtime_ns, st.st_size, st.st_ino,
+                       st.st_ctime_ns)
+            recent = time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < _RECENT_NS
         except OSError:
             mem_key = None
     else:
@@ -204,7 +232,9 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
     if mem_key is not None:
         mem_key = mem_key + (tuple(flags), tuple(identity), device)
         if use_cache and mem_key in _memory_cache:
-            return _memory_cache[mem_key]
+            module = _memory_cache[mem_key]
+            if not recent or _same_text(path, module):
+                return module
     if path is not None:
         try:
             with open(path, encoding="utf-8") as f:
@@ -214,6 +244,11 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
                                "hint: check the path of the .tile file\n",
                                [], path, None, None, f"cannot read '{path}'",
                                "check the path of the .tile file") from None
+        except UnicodeDecodeError as e:
+            raise CompileError(f"tilec: error: '{path}' is not UTF-8 text ({e.reason} at byte "
+                               f"{e.start})\nhint: .tile sources are UTF-8 text\n",
+                               [], path, None, None, f"'{path}' is not UTF-8 text",
+                               ".tile sources are UTF-8 text") from None
         name = path
     else:
         text, name = str(source), "<string>"
@@ -238,9 +273,24 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
     module = Module(ptx, info, device=device, path=ptx_path if use_cache else None,
                     source_name=name)
     module.compiled = compiled
+    module._source_hash = hashlib.sha256(text.encode()).digest()
     if use_cache and mem_key is not None:
         _memory_cache[mem_key] = module
     return module
+
+
+# A file modified this recently may change again without a new mtime (the
+# file system's timestamp resolution): its memory-cache entry checks the text.
+_RECENT_NS = 2_000_000_000
+
+
+def _same_text(path, module):
+    try:
+        with open(path, encoding="utf-8") as f:  # as compile() reads it
+            text = f.read()
+        return hashlib.sha256(text.encode()).digest() == getattr(module, "_source_hash", None)
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _run_tilec(exe, path, text, name, flags):
