@@ -496,7 +496,37 @@ bool Kernel::launch(PyObject *args, const Options &opts) {
     setLaunchError(name_, e.what());
     return false;
   }
+  if (sawTorch && opts.stream && opts.stream != Py_None && !PyLong_Check(opts.stream))
+    recordStream(args, opts.stream, stream, device);
   return true;
+}
+
+void Kernel::recordStream(PyObject *args, PyObject *streamObj, uint64_t stream, int device) {
+  // torch's caching allocator reuses a freed tensor's memory on the stream it
+  // was allocated on, without waiting for other streams: a kernel launched on
+  // another stream could still be reading it. Tensor.record_stream(s) makes
+  // the allocator wait for s, as torch asks of work on side streams.
+  uint64_t current = 0;
+  if (!currentTorchStream(device, current)) {
+    PyErr_Clear();
+    return;
+  }
+  if (current == stream)
+    return;
+  static PyObject *name = PyUnicode_InternFromString("record_stream");
+  for (size_t i = 0; i < plan_.size(); ++i) {
+    if (plan_[i].kind != ParamPlan::Kind::Pointer && plan_[i].kind != ParamPlan::Kind::Tensor)
+      continue;
+    PyObject *obj = PyTuple_GET_ITEM(args, Py_ssize_t(i));
+    if (classify(obj) != ArgClass::Torch)
+      continue;
+    PyObject *r = PyObject_CallMethodOneArg(obj, name, streamObj);
+    if (!r) { // not a torch.cuda.Stream (a stream of another library): nothing to record
+      PyErr_Clear();
+      return;
+    }
+    Py_DECREF(r);
+  }
 }
 
 PyObject *Kernel::bindKeywords(PyObject *args, PyObject *byName) const {

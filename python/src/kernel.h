@@ -111,6 +111,7 @@ public:
   };
 
 private:
+  void recordStream(PyObject *args, PyObject *streamObj, uint64_t stream, int device);
   bool marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorch);
 
   std::shared_ptr<ModuleData> module_;
