@@ -7,6 +7,7 @@ cuda:1, and the usual mistakes, each refused with its fix). Every test SKIPs wit
 CUDA device. Kernels come from tilec.compile, or from $TILEC_PTX_DIR where
 there is no compiler (the GPU machine)."""
 
+import functools
 import os
 import shutil
 import subprocess
@@ -177,6 +178,7 @@ def test_ring_gemm_on_two_gpus_through_torchrun():
 
 # ------------------------------------------------------------------ a PyTorch user's first day
 
+@functools.lru_cache(maxsize=None)
 def user():
     return sample_module("python/tests/user.tile", "user.ptx",
                          defines={"T": ["f16", "bf16", "f32", "i32"]})
