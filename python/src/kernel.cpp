@@ -128,7 +128,8 @@ void wrapPythonError(const std::string &kernel, const std::string &label) {
 
 // A Python scalar as parameter `p`'s bits in `slot`; false with `why` set,
 // or with a Python exception set (raised by the object's own conversion).
-bool convertScalar(PyObject *obj, tile::ScalarType t, uint64_t &slot, std::string &why) {
+bool convertScalar(PyObject *obj, tile::ScalarType t, uint64_t &slot, std::string &why,
+                   bool &rangeError) {
   using S = tile::ScalarType;
   slot = 0;
   if (tile::isFloatType(t)) {
@@ -149,6 +150,7 @@ bool convertScalar(PyObject *obj, tile::ScalarType t, uint64_t &slot, std::strin
       why = reprOf(obj) + " is out of the range of " + tile::scalarTypeName(t) +
             " (largest finite " + largest + "; it would become infinity: pass float('inf') "
             "for that)";
+      rangeError = true;
       return false;
     }
     return true;
@@ -195,6 +197,7 @@ bool convertScalar(PyObject *obj, tile::ScalarType t, uint64_t &slot, std::strin
   }
   if (!fits) {
     why = reprOf(obj) + " does not fit " + tile::scalarTypeName(t) + " (" + integerRange(t) + ")";
+    rangeError = true;
     return false;
   }
   slot = uint64_t(v);
@@ -273,7 +276,7 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
       sig += (sig.empty() ? "" : ", ") + p.name + ": " + p.type;
     setLaunchError(name_, "kernel '" + name_ + "' takes " + std::to_string(plan_.size()) +
                               " argument" + (plan_.size() == 1 ? "" : "s") + " (" + sig +
-                              "), " + std::to_string(n) + " given");
+                              "), " + std::to_string(n) + " given", ErrorKind::Type);
     return false;
   }
   int firstDevice = -1;
@@ -293,7 +296,7 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
                               std::to_string(firstIndex) + " is on device " +
                               std::to_string(firstDevice) + " (every array of a launch must be "
                                                             "on one device: move it there with "
-                                                            ".to(other.device))");
+                                                            ".to(other.device))", ErrorKind::Value);
     return false;
   };
   for (size_t i = 0; i < n; ++i) {
@@ -311,15 +314,17 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
                                   (tile::isFloatType(p.scalar) ? "float" : "int") + ", not a " +
                                   Py_TYPE(obj)->tp_name +
                                   " (an array for a scalar parameter: check the order of the "
-                                  "arguments; for a one-element tensor pass t.item())");
+                                  "arguments; for a one-element tensor pass t.item())", ErrorKind::Type);
         return false;
       }
       std::string why;
-      if (!convertScalar(obj, p.scalar, st.slots[i], why)) {
+      bool rangeError = false;
+      if (!convertScalar(obj, p.scalar, st.slots[i], why, rangeError)) {
         if (PyErr_Occurred())
           wrapPythonError(name_, paramLabel(i, p));
         else
-          setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) + " " + why);
+          setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) + " " + why,
+                         rangeError ? ErrorKind::Value : ErrorKind::Type);
         return false;
       }
       // float and double pass as themselves; f16, bf16 and fp8 as their bits.
@@ -352,13 +357,13 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
                                       " (a torch.Tensor, an object with "
                                       "__cuda_array_interface__ or __dlpack__), but " +
                                       std::string(Py_TYPE(obj)->tp_name) + " " +
-                                      (v.error.empty() ? "is none" : v.error));
+                                      (v.error.empty() ? "is none" : v.error), ErrorKind::Type);
           return false;
         }
         sawTorch = sawTorch || v.torch;
         if (v.onHost) {
           setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) +
-                                    " is in host memory; move it to the GPU first (.cuda())");
+                                    " is in host memory; move it to the GPU first (.cuda())", ErrorKind::Value);
           return false;
         }
         if (!v.dtype || !elementFits(*v.dtype, p.scalar)) {
@@ -368,7 +373,7 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
                                     (v.torch ? std::string(".to(") + torchDtypeFor(p.scalar) + ")"
                                              : std::string("an array of ") +
                                                    tile::scalarTypeName(p.scalar)) +
-                                    ", or compile an instance for " + v.dtypeName + ")");
+                                    ", or compile an instance for " + v.dtypeName + ")", ErrorKind::Type);
           return false;
         }
         if (!v.contiguous) {
@@ -378,13 +383,13 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
                                     " elements): a pointer parameter sees the memory as laid "
                                     "out, not as the view's indices; pass .contiguous(), or the "
                                     "address itself (.data_ptr()) when the kernel handles the "
-                                    "strides");
+                                    "strides", ErrorKind::Value);
           return false;
         }
         if (!v.ptr) {
           setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) +
                                     " has no memory (a null address: an empty array); skip the "
-                                    "launch when there is no work");
+                                    "launch when there is no work", ErrorKind::Value);
           return false;
         }
         if (!noteDevice(v.device, i))
@@ -400,7 +405,7 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
       const auto element = tile::tensorElementOf(p.scalar);
       if (!element) {
         setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) +
-                                  ": TMA cannot move elements of this type");
+                                  ": TMA cannot move elements of this type", ErrorKind::Type);
         return false;
       }
       st.tensors[i].emplace(v.ptr, *element, tile::TensorShape(v.shape.begin(), v.shape.end()),
@@ -421,7 +426,7 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
                                     (sem ? "a tilec Semaphores (Communicator.semaphores(S))"
                                          : "a tilec SymmetricTensor "
                                            "(Communicator.symmetric(shape, dtype))") +
-                                    ", not " + Py_TYPE(obj)->tp_name);
+                                    ", not " + Py_TYPE(obj)->tp_name, ErrorKind::Type);
         return false;
       }
       if (!noteDevice(dev, i))
@@ -470,7 +475,7 @@ bool Kernel::launch(PyObject *args, const Options &opts) {
     cfg.block = *defaultBlock_;
   else {
     setLaunchError(name_, "kernel '" + name_ +
-                              "' declares no threads(...): pass block=(x, y, z) to the launch");
+                              "' declares no threads(...): pass block=(x, y, z) to the launch", ErrorKind::Type);
     return false;
   }
   if (opts.cluster)
@@ -541,7 +546,7 @@ PyObject *Kernel::bindKeywords(PyObject *args, PyObject *byName) const {
   if (given > n) {
     setLaunchError(name_, "kernel '" + name_ + "' takes " + std::to_string(n) + " argument" +
                               (n == 1 ? "" : "s") + " (" + signature() + "), " +
-                              std::to_string(given) + " given positionally");
+                              std::to_string(given) + " given positionally", ErrorKind::Type);
     return nullptr;
   }
   std::vector<PyObject *> slots(n, nullptr);
@@ -558,18 +563,17 @@ PyObject *Kernel::bindKeywords(PyObject *args, PyObject *byName) const {
       if (plan_[i].name == k)
         at = i;
     if (at == n) {
-      raiseMessage(PyExc_TypeError,
-                      PyUnicode_FromFormat(
-                          "kernel '%s' has no parameter '%s' (its parameters: %s; the launch "
-                          "options: stream=, block=, cluster=, shared=, check_pointers=)",
-                          name_.c_str(), k, signature().c_str()));
+      setLaunchError(name_, "kernel '" + name_ + "' has no parameter '" + k +
+                                "' (its parameters: " + signature() +
+                                "; the launch options: stream=, block=, cluster=, shared=, "
+                                "check_pointers=)",
+                     ErrorKind::Type);
       return nullptr;
     }
     if (slots[at]) {
-      raiseMessage(PyExc_TypeError,
-                      PyUnicode_FromFormat("kernel '%s': argument %zu ('%s') is given twice "
-                                           "(positionally and as %s=)",
-                                           name_.c_str(), at, k, k));
+      setLaunchError(name_, "kernel '" + name_ + "': argument " + std::to_string(at) + " ('" + k +
+                                "') is given twice (positionally and as " + k + "=)",
+                     ErrorKind::Type);
       return nullptr;
     }
     slots[at] = value;
@@ -581,7 +585,7 @@ PyObject *Kernel::bindKeywords(PyObject *args, PyObject *byName) const {
   if (!missing.empty()) {
     setLaunchError(name_, "kernel '" + name_ + "': missing argument" +
                               (missing.find(',') != std::string::npos ? "s " : " ") + missing +
-                              " (its parameters: " + signature() + ")");
+                              " (its parameters: " + signature() + ")", ErrorKind::Type);
     return nullptr;
   }
   PyObject *out = PyTuple_New(Py_ssize_t(n));

@@ -48,7 +48,12 @@ struct ParamPlan {
 
 /// Python-visible errors raised from the launch path (set as the current
 /// Python exception; the caller returns nullptr).
-void setLaunchError(const std::string &kernel, const std::string &message);
+/// The class of a refused launch: tilec.LaunchError, or its subclasses that
+/// are also TypeError (a wrong kind of argument or option, a wrong count) or
+/// ValueError (a value out of range, an array in the wrong place or layout).
+enum class ErrorKind { Launch, Type, Value };
+void setLaunchError(const std::string &kernel, const std::string &message,
+                    ErrorKind kind = ErrorKind::Launch);
 void setCudaError(const tile::Error &e, bool duringLaunch);
 
 /// Raises `type` with `message` (a new reference, or nullptr when making it

@@ -23,7 +23,8 @@ namespace py = pybind11;
 namespace tilec_py {
 namespace {
 
-PyObject *errorClass = nullptr, *cudaErrorClass = nullptr, *launchErrorClass = nullptr;
+PyObject *errorClass = nullptr, *cudaErrorClass = nullptr, *launchErrorClass = nullptr,
+         *launchTypeErrorClass = nullptr, *launchValueErrorClass = nullptr;
 
 void raise(PyObject *cls, const std::string &message, const std::string &call, int code,
            const std::string &errorName, const std::string &kernel, const std::string &description,
@@ -56,8 +57,11 @@ void setCudaError(const tile::Error &e, bool duringLaunch) {
         e.errorName(), e.kernel(), e.description(), rank);
 }
 
-void setLaunchError(const std::string &kernel, const std::string &message) {
-  raise(launchErrorClass, message, "Kernel::launch", CUDA_ERROR_INVALID_VALUE,
+void setLaunchError(const std::string &kernel, const std::string &message, ErrorKind kind) {
+  raise(kind == ErrorKind::Type    ? launchTypeErrorClass
+        : kind == ErrorKind::Value ? launchValueErrorClass
+                                   : launchErrorClass,
+        message, "Kernel::launch", CUDA_ERROR_INVALID_VALUE,
         tile::errorName(CUDA_ERROR_INVALID_VALUE), kernel, tile::errorDescription(CUDA_ERROR_INVALID_VALUE),
         -1);
 }
@@ -70,11 +74,25 @@ std::string kernelPrefix(const Kernel *k) {
   return k ? "kernel '" + k->name() + "': " : std::string();
 }
 
+// A refused option of kernel k's launch (a tilec.LaunchError that is also a
+// TypeError or ValueError); a plain TypeError or ValueError without a kernel.
+void raiseFor(const Kernel *k, ErrorKind kind, PyObject *message) {
+  if (!message)
+    return;
+  if (k) {
+    const char *m = PyUnicode_AsUTF8(message);
+    setLaunchError(k->name(), m ? m : "?", kind);
+  } else {
+    PyErr_SetObject(kind == ErrorKind::Type ? PyExc_TypeError : PyExc_ValueError, message);
+  }
+  Py_DECREF(message);
+}
+
 // One extent of a grid, block or cluster: an int (or anything with
 // __index__: numpy and torch integers) in 1 .. 2^32 - 1.
 bool dimValue(PyObject *item, const std::string &what, const Kernel *k, unsigned &out) {
   if (PyFloat_Check(item) || !PyIndex_Check(item)) {
-    raiseMessage(PyExc_TypeError,
+    raiseFor(k, ErrorKind::Type,
                     PyUnicode_FromFormat("%s%s must be an int, not %R%s", kernelPrefix(k).c_str(),
                                          what.c_str(), item,
                                          PyFloat_Check(item)
@@ -91,7 +109,7 @@ bool dimValue(PyObject *item, const std::string &what, const Kernel *k, unsigned
   if (x == -1 && PyErr_Occurred())
     return false;
   if (overflow || x < 1 || x > 0xffffffffll) {
-    raiseMessage(PyExc_ValueError,
+    raiseFor(k, ErrorKind::Value,
                     PyUnicode_FromFormat("%s%s must be at least 1 (and below 2**32), got %R%s",
                                          kernelPrefix(k).c_str(), what.c_str(), item,
                                          what.rfind("grid", 0) == 0 && !overflow && x == 0
@@ -108,7 +126,7 @@ bool toDim3(PyObject *obj, const char *what, tile::Dim3 &out, const Kernel *k = 
   unsigned v[3] = {1, 1, 1};
   if (!PyTuple_Check(obj) && !PyList_Check(obj)) {
     if (!PyIndex_Check(obj) || PyFloat_Check(obj)) {
-      raiseMessage(PyExc_TypeError,
+      raiseFor(k, ErrorKind::Type,
                       PyUnicode_FromFormat("%s%s must be an int or a tuple of 1 to 3 ints, not "
                                            "%s%s",
                                            kernelPrefix(k).c_str(), what,
@@ -125,7 +143,7 @@ bool toDim3(PyObject *obj, const char *what, tile::Dim3 &out, const Kernel *k = 
   }
   const Py_ssize_t n = PySequence_Size(obj);
   if (n < 1 || n > 3) {
-    raiseMessage(PyExc_ValueError,
+    raiseFor(k, ErrorKind::Value,
                     PyUnicode_FromFormat("%s%s must have 1 to 3 dimensions, got %zd",
                                          kernelPrefix(k).c_str(), what, n));
     return false;
@@ -177,7 +195,7 @@ bool readOptions(PyObject *kwargs, Kernel::Options &o, bool allowGrid, bool &got
     } else if (!std::strcmp(k, "shared")) {
       if (value != Py_None) {
         if (PyFloat_Check(value) || !PyIndex_Check(value)) {
-          raiseMessage(PyExc_TypeError,
+          raiseFor(kernel, ErrorKind::Type,
                           PyUnicode_FromFormat("%sshared (dynamic shared memory bytes) must be an "
                                                "int, not %R",
                                                kernelPrefix(kernel).c_str(), value));
@@ -192,7 +210,7 @@ bool readOptions(PyObject *kwargs, Kernel::Options &o, bool allowGrid, bool &got
         if (b == -1 && PyErr_Occurred())
           return false;
         if (overflow || b < 0) {
-          raiseMessage(PyExc_ValueError,
+          raiseFor(kernel, ErrorKind::Value,
                           PyUnicode_FromFormat("%sshared (dynamic shared memory bytes) must be "
                                                "from 0 to the device's limit, got %R",
                                                kernelPrefix(kernel).c_str(), value));
@@ -483,6 +501,8 @@ PYBIND11_MODULE(_tilec, m) {
   errorClass = py::object(errors.attr("Error")).release().ptr();
   cudaErrorClass = py::object(errors.attr("CudaError")).release().ptr();
   launchErrorClass = py::object(errors.attr("LaunchError")).release().ptr();
+  launchTypeErrorClass = py::object(errors.attr("LaunchTypeError")).release().ptr();
+  launchValueErrorClass = py::object(errors.attr("LaunchValueError")).release().ptr();
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p)

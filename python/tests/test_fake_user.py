@@ -78,6 +78,26 @@ def test_grid_block_and_shared_errors_name_the_kernel():
         k[1](a, 1, shared=1.5)
 
 
+def test_refusals_are_launch_errors_and_type_or_value_errors():
+    """A refused launch is a tilec.LaunchError naming the kernel, and also a
+    TypeError (the kind of an argument or option) or a ValueError (a value)."""
+    k = safety().touch
+    a = tilec.empty(4, "i32")
+    for call, cls in [(lambda: k[0], tilec.LaunchValueError),
+                      (lambda: k[1.5], tilec.LaunchTypeError),
+                      (lambda: k[1](a, 1, block=0), tilec.LaunchValueError),
+                      (lambda: k[1](a), tilec.LaunchTypeError),
+                      (lambda: k[1](a, 1.0), tilec.LaunchTypeError),
+                      (lambda: k[1](a, 2 ** 40), tilec.LaunchValueError),
+                      (lambda: k[1](tilec.empty(4, "f32"), 1), tilec.LaunchTypeError),
+                      (lambda: k[1](np.zeros(4, np.int32), 1), tilec.LaunchValueError),
+                      (lambda: k[1](a, 1, nope=2), tilec.LaunchTypeError)]:
+        with pytest.raises(cls) as e:
+            call()
+        assert isinstance(e.value, tilec.LaunchError) and e.value.kernel == "touch"
+        assert isinstance(e.value, TypeError if cls is tilec.LaunchTypeError else ValueError)
+
+
 def test_block_over_1024_and_dynamic_shared_memory_over_the_limit():
     m = user()
     x = tilec.empty(1024, "f32")

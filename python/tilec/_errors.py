@@ -39,3 +39,16 @@ class CudaError(Error):
 
 class LaunchError(CudaError):
     """A launch was refused (arguments, configuration, memory) or failed."""
+
+
+class LaunchTypeError(LaunchError, TypeError):
+    """A launch refused for the kind of an argument or option: a float for an
+    integer parameter, an array for a scalar one, a wrong dtype, a wrong
+    number of arguments, an unknown keyword. Both a LaunchError and a
+    TypeError."""
+
+
+class LaunchValueError(LaunchError, ValueError):
+    """A launch refused for a value: out of the parameter's range, a grid of
+    0, a non-contiguous, empty or host array, arrays on two devices. Both a
+    LaunchError and a ValueError."""
