@@ -12,7 +12,8 @@ import pytest
 
 import tilec
 from tilec import _compile
-from test_fake_driver import CAI, last_arg, last_config, probe, record, safety  # noqa: F401
+from test_fake_driver import (CAI, last_arg, last_config, last_kernel, probe,  # noqa: F401
+                              record, safety)
 from test_fake_driver import fresh_cache  # noqa: F401  (the fixture)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -212,8 +213,20 @@ def test_type_parameters_pick_the_instance_of_a_dtype():
     with pytest.raises(tilec.LaunchError, match=r"has dtype f32 but the parameter's elements "
                                                 r"are f16"):
         m.kernel("add", T="f16")[2](tilec.empty(300, "f32"), x, x, 300)
-    with pytest.raises(AttributeError, match="several instances"):
-        m.add
+    fam = m.add  # several instances told apart by the arrays' dtypes: picked at each launch
+    assert fam.instances == ["add$Tf16", "add$Tf32", "add$Ti32"]
+    for t in ("f16", "f32", "i32"):
+        x = tilec.empty(300, t)
+        record(8, 8, 8, 4)
+        fam[2](x, x, x, 300)
+        assert last_config()["grid"] == (2, 1, 1) and last_kernel() == "add$T" + t
+    fam[3](out=x, a=x, b=x, n=300)  # by keyword too
+    assert last_kernel() == "add$Ti32"
+    with pytest.raises(tilec.LaunchTypeError, match=r"kernel 'add': no instance takes arrays of "
+                                                    r"these dtypes \(out=f64, a=f64, b=f64\); "
+                                                    r"it was compiled for .*out=f16.*add\$Tf16"):
+        y = tilec.empty(4, "f64")
+        fam[1](y, y, y, 4)
 
 
 # ------------------------------------------------------------------ overlapping calls

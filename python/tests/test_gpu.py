@@ -204,6 +204,13 @@ def test_elementwise_add_in_every_dtype_through_the_type_parameter():
         user().kernel("add", T=t)[(n + 255) // 256](out, a, b, n)
         torch.cuda.synchronize()
         assert torch.equal(out, a + b), t
+        out2 = torch.empty_like(a)
+        user().add[(n + 255) // 256](out2, a, b, n)  # the instance picked by the dtypes
+        torch.cuda.synchronize()
+        assert torch.equal(out2, a + b), t
+    with pytest.raises(tilec.LaunchTypeError, match="no instance takes arrays of these dtypes"):
+        x = torch.zeros(4, dtype=torch.float64, device="cuda")
+        user().add[1](x, x, x, 4)
 
 
 def test_softmax_sample_matches_torch_softmax():

@@ -410,9 +410,25 @@ class Module:
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
-        k = self.kernel(name)
+        try:
+            k = self.kernel(name)
+        except AttributeError:
+            # Several instances told apart by their arrays' element types: a
+            # family that picks one by the arguments' dtypes at each launch.
+            k = self._family(name)
+            if k is None:
+                raise
         setattr(self, name, k)  # later lookups are plain attribute reads
         return k
+
+    def _family(self, name):
+        from ._family import KernelFamily, family_signatures
+        instances = [k["name"] for k in self.info["kernels"]
+                     if (k.get("sourceName") or k["name"]) == name]
+        if len(instances) < 2:
+            return None
+        table, positions = family_signatures(self, instances)
+        return KernelFamily(self, name, table, positions) if table else None
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | {k.get("sourceName") or k["name"]
