@@ -332,3 +332,14 @@ def test_compile_error_reaches_python_with_location_caret_and_hint(tmp_path):
     err = e.value
     assert err.file == str(p) and err.line == 2 and err.col >= 3
     assert "^" in str(err) and err.hint and f"{p}:2:" in str(err)
+
+
+def test_compile_warnings_reach_python():
+    src = ("kernel k(out: ptr<i32, global>) threads(32) {\n"
+           "  if thread_id() < 5 {\n    sync_threads()\n  }\n  out[0] = 1\n}\n")
+    with pytest.warns(tilec.CompileWarning) as w:
+        m = tilec.compile(src)
+    (warning,) = [x.message for x in w if isinstance(x.message, tilec.CompileWarning)]
+    assert (warning.file, warning.line, warning.col) == ("<string>", 3, 5)
+    assert "sync_threads()" in warning.message and warning.hint and "^" in str(warning)
+    assert "<stdin>" not in str(warning) and m.names == ["k"]

@@ -9,17 +9,17 @@ torch tensors (or any __cuda_array_interface__ / DLPack array).
 docs/python.md is the reference.
 """
 
-from ._errors import (CompileError, CudaError, Error, LaunchError, LaunchTypeError,
-                      LaunchValueError)
+from ._errors import (CompileError, CompileWarning, CudaError, Error, LaunchError,
+                      LaunchTypeError, LaunchValueError)
 from . import _tilec
 from ._compile import Module, cache_dir, compile, find_tilec, load, parse_diagnostics
 from ._tilec import DeviceArray, Kernel, Launcher
 
 __all__ = [
     "compile", "load", "Module", "Kernel", "Launcher", "DeviceArray", "Error", "CompileError",
-    "CudaError", "LaunchError", "LaunchTypeError", "LaunchValueError", "empty", "from_numpy",
-    "device_count", "driver_available",
-    "synchronize", "register_op", "cache_dir", "find_tilec", "parse_diagnostics",
+    "CompileWarning", "CudaError", "LaunchError", "LaunchTypeError", "LaunchValueError", "empty",
+    "from_numpy", "device_count", "driver_available", "synchronize", "register_op", "cache_dir",
+    "find_tilec", "parse_diagnostics",
 ]
 
 device_count = _tilec.device_count

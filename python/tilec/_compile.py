@@ -20,7 +20,7 @@ import tempfile
 import time
 
 from . import _tilec
-from ._errors import CompileError, Error
+from ._errors import CompileError, CompileWarning, Error
 
 try:
     from . import _build_config
@@ -310,7 +310,19 @@ def _run_tilec(exe, path, text, name, flags):
     for rc, out, err in outs:
         if rc != 0:
             raise _compile_error(err, name if path is None else None)
+    _warn(outs[0][2], name if path is None else None)
     return outs[0][1], outs[1][1]
+
+
+def _warn(stderr, source_name):
+    """tilec's warnings of a successful compile (a barrier threads may not
+    all reach, ...) as Python warnings (tilec.CompileWarning), one per
+    diagnostic, with its location, caret and hint."""
+    import warnings
+    for d in parse_diagnostics(stderr, source_name):
+        if d["severity"] == "warning":
+            text = d["text"] if source_name is None else d["text"].replace("<stdin>", source_name)
+            warnings.warn(CompileWarning(text.rstrip(), d), stacklevel=4)
 
 
 def _store(folder, files):
