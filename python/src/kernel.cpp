@@ -354,16 +354,22 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
           else
             setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) + " takes " +
                                       (tensor ? "a tensor" : "a device array") +
-                                      " (a torch.Tensor, an object with "
-                                      "__cuda_array_interface__ or __dlpack__), but " +
-                                      std::string(Py_TYPE(obj)->tp_name) + " " +
-                                      (v.error.empty() ? "is none" : v.error), ErrorKind::Type);
+                                      " (a CUDA torch.Tensor, an object with "
+                                      "__cuda_array_interface__ or __dlpack__), not a " +
+                                      std::string(Py_TYPE(obj)->tp_name) +
+                                      (v.error.empty() || cls == ArgClass::Unknown ||
+                                               cls == ArgClass::Scalar
+                                           ? std::string()
+                                           : ": " + v.error),
+                                  ErrorKind::Type);
           return false;
         }
         sawTorch = sawTorch || v.torch;
         if (v.onHost) {
           setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) +
-                                    " is in host memory; move it to the GPU first (.cuda())", ErrorKind::Value);
+                                    " is in host memory; move it to the GPU first (torch: "
+                                    ".cuda() or .to(device); numpy: tilec.from_numpy)",
+                          ErrorKind::Value);
           return false;
         }
         if (!v.dtype || !elementFits(*v.dtype, p.scalar)) {

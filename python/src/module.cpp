@@ -133,6 +133,10 @@ bool toDim3(PyObject *obj, const char *what, tile::Dim3 &out, const Kernel *k = 
                                            Py_TYPE(obj)->tp_name,
                                            PyFloat_Check(obj)
                                                ? " (use integer division: (n + 255) // 256)"
+                                           : PyCallable_Check(obj)
+                                               ? " (a callable grid, as Triton takes, is not "
+                                                 "one: compute the grid first, "
+                                                 "kernel[(n + 255) // 256](...))"
                                                : ""));
       return false;
     }

@@ -18,6 +18,7 @@ from test_fake_driver import fresh_cache  # noqa: F401  (the fixture)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 USER = os.path.join(HERE, "user.tile")
+SAFETY_PATH = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tests", "gpu", "safety.tile")
 
 
 def user(**kw):
@@ -343,3 +344,18 @@ def test_compile_warnings_reach_python():
     assert (warning.file, warning.line, warning.col) == ("<string>", 3, 5)
     assert "sync_threads()" in warning.message and warning.hint and "^" in str(warning)
     assert "<stdin>" not in str(warning) and m.names == ["k"]
+
+
+def test_devices_as_torch_names():
+    from tilec._compile import device_index
+    class Dev:  # a torch.device's face
+        type, index = "cuda", 0
+    assert device_index(Dev()) == 0 and device_index("cuda:0") == 0 and device_index(0) == 0
+    assert device_index("cuda") == 0
+    for bad in ("cpu", "cuda:x", "mps:0"):
+        with pytest.raises(ValueError, match="must be a CUDA device"):
+            device_index(bad)
+    m = tilec.compile(SAFETY_PATH, device="cuda:0")
+    assert m.touch.max_active_clusters(device="cuda:0") >= 1
+    assert tilec.empty(4, "i32", device=Dev()).device == 0
+    tilec.synchronize("cuda:0")

@@ -171,6 +171,24 @@ def _tilec_identity(exe, origin):
     return [exe, st.st_mtime_ns, st.st_size]
 
 
+def device_index(device):
+    """A CUDA device as its ordinal: an int, a torch.device or "cuda:N"
+    ("cuda": torch's current device, else 0); None stays None."""
+    if device is None or isinstance(device, int):
+        return device
+    index = getattr(device, "index", None)
+    kind = getattr(device, "type", None)
+    if kind is None and isinstance(device, str):
+        kind, _, num = device.partition(":")
+        index = int(num) if num.isdigit() else None
+        if num and index is None:
+            kind = None
+    if kind != "cuda":
+        raise ValueError(f"device must be a CUDA device (an int, a torch.device or 'cuda:N'), "
+                         f"not {device!r}")
+    return _default_device() if index is None else index
+
+
 def _default_device():
     torch = sys.modules.get("torch")
     if torch is not None:
@@ -207,6 +225,7 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
         flags.append("--cluster=" + ",".join(str(d) for d in _dims(cluster, "cluster")))
     flags += [str(o) for o in options]
     use_cache = cache and _cache_enabled()
+    device = device_index(device)
     if device is None:
         device = _default_device()
     origin = ("tilec=" if tilec else "$TILEC" if os.environ.get("TILEC") else
@@ -354,6 +373,7 @@ def load(ptx_path, info_path=None, device=None):
         ptx = f.read()
     with open(info_path) as f:
         info = f.read()
+    device = device_index(device)
     return Module(ptx, info, device=_default_device() if device is None else device,
                   path=ptx_path, source_name=ptx_path)
 
