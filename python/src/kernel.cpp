@@ -490,8 +490,22 @@ bool Kernel::launch(PyObject *args, const Options &opts) {
   cfg.checkPointers = opts.checkPointers;
   uint64_t stream = 0;
   if (opts.stream && opts.stream != Py_None) {
-    if (!readStream(opts.stream, stream))
+    if (!readStream(opts.stream, stream)) {
+      if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyObject *str = value ? PyObject_Str(value) : nullptr;
+        const char *c = str ? PyUnicode_AsUTF8(str) : nullptr;
+        const std::string what = c ? c : "stream= is not a stream";
+        Py_XDECREF(str);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        PyErr_Clear();
+        setLaunchError(name_, "kernel '" + name_ + "': " + what, ErrorKind::Type);
+      }
       return false;
+    }
   } else if (sawTorch && !currentTorchStream(device, stream)) {
     return false;
   }

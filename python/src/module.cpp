@@ -53,8 +53,21 @@ void setCudaError(const tile::Error &e, bool duringLaunch) {
   if (auto *d = dynamic_cast<const tile::DistributedError *>(&e))
     rank = d->rank();
 #endif
-  raise(duringLaunch ? launchErrorClass : cudaErrorClass, e.what(), e.call(), e.code(),
-        e.errorName(), e.kernel(), e.description(), rank);
+  PyObject *cls = duringLaunch ? launchErrorClass : cudaErrorClass;
+  std::string message = e.what();
+  if (duringLaunch && e.call() == "Kernel::launch") {
+    // A check of the runtime refused a value (the grid, block, cluster, shared
+    // memory, an address): a ValueError too. Its C++ names, in Python's terms.
+    cls = launchValueErrorClass;
+    const std::pair<const char *, const char *> terms[] = {
+        {"leave LaunchConfig::sharedBytes unset", "leave shared= out"},
+        {"(set allowNonPortableCluster)", "(a cluster of at most 8 CTAs)"},
+        {"pass device memory, e.g. a live DeviceBuffer", "pass device memory, e.g. a CUDA tensor"}};
+    for (const auto &[from, to] : terms)
+      for (size_t at = message.find(from); at != std::string::npos; at = message.find(from, at))
+        message.replace(at, std::strlen(from), to);
+  }
+  raise(cls, message, e.call(), e.code(), e.errorName(), e.kernel(), e.description(), rank);
 }
 
 void setLaunchError(const std::string &kernel, const std::string &message, ErrorKind kind) {

@@ -93,7 +93,10 @@ def test_refusals_are_launch_errors_and_type_or_value_errors():
                       (lambda: k[1](a, 2 ** 40), tilec.LaunchValueError),
                       (lambda: k[1](tilec.empty(4, "f32"), 1), tilec.LaunchTypeError),
                       (lambda: k[1](np.zeros(4, np.int32), 1), tilec.LaunchValueError),
-                      (lambda: k[1](a, 1, nope=2), tilec.LaunchTypeError)]:
+                      (lambda: k[1](a, 1, nope=2), tilec.LaunchTypeError),
+                      (lambda: k[1](a, 1, stream="s"), tilec.LaunchTypeError),
+                      (lambda: k[2 ** 31](a, 1), tilec.LaunchValueError),  # the runtime's checks
+                      (lambda: k[1](a, 1, block=64), tilec.LaunchValueError)]:
         with pytest.raises(cls) as e:
             call()
         assert isinstance(e.value, tilec.LaunchError) and e.value.kernel == "touch"
@@ -111,8 +114,9 @@ def test_block_over_1024_and_dynamic_shared_memory_over_the_limit():
     with pytest.raises(tilec.LaunchError, match=r"kernel 'reverse_smem': .*shared memory per "
                                                 r"block exceed the device limit"):
         m.reverse_smem[1](out, 1 << 20)  # n i32s of dynamic shared memory
-    with pytest.raises(tilec.LaunchError, match=r"dynamic shared arrays need 4096"):
-        m.reverse_smem[1](out, 1024, shared=16)
+    with pytest.raises(tilec.LaunchValueError, match=r"dynamic shared arrays need 4096 .*\(leave "
+                                                     r"shared= out to have it computed\)"):
+        m.reverse_smem[1](out, 1024, shared=16)  # the runtime's check, in Python's terms
     record(8, 4)
     m.reverse_smem[1](out, 1024)
     assert last_config()["shared"] == 4096
