@@ -70,6 +70,9 @@ def test_grid_block_and_shared_errors_name_the_kernel():
     with pytest.raises(tilec.LaunchError, match=r"kernel 'touch': grid \(2147483648, 1, 1\) "
                                                 r"exceeds the device's maximum grid"):
         k[2 ** 31](a, 1)
+    with pytest.raises(tilec.LaunchTypeError, match=r"kernel 'touch' is launched with a grid: "
+                                                    r"kernel\[grid\]"):
+        k(a, 1)
     k[np.int64(3)](a, 1)  # numpy integers are ints
     assert last_config()["grid"] == (3, 1, 1)
     with pytest.raises(ValueError, match=r"kernel 'touch': block must be at least 1"):

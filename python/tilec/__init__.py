@@ -45,6 +45,18 @@ def _kernel_max_active_clusters(self, block=None, cluster=None, shared=None, dev
 Kernel.max_active_clusters = _kernel_max_active_clusters
 
 
+def _kernel_call(self, *args, **kwargs):
+    """A kernel is launched with a grid: kernel[grid](*args)."""
+    raise LaunchTypeError(
+        f"kernel '{self.name}' is launched with a grid: kernel[grid](...), e.g. "
+        f"kernel[(n + 255) // 256](...), or kernel.launch(..., grid=...)",
+        call="Kernel::launch", code=1, error_name="CUDA_ERROR_INVALID_VALUE", kernel=self.name,
+        description="invalid argument")
+
+
+Kernel.__call__ = _kernel_call
+
+
 def empty(shape, dtype, device=0):
     """An uninitialised DeviceArray (device memory through the tilec runtime,
     no torch needed). dtype: a tile name ("f32"), a numpy or torch dtype."""
