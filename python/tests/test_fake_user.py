@@ -237,6 +237,19 @@ def test_type_parameters_pick_the_instance_of_a_dtype():
         fam[1](y, y, y, 4)
 
 
+def test_type_parameters_given_as_numpy_or_torch_dtypes():
+    class TorchDtype:  # str(torch.bfloat16)
+        def __str__(self):
+            return "torch.bfloat16"
+
+    m = tilec.compile(USER, defines={"T": [np.float16, TorchDtype(), np.dtype("int32")]})
+    assert sorted(m.names)[:3] == ["add$Tbf16", "add$Tf16", "add$Ti32"]
+    assert m.kernel("add", T=np.float16).name == "add$Tf16"
+    assert m.kernel("add", T=TorchDtype()).name == "add$Tbf16"
+    with pytest.raises(TypeError, match="compile-time value must be"):
+        tilec.compile(USER, defines={"T": [object()]})
+
+
 # ------------------------------------------------------------------ overlapping calls
 
 

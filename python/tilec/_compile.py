@@ -135,9 +135,30 @@ def _dims(value, what):
     return dims
 
 
+def _type_name(v):
+    """A type parameter's value as tilec names it: "bf16", or a torch or
+    numpy dtype (torch.bfloat16, np.float16) as its tile type; None when `v`
+    is none of these."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bool, int)):
+        return None
+    from ._family import _NAMES
+    name = v.__name__ if isinstance(v, type) else str(v)
+    name = name[6:] if name.startswith("torch.") else name
+    return _NAMES.get(name)
+
+
 def _define_value(v):
-    """An integer, a bool, or a type's name for a type parameter ('bf16')."""
-    return v if isinstance(v, str) else str(int(v))
+    """An integer, a bool, or a type's name for a type parameter ('bf16', or
+    a torch / numpy dtype)."""
+    t = _type_name(v)
+    if t is not None:
+        return t
+    if isinstance(v, (bool, int)) or hasattr(v, "__index__"):
+        return str(int(v))
+    raise TypeError(f"a compile-time value must be an int, a bool, a type's name ('f16') or a "
+                    f"torch / numpy dtype, not {v!r}")
 
 
 def _define_flags(defines):
@@ -413,7 +434,7 @@ class Module:
         with them (``module.kernel("gemm", BN=256)``, a type parameter by its
         type's name: ``module.kernel("gemm", T="bf16", BN=256)``). Type
         parameters left out are free: the instance is found when one matches."""
-        want = {n: _define_value(v) if isinstance(v, str) else int(v)
+        want = {n: _define_value(v) if _type_name(v) is not None else int(v)
                 for n, v in template_args.items()}
         matches = []
         for k in self.info["kernels"]:
