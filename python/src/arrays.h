@@ -46,9 +46,9 @@ bool rowMajorContiguous(const std::vector<int64_t> &shape, const std::vector<int
 
 /// Reads `obj` (classified as `cls`) into `out`. `withShape`: extents and
 /// strides too (tensor parameters); without it, `contiguous` says whether
-/// the array is row-major without gaps (pointer parameters). Returns false with out.error set when the
-/// object cannot be read; a Python exception raised by the object's own
-/// methods is left set (the caller propagates it).
+/// the array is row-major without gaps (pointer parameters). Returns false
+/// with out.error set when the object cannot be read; a Python exception
+/// raised by the object's own methods is left set (the caller propagates it).
 bool readArray(PyObject *obj, ArgClass cls, bool withShape, ArrayView &out);
 
 /// The scalar type a dtype name stands for, across torch ("torch.float16"),

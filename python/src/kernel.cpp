@@ -50,21 +50,36 @@ std::string tupleText(const std::vector<int64_t> &v) {
 const char *torchDtypeFor(tile::ScalarType t) {
   using S = tile::ScalarType;
   switch (t) {
-  case S::I1: return "torch.bool";
-  case S::I8: return "torch.int8";
-  case S::I16: return "torch.int16";
-  case S::I32: return "torch.int32";
-  case S::I64: return "torch.int64";
-  case S::U8: return "torch.uint8";
-  case S::U16: return "torch.uint16";
-  case S::U32: return "torch.uint32";
-  case S::U64: return "torch.uint64";
-  case S::F16: return "torch.float16";
-  case S::BF16: return "torch.bfloat16";
-  case S::F32: return "torch.float32";
-  case S::F64: return "torch.float64";
-  case S::E4M3: return "torch.float8_e4m3fn";
-  case S::E5M2: return "torch.float8_e5m2";
+  case S::I1:
+    return "torch.bool";
+  case S::I8:
+    return "torch.int8";
+  case S::I16:
+    return "torch.int16";
+  case S::I32:
+    return "torch.int32";
+  case S::I64:
+    return "torch.int64";
+  case S::U8:
+    return "torch.uint8";
+  case S::U16:
+    return "torch.uint16";
+  case S::U32:
+    return "torch.uint32";
+  case S::U64:
+    return "torch.uint64";
+  case S::F16:
+    return "torch.float16";
+  case S::BF16:
+    return "torch.bfloat16";
+  case S::F32:
+    return "torch.float32";
+  case S::F64:
+    return "torch.float64";
+  case S::E4M3:
+    return "torch.float8_e4m3fn";
+  case S::E5M2:
+    return "torch.float8_e5m2";
   }
   return "?";
 }
@@ -84,9 +99,10 @@ std::string integerRange(tile::ScalarType t) {
 
 std::string reprOf(PyObject *obj) {
   PyObject *r = PyObject_Repr(obj);
-  std::string out = r && PyUnicode_AsUTF8(r) ? PyUnicode_AsUTF8(r) : "the value";
-  if (!r)
-    PyErr_Clear();
+  const char *c = r ? PyUnicode_AsUTF8(r) : nullptr;
+  std::string out = c ? c : "the value";
+  if (!c)
+    PyErr_Clear(); // a repr that raised: the message names the value generically
   Py_XDECREF(r);
   if (out.size() > 60)
     out = out.substr(0, 57) + "...";
@@ -148,7 +164,8 @@ bool convertScalar(PyObject *obj, tile::ScalarType t, uint64_t &slot, std::strin
     if (!tile::isFp8Type(t) && std::isfinite(v) && !std::isfinite(tile::floatValue(t, slot))) {
       const char *largest = t == S::F16 ? "65504" : t == S::BF16 ? "3.39e38" : "3.40e38";
       why = reprOf(obj) + " is out of the range of " + tile::scalarTypeName(t) +
-            " (largest finite " + largest + "; it would become infinity: pass float('inf') "
+            " (largest finite " + largest +
+            "; it would become infinity: pass float('inf') "
             "for that)";
       rangeError = true;
       return false;
@@ -274,9 +291,11 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
     std::string sig;
     for (const ParamPlan &p : plan_)
       sig += (sig.empty() ? "" : ", ") + p.name + ": " + p.type;
-    setLaunchError(name_, "kernel '" + name_ + "' takes " + std::to_string(plan_.size()) +
-                              " argument" + (plan_.size() == 1 ? "" : "s") + " (" + sig +
-                              "), " + std::to_string(n) + " given", ErrorKind::Type);
+    setLaunchError(name_,
+                   "kernel '" + name_ + "' takes " + std::to_string(plan_.size()) + " argument" +
+                       (plan_.size() == 1 ? "" : "s") + " (" + sig + "), " + std::to_string(n) +
+                       " given",
+                   ErrorKind::Type);
     return false;
   }
   int firstDevice = -1;
@@ -291,12 +310,14 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
     }
     if (d == firstDevice)
       return true;
-    setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, plan_[i]) +
-                              " is on device " + std::to_string(d) + " but argument " +
-                              std::to_string(firstIndex) + " is on device " +
-                              std::to_string(firstDevice) + " (every array of a launch must be "
-                                                            "on one device: move it there with "
-                                                            ".to(other.device))", ErrorKind::Value);
+    setLaunchError(name_,
+                   "kernel '" + name_ + "': " + paramLabel(i, plan_[i]) + " is on device " +
+                       std::to_string(d) + " but argument " + std::to_string(firstIndex) +
+                       " is on device " + std::to_string(firstDevice) +
+                       " (every array of a launch must be "
+                       "on one device: move it there with "
+                       ".to(other.device))",
+                   ErrorKind::Value);
     return false;
   };
   for (size_t i = 0; i < n; ++i) {
@@ -310,11 +331,13 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
           cls == ArgClass::CudaArrayInterface) {
         // A tensor's value would be read with a device synchronisation (and
         // not at all inside a CUDA graph capture): the caller says so.
-        setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) + " takes a Python " +
-                                  (tile::isFloatType(p.scalar) ? "float" : "int") + ", not a " +
-                                  Py_TYPE(obj)->tp_name +
-                                  " (an array for a scalar parameter: check the order of the "
-                                  "arguments; for a one-element tensor pass t.item())", ErrorKind::Type);
+        setLaunchError(name_,
+                       "kernel '" + name_ + "': " + paramLabel(i, p) + " takes a Python " +
+                           (tile::isFloatType(p.scalar) ? "float" : "int") + ", not a " +
+                           Py_TYPE(obj)->tp_name +
+                           " (an array for a scalar parameter: check the order of the "
+                           "arguments; for a one-element tensor pass t.item())",
+                       ErrorKind::Type);
         return false;
       }
       std::string why;
@@ -352,50 +375,58 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
           if (PyErr_Occurred())
             wrapPythonError(name_, paramLabel(i, p));
           else
-            setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) + " takes " +
-                                      (tensor ? "a tensor" : "a device array") +
-                                      " (a CUDA torch.Tensor, an object with "
-                                      "__cuda_array_interface__ or __dlpack__), not a " +
-                                      std::string(Py_TYPE(obj)->tp_name) +
-                                      (v.error.empty() || cls == ArgClass::Unknown ||
-                                               cls == ArgClass::Scalar
-                                           ? std::string()
-                                           : ": " + v.error),
-                                  ErrorKind::Type);
+            setLaunchError(
+                name_,
+                "kernel '" + name_ + "': " + paramLabel(i, p) + " takes " +
+                    (tensor ? "a tensor" : "a device array") +
+                    " (a CUDA torch.Tensor, an object with "
+                    "__cuda_array_interface__ or __dlpack__), not a " +
+                    std::string(Py_TYPE(obj)->tp_name) +
+                    (v.error.empty() || cls == ArgClass::Unknown || cls == ArgClass::Scalar
+                         ? std::string()
+                         : ": " + v.error),
+                ErrorKind::Type);
           return false;
         }
         sawTorch = sawTorch || v.torch;
         if (v.onHost) {
-          setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) +
-                                    " is in host memory; move it to the GPU first (torch: "
-                                    ".cuda() or .to(device); numpy: tilec.from_numpy)",
-                          ErrorKind::Value);
+          setLaunchError(name_,
+                         "kernel '" + name_ + "': " + paramLabel(i, p) +
+                             " is in host memory; move it to the GPU first (torch: "
+                             ".cuda() or .to(device); numpy: tilec.from_numpy)",
+                         ErrorKind::Value);
           return false;
         }
         if (!v.dtype || !elementFits(*v.dtype, p.scalar)) {
-          setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) + " has dtype " +
-                                    v.dtypeName + " but the parameter's elements are " +
-                                    tile::scalarTypeName(p.scalar) + " (convert it: " +
-                                    (v.torch ? std::string(".to(") + torchDtypeFor(p.scalar) + ")"
-                                             : std::string("an array of ") +
-                                                   tile::scalarTypeName(p.scalar)) +
-                                    ", or compile an instance for " + v.dtypeName + ")", ErrorKind::Type);
+          setLaunchError(name_,
+                         "kernel '" + name_ + "': " + paramLabel(i, p) + " has dtype " +
+                             v.dtypeName + " but the parameter's elements are " +
+                             tile::scalarTypeName(p.scalar) + " (convert it: " +
+                             (v.torch
+                                  ? std::string(".to(") + torchDtypeFor(p.scalar) + ")"
+                                  : std::string("an array of ") + tile::scalarTypeName(p.scalar)) +
+                             ", or compile an instance for " + v.dtypeName + ")",
+                         ErrorKind::Type);
           return false;
         }
         if (!v.contiguous) {
-          setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) +
-                                    " is not contiguous (shape " + tupleText(v.shape) +
-                                    ", strides " + tupleText(v.strides) +
-                                    " elements): a pointer parameter sees the memory as laid "
-                                    "out, not as the view's indices; pass .contiguous(), or the "
-                                    "address itself (.data_ptr()) when the kernel handles the "
-                                    "strides", ErrorKind::Value);
+          setLaunchError(name_,
+                         "kernel '" + name_ + "': " + paramLabel(i, p) +
+                             " is not contiguous (shape " + tupleText(v.shape) + ", strides " +
+                             tupleText(v.strides) +
+                             " elements): a pointer parameter sees the memory as laid "
+                             "out, not as the view's indices; pass .contiguous(), or the "
+                             "address itself (.data_ptr()) when the kernel handles the "
+                             "strides",
+                         ErrorKind::Value);
           return false;
         }
         if (!v.ptr) {
-          setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) +
-                                    " has no memory (a null address: an empty array); skip the "
-                                    "launch when there is no work", ErrorKind::Value);
+          setLaunchError(name_,
+                         "kernel '" + name_ + "': " + paramLabel(i, p) +
+                             " has no memory (a null address: an empty array); skip the "
+                             "launch when there is no work",
+                         ErrorKind::Value);
           return false;
         }
         if (!noteDevice(v.device, i))
@@ -410,12 +441,14 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
       }
       const auto element = tile::tensorElementOf(p.scalar);
       if (!element) {
-        setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) +
-                                  ": TMA cannot move elements of this type", ErrorKind::Type);
+        setLaunchError(name_,
+                       "kernel '" + name_ + "': " + paramLabel(i, p) +
+                           ": TMA cannot move elements of this type",
+                       ErrorKind::Type);
         return false;
       }
       st.tensors[i].emplace(v.ptr, *element, tile::TensorShape(v.shape.begin(), v.shape.end()),
-                          tile::TensorShape(v.strides.begin(), v.strides.end()));
+                            tile::TensorShape(v.strides.begin(), v.strides.end()));
       st.argPtrs[i] = &*st.tensors[i];
       d = tile::ArgDesc{tile::ArgDesc::Kind::Tensor, tile::target::kTensorMapBytes,
                         tile::ArgDesc::Kind::Other, 0};
@@ -428,11 +461,13 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
       const tile::Tensor *t = peerArgument(obj, sem, dev);
       if (!t) {
         if (!PyErr_Occurred())
-          setLaunchError(name_, "kernel '" + name_ + "': " + paramLabel(i, p) + " takes " +
-                                    (sem ? "a tilec Semaphores (Communicator.semaphores(S))"
-                                         : "a tilec SymmetricTensor "
-                                           "(Communicator.symmetric(shape, dtype))") +
-                                    ", not " + Py_TYPE(obj)->tp_name, ErrorKind::Type);
+          setLaunchError(name_,
+                         "kernel '" + name_ + "': " + paramLabel(i, p) + " takes " +
+                             (sem ? "a tilec Semaphores (Communicator.semaphores(S))"
+                                  : "a tilec SymmetricTensor "
+                                    "(Communicator.symmetric(shape, dtype))") +
+                             ", not " + Py_TYPE(obj)->tp_name,
+                         ErrorKind::Type);
         return false;
       }
       if (!noteDevice(dev, i))
@@ -480,8 +515,10 @@ bool Kernel::launch(PyObject *args, const Options &opts) {
   else if (defaultBlock_)
     cfg.block = *defaultBlock_;
   else {
-    setLaunchError(name_, "kernel '" + name_ +
-                              "' declares no threads(...): pass block=(x, y, z) to the launch", ErrorKind::Type);
+    setLaunchError(name_,
+                   "kernel '" + name_ +
+                       "' declares no threads(...): pass block=(x, y, z) to the launch",
+                   ErrorKind::Type);
     return false;
   }
   if (opts.cluster)
@@ -564,9 +601,11 @@ PyObject *Kernel::bindKeywords(PyObject *args, PyObject *byName) const {
     return sig;
   };
   if (given > n) {
-    setLaunchError(name_, "kernel '" + name_ + "' takes " + std::to_string(n) + " argument" +
-                              (n == 1 ? "" : "s") + " (" + signature() + "), " +
-                              std::to_string(given) + " given positionally", ErrorKind::Type);
+    setLaunchError(name_,
+                   "kernel '" + name_ + "' takes " + std::to_string(n) + " argument" +
+                       (n == 1 ? "" : "s") + " (" + signature() + "), " + std::to_string(given) +
+                       " given positionally",
+                   ErrorKind::Type);
     return nullptr;
   }
   std::vector<PyObject *> slots(n, nullptr);
@@ -583,16 +622,18 @@ PyObject *Kernel::bindKeywords(PyObject *args, PyObject *byName) const {
       if (plan_[i].name == k)
         at = i;
     if (at == n) {
-      setLaunchError(name_, "kernel '" + name_ + "' has no parameter '" + k +
-                                "' (its parameters: " + signature() +
-                                "; the launch options: stream=, block=, cluster=, shared=, "
-                                "check_pointers=)",
+      setLaunchError(name_,
+                     "kernel '" + name_ + "' has no parameter '" + k +
+                         "' (its parameters: " + signature() +
+                         "; the launch options: stream=, block=, cluster=, shared=, "
+                         "check_pointers=)",
                      ErrorKind::Type);
       return nullptr;
     }
     if (slots[at]) {
-      setLaunchError(name_, "kernel '" + name_ + "': argument " + std::to_string(at) + " ('" + k +
-                                "') is given twice (positionally and as " + k + "=)",
+      setLaunchError(name_,
+                     "kernel '" + name_ + "': argument " + std::to_string(at) + " ('" + k +
+                         "') is given twice (positionally and as " + k + "=)",
                      ErrorKind::Type);
       return nullptr;
     }
@@ -603,9 +644,11 @@ PyObject *Kernel::bindKeywords(PyObject *args, PyObject *byName) const {
     if (!slots[i])
       missing += (missing.empty() ? "'" : ", '") + plan_[i].name + "'";
   if (!missing.empty()) {
-    setLaunchError(name_, "kernel '" + name_ + "': missing argument" +
-                              (missing.find(',') != std::string::npos ? "s " : " ") + missing +
-                              " (its parameters: " + signature() + ")", ErrorKind::Type);
+    setLaunchError(name_,
+                   "kernel '" + name_ + "': missing argument" +
+                       (missing.find(',') != std::string::npos ? "s " : " ") + missing +
+                       " (its parameters: " + signature() + ")",
+                   ErrorKind::Type);
     return nullptr;
   }
   PyObject *out = PyTuple_New(Py_ssize_t(n));

@@ -75,8 +75,8 @@ void setLaunchError(const std::string &kernel, const std::string &message, Error
         : kind == ErrorKind::Value ? launchValueErrorClass
                                    : launchErrorClass,
         message, "Kernel::launch", CUDA_ERROR_INVALID_VALUE,
-        tile::errorName(CUDA_ERROR_INVALID_VALUE), kernel, tile::errorDescription(CUDA_ERROR_INVALID_VALUE),
-        -1);
+        tile::errorName(CUDA_ERROR_INVALID_VALUE), kernel,
+        tile::errorDescription(CUDA_ERROR_INVALID_VALUE), -1);
 }
 
 namespace {
@@ -106,11 +106,9 @@ void raiseFor(const Kernel *k, ErrorKind kind, PyObject *message) {
 bool dimValue(PyObject *item, const std::string &what, const Kernel *k, unsigned &out) {
   if (PyFloat_Check(item) || !PyIndex_Check(item)) {
     raiseFor(k, ErrorKind::Type,
-                    PyUnicode_FromFormat("%s%s must be an int, not %R%s", kernelPrefix(k).c_str(),
-                                         what.c_str(), item,
-                                         PyFloat_Check(item)
-                                             ? " (use integer division: (n + 255) // 256)"
-                                             : ""));
+             PyUnicode_FromFormat(
+                 "%s%s must be an int, not %R%s", kernelPrefix(k).c_str(), what.c_str(), item,
+                 PyFloat_Check(item) ? " (use integer division: (n + 255) // 256)" : ""));
     return false;
   }
   PyObject *idx = PyNumber_Index(item);
@@ -123,12 +121,12 @@ bool dimValue(PyObject *item, const std::string &what, const Kernel *k, unsigned
     return false;
   if (overflow || x < 1 || x > 0xffffffffll) {
     raiseFor(k, ErrorKind::Value,
-                    PyUnicode_FromFormat("%s%s must be at least 1 (and below 2**32), got %R%s",
-                                         kernelPrefix(k).c_str(), what.c_str(), item,
-                                         what.rfind("grid", 0) == 0 && !overflow && x == 0
-                                             ? ": nothing to launch; skip the launch when "
-                                               "there is no work (an empty tensor)"
-                                             : ""));
+             PyUnicode_FromFormat("%s%s must be at least 1 (and below 2**32), got %R%s",
+                                  kernelPrefix(k).c_str(), what.c_str(), item,
+                                  what.rfind("grid", 0) == 0 && !overflow && x == 0
+                                      ? ": nothing to launch; skip the launch when "
+                                        "there is no work (an empty tensor)"
+                                      : ""));
     return false;
   }
   out = unsigned(x);
@@ -140,17 +138,15 @@ bool toDim3(PyObject *obj, const char *what, tile::Dim3 &out, const Kernel *k = 
   if (!PyTuple_Check(obj) && !PyList_Check(obj)) {
     if (!PyIndex_Check(obj) || PyFloat_Check(obj)) {
       raiseFor(k, ErrorKind::Type,
-                      PyUnicode_FromFormat("%s%s must be an int or a tuple of 1 to 3 ints, not "
-                                           "%s%s",
-                                           kernelPrefix(k).c_str(), what,
-                                           Py_TYPE(obj)->tp_name,
-                                           PyFloat_Check(obj)
-                                               ? " (use integer division: (n + 255) // 256)"
-                                           : PyCallable_Check(obj)
-                                               ? " (a callable grid, as Triton takes, is not "
-                                                 "one: compute the grid first, "
-                                                 "kernel[(n + 255) // 256](...))"
-                                               : ""));
+               PyUnicode_FromFormat("%s%s must be an int or a tuple of 1 to 3 ints, not "
+                                    "%s%s",
+                                    kernelPrefix(k).c_str(), what, Py_TYPE(obj)->tp_name,
+                                    PyFloat_Check(obj) ? " (use integer division: (n + 255) // 256)"
+                                    : PyCallable_Check(obj)
+                                        ? " (a callable grid, as Triton takes, is not "
+                                          "one: compute the grid first, "
+                                          "kernel[(n + 255) // 256](...))"
+                                        : ""));
       return false;
     }
     if (!dimValue(obj, what, k, v[0]))
@@ -161,8 +157,8 @@ bool toDim3(PyObject *obj, const char *what, tile::Dim3 &out, const Kernel *k = 
   const Py_ssize_t n = PySequence_Size(obj);
   if (n < 1 || n > 3) {
     raiseFor(k, ErrorKind::Value,
-                    PyUnicode_FromFormat("%s%s must have 1 to 3 dimensions, got %zd",
-                                         kernelPrefix(k).c_str(), what, n));
+             PyUnicode_FromFormat("%s%s must have 1 to 3 dimensions, got %zd",
+                                  kernelPrefix(k).c_str(), what, n));
     return false;
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
@@ -213,9 +209,9 @@ bool readOptions(PyObject *kwargs, Kernel::Options &o, bool allowGrid, bool &got
       if (value != Py_None) {
         if (PyFloat_Check(value) || !PyIndex_Check(value)) {
           raiseFor(kernel, ErrorKind::Type,
-                          PyUnicode_FromFormat("%sshared (dynamic shared memory bytes) must be an "
-                                               "int, not %R",
-                                               kernelPrefix(kernel).c_str(), value));
+                   PyUnicode_FromFormat("%sshared (dynamic shared memory bytes) must be an "
+                                        "int, not %R",
+                                        kernelPrefix(kernel).c_str(), value));
           return false;
         }
         PyObject *idx = PyNumber_Index(value);
@@ -228,9 +224,9 @@ bool readOptions(PyObject *kwargs, Kernel::Options &o, bool allowGrid, bool &got
           return false;
         if (overflow || b < 0) {
           raiseFor(kernel, ErrorKind::Value,
-                          PyUnicode_FromFormat("%sshared (dynamic shared memory bytes) must be "
-                                               "from 0 to the device's limit, got %R",
-                                               kernelPrefix(kernel).c_str(), value));
+                   PyUnicode_FromFormat("%sshared (dynamic shared memory bytes) must be "
+                                        "from 0 to the device's limit, got %R",
+                                        kernelPrefix(kernel).c_str(), value));
           return false;
         }
         o.sharedBytes = size_t(b);
@@ -271,9 +267,9 @@ bool launchWithKeywords(Kernel &k, PyObject *args, PyObject *kwargs, Kernel::Opt
   }
   if (allowGrid && !gotGrid) {
     Py_XDECREF(byName);
-    PyErr_SetString(PyExc_TypeError, ("kernel '" + k.name() +
-                                      "': launch() needs grid= (or use kernel[grid](...))")
-                                         .c_str());
+    PyErr_SetString(
+        PyExc_TypeError,
+        ("kernel '" + k.name() + "': launch() needs grid= (or use kernel[grid](...))").c_str());
     return false;
   }
   if (!byName)
