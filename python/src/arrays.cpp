@@ -44,8 +44,9 @@ PyObject *deviceArrayType = nullptr;
 // Interned attribute names (created once; the launch path never builds strings).
 struct Names {
   PyObject *data_ptr, *get_device, *dtype, *shape, *stride, *cai, *dlpack, *cuda_stream,
-      *cuda_stream_protocol;
+      *cuda_stream_protocol, *is_contiguous;
   Names() {
+    is_contiguous = PyUnicode_InternFromString("is_contiguous");
     data_ptr = PyUnicode_InternFromString("data_ptr");
     get_device = PyUnicode_InternFromString("get_device");
     dtype = PyUnicode_InternFromString("dtype");
@@ -218,7 +219,18 @@ bool readTorch(PyObject *obj, bool withShape, ArrayView &out) {
     return false;
   out.dtype = e->scalar;
   out.dtypeName = e->name;
-  if (withShape) {
+  if (!withShape) {
+    // A pointer parameter sees the memory as laid out: only a contiguous
+    // tensor means what its indices say.
+    PyObject *c = PyObject_CallMethodNoArgs(obj, n.is_contiguous);
+    if (!c)
+      return false;
+    out.contiguous = c == Py_True;
+    Py_DECREF(c);
+    if (out.contiguous)
+      return true;
+  }
+  {
     PyObject *s = PyObject_GetAttr(obj, n.shape);
     if (!s)
       return false;
@@ -263,12 +275,13 @@ bool readCudaArrayInterface(PyObject *obj, bool withShape, ArrayView &out) {
   const char *ts = PyUnicode_AsUTF8(typestr);
   out.dtypeName = ts ? ts : "?";
   out.dtype = fromTypestr(out.dtypeName);
-  if (!withShape)
-    return true;
+  PyObject *strides = PyDict_GetItemString(cai, "strides");
+  const bool hasStrides = strides && strides != Py_None;
+  if (!withShape && !hasStrides)
+    return true; // C order by the protocol's definition
   if (!intSequence(shape, out.shape))
     return false;
-  PyObject *strides = PyDict_GetItemString(cai, "strides");
-  if (strides && strides != Py_None) {
+  if (hasStrides) {
     std::vector<int64_t> bytes;
     if (!intSequence(strides, bytes))
       return false;
@@ -282,6 +295,8 @@ bool readCudaArrayInterface(PyObject *obj, bool withShape, ArrayView &out) {
       }
       out.strides[i] = bytes[i] / size;
     }
+    if (!withShape)
+      out.contiguous = rowMajorContiguous(out.shape, out.strides);
   }
   return true;
 }
@@ -311,10 +326,12 @@ bool readDLPack(PyObject *obj, bool withShape, ArrayView &out) {
                   std::to_string(t.dtype.bits) + ")";
   if (out.dtype)
     out.dtypeName = tile::scalarTypeName(*out.dtype);
-  if (withShape) {
+  if (withShape || t.strides) {
     out.shape.assign(t.shape, t.shape + t.ndim);
     if (t.strides)
       out.strides.assign(t.strides, t.strides + t.ndim);
+    if (!withShape)
+      out.contiguous = rowMajorContiguous(out.shape, out.strides);
   }
   if (m->deleter)
     m->deleter(m);
@@ -323,6 +340,23 @@ bool readDLPack(PyObject *obj, bool withShape, ArrayView &out) {
 }
 
 } // namespace
+
+bool rowMajorContiguous(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides) {
+  if (strides.empty())
+    return true;
+  for (int64_t e : shape)
+    if (e == 0)
+      return true;
+  int64_t expect = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] == 1)
+      continue;
+    if (i >= strides.size() || strides[i] != expect)
+      return false;
+    expect *= shape[i];
+  }
+  return true;
+}
 
 std::optional<tile::ScalarType> scalarTypeFromAnyName(const std::string &raw) {
   std::string n = raw;

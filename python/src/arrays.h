@@ -30,6 +30,8 @@ struct ArrayView {
   std::vector<int64_t> shape;            // filled when `withShape`
   std::vector<int64_t> strides;          // in elements; empty = row-major contiguous
   bool torch = false;                    // a torch.Tensor (the current torch stream applies)
+  bool contiguous = true;                // row-major without gaps (C order); when not, shape
+                                         // and strides are filled for the message
   std::string error;                     // why the object could not be read ("" when it could)
 };
 
@@ -38,10 +40,15 @@ struct ArrayView {
 enum class ArgClass { Scalar, Torch, DeviceArray, CudaArrayInterface, DLPack, Unknown };
 ArgClass classify(PyObject *obj);
 
+/// Whether extents and strides (in elements) describe a row-major array
+/// without gaps; extents of 1 may have any stride, an empty array is.
+bool rowMajorContiguous(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides);
+
 /// Reads `obj` (classified as `cls`) into `out`. `withShape`: extents and
-/// strides too (tensor parameters). Returns false with out.error set when the
-/// object cannot be read; a Python exception raised by the object's own
-/// methods is left set (the caller propagates it).
+/// strides too (tensor parameters); without it, `contiguous` says whether
+/// the array is row-major without gaps (pointer parameters). Returns false
+/// with out.error set when the object cannot be read; a Python exception
+/// raised by the object's own methods is left set (the caller propagates it).
 bool readArray(PyObject *obj, ArgClass cls, bool withShape, ArrayView &out);
 
 /// The scalar type a dtype name stands for, across torch ("torch.float16"),

@@ -48,8 +48,22 @@ struct ParamPlan {
 
 /// Python-visible errors raised from the launch path (set as the current
 /// Python exception; the caller returns nullptr).
-void setLaunchError(const std::string &kernel, const std::string &message);
+/// The class of a refused launch: tilec.LaunchError, or its subclasses that
+/// are also TypeError (a wrong kind of argument or option, a wrong count) or
+/// ValueError (a value out of range, an array in the wrong place or layout).
+enum class ErrorKind { Launch, Type, Value };
+void setLaunchError(const std::string &kernel, const std::string &message,
+                    ErrorKind kind = ErrorKind::Launch);
 void setCudaError(const tile::Error &e, bool duringLaunch);
+
+/// Raises `type` with `message` (a new reference, or nullptr when making it
+/// failed and set an exception already).
+inline void raiseMessage(PyObject *type, PyObject *message) {
+  if (!message)
+    return;
+  PyErr_SetObject(type, message);
+  Py_DECREF(message);
+}
 
 /// Detaches and releases the launcher a Kernel caches (module.cpp).
 void releaseCachedLauncher(PyObject *launcher);
@@ -80,14 +94,30 @@ public:
   /// Marshals `args` (a tuple) and launches. Returns false with a Python
   /// exception set.
   bool launch(PyObject *args, const Options &opts);
+  /// `args` with the keyword arguments `byName` (parameter name -> value,
+  /// launch options removed) placed by the parameters' names: a new tuple,
+  /// or nullptr with a Python exception set (an unknown name, a parameter
+  /// given twice or missing).
+  PyObject *bindKeywords(PyObject *args, PyObject *byName) const;
 
   // The last grid indexed (kernel[grid]) and its launcher, reused while the
   // grid repeats (a loop over kernel[grid](...) creates no object per call).
   tile::Dim3 cachedGrid{0, 0, 0};
   PyObject *cachedLauncher = nullptr;
 
+  // What one call marshals into: the scalars' bits, the tensors, the
+  // argument pointers and descriptions the runtime reads.
+  struct CallStorage {
+    std::vector<uint64_t> slots;
+    std::vector<std::optional<tile::Tensor>> tensors;
+    std::vector<void *> argPtrs;
+    std::vector<tile::ArgDesc> descs;
+    void resize(size_t n);
+  };
+
 private:
-  bool marshal(PyObject *args, int &device, bool &sawTorch);
+  void recordStream(PyObject *args, PyObject *streamObj, uint64_t stream, int device);
+  bool marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorch);
 
   std::shared_ptr<ModuleData> module_;
   std::string name_;
@@ -95,11 +125,13 @@ private:
   std::vector<ParamPlan> plan_;
   std::optional<tile::Dim3> defaultBlock_;
   std::array<std::optional<tile::Kernel>, kMaxDevices> kernels_;
-  // Per-call storage, reused (the GIL serialises calls).
-  std::vector<uint64_t> slots_;
-  std::vector<std::optional<tile::Tensor>> tensors_;
-  std::vector<void *> argPtrs_;
-  std::vector<tile::ArgDesc> descs_;
+  // Per-call storage, reused by the calls that do not overlap. A call can
+  // overlap another on the same kernel: marshalling runs Python code (an
+  // argument's __cuda_array_interface__ property, __dlpack__, __index__),
+  // where another thread may take the GIL and launch this kernel too; such a
+  // call (busy_ set) marshals into storage of its own.
+  CallStorage storage_;
+  bool busy_ = false;
 };
 
 /// Returns the tile::Tensor a symmetric tensor or semaphore argument passes,

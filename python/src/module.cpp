@@ -23,7 +23,8 @@ namespace py = pybind11;
 namespace tilec_py {
 namespace {
 
-PyObject *errorClass = nullptr, *cudaErrorClass = nullptr, *launchErrorClass = nullptr;
+PyObject *errorClass = nullptr, *cudaErrorClass = nullptr, *launchErrorClass = nullptr,
+         *launchTypeErrorClass = nullptr, *launchValueErrorClass = nullptr;
 
 void raise(PyObject *cls, const std::string &message, const std::string &call, int code,
            const std::string &errorName, const std::string &kernel, const std::string &description,
@@ -52,63 +53,133 @@ void setCudaError(const tile::Error &e, bool duringLaunch) {
   if (auto *d = dynamic_cast<const tile::DistributedError *>(&e))
     rank = d->rank();
 #endif
-  raise(duringLaunch ? launchErrorClass : cudaErrorClass, e.what(), e.call(), e.code(),
-        e.errorName(), e.kernel(), e.description(), rank);
+  PyObject *cls = duringLaunch ? launchErrorClass : cudaErrorClass;
+  std::string message = e.what();
+  if (duringLaunch && e.call() == "Kernel::launch") {
+    // A check of the runtime refused a value (the grid, block, cluster, shared
+    // memory, an address): a ValueError too. Its C++ names, in Python's terms.
+    cls = launchValueErrorClass;
+    const std::pair<const char *, const char *> terms[] = {
+        {"leave LaunchConfig::sharedBytes unset", "leave shared= out"},
+        {"(set allowNonPortableCluster)", "(a cluster of at most 8 CTAs)"},
+        {"pass device memory, e.g. a live DeviceBuffer", "pass device memory, e.g. a CUDA tensor"}};
+    for (const auto &[from, to] : terms)
+      for (size_t at = message.find(from); at != std::string::npos; at = message.find(from, at))
+        message.replace(at, std::strlen(from), to);
+  }
+  raise(cls, message, e.call(), e.code(), e.errorName(), e.kernel(), e.description(), rank);
 }
 
-void setLaunchError(const std::string &kernel, const std::string &message) {
-  raise(launchErrorClass, message, "Kernel::launch", CUDA_ERROR_INVALID_VALUE,
-        tile::errorName(CUDA_ERROR_INVALID_VALUE), kernel, tile::errorDescription(CUDA_ERROR_INVALID_VALUE),
-        -1);
+void setLaunchError(const std::string &kernel, const std::string &message, ErrorKind kind) {
+  raise(kind == ErrorKind::Type    ? launchTypeErrorClass
+        : kind == ErrorKind::Value ? launchValueErrorClass
+                                   : launchErrorClass,
+        message, "Kernel::launch", CUDA_ERROR_INVALID_VALUE,
+        tile::errorName(CUDA_ERROR_INVALID_VALUE), kernel,
+        tile::errorDescription(CUDA_ERROR_INVALID_VALUE), -1);
 }
 
 namespace {
 
 // ---------------------------------------------------------------- dims
-bool toDim3(PyObject *obj, const char *what, tile::Dim3 &out) {
+// "kernel 'k': " before a message about kernel k's launch ("" for none).
+std::string kernelPrefix(const Kernel *k) {
+  return k ? "kernel '" + k->name() + "': " : std::string();
+}
+
+// A refused option of kernel k's launch (a tilec.LaunchError that is also a
+// TypeError or ValueError); a plain TypeError or ValueError without a kernel.
+void raiseFor(const Kernel *k, ErrorKind kind, PyObject *message) {
+  if (!message)
+    return;
+  if (k) {
+    const char *m = PyUnicode_AsUTF8(message);
+    setLaunchError(k->name(), m ? m : "?", kind);
+  } else {
+    PyErr_SetObject(kind == ErrorKind::Type ? PyExc_TypeError : PyExc_ValueError, message);
+  }
+  Py_DECREF(message);
+}
+
+// One extent of a grid, block or cluster: an int (or anything with
+// __index__: numpy and torch integers) in 1 .. 2^32 - 1.
+bool dimValue(PyObject *item, const std::string &what, const Kernel *k, unsigned &out) {
+  if (PyFloat_Check(item) || !PyIndex_Check(item)) {
+    raiseFor(k, ErrorKind::Type,
+             PyUnicode_FromFormat(
+                 "%s%s must be an int, not %R%s", kernelPrefix(k).c_str(), what.c_str(), item,
+                 PyFloat_Check(item) ? " (use integer division: (n + 255) // 256)" : ""));
+    return false;
+  }
+  PyObject *idx = PyNumber_Index(item);
+  if (!idx)
+    return false;
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(idx, &overflow);
+  Py_DECREF(idx);
+  if (x == -1 && PyErr_Occurred())
+    return false;
+  if (overflow || x < 1 || x > 0xffffffffll) {
+    raiseFor(k, ErrorKind::Value,
+             PyUnicode_FromFormat("%s%s must be at least 1 (and below 2**32), got %R%s",
+                                  kernelPrefix(k).c_str(), what.c_str(), item,
+                                  what.rfind("grid", 0) == 0 && !overflow && x == 0
+                                      ? ": nothing to launch; skip the launch when "
+                                        "there is no work (an empty tensor)"
+                                      : ""));
+    return false;
+  }
+  out = unsigned(x);
+  return true;
+}
+
+bool toDim3(PyObject *obj, const char *what, tile::Dim3 &out, const Kernel *k = nullptr) {
   unsigned v[3] = {1, 1, 1};
-  if (PyLong_Check(obj)) {
-    long long x = PyLong_AsLongLong(obj);
-    if (x == -1 && PyErr_Occurred())
-      return false;
-    if (x < 1 || x > 0xffffffffll) {
-      PyErr_Format(PyExc_ValueError, "%s must be positive, got %lld", what, x);
+  if (!PyTuple_Check(obj) && !PyList_Check(obj)) {
+    if (!PyIndex_Check(obj) || PyFloat_Check(obj)) {
+      raiseFor(k, ErrorKind::Type,
+               PyUnicode_FromFormat("%s%s must be an int or a tuple of 1 to 3 ints, not "
+                                    "%s%s",
+                                    kernelPrefix(k).c_str(), what, Py_TYPE(obj)->tp_name,
+                                    PyFloat_Check(obj) ? " (use integer division: (n + 255) // 256)"
+                                    : PyCallable_Check(obj)
+                                        ? " (a callable grid, as Triton takes, is not "
+                                          "one: compute the grid first, "
+                                          "kernel[(n + 255) // 256](...))"
+                                        : ""));
       return false;
     }
-    out = tile::Dim3(unsigned(x));
+    if (!dimValue(obj, what, k, v[0]))
+      return false;
+    out = tile::Dim3(v[0]);
     return true;
-  }
-  if (!PyTuple_Check(obj) && !PyList_Check(obj)) {
-    PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of 1 to 3 ints, not %s", what,
-                 Py_TYPE(obj)->tp_name);
-    return false;
   }
   const Py_ssize_t n = PySequence_Size(obj);
   if (n < 1 || n > 3) {
-    PyErr_Format(PyExc_ValueError, "%s must have 1 to 3 dimensions, got %zd", what, n);
+    raiseFor(k, ErrorKind::Value,
+             PyUnicode_FromFormat("%s%s must have 1 to 3 dimensions, got %zd",
+                                  kernelPrefix(k).c_str(), what, n));
     return false;
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject *item = PySequence_GetItem(obj, i);
     if (!item)
       return false;
-    long long x = PyLong_AsLongLong(item);
+    const bool ok = dimValue(item, std::string(what) + "[" + std::to_string(i) + "]", k, v[i]);
     Py_DECREF(item);
-    if (x == -1 && PyErr_Occurred())
+    if (!ok)
       return false;
-    if (x < 1 || x > 0xffffffffll) {
-      PyErr_Format(PyExc_ValueError, "%s[%zd] must be positive, got %lld", what, i, x);
-      return false;
-    }
-    v[i] = unsigned(x);
   }
   out = tile::Dim3(v[0], v[1], v[2]);
   return true;
 }
 
 // Keyword options of a launch (stream, block, cluster, shared,
-// check_pointers); `grid` too when allowed. False with an exception set.
-bool readOptions(PyObject *kwargs, Kernel::Options &o, bool allowGrid, bool &gotGrid) {
+// check_pointers); `grid` too when allowed. Any other keyword is an argument
+// by its parameter's name, collected in *byName (a new dict, made when the
+// first one comes). False with an exception set.
+bool readOptions(PyObject *kwargs, Kernel::Options &o, bool allowGrid, bool &gotGrid,
+                 const Kernel *kernel, PyObject **byName) {
   gotGrid = false;
   if (!kwargs)
     return true;
@@ -123,24 +194,39 @@ bool readOptions(PyObject *kwargs, Kernel::Options &o, bool allowGrid, bool &got
     } else if (!std::strcmp(k, "block")) {
       if (value != Py_None) {
         tile::Dim3 d;
-        if (!toDim3(value, "block", d))
+        if (!toDim3(value, "block", d, kernel))
           return false;
         o.block = d;
       }
     } else if (!std::strcmp(k, "cluster")) {
       if (value != Py_None) {
         tile::Dim3 d;
-        if (!toDim3(value, "cluster", d))
+        if (!toDim3(value, "cluster", d, kernel))
           return false;
         o.cluster = d;
       }
     } else if (!std::strcmp(k, "shared")) {
       if (value != Py_None) {
-        long long b = PyLong_AsLongLong(value);
+        if (PyFloat_Check(value) || !PyIndex_Check(value)) {
+          raiseFor(kernel, ErrorKind::Type,
+                   PyUnicode_FromFormat("%sshared (dynamic shared memory bytes) must be an "
+                                        "int, not %R",
+                                        kernelPrefix(kernel).c_str(), value));
+          return false;
+        }
+        PyObject *idx = PyNumber_Index(value);
+        if (!idx)
+          return false;
+        int overflow = 0;
+        const long long b = PyLong_AsLongLongAndOverflow(idx, &overflow);
+        Py_DECREF(idx);
         if (b == -1 && PyErr_Occurred())
           return false;
-        if (b < 0) {
-          PyErr_SetString(PyExc_ValueError, "shared (dynamic shared memory bytes) must be >= 0");
+        if (overflow || b < 0) {
+          raiseFor(kernel, ErrorKind::Value,
+                   PyUnicode_FromFormat("%sshared (dynamic shared memory bytes) must be "
+                                        "from 0 to the device's limit, got %R",
+                                        kernelPrefix(kernel).c_str(), value));
           return false;
         }
         o.sharedBytes = size_t(b);
@@ -151,9 +237,14 @@ bool readOptions(PyObject *kwargs, Kernel::Options &o, bool allowGrid, bool &got
         return false;
       o.checkPointers = t != 0;
     } else if (allowGrid && !std::strcmp(k, "grid")) {
-      if (!toDim3(value, "grid", o.grid))
+      if (!toDim3(value, "grid", o.grid, kernel))
         return false;
       gotGrid = true;
+    } else if (byName) {
+      if (!*byName && !(*byName = PyDict_New()))
+        return false;
+      if (PyDict_SetItem(*byName, key, value) < 0)
+        return false;
     } else {
       PyErr_Format(PyExc_TypeError,
                    "unexpected keyword '%s' (a launch takes stream=, block=, cluster=, shared=, "
@@ -163,6 +254,33 @@ bool readOptions(PyObject *kwargs, Kernel::Options &o, bool allowGrid, bool &got
     }
   }
   return true;
+}
+
+// Launches `k` with `args` and the keyword arguments: launch options, and
+// arguments by their parameters' names.
+bool launchWithKeywords(Kernel &k, PyObject *args, PyObject *kwargs, Kernel::Options &o,
+                        bool allowGrid, bool &gotGrid) {
+  PyObject *byName = nullptr;
+  if (!readOptions(kwargs, o, allowGrid, gotGrid, &k, &byName)) {
+    Py_XDECREF(byName);
+    return false;
+  }
+  if (allowGrid && !gotGrid) {
+    Py_XDECREF(byName);
+    PyErr_SetString(
+        PyExc_TypeError,
+        ("kernel '" + k.name() + "': launch() needs grid= (or use kernel[grid](...))").c_str());
+    return false;
+  }
+  if (!byName)
+    return k.launch(args, o);
+  PyObject *all = k.bindKeywords(args, byName);
+  Py_DECREF(byName);
+  if (!all)
+    return false;
+  const bool ok = k.launch(all, o);
+  Py_DECREF(all);
+  return ok;
 }
 
 // ---------------------------------------------------------------- Launcher
@@ -187,9 +305,7 @@ PyObject *launcherCall(PyObject *self, PyObject *args, PyObject *kwargs) {
   Kernel::Options o;
   o.grid = l->grid;
   bool gotGrid = false;
-  if (!readOptions(kwargs, o, false, gotGrid))
-    return nullptr;
-  if (!l->kernel->launch(args, o))
+  if (!launchWithKeywords(*l->kernel, args, kwargs, o, false, gotGrid))
     return nullptr;
   Py_RETURN_NONE;
 }
@@ -215,7 +331,7 @@ PyTypeObject launcherType = [] {
 
 py::object launcherFor(py::object kernelObj, Kernel &k, PyObject *gridObj) {
   tile::Dim3 grid;
-  if (!toDim3(gridObj, "grid", grid))
+  if (!toDim3(gridObj, "grid", grid, &k))
     throw py::error_already_set();
   if (k.cachedLauncher && k.cachedGrid == grid)
     return py::reinterpret_borrow<py::object>(k.cachedLauncher);
@@ -243,9 +359,10 @@ py::object launcherFor(py::object kernelObj, Kernel &k, PyObject *gridObj) {
 PyObject *kernelSubscript(PyObject *self, PyObject *grid) {
   auto *inst = reinterpret_cast<py::detail::instance *>(self);
   Kernel *k = inst->get_value_and_holder().value_ptr<Kernel>();
+  int overflow = 0;
   if (k->cachedLauncher && PyLong_CheckExact(grid) &&
-      PyLong_AsLongLong(grid) == (long long)k->cachedGrid.x && k->cachedGrid.y == 1 &&
-      k->cachedGrid.z == 1) {
+      PyLong_AsLongLongAndOverflow(grid, &overflow) == (long long)k->cachedGrid.x &&
+      k->cachedGrid.y == 1 && k->cachedGrid.z == 1) {
     Py_INCREF(k->cachedLauncher);
     return k->cachedLauncher;
   }
@@ -397,6 +514,8 @@ PYBIND11_MODULE(_tilec, m) {
   errorClass = py::object(errors.attr("Error")).release().ptr();
   cudaErrorClass = py::object(errors.attr("CudaError")).release().ptr();
   launchErrorClass = py::object(errors.attr("LaunchError")).release().ptr();
+  launchTypeErrorClass = py::object(errors.attr("LaunchTypeError")).release().ptr();
+  launchValueErrorClass = py::object(errors.attr("LaunchValueError")).release().ptr();
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p)
@@ -510,11 +629,7 @@ PYBIND11_MODULE(_tilec, m) {
       .def("launch", [](Kernel &k, py::args args, py::kwargs kwargs) {
         Kernel::Options o;
         bool gotGrid = false;
-        if (!readOptions(kwargs.ptr(), o, true, gotGrid))
-          throw py::error_already_set();
-        if (!gotGrid)
-          throw py::type_error("launch() needs grid= (or use kernel[grid](...))");
-        if (!k.launch(args.ptr(), o))
+        if (!launchWithKeywords(k, args.ptr(), kwargs.ptr(), o, true, gotGrid))
           throw py::error_already_set();
       })
       .def("max_active_clusters",

@@ -9,20 +9,52 @@ torch tensors (or any __cuda_array_interface__ / DLPack array).
 docs/python.md is the reference.
 """
 
-from ._errors import CompileError, CudaError, Error, LaunchError
+from ._errors import (CompileError, CompileWarning, CudaError, Error, LaunchError,
+                      LaunchTypeError, LaunchValueError)
 from . import _tilec
 from ._compile import Module, cache_dir, compile, find_tilec, load, parse_diagnostics
+from ._compile import device_index as _device_index
 from ._tilec import DeviceArray, Kernel, Launcher
 
 __all__ = [
     "compile", "load", "Module", "Kernel", "Launcher", "DeviceArray", "Error", "CompileError",
-    "CudaError", "LaunchError", "empty", "from_numpy", "device_count", "driver_available",
-    "synchronize", "register_op", "cache_dir", "find_tilec", "parse_diagnostics",
+    "CompileWarning", "CudaError", "LaunchError", "LaunchTypeError", "LaunchValueError", "empty",
+    "from_numpy", "device_count", "driver_available", "synchronize", "register_op", "cache_dir",
+    "find_tilec", "parse_diagnostics",
 ]
 
 device_count = _tilec.device_count
 driver_available = _tilec.driver_available
-synchronize = _tilec.synchronize
+
+
+def synchronize(device=0):
+    """Waits for every stream of `device` (an int, a torch.device or 'cuda:N')."""
+    _tilec.synchronize(_device_index(device))
+
+
+_max_active_clusters = Kernel.max_active_clusters
+
+
+def _kernel_max_active_clusters(self, block=None, cluster=None, shared=None, device=0):
+    """cuOccupancyMaxActiveClusters: how many clusters of this kernel fit at
+    once (the grid of a persistent kernel); device: an int, a torch.device or
+    'cuda:N'."""
+    return _max_active_clusters(self, block, cluster, shared, _device_index(device))
+
+
+Kernel.max_active_clusters = _kernel_max_active_clusters
+
+
+def _kernel_call(self, *args, **kwargs):
+    """A kernel is launched with a grid: kernel[grid](*args)."""
+    raise LaunchTypeError(
+        f"kernel '{self.name}' is launched with a grid: kernel[grid](...), e.g. "
+        f"kernel[(n + 255) // 256](...), or kernel.launch(..., grid=...)",
+        call="Kernel::launch", code=1, error_name="CUDA_ERROR_INVALID_VALUE", kernel=self.name,
+        description="invalid argument")
+
+
+Kernel.__call__ = _kernel_call
 
 
 def empty(shape, dtype, device=0):
@@ -30,14 +62,14 @@ def empty(shape, dtype, device=0):
     no torch needed). dtype: a tile name ("f32"), a numpy or torch dtype."""
     if isinstance(shape, int):
         shape = (shape,)
-    return DeviceArray(list(shape), dtype, device)
+    return DeviceArray(list(shape), dtype, _device_index(device))
 
 
 def from_numpy(array, device=0):
     """A DeviceArray holding a copy of a numpy array."""
     import numpy as np
     a = np.ascontiguousarray(array)
-    out = DeviceArray(list(a.shape), a.dtype, device)
+    out = DeviceArray(list(a.shape), a.dtype, _device_index(device))
     out.copy_from(a)
     return out
 

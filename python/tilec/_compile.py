@@ -17,9 +17,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 from . import _tilec
-from ._errors import CompileError, Error
+from ._errors import CompileError, CompileWarning, Error
 
 try:
     from . import _build_config
@@ -117,6 +118,14 @@ def _compile_error(stderr, source_name):
                         first["message"], first["hint"])
 
 
+def _looks_like_a_path(text):
+    """One line without a kernel, a function or a brace, naming a file
+    ("kernels/add.tl"): a mistyped path, not source text."""
+    t = text.strip()
+    return bool(t) and not re.search(r"[{}()=]|\bkernel\b|\bfn\b|\bconst\b", t) and (
+        os.sep in t or re.search(r"\.\w+$", t) is not None)
+
+
 def _dims(value, what):
     if isinstance(value, int):
         return [value]
@@ -126,9 +135,30 @@ def _dims(value, what):
     return dims
 
 
+def _type_name(v):
+    """A type parameter's value as tilec names it: "bf16", or a torch or
+    numpy dtype (torch.bfloat16, np.float16) as its tile type; None when `v`
+    is none of these."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bool, int)):
+        return None
+    from ._family import _NAMES
+    name = v.__name__ if isinstance(v, type) else str(v)
+    name = name[6:] if name.startswith("torch.") else name
+    return _NAMES.get(name)
+
+
 def _define_value(v):
-    """An integer, a bool, or a type's name for a type parameter ('bf16')."""
-    return v if isinstance(v, str) else str(int(v))
+    """An integer, a bool, or a type's name for a type parameter ('bf16', or
+    a torch / numpy dtype)."""
+    t = _type_name(v)
+    if t is not None:
+        return t
+    if isinstance(v, (bool, int)) or hasattr(v, "__index__"):
+        return str(int(v))
+    raise TypeError(f"a compile-time value must be an int, a bool, a type's name ('f16') or a "
+                    f"torch / numpy dtype, not {v!r}")
 
 
 def _define_flags(defines):
@@ -147,10 +177,37 @@ def _define_flags(defines):
     return flags
 
 
-def _tilec_identity(exe):
+def _tilec_identity(exe, origin):
     """The executable as the cache knows it: a rebuilt tilec is another compiler."""
-    st = os.stat(exe)
+    try:
+        st = os.stat(exe)
+    except OSError as e:
+        raise Error(f"tilec.compile: the tilec executable '{exe}' ({origin}) cannot be used: "
+                    f"{e.strerror}; point $TILEC or tilec= at an existing tilec, or unset "
+                    "$TILEC to use the build's (tilec.load() takes PTX compiled elsewhere)"
+                    ) from None
+    if not os.path.isfile(exe) or not os.access(exe, os.X_OK):
+        raise Error(f"tilec.compile: '{exe}' ({origin}) is not an executable file; point $TILEC "
+                    "or tilec= at the tilec executable (build/bin/tilec)")
     return [exe, st.st_mtime_ns, st.st_size]
+
+
+def device_index(device):
+    """A CUDA device as its ordinal: an int, a torch.device or "cuda:N"
+    ("cuda": torch's current device, else 0); None stays None."""
+    if device is None or isinstance(device, int):
+        return device
+    index = getattr(device, "index", None)
+    kind = getattr(device, "type", None)
+    if kind is None and isinstance(device, str):
+        kind, _, num = device.partition(":")
+        index = int(num) if num.isdigit() else None
+        if num and index is None:
+            kind = None
+    if kind != "cuda":
+        raise ValueError(f"device must be a CUDA device (an int, a torch.device or 'cuda:N'), "
+                         f"not {device!r}")
+    return _default_device() if index is None else index
 
 
 def _default_device():
@@ -177,7 +234,8 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
     """
     is_path = isinstance(source, os.PathLike) or (
         isinstance(source, str) and "\n" not in source
-        and (source.endswith(".tile") or os.path.isfile(source)))
+        and (source.endswith(".tile") or os.path.isfile(source)
+             or _looks_like_a_path(source)))
     exe = tilec or find_tilec()
     if not exe:
         raise Error("tilec.compile needs the tilec executable: set $TILEC, put tilec on PATH, "
@@ -188,15 +246,25 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
         flags.append("--cluster=" + ",".join(str(d) for d in _dims(cluster, "cluster")))
     flags += [str(o) for o in options]
     use_cache = cache and _cache_enabled()
+    device = device_index(device)
     if device is None:
         device = _default_device()
-    identity = _tilec_identity(exe)
+    origin = ("tilec=" if tilec else "$TILEC" if os.environ.get("TILEC") else
+              "the build's tilec" if _build_config is not None and
+              exe == _build_config.TILEC_EXECUTABLE else "tilec on PATH")
+    identity = _tilec_identity(exe, origin)
     path = os.fspath(source) if is_path else None
-    # The in-memory cache: a file by its identity (no read, no hash), text as itself.
+    # The in-memory cache: a file by its identity (no read, no hash), text as
+    # itself. A file changed within the timestamp's resolution keeps its
+    # mtime and perhaps its size (an edit of one digit): while its mtime is
+    # recent, the entry also checks the text (below).
+    recent = False
     if path is not None:
         try:
             st = os.stat(path)
-            mem_key = ("file", os.path.abspath(path), st.st_mtime_ns, st.st_size)
+            mem_key = ("file", os.path.abspath(path), st.st_mtime_ns, st.st_size, st.st_ino,
+                       st.st_ctime_ns)
+            recent = time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < _RECENT_NS
         except OSError:
             mem_key = None
     else:
@@ -204,7 +272,9 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
     if mem_key is not None:
         mem_key = mem_key + (tuple(flags), tuple(identity), device)
         if use_cache and mem_key in _memory_cache:
-            return _memory_cache[mem_key]
+            module = _memory_cache[mem_key]
+            if not recent or _same_text(path, module):
+                return module
     if path is not None:
         try:
             with open(path, encoding="utf-8") as f:
@@ -214,6 +284,11 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
                                "hint: check the path of the .tile file\n",
                                [], path, None, None, f"cannot read '{path}'",
                                "check the path of the .tile file") from None
+        except UnicodeDecodeError as e:
+            raise CompileError(f"tilec: error: '{path}' is not UTF-8 text ({e.reason} at byte "
+                               f"{e.start})\nhint: .tile sources are UTF-8 text\n",
+                               [], path, None, None, f"'{path}' is not UTF-8 text",
+                               ".tile sources are UTF-8 text") from None
         name = path
     else:
         text, name = str(source), "<string>"
@@ -238,9 +313,24 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
     module = Module(ptx, info, device=device, path=ptx_path if use_cache else None,
                     source_name=name)
     module.compiled = compiled
+    module._source_hash = hashlib.sha256(text.encode()).digest()
     if use_cache and mem_key is not None:
         _memory_cache[mem_key] = module
     return module
+
+
+# A file modified this recently may change again without a new mtime (the
+# file system's timestamp resolution): its memory-cache entry checks the text.
+_RECENT_NS = 2_000_000_000
+
+
+def _same_text(path, module):
+    try:
+        with open(path, encoding="utf-8") as f:  # as compile() reads it
+            text = f.read()
+        return hashlib.sha256(text.encode()).digest() == getattr(module, "_source_hash", None)
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _run_tilec(exe, path, text, name, flags):
@@ -260,7 +350,19 @@ def _run_tilec(exe, path, text, name, flags):
     for rc, out, err in outs:
         if rc != 0:
             raise _compile_error(err, name if path is None else None)
+    _warn(outs[0][2], name if path is None else None)
     return outs[0][1], outs[1][1]
+
+
+def _warn(stderr, source_name):
+    """tilec's warnings of a successful compile (a barrier threads may not
+    all reach, ...) as Python warnings (tilec.CompileWarning), one per
+    diagnostic, with its location, caret and hint."""
+    import warnings
+    for d in parse_diagnostics(stderr, source_name):
+        if d["severity"] == "warning":
+            text = d["text"] if source_name is None else d["text"].replace("<stdin>", source_name)
+            warnings.warn(CompileWarning(text.rstrip(), d), stacklevel=4)
 
 
 def _store(folder, files):
@@ -292,6 +394,7 @@ def load(ptx_path, info_path=None, device=None):
         ptx = f.read()
     with open(info_path) as f:
         info = f.read()
+    device = device_index(device)
     return Module(ptx, info, device=_default_device() if device is None else device,
                   path=ptx_path, source_name=ptx_path)
 
@@ -331,7 +434,7 @@ class Module:
         with them (``module.kernel("gemm", BN=256)``, a type parameter by its
         type's name: ``module.kernel("gemm", T="bf16", BN=256)``). Type
         parameters left out are free: the instance is found when one matches."""
-        want = {n: _define_value(v) if isinstance(v, str) else int(v)
+        want = {n: _define_value(v) if _type_name(v) is not None else int(v)
                 for n, v in template_args.items()}
         matches = []
         for k in self.info["kernels"]:
@@ -360,9 +463,25 @@ class Module:
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
-        k = self.kernel(name)
+        try:
+            k = self.kernel(name)
+        except AttributeError:
+            # Several instances told apart by their arrays' element types: a
+            # family that picks one by the arguments' dtypes at each launch.
+            k = self._family(name)
+            if k is None:
+                raise
         setattr(self, name, k)  # later lookups are plain attribute reads
         return k
+
+    def _family(self, name):
+        from ._family import KernelFamily, family_signatures
+        instances = [k["name"] for k in self.info["kernels"]
+                     if (k.get("sourceName") or k["name"]) == name]
+        if len(instances) < 2:
+            return None
+        table, positions = family_signatures(self, instances)
+        return KernelFamily(self, name, table, positions) if table else None
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | {k.get("sourceName") or k["name"]

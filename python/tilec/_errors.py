@@ -39,3 +39,29 @@ class CudaError(Error):
 
 class LaunchError(CudaError):
     """A launch was refused (arguments, configuration, memory) or failed."""
+
+
+class LaunchTypeError(LaunchError, TypeError):
+    """A launch refused for the kind of an argument or option: a float for an
+    integer parameter, an array for a scalar one, a wrong dtype, a wrong
+    number of arguments, an unknown keyword. Both a LaunchError and a
+    TypeError."""
+
+
+class LaunchValueError(LaunchError, ValueError):
+    """A launch refused for a value: out of the parameter's range, a grid of
+    0, a non-contiguous, empty or host array, arrays on two devices. Both a
+    LaunchError and a ValueError."""
+
+
+class CompileWarning(UserWarning):
+    """A warning of tilec on source it compiled (``warnings.warn``d once, when
+    tilec runs: a cached module does not repeat it): the rendered text (with
+    the source line, caret, hint and notes) is the message; ``file``,
+    ``line``, ``col``, ``message`` and ``hint`` as for CompileError."""
+
+    def __init__(self, text, diagnostic=None):
+        super().__init__(text)
+        d = diagnostic or {}
+        self.file, self.line, self.col = d.get("file"), d.get("line"), d.get("col")
+        self.message, self.hint = d.get("message"), d.get("hint")

@@ -19,4 +19,8 @@ emit histogram samples/histogram/histogram.tile
 emit gemm_f16_mc samples/gemm/gemm.tile -D T=f16 -D BN=256,128 -D gemm_splitk.BN=128 -D gemm_splitk.S=6 -D gemm_splitk.NB=1 -D gemm_splitk_bmn.BN=128
 emit gemm_f16_nomc samples/gemm/gemm.tile -D T=f16 -D BN=256,128 -D gemm_splitk.BN=128 -D gemm_splitk.S=6 -D gemm_splitk.NB=1 -D gemm_splitk_bmn.BN=128 --cluster=1
 emit ring_gemm_f16 samples/ring_gemm/ring_gemm.tile -D T=f16 -D BN=256
+emit user python/tests/user.tile -D T=f16,bf16,f32,i32
+emit softmax samples/kernels/softmax.tile
+emit attention_user_f16 samples/attention/attention.tile -D 'attention<f16, 128, false, 2, 176, 0>' \
+  -D 'attention<f16, 128, true, 2, 128, 0>'
 ls "$DIR"
