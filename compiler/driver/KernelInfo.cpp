@@ -1,6 +1,7 @@
 //===- KernelInfo.cpp - the host's view of compiled kernels ----------------===//
 #include "KernelInfo.h"
 
+#include "../transforms/AddressAlignment.h"
 #include "tile/Dialect/HostContract.h"
 
 namespace tile::driver {
@@ -14,6 +15,10 @@ bool collectKernelInfo(mlir::ModuleOp module, std::vector<KernelInfo> &kernels,
       error = "kernel '" + kernel.getSymName().str() + "': " + error;
       return false;
     }
+    std::vector<int64_t> align = mlir::tile::requiredAddressAlignments(kernel);
+    for (auto [p, a] : llvm::zip(info->params, align))
+      if (p.isPointer && !p.isHidden())
+        p.addressAlign = static_cast<size_t>(a);
     kernels.push_back(std::move(*info));
   }
   return true;

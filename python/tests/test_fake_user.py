@@ -210,6 +210,20 @@ def test_array_mistakes():
         k[1](Broken(), 1)
 
 
+def test_a_slice_the_kernels_vector_accesses_cannot_take():
+    k = user().double4
+    a = tilec.empty(256, "f32")
+    record(8, 8)
+    k[1](a, CAI(a.ptr + 64, (128,), "<f4"))  # x[16:]: 16-byte aligned
+    assert int.from_bytes(last_arg(1, 8), "little") == a.ptr + 64
+    with pytest.raises(tilec.LaunchValueError,
+                       match=r"kernel 'double4': argument 1 \('x', ptr<f32, global>\) is 0x[0-9a-f]+, "
+                             r"not a multiple of 16 bytes: .* a multiple of 4\)"):
+        k[1](a, CAI(a.ptr + 4, (128,), "<f4"))  # x[1:]: would trap in ld.global.v4
+    with pytest.raises(tilec.LaunchValueError, match="not a multiple of 16 bytes"):
+        k[1](a.ptr + 8, a)  # a raw address is checked too
+
+
 def test_type_parameters_pick_the_instance_of_a_dtype():
     m = user()
     for t, n in (("f16", 2), ("f32", 4), ("i32", 4)):

@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
+
 namespace tile::detail {
 namespace {
 
@@ -54,6 +56,12 @@ const Driver &driver() {
 Error driverMissingError(const std::string &call) {
   return Error(call, CUDA_ERROR_NOT_INITIALIZED, {},
                "the CUDA driver is missing (" + driver().loadError + ")");
+}
+
+std::string hexAddress(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
 }
 
 } // namespace tile::detail

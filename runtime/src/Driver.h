@@ -84,6 +84,9 @@ inline void check(CUresult r, const char *call, const std::string &kernel = {}) 
     throw Error(call, static_cast<int>(r), kernel);
 }
 
+/// "0x7f3a00000000": an address in a message.
+std::string hexAddress(uint64_t v);
+
 } // namespace tile::detail
 
 // TILE_CU(cuMemAlloc, &p, n): calls the driver entry point and throws tile::Error

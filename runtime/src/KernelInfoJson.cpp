@@ -566,6 +566,13 @@ struct Reader {
     p.scalar = t->second;
     p.size = static_cast<size_t>(integer(field(v, path, "size"), path + ".size", 1, 32764));
     p.align = static_cast<size_t>(integer(field(v, path, "align"), path + ".align", 1, 4096));
+    if (const Json *a = optionalField(v, "addressAlign")) {
+      if (!p.isPointer)
+        fail(path + ".addressAlign", "only a pointer parameter has an address alignment");
+      p.addressAlign = static_cast<size_t>(integer(*a, path + ".addressAlign", 1, 16));
+      if (p.addressAlign & (p.addressAlign - 1))
+        fail(path + ".addressAlign", "must be a power of two");
+    }
     return p;
   }
 

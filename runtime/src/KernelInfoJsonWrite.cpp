@@ -164,6 +164,8 @@ std::string toJson(const ModuleInfo &info) {
            ", " + F(kParam, "type", String) + quote(p.typeName()) + ", " +
            F(kParam, "size", Integer) + std::to_string(p.size) + ", " +
            F(kParam, "align", Integer) + std::to_string(p.align);
+      if (p.isPointer && p.addressAlign > 1)
+        o += ", " + F(kParam, "addressAlign", Integer) + std::to_string(p.addressAlign);
       if (p.tensor)
         o += ",\n         " + F(kParam, "tensor", Object) + tensorJson(*p.tensor);
       if (p.hidden)

@@ -122,6 +122,15 @@ void checkPointerArguments(const KernelState &k, const LaunchConfig &cfg, void *
     CUdeviceptr value = 0;
     std::memcpy(&value, args[i], sizeof value);
     std::string why = pointerProblem(ctx, value, cfg.checkPointers);
+    if (why.empty() && p && p->addressAlign > 1 && value % p->addressAlign != 0)
+      why = "is " + hexAddress(value) + ", not a multiple of " + std::to_string(p->addressAlign) +
+            " bytes: the kernel's loads and stores through it need that alignment (an "
+            "ld/st of N bytes needs an N-byte aligned address, PTX ISA 6.4.1; a vector access "
+            "at an index the compiler knows to be a multiple of the vector's length puts the "
+            "requirement on the pointer itself) and would trap with "
+            "CUDA_ERROR_MISALIGNED_ADDRESS: pass an aligned address (a slice of an array "
+            "starting at an element index that is a multiple of " +
+            std::to_string(p->addressAlign / scalarBytes(p->scalar)) + ")";
     if (why.empty())
       continue;
     if (buffer && !value)

@@ -10,12 +10,6 @@
 namespace tile::detail {
 namespace {
 
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // Bytes from a tensor's address to the end of its last element; 0 when a
 // rule of the tensor itself is broken (Tensor::check reports that).
 unsigned __int128 tensorSpan(const Tensor &t) {
@@ -82,18 +76,18 @@ std::string pointerProblem(const ContextState &ctx, CUdeviceptr p, bool query,
   if (f.managed)
     return {}; // managed memory migrates to whichever device touches it
   if (f.memoryType == 0)
-    return "is " + hex(p) +
+    return "is " + hexAddress(p) +
            ", an address the driver knows no allocation at (a host pointer, or device memory "
            "already freed): pass device memory, e.g. a live DeviceBuffer";
   if (f.memoryType == CU_MEMORYTYPE_HOST)
-    return "is " + hex(p) +
+    return "is " + hexAddress(p) +
            ", host memory (CU_MEMORYTYPE_HOST: page-locked or system memory): the parameter "
            "takes device memory (copy the data into a DeviceBuffer)";
   if (f.memoryType == CU_MEMORYTYPE_ARRAY)
-    return "is " + hex(p) + ", a CUDA array, not linear device memory";
+    return "is " + hexAddress(p) + ", a CUDA array, not linear device memory";
   if (f.context && f.context != ctx.ctx && !peerAccessEnabled(ctx.ctx, f.context))
-    return "is " + hex(p) + ", memory of " + describeContext(f.context) + ", but the kernel runs in " +
-           describeContext(ctx.ctx) +
+    return "is " + hexAddress(p) + ", memory of " + describeContext(f.context) +
+           ", but the kernel runs in " + describeContext(ctx.ctx) +
            ", which has no peer access to it: allocate it in the kernel's context "
            "(DeviceBuffer<T>(ctx, n)) or copy it there";
   return {};
@@ -115,8 +109,8 @@ std::string tensorMemoryProblem(const ContextState &ctx, const Tensor &t, bool q
   const unsigned __int128 allocEnd = static_cast<unsigned __int128>(f.rangeStart) + f.rangeSize;
   if (t.address() < f.rangeStart || end > allocEnd)
     return "is " + t.describe() + ", which spans " + bytesText(span) + " bytes from " +
-           hex(t.address()) + ", but the allocation there is " + std::to_string(f.rangeSize) +
-           " bytes from " + hex(f.rangeStart) + " (" +
+           hexAddress(t.address()) + ", but the allocation there is " +
+           std::to_string(f.rangeSize) + " bytes from " + hexAddress(f.rangeStart) + " (" +
            bytesText(allocEnd - static_cast<unsigned __int128>(t.address())) +
            " bytes left from the tensor's address): the tensor would read past its allocation";
   return {};

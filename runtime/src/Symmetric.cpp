@@ -1,7 +1,6 @@
 //===- Symmetric.cpp - symmetric buffers and peers' addresses -------------===//
 #include <algorithm>
 #include <cstring>
-#include <sstream>
 
 #include "DistributedState.h"
 #include "Nccl.h"
@@ -13,12 +12,6 @@
 namespace tile {
 namespace detail {
 namespace {
-
-std::string hex(uint64_t v) {
-  std::ostringstream o;
-  o << "0x" << std::hex << v;
-  return o.str();
-}
 
 // NCCL_VERSION_CODE: major * 10000 + minor * 100 + patch (2.9 on), so /100 drops the patch.
 int majorMinor(int code) { return code / 100; }
@@ -99,7 +92,7 @@ void allocateNccl(CommState &s, SymmetricState &b) {
   if (!b.window)
     throwRankError("ncclCommWindowRegister", CUDA_ERROR_INVALID_HANDLE, s.rank,
                    "NCCL returned a null window for " + std::to_string(b.bytes) + " bytes at " +
-                       hex(b.ptr) +
+                       hexAddress(b.ptr) +
                        " (symmetric windows need NCCL 2.27+ with every rank on "
                        "NVLink; see NCCL_DEBUG=INFO)");
   b.peers = ncclPeerPointers(s, b);

@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 #include "tile/tensor_map.h"
 
-#include <cinttypes>
 #include <cstdio>
 #include <list>
 #include <map>
@@ -85,12 +84,6 @@ std::string list(const std::vector<int64_t> &v) {
   return s + "]";
 }
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
-
 const char *swizzleName(TmaSwizzle s) {
   switch (s) {
   case TmaSwizzle::None:
@@ -157,7 +150,8 @@ std::string checkTensorMap(const TensorMapDesc &d) {
   if (d.address == 0)
     return "the global address is null";
   if (d.address % t::kTmaGlobalAlign != 0)
-    return "global address " + hex(d.address) + " is not " + str(t::kTmaGlobalAlign) +
+    return "global address " + detail::hexAddress(d.address) + " is not " +
+           str(t::kTmaGlobalAlign) +
            "-byte aligned (TMA needs the tensor's start aligned to 16 bytes)";
   for (int64_t i = 0; i < rank; ++i)
     if (d.extents[i] < 1 || d.extents[i] > t::kTmaMaxExtent)
@@ -215,7 +209,7 @@ std::string describeTensorMap(const TensorMapDesc &d) {
                   list(d.box);
   if (!d.elementStrides.empty())
     s += " element strides " + list(d.elementStrides);
-  s += std::string(" swizzle ") + swizzleName(d.swizzle) + " at " + hex(d.address);
+  s += std::string(" swizzle ") + swizzleName(d.swizzle) + " at " + detail::hexAddress(d.address);
   return s;
 }
 
@@ -411,12 +405,12 @@ std::string Tensor::check() const {
 
 std::string Tensor::describe() const {
   if (peers_ && peers_->kind == detail::PeerBinding::Kind::Semaphores)
-    return "semaphore[" + str(peers_->semaphores->count) + "] at " + hex(address_) + " (rank " +
-           str(peers_->rank) + " of " + str(peers_->world) + ")";
+    return "semaphore[" + str(peers_->semaphores->count) + "] at " + detail::hexAddress(address_) +
+           " (rank " + str(peers_->rank) + " of " + str(peers_->world) + ")";
   std::string s = std::string("tensor<") + tensorElementName(element_) + ">" + list(extents_);
   if (!strides_.empty())
     s += " strides " + list(strides_);
-  s += " at " + hex(address_);
+  s += " at " + detail::hexAddress(address_);
   if (peers_)
     s += " (symmetric, rank " + str(peers_->rank) + " of " + str(peers_->world) + ")";
   return s;

@@ -141,6 +141,11 @@ struct KernelParamInfo {
   ScalarType scalar = ScalarType::I32; // the value, or the pointer's element
   size_t size = 0;                     // bytes of the PTX parameter
   size_t align = 0;
+  /// A global pointer: the byte alignment its address must have for the
+  /// kernel's loads and stores through it to be aligned (an `ld.v4.f32` at
+  /// p[4 * i] needs 16); 1 when nothing is known. The runtime refuses a
+  /// misaligned argument before the launch.
+  size_t addressAlign = 1;
   std::optional<TensorParamInfo> tensor;
   std::optional<HiddenExtentInfo> hidden;
   std::optional<SemaphoreParamInfo> semaphore;

@@ -77,6 +77,7 @@ inline constexpr Field kParamFields[] = {
     {"type", Kind::String, true, false}, // KernelParamInfo::typeName()
     {"size", Kind::Integer, true, false},
     {"align", Kind::Integer, true, false},
+    {"addressAlign", Kind::Integer, false, false}, // a global pointer's
     {"tensor", Kind::Object, false, true},    // kTensorFields
     {"hidden", Kind::Object, false, true},    // kHiddenFields
     {"semaphore", Kind::Object, false, true}, // kSemaphoreFields

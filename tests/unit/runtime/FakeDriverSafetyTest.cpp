@@ -220,6 +220,31 @@ TEST_CASE("fake driver: pointer arguments must be the kernel's device memory", "
   CHECK(fake().launches.size() == 2);
 }
 
+TEST_CASE("fake driver: a pointer argument must have the alignment the kernel's accesses need",
+          "[fake][safety]") {
+  reset();
+  tile::Context ctx;
+  tile::KernelInfo info = fillInfo();
+  info.params[0].addressAlign = 16; // e.g. store(out[i * 4], v) with v a vec<i32, 4>
+  tile::Kernel k = tile::Module::fromPtx(ctx, kFillPtx, moduleInfo(info), noCache()).kernel("fill");
+  tile::LaunchConfig cfg = block(1024);
+  tile::DeviceBuffer<int32_t> buf(64);
+  // An element-aligned slice that the vector accesses would trap on.
+  CHECK_THAT(
+      errorText([&] { k.launch(cfg, buf.ptr() + 4, int32_t(1)); }),
+      Catch::Matches("kernel 'fill': argument 0 \\('out', ptr<i32, global>\\) is 0x[0-9a-f]+, "
+                     "not a multiple of 16 bytes: the kernel's loads and stores through it "
+                     "need that alignment .* pass an aligned address \\(a slice of an array "
+                     "starting at an element index that is a multiple of 4\\)"));
+  // The check costs no driver query: it stays with the queries off.
+  cfg.checkPointers = false;
+  CHECK_THAT(errorText([&] { k.launch(cfg, buf.ptr() + 8, int32_t(1)); }),
+             Catch::Contains("not a multiple of 16 bytes"));
+  CHECK(fake().launches.empty());
+  k.launch(cfg, buf.ptr() + 16, int32_t(1));
+  CHECK(fake().launches.size() == 1);
+}
+
 TEST_CASE("fake driver: a tensor must lie inside its allocation", "[fake][safety]") {
   reset();
   tile::Context ctx;

@@ -78,6 +78,7 @@ TEST_CASE("kernel info: JSON round trip", "[kernelinfo]") {
   two.name = "two";
   two.params = {param("f", ScalarType::F32), param("b", ScalarType::I1),
                 param("q", ScalarType::BF16, true)};
+  two.params[2].addressAlign = 4;
   two.cluster = KernelInfo::Cluster::Launch;
   two.maxThreads = 512u;
   two.minBlocks = 2u;
@@ -106,6 +107,8 @@ TEST_CASE("kernel info: JSON round trip", "[kernelinfo]") {
   CHECK(h.threads == std::array<unsigned, 3>{1024, 1, 1});
   const KernelInfo &t = back.kernels[1];
   CHECK(t.params[2].typeName() == "ptr<bf16, global>");
+  CHECK(t.params[2].addressAlign == 4);
+  CHECK(t.params[0].addressAlign == 1);
   CHECK(!t.threads);
   CHECK(t.maxThreads == 512u);
   CHECK(t.minBlocks == 2u);
@@ -183,6 +186,21 @@ TEST_CASE("kernel info: malformed JSON names the path", "[kernelinfo]") {
   bad.replace(bad.find("\"minBlocks\": null"), 17, "\"minBlocks\": 33");
   CHECK_THAT(error(bad), Catch::Contains("kernels[0].minBlocks"));
   CHECK_THAT(error(json.substr(0, json.size() / 2)), Catch::Contains("kernel info JSON, line"));
+  // A pointer's address alignment: a power of two up to 16, pointers only.
+  const std::string ptr = "\"type\": \"ptr<i32, global>\", \"size\": 8, \"align\": 8";
+  const std::string i64 = "\"type\": \"i64\", \"size\": 8, \"align\": 8";
+  REQUIRE(json.find(ptr) != std::string::npos);
+  REQUIRE(json.find(i64) != std::string::npos);
+  bad = json;
+  bad.replace(bad.find(ptr), ptr.size(), ptr + ", \"addressAlign\": 12");
+  CHECK(error(bad) == "kernel info: kernels[0].params[0].addressAlign: must be a power of two");
+  bad = json;
+  bad.replace(bad.find(ptr), ptr.size(), ptr + ", \"addressAlign\": 32");
+  CHECK_THAT(error(bad), Catch::Contains("kernels[0].params[0].addressAlign"));
+  bad = json;
+  bad.replace(bad.find(i64), i64.size(), i64 + ", \"addressAlign\": 8");
+  CHECK(error(bad) == "kernel info: kernels[0].params[2].addressAlign: only a pointer parameter "
+                      "has an address alignment");
 }
 
 TEST_CASE("kernel info: every object is read against its schema table", "[kernelinfo]") {
@@ -414,6 +432,7 @@ TEST_CASE("kernel info: the writer writes every field of the schema tables", "[k
   hidden.hidden = tile::HiddenExtentInfo{4, 1};
   tile::KernelParamInfo peer = param("peers", ScalarType::U64);
   peer.peer = tile::HiddenPeerInfo{tile::HiddenPeerInfo::Kind::PeerPointers, 4};
+  k.params[1].addressAlign = 16;
   k.params.insert(k.params.end(), {t, sem, hidden, peer});
   k.maxThreads = 1024u;
   k.minBlocks = 1u;
