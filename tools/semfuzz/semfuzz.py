@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""semfuzz: a differential tester of what tile programs mean.
+
+Random well-typed scalar expression trees (semfuzz_gen) are compiled by
+tilec and their results compared with the reference evaluator (semfuzz_ref),
+which implements docs/reference/operators.md, types.md and warp-and-math.md.
+
+  semfuzz.py cpu --tilec BIN [--seed S] [--programs N] [--ptxas BIN]
+      the folded path: every tree with its inputs bound to literals by `let`
+      (not constants for the checker, folded by MLIR/LLVM) and once more with
+      literal inputs (constants for the checker), compiled to PTX; the stored
+      immediate must be an allowed value. The run-time form is compiled and
+      assembled with ptxas.
+  semfuzz.py emit-gpu [--seed S] [--programs N] -o FILE.tile
+      the kernels of the GPU run (compile with tilec --fmad=false).
+  semfuzz.py gpu --ptx FILE.ptx [--seed S] [--programs N] [--rows R]
+      runs those kernels on R input rows (edge values and random ones) and
+      compares every result; exit 77 when there is no CUDA device.
+Exit status 1 on any mismatch; each is printed with its program.
+"""
+import argparse
+import hashlib
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import semfuzz_ref as R      # noqa: E402
+import semfuzz_gen as G      # noqa: E402
+
+PER_KERNEL = 40              # expressions per GPU kernel
+
+
+def make_trees(seed, count, allow_loops=True):
+    rnd = random.Random(seed)
+    gen = G.Gen(rnd, allow_loops)
+    trees = []
+    for _ in range(count):
+        t = rnd.choice(G.RESULT_TYPES)
+        trees.append(G.Node('root', t, [gen.root(t, rnd.randint(1, 4))]))
+    return [n.c[0] for n in trees]
+
+
+def param_value_text(t, v):
+    if R.is_float(t) and R.decode(t, v)[0] == 'nan':
+        return 'bitcast<%s>(0x%x)' % (t, v)
+    return G.lit_text(t, v)
+
+
+# ---------------------------------------------------------------- the folded path
+
+def fold_source(trees, envs, seed, inline_inputs):
+    """One kernel per tree storing its value; inputs bound by let (or
+    written as literals: inline_inputs)."""
+    rnd = random.Random(seed)
+    lines = []
+    for i, (n, env) in enumerate(zip(trees, envs)):
+        em = G.Emitter(rnd)
+        t = G.out_type(n.t)
+        lines.append('kernel f_%d(out: ptr<%s, global>) {' % (i, t))
+        body = n
+        if inline_inputs:
+            body = _inline(n, env)
+        else:
+            for (pt, k) in sorted(G.uses(n)):
+                lines.append('  let a_%s_%d: %s = %s' % (pt, k, pt,
+                                                         param_value_text(pt, env['a_%s_%d' % (pt, k)])))
+        lines += G.emit_store(em, body, 'out[0]', '  ')
+        lines.append('}')
+    return '\n'.join(lines) + '\n'
+
+
+def _inline(n, env):
+    if n.k == 'param':
+        return G.Node('lit', n.t, x=env['a_%s_%d' % (n.t, n.x)])
+    m = G.Node(n.k, n.t, [_inline(c, env) for c in n.c], n.x)
+    return m
+
+
+IMM = re.compile(r'st\.global\.b(\d+)\s+\[%rd\d+\],\s*([^;]+);')
+
+
+def parse_imm(text, bits):
+    text = text.strip()
+    if text.startswith('0f') or text.startswith('0F'):
+        v = int(text[2:], 16)
+    elif text.startswith('0d') or text.startswith('0D'):
+        v = int(text[2:], 16)
+    elif text.startswith('0x') or text.startswith('0X'):
+        v = int(text[2:], 16)
+    elif re.fullmatch(r'-?\d+', text):
+        v = int(text)
+    else:
+        return None
+    return v & ((1 << bits) - 1)
+
+
+def stored_constants(ptx):
+    """kernel name -> the immediate its one store writes (None: not folded)."""
+    out = {}
+    for m in re.finditer(r'\.entry (\w+)\((.*?)\n}', ptx, re.S):
+        name, body = m.group(1), m.group(2)
+        stores = IMM.findall(body)
+        val = None
+        if len(stores) == 1:
+            bits, op = stores[0]
+            op = op.strip()
+            if op.startswith('%'):
+                mv = re.search(r'mov\.b%s\s+%s,\s*([^;]+);' % (bits, re.escape(op)), body)
+                op = mv.group(1) if mv else op
+            val = parse_imm(op, int(bits))
+        out[name] = val
+    return out
+
+
+def kernel_text(src, name):
+    m = re.search(r'(^kernel %s\(.*?^})' % name, src, re.S | re.M)
+    return m.group(1) if m else '(kernel %s not found)' % name
+
+
+def run_tilec(tilec, src, extra, emit='ptx'):
+    with tempfile.NamedTemporaryFile('w', suffix='.tile', delete=False) as f:
+        f.write(src)
+        path = f.name
+    try:
+        p = subprocess.run([tilec, path, '--emit=' + emit, '-o', '-'] + extra,
+                           capture_output=True, text=True, timeout=600)
+    finally:
+        os.unlink(path)
+    return p.returncode, p.stdout, p.stderr
+
+
+def program_text(n, env=None):
+    em = G.Emitter(random.Random(0), let_prob=0.0)
+    lines = []
+    if env:
+        for (pt, k) in sorted(G.uses(n)):
+            lines.append('  let a_%s_%d: %s = %s' % (pt, k, pt,
+                                                     param_value_text(pt, env['a_%s_%d' % (pt, k)])))
+    lines += G.emit_store(em, n, 'out[0]', '  ')
+    return '\n'.join(lines)
+
+
+def random_env(rnd):
+    return {'a_%s_%d' % (t, k): G.random_value(rnd, t) for t in G.SCALARS for k in range(G.NPARAM)}
+
+
+def cpu_mode(args):
+    start = time.time()
+    trees = make_trees(args.seed, args.programs)
+    rnd = random.Random(args.seed + 1)
+    envs = [random_env(rnd) for _ in trees]
+    expected = [G.evaluate(n, env) for n, env in zip(trees, envs)]
+    bad = 0
+    notfolded = 0
+    checked = 0
+    for mode, inline in (('let inputs', False), ('literal inputs', True)):
+        src = fold_source(trees, envs, args.seed + 2, inline)
+        rc, ptx, err = run_tilec(args.tilec, src, ['--fmad=false'])
+        if rc != 0:
+            print('semfuzz: FAIL tilec rejected the folded program (%s):\n%s' % (mode, err[:4000]))
+            _save(args, 'fold-%s.tile' % mode.split()[0], src)
+            bad += 1
+            continue
+        consts = stored_constants(ptx)
+        for i, n in enumerate(trees):
+            got = consts.get('f_%d' % i)
+            if got is None:
+                notfolded += 1
+                continue
+            checked += 1
+            t = G.out_type(n.t)
+            g = R.wrap(t, got) if R.is_int(t) else got
+            if not G.matches(t, expected[i], g):
+                bad += 1
+                print('semfuzz: MISMATCH (folded, %s) kernel f_%d: expected %s, got %s\n%s\n'
+                      % (mode, i, ' or '.join(G.show(t, v) for v in expected[i]), G.show(t, g),
+                         kernel_text(src, 'f_%d' % i)))
+    # the run-time form: accepted and assembled
+    src = gpu_source(args.seed, min(args.programs, 2 * PER_KERNEL))
+    rc, ptx, err = run_tilec(args.tilec, src, ['--fmad=false'])
+    if rc != 0:
+        bad += 1
+        print('semfuzz: FAIL tilec rejected the run-time program:\n%s' % err[:4000])
+        _save(args, 'runtime.tile', src)
+    elif args.ptxas:
+        with tempfile.NamedTemporaryFile('w', suffix='.ptx', delete=False) as f:
+            f.write(ptx)
+        p = subprocess.run([args.ptxas, '-arch=sm_90a', f.name, '-o', os.devnull],
+                           capture_output=True, text=True)
+        os.unlink(f.name)
+        if p.returncode != 0:
+            bad += 1
+            print('semfuzz: FAIL ptxas rejected the run-time program:\n%s' % p.stderr[:4000])
+    print('semfuzz cpu: seed %d, %d programs, %d folded results checked (%d not folded to one '
+          'store), %d mismatches, %.1f s' % (args.seed, len(trees), checked, notfolded, bad,
+                                             time.time() - start))
+    return 1 if bad else 0
+
+
+def _save(args, name, text):
+    if args.save:
+        os.makedirs(args.save, exist_ok=True)
+        with open(os.path.join(args.save, name), 'w') as f:
+            f.write(text)
+
+
+# ---------------------------------------------------------------- the run-time path
+
+def gpu_layout(trees):
+    """Kernels of PER_KERNEL trees; each tree's (kernel, output type, slot)."""
+    kernels = []
+    for k0 in range(0, len(trees), PER_KERNEL):
+        slots = {}
+        items = []
+        for i in range(k0, min(len(trees), k0 + PER_KERNEL)):
+            t = G.out_type(trees[i].t)
+            items.append((i, t, slots.get(t, 0)))
+            slots[t] = slots.get(t, 0) + 1
+        kernels.append((items, slots))
+    return kernels
+
+
+def gpu_source(seed, programs):
+    trees = make_trees(seed, programs)
+    rnd = random.Random(seed + 3)
+    body = []
+    for kn, (items, slots) in enumerate(gpu_layout(trees)):
+        outs = sorted(slots)
+        params = ['in_%s: ptr<%s, global>' % (t, t) for t in G.SCALARS]
+        params += ['out_%s: ptr<%s, global>' % (t, t) for t in outs]
+        body.append('kernel semfuzz_K%d(%s, n: i32) {' % (kn, ', '.join(params)))
+        body.append('  for row in grid_range(n) {')
+        used = set()
+        for i, _, _ in items:
+            used |= G.uses(trees[i])
+        for (t, k) in sorted(used):
+            body.append('    let a_%s_%d = in_%s[row * %d + %d]' % (t, k, t, G.NPARAM, k))
+        em = G.Emitter(rnd)
+        for i, t, slot in items:
+            body.append('    // program %d' % i)
+            body += G.emit_store(em, trees[i], 'out_%s[row * %d + %d]' % (t, slots[t], slot), '    ')
+        body.append('  }')
+        body.append('}')
+    text = '\n'.join(body) + '\n'
+    tag = hashlib.sha1(text.encode()).hexdigest()[:10]
+    head = ('// Generated by tools/semfuzz/semfuzz.py emit-gpu --seed %d --programs %d: do not edit.\n'
+            % (seed, programs))
+    return head + text.replace('kernel semfuzz_K', 'kernel semfuzz_%s_K' % tag)
+
+
+def emit_gpu(args):
+    text = gpu_source(args.seed, args.programs)
+    with open(args.output, 'w') as f:
+        f.write(text)
+    return 0
+
+
+def gpu_rows(seed, rows):
+    rnd = random.Random(seed + 4)
+    envs = []
+    for r in range(rows):
+        env = random_env(rnd)
+        if r < 64:           # rows of one edge value for every input of a type
+            for t in G.SCALARS:
+                ev = G.edge_values(t)
+                for k in range(G.NPARAM):
+                    env['a_%s_%d' % (t, k)] = ev[(r + 7 * k) % len(ev)]
+        envs.append(env)
+    return envs
+
+
+_STATE = {}
+
+
+def _check_program(i):
+    """Mismatches of program i over every row: (count, first few reports)."""
+    st = _STATE
+    n, (t, vals, stride, slot) = st['trees'][i], st['where'][i]
+    bad, reports = 0, []
+    for r, env in enumerate(st['envs']):
+        got = vals[r * stride + slot]
+        exp = G.evaluate(n, env)
+        if not G.matches(t, exp, got):
+            bad += 1
+            if len(reports) < 3:
+                ins = ', '.join('a_%s_%d = %s' % (u[0], u[1], G.show(u[0], env['a_%s_%d' % u]))
+                                for u in sorted(G.uses(n)))
+                reports.append('row %d: expected %s, got %s; inputs: %s'
+                               % (r, ' or '.join(G.show(t, v) for v in exp), G.show(t, got), ins or '-'))
+    return bad, reports
+
+
+def program_lines(src, i):
+    m = re.search(r'^ *// program %d\n(.*?)(?=^ *// program|^  }$)' % i, src, re.S | re.M)
+    return m.group(1).rstrip() if m else '(program %d not found)' % i
+
+
+def gpu_mode(args):
+    import multiprocessing
+    import semfuzz_cuda as C
+    start = time.time()
+    with open(args.ptx) as f:
+        ptx = f.read()
+    src = gpu_source(args.seed, args.programs)
+    tag = re.search(r'kernel (semfuzz_\w+)_K0', src).group(1)
+    if tag + '_K0' not in ptx:
+        print('semfuzz gpu: %s was not built from this generator (no kernel %s_K0): rebuild it '
+              'with `semfuzz.py emit-gpu --seed %d --programs %d`' % (args.ptx, tag, args.seed,
+                                                                     args.programs))
+        return 1
+    dev = C.Device.open()
+    if dev is None:
+        print('SKIP: no CUDA device')
+        return 77
+    if os.environ.get('TILEC_GPU_TEST_SMALL'):
+        args.rows = min(args.rows, 128)      # under compute-sanitizer
+    trees = make_trees(args.seed, args.programs)
+    envs = gpu_rows(args.seed, args.rows)
+    mod = dev.load(ptx)
+    inputs = {}
+    for t in G.SCALARS:
+        vals = [envs[r]['a_%s_%d' % (t, k)] for r in range(args.rows) for k in range(G.NPARAM)]
+        inputs[t] = dev.upload(G.to_bytes(t, vals))
+    where = {}
+    for kn, (items, slots) in enumerate(gpu_layout(trees)):
+        outs = sorted(slots)
+        obufs = {t: dev.alloc(args.rows * slots[t] * R.SIZE[t]) for t in outs}
+        fn = mod.function('%s_K%d' % (tag, kn))
+        dev.launch(fn, (args.rows + 127) // 128, 128,
+                   [inputs[t] for t in G.SCALARS] + [obufs[t] for t in outs], args.rows)
+        results = {t: G.from_bytes(t, dev.download(obufs[t], args.rows * slots[t] * R.SIZE[t]))
+                   for t in outs}
+        for i, t, slot in items:
+            where[i] = (t, results[t], slots[t], slot)
+        for b in obufs.values():
+            dev.free(b)
+    ran = time.time() - start
+    _STATE.update(trees=trees, envs=envs, where=where)
+    jobs = args.jobs or os.cpu_count() or 1
+    if jobs > 1:
+        with multiprocessing.get_context('fork').Pool(jobs) as pool:
+            outcome = pool.map(_check_program, range(len(trees)), chunksize=4)
+    else:
+        outcome = [_check_program(i) for i in range(len(trees))]
+    bad = sum(o[0] for o in outcome)
+    failing = [i for i, o in enumerate(outcome) if o[0]]
+    for i in failing[:args.show]:
+        print('semfuzz: MISMATCH (GPU) program %d (%s, %d of %d rows):\n  %s\n%s\n'
+              % (i, trees[i].t, outcome[i][0], args.rows, '\n  '.join(outcome[i][1]),
+                 program_lines(src, i)))
+    print('semfuzz gpu: seed %d, %d programs x %d input rows = %d results, %d mismatches '
+          '(%d programs), %.1f s on the GPU, %.1f s in all'
+          % (args.seed, len(trees), args.rows, len(trees) * args.rows, bad, len(failing), ran,
+             time.time() - start))
+    return 1 if bad else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('mode', choices=['cpu', 'emit-gpu', 'gpu'])
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--programs', type=int, default=None)
+    ap.add_argument('--tilec')
+    ap.add_argument('--ptxas')
+    ap.add_argument('--ptx')
+    ap.add_argument('--rows', type=int, default=2048)
+    ap.add_argument('--show', type=int, default=20, help='failing programs printed in full')
+    ap.add_argument('--jobs', type=int, default=0, help='checking processes (default: every core)')
+    ap.add_argument('--save', help='folder for rejected programs')
+    ap.add_argument('-o', '--output')
+    args = ap.parse_args()
+    if args.programs is None:
+        args.programs = 200 if args.mode == 'cpu' else 400
+    if args.mode == 'cpu':
+        return cpu_mode(args)
+    if args.mode == 'emit-gpu':
+        return emit_gpu(args)
+    return gpu_mode(args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

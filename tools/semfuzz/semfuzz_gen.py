@@ -1,0 +1,504 @@
+"""Random well-typed scalar expression trees for tools/semfuzz, their .tile
+text and their value under the reference rules (semfuzz_ref).
+
+A tree's leaves are kernel inputs (`a_<type>_<k>`, run-time values) and
+literals; a literal is written bare where a typed operand beside it gives it
+its type, else `(V as T)`, else bound by `let` (a name is never a constant
+for the checker, while MLIR and LLVM still fold it). Subtrees are bound to
+`let`s at random, `var` + `for` loops and `if` statements compute some of
+them, so the folded path and the run-time path both see every shape.
+"""
+import math
+import random
+import struct
+
+import semfuzz_ref as R
+
+INTS = R.INT_TYPES
+FLOATS = R.FLOAT_TYPES
+SCALARS = INTS + FLOATS          # types with parameters (i1 comes from comparisons)
+RESULT_TYPES = SCALARS + ['i1']
+NPARAM = 3                       # inputs per type: a_<t>_0 .. a_<t>_2
+ARITH = ['+', '-', '*', '/']
+INT_ONLY = ['%', '<<', '>>', '&', '|', '^']
+CMPS = ['==', '!=', '<', '<=', '>', '>=']
+SAME_SIZE = {8: ['i8', 'u8'], 16: ['i16', 'u16', 'f16', 'bf16'],
+             32: ['i32', 'u32', 'f32'], 64: ['i64', 'u64', 'f64']}
+
+
+class Node:
+    __slots__ = ('k', 't', 'c', 'x')
+
+    def __init__(self, k, t, c=(), x=None):
+        self.k, self.t, self.c, self.x = k, t, list(c), x
+
+
+# ---------------------------------------------------------------- values
+
+def edge_values(t):
+    """Boundary values of a type (as the reference's ints/bits)."""
+    if R.is_int(t):
+        n = R.INT_BITS[t]
+        lo, hi = R.int_min(t), R.int_max(t)
+        vs = {0, 1, 2, lo, hi, lo + 1, hi - 1, n - 1, n, n + 1, 2 * n, 7, 31, 32, 63, 64}
+        if R.is_signed(t):
+            vs |= {-1, -2, -n}
+        return sorted(R.wrap(t, v) for v in vs)
+    f = lambda x: R.f_from_py(t, x)
+    e, m, _, nb = R.FLOAT_FMT[t]
+    vals = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, math.inf, -math.inf, math.nan,
+            2.0 ** 31, -2.0 ** 31, 2.0 ** 31 - 128, 2.0 ** 32, 2.0 ** 63, -2.0 ** 63, 2.0 ** 64,
+            65504.0, 65520.0, 448.0, 464.0, 57344.0, 61440.0, 127.5, -128.5, 255.5, 256.0,
+            32767.5, -32768.5, 2.0 ** -9, 2.0 ** -16, 2.0 ** -24, 1e-30]
+    bits = [f(x) for x in vals]
+    sub = 1                                   # smallest subnormal
+    bits += [sub, sub | (1 << (nb - 1)), (1 << m) - 1, 1 << m,
+             R.max_finite_bits(t, 0), R.max_finite_bits(t, 1), R.nan_bits(t) | (1 << (nb - 1))]
+    return sorted(set(bits))
+
+
+def random_value(rnd, t):
+    if rnd.random() < 0.4:
+        return rnd.choice(edge_values(t))
+    if R.is_int(t):
+        n = R.INT_BITS[t]
+        if rnd.random() < 0.5:
+            return R.wrap(t, rnd.randint(-40, 40))
+        return R.wrap(t, rnd.getrandbits(n))
+    if rnd.random() < 0.5:
+        x = rnd.choice([-1, 1]) * rnd.randint(0, 1 << 20) / (1 << rnd.randint(0, 20))
+        if rnd.random() < 0.3:
+            x *= 2.0 ** rnd.randint(-30, 70)
+        return R.f_from_py(t, x)
+    return rnd.getrandbits(R.FLOAT_FMT[t][3])
+
+
+# ---------------------------------------------------------------- trees
+
+class Gen:
+    def __init__(self, rnd, allow_loops=True):
+        self.rnd = rnd
+        self.allow_loops = allow_loops
+
+    def leaf(self, t, scope):
+        rnd = self.rnd
+        if t == 'i1':
+            if rnd.random() < 0.15:
+                return Node('lit', 'i1', x=rnd.randint(0, 1))
+            u = rnd.choice(SCALARS)
+            return Node('cmp', 'i1', [self.leaf(u, scope), self.leaf(u, scope)], rnd.choice(CMPS))
+        if scope and rnd.random() < 0.5:
+            v = rnd.choice(scope)
+            if v[1] == t:
+                return Node('var', t, x=v[0])
+            return Node('cast', t, [Node('var', v[1], x=v[0])])
+        if rnd.random() < 0.3:
+            return Node('lit', t, x=random_value(rnd, t))
+        return Node('param', t, x=rnd.randrange(NPARAM))
+
+    def expr(self, t, d, scope=()):
+        rnd = self.rnd
+        if d <= 0 or rnd.random() < 0.15:
+            return self.leaf(t, scope)
+        d1 = d - 1
+        g = lambda u: self.expr(u, d1, scope)
+        r = rnd.random()
+        if t == 'i1':
+            if r < 0.45:
+                u = rnd.choice(RESULT_TYPES)
+                ops = ['==', '!='] if u == 'i1' else CMPS
+                return Node('cmp', 'i1', [g(u), g(u)], rnd.choice(ops))
+            if r < 0.75:
+                return Node('bin', 'i1', [g('i1'), g('i1')], rnd.choice(['&&', '||', '&', '|', '^']))
+            if r < 0.85:
+                return Node('un', 'i1', [g('i1')], rnd.choice(['!', '~']))
+            return Node('sel', 'i1', [g('i1'), g('i1'), g('i1')])
+        if self.allow_loops and r < 0.05:
+            return self.loop(t, d1, scope)
+        if r < 0.10:
+            return Node('ifstmt', t, [g('i1'), g(t), g(t)])
+        if r < 0.18:
+            return Node('sel', t, [g('i1'), g(t), g(t)])
+        if r < 0.33:
+            src = rnd.choice(RESULT_TYPES if R.is_int(t) else SCALARS)
+            if src == t:
+                src = 'f32' if R.is_int(t) else 'i32'
+            return Node('cast', t, [g(src)])
+        if r < 0.37:
+            src = rnd.choice([u for u in SAME_SIZE[R.bits_of(t)] if u != t])
+            # a float operand only as an input: a computed NaN's bits are unspecified
+            return Node('bitcast', t, [Node('param', src, x=rnd.randrange(NPARAM)) if R.is_float(src)
+                                       else g(src)])
+        if R.is_float(t) and t != 'f64' and r < 0.41:
+            src = rnd.choice(['f16', 'bf16', 'f32'])
+            return Node('fp8', t, [g(src)], rnd.choice(R.FP8_TYPES))
+        if r < 0.55:
+            return self.call(t, d1, scope)
+        if r < 0.62:
+            if R.is_float(t):
+                return Node('un', t, [g(t)], '-')
+            return Node('un', t, [g(t)], rnd.choice(['-', '~']))
+        if t in ('i32', 'u32', 'i64', 'u64') and r < 0.66:
+            return self.bitcount(t, d1, scope)
+        ops = ARITH + (INT_ONLY if R.is_int(t) else [])
+        return Node('bin', t, [g(t), g(t)], rnd.choice(ops))
+
+    def call(self, t, d1, scope):
+        rnd = self.rnd
+        g = lambda: self.expr(t, d1, scope)
+        names = ['min', 'max', 'clamp', 'abs']
+        if R.is_float(t):
+            names += ['fma', 'copysign', 'floor', 'ceil', 'trunc', 'round', 'sqrt']
+        name = rnd.choice(names)
+        n = {'min': 2, 'max': 2, 'clamp': 3, 'fma': 3, 'copysign': 2}.get(name, 1)
+        args = [g() for _ in range(n)]
+        if name == 'copysign':   # the sign of a computed NaN is unspecified
+            args[1] = self.leaf(t, ())
+        return Node('call', t, args, name)
+
+    def bitcount(self, t, d1, scope):
+        rnd = self.rnd
+        if t == 'i32':
+            name = rnd.choice(['popc', 'clz', 'bfind', 'brev'])
+        elif t == 'u32':
+            name = rnd.choice(['bfind', 'brev'])
+        else:
+            name = 'brev'
+        if name == 'brev':
+            src = t
+        elif name == 'bfind':
+            src = rnd.choice(['i32', 'i64'] if t == 'i32' else ['u32', 'u64'])
+        else:
+            src = rnd.choice(['i32', 'i64', 'u32', 'u64'])
+        return Node('bits', t, [self.expr(src, d1, scope)], name)
+
+    def loop(self, t, d1, scope):
+        rnd = self.rnd
+        name = 'v%d' % rnd.getrandbits(20)
+        j = 'j%d' % rnd.getrandbits(20)
+        init = self.expr(t, d1, scope)
+        inner = list(scope) + [(name, t), (j, 'i32')]
+        body = self.expr(t, max(1, d1), inner)
+        if rnd.random() < 0.5:
+            trips = Node('lit', 'i32', x=rnd.randint(0, 3))
+        else:
+            trips = Node('bin', 'i32', [Node('param', 'i32', x=rnd.randrange(NPARAM)),
+                                        Node('lit', 'i32', x=3)], '&')
+        return Node('loop', t, [init, body, trips], (name, j))
+
+    def root(self, t, d):
+        """An expression of type t; a float root may be a math function
+        with an error bound (only at the root: its error would otherwise
+        propagate)."""
+        if R.is_float(t) and t != 'f64' and self.rnd.random() < 0.15:
+            return Node('call', t, [self.expr(t, d - 1)], self.rnd.choice(R.APPROX_FUNCS))
+        return self.expr(t, d)
+
+
+# ---------------------------------------------------------------- evaluation
+
+def evaluate(n, env):
+    """The set of values the documents allow (usually one)."""
+    k = n.k
+    if k == 'param':
+        return {env['a_%s_%d' % (n.t, n.x)]}
+    if k == 'lit':
+        return {n.x}
+    if k == 'var':
+        return {env[n.x]}
+    if k == 'loop':
+        name, j = n.x
+        out = set()
+        for v0 in evaluate(n.c[0], env):
+            for trips in evaluate(n.c[2], env):
+                vs = {v0}
+                for it in range(max(0, trips)):
+                    nv = set()
+                    for v in vs:
+                        e2 = dict(env)
+                        e2[name], e2[j] = v, it
+                        nv |= evaluate(n.c[1], e2)
+                    vs = nv
+                out |= vs
+        return out
+    cs = [evaluate(c, env) for c in n.c]
+    res = set()
+    for args in _product(cs):
+        res |= _apply(n, args)
+    return res
+
+
+def _product(sets):
+    out = [[]]
+    for s in sets:
+        out = [o + [v] for o in out for v in s]
+    return out
+
+
+def _canon(t, v):
+    """Computed NaNs as one pattern (their sign and payload are unspecified)."""
+    if R.is_float(t) and R.decode(t, v)[0] == 'nan':
+        return R.nan_bits(t)
+    return v
+
+
+def _apply(n, a):
+    k, t = n.k, n.t
+    if k == 'bin':
+        return {_canon(t, R.binop(n.x, t, a[0], a[1]))}
+    if k == 'cmp':
+        return {R.binop(n.x, n.c[0].t, a[0], a[1])}
+    if k == 'un':
+        return {R.unop(n.x, t, a[0])}
+    if k in ('sel', 'ifstmt'):
+        return {a[1] if a[0] else a[2]}
+    if k == 'cast':
+        return {_canon(t, R.cast(n.c[0].t, t, a[0]))}
+    if k == 'bitcast':
+        v = R.ubits(n.c[0].t, a[0])
+        return {R.wrap(t, v) if R.is_int(t) else v}
+    if k == 'fp8':
+        src = n.c[0].t
+        return {_canon(t, R.cast(n.x, t, R.cast(src, n.x, a[0])))}
+    if k == 'bits':
+        return {R.bitcount(n.x, n.c[0].t, a[0])}
+    if k == 'call':
+        r = R.builtin(n.x, t, a)
+        if isinstance(r, tuple) and r[0] == 'either':
+            return {r[1], r[2]}
+        if isinstance(r, tuple):
+            return {r}
+        return {_canon(t, r)}
+    raise ValueError(k)
+
+
+def matches(t, allowed, got):
+    """Whether a device/folded result (bits or value of t) is allowed."""
+    for a in allowed:
+        if isinstance(a, tuple):
+            if R.approx_ok(t, R.ubits(t, got) if not R.is_float(t) else got, a[1], a[2]):
+                return True
+            continue
+        if R.is_float(t):
+            if R.decode(t, got)[0] == 'nan' and R.decode(t, a)[0] == 'nan':
+                return True
+            if got == a:
+                return True
+        elif R.ubits(t, got) == R.ubits(t, a):
+            return True
+    return False
+
+
+def show(t, v):
+    if isinstance(v, tuple):
+        return '~%r(+-%g ulp)' % (v[1], v[2])
+    if R.is_float(t):
+        return '%r(0x%x)' % (R.f_to_py(t, v), v)
+    return str(v)
+
+
+# ---------------------------------------------------------------- printing
+
+def float_text(t, b):
+    x = R.f_to_py(t, b)
+    if math.isnan(x):
+        return 'nan'
+    if math.isinf(x):
+        return '-inf' if x < 0 else 'inf'
+    s = repr(x).replace('e+', 'e')
+    if 'e' in s and '.' not in s.split('e')[0]:
+        s = s.replace('e', '.0e', 1)
+    return s
+
+
+def lit_text(t, v):
+    if t == 'i1':
+        return 'true' if v else 'false'
+    if R.is_int(t):
+        return str(v)
+    return float_text(t, v)
+
+
+def castable(t, v):
+    """Whether `(V as T)` gives v: V's default type (i32, f32) holds it."""
+    if R.is_int(t):
+        return -(1 << 31) <= v < (1 << 32) and (R.is_signed(t) or v < (1 << 31) or t == 'u32')
+    if t == 'f64':
+        x = R.f_to_py(t, v)
+        return math.isnan(x) or R.f_to_py('f32', R.f_from_py('f32', x)) == x
+    return True
+
+
+class Emitter:
+    """Writes a tree as statements + an expression. Tracks which texts
+    are constants for the checker (literals, operators, casts, min/max/
+    clamp of constants) and keeps a constant operand that the checker would
+    reject (shift amount out of range, division by zero, MIN / -1, a cast of
+    NaN or an out-of-range value to an integer) out of its reach: it is
+    bound to a `let` (the folded and run-time paths still compute it)."""
+    ADAPT = ('bin', 'cmp', 'sel', 'min', 'max', 'clamp')
+
+    def __init__(self, rnd, let_prob=0.15, inline_lits=True):
+        self.rnd = rnd
+        self.n = 0
+        self.let_prob = let_prob
+        self.inline_lits = inline_lits
+
+    def fresh(self, p):
+        self.n += 1
+        return '%s%d' % (p, self.n)
+
+    def bind(self, stmts, t, text, ind):
+        name = self.fresh('s')
+        stmts.append('%slet %s: %s = %s' % (ind, name, t, text))
+        return name
+
+    # returns (text, const value or None, bare literal?)
+    def emit(self, n, stmts, ind):
+        k, t = n.k, n.t
+        if k == 'param':
+            return 'a_%s_%d' % (t, n.x), None, False
+        if k == 'var':
+            return n.x, None, False
+        if k == 'lit':
+            if not self.inline_lits:
+                return self.bind(stmts, t, lit_text(t, n.x), ind), None, False
+            return lit_text(t, n.x), n.x, True
+        if k == 'loop':
+            name, j = n.x
+            init = self.fix(n.c[0], self.emit(n.c[0], stmts, ind), stmts, ind)
+            trips = self.fix(n.c[2], self.emit(n.c[2], stmts, ind), stmts, ind)
+            stmts.append('%svar %s: %s = %s' % (ind, name, t, init[0]))
+            stmts.append('%sfor %s in 0 .. %s {' % (ind, j, trips[0]))
+            body = self.fix(n.c[1], self.emit(n.c[1], stmts, ind + '  '), stmts, ind + '  ')
+            stmts.append('%s  %s = %s' % (ind, name, body[0]))
+            stmts.append('%s}' % ind)
+            return name, None, False
+        if k == 'ifstmt':
+            # c ? x : y as `var r = y; if c { r = x }`
+            c = self.fix(n.c[0], self.emit(n.c[0], stmts, ind), stmts, ind)
+            a = self.fix(n.c[2], self.emit(n.c[2], stmts, ind), stmts, ind)
+            name = self.fresh('r')
+            stmts.append('%svar %s: %s = %s' % (ind, name, t, a[0]))
+            stmts.append('%sif %s {' % (ind, c[0]))
+            b = self.fix(n.c[1], self.emit(n.c[1], stmts, ind + '  '), stmts, ind + '  ')
+            stmts.append('%s  %s = %s' % (ind, name, b[0]))
+            stmts.append('%s}' % ind)
+            return name, None, False
+        parts = [self.emit(c, stmts, ind) for c in n.c]
+        adapt = k in ('bin', 'cmp', 'sel') or (k == 'call' and n.x in ('min', 'max', 'clamp'))
+        typed = [p for i, p in enumerate(parts) if not p[2] and (k != 'sel' or i > 0)]
+        fixed = []
+        for i, (c, p) in enumerate(zip(n.c, parts)):
+            if p[2] and not (adapt and typed and (k != 'sel' or i > 0)):
+                p = self.fix(c, p, stmts, ind)
+            fixed.append(p)
+        parts = fixed
+        # keep constant errors away from the checker
+        parts = self.avoid_const_errors(n, parts, stmts, ind)
+        txt = [p[0] for p in parts]
+        if k == 'bin':
+            s = '(%s %s %s)' % (txt[0], n.x, txt[1])
+        elif k == 'cmp':
+            s = '(%s %s %s)' % (txt[0], n.x, txt[1])
+        elif k == 'un':
+            s = '(%s%s)' % (n.x, txt[0])
+        elif k == 'sel':
+            s = '(%s ? %s : %s)' % tuple(txt)
+        elif k == 'cast':
+            s = '(%s as %s)' % (txt[0], t)
+        elif k == 'bitcast':
+            s = 'bitcast<%s>(%s)' % (t, txt[0])
+        elif k == 'fp8':
+            s = '((%s as %s) as %s)' % (txt[0], n.x, t)
+        elif k in ('call', 'bits'):
+            s = '%s(%s)' % (n.x, ', '.join(txt))
+        else:
+            raise ValueError(k)
+        const = None
+        if k == 'sel' and parts[0][1] is not None:
+            # the checker: a constant condition makes the chosen side the value
+            const = parts[1][1] if parts[0][1] else parts[2][1]
+        elif all(p[1] is not None for p in parts) and (
+                k in ('bin', 'cmp', 'un', 'cast') or (k == 'call' and n.x in ('min', 'max', 'clamp'))):
+            vals = _apply(n, [p[1] for p in parts])
+            if len(vals) == 1:
+                const = next(iter(vals))
+            else:            # a choice the checker makes its own way: not a constant for us
+                s = self.bind(stmts, t, s, ind)
+        if const is None and k not in ('cmp',) and self.rnd.random() < self.let_prob:
+            s = self.bind(stmts, t, s, ind)
+        return s, const, False
+
+    def fix(self, node, p, stmts, ind):
+        """A bare literal without a typed neighbour: `(V as T)` or a let."""
+        if not p[2]:
+            return p
+        t, v = node.t, node.x
+        if t == 'i1':
+            return p[0], p[1], False
+        if castable(t, v) and self.rnd.random() < 0.7:
+            return '(%s as %s)' % (p[0], t), v, False
+        return self.bind(stmts, t, p[0], ind), None, False
+
+    def avoid_const_errors(self, n, parts, stmts, ind):
+        k = n.k
+        out = list(parts)
+
+        def unconst(i):
+            out[i] = (self.bind(stmts, n.c[i].t, out[i][0], ind), None, False)
+        if k == 'bin' and R.is_int(n.t):
+            a, b = out[0][1], out[1][1]
+            if n.x in ('<<', '>>') and b is not None and R.ubits(n.t, b) >= R.INT_BITS[n.t]:
+                unconst(1)
+            elif n.x in ('/', '%') and b is not None and b == 0:
+                unconst(1)
+            elif n.x in ('/', '%') and a is not None and b is not None and b == -1 \
+                    and a == R.int_min(n.t):
+                unconst(1)
+        if k == 'cast' and R.is_int(n.t) and R.is_float(n.c[0].t) and out[0][1] is not None:
+            src, v = n.c[0].t, out[0][1]
+            d = R.decode(src, v)
+            if d[0] != 'fin' or not (R.int_min(n.t) <= int(d[2]) * (-1 if d[1] else 1) <= R.int_max(n.t)):
+                unconst(0)
+        return out
+
+
+def out_type(t):
+    """The element type a result is stored as (i1 as i8)."""
+    return 'i8' if t == 'i1' else t
+
+
+def emit_store(em, node, target, ind):
+    stmts = []
+    text, const, bare = em.emit(node, stmts, ind)
+    if bare:
+        text, const, _ = em.fix(node, (text, const, bare), stmts, ind)
+    if node.t == 'i1':
+        text = '(%s as i8)' % text
+    stmts.append('%s%s = %s' % (ind, target, text))
+    return stmts
+
+
+def uses(n, acc=None):
+    """The kernel inputs a tree reads: {(type, k)}."""
+    acc = set() if acc is None else acc
+    if n.k == 'param':
+        acc.add((n.t, n.x))
+    for c in n.c:
+        uses(c, acc)
+    return acc
+
+
+def to_bytes(t, values):
+    """Values of a type as the device's little-endian bytes."""
+    size = R.SIZE[t]
+    fmt = {1: 'B', 2: 'H', 4: 'I', 8: 'Q'}[size]
+    return struct.pack('<%d%s' % (len(values), fmt), *[R.ubits(t, v) if R.is_int(t) else v for v in values])
+
+
+def from_bytes(t, data):
+    size = R.SIZE[t]
+    fmt = {1: 'B', 2: 'H', 4: 'I', 8: 'Q'}[size]
+    raw = struct.unpack('<%d%s' % (len(data) // size, fmt), data)
+    return [R.wrap(t, v) if R.is_int(t) else v for v in raw]
