@@ -103,6 +103,49 @@ static llvm::OptimizationLevel toLLVMLevel(int level) {
   }
 }
 
+/// ptxas holds a 16-bit value in a 32-bit register and compiles `neg.s16`
+/// and `abs.s16` as if they could not overflow: for -32768 the register
+/// then holds +32768, and what reads it as 32 bits (a sign extension
+/// `cvt.s32.s16`, a comparison, a division) sees +32768, while -MIN and
+/// abs(MIN) are MIN (docs/reference/operators.md). Each such instruction
+/// becomes the 32-bit one on the sign-extended operand, truncated back
+/// explicitly. Whatever produced it (`-x`, `abs(x)`, `0 - x`, `x * -1`)
+/// goes through here; i8 values live in 16-bit registers and are covered
+/// too.
+static std::string widenNeg16(llvm::StringRef ptx) {
+  std::string out;
+  out.reserve(ptx.size() + 256);
+  while (!ptx.empty()) {
+    auto [line, rest] = ptx.split('\n');
+    bool hadNewline = ptx.size() != line.size();
+    ptx = rest;
+    llvm::StringRef body = line.ltrim();
+    llvm::StringRef op;
+    if (body.starts_with("neg.s16") || body.starts_with("abs.s16"))
+      op = body.take_front(3);
+    llvm::StringRef dst, src;
+    if (!op.empty()) {
+      auto [d, s] = body.drop_front(7).split(',');
+      dst = d.trim();
+      src = s.trim();
+      if (!src.consume_back(";") || !dst.starts_with("%") || !src.trim().starts_with("%"))
+        op = {};
+      src = src.trim();
+    }
+    if (op.empty()) {
+      out += line;
+    } else {
+      out += line.take_front(line.size() - body.size());
+      out += ("{ .reg .b32 %tw<2>; cvt.s32.s16 %tw0, " + src + "; " + op + ".s32 %tw1, %tw0; " +
+              "cvt.u16.u32 " + dst + ", %tw1; }")
+                 .str();
+    }
+    if (hadNewline)
+      out += '\n';
+  }
+  return out;
+}
+
 bool mlir::tile::emitPTX(ModuleOp module, const PTXOptions &options, bool emitLLVM,
                          std::string &output, std::string &error) {
   // An unknown CPU name is only a warning to LLVM, which then selects
@@ -168,6 +211,6 @@ bool mlir::tile::emitPTX(ModuleOp module, const PTXOptions &options, bool emitLL
     return false;
   }
   codegen.run(*llvmModule);
-  os << ptx;
+  os << widenNeg16(ptx.str());
   return true;
 }

@@ -151,9 +151,9 @@ def random_env(rnd):
 
 def cpu_mode(args):
     start = time.time()
-    trees = make_trees(args.seed, args.programs)
+    trees = [n for n in make_trees(args.seed, args.programs) for _ in range(args.envs)]
     rnd = random.Random(args.seed + 1)
-    envs = [random_env(rnd) for _ in trees]
+    envs = [random_env(rnd) for _ in trees]       # args.envs input sets per tree
     expected = [G.evaluate(n, env) for n, env in zip(trees, envs)]
     bad = 0
     notfolded = 0
@@ -171,6 +171,8 @@ def cpu_mode(args):
             got = consts.get('f_%d' % i)
             if got is None:
                 notfolded += 1
+                if args.verbose:
+                    print('semfuzz: not folded to one store (%s):\n%s' % (mode, kernel_text(src, 'f_%d' % i)))
                 continue
             checked += 1
             t = G.out_type(n.t)
@@ -180,6 +182,7 @@ def cpu_mode(args):
                 print('semfuzz: MISMATCH (folded, %s) kernel f_%d: expected %s, got %s\n%s\n'
                       % (mode, i, ' or '.join(G.show(t, v) for v in expected[i]), G.show(t, g),
                          kernel_text(src, 'f_%d' % i)))
+    bad += error_probes(args, trees, envs)
     # the run-time form: accepted and assembled
     src = gpu_source(args.seed, min(args.programs, 2 * PER_KERNEL))
     rc, ptx, err = run_tilec(args.tilec, src, ['--fmad=false'])
@@ -196,10 +199,37 @@ def cpu_mode(args):
         if p.returncode != 0:
             bad += 1
             print('semfuzz: FAIL ptxas rejected the run-time program:\n%s' % p.stderr[:4000])
-    print('semfuzz cpu: seed %d, %d programs, %d folded results checked (%d not folded to one '
-          'store), %d mismatches, %.1f s' % (args.seed, len(trees), checked, notfolded, bad,
-                                             time.time() - start))
+    print('semfuzz cpu: seed %d, %d programs x %d inputs, %d folded results checked (%d not folded '
+          'to one store), %d mismatches, %.1f s' % (args.seed, args.programs, args.envs, checked,
+                                                     notfolded, bad, time.time() - start))
     return 1 if bad else 0
+
+
+def error_probes(args, trees, envs):
+    """The checker's constant errors: trees with literal inputs written so
+    that a constant operand is out of range must be rejected with the
+    documented message (operators.md "Constant operands that are errors")."""
+    rnd = random.Random(args.seed + 5)
+    bad = probes = 0
+    for i, (n, env) in enumerate(zip(trees, envs)):
+        if probes >= args.probes:
+            break
+        em = G.Emitter(rnd, let_prob=0.0, probe=True)
+        t = G.out_type(n.t)
+        lines = G.emit_store(em, _inline(n, env), 'out[0]', '  ')
+        if not em.errors:
+            continue
+        probes += 1
+        src = 'kernel e_%d(out: ptr<%s, global>) {\n%s\n}\n' % (i, t, '\n'.join(lines))
+        rc, _, err = run_tilec(args.tilec, src, [])
+        if rc == 0 or not any(e in err for e in em.errors):
+            bad += 1
+            print('semfuzz: MISMATCH (constant error) expected an error containing %s; tilec %s:\n%s\n%s'
+                  % (' or '.join(repr(e) for e in em.errors),
+                     'accepted it' if rc == 0 else 'said', err[:2000], src))
+    if args.verbose:
+        print('semfuzz cpu: %d constant-error probes' % probes)
+    return bad
 
 
 def _save(args, name, text):
@@ -372,6 +402,9 @@ def main():
     ap.add_argument('--show', type=int, default=20, help='failing programs printed in full')
     ap.add_argument('--jobs', type=int, default=0, help='checking processes (default: every core)')
     ap.add_argument('--save', help='folder for rejected programs')
+    ap.add_argument('--probes', type=int, default=40, help='constant-error probes (cpu)')
+    ap.add_argument('--envs', type=int, default=2, help='input sets per program (cpu)')
+    ap.add_argument('--verbose', action='store_true')
     ap.add_argument('-o', '--output')
     args = ap.parse_args()
     if args.programs is None:

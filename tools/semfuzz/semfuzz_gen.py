@@ -179,6 +179,9 @@ class Gen:
         init = self.expr(t, d1, scope)
         inner = list(scope) + [(name, t), (j, 'i32')]
         body = self.expr(t, max(1, d1), inner)
+        if rnd.random() < 0.4:      # written as a compound assignment `v op= e`
+            ops = ARITH + (INT_ONLY if R.is_int(t) else [])
+            body = Node('bin', t, [Node('var', t, x=name), body], rnd.choice(ops))
         if rnd.random() < 0.5:
             trips = Node('lit', 'i32', x=rnd.randint(0, 3))
         else:
@@ -302,7 +305,7 @@ def show(t, v):
 def float_text(t, b):
     x = R.f_to_py(t, b)
     if math.isnan(x):
-        return 'nan'
+        return '-nan' if b >> (R.FLOAT_FMT[t][3] - 1) else 'nan'
     if math.isinf(x):
         return '-inf' if x < 0 else 'inf'
     s = repr(x).replace('e+', 'e')
@@ -338,11 +341,13 @@ class Emitter:
     bound to a `let` (the folded and run-time paths still compute it)."""
     ADAPT = ('bin', 'cmp', 'sel', 'min', 'max', 'clamp')
 
-    def __init__(self, rnd, let_prob=0.15, inline_lits=True):
+    def __init__(self, rnd, let_prob=0.15, inline_lits=True, probe=False):
         self.rnd = rnd
         self.n = 0
         self.let_prob = let_prob
         self.inline_lits = inline_lits
+        self.probe = probe          # leave constant errors in; list them in self.errors
+        self.errors = []
 
     def fresh(self, p):
         self.n += 1
@@ -361,6 +366,10 @@ class Emitter:
         if k == 'var':
             return n.x, None, False
         if k == 'lit':
+            if R.is_float(t) and R.decode(t, n.x)[0] == 'nan' and \
+                    n.x & ~(1 << (R.FLOAT_FMT[t][3] - 1)) != R.nan_bits(t):
+                # a NaN other than `nan` and `-nan`: its bits
+                return self.bind(stmts, t, 'bitcast<%s>(0x%x)' % (t, n.x), ind), None, False
             if not self.inline_lits:
                 return self.bind(stmts, t, lit_text(t, n.x), ind), None, False
             return lit_text(t, n.x), n.x, True
@@ -370,8 +379,15 @@ class Emitter:
             trips = self.fix(n.c[2], self.emit(n.c[2], stmts, ind), stmts, ind)
             stmts.append('%svar %s: %s = %s' % (ind, name, t, init[0]))
             stmts.append('%sfor %s in 0 .. %s {' % (ind, j, trips[0]))
-            body = self.fix(n.c[1], self.emit(n.c[1], stmts, ind + '  '), stmts, ind + '  ')
-            stmts.append('%s  %s = %s' % (ind, name, body[0]))
+            b = n.c[1]
+            if b.k == 'bin' and b.c[0].k == 'var' and b.c[0].x == name:
+                rhs = self.fix(b.c[1], self.emit(b.c[1], stmts, ind + '  '), stmts, ind + '  ')
+                if rhs[1] is not None:   # the checker rejects `v <<= 99` as it does `v << 99`
+                    rhs = self.avoid_const_errors(b, [(name, None, False), rhs], stmts, ind + '  ')[1]
+                stmts.append('%s  %s %s= %s' % (ind, name, b.x, rhs[0]))
+            else:
+                body = self.fix(b, self.emit(b, stmts, ind + '  '), stmts, ind + '  ')
+                stmts.append('%s  %s = %s' % (ind, name, body[0]))
             stmts.append('%s}' % ind)
             return name, None, False
         if k == 'ifstmt':
@@ -385,7 +401,14 @@ class Emitter:
             stmts.append('%s  %s = %s' % (ind, name, b[0]))
             stmts.append('%s}' % ind)
             return name, None, False
-        parts = [self.emit(c, stmts, ind) for c in n.c]
+        parts, marks = [], []
+        for c in n.c:
+            parts.append(self.emit(c, stmts, ind))
+            marks.append(len(self.errors))
+        if k == 'sel' and parts[0][1] is not None:
+            # a constant condition: the checker looks only at the chosen side
+            lo, hi = (marks[1], marks[2]) if parts[0][1] else (marks[0], marks[1])
+            del self.errors[lo:hi]
         adapt = k in ('bin', 'cmp', 'sel') or (k == 'call' and n.x in ('min', 'max', 'clamp'))
         typed = [p for i, p in enumerate(parts) if not p[2] and (k != 'sel' or i > 0)]
         fixed = []
@@ -420,7 +443,7 @@ class Emitter:
             # the checker: a constant condition makes the chosen side the value
             const = parts[1][1] if parts[0][1] else parts[2][1]
         elif all(p[1] is not None for p in parts) and (
-                k in ('bin', 'cmp', 'un', 'cast') or (k == 'call' and n.x in ('min', 'max', 'clamp'))):
+                k in ('bin', 'cmp', 'un', 'cast', 'fp8') or (k == 'call' and n.x in ('min', 'max', 'clamp'))):
             vals = _apply(n, [p[1] for p in parts])
             if len(vals) == 1:
                 const = next(iter(vals))
@@ -445,22 +468,27 @@ class Emitter:
         k = n.k
         out = list(parts)
 
-        def unconst(i):
+        def unconst(i, error):
+            if self.probe:
+                self.errors.append(error)
+                return
             out[i] = (self.bind(stmts, n.c[i].t, out[i][0], ind), None, False)
         if k == 'bin' and R.is_int(n.t):
             a, b = out[0][1], out[1][1]
             if n.x in ('<<', '>>') and b is not None and R.ubits(n.t, b) >= R.INT_BITS[n.t]:
-                unconst(1)
+                unconst(1, 'is out of range for %s (0 to %d)' % (n.t, R.INT_BITS[n.t] - 1))
             elif n.x in ('/', '%') and b is not None and b == 0:
-                unconst(1)
+                unconst(1, 'division by zero' if n.x == '/' else 'remainder by zero')
             elif n.x in ('/', '%') and a is not None and b is not None and b == -1 \
                     and a == R.int_min(n.t):
-                unconst(1)
+                unconst(1, '%d / -1 overflows %s' % (a, n.t))
         if k == 'cast' and R.is_int(n.t) and R.is_float(n.c[0].t) and out[0][1] is not None:
             src, v = n.c[0].t, out[0][1]
             d = R.decode(src, v)
-            if d[0] != 'fin' or not (R.int_min(n.t) <= int(d[2]) * (-1 if d[1] else 1) <= R.int_max(n.t)):
-                unconst(0)
+            if d[0] == 'nan':
+                unconst(0, 'cast of NaN to %s' % n.t)
+            elif d[0] != 'fin' or not (R.int_min(n.t) <= int(d[2]) * (-1 if d[1] else 1) <= R.int_max(n.t)):
+                unconst(0, 'cast of ')
         return out
 
 
