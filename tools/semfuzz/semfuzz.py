@@ -20,6 +20,7 @@ Exit status 1 on any mismatch; each is printed with its program.
 """
 import argparse
 import hashlib
+import itertools
 import os
 import random
 import re
@@ -55,12 +56,16 @@ def param_value_text(t, v):
 
 def fold_source(trees, envs, seed, inline_inputs):
     """One kernel per tree storing its value; inputs bound by let (or
-    written as literals: inline_inputs)."""
+    written as literals: inline_inputs). Returns the kernels' texts (each
+    with the functions it calls)."""
     rnd = random.Random(seed)
-    lines = []
+    units = []
+    fn_ids = itertools.count()
     for i, (n, env) in enumerate(zip(trees, envs)):
-        em = G.Emitter(rnd)
+        lines = []
+        em = G.Emitter(rnd, fn_ids=fn_ids)
         t = G.out_type(n.t)
+        head = len(lines)
         lines.append('kernel f_%d(out: ptr<%s, global>) {' % (i, t))
         body = n
         if inline_inputs:
@@ -69,9 +74,39 @@ def fold_source(trees, envs, seed, inline_inputs):
             for (pt, k) in sorted(G.uses(n)):
                 lines.append('  let a_%s_%d: %s = %s' % (pt, k, pt,
                                                          param_value_text(pt, env['a_%s_%d' % (pt, k)])))
-        lines += G.emit_store(em, body, 'out[0]', '  ')
+        store = G.emit_store(em, body, 'out[0]', '  ')
+        lines[head:head] = em.fns   # before the kernel
+        lines += store
         lines.append('}')
-    return '\n'.join(lines) + '\n'
+        units.append('\n'.join(lines) + '\n')
+    return units
+
+
+def compile_units(tilec, units, extra):
+    """Compiles the kernels in one file; when tilec rejects some, those
+    (found from the errors' line numbers) are set aside and the rest compiled
+    again. Returns (ptx, {unit index: errors})."""
+    rejected = {}
+    live = list(range(len(units)))
+    for _ in range(4):
+        starts, src, line = [], '', 1
+        for u in live:
+            starts.append(line)
+            src += units[u]
+            line += units[u].count('\n')
+        rc, ptx, err = run_tilec(tilec, src, extra)
+        if rc == 0:
+            return ptx, rejected
+        bad = set()
+        for m in re.finditer(r'\.tile:(\d+):\d+: error: (.*)', err):
+            k = max(i for i, st in enumerate(starts) if st <= int(m.group(1)))
+            bad.add(live[k])
+            rejected.setdefault(live[k], []).append(m.group(2))
+        if not bad:
+            rejected[-1] = [err[:2000]]
+            return '', rejected
+        live = [u for u in live if u not in bad]
+    return '', rejected
 
 
 def _inline(n, env):
@@ -110,8 +145,10 @@ def stored_constants(ptx):
             bits, op = stores[0]
             op = op.strip()
             if op.startswith('%'):
-                mv = re.search(r'mov\.b%s\s+%s,\s*([^;]+);' % (bits, re.escape(op)), body)
-                op = mv.group(1) if mv else op
+                # a register written once, by a mov of an immediate
+                defs = re.findall(r'^\s*[\w.]+\s+%s,\s*([^;]+);' % re.escape(op), body, re.M)
+                mv = re.search(r'^\s*mov\.b%s\s+%s,\s*([^;]+);' % (bits, re.escape(op)), body, re.M)
+                op = mv.group(1) if mv and len(defs) == 1 else op
             val = parse_imm(op, int(bits))
         out[name] = val
     return out
@@ -159,16 +196,20 @@ def cpu_mode(args):
     notfolded = 0
     checked = 0
     for mode, inline in (('let inputs', False), ('literal inputs', True)):
-        src = fold_source(trees, envs, args.seed + 2, inline)
-        rc, ptx, err = run_tilec(args.tilec, src, ['--fmad=false'])
-        if rc != 0:
-            print('semfuzz: FAIL tilec rejected the folded program (%s):\n%s' % (mode, err[:4000]))
-            _save(args, 'fold-%s.tile' % mode.split()[0], src)
+        units = fold_source(trees, envs, args.seed + 2, inline)
+        src = ''.join(units)
+        ptx, rejected = compile_units(args.tilec, units, ['--fmad=false'])
+        for u, errs in sorted(rejected.items()):
             bad += 1
-            continue
+            print('semfuzz: FAIL tilec rejected a folded program (%s): %s\n%s'
+                  % (mode, '; '.join(errs), units[u] if u >= 0 else ''))
+        if rejected:
+            _save(args, 'fold-%s.tile' % mode.split()[0], src)
         consts = stored_constants(ptx)
         for i, n in enumerate(trees):
             got = consts.get('f_%d' % i)
+            if i in rejected:
+                continue
             if got is None:
                 notfolded += 1
                 if args.verbose:
@@ -220,7 +261,8 @@ def error_probes(args, trees, envs):
         if not em.errors:
             continue
         probes += 1
-        src = 'kernel e_%d(out: ptr<%s, global>) {\n%s\n}\n' % (i, t, '\n'.join(lines))
+        src = '%skernel e_%d(out: ptr<%s, global>) {\n%s\n}\n' % (
+            ''.join(f + '\n' for f in em.fns), i, t, '\n'.join(lines))
         rc, _, err = run_tilec(args.tilec, src, [])
         if rc == 0 or not any(e in err for e in em.errors):
             bad += 1
@@ -259,6 +301,7 @@ def gpu_source(seed, programs):
     trees = make_trees(seed, programs)
     rnd = random.Random(seed + 3)
     body = []
+    fn_ids = itertools.count()
     for kn, (items, slots) in enumerate(gpu_layout(trees)):
         outs = sorted(slots)
         params = ['in_%s: ptr<%s, global>' % (t, t) for t in G.SCALARS]
@@ -270,12 +313,13 @@ def gpu_source(seed, programs):
             used |= G.uses(trees[i])
         for (t, k) in sorted(used):
             body.append('    let a_%s_%d = in_%s[row * %d + %d]' % (t, k, t, G.NPARAM, k))
-        em = G.Emitter(rnd)
+        em = G.Emitter(rnd, fn_ids=fn_ids)
         for i, t, slot in items:
             body.append('    // program %d' % i)
             body += G.emit_store(em, trees[i], 'out_%s[row * %d + %d]' % (t, slots[t], slot), '    ')
         body.append('  }')
         body.append('}')
+        body += em.fns
     text = '\n'.join(body) + '\n'
     tag = hashlib.sha1(text.encode()).hexdigest()[:10]
     head = ('// Generated by tools/semfuzz/semfuzz.py emit-gpu --seed %d --programs %d: do not edit.\n'
@@ -326,8 +370,23 @@ def _check_program(i):
 
 
 def program_lines(src, i):
+    """Program i's statements in the generated kernel, with the functions
+    they call."""
     m = re.search(r'^ *// program %d\n(.*?)(?=^ *// program|^  }$)' % i, src, re.S | re.M)
-    return m.group(1).rstrip() if m else '(program %d not found)' % i
+    if not m:
+        return '(program %d not found)' % i
+    text = m.group(1).rstrip()
+    seen, todo = set(), re.findall(r'\b(f\d+_\d+)\(', text)
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        d = re.search(r'^fn %s\(.*?^}$' % f, src, re.S | re.M)
+        if d:
+            text += '\n' + d.group(0)
+            todo += re.findall(r'\b(f\d+_\d+)\(', d.group(0))
+    return text
 
 
 def gpu_mode(args):

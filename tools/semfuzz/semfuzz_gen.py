@@ -8,6 +8,7 @@ for the checker, while MLIR and LLVM still fold it). Subtrees are bound to
 `let`s at random, `var` + `for` loops and `if` statements compute some of
 them, so the folded path and the run-time path both see every shape.
 """
+import itertools
 import math
 import random
 import struct
@@ -79,6 +80,7 @@ class Gen:
     def __init__(self, rnd, allow_loops=True):
         self.rnd = rnd
         self.allow_loops = allow_loops
+        self.in_fn = False          # a function body sees its parameters only
 
     def leaf(self, t, scope):
         rnd = self.rnd
@@ -87,12 +89,13 @@ class Gen:
                 return Node('lit', 'i1', x=rnd.randint(0, 1))
             u = rnd.choice(SCALARS)
             return Node('cmp', 'i1', [self.leaf(u, scope), self.leaf(u, scope)], rnd.choice(CMPS))
-        if scope and rnd.random() < 0.5:
+        scope = [v for v in scope if not (v[1] == 'i1' and R.is_float(t))]   # no i1 -> float cast
+        if scope and (self.in_fn or rnd.random() < 0.5) and rnd.random() < 0.8:
             v = rnd.choice(scope)
             if v[1] == t:
                 return Node('var', t, x=v[0])
             return Node('cast', t, [Node('var', v[1], x=v[0])])
-        if rnd.random() < 0.3:
+        if self.in_fn or rnd.random() < 0.3:
             return Node('lit', t, x=random_value(rnd, t))
         return Node('param', t, x=rnd.randrange(NPARAM))
 
@@ -115,6 +118,8 @@ class Gen:
             return Node('sel', 'i1', [g('i1'), g('i1'), g('i1')])
         if self.allow_loops and r < 0.05:
             return self.loop(t, d1, scope)
+        if not self.in_fn and rnd.random() < 0.04:
+            return self.function(t, d1, scope)
         if r < 0.10:
             return Node('ifstmt', t, [g('i1'), g(t), g(t)])
         if r < 0.18:
@@ -127,8 +132,13 @@ class Gen:
         if r < 0.37:
             src = rnd.choice([u for u in SAME_SIZE[R.bits_of(t)] if u != t])
             # a float operand only as an input: a computed NaN's bits are unspecified
-            return Node('bitcast', t, [Node('param', src, x=rnd.randrange(NPARAM)) if R.is_float(src)
-                                       else g(src)])
+            if not R.is_float(src):
+                arg = g(src)
+            elif self.in_fn:
+                arg = Node('lit', src, x=random_value(rnd, src))
+            else:
+                arg = Node('param', src, x=rnd.randrange(NPARAM))
+            return Node('bitcast', t, [arg])
         if R.is_float(t) and t != 'f64' and r < 0.41:
             src = rnd.choice(['f16', 'bf16', 'f32'])
             return Node('fp8', t, [g(src)], rnd.choice(R.FP8_TYPES))
@@ -182,12 +192,36 @@ class Gen:
         if rnd.random() < 0.4:      # written as a compound assignment `v op= e`
             ops = ARITH + (INT_ONLY if R.is_int(t) else [])
             body = Node('bin', t, [Node('var', t, x=name), body], rnd.choice(ops))
-        if rnd.random() < 0.5:
+        if rnd.random() < 0.5 or self.in_fn:
             trips = Node('lit', 'i32', x=rnd.randint(0, 3))
         else:
             trips = Node('bin', 'i32', [Node('param', 'i32', x=rnd.randrange(NPARAM)),
                                         Node('lit', 'i32', x=3)], '&')
-        return Node('loop', t, [init, body, trips], (name, j))
+        kids = [init, body, trips]
+        exit_kind = None
+        if rnd.random() < 0.3:      # `if c { break }` / `if c { continue }` before the update
+            exit_kind = rnd.choice(['break', 'continue'])
+            kids.append(self.expr('i1', 1, inner))
+        return Node('loop', t, kids, (name, j, exit_kind))
+
+    def function(self, t, d1, scope):
+        """A call of a file-level `fn` (inlined by tilec) whose body sees
+        only its parameters; `if c { return a } return b` or `return e`."""
+        rnd = self.rnd
+        name = 'f%d' % rnd.getrandbits(24)
+        ptypes = [rnd.choice(RESULT_TYPES if i else SCALARS) for i in range(rnd.randint(1, 3))]
+        params = [('p%d_%d' % (i, rnd.getrandbits(12)), pt) for i, pt in enumerate(ptypes)]
+        args = [self.expr(pt, d1, scope) for pt in ptypes]
+        self.in_fn = True
+        if rnd.random() < 0.3:
+            body = Node('sel', t, [self.expr('i1', 1, params), self.expr(t, max(1, d1), params),
+                                   self.expr(t, max(1, d1), params)])
+            style = 'ifreturn'
+        else:
+            body = self.expr(t, max(1, d1), params)
+            style = 'return'
+        self.in_fn = False
+        return Node('fn', t, args, (name, params, body, style))
 
     def root(self, t, d):
         """An expression of type t; a float root may be a math function
@@ -210,7 +244,7 @@ def evaluate(n, env):
     if k == 'var':
         return {env[n.x]}
     if k == 'loop':
-        name, j = n.x
+        name, j, exit_kind = n.x
         out = set()
         for v0 in evaluate(n.c[0], env):
             for trips in evaluate(n.c[2], env):
@@ -220,9 +254,22 @@ def evaluate(n, env):
                     for v in vs:
                         e2 = dict(env)
                         e2[name], e2[j] = v, it
-                        nv |= evaluate(n.c[1], e2)
+                        conds = evaluate(n.c[3], e2) if exit_kind else {0}
+                        if 1 in conds:
+                            if exit_kind == 'break':
+                                out.add(v)
+                            else:
+                                nv.add(v)
+                        if 0 in conds:
+                            nv |= evaluate(n.c[1], e2)
                     vs = nv
                 out |= vs
+        return out
+    if k == 'fn':
+        name, params, body, _ = n.x
+        out = set()
+        for args in _product([evaluate(c, env) for c in n.c]):
+            out |= evaluate(body, {p[0]: a for p, a in zip(params, args)})
         return out
     cs = [evaluate(c, env) for c in n.c]
     res = set()
@@ -341,13 +388,15 @@ class Emitter:
     bound to a `let` (the folded and run-time paths still compute it)."""
     ADAPT = ('bin', 'cmp', 'sel', 'min', 'max', 'clamp')
 
-    def __init__(self, rnd, let_prob=0.15, inline_lits=True, probe=False):
+    def __init__(self, rnd, let_prob=0.15, inline_lits=True, probe=False, fn_ids=None):
         self.rnd = rnd
         self.n = 0
+        self.fn_ids = fn_ids if fn_ids is not None else itertools.count()  # shared within a file
         self.let_prob = let_prob
         self.inline_lits = inline_lits
         self.probe = probe          # leave constant errors in; list them in self.errors
         self.errors = []
+        self.fns = []               # file-level functions the emitted code calls
 
     def fresh(self, p):
         self.n += 1
@@ -373,12 +422,17 @@ class Emitter:
             if not self.inline_lits:
                 return self.bind(stmts, t, lit_text(t, n.x), ind), None, False
             return lit_text(t, n.x), n.x, True
+        if k == 'fn':
+            return self.emit_fn(n, stmts, ind)
         if k == 'loop':
-            name, j = n.x
+            name, j, exit_kind = n.x
             init = self.fix(n.c[0], self.emit(n.c[0], stmts, ind), stmts, ind)
             trips = self.fix(n.c[2], self.emit(n.c[2], stmts, ind), stmts, ind)
             stmts.append('%svar %s: %s = %s' % (ind, name, t, init[0]))
             stmts.append('%sfor %s in 0 .. %s {' % (ind, j, trips[0]))
+            if exit_kind:
+                c = self.fix(n.c[3], self.emit(n.c[3], stmts, ind + '  '), stmts, ind + '  ')
+                stmts.append('%s  if %s { %s }' % (ind, c[0], exit_kind))
             b = n.c[1]
             if b.k == 'bin' and b.c[0].k == 'var' and b.c[0].x == name:
                 rhs = self.fix(b.c[1], self.emit(b.c[1], stmts, ind + '  '), stmts, ind + '  ')
@@ -451,7 +505,36 @@ class Emitter:
                 s = self.bind(stmts, t, s, ind)
         if const is None and k not in ('cmp',) and self.rnd.random() < self.let_prob:
             s = self.bind(stmts, t, s, ind)
+        elif const is not None and self.rnd.random() < self.let_prob and \
+                (R.is_float(t) or exact_int(n) is not None):
+            # a `const`: the checker's value of the expression is what runs
+            name = self.fresh('c')
+            stmts.append('%sconst %s: %s = %s' % (ind, name, t, s))
+            s = name
         return s, const, False
+
+    def emit_fn(self, n, stmts, ind):
+        name, params, body, style = n.x
+        name = '%s_%d' % (name, next(self.fn_ids))   # a tree may be emitted twice in one file
+        lines = ['fn %s(%s) -> %s {' % (name, ', '.join('%s: %s' % p for p in params), n.t)]
+        if style == 'ifreturn':
+            c = self.fix(body.c[0], self.emit(body.c[0], lines, '  '), lines, '  ')
+            lines.append('  if %s {' % c[0])
+            a = self.fix(body.c[1], self.emit(body.c[1], lines, '    '), lines, '    ')
+            lines.append('    return %s' % a[0])
+            lines.append('  }')
+            b = self.fix(body.c[2], self.emit(body.c[2], lines, '  '), lines, '  ')
+            lines.append('  return %s' % b[0])
+        else:
+            e = self.fix(body, self.emit(body, lines, '  '), lines, '  ')
+            lines.append('  return %s' % e[0])
+        lines.append('}')
+        self.fns.append('\n'.join(lines))
+        # arguments: literals adapt to the parameter types
+        args = [self.emit(c, stmts, ind) for c in n.c]
+        args = [(p[0], p[1], False) if p[2] and c.t != 'i1' else self.fix(c, p, stmts, ind)
+                for c, p in zip(n.c, args)]
+        return '%s(%s)' % (name, ', '.join(a[0] for a in args)), None, False
 
     def fix(self, node, p, stmts, ind):
         """A bare literal without a typed neighbour: `(V as T)` or a let."""
@@ -490,6 +573,52 @@ class Emitter:
             elif d[0] != 'fin' or not (R.int_min(n.t) <= int(d[2]) * (-1 if d[1] else 1) <= R.int_max(n.t)):
                 unconst(0, 'cast of ')
         return out
+
+
+def exact_int(n):
+    """The value of an all-literal integer tree when no step wraps (a typed
+    integer `const` must not wrap, docs/reference/kernels.md); else None.
+    Float constants use the run-time (wrapping) rules and need no check."""
+    t = n.t
+    if n.k == 'lit':
+        return n.x if not R.is_float(t) else None
+    v = [exact_int(c) for c in n.c]
+    if any(x is None for x in v):
+        return None
+    k, r = n.k, None
+    if k == 'bin' and t != 'i1':
+        a, b = v
+        if n.x in ('+', '-', '*'):
+            r = a + b if n.x == '+' else a - b if n.x == '-' else a * b
+        elif n.x in ('/', '%') and b != 0:
+            q = abs(a) // abs(b) * (-1 if (a < 0) != (b < 0) else 1)
+            r = q if n.x == '/' else a - q * b
+        elif n.x == '<<' and a >= 0 and 0 <= b <= 62:
+            r = a << b
+        elif n.x == '>>' and 0 <= b <= 63:
+            r = a >> b
+        elif n.x in ('&', '|', '^'):
+            r = a & b if n.x == '&' else a | b if n.x == '|' else a ^ b
+    elif k == 'cmp' and not R.is_float(n.c[0].t):
+        r = R.binop(n.x, n.c[0].t, v[0], v[1])
+    elif k == 'bin' and t == 'i1':
+        r = R.binop(n.x, t, v[0], v[1])
+    elif k == 'un':
+        if n.x == '-':
+            r = -v[0]
+        elif t == 'i1' or R.is_signed(t):
+            r = R.unop(n.x, t, v[0])
+        elif R.INT_BITS[t] < 64:
+            r = R.int_max(t) ^ v[0]
+    elif k == 'cast' and not R.is_float(t) and not R.is_float(n.c[0].t):
+        r = v[0]
+    elif k == 'call' and n.x in ('min', 'max', 'clamp'):
+        r = min(v) if n.x == 'min' else max(v) if n.x == 'max' else min(max(v[0], v[1]), v[2])
+    elif k == 'sel':
+        r = v[1] if v[0] else v[2]
+    if r is None or (t != 'i1' and not R.int_min(t) <= r <= R.int_max(t)):
+        return None
+    return r
 
 
 def out_type(t):
