@@ -120,8 +120,14 @@ static std::string widenNeg16(llvm::StringRef ptx) {
     bool hadNewline = ptx.size() != line.size();
     ptx = rest;
     llvm::StringRef body = line.ltrim();
+    llvm::StringRef guard; // `@%p1 ` or `@!%p1 `: kept on the write
+    if (body.starts_with("@")) {
+      guard = body.take_until([](char c) { return c == ' ' || c == '\t'; });
+      body = body.drop_front(guard.size()).ltrim();
+    }
     llvm::StringRef op;
-    if (body.starts_with("neg.s16") || body.starts_with("abs.s16"))
+    if ((body.starts_with("neg.s16") || body.starts_with("abs.s16")) && body.size() > 7 &&
+        (body[7] == ' ' || body[7] == '\t'))
       op = body.take_front(3);
     llvm::StringRef dst, src;
     if (!op.empty()) {
@@ -135,10 +141,12 @@ static std::string widenNeg16(llvm::StringRef ptx) {
     if (op.empty()) {
       out += line;
     } else {
-      out += line.take_front(line.size() - body.size());
-      out += ("{ .reg .b32 %tw<2>; cvt.s32.s16 %tw0, " + src + "; " + op + ".s32 %tw1, %tw0; " +
-              "cvt.u16.u32 " + dst + ", %tw1; }")
+      out += line.take_front(line.size() - line.ltrim().size());
+      out += ("{ .reg .b32 %tw<2>; cvt.s32.s16 %tw0, " + src + "; " + op + ".s32 %tw1, %tw0; ")
                  .str();
+      if (!guard.empty())
+        out += (guard + " ").str();
+      out += ("cvt.u16.u32 " + dst + ", %tw1; }").str();
     }
     if (hadNewline)
       out += '\n';
