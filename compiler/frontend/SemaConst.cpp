@@ -599,8 +599,14 @@ std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overf
                                                    const ConstantLeaf *leaf) {
   auto fold = [&](const ExprAST &x) { return foldConstant(x, overflow, leaf); };
   switch (e.kind()) {
-  case ExprAST::IntLiteral:
-    return e.as<IntLiteralExpr>()->value;
+  case ExprAST::IntLiteral: {
+    int64_t v = e.as<IntLiteralExpr>()->value;
+    // A u64 literal from 2^63 on is a valid value that i64 cannot hold: not
+    // an overflow; the wrapping evaluator (evalConstant) decides.
+    if (v < 0 && e.type.isUnsigned() && bitWidth(e.type.scalar) >= 64)
+      return std::nullopt;
+    return v;
+  }
   case ExprAST::BoolLiteral:
     return e.as<BoolLiteralExpr>()->value ? 1 : 0;
   case ExprAST::Unary: {

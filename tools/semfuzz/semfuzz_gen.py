@@ -593,7 +593,7 @@ def exact_int(n):
         elif n.x in ('/', '%') and b != 0:
             q = abs(a) // abs(b) * (-1 if (a < 0) != (b < 0) else 1)
             r = q if n.x == '/' else a - q * b
-        elif n.x == '<<' and a >= 0 and 0 <= b <= 62:
+        elif n.x == '<<' and a >= 0 and 0 <= b <= 62 and (a >> (62 - b)) == 0:
             r = a << b
         elif n.x == '>>' and 0 <= b <= 63:
             r = a >> b
@@ -617,6 +617,8 @@ def exact_int(n):
     elif k == 'sel':
         r = v[1] if v[0] else v[2]
     if r is None or (t != 'i1' and not R.int_min(t) <= r <= R.int_max(t)):
+        return None
+    if not -(1 << 63) <= r < (1 << 63):     # the checker's exact steps are i64
         return None
     return r
 
