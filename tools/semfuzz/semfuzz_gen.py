@@ -315,7 +315,7 @@ def _apply(n, a):
     if k == 'call':
         r = R.builtin(n.x, t, a)
         if isinstance(r, tuple) and r[0] == 'either':
-            return {r[1], r[2]}
+            return set(r[1:])
         if isinstance(r, tuple):
             return {r}
         return {_canon(t, r)}

@@ -355,13 +355,13 @@ def builtin(name, t, args):
         return min(a, b) if name == 'min' else max(a, b)
     if name == 'clamp':
         x, lo, hi = args
-        m = builtin('max', t, [x, lo])
-        if isinstance(m, tuple):
-            r1, r2 = builtin('min', t, [m[1], hi]), builtin('min', t, [m[2], hi])
-            if r1 == r2:
-                return r1
-            return ('either', r1, r2)
-        return builtin('min', t, [m, hi])
+
+        def opts(v):
+            return set(v[1:]) if isinstance(v, tuple) else {v}
+        out = set()
+        for m in opts(builtin('max', t, [x, lo])):
+            out |= opts(builtin('min', t, [m, hi]))
+        return out.pop() if len(out) == 1 else ('either',) + tuple(sorted(out))
     if name == 'abs':
         a, = args
         if is_float(t):
