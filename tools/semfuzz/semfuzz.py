@@ -198,7 +198,7 @@ def cpu_mode(args):
     for mode, inline in (('let inputs', False), ('literal inputs', True)):
         units = fold_source(trees, envs, args.seed + 2, inline)
         src = ''.join(units)
-        ptx, rejected = compile_units(args.tilec, units, ['--fmad=false'])
+        ptx, rejected = compile_units(args.tilec, units, ['--fmad=false'] + args.tilec_args)
         for u, errs in sorted(rejected.items()):
             bad += 1
             print('semfuzz: FAIL tilec rejected a folded program (%s): %s\n%s'
@@ -226,7 +226,7 @@ def cpu_mode(args):
     bad += error_probes(args, trees, envs)
     # the run-time form: accepted and assembled
     src = gpu_source(args.seed, min(args.programs, 2 * PER_KERNEL))
-    rc, ptx, err = run_tilec(args.tilec, src, ['--fmad=false'])
+    rc, ptx, err = run_tilec(args.tilec, src, ['--fmad=false'] + args.tilec_args)
     if rc != 0:
         bad += 1
         print('semfuzz: FAIL tilec rejected the run-time program:\n%s' % err[:4000])
@@ -413,7 +413,10 @@ def _check_program(i):
     bad, reports = 0, []
     for r, env in enumerate(st['envsets'][rowset]):
         got = vals[r * stride + slot]
-        exp = G.evaluate(n, env)
+        try:
+            exp = G.evaluate(n, env)
+        except Exception as e:           # the reference's own defect: say so, check the rest
+            return bad + 1, reports + ['row %d: the reference failed: %r' % (r, e)]
         if not G.matches(t, exp, got):
             bad += 1
             if len(reports) < 3:
@@ -522,6 +525,8 @@ def main():
     ap.add_argument('--save', help='folder for rejected programs')
     ap.add_argument('--probes', type=int, default=40, help='constant-error probes (cpu)')
     ap.add_argument('--envs', type=int, default=2, help='input sets per program (cpu)')
+    ap.add_argument('--tilec-arg', dest='tilec_args', action='append', default=[],
+                    help='one more tilec option for the cpu mode (-O1, ...); repeatable')
     ap.add_argument('--verbose', action='store_true')
     ap.add_argument('-o', '--output')
     args = ap.parse_args()
