@@ -224,6 +224,7 @@ def cpu_mode(args):
                       % (mode, i, ' or '.join(G.show(t, v) for v in expected[i]), G.show(t, g),
                          kernel_text(src, 'f_%d' % i)))
     bad += error_probes(args, trees, envs)
+    bad += regressions(args)
     # the run-time form: accepted and assembled
     src = gpu_source(args.seed, min(args.programs, 2 * PER_KERNEL))
     rc, ptx, err = run_tilec(args.tilec, src, ['--fmad=false'] + args.tilec_args)
@@ -244,6 +245,35 @@ def cpu_mode(args):
           'to one store), %d mismatches, %.1f s' % (args.seed, args.programs, args.envs, checked,
                                                      notfolded, bad, time.time() - start))
     return 1 if bad else 0
+
+
+# Minimised past findings of the folded path, checked on every cpu run:
+# (result type, kernel body, the documented value).
+REGRESSIONS = [
+    ('u16', 'let x: u16 = 65512\n  out[0] = abs(x)', 65512),
+    ('f32', 'const A = ((1.3 as e4m3) as f32)\n  out[0] = A', 0x3FA00000),
+    ('u16', 'const H = (((inf as f16) as e5m2) as f32)\n  out[0] = (H as u16)', 57344),
+    ('i32', 'const T: i1 = ~true\n  out[0] = T ? 1 : 0', 0),
+    ('u32', 'const A: u32 = ~(31 as u32)\n  out[0] = A', 4294967264),
+    ('u64', 'const M: u64 = 18446744073709551615\n  out[0] = M', (1 << 64) - 1),
+    ('f16', 'let s: f16 = bitcast<f16>(0x7d6f)\n  out[0] = min(s, 32768.0)', 0x7800),
+    ('f32', 'let s: f32 = bitcast<f32>(0xff800001)\n  out[0] = clamp(s, -1.0, 1.0)', 0xBF800000),
+]
+
+
+def regressions(args):
+    units = ['kernel r_%d(out: ptr<%s, global>) {\n  %s\n}\n' % (i, t, body)
+             for i, (t, body, _) in enumerate(REGRESSIONS)]
+    ptx, rejected = compile_units(args.tilec, units, ['--fmad=false'] + args.tilec_args)
+    consts = stored_constants(ptx)
+    bad = 0
+    for i, (t, body, want) in enumerate(REGRESSIONS):
+        got = consts.get('r_%d' % i)
+        if i in rejected or got is None or R.ubits(t, got) != R.ubits(t, want):
+            bad += 1
+            print('semfuzz: MISMATCH (folded regression) expected %s, got %s:\n%s'
+                  % (want, '; '.join(rejected.get(i, [])) or got, units[i]))
+    return bad
 
 
 def error_probes(args, trees, envs):

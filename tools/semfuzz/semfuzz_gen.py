@@ -54,7 +54,8 @@ def edge_values(t):
     bits = [f(x) for x in vals]
     sub = 1                                   # smallest subnormal
     bits += [sub, sub | (1 << (nb - 1)), (1 << m) - 1, 1 << m,
-             R.max_finite_bits(t, 0), R.max_finite_bits(t, 1), R.nan_bits(t) | (1 << (nb - 1))]
+             R.max_finite_bits(t, 0), R.max_finite_bits(t, 1), R.nan_bits(t) | (1 << (nb - 1)),
+             R.inf_bits(t, 0) | 1, R.inf_bits(t, 1) | 5]          # signalling NaNs
     return sorted(set(bits))
 
 
