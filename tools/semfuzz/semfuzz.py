@@ -9,13 +9,15 @@ which implements docs/reference/operators.md, types.md and warp-and-math.md.
       the folded path: every tree with its inputs bound to literals by `let`
       (not constants for the checker, folded by MLIR/LLVM) and once more with
       literal inputs (constants for the checker), compiled to PTX; the stored
-      immediate must be an allowed value. The run-time form is compiled and
-      assembled with ptxas.
+      immediate must be an allowed value. Also: constant-error probes (the
+      checker must reject them with the documented message), the fixed
+      REGRESSIONS, and the run-time form through ptxas. --tilec-arg=-O0 etc.
   semfuzz.py emit-gpu [--seed S] [--programs N] -o FILE.tile
       the kernels of the GPU run (compile with tilec --fmad=false).
   semfuzz.py gpu --ptx FILE.ptx [--seed S] [--programs N] [--rows R]
-      runs those kernels on R input rows (edge values and random ones) and
-      compares every result; exit 77 when there is no CUDA device.
+      runs those kernels on R input rows (edge values and random ones), and
+      the fixed edge programs on 65536 rows, and compares every result; exit
+      77 when there is no CUDA device.
 Exit status 1 on any mismatch; each is printed with its program.
 """
 import argparse
