@@ -33,12 +33,22 @@ double roundToFormat(double v, int mant, int minExp, int maxExp) {
   return std::fabs(r) > maxFinite ? std::copysign(INFINITY, v) : r;
 }
 
+/// The fp8 conversions saturate (cvt.rn.satfinite, docs/reference/types.md):
+/// beyond the largest finite value, and for +-inf, the largest finite value.
+double satfinite(double v, double maxFinite) {
+  return std::isnan(v) || std::fabs(v) <= maxFinite ? v : std::copysign(maxFinite, v);
+}
+
 double roundTo(ScalarKind k, double v) {
   switch (k) {
   case ScalarKind::F16:
     return roundToFormat(v, 10, -14, 15);
   case ScalarKind::BF16:
     return roundToFormat(v, 7, -126, 127);
+  case ScalarKind::E4M3: // S.1111.111 is NaN: the largest finite value is 448
+    return satfinite(roundToFormat(v, 3, -6, 8), 448.0);
+  case ScalarKind::E5M2:
+    return satfinite(roundToFormat(v, 2, -14, 15), 57344.0);
   case ScalarKind::F64:
     return v;
   default:
@@ -589,8 +599,14 @@ std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overf
                                                    const ConstantLeaf *leaf) {
   auto fold = [&](const ExprAST &x) { return foldConstant(x, overflow, leaf); };
   switch (e.kind()) {
-  case ExprAST::IntLiteral:
-    return e.as<IntLiteralExpr>()->value;
+  case ExprAST::IntLiteral: {
+    int64_t v = e.as<IntLiteralExpr>()->value;
+    // A u64 literal from 2^63 on is a valid value that i64 cannot hold: not
+    // an overflow; the wrapping evaluator (evalConstant) decides.
+    if (v < 0 && e.type.isUnsigned() && bitWidth(e.type.scalar) >= 64)
+      return std::nullopt;
+    return v;
+  }
   case ExprAST::BoolLiteral:
     return e.as<BoolLiteralExpr>()->value ? 1 : 0;
   case ExprAST::Unary: {
@@ -607,6 +623,14 @@ std::optional<int64_t> Sema::foldConstantUnchecked(const ExprAST &e, bool &overf
     }
     if (u.op == UnaryOp::Not)
       return *v == 0 ? 1 : 0;
+    if (u.operand->type.isBool()) // ~true is false (not -2, which reads as true)
+      return *v == 0 ? 1 : 0;
+    if (u.operand->type.isUnsigned()) { // ~x = MAX - x: never overflows
+      unsigned bits = bitWidth(u.operand->type.scalar);
+      if (bits >= 64)
+        return std::nullopt; // beyond i64: the wrapping evaluator (evalConstant) decides
+      return ((int64_t(1) << bits) - 1) ^ *v;
+    }
     return ~*v;
   }
   case ExprAST::Cast:

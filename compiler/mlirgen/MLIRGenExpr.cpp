@@ -541,11 +541,17 @@ Value MLIRGenImpl::genAtomic(const fe::CallExpr &e, AtomicKind kind) {
                              scope(e.scope));
 }
 
-/// Signed or unsigned integer / IEEE minNum-maxNum (fminf/fmaxf) min and max.
+/// Signed or unsigned integer / float min and max. Floats: a NaN operand
+/// is ignored, signalling ones too, as PTX min/max do (f16x2: min.f16x2):
+/// llvm.minimumnum, whose constant folding agrees; llvm.minnum (arith's
+/// minnumf) selects the same instruction but folds min(sNaN, x) to NaN.
 Value MLIRGenImpl::minMax(Location l, bool isMin, Value a, Value b, bool isUnsigned) {
-  if (isa<FloatType>(getElementTypeOrSelf(a.getType()))) // f16x2: min/max.f16x2
-    return isMin ? Value(arith::MinNumFOp::create(builder, l, a, b))
-                 : Value(arith::MaxNumFOp::create(builder, l, a, b));
+  if (isa<FloatType>(getElementTypeOrSelf(a.getType())))
+    return LLVM::CallIntrinsicOp::create(
+               builder, l, a.getType(),
+               builder.getStringAttr(isMin ? "llvm.minimumnum" : "llvm.maximumnum"),
+               ValueRange{a, b})
+        .getResult(0);
   if (isUnsigned)
     return isMin ? Value(arith::MinUIOp::create(builder, l, a, b))
                  : Value(arith::MaxUIOp::create(builder, l, a, b));

@@ -79,6 +79,8 @@ Value MLIRGenImpl::genMathCall(const fe::CallExpr &e) {
   case BI::Fma: // always fused: one rounding (fma.rn), whatever --fmad says
     return LLVM::FMAOp::create(builder, l, t, args[0], args[1], args[2], noFlags);
   case BI::Abs:
+    if (isa<IntegerType>(t) && e.args[0]->type.isUnsigned())
+      return x; // every unsigned value is its own absolute value
     if (isa<IntegerType>(t)) // abs.sN: abs(MIN) = MIN (PTX ISA 9.7.1.11)
       return LLVM::AbsOp::create(builder, l, t, x, /*is_int_min_poison=*/false);
     return LLVM::FAbsOp::create(builder, l, t, x, noFlags);

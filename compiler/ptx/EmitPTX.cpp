@@ -103,6 +103,65 @@ static llvm::OptimizationLevel toLLVMLevel(int level) {
   }
 }
 
+/// Integer negation and abs wrap: -MIN = abs(MIN) = MIN
+/// (docs/reference/operators.md). ptxas does not keep that for two forms:
+/// - It holds a 16-bit value in a 32-bit register and compiles `neg.s16`
+///   and `abs.s16` as if they could not overflow: for -32768 the register
+///   then holds +32768, and whatever reads it as 32 bits (a sign extension
+///   `cvt.s32.s16`, a comparison, a division) sees +32768. Each becomes the
+///   32-bit instruction on the sign-extended operand, truncated back
+///   explicitly (i8 values live in 16-bit registers and are covered too).
+/// - It takes the result of `abs.s32`/`abs.s64` to be non-negative, so a
+///   signed `rem` or comparison of abs(MIN) reads it as +2^31 (abs(MIN) % 40
+///   was 8, not -8). Each becomes abs on the other values and a select of
+///   the operand itself for MIN.
+/// Whatever produced the instruction (`-x`, `abs(x)`, `0 - x`, `x * -1`,
+/// `x < 0 ? -x : x`) goes through here.
+static std::string wrapIntNegAbs(llvm::StringRef ptx) {
+  std::string out;
+  out.reserve(ptx.size() + 256);
+  while (!ptx.empty()) {
+    auto [line, rest] = ptx.split('\n');
+    bool hadNewline = ptx.size() != line.size();
+    ptx = rest;
+    llvm::StringRef body = line.ltrim();
+    llvm::StringRef guard; // `@%p1` or `@!%p1`: kept on the write
+    if (body.starts_with("@")) {
+      guard = body.take_until([](char c) { return c == ' ' || c == '\t'; });
+      body = body.drop_front(guard.size()).ltrim();
+    }
+    llvm::StringRef opcode = body.take_until([](char c) { return c == ' ' || c == '\t'; });
+    bool narrow = opcode == "neg.s16" || opcode == "abs.s16";
+    bool wide = opcode == "abs.s32" || opcode == "abs.s64";
+    auto [d, s] = body.drop_front(opcode.size()).split(',');
+    llvm::StringRef dst = d.trim(), src = s.trim();
+    if (!(narrow || wide) || !src.consume_back(";") || !dst.starts_with("%") ||
+        !src.trim().starts_with("%")) {
+      out += line;
+    } else {
+      src = src.trim();
+      std::string g = guard.empty() ? "" : (guard + " ").str();
+      out += line.take_front(line.size() - line.ltrim().size());
+      if (narrow) {
+        out += ("{ .reg .b32 %tw<2>; cvt.s32.s16 %tw0, " + src + "; " + opcode.take_front(3) +
+                ".s32 %tw1, %tw0; " + g + "cvt.u16.u32 " + dst + ", %tw1; }")
+                   .str();
+      } else {
+        bool is64 = opcode.ends_with("64");
+        std::string b = is64 ? "64" : "32";
+        std::string min = is64 ? "-9223372036854775808" : "-2147483648";
+        out += ("{ .reg .pred %twp; .reg .b" + b + " %tw; setp.eq.s" + b + " %twp, " + src + ", " +
+                min + "; abs.s" + b + " %tw, " + src + "; " + g + "selp.b" + b + " " + dst + ", " +
+                src + ", %tw, %twp; }")
+                   .str();
+      }
+    }
+    if (hadNewline)
+      out += '\n';
+  }
+  return out;
+}
+
 bool mlir::tile::emitPTX(ModuleOp module, const PTXOptions &options, bool emitLLVM,
                          std::string &output, std::string &error) {
   // An unknown CPU name is only a warning to LLVM, which then selects
@@ -168,6 +227,6 @@ bool mlir::tile::emitPTX(ModuleOp module, const PTXOptions &options, bool emitLL
     return false;
   }
   codegen.run(*llvmModule);
-  os << ptx;
+  os << wrapIntNegAbs(ptx.str());
   return true;
 }
