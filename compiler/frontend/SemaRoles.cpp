@@ -286,6 +286,9 @@ void Sema::checkWarpgroups(WarpgroupsStmt &s, bool kernelTopLevel) {
     }
   }
 
+  roleVarReads_.clear();
+  roleVarWrites_.clear();
+  roleVarOrder_.clear();
   for (auto &r : s.roles) {
     RoleAST *outer = curRole_;
     curRole_ = r.get();
@@ -293,6 +296,52 @@ void Sema::checkWarpgroups(WarpgroupsStmt &s, bool kernelTopLevel) {
     checkBlock(r->body, false);
     popScope();
     curRole_ = outer;
+  }
+  warnVarsAcrossRoles();
+}
+
+void Sema::noteRoleVarUse(const Decl *d, Location loc, bool write) {
+  // Only a `var` declared before the block is visible in two roles (a
+  // function's body sees its parameters only).
+  if (!curRole_ || d->kind != DeclKind::Var)
+    return;
+  if (!roleVarReads_.count(d) && !roleVarWrites_.count(d))
+    roleVarOrder_.push_back(d);
+  auto &uses = (write ? roleVarWrites_ : roleVarReads_)[d];
+  for (const auto &u : uses)
+    if (u.first == curRole_)
+      return;
+  uses.push_back({curRole_, loc});
+}
+
+void Sema::warnVarsAcrossRoles() {
+  for (const Decl *decl : roleVarOrder_) {
+    auto w = roleVarWrites_.find(decl);
+    if (w == roleVarWrites_.end())
+      continue;
+    for (const auto &[reader, readLoc] : roleVarReads_[decl]) {
+      bool readerWrites = false;
+      const std::pair<const RoleAST *, Location> *other = nullptr;
+      for (const auto &write : w->second) {
+        if (write.first == reader)
+          readerWrites = true;
+        else if (!other)
+          other = &write;
+      }
+      if (readerWrites || !other || !roleVarWarned_.insert({readLoc.line, readLoc.col}).second)
+        continue;
+      diags_.warning(readLoc,
+                     "'" + decl->name + "' is assigned in role '" + other->first->name +
+                         "' but read in role '" + reader->name +
+                         "': every thread has its own copy of a `var`, so role '" + reader->name +
+                         "' reads its own value, never role '" + other->first->name + "''s",
+                     "pass values between roles through shared memory: role '" +
+                         other->first->name +
+                         "' stores them, then arrives on an mbarrier that role '" + reader->name +
+                         "' waits on before reading (docs/guide/4-roles.md)");
+      diags_.note(other->second, "'" + decl->name + "' is assigned here, in role '" +
+                                     other->first->name + "'");
+    }
   }
 }
 
