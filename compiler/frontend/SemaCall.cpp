@@ -21,10 +21,19 @@ bool Sema::checkArgCount(CallExpr &e, size_t min, size_t max) {
     return true;
   std::string want =
       min == max ? std::to_string(min) : std::to_string(min) + " or " + std::to_string(max);
+  // The hint writes the call's form (a porter's habit, `wait(bar, phase)`,
+  // meets the one tile takes); the same table names every builtin.
+  Builtin b = builtinFromName(e.callee);
+  std::string signature = b == Builtin::Unknown ? "" : builtinSignature(b);
   error(e.loc,
         "'" + e.callee + "' takes " + want + " argument" + (max == 1 && min == 1 ? "" : "s") +
             ", got " + std::to_string(n),
-        "see docs/reference/builtins.md for the builtin's signature");
+        signature.empty() ? "see docs/reference/builtins.md for the builtin's signature"
+                          : "write `" + signature.substr(0, signature.find(" (")) + "`" +
+                                (signature.find(" (") == std::string::npos
+                                     ? std::string()
+                                     : signature.substr(signature.find(" ("))) +
+                                " (docs/reference/builtins.md)");
   for (ExprPtr &a : e.args) // still resolve names so uses are annotated
     resolveOnly(a);
   return false;
