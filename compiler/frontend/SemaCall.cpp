@@ -521,16 +521,18 @@ Type Sema::checkMemoryCall(CallExpr &e) {
     ScalarKind k = elem.scalar;
     if (isAtomic(b)) {
       // u32/u64: atom.min.u32 / atom.max.u64 compare unsigned; f64 add is
-      // atom.add.f64 (sm_60+).
+      // atom.add.f64 (sm_60+), f16 and bf16 add atom.add.noftz.f16 (sm_70+)
+      // and .bf16 (sm_90).
+      bool floatAdd = k == ScalarKind::F32 || k == ScalarKind::F64 || k == ScalarKind::F16 ||
+                      k == ScalarKind::BF16;
       bool typeOk = k == ScalarKind::I32 || k == ScalarKind::I64 || k == ScalarKind::U32 ||
-                    k == ScalarKind::U64 ||
-                    ((k == ScalarKind::F32 || k == ScalarKind::F64) && b == Builtin::AtomicAdd);
+                    k == ScalarKind::U64 || (floatAdd && b == Builtin::AtomicAdd);
       if (!typeOk) {
         error(loc->loc, e.callee + " does not support elements of type " + elem.str(),
               b == Builtin::AtomicAdd
-                  ? "atomics take i32, i64, u32, u64, f32 or f64 elements"
-                  : "this atomic takes i32, i64, u32 or u64 elements (f32 and f64 support "
-                    "atomic_add only)");
+                  ? "atomics take i32, i64, u32, u64, f16, bf16, f32 or f64 elements"
+                  : "this atomic takes i32, i64, u32 or u64 elements (f16, bf16, f32 and f64 "
+                    "support atomic_add only)");
         ok = false;
       }
     }
