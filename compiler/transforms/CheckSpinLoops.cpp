@@ -1,4 +1,4 @@
-//===- CheckSpinLoops.cpp - loops that wait on a plain read ----------------===//
+//===- CheckSpinLoops.cpp - waits on a plain read, flags stored plainly ----===//
 //
 // A loop whose exit depends on a plain (weak) read of global or shared
 // memory at an address the loop does not change, and which does nothing
@@ -21,6 +21,9 @@
 // own), and a `break` sets a slot under the condition that takes it, so the
 // exit's dependence on the read is followed through slots and through the
 // conditions of the scf.ifs that store them.
+//
+// The other half of a wait, checkFlagStores: a flag the kernel reads with
+// an acquire load and writes only with plain stores.
 //===----------------------------------------------------------------------===//
 #include "tilec/Passes.h"
 
@@ -28,6 +31,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -206,9 +210,80 @@ struct SpinLoop {
   }
 };
 
+/// The location `ptr` names: the kernel parameter or shared array it is an
+/// element of (through `remote()`'s mapa too) and its constant element
+/// offset; a null root when the offset is not constant.
+std::pair<Value, int64_t> locationOf(Value ptr) {
+  int64_t offset = 0;
+  for (int depth = 0; depth < 64; ++depth) {
+    if (auto add = ptr.getDefiningOp<PtrAddOp>()) {
+      APInt c;
+      if (!matchPattern(add.getOffset(), m_ConstantInt(&c)))
+        return {Value(), 0};
+      offset += c.getSExtValue();
+      ptr = add.getBase();
+    } else if (auto mapa = ptr.getDefiningOp<MapaOp>()) {
+      ptr = mapa.getSource();
+    } else {
+      return {ptr, offset};
+    }
+  }
+  return {Value(), 0};
+}
+
+/// The other half of a wait: a flag the kernel reads with `order = acquire`
+/// (or sc) but writes only with plain stores (CUDA's `data = x; flag = 1`
+/// without the __threadfence and volatile store before it). A plain store
+/// releases nothing, so the reader may see the flag before the data; with
+/// no ordered store or atomic on the flag anywhere in the kernel, the
+/// acquire synchronises with nothing. A warning at each such store, with a
+/// note at the read. A flag also written by an ordered store or an atomic
+/// (a plain initialisation before a release, `flag[0] = 0`) is fine.
+void checkFlagStores(KernelOp kernel) {
+  llvm::DenseMap<std::pair<Value, int64_t>, LoadOp> acquired;
+  llvm::DenseSet<std::pair<Value, int64_t>> orderedWrites;
+  SmallVector<std::pair<StoreOp, std::pair<Value, int64_t>>> plain;
+  kernel.walk([&](Operation *op) {
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      auto at = locationOf(load.getPtr());
+      if (at.first && !isPrivate(load.getPtr()) &&
+          (load.getOrder() == MemoryOrder::acquire || load.getOrder() == MemoryOrder::sc))
+        acquired.try_emplace(at, load);
+    } else if (auto store = dyn_cast<StoreOp>(op)) {
+      auto at = locationOf(store.getPtr());
+      if (!at.first || isPrivate(store.getPtr()))
+        return;
+      if (store.getOrder() == MemoryOrder::weak)
+        plain.push_back({store, at});
+      else
+        orderedWrites.insert(at);
+    } else if (isa<AtomicRMWOp, AtomicCASOp>(op)) {
+      auto rmw = dyn_cast<AtomicRMWOp>(op);
+      auto at = locationOf(rmw ? rmw.getPtr() : cast<AtomicCASOp>(op).getPtr());
+      if (at.first)
+        orderedWrites.insert(at);
+    }
+  });
+  llvm::DenseSet<const void *> reported;
+  for (auto &[store, at] : plain) {
+    auto read = acquired.find(at);
+    if (read == acquired.end() || orderedWrites.count(at) ||
+        !reported.insert(store->getLoc().getAsOpaquePointer()).second)
+      continue;
+    InFlightDiagnostic d =
+        store.emitWarning("a plain store to a flag that this kernel reads with an acquire load, "
+                          "and never writes otherwise: a plain store releases nothing, so the "
+                          "reader may see the flag before what was written before it");
+    attachHint(d, "publish with a release store, `store(p[i], v, order = release)` (CUDA's "
+                  "__threadfence() and volatile store in one)");
+    d.attachNote(read->second.getLoc()) << "the acquire load of the flag";
+  }
+}
+
 struct CheckSpinLoopsPass : tile::impl::TileCheckSpinLoopsBase<CheckSpinLoopsPass> {
   void runOnOperation() override {
     markAllAnalysesPreserved(); // reports only
+    checkFlagStores(getOperation());
     llvm::DenseSet<const void *> reported;
     getOperation().walk([&](scf::WhileOp loop) {
       bool effect = false;
