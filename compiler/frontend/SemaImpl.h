@@ -44,7 +44,6 @@ std::string elementAccessHint(const Type &base, const std::string &fallback);
 
 /// Whether vec<k, n> exists: 2, 4 or 8 elements, 4, 8 or 16 bytes, no i1
 /// (SemaVector.cpp).
-bool vectorShapeOk(ScalarKind k, int64_t n);
 
 /// Why the `const` or compile-time parameter `c`, written as a count of
 /// `what` (a tensor extent, a semaphore count), is no integer from 1 to
