@@ -19,6 +19,9 @@ void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOpti
   // The divergence diagnostics first, on the IR as MLIRGen made it: the
   // same uniformity analysis the sync passes below decide with.
   pm.addNestedPass<KernelOp>(createTileCheckDivergence());
+  // Loops that wait on a plain read, before the canonicalizer erases the
+  // effect-free ones.
+  pm.addNestedPass<KernelOp>(createTileCheckSpinLoops());
   // The wgmma waits' anchors while the consume blocks are still rings' bodies.
   // Always: a consume block may carry its own anchor (`anchor(MODE)`).
   pm.addNestedPass<KernelOp>(createTileAnchorMmaWaits({options.mmaWaitAnchor}));

@@ -215,7 +215,9 @@ bool runAndReport(const std::string &ptx, const CompileOptions &options,
                       "report it with the input file"
                     : "keep non-wgmma instructions away from the accumulators between a wgmma and "
                       "its wait, and calls out of the mainloop (the runtime refuses a module "
-                      "whose wgmma ptxas serialises)");
+                      "whose wgmma ptxas serialises); in tile source, mmas on different "
+                      "accumulators in the branches of an `if` inside `consume ... inflight(n > "
+                      "0)` do this: make that consume inflight(0), or report the input file");
     ok = false;
   };
   std::vector<PtxasAdvisory> found = findPtxasAdvisories(run.log);

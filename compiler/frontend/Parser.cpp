@@ -339,8 +339,7 @@ TypeSyntax Parser::parseType() {
     if (k == ScalarKind::I1 || (lanes != 2 && lanes != 4 && lanes != 8) ||
         (bytes != 4 && bytes != 8 && bytes != 16))
       fail(n.loc, "no vector of " + n.text + " " + scalarName(k) + " elements",
-           "a vector has 2, 4 or 8 elements of 4, 8 or 16 bytes in all (vec<f32, 4>, f16x2, "
-           "vec<f16, 8>, vec<i8, 4>); i1 has no vector form");
+           vectorShapeHint(k));
     return {v.loc, Type::vector(k, (int)lanes), elem.typeParam};
   }
   if (atIdent("ptr")) {

@@ -555,7 +555,11 @@ void Sema::checkAssign(AssignStmt &s) {
     return;
   }
   if (auto *v = s.target->as<VarRefExpr>()) {
+    assigningVar_ = s.op == AssignOp::Assign; // `x op= v` reads x too
     target = infer(s.target);
+    assigningVar_ = false;
+    if (v->decl)
+      noteRoleVarUse(v->decl, v->loc, /*write=*/true);
     // A type parameter: infer said it is not a value.
     if (v->decl && v->decl->kind != DeclKind::Var && v->decl->kind != DeclKind::TypeParam) {
       error(v->loc,

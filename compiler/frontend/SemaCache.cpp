@@ -139,7 +139,8 @@ bool Sema::takeMemoryHints(CallExpr &e) {
         ok = false;
       } else if (*v != 2 && *v != 4 && *v != 8) {
         error(na.valueLoc, "vector = " + std::to_string(*v) + " is not a vector width",
-              "ld.v2/ld.v4 move 2 or 4 elements (8 for 16-bit ones): write vector = 2, 4 or 8");
+              "ld.vN moves 2, 4 or 8 elements of 4, 8 or 16 bytes in all: vector = 4 or 8 for "
+              "1-byte elements, 2, 4 or 8 for 2-byte, 2 or 4 for 4-byte, 2 for 8-byte ones");
         ok = false;
       } else {
         e.hints.vector = (int)*v;

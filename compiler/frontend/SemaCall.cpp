@@ -21,10 +21,19 @@ bool Sema::checkArgCount(CallExpr &e, size_t min, size_t max) {
     return true;
   std::string want =
       min == max ? std::to_string(min) : std::to_string(min) + " or " + std::to_string(max);
+  // The hint writes the call's form (a porter's habit, `wait(bar, phase)`,
+  // meets the one tile takes); the same table names every builtin.
+  Builtin b = builtinFromName(e.callee);
+  std::string signature = b == Builtin::Unknown ? "" : builtinSignature(b);
   error(e.loc,
         "'" + e.callee + "' takes " + want + " argument" + (max == 1 && min == 1 ? "" : "s") +
             ", got " + std::to_string(n),
-        "see docs/reference/builtins.md for the builtin's signature");
+        signature.empty() ? "see docs/reference/builtins.md for the builtin's signature"
+                          : "write `" + signature.substr(0, signature.find(" (")) + "`" +
+                                (signature.find(" (") == std::string::npos
+                                     ? std::string()
+                                     : signature.substr(signature.find(" ("))) +
+                                " (docs/reference/builtins.md)");
   for (ExprPtr &a : e.args) // still resolve names so uses are annotated
     resolveOnly(a);
   return false;
@@ -512,16 +521,18 @@ Type Sema::checkMemoryCall(CallExpr &e) {
     ScalarKind k = elem.scalar;
     if (isAtomic(b)) {
       // u32/u64: atom.min.u32 / atom.max.u64 compare unsigned; f64 add is
-      // atom.add.f64 (sm_60+).
+      // atom.add.f64 (sm_60+), f16 and bf16 add atom.add.noftz.f16 (sm_70+)
+      // and .bf16 (sm_90).
+      bool floatAdd = k == ScalarKind::F32 || k == ScalarKind::F64 || k == ScalarKind::F16 ||
+                      k == ScalarKind::BF16;
       bool typeOk = k == ScalarKind::I32 || k == ScalarKind::I64 || k == ScalarKind::U32 ||
-                    k == ScalarKind::U64 ||
-                    ((k == ScalarKind::F32 || k == ScalarKind::F64) && b == Builtin::AtomicAdd);
+                    k == ScalarKind::U64 || (floatAdd && b == Builtin::AtomicAdd);
       if (!typeOk) {
         error(loc->loc, e.callee + " does not support elements of type " + elem.str(),
               b == Builtin::AtomicAdd
-                  ? "atomics take i32, i64, u32, u64, f32 or f64 elements"
-                  : "this atomic takes i32, i64, u32 or u64 elements (f32 and f64 support "
-                    "atomic_add only)");
+                  ? "atomics take i32, i64, u32, u64, f16, bf16, f32 or f64 elements"
+                  : "this atomic takes i32, i64, u32 or u64 elements (f16, bf16, f32 and f64 "
+                    "support atomic_add only)");
         ok = false;
       }
     }

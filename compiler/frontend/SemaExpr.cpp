@@ -60,8 +60,11 @@ Type Sema::infer(ExprPtr &ep) {
       break;
     }
     v.decl = lookup(v.name);
-    if (v.decl)
+    if (v.decl) {
       readDecls_.insert(v.decl);
+      if (!assigningVar_)
+        noteRoleVarUse(v.decl, v.loc, /*write=*/false);
+    }
     if (!v.decl) {
       if (builtinFromName(v.name) != Builtin::Unknown)
         error(v.loc, "'" + v.name + "' is a builtin function, not a value",

@@ -360,7 +360,10 @@ Type Sema::checkLoadPerCol(CallExpr &e) {
     return Type::invalid();
   bool row = e.builtin == Builtin::LoadPerRow;
   bool fits = true;
-  if (isValueElementKind(p.scalar) &&
+  // Values (f32, f16, bf16) or i32 indices (a row's label or length,
+  // compared with frag_col / frag_row): the per_row / per_col element types.
+  bool loadable = isValueElementKind(p.scalar) || p.scalar == ScalarKind::I32;
+  if (loadable &&
       sharedArrayAsPointer(*e.args[0], p, row ? frag.dims[0] : frag.dims[1], fits)) {
     if (!fits)
       return Type::invalid();
@@ -368,10 +371,11 @@ Type Sema::checkLoadPerCol(CallExpr &e) {
     return row ? Type::perRow(p.scalar, frag.dims[0]) : Type::perCol(p.scalar, frag.dims[1]);
   }
   if (!p.isPointer() || (p.space != AddressSpace::Global && p.space != AddressSpace::Shared) ||
-      !isValueElementKind(p.scalar)) {
+      !loadable) {
     error(e.args[0]->loc,
           "'" + e.callee + "' reads " + (row ? "consecutive values" : "a row") +
-              " of f32, f16 or bf16 through a global or shared pointer or a 1-D shared array, "
+              " of f32, f16, bf16 or i32 through a global or shared pointer or a 1-D shared "
+              "array, "
               "found " + p.str(),
           row ? "pass the first row's element, e.g. `load_per_row(scale + m0, acc)` with scale a "
                 "ptr<f32, global>"

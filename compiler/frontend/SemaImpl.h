@@ -44,7 +44,6 @@ std::string elementAccessHint(const Type &base, const std::string &fallback);
 
 /// Whether vec<k, n> exists: 2, 4 or 8 elements, 4, 8 or 16 bytes, no i1
 /// (SemaVector.cpp).
-bool vectorShapeOk(ScalarKind k, int64_t n);
 
 /// Why the `const` or compile-time parameter `c`, written as a count of
 /// `what` (a tensor extent, a semaphore count), is no integer from 1 to
@@ -346,6 +345,18 @@ public:
   std::unordered_map<const Decl *, const ExprAST *> boundValues_;
   /// Declarations some expression read (VarRefExpr resolved to them).
   std::unordered_set<const Decl *> readDecls_;
+  /// Inside a warpgroups block: the first read and the first assignment of
+  /// each `var` (declared before the block) per role. A role that reads a
+  /// `var` another role assigns reads its own copy (every thread has one):
+  /// warnVarsAcrossRoles, after the block. assigningVar_: checkAssign's
+  /// target is a write, not a read.
+  std::unordered_map<const Decl *, std::vector<std::pair<const RoleAST *, Location>>> roleVarReads_,
+      roleVarWrites_;
+  std::vector<const Decl *> roleVarOrder_; // the vars above, first use first
+  bool assigningVar_ = false;
+  std::set<std::pair<int, int>> roleVarWarned_;
+  void noteRoleVarUse(const Decl *d, Location loc, bool write);
+  void warnVarsAcrossRoles();
   /// noteShadowingLet: each shadowing `let`, the `var` it hides, and the depth
   /// of its scope; shadowWarned_: the positions already warned about (a
   /// function's body is checked at each call, a template at each instance).
@@ -536,11 +547,13 @@ public:
     struct Async {
       CallExpr *call;
       Block *block;
+      bool oneThread; // under a one-thread guard (as a copy_async must be)
     };
     std::vector<Async> stores; // store_async completing on it
     bool storeUnknown = false; // a store_async on it whose size is unknown (error)
   };
   std::unordered_map<MBarrierStmt *, MBarrierUses> mbarrierUses_;
+  bool onePeerPerReceiver(const ExprAST &bar);
 
   // Constants, functions, template kernels, local arrays (SemaAbstr.cpp)
   std::unordered_map<std::string, Decl *> globalConsts_; // file-level `const`

@@ -286,6 +286,9 @@ void Sema::checkWarpgroups(WarpgroupsStmt &s, bool kernelTopLevel) {
     }
   }
 
+  roleVarReads_.clear();
+  roleVarWrites_.clear();
+  roleVarOrder_.clear();
   for (auto &r : s.roles) {
     RoleAST *outer = curRole_;
     curRole_ = r.get();
@@ -293,6 +296,52 @@ void Sema::checkWarpgroups(WarpgroupsStmt &s, bool kernelTopLevel) {
     checkBlock(r->body, false);
     popScope();
     curRole_ = outer;
+  }
+  warnVarsAcrossRoles();
+}
+
+void Sema::noteRoleVarUse(const Decl *d, Location loc, bool write) {
+  // Only a `var` declared before the block is visible in two roles (a
+  // function's body sees its parameters only).
+  if (!curRole_ || d->kind != DeclKind::Var)
+    return;
+  if (!roleVarReads_.count(d) && !roleVarWrites_.count(d))
+    roleVarOrder_.push_back(d);
+  auto &uses = (write ? roleVarWrites_ : roleVarReads_)[d];
+  for (const auto &u : uses)
+    if (u.first == curRole_)
+      return;
+  uses.push_back({curRole_, loc});
+}
+
+void Sema::warnVarsAcrossRoles() {
+  for (const Decl *decl : roleVarOrder_) {
+    auto w = roleVarWrites_.find(decl);
+    if (w == roleVarWrites_.end())
+      continue;
+    for (const auto &[reader, readLoc] : roleVarReads_[decl]) {
+      bool readerWrites = false;
+      const std::pair<const RoleAST *, Location> *other = nullptr;
+      for (const auto &write : w->second) {
+        if (write.first == reader)
+          readerWrites = true;
+        else if (!other)
+          other = &write;
+      }
+      if (readerWrites || !other || !roleVarWarned_.insert({readLoc.line, readLoc.col}).second)
+        continue;
+      diags_.warning(readLoc,
+                     "'" + decl->name + "' is assigned in role '" + other->first->name +
+                         "' but read in role '" + reader->name +
+                         "': every thread has its own copy of a `var`, so role '" + reader->name +
+                         "' reads its own value, never role '" + other->first->name + "''s",
+                     "pass values between roles through shared memory: role '" +
+                         other->first->name +
+                         "' stores them, then arrives on an mbarrier that role '" + reader->name +
+                         "' waits on before reading (docs/guide/4-roles.md)");
+      diags_.note(other->second, "'" + decl->name + "' is assigned here, in role '" +
+                                     other->first->name + "'");
+    }
   }
 }
 
@@ -364,7 +413,30 @@ struct ArrivalSite {
   const CallExpr *call;
   const RoleAST *role; // nullptr: outside roles (every thread of the CTA may run it)
   bool inLoop;         // may run more than once per thread
+  bool everyThread = false; // a statement of the kernel's (role's) top level that no
+                            // return before it skips: every thread of it runs it once
 };
+
+bool containsReturn(const Block &block);
+bool containsReturn(const StmtAST &s) {
+  if (s.is<ReturnStmt>())
+    return true;
+  if (auto *i = s.as<IfStmt>())
+    return containsReturn(i->thenBody) || containsReturn(i->elseBody);
+  if (auto *w = s.as<WhileStmt>())
+    return containsReturn(w->body);
+  if (auto *f = s.as<ForStmt>())
+    return containsReturn(f->body);
+  if (auto *r = s.as<RingAccessStmt>())
+    return containsReturn(r->body);
+  return false;
+}
+bool containsReturn(const Block &block) {
+  for (const StmtPtr &s : block)
+    if (containsReturn(*s))
+      return true;
+  return false;
+}
 
 void collectArrivals(const ExprAST &e, const RoleAST *role, bool inLoop,
                      std::vector<ArrivalSite> &out) {
@@ -384,13 +456,19 @@ void collectArrivals(const ExprAST &e, const RoleAST *role, bool inLoop,
 }
 
 void collectArrivals(const Block &block, const RoleAST *role, bool inLoop,
-                     std::vector<ArrivalSite> &out) {
+                     std::vector<ArrivalSite> &out, bool topLevel = false) {
+  bool returned = false; // a statement before this one may return
   for (const StmtPtr &sp : block) {
     const StmtAST &s = *sp;
+    bool every = topLevel && !inLoop && !returned;
+    returned = returned || containsReturn(s);
     if (auto *l = s.as<LetStmt>()) {
       collectArrivals(*l->init, role, inLoop, out);
     } else if (auto *x = s.as<ExprStmtAST>()) {
+      size_t first = out.size();
       collectArrivals(*x->expr, role, inLoop, out);
+      if (every && out.size() == first + 1 && out.back().call == x->expr.get())
+        out.back().everyThread = true;
     } else if (auto *a = s.as<AssignStmt>()) {
       collectArrivals(*a->value, role, inLoop, out);
     } else if (auto *i = s.as<IfStmt>()) {
@@ -404,7 +482,7 @@ void collectArrivals(const Block &block, const RoleAST *role, bool inLoop,
       collectArrivals(f->body, role, true, out);
     } else if (auto *g = s.as<WarpgroupsStmt>()) {
       for (const auto &r : g->roles)
-        collectArrivals(r->body, r.get(), inLoop, out);
+        collectArrivals(r->body, r.get(), inLoop, out, every);
     }
   }
 }
@@ -418,7 +496,7 @@ void collectArrivals(const Block &block, const RoleAST *role, bool inLoop,
 void Sema::checkMBarrierArrivalCounts() {
   KernelAST &k = *kernel_;
   std::vector<ArrivalSite> sites;
-  collectArrivals(k.body, nullptr, false, sites);
+  collectArrivals(k.body, nullptr, false, sites, /*topLevel=*/true);
   int64_t blockThreads =
       k.threads.present ? (int64_t)k.threads.dims[0] * k.threads.dims[1] * k.threads.dims[2] : 0;
   int64_t clusterSize = 1;
@@ -430,6 +508,33 @@ void Sema::checkMBarrierArrivalCounts() {
     auto uses = mbarrierUses_.find(m);
     if (!m->constantCount || uses == mbarrierUses_.end() || uses->second.waits.empty())
       continue;
+    // The converse: an arrive every thread of the block (of a role) runs
+    // once, on this CTA's mbarrier, makes at least that many arrivals; more
+    // than a phase takes complete a phase before the others arrived, so a
+    // wait on it returns early and orders nothing (CUDA's `barrier
+    // bar(1)` arrived on by the whole block).
+    for (const ArrivalSite &site : sites) {
+      int64_t threads = site.role ? site.role->threads() : blockThreads;
+      if (!site.everyThread || site.call->args.empty() ||
+          mbarrierDeclOf(*site.call->args[0]) != m || site.call->space == AddressSpace::Cluster ||
+          threads <= *m->constantCount || m->arraySize)
+        continue;
+      std::string who = site.role ? "the " + std::to_string(threads) + " threads of role '" +
+                                        site.role->name + "'"
+                                  : "the " + std::to_string(threads) + " threads of the block";
+      error(site.call->loc,
+            "'" + site.call->callee + "' on '" + m->decl->name + "' runs once in each of " + who +
+                ", but '" + m->decl->name + "' completes a phase with " +
+                std::to_string(*m->constantCount) + " arrival" +
+                (*m->constantCount == 1 ? "" : "s") +
+                ": the phase completes before the others arrive, so a wait on it orders nothing",
+            "count every arriving thread (`mbarrier(" + std::to_string(threads) +
+                ")`), or arrive from one thread after the others are done (`sync_threads()`, "
+                "then `if thread_id() == 0 { arrive(" +
+                m->decl->name + ") }`)");
+      diags_.note(m->decl->loc, "'" + m->decl->name + "' is declared here");
+      break;
+    }
     int64_t bound = 0;
     bool bounded = true;
     std::vector<const ArrivalSite *> mine;

@@ -255,7 +255,7 @@ Type Sema::checkStoreAsync(CallExpr &e) {
     MBarrierUses &u = mbarrierUses_[d];
     u.arrived = true;
     if (ok)
-      u.stores.push_back({&e, curBlock_});
+      u.stores.push_back({&e, curBlock_, inSingleThread()});
     else
       u.storeUnknown = true;
   }
@@ -433,6 +433,53 @@ Type Sema::checkFenceCall(CallExpr &e) {
   return ok ? Type::voidTy() : Type::invalid();
 }
 
+/// Whether `remote(b, r)` names a different CTA for every sender rank of
+/// the kernel's static cluster (r a function of the rank the checker can
+/// evaluate, e.g. `cluster_rank() ^ 1`): then each CTA's mbarrier receives
+/// from one CTA at most. A constant rank (every CTA stores into one), a
+/// rank that depends on run-time values, or a dynamic cluster: false.
+bool Sema::onePeerPerReceiver(const ExprAST &bar) {
+  auto *remote = bar.as<CallExpr>();
+  if (!remote || remote->builtin != Builtin::Remote || remote->args.size() != 2 ||
+      kernel_->cluster.kind != ClusterAttr::Static)
+    return false;
+  int64_t ranks = cluster::ctaCount(kernel_->cluster.dims);
+  if (!cluster::isLegalSize(ranks))
+    return false;
+  int64_t rank = 0;
+  ConstantLeaf leaf = [&](const ExprAST &e) -> std::optional<int64_t> {
+    const ExprAST &v = boundValue(e);
+    if (&v != &e) { // a `let`: its value
+      bool overflow = false;
+      std::optional<int64_t> r = foldConstant(v, overflow, &leaf);
+      return overflow ? std::nullopt : r;
+    }
+    auto *c = e.as<CallExpr>();
+    if (!c)
+      return std::nullopt;
+    switch (c->builtin) {
+    case Builtin::ClusterRank:
+      return rank;
+    case Builtin::ClusterSize:
+      return ranks;
+    case Builtin::ClusterDim:
+      return kernel_->cluster.dims[c->axis];
+    case Builtin::BlockInCluster:
+      return cluster::coordinate(kernel_->cluster.dims, rank, c->axis);
+    default:
+      return std::nullopt;
+    }
+  };
+  std::set<int64_t> targets;
+  for (rank = 0; rank < ranks; ++rank) {
+    bool overflow = false;
+    std::optional<int64_t> t = foldConstant(*remote->args[1], overflow, &leaf);
+    if (!t || overflow || !targets.insert(*t).second)
+      return false;
+  }
+  return true;
+}
+
 void Sema::checkMBarrierUses() {
   for (MBarrierStmt *m : kernel_->mbarriers) {
     auto it = mbarrierUses_.find(m);
@@ -471,6 +518,14 @@ void Sema::checkMBarrierUses() {
           same.push_back(&st);
       }
       if (unknown || same.empty())
+        continue;
+      // One phase receives each statement's bytes once only when one thread
+      // runs it and one CTA sends to each receiver: several threads, or
+      // several CTAs storing into one CTA (`remote(full, 0)` from every
+      // rank of a cluster reduction), deliver it several times per phase.
+      if (!std::all_of(same.begin(), same.end(), [&](const MBarrierUses::Async *st) {
+            return st->oneThread && onePeerPerReceiver(*st->call->args[2]);
+          }))
         continue;
       int64_t delivered = 0;
       bool sameBlock = true;

@@ -425,6 +425,13 @@ Type Sema::checkDimCall(CallExpr &e) {
   return Type::i32();
 }
 
+namespace {
+constexpr const char *kTilePerStageHint =
+    "a TMA tile has its own (swizzled) layout, so each stage is a tile of its own: a ring, "
+    "`let r = pipeline[3] { a: shared<T>[R, C] }`, whose stage `s.a` produce fills, or one "
+    "`let t0 = shared<T>[R, C]` per stage";
+} // namespace
+
 Type Sema::checkTmaCall(CallExpr &e) {
   namespace T = ::tile::target;
   if (e.builtin == Builtin::Dim)
@@ -463,6 +470,34 @@ Type Sema::checkTmaCall(CallExpr &e) {
   }
   // Which side is the tensor: copy_async(TILE, A[..], BAR) or copy_async(A[..], TILE).
   bool isStore = e.args[0]->is<IndexExpr>();
+  // An element of a shared array where the tile goes, with the tensor box
+  // second (`copy_async(tiles[s], A[r, 0], full[s])`, a stage picked from an
+  // n-D array as a CUDA port picks `&smem[s][0][0]`): a load into part of
+  // an array, which TMA cannot address (a tile has its own swizzled layout),
+  // not a store.
+  auto namesTensor = [&](const ExprAST &x) {
+    auto *ix = x.as<IndexExpr>();
+    auto *ref = ix ? ix->base->as<VarRefExpr>() : nullptr;
+    const Decl *d = ref ? lookup(ref->name) : nullptr;
+    return (d && d->type.isTensor()) ||
+           (ix && ix->base->is<CallExpr>() && ix->base->as<CallExpr>()->callee == "peer");
+  };
+  if (isStore && !namesTensor(*e.args[0]) && namesTensor(*e.args[1])) {
+    auto *ix = e.args[0]->as<IndexExpr>();
+    auto *ref = ix->base->as<VarRefExpr>();
+    std::string name = ref ? ref->name : "the array";
+    error(e.args[0]->loc,
+          "copy_async loads into a whole shared tile, not an element or a part of '" + name + "'",
+          kTilePerStageHint);
+    // The rest resolved without cascades: the box, the indices, the mbarrier.
+    checkTensorRef(e.args[1], e);
+    for (ExprPtr &m : ix->moreIndices)
+      resolveOnly(m);
+    resolveOnly(ix->index);
+    if (e.args.size() == 3)
+      checkMBarrierOperand(e, 2, true);
+    return Type::invalid();
+  }
   e.tma.isStore = isStore;
   if (isStore && e.args.size() != 2) {
     error(e.loc, "a TMA store takes no mbarrier", "write `copy_async(A[c0, c1], TILE)`");
@@ -487,8 +522,16 @@ Type Sema::checkTmaCall(CallExpr &e) {
   SharedArrayStmt *tile = tileRef && tileRef->decl ? tileRef->decl->array : nullptr;
   if (!tileTy.isInvalid() &&
       (!tile || tileTy.kind != Type::SharedArray || tileRef->decl->kind != DeclKind::SharedArray)) {
-    error(tileArg->loc, "copy_async needs a shared tile, found " + tileTy.str(),
-          "declare the tile at the top of the kernel: `let t = shared<T>[R, C]`");
+    auto *part = tileArg->as<IndexExpr>();
+    auto *partOf = part ? part->base->as<VarRefExpr>() : nullptr;
+    if (partOf)
+      error(tileArg->loc,
+            std::string("copy_async ") + (isStore ? "stores" : "loads into") +
+                " a whole shared tile, not an element or a part of '" + partOf->name + "'",
+            kTilePerStageHint);
+    else
+      error(tileArg->loc, "copy_async needs a shared tile, found " + tileTy.str(),
+            "declare the tile at the top of the kernel: `let t = shared<T>[R, C]`");
     ok = false;
     tile = nullptr;
   }

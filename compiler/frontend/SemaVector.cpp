@@ -13,24 +13,13 @@
 
 namespace tile::frontend {
 
-bool vectorShapeOk(ScalarKind k, int64_t n) {
-  int64_t bytes = n * byteSize(k);
-  return k != ScalarKind::I1 && (n == 2 || n == 4 || n == 8) &&
-         (bytes == 4 || bytes == 8 || bytes == 16);
-}
-
-static std::string vectorShapeHint() {
-  return "a vector has 2, 4 or 8 elements of 4, 8 or 16 bytes in all (vec<f32, 4>, "
-         "vec<i32, 2>, f16x2, vec<f16, 8>, vec<i8, 4>); i1 has no vector form";
-}
-
 bool Sema::checkVectorShape(const Location &loc, ScalarKind k, int64_t n) {
   if (vectorShapeOk(k, n))
     return true;
   error(loc,
         "no vector of " + std::to_string(n) + " " + scalarName(k) + " element" +
             (n == 1 ? "" : "s") + " (" + std::to_string(n * byteSize(k)) + " bytes)",
-        vectorShapeHint());
+        vectorShapeHint(k));
   return false;
 }
 
@@ -89,7 +78,9 @@ Type Sema::checkVectorElements(std::vector<ExprPtr> &elems, const Location &loc,
   if (bad)
     return Type::invalid();
   if (!elem.isScalar()) {
-    error(loc, "a vector holds scalars, not " + elem.str(), vectorShapeHint());
+    error(loc, "a vector holds scalars, not " + elem.str(),
+          "a vector has 2, 4 or 8 scalar elements of 4, 8 or 16 bytes in all (vec<f32, 4>, "
+          "vec<i32, 2>, f16x2, vec<f16, 8>, vec<i8, 4>)");
     return Type::invalid();
   }
   if (!checkVectorShape(loc, elem.scalar, n))

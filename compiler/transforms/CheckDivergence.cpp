@@ -58,14 +58,20 @@ namespace {
 /// The decision reads a value loaded from memory (not a `var`'s slot, not
 /// read-only data) at an address as uniform as the construct needs: a
 /// porter's `if m0 < offsets[g]` around an mma or a barrier. Such a load is
-/// divergent even though every thread reads one address; `cache = nc` says
-/// nothing writes it (Uniformity.cpp), which the hint offers.
-bool decidedByMemoryLoad(Operation *decision, const UniformityAnalysis &uniformity,
-                         u::Level tolerated) {
+/// divergent even though every thread reads one address. From global
+/// memory, `cache = nc` says nothing writes it (Uniformity.cpp), which the
+/// hint offers; shared memory takes no `cache =` (memory.md), so a value
+/// broadcast through a shared array (one thread writes it, every thread
+/// reads it after a barrier) gets a hint that says so instead.
+enum class LoadedFrom { None, Global, Shared };
+
+LoadedFrom decidedByMemoryLoad(Operation *decision, const UniformityAnalysis &uniformity,
+                               u::Level tolerated) {
   if (!decision)
-    return false;
+    return LoadedFrom::None;
   SmallVector<Value> work(decision->getOperands().begin(), decision->getOperands().end());
   llvm::SmallPtrSet<Operation *, 32> seen;
+  LoadedFrom found = LoadedFrom::None;
   while (!work.empty() && seen.size() < 256) {
     Operation *def = work.pop_back_val().getDefiningOp();
     if (!def || !seen.insert(def).second)
@@ -73,18 +79,38 @@ bool decidedByMemoryLoad(Operation *decision, const UniformityAnalysis &uniformi
     if (auto load = dyn_cast<LoadOp>(def)) {
       Operation *slot = load.getPtr().getDefiningOp();
       if (!isa_and_nonnull<LocalVarOp>(slot) && load.getCache() != CacheOp::nc &&
-          uniformity.levelOf(load.getPtr()) <= tolerated)
-        return true;
+          uniformity.levelOf(load.getPtr()) <= tolerated) {
+        if (cast<PtrType>(load.getPtr().getType()).getSpace() == AddressSpace::global)
+          return LoadedFrom::Global;
+        found = LoadedFrom::Shared;
+      }
       continue;
     }
     work.append(def->getOperands().begin(), def->getOperands().end());
   }
-  return false;
+  return found;
 }
 
 constexpr const char *kReadOnlyHint =
     "; a value every thread loads from one address is uniform when it is read-only data: "
     "`load(p[i], cache = nc)`";
+constexpr const char *kSharedLoadHint =
+    "; a value read from shared memory is not known to be the same in every thread (another "
+    "thread may write it between the barrier and the read), and shared memory takes no "
+    "`cache = nc`: decide on values every thread computes (block ids, parameters, loop "
+    "counters), or on `load(p[i], cache = nc)` of global data nothing writes";
+
+const char *loadHint(LoadedFrom from) {
+  switch (from) {
+  case LoadedFrom::Global:
+    return kReadOnlyHint;
+  case LoadedFrom::Shared:
+    return kSharedLoadHint;
+  case LoadedFrom::None:
+    break;
+  }
+  return "";
+}
 
 /// What a construct needs of the control that reaches it.
 enum class Rule {
@@ -203,9 +229,9 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
   void judge(Operation *op, const Construct &c, const UniformityAnalysis &uniformity) {
     auto role = op->getParentOfType<RoleOp>();
     Divergence control = uniformity.controlDivergence(op, role);
-    bool loaded = decidedByMemoryLoad(control.decision, uniformity,
-                                      c.rule == Rule::Warpgroup ? u::kWarpgroupCollectiveMax
-                                                                : u::kCtaBarrierMax);
+    const char *loaded = loadHint(decidedByMemoryLoad(
+        control.decision, uniformity,
+        c.rule == Rule::Warpgroup ? u::kWarpgroupCollectiveMax : u::kCtaBarrierMax));
     auto report = [&](bool error, const Twine &message, const Twine &hint, const Twine &note) {
       // One source construct may be several ops (a role's TMA store: the
       // barrier before and after its copy, the elected thread that issues
@@ -257,7 +283,7 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
                     Twine("put the condition outside the warpgroup (a role, a loop bound the "
                           "whole warpgroup shares, `if warpgroup_rank() == 0`), not on thread or "
                           "warp ids") +
-                        (loaded ? kReadOnlyHint : ""),
+                        loaded,
                     "this decision differs within a warpgroup");
     case Rule::Turn:
       if (control.level <= u::kCtaBarrierMax)
@@ -294,7 +320,7 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
                         "deadlock the others",
                     Twine("move it where every thread of the block reaches it; here it is the "
                           "non-aligned barrier.sync") +
-                        (loaded ? kReadOnlyHint : ""),
+                        loaded,
                     "this decision differs between " + between);
     }
     case Rule::ClusterBarrier: {

@@ -68,8 +68,8 @@ LogicalResult FragCoordOp::verify() {
 
 /// load_per_col / load_per_row: the pointer's elements are the result's.
 static LogicalResult verifyDistributedLoad(Operation *op, PtrType ptr, Type elem) {
-  if (!elem.isF32() && !elem.isF16() && !elem.isBF16())
-    return op->emitOpError("loads f32, f16 or bf16 elements");
+  if (!elem.isF32() && !elem.isF16() && !elem.isBF16() && !elem.isInteger(32))
+    return op->emitOpError("loads f32, f16, bf16 or i32 elements");
   if (ptr.getElementType() != elem)
     return op->emitOpError("loads elements of the result's type");
   if (ptr.getSpace() != AddressSpace::global && ptr.getSpace() != AddressSpace::shared)

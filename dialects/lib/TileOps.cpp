@@ -310,6 +310,8 @@ LogicalResult AtomicRMWOp::verify() {
   if (isa<FloatType>(getValue().getType()) && getKind() != AtomicKind::add &&
       getKind() != AtomicKind::exch)
     return emitOpError("floating-point atomics support only add and exch");
+  if (getValue().getType().getIntOrFloatBitWidth() == 16 && getKind() != AtomicKind::add)
+    return emitOpError("f16 and bf16 atomics support only add");
   return success();
 }
 

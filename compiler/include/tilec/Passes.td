@@ -205,6 +205,26 @@ def TileCheckDivergence : Pass<"tile-check-divergence", "::mlir::tile::KernelOp"
   }];
 }
 
+def TileCheckSpinLoops : Pass<"tile-check-spin-loops", "::mlir::tile::KernelOp"> {
+  let summary = "warn at a plain read a loop waits on, and at a plain store to a flag read with acquire";
+  let description = [{
+    A loop (an scf.while: `while`, or a loop with `break`/`continue`) that
+    has no effect another thread could see or that orders memory (no store
+    to global or shared memory, atomic, ordered load, barrier, fence,
+    mbarrier operation or copy) and whose exit depends, directly or through
+    `var`s and the conditions of `break`, on a plain (weak) read of global or
+    shared memory at an address the loop does not change: the compiler may
+    read it once (or erase the effect-free loop), so the loop never sees
+    another thread's store. A warning at the read whose hint is the ordered
+    load. Runs before the canonicalizer, which would erase the loop. Also
+    the other half of such a wait: a plain store to a location (a parameter
+    or shared array at a constant element) that the kernel reads with an
+    acquire load and writes with no ordered store or atomic releases
+    nothing; a warning at the store whose hint is the release store.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def TileTestUniformity : Pass<"tile-test-uniformity", "::mlir::tile::KernelOp"> {
   let summary = "test: report the uniformity analysis's levels as remarks";
   let description = [{

@@ -70,9 +70,9 @@ tile.kernel @load_per_row_type(%p: !tile.ptr<f16, global>, %t: i32) {
 
 // -----
 
-tile.kernel @load_per_row_elem(%p: !tile.ptr<i32, global>, %t: i32) {
-  // expected-error @+1 {{loads f32, f16 or bf16 elements}}
-  %c = tile.load_per_row %p, %t : !tile.ptr<i32, global> -> !tile.per_row<64xi32>
+tile.kernel @load_per_row_elem(%p: !tile.ptr<i8, global>, %t: i32) {
+  // expected-error @+1 {{loads f32, f16, bf16 or i32 elements}}
+  %c = tile.load_per_row %p, %t : !tile.ptr<i8, global> -> !tile.per_row<64xi1>
   tile.return
 }
 

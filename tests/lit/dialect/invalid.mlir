@@ -62,6 +62,14 @@ tile.kernel @float_min(%p: !tile.ptr<f32, global>, %v: f32) {
 
 // -----
 
+tile.kernel @half_exch(%p: !tile.ptr<bf16, global>, %v: bf16) {
+  // expected-error @+1 {{f16 and bf16 atomics support only add}}
+  %x = tile.atomic_rmw exch %p, %v : !tile.ptr<bf16, global>, bf16
+  tile.return
+}
+
+// -----
+
 tile.kernel @alloc_in_loop(%n: i32) {
   %c = arith.constant true
   scf.if %c {
@@ -299,7 +307,7 @@ tile.kernel @local_atomic(%v: i32) {
 // -----
 
 tile.kernel @atomic_i16(%p: !tile.ptr<i16, global>, %v: i16) {
-  // expected-error @+1 {{operand #1 must be 32-bit signless integer or 64-bit signless integer or 32-bit float}}
+  // expected-error @+1 {{operand #1 must be 32-bit signless integer or 64-bit signless integer or 16-bit float or bfloat16 type or 32-bit float}}
   %x = tile.atomic_rmw add %p, %v : !tile.ptr<i16, global>, i16
   tile.return
 }

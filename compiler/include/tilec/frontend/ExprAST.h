@@ -252,6 +252,9 @@ enum class Builtin {
 /// Rows, Trans: views of a shared tile that only mma (and store) take.
 bool isTileViewBuiltin(Builtin b);
 const char *builtinName(Builtin b);
+/// The builtin's call form as docs/reference/builtins.md writes it (an
+/// arity error's hint), e.g. `arrive(B[, order =, scope =])`.
+const char *builtinSignature(Builtin b);
 Builtin builtinFromName(const std::string &name);
 /// A keyword of another language that users try (break, fn, elif, const,
 /// switch, null, ...): what tile has instead.

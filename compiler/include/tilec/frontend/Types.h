@@ -37,6 +37,10 @@ bool isFp8Kind(ScalarKind k);      // e4m3, e5m2
 bool isUnsignedKind(ScalarKind k); // u8..u64 (i1 is neither signed nor unsigned)
 unsigned bitWidth(ScalarKind k);   // i1 -> 1
 unsigned byteSize(ScalarKind k);   // i1 -> 1 (stored as a byte)
+/// Whether vec<k, n> exists: 2, 4 or 8 elements of 4, 8 or 16 bytes in all, no i1.
+bool vectorShapeOk(ScalarKind k, int64_t n);
+/// The vectors of element type k, written out (the hint of a shape that does not exist).
+std::string vectorShapeHint(ScalarKind k);
 
 // Float literals (FloatLiterals.cpp): exact round-to-nearest-even into
 // f16/bf16/f32 through a round-to-odd double.

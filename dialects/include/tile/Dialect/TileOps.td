@@ -21,6 +21,8 @@ def Tile_Scalar : AnyTypeOf<[Tile_Int, F16, BF16, F32, F64, F8E4M3FN, F8E5M2]>;
 // memory (a `var` that holds a pointer).
 def Tile_Value : AnyTypeOf<[Tile_Int, F16, BF16, F32, F64, F8E4M3FN, F8E5M2, Tile_PtrType]>;
 def Tile_AtomicValue : AnyTypeOf<[I32, I64, F32, F64]>;
+// atom/red.add.noftz.f16 (sm_70) and .bf16 (sm_90): the 16-bit floats add only.
+def Tile_AtomicRMWValue : AnyTypeOf<[I32, I64, F16, BF16, F32, F64]>;
 // A vector of 2, 4 or 8 elements moved by one ld/st.vN (4, 8 or 16 bytes;
 // the byte rule is the verifier's).
 def Tile_Vector : FixedVectorOfLengthAndType<[2, 4, 8], [I8, I16, I32, I64, F16, BF16, F32, F64,
@@ -216,10 +218,10 @@ def Tile_CreatePolicyOp : Tile_Op<"create_policy", [Pure]> {
 def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [AllTypesMatch<["value", "result"]>,
     Tile_MemoryAccessOpInterface]> {
   let summary = "atomic read-modify-write (PTX atom, or red when the result is unused)";
-  let arguments = (ins Tile_AtomicKindAttr:$kind, Arg<Tile_PtrType, "", [MemRead, MemWrite]>:$ptr, Tile_AtomicValue:$value,
+  let arguments = (ins Tile_AtomicKindAttr:$kind, Arg<Tile_PtrType, "", [MemRead, MemWrite]>:$ptr, Tile_AtomicRMWValue:$value,
                        DefaultValuedAttr<Tile_MemoryOrderAttr, "MemoryOrder::relaxed">:$order,
                        DefaultValuedAttr<Tile_MemoryScopeAttr, "MemoryScope::gpu">:$scope);
-  let results = (outs Tile_AtomicValue:$result);
+  let results = (outs Tile_AtomicRMWValue:$result);
   let assemblyFormat = "$kind $ptr `,` $value attr-dict `:` qualified(type($ptr)) `,` type($value)";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
