@@ -433,6 +433,27 @@ Type Sema::checkFenceCall(CallExpr &e) {
   return ok ? Type::voidTy() : Type::invalid();
 }
 
+namespace {
+/// cluster_rank(), cluster_size(), cluster_dim(axis) and block_in_cluster(axis)
+/// in the CTA of rank `rank` of a static cluster of `dims`; nullopt for any
+/// other call.
+std::optional<int64_t> clusterBuiltinAtRank(const CallExpr &c, const std::array<int, 3> &dims,
+                                            int64_t rank) {
+  switch (c.builtin) {
+  case Builtin::ClusterRank:
+    return rank;
+  case Builtin::ClusterSize:
+    return cluster::ctaCount(dims);
+  case Builtin::ClusterDim:
+    return dims[c.axis];
+  case Builtin::BlockInCluster:
+    return cluster::coordinate(dims, rank, c.axis);
+  default:
+    return std::nullopt;
+  }
+}
+} // namespace
+
 /// Whether `remote(b, r)` names a different CTA for every sender rank of
 /// the kernel's static cluster (r a function of the rank the checker can
 /// evaluate, e.g. `cluster_rank() ^ 1`): then each CTA's mbarrier receives
@@ -455,20 +476,7 @@ bool Sema::onePeerPerReceiver(const ExprAST &bar) {
       return overflow ? std::nullopt : r;
     }
     auto *c = e.as<CallExpr>();
-    if (!c)
-      return std::nullopt;
-    switch (c->builtin) {
-    case Builtin::ClusterRank:
-      return rank;
-    case Builtin::ClusterSize:
-      return ranks;
-    case Builtin::ClusterDim:
-      return kernel_->cluster.dims[c->axis];
-    case Builtin::BlockInCluster:
-      return cluster::coordinate(kernel_->cluster.dims, rank, c->axis);
-    default:
-      return std::nullopt;
-    }
+    return c ? clusterBuiltinAtRank(*c, kernel_->cluster.dims, rank) : std::nullopt;
   };
   std::set<int64_t> targets;
   for (rank = 0; rank < ranks; ++rank) {
@@ -599,21 +607,7 @@ void Sema::checkWaitsReachArrivals() {
       return it == lets.end() ? std::nullopt : foldConstant(*it->second, overflow, &leaf);
     }
     auto *c = e.as<CallExpr>();
-    if (!c)
-      return std::nullopt;
-    const auto &d = k.cluster.dims;
-    switch (c->builtin) {
-    case Builtin::ClusterRank:
-      return rank;
-    case Builtin::ClusterSize:
-      return ranks;
-    case Builtin::ClusterDim:
-      return d[c->axis];
-    case Builtin::BlockInCluster:
-      return cluster::coordinate(d, rank, c->axis);
-    default:
-      return std::nullopt;
-    }
+    return c ? clusterBuiltinAtRank(*c, k.cluster.dims, rank) : std::nullopt;
   };
   auto value = [&](const ExprAST &e) {
     bool overflow = false;
