@@ -22,6 +22,16 @@ inline Value i64Const(OpBuilder &b, Location loc, int64_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
 }
 
+/// Float min/max as PTX min/max compute them: a NaN operand is ignored,
+/// signalling ones too (llvm.minimumnum / maximumnum; llvm.minnum selects
+/// the same instruction but constant-folds min(sNaN, x) to NaN).
+inline Value floatMinMax(OpBuilder &b, Location loc, bool isMin, Value x, Value y) {
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, x.getType(), b.getStringAttr(isMin ? "llvm.minimumnum" : "llvm.maximumnum"),
+             ValueRange{x, y})
+      .getResult(0);
+}
+
 /// A tile op without operands or results whose PTX is exactly one NVVM op
 /// without operands (wgmma.fence, cp.async.bulk.commit_group, ...).
 template <typename SourceOp, typename TargetOp>

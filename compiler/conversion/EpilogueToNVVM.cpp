@@ -114,11 +114,11 @@ struct FragArithLowering : ConvertOpToLLVMPattern<FragArithOp> {
       case FragArithKind::div: // never contracted (docs/reference/operators.md "FMA contraction")
         out.push_back(LLVM::FDivOp::create(rewriter, loc, x, y, none));
         break;
-      case FragArithKind::min: // IEEE minNum, as the scalar min
-        out.push_back(LLVM::MinNumOp::create(rewriter, loc, x, y));
+      case FragArithKind::min: // as the scalar min: a NaN operand is ignored
+        out.push_back(floatMinMax(rewriter, loc, /*isMin=*/true, x, y));
         break;
       case FragArithKind::max:
-        out.push_back(LLVM::MaxNumOp::create(rewriter, loc, x, y));
+        out.push_back(floatMinMax(rewriter, loc, /*isMin=*/false, x, y));
         break;
       }
     }

@@ -45,7 +45,7 @@ struct FragReduceLowering : ConvertOpToLLVMPattern<FragReduceOp> {
     SmallVector<Value> regs = unpack(rewriter, loc, adaptor.getValue(), frag.getElementsPerThread());
     auto combine = [&](Value x, Value y) -> Value {
       if (isMax)
-        return LLVM::MaxNumOp::create(rewriter, loc, x, y);
+        return floatMinMax(rewriter, loc, /*isMin=*/false, x, y);
       return LLVM::FAddOp::create(rewriter, loc, x, y);
     };
     DistShape to = *distShape(frag), rows = *distShape(rowType);

@@ -13,7 +13,7 @@
 // CHECK: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
 // CHECK: llvm.insertelement
 // CHECK: llvm.fmul %{{.*}}, %{{.*}} {fastmathFlags = #llvm.fastmath<contract>} : vector<2xf16>
-// CHECK: llvm.intr.maxnum(%{{.*}}, %{{.*}}) : (vector<2xf16>, vector<2xf16>) -> vector<2xf16>
+// CHECK: llvm.call_intrinsic "llvm.maximumnum"(%{{.*}}, %{{.*}}) : (vector<2xf16>, vector<2xf16>) -> vector<2xf16>
 // CHECK: llvm.fpext %{{.*}} : vector<2xf16> to vector<2xf32>
 // CHECK: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
 // PTX-LABEL: .entry packed_math(

@@ -10,11 +10,11 @@
 // shfl.sync.bfly 1 and 2.
 
 // CHECK-LABEL: llvm.func @reduce(
-// CHECK-COUNT-3: llvm.intr.maxnum
+// CHECK-COUNT-3: llvm.call_intrinsic "llvm.maximumnum"
 // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : f32 -> f32
-// CHECK: llvm.intr.maxnum
+// CHECK: llvm.call_intrinsic "llvm.maximumnum"
 // CHECK: nvvm.shfl.sync bfly
-// CHECK: llvm.intr.maxnum
+// CHECK: llvm.call_intrinsic "llvm.maximumnum"
 // CHECK: llvm.fadd
 // PTX-LABEL: .entry reduce(
 // PTX: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
