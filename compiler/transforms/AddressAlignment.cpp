@@ -69,34 +69,108 @@ int64_t accessBytes(MemoryAccessOpInterface access) {
   return scalarByteWidth(cast<PtrType>(access.getAccessPtr().getType()).getElementType());
 }
 
+/// The kernel parameters a pointer value may hold, each with the known zero
+/// low bits (in bytes) of the offset added to it on the way: through
+/// `p[i]` (ptr_add), `c ? p : q`, an `if`'s or a loop's result, a loop's
+/// carried value and a `var` (every value stored to its local slot). A
+/// pointer this cannot trace (loaded from memory, a cast) gives nothing.
+class PointerSources {
+public:
+  using Found = llvm::function_ref<void(BlockArgument param, unsigned zeroBits)>;
+  PointerSources(KernelOp kernel) : kernel(kernel) {}
+
+  void operator()(Value ptr, Found found) {
+    visited.clear();
+    trace(ptr, kAllZero, found);
+  }
+
+private:
+  static constexpr size_t kMaxVisits = 4096;
+
+  void trace(Value ptr, unsigned zeroBits, Found found) {
+    if (!visited.insert({ptr, zeroBits}).second || visited.size() > kMaxVisits)
+      return; // a loop's carried value: its entry paths are traced already
+    auto rec = [&](Value v, unsigned z = ~0u) { trace(v, z == ~0u ? zeroBits : z, found); };
+    if (auto add = ptr.getDefiningOp<PtrAddOp>()) {
+      int64_t elem = scalarByteWidth(cast<PtrType>(add.getType()).getElementType());
+      return rec(add.getBase(),
+                 std::min(zeroBits, knownZeroBits(add.getOffset()) +
+                                        static_cast<unsigned>(
+                                            llvm::countr_zero(static_cast<uint64_t>(elem)))));
+    }
+    if (auto sel = ptr.getDefiningOp<arith::SelectOp>()) {
+      rec(sel.getTrueValue());
+      return rec(sel.getFalseValue());
+    }
+    if (auto load = ptr.getDefiningOp<LoadOp>()) {
+      if (LocalVarOp slot = localSlot(load.getPtr()))
+        for (StoreOp store : storesTo(slot))
+          rec(store.getValue());
+      return;
+    }
+    if (auto result = dyn_cast<OpResult>(ptr)) {
+      Operation *op = result.getOwner();
+      unsigned n = result.getResultNumber();
+      if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+        for (Region *r : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
+          if (!r->empty())
+            rec(cast<scf::YieldOp>(r->front().getTerminator()).getOperand(n));
+      } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        rec(loop.getInitArgs()[n]);
+        rec(loop.getYieldedValues()[n]);
+      }
+      return;
+    }
+    auto arg = cast<BlockArgument>(ptr);
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (owner == kernel.getOperation())
+      return found(arg, zeroBits);
+    if (auto loop = dyn_cast<scf::ForOp>(owner))
+      if (OpOperand *init = loop.getTiedLoopInit(arg)) {
+        rec(init->get());
+        rec(loop.getTiedLoopYieldedValue(arg)->get());
+      }
+  }
+
+  /// The `var` slot `p` points into (p[i] of a local array included).
+  static LocalVarOp localSlot(Value p) {
+    while (auto add = p.getDefiningOp<PtrAddOp>())
+      p = add.getBase();
+    return p.getDefiningOp<LocalVarOp>();
+  }
+  ArrayRef<StoreOp> storesTo(LocalVarOp slot) {
+    auto [it, inserted] = stores.try_emplace(slot.getOperation());
+    if (inserted)
+      kernel.walk([&](StoreOp s) {
+        if (localSlot(s.getPtr()) == slot)
+          it->second.push_back(s);
+      });
+    return it->second;
+  }
+
+  KernelOp kernel;
+  llvm::DenseSet<std::pair<Value, unsigned>> visited;
+  llvm::DenseMap<Operation *, SmallVector<StoreOp, 2>> stores;
+};
+
 } // namespace
 
 std::vector<int64_t> mlir::tile::requiredAddressAlignments(KernelOp kernel) {
   std::vector<int64_t> align(kernel.getNumArguments(), 1);
+  PointerSources sources(kernel);
   kernel.walk([&](MemoryAccessOpInterface access) {
     Value ptr = access.getAccessPtr();
-    if (!ptr || !isa<PtrType>(ptr.getType()))
-      return;
-    // Walk p[i][j]... back to the parameter: the offsets' known zero bits,
-    // in bytes of the element each one counts.
     const int64_t bytes = accessBytes(access);
-    unsigned zeroBits = kAllZero;
-    while (auto add = ptr.getDefiningOp<PtrAddOp>()) {
-      int64_t elem = scalarByteWidth(cast<PtrType>(add.getType()).getElementType());
-      zeroBits = std::min(
-          zeroBits, knownZeroBits(add.getOffset()) +
-                        static_cast<unsigned>(llvm::countr_zero(static_cast<uint64_t>(elem))));
-      ptr = add.getBase();
-    }
-    auto arg = dyn_cast<BlockArgument>(ptr);
-    if (!arg || arg.getOwner()->getParentOp() != kernel.getOperation() || bytes <= 0)
+    if (!ptr || !isa<PtrType>(ptr.getType()) || bytes <= 0)
       return;
-    // gcd(bytes, 2^zeroBits), bytes a power of two; one ld/st moves at most
-    // 16 bytes (.v4.b32, .v2.b64), so a wider value needs no more.
-    int64_t need = std::min<int64_t>(std::min<int64_t>(bytes, 16),
-                                     zeroBits >= 32 ? bytes : int64_t{1} << zeroBits);
-    int64_t &a = align[arg.getArgNumber()];
-    a = std::max(a, need);
+    sources(ptr, [&](BlockArgument param, unsigned zeroBits) {
+      // gcd(bytes, 2^zeroBits), bytes a power of two; one ld/st moves at
+      // most 16 bytes (.v4.b32, .v2.b64), so a wider value needs no more.
+      int64_t need = std::min<int64_t>(std::min<int64_t>(bytes, 16),
+                                       zeroBits >= 32 ? bytes : int64_t{1} << zeroBits);
+      int64_t &a = align[param.getArgNumber()];
+      a = std::max(a, need);
+    });
   });
   return align;
 }
