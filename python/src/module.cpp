@@ -142,11 +142,7 @@ bool toDim3(PyObject *obj, const char *what, tile::Dim3 &out, const Kernel *k = 
                                     "%s%s",
                                     kernelPrefix(k).c_str(), what, Py_TYPE(obj)->tp_name,
                                     PyFloat_Check(obj) ? " (use integer division: (n + 255) // 256)"
-                                    : PyCallable_Check(obj)
-                                        ? " (a callable grid, as Triton takes, is not "
-                                          "one: compute the grid first, "
-                                          "kernel[(n + 255) // 256](...))"
-                                        : ""));
+                                                       : ""));
       return false;
     }
     if (!dimValue(obj, what, k, v[0]))
@@ -330,6 +326,10 @@ PyTypeObject launcherType = [] {
 }();
 
 py::object launcherFor(py::object kernelObj, Kernel &k, PyObject *gridObj) {
+  // A function of the launch's arguments, as Triton takes: tilec._grid.
+  if (PyCallable_Check(gridObj) && !PyIndex_Check(gridObj))
+    return py::module_::import("tilec._grid")
+        .attr("CallableGridLauncher")(kernelObj, py::reinterpret_borrow<py::object>(gridObj));
   tile::Dim3 grid;
   if (!toDim3(gridObj, "grid", grid, &k))
     throw py::error_already_set();

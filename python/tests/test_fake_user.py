@@ -83,6 +83,37 @@ def test_grid_block_and_shared_errors_name_the_kernel():
         k[1](a, 1, shared=1.5)
 
 
+def test_grid_as_a_function_of_the_launch_as_triton_takes_it():
+    """kernel[fn]: fn(meta) gives the grid at each launch; meta holds the
+    arguments by parameter name and the instance's compile-time parameters."""
+    k = safety().touch
+    a = tilec.empty(4, "i32")
+    record(8, 4)
+    k[lambda meta: (meta["value"] + 1, 2)](a, 2)
+    assert last_config()["grid"] == (3, 2, 1) and i32(last_arg(1, 4)) == 2
+    k[lambda meta: meta["value"]](out=a, value=5, stream=None)  # keywords, an option
+    assert last_config()["grid"] == (5, 1, 1)
+    k.launch(a, 4, grid=lambda meta: meta["value"] * 2)
+    assert last_config()["grid"] == (8, 1, 1)
+    seen = []
+    m = user()
+    x = tilec.empty(300, "f32")
+    m.add[lambda meta: seen.append(dict(meta)) or (meta["n"] + 255) // 256](x, x, x, 300)
+    assert last_config()["grid"] == (2, 1, 1) and seen[0]["T"] == "f32" and seen[0]["n"] == 300
+    with pytest.raises(tilec.LaunchTypeError, match=r"kernel 'touch': the grid function read "
+                                                    r"meta\['BLOCK'\], which is neither.*"
+                                                    r"'out', 'value'"):
+        k[lambda meta: meta["BLOCK"]](a, 1)
+    with pytest.raises(tilec.LaunchTypeError, match=r"kernel 'touch': grid must be an int .*"
+                                                    r"float.*//"):
+        k[lambda meta: meta["value"] / 2](a, 3)
+    with pytest.raises(tilec.LaunchTypeError, match=r"the grid function returned .*: it must "
+                                                    r"return an int"):
+        k[lambda meta: (lambda: 1)](a, 1)
+    with pytest.raises(ValueError, match=r"kernel 'touch': grid must be at least 1.*skip"):
+        k[lambda meta: meta["value"]](a, 0)
+
+
 def test_refusals_are_launch_errors_and_type_or_value_errors():
     """A refused launch is a tilec.LaunchError naming the kernel, and also a
     TypeError (the kind of an argument or option) or a ValueError (a value)."""

@@ -56,6 +56,21 @@ def _kernel_call(self, *args, **kwargs):
 
 Kernel.__call__ = _kernel_call
 
+_launch = Kernel.launch
+
+
+def _kernel_launch(self, *args, **kwargs):
+    """kernel.launch(*args, grid=..., ...): kernel[grid](*args, ...), grid
+    also a function of the launch (see tilec._grid)."""
+    grid = kwargs.get("grid")
+    if callable(grid) and not hasattr(grid, "__index__"):
+        del kwargs["grid"]
+        return self[grid](*args, **kwargs)
+    return _launch(self, *args, **kwargs)
+
+
+Kernel.launch = _kernel_launch
+
 
 def empty(shape, dtype, device=0):
     """An uninitialised DeviceArray (device memory through the tilec runtime,
