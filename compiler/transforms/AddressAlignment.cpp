@@ -69,88 +69,117 @@ int64_t accessBytes(MemoryAccessOpInterface access) {
   return scalarByteWidth(cast<PtrType>(access.getAccessPtr().getType()).getElementType());
 }
 
-/// The kernel parameters a pointer value may hold, each with the known zero
-/// low bits (in bytes) of the offset added to it on the way: through
-/// `p[i]` (ptr_add), `c ? p : q`, an `if`'s or a loop's result, a loop's
-/// carried value and a `var` (every value stored to its local slot). A
-/// pointer this cannot trace (loaded from memory, a cast) gives nothing.
+/// Per kernel parameter a pointer may hold: the most low bits of the offset
+/// added to it on the way that are known to be zero, over the ways it may
+/// come (a widest-path problem: each way is a possible execution whose access
+/// needs the parameter aligned that far, as each access is assumed to run).
+using Sources = llvm::SmallDenseMap<unsigned, unsigned, 2>;
+
+/// Raises `into` to cover `from` (offset zero bits capped at `cap`); true
+/// when it changed.
+bool join(Sources &into, const Sources &from, unsigned cap = kAllZero) {
+  bool changed = false;
+  for (auto [param, zeroBits] : from) {
+    unsigned z = std::min(zeroBits, cap);
+    auto [it, inserted] = into.try_emplace(param, z);
+    if (!inserted && it->second < z) {
+      it->second = z;
+      inserted = true;
+    }
+    changed |= inserted;
+  }
+  return changed;
+}
+
+/// The parameters each pointer value of a kernel may hold, solved over the
+/// whole kernel at once: through `p[i]` (ptr_add), `c ? p : q`, an `if`'s
+/// and a loop's results, a loop's carried values and `var`s (a load of a
+/// local slot holds what any store to it holds). A pointer loaded from
+/// memory or made otherwise holds none: it puts no requirement on them.
 class PointerSources {
 public:
-  using Found = llvm::function_ref<void(BlockArgument param, unsigned zeroBits)>;
-  PointerSources(KernelOp kernel) : kernel(kernel) {}
-
-  void operator()(Value ptr, Found found) {
-    visited.clear();
-    trace(ptr, kAllZero, found);
+  explicit PointerSources(KernelOp kernel) {
+    for (BlockArgument arg : kernel.getArguments())
+      if (isa<PtrType>(arg.getType()))
+        values[arg][arg.getArgNumber()] = kAllZero;
+    // Each round only raises entries, each at most to kAllZero: a fixed
+    // point comes; the round cap keeps a pathological kernel linear (fewer
+    // rounds only weaken the requirements).
+    for (unsigned round = 0; round < kMaxRounds && sweep(kernel); ++round) {
+    }
+  }
+  const Sources *of(Value ptr) const {
+    auto it = values.find(ptr);
+    return it == values.end() ? nullptr : &it->second;
   }
 
 private:
-  static constexpr size_t kMaxVisits = 4096;
+  static constexpr unsigned kMaxRounds = 16;
 
-  void trace(Value ptr, unsigned zeroBits, Found found) {
-    if (!visited.insert({ptr, zeroBits}).second || visited.size() > kMaxVisits)
-      return; // a loop's carried value: its entry paths are traced already
-    auto rec = [&](Value v, unsigned z = ~0u) { trace(v, z == ~0u ? zeroBits : z, found); };
-    if (auto add = ptr.getDefiningOp<PtrAddOp>()) {
-      int64_t elem = scalarByteWidth(cast<PtrType>(add.getType()).getElementType());
-      return rec(add.getBase(),
-                 std::min(zeroBits, knownZeroBits(add.getOffset()) +
-                                        static_cast<unsigned>(
-                                            llvm::countr_zero(static_cast<uint64_t>(elem)))));
-    }
-    if (auto sel = ptr.getDefiningOp<arith::SelectOp>()) {
-      rec(sel.getTrueValue());
-      return rec(sel.getFalseValue());
-    }
-    if (auto load = ptr.getDefiningOp<LoadOp>()) {
-      if (LocalVarOp slot = localSlot(load.getPtr()))
-        for (StoreOp store : storesTo(slot))
-          rec(store.getValue());
-      return;
-    }
-    if (auto result = dyn_cast<OpResult>(ptr)) {
-      Operation *op = result.getOwner();
-      unsigned n = result.getResultNumber();
-      if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-        for (Region *r : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
-          if (!r->empty())
-            rec(cast<scf::YieldOp>(r->front().getTerminator()).getOperand(n));
-      } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
-        rec(loop.getInitArgs()[n]);
-        rec(loop.getYieldedValues()[n]);
-      }
-      return;
-    }
-    auto arg = cast<BlockArgument>(ptr);
-    Operation *owner = arg.getOwner()->getParentOp();
-    if (owner == kernel.getOperation())
-      return found(arg, zeroBits);
-    if (auto loop = dyn_cast<scf::ForOp>(owner))
-      if (OpOperand *init = loop.getTiedLoopInit(arg)) {
-        rec(init->get());
-        rec(loop.getTiedLoopYieldedValue(arg)->get());
-      }
+  bool flow(Value to, Value from, unsigned cap = kAllZero) {
+    auto it = values.find(from);
+    if (it == values.end())
+      return false;
+    Sources copy = it->second; // `values[to]` may rehash the map
+    return join(values[to], copy, cap);
   }
-
+  bool flowSlot(LocalVarOp slot, Value from, bool intoSlot) {
+    if (intoSlot) {
+      auto it = values.find(from);
+      return it != values.end() && join(slots[slot.getOperation()], it->second);
+    }
+    Sources copy = slots[slot.getOperation()];
+    return join(values[from], copy);
+  }
   /// The `var` slot `p` points into (p[i] of a local array included).
   static LocalVarOp localSlot(Value p) {
     while (auto add = p.getDefiningOp<PtrAddOp>())
       p = add.getBase();
     return p.getDefiningOp<LocalVarOp>();
   }
-  ArrayRef<StoreOp> storesTo(LocalVarOp slot) {
-    auto [it, inserted] = stores.try_emplace(slot.getOperation());
-    if (inserted)
-      kernel.walk([&](StoreOp s) {
-        if (localSlot(s.getPtr()) == slot)
-          it->second.push_back(s);
-      });
-    return it->second;
+
+  bool sweep(KernelOp kernel) {
+    bool changed = false;
+    kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (auto add = dyn_cast<PtrAddOp>(op)) {
+        auto [it, inserted] = offsetZeroBits.try_emplace(op, 0);
+        if (inserted) {
+          int64_t elem = scalarByteWidth(cast<PtrType>(add.getType()).getElementType());
+          it->second = std::min(kAllZero, knownZeroBits(add.getOffset()) +
+                                              static_cast<unsigned>(llvm::countr_zero(
+                                                  static_cast<uint64_t>(elem))));
+        }
+        changed |= flow(add.getResult(), add.getBase(), it->second);
+      } else if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+        changed |= flow(sel.getResult(), sel.getTrueValue());
+        changed |= flow(sel.getResult(), sel.getFalseValue());
+      } else if (auto store = dyn_cast<StoreOp>(op)) {
+        if (LocalVarOp slot = localSlot(store.getPtr()))
+          changed |= flowSlot(slot, store.getValue(), /*intoSlot=*/true);
+      } else if (auto load = dyn_cast<LoadOp>(op)) {
+        if (LocalVarOp slot = localSlot(load.getPtr()))
+          changed |= flowSlot(slot, load.getResult(), /*intoSlot=*/false);
+      } else if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+        Operation *parent = op->getParentOp();
+        if (isa<scf::IfOp, scf::ForOp>(parent))
+          for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+            changed |= flow(parent->getResult(i), v);
+            if (auto loop = dyn_cast<scf::ForOp>(parent))
+              changed |= flow(loop.getRegionIterArgs()[i], v);
+          }
+      } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        for (auto [i, init] : llvm::enumerate(loop.getInitArgs())) {
+          changed |= flow(loop.getRegionIterArgs()[i], init);
+          changed |= flow(loop.getResult(i), init); // no iteration
+        }
+      }
+    });
+    return changed;
   }
 
-  KernelOp kernel;
-  llvm::DenseSet<std::pair<Value, unsigned>> visited;
-  llvm::DenseMap<Operation *, SmallVector<StoreOp, 2>> stores;
+  llvm::DenseMap<Value, Sources> values;
+  llvm::DenseMap<Operation *, Sources> slots;
+  llvm::DenseMap<Operation *, unsigned> offsetZeroBits;
 };
 
 } // namespace
@@ -163,14 +192,17 @@ std::vector<int64_t> mlir::tile::requiredAddressAlignments(KernelOp kernel) {
     const int64_t bytes = accessBytes(access);
     if (!ptr || !isa<PtrType>(ptr.getType()) || bytes <= 0)
       return;
-    sources(ptr, [&](BlockArgument param, unsigned zeroBits) {
+    const Sources *held = sources.of(ptr);
+    if (!held)
+      return;
+    for (auto [param, zeroBits] : *held) {
       // gcd(bytes, 2^zeroBits), bytes a power of two; one ld/st moves at
       // most 16 bytes (.v4.b32, .v2.b64), so a wider value needs no more.
       int64_t need = std::min<int64_t>(std::min<int64_t>(bytes, 16),
                                        zeroBits >= 32 ? bytes : int64_t{1} << zeroBits);
-      int64_t &a = align[param.getArgNumber()];
+      int64_t &a = align[param];
       a = std::max(a, need);
-    });
+    }
   });
   return align;
 }
