@@ -525,6 +525,7 @@ bool Kernel::launch(PyObject *args, const Options &opts) {
     cfg.cluster = *opts.cluster;
   cfg.sharedBytes = opts.sharedBytes;
   cfg.checkPointers = opts.checkPointers;
+  cfg.allowNonPortableCluster = opts.allowNonPortableCluster;
   uint64_t stream = 0;
   if (opts.stream && opts.stream != Py_None) {
     if (!readStream(opts.stream, stream)) {
@@ -626,7 +627,7 @@ PyObject *Kernel::bindKeywords(PyObject *args, PyObject *byName) const {
                      "kernel '" + name_ + "' has no parameter '" + k +
                          "' (its parameters: " + signature() +
                          "; the launch options: stream=, block=, cluster=, shared=, "
-                         "check_pointers=)",
+                         "check_pointers=, allow_non_portable_cluster=)",
                      ErrorKind::Type);
       return nullptr;
     }

@@ -65,7 +65,7 @@ inline void raiseMessage(PyObject *type, PyObject *message) {
   Py_DECREF(message);
 }
 
-/// Detaches and releases the launcher a Kernel caches (module.cpp).
+/// Detaches and releases the launcher a Kernel caches (launcher.cpp).
 void releaseCachedLauncher(PyObject *launcher);
 
 class Kernel {
@@ -90,6 +90,7 @@ public:
     std::optional<size_t> sharedBytes;
     PyObject *stream = nullptr; // borrowed; nullptr or None: the default
     bool checkPointers = true;
+    bool allowNonPortableCluster = false;
   };
   /// Marshals `args` (a tuple) and launches. Returns false with a Python
   /// exception set.

@@ -114,6 +114,18 @@ def test_grid_as_a_function_of_the_launch_as_triton_takes_it():
         k[lambda meta: meta["value"]](a, 0)
 
 
+def test_a_cluster_over_8_ctas_is_opted_into():
+    k = tilec.compile(SAFETY_PATH, cluster=16).touch
+    a = tilec.empty(16, "i32")
+    with pytest.raises(tilec.LaunchValueError, match=r"kernel 'touch': cluster of 16 CTAs exceeds "
+                                                     r"the portable limit of 8 \(pass "
+                                                     r"allow_non_portable_cluster=True\)"):
+        k[16](a, 1)
+    record(8, 4)
+    k[16](a, 1, allow_non_portable_cluster=True)
+    assert last_kernel() == "touch" and last_config()["grid"] == (16, 1, 1)
+
+
 def test_refusals_are_launch_errors_and_type_or_value_errors():
     """A refused launch is a tilec.LaunchError naming the kernel, and also a
     TypeError (the kind of an argument or option) or a ValueError (a value)."""

@@ -53,6 +53,28 @@ def test_histogram_matches_bincount():
         assert torch.equal(got, ref)
 
 
+def test_a_cluster_of_16_ctas_with_the_opt_in():
+    """Clusters above the portable 8 CTAs run with allow_non_portable_cluster
+    (the H100/H200 take 16); without it the launch is refused before it runs."""
+    kern = sample_module("samples/histogram/histogram.tile", "histogram_c16.ptx",
+                         cluster=16).histogram
+    assert kern.cluster == (16, 1, 1)
+    torch.manual_seed(2)
+    nbins, block = 1000, 512
+    x = torch.randint(-5, nbins + 5, (1 << 20,), dtype=torch.int32, device="cuda")
+    bins = torch.zeros(nbins, dtype=torch.int32, device="cuda")
+    shared = (nbins + 15) // 16 * 4
+    with pytest.raises(tilec.LaunchValueError, match=r"portable limit of 8 \(pass "
+                                                     r"allow_non_portable_cluster=True\)"):
+        kern[16](bins, x, x.numel(), nbins, block=block)
+    clusters = kern.max_active_clusters(block=block, shared=shared,
+                                        allow_non_portable_cluster=True)
+    assert clusters >= 1
+    kern[clusters * 16](bins, x, x.numel(), nbins, block=block, allow_non_portable_cluster=True)
+    ref = torch.bincount(x.clamp(0, nbins - 1).long(), minlength=nbins).int()
+    assert torch.equal(bins, ref)
+
+
 def test_launch_on_the_current_torch_stream_and_an_explicit_one():
     k = safety().touch
     t = torch.zeros(1, dtype=torch.int32, device="cuda")

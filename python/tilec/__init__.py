@@ -35,11 +35,13 @@ def synchronize(device=0):
 _max_active_clusters = Kernel.max_active_clusters
 
 
-def _kernel_max_active_clusters(self, block=None, cluster=None, shared=None, device=0):
+def _kernel_max_active_clusters(self, block=None, cluster=None, shared=None, device=0,
+                                allow_non_portable_cluster=False):
     """cuOccupancyMaxActiveClusters: how many clusters of this kernel fit at
     once (the grid of a persistent kernel); device: an int, a torch.device or
-    'cuda:N'."""
-    return _max_active_clusters(self, block, cluster, shared, _device_index(device))
+    'cuda:N'; a cluster above 8 CTAs needs allow_non_portable_cluster=True."""
+    return _max_active_clusters(self, block, cluster, shared, _device_index(device),
+                                allow_non_portable_cluster)
 
 
 Kernel.max_active_clusters = _kernel_max_active_clusters

@@ -3,7 +3,8 @@
 from ._errors import LaunchTypeError
 
 # Launch options: keywords that are not the kernel's arguments.
-_OPTIONS = frozenset(("stream", "block", "cluster", "shared", "check_pointers"))
+_OPTIONS = frozenset(("stream", "block", "cluster", "shared", "check_pointers",
+                      "allow_non_portable_cluster"))
 
 
 def _refuse(kernel, message):
