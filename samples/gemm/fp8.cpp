@@ -525,11 +525,11 @@ int runBench(const Options &o) {
 
 
 // ---------------------------------------------------------------- --alternate
-// --soak-ms: cuBLASLt and the committed kernels (not the variants), each
-// launched back to back for T ms with the SM clock and power sampled
-// (soak.h): time, clock, power, and the per-tensor kernel's cycles per
-// launch over the kernel's (x tensor per clock: the ratio with the clocks
-// divided out).
+// --soak-ms: every candidate of the alternation (cuBLASLt, the committed
+// kernels, the variants' kernels chosen by --variant-kernels), each launched
+// back to back for T ms with the SM clock and power sampled (soak.h): time,
+// clock, power, and the per-tensor kernel's cycles per launch over the
+// kernel's (x tensor per clock: the ratio with the clocks divided out).
 void soakTable(const Options &o, int64_t m, int64_t n, int64_t k,
                const std::vector<std::pair<std::string, std::function<void()>>> &cands,
                std::ostringstream &md) {
@@ -540,8 +540,7 @@ void soakTable(const Options &o, int64_t m, int64_t n, int64_t k,
         "x tensor | x tensor per clock |\n|---|---|---|---|---|---|---|---|---|\n";
   std::vector<std::pair<std::string, soak::Result>> rs;
   for (const auto &c : cands)
-    if (c.first.find(" [") == std::string::npos)
-      rs.push_back({c.first, soak::run(nvml, c.second, o.soakMs)});
+    rs.push_back({c.first, soak::run(nvml, c.second, o.soakMs)});
   const soak::Result *tensor = nullptr;
   for (const auto &r : rs)
     if (r.first == "tensor BN256")

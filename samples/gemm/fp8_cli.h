@@ -39,7 +39,7 @@ struct Options {
   // --variant-kernels: those timed from each variant directory (default: the same).
   std::vector<std::string> kernels{"tensor256", "block256", "skinny"};
   std::vector<std::string> variantKernels;
-  int soakMs = 0; // --soak-ms: then each committed candidate alone (soak.h)
+  int soakMs = 0; // --soak-ms: then each candidate alone (soak.h)
 };
 
 [[noreturn]] inline void usage(const char *msg) {
