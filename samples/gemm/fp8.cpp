@@ -5,7 +5,8 @@
 //        [--scaling tensor|rowcol|block|all] [--outliers] [--seed S] [--bn 256|128]
 //        [--cpu-macs X] [--skip-code C]
 //   gemm --fp8 --bench [--shapes MxNxK,...] [--runs R] [--warmup W] [--out FILE.md]
-//   gemm --fp8 --alternate [--shapes ...] [--variants DIR,...] [--soak-ms T] [...]
+//   gemm --fp8 --alternate [--shapes ...] [--variants DIR,...] [--soak-ms T]
+//        [--kernels K,...] [--variant-kernels K,...] [...]
 //
 // Data: A [M, K] and B [N, K] f32, standard normal from --seed; --outliers
 // multiplies about 1% of the entries (a hash of the index: 0 mod 100) by 100.
@@ -524,11 +525,11 @@ int runBench(const Options &o) {
 
 
 // ---------------------------------------------------------------- --alternate
-// --soak-ms: cuBLASLt and the committed kernels (not the variants), each
-// launched back to back for T ms with the SM clock and power sampled
-// (soak.h): time, clock, power, and the per-tensor kernel's cycles per
-// launch over the kernel's (x tensor per clock: the ratio with the clocks
-// divided out).
+// --soak-ms: every candidate of the alternation (cuBLASLt, the committed
+// kernels, the variants' kernels chosen by --variant-kernels), each launched
+// back to back for T ms with the SM clock and power sampled (soak.h): time,
+// clock, power, and the per-tensor kernel's cycles per launch over the
+// kernel's (x tensor per clock: the ratio with the clocks divided out).
 void soakTable(const Options &o, int64_t m, int64_t n, int64_t k,
                const std::vector<std::pair<std::string, std::function<void()>>> &cands,
                std::ostringstream &md) {
@@ -539,8 +540,7 @@ void soakTable(const Options &o, int64_t m, int64_t n, int64_t k,
         "x tensor | x tensor per clock |\n|---|---|---|---|---|---|---|---|---|\n";
   std::vector<std::pair<std::string, soak::Result>> rs;
   for (const auto &c : cands)
-    if (c.first.find(" [") == std::string::npos)
-      rs.push_back({c.first, soak::run(nvml, c.second, o.soakMs)});
+    rs.push_back({c.first, soak::run(nvml, c.second, o.soakMs)});
   const soak::Result *tensor = nullptr;
   for (const auto &r : rs)
     if (r.first == "tensor BN256")
@@ -604,6 +604,10 @@ int runAlternate(const Options &o) {
     for (const auto &mod : modules) {
       const std::string &tag = mod.first;
       const Kernels &ks = mod.second;
+      const std::vector<std::string> &chosen = tag.empty() ? o.kernels : o.variantKernels;
+      auto wanted = [&](const char *k) {
+        return std::find(chosen.begin(), chosen.end(), k) != chosen.end();
+      };
       // A variant's module may lack a kernel: then it is not timed.
       auto add = [&](const std::string &name, const Quantized &q, Device &d, int64_t bn) {
         try {
@@ -612,8 +616,16 @@ int runAlternate(const Options &o) {
           std::printf("  %s%s: not timed (%s)\n", name.c_str(), tag.c_str(), e.what());
         }
       };
-      add("tensor BN256", qt, dt, 256);
-      add("block BN256", qb, db, 256);
+      if (tag.empty() || wanted("tensor256")) // the committed one: the x tensor reference
+        add("tensor BN256", qt, dt, 256);
+      if (wanted("tensor128"))
+        add("tensor BN128", qt, dt, 128);
+      if (wanted("block256"))
+        add("block BN256", qb, db, 256);
+      if (wanted("block128"))
+        add("block BN128", qb, db, 128);
+      if (!wanted("skinny"))
+        continue;
       if (const SkinnyChoice sc = skinnyChoice(m, n, k, ctx.smCount()); sc.instance.mt) {
         try {
           cands.push_back({"tensor skinny" + tag, skinnyLauncher(ks, qt, dt, sc)});

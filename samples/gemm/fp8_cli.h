@@ -34,7 +34,12 @@ struct Options {
   int rounds = 15;
   int heatMs = 2000;
   std::vector<std::string> variants;
-  int soakMs = 0; // --soak-ms: then each committed candidate alone (soak.h)
+  // --kernels: the .tile kernels timed from the committed PTX (the per-tensor
+  // BN256 kernel, the reference of every x tensor ratio, always);
+  // --variant-kernels: those timed from each variant directory (default: the same).
+  std::vector<std::string> kernels{"tensor256", "block256", "skinny"};
+  std::vector<std::string> variantKernels;
+  int soakMs = 0; // --soak-ms: then each candidate alone (soak.h)
 };
 
 [[noreturn]] inline void usage(const char *msg) {
@@ -46,7 +51,9 @@ struct Options {
                "       gemm --fp8 --bench [--shapes MxNxK,...] [--runs R] [--warmup W] "
                "[--out FILE.md]\n"
                "       gemm --fp8 --alternate [--shapes MxNxK,...] [--rounds R] [--runs N] "
-               "[--heat-ms T] [--variants DIR,...] [--soak-ms T] [--out FILE.md]\n",
+               "[--heat-ms T] [--variants DIR,...] [--soak-ms T] [--out FILE.md]\n"
+               "            [--kernels K,...] [--variant-kernels K,...] (K: tensor256, tensor128, "
+               "block256, block128, skinny)\n",
                msg);
   std::exit(2);
 }
@@ -68,7 +75,15 @@ inline Options parse(int argc, char **argv) {
       o.heatMs = int(r.intIn(0, 60000));
     else if (f == "--variants")
       o.variants = r.listValue();
-    else if (f == "--soak-ms")
+    else if (f == "--kernels" || f == "--variant-kernels") {
+      std::vector<std::string> ks = r.listValue();
+      for (const std::string &k : ks)
+        if (k != "tensor256" && k != "tensor128" && k != "block256" && k != "block128" &&
+            k != "skinny")
+          usage(("unknown kernel '" + k + "' (tensor256, tensor128, block256, block128, skinny)")
+                    .c_str());
+      (f == "--kernels" ? o.kernels : o.variantKernels) = ks;
+    } else if (f == "--soak-ms")
       o.soakMs = int(r.intIn(0, 60000));
     else if (f == "--m")
       o.m = r.intIn(1, 65536);
@@ -115,6 +130,8 @@ inline Options parse(int argc, char **argv) {
     else
       usage(("unknown argument '" + f + "'").c_str());
   }
+  if (o.variantKernels.empty())
+    o.variantKernels = o.kernels;
   if (o.shapes.empty() && o.alternate)
     o.shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}};
   if (o.shapes.empty())
