@@ -101,6 +101,16 @@
 // CHECK: tile.wgmma_wait 0 {tile.sync = "outer closing"}
 // CHECK-NEXT: {{^ *[}]$}}
 
+// The same, but P V reads the nested block's own stage: that block keeps its
+// wait_group 0 (the stage is released after it).
+// CHECK-LABEL: tile.kernel @nested_own_ring
+// CHECK: tile.turn_pass
+// CHECK-NEXT: tile.wgmma_wait 1
+// CHECK-NEXT: tile.wgmma_wait 0 {tile.sync = "inner closing"}
+// CHECK-NEXT: {{^ *[}]$}}
+// CHECK-NOT: tile.wgmma_commit
+// CHECK: tile.wgmma_wait 0 {tile.sync = "outer closing"}
+
 #la = #tile.layout<[128, 64], swizzle = 128, panel = 64>
 #lb = #tile.layout<[64, 64], swizzle = 128, panel = 64>
 module {
@@ -304,6 +314,51 @@ module {
           %acc = tile.load %o : !tile.ptr<!tile.frag<64x64xf32>, local> -> !tile.frag<64x64xf32>
           tile.wgmma_fence
           %pv = tile.mma_reg_a %acc, %a, %sv[%c0] {b_k_major = false, b_layout = #lb} : !tile.frag<64x64xf32>, !tile.frag<64x64xf16>, !tile.ptr<f16, shared>
+          tile.store %pv, %o : !tile.frag<64x64xf32>, !tile.ptr<!tile.frag<64x64xf32>, local>
+          %n1 = arith.addi %wg, %c1 : i32
+          %w1 = arith.cmpi eq, %n1, %c2 : i32
+          %x1 = arith.select %w1, %c0, %n1 : i32
+          tile.turn_pass %x1 {first_barrier = 9 : i32, warpgroups = 2 : i32}
+          tile.wgmma_commit {tile.sync = "inner closing commit"}
+          tile.wgmma_wait 0 {tile.sync = "inner closing"}
+        }
+        tile.wgmma_commit {tile.sync = "outer closing commit"}
+        tile.wgmma_wait 0 {tile.sync = "outer closing"}
+      }
+      tile.role_end
+    }
+    tile.return
+  }
+
+  tile.kernel @nested_own_ring(%n: i32) attributes {req_threads = array<i32: 256, 1, 1>} {
+    %kcur = tile.ring_cursor : !tile.ring_cursor
+    %vcur = tile.ring_cursor : !tile.ring_cursor
+    %p = tile.local_var -> !tile.ptr<!tile.frag<64x64xf16>, local>
+    %sc = tile.local_var -> !tile.ptr<!tile.frag<64x64xf32>, local>
+    %o = tile.local_var -> !tile.ptr<!tile.frag<64x64xf32>, local>
+    %q = tile.shared_alloc {alignment = 1024 : i64, static_count = 8192 : i64} -> !tile.ptr<f16, shared>
+    %vring = tile.ring "v" {consumer_warps = 2 : i64, member_alignments = array<i64: 1024>, member_strides = array<i64: 4096>, member_types = [f16], release_per_warpgroup, stages = 2 : i64, tx_bytes = 8192 : i64} : !tile.ring
+    %kring = tile.ring "k" {consumer_warps = 2 : i64, member_alignments = array<i64: 1024>, member_strides = array<i64: 4096>, member_types = [f16], release_per_warpgroup, stages = 2 : i64, tx_bytes = 8192 : i64} : !tile.ring
+    %wg = tile.warpgroup_id : i32
+    tile.role "c"(%wg) attributes {first_warpgroup = 0 : i32, num_warpgroups = 2 : i32, barrier_id = 1 : i32} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c2 = arith.constant 2 : i32
+      tile.ring_consume %vring, %vcur attributes {mma_only_reads} {
+      ^bb0(%vstage: i32, %sv: !tile.ptr<f16, shared>):
+        tile.ring_consume %kring, %kcur attributes {mma_only_reads} {
+        ^bb0(%kstage: i32, %sk: !tile.ptr<f16, shared>):
+          tile.wgmma_fence
+          tile.turn_wait %wg {first_barrier = 9 : i32, warpgroups = 2 : i32}
+          %z = tile.frag_zeros : !tile.frag<64x64xf32>
+          %s = tile.mma %z, %q[%c0], %sk[%c0] {a_k_major = true, a_layout = #la, b_k_major = true, b_layout = #lb, k = 64 : i64} : !tile.frag<64x64xf32>, !tile.ptr<f16, shared>, !tile.ptr<f16, shared>
+          tile.wgmma_commit
+          tile.wgmma_wait 0
+          tile.store %s, %sc : !tile.frag<64x64xf32>, !tile.ptr<!tile.frag<64x64xf32>, local>
+          %a = tile.load %p : !tile.ptr<!tile.frag<64x64xf16>, local> -> !tile.frag<64x64xf16>
+          %acc = tile.load %o : !tile.ptr<!tile.frag<64x64xf32>, local> -> !tile.frag<64x64xf32>
+          tile.wgmma_fence
+          %pv = tile.mma_reg_a %acc, %a, %sk[%c0] {b_k_major = false, b_layout = #lb} : !tile.frag<64x64xf32>, !tile.frag<64x64xf16>, !tile.ptr<f16, shared>
           tile.store %pv, %o : !tile.frag<64x64xf32>, !tile.ptr<!tile.frag<64x64xf32>, local>
           %n1 = arith.addi %wg, %c1 : i32
           %w1 = arith.cmpi eq, %n1, %c2 : i32
