@@ -22,7 +22,9 @@ void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOpti
   // Loops that wait on a plain read, before the canonicalizer erases the
   // effect-free ones.
   pm.addNestedPass<KernelOp>(createTileCheckSpinLoops());
-  // The wgmma waits' anchors while the consume blocks are still rings' bodies.
+  // Where a turn's wgmma waits go and what a consume block's end commits,
+  // then the waits' anchors, while the consume blocks are still rings' bodies.
+  pm.addNestedPass<KernelOp>(createTilePlaceMmaWaits());
   // Always: a consume block may carry its own anchor (`anchor(MODE)`).
   pm.addNestedPass<KernelOp>(createTileAnchorMmaWaits({options.mmaWaitAnchor}));
   // Rings next: every later pass sees their mbarriers, waits and releases

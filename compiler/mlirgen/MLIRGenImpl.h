@@ -432,30 +432,10 @@ private:
   /// sync_threads() inside `role`: its named barrier over its threads.
   void genRoleBarrier(Location l, const fe::RoleAST &role);
   /// `turn { ... }`: tile.turn_wait, the body, tile.turn_pass to the next
-  /// warpgroup; genTurnEnds: the role's first hand-over and last take-over.
+  /// warpgroup (the body's mma waits: tile-place-mma-waits); genTurnEnd: the
+  /// role's first hand-over and last take-over.
   void genTurn(const fe::IfStmt &s);
   void genTurnEnd(Location l, const fe::RoleAST &role, bool entry);
-  /// While a statement `x = mma(...)` / `let x = mma(...)` of a turn's body
-  /// is emitted: an mma whose result is read later gets commit_group now and
-  /// its wait (genTurnMmaWait) only before the body's next statement that
-  /// is not an mma left in flight, or after the hand-over, so the next
-  /// warpgroup issues its mmas while this one's run (MLIRGenMma.cpp,
-  /// MLIRGenRoles.cpp).
-  bool turnDefersMmaWait = false;
-  bool turnMmaWaitDue = false;
-  /// wait_group `newer`: the `newer` groups committed after the deferred
-  /// one (mmas the consume block leaves in flight) may stay pending.
-  void genTurnMmaWait(Location l, int64_t newer,
-                      ArrayRef<const fe::CallExpr *> inFlight = {});
-  /// The last wait_group n > 0 genTurnMmaWait issued and the mmas of the n
-  /// groups it left in flight: a consume nested in another whose block ends
-  /// there needs no wait of its own when none of them reads its stage
-  /// (genMmaConsumeEnd).
-  Operation *turnInFlightWait_ = nullptr;
-  SmallVector<const fe::CallExpr *, 2> turnInFlight_;
-  /// commit_group after a turn statement's mma that its consume block
-  /// leaves in flight: a group of its own, counted by the deferred wait.
-  void genTurnInFlightCommit(Location l);
   /// {role_thread_id, role_threads} of the current role: what block_range
   /// and grid_range count with inside a role.
   std::pair<Value, Value> roleLinearThread(Location l);
@@ -559,8 +539,6 @@ public:
   /// commit + wait(n) at its end; with n > 0 the delayed release (true: the
   /// caller must not release the current stage itself).
   bool genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage);
-  /// A nested consume block ends with only other rings' groups in flight.
-  bool nestedEndsRetired(const fe::RingAccessStmt &s);
   /// In a consume block: a wait_group 0 was issued after an mma whose result
   /// the block reads, so the block's next mma needs a wgmma.fence again.
   bool mmaFenceDue_ = false;

@@ -13,24 +13,18 @@
 //    wgmma.fence.
 //  - Outside a consume block an mma is complete when the statement ends:
 //    wgmma.fence, the mma, commit_group, wait_group 0.
-//  - Either wait_group 0 of an mma written as a whole statement of a turn's
-//    body (`x = mma(...)`, nothing else reads it in the statement) moves to
-//    the body's next statement or after the turn's hand-over: the next
-//    warpgroup's mmas are issued behind this one's instead of after its
-//    completion (FlashAttention-3 hands over right after issuing). Later
-//    statements of the body that are mmas the consume block leaves in
-//    flight (`o = mma(p, s.v, o)`, or in an `if`) and touch none of its
-//    registers are each committed as a group of their own, and the wait
-//    becomes wait_group n, n those groups (FlashAttention-3's one turn:
-//    S = Q K^T and O += P V issued together, the softmax under P V).
+//  - In a turn's body, tile-place-mma-waits moves those waits (past the
+//    hand-over; mmas left in flight as groups of their own, wait_group n).
 //  - In `consume r as s inflight(n)`: wgmma.fence at the top of the block
 //    (before its first mma, after any earlier non-wgmma write of the
-//    accumulator), commit_group at its end, then wait_group n. With n = 0
-//    the stage is released as before. With n > 0 the stage consumed n blocks
-//    earlier is released instead (its group has retired: at most n newer
-//    groups are pending), counted by a per-(ring, role) slot of unreleased
-//    stages; after the innermost loop around the consume, wait_group 0 and
-//    the unreleased stages are released oldest first (the drain).
+//    accumulator), commit_group at its end (tile-place-mma-waits drops it
+//    when every mma of the block is committed already), then wait_group n.
+//    With n = 0 the stage is released as before. With n > 0 the stage
+//    consumed n blocks earlier is released instead (its group has retired:
+//    at most n newer groups are pending), counted by a per-(ring, role) slot
+//    of unreleased stages; after the innermost loop around the consume,
+//    wait_group 0 and the unreleased stages are released oldest first (the
+//    drain).
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
 
@@ -88,12 +82,9 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
   if (!e.mma.inConsume) {
     explain(WgmmaCommitOp::create(builder, l),
             "wgmma.commit_group.sync.aligned: the mma outside a consume block is its own group");
-    if (turnDefersMmaWait)
-      turnMmaWaitDue = true; // genTurn: before the next statement / after the hand-over
-    else
-      explain(WgmmaWaitOp::create(builder, l, 0),
-              "wgmma.wait_group.sync.aligned 0: the mma outside a consume block completes before "
-              "the next statement");
+    explain(WgmmaWaitOp::create(builder, l, 0),
+            "wgmma.wait_group.sync.aligned 0: the mma outside a consume block completes before "
+            "the next statement");
   } else if (e.mma.waitAfter) {
     // Sema (MmaResultReads): the result is read, or A's variable assigned,
     // before the block ends; a wgmma's registers may be accessed only after
@@ -103,49 +94,17 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
                              "assigned in the consume block"
                            : "wgmma.commit_group.sync.aligned: this mma's result is read in the "
                              "consume block");
-    if (turnDefersMmaWait)
-      turnMmaWaitDue = true;
-    else
-      explain(WgmmaWaitOp::create(builder, l, 0),
-              e.mma.waitForA
-                  ? "wgmma.wait_group.sync.aligned 0: before this consume block assigns the "
-                    "variable this mma reads as A (PTX ISA 9.7.15.5: A's registers may not "
-                    "change until the group completes; assign it after the block to keep the "
-                    "mma in flight until the block's wait)"
-                  : "wgmma.wait_group.sync.aligned 0: before this consume block reads the mma's "
-                    "result (PTX ISA 9.7.15.5)");
+    explain(WgmmaWaitOp::create(builder, l, 0),
+            e.mma.waitForA
+                ? "wgmma.wait_group.sync.aligned 0: before this consume block assigns the "
+                  "variable this mma reads as A (PTX ISA 9.7.15.5: A's registers may not "
+                  "change until the group completes; assign it after the block to keep the "
+                  "mma in flight until the block's wait)"
+                : "wgmma.wait_group.sync.aligned 0: before this consume block reads the mma's "
+                  "result (PTX ISA 9.7.15.5)");
     mmaFenceDue_ = true;
   }
   return result;
-}
-
-void MLIRGenImpl::genTurnInFlightCommit(Location l) {
-  explain(WgmmaCommitOp::create(builder, l),
-          "wgmma.commit_group.sync.aligned: this mma, which its consume block leaves in flight, "
-          "is its own group (an empty one when an `if` skipped it), so the turn's earlier mma "
-          "is waited for without it");
-}
-
-void MLIRGenImpl::genTurnMmaWait(Location l, int64_t newer,
-                                 ArrayRef<const fe::CallExpr *> inFlight) {
-  turnMmaWaitDue = false;
-  turnInFlightWait_ = nullptr;
-  if (newer == 0) {
-    explain(WgmmaWaitOp::create(builder, l, 0),
-            "wgmma.wait_group.sync.aligned 0: the mma of the turn's statement completes before "
-            "the next statement reads registers (PTX ISA 9.7.15.5); after the hand-over when it "
-            "was the turn's last statement, so the next warpgroup issues behind it");
-    return;
-  }
-  auto wait = WgmmaWaitOp::create(builder, l, newer);
-  turnInFlightWait_ = wait;
-  turnInFlight_.assign(inFlight.begin(), inFlight.end());
-  explain(wait,
-          "wgmma.wait_group.sync.aligned " + Twine(newer) +
-              ": the turn's mma whose result is read completes; the " + Twine(newer) +
-              " newer group(s), mmas whose registers the consume block does not touch before "
-              "its end, stay in flight until the block's wait (PTX ISA 9.7.15.7: wait_group N "
-              "leaves the N most recent groups pending)");
 }
 
 void MLIRGenImpl::genMmaConsumeStart(const fe::RingAccessStmt &s) {
@@ -157,103 +116,16 @@ void MLIRGenImpl::genMmaConsumeStart(const fe::RingAccessStmt &s) {
               s.ring->decl->name + "' (orders earlier accumulator writes before wgmma)");
 }
 
-namespace {
-/// Where a block leaves the mmas it issued, seen from its end back: an mma
-/// that may be uncommitted (Open), a commit_group after every mma on every
-/// path (Done), or neither mma nor commit_group (None).
-enum class MmaCommit { None, Done, Open };
-} // namespace
-
-/// An mma also counts in a nested `if` or loop; a commit_group in a nested
-/// region only in an `if` whose branches both end committed (the turn's
-/// `if` of an mma commits in each branch, genTurn), not in a loop, which
-/// may not run.
-static MmaCommit mmaCommitState(Block &block) {
-  for (Operation &op : llvm::reverse(block)) {
-    if (isa<WgmmaCommitOp>(op))
-      return MmaCommit::Done;
-    if (auto consume = dyn_cast<RingConsumeOp>(op)) { // nested: as its block ends
-      MmaCommit inner = mmaCommitState(consume.getBody().front());
-      if (inner != MmaCommit::None)
-        return inner;
-      continue;
-    }
-    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-      MmaCommit t = mmaCommitState(*ifOp.thenBlock());
-      MmaCommit e = ifOp.elseBlock() ? mmaCommitState(*ifOp.elseBlock()) : MmaCommit::None;
-      if (t == MmaCommit::Open || e == MmaCommit::Open)
-        return MmaCommit::Open;
-      if (t == MmaCommit::Done && e == MmaCommit::Done)
-        return MmaCommit::Done;
-      continue; // one branch may commit nothing: the ops before decide
-    }
-    bool mma = false;
-    op.walk([&](Operation *inner) {
-      if (isa<MmaOp, MmaRegAOp>(inner))
-        mma = true;
-    });
-    if (mma)
-      return MmaCommit::Open;
-  }
-  return MmaCommit::None;
-}
-
-/// Whether the block (a consume block's body, generated up to here) may have
-/// issued an mma that no commit_group has committed.
-static bool mayHaveUncommittedMma(Block *block) {
-  return mmaCommitState(*block) == MmaCommit::Open;
-}
-
-/// Whether mma `c` reads a tile of ring `r`'s stage.
-static bool mmaReadsRing(const fe::CallExpr &c, const fe::RingStmt &r) {
-  for (const fe::RingMember &m : r.members)
-    if (c.mma.b.tile == m.stage.get() || (!c.mma.a.inRegisters && c.mma.a.tile == m.stage.get()))
-      return true;
-  return false;
-}
-
-bool MLIRGenImpl::nestedEndsRetired(const fe::RingAccessStmt &s) {
-  // The block's last wgmma operation is a turn's wait_group n > 0: every
-  // group but the n newest has retired, and those n (mmas the turn left in
-  // flight) read other rings' stages, which the enclosing consume blocks
-  // wait for at their ends (FlashAttention-3's K and V: S = Q K^T retired, the K
-  // stage is released; P V runs on until V's block ends).
-  Block *block = builder.getInsertionBlock();
-  Operation *last = nullptr;
-  for (Operation &op : llvm::reverse(*block))
-    if (op.walk([&](Operation *x) {
-            return isa<MmaOp, MmaRegAOp, WgmmaCommitOp, WgmmaWaitOp, WgmmaFenceOp,
-                       RingConsumeOp>(x)
-                       ? WalkResult::interrupt()
-                       : WalkResult::advance();
-          }).wasInterrupted()) {
-      last = &op;
-      break;
-    }
-  if (!last || last != turnInFlightWait_)
-    return false;
-  return llvm::none_of(turnInFlight_,
-                       [&](const fe::CallExpr *c) { return mmaReadsRing(*c, *s.ring); });
-}
-
 bool MLIRGenImpl::genMmaConsumeEnd(const fe::RingAccessStmt &s, Value stage) {
   Location l = loc(s.loc);
   const fe::RingStmt &r = *s.ring;
   Type i32 = builder.getI32Type();
-  // Every mma of the block committed already (each its own group, in a
-  // turn): no commit_group here. An empty group is not free: ptxas issues a
-  // dummy wgmma (HGMMA.64x8x16) for it in every iteration, queued on the
-  // tensor cores behind the wgmmas already issued there (the other
-  // warpgroups' too), and the wait below waits for it. With inflight(n > 0)
-  // the commit stays: the delayed release counts this block's group.
-  if (s.inflight > 0 || mayHaveUncommittedMma(builder.getInsertionBlock()))
-    explain(WgmmaCommitOp::create(builder, l),
-            "wgmma.commit_group.sync.aligned: the mma of this consume of ring '" + r.decl->name +
-                "' form one group");
-  else if (s.enclosing && nestedEndsRetired(s))
-    return false; // the groups left in flight are the enclosing block's to wait for
-  // Where a closing wait_group 0 stays when a turn left groups in flight:
-  // tile-anchor-mma-waits.
+  // tile-place-mma-waits drops this commit_group when every mma of the
+  // block is committed already, and where a closing wait_group 0 stays when
+  // a turn left groups in flight is tile-anchor-mma-waits'.
+  explain(WgmmaCommitOp::create(builder, l),
+          "wgmma.commit_group.sync.aligned: the mma of this consume of ring '" + r.decl->name +
+              "' form one group");
   explain(WgmmaWaitOp::create(builder, l, s.inflight),
           "wgmma.wait_group.sync.aligned " + Twine(s.inflight) + ": at most " + Twine(s.inflight) +
               " groups stay in flight (consume inflight(" + Twine(s.inflight) + "))");

@@ -8,12 +8,10 @@
 // `turn { ... }` is tile.turn_wait (this warpgroup's barrier), the body,
 // tile.turn_pass (the next warpgroup's, rank order, the last to 0); a role
 // with turns starts with warpgroup 0 handing the first turn to itself and
-// ends with it taking the last hand-over (TileRoleOps.td).
+// ends with it taking the last hand-over (TileRoleOps.td). The body's mmas
+// keep their default groups; tile-place-mma-waits places a turn's waits.
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
-
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 #include "tilec/Target/TargetFacts.h"
 
@@ -95,123 +93,16 @@ void MLIRGenImpl::genTurn(const fe::IfStmt &s) {
   Value rank = // the warpgroup's rank in the role
       arith::SubIOp::create(builder, l, warpgroupIndex, intConst(l, i32, role.firstWarpgroup));
   TurnWaitOp::create(builder, l, rank, first, groups);
-  // A statement that is one mma (`x = mma(...)`, `let x = mma(...)`) reads
-  // nothing of its own result: its wait may move to the next statement.
-  // `mmas` gets the mma and the variable it is stored to.
-  using MmaStore = std::pair<const fe::CallExpr *, const fe::Decl *>;
-  auto wholeMma = [](const fe::StmtAST &st, SmallVectorImpl<MmaStore> &mmas) {
-    const fe::ExprAST *value = nullptr;
-    const fe::Decl *target = nullptr;
-    if (auto *a = st.as<fe::AssignStmt>(); a && a->op == fe::AssignOp::Assign) {
-      value = a->value.get();
-      if (auto *v = a->target->as<fe::VarRefExpr>())
-        target = v->decl;
-    } else if (auto *let = st.as<fe::LetStmt>()) {
-      value = let->init.get();
-      target = let->decl.get();
-    }
-    auto *c = value ? value->as<fe::CallExpr>() : nullptr;
-    if (!c || c->builtin != fe::Builtin::Mma)
-      return false;
-    mmas.push_back({c, target});
-    return true;
-  };
-  // ... or an `if` whose branches are each one assignment of an mma
-  // (`if j > 0 { o = mma(p, s.v, o) }`).
-  auto ifOfMma = [&](const fe::StmtAST &st, SmallVectorImpl<MmaStore> &mmas) {
-    auto *i = st.as<fe::IfStmt>();
-    if (!i || i->isTurn || i->thenBody.size() != 1 || i->elseBody.size() > 1)
-      return false;
-    for (const fe::Block *b : {&i->thenBody, &i->elseBody})
-      if (!b->empty() && ((*b)[0]->as<fe::LetStmt>() || !wholeMma(*(*b)[0], mmas)))
-        return false;
-    return true;
-  };
-  // Variables the mma whose wait is deferred stores (its registers are in
-  // flight until the wait).
-  SmallPtrSet<const fe::Decl *, 4> pendingStores;
-  auto notPending = [&](const fe::ExprAST &e) {
-    if (auto *c = e.as<fe::CallExpr>(); c && c->builtin == fe::Builtin::Zeros)
-      return true;
-    auto *v = e.as<fe::VarRefExpr>();
-    return v && v->decl && !pendingStores.count(v->decl);
-  };
-  // An mma the consume block leaves in flight (Sema: no `waitAfter`, so the
-  // block touches its accumulator and register A only after its own wait)
-  // that reads and writes no register of the deferred mma.
-  auto leftInFlight = [&](const MmaStore &m) {
-    const fe::CallExpr &c = *m.first;
-    return c.mma.inConsume && !c.mma.waitAfter && m.second && !pendingStores.count(m.second) &&
-           c.args.size() == 3 && notPending(*c.args[2]) &&
-           (!c.mma.a.inRegisters || notPending(*c.args[0]));
-  };
-  bool straight = true; // no statement may return or leave the iteration
-  for (const auto &st : s.thenBody)
-    straight = straight && !stmtMayReturn(*st) && !stmtLeavesIteration(*st);
-  // Groups committed after the deferred one: mmas left in flight, each
-  // committed as its own group after its statement, so the deferred wait is
-  // `wait_group newer` and they run on under what follows until the
-  // block's wait (FlashAttention-3: S_j = Q K_j^T and O += P V issued in one
-  // turn, then the softmax of S_j under the P V). An `if` of an mma commits
-  // in each of its branches (an empty group where a branch has no mma: the
-  // count stays exact). A commit_group after the `if` follows the merge of
-  // its paths (with and without wgmmas, or two with): ptxas cannot close the
-  // group on a branch's last wgmma there and issues a dummy wgmma
-  // (HGMMA.64x8x16, advisory C7519) on every path, the newest group, which
-  // `wait_group newer` then leaves pending in place of the mma it meant to.
-  auto genIfOfMmaCommitted = [&](const fe::IfStmt &i) {
-    Value cond = genExpr(*i.cond);
-    auto op = scf::IfOp::create(builder, loc(i.loc), cond, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard g(builder);
-    builder.setInsertionPoint(op.thenBlock()->getTerminator());
-    genBlock(i.thenBody, 0);
-    genTurnInFlightCommit(loc(i.loc));
-    builder.setInsertionPoint(op.elseBlock()->getTerminator());
-    genBlock(i.elseBody, 0);
-    genTurnInFlightCommit(loc(i.loc));
-  };
-  int64_t newer = 0;
-  SmallVector<const fe::CallExpr *, 2> inFlight; // the mmas of those `newer` groups
-  if (!straight) {
-    genBlock(s.thenBody, 0);
-  } else {
-    for (const auto &st : s.thenBody) {
-      SmallVector<MmaStore> mmas;
-      if (turnMmaWaitDue && (wholeMma(*st, mmas) || ifOfMma(*st, mmas)) &&
-          llvm::all_of(mmas, leftInFlight)) {
-        if (auto *i = st->as<fe::IfStmt>()) {
-          genIfOfMmaCommitted(*i);
-        } else {
-          genStmt(*st);
-          genTurnInFlightCommit(loc(st->loc));
-        }
-        ++newer;
-        for (const MmaStore &m : mmas)
-          inFlight.push_back(m.first);
-        continue;
-      }
-      if (turnMmaWaitDue)
-        genTurnMmaWait(loc(st->loc), newer, inFlight);
-      newer = 0;
-      inFlight.clear();
-      pendingStores.clear();
-      mmas.clear();
-      turnDefersMmaWait = wholeMma(*st, mmas);
-      genStmt(*st);
-      if (turnMmaWaitDue)
-        for (const MmaStore &m : mmas)
-          pendingStores.insert(m.second);
-      turnDefersMmaWait = false;
-    }
-  }
+  // Each mma with its default wait: where a turn's waits go (deferred past
+  // the hand-over, mmas left in flight as groups of their own) is
+  // tile-place-mma-waits' decision.
+  genBlock(s.thenBody, 0);
   // The next warpgroup in rank order; the last hands over to warpgroup 0.
   Value next = arith::AddIOp::create(builder, l, rank, intConst(l, i32, 1));
   Value wrap = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, next,
                                      intConst(l, i32, role.numWarpgroups));
   next = arith::SelectOp::create(builder, l, wrap, intConst(l, i32, 0), next);
   TurnPassOp::create(builder, l, next, first, groups);
-  if (turnMmaWaitDue)
-    genTurnMmaWait(l, newer, inFlight);
 }
 
 void MLIRGenImpl::genTurnEnd(Location l, const fe::RoleAST &role, bool entry) {

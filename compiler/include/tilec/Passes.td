@@ -78,6 +78,33 @@ def TileInsertFences : Pass<"tile-insert-fences", "::mlir::tile::KernelOp"> {
                         "report missing fences instead of inserting them">];
 }
 
+def TilePlaceMmaWaits : Pass<"tile-place-mma-waits", "::mlir::tile::KernelOp"> {
+  let summary = "where a turn's wgmma waits go, and what a consume block's end commits";
+  let description = [{
+    MLIRGen gives every mma its default group: commit_group + wait_group 0
+    right after it (outside a consume block, or when the block reads its
+    result or assigns its register A: Sema's `waitAfter`, which MLIRGen
+    records as that commit and wait), or nothing (the consume block's own
+    closing commit_group + wait_group n). In a turn (tile.turn_wait ...
+    tile.turn_pass) whose body sets no exit flag of a loop, function or
+    kernel around it, the wait_group 0 of an mma that is a statement by
+    itself (the mma, its commit, the store of its result to a variable)
+    moves past its statement: before the next operation that is not an mma
+    its consume block leaves in flight, or after the hand-over, so the next
+    warpgroup issues its mmas behind this one's. An mma left in flight whose
+    computation reads no register of the deferred one (its result or the
+    variables it was stored to) is committed as its own group, after its
+    store or inside each branch of an `if` that holds one in each branch
+    (after the `if`, ptxas would add a dummy wgmma, C7519); the wait becomes
+    wait_group n, n those groups (PTX ISA 9.7.15.7). A consume block with
+    inflight 0 whose mmas are all committed already loses its closing
+    commit_group (an empty group costs a dummy wgmma), and, nested in
+    another, its wait_group 0 when its last wgmma operation is a turn's
+    wait_group n > 0 whose groups read no stage of its ring.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def TileAnchorMmaWaits : Pass<"tile-anchor-mma-waits", "::mlir::tile::KernelOp"> {
   let summary = "keep a consume block's closing wgmma wait after the work the block's "
                 "in-flight groups run under (tilec --mma-wait-anchor)";
