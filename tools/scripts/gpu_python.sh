@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python package on the GPU machine (no MLIR there: the PTX comes built).
 #   TILEC_PTX_DIR=DIR tools/scripts/gpu_python.sh OUTDIR
-# DIR holds safety, histogram, gemm_f16_{mc,nomc}, ring_gemm_f16, user, softmax and attention_user_f16 PTX with
+# DIR holds safety, histogram{,_c16}, gemm_f16_{mc,nomc}, ring_gemm_f16, user, softmax and attention_user_f16 PTX with
 # their .info.json (tools/scripts/python_ptx.sh DIR writes them where tilec
 # is). Builds the extension against this machine's python3 (its torch), the
 # C++ GEMM host and launch_bench; then runs, with full logs in OUTDIR:
