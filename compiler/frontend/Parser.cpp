@@ -95,6 +95,11 @@ void Parser::fail(const Location &loc, std::string msg, std::string hint) {
 void Parser::failExpected(const char *what, const char *hint) {
   if (at(Tok::Error))
     throw Fail{}; // the lexer already reported it
+  // Another language's word where the syntax wants something else
+  // (`if a and b {`, `def f(...)` at file level) says what tile writes.
+  if (at(Tok::Ident))
+    if (auto foreign = foreignWord(cur().text))
+      fail(cur().loc, foreign->message, foreign->hint);
   fail(cur().loc, std::string("expected ") + what + ", found " + describe(cur()), hint);
 }
 

@@ -24,7 +24,7 @@ using namespace mlir::tile::mlirgen;
 namespace {
 /// Above this many elements the zeroing is a loop (SROA then leaves the
 /// array in local memory anyway, as its indices cannot all be constant).
-constexpr int64_t kUnrolledZeroing = 256;
+constexpr int64_t kUnrolledZeroing = 256; // named in the warning of CheckLocalArrays.cpp
 } // namespace
 
 void MLIRGenImpl::genLocalArray(const fe::LocalArrayStmt &s) {

@@ -50,6 +50,17 @@ struct CheckLocalArraysPass : tile::impl::TileCheckLocalArraysBase<CheckLocalArr
         if (warned)
           continue;
         warned = true;
+        // The declaration's own zeroing, a loop above 256 elements
+        // (MLIRGenAbstr.cpp): the size, not an index the program wrote.
+        if (add->getLoc() == array->getLoc() && isa<BlockArgument>(add.getOffset())) {
+          InFlightDiagnostic d = array.emitWarning()
+                                 << "local array '" << array.getName() << "' of " << n
+                                 << " elements is kept in local memory: an array of more than "
+                                    "256 elements never lives in registers";
+          attachHint(d, "use arrays of at most 256 elements (a thread has at most 255 "
+                        "registers) for data that should stay in registers");
+          continue;
+        }
         InFlightDiagnostic d = add.emitWarning()
                                << "local array '" << array.getName()
                                << "' is kept in local memory: this index is not a compile-time "
