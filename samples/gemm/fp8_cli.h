@@ -127,6 +127,8 @@ inline Options parse(int argc, char **argv) {
       o.warmup = int(r.intValue());
     else if (f == "--out")
       o.out = r.value();
+    else if (f == "-h" || f == "--help")
+      usage("help");
     else
       usage(("unknown argument '" + f + "'").c_str());
   }

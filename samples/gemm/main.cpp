@@ -78,7 +78,8 @@ namespace gemm::cli {
       "            [--ptx PATH] [--reference-only] [--skip-code C] [--probes FILE.csv]\n"
       "       gemm --bench [--shapes MxNxK,...] [--dtypes f16,bf16] [--bmajor k|mn|k,mn]\n"
       "            [--tune] [--tune-cache FILE] [--runs R] [--warmup W] [--out FILE.md]\n"
-      "            [--csv FILE.csv]\n",
+      "            [--csv FILE.csv]\n"
+      "       gemm --fp8 ...  (the scaled fp8 GEMMs: gemm --fp8 --help)\n",
       msg);
   std::exit(2);
 }
