@@ -150,9 +150,9 @@ std::string Type::str() const {
   case Void:
     return "void";
   case UntypedInt:
-    return "{integer literal}";
+    return "an integer literal";
   case UntypedFloat:
-    return "{float literal}";
+    return "a float literal";
   case Scalar:
     return e;
   case Pointer:
