@@ -382,6 +382,8 @@ def builtin(name, t, args):
         if r == 0:
             return (1 << (bits_of(t) - 1)) if x < 0 else 0
         return f_from_py(t, float(r))
+    if FAST and name in FAST_FUNCS:
+        return ('fast', name, args[0])
     if name == 'sqrt':
         if math.isnan(x) or x < 0:
             return nan_bits(t)
@@ -394,6 +396,11 @@ def builtin(name, t, args):
     except (OverflowError, ValueError):
         v = math.nan
     return ('approx', v, bound)
+
+
+# --fast-math: every function with a fast form is that form (warp-and-math.md)
+FAST = False
+FAST_FUNCS = ['sqrt', 'rsqrt', 'exp', 'exp2', 'log', 'log2', 'sin', 'cos', 'tanh']
 
 
 def _exp(x):
