@@ -311,18 +311,31 @@ def _contracted(n, env):
     for args in _product(cs):
         res |= _apply(n, args)
     for side in (0, 1):
-        p = _product_of(n.c[side])
-        if not p:
-            continue
-        other = cs[1 - side]
-        neg = p[2] != (side == 1 and n.x == '-')          # c - a*b = fma(-a, b, c)
-        for a in evaluate(p[0], env):
-            for b in evaluate(p[1], env):
-                for c in other:
-                    if side == 0 and n.x == '-':
-                        c = R.unop('-', t, c)
-                    res.add(_canon(t, R.fma_exact(t, R.unop('-', t, a) if neg else a, b, c)))
+        for p in _products(n.c[side], env):
+            _fuse(n, t, side, p, cs[1 - side], env, res)
     return res
+
+
+def _products(c, env):
+    """The products c may be (through the branch a `?:` or `if` takes)."""
+    if c.k in ('sel', 'ifstmt'):
+        out = []
+        for cond in evaluate(c.c[0], env):
+            out += _products(c.c[1] if cond else c.c[2], env)
+        return out
+    p = _product_of(c)
+    return [p] if p else []
+
+
+def _fuse(n, t, side, p, other, env, res):
+    """Adds to res the fma values of n with the product p on `side`."""
+    neg = p[2] != (side == 1 and n.x == '-')          # c - a*b = fma(-a, b, c)
+    for a in evaluate(p[0], env):
+        for b in evaluate(p[1], env):
+            for c in other:
+                if side == 0 and n.x == '-':
+                    c = R.unop('-', t, c)
+                res.add(_canon(t, R.fma_exact(t, R.unop('-', t, a) if neg else a, b, c)))
 
 
 def _product(sets):
