@@ -205,9 +205,14 @@ class FragGen:
         b = self.index(kind if rnd.random() < 0.5 else 'S', depth - 1)
         if rnd.random() < 0.5:
             a, b = b, a
-        if op == '/' and b[0] == 'ilit':       # a constant divisor 0 is an error; others fold
+        if op == '/' and not _runtime(b):     # a constant divisor 0 is an error
             b = ('ni', 'S', rnd.randrange(4))
         return ('ibin', kind_of(a[1], b[1]), op, a, b)
+
+
+def _runtime(n):
+    """Whether an index tree reads a run-time value."""
+    return n[0] in ('row', 'col', 'prI', 'pcI', 'ni') or (n[0] == 'ibin' and (_runtime(n[3]) or _runtime(n[4])))
 
 
 def lit(t, v):
