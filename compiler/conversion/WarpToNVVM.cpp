@@ -70,13 +70,14 @@ struct ShflLowering : ConvertOpToLLVMPattern<ShflOp> {
   }
 
   /// PTX's `c`: ((32 - width) << 8) | clamp, clamp = 0 for up, 31 otherwise.
-  /// `lanesLeft` is set to 32 - width (the lane bits above the segment).
+  /// `lanesLeft` is set to 32 - width (the lane bits above the segment): a
+  /// constant in `leftConst`, else the value computed here.
   static Value segmentOperand(OpBuilder &b, Location loc, Value width, ShflKind kind,
-                              Value &lanesLeft) {
+                              std::optional<int64_t> &leftConst, Value &lanesLeft) {
     int clamp = kind == ShflKind::up ? 0 : 31;
     APInt c;
     if (matchPattern(width, m_ConstantInt(&c))) { // Sema checked: a power of two in 1..32
-      lanesLeft = i32Const(b, loc, 32 - c.getSExtValue());
+      leftConst = 32 - c.getSExtValue();
       return i32Const(b, loc, ((32 - c.getSExtValue()) << 8) | clamp);
     }
     // Run time: clamp to 1..32, then keep the highest set bit (a power of two).
@@ -98,20 +99,23 @@ struct ShflLowering : ConvertOpToLLVMPattern<ShflOp> {
     Value value = adaptor.getValue();
     Type type = value.getType();
     Type i32 = rewriter.getI32Type();
+    std::optional<int64_t> leftConst;
     Value lanesLeft;
-    Value c = segmentOperand(rewriter, loc, adaptor.getWidth(), op.getKind(), lanesLeft);
+    Value c =
+        segmentOperand(rewriter, loc, adaptor.getWidth(), op.getKind(), leftConst, lanesLeft);
     Value lane = adaptor.getLane();
     // shfl.bfly reads lane ^ m whenever that is <= the segment's last lane, so
     // an m with a bit at or above the width reads a lower segment's lane.
     // The documents say: own value when lane ^ m leaves the segment, which
     // is when m (mod 32) has such a bit; then m = 0 (own lane). Nothing is
     // emitted for width 32 or a constant m below the width.
-    APInt wc, mc;
-    bool full = matchPattern(lanesLeft, m_ConstantInt(&wc)) && wc.isZero();
-    bool inSegment = matchPattern(lane, m_ConstantInt(&mc)) &&
-                     matchPattern(lanesLeft, m_ConstantInt(&wc)) &&
-                     (mc.getZExtValue() & wc.getZExtValue()) == 0;
+    APInt mc;
+    bool full = leftConst && *leftConst == 0;
+    bool inSegment = leftConst && matchPattern(lane, m_ConstantInt(&mc)) &&
+                     (mc.getZExtValue() & *leftConst) == 0;
     if (op.getKind() == ShflKind::bfly && !full && !inSegment) {
+      if (leftConst)
+        lanesLeft = i32Const(rewriter, loc, *leftConst);
       Value above = LLVM::AndOp::create(rewriter, loc, lane, lanesLeft);
       Value leaves = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, above,
                                           i32Const(rewriter, loc, 0));

@@ -481,13 +481,16 @@ def program_lines(src, i):
 
 def _inner_fast(n, root=True):
     """Whether a tree is beyond the --fast-math reference: a fast form below
-    the root (its error would propagate), or a float + or - of a loop's or
-    a function's value (a product computed there may be fused with it after
-    unrolling or inlining; the reference sees only direct products)."""
+    the root (its error would propagate), a float + or - of a loop's or a
+    function's value, or a float loop (a product computed there may be fused
+    with a sum after unrolling or inlining, also with the next iteration's;
+    the reference sees only direct products)."""
     if not root and n.k == 'call' and n.x in R.FAST_FUNCS:
         return True
     if n.k == 'bin' and n.x in ('+', '-') and n.t in G.FLOATS and any(
             _hides_product(c) for c in n.c):
+        return True
+    if n.k == 'loop' and n.t in G.FLOATS:    # one iteration's product, the next one's sum
         return True
     if n.k == 'fn':
         return _inner_fast(n.x[2], False) or any(_inner_fast(c, False) for c in n.c)

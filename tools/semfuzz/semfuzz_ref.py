@@ -196,6 +196,8 @@ def _exact(d):
 def fma_exact(t, a, b, c):
     da, db, dc = decode(t, a), decode(t, b), decode(t, c)
     x, y, z = f_to_py(t, a), f_to_py(t, b), f_to_py(t, c)
+    if dc[0] == 'inf' and da[0] == db[0] == 'fin':
+        return c                # a finite product (however large) plus an infinity
     if 'nan' in (da[0], db[0], dc[0]) or 'inf' in (da[0], db[0], dc[0]):
         p = x * y if not ((x == 0 and math.isinf(y)) or (y == 0 and math.isinf(x))) else math.nan
         return f_from_py(t, p + z)
