@@ -632,8 +632,15 @@ def ext_cpu(args):
             if p.returncode != 0:
                 bad += 1
                 print('semfuzz ext: FAIL ptxas rejected the kernels:\n%s' % p.stderr[:4000])
-    print('semfuzz ext cpu: seed %d, %d kernels compiled and assembled, %d failures, %.1f s'
-          % (args.seed, kernels, bad, time.time() - start))
+    import semfuzz_ext as X
+    checked, notfolded, msgs = X.vector_fold(
+        args.seed, args.programs, lambda units: compile_units(args.tilec, units, ['--fmad=false'] + args.tilec_args),
+        parse_imm, args.verbose)
+    for m in msgs:
+        print('semfuzz: ' + m)
+    bad += len(msgs)
+    print('semfuzz ext cpu: seed %d, %d kernels compiled and assembled; %d folded vector programs checked '
+          '(%d not folded); %d failures, %.1f s' % (args.seed, kernels, checked, notfolded, bad, time.time() - start))
     return 1 if bad else 0
 
 
@@ -729,7 +736,7 @@ def main():
     ap.add_argument('-o', '--output')
     args = ap.parse_args()
     if args.programs is None:
-        args.programs = 200 if args.mode == 'cpu' else 400
+        args.programs = 200 if args.mode in ('cpu', 'ext-cpu') else 400
     if args.mode == 'cpu':
         return cpu_mode(args)
     if args.mode == 'emit-gpu':

@@ -10,6 +10,7 @@ checker gets {buffer name: values after the run} (inputs read back too:
 atomics change them) and returns a list of mismatch texts.
 """
 import random
+import re
 
 import semfuzz_ref as R
 import semfuzz_gen as G
@@ -544,3 +545,118 @@ def vector_case(rnd, name, rows=256, programs=6):
                 bad.append('program %d: %d mismatching elements in all' % (p, nbad))
         return bad
     return Case(name, text, bufs, 2, 128, check, 'vector')
+
+
+# ---------------------------------------------------------------- vectors, folded
+
+def _vlit(e, v):
+    if R.is_float(e) and R.decode(e, v)[0] == 'nan':
+        return 'bitcast<%s>(0x%x)' % (e, v)
+    return G.lit_text(e, v)
+
+
+def _literal(node, env):
+    """node with its loads replaced by literals of env's values."""
+    k = node[0]
+    if k == 'load':
+        e, n = node[1], node[2]
+        return ('lit', e, n, [env[e][node[3] * n + j] for j in range(n)])
+    if k == 'lit':
+        return node
+    if k == 'build':
+        return node[:3] + ([_lit_scalar(s, env) for s in node[3]],)
+    if k in ('perm',):
+        return node[:3] + (_literal(node[3], env), node[4])
+    if k in ('neg', 'cast'):
+        return node[:3] + (_literal(node[3], env),)
+    return node[:4] + (_literal(node[4], env), _literal(node[5], env))
+
+
+def _lit_scalar(s, env):
+    if s[0] == 'sload':
+        return ('slit', s[1], env['s' + s[1]][s[2]])
+    return ('elem', _literal(s[1], env), s[2])
+
+
+class FoldEmitter(VecEmitter):
+    def emit(self, node, ind='  '):
+        if node[0] == 'lit':
+            e, n = node[1], node[2]
+            name = 'v%d' % self.count
+            self.count += 1
+            self.lines.append('%slet %s: vec<%s, %d> = {%s}' % (ind, name, e, n,
+                                                               ', '.join(_vlit(e, v) for v in node[3])))
+            return name
+        return VecEmitter.emit(self, node, ind)
+
+    def scalar(self, s):
+        if s[0] == 'slit':
+            return _vlit(s[1], s[2])
+        return VecEmitter.scalar(self, s)
+
+
+STORE = re.compile(r'st\.global(?:\.v(\d))?\.b(\d+)\s+\[%rd\d+(?:\+(\d+))?\],\s*(\{[^}]*\}|[^;]+);')
+
+
+def folded_bytes(body, size, parse_imm):
+    """The bytes the stores of a kernel body write (None: not all immediates)."""
+    out = bytearray(size)
+    seen = 0
+    for m in STORE.finditer(body):
+        bits, off = int(m.group(2)), int(m.group(3) or 0)
+        ops = [o.strip() for o in m.group(4).strip('{}').split(',')]
+        for j, op in enumerate(ops):
+            if op.startswith('%'):
+                mv = re.search(r'^\s*mov\.b%d\s+%s,\s*([^;]+);' % (bits, re.escape(op)), body, re.M)
+                op = mv.group(1) if mv else op
+            v = parse_imm(op, bits)
+            if v is None:
+                return None
+            at = off + j * bits // 8
+            if at + bits // 8 > size:
+                return None
+            out[at:at + bits // 8] = v.to_bytes(bits // 8, 'little')
+            seen += bits // 8
+    return bytes(out) if seen == size else None
+
+
+def vector_fold(seed, count, compile_units, parse_imm, verbose=False):
+    """`count` vector trees with literal inputs, folded by MLIR/LLVM: each
+    kernel's stores must write the reference's elements. Returns (checked,
+    not folded, mismatch texts)."""
+    rnd = random.Random(seed)
+    vg = VecGen(rnd)
+    units, progs = [], []
+    for k in range(count):
+        e, n = rnd.choice(VEC_FLOAT + VEC_FLOAT + VEC_INT)
+        tr = vg.tree(e, n, rnd.randint(1, 4))
+        env = {}
+        for t in VEC_TYPES_ALL:
+            env[t] = [G.random_value(rnd, t) for _ in range(VSLOTS * 8)]
+            env['s' + t] = [G.random_value(rnd, t) for _ in range(VSLOTS * 8)]
+        em = FoldEmitter()
+        v = em.emit(_literal(tr, env))
+        units.append('kernel vf_%d(out: ptr<%s, global>) {\n%s\n  store(out[0], %s)\n}\n'
+                     % (k, e, '\n'.join(em.lines), v))
+        progs.append((e, n, vec_eval(tr, env)))
+    ptx, rejected = compile_units(units)
+    bodies = {m.group(1): m.group(2) for m in re.finditer(r'\.entry (\w+)\((.*?)\n}', ptx, re.S)}
+    bad, checked, notfolded = [], 0, 0
+    for k, (e, n, want) in enumerate(progs):
+        if k in rejected:
+            bad.append('tilec rejected a folded vector program: %s\n%s' % ('; '.join(rejected[k]), units[k]))
+            continue
+        data = folded_bytes(bodies.get('vf_%d' % k, ''), n * R.SIZE[e], parse_imm)
+        if data is None:
+            notfolded += 1
+            if verbose:
+                print('semfuzz: vector program not folded to stored immediates:\n%s' % units[k])
+            continue
+        checked += 1
+        got = G.from_bytes(e, data)
+        for j in range(n):
+            if not G.matches(e, want[j], got[j]):
+                bad.append('MISMATCH (folded vector) element %d: expected %s, got %s\n%s'
+                           % (j, shows(e, want[j]), G.show(e, got[j]), units[k]))
+                break
+    return checked, notfolded, bad

@@ -179,6 +179,8 @@ class FragGen:
             return ('fma', kind_of(a[1], b[1], c[1]), a, b, c)
         m = self.mask(depth - 1)
         a, b = self.tree(depth - 1), self.tree(depth - 1)
+        if kind_of(m[1], a[1], b[1]) == 'S':     # select needs a distributed argument
+            a = ('x', 'F', rnd.randrange(2))
         return ('sel', kind_of(m[1], a[1], b[1]), m, a, b)
 
     def mask(self, depth):
