@@ -70,11 +70,16 @@ struct ShflLowering : ConvertOpToLLVMPattern<ShflOp> {
   }
 
   /// PTX's `c`: ((32 - width) << 8) | clamp, clamp = 0 for up, 31 otherwise.
-  static Value segmentOperand(OpBuilder &b, Location loc, Value width, ShflKind kind) {
+  /// `lanesLeft` is set to 32 - width (the lane bits above the segment): a
+  /// constant in `leftConst`, else the value computed here.
+  static Value segmentOperand(OpBuilder &b, Location loc, Value width, ShflKind kind,
+                              std::optional<int64_t> &leftConst, Value &lanesLeft) {
     int clamp = kind == ShflKind::up ? 0 : 31;
     APInt c;
-    if (matchPattern(width, m_ConstantInt(&c))) // Sema checked: a power of two in 1..32
+    if (matchPattern(width, m_ConstantInt(&c))) { // Sema checked: a power of two in 1..32
+      leftConst = 32 - c.getSExtValue();
       return i32Const(b, loc, ((32 - c.getSExtValue()) << 8) | clamp);
+    }
     // Run time: clamp to 1..32, then keep the highest set bit (a power of two).
     Value w = LLVM::SMaxOp::create(b, loc, width, i32Const(b, loc, 1));
     w = LLVM::SMinOp::create(b, loc, w, i32Const(b, loc, 32));
@@ -83,7 +88,7 @@ struct ShflLowering : ConvertOpToLLVMPattern<ShflOp> {
     Value one = i32Const(b, loc, 1);
     Value log2 = LLVM::SubOp::create(b, loc, i32Const(b, loc, 31), lz);
     Value pow2 = LLVM::ShlOp::create(b, loc, one, log2);
-    Value lanesLeft = LLVM::SubOp::create(b, loc, i32Const(b, loc, 32), pow2);
+    lanesLeft = LLVM::SubOp::create(b, loc, i32Const(b, loc, 32), pow2);
     Value seg = LLVM::ShlOp::create(b, loc, lanesLeft, i32Const(b, loc, 8));
     return clamp ? Value(LLVM::OrOp::create(b, loc, seg, i32Const(b, loc, clamp))) : seg;
   }
@@ -94,10 +99,31 @@ struct ShflLowering : ConvertOpToLLVMPattern<ShflOp> {
     Value value = adaptor.getValue();
     Type type = value.getType();
     Type i32 = rewriter.getI32Type();
-    Value c = segmentOperand(rewriter, loc, adaptor.getWidth(), op.getKind());
+    std::optional<int64_t> leftConst;
+    Value lanesLeft;
+    Value c =
+        segmentOperand(rewriter, loc, adaptor.getWidth(), op.getKind(), leftConst, lanesLeft);
+    Value lane = adaptor.getLane();
+    // shfl.bfly reads lane ^ m whenever that is <= the segment's last lane, so
+    // an m with a bit at or above the width reads a lower segment's lane.
+    // The documents say: own value when lane ^ m leaves the segment, which
+    // is when m (mod 32) has such a bit; then m = 0 (own lane). Nothing is
+    // emitted for width 32 or a constant m below the width.
+    APInt mc;
+    bool full = leftConst && *leftConst == 0;
+    bool inSegment = leftConst && matchPattern(lane, m_ConstantInt(&mc)) &&
+                     (mc.getZExtValue() & *leftConst) == 0;
+    if (op.getKind() == ShflKind::bfly && !full && !inSegment) {
+      if (leftConst)
+        lanesLeft = i32Const(rewriter, loc, *leftConst);
+      Value above = LLVM::AndOp::create(rewriter, loc, lane, lanesLeft);
+      Value leaves = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, above,
+                                          i32Const(rewriter, loc, 0));
+      lane = LLVM::SelectOp::create(rewriter, loc, leaves, i32Const(rewriter, loc, 0), lane);
+    }
     auto shfl = [&](Value v) -> Value {
-      return NVVM::ShflOp::create(rewriter, loc, v.getType(), adaptor.getMask(), v,
-                                  adaptor.getLane(), c, nvvmKind(op.getKind()), UnitAttr())
+      return NVVM::ShflOp::create(rewriter, loc, v.getType(), adaptor.getMask(), v, lane, c,
+                                  nvvmKind(op.getKind()), UnitAttr())
           .getResult();
     };
     unsigned bits = type.getIntOrFloatBitWidth();

@@ -145,6 +145,10 @@ Type Sema::checkMathCall(CallExpr &e) {
       finalize(a);
     return Type::invalid();
   }
+  // --fast-math picks the fast form only where the type has one: PTX has no
+  // sqrt.approx.f64, so an f64 sqrt stays sqrt.rn.f64 (as without the flag).
+  if (!approx && t.isScalar(ScalarKind::F64))
+    e.approx = false;
   // The transcendental functions (and rsqrt, approximate sqrt) compute
   // through f32 (MLIRGenMath.cpp): an f64 argument would need the f64
   // libdevice forms, which tilec does not link; reject it rather than

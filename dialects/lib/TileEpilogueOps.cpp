@@ -4,11 +4,12 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-/// Two or three operands, at least one distributed, each broadcasting to
-/// `result` with its element type.
-static LogicalResult verifyElementwise(Operation *op, ValueRange operands, Type result) {
+/// Two or three operands, at least one distributed (or `distributed` given:
+/// select's mask), each broadcasting to `result` with its element type.
+static LogicalResult verifyElementwise(Operation *op, ValueRange operands, Type result,
+                                       bool distributed = false) {
   DistShape shape = *distShape(result);
-  bool anyDistributed = false;
+  bool anyDistributed = distributed;
   for (auto [i, v] : llvm::enumerate(operands)) {
     anyDistributed |= distShape(v.getType()).has_value();
     if (!broadcastsTo(v.getType(), shape, shape.elem))
@@ -187,7 +188,9 @@ LogicalResult FragSelectOp::verify() {
   if (!broadcastsTo(getCond().getType(), mask, mask.elem))
     return emitOpError() << "condition " << getCond().getType() << " does not broadcast to "
                          << getType();
-  return verifyElementwise(*this, {getA(), getB()}, getType());
+  // select(m, a, b) with a distributed mask broadcasts scalar a and b.
+  return verifyElementwise(*this, {getA(), getB()}, getType(),
+                           distShape(getCond().getType()).has_value());
 }
 
 LogicalResult StorePerRowOp::verify() {

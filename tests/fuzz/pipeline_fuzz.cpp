@@ -15,7 +15,7 @@
 // fuzz_replay). Flags written in the input (a lit RUN line, or ones the
 // mutator inserts) select the compile options, so lit inputs compile the way
 // their tests do and mutants explore -O0, --no-auto-sync, --cluster and
-// --debug-hangs.
+// --debug-hangs (--fast-math and --fmad=false are read as well).
 //
 //===----------------------------------------------------------------------===//
 #include "fuzz_findings.h"
@@ -84,6 +84,10 @@ tile::CompileOptions optionsFor(const std::string &text) {
     options.autoSync = false;
   if (text.find("--debug-hangs") != std::string::npos)
     options.debugHangsMs = 1000;
+  if (text.find("--fast-math") != std::string::npos)
+    options.fastMath = true;
+  if (text.find("--fmad=false") != std::string::npos)
+    options.fmad = false;
   // --explain-sync on every other input: the report walks every op's location.
   options.explainSync = text.size() % 2 == 0;
   for (char level : {'0', '1', '2'})

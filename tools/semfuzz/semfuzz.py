@@ -479,6 +479,30 @@ def program_lines(src, i):
     return text
 
 
+def _inner_fast(n, root=True):
+    """Whether a tree is beyond the --fast-math reference: a fast form below
+    the root (its error would propagate), a float + or - of a loop's or a
+    function's value, or a float loop (a product computed there may be fused
+    with a sum after unrolling or inlining, also with the next iteration's;
+    the reference sees only direct products)."""
+    if not root and n.k == 'call' and n.x in R.FAST_FUNCS:
+        return True
+    if n.k == 'bin' and n.x in ('+', '-') and n.t in G.FLOATS and any(
+            _hides_product(c) for c in n.c):
+        return True
+    if n.k == 'loop' and n.t in G.FLOATS:    # one iteration's product, the next one's sum
+        return True
+    if n.k == 'fn':
+        return _inner_fast(n.x[2], False) or any(_inner_fast(c, False) for c in n.c)
+    return any(_inner_fast(c, False) for c in n.c)
+
+
+def _hides_product(c):
+    if c.k in ('sel', 'ifstmt'):
+        return _hides_product(c.c[1]) or _hides_product(c.c[2])
+    return c.k in ('loop', 'fn')
+
+
 def gpu_mode(args):
     import multiprocessing
     import semfuzz_cuda as C
@@ -499,6 +523,8 @@ def gpu_mode(args):
     if os.environ.get('TILEC_GPU_TEST_SMALL'):
         args.rows = min(args.rows, 128)      # under compute-sanitizer
     trees, groups = gpu_programs(args.seed, args.programs)
+    if args.fast:            # compiled with --fast-math: contraction and the fast forms
+        G.CONTRACT = R.FAST = True
     envsets = {'random': gpu_rows(args.seed, args.rows),
                'edges': edge_rows(4096 if os.environ.get('TILEC_GPU_TEST_SMALL') else EDGE_ROWS)}
     mod = dev.load(ptx)
@@ -524,11 +550,15 @@ def gpu_mode(args):
     ran = time.time() - start
     _STATE.update(trees=trees, envsets=envsets, where=where)
     jobs = args.jobs or os.cpu_count() or 1
+    # under --fast-math a fast form inside a tree has no exact value to go on with
+    checked = [i for i in range(len(trees)) if not (args.fast and _inner_fast(trees[i]))]
     if jobs > 1:
         with multiprocessing.get_context('fork').Pool(jobs) as pool:
-            outcome = pool.map(_check_program, range(len(trees)), chunksize=4)
+            outcome = pool.map(_check_program, checked, chunksize=4)
     else:
-        outcome = [_check_program(i) for i in range(len(trees))]
+        outcome = [_check_program(i) for i in checked]
+    outcome = dict(zip(checked, outcome))
+    outcome = [outcome.get(i, (0, [])) for i in range(len(trees))]
     bad = sum(o[0] for o in outcome)
     failing = [i for i, o in enumerate(outcome) if o[0]]
     for i in failing[:args.show]:
@@ -536,16 +566,159 @@ def gpu_mode(args):
               % (i, trees[i].t, outcome[i][0], len(envsets[where[i][4]]), '\n  '.join(outcome[i][1]),
                  program_lines(src, i)))
     results = sum(len(envsets[where[i][4]]) for i in range(len(trees)))
-    print('semfuzz gpu: seed %d, %d random programs x %d input rows + %d edge programs x %d rows '
-          '= %d results, %d mismatches (%d programs), %.1f s on the GPU, %.1f s in all'
-          % (args.seed, args.programs, args.rows, len(trees) - args.programs,
-             len(envsets['edges']), results, bad, len(failing), ran, time.time() - start))
+    print('semfuzz gpu%s: seed %d, %d random programs x %d input rows + %d edge programs x %d rows '
+          '= %d results, %d mismatches (%d programs; %d not checked), %.1f s on the GPU, %.1f s in all'
+          % (' --fast-math' if args.fast else '', args.seed, args.programs, args.rows, len(trees) - args.programs,
+             len(envsets['edges']), results, bad, len(failing), len(trees) - len(checked), ran, time.time() - start))
     return 1 if bad else 0
+
+
+# ---------------------------------------------------------------- vectors, fragments, math modes, atomics, warp ops
+
+def ext_cases(seed, fast=False):
+    """The cases of the extended run (semfuzz_ext, semfuzz_frag), a function
+    of the seed; fast: the math calls without `approx =`, for --fast-math."""
+    import semfuzz_ext as X
+    import semfuzz_frag as F
+    rnd = random.Random(seed * 7919 + (1 if fast else 0))
+    if fast:
+        plan = [('fast', lambda r, nm: F.math_case(r, nm, explicit=False), 12)]
+    else:
+        plan = [('warp', X.warp_case, 40), ('vote', X.vote_case, 30), ('atomic', X.atomic_case, 50),
+                ('vector', X.vector_case, 16), ('frag', F.frag_case, 30), ('math', F.math_case, 12)]
+    cases = []
+    for fam, make, count in plan:
+        for k in range(count):
+            cases.append(make(rnd, 'sfx_%s_%d' % (fam, k)))
+    text = ''.join(c.text for c in cases)
+    tag = hashlib.sha1(text.encode()).hexdigest()[:8]
+    for c in cases:
+        c.text = c.text.replace('kernel sfx_', 'kernel sfx_%s_' % tag)
+        c.name = c.name.replace('sfx_', 'sfx_%s_' % tag)
+    return cases
+
+
+def ext_source(seed, fast=False):
+    cases = ext_cases(seed, fast)
+    return ('// Generated by tools/semfuzz/semfuzz.py ext-emit --seed %d%s: do not edit.\n'
+            % (seed, ' --fast' if fast else '')) + ''.join(c.text for c in cases)
+
+
+def ext_emit(args):
+    with open(args.output, 'w') as f:
+        f.write(ext_source(args.seed, args.fast))
+    return 0
+
+
+def ext_cpu(args):
+    """The extended kernels compile (tilec) and assemble (ptxas)."""
+    start = time.time()
+    bad = kernels = 0
+    for fast, extra in ((False, ['--fmad=false']), (True, ['--fast-math'])):
+        src = ext_source(args.seed, fast)
+        kernels += src.count('\nkernel ')
+        rc, ptx, err = run_tilec(args.tilec, src, extra + args.tilec_args)
+        if rc != 0:
+            bad += 1
+            print('semfuzz ext: FAIL tilec rejected the %s kernels:\n%s' % ('fast' if fast else 'main', err[:4000]))
+            _save(args, 'ext%s.tile' % ('-fast' if fast else ''), src)
+            continue
+        if args.ptxas:
+            with tempfile.NamedTemporaryFile('w', suffix='.ptx', delete=False) as f:
+                f.write(ptx)
+            p = subprocess.run([args.ptxas, '-arch=sm_90a', f.name, '-o', os.devnull],
+                               capture_output=True, text=True)
+            os.unlink(f.name)
+            if p.returncode != 0:
+                bad += 1
+                print('semfuzz ext: FAIL ptxas rejected the kernels:\n%s' % p.stderr[:4000])
+    import semfuzz_ext as X
+    checked, notfolded, msgs = X.vector_fold(
+        args.seed, args.programs, lambda units: compile_units(args.tilec, units, ['--fmad=false'] + args.tilec_args),
+        parse_imm, args.verbose)
+    for m in msgs:
+        print('semfuzz: ' + m)
+    bad += len(msgs)
+    print('semfuzz ext cpu: seed %d, %d kernels compiled and assembled; %d folded vector programs checked '
+          '(%d not folded); %d failures, %.1f s' % (args.seed, kernels, checked, notfolded, bad, time.time() - start))
+    return 1 if bad else 0
+
+
+def _ext_check(i):
+    c, o = _STATE['ext'][i]
+    try:
+        return c.check(o)
+    except Exception as e:           # the reference's own defect: say so
+        return ['the checker failed: %r' % e]
+
+
+def ext_gpu(args):
+    import semfuzz_cuda as C
+    start = time.time()
+    dev = C.Device.open()
+    if dev is None:
+        print('SKIP: no CUDA device')
+        return 77
+    total = bad_cases = 0
+    fams = {}
+    for fast, path in ((False, args.ptx), (True, args.fast_ptx)):
+        if not path:
+            continue
+        with open(path) as f:
+            ptx = f.read()
+        cases = ext_cases(args.seed, fast)
+        if cases[0].name not in ptx:
+            print('semfuzz ext: %s was not built from this generator (no kernel %s): rebuild it with '
+                  '`semfuzz.py ext-emit --seed %d%s`' % (path, cases[0].name, args.seed, ' --fast' if fast else ''))
+            return 1
+        mod = dev.load(ptx)
+        for c in cases:
+            ptrs, sizes = [], []
+            for b in c.bufs:
+                if b[0] == 'in':
+                    ptrs.append(dev.upload(G.to_bytes(b[2], b[3])))
+                    sizes.append(len(b[3]))
+                else:
+                    ptrs.append(dev.alloc(b[3] * R.SIZE[b[2]]))
+                    sizes.append(b[3])
+            n = c.blocks * c.threads
+            try:
+                dev.launch(mod.function(c.name), c.blocks, c.threads, ptrs, n)
+            except C.CudaError as e:     # the context is lost: nothing more can run
+                print('semfuzz: FAIL (GPU) kernel %s: %s\n%s' % (c.name, e, c.text))
+                return 1
+            o = {}
+            for b, p, sz in zip(c.bufs, ptrs, sizes):
+                o[b[1]] = G.from_bytes(b[2], dev.download(p, sz * R.SIZE[b[2]]))
+                dev.free(p)
+            _STATE.setdefault('ext', []).append((c, o))
+    import multiprocessing
+    jobs = args.jobs or os.cpu_count() or 1
+    ran = time.time() - start
+    with multiprocessing.get_context('fork').Pool(jobs) as pool:
+        outcome = pool.map(_ext_check, range(len(_STATE['ext'])), chunksize=1)
+    for (c, _), msgs in zip(_STATE['ext'], outcome):
+        total += 1
+        f = fams.setdefault(c.family, [0, 0])
+        f[0] += 1
+        if msgs:
+            bad_cases += 1
+            f[1] += 1
+            if bad_cases <= args.show:
+                print('semfuzz: MISMATCH (GPU, %s) kernel %s:\n  %s\n%s' % (
+                    c.family, c.name, '\n  '.join(msgs[:6]), c.text))
+    print('semfuzz ext gpu: seed %d, %d kernels, %d mismatching (%s), %.1f s on the GPU, %.1f s in all' % (
+        args.seed, total, bad_cases, ', '.join('%s %d/%d' % (k, v[1], v[0]) for k, v in sorted(fams.items())),
+        ran, time.time() - start))
+    return 1 if bad_cases else 0
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('mode', choices=['cpu', 'emit-gpu', 'gpu'])
+    ap.add_argument('mode', choices=['cpu', 'emit-gpu', 'gpu', 'ext-cpu', 'ext-emit', 'ext-gpu'])
+    ap.add_argument('--fast', action='store_true',
+                    help='ext-emit: the --fast-math kernels; gpu: the PTX was compiled with --fast-math')
+    ap.add_argument('--fast-ptx', help='ext-gpu: the PTX of `ext-emit --fast` (compiled with --fast-math)')
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--programs', type=int, default=None)
     ap.add_argument('--tilec')
@@ -563,11 +736,13 @@ def main():
     ap.add_argument('-o', '--output')
     args = ap.parse_args()
     if args.programs is None:
-        args.programs = 200 if args.mode == 'cpu' else 400
+        args.programs = 200 if args.mode in ('cpu', 'ext-cpu') else 400
     if args.mode == 'cpu':
         return cpu_mode(args)
     if args.mode == 'emit-gpu':
         return emit_gpu(args)
+    if args.mode.startswith('ext-'):
+        return {'ext-cpu': ext_cpu, 'ext-emit': ext_emit, 'ext-gpu': ext_gpu}[args.mode](args)
     return gpu_mode(args)
 
 

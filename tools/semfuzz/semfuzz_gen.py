@@ -36,8 +36,17 @@ class Node:
 
 # ---------------------------------------------------------------- values
 
+_EDGES = {}
+
+
 def edge_values(t):
     """Boundary values of a type (as the reference's ints/bits)."""
+    if t not in _EDGES:
+        _EDGES[t] = _edge_values(t)
+    return _EDGES[t]
+
+
+def _edge_values(t):
     if R.is_int(t):
         n = R.INT_BITS[t]
         lo, hi = R.int_min(t), R.int_max(t)
@@ -272,11 +281,61 @@ def evaluate(n, env):
         for args in _product([evaluate(c, env) for c in n.c]):
             out |= evaluate(body, {p[0]: a for p, a in zip(params, args)})
         return out
+    if CONTRACT and k == 'bin' and n.x in ('+', '-') and n.t in FLOATS:
+        return _contracted(n, env)
     cs = [evaluate(c, env) for c in n.c]
     res = set()
     for args in _product(cs):
         res |= _apply(n, args)
     return res
+
+
+# --fmad=true (the default): a product feeding + or - may be fused into one
+# fma (operators.md "FMA contraction"); evaluate() then allows both forms.
+CONTRACT = False
+
+
+def _product_of(c):
+    """(a, b, negated) when c is a float product a * b or -(a * b)."""
+    if c.k == 'bin' and c.x == '*':
+        return c.c[0], c.c[1], False
+    if c.k == 'un' and c.x == '-' and c.c[0].k == 'bin' and c.c[0].x == '*':
+        return c.c[0].c[0], c.c[0].c[1], True
+    return None
+
+
+def _contracted(n, env):
+    t = n.t
+    cs = [evaluate(c, env) for c in n.c]
+    res = set()
+    for args in _product(cs):
+        res |= _apply(n, args)
+    for side in (0, 1):
+        for p in _products(n.c[side], env):
+            _fuse(n, t, side, p, cs[1 - side], env, res)
+    return res
+
+
+def _products(c, env):
+    """The products c may be (through the branch a `?:` or `if` takes)."""
+    if c.k in ('sel', 'ifstmt'):
+        out = []
+        for cond in evaluate(c.c[0], env):
+            out += _products(c.c[1] if cond else c.c[2], env)
+        return out
+    p = _product_of(c)
+    return [p] if p else []
+
+
+def _fuse(n, t, side, p, other, env, res):
+    """Adds to res the fma values of n with the product p on `side`."""
+    neg = p[2] != (side == 1 and n.x == '-')          # c - a*b = fma(-a, b, c)
+    for a in evaluate(p[0], env):
+        for b in evaluate(p[1], env):
+            for c in other:
+                if side == 0 and n.x == '-':
+                    c = R.unop('-', t, c)
+                res.add(_canon(t, R.fma_exact(t, R.unop('-', t, a) if neg else a, b, c)))
 
 
 def _product(sets):
@@ -326,6 +385,11 @@ def _apply(n, a):
 def matches(t, allowed, got):
     """Whether a device/folded result (bits or value of t) is allowed."""
     for a in allowed:
+        if isinstance(a, tuple) and a[0] == 'fast':
+            import semfuzz_frag
+            if semfuzz_frag.fast_ok(t, a[1], a[2], got):
+                return True
+            continue
         if isinstance(a, tuple):
             if R.approx_ok(t, R.ubits(t, got) if not R.is_float(t) else got, a[1], a[2]):
                 return True

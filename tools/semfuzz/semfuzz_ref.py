@@ -196,6 +196,8 @@ def _exact(d):
 def fma_exact(t, a, b, c):
     da, db, dc = decode(t, a), decode(t, b), decode(t, c)
     x, y, z = f_to_py(t, a), f_to_py(t, b), f_to_py(t, c)
+    if dc[0] == 'inf' and da[0] == db[0] == 'fin':
+        return c                # a finite product (however large) plus an infinity
     if 'nan' in (da[0], db[0], dc[0]) or 'inf' in (da[0], db[0], dc[0]):
         p = x * y if not ((x == 0 and math.isinf(y)) or (y == 0 and math.isinf(x))) else math.nan
         return f_from_py(t, p + z)
@@ -382,6 +384,8 @@ def builtin(name, t, args):
         if r == 0:
             return (1 << (bits_of(t) - 1)) if x < 0 else 0
         return f_from_py(t, float(r))
+    if FAST and name in FAST_FUNCS:
+        return ('fast', name, args[0])
     if name == 'sqrt':
         if math.isnan(x) or x < 0:
             return nan_bits(t)
@@ -394,6 +398,11 @@ def builtin(name, t, args):
     except (OverflowError, ValueError):
         v = math.nan
     return ('approx', v, bound)
+
+
+# --fast-math: every function with a fast form is that form (warp-and-math.md)
+FAST = False
+FAST_FUNCS = ['sqrt', 'rsqrt', 'exp', 'exp2', 'log', 'log2', 'sin', 'cos', 'tanh']
 
 
 def _exp(x):
