@@ -163,6 +163,36 @@ bool checkSourceText(const std::string &source, const std::string &fileName,
   return false;
 }
 
+/// The PTX parameter space of each kernel (declared and hidden parameters,
+/// laid out in order at their alignments) fits ptxas's limit; otherwise an
+/// error at the kernel's name, as ptxas would reject the PTX.
+bool checkParamSpace(const std::vector<::tile::KernelInfo> &kernels, const frontend::ModuleAST &ast,
+                     frontend::DiagnosticEngine &diags) {
+  bool ok = true;
+  for (const ::tile::KernelInfo &k : kernels) {
+    int64_t bytes = 0;
+    for (const ::tile::KernelParamInfo &p : k.params) {
+      int64_t align = std::max<int64_t>(1, static_cast<int64_t>(p.align));
+      bytes = (bytes + align - 1) / align * align + static_cast<int64_t>(p.size);
+    }
+    if (bytes <= ::tile::target::kMaxKernelParamBytes)
+      continue;
+    frontend::Location loc;
+    for (const auto &kernel : ast.kernels)
+      if (kernel->name == k.name)
+        loc = kernel->loc;
+    diags.error(loc,
+                "the parameters of kernel '" + k.name + "' take " + std::to_string(bytes) +
+                    " bytes, over the limit of " +
+                    std::to_string(::tile::target::kMaxKernelParamBytes) +
+                    " bytes of kernel parameters",
+                "pass large or many values through memory: put them in a global buffer and "
+                "pass one `ptr<T, global>` (each parameter counts its size, a tensor 128 bytes)");
+    ok = false;
+  }
+  return ok;
+}
+
 std::string printOp(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -261,10 +291,11 @@ static ::tile::CompileResult compileWith(const std::string &source,
   // The host contract is read off the tile IR the output comes from.
   auto collectKernels = [&] {
     std::string error;
-    if (::tile::driver::collectKernelInfo(*module, result.kernels, error))
-      return true;
-    internalError("kernel info: " + error);
-    return false;
+    if (!::tile::driver::collectKernelInfo(*module, result.kernels, error)) {
+      internalError("kernel info: " + error);
+      return false;
+    }
+    return checkParamSpace(result.kernels, *ast, diags);
   };
   if (options.emit == ::tile::EmitKind::MLIR) {
     if (!collectKernels())

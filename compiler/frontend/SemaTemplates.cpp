@@ -169,6 +169,24 @@ void Sema::instantiateTemplates(ModuleAST &module) {
       error({}, "invalid -D '" + text + "': " + why,
             "write -D NAME=VALUE, -D KERNEL.NAME=VALUE or -D 'KERNEL<V1, V2>'");
   }
+  // A parameter given twice with different values (`-D N=3 -D N=4`): which
+  // one was meant is not known (the last is not "the" value, and both would
+  // be `-D N=3,4`), so neither is taken silently.
+  for (size_t i = 0; i < defines.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (!defines[i].name.empty() && defines[i].name == defines[j].name &&
+          defines[i].kernel == defines[j].kernel && defines[i].values != defines[j].values) {
+        std::string all;
+        for (const Define *d : {&defines[j], &defines[i]})
+          for (const std::string &v : d->values)
+            all += (all.empty() ? "" : ",") + v;
+        error({}, "-D " + defines[i].text + " gives '" + defines[i].name + "' again, after -D " +
+                      defines[j].text,
+              "give each parameter once: -D " +
+                  (defines[i].kernel.empty() ? "" : defines[i].kernel + ".") + defines[i].name +
+                  "=" + all + " for an instance per value, or the one value you mean");
+        break;
+      }
   // Every define must name something.
   std::set<std::string> templateNames;
   for (auto &k : module.kernels)
@@ -291,7 +309,27 @@ void Sema::instantiateTemplates(ModuleAST &module) {
       std::string names;
       for (auto &p : params)
         names += (names.empty() ? "" : ", ") + p.name;
-      if (!explicitInstances)
+      // Some parameters given and others not is a -D that missed one: name
+      // what is missing.
+      bool someGiven = false;
+      std::string missing, firstMissing;
+      for (size_t i = 0; i < params.size(); ++i) {
+        if (!paramOrigin[i].empty()) {
+          someGiven = true;
+          continue;
+        }
+        missing += (missing.empty() ? "" : ", ") + params[i].name;
+        if (firstMissing.empty())
+          firstMissing = params[i].name;
+      }
+      if (!explicitInstances && someGiven)
+        diags_.warning(k->loc,
+                       "kernel '" + k->name + "' has compile-time parameters (" + names +
+                           ") and no instance: no -D gives " + missing +
+                           ", so no PTX is emitted for it",
+                       "give every parameter a value: `-D " + k->name + "." + firstMissing +
+                           "=...`");
+      else if (!explicitInstances)
         diags_.warning(k->loc,
                        "kernel '" + k->name + "' has compile-time parameters (" + names +
                            ") and no instance: no PTX is emitted for it",
