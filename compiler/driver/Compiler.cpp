@@ -141,12 +141,17 @@ bool checkSourceText(const std::string &source, const std::string &fileName,
   }
   if (bad == std::string::npos)
     return true;
-  size_t newline = bad == 0 ? std::string::npos : source.rfind('\n', bad - 1);
-  size_t lineStart = newline == std::string::npos ? 0 : newline + 1;
-  int line = 1 + static_cast<int>(std::count(source.begin(), source.begin() + lineStart, '\n'));
+  // Lines end as the lexer ends them: "\n", "\r\n" or a lone "\r".
+  size_t lineStart = 0;
+  int line = 1;
+  for (size_t i = 0; i < bad; ++i)
+    if (source[i] == '\n' || (source[i] == '\r' && source[i + 1] != '\n')) {
+      ++line;
+      lineStart = i + 1;
+    }
   int col = 1 + static_cast<int>(bad - lineStart);
   // The shown line: printable ASCII kept, everything else '?', cut after the column.
-  size_t lineEnd = std::min(source.find('\n', bad), bad + 40);
+  size_t lineEnd = std::min(source.find_first_of("\r\n", bad), bad + 40);
   std::string shown(line - 1, '\n');
   for (size_t i = lineStart; i < lineEnd && i < source.size(); ++i) {
     auto c = static_cast<unsigned char>(source[i]);
