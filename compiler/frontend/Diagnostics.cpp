@@ -91,12 +91,12 @@ static void caretLines(const std::string &line, int col, std::string &shown, std
   size_t at = col > 0 ? static_cast<size_t>(col - 1) : 0;
   size_t begin = 0, end = line.size();
   if (line.size() > kMaxShownBytes) {
-    begin = at > kBefore ? at - kBefore : 0;
+    begin = std::min(at > kBefore ? at - kBefore : 0, line.size());
     end = std::min(line.size(), begin + kMaxShownBytes - 40);
     auto continuation = [&](size_t i) {
       return i < line.size() && (static_cast<unsigned char>(line[i]) & 0xC0) == 0x80;
     };
-    while (continuation(begin))
+    while (begin > 0 && continuation(begin))
       --begin;
     while (continuation(end))
       ++end;
