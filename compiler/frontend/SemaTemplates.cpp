@@ -9,6 +9,7 @@
 // wrong kind for its parameter is reported at the parameter's declaration.
 //
 //===----------------------------------------------------------------------===//
+#include "CudaNames.h"
 #include "SemaImpl.h"
 #include "tile/kernel_info.h"
 #include "tilec/frontend/Parser.h"
@@ -401,7 +402,10 @@ void Sema::instantiateTemplates(ModuleAST &module) {
                 isInt ? "type parameter '" + params[i].name + "' of kernel '" + k->name +
                             "' needs a type, found the value " + v
                       : "unknown type '" + v + "' for type parameter '" + params[i].name +
-                            "' of kernel '" + k->name + "'",
+                            "' of kernel '" + k->name + "'" +
+                            (cTypeName(v) && !cTypeName(v)->empty()
+                                 ? "; C's " + v + " is " + *cTypeName(v)
+                                 : std::string()),
                 "give a scalar type: i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
                 "f64, e4m3, e5m2");
             ok = false;
