@@ -140,6 +140,9 @@ std::unique_ptr<ModuleAST> Parser::parseModule(const std::string &file) {
         module->consts.push_back(parseConst());
         continue;
       }
+      if (at(Tok::Ident) && !(atIdent("const") || atIdent("fn")))
+        if (auto foreign = foreignFileWord(cur().text))
+          fail(cur().loc, foreign->message, foreign->hint);
       module->kernels.push_back(parseKernel());
     }
   } catch (const Fail &) {
