@@ -141,12 +141,17 @@ bool checkSourceText(const std::string &source, const std::string &fileName,
   }
   if (bad == std::string::npos)
     return true;
-  size_t newline = bad == 0 ? std::string::npos : source.rfind('\n', bad - 1);
-  size_t lineStart = newline == std::string::npos ? 0 : newline + 1;
-  int line = 1 + static_cast<int>(std::count(source.begin(), source.begin() + lineStart, '\n'));
+  // Lines end as the lexer ends them: "\n", "\r\n" or a lone "\r".
+  size_t lineStart = 0;
+  int line = 1;
+  for (size_t i = 0; i < bad; ++i)
+    if (source[i] == '\n' || (source[i] == '\r' && source[i + 1] != '\n')) {
+      ++line;
+      lineStart = i + 1;
+    }
   int col = 1 + static_cast<int>(bad - lineStart);
   // The shown line: printable ASCII kept, everything else '?', cut after the column.
-  size_t lineEnd = std::min(source.find('\n', bad), bad + 40);
+  size_t lineEnd = std::min(source.find_first_of("\r\n", bad), bad + 40);
   std::string shown(line - 1, '\n');
   for (size_t i = lineStart; i < lineEnd && i < source.size(); ++i) {
     auto c = static_cast<unsigned char>(source[i]);
@@ -161,6 +166,36 @@ bool checkSourceText(const std::string &source, const std::string &fileName,
                   : std::string("the source is not valid UTF-8 (byte ") + byteText + ")",
               "tilec reads .tile source as UTF-8 text; is this the right file?");
   return false;
+}
+
+/// The PTX parameter space of each kernel (declared and hidden parameters,
+/// laid out in order at their alignments) fits ptxas's limit; otherwise an
+/// error at the kernel's name, as ptxas would reject the PTX.
+bool checkParamSpace(const std::vector<::tile::KernelInfo> &kernels, const frontend::ModuleAST &ast,
+                     frontend::DiagnosticEngine &diags) {
+  bool ok = true;
+  for (const ::tile::KernelInfo &k : kernels) {
+    int64_t bytes = 0;
+    for (const ::tile::KernelParamInfo &p : k.params) {
+      int64_t align = std::max<int64_t>(1, static_cast<int64_t>(p.align));
+      bytes = (bytes + align - 1) / align * align + static_cast<int64_t>(p.size);
+    }
+    if (bytes <= ::tile::target::kMaxKernelParamBytes)
+      continue;
+    frontend::Location loc;
+    for (const auto &kernel : ast.kernels)
+      if (kernel->name == k.name)
+        loc = kernel->loc;
+    diags.error(loc,
+                "the parameters of kernel '" + k.name + "' take " + std::to_string(bytes) +
+                    " bytes, over the limit of " +
+                    std::to_string(::tile::target::kMaxKernelParamBytes) +
+                    " bytes of kernel parameters",
+                "pass large or many values through memory: put them in a global buffer and "
+                "pass one `ptr<T, global>` (each parameter counts its size, a tensor 128 bytes)");
+    ok = false;
+  }
+  return ok;
 }
 
 std::string printOp(Operation *op) {
@@ -261,10 +296,11 @@ static ::tile::CompileResult compileWith(const std::string &source,
   // The host contract is read off the tile IR the output comes from.
   auto collectKernels = [&] {
     std::string error;
-    if (::tile::driver::collectKernelInfo(*module, result.kernels, error))
-      return true;
-    internalError("kernel info: " + error);
-    return false;
+    if (!::tile::driver::collectKernelInfo(*module, result.kernels, error)) {
+      internalError("kernel info: " + error);
+      return false;
+    }
+    return checkParamSpace(result.kernels, *ast, diags);
   };
   if (options.emit == ::tile::EmitKind::MLIR) {
     if (!collectKernels())

@@ -429,6 +429,42 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
   return std::nullopt;
 }
 
+std::optional<ForeignWord> foreignFileWord(const std::string &word) {
+  static const struct {
+    std::vector<const char *> words;
+    const char *message; // "%" stands for the word
+    const char *hint;
+  } kTable[] = {
+      {{"__global__"},
+       "CUDA's __global__ function is a `kernel` in tile",
+       "`kernel NAME(p: ptr<f32, global>, n: i32) threads(256) { ... }`: parameters are written "
+       "`NAME: TYPE`, and the block shape is an attribute"},
+      {{"__device__", "__host__", "__forceinline__", "__noinline__", "inline", "static",
+        "constexpr"},
+       "a device function is an `fn` in tile, not '%'",
+       "`fn NAME(PARAM: TYPE, ...) -> TYPE { ... }` at file level (every call is inlined); a "
+       "constant is `const NAME = VALUE`"},
+      {{"template"},
+       "tile has no templates",
+       "compile-time parameters are written `kernel k<N: i32, T: type>(...)` (or `fn f<T: "
+       "type>(...)`), and -D picks the instances: `tilec -D N=128 -D T=f16`"},
+      {{"struct", "class", "union", "enum", "typedef", "using", "namespace", "import", "include",
+        "module", "package", "extern"},
+       "tile has no '%' declarations",
+       "a file holds kernels, `fn` functions and `const` constants; pass the fields of a struct "
+       "as separate parameters"},
+  };
+  for (const auto &entry : kTable)
+    for (const char *w : entry.words)
+      if (word == w) {
+        std::string message = entry.message;
+        if (size_t at = message.find('%'); at != std::string::npos)
+          message.replace(at, 1, word);
+        return ForeignWord{message, entry.hint};
+      }
+  return foreignWord(word);
+}
+
 bool isAtomic(Builtin b) { return b >= Builtin::AtomicAdd && b <= Builtin::AtomicCas; }
 bool isMemoryBuiltin(Builtin b) { return b == Builtin::Load || b == Builtin::Store || isAtomic(b); }
 

@@ -33,6 +33,23 @@ const Entry kVariables[] = {
     {"laneId", "lane_id()", "the lane is lane_id() and the warp warp_id()"},
     {"laneid", "lane_id()", "the lane is lane_id() and the warp warp_id()"},
     {"warpId", "warp_id()", "the warp is warp_id() and the lane lane_id()"},
+    // C's and CUDA's constant macros (math.h, float.h, limits.h, math_constants.h).
+    {"INFINITY", "inf", "`inf` and `nan` are float literals typed by their context: `-inf`, `inf as f16`"},
+    {"HUGE_VALF", "inf", "`inf` and `nan` are float literals typed by their context: `-inf`, `inf as f16`"},
+    {"CUDART_INF_F", "inf", "`inf` and `nan` are float literals typed by their context: `-inf`, `inf as f16`"},
+    {"NAN", "nan", "`nan` is the quiet NaN, a float literal typed by its context"},
+    {"CUDART_NAN_F", "nan", "`nan` is the quiet NaN, a float literal typed by its context"},
+    {"NaN", "nan", "`nan` is the quiet NaN, a float literal typed by its context"},
+    {"FLT_MAX", "3.4028235e38", "the largest finite f32; declare `const FLT_MAX: f32 = 3.4028235e38` to name it"},
+    {"FLT_MIN", "1.17549435e-38", "the smallest normal f32; declare `const FLT_MIN: f32 = 1.17549435e-38` to name it"},
+    {"FLT_EPSILON", "1.1920929e-7", "2^-23; declare `const FLT_EPSILON: f32 = 1.1920929e-7` to name it"},
+    {"DBL_MAX", "1.7976931348623157e308", "the largest finite f64; declare `const DBL_MAX: f64 = 1.7976931348623157e308` to name it"},
+    {"INT_MAX", "2147483647", "declare `const INT_MAX: i32 = 2147483647` to name it"},
+    {"INT_MIN", "-2147483648", "declare `const INT_MIN: i32 = -2147483648` to name it"},
+    {"UINT_MAX", "4294967295", "declare `const UINT_MAX: u32 = 4294967295` to name it"},
+    {"M_PI", "3.141592653589793", "declare `const PI = 3.141592653589793` (f32 unless typed) to name it"},
+    {"CUDART_PI_F", "3.14159265", "declare `const PI: f32 = 3.14159265` to name it"},
+    {"M_LOG2E", "1.4426950408889634", "declare `const LOG2E = 1.4426950408889634` to name it; exp(x) is exp2(x * LOG2E)"},
 };
 
 // Device functions and intrinsics. The hint maps the arguments: CUDA's

@@ -1,6 +1,7 @@
 //===- Diagnostics.cpp - error reporting with caret lines ------------------===//
 #include "tilec/frontend/Diagnostics.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace tile::frontend {
@@ -38,22 +39,82 @@ void DiagnosticEngine::addSource(const std::string &file, const std::string &tex
   sources_[file] = text;
 }
 
-/// Returns line `line` (1-based) of `text` without its newline, or false.
+/// Returns line `line` (1-based) of `text` without its line end, or false.
+/// Lines end as the lexer ends them: "\n", "\r\n" or a lone "\r"; a UTF-8
+/// byte-order mark before line 1 is not part of it (the lexer skips it).
 static bool sourceLine(const std::string &text, int line, std::string &out) {
   if (line < 1)
     return false;
-  size_t start = 0;
+  size_t start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  auto lineEnd = [&](size_t from) { return text.find_first_of("\r\n", from); };
   for (int l = 1; l < line; ++l) {
-    size_t nl = text.find('\n', start);
-    if (nl == std::string::npos)
+    size_t end = lineEnd(start);
+    if (end == std::string::npos)
       return false;
-    start = nl + 1;
+    start = end + (text.compare(end, 2, "\r\n") == 0 ? 2 : 1);
   }
-  size_t end = text.find('\n', start);
+  size_t end = lineEnd(start);
   out = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  if (!out.empty() && out.back() == '\r')
-    out.pop_back();
   return true;
+}
+
+/// The columns a terminal gives the UTF-8 character starting at `s[i]`
+/// (`length` its bytes): 0 for combining marks and zero-width characters, 2
+/// for East Asian wide ones and emoji, else 1.
+static int displayWidth(const std::string &s, size_t i, size_t &length) {
+  auto b0 = static_cast<unsigned char>(s[i]);
+  length = b0 < 0x80 ? 1 : (b0 >> 5) == 0x6 ? 2 : (b0 >> 4) == 0xE ? 3 : (b0 >> 3) == 0x1E ? 4 : 1;
+  if (length == 1 || i + length > s.size())
+    return (length = 1), 1;
+  uint32_t cp = b0 & (0x7F >> length);
+  for (size_t k = 1; k < length; ++k)
+    cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  if ((cp >= 0x300 && cp <= 0x36F) || (cp >= 0x200B && cp <= 0x200F) || cp == 0xFEFF ||
+      (cp >= 0xFE00 && cp <= 0xFE0F))
+    return 0;
+  if ((cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+      (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+      (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1FAFF) ||
+      (cp >= 0x20000 && cp <= 0x3FFFD))
+    return 2;
+  return 1;
+}
+
+/// The shown source line and the caret line under byte column `col`: tabs
+/// are copied into the caret line and every other character becomes as many
+/// spaces as the terminal gives it, so the caret lines up after non-ASCII
+/// text in comments too. A line longer than kMaxShownBytes is cut to a
+/// window around the column, with "..." where text was left out.
+static void caretLines(const std::string &line, int col, std::string &shown, std::string &caret) {
+  constexpr size_t kMaxShownBytes = 200, kBefore = 80;
+  size_t at = col > 0 ? static_cast<size_t>(col - 1) : 0;
+  size_t begin = 0, end = line.size();
+  if (line.size() > kMaxShownBytes) {
+    begin = std::min(at > kBefore ? at - kBefore : 0, line.size());
+    end = std::min(line.size(), begin + kMaxShownBytes - 40);
+    auto continuation = [&](size_t i) {
+      return i < line.size() && (static_cast<unsigned char>(line[i]) & 0xC0) == 0x80;
+    };
+    while (begin > 0 && continuation(begin))
+      --begin;
+    while (continuation(end))
+      ++end;
+  }
+  shown = (begin > 0 ? "..." : "") + line.substr(begin, end - begin) +
+          (end < line.size() ? "..." : "");
+  caret = begin > 0 ? "   " : "";
+  for (size_t i = begin; i < at && i < line.size();) {
+    size_t length = 1;
+    if (line[i] == '\t')
+      caret += '\t';
+    else
+      caret.append(static_cast<size_t>(displayWidth(line, i, length)), ' ');
+    i += length;
+  }
+  if (at > line.size()) // past the end (end of file after the last character)
+    caret.append(at - line.size(), ' ');
+  caret += '^';
 }
 
 std::string DiagnosticEngine::render(const Diagnostic &d) const {
@@ -71,12 +132,9 @@ std::string DiagnosticEngine::render(const Diagnostic &d) const {
   auto it = sources_.find(d.loc.file);
   std::string line;
   if (it != sources_.end() && sourceLine(it->second, d.loc.line, line)) {
-    os << line << "\n";
-    // Copy tabs so the caret lines up however the terminal expands them.
-    std::string pad;
-    for (int i = 0; i + 1 < d.loc.col; ++i)
-      pad += (i < (int)line.size() && line[i] == '\t') ? '\t' : ' ';
-    os << pad << "^\n";
+    std::string shown, caret;
+    caretLines(line, d.loc.col, shown, caret);
+    os << shown << "\n" << caret << "\n";
   }
   if (!d.hint.empty())
     os << "hint: " << d.hint << "\n";

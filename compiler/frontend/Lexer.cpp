@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <iterator>
 #include <unordered_map>
 
@@ -150,7 +152,8 @@ const char *tokSpelling(Tok k) {
 void Lexer::advance() {
   if (pos_ >= text_.size())
     return;
-  if (text_[pos_] == '\n') {
+  // Lines end with "\n", "\r\n" or a lone "\r" (classic Mac OS).
+  if (text_[pos_] == '\n' || (text_[pos_] == '\r' && peek(1) != '\n')) {
     ++line_;
     col_ = 1;
     sawNewline_ = true;
@@ -166,7 +169,7 @@ bool Lexer::skipTrivia() {
     if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') {
       advance();
     } else if (c == '/' && peek(1) == '/') {
-      while (pos_ < text_.size() && peek() != '\n')
+      while (pos_ < text_.size() && peek() != '\n' && peek() != '\r')
         advance();
     } else if (c == '/' && peek(1) == '*') {
       Location start = here();
@@ -214,6 +217,83 @@ Token Lexer::lexNumber(Token tok) {
     if (peek() != '_')
       digits += peek();
     advance();
+  }
+  // C's hex float `0x1.8p3`, `0x1p-1074`: tile has none; the hint writes
+  // its decimal value (the shortest that reads back as the same double).
+  if (base == 16 && (peek() == '.' || peek() == 'p' || peek() == 'P')) {
+    while (std::isxdigit((unsigned char)peek()) || peek() == '.' || peek() == '_' ||
+           peek() == 'p' || peek() == 'P' ||
+           ((peek() == '+' || peek() == '-') && (text_[pos_ - 1] == 'p' || text_[pos_ - 1] == 'P')))
+      advance();
+    tok.text = text_.substr(start, pos_ - start);
+    std::string plain;
+    for (char c : tok.text)
+      if (c != '_')
+        plain += c;
+    char *end = nullptr;
+    double value = std::strtod(plain.c_str(), &end);
+    std::string hint = "write the value in decimal";
+    if (end && *end == '\0' &&
+        std::isfinite(value)) {
+      char buf[40];
+      for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, value);
+        if (std::strtod(buf, nullptr) == value)
+          break;
+      }
+      std::string decimal = buf;
+      if (decimal.find_first_of(".en") == std::string::npos)
+        decimal += ".0";
+      else if (decimal.find('.') == std::string::npos && decimal.find('e') != std::string::npos)
+        decimal.insert(decimal.find('e'), ".0");
+      hint = "write its decimal value `" + decimal + "` (a float literal is rounded to its type" +
+             " once), or give the bits with `bitcast<f64>(...)` / `bitcast<f32>(...)`";
+    }
+    diags_.error(tok.loc, "there are no hex float literals, found '" + tok.text + "'", hint);
+    tok.kind = Tok::Error;
+    return tok;
+  }
+  // `0o17` (Python's, Rust's octal) and `0777` (C's octal): tile has no octal
+  // literals, and a leading 0 would silently read C's 0777 as 777.
+  if (base == 10 && digits == "0" && (peek() == 'o' || peek() == 'O')) {
+    advance();
+    uint64_t v = 0;
+    bool ok = std::isdigit((unsigned char)peek()) != 0;
+    while (isIdentChar(peek())) {
+      char c = peek();
+      if (c >= '0' && c <= '7' && v < (uint64_t(1) << 60))
+        v = v * 8 + unsigned(c - '0');
+      else if (c != '_')
+        ok = false;
+      advance();
+    }
+    tok.text = text_.substr(start, pos_ - start);
+    diags_.error(tok.loc, "there are no octal literals, found '" + tok.text + "'",
+                 ok ? "write `" + std::to_string(v) + "` (decimal) or hex (0x...)"
+                    : "write decimal (42), hex (0xff) or binary (0b101) numbers");
+    tok.kind = Tok::Error;
+    return tok;
+  }
+  if (base == 10 && digits.size() > 1 && digits[0] == '0' && peek() != '.' && peek() != 'e' &&
+      peek() != 'E' && !isIdentChar(peek())) {
+    tok.text = text_.substr(start, pos_ - start);
+    size_t nonzero = digits.find_first_not_of('0');
+    std::string decimal = nonzero == std::string::npos ? "0" : digits.substr(nonzero);
+    std::string hint = "write `" + decimal + "` for the decimal value";
+    if (digits.find_first_of("89") == std::string::npos && digits.size() <= 22) {
+      uint64_t v = 0;
+      for (char c : digits)
+        v = v * 8 + unsigned(c - '0');
+      char hex[24];
+      std::snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)v);
+      hint += std::string(", or `") + hex + "` for C's octal " + tok.text;
+    }
+    diags_.error(tok.loc,
+                 "an integer literal does not start with 0, found '" + tok.text +
+                     "' (C reads it as octal, tile has no octal literals)",
+                 hint);
+    tok.kind = Tok::Error;
+    return tok;
   }
   // `3.` or `3.e5`: C's float without a fraction. No member follows an
   // integer literal, so a '.' not starting `..` is this mistake.
@@ -352,8 +432,6 @@ static std::pair<std::string, std::string> unexpectedCharacter(char c) {
   default:
     break;
   }
-  if ((unsigned char)c >= 0x80)
-    return {": tile source is ASCII", "non-ASCII text may appear only in comments"};
   return {": a control character", "only spaces, tabs and newlines separate tokens; remove it"};
 }
 
@@ -425,6 +503,20 @@ Token Lexer::next() {
     tok.kind = Tok::Error;
     return tok;
   }
+
+  // `*/` outside a comment: block comments do not nest, so the first `*/`
+  // of `/* a /* b */ c */` ended the comment. (`a */* c */ b` and `a *// c`
+  // are `*` and a comment.)
+  if (c == '*' && peek(1) == '/' && peek(2) != '*' && peek(2) != '/') {
+    diags_.error(tok.loc, "'*/' outside a comment: block comments do not nest",
+                 "the first '*/' after '/*' ends the comment; remove this one, or comment "
+                 "the lines out with `//`");
+    tok.kind = Tok::Error;
+    tok.text = "*/";
+    return tok;
+  }
+  if ((unsigned char)c >= 0x80)
+    return lexNonAscii(std::move(tok));
 
   for (const auto &f : kForeignOperators) {
     if (text_.compare(pos_, std::char_traits<char>::length(f.spelling), f.spelling) == 0) {
@@ -508,6 +600,69 @@ Token Lexer::next() {
   tok.kind = Tok::Error;
   tok.text = std::string(1, c);
   advance();
+  return tok;
+}
+
+/// A non-ASCII character outside a comment: named by its code point, with
+/// what to write for the ones that copy-pasting from documents brings in
+/// (typographic quotes and dashes, special spaces, math signs).
+Token Lexer::lexNonAscii(Token tok) {
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(peek(i)); };
+  unsigned char b0 = byte(0);
+  size_t length = (b0 >> 5) == 0x6 ? 2 : (b0 >> 4) == 0xE ? 3 : (b0 >> 3) == 0x1E ? 4 : 1;
+  uint32_t cp = length == 1 ? b0 : b0 & (0x7F >> length);
+  for (size_t k = 1; k < length; ++k) {
+    if ((byte(k) & 0xC0) != 0x80) { // not UTF-8: name the byte
+      length = 1;
+      cp = b0;
+      break;
+    }
+    cp = (cp << 6) | (byte(k) & 0x3F);
+  }
+  tok.text = text_.substr(pos_, length);
+  char name[48];
+  if (length == 1)
+    std::snprintf(name, sizeof name, "byte 0x%02x", b0);
+  else
+    std::snprintf(name, sizeof name, "'%s' (U+%04X)", tok.text.c_str(), cp);
+  std::string what = ": tile source is ASCII";
+  std::string hint = "identifiers are ASCII letters, digits and '_'; non-ASCII text may appear "
+                     "only in comments";
+  auto is = [&](std::initializer_list<uint32_t> set) {
+    return std::find(set.begin(), set.end(), cp) != set.end();
+  };
+  if (cp == 0xA0 || (cp >= 0x2000 && cp <= 0x200B) || cp == 0x202F || cp == 0x205F ||
+      cp == 0x3000 || cp == 0xFEFF || cp == 0x2060) {
+    what = ": a special or invisible space";
+    hint = "replace it with an ordinary space (it often comes from copying code out of a "
+           "document)";
+  } else if (is({0x2018, 0x2019, 0x201A, 0x201B, 0x201C, 0x201D, 0x201E, 0x201F, 0x00AB,
+                 0x00BB, 0x2032, 0x2033})) {
+    what = ": a typographic quote";
+    hint = "tile has no string or character literals; a quote usually comes from copying code "
+           "out of a document";
+  } else if (is({0x2212, 0x2010, 0x2011, 0x2012, 0x2013, 0x2014, 0x2015, 0xFE63, 0xFF0D})) {
+    what = ": a typographic dash";
+    hint = "write the ASCII minus '-'";
+  } else if (is({0x00D7, 0x22C5, 0x2219, 0x00B7})) {
+    what = ": a multiplication sign";
+    hint = "write '*'";
+  } else if (cp == 0x00F7 || cp == 0x2215) {
+    what = ": a division sign";
+    hint = "write '/'";
+  } else if (is({0x2264, 0x2265, 0x2260, 0x2190, 0x2192, 0x21D2, 0x2026})) {
+    what = ": a math or arrow sign";
+    hint = cp == 0x2264   ? "write '<='"
+           : cp == 0x2265 ? "write '>='"
+           : cp == 0x2260 ? "write '!='"
+           : cp == 0x2026 ? "write '..' (a range) or '...'"
+           : cp == 0x2192 ? "write '->'"
+                          : "write the ASCII operator";
+  }
+  diags_.error(tok.loc, std::string("unexpected character ") + name + what, hint);
+  tok.kind = Tok::Error;
+  for (size_t k = 0; k < length; ++k)
+    advance();
   return tok;
 }
 

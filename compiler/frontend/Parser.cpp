@@ -9,6 +9,8 @@
 #include "tilec/frontend/Parser.h"
 #include "CudaNames.h"
 
+#include <cctype>
+
 namespace tile::frontend {
 
 namespace {
@@ -24,6 +26,12 @@ std::string describe(const Token &t) {
   default:
     return tokSpelling(t.kind);
   }
+}
+
+/// A keyword token (`for`, `shared`, ...): spelled like a name, never one.
+bool isKeyword(const Token &t) {
+  return t.kind != Tok::Ident && !t.text.empty() &&
+         std::isalpha(static_cast<unsigned char>(t.text[0]));
 }
 
 std::optional<AssignOp> assignOpOf(Tok k) {
@@ -104,6 +112,14 @@ void Parser::failExpected(const char *what, const char *hint) {
 }
 
 Token Parser::expect(Tok k, const char *what, const char *hint) {
+  // A keyword where a name is expected (`let for = 1`, `fn if(...)`): the
+  // generic hint would not say why the name is refused.
+  if (k == Tok::Ident && isKeyword(cur()))
+    fail(cur().loc, std::string("expected ") + what + ", found the keyword '" + cur().text + "'",
+         "'" + cur().text +
+             "' is a keyword and never a name (the keywords: kernel let var for in if else "
+             "while return true false as shared dshared break continue); choose another, e.g. `" +
+             cur().text + "_`");
   if (!at(k))
     failExpected(what, hint);
   return consume();
@@ -120,10 +136,13 @@ std::unique_ptr<ModuleAST> Parser::parseModule(const std::string &file) {
         module->functions.push_back(parseFn());
         continue;
       }
-      if (atIdent("const") && peekTok().kind == Tok::Ident) {
+      if (atIdent("const") && (peekTok().kind == Tok::Ident || isKeyword(peekTok()))) {
         module->consts.push_back(parseConst());
         continue;
       }
+      if (at(Tok::Ident) && !(atIdent("const") || atIdent("fn")))
+        if (auto foreign = foreignFileWord(cur().text))
+          fail(cur().loc, foreign->message, foreign->hint);
       module->kernels.push_back(parseKernel());
     }
   } catch (const Fail &) {
@@ -435,7 +454,10 @@ StmtPtr Parser::parseStatement(int depth) {
       s = parseTurn(depth);
       break;
     }
-    if (atIdent("const") && peekTok().kind == Tok::Ident && !peekTok().atLineStart) {
+    // (`const as i64` is a variable named const, cast.)
+    if (atIdent("const") &&
+        (peekTok().kind == Tok::Ident || (isKeyword(peekTok()) && peekTok().kind != Tok::KwAs)) &&
+        !peekTok().atLineStart) {
       s = parseConst();
       break;
     }

@@ -25,6 +25,9 @@ static const char *reservedKernelName(const std::string &name) {
     return "WARP_SZ is a predefined PTX identifier (PTX ISA 4.4)";
   if (name == "vprintf")
     return "vprintf is the CUDA device printf, which tilec calls for --debug-hangs";
+  if (name.rfind("__nv_", 0) == 0)
+    return "names that start with __nv_ are libdevice's functions, which tilec links for the "
+           "math builtins (exp, sin, ...)";
   return nullptr;
 }
 

@@ -277,9 +277,16 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     uint64_t maxPos = w == 64 ? UINT64_MAX : (1ull << w) - 1; // bit patterns allowed
     uint64_t maxNeg = 1ull << (w - 1);
     if (lit.negated ? lit.magnitude > maxNeg : lit.magnitude > maxPos) {
+      // i32 is also the type of a literal with no context (`let x = 4294967296`,
+      // `p[4294967296]`): say how to write the wider one.
+      bool fitsI64 = lit.negated ? lit.magnitude <= (1ull << 63) : lit.magnitude < (1ull << 63);
       error(e.loc, "integer literal " + spelled + " does not fit in " + to.str(),
             "literals of " + to.str() + " range from -" + std::to_string(maxNeg) + " to " +
-                std::to_string(maxPos) + "; use a wider type");
+                std::to_string(maxPos) + "; use a wider type" +
+                (to.isScalar(ScalarKind::I32) && fitsI64
+                     ? ": `" + spelled + " as i64`, or `let x: i64 = " + spelled +
+                           "` (a literal with no other type is i32)"
+                     : std::string()));
       e.type = Type::invalid();
       return false;
     }

@@ -9,10 +9,12 @@
 // wrong kind for its parameter is reported at the parameter's declaration.
 //
 //===----------------------------------------------------------------------===//
+#include "CudaNames.h"
 #include "SemaImpl.h"
 #include "tile/kernel_info.h"
 #include "tilec/frontend/Parser.h"
 
+#include <cctype>
 #include <set>
 
 namespace tile::frontend {
@@ -47,26 +49,54 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-bool parseValue(const std::string &t, int64_t &v) {
-  std::string s = t;
-  while (!s.empty() && s.front() == ' ')
-    s.erase(s.begin());
-  while (!s.empty() && s.back() == ' ')
-    s.pop_back();
+/// A -D value: true/false, or an integer written as in the source: decimal
+/// or 0x hex, with an optional sign. A leading 0 is not C's octal (an error,
+/// as in the source: `-D N=010` is not silently 8 or 10); `why` says what is
+/// wrong with a value that looks like a number.
+bool parseValue(const std::string &t, int64_t &v, std::string *why = nullptr) {
+  std::string s = trimmed(t);
   if (s == "true" || s == "false") {
     v = s == "true";
     return true;
   }
-  if (s.empty())
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  bool negative = i == 1 && s[0] == '-';
+  if (i >= s.size() || !std::isdigit((unsigned char)s[i]))
     return false;
-  size_t used = 0;
-  try {
-    long long x = std::stoll(s, &used, 0);
-    v = x;
-  } catch (...) {
+  int base = 10;
+  if (s.compare(i, 2, "0x") == 0 || s.compare(i, 2, "0X") == 0) {
+    base = 16;
+    i += 2;
+  } else if (s[i] == '0' && i + 1 < s.size()) {
+    if (why)
+      *why = "'" + s + "' starts with 0, which C reads as octal; tile has no octal values: " +
+             "write it in decimal or 0x hex";
     return false;
   }
-  return used == s.size();
+  if (i >= s.size())
+    return false;
+  uint64_t magnitude = 0;
+  for (; i < s.size(); ++i) {
+    char c = s[i];
+    unsigned d = std::isdigit((unsigned char)c)                   ? unsigned(c - '0')
+                 : base == 16 && std::isxdigit((unsigned char)c) ? unsigned(std::tolower(c) - 'a' + 10)
+                                                                   : 99u;
+    if (d >= unsigned(base))
+      return false;
+    if (magnitude > (UINT64_MAX - d) / unsigned(base)) {
+      if (why)
+        *why = "'" + s + "' does not fit in 64 bits";
+      return false;
+    }
+    magnitude = magnitude * unsigned(base) + d;
+  }
+  if (negative ? magnitude > (uint64_t(1) << 63) : magnitude >= (uint64_t(1) << 63)) {
+    if (why)
+      *why = "'" + s + "' is outside the i64 range of compile-time values";
+    return false;
+  }
+  v = negative ? int64_t(0 - magnitude) : int64_t(magnitude);
+  return true;
 }
 
 /// The values of a list, split at the commas outside `<...>` (so that a
@@ -119,8 +149,9 @@ std::optional<Define> parseDefine(const std::string &text, std::string &why) {
     }
     for (const std::string &v : splitList(text.substr(lt + 1, text.size() - lt - 2))) {
       int64_t x;
-      if (!parseValue(v, x) && !isIdent(trimmed(v))) {
-        why = notAValue(v);
+      std::string numberWhy;
+      if (!parseValue(v, x, &numberWhy) && !isIdent(trimmed(v))) {
+        why = numberWhy.empty() ? notAValue(v) : numberWhy;
         return std::nullopt;
       }
       d.values.push_back(trimmed(v));
@@ -148,8 +179,9 @@ std::optional<Define> parseDefine(const std::string &text, std::string &why) {
   d.name = lhs;
   for (const std::string &v : splitList(text.substr(eq + 1))) {
     int64_t x;
-    if (!parseValue(v, x) && !isIdent(trimmed(v))) {
-      why = notAValue(v);
+    std::string numberWhy;
+    if (!parseValue(v, x, &numberWhy) && !isIdent(trimmed(v))) {
+      why = numberWhy.empty() ? notAValue(v) : numberWhy;
       return std::nullopt;
     }
     d.values.push_back(trimmed(v));
@@ -161,14 +193,33 @@ std::optional<Define> parseDefine(const std::string &text, std::string &why) {
 
 void Sema::instantiateTemplates(ModuleAST &module) {
   std::vector<Define> defines;
+  bool invalidDefine = false; // then no "no instance" warning: the error says why
   for (const std::string &text : opts_.defines) {
     std::string why;
     if (auto d = parseDefine(text, why))
       defines.push_back(*d);
-    else
+    else if ((invalidDefine = true))
       error({}, "invalid -D '" + text + "': " + why,
             "write -D NAME=VALUE, -D KERNEL.NAME=VALUE or -D 'KERNEL<V1, V2>'");
   }
+  // A parameter given twice with different values (`-D N=3 -D N=4`): which
+  // one was meant is not known (the last is not "the" value, and both would
+  // be `-D N=3,4`), so neither is taken silently.
+  for (size_t i = 0; i < defines.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (!defines[i].name.empty() && defines[i].name == defines[j].name &&
+          defines[i].kernel == defines[j].kernel && defines[i].values != defines[j].values) {
+        std::string all;
+        for (const Define *d : {&defines[j], &defines[i]})
+          for (const std::string &v : d->values)
+            all += (all.empty() ? "" : ",") + v;
+        error({}, "-D " + defines[i].text + " gives '" + defines[i].name + "' again, after -D " +
+                      defines[j].text,
+              "give each parameter once: -D " +
+                  (defines[i].kernel.empty() ? "" : defines[i].kernel + ".") + defines[i].name +
+                  "=" + all + " for an instance per value, or the one value you mean");
+        break;
+      }
   // Every define must name something.
   std::set<std::string> templateNames;
   for (auto &k : module.kernels)
@@ -291,7 +342,29 @@ void Sema::instantiateTemplates(ModuleAST &module) {
       std::string names;
       for (auto &p : params)
         names += (names.empty() ? "" : ", ") + p.name;
-      if (!explicitInstances)
+      // Some parameters given and others not is a -D that missed one: name
+      // what is missing.
+      bool someGiven = false;
+      std::string missing, firstMissing;
+      for (size_t i = 0; i < params.size(); ++i) {
+        if (!paramOrigin[i].empty()) {
+          someGiven = true;
+          continue;
+        }
+        missing += (missing.empty() ? "" : ", ") + params[i].name;
+        if (firstMissing.empty())
+          firstMissing = params[i].name;
+      }
+      if (invalidDefine)
+        continue;
+      if (!explicitInstances && someGiven)
+        diags_.warning(k->loc,
+                       "kernel '" + k->name + "' has compile-time parameters (" + names +
+                           ") and no instance: no -D gives " + missing +
+                           ", so no PTX is emitted for it",
+                       "give every parameter a value: `-D " + k->name + "." + firstMissing +
+                           "=...`");
+      else if (!explicitInstances)
         diags_.warning(k->loc,
                        "kernel '" + k->name + "' has compile-time parameters (" + names +
                            ") and no instance: no PTX is emitted for it",
@@ -329,7 +402,10 @@ void Sema::instantiateTemplates(ModuleAST &module) {
                 isInt ? "type parameter '" + params[i].name + "' of kernel '" + k->name +
                             "' needs a type, found the value " + v
                       : "unknown type '" + v + "' for type parameter '" + params[i].name +
-                            "' of kernel '" + k->name + "'",
+                            "' of kernel '" + k->name + "'" +
+                            (cTypeName(v) && !cTypeName(v)->empty()
+                                 ? "; C's " + v + " is " + *cTypeName(v)
+                                 : std::string()),
                 "give a scalar type: i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
                 "f64, e4m3, e5m2");
             ok = false;

@@ -27,6 +27,10 @@ inline constexpr unsigned kMaxGridDims[3] = {2147483647u, 65535u, 65535u};
 /// programming guide, "Thread Block Clusters"; PTX .reqnctapercluster).
 inline constexpr int kMaxPortableClusterSize = 8;
 inline constexpr int kMaxClusterSize = 16;
+/// Bytes of kernel parameters (PTX ISA 8.1+ on sm_70 and later: 32764,
+/// ptxas's "uses too much parameter space (..., 0x7ffc max)"), the hidden
+/// parameters and each parameter's alignment padding included.
+inline constexpr int64_t kMaxKernelParamBytes = 32764;
 
 //===- Shared memory.
 

@@ -91,7 +91,7 @@ TEST_CASE("break/continue: binding to the innermost loop", "[types]") {
   CHECK(compile(inKernel("continue"))->firstError() == "'continue' outside a loop");
   // Keywords now: not names.
   CHECK(compile(inKernel("let break = 1"))->firstError() ==
-        "expected variable name, found 'break'");
+        "expected variable name, found the keyword 'break'");
 }
 
 TEST_CASE("unsigned: literals, operators, constants", "[types]") {

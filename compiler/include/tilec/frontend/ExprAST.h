@@ -262,6 +262,9 @@ struct ForeignWord {
   std::string message, hint;
 };
 std::optional<ForeignWord> foreignWord(const std::string &word);
+/// The same at file level, where a kernel, `fn` or `const` is expected: also
+/// CUDA's declaration words (`__global__`, `__device__`, `template`, `struct`).
+std::optional<ForeignWord> foreignFileWord(const std::string &word);
 /// Every builtin's name, comma-separated, from the one table of builtins.
 std::string builtinNameList();
 /// The builtin whose name is nearest to `name` (a likely typo), or "".

@@ -14,8 +14,11 @@ namespace tile::frontend {
 /// engine and produce a Tok::Error token.
 class Lexer {
 public:
+  /// A UTF-8 byte-order mark at the start of `text` is skipped (columns of
+  /// line 1 count from after it, as the diagnostics show the line without it).
   Lexer(std::string file, const std::string &text, DiagnosticEngine &diags)
-      : file_(std::move(file)), text_(text), diags_(diags) {}
+      : file_(std::move(file)), text_(text), diags_(diags),
+        pos_(text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0) {}
 
   Token next();
   /// Lexes everything; the last token is Eof.
@@ -29,11 +32,12 @@ private:
   Location here() const { return {file_, line_, col_}; }
   bool skipTrivia(); // false on an unterminated block comment
   Token lexNumber(Token tok);
+  Token lexNonAscii(Token tok);
 
   std::string file_;
   const std::string &text_;
   DiagnosticEngine &diags_;
-  size_t pos_ = 0;
+  size_t pos_;
   int line_ = 1, col_ = 1;
   bool sawNewline_ = true;
 };
