@@ -2,6 +2,7 @@
 #include "tilec/frontend/Diagnostics.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <sstream>
 
 namespace tile::frontend {

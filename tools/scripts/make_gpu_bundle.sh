@@ -6,6 +6,7 @@
 #                                samples/kernels' ready .tile files (kernels_<name>.ptx)
 #   .gpu/ptx/*.info.json         each PTX's kernel info (tilec --emit=info), which the
 #                                host programs load beside it (tile::Module::fromFiles)
+#   .gpu/ptx/{user,softmax,...}  the Python package's test modules (python_ptx.sh)
 #   .gpu/ptx/*_compile_time.txt  tilec compile times measured here (samples/gemm:
 #                                gemm_compile_time.txt; the GEMM bench prints it)
 #   .gpu/catch2/catch2/catch.hpp Catch2 2.x single header for the GPU tests
@@ -74,6 +75,9 @@ if [ -f samples/ring_gemm_rs/ring_gemm_rs.tile ]; then
   done
 fi
 cp "$CATCH2_HPP" .gpu/catch2/catch2/catch.hpp
+# The Python package's GPU tests (ctest python.gpu reads $TILEC_PTX_DIR, this
+# folder there): their modules, compiled here as tools/scripts/python_ptx.sh does.
+TILEC=build/bin/tilec bash tools/scripts/python_ptx.sh .gpu/ptx > /dev/null
 
 # The GPU machine JITs this PTX; catch assembler errors here, where tilec lives.
 bad=0
