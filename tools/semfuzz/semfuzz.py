@@ -161,6 +161,18 @@ def kernel_text(src, name):
     return m.group(1) if m else '(kernel %s not found)' % name
 
 
+def ptxas_error(ptxas, ptx):
+    """ptxas -arch=sm_90a's message for PTX it rejects (its first 4000 characters), else None."""
+    with tempfile.NamedTemporaryFile('w', suffix='.ptx', delete=False) as f:
+        f.write(ptx)
+    try:
+        p = subprocess.run([ptxas, '-arch=sm_90a', f.name, '-o', os.devnull],
+                           capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    return None if p.returncode == 0 else p.stderr[:4000]
+
+
 def run_tilec(tilec, src, extra, emit='ptx'):
     with tempfile.NamedTemporaryFile('w', suffix='.tile', delete=False) as f:
         f.write(src)
@@ -235,14 +247,10 @@ def cpu_mode(args):
         print('semfuzz: FAIL tilec rejected the run-time program:\n%s' % err[:4000])
         _save(args, 'runtime.tile', src)
     elif args.ptxas:
-        with tempfile.NamedTemporaryFile('w', suffix='.ptx', delete=False) as f:
-            f.write(ptx)
-        p = subprocess.run([args.ptxas, '-arch=sm_90a', f.name, '-o', os.devnull],
-                           capture_output=True, text=True)
-        os.unlink(f.name)
-        if p.returncode != 0:
+        error = ptxas_error(args.ptxas, ptx)
+        if error is not None:
             bad += 1
-            print('semfuzz: FAIL ptxas rejected the run-time program:\n%s' % p.stderr[:4000])
+            print('semfuzz: FAIL ptxas rejected the run-time program:\n%s' % error)
     print('semfuzz cpu: seed %d, %d programs x %d inputs, %d folded results checked (%d not folded '
           'to one store), %d mismatches, %.1f s' % (args.seed, args.programs, args.envs, checked,
                                                      notfolded, bad, time.time() - start))
@@ -624,14 +632,10 @@ def ext_cpu(args):
             _save(args, 'ext%s.tile' % ('-fast' if fast else ''), src)
             continue
         if args.ptxas:
-            with tempfile.NamedTemporaryFile('w', suffix='.ptx', delete=False) as f:
-                f.write(ptx)
-            p = subprocess.run([args.ptxas, '-arch=sm_90a', f.name, '-o', os.devnull],
-                               capture_output=True, text=True)
-            os.unlink(f.name)
-            if p.returncode != 0:
+            error = ptxas_error(args.ptxas, ptx)
+            if error is not None:
                 bad += 1
-                print('semfuzz ext: FAIL ptxas rejected the kernels:\n%s' % p.stderr[:4000])
+                print('semfuzz ext: FAIL ptxas rejected the kernels:\n%s' % error)
     import semfuzz_ext as X
     checked, notfolded, msgs = X.vector_fold(
         args.seed, args.programs, lambda units: compile_units(args.tilec, units, ['--fmad=false'] + args.tilec_args),
