@@ -193,6 +193,7 @@ void Sema::checkKernel(KernelAST &k) {
   inlinedCalls_ = 0;
   expandedStmts_ = 0;
   expansionReported_ = false;
+  expandedAsWritten_ = true;
   resolveAttrNames(k);
 
   if (opts_.clusterOverride) {
@@ -318,13 +319,20 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
   // MLIRGen will emit are counted here, each function body once per
   // inlining (Sema checks it there) times the copies around it.
   expandedStmts_ += unrollCopies_;
+  expandedAsWritten_ = expandedAsWritten_ && unrollCopies_ == 1 && inlineStack_.empty();
   if (expandedStmts_ > kMaxExpandedStmts && !expansionReported_) {
     expansionReported_ = true;
-    error(s.loc,
-          "the kernel expands to more than " + std::to_string(kMaxExpandedStmts) +
-              " statements once its unrolled loops and function calls are expanded",
-          "leave a loop rolled (drop `unroll`, or unroll by a factor), or call functions from "
-          "fewer places");
+    if (expandedAsWritten_) // no copies: the statements as written are too many
+      error(s.loc,
+            "the kernel has more than " + std::to_string(kMaxExpandedStmts) + " statements",
+            "write repeated work as a loop (`for i in 0 .. n { ... }`), or split it into "
+            "several kernels");
+    else
+      error(s.loc,
+            "the kernel expands to more than " + std::to_string(kMaxExpandedStmts) +
+                " statements once its unrolled loops and function calls are expanded",
+            "leave a loop rolled (drop `unroll`, or unroll by a factor), or call functions from "
+            "fewer places");
   }
   switch (s.kind()) {
   case StmtAST::Let:

@@ -576,6 +576,7 @@ public:
   static constexpr int64_t kMaxExpandedStmts = 1 << 15;
   int64_t expandedStmts_ = 0;
   bool expansionReported_ = false;
+  bool expandedAsWritten_ = true; // every statement so far counted once (no copies)
   std::unordered_set<const FnAST *> fallOffReported_; // "may reach its end" once per fn
 };
 
