@@ -121,6 +121,9 @@ static bool parseCluster(StringRef text, std::array<int, 3> &dims) {
     int64_t d;
     if (part.trim().getAsInteger(10, d))
       return bad("'" + part + "' is not a number");
+    // As the source and -D read integers: a leading 0 is C's octal, not ours.
+    if (part.trim().size() > 1 && part.trim().starts_with("0"))
+      return bad("'" + part + "' starts with 0 (there are no octal sizes): write " + Twine(d));
     if (d < 1)
       return bad("sizes must be positive");
     if (d > tile::target::kMaxClusterSize)
