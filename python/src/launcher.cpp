@@ -38,6 +38,17 @@ void raiseFor(const Kernel *k, ErrorKind kind, PyObject *message) {
   Py_DECREF(message);
 }
 
+// An integer (anything with __index__) as a long long; `overflow` is 1 or -1
+// past its range. False with an exception set.
+bool indexValue(PyObject *obj, long long &x, int &overflow) {
+  PyObject *idx = PyNumber_Index(obj);
+  if (!idx)
+    return false;
+  x = PyLong_AsLongLongAndOverflow(idx, &overflow);
+  Py_DECREF(idx);
+  return !(x == -1 && PyErr_Occurred());
+}
+
 // One extent of a grid, block or cluster: an int (or anything with
 // __index__: numpy and torch integers) in 1 .. 2^32 - 1.
 bool dimValue(PyObject *item, const std::string &what, const Kernel *k, unsigned &out) {
@@ -48,13 +59,9 @@ bool dimValue(PyObject *item, const std::string &what, const Kernel *k, unsigned
                  PyFloat_Check(item) ? " (use integer division: (n + 255) // 256)" : ""));
     return false;
   }
-  PyObject *idx = PyNumber_Index(item);
-  if (!idx)
-    return false;
+  long long x = 0;
   int overflow = 0;
-  const long long x = PyLong_AsLongLongAndOverflow(idx, &overflow);
-  Py_DECREF(idx);
-  if (x == -1 && PyErr_Occurred())
+  if (!indexValue(item, x, overflow))
     return false;
   if (overflow || x < 1 || x > 0xffffffffll) {
     raiseFor(k, ErrorKind::Value,
@@ -151,13 +158,9 @@ bool readOptions(PyObject *kwargs, Kernel::Options &o, bool allowGrid, bool &got
                                         kernelPrefix(kernel).c_str(), value));
           return false;
         }
-        PyObject *idx = PyNumber_Index(value);
-        if (!idx)
-          return false;
+        long long b = 0;
         int overflow = 0;
-        const long long b = PyLong_AsLongLongAndOverflow(idx, &overflow);
-        Py_DECREF(idx);
-        if (b == -1 && PyErr_Occurred())
+        if (!indexValue(value, b, overflow))
           return false;
         if (overflow || b < 0) {
           raiseFor(kernel, ErrorKind::Value,
