@@ -391,12 +391,31 @@ std::vector<std::string> nearestNames(const std::string &name,
   return out;
 }
 
+namespace {
+/// Words of other languages, what tile writes instead (foreignWord,
+/// foreignFileWord).
+struct ForeignEntry {
+  std::vector<const char *> words;
+  const char *message; // "%" (if present) stands for the word
+  const char *hint;
+};
+
+template <size_t N>
+std::optional<ForeignWord> lookUpForeign(const ForeignEntry (&table)[N], const std::string &word) {
+  for (const ForeignEntry &entry : table)
+    for (const char *w : entry.words)
+      if (word == w) {
+        std::string message = entry.message;
+        if (size_t at = message.find('%'); at != std::string::npos)
+          message.replace(at, 1, word);
+        return ForeignWord{message, entry.hint};
+      }
+  return std::nullopt;
+}
+} // namespace
+
 std::optional<ForeignWord> foreignWord(const std::string &word) {
-  static const struct {
-    std::vector<const char *> words;
-    const char *message; // "%" stands for the word
-    const char *hint;
-  } kTable[] = {
+  static const ForeignEntry kTable[] = {
       {{"func", "function", "def", "fun", "proc", "void", "sub"},
        "functions are declared with `fn`, not '%'",
        "`fn NAME(PARAM: TYPE, ...) -> TYPE { ... }` at file level"},
@@ -419,22 +438,11 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
        "there are no null pointers ('%')",
        "pointers come from kernel parameters; pass a count or a flag to mark absent data"},
   };
-  for (const auto &entry : kTable)
-    for (const char *w : entry.words)
-      if (word == w) {
-        std::string message = entry.message;
-        message.replace(message.find('%'), 1, word);
-        return ForeignWord{message, entry.hint};
-      }
-  return std::nullopt;
+  return lookUpForeign(kTable, word);
 }
 
 std::optional<ForeignWord> foreignFileWord(const std::string &word) {
-  static const struct {
-    std::vector<const char *> words;
-    const char *message; // "%" stands for the word
-    const char *hint;
-  } kTable[] = {
+  static const ForeignEntry kTable[] = {
       {{"__global__"},
        "CUDA's __global__ function is a `kernel` in tile",
        "`kernel NAME(p: ptr<f32, global>, n: i32) threads(256) { ... }`: parameters are written "
@@ -454,14 +462,8 @@ std::optional<ForeignWord> foreignFileWord(const std::string &word) {
        "a file holds kernels, `fn` functions and `const` constants; pass the fields of a struct "
        "as separate parameters"},
   };
-  for (const auto &entry : kTable)
-    for (const char *w : entry.words)
-      if (word == w) {
-        std::string message = entry.message;
-        if (size_t at = message.find('%'); at != std::string::npos)
-          message.replace(at, 1, word);
-        return ForeignWord{message, entry.hint};
-      }
+  if (auto found = lookUpForeign(kTable, word))
+    return found;
   return foreignWord(word);
 }
 
