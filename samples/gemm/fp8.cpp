@@ -122,7 +122,21 @@ std::function<void()> launcher(const Kernels &ks, const Quantized &q, Device &d,
   tile::LaunchConfig probe;
   probe.grid = tile::Dim3(unsigned(cluster));
   probe.block = tile::Dim3(384);
-  int64_t clusters = q.scaling == Scaling::Block
+  // A block kernel may take its scales as tensors, loaded by TMA with each
+  // ring stage: SA [kblocks, lda] (the same K-block-major layout) and SB
+  // (1-D, its whole length), in place of the pointers and lda.
+  const tile::KernelInfo *info = k.info();
+  auto tensorParam = [&](size_t i) {
+    return q.scaling == Scaling::Block && info && info->params.size() > i &&
+           info->params[i].tensor.has_value();
+  };
+  const int scaleTensors = tensorParam(3) ? (tensorParam(4) ? 2 : 1) : 0;
+  const tile::Tensor tsa(d.sa.ptr(), tile::TensorElement::F32, {q.kblocks, q.lda});
+  const tile::Tensor tsb(d.sb.ptr(), tile::TensorElement::F32, {int64_t(q.sb.size())});
+  int64_t clusters = scaleTensors == 2 ? k.maxActiveClusters(probe, ta, tb, tc, tsa, tsb)
+                     : scaleTensors == 1
+                         ? k.maxActiveClusters(probe, ta, tb, tc, tsa, d.sb)
+                     : q.scaling == Scaling::Block
                          ? k.maxActiveClusters(probe, ta, tb, tc, d.sa, d.sb, int32_t(q.lda))
                          : k.maxActiveClusters(probe, ta, tb, tc, d.sa, d.sb);
   if (clusters < 1)
@@ -135,8 +149,12 @@ std::function<void()> launcher(const Kernels &ks, const Quantized &q, Device &d,
   cfg.block = tile::Dim3(384);
   const bool block = q.scaling == Scaling::Block;
   const int32_t lda = int32_t(q.lda);
-  return [k, cfg, ta, tb, tc, &d, block, lda]() mutable {
-    if (block)
+  return [k, cfg, ta, tb, tc, tsa, tsb, scaleTensors, &d, block, lda]() mutable {
+    if (scaleTensors == 2)
+      k.launch(cfg, ta, tb, tc, tsa, tsb);
+    else if (scaleTensors == 1)
+      k.launch(cfg, ta, tb, tc, tsa, d.sb);
+    else if (block)
       k.launch(cfg, ta, tb, tc, d.sa, d.sb, lda);
     else
       k.launch(cfg, ta, tb, tc, d.sa, d.sb);
