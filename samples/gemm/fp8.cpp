@@ -123,16 +123,22 @@ std::function<void()> launcher(const Kernels &ks, const Quantized &q, Device &d,
   probe.grid = tile::Dim3(unsigned(cluster));
   probe.block = tile::Dim3(384);
   // A block kernel may take its scales as tensors, loaded by TMA with each
-  // ring stage: SA [kblocks, lda] (the same K-block-major layout) and SB
-  // (1-D, its whole length), in place of the pointers and lda.
+  // ring stage: SA [kblocks, lda] (the same K-block-major layout) and SB as
+  // rows of 4 (SB[i] is row i / 4, column i % 4; its length is a multiple
+  // of 4) or 1-D, in place of the pointers and lda.
   const tile::KernelInfo *info = k.info();
-  auto tensorParam = [&](size_t i) {
+  auto tensorRank = [&](size_t i) -> size_t {
     return q.scaling == Scaling::Block && info && info->params.size() > i &&
-           info->params[i].tensor.has_value();
+                   info->params[i].tensor.has_value()
+               ? info->params[i].tensor->extents.size()
+               : 0;
   };
-  const int scaleTensors = tensorParam(3) ? (tensorParam(4) ? 2 : 1) : 0;
+  const int scaleTensors = tensorRank(3) ? (tensorRank(4) ? 2 : 1) : 0;
+  const int64_t sbLength = int64_t(q.sb.size());
   const tile::Tensor tsa(d.sa.ptr(), tile::TensorElement::F32, {q.kblocks, q.lda});
-  const tile::Tensor tsb(d.sb.ptr(), tile::TensorElement::F32, {int64_t(q.sb.size())});
+  const tile::Tensor tsb = tensorRank(4) == 2
+                               ? tile::Tensor(d.sb.ptr(), tile::TensorElement::F32, {sbLength / 4, 4})
+                               : tile::Tensor(d.sb.ptr(), tile::TensorElement::F32, {sbLength});
   int64_t clusters = scaleTensors == 2 ? k.maxActiveClusters(probe, ta, tb, tc, tsa, tsb)
                      : scaleTensors == 1
                          ? k.maxActiveClusters(probe, ta, tb, tc, tsa, d.sb)
@@ -374,7 +380,8 @@ int runCheck(const Options &o) {
       Quantized promoted = q;
       promoted.scaling = Scaling::Block;
       promoted.sa.assign(size_t(q.kblocks * q.lda), q.sa[0]);
-      promoted.sb.assign(size_t(roundUp((q.n + kBlock - 1) / kBlock, 2) * q.kblocks), q.sb[0]);
+      promoted.sb.assign(
+          size_t(roundUp(roundUp((q.n + kBlock - 1) / kBlock, 2) * q.kblocks, 4)), q.sb[0]);
       Device dp(promoted);
       const std::vector<uint16_t> gotP = runOnce(launcher(ks, promoted, dp, 128), dp);
       report("promoted every 128 K vs dequantised float64",

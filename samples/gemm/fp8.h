@@ -113,7 +113,8 @@ inline Quantized quantize(const std::vector<float> &a, const std::vector<float> 
   case Scaling::Block: {
     const int64_t nblocks = (n + kBlock - 1) / kBlock;
     q.sa.assign(size_t(q.kblocks * q.lda), 1.0f);
-    q.sb.assign(size_t(roundUp(nblocks, 2) * q.kblocks), 1.0f);
+    // (a multiple of 4 floats: a kernel may read SB by TMA as rows of 16 bytes)
+    q.sb.assign(size_t(roundUp(roundUp(nblocks, 2) * q.kblocks, 4)), 1.0f);
     parallelFor(m, [&](int64_t r0, int64_t r1) {
       for (int64_t i = r0; i < r1; ++i)
         for (int64_t kb = 0; kb < q.kblocks; ++kb)
