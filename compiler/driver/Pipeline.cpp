@@ -37,6 +37,8 @@ void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOpti
   // Unrolled loop variables are constants now: local-array indices are
   // checked (and non-constant ones reported) on the folded IR.
   kernels.addPass(createTileCheckLocalArrays());
+  // TMA box starts, on the same folded coordinates.
+  kernels.addPass(createTileCheckTmaCoordinates());
   if (options.autoSync) {
     // Insertions first; the split comes last so that it also moves apart
     // (and relaxes) the cluster barriers the DSMEM pass inserted.

@@ -1,5 +1,6 @@
 //===- AddressAlignment.cpp - the alignment pointer parameters must have -===//
 #include "AddressAlignment.h"
+#include "KnownBits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -12,48 +13,7 @@ using namespace mlir::tile;
 
 namespace {
 
-constexpr unsigned kMaxDepth = 24;
-constexpr unsigned kAllZero = 63; // the value is 0: a multiple of everything
-
-/// How many low bits of the integer `v` are known to be zero.
-unsigned knownZeroBits(Value v, unsigned depth = 0) {
-  if (depth > kMaxDepth)
-    return 0;
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c)))
-    return c.isZero() ? kAllZero : c.countr_zero();
-  auto rec = [&](Value x) { return knownZeroBits(x, depth + 1); };
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    // scf.for's induction variable: lb + k * step.
-    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
-      if (arg == loop.getInductionVar())
-        return std::min(rec(loop.getLowerBound()), rec(loop.getStep()));
-    return 0;
-  }
-  Operation *op = v.getDefiningOp();
-  if (!op)
-    return 0;
-  if (isa<arith::MulIOp>(op))
-    return std::min(kAllZero, rec(op->getOperand(0)) + rec(op->getOperand(1)));
-  if (isa<arith::AddIOp, arith::SubIOp, arith::OrIOp, arith::XOrIOp>(op))
-    return std::min(rec(op->getOperand(0)), rec(op->getOperand(1)));
-  if (isa<arith::AndIOp>(op))
-    return std::max(rec(op->getOperand(0)), rec(op->getOperand(1)));
-  if (isa<arith::SelectOp>(op))
-    return std::min(rec(op->getOperand(1)), rec(op->getOperand(2)));
-  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp, arith::IndexCastUIOp>(op))
-    return rec(op->getOperand(0));
-  if (isa<arith::TruncIOp>(op)) // the low bits are kept
-    return std::min<unsigned>(rec(op->getOperand(0)),
-                              op->getResult(0).getType().getIntOrFloatBitWidth());
-  if (isa<arith::ShLIOp>(op)) {
-    APInt amount;
-    if (matchPattern(op->getOperand(1), m_ConstantInt(&amount)) &&
-        amount.ult(op->getResult(0).getType().getIntOrFloatBitWidth()))
-      return std::min<unsigned>(kAllZero, rec(op->getOperand(0)) + amount.getZExtValue());
-  }
-  return 0;
-}
+constexpr unsigned kAllZero = kAllZeroBits;
 
 /// Bytes one access of `op` moves through its pointer.
 int64_t accessBytes(MemoryAccessOpInterface access) {

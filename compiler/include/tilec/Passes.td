@@ -215,6 +215,17 @@ def TileCheckLocalArrays : Pass<"tile-check-local-arrays", "::mlir::tile::Kernel
   }];
 }
 
+def TileCheckTmaCoordinates : Pass<"tile-check-tma-coordinates", "::mlir::tile::KernelOp"> {
+  let summary = "TMA boxes start on a 16-byte boundary in their innermost dimension";
+  let description = [{
+    A tensor copy (load, store or prefetch) whose box starts at an innermost
+    coordinate that is not a multiple of 16 bytes of the element traps at run
+    time (illegal instruction). Runs after canonicalization, when unrolled
+    loop variables are constants: an error where the coordinate's known low
+    bits put it off a boundary, a warning where they do not show it on one.
+  }];
+}
+
 def TileCheckDivergence : Pass<"tile-check-divergence", "::mlir::tile::KernelOp"> {
   let summary = "collectives, barriers, turns and multicast boxes under divergent control";
   let description = [{
