@@ -717,9 +717,32 @@ def ext_gpu(args):
     return 1 if bad_cases else 0
 
 
+def mma_mode(args):
+    """mma and the fragment paths around it (semfuzz_mma)."""
+    import semfuzz_mma as MM
+    if args.mode == 'mma-emit':
+        with open(args.output, 'w') as f:
+            f.write(MM.mma_source(args.seed, args.programs))
+        return 0
+    if args.mode == 'mma-gpu':
+        return MM.mma_gpu(args)
+
+    def ptxas_v(ptx):
+        with tempfile.NamedTemporaryFile('w', suffix='.ptx', delete=False) as f:
+            f.write(ptx)
+        try:
+            p = subprocess.run([args.ptxas, '-arch=sm_90a', '-v', f.name, '-o', os.devnull],
+                               capture_output=True, text=True)
+        finally:
+            os.unlink(f.name)
+        return p.stdout + p.stderr + ('' if p.returncode == 0 else '\nerror: ptxas exit %d' % p.returncode)
+    return MM.mma_cpu(args, run_tilec, ptxas_v)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('mode', choices=['cpu', 'emit-gpu', 'gpu', 'ext-cpu', 'ext-emit', 'ext-gpu'])
+    ap.add_argument('mode', choices=['cpu', 'emit-gpu', 'gpu', 'ext-cpu', 'ext-emit', 'ext-gpu',
+                                     'mma-cpu', 'mma-emit', 'mma-gpu'])
     ap.add_argument('--fast', action='store_true',
                     help='ext-emit: the --fast-math kernels; gpu: the PTX was compiled with --fast-math')
     ap.add_argument('--fast-ptx', help='ext-gpu: the PTX of `ext-emit --fast` (compiled with --fast-math)')
@@ -740,11 +763,13 @@ def main():
     ap.add_argument('-o', '--output')
     args = ap.parse_args()
     if args.programs is None:
-        args.programs = 200 if args.mode in ('cpu', 'ext-cpu') else 400
+        args.programs = 200 if args.mode in ('cpu', 'ext-cpu') else 40 if args.mode.startswith('mma') else 400
     if args.mode == 'cpu':
         return cpu_mode(args)
     if args.mode == 'emit-gpu':
         return emit_gpu(args)
+    if args.mode.startswith('mma-'):
+        return mma_mode(args)
     if args.mode.startswith('ext-'):
         return {'ext-cpu': ext_cpu, 'ext-emit': ext_emit, 'ext-gpu': ext_gpu}[args.mode](args)
     return gpu_mode(args)
