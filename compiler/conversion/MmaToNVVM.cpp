@@ -482,6 +482,40 @@ void mlir::tile::pinFragmentsLiveAcrossWgmma(Operation *root) {
     op->setOperand(0, old.getResult());
     op->setAttr(kOverwritesAttr, b.getUnitAttr());
   });
+  // An accumulator read from a fragment variable before the mma's fence
+  // (`var acc = zeros<f32>[128, N]` then `acc = mma(a, b, acc)`, also in the
+  // first copy of an unrolled loop): once LLVM forwards the stored zeros, it
+  // materialises the +0.0 registers right before the wgmma asm, after the
+  // fence; ptxas then injects warpgroup.arrive/wait (C7519/C7517) and may
+  // serialise. Where such a variable is ever set to zeros, the mma reads a
+  // pinned load of it placed before the fence: the constants come first.
+  SmallVector<Value> zeroed;
+  root->walk([&](StoreOp store) {
+    if (store.getValue().getDefiningOp<FragZerosOp>() && llvm::is_contained(slots, store.getPtr()) &&
+        !llvm::is_contained(zeroed, store.getPtr()))
+      zeroed.push_back(store.getPtr());
+  });
+  root->walk([&](WgmmaFenceOp fence) {
+    for (Operation *op = fence->getNextNode(); op && !isa<WgmmaCommitOp, WgmmaWaitOp>(op);
+         op = op->getNextNode()) {
+      if (!isa<MmaOp, MmaRegAOp>(op) || op->hasAttr(kOverwritesAttr))
+        continue;
+      Value acc = isa<MmaOp>(op) ? cast<MmaOp>(op).getAcc() : cast<MmaRegAOp>(op).getAcc();
+      auto load = acc.getDefiningOp<LoadOp>();
+      if (!load || load->hasAttr(kPinAttr) || !llvm::is_contained(zeroed, load.getPtr()) ||
+          load->getBlock() != fence->getBlock() || !load->isBeforeInBlock(fence))
+        continue;
+      OpBuilder b(fence);
+      auto pinned = LoadOp::create(b, fence.getLoc(), acc.getType(), load.getPtr(),
+                                   MemoryOrder::weak, MemoryScope::cta);
+      pinned->setAttr(kPinAttr, b.getUnitAttr());
+      StoreOp::create(b, fence.getLoc(), pinned.getResult(), load.getPtr(), MemoryOrder::weak,
+                      MemoryScope::cta);
+      op->setOperand(0, pinned.getResult());
+      if (load->use_empty())
+        load->erase();
+    }
+  });
   SmallVector<WgmmaFenceOp> fences;
   root->walk([&](WgmmaFenceOp fence) {
     if (nothingPending(fence))

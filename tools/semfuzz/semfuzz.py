@@ -719,7 +719,7 @@ def ext_gpu(args):
 
 def mma_mode(args):
     """mma and the fragment paths around it (semfuzz_mma)."""
-    import semfuzz_mma as MM
+    import semfuzz_mma_run as MM
     if args.mode == 'mma-emit':
         with open(args.output, 'w') as f:
             f.write(MM.mma_source(args.seed, args.programs))
