@@ -226,7 +226,7 @@ class Builder:
         if asrc == 'K':
             T = min(T, 256 // (W * M))
         extra = rnd.random() < 0.85          # a chained product or epilogues: more live fragments
-        cap = 4096 if extra else 8192
+        cap = 4096 if extra else 16384 if M == 64 else 8192     # N up to 256 for one [64, N] accumulator
         fit = [n for n in ns if M * n <= cap and (bsrc != 'K' or T * n <= 256)]
         N = rnd.choice(fit or [n for n in ns if M * n <= cap] or [min(ns)])
         if not fit:
@@ -405,7 +405,7 @@ class Builder:
         out = []
         for p in range(rnd.randint(1, 2)):
             while True:
-                root = rnd.choice(['store', 'store', 'cast', 'smem', 'row', 'rowval'])
+                root = rnd.choice(['store', 'store', 'cast', 'cols', 'smem', 'smem', 'row', 'rowval'])
                 if t != 'f32' and root == 'row':
                     continue
                 tr = fg.tree(rnd.randint(1, 3))
@@ -420,13 +420,33 @@ class Builder:
                 self.line('store(%s%s, %s, row_stride = %d)' % (nm, wgx.replace(str(M * N), str(M * ld)),
                                                                e if ot == t else '(%s) as %s' % (e, ot), ld))
                 out.append(('ep', (nm, root, tr, ot, ld, env)))
+            elif root == 'cols':
+                w = rnd.choice([x for x in range(8, N + 1, 8) if N % x == 0])
+                j = rnd.randrange(N // w)
+                ot = rnd.choice([t, t, 'f32', 'f16', 'bf16'])
+                c.buf(nm, ot, count=W * M * w)
+                v = 'cols(%s, %d, %d)' % (e, j, w)
+                self.line('store(%s%s, %s, row_stride = %d)' % (nm, wgx.replace(str(M * N), str(M * w)),
+                                                               v if ot == t else '%s as %s' % (v, ot), w))
+                out.append(('ep', (nm, 'cols', tr, ot, (w, j), env)))
             elif root == 'smem':
                 ot = rnd.choice(['f16', 'bf16', 'f32'])
                 ts = 'ts%d' % p
                 self.fills_decl.append('  let %s = shared<%s>[%d, %d]' % (ts, ot, W * M, N))
-                c.buf(nm, ot, count=W * M * N)
+                self.c.tiles.append((ts, ot, W * M, N))
                 v = e if ot == t else '(%s) as %s' % (e, ot)
                 self.line('store(%s, %s)' % ('rows(%s, wg, %d)' % (ts, M) if W == 2 else ts, v))
+                if valid_inner(ot, N) and rnd.random() < 0.5:       # published by a TMA store
+                    tn = nm.upper() + '_T'
+                    c.params.append(('tensor', tn, ot, W * M, N, None))
+                    if W == 2:
+                        self.line('copy_async(%s[0, 0], %s)' % (tn, ts))
+                    else:
+                        self.line('sync_threads()')
+                        self.line('if thread_id() == 0 { copy_async(%s[0, 0], %s) }' % (tn, ts))
+                    out.append(('ep', (tn, root, tr, ot, N, env)))
+                    continue
+                c.buf(nm, ot, count=W * M * N)
                 self.line('sync_threads()')
                 tid = 'role_thread_id()' if W == 2 else 'thread_id()'
                 self.line('for q in 0 .. %d {' % (W * M * N // (128 * W)))
@@ -534,6 +554,14 @@ def check_case(c, o):
                         cases = [(None, F.row_reduce(root, [next(iter(x)) for x in els]), o[nm][w * M + m])]
                     elif root == 'rowval':
                         cases = [(None, F.feval(tr, t, m, 0, env), o[nm][w * M + m])]
+                    elif root == 'cols':
+                        cw, j = ld
+                        cases = []
+                        for cc in range(cw):
+                            want = F.feval(tr, t, m, j * cw + cc, env)
+                            if ot != t:
+                                want = {G._canon(ot, R.cast(t, ot, v)) for v in want}
+                            cases.append((j * cw + cc, want, o[nm][w * M * cw + m * cw + cc]))
                     else:
                         cases = []
                         for cc in range(N):

@@ -56,6 +56,20 @@ PROBES = [
   store(o, acc, row_stride = 64)
 }
 """, 'bf16 operands need an f32 accumulator'),
+    ("""kernel p(o: ptr<f32, global>) threads(128) {
+  let a = shared<f32>[64, 8]
+  let b = shared<f32>[8, 64]
+  let acc = mma(a, b, zeros<f32>[64, 64])
+  store(o, acc, row_stride = 64)
+}
+""", 'mma operands must both be f16, both bf16 or both fp8'),      # no tf32
+    ("""kernel p(o: ptr<f32, global>) threads(128) {
+  let a = shared<i8>[64, 32]
+  let b = shared<i8>[64, 32]
+  let acc = mma(a, trans(b), zeros<f32>[64, 64])
+  store(o, acc, row_stride = 64)
+}
+""", 'mma operands must both be f16, both bf16 or both fp8'),      # no int8
     ("""kernel p(o: ptr<f16, global>, x: ptr<f32, global>) threads(128) {
   let b = shared<bf16>[16, 64]
   let acc = mma(load_frag(x, zeros<f32>[64, 16], row_stride = 16) as bf16, b, zeros<f16>[64, 64])
@@ -190,7 +204,11 @@ def mma_gpu(args):
                 ptrs.append(ptr)
                 argv.append(ctypes.c_uint64(ptr.value))
             elif p[0] == 'tensor':
-                ptr = dev.upload(G.to_bytes(p[2], p[5]))
+                if p[5] is None:            # a TMA store's destination
+                    ptr = dev.alloc(p[3] * p[4] * R.SIZE[p[2]])
+                    outs.append((p[1], p[2], ptr, p[3] * p[4]))
+                else:
+                    ptr = dev.upload(G.to_bytes(p[2], p[5]))
                 ptrs.append(ptr)
                 box, swz = c.tensor_box(p[2], p[4])
                 argv.append(CU.TensorMap(dev, p[2], ptr, [p[4], p[3]], R.SIZE[p[2]], [box, p[3]], swz))
