@@ -162,7 +162,10 @@ class Builder:
         self.ind = '  '
         self.body = []
         self.fills = []
+        self.fills_decl = []
         self.tma = []
+        self.ring = None
+        self.roles = False
 
     def line(self, s):
         self.body.append(self.ind + s)
@@ -174,7 +177,6 @@ class Builder:
         filled by generic stores, TMA or fragment stores."""
         rnd, c = self.rnd, self.c
         self.c.tiles.append((nm, t, rows, cols))
-        self.fills_decl = getattr(self, 'fills_decl', [])
         self.fills_decl.append('  let %s = shared<%s>[%d, %d]' % (nm, t, rows, cols))
         ways = ['plain', 'tma', 'tma']
         if allow_frag and t in ('f16', 'bf16') and rows % 64 == 0 and cols % 8 == 0 and cols <= 128 \
@@ -233,9 +235,19 @@ class Builder:
             T = 1
         if T * W * M * K * ES[ta] + T * N * K * ES[tb] > 120 * 1024:
             T = 1
-        init = rnd.choice(['zeros', 'zerovar', 'load'])
-        form = rnd.choice(['unrolled', 'loop', 'rtloop']) if T > 1 else 'unrolled'
-        c.threads = 128 * W
+        # a producer role filling a ring by TMA, W consumer warpgroups multiplying in consume blocks
+        stage = (W * M * K * ES[ta] if asrc == 'K' else 0) + N * K * ES[tb]
+        ring = T >= 2 and asrc != 'MN' and rnd.random() < 0.35 and 2 * stage <= 150 * 1024
+        self.roles = ring or W == 2
+        init = rnd.choice(['zerovar', 'load'] if ring else ['zeros', 'zerovar', 'load'])
+        form = rnd.choice(['loop', 'rtloop']) if ring else \
+            rnd.choice(['unrolled', 'loop', 'rtloop']) if T > 1 else 'unrolled'
+        if ring:
+            stages = 3 if 3 * stage <= 150 * 1024 and rnd.random() < 0.5 else 2
+            inflight = 0 if asrc == 'reg' else rnd.choice([0, 1])
+            self.ring = (stages, inflight, asrc == 'K', bsrc)
+            form = 'ring %d/%d %s' % (stages, inflight, form)
+        c.threads = 128 * (W + (1 if ring else 0))
         self.spec = dict(ta=ta, tb=tb, acc_t=acc_t, W=W, M=M, N=N, K=K, T=T, asrc=asrc, bsrc=bsrc,
                          init=init, form=form)
         # logical operands: A[w][j][m][k], B[j][k][n] as bits of the operand type
@@ -255,7 +267,10 @@ class Builder:
                 for w in range(W):
                     for m in range(M):
                         vals += A[w][j][m]
-            self.tile('ta', ta, T * W * M, K, vals)
+            if ring:
+                c.params.append(('tensor', 'A_T', ta, T * W * M, K, vals, W * M))
+            else:
+                self.tile('ta', ta, T * W * M, K, vals)
         elif asrc == 'MN':
             vals = [A[0][j][m][k] for j in range(T) for k in range(K) for m in range(M)]
             self.tile('ta', ta, T * K, M, vals)
@@ -279,10 +294,16 @@ class Builder:
         # ---- B
         if bsrc == 'K':
             vals = [B[j][k][n] for j in range(T) for n in range(N) for k in range(K)]
-            self.tile('tb', tb, T * N, K, vals)
+            if ring:
+                c.params.append(('tensor', 'B_T', tb, T * N, K, vals, N))
+            else:
+                self.tile('tb', tb, T * N, K, vals)
         else:
             vals = [B[j][k][n] for j in range(T) for k in range(K) for n in range(N)]
-            self.tile('tb', tb, T * K, N, vals)
+            if ring:
+                c.params.append(('tensor', 'B_T', tb, T * K, N, vals, K))
+            else:
+                self.tile('tb', tb, T * K, N, vals)
         c.params.append(('i32', 'kt', T))
         c.params.append(('f32', 'sc', sc))
         # ---- C
@@ -293,6 +314,8 @@ class Builder:
         wgx = ' + wg * %d' % (M * N) if W == 2 else ''
 
         def aview(j):
+            if asrc == 'K' and ring:
+                return 'rows(s.a, wg, %d)' % M if W == 2 else 's.a'
             if asrc == 'K':
                 if T * W == 1 and rnd.random() < 0.5:
                     return 'ta'
@@ -306,6 +329,8 @@ class Builder:
             return '(%s * sc) as %s' % (f, ta) if sc != 1.0 else '%s as %s' % (f, ta)
 
         def bview(j):
+            if ring:
+                return 'trans(s.b)' if bsrc == 'K' else 's.b'
             if bsrc == 'K':
                 return 'trans(tb)' if T == 1 and rnd.random() < 0.5 else 'trans(rows(tb, %s, %d))' % (j, N)
             return 'tb' if T == 1 and rnd.random() < 0.5 else 'rows(tb, %s, %d)' % (j, K)
@@ -319,7 +344,11 @@ class Builder:
             self.line('var acc = %s' % zero)
         else:
             self.line('var acc = load_frag(c_in%s, %s, row_stride = %d)' % (wgx, zero, N))
-        if form == 'unrolled':
+        if ring:
+            self.line('for j in 0 .. %s {' % ('kt' if 'rtloop' in form else T))
+            self.line('  consume ring as s inflight(%d) { acc = mma(%s, %s, acc) }' % (inflight, aview('j'), bview('j')))
+            self.line('}')
+        elif form == 'unrolled':
             for j in range(first, T):
                 self.line('acc = mma(%s, %s, acc)' % (aview(j), bview(j)))
         elif first < T:
@@ -439,7 +468,7 @@ class Builder:
                 if valid_inner(ot, N) and rnd.random() < 0.5:       # published by a TMA store
                     tn = nm.upper() + '_T'
                     c.params.append(('tensor', tn, ot, W * M, N, None))
-                    if W == 2:
+                    if self.roles:
                         self.line('copy_async(%s[0, 0], %s)' % (tn, ts))
                     else:
                         self.line('sync_threads()')
@@ -448,7 +477,7 @@ class Builder:
                     continue
                 c.buf(nm, ot, count=W * M * N)
                 self.line('sync_threads()')
-                tid = 'role_thread_id()' if W == 2 else 'thread_id()'
+                tid = 'role_thread_id()' if self.roles else 'thread_id()'
                 self.line('for q in 0 .. %d {' % (W * M * N // (128 * W)))
                 self.line('  let e = q * %d + %s' % (128 * W, tid))
                 self.line('  %s[e] = %s[e / %d, e %% %d]' % (nm, ts, N, N))
@@ -485,7 +514,20 @@ class Builder:
         if self.tma:
             lines += ['  if thread_id() == 0 {'] + self.tma + ['    arrive(bar)', '  }', '  wait(bar)']
         lines.append('  sync_threads()')
-        if W == 2:
+        if self.ring:
+            stages, _, has_a, bsrc = self.ring
+            T, M, N, K = s['T'], s['M'], s['N'], s['K']
+            bt = '[%d, %d]' % ((N, K) if bsrc == 'K' else (K, N))
+            a = 'a: shared<%s>[%d, %d], ' % (s['ta'], W * M, K) if has_a else ''
+            lines.insert(0, '  let ring = pipeline[%d] { %sb: shared<%s>%s }' % (stages, a, s['tb'], bt))
+            cp = ('copy_async(s.a, A_T[j * %d, 0]); ' % (W * M) if has_a else '') + \
+                'copy_async(s.b, B_T[j * %d, 0])' % (N if bsrc == 'K' else K)
+            lines += ['  warpgroups {', '    producer(regs = 40) {',
+                      '      for j in 0 .. %s {' % ('kt' if 'rtloop' in s['form'] else T),
+                      '        produce ring as s { %s }' % cp, '      }', '    }',
+                      '    consumer(warpgroups = %d, regs = 232) {' % W, '      let wg = warpgroup_rank()']
+            lines += ['    ' + b for b in self.body] + ['    }', '  }']
+        elif W == 2:
             lines += ['  warpgroups {', '    consumer(warpgroups = 2) {', '      let wg = warpgroup_rank()']
             lines += ['    ' + b for b in self.body] + ['    }', '  }']
         else:

@@ -153,7 +153,7 @@ def mma_cpu(args, run_tilec, ptxas_v):
             if p[0] == 'tensor':
                 ntensor += 1
                 box, swz = c.tensor_box(p[2], p[4])
-                want = ([p[3], box], swz)
+                want = ([p[6] if len(p) > 6 else p[3], box], swz)
                 if boxes.get((c.name, p[1])) != want:
                     bad += 1
                     print('semfuzz mma: FAIL %s %s: --emit=info says box/swizzle %s, the runner encodes %s'
@@ -211,7 +211,8 @@ def mma_gpu(args):
                     ptr = dev.upload(G.to_bytes(p[2], p[5]))
                 ptrs.append(ptr)
                 box, swz = c.tensor_box(p[2], p[4])
-                argv.append(CU.TensorMap(dev, p[2], ptr, [p[4], p[3]], R.SIZE[p[2]], [box, p[3]], swz))
+                rows = p[6] if len(p) > 6 else p[3]
+                argv.append(CU.TensorMap(dev, p[2], ptr, [p[4], p[3]], R.SIZE[p[2]], [box, rows], swz))
             elif p[0] == 'i32':
                 argv.append(ctypes.c_int32(p[2]))
             else:
