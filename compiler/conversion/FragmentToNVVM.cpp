@@ -120,9 +120,9 @@ struct FragCmpLowering : ConvertOpToLLVMPattern<FragCmpOp> {
     Type elem = l[0].getType();
     if (isFloat && to.kind == DistShape::Frag && (elem.isF16() || elem.isBF16())) {
       for (size_t e = 0; e + 1 < l.size(); e += 2) {
-        Value c = LLVM::FCmpOp::create(rewriter, loc, fpred,
-                                       splatPair(rewriter, loc, elem, l[e], l[e + 1]),
-                                       splatPair(rewriter, loc, elem, r[e], r[e + 1]));
+        Value lp = splatPair(rewriter, loc, elem, l[e], l[e + 1]);
+        Value rp = splatPair(rewriter, loc, elem, r[e], r[e + 1]);
+        Value c = LLVM::FCmpOp::create(rewriter, loc, fpred, lp, rp);
         for (int k = 0; k < 2; ++k)
           out.push_back(LLVM::ExtractElementOp::create(rewriter, loc, c, i32Const(rewriter, loc, k)));
       }
