@@ -18,6 +18,13 @@ which implements docs/reference/operators.md, types.md and warp-and-math.md.
       runs those kernels on R input rows (edge values and random ones), and
       the fixed edge programs on 65536 rows, and compares every result; exit
       77 when there is no CUDA device.
+  semfuzz.py ext-cpu|ext-emit|ext-gpu ...
+      vectors, fragments, math modes, atomics, warp operations (semfuzz_ext).
+  semfuzz.py mma-cpu|mma-emit|mma-gpu [--seed S] [--programs N] ...
+      random wgmma kernels and what feeds and follows them (semfuzz_mma):
+      mma-cpu compiles and scans ptxas -v (no serialised wgmma, injected
+      waits or spills), mma-emit writes the .tile (tilec --fmad=false),
+      mma-gpu runs the PTX and checks every output (77: no device).
 Exit status 1 on any mismatch; each is printed with its program.
 """
 import argparse

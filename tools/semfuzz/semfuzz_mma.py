@@ -259,7 +259,6 @@ class Builder:
                 sc = rnd.choice([1.0, 1.0, 64.0, 1000.0] if fp8 else [1.0, 1.0, 3.0e4, 1.0e5])
         A = [[[[nonzero(rnd, ta) for _ in range(K)] for _ in range(M)] for _ in range(T)] for _ in range(W)]
         B = [[[nonzero(rnd, tb) for _ in range(N)] for _ in range(K)] for _ in range(T)]
-        Af = None
         # ---- A
         if asrc == 'K':
             vals = []
@@ -280,7 +279,6 @@ class Builder:
                         for _ in range(T)] for _ in range(W)]
                 if fp8 and rnd.random() < 0.3:
                     raw[0][0][rnd.randrange(M)][rnd.randrange(K)] = R.nan_bits('f32')
-                scb = R.f_from_py('f32', sc)
                 for w in range(W):
                     for j in range(T):
                         for m in range(M):
@@ -564,7 +562,6 @@ def check_case(c, o):
                                 G.show(acc_t, g)))
         elif kind == 'chain':
             M_, N, N2, t2, sc2, B2f, rel, ab, via = d
-            scb = R.f_from_py('f32', sc2)
             for w in range(W):
                 for m in range(M):
                     arow = []
