@@ -113,9 +113,24 @@ struct FragCmpLowering : ConvertOpToLLVMPattern<FragCmpOp> {
       return LLVM::ICmpPredicate::eq;
     }();
     SmallVector<Value> out;
-    for (size_t e = 0; e < l.size(); ++e)
-      out.push_back(isFloat ? LLVM::FCmpOp::create(rewriter, loc, fpred, l[e], r[e]).getResult()
-                            : LLVM::ICmpOp::create(rewriter, loc, ipred, l[e], r[e]).getResult());
+    // 16-bit fragment elements are compared in their pairs (setp.f16x2 /
+    // .bf16x2 on the packed register): ptxas serialised the wgmma
+    // (C7514) before a setp.f16 of one half of an accumulator register
+    // with an immediate, when more than one wgmma group had written it.
+    Type elem = l[0].getType();
+    if (isFloat && to.kind == DistShape::Frag && (elem.isF16() || elem.isBF16())) {
+      for (size_t e = 0; e + 1 < l.size(); e += 2) {
+        Value lp = splatPair(rewriter, loc, elem, l[e], l[e + 1]);
+        Value rp = splatPair(rewriter, loc, elem, r[e], r[e + 1]);
+        Value c = LLVM::FCmpOp::create(rewriter, loc, fpred, lp, rp);
+        for (int k = 0; k < 2; ++k)
+          out.push_back(LLVM::ExtractElementOp::create(rewriter, loc, c, i32Const(rewriter, loc, k)));
+      }
+    } else {
+      for (size_t e = 0; e < l.size(); ++e)
+        out.push_back(isFloat ? LLVM::FCmpOp::create(rewriter, loc, fpred, l[e], r[e]).getResult()
+                              : LLVM::ICmpOp::create(rewriter, loc, ipred, l[e], r[e]).getResult());
+    }
     replaceWithRegisters(rewriter, op, *getTypeConverter(), op.getType(), out);
     return success();
   }

@@ -40,6 +40,9 @@
 #include "tilec/Conversion/TileToLLVM.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -481,6 +484,71 @@ void mlir::tile::pinFragmentsLiveAcrossWgmma(Operation *root) {
                               MemoryScope::cta);
     op->setOperand(0, old.getResult());
     op->setAttr(kOverwritesAttr, b.getUnitAttr());
+  });
+  // An accumulator read from a fragment variable before the mma's fence
+  // (`var acc = zeros<f32>[128, N]` then `acc = mma(a, b, acc)`, also in the
+  // first copy of an unrolled loop): once LLVM forwards the stored zeros, it
+  // materialises the +0.0 registers right before the wgmma asm, after the
+  // fence; ptxas then injects warpgroup.arrive/wait (C7519/C7517) and may
+  // serialise. Where such a variable is ever set to zeros, the mma reads a
+  // pinned load of it placed before the fence: the constants come first.
+  SmallVector<StoreOp> zeroStores;
+  root->walk([&](StoreOp store) {
+    if (store.getValue().getDefiningOp<FragZerosOp>() && llvm::is_contained(slots, store.getPtr()))
+      zeroStores.push_back(store);
+  });
+  DominanceInfo dom(root);
+  // Whether LLVM may see the zeros at `load`: a zeros store of its slot
+  // before it in its block, or one dominating it from outside loops of
+  // constant bounds only (loops LLVM unrolls; a run-time bound keeps a phi).
+  auto mayBeZeros = [&](LoadOp load) {
+    Block *b = load->getBlock();
+    for (StoreOp z : zeroStores) {
+      if (z.getPtr() != load.getPtr())
+        continue;
+      if (z->getBlock() == b) {
+        if (z->isBeforeInBlock(load))
+          return true;
+        continue;
+      }
+      if (z->getBlock()->getParent() != b->getParent() || !dom.dominates(z->getBlock(), b))
+        continue;
+      bool constantLoops = true;
+      for (Block &h : *b->getParent()) {
+        if (!dom.dominates(&h, b) || dom.dominates(&h, z->getBlock()) ||
+            llvm::none_of(h.getPredecessors(), [&](Block *p) { return dom.dominates(&h, p); }))
+          continue; // not the header of a loop entered between the store and the load
+        auto br = dyn_cast<cf::CondBranchOp>(h.getTerminator());
+        auto cmp = br ? br.getCondition().getDefiningOp<arith::CmpIOp>() : nullptr;
+        auto isConst = [](Value v) { return v.getDefiningOp<arith::ConstantOp>() != nullptr; };
+        if (!cmp || !(isConst(cmp.getLhs()) || isConst(cmp.getRhs())))
+          constantLoops = false;
+      }
+      if (constantLoops)
+        return true;
+    }
+    return false;
+  };
+  root->walk([&](WgmmaFenceOp fence) {
+    for (Operation *op = fence->getNextNode(); op && !isa<WgmmaCommitOp, WgmmaWaitOp>(op);
+         op = op->getNextNode()) {
+      if (!isa<MmaOp, MmaRegAOp>(op) || op->hasAttr(kOverwritesAttr))
+        continue;
+      Value acc = isa<MmaOp>(op) ? cast<MmaOp>(op).getAcc() : cast<MmaRegAOp>(op).getAcc();
+      auto load = acc.getDefiningOp<LoadOp>();
+      if (!load || load->hasAttr(kPinAttr) || load->getBlock() != fence->getBlock() ||
+          !load->isBeforeInBlock(fence) || !mayBeZeros(load))
+        continue;
+      OpBuilder b(fence);
+      auto pinned = LoadOp::create(b, fence.getLoc(), acc.getType(), load.getPtr(),
+                                   MemoryOrder::weak, MemoryScope::cta);
+      pinned->setAttr(kPinAttr, b.getUnitAttr());
+      StoreOp::create(b, fence.getLoc(), pinned.getResult(), load.getPtr(), MemoryOrder::weak,
+                      MemoryScope::cta);
+      op->setOperand(0, pinned.getResult());
+      if (load->use_empty())
+        load->erase();
+    }
   });
   SmallVector<WgmmaFenceOp> fences;
   root->walk([&](WgmmaFenceOp fence) {

@@ -308,6 +308,14 @@ Type Sema::checkMma(CallExpr &e) {
           "convert after the product: `acc as bf16`");
     return Type::invalid();
   }
+  // wgmma's .f16 accumulator takes .f16 or fp8 operands only (PTX ISA
+  // "wgmma.mma_async": .bf16 x .bf16 has .dtype .f32); ptxas rejects the rest.
+  if (acc.scalar == ScalarKind::F16 && ea == ScalarKind::BF16) {
+    error(e.args[2]->loc, "bf16 operands need an f32 accumulator, found " + acc.str(),
+          "wgmma multiplies bf16 x bf16 into f32 only: accumulate in frag<f32> and convert "
+          "after the product (`acc as f16`)");
+    return Type::invalid();
+  }
   // Shapes: a is [M, K] (K-major) or trans of [K, M]; b is [K, N] or trans of [N, K].
   int64_t aInner = a.inRegisters ? aType.dims[1] : a.tile->dims[1], bInner = b.tile->dims[1];
   int64_t m = a.transposed ? aInner : a.viewRows, ka = a.transposed ? a.viewRows : aInner;

@@ -197,6 +197,8 @@ LogicalResult MmaOp::verify() {
     return emitOpError("operands must be f16, bf16 or fp8 (f8E4M3FN, f8E5M2)");
   if (!acc.getElementType().isF32() && !acc.getElementType().isF16())
     return emitOpError("the accumulator is f32 or f16");
+  if (elem.isBF16() && !acc.getElementType().isF32()) // wgmma .bf16 has .dtype .f32 only
+    return emitOpError("bf16 operands need an f32 accumulator");
   int64_t k = getK(), step = target::wgmmaK(scalarByteWidth(elem));
   if (k < step || k % step != 0)
     return emitOpError("k must be a positive multiple of ") << step;
@@ -222,6 +224,8 @@ LogicalResult MmaRegAOp::verify() {
     return emitOpError("operand a must be an f16, bf16 or fp8 fragment");
   if (!acc.getElementType().isF32() && !acc.getElementType().isF16())
     return emitOpError("the accumulator is f32 or f16");
+  if (elem.isBF16() && !acc.getElementType().isF32()) // wgmma .bf16 has .dtype .f32 only
+    return emitOpError("bf16 operands need an f32 accumulator");
   if (a.getRows() != acc.getRows())
     return emitOpError("operand a must have the accumulator's rows");
   int64_t k = a.getCols(), step = target::wgmmaK(scalarByteWidth(elem));

@@ -18,6 +18,13 @@ which implements docs/reference/operators.md, types.md and warp-and-math.md.
       runs those kernels on R input rows (edge values and random ones), and
       the fixed edge programs on 65536 rows, and compares every result; exit
       77 when there is no CUDA device.
+  semfuzz.py ext-cpu|ext-emit|ext-gpu ...
+      vectors, fragments, math modes, atomics, warp operations (semfuzz_ext).
+  semfuzz.py mma-cpu|mma-emit|mma-gpu [--seed S] [--programs N] ...
+      random wgmma kernels and what feeds and follows them (semfuzz_mma):
+      mma-cpu compiles and scans ptxas -v (no serialised wgmma, injected
+      waits or spills), mma-emit writes the .tile (tilec --fmad=false),
+      mma-gpu runs the PTX and checks every output (77: no device).
 Exit status 1 on any mismatch; each is printed with its program.
 """
 import argparse
@@ -717,9 +724,32 @@ def ext_gpu(args):
     return 1 if bad_cases else 0
 
 
+def mma_mode(args):
+    """mma and the fragment paths around it (semfuzz_mma)."""
+    import semfuzz_mma_run as MM
+    if args.mode == 'mma-emit':
+        with open(args.output, 'w') as f:
+            f.write(MM.mma_source(args.seed, args.programs))
+        return 0
+    if args.mode == 'mma-gpu':
+        return MM.mma_gpu(args)
+
+    def ptxas_v(ptx):
+        with tempfile.NamedTemporaryFile('w', suffix='.ptx', delete=False) as f:
+            f.write(ptx)
+        try:
+            p = subprocess.run([args.ptxas, '-arch=sm_90a', '-v', f.name, '-o', os.devnull],
+                               capture_output=True, text=True)
+        finally:
+            os.unlink(f.name)
+        return p.stdout + p.stderr + ('' if p.returncode == 0 else '\nerror: ptxas exit %d' % p.returncode)
+    return MM.mma_cpu(args, run_tilec, ptxas_v)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('mode', choices=['cpu', 'emit-gpu', 'gpu', 'ext-cpu', 'ext-emit', 'ext-gpu'])
+    ap.add_argument('mode', choices=['cpu', 'emit-gpu', 'gpu', 'ext-cpu', 'ext-emit', 'ext-gpu',
+                                     'mma-cpu', 'mma-emit', 'mma-gpu'])
     ap.add_argument('--fast', action='store_true',
                     help='ext-emit: the --fast-math kernels; gpu: the PTX was compiled with --fast-math')
     ap.add_argument('--fast-ptx', help='ext-gpu: the PTX of `ext-emit --fast` (compiled with --fast-math)')
@@ -740,11 +770,13 @@ def main():
     ap.add_argument('-o', '--output')
     args = ap.parse_args()
     if args.programs is None:
-        args.programs = 200 if args.mode in ('cpu', 'ext-cpu') else 400
+        args.programs = 200 if args.mode in ('cpu', 'ext-cpu') else 40 if args.mode.startswith('mma') else 400
     if args.mode == 'cpu':
         return cpu_mode(args)
     if args.mode == 'emit-gpu':
         return emit_gpu(args)
+    if args.mode.startswith('mma-'):
+        return mma_mode(args)
     if args.mode.startswith('ext-'):
         return {'ext-cpu': ext_cpu, 'ext-emit': ext_emit, 'ext-gpu': ext_gpu}[args.mode](args)
     return gpu_mode(args)

@@ -82,3 +82,45 @@ class Module:
         self.dev.check(self.dev.lib.cuModuleGetFunction(ctypes.byref(f), self.mod, name.encode()),
                        'cuModuleGetFunction(%s)' % name)
         return f
+
+
+# cuTensorMapEncodeTiled's data types (cuda.h CUtensorMapDataType)
+TMAP_TYPE = {'u8': 0, 'e4m3': 0, 'e5m2': 0, 'f16': 6, 'f32': 7, 'bf16': 9}
+
+
+class TensorMap:
+    """A 128-byte CUtensorMap, 64-byte aligned in host memory."""
+
+    def __init__(self, dev, dtype, addr, dims, elem_size, box, swizzle_bytes):
+        self.raw = ctypes.create_string_buffer(128 + 64)
+        self.addr = (ctypes.addressof(self.raw) + 63) // 64 * 64
+        rank = len(dims)
+        u64, u32 = ctypes.c_uint64, ctypes.c_uint32
+        gdim = (u64 * rank)(*dims)                      # innermost first
+        stride, acc = [], elem_size
+        for d in dims[:-1]:
+            acc *= d
+            stride.append(acc)
+        gstr = (u64 * max(rank - 1, 1))(*(stride or [0]))
+        bdim = (u32 * rank)(*box)
+        estr = (u32 * rank)(*([1] * rank))
+        swz = {0: 0, 32: 1, 64: 2, 128: 3}[swizzle_bytes]
+        fn = dev.lib.cuTensorMapEncodeTiled
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_void_p,
+                       ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
+                       ctypes.c_int, ctypes.c_int]
+        dev.check(fn(self.addr, TMAP_TYPE[dtype], rank, addr.value, gdim, gstr, bdim, estr, 0, swz, 2, 0),
+                  'cuTensorMapEncodeTiled(%s %s box %s swizzle %d)' % (dtype, dims, list(box), swizzle_bytes))
+
+
+def launch_args(dev, fn, blocks, threads, args):
+    """cuLaunchKernel with ctypes argument objects (a TensorMap passes its
+    128 bytes by value) and synchronise."""
+    ptrs = []
+    for a in args:
+        ptrs.append(ctypes.c_void_p(a.addr) if isinstance(a, TensorMap)
+                    else ctypes.cast(ctypes.byref(a), ctypes.c_void_p))
+    argv = (ctypes.c_void_p * len(ptrs))(*[p.value for p in ptrs])
+    dev.check(dev.lib.cuLaunchKernel(fn, ctypes.c_uint(blocks), 1, 1, ctypes.c_uint(threads), 1, 1,
+                                     0, None, argv, None), 'cuLaunchKernel')
+    dev.check(dev.lib.cuCtxSynchronize(), 'cuCtxSynchronize')

@@ -192,3 +192,14 @@ tile.kernel @mma_mask_acc(%row: i32) {
   %r = tile.mma_reg_a %acc, %a, %b[%row] {b_k_major = true, b_layout = #tile.layout<[64, 16], swizzle = 32, panel = 16>} : !tile.frag<64x64xi1>, !tile.frag<64x16xf16>, !tile.ptr<f16, shared>
   tile.return
 }
+
+// -----
+
+tile.kernel @mma_bf16_f16acc(%row: i32) {
+  %b = tile.shared_alloc {alignment = 1024 : i64, static_count = 1024 : i64} -> !tile.ptr<bf16, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf16>
+  %a = tile.frag_zeros : !tile.frag<64x16xbf16>
+  // expected-error @+1 {{bf16 operands need an f32 accumulator}}
+  %r = tile.mma_reg_a %acc, %a, %b[%row] {b_k_major = true, b_layout = #tile.layout<[64, 16], swizzle = 32, panel = 16>} : !tile.frag<64x64xf16>, !tile.frag<64x16xbf16>, !tile.ptr<bf16, shared>
+  tile.return
+}

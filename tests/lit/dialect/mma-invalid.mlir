@@ -268,3 +268,17 @@ tile.kernel @fp8_convert_back() {
   tile.return
 }
 
+
+// -----
+
+// wgmma's .f16 accumulator takes .f16 and fp8 operands: bf16 x bf16 is .f32 only.
+tile.kernel @bf16_f16acc(%r: i32) {
+  %a = tile.shared_alloc {alignment = 1024 : i64, static_count = 4096 : i64} -> !tile.ptr<bf16, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf16>
+  // expected-error @+1 {{bf16 operands need an f32 accumulator}}
+  %x = tile.mma %acc, %a[%r], %a[%r] {a_k_major = true, b_k_major = true,
+      a_layout = #tile.layout<[64, 64], swizzle = 128, panel = 64>,
+      b_layout = #tile.layout<[64, 64], swizzle = 128, panel = 64>, k = 64}
+      : !tile.frag<64x64xf16>, !tile.ptr<bf16, shared>, !tile.ptr<bf16, shared>
+  tile.return
+}
