@@ -28,6 +28,7 @@
 // block-scaled kernels; CUDA-event medians; TFLOP/s and ratios.
 #include "fp8.h"
 #include "fp8_cli.h"
+#include "fp8_device.h"
 
 #include "gemm_cublas.h"
 #include "soak.h"
@@ -49,13 +50,6 @@
 namespace gemm::fp8 {
 namespace {
 
-#define FP8_LT_CHECK(call)                                                                         \
-  do {                                                                                             \
-    cublasStatus_t st_ = (call);                                                                   \
-    if (st_ != CUBLAS_STATUS_SUCCESS)                                                              \
-      throw std::runtime_error(std::string(#call) + " failed: " + cublasGetStatusName(st_));       \
-  } while (0)
-
 // C [M, N] bf16 needs 16-byte rows: N a multiple of 8 (K is padded).
 std::string alignmentProblem(int64_t n) {
   if (n * 2 % 16 == 0)
@@ -63,42 +57,6 @@ std::string alignmentProblem(int64_t n) {
   return "N = " + std::to_string(n) + ": the rows of C [M, N] (bf16) are " + std::to_string(n * 2) +
          " bytes apart, not a multiple of 16 (TMA: a tensor map's strides are multiples of 16 "
          "bytes, so N must be a multiple of 8)";
-}
-
-bool fileExists(const std::string &path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
-}
-
-// ---------------------------------------------------------------- the .tile kernels
-struct Kernels {
-  tile::Module module;
-  std::string ptx;
-  tile::Kernel get(const std::string &name, int64_t bn, Format f) const {
-    return module.kernel(name, {{"BN", bn}}, {{"T", formatName(f)}});
-  }
-  // gemm_fp8_block_n256 has no BN parameter (its tile is two B blocks wide).
-  tile::Kernel getFixed(const std::string &name, Format f) const {
-    return module.kernel(name, {}, {{"T", formatName(f)}});
-  }
-};
-
-// Device copies of one quantised problem.
-struct Device {
-  tile::DeviceBuffer<uint8_t> a, b;
-  tile::DeviceBuffer<float> sa, sb;
-  tile::DeviceBuffer<uint16_t> c;
-  explicit Device(const Quantized &q)
-      : a(q.a.size()), b(q.b.size()), sa(q.sa.size()), sb(q.sb.size()), c(size_t(q.m * q.n)) {
-    a.copyFrom(q.a);
-    b.copyFrom(q.b);
-    sa.copyFrom(q.sa);
-    sb.copyFrom(q.sb);
-  }
-};
-
-tile::TensorElement element(Format f) {
-  return f == Format::E4M3 ? tile::TensorElement::E4M3 : tile::TensorElement::E5M2;
 }
 
 // One launch of the kernel for q's scaling (`bn`: the tile width, 256 or
@@ -166,99 +124,6 @@ std::function<void()> skinnyLauncher(const Kernels &ks, const Quantized &q, Devi
   };
 }
 
-// ---------------------------------------------------------------- cuBLASLt
-// Row-major C [M, N] = sa * sb * A [M, K] * B [N, K]^T as column-major
-// cuBLASLt: C^T [N, M] = (B stored K x N, op T) * (A stored K x M, op N), the
-// "TN" layout fp8 matmuls require; Lt's A scale is our B's, its B scale ours A's.
-class Lt {
-public:
-  Lt() {
-    FP8_LT_CHECK(cublasLtCreate(&h_));
-    SAMPLE_CUDA_CHECK(cudaMalloc(&ws_, kWorkspace));
-  }
-  ~Lt() {
-    cudaFree(ws_);
-    cublasLtDestroy(h_);
-  }
-  // Plans (once per shape) and returns the launch. fastAccum: cuBLASLt's
-  // CUBLASLT_MATMUL_DESC_FAST_ACCUM (the tensor core's fp8 accumulation over
-  // all of K, no periodic promotion: the per-tensor kernel's numerics).
-  std::function<void()> plan(const Quantized &q, Device &d, bool fastAccum = false) {
-    cublasLtMatmulDesc_t op = nullptr;
-    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-    cublasLtMatmulPreference_t pref = nullptr;
-    FP8_LT_CHECK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    const cublasOperation_t t = CUBLAS_OP_T, nop = CUBLAS_OP_N;
-    FP8_LT_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
-    FP8_LT_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &nop, sizeof nop));
-    const int8_t fast = fastAccum ? 1 : 0;
-    FP8_LT_CHECK(
-        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
-    const void *sa = reinterpret_cast<const void *>(d.sb.ptr()); // Lt's A is our B
-    const void *sb = reinterpret_cast<const void *>(d.sa.ptr());
-    FP8_LT_CHECK(
-        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
-    FP8_LT_CHECK(
-        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
-    const cudaDataType f8 = q.format == Format::E4M3 ? CUDA_R_8F_E4M3 : CUDA_R_8F_E5M2;
-    FP8_LT_CHECK(cublasLtMatrixLayoutCreate(&la, f8, uint64_t(q.kp), uint64_t(q.n), q.kp));
-    FP8_LT_CHECK(cublasLtMatrixLayoutCreate(&lb, f8, uint64_t(q.kp), uint64_t(q.m), q.kp));
-    FP8_LT_CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, uint64_t(q.n), uint64_t(q.m), q.n));
-    FP8_LT_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-    const size_t ws = kWorkspace;
-    FP8_LT_CHECK(cublasLtMatmulPreferenceSetAttribute(
-        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
-    cublasLtMatmulHeuristicResult_t heur{};
-    int found = 0;
-    FP8_LT_CHECK(cublasLtMatmulAlgoGetHeuristic(h_, op, la, lb, lc, lc, pref, 1, &heur, &found));
-    cublasLtMatmulPreferenceDestroy(pref);
-    if (!found)
-      throw std::runtime_error("cuBLASLt has no fp8 algorithm for this shape");
-    descs_.push_back({op, la, lb, lc});
-    const cublasLtMatmulAlgo_t algo = heur.algo;
-    void *wsp = ws_;
-    cublasLtHandle_t h = h_;
-    return [=, &d] {
-      const float alpha = 1.0f, beta = 0.0f;
-      FP8_LT_CHECK(cublasLtMatmul(h, op, &alpha, reinterpret_cast<const void *>(d.b.ptr()), la,
-                                  reinterpret_cast<const void *>(d.a.ptr()), lb, &beta,
-                                  reinterpret_cast<void *>(d.c.ptr()), lc,
-                                  reinterpret_cast<void *>(d.c.ptr()), lc, &algo, wsp, kWorkspace,
-                                  nullptr));
-    };
-  }
-  void release() {
-    for (auto &x : descs_) {
-      cublasLtMatmulDescDestroy(x.op);
-      cublasLtMatrixLayoutDestroy(x.a);
-      cublasLtMatrixLayoutDestroy(x.b);
-      cublasLtMatrixLayoutDestroy(x.c);
-    }
-    descs_.clear();
-  }
-  int version() const { return int(cublasLtGetVersion()); }
-
-private:
-  static constexpr size_t kWorkspace = 32u << 20;
-  struct Descs {
-    cublasLtMatmulDesc_t op;
-    cublasLtMatrixLayout_t a, b, c;
-  };
-  cublasLtHandle_t h_ = nullptr;
-  void *ws_ = nullptr;
-  std::vector<Descs> descs_;
-};
-
-std::string kernelsPath() { return sample::ptxDir() + "/gemm_fp8.ptx"; }
-
-std::vector<uint16_t> runOnce(const std::function<void()> &launch, Device &d) {
-  d.c.fillBytes(0xff); // NaN in bf16: an element never written fails
-  launch();
-  SAMPLE_CUDA_CHECK(cudaGetLastError());
-  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
-  return d.c.toHost();
-}
-
 void report(const std::string &what, const Comparison &c, double bound, bool &ok) {
   const bool good = c.nonFinite == 0 && (bound <= 0 || c.relFrobenius < bound);
   ok = ok && good;
@@ -274,24 +139,6 @@ std::vector<int64_t> rowsFor(int64_t m, int64_t n, int64_t k, double maxMacs) {
 }
 
 // ---------------------------------------------------------------- --check
-/// Whether a CUDA device and the fp8 PTX are there (else the run SKIPs with
-/// the reason printed); device 0 is current and its context made.
-bool deviceAndKernels() {
-  int devices = 0;
-  if (tile::deviceCount() == 0 || cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: compiled only\n");
-    return false;
-  }
-  if (!fileExists(kernelsPath())) {
-    std::printf("no fp8 PTX at %s: samples/gemm/gemm_fp8.tile is not built\n",
-                kernelsPath().c_str());
-    return false;
-  }
-  SAMPLE_CUDA_CHECK(cudaSetDevice(0));
-  SAMPLE_CUDA_CHECK(cudaFree(nullptr));
-  return true;
-}
-
 int runCheck(const Options &o) {
   if (const std::string why = alignmentProblem(o.n); !why.empty()) {
     std::fprintf(stderr, "gemm --fp8: %" PRId64 "x%" PRId64 "x%" PRId64 " rejected: %s\n", o.m,
@@ -697,9 +544,22 @@ bool requested(int argc, char **argv) {
   return false;
 }
 
+std::function<void()> tensorLaunch(const Kernels &ks, const Quantized &q, Device &d, int64_t bn,
+                                   int sms) {
+  if (bn)
+    return launcher(ks, q, d, bn);
+  const SkinnyChoice c = skinnyChoice(q.m, q.n, q.k, sms);
+  if (!c.instance.mt)
+    throw std::runtime_error("no gemm_fp8_skinny instance has MT >= M");
+  return skinnyLauncher(ks, q, d, c);
+}
+
 int run(int argc, char **argv) {
   const Options o = parse(argc, argv);
-  return o.alternate ? runAlternate(o) : o.bench ? runBench(o) : runCheck(o);
+  return o.small       ? runSmall(o)
+         : o.alternate ? runAlternate(o)
+         : o.bench     ? runBench(o)
+                       : runCheck(o);
 }
 
 } // namespace gemm::fp8
