@@ -41,6 +41,15 @@ inline const std::vector<SmallInstance> &smallInstances() {
 
 inline int64_t smallCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 inline constexpr int64_t kSmallBk = 128; // k per stage (fp8: 128 bytes)
+inline constexpr int kSmallMaxStages = 16;
+/// The shared memory of instance i (without its mbarriers and alignment):
+/// the ring, `red` (f32 [BW, MT]), `recv` (the KS - 1 peers' partials of
+/// this CTA's BW / KS columns, + 4 floats) and `out` (bf16 [MT, BW / KS]).
+inline int64_t smallSharedBytes(const SmallInstance &i) {
+  const int64_t cols = i.bw / i.ks;
+  return i.stages * (i.bw + i.mt) * kSmallBk + i.bw * i.mt * 4 +
+         ((i.ks - 1) * cols * i.mt + 4) * 4 + i.mt * cols * 2;
+}
 /// The grid: x = KS x row tiles, y = column tiles padded to whole CY.
 inline int64_t smallRowTiles(int64_t m, const SmallInstance &i) { return smallCeil(m, i.mt); }
 inline int64_t smallColTiles(int64_t n, const SmallInstance &i) {

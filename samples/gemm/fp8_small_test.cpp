@@ -1,0 +1,44 @@
+// The small-M fp8 choice without a GPU (fp8_small.h): the instances fit in
+// shared memory with the deepest ring, and every M <= 256 gets an instance
+// whose grid covers C.
+#include <catch2/catch.hpp>
+
+#include "fp8_small.h"
+
+using gemm::fp8::SmallInstance;
+
+TEST_CASE("fp8 small M: the instances fit with the deepest ring", "[fp8]") {
+  for (const SmallInstance &i : gemm::fp8::smallInstances()) {
+    INFO("MT " << i.mt << ", S " << i.stages << ", BW " << i.bw << ", KS " << i.ks << ", CY "
+               << i.cy);
+    CHECK(i.mt % 8 == 0);  // the wgmma N
+    CHECK(i.bw % 64 == 0); // 64 columns per consumer warpgroup
+    CHECK(i.ks * i.cy <= 8); // a portable cluster
+    CHECK((i.bw / i.ks) * 2 % 16 == 0); // the TMA store's box rows: 16-byte multiples
+    CHECK(gemm::fp8::smallSharedBytes(i) + 2048 <= 232448); // + mbarriers, alignment
+    SmallInstance deeper = i;
+    ++deeper.stages;
+    CHECK((i.stages == gemm::fp8::kSmallMaxStages ||
+           gemm::fp8::smallSharedBytes(deeper) + 2048 > 232448));
+  }
+}
+
+TEST_CASE("fp8 small M: the choice covers every M <= 256", "[fp8]") {
+  for (int64_t m = 1; m <= 256; ++m)
+    for (int64_t n : {8, 1000, 4096, 14336})
+      for (int64_t k : {16, 200, 4096, 14336}) {
+        const SmallInstance c = gemm::fp8::smallChoice(m, n, k, 132);
+        INFO(m << " x " << n << " x " << k);
+        REQUIRE(c.mt > 0);
+        CHECK(c.mt * gemm::fp8::smallRowTiles(m, c) >= m);
+        CHECK(gemm::fp8::smallRowTiles(m, c) <= 2);
+        CHECK(gemm::fp8::smallColTiles(n, c) * c.bw >= n);
+        bool compiled = false;
+        for (const SmallInstance &i : gemm::fp8::smallInstances())
+          compiled = compiled || i == c;
+        CHECK(compiled);
+        // Each split gets a K-block at least.
+        CHECK(gemm::fp8::smallCeil(k, gemm::fp8::kSmallBk) >= c.ks);
+      }
+  CHECK(gemm::fp8::smallChoice(257, 4096, 4096, 132).mt == 0);
+}
