@@ -29,6 +29,7 @@
 #include "fp8.h"
 #include "fp8_cli.h"
 #include "fp8_device.h"
+#include "fp8_small.h"
 
 #include "gemm_cublas.h"
 #include "soak.h"
@@ -197,6 +198,7 @@ int runCheck(const Options &o) {
                    " splits vs dequantised float64",
                compareBf16(o.m, o.n, gotS, rows, refQ), 1e-2, ok);
       }
+      checkSmall(o, ks, q, d, rows, refQ, ctx.smCount(), ok);
       // Accumulation precision: the block kernel with every scale 1 times
       // the per-tensor scales folded into A and B is the per-tensor math
       // promoted every 128 K. Its scales: SA = sa, SB = sb everywhere.
@@ -269,10 +271,11 @@ int runBench(const Options &o) {
         "cuBLASLt time / tilec time (> 1: tilec faster); block = 1x128 A and 128x128 B scales, "
         "promoted every 128 K (BN128: gemm_fp8_block, BN256: gemm_fp8_block_n256; block / "
         "tensor: the faster block kernel against the fastest per-tensor one); rowcol = per-row A "
-        "and per-column B scales; skinny = gemm_fp8_skinny (per tensor, M <= 128: C^T tiles of "
-        "128 x MT, split-K), its x Lt best and the per-tensor best include it.\n\n"
+        "and per-column B scales; small M = the host's choice at M <= 256 (fp8_small.h smallChoice: "
+        "gemm_fp8_skinny_dsm's C^T tiles, their K splits in one cluster, or the persistent "
+        "kernel), its x Lt best and the per-tensor best include it.\n\n"
      << "| M x N x K | cuBLASLt us | Lt fast-accum us | Lt best TFLOP/s | tilec tensor BN256 us | "
-        "TFLOP/s | x Lt best | tensor BN128 us | x Lt best | skinny us | x Lt best | rowcol us | x Lt best | block "
+        "TFLOP/s | x Lt best | tensor BN128 us | x Lt best | small M us | x Lt best | rowcol us | x Lt best | block "
         "BN128 us | block BN256 us | block TFLOP/s | block / tensor | err tensor | err block |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   bool allOk = true;
@@ -304,9 +307,10 @@ int runBench(const Options &o) {
       const std::function<void()> fr = launcher(ks, qr, dr, 256);
       const std::function<void()> fb = launcher(ks, qb, db, 128);
       const std::function<void()> fbw = launcher(ks, qb, db, 256);
-      const SkinnyChoice sc = skinnyChoice(m, n, k, ctx.smCount());
-      const std::function<void()> fs =
-          sc.instance.mt ? skinnyLauncher(ks, qt, dt, sc) : std::function<void()>();
+      const SmallChoice sc = smallChoice(m, n, k, ctx.smCount());
+      const std::function<void()> fs = sc.instance.mt || sc.persistentBn
+                                           ? smallChoiceLauncher(ks, qt, dt, sc, ctx.smCount())
+                                           : std::function<void()>();
       for (int round = 0; round < 2; ++round) {
         auto lower = [](double &x, double t) { x = x < 0 ? t : std::min(x, t); };
         lower(ltSlow, time(fLt));
@@ -343,7 +347,7 @@ int runBench(const Options &o) {
       best = ts;
     const double blockBest = tb > 0 && tbw > 0 ? std::min(tb, tbw) : std::max(tb, tbw);
     std::printf("  cuBLASLt %.1f us, fast-accum %.1f us (best %.0f TFLOP/s); tilec tensor BN256 "
-                "%.1f us (x %.3f), BN128 %.1f us (x %.3f), skinny %.1f us; rowcol %.1f us; block BN128 %.1f us, "
+                "%.1f us (x %.3f), BN128 %.1f us (x %.3f), small M %.1f us; rowcol %.1f us; block BN128 %.1f us, "
                 "BN256 %.1f us (%.0f TFLOP/s, %.3f of tensor); err tensor %.2e block %.2e\n",
                 ltSlow * 1e3, ltFast * 1e3, tflops(m, n, k, ltMs), t256 * 1e3, ltMs / t256,
                 t128 * 1e3, ltMs / t128, ts * 1e3, tr * 1e3, tb * 1e3, tbw * 1e3,
@@ -473,11 +477,12 @@ int runAlternate(const Options &o) {
         add("block BN128", qb, db, 128);
       if (!wanted("skinny"))
         continue;
-      if (const SkinnyChoice sc = skinnyChoice(m, n, k, ctx.smCount()); sc.instance.mt) {
+      if (const SmallChoice sc = smallChoice(m, n, k, ctx.smCount()); sc.instance.mt) {
         try {
-          cands.push_back({"tensor skinny" + tag, skinnyLauncher(ks, qt, dt, sc)});
+          cands.push_back({"tensor small M" + tag,
+                           smallChoiceLauncher(ks, qt, dt, sc, ctx.smCount())});
         } catch (const std::exception &e) {
-          std::printf("  tensor skinny%s: not timed (%s)\n", tag.c_str(), e.what());
+          std::printf("  tensor small M%s: not timed (%s)\n", tag.c_str(), e.what());
         }
       }
     }

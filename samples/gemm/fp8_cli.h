@@ -32,6 +32,7 @@ struct Options {
   // more PTX directories whose kernels are timed beside the committed ones.
   bool alternate = false;
   bool small = false; // --small: the per-tensor kernels at small M (fp8_small.cpp)
+  bool allSmall = false; // --check --all-small: every --small candidate too
   int rounds = 15;
   int heatMs = 2000;
   std::vector<std::string> variants;
@@ -48,7 +49,7 @@ struct Options {
                "gemm --fp8: %s\n"
                "usage: gemm --fp8 [--check] [--m M] [--n N] [--k K] [--format e4m3|e5m2]\n"
                "            [--scaling tensor|rowcol|block|all] [--outliers] [--seed S]\n"
-               "            [--bn 256|128] [--cpu-macs X] [--skip-code C]\n"
+               "            [--bn 256|128] [--cpu-macs X] [--skip-code C] [--all-small]\n"
                "       gemm --fp8 --bench [--shapes MxNxK,...] [--runs R] [--warmup W] "
                "[--out FILE.md]\n"
                "       gemm --fp8 --small [--shapes MxNxK,...] [--rounds R] [--runs N] "
@@ -74,6 +75,8 @@ inline Options parse(int argc, char **argv) {
       o.alternate = true;
     else if (f == "--small")
       o.small = true;
+    else if (f == "--all-small")
+      o.allSmall = true;
     else if (f == "--rounds")
       o.rounds = int(r.intIn(1, 1000));
     else if (f == "--heat-ms")

@@ -174,6 +174,7 @@ inline bool deviceAndKernels() {
 
 struct Options;
 struct SmallInstance;
+struct SmallChoice;
 /// The per-tensor kernels of fp8.cpp for fp8_small.cpp: the persistent
 /// kernel at BN 256 or 128, or (bn 0) gemm_fp8_skinny at its split-K pick.
 std::function<void()> tensorLaunch(const Kernels &ks, const Quantized &q, Device &d, int64_t bn,
@@ -181,6 +182,16 @@ std::function<void()> tensorLaunch(const Kernels &ks, const Quantized &q, Device
 /// gemm_fp8_skinny_dsm at instance i (fp8_small.cpp).
 std::function<void()> smallLauncher(const Kernels &ks, const Quantized &q, Device &d,
                                     const SmallInstance &i);
+/// The host's small-M choice c (fp8_small.h smallChoice): its instance of
+/// gemm_fp8_skinny_dsm, or the persistent kernel.
+std::function<void()> smallChoiceLauncher(const Kernels &ks, const Quantized &q, Device &d,
+                                          const SmallChoice &c, int sms);
+/// --check at M <= 256 (per tensor): the host's small-M choice, launched
+/// twice, and with --all-small every --small candidate, against `want`
+/// (float64 of the dequantised inputs at `rows`).
+void checkSmall(const Options &o, const Kernels &ks, const Quantized &q, Device &d,
+                const std::vector<int64_t> &rows, const std::vector<double> &want, int sms,
+                bool &ok);
 /// gemm --fp8 --small (fp8_small.cpp).
 int runSmall(const Options &o);
 

@@ -29,15 +29,47 @@ std::function<void()> smallLauncher(const Kernels &ks, const Quantized &q, Devic
                                     const SmallInstance &i) {
   tile::Kernel k = ks.module.kernel(
       "gemm_fp8_skinny_dsm",
-      {{"MT", i.mt}, {"S", i.stages}, {"BW", i.bw}, {"KS", i.ks}, {"CY", i.cy}},
+      {{"MT", i.mt}, {"S", i.stages}, {"BW", i.bw}, {"KS", i.ks}, {"CY", i.cy}, {"CL", i.cl}},
       {{"T", formatName(q.format)}});
   tile::Tensor ta(d.a.ptr(), element(q.format), {q.m, q.kp});
   tile::Tensor tb(d.b.ptr(), element(q.format), {q.n, q.kp});
   tile::Tensor tc(d.c.ptr(), tile::TensorElement::BF16, {q.m, q.n});
   tile::LaunchConfig cfg;
-  cfg.grid = tile::Dim3(unsigned(smallRowTiles(q.m, i) * i.ks), unsigned(smallColTiles(q.n, i)));
+  cfg.grid = tile::Dim3(unsigned(i.ks), unsigned(smallColTiles(q.n, i)),
+                        unsigned(smallRowTiles(q.m, i)));
   cfg.block = tile::Dim3(unsigned(128 + 2 * i.bw));
   return [k, cfg, ta, tb, tc, &d]() mutable { k.launch(cfg, ta, tb, tc, d.sa, d.sb); };
+}
+
+std::function<void()> smallChoiceLauncher(const Kernels &ks, const Quantized &q, Device &d,
+                                          const SmallChoice &c, int sms) {
+  return c.instance.mt ? smallLauncher(ks, q, d, c.instance)
+                       : tensorLaunch(ks, q, d, c.persistentBn, sms);
+}
+
+void checkSmall(const Options &o, const Kernels &ks, const Quantized &q, Device &d,
+                const std::vector<int64_t> &rows, const std::vector<double> &want, int sms,
+                bool &ok) {
+  const SmallChoice c = smallChoice(q.m, q.n, q.k, sms);
+  if (!c.instance.mt && !c.persistentBn)
+    return;
+  auto check = [&](const std::string &what, const std::function<void()> &f, int launches) {
+    std::vector<uint16_t> got;
+    for (int l = 0; l < launches; ++l)
+      got = runOnce(f, d);
+    const Comparison cmp = compareBf16(q.m, q.n, got, rows, want);
+    const bool good = cmp.nonFinite == 0 && cmp.relFrobenius < 1e-2;
+    ok = ok && good;
+    std::printf("    %-44s rel. Frobenius %.3e (bound 1e-2), max |diff| %.3e%s%s\n",
+                (what + " vs dequantised float64").c_str(), cmp.relFrobenius, cmp.maxAbs,
+                cmp.nonFinite ? (", " + std::to_string(cmp.nonFinite) + " non-finite").c_str()
+                              : "",
+                good ? "" : "  FAIL");
+  };
+  check("small M: " + describe(c), smallChoiceLauncher(ks, q, d, c, sms), 2);
+  if (o.allSmall)
+    for (const SmallInstance &i : smallCandidates(q.m, q.n, q.k, sms))
+      check(describe(i), smallLauncher(ks, q, d, i), 1);
 }
 
 int runSmall(const Options &o) {
@@ -88,13 +120,18 @@ int runSmall(const Options &o) {
     add("tensor BN128", [&] { return tensorLaunch(ks, q, d, 128, sms); });
     if (m <= 128)
       add("skinny split-K", [&] { return tensorLaunch(ks, q, d, 0, sms); });
-    const SmallInstance pick = smallChoice(m, n, k, sms);
-    std::vector<SmallInstance> insts = smallCandidates(m, n, k, sms);
-    if (pick.mt && std::find(insts.begin(), insts.end(), pick) == insts.end())
-      insts.push_back(pick);
+    const SmallChoice pick = smallChoice(m, n, k, sms);
     size_t pickIndex = 0;
+    if (!pick.instance.mt)
+      for (size_t c = 0; c < cands.size(); ++c)
+        if (cands[c].name == "tensor BN" + std::to_string(pick.persistentBn))
+          pickIndex = c;
+    std::vector<SmallInstance> insts = smallCandidates(m, n, k, sms);
+    if (pick.instance.mt &&
+        std::find(insts.begin(), insts.end(), pick.instance) == insts.end())
+      insts.push_back(pick.instance);
     for (const SmallInstance &i : insts) {
-      if (i == pick)
+      if (pick.instance.mt && i == pick.instance)
         pickIndex = cands.size();
       add(describe(i), [&] { return smallLauncher(ks, q, d, i); });
     }
@@ -161,7 +198,7 @@ int runSmall(const Options &o) {
                   " | %.1f | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f |\n",
                   m, n, k, lt0, lt1, havePick ? fmt("%.1f", med[pickIndex]).c_str() : "-",
                   havePick ? fmt("%.3f", ltBest / med[pickIndex]).c_str() : "-",
-                  pick.mt ? describe(pick).c_str() : "-",
+                  describe(pick).c_str(),
                   best ? fmt("%.1f", med[best]).c_str() : "-",
                   best ? fmt("%.3f", ltBest / med[best]).c_str() : "-",
                   best ? cands[best].name.c_str() : "-", timeOf("tensor BN256").c_str(),
