@@ -109,26 +109,48 @@ inline SmallInstance smallInstance(int64_t mt, int64_t bw, int ks, int cy = 1, i
       return i;
   return SmallInstance{};
 }
-/// The rule (H200, docs/perf/gemm_fp8.md "Small M"): MT = the smallest
-/// compiled tile height >= M (128 in two row tiles for M = 129..256); the
-/// 64-column tiles where they are no more than the SMs, else the 128-column
-/// ones; 2 K splits in one cluster where twice the tiles fit the SMs (and
-/// each split has 2+ K-blocks), else 1: every CTA resident at once, one per
-/// SM, no wave. Where no skinny grid fits the SMs: M <= 128 the 128-column
-/// tiles in waves; M = 129..256 the persistent kernel at BN 128 where its
-/// 256-row clusters fit the SMs, else BN 256.
+/// The rule (H200, docs/perf/gemm_fp8.md "Small M"): every CTA resident at
+/// once (one per SM, no wave), the narrowest tiles that fill the SMs.
+/// M = 41..256: pairs of row tiles sharing B (CL 2), the smallest MT whose
+/// two row tiles cover M (32, 40, 64, 128), 64 columns wide where the pairs'
+/// CTAs (2 ceil(N / 64)) fit the SMs, else 128 (M <= 128; MT 40 for MT 32),
+/// one K split. Else, and for M <= 40, up to M = 80: one row tile, the
+/// smallest MT >= M (16, 32, 64, 80), 64 columns wide where its tiles fit the SMs, else
+/// 128; 2 K splits in one cluster where twice the tiles fit (2+ K-blocks
+/// each), else 1. Where no such grid fits: M <= 80 the 128-column tiles in
+/// waves; M > 80 the persistent kernel, BN 128 where its 2 ceil(N / 128)
+/// CTAs fit the SMs, else BN 256.
 inline SmallChoice smallChoice(int64_t m, int64_t n, int64_t k, int sms) {
   SmallChoice c;
   if (m > 256)
     return c;
   const int64_t kblocks = smallCeil(k, kSmallBk);
+  if (m > 40) {
+    int64_t mt = 0;
+    for (const SmallInstance &i : smallInstances())
+      if (i.cl == 2 && 2 * i.mt >= m && (mt == 0 || i.mt < mt))
+        mt = i.mt;
+    for (int64_t bw : {64, 128}) {
+      if (bw == 128 && m > 128)
+        break;
+      const int64_t ctas = 2 * smallCeil(n, bw);
+      SmallInstance i = smallInstance(bw == 128 && mt == 32 ? 40 : mt, bw, 1, 1, 2);
+      if (ctas > sms || !i.mt)
+        continue;
+      c.instance = i;
+      c.why = "pairs of " + std::to_string(i.mt) + " x " + std::to_string(bw) +
+              " skinny tiles sharing B: " + std::to_string(ctas) + " CTAs <= " +
+              std::to_string(sms) + " SMs";
+      return c;
+    }
+  }
   int64_t mt = 0;
   for (const SmallInstance &i : smallInstances())
     if (i.cl == 1 && i.mt >= std::min<int64_t>(m, 128) && (mt == 0 || i.mt < mt))
       mt = i.mt;
   for (int64_t bw : {64, 128}) {
     const int64_t tiles = smallCeil(m, mt) * smallCeil(n, bw);
-    if (tiles > sms || (m > 128 && bw == 128))
+    if (tiles > sms || m > 80)
       continue;
     const int ks = tiles * 2 <= sms && kblocks >= 4 ? 2 : 1;
     c.instance = smallInstance(mt, bw, ks);
@@ -137,13 +159,13 @@ inline SmallChoice smallChoice(int64_t m, int64_t n, int64_t k, int sms) {
             " CTAs <= " + std::to_string(sms) + " SMs";
     return c;
   }
-  if (m <= 128) {
+  if (m <= 80) {
     c.instance = smallInstance(mt, 128, 1);
     c.why = "skinny tiles " + std::to_string(mt) + " x 128 in waves (more tiles than SMs)";
     return c;
   }
   c.persistentBn = smallCeil(n, 128) * 2 <= sms ? 128 : 256;
-  c.why = "M > 128 and the 64-column skinny tiles exceed the SMs: the persistent kernel";
+  c.why = "M > 80 and no skinny grid fits the SMs: the persistent kernel";
   return c;
 }
 

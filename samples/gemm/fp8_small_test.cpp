@@ -7,6 +7,10 @@
 
 using gemm::fp8::SmallInstance;
 
+static int64_t smallCeilRows(int64_t m, const SmallInstance &c) {
+  return gemm::fp8::smallCeil(m, c.mt);
+}
+
 TEST_CASE("fp8 small M: the instances fit with the deepest ring", "[fp8]") {
   for (const SmallInstance &i : gemm::fp8::smallInstances()) {
     INFO("MT " << i.mt << ", S " << i.stages << ", BW " << i.bw << ", KS " << i.ks << ", CY "
@@ -31,14 +35,14 @@ TEST_CASE("fp8 small M: the choice covers every M <= 256", "[fp8]") {
       for (int64_t k : {16, 200, 4096, 14336}) {
         const gemm::fp8::SmallChoice choice = gemm::fp8::smallChoice(m, n, k, 132);
         INFO(m << " x " << n << " x " << k);
-        if (!choice.instance.mt) { // the persistent kernel: M > 128 only
-          CHECK(m > 128);
+        if (!choice.instance.mt) { // the persistent kernel: M > 80 only
+          CHECK(m > 80);
           CHECK((choice.persistentBn == 128 || choice.persistentBn == 256));
           continue;
         }
         const SmallInstance c = choice.instance;
         CHECK(c.mt * gemm::fp8::smallRowTiles(m, c) >= m);
-        CHECK(gemm::fp8::smallRowTiles(m, c) <= 2);
+        CHECK(smallCeilRows(m, c) <= 2);
         CHECK(gemm::fp8::smallColTiles(n, c) * c.bw >= n);
         bool compiled = false;
         for (const SmallInstance &i : gemm::fp8::smallInstances())
@@ -56,10 +60,16 @@ TEST_CASE("fp8 small M: the choice covers every M <= 256", "[fp8]") {
   };
   CHECK(pick(16, 4096, 4096) == "dsm MT 16 x BW 64, 2 splits, 16 stages");
   CHECK(pick(1, 14336, 4096) == "dsm MT 16 x BW 128, 1 split, 11 stages");
-  CHECK(pick(64, 8192, 8192) == "dsm MT 64 x BW 64, 1 split, 12 stages");
-  CHECK(pick(77, 4096, 14336) == "dsm MT 80 x BW 64, 2 splits, 10 stages");
-  CHECK(pick(128, 14336, 4096) == "dsm MT 128 x BW 128, 1 split, 4 stages");
-  CHECK(pick(256, 4096, 4096) == "dsm MT 128 x BW 64, 1 split, 7 stages");
+  CHECK(pick(16, 8192, 8192) == "dsm MT 16 x BW 64, 1 split, 16 stages");
+  CHECK(pick(64, 4096, 4096) == "dsm MT 32 x BW 64, 1 split, CL 2, 16 stages");
+  CHECK(pick(64, 14336, 4096) == "dsm MT 64 x BW 128, 1 split, 7 stages");
+  CHECK(pick(64, 8192, 8192) == "dsm MT 40 x BW 128, 1 split, CL 2, 9 stages");
+  CHECK(pick(77, 4096, 14336) == "dsm MT 40 x BW 64, 1 split, CL 2, 16 stages");
+  CHECK(pick(77, 14336, 4096) == "dsm MT 80 x BW 128, 1 split, 6 stages");
+  CHECK(pick(128, 4096, 4096) == "dsm MT 64 x BW 64, 1 split, CL 2, 12 stages");
+  CHECK(pick(128, 8192, 8192) == "dsm MT 64 x BW 128, 1 split, CL 2, 7 stages");
+  CHECK(pick(128, 14336, 4096) == "persistent BN 256, cluster 2");
+  CHECK(pick(256, 4096, 4096) == "dsm MT 128 x BW 64, 1 split, CL 2, 7 stages");
   CHECK(pick(256, 8192, 8192) == "persistent BN 128, cluster 2");
   CHECK(pick(256, 14336, 4096) == "persistent BN 256, cluster 2");
 }
