@@ -7,6 +7,7 @@
 //   gemm --fp8 --bench [--shapes MxNxK,...] [--runs R] [--warmup W] [--out FILE.md]
 //   gemm --fp8 --alternate [--shapes ...] [--variants DIR,...] [--soak-ms T]
 //        [--kernels K,...] [--variant-kernels K,...] [...]
+//   gemm --fp8 --small [--shapes MxNxK,...] [...] (fp8_small.cpp: small M)
 //
 // Data: A [M, K] and B [N, K] f32, standard normal from --seed; --outliers
 // multiplies about 1% of the entries (a hash of the index: 0 mod 100) by 100.
