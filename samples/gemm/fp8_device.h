@@ -115,11 +115,10 @@ public:
     cublasLtHandle_t h = h_;
     return [=, &d] {
       const float alpha = 1.0f, beta = 0.0f;
-      FP8_LT_CHECK(cublasLtMatmul(h, op, &alpha, reinterpret_cast<const void *>(d.b.ptr()), la,
-                                  reinterpret_cast<const void *>(d.a.ptr()), lb, &beta,
-                                  reinterpret_cast<void *>(d.c.ptr()), lc,
-                                  reinterpret_cast<void *>(d.c.ptr()), lc, &algo, wsp, kWorkspace,
-                                  nullptr));
+      FP8_LT_CHECK(cublasLtMatmul(
+          h, op, &alpha, reinterpret_cast<const void *>(d.b.ptr()), la,
+          reinterpret_cast<const void *>(d.a.ptr()), lb, &beta, reinterpret_cast<void *>(d.c.ptr()),
+          lc, reinterpret_cast<void *>(d.c.ptr()), lc, &algo, wsp, kWorkspace, nullptr));
     };
   }
   void release() {

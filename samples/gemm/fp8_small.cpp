@@ -4,15 +4,15 @@
 // at BN 256 and 128, gemm_fp8_skinny's pick, every candidate instance of
 // gemm_fp8_skinny_dsm and the host's pick) in rounds after heating the GPU,
 // each checked against cuBLASLt's C first.
+#include "fp8_small.h"
 #include "fp8_cli.h"
 #include "fp8_device.h"
-#include "fp8_small.h"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cmath>
 #include <cinttypes>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -35,8 +35,8 @@ std::function<void()> smallLauncher(const Kernels &ks, const Quantized &q, Devic
   tile::Tensor tb(d.b.ptr(), element(q.format), {q.n, q.kp});
   tile::Tensor tc(d.c.ptr(), tile::TensorElement::BF16, {q.m, q.n});
   tile::LaunchConfig cfg;
-  cfg.grid = tile::Dim3(unsigned(i.ks), unsigned(smallColTiles(q.n, i)),
-                        unsigned(smallRowTiles(q.m, i)));
+  cfg.grid =
+      tile::Dim3(unsigned(i.ks), unsigned(smallColTiles(q.n, i)), unsigned(smallRowTiles(q.m, i)));
   cfg.block = tile::Dim3(unsigned(128 + 2 * i.bw));
   return [k, cfg, ta, tb, tc, &d]() mutable { k.launch(cfg, ta, tb, tc, d.sa, d.sb); };
 }
@@ -62,8 +62,7 @@ void checkSmall(const Options &o, const Kernels &ks, const Quantized &q, Device 
     ok = ok && good;
     std::printf("    %-44s rel. Frobenius %.3e (bound 1e-2), max |diff| %.3e%s%s\n",
                 (what + " vs dequantised float64").c_str(), cmp.relFrobenius, cmp.maxAbs,
-                cmp.nonFinite ? (", " + std::to_string(cmp.nonFinite) + " non-finite").c_str()
-                              : "",
+                cmp.nonFinite ? (", " + std::to_string(cmp.nonFinite) + " non-finite").c_str() : "",
                 good ? "" : "  FAIL");
   };
   check("small M: " + describe(c), smallChoiceLauncher(ks, q, d, c, sms), 2);
@@ -81,9 +80,9 @@ int runSmall(const Options &o) {
   Lt lt;
   std::ostringstream md;
   md << "fp8 GEMM at small M, per tensor, e4m3 x e4m3 -> bf16, normal(0, 1) data (seed " << o.seed
-     << "); " << ctx.name() << ", " << sms << " SMs; cuBLASLt " << lt.version() << "; "
-     << o.heatMs << " ms of heating per shape, then " << o.rounds
-     << " rounds of a CUDA-event median of " << o.runs
+     << "); " << ctx.name() << ", " << sms << " SMs; cuBLASLt " << lt.version() << "; " << o.heatMs
+     << " ms of heating per shape, then " << o.rounds << " rounds of a CUDA-event median of "
+     << o.runs
      << " launches per candidate (order reversed every other round); the median round. x Lt = "
         "cuBLASLt's faster mode / tilec. Every tilec candidate's C is checked against "
         "cuBLASLt's (all of C, relative Frobenius < 1e-2) before it is timed. HBM floor: (N K "
@@ -127,8 +126,7 @@ int runSmall(const Options &o) {
         if (cands[c].name == "tensor BN" + std::to_string(pick.persistentBn))
           pickIndex = c;
     std::vector<SmallInstance> insts = smallCandidates(m, n, k, sms);
-    if (pick.instance.mt &&
-        std::find(insts.begin(), insts.end(), pick.instance) == insts.end())
+    if (pick.instance.mt && std::find(insts.begin(), insts.end(), pick.instance) == insts.end())
       insts.push_back(pick.instance);
     for (const SmallInstance &i : insts) {
       if (pick.instance.mt && i == pick.instance)
@@ -140,8 +138,8 @@ int runSmall(const Options &o) {
     std::vector<double> refAll(ref.size());
     for (size_t x = 0; x < ref.size(); ++x)
       refAll[x] = bf16ToFloat(ref[x]);
-    const std::vector<int64_t> every = referenceRows(Problem{m, n, 1, DType::BF16, BMajor::K},
-                                                     double(m) * double(n));
+    const std::vector<int64_t> every =
+        referenceRows(Problem{m, n, 1, DType::BF16, BMajor::K}, double(m) * double(n));
     std::vector<bool> bad(cands.size(), false);
     for (size_t c = 0; c < cands.size(); ++c) {
       if (!cands[c].tilec)
@@ -185,8 +183,7 @@ int runSmall(const Options &o) {
           return fmt("%.1f", med[c]);
       return std::string("-");
     };
-    const double floorUs =
-        double(n * k + m * k + 2 * m * n) / 4.8e12 * 1e6;
+    const double floorUs = double(n * k + m * k + 2 * m * n) / 4.8e12 * 1e6;
     const bool havePick = pickIndex > 0 && !bad[pickIndex];
     if (havePick)
       xPick.push_back(ltBest / med[pickIndex]);
@@ -198,8 +195,7 @@ int runSmall(const Options &o) {
                   " | %.1f | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f |\n",
                   m, n, k, lt0, lt1, havePick ? fmt("%.1f", med[pickIndex]).c_str() : "-",
                   havePick ? fmt("%.3f", ltBest / med[pickIndex]).c_str() : "-",
-                  describe(pick).c_str(),
-                  best ? fmt("%.1f", med[best]).c_str() : "-",
+                  describe(pick).c_str(), best ? fmt("%.1f", med[best]).c_str() : "-",
                   best ? fmt("%.3f", ltBest / med[best]).c_str() : "-",
                   best ? cands[best].name.c_str() : "-", timeOf("tensor BN256").c_str(),
                   timeOf("tensor BN128").c_str(), timeOf("skinny split-K").c_str(), floorUs);

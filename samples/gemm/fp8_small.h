@@ -26,20 +26,19 @@ struct SmallInstance {
   int cy = 1;     // column tiles per cluster sharing A (y)
   int cl = 1;     // row tiles per cluster sharing B (z)
   bool operator==(const SmallInstance &o) const {
-    return mt == o.mt && stages == o.stages && bw == o.bw && ks == o.ks && cy == o.cy &&
-           cl == o.cl;
+    return mt == o.mt && stages == o.stages && bw == o.bw && ks == o.ks && cy == o.cy && cl == o.cl;
   }
 };
 inline const std::vector<SmallInstance> &smallInstances() {
   static const std::vector<SmallInstance> all = {
-      {16, 11, 128, 1},       {16, 11, 128, 2},       {16, 16, 64, 1},        {16, 16, 64, 2},
-      {32, 10, 128, 1},       {32, 9, 128, 2},        {32, 16, 64, 1},        {32, 16, 64, 2},
-      {64, 7, 128, 1},        {64, 7, 128, 2},        {64, 12, 64, 1},        {64, 12, 64, 2},
-      {80, 6, 128, 1},        {80, 5, 128, 2},        {80, 10, 64, 1},        {80, 10, 64, 2},
-      {128, 4, 128, 1},       {128, 3, 128, 2},       {128, 7, 64, 1},        {128, 7, 64, 2},
-      {128, 4, 128, 1, 2},    {64, 7, 128, 1, 2},     {32, 16, 64, 1, 1, 2},  {40, 16, 64, 1, 1, 2},
-      {40, 9, 128, 1, 1, 2},  {64, 12, 64, 1, 1, 2},  {64, 7, 128, 1, 1, 2},  {64, 12, 64, 2, 1, 2},
-      {128, 7, 64, 1, 1, 2},  {128, 4, 128, 1, 1, 2}};
+      {16, 11, 128, 1},      {16, 11, 128, 2},      {16, 16, 64, 1},       {16, 16, 64, 2},
+      {32, 10, 128, 1},      {32, 9, 128, 2},       {32, 16, 64, 1},       {32, 16, 64, 2},
+      {64, 7, 128, 1},       {64, 7, 128, 2},       {64, 12, 64, 1},       {64, 12, 64, 2},
+      {80, 6, 128, 1},       {80, 5, 128, 2},       {80, 10, 64, 1},       {80, 10, 64, 2},
+      {128, 4, 128, 1},      {128, 3, 128, 2},      {128, 7, 64, 1},       {128, 7, 64, 2},
+      {128, 4, 128, 1, 2},   {64, 7, 128, 1, 2},    {32, 16, 64, 1, 1, 2}, {40, 16, 64, 1, 1, 2},
+      {40, 9, 128, 1, 1, 2}, {64, 12, 64, 1, 1, 2}, {64, 7, 128, 1, 1, 2}, {64, 12, 64, 2, 1, 2},
+      {128, 7, 64, 1, 1, 2}, {128, 4, 128, 1, 1, 2}};
   return all;
 }
 
@@ -139,8 +138,8 @@ inline SmallChoice smallChoice(int64_t m, int64_t n, int64_t k, int sms) {
         continue;
       c.instance = i;
       c.why = "pairs of " + std::to_string(i.mt) + " x " + std::to_string(bw) +
-              " skinny tiles sharing B: " + std::to_string(ctas) + " CTAs <= " +
-              std::to_string(sms) + " SMs";
+              " skinny tiles sharing B: " + std::to_string(ctas) +
+              " CTAs <= " + std::to_string(sms) + " SMs";
       return c;
     }
   }

@@ -15,11 +15,11 @@ TEST_CASE("fp8 small M: the instances fit with the deepest ring", "[fp8]") {
   for (const SmallInstance &i : gemm::fp8::smallInstances()) {
     INFO("MT " << i.mt << ", S " << i.stages << ", BW " << i.bw << ", KS " << i.ks << ", CY "
                << i.cy);
-    CHECK(i.mt % 8 == 0);  // the wgmma N
-    CHECK(i.bw % 64 == 0); // 64 columns per consumer warpgroup
-    CHECK(i.ks * i.cy * i.cl <= 8); // a portable cluster
-    CHECK(i.mt % (8 * i.cy) == 0);  // A's multicast slices: whole swizzle atoms
-    CHECK(i.bw % (8 * i.cl) == 0);  // B's
+    CHECK(i.mt % 8 == 0);               // the wgmma N
+    CHECK(i.bw % 64 == 0);              // 64 columns per consumer warpgroup
+    CHECK(i.ks * i.cy * i.cl <= 8);     // a portable cluster
+    CHECK(i.mt % (8 * i.cy) == 0);      // A's multicast slices: whole swizzle atoms
+    CHECK(i.bw % (8 * i.cl) == 0);      // B's
     CHECK((i.bw / i.ks) * 2 % 16 == 0); // the TMA store's box rows: 16-byte multiples
     CHECK(gemm::fp8::smallSharedBytes(i) + 2048 <= 232448); // + mbarriers, alignment
     SmallInstance deeper = i;
