@@ -7,6 +7,7 @@
 //   gemm --fp8 --bench [--shapes MxNxK,...] [--runs R] [--warmup W] [--out FILE.md]
 //   gemm --fp8 --alternate [--shapes ...] [--variants DIR,...] [--soak-ms T]
 //        [--kernels K,...] [--variant-kernels K,...] [...]
+//   gemm --fp8 --small [--shapes MxNxK,...] [...] (fp8_small.cpp: small M)
 //
 // Data: A [M, K] and B [N, K] f32, standard normal from --seed; --outliers
 // multiplies about 1% of the entries (a hash of the index: 0 mod 100) by 100.
@@ -28,6 +29,8 @@
 // block-scaled kernels; CUDA-event medians; TFLOP/s and ratios.
 #include "fp8.h"
 #include "fp8_cli.h"
+#include "fp8_device.h"
+#include "fp8_small.h"
 
 #include "gemm_cublas.h"
 #include "soak.h"
@@ -49,13 +52,6 @@
 namespace gemm::fp8 {
 namespace {
 
-#define FP8_LT_CHECK(call)                                                                         \
-  do {                                                                                             \
-    cublasStatus_t st_ = (call);                                                                   \
-    if (st_ != CUBLAS_STATUS_SUCCESS)                                                              \
-      throw std::runtime_error(std::string(#call) + " failed: " + cublasGetStatusName(st_));       \
-  } while (0)
-
 // C [M, N] bf16 needs 16-byte rows: N a multiple of 8 (K is padded).
 std::string alignmentProblem(int64_t n) {
   if (n * 2 % 16 == 0)
@@ -63,42 +59,6 @@ std::string alignmentProblem(int64_t n) {
   return "N = " + std::to_string(n) + ": the rows of C [M, N] (bf16) are " + std::to_string(n * 2) +
          " bytes apart, not a multiple of 16 (TMA: a tensor map's strides are multiples of 16 "
          "bytes, so N must be a multiple of 8)";
-}
-
-bool fileExists(const std::string &path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
-}
-
-// ---------------------------------------------------------------- the .tile kernels
-struct Kernels {
-  tile::Module module;
-  std::string ptx;
-  tile::Kernel get(const std::string &name, int64_t bn, Format f) const {
-    return module.kernel(name, {{"BN", bn}}, {{"T", formatName(f)}});
-  }
-  // gemm_fp8_block_n256 has no BN parameter (its tile is two B blocks wide).
-  tile::Kernel getFixed(const std::string &name, Format f) const {
-    return module.kernel(name, {}, {{"T", formatName(f)}});
-  }
-};
-
-// Device copies of one quantised problem.
-struct Device {
-  tile::DeviceBuffer<uint8_t> a, b;
-  tile::DeviceBuffer<float> sa, sb;
-  tile::DeviceBuffer<uint16_t> c;
-  explicit Device(const Quantized &q)
-      : a(q.a.size()), b(q.b.size()), sa(q.sa.size()), sb(q.sb.size()), c(size_t(q.m * q.n)) {
-    a.copyFrom(q.a);
-    b.copyFrom(q.b);
-    sa.copyFrom(q.sa);
-    sb.copyFrom(q.sb);
-  }
-};
-
-tile::TensorElement element(Format f) {
-  return f == Format::E4M3 ? tile::TensorElement::E4M3 : tile::TensorElement::E5M2;
 }
 
 // One launch of the kernel for q's scaling (`bn`: the tile width, 256 or
@@ -190,99 +150,6 @@ std::function<void()> skinnyLauncher(const Kernels &ks, const Quantized &q, Devi
   };
 }
 
-// ---------------------------------------------------------------- cuBLASLt
-// Row-major C [M, N] = sa * sb * A [M, K] * B [N, K]^T as column-major
-// cuBLASLt: C^T [N, M] = (B stored K x N, op T) * (A stored K x M, op N), the
-// "TN" layout fp8 matmuls require; Lt's A scale is our B's, its B scale ours A's.
-class Lt {
-public:
-  Lt() {
-    FP8_LT_CHECK(cublasLtCreate(&h_));
-    SAMPLE_CUDA_CHECK(cudaMalloc(&ws_, kWorkspace));
-  }
-  ~Lt() {
-    cudaFree(ws_);
-    cublasLtDestroy(h_);
-  }
-  // Plans (once per shape) and returns the launch. fastAccum: cuBLASLt's
-  // CUBLASLT_MATMUL_DESC_FAST_ACCUM (the tensor core's fp8 accumulation over
-  // all of K, no periodic promotion: the per-tensor kernel's numerics).
-  std::function<void()> plan(const Quantized &q, Device &d, bool fastAccum = false) {
-    cublasLtMatmulDesc_t op = nullptr;
-    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-    cublasLtMatmulPreference_t pref = nullptr;
-    FP8_LT_CHECK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    const cublasOperation_t t = CUBLAS_OP_T, nop = CUBLAS_OP_N;
-    FP8_LT_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
-    FP8_LT_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &nop, sizeof nop));
-    const int8_t fast = fastAccum ? 1 : 0;
-    FP8_LT_CHECK(
-        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
-    const void *sa = reinterpret_cast<const void *>(d.sb.ptr()); // Lt's A is our B
-    const void *sb = reinterpret_cast<const void *>(d.sa.ptr());
-    FP8_LT_CHECK(
-        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
-    FP8_LT_CHECK(
-        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
-    const cudaDataType f8 = q.format == Format::E4M3 ? CUDA_R_8F_E4M3 : CUDA_R_8F_E5M2;
-    FP8_LT_CHECK(cublasLtMatrixLayoutCreate(&la, f8, uint64_t(q.kp), uint64_t(q.n), q.kp));
-    FP8_LT_CHECK(cublasLtMatrixLayoutCreate(&lb, f8, uint64_t(q.kp), uint64_t(q.m), q.kp));
-    FP8_LT_CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, uint64_t(q.n), uint64_t(q.m), q.n));
-    FP8_LT_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-    const size_t ws = kWorkspace;
-    FP8_LT_CHECK(cublasLtMatmulPreferenceSetAttribute(
-        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
-    cublasLtMatmulHeuristicResult_t heur{};
-    int found = 0;
-    FP8_LT_CHECK(cublasLtMatmulAlgoGetHeuristic(h_, op, la, lb, lc, lc, pref, 1, &heur, &found));
-    cublasLtMatmulPreferenceDestroy(pref);
-    if (!found)
-      throw std::runtime_error("cuBLASLt has no fp8 algorithm for this shape");
-    descs_.push_back({op, la, lb, lc});
-    const cublasLtMatmulAlgo_t algo = heur.algo;
-    void *wsp = ws_;
-    cublasLtHandle_t h = h_;
-    return [=, &d] {
-      const float alpha = 1.0f, beta = 0.0f;
-      FP8_LT_CHECK(cublasLtMatmul(h, op, &alpha, reinterpret_cast<const void *>(d.b.ptr()), la,
-                                  reinterpret_cast<const void *>(d.a.ptr()), lb, &beta,
-                                  reinterpret_cast<void *>(d.c.ptr()), lc,
-                                  reinterpret_cast<void *>(d.c.ptr()), lc, &algo, wsp, kWorkspace,
-                                  nullptr));
-    };
-  }
-  void release() {
-    for (auto &x : descs_) {
-      cublasLtMatmulDescDestroy(x.op);
-      cublasLtMatrixLayoutDestroy(x.a);
-      cublasLtMatrixLayoutDestroy(x.b);
-      cublasLtMatrixLayoutDestroy(x.c);
-    }
-    descs_.clear();
-  }
-  int version() const { return int(cublasLtGetVersion()); }
-
-private:
-  static constexpr size_t kWorkspace = 32u << 20;
-  struct Descs {
-    cublasLtMatmulDesc_t op;
-    cublasLtMatrixLayout_t a, b, c;
-  };
-  cublasLtHandle_t h_ = nullptr;
-  void *ws_ = nullptr;
-  std::vector<Descs> descs_;
-};
-
-std::string kernelsPath() { return sample::ptxDir() + "/gemm_fp8.ptx"; }
-
-std::vector<uint16_t> runOnce(const std::function<void()> &launch, Device &d) {
-  d.c.fillBytes(0xff); // NaN in bf16: an element never written fails
-  launch();
-  SAMPLE_CUDA_CHECK(cudaGetLastError());
-  SAMPLE_CUDA_CHECK(cudaDeviceSynchronize());
-  return d.c.toHost();
-}
-
 void report(const std::string &what, const Comparison &c, double bound, bool &ok) {
   const bool good = c.nonFinite == 0 && (bound <= 0 || c.relFrobenius < bound);
   ok = ok && good;
@@ -298,24 +165,6 @@ std::vector<int64_t> rowsFor(int64_t m, int64_t n, int64_t k, double maxMacs) {
 }
 
 // ---------------------------------------------------------------- --check
-/// Whether a CUDA device and the fp8 PTX are there (else the run SKIPs with
-/// the reason printed); device 0 is current and its context made.
-bool deviceAndKernels() {
-  int devices = 0;
-  if (tile::deviceCount() == 0 || cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: compiled only\n");
-    return false;
-  }
-  if (!fileExists(kernelsPath())) {
-    std::printf("no fp8 PTX at %s: samples/gemm/gemm_fp8.tile is not built\n",
-                kernelsPath().c_str());
-    return false;
-  }
-  SAMPLE_CUDA_CHECK(cudaSetDevice(0));
-  SAMPLE_CUDA_CHECK(cudaFree(nullptr));
-  return true;
-}
-
 int runCheck(const Options &o) {
   if (const std::string why = alignmentProblem(o.n); !why.empty()) {
     std::fprintf(stderr, "gemm --fp8: %" PRId64 "x%" PRId64 "x%" PRId64 " rejected: %s\n", o.m,
@@ -374,6 +223,7 @@ int runCheck(const Options &o) {
                    " splits vs dequantised float64",
                compareBf16(o.m, o.n, gotS, rows, refQ), 1e-2, ok);
       }
+      checkSmall(o, ks, q, d, rows, refQ, ctx.smCount(), ok);
       // Accumulation precision: the block kernel with every scale 1 times
       // the per-tensor scales folded into A and B is the per-tensor math
       // promoted every 128 K. Its scales: SA = sa, SB = sb everywhere.
@@ -447,10 +297,11 @@ int runBench(const Options &o) {
         "cuBLASLt time / tilec time (> 1: tilec faster); block = 1x128 A and 128x128 B scales, "
         "promoted every 128 K (BN128: gemm_fp8_block, BN256: gemm_fp8_block_n256; block / "
         "tensor: the faster block kernel against the fastest per-tensor one); rowcol = per-row A "
-        "and per-column B scales; skinny = gemm_fp8_skinny (per tensor, M <= 128: C^T tiles of "
-        "128 x MT, split-K), its x Lt best and the per-tensor best include it.\n\n"
+        "and per-column B scales; small M = the host's choice at M <= 256 (fp8_small.h smallChoice: "
+        "gemm_fp8_skinny_dsm's C^T tiles, their K splits in one cluster, or the persistent "
+        "kernel), its x Lt best and the per-tensor best include it.\n\n"
      << "| M x N x K | cuBLASLt us | Lt fast-accum us | Lt best TFLOP/s | tilec tensor BN256 us | "
-        "TFLOP/s | x Lt best | tensor BN128 us | x Lt best | skinny us | x Lt best | rowcol us | x Lt best | block "
+        "TFLOP/s | x Lt best | tensor BN128 us | x Lt best | small M us | x Lt best | rowcol us | x Lt best | block "
         "BN128 us | block BN256 us | block TFLOP/s | block / tensor | err tensor | err block |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   bool allOk = true;
@@ -482,9 +333,10 @@ int runBench(const Options &o) {
       const std::function<void()> fr = launcher(ks, qr, dr, 256);
       const std::function<void()> fb = launcher(ks, qb, db, 128);
       const std::function<void()> fbw = launcher(ks, qb, db, 256);
-      const SkinnyChoice sc = skinnyChoice(m, n, k, ctx.smCount());
-      const std::function<void()> fs =
-          sc.instance.mt ? skinnyLauncher(ks, qt, dt, sc) : std::function<void()>();
+      const SmallChoice sc = smallChoice(m, n, k, ctx.smCount());
+      const std::function<void()> fs = sc.instance.mt || sc.persistentBn
+                                           ? smallChoiceLauncher(ks, qt, dt, sc, ctx.smCount())
+                                           : std::function<void()>();
       for (int round = 0; round < 2; ++round) {
         auto lower = [](double &x, double t) { x = x < 0 ? t : std::min(x, t); };
         lower(ltSlow, time(fLt));
@@ -521,7 +373,7 @@ int runBench(const Options &o) {
       best = ts;
     const double blockBest = tb > 0 && tbw > 0 ? std::min(tb, tbw) : std::max(tb, tbw);
     std::printf("  cuBLASLt %.1f us, fast-accum %.1f us (best %.0f TFLOP/s); tilec tensor BN256 "
-                "%.1f us (x %.3f), BN128 %.1f us (x %.3f), skinny %.1f us; rowcol %.1f us; block BN128 %.1f us, "
+                "%.1f us (x %.3f), BN128 %.1f us (x %.3f), small M %.1f us; rowcol %.1f us; block BN128 %.1f us, "
                 "BN256 %.1f us (%.0f TFLOP/s, %.3f of tensor); err tensor %.2e block %.2e\n",
                 ltSlow * 1e3, ltFast * 1e3, tflops(m, n, k, ltMs), t256 * 1e3, ltMs / t256,
                 t128 * 1e3, ltMs / t128, ts * 1e3, tr * 1e3, tb * 1e3, tbw * 1e3,
@@ -651,11 +503,12 @@ int runAlternate(const Options &o) {
         add("block BN128", qb, db, 128);
       if (!wanted("skinny"))
         continue;
-      if (const SkinnyChoice sc = skinnyChoice(m, n, k, ctx.smCount()); sc.instance.mt) {
+      if (const SmallChoice sc = smallChoice(m, n, k, ctx.smCount()); sc.instance.mt) {
         try {
-          cands.push_back({"tensor skinny" + tag, skinnyLauncher(ks, qt, dt, sc)});
+          cands.push_back({"tensor small M" + tag,
+                           smallChoiceLauncher(ks, qt, dt, sc, ctx.smCount())});
         } catch (const std::exception &e) {
-          std::printf("  tensor skinny%s: not timed (%s)\n", tag.c_str(), e.what());
+          std::printf("  tensor small M%s: not timed (%s)\n", tag.c_str(), e.what());
         }
       }
     }
@@ -722,9 +575,22 @@ bool requested(int argc, char **argv) {
   return false;
 }
 
+std::function<void()> tensorLaunch(const Kernels &ks, const Quantized &q, Device &d, int64_t bn,
+                                   int sms) {
+  if (bn)
+    return launcher(ks, q, d, bn);
+  const SkinnyChoice c = skinnyChoice(q.m, q.n, q.k, sms);
+  if (!c.instance.mt)
+    throw std::runtime_error("no gemm_fp8_skinny instance has MT >= M");
+  return skinnyLauncher(ks, q, d, c);
+}
+
 int run(int argc, char **argv) {
   const Options o = parse(argc, argv);
-  return o.alternate ? runAlternate(o) : o.bench ? runBench(o) : runCheck(o);
+  return o.small       ? runSmall(o)
+         : o.alternate ? runAlternate(o)
+         : o.bench     ? runBench(o)
+                       : runCheck(o);
 }
 
 } // namespace gemm::fp8

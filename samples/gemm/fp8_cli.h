@@ -31,6 +31,8 @@ struct Options {
   // --alternate: rounds of every candidate in turn after heating the GPU;
   // more PTX directories whose kernels are timed beside the committed ones.
   bool alternate = false;
+  bool small = false; // --small: the per-tensor kernels at small M (fp8_small.cpp)
+  bool allSmall = false; // --check --all-small: every --small candidate too
   int rounds = 15;
   int heatMs = 2000;
   std::vector<std::string> variants;
@@ -47,9 +49,11 @@ struct Options {
                "gemm --fp8: %s\n"
                "usage: gemm --fp8 [--check] [--m M] [--n N] [--k K] [--format e4m3|e5m2]\n"
                "            [--scaling tensor|rowcol|block|all] [--outliers] [--seed S]\n"
-               "            [--bn 256|128] [--cpu-macs X] [--skip-code C]\n"
+               "            [--bn 256|128] [--cpu-macs X] [--skip-code C] [--all-small]\n"
                "       gemm --fp8 --bench [--shapes MxNxK,...] [--runs R] [--warmup W] "
                "[--out FILE.md]\n"
+               "       gemm --fp8 --small [--shapes MxNxK,...] [--rounds R] [--runs N] "
+               "[--heat-ms T] [--out FILE.md]\n"
                "       gemm --fp8 --alternate [--shapes MxNxK,...] [--rounds R] [--runs N] "
                "[--heat-ms T] [--variants DIR,...] [--soak-ms T] [--out FILE.md]\n"
                "            [--kernels K,...] [--variant-kernels K,...] (K: tensor256, tensor128, "
@@ -69,6 +73,10 @@ inline Options parse(int argc, char **argv) {
       o.bench = true;
     else if (f == "--alternate")
       o.alternate = true;
+    else if (f == "--small")
+      o.small = true;
+    else if (f == "--all-small")
+      o.allSmall = true;
     else if (f == "--rounds")
       o.rounds = int(r.intIn(1, 1000));
     else if (f == "--heat-ms")
@@ -134,6 +142,11 @@ inline Options parse(int argc, char **argv) {
   }
   if (o.variantKernels.empty())
     o.variantKernels = o.kernels;
+  if (o.shapes.empty() && o.small)
+    for (int64_t m : {1, 16, 64, 77, 128, 256})
+      for (auto [n, k] : {std::array<int64_t, 2>{4096, 4096}, {14336, 4096}, {4096, 14336},
+                          {8192, 8192}})
+        o.shapes.push_back({m, n, k});
   if (o.shapes.empty() && o.alternate)
     o.shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}};
   if (o.shapes.empty())

@@ -1,0 +1,171 @@
+// Per-tensor fp8 GEMMs at small M (decode shapes), host side without a GPU:
+// gemm_fp8_skinny_dsm's compiled instances (gemm_fp8.tile), their grids, the
+// candidates `gemm --fp8 --small` times and the rule the host picks from
+// (fp8_small.cpp runs them; fp8_host_test.cpp tests them here).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gemm::fp8 {
+
+// gemm_fp8_skinny_dsm<T, MT, S, BW, KS, CY, CL>: C^T tiles of BW columns of
+// C x MT rows, the KS K splits of a tile in one cluster (reduced in shared
+// memory), CY column tiles sharing A, CL row tiles sharing B. S: the deepest
+// ring (at most 16 stages) that fits beside the f32 tile, the peers'
+// partials and the bf16 output in 227 KB (tilec reports the shared memory of
+// an instance that does not fit). Must be samples/gemm/CMakeLists.txt's
+// TILEC_GEMM_FP8_SMALL_INSTANCES.
+struct SmallInstance {
+  int64_t mt = 0; // rows of C per tile (the wgmma N); 0: none
+  int stages = 0;
+  int64_t bw = 0; // columns of C per tile (64 per consumer warpgroup)
+  int ks = 1;     // K splits per tile, in one cluster (x)
+  int cy = 1;     // column tiles per cluster sharing A (y)
+  int cl = 1;     // row tiles per cluster sharing B (z)
+  bool operator==(const SmallInstance &o) const {
+    return mt == o.mt && stages == o.stages && bw == o.bw && ks == o.ks && cy == o.cy && cl == o.cl;
+  }
+};
+inline const std::vector<SmallInstance> &smallInstances() {
+  static const std::vector<SmallInstance> all = {
+      {16, 11, 128, 1},      {16, 11, 128, 2},      {16, 16, 64, 1},       {16, 16, 64, 2},
+      {32, 10, 128, 1},      {32, 9, 128, 2},       {32, 16, 64, 1},       {32, 16, 64, 2},
+      {64, 7, 128, 1},       {64, 7, 128, 2},       {64, 12, 64, 1},       {64, 12, 64, 2},
+      {80, 6, 128, 1},       {80, 5, 128, 2},       {80, 10, 64, 1},       {80, 10, 64, 2},
+      {128, 4, 128, 1},      {128, 3, 128, 2},      {128, 7, 64, 1},       {128, 7, 64, 2},
+      {128, 4, 128, 1, 2},   {64, 7, 128, 1, 2},    {32, 16, 64, 1, 1, 2}, {40, 16, 64, 1, 1, 2},
+      {40, 9, 128, 1, 1, 2}, {64, 12, 64, 1, 1, 2}, {64, 7, 128, 1, 1, 2}, {64, 12, 64, 2, 1, 2},
+      {128, 7, 64, 1, 1, 2}, {128, 4, 128, 1, 1, 2}};
+  return all;
+}
+
+inline int64_t smallCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline constexpr int64_t kSmallBk = 128; // k per stage (fp8: 128 bytes)
+inline constexpr int kSmallMaxStages = 16;
+/// The shared memory of instance i (without its mbarriers and alignment):
+/// the ring, `red` (f32 [BW, MT]), `recv` (the KS - 1 peers' partials of
+/// this CTA's BW / KS columns, + 4 floats) and `out` (bf16 [MT, BW / KS]).
+inline int64_t smallSharedBytes(const SmallInstance &i) {
+  const int64_t cols = i.bw / i.ks;
+  return i.stages * (i.bw + i.mt) * kSmallBk + i.bw * i.mt * 4 +
+         ((i.ks - 1) * cols * i.mt + 4) * 4 + i.mt * cols * 2;
+}
+/// The grid: x = KS, y = column tiles padded to whole CY, z = row tiles
+/// padded to whole CL.
+inline int64_t smallRowTiles(int64_t m, const SmallInstance &i) {
+  return smallCeil(smallCeil(m, i.mt), i.cl) * i.cl;
+}
+inline int64_t smallColTiles(int64_t n, const SmallInstance &i) {
+  return smallCeil(smallCeil(n, i.bw), i.cy) * i.cy;
+}
+inline int64_t smallCtas(int64_t m, int64_t n, const SmallInstance &i) {
+  return smallRowTiles(m, i) * i.ks * smallColTiles(n, i);
+}
+inline std::string describe(const SmallInstance &i) {
+  return "dsm MT " + std::to_string(i.mt) + " x BW " + std::to_string(i.bw) + ", " +
+         std::to_string(i.ks) + (i.ks == 1 ? " split" : " splits") +
+         (i.cy > 1 ? ", CY " + std::to_string(i.cy) : std::string()) +
+         (i.cl > 1 ? ", CL " + std::to_string(i.cl) : std::string()) + ", " +
+         std::to_string(i.stages) + " stages";
+}
+
+/// What --small times: every instance whose MT covers M in at most two row
+/// tiles (two with CL 2) without more than 2 M + 16 rows (a 16-row tile for
+/// M = 1), at least two K-blocks per split, 2+ column tiles per CY, at most
+/// 2 CTAs per SM in all (one is resident per SM: more run in waves).
+inline std::vector<SmallInstance> smallCandidates(int64_t m, int64_t n, int64_t k, int sms) {
+  std::vector<SmallInstance> out;
+  const int64_t kblocks = smallCeil(k, kSmallBk);
+  for (const SmallInstance &i : smallInstances()) {
+    const int64_t rows = smallCeil(m, i.mt);
+    if (rows > 2 || (i.cl > 1 && rows < 2) || i.mt > 2 * m + 16 || kblocks < 2 * i.ks ||
+        smallCeil(n, i.bw) < 2 * i.cy || smallCtas(m, n, i) > 2 * int64_t(sms))
+      continue;
+    out.push_back(i);
+  }
+  return out;
+}
+
+/// The host's choice at M <= 256 (per tensor): a gemm_fp8_skinny_dsm
+/// instance, or (instance.mt = 0) the persistent kernel gemm_fp8 at BN
+/// `persistentBn`; `why` says which rule.
+struct SmallChoice {
+  SmallInstance instance;
+  int64_t persistentBn = 0;
+  std::string why;
+};
+inline std::string describe(const SmallChoice &c) {
+  return c.instance.mt ? describe(c.instance)
+                       : "persistent BN " + std::to_string(c.persistentBn) + ", cluster 2";
+}
+/// The compiled instance with these parameters (the deepest ring), or none.
+inline SmallInstance smallInstance(int64_t mt, int64_t bw, int ks, int cy = 1, int cl = 1) {
+  for (const SmallInstance &i : smallInstances())
+    if (i.mt == mt && i.bw == bw && i.ks == ks && i.cy == cy && i.cl == cl)
+      return i;
+  return SmallInstance{};
+}
+/// The rule (H200, docs/perf/gemm_fp8.md "Small M"): every CTA resident at
+/// once (one per SM, no wave), the narrowest tiles that fill the SMs.
+/// M = 41..256: pairs of row tiles sharing B (CL 2), the smallest MT whose
+/// two row tiles cover M (32, 40, 64, 128), 64 columns wide where the pairs'
+/// CTAs (2 ceil(N / 64)) fit the SMs, else 128 (M <= 128; MT 40 for MT 32),
+/// one K split. Else, and for M <= 40, up to M = 80: one row tile, the
+/// smallest MT >= M (16, 32, 64, 80), 64 columns wide where its tiles fit the SMs, else
+/// 128; 2 K splits in one cluster where twice the tiles fit (2+ K-blocks
+/// each), else 1. Where no such grid fits: M <= 80 the 128-column tiles in
+/// waves; M > 80 the persistent kernel, BN 128 where its 2 ceil(N / 128)
+/// CTAs fit the SMs, else BN 256.
+inline SmallChoice smallChoice(int64_t m, int64_t n, int64_t k, int sms) {
+  SmallChoice c;
+  if (m > 256)
+    return c;
+  const int64_t kblocks = smallCeil(k, kSmallBk);
+  if (m > 40) {
+    int64_t mt = 0;
+    for (const SmallInstance &i : smallInstances())
+      if (i.cl == 2 && 2 * i.mt >= m && (mt == 0 || i.mt < mt))
+        mt = i.mt;
+    for (int64_t bw : {64, 128}) {
+      if (bw == 128 && m > 128)
+        break;
+      const int64_t ctas = 2 * smallCeil(n, bw);
+      SmallInstance i = smallInstance(bw == 128 && mt == 32 ? 40 : mt, bw, 1, 1, 2);
+      if (ctas > sms || !i.mt)
+        continue;
+      c.instance = i;
+      c.why = "pairs of " + std::to_string(i.mt) + " x " + std::to_string(bw) +
+              " skinny tiles sharing B: " + std::to_string(ctas) +
+              " CTAs <= " + std::to_string(sms) + " SMs";
+      return c;
+    }
+  }
+  int64_t mt = 0;
+  for (const SmallInstance &i : smallInstances())
+    if (i.cl == 1 && i.mt >= std::min<int64_t>(m, 128) && (mt == 0 || i.mt < mt))
+      mt = i.mt;
+  for (int64_t bw : {64, 128}) {
+    const int64_t tiles = smallCeil(m, mt) * smallCeil(n, bw);
+    if (tiles > sms || m > 80)
+      continue;
+    const int ks = tiles * 2 <= sms && kblocks >= 4 ? 2 : 1;
+    c.instance = smallInstance(mt, bw, ks);
+    c.why = "skinny tiles " + std::to_string(mt) + " x " + std::to_string(bw) + ", " +
+            std::to_string(ks) + " K split(s) in a cluster: " + std::to_string(tiles * ks) +
+            " CTAs <= " + std::to_string(sms) + " SMs";
+    return c;
+  }
+  if (m <= 80) {
+    c.instance = smallInstance(mt, 128, 1);
+    c.why = "skinny tiles " + std::to_string(mt) + " x 128 in waves (more tiles than SMs)";
+    return c;
+  }
+  c.persistentBn = smallCeil(n, 128) * 2 <= sms ? 128 : 256;
+  c.why = "M > 80 and no skinny grid fits the SMs: the persistent kernel";
+  return c;
+}
+
+} // namespace gemm::fp8
