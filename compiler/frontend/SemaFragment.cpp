@@ -38,7 +38,8 @@ bool isValueElementKind(ScalarKind k) {
 }
 
 const char *kAlgebraHint = "fragments, per_row and per_col values take + - * /, comparisons, "
-                           "unary -, min, max, fma, exp2, exp, log2, log, abs, select and `as`";
+                           "unary -, min, max, fma, exp2, exp, log2, log, sqrt, rsqrt, sin, cos, tanh, erf, "
+                           "abs, select and `as`";
 
 /// The shape two distributed types broadcast to (rows of a per_row, columns
 /// of a per_col, both of a fragment); `a` when they do not (the operand
@@ -187,8 +188,7 @@ Type Sema::checkFragmentCast(CastExpr &e, const Type &from, const Type &to) {
 /// argument (the arguments already inferred).
 Type Sema::checkFragmentArgs(CallExpr &e) {
   Builtin b = e.builtin;
-  bool math = b == Builtin::Exp2 || b == Builtin::Exp || b == Builtin::Log2 ||
-              b == Builtin::Log || b == Builtin::Abs;
+  bool math = isFragmentMathBuiltin(b);
   auto bail = [&] {
     for (ExprPtr &a : e.args)
       finalize(a);
@@ -323,7 +323,11 @@ Type Sema::checkRowReduction(CallExpr &e) {
     return Type::invalid();
   if (frag.scalar != ScalarKind::F32) {
     error(e.args[0]->loc, "'" + e.callee + "' reduces an f32 fragment, found " + frag.str(),
-          "reduce the f32 accumulator, or convert: `" + e.callee + "(f as f32)`");
+          frag.isMask()
+              ? std::string("a mask is read only by select: reduce the values it selects, `") +
+                    e.callee + "(select(m, s, " + (e.builtin == Builtin::RowMax ? "-inf" : "0.0") +
+                    "))`"
+              : "reduce the f32 accumulator, or convert: `" + e.callee + "(f as f32)`");
     return Type::invalid();
   }
   return Type::perRow(ScalarKind::F32, frag.dims[0]);

@@ -134,8 +134,7 @@ bool MLIRGenImpl::isEpilogueCall(const fe::CallExpr &e) {
           e.builtin == BI::FragRow || e.builtin == BI::FragCol || e.builtin == BI::LoadPerCol ||
           e.builtin == BI::LoadPerRow || e.builtin == BI::LoadFrag ||
           e.builtin == BI::Cols || e.builtin == BI::RowMax || e.builtin == BI::RowSum ||
-          e.builtin == BI::Select || e.builtin == BI::Exp2 || e.builtin == BI::Exp ||
-          e.builtin == BI::Log2 || e.builtin == BI::Log || e.builtin == BI::Abs);
+          e.builtin == BI::Select || fe::isFragmentMathBuiltin(e.builtin));
 }
 
 Value MLIRGenImpl::genEpilogueCall(const fe::CallExpr &e) {
@@ -176,6 +175,18 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
     return math(FragMathFn::log);
   case BI::Abs:
     return math(FragMathFn::abs);
+  case BI::Sqrt:
+    return math(FragMathFn::sqrt);
+  case BI::Rsqrt:
+    return math(FragMathFn::rsqrt);
+  case BI::Sin:
+    return math(FragMathFn::sin);
+  case BI::Cos:
+    return math(FragMathFn::cos);
+  case BI::Tanh:
+    return math(FragMathFn::tanh);
+  case BI::Erf:
+    return math(FragMathFn::erf);
   default:
     break;
   }
