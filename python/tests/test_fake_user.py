@@ -473,3 +473,13 @@ def test_a_grid_function_that_raises_names_the_kernel():
                                                 r"ZeroDivisionError") as info:
         k[lambda meta: meta["value"] // 0](a, 1)
     assert isinstance(info.value.__cause__, ZeroDivisionError)
+
+
+def test_a_type_parameter_by_a_dtype_name_as_tilec_empty_takes_it():
+    """defines= and module.kernel(T=...) take "float16" / "float8_e4m3fn" as
+    tilec.empty does, not only "f16" / "e4m3" and dtype objects."""
+    m = tilec.compile(USER, defines={"T": ["float16", "bfloat16"]})
+    assert sorted(n for n in m.names if n.startswith("add$")) == ["add$Tbf16", "add$Tf16"]
+    assert m.kernel("add", T="float16").name == "add$Tf16"
+    assert m.kernel("add", T="torch.bfloat16").name == "add$Tbf16"
+    assert m.kernel("add", T="bf16").name == "add$Tbf16"
