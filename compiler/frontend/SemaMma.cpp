@@ -289,12 +289,11 @@ Type Sema::checkMma(CallExpr &e) {
     // What to write depends on the kinds: tilec offers no tf32 or integer
     // wgmma (.tf32, .s8/.u8), so a pair of those is stored in another type,
     // not "converted on the other side".
-    auto isInt = [](ScalarKind k) { return isIntegerKind(k); };
     std::string hint;
     if (ea == ScalarKind::F32 || eb == ScalarKind::F32)
       hint = "tilec has no tf32 mma (wgmma .tf32): store the f32 operands as bf16 (or f16), "
              "`x as bf16` where they are written, and keep an f32 accumulator";
-    else if (isInt(ea) || isInt(eb))
+    else if (isIntegerKind(ea) || isIntegerKind(eb))
       hint = "tilec has no integer mma (wgmma .s8/.u8 with an s32 accumulator): store the "
              "operands as e4m3 with a scale (an f32 accumulator), or as f16 / bf16";
     else
