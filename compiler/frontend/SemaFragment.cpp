@@ -352,6 +352,26 @@ bool Sema::sharedArrayAsPointer(const ExprAST &e, const Type &t, int64_t count, 
   return true;
 }
 
+bool Sema::fragmentRowsThroughArray(const ExprAST &e, const Type &t, const Type &frag,
+                                    NamedArg &stride, bool &ok) {
+  if (!sharedArrayAsPointer(e, t, 0, ok))
+    return false;
+  bool overflow = false;
+  std::optional<int64_t> ld = foldConstant(*stride.expr, overflow);
+  int64_t need = 0;
+  if (ld && !overflow && *ld > 0 && t.staticLength &&
+      !__builtin_mul_overflow(frag.dims[0] - 1, *ld, &need) &&
+      !__builtin_add_overflow(need, frag.dims[1], &need) && *t.staticLength < need) {
+    error(e.loc,
+          t.str() + " has " + std::to_string(*t.staticLength) + " elements, fewer than the " +
+              std::to_string(need) + " that rows of " + std::to_string(frag.dims[1]) +
+              " elements " + std::to_string(*ld) + " apart reach",
+          "declare the array with at least (rows - 1) * row_stride + columns elements");
+    ok = false;
+  }
+  return true;
+}
+
 Type Sema::checkLoadPerCol(CallExpr &e) {
   if (!checkNoNamedArgs(e) || !checkArgCount(e, 2, 2))
     return Type::invalid();
@@ -416,10 +436,18 @@ Type Sema::checkLoadFrag(CallExpr &e) {
   bool ok = fragmentShapeArg(*this, e, 1, frag);
   if (p.isInvalid() || !ok)
     return Type::invalid();
-  if (!p.isPointer() || (p.space != AddressSpace::Global && p.space != AddressSpace::Shared) ||
-      !isValueElementKind(p.scalar)) {
+  // A 1-D shared array (or view) stands for its first element.
+  bool arrayOk = true;
+  bool array = stride && isValueElementKind(p.scalar) &&
+               fragmentRowsThroughArray(*e.args[0], p, frag, *stride, arrayOk);
+  if (!arrayOk)
+    return Type::invalid();
+  if (!array &&
+      (!p.isPointer() || (p.space != AddressSpace::Global && p.space != AddressSpace::Shared) ||
+       !isValueElementKind(p.scalar))) {
     error(e.args[0]->loc,
-          "'load_frag' reads f32, f16 or bf16 rows through a global or shared pointer, found " +
+          "'load_frag' reads f32, f16 or bf16 rows through a global or shared pointer (or a "
+          "1-D shared array), found " +
               p.str(),
           "pass the first element, e.g. `load_frag(W + row0 * ld, acc, row_stride = ld)` with W "
           "a ptr<f32, global>");
@@ -432,7 +460,7 @@ Type Sema::checkLoadFrag(CallExpr &e) {
   }
   if (!checkFragmentRowStride(*stride, frag.dims[1], /*load=*/true))
     return Type::invalid();
-  e.space = p.space;
+  e.space = array ? AddressSpace::Shared : p.space;
   return Type::fragment(p.scalar, frag.dims[0], frag.dims[1]);
 }
 
