@@ -219,6 +219,32 @@ struct FragMathLowering : ConvertOpToLLVMPattern<FragMathOp> {
                          .getResult()
                    : call("__nv_logf", x);
         break;
+      case FragMathFn::sqrt: // sqrt.rn.f32, as the scalar llvm.sqrt
+        y = approx ? intrinsic("llvm.nvvm.sqrt.approx.f", x)
+                   : LLVM::SqrtOp::create(rewriter, loc, f32, x, none).getResult();
+        break;
+      case FragMathFn::rsqrt: // div.rn(1, sqrt.rn(x)), as the scalar form
+        y = approx ? intrinsic("llvm.nvvm.rsqrt.approx.f", x)
+                   : LLVM::FDivOp::create(rewriter, loc, constant(1.0),
+                                          LLVM::SqrtOp::create(rewriter, loc, f32, x, none))
+                         .getResult();
+        break;
+      case FragMathFn::sin:
+        y = approx ? intrinsic("llvm.nvvm.sin.approx.f", x) : call("__nv_sinf", x);
+        break;
+      case FragMathFn::cos:
+        y = approx ? intrinsic("llvm.nvvm.cos.approx.f", x) : call("__nv_cosf", x);
+        break;
+      case FragMathFn::tanh: // NVPTX selects tanh.approx.f32 for llvm.tanh with afn
+        y = approx ? LLVM::TanhOp::create(
+                         rewriter, loc, f32, x,
+                         LLVM::FastmathFlagsAttr::get(getContext(), LLVM::FastmathFlags::afn))
+                         .getResult()
+                   : call("__nv_tanhf", x);
+        break;
+      case FragMathFn::erf:
+        y = call("__nv_erff", x);
+        break;
       }
       out.push_back(y);
     }

@@ -286,6 +286,25 @@ const BuiltinName kBuiltins[] = {
 
 bool isTileViewBuiltin(Builtin b) { return b == Builtin::Rows || b == Builtin::Trans; }
 
+bool isFragmentMathBuiltin(Builtin b) {
+  switch (b) {
+  case Builtin::Exp2:
+  case Builtin::Exp:
+  case Builtin::Log2:
+  case Builtin::Log:
+  case Builtin::Sqrt:
+  case Builtin::Rsqrt:
+  case Builtin::Sin:
+  case Builtin::Cos:
+  case Builtin::Tanh:
+  case Builtin::Erf:
+  case Builtin::Abs:
+    return true;
+  default:
+    return false;
+  }
+}
+
 const char *builtinSignature(Builtin b) {
   for (const BuiltinName &n : kBuiltins)
     if (n.b == b)

@@ -360,14 +360,35 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
       break;
     }
     Type b = Type::i1();
-    checkValue(i.cond, &b, "condition of 'if'", "compare explicitly, e.g. `x != 0`");
+    bool condOk = !checkValue(i.cond, &b, "condition of 'if'", "compare explicitly, e.g. `x != 0`")
+                       .isInvalid();
+    // In an instance of a kernel with compile-time parameters, an error in
+    // a branch its condition rules out (`if FP8 { ... } else { x * y }` with
+    // T = e4m3) gets a note: every branch is checked in every instance.
+    std::optional<ConstValue> constCond;
+    if (condOk && kernel_ && !kernel_->sourceName.empty() && i.cond->type.isBool())
+      constCond = evalConstant(*i.cond);
+    auto deadBranchNote = [&](size_t errorsBefore, bool taken) {
+      if (!constCond || (constCond->i != 0) == taken || diags_.numErrors() == errorsBefore)
+        return;
+      diags_.note(i.cond->loc,
+                  std::string("this branch is not taken in this instance (the condition is ") +
+                      (constCond->i != 0 ? "true" : "false") +
+                      "), but every branch of an `if` is checked in every instance: write code "
+                      "that is valid for each instance (compute through f32: `(x as f32 * s) as "
+                      "T`), or give the instances that need other code a kernel of their own");
+    };
     pushScope();
     ifGuards_.push_back(i.cond.get());
+    size_t errorsBefore = diags_.numErrors();
     checkBlock(i.thenBody, false);
+    deadBranchNote(errorsBefore, true);
     ifGuards_.pop_back();
     popScope();
     pushScope();
+    errorsBefore = diags_.numErrors();
     checkBlock(i.elseBody, false);
+    deadBranchNote(errorsBefore, false);
     popScope();
     break;
   }

@@ -264,6 +264,25 @@ Type Sema::checkFragmentStore(CallExpr &e) {
     e.space = dst.space;
     return Type::voidTy();
   }
+  // A 1-D shared array (or view) with row_stride: through its first element,
+  // as a per_row store and load_per_col take it.
+  bool arrayOk = true;
+  if (stride && !viewRows && fragmentRowsThroughArray(**tileRef, dst, v, *stride, arrayOk)) {
+    if (!arrayOk)
+      return Type::invalid();
+    if (dst.scalar != v.scalar) {
+      error(e.args[1]->loc,
+            "the fragment has elements of type " + std::string(scalarName(v.scalar)) +
+                ", the array " + scalarName(dst.scalar),
+            "convert it first: `store(a, acc as " + std::string(scalarName(dst.scalar)) +
+                ", row_stride = ld)`");
+      return Type::invalid();
+    }
+    if (!checkFragmentRowStride(*stride, v.dims[1], /*load=*/false))
+      return Type::invalid();
+    e.space = AddressSpace::Shared;
+    return Type::voidTy();
+  }
   if (stride) {
     error(stride->loc, "row_stride is for stores through a pointer",
           "a shared tile has its own row length: `store(tile, acc)`");

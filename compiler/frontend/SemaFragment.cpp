@@ -38,7 +38,8 @@ bool isValueElementKind(ScalarKind k) {
 }
 
 const char *kAlgebraHint = "fragments, per_row and per_col values take + - * /, comparisons, "
-                           "unary -, min, max, fma, exp2, exp, log2, log, abs, select and `as`";
+                           "unary -, min, max, fma, exp2, exp, log2, log, sqrt, rsqrt, sin, cos, tanh, erf, "
+                           "abs, select and `as`";
 
 /// The shape two distributed types broadcast to (rows of a per_row, columns
 /// of a per_col, both of a fragment); `a` when they do not (the operand
@@ -187,8 +188,7 @@ Type Sema::checkFragmentCast(CastExpr &e, const Type &from, const Type &to) {
 /// argument (the arguments already inferred).
 Type Sema::checkFragmentArgs(CallExpr &e) {
   Builtin b = e.builtin;
-  bool math = b == Builtin::Exp2 || b == Builtin::Exp || b == Builtin::Log2 ||
-              b == Builtin::Log || b == Builtin::Abs;
+  bool math = isFragmentMathBuiltin(b);
   auto bail = [&] {
     for (ExprPtr &a : e.args)
       finalize(a);
@@ -323,7 +323,11 @@ Type Sema::checkRowReduction(CallExpr &e) {
     return Type::invalid();
   if (frag.scalar != ScalarKind::F32) {
     error(e.args[0]->loc, "'" + e.callee + "' reduces an f32 fragment, found " + frag.str(),
-          "reduce the f32 accumulator, or convert: `" + e.callee + "(f as f32)`");
+          frag.isMask()
+              ? std::string("a mask is read only by select: reduce the values it selects, `") +
+                    e.callee + "(select(m, s, " + (e.builtin == Builtin::RowMax ? "-inf" : "0.0") +
+                    "))`"
+              : "reduce the f32 accumulator, or convert: `" + e.callee + "(f as f32)`");
     return Type::invalid();
   }
   return Type::perRow(ScalarKind::F32, frag.dims[0]);
@@ -343,6 +347,26 @@ bool Sema::sharedArrayAsPointer(const ExprAST &e, const Type &t, int64_t count, 
               std::to_string(count) + " values this reaches",
           "one element per row (load_per_row, a per_row store) or column (load_per_col) of "
           "the fragment: declare the array with at least that many");
+    ok = false;
+  }
+  return true;
+}
+
+bool Sema::fragmentRowsThroughArray(const ExprAST &e, const Type &t, const Type &frag,
+                                    NamedArg &stride, bool &ok) {
+  if (!sharedArrayAsPointer(e, t, 0, ok))
+    return false;
+  bool overflow = false;
+  std::optional<int64_t> ld = foldConstant(*stride.expr, overflow);
+  int64_t need = 0;
+  if (ld && !overflow && *ld > 0 && t.staticLength &&
+      !__builtin_mul_overflow(frag.dims[0] - 1, *ld, &need) &&
+      !__builtin_add_overflow(need, frag.dims[1], &need) && *t.staticLength < need) {
+    error(e.loc,
+          t.str() + " has " + std::to_string(*t.staticLength) + " elements, fewer than the " +
+              std::to_string(need) + " that rows of " + std::to_string(frag.dims[1]) +
+              " elements " + std::to_string(*ld) + " apart reach",
+          "declare the array with at least (rows - 1) * row_stride + columns elements");
     ok = false;
   }
   return true;
@@ -412,10 +436,18 @@ Type Sema::checkLoadFrag(CallExpr &e) {
   bool ok = fragmentShapeArg(*this, e, 1, frag);
   if (p.isInvalid() || !ok)
     return Type::invalid();
-  if (!p.isPointer() || (p.space != AddressSpace::Global && p.space != AddressSpace::Shared) ||
-      !isValueElementKind(p.scalar)) {
+  // A 1-D shared array (or view) stands for its first element.
+  bool arrayOk = true;
+  bool array = stride && isValueElementKind(p.scalar) &&
+               fragmentRowsThroughArray(*e.args[0], p, frag, *stride, arrayOk);
+  if (!arrayOk)
+    return Type::invalid();
+  if (!array &&
+      (!p.isPointer() || (p.space != AddressSpace::Global && p.space != AddressSpace::Shared) ||
+       !isValueElementKind(p.scalar))) {
     error(e.args[0]->loc,
-          "'load_frag' reads f32, f16 or bf16 rows through a global or shared pointer, found " +
+          "'load_frag' reads f32, f16 or bf16 rows through a global or shared pointer (or a "
+          "1-D shared array), found " +
               p.str(),
           "pass the first element, e.g. `load_frag(W + row0 * ld, acc, row_stride = ld)` with W "
           "a ptr<f32, global>");
@@ -428,7 +460,7 @@ Type Sema::checkLoadFrag(CallExpr &e) {
   }
   if (!checkFragmentRowStride(*stride, frag.dims[1], /*load=*/true))
     return Type::invalid();
-  e.space = p.space;
+  e.space = array ? AddressSpace::Shared : p.space;
   return Type::fragment(p.scalar, frag.dims[0], frag.dims[1]);
 }
 

@@ -252,6 +252,12 @@ public:
   Type checkLoadFrag(CallExpr &e);
   /// `row_stride = ld` of a fragment stored or loaded through a pointer.
   bool checkFragmentRowStride(NamedArg &stride, int64_t cols, bool load);
+  /// A fragment store or load_frag with row_stride through a 1-D shared
+  /// array (or view): its first element, as load_per_col and a per_row store
+  /// take it; false when `e` is no such array. `ok` is false when a
+  /// constant length cannot hold the rows a constant stride reaches.
+  bool fragmentRowsThroughArray(const ExprAST &e, const Type &t, const Type &frag,
+                                NamedArg &stride, bool &ok);
   /// The extents and element type of a written frag / per_row / per_col type.
   bool checkDistributedShape(const Location &loc, const Type &t);
   // ---- SemaEpilogue.cpp: column slices and stores of fragments

@@ -53,7 +53,11 @@ bool Sema::checkFragmentShape(const Location &loc, ScalarKind k, int64_t m, int6
                      "operand a), M a multiple of 64 and N a multiple of 8 in 8..256 "
                      "(wgmma.m64nNk16)";
   if (k != ScalarKind::F32 && k != ScalarKind::F16 && k != ScalarKind::BF16 && !isFp8Kind(k)) {
-    error(loc, std::string("no fragment of ") + scalarName(k) + " elements", hint);
+    error(loc, std::string("no fragment of ") + scalarName(k) + " elements",
+          isIntegerKind(k) ? std::string(hint) +
+                                 "; tilec has no integer mma (wgmma .s8/.u8 into s32): "
+                                 "accumulate in f32 from e4m3, f16 or bf16 operands"
+                           : std::string(hint));
     return false;
   }
   if (isFp8Kind(k) && n % T::kWgmmaK8Bit != 0) {
@@ -282,11 +286,23 @@ Type Sema::checkMma(CallExpr &e) {
              eb = b.tile->elem.type.scalar;
   bool fp8 = isFp8Kind(ea) && isFp8Kind(eb);
   if (!fp8 && (ea != eb || (ea != ScalarKind::F16 && ea != ScalarKind::BF16))) {
+    // What to write depends on the kinds: tilec offers no tf32 or integer
+    // wgmma (.tf32, .s8/.u8), so a pair of those is stored in another type,
+    // not "converted on the other side".
+    std::string hint;
+    if (ea == ScalarKind::F32 || eb == ScalarKind::F32)
+      hint = "tilec has no tf32 mma (wgmma .tf32): store the f32 operands as bf16 (or f16), "
+             "`x as bf16` where they are written, and keep an f32 accumulator";
+    else if (isIntegerKind(ea) || isIntegerKind(eb))
+      hint = "tilec has no integer mma (wgmma .s8/.u8 with an s32 accumulator): store the "
+             "operands as e4m3 with a scale (an f32 accumulator), or as f16 / bf16";
+    else
+      hint = "wgmma.mma_async multiplies f16 x f16, bf16 x bf16 or fp8 x fp8 (e4m3 and e5m2 "
+             "in any mix); convert the other operand where it is stored";
     error(e.loc,
           std::string("mma operands must both be f16, both bf16 or both fp8, found ") +
               scalarName(ea) + " and " + scalarName(eb),
-          "wgmma.mma_async multiplies f16 x f16, bf16 x bf16 or fp8 x fp8 (e4m3 and e5m2 in any "
-          "mix); convert the other operand where it is stored");
+          hint);
     return Type::invalid();
   }
   // fp8 wgmma has no transpose: both operands are read K-major (PTX ISA

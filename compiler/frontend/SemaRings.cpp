@@ -254,8 +254,10 @@ bool Sema::checkProduceExpr(const ExprAST &e) {
           "scalar code; synchronise and access memory outside it");
   else
     error(bad->loc, "a produce block cannot read or write memory",
-          "a produce block runs in one elected thread and holds copy_async and scalar code; "
-          "read the data in a consume block");
+          "a produce block runs in one elected thread and holds copy_async and scalar code: "
+          "read what the copies' coordinates need before it (`let page = table[j]` in the "
+          "loop, then `produce r as s { copy_async(s.k, K[page * 64, 0]) }`), and "
+          "what the consumers need in a consume block");
   return false;
 }
 
@@ -361,6 +363,12 @@ void Sema::checkRingAccess(RingAccessStmt &s) {
     return;
   if (!checkProduceStmts(s.body))
     return;
+  // A member whose declaration was refused (reported there) has no tile:
+  // its copies count nothing, which is no second error.
+  if (s.ring)
+    for (const RingMember &m : s.ring->members)
+      if (!m.stage)
+        return;
   if (produceBytes_ == 0) {
     error(s.loc, "produce block of ring '" + s.ringName + "' loads no tile",
           "copy the stage's tiles: `copy_async(s.a, A[r, c])`");

@@ -360,9 +360,16 @@ bool Sema::checkNotFp8Fragment(const Location &loc, const Type &t, const std::st
     return true;
   // Its registers hold wgmma's register-A layout, not the accumulator's
   // (docs/reference/mma.md "fp8 fragments"), and PTX has no fp8 arithmetic.
+  std::string fp8 = scalarName(t.scalar);
+  // An fp8 output (a GEMM writing e4m3) is no fragment store: the elements
+  // go through a 16-bit tile and convert as vectors.
   error(loc, what + " cannot take the fp8 fragment " + t.str() + ": it is only operand a of mma",
-        "compute on the f32 fragment and convert last: `o = mma(p as " +
-            std::string(scalarName(t.scalar)) + ", trans(s.vt), o)`");
+        what == "store"
+            ? "to write " + fp8 + " values, store the fragment as f16 into a shared tile "
+              "(`store(t, acc as f16)`), synchronise, then convert 8 elements at a time: "
+              "`store(out[i], load(t[r, c], vector = 8) as vec<" + fp8 + ", 8>)`"
+            : "compute on the f32 fragment and convert last: `o = mma(p as " + fp8 +
+                  ", trans(s.vt), o)`");
   return false;
 }
 

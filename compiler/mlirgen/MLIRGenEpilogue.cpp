@@ -134,8 +134,7 @@ bool MLIRGenImpl::isEpilogueCall(const fe::CallExpr &e) {
           e.builtin == BI::FragRow || e.builtin == BI::FragCol || e.builtin == BI::LoadPerCol ||
           e.builtin == BI::LoadPerRow || e.builtin == BI::LoadFrag ||
           e.builtin == BI::Cols || e.builtin == BI::RowMax || e.builtin == BI::RowSum ||
-          e.builtin == BI::Select || e.builtin == BI::Exp2 || e.builtin == BI::Exp ||
-          e.builtin == BI::Log2 || e.builtin == BI::Log || e.builtin == BI::Abs);
+          e.builtin == BI::Select || fe::isFragmentMathBuiltin(e.builtin));
 }
 
 Value MLIRGenImpl::genEpilogueCall(const fe::CallExpr &e) {
@@ -176,6 +175,18 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
     return math(FragMathFn::log);
   case BI::Abs:
     return math(FragMathFn::abs);
+  case BI::Sqrt:
+    return math(FragMathFn::sqrt);
+  case BI::Rsqrt:
+    return math(FragMathFn::rsqrt);
+  case BI::Sin:
+    return math(FragMathFn::sin);
+  case BI::Cos:
+    return math(FragMathFn::cos);
+  case BI::Tanh:
+    return math(FragMathFn::tanh);
+  case BI::Erf:
+    return math(FragMathFn::erf);
   default:
     break;
   }
@@ -207,7 +218,9 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
       if (na.name == "row_stride")
         stride = na.expr.get();
     Value ld = castInt(l, genExpr(*stride), builder.getI64Type(), stride->type.isUnsigned());
-    return FragLoadOp::create(builder, l, cast<FragType>(type), genExpr(*e.args[0]), ld, thread);
+    const fe::ExprAST &src = *e.args[0]; // a pointer, or a 1-D shared array
+    Value ptr = src.type.isPointer() ? genExpr(src) : genView(src).ptr;
+    return FragLoadOp::create(builder, l, cast<FragType>(type), ptr, ld, thread);
   }
   case BI::Fma: {
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]), c = genExpr(*e.args[2]);
@@ -241,12 +254,12 @@ void MLIRGenImpl::genFragmentStore(const fe::CallExpr &e) {
     StorePerRowOp::create(builder, l, value, ptr, thread);
     return;
   }
-  if (dst.type.isPointer()) {
-    Value ptr = genExpr(dst);
-    const fe::ExprAST *stride = nullptr; // Sema: present on a store through a pointer
-    for (const fe::NamedArg &na : e.namedArgs)
-      if (na.name == "row_stride")
-        stride = na.expr.get();
+  const fe::ExprAST *stride = nullptr; // Sema: present on a store through a pointer
+  for (const fe::NamedArg &na : e.namedArgs)
+    if (na.name == "row_stride")
+      stride = na.expr.get();
+  if (stride) { // a pointer, or a 1-D shared array: its first element
+    Value ptr = dst.type.isPointer() ? genExpr(dst) : genView(dst).ptr;
     Value ld = castInt(l, genExpr(*stride), builder.getI64Type(), stride->type.isUnsigned());
     FragStoreOp::create(builder, l, value, ptr, ld, thread);
     return;

@@ -12,9 +12,9 @@
 // before the barrier that orders them before the store (PTX ISA 8.6
 // "Proxies"; the proxy-fence rule): the fence goes right before the
 // nearest barrier preceding the store (every writer runs it; inside a role,
-// the role's named barrier), or before the
-// store itself when no barrier precedes it (the issuing thread wrote it). One
-// fence per barrier, never duplicated.
+// the role's named barrier), or before the store itself when no barrier
+// precedes it or writes of the tile come after that barrier (the writes
+// then precede the read directly). One fence per barrier, never duplicated.
 //
 // With `check-only` (tilec --no-auto-sync: insert nothing, what is missing is
 // an error) the pass inserts neither fence and reports each one it would
@@ -116,6 +116,22 @@ bool userFencedBefore(Operation *at, const llvm::DenseSet<Operation *> &allocs) 
   return false;
 }
 
+/// Whether a generic write of `allocs` that no fence follows lies between
+/// `barrier` and `op` in program order (op's block, then its ancestors'):
+/// then the barrier does not order those writes, and the fence goes right
+/// before op, after them.
+bool unfencedWritesBetween(Operation *barrier, Operation *op,
+                           const llvm::DenseSet<Operation *> &allocs) {
+  for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
+    for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
+      if (prev == barrier)
+        return false;
+      if (Tail t = tailOf(prev, allocs); t != Tail::Neither)
+        return t == Tail::Writes;
+    }
+  return false;
+}
+
 /// fence.proxy.async before async-proxy reads of tiles written generically;
 /// with checkOnly, an error for each one missing. Fails after an error.
 LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly) {
@@ -138,8 +154,11 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly) {
         written.insert(alloc);
     if (written.empty())
       return;
+    // The nearest barrier before the read orders the writes only when they
+    // come before it; writes after it (no barrier between them and the read)
+    // are fenced right before the read.
     Operation *at = precedingBarrier(access);
-    if (!at)
+    if (!at || unfencedWritesBetween(at, access, written))
       at = access;
     if (isa_and_nonnull<FenceProxyAsyncOp>(at->getPrevNode()))
       return;

@@ -222,5 +222,7 @@ LogicalResult FragMathOp::verify() {
   }
   if (!elem.isF32())
     return emitOpError() << stringifyFragMathFn(getFn()) << " takes f32 elements";
+  if (getFn() == FragMathFn::erf && getApprox())
+    return emitOpError("erf has no approximate form");
   return success();
 }

@@ -436,3 +436,50 @@ def test_devices_as_torch_names():
     assert m.touch.max_active_clusters(device="cuda:0") >= 1
     assert tilec.empty(4, "i32", device=Dev()).device == 0
     tilec.synchronize("cuda:0")
+
+
+# ------------------------------------------------------------------ register_op
+
+
+def test_register_op_checks_its_arguments_before_torch():
+    """register_op's mistakes name the op, the kernel and what to write; they
+    are found before torch is imported (so these run without torch)."""
+    k = safety().touch
+    with pytest.raises(TypeError, match=r"register_op\('t::touch', kernel 'touch'\): mutates_args "
+                                        r"is the string 'out'.*mutates_args=\('out',\)"):
+        tilec.register_op("t::touch", k, grid=1, mutates_args="out")
+    with pytest.raises(ValueError, match=r"mutates_args names 'ou', which is no parameter of the "
+                                         r"kernel; its pointer and tensor parameters are out"):
+        tilec.register_op("t::touch", k, grid=1, mutates_args=("ou",))
+    with pytest.raises(ValueError, match=r"mutates_args names 'value', a i32 scalar: a kernel "
+                                         r"writes only through pointer and tensor parameters"):
+        tilec.register_op("t::touch", k, grid=1, mutates_args=("value",))
+    with pytest.raises(TypeError, match=r"the grid function is called with the op's 2 arguments "
+                                        r"\(out, value\).*grid=lambda out, value: \.\.\..*meta"):
+        tilec.register_op("t::touch", k, grid=lambda meta: (1,), mutates_args=("out",))
+
+
+def test_register_op_signature_takes_floats_for_fp8_scalars():
+    from tilec._torch import _annotation
+    assert _annotation("e4m3") == "float" and _annotation("e5m2") == "float"
+    assert _annotation("f16") == "float" and _annotation("u8") == "int"
+    assert _annotation("ptr<e4m3, global>") == "torch.Tensor"
+
+
+def test_a_grid_function_that_raises_names_the_kernel():
+    k = safety().touch
+    a = tilec.empty(4, "i32")
+    with pytest.raises(tilec.LaunchError, match=r"kernel 'touch': the grid function raised "
+                                                r"ZeroDivisionError") as info:
+        k[lambda meta: meta["value"] // 0](a, 1)
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
+
+
+def test_a_type_parameter_by_a_dtype_name_as_tilec_empty_takes_it():
+    """defines= and module.kernel(T=...) take "float16" / "float8_e4m3fn" as
+    tilec.empty does, not only "f16" / "e4m3" and dtype objects."""
+    m = tilec.compile(USER, defines={"T": ["float16", "bfloat16"]})
+    assert sorted(n for n in m.names if n.startswith("add$")) == ["add$Tbf16", "add$Tf16"]
+    assert m.kernel("add", T="float16").name == "add$Tf16"
+    assert m.kernel("add", T="torch.bfloat16").name == "add$Tbf16"
+    assert m.kernel("add", T="bf16").name == "add$Tbf16"

@@ -137,13 +137,15 @@ def _dims(value, what):
 
 def _type_name(v):
     """A type parameter's value as tilec names it: "bf16", or a torch or
-    numpy dtype (torch.bfloat16, np.float16) as its tile type; None when `v`
-    is none of these."""
+    numpy dtype (torch.bfloat16, np.float16) or its name ("float16") as its
+    tile type; None when `v` is none of these."""
+    from ._family import _NAMES
     if isinstance(v, str):
-        return v
+        # A dtype's name ("float16", "bfloat16", "float8_e4m3fn") as
+        # tilec.empty takes it, else the tile name as written.
+        return _NAMES.get(v[6:] if v.startswith("torch.") else v, v)
     if isinstance(v, (bool, int)):
         return None
-    from ._family import _NAMES
     name = v.__name__ if isinstance(v, type) else str(v)
     name = name[6:] if name.startswith("torch.") else name
     return _NAMES.get(name)

@@ -1,6 +1,6 @@
 """kernel[grid] with ``grid`` a function, as Triton takes it."""
 
-from ._errors import LaunchTypeError
+from ._errors import LaunchError, LaunchTypeError
 
 # Launch options: keywords that are not the kernel's arguments.
 _OPTIONS = frozenset(("stream", "block", "cluster", "shared", "check_pointers",
@@ -41,7 +41,18 @@ class CallableGridLauncher:
         meta.kernel = k
         meta.update(zip((name for name, _ in k.params), args))
         meta.update((name, v) for name, v in kwargs.items() if name not in _OPTIONS)
-        grid = self.grid(meta)
+        try:
+            grid = self.grid(meta)
+        except LaunchError:
+            raise
+        except Exception as e:
+            # The user's function failed: say which kernel's grid, as an
+            # argument's own conversion error is reported (the original is
+            # the __cause__, its traceback the function's line).
+            raise LaunchError(f"kernel '{k.name}': the grid function raised "
+                              f"{type(e).__name__}: {e}", call="Kernel::launch", code=1,
+                              error_name="CUDA_ERROR_INVALID_VALUE", kernel=k.name,
+                              description="invalid argument") from e
         if callable(grid):
             raise _refuse(k, f"the grid function returned {grid!r}: it must return an int or "
                              f"a tuple of 1 to 3 ints")

@@ -134,6 +134,24 @@ tile.kernel @abs_approx() {
 
 // -----
 
+tile.kernel @erf_approx() {
+  %a = tile.frag_zeros : !tile.frag<64x64xf32>
+  // expected-error @+1 {{erf has no approximate form}}
+  %m = tile.frag_math erf %a {approx} : !tile.frag<64x64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @tanh_bf16() {
+  %a = tile.frag_zeros : !tile.frag<64x64xbf16>
+  // expected-error @+1 {{tanh takes f32 elements}}
+  %m = tile.frag_math tanh %a : !tile.frag<64x64xbf16>
+  tile.return
+}
+
+// -----
+
 tile.kernel @splat_type(%x: f16) {
   // expected-error @+1 {{splats a scalar of the result's element type}}
   %m = tile.frag_splat %x : f16 -> !tile.per_row<64xf32>

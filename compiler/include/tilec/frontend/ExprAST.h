@@ -251,6 +251,10 @@ enum class Builtin {
 };
 /// Rows, Trans: views of a shared tile that only mma (and store) take.
 bool isTileViewBuiltin(Builtin b);
+/// The math builtins that also work element-wise on fragments, per_row and
+/// per_col values (tile.frag_math): exp2 exp log2 log sqrt rsqrt sin cos tanh
+/// erf abs. Sema's check and MLIRGen's dispatch both ask this one list.
+bool isFragmentMathBuiltin(Builtin b);
 const char *builtinName(Builtin b);
 /// The builtin's call form as docs/reference/builtins.md writes it (an
 /// arity error's hint), e.g. `arrive(B[, order =, scope =])`.

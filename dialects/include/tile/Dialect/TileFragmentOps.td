@@ -76,21 +76,26 @@ def Tile_FragSelectOp : Tile_Op<"frag_select", [Pure]> {
 
 def Tile_FragMathFn : I32EnumAttr<"FragMathFn", "element-wise math function", [
     I32EnumAttrCase<"exp2", 0>, I32EnumAttrCase<"exp", 1>, I32EnumAttrCase<"log2", 2>,
-    I32EnumAttrCase<"log", 3>, I32EnumAttrCase<"abs", 4>]> {
+    I32EnumAttrCase<"log", 3>, I32EnumAttrCase<"abs", 4>, I32EnumAttrCase<"sqrt", 5>,
+    I32EnumAttrCase<"rsqrt", 6>, I32EnumAttrCase<"sin", 7>, I32EnumAttrCase<"cos", 8>,
+    I32EnumAttrCase<"tanh", 9>, I32EnumAttrCase<"erf", 10>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::tile";
 }
 def Tile_FragMathFnAttr : EnumAttr<Tile_Dialect, Tile_FragMathFn, "frag_math_fn">;
 
 def Tile_FragMathOp : Tile_Op<"frag_math", [Pure, AllTypesMatch<["value", "result"]>]> {
-  let summary = "element-wise exp2 / exp / log2 / log / abs";
+  let summary = "element-wise exp2 / exp / log2 / log / abs / sqrt / rsqrt / sin / cos / tanh / erf";
   let description = [{
     The scalar builtins' semantics per element (docs/reference/warp-and-math.md
-    "Math functions"): without `approx` the accurate libdevice forms
-    (__nv_exp2f, __nv_expf, __nv_log2f, __nv_logf); with `approx` the PTX
-    .approx instructions without .ftz (ex2.approx.f32, lg2.approx.f32; exp
-    and log scale by log2(e) / ln(2)). exp2/exp/log2/log take f32 elements;
-    abs is exact on f32, f16 and bf16 (abs.f16x2 on packed pairs).
+    "Math functions", compiler/mlirgen/MLIRGenMath.cpp): without `approx` the
+    accurate forms (libdevice __nv_exp2f, __nv_expf, __nv_log2f, __nv_logf,
+    __nv_sinf, __nv_cosf, __nv_tanhf, __nv_erff; sqrt.rn; rsqrt as
+    div.rn(1, sqrt.rn)); with `approx` the PTX .approx instructions
+    (ex2.approx.ftz.f32, lg2.approx.f32, sqrt/rsqrt/sin/cos/tanh.approx.f32;
+    exp and log scale by log2(e) / ln(2)); erf has no approximate form.
+    Every function but abs takes f32 elements; abs is exact on f32, f16 and
+    bf16 (abs.f16x2 on packed pairs).
   }];
   let arguments = (ins Tile_Distributed:$value, Tile_FragMathFnAttr:$fn, UnitAttr:$approx);
   let results = (outs Tile_Distributed:$result);
