@@ -26,6 +26,7 @@
 #include "tile/Dialect/Hint.h"
 
 #include "SyncAnalysis.h"
+#include "Uniformity.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -132,9 +133,70 @@ bool unfencedWritesBetween(Operation *barrier, Operation *op,
   return false;
 }
 
+/// Whether `op` is or contains a barrier or an mbarrier wait: what may order
+/// other threads' earlier writes before what follows it.
+bool ordersOtherThreads(Operation *op) {
+  bool found = false;
+  op->walk([&](Operation *inner) {
+    if (isa<BarrierOp, NamedBarrierOp, MBarrierWaitOp>(inner)) {
+      found = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+/// The generic write of `allocs` nearest before `op` in program order (op's
+/// block, then its ancestors') with no barrier or mbarrier wait between them
+/// (scanning back from op, a region op holding either stops the scan), or
+/// nullptr.
+Operation *writeSinceBarrier(Operation *op, const llvm::DenseSet<Operation *> &allocs) {
+  for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
+    for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
+      if (ordersOtherThreads(prev))
+        return nullptr;
+      Operation *write = nullptr;
+      prev->walk([&](MemoryAccessOpInterface access) {
+        if (access.getAccessProxy() == MemoryProxy::generic && access.writesMemory())
+          if (SharedAllocOp alloc = rootAlloc(access.getAccessPtr()); alloc && allocs.contains(alloc))
+            write = access;
+      });
+      if (write)
+        return write;
+    }
+  return nullptr;
+}
+
+/// An async-proxy read (TMA store, wgmma operand) of a tile that a whole warp
+/// or more wrote generically with no barrier since: the read may run before
+/// the other threads' writes (a fence orders only the fencing thread's own
+/// writes, PTX ISA "Memory Consistency Model": proxy fences are per thread,
+/// a barrier orders threads). An error at the read, with a note at the
+/// write. A write under a per-thread decision (`if thread_id() == 0`) may be
+/// the reader's own: not reported.
+bool checkUnorderedWriters(MemoryAccessOpInterface access,
+                           const llvm::DenseSet<Operation *> &written,
+                           const UniformityAnalysis &uniformity) {
+  Operation *write = writeSinceBarrier(access, written);
+  if (!write || uniformity.controlLevel(write) > ::tile::uniformity::kAlignedMax)
+    return true;
+  const bool wgmma = isa<MmaOp, MmaRegAOp>(access.getOperation());
+  InFlightDiagnostic d = access->emitError(
+      Twine("this ") + (wgmma ? "mma reads an operand tile" : "TMA store reads a tile") +
+      " that several threads write with no barrier since: it may read the tile before the "
+      "other threads' writes reach it");
+  d.attachNote(write->getLoc()) << "written here by every thread that reaches it";
+  attachHint(d, "add sync_threads() between the writes and the " +
+                    Twine(wgmma ? "mma" : "store") +
+                    " (the compiler puts the proxy fence the async read needs before it)");
+  return false;
+}
+
 /// fence.proxy.async before async-proxy reads of tiles written generically;
 /// with checkOnly, an error for each one missing. Fails after an error.
-LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly) {
+LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
+                              const UniformityAnalysis &uniformity) {
   llvm::DenseMap<Operation *, Operation *> firstGenericWrite; // alloc -> write
   kernel.walk([&](MemoryAccessOpInterface access) {
     if (access.getAccessProxy() == MemoryProxy::generic && access.writesMemory())
@@ -154,6 +216,10 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly) {
         written.insert(alloc);
     if (written.empty())
       return;
+    if (!checkUnorderedWriters(access, written, uniformity)) {
+      ok = false;
+      return;
+    }
     // The nearest barrier before the read orders the writes only when they
     // come before it; writes after it (no barrier between them and the read)
     // are fenced right before the read.
@@ -187,7 +253,7 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly) {
   return success(ok);
 }
 
-struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
+struct InsertFencesPass : mlir::tile::impl::TileInsertFencesBase<InsertFencesPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -195,7 +261,8 @@ struct InsertFencesPass : tile::impl::TileInsertFencesBase<InsertFencesPass> {
     // A fence is not a memory access: the analysis stays valid.
     markAnalysesPreserved<SyncAnalysis>();
     // Both checks run so that --no-auto-sync reports every missing fence.
-    bool ok = succeeded(fenceAsyncReads(getOperation(), checkOnly));
+    bool ok =
+        succeeded(fenceAsyncReads(getOperation(), checkOnly, getAnalysis<UniformityAnalysis>()));
     if (facts.hasPeerCompletedMBarriers())
       ok = succeeded(fenceMBarrierInits(facts)) && ok;
     if (!ok)
