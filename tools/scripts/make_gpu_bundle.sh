@@ -76,12 +76,14 @@ if [ -f samples/ring_gemm_rs/ring_gemm_rs.tile ]; then
 fi
 cp "$CATCH2_HPP" .gpu/catch2/catch2/catch.hpp
 # The Python package's GPU tests (ctest python.gpu reads $TILEC_PTX_DIR, this
-# folder there): their modules, compiled here as tools/scripts/python_ptx.sh does.
-TILEC=build/bin/tilec bash tools/scripts/python_ptx.sh .gpu/ptx > /dev/null
+# subfolder there): their modules, compiled here as tools/scripts/python_ptx.sh
+# does. A folder of their own: gemm_f16_mc, ring_gemm_f16 and others are
+# samples' names too, with other instances.
+TILEC=build/bin/tilec bash tools/scripts/python_ptx.sh .gpu/ptx/python > /dev/null
 
 # The GPU machine JITs this PTX; catch assembler errors here, where tilec lives.
 bad=0
-for f in .gpu/ptx/*.ptx; do
+for f in .gpu/ptx/*.ptx .gpu/ptx/python/*.ptx; do
   if ! "$CUDA_HOME/bin/ptxas" -arch=sm_90a "$f" -o /dev/null 2>"/tmp/make_gpu_bundle.$$.err"; then
     echo "make_gpu_bundle: ptxas rejects $f:" >&2
     cat "/tmp/make_gpu_bundle.$$.err" >&2
