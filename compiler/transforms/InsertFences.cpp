@@ -54,12 +54,14 @@ bool fencedAfter(Operation *init) {
 }
 
 /// The nearest barrier before op in program order (its block, then its
-/// ancestors' blocks), or nullptr: tile.barrier, or inside a role the role's
-/// tile.named_barrier (the writers of a tile a role stores are its threads).
+/// ancestors' blocks), or nullptr: tile.barrier, inside a role the role's
+/// tile.named_barrier (the writers of a tile a role stores are its threads),
+/// or a cluster barrier: cluster_sync, or the cluster_arrive of a split one
+/// (the writers' release is the arrive: their fence goes before it).
 Operation *precedingBarrier(Operation *op) {
   for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
     for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode())
-      if (isa<BarrierOp, NamedBarrierOp>(prev))
+      if (isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterArriveOp>(prev))
         return prev;
   return nullptr;
 }
@@ -133,12 +135,13 @@ bool unfencedWritesBetween(Operation *barrier, Operation *op,
   return false;
 }
 
-/// Whether `op` is or contains a barrier or an mbarrier wait: what may order
-/// other threads' earlier writes before what follows it.
+/// Whether `op` is or contains a barrier (a CTA's, a role's, the cluster's)
+/// or an mbarrier wait: what may order other threads' earlier writes before
+/// what follows it.
 bool ordersOtherThreads(Operation *op) {
   bool found = false;
   op->walk([&](Operation *inner) {
-    if (isa<BarrierOp, NamedBarrierOp, MBarrierWaitOp>(inner)) {
+    if (isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterWaitOp, MBarrierWaitOp>(inner)) {
       found = true;
       return WalkResult::interrupt();
     }
