@@ -314,8 +314,7 @@ int runBench(const Options &o) {
          << " |\n";
       continue;
     }
-    const std::vector<float> a = normalData(size_t(m * k), o.seed, 11, false);
-    const std::vector<float> b = normalData(size_t(n * k), o.seed, 12, false);
+    const auto [a, b] = timingInputs(m, n, k, o.seed);
     const Quantized qt = quantize(a, b, m, n, k, Format::E4M3, Scaling::Tensor);
     const Quantized qr = quantize(a, b, m, n, k, Format::E4M3, Scaling::RowCol);
     const Quantized qb = quantize(a, b, m, n, k, Format::E4M3, Scaling::Block);
@@ -470,8 +469,7 @@ int runAlternate(const Options &o) {
     const int64_t m = shape[0], n = shape[1], k = shape[2];
     std::printf("%" PRId64 "x%" PRId64 "x%" PRId64 ":\n", m, n, k);
     std::fflush(stdout);
-    const std::vector<float> a = normalData(size_t(m * k), o.seed, 11, false);
-    const std::vector<float> b = normalData(size_t(n * k), o.seed, 12, false);
+    const auto [a, b] = timingInputs(m, n, k, o.seed);
     const Quantized qt = quantize(a, b, m, n, k, Format::E4M3, Scaling::Tensor);
     const Quantized qb = quantize(a, b, m, n, k, Format::E4M3, Scaling::Block);
     Device dt(qt), db(qb);

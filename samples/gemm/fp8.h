@@ -163,6 +163,16 @@ inline std::vector<float> normalData(size_t n, uint64_t seed, uint64_t stream, b
   return v;
 }
 
+// The timed runs' inputs (--bench, --alternate, --small): A [m, k] and B
+// [n, k], normal, without outliers, streams 11 and 12 of `seed`, so every
+// mode times the same data.
+struct TimingInputs {
+  std::vector<float> a, b;
+};
+inline TimingInputs timingInputs(int64_t m, int64_t n, int64_t k, uint64_t seed) {
+  return {normalData(size_t(m * k), seed, 11, false), normalData(size_t(n * k), seed, 12, false)};
+}
+
 // ---------------------------------------------------------------- references
 // C[row, :] for each row of `rows` in float64 (rows.size() x N): `dequantized`
 // from the fp8 values times their scales, else from the original f32 data.

@@ -96,8 +96,7 @@ int runSmall(const Options &o) {
     const int64_t m = shape[0], n = shape[1], k = shape[2];
     std::printf("%" PRId64 "x%" PRId64 "x%" PRId64 ":\n", m, n, k);
     std::fflush(stdout);
-    const std::vector<float> a = normalData(size_t(m * k), o.seed, 11, false);
-    const std::vector<float> b = normalData(size_t(n * k), o.seed, 12, false);
+    const auto [a, b] = timingInputs(m, n, k, o.seed);
     const Quantized q = quantize(a, b, m, n, k, o.format, Scaling::Tensor);
     Device d(q);
     struct Cand {
