@@ -14,7 +14,13 @@
 // nearest barrier preceding the store (every writer runs it; inside a role,
 // the role's named barrier), or before the store itself when no barrier
 // precedes it or writes of the tile come after that barrier (the writes
-// then precede the read directly). One fence per barrier, never duplicated.
+// then precede the read directly). When the writes reach the reader through
+// an mbarrier instead (the writers arrive on it after their writes, the
+// reader waits on it), the fence goes right before each such arrive, or
+// before the sync_warp()/barrier that precedes a one-lane arrive; the
+// arrive's release is tile-sync-semantics's decision
+// (SyncAnalysis::releasesToAsyncReads). One fence per barrier or arrive,
+// never duplicated.
 //
 // With `check-only` (tilec --no-auto-sync: insert nothing, what is missing is
 // an error) the pass inserts neither fence and reports each one it would
@@ -135,13 +141,91 @@ bool unfencedWritesBetween(Operation *barrier, Operation *op,
   return false;
 }
 
+/// The mbarrier arrives that follow generic writes of a set of tiles in their
+/// thread's program order: a wait on their mbarrier is where the writes
+/// reach the waiting threads (the writers' proxy fence goes before such an
+/// arrive, and tile-sync-semantics makes it a release). A wait on another
+/// mbarrier (one only TMA completes, say) orders none of those writes.
+struct ReleasingArrives {
+  ReleasingArrives(KernelOp kernel, const llvm::DenseSet<Operation *> &tiles,
+                   const UniformityAnalysis &uniformity) {
+    kernel.walk([&](MBarrierArriveOp arrive) {
+      bool written = false;
+      forEachOpBefore(arrive, [&](Operation *op) { written = written || writesGenerically(op, tiles); });
+      if (!written)
+        return;
+      // An arrive that one thread makes (`if thread_id() == 0`) releases
+      // its own writes, and its warp's or CTA's when a sync_warp() or a
+      // barrier orders them before it (every writer fences before that
+      // sync); not the others'.
+      Operation *sync = uniformity.runsAligned(arrive) ? nullptr : syncBefore(arrive, tiles);
+      arrives.push_back({arrive, sync ? sync : arrive.getOperation()});
+      bool wholeWarps = uniformity.runsAligned(arrive) || sync;
+      if (SharedAllocOp mbar = rootAlloc(arrive.getMbar())) {
+        mbarriers.insert(mbar);
+        if (wholeWarps)
+          warpMBarriers.insert(mbar);
+      } else {
+        anyMBarrier = true; // not traced to its allocation: it may be any
+        anyWarpMBarrier |= wholeWarps;
+      }
+    });
+  }
+  /// Whether a wait on `mbar` acquires what one of the arrives released
+  /// (with wholeWarps: the writes of every thread of the writers' warps).
+  bool releasedBy(Value mbar, bool wholeWarps) const {
+    SharedAllocOp alloc = rootAlloc(mbar);
+    const llvm::DenseSet<Operation *> &set = wholeWarps ? warpMBarriers : mbarriers;
+    if (wholeWarps ? anyWarpMBarrier : anyMBarrier)
+      return true;
+    return !set.empty() && (!alloc || set.contains(alloc));
+  }
+  struct Releasing {
+    MBarrierArriveOp arrive;
+    Operation *fenceBefore; // the arrive, or the sync that orders its writers before it
+  };
+  SmallVector<Releasing> arrives;
+
+private:
+  /// The op holding a sync_warp() or barrier between the last generic write
+  /// of the tiles before `arrive` and the arrive (its block, then its
+  /// ancestors'), or null.
+  static Operation *syncBefore(Operation *arrive, const llvm::DenseSet<Operation *> &tiles) {
+    for (Operation *at = arrive; at && !isa<KernelOp>(at); at = at->getParentOp())
+      for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
+        WalkResult synced = prev->walk([](Operation *op) {
+          return isa<SyncWarpOp, BarrierOp, NamedBarrierOp>(op) ? WalkResult::interrupt()
+                                                                : WalkResult::advance();
+        });
+        if (synced.wasInterrupted())
+          return prev;
+        if (writesGenerically(prev, tiles))
+          return nullptr;
+      }
+    return nullptr;
+  }
+  llvm::DenseSet<Operation *> mbarriers, warpMBarriers;
+  bool anyMBarrier = false, anyWarpMBarrier = false;
+};
+
+/// The mbarrier a wait or try_wait waits on, or null.
+Value waitedMBarrier(Operation *op) {
+  if (auto wait = dyn_cast<MBarrierWaitOp>(op))
+    return wait.getMbar();
+  if (auto probe = dyn_cast<MBarrierTryWaitOp>(op))
+    return probe.getMbar();
+  return nullptr;
+}
+
 /// Whether `op` is or contains a barrier (a CTA's, a role's, the cluster's)
-/// or an mbarrier wait: what may order other threads' earlier writes before
-/// what follows it.
-bool ordersOtherThreads(Operation *op) {
+/// or a wait on an mbarrier the writers arrive on: what orders other
+/// threads' earlier writes before what follows it.
+bool ordersOtherThreads(Operation *op, const ReleasingArrives &released) {
   bool found = false;
   op->walk([&](Operation *inner) {
-    if (isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterWaitOp, MBarrierWaitOp>(inner)) {
+    Value mbar = waitedMBarrier(inner);
+    if (isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterWaitOp>(inner) ||
+        (mbar && released.releasedBy(mbar, /*wholeWarps=*/true))) {
       found = true;
       return WalkResult::interrupt();
     }
@@ -151,13 +235,14 @@ bool ordersOtherThreads(Operation *op) {
 }
 
 /// The generic write of `allocs` nearest before `op` in program order (op's
-/// block, then its ancestors') with no barrier or mbarrier wait between them
-/// (scanning back from op, a region op holding either stops the scan), or
-/// nullptr.
-Operation *writeSinceBarrier(Operation *op, const llvm::DenseSet<Operation *> &allocs) {
+/// block, then its ancestors') with nothing between them that orders other
+/// threads' writes (scanning back from op, a region op holding a barrier or
+/// such a wait stops the scan), or nullptr.
+Operation *writeSinceBarrier(Operation *op, const llvm::DenseSet<Operation *> &allocs,
+                             const ReleasingArrives &released) {
   for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
     for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
-      if (ordersOtherThreads(prev))
+      if (ordersOtherThreads(prev, released))
         return nullptr;
       Operation *write = nullptr;
       prev->walk([&](MemoryAccessOpInterface access) {
@@ -180,8 +265,9 @@ Operation *writeSinceBarrier(Operation *op, const llvm::DenseSet<Operation *> &a
 /// the reader's own: not reported.
 bool checkUnorderedWriters(MemoryAccessOpInterface access,
                            const llvm::DenseSet<Operation *> &written,
+                           const ReleasingArrives &released,
                            const UniformityAnalysis &uniformity) {
-  Operation *write = writeSinceBarrier(access, written);
+  Operation *write = writeSinceBarrier(access, written, released);
   if (!write || uniformity.controlLevel(write) > ::tile::uniformity::kAlignedMax)
     return true;
   const bool wgmma = isa<MmaOp, MmaRegAOp>(access.getOperation());
@@ -194,6 +280,78 @@ bool checkUnorderedWriters(MemoryAccessOpInterface access,
                     Twine(wgmma ? "mma" : "store") +
                     " (the compiler puts the proxy fence the async read needs before it)");
   return false;
+}
+
+/// The op nearest before `access` in program order, and after `barrier`
+/// (its nearest barrier, or null), that holds a wait on an mbarrier the
+/// writers of the tiles arrive on; or null.
+Operation *precedingReleasedWait(Operation *access, Operation *barrier,
+                                 const ReleasingArrives &released) {
+  if (released.arrives.empty())
+    return nullptr;
+  for (Operation *at = access; at && !isa<KernelOp>(at); at = at->getParentOp())
+    for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
+      if (prev == barrier)
+        return nullptr;
+      if (isa<RoleOp>(at) && isa<RoleOp>(prev))
+        continue; // another role's threads
+      WalkResult r = prev->walk([&](Operation *inner) {
+        Value mbar = waitedMBarrier(inner);
+        return mbar && released.releasedBy(mbar, /*wholeWarps=*/false) ? WalkResult::interrupt()
+                                                                       : WalkResult::advance();
+      });
+      if (r.wasInterrupted())
+        return prev;
+    }
+  return nullptr;
+}
+
+/// fence.proxy.async before each arrive that releases the writes of
+/// `written` on an mbarrier that `wait` (an op holding waits) waits on: the
+/// writers' fence must precede their release (the proxy-fence rule), the
+/// reader's own fence after its wait would order only its own writes. With
+/// checkOnly, an error for each one missing. Returns false after an error.
+bool fenceReleasingArrives(Operation *wait, const ReleasingArrives &released,
+                           const llvm::DenseSet<Operation *> &written, bool checkOnly,
+                           MemoryAccessOpInterface access) {
+  llvm::DenseSet<Operation *> waited;
+  bool anyWaited = false;
+  wait->walk([&](Operation *inner) {
+    if (Value mbar = waitedMBarrier(inner)) {
+      if (SharedAllocOp alloc = rootAlloc(mbar))
+        waited.insert(alloc);
+      else
+        anyWaited = true;
+    }
+  });
+  bool ok = true;
+  for (auto [arrive, at] : released.arrives) {
+    SharedAllocOp mbar = rootAlloc(arrive.getMbar());
+    if (mbar && !anyWaited && !waited.contains(mbar))
+      continue;
+    if (isa_and_nonnull<FenceProxyAsyncOp>(at->getPrevNode()) || userFencedBefore(at, written))
+      continue;
+    if (checkOnly) {
+      InFlightDiagnostic d = arrive->emitError(
+          "generic-proxy writes of a tile that an async-proxy read (" +
+          Twine(isa<MmaOp, MmaRegAOp>(access.getOperation()) ? "wgmma operand" : "TMA store") +
+          ") takes after the wait are not fenced before this arrive: "
+          "fence.proxy.async.shared::cta is missing");
+      d.attachNote(access->getLoc()) << "the async-proxy read is here";
+      attachHint(d, at == arrive.getOperation()
+                        ? "add fence_proxy_async() after the writes, before this arrive, or drop "
+                          "--no-auto-sync"
+                        : "add fence_proxy_async() after the writes, before the sync_warp() or "
+                          "barrier that orders them before this arrive, or drop --no-auto-sync");
+      ok = false;
+      continue;
+    }
+    OpBuilder b(at);
+    auto fence = FenceProxyAsyncOp::create(b, at->getLoc());
+    setReason(fence, "fence.proxy.async.shared::cta: generic writes of a tile before the "
+                     "mbarrier arrive that releases them to an async-proxy read after the wait");
+  }
+  return ok;
 }
 
 /// fence.proxy.async before async-proxy reads of tiles written generically;
@@ -219,16 +377,26 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
         written.insert(alloc);
     if (written.empty())
       return;
-    if (!checkUnorderedWriters(access, written, uniformity)) {
+    ReleasingArrives released(kernel, written, uniformity);
+    if (!checkUnorderedWriters(access, written, released, uniformity)) {
       ok = false;
       return;
+    }
+    // Through an mbarrier the writers arrive on, the writes reach the reader
+    // by the arrives' release: each writer fences before its arrive.
+    Operation *at = precedingBarrier(access);
+    if (Operation *wait = precedingReleasedWait(access, at, released)) {
+      if (!fenceReleasingArrives(wait, released, written, checkOnly, access))
+        ok = false;
+      at = wait;
     }
     // The nearest barrier before the read orders the writes only when they
     // come before it; writes after it (no barrier between them and the read)
     // are fenced right before the read.
-    Operation *at = precedingBarrier(access);
     if (!at || unfencedWritesBetween(at, access, written))
       at = access;
+    else if (!isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterArriveOp>(at))
+      return; // the mbarrier's arrives carry the fence
     if (isa_and_nonnull<FenceProxyAsyncOp>(at->getPrevNode()))
       return;
     if (checkOnly) {

@@ -1,6 +1,7 @@
 //===- SyncAnalysis.cpp - facts the memory-model passes share --------------===//
 #include "SyncAnalysis.h"
 
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -24,7 +25,75 @@ SharedAllocOp sync::rootAlloc(Value ptr) {
 
 static AddressSpace spaceOf(Value ptr) { return cast<PtrType>(ptr.getType()).getSpace(); }
 
-SyncAnalysis::SyncAnalysis(KernelOp kernel) {
+/// The shared allocations of an access: its pointer and, for a wgmma, the
+/// second operand's.
+static SmallVector<SharedAllocOp, 2> allocsOf(MemoryAccessOpInterface access) {
+  SmallVector<SharedAllocOp, 2> allocs;
+  SmallVector<Value, 2> ptrs{access.getAccessPtr()};
+  ptrs.append(access.getOtherAccessPtrs());
+  for (Value p : ptrs)
+    if (SharedAllocOp alloc = rootAlloc(p))
+      allocs.push_back(alloc);
+  return allocs;
+}
+
+static bool accessesAny(Operation *root, MemoryProxy proxy, bool write,
+                        const llvm::DenseSet<Operation *> &allocs) {
+  if (allocs.empty())
+    return false;
+  WalkResult r = root->walk([&](MemoryAccessOpInterface access) {
+    if (access.getAccessProxy() != proxy || !(write ? access.writesMemory() : access.readsMemory()))
+      return WalkResult::advance();
+    for (SharedAllocOp alloc : allocsOf(access))
+      if (allocs.contains(alloc))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return r.wasInterrupted();
+}
+
+bool sync::writesGenerically(Operation *op, const llvm::DenseSet<Operation *> &allocs) {
+  return accessesAny(op, MemoryProxy::generic, /*write=*/true, allocs);
+}
+
+bool sync::readsAsync(Operation *op, const llvm::DenseSet<Operation *> &allocs) {
+  return accessesAny(op, MemoryProxy::async, /*write=*/false, allocs);
+}
+
+static void forEachOpAround(Operation *at, bool after, llvm::function_ref<void(Operation *)> fn) {
+  for (Operation *op = at; op && !isa<KernelOp>(op); op = op->getParentOp()) {
+    if (op != at && isa<LoopLikeOpInterface>(op))
+      fn(op); // its other iterations run before and after `at`
+    for (Operation *other = after ? op->getNextNode() : op->getPrevNode(); other;
+         other = after ? other->getNextNode() : other->getPrevNode())
+      // A role's threads do not run the other roles (a thread before every
+      // role may run any of them).
+      if (!(isa<RoleOp>(op) && isa<RoleOp>(other)))
+        fn(other);
+  }
+}
+
+void sync::forEachOpBefore(Operation *at, llvm::function_ref<void(Operation *)> fn) {
+  forEachOpAround(at, /*after=*/false, fn);
+}
+
+void sync::forEachOpAfter(Operation *at, llvm::function_ref<void(Operation *)> fn) {
+  forEachOpAround(at, /*after=*/true, fn);
+}
+
+SyncAnalysis::SyncAnalysis(KernelOp kernel) : kernel_(kernel) {
+  llvm::DenseSet<Operation *> genericWritten, asyncRead;
+  kernel.walk([&](MemoryAccessOpInterface access) {
+    for (SharedAllocOp alloc : allocsOf(access)) {
+      if (access.getAccessProxy() == MemoryProxy::generic && access.writesMemory())
+        genericWritten.insert(alloc);
+      if (access.getAccessProxy() == MemoryProxy::async && access.readsMemory())
+        asyncRead.insert(alloc);
+    }
+  });
+  for (Operation *alloc : genericWritten)
+    if (asyncRead.contains(alloc))
+      asyncReadGenericWritten_.insert(alloc);
   kernel.walk([&](Operation *op) {
     if (auto mapa = dyn_cast<MapaOp>(op))
       if (SharedAllocOp alloc = rootAlloc(mapa.getSource()))
@@ -92,6 +161,42 @@ bool SyncAnalysis::touchesOwnPeerMemory(Operation *root) const {
     return own ? WalkResult::interrupt() : WalkResult::advance();
   });
   return r.wasInterrupted();
+}
+
+bool SyncAnalysis::releasesToAsyncReads(Operation *arrive) const {
+  const llvm::DenseSet<Operation *> &tiles = asyncReadGenericWritten_;
+  if (tiles.empty())
+    return false;
+  bool written = false;
+  forEachOpBefore(arrive, [&](Operation *op) { written = written || writesGenerically(op, tiles); });
+  if (!written)
+    return false;
+  bool read = false;
+  auto readsAfter = [&](Operation *at) {
+    forEachOpAfter(at, [&](Operation *op) { read = read || readsAsync(op, tiles); });
+  };
+  auto mbarrierArrive = dyn_cast<MBarrierArriveOp>(arrive);
+  if (!mbarrierArrive) {
+    readsAfter(arrive);
+    return read;
+  }
+  // The waits on the same mbarrier (every wait when either is not traced to
+  // its allocation) are where other threads acquire what the arrive releases.
+  SharedAllocOp mbar = rootAlloc(mbarrierArrive.getMbar());
+  KernelOp kernel = kernel_;
+  kernel.walk([&](Operation *op) {
+    Value waited;
+    if (auto wait = dyn_cast<MBarrierWaitOp>(op))
+      waited = wait.getMbar();
+    else if (auto probe = dyn_cast<MBarrierTryWaitOp>(op))
+      waited = probe.getMbar();
+    else
+      return;
+    SharedAllocOp alloc = rootAlloc(waited);
+    if (!mbar || !alloc || alloc == mbar)
+      readsAfter(op);
+  });
+  return read;
 }
 
 MemoryScope SyncAnalysis::mbarrierScope(Value mbar) const {

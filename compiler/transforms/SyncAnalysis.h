@@ -65,6 +65,18 @@ public:
     return (kernelAccesses_.readsBy(MemoryProxy::generic) &
             kernelAccesses_.writesBy(MemoryProxy::generic)) != kNone;
   }
+  /// Whether generic writes that precede `arrive` (an mbarrier or cluster
+  /// arrive) in its thread's program order are read by the async proxy (TMA
+  /// store, wgmma operand) after a wait that synchronises with it: the
+  /// arrive must then release them (the writers' proxy fence before it is
+  /// tile-insert-fences's). For an mbarrier arrive, the waits on the same
+  /// mbarrier; for a cluster arrive, what follows it (its wait comes next).
+  bool releasesToAsyncReads(Operation *arrive) const;
+  /// The shared allocations that generic stores write and the async proxy
+  /// reads.
+  const llvm::DenseSet<Operation *> &asyncReadGenericWritten() const {
+    return asyncReadGenericWritten_;
+  }
   /// The scope an mbarrier operation needs when the source left it open:
   /// `.cluster` for a peer's mbarrier or one that peers complete, `.cta`
   /// otherwise.
@@ -77,8 +89,22 @@ public:
 private:
   llvm::DenseSet<Operation *> peerAllocs_;    // allocations some CTA reaches through mapa
   llvm::DenseSet<Operation *> peerCompleted_; // mbarrier allocations peers complete
+  llvm::DenseSet<Operation *> asyncReadGenericWritten_;
+  KernelOp kernel_;
   AccessSummary kernelAccesses_;
 };
+
+/// The ops a thread may run before (or after) `at` in program order: the
+/// rest of its block and of its ancestors' blocks up to the kernel, and the
+/// whole of every enclosing loop (its other iterations). Other roles' code is
+/// not the thread's: sibling role ops are skipped.
+void forEachOpBefore(Operation *at, llvm::function_ref<void(Operation *)> fn);
+void forEachOpAfter(Operation *at, llvm::function_ref<void(Operation *)> fn);
+
+/// The generic writes and async-proxy reads of op (nested ops included),
+/// each with the shared allocations it accesses.
+bool writesGenerically(Operation *op, const llvm::DenseSet<Operation *> &allocs);
+bool readsAsync(Operation *op, const llvm::DenseSet<Operation *> &allocs);
 
 /// op accesses a peer CTA's shared memory: a memory access through a
 /// shared::cluster pointer, or the completion of a peer's mbarrier.
