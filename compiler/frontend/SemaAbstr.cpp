@@ -25,6 +25,10 @@ namespace tile::frontend {
 namespace {
 constexpr int64_t kMaxLocalElements = 4096; // N of `local<T>[N]`
 constexpr int kMaxInlinedCallsPerKernel = 4096;
+/// Calls inside calls: each level is a recursion of the checker and of
+/// MLIRGen over a whole function body, so a chain of thousands of functions
+/// would overflow the stack.
+constexpr size_t kMaxInlineDepth = 64;
 
 /// A block that ends in `return` on every path (loops are not assumed to run).
 bool alwaysReturns(const Block &b) {
@@ -358,6 +362,14 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     for (size_t j = i + 1; j < inlineStack_.size(); ++j)
       diags_.note(inlineStack_[j].call->loc, "'" + inlineStack_[j - 1].fn->name + "' calls '" +
                                                  inlineStack_[j].fn->name + "' here");
+    return fail();
+  }
+  if (inlineStack_.size() >= kMaxInlineDepth) {
+    error(e.loc,
+          "function calls nested too deeply (more than " + std::to_string(kMaxInlineDepth) +
+              " levels)",
+          "functions are inlined at every call; call '" + fn.name +
+              "' from a shallower function, or merge functions that only call the next");
     return fail();
   }
   if (++inlinedCalls_ > kMaxInlinedCallsPerKernel) {

@@ -182,6 +182,19 @@ Type Sema::finalize(ExprPtr &e) {
   return adapt(e, to) ? to : Type::invalid();
 }
 
+static double smallestSubnormal(ScalarKind k) {
+  switch (k) {
+  case ScalarKind::F16:
+    return std::ldexp(1.0, -24);
+  case ScalarKind::BF16:
+    return std::ldexp(1.0, -133);
+  case ScalarKind::F32:
+    return std::ldexp(1.0, -149);
+  default:
+    return std::ldexp(1.0, -1074);
+  }
+}
+
 static std::string floatRangeHint(ScalarKind k) {
   char max[32];
   std::snprintf(max, sizeof max, "%.9g", largestFinite(k));
@@ -318,6 +331,22 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
                                                           : roundToFloatKind(lit.value, to.scalar);
     if (!v) {
       error(e.loc, "float literal is out of range for " + to.str(), floatRangeHint(to.scalar));
+      e.type = Type::invalid();
+      return false;
+    }
+    // A nonzero literal below half the smallest subnormal would silently be 0.
+    if (*v == 0 && lit.value != 0) {
+      // Its value when a double holds it well (not `1e-999`: below every double).
+      bool shown = std::fabs(lit.nearest) >= std::ldexp(1.0, -1022);
+      char spelled[32], least[32];
+      std::snprintf(spelled, sizeof spelled, "%.9g ", lit.nearest);
+      std::snprintf(least, sizeof least, "%.9g", smallestSubnormal(to.scalar));
+      error(e.loc,
+            std::string("float literal ") + (shown ? spelled : "") + "rounds to 0 in " + to.str(),
+            "the smallest nonzero " + to.str() + " is " + least + "; write 0.0 for zero" +
+                (to.isScalar(ScalarKind::F64)   ? std::string()
+                 : to.isScalar(ScalarKind::F32) ? ", or use f64"
+                                                : ", or use f32"));
       e.type = Type::invalid();
       return false;
     }
