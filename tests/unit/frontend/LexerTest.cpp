@@ -38,7 +38,8 @@ TEST_CASE("lexer: every location shares one copy of the file name", "[lexer]") {
   // 2.8 MB file with a long path took 438 MB at --emit=mlir).
   DiagnosticEngine d;
   std::string longName(200, 'd');
-  Lexer lx(longName + "/k.tile", "kernel k(a: i32) { }", d);
+  std::string src = "kernel k(a: i32) { }";
+  Lexer lx(longName + "/k.tile", src, d);
   auto t = lx.tokenize();
   REQUIRE(t.size() > 3);
   CHECK(t[0].loc.file == longName + "/k.tile");
