@@ -20,6 +20,7 @@ static bool isIntOnly(BinaryOp op) {
 }
 
 Type Sema::infer(ExprPtr &ep) {
+  NestingGuard nesting(nesting_);
   // Names were resolved before the statement was checked (resolveNames):
   // nothing here replaces `ep`, so a caller's pointer to *ep stays valid.
   ExprAST &e = *ep;
@@ -182,19 +183,6 @@ Type Sema::finalize(ExprPtr &e) {
   return adapt(e, to) ? to : Type::invalid();
 }
 
-static double smallestSubnormal(ScalarKind k) {
-  switch (k) {
-  case ScalarKind::F16:
-    return std::ldexp(1.0, -24);
-  case ScalarKind::BF16:
-    return std::ldexp(1.0, -133);
-  case ScalarKind::F32:
-    return std::ldexp(1.0, -149);
-  default:
-    return std::ldexp(1.0, -1074);
-  }
-}
-
 static std::string floatRangeHint(ScalarKind k) {
   char max[32];
   std::snprintf(max, sizeof max, "%.9g", largestFinite(k));
@@ -340,7 +328,11 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       bool shown = std::fabs(lit.nearest) >= std::ldexp(1.0, -1022);
       char spelled[32], least[32];
       std::snprintf(spelled, sizeof spelled, "%.9g ", lit.nearest);
-      std::snprintf(least, sizeof least, "%.9g", smallestSubnormal(to.scalar));
+      int leastExponent = to.isScalar(ScalarKind::F16)    ? -24
+                          : to.isScalar(ScalarKind::BF16) ? -133
+                          : to.isScalar(ScalarKind::F32)  ? -149
+                                                          : -1074;
+      std::snprintf(least, sizeof least, "%.9g", std::ldexp(1.0, leastExponent));
       error(e.loc,
             std::string("float literal ") + (shown ? spelled : "") + "rounds to 0 in " + to.str(),
             "the smallest nonzero " + to.str() + " is " + least + "; write 0.0 for zero" +
