@@ -655,10 +655,12 @@ Type Sema::inferCast(CastExpr &e) {
     return Type::invalid();
   }
   if (from.isUntyped()) {
-    // A float literal cast to f64 takes f64 itself (`1e300 as f64`, and
-    // `0.1 as f64` is the nearest double, not the nearest f32 widened).
+    // A float literal cast to a float type takes that type itself: one
+    // rounding (`0.1 as f64` is the nearest double, not the nearest f32
+    // widened; `1.000488281251 as f16` the nearest f16, not 1.0 through the
+    // f32 tie), and out of range is an error as in `let h: f16 = 70000.0`.
     Type lit =
-        (from.kind == Type::UntypedFloat && to.isScalar(ScalarKind::F64)) ? to
+        (from.kind == Type::UntypedFloat && to.isFloat() && !isFp8Kind(to.scalar)) ? to
         : (from.kind == Type::UntypedFloat || to.isBool() || isFp8Kind(to.scalar))
             ? Type::scalarTy(from.kind == Type::UntypedInt && !isFp8Kind(to.scalar)
                                  ? ScalarKind::I32
