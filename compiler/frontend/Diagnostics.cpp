@@ -3,9 +3,27 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <sstream>
+#include <unordered_set>
 
 namespace tile::frontend {
+
+// The names are interned once per process: a compile sees one or a few
+// files, and the python module may compile on several threads at once.
+FileName::FileName(const std::string &name) {
+  if (name.empty())
+    return;
+  static std::mutex mutex;
+  static auto *names = new std::unordered_set<std::string>();
+  std::lock_guard<std::mutex> lock(mutex);
+  name_ = &*names->insert(name).first;
+}
+
+const std::string &FileName::str() const {
+  static const std::string none;
+  return name_ ? *name_ : none;
+}
 
 void DiagnosticEngine::add(Diagnostic d) {
   if (truncated_)
@@ -59,13 +77,31 @@ static bool sourceLine(const std::string &text, int line, std::string &out) {
   return true;
 }
 
+/// The bytes of the UTF-8 character starting at `s[i]`: 1 for ASCII, 0 for
+/// a byte that starts no valid sequence (shown as one `?`).
+static size_t utf8Length(const std::string &s, size_t i) {
+  auto b = static_cast<unsigned char>(s[i]);
+  if (b < 0x80)
+    return 1;
+  size_t length = b >= 0xC2 && b <= 0xDF   ? 2
+                  : b >= 0xE0 && b <= 0xEF ? 3
+                  : b >= 0xF0 && b <= 0xF4 ? 4
+                                           : 0;
+  if (i + length > s.size())
+    return 0;
+  for (size_t k = 1; k < length; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
+      return 0;
+  return length;
+}
+
 /// The columns a terminal gives the UTF-8 character starting at `s[i]`
 /// (`length` its bytes): 0 for combining marks and zero-width characters, 2
 /// for East Asian wide ones and emoji, else 1.
 static int displayWidth(const std::string &s, size_t i, size_t &length) {
   auto b0 = static_cast<unsigned char>(s[i]);
-  length = b0 < 0x80 ? 1 : (b0 >> 5) == 0x6 ? 2 : (b0 >> 4) == 0xE ? 3 : (b0 >> 3) == 0x1E ? 4 : 1;
-  if (length == 1 || i + length > s.size())
+  length = utf8Length(s, i);
+  if (length <= 1)
     return (length = 1), 1;
   uint32_t cp = b0 & (0x7F >> length);
   for (size_t k = 1; k < length; ++k)
@@ -80,6 +116,36 @@ static int displayWidth(const std::string &s, size_t i, size_t &length) {
       (cp >= 0x20000 && cp <= 0x3FFFD))
     return 2;
   return 1;
+}
+
+/// `text` as a terminal can show it in one line of the width the caret line
+/// assumes: form feed and vertical tab (whitespace to the lexer) become a
+/// space, other control characters and bytes that are not UTF-8 a `?`
+/// (a terminal would move the cursor or print nothing for them).
+static std::string printable(const std::string &text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    auto b = static_cast<unsigned char>(text[i]);
+    if (b == '\t' || (b >= 0x20 && b < 0x7F)) {
+      out += text[i++];
+      continue;
+    }
+    if (b == '\f' || b == '\v') {
+      out += ' ';
+      ++i;
+      continue;
+    }
+    size_t length = b < 0x80 ? 0 : utf8Length(text, i); // (a control character: 0)
+    if (length == 0) {
+      out += '?';
+      ++i;
+      continue;
+    }
+    out.append(text, i, length);
+    i += length;
+  }
+  return out;
 }
 
 /// The shown source line and the caret line under byte column `col`: tabs
@@ -102,7 +168,7 @@ static void caretLines(const std::string &line, int col, std::string &shown, std
     while (continuation(end))
       ++end;
   }
-  shown = (begin > 0 ? "..." : "") + line.substr(begin, end - begin) +
+  shown = (begin > 0 ? "..." : "") + printable(line.substr(begin, end - begin)) +
           (end < line.size() ? "..." : "");
   caret = begin > 0 ? "   " : "";
   for (size_t i = begin; i < at && i < line.size();) {

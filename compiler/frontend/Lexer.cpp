@@ -13,6 +13,12 @@
 
 namespace tile::frontend {
 
+/// A token's text as a message quotes it: a literal of a million digits is
+/// shown by its first 40 characters.
+static std::string shortText(const std::string &text) {
+  return text.size() <= 48 ? text : text.substr(0, 40) + "...";
+}
+
 const char *tokSpelling(Tok k) {
   switch (k) {
   case Tok::Eof:
@@ -249,7 +255,8 @@ Token Lexer::lexNumber(Token tok) {
       hint = "write its decimal value `" + decimal + "` (a float literal is rounded to its type" +
              " once), or give the bits with `bitcast<f64>(...)` / `bitcast<f32>(...)`";
     }
-    diags_.error(tok.loc, "there are no hex float literals, found '" + tok.text + "'", hint);
+    diags_.error(tok.loc, "there are no hex float literals, found '" + shortText(tok.text) + "'",
+                 hint);
     tok.kind = Tok::Error;
     return tok;
   }
@@ -268,7 +275,7 @@ Token Lexer::lexNumber(Token tok) {
       advance();
     }
     tok.text = text_.substr(start, pos_ - start);
-    diags_.error(tok.loc, "there are no octal literals, found '" + tok.text + "'",
+    diags_.error(tok.loc, "there are no octal literals, found '" + shortText(tok.text) + "'",
                  ok ? "write `" + std::to_string(v) + "` (decimal) or hex (0x...)"
                     : "write decimal (42), hex (0xff) or binary (0b101) numbers");
     tok.kind = Tok::Error;
@@ -279,7 +286,7 @@ Token Lexer::lexNumber(Token tok) {
     tok.text = text_.substr(start, pos_ - start);
     size_t nonzero = digits.find_first_not_of('0');
     std::string decimal = nonzero == std::string::npos ? "0" : digits.substr(nonzero);
-    std::string hint = "write `" + decimal + "` for the decimal value";
+    std::string hint = "write `" + shortText(decimal) + "` for the decimal value";
     if (digits.find_first_of("89") == std::string::npos && digits.size() <= 22) {
       uint64_t v = 0;
       for (char c : digits)
@@ -289,7 +296,7 @@ Token Lexer::lexNumber(Token tok) {
       hint += std::string(", or `") + hex + "` for C's octal " + tok.text;
     }
     diags_.error(tok.loc,
-                 "an integer literal does not start with 0, found '" + tok.text +
+                 "an integer literal does not start with 0, found '" + shortText(tok.text) +
                      "' (C reads it as octal, tile has no octal literals)",
                  hint);
     tok.kind = Tok::Error;
@@ -307,7 +314,8 @@ Token Lexer::lexNumber(Token tok) {
     if (!rest.empty() && (rest.back() == 'f' || rest.back() == 'F')) // C's `2.f`: no suffixes
       rest.pop_back();
     std::string fixed = digits + ".0" + rest;
-    diags_.error(tok.loc, "a float literal needs a digit after the '.', found '" + tok.text + "'",
+    diags_.error(tok.loc,
+                 "a float literal needs a digit after the '.', found '" + shortText(tok.text) + "'",
                  "write `" + fixed + "`");
     tok.kind = Tok::Error;
     return tok;
@@ -358,7 +366,7 @@ Token Lexer::lexNumber(Token tok) {
     std::string number = text_.substr(start, numberEnd - start);
     bool floatSuffix = suffix == "f" || suffix == "h";
     std::string fixed = floatSuffix && !isFloat ? number + ".0" : number;
-    diags_.error(tok.loc, "number literals take no suffix, found '" + tok.text + "'",
+    diags_.error(tok.loc, "number literals take no suffix, found '" + shortText(tok.text) + "'",
                  floatSuffix ? "write `" + fixed +
                                    "`: a float literal takes its type from where it is "
                                    "used (`let h: f16 = " +
@@ -372,7 +380,7 @@ Token Lexer::lexNumber(Token tok) {
     return tok;
   }
   if (bad) {
-    diags_.error(tok.loc, "invalid number literal '" + tok.text + "'",
+    diags_.error(tok.loc, "invalid number literal '" + shortText(tok.text) + "'",
                  "write decimal (42, 1.5, 2e3), hex (0xff) or binary (0b101) numbers");
     tok.kind = Tok::Error;
     return tok;
@@ -385,7 +393,7 @@ Token Lexer::lexNumber(Token tok) {
     tok.floatValue = parseFloatRoundToOdd(digits, overflow);
     tok.nearestValue = parseFloatNearest(digits);
     if (overflow) {
-      diags_.error(tok.loc, "float literal '" + tok.text + "' is out of range",
+      diags_.error(tok.loc, "float literal '" + shortText(tok.text) + "' is out of range",
                    "f32 values are at most about 3.4e38, f64 values about 1.8e308");
       tok.kind = Tok::Error;
     }
@@ -396,7 +404,7 @@ Token Lexer::lexNumber(Token tok) {
     unsigned d =
         std::isdigit((unsigned char)c) ? c - '0' : (std::tolower((unsigned char)c) - 'a' + 10);
     if (v > (UINT64_MAX - d) / base) {
-      diags_.error(tok.loc, "integer literal '" + tok.text + "' does not fit in 64 bits",
+      diags_.error(tok.loc, "integer literal '" + shortText(tok.text) + "' does not fit in 64 bits",
                    "the largest integer type is i64");
       tok.kind = Tok::Error;
       return tok;
@@ -432,7 +440,8 @@ static std::pair<std::string, std::string> unexpectedCharacter(char c) {
   default:
     break;
   }
-  return {": a control character", "only spaces, tabs and newlines separate tokens; remove it"};
+  return {": a control character",
+          "only spaces, tabs, form feeds, vertical tabs and line ends separate tokens; remove it"};
 }
 
 /// Operator spellings of other languages that tile does not have: always an
@@ -498,7 +507,8 @@ Token Lexer::next() {
     while (isIdentChar(peek()))
       advance();
     tok.text = text_.substr(start, pos_ - start);
-    diags_.error(tok.loc, "a float literal starts with a digit, found '" + tok.text + "'",
+    diags_.error(tok.loc,
+                 "a float literal starts with a digit, found '" + shortText(tok.text) + "'",
                  "write `0" + tok.text + "`");
     tok.kind = Tok::Error;
     return tok;

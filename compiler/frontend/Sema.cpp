@@ -312,6 +312,7 @@ void Sema::checkBlock(Block &block, bool kernelTopLevel) {
 }
 
 void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
+  NestingGuard nesting(nesting_);
   resolveStmtNames(s); // SemaResolve.cpp: before any check holds a node
   // Each limit alone (copies of one nest, inlined calls) does not bound
   // their product: a call in an unrolled loop, or an unrolled loop in a

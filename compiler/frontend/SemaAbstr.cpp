@@ -25,6 +25,14 @@ namespace tile::frontend {
 namespace {
 constexpr int64_t kMaxLocalElements = 4096; // N of `local<T>[N]`
 constexpr int kMaxInlinedCallsPerKernel = 4096;
+/// Calls inside calls: each level is a recursion of the checker and of
+/// MLIRGen over a whole function body, so a chain of thousands of functions
+/// would overflow the stack.
+constexpr size_t kMaxInlineDepth = 64;
+/// Statements and expressions around a call, summed over the calls it is
+/// inlined through (each function may nest 256 blocks and 256 expression
+/// levels: 64 such functions in a chain would overflow the stack).
+constexpr int kMaxInlinedNesting = 512;
 
 /// A block that ends in `return` on every path (loops are not assumed to run).
 bool alwaysReturns(const Block &b) {
@@ -358,6 +366,25 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     for (size_t j = i + 1; j < inlineStack_.size(); ++j)
       diags_.note(inlineStack_[j].call->loc, "'" + inlineStack_[j - 1].fn->name + "' calls '" +
                                                  inlineStack_[j].fn->name + "' here");
+    return fail();
+  }
+  if (inlineStack_.size() >= kMaxInlineDepth) {
+    error(e.loc,
+          "function calls nested too deeply (more than " + std::to_string(kMaxInlineDepth) +
+              " levels)",
+          "functions are inlined at every call; call '" + fn.name +
+              "' from a shallower function, or merge functions that only call the next");
+    return fail();
+  }
+  if (nesting_ > kMaxInlinedNesting) {
+    error(e.loc,
+          "function calls nested too deeply: " + std::to_string(nesting_) +
+              " statements and expressions enclose this call once its callers are inlined "
+              "(more than " +
+              std::to_string(kMaxInlinedNesting) + ")",
+          "functions are inlined at every call; call '" + fn.name +
+              "' outside the deep blocks and expressions, or split the work into flatter "
+              "functions");
     return fail();
   }
   if (++inlinedCalls_ > kMaxInlinedCallsPerKernel) {

@@ -20,6 +20,7 @@ static bool isIntOnly(BinaryOp op) {
 }
 
 Type Sema::infer(ExprPtr &ep) {
+  NestingGuard nesting(nesting_);
   // Names were resolved before the statement was checked (resolveNames):
   // nothing here replaces `ep`, so a caller's pointer to *ep stays valid.
   ExprAST &e = *ep;
@@ -318,6 +319,26 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
                                                           : roundToFloatKind(lit.value, to.scalar);
     if (!v) {
       error(e.loc, "float literal is out of range for " + to.str(), floatRangeHint(to.scalar));
+      e.type = Type::invalid();
+      return false;
+    }
+    // A nonzero literal below half the smallest subnormal would silently be 0.
+    if (*v == 0 && lit.value != 0) {
+      // Its value when a double holds it well (not `1e-999`: below every double).
+      bool shown = std::fabs(lit.nearest) >= std::ldexp(1.0, -1022);
+      char spelled[32], least[32];
+      std::snprintf(spelled, sizeof spelled, "%.9g ", lit.nearest);
+      int leastExponent = to.isScalar(ScalarKind::F16)    ? -24
+                          : to.isScalar(ScalarKind::BF16) ? -133
+                          : to.isScalar(ScalarKind::F32)  ? -149
+                                                          : -1074;
+      std::snprintf(least, sizeof least, "%.9g", std::ldexp(1.0, leastExponent));
+      error(e.loc,
+            std::string("float literal ") + (shown ? spelled : "") + "rounds to 0 in " + to.str(),
+            "the smallest nonzero " + to.str() + " is " + least + "; write 0.0 for zero" +
+                (to.isScalar(ScalarKind::F64)   ? std::string()
+                 : to.isScalar(ScalarKind::F32) ? ", or use f64"
+                                                : ", or use f32"));
       e.type = Type::invalid();
       return false;
     }
@@ -634,10 +655,12 @@ Type Sema::inferCast(CastExpr &e) {
     return Type::invalid();
   }
   if (from.isUntyped()) {
-    // A float literal cast to f64 takes f64 itself (`1e300 as f64`, and
-    // `0.1 as f64` is the nearest double, not the nearest f32 widened).
+    // A float literal cast to a float type takes that type itself: one
+    // rounding (`0.1 as f64` is the nearest double, not the nearest f32
+    // widened; `1.000488281251 as f16` the nearest f16, not 1.0 through the
+    // f32 tie), and out of range is an error as in `let h: f16 = 70000.0`.
     Type lit =
-        (from.kind == Type::UntypedFloat && to.isScalar(ScalarKind::F64)) ? to
+        (from.kind == Type::UntypedFloat && to.isFloat() && !isFp8Kind(to.scalar)) ? to
         : (from.kind == Type::UntypedFloat || to.isBool() || isFp8Kind(to.scalar))
             ? Type::scalarTy(from.kind == Type::UntypedInt && !isFp8Kind(to.scalar)
                                  ? ScalarKind::I32

@@ -577,6 +577,15 @@ public:
   /// A type parameter used as a value (SemaResolve.cpp), reported once per use.
   void reportTypeAsValue(VarRefExpr &v, const Decl &d);
   int inlinedCalls_ = 0;                              // in the current kernel
+  /// Statements and expressions being checked, one inside the other, through
+  /// the inlined calls: the depth of the checker's recursion and of MLIRGen's
+  /// (each function alone is bounded by the parser; calls add them up).
+  int nesting_ = 0;
+  struct NestingGuard {
+    int &depth;
+    explicit NestingGuard(int &d) : depth(d) { ++depth; }
+    ~NestingGuard() { --depth; }
+  };
   /// Statements the current kernel expands to (checkStmt), and whether the
   /// limit was reported.
   static constexpr int64_t kMaxExpandedStmts = 1 << 15;

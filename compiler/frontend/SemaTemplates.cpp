@@ -49,10 +49,10 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-/// A -D value: true/false, or an integer written as in the source: decimal
-/// or 0x hex, with an optional sign. A leading 0 is not C's octal (an error,
-/// as in the source: `-D N=010` is not silently 8 or 10); `why` says what is
-/// wrong with a value that looks like a number.
+/// A -D value: true/false, or an integer written as in the source: decimal,
+/// 0x hex or 0b binary, `_` between digits, with an optional sign. A leading 0 is not C's octal (an
+/// error, as in the source: `-D N=010` is not silently 8 or 10); `why` says what is wrong with a
+/// value that looks like a number.
 bool parseValue(const std::string &t, int64_t &v, std::string *why = nullptr) {
   std::string s = trimmed(t);
   if (s == "true" || s == "false") {
@@ -67,6 +67,9 @@ bool parseValue(const std::string &t, int64_t &v, std::string *why = nullptr) {
   if (s.compare(i, 2, "0x") == 0 || s.compare(i, 2, "0X") == 0) {
     base = 16;
     i += 2;
+  } else if (s.compare(i, 2, "0b") == 0 || s.compare(i, 2, "0B") == 0) {
+    base = 2;
+    i += 2;
   } else if (s[i] == '0' && i + 1 < s.size()) {
     if (why)
       *why = "'" + s + "' starts with 0, which C reads as octal; tile has no octal values: " +
@@ -78,6 +81,9 @@ bool parseValue(const std::string &t, int64_t &v, std::string *why = nullptr) {
   uint64_t magnitude = 0;
   for (; i < s.size(); ++i) {
     char c = s[i];
+    if (c == '_' && i + 1 < s.size() && std::isxdigit((unsigned char)s[i - 1]) &&
+        std::isxdigit((unsigned char)s[i + 1]))
+      continue; // a separator between digits, as in the source: 1_000_000
     unsigned d = std::isdigit((unsigned char)c)                   ? unsigned(c - '0')
                  : base == 16 && std::isxdigit((unsigned char)c) ? unsigned(std::tolower(c) - 'a' + 10)
                                                                    : 99u;

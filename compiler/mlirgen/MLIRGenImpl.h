@@ -111,8 +111,8 @@ private:
   Location loc(const fe::Location &l) {
     if (l.line <= 0)
       return builder.getUnknownLoc();
-    Location at =
-        FileLineColLoc::get(builder.getContext(), l.file.empty() ? file : l.file, l.line, l.col);
+    Location at = FileLineColLoc::get(builder.getContext(), l.file.empty() ? file : l.file.str(),
+                                      l.line, l.col);
     // Inside an inlined function: the position in it, called from the call site.
     return callSite ? Location(CallSiteLoc::get(at, *callSite)) : at;
   }

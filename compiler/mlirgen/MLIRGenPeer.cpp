@@ -289,8 +289,8 @@ void MLIRGenImpl::genExitProtocol(Location l) {
 
 /// FILE:LINE:COL for a trap message ('%' escaped: it is a printf format).
 std::string MLIRGenImpl::sourcePosition(const fe::Location &l) const {
-  return escapePrintfText((l.file.empty() ? file : l.file) + ":" + std::to_string(l.line) + ":" +
-                          std::to_string(l.col));
+  return escapePrintfText((l.file.empty() ? file : l.file.str()) + ":" + std::to_string(l.line) +
+                          ":" + std::to_string(l.col));
 }
 
 size_t MLIRGenImpl::leadingTmaStoreIfs(const fe::Block &body) {

@@ -53,13 +53,24 @@ def _edge_values(t):
         vs = {0, 1, 2, lo, hi, lo + 1, hi - 1, n - 1, n, n + 1, 2 * n, 7, 31, 32, 63, 64}
         if R.is_signed(t):
             vs |= {-1, -2, -n}
-        return sorted(R.wrap(t, v) for v in vs)
+        # integer -> float ties and overflow: halfway between two neighbours
+        # of bf16 (8 significant bits), f16 (11), f32 (24), f64 (53), either
+        # side of even, and just below 2^63; f16's overflow threshold 65520
+        ties = {257, 259, 2049, 2051, 65519, 65520, 2 ** 24 + 1, 2 ** 24 + 3, 2 ** 53 + 1,
+                2 ** 53 + 3, 2 ** 63 - 2 ** 38, 2 ** 63 - 2 ** 9}
+        vs |= {v for v in ties | {-v for v in ties} if lo <= v <= hi}
+        return sorted({R.wrap(t, v) for v in vs})
     f = lambda x: R.f_from_py(t, x)
     e, m, _, nb = R.FLOAT_FMT[t]
     vals = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, math.inf, -math.inf, math.nan,
             2.0 ** 31, -2.0 ** 31, 2.0 ** 31 - 128, 2.0 ** 32, 2.0 ** 63, -2.0 ** 63, 2.0 ** 64,
             65504.0, 65520.0, 448.0, 464.0, 57344.0, 61440.0, 127.5, -128.5, 255.5, 256.0,
-            32767.5, -32768.5, 2.0 ** -9, 2.0 ** -16, 2.0 ** -24, 1e-30]
+            32767.5, -32768.5, 2.0 ** -9, 2.0 ** -16, 2.0 ** -24, 1e-30,
+            # float -> float ties (halfway for bf16, f16, fp8 and f32 from f64:
+            # even below, odd below), the largest f32 below 2^31 and 2^63
+            1 + 2.0 ** -8, 1 + 3 * 2.0 ** -8, 1 + 2.0 ** -11, -(1 + 3 * 2.0 ** -11),
+            1 + 2.0 ** -4, 1 + 3 * 2.0 ** -4, 1 + 2.0 ** -24, 1 + 3 * 2.0 ** -24,
+            2.0 ** 31 - 128, 2.0 ** 63 - 2.0 ** 39, -2.0 ** 63 - 2.0 ** 40, 2.0 ** -25, 3 * 2.0 ** -26]
     bits = [f(x) for x in vals]
     sub = 1                                   # smallest subnormal
     bits += [sub, sub | (1 << (nb - 1)), (1 << m) - 1, 1 << m,

@@ -17,8 +17,29 @@
 
 namespace tile::frontend {
 
+/// A source file's name, shared: every Location of one file points at one
+/// interned copy of the name (a file of a million tokens holds the name once,
+/// not once per token and AST node). Reads as a `const std::string &`.
+class FileName {
+public:
+  FileName() = default;
+  FileName(const std::string &name);
+  FileName(const char *name) : FileName(std::string(name)) {}
+
+  const std::string &str() const;
+  operator const std::string &() const { return str(); }
+  bool empty() const { return str().empty(); }
+  friend bool operator==(const FileName &a, const FileName &b) { return a.str() == b.str(); }
+  friend bool operator==(const FileName &a, const std::string &b) { return a.str() == b; }
+  friend bool operator==(const FileName &a, const char *b) { return a.str() == b; }
+  friend std::ostream &operator<<(std::ostream &os, const FileName &f) { return os << f.str(); }
+
+private:
+  const std::string *name_ = nullptr; // interned, lives as long as the program
+};
+
 struct Location {
-  std::string file;
+  FileName file;
   int line = 0, col = 0; // 1-based; 0 = unknown
 };
 

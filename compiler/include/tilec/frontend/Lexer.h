@@ -34,7 +34,7 @@ private:
   Token lexNumber(Token tok);
   Token lexNonAscii(Token tok);
 
-  std::string file_;
+  FileName file_; // shared by every token's Location
   const std::string &text_;
   DiagnosticEngine &diags_;
   size_t pos_;
