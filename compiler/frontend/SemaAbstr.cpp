@@ -34,6 +34,8 @@ bool alwaysReturns(const Block &b) {
     if (auto *i = s->as<IfStmt>();
         i && i->hasElse && alwaysReturns(i->thenBody) && alwaysReturns(i->elseBody))
       return true;
+    if (auto *i = s->as<IfStmt>(); i && i->isConst && alwaysReturns(i->thenBody))
+      return true; // `if const`: only the taken branch is left (checkConstIf)
   }
   return false;
 }

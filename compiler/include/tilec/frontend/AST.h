@@ -341,6 +341,11 @@ public:
   /// (docs/reference/roles.md "Turns"). [sema] turnRole: the role.
   bool isTurn = false;
   const struct RoleAST *turnRole = nullptr;
+  /// `if const COND { ... } else { ... }`: COND is a compile-time constant;
+  /// only the branch it selects is checked and emitted. [sema] the taken
+  /// branch becomes thenBody, the condition `true`, and the other branch is
+  /// dropped (docs/reference/kernels.md "Type parameters").
+  bool isConst = false;
 };
 
 class WhileStmt : public StmtAST {
