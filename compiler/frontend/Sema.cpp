@@ -760,6 +760,7 @@ void Sema::checkFor(ForStmt &s) {
   declare(*s.loopVar);
   checkBlock(s.body, false);
   popScope();
+  checkUnrollReturn(s); // SemaUnroll.cpp
   if (unrolled)
     unrolled_.pop_back();
   unrollCopies_ = outerCopies;

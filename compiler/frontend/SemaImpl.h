@@ -509,6 +509,7 @@ public:
   /// may not leave the body (a return, a break or continue of an outer loop).
   void checkTurn(IfStmt &s);
   void checkConstIf(IfStmt &s);
+  void checkUnrollReturn(ForStmt &s);
   /// size_of(T), is_float(T), T == f16 (SemaTemplates.cpp): replaced by a
   /// literal in resolveNames; false when `e` is no type query.
   bool resolveTypeQuery(ExprPtr &e);
