@@ -14,6 +14,7 @@
 #include "tile/kernel_info.h"
 #include "tilec/frontend/Parser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -576,8 +577,17 @@ void Sema::checkConstIf(IfStmt &s) {
                         "compare explicitly, e.g. `size_of(T) == 1`")
                  .isInvalid();
   std::optional<ConstValue> c = ok ? evalConstant(*s.cond) : std::nullopt;
+  // Also a constant: a `let` of one, a function's parameter whose argument
+  // is one (calls are inlined), an unrolled loop's variable where every
+  // copy gives one value.
   bool overflow = false;
-  if (ok && !c && foldEveryCopy(*s.cond, overflow))
+  std::optional<std::vector<int64_t>> every =
+      ok && !c ? foldEveryCopy(*s.cond, overflow) : std::nullopt;
+  if (every && !overflow &&
+      std::all_of(every->begin(), every->end(), [&](int64_t v) { return v == every->front(); })) {
+    c = ConstValue{};
+    c->i = every->front();
+  } else if (every && !overflow)
     error(s.cond->loc,
           "the condition of `if const` is a constant in each copy of an unrolled loop, not "
           "one constant: the loop's body is checked once for all its copies",
@@ -593,6 +603,7 @@ void Sema::checkConstIf(IfStmt &s) {
   Block taken;
   if (c)
     taken = std::move(c->i != 0 ? s.thenBody : s.elseBody);
+  s.constFailed = !c; // neither branch checked: not "may fall off the end" too
   s.thenBody = std::move(taken);
   s.elseBody.clear();
   s.hasElse = false;

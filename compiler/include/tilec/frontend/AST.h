@@ -346,6 +346,7 @@ public:
   /// branch becomes thenBody, the condition `true`, and the other branch is
   /// dropped (docs/reference/kernels.md "Type parameters").
   bool isConst = false;
+  bool constFailed = false; // [sema] its condition is no constant (an error)
 };
 
 class WhileStmt : public StmtAST {
