@@ -645,8 +645,9 @@ StmtPtr Parser::parseIf(int depth) {
   bool isConst = false;
   if (atIdent("const")) {
     Tok next = peekTok().kind;
-    isConst = next == Tok::Ident || next == Tok::IntLit || next == Tok::KwTrue ||
-              next == Tok::KwFalse || next == Tok::LParen || next == Tok::Bang;
+    isConst = next == Tok::Ident || next == Tok::IntLit || next == Tok::FloatLit ||
+              next == Tok::KwTrue || next == Tok::KwFalse || next == Tok::LParen ||
+              next == Tok::Bang || next == Tok::Minus || next == Tok::Tilde;
     if (isConst)
       consume();
   }
