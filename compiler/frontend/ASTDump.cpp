@@ -134,7 +134,7 @@ private:
         block(i.thenBody, n + 1);
         break;
       }
-      os_ << ind(n) << "If" << at(s.loc) << "\n";
+      os_ << ind(n) << (i.isConst ? "If const" : "If") << at(s.loc) << "\n";
       expr(*i.cond, n + 1, "cond: ");
       os_ << ind(n + 1) << "then:\n";
       block(i.thenBody, n + 2);

@@ -57,6 +57,9 @@ const Entry kVariables[] = {
 // full warp); CUDA's atomics take an address, tile's an element.
 const Entry kFunctions[] = {
     {"__syncthreads", "sync_threads()", "sync_threads() is the block's barrier (bar.sync 0)"},
+    {"sizeof", "size_of(T)",
+     "size_of(T) is a type's size in bytes, a compile-time constant; it takes a type (a type "
+     "parameter or a scalar type such as f16), not a value"},
     {"__syncwarp", "sync_warp()", "sync_warp(mask = m) waits for the lanes of m (default: all)"},
     {"__shfl_sync", "shfl_idx(v, src)",
      "__shfl_sync(mask, v, src, width) is shfl_idx(v, src, width = W, mask = M); mask and width "

@@ -640,8 +640,22 @@ StmtPtr Parser::parseFor(int depth) {
 
 StmtPtr Parser::parseIf(int depth) {
   Token kw = consume();
+  // `if const COND`: `const` is a contextual word; it starts a constant `if`
+  // when an expression follows it (`if const {` tests a variable named const).
+  bool isConst = false;
+  if (atIdent("const")) {
+    Tok next = peekTok().kind;
+    isConst = next == Tok::Ident || next == Tok::IntLit || next == Tok::FloatLit ||
+              next == Tok::KwTrue || next == Tok::KwFalse || next == Tok::LParen ||
+              next == Tok::Bang || next == Tok::Minus || next == Tok::Tilde;
+    if (isConst)
+      consume();
+  }
   auto s = std::make_unique<IfStmt>(kw.loc, parseExpr());
-  expect(Tok::LBrace, "'{'", "write `if COND { ... }` (braces are required)");
+  s->isConst = isConst;
+  expect(Tok::LBrace, "'{'",
+         isConst ? "write `if const COND { ... }` (braces are required)"
+                 : "write `if COND { ... }` (braces are required)");
   s->thenBody = parseBlock(depth + 1);
   if (accept(Tok::KwElse)) {
     s->hasElse = true;

@@ -360,6 +360,10 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
       checkTurn(i); // SemaRoles.cpp
       break;
     }
+    if (i.isConst) {
+      checkConstIf(i); // SemaTemplates.cpp
+      break;
+    }
     Type b = Type::i1();
     bool condOk = !checkValue(i.cond, &b, "condition of 'if'", "compare explicitly, e.g. `x != 0`")
                        .isInvalid();
@@ -367,7 +371,9 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
     // a branch its condition rules out (`if FP8 { ... } else { x * y }` with
     // T = e4m3) gets a note: every branch is checked in every instance.
     std::optional<ConstValue> constCond;
-    if (condOk && kernel_ && !kernel_->sourceName.empty() && i.cond->type.isBool())
+    bool generic = (kernel_ && !kernel_->sourceName.empty()) ||
+                   (!inlineStack_.empty() && !inlineStack_.back().fn->typeParams.empty());
+    if (condOk && generic && i.cond->type.isBool())
       constCond = evalConstant(*i.cond);
     auto deadBranchNote = [&](size_t errorsBefore, bool taken) {
       if (!constCond || (constCond->i != 0) == taken || diags_.numErrors() == errorsBefore)
@@ -375,9 +381,9 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
       diags_.note(i.cond->loc,
                   std::string("this branch is not taken in this instance (the condition is ") +
                       (constCond->i != 0 ? "true" : "false") +
-                      "), but every branch of an `if` is checked in every instance: write code "
-                      "that is valid for each instance (compute through f32: `(x as f32 * s) as "
-                      "T`), or give the instances that need other code a kernel of their own");
+                      "), but every branch of an `if` is checked in every instance: write `if "
+                      "const` to check only the branch each instance takes, or code that is "
+                      "valid for each instance (compute through f32: `(x as f32 * s) as T`)");
     };
     pushScope();
     ifGuards_.push_back(i.cond.get());
@@ -755,6 +761,7 @@ void Sema::checkFor(ForStmt &s) {
   declare(*s.loopVar);
   checkBlock(s.body, false);
   popScope();
+  checkUnrollReturn(s); // SemaUnroll.cpp
   if (unrolled)
     unrolled_.pop_back();
   unrollCopies_ = outerCopies;

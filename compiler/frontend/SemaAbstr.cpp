@@ -42,6 +42,8 @@ bool alwaysReturns(const Block &b) {
     if (auto *i = s->as<IfStmt>();
         i && i->hasElse && alwaysReturns(i->thenBody) && alwaysReturns(i->elseBody))
       return true;
+    if (auto *i = s->as<IfStmt>(); i && i->isConst && (i->constFailed || alwaysReturns(i->thenBody)))
+      return true; // `if const`: only the taken branch is left (checkConstIf)
   }
   return false;
 }

@@ -217,6 +217,12 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       e.type = Type::invalid();
       return false;
     }
+    if (to.isBool() && !lit.query.empty()) {
+      error(e.loc, lit.query + " is an integer (" + spelled + "), not an i1",
+            "compare it: `" + lit.query + " == " + spelled + "`");
+      e.type = Type::invalid();
+      return false;
+    }
     if (to.isBool()) {
       error(e.loc, "integer literal " + spelled + " cannot be used as i1",
             "write `true` or `false`");

@@ -508,6 +508,11 @@ public:
   /// `turn { ... }` (SemaRoles.cpp): the rule, the role's barriers, and what
   /// may not leave the body (a return, a break or continue of an outer loop).
   void checkTurn(IfStmt &s);
+  void checkConstIf(IfStmt &s);
+  void checkUnrollReturn(ForStmt &s);
+  /// size_of(T), is_float(T), T == f16 (SemaTemplates.cpp): replaced by a
+  /// literal in resolveNames; false when `e` is no type query.
+  bool resolveTypeQuery(ExprPtr &e);
   IfStmt *turn_ = nullptr;       // the turn being checked
   size_t turnLoops_ = 0;         // loops_.size() at its start
   size_t turnInlines_ = 0;       // inlineStack_.size() at its start

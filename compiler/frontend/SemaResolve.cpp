@@ -74,7 +74,7 @@ void Sema::reportTypeAsValue(VarRefExpr &v, const Decl &d) {
 }
 
 void Sema::resolveNames(ExprPtr &e) {
-  if (!e || resolveName(e))
+  if (!e || resolveTypeQuery(e) || resolveName(e)) // SemaTemplates.cpp: size_of(T), T == f16
     return;
   switch (e->kind()) {
   case ExprAST::Unary:

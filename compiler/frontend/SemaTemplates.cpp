@@ -14,6 +14,7 @@
 #include "tile/kernel_info.h"
 #include "tilec/frontend/Parser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -490,6 +491,134 @@ void Sema::instantiateTemplates(ModuleAST &module) {
     }
   }
   module.kernels = std::move(out);
+}
+
+//===----------------------------------------------------------------------===//
+// Compile-time type queries and `if const`
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The type a name in an expression stands for: a bound type parameter, or
+/// a scalar type's name that no declaration shadows.
+std::optional<ScalarKind> typeNamed(const ExprAST &e, Decl *decl) {
+  auto *v = e.as<VarRefExpr>();
+  if (!v || v->ringStageTile)
+    return std::nullopt;
+  if (decl)
+    return decl->kind == DeclKind::TypeParam ? std::optional<ScalarKind>(decl->typeValue)
+                                             : std::nullopt;
+  return scalarFromName(v->name);
+}
+} // namespace
+
+bool Sema::resolveTypeQuery(ExprPtr &e) {
+  auto typeOf = [&](const ExprPtr &x) -> std::optional<ScalarKind> {
+    auto *v = x ? x->as<VarRefExpr>() : nullptr;
+    return v ? typeNamed(*v, lookup(v->name)) : std::nullopt;
+  };
+  auto replace = [&](ExprPtr lit) {
+    lit->depth = e->depth;
+    e = std::move(lit);
+    return true;
+  };
+  if (auto *b = e->as<BinaryExpr>()) {
+    std::optional<ScalarKind> l = typeOf(b->lhs), r = typeOf(b->rhs);
+    if (!l && !r)
+      return false;
+    const char *hint = "compare a type with a type: `T == f16`, `T != e4m3`; ask `size_of(T)`, "
+                       "`is_float(T)` or `is_int(T)` for its kind";
+    auto *v = (l ? b->lhs : b->rhs)->as<VarRefExpr>();
+    if (l && r && (b->op == BinaryOp::Eq || b->op == BinaryOp::Ne))
+      return replace(std::make_unique<BoolLiteralExpr>(b->loc, (*l == *r) == (b->op == BinaryOp::Eq)));
+    if (l && r)
+      error(b->loc, std::string("types compare only with `==` and `!=`, not `") +
+                        binaryOpSpelling(b->op) + "`",
+            "order them by size: `size_of(T) < size_of(U)`");
+    else if (b->op == BinaryOp::Eq || b->op == BinaryOp::Ne)
+      error(v->loc,
+            "'" + v->name + "' is a type" +
+                (scalarFromName(v->name) ? std::string()
+                                         : std::string(" parameter (here ") +
+                                               scalarName(l ? *l : *r) + ")") +
+                ", compared with a value",
+            hint);
+    else
+      return false; // `T + 1`: resolveName says a type is not a value
+    v->typeAsValueReported = true;
+    return replace(std::make_unique<BoolLiteralExpr>(b->loc, false));
+  }
+  auto *c = e->as<CallExpr>();
+  if (!c || (c->callee != "size_of" && c->callee != "is_float" && c->callee != "is_int") ||
+      functions_.count(c->callee) || lookup(c->callee))
+    return false;
+  bool isSize = c->callee == "size_of";
+  std::string form = c->callee + "(T)";
+  std::optional<ScalarKind> t =
+      c->args.size() == 1 && c->namedArgs.empty() && c->typeArgs.empty() ? typeOf(c->args[0])
+                                                                         : std::nullopt;
+  if (!t) {
+    Location at = c->args.size() == 1 ? c->args[0]->loc : c->loc;
+    error(at,
+          "'" + c->callee + "' takes one scalar type" +
+              (c->args.size() == 1 ? std::string(", not a value") : std::string()),
+          "write `" + form + "` with a type parameter or a scalar type (`" + c->callee +
+              "(f16)`); for a value x declared `x: T`, ask about T");
+    if (isSize)
+      return replace(std::make_unique<IntLiteralExpr>(c->loc, 1));
+    return replace(std::make_unique<BoolLiteralExpr>(c->loc, false));
+  }
+  if (isSize) {
+    auto lit = std::make_unique<IntLiteralExpr>(c->loc, (int64_t)byteSize(*t));
+    lit->magnitude = byteSize(*t);
+    lit->query = "size_of(" + c->args[0]->as<VarRefExpr>()->name + ")";
+    return replace(std::move(lit));
+  }
+  bool v = c->callee == "is_float" ? isFloatKind(*t) : isIntegerKind(*t);
+  return replace(std::make_unique<BoolLiteralExpr>(c->loc, v));
+}
+
+void Sema::checkConstIf(IfStmt &s) {
+  Type b = Type::i1();
+  bool ok = !checkValue(s.cond, &b, "condition of 'if const'",
+                        "compare explicitly, e.g. `size_of(T) == 1`")
+                 .isInvalid();
+  std::optional<ConstValue> c = ok ? evalConstant(*s.cond) : std::nullopt;
+  // Also a constant: a `let` of one, a function's parameter whose argument
+  // is one (calls are inlined), an unrolled loop's variable where every
+  // copy gives one value.
+  bool overflow = false;
+  std::optional<std::vector<int64_t>> every =
+      ok && !c ? foldEveryCopy(*s.cond, overflow) : std::nullopt;
+  if (every && !overflow &&
+      std::all_of(every->begin(), every->end(), [&](int64_t v) { return v == every->front(); })) {
+    c = ConstValue{};
+    c->i = every->front();
+  } else if (every && !overflow)
+    error(s.cond->loc,
+          "the condition of `if const` is a constant in each copy of an unrolled loop, not "
+          "one constant: the loop's body is checked once for all its copies",
+          "write `if` without `const`: each copy folds its condition and emits one branch "
+          "(both branches are checked)");
+  else if (ok && !c)
+    error(s.cond->loc, "the condition of `if const` is not a compile-time constant",
+          "build it from literals, constants, compile-time parameters and type queries "
+          "(`T == e4m3`, `size_of(T) == 2`, `is_float(T)`); for a condition known only when "
+          "the kernel runs, write `if` without `const`");
+  // Only the taken branch is checked and emitted; the other was parsed
+  // only. Every later pass and MLIRGen see `if true { taken }`.
+  Block taken;
+  if (c)
+    taken = std::move(c->i != 0 ? s.thenBody : s.elseBody);
+  s.constFailed = !c; // neither branch checked: not "may fall off the end" too
+  s.thenBody = std::move(taken);
+  s.elseBody.clear();
+  s.hasElse = false;
+  Location at = s.cond->loc;
+  s.cond = std::make_unique<BoolLiteralExpr>(at, true);
+  s.cond->type = Type::i1();
+  pushScope();
+  checkBlock(s.thenBody, false);
+  popScope();
 }
 
 } // namespace tile::frontend

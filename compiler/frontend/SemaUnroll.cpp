@@ -41,6 +41,14 @@ bool containsReturn(const Block &b) {
 }
 } // namespace
 
+/// After the body is checked, so that a `return` in a branch an `if const`
+/// dropped does not count.
+void Sema::checkUnrollReturn(ForStmt &s) {
+  if (s.unrollFactorValue > 1 && containsReturn(s.body))
+    error(s.unrollLoc, "a loop whose body may `return` cannot be unrolled by a factor",
+          "unroll it completely (`unroll`), or move the return out of the loop");
+}
+
 void Sema::checkUnroll(ForStmt &s) {
   if (s.forKind != ForKind::Range) {
     error(s.unrollLoc, std::string("a ") + forKindName(s.forKind) + " loop cannot be unrolled",
@@ -66,12 +74,7 @@ void Sema::checkUnroll(ForStmt &s) {
       error(s.unrollFactor->loc, "unroll factor " + std::to_string(*f) + " is out of range", hint);
       return;
     }
-    if (*f > 1 && containsReturn(s.body)) {
-      error(s.unrollLoc, "a loop whose body may `return` cannot be unrolled by a factor",
-            "unroll it completely (`unroll`), or move the return out of the loop");
-      return;
-    }
-    s.unrollFactorValue = *f;
+    s.unrollFactorValue = *f; // a `return` in the body: checkUnrollReturn, once it is checked
     return;
   }
   // Full unrolling: the bounds and the step must be constants, or read the

@@ -38,6 +38,7 @@
 #include "tile/Dialect/Hint.h"
 #include "tilec/SourceLoc.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -78,7 +79,22 @@ LoadedFrom decidedByMemoryLoad(Operation *decision, const UniformityAnalysis &un
       continue;
     if (auto load = dyn_cast<LoadOp>(def)) {
       Operation *slot = load.getPtr().getDefiningOp();
-      if (!isa_and_nonnull<LocalVarOp>(slot) && load.getCache() != CacheOp::nc &&
+      if (isa_and_nonnull<LocalVarOp>(slot)) {
+        // A `var` (or the flag of an early `return`): what its stores put
+        // there, and the decisions they run under (`if p[b] == -1 { return }`
+        // decides the code after it through the exit flag).
+        for (Operation *user : slot->getResult(0).getUsers()) {
+          auto store = dyn_cast<StoreOp>(user);
+          if (!store || store.getPtr() != slot->getResult(0))
+            continue;
+          work.push_back(store.getValue());
+          for (Operation *p = store->getParentOp(); p && !isa<KernelOp>(p); p = p->getParentOp())
+            if (isa<scf::IfOp>(p))
+              work.push_back(cast<scf::IfOp>(p).getCondition());
+        }
+        continue;
+      }
+      if (load.getCache() != CacheOp::nc &&
           uniformity.levelOf(load.getPtr()) <= tolerated) {
         if (cast<PtrType>(load.getPtr().getType()).getSpace() == AddressSpace::global)
           return LoadedFrom::Global;
@@ -229,9 +245,15 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
   void judge(Operation *op, const Construct &c, const UniformityAnalysis &uniformity) {
     auto role = op->getParentOfType<RoleOp>();
     Divergence control = uniformity.controlDivergence(op, role);
-    const char *loaded = loadHint(decidedByMemoryLoad(
-        control.decision, uniformity,
-        c.rule == Rule::Warpgroup ? u::kWarpgroupCollectiveMax : u::kCtaBarrierMax));
+    // The level a loaded value's address may have for the value to decide
+    // the construct, were the data read-only (the hint's `cache = nc`).
+    u::Level tolerated = c.rule == Rule::Warpgroup ? u::kWarpgroupCollectiveMax
+                         : c.rule == Rule::WarpCollective || c.rule == Rule::ElectOne ||
+                                 c.rule == Rule::QuadExchange
+                             ? u::kWarpCollectiveMax
+                         : c.rule == Rule::ClusterBarrier ? u::kClusterBarrierMax
+                                                          : u::kCtaBarrierMax;
+    const char *loaded = loadHint(decidedByMemoryLoad(control.decision, uniformity, tolerated));
     auto report = [&](bool error, const Twine &message, const Twine &hint, const Twine &note) {
       // One source construct may be several ops (a role's TMA store: the
       // barrier before and after its copy, the elected thread that issues
@@ -251,8 +273,9 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
                     "elect_one() in control flow that lanes of a warp may take differently: "
                     "elect.sync needs every lane of the warp (the lanes that skip it hang or "
                     "make the result undefined)",
-                    "call it where the whole warp is converged, e.g. under `if warp_id() == 0` "
-                    "or at the top of a role",
+                    Twine("call it where the whole warp is converged, e.g. under `if warp_id() "
+                          "== 0` or at the top of a role") +
+                        loaded,
                     "this decision differs between lanes");
     case Rule::WarpCollective:
       if (control.level <= u::kWarpCollectiveMax)
@@ -261,8 +284,10 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
                     c.name + "() with the full-warp mask in control flow that lanes of a warp "
                              "may take differently: lanes that do not reach it leave it "
                              "undefined or hanging",
-                    "move it where every lane of the warp reaches it, or pass the lanes that "
-                    "do: `let m = vote_ballot(cond)` before the branch, then `mask = m`",
+                    Twine("move it where every lane of the warp reaches it, or pass the lanes "
+                          "that do: `let m = vote_ballot(cond)` before the branch, then `mask = "
+                          "m`") +
+                        loaded,
                     "this decision differs between lanes");
     case Rule::QuadExchange:
       if (control.level <= u::kWarpCollectiveMax)
@@ -271,8 +296,9 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
                     "'" + c.name +
                         "' in control flow that lanes of a warp may take differently: its "
                         "quad exchange (shfl.sync) needs every lane of the warp",
-                    "reduce where the whole warpgroup runs (outside conditions on thread or "
-                    "lane ids), then select the result",
+                    Twine("reduce where the whole warpgroup runs (outside conditions on thread "
+                          "or lane ids), then select the result") +
+                        loaded,
                     "this decision differs between lanes");
     case Rule::Warpgroup:
       if (control.level <= u::kWarpgroupCollectiveMax)
@@ -310,7 +336,7 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
                                : "it is the role's barrier over ") +
                           Twine(threads) +
                           " threads, and threads that do not reach it deadlock the others",
-                      "move it where every thread of the role reaches it",
+                      Twine("move it where every thread of the role reaches it") + loaded,
                       "this decision differs between threads");
       }
       std::string between = control.level > u::PerCta ? "threads" : "CTAs";
@@ -331,8 +357,10 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
                     c.name + "() in control flow that " + between +
                         " of the cluster may take differently: threads that do not reach it "
                         "deadlock or desynchronise the cluster",
-                    "move it where every thread of every CTA reaches it; here it does not count "
-                    "as the cluster barrier that keeps peers' shared memory alive",
+                    Twine("move it where every thread of every CTA reaches it; here it does "
+                          "not count as the cluster barrier that keeps peers' shared memory "
+                          "alive") +
+                        loaded,
                     "this decision differs between " + between);
     }
     }

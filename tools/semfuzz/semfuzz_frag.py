@@ -6,7 +6,8 @@ A fragment case loads two f32/f16/bf16 fragments with load_frag, a per_row
 and a per_col value with load_per_row/load_per_col, scalars and i32 indices,
 computes a random tree of the element-wise operations (+ - * / unary -, min,
 max, fma, select on masks from comparisons and from frag_row/frag_col index
-arithmetic, abs, exp2/exp/log2/log accurate or approx, conversions) and
+arithmetic, abs, exp2/exp/log2/log/sqrt/rsqrt/sin/cos/tanh accurate or
+approx, erf, conversions) and
 stores the fragment (row_stride) or a per_row value (row_max, row_sum).
 """
 import math
@@ -16,6 +17,10 @@ import semfuzz_gen as G
 from semfuzz_ext import Case, params, shows
 
 FAST_FUNCS = ['sqrt', 'rsqrt', 'exp', 'exp2', 'log', 'log2', 'sin', 'cos', 'tanh']
+# The math functions on f32 fragments (mma.md "The fragment algebra"): each
+# element as the scalar builtin, accurate (the ulp bounds of semfuzz_ref) or
+# `approx = true` (fast_ok's bounds); erf has no fast form.
+FRAG_MATH = ['exp2', 'exp', 'log2', 'log', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'erf']
 
 
 def _ref(fn, x):
@@ -376,7 +381,8 @@ def frag_case(rnd, name, programs=4):
         if root == 'cast':
             extra = rnd.choice([x for x in ('f32', 'f16', 'bf16') if x != t])
         elif root == 'math':
-            extra = (rnd.choice(['exp2', 'exp', 'log2', 'log']), rnd.random() < 0.5)
+            fn = rnd.choice(FRAG_MATH)
+            extra = (fn, fn != 'erf' and rnd.random() < 0.5) # erf has no fast form
         elif root == 'row':
             extra = rnd.choice(['row_sum', 'row_max'])
         progs.append((root, tr, extra))
@@ -405,8 +411,8 @@ def frag_case(rnd, name, programs=4):
             lines.append('  store(o%d, %s, row_stride = %d)' % (p, e if ot == t else '%s as %s' % (e, ot), N))
             outs.append(('out', 'o%d' % p, ot, M * N))
         elif root == 'math':
-            lines.append('  store(o%d, %s(%s, approx = %s), row_stride = %d)'
-                         % (p, extra[0], e, 'true' if extra[1] else 'false', N))
+            approx = '' if extra[0] == 'erf' else ', approx = %s' % ('true' if extra[1] else 'false')
+            lines.append('  store(o%d, %s(%s%s), row_stride = %d)' % (p, extra[0], e, approx, N))
             outs.append(('out', 'o%d' % p, t, M * N))
         elif root == 'row':
             lines.append('  store(o%d, %s(%s))' % (p, extra, e))

@@ -341,6 +341,12 @@ public:
   /// (docs/reference/roles.md "Turns"). [sema] turnRole: the role.
   bool isTurn = false;
   const struct RoleAST *turnRole = nullptr;
+  /// `if const COND { ... } else { ... }`: COND is a compile-time constant;
+  /// only the branch it selects is checked and emitted. [sema] the taken
+  /// branch becomes thenBody, the condition `true`, and the other branch is
+  /// dropped (docs/reference/kernels.md "Type parameters").
+  bool isConst = false;
+  bool constFailed = false; // [sema] its condition is no constant (an error)
 };
 
 class WhileStmt : public StmtAST {

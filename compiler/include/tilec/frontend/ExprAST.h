@@ -349,6 +349,7 @@ public:
   int64_t value;
   uint64_t magnitude = 0; // as written, without the sign
   bool negated = false;   // written with a leading '-'
+  std::string query;      // [sema] the type query it stands for (`size_of(T)`)
 };
 
 class FloatLiteralExpr : public ExprAST {
