@@ -208,15 +208,6 @@ private:
   bool anyMBarrier = false, anyWarpMBarrier = false;
 };
 
-/// The mbarrier a wait or try_wait waits on, or null.
-Value waitedMBarrier(Operation *op) {
-  if (auto wait = dyn_cast<MBarrierWaitOp>(op))
-    return wait.getMbar();
-  if (auto probe = dyn_cast<MBarrierTryWaitOp>(op))
-    return probe.getMbar();
-  return nullptr;
-}
-
 /// Whether `op` is or contains a barrier (a CTA's, a role's, the cluster's)
 /// or a wait on an mbarrier the writers arrive on: what orders other
 /// threads' earlier writes before what follows it.

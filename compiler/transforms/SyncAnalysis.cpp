@@ -52,6 +52,14 @@ static bool accessesAny(Operation *root, MemoryProxy proxy, bool write,
   return r.wasInterrupted();
 }
 
+Value sync::waitedMBarrier(Operation *op) {
+  if (auto wait = dyn_cast<MBarrierWaitOp>(op))
+    return wait.getMbar();
+  if (auto probe = dyn_cast<MBarrierTryWaitOp>(op))
+    return probe.getMbar();
+  return nullptr;
+}
+
 bool sync::writesGenerically(Operation *op, const llvm::DenseSet<Operation *> &allocs) {
   return accessesAny(op, MemoryProxy::generic, /*write=*/true, allocs);
 }
@@ -185,12 +193,8 @@ bool SyncAnalysis::releasesToAsyncReads(Operation *arrive) const {
   SharedAllocOp mbar = rootAlloc(mbarrierArrive.getMbar());
   KernelOp kernel = kernel_;
   kernel.walk([&](Operation *op) {
-    Value waited;
-    if (auto wait = dyn_cast<MBarrierWaitOp>(op))
-      waited = wait.getMbar();
-    else if (auto probe = dyn_cast<MBarrierTryWaitOp>(op))
-      waited = probe.getMbar();
-    else
+    Value waited = waitedMBarrier(op);
+    if (!waited)
       return;
     SharedAllocOp alloc = rootAlloc(waited);
     if (!mbar || !alloc || alloc == mbar)

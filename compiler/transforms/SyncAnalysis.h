@@ -101,6 +101,9 @@ private:
 void forEachOpBefore(Operation *at, llvm::function_ref<void(Operation *)> fn);
 void forEachOpAfter(Operation *at, llvm::function_ref<void(Operation *)> fn);
 
+/// The mbarrier a wait or try_wait waits on; null for any other op.
+Value waitedMBarrier(Operation *op);
+
 /// The generic writes and async-proxy reads of op (nested ops included),
 /// each with the shared allocations it accesses.
 bool writesGenerically(Operation *op, const llvm::DenseSet<Operation *> &allocs);
