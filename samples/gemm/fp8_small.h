@@ -89,16 +89,86 @@ inline std::vector<SmallInstance> smallCandidates(int64_t m, int64_t n, int64_t 
   return out;
 }
 
+// gemm_fp8_tile<T, TN, S, CN, CM>: the persistent kernel's 128-row tile
+// (two consumer warpgroups x 64 rows) by TN columns, one tile per CTA, S
+// stages (the deepest ring beside the bf16 half-tile), CN column tiles
+// sharing A and CM row tiles sharing B by multicast; KS 2:
+// gemm_fp8_tile_k2<T, TN, S>, the tile's K-blocks split between the two
+// CTAs of a cluster, reduced through distributed shared memory. Must be
+// samples/gemm/CMakeLists.txt's TILEC_GEMM_FP8_TILE_INSTANCES and
+// TILEC_GEMM_FP8_TILE_K2_INSTANCES.
+struct TileInstance {
+  int64_t tn = 0; // columns of C per tile (the wgmma N); 0: none
+  int stages = 0;
+  int cn = 1; // column tiles per cluster sharing A (x)
+  int cm = 1; // row tiles per cluster sharing B (y)
+  int ks = 1; // K splits per tile (2: gemm_fp8_tile_k2, cn = cm = 1)
+  bool operator==(const TileInstance &o) const {
+    return tn == o.tn && stages == o.stages && cn == o.cn && cm == o.cm && ks == o.ks;
+  }
+};
+inline const std::vector<TileInstance> &tileInstances() {
+  static const std::vector<TileInstance> all = {
+      {32, 11, 1, 1},  {32, 11, 2, 1},  {64, 9, 1, 1},  {64, 9, 2, 1}, {64, 9, 1, 2},
+      {112, 7, 1, 1},  {112, 7, 2, 1},  {128, 6, 1, 1}, {128, 6, 2, 1}, {128, 6, 1, 2},
+      {224, 4, 1, 1},  {224, 4, 1, 2},  {64, 7, 1, 1, 2}, {128, 4, 1, 1, 2}};
+  return all;
+}
+inline constexpr int64_t kTileBm = 128; // rows of C per tile
+/// The shared memory of a tile instance (without its mbarriers and
+/// alignment): the ring and the bf16 half-tile `out` (KS 2: the owned 64
+/// rows, and the f32 partials sent and received).
+inline int64_t tileSharedBytes(const TileInstance &i) {
+  const int64_t ring = i.stages * (kTileBm + i.tn) * kSmallBk;
+  return i.ks == 1 ? ring + kTileBm * (i.tn / 2) * 2 : ring + 64 * i.tn * (2 + 2 * 4);
+}
+/// The grid: x = column tiles padded to whole CN, y = row tiles padded to
+/// whole CM.
+inline int64_t tileColTiles(int64_t n, const TileInstance &i) {
+  return smallCeil(smallCeil(n, i.tn), i.cn) * i.cn;
+}
+inline int64_t tileRowTiles(int64_t m, const TileInstance &i) {
+  return smallCeil(smallCeil(m, kTileBm), i.cm) * i.cm;
+}
+inline int64_t tileCtas(int64_t m, int64_t n, const TileInstance &i) {
+  return tileRowTiles(m, i) * tileColTiles(n, i) * i.ks;
+}
+inline std::string describe(const TileInstance &i) {
+  return "tile 128 x " + std::to_string(i.tn) +
+         (i.cn > 1 ? ", CN " + std::to_string(i.cn) : std::string()) +
+         (i.cm > 1 ? ", CM " + std::to_string(i.cm) : std::string()) +
+         (i.ks > 1 ? ", " + std::to_string(i.ks) + " K splits" : std::string()) + ", " +
+         std::to_string(i.stages) + " stages";
+}
+/// What --small times of gemm_fp8_tile: M > 64, every CTA resident at once
+/// (at most one per SM) and at least a quarter of the SMs busy, 2+ column
+/// tiles per CN, CM 2 only with two row tiles, 2+ K-blocks per split.
+inline std::vector<TileInstance> tileCandidates(int64_t m, int64_t n, int64_t k, int sms) {
+  std::vector<TileInstance> out;
+  if (m <= 64 || m > 256)
+    return out;
+  for (const TileInstance &i : tileInstances()) {
+    const int64_t ctas = tileCtas(m, n, i);
+    if (ctas > sms || 4 * ctas < sms || smallCeil(n, i.tn) < 2 * i.cn ||
+        (i.cm > 1 && smallCeil(m, kTileBm) < 2) || smallCeil(k, kSmallBk) < 2 * i.ks)
+      continue;
+    out.push_back(i);
+  }
+  return out;
+}
+
 /// The host's choice at M <= 256 (per tensor): a gemm_fp8_skinny_dsm
-/// instance, or (instance.mt = 0) the persistent kernel gemm_fp8 at BN
-/// `persistentBn`; `why` says which rule.
+/// instance, a gemm_fp8_tile instance (tile.tn > 0), or the persistent
+/// kernel gemm_fp8 at BN `persistentBn`; `why` says which rule.
 struct SmallChoice {
   SmallInstance instance;
+  TileInstance tile; // gemm_fp8_tile where tile.tn > 0
   int64_t persistentBn = 0;
   std::string why;
 };
 inline std::string describe(const SmallChoice &c) {
   return c.instance.mt ? describe(c.instance)
+         : c.tile.tn   ? describe(c.tile)
                        : "persistent BN " + std::to_string(c.persistentBn) + ", cluster 2";
 }
 /// The compiled instance with these parameters (the deepest ring), or none.

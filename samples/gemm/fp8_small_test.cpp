@@ -29,6 +29,31 @@ TEST_CASE("fp8 small M: the instances fit with the deepest ring", "[fp8]") {
   }
 }
 
+TEST_CASE("fp8 small M: the 128-row tile instances fit with the deepest ring", "[fp8]") {
+  for (const gemm::fp8::TileInstance &i : gemm::fp8::tileInstances()) {
+    INFO("TN " << i.tn << ", S " << i.stages << ", CN " << i.cn << ", CM " << i.cm);
+    CHECK(i.tn % 16 == 0);                        // the wgmma N; halves of whole 16-byte rows
+    CHECK(i.tn <= 256);
+    CHECK(i.cn * i.cm * i.ks <= 8);               // a portable cluster
+    CHECK((i.ks == 1 || (i.ks == 2 && i.cn == 1 && i.cm == 1)));
+    CHECK(gemm::fp8::kTileBm % (8 * i.cn) == 0);  // A's multicast slices
+    CHECK(i.tn % (8 * i.cm) == 0);                // B's
+    CHECK(gemm::fp8::tileSharedBytes(i) + 2048 <= 232448);
+    gemm::fp8::TileInstance deeper = i;
+    ++deeper.stages;
+    CHECK(gemm::fp8::tileSharedBytes(deeper) + 2048 > 232448);
+  }
+  // The candidates: every CTA resident, the grid covers C.
+  for (int64_t m : {77, 128, 200, 256})
+    for (int64_t n : {1000, 4096, 8192, 14336})
+      for (const gemm::fp8::TileInstance &i : gemm::fp8::tileCandidates(m, n, 4096, 132)) {
+        INFO(m << " x " << n << ": " << gemm::fp8::describe(i));
+        CHECK(gemm::fp8::tileCtas(m, n, i) <= 132);
+        CHECK(gemm::fp8::tileRowTiles(m, i) * gemm::fp8::kTileBm >= m);
+        CHECK(gemm::fp8::tileColTiles(n, i) * i.tn >= n);
+      }
+}
+
 TEST_CASE("fp8 small M: the choice covers every M <= 256", "[fp8]") {
   for (int64_t m = 1; m <= 256; ++m)
     for (int64_t n : {8, 1000, 4096, 14336})
