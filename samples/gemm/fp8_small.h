@@ -178,8 +178,21 @@ inline SmallInstance smallInstance(int64_t mt, int64_t bw, int ks, int cy = 1, i
       return i;
   return SmallInstance{};
 }
+/// The compiled gemm_fp8_tile instance with these parameters, or none.
+inline TileInstance tileInstance(int64_t tn, int cn, int cm, int ks = 1) {
+  for (const TileInstance &i : tileInstances())
+    if (i.tn == tn && i.cn == cn && i.cm == cm && i.ks == ks)
+      return i;
+  return TileInstance{};
+}
 /// The rule (H200, docs/perf/gemm_fp8.md "Small M"): every CTA resident at
 /// once (one per SM, no wave), the narrowest tiles that fill the SMs.
+/// M = 81..256 first: 128-row tiles (gemm_fp8_tile), one per CTA; M <= 128
+/// one row tile, the narrowest TN of 32 (only at K <= 8192: at K = 14336 the
+/// skinny pairs below are faster), 64 and 128 whose ceil(N / TN) tiles fit
+/// the SMs; M > 128 two row tiles sharing B (CM 2), the narrowest TN of 64,
+/// 128 and 224 whose 2 ceil(N / TN) CTAs fit; where that grid keeps at
+/// least half the SMs busy (else the rules below).
 /// M = 41..256: pairs of row tiles sharing B (CL 2), the smallest MT whose
 /// two row tiles cover M (32, 40, 64, 128), 64 columns wide where the pairs'
 /// CTAs (2 ceil(N / 64)) fit the SMs, else 128 (M <= 128; MT 40 for MT 32),
@@ -194,6 +207,25 @@ inline SmallChoice smallChoice(int64_t m, int64_t n, int64_t k, int sms) {
   if (m > 256)
     return c;
   const int64_t kblocks = smallCeil(k, kSmallBk);
+  if (m > 80) {
+    const bool one = m <= kTileBm;
+    for (int64_t tn : one ? std::vector<int64_t>{32, 64, 128} : std::vector<int64_t>{64, 128, 224}) {
+      if (one && tn == 32 && k > 8192)
+        continue;
+      const TileInstance i = tileInstance(tn, 1, one ? 1 : 2);
+      const int64_t ctas = i.tn ? tileCtas(m, n, i) : 0;
+      if (!i.tn || ctas > sms)
+        continue;
+      if (2 * ctas >= sms) {
+        c.tile = i;
+        c.why = std::string(one ? "one 128-row tile" : "two 128-row tiles sharing B") + " x " +
+                std::to_string(tn) + " columns per CTA: " + std::to_string(ctas) +
+                " CTAs <= " + std::to_string(sms) + " SMs";
+        return c;
+      }
+      break; // the narrowest grid that fits leaves half the SMs idle
+    }
+  }
   if (m > 40) {
     int64_t mt = 0;
     for (const SmallInstance &i : smallInstances())

@@ -60,6 +60,19 @@ TEST_CASE("fp8 small M: the choice covers every M <= 256", "[fp8]") {
       for (int64_t k : {16, 200, 4096, 14336}) {
         const gemm::fp8::SmallChoice choice = gemm::fp8::smallChoice(m, n, k, 132);
         INFO(m << " x " << n << " x " << k);
+        if (choice.tile.tn) { // gemm_fp8_tile: M > 80, every CTA resident
+          const gemm::fp8::TileInstance t = choice.tile;
+          CHECK(m > 80);
+          CHECK(gemm::fp8::tileRowTiles(m, t) * gemm::fp8::kTileBm >= m);
+          CHECK(gemm::fp8::tileColTiles(n, t) * t.tn >= n);
+          CHECK(gemm::fp8::tileCtas(m, n, t) <= 132);
+          CHECK(2 * gemm::fp8::tileCtas(m, n, t) >= 132);
+          bool compiled = false;
+          for (const gemm::fp8::TileInstance &i : gemm::fp8::tileInstances())
+            compiled = compiled || i == t;
+          CHECK(compiled);
+          continue;
+        }
         if (!choice.instance.mt) { // the persistent kernel: M > 80 only
           CHECK(m > 80);
           CHECK((choice.persistentBn == 128 || choice.persistentBn == 256));
@@ -91,10 +104,13 @@ TEST_CASE("fp8 small M: the choice covers every M <= 256", "[fp8]") {
   CHECK(pick(64, 8192, 8192) == "dsm MT 40 x BW 128, 1 split, CL 2, 9 stages");
   CHECK(pick(77, 4096, 14336) == "dsm MT 40 x BW 64, 1 split, CL 2, 16 stages");
   CHECK(pick(77, 14336, 4096) == "dsm MT 80 x BW 128, 1 split, 6 stages");
-  CHECK(pick(128, 4096, 4096) == "dsm MT 64 x BW 64, 1 split, CL 2, 12 stages");
-  CHECK(pick(128, 8192, 8192) == "dsm MT 64 x BW 128, 1 split, CL 2, 7 stages");
-  CHECK(pick(128, 14336, 4096) == "persistent BN 256, cluster 2");
-  CHECK(pick(256, 4096, 4096) == "dsm MT 128 x BW 64, 1 split, CL 2, 7 stages");
-  CHECK(pick(256, 8192, 8192) == "persistent BN 128, cluster 2");
-  CHECK(pick(256, 14336, 4096) == "persistent BN 256, cluster 2");
+  CHECK(pick(128, 4096, 4096) == "tile 128 x 32, 11 stages");
+  CHECK(pick(128, 4096, 14336) == "dsm MT 64 x BW 64, 1 split, CL 2, 12 stages");
+  CHECK(pick(128, 8192, 8192) == "tile 128 x 64, 9 stages");
+  CHECK(pick(128, 14336, 4096) == "tile 128 x 128, 6 stages");
+  CHECK(pick(256, 4096, 4096) == "tile 128 x 64, CM 2, 9 stages");
+  CHECK(pick(256, 4096, 14336) == "tile 128 x 64, CM 2, 9 stages");
+  CHECK(pick(256, 8192, 8192) == "tile 128 x 128, CM 2, 6 stages");
+  CHECK(pick(256, 14336, 4096) == "tile 128 x 224, CM 2, 4 stages");
+  CHECK(pick(77, 4096, 4096) == "dsm MT 40 x BW 64, 1 split, CL 2, 16 stages");
 }
