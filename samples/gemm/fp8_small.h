@@ -187,12 +187,15 @@ inline TileInstance tileInstance(int64_t tn, int cn, int cm, int ks = 1) {
 }
 /// The rule (H200, docs/perf/gemm_fp8.md "Small M"): every CTA resident at
 /// once (one per SM, no wave), the narrowest tiles that fill the SMs.
-/// M = 81..256 first: 128-row tiles (gemm_fp8_tile), one per CTA; M <= 128
-/// one row tile, the narrowest TN of 32 (only at K <= 8192: at K = 14336 the
-/// skinny pairs below are faster), 64 and 128 whose ceil(N / TN) tiles fit
-/// the SMs; M > 128 two row tiles sharing B (CM 2), the narrowest TN of 64,
-/// 128 and 224 whose 2 ceil(N / TN) CTAs fit; where that grid keeps at
-/// least half the SMs busy (else the rules below).
+/// M = 129..160 first: two whole 80-row skinny tiles x 64 columns (no
+/// cluster) where their 2 ceil(N / 64) CTAs fit the SMs. Then M = 113..256:
+/// 128-row tiles (gemm_fp8_tile), one per CTA (a tile mostly past M is slow:
+/// at M = 96 the skinny pairs below are faster); M <= 128 one row tile, the
+/// narrowest TN of 32 (only at K <= 4096: at K = 8192 and 14336 the skinny
+/// pairs are as fast or faster), 64 and 128 whose ceil(N / TN) tiles fit the SMs; M > 128
+/// two row tiles sharing B (CM 2), the narrowest TN of 64, 128 and 224 whose
+/// 2 ceil(N / TN) CTAs fit; where that grid keeps at least half the SMs
+/// busy (else the rules below).
 /// M = 41..256: pairs of row tiles sharing B (CL 2), the smallest MT whose
 /// two row tiles cover M (32, 40, 64, 128), 64 columns wide where the pairs'
 /// CTAs (2 ceil(N / 64)) fit the SMs, else 128 (M <= 128; MT 40 for MT 32),
@@ -207,10 +210,16 @@ inline SmallChoice smallChoice(int64_t m, int64_t n, int64_t k, int sms) {
   if (m > 256)
     return c;
   const int64_t kblocks = smallCeil(k, kSmallBk);
-  if (m > 80) {
+  if (m > 128 && m <= 160 && 2 * smallCeil(n, 64) <= sms) {
+    c.instance = smallInstance(80, 64, 1);
+    c.why = "two whole 80-row skinny tiles x 64: " + std::to_string(2 * smallCeil(n, 64)) +
+            " CTAs <= " + std::to_string(sms) + " SMs";
+    return c;
+  }
+  if (m > 112) {
     const bool one = m <= kTileBm;
     for (int64_t tn : one ? std::vector<int64_t>{32, 64, 128} : std::vector<int64_t>{64, 128, 224}) {
-      if (one && tn == 32 && k > 8192)
+      if (one && tn == 32 && k > 4096)
         continue;
       const TileInstance i = tileInstance(tn, 1, one ? 1 : 2);
       const int64_t ctas = i.tn ? tileCtas(m, n, i) : 0;

@@ -62,7 +62,7 @@ TEST_CASE("fp8 small M: the choice covers every M <= 256", "[fp8]") {
         INFO(m << " x " << n << " x " << k);
         if (choice.tile.tn) { // gemm_fp8_tile: M > 80, every CTA resident
           const gemm::fp8::TileInstance t = choice.tile;
-          CHECK(m > 80);
+          CHECK(m > 112);
           CHECK(gemm::fp8::tileRowTiles(m, t) * gemm::fp8::kTileBm >= m);
           CHECK(gemm::fp8::tileColTiles(n, t) * t.tn >= n);
           CHECK(gemm::fp8::tileCtas(m, n, t) <= 132);
@@ -113,4 +113,9 @@ TEST_CASE("fp8 small M: the choice covers every M <= 256", "[fp8]") {
   CHECK(pick(256, 8192, 8192) == "tile 128 x 128, CM 2, 6 stages");
   CHECK(pick(256, 14336, 4096) == "tile 128 x 224, CM 2, 4 stages");
   CHECK(pick(77, 4096, 4096) == "dsm MT 40 x BW 64, 1 split, CL 2, 16 stages");
+  CHECK(pick(96, 8192, 8192) == "dsm MT 64 x BW 128, 1 split, CL 2, 7 stages");
+  CHECK(pick(128, 4096, 8192) == "dsm MT 64 x BW 64, 1 split, CL 2, 12 stages");
+  CHECK(pick(160, 4096, 4096) == "dsm MT 80 x BW 64, 1 split, 10 stages");
+  CHECK(pick(200, 8192, 8192) == "tile 128 x 128, CM 2, 6 stages");
+  CHECK(pick(200, 14336, 4096) == "tile 128 x 224, CM 2, 4 stages");
 }
