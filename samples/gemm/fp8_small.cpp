@@ -53,10 +53,9 @@ std::function<void()> tileLauncher(const Kernels &ks, const Quantized &q, Device
   tile::Tensor tb(d.b.ptr(), element(q.format), {q.n, q.kp});
   tile::Tensor tc(d.c.ptr(), tile::TensorElement::BF16, {q.m, q.n});
   tile::LaunchConfig cfg;
-  cfg.grid = i.ks == 1
-                 ? tile::Dim3(unsigned(tileColTiles(q.n, i)), unsigned(tileRowTiles(q.m, i)))
-                 : tile::Dim3(unsigned(i.ks), unsigned(tileColTiles(q.n, i)),
-                              unsigned(tileRowTiles(q.m, i)));
+  cfg.grid = i.ks == 1 ? tile::Dim3(unsigned(tileColTiles(q.n, i)), unsigned(tileRowTiles(q.m, i)))
+                       : tile::Dim3(unsigned(i.ks), unsigned(tileColTiles(q.n, i)),
+                                    unsigned(tileRowTiles(q.m, i)));
   cfg.block = tile::Dim3(384);
   return [k, cfg, ta, tb, tc, &d]() mutable { k.launch(cfg, ta, tb, tc, d.sa, d.sb); };
 }

@@ -109,9 +109,9 @@ struct TileInstance {
 };
 inline const std::vector<TileInstance> &tileInstances() {
   static const std::vector<TileInstance> all = {
-      {32, 11, 1, 1},  {32, 11, 2, 1},  {64, 9, 1, 1},  {64, 9, 2, 1}, {64, 9, 1, 2},
-      {112, 7, 1, 1},  {112, 7, 2, 1},  {128, 6, 1, 1}, {128, 6, 2, 1}, {128, 6, 1, 2},
-      {224, 4, 1, 1},  {224, 4, 1, 2},  {64, 7, 1, 1, 2}, {128, 4, 1, 1, 2}};
+      {32, 11, 1, 1}, {32, 11, 2, 1}, {64, 9, 1, 1},    {64, 9, 2, 1},    {64, 9, 1, 2},
+      {112, 7, 1, 1}, {112, 7, 2, 1}, {128, 6, 1, 1},   {128, 6, 2, 1},   {128, 6, 1, 2},
+      {224, 4, 1, 1}, {224, 4, 1, 2}, {64, 7, 1, 1, 2}, {128, 4, 1, 1, 2}};
   return all;
 }
 inline constexpr int64_t kTileBm = 128; // rows of C per tile
@@ -218,7 +218,8 @@ inline SmallChoice smallChoice(int64_t m, int64_t n, int64_t k, int sms) {
   }
   if (m > 112) {
     const bool one = m <= kTileBm;
-    for (int64_t tn : one ? std::vector<int64_t>{32, 64, 128} : std::vector<int64_t>{64, 128, 224}) {
+    for (int64_t tn :
+         one ? std::vector<int64_t>{32, 64, 128} : std::vector<int64_t>{64, 128, 224}) {
       if (one && tn == 32 && k > 4096)
         continue;
       const TileInstance i = tileInstance(tn, 1, one ? 1 : 2);

@@ -32,12 +32,12 @@ TEST_CASE("fp8 small M: the instances fit with the deepest ring", "[fp8]") {
 TEST_CASE("fp8 small M: the 128-row tile instances fit with the deepest ring", "[fp8]") {
   for (const gemm::fp8::TileInstance &i : gemm::fp8::tileInstances()) {
     INFO("TN " << i.tn << ", S " << i.stages << ", CN " << i.cn << ", CM " << i.cm);
-    CHECK(i.tn % 16 == 0);                        // the wgmma N; halves of whole 16-byte rows
+    CHECK(i.tn % 16 == 0); // the wgmma N; halves of whole 16-byte rows
     CHECK(i.tn <= 256);
-    CHECK(i.cn * i.cm * i.ks <= 8);               // a portable cluster
+    CHECK(i.cn * i.cm * i.ks <= 8); // a portable cluster
     CHECK((i.ks == 1 || (i.ks == 2 && i.cn == 1 && i.cm == 1)));
-    CHECK(gemm::fp8::kTileBm % (8 * i.cn) == 0);  // A's multicast slices
-    CHECK(i.tn % (8 * i.cm) == 0);                // B's
+    CHECK(gemm::fp8::kTileBm % (8 * i.cn) == 0); // A's multicast slices
+    CHECK(i.tn % (8 * i.cm) == 0);               // B's
     CHECK(gemm::fp8::tileSharedBytes(i) + 2048 <= 232448);
     gemm::fp8::TileInstance deeper = i;
     ++deeper.stages;
