@@ -333,7 +333,7 @@ int runBench(const Options &o) {
       const std::function<void()> fb = launcher(ks, qb, db, 128);
       const std::function<void()> fbw = launcher(ks, qb, db, 256);
       const SmallChoice sc = smallChoice(m, n, k, ctx.smCount());
-      const std::function<void()> fs = sc.instance.mt || sc.persistentBn
+      const std::function<void()> fs = sc.instance.mt || sc.tile.tn || sc.persistentBn
                                            ? smallChoiceLauncher(ks, qt, dt, sc, ctx.smCount())
                                            : std::function<void()>();
       for (int round = 0; round < 2; ++round) {
@@ -501,7 +501,8 @@ int runAlternate(const Options &o) {
         add("block BN128", qb, db, 128);
       if (!wanted("skinny"))
         continue;
-      if (const SmallChoice sc = smallChoice(m, n, k, ctx.smCount()); sc.instance.mt) {
+      if (const SmallChoice sc = smallChoice(m, n, k, ctx.smCount());
+          sc.instance.mt || sc.tile.tn) {
         try {
           cands.push_back({"tensor small M" + tag,
                            smallChoiceLauncher(ks, qt, dt, sc, ctx.smCount())});

@@ -173,6 +173,7 @@ inline bool deviceAndKernels() {
 
 struct Options;
 struct SmallInstance;
+struct TileInstance;
 struct SmallChoice;
 /// The per-tensor kernels of fp8.cpp for fp8_small.cpp: the persistent
 /// kernel at BN 256 or 128, or (bn 0) gemm_fp8_skinny at its split-K pick.
@@ -181,8 +182,11 @@ std::function<void()> tensorLaunch(const Kernels &ks, const Quantized &q, Device
 /// gemm_fp8_skinny_dsm at instance i (fp8_small.cpp).
 std::function<void()> smallLauncher(const Kernels &ks, const Quantized &q, Device &d,
                                     const SmallInstance &i);
+/// gemm_fp8_tile at instance i (fp8_small.cpp).
+std::function<void()> tileLauncher(const Kernels &ks, const Quantized &q, Device &d,
+                                   const TileInstance &i);
 /// The host's small-M choice c (fp8_small.h smallChoice): its instance of
-/// gemm_fp8_skinny_dsm, or the persistent kernel.
+/// gemm_fp8_skinny_dsm or gemm_fp8_tile, or the persistent kernel.
 std::function<void()> smallChoiceLauncher(const Kernels &ks, const Quantized &q, Device &d,
                                           const SmallChoice &c, int sms);
 /// --check at M <= 256 (per tensor): the host's small-M choice, launched

@@ -41,9 +41,29 @@ std::function<void()> smallLauncher(const Kernels &ks, const Quantized &q, Devic
   return [k, cfg, ta, tb, tc, &d]() mutable { k.launch(cfg, ta, tb, tc, d.sa, d.sb); };
 }
 
+std::function<void()> tileLauncher(const Kernels &ks, const Quantized &q, Device &d,
+                                   const TileInstance &i) {
+  tile::Kernel k =
+      i.ks == 1 ? ks.module.kernel("gemm_fp8_tile",
+                                   {{"TN", i.tn}, {"S", i.stages}, {"CN", i.cn}, {"CM", i.cm}},
+                                   {{"T", formatName(q.format)}})
+                : ks.module.kernel("gemm_fp8_tile_k2", {{"TN", i.tn}, {"S", i.stages}},
+                                   {{"T", formatName(q.format)}});
+  tile::Tensor ta(d.a.ptr(), element(q.format), {q.m, q.kp});
+  tile::Tensor tb(d.b.ptr(), element(q.format), {q.n, q.kp});
+  tile::Tensor tc(d.c.ptr(), tile::TensorElement::BF16, {q.m, q.n});
+  tile::LaunchConfig cfg;
+  cfg.grid = i.ks == 1 ? tile::Dim3(unsigned(tileColTiles(q.n, i)), unsigned(tileRowTiles(q.m, i)))
+                       : tile::Dim3(unsigned(i.ks), unsigned(tileColTiles(q.n, i)),
+                                    unsigned(tileRowTiles(q.m, i)));
+  cfg.block = tile::Dim3(384);
+  return [k, cfg, ta, tb, tc, &d]() mutable { k.launch(cfg, ta, tb, tc, d.sa, d.sb); };
+}
+
 std::function<void()> smallChoiceLauncher(const Kernels &ks, const Quantized &q, Device &d,
                                           const SmallChoice &c, int sms) {
   return c.instance.mt ? smallLauncher(ks, q, d, c.instance)
+         : c.tile.tn   ? tileLauncher(ks, q, d, c.tile)
                        : tensorLaunch(ks, q, d, c.persistentBn, sms);
 }
 
@@ -51,7 +71,7 @@ void checkSmall(const Options &o, const Kernels &ks, const Quantized &q, Device 
                 const std::vector<int64_t> &rows, const std::vector<double> &want, int sms,
                 bool &ok) {
   const SmallChoice c = smallChoice(q.m, q.n, q.k, sms);
-  if (!c.instance.mt && !c.persistentBn)
+  if (!c.instance.mt && !c.tile.tn && !c.persistentBn)
     return;
   auto check = [&](const std::string &what, const std::function<void()> &f, int launches) {
     std::vector<uint16_t> got;
@@ -69,6 +89,9 @@ void checkSmall(const Options &o, const Kernels &ks, const Quantized &q, Device 
   if (o.allSmall)
     for (const SmallInstance &i : smallCandidates(q.m, q.n, q.k, sms))
       check(describe(i), smallLauncher(ks, q, d, i), 1);
+  if (o.allSmall) // every gemm_fp8_tile instance, whatever its grid
+    for (const TileInstance &i : tileInstances())
+      check(describe(i), tileLauncher(ks, q, d, i), 1);
 }
 
 int runSmall(const Options &o) {
@@ -120,7 +143,7 @@ int runSmall(const Options &o) {
       add("skinny split-K", [&] { return tensorLaunch(ks, q, d, 0, sms); });
     const SmallChoice pick = smallChoice(m, n, k, sms);
     size_t pickIndex = 0;
-    if (!pick.instance.mt)
+    if (!pick.instance.mt && !pick.tile.tn)
       for (size_t c = 0; c < cands.size(); ++c)
         if (cands[c].name == "tensor BN" + std::to_string(pick.persistentBn))
           pickIndex = c;
@@ -131,6 +154,14 @@ int runSmall(const Options &o) {
       if (pick.instance.mt && i == pick.instance)
         pickIndex = cands.size();
       add(describe(i), [&] { return smallLauncher(ks, q, d, i); });
+    }
+    std::vector<TileInstance> tiles = tileCandidates(m, n, k, sms);
+    if (pick.tile.tn && std::find(tiles.begin(), tiles.end(), pick.tile) == tiles.end())
+      tiles.push_back(pick.tile);
+    for (const TileInstance &i : tiles) {
+      if (pick.tile.tn && i == pick.tile)
+        pickIndex = cands.size();
+      add(describe(i), [&] { return tileLauncher(ks, q, d, i); });
     }
     // Correctness first: every tilec candidate against cuBLASLt's C.
     const std::vector<uint16_t> ref = runOnce(cands[0].f, d);

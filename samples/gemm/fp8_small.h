@@ -89,16 +89,86 @@ inline std::vector<SmallInstance> smallCandidates(int64_t m, int64_t n, int64_t 
   return out;
 }
 
+// gemm_fp8_tile<T, TN, S, CN, CM>: the persistent kernel's 128-row tile
+// (two consumer warpgroups x 64 rows) by TN columns, one tile per CTA, S
+// stages (the deepest ring beside the bf16 half-tile), CN column tiles
+// sharing A and CM row tiles sharing B by multicast; KS 2:
+// gemm_fp8_tile_k2<T, TN, S>, the tile's K-blocks split between the two
+// CTAs of a cluster, reduced through distributed shared memory. Must be
+// samples/gemm/CMakeLists.txt's TILEC_GEMM_FP8_TILE_INSTANCES and
+// TILEC_GEMM_FP8_TILE_K2_INSTANCES.
+struct TileInstance {
+  int64_t tn = 0; // columns of C per tile (the wgmma N); 0: none
+  int stages = 0;
+  int cn = 1; // column tiles per cluster sharing A (x)
+  int cm = 1; // row tiles per cluster sharing B (y)
+  int ks = 1; // K splits per tile (2: gemm_fp8_tile_k2, cn = cm = 1)
+  bool operator==(const TileInstance &o) const {
+    return tn == o.tn && stages == o.stages && cn == o.cn && cm == o.cm && ks == o.ks;
+  }
+};
+inline const std::vector<TileInstance> &tileInstances() {
+  static const std::vector<TileInstance> all = {
+      {32, 11, 1, 1}, {32, 11, 2, 1}, {64, 9, 1, 1},    {64, 9, 2, 1},    {64, 9, 1, 2},
+      {112, 7, 1, 1}, {112, 7, 2, 1}, {128, 6, 1, 1},   {128, 6, 2, 1},   {128, 6, 1, 2},
+      {224, 4, 1, 1}, {224, 4, 1, 2}, {64, 7, 1, 1, 2}, {128, 4, 1, 1, 2}};
+  return all;
+}
+inline constexpr int64_t kTileBm = 128; // rows of C per tile
+/// The shared memory of a tile instance (without its mbarriers and
+/// alignment): the ring and the bf16 half-tile `out` (KS 2: the owned 64
+/// rows, and the f32 partials sent and received).
+inline int64_t tileSharedBytes(const TileInstance &i) {
+  const int64_t ring = i.stages * (kTileBm + i.tn) * kSmallBk;
+  return i.ks == 1 ? ring + kTileBm * (i.tn / 2) * 2 : ring + 64 * i.tn * (2 + 2 * 4);
+}
+/// The grid: x = column tiles padded to whole CN, y = row tiles padded to
+/// whole CM.
+inline int64_t tileColTiles(int64_t n, const TileInstance &i) {
+  return smallCeil(smallCeil(n, i.tn), i.cn) * i.cn;
+}
+inline int64_t tileRowTiles(int64_t m, const TileInstance &i) {
+  return smallCeil(smallCeil(m, kTileBm), i.cm) * i.cm;
+}
+inline int64_t tileCtas(int64_t m, int64_t n, const TileInstance &i) {
+  return tileRowTiles(m, i) * tileColTiles(n, i) * i.ks;
+}
+inline std::string describe(const TileInstance &i) {
+  return "tile 128 x " + std::to_string(i.tn) +
+         (i.cn > 1 ? ", CN " + std::to_string(i.cn) : std::string()) +
+         (i.cm > 1 ? ", CM " + std::to_string(i.cm) : std::string()) +
+         (i.ks > 1 ? ", " + std::to_string(i.ks) + " K splits" : std::string()) + ", " +
+         std::to_string(i.stages) + " stages";
+}
+/// What --small times of gemm_fp8_tile: M > 64, every CTA resident at once
+/// (at most one per SM) and at least a quarter of the SMs busy, 2+ column
+/// tiles per CN, CM 2 only with two row tiles, 2+ K-blocks per split.
+inline std::vector<TileInstance> tileCandidates(int64_t m, int64_t n, int64_t k, int sms) {
+  std::vector<TileInstance> out;
+  if (m <= 64 || m > 256)
+    return out;
+  for (const TileInstance &i : tileInstances()) {
+    const int64_t ctas = tileCtas(m, n, i);
+    if (ctas > sms || 4 * ctas < sms || smallCeil(n, i.tn) < 2 * i.cn ||
+        (i.cm > 1 && smallCeil(m, kTileBm) < 2) || smallCeil(k, kSmallBk) < 2 * i.ks)
+      continue;
+    out.push_back(i);
+  }
+  return out;
+}
+
 /// The host's choice at M <= 256 (per tensor): a gemm_fp8_skinny_dsm
-/// instance, or (instance.mt = 0) the persistent kernel gemm_fp8 at BN
-/// `persistentBn`; `why` says which rule.
+/// instance, a gemm_fp8_tile instance (tile.tn > 0), or the persistent
+/// kernel gemm_fp8 at BN `persistentBn`; `why` says which rule.
 struct SmallChoice {
   SmallInstance instance;
+  TileInstance tile; // gemm_fp8_tile where tile.tn > 0
   int64_t persistentBn = 0;
   std::string why;
 };
 inline std::string describe(const SmallChoice &c) {
   return c.instance.mt ? describe(c.instance)
+         : c.tile.tn   ? describe(c.tile)
                        : "persistent BN " + std::to_string(c.persistentBn) + ", cluster 2";
 }
 /// The compiled instance with these parameters (the deepest ring), or none.
@@ -108,8 +178,24 @@ inline SmallInstance smallInstance(int64_t mt, int64_t bw, int ks, int cy = 1, i
       return i;
   return SmallInstance{};
 }
+/// The compiled gemm_fp8_tile instance with these parameters, or none.
+inline TileInstance tileInstance(int64_t tn, int cn, int cm, int ks = 1) {
+  for (const TileInstance &i : tileInstances())
+    if (i.tn == tn && i.cn == cn && i.cm == cm && i.ks == ks)
+      return i;
+  return TileInstance{};
+}
 /// The rule (H200, docs/perf/gemm_fp8.md "Small M"): every CTA resident at
 /// once (one per SM, no wave), the narrowest tiles that fill the SMs.
+/// M = 129..160 first: two whole 80-row skinny tiles x 64 columns (no
+/// cluster) where their 2 ceil(N / 64) CTAs fit the SMs. Then M = 113..256:
+/// 128-row tiles (gemm_fp8_tile), one per CTA (a tile mostly past M is slow:
+/// at M = 96 the skinny pairs below are faster); M <= 128 one row tile, the
+/// narrowest TN of 32 (only at K <= 4096: at K = 8192 and 14336 the skinny
+/// pairs are as fast or faster), 64 and 128 whose ceil(N / TN) tiles fit the SMs; M > 128
+/// two row tiles sharing B (CM 2), the narrowest TN of 64, 128 and 224 whose
+/// 2 ceil(N / TN) CTAs fit; where that grid keeps at least half the SMs
+/// busy (else the rules below).
 /// M = 41..256: pairs of row tiles sharing B (CL 2), the smallest MT whose
 /// two row tiles cover M (32, 40, 64, 128), 64 columns wide where the pairs'
 /// CTAs (2 ceil(N / 64)) fit the SMs, else 128 (M <= 128; MT 40 for MT 32),
@@ -124,6 +210,32 @@ inline SmallChoice smallChoice(int64_t m, int64_t n, int64_t k, int sms) {
   if (m > 256)
     return c;
   const int64_t kblocks = smallCeil(k, kSmallBk);
+  if (m > 128 && m <= 160 && 2 * smallCeil(n, 64) <= sms) {
+    c.instance = smallInstance(80, 64, 1);
+    c.why = "two whole 80-row skinny tiles x 64: " + std::to_string(2 * smallCeil(n, 64)) +
+            " CTAs <= " + std::to_string(sms) + " SMs";
+    return c;
+  }
+  if (m > 112) {
+    const bool one = m <= kTileBm;
+    for (int64_t tn :
+         one ? std::vector<int64_t>{32, 64, 128} : std::vector<int64_t>{64, 128, 224}) {
+      if (one && tn == 32 && k > 4096)
+        continue;
+      const TileInstance i = tileInstance(tn, 1, one ? 1 : 2);
+      const int64_t ctas = i.tn ? tileCtas(m, n, i) : 0;
+      if (!i.tn || ctas > sms)
+        continue;
+      if (2 * ctas >= sms) {
+        c.tile = i;
+        c.why = std::string(one ? "one 128-row tile" : "two 128-row tiles sharing B") + " x " +
+                std::to_string(tn) + " columns per CTA: " + std::to_string(ctas) +
+                " CTAs <= " + std::to_string(sms) + " SMs";
+        return c;
+      }
+      break; // the narrowest grid that fits leaves half the SMs idle
+    }
+  }
   if (m > 40) {
     int64_t mt = 0;
     for (const SmallInstance &i : smallInstances())
