@@ -127,6 +127,27 @@ std::function<void()> launcher(const Kernels &ks, const Quantized &q, Device &d,
   };
 }
 
+// One launch of the per-tensor ping-pong kernel (gemm_fp8_pp): 64 x 256
+// tiles per consumer warpgroup, clusters of `cm` CTAs along M.
+std::function<void()> ppLauncher(const Kernels &ks, const Quantized &q, Device &d, int64_t cm) {
+  tile::Kernel k = ks.module.kernel("gemm_fp8_pp", {{"CM", cm}}, {{"T", formatName(q.format)}});
+  tile::Tensor ta(d.a.ptr(), element(q.format), {q.m, q.kp});
+  tile::Tensor tb(d.b.ptr(), element(q.format), {q.n, q.kp});
+  tile::Tensor tc(d.c.ptr(), tile::TensorElement::BF16, {q.m, q.n});
+  const int64_t units = ((q.m + 64 * cm - 1) / (64 * cm)) * ((q.n + 255) / 256);
+  tile::LaunchConfig probe;
+  probe.grid = tile::Dim3(unsigned(cm));
+  probe.block = tile::Dim3(384);
+  int64_t clusters = k.maxActiveClusters(probe, ta, tb, tc, d.sa, d.sb);
+  if (clusters < 1)
+    throw std::runtime_error("gemm_fp8_pp: no cluster fits on the GPU (occupancy 0)");
+  clusters = std::min(clusters, units);
+  tile::LaunchConfig cfg;
+  cfg.grid = tile::Dim3(unsigned(clusters * cm));
+  cfg.block = tile::Dim3(384);
+  return [k, cfg, ta, tb, tc, &d]() mutable { k.launch(cfg, ta, tb, tc, d.sa, d.sb); };
+}
+
 // One launch of the per-tensor small-M kernel (gemm_fp8_skinny) at c's
 // instance and splits; the workspace (f32 partials, per-tile flags the
 // kernel resets) lives as long as the launch.
@@ -213,6 +234,24 @@ int runCheck(const Options &o) {
       }
       if (s != Scaling::Tensor)
         continue;
+      for (int64_t cm : {2, 4}) {
+        try {
+          const std::vector<uint16_t> gotPp = runOnce(ppLauncher(ks, q, d, cm), d);
+          report("ping-pong CM " + std::to_string(cm) + " vs dequantised float64",
+                 compareBf16(o.m, o.n, gotPp, rows, refQ), 1e-2, ok);
+          report("ping-pong CM " + std::to_string(cm) + " vs the per-tensor kernel (all of C)",
+                 compareBf16(o.m, o.n, gotPp, rowsFor(o.m, o.n, 1, double(o.m) * double(o.n)),
+                             [&] {
+                               std::vector<double> v(got.size());
+                               for (size_t i = 0; i < got.size(); ++i)
+                                 v[i] = bf16ToFloat(got[i]);
+                               return v;
+                             }()),
+                 1e-2, ok);
+        } catch (const std::exception &e) {
+          std::printf("    ping-pong CM %" PRId64 ": not run (%s)\n", cm, e.what());
+        }
+      }
       // Small M: the skinny kernel (split-K), launched twice (the second
       // launch finds the flags the first one reset).
       if (const SkinnyChoice c = skinnyChoice(o.m, o.n, o.k, ctx.smCount()); c.instance.mt) {
@@ -495,6 +534,16 @@ int runAlternate(const Options &o) {
         add("tensor BN256", qt, dt, 256);
       if (wanted("tensor128"))
         add("tensor BN128", qt, dt, 128);
+      for (int64_t cm : {2, 4}) {
+        if (!wanted(cm == 2 ? "pp2" : "pp4"))
+          continue;
+        try {
+          cands.push_back({"tensor ping-pong CM" + std::to_string(cm) + tag,
+                           ppLauncher(ks, qt, dt, cm)});
+        } catch (const std::exception &e) {
+          std::printf("  ping-pong CM%" PRId64 "%s: not timed (%s)\n", cm, tag.c_str(), e.what());
+        }
+      }
       if (wanted("block256"))
         add("block BN256", qb, db, 256);
       if (wanted("block128"))

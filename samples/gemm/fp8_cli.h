@@ -57,7 +57,7 @@ struct Options {
                "       gemm --fp8 --alternate [--shapes MxNxK,...] [--rounds R] [--runs N] "
                "[--heat-ms T] [--variants DIR,...] [--soak-ms T] [--out FILE.md]\n"
                "            [--kernels K,...] [--variant-kernels K,...] (K: tensor256, tensor128, "
-               "block256, block128, skinny)\n",
+               "block256, block128, skinny, pp2, pp4)\n",
                msg);
   std::exit(2);
 }
@@ -87,8 +87,9 @@ inline Options parse(int argc, char **argv) {
       std::vector<std::string> ks = r.listValue();
       for (const std::string &k : ks)
         if (k != "tensor256" && k != "tensor128" && k != "block256" && k != "block128" &&
-            k != "skinny")
-          usage(("unknown kernel '" + k + "' (tensor256, tensor128, block256, block128, skinny)")
+            k != "skinny" && k != "pp2" && k != "pp4")
+          usage(("unknown kernel '" + k +
+                 "' (tensor256, tensor128, block256, block128, skinny, pp2, pp4)")
                     .c_str());
       (f == "--kernels" ? o.kernels : o.variantKernels) = ks;
     } else if (f == "--soak-ms")
