@@ -62,12 +62,13 @@ std::string alignmentProblem(int64_t n) {
 }
 
 // One launch of the kernel for q's scaling (`bn`: the tile width, 256 or
-// 128; block scaling: gemm_fp8_block at BN = 128, one B block per tile, or
+// 128; per tensor: tensorKernel's choice, gemm_fp8 itself with `plain`;
+// block scaling: gemm_fp8_block at BN = 128, one B block per tile, or
 // gemm_fp8_block_n256, two).
 std::function<void()> launcher(const Kernels &ks, const Quantized &q, Device &d, int64_t bn,
-                               int64_t *clustersOut = nullptr) {
+                               int64_t *clustersOut = nullptr, bool plain = false) {
   const bool wideBlock = q.scaling == Scaling::Block && bn == 256;
-  const std::string name = q.scaling == Scaling::Tensor   ? "gemm_fp8"
+  const std::string name = q.scaling == Scaling::Tensor   ? (plain ? "gemm_fp8" : tensorKernel(bn))
                            : q.scaling == Scaling::RowCol ? "gemm_fp8_rowcol"
                            : wideBlock                    ? "gemm_fp8_block_n256"
                                                           : "gemm_fp8_block";
@@ -125,27 +126,6 @@ std::function<void()> launcher(const Kernels &ks, const Quantized &q, Device &d,
     else
       k.launch(cfg, ta, tb, tc, d.sa, d.sb);
   };
-}
-
-// One launch of the per-tensor ping-pong kernel (gemm_fp8_pp): 64 x 256
-// tiles per consumer warpgroup, clusters of `cm` CTAs along M.
-std::function<void()> ppLauncher(const Kernels &ks, const Quantized &q, Device &d, int64_t cm) {
-  tile::Kernel k = ks.module.kernel("gemm_fp8_pp", {{"CM", cm}}, {{"T", formatName(q.format)}});
-  tile::Tensor ta(d.a.ptr(), element(q.format), {q.m, q.kp});
-  tile::Tensor tb(d.b.ptr(), element(q.format), {q.n, q.kp});
-  tile::Tensor tc(d.c.ptr(), tile::TensorElement::BF16, {q.m, q.n});
-  const int64_t units = ((q.m + 64 * cm - 1) / (64 * cm)) * ((q.n + 255) / 256);
-  tile::LaunchConfig probe;
-  probe.grid = tile::Dim3(unsigned(cm));
-  probe.block = tile::Dim3(384);
-  int64_t clusters = k.maxActiveClusters(probe, ta, tb, tc, d.sa, d.sb);
-  if (clusters < 1)
-    throw std::runtime_error("gemm_fp8_pp: no cluster fits on the GPU (occupancy 0)");
-  clusters = std::min(clusters, units);
-  tile::LaunchConfig cfg;
-  cfg.grid = tile::Dim3(unsigned(clusters * cm));
-  cfg.block = tile::Dim3(384);
-  return [k, cfg, ta, tb, tc, &d]() mutable { k.launch(cfg, ta, tb, tc, d.sa, d.sb); };
 }
 
 // One launch of the per-tensor small-M kernel (gemm_fp8_skinny) at c's
@@ -234,23 +214,16 @@ int runCheck(const Options &o) {
       }
       if (s != Scaling::Tensor)
         continue;
-      for (int64_t cm : {2, 4}) {
-        try {
-          const std::vector<uint16_t> gotPp = runOnce(ppLauncher(ks, q, d, cm), d);
-          report("ping-pong CM " + std::to_string(cm) + " vs dequantised float64",
-                 compareBf16(o.m, o.n, gotPp, rows, refQ), 1e-2, ok);
-          report("ping-pong CM " + std::to_string(cm) + " vs the per-tensor kernel (all of C)",
-                 compareBf16(o.m, o.n, gotPp, rowsFor(o.m, o.n, 1, double(o.m) * double(o.n)),
-                             [&] {
-                               std::vector<double> v(got.size());
-                               for (size_t i = 0; i < got.size(); ++i)
-                                 v[i] = bf16ToFloat(got[i]);
-                               return v;
-                             }()),
-                 1e-2, ok);
-        } catch (const std::exception &e) {
-          std::printf("    ping-pong CM %" PRId64 ": not run (%s)\n", cm, e.what());
-        }
+      if (std::string(tensorKernel(o.bn)) != "gemm_fp8") {
+        // gemm_fp8 itself: the chosen kernel only moves its epilogue.
+        std::vector<double> v(got.size());
+        for (size_t i = 0; i < got.size(); ++i)
+          v[i] = bf16ToFloat(got[i]);
+        const std::vector<uint16_t> gotPlain =
+            runOnce(launcher(ks, q, d, o.bn, nullptr, true), d);
+        report(std::string("gemm_fp8 vs ") + tensorKernel(o.bn) + " (all of C)",
+               compareBf16(o.m, o.n, gotPlain, rowsFor(o.m, o.n, 1, double(o.m) * double(o.n)), v),
+               1e-2, ok);
       }
       // Small M: the skinny kernel (split-K), launched twice (the second
       // launch finds the flags the first one reset).
@@ -333,7 +306,9 @@ int runBench(const Options &o) {
         "faster); CUDA-event median of "
      << o.runs << " runs after " << o.warmup
      << " warm-up runs, each side timed twice in alternation, the lower median. Ratios: "
-        "cuBLASLt time / tilec time (> 1: tilec faster); block = 1x128 A and 128x128 B scales, "
+        "cuBLASLt time / tilec time (> 1: tilec faster); tensor BN256 = "
+     << tensorKernel(256) << ", BN128 = " << tensorKernel(128)
+     << " (fp8.h tensorKernel); block = 1x128 A and 128x128 B scales, "
         "promoted every 128 K (BN128: gemm_fp8_block, BN256: gemm_fp8_block_n256; block / "
         "tensor: the faster block kernel against the fastest per-tensor one); rowcol = per-row A "
         "and per-column B scales; small M = the host's choice at M <= 256 (fp8_small.h smallChoice: "
@@ -523,9 +498,10 @@ int runAlternate(const Options &o) {
         return std::find(chosen.begin(), chosen.end(), k) != chosen.end();
       };
       // A variant's module may lack a kernel: then it is not timed.
-      auto add = [&](const std::string &name, const Quantized &q, Device &d, int64_t bn) {
+      auto add = [&](const std::string &name, const Quantized &q, Device &d, int64_t bn,
+                     bool plain = false) {
         try {
-          cands.push_back({name + tag, launcher(ks, q, d, bn)});
+          cands.push_back({name + tag, launcher(ks, q, d, bn, nullptr, plain)});
         } catch (const std::exception &e) {
           std::printf("  %s%s: not timed (%s)\n", name.c_str(), tag.c_str(), e.what());
         }
@@ -534,16 +510,8 @@ int runAlternate(const Options &o) {
         add("tensor BN256", qt, dt, 256);
       if (wanted("tensor128"))
         add("tensor BN128", qt, dt, 128);
-      for (int64_t cm : {2, 4}) {
-        if (!wanted(cm == 2 ? "pp2" : "pp4"))
-          continue;
-        try {
-          cands.push_back({"tensor ping-pong CM" + std::to_string(cm) + tag,
-                           ppLauncher(ks, qt, dt, cm)});
-        } catch (const std::exception &e) {
-          std::printf("  ping-pong CM%" PRId64 "%s: not timed (%s)\n", cm, tag.c_str(), e.what());
-        }
-      }
+      if (wanted("plain256"))
+        add("tensor BN256 gemm_fp8", qt, dt, 256, true);
       if (wanted("block256"))
         add("block BN256", qb, db, 256);
       if (wanted("block128"))
