@@ -76,7 +76,10 @@ void MLIRGenImpl::genRingAccess(const fe::RingAccessStmt &s) {
                      ? &RingProduceOp::create(builder, l, ring, cursor, inElectedThread).getBody()
                      : &RingConsumeOp::create(
                             builder, l, ring, cursor, s.issuesMma ? s.inflight : 0,
-                            s.slotReadOnlyByMma(),
+                            // No generic read of the slot: its reads (wgmma,
+                            // a TMA store's, or none at all) are complete
+                            // before the release, which is then relaxed.
+                            !s.readsStageGenerically,
                             s.anchorMode < 0 ? StringAttr()
                                              : builder.getStringAttr(
                                                    s.anchorMode == 0   ? "none"

@@ -62,12 +62,13 @@ std::string alignmentProblem(int64_t n) {
 }
 
 // One launch of the kernel for q's scaling (`bn`: the tile width, 256 or
-// 128; block scaling: gemm_fp8_block at BN = 128, one B block per tile, or
+// 128; per tensor: tensorKernel's choice, gemm_fp8 itself with `plain`;
+// block scaling: gemm_fp8_block at BN = 128, one B block per tile, or
 // gemm_fp8_block_n256, two).
 std::function<void()> launcher(const Kernels &ks, const Quantized &q, Device &d, int64_t bn,
-                               int64_t *clustersOut = nullptr) {
+                               int64_t *clustersOut = nullptr, bool plain = false) {
   const bool wideBlock = q.scaling == Scaling::Block && bn == 256;
-  const std::string name = q.scaling == Scaling::Tensor   ? "gemm_fp8"
+  const std::string name = q.scaling == Scaling::Tensor   ? (plain ? "gemm_fp8" : tensorKernel(bn))
                            : q.scaling == Scaling::RowCol ? "gemm_fp8_rowcol"
                            : wideBlock                    ? "gemm_fp8_block_n256"
                                                           : "gemm_fp8_block";
@@ -213,6 +214,17 @@ int runCheck(const Options &o) {
       }
       if (s != Scaling::Tensor)
         continue;
+      if (std::string(tensorKernel(o.bn)) != "gemm_fp8") {
+        // gemm_fp8 itself: the chosen kernel only moves its epilogue.
+        std::vector<double> v(got.size());
+        for (size_t i = 0; i < got.size(); ++i)
+          v[i] = bf16ToFloat(got[i]);
+        const std::vector<uint16_t> gotPlain =
+            runOnce(launcher(ks, q, d, o.bn, nullptr, true), d);
+        report(std::string("gemm_fp8 vs ") + tensorKernel(o.bn) + " (all of C)",
+               compareBf16(o.m, o.n, gotPlain, rowsFor(o.m, o.n, 1, double(o.m) * double(o.n)), v),
+               1e-2, ok);
+      }
       // Small M: the skinny kernel (split-K), launched twice (the second
       // launch finds the flags the first one reset).
       if (const SkinnyChoice c = skinnyChoice(o.m, o.n, o.k, ctx.smCount()); c.instance.mt) {
@@ -294,7 +306,9 @@ int runBench(const Options &o) {
         "faster); CUDA-event median of "
      << o.runs << " runs after " << o.warmup
      << " warm-up runs, each side timed twice in alternation, the lower median. Ratios: "
-        "cuBLASLt time / tilec time (> 1: tilec faster); block = 1x128 A and 128x128 B scales, "
+        "cuBLASLt time / tilec time (> 1: tilec faster); tensor BN256 = "
+     << tensorKernel(256) << ", BN128 = " << tensorKernel(128)
+     << " (fp8.h tensorKernel); block = 1x128 A and 128x128 B scales, "
         "promoted every 128 K (BN128: gemm_fp8_block, BN256: gemm_fp8_block_n256; block / "
         "tensor: the faster block kernel against the fastest per-tensor one); rowcol = per-row A "
         "and per-column B scales; small M = the host's choice at M <= 256 (fp8_small.h smallChoice: "
@@ -484,9 +498,10 @@ int runAlternate(const Options &o) {
         return std::find(chosen.begin(), chosen.end(), k) != chosen.end();
       };
       // A variant's module may lack a kernel: then it is not timed.
-      auto add = [&](const std::string &name, const Quantized &q, Device &d, int64_t bn) {
+      auto add = [&](const std::string &name, const Quantized &q, Device &d, int64_t bn,
+                     bool plain = false) {
         try {
-          cands.push_back({name + tag, launcher(ks, q, d, bn)});
+          cands.push_back({name + tag, launcher(ks, q, d, bn, nullptr, plain)});
         } catch (const std::exception &e) {
           std::printf("  %s%s: not timed (%s)\n", name.c_str(), tag.c_str(), e.what());
         }
@@ -495,6 +510,8 @@ int runAlternate(const Options &o) {
         add("tensor BN256", qt, dt, 256);
       if (wanted("tensor128"))
         add("tensor BN128", qt, dt, 128);
+      if (wanted("plain256"))
+        add("tensor BN256 gemm_fp8", qt, dt, 256, true);
       if (wanted("block256"))
         add("block BN256", qb, db, 256);
       if (wanted("block128"))

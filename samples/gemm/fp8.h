@@ -31,6 +31,15 @@ inline double decode(uint8_t c, Format f) { return tile::floatValue(scalarType(f
 /// The largest finite value: 448 (e4m3, 0x7e), 57344 (e5m2, 0x7b).
 inline double maxFinite(Format f) { return decode(f == Format::E4M3 ? 0x7e : 0x7b, f); }
 
+// ---------------------------------------------------------------- per tensor
+/// The per-tensor kernel at tile width `bn` (M above the small-M choice):
+/// at BN 256 gemm_fp8_dfr, gemm_fp8 with each tile's epilogue stored under
+/// the next tile's first wgmmas, which ran 1.012-1.014x gemm_fp8 (medians)
+/// in alternation at 8192^3, 4096^3 and 4000^3 and 1.011-1.024x per clock
+/// (docs/perf/gemm_fp8.md, "The epilogue under the next tile's wgmmas");
+/// at BN 128 gemm_fp8 (not measured).
+inline const char *tensorKernel(int64_t bn) { return bn == 256 ? "gemm_fp8_dfr" : "gemm_fp8"; }
+
 // ---------------------------------------------------------------- scaling
 enum class Scaling { Tensor, RowCol, Block };
 inline const char *scalingName(Scaling s) {

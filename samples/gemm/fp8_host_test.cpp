@@ -76,6 +76,11 @@ TEST_CASE("fp8: quantisation keeps each group inside the format", "[fp8]") {
   }
 }
 
+TEST_CASE("fp8: the per-tensor kernel at each tile width", "[fp8]") {
+  REQUIRE(std::string(gemm::fp8::tensorKernel(256)) == "gemm_fp8_dfr");
+  REQUIRE(std::string(gemm::fp8::tensorKernel(128)) == "gemm_fp8");
+}
+
 TEST_CASE("fp8: the skinny kernel's instances fit and the small-M choice", "[fp8]") {
   for (const gemm::fp8::SkinnyInstance &i : gemm::fp8::skinnyInstances()) {
     INFO("MT " << i.mt << ", S " << i.stages);

@@ -100,8 +100,9 @@ def Tile_RingConsumeOp : Tile_Op<"ring_consume", [SingleBlock, NoTerminator]> {
     (after bar.warp.sync; lane q < group size arrives on the q-th multicast
     peer's empty barrier). With `inflight` = n > 0 wgmma groups stay in flight
     after the body and the body releases an earlier stage itself
-    (tile.ring_release). `mma_only_reads`: only wgmma read the slot, retired
-    by wgmma.wait_group before the release, which is then relaxed.
+    (tile.ring_release). `mma_only_reads`: no generic read of the slot (only
+    wgmma reads, retired by wgmma.wait_group before the release, a TMA
+    store's, awaited before it, or none), so the release is relaxed.
     `wait_anchor` (none, reduce or last): where tile-anchor-mma-waits keeps
     the body's closing wgmma wait, for this block alone (the pass's option
     otherwise). Block arguments: the stage index (i32), then one pointer per
