@@ -326,6 +326,10 @@ Builtin builtinFromName(const std::string &name) {
   return Builtin::Unknown;
 }
 
+bool isTypeQueryName(const std::string &name) {
+  return name == "size_of" || name == "is_float" || name == "is_int";
+}
+
 std::string builtinNameList() {
   std::string list;
   for (const BuiltinName &n : kBuiltins)

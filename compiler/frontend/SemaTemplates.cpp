@@ -548,7 +548,7 @@ bool Sema::resolveTypeQuery(ExprPtr &e) {
     return replace(std::make_unique<BoolLiteralExpr>(b->loc, false));
   }
   auto *c = e->as<CallExpr>();
-  if (!c || (c->callee != "size_of" && c->callee != "is_float" && c->callee != "is_int") ||
+  if (!c || !isTypeQueryName(c->callee) ||
       functions_.count(c->callee) || lookup(c->callee))
     return false;
   bool isSize = c->callee == "size_of";

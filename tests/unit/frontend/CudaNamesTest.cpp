@@ -22,13 +22,14 @@ TEST_CASE("CUDA names: tile forms name builtins, each name is reported", "[cuda]
     const std::string &form = v ? v->tileForm : f->tileForm;
     CHECK(!(v ? v->hint : f->hint).empty());
     // `name(` at the start of the form (`shfl_xor(v, m)`, `exp(x, ...)`):
-    // a builtin. Operators, casts and vectors (`x / y`, `x as f16`, `{a, b}`)
-    // are not calls.
+    // a builtin or a type query (`size_of(T)`). Operators, casts and vectors
+    // (`x / y`, `x as f16`, `{a, b}`) are not calls.
     size_t n = 0;
     while (n < form.size() && (std::isalnum((unsigned char)form[n]) || form[n] == '_'))
       ++n;
     if (n > 0 && n < form.size() && form[n] == '(' && !std::isdigit((unsigned char)form[0]))
-      CHECK(builtinFromName(form.substr(0, n)) != Builtin::Unknown);
+      CHECK((builtinFromName(form.substr(0, n)) != Builtin::Unknown ||
+             isTypeQueryName(form.substr(0, n))));
     if (form.rfind("bitcast<", 0) == 0)
       CHECK(builtinFromName("bitcast") != Builtin::Unknown);
     // Used as the program would: a name (variables) or a call (functions).

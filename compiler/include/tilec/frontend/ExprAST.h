@@ -260,6 +260,9 @@ const char *builtinName(Builtin b);
 /// arity error's hint), e.g. `arrive(B[, order =, scope =])`.
 const char *builtinSignature(Builtin b);
 Builtin builtinFromName(const std::string &name);
+/// A compile-time query of a type (`size_of(T)`, `is_float(T)`, `is_int(T)`):
+/// replaced by a literal during name resolution, not a builtin call.
+bool isTypeQueryName(const std::string &name);
 /// A keyword of another language that users try (break, fn, elif, const,
 /// switch, null, ...): what tile has instead.
 struct ForeignWord {
