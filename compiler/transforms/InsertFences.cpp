@@ -150,9 +150,7 @@ struct ReleasingArrives {
   ReleasingArrives(KernelOp kernel, const llvm::DenseSet<Operation *> &tiles,
                    const UniformityAnalysis &uniformity) {
     kernel.walk([&](MBarrierArriveOp arrive) {
-      bool written = false;
-      forEachOpBefore(arrive, [&](Operation *op) { written = written || writesGenerically(op, tiles); });
-      if (!written)
+      if (!writtenBefore(arrive, tiles))
         return;
       // An arrive that one thread makes (`if thread_id() == 0`) releases
       // its own writes, and its warp's or CTA's when a sync_warp() or a

@@ -81,6 +81,12 @@ static void forEachOpAround(Operation *at, bool after, llvm::function_ref<void(O
   }
 }
 
+bool sync::writtenBefore(Operation *at, const llvm::DenseSet<Operation *> &allocs) {
+  bool written = false;
+  forEachOpBefore(at, [&](Operation *op) { written = written || writesGenerically(op, allocs); });
+  return written;
+}
+
 void sync::forEachOpBefore(Operation *at, llvm::function_ref<void(Operation *)> fn) {
   forEachOpAround(at, /*after=*/false, fn);
 }
@@ -175,9 +181,7 @@ bool SyncAnalysis::releasesToAsyncReads(Operation *arrive) const {
   const llvm::DenseSet<Operation *> &tiles = asyncReadGenericWritten_;
   if (tiles.empty())
     return false;
-  bool written = false;
-  forEachOpBefore(arrive, [&](Operation *op) { written = written || writesGenerically(op, tiles); });
-  if (!written)
+  if (!writtenBefore(arrive, tiles))
     return false;
   bool read = false;
   auto readsAfter = [&](Operation *at) {

@@ -108,6 +108,9 @@ Value waitedMBarrier(Operation *op);
 /// each with the shared allocations it accesses.
 bool writesGenerically(Operation *op, const llvm::DenseSet<Operation *> &allocs);
 bool readsAsync(Operation *op, const llvm::DenseSet<Operation *> &allocs);
+/// Whether a thread writes one of `allocs` generically before `at`
+/// (forEachOpBefore).
+bool writtenBefore(Operation *at, const llvm::DenseSet<Operation *> &allocs);
 
 /// op accesses a peer CTA's shared memory: a memory access through a
 /// shared::cluster pointer, or the completion of a peer's mbarrier.
