@@ -39,6 +39,8 @@ void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOpti
   kernels.addPass(createTileCheckLocalArrays());
   // TMA box starts, on the same folded coordinates.
   kernels.addPass(createTileCheckTmaCoordinates());
+  // Shared tiles passed between roles, with the rings' mbarriers lowered.
+  kernels.addPass(createTileCheckRoleHandoffs());
   if (options.autoSync) {
     // Insertions first; the split comes last so that it also moves apart
     // (and relaxes) the cluster barriers the DSMEM pass inserted.

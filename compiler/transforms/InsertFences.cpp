@@ -231,6 +231,8 @@ Operation *writeSinceBarrier(Operation *op, const llvm::DenseSet<Operation *> &a
                              const ReleasingArrives &released) {
   for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
     for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
+      if (isa<RoleOp>(at) && isa<RoleOp>(prev))
+        continue; // another role's threads: tile-check-role-handoffs
       if (ordersOtherThreads(prev, released))
         return nullptr;
       Operation *write = nullptr;
@@ -293,6 +295,19 @@ Operation *precedingReleasedWait(Operation *access, Operation *barrier,
         return prev;
     }
   return nullptr;
+}
+
+/// Whether a role other than the one `op` runs in writes one of `allocs`
+/// generically: its threads are ordered before op only by an mbarrier (the
+/// roles run at the same time; a role's barrier is its own threads').
+bool writtenInAnotherRole(Operation *op, const llvm::DenseSet<Operation *> &allocs) {
+  auto role = op->getParentOfType<RoleOp>();
+  if (!role)
+    return false;
+  for (Operation &other : *role->getBlock())
+    if (isa<RoleOp>(other) && &other != role.getOperation() && writesGenerically(&other, allocs))
+      return true;
+  return false;
 }
 
 /// fence.proxy.async before each arrive that releases the writes of
@@ -378,6 +393,14 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
       if (!fenceReleasingArrives(wait, released, written, checkOnly, access))
         ok = false;
       at = wait;
+    } else if (writtenInAnotherRole(access, written)) {
+      // The reader's role barrier orders only its own role's threads: writes
+      // of another role reach it through the mbarrier wait before it.
+      if (Operation *wait = precedingReleasedWait(access, nullptr, released))
+        if (!fenceReleasingArrives(wait, released, written, checkOnly, access))
+          ok = false;
+      if (!writtenBefore(access, written))
+        return; // no write of the reader's own threads to fence
     }
     // The nearest barrier before the read orders the writes only when they
     // come before it; writes after it (no barrier between them and the read)

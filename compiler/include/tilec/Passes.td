@@ -215,6 +215,20 @@ def TileCheckLocalArrays : Pass<"tile-check-local-arrays", "::mlir::tile::Kernel
   }];
 }
 
+def TileCheckRoleHandoffs : Pass<"tile-check-role-handoffs", "::mlir::tile::KernelOp"> {
+  let summary = "warn where a shared tile passes between roles with no mbarrier handoff";
+  let description = [{
+    The roles of a warpgroups block run at the same time; a role's barrier
+    orders only its own threads. A read (generic, TMA store, wgmma operand)
+    of a shared tile that another role writes with plain stores needs a
+    chain of mbarrier arrives (after the writes) and waits (before the read)
+    from the writer to the reader; a handoff inside the writer's loop also
+    needs a chain back from the read to the next write. A warning at the
+    read (or at the write) naming both roles where either is missing. Runs
+    after the rings are lowered.
+  }];
+}
+
 def TileCheckTmaCoordinates : Pass<"tile-check-tma-coordinates", "::mlir::tile::KernelOp"> {
   let summary = "TMA boxes start on a 16-byte boundary in their innermost dimension";
   let description = [{

@@ -1,0 +1,322 @@
+//===- CheckRoleHandoffs.cpp - shared tiles passed between roles ----------===//
+//
+// The roles of a `warpgroups` block run at the same time, and a role's
+// barrier is its own threads' (`bar.sync id, count`): what one role writes
+// to a shared tile reaches another role only through an mbarrier, the
+// writers arriving on it after their writes (a release) and the readers
+// waiting on it before their reads (an acquire; PTX ISA 9.7.13.15
+// mbarrier, "Memory Consistency Model": without that synchronises-with
+// edge the two accesses race and the read may see either value). Two
+// shapes of that race, each a warning naming both roles:
+//  - a read (generic, or an async-proxy read: TMA store, wgmma operand) of
+//    a tile that another role writes with plain generic stores, with no
+//    chain of mbarrier arrives and waits from the writes to the read;
+//  - such a handoff inside a loop of the writing role (the tile is written
+//    again in the next iteration) with no chain back from the read to the
+//    next write: the write may land before the reader has read (a ring's
+//    empty barrier; `pipeline` rings make both edges themselves).
+// Atomics and ordered (relaxed/acquire/release) accesses synchronise by
+// themselves and are not considered; so is everything outside the roles
+// (code before the block runs in every thread, ordered by the kernel's
+// barriers). Two roles using disjoint parts of one allocation do not race:
+// a pair of plain accesses whose element ranges (bounded from the role's
+// thread ids, constants and constant-bound loops) do not overlap is not
+// reported; where the ranges are not known the pair is, so it is a warning,
+// not an error. Runs after the rings are lowered, so their mbarriers are
+// ordinary arrives and waits here.
+//===----------------------------------------------------------------------===//
+#include "tilec/Passes.h"
+#include "tile/Dialect/Hint.h"
+
+#include "SyncAnalysis.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILECHECKROLEHANDOFFS
+#include "tilec/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::sync;
+
+namespace {
+
+/// A plain generic access (not an atomic, not an ordered load or store):
+/// one that needs another operation to order it.
+bool isPlainGeneric(MemoryAccessOpInterface access) {
+  if (access.getAccessProxy() != MemoryProxy::generic)
+    return false;
+  if (isa<AtomicRMWOp, AtomicCASOp>(access.getOperation()))
+    return false;
+  if (auto load = dyn_cast<LoadOp>(access.getOperation()))
+    return load.getOrder() == MemoryOrder::weak;
+  if (auto store = dyn_cast<StoreOp>(access.getOperation()))
+    return store.getOrder() == MemoryOrder::weak;
+  return true;
+}
+
+/// Bounds of an integer value, from the arithmetic that computes it: a
+/// role's thread ids, constants, constant-bound loop variables.
+struct Interval {
+  int64_t lo, hi;
+};
+
+std::optional<Interval> rangeOf(Value v, int depth = 0) {
+  if (depth > 16)
+    return std::nullopt;
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return Interval{c.getSExtValue(), c.getSExtValue()};
+  if (auto iv = dyn_cast<BlockArgument>(v)) {
+    auto loop = dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp());
+    APInt lb, ub;
+    if (!loop || iv != loop.getInductionVar() ||
+        !matchPattern(loop.getLowerBound(), m_ConstantInt(&lb)) ||
+        !matchPattern(loop.getUpperBound(), m_ConstantInt(&ub)) || lb.sge(ub))
+      return std::nullopt;
+    return Interval{lb.getSExtValue(), ub.getSExtValue() - 1};
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return std::nullopt;
+  if (auto sreg = dyn_cast<SRegOp>(op)) {
+    auto role = op->getParentOfType<RoleOp>();
+    if (sreg.getReg() != SpecialReg::tid_x || !role)
+      return std::nullopt;
+    int64_t first = role.getFirstWarpgroup() * 128;
+    return Interval{first, first + role.getNumThreads() - 1};
+  }
+  auto operand = [&](unsigned i) { return rangeOf(op->getOperand(i), depth + 1); };
+  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(op))
+    return operand(0);
+  if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp, arith::DivUIOp,
+           arith::RemSIOp, arith::RemUIOp>(op))
+    return std::nullopt;
+  std::optional<Interval> a = operand(0), b = operand(1);
+  if (!a || !b)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(op))
+    return Interval{a->lo + b->lo, a->hi + b->hi};
+  if (isa<arith::SubIOp>(op))
+    return Interval{a->lo - b->hi, a->hi - b->lo};
+  if (isa<arith::MulIOp>(op)) {
+    int64_t p[] = {a->lo * b->lo, a->lo * b->hi, a->hi * b->lo, a->hi * b->hi};
+    return Interval{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+  }
+  // Division and remainder by a positive constant of a non-negative value.
+  if (b->lo != b->hi || b->lo <= 0 || a->lo < 0)
+    return std::nullopt;
+  if (isa<arith::DivSIOp, arith::DivUIOp>(op))
+    return Interval{a->lo / b->lo, a->hi / b->lo};
+  return Interval{0, std::min(a->hi, b->lo - 1)};
+}
+
+/// The elements of `alloc` a plain load or store touches (ptr_adds on the
+/// allocation itself, in its element type), or nullopt.
+std::optional<Interval> elementsOf(Operation *access) {
+  Value ptr = cast<MemoryAccessOpInterface>(access).getAccessPtr();
+  Type value = isa<LoadOp>(access) ? access->getResult(0).getType()
+                                   : isa<StoreOp>(access) ? access->getOperand(0).getType() : Type();
+  if (!value)
+    return std::nullopt;
+  auto vector = dyn_cast<VectorType>(value);
+  Interval at{0, vector ? vector.getNumElements() - 1 : 0};
+  while (auto add = ptr.getDefiningOp<PtrAddOp>()) {
+    std::optional<Interval> offset = rangeOf(add.getOffset());
+    if (!offset)
+      return std::nullopt;
+    at = {at.lo + offset->lo, at.hi + offset->hi};
+    ptr = add.getBase();
+  }
+  if (!ptr.getDefiningOp<SharedAllocOp>())
+    return std::nullopt;
+  return at;
+}
+
+/// Two plain accesses of one allocation that provably touch different elements.
+bool disjoint(Operation *a, Operation *b) {
+  std::optional<Interval> x = elementsOf(a), y = elementsOf(b);
+  return x && y && (x->hi < y->lo || y->hi < x->lo);
+}
+
+/// The mbarriers that a chain of arrives and waits reaches from what a
+/// thread does after an op: every mbarrier arrived on after it, then every
+/// mbarrier arrived on after a wait on one of those (in any role), and so on.
+struct Reach {
+  llvm::SmallPtrSet<Operation *, 8> mbarriers; // SharedAllocOps
+  bool any = false; // an arrive on an mbarrier not traced to its allocation
+  bool contains(Value mbar) const {
+    SharedAllocOp alloc = rootAlloc(mbar);
+    return any || (!alloc ? !mbarriers.empty() : mbarriers.contains(alloc));
+  }
+};
+
+class Handoffs {
+public:
+  explicit Handoffs(KernelOp kernel) {
+    kernel.walk([&](Operation *op) {
+      if (waitedMBarrier(op))
+        waits.push_back(op);
+    });
+  }
+
+  Reach reachAfter(Operation *from) const {
+    Reach reach;
+    SmallVector<Operation *> todo{from};
+    llvm::SmallPtrSet<Operation *, 8> seen{from};
+    while (!todo.empty()) {
+      Operation *at = todo.pop_back_val();
+      SmallVector<SharedAllocOp> added;
+      forEachOpAfter(at, [&](Operation *op) {
+        op->walk([&](MBarrierArriveOp arrive) {
+          SharedAllocOp alloc = rootAlloc(arrive.getMbar());
+          if (!alloc)
+            reach.any = true;
+          else if (reach.mbarriers.insert(alloc).second)
+            added.push_back(alloc);
+        });
+      });
+      for (Operation *wait : waits) {
+        SharedAllocOp alloc = rootAlloc(waitedMBarrier(wait));
+        bool reached = reach.any || !alloc || llvm::is_contained(added, alloc);
+        if (reached && seen.insert(wait).second)
+          todo.push_back(wait);
+      }
+      if (reach.any)
+        break; // every wait is reached already
+    }
+    return reach;
+  }
+
+  /// Whether the thread running `op` waits, before it, on an mbarrier in `reach`.
+  static bool waitsBefore(Operation *op, const Reach &reach) {
+    bool found = false;
+    forEachOpBefore(op, [&](Operation *prev) {
+      prev->walk([&](Operation *inner) {
+        if (Value mbar = waitedMBarrier(inner); mbar && reach.contains(mbar))
+          found = true;
+      });
+    });
+    return found;
+  }
+
+  /// Whether `write` runs again after an arrive of `reach` hands its tile
+  /// over: a loop of its role holds both.
+  static bool writtenAgainAfterHandoff(Operation *write, const Reach &reach) {
+    auto role = write->getParentOfType<RoleOp>();
+    for (Operation *loop = write->getParentOp(); loop && loop != role.getOperation();
+         loop = loop->getParentOp()) {
+      if (!isa<LoopLikeOpInterface>(loop))
+        continue;
+      WalkResult r = loop->walk([&](MBarrierArriveOp arrive) {
+        return reach.contains(arrive.getMbar()) ? WalkResult::interrupt() : WalkResult::advance();
+      });
+      if (r.wasInterrupted())
+        return true;
+    }
+    return false;
+  }
+
+private:
+  SmallVector<Operation *> waits;
+};
+
+struct RoleAccesses {
+  SmallVector<Operation *> writes, reads; // in roles; plain generic writes, any reads
+};
+
+StringRef roleName(Operation *op) { return op->getParentOfType<RoleOp>().getRoleName(); }
+
+struct CheckRoleHandoffsPass
+    : mlir::tile::impl::TileCheckRoleHandoffsBase<CheckRoleHandoffsPass> {
+  void runOnOperation() override {
+    markAllAnalysesPreserved(); // reports only
+    KernelOp kernel = getOperation();
+    llvm::MapVector<Operation *, RoleAccesses> byAlloc;
+    kernel.walk([&](MemoryAccessOpInterface access) {
+      if (!access->getParentOfType<RoleOp>())
+        return;
+      bool plainGeneric = isPlainGeneric(access);
+      bool asyncRead = access.getAccessProxy() == MemoryProxy::async && access.readsMemory();
+      if (!plainGeneric && !asyncRead)
+        return;
+      SmallVector<Value, 2> ptrs{access.getAccessPtr()};
+      ptrs.append(access.getOtherAccessPtrs());
+      for (Value ptr : ptrs) {
+        SharedAllocOp alloc = rootAlloc(ptr);
+        if (!alloc)
+          continue;
+        RoleAccesses &entry = byAlloc[alloc];
+        if (plainGeneric && access.writesMemory() && ptr == access.getAccessPtr())
+          entry.writes.push_back(access);
+        if (access.readsMemory())
+          entry.reads.push_back(access);
+      }
+    });
+    Handoffs handoffs(kernel);
+    for (auto &[alloc, entry] : byAlloc)
+      checkAlloc(alloc, entry, handoffs);
+  }
+
+  void checkAlloc(Operation *alloc, const RoleAccesses &entry, const Handoffs &handoffs) {
+    // One report per pair of roles and shape of the race.
+    llvm::DenseSet<std::pair<Operation *, Operation *>> reported;
+    for (Operation *write : entry.writes) {
+      auto writer = write->getParentOfType<RoleOp>();
+      Reach reach = handoffs.reachAfter(write);
+      for (Operation *read : entry.reads) {
+        auto reader = read->getParentOfType<RoleOp>();
+        if (reader == writer || reported.contains({writer, reader}) || disjoint(write, read))
+          continue;
+        if (!Handoffs::waitsBefore(read, reach)) {
+          reported.insert({writer, reader});
+          reportUnordered(alloc, write, read);
+          continue;
+        }
+        if (!Handoffs::writtenAgainAfterHandoff(write, reach))
+          continue;
+        if (Handoffs::waitsBefore(write, handoffs.reachAfter(read)))
+          continue;
+        reported.insert({writer, reader});
+        reportOverwrite(alloc, write, read);
+      }
+    }
+  }
+
+  static void reportUnordered(Operation *alloc, Operation *write, Operation *read) {
+    InFlightDiagnostic d = read->emitWarning()
+                           << "role '" << roleName(read) << "' reads a shared tile that role '"
+                           << roleName(write)
+                           << "' writes, with no mbarrier between the writes and this read: the "
+                              "roles run at the same time, so it may read the tile before the "
+                              "writes reach it";
+    d.attachNote(write->getLoc()) << "written here in role '" << roleName(write) << "'";
+    d.attachNote(alloc->getLoc()) << "the tile is declared here";
+    attachHint(d, "arrive(bar) in '" + roleName(write) + "' after the writes and wait(bar) in '" +
+                      roleName(read) +
+                      "' before the read (an mbarrier declared before the warpgroups block; "
+                      "a role's sync_threads() orders only its own threads)");
+  }
+
+  static void reportOverwrite(Operation *alloc, Operation *write, Operation *read) {
+    InFlightDiagnostic d = write->emitWarning()
+                           << "role '" << roleName(write)
+                           << "' writes this shared tile again in its next iteration with no "
+                              "mbarrier after role '"
+                           << roleName(read) << "' reads it: the write may land before the read";
+    d.attachNote(read->getLoc()) << "read here in role '" << roleName(read) << "'";
+    d.attachNote(alloc->getLoc()) << "the tile is declared here";
+    attachHint(d, "arrive on a second mbarrier in '" + roleName(read) +
+                      "' after the read and wait on it in '" + roleName(write) +
+                      "' before the write, or pass the tile through a `pipeline` ring, whose "
+                      "stages carry both mbarriers");
+  }
+};
+
+} // namespace
