@@ -5,11 +5,14 @@
 // elect_one() chose exactly one lane of every warp, and that block_range in
 // a role covers its range with the role's threads. Loading the module also
 // checks the JIT log: a dropped setmaxnreg would be an error (Module.cpp).
+// Two more kernels hand a shared tile from one role to another through an
+// mbarrier and read it with the async proxy (a TMA store, a wgmma operand).
 #include <catch2/catch.hpp>
 
 #include <tile/runtime.h>
 
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -73,4 +76,52 @@ TEST_CASE("warp roles: role ids, role barriers and elect_one on 40/232/232", "[r
       int lane = e[(size_t(b) * kWarps + w) * 2 + 1];
       CHECK((lane >= 0 && lane < 32));
     }
+}
+
+TEST_CASE("a tile handed between roles reaches a TMA store and a wgmma", "[roles]") {
+  tile::Context ctx(0);
+  tile::Module m = tile::Module::fromFiles(ctx, ptxPath());
+  const int blocks = 16;
+  tile::DeviceBuffer<int32_t> spin(1);
+  spin.fillBytes(0);
+  tile::LaunchConfig c;
+  c.grid = tile::Dim3(blocks);
+  c.block = tile::Dim3(256);
+
+  tile::DeviceBuffer<float> d(size_t(blocks) * 4 * 32);
+  d.fillBytes(0xff); // NaN: a row the store did not write fails
+  m.kernel("role_handoff_store").launch(c, tile::Tensor(d, {int64_t(blocks) * 4, 32}), spin.ptr());
+  ctx.synchronize();
+  std::vector<float> got = d.toHost();
+  int bad = 0;
+  for (int b = 0; b < blocks; ++b)
+    for (int r = 0; r < 128; ++r)
+      if (got[size_t(b) * 128 + r] != float(b * 1000 + r) && bad++ < 10)
+        FAIL_CHECK("block " << b << " element " << r << ": got " << got[size_t(b) * 128 + r]
+                            << ", want " << b * 1000 + r);
+  CHECK(bad == 0);
+
+  // Small integers: exact in bf16 and in the f32 sums of 64 products.
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> small(-8, 8);
+  std::vector<float> x(2 * 4096);
+  for (float &v : x)
+    v = float(small(rng));
+  tile::DeviceBuffer<float> dx(x.size()), dc(4096);
+  dx.copyFrom(x);
+  dc.fillBytes(0xff);
+  c.grid = tile::Dim3(1);
+  m.kernel("role_handoff_mma").launch(c, dx.ptr(), dc.ptr(), spin.ptr());
+  ctx.synchronize();
+  std::vector<float> cc = dc.toHost();
+  bad = 0;
+  for (int i = 0; i < 64; ++i)
+    for (int j = 0; j < 64; ++j) {
+      float want = 0;
+      for (int k = 0; k < 64; ++k)
+        want += x[size_t(i * 64 + k)] * x[size_t(4096 + j * 64 + k)];
+      if (cc[size_t(i * 64 + j)] != want && bad++ < 10)
+        FAIL_CHECK("C[" << i << ", " << j << "] = " << cc[size_t(i * 64 + j)] << ", want " << want);
+    }
+  CHECK(bad == 0);
 }
