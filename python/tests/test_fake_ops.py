@@ -227,3 +227,25 @@ def test_scaled_mm_follows_torch_scaled_mm():
 def test_tilec_ops_is_an_attribute_of_the_package():
     assert tilec.ops is ops
     assert os.path.basename(ops.__file__) == "ops.py"
+
+
+def test_raw_byte_arrays_take_their_type_from_a_dtype_attribute():
+    """No __cuda_array_interface__ typestr names bfloat16 or fp8 ("<V2", "|V1"
+    are raw bytes): an array whose `dtype` names one is taken as that type,
+    one without is refused with its typestr (by a kernel and by tilec.ops)."""
+    probe()
+    user = os.path.join(os.path.dirname(os.path.abspath(__file__)), "user.tile")
+    add = tilec.compile(user, defines={"T": ["bf16"]}).kernel("add", T="bf16")
+    a = arr((256,), "bf16")
+    raw = CAI(a.ptr, (256,), "<V2")
+    with pytest.raises(tilec.LaunchTypeError, match="<V2"):
+        add[1](raw, a, a, 256)
+    with pytest.raises(ops.OpTypeError, match="argument 'b' has dtype <V2"):
+        ops.matmul(arr((64, 256), "bf16"), CAI(a.ptr, (256, 1), "<V2"))
+    raw.dtype = "bfloat16"
+    add[1](raw, a, a, 256)
+    assert last_kernel() == "add$Tbf16"
+    q = CAI(arr((1,), "e4m3").ptr, (1,), "|V1")
+    q.dtype = "e5m2"
+    with pytest.raises(tilec.LaunchTypeError, match="e5m2"):
+        add[1](q, a, a, 1)

@@ -72,6 +72,9 @@ class Arg:
                             else contiguous_strides(self.shape))
             self.device = 0
         self.dtype = _dtype_of(obj)
+        if self.dtype is None:  # unknown: its typestr ("<V2": raw bytes) for the message
+            cai = getattr(obj, "__cuda_array_interface__", None)
+            self.dtype = cai.get("typestr") if isinstance(cai, dict) else "unknown"
 
     def contiguous(self):
         return all(st == want for d, st, want in
