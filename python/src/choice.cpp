@@ -188,6 +188,16 @@ py::dict fp8Plan(const std::string &format, int64_t m, int64_t n, int64_t k, boo
 void bindChoices(py::module_ &m) {
   m.def("_attention_plan", &attentionPlan, py::arg("dtype"), py::arg("dim"), py::arg("causal"),
         py::arg("seq_q"), py::arg("heads"), py::arg("batch"), py::arg("sms"));
+  // The attention rule's parts, for samples/attention/bench.py's forced instances.
+  m.def("_attention_rule", [](int64_t dim, bool causal, int64_t seqQ, int64_t wgs) {
+    py::dict d;
+    d["wgs"] = attn::consumerWarpgroups(dim, causal, seqQ);
+    d["persistent"] = attn::persistentKernel(dim, causal, seqQ);
+    d["keys_per_stage"] = attn::keysPerStage(dim, causal);
+    d["cta_order"] =
+        attn::ctaOrder(dim, causal, wgs ? wgs : attn::consumerWarpgroups(dim, causal, seqQ), seqQ);
+    return d;
+  }, py::arg("dim"), py::arg("causal"), py::arg("seq_q"), py::arg("wgs") = 0);
   m.def("_gemm_plan", &gemmPlan, py::arg("dtype"), py::arg("m"), py::arg("n"), py::arg("k"),
         py::arg("b_k_major"), py::arg("sms"));
   m.def("_fp8_plan", &fp8Plan, py::arg("format"), py::arg("m"), py::arg("n"), py::arg("k"),

@@ -52,6 +52,16 @@ def test_attention_plans_are_the_hosts_choice():
     assert a["grid"] == (3, 3, 2)
 
 
+def test_attention_rule_parts_for_forced_instances():
+    """samples/attention/bench.py reads the rule's parts here (no copy of it)."""
+    r = tilec._tilec._attention_rule
+    assert r(64, True, 2048) == dict(wgs=3, persistent=False, keys_per_stage=128, cta_order=1)
+    assert r(64, True, 2048, 2)["cta_order"] == 0  # forced to two warpgroups: order 0
+    assert r(128, True, 1024)["cta_order"] == 1 and r(128, False, 1024)["keys_per_stage"] == 176
+    assert r(64, True, 4096)["persistent"] and r(64, True, 4096)["wgs"] == 2
+    assert r(256, False, 100) == dict(wgs=2, persistent=False, keys_per_stage=80, cta_order=0)
+
+
 def test_gemm_plans_are_the_rule_table():
     """gemm::ruleChoice (samples/gemm/README.md, "Choosing the kernel")."""
     p = tilec._tilec._gemm_plan
