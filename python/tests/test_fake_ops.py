@@ -21,6 +21,7 @@ def fresh_kernels():
     _ops_kernels._kernels.clear()
     _ops_kernels._modules.clear()
     _ops_kernels._clusters.clear()
+    ops._calls.clear()
     yield
 
 
@@ -111,6 +112,27 @@ def test_attention_launches_the_planned_instance():
     assert last_kernel() == "attention$Tf16$D128$CAUSAL1$WGS2$KB128$ORD1"
     cfg = last_config()
     assert cfg["grid"] == plan["grid"] == (3, 4, 2) and cfg["block"] == (384, 1, 1)
+
+
+def test_a_repeated_call_reuses_its_checks_plan_and_kernel(monkeypatch):
+    probe()
+    plans = []
+    real = tilec._tilec._attention_plan
+    monkeypatch.setattr(tilec._tilec, "_attention_plan",
+                        lambda *a: plans.append(a) or real(*a))
+    ops._calls.clear()
+    q = arr((1, 2, 100, 64), "f16")
+    ops.attention(q, q, q, causal=True)
+    ops.attention(q, q, q, causal=True)
+    ops.attention(arr((1, 2, 100, 64), "f16"), q, q, causal=True)  # same shapes: a hit
+    assert len(plans) == 1
+    ops.attention(q, q, q, causal=False)  # another option: another entry
+    ops.attention(q, q, q, causal=True, scale=0.5)
+    assert len(plans) == 3
+    with pytest.raises(ops.OpTypeError):  # a refused call is not remembered
+        ops.attention(q, q, q, causal=1)
+    with pytest.raises(ops.OpTypeError):
+        ops.attention(q, q, q, causal=1)
 
 
 def test_attention_compiles_the_instance_when_no_ptx_has_it(monkeypatch, tmp_path):

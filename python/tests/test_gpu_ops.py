@@ -18,7 +18,6 @@ if not torch.cuda.is_available():
 
 import torch.nn.functional as F  # noqa: E402
 
-import tilec  # noqa: E402
 import tilec.ops as ops  # noqa: E402
 
 GEN = torch.Generator(device="cuda")

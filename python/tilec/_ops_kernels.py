@@ -1,7 +1,7 @@
 """What tilec.ops shares between its operations: reading an argument (torch
 tensor, tilec.DeviceArray or __cuda_array_interface__ array) into its shape,
 strides, dtype and device, with each refusal naming the operation, the
-argument and the fix; new outputs of the inputs' kind; and the kernels of a
+argument and the fix; and the kernels of a
 plan (the samples' choice, computed by the extension from the C++ hosts'
 rule tables: python/src/choice.cpp), loaded from prebuilt PTX or compiled."""
 
@@ -110,17 +110,6 @@ class View:
         self.__cuda_array_interface__ = cai
         self.dtype = getattr(base, "dtype", None)
         self._base = base
-
-
-def new_array(like, shape, dtype):
-    """An uninitialised output of `like`'s kind (torch or tilec) on its device."""
-    if like.torch:
-        torch = _torch_mod()
-        tdt = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
-               "i32": torch.int32}[dtype]
-        return torch.empty(shape, dtype=tdt, device=like.obj.device)
-    from . import empty
-    return empty(tuple(shape), dtype, device=like.device)
 
 
 def zeros_i32(like, n):

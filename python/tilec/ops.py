@@ -22,7 +22,7 @@ __cuda_array_interface__) arrays and return DeviceArrays. docs/python.md,
 import math
 
 from . import _tilec
-from ._ops_kernels import (Arg, OpArgumentError, OpTypeError, is_torch, kernel_of, new_array,
+from ._ops_kernels import (Arg, OpArgumentError, OpTypeError, View, is_torch, kernel_of,
                            persistent_grid, sm_count, zeros_i32)
 
 try:
@@ -53,6 +53,106 @@ def _need_contiguous(op, a, what):
             f"{list(a.strides)}) is not contiguous: the kernel reads {what} through a TMA tensor "
             f"map of whole rows, which these strides cannot describe; pass "
             f"{a.name}.contiguous()")
+
+
+# ------------------------------------------------------------------ the call path
+# A call's checks, plan and kernel depend only on its arrays' shapes, strides,
+# dtypes and devices and its options: they are made once per such key and
+# reused (a dict lookup), so a repeated call costs the outputs' allocation and
+# the launch. Eagerly (not under torch.compile, no input that needs grad) the
+# functions run the launch directly; the torch custom ops (tilec::attention,
+# ...) are for torch.compile and autograd's error, and their dispatch alone
+# costs tens of microseconds.
+
+_CACHE_MAX = 1024
+_calls = {}
+_TORCH_DTYPES = {}
+_flag_buffers = {}  # (device, stream) -> zeroed i32 tile flags (the kernels leave them zero)
+
+
+def _eager(*tensors):
+    if torch.compiler.is_compiling():
+        return False
+    return not (torch.is_grad_enabled() and any(t.requires_grad for t in tensors
+                                                if isinstance(t, torch.Tensor)))
+
+
+def _array_key(x):
+    if torch is not None and isinstance(x, torch.Tensor):
+        return (x.shape, x.stride(), x.dtype, x.device)
+    if isinstance(x, _tilec.DeviceArray):
+        return (x.shape, x.dtype, x.device)
+    return None
+
+
+def _call_key(op, arrays, *options):
+    key = [op]
+    for x in arrays:
+        k = _array_key(x)
+        if k is None:
+            return None
+        key.append(k)
+    for o in options:
+        if o is not None and type(o) not in (bool, int, float):
+            return None  # checked (and refused) by the call itself
+        key.append((type(o), o))
+    return tuple(key)
+
+
+def _cached(key, make):
+    if key is None:
+        return make()
+    e = _calls.get(key)
+    if e is None:
+        e = make()
+        if len(_calls) >= _CACHE_MAX:
+            _calls.clear()
+        _calls[key] = e
+    return e
+
+
+def _empty(like, shape, dtype):
+    if torch is not None and isinstance(like, torch.Tensor):
+        t = _TORCH_DTYPES.get(dtype)
+        if t is None:
+            t = _TORCH_DTYPES[dtype] = {"f16": torch.float16, "bf16": torch.bfloat16,
+                                        "f32": torch.float32, "i32": torch.int32}[dtype]
+        return torch.empty(shape, dtype=t, device=like.device)
+    from . import empty
+    return empty(tuple(shape), dtype, device=getattr(like, "device", 0))
+
+
+def _shape(x):
+    s = getattr(x, "shape", None)
+    return tuple(s) if s is not None else tuple(x.__cuda_array_interface__["shape"])
+
+
+def _rows(x, cols):
+    """x as [rows, cols] (contiguous x: checked when the call's entry was made)."""
+    if torch is not None and isinstance(x, torch.Tensor):
+        return x.view(-1, cols)
+    return View(x, (math.prod(_shape(x)) // cols, cols))
+
+
+def _transposed(b, n, k):
+    """b [K, N] column-major as the kernel's [N, K] rows."""
+    if torch is not None and isinstance(b, torch.Tensor):
+        return b.t()
+    return View(b, (n, k))
+
+
+def _flags(like, n):
+    """Tile flags, zero: one buffer per device and stream, made once (the
+    split kernels reset every flag they use); fresh during graph capture."""
+    if not (torch is not None and isinstance(like, torch.Tensor)):
+        return zeros_i32(Arg("flags", "like", like), n)
+    if torch.cuda.is_current_stream_capturing():
+        return torch.zeros(n, dtype=torch.int32, device=like.device)
+    key = (like.device, torch.cuda.current_stream(like.device).cuda_stream)
+    f = _flag_buffers.get(key)
+    if f is None or f.numel() < n:
+        f = _flag_buffers[key] = torch.zeros(max(n, 4096), dtype=torch.int32, device=like.device)
+    return f
 
 
 # ------------------------------------------------------------------ attention
@@ -113,26 +213,38 @@ def plan_attention(q, k, v, causal=False, scale=None):
     return _tilec._attention_plan(qa.dtype, d, causal, sq, h, b, sm_count(dev or 0))
 
 
-def _attention_run(q, k, v, causal, scale):
+def _attention_entry(q, k, v, causal, scale):
+    """What every call with these shapes, strides, dtypes and options
+    repeats: checked once, then (kernel, grid, ...)."""
     qa, ka, va, dev = _attention_args(q, k, v, causal, scale)
     b, h, sq, d = qa.shape
     hk, sk = ka.shape[1], ka.shape[2]
-    o = new_array(qa, (b, h, sq, d), qa.dtype)
     if b * h * sq == 0:
-        return o, new_array(qa, (b, h, sq), "f32"), 0
+        return (None, None, False, d, sq, sk, h, 1, b, sq, 0.0, qa.dtype)
     if sk == 0:
         raise OpArgumentError("tilec.ops.attention: k and v have no keys (Sk = 0): every row "
                               "would see no key")
     plan = _tilec._attention_plan(qa.dtype, d, causal, sq, h, b, sm_count(dev))
     kern = kernel_of("attention", plan, dev)
     bm = plan["block_m"]
-    lse = new_array(qa, (b, h, (sq + bm - 1) // bm * bm), "f32")
     sl2 = float(1.0 / math.sqrt(d) if scale is None else scale) * math.log2(math.e)
-    q2, k2, v2 = qa.rows_view(d), ka.rows_view(d), va.rows_view(d)
-    if plan["persistent"]:
-        kern[plan["grid"]](q2, k2, v2, o, lse, sq, sk, h, h // hk, b, sl2)
+    return (kern, plan["grid"], plan["persistent"], d, sq, sk, h, h // hk, b,
+            (sq + bm - 1) // bm * bm, sl2, qa.dtype)
+
+
+def _attention_run(q, k, v, causal, scale):
+    key = _call_key("attention", (q, k, v), causal, scale)
+    e = _cached(key, lambda: _attention_entry(q, k, v, causal, scale))
+    kern, grid, persistent, d, sq, sk, h, g, b, lse_rows, sl2, dt = e
+    o = _empty(q, (b, h, sq, d), dt)
+    lse = _empty(q, (b, h, lse_rows), "f32")
+    if kern is None:
+        return o, lse, sq
+    q2, k2, v2 = _rows(q, d), _rows(k, d), _rows(v, d)
+    if persistent:
+        kern[grid](q2, k2, v2, o, lse, sq, sk, h, g, b, sl2)
     else:
-        kern[plan["grid"]](q2, k2, v2, o, lse, sq, sk, h, h // hk, sl2)
+        kern[grid](q2, k2, v2, o, lse, sq, sk, h, g, sl2)
     return o, lse, sq
 
 
@@ -149,8 +261,13 @@ def attention(q, k, v, causal=False, scale=None, *, return_lse=False):
         if not isinstance(causal, bool) or (scale is not None and (
                 isinstance(scale, bool) or not isinstance(scale, (int, float)))):
             _attention_args(q, k, v, causal, scale)  # raises, naming the argument
-        o, lse = torch.ops.tilec.attention(q, k, v, causal,
-                                           None if scale is None else float(scale))
+        scale = None if scale is None else float(scale)
+        if _eager(q, k, v):
+            o, lse, sq = _attention_run(q, k, v, causal, scale)
+            if return_lse and lse.shape[-1] != sq:
+                lse = lse[..., :sq].contiguous()
+        else:
+            o, lse = torch.ops.tilec.attention(q, k, v, causal, scale)
         return (o, lse) if return_lse else o
     o, lse, sq = _attention_run(q, k, v, causal, scale)
     return (o, lse) if return_lse else o
@@ -206,22 +323,11 @@ def plan_matmul(a, b):
     return _tilec._gemm_plan(aa.dtype, m, n, k, major == "k", sm_count(dev or 0))
 
 
-def _gemm_launch(op, kern, plan, dev, like, A, B, C):
-    if plan["variant"] == "persistent":
-        kern[persistent_grid(kern, plan, dev)](A, B, C)
-        return
-    ws = new_array(like, (plan["workspace_floats"],), "f32")
-    flags = zeros_i32(like, plan["flags"])
-    kern[plan["grid"]](A, B, C, ws, flags, plan["splits"])
-
-
-def _matmul_run(a, b):
+def _matmul_entry(a, b):
     aa, ba, m, n, k, dev = _matmul_args(a, b)
-    c = new_array(aa, (m, n), aa.dtype)
-    if m == 0 or n == 0:
-        return c
-    if k == 0:
-        return _zero(c)
+    if m == 0 or n == 0 or k == 0:
+        return (None, "empty" if m == 0 or n == 0 else "zero", None, 0, 0, 1, None, m, n, k,
+                aa.dtype)
     major = _b_major("matmul", ba, k, n)
     why = _tilec._gemm_alignment_problem(m, n, k, major == "k")
     if why:
@@ -229,12 +335,23 @@ def _matmul_run(a, b):
                               f"multiples of 8 with zeros")
     plan = _tilec._gemm_plan(aa.dtype, m, n, k, major == "k", sm_count(dev))
     kern = kernel_of("matmul", plan, dev)
-    from ._ops_kernels import View
-    if major == "k":
-        B = ba.obj.t() if ba.torch else View(ba.obj, (n, k))
+    persistent = plan["variant"] == "persistent"
+    grid = persistent_grid(kern, plan, dev) if persistent else plan["grid"]
+    return (kern, "persistent" if persistent else "split", grid, plan["workspace_floats"],
+            plan["flags"], plan["splits"], major, m, n, k, aa.dtype)
+
+
+def _matmul_run(a, b):
+    e = _cached(_call_key("matmul", (a, b)), lambda: _matmul_entry(a, b))
+    kern, mode, grid, ws_floats, nflags, splits, major, m, n, k, dt = e
+    c = _empty(a, (m, n), dt)
+    if kern is None:
+        return c if mode == "empty" else _zero(c)
+    B = _transposed(b, n, k) if major == "k" else b
+    if mode == "persistent":
+        kern[grid](a, B, c)
     else:
-        B = ba.obj
-    _gemm_launch("matmul", kern, plan, dev, aa, aa.obj, B, c)
+        kern[grid](a, B, c, _empty(a, (ws_floats,), "f32"), _flags(a, nflags), splits)
     return c
 
 
@@ -252,7 +369,7 @@ def matmul(a, b):
     N and K multiples of 8 (TMA's 16-byte row strides). Returns c [M, N] of
     a's dtype."""
     if torch is not None and isinstance(a, torch.Tensor):
-        return torch.ops.tilec.matmul(a, b)
+        return _matmul_run(a, b) if _eager(a, b) else torch.ops.tilec.matmul(a, b)
     return _matmul_run(a, b)
 
 
@@ -339,32 +456,35 @@ def plan_scaled_mm(a, b, scale_a, scale_b, out_dtype=None):
 def _padded(s, length):
     """A per-row/column scale vector padded with ones to `length` (the
     kernel reads whole 256-row units)."""
-    if s.torch:
-        out = torch.ones(length, dtype=torch.float32, device=s.obj.device)
-        out[:s.obj.numel()].copy_(s.obj.reshape(-1))
+    if torch is not None and isinstance(s, torch.Tensor):
+        out = torch.ones(length, dtype=torch.float32, device=s.device)
+        out[:s.numel()].copy_(s.reshape(-1))
         return out
     raise OpArgumentError("tilec.ops.scaled_mm: per-row/column scales need torch tensors")
 
 
-def _scaled_run(a, b, scale_a, scale_b):
+def _scaled_entry(a, b, scale_a, scale_b):
     aa, ba, sa, sb, m, n, k, rowcol, dev = _scaled_args(a, b, scale_a, scale_b, None, None,
                                                         "bf16")
-    c = new_array(aa, (m, n), "bf16")
-    if m == 0 or n == 0:
-        return c
-    if k == 0:
-        return _zero(c)
+    if m == 0 or n == 0 or k == 0:
+        return (None, "empty" if m == 0 or n == 0 else "zero", None, rowcol, m, n, k)
     plan = _tilec._fp8_plan(aa.dtype, m, n, k, rowcol, sm_count(dev))
     kern = kernel_of("scaled_mm", plan, dev)
-    from ._ops_kernels import View
-    B = ba.obj.t() if ba.torch else View(ba.obj, (n, k))
-    SA, SB = sa.obj, sb.obj
+    grid = persistent_grid(kern, plan, dev) if plan["variant"] == "persistent" else plan["grid"]
+    return (kern, plan["variant"], grid, rowcol, m, n, k)
+
+
+def _scaled_run(a, b, scale_a, scale_b):
+    e = _cached(_call_key("scaled_mm", (a, b, scale_a, scale_b)),
+                lambda: _scaled_entry(a, b, scale_a, scale_b))
+    kern, mode, grid, rowcol, m, n, k = e
+    c = _empty(a, (m, n), "bf16")
+    if kern is None:
+        return c if mode == "empty" else _zero(c)
+    SA, SB = scale_a, scale_b
     if rowcol:
-        SA, SB = _padded(sa, (m + 255) // 256 * 256), _padded(sb, (n + 255) // 256 * 256)
-    if plan["variant"] == "persistent":
-        kern[persistent_grid(kern, plan, dev)](aa.obj, B, c, SA, SB)
-    else:
-        kern[plan["grid"]](aa.obj, B, c, SA, SB)
+        SA, SB = _padded(scale_a, (m + 255) // 256 * 256), _padded(scale_b, (n + 255) // 256 * 256)
+    kern[grid](a, _transposed(b, n, k), c, SA, SB)
     return c
 
 
@@ -381,6 +501,8 @@ def scaled_mm(a, b, scale_a, scale_b, bias=None, scale_result=None, out_dtype=No
     if torch is not None and isinstance(a, torch.Tensor):
         if bias is not None or scale_result is not None or out_dtype != torch.bfloat16:
             _scaled_args(a, b, scale_a, scale_b, bias, scale_result, out_dtype)  # raises
+        if _eager(a, b, scale_a, scale_b):
+            return _scaled_run(a, b, scale_a, scale_b)
         return torch.ops.tilec.scaled_mm(a, b, scale_a, scale_b)
     _scaled_args(a, b, scale_a, scale_b, bias, scale_result, out_dtype)
     return _scaled_run(a, b, scale_a, scale_b)
