@@ -216,3 +216,18 @@ def test_cuda_graph_capture():
     torch.cuda.synchronize()
     assert rel(o, sdpa_ref(q, k, v, False, 1 / 8)[0]) < 3e-3
     assert rel(c, a.float() @ w.float().t()) < 2e-3
+
+
+def test_split_kernels_reuse_their_flags_per_stream():
+    """Skinny and split-K kernels count on zeroed tile flags, which they
+    reset: one buffer per device and stream serves every call."""
+    a, w = randn(16, 4096, seed=21), randn(4096, 4096, seed=22)
+    assert ops.plan_matmul(a, w.t())["splits"] > 1
+    ref = a.float() @ w.float().t()
+    c1, c2 = ops.matmul(a, w.t()), ops.matmul(a, w.t())
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        c3 = ops.matmul(a, w.t())
+    torch.cuda.synchronize()
+    assert rel(c1, ref) < 2e-3 and torch.equal(c1, c2) and torch.equal(c1, c3)
