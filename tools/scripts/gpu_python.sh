@@ -54,7 +54,7 @@ TILEC_OPS_PTX_DIR=${TILEC_OPS_PTX_DIR:-$(dirname "$PTX_DIR")} \
   "$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu_ops.py > "$OUT/pytest_gpu_ops.log" 2>&1
 note "pytest (GPU, tilec.ops): rc $? ($(tail -1 "$OUT/pytest_gpu_ops.log"))"
 
-for ex in gemm histogram; do
+for ex in gemm histogram ops; do
   "$PY" python/examples/$ex.py > "$OUT/examples.log.$ex" 2>&1
   note "example $ex: $(tail -1 "$OUT/examples.log.$ex")"
 done
