@@ -46,12 +46,13 @@ else
   exit 1
 fi
 export PYTHONPATH=$BUILD/python
+# tilec.ops (test_gpu_ops.py, examples/ops.py) loads the samples' PTX: a bundle's .gpu/ptx.
+export TILEC_OPS_PTX_DIR=${TILEC_OPS_PTX_DIR:-$(dirname "$PTX_DIR")}
 
 if [ -z "${BENCH_ONLY:-}" ]; then # BENCH_ONLY=1: the build and the benchmark only
 "$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu.py > "$OUT/pytest_gpu.log" 2>&1
 note "pytest (GPU): rc $? ($(tail -1 "$OUT/pytest_gpu.log"))"
-TILEC_OPS_PTX_DIR=${TILEC_OPS_PTX_DIR:-$(dirname "$PTX_DIR")} \
-  "$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu_ops.py > "$OUT/pytest_gpu_ops.log" 2>&1
+"$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu_ops.py > "$OUT/pytest_gpu_ops.log" 2>&1
 note "pytest (GPU, tilec.ops): rc $? ($(tail -1 "$OUT/pytest_gpu_ops.log"))"
 
 for ex in gemm histogram ops; do
