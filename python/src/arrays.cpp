@@ -275,6 +275,24 @@ bool readCudaArrayInterface(PyObject *obj, bool withShape, ArrayView &out) {
   const char *ts = PyUnicode_AsUTF8(typestr);
   out.dtypeName = ts ? ts : "?";
   out.dtype = fromTypestr(out.dtypeName);
+  if (!out.dtype && (out.dtypeName == "<V2" || out.dtypeName == "|V1")) {
+    // Raw bytes (no typestr names bfloat16 or the fp8 formats): the
+    // object's own `dtype`, when it names one of that size ("bf16",
+    // "bfloat16", "e4m3", "float8_e4m3fn", ...), says which.
+    if (PyObject *dt = PyObject_GetAttrString(obj, "dtype")) {
+      if (PyObject *s = PyObject_Str(dt)) {
+        const char *c = PyUnicode_AsUTF8(s);
+        auto t = c ? scalarTypeFromAnyName(c) : std::nullopt;
+        if (t && int(tile::scalarBytes(*t)) == (out.dtypeName == "<V2" ? 2 : 1)) {
+          out.dtype = t;
+          out.dtypeName = tile::scalarTypeName(*t);
+        }
+        Py_DECREF(s);
+      }
+      Py_DECREF(dt);
+    }
+    PyErr_Clear();
+  }
   PyObject *strides = PyDict_GetItemString(cai, "strides");
   const bool hasStrides = strides && strides != Py_None;
   if (!withShape && !hasStrides)

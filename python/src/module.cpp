@@ -201,6 +201,8 @@ const tile::Tensor *peerArgument(PyObject *obj, bool semaphore, int &device) {
 const tile::Tensor *peerArgument(PyObject *, bool, int &) { return nullptr; }
 #endif
 
+void bindChoices(py::module_ &m); // choice.cpp
+
 } // namespace tilec_py
 
 using namespace tilec_py;
@@ -241,6 +243,9 @@ PYBIND11_MODULE(_tilec, m) {
   m.def("tensor_map_encodes", &tile::detail::tensorMapEncodeCount,
         "cuTensorMapEncodeTiled calls made so far (the runtime caches encodings)");
   m.def("ptx_fingerprint", &tile::ptxFingerprint);
+  m.def("sm_count", [](int device) { return contextFor(device).smCount(); },
+        py::arg("device") = 0);
+  bindChoices(m);
 
   py::class_<ModuleData, std::shared_ptr<ModuleData>>(m, "_Module")
       .def(py::init([](const std::string &ptx, const std::string &infoJson, int device,

@@ -107,6 +107,15 @@ def _to_numpy(self):
 DeviceArray.numpy = _to_numpy
 
 
+def __getattr__(name):
+    """tilec.ops (attention, matmul, scaled_mm on torch tensors) is imported
+    on first use: it imports torch when torch is installed."""
+    if name == "ops":
+        import importlib
+        return importlib.import_module(".ops", __name__)
+    raise AttributeError(f"module 'tilec' has no attribute '{name}'")
+
+
 def register_op(qualname, kernel, grid, *, mutates_args, block=None, cluster=None):
     """Registers `kernel` as a torch custom op (torch.library.custom_op), so it
     can be called inside torch.compile'd code. See tilec._torch.register_op."""

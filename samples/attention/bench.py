@@ -68,24 +68,14 @@ def time_ms(fn, warmup, runs):
 
 def consumer_warpgroups(d, causal, seq_q):
     """The instance's consumer warpgroups (WGS): attn::consumerWarpgroups of
-    attention_common.h, which says why."""
-    if d != 64:
-        return 2
-    if causal and 3073 <= seq_q <= 4096:
-        return 2
-    return 2 if causal and seq_q <= 1024 else 3
+    attention_common.h (which says why), compiled into the tilec extension."""
+    return tilec._tilec._attention_rule(d, causal, seq_q)["wgs"]
 
 
 def persistent_kernel(d, causal, seq_q):
     """Whether the host runs attention_persistent: attn::persistentKernel of
     attention_common.h, which says why."""
-    if not causal:
-        return False
-    if d == 128:
-        return 2048 <= seq_q <= 8192
-    if d == 64:
-        return 3073 <= seq_q <= 4096
-    return False
+    return tilec._tilec._attention_rule(d, causal, seq_q)["persistent"]
 
 
 def compiled_warpgroups(d):
@@ -96,17 +86,13 @@ def compiled_warpgroups(d):
 def keys_per_stage(d, causal):
     """Keys per ring stage of `attention`: attn::keysPerStage of
     attention_common.h, which says why."""
-    return 80 if d == 256 else 176 if d == 128 and not causal else 128
+    return tilec._tilec._attention_rule(d, causal, 1)["keys_per_stage"]
 
 
 def cta_order(d, causal, wgs, seq_q):
     """The CTA order (ORD) of the `attention` instance the host runs:
     attn::ctaOrder of attention_common.h, which says why."""
-    if not causal:
-        return 0
-    if d == 64:
-        return 1 if wgs == 3 and 1025 <= seq_q <= 2048 else 0
-    return 1 if d == 128 and seq_q <= 1024 else 0
+    return tilec._tilec._attention_rule(d, causal, seq_q, wgs)["cta_order"]
 
 
 def tilec_fn(mod, d, causal, wgs, persistent, q, k, v, o, lse, s, scale, sms, rg=None):

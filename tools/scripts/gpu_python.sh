@@ -6,11 +6,13 @@
 # is). Builds the extension against this machine's python3 (its torch), the
 # C++ GEMM host and launch_bench; then runs, with full logs in OUTDIR:
 #   pytest python/tests/test_gpu.py (GEMM, histogram, streams, errors,
-#   torch.compile, the ring through torchrun on 2 GPUs), the examples, the
+#   torch.compile, the ring through torchrun on 2 GPUs) and test_gpu_ops.py
+#   (tilec.ops: attention, matmul, scaled_mm; the samples' PTX from
+#   $TILEC_OPS_PTX_DIR, default DIR's parent: .gpu/ptx of a bundle), the examples, the
 #   benchmark (python/examples/bench.py: GEMM device time Python vs C++ in the
 #   same run; 20,000-launch overhead beside Triton, torch add_ and the C++
 #   launch), and `pip install --no-build-isolation` of the package.
-# Logs: build.log, pytest_gpu.log, examples.log, ring.log, bench.log,
+# Logs: build.log, pytest_gpu.log, pytest_gpu_ops.log, examples.log, ring.log, bench.log,
 # bench.json, pip.log. The summary is printed last.
 set -uo pipefail
 OUT=${1:?usage: gpu_python.sh OUTDIR}
@@ -44,12 +46,16 @@ else
   exit 1
 fi
 export PYTHONPATH=$BUILD/python
+# tilec.ops (test_gpu_ops.py, examples/ops.py) loads the samples' PTX: a bundle's .gpu/ptx.
+export TILEC_OPS_PTX_DIR=${TILEC_OPS_PTX_DIR:-$(dirname "$PTX_DIR")}
 
 if [ -z "${BENCH_ONLY:-}" ]; then # BENCH_ONLY=1: the build and the benchmark only
 "$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu.py > "$OUT/pytest_gpu.log" 2>&1
 note "pytest (GPU): rc $? ($(tail -1 "$OUT/pytest_gpu.log"))"
+"$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu_ops.py > "$OUT/pytest_gpu_ops.log" 2>&1
+note "pytest (GPU, tilec.ops): rc $? ($(tail -1 "$OUT/pytest_gpu_ops.log"))"
 
-for ex in gemm histogram; do
+for ex in gemm histogram ops; do
   "$PY" python/examples/$ex.py > "$OUT/examples.log.$ex" 2>&1
   note "example $ex: $(tail -1 "$OUT/examples.log.$ex")"
 done

@@ -1,0 +1,70 @@
+"""tilec.ops as torch.library custom ops (tilec::attention, tilec::matmul,
+tilec::scaled_mm): torch.compile traces them through their fake
+implementations (which check the arguments as a call does, so a mistake is
+reported while compiling), CUDA graphs capture their launches, and autograd
+gets a clear error: there is no backward."""
+
+from typing import Optional, Tuple
+
+
+def _no_backward(name, fix):
+    def setup_context(ctx, inputs, output):
+        pass
+
+    def backward(ctx, *grads):
+        raise RuntimeError(
+            f"tilec.ops.{name} has no backward pass (tilec's kernel is forward only): {fix}")
+
+    return setup_context, backward
+
+
+def register(torch, attention_run, attention_args, matmul_run, matmul_args, scaled_run,
+             scaled_args):
+    from torch.library import custom_op, register_autograd
+
+    Tensor = torch.Tensor
+
+    @custom_op("tilec::attention", mutates_args=())
+    def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool,
+                  scale: Optional[float]) -> Tuple[Tensor, Tensor]:
+        o, lse, sq = attention_run(q, k, v, causal, scale)
+        if lse.shape[-1] != sq:  # the kernel writes whole CTAs of rows
+            lse = lse[..., :sq].contiguous()
+        return o, lse
+
+    @attention.register_fake
+    def _(q, k, v, causal, scale):
+        attention_args(q, k, v, causal, scale)
+        b, h, sq, d = q.shape
+        return q.new_empty((b, h, sq, d)), q.new_empty((b, h, sq), dtype=torch.float32)
+
+    register_autograd("tilec::attention", _no_backward(
+        "attention", "train with torch.nn.functional.scaled_dot_product_attention, or run "
+        "tilec's under torch.no_grad() / with inputs that do not require grad")[1],
+        setup_context=_no_backward("attention", "")[0])
+
+    @custom_op("tilec::matmul", mutates_args=())
+    def matmul(a: Tensor, b: Tensor) -> Tensor:
+        return matmul_run(a, b)
+
+    @matmul.register_fake
+    def _(a, b):
+        _, _, m, n, _, _ = matmul_args(a, b)
+        return a.new_empty((m, n))
+
+    register_autograd("tilec::matmul", _no_backward(
+        "matmul", "use torch.matmul where gradients are needed")[1],
+        setup_context=_no_backward("matmul", "")[0])
+
+    @custom_op("tilec::scaled_mm", mutates_args=())
+    def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor) -> Tensor:
+        return scaled_run(a, b, scale_a, scale_b)
+
+    @scaled_mm.register_fake
+    def _(a, b, scale_a, scale_b):
+        scaled_args(a, b, scale_a, scale_b, None, None, torch.bfloat16)
+        return a.new_empty((a.shape[0], b.shape[1]), dtype=torch.bfloat16)
+
+    register_autograd("tilec::scaled_mm", _no_backward(
+        "scaled_mm", "fp8 GEMMs here are for inference")[1],
+        setup_context=_no_backward("scaled_mm", "")[0])
