@@ -72,13 +72,15 @@ std::optional<Interval> rangeOf(Value v, int depth = 0) {
     return std::nullopt;
   APInt c;
   if (matchPattern(v, m_ConstantInt(&c)))
-    return Interval{c.getSExtValue(), c.getSExtValue()};
+    return c.getSignificantBits() <= 62 ? std::optional(Interval{c.getSExtValue(), c.getSExtValue()})
+                                        : std::nullopt;
   if (auto iv = dyn_cast<BlockArgument>(v)) {
     auto loop = dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp());
     APInt lb, ub;
     if (!loop || iv != loop.getInductionVar() ||
         !matchPattern(loop.getLowerBound(), m_ConstantInt(&lb)) ||
-        !matchPattern(loop.getUpperBound(), m_ConstantInt(&ub)) || lb.sge(ub))
+        !matchPattern(loop.getUpperBound(), m_ConstantInt(&ub)) || lb.sge(ub) ||
+        lb.getSignificantBits() > 62 || ub.getSignificantBits() > 62)
       return std::nullopt;
     return Interval{lb.getSExtValue(), ub.getSExtValue() - 1};
   }
@@ -93,21 +95,43 @@ std::optional<Interval> rangeOf(Value v, int depth = 0) {
     return Interval{first, first + role.getNumThreads() - 1};
   }
   auto operand = [&](unsigned i) { return rangeOf(op->getOperand(i), depth + 1); };
-  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(op))
-    return operand(0);
+  // Bounds the result's type cannot hold would wrap: not known.
+  Type type = getElementTypeOrSelf(v.getType());
+  unsigned width = type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 64;
+  auto fits = [&](int64_t lo, int64_t hi) -> std::optional<Interval> {
+    if (width < 64 && (lo < -(int64_t(1) << (width - 1)) || hi >= (int64_t(1) << (width - 1))))
+      return std::nullopt;
+    return Interval{lo, hi};
+  };
+  if (isa<arith::ExtSIOp, arith::TruncIOp, arith::IndexCastOp, arith::ExtUIOp>(op)) {
+    std::optional<Interval> a = operand(0);
+    if (!a || (isa<arith::ExtUIOp>(op) && a->lo < 0))
+      return std::nullopt; // a negative value zero-extends to a large one
+    return fits(a->lo, a->hi);
+  }
   if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp, arith::DivUIOp,
            arith::RemSIOp, arith::RemUIOp>(op))
     return std::nullopt;
   std::optional<Interval> a = operand(0), b = operand(1);
   if (!a || !b)
     return std::nullopt;
-  if (isa<arith::AddIOp>(op))
-    return Interval{a->lo + b->lo, a->hi + b->hi};
-  if (isa<arith::SubIOp>(op))
-    return Interval{a->lo - b->hi, a->hi - b->lo};
+  int64_t lo, hi;
+  if (isa<arith::AddIOp>(op)) {
+    if (__builtin_add_overflow(a->lo, b->lo, &lo) || __builtin_add_overflow(a->hi, b->hi, &hi))
+      return std::nullopt;
+    return fits(lo, hi);
+  }
+  if (isa<arith::SubIOp>(op)) {
+    if (__builtin_sub_overflow(a->lo, b->hi, &lo) || __builtin_sub_overflow(a->hi, b->lo, &hi))
+      return std::nullopt;
+    return fits(lo, hi);
+  }
   if (isa<arith::MulIOp>(op)) {
-    int64_t p[] = {a->lo * b->lo, a->lo * b->hi, a->hi * b->lo, a->hi * b->hi};
-    return Interval{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+    int64_t p[4];
+    if (__builtin_mul_overflow(a->lo, b->lo, &p[0]) || __builtin_mul_overflow(a->lo, b->hi, &p[1]) ||
+        __builtin_mul_overflow(a->hi, b->lo, &p[2]) || __builtin_mul_overflow(a->hi, b->hi, &p[3]))
+      return std::nullopt;
+    return fits(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
   }
   // Division and remainder by a positive constant of a non-negative value.
   if (b->lo != b->hi || b->lo <= 0 || a->lo < 0)
@@ -194,16 +218,31 @@ public:
     return reach;
   }
 
-  /// Whether the thread running `op` waits, before it, on an mbarrier in `reach`.
-  static bool waitsBefore(Operation *op, const Reach &reach) {
-    bool found = false;
+  /// The mbarriers the thread running `op` waits on before it.
+  static Reach waitedBefore(Operation *op) {
+    Reach waited;
     forEachOpBefore(op, [&](Operation *prev) {
       prev->walk([&](Operation *inner) {
-        if (Value mbar = waitedMBarrier(inner); mbar && reach.contains(mbar))
-          found = true;
+        if (Value mbar = waitedMBarrier(inner)) {
+          if (SharedAllocOp alloc = rootAlloc(mbar))
+            waited.mbarriers.insert(alloc);
+          else
+            waited.any = true;
+        }
       });
     });
-    return found;
+    return waited;
+  }
+
+  /// Whether a wait of `waited` acquires what an arrive of `reach` released.
+  static bool meet(const Reach &reach, const Reach &waited) {
+    if (reach.mbarriers.empty() && !reach.any)
+      return false;
+    if (waited.mbarriers.empty() && !waited.any)
+      return false;
+    if (reach.any || waited.any)
+      return true;
+    return llvm::any_of(reach.mbarriers, [&](Operation *m) { return waited.mbarriers.contains(m); });
   }
 
   /// Whether `write` runs again after an arrive of `reach` hands its tile
@@ -264,24 +303,42 @@ struct CheckRoleHandoffsPass
       checkAlloc(alloc, entry, handoffs);
   }
 
+  /// What the pass needs of one access, computed once.
+  struct Facts {
+    Reach after;        // mbarriers a chain reaches from what follows it
+    Reach before;       // mbarriers its thread waits on before it
+  };
+
   void checkAlloc(Operation *alloc, const RoleAccesses &entry, const Handoffs &handoffs) {
-    // One report per pair of roles and shape of the race.
+    llvm::DenseMap<Operation *, Facts> facts;
+    auto factsOf = [&](Operation *op) -> const Facts & {
+      auto [it, inserted] = facts.try_emplace(op);
+      if (inserted) {
+        it->second.after = handoffs.reachAfter(op);
+        it->second.before = Handoffs::waitedBefore(op);
+      }
+      return it->second;
+    };
+    // One report per pair of roles.
     llvm::DenseSet<std::pair<Operation *, Operation *>> reported;
     for (Operation *write : entry.writes) {
       auto writer = write->getParentOfType<RoleOp>();
-      Reach reach = handoffs.reachAfter(write);
+      bool again = false, againKnown = false;
       for (Operation *read : entry.reads) {
         auto reader = read->getParentOfType<RoleOp>();
         if (reader == writer || reported.contains({writer, reader}) || disjoint(write, read))
           continue;
-        if (!Handoffs::waitsBefore(read, reach)) {
+        const Reach &released = factsOf(write).after;
+        if (!Handoffs::meet(released, factsOf(read).before)) {
           reported.insert({writer, reader});
           reportUnordered(alloc, write, read);
           continue;
         }
-        if (!Handoffs::writtenAgainAfterHandoff(write, reach))
-          continue;
-        if (Handoffs::waitsBefore(write, handoffs.reachAfter(read)))
+        if (!againKnown) {
+          again = Handoffs::writtenAgainAfterHandoff(write, released);
+          againKnown = true;
+        }
+        if (!again || Handoffs::meet(factsOf(read).after, factsOf(write).before))
           continue;
         reported.insert({writer, reader});
         reportOverwrite(alloc, write, read);
