@@ -62,13 +62,14 @@ std::string alignmentProblem(int64_t n) {
 }
 
 // One launch of the kernel for q's scaling (`bn`: the tile width, 256 or
-// 128; per tensor: tensorKernel's choice, gemm_fp8 itself with `plain`;
+// 128; per tensor: tensorKernel's choice, or the kernel `named` (gemm_fp8,
+// gemm_fp8_dfr: the same instances);
 // block scaling: gemm_fp8_block at BN = 128, one B block per tile, or
 // gemm_fp8_block_n256, two).
 std::function<void()> launcher(const Kernels &ks, const Quantized &q, Device &d, int64_t bn,
-                               int64_t *clustersOut = nullptr, bool plain = false) {
+                               int64_t *clustersOut = nullptr, const char *named = nullptr) {
   const bool wideBlock = q.scaling == Scaling::Block && bn == 256;
-  const std::string name = q.scaling == Scaling::Tensor   ? (plain ? "gemm_fp8" : tensorKernel(bn))
+  const std::string name = q.scaling == Scaling::Tensor   ? (named ? named : tensorKernel(bn))
                            : q.scaling == Scaling::RowCol ? "gemm_fp8_rowcol"
                            : wideBlock                    ? "gemm_fp8_block_n256"
                                                           : "gemm_fp8_block";
@@ -133,7 +134,7 @@ std::function<void()> launcher(const Kernels &ks, const Quantized &q, Device &d,
 // kernel resets) lives as long as the launch.
 std::function<void()> skinnyLauncher(const Kernels &ks, const Quantized &q, Device &d,
                                      const SkinnyChoice &c) {
-  tile::Kernel k = ks.module.kernel("gemm_fp8_skinny",
+  tile::Kernel k = ks.small.kernel("gemm_fp8_skinny",
                                     {{"MT", c.instance.mt}, {"S", c.instance.stages}},
                                     {{"T", formatName(q.format)}});
   tile::Tensor ta(d.a.ptr(), element(q.format), {q.m, q.kp});
@@ -175,7 +176,7 @@ int runCheck(const Options &o) {
   if (!deviceAndKernels())
     return o.skipCode;
   tile::Context ctx(0);
-  Kernels ks{tile::Module::fromFiles(ctx, kernelsPath()), kernelsPath()};
+  Kernels ks = loadKernels(ctx, sample::ptxDir());
   const std::vector<float> a = normalData(size_t(o.m * o.k), o.seed, 11, o.outliers);
   const std::vector<float> b = normalData(size_t(o.n * o.k), o.seed, 12, o.outliers);
   const std::vector<int64_t> rows = rowsFor(o.m, o.n, o.k, o.cpuMacs);
@@ -220,7 +221,7 @@ int runCheck(const Options &o) {
         for (size_t i = 0; i < got.size(); ++i)
           v[i] = bf16ToFloat(got[i]);
         const std::vector<uint16_t> gotPlain =
-            runOnce(launcher(ks, q, d, o.bn, nullptr, true), d);
+            runOnce(launcher(ks, q, d, o.bn, nullptr, "gemm_fp8"), d);
         report(std::string("gemm_fp8 vs ") + tensorKernel(o.bn) + " (all of C)",
                compareBf16(o.m, o.n, gotPlain, rowsFor(o.m, o.n, 1, double(o.m) * double(o.n)), v),
                1e-2, ok);
@@ -296,7 +297,7 @@ int runBench(const Options &o) {
   if (!deviceAndKernels())
     return o.skipCode;
   tile::Context ctx(0);
-  Kernels ks{tile::Module::fromFiles(ctx, kernelsPath()), kernelsPath()};
+  Kernels ks = loadKernels(ctx, sample::ptxDir());
   Lt lt;
   std::ostringstream md;
   md << "fp8 GEMM, e4m3 x e4m3 -> bf16, f32 accumulation, normal(0, 1) data (seed " << o.seed
@@ -463,11 +464,10 @@ int runAlternate(const Options &o) {
     return o.skipCode;
   tile::Context ctx(0);
   std::vector<std::pair<std::string, Kernels>> modules;
-  modules.push_back({"", Kernels{tile::Module::fromFiles(ctx, kernelsPath()), kernelsPath()}});
+  modules.push_back({"", loadKernels(ctx, sample::ptxDir())});
   for (const std::string &dir : o.variants) {
-    const std::string path = dir + "/gemm_fp8.ptx";
     const std::string tag = " [" + dir.substr(dir.find_last_of('/') + 1) + "]";
-    modules.push_back({tag, Kernels{tile::Module::fromFiles(ctx, path), path}});
+    modules.push_back({tag, loadKernels(ctx, dir)});
   }
   Lt lt;
   std::ostringstream md;
@@ -499,9 +499,9 @@ int runAlternate(const Options &o) {
       };
       // A variant's module may lack a kernel: then it is not timed.
       auto add = [&](const std::string &name, const Quantized &q, Device &d, int64_t bn,
-                     bool plain = false) {
+                     const char *named = nullptr) {
         try {
-          cands.push_back({name + tag, launcher(ks, q, d, bn, nullptr, plain)});
+          cands.push_back({name + tag, launcher(ks, q, d, bn, nullptr, named)});
         } catch (const std::exception &e) {
           std::printf("  %s%s: not timed (%s)\n", name.c_str(), tag.c_str(), e.what());
         }
@@ -511,7 +511,9 @@ int runAlternate(const Options &o) {
       if (wanted("tensor128"))
         add("tensor BN128", qt, dt, 128);
       if (wanted("plain256"))
-        add("tensor BN256 gemm_fp8", qt, dt, 256, true);
+        add("tensor BN256 gemm_fp8", qt, dt, 256, "gemm_fp8");
+      if (wanted("dfr256"))
+        add("tensor BN256 gemm_fp8_dfr", qt, dt, 256, "gemm_fp8_dfr");
       if (wanted("block256"))
         add("block BN256", qb, db, 256);
       if (wanted("block128"))

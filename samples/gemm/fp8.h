@@ -33,12 +33,13 @@ inline double maxFinite(Format f) { return decode(f == Format::E4M3 ? 0x7e : 0x7
 
 // ---------------------------------------------------------------- per tensor
 /// The per-tensor kernel at tile width `bn` (M above the small-M choice):
-/// at BN 256 gemm_fp8_dfr, gemm_fp8 with each tile's epilogue stored under
-/// the next tile's first wgmmas, which ran 1.012-1.014x gemm_fp8 (medians)
-/// in alternation at 8192^3, 4096^3 and 4000^3 and 1.011-1.024x per clock
-/// (docs/perf/gemm_fp8.md, "The epilogue under the next tile's wgmmas");
-/// at BN 128 gemm_fp8 (not measured).
-inline const char *tensorKernel(int64_t bn) { return bn == 256 ? "gemm_fp8_dfr" : "gemm_fp8"; }
+/// at BN 256 gemm_fp8_sw, gemm_fp8_dfr's deferred epilogue staged by each
+/// consumer warpgroup alone and stored from the producer's idle warps,
+/// which ran 1.019-1.035x gemm_fp8_dfr (medians) in alternation at 8192^3,
+/// 4096^3 and 4000^3 (docs/perf/gemm_fp8_epilogue.md, "The epilogue off the
+/// consumers' path"); gemm_fp8_dfr ran 1.012-1.014x gemm_fp8. At BN 128
+/// gemm_fp8 (not measured).
+inline const char *tensorKernel(int64_t bn) { return bn == 256 ? "gemm_fp8_sw" : "gemm_fp8"; }
 
 // ---------------------------------------------------------------- scaling
 enum class Scaling { Tensor, RowCol, Block };

@@ -38,7 +38,7 @@ struct Options {
   std::vector<std::string> variants;
   // --kernels: the .tile kernels timed from the committed PTX (the per-tensor
   // BN256 kernel, fp8.h tensorKernel(256), the reference of every x tensor
-  // ratio, always; plain256: gemm_fp8 itself at BN 256);
+  // ratio, always; plain256: gemm_fp8 itself at BN 256; dfr256: gemm_fp8_dfr);
   // --variant-kernels: those timed from each variant directory (default: the same).
   std::vector<std::string> kernels{"tensor256", "block256", "skinny"};
   std::vector<std::string> variantKernels;
@@ -58,7 +58,7 @@ struct Options {
                "       gemm --fp8 --alternate [--shapes MxNxK,...] [--rounds R] [--runs N] "
                "[--heat-ms T] [--variants DIR,...] [--soak-ms T] [--out FILE.md]\n"
                "            [--kernels K,...] [--variant-kernels K,...] (K: tensor256, tensor128, "
-               "block256, block128, skinny, plain256)\n",
+               "block256, block128, skinny, plain256, dfr256)\n",
                msg);
   std::exit(2);
 }
@@ -88,9 +88,9 @@ inline Options parse(int argc, char **argv) {
       std::vector<std::string> ks = r.listValue();
       for (const std::string &k : ks)
         if (k != "tensor256" && k != "tensor128" && k != "block256" && k != "block128" &&
-            k != "skinny" && k != "plain256")
+            k != "skinny" && k != "plain256" && k != "dfr256")
           usage(("unknown kernel '" + k +
-                 "' (tensor256, tensor128, block256, block128, skinny, plain256)")
+                 "' (tensor256, tensor128, block256, block128, skinny, plain256, dfr256)")
                     .c_str());
       (f == "--kernels" ? o.kernels : o.variantKernels) = ks;
     } else if (f == "--soak-ms")

@@ -32,8 +32,9 @@ inline bool fileExists(const std::string &path) {
 
 // ---------------------------------------------------------------- the .tile kernels
 struct Kernels {
-  tile::Module module;
-  std::string ptx;
+  tile::Module module; // gemm_fp8.ptx: the persistent kernels (gemm_fp8.tile)
+  tile::Module small;  // gemm_fp8_small.ptx: the small-M kernels (gemm_fp8_small.tile)
+  std::string ptx;     // gemm_fp8.ptx's path
   tile::Kernel get(const std::string &name, int64_t bn, Format f) const {
     return module.kernel(name, {{"BN", bn}}, {{"T", formatName(f)}});
   }
@@ -144,6 +145,17 @@ private:
 };
 
 inline std::string kernelsPath() { return sample::ptxDir() + "/gemm_fp8.ptx"; }
+inline std::string smallKernelsPath() { return sample::ptxDir() + "/gemm_fp8_small.ptx"; }
+
+/// The fp8 modules of directory `dir`: its gemm_fp8.ptx, and its
+/// gemm_fp8_small.ptx where it has one, else the PTX directory's (a
+/// --variants directory may carry gemm_fp8.ptx alone).
+inline Kernels loadKernels(tile::Context &ctx, const std::string &dir) {
+  const std::string ptx = dir + "/gemm_fp8.ptx";
+  const std::string small =
+      fileExists(dir + "/gemm_fp8_small.ptx") ? dir + "/gemm_fp8_small.ptx" : smallKernelsPath();
+  return Kernels{tile::Module::fromFiles(ctx, ptx), tile::Module::fromFiles(ctx, small), ptx};
+}
 
 inline std::vector<uint16_t> runOnce(const std::function<void()> &launch, Device &d) {
   d.c.fillBytes(0xff); // NaN in bf16: an element never written fails
@@ -161,9 +173,10 @@ inline bool deviceAndKernels() {
     std::printf("no CUDA device: compiled only\n");
     return false;
   }
-  if (!fileExists(kernelsPath())) {
-    std::printf("no fp8 PTX at %s: samples/gemm/gemm_fp8.tile is not built\n",
-                kernelsPath().c_str());
+  if (!fileExists(kernelsPath()) || !fileExists(smallKernelsPath())) {
+    std::printf("no fp8 PTX at %s or %s: samples/gemm/gemm_fp8.tile or gemm_fp8_small.tile is "
+                "not built\n",
+                kernelsPath().c_str(), smallKernelsPath().c_str());
     return false;
   }
   SAMPLE_CUDA_CHECK(cudaSetDevice(0));

@@ -27,7 +27,7 @@ std::string fmt(const char *f, double x) {
 
 std::function<void()> smallLauncher(const Kernels &ks, const Quantized &q, Device &d,
                                     const SmallInstance &i) {
-  tile::Kernel k = ks.module.kernel(
+  tile::Kernel k = ks.small.kernel(
       "gemm_fp8_skinny_dsm",
       {{"MT", i.mt}, {"S", i.stages}, {"BW", i.bw}, {"KS", i.ks}, {"CY", i.cy}, {"CL", i.cl}},
       {{"T", formatName(q.format)}});
@@ -44,10 +44,10 @@ std::function<void()> smallLauncher(const Kernels &ks, const Quantized &q, Devic
 std::function<void()> tileLauncher(const Kernels &ks, const Quantized &q, Device &d,
                                    const TileInstance &i) {
   tile::Kernel k =
-      i.ks == 1 ? ks.module.kernel("gemm_fp8_tile",
+      i.ks == 1 ? ks.small.kernel("gemm_fp8_tile",
                                    {{"TN", i.tn}, {"S", i.stages}, {"CN", i.cn}, {"CM", i.cm}},
                                    {{"T", formatName(q.format)}})
-                : ks.module.kernel("gemm_fp8_tile_k2", {{"TN", i.tn}, {"S", i.stages}},
+                : ks.small.kernel("gemm_fp8_tile_k2", {{"TN", i.tn}, {"S", i.stages}},
                                    {{"T", formatName(q.format)}});
   tile::Tensor ta(d.a.ptr(), element(q.format), {q.m, q.kp});
   tile::Tensor tb(d.b.ptr(), element(q.format), {q.n, q.kp});
@@ -98,7 +98,7 @@ int runSmall(const Options &o) {
   if (!deviceAndKernels())
     return o.skipCode;
   tile::Context ctx(0);
-  Kernels ks{tile::Module::fromFiles(ctx, kernelsPath()), kernelsPath()};
+  Kernels ks = loadKernels(ctx, sample::ptxDir());
   const int sms = ctx.smCount();
   Lt lt;
   std::ostringstream md;
