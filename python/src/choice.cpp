@@ -141,7 +141,9 @@ py::dict gemmPlan(const std::string &dtype, int64_t m, int64_t n, int64_t k, boo
 py::dict fp8Plan(const std::string &format, int64_t m, int64_t n, int64_t k, bool rowcol,
                  int sms) {
   using namespace gemm::fp8;
+  // The persistent kernels and the small-M ones are separate modules.
   const std::string src = "samples/gemm/gemm_fp8.tile", ptx = "gemm_fp8.ptx";
+  const std::string smallSrc = "samples/gemm/gemm_fp8_small.tile", smallPtx = "gemm_fp8_small.ptx";
   auto persistent = [&](const std::string &kernel, int64_t bn, const std::string &why) {
     py::dict d = plan(src, ptx, kernel, format, {{"BN", bn}});
     d["variant"] = "persistent";
@@ -156,7 +158,7 @@ py::dict fp8Plan(const std::string &format, int64_t m, int64_t n, int64_t k, boo
   const SmallChoice c = smallChoice(m, n, k, sms);
   if (c.instance.mt) {
     const SmallInstance &i = c.instance;
-    py::dict d = plan(src, ptx, "gemm_fp8_skinny_dsm", format,
+    py::dict d = plan(smallSrc, smallPtx, "gemm_fp8_skinny_dsm", format,
                       {{"MT", i.mt}, {"S", i.stages}, {"BW", i.bw}, {"KS", i.ks}, {"CY", i.cy},
                        {"CL", i.cl}});
     d["grid"] = grid3(i.ks, smallColTiles(n, i), smallRowTiles(m, i));
@@ -167,9 +169,9 @@ py::dict fp8Plan(const std::string &format, int64_t m, int64_t n, int64_t k, boo
   }
   if (c.tile.tn) {
     const TileInstance &i = c.tile;
-    py::dict d = i.ks == 1 ? plan(src, ptx, "gemm_fp8_tile", format,
+    py::dict d = i.ks == 1 ? plan(smallSrc, smallPtx, "gemm_fp8_tile", format,
                                   {{"TN", i.tn}, {"S", i.stages}, {"CN", i.cn}, {"CM", i.cm}})
-                           : plan(src, ptx, "gemm_fp8_tile_k2", format,
+                           : plan(smallSrc, smallPtx, "gemm_fp8_tile_k2", format,
                                   {{"TN", i.tn}, {"S", i.stages}});
     d["grid"] = i.ks == 1 ? grid3(tileColTiles(n, i), tileRowTiles(m, i))
                           : grid3(i.ks, tileColTiles(n, i), tileRowTiles(m, i));

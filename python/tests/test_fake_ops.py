@@ -88,10 +88,11 @@ def test_gemm_plans_are_the_rule_table():
 def test_fp8_plans_are_the_hosts_choice():
     p = tilec._tilec._fp8_plan
     f = p("e4m3", 4096, 4096, 4096, False, 132)
-    assert (f["kernel"], dict(f["args"])) == ("gemm_fp8_dfr", {"BN": 256})
+    assert (f["kernel"], dict(f["args"])) == ("gemm_fp8_sw", {"BN": 256})
     assert f["ptx"] == "gemm_fp8.ptx" and f["persistent_units"] == 16 * 16
     f = p("e5m2", 16, 4096, 4096, False, 132)
     assert f["kernel"] == "gemm_fp8_skinny_dsm" and f["T"] == "e5m2"
+    assert f["ptx"] == "gemm_fp8_small.ptx" and f["source"].endswith("gemm_fp8_small.tile")
     f = p("e4m3", 200, 4096, 4096, False, 132)
     assert f["kernel"] in ("gemm_fp8_tile", "gemm_fp8_tile_k2", "gemm_fp8_skinny_dsm")
     f = p("e4m3", 4096, 4096, 4096, True, 132)
@@ -236,7 +237,7 @@ def test_scaled_mm_follows_torch_scaled_mm():
     s = arr((1,), "f32")
     c = ops.scaled_mm(a, b, s, s, out_dtype="bf16")
     assert c.shape == (4096, 1024) and c.dtype == "bf16"
-    assert last_kernel() == "gemm_fp8_dfr$Te4m3$BN256"
+    assert last_kernel() == "gemm_fp8_sw$Te4m3$BN256"
     with pytest.raises(ops.OpTypeError, match="out_dtype None is not supported.*bfloat16"):
         ops.scaled_mm(a, b, s, s)
     with pytest.raises(ops.OpArgumentError, match="bias is not supported"):
