@@ -511,10 +511,36 @@ struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
     Value col64 = LLVM::ZExtOp::create(rewriter, loc, i64, col0);
     // Element offsets in 64 bits: r * row_stride may pass 2^31.
     Value stride = adaptor.getRowStride();
+    if (!adaptor.getRows()) {
+      for (const Pair &p : fragmentPairs(type)) {
+        Value ptr = pairAddress(rewriter, loc, adaptor.getPtr(), elem, row64, col64, stride, p);
+        LLVM::StoreOp::create(rewriter, loc, pairValue(rewriter, loc, type, regs, p.reg), ptr,
+                              2 * elemBytes);
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // `rows = n`: the pairs of one row under one guard (two rows per 64-row
+    // block and thread), in the order of fragmentPairs within a row.
+    std::vector<std::pair<int64_t, std::vector<Pair>>> byRow;
     for (const Pair &p : fragmentPairs(type)) {
-      Value ptr = pairAddress(rewriter, loc, adaptor.getPtr(), elem, row64, col64, stride, p);
-      LLVM::StoreOp::create(rewriter, loc, pairValue(rewriter, loc, type, regs, p.reg), ptr,
-                            2 * elemBytes);
+      auto it = llvm::find_if(byRow, [&](const auto &r) { return r.first == p.row; });
+      if (it == byRow.end()) {
+        byRow.push_back({p.row, {}});
+        it = std::prev(byRow.end());
+      }
+      it->second.push_back(p);
+    }
+    for (const auto &group : byRow) {
+      const std::vector<Pair> &pairs = group.second;
+      Value row = LLVM::AddOp::create(rewriter, loc, row0, i32Const(rewriter, loc, group.first));
+      ifRowBelow(rewriter, loc, adaptor.getRows(), row, [&] {
+        for (const Pair &p : pairs) {
+          Value ptr = pairAddress(rewriter, loc, adaptor.getPtr(), elem, row64, col64, stride, p);
+          LLVM::StoreOp::create(rewriter, loc, pairValue(rewriter, loc, type, regs, p.reg), ptr,
+                                2 * elemBytes);
+        }
+      });
     }
     rewriter.eraseOp(op);
     return success();

@@ -23,6 +23,7 @@
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tile::fragregs {
 
@@ -69,6 +70,28 @@ inline std::pair<Value, Value> fragmentOrigin(OpBuilder &b, Location loc, Value 
   Value inQuad = LLVM::URemOp::create(b, loc, lane, i32Const(b, loc, 4));
   Value col = LLVM::MulOp::create(b, loc, inQuad, i32Const(b, loc, 2));
   return {row, col};
+}
+
+/// Emits `emit()` (stores) under `row < rows` (signed) when `rows` is set
+/// (a store's `rows = n`: a tail of rows left unwritten), else
+/// unconditionally. Splits the block: the patterns run after SCF is lowered
+/// to the CFG. The rewriter continues after the guarded stores.
+template <typename Emit>
+void ifRowBelow(ConversionPatternRewriter &rw, Location loc, Value rows, Value row, Emit emit) {
+  if (!rows) {
+    emit();
+    return;
+  }
+  Value in = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::slt, row, rows);
+  Block *cur = rw.getInsertionBlock();
+  Block *cont = rw.splitBlock(cur, rw.getInsertionPoint());
+  Block *then = rw.createBlock(cont);
+  rw.setInsertionPointToEnd(cur);
+  LLVM::CondBrOp::create(rw, loc, in, then, ValueRange{}, cont, ValueRange{});
+  rw.setInsertionPointToStart(then);
+  emit();
+  LLVM::BrOp::create(rw, loc, ValueRange{}, cont);
+  rw.setInsertionPointToStart(cont);
 }
 
 /// One pair of elements of a thread: its register index (f32: of the first

@@ -284,9 +284,12 @@ struct StorePerRowLowering : ConvertOpToLLVMPattern<StorePerRowOp> {
       // Element 2b + h: row 64b + 8h from the thread's first row.
       int64_t off = ::tile::target::kWgmmaM * (e / 2) + 8 * (e % 2);
       Value idx = LLVM::AddOp::create(rewriter, loc, row0, i32Const(rewriter, loc, off));
-      Value p = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(), elem,
-                                    adaptor.getPtr(), ValueRange{idx});
-      LLVM::StoreOp::create(rewriter, loc, v, p, elem.getIntOrFloatBitWidth() / 8);
+      Value elemValue = v;
+      ifRowBelow(rewriter, loc, adaptor.getRows(), idx, [&] {
+        Value p = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(), elem,
+                                      adaptor.getPtr(), ValueRange{idx});
+        LLVM::StoreOp::create(rewriter, loc, elemValue, p, elem.getIntOrFloatBitWidth() / 8);
+      });
     }
     rewriter.eraseOp(op);
     return success();

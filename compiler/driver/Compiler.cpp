@@ -11,6 +11,7 @@
 #include "tilec/SourceLoc.h"
 #include "tilec/Target/ClusterGeometry.h"
 #include "tilec/frontend/Frontend.h"
+#include "tilec/frontend/InstanceNote.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -277,6 +278,13 @@ static ::tile::CompileResult compileWith(const std::string &source,
                                ? std::string("inlined from the call here")
                                : "in the call of '" + call.callee.str() + "' here",
                            "", {}});
+    // In an instance of a kernel with compile-time parameters: name it, as
+    // Sema's diagnostics do (each instance reports its own).
+    if (llvm::StringRef inst = mlir::tile::instanceOf(d.getLocation()); !inst.empty())
+      for (const auto &k : ast->kernels)
+        if (k->name == inst)
+          if (auto note = frontend::instanceNote(*k))
+            out.notes.push_back({frontend::Diagnostic::Note, note->first, note->second, "", {}});
     diags.report(std::move(out));
     return success();
   });

@@ -1,5 +1,6 @@
 //===- Sema.cpp - kernels, statements and scopes ---------------------------===//
 #include "SemaImpl.h"
+#include "tilec/frontend/InstanceNote.h"
 
 #include "tilec/Target/ClusterGeometry.h"
 
@@ -284,23 +285,9 @@ void Sema::checkKernel(KernelAST &k) {
   kernel_ = nullptr;
   // An error in an instance names the instance: which arguments (and which
   // -D) made this copy of the kernel, e.g. T = i32 where mma needs f16.
-  if (!k.sourceName.empty() && diags_.numErrors() != errorsBefore) {
-    std::string args; // in parameter order
-    Location at = k.loc;
-    bool atType = false;
-    for (auto &d : k.templateDecls) {
-      bool type = d->kind == DeclKind::TypeParam;
-      args += (args.empty() ? "" : ", ") + d->name + " = " +
-              (type ? std::string(scalarName(d->typeValue)) : std::to_string(d->constInt));
-      if (type && !atType) { // the parameter a type error most likely names
-        at = d->loc;
-        atType = true;
-      }
-    }
-    diags_.note(at, "in the instance " + k.sourceName + "<" + args + "> of kernel '" +
-                        k.sourceName + "'" +
-                        (k.instanceOrigin.empty() ? "" : " (from " + k.instanceOrigin + ")"));
-  }
+  if (diags_.numErrors() != errorsBefore)
+    if (auto note = instanceNote(k))
+      diags_.note(note->first, note->second);
 }
 
 void Sema::checkBlock(Block &block, bool kernelTopLevel) {

@@ -172,9 +172,10 @@ Type Sema::checkFragmentStore(CallExpr &e) {
   if (!checkArgCount(e, 2, 2))
     return Type::invalid();
   for (const NamedArg &na : e.namedArgs)
-    if (na.name != "row_stride") {
+    if (na.name != "row_stride" && na.name != "rows") {
       error(na.loc, "store of a fragment takes no '" + na.name + "' argument",
-            "`store(p, acc, row_stride = ld)` to memory, `store(tile, acc)` into a shared tile");
+            "`store(p, acc, row_stride = ld)` to memory (`rows = n`: only rows below n), "
+            "`store(tile, acc)` into a shared tile");
       for (ExprPtr &a : e.args)
         resolveOnly(a);
       return Type::invalid();
@@ -204,10 +205,29 @@ Type Sema::checkFragmentStore(CallExpr &e) {
     v = finalize(e.args[1]);
   if (dst.isInvalid() || v.isInvalid())
     return Type::invalid();
-  NamedArg *stride = nullptr;
+  NamedArg *stride = nullptr, *rowsArg = nullptr;
   for (NamedArg &na : e.namedArgs)
     if (na.name == "row_stride")
       stride = &na;
+    else if (na.name == "rows")
+      rowsArg = &na;
+  // `rows = n`: rows n.. of the value are not stored (a tail of query rows
+  // that another CTA's output follows). Through memory only: a shared tile
+  // is the value's own shape.
+  if (rowsArg) {
+    Type i32 = Type::scalarTy(ScalarKind::I32);
+    Type rt = checkValue(rowsArg->expr, &i32, "rows",
+                         "the number of leading rows to store, an i32 (`n as i32`)");
+    if (rt.isInvalid())
+      return Type::invalid();
+    bool throughMemory = !viewRows && (v.kind == Type::PerRow || stride);
+    if (!throughMemory) {
+      error(rowsArg->loc, "`rows = n` limits a store through a pointer or a 1-D shared array",
+            "a store into a shared tile writes all of its rows; store through memory "
+            "(`store(p, acc, row_stride = ld, rows = n)`) or select the values first");
+      return Type::invalid();
+    }
+  }
   if (v.kind == Type::PerRow && !v.isMask()) {
     // store(p, r): row i's value to p[i] (the log-sum-exp of attention);
     // p may be a 1-D shared array (its first element).
@@ -234,7 +254,22 @@ Type Sema::checkFragmentStore(CallExpr &e) {
   }
   if (!checkNotFp8Fragment(e.args[1]->loc, v, "store"))
     return Type::invalid();
-  if (!v.isFragment() || v.isMask()) {
+  if (v.isMask()) {
+    error(e.args[1]->loc, "a mask (" + v.str() + ") is not stored",
+          "store the values it selects: `select(m, 1.0, 0.0)` is a float " +
+              std::string(v.kind == Type::PerRow ? "per_row (`store(p, r)`)"
+                                                 : "value to store like any other"));
+    return Type::invalid();
+  }
+  if (v.kind == Type::PerCol) {
+    error(e.args[1]->loc,
+          "a per_col value (" + v.str() + ") is not stored: each column is held by the 8 quads "
+          "of every 64 rows, and no store picks one of them",
+          "store a fragment that holds it, `store(p, f * 0.0 + c, row_stride = ld)` (every row "
+          "the same), or compute the value per row and `store(p, r)` it");
+    return Type::invalid();
+  }
+  if (!v.isFragment()) {
     error(e.args[0]->loc, "the first argument of store must be an element access like `p[i]`",
           "write `store(p[i], ...)`; only a fragment is stored into a tile `store(t, acc)` or "
           "through a pointer `store(p, acc, row_stride = ld)`");

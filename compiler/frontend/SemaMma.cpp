@@ -231,7 +231,10 @@ bool Sema::checkMmaRegisterOperand(const ExprAST &frag, Type t, CallExpr::MmaOpe
   }
   if (viewed) {
     error(frag.loc, "a fragment operand is taken whole: no rows() or trans() of it",
-          "a fragment in registers is [M, K] as it is; slice it with cols(f, j, w)");
+          "wgmma reads a register A only as it is held, [M, K] (slice it with cols(f, j, w)); "
+          "for a transposed product such as dV = P^T dO compute the transpose itself "
+          "(S^T = mma(k, trans(q), zeros<f32>[...]): its rows are the keys), or store the fragment into a shared "
+          "tile (`store(t, f as bf16)`) and pass `trans(t)`");
     return false;
   }
   if (t.scalar != ScalarKind::F16 && t.scalar != ScalarKind::BF16 && !isFp8Kind(t.scalar)) {

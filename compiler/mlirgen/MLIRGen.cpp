@@ -4,6 +4,7 @@
 #include "tilec/MLIRGen.h"
 #include "MLIRGenContract.h"
 #include "MLIRGenImpl.h"
+#include "tilec/SourceLoc.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -22,6 +23,9 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   currentRole = nullptr;
   resultSlot = nullptr;
   callSite.reset();
+  instanceTag.reset();
+  if (!k.sourceName.empty())
+    instanceTag = builder.getStringAttr(instanceLocName(k.name));
 
   SmallVector<KernelParam> params = kernelParams(
       builder.getContext(), k, [&](const fe::Type &t) { return valueType(t); });

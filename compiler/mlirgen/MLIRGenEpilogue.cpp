@@ -240,6 +240,10 @@ void MLIRGenImpl::genFragmentStore(const fe::CallExpr &e) {
   Value value = genExpr(*e.args[1]);
   Value thread = linearThread(l).first;
   const fe::ExprAST &dst = *e.args[0];
+  Value rowsLimit; // `rows = n` (Sema: an i32, a store through memory)
+  for (const fe::NamedArg &na : e.namedArgs)
+    if (na.name == "rows")
+      rowsLimit = genExpr(*na.expr);
   if (e.args[1]->type.kind == fe::Type::PerRow) {
     // The 4 threads of a quad hold the same rows: the first lane of each
     // quad stores them, once per row.
@@ -251,7 +255,7 @@ void MLIRGenImpl::genFragmentStore(const fe::CallExpr &e) {
     auto ifOp = scf::IfOp::create(builder, l, first, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard g(builder);
     builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    StorePerRowOp::create(builder, l, value, ptr, thread);
+    StorePerRowOp::create(builder, l, value, ptr, thread, rowsLimit);
     return;
   }
   const fe::ExprAST *stride = nullptr; // Sema: present on a store through a pointer
@@ -261,7 +265,7 @@ void MLIRGenImpl::genFragmentStore(const fe::CallExpr &e) {
   if (stride) { // a pointer, or a 1-D shared array: its first element
     Value ptr = dst.type.isPointer() ? genExpr(dst) : genView(dst).ptr;
     Value ld = castInt(l, genExpr(*stride), builder.getI64Type(), stride->type.isUnsigned());
-    FragStoreOp::create(builder, l, value, ptr, ld, thread);
+    FragStoreOp::create(builder, l, value, ptr, ld, thread, rowsLimit);
     return;
   }
   // A tile or rows(t, i, n) of one: the first row written is i * n.

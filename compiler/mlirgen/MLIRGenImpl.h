@@ -103,6 +103,10 @@ private:
   // The inlined function being emitted.
   Value resultSlot;                 // its result, when it returns a value
   std::optional<Location> callSite; // the call it is inlined at (nested: a CallSiteLoc)
+  // An instance of a kernel with compile-time parameters: every position is
+  // NameLoc(instanceLocName(kernel's PTX name), position), so a diagnostic of
+  // a pass names the instance (SourceLoc.h, instanceOf).
+  std::optional<StringAttr> instanceTag;
 
   //===--------------------------------------------------------------------===//
   // Types, locations, constants
@@ -113,6 +117,8 @@ private:
       return builder.getUnknownLoc();
     Location at = FileLineColLoc::get(builder.getContext(), l.file.empty() ? file : l.file.str(),
                                       l.line, l.col);
+    if (instanceTag)
+      at = NameLoc::get(*instanceTag, at);
     // Inside an inlined function: the position in it, called from the call site.
     return callSite ? Location(CallSiteLoc::get(at, *callSite)) : at;
   }

@@ -10,6 +10,9 @@
 
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
 
 namespace mlir::tile {
 
@@ -24,6 +27,29 @@ inline FileLineColLoc sourceFileLoc(Location loc) {
     else
       return dyn_cast<FileLineColLoc>(loc);
   }
+}
+
+/// The NameLoc MLIRGen wraps each position of an instance of a kernel with
+/// compile-time parameters in: the prefix, then the instance's PTX name (a
+/// function's name, the other NameLoc, never holds a space).
+inline std::string instanceLocName(llvm::StringRef kernel) {
+  return ("tile.instance " + kernel).str();
+}
+
+/// The PTX name of the kernel instance an op's location belongs to, or empty.
+inline llvm::StringRef instanceOf(Location loc) {
+  llvm::StringRef found;
+  loc->walk([&](Location l) {
+    if (auto name = dyn_cast<NameLoc>(l)) {
+      llvm::StringRef n = name.getName().getValue();
+      if (n.consume_front("tile.instance ")) {
+        found = n;
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return found;
 }
 
 /// A call an op was inlined through: where, and the function's name (empty

@@ -180,12 +180,13 @@ def Tile_FragStoreOp : Tile_Op<"frag_store", [Tile_MemoryAccessOpInterface]> {
   let description = [{ Each thread stores its column pairs with one vector
     store each (st.v2.f32, or st.b32 of an f16x2/bf16x2 pair): ptr must be
     aligned to two elements and row_stride even (Sema rejects an odd
-    constant stride). }];
+    constant stride). With `rows`, the pairs of rows r >= rows (signed) are
+    not stored: a tail of rows that another tile's output follows. }];
   let arguments = (ins Tile_ValueFragType:$value, Arg<Tile_PtrType, "", [MemWrite]>:$ptr,
-                       I64:$row_stride, I32:$thread);
+                       I64:$row_stride, I32:$thread, Optional<I32>:$rows);
   let assemblyFormat = [{
-    $value `,` $ptr `,` $row_stride `,` $thread attr-dict `:` qualified(type($value)) `,`
-      qualified(type($ptr))
+    $value `,` $ptr `,` $row_stride `,` $thread (`rows` $rows^)? attr-dict `:`
+      qualified(type($value)) `,` qualified(type($ptr))
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

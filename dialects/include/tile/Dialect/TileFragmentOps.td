@@ -118,11 +118,13 @@ def Tile_StorePerRowOp : Tile_Op<"store_per_row", [Tile_MemoryAccessOpInterface]
   let description = [{ Every thread that runs it stores its elements
     (element 2b + h to ptr[64b + 16w + l/4 + 8h]) with plain weak stores.
     The 4 threads of a quad hold the same rows, so MLIRGen runs it in the
-    first lane of each quad only (one store per row). }];
+    first lane of each quad only (one store per row). With `rows`, rows
+    r >= rows (signed) are not stored. }];
   let arguments = (ins Tile_PerRowType:$value, Arg<Tile_PtrType, "", [MemWrite]>:$ptr,
-                       I32:$thread);
+                       I32:$thread, Optional<I32>:$rows);
   let assemblyFormat = [{
-    $value `,` $ptr `,` $thread attr-dict `:` qualified(type($value)) `,` qualified(type($ptr))
+    $value `,` $ptr `,` $thread (`rows` $rows^)? attr-dict `:` qualified(type($value)) `,`
+      qualified(type($ptr))
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
