@@ -73,6 +73,11 @@ Value MLIRGenImpl::genRoleCall(const fe::CallExpr &e) {
   const fe::RoleAST &role = *e.role; // Sema: role ids only inside a role
   switch (e.builtin) {
   case BI::WarpgroupRank:
+    // A role of one warpgroup has rank 0 in every thread: a constant, so
+    // that a decision on it is uniform (tile-check-divergence reads the IR
+    // before folding).
+    if (role.numWarpgroups == 1)
+      return intConst(l, i32, 0);
     return arith::SubIOp::create(builder, l, warpgroupIndex, intConst(l, i32, role.firstWarpgroup));
   case BI::RoleThreadId: {
     Value tid = sreg(l, SpecialReg::tid_x);
