@@ -281,19 +281,38 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       return true;
     }
     unsigned w = bitWidth(to.scalar);
-    uint64_t maxPos = w == 64 ? UINT64_MAX : (1ull << w) - 1; // bit patterns allowed
+    uint64_t maxBits = w == 64 ? UINT64_MAX : (1ull << w) - 1; // the bit patterns
     uint64_t maxNeg = 1ull << (w - 1);
+    // A decimal literal is a value: it must be one of the type's (C warns,
+    // Rust errors: `let x: i8 = 200` is not -56). A hex or binary literal,
+    // and the operand of `as` itself (`200 as i8`, an explicit conversion),
+    // may be a bit pattern of the type's width (`0xff` in i8 is -1).
+    bool pattern = !lit.negated && (lit.bitPattern || lit.castOperand);
+    uint64_t maxPos = pattern ? maxBits : maxNeg - 1;
     if (lit.negated ? lit.magnitude > maxNeg : lit.magnitude > maxPos) {
       // i32 is also the type of a literal with no context (`let x = 4294967296`,
       // `p[4294967296]`): say how to write the wider one.
       bool fitsI64 = lit.negated ? lit.magnitude <= (1ull << 63) : lit.magnitude < (1ull << 63);
-      error(e.loc, "integer literal " + spelled + " does not fit in " + to.str(),
-            "literals of " + to.str() + " range from -" + std::to_string(maxNeg) + " to " +
-                std::to_string(maxPos) + "; use a wider type" +
-                (to.isScalar(ScalarKind::I32) && fitsI64
-                     ? ": `" + spelled + " as i64`, or `let x: i64 = " + spelled +
-                           "` (a literal with no other type is i32)"
-                     : std::string()));
+      std::string range = to.str() + " holds -" + std::to_string(maxNeg) + " to " +
+                          std::to_string(maxNeg - 1);
+      std::string hint =
+          to.isScalar(ScalarKind::I32) && fitsI64
+              ? range + "; use a wider type: `" + spelled + " as i64`, or `let x: i64 = " +
+                    spelled + "` (a literal with no other type is i32)"
+              : range + "; use a wider type";
+      if (!lit.negated && lit.magnitude <= maxBits && !pattern) {
+        char hex[24];
+        std::snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)lit.magnitude);
+        hint += std::string("; for the bit pattern (") +
+                std::to_string(signExtend(lit.magnitude, w)) + " in " + to.str() +
+                ") write it in hex, `" + hex + "`";
+      } else if (pattern) {
+        hint += "; a hex, binary or `as` operand literal may be a bit pattern, 0 to " +
+                std::to_string(maxBits);
+      }
+      std::string what = e.constant ? "constant '" + e.constant->name + "' (" + spelled + ")"
+                                    : "integer literal " + spelled;
+      error(e.loc, what + " does not fit in " + to.str(), hint);
       e.type = Type::invalid();
       return false;
     }
@@ -611,6 +630,8 @@ Type Sema::inferBinary(BinaryExpr &e) {
   if (l.isUntyped() && r.isUntyped())
     t = (l.kind == Type::UntypedFloat || r.kind == Type::UntypedFloat) ? Type::untypedFloat()
                                                                        : Type::untypedInt();
+  else if ((l.isUntyped() || r.isUntyped()) && widenOutOfRangeComparison(e, l, r, t))
+    ; // SemaLiterals.cpp
   else if (l.isUntyped())
     t = adapt(e.lhs, r) ? r : Type::invalid();
   else if (r.isUntyped())
@@ -672,6 +693,8 @@ Type Sema::inferCast(CastExpr &e) {
                                  ? ScalarKind::I32
                                  : ScalarKind::F32)
             : to;
+    if (auto *l = e.operand->as<IntLiteralExpr>())
+      l->castOperand = true; // `200 as i8`: explicit, may wrap (adapt)
     if (!adapt(e.operand, lit))
       return Type::invalid();
     from = lit;

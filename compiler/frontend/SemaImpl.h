@@ -177,6 +177,12 @@ public:
   bool checkHasValue(const ExprAST &e, const Type &t, const std::string &what);
   Type inferUnary(UnaryExpr &e);
   Type inferBinary(BinaryExpr &e);
+  /// `x < 300` with x: i8: computed in i64, with a warning (SemaLiterals.cpp);
+  /// false when the comparison is not one of those. Sets t to its operands' type.
+  /// The names the branch `if const` does not take uses must exist
+  /// (SemaDeadBranch.cpp); cond: the condition, for the note.
+  void checkDeadBranchNames(const Block &b, const Location &cond);
+  bool widenOutOfRangeComparison(BinaryExpr &e, const Type &l, const Type &r, Type &t);
   Type inferCast(CastExpr &e);
   Type inferIndex(IndexExpr &e, IndexUse use);
   /// Bounds check of a constant index (any constant expression); false after an error.
