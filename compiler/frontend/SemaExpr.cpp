@@ -384,6 +384,8 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       return false;
     }
     e.type = to;
+    if (!adaptingCastOperand_)
+      warnConstantWrap(e); // SemaLiterals.cpp
     return true;
   }
   case ExprAST::Binary: {
@@ -393,6 +395,8 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     if (ok)
       ok = checkBinaryOperands(b.op, to, b.loc);
     e.type = ok ? to : Type::invalid();
+    if (ok && !adaptingCastOperand_)
+      warnConstantWrap(e); // SemaLiterals.cpp
     return ok;
   }
   case ExprAST::Select: { // `c ? 1 : 2`: both sides take the type
@@ -695,7 +699,11 @@ Type Sema::inferCast(CastExpr &e) {
             : to;
     if (auto *l = e.operand->as<IntLiteralExpr>())
       l->castOperand = true; // `200 as i8`: explicit, may wrap (adapt)
-    if (!adapt(e.operand, lit))
+    bool wasCast = adaptingCastOperand_;
+    adaptingCastOperand_ = true; // `(100 + 100) as i8` wraps as C's cast would: no warning
+    bool adapted = adapt(e.operand, lit);
+    adaptingCastOperand_ = wasCast;
+    if (!adapted)
       return Type::invalid();
     from = lit;
   }

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include <optional>
+
 namespace tile::frontend {
 
 namespace {
@@ -87,6 +89,70 @@ bool Sema::widenOutOfRangeComparison(BinaryExpr &e, const Type &l, const Type &r
   valueSide = std::move(cast);
   t = adapt(litSide, i64) ? i64 : Type::invalid();
   return true;
+}
+
+namespace {
+/// The exact value of a tree of integer literals and + - * (unary -
+/// included), each literal its value in the type it took; nullopt for any
+/// other node (a name, a call, / % << ...) or past 2^100.
+std::optional<__int128> exactValue(const ExprAST &e) {
+  constexpr __int128 kLimit = (__int128)1 << 100;
+  auto bounded = [&](__int128 v) -> std::optional<__int128> {
+    return v > kLimit || v < -kLimit ? std::nullopt : std::optional<__int128>(v);
+  };
+  if (auto *l = e.as<IntLiteralExpr>())
+    return (__int128)l->value;
+  if (auto *u = e.as<UnaryExpr>()) {
+    if (u->op != UnaryOp::Neg)
+      return std::nullopt;
+    auto v = exactValue(*u->operand);
+    return v ? bounded(-*v) : std::nullopt;
+  }
+  auto *b = e.as<BinaryExpr>();
+  if (!b || (b->op != BinaryOp::Add && b->op != BinaryOp::Sub && b->op != BinaryOp::Mul))
+    return std::nullopt;
+  auto l = exactValue(*b->lhs), r = exactValue(*b->rhs);
+  if (!l || !r)
+    return std::nullopt;
+  if (b->op == BinaryOp::Mul) {
+    __int128 p;
+    return __builtin_mul_overflow(*l, *r, &p) ? std::nullopt : bounded(p);
+  }
+  return bounded(b->op == BinaryOp::Add ? *l + *r : *l - *r);
+}
+} // namespace
+
+void Sema::warnConstantWrap(const ExprAST &e) {
+  const Type &t = e.type;
+  if (!t.isInteger() || t.isBool() || t.isUnsigned())
+    return; // unsigned arithmetic is modular in C too (`0 - 1` as u32 is its maximum)
+  __int128 lo, hi;
+  rangeOf(t.scalar, false, lo, hi);
+  auto outside = [&](const ExprAST &x) {
+    auto v = exactValue(x);
+    return v && (*v < lo || *v > hi);
+  };
+  std::optional<__int128> v = exactValue(e);
+  if (!v || (*v >= lo && *v <= hi))
+    return;
+  // Reported once, at the innermost operation that leaves the range.
+  if (auto *b = e.as<BinaryExpr>(); b && (outside(*b->lhs) || outside(*b->rhs)))
+    return;
+  if (auto *u = e.as<UnaryExpr>(); u && outside(*u->operand))
+    return;
+  unsigned w = bitWidth(t.scalar);
+  uint64_t low = (uint64_t)*v; // the low 64 bits, then the type's
+  int64_t wrapped =
+      w >= 64 ? (int64_t)low
+              : (int64_t)(((low & ((1ull << w) - 1)) ^ (1ull << (w - 1))) - (1ull << (w - 1)));
+  diags_.warning(e.loc,
+                 "constant arithmetic wraps in " + t.str() + ": the exact value " + str128(*v) +
+                     " is outside " + str128(lo) + " to " + str128(hi) + ", the result is " +
+                     std::to_string(wrapped),
+                 "the literals take " + t.str() +
+                     " from their context and + - * wrap (operators.md); compute in a wider "
+                     "type (`(a * b) as i64` converts the literals first), or write the result "
+                     "if the wrap is meant");
 }
 
 } // namespace tile::frontend
