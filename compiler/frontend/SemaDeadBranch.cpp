@@ -98,9 +98,13 @@ void Sema::checkDeadBranchNames(const Block &b, const Location &cond) {
       }
       for (size_t i = 0; i < c->args.size(); ++i)
         visit(*c->args[i], query || (i == 0 && c->callee == "cache_policy"));
+      // `row_stride = ld` is a value; `order = acquire`, `multicast = x` words.
       for (const NamedArg &na : c->namedArgs)
         if (na.expr)
-          visit(*na.expr, !na.value.empty()); // `order = acquire`: a word
+          visit(*na.expr, na.value.empty() ? false
+                                           : !(na.name == "row_stride" || na.name == "policy" ||
+                                               na.name == "mask" || na.name == "width" ||
+                                               na.name == "vector" || na.name == "fraction"));
       return;
     }
     if (auto *m = e.as<MemberExpr>()) {
