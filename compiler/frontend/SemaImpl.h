@@ -55,6 +55,9 @@ std::string badCountConstant(const Decl &c, int64_t max, const std::string &maxT
 /// whose element type comes from its context like a literal's (SemaVector.cpp).
 bool isLiteralVector(const ExprAST &e);
 
+/// "the largest finite f16 is 65504; use f32 for larger values" (SemaExpr.cpp).
+std::string floatRangeHint(ScalarKind k);
+
 class Sema {
 public:
   Sema(DiagnosticEngine &diags, const CheckOptions &opts) : diags_(diags), opts_(opts) {}
@@ -168,6 +171,7 @@ public:
                   const std::string &hint = "");
   /// Gives an untyped literal subtree the type `to`; false after an error.
   bool adapt(ExprPtr &e, const Type &to);
+  bool adaptIntLiteral(ExprPtr &e, const Type &to); // SemaLiterals.cpp
   /// Adapts untyped subtrees to the defaults (i32 / f32).
   Type finalize(ExprPtr &e);
   /// Makes two operands agree (literal adaptation); invalid on mismatch.

@@ -1,10 +1,17 @@
-//===- SemaLiterals.cpp - comparisons with a literal out of range ---------===//
+//===- SemaLiterals.cpp - integer literals in their types -----------------===//
 //
-// `x < 300` with x: i8 cannot take 300 as an i8 (a decimal literal must be a
-// value of its type, adapt in SemaExpr.cpp). C compares in int and warns
+// An integer literal takes its type from its context (adaptIntLiteral): a
+// decimal literal must be a value of that type (`let x: i8 = 200` is an
+// error, as in Rust; C warns), a hex or binary one, or the operand of `as`
+// itself, may be a bit pattern of its width (`0xff` in i8 is -1).
+//
+// `x < 300` with x: i8 cannot take 300 as an i8. C compares in int and warns
 // that the result is always the same (-Wtautological-constant-out-of-range-
 // compare); tile does the same: the comparison is computed in i64, where
 // both sides are exact, and a warning says which way it always goes.
+//
+// `let x: i8 = 100 + 100`: literals that took a signed type and whose + - *
+// wraps it (-56) get a warning, as C's -Winteger-overflow.
 //
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
@@ -31,7 +38,134 @@ std::string str128(__int128 v) {
     return "-" + std::to_string((unsigned long long)(-v));
   return std::to_string((unsigned long long)v);
 }
+
+/// Sign-extends the low `bits` bits of v.
+int64_t signExtend(uint64_t v, unsigned bits) {
+  if (bits >= 64)
+    return (int64_t)v;
+  uint64_t m = 1ull << (bits - 1);
+  v &= (1ull << bits) - 1;
+  return (int64_t)((v ^ m) - m);
+}
+
 } // namespace
+
+/// adapt() of an integer literal: its value in `to` (types.md "Literals").
+bool Sema::adaptIntLiteral(ExprPtr &ep, const Type &to) {
+  ExprAST &e = *ep;
+  auto &lit = *e.as<IntLiteralExpr>();
+  std::string spelled = (lit.negated ? "-" : "") + std::to_string(lit.magnitude);
+  if (!to.isScalar()) {
+    error(e.loc, "integer literal cannot be used as " + to.str(),
+          to.isPointer() ? "a pointer has no literal (there is no null pointer): choose between "
+                           "two pointers, or offset one (`p + i`)"
+                         : "only scalars have literals");
+    e.type = Type::invalid();
+    return false;
+  }
+  if (to.isBool() && !lit.query.empty()) {
+    error(e.loc, lit.query + " is an integer (" + spelled + "), not an i1",
+          "compare it: `" + lit.query + " == " + spelled + "`");
+    e.type = Type::invalid();
+    return false;
+  }
+  if (to.isBool()) {
+    error(e.loc, "integer literal " + spelled + " cannot be used as i1",
+          "write `true` or `false`");
+    e.type = Type::invalid();
+    return false;
+  }
+  if (isFp8Kind(to.scalar)) {
+    error(e.loc, "integer literal " + spelled + " cannot be used as " + to.str(),
+          std::string("fp8 has no literals: convert an f32, `") + spelled + ".0 as " +
+              scalarName(to.scalar) + "`");
+    e.type = Type::invalid();
+    return false;
+  }
+  if (to.isScalar(ScalarKind::F64)) { // the conversion rounds to nearest-even itself
+    double v = (double)lit.magnitude;
+    auto f = std::make_unique<FloatLiteralExpr>(e.loc, lit.negated ? -v : v);
+    f->type = to;
+    f->depth = e.depth;
+    ep = std::move(f);
+    return true;
+  }
+  if (to.isUnsigned()) {
+    unsigned w = bitWidth(to.scalar);
+    uint64_t max = w == 64 ? UINT64_MAX : (1ull << w) - 1;
+    if (lit.negated && lit.magnitude != 0) {
+      error(e.loc, "negative literal " + spelled + " cannot be " + to.str(),
+            "unsigned literals range from 0 to " + std::to_string(max) +
+                "; for the wrapped value write it (" + std::to_string(max) +
+                " is -1) or negate a value: `0 - x`");
+      e.type = Type::invalid();
+      return false;
+    }
+    if (lit.magnitude > max) {
+      error(e.loc, "integer literal " + spelled + " does not fit in " + to.str(),
+            "literals of " + to.str() + " range from 0 to " + std::to_string(max) +
+                "; use a wider type");
+      e.type = Type::invalid();
+      return false;
+    }
+    lit.value = (int64_t)lit.magnitude; // zero-extended (u64: the bit pattern)
+    e.type = to;
+    return true;
+  }
+  if (to.isFloat()) {
+    std::optional<double> v = roundToFloatKind(roundToOddFromUnsigned(lit.magnitude), to.scalar);
+    if (!v) {
+      error(e.loc, "integer literal " + spelled + " is out of range for " + to.str(),
+            floatRangeHint(to.scalar));
+      e.type = Type::invalid();
+      return false;
+    }
+    auto f = std::make_unique<FloatLiteralExpr>(e.loc, lit.negated ? -*v : *v);
+    f->type = to;
+    f->depth = e.depth;
+    ep = std::move(f);
+    return true;
+  }
+  unsigned w = bitWidth(to.scalar);
+  uint64_t maxBits = w == 64 ? UINT64_MAX : (1ull << w) - 1; // the bit patterns
+  uint64_t maxNeg = 1ull << (w - 1);
+  // A decimal literal is a value: it must be one of the type's (C warns,
+  // Rust errors: `let x: i8 = 200` is not -56). A hex or binary literal,
+  // and the operand of `as` itself (`200 as i8`, an explicit conversion),
+  // may be a bit pattern of the type's width (`0xff` in i8 is -1).
+  bool pattern = !lit.negated && (lit.bitPattern || lit.castOperand);
+  uint64_t maxPos = pattern ? maxBits : maxNeg - 1;
+  if (lit.negated ? lit.magnitude > maxNeg : lit.magnitude > maxPos) {
+    // i32 is also the type of a literal with no context (`let x = 4294967296`,
+    // `p[4294967296]`): say how to write the wider one.
+    bool fitsI64 = lit.negated ? lit.magnitude <= (1ull << 63) : lit.magnitude < (1ull << 63);
+    std::string range = to.str() + " holds -" + std::to_string(maxNeg) + " to " +
+                        std::to_string(maxNeg - 1);
+    std::string hint =
+        to.isScalar(ScalarKind::I32) && fitsI64
+            ? range + "; use a wider type: `" + spelled + " as i64`, or `let x: i64 = " +
+                  spelled + "` (a literal with no other type is i32)"
+            : range + "; use a wider type";
+    if (!lit.negated && lit.magnitude <= maxBits && !pattern) {
+      char hex[24];
+      std::snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)lit.magnitude);
+      hint += std::string("; for the bit pattern (") +
+              std::to_string(signExtend(lit.magnitude, w)) + " in " + to.str() +
+              ") write it in hex, `" + hex + "`";
+    } else if (pattern) {
+      hint += "; a hex, binary or `as` operand literal may be a bit pattern, 0 to " +
+              std::to_string(maxBits);
+    }
+    std::string what = e.constant ? "constant '" + e.constant->name + "' (" + spelled + ")"
+                                  : "integer literal " + spelled;
+    error(e.loc, what + " does not fit in " + to.str(), hint);
+    e.type = Type::invalid();
+    return false;
+  }
+  lit.value = signExtend(lit.negated ? 0 - lit.magnitude : lit.magnitude, w);
+  e.type = to;
+  return true;
+}
 
 bool Sema::widenOutOfRangeComparison(BinaryExpr &e, const Type &l, const Type &r, Type &t) {
   if (!isComparison(e.op))
