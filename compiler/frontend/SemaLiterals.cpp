@@ -283,10 +283,12 @@ void Sema::warnConstantWrap(const ExprAST &e) {
                  "constant arithmetic wraps in " + t.str() + ": the exact value " + str128(*v) +
                      " is outside " + str128(lo) + " to " + str128(hi) + ", the result is " +
                      std::to_string(wrapped),
-                 "the literals take " + t.str() +
-                     " from their context and + - * wrap (operators.md); compute in a wider "
-                     "type (`(a * b) as i64` converts the literals first), or write the result "
-                     "if the wrap is meant");
+                 "the literals take " + t.str() + " from their context and + - * wrap " +
+                     "(operators.md); " +
+                     (w >= 64 ? std::string("i64 is the widest integer type: write the result "
+                                            "if the wrap is meant")
+                              : "compute in a wider type (`(a * b) as i64` converts the "
+                                "literals first), or write the result if the wrap is meant"));
 }
 
 } // namespace tile::frontend
