@@ -15,6 +15,12 @@
 namespace tile::frontend {
 
 namespace {
+/// `0x...` / `0b...`: an integer literal that may stand for a bit pattern.
+bool isPatternSpelling(const std::string &text) {
+  return text.size() > 1 && text[0] == '0' &&
+         (text[1] == 'x' || text[1] == 'X' || text[1] == 'b' || text[1] == 'B');
+}
+
 /// Keeps parser recursion bounded: every recursive expression path passes
 /// through parseUnary, every statement path through parseBlock.
 struct DepthGuard {
@@ -209,6 +215,7 @@ ExprPtr Parser::parseUnary() {
       auto e = std::make_unique<IntLiteralExpr>(op.loc, (int64_t)(0 - lit.intValue));
       e->magnitude = lit.intValue;
       e->negated = true;
+      e->bitPattern = isPatternSpelling(lit.text);
       return e;
     }
     if (op.kind == Tok::Minus && at(Tok::FloatLit) && peekTok().kind != Tok::LBracket &&
@@ -261,6 +268,7 @@ ExprPtr Parser::parsePrimary() {
     Token t = consume();
     auto e = std::make_unique<IntLiteralExpr>(t.loc, (int64_t)t.intValue);
     e->magnitude = t.intValue;
+    e->bitPattern = isPatternSpelling(t.text);
     return e;
   }
   case Tok::FloatLit: {

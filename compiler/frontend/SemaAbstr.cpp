@@ -77,11 +77,14 @@ bool Sema::checkConstDecl(ConstStmt &s) {
   resolveNames(s.init); // the constants before it (file level: not a statement)
   std::string what = "value of constant '" + d.name + "'";
   Type t;
+  bool wasCast = adaptingCastOperand_;
+  adaptingCastOperand_ = true; // a wrapping step is the error below, not also a warning
   if (s.annotation)
     t = checkValue(s.init, &s.annotation->type, what,
                    "convert explicitly with `as`, or change the declared type");
   else
     t = infer(s.init);
+  adaptingCastOperand_ = wasCast;
   if (t.isInvalid())
     return false;
   if (t.kind == Type::UntypedFloat)

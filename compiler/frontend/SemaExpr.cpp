@@ -183,7 +183,7 @@ Type Sema::finalize(ExprPtr &e) {
   return adapt(e, to) ? to : Type::invalid();
 }
 
-static std::string floatRangeHint(ScalarKind k) {
+std::string floatRangeHint(ScalarKind k) {
   char max[32];
   std::snprintf(max, sizeof max, "%.9g", largestFinite(k));
   return std::string("the largest finite ") + scalarName(k) + " is " + max +
@@ -192,115 +192,13 @@ static std::string floatRangeHint(ScalarKind k) {
                                  : "; use f32 for larger values");
 }
 
-/// Sign-extends the low `bits` bits of v.
-static int64_t signExtend(uint64_t v, unsigned bits) {
-  if (bits >= 64)
-    return (int64_t)v;
-  uint64_t m = 1ull << (bits - 1);
-  v &= (1ull << bits) - 1;
-  return (int64_t)((v ^ m) - m);
-}
-
 bool Sema::adapt(ExprPtr &ep, const Type &to) {
   ExprAST &e = *ep;
   if (!e.type.isUntyped())
     return true;
   switch (e.kind()) {
-  case ExprAST::IntLiteral: {
-    auto &lit = *e.as<IntLiteralExpr>();
-    std::string spelled = (lit.negated ? "-" : "") + std::to_string(lit.magnitude);
-    if (!to.isScalar()) {
-      error(e.loc, "integer literal cannot be used as " + to.str(),
-            to.isPointer() ? "a pointer has no literal (there is no null pointer): choose between "
-                             "two pointers, or offset one (`p + i`)"
-                           : "only scalars have literals");
-      e.type = Type::invalid();
-      return false;
-    }
-    if (to.isBool() && !lit.query.empty()) {
-      error(e.loc, lit.query + " is an integer (" + spelled + "), not an i1",
-            "compare it: `" + lit.query + " == " + spelled + "`");
-      e.type = Type::invalid();
-      return false;
-    }
-    if (to.isBool()) {
-      error(e.loc, "integer literal " + spelled + " cannot be used as i1",
-            "write `true` or `false`");
-      e.type = Type::invalid();
-      return false;
-    }
-    if (isFp8Kind(to.scalar)) {
-      error(e.loc, "integer literal " + spelled + " cannot be used as " + to.str(),
-            std::string("fp8 has no literals: convert an f32, `") + spelled + ".0 as " +
-                scalarName(to.scalar) + "`");
-      e.type = Type::invalid();
-      return false;
-    }
-    if (to.isScalar(ScalarKind::F64)) { // the conversion rounds to nearest-even itself
-      double v = (double)lit.magnitude;
-      auto f = std::make_unique<FloatLiteralExpr>(e.loc, lit.negated ? -v : v);
-      f->type = to;
-      f->depth = e.depth;
-      ep = std::move(f);
-      return true;
-    }
-    if (to.isUnsigned()) {
-      unsigned w = bitWidth(to.scalar);
-      uint64_t max = w == 64 ? UINT64_MAX : (1ull << w) - 1;
-      if (lit.negated && lit.magnitude != 0) {
-        error(e.loc, "negative literal " + spelled + " cannot be " + to.str(),
-              "unsigned literals range from 0 to " + std::to_string(max) +
-                  "; for the wrapped value write it (" + std::to_string(max) +
-                  " is -1) or negate a value: `0 - x`");
-        e.type = Type::invalid();
-        return false;
-      }
-      if (lit.magnitude > max) {
-        error(e.loc, "integer literal " + spelled + " does not fit in " + to.str(),
-              "literals of " + to.str() + " range from 0 to " + std::to_string(max) +
-                  "; use a wider type");
-        e.type = Type::invalid();
-        return false;
-      }
-      lit.value = (int64_t)lit.magnitude; // zero-extended (u64: the bit pattern)
-      e.type = to;
-      return true;
-    }
-    if (to.isFloat()) {
-      std::optional<double> v = roundToFloatKind(roundToOddFromUnsigned(lit.magnitude), to.scalar);
-      if (!v) {
-        error(e.loc, "integer literal " + spelled + " is out of range for " + to.str(),
-              floatRangeHint(to.scalar));
-        e.type = Type::invalid();
-        return false;
-      }
-      auto f = std::make_unique<FloatLiteralExpr>(e.loc, lit.negated ? -*v : *v);
-      f->type = to;
-      f->depth = e.depth;
-      ep = std::move(f);
-      return true;
-    }
-    unsigned w = bitWidth(to.scalar);
-    uint64_t maxPos = w == 64 ? UINT64_MAX : (1ull << w) - 1; // bit patterns allowed
-    uint64_t maxNeg = 1ull << (w - 1);
-    if (lit.negated ? lit.magnitude > maxNeg : lit.magnitude > maxPos) {
-      // i32 is also the type of a literal with no context (`let x = 4294967296`,
-      // `p[4294967296]`): say how to write the wider one.
-      bool fitsI64 = lit.negated ? lit.magnitude <= (1ull << 63) : lit.magnitude < (1ull << 63);
-      error(e.loc, "integer literal " + spelled + " does not fit in " + to.str(),
-            "literals of " + to.str() + " range from -" + std::to_string(maxNeg) + " to " +
-                std::to_string(maxPos) + "; use a wider type" +
-                (to.isScalar(ScalarKind::I32) && fitsI64
-                     ? ": `" + spelled + " as i64`, or `let x: i64 = " + spelled +
-                           "` (a literal with no other type is i32)"
-                     : std::string()));
-      e.type = Type::invalid();
-      return false;
-    }
-    lit.value = signExtend(lit.negated ? 0 - lit.magnitude : lit.magnitude, w);
-    e.type = to;
-    return true;
-  }
+  case ExprAST::IntLiteral:
+    return adaptIntLiteral(ep, to); // SemaLiterals.cpp
   case ExprAST::FloatLiteral: {
     auto &lit = *e.as<FloatLiteralExpr>();
     if (to.isScalar() && isFp8Kind(to.scalar)) {
@@ -365,6 +263,8 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       return false;
     }
     e.type = to;
+    if (!adaptingCastOperand_)
+      warnConstantWrap(e); // SemaLiterals.cpp
     return true;
   }
   case ExprAST::Binary: {
@@ -374,6 +274,8 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     if (ok)
       ok = checkBinaryOperands(b.op, to, b.loc);
     e.type = ok ? to : Type::invalid();
+    if (ok && !adaptingCastOperand_)
+      warnConstantWrap(e); // SemaLiterals.cpp
     return ok;
   }
   case ExprAST::Select: { // `c ? 1 : 2`: both sides take the type
@@ -611,6 +513,8 @@ Type Sema::inferBinary(BinaryExpr &e) {
   if (l.isUntyped() && r.isUntyped())
     t = (l.kind == Type::UntypedFloat || r.kind == Type::UntypedFloat) ? Type::untypedFloat()
                                                                        : Type::untypedInt();
+  else if ((l.isUntyped() || r.isUntyped()) && widenOutOfRangeComparison(e, l, r, t))
+    ; // SemaLiterals.cpp
   else if (l.isUntyped())
     t = adapt(e.lhs, r) ? r : Type::invalid();
   else if (r.isUntyped())
@@ -672,7 +576,13 @@ Type Sema::inferCast(CastExpr &e) {
                                  ? ScalarKind::I32
                                  : ScalarKind::F32)
             : to;
-    if (!adapt(e.operand, lit))
+    if (auto *l = e.operand->as<IntLiteralExpr>())
+      l->castOperand = true; // `200 as i8`: explicit, may wrap (adapt)
+    bool wasCast = adaptingCastOperand_;
+    adaptingCastOperand_ = true; // `(100 + 100) as i8` wraps as C's cast would: no warning
+    bool adapted = adapt(e.operand, lit);
+    adaptingCastOperand_ = wasCast;
+    if (!adapted)
       return Type::invalid();
     from = lit;
   }

@@ -55,6 +55,9 @@ std::string badCountConstant(const Decl &c, int64_t max, const std::string &maxT
 /// whose element type comes from its context like a literal's (SemaVector.cpp).
 bool isLiteralVector(const ExprAST &e);
 
+/// "the largest finite f16 is 65504; use f32 for larger values" (SemaExpr.cpp).
+std::string floatRangeHint(ScalarKind k);
+
 class Sema {
 public:
   Sema(DiagnosticEngine &diags, const CheckOptions &opts) : diags_(diags), opts_(opts) {}
@@ -168,6 +171,7 @@ public:
                   const std::string &hint = "");
   /// Gives an untyped literal subtree the type `to`; false after an error.
   bool adapt(ExprPtr &e, const Type &to);
+  bool adaptIntLiteral(ExprPtr &e, const Type &to); // SemaLiterals.cpp
   /// Adapts untyped subtrees to the defaults (i32 / f32).
   Type finalize(ExprPtr &e);
   /// Makes two operands agree (literal adaptation); invalid on mismatch.
@@ -177,6 +181,16 @@ public:
   bool checkHasValue(const ExprAST &e, const Type &t, const std::string &what);
   Type inferUnary(UnaryExpr &e);
   Type inferBinary(BinaryExpr &e);
+  /// `x < 300` with x: i8: computed in i64, with a warning (SemaLiterals.cpp);
+  /// false when the comparison is not one of those. Sets t to its operands' type.
+  /// The names the branch `if const` does not take uses must exist
+  /// (SemaDeadBranch.cpp); cond: the condition, for the note.
+  void checkDeadBranchNames(const Block &b, const Location &cond);
+  bool widenOutOfRangeComparison(BinaryExpr &e, const Type &l, const Type &r, Type &t);
+  /// `let x: i8 = 100 + 100`: literals that took a signed type from their
+  /// context and whose + - * wraps it: a warning (SemaLiterals.cpp).
+  void warnConstantWrap(const ExprAST &e);
+  bool adaptingCastOperand_ = false; // adapt under `e as T` (an explicit conversion) or a `const`'s value (whose wrap is an error): no wrap warning
   Type inferCast(CastExpr &e);
   Type inferIndex(IndexExpr &e, IndexUse use);
   /// Bounds check of a constant index (any constant expression); false after an error.

@@ -673,10 +673,14 @@ void Sema::checkConsumeAnchor(RingAccessStmt &s) {
     return;
   }
   if (s.anchorCond) {
-    Type t = checkValue(s.anchorCond, nullptr, "");
+    // An i1, as every condition (`anchor(reduce, N)` with N: i32 is no
+    // condition: compare, `N != 0`).
+    Type b = Type::i1();
+    Type t = checkValue(s.anchorCond, &b, "condition of anchor(...)",
+                        "compare explicitly, e.g. `anchor(reduce, D == 128)`");
     bool overflow = false;
     std::optional<int64_t> v;
-    if (!t.isInvalid() && (t.isBool() || t.isInteger()))
+    if (!t.isInvalid())
       v = foldConstant(*s.anchorCond, overflow);
     if (!v || overflow) {
       if (!t.isInvalid())

@@ -23,13 +23,28 @@ namespace tile::frontend {
 namespace {
 constexpr size_t kMaxInstancesPerKernel = 256;
 
+/// A -D value is a value of the parameter's type (`-D N=200` for `N: u8`,
+/// not for `N: i8`; `-D N=-1` not for a u32), hex and binary ones too.
 bool fitsIn(int64_t v, ScalarKind k) {
   if (k == ScalarKind::I1)
     return v == 0 || v == 1;
   unsigned bits = bitWidth(k);
+  if (isUnsignedKind(k))
+    return v >= 0 && (bits >= 64 || v < (int64_t(1) << bits));
   if (bits >= 64)
     return true;
   return v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1));
+}
+
+/// The range `fitsIn` accepts, for the error's hint.
+std::string rangeText(ScalarKind k) {
+  if (k == ScalarKind::I1)
+    return "0 or 1 (false or true)";
+  unsigned bits = bitWidth(k);
+  if (isUnsignedKind(k))
+    return "0 to " + std::to_string(bits >= 64 ? uint64_t(INT64_MAX) : (uint64_t(1) << bits) - 1);
+  return "-" + std::to_string(uint64_t(1) << (bits - 1)) + " to " +
+         std::to_string((uint64_t(1) << (bits - 1)) - 1);
 }
 
 /// One parsed `-D` text. A value is an integer, true/false or a scalar
@@ -436,7 +451,9 @@ void Sema::instantiateTemplates(ModuleAST &module) {
           error(params[i].loc,
                 "value " + std::to_string(x) + " of " + of + " does not fit in " +
                     params[i].type.type.str(),
-                "give a value of the parameter's type with -D");
+                "give a value of the parameter's type with -D: " +
+                    params[i].type.type.str() + " holds " +
+                    rangeText(params[i].type.type.scalar));
           ok = false;
         }
       }
@@ -607,8 +624,10 @@ void Sema::checkConstIf(IfStmt &s) {
   // Only the taken branch is checked and emitted; the other was parsed
   // only. Every later pass and MLIRGen see `if true { taken }`.
   Block taken;
-  if (c)
+  if (c) {
     taken = std::move(c->i != 0 ? s.thenBody : s.elseBody);
+    checkDeadBranchNames(c->i != 0 ? s.elseBody : s.thenBody, s.cond->loc); // SemaDeadBranch.cpp
+  }
   s.constFailed = !c; // neither branch checked: not "may fall off the end" too
   s.thenBody = std::move(taken);
   s.elseBody.clear();

@@ -352,6 +352,13 @@ public:
   int64_t value;
   uint64_t magnitude = 0; // as written, without the sign
   bool negated = false;   // written with a leading '-'
+  /// Written in hex or binary (`0xff`, `0b1010`): in a signed type it may be
+  /// a bit pattern (`let x: i8 = 0xff` is -1); a decimal one must be a value
+  /// of the type (`let x: i8 = 200` is an error).
+  bool bitPattern = false;
+  /// [sema] the operand of `as` itself (`200 as i8`): an explicit
+  /// conversion, so a decimal literal may wrap like a hex one (-56).
+  bool castOperand = false;
   std::string query;      // [sema] the type query it stands for (`size_of(T)`)
 };
 
