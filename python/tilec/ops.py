@@ -289,25 +289,30 @@ def _b_major(op, ba, k, n):
         f"is neither row-major [K, N] nor column-major (b.t() contiguous): pass b.contiguous()")
 
 
-def _matmul_args(a, b):
-    op = "matmul"
+def _two_matrices(op, a, b, dtypes, takes, one_dtype):
+    """tilec.ops.{op}'s a [M, K] and b [K, N]: 2-D, one dtype of `dtypes`."""
     aa, ba = Arg(op, "a", a), Arg(op, "b", b)
     for x in (aa, ba):
         if len(x.shape) != 2:
-            raise OpArgumentError(f"tilec.ops.matmul: argument '{x.name}' has shape "
+            raise OpArgumentError(f"tilec.ops.{op}: argument '{x.name}' has shape "
                                   f"{list(x.shape)}: a is [M, K] and b [K, N] (2-D; for a "
                                   f"batch, call it per matrix)")
-        if x.dtype not in ("f16", "bf16"):
-            raise OpTypeError(f"tilec.ops.matmul: argument '{x.name}' has dtype {x.dtype}; the "
-                              f"kernel takes float16 or bfloat16 (fp8: tilec.ops.scaled_mm)")
+        if x.dtype not in dtypes:
+            raise OpTypeError(f"tilec.ops.{op}: argument '{x.name}' has dtype {x.dtype}; {takes}")
     if aa.dtype != ba.dtype:
-        raise OpTypeError(f"tilec.ops.matmul: a is {aa.dtype} and b {ba.dtype}: they must be "
-                          f"one dtype")
+        raise OpTypeError(f"tilec.ops.{op}: a is {aa.dtype} and b {ba.dtype}: {one_dtype}")
     m, k = aa.shape
     k2, n = ba.shape
     if k2 != k:
-        raise OpArgumentError(f"tilec.ops.matmul: a is [{m}, {k}] and b [{k2}, {n}]: a's "
+        raise OpArgumentError(f"tilec.ops.{op}: a is [{m}, {k}] and b [{k2}, {n}]: a's "
                               f"columns must be b's rows")
+    return aa, ba, m, n, k
+
+
+def _matmul_args(a, b):
+    aa, ba, m, n, k = _two_matrices(
+        "matmul", a, b, ("f16", "bf16"),
+        "the kernel takes float16 or bfloat16 (fp8: tilec.ops.scaled_mm)", "they must be one dtype")
     if m and k and not aa.contiguous():
         raise OpArgumentError(f"tilec.ops.matmul: argument 'a' (strides {list(aa.strides)}) is "
                               f"not row-major: the kernel reads A's rows by TMA; pass "
@@ -388,23 +393,10 @@ def _scaled_args(a, b, scale_a, scale_b, bias, scale_result, out_dtype):
     if od != "bf16":
         raise OpTypeError(f"tilec.ops.scaled_mm: out_dtype {out_dtype} is not supported: the "
                           f"kernels write bfloat16 (pass out_dtype=torch.bfloat16)")
-    aa, ba = Arg(op, "a", a), Arg(op, "b", b)
-    for x in (aa, ba):
-        if len(x.shape) != 2:
-            raise OpArgumentError(f"tilec.ops.scaled_mm: argument '{x.name}' has shape "
-                                  f"{list(x.shape)}: a is [M, K] and b [K, N]")
-        if x.dtype not in ("e4m3", "e5m2"):
-            raise OpTypeError(f"tilec.ops.scaled_mm: argument '{x.name}' has dtype {x.dtype}; "
-                              f"it takes torch.float8_e4m3fn or torch.float8_e5m2 (f16/bf16: "
-                              f"tilec.ops.matmul)")
-    if aa.dtype != ba.dtype:
-        raise OpTypeError(f"tilec.ops.scaled_mm: a is {aa.dtype} and b {ba.dtype}: the kernels "
-                          f"take one fp8 format for both")
-    m, k = aa.shape
-    k2, n = ba.shape
-    if k2 != k:
-        raise OpArgumentError(f"tilec.ops.scaled_mm: a is [{m}, {k}] and b [{k2}, {n}]: a's "
-                              f"columns must be b's rows")
+    aa, ba, m, n, k = _two_matrices(
+        op, a, b, ("e4m3", "e5m2"),
+        "it takes torch.float8_e4m3fn or torch.float8_e5m2 (f16/bf16: tilec.ops.matmul)",
+        "the kernels take one fp8 format for both")
     if not aa.contiguous():
         raise OpArgumentError(f"tilec.ops.scaled_mm: argument 'a' (strides {list(aa.strides)}) "
                               f"must be row-major, as torch._scaled_mm asks: a.contiguous()")
