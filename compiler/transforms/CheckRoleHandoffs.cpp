@@ -25,8 +25,8 @@
 // not an error. Runs after the rings are lowered, so their mbarriers are
 // ordinary arrives and waits here.
 //===----------------------------------------------------------------------===//
-#include "tilec/Passes.h"
 #include "tile/Dialect/Hint.h"
+#include "tilec/Passes.h"
 
 #include "SyncAnalysis.h"
 
@@ -72,8 +72,9 @@ std::optional<Interval> rangeOf(Value v, int depth = 0) {
     return std::nullopt;
   APInt c;
   if (matchPattern(v, m_ConstantInt(&c)))
-    return c.getSignificantBits() <= 62 ? std::optional(Interval{c.getSExtValue(), c.getSExtValue()})
-                                        : std::nullopt;
+    return c.getSignificantBits() <= 62
+               ? std::optional(Interval{c.getSExtValue(), c.getSExtValue()})
+               : std::nullopt;
   if (auto iv = dyn_cast<BlockArgument>(v)) {
     auto loop = dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp());
     APInt lb, ub;
@@ -128,7 +129,8 @@ std::optional<Interval> rangeOf(Value v, int depth = 0) {
   }
   if (isa<arith::MulIOp>(op)) {
     int64_t p[4];
-    if (__builtin_mul_overflow(a->lo, b->lo, &p[0]) || __builtin_mul_overflow(a->lo, b->hi, &p[1]) ||
+    if (__builtin_mul_overflow(a->lo, b->lo, &p[0]) ||
+        __builtin_mul_overflow(a->lo, b->hi, &p[1]) ||
         __builtin_mul_overflow(a->hi, b->lo, &p[2]) || __builtin_mul_overflow(a->hi, b->hi, &p[3]))
       return std::nullopt;
     return fits(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
@@ -145,8 +147,9 @@ std::optional<Interval> rangeOf(Value v, int depth = 0) {
 /// allocation itself, in its element type), or nullopt.
 std::optional<Interval> elementsOf(Operation *access) {
   Value ptr = cast<MemoryAccessOpInterface>(access).getAccessPtr();
-  Type value = isa<LoadOp>(access) ? access->getResult(0).getType()
-                                   : isa<StoreOp>(access) ? access->getOperand(0).getType() : Type();
+  Type value = isa<LoadOp>(access)    ? access->getResult(0).getType()
+               : isa<StoreOp>(access) ? access->getOperand(0).getType()
+                                      : Type();
   if (!value)
     return std::nullopt;
   auto vector = dyn_cast<VectorType>(value);
@@ -169,12 +172,12 @@ bool disjoint(Operation *a, Operation *b) {
   return x && y && (x->hi < y->lo || y->hi < x->lo);
 }
 
-/// The mbarriers that a chain of arrives and waits reaches from what a
-/// thread does after an op: every mbarrier arrived on after it, then every
-/// mbarrier arrived on after a wait on one of those (in any role), and so on.
-struct Reach {
+/// A set of mbarrier allocations: those a chain of arrives and waits reaches
+/// from an op (reachAfter), or those a thread waits on before it
+/// (waitedBefore).
+struct MBarrierSet {
   llvm::SmallPtrSet<Operation *, 8> mbarriers; // SharedAllocOps
-  bool any = false; // an arrive on an mbarrier not traced to its allocation
+  bool any = false;                            // an mbarrier not traced to its allocation
   bool contains(Value mbar) const {
     SharedAllocOp alloc = rootAlloc(mbar);
     return any || (!alloc ? !mbarriers.empty() : mbarriers.contains(alloc));
@@ -190,8 +193,10 @@ public:
     });
   }
 
-  Reach reachAfter(Operation *from) const {
-    Reach reach;
+  /// Every mbarrier arrived on after `from` in its thread, then every one
+  /// arrived on after a wait on one of those (in any role), and so on.
+  MBarrierSet reachAfter(Operation *from) const {
+    MBarrierSet reach;
     SmallVector<Operation *> todo{from};
     llvm::SmallPtrSet<Operation *, 8> seen{from};
     while (!todo.empty()) {
@@ -219,8 +224,8 @@ public:
   }
 
   /// The mbarriers the thread running `op` waits on before it.
-  static Reach waitedBefore(Operation *op) {
-    Reach waited;
+  static MBarrierSet waitedBefore(Operation *op) {
+    MBarrierSet waited;
     forEachOpBefore(op, [&](Operation *prev) {
       prev->walk([&](Operation *inner) {
         if (Value mbar = waitedMBarrier(inner)) {
@@ -235,19 +240,20 @@ public:
   }
 
   /// Whether a wait of `waited` acquires what an arrive of `reach` released.
-  static bool meet(const Reach &reach, const Reach &waited) {
+  static bool meet(const MBarrierSet &reach, const MBarrierSet &waited) {
     if (reach.mbarriers.empty() && !reach.any)
       return false;
     if (waited.mbarriers.empty() && !waited.any)
       return false;
     if (reach.any || waited.any)
       return true;
-    return llvm::any_of(reach.mbarriers, [&](Operation *m) { return waited.mbarriers.contains(m); });
+    return llvm::any_of(reach.mbarriers,
+                        [&](Operation *m) { return waited.mbarriers.contains(m); });
   }
 
   /// Whether `write` runs again after an arrive of `reach` hands its tile
   /// over: a loop of its role holds both.
-  static bool writtenAgainAfterHandoff(Operation *write, const Reach &reach) {
+  static bool writtenAgainAfterHandoff(Operation *write, const MBarrierSet &reach) {
     auto role = write->getParentOfType<RoleOp>();
     for (Operation *loop = write->getParentOp(); loop && loop != role.getOperation();
          loop = loop->getParentOp()) {
@@ -272,8 +278,7 @@ struct RoleAccesses {
 
 StringRef roleName(Operation *op) { return op->getParentOfType<RoleOp>().getRoleName(); }
 
-struct CheckRoleHandoffsPass
-    : mlir::tile::impl::TileCheckRoleHandoffsBase<CheckRoleHandoffsPass> {
+struct CheckRoleHandoffsPass : mlir::tile::impl::TileCheckRoleHandoffsBase<CheckRoleHandoffsPass> {
   void runOnOperation() override {
     markAllAnalysesPreserved(); // reports only
     KernelOp kernel = getOperation();
@@ -305,8 +310,8 @@ struct CheckRoleHandoffsPass
 
   /// What the pass needs of one access, computed once.
   struct Facts {
-    Reach after;        // mbarriers a chain reaches from what follows it
-    Reach before;       // mbarriers its thread waits on before it
+    MBarrierSet after;  // mbarriers a chain reaches from what follows it
+    MBarrierSet before; // mbarriers its thread waits on before it
   };
 
   void checkAlloc(Operation *alloc, const RoleAccesses &entry, const Handoffs &handoffs) {
@@ -328,7 +333,7 @@ struct CheckRoleHandoffsPass
         auto reader = read->getParentOfType<RoleOp>();
         if (reader == writer || reported.contains({writer, reader}) || disjoint(write, read))
           continue;
-        const Reach &released = factsOf(write).after;
+        const MBarrierSet &released = factsOf(write).after;
         if (!Handoffs::meet(released, factsOf(read).before)) {
           reported.insert({writer, reader});
           reportUnordered(alloc, write, read);
