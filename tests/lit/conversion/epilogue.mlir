@@ -114,3 +114,17 @@ tile.kernel @load_frag(%w: !tile.ptr<f32, global>, %h: !tile.ptr<f16, global>,
   tile.frag_store %d, %out, %ld, %t : !tile.frag<64x16xf32>, !tile.ptr<f32, global>
   tile.return
 }
+
+// `rows`: each of the thread's rows is compared once (signed, slt) with the
+// bound and its stores are skipped at or past it; without `rows` the
+// stores are unconditional (@packed_math above).
+// CHECK-LABEL: llvm.func @stores_first_rows(
+// CHECK-COUNT-2: llvm.icmp "slt" %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: llvm.icmp "slt"
+// CHECK: llvm.return
+tile.kernel @stores_first_rows(%out: !tile.ptr<f32, global>, %ld: i64, %n: i32) {
+  %t = tile.sreg tid_x : i32
+  %z = tile.frag_zeros : !tile.frag<64x8xf32>
+  tile.frag_store %z, %out, %ld, %t rows %n : !tile.frag<64x8xf32>, !tile.ptr<f32, global>
+  tile.return
+}

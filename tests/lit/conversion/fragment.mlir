@@ -79,3 +79,17 @@ tile.kernel @broadcast(%x: f16, %h: !tile.ptr<f16, global>, %ld: i64) {
   tile.frag_store %p, %h, %ld, %t : !tile.frag<64x16xf16>, !tile.ptr<f16, global>
   tile.return
 }
+
+// A per_row store with `rows`: the thread's two rows, each compared once
+// with the bound (slt) before its store.
+// CHECK-LABEL: llvm.func @per_row_first_rows(
+// CHECK-COUNT-2: llvm.icmp "slt" %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: llvm.icmp "slt"
+// CHECK: llvm.return
+tile.kernel @per_row_first_rows(%out: !tile.ptr<f32, global>, %n: i32) {
+  %t = tile.sreg tid_x : i32
+  %z = tile.frag_zeros : !tile.frag<64x16xf32>
+  %m = tile.frag_reduce max %z : !tile.frag<64x16xf32> -> !tile.per_row<64xf32>
+  tile.store_per_row %m, %out, %t rows %n : !tile.per_row<64xf32>, !tile.ptr<f32, global>
+  tile.return
+}

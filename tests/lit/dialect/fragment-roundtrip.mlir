@@ -55,3 +55,17 @@ tile.kernel @fp8_register_a(%r: i32) {
       : !tile.frag<64x128xf32>, !tile.frag<64x64xf8E4M3FN>, !tile.ptr<f8E5M2, shared>
   tile.return
 }
+
+// Stores of the first n rows: `rows` is an optional i32 operand of both
+// stores and prints back after the thread.
+// CHECK-LABEL: tile.kernel @first_rows(
+// CHECK: tile.frag_store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} rows %{{.*}} : !tile.frag<64x16xf32>, !tile.ptr<f32, global>
+// CHECK: tile.store_per_row %{{.*}}, %{{.*}}, %{{.*}} rows %{{.*}} : !tile.per_row<64xf32>, !tile.ptr<f32, global>
+tile.kernel @first_rows(%out: !tile.ptr<f32, global>, %ld: i64, %n: i32) {
+  %t = tile.sreg tid_x : i32
+  %z = tile.frag_zeros : !tile.frag<64x16xf32>
+  tile.frag_store %z, %out, %ld, %t rows %n : !tile.frag<64x16xf32>, !tile.ptr<f32, global>
+  %m = tile.frag_reduce max %z : !tile.frag<64x16xf32> -> !tile.per_row<64xf32>
+  tile.store_per_row %m, %out, %t rows %n : !tile.per_row<64xf32>, !tile.ptr<f32, global>
+  tile.return
+}
