@@ -96,40 +96,50 @@ bool isComparison(BinaryOp op) {
          op == BinaryOp::Gt || op == BinaryOp::Ge;
 }
 
+void forEachStmtIn(const Block &b, const std::function<void(const StmtAST &)> &f) {
+  for (const StmtPtr &s : b) {
+    f(*s);
+    if (auto *fs = s->as<ForStmt>()) {
+      forEachStmtIn(fs->body, f);
+    } else if (auto *w = s->as<WhileStmt>()) {
+      forEachStmtIn(w->body, f);
+    } else if (auto *i = s->as<IfStmt>()) {
+      forEachStmtIn(i->thenBody, f);
+      forEachStmtIn(i->elseBody, f);
+    } else if (auto *g = s->as<WarpgroupsStmt>()) {
+      for (const auto &role : g->roles)
+        forEachStmtIn(role->body, f);
+    } else if (auto *ra = s->as<RingAccessStmt>()) {
+      forEachStmtIn(ra->body, f);
+    }
+  }
+}
+
 void forEachExprIn(const Block &b, const std::function<void(const ExprAST &)> &f) {
   auto expr = [&](const ExprPtr &e) {
     if (e)
       f(*e);
   };
-  for (const StmtPtr &s : b) {
-    if (auto *es = s->as<ExprStmtAST>()) {
+  forEachStmtIn(b, [&](const StmtAST &s) {
+    if (auto *es = s.as<ExprStmtAST>()) {
       expr(es->expr);
-    } else if (auto *l = s->as<LetStmt>()) {
+    } else if (auto *l = s.as<LetStmt>()) {
       expr(l->init);
-    } else if (auto *a = s->as<AssignStmt>()) {
+    } else if (auto *a = s.as<AssignStmt>()) {
       expr(a->target);
       expr(a->value);
-    } else if (auto *r = s->as<ReturnStmt>()) {
+    } else if (auto *r = s.as<ReturnStmt>()) {
       expr(r->value);
-    } else if (auto *fs = s->as<ForStmt>()) {
+    } else if (auto *fs = s.as<ForStmt>()) {
       expr(fs->start);
       expr(fs->end);
       expr(fs->step);
-      forEachExprIn(fs->body, f);
-    } else if (auto *w = s->as<WhileStmt>()) {
+    } else if (auto *w = s.as<WhileStmt>()) {
       expr(w->cond);
-      forEachExprIn(w->body, f);
-    } else if (auto *i = s->as<IfStmt>()) {
+    } else if (auto *i = s.as<IfStmt>()) {
       expr(i->cond);
-      forEachExprIn(i->thenBody, f);
-      forEachExprIn(i->elseBody, f);
-    } else if (auto *g = s->as<WarpgroupsStmt>()) {
-      for (const auto &role : g->roles)
-        forEachExprIn(role->body, f);
-    } else if (auto *ra = s->as<RingAccessStmt>()) {
-      forEachExprIn(ra->body, f);
     }
-  }
+  });
 }
 
 void forEachOperand(const ExprAST &e, const std::function<void(const ExprAST &)> &fn) {

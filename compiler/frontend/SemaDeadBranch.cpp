@@ -26,35 +26,24 @@ void collectDeclared(const Block &b, std::unordered_set<std::string> &out) {
     if (d)
       out.insert(d->name);
   };
-  for (const StmtPtr &s : b) {
-    if (auto *l = s->as<LetStmt>())
+  forEachStmtIn(b, [&](const StmtAST &s) {
+    if (auto *l = s.as<LetStmt>())
       add(l->decl);
-    else if (auto *a = s->as<SharedArrayStmt>())
+    else if (auto *a = s.as<SharedArrayStmt>())
       add(a->decl);
-    else if (auto *m = s->as<MBarrierStmt>())
+    else if (auto *m = s.as<MBarrierStmt>())
       add(m->decl);
-    else if (auto *c = s->as<ConstStmt>())
+    else if (auto *c = s.as<ConstStmt>())
       add(c->decl);
-    else if (auto *la = s->as<LocalArrayStmt>())
+    else if (auto *la = s.as<LocalArrayStmt>())
       add(la->decl);
-    else if (auto *r = s->as<RingStmt>())
+    else if (auto *r = s.as<RingStmt>())
       add(r->decl);
-    else if (auto *f = s->as<ForStmt>()) {
+    else if (auto *f = s.as<ForStmt>())
       add(f->loopVar);
-      collectDeclared(f->body, out);
-    } else if (auto *w = s->as<WhileStmt>())
-      collectDeclared(w->body, out);
-    else if (auto *i = s->as<IfStmt>()) {
-      collectDeclared(i->thenBody, out);
-      collectDeclared(i->elseBody, out);
-    } else if (auto *g = s->as<WarpgroupsStmt>()) {
-      for (const auto &role : g->roles)
-        collectDeclared(role->body, out);
-    } else if (auto *ra = s->as<RingAccessStmt>()) {
+    else if (auto *ra = s.as<RingAccessStmt>())
       add(ra->stage);
-      collectDeclared(ra->body, out);
-    }
-  }
+  });
 }
 } // namespace
 

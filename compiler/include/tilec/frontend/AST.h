@@ -616,6 +616,9 @@ struct ModuleAST {
 /// expression statement), nested blocks, roles and ring accesses included;
 /// with forEachOperand a walker reaches every expression of a body.
 void forEachExprIn(const Block &b, const std::function<void(const ExprAST &)> &f);
+/// Every statement of b at every depth (the bodies of loops, ifs, roles and
+/// ring accesses), each before the statements it holds.
+void forEachStmtIn(const Block &b, const std::function<void(const StmtAST &)> &f);
 
 } // namespace tile::frontend
 
