@@ -12,9 +12,9 @@
 //             [--runs 30] [--warmup 10] [--wgs N] [--out FILE.md]
 //
 // --check runs every dtype x head dim x causal x group combination on every
-// shape (default: five shapes, three of them with sequence lengths that are
+// shape (default: eight shapes, most of them with sequence lengths that are
 // not multiples of the 128-row block, one with Sq > Sk, where a causal row
-// sees no key): inputs are fresh normal(0, 1) values from --seed (printed);
+// sees no key, three whose last key block is computed narrow): inputs are fresh normal(0, 1) values from --seed (printed);
 // O and LSE are poisoned (NaN) before the launch, so an element the kernel
 // never writes fails. Each result must be within the bounds of
 // attention_common.h: O's relative Frobenius error below 3e-3 (f16) / 2e-2
@@ -163,10 +163,12 @@ Options parse(int argc, char **argv) {
                " (D = 64: 2 or 3, D = 128 and 256: 2)")
                   .c_str());
     }
-  if (o.shapes
-          .empty()) // exact blocks; tails with Sq < Sk; Sq > Sk; one short block, long K; Sq = 1
-    o.shapes = {
-        {1, 2, 128, 128}, {2, 2, 200, 333}, {1, 2, 257, 96}, {1, 2, 65, 1000}, {2, 2, 1, 77}};
+  // Exact blocks; tails with Sq < Sk; Sq > Sk; one short block, long K; Sq = 1; last
+  // blocks of at most 64 keys (computed narrow: after whole blocks, exactly 64 keys,
+  // and alone).
+  if (o.shapes.empty())
+    o.shapes = {{1, 2, 128, 128}, {2, 2, 200, 333}, {1, 2, 257, 96}, {1, 2, 65, 1000},
+                {2, 2, 1, 77},    {2, 2, 190, 190}, {1, 2, 100, 2000}, {1, 2, 40, 48}};
   return o;
 }
 
