@@ -270,6 +270,30 @@ TEST_CASE("fake driver: a kernel's compiled cluster (.reqnctapercluster) and .ex
   CHECK(fake().launches.back().cluster[0] == 1);
 }
 
+TEST_CASE("fake driver: each launch configuration is checked once, alternated ones too",
+          "[fake]") {
+  reset();
+  tile::Context ctx;
+  tile::Kernel k = load(ctx).kernel("compiled2");
+  // Two grids of one kernel in turn (two shapes of a GEMM): the occupancy of
+  // each is asked once, not at every change.
+  for (int i = 0; i < 3; ++i) {
+    k.launch(simple(4), CUdeviceptr(0));
+    k.launch(simple(8), CUdeviceptr(0));
+  }
+  CHECK(fake().launches.size() == 6);
+  CHECK(fake().occupancyQueries == 2);
+  // A configuration that fails its check is not remembered: refused again.
+  fake().occupancyClusters = 0;
+  for (int i = 0; i < 2; ++i)
+    CHECK_THAT(launchError([&] { k.launch(simple(6), CUdeviceptr(0)); }, "compiled2",
+                           "cuOccupancyMaxActiveClusters"),
+               Catch::Contains("cannot fit even one cluster"));
+  CHECK(fake().occupancyQueries == 4);
+  k.launch(simple(4), CUdeviceptr(0)); // checked before
+  CHECK(fake().launches.size() == 7);
+}
+
 TEST_CASE("fake driver: a device without cluster launch rejects clusters before launching",
           "[fake]") {
   reset();
