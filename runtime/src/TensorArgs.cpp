@@ -148,26 +148,27 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
     }
     const TensorParamInfo &ti = *p.tensor;
     const Tensor &t = *static_cast<const Tensor *>(args[i]);
-    const std::string label = argLabel(k, i);
+    // Built only for a refusal: a launch that passes pays for no message.
+    const auto label = [&] { return argLabel(k, i); };
     if (ti.symmetric) // (a tile::Semaphores for a plain tensor: refused by peerHiddenValues)
       checkSymmetricArgument(k, i, t, out.peer);
     auto element = tensorElementOf(ti.element);
     if (!element)
-      fail(k, label + ": TMA cannot move elements of type " + scalarTypeName(ti.element));
+      fail(k, label() + ": TMA cannot move elements of type " + scalarTypeName(ti.element));
     if (!t.holds(*element))
-      fail(k, label + " is given " + t.describe() + ": its elements are " +
+      fail(k, label() + " is given " + t.describe() + ": its elements are " +
                   tensorElementName(t.element()) + ", not " + tensorElementName(*element));
     if (t.rank() != ti.extents.size())
-      fail(k, label + " is given " + t.describe() + " of rank " + std::to_string(t.rank()) +
+      fail(k, label() + " is given " + t.describe() + " of rank " + std::to_string(t.rank()) +
                   ", but the parameter has rank " + std::to_string(ti.extents.size()));
     std::string why = t.check();
     if (!why.empty())
-      fail(k, label + " is given " + t.describe() + ": " + why);
+      fail(k, label() + " is given " + t.describe() + ": " + why);
     for (size_t d = 0; d < ti.extents.size(); ++d) {
       const TensorParamInfo::Extent &e = ti.extents[d];
       const int64_t given = t.extents()[d];
       if (e.literal && given != *e.literal)
-        fail(k, label + " is given " + t.describe() + ": extent " + std::to_string(d) + " is " +
+        fail(k, label() + " is given " + t.describe() + ": extent " + std::to_string(d) + " is " +
                     std::to_string(given) + " but the kernel declares " +
                     std::to_string(*e.literal));
       if (e.literal)
@@ -176,12 +177,12 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
           !(k.params[e.hiddenParam].hidden ||
             (k.params[e.hiddenParam].peer &&
              k.params[e.hiddenParam].peer->kind == HiddenPeerInfo::Kind::SemaphoreCount)))
-        fail(k, label + ": extent '" + e.name +
+        fail(k, label() + ": extent '" + e.name +
                     "' has no hidden parameter in the kernel info (the kernel info is malformed)");
       const size_t hp = static_cast<size_t>(e.hiddenParam);
       if (given != hiddenValue[hp]) {
         const size_t from = hiddenFrom[hp];
-        fail(k, "extent '" + e.name + "' is " + std::to_string(given) + " in " + label +
+        fail(k, "extent '" + e.name + "' is " + std::to_string(given) + " in " + label() +
                     " (dimension " + std::to_string(d) + ") but " +
                     std::to_string(hiddenValue[hp]) + " in " + argLabel(k, from) + " (dimension " +
                     std::to_string(k.params[hp].hidden ? k.params[hp].hidden->dim : 0) +
@@ -191,7 +192,7 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
     if (ctx && !ti.symmetric) {
       why = tensorMemoryProblem(*ctx, t, query);
       if (!why.empty())
-        fail(k, label + " " + why);
+        fail(k, label() + " " + why);
     }
     out.maps.emplace_back();
     out.args[i] = &out.maps.back();
@@ -208,7 +209,7 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
       desc.oobZeroFill = ti.oobZeroFill;
       why = checkTensorMap(desc);
       if (!why.empty())
-        fail(k, label + ": " + describeTensorMap(desc) + ": " + why);
+        fail(k, label() + ": " + describeTensorMap(desc) + ": " + why);
       if (ti.symmetric)
         ownMaps[i] = desc;
       toEncode.emplace_back(&out.maps.back(), std::move(desc));
