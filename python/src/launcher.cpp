@@ -255,6 +255,26 @@ PyObject *launcherCall(PyObject *self, PyObject *args, PyObject *kwargs) {
   Py_RETURN_NONE;
 }
 
+// launcher._bind(*args): the launch checked and bound (tilec.BoundLaunch), not made.
+PyObject *launcherBind(PyObject *self, PyObject *args) {
+  auto *l = reinterpret_cast<LauncherObject *>(self);
+  if (!l->kernel) {
+    PyErr_SetString(PyExc_RuntimeError, "the kernel of this launcher was freed");
+    return nullptr;
+  }
+  Kernel::Options o;
+  o.grid = l->grid;
+  PyObject *bound = nullptr;
+  if (!l->kernel->launch(args, o, &bound))
+    return nullptr;
+  return bound;
+}
+
+PyMethodDef launcherMethods[] = {
+    {"_bind", launcherBind, METH_VARARGS,
+     "The launch with these arguments checked and bound, not made: a tilec.BoundLaunch"},
+    {nullptr, nullptr, 0, nullptr}};
+
 PyObject *launcherRepr(PyObject *self) {
   auto *l = reinterpret_cast<LauncherObject *>(self);
   return PyUnicode_FromFormat("<tilec launcher %s[(%u, %u, %u)]>",
@@ -272,6 +292,7 @@ PyTypeObject launcherType = [] {
   t.tp_dealloc = launcherDealloc;
   t.tp_call = launcherCall;
   t.tp_repr = launcherRepr;
+  t.tp_methods = launcherMethods;
   t.tp_doc = "kernel[grid]: call it with the kernel's arguments to launch";
   return t;
 }();

@@ -131,18 +131,20 @@ def _torch_dtype(dtype):
 
 
 def _allocator(like, shape, dtype, zero=False):
-    """A function making an array of `shape` and tile dtype `dtype` on like's
-    device (zeroed when `zero`): a torch tensor for a torch `like`, else a
-    DeviceArray."""
+    """A function of an array like `like` making an array of `shape` and tile
+    dtype `dtype` on its device (zeroed when `zero`): a torch tensor for a
+    torch `like`, else a DeviceArray."""
     if torch is not None and isinstance(like, torch.Tensor):
         make, dt, device = torch.zeros if zero else torch.empty, _torch_dtype(dtype), like.device
-        return lambda: make(shape, dtype=dt, device=device)
+        if dt == like.dtype and not zero:
+            return lambda x: x.new_empty(shape)  # torch's quickest allocation
+        return lambda x: make(shape, dtype=dt, device=device)
     from . import empty
     device = getattr(like, "device", 0)
     if not zero:
-        return lambda: empty(shape, dtype, device=device)
+        return lambda x: empty(shape, dtype, device=device)
 
-    def zeros():
+    def zeros(x):
         a = empty(shape, dtype, device=device)
         a.fill_bytes(0)
         return a
@@ -200,7 +202,7 @@ def _scratch_maker(like, floats, flags):
         return lambda: _scratch_for(device, floats, flags)
     workspace = _allocator(like, (floats,), "f32")
     zeroed_flags = _allocator(like, (flags,), "i32", zero=True)
-    return lambda: (workspace(), zeroed_flags())
+    return lambda: (workspace(like), zeroed_flags(like))
 
 
 # ------------------------------------------------------------------ attention
@@ -307,14 +309,16 @@ def _attention_launch(q, k, v, causal, scale):
     new_o = _allocator(q, (b, h, sq, d), dt)
     new_lse = _allocator(q, (b, h, lse_rows), "f32")
     if kern is None:
-        return lambda q, k, v: (new_o(), new_lse(), sq)
-    launch = kern[grid]
-    q_rows, k_rows, v_rows = _rows_of(q, d), _rows_of(k, d), _rows_of(v, d)
+        return lambda q, k, v: (new_o(q), new_lse(q), sq)
+    # Bound with these arrays (as [rows, D] views); a call passes its arrays'
+    # addresses (a view's is its base's).
     tail = (sq, sk, h, g, b, sl2) if persistent else (sq, sk, h, g, sl2)
+    launch = kern[grid]._bind(_rows_of(q, d)(q), _rows_of(k, d)(k), _rows_of(v, d)(v), new_o(q),
+                              new_lse(q), *tail)
 
     def run(q, k, v):
-        o, lse = new_o(), new_lse()
-        launch(q_rows(q), k_rows(k), v_rows(v), o, lse, *tail)
+        o, lse = new_o(q), new_lse(q)
+        launch(q, k, v, o, lse)
         return o, lse, sq
     return run
 
@@ -445,27 +449,25 @@ def _matmul_launch(a, b):
     kern, mode, grid, ws_floats, nflags, splits, major, m, n, k, dt = _matmul_entry(a, b)
     if kern is None:  # M, N or K = 0: nothing to launch
         new_c = _allocator(a, (m, n), dt, zero=mode == "zero")
-        return lambda a, b: new_c()
+        return lambda a, b: new_c(a)
     new_c = _allocator(a, (m, n), dt)
-    launch = kern[grid]
-    b_rows = _transposer(b, n, k) if major == "k" else None
-    if mode == "persistent" and b_rows:
+    # Bound with these arrays (b as the kernel's [N, K] rows when K-major); a
+    # call passes its arrays' addresses (b.t()'s is b's).
+    b_rows = _transposer(b, n, k)(b) if major == "k" else b
+    if mode == "persistent":
+        launch = kern[grid]._bind(a, b_rows, new_c(a))
+
         def run(a, b):
-            c = new_c()
-            launch(a, b_rows(b), c)
-            return c
-    elif mode == "persistent":
-        def run(a, b):
-            c = new_c()
+            c = new_c(a)
             launch(a, b, c)
             return c
     else:
         scratch = _scratch_maker(a, ws_floats, nflags)
+        launch = kern[grid]._bind(a, b_rows, new_c(a), *scratch(), splits)
 
         def run(a, b):
-            c = new_c()
-            workspace, flags = scratch()
-            launch(a, b_rows(b) if b_rows else b, c, workspace, flags, splits)
+            c = new_c(a)
+            launch(a, b, c, *scratch())
             return c
     return run
 
@@ -598,21 +600,23 @@ def _scaled_launch(a, b, scale_a, scale_b):
     kern, mode, grid, rowcol, m, n, k = _scaled_entry(a, b, scale_a, scale_b)
     if kern is None:  # M, N or K = 0: nothing to launch
         new_c = _allocator(a, (m, n), "bf16", zero=mode == "zero")
-        return lambda a, b, sa, sb: new_c()
+        return lambda a, b, sa, sb: new_c(a)
     new_c = _allocator(a, (m, n), "bf16")
-    launch = kern[grid]
-    b_rows = _transposer(b, n, k)
+    scales = (lambda s, length: s) if not rowcol else _padded
+    rows, cols = (m + 255) // 256 * 256, (n + 255) // 256 * 256
+    # Bound with these arrays (b as the kernel's [N, K] rows); a call passes
+    # its arrays' addresses (b.t()'s is b's).
+    launch = kern[grid]._bind(a, _transposer(b, n, k)(b), new_c(a), scales(scale_a, rows),
+                              scales(scale_b, cols))
     if rowcol:
-        rows, cols = (m + 255) // 256 * 256, (n + 255) // 256 * 256
-
         def run(a, b, sa, sb):
-            c = new_c()
-            launch(a, b_rows(b), c, _padded(sa, rows), _padded(sb, cols))
+            c = new_c(a)
+            launch(a, b, c, _padded(sa, rows), _padded(sb, cols))
             return c
     else:
         def run(a, b, sa, sb):
-            c = new_c()
-            launch(a, b_rows(b), c, sa, sb)
+            c = new_c(a)
+            launch(a, b, c, sa, sb)
             return c
     return run
 

@@ -25,10 +25,6 @@ namespace {
                            "kernel '" + k.name + "': " + what);
 }
 
-std::string argLabel(const KernelInfo &k, size_t i) {
-  return "tensor argument " + std::to_string(i) + " ('" + k.params[i].name + "', " +
-         k.params[i].typeName() + ")";
-}
 
 // The hidden parameter's source: a tensor parameter and one of its dimensions;
 // a kernel info that says otherwise is refused rather than read out of bounds.
@@ -44,6 +40,24 @@ const TensorParamInfo &hiddenSource(const KernelInfo &k, size_t p) {
 }
 
 } // namespace
+
+std::string argLabel(const KernelInfo &k, size_t i) {
+  return "tensor argument " + std::to_string(i) + " ('" + k.params[i].name + "', " +
+         k.params[i].typeName() + ")";
+}
+
+TensorMapDesc tensorMapDescOf(const TensorParamInfo &ti, TensorElement element, const Tensor &t) {
+  TensorMapDesc desc;
+  desc.element = element;
+  desc.address = t.address();
+  desc.extents = t.extents();
+  desc.strides = t.strides();
+  desc.box.assign(ti.box.begin(), ti.box.end());
+  desc.swizzle = ti.swizzle;
+  desc.l2Promotion = ti.l2Promotion;
+  desc.oobZeroFill = ti.oobZeroFill;
+  return desc;
+}
 
 bool hasTensorParams(const KernelInfo &kernel) {
   for (const KernelParamInfo &p : kernel.params)
@@ -198,15 +212,7 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
     out.args[i] = &out.maps.back();
     out.sizes[i] = TensorMap::size();
     if (encode && !ti.box.empty()) {
-      TensorMapDesc desc;
-      desc.element = *element;
-      desc.address = t.address();
-      desc.extents = t.extents();
-      desc.strides = t.strides();
-      desc.box.assign(ti.box.begin(), ti.box.end());
-      desc.swizzle = ti.swizzle;
-      desc.l2Promotion = ti.l2Promotion;
-      desc.oobZeroFill = ti.oobZeroFill;
+      TensorMapDesc desc = tensorMapDescOf(ti, *element, t);
       why = checkTensorMap(desc);
       if (!why.empty())
         fail(k, label() + ": " + describeTensorMap(desc) + ": " + why);
