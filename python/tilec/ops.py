@@ -69,7 +69,7 @@ def _need_contiguous(op, a, what):
 
 _CACHE_MAX = 1024
 _TORCH_DTYPES = {}
-_scratch = {}  # (torch device, stream) -> (f32 workspace, zeroed i32 tile flags)
+_scratch = {}  # (device index, stream) -> (f32 workspace, zeroed i32 tile flags, their sizes)
 
 if torch is not None:
     _is_compiling = torch.compiler.is_compiling
@@ -173,7 +173,7 @@ def _transposer(b, n, k):
     return lambda a: View(a, (n, k))
 
 
-def _scratch_for(device, floats, flags):
+def _scratch_for(device, index, floats, flags):
     """A split kernel's f32 workspace and zeroed tile flags on torch's current
     stream of `device`: one pair per device and stream, grown to the largest
     call, as cuBLAS keeps a workspace per stream (calls on one stream run in
@@ -181,25 +181,24 @@ def _scratch_for(device, floats, flags):
     graph capture (the graph's memory pool keeps them)."""
     if _capturing():
         return (torch.empty(floats, dtype=torch.float32, device=device),
-                torch.zeros(flags, dtype=torch.int32, device=device))
-    key = (device, _raw_stream(device.index))
+                torch.zeros(flags, dtype=torch.int32, device=device), floats, flags)
+    key = (index, _raw_stream(index))
     s = _scratch.get(key)
-    if s is None or s[0].numel() < floats or s[1].numel() < flags:
+    if s is None or s[2] < floats or s[3] < flags:
         # Allocated on this stream: torch's allocator hands a replaced buffer
         # only to work queued after it there.
-        floats = max(floats, s[0].numel() if s else 1)
-        flags = max(flags, s[1].numel() if s else 4096)
+        floats, flags = max(floats, s[2] if s else 1), max(flags, s[3] if s else 4096)
         s = _scratch[key] = (torch.empty(floats, dtype=torch.float32, device=device),
-                             torch.zeros(flags, dtype=torch.int32, device=device))
+                             torch.zeros(flags, dtype=torch.int32, device=device), floats, flags)
     return s
 
 
 def _scratch_maker(like, floats, flags):
-    """A function giving a split kernel's (workspace, zeroed flags) for a
-    call on arrays like `like`: per stream for torch tensors, else new."""
+    """A function giving a split kernel's (workspace, zeroed flags, ...) for
+    a call on arrays like `like`: per stream for torch tensors, else new."""
     if torch is not None and isinstance(like, torch.Tensor):
         device = like.device
-        return lambda: _scratch_for(device, floats, flags)
+        return lambda: _scratch_for(device, device.index, floats, flags)
     workspace = _allocator(like, (floats,), "f32")
     zeroed_flags = _allocator(like, (flags,), "i32", zero=True)
     return lambda: (workspace(like), zeroed_flags(like))
@@ -463,11 +462,13 @@ def _matmul_launch(a, b):
             return c
     else:
         scratch = _scratch_maker(a, ws_floats, nflags)
-        launch = kern[grid]._bind(a, b_rows, new_c(a), *scratch(), splits)
+        ws = scratch()
+        launch = kern[grid]._bind(a, b_rows, new_c(a), ws[0], ws[1], splits)
 
         def run(a, b):
             c = new_c(a)
-            launch(a, b, c, *scratch())
+            ws = scratch()
+            launch(a, b, c, ws[0], ws[1])
             return c
     return run
 
