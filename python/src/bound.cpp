@@ -31,7 +31,7 @@ void boundDealloc(PyObject *self) {
 // The device address `obj` holds: a torch tensor's data_ptr(), a DeviceArray's
 // or another array's (as a launch reads it), a raw int. False with an
 // exception set.
-bool addressOf(PyObject *obj, uint64_t &out) {
+bool addressOf(PyObject *obj, CUdeviceptr &out) {
   static PyObject *dataPtr = PyUnicode_InternFromString("data_ptr");
   const ArgClass cls = classify(obj);
   if (cls == ArgClass::Torch) {
@@ -49,8 +49,7 @@ bool addressOf(PyObject *obj, uint64_t &out) {
   ArrayView v;
   if (!readArray(obj, cls, false, v)) {
     if (!PyErr_Occurred())
-      PyErr_Format(PyExc_TypeError, "a bound launch takes arrays, not a %s",
-                   Py_TYPE(obj)->tp_name);
+      PyErr_Format(PyExc_TypeError, "a bound launch takes arrays, not a %s", Py_TYPE(obj)->tp_name);
     return false;
   }
   out = v.ptr;
@@ -64,14 +63,7 @@ PyObject *boundCall(PyObject *self, PyObject *args, PyObject *kwargs) {
     return nullptr;
   }
   const size_t n = size_t(PyTuple_GET_SIZE(args));
-  constexpr size_t kInline = 16;
-  uint64_t inlineAddresses[kInline];
-  std::vector<uint64_t> heap;
-  uint64_t *addresses = inlineAddresses;
-  if (n > kInline) {
-    heap.resize(n);
-    addresses = heap.data();
-  }
+  std::vector<CUdeviceptr> addresses(n);
   for (size_t i = 0; i < n; ++i)
     if (!addressOf(PyTuple_GET_ITEM(args, Py_ssize_t(i)), addresses[i]))
       return nullptr;
@@ -80,8 +72,7 @@ PyObject *boundCall(PyObject *self, PyObject *args, PyObject *kwargs) {
     return nullptr;
   try {
     contextFor(b->device).makeCurrent();
-    b->bound->launch(reinterpret_cast<const CUdeviceptr *>(addresses), n,
-                     tile::StreamRef(reinterpret_cast<CUstream>(stream)));
+    b->bound->launch(addresses.data(), n, tile::StreamRef(reinterpret_cast<CUstream>(stream)));
   } catch (const tile::Error &e) {
     setCudaError(e, true);
     return nullptr;

@@ -552,8 +552,8 @@ bool Kernel::launch(PyObject *args, const Options &opts, PyObject **bound) {
     tile::Kernel &k = on(device);
     contextFor(device).makeCurrent();
     if (bound) {
-      *bound = newBoundLaunch(k.bind(cfg, st.argPtrs.data(), st.descs.data(), plan_.size()),
-                              device, sawTorch);
+      *bound = newBoundLaunch(k.bind(cfg, st.argPtrs.data(), st.descs.data(), plan_.size()), device,
+                              sawTorch);
       return *bound != nullptr;
     }
     k.launchDescribed(cfg, st.argPtrs.data(), st.descs.data(), plan_.size());

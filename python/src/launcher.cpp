@@ -241,31 +241,30 @@ void launcherDealloc(PyObject *self) {
   Py_TYPE(self)->tp_free(self);
 }
 
-PyObject *launcherCall(PyObject *self, PyObject *args, PyObject *kwargs) {
+// The launcher's kernel, with its grid in `o`; nullptr with an exception set.
+Kernel *kernelOf(PyObject *self, Kernel::Options &o) {
   auto *l = reinterpret_cast<LauncherObject *>(self);
-  if (!l->kernel) {
+  if (!l->kernel)
     PyErr_SetString(PyExc_RuntimeError, "the kernel of this launcher was freed");
-    return nullptr;
-  }
-  Kernel::Options o;
   o.grid = l->grid;
+  return l->kernel;
+}
+
+PyObject *launcherCall(PyObject *self, PyObject *args, PyObject *kwargs) {
+  Kernel::Options o;
+  Kernel *k = kernelOf(self, o);
   bool gotGrid = false;
-  if (!launchWithKeywords(*l->kernel, args, kwargs, o, false, gotGrid))
+  if (!k || !launchWithKeywords(*k, args, kwargs, o, false, gotGrid))
     return nullptr;
   Py_RETURN_NONE;
 }
 
 // launcher._bind(*args): the launch checked and bound (tilec.BoundLaunch), not made.
 PyObject *launcherBind(PyObject *self, PyObject *args) {
-  auto *l = reinterpret_cast<LauncherObject *>(self);
-  if (!l->kernel) {
-    PyErr_SetString(PyExc_RuntimeError, "the kernel of this launcher was freed");
-    return nullptr;
-  }
   Kernel::Options o;
-  o.grid = l->grid;
+  Kernel *k = kernelOf(self, o);
   PyObject *bound = nullptr;
-  if (!l->kernel->launch(args, o, &bound))
+  if (!k || !k->launch(args, o, &bound))
     return nullptr;
   return bound;
 }

@@ -21,19 +21,19 @@ namespace tile {
 
 struct BoundLaunch::State {
   Kernel kernel;
-  LaunchConfig cfg;                  // sharedBytes resolved
-  std::vector<ArgDesc> descs;        // the declared parameters'
-  std::vector<size_t> sizes;         // the declared parameters'
-  std::vector<uint64_t> values;      // each declared non-tensor argument's bytes
-  std::vector<void *> declaredArgs;  // into values (nullptr for a tensor)
-  detail::BoundArguments bound;      // the driver's list, when the kernel has tensors
+  LaunchConfig cfg;                 // sharedBytes resolved
+  std::vector<ArgDesc> descs;       // the declared parameters'
+  std::vector<size_t> sizes;        // the declared parameters'
+  std::vector<uint64_t> values;     // each declared non-tensor argument's bytes
+  std::vector<void *> declaredArgs; // into values (nullptr for a tensor)
+  detail::BoundArguments bound;     // the driver's list, when the kernel has tensors
   std::vector<void *> *driverArgs = &declaredArgs;
   struct Address {
     size_t param;
-    size_t value = 0;              // pointer: its slot in values
-    std::optional<Tensor> tensor;  // tensor: as last launched
+    size_t value = 0;                  // pointer: its slot in values
+    std::optional<Tensor> tensor;      // tensor: as last launched
     std::optional<TensorMapDesc> desc; // its map's, when the parameter has a TMA box
-    TensorMap *map = nullptr;      // in bound.maps
+    TensorMap *map = nullptr;          // in bound.maps
   };
   std::vector<Address> addresses;
 };
@@ -75,8 +75,7 @@ BoundLaunch Kernel::bind(const LaunchConfig &cfg, void **args, const ArgDesc *de
     if (!msg.empty())
       refuse(s.name, msg);
   }
-  detail::checkPointerArguments(s, cfg, st->declaredArgs.data(), st->sizes.data(), descs,
-                                argCount);
+  detail::checkPointerArguments(s, cfg, st->declaredArgs.data(), st->sizes.data(), descs, argCount);
   if (tensors) {
     for (const KernelParamInfo &p : s.info->params)
       if (p.semaphore || (p.tensor && p.tensor->symmetric) || p.peer)
@@ -88,9 +87,8 @@ BoundLaunch Kernel::bind(const LaunchConfig &cfg, void **args, const ArgDesc *de
     for (size_t i = 0; i < argCount; ++i)
       if (descs[i].kind == ArgDesc::Kind::Tensor)
         st->declaredArgs[i] = args[i]; // the caller's tile::Tensor, read by the binder
-    detail::bindTensorArguments(*s.info, st->declaredArgs.data(), st->sizes.data(), descs,
-                                argCount, /*encode=*/true, st->bound, s.module->ctx.get(),
-                                cfg.checkPointers);
+    detail::bindTensorArguments(*s.info, st->declaredArgs.data(), st->sizes.data(), descs, argCount,
+                                /*encode=*/true, st->bound, s.module->ctx.get(), cfg.checkPointers);
     for (size_t i = 0; i < argCount; ++i) {
       if (descs[i].kind == ArgDesc::Kind::Tensor) {
         st->declaredArgs[i] = nullptr;
@@ -155,8 +153,8 @@ void BoundLaunch::launch(const CUdeviceptr *addresses, size_t count, StreamRef s
   for (size_t j = 0; j < count; ++j)
     if (!st.addresses[j].tensor)
       st.values[st.addresses[j].value] = addresses[j];
-  detail::checkPointerArguments(s, cfg, st.declaredArgs.data(), st.sizes.data(),
-                                st.descs.data(), st.descs.size());
+  detail::checkPointerArguments(s, cfg, st.declaredArgs.data(), st.sizes.data(), st.descs.data(),
+                                st.descs.size());
   // Every tensor checked before any map changes: a refused launch leaves the
   // bound maps as the last launch had them.
   std::vector<std::optional<Tensor>> moved(count);
@@ -165,7 +163,9 @@ void BoundLaunch::launch(const CUdeviceptr *addresses, size_t count, StreamRef s
     if (!a.tensor)
       continue;
     const Tensor *t = &*a.tensor;
-    const auto label = [&] { return "kernel '" + s.name + "': " + detail::argLabel(*s.info, a.param); };
+    const auto label = [&] {
+      return "kernel '" + s.name + "': " + detail::argLabel(*s.info, a.param);
+    };
     if (addresses[j] != t->address()) {
       moved[j].emplace(addresses[j], t->element(), shapeOf(t->extents()), shapeOf(t->strides()));
       t = &*moved[j];
