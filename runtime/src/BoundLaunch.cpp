@@ -14,6 +14,7 @@
 #include "tile/runtime.h"
 
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -36,6 +37,7 @@ struct BoundLaunch::State {
     TensorMap *map = nullptr;          // in bound.maps
   };
   std::vector<Address> addresses;
+  std::mutex mu; // one launch at a time rewrites the addresses
 };
 
 namespace {
@@ -146,6 +148,7 @@ void BoundLaunch::launch(const CUdeviceptr *addresses, size_t count, StreamRef s
     refuse(s.name, "kernel '" + s.name + "': " + std::to_string(count) +
                        " addresses given to a bound launch of " +
                        std::to_string(st.addresses.size()) + " pointer and tensor parameters");
+  std::lock_guard<std::mutex> lock(st.mu);
   LaunchConfig cfg = st.cfg;
   cfg.stream = stream;
   std::shared_ptr<detail::StreamState> hold;
