@@ -6,11 +6,14 @@ each checked against torch and timed beside it in the same process.
 Times are CUDA-event medians of --runs calls after 3 warm-ups, Python call
 included on both sides; `x torch` = torch's time / tilec's. The reference:
 F.scaled_dot_product_attention (torch's default backend choice), torch.matmul
-(cuBLAS), torch._scaled_mm (cuBLASLt)."""
+(cuBLAS), torch._scaled_mm (cuBLASLt). Then the host time of a call: tiny
+problems (their kernels shorter than a call) in a loop of --host-calls calls
+between two synchronisations, best of 5 rounds, µs per call."""
 
 import argparse
 import math
 import statistics
+import time
 
 import torch
 import torch.nn.functional as F
@@ -32,6 +35,40 @@ def time_ms(fn, runs):
     return statistics.median(a.elapsed_time(b) for a, b in ev)
 
 
+def host_us(fn, calls):
+    """Host µs per call of a loop that the host bounds (best of 5 rounds)."""
+    for _ in range(20):
+        fn()
+    torch.cuda.synchronize()
+    best = math.inf
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / calls * 1e6)
+        torch.cuda.synchronize()
+    return best
+
+
+def host_rows(calls):
+    """(name, tilec µs, torch µs) per call of tiny problems."""
+    a, w = torch.randn(64, 256, device="cuda").half(), torch.randn(256, 256, device="cuda").half()
+    x, wf = torch.randn(16, 256, device="cuda"), torch.randn(256, 256, device="cuda")
+    a8, b8 = x.to(torch.float8_e4m3fn), wf.to(torch.float8_e4m3fn).t()
+    one = torch.ones((), device="cuda")
+    q = torch.randn(1, 2, 64, 64, device="cuda").half()
+    return [
+        ("matmul f16 64x256x256", host_us(lambda: tilec.ops.matmul(a, w.t()), calls),
+         host_us(lambda: a @ w.t(), calls)),
+        ("scaled_mm e4m3 16x256x256",
+         host_us(lambda: tilec.ops.scaled_mm(a8, b8, one, one, out_dtype=torch.bfloat16), calls),
+         host_us(lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one,
+                                          out_dtype=torch.bfloat16), calls)),
+        ("attention f16 1x2x64x64", host_us(lambda: tilec.ops.attention(q, q, q), calls),
+         host_us(lambda: F.scaled_dot_product_attention(q, q, q), calls)),
+    ]
+
+
 def rel(x, ref):
     return ((x.float() - ref.float()).norm() / ref.float().norm()).item()
 
@@ -39,6 +76,7 @@ def rel(x, ref):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--runs", type=int, default=20)
+    p.add_argument("--host-calls", type=int, default=2000)
     args = p.parse_args()
     torch.manual_seed(0)
     rows = []
@@ -85,6 +123,11 @@ def main():
     for name, t, r, err, inst in rows:
         print(f"| {name} | {t:.4f} | {r:.4f} | {r / t:.3f} | {err:.2e} | {inst} |")
         ok = ok and math.isfinite(err) and err < 2e-2
+    print()
+    print("| host time per call (tiny problem) | tilec µs | torch µs |")
+    print("|---|---|---|")
+    for name, t, r in host_rows(args.host_calls):
+        print(f"| {name} | {t:.1f} | {r:.1f} |")
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -486,7 +486,7 @@ bool Kernel::marshal(PyObject *args, CallStorage &st, int &device, bool &sawTorc
   return true;
 }
 
-bool Kernel::launch(PyObject *args, const Options &opts) {
+bool Kernel::launch(PyObject *args, const Options &opts, PyObject **bound) {
   int device = -1;
   bool sawTorch = false;
   // The kernel's own storage, unless another call is using it (below).
@@ -551,6 +551,11 @@ bool Kernel::launch(PyObject *args, const Options &opts) {
   try {
     tile::Kernel &k = on(device);
     contextFor(device).makeCurrent();
+    if (bound) {
+      *bound = newBoundLaunch(k.bind(cfg, st.argPtrs.data(), st.descs.data(), plan_.size()), device,
+                              sawTorch);
+      return *bound != nullptr;
+    }
     k.launchDescribed(cfg, st.argPtrs.data(), st.descs.data(), plan_.size());
   } catch (const tile::Error &e) {
     setCudaError(e, true);

@@ -65,6 +65,12 @@ inline void raiseMessage(PyObject *type, PyObject *message) {
   Py_DECREF(message);
 }
 
+/// A new tilec.BoundLaunch (bound.cpp) launching `b` on `device`, on the
+/// current torch stream when `torchStream` (else the default stream);
+/// nullptr with an exception set.
+PyObject *newBoundLaunch(tile::BoundLaunch b, int device, bool torchStream);
+extern PyTypeObject boundLaunchType;
+
 /// Detaches and releases the launcher a Kernel caches (launcher.cpp).
 void releaseCachedLauncher(PyObject *launcher);
 
@@ -93,8 +99,9 @@ public:
     bool allowNonPortableCluster = false;
   };
   /// Marshals `args` (a tuple) and launches. Returns false with a Python
-  /// exception set.
-  bool launch(PyObject *args, const Options &opts);
+  /// exception set. With `bound`, launches nothing: *bound becomes a
+  /// tilec.BoundLaunch of these arguments (tile::Kernel::bind).
+  bool launch(PyObject *args, const Options &opts, PyObject **bound = nullptr);
   /// `args` with the keyword arguments `byName` (parameter name -> value,
   /// launch options removed) placed by the parameters' names: a new tuple,
   /// or nullptr with a Python exception set (an unknown name, a parameter

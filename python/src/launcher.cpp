@@ -241,19 +241,38 @@ void launcherDealloc(PyObject *self) {
   Py_TYPE(self)->tp_free(self);
 }
 
-PyObject *launcherCall(PyObject *self, PyObject *args, PyObject *kwargs) {
+// The launcher's kernel, with its grid in `o`; nullptr with an exception set.
+Kernel *kernelOf(PyObject *self, Kernel::Options &o) {
   auto *l = reinterpret_cast<LauncherObject *>(self);
-  if (!l->kernel) {
+  if (!l->kernel)
     PyErr_SetString(PyExc_RuntimeError, "the kernel of this launcher was freed");
-    return nullptr;
-  }
-  Kernel::Options o;
   o.grid = l->grid;
+  return l->kernel;
+}
+
+PyObject *launcherCall(PyObject *self, PyObject *args, PyObject *kwargs) {
+  Kernel::Options o;
+  Kernel *k = kernelOf(self, o);
   bool gotGrid = false;
-  if (!launchWithKeywords(*l->kernel, args, kwargs, o, false, gotGrid))
+  if (!k || !launchWithKeywords(*k, args, kwargs, o, false, gotGrid))
     return nullptr;
   Py_RETURN_NONE;
 }
+
+// launcher._bind(*args): the launch checked and bound (tilec.BoundLaunch), not made.
+PyObject *launcherBind(PyObject *self, PyObject *args) {
+  Kernel::Options o;
+  Kernel *k = kernelOf(self, o);
+  PyObject *bound = nullptr;
+  if (!k || !k->launch(args, o, &bound))
+    return nullptr;
+  return bound;
+}
+
+PyMethodDef launcherMethods[] = {
+    {"_bind", launcherBind, METH_VARARGS,
+     "The launch with these arguments checked and bound, not made: a tilec.BoundLaunch"},
+    {nullptr, nullptr, 0, nullptr}};
 
 PyObject *launcherRepr(PyObject *self) {
   auto *l = reinterpret_cast<LauncherObject *>(self);
@@ -272,6 +291,7 @@ PyTypeObject launcherType = [] {
   t.tp_dealloc = launcherDealloc;
   t.tp_call = launcherCall;
   t.tp_repr = launcherRepr;
+  t.tp_methods = launcherMethods;
   t.tp_doc = "kernel[grid]: call it with the kernel's arguments to launch";
   return t;
 }();

@@ -227,6 +227,10 @@ PYBIND11_MODULE(_tilec, m) {
     throw py::error_already_set();
   Py_INCREF(&launcherType);
   m.add_object("Launcher", reinterpret_cast<PyObject *>(&launcherType));
+  if (PyType_Ready(&boundLaunchType) < 0)
+    throw py::error_already_set();
+  Py_INCREF(&boundLaunchType);
+  m.add_object("BoundLaunch", reinterpret_cast<PyObject *>(&boundLaunchType));
 
   m.def("driver_available", &tile::driverAvailable);
   m.def("device_count", &tile::deviceCount);

@@ -77,6 +77,16 @@ void probe_set_launch_result(int r) {
     s->launchResult = static_cast<CUresult>(r);
 }
 int probe_encode_count() { return state() ? int(state()->encodes.size()) : -1; }
+// The address cuTensorMapEncodeTiled call i encoded (0 past the last).
+unsigned long long probe_encode_address(int i) {
+  FakeState *s = state();
+  return s && i >= 0 && size_t(i) < s->encodes.size() ? s->encodes[size_t(i)].address : 0;
+}
+// Devices 0..n-1 (cuDeviceGetCount's answer; at most 8).
+void probe_set_device_count(int n) {
+  if (FakeState *s = state())
+    s->deviceCount = n;
+}
 int probe_pointer_queries() { return state() ? state()->pointerQueries : -1; }
 int probe_module_loads() { return state() ? state()->moduleLoads : -1; }
 int probe_links() { return state() ? state()->links : -1; }

@@ -407,6 +407,45 @@ def test_tensor_arguments_encode_once_and_check_extents():
         m.colsum[1](tilec.empty((64, 32), "f32"), out)
 
 
+def test_a_bound_launch_takes_new_addresses_and_checks_them():
+    """launcher._bind(*args) checks a launch and binds it without launching
+    (tilec.ops binds each call's launch once): called with arrays of the
+    bound layout it launches with their addresses, and still refuses what an
+    address decides: TMA's 16-byte aligned start, a null or freed pointer."""
+    p = probe()
+    m = safety()
+    a, out = tilec.empty((64, 32), "i32"), tilec.empty(32, "i32")
+    launches = p.probe_launch_count()
+    bound = m.colsum[1]._bind(a, out)
+    assert isinstance(bound, tilec._tilec.BoundLaunch)
+    assert p.probe_launch_count() == launches
+    record(128, 8, 4)
+    a2, out2 = tilec.empty((64, 32), "i32"), tilec.empty(32, "i32")
+    encodes = p.probe_encode_count()
+    bound(a2, out2)
+    assert p.probe_launch_count() == launches + 1 and last_kernel() == "colsum"
+    assert int.from_bytes(last_arg(1, 8), "little") == out2.ptr
+    assert int.from_bytes(last_arg(2, 4), "little") == 64  # the bound hidden extent M
+    p.probe_encode_address.restype = ctypes.c_ulonglong
+    assert [p.probe_encode_address(i) for i in range(encodes, p.probe_encode_count())] == [a2.ptr]
+    bound(a2, out2)  # the same address: no new map
+    assert p.probe_encode_count() == encodes + 1
+    with pytest.raises(tilec.LaunchError, match="16 bytes"):
+        bound(a2.ptr + 4, out2)  # one element in: TMA cannot start there
+    with pytest.raises(tilec.LaunchError, match="null pointer"):
+        bound(a2, 0)
+    with pytest.raises(tilec.LaunchError, match="1 addresses given to a bound launch of 2"):
+        bound(a2)
+    freed = tilec.empty((64, 32), "i32")
+    address = freed.ptr
+    del freed
+    with pytest.raises(tilec.LaunchError, match="knows no allocation"):
+        bound(address, out2)
+    assert p.probe_launch_count() == launches + 2
+    with pytest.raises(tilec.LaunchError, match="extent 1 is 16 but the kernel declares 32"):
+        m.colsum[1]._bind(tilec.empty((64, 16), "i32"), out)
+
+
 def test_device_array_round_trip():
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     d = tilec.from_numpy(x)

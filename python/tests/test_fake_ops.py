@@ -5,6 +5,7 @@ fake libcuda.so.1, and every refusal naming the operation, the argument and
 the fix. Arrays are tilec.DeviceArray and __cuda_array_interface__ objects
 (torch's own are in test_gpu_ops.py)."""
 
+import ctypes
 import os
 
 import pytest
@@ -21,12 +22,17 @@ def fresh_kernels():
     _ops_kernels._kernels.clear()
     _ops_kernels._modules.clear()
     _ops_kernels._clusters.clear()
-    ops._calls.clear()
+    clear_calls()
     yield
 
 
-def arr(shape, dtype):
-    return tilec.empty(tuple(shape), dtype)
+def clear_calls():
+    for table in (ops._attention_calls, ops._matmul_calls, ops._scaled_calls):
+        table.clear()
+
+
+def arr(shape, dtype, device=0):
+    return tilec.empty(tuple(shape), dtype, device=device)
 
 
 # ------------------------------------------------------------------ the choice
@@ -121,7 +127,7 @@ def test_a_repeated_call_reuses_its_checks_plan_and_kernel(monkeypatch):
     real = tilec._tilec._attention_plan
     monkeypatch.setattr(tilec._tilec, "_attention_plan",
                         lambda *a: plans.append(a) or real(*a))
-    ops._calls.clear()
+    clear_calls()
     q = arr((1, 2, 100, 64), "f16")
     ops.attention(q, q, q, causal=True)
     ops.attention(q, q, q, causal=True)
@@ -134,6 +140,59 @@ def test_a_repeated_call_reuses_its_checks_plan_and_kernel(monkeypatch):
         ops.attention(q, q, q, causal=1)
     with pytest.raises(ops.OpTypeError):
         ops.attention(q, q, q, causal=1)
+
+
+def encoded_since(first):
+    """The addresses of the tensor maps encoded from call `first` on."""
+    p = probe()
+    p.probe_encode_address.restype = ctypes.c_ulonglong
+    return [p.probe_encode_address(i) for i in range(first, p.probe_encode_count())]
+
+
+def test_a_calls_function_is_kept_per_shapes_dtypes_and_devices(monkeypatch):
+    """The function a call makes (checks, plan, kernel, grid, outputs) is kept
+    per shapes, strides, dtypes and devices: arrays at other addresses reuse
+    it and launch with their own addresses; another shape, dtype, layout or
+    device makes another."""
+    p = probe()
+    made = []
+    real = ops._matmul_entry
+    monkeypatch.setattr(ops, "_matmul_entry", lambda a, b: made.append(1) or real(a, b))
+    def ran(a, b, dtype):  # the last launch is the plan's kernel for these arrays
+        return last_kernel().startswith(ops.plan_matmul(a, b)["kernel"] + "$T" + dtype)
+
+    a, b = arr((256, 128), "f16"), arr((128, 512), "f16")
+    c = ops.matmul(a, b)
+    assert len(made) == 1 and ran(a, b, "f16")
+    first = p.probe_encode_count()
+    a2 = arr((256, 128), "f16")
+    c2 = ops.matmul(a2, b)
+    assert len(made) == 1 and c2.ptr != c.ptr
+    assert {a2.ptr, c2.ptr} <= set(encoded_since(first))  # the new addresses, mapped
+    ops.matmul(arr((320, 128), "f16"), b)  # another M
+    assert len(made) == 2
+    a16, b16 = arr((256, 128), "bf16"), arr((128, 512), "bf16")
+    ops.matmul(a16, b16)  # another dtype
+    assert len(made) == 3 and ran(a16, b16, "bf16")
+    # b column-major (other strides, the same shape): the K-major kernel. An
+    # array without a key (__cuda_array_interface__) makes its function per call.
+    w = arr((512, 128), "f16")
+    bt = CAI(w.ptr, (128, 512), "<f2", strides=(2, 128 * 2))
+    ops.matmul(a, bt)
+    ops.matmul(a, bt)
+    assert len(made) == 5 and ran(a, bt, "f16") and not ran(a, b, "f16")
+    ops.matmul(a, b)
+    assert len(made) == 5 and ran(a, b, "f16")
+    loads = p.probe_module_loads()
+    p.probe_set_device_count(2)
+    try:
+        c1 = ops.matmul(arr((256, 128), "f16", device=1), arr((128, 512), "f16", device=1))
+        assert len(made) == 6 and c1.device == 1
+        assert p.probe_module_loads() == loads + 1  # the kernel, loaded on device 1
+        ops.matmul(a, b)
+        assert len(made) == 6
+    finally:
+        p.probe_set_device_count(1)
 
 
 def test_attention_compiles_the_instance_when_no_ptx_has_it(monkeypatch, tmp_path):

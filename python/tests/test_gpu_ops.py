@@ -231,3 +231,46 @@ def test_split_kernels_reuse_their_flags_per_stream():
         c3 = ops.matmul(a, w.t())
     torch.cuda.synchronize()
     assert rel(c1, ref) < 2e-3 and torch.equal(c1, c2) and torch.equal(c1, c3)
+
+
+def test_repeated_calls_follow_their_arguments():
+    """A call's checks, plan and launch are kept per shapes, strides, dtypes
+    and devices: new tensors at other addresses, b's other layout (the same
+    shape), another dtype and a side stream each get their own exact result,
+    and an address TMA cannot take is refused after calls of that shape."""
+    import tilec
+
+    m, n, k = 77, 3072, 1024  # a skinny split: the workspace and tile flags too
+    assert ops.plan_matmul(randn(m, k), randn(n, k).t())["splits"] > 1
+    for dtype in (torch.float16, torch.bfloat16, torch.float16):
+        for seed in range(2):
+            a, w = randn(m, k, dtype=dtype, seed=30 + seed), randn(n, k, dtype=dtype, seed=40 + seed)
+            ref = a.float() @ w.float().t()
+            for b in (w.t(), w.t().contiguous(), w.t()):
+                c = ops.matmul(a, b)
+                torch.cuda.synchronize()
+                assert c.dtype == dtype and rel(c, ref) < 1e-2, (dtype, seed, b.stride())
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        c = ops.matmul(a, w.t())
+    side.synchronize()
+    assert rel(c, ref) < 1e-2
+    assert (a.device.index, side.cuda_stream) in ops._scratch  # the side stream's own
+    # One element past a 16-byte boundary: the runtime's tensor-map check,
+    # at every call (the kept function holds no address).
+    base = randn(m * k + 8, dtype=dtype, seed=50)
+    ops.matmul(base[8:].view(m, k), w.t())
+    with pytest.raises(tilec.LaunchError, match="align"):
+        ops.matmul(base[1:1 + m * k].view(m, k), w.t())
+    q = randn(1, 2, 128, 64, seed=51)
+    o1 = ops.attention(q, q, q)
+    q2 = randn(1, 2, 128, 64, seed=52)
+    o2 = ops.attention(q2, q2, q2)
+    torch.cuda.synchronize()
+    assert rel(o1, sdpa_ref(q, q, q, False, 1 / 8)[0]) < 3e-3
+    assert rel(o2, sdpa_ref(q2, q2, q2, False, 1 / 8)[0]) < 3e-3
+    if torch.cuda.device_count() > 1:
+        a1, w1 = a.to("cuda:1"), w.to("cuda:1")
+        c1 = ops.matmul(a1, w1.t())
+        assert c1.device == a1.device and rel(c1.to(a.device), ref) < 1e-2

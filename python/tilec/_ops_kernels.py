@@ -112,16 +112,6 @@ class View:
         self._base = base
 
 
-def zeros_i32(like, n):
-    if like.torch:
-        torch = _torch_mod()
-        return torch.zeros(n, dtype=torch.int32, device=like.obj.device)
-    from . import empty
-    a = empty((n,), "i32", device=like.device)
-    a.fill_bytes(0)
-    return a
-
-
 # ------------------------------------------------------------------ kernels
 
 _lock = threading.RLock()

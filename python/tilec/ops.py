@@ -22,8 +22,8 @@ __cuda_array_interface__) arrays and return DeviceArrays. docs/python.md,
 import math
 
 from . import _tilec
-from ._ops_kernels import (Arg, OpArgumentError, OpTypeError, View, is_torch, kernel_of,
-                           persistent_grid, sm_count, zeros_i32)
+from ._ops_kernels import (Arg, OpArgumentError, OpTypeError, View, kernel_of, persistent_grid,
+                           sm_count)
 
 try:
     import torch
@@ -57,21 +57,28 @@ def _need_contiguous(op, a, what):
 
 # ------------------------------------------------------------------ the call path
 # A call's checks, plan and kernel depend only on its arrays' shapes, strides,
-# dtypes and devices and its options: they are made once per such key and
-# reused (a dict lookup), so a repeated call costs the outputs' allocation and
-# the launch. Eagerly (not under torch.compile, no input that needs grad) the
-# functions run the launch directly; the torch custom ops (tilec::attention,
-# ...) are for torch.compile and autograd's error, and their dispatch alone
-# costs tens of microseconds.
+# dtypes and devices and its options. Per such key, an operation keeps the
+# function made for it (_matmul_calls, ...), which allocates the outputs and
+# launches: a repeated call costs reading its key, a dict lookup, the outputs'
+# allocation and the launch. On torch tensors the key is read inline (the
+# _*_torch functions), eagerly: not under torch.compile and with no input that
+# needs grad. The torch custom ops (tilec::attention, ...) are for
+# torch.compile and autograd's error: their dispatch alone costs tens of
+# microseconds. Arrays without a key (__cuda_array_interface__ objects, whose
+# layout is read per call) make their function per call.
 
 _CACHE_MAX = 1024
-_calls = {}
 _TORCH_DTYPES = {}
-_flag_buffers = {}  # (device, stream) -> zeroed i32 tile flags (the kernels leave them zero)
+_scratch = {}  # (device index, stream) -> (f32 workspace, zeroed i32 tile flags, their sizes)
+
+if torch is not None:
+    _is_compiling = torch.compiler.is_compiling
+    _capturing = torch.cuda.is_current_stream_capturing
+    _raw_stream = torch._C._cuda_getCurrentRawStream  # as the launch reads its stream
 
 
 def _eager(*tensors):
-    if torch.compiler.is_compiling():
+    if _is_compiling():
         return False
     return not (torch.is_grad_enabled() and any(t.requires_grad for t in tensors
                                                 if isinstance(t, torch.Tensor)))
@@ -85,8 +92,8 @@ def _array_key(x):
     return None
 
 
-def _call_key(op, arrays, *options):
-    key = [op]
+def _call_key(arrays, *options):
+    key = []
     for x in arrays:
         k = _array_key(x)
         if k is None:
@@ -99,27 +106,49 @@ def _call_key(op, arrays, *options):
     return tuple(key)
 
 
-def _cached(key, make):
+def _remember(table, key, run):
+    if len(table) >= _CACHE_MAX:
+        table.clear()
+    table[key] = run
+    return run
+
+
+def _function_of(table, key, make):
+    """The function of `key` in `table`, made by make() the first time (a
+    call that is refused is not remembered); with no key, made anew."""
     if key is None:
         return make()
-    e = _calls.get(key)
-    if e is None:
-        e = make()
-        if len(_calls) >= _CACHE_MAX:
-            _calls.clear()
-        _calls[key] = e
-    return e
+    run = table.get(key)
+    return run if run is not None else _remember(table, key, make())
 
 
-def _empty(like, shape, dtype):
+def _torch_dtype(dtype):
+    t = _TORCH_DTYPES.get(dtype)
+    if t is None:
+        t = _TORCH_DTYPES[dtype] = {"f16": torch.float16, "bf16": torch.bfloat16,
+                                    "f32": torch.float32, "i32": torch.int32}[dtype]
+    return t
+
+
+def _allocator(like, shape, dtype, zero=False):
+    """A function of an array like `like` making an array of `shape` and tile
+    dtype `dtype` on its device (zeroed when `zero`): a torch tensor for a
+    torch `like`, else a DeviceArray."""
     if torch is not None and isinstance(like, torch.Tensor):
-        t = _TORCH_DTYPES.get(dtype)
-        if t is None:
-            t = _TORCH_DTYPES[dtype] = {"f16": torch.float16, "bf16": torch.bfloat16,
-                                        "f32": torch.float32, "i32": torch.int32}[dtype]
-        return torch.empty(shape, dtype=t, device=like.device)
+        make, dt, device = torch.zeros if zero else torch.empty, _torch_dtype(dtype), like.device
+        if dt == like.dtype and not zero:
+            return lambda x: x.new_empty(shape)  # torch's quickest allocation
+        return lambda x: make(shape, dtype=dt, device=device)
     from . import empty
-    return empty(tuple(shape), dtype, device=getattr(like, "device", 0))
+    device = getattr(like, "device", 0)
+    if not zero:
+        return lambda x: empty(shape, dtype, device=device)
+
+    def zeros(x):
+        a = empty(shape, dtype, device=device)
+        a.fill_bytes(0)
+        return a
+    return zeros
 
 
 def _shape(x):
@@ -127,32 +156,52 @@ def _shape(x):
     return tuple(s) if s is not None else tuple(x.__cuda_array_interface__["shape"])
 
 
-def _rows(x, cols):
-    """x as [rows, cols] (contiguous x: checked when the call's entry was made)."""
+def _rows_of(x, cols):
+    """A function viewing an array like x (contiguous: checked when the
+    function was made) as [rows, cols]."""
+    rows = math.prod(_shape(x)) // cols
     if torch is not None and isinstance(x, torch.Tensor):
-        return x.view(-1, cols)
-    return View(x, (math.prod(_shape(x)) // cols, cols))
+        return lambda t: t.view(rows, cols)
+    return lambda a: View(a, (rows, cols))
 
 
-def _transposed(b, n, k):
-    """b [K, N] column-major as the kernel's [N, K] rows."""
+def _transposer(b, n, k):
+    """A function viewing an array like b ([K, N] column-major) as the
+    kernel's [N, K] rows."""
     if torch is not None and isinstance(b, torch.Tensor):
-        return b.t()
-    return View(b, (n, k))
+        return torch.Tensor.t
+    return lambda a: View(a, (n, k))
 
 
-def _flags(like, n):
-    """Tile flags, zero: one buffer per device and stream, made once (the
-    split kernels reset every flag they use); fresh during graph capture."""
-    if not (torch is not None and isinstance(like, torch.Tensor)):
-        return zeros_i32(Arg("flags", "like", like), n)
-    if torch.cuda.is_current_stream_capturing():
-        return torch.zeros(n, dtype=torch.int32, device=like.device)
-    key = (like.device, torch.cuda.current_stream(like.device).cuda_stream)
-    f = _flag_buffers.get(key)
-    if f is None or f.numel() < n:
-        f = _flag_buffers[key] = torch.zeros(max(n, 4096), dtype=torch.int32, device=like.device)
-    return f
+def _scratch_for(device, index, floats, flags):
+    """A split kernel's f32 workspace and zeroed tile flags on torch's current
+    stream of `device`: one pair per device and stream, grown to the largest
+    call, as cuBLAS keeps a workspace per stream (calls on one stream run in
+    order; the kernels reset every flag they use); fresh ones during CUDA
+    graph capture (the graph's memory pool keeps them)."""
+    if _capturing():
+        return (torch.empty(floats, dtype=torch.float32, device=device),
+                torch.zeros(flags, dtype=torch.int32, device=device), floats, flags)
+    key = (index, _raw_stream(index))
+    s = _scratch.get(key)
+    if s is None or s[2] < floats or s[3] < flags:
+        # Allocated on this stream: torch's allocator hands a replaced buffer
+        # only to work queued after it there.
+        floats, flags = max(floats, s[2] if s else 1), max(flags, s[3] if s else 4096)
+        s = _scratch[key] = (torch.empty(floats, dtype=torch.float32, device=device),
+                             torch.zeros(flags, dtype=torch.int32, device=device), floats, flags)
+    return s
+
+
+def _scratch_maker(like, floats, flags):
+    """A function giving a split kernel's (workspace, zeroed flags, ...) for
+    a call on arrays like `like`: per stream for torch tensors, else new."""
+    if torch is not None and isinstance(like, torch.Tensor):
+        device = like.device
+        return lambda: _scratch_for(device, device.index, floats, flags)
+    workspace = _allocator(like, (floats,), "f32")
+    zeroed_flags = _allocator(like, (flags,), "i32", zero=True)
+    return lambda: (workspace(like), zeroed_flags(like))
 
 
 # ------------------------------------------------------------------ attention
@@ -232,20 +281,45 @@ def _attention_entry(q, k, v, causal, scale):
             (sq + bm - 1) // bm * bm, sl2, qa.dtype)
 
 
+_attention_calls = {}
+
+
+def _attention_torch(q, k, v, causal, scale):
+    """(o, lse, Sq) of a call on torch tensors."""
+    key = (q.shape, q.stride(), q.dtype, q.device, k.shape, k.stride(), k.dtype, k.device,
+           v.shape, v.stride(), v.dtype, v.device, causal, scale)
+    run = _attention_calls.get(key)
+    if run is None:
+        run = _remember(_attention_calls, key, _attention_launch(q, k, v, causal, scale))
+    return run(q, k, v)
+
+
 def _attention_run(q, k, v, causal, scale):
-    key = _call_key("attention", (q, k, v), causal, scale)
-    e = _cached(key, lambda: _attention_entry(q, k, v, causal, scale))
-    kern, grid, persistent, d, sq, sk, h, g, b, lse_rows, sl2, dt = e
-    o = _empty(q, (b, h, sq, d), dt)
-    lse = _empty(q, (b, h, lse_rows), "f32")
+    """(o, lse, Sq) of a call on any arrays."""
+    return _function_of(_attention_calls, _call_key((q, k, v), causal, scale),
+                        lambda: _attention_launch(q, k, v, causal, scale))(q, k, v)
+
+
+def _attention_launch(q, k, v, causal, scale):
+    """The function every call with these shapes, strides, dtypes, devices
+    and options runs: (q, k, v) -> (o, lse, Sq)."""
+    kern, grid, persistent, d, sq, sk, h, g, b, lse_rows, sl2, dt = _attention_entry(
+        q, k, v, causal, scale)
+    new_o = _allocator(q, (b, h, sq, d), dt)
+    new_lse = _allocator(q, (b, h, lse_rows), "f32")
     if kern is None:
+        return lambda q, k, v: (new_o(q), new_lse(q), sq)
+    # Bound with these arrays (as [rows, D] views); a call passes its arrays'
+    # addresses (a view's is its base's).
+    tail = (sq, sk, h, g, b, sl2) if persistent else (sq, sk, h, g, sl2)
+    launch = kern[grid]._bind(_rows_of(q, d)(q), _rows_of(k, d)(k), _rows_of(v, d)(v), new_o(q),
+                              new_lse(q), *tail)
+
+    def run(q, k, v):
+        o, lse = new_o(q), new_lse(q)
+        launch(q, k, v, o, lse)
         return o, lse, sq
-    q2, k2, v2 = _rows(q, d), _rows(k, d), _rows(v, d)
-    if persistent:
-        kern[grid](q2, k2, v2, o, lse, sq, sk, h, g, b, sl2)
-    else:
-        kern[grid](q2, k2, v2, o, lse, sq, sk, h, g, sl2)
-    return o, lse, sq
+    return run
 
 
 def attention(q, k, v, causal=False, scale=None, *, return_lse=False):
@@ -262,12 +336,17 @@ def attention(q, k, v, causal=False, scale=None, *, return_lse=False):
                 isinstance(scale, bool) or not isinstance(scale, (int, float)))):
             _attention_args(q, k, v, causal, scale)  # raises, naming the argument
         scale = None if scale is None else float(scale)
-        if _eager(q, k, v):
+        if (isinstance(k, torch.Tensor) and isinstance(v, torch.Tensor) and not _is_compiling()
+                and not ((q.requires_grad or k.requires_grad or v.requires_grad)
+                         and torch.is_grad_enabled())):
+            o, lse, sq = _attention_torch(q, k, v, causal, scale)
+        elif _eager(q, k, v):
             o, lse, sq = _attention_run(q, k, v, causal, scale)
-            if return_lse and lse.shape[-1] != sq:
-                lse = lse[..., :sq].contiguous()
         else:
             o, lse = torch.ops.tilec.attention(q, k, v, causal, scale)
+            return (o, lse) if return_lse else o
+        if return_lse and lse.shape[-1] != sq:
+            lse = lse[..., :sq].contiguous()
         return (o, lse) if return_lse else o
     o, lse, sq = _attention_run(q, k, v, causal, scale)
     return (o, lse) if return_lse else o
@@ -346,25 +425,52 @@ def _matmul_entry(a, b):
             plan["flags"], plan["splits"], major, m, n, k, aa.dtype)
 
 
+_matmul_calls = {}
+
+
+def _matmul_torch(a, b):
+    """A call on torch tensors."""
+    key = (a.shape, a.stride(), a.dtype, a.device, b.shape, b.stride(), b.dtype, b.device)
+    run = _matmul_calls.get(key)
+    if run is None:
+        run = _remember(_matmul_calls, key, _matmul_launch(a, b))
+    return run(a, b)
+
+
 def _matmul_run(a, b):
-    e = _cached(_call_key("matmul", (a, b)), lambda: _matmul_entry(a, b))
-    kern, mode, grid, ws_floats, nflags, splits, major, m, n, k, dt = e
-    c = _empty(a, (m, n), dt)
-    if kern is None:
-        return c if mode == "empty" else _zero(c)
-    B = _transposed(b, n, k) if major == "k" else b
+    """A call on any arrays."""
+    return _function_of(_matmul_calls, _call_key((a, b)), lambda: _matmul_launch(a, b))(a, b)
+
+
+def _matmul_launch(a, b):
+    """The function every call with these shapes, strides, dtypes and
+    devices runs: (a, b) -> c."""
+    kern, mode, grid, ws_floats, nflags, splits, major, m, n, k, dt = _matmul_entry(a, b)
+    if kern is None:  # M, N or K = 0: nothing to launch
+        new_c = _allocator(a, (m, n), dt, zero=mode == "zero")
+        return lambda a, b: new_c(a)
+    new_c = _allocator(a, (m, n), dt)
+    # Bound with these arrays (b as the kernel's [N, K] rows when K-major); a
+    # call passes its arrays' addresses (b.t()'s is b's).
+    b_rows = _transposer(b, n, k)(b) if major == "k" else b
     if mode == "persistent":
-        kern[grid](a, B, c)
+        launch = kern[grid]._bind(a, b_rows, new_c(a))
+
+        def run(a, b):
+            c = new_c(a)
+            launch(a, b, c)
+            return c
     else:
-        kern[grid](a, B, c, _empty(a, (ws_floats,), "f32"), _flags(a, nflags), splits)
-    return c
+        scratch = _scratch_maker(a, ws_floats, nflags)
+        ws = scratch()
+        launch = kern[grid]._bind(a, b_rows, new_c(a), ws[0], ws[1], splits)
 
-
-def _zero(c):
-    if is_torch(c):
-        return c.zero_()
-    c.fill_bytes(0)
-    return c
+        def run(a, b):
+            c = new_c(a)
+            ws = scratch()
+            launch(a, b, c, ws[0], ws[1])
+            return c
+    return run
 
 
 def matmul(a, b):
@@ -374,6 +480,9 @@ def matmul(a, b):
     N and K multiples of 8 (TMA's 16-byte row strides). Returns c [M, N] of
     a's dtype."""
     if torch is not None and isinstance(a, torch.Tensor):
+        if (isinstance(b, torch.Tensor) and not _is_compiling()
+                and not ((a.requires_grad or b.requires_grad) and torch.is_grad_enabled())):
+            return _matmul_torch(a, b)
         return _matmul_run(a, b) if _eager(a, b) else torch.ops.tilec.matmul(a, b)
     return _matmul_run(a, b)
 
@@ -466,18 +575,51 @@ def _scaled_entry(a, b, scale_a, scale_b):
     return (kern, plan["variant"], grid, rowcol, m, n, k)
 
 
+_scaled_calls = {}
+
+
+def _scaled_torch(a, b, scale_a, scale_b):
+    """A call on torch tensors."""
+    sa, sb = scale_a, scale_b
+    key = (a.shape, a.stride(), a.dtype, a.device, b.shape, b.stride(), b.dtype, b.device,
+           sa.shape, sa.stride(), sa.dtype, sa.device, sb.shape, sb.stride(), sb.dtype, sb.device)
+    run = _scaled_calls.get(key)
+    if run is None:
+        run = _remember(_scaled_calls, key, _scaled_launch(a, b, sa, sb))
+    return run(a, b, sa, sb)
+
+
 def _scaled_run(a, b, scale_a, scale_b):
-    e = _cached(_call_key("scaled_mm", (a, b, scale_a, scale_b)),
-                lambda: _scaled_entry(a, b, scale_a, scale_b))
-    kern, mode, grid, rowcol, m, n, k = e
-    c = _empty(a, (m, n), "bf16")
-    if kern is None:
-        return c if mode == "empty" else _zero(c)
-    SA, SB = scale_a, scale_b
+    """A call on any arrays."""
+    return _function_of(_scaled_calls, _call_key((a, b, scale_a, scale_b)),
+                        lambda: _scaled_launch(a, b, scale_a, scale_b))(a, b, scale_a, scale_b)
+
+
+def _scaled_launch(a, b, scale_a, scale_b):
+    """The function every call with these shapes, strides, dtypes and
+    devices runs: (a, b, scale_a, scale_b) -> c."""
+    kern, mode, grid, rowcol, m, n, k = _scaled_entry(a, b, scale_a, scale_b)
+    if kern is None:  # M, N or K = 0: nothing to launch
+        new_c = _allocator(a, (m, n), "bf16", zero=mode == "zero")
+        return lambda a, b, sa, sb: new_c(a)
+    new_c = _allocator(a, (m, n), "bf16")
+    scales = (lambda s, length: s) if not rowcol else _padded
+    rows, cols = (m + 255) // 256 * 256, (n + 255) // 256 * 256
+    # Bound with these arrays (b as the kernel's [N, K] rows); a call passes
+    # its arrays' addresses (b.t()'s is b's).
+    launch = kern[grid]._bind(a, _transposer(b, n, k)(b), new_c(a), scales(scale_a, rows),
+                              scales(scale_b, cols))
     if rowcol:
-        SA, SB = _padded(scale_a, (m + 255) // 256 * 256), _padded(scale_b, (n + 255) // 256 * 256)
-    kern[grid](a, _transposed(b, n, k), c, SA, SB)
-    return c
+        def run(a, b, sa, sb):
+            c = new_c(a)
+            launch(a, b, c, _padded(sa, rows), _padded(sb, cols))
+            return c
+    else:
+        def run(a, b, sa, sb):
+            c = new_c(a)
+            launch(a, b, c, sa, sb)
+            return c
+    return run
 
 
 def scaled_mm(a, b, scale_a, scale_b, bias=None, scale_result=None, out_dtype=None,
@@ -493,6 +635,11 @@ def scaled_mm(a, b, scale_a, scale_b, bias=None, scale_result=None, out_dtype=No
     if torch is not None and isinstance(a, torch.Tensor):
         if bias is not None or scale_result is not None or out_dtype != torch.bfloat16:
             _scaled_args(a, b, scale_a, scale_b, bias, scale_result, out_dtype)  # raises
+        if (isinstance(b, torch.Tensor) and isinstance(scale_a, torch.Tensor)
+                and isinstance(scale_b, torch.Tensor) and not _is_compiling()
+                and not ((a.requires_grad or b.requires_grad or scale_a.requires_grad
+                          or scale_b.requires_grad) and torch.is_grad_enabled())):
+            return _scaled_torch(a, b, scale_a, scale_b)
         if _eager(a, b, scale_a, scale_b):
             return _scaled_run(a, b, scale_a, scale_b)
         return torch.ops.tilec.scaled_mm(a, b, scale_a, scale_b)
@@ -502,5 +649,5 @@ def scaled_mm(a, b, scale_a, scale_b, bias=None, scale_result=None, out_dtype=No
 
 if torch is not None:
     from ._ops_torch import register as _register
-    _register(torch, _attention_run, _attention_args, _matmul_run, _matmul_args, _scaled_run,
-              _scaled_args)
+    _register(torch, _attention_torch, _attention_args, _matmul_torch, _matmul_args,
+              _scaled_torch, _scaled_args)

@@ -64,21 +64,21 @@ std::string declaredName(const std::string &decl) {
 
 std::string checkArguments(const std::string &kernel, const size_t *argSizes, size_t argCount,
                            const std::vector<KernelParam> &params) {
-  const std::string k = "kernel '" + kernel + "': ";
+  const auto k = [&] { return "kernel '" + kernel + "': "; }; // for a refusal only
   if (argCount < params.size()) {
     const KernelParam &p = params[argCount];
-    return k + plural(argCount, "argument") + " given but the kernel takes " +
+    return k() + plural(argCount, "argument") + " given but the kernel takes " +
            plural(params.size(), "parameter") + "; " + paramLabel(argCount, p) + " (" +
            plural(p.size, "byte") + ") has no argument";
   }
   if (argCount > params.size())
-    return k + plural(argCount, "argument") + " given but the kernel takes " +
+    return k() + plural(argCount, "argument") + " given but the kernel takes " +
            plural(params.size(), "parameter") + "; argument " + std::to_string(params.size()) +
            " (" + plural(argSizes[params.size()], "byte") + ") has no parameter";
   for (size_t i = 0; i < argCount; ++i) {
     if (argSizes[i] == params[i].size)
       continue;
-    return k + "argument " + std::to_string(i) + " is " + plural(argSizes[i], "byte") + " but " +
+    return k() + "argument " + std::to_string(i) + " is " + plural(argSizes[i], "byte") + " but " +
            paramLabel(i, params[i]) + " is " + plural(params[i].size, "byte") + " (pass " +
            sizeHint(params[i].size) + ")";
   }

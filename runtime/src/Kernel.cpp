@@ -20,6 +20,25 @@ bool sameShape(const LaunchConfig &a, const LaunchConfig &b) {
          a.sharedBytes == b.sharedBytes && a.allowNonPortableCluster == b.allowNonPortableCluster;
 }
 
+constexpr size_t kCheckedConfigs = 16;
+
+// Whether cfg's checks passed before (KernelState::checked). Caller holds k.mu.
+bool checkedBefore(const KernelState &k, const LaunchConfig &cfg) {
+  for (auto it = k.checked.rbegin(); it != k.checked.rend(); ++it)
+    if (sameShape(*it, cfg))
+      return true;
+  return false;
+}
+
+// Caller holds k.mu. The attributes prepare() sets only grow (the dynamic
+// shared memory limit, the non-portable cluster permission), so a config
+// checked earlier stays valid after others.
+void rememberChecked(KernelState &k, const LaunchConfig &cfg) {
+  if (k.checked.size() >= kCheckedConfigs)
+    k.checked.erase(k.checked.begin());
+  k.checked.push_back(cfg);
+}
+
 // Whether the launch passes CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: for a real cluster,
 // and for a kernel that must be given one (.explicitcluster) unless its compiled
 // cluster (.reqnctapercluster) applies. A compiled cluster with cfg.cluster (1, 1, 1)
@@ -333,7 +352,7 @@ int Kernel::maxActiveClusters(const LaunchConfig &cfg) const {
             "': its dynamic shared memory depends on the arguments; set cfg.sharedBytes or "
             "pass the arguments: maxActiveClusters(cfg, args...)");
   std::lock_guard<std::mutex> lock(s.mu);
-  if (!(s.lastValid && detail::sameShape(cfg, s.last)))
+  if (!detail::checkedBefore(s, cfg))
     prepare(cfg, limits());
   return queryActiveClusters(cfg);
 }
@@ -562,7 +581,7 @@ void Kernel::launchNow(const LaunchConfig &given, void **args, CUstream stream) 
   {
     // The checks and attribute updates run once per distinct shape.
     std::lock_guard<std::mutex> lock(s.mu);
-    if (!(s.lastValid && detail::sameShape(cfg, s.last))) {
+    if (!detail::checkedBefore(s, cfg)) {
       const LaunchLimits lim = limits();
       prepare(cfg, lim);
       LaunchConfig shown = cfg;
@@ -573,8 +592,7 @@ void Kernel::launchNow(const LaunchConfig &given, void **args, CUstream stream) 
                                  clusterDoesNotFitMessage(s.name, shown, s.staticSmem));
       if (s.info && s.info->spinsOnPeers)
         detail::checkCoResident(s, shown, clusters);
-      s.last = cfg;
-      s.lastValid = true;
+      detail::rememberChecked(s, cfg);
     }
   }
   CUlaunchAttribute attr{};

@@ -557,7 +557,7 @@ size_t declaredParamCount(const KernelInfo &kernel) {
 }
 
 std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, size_t count) {
-  const std::string k = "kernel '" + kernel.name + "': ";
+  const auto k = [&] { return "kernel '" + kernel.name + "': "; }; // for a refusal only
   auto plural = [](size_t n, const char *word) {
     return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
   };
@@ -568,7 +568,7 @@ std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, si
   // Hidden parameters (tensor extents) come last and are the runtime's to fill.
   const size_t declared = declaredParamCount(kernel);
   if (count != declared) {
-    std::string s = k + plural(count, "argument") + " given but the kernel takes " +
+    std::string s = k() + plural(count, "argument") + " given but the kernel takes " +
                     plural(declared, "parameter");
     if (count < declared)
       return s + "; " + label(count) + " has no argument";
@@ -582,14 +582,14 @@ std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, si
       // carries the array (tile/distributed.h); the binder checks which it is.
       if (a.kind == ArgDesc::Kind::Tensor)
         continue;
-      return k + "argument " + std::to_string(i) + " is " + describe(a) + " but " + label(i) +
+      return k() + "argument " + std::to_string(i) + " is " + describe(a) + " but " + label(i) +
              " (pass a tile::Semaphores of the same communicator as the kernel's symmetric "
              "tensors)";
     }
     if (p.tensor || a.kind == ArgDesc::Kind::Tensor) {
       if (p.tensor && a.kind == ArgDesc::Kind::Tensor)
         continue; // element, rank and extents are checked when the map is encoded
-      return k + "argument " + std::to_string(i) + " is " + describe(a) + " but " + label(i) +
+      return k() + "argument " + std::to_string(i) + " is " + describe(a) + " but " + label(i) +
              (p.tensor ? " (pass a tile::Tensor: the runtime encodes its tensor map from the "
                          "kernel info's box and swizzle)"
               : a.elementKind == ArgDesc::Kind::Tensor
@@ -626,7 +626,7 @@ std::string checkArgumentKinds(const KernelInfo &kernel, const ArgDesc *args, si
              std::to_string(scalarBits(p.scalar)) + "_t (tile::floatBits)";
     else
       hint = "pass an integer of " + plural(p.size, "byte");
-    return k + "argument " + std::to_string(i) + " is " + describe(a) + " but " + label(i) + " (" +
+    return k() + "argument " + std::to_string(i) + " is " + describe(a) + " but " + label(i) + " (" +
            hint + ")";
   }
   return {};

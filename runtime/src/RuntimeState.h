@@ -107,8 +107,12 @@ struct KernelState {
   std::mutex mu; // guards the attribute/validation cache below
   int maxDynamicSmem = 0;
   bool nonPortableSet = false;
-  bool lastValid = false;
-  LaunchConfig last;
+  // Configurations whose checks passed (validated, attributes set, occupancy
+  // checked), the most recent last: a launch of one of them skips the checks.
+  // Several, so that calls alternating shapes on one kernel (a persistent
+  // grid and a split grid, two layers' M) do not query the occupancy each
+  // time; bounded, the oldest dropped first.
+  std::vector<LaunchConfig> checked;
   // Launches with symmetric arguments whose uniformity across ranks was
   // checked: (grid, block, cluster, shared bytes, symmetric extents).
   std::set<std::vector<uint64_t>> uniformChecked;

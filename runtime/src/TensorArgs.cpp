@@ -25,10 +25,6 @@ namespace {
                            "kernel '" + k.name + "': " + what);
 }
 
-std::string argLabel(const KernelInfo &k, size_t i) {
-  return "tensor argument " + std::to_string(i) + " ('" + k.params[i].name + "', " +
-         k.params[i].typeName() + ")";
-}
 
 // The hidden parameter's source: a tensor parameter and one of its dimensions;
 // a kernel info that says otherwise is refused rather than read out of bounds.
@@ -44,6 +40,24 @@ const TensorParamInfo &hiddenSource(const KernelInfo &k, size_t p) {
 }
 
 } // namespace
+
+std::string argLabel(const KernelInfo &k, size_t i) {
+  return "tensor argument " + std::to_string(i) + " ('" + k.params[i].name + "', " +
+         k.params[i].typeName() + ")";
+}
+
+TensorMapDesc tensorMapDescOf(const TensorParamInfo &ti, TensorElement element, const Tensor &t) {
+  TensorMapDesc desc;
+  desc.element = element;
+  desc.address = t.address();
+  desc.extents = t.extents();
+  desc.strides = t.strides();
+  desc.box.assign(ti.box.begin(), ti.box.end());
+  desc.swizzle = ti.swizzle;
+  desc.l2Promotion = ti.l2Promotion;
+  desc.oobZeroFill = ti.oobZeroFill;
+  return desc;
+}
 
 bool hasTensorParams(const KernelInfo &kernel) {
   for (const KernelParamInfo &p : kernel.params)
@@ -148,26 +162,27 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
     }
     const TensorParamInfo &ti = *p.tensor;
     const Tensor &t = *static_cast<const Tensor *>(args[i]);
-    const std::string label = argLabel(k, i);
+    // Built only for a refusal: a launch that passes pays for no message.
+    const auto label = [&] { return argLabel(k, i); };
     if (ti.symmetric) // (a tile::Semaphores for a plain tensor: refused by peerHiddenValues)
       checkSymmetricArgument(k, i, t, out.peer);
     auto element = tensorElementOf(ti.element);
     if (!element)
-      fail(k, label + ": TMA cannot move elements of type " + scalarTypeName(ti.element));
+      fail(k, label() + ": TMA cannot move elements of type " + scalarTypeName(ti.element));
     if (!t.holds(*element))
-      fail(k, label + " is given " + t.describe() + ": its elements are " +
+      fail(k, label() + " is given " + t.describe() + ": its elements are " +
                   tensorElementName(t.element()) + ", not " + tensorElementName(*element));
     if (t.rank() != ti.extents.size())
-      fail(k, label + " is given " + t.describe() + " of rank " + std::to_string(t.rank()) +
+      fail(k, label() + " is given " + t.describe() + " of rank " + std::to_string(t.rank()) +
                   ", but the parameter has rank " + std::to_string(ti.extents.size()));
     std::string why = t.check();
     if (!why.empty())
-      fail(k, label + " is given " + t.describe() + ": " + why);
+      fail(k, label() + " is given " + t.describe() + ": " + why);
     for (size_t d = 0; d < ti.extents.size(); ++d) {
       const TensorParamInfo::Extent &e = ti.extents[d];
       const int64_t given = t.extents()[d];
       if (e.literal && given != *e.literal)
-        fail(k, label + " is given " + t.describe() + ": extent " + std::to_string(d) + " is " +
+        fail(k, label() + " is given " + t.describe() + ": extent " + std::to_string(d) + " is " +
                     std::to_string(given) + " but the kernel declares " +
                     std::to_string(*e.literal));
       if (e.literal)
@@ -176,12 +191,12 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
           !(k.params[e.hiddenParam].hidden ||
             (k.params[e.hiddenParam].peer &&
              k.params[e.hiddenParam].peer->kind == HiddenPeerInfo::Kind::SemaphoreCount)))
-        fail(k, label + ": extent '" + e.name +
+        fail(k, label() + ": extent '" + e.name +
                     "' has no hidden parameter in the kernel info (the kernel info is malformed)");
       const size_t hp = static_cast<size_t>(e.hiddenParam);
       if (given != hiddenValue[hp]) {
         const size_t from = hiddenFrom[hp];
-        fail(k, "extent '" + e.name + "' is " + std::to_string(given) + " in " + label +
+        fail(k, "extent '" + e.name + "' is " + std::to_string(given) + " in " + label() +
                     " (dimension " + std::to_string(d) + ") but " +
                     std::to_string(hiddenValue[hp]) + " in " + argLabel(k, from) + " (dimension " +
                     std::to_string(k.params[hp].hidden ? k.params[hp].hidden->dim : 0) +
@@ -191,24 +206,16 @@ void bindTensorArguments(const KernelInfo &k, void **args, const size_t *sizes,
     if (ctx && !ti.symmetric) {
       why = tensorMemoryProblem(*ctx, t, query);
       if (!why.empty())
-        fail(k, label + " " + why);
+        fail(k, label() + " " + why);
     }
     out.maps.emplace_back();
     out.args[i] = &out.maps.back();
     out.sizes[i] = TensorMap::size();
     if (encode && !ti.box.empty()) {
-      TensorMapDesc desc;
-      desc.element = *element;
-      desc.address = t.address();
-      desc.extents = t.extents();
-      desc.strides = t.strides();
-      desc.box.assign(ti.box.begin(), ti.box.end());
-      desc.swizzle = ti.swizzle;
-      desc.l2Promotion = ti.l2Promotion;
-      desc.oobZeroFill = ti.oobZeroFill;
+      TensorMapDesc desc = tensorMapDescOf(ti, *element, t);
       why = checkTensorMap(desc);
       if (!why.empty())
-        fail(k, label + ": " + describeTensorMap(desc) + ": " + why);
+        fail(k, label() + ": " + describeTensorMap(desc) + ": " + why);
       if (ti.symmetric)
         ownMaps[i] = desc;
       toEncode.emplace_back(&out.maps.back(), std::move(desc));

@@ -29,6 +29,13 @@ struct BoundArguments {
   BoundArguments &operator=(const BoundArguments &) = delete;
 };
 
+/// "tensor argument i ('name', type)": how a refusal names tensor parameter i.
+std::string argLabel(const KernelInfo &k, size_t i);
+
+/// The map tensor `t` of `element`s gets for tensor parameter `ti` (its box,
+/// swizzle, L2 promotion and out-of-bounds fill).
+TensorMapDesc tensorMapDescOf(const TensorParamInfo &ti, TensorElement element, const Tensor &t);
+
 /// Whether launches of `kernel` go through bindTensorArguments (tensor,
 /// symmetric tensor and semaphore parameters, hidden parameters).
 bool hasTensorParams(const KernelInfo &kernel);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "tile/tensor_map.h"
 
+#include <array>
 #include <cstdio>
 #include <list>
 #include <map>
@@ -66,7 +67,16 @@ std::optional<TensorElement> tensorElementFromName(const std::string &name) {
 size_t tensorElementBytes(TensorElement e) { return elementInfo(e).bytes; }
 bool isFloatTensorElement(TensorElement e) { return elementInfo(e).isFloat; }
 std::optional<TensorElement> tensorElementOf(ScalarType t) {
-  return tensorElementFromName(scalarTypeName(t));
+  // Matched by name once per type (the launch path asks per tensor argument).
+  constexpr size_t kTypes = static_cast<size_t>(ScalarType::E5M2) + 1;
+  static const std::array<std::optional<TensorElement>, kTypes> byType = [] {
+    std::array<std::optional<TensorElement>, kTypes> a{};
+    for (size_t i = 0; i < kTypes; ++i)
+      a[i] = tensorElementFromName(scalarTypeName(static_cast<ScalarType>(i)));
+    return a;
+  }();
+  const size_t i = static_cast<size_t>(t);
+  return i < kTypes ? byType[i] : std::nullopt;
 }
 
 //===----------------------------------------------------------------------===//

@@ -100,6 +100,7 @@ struct ModuleOptions {
 };
 
 class Kernel;
+class BoundLaunch;
 
 // A loaded module (cuModuleUnload when the last Module/Kernel referring to it goes away).
 class Module {
@@ -186,6 +187,12 @@ public:
   // checks C++ arguments of those descriptions.
   void launchDescribed(const LaunchConfig &cfg, void **args, const ArgDesc *descs,
                        size_t argCount);
+  // A launch bound once for many that differ only in their addresses (a
+  // binding's repeated call: tilec.ops): cfg and arguments as launchDescribed
+  // takes them, checked as it checks them, the tensor maps encoded; nothing
+  // is launched. BoundLaunch::launch then takes the new addresses. A kernel
+  // with symmetric tensor or semaphore parameters is refused.
+  BoundLaunch bind(const LaunchConfig &cfg, void **args, const ArgDesc *descs, size_t argCount);
   // cuOccupancyMaxActiveClusters for a valid cfg, after raising the attributes cfg
   // needs (as launch does), since the answer counts against them. A kernel with
   // dynamic shared arrays needs cfg.sharedBytes, or the arguments (the overload).
@@ -227,6 +234,7 @@ public:
 
 private:
   friend class Module;
+  friend class BoundLaunch;
   explicit Kernel(std::shared_ptr<detail::KernelState> s) : state_(std::move(s)) {}
   void launchChecked(const LaunchConfig &cfg, void **args, const size_t *argSizes,
                      const ArgDesc *descs, size_t argCount);
@@ -238,6 +246,28 @@ private:
   void launchNow(const LaunchConfig &cfg, void **args, CUstream stream);
   int queryActiveClusters(const LaunchConfig &cfg) const;
   std::shared_ptr<detail::KernelState> state_;
+};
+
+// Kernel::bind's launch: the configuration, the scalars, the arguments'
+// kinds, dtypes, extents and strides as bound; the addresses given per launch.
+class BoundLaunch {
+public:
+  BoundLaunch() = default; // empty until assigned from Kernel::bind
+  bool valid() const { return state_ != nullptr; }
+  // The declared parameters that take an address (pointers and tensors).
+  size_t addressCount() const;
+  // Launches on `stream` with addresses[i] for the i-th pointer or tensor
+  // parameter. What depends on an address is checked at every launch as
+  // launchDescribed checks it: the memory (not null; with the bound
+  // cfg.checkPointers, device memory of the kernel's context holding a
+  // tensor's whole extent), a pointer's alignment, a tensor map's address
+  // rule; a map is encoded again (through the cache) only for a new address.
+  void launch(const CUdeviceptr *addresses, size_t count, StreamRef stream = {});
+  struct State;
+
+private:
+  friend class Kernel;
+  std::shared_ptr<State> state_;
 };
 
 namespace detail {

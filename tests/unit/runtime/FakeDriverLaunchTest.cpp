@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -268,6 +269,70 @@ TEST_CASE("fake driver: a kernel's compiled cluster (.reqnctapercluster) and .ex
   REQUIRE(fake().launches.size() == 3);
   CHECK(fake().launches.back().hasCluster);
   CHECK(fake().launches.back().cluster[0] == 1);
+}
+
+TEST_CASE("fake driver: each launch configuration is checked once, alternated ones too",
+          "[fake]") {
+  reset();
+  tile::Context ctx;
+  tile::Kernel k = load(ctx).kernel("compiled2");
+  // Two grids of one kernel in turn (two shapes of a GEMM): the occupancy of
+  // each is asked once, not at every change.
+  for (int i = 0; i < 3; ++i) {
+    k.launch(simple(4), CUdeviceptr(0));
+    k.launch(simple(8), CUdeviceptr(0));
+  }
+  CHECK(fake().launches.size() == 6);
+  CHECK(fake().occupancyQueries == 2);
+  // A configuration that fails its check is not remembered: refused again.
+  fake().occupancyClusters = 0;
+  for (int i = 0; i < 2; ++i)
+    CHECK_THAT(launchError([&] { k.launch(simple(6), CUdeviceptr(0)); }, "compiled2",
+                           "cuOccupancyMaxActiveClusters"),
+               Catch::Contains("cannot fit even one cluster"));
+  CHECK(fake().occupancyQueries == 4);
+  k.launch(simple(4), CUdeviceptr(0)); // checked before
+  CHECK(fake().launches.size() == 7);
+}
+
+TEST_CASE("fake driver: a bound launch takes new addresses and keeps the rest as bound",
+          "[fake]") {
+  reset();
+  tile::Context ctx;
+  tile::Kernel k = load(ctx).kernel("hist");
+  tile::DeviceBuffer<int32_t> a(4), b(4);
+  CUdeviceptr p = a.ptr();
+  uint64_t n = 7;
+  uint32_t m = 3;
+  void *args[] = {&p, &n, &m};
+  const tile::ArgDesc descs[] = {
+      {tile::ArgDesc::Kind::DeviceBuffer, 8, tile::ArgDesc::Kind::Integer, 4},
+      {tile::ArgDesc::Kind::Integer, 8, tile::ArgDesc::Kind::Other, 0},
+      {tile::ArgDesc::Kind::Integer, 4, tile::ArgDesc::Kind::Other, 0}};
+  tile::BoundLaunch bound = k.bind(simple(2), args, descs, 3);
+  CHECK(fake().launches.empty()); // bound, not launched
+  CHECK(bound.addressCount() == 1);
+  p = 0;
+  n = 9; // the caller's storage may change: the bound copies stay
+  fake().argSizes = {8, 8, 4};
+  const CUdeviceptr next = b.ptr();
+  bound.launch(&next, 1);
+  REQUIRE(fake().launches.size() == 1);
+  const FakeLaunch &l = fake().launches.back();
+  CUdeviceptr got = 0;
+  uint64_t gotN = 0;
+  std::memcpy(&got, l.args[0].data(), 8);
+  std::memcpy(&gotN, l.args[1].data(), 8);
+  CHECK(got == b.ptr());
+  CHECK(gotN == 7);
+  CHECK(l.grid[0] == 2);
+  // What an address decides is checked at every launch.
+  const CUdeviceptr null = 0;
+  CHECK_THAT(launchError([&] { bound.launch(&null, 1); }, "hist"),
+             Catch::Contains("argument 0") && Catch::Contains("null pointer"));
+  CHECK_THAT(launchError([&] { bound.launch(&next, 0); }, "hist"),
+             Catch::Contains("0 addresses given to a bound launch of 1"));
+  CHECK(fake().launches.size() == 1);
 }
 
 TEST_CASE("fake driver: a device without cluster launch rejects clusters before launching",
