@@ -13,6 +13,7 @@
 #include "SemaImpl.h"
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace tile::frontend {
@@ -54,6 +55,20 @@ double roundTo(ScalarKind k, double v) {
   default:
     return (double)(float)v;
   }
+}
+
+/// A NaN that an operation computes is the GPU's canonical NaN, positive
+/// with every fraction bit set (docs/reference/operators.md, "NaN bits"),
+/// not the host's (x86 gives 0/0 the sign bit). It is held as the double with
+/// every fraction bit set, whose conversion to each narrower format keeps
+/// the leading fraction bits: all set there too.
+double canonicalIfNaN(double v) {
+  if (!std::isnan(v))
+    return v;
+  uint64_t bits = 0x7fffffffffffffffull;
+  double canonical;
+  std::memcpy(&canonical, &bits, sizeof canonical);
+  return canonical;
 }
 
 /// `v` wrapped to a `bits`-wide two's complement integer (i1: 0 or 1).
@@ -203,6 +218,8 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
         return ((uint64_t)a.i < (uint64_t)b.i) == wantMin ? a : b;
       if (!isFloat)
         return (a.i < b.i) == wantMin ? a : b;
+      if (std::isnan(a.f) && std::isnan(b.f)) // PTX min/max: the canonical NaN
+        return ConstValue{true, 0, canonicalIfNaN(a.f)};
       if (std::isnan(a.f))
         return b;
       if (std::isnan(b.f))
@@ -225,7 +242,9 @@ std::optional<ConstValue> Sema::applyBinary(BinaryOp op, const Type &operandType
   unsigned bits = bitWidth(operandType.scalar);
   auto boolean = [](bool v) { return ConstValue{false, v ? 1 : 0, 0}; };
   if (operandType.isFloat()) {
-    auto f = [&](double v) { return ConstValue{true, 0, roundTo(operandType.scalar, v)}; };
+    auto f = [&](double v) {
+      return ConstValue{true, 0, roundTo(operandType.scalar, canonicalIfNaN(v))};
+    };
     switch (op) {
     case BinaryOp::Add:
       return f(l.f + r.f);

@@ -1,8 +1,11 @@
 //===- MLIRGenExpr.cpp - typed tile AST -> tile/arith: expressions --------===//
 #include "MLIRGenImpl.h"
+#include "FloatBits.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "tilec/Target/TargetFacts.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -116,8 +119,9 @@ Value MLIRGenImpl::genExpr(const fe::ExprAST &e) {
   }
   case fe::ExprAST::FloatLiteral: {
     Type t = scalarType(e.type.scalar);
-    return arith::ConstantOp::create(builder, l, t,
-                                     builder.getFloatAttr(t, e.as<fe::FloatLiteralExpr>()->value));
+    double v = e.as<fe::FloatLiteralExpr>()->value;
+    Value c = arith::ConstantOp::create(builder, l, t, builder.getFloatAttr(t, v));
+    return std::isnan(v) ? pinFloatBits(builder, l, c) : c; // `nan`, or a constant's NaN
   }
   case fe::ExprAST::BoolLiteral:
     return boolConst(l, e.as<fe::BoolLiteralExpr>()->value);
