@@ -186,9 +186,10 @@ void reportSpills(llvm::StringRef log, const frontend::ModuleAST &ast,
                       (named.empty() ? std::string()
                                      : "; its local arrays " + named + " are meant to live in "
                                                                        "registers"),
-                  "a thread has at most 255 registers, and 65536 / (threads x min_blocks) "
-                  "when that is fewer: keep fewer values live at once (smaller local arrays, "
-                  "fewer unrolled copies), or give the kernel fewer threads");
+                  "a thread has at most 255 registers, 65536 / (threads x min_blocks) when "
+                  "that is fewer, and N in a role with `regs = N`: keep fewer values live at "
+                  "once (smaller local arrays, fewer unrolled copies), or give the kernel fewer "
+                  "threads or the role more registers");
   }
 }
 

@@ -353,6 +353,9 @@ Value MLIRGenImpl::genCast(const fe::CastExpr &e) {
       return genFloatToIntAny(l, v, to, e.type.isUnsigned());
     return genFloatToInt(l, v, to);
   }
+  // A NaN's bits after a conversion are the GPU's (FloatBits.h): no folder
+  // converts a NaN it made.
+  v = readFloatBits(builder, *module, l, v);
   // f64 <-> f16/bf16/f32: one rounding (cvt.rn.f16.f64 and friends).
   if (from.isScalar(fe::ScalarKind::F64) || e.type.isScalar(fe::ScalarKind::F64))
     return v.getType().getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()

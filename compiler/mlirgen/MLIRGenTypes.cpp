@@ -226,6 +226,10 @@ Value mlir::tile::mlirgen::pinFloatBits(OpBuilder &builder, Location l, Value x)
 
 Value mlir::tile::mlirgen::readFloatBits(OpBuilder &builder, ModuleOp module, Location l,
                                          Value x) {
+  // A constant that is not a NaN folds as the GPU computes it.
+  APFloat c(0.0f);
+  if (matchPattern(x, m_ConstantFloat(&c)) && !c.isNaN())
+    return x;
   Type t = x.getType();
   std::string name = ::tile::target::kFloatBitsFunctionPrefix;
   llvm::raw_string_ostream(name) << t;
@@ -254,9 +258,7 @@ Value MLIRGenImpl::genBitCall(const fe::CallExpr &e) {
     Type to = scalarType(e.type.scalar);
     if (to == t)
       return x;
-    // A constant that is not a NaN folds as the GPU computes it.
-    APFloat f(0.0f);
-    if (isa<FloatType>(t) && !(matchPattern(x, m_ConstantFloat(&f)) && !f.isNaN()))
+    if (isa<FloatType>(t))
       x = readFloatBits(builder, *module, l, x);
     Value r = arith::BitcastOp::create(builder, l, to, x);
     APInt bits;

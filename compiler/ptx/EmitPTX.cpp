@@ -9,6 +9,7 @@
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -106,18 +107,25 @@ static llvm::OptimizationLevel toLLVMLevel(int level) {
   }
 }
 
-/// `c` with each NaN replaced by the canonical NaN of its type, the quiet NaN
-/// with every fraction bit set, keeping its sign; null when `c` holds no
-/// other NaN.
+/// `c` with each NaN replaced by the NaN the GPU's arithmetic returns in
+/// its type, whatever the sign and payload a folder gave it (measured on an
+/// H200): f32, f16 and bf16 return the positive quiet NaN with every
+/// fraction bit set (0x7fffffff, 0x7fff), also from neg, abs, min and max;
+/// f64 returns 0xfff8000000000000 and passes a NaN operand through. Null
+/// when `c` holds no other NaN.
 static llvm::Constant *withCanonicalNaNs(llvm::Constant *c) {
   if (auto *fp = llvm::dyn_cast<llvm::ConstantFP>(c)) {
     const llvm::APFloat &v = fp->getValueAPF();
     if (!v.isNaN())
       return nullptr;
     unsigned bits = llvm::APFloat::getSizeInBits(v.getSemantics());
-    llvm::APInt pattern = llvm::APInt::getAllOnes(bits);
-    if (!v.isNegative())
-      pattern.clearBit(bits - 1);
+    llvm::APInt pattern(bits, 0);
+    if (&v.getSemantics() == &llvm::APFloat::IEEEdouble())
+      pattern = llvm::APInt(64, 0xfff8000000000000ull);
+    else if (bits == 32 || bits == 16)
+      pattern = llvm::APInt::getSignedMaxValue(bits);
+    else
+      return nullptr;
     llvm::APFloat canonical(v.getSemantics(), pattern);
     return canonical.bitwiseIsEqual(v) ? nullptr : llvm::ConstantFP::get(c->getType(), canonical);
   }
@@ -136,13 +144,15 @@ static llvm::Constant *withCanonicalNaNs(llvm::Constant *c) {
   return changed ? llvm::ConstantVector::get(elements) : nullptr;
 }
 
-/// A NaN that a folder computed gets the bits the GPU computes, the
-/// canonical NaN (tilec/Target/NaNBits.h; docs/reference/operators.md, "NaN
-/// bits"): after optimisation every NaN constant operand is made canonical,
-/// but the operand of llvm.arithmetic.fence, which MLIRGen puts on a NaN
-/// the program spelled. The calls MLIRGen put before the float-to-integer
-/// bitcasts, which kept the folders from reading a NaN's bits until now,
-/// become their operand.
+/// A NaN that a folder computed gets the bits the GPU computes
+/// (tilec/Target/NaNBits.h; docs/reference/operators.md, "NaN bits"): after
+/// optimisation every NaN constant operand is made canonical, but the
+/// operand of llvm.arithmetic.fence, which MLIRGen puts on a NaN the program
+/// spelled. The calls MLIRGen put before the operations that move a NaN's
+/// bits (a bitcast to an integer, a conversion) kept the folders
+/// from applying them to a NaN they made: each becomes its operand, or, for
+/// a NaN constant, the canonical NaN behind a fence, so that the code
+/// generator's folds do not apply them either and the GPU does.
 static void canonicalizeFoldedNaNs(llvm::Module &module) {
   llvm::StringRef marker = ::tile::target::kFloatBitsFunctionPrefix;
   for (llvm::Function &f : module)
@@ -155,11 +165,14 @@ static void canonicalizeFoldedNaNs(llvm::Module &module) {
           if (auto *c = llvm::dyn_cast<llvm::Constant>(u.get()))
             if (llvm::Constant *r = withCanonicalNaNs(c))
               u.set(r);
-        if (llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
-            callee && callee->getName().starts_with(marker)) {
-          call->replaceAllUsesWith(call->getArgOperand(0));
-          call->eraseFromParent();
-        }
+        llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
+        if (!callee || !callee->getName().starts_with(marker))
+          continue;
+        llvm::Value *x = call->getArgOperand(0);
+        if (auto *c = llvm::dyn_cast<llvm::ConstantFP>(x); c && c->isNaN())
+          x = llvm::IRBuilder<>(call).CreateArithmeticFence(x, x->getType());
+        call->replaceAllUsesWith(x);
+        call->eraseFromParent();
       }
   for (llvm::Function &f : llvm::make_early_inc_range(module))
     if (f.getName().starts_with(marker) && f.use_empty())

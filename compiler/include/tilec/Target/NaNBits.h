@@ -2,12 +2,14 @@
 //
 // A float operation whose result is NaN gives the same bits whether the GPU
 // computes it or a folder does (docs/reference/operators.md, "NaN bits"). The
-// GPU's arithmetic returns the canonical NaN, the quiet NaN with every
-// fraction bit set (0x7fffffff for f32, measured on an H200); MLIR's and
-// LLVM's folders return LLVM's default NaN (0x7fc00000). MLIRGen marks the
-// values whose bits the program spelled (`nan`, `bitcast<f32>(0x7fc00001)`)
-// and the reads of a float's bits (`bitcast<u32>(x)`), and EmitPTX gives
-// every other NaN constant left after optimisation the canonical fraction.
+// GPU's arithmetic returns one NaN per type (measured on an H200: 0x7fffffff
+// for f32, 0x7fff for f16 and bf16, 0xfff8000000000000 for f64); MLIR's and
+// LLVM's folders return LLVM's default NaN (0x7fc00000) and move its sign.
+// MLIRGen marks the values whose bits the program spelled (`nan`,
+// `bitcast<f32>(0x7fc00001)`) and the operations that move a NaN's bits
+// instead of computing a new one (a bitcast to an integer, a conversion),
+// and EmitPTX gives every other NaN constant left after
+// optimisation the GPU's bits.
 // Header-only, no dependency.
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_TARGET_NANBITS_H
