@@ -153,11 +153,14 @@ def stored_constants(ptx):
         if len(stores) == 1:
             bits, op = stores[0]
             op = op.strip()
-            if op.startswith('%'):
-                # a register written once, by a mov of an immediate
+            while op.startswith('%'):
+                # a register written once, by a mov of an immediate or of
+                # another such register (a pinned NaN: operators.md "NaN bits")
                 defs = re.findall(r'^\s*[\w.]+\s+%s,\s*([^;]+);' % re.escape(op), body, re.M)
                 mv = re.search(r'^\s*mov\.b%s\s+%s,\s*([^;]+);' % (bits, re.escape(op)), body, re.M)
-                op = mv.group(1) if mv and len(defs) == 1 else op
+                if not mv or len(defs) != 1 or mv.group(1).strip() == op:
+                    break
+                op = mv.group(1).strip()
             val = parse_imm(op, int(bits))
         out[name] = val
     return out
