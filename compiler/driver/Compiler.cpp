@@ -365,7 +365,7 @@ static ::tile::CompileResult compileWith(const std::string &source,
       !::tile::driver::verifyWithPtxas(result.output, options, *ast, diags))
     return result;
   if (!options.verifyPtxas && options.checkWgmma && options.emit != ::tile::EmitKind::LLVM &&
-      !::tile::driver::checkWgmmaWithPtxas(result.output, options, *ast, diags))
+      !::tile::driver::checkWithPtxas(result.output, options, *ast, diags))
     return result;
   if (options.emit == ::tile::EmitKind::Info) {
     ::tile::ModuleInfo info;

@@ -29,6 +29,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <functional>
 #include <optional>
 
 namespace tile::driver {
@@ -125,12 +126,79 @@ bool reportRegisterShortage(llvm::StringRef log, const frontend::ModuleAST &ast,
   return found;
 }
 
+/// The local arrays a kernel body declares, with those of the functions
+/// inlined in it.
+void collectLocalArrays(const frontend::Block &b,
+                        std::vector<const frontend::LocalArrayStmt *> &arrays) {
+  frontend::forEachStmtIn(b, [&](const frontend::StmtAST &s) {
+    if (auto *a = s.as<frontend::LocalArrayStmt>())
+      arrays.push_back(a);
+  });
+  std::function<void(const frontend::ExprAST &)> visit = [&](const frontend::ExprAST &e) {
+    if (auto *call = e.as<frontend::CallExpr>(); call && call->inlined)
+      collectLocalArrays(call->inlined->body, arrays);
+    frontend::forEachOperand(e, visit);
+  };
+  frontend::forEachExprIn(b, visit);
+}
+
+/// A local array lives in registers (docs/reference/statements.md, "Register
+/// arrays"), as long as ptxas finds enough of them: where it does not, it
+/// spills values to local memory, a slow-down the PTX does not show. Each
+/// kernel that `ptxas -v` says spills is a warning at the kernel, naming its
+/// local arrays, the usual cause.
+void reportSpills(llvm::StringRef log, const frontend::ModuleAST &ast,
+                  frontend::DiagnosticEngine &diags) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  log.split(lines, '\n');
+  llvm::StringRef function;
+  for (llvm::StringRef line : lines) {
+    if (size_t at = line.find("Function properties for "); at != llvm::StringRef::npos) {
+      function = line.drop_front(at + 24).trim();
+      continue;
+    }
+    size_t stores = line.find(" bytes spill stores");
+    size_t loads = line.find(" bytes spill loads");
+    if (function.empty() || stores == llvm::StringRef::npos || loads == llvm::StringRef::npos)
+      continue;
+    auto number = [&](size_t end) {
+      return line.take_front(end).rtrim().rsplit(' ').second; // "..., 1536 bytes spill stores"
+    };
+    llvm::StringRef stored = number(stores), loaded = number(loads);
+    llvm::StringRef name = function;
+    function = {};
+    if (stored == "0" && loaded == "0")
+      continue;
+    const frontend::KernelAST *k = findKernel(ast, name.str());
+    if (!k) // an instance: its template's source
+      k = findKernel(ast, name.take_until([](char c) { return c == '$'; }).str());
+    if (!k)
+      continue; // not an entry (a function ptxas kept)
+    std::vector<const frontend::LocalArrayStmt *> arrays;
+    collectLocalArrays(k->body, arrays);
+    std::string named;
+    for (const frontend::LocalArrayStmt *a : arrays)
+      named += (named.empty() ? "'" : ", '") + a->decl->name + "'";
+    diags.warning(k->loc,
+                  "kernel '" + name.str() + "' spills registers to local memory: ptxas stores " +
+                      stored.str() + " and loads " + loaded.str() +
+                      " bytes per thread (ptxas -v)" +
+                      (named.empty() ? std::string()
+                                     : "; its local arrays " + named + " are meant to live in "
+                                                                       "registers"),
+                  "a thread has at most 255 registers, 65536 / (threads x min_blocks) when "
+                  "that is fewer, and N in a role with `regs = N`: keep fewer values live at "
+                  "once (smaller local arrays, fewer unrolled copies), or give the kernel fewer "
+                  "threads or the role more registers");
+  }
+}
+
 } // namespace
 
 namespace {
 bool runAndReport(const std::string &ptx, const CompileOptions &options,
                   const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags,
-                  bool wgmmaOnly) {
+                  bool wgmmaOnly, bool hasWgmma) {
   std::string ptxas;
   // TILEC_PTXAS names the ptxas of the default wgmma check (a test's stand-in).
   const char *env = wgmmaOnly ? std::getenv("TILEC_PTXAS") : nullptr;
@@ -157,6 +225,8 @@ bool runAndReport(const std::string &ptx, const CompileOptions &options,
     ptxas = *found;
   } else if (auto inPath = llvm::sys::findProgramByName("ptxas")) {
     ptxas = *inPath;
+  } else if (wgmmaOnly && !hasWgmma) {
+    return true; // only spills to look for: not worth a warning on a machine without CUDA
   } else if (wgmmaOnly) {
     diags.warning({},
                   "ptxas not found: whether ptxas serialises this module's wgmma instructions "
@@ -192,7 +262,7 @@ bool runAndReport(const std::string &ptx, const CompileOptions &options,
   if (run.rc != 0) {
     std::string why = llvm::StringRef(run.log).trim().str();
     diags.error({},
-                std::string(wgmmaOnly ? "ptxas (the wgmma check)" : "--verify-ptxas: ptxas") +
+                std::string(wgmmaOnly ? "ptxas (the default check)" : "--verify-ptxas: ptxas") +
                     " failed" + (run.error.empty() ? "" : ": " + run.error) +
                     (why.empty() ? "" : "\n" + why),
                 "tilec's PTX should always assemble: this is a tilec bug; please report it with "
@@ -220,6 +290,7 @@ bool runAndReport(const std::string &ptx, const CompileOptions &options,
                       "0)` do this: make that consume inflight(0), or report the input file");
     ok = false;
   };
+  reportSpills(run.log, ast, diags);
   std::vector<PtxasAdvisory> found = findPtxasAdvisories(run.log);
   if (wgmmaOnly)
     llvm::erase_if(found, [](const PtxasAdvisory &a) {
@@ -261,14 +332,20 @@ bool runAndReport(const std::string &ptx, const CompileOptions &options,
 
 bool verifyWithPtxas(const std::string &ptx, const CompileOptions &options,
                      const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags) {
-  return runAndReport(ptx, options, ast, diags, /*wgmmaOnly=*/false);
+  return runAndReport(ptx, options, ast, diags, /*wgmmaOnly=*/false, /*hasWgmma=*/true);
 }
 
-bool checkWgmmaWithPtxas(const std::string &ptx, const CompileOptions &options,
-                         const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags) {
-  if (ptx.find("wgmma.mma_async") == std::string::npos)
+bool checkWithPtxas(const std::string &ptx, const CompileOptions &options,
+                    const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags) {
+  bool hasWgmma = ptx.find("wgmma.mma_async") != std::string::npos;
+  bool hasLocalArrays = llvm::any_of(ast.kernels, [](const auto &k) {
+    std::vector<const frontend::LocalArrayStmt *> arrays;
+    collectLocalArrays(k->body, arrays);
+    return !arrays.empty();
+  });
+  if (!hasWgmma && !hasLocalArrays)
     return true;
-  return runAndReport(ptx, options, ast, diags, /*wgmmaOnly=*/true);
+  return runAndReport(ptx, options, ast, diags, /*wgmmaOnly=*/true, hasWgmma);
 }
 
 } // namespace tile::driver

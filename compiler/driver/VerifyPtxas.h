@@ -15,15 +15,18 @@ namespace tile::driver {
 /// tile/ptxas_advisory.h as errors at the kernel's source location (a
 /// dropped setmaxnreg at its warpgroups block). Without ptxas: a warning
 /// when none was named, an error when options.ptxasPath names a missing one.
+/// Spills are warnings, as in checkWithPtxas.
 /// Returns false after an error.
 bool verifyWithPtxas(const std::string &ptx, const CompileOptions &options,
                      const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags);
 
-/// The default check of a module with wgmma (CompileOptions::checkWgmma):
-/// only serialised-wgmma advisories, as errors; without a ptxas, a warning.
+/// The default check (CompileOptions::checkWgmma) of a module with wgmma or
+/// a local array: serialised-wgmma advisories as errors (without a ptxas, a
+/// warning when the module has wgmma), and a warning for each kernel ptxas
+/// spills registers of (a local array is meant to live in registers).
 /// Returns false after an error.
-bool checkWgmmaWithPtxas(const std::string &ptx, const CompileOptions &options,
-                         const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags);
+bool checkWithPtxas(const std::string &ptx, const CompileOptions &options,
+                    const frontend::ModuleAST &ast, frontend::DiagnosticEngine &diags);
 
 } // namespace tile::driver
 

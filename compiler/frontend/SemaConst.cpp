@@ -13,6 +13,7 @@
 #include "SemaImpl.h"
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace tile::frontend {
@@ -54,6 +55,55 @@ double roundTo(ScalarKind k, double v) {
   default:
     return (double)(float)v;
   }
+}
+
+double fromBits(uint64_t bits) {
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+/// The NaN the GPU's arithmetic returns in format `k` (docs/reference/
+/// operators.md, "NaN bits"; tilec/Target/NaNBits.h): f32, f16, bf16 the
+/// positive quiet NaN with every fraction bit set, f64 0xfff8000000000000;
+/// not the host's (x86 gives 0/0 the sign bit). Held as the double with
+/// those bits leading, which converts to exactly them (MLIRGen) and widens
+/// as a shift does (bf16 -> f32 gives 0x7fff0000, as the GPU).
+double gpuNaN(ScalarKind k) {
+  switch (k) {
+  case ScalarKind::F64:
+    return fromBits(0xfff8000000000000ull);
+  case ScalarKind::F16:
+    return fromBits(0x7ffffc0000000000ull); // 10 fraction bits
+  case ScalarKind::BF16:
+    return fromBits(0x7fffe00000000000ull); // 7
+  default:
+    return fromBits(0x7fffffffe0000000ull); // 23
+  }
+}
+
+/// The result `r` of an operation in format `k` on operands `a` and `b`: a
+/// NaN result is the GPU's; in f64 a NaN operand passes through (measured).
+double gpuResult(ScalarKind k, double r, double a, double b) {
+  if (!std::isnan(r))
+    return r;
+  if (k == ScalarKind::F64 && (std::isnan(a) || std::isnan(b)))
+    return std::isnan(a) ? a : b;
+  return gpuNaN(k);
+}
+
+/// A NaN converted from format `from` to `to` by the GPU's cvt (measured):
+/// from f64 the sign is kept and the payload is the default one; a
+/// widening that is a shift (bf16 -> f32, f32 -> f64) keeps the bits; the
+/// other conversions return the target's NaN.
+double convertedNaN(ScalarKind from, ScalarKind to, double v) {
+  if (!std::isnan(v))
+    return v;
+  if (from == ScalarKind::F64)
+    return std::copysign(fromBits(0x7ff8000000000000ull), v);
+  if ((from == ScalarKind::BF16 && to == ScalarKind::F32) || to == ScalarKind::F64)
+    return v;
+  return gpuNaN(to);
 }
 
 /// `v` wrapped to a `bits`-wide two's complement integer (i1: 0 or 1).
@@ -136,7 +186,9 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
     if (!v)
       return std::nullopt;
     switch (u.op) {
-    case UnaryOp::Neg:
+    case UnaryOp::Neg: // of a NaN: the GPU's NaN, the operand itself in f64 (measured)
+      if (isFloat && std::isnan(v->f))
+        return floatValue(t.scalar == ScalarKind::F64 ? v->f : gpuNaN(t.scalar));
       return isFloat ? floatValue(-v->f) : intValue(0 - (uint64_t)v->i);
     case UnaryOp::Not:
     case UnaryOp::BitNot:
@@ -167,7 +219,7 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
                      : intValue((uint64_t)v->i);
     }
     if (isFloat)
-      return floatValue(v->f);
+      return floatValue(convertedNaN(c.operand->type.scalar, t.scalar, v->f));
     // Toward zero, saturating, NaN -> 0 (PTX cvt.rzi).
     if (std::isnan(v->f))
       return intValue(0);
@@ -203,6 +255,8 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
         return ((uint64_t)a.i < (uint64_t)b.i) == wantMin ? a : b;
       if (!isFloat)
         return (a.i < b.i) == wantMin ? a : b;
+      if (std::isnan(a.f) && std::isnan(b.f)) // PTX min/max (measured)
+        return ConstValue{true, 0, t.scalar == ScalarKind::F64 ? b.f : gpuNaN(t.scalar)};
       if (std::isnan(a.f))
         return b;
       if (std::isnan(b.f))
@@ -225,7 +279,9 @@ std::optional<ConstValue> Sema::applyBinary(BinaryOp op, const Type &operandType
   unsigned bits = bitWidth(operandType.scalar);
   auto boolean = [](bool v) { return ConstValue{false, v ? 1 : 0, 0}; };
   if (operandType.isFloat()) {
-    auto f = [&](double v) { return ConstValue{true, 0, roundTo(operandType.scalar, v)}; };
+    auto f = [&](double v) {
+      return ConstValue{true, 0, roundTo(operandType.scalar, gpuResult(operandType.scalar, v, l.f, r.f))};
+    };
     switch (op) {
     case BinaryOp::Add:
       return f(l.f + r.f);

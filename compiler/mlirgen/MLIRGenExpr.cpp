@@ -1,8 +1,11 @@
 //===- MLIRGenExpr.cpp - typed tile AST -> tile/arith: expressions --------===//
 #include "MLIRGenImpl.h"
+#include "FloatBits.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "tilec/Target/TargetFacts.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -116,8 +119,9 @@ Value MLIRGenImpl::genExpr(const fe::ExprAST &e) {
   }
   case fe::ExprAST::FloatLiteral: {
     Type t = scalarType(e.type.scalar);
-    return arith::ConstantOp::create(builder, l, t,
-                                     builder.getFloatAttr(t, e.as<fe::FloatLiteralExpr>()->value));
+    double v = e.as<fe::FloatLiteralExpr>()->value;
+    Value c = arith::ConstantOp::create(builder, l, t, builder.getFloatAttr(t, v));
+    return std::isnan(v) ? pinFloatBits(builder, l, c) : c; // `nan`, or a constant's NaN
   }
   case fe::ExprAST::BoolLiteral:
     return boolConst(l, e.as<fe::BoolLiteralExpr>()->value);
@@ -349,6 +353,9 @@ Value MLIRGenImpl::genCast(const fe::CastExpr &e) {
       return genFloatToIntAny(l, v, to, e.type.isUnsigned());
     return genFloatToInt(l, v, to);
   }
+  // A NaN's bits after a conversion are the GPU's (FloatBits.h): no folder
+  // converts a NaN it made.
+  v = readFloatBits(builder, *module, l, v);
   // f64 <-> f16/bf16/f32: one rounding (cvt.rn.f16.f64 and friends).
   if (from.isScalar(fe::ScalarKind::F64) || e.type.isScalar(fe::ScalarKind::F64))
     return v.getType().getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()

@@ -31,6 +31,8 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
+#include "FloatBits.h"
+#include "tilec/Target/NaNBits.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -216,6 +218,36 @@ Value MLIRGenImpl::genFloatToIntAny(Location l, Value v, Type to, bool toUnsigne
 // bitcast, popc, clz, brev, bfind
 //===----------------------------------------------------------------------===//
 
+Value mlir::tile::mlirgen::pinFloatBits(OpBuilder &builder, Location l, Value x) {
+  return LLVM::CallIntrinsicOp::create(builder, l, x.getType(),
+                                       builder.getStringAttr("llvm.arithmetic.fence"), ValueRange{x})
+      .getResult(0);
+}
+
+Value mlir::tile::mlirgen::readFloatBits(OpBuilder &builder, ModuleOp module, Location l,
+                                         Value x) {
+  // A constant that is not a NaN folds as the GPU computes it.
+  APFloat c(0.0f);
+  if (matchPattern(x, m_ConstantFloat(&c)) && !c.isNaN())
+    return x;
+  Type t = x.getType();
+  std::string name = ::tile::target::kFloatBitsFunctionPrefix;
+  llvm::raw_string_ostream(name) << t;
+  auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+  if (!fn) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    fn = LLVM::LLVMFuncOp::create(builder, builder.getUnknownLoc(), name,
+                                  LLVM::LLVMFunctionType::get(t, {t}));
+    auto none = LLVM::ModRefInfo::NoModRef;
+    fn.setMemoryEffectsAttr(
+        LLVM::MemoryEffectsAttr::get(builder.getContext(), none, none, none, none, none, none));
+    fn.setNoUnwind(true);
+    fn.setWillReturn(true);
+  }
+  return LLVM::CallOp::create(builder, l, fn, ValueRange{x}).getResult();
+}
+
 Value MLIRGenImpl::genBitCall(const fe::CallExpr &e) {
   Location l = loc(e.loc);
   Value x = genExpr(*e.args[0]);
@@ -224,7 +256,16 @@ Value MLIRGenImpl::genBitCall(const fe::CallExpr &e) {
   switch (e.builtin) {
   case fe::Builtin::Bitcast: {
     Type to = scalarType(e.type.scalar);
-    return to == t ? x : Value(arith::BitcastOp::create(builder, l, to, x));
+    if (to == t)
+      return x;
+    if (isa<FloatType>(t))
+      x = readFloatBits(builder, *module, l, x);
+    Value r = arith::BitcastOp::create(builder, l, to, x);
+    APInt bits;
+    if (auto ft = dyn_cast<FloatType>(to);
+        ft && !(matchPattern(x, m_ConstantInt(&bits)) && !APFloat(ft.getFloatSemantics(), bits).isNaN()))
+      r = pinFloatBits(builder, l, r);
+    return r;
   }
   case fe::Builtin::Popc:
     return castInt(l, LLVM::CtPopOp::create(builder, l, t, x), i32);

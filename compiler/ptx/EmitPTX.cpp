@@ -1,5 +1,6 @@
 //===- EmitPTX.cpp - LLVM IR optimisation and NVPTX code generation --------===//
 #include "tilec/EmitPTX.h"
+#include "tilec/Target/NaNBits.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -7,6 +8,9 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
@@ -101,6 +105,78 @@ static llvm::OptimizationLevel toLLVMLevel(int level) {
   default:
     return llvm::OptimizationLevel::O3;
   }
+}
+
+/// `c` with each NaN replaced by the NaN the GPU's arithmetic returns in
+/// its type, whatever the sign and payload a folder gave it (measured on an
+/// H200): f32, f16 and bf16 return the positive quiet NaN with every
+/// fraction bit set (0x7fffffff, 0x7fff), also from neg, abs, min and max;
+/// f64 returns 0xfff8000000000000 and passes a NaN operand through. Null
+/// when `c` holds no other NaN.
+static llvm::Constant *withCanonicalNaNs(llvm::Constant *c) {
+  if (auto *fp = llvm::dyn_cast<llvm::ConstantFP>(c)) {
+    const llvm::APFloat &v = fp->getValueAPF();
+    if (!v.isNaN())
+      return nullptr;
+    unsigned bits = llvm::APFloat::getSizeInBits(v.getSemantics());
+    llvm::APInt pattern(bits, 0);
+    if (&v.getSemantics() == &llvm::APFloat::IEEEdouble())
+      pattern = llvm::APInt(64, 0xfff8000000000000ull);
+    else if (bits == 32 || bits == 16)
+      pattern = llvm::APInt::getSignedMaxValue(bits);
+    else
+      return nullptr;
+    llvm::APFloat canonical(v.getSemantics(), pattern);
+    return canonical.bitwiseIsEqual(v) ? nullptr : llvm::ConstantFP::get(c->getType(), canonical);
+  }
+  auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(c->getType());
+  if (!vector || !vector->getElementType()->isFloatingPointTy() ||
+      !llvm::isa<llvm::ConstantDataVector, llvm::ConstantVector>(c))
+    return nullptr;
+  llvm::SmallVector<llvm::Constant *, 8> elements;
+  bool changed = false;
+  for (unsigned i = 0; i < vector->getNumElements(); ++i) {
+    llvm::Constant *e = c->getAggregateElement(i);
+    llvm::Constant *r = e ? withCanonicalNaNs(e) : nullptr;
+    changed |= r != nullptr;
+    elements.push_back(r ? r : e);
+  }
+  return changed ? llvm::ConstantVector::get(elements) : nullptr;
+}
+
+/// A NaN that a folder computed gets the bits the GPU computes
+/// (tilec/Target/NaNBits.h; docs/reference/operators.md, "NaN bits"): after
+/// optimisation every NaN constant operand is made canonical, but the
+/// operand of llvm.arithmetic.fence, which MLIRGen puts on a NaN the program
+/// spelled. The calls MLIRGen put before the operations that move a NaN's
+/// bits (a bitcast to an integer, a conversion) kept the folders
+/// from applying them to a NaN they made: each becomes its operand, or, for
+/// a NaN constant, the canonical NaN behind a fence, so that the code
+/// generator's folds do not apply them either and the GPU does.
+static void canonicalizeFoldedNaNs(llvm::Module &module) {
+  llvm::StringRef marker = ::tile::target::kFloatBitsFunctionPrefix;
+  for (llvm::Function &f : module)
+    for (llvm::BasicBlock &b : f)
+      for (llvm::Instruction &i : llvm::make_early_inc_range(b)) {
+        auto *call = llvm::dyn_cast<llvm::CallInst>(&i);
+        if (call && call->getIntrinsicID() == llvm::Intrinsic::arithmetic_fence)
+          continue;
+        for (llvm::Use &u : i.operands())
+          if (auto *c = llvm::dyn_cast<llvm::Constant>(u.get()))
+            if (llvm::Constant *r = withCanonicalNaNs(c))
+              u.set(r);
+        llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
+        if (!callee || !callee->getName().starts_with(marker))
+          continue;
+        llvm::Value *x = call->getArgOperand(0);
+        if (auto *c = llvm::dyn_cast<llvm::ConstantFP>(x); c && c->isNaN())
+          x = llvm::IRBuilder<>(call).CreateArithmeticFence(x, x->getType());
+        call->replaceAllUsesWith(x);
+        call->eraseFromParent();
+      }
+  for (llvm::Function &f : llvm::make_early_inc_range(module))
+    if (f.getName().starts_with(marker) && f.use_empty())
+      f.eraseFromParent();
 }
 
 /// Integer negation and abs wrap: -MIN = abs(MIN) = MIN
@@ -212,6 +288,8 @@ bool mlir::tile::emitPTX(ModuleOp module, const PTXOptions &options, bool emitLL
     builder.crossRegisterProxies(lam, fam, cgam, mam);
     builder.buildPerModuleDefaultPipeline(toLLVMLevel(options.optLevel)).run(*llvmModule, mam);
   }
+
+  canonicalizeFoldedNaNs(*llvmModule);
 
   llvm::raw_string_ostream os(output);
   if (emitLLVM) {

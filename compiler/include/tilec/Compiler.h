@@ -77,11 +77,12 @@ struct CompileOptions {
   /// is none); a path names it (an error when it is not there).
   bool verifyPtxas = false;
   std::string ptxasPath;
-  /// Without verifyPtxas: when the PTX has wgmma.mma_async, run the ptxas
-  /// found (as verifyPtxas does) and make a serialised-wgmma advisory an error
-  /// at the kernel's location, since the runtime refuses such a module at
-  /// load; without a ptxas, a warning that it was not checked. Off: tilec
-  /// --no-wgmma-check.
+  /// Without verifyPtxas: when the PTX has wgmma.mma_async or a kernel
+  /// declares a local array, run the ptxas found (as verifyPtxas does) and
+  /// make a serialised-wgmma advisory an error at the kernel's location,
+  /// since the runtime refuses such a module at load (without a ptxas, a
+  /// warning that it was not checked), and a kernel whose registers ptxas
+  /// spills a warning. Off: tilec --no-wgmma-check.
   bool checkWgmma = true;
   /// Contract a float product feeding a sum into fma.rn, as nvcc's
   /// -fmad=true (tilec --fmad=false turns it off: docs/reference/operators.md "Floats").
