@@ -25,7 +25,9 @@ Value pinFloatBits(OpBuilder &builder, Location l, Value x);
 /// float types): a call the folders cannot look into, which
 /// EmitPTX replaces by its operand, or, for a NaN constant, by the
 /// canonical NaN kept from the code generator's folds, so that the GPU's
-/// instruction moves the GPU's NaN. `x` itself for a constant that is no NaN.
+/// instruction moves the GPU's NaN. `x` itself for a constant that is no NaN
+/// and for a value computed at run time (no folder can make it a NaN
+/// constant, and its conversions keep their usual folds).
 Value readFloatBits(OpBuilder &builder, ModuleOp module, Location l, Value x);
 
 } // namespace mlir::tile::mlirgen
