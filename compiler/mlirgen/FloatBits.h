@@ -27,8 +27,13 @@ Value pinFloatBits(OpBuilder &builder, Location l, Value x);
 /// canonical NaN kept from the code generator's folds, so that the GPU's
 /// instruction moves the GPU's NaN. `x` itself for a constant that is no NaN
 /// and for a value computed at run time (no folder can make it a NaN
-/// constant, and its conversions keep their usual folds).
-Value readFloatBits(OpBuilder &builder, ModuleOp module, Location l, Value x);
+/// constant, and its conversions keep their usual folds); `throughLocals`:
+/// a value loaded from a thread's variable or local array may be a folded
+/// one (a bitcast, whose integer result EmitPTX cannot recognise as a NaN;
+/// a conversion's NaN result it can, so conversions of register arrays keep
+/// their folds).
+Value readFloatBits(OpBuilder &builder, ModuleOp module, Location l, Value x,
+                    bool throughLocals = false);
 
 } // namespace mlir::tile::mlirgen
 
