@@ -12,17 +12,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace {
-
-tile::Module loadModule(tile::Context &ctx) {
-  return tile::Module::fromFiles(ctx, ported::ptxPath("int_ops_gpu"));
-}
-
-} // namespace
-
 TEST_CASE("saturating u8 histogram", "[int_ops]") {
   tile::Context ctx(0);
-  tile::Module mod = loadModule(ctx);
+  tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("int_ops_gpu"));
   auto rng = ported::freshRng();
   // Values 128 .. 255 appear v - 128 times (0 .. 127: below saturation), the
   // rest are random in 0 .. 127 (far above 255 each); the length is no
@@ -66,7 +58,7 @@ TEST_CASE("saturating u8 histogram", "[int_ops]") {
 
 TEST_CASE("int4 group quantisation and the dequantising GEMV", "[int_ops]") {
   tile::Context ctx(0);
-  tile::Module mod = loadModule(ctx);
+  tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("int_ops_gpu"));
   auto rng = ported::freshRng();
   const int rows = ported::small() ? 9 : 300, K = ported::small() ? 256 : 4096;
   const size_t n = size_t(rows) * K, groups = n / 32;
@@ -139,7 +131,7 @@ TEST_CASE("int4 group quantisation and the dequantising GEMV", "[int_ops]") {
 
 TEST_CASE("row argmax, ties to the lowest index", "[int_ops]") {
   tile::Context ctx(0);
-  tile::Module mod = loadModule(ctx);
+  tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("int_ops_gpu"));
   auto rng = ported::freshRng();
   const int rows = ported::small() ? 4 : 64, cols = 32768;
   std::vector<float> x(size_t(rows) * cols);

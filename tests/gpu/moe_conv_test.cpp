@@ -16,17 +16,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace {
-
-tile::Module loadModule(tile::Context &ctx) {
-  return tile::Module::fromFiles(ctx, ported::ptxPath("moe_conv_gpu"));
-}
-
-} // namespace
-
 TEST_CASE("MoE grouped GEMM with variable group sizes", "[moe_conv]") {
   tile::Context ctx(0);
-  tile::Module mod = loadModule(ctx);
+  tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("moe_conv_gpu"));
   auto rng = ported::freshRng();
   std::vector<int32_t> sizes = ported::small() ? std::vector<int32_t>{0, 1, 130, 17}
                                                 : std::vector<int32_t>{0, 1, 130, 64, 300, 17, 0, 511};
@@ -91,7 +83,7 @@ TEST_CASE("MoE grouped GEMM with variable group sizes", "[moe_conv]") {
 
 TEST_CASE("causal depthwise conv1d through a TMA ring", "[moe_conv]") {
   tile::Context ctx(0);
-  tile::Module mod = loadModule(ctx);
+  tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("moe_conv_gpu"));
   auto rng = ported::freshRng();
   const int B = ported::small() ? 1 : 3, L = ported::small() ? 130 : 1000, C = 96, W = 4;
   std::normal_distribution<float> nd(0.0f, 1.0f);

@@ -16,9 +16,6 @@
 
 namespace {
 
-tile::Module loadModule(tile::Context &ctx) {
-  return tile::Module::fromFiles(ctx, ported::ptxPath("transformer_ops_gpu"));
-}
 
 std::vector<float> normal(std::mt19937_64 &rng, size_t n, double mean, double sd) {
   std::normal_distribution<float> d{static_cast<float>(mean), static_cast<float>(sd)};
@@ -32,7 +29,7 @@ std::vector<float> normal(std::mt19937_64 &rng, size_t n, double mean, double sd
 
 TEST_CASE("layernorm forward (Welford) and backward (cross-CTA dGamma/dBeta)", "[transformer]") {
   tile::Context ctx(0);
-  tile::Module mod = loadModule(ctx);
+  tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("transformer_ops_gpu"));
   auto rng = ported::freshRng();
   const int rows = ported::small() ? 12 : 700, cols = ported::small() ? 300 : 1000;
   const float eps = 1e-5f;
@@ -130,7 +127,7 @@ TEST_CASE("layernorm forward (Welford) and backward (cross-CTA dGamma/dBeta)", "
 
 TEST_CASE("softmax cross-entropy over a split vocabulary, and its dlogits", "[transformer]") {
   tile::Context ctx(0);
-  tile::Module mod = loadModule(ctx);
+  tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("transformer_ops_gpu"));
   auto rng = ported::freshRng();
   const int rows = ported::small() ? 3 : 48, vocab = ported::small() ? 5003 : 50257;
   const int chunk = 4096, splits = (vocab + chunk - 1) / chunk;
@@ -197,7 +194,7 @@ TEST_CASE("softmax cross-entropy over a split vocabulary, and its dlogits", "[tr
 
 TEST_CASE("rotary embedding in place, interleaved and half-split pairs", "[transformer]") {
   tile::Context ctx(0);
-  tile::Module mod = loadModule(ctx);
+  tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("transformer_ops_gpu"));
   auto rng = ported::freshRng();
   const int tokens = ported::small() ? 7 : 300, heads = 8, dim = 128, maxPos = 4096;
   const size_t n = size_t(tokens) * heads * dim;
@@ -246,7 +243,7 @@ TEST_CASE("rotary embedding in place, interleaved and half-split pairs", "[trans
 
 TEST_CASE("paged-attention decode: block table, GQA, lengths 0 and 1", "[transformer]") {
   tile::Context ctx(0);
-  tile::Module mod = loadModule(ctx);
+  tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("transformer_ops_gpu"));
   auto rng = ported::freshRng();
   const int D = 128, page = 16, qHeads = 8, kvHeads = 2;
   std::vector<int32_t> lens = ported::small() ? std::vector<int32_t>{0, 1, 17, 40}
