@@ -404,9 +404,10 @@ template <class Op> struct LoadDistributedLowering : ConvertOpToLLVMPattern<Op> 
       int64_t off = row ? ::tile::target::kWgmmaM * (e / 2) + 8 * (e % 2) : 8 * (e / 2) + e % 2;
       Value idx = LLVM::AddOp::create(rewriter, loc, first, i32Const(rewriter, loc, off));
       out.push_back(loadIfBelow(rewriter, loc, limit, idx, [&] {
-                      Value p = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(),
-                                                    elem, adaptor.getPtr(), ValueRange{idx});
-                      return SmallVector<Value>{LLVM::LoadOp::create(rewriter, loc, elem, p, align)};
+                      Value p = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(), elem,
+                                                    adaptor.getPtr(), ValueRange{idx});
+                      return SmallVector<Value>{
+                          LLVM::LoadOp::create(rewriter, loc, elem, p, align)};
                     }).front());
     }
     replaceWithRegisters(rewriter, op, *this->getTypeConverter(), type, out);

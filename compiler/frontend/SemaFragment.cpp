@@ -382,8 +382,7 @@ bool Sema::checkLoadLimit(CallExpr &e, const char *limit, const char *form) {
       continue;
     if (na.name != limit || seen) {
       error(na.loc,
-            "'" + e.callee + "' takes no " + (seen ? "second " : "") + "'" + na.name +
-                "' argument",
+            "'" + e.callee + "' takes no " + (seen ? "second " : "") + "'" + na.name + "' argument",
             std::string("`") + form + "`: entries from n on are not read and hold 0");
       for (ExprPtr &a : e.args)
         resolveOnly(a);
@@ -395,7 +394,8 @@ bool Sema::checkLoadLimit(CallExpr &e, const char *limit, const char *form) {
     return true;
   Type i32 = Type::scalarTy(ScalarKind::I32);
   return !checkValue(seen->expr, &i32, limit,
-                     std::string("the number of leading ") + limit + " to read, an i32 (`n as i32`)")
+                     std::string("the number of leading ") + limit +
+                         " to read, an i32 (`n as i32`)")
               .isInvalid();
 }
 

@@ -197,8 +197,7 @@ TEST_CASE("two warpgroups store into 128B-swizzled tiles that a role's TMA store
   CHECK(badD == 0);    // f32 (st.shared.v2) through a 128B-swizzled tile
 }
 
-TEST_CASE("load_frag, load_per_row and load_per_col stop at rows = n / cols = m",
-          "[epilogue]") {
+TEST_CASE("load_frag, load_per_row and load_per_col stop at rows = n / cols = m", "[epilogue]") {
   tile::Context ctx(0);
   tile::Module mod = tile::Module::fromFiles(ctx, epiloguePtxPath());
   tile::Kernel k = mod.kernel("frag_loads_first_rows");
@@ -212,8 +211,8 @@ TEST_CASE("load_frag, load_per_row and load_per_col stop at rows = n / cols = m"
     std::vector<float> w(rowsHeld * N), g(rowsHeld), lse(size_t(std::max(m, 1)));
     std::vector<uint16_t> h(rowsHeld * N);
     for (size_t i = 0; i < w.size(); ++i) {
-      w[i] = float(i % 977) - 400.0f;                        // exact
-      h[i] = uint16_t(0x3F80u + uint16_t(i % 61));           // bf16 1.0 .. 1.0 + 60/128
+      w[i] = float(i % 977) - 400.0f;              // exact
+      h[i] = uint16_t(0x3F80u + uint16_t(i % 61)); // bf16 1.0 .. 1.0 + 60/128
     }
     for (size_t i = 0; i < g.size(); ++i)
       g[i] = 0.5f * float(i);

@@ -48,7 +48,8 @@ TEST_CASE("saturating u8 histogram", "[int_ops]") {
     size_t bad = 0;
     for (int v = 0; v < 256; ++v)
       if (out[size_t(v)] != std::min<uint32_t>(count[size_t(v)], 255) && bad++ < 5)
-        UNSCOPED_INFO("bin " << v << " = " << int(out[size_t(v)]) << ", count " << count[size_t(v)]);
+        UNSCOPED_INFO("bin " << v << " = " << int(out[size_t(v)]) << ", count "
+                             << count[size_t(v)]);
     CHECK(bad == 0);
     auto left = dCounts.toHost();
     CHECK(std::count(left.begin(), left.end(), 0u) == 256);
@@ -84,7 +85,8 @@ TEST_CASE("int4 group quantisation and the dequantising GEMV", "[int_ops]") {
       packed[g * 4 + size_t(j / 8)] |= (uint32_t(q) & 0xFu) << (4 * (j % 8));
     }
   }
-  tile::DeviceBuffer<float> dW(n), dScales(groups), dX(static_cast<size_t>(K)), dY(static_cast<size_t>(rows));
+  tile::DeviceBuffer<float> dW(n), dScales(groups), dX(static_cast<size_t>(K)),
+      dY(static_cast<size_t>(rows));
   tile::DeviceBuffer<uint32_t> dPacked(groups * 4);
   dW.copyFrom(w);
   dX.copyFrom(x);
@@ -100,7 +102,8 @@ TEST_CASE("int4 group quantisation and the dequantising GEMV", "[int_ops]") {
   size_t badQ = 0;
   for (size_t i = 0; i < packed.size(); ++i)
     if (gotPacked[i] != packed[i] && badQ++ < 5)
-      UNSCOPED_INFO("word " << i << " = " << std::hex << gotPacked[i] << ", expected " << packed[i]);
+      UNSCOPED_INFO("word " << i << " = " << std::hex << gotPacked[i] << ", expected "
+                            << packed[i]);
   for (size_t g = 0; g < groups; ++g)
     if (gotScales[g] != scales[g] && badQ++ < 5)
       UNSCOPED_INFO("scale " << g << " = " << gotScales[g] << ", expected " << scales[g]);
@@ -109,8 +112,8 @@ TEST_CASE("int4 group quantisation and the dequantising GEMV", "[int_ops]") {
   dY.fillBytes(0xFF);
   cfg.block = tile::Dim3(256);
   cfg.grid = tile::Dim3(unsigned((rows + 7) / 8));
-  mod.kernel("gemv_int4").launch(cfg, dY.ptr(), dPacked.ptr(), dScales.ptr(), dX.ptr(),
-                                 int32_t(rows), int32_t(K));
+  mod.kernel("gemv_int4")
+      .launch(cfg, dY.ptr(), dPacked.ptr(), dScales.ptr(), dX.ptr(), int32_t(rows), int32_t(K));
   ctx.synchronize();
   auto y = dY.toHost();
   ported::ErrorCount e("y");
@@ -139,7 +142,7 @@ TEST_CASE("row argmax, ties to the lowest index", "[int_ops]") {
   for (auto &v : x)
     v = float(small(rng)) - 500.0f; // about 33 copies of the maximum per row
   for (int j = 0; j < cols; ++j)
-    x[size_t(j)] = -3.0f; // row 0: all equal, the answer is 0
+    x[size_t(j)] = -3.0f;                 // row 0: all equal, the answer is 0
   x[size_t(1) * cols + cols - 1] = 1e30f; // row 1: the last column alone
   tile::DeviceBuffer<float> dX(x.size());
   tile::DeviceBuffer<int32_t> dIdx(static_cast<size_t>(rows));

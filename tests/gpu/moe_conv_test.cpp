@@ -20,8 +20,9 @@ TEST_CASE("MoE grouped GEMM with variable group sizes", "[moe_conv]") {
   tile::Context ctx(0);
   tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("moe_conv_gpu"));
   auto rng = ported::freshRng();
-  std::vector<int32_t> sizes = ported::small() ? std::vector<int32_t>{0, 1, 130, 17}
-                                                : std::vector<int32_t>{0, 1, 130, 64, 300, 17, 0, 511};
+  std::vector<int32_t> sizes = ported::small()
+                                   ? std::vector<int32_t>{0, 1, 130, 17}
+                                   : std::vector<int32_t>{0, 1, 130, 64, 300, 17, 0, 511};
   const int E = int(sizes.size()), N = 256, K = 200;
   std::vector<int32_t> offsets(size_t(E) + 1, 0);
   int tiles = 0;
@@ -115,7 +116,8 @@ TEST_CASE("causal depthwise conv1d through a TMA ring", "[moe_conv]") {
           for (int k = 0; k < W; ++k) {
             int tt = t - (W - 1) + k;
             if (tt >= 0) {
-              double term = double(w[size_t(c) * W + size_t(k)]) * x[(size_t(b) * L + size_t(tt)) * C + size_t(c)];
+              double term = double(w[size_t(c) * W + size_t(k)]) *
+                            x[(size_t(b) * L + size_t(tt)) * C + size_t(c)];
               v += term;
               mag += std::fabs(term);
             }

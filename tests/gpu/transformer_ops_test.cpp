@@ -16,7 +16,6 @@
 
 namespace {
 
-
 std::vector<float> normal(std::mt19937_64 &rng, size_t n, double mean, double sd) {
   std::normal_distribution<float> d{static_cast<float>(mean), static_cast<float>(sd)};
   std::vector<float> v(n);
@@ -46,8 +45,9 @@ TEST_CASE("layernorm forward (Welford) and backward (cross-CTA dGamma/dBeta)", "
   tile::LaunchConfig cfg;
   cfg.block = tile::Dim3(256);
   cfg.grid = tile::Dim3(unsigned(rows));
-  mod.kernel("layernorm_fwd").launch(cfg, dYf.ptr(), dMean.ptr(), dRstd.ptr(), dX.ptr(), dG.ptr(),
-                                     dB.ptr(), int32_t(cols), eps);
+  mod.kernel("layernorm_fwd")
+      .launch(cfg, dYf.ptr(), dMean.ptr(), dRstd.ptr(), dX.ptr(), dG.ptr(), dB.ptr(), int32_t(cols),
+              eps);
   ctx.synchronize();
   auto y = dYf.toHost(), mean = dMean.toHost(), rstd = dRstd.toHost();
   std::vector<double> rm(rows), rr(rows);
@@ -160,8 +160,9 @@ TEST_CASE("softmax cross-entropy over a split vocabulary, and its dlogits", "[tr
     dLoss.fillBytes(0xFF);
     dLse.fillBytes(0xFF);
     cfg.grid = tile::Dim3(unsigned(splits), unsigned(rows));
-    mod.kernel("xent_fwd").launch(cfg, dLoss.ptr(), dLse.ptr(), dPart.ptr(), dCnt.ptr(), dL.ptr(),
-                                  dT.ptr(), int32_t(vocab), int32_t(chunk));
+    mod.kernel("xent_fwd")
+        .launch(cfg, dLoss.ptr(), dLse.ptr(), dPart.ptr(), dCnt.ptr(), dL.ptr(), dT.ptr(),
+                int32_t(vocab), int32_t(chunk));
     ctx.synchronize();
     auto loss = dLoss.toHost(), lseo = dLse.toHost();
     ported::ErrorCount eLse("lse"), eLoss("loss");
@@ -177,8 +178,8 @@ TEST_CASE("softmax cross-entropy over a split vocabulary, and its dlogits", "[tr
   }
   dDl.fillBytes(0xFF);
   cfg.grid = tile::Dim3(8, unsigned(rows));
-  mod.kernel("xent_bwd").launch(cfg, dDl.ptr(), dL.ptr(), dLse.ptr(), dT.ptr(), dDloss.ptr(),
-                                int32_t(vocab));
+  mod.kernel("xent_bwd")
+      .launch(cfg, dDl.ptr(), dL.ptr(), dLse.ptr(), dT.ptr(), dDloss.ptr(), int32_t(vocab));
   ctx.synchronize();
   auto dl = dDl.toHost();
   ported::ErrorCount eD("dlogits");
@@ -230,7 +231,8 @@ TEST_CASE("rotary embedding in place, interleaved and half-split pairs", "[trans
       for (int h = 0; h < heads; ++h)
         for (int i = 0; i < dim / 2; ++i) {
           size_t base = (size_t(t) * heads + h) * dim;
-          size_t a = base + (interleaved ? 2 * i : i), b = base + (interleaved ? 2 * i + 1 : i + dim / 2);
+          size_t a = base + (interleaved ? 2 * i : i),
+                 b = base + (interleaved ? 2 * i + 1 : i + dim / 2);
           double c = cs[size_t(pos[t]) * dim + i], s = cs[size_t(pos[t]) * dim + dim / 2 + i];
           double wa = x[a] * c - x[b] * s, wb = x[b] * c + x[a] * s;
           double bound = 1e-6 * (std::fabs(x[a]) + std::fabs(x[b]));
@@ -291,7 +293,9 @@ TEST_CASE("paged-attention decode: block table, GQA, lengths 0 and 1", "[transfo
       std::vector<double> sc(size_t(lens[s]));
       double m = -INFINITY, l = 0;
       for (int t = 0; t < lens[s]; ++t) {
-        size_t off = ((size_t(table[size_t(s) * maxPages + t / page]) * page + t % page) * kvHeads + kvh) * D;
+        size_t off =
+            ((size_t(table[size_t(s) * maxPages + t / page]) * page + t % page) * kvHeads + kvh) *
+            D;
         double dot = 0;
         for (int d = 0; d < D; ++d)
           dot += double(qv[d]) * kc[off + d];
@@ -300,7 +304,9 @@ TEST_CASE("paged-attention decode: block table, GQA, lengths 0 and 1", "[transfo
       }
       std::vector<double> acc(D, 0.0);
       for (int t = 0; t < lens[s]; ++t) {
-        size_t off = ((size_t(table[size_t(s) * maxPages + t / page]) * page + t % page) * kvHeads + kvh) * D;
+        size_t off =
+            ((size_t(table[size_t(s) * maxPages + t / page]) * page + t % page) * kvHeads + kvh) *
+            D;
         double p = std::exp(sc[size_t(t)] - m);
         l += p;
         for (int d = 0; d < D; ++d)
