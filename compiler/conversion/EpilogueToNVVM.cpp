@@ -393,13 +393,22 @@ template <class Op> struct LoadDistributedLowering : ConvertOpToLLVMPattern<Op> 
     Value first = row ? origin.first : origin.second;
     // per_col element 2j + k: column 8j + k from col0 (every row shares it);
     // per_row element 2b + h: row 64b + 8h from row0 (every column shares it).
+    // `rows = n` / `cols = n`: each row (column) past n is not read.
+    Value limit;
+    if constexpr (row)
+      limit = adaptor.getRows();
+    else
+      limit = adaptor.getCols();
     SmallVector<Value> out;
     for (int64_t e = 0; e < type.getElementsPerThread(); ++e) {
       int64_t off = row ? ::tile::target::kWgmmaM * (e / 2) + 8 * (e % 2) : 8 * (e / 2) + e % 2;
       Value idx = LLVM::AddOp::create(rewriter, loc, first, i32Const(rewriter, loc, off));
-      Value p = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(), elem,
-                                    adaptor.getPtr(), ValueRange{idx});
-      out.push_back(LLVM::LoadOp::create(rewriter, loc, elem, p, align));
+      out.push_back(loadIfBelow(rewriter, loc, limit, idx, [&] {
+                      Value p = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(), elem,
+                                                    adaptor.getPtr(), ValueRange{idx});
+                      return SmallVector<Value>{
+                          LLVM::LoadOp::create(rewriter, loc, elem, p, align)};
+                    }).front());
     }
     replaceWithRegisters(rewriter, op, *this->getTypeConverter(), type, out);
     return success();
@@ -521,18 +530,9 @@ struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
       return success();
     }
     // `rows = n`: the pairs of one row under one guard (two rows per 64-row
-    // block and thread), in the order of fragmentPairs within a row.
-    std::vector<std::pair<int64_t, std::vector<Pair>>> byRow;
-    for (const Pair &p : fragmentPairs(type)) {
-      auto it = llvm::find_if(byRow, [&](const auto &r) { return r.first == p.row; });
-      if (it == byRow.end()) {
-        byRow.push_back({p.row, {}});
-        it = std::prev(byRow.end());
-      }
-      it->second.push_back(p);
-    }
-    for (const auto &group : byRow) {
-      const std::vector<Pair> &pairs = group.second;
+    // block and thread).
+    for (const auto &group : fragmentPairsByRow(type)) {
+      const SmallVector<Pair> &pairs = group.second;
       Value row = LLVM::AddOp::create(rewriter, loc, row0, i32Const(rewriter, loc, group.first));
       ifRowBelow(rewriter, loc, adaptor.getRows(), row, [&] {
         for (const Pair &p : pairs) {
@@ -564,16 +564,28 @@ struct FragLoadLowering : ConvertOpToLLVMPattern<FragLoadOp> {
     Value stride = adaptor.getRowStride();
     Type pair = type.isPacked() ? Type(rewriter.getI32Type()) : pairType(rewriter.getF32Type());
     SmallVector<Value> out(type.getRegistersPerThread());
-    for (const Pair &p : fragmentPairs(type)) {
-      Value ptr = pairAddress(rewriter, loc, adaptor.getPtr(), elem, row64, col64, stride, p);
-      Value v = LLVM::LoadOp::create(rewriter, loc, pair, ptr, 2 * elemBytes);
-      if (type.isPacked()) {
-        out[p.reg] = v;
-        continue;
+    // The pairs of one row under one guard with `rows = n` (rows past n are
+    // not read and hold 0), as FragStoreLowering guards its stores.
+    for (const auto &group : fragmentPairsByRow(type)) {
+      const SmallVector<Pair> &pairs = group.second;
+      Value row = LLVM::AddOp::create(rewriter, loc, row0, i32Const(rewriter, loc, group.first));
+      SmallVector<Value> loaded = loadIfBelow(rewriter, loc, adaptor.getRows(), row, [&] {
+        SmallVector<Value> vs;
+        for (const Pair &p : pairs) {
+          Value ptr = pairAddress(rewriter, loc, adaptor.getPtr(), elem, row64, col64, stride, p);
+          vs.push_back(LLVM::LoadOp::create(rewriter, loc, pair, ptr, 2 * elemBytes));
+        }
+        return vs;
+      });
+      for (auto [p, v] : llvm::zip_equal(pairs, loaded)) {
+        if (type.isPacked()) {
+          out[p.reg] = v;
+          continue;
+        }
+        for (int k = 0; k < 2; ++k)
+          out[p.reg + k] =
+              LLVM::ExtractElementOp::create(rewriter, loc, v, i32Const(rewriter, loc, k));
       }
-      for (int k = 0; k < 2; ++k)
-        out[p.reg + k] =
-            LLVM::ExtractElementOp::create(rewriter, loc, v, i32Const(rewriter, loc, k));
     }
     replaceWithRegisters(rewriter, op, *getTypeConverter(), type, out);
     return success();

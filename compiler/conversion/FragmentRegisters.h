@@ -94,6 +94,38 @@ void ifRowBelow(ConversionPatternRewriter &rw, Location loc, Value rows, Value r
   rw.setInsertionPointToStart(cont);
 }
 
+/// Emits `emit()` (loads, returning the values they read) under `index <
+/// limit` (signed) when `limit` is set, else unconditionally; where the
+/// loads do not run, each value is 0 (a load's `rows = n` / `cols = n`: the
+/// entries past the end of an array are not read). The values reach the
+/// code after the guard as the arguments of a join block; the block is split
+/// as ifRowBelow splits it.
+template <typename Emit>
+SmallVector<Value> loadIfBelow(ConversionPatternRewriter &rw, Location loc, Value limit,
+                               Value index, Emit emit) {
+  if (!limit)
+    return emit();
+  Value in = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::slt, index, limit);
+  Block *cur = rw.getInsertionBlock();
+  Block *cont = rw.splitBlock(cur, rw.getInsertionPoint());
+  Block *then = rw.createBlock(cont);
+  SmallVector<Value> loaded = emit();
+  SmallVector<Type> types;
+  for (Value v : loaded)
+    types.push_back(v.getType());
+  Block *join = rw.createBlock(cont, types, SmallVector<Location>(types.size(), loc));
+  LLVM::BrOp::create(rw, loc, ValueRange{}, cont);
+  rw.setInsertionPointToEnd(then);
+  LLVM::BrOp::create(rw, loc, loaded, join);
+  rw.setInsertionPointToEnd(cur);
+  SmallVector<Value> zeros;
+  for (Type t : types)
+    zeros.push_back(LLVM::ZeroOp::create(rw, loc, t));
+  LLVM::CondBrOp::create(rw, loc, in, then, ValueRange{}, join, zeros);
+  rw.setInsertionPointToStart(cont);
+  return SmallVector<Value>(join->getArguments().begin(), join->getArguments().end());
+}
+
 /// One pair of elements of a thread: its register index (f32: of the first
 /// element; packed: the i32) and its offsets from fragmentOrigin.
 struct Pair {
@@ -111,6 +143,21 @@ inline SmallVector<Pair> fragmentPairs(FragType t) {
                      ::tile::target::kWgmmaM * b + 8 * ((i % 4) / 2), 8 * (i / 4)});
   }
   return pairs;
+}
+
+/// The pairs of a fragment grouped by their row offset (two rows per 64-row
+/// block), in register order within a row: what one `rows = n` guard covers.
+inline SmallVector<std::pair<int64_t, SmallVector<Pair>>> fragmentPairsByRow(FragType t) {
+  SmallVector<std::pair<int64_t, SmallVector<Pair>>> byRow;
+  for (const Pair &p : fragmentPairs(t)) {
+    auto *it = llvm::find_if(byRow, [&](const auto &r) { return r.first == p.row; });
+    if (it == byRow.end()) {
+      byRow.push_back({p.row, {}});
+      it = std::prev(byRow.end());
+    }
+    it->second.push_back(p);
+  }
+  return byRow;
 }
 
 /// The element of a value of shape `from` that element e of a value of

@@ -52,10 +52,17 @@ void Sema::resolveOnly(ExprPtr &e) {
 bool Sema::checkNoNamedArgs(CallExpr &e) {
   if (e.namedArgs.empty())
     return true;
+  // The hint writes the call's form from the one table of builtins, as
+  // checkArgCount does: a porter's `row_max(f, rows = n)` meets what the
+  // builtin takes, and where the named argument it tried belongs.
+  Builtin b = builtinFromName(e.callee);
+  std::string form = b == Builtin::Unknown ? "" : builtinSignature(b);
   error(e.namedArgs[0].loc, "'" + e.callee + "' takes no named arguments",
-        "order = and scope = apply to load, store, atomic_*, arrive, arrive_expect_tx, expect_tx, "
-        "wait, "
-        "fence and cluster_arrive only");
+        (form.empty() ? std::string("it takes its arguments by position")
+                      : "write `" + form + "`: its arguments go by position") +
+            "; each builtin's form in docs/reference/builtins.md lists the named arguments it "
+            "takes (`order =` and `scope =` on memory operations and mbarriers, `rows =` on "
+            "fragment stores and loads, ...)");
   return false;
 }
 

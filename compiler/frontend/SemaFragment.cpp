@@ -372,8 +372,38 @@ bool Sema::fragmentRowsThroughArray(const ExprAST &e, const Type &t, const Type 
   return true;
 }
 
+/// The `rows = n` of load_per_row / load_frag or the `cols = n` of
+/// load_per_col (`limit`: its name): entries from n on are not read and hold
+/// 0. Any other named argument is an error naming the one the call takes.
+bool Sema::checkLoadLimit(CallExpr &e, const char *limit, const char *form) {
+  NamedArg *seen = nullptr;
+  for (NamedArg &na : e.namedArgs) {
+    if (na.name == "row_stride" && e.builtin == Builtin::LoadFrag)
+      continue;
+    if (na.name != limit || seen) {
+      error(na.loc,
+            "'" + e.callee + "' takes no " + (seen ? "second " : "") + "'" + na.name + "' argument",
+            std::string("`") + form + "`: entries from n on are not read and hold 0");
+      for (ExprPtr &a : e.args)
+        resolveOnly(a);
+      return false;
+    }
+    seen = &na;
+  }
+  if (!seen)
+    return true;
+  Type i32 = Type::scalarTy(ScalarKind::I32);
+  return !checkValue(seen->expr, &i32, limit,
+                     std::string("the number of leading ") + limit +
+                         " to read, an i32 (`n as i32`)")
+              .isInvalid();
+}
+
 Type Sema::checkLoadPerCol(CallExpr &e) {
-  if (!checkNoNamedArgs(e) || !checkArgCount(e, 2, 2))
+  bool row = e.builtin == Builtin::LoadPerRow;
+  if (!checkLoadLimit(e, row ? "rows" : "cols",
+                      row ? "load_per_row(p, f, rows = n)" : "load_per_col(p, f, cols = n)") ||
+      !checkArgCount(e, 2, 2))
     return Type::invalid();
   Type p = infer(e.args[0]);
   if (p.isUntyped())
@@ -382,7 +412,6 @@ Type Sema::checkLoadPerCol(CallExpr &e) {
   bool ok = fragmentShapeArg(*this, e, 1, frag);
   if (p.isInvalid() || !ok)
     return Type::invalid();
-  bool row = e.builtin == Builtin::LoadPerRow;
   bool fits = true;
   // Values (f32, f16, bf16) or i32 indices (a row's label or length,
   // compared with frag_col / frag_row): the per_row / per_col element types.
@@ -423,12 +452,17 @@ Type Sema::checkLoadFrag(CallExpr &e) {
       stride = &na;
       continue;
     }
+    if (na.name == "rows")
+      continue; // checkLoadLimit
     error(na.loc, "load_frag takes no '" + na.name + "' argument",
-          "`load_frag(p, acc, row_stride = ld)`: element [r, c] is p[r * ld + c]");
+          "`load_frag(p, acc, row_stride = ld[, rows = n])`: element [r, c] is p[r * ld + c] "
+          "(rows from n on are not read and hold 0)");
     for (ExprPtr &a : e.args)
       resolveOnly(a);
     return Type::invalid();
   }
+  if (!checkLoadLimit(e, "rows", "load_frag(p, acc, row_stride = ld, rows = n)"))
+    return Type::invalid();
   Type p = infer(e.args[0]);
   if (p.isUntyped())
     p = finalize(e.args[0]);

@@ -261,8 +261,10 @@ public:
   Type checkFragmentIndexCall(CallExpr &e);
   /// row_max(f), row_sum(f).
   Type checkRowReduction(CallExpr &e);
-  /// load_per_col(p, f) and load_per_row(p, f).
+  /// load_per_col(p, f[, cols = n]) and load_per_row(p, f[, rows = n]).
   Type checkLoadPerCol(CallExpr &e);
+  /// The `rows = n` / `cols = n` (named `limit`) of those loads and load_frag.
+  bool checkLoadLimit(CallExpr &e, const char *limit, const char *form);
   Type checkLoadFrag(CallExpr &e);
   /// `row_stride = ld` of a fragment stored or loaded through a pointer.
   bool checkFragmentRowStride(NamedArg &stride, int64_t cols, bool load);

@@ -145,6 +145,13 @@ Value MLIRGenImpl::genEpilogueCall(const fe::CallExpr &e) {
   return genFragmentCall(e);
 }
 
+Value MLIRGenImpl::genLimit(const fe::CallExpr &e, const char *name) {
+  for (const fe::NamedArg &na : e.namedArgs)
+    if (na.name == name)
+      return genExpr(*na.expr);
+  return nullptr;
+}
+
 Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
   Location l = loc(e.loc);
   using BI = fe::Builtin;
@@ -202,16 +209,16 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
     return FragColsOp::create(builder, l, cast<FragType>(type), genExpr(*e.args[0]),
                               builder.getI64IntegerAttr(first));
   }
-  case BI::LoadPerCol: // through a pointer or a 1-D shared array (Sema)
-    return LoadPerColOp::create(builder, l, cast<PerColType>(type),
-                                e.args[0]->type.isPointer() ? genExpr(*e.args[0])
-                                                            : genView(*e.args[0]).ptr,
-                                thread);
-  case BI::LoadPerRow:
-    return LoadPerRowOp::create(builder, l, cast<PerRowType>(type),
-                                e.args[0]->type.isPointer() ? genExpr(*e.args[0])
-                                                            : genView(*e.args[0]).ptr,
-                                thread);
+  case BI::LoadPerCol: { // through a pointer or a 1-D shared array (Sema)
+    Value ptr = e.args[0]->type.isPointer() ? genExpr(*e.args[0]) : genView(*e.args[0]).ptr;
+    return LoadPerColOp::create(builder, l, cast<PerColType>(type), ptr, thread,
+                                genLimit(e, "cols"));
+  }
+  case BI::LoadPerRow: {
+    Value ptr = e.args[0]->type.isPointer() ? genExpr(*e.args[0]) : genView(*e.args[0]).ptr;
+    return LoadPerRowOp::create(builder, l, cast<PerRowType>(type), ptr, thread,
+                                genLimit(e, "rows"));
+  }
   case BI::LoadFrag: { // through a pointer, row_stride present (Sema)
     const fe::ExprAST *stride = nullptr;
     for (const fe::NamedArg &na : e.namedArgs)
@@ -220,7 +227,8 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
     Value ld = castInt(l, genExpr(*stride), builder.getI64Type(), stride->type.isUnsigned());
     const fe::ExprAST &src = *e.args[0]; // a pointer, or a 1-D shared array
     Value ptr = src.type.isPointer() ? genExpr(src) : genView(src).ptr;
-    return FragLoadOp::create(builder, l, cast<FragType>(type), ptr, ld, thread);
+    return FragLoadOp::create(builder, l, cast<FragType>(type), ptr, ld, thread,
+                              genLimit(e, "rows"));
   }
   case BI::Fma: {
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]), c = genExpr(*e.args[2]);
@@ -240,10 +248,7 @@ void MLIRGenImpl::genFragmentStore(const fe::CallExpr &e) {
   Value value = genExpr(*e.args[1]);
   Value thread = linearThread(l).first;
   const fe::ExprAST &dst = *e.args[0];
-  Value rowsLimit; // `rows = n` (Sema: an i32, a store through memory)
-  for (const fe::NamedArg &na : e.namedArgs)
-    if (na.name == "rows")
-      rowsLimit = genExpr(*na.expr);
+  Value rowsLimit = genLimit(e, "rows"); // Sema: a store through memory
   if (e.args[1]->type.kind == fe::Type::PerRow) {
     // The 4 threads of a quad hold the same rows: the first lane of each
     // quad stores them, once per row.

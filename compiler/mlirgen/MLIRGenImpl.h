@@ -482,6 +482,9 @@ public:
   Value genEpilogueCall(const fe::CallExpr &e);
   Value genFragmentCall(const fe::CallExpr &e);
   void genFragmentStore(const fe::CallExpr &e);
+  /// The value of a store's or load's `rows = n` / `cols = n` (the named
+  /// argument `name`, an i32 by Sema), or null without one.
+  Value genLimit(const fe::CallExpr &e, const char *name);
   /// copy_async(C[...], tile) reached by a whole role: barrier, elected
   /// store + commit + wait.read, barrier.
   void genRoleTmaStore(const fe::CallExpr &e, Value map, ValueRange coords, Value tile,

@@ -74,7 +74,10 @@ LoadedFrom decidedByMemoryLoad(Operation *decision, const UniformityAnalysis &un
   llvm::SmallPtrSet<Operation *, 32> seen;
   LoadedFrom found = LoadedFrom::None;
   while (!work.empty() && seen.size() < 256) {
-    Operation *def = work.pop_back_val().getDefiningOp();
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (auto arg = dyn_cast<BlockArgument>(v); arg && !isa<KernelOp>(arg.getOwner()->getParentOp()))
+      def = arg.getOwner()->getParentOp(); // a loop's carried value: what enters and what it yields
     if (!def || !seen.insert(def).second)
       continue;
     if (auto load = dyn_cast<LoadOp>(def)) {
@@ -103,6 +106,13 @@ LoadedFrom decidedByMemoryLoad(Operation *decision, const UniformityAnalysis &un
       continue;
     }
     work.append(def->getOperands().begin(), def->getOperands().end());
+    // A result of an op with regions (the scf.if of a lazy `&&` / `||` or of
+    // `c ? a : b`, a loop's result) is also what its regions yield: the load
+    // in `z > 0 && offsets[e] > 0` decides through the yield.
+    for (Region &region : def->getRegions())
+      for (Block &block : region)
+        if (!block.empty() && block.back().hasTrait<OpTrait::IsTerminator>())
+          work.append(block.back().getOperands().begin(), block.back().getOperands().end());
   }
   return found;
 }

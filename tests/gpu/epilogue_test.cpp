@@ -10,6 +10,7 @@
 #include <tile/runtime.h>
 #include <tilec/Target/TargetFacts.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -194,4 +195,57 @@ TEST_CASE("two warpgroups store into 128B-swizzled tiles that a role's TMA store
   CHECK(badRows == 0); // f16 rows through two 128B-swizzled panels
   CHECK(badCols == 0); // the tile rewritten after the first TMA store read it
   CHECK(badD == 0);    // f32 (st.shared.v2) through a 128B-swizzled tile
+}
+
+TEST_CASE("load_frag, load_per_row and load_per_col stop at rows = n / cols = m", "[epilogue]") {
+  tile::Context ctx(0);
+  tile::Module mod = tile::Module::fromFiles(ctx, epiloguePtxPath());
+  tile::Kernel k = mod.kernel("frag_loads_first_rows");
+  const int M = 128, N = 40;
+  // n inside a 64-row block, at a block's end, none (0 and negative), all
+  // (past M); m inside the columns, none, all.
+  const int cases[][2] = {{77, 13}, {64, 40}, {0, 0}, {-5, 7}, {200, 40}};
+  for (const auto &cs : cases) {
+    const int n = cs[0], m = cs[1];
+    const size_t rowsHeld = size_t(std::max(n, 1)); // arrays end at the limit (at least 1 row)
+    std::vector<float> w(rowsHeld * N), g(rowsHeld), lse(size_t(std::max(m, 1)));
+    std::vector<uint16_t> h(rowsHeld * N);
+    for (size_t i = 0; i < w.size(); ++i) {
+      w[i] = float(i % 977) - 400.0f;              // exact
+      h[i] = uint16_t(0x3F80u + uint16_t(i % 61)); // bf16 1.0 .. 1.0 + 60/128
+    }
+    for (size_t i = 0; i < g.size(); ++i)
+      g[i] = 0.5f * float(i);
+    for (size_t i = 0; i < lse.size(); ++i)
+      lse[i] = -2.0f * float(i) - 1.0f;
+    tile::DeviceBuffer<float> dOut(size_t(2 * M * N)), dW(w.size()), dG(g.size()), dL(lse.size());
+    tile::DeviceBuffer<uint16_t> dH(h.size());
+    dW.copyFrom(w);
+    dG.copyFrom(g);
+    dL.copyFrom(lse);
+    dH.copyFrom(h);
+    dOut.fillBytes(0xA5);
+    tile::LaunchConfig cfg;
+    cfg.block = tile::Dim3(128);
+    cfg.grid = tile::Dim3(1);
+    k.launch(cfg, dOut.ptr(), dW.ptr(), dH.ptr(), dG.ptr(), dL.ptr(), int32_t(n), int32_t(m));
+    ctx.synchronize();
+    std::vector<float> out = dOut.toHost();
+    size_t bad = 0;
+    for (int r = 0; r < M; ++r)
+      for (int c = 0; c < N; ++c) {
+        bool row = r < n, col = c < m;
+        size_t i = size_t(r) * N + size_t(c);
+        float want0 = row ? w[i] + g[size_t(r)] : 0.0f;
+        uint32_t bits = row ? uint32_t(h[i]) << 16 : 0u;
+        float hv;
+        std::memcpy(&hv, &bits, 4);
+        float want1 = hv + (col ? lse[size_t(c)] : 0.0f);
+        if ((out[i] != want0 || out[size_t(M * N) + i] != want1) && bad++ < 5)
+          UNSCOPED_INFO("n " << n << ", m " << m << ": [" << r << ", " << c << "] = " << out[i]
+                             << ", " << out[size_t(M * N) + i] << "; expected " << want0 << ", "
+                             << want1);
+      }
+    CHECK(bad == 0);
+  }
 }

@@ -128,3 +128,29 @@ tile.kernel @stores_first_rows(%out: !tile.ptr<f32, global>, %ld: i64, %n: i32) 
   tile.frag_store %z, %out, %ld, %t rows %n : !tile.frag<64x8xf32>, !tile.ptr<f32, global>
   tile.return
 }
+
+// Loads of the first n rows (columns): each row (column) the thread holds
+// is compared once (signed, slt) with the bound, and its load runs only
+// below it; past the bound the value is the zero the join block receives.
+// load_per_row: the thread's two rows; load_per_col over 16 columns: its
+// four; frag_load: one compare per row for all of that row's pairs.
+// CHECK-LABEL: llvm.func @loads_first_rows(
+// CHECK: %[[Z:.*]] = llvm.mlir.zero : f32
+// CHECK-NEXT: llvm.cond_br %{{.*}}, ^{{.*}}, ^[[J:bb[0-9]+]](%[[Z]] : f32)
+// CHECK-COUNT-7: llvm.icmp "slt" %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: llvm.icmp "slt"
+// CHECK: llvm.return
+// PTX-LABEL: .entry loads_first_rows(
+// PTX-COUNT-2: setp.{{lt|ge}}.s32
+// PTX: ret;
+tile.kernel @loads_first_rows(%p: !tile.ptr<f32, global>, %out: !tile.ptr<f32, global>,
+                              %ld: i64, %n: i32) {
+  %t = tile.sreg tid_x : i32
+  %r = tile.load_per_row %p, %t rows %n : !tile.ptr<f32, global> -> !tile.per_row<64xf32>
+  %c = tile.load_per_col %p, %t cols %n : !tile.ptr<f32, global> -> !tile.per_col<16xf32>
+  %f = tile.frag_load %p, %ld, %t rows %n : !tile.ptr<f32, global> -> !tile.frag<64x16xf32>
+  %a = tile.frag_arith add %f, %r : !tile.frag<64x16xf32>, !tile.per_row<64xf32> -> !tile.frag<64x16xf32>
+  %b = tile.frag_arith add %a, %c : !tile.frag<64x16xf32>, !tile.per_col<16xf32> -> !tile.frag<64x16xf32>
+  tile.frag_store %b, %out, %ld, %t : !tile.frag<64x16xf32>, !tile.ptr<f32, global>
+  tile.return
+}

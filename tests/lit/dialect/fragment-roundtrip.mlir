@@ -69,3 +69,20 @@ tile.kernel @first_rows(%out: !tile.ptr<f32, global>, %ld: i64, %n: i32) {
   tile.store_per_row %m, %out, %t rows %n : !tile.per_row<64xf32>, !tile.ptr<f32, global>
   tile.return
 }
+
+// Loads of the first n rows (columns): `rows` / `cols` is an optional i32
+// operand that prints back after the thread.
+// CHECK-LABEL: tile.kernel @loads_first_rows(
+// CHECK: tile.load_per_row %{{.*}}, %{{.*}} rows %{{.*}} : !tile.ptr<f32, global> -> !tile.per_row<64xf32>
+// CHECK: tile.load_per_col %{{.*}}, %{{.*}} cols %{{.*}} : !tile.ptr<f32, global> -> !tile.per_col<16xf32>
+// CHECK: tile.frag_load %{{.*}}, %{{.*}}, %{{.*}} rows %{{.*}} : !tile.ptr<f16, global> -> !tile.frag<64x16xf16>
+// CHECK: tile.load_per_row %{{.*}}, %{{.*}} : !tile.ptr<f32, global> -> !tile.per_row<64xf32>
+tile.kernel @loads_first_rows(%p: !tile.ptr<f32, global>, %h: !tile.ptr<f16, global>, %ld: i64,
+                              %n: i32) {
+  %t = tile.sreg tid_x : i32
+  %r = tile.load_per_row %p, %t rows %n : !tile.ptr<f32, global> -> !tile.per_row<64xf32>
+  %c = tile.load_per_col %p, %t cols %n : !tile.ptr<f32, global> -> !tile.per_col<16xf32>
+  %f = tile.frag_load %h, %ld, %t rows %n : !tile.ptr<f16, global> -> !tile.frag<64x16xf16>
+  %s = tile.load_per_row %p, %t : !tile.ptr<f32, global> -> !tile.per_row<64xf32>
+  tile.return
+}

@@ -114,10 +114,14 @@ def Tile_LoadPerColOp : Tile_Op<"load_per_col", [Tile_MemoryAccessOpInterface]> 
   let summary = "a per_col value whose column c is ptr[c] (a column bias)";
   let description = [{ Each thread loads only the columns it holds (N/4
     elements: the two columns of each of its N/8 pairs), with plain weak
-    loads; every row it holds shares them. }];
-  let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$ptr, I32:$thread);
+    loads; every row it holds shares them. With `cols`, columns c >= cols
+    (signed) are not read and hold 0: an array that ends inside the block
+    of columns (the log-sum-exp of a sequence's last query block). }];
+  let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$ptr, I32:$thread, Optional<I32>:$cols);
   let results = (outs Tile_PerColType:$result);
-  let assemblyFormat = "$ptr `,` $thread attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))";
+  let assemblyFormat = [{
+    $ptr `,` $thread (`cols` $cols^)? attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))
+  }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     bool readsMemory() { return true; }
@@ -131,10 +135,14 @@ def Tile_LoadPerRowOp : Tile_Op<"load_per_row", [Tile_MemoryAccessOpInterface]> 
   let summary = "a per_row value whose row r is ptr[r] (a row scale)";
   let description = [{ Each thread loads only the rows it holds (2 per 64
     rows), with plain weak loads; the four threads of a quad load the same
-    rows (one transaction each: the addresses coincide). }];
-  let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$ptr, I32:$thread);
+    rows (one transaction each: the addresses coincide). With `rows`, rows
+    r >= rows (signed) are not read and hold 0: a tail of rows past the end
+    of the array. }];
+  let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$ptr, I32:$thread, Optional<I32>:$rows);
   let results = (outs Tile_PerRowType:$result);
-  let assemblyFormat = "$ptr `,` $thread attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))";
+  let assemblyFormat = [{
+    $ptr `,` $thread (`rows` $rows^)? attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))
+  }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     bool readsMemory() { return true; }
@@ -203,11 +211,15 @@ def Tile_FragLoadOp : Tile_Op<"frag_load", [Tile_MemoryAccessOpInterface]> {
     column pairs with one vector load each (ld.v2 of two f32, or ld.b32 of an
     f16x2/bf16x2 pair), so ptr must be aligned to two elements and
     row_stride even (Sema rejects an odd constant stride). Weak loads: a
-    matrix another CTA wrote is read after an acquire (a flag, a counter). }];
-  let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$ptr, I64:$row_stride, I32:$thread);
+    matrix another CTA wrote is read after an acquire (a flag, a counter).
+    With `rows`, the pairs of rows r >= rows (signed) are not read and hold
+    0: the inverse of frag_store's `rows`. }];
+  let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$ptr, I64:$row_stride, I32:$thread,
+                       Optional<I32>:$rows);
   let results = (outs Tile_ValueFragType:$result);
   let assemblyFormat = [{
-    $ptr `,` $row_stride `,` $thread attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))
+    $ptr `,` $row_stride `,` $thread (`rows` $rows^)? attr-dict `:` qualified(type($ptr)) `->`
+      qualified(type($result))
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

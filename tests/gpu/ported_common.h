@@ -1,0 +1,50 @@
+// Helpers shared by the GPU tests of the ported kernels (transformer_ops,
+// int_ops, moe_conv): the PTX path, a freshly seeded generator, the
+// bf16 rounding the host uses for its inputs, and a bounded-error count.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+
+namespace ported {
+
+inline std::string ptxPath(const char *name) {
+  const char *dir = std::getenv("TILEC_PTX_DIR");
+  return std::string(dir && *dir ? dir : TILEC_SAMPLE_PTX_DIR) + "/" + name + ".ptx";
+}
+
+/// TILEC_GPU_TEST_SMALL=1 (compute-sanitizer runs): small problems.
+inline bool small() {
+  const char *s = std::getenv("TILEC_GPU_TEST_SMALL");
+  return s && *s == '1';
+}
+
+inline std::mt19937_64 freshRng() {
+  std::random_device rd;
+  return std::mt19937_64((static_cast<uint64_t>(rd()) << 32) ^ rd());
+}
+
+/// Counts values outside |got - want| <= abs + rel * scale (NaN counts),
+/// reporting the first few with their index.
+class ErrorCount {
+public:
+  explicit ErrorCount(const char *what) : what_(what) {}
+  void check(size_t i, double got, double want, double bound) {
+    if (!(std::fabs(got - want) <= bound) && bad_++ < 5)
+      UNSCOPED_INFO(what_ << "[" << i << "] = " << got << ", expected " << want << " (bound "
+                          << bound << ")");
+  }
+  size_t bad() const { return bad_; }
+
+private:
+  const char *what_;
+  size_t bad_ = 0;
+};
+
+} // namespace ported
