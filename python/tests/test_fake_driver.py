@@ -427,9 +427,12 @@ def test_a_bound_launch_takes_new_addresses_and_checks_them():
     assert int.from_bytes(last_arg(1, 8), "little") == out2.ptr
     assert int.from_bytes(last_arg(2, 4), "little") == 64  # the bound hidden extent M
     p.probe_encode_address.restype = ctypes.c_ulonglong
-    assert [p.probe_encode_address(i) for i in range(encodes, p.probe_encode_count())] == [a2.ptr]
+    encoded = [p.probe_encode_address(i) for i in range(p.probe_encode_count())]
+    # A map for a2's address: encoded now, or taken from the map cache when an
+    # earlier array of this process had the same address and layout.
+    assert encoded[encodes:] in ([a2.ptr], []) and a2.ptr in encoded
     bound(a2, out2)  # the same address: no new map
-    assert p.probe_encode_count() == encodes + 1
+    assert p.probe_encode_count() == len(encoded)
     with pytest.raises(tilec.LaunchError, match="16 bytes"):
         bound(a2.ptr + 4, out2)  # one element in: TMA cannot start there
     with pytest.raises(tilec.LaunchError, match="null pointer"):
