@@ -16,7 +16,10 @@ using namespace mlir;
 static_assert(mlir::tile::TileDebugHangsOptions{}.timeoutMs == ::tile::kDefaultDebugHangsMs);
 
 void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOptions &options) {
-  // The divergence diagnostics first, on the IR as MLIRGen made it: the
+  // The NaN-bit marks a folder could act on, before anything folds or
+  // analyses the values they mark.
+  pm.addPass(createTilePruneFloatBitMarks());
+  // The divergence diagnostics next, on the IR as MLIRGen made it: the
   // same uniformity analysis the sync passes below decide with.
   pm.addNestedPass<KernelOp>(createTileCheckDivergence());
   // Loops that wait on a plain read, before the canonicalizer erases the

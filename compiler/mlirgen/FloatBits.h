@@ -4,7 +4,8 @@
 // returns its canonical NaN, the folders LLVM's default one, and EmitPTX
 // makes every NaN constant left after optimisation canonical
 // (tilec/Target/NaNBits.h). Two kinds of value must not take part in that;
-// MLIRGen marks them with these (MLIRGenTypes.cpp).
+// MLIRGen marks every one the source has with these (MLIRGenTypes.cpp), and
+// tile-prune-float-bit-marks keeps the marks a folder could act on.
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_MLIRGEN_FLOATBITS_H
 #define TILEC_MLIRGEN_FLOATBITS_H
@@ -22,18 +23,11 @@ Value pinFloatBits(OpBuilder &builder, Location l, Value x);
 
 /// `x` before an operation that moves a NaN's sign or payload bits instead
 /// of computing a new NaN (a bitcast to an integer, a conversion between
-/// float types): a call the folders cannot look into, which
-/// EmitPTX replaces by its operand, or, for a NaN constant, by the
-/// canonical NaN kept from the code generator's folds, so that the GPU's
-/// instruction moves the GPU's NaN. `x` itself for a constant that is no NaN
-/// and for a value computed at run time (no folder can make it a NaN
-/// constant, and its conversions keep their usual folds); `throughLocals`:
-/// a value loaded from a thread's variable or local array may be a folded
-/// one (a bitcast, whose integer result EmitPTX cannot recognise as a NaN;
-/// a conversion's NaN result it can, so conversions of register arrays keep
-/// their folds).
-Value readFloatBits(OpBuilder &builder, ModuleOp module, Location l, Value x,
-                    bool throughLocals = false);
+/// float types): a call the folders cannot look into, which EmitPTX
+/// replaces by its operand, or, for a NaN constant, by the canonical NaN
+/// kept from the code generator's folds, so that the GPU's instruction
+/// moves the GPU's NaN.
+Value readFloatBits(OpBuilder &builder, ModuleOp module, Location l, Value x);
 
 } // namespace mlir::tile::mlirgen
 

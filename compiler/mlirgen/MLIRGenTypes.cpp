@@ -224,39 +224,8 @@ Value mlir::tile::mlirgen::pinFloatBits(OpBuilder &builder, Location l, Value x)
       .getResult(0);
 }
 
-/// Whether the folders may turn `x` into a constant: every leaf of its
-/// expression is a constant or, with `locals`, a load of a thread's own
-/// variable or local array (which LLVM promotes to registers, so a constant
-/// stored there folds through it), every operation on the way pure. Only
-/// such a value can become a NaN constant whose bits a folder chose; a
-/// value that depends on memory others write, a parameter or a special
-/// register is left to the GPU's own instructions, and its conversions and
-/// bitcasts to the usual folds.
-static bool foldsToConstant(Value x, bool locals, unsigned &budget) {
-  Operation *op = x.getDefiningOp();
-  if (!op || budget == 0)
-    return false;
-  --budget;
-  if (op->hasTrait<OpTrait::ConstantLike>())
-    return true;
-  if (auto load = dyn_cast<LoadOp>(op))
-    return locals && cast<PtrType>(load.getPtr().getType()).getSpace() == AddressSpace::local;
-  if (op->getNumRegions() != 0 || !isPure(op))
-    return false;
-  return llvm::all_of(op->getOperands(),
-                      [&](Value v) { return foldsToConstant(v, locals, budget); });
-}
-
 Value mlir::tile::mlirgen::readFloatBits(OpBuilder &builder, ModuleOp module, Location l,
-                                         Value x, bool throughLocals) {
-  // A constant that is not a NaN folds as the GPU computes it; a value
-  // computed at run time cannot be a folded NaN.
-  APFloat c(0.0f);
-  if (matchPattern(x, m_ConstantFloat(&c)) && !c.isNaN())
-    return x;
-  unsigned budget = 256;
-  if (!foldsToConstant(x, throughLocals, budget))
-    return x;
+                                         Value x) {
   Type t = x.getType();
   std::string name = ::tile::target::kFloatBitsFunctionPrefix;
   llvm::raw_string_ostream(name) << t;
@@ -286,17 +255,10 @@ Value MLIRGenImpl::genBitCall(const fe::CallExpr &e) {
     if (to == t)
       return x;
     if (isa<FloatType>(t))
-      x = readFloatBits(builder, *module, l, x, /*throughLocals=*/true);
+      x = readFloatBits(builder, *module, l, x);
     Value r = arith::BitcastOp::create(builder, l, to, x);
-    // Bits the program spelled as a float: pinned where a folder could see a
-    // NaN in them (a constant expression that is not a non-NaN constant).
-    APInt bits;
-    unsigned budget = 256;
-    if (auto ft = dyn_cast<FloatType>(to);
-        ft && !(matchPattern(x, m_ConstantInt(&bits)) && !APFloat(ft.getFloatSemantics(), bits).isNaN()) &&
-        foldsToConstant(x, /*locals=*/true, budget))
-      r = pinFloatBits(builder, l, r);
-    return r;
+    // Bits the program spelled as a float.
+    return isa<FloatType>(to) ? pinFloatBits(builder, l, r) : r;
   }
   case fe::Builtin::Popc:
     return castInt(l, LLVM::CtPopOp::create(builder, l, t, x), i32);

@@ -32,6 +32,26 @@ def TileSCFToCFInReverse : Pass<"tile-scf-to-cf-in-reverse", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
 }
 
+def TilePruneFloatBitMarks : Pass<"tile-prune-float-bit-marks", "::mlir::ModuleOp"> {
+  let summary = "keep the NaN-bit marks only on floats a folder could make a NaN of";
+  let description = [{
+    MLIRGen marks every float whose bits the program moves or spells
+    (docs/reference/operators.md, "NaN bits"; tilec/Target/NaNBits.h): a
+    `tilec.float_bits.<type>` call before each bitcast to an integer and
+    each float conversion, and an `llvm.arithmetic.fence` after each
+    bitcast to a float. A mark matters only where the folders can turn the
+    marked value into a NaN constant with bits of their own choosing: a
+    constant expression (every leaf a constant, every op on the way pure;
+    for a bitcast's read also a load of the thread's own `var` or local
+    array, which LLVM promotes to registers and folds through). This pass
+    decides which marks stay: it removes the others (a value computed at
+    run time, a constant that is no NaN), so that they cost nothing and
+    hide nothing from the analyses and folds that follow. Runs first, on
+    the IR as MLIRGen made it.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Memory-model passes (docs/passes.md states each rule with its PTX reason).
 // Every op a pass inserts or changes carries a `tile.sync` string attribute

@@ -7,8 +7,9 @@
 // LLVM's folders return LLVM's default NaN (0x7fc00000) and move its sign.
 // MLIRGen marks the values whose bits the program spelled (`nan`,
 // `bitcast<f32>(0x7fc00001)`) and the operations that move a NaN's bits
-// instead of computing a new one (a bitcast to an integer, a conversion),
-// and EmitPTX gives every other NaN constant left after
+// instead of computing a new one (a bitcast to an integer, a conversion);
+// tile-prune-float-bit-marks keeps the marks where a folder could make the
+// value a NaN constant; EmitPTX gives every other NaN constant left after
 // optimisation the GPU's bits.
 // Header-only, no dependency.
 //===----------------------------------------------------------------------===//
@@ -17,7 +18,7 @@
 
 namespace tile::target {
 
-/// The function MLIRGen calls on a float before `bitcast` reads its bits
+/// The function MLIRGen calls on a float before a bitcast or a conversion reads its bits
 /// (`tilec.float_bits.f32`, one per type: the suffix is the MLIR type). It
 /// is declared without a body and without memory effects, so that the
 /// optimiser keeps the call (it cannot fold the bits of a NaN it made
