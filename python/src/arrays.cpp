@@ -128,11 +128,19 @@ const DtypeCacheEntry *torchDtype(PyObject *dtype) {
   return &cache.back();
 }
 
+/// The element type a __cuda_array_interface__ typestr names: a byte order
+/// ('<', '|', '=' or '>'), a kind and a byte count, nothing after it ("<i4x"
+/// names nothing). The byte order is checked by the caller.
 std::optional<tile::ScalarType> fromTypestr(const std::string &t) {
-  if (t.size() < 3)
+  if (t.size() < 3 || std::string_view("<>|=").find(t[0]) == std::string_view::npos)
     return std::nullopt;
   const char kind = t[1];
-  const int bytes = std::atoi(t.c_str() + 2);
+  int bytes = 0;
+  for (size_t i = 2; i < t.size(); ++i) {
+    if (t[i] < '0' || t[i] > '9' || bytes > 16)
+      return std::nullopt;
+    bytes = bytes * 10 + (t[i] - '0');
+  }
   using S = tile::ScalarType;
   switch (kind) {
   case 'f':
@@ -275,6 +283,26 @@ bool readCudaArrayInterface(PyObject *obj, bool withShape, ArrayView &out) {
   const char *ts = PyUnicode_AsUTF8(typestr);
   out.dtypeName = ts ? ts : "?";
   out.dtype = fromTypestr(out.dtypeName);
+  // The GPU reads elements little-endian: a big-endian array's values would
+  // be read byte-swapped (a one-byte element has no byte order).
+  if (out.dtype && out.dtypeName[0] == '>' && tile::scalarBytes(*out.dtype) > 1) {
+    out.error = "its typestr '" + out.dtypeName +
+                "' is big-endian, but the GPU reads little-endian elements (every value would "
+                "be read byte-swapped): convert it to '<" +
+                out.dtypeName.substr(1) + "' (numpy: .astype('<" + out.dtypeName.substr(1) +
+                "'))";
+    return false;
+  }
+  // A masked array (the protocol's version 3 'mask'): the kernel would read
+  // the masked elements as data; the protocol asks a consumer that ignores
+  // masks to refuse them.
+  PyObject *mask = PyDict_GetItemString(cai, "mask");
+  if (mask && mask != Py_None) {
+    out.error = "its __cuda_array_interface__ has a 'mask' (a masked array), but a kernel reads "
+                "every element, the masked ones too: pass the data without a mask (fill the "
+                "masked elements first)";
+    return false;
+  }
   if (!out.dtype && (out.dtypeName == "<V2" || out.dtypeName == "|V1")) {
     // Raw bytes (no typestr names bfloat16 or the fp8 formats): the
     // object's own `dtype`, when it names one of that size ("bf16",

@@ -7,6 +7,7 @@ DLPack, or raw addresses."""
 
 import ctypes
 import os
+import re
 
 import numpy as np
 import pytest
@@ -381,6 +382,34 @@ def test_cuda_array_interface_arguments():
     # Strides in bytes (a transposed view): TMA needs the inner stride 1.
     with pytest.raises(tilec.LaunchError, match="stride"):
         m.colsum[1](CAI(a.ptr, (64, 32), "<i4", strides=(4, 256)), out)
+
+
+def test_cuda_array_interface_byte_order_typestr_and_mask():
+    """What the interface says about the bytes is read whole: a big-endian
+    array would be read byte-swapped, a typestr with more after its size
+    names no element type, a masked array's masked elements would be read as
+    data; each is refused for pointer and tensor parameters alike."""
+    m = safety()
+    a = tilec.empty((64, 32), "i32")
+    out = tilec.empty(32, "i32")
+    record(8, 4)
+    for order in "<|=":  # little-endian, "not applicable", native (x86-64, aarch64)
+        m.touch[1](CAI(out.ptr, (32,), order + "i4"), 3)
+    with pytest.raises(tilec.LaunchTypeError,
+                       match=r"argument 0 \('out', ptr<i32, global>\).*its typestr '>i4' is "
+                             r"big-endian.*byte-swapped.*astype\('<i4'\)"):
+        m.touch[1](CAI(out.ptr, (32,), ">i4"), 3)
+    with pytest.raises(tilec.LaunchTypeError, match="big-endian"):
+        m.colsum[1](CAI(a.ptr, (64, 32), ">i4"), out)
+    for junk in ("<i4x", "<i4 ", "i4", "<i", "?i4"):
+        with pytest.raises(tilec.LaunchTypeError, match="has dtype " + re.escape(junk) + " but"):
+            m.touch[1](CAI(out.ptr, (32,), junk), 3)
+    masked = CAI(out.ptr, (32,), "<i4")
+    masked.__cuda_array_interface__["mask"] = CAI(out.ptr, (32,), "|b1")
+    with pytest.raises(tilec.LaunchTypeError, match=r"has a 'mask' \(a masked array\)"):
+        m.touch[1](masked, 3)
+    masked.__cuda_array_interface__["mask"] = None  # version 3's "no mask"
+    m.touch[1](masked, 3)
 
 
 def test_tensor_arguments_encode_once_and_check_extents():
