@@ -250,6 +250,16 @@ void mlir::tile::mlirgen::setKernelContract(KernelOp kernel, const fe::KernelAST
     kernel->setAttr(attr::kSpinsOnPeers, b.getUnitAttr());
 }
 
+/// The internal error of a count the checker admitted that is not a rule
+/// the host can evaluate (Sema::checkCountExpr admits only such rules).
+static LogicalResult notARule(Operation *op, const std::string &what) {
+  InFlightDiagnostic d = op->emitError("internal error: " + what +
+                                       " is not a rule the host can evaluate, but the checker "
+                                       "accepted it");
+  attachHint(d, "this is a tilec bug; please report it with the input file");
+  return failure();
+}
+
 LogicalResult mlir::tile::mlirgen::setSharedArrayContract(SharedAllocOp alloc,
                                                           const fe::SharedArrayStmt &s) {
   ::tile::DynamicSharedArray array;
@@ -263,13 +273,22 @@ LogicalResult mlir::tile::mlirgen::setSharedArrayContract(SharedAllocOp alloc,
     array.count = SizeExpr::literal(contractScalar(s.count->type.scalar), *s.constantCount);
     ok = true;
   }
-  if (!ok) {
-    InFlightDiagnostic d = alloc.emitError(
-        "internal error: the size of shared array '" + s.decl->name +
-        "' is not a rule the host can evaluate, but the checker accepted it");
-    attachHint(d, "this is a tilec bug; please report it with the input file");
-    return failure();
-  }
+  if (!ok)
+    return notARule(alloc, "the size of shared array '" + s.decl->name + "'");
   alloc->setAttr(attr::kSharedArray, encodeSharedArray(alloc.getContext(), array));
+  return success();
+}
+
+LogicalResult mlir::tile::mlirgen::setMBarrierCountContract(MBarrierInitOp init,
+                                                            const fe::MBarrierStmt &s) {
+  ::tile::MBarrierCount m;
+  m.name = s.decl->name;
+  bool ok = true;
+  m.count = sizeExpr(*s.count, ok);
+  if (m.count.type != ScalarType::I32) // as genMBarrierInits converts it
+    m.count = SizeExpr::unary(SizeExpr::Op::Cast, ScalarType::I32, std::move(m.count));
+  if (!ok)
+    return notARule(init, "the count of mbarrier '" + s.decl->name + "'");
+  init->setAttr(attr::kMBarrierCount, encodeMBarrierCount(init.getContext(), m));
   return success();
 }

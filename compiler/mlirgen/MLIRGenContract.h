@@ -42,6 +42,12 @@ void setKernelContract(KernelOp kernel, const ::tile::frontend::KernelAST &k,
 LogicalResult setSharedArrayContract(SharedAllocOp alloc,
                                      const ::tile::frontend::SharedArrayStmt &s);
 
+/// tile.mbarrier_count of an init of an mbarrier declaration whose
+/// count the checker did not fold to a constant; an internal error and
+/// failure when the count is not a rule the host can evaluate.
+LogicalResult setMBarrierCountContract(MBarrierInitOp init,
+                                       const ::tile::frontend::MBarrierStmt &s);
+
 } // namespace mlir::tile::mlirgen
 
 #endif // TILEC_MLIRGEN_MLIRGENCONTRACT_H

@@ -8,6 +8,7 @@
 // Orders and scopes the source did not write stay unset for the passes to
 // choose; waits carry no parity (tile-mbarrier-phases derives it).
 //===----------------------------------------------------------------------===//
+#include "MLIRGenContract.h"
 #include "MLIRGenImpl.h"
 
 #include "mlir/IR/Matchers.h"
@@ -45,7 +46,10 @@ void MLIRGenImpl::genMBarrierInits(Location l) {
                         ? base
                         : PtrAddOp::create(builder, sl, base.getType(), base, intConst(sl, i32, i))
                               .getResult();
-        MBarrierInitOp::create(builder, sl, ptr, count);
+        auto init = MBarrierInitOp::create(builder, sl, ptr, count);
+        // A count from the arguments is the runtime's to check at launch.
+        if (!s->constantCount)
+          (void)setMBarrierCountContract(init, *s);
       }
     }
     genRingInits(); // MLIRGenRings.cpp

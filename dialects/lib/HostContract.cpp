@@ -294,6 +294,18 @@ std::optional<KernelParamInfo> mlir::tile::decodeParam(DictionaryAttr attr, Type
   return p;
 }
 
+/// The `count` rule of a contract dictionary read by `r`, after its other
+/// fields; nullopt with `error` set when any field is not well formed.
+static std::optional<SizeExpr> countRule(Reader &r, const std::string &path,
+                                         std::string &error) {
+  std::optional<SizeExpr> rule;
+  if (DictionaryAttr count = r.dictionary("count"))
+    rule = decodeExpr(count, path + ".count", error);
+  if (!rule || !r.ok())
+    return std::nullopt;
+  return rule;
+}
+
 DictionaryAttr mlir::tile::encodeSharedArray(MLIRContext *ctx, const DynamicSharedArray &a) {
   return Fields(ctx)
       .str("name", a.name)
@@ -313,15 +325,34 @@ std::optional<DynamicSharedArray> mlir::tile::decodeSharedArray(DictionaryAttr a
   a.element = r.scalar("element").value_or(ScalarType::I32);
   a.elementSize = ::tile::scalarBytes(a.element);
   a.distributed = r.flag("distributed");
-  if (DictionaryAttr count = r.dictionary("count")) {
-    std::optional<SizeExpr> e = decodeExpr(count, path + ".count", error);
-    if (!e)
-      return std::nullopt;
-    a.count = std::move(*e);
-  }
-  if (!r.ok())
+  std::optional<SizeExpr> count = countRule(r, path, error);
+  if (!count)
     return std::nullopt;
+  a.count = std::move(*count);
   return a;
+}
+
+DictionaryAttr mlir::tile::encodeMBarrierCount(MLIRContext *ctx,
+                                               const ::tile::MBarrierCount &m) {
+  return Fields(ctx).str("name", m.name).add("count", encodeExpr(ctx, m.count)).get();
+}
+
+std::optional<::tile::MBarrierCount> mlir::tile::decodeMBarrierCount(DictionaryAttr attr,
+                                                                     std::string &error) {
+  const std::string path = attr::kMBarrierCount.str();
+  Reader r(attr, path, error);
+  r.only({"name", "count"});
+  ::tile::MBarrierCount m;
+  m.name = r.str("name").value_or("");
+  std::optional<SizeExpr> count = countRule(r, path, error);
+  if (!count)
+    return std::nullopt;
+  m.count = std::move(*count);
+  if (m.count.type != ScalarType::I32) {
+    error = path + ".count: an mbarrier count is an i32 rule";
+    return std::nullopt;
+  }
+  return m;
 }
 
 DictionaryAttr mlir::tile::encodeInstance(MLIRContext *ctx, const std::string &sourceName,
@@ -477,6 +508,14 @@ std::optional<::tile::KernelInfo> mlir::tile::kernelInfo(KernelOp kernel, std::s
     }
     if (std::optional<DynamicSharedArray> a = decodeSharedArray(dict, error))
       info.dynamicShared.push_back(std::move(*a));
+  });
+  llvm::SmallPtrSet<Attribute, 4> counted; // each init of an mbarrier array has the rule
+  kernel.walk([&](MBarrierInitOp init) {
+    auto dict = init->getAttrOfType<DictionaryAttr>(attr::kMBarrierCount);
+    if (!dict || !error.empty() || !counted.insert(dict).second)
+      return;
+    if (std::optional<::tile::MBarrierCount> m = decodeMBarrierCount(dict, error))
+      info.mbarrierCounts.push_back(std::move(*m));
   });
   if (!error.empty())
     return std::nullopt;

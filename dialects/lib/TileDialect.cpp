@@ -137,6 +137,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
     return expect(isa<KernelOp>(op), "on a tile.kernel");
   if (name == attr::kSharedArray)
     return expect(isa<SharedAllocOp>(op), "on a tile.shared_alloc");
+  if (name == attr::kMBarrierCount)
+    return expect(isa<MBarrierInitOp>(op), "on a tile.mbarrier_init");
   if (name == attr::kParam)
     return op->emitOpError() << "attribute '" << name << "' belongs on a tile.kernel argument";
   return op->emitOpError() << "'" << name << "' is not an attribute of the tile dialect";

@@ -134,10 +134,14 @@ LogicalResult SharedAllocOp::verify() {
   int64_t maxCount = ::tile::target::kMaxSharedBytesPerBlock / scalarByteWidth(element);
   std::optional<int64_t> count = getStaticCount();
   APInt constant;
-  if (!count && matchPattern(getCount(), m_ConstantInt(&constant)) &&
+  // A count with a host contract is built from kernel parameters: folding
+  // may make it a constant (`n * 0`), and the runtime checks its value
+  // before each launch (KernelInfo::dynamicSharedBytes).
+  const bool hostChecked = (*this)->hasAttr(attr::kSharedArray);
+  if (!count && !hostChecked && matchPattern(getCount(), m_ConstantInt(&constant)) &&
       constant.getSignificantBits() <= 64)
     count = constant.getSExtValue();
-  else if (!count && matchPattern(getCount(), m_ConstantInt(&constant)))
+  else if (!count && !hostChecked && matchPattern(getCount(), m_ConstantInt(&constant)))
     return emitOpError("count does not fit in 64 bits");
   if (count && (*count < 1 || *count > maxCount))
     return emitOpError() << "count " << *count << " is outside 1.." << maxCount << " (at most "
@@ -375,6 +379,18 @@ static LogicalResult verifyConstantRange(Operation *op, Value value, StringRef w
 LogicalResult MBarrierInitOp::verify() {
   if (failed(verifyMBarrier(*this, getMbar())))
     return failure();
+  // The host contract of a count built from kernel parameters.
+  if (Attribute a = (*this)->getDiscardableAttr(attr::kMBarrierCount)) {
+    auto dict = dyn_cast<DictionaryAttr>(a);
+    if (!dict)
+      return emitOpError() << "'" << attr::kMBarrierCount << "' must be a dictionary";
+    std::string error;
+    if (!decodeMBarrierCount(dict, error))
+      return emitOpError() << error;
+    // Built from kernel parameters: folding may make it a constant
+    // (`n * 0`), and the runtime checks its value before each launch.
+    return success();
+  }
   return verifyConstantRange(*this, getCount(), "arrival count", 1,
                              ::tile::target::kMaxMBarrierArrivals);
 }

@@ -536,6 +536,7 @@ LaunchConfig Kernel::resolve(const LaunchConfig &cfg, void **args) const {
   size_t needed = 0;
   try {
     needed = s.info->dynamicSharedBytes(args, effectiveCluster(cfg, limits()).count());
+    s.info->checkMBarrierCounts(args);
   } catch (const std::invalid_argument &e) {
     throwLaunchError(s.name, e.what());
   }

@@ -7,6 +7,7 @@
 // kernel read and write past its window.
 //===----------------------------------------------------------------------===//
 #include "tile/kernel_info.h"
+#include "tile/target.h"
 
 #include <cmath>
 #include <cstring>
@@ -495,6 +496,22 @@ size_t KernelInfo::dynamicSharedBytes(void *const *args, uint64_t clusterSize) c
   if (end > std::numeric_limits<size_t>::max())
     throw std::invalid_argument("kernel '" + name + "': dynamic shared memory does not fit size_t");
   return static_cast<size_t>(end);
+}
+
+void KernelInfo::checkMBarrierCounts(void *const *args) const {
+  if (mbarrierCounts.empty())
+    return;
+  Evaluator evaluator(*this, args);
+  for (const MBarrierCount &m : mbarrierCounts) {
+    // mbarrier.init reads the count as the kernel computed it: an i32.
+    const int64_t count = evaluator.eval(m.count).i;
+    if (count < 1 || count > target::kMaxMBarrierArrivals)
+      throw std::invalid_argument(
+          "kernel '" + name + "': mbarrier '" + m.name + "' would complete a phase with " +
+          std::to_string(count) + " arrivals for these arguments, but an mbarrier's count is 1 to " +
+          std::to_string(target::kMaxMBarrierArrivals) +
+          " (PTX mbarrier.init: another count leaves its phases undefined)");
+  }
 }
 
 //===----------------------------------------------------------------------===//

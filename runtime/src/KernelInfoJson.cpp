@@ -662,6 +662,20 @@ struct Reader {
       a.count = expr(field(arrays[i], apath, "count"), apath + ".count", k.params.size(), 0);
       k.dynamicShared.push_back(std::move(a));
     }
+    if (const Json *counts = optionalField(v, "mbarrierCounts")) {
+      const auto &list = array(*counts, path + ".mbarrierCounts");
+      for (size_t i = 0; i < list.size(); ++i) {
+        const std::string mpath = path + ".mbarrierCounts[" + std::to_string(i) + "]";
+        checkObject(list[i], schema::kMBarrierCount, mpath);
+        MBarrierCount m;
+        m.name = string(field(list[i], mpath, "name"), mpath + ".name");
+        m.count = expr(field(list[i], mpath, "count"), mpath + ".count", k.params.size(), 0);
+        if (m.count.type != ScalarType::I32)
+          fail(mpath + ".count", std::string("an mbarrier count is an i32 rule, not ") +
+                                     scalarTypeName(m.count.type));
+        k.mbarrierCounts.push_back(std::move(m));
+      }
+    }
     return k;
   }
 };

@@ -211,7 +211,21 @@ std::string toJson(const ModuleInfo &info) {
       writeExpr(a.count, o);
       o += "}";
     }
-    o += ki.dynamicShared.empty() ? "]}\n    }" : "\n      ]}\n    }";
+    o += ki.dynamicShared.empty() ? "]}" : "\n      ]}";
+    // Only when some mbarrier's count comes from the arguments, so other
+    // kernels' info is unchanged.
+    if (!ki.mbarrierCounts.empty()) {
+      o += ",\n      " + F(kKernel, "mbarrierCounts", Array) + "[";
+      for (size_t i = 0; i < ki.mbarrierCounts.size(); ++i) {
+        const MBarrierCount &m = ki.mbarrierCounts[i];
+        o += std::string(i ? "," : "") + "\n        {" + F(kMBarrierCount, "name", String) +
+             quote(m.name) + ", " + F(kMBarrierCount, "count", Object);
+        writeExpr(m.count, o);
+        o += "}";
+      }
+      o += "\n      ]";
+    }
+    o += "\n    }";
   }
   o += info.kernels.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return o;

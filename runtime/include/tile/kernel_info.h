@@ -215,6 +215,15 @@ struct DynamicSharedArray {
   SizeExpr count; // elements (of the whole cluster for dshared)
 };
 
+/// An mbarrier (or each of an mbarrier array) whose arrival count is built
+/// from kernel parameters (`mbarrier(n * 2)`): mbarrier.init takes 1 ..
+/// target::kMaxMBarrierArrivals, so a launch whose arguments make the count
+/// anything else is refused (with a constant count, the compiler checks it).
+struct MBarrierCount {
+  std::string name;
+  SizeExpr count; // an i32 rule, as the kernel computes it
+};
+
 /// Values of a kernel's compile-time parameters (`kernel k<BM: i32>`), by
 /// name: {{"BM", 128}, {"BN", 64}}.
 using TemplateArgs = std::vector<std::pair<std::string, int64_t>>;
@@ -275,6 +284,14 @@ struct KernelInfo {
   /// when an array's size is negative or does not fit 64 bits for these
   /// arguments (the message names the array).
   size_t dynamicSharedBytes(void *const *args, uint64_t clusterSize) const;
+  /// The mbarriers whose arrival counts come from the arguments, in
+  /// declaration order.
+  std::vector<MBarrierCount> mbarrierCounts;
+  /// Throws std::invalid_argument naming the mbarrier, the count and the
+  /// limit when one of `mbarrierCounts` is outside 1 ..
+  /// target::kMaxMBarrierArrivals for these arguments (args as for
+  /// dynamicSharedBytes).
+  void checkMBarrierCounts(void *const *args) const;
 
   /// The kernel `wait`s on a semaphore, i.e. spins on what peers (and other
   /// CTAs) publish: every CTA of the grid must be co-resident (checked at launch).

@@ -60,6 +60,7 @@ inline constexpr Field kKernelFields[] = {
     {"spinsOnPeers", Kind::Bool, false, false},    // waits on a semaphore
     {"exitSemaphore", Kind::Integer, false, false}, // parameter index
     {"dynamicShared", Kind::Object, true, false},  // kDynamicSharedFields
+    {"mbarrierCounts", Kind::Array, false, false}, // of kMBarrierCountFields
 };
 
 inline constexpr Field kTemplateArgFields[] = {
@@ -134,6 +135,12 @@ inline constexpr Field kSharedArrayFields[] = {
     {"count", Kind::Object, true, false}, // kExprFields
 };
 
+/// An mbarrier whose arrival count is built from kernel parameters.
+inline constexpr Field kMBarrierCountFields[] = {
+    {"name", Kind::String, true, false},
+    {"count", Kind::Object, true, false}, // kExprFields, of type i32
+};
+
 /// A node of a size rule (SizeExpr).
 inline constexpr Field kExprFields[] = {
     {"op", Kind::String, true, false},   // sizeOpName()
@@ -156,12 +163,14 @@ inline constexpr Object kPeer{"a peer parameter", kPeerFields};
 inline constexpr Object kCluster{"a cluster", kClusterFields};
 inline constexpr Object kDynamicShared{"the dynamic shared memory", kDynamicSharedFields};
 inline constexpr Object kSharedArray{"a dynamic shared array", kSharedArrayFields};
+inline constexpr Object kMBarrierCount{"an mbarrier count", kMBarrierCountFields};
 inline constexpr Object kExpr{"a size-rule node", kExprFields};
 
 /// Every table, for whoever walks them all (the writer's coverage test).
 inline constexpr const Object *kAllObjects[] = {
     &kModule, &kKernel, &kTemplateArg, &kTypeArg, &kPeer,          &kHidden,      &kSemaphore,
     &kParam,  &kTensor, &kExtent,      &kCluster, &kDynamicShared, &kSharedArray, &kExpr,
+    &kMBarrierCount,
 };
 
 /// `object` has a field `name` whose value is of JSON type `kind`: the

@@ -1,7 +1,8 @@
 // tile/target.h - the hardware facts a host needs, shared by the runtime and tilec.
 //
 // Launch limits (block, grid, cluster and shared-memory sizes the runtime
-// checks a launch against) and the tensor-map encoding rules. Plain C++17
+// checks a launch against, the arrival count of an mbarrier sized by kernel
+// parameters) and the tensor-map encoding rules. Plain C++17
 // with no dependency. Facts only the compiler needs (PTX targets, wgmma
 // shapes, setmaxnreg ranges, mbarrier limits, address spaces) live in the
 // compiler's tilec/Target/TargetFacts.h, which includes this header: every
@@ -39,6 +40,10 @@ inline constexpr int64_t kMaxSharedBytesPerBlock = 227 * 1024;
 /// Dynamic shared memory a launch may use without raising
 /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: 48 KB.
 inline constexpr int64_t kSharedBytesWithoutOptIn = 48 * 1024;
+/// Arrivals that complete an mbarrier phase, mbarrier.init's count: 1 to
+/// 2^20 - 1 (PTX ISA 9.7.13.15.1, "Contents of the mbarrier object"). A count
+/// built from kernel parameters is checked at each launch.
+inline constexpr int64_t kMaxMBarrierArrivals = (1 << 20) - 1;
 
 //===- Tensor maps (TMA). The rules of cuTensorMapEncodeTiled (CUDA driver
 //     API, "Tensor Map Object Management"; cuda.h documents each) and the

@@ -1,7 +1,8 @@
 // RUN: tile-opt %s -split-input-file -verify-diagnostics | FileCheck %s
 
 // The host contract on tile.kernel (tile.param on every argument,
-// tile.shared_array on a dynamic allocation, tile.instance,
+// tile.shared_array on a dynamic allocation, tile.mbarrier_count on an
+// mbarrier init whose count comes from the parameters, tile.instance,
 // tile.spins_on_peers) round-trips; malformed ones and other tile.* names on
 // a kernel or its arguments are refused, naming the field.
 
@@ -91,5 +92,43 @@ tile.kernel @undeclared() attributes {tile.aligned} {
 
 // expected-error @+1 {{tile.spins_on_peers must be a unit attribute}}
 tile.kernel @spins() attributes {tile.spins_on_peers = 1 : i32} {
+  tile.return
+}
+
+// -----
+
+// tile.mbarrier_count: the rule of an mbarrier count built from parameters,
+// on its init; an i32 rule, and only on a tile.mbarrier_init.
+// CHECK-LABEL: tile.kernel @counted
+// CHECK: tile.mbarrier_init %{{.*}}, %arg0 {tile.mbarrier_count = {count = {op = "param", param = 0 : i64, type = "i32"}, name = "full"}} : !tile.ptr<i64, shared>
+tile.kernel @counted(%n: i32 {tile.param = {name = "n", type = "i32"}}) {
+  %b = tile.shared_alloc {static_count = 1 : i64} -> !tile.ptr<i64, shared>
+  tile.mbarrier_init %b, %n {tile.mbarrier_count = {name = "full", count = {op = "param", type = "i32", param = 0}}} : !tile.ptr<i64, shared>
+  tile.return
+}
+
+// -----
+
+tile.kernel @count_of_i64(%n: i32) {
+  %b = tile.shared_alloc {static_count = 1 : i64} -> !tile.ptr<i64, shared>
+  // expected-error @+1 {{tile.mbarrier_count.count: an mbarrier count is an i32 rule}}
+  tile.mbarrier_init %b, %n {tile.mbarrier_count = {name = "full", count = {op = "literal", type = "i64", value = 4, fvalue = 4.0}}} : !tile.ptr<i64, shared>
+  tile.return
+}
+
+// -----
+
+tile.kernel @count_not_a_dictionary(%n: i32) {
+  %b = tile.shared_alloc {static_count = 1 : i64} -> !tile.ptr<i64, shared>
+  // expected-error @+1 {{'tile.mbarrier_count' must be a dictionary}}
+  tile.mbarrier_init %b, %n {tile.mbarrier_count = 4 : i32} : !tile.ptr<i64, shared>
+  tile.return
+}
+
+// -----
+
+tile.kernel @count_elsewhere(%n: i32) {
+  // expected-error @+1 {{attribute 'tile.mbarrier_count' must be on a tile.mbarrier_init}}
+  %buf = tile.shared_alloc %n : i32 {tile.mbarrier_count = {name = "full", count = {op = "param", type = "i32", param = 0}}} -> !tile.ptr<f32, shared>
   tile.return
 }

@@ -102,6 +102,30 @@ TEST_CASE("fake driver: a launch computes dynamic shared memory from the kernel 
              Catch::Contains("bytes of shared memory per block exceed the device limit"));
 }
 
+TEST_CASE("fake driver: a launch whose mbarrier count is out of range is refused", "[fake]") {
+  // histogram with `let full = mbarrier(nbins)`: every launch path evaluates
+  // the count from its arguments before the driver sees the launch.
+  reset();
+  fake().argSizes = {8, 8, 8, 4};
+  tile::ModuleInfo info = histogramInfo();
+  info.kernels[0].mbarrierCounts.push_back(
+      {"full", tile::SizeExpr::paramRef(tile::ScalarType::I32, 3)});
+  tile::Context ctx;
+  tile::Kernel k = tile::Module::fromPtx(ctx, kPtx, info, noCache()).kernel("histogram");
+  tile::DeviceBuffer<int32_t> bins(1001), input(16);
+  k.launch(grid(4), bins, input, int64_t(16), int32_t(1001));
+  CHECK(fake().launches.size() == 1);
+  CHECK(errorText([&] { k.launch(grid(4), bins, input, int64_t(16), int32_t(0)); }) ==
+        "kernel 'histogram': mbarrier 'full' would complete a phase with 0 arrivals for these "
+        "arguments, but an mbarrier's count is 1 to 1048575 (PTX mbarrier.init: another count "
+        "leaves its phases undefined)");
+  tile::LaunchConfig given = grid(4);
+  given.sharedBytes = 1 << 16; // a given window size skips no check
+  CHECK_THAT(errorText([&] { k.launch(given, bins, input, int64_t(16), int32_t(1 << 20)); }),
+             Catch::Contains("mbarrier 'full' would complete a phase with 1048576 arrivals"));
+  CHECK(fake().launches.size() == 1);
+}
+
 TEST_CASE("fake driver: argument kinds are checked against the kernel info", "[fake]") {
   reset();
   fake().argSizes = {8, 8, 8, 4};

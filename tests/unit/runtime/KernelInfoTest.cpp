@@ -331,6 +331,38 @@ TEST_CASE("kernel info: a negative size is an error naming the array", "[kerneli
   }
 }
 
+TEST_CASE("kernel info: an mbarrier count from the arguments is 1 .. 2^20 - 1", "[kernelinfo]") {
+  // `mbarrier(n * 2)`: evaluated as the kernel evaluates it (an i32 that
+  // wraps), refused outside mbarrier.init's range, each named.
+  KernelInfo k;
+  k.name = "k";
+  k.params = {param("n", ScalarType::I32)};
+  k.mbarrierCounts.push_back({"ok", lit(1)});
+  k.mbarrierCounts.push_back(
+      {"full", SizeExpr::binary(Op::Mul, ScalarType::I32, n32(), lit(2))});
+  int32_t n = 0;
+  void *args[] = {&n};
+  auto message = [&](int32_t value) {
+    n = value;
+    try {
+      k.checkMBarrierCounts(args);
+    } catch (const std::invalid_argument &e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(message(0) == "kernel 'k': mbarrier 'full' would complete a phase with 0 arrivals for "
+                      "these arguments, but an mbarrier's count is 1 to 1048575 (PTX "
+                      "mbarrier.init: another count leaves its phases undefined)");
+  CHECK_THAT(message(-3), Catch::Contains("mbarrier 'full' would complete a phase with -6 "));
+  CHECK_THAT(message(524288), Catch::Contains("with 1048576 arrivals"));
+  CHECK_THAT(message(0x40000000), Catch::Contains("with -2147483648 arrivals")); // wraps
+  CHECK(message(1) == "");
+  CHECK(message(524287) == ""); // 2^20 - 2
+  k.mbarrierCounts.clear();
+  CHECK(message(0) == ""); // nothing to check
+}
+
 TEST_CASE("kernel info: argument kinds against the parameters", "[kernelinfo]") {
   KernelInfo k = histogram();
   using K = tile::ArgDesc::Kind;
@@ -444,6 +476,7 @@ TEST_CASE("kernel info: the writer writes every field of the schema tables", "[k
       array("y", ScalarType::F32, false,
             SizeExpr::binary(Op::Add, ScalarType::I32, n32(),
                              SizeExpr::unary(Op::Cast, ScalarType::I32, half))));
+  k.mbarrierCounts.push_back({"full", SizeExpr::paramRef(ScalarType::I32, 3)});
   m.kernels.push_back(k);
   const std::string json = tile::toJson(m);
   for (const schema::Object *object : schema::kAllObjects)
@@ -462,4 +495,6 @@ TEST_CASE("kernel info: the writer writes every field of the schema tables", "[k
   CHECK(b.params[7].peer->param == 4);
   CHECK(b.spinsOnPeers);
   CHECK(b.exitSemaphore == 5);
+  REQUIRE(b.mbarrierCounts.size() == 1);
+  CHECK(b.mbarrierCounts[0].name == "full");
 }

@@ -66,10 +66,9 @@ inline constexpr int kMaxThreadsPerSM = 2048;
 /// 9.7.13.15.1 "Size and alignment of mbarrier object").
 inline constexpr int kMBarrierBytes = 8;
 inline constexpr int kMBarrierAlign = 8;
-/// Largest arrival count of an mbarrier phase and largest pending
-/// transaction count: both 2^20 - 1 (PTX ISA 9.7.13.15.1, "Contents of the
-/// mbarrier object").
-inline constexpr int64_t kMaxMBarrierArrivals = (1 << 20) - 1;
+/// Largest pending transaction count: 2^20 - 1 (PTX ISA 9.7.13.15.1,
+/// "Contents of the mbarrier object"); the arrival count's limit,
+/// kMaxMBarrierArrivals, is the host's too (tile/target.h).
 inline constexpr int64_t kMaxMBarrierTxBytes = (1 << 20) - 1;
 
 //===- Warpgroups and registers (warp roles).

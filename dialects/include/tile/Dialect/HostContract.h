@@ -14,6 +14,10 @@
 //   - static shared memory is the static tile.shared_alloc ops, laid out in
 //     program order; the dynamic window is the dynamic ones, each with its
 //     tile.shared_array dictionary (name, element, count rule);
+//   - an mbarrier whose arrival count comes from kernel parameters has a
+//     tile.mbarrier_count dictionary (name, count rule) on its
+//     tile.mbarrier_inits, for the runtime to check the count at launch (the
+//     verifier then leaves a count that folding made constant to it);
 //   - tile.instance names a template kernel's source and arguments, and
 //     tile.spins_on_peers marks a kernel that waits on a semaphore.
 // MLIRGen writes these (encode*), the verifiers of tile.kernel and
@@ -49,6 +53,10 @@ std::optional<::tile::KernelParamInfo> decodeParam(DictionaryAttr attr, Type arg
 DictionaryAttr encodeSharedArray(MLIRContext *ctx, const ::tile::DynamicSharedArray &a);
 std::optional<::tile::DynamicSharedArray> decodeSharedArray(DictionaryAttr attr,
                                                             std::string &error);
+
+/// tile.mbarrier_count of an mbarrier_init whose count is not constant.
+DictionaryAttr encodeMBarrierCount(MLIRContext *ctx, const ::tile::MBarrierCount &m);
+std::optional<::tile::MBarrierCount> decodeMBarrierCount(DictionaryAttr attr, std::string &error);
 
 /// tile.instance of an instance of a template kernel.
 /// `types` (the type arguments, in parameter order) is written only when

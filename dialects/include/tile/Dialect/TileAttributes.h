@@ -20,6 +20,9 @@ constexpr llvm::StringLiteral kParam = "tile.param";
 /// DictionaryAttr on a dynamic tile.shared_alloc: the array's name, element
 /// and count rule.
 constexpr llvm::StringLiteral kSharedArray = "tile.shared_array";
+/// DictionaryAttr on each tile.mbarrier_init of an mbarrier declaration whose
+/// count is built from kernel parameters: its name and count rule.
+constexpr llvm::StringLiteral kMBarrierCount = "tile.mbarrier_count";
 /// DictionaryAttr on an instance of a template kernel: its source and arguments.
 constexpr llvm::StringLiteral kInstance = "tile.instance";
 /// UnitAttr on a kernel that waits on a semaphore (every CTA must be co-resident).
