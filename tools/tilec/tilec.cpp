@@ -325,8 +325,13 @@ static int run(int argc, char **argv) {
     return 1;
   tile::CompileResult result = tile::compile(source, options);
   errs() << result.diagnostics << result.syncReport;
-  if (!result.ok)
+  if (!result.ok) {
+    // An earlier run's output must not pass for this one's (a build system
+    // would take it as up to date): removed, as a C compiler does.
+    if (outputFile != "-" && sys::fs::is_regular_file(outputFile))
+      sys::fs::remove(outputFile);
     return 1;
+  }
 
   if (emit == "cubin")
     return emitCubin(result.output, outputFile, inputFile) ? 0 : 1;
