@@ -605,10 +605,10 @@ struct FragLoadLowering : ConvertOpToLLVMPattern<FragLoadOp> {
         return vector().front();
       PairColumns in = pairColumns(rewriter, loc, cols, col0, p);
       Value v = loadIf(rewriter, loc, in.whole, vector).front();
-      Value f = loadIf(rewriter, loc, in.firstOnly, [&] {
-                  return SmallVector<Value>{
-                      LLVM::LoadOp::create(rewriter, loc, first, ptr, elemBytes)};
-                }).front();
+      Value f =
+          loadIf(rewriter, loc, in.firstOnly, [&] {
+            return SmallVector<Value>{LLVM::LoadOp::create(rewriter, loc, first, ptr, elemBytes)};
+          }).front();
       if (type.isPacked()) {
         Value low = LLVM::ZExtOp::create(rewriter, loc, rewriter.getI32Type(), f);
         return LLVM::SelectOp::create(rewriter, loc, in.firstOnly, low, v);

@@ -385,7 +385,8 @@ bool Sema::checkLoadLimit(CallExpr &e, const char *limit, const char *form) {
     if (na.name == "row_stride" && frag)
       continue;
     bool named = limit ? na.name == limit : na.name == "rows" || na.name == "cols";
-    bool twice = std::any_of(seen.begin(), seen.end(), [&](NamedArg *s) { return s->name == na.name; });
+    bool twice =
+        std::any_of(seen.begin(), seen.end(), [&](NamedArg *s) { return s->name == na.name; });
     if (!named || twice) {
       error(na.loc,
             "'" + e.callee + "' takes no " + (twice ? "second " : "") + "'" + na.name +

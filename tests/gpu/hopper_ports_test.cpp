@@ -65,10 +65,10 @@ TEST_CASE("variable-length attention: causal, window, ALiBi, soft-capping, GQA",
   tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("hopper_ports_gpu"));
   auto rng = ported::freshRng();
   const int D = 64, Hq = 4, Hk = 2, group = Hq / Hk;
-  std::vector<int> lq = ported::small() ? std::vector<int>{1, 130, 70}
-                                        : std::vector<int>{1, 130, 64, 200, 257, 5};
-  std::vector<int> lk = ported::small() ? std::vector<int>{3, 100, 0}
-                                        : std::vector<int>{3, 130, 0, 100, 300, 64};
+  std::vector<int> lq =
+      ported::small() ? std::vector<int>{1, 130, 70} : std::vector<int>{1, 130, 64, 200, 257, 5};
+  std::vector<int> lk =
+      ported::small() ? std::vector<int>{3, 100, 0} : std::vector<int>{3, 130, 0, 100, 300, 64};
   const int B = int(lq.size());
   std::vector<int32_t> cuq(size_t(B) + 1, 0), cuk(size_t(B) + 1, 0);
   int maxq = 0;
@@ -84,11 +84,12 @@ TEST_CASE("variable-length attention: causal, window, ALiBi, soft-capping, GQA",
   auto v = randomBf16(size_t(Hk) * TK * D, nd, rng);
   std::vector<float> slopes(static_cast<size_t>(Hq));
   for (int h = 0; h < Hq; ++h)
-    slopes[size_t(h)] = std::pow(2.0f, -8.0f * float(h + 1) / float(Hq)); // ALiBi's geometric slopes
+    slopes[size_t(h)] =
+        std::pow(2.0f, -8.0f * float(h + 1) / float(Hq)); // ALiBi's geometric slopes
   std::vector<float> zeros(static_cast<size_t>(Hq), 0.0f);
   tile::DeviceBuffer<uint16_t> dQ(q.bits.size()), dK(k.bits.size()), dV(v.bits.size());
-  tile::DeviceBuffer<float> dO(size_t(Hq) * TQ * D), dL(size_t(Hq) * TQ),
-      dSlopes(slopes.size()), dZero(zeros.size());
+  tile::DeviceBuffer<float> dO(size_t(Hq) * TQ * D), dL(size_t(Hq) * TQ), dSlopes(slopes.size()),
+      dZero(zeros.size());
   tile::DeviceBuffer<int32_t> dCuq(cuq.size()), dCuk(cuk.size());
   dQ.copyFrom(q.bits);
   dK.copyFrom(k.bits);
@@ -115,8 +116,8 @@ TEST_CASE("variable-length attention: causal, window, ALiBi, soft-capping, GQA",
     mod.kernel("varlen_attention")
         .launch(cfg, tile::Tensor(dQ, bfE, {Hq * TQ, D}), tile::Tensor(dK, bfE, {Hk * TK, D}),
                 tile::Tensor(dV, bfE, {Hk * TK, D}), dO.ptr(), dL.ptr(), dCuq.ptr(), dCuk.ptr(),
-                opt.alibi ? dSlopes.ptr() : dZero.ptr(), int32_t(TQ), int32_t(TK),
-                int32_t(group), scale, opt.cap, uint8_t(opt.causal), int32_t(opt.window));
+                opt.alibi ? dSlopes.ptr() : dZero.ptr(), int32_t(TQ), int32_t(TK), int32_t(group),
+                scale, opt.cap, uint8_t(opt.causal), int32_t(opt.window));
     ctx.synchronize();
     auto o = dO.toHost();
     auto lse = dL.toHost();
@@ -130,8 +131,8 @@ TEST_CASE("variable-length attention: causal, window, ALiBi, soft-capping, GQA",
           size_t qrow = size_t(h) * TQ + size_t(cuq[size_t(b)] + i);
           double m = -std::numeric_limits<double>::infinity();
           for (int j = 0; j < sk; ++j) {
-            bool visible = (!opt.causal || j <= i + off) &&
-                           (opt.window < 0 || j >= i + off - opt.window);
+            bool visible =
+                (!opt.causal || j <= i + off) && (opt.window < 0 || j >= i + off - opt.window);
             size_t krow = size_t(h / group) * TK + size_t(cuk[size_t(b)] + j);
             double dot = 0;
             for (int c = 0; c < D; ++c)
@@ -235,8 +236,8 @@ TEST_CASE("bmm with M-major A and the batch in the grid", "[hopper_ports]") {
   cfg.grid = tile::Dim3(unsigned((N + 127) / 128), unsigned((M + 127) / 128), unsigned(Bt));
   auto bfE = tile::TensorElement::BF16;
   mod.kernel("bmm_a_mmajor")
-      .launch(cfg, tile::Tensor(dA, bfE, {Bt * K, M}), tile::Tensor(dB, bfE, {Bt * K, N}),
-              dC.ptr(), int32_t(K));
+      .launch(cfg, tile::Tensor(dA, bfE, {Bt * K, M}), tile::Tensor(dB, bfE, {Bt * K, N}), dC.ptr(),
+              int32_t(K));
   ctx.synchronize();
   auto c = dC.toHost();
   size_t bad = 0;
@@ -273,8 +274,8 @@ TEST_CASE("fragment loads and stores limited to rows and columns", "[hopper_port
   tile::DeviceBuffer<uint16_t> dSrc16(src16.size()), dDst16(src16.size());
   dSrc.copyFrom(src);
   dSrc16.copyFrom(src16);
-  const int shapes[][2] = {{64, 32}, {50, 31}, {1, 1}, {63, 17}, {0, 32}, {64, 0}, {-3, 5},
-                           {64, 40}};
+  const int shapes[][2] = {{64, 32}, {50, 31}, {1, 1},  {63, 17},
+                           {0, 32},  {64, 0},  {-3, 5}, {64, 40}};
   for (const auto &shape : shapes) {
     const int rows = shape[0], cols = shape[1];
     INFO("rows = " << rows << ", cols = " << cols);
@@ -285,8 +286,8 @@ TEST_CASE("fragment loads and stores limited to rows and columns", "[hopper_port
     cfg.block = tile::Dim3(128);
     cfg.grid = tile::Dim3(1);
     mod.kernel("frag_tail_copy")
-        .launch(cfg, dDst.ptr(), dSrc.ptr(), dDst16.ptr(), dSrc16.ptr(), dWhole.ptr(),
-                int32_t(ld), int32_t(rows), int32_t(cols));
+        .launch(cfg, dDst.ptr(), dSrc.ptr(), dDst16.ptr(), dSrc16.ptr(), dWhole.ptr(), int32_t(ld),
+                int32_t(rows), int32_t(cols));
     ctx.synchronize();
     auto dst = dDst.toHost();
     auto dst16 = dDst16.toHost();

@@ -143,7 +143,8 @@ TEST_CASE("index_add with f32 and bf16 atomics", "[simt_ports]") {
   tile::LaunchConfig cfg;
   cfg.block = tile::Dim3(256);
   cfg.grid = tile::Dim3(264);
-  mod.kernel("index_add_f32").launch(cfg, dOut.ptr(), dSrc.ptr(), dIdx.ptr(), int32_t(n), int32_t(d));
+  mod.kernel("index_add_f32")
+      .launch(cfg, dOut.ptr(), dSrc.ptr(), dIdx.ptr(), int32_t(n), int32_t(d));
   mod.kernel("index_add_bf16")
       .launch(cfg, dOut16.ptr(), dSrc16.ptr(), dIdx.ptr(), int32_t(n), int32_t(d));
   ctx.synchronize();
@@ -233,7 +234,8 @@ TEST_CASE("GroupNorm with Welford statistics", "[simt_ports]") {
   const int N = ported::small() ? 2 : 4, C = 64, G = 8, HW = ported::small() ? 50 : 1031;
   const float eps = 1e-5f;
   std::normal_distribution<float> nd(0.0f, 1.0f);
-  std::vector<float> x(size_t(N) * C * HW), gamma(static_cast<size_t>(C)), beta(static_cast<size_t>(C));
+  std::vector<float> x(size_t(N) * C * HW), gamma(static_cast<size_t>(C)),
+      beta(static_cast<size_t>(C));
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = 3.0f + 2.0f * nd(rng); // an offset mean: Welford's reason to exist
   for (auto &v : gamma)
@@ -287,8 +289,8 @@ TEST_CASE("chunked selective scan (Mamba-1)", "[simt_ports]") {
   tile::Context ctx(0);
   tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("simt_ports_gpu"));
   auto rng = ported::freshRng();
-  const int Bt = 2, dim = ported::small() ? 40 : 200, L = ported::small() ? 100 : 1000,
-            NS = 16, chunk = ported::small() ? 32 : 128;
+  const int Bt = 2, dim = ported::small() ? 40 : 200, L = ported::small() ? 100 : 1000, NS = 16,
+            chunk = ported::small() ? 32 : 128;
   const int chunks = (L + chunk - 1) / chunk;
   std::normal_distribution<float> nd(0.0f, 1.0f);
   std::uniform_real_distribution<float> ud(0.001f, 0.1f), ad(-2.0f, -0.1f);
