@@ -504,6 +504,29 @@ Value pairAddress(OpBuilder &b, Location loc, Value base, Type elem, Value row64
   return LLVM::GEPOp::create(b, loc, base.getType(), elem, base, ValueRange{off});
 }
 
+/// The column guards of a pair under `cols = n` (signed): the whole pair
+/// where its second column is below n, its first element alone where only
+/// the first is (the pair straddles the end), nothing past it.
+struct PairColumns {
+  Value whole, firstOnly;
+};
+
+PairColumns pairColumns(OpBuilder &b, Location loc, Value cols, Value col0, const Pair &p) {
+  Value col = LLVM::AddOp::create(b, loc, col0, i32Const(b, loc, p.col));
+  Value next = LLVM::AddOp::create(b, loc, col, i32Const(b, loc, 1));
+  Value whole = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, next, cols);
+  Value firstOnly = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, next, cols);
+  return {whole, firstOnly};
+}
+
+/// The first element of a pair's value: an f32, or the low half (the
+/// lower column, PTX's packing of cvt.rn.f16x2.f32) as i16.
+Value pairFirst(OpBuilder &b, Location loc, FragType type, ArrayRef<Value> regs, int64_t reg) {
+  if (!type.isPacked())
+    return regs[reg];
+  return LLVM::TruncOp::create(b, loc, b.getI16Type(), regs[reg]);
+}
+
 struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(FragStoreOp op, OpAdaptor adaptor,
@@ -520,26 +543,31 @@ struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
     Value col64 = LLVM::ZExtOp::create(rewriter, loc, i64, col0);
     // Element offsets in 64 bits: r * row_stride may pass 2^31.
     Value stride = adaptor.getRowStride();
-    if (!adaptor.getRows()) {
-      for (const Pair &p : fragmentPairs(type)) {
-        Value ptr = pairAddress(rewriter, loc, adaptor.getPtr(), elem, row64, col64, stride, p);
+    Value cols = adaptor.getCols();
+    auto storePair = [&](const Pair &p) {
+      Value ptr = pairAddress(rewriter, loc, adaptor.getPtr(), elem, row64, col64, stride, p);
+      if (!cols) {
         LLVM::StoreOp::create(rewriter, loc, pairValue(rewriter, loc, type, regs, p.reg), ptr,
                               2 * elemBytes);
+        return;
       }
-      rewriter.eraseOp(op);
-      return success();
-    }
+      PairColumns in = pairColumns(rewriter, loc, cols, col0, p);
+      ifTrue(rewriter, loc, in.whole, [&] {
+        LLVM::StoreOp::create(rewriter, loc, pairValue(rewriter, loc, type, regs, p.reg), ptr,
+                              2 * elemBytes);
+      });
+      ifTrue(rewriter, loc, in.firstOnly, [&] {
+        LLVM::StoreOp::create(rewriter, loc, pairFirst(rewriter, loc, type, regs, p.reg), ptr,
+                              elemBytes);
+      });
+    };
     // `rows = n`: the pairs of one row under one guard (two rows per 64-row
-    // block and thread).
+    // block and thread); `cols = n`: each pair under its column's.
     for (const auto &group : fragmentPairsByRow(type)) {
-      const SmallVector<Pair> &pairs = group.second;
       Value row = LLVM::AddOp::create(rewriter, loc, row0, i32Const(rewriter, loc, group.first));
       ifRowBelow(rewriter, loc, adaptor.getRows(), row, [&] {
-        for (const Pair &p : pairs) {
-          Value ptr = pairAddress(rewriter, loc, adaptor.getPtr(), elem, row64, col64, stride, p);
-          LLVM::StoreOp::create(rewriter, loc, pairValue(rewriter, loc, type, regs, p.reg), ptr,
-                                2 * elemBytes);
-        }
+        for (const Pair &p : group.second)
+          storePair(p);
       });
     }
     rewriter.eraseOp(op);
@@ -562,7 +590,34 @@ struct FragLoadLowering : ConvertOpToLLVMPattern<FragLoadOp> {
     Value row64 = LLVM::ZExtOp::create(rewriter, loc, i64, row0);
     Value col64 = LLVM::ZExtOp::create(rewriter, loc, i64, col0);
     Value stride = adaptor.getRowStride();
+    Value cols = adaptor.getCols();
     Type pair = type.isPacked() ? Type(rewriter.getI32Type()) : pairType(rewriter.getF32Type());
+    Type first = type.isPacked() ? Type(rewriter.getI16Type()) : rewriter.getF32Type();
+    // A pair's value: the vector load, or under `cols = n` the vector where
+    // the whole pair is below n, its first element alone (the second 0)
+    // where the pair straddles n, else 0.
+    auto loadPair = [&](const Pair &p) -> Value {
+      Value ptr = pairAddress(rewriter, loc, adaptor.getPtr(), elem, row64, col64, stride, p);
+      auto vector = [&] {
+        return SmallVector<Value>{LLVM::LoadOp::create(rewriter, loc, pair, ptr, 2 * elemBytes)};
+      };
+      if (!cols)
+        return vector().front();
+      PairColumns in = pairColumns(rewriter, loc, cols, col0, p);
+      Value v = loadIf(rewriter, loc, in.whole, vector).front();
+      Value f =
+          loadIf(rewriter, loc, in.firstOnly, [&] {
+            return SmallVector<Value>{LLVM::LoadOp::create(rewriter, loc, first, ptr, elemBytes)};
+          }).front();
+      if (type.isPacked()) {
+        Value low = LLVM::ZExtOp::create(rewriter, loc, rewriter.getI32Type(), f);
+        return LLVM::SelectOp::create(rewriter, loc, in.firstOnly, low, v);
+      }
+      Value zero = i32Const(rewriter, loc, 0);
+      Value e0 = LLVM::ExtractElementOp::create(rewriter, loc, v, zero);
+      e0 = LLVM::SelectOp::create(rewriter, loc, in.firstOnly, f, e0);
+      return LLVM::InsertElementOp::create(rewriter, loc, v, e0, zero);
+    };
     SmallVector<Value> out(type.getRegistersPerThread());
     // The pairs of one row under one guard with `rows = n` (rows past n are
     // not read and hold 0), as FragStoreLowering guards its stores.
@@ -571,10 +626,8 @@ struct FragLoadLowering : ConvertOpToLLVMPattern<FragLoadOp> {
       Value row = LLVM::AddOp::create(rewriter, loc, row0, i32Const(rewriter, loc, group.first));
       SmallVector<Value> loaded = loadIfBelow(rewriter, loc, adaptor.getRows(), row, [&] {
         SmallVector<Value> vs;
-        for (const Pair &p : pairs) {
-          Value ptr = pairAddress(rewriter, loc, adaptor.getPtr(), elem, row64, col64, stride, p);
-          vs.push_back(LLVM::LoadOp::create(rewriter, loc, pair, ptr, 2 * elemBytes));
-        }
+        for (const Pair &p : pairs)
+          vs.push_back(loadPair(p));
         return vs;
       });
       for (auto [p, v] : llvm::zip_equal(pairs, loaded)) {

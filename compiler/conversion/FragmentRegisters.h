@@ -72,58 +72,71 @@ inline std::pair<Value, Value> fragmentOrigin(OpBuilder &b, Location loc, Value 
   return {row, col};
 }
 
-/// Emits `emit()` (stores) under `row < rows` (signed) when `rows` is set
-/// (a store's `rows = n`: a tail of rows left unwritten), else
-/// unconditionally. Splits the block: the patterns run after SCF is lowered
-/// to the CFG. The rewriter continues after the guarded stores.
+/// Emits `emit()` (stores) where `cond` holds. Splits the block: the
+/// patterns run after SCF is lowered to the CFG. `emit` may split blocks
+/// itself; the rewriter continues after the guarded code.
 template <typename Emit>
-void ifRowBelow(ConversionPatternRewriter &rw, Location loc, Value rows, Value row, Emit emit) {
-  if (!rows) {
-    emit();
-    return;
-  }
-  Value in = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::slt, row, rows);
+void ifTrue(ConversionPatternRewriter &rw, Location loc, Value cond, Emit emit) {
   Block *cur = rw.getInsertionBlock();
   Block *cont = rw.splitBlock(cur, rw.getInsertionPoint());
   Block *then = rw.createBlock(cont);
   rw.setInsertionPointToEnd(cur);
-  LLVM::CondBrOp::create(rw, loc, in, then, ValueRange{}, cont, ValueRange{});
+  LLVM::CondBrOp::create(rw, loc, cond, then, ValueRange{}, cont, ValueRange{});
   rw.setInsertionPointToStart(then);
   emit();
   LLVM::BrOp::create(rw, loc, ValueRange{}, cont);
   rw.setInsertionPointToStart(cont);
 }
 
-/// Emits `emit()` (loads, returning the values they read) under `index <
-/// limit` (signed) when `limit` is set, else unconditionally; where the
-/// loads do not run, each value is 0 (a load's `rows = n` / `cols = n`: the
-/// entries past the end of an array are not read). The values reach the
-/// code after the guard as the arguments of a join block; the block is split
-/// as ifRowBelow splits it.
+/// Emits `emit()` (stores) under `row < rows` (signed) when `rows` is set
+/// (a store's `rows = n`: a tail of rows left unwritten), else
+/// unconditionally.
 template <typename Emit>
-SmallVector<Value> loadIfBelow(ConversionPatternRewriter &rw, Location loc, Value limit,
-                               Value index, Emit emit) {
-  if (!limit)
-    return emit();
-  Value in = LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::slt, index, limit);
+void ifRowBelow(ConversionPatternRewriter &rw, Location loc, Value rows, Value row, Emit emit) {
+  if (!rows) {
+    emit();
+    return;
+  }
+  ifTrue(rw, loc, LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::slt, row, rows), emit);
+}
+
+/// Emits `emit()` (loads, returning the values they read) where `cond`
+/// holds; where it does not, each value is 0. The values reach the code
+/// after the guard as the arguments of a join block; `emit` may split
+/// blocks itself.
+template <typename Emit>
+SmallVector<Value> loadIf(ConversionPatternRewriter &rw, Location loc, Value cond, Emit emit) {
   Block *cur = rw.getInsertionBlock();
   Block *cont = rw.splitBlock(cur, rw.getInsertionPoint());
   Block *then = rw.createBlock(cont);
   SmallVector<Value> loaded = emit();
+  Block *thenEnd = rw.getInsertionBlock();
   SmallVector<Type> types;
   for (Value v : loaded)
     types.push_back(v.getType());
   Block *join = rw.createBlock(cont, types, SmallVector<Location>(types.size(), loc));
   LLVM::BrOp::create(rw, loc, ValueRange{}, cont);
-  rw.setInsertionPointToEnd(then);
+  rw.setInsertionPointToEnd(thenEnd);
   LLVM::BrOp::create(rw, loc, loaded, join);
   rw.setInsertionPointToEnd(cur);
   SmallVector<Value> zeros;
   for (Type t : types)
     zeros.push_back(LLVM::ZeroOp::create(rw, loc, t));
-  LLVM::CondBrOp::create(rw, loc, in, then, ValueRange{}, join, zeros);
+  LLVM::CondBrOp::create(rw, loc, cond, then, ValueRange{}, join, zeros);
   rw.setInsertionPointToStart(cont);
   return SmallVector<Value>(join->getArguments().begin(), join->getArguments().end());
+}
+
+/// loadIf under `index < limit` (signed) when `limit` is set, else
+/// unconditionally (a load's `rows = n` / `cols = n`: the entries past the
+/// end of an array are not read and hold 0).
+template <typename Emit>
+SmallVector<Value> loadIfBelow(ConversionPatternRewriter &rw, Location loc, Value limit,
+                               Value index, Emit emit) {
+  if (!limit)
+    return emit();
+  return loadIf(rw, loc, LLVM::ICmpOp::create(rw, loc, LLVM::ICmpPredicate::slt, index, limit),
+                emit);
 }
 
 /// One pair of elements of a thread: its register index (f32: of the first

@@ -172,10 +172,10 @@ Type Sema::checkFragmentStore(CallExpr &e) {
   if (!checkArgCount(e, 2, 2))
     return Type::invalid();
   for (const NamedArg &na : e.namedArgs)
-    if (na.name != "row_stride" && na.name != "rows") {
+    if (na.name != "row_stride" && na.name != "rows" && na.name != "cols") {
       error(na.loc, "store of a fragment takes no '" + na.name + "' argument",
-            "`store(p, acc, row_stride = ld)` to memory (`rows = n`: only rows below n), "
-            "`store(tile, acc)` into a shared tile");
+            "`store(p, acc, row_stride = ld)` to memory (`rows = n` / `cols = n`: only rows / "
+            "columns below n), `store(tile, acc)` into a shared tile");
       for (ExprPtr &a : e.args)
         resolveOnly(a);
       return Type::invalid();
@@ -205,12 +205,34 @@ Type Sema::checkFragmentStore(CallExpr &e) {
     v = finalize(e.args[1]);
   if (dst.isInvalid() || v.isInvalid())
     return Type::invalid();
-  NamedArg *stride = nullptr, *rowsArg = nullptr;
+  NamedArg *stride = nullptr, *rowsArg = nullptr, *colsArg = nullptr;
   for (NamedArg &na : e.namedArgs)
     if (na.name == "row_stride")
       stride = &na;
     else if (na.name == "rows")
       rowsArg = &na;
+    else if (na.name == "cols")
+      colsArg = &na;
+  // `cols = n`: columns n.. of a fragment are not stored (a matrix's column
+  // tail: a GEMM's last N tile). Only a fragment through memory has columns
+  // to leave out: a per_row value has one per row, a shared tile is stored
+  // whole.
+  if (colsArg) {
+    Type i32 = Type::scalarTy(ScalarKind::I32);
+    Type ct = checkValue(colsArg->expr, &i32, "cols",
+                         "the number of leading columns to store, an i32 (`n as i32`)");
+    if (ct.isInvalid())
+      return Type::invalid();
+    if (viewRows || !stride || v.kind == Type::PerRow) {
+      error(colsArg->loc,
+            "`cols = n` limits a fragment store through a pointer or a 1-D shared array",
+            v.kind == Type::PerRow
+                ? "a per_row value has one value per row and no columns: `rows = n` limits it"
+                : "a store into a shared tile writes all of its columns; store through memory "
+                  "(`store(p, acc, row_stride = ld, cols = n)`) or select the values first");
+      return Type::invalid();
+    }
+  }
   // `rows = n`: rows n.. of the value are not stored (a tail of query rows
   // that another CTA's output follows). Through memory only: a shared tile
   // is the value's own shape.

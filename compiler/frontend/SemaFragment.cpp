@@ -24,6 +24,8 @@
 //    load_per_row(p, f): row r of f's rows is p[r] (a row scale).
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
+#include <algorithm>
+#include <vector>
 
 namespace tile::frontend {
 
@@ -372,31 +374,37 @@ bool Sema::fragmentRowsThroughArray(const ExprAST &e, const Type &t, const Type 
   return true;
 }
 
-/// The `rows = n` of load_per_row / load_frag or the `cols = n` of
-/// load_per_col (`limit`: its name): entries from n on are not read and hold
-/// 0. Any other named argument is an error naming the one the call takes.
+/// The `rows = n` of load_per_row, the `cols = n` of load_per_col, or both
+/// of load_frag (`limit`: the one name, or null for load_frag's two):
+/// entries from n on are not read and hold 0. Any other named argument, or
+/// one given twice, is an error naming the ones the call takes.
 bool Sema::checkLoadLimit(CallExpr &e, const char *limit, const char *form) {
-  NamedArg *seen = nullptr;
+  std::vector<NamedArg *> seen;
   for (NamedArg &na : e.namedArgs) {
-    if (na.name == "row_stride" && e.builtin == Builtin::LoadFrag)
+    bool frag = e.builtin == Builtin::LoadFrag;
+    if (na.name == "row_stride" && frag)
       continue;
-    if (na.name != limit || seen) {
+    bool named = limit ? na.name == limit : na.name == "rows" || na.name == "cols";
+    bool twice =
+        std::any_of(seen.begin(), seen.end(), [&](NamedArg *s) { return s->name == na.name; });
+    if (!named || twice) {
       error(na.loc,
-            "'" + e.callee + "' takes no " + (seen ? "second " : "") + "'" + na.name + "' argument",
+            "'" + e.callee + "' takes no " + (twice ? "second " : "") + "'" + na.name +
+                "' argument",
             std::string("`") + form + "`: entries from n on are not read and hold 0");
       for (ExprPtr &a : e.args)
         resolveOnly(a);
       return false;
     }
-    seen = &na;
+    seen.push_back(&na);
   }
-  if (!seen)
-    return true;
   Type i32 = Type::scalarTy(ScalarKind::I32);
-  return !checkValue(seen->expr, &i32, limit,
-                     std::string("the number of leading ") + limit +
-                         " to read, an i32 (`n as i32`)")
-              .isInvalid();
+  for (NamedArg *na : seen)
+    if (checkValue(na->expr, &i32, na->name,
+                   "the number of leading " + na->name + " to read, an i32 (`n as i32`)")
+            .isInvalid())
+      return false;
+  return true;
 }
 
 Type Sema::checkLoadPerCol(CallExpr &e) {
@@ -452,16 +460,16 @@ Type Sema::checkLoadFrag(CallExpr &e) {
       stride = &na;
       continue;
     }
-    if (na.name == "rows")
+    if (na.name == "rows" || na.name == "cols")
       continue; // checkLoadLimit
     error(na.loc, "load_frag takes no '" + na.name + "' argument",
-          "`load_frag(p, acc, row_stride = ld[, rows = n])`: element [r, c] is p[r * ld + c] "
-          "(rows from n on are not read and hold 0)");
+          "`load_frag(p, acc, row_stride = ld[, rows = n][, cols = n])`: element [r, c] is "
+          "p[r * ld + c] (rows / columns from n on are not read and hold 0)");
     for (ExprPtr &a : e.args)
       resolveOnly(a);
     return Type::invalid();
   }
-  if (!checkLoadLimit(e, "rows", "load_frag(p, acc, row_stride = ld, rows = n)"))
+  if (!checkLoadLimit(e, nullptr, "load_frag(p, acc, row_stride = ld, rows = n, cols = n)"))
     return Type::invalid();
   Type p = infer(e.args[0]);
   if (p.isUntyped())

@@ -263,7 +263,8 @@ public:
   Type checkRowReduction(CallExpr &e);
   /// load_per_col(p, f[, cols = n]) and load_per_row(p, f[, rows = n]).
   Type checkLoadPerCol(CallExpr &e);
-  /// The `rows = n` / `cols = n` (named `limit`) of those loads and load_frag.
+  /// The `rows = n` / `cols = n` (named `limit`) of those loads, both of
+  /// load_frag (`limit` null).
   bool checkLoadLimit(CallExpr &e, const char *limit, const char *form);
   Type checkLoadFrag(CallExpr &e);
   /// `row_stride = ld` of a fragment stored or loaded through a pointer.

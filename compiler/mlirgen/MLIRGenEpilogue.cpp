@@ -227,8 +227,9 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
     Value ld = castInt(l, genExpr(*stride), builder.getI64Type(), stride->type.isUnsigned());
     const fe::ExprAST &src = *e.args[0]; // a pointer, or a 1-D shared array
     Value ptr = src.type.isPointer() ? genExpr(src) : genView(src).ptr;
-    return FragLoadOp::create(builder, l, cast<FragType>(type), ptr, ld, thread,
-                              genLimit(e, "rows"));
+    Value rows = genLimit(e, "rows");
+    Value cols = genLimit(e, "cols");
+    return FragLoadOp::create(builder, l, cast<FragType>(type), ptr, ld, thread, rows, cols);
   }
   case BI::Fma: {
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]), c = genExpr(*e.args[2]);
@@ -249,6 +250,7 @@ void MLIRGenImpl::genFragmentStore(const fe::CallExpr &e) {
   Value thread = linearThread(l).first;
   const fe::ExprAST &dst = *e.args[0];
   Value rowsLimit = genLimit(e, "rows"); // Sema: a store through memory
+  Value colsLimit = genLimit(e, "cols"); // Sema: a fragment through memory
   if (e.args[1]->type.kind == fe::Type::PerRow) {
     // The 4 threads of a quad hold the same rows: the first lane of each
     // quad stores them, once per row.
@@ -270,7 +272,7 @@ void MLIRGenImpl::genFragmentStore(const fe::CallExpr &e) {
   if (stride) { // a pointer, or a 1-D shared array: its first element
     Value ptr = dst.type.isPointer() ? genExpr(dst) : genView(dst).ptr;
     Value ld = castInt(l, genExpr(*stride), builder.getI64Type(), stride->type.isUnsigned());
-    FragStoreOp::create(builder, l, value, ptr, ld, thread, rowsLimit);
+    FragStoreOp::create(builder, l, value, ptr, ld, thread, rowsLimit, colsLimit);
     return;
   }
   // A tile or rows(t, i, n) of one: the first row written is i * n.

@@ -1,6 +1,7 @@
 // Helpers shared by the GPU tests of the ported kernels (transformer_ops,
-// int_ops, moe_conv): the PTX path, a freshly seeded generator, the
-// bf16 rounding the host uses for its inputs, and a bounded-error count.
+// int_ops, moe_conv, hopper_ports, simt_ports): the PTX path, a freshly
+// seeded generator, the bf16 rounding the host uses for its inputs, and a
+// bounded-error count.
 #pragma once
 
 #include <catch2/catch.hpp>

@@ -154,3 +154,66 @@ tile.kernel @loads_first_rows(%p: !tile.ptr<f32, global>, %out: !tile.ptr<f32, g
   tile.frag_store %b, %out, %ld, %t : !tile.frag<64x16xf32>, !tile.ptr<f32, global>
   tile.return
 }
+
+// `cols`: each pair compares its second column with the bound (slt: the
+// whole pair, one vector store) and for equality (the pair straddles the
+// bound: its first element alone, one scalar store, the low half of a
+// packed pair); past it nothing is stored. A 64 x 8 fragment: one pair per
+// row, two rows per thread, so two of each compare; under `rows` too, each
+// row's compare guards its pairs' column guards.
+// CHECK-LABEL: llvm.func @stores_first_cols(
+// CHECK: llvm.icmp "slt" %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK: llvm.icmp "slt" %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK: llvm.trunc %{{.*}} : i32 to i16
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<1>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 2 : i64} : i16, !llvm.ptr<1>
+// CHECK: llvm.return
+// PTX-LABEL: .entry stores_first_cols(
+// PTX: st.global.v2.{{f32|b32}}
+// PTX: st.global.{{f32|b32}}
+// PTX: st.global.b16
+tile.kernel @stores_first_cols(%out: !tile.ptr<f32, global>, %h: !tile.ptr<bf16, global>,
+                               %ld: i64, %n: i32, %m: i32) {
+  %t = tile.sreg tid_x : i32
+  %z = tile.frag_zeros : !tile.frag<64x8xf32>
+  tile.frag_store %z, %out, %ld, %t cols %m : !tile.frag<64x8xf32>, !tile.ptr<f32, global>
+  %b = tile.frag_convert %z : !tile.frag<64x8xf32> -> !tile.frag<64x8xbf16>
+  tile.frag_store %b, %h, %ld, %t rows %n cols %m : !tile.frag<64x8xbf16>, !tile.ptr<bf16, global>
+  tile.return
+}
+
+// Loads of the first m columns: the whole pair (a vector load) where its
+// second column is below m, its first element alone where the pair
+// straddles m (a scalar load; the second element 0), else 0: each a guarded
+// load whose join receives 0, then a select of the straddling element.
+// CHECK-LABEL: llvm.func @loads_first_cols(
+// CHECK: llvm.icmp "slt" %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, f32
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
+// CHECK: llvm.zext %{{.*}} : i16 to i32
+// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, i32
+// CHECK: llvm.return
+// PTX-LABEL: .entry loads_first_cols(
+// PTX: ld.global.v2.{{f32|b32}}
+// PTX: ld.global.{{f32|b32}}
+// PTX: ld.global.{{b16|u16}}
+tile.kernel @loads_first_cols(%p: !tile.ptr<f32, global>, %h: !tile.ptr<bf16, global>,
+                              %out: !tile.ptr<f32, global>, %ld: i64, %n: i32, %m: i32) {
+  %t = tile.sreg tid_x : i32
+  %a = tile.frag_load %p, %ld, %t cols %m : !tile.ptr<f32, global> -> !tile.frag<64x8xf32>
+  %b = tile.frag_load %h, %ld, %t rows %n cols %m : !tile.ptr<bf16, global> -> !tile.frag<64x8xbf16>
+  %c = tile.frag_convert %b : !tile.frag<64x8xbf16> -> !tile.frag<64x8xf32>
+  %d = tile.frag_arith add %a, %c : !tile.frag<64x8xf32>, !tile.frag<64x8xf32> -> !tile.frag<64x8xf32>
+  tile.frag_store %d, %out, %ld, %t : !tile.frag<64x8xf32>, !tile.ptr<f32, global>
+  tile.return
+}

@@ -86,3 +86,19 @@ tile.kernel @loads_first_rows(%p: !tile.ptr<f32, global>, %h: !tile.ptr<f16, glo
   %s = tile.load_per_row %p, %t : !tile.ptr<f32, global> -> !tile.per_row<64xf32>
   tile.return
 }
+
+// Columns: `cols` is a second optional i32 operand of frag_store and
+// frag_load, printed after `rows` (either may stand alone).
+// CHECK-LABEL: tile.kernel @first_cols(
+// CHECK: tile.frag_load %{{.*}}, %{{.*}}, %{{.*}} rows %{{.*}} cols %{{.*}} : !tile.ptr<f32, global> -> !tile.frag<64x16xf32>
+// CHECK: tile.frag_load %{{.*}}, %{{.*}}, %{{.*}} cols %{{.*}} : !tile.ptr<f32, global> -> !tile.frag<64x16xf32>
+// CHECK: tile.frag_store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} rows %{{.*}} cols %{{.*}} : !tile.frag<64x16xf32>, !tile.ptr<f32, global>
+// CHECK: tile.frag_store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} cols %{{.*}} : !tile.frag<64x16xf32>, !tile.ptr<f32, global>
+tile.kernel @first_cols(%p: !tile.ptr<f32, global>, %ld: i64, %n: i32, %m: i32) {
+  %t = tile.sreg tid_x : i32
+  %a = tile.frag_load %p, %ld, %t rows %n cols %m : !tile.ptr<f32, global> -> !tile.frag<64x16xf32>
+  %b = tile.frag_load %p, %ld, %t cols %m : !tile.ptr<f32, global> -> !tile.frag<64x16xf32>
+  tile.frag_store %a, %p, %ld, %t rows %n cols %m : !tile.frag<64x16xf32>, !tile.ptr<f32, global>
+  tile.frag_store %b, %p, %ld, %t cols %m : !tile.frag<64x16xf32>, !tile.ptr<f32, global>
+  tile.return
+}

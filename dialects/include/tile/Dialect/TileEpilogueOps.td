@@ -183,17 +183,21 @@ def Tile_FragStoreTileOp : Tile_Op<"frag_store_tile", [Tile_MemoryAccessOpInterf
   }];
 }
 
-def Tile_FragStoreOp : Tile_Op<"frag_store", [Tile_MemoryAccessOpInterface]> {
+def Tile_FragStoreOp : Tile_Op<"frag_store", [Tile_MemoryAccessOpInterface,
+                                                 AttrSizedOperandSegments]> {
   let summary = "store a fragment to a row-major matrix: element [r, c] at ptr[r * row_stride + c]";
   let description = [{ Each thread stores its column pairs with one vector
     store each (st.v2.f32, or st.b32 of an f16x2/bf16x2 pair): ptr must be
     aligned to two elements and row_stride even (Sema rejects an odd
     constant stride). With `rows`, the pairs of rows r >= rows (signed) are
-    not stored: a tail of rows that another tile's output follows. }];
+    not stored: a tail of rows that another tile's output follows. With
+    `cols`, the elements of columns c >= cols (signed) are not stored: a
+    pair whose second column is past the end stores its first element
+    alone (a matrix's column tail, e.g. a GEMM's last N tile). }];
   let arguments = (ins Tile_ValueFragType:$value, Arg<Tile_PtrType, "", [MemWrite]>:$ptr,
-                       I64:$row_stride, I32:$thread, Optional<I32>:$rows);
+                       I64:$row_stride, I32:$thread, Optional<I32>:$rows, Optional<I32>:$cols);
   let assemblyFormat = [{
-    $value `,` $ptr `,` $row_stride `,` $thread (`rows` $rows^)? attr-dict `:`
+    $value `,` $ptr `,` $row_stride `,` $thread (`rows` $rows^)? (`cols` $cols^)? attr-dict `:`
       qualified(type($value)) `,` qualified(type($ptr))
   }];
   let hasVerifier = 1;
@@ -205,7 +209,8 @@ def Tile_FragStoreOp : Tile_Op<"frag_store", [Tile_MemoryAccessOpInterface]> {
   }];
 }
 
-def Tile_FragLoadOp : Tile_Op<"frag_load", [Tile_MemoryAccessOpInterface]> {
+def Tile_FragLoadOp : Tile_Op<"frag_load", [Tile_MemoryAccessOpInterface,
+                                               AttrSizedOperandSegments]> {
   let summary = "load a fragment from a row-major matrix: element [r, c] is ptr[r * row_stride + c]";
   let description = [{ The inverse of frag_store: each thread loads its
     column pairs with one vector load each (ld.v2 of two f32, or ld.b32 of an
@@ -213,13 +218,14 @@ def Tile_FragLoadOp : Tile_Op<"frag_load", [Tile_MemoryAccessOpInterface]> {
     row_stride even (Sema rejects an odd constant stride). Weak loads: a
     matrix another CTA wrote is read after an acquire (a flag, a counter).
     With `rows`, the pairs of rows r >= rows (signed) are not read and hold
-    0: the inverse of frag_store's `rows`. }];
+    0, and with `cols` the elements of columns c >= cols (signed): the
+    inverse of frag_store's `rows` and `cols`. }];
   let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$ptr, I64:$row_stride, I32:$thread,
-                       Optional<I32>:$rows);
+                       Optional<I32>:$rows, Optional<I32>:$cols);
   let results = (outs Tile_ValueFragType:$result);
   let assemblyFormat = [{
-    $ptr `,` $row_stride `,` $thread (`rows` $rows^)? attr-dict `:` qualified(type($ptr)) `->`
-      qualified(type($result))
+    $ptr `,` $row_stride `,` $thread (`rows` $rows^)? (`cols` $cols^)? attr-dict `:`
+      qualified(type($ptr)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
