@@ -283,6 +283,12 @@ bool runAndReport(const std::string &ptx, const CompileOptions &options,
                 a.kind == PtxasAdvisoryKind::DroppedSetMaxNReg
                     ? "this is a tilec bug when the kernel came from tilec unchanged; please "
                       "report it with the input file"
+                : llvm::StringRef(a.text).contains("insufficient register resources")
+                    ? "the wgmma pipeline needs every in-flight accumulator and operand in "
+                      "registers at once (the runtime refuses a module whose wgmma ptxas "
+                      "serialises): hold fewer values across the mmas (a smaller N tile or "
+                      "accumulator, fewer fragments live across them, no mma per branch of an "
+                      "`if`), or give the role more registers (its `regs =`)"
                     : "keep non-wgmma instructions away from the accumulators between a wgmma and "
                       "its wait, and calls out of the mainloop (the runtime refuses a module "
                       "whose wgmma ptxas serialises); in tile source, mmas on different "

@@ -4,6 +4,7 @@
 #   FAKE_PTXAS_SETMAXNREG=NAME  C7508 (names no kernel) when the whole module
 #                               or the entry NAME (-e NAME) is compiled
 #   FAKE_PTXAS_WGMMA=NAME       C7510 naming kernel NAME
+#   FAKE_PTXAS_WGMMA_REGS=NAME  C7511 (too few registers) naming kernel NAME
 entry=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -17,6 +18,9 @@ if [ -n "$FAKE_PTXAS_SETMAXNREG" ] && { [ -z "$entry" ] || [ "$entry" = "$FAKE_P
 fi
 if [ -n "$FAKE_PTXAS_WGMMA" ] && [ -z "$entry" ]; then
   echo "ptxas info    : (C7510) Potential Performance Loss: wgmma.mma_async instructions are serialized due to wgmma pipeline crossing function boundary at a function call in the function '$FAKE_PTXAS_WGMMA'"
+fi
+if [ -n "$FAKE_PTXAS_WGMMA_REGS" ] && [ -z "$entry" ]; then
+  echo "ptxas info    : (C7511) Potential Performance Loss: wgmma.mma_async instructions are serialized due to insufficient register resources for the wgmma pipeline in the function '$FAKE_PTXAS_WGMMA_REGS'"
 fi
 echo "ptxas info    : 0 bytes gmem"
 exit 0
