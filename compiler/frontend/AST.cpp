@@ -96,6 +96,8 @@ bool isComparison(BinaryOp op) {
          op == BinaryOp::Gt || op == BinaryOp::Ge;
 }
 
+bool isShift(BinaryOp op) { return op == BinaryOp::Shl || op == BinaryOp::Shr; }
+
 void forEachStmtIn(const Block &b, const std::function<void(const StmtAST &)> &f) {
   for (const StmtPtr &s : b) {
     f(*s);

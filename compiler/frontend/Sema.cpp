@@ -655,6 +655,18 @@ void Sema::checkAssign(AssignStmt &s) {
           "assign to scalar variables or elements");
     return;
   }
+  if (op && isShift(*op) && target.isInteger() && !target.isBool()) {
+    // `x <<= n`: n is a count of any integer type, as in `x << n`.
+    Type n = infer(s.value);
+    if (n.isUntyped())
+      n = adapt(s.value, target) ? target : Type::invalid();
+    if (!n.isInvalid() && (!n.isScalar() || !n.isInteger()))
+      error(s.value->loc, "shift amount must be an integer, found " + n.str(),
+            nonScalarHint(n, "convert it with `as`, e.g. `... as u32`"));
+    else if (!n.isInvalid())
+      checkBinaryOperands(*op, n, s.value->loc);
+    return;
+  }
   Type v = checkValue(s.value, &target, "assigned value", "convert explicitly with `as`");
   if (op && !v.isInvalid())
     checkBinaryOperands(*op, target, s.loc);

@@ -213,8 +213,9 @@ public:
   /// The value of a checked expression built from literals and operators,
   /// with the run-time semantics of docs/reference/operators.md; nullopt otherwise.
   std::optional<ConstValue> evalConstant(const ExprAST &e);
+  /// amountType: the right operand's type (a shift amount may differ from operandType).
   std::optional<ConstValue> applyBinary(BinaryOp op, const Type &operandType, const ConstValue &l,
-                                        const ConstValue &r);
+                                        const ConstValue &r, const Type &amountType);
   /// Reports `op` (on operands of type t) when its constant rhs (and lhs,
   /// for MIN / -1) is an input that C leaves undefined; lhs may be null.
   bool checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs, const ExprAST &rhs,

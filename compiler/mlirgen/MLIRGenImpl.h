@@ -363,6 +363,9 @@ private:
   /// `x << n` (left) or signed `x >> n`: the amount is read unsigned and
   /// clamped as PTX does (>= width: 0, or the sign fill).
   Value genShift(Location l, bool left, Value x, Value n);
+  /// A shift amount of another integer type as one of type t, read unsigned
+  /// (an amount >= t's width stays one).
+  Value shiftAmountAs(Location l, Value n, Type t);
   /// Signed `x / d` or `x % d`: x / 0 = -1, x % 0 = x, MIN / -1 = MIN, MIN % -1 = 0.
   Value genDivRem(Location l, bool isRem, Value x, Value d);
   /// f16/bf16/f32 -> i8..i64: toward zero, saturating, NaN -> 0 (cvt.rzi).
