@@ -338,7 +338,7 @@ TypeSyntax Parser::parseType() {
     return parseFragType(); // ParserMma.cpp
   if (atIdent("vec")) {
     Token v = consume();
-    const char *hint = "vector types are written vec<SCALAR, N> with N = 2, 4 or 8";
+    const char *hint = "vector types are written vec<SCALAR, N> with N = 2, 4, 8 or 16";
     expect(Tok::Lt, "'<'", hint);
     TypeSyntax elem = parseScalarType("element type");
     expect(Tok::Comma, "','", hint);
@@ -359,8 +359,8 @@ TypeSyntax Parser::parseType() {
     // is parsed again and checked with its element type.
     bool unbound = !elem.typeParam.empty() && !typeParam(elem.typeParam)->second;
     if (unbound)
-      bytes = lanes == 2 || lanes == 4 || lanes == 8 ? 8 : 0;
-    if (k == ScalarKind::I1 || (lanes != 2 && lanes != 4 && lanes != 8) ||
+      bytes = lanes == 2 || lanes == 4 || lanes == 8 || lanes == 16 ? 8 : 0;
+    if (k == ScalarKind::I1 || (lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16) ||
         (bytes != 4 && bytes != 8 && bytes != 16))
       fail(n.loc, "no vector of " + n.text + " " + scalarName(k) + " elements",
            vectorShapeHint(k));

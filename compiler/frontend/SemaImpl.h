@@ -42,7 +42,7 @@ std::string nonScalarHint(const Type &found, const std::string &scalarHint);
 /// elements no thread reads by position (SemaTypes.cpp).
 std::string elementAccessHint(const Type &base, const std::string &fallback);
 
-/// Whether vec<k, n> exists: 2, 4 or 8 elements, 4, 8 or 16 bytes, no i1
+/// Whether vec<k, n> exists: 2, 4, 8 or 16 elements, 4, 8 or 16 bytes, no i1
 /// (SemaVector.cpp).
 
 /// Why the `const` or compile-time parameter `c`, written as a count of
