@@ -132,6 +132,8 @@ void forEachExprIn(const Block &b, const std::function<void(const ExprAST &)> &f
       expr(a->value);
     } else if (auto *r = s.as<ReturnStmt>()) {
       expr(r->value);
+      for (const ExprPtr &v : r->values)
+        expr(v);
     } else if (auto *fs = s.as<ForStmt>()) {
       expr(fs->start);
       expr(fs->end);

@@ -314,6 +314,10 @@ ExprPtr Parser::parsePrimary() {
   case Tok::LParen: {
     consume();
     ExprPtr e = parseExpr();
+    if (at(Tok::Comma)) // ParserTuples.cpp
+      fail(cur().loc, "several values in parentheses are not one value",
+           "several values are returned (`return (a, b)` in a `fn ... -> (T1, T2)`), bound "
+           "(`let (a, b) = f(...)`) or assigned (`(a, b) = f(...)`)");
     expect(Tok::RParen, "')'", "a parenthesized expression is closed with ')'");
     return e;
   }

@@ -324,7 +324,10 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
   }
   switch (s.kind()) {
   case StmtAST::Let:
-    checkLet(*s.as<LetStmt>());
+    if (s.as<LetStmt>()->isTuple())
+      checkTupleLet(*s.as<LetStmt>()); // SemaTuples.cpp
+    else
+      checkLet(*s.as<LetStmt>());
     break;
   case StmtAST::SharedArray:
     checkSharedArray(*s.as<SharedArrayStmt>(), kernelTopLevel);
@@ -399,7 +402,7 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
   }
   case StmtAST::ExprStmt: {
     auto &es = *s.as<ExprStmtAST>();
-    Type t = infer(es.expr);
+    Type t = inferValues(es.expr); // a call's values may be left unused
     if (t.isUntyped())
       finalize(es.expr);
     if (t.isArray() || t.isMBarrier() || t.kind == Type::MBarrierArray) {

@@ -622,6 +622,8 @@ void Sema::checkConstantOpsInStmt(StmtAST &s) {
     break;
   case StmtAST::Return:
     check(s.as<ReturnStmt>()->value);
+    for (const ExprPtr &v : s.as<ReturnStmt>()->values)
+      check(v);
     break;
   case StmtAST::Warpgroups: // role arguments are checked by checkWarpgroups
   case StmtAST::Ring:       // member dimensions are checked by checkRing

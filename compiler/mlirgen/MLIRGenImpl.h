@@ -101,7 +101,7 @@ private:
   llvm::DenseMap<const fe::StmtAST *, LoopExit> loopExits;
   const fe::StmtAST *currentLoop = nullptr; // innermost loop being emitted
   // The inlined function being emitted.
-  Value resultSlot;                 // its result, when it returns a value
+  SmallVector<Value> resultSlots;   // its result(s), when it returns values
   std::optional<Location> callSite; // the call it is inlined at (nested: a CallSiteLoc)
   // An instance of a kernel with compile-time parameters: every position is
   // NameLoc(instanceLocName(kernel's PTX name), position), so a diagnostic of
@@ -573,6 +573,12 @@ public:
   void genUnrolledFor(const fe::ForStmt &s);
   void genUnrolledCopies(const fe::ForStmt &s, size_t from);
   Value genInlinedCall(const fe::CallExpr &e);
+  /// The values of an inlined call: its result, or each of several.
+  SmallVector<Value> genInlinedCallValues(const fe::CallExpr &e);
+  /// `let (a, b) = f(...)`: each name bound as a `let` or `var` of one value.
+  void genTupleLet(const fe::LetStmt &s);
+  /// A `let` (a value) or `var` (a slot) of `init`, converted to d's type.
+  void bindLetDecl(const fe::Decl *d, Value init, Location l);
   void genReturn(const fe::ReturnStmt &s);
 };
 
