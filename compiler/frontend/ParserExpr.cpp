@@ -307,7 +307,11 @@ ExprPtr Parser::parsePrimary() {
       call->as<CallExpr>()->typeArgs = std::move(types);
       return call;
     }
-    if (at(Tok::LParen))
+    // `(a, b) = f(...)` on the next line assigns several values: it is no
+    // call of the name that ends this line (ParserTuples.cpp).
+    bool nextIsTupleAssign = at(Tok::LParen) && cur().atLineStart && tupleEnd() &&
+                             peekTok(tupleEnd() + 1).kind == Tok::Assign;
+    if (at(Tok::LParen) && !nextIsTupleAssign)
       return parseCall(t);
     return std::make_unique<VarRefExpr>(t.loc, t.text);
   }

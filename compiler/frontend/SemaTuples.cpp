@@ -141,7 +141,7 @@ void Sema::checkTupleReturn(ReturnStmt &s, const FnAST &fn, const Type &result,
     } else if (call->inlined->results == results) {
       return;
     }
-    error(s.value->loc, "function '" + fn.name + "' returns " + shape + ": return needs all of them",
+    error(s.value->loc, "function '" + fn.name + "' returns " + shape + ": `return` needs all of them",
           "write `return " + namesText(results.size()) +
               "`, or return a call of a function with these results");
     return;
