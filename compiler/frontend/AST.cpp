@@ -96,6 +96,8 @@ bool isComparison(BinaryOp op) {
          op == BinaryOp::Gt || op == BinaryOp::Ge;
 }
 
+bool isShift(BinaryOp op) { return op == BinaryOp::Shl || op == BinaryOp::Shr; }
+
 void forEachStmtIn(const Block &b, const std::function<void(const StmtAST &)> &f) {
   for (const StmtPtr &s : b) {
     f(*s);
@@ -130,6 +132,8 @@ void forEachExprIn(const Block &b, const std::function<void(const ExprAST &)> &f
       expr(a->value);
     } else if (auto *r = s.as<ReturnStmt>()) {
       expr(r->value);
+      for (const ExprPtr &v : r->values)
+        expr(v);
     } else if (auto *fs = s.as<ForStmt>()) {
       expr(fs->start);
       expr(fs->end);

@@ -83,6 +83,10 @@ private:
       auto &l = *s.as<LetStmt>();
       os_ << ind(n) << (l.decl->kind == DeclKind::Var ? "Var " : "Let ");
       decl(*l.decl);
+      for (const std::unique_ptr<Decl> &d : l.tupleDecls) {
+        os_ << " ";
+        decl(*d);
+      }
       os_ << at(s.loc) << "\n";
       expr(*l.init, n + 1, "");
       break;
@@ -159,6 +163,8 @@ private:
     case StmtAST::Return:
       os_ << ind(n) << "Return" << at(s.loc) << "\n";
       if (auto &v = s.as<ReturnStmt>()->value)
+        expr(*v, n + 1, "value: ");
+      for (const ExprPtr &v : s.as<ReturnStmt>()->values)
         expr(*v, n + 1, "value: ");
       break;
     case StmtAST::Break:

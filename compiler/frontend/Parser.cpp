@@ -338,7 +338,7 @@ TypeSyntax Parser::parseType() {
     return parseFragType(); // ParserMma.cpp
   if (atIdent("vec")) {
     Token v = consume();
-    const char *hint = "vector types are written vec<SCALAR, N> with N = 2, 4 or 8";
+    const char *hint = "vector types are written vec<SCALAR, N> with N = 2, 4, 8 or 16";
     expect(Tok::Lt, "'<'", hint);
     TypeSyntax elem = parseScalarType("element type");
     expect(Tok::Comma, "','", hint);
@@ -359,8 +359,8 @@ TypeSyntax Parser::parseType() {
     // is parsed again and checked with its element type.
     bool unbound = !elem.typeParam.empty() && !typeParam(elem.typeParam)->second;
     if (unbound)
-      bytes = lanes == 2 || lanes == 4 || lanes == 8 ? 8 : 0;
-    if (k == ScalarKind::I1 || (lanes != 2 && lanes != 4 && lanes != 8) ||
+      bytes = lanes == 2 || lanes == 4 || lanes == 8 || lanes == 16 ? 8 : 0;
+    if (k == ScalarKind::I1 || (lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16) ||
         (bytes != 4 && bytes != 8 && bytes != 16))
       fail(n.loc, "no vector of " + n.text + " " + scalarName(k) + " elements",
            vectorShapeHint(k));
@@ -405,6 +405,9 @@ Block Parser::parseBlock(int depth) {
     if (accept(Tok::Semi))
       continue;
     block.push_back(parseStatement(depth));
+    for (StmtPtr &s : pendingStmts_) // a tuple assignment's assignments
+      block.push_back(std::move(s));
+    pendingStmts_.clear();
   }
   consume();
   return block;
@@ -473,6 +476,15 @@ StmtPtr Parser::parseStatement(int depth) {
          peekTok().kind == Tok::IntLit))
       if (auto foreign = foreignWord(cur().text))
         fail(loc, foreign->message, foreign->hint);
+    if (size_t end = tupleEnd()) {
+      if (peekTok(end + 1).kind == Tok::Assign) {
+        s = parseTupleAssign(depth);
+        break;
+      }
+      if (assignOpOf(peekTok(end + 1).kind))
+        fail(peekTok(end + 1).loc, "several targets are assigned with `=` only",
+             "write `(a, b) = f(...)`, then combine each value on its own line");
+    }
     ExprPtr e = parseExpr();
     if (auto op = assignOpOf(cur().kind)) {
       Token opTok = consume();
@@ -495,6 +507,18 @@ StmtPtr Parser::parseLet(int depth) {
   (void)depth;
   Token kw = consume();
   bool isVar = kw.kind == Tok::KwVar;
+  if (at(Tok::LParen)) { // `let (a, b) = f(...)`
+    Location open = cur().loc;
+    std::vector<std::unique_ptr<Decl>> names = parseTupleNames(isVar);
+    expect(Tok::Assign, "'='", "write `let (a, b, ...) = f(...)`");
+    auto holder = std::make_unique<Decl>();
+    holder->name = "(values of line " + std::to_string(open.line) + ")";
+    holder->loc = open;
+    holder->kind = DeclKind::Let;
+    auto let = std::make_unique<LetStmt>(kw.loc, std::move(holder), std::nullopt, parseExpr());
+    let->tupleDecls = std::move(names);
+    return let;
+  }
   Token name = expect(Tok::Ident, "variable name",
                       isVar ? "write `var NAME = EXPR`" : "write `let NAME = EXPR`");
   std::optional<TypeSyntax> annot;

@@ -70,7 +70,10 @@ std::unique_ptr<FnAST> Parser::parseFn() {
   }
   expect(Tok::RParen, "')'", "separate parameters with ',' and close the list with ')'");
   if (accept(Tok::Arrow)) {
-    f->result = parseType();
+    if (at(Tok::LParen))
+      f->results = parseResultTypes(); // ParserTuples.cpp
+    else
+      f->result = parseType();
   } else if (at(Tok::Colon)) {
     fail(cur().loc, "the result type is written `-> TYPE`", hint);
   }
@@ -279,7 +282,10 @@ StmtPtr Parser::parseReturn() {
     if (!inFunction_)
       fail(cur().loc, "a kernel returns no value",
            "write `return` alone; store results through a pointer");
-    r->value = parseExpr();
+    if (tupleEnd())
+      r->values = parseReturnValues(); // ParserTuples.cpp
+    else
+      r->value = parseExpr();
   }
   return r;
 }

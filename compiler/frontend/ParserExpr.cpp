@@ -307,13 +307,21 @@ ExprPtr Parser::parsePrimary() {
       call->as<CallExpr>()->typeArgs = std::move(types);
       return call;
     }
-    if (at(Tok::LParen))
+    // `(a, b) = f(...)` on the next line assigns several values: it is no
+    // call of the name that ends this line (ParserTuples.cpp).
+    bool nextIsTupleAssign = at(Tok::LParen) && cur().atLineStart && tupleEnd() &&
+                             peekTok(tupleEnd() + 1).kind == Tok::Assign;
+    if (at(Tok::LParen) && !nextIsTupleAssign)
       return parseCall(t);
     return std::make_unique<VarRefExpr>(t.loc, t.text);
   }
   case Tok::LParen: {
     consume();
     ExprPtr e = parseExpr();
+    if (at(Tok::Comma)) // ParserTuples.cpp
+      fail(cur().loc, "several values in parentheses are not one value",
+           "several values are returned (`return (a, b)` in a `fn ... -> (T1, T2)`), bound "
+           "(`let (a, b) = f(...)`) or assigned (`(a, b) = f(...)`)");
     expect(Tok::RParen, "')'", "a parenthesized expression is closed with ')'");
     return e;
   }

@@ -324,7 +324,10 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
   }
   switch (s.kind()) {
   case StmtAST::Let:
-    checkLet(*s.as<LetStmt>());
+    if (s.as<LetStmt>()->isTuple())
+      checkTupleLet(*s.as<LetStmt>()); // SemaTuples.cpp
+    else
+      checkLet(*s.as<LetStmt>());
     break;
   case StmtAST::SharedArray:
     checkSharedArray(*s.as<SharedArrayStmt>(), kernelTopLevel);
@@ -399,7 +402,7 @@ void Sema::checkStmt(StmtAST &s, bool kernelTopLevel) {
   }
   case StmtAST::ExprStmt: {
     auto &es = *s.as<ExprStmtAST>();
-    Type t = infer(es.expr);
+    Type t = inferValues(es.expr); // a call's values may be left unused
     if (t.isUntyped())
       finalize(es.expr);
     if (t.isArray() || t.isMBarrier() || t.kind == Type::MBarrierArray) {
@@ -653,6 +656,18 @@ void Sema::checkAssign(AssignStmt &s) {
   if (!target.isScalar()) {
     error(s.loc, "cannot assign a value of type " + target.str(),
           "assign to scalar variables or elements");
+    return;
+  }
+  if (op && isShift(*op) && target.isInteger() && !target.isBool()) {
+    // `x <<= n`: n is a count of any integer type, as in `x << n`.
+    Type n = infer(s.value);
+    if (n.isUntyped())
+      n = adapt(s.value, target) ? target : Type::invalid();
+    if (!n.isInvalid() && (!n.isScalar() || !n.isInteger()))
+      error(s.value->loc, "shift amount must be an integer, found " + n.str(),
+            nonScalarHint(n, "convert it with `as`, e.g. `... as u32`"));
+    else if (!n.isInvalid())
+      checkBinaryOperands(*op, n, s.value->loc);
     return;
   }
   Type v = checkValue(s.value, &target, "assigned value", "convert explicitly with `as`");

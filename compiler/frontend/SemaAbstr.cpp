@@ -19,6 +19,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace tile::frontend {
 
@@ -240,6 +241,11 @@ void Sema::prepareModule(ModuleAST &module) {
     }
     if (f->result)
       resolveTypeExtents(*f->result);
+    for (TypeSyntax &r : f->results) {
+      resolveTypeExtents(r);
+      if (r.type.isDistributed())
+        checkDistributedShape(r.loc, r.type);
+    }
     for (size_t i = 0; i < f->paramTypes.size(); ++i) {
       resolveTypeExtents(f->paramTypes[i]);
       const Type &t = f->paramTypes[i].type;
@@ -336,6 +342,9 @@ void Sema::checkReturn(ReturnStmt &s) {
   if (inlineStack_.empty())
     return; // a kernel's return (the parser rejects a value)
   const FnAST &fn = *inlineStack_.back().fn;
+  checkTupleReturn(s, fn, inlineStack_.back().result, inlineStack_.back().results);
+  if (!s.values.empty() || !fn.results.empty())
+    return; // SemaTuples.cpp
   if (fn.result) {
     const Type &result = inlineStack_.back().result; // T bound for this call
     if (!s.value) {
@@ -359,6 +368,11 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
       resolveOnly(a);
     return Type::invalid();
   };
+  // Only the call inferValues was given may have several values (not a
+  // call in its arguments).
+  bool valuesAllowed = std::exchange(tupleCallAllowed_, false);
+  if (rejectValuesCall(e, fn, valuesAllowed))
+    return fail();
   for (size_t i = 0; i < inlineStack_.size(); ++i) {
     if (inlineStack_[i].fn != &fn)
       continue;
@@ -525,6 +539,9 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
       ok = false;
   if (fn.result && !exists(*fn.result, "the result"))
     ok = false;
+  for (size_t r = 0; r < fn.results.size(); ++r)
+    if (!exists(fn.results[r], "result " + std::to_string(r + 1)))
+      ok = false;
   if (!ok) {
     for (size_t i = 0; i < e.args.size(); ++i)
       if (!inferred[i])
@@ -616,13 +633,15 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     return Type::invalid();
   inl->body = std::move(*body);
   inl->result = fn.result ? bound(*fn.result) : Type::voidTy();
+  for (const TypeSyntax &r : fn.results)
+    inl->results.push_back(bound(r));
 
   // The body sees its parameters and the file-level constants only.
   size_t before = diags_.diagnostics().size();
   auto outerScopes = std::move(scopes_);
   scopes_.clear();
   Block *outerBlock = curBlock_;
-  inlineStack_.push_back({&fn, &e, inl->result});
+  inlineStack_.push_back({&fn, &e, inl->result, inl->results});
   pushScope();
   for (auto &t : inl->typeDecls)
     declare(*t);
@@ -640,10 +659,10 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     popScope();
   scopes_ = std::move(outerScopes);
   curBlock_ = outerBlock;
-  if (fn.result && !alwaysReturns(inl->body) && fallOffReported_.insert(&fn).second)
+  if (fn.returnsValues() && !alwaysReturns(inl->body) && fallOffReported_.insert(&fn).second)
     error(fn.loc,
           "function '" + fn.name + "' may reach the end of its body without returning a value (" +
-              inl->result.str() + ")",
+              (fn.result ? inl->result.str() : valuesText(inl->results)) + ")",
           "end every path with `return EXPR` (a loop is not assumed to run)");
   if (diags_.diagnostics().size() != before)
     diags_.note(e.loc, "in the call of '" + fn.name + "' here" +

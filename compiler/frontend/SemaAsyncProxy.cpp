@@ -142,6 +142,8 @@ private:
     case StmtAST::Return:
       if (auto *v = s.as<ReturnStmt>()->value.get())
         visit(*v, st, false);
+      for (const ExprPtr &v : s.as<ReturnStmt>()->values)
+        visit(*v, st, false);
       if (!fnReturns_.empty())
         join(fnReturns_.back(), st);
       reach_ = false;

@@ -203,7 +203,7 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
     auto l = evalConstant(*b.lhs), r = evalConstant(*b.rhs);
     if (!l || !r)
       return std::nullopt;
-    return applyBinary(b.op, b.lhs->type, *l, *r);
+    return applyBinary(b.op, b.lhs->type, *l, *r, b.rhs->type);
   }
   case ExprAST::Cast: {
     auto &c = *e.as<CastExpr>();
@@ -275,7 +275,8 @@ std::optional<ConstValue> Sema::evalConstant(const ExprAST &e) {
 }
 
 std::optional<ConstValue> Sema::applyBinary(BinaryOp op, const Type &operandType,
-                                            const ConstValue &l, const ConstValue &r) {
+                                            const ConstValue &l, const ConstValue &r,
+                                            const Type &amountType) {
   unsigned bits = bitWidth(operandType.scalar);
   auto boolean = [](bool v) { return ConstValue{false, v ? 1 : 0, 0}; };
   if (operandType.isFloat()) {
@@ -309,9 +310,13 @@ std::optional<ConstValue> Sema::applyBinary(BinaryOp op, const Type &operandType
   }
   uint64_t a = (uint64_t)l.i, b = (uint64_t)r.i;
   auto n = [&](uint64_t v) { return ConstValue{false, wrapToKind(v, operandType.scalar), 0}; };
+  // A shift amount is read unsigned in its own width (the value's, unless
+  // the amount has another integer type).
+  unsigned amountBits = amountType.isScalar() && amountType.isInteger() ? bitWidth(amountType.scalar)
+                                                                         : bits;
+  uint64_t amount = amountBits >= 64 ? b : b & ((1ull << amountBits) - 1);
   if (operandType.isUnsigned()) {
     // Held zero-extended, so the uint64_t operations are the unsigned ones.
-    uint64_t amount = b;
     switch (op) {
     case BinaryOp::Div:
       return n(b == 0 ? ~0ull : a / b); // x / 0 = all ones (RISC-V)
@@ -331,8 +336,6 @@ std::optional<ConstValue> Sema::applyBinary(BinaryOp op, const Type &operandType
       break; // + - * << & | ^ == != are the same bits as the signed ones
     }
   }
-  // The shift amount read unsigned in the operand width.
-  uint64_t amount = bits >= 64 ? b : b & ((1ull << bits) - 1);
   switch (op) {
   case BinaryOp::Add:
     return n(a + b);
@@ -381,8 +384,8 @@ std::optional<ConstValue> Sema::applyBinary(BinaryOp op, const Type &operandType
 /// scalar operation's, or the element type of row/column indices, which
 /// divide element-wise with the scalar rules (their dividend is never a
 /// constant). Null when the operation has no such check.
-static const Type *constantOperationType(const Type &l, const Type &r) {
-  if (l.isScalar() && l == r)
+static const Type *constantOperationType(BinaryOp op, const Type &l, const Type &r) {
+  if (l.isScalar() && (l == r || (isShift(op) && l.isInteger() && r.isScalar() && r.isInteger())))
     return &l;
   if (l.isDistributed() && isIntegerKind(l.scalar) && r == Type::scalarTy(l.scalar))
     return &r;
@@ -402,10 +405,14 @@ bool Sema::checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs
   unsigned bits = bitWidth(t.scalar);
   std::string ty = t.str(), sp = binaryOpSpelling(op);
   bool u = t.isUnsigned();
-  std::string amountText = u ? std::to_string((uint64_t)r->i) : std::to_string(r->i);
+  // The divisor or amount in its own type (a shift amount may have another).
+  bool rightUnsigned = rhs.type.isScalar() ? rhs.type.isUnsigned() : u;
+  std::string amountText = rightUnsigned ? std::to_string((uint64_t)r->i) : std::to_string(r->i);
   if (shift) {
     if (r->i >= 0 && r->i < (int64_t)bits)
       return true;
+    if (rhs.type.isScalar() && rhs.type != t) // `x << n` with n of another type
+      amountText += " (" + rhs.type.str() + ")";
     error(loc,
           "shift amount " + amountText + " is out of range for " + ty + " (0 to " +
               std::to_string(bits - 1) + ")",
@@ -518,7 +525,7 @@ bool Sema::checkConstantOps(const ExprAST &e) {
     auto &b = *e.as<BinaryExpr>();
     ok = checkConstantOps(*b.lhs);
     ok = checkConstantOps(*b.rhs) && ok;
-    if (const Type *t = ok ? constantOperationType(b.lhs->type, b.rhs->type) : nullptr)
+    if (const Type *t = ok ? constantOperationType(b.op, b.lhs->type, b.rhs->type) : nullptr)
       ok = checkConstantOperation(b.op, *t, t == &b.lhs->type ? b.lhs.get() : nullptr, *b.rhs,
                                   b.loc);
     return ok;
@@ -591,7 +598,9 @@ void Sema::checkConstantOpsInStmt(StmtAST &s) {
     check(a.target);
     check(a.value);
     auto op = assignBinaryOp(a.op);
-    if (op && a.value && a.target && a.target->type.isScalar() && a.target->type == a.value->type)
+    if (op && a.value && a.target && a.target->type.isScalar() &&
+        (a.target->type == a.value->type ||
+         (isShift(*op) && a.target->type.isInteger() && a.value->type.isInteger())))
       checkConstantOperation(*op, a.target->type, nullptr, *a.value, a.loc);
     break;
   }
@@ -613,6 +622,8 @@ void Sema::checkConstantOpsInStmt(StmtAST &s) {
     break;
   case StmtAST::Return:
     check(s.as<ReturnStmt>()->value);
+    for (const ExprPtr &v : s.as<ReturnStmt>()->values)
+      check(v);
     break;
   case StmtAST::Warpgroups: // role arguments are checked by checkWarpgroups
   case StmtAST::Ring:       // member dimensions are checked by checkRing

@@ -27,8 +27,11 @@ void collectDeclared(const Block &b, std::unordered_set<std::string> &out) {
       out.insert(d->name);
   };
   forEachStmtIn(b, [&](const StmtAST &s) {
-    if (auto *l = s.as<LetStmt>())
+    if (auto *l = s.as<LetStmt>()) {
       add(l->decl);
+      for (const std::unique_ptr<Decl> &d : l->tupleDecls)
+        add(d);
+    }
     else if (auto *a = s.as<SharedArrayStmt>())
       add(a->decl);
     else if (auto *m = s.as<MBarrierStmt>())

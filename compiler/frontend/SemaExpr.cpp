@@ -519,7 +519,16 @@ Type Sema::inferBinary(BinaryExpr &e) {
     t = adapt(e.lhs, r) ? r : Type::invalid();
   else if (r.isUntyped())
     t = adapt(e.rhs, l) ? l : Type::invalid();
-  else if (l != r) {
+  else if (l != r && isShift(e.op) && l.isScalar() && r.isScalar() && l.isInteger() &&
+           r.isInteger())
+    // The amount is a count, not a second operand of the value's type: any
+    // integer type (read unsigned), the result the value's type.
+    t = checkBinaryOperands(e.op, r, e.rhs->loc) ? l : Type::invalid();
+  else if (l != r && isShift(e.op) && l.isScalar() && l.isInteger() && !l.isBool()) {
+    error(e.rhs->loc, "shift amount must be an integer, found " + r.str(),
+          nonScalarHint(r, "convert it with `as`, e.g. `... as u32`"));
+    return Type::invalid();
+  } else if (l != r) {
     error(e.loc, "mismatched operand types " + l.str() + " and " + r.str() + " for '" + sp + "'",
           l.isScalar() && r.isScalar()
               ? "convert one side with `as`, e.g. `... as " +

@@ -42,7 +42,9 @@ std::string nonScalarHint(const Type &found, const std::string &scalarHint);
 /// elements no thread reads by position (SemaTypes.cpp).
 std::string elementAccessHint(const Type &base, const std::string &fallback);
 
-/// Whether vec<k, n> exists: 2, 4 or 8 elements, 4, 8 or 16 bytes, no i1
+/// `(f32, i32)`: several values' types.
+std::string valuesText(const std::vector<Type> &types);
+/// Whether vec<k, n> exists: 2, 4, 8 or 16 elements, 4, 8 or 16 bytes, no i1
 /// (SemaVector.cpp).
 
 /// Why the `const` or compile-time parameter `c`, written as a count of
@@ -213,8 +215,9 @@ public:
   /// The value of a checked expression built from literals and operators,
   /// with the run-time semantics of docs/reference/operators.md; nullopt otherwise.
   std::optional<ConstValue> evalConstant(const ExprAST &e);
+  /// amountType: the right operand's type (a shift amount may differ from operandType).
   std::optional<ConstValue> applyBinary(BinaryOp op, const Type &operandType, const ConstValue &l,
-                                        const ConstValue &r);
+                                        const ConstValue &r, const Type &amountType);
   /// Reports `op` (on operands of type t) when its constant rhs (and lhs,
   /// for MIN / -1) is an input that C leaves undefined; lhs may be null.
   bool checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs, const ExprAST &rhs,
@@ -447,6 +450,19 @@ public:
   void checkLocalArray(LocalArrayStmt &s);
   void checkUnroll(ForStmt &s);
   void checkReturn(ReturnStmt &s);
+  // SemaTuples.cpp: functions with several results.
+  /// The function a call expression calls (not a builtin), or null.
+  const FnAST *calledFunction(const ExprAST &e) const;
+  /// infer() of an expression that may be a call of a function with
+  /// several results (the call of a tuple let, a forwarded return).
+  Type inferValues(ExprPtr &e);
+  /// Reports the call of a function with several results used as one value.
+  bool rejectValuesCall(const CallExpr &e, const FnAST &fn, bool allowed);
+  void checkTupleLet(LetStmt &s);
+  void checkTupleReturn(ReturnStmt &s, const FnAST &fn, const Type &result,
+                        const std::vector<Type> &results);
+  /// Set by inferValues for the call it infers (and only that call).
+  bool tupleCallAllowed_ = false;
   /// A call of a user function: checks the arguments, parses the body again
   /// and checks it here (CallExpr::inlined).
   Type inferInlinedCall(CallExpr &e, const FnAST &fn);
@@ -594,6 +610,7 @@ public:
     const FnAST *fn;
     const CallExpr *call;
     Type result; // the declared result with the call's type arguments
+    std::vector<Type> results; // several results, likewise
   };
   std::deque<InlineFrame> inlineStack_;
   /// A type parameter used as a value (SemaResolve.cpp), reported once per use.

@@ -455,6 +455,9 @@ const ExprAST *nonMmaUse(const Block &b, const std::unordered_set<const Decl *> 
     } else if (auto *r = s->as<ReturnStmt>()) {
       if (r->value)
         u = nonMmaUse(*r->value, accs);
+      for (const ExprPtr &v : r->values)
+        if (!u)
+          u = nonMmaUse(*v, accs);
     } else if (auto *w = s->as<WhileStmt>()) {
       u = nonMmaUse(*w->cond, accs);
       if (!u)

@@ -171,6 +171,8 @@ void Sema::resolveStmtNames(StmtAST &s) {
     break;
   case StmtAST::Return:
     resolveNames(s.as<ReturnStmt>()->value);
+    for (ExprPtr &v : s.as<ReturnStmt>()->values)
+      resolveNames(v);
     break;
   case StmtAST::Warpgroups:
     for (auto &role : s.as<WarpgroupsStmt>()->roles)

@@ -683,6 +683,9 @@ void Sema::checkWaitsReachArrivals() {
       } else if (s.is<ReturnStmt>() || s.is<BreakStmt>() || s.is<ContinueStmt>()) {
         if (auto *r = s.as<ReturnStmt>(); r && r->value)
           visit(*r->value, reach);
+        if (auto *r = s.as<ReturnStmt>())
+          for (const ExprPtr &v : r->values)
+            visit(*v, reach);
         return false; // a definite return (or loop exit) for this rank: the rest of the
                       // block never runs
       } else if (auto *g = s.as<WarpgroupsStmt>()) {

@@ -201,31 +201,25 @@ std::string Type::str() const {
 
 bool vectorShapeOk(ScalarKind k, int64_t n) {
   int64_t bytes = n * byteSize(k);
-  return k != ScalarKind::I1 && (n == 2 || n == 4 || n == 8) &&
+  // 16 lanes only of 1-byte elements: 16 bytes, moved as one ld/st.v4.b32.
+  return k != ScalarKind::I1 && (n == 2 || n == 4 || n == 8 || n == 16) &&
          (bytes == 4 || bytes == 8 || bytes == 16);
 }
 
 /// The vectors of element type k, written out: what the hint of a shape
-/// that does not exist offers instead (a porter's 16 bytes of i8, `vector =
-/// 16`, or 8 f64).
+/// that does not exist offers instead (a porter's 32 bytes of i8, or 8 f64).
 std::string vectorShapeHint(ScalarKind k) {
-  std::string rule = "a vector has 2, 4 or 8 elements of 4, 8 or 16 bytes in all";
+  std::string rule = "a vector has 2, 4, 8 or 16 elements of 4, 8 or 16 bytes in all";
   if (k == ScalarKind::I1)
     return rule + "; i1 has no vector form (use i8)";
   std::string name = scalarName(k), forms, widths;
-  for (int64_t n : {2, 4, 8})
+  for (int64_t n : {2, 4, 8, 16})
     if (vectorShapeOk(k, n)) {
       forms += (forms.empty() ? "" : ", ") + std::string("vec<") + name + ", " +
                std::to_string(n) + ">";
       widths += (widths.empty() ? "" : " or ") + std::to_string(n);
     }
-  std::string hint = rule + ": for " + name + " elements " + forms + " (a load's `vector = " +
-                     widths + "`)";
-  if (byteSize(k) == 1)
-    hint += "; 16 bytes of " + name +
-            " at once: read them as 4-byte words, `vector = 4` through a ptr<u32, ...> to the "
-            "same bytes, and take the bytes apart with shifts";
-  return hint;
+  return rule + ": for " + name + " elements " + forms + " (a load's `vector = " + widths + "`)";
 }
 
 } // namespace tile::frontend

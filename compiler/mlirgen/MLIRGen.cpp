@@ -21,7 +21,7 @@ void MLIRGenImpl::genKernel(const fe::KernelAST &k) {
   returnedFlag = nullptr;
   warpgroupIndex = nullptr;
   currentRole = nullptr;
-  resultSlot = nullptr;
+  resultSlots.clear();
   callSite.reset();
   instanceTag.reset();
   if (!k.sourceName.empty())
@@ -184,15 +184,21 @@ void MLIRGenImpl::genStmt(const fe::StmtAST &s) {
 }
 
 void MLIRGenImpl::genLet(const fe::LetStmt &s) {
+  if (s.isTuple())
+    return genTupleLet(s); // MLIRGenAbstr.cpp
   const fe::Decl *d = s.decl.get();
   if (d->type.isArray()) {
     views[d] = genView(*s.init);
     return;
   }
-  Value v = bindValue(loc(s.loc), genExpr(*s.init), d->type);
+  bindLetDecl(d, genExpr(*s.init), loc(s.loc));
+}
+
+void MLIRGenImpl::bindLetDecl(const fe::Decl *d, Value init, Location l) {
+  Value v = bindValue(l, init, d->type);
   if (d->kind == fe::DeclKind::Var) {
     Value slot = newSlot(loc(d->loc), v.getType());
-    storeWeak(loc(s.loc), v, slot);
+    storeWeak(l, v, slot);
     slots[d] = slot;
     return;
   }

@@ -141,6 +141,11 @@ void MLIRGenImpl::genUnrolledFor(const fe::ForStmt &s) {
 }
 
 Value MLIRGenImpl::genInlinedCall(const fe::CallExpr &e) {
+  SmallVector<Value> values = genInlinedCallValues(e);
+  return e.inlined->results.empty() && !values.empty() ? values[0] : Value();
+}
+
+SmallVector<Value> MLIRGenImpl::genInlinedCallValues(const fe::CallExpr &e) {
   const fe::InlinedCall &in = *e.inlined;
   Location callLoc = loc(e.loc);
   // Arguments in order, in the caller's context.
@@ -151,36 +156,62 @@ Value MLIRGenImpl::genInlinedCall(const fe::CallExpr &e) {
     else
       views[p] = genView(*e.args[i]);
   }
-  Value outerFlag = returnedFlag, outerResult = resultSlot;
+  Value outerFlag = returnedFlag;
+  SmallVector<Value> outerResults = std::move(resultSlots);
   std::optional<Location> outerSite = callSite;
   // The call site carries the function's name (a NameLoc around it): a
   // diagnostic in the body names the call as "the call of 'f'".
   callSite = NameLoc::get(builder.getStringAttr(in.fn->name), callLoc);
   returnedFlag = nullptr;
-  resultSlot = nullptr;
+  resultSlots.clear();
   Location l = loc(in.fn->loc);
   if (blockMayReturn(in.body)) {
     returnedFlag = newExitFlag(l);
     storeWeak(l, boolConst(l, false), returnedFlag);
   }
+  // One slot per result, as for a single one: `return` stores, the end of
+  // the inlined body loads (SROA keeps them in registers).
   if (in.result.isPassedByValue())
-    resultSlot = newSlot(l, valueType(in.result));
+    resultSlots.push_back(newSlot(l, valueType(in.result)));
+  for (const fe::Type &t : in.results)
+    resultSlots.push_back(newSlot(l, valueType(t)));
   genBlock(in.body, 0);
-  Value result = resultSlot ? loadWeak(callLoc, resultSlot) : Value();
+  SmallVector<Value> results;
+  for (Value slot : resultSlots)
+    results.push_back(loadWeak(callLoc, slot));
   returnedFlag = outerFlag;
-  resultSlot = outerResult;
+  resultSlots = std::move(outerResults);
   callSite = outerSite;
-  return result;
+  return results;
 }
 
 void MLIRGenImpl::genReturn(const fe::ReturnStmt &s) {
   Location l = loc(s.loc);
-  if (s.value && resultSlot) {
-    Value v = genExpr(*s.value);
-    Type want = cast<PtrType>(resultSlot.getType()).getElementType();
+  SmallVector<Value> returned;
+  if (!s.values.empty()) {
+    for (const fe::ExprPtr &v : s.values)
+      returned.push_back(genExpr(*v));
+  } else if (auto *call = s.value ? s.value->as<fe::CallExpr>() : nullptr;
+             call && call->inlined && !call->inlined->results.empty()) {
+    returned = genInlinedCallValues(*call); // `return g(...)` of g's several values
+  } else if (s.value && !resultSlots.empty()) {
+    returned.push_back(genExpr(*s.value));
+  }
+  for (size_t i = 0; i < returned.size() && i < resultSlots.size(); ++i) {
+    Value v = returned[i];
+    Type want = cast<PtrType>(resultSlots[i].getType()).getElementType();
     if (isa<FragType, PerRowType, PerColType>(want) && v.getType() != want)
       v = FragSplatOp::create(builder, l, want, v); // a scalar returned as a distributed value
-    storeWeak(l, v, resultSlot);
+    storeWeak(l, v, resultSlots[i]);
   }
   storeWeak(l, boolConst(l, true), returnedFlag);
+}
+
+void MLIRGenImpl::genTupleLet(const fe::LetStmt &s) {
+  SmallVector<Value> results = genInlinedCallValues(*s.init->as<fe::CallExpr>());
+  for (size_t i = 0; i < s.tupleDecls.size() && i < results.size(); ++i) {
+    const fe::Decl *d = s.tupleDecls[i].get();
+    if (d->name != "_")
+      bindLetDecl(d, results[i], loc(d->loc));
+  }
 }

@@ -35,6 +35,21 @@ static std::optional<APInt> constantInt(Value v) {
   return std::nullopt;
 }
 
+Value MLIRGenImpl::shiftAmountAs(Location l, Value n, Type t) {
+  unsigned from = n.getType().getIntOrFloatBitWidth(), to = t.getIntOrFloatBitWidth();
+  // The amount is unsigned: a constant keeps its value (clamped to the
+  // width, which is out of range as the value itself is), so the shift
+  // lowerings still see a constant amount.
+  if (auto c = constantInt(n))
+    return intConst(l, t, (int64_t)std::min<uint64_t>(c->getZExtValue(), to));
+  if (from < to)
+    return arith::ExtUIOp::create(builder, l, t, n);
+  // Narrowing would drop high bits (2^32 + 1 must not shift by 1): clamp
+  // first; `to` itself is out of range, as every larger amount.
+  Value clamped = arith::MinUIOp::create(builder, l, n, intConst(l, n.getType(), to));
+  return arith::TruncIOp::create(builder, l, t, clamped);
+}
+
 Value MLIRGenImpl::genShift(Location l, bool left, Value x, Value n) {
   Type t = x.getType();
   unsigned width = t.getIntOrFloatBitWidth();

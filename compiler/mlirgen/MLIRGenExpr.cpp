@@ -258,6 +258,8 @@ Value MLIRGenImpl::genBinaryOp(Location l, fe::BinaryOp op, Value lhs, Value rhs
     }
     return arith::CmpFOp::create(builder, l, pred, lhs, rhs);
   }
+  if (fe::isShift(op) && rhs.getType() != lhs.getType())
+    rhs = shiftAmountAs(l, rhs, lhs.getType());
   if (type.isUnsigned()) {
     switch (op) {
     case B::Div:

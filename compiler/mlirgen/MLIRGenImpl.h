@@ -101,7 +101,7 @@ private:
   llvm::DenseMap<const fe::StmtAST *, LoopExit> loopExits;
   const fe::StmtAST *currentLoop = nullptr; // innermost loop being emitted
   // The inlined function being emitted.
-  Value resultSlot;                 // its result, when it returns a value
+  SmallVector<Value> resultSlots;   // its result(s), when it returns values
   std::optional<Location> callSite; // the call it is inlined at (nested: a CallSiteLoc)
   // An instance of a kernel with compile-time parameters: every position is
   // NameLoc(instanceLocName(kernel's PTX name), position), so a diagnostic of
@@ -363,6 +363,9 @@ private:
   /// `x << n` (left) or signed `x >> n`: the amount is read unsigned and
   /// clamped as PTX does (>= width: 0, or the sign fill).
   Value genShift(Location l, bool left, Value x, Value n);
+  /// A shift amount of another integer type as one of type t, read unsigned
+  /// (an amount >= t's width stays one).
+  Value shiftAmountAs(Location l, Value n, Type t);
   /// Signed `x / d` or `x % d`: x / 0 = -1, x % 0 = x, MIN / -1 = MIN, MIN % -1 = 0.
   Value genDivRem(Location l, bool isRem, Value x, Value d);
   /// f16/bf16/f32 -> i8..i64: toward zero, saturating, NaN -> 0 (cvt.rzi).
@@ -570,6 +573,12 @@ public:
   void genUnrolledFor(const fe::ForStmt &s);
   void genUnrolledCopies(const fe::ForStmt &s, size_t from);
   Value genInlinedCall(const fe::CallExpr &e);
+  /// The values of an inlined call: its result, or each of several.
+  SmallVector<Value> genInlinedCallValues(const fe::CallExpr &e);
+  /// `let (a, b) = f(...)`: each name bound as a `let` or `var` of one value.
+  void genTupleLet(const fe::LetStmt &s);
+  /// A `let` (a value) or `var` (a slot) of `init`, converted to d's type.
+  void bindLetDecl(const fe::Decl *d, Value init, Location l);
   void genReturn(const fe::ReturnStmt &s);
 };
 

@@ -82,6 +82,12 @@ public:
   std::unique_ptr<Decl> decl;
   std::optional<TypeSyntax> annotation;
   ExprPtr init;
+  /// `let (a, b, c) = f(...)` (or `var (...)`): one name per value of a
+  /// function that returns several (`_` names none); decl is then a holder
+  /// no name refers to, and init the call. Also what `(x, y[i]) = f(...)`
+  /// becomes: such a let of hidden names, then one assignment per target.
+  std::vector<std::unique_ptr<Decl>> tupleDecls;
+  bool isTuple() const { return !tupleDecls.empty(); }
 };
 
 /// `let a = shared<T>[N]` or `let h = dshared<T>[N]` (kernel top level only).
@@ -374,6 +380,8 @@ public:
   explicit ReturnStmt(Location loc) : StmtAST(Return, std::move(loc)) {}
   static bool classof(const StmtAST *s) { return s->kind() == Return; }
   ExprPtr value; // `return e` in a function with a result; null otherwise
+  /// `return (a, b, ...)` in a function with several results (value null).
+  std::vector<ExprPtr> values;
 };
 
 /// One role of a `warpgroups` block: `NAME(warpgroups = n, regs = r) { ... }`.
@@ -586,6 +594,9 @@ struct FnAST {
   std::vector<Location> paramLocs;
   std::vector<TypeSyntax> paramTypes;
   std::optional<TypeSyntax> result;
+  /// `-> (T1, T2, ...)`: several results (two or more; result is then empty).
+  std::vector<TypeSyntax> results;
+  bool returnsValues() const { return result || !results.empty(); }
   std::vector<Token> bodyTokens; // '{' ... '}' then Eof
   /// `fn f<T: type, ...>`: type parameters, bound at each call from the
   /// explicit `f<f16>(...)` or from the arguments' types.
@@ -599,6 +610,7 @@ struct InlinedCall {
   std::vector<std::unique_ptr<Decl>> params;
   Block body;
   Type result = Type::voidTy();
+  std::vector<Type> results; // a function with several results: each (result is void)
   std::vector<std::unique_ptr<Decl>> typeDecls; // TypeParam, one per type parameter
 };
 

@@ -125,6 +125,8 @@ enum class BinaryOp {
 const char *unaryOpSpelling(UnaryOp op);
 const char *binaryOpSpelling(BinaryOp op);
 bool isComparison(BinaryOp op);
+/// `<<` and `>>`: their amount may have another integer type than the value.
+bool isShift(BinaryOp op);
 
 enum class Builtin {
   Unknown,

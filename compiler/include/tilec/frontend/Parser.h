@@ -95,6 +95,19 @@ private:
   void parseUnroll(ForStmt &f);
   TypeSyntax parseParamType();
   StmtPtr parseReturn();
+  // ParserTuples.cpp: several results of a function.
+  /// At `(` of a parenthesized list with a comma at its top level; the
+  /// position of its closing `)` (0 when it is no such list).
+  size_t tupleEnd() const;
+  /// `(T1, T2, ...)` after `->`.
+  std::vector<TypeSyntax> parseResultTypes();
+  /// `(a, b, ...)` after `return`.
+  std::vector<ExprPtr> parseReturnValues();
+  /// `(a, b, ...)` after `let`/`var`: the names (`_` for none).
+  std::vector<std::unique_ptr<Decl>> parseTupleNames(bool isVar);
+  /// `(x, y[i], ...) = f(...)`: a let of hidden names, then one assignment
+  /// per target (queued in pendingStmts_).
+  StmtPtr parseTupleAssign(int depth);
   /// Tokens [from, pos_) followed by an Eof token.
   std::vector<Token> tokensFrom(size_t from) const;
 
@@ -123,6 +136,8 @@ private:
   size_t pos_ = 0;
   int exprNesting_ = 0;
   bool inFunction_ = false; // parsing a fn body: `return e` is allowed
+  std::vector<StmtPtr> pendingStmts_; // follow the statement just parsed
+  int tupleAssigns_ = 0;              // names the hidden lets of tuple assignments
   TemplateNames names_;     // the template parameters in scope
   std::vector<std::pair<std::string, ScalarKind>> bindings_; // parseKernelAgain's types
   DiagnosticEngine &diags_;

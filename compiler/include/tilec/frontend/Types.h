@@ -37,7 +37,7 @@ bool isFp8Kind(ScalarKind k);      // e4m3, e5m2
 bool isUnsignedKind(ScalarKind k); // u8..u64 (i1 is neither signed nor unsigned)
 unsigned bitWidth(ScalarKind k);   // i1 -> 1
 unsigned byteSize(ScalarKind k);   // i1 -> 1 (stored as a byte)
-/// Whether vec<k, n> exists: 2, 4 or 8 elements of 4, 8 or 16 bytes in all, no i1.
+/// Whether vec<k, n> exists: 2, 4, 8 or 16 elements of 4, 8 or 16 bytes in all, no i1.
 bool vectorShapeOk(ScalarKind k, int64_t n);
 /// The vectors of element type k, written out (the hint of a shape that does not exist).
 std::string vectorShapeHint(ScalarKind k);
@@ -77,7 +77,7 @@ struct Type {
                    // dims = extents (-1 for a named one); only `A[c...]` as a
                    // copy_async/prefetch_tensor operand uses it
     // Vectors and cache policies:
-    Vector,      // vec<scalar, lanes>: lanes 2, 4 or 8, 4/8/16 bytes; f16x2 = vec<f16, 2>
+    Vector,      // vec<scalar, lanes>: lanes 2, 4, 8 or 16, 4/8/16 bytes; f16x2 = vec<f16, 2>
     CachePolicy, // the opaque L2 policy of cache_policy(...) (a .b64 register)
     LocalArray,  // local<scalar>[N]: staticLength = N, space Local
     // frag<scalar>[M, N], one warpgroup's wgmma accumulator:

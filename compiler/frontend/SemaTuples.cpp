@@ -1,0 +1,163 @@
+//===- SemaTuples.cpp - functions with several results --------------------===//
+//
+// `fn f(...) -> (T1, T2, ...)` returns several values with `return (a, b,
+// ...)` (or `return g(...)` of a function with the same results). Its call is
+// not a value: it is bound by `let (x, y) = f(...)` (or `var`), assigned by
+// `(x, p[i]) = f(...)` (parsed as such a let of hidden names plus one
+// assignment per target), forwarded by `return`, or called as a statement.
+// The inlining itself is inferInlinedCall's (SemaAbstr.cpp); each value is a
+// value of the function's result type, as a single result is.
+//
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+namespace tile::frontend {
+
+std::string valuesText(const std::vector<Type> &types) {
+  std::string s = "(";
+  for (size_t i = 0; i < types.size(); ++i)
+    s += (i ? ", " : "") + types[i].str();
+  return s + ")";
+}
+
+namespace {
+/// `(a, b, c)` with n names: the shape of a binding in a hint.
+std::string namesText(size_t n) {
+  std::string s = "(";
+  for (size_t i = 0; i < n; ++i)
+    s += (i ? ", " : "") + std::string(1, char('a' + i % 26));
+  return s + ")";
+}
+} // namespace
+
+const FnAST *Sema::calledFunction(const ExprAST &e) const {
+  auto *c = e.as<CallExpr>();
+  if (!c || builtinFromName(c->callee) != Builtin::Unknown)
+    return nullptr;
+  auto it = functions_.find(c->callee);
+  return it == functions_.end() ? nullptr : it->second;
+}
+
+Type Sema::inferValues(ExprPtr &e) {
+  tupleCallAllowed_ = calledFunction(*e) != nullptr;
+  Type t = infer(e);
+  tupleCallAllowed_ = false;
+  return t;
+}
+
+bool Sema::rejectValuesCall(const CallExpr &e, const FnAST &fn, bool allowed) {
+  if (fn.results.empty() || allowed)
+    return false;
+  std::vector<Type> types;
+  for (const TypeSyntax &t : fn.results)
+    types.push_back(t.type);
+  error(e.loc,
+        "function '" + fn.name + "' returns " + std::to_string(types.size()) + " values " +
+            valuesText(types) + ": its call is not one value",
+        "bind them: `let " + namesText(types.size()) + " = " + fn.name +
+            "(...)`, or assign them to variables: `" + namesText(types.size()) + " = " + fn.name +
+            "(...)`");
+  diags_.note(fn.loc, "'" + fn.name + "' is defined here");
+  return true;
+}
+
+void Sema::checkTupleLet(LetStmt &s) {
+  s.decl->type = Type::invalid(); // the holder: no name refers to it
+  auto declareAll = [&](const std::vector<Type> *types) {
+    for (size_t i = 0; i < s.tupleDecls.size(); ++i) {
+      Decl &d = *s.tupleDecls[i];
+      d.type = types ? (*types)[i] : Type::invalid();
+      if (d.name == "_")
+        continue;
+      declare(d);
+    }
+  };
+  std::string what = s.decl->kind == DeclKind::Var ? "var" : "let";
+  const FnAST *fn = calledFunction(*s.init);
+  size_t n = s.tupleDecls.size();
+  if (!fn) {
+    error(s.init->loc,
+          "`" + what + " " + namesText(n) + " = ...` takes a call of a function that returns " +
+              std::to_string(n) + " values",
+          "declare the function with several results: `fn f(...) -> (T1, T2)`, returning "
+          "`return (x, y)`; bind one value with `" +
+              what + " a = ...`");
+    resolveOnly(s.init);
+    declareAll(nullptr);
+    return;
+  }
+  Type t = inferValues(s.init);
+  auto *call = s.init->as<CallExpr>();
+  if (t.isInvalid() || !call->inlined) {
+    declareAll(nullptr);
+    return;
+  }
+  const std::vector<Type> &results = call->inlined->results;
+  if (results.size() != n) {
+    std::string found = results.empty() ? (call->inlined->result.kind == Type::Void
+                                               ? std::string("no value")
+                                               : "one value (" + call->inlined->result.str() + ")")
+                                         : std::to_string(results.size()) + " values " +
+                                               valuesText(results);
+    error(s.init->loc,
+          "function '" + fn->name + "' returns " + found + ", not " + std::to_string(n),
+          results.empty() ? "bind one value with `" + what + " a = " + fn->name + "(...)`"
+                          : "name every value, in order (`_` for one not kept): `" + what + " " +
+                                namesText(results.size()) + " = " + fn->name + "(...)`");
+    diags_.note(fn->loc, "'" + fn->name + "' is defined here");
+    declareAll(nullptr);
+    return;
+  }
+  declareAll(&results);
+}
+
+void Sema::checkTupleReturn(ReturnStmt &s, const FnAST &fn, const Type &result,
+                            const std::vector<Type> &results) {
+  if (results.empty()) {
+    if (!s.values.empty()) {
+      error(s.loc,
+            "function '" + fn.name + "' returns " +
+                (fn.result ? "one value (" + result.str() + ")" : std::string("no value")) +
+                ", not " + std::to_string(s.values.size()),
+            fn.result ? "return one value, or declare several results: `fn " + fn.name +
+                            "(...) -> (T1, T2)`"
+                      : "declare the results: `fn " + fn.name + "(...) -> (T1, T2)`");
+      for (ExprPtr &v : s.values)
+        resolveOnly(v);
+    }
+    return;
+  }
+  std::string shape = std::to_string(results.size()) + " values " + valuesText(results);
+  if (s.values.empty() && s.value) {
+    // `return g(...)`: a function with the same results passes them on.
+    const FnAST *g = calledFunction(*s.value);
+    Type t = g ? inferValues(s.value) : Type::invalid();
+    auto *call = s.value->as<CallExpr>();
+    if (!g) {
+      infer(s.value);
+      finalize(s.value);
+    } else if (t.isInvalid() || !call->inlined) {
+      return;
+    } else if (call->inlined->results == results) {
+      return;
+    }
+    error(s.value->loc, "function '" + fn.name + "' returns " + shape + ": `return` needs all of them",
+          "write `return " + namesText(results.size()) +
+              "`, or return a call of a function with these results");
+    return;
+  }
+  if (s.values.size() != results.size()) {
+    error(s.loc,
+          "function '" + fn.name + "' returns " + shape + ", found " +
+              (s.values.empty() ? std::string("none") : std::to_string(s.values.size())),
+          "write `return " + namesText(results.size()) + "`");
+    for (ExprPtr &v : s.values)
+      resolveOnly(v);
+    return;
+  }
+  for (size_t i = 0; i < results.size(); ++i)
+    checkValue(s.values[i], &results[i], "returned value " + std::to_string(i + 1),
+               "convert explicitly with `as`");
+}
+
+} // namespace tile::frontend
