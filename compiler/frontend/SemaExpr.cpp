@@ -515,6 +515,12 @@ Type Sema::inferBinary(BinaryExpr &e) {
                                                                        : Type::untypedInt();
   else if ((l.isUntyped() || r.isUntyped()) && widenOutOfRangeComparison(e, l, r, t))
     ; // SemaLiterals.cpp
+  else if (l.kind == Type::UntypedInt && isShift(e.op) && r.isScalar() && r.isInteger() &&
+           !r.isBool())
+    // `1 << n`: the amount does not type the value. The literal takes the
+    // context's type, or i32 without one, as `let x = 1` does (not n's:
+    // `1 << n` with `n: u8` would be 0 from n = 8 on).
+    return checkBinaryOperands(e.op, r, e.rhs->loc) ? Type::untypedInt() : Type::invalid();
   else if (l.isUntyped())
     t = adapt(e.lhs, r) ? r : Type::invalid();
   else if (r.isUntyped())
