@@ -591,6 +591,11 @@ Type Sema::inferCast(CastExpr &e) {
                                  ? ScalarKind::I32
                                  : ScalarKind::F32)
             : to;
+    // `(1 << n) as f64`: a shift's value is an integer, the i32 that a
+    // context-free `1 << n` is, converted.
+    if (auto *b = e.operand->as<BinaryExpr>();
+        b && isShift(b->op) && !b->rhs->type.isUntyped() && !lit.isInteger())
+      lit = Type::i32();
     if (auto *l = e.operand->as<IntLiteralExpr>())
       l->castOperand = true; // `200 as i8`: explicit, may wrap (adapt)
     bool wasCast = adaptingCastOperand_;
