@@ -537,7 +537,8 @@ struct FragStoreLowering : ConvertOpToLLVMPattern<FragStoreOp> {
     int64_t elemBytes = scalarByteWidth(elem);
     SmallVector<Value> regs =
         unpack(rewriter, loc, adaptor.getValue(), type.getRegistersPerThread());
-    auto [row0, col0] = fragmentOrigin(rewriter, loc, adaptor.getThread());
+    auto [row0, col0Binding] = fragmentOrigin(rewriter, loc, adaptor.getThread());
+    Value col0 = col0Binding; // captured below (C++17 lambdas cannot capture a binding)
     Type i64 = rewriter.getI64Type();
     Value row64 = LLVM::ZExtOp::create(rewriter, loc, i64, row0);
     Value col64 = LLVM::ZExtOp::create(rewriter, loc, i64, col0);
@@ -585,7 +586,8 @@ struct FragLoadLowering : ConvertOpToLLVMPattern<FragLoadOp> {
     auto type = cast<FragType>(op.getType());
     Type elem = type.getElementType();
     int64_t elemBytes = scalarByteWidth(elem);
-    auto [row0, col0] = fragmentOrigin(rewriter, loc, adaptor.getThread());
+    auto [row0, col0Binding] = fragmentOrigin(rewriter, loc, adaptor.getThread());
+    Value col0 = col0Binding; // captured below (C++17 lambdas cannot capture a binding)
     Type i64 = rewriter.getI64Type();
     Value row64 = LLVM::ZExtOp::create(rewriter, loc, i64, row0);
     Value col64 = LLVM::ZExtOp::create(rewriter, loc, i64, col0);
