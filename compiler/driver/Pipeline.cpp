@@ -42,6 +42,8 @@ void mlir::tile::buildTileSyncPipeline(OpPassManager &pm, const TilePipelineOpti
   kernels.addPass(createTileCheckLocalArrays());
   // TMA box starts, on the same folded coordinates.
   kernels.addPass(createTileCheckTmaCoordinates());
+  // Loads, stores and atomics, on the same folded offsets.
+  kernels.addPass(createTileCheckAddressAlignment());
   // Shared tiles passed between roles, with the rings' mbarriers lowered.
   kernels.addPass(createTileCheckRoleHandoffs());
   if (options.autoSync) {

@@ -433,7 +433,7 @@ public:
   Type inferVectorMember(MemberExpr &e, const Type &base);
   Type checkVectorBinary(BinaryExpr &e, const Type &l, const Type &r);
   Type checkVectorCast(CastExpr &e, const Type &from, const Type &to);
-  bool checkVectorAlignment(IndexExpr &loc, int64_t n);
+  bool checkVectorPlacement(IndexExpr &loc, int64_t n);
   Type checkVectorLoad(CallExpr &e, IndexExpr &loc, const Type &elem);
   /// store(LOC, V): a scalar of the element type, or a vector of them.
   bool checkStoreValue(CallExpr &e, IndexExpr *loc, const Type &elem);

@@ -224,10 +224,11 @@ Type Sema::checkVectorCast(CastExpr &e, const Type &from, const Type &to) {
   return Type::invalid();
 }
 
-/// A vector access at a constant index must start on a multiple of N: the
-/// base (an array, a global allocation) is aligned, and ld/st.vN of an
-/// address that is not N * sizeof(T)-aligned traps on the GPU.
-bool Sema::checkVectorAlignment(IndexExpr &loc, int64_t n) {
+/// What only the source shows of a vector access: the base it may not be
+/// (a symmetric tensor, a dshared array) and a constant index past a sized
+/// array's end. Its alignment is tile-check-address-alignment's, on the
+/// folded offsets from the origin.
+bool Sema::checkVectorPlacement(IndexExpr &loc, int64_t n) {
   const Type &base = loc.base->type;
   // A symmetric tensor element (SemaPeer.cpp) is bounds-checked alone: a
   // vector could run past the row's extent, unchecked.
@@ -261,18 +262,7 @@ bool Sema::checkVectorAlignment(IndexExpr &loc, int64_t n) {
               std::to_string(*base.staticLength - n));
     return false;
   }
-  if (!i || overflow || *i % n == 0)
-    return true;
-  error(loc.index->loc,
-        "a vector of " + std::to_string(n) + " at " +
-            (loc.moreIndices.empty() ? "index " : "row-major index ") + std::to_string(*i) +
-            " is not aligned",
-        // 16 one-byte lanes move as four 32-bit words (there is no .v16).
-        (n == 16 ? std::string("ld/st.v4.b32 (16 bytes)") : "ld/st.v" + std::to_string(n)) +
-            " need an address aligned to the vector's bytes: use an "
-            "index that is a multiple of " +
-            std::to_string(n) + " (a misaligned run-time index traps on the GPU)");
-  return false;
+  return true;
 }
 
 Type Sema::checkVectorLoad(CallExpr &e, IndexExpr &loc, const Type &elem) {
@@ -281,7 +271,7 @@ Type Sema::checkVectorLoad(CallExpr &e, IndexExpr &loc, const Type &elem) {
   for (const NamedArg &na : e.namedArgs)
     if (na.name == "vector")
       where = na.valueLoc;
-  if (!checkVectorShape(where, elem.scalar, n) || !checkVectorAlignment(loc, n))
+  if (!checkVectorShape(where, elem.scalar, n) || !checkVectorPlacement(loc, n))
     return Type::invalid();
   return Type::vector(elem.scalar, n);
 }
@@ -295,7 +285,7 @@ bool Sema::checkStoreValue(CallExpr &e, IndexExpr *loc, const Type &elem) {
     if (t.isInvalid())
       return false;
     e.hints.vector = t.lanes;
-    return checkVectorAlignment(*loc, t.lanes);
+    return checkVectorPlacement(*loc, t.lanes);
   }
   Type t = infer(value);
   if (t.isInvalid())
@@ -308,7 +298,7 @@ bool Sema::checkStoreValue(CallExpr &e, IndexExpr *loc, const Type &elem) {
       return false;
     }
     e.hints.vector = t.lanes;
-    return checkVectorAlignment(*loc, t.lanes);
+    return checkVectorPlacement(*loc, t.lanes);
   }
   if (t.isUntyped())
     return adapt(value, elem);

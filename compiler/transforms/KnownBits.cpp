@@ -95,10 +95,19 @@ std::optional<uint64_t> lowBitsOf(Value v, unsigned bits, unsigned depth, ZeroMe
   APInt c;
   if (matchPattern(v, m_ConstantInt(&c)))
     return c.getZExtValue() & mask; // two's complement: a negative value's low bits
+  auto rec = [&](Value x) { return lowBits(x, bits, depth + 1, zeros, memo); };
+  // scf.for's induction variable lb + k * step has lb's low bits when the
+  // step's are zero.
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (loop && arg == loop.getInductionVar() &&
+        zeroBits(loop.getStep(), depth + 1, zeros) >= bits)
+      return rec(loop.getLowerBound());
+    return std::nullopt;
+  }
   Operation *op = v.getDefiningOp();
   if (!op)
     return std::nullopt;
-  auto rec = [&](Value x) { return lowBits(x, bits, depth + 1, zeros, memo); };
   auto both = [&](auto combine) -> std::optional<uint64_t> {
     std::optional<uint64_t> a = rec(op->getOperand(0)), b = rec(op->getOperand(1));
     if (!a || !b)

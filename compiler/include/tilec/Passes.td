@@ -260,6 +260,19 @@ def TileCheckTmaCoordinates : Pass<"tile-check-tma-coordinates", "::mlir::tile::
   }];
 }
 
+def TileCheckAddressAlignment : Pass<"tile-check-address-alignment", "::mlir::tile::KernelOp"> {
+  let summary = "report loads, stores and atomics whose address is known to be misaligned";
+  let description = [{
+    An ld/st/atom of B bytes traps on an address that is not a multiple of B
+    (PTX ISA 6.4.1). Addresses start at origins kept aligned (a pointer
+    parameter, as the runtime checks its `addressAlign`; a shared array or
+    tile, 16-byte aligned) plus offsets; an error where the offsets' known
+    low bits put an access off a multiple of its bytes on some way its
+    pointer may come (through `p + k`, `c ? p : q`, `var`s, loops). Runs
+    after canonicalization, when unrolled loop variables are constants.
+  }];
+}
+
 def TileCheckDivergence : Pass<"tile-check-divergence", "::mlir::tile::KernelOp"> {
   let summary = "collectives, barriers, turns and multicast boxes under divergent control";
   let description = [{

@@ -311,7 +311,6 @@ TEST_CASE("mbarrier: every new error reports message, location and a hint", "[se
        "order = relaxed)",
        "cluster(2)", "'store_async' takes no named arguments", 4, 47},
       // vector literals outside store_async are vec<T, N> values (SemaVector.cpp)
-      {"store(p[1], {1, 2})", "", "a vector of 2 at index 1 is not aligned", 2, 9},
       {"let v = {1, 2, 3}", "", "no vector of 3 i32 elements (12 bytes)", 2, 9},
       // fences and cluster barriers
       {"fence(order = release)", "", "order 'release' is not valid for fence", 2, 15},
