@@ -151,6 +151,17 @@ def test_unknown_kernel_is_a_key_error():
         m["zzz"]  # nothing near: no suggestion
 
 
+def test_options_do_not_repeat_the_keywords():
+    """-O, --arch and --cluster in options= would repeat what opt_level=,
+    arch= and cluster= pass to tilec (which refuses two values of a flag)."""
+    for opts, keyword in ((["-O0"], "opt_level"), (["--arch=sm_90"], "arch"),
+                          (["--O=2"], "opt_level")):
+        with pytest.raises(ValueError, match=f"which {keyword}= gives"):
+            tilec.compile(SAFETY, options=opts)
+    with pytest.raises(ValueError, match="which cluster= gives"):
+        tilec.compile(SAFETY, cluster=2, options=["--cluster=4"])
+
+
 def test_bool_defines_are_true_false():
     """A Python bool defines an i1 parameter as true/false (an integer is no
     i1, and a bool no integer, as in the source)."""

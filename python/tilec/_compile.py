@@ -246,6 +246,18 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
         raise Error("tilec.compile needs the tilec executable: set $TILEC, put tilec on PATH, "
                     "or build the package with the compiler (TILEC_ENABLE_COMPILER=ON); "
                     "tilec.load() takes PTX compiled elsewhere")
+    # A flag compile's own arguments give (-O, --arch, --cluster when
+    # cluster= is given) in options= as well would be tilec's "two values"
+    # error about a flag the caller never wrote: said here, by its keyword.
+    own = {"O": "opt_level", "arch": "arch"}
+    if cluster is not None:
+        own["cluster"] = "cluster"
+    for o in options:
+        name = str(o).lstrip("-").split("=", 1)[0]
+        name = "O" if name[:1] == "O" else name
+        if str(o).startswith("-") and name in own:
+            raise ValueError(f"tilec.compile: options= gives {o!r}, which {own[name]}= gives; "
+                             f"pass it as {own[name]}= only")
     flags = [f"--arch={arch}", f"-O{int(opt_level)}"] + _define_flags(defines)
     if cluster is not None:
         flags.append("--cluster=" + ",".join(str(d) for d in _dims(cluster, "cluster")))
