@@ -541,9 +541,14 @@ class Emitter:
             del self.errors[lo:hi]
         adapt = k in ('bin', 'cmp', 'sel') or (k == 'call' and n.x in ('min', 'max', 'clamp'))
         typed = [p for i, p in enumerate(parts) if not p[2] and (k != 'sel' or i > 0)]
+        # A shift's literal value is typed by its context, never by the
+        # amount (docs/reference/operators.md, "Shift amounts"): a context
+        # this tree does not track, so the value is always given its type.
+        shift_value = k == 'bin' and n.x in ('<<', '>>')
         fixed = []
         for i, (c, p) in enumerate(zip(n.c, parts)):
-            if p[2] and not (adapt and typed and (k != 'sel' or i > 0)):
+            if p[2] and (shift_value and i == 0 or
+                         not (adapt and typed and (k != 'sel' or i > 0))):
                 p = self.fix(c, p, stmts, ind)
             fixed.append(p)
         parts = fixed
