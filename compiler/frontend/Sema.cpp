@@ -647,6 +647,10 @@ void Sema::checkAssign(AssignStmt &s) {
   if (target.isVector()) { // a `var` of vec<T, N>: `=`, and `+= -= *=` on float vectors
     Type v = checkValue(s.value, &target, "assigned value", "convert explicitly with `as`");
     bool arith = op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul;
+    // `v += w` is `v = v + w`: an fp8 vector is no more computed on here.
+    if (op && !v.isInvalid() && arith &&
+        !checkNotFp8(s.loc, target, binaryOpSpelling(*op)))
+      return;
     if (op && !v.isInvalid() && (!arith || !isFloatKind(target.scalar)))
       error(s.loc,
             "'" + std::string(binaryOpSpelling(*op)) + "=' cannot be applied to " + target.str(),

@@ -59,7 +59,6 @@ std::optional<int64_t> Sema::namedArgConstant(NamedArg &na, const std::string &h
 bool Sema::takeMemoryHints(CallExpr &e) {
   bool ok = true;
   bool isLoad = e.builtin == Builtin::Load, isStore = e.builtin == Builtin::Store;
-  std::unordered_set<std::string> seen;
   for (size_t i = 0; i < e.namedArgs.size(); ++i) {
     NamedArg &na = e.namedArgs[i];
     if (!isMemoryHintName(na.name))
@@ -69,12 +68,6 @@ bool Sema::takeMemoryHints(CallExpr &e) {
             "cache hints and vectors apply to load and store; atomics take `order =` and "
             "`scope =`");
       resolveOnly(na.expr);
-      ok = false;
-      continue;
-    }
-    if (!seen.insert(na.name).second) {
-      error(na.loc, "duplicate '" + na.name + "' argument",
-            "give " + na.name + " = ... at most once");
       ok = false;
       continue;
     }

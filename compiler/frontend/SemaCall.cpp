@@ -77,6 +77,20 @@ std::string Sema::nearestCallees(const std::string &name) const {
 }
 
 Type Sema::inferCall(CallExpr &e) {
+  // One owner for every call's named arguments given twice: a builtin that
+  // reads the first (or the last) `cols =` must not see a second one.
+  for (size_t i = 0; i < e.namedArgs.size(); ++i) {
+    auto first = std::find_if(e.namedArgs.begin(), e.namedArgs.begin() + i,
+                              [&](const NamedArg &na) { return na.name == e.namedArgs[i].name; });
+    if (first == e.namedArgs.begin() + i)
+      continue;
+    NamedArg &again = e.namedArgs[i];
+    error(again.loc, "duplicate '" + again.name + "' argument",
+          "give " + again.name + " = ... at most once");
+    diags_.note(first->loc, "'" + again.name + "' is first given here");
+    // Dropped unread: its value may be a name only the builtin knows (`cg`).
+    e.namedArgs.erase(e.namedArgs.begin() + i--);
+  }
   if (isPeerCall(e)) { // SemaPeer.cpp
     e.role = curRole_;
     return checkPeerCall(e);
@@ -421,10 +435,6 @@ bool Sema::parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope,
                 : "'" + e.callee + "' takes " + takes);
       ok = false;
     } else if (isOrder) {
-      if (order) {
-        error(na.loc, "duplicate 'order' argument", "give order = ... at most once");
-        ok = false;
-      }
       order = na.value.empty() ? std::nullopt : parseOrder(na.value);
       orderLoc = na.valueLoc;
       e.orderGiven = true;
@@ -437,10 +447,6 @@ bool Sema::parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope,
         order = MemOrder::Relaxed;
       }
     } else if (isScope) {
-      if (scope) {
-        error(na.loc, "duplicate 'scope' argument", "give scope = ... at most once");
-        ok = false;
-      }
       scope = na.value.empty() ? std::nullopt : parseScope(na.value);
       scopeLoc = na.valueLoc;
       e.scopeGiven = true;

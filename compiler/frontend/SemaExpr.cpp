@@ -87,6 +87,11 @@ Type Sema::infer(ExprPtr &ep) {
                   "': an attribute is fixed in the PTX",
               "use an integer literal, a file-level constant or a compile-time parameter "
               "(`kernel " + attrKernel_->name + "<" + v.name + ": i32>(...)`, chosen with -D)");
+      else if (v.name == "_") // `(x, _) = f()`: `_` discards only in a `let`/`var` list
+        error(v.loc, "unknown name '_'",
+              "`_` skips a value only in a list of new names, `let (a, _) = f(...)` (or `var`); "
+              "to assign some of a call's values, bind them all with `let (a, b) = f(...)`, "
+              "then `x = a`");
       else
         error(v.loc, "unknown name '" + v.name + "'",
               "declare it with `let`/`var` before use, or add a kernel parameter");

@@ -376,30 +376,27 @@ bool Sema::fragmentRowsThroughArray(const ExprAST &e, const Type &t, const Type 
 
 /// The `rows = n` of load_per_row, the `cols = n` of load_per_col, or both
 /// of load_frag (`limit`: the one name, or null for load_frag's two):
-/// entries from n on are not read and hold 0. Any other named argument, or
-/// one given twice, is an error naming the ones the call takes.
+/// entries from n on are not read and hold 0. Any other named argument is an
+/// error naming the ones the call takes (one given twice, the parser's).
 bool Sema::checkLoadLimit(CallExpr &e, const char *limit, const char *form) {
-  std::vector<NamedArg *> seen;
+  std::vector<NamedArg *> limits;
   for (NamedArg &na : e.namedArgs) {
     bool frag = e.builtin == Builtin::LoadFrag;
     if (na.name == "row_stride" && frag)
       continue;
     bool named = limit ? na.name == limit : na.name == "rows" || na.name == "cols";
-    bool twice =
-        std::any_of(seen.begin(), seen.end(), [&](NamedArg *s) { return s->name == na.name; });
-    if (!named || twice) {
-      error(na.loc,
-            "'" + e.callee + "' takes no " + (twice ? "second " : "") + "'" + na.name +
-                "' argument",
+    if (named) {
+      limits.push_back(&na);
+    } else {
+      error(na.loc, "'" + e.callee + "' takes no '" + na.name + "' argument",
             std::string("`") + form + "`: entries from n on are not read and hold 0");
       for (ExprPtr &a : e.args)
         resolveOnly(a);
       return false;
     }
-    seen.push_back(&na);
   }
   Type i32 = Type::scalarTy(ScalarKind::I32);
-  for (NamedArg *na : seen)
+  for (NamedArg *na : limits)
     if (checkValue(na->expr, &i32, na->name,
                    "the number of leading " + na->name + " to read, an i32 (`n as i32`)")
             .isInvalid())

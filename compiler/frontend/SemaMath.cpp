@@ -86,9 +86,6 @@ Type Sema::checkMathCall(CallExpr &e) {
             b == Builtin::Erf ? "erf is always the accurate libdevice erff"
                               : "'" + e.callee + "' is exact already; remove `approx =`");
       ok = false;
-    } else if (approx) {
-      error(na.loc, "duplicate 'approx' argument", "give approx = ... at most once");
-      ok = false;
     } else if (na.value != "true" && na.value != "false" && !na.expr->is<BoolLiteralExpr>()) {
       error(na.valueLoc, "approx takes `true` or `false`",
             "write `approx = true` for the fast PTX form");

@@ -155,35 +155,36 @@ bool isIdent(const std::string &s) {
   return true;
 }
 
-std::optional<Define> parseDefine(const std::string &text, std::string &why) {
-  Define d;
+/// `d` from `text`, or false with `why`; `d` then still holds the kernel and
+/// parameter names read before the mistake (for the error's location).
+bool parseDefine(const std::string &text, Define &d, std::string &why) {
   d.text = text;
   // KERNEL<...> when a '<' comes before any '=' (a value may be written with '<').
   if (size_t lt = text.find('<'); lt != std::string::npos && lt < text.find('=')) {
     if (text.back() != '>') {
       why = "an instance is written KERNEL<V1, V2, ...>";
-      return std::nullopt;
+      return false;
     }
     d.kernel = text.substr(0, lt);
     if (!isIdent(d.kernel)) {
       why = "'" + d.kernel + "' is not a kernel name";
-      return std::nullopt;
+      return false;
     }
     for (const std::string &v : splitList(text.substr(lt + 1, text.size() - lt - 2))) {
       int64_t x;
       std::string numberWhy;
       if (!parseValue(v, x, &numberWhy) && !isIdent(trimmed(v))) {
         why = numberWhy.empty() ? notAValue(v) : numberWhy;
-        return std::nullopt;
+        return false;
       }
       d.values.push_back(trimmed(v));
     }
-    return d;
+    return true;
   }
   size_t eq = text.find('=');
   if (eq == std::string::npos) {
     why = "write NAME=VALUE, KERNEL.NAME=VALUE or KERNEL<V1, V2, ...>";
-    return std::nullopt;
+    return false;
   }
   std::string lhs = text.substr(0, eq);
   if (size_t dot = lhs.find('.'); dot != std::string::npos) {
@@ -191,12 +192,12 @@ std::optional<Define> parseDefine(const std::string &text, std::string &why) {
     lhs = lhs.substr(dot + 1);
     if (!isIdent(d.kernel)) {
       why = "'" + d.kernel + "' is not a kernel name";
-      return std::nullopt;
+      return false;
     }
   }
   if (!isIdent(lhs)) {
     why = "'" + lhs + "' is not a parameter name";
-    return std::nullopt;
+    return false;
   }
   d.name = lhs;
   for (const std::string &v : splitList(text.substr(eq + 1))) {
@@ -204,11 +205,11 @@ std::optional<Define> parseDefine(const std::string &text, std::string &why) {
     std::string numberWhy;
     if (!parseValue(v, x, &numberWhy) && !isIdent(trimmed(v))) {
       why = numberWhy.empty() ? notAValue(v) : numberWhy;
-      return std::nullopt;
+      return false;
     }
     d.values.push_back(trimmed(v));
   }
-  return d;
+  return true;
 }
 
 } // namespace
@@ -218,11 +219,26 @@ void Sema::instantiateTemplates(ModuleAST &module) {
   bool invalidDefine = false; // then no "no instance" warning: the error says why
   for (const std::string &text : opts_.defines) {
     std::string why;
-    if (auto d = parseDefine(text, why))
-      defines.push_back(*d);
-    else if ((invalidDefine = true))
-      error({}, "invalid -D '" + text + "': " + why,
-            "write -D NAME=VALUE, -D KERNEL.NAME=VALUE or -D 'KERNEL<V1, V2>'");
+    Define d;
+    if (parseDefine(text, d, why)) {
+      defines.push_back(d);
+      continue;
+    }
+    invalidDefine = true;
+    // At what it defines, when the source has it: the parameter, or the
+    // kernel of an instance.
+    Location at;
+    for (auto &k : module.kernels) {
+      if (!d.kernel.empty() && d.kernel != k->name)
+        continue;
+      if (d.name.empty() && !d.kernel.empty() && at.line == 0)
+        at = k->loc;
+      for (auto &p : k->templateParams)
+        if (!d.name.empty() && p.name == d.name && at.line == 0)
+          at = p.loc;
+    }
+    error(at, "invalid -D '" + text + "': " + why,
+          "write -D NAME=VALUE, -D KERNEL.NAME=VALUE or -D 'KERNEL<V1, V2>'");
   }
   // A parameter given twice with different values (`-D N=3 -D N=4`): which
   // one was meant is not known (the last is not "the" value, and both would
@@ -443,6 +459,22 @@ void Sema::instantiateTemplates(ModuleAST &module) {
                 : "'" + v + "' is not an integer (or true/false) for " + of,
               t ? "declare it `" + params[i].name + ": type` to take a type, or give a value"
                 : "give a value of the parameter's type with -D");
+          ok = false;
+          continue;
+        }
+        // As in the source: `true`/`false` are i1's values and an integer is
+        // no i1 (`let b: i1 = 1` is an error), so neither stands for the other.
+        bool isBool = trimmed(v) == "true" || trimmed(v) == "false";
+        bool wantsBool = params[i].type.type.scalar == ScalarKind::I1;
+        if (isBool != wantsBool) {
+          bad(i, v, origins[n],
+              wantsBool ? "the integer " + trimmed(v) + " is no value of i1 for " + of
+                        : "'" + trimmed(v) + "' is an i1 value, not " + params[i].type.type.str() +
+                              ", for " + of,
+              wantsBool ? "give true or false for an i1 parameter (as `let b: i1 = true`)"
+                        : "give an integer for the " + params[i].type.type.str() +
+                              " parameter (1 or 0 for true or false), or declare it `" +
+                              params[i].name + ": i1`");
           ok = false;
           continue;
         }

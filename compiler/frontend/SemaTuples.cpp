@@ -140,6 +140,16 @@ void Sema::checkTupleReturn(ReturnStmt &s, const FnAST &fn, const Type &result,
       return;
     } else if (call->inlined->results == results) {
       return;
+    } else if (!call->inlined->results.empty()) {
+      // Several values of other types (or another number): nothing converts.
+      const std::vector<Type> &given = call->inlined->results;
+      error(s.value->loc,
+            "function '" + fn.name + "' returns " + shape + ", but '" + g->name + "' returns " +
+                std::to_string(given.size()) + " values " + valuesText(given),
+            "`return " + g->name + "(...)` passes on values of the same types only: bind them "
+            "(`let " + namesText(given.size()) + " = " + g->name + "(...)`) and return them "
+            "converted with `as`");
+      return;
     }
     error(s.value->loc, "function '" + fn.name + "' returns " + shape + ": `return` needs all of them",
           "write `return " + namesText(results.size()) +

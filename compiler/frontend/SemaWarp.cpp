@@ -44,7 +44,6 @@ Type Sema::checkWarpCall(CallExpr &e) {
   Type i32 = Type::i32();
 
   // Named arguments: `mask =` on every collective, `width =` on shuffles.
-  std::vector<std::string> seen;
   for (NamedArg &na : e.namedArgs) {
     bool known = (na.name == "mask" && !lanemask) || (na.name == "width" && isShfl(b));
     if (!known) {
@@ -57,12 +56,6 @@ Type Sema::checkWarpCall(CallExpr &e) {
       ok = false;
       continue;
     }
-    if (std::find(seen.begin(), seen.end(), na.name) != seen.end()) {
-      error(na.loc, "duplicate '" + na.name + "' argument",
-            "give " + na.name + " = ... at most once");
-      ok = false;
-    }
-    seen.push_back(na.name);
     Type t = checkValue(na.expr, &i32, na.name + " of " + e.callee,
                         "a " + na.name + " is an i32; convert it with `as i32`");
     if (t.isInvalid()) {

@@ -131,6 +131,48 @@ def test_compile_source_text_and_defines():
         m.kernel("k", N=3)
     with pytest.raises(AttributeError, match="no kernel 'nope'"):
         m.nope
+    assert not hasattr(m, "nope")
+
+
+def test_unknown_kernel_is_a_key_error():
+    """module["nope"] / module.kernel("nope") is a lookup that failed (a
+    KeyError naming the nearest kernels), not a CUDA error."""
+    m = tilec.compile("kernel fill(p: ptr<i32, global>) threads(32) {\n  p[0] = 1\n}\n"
+                      "kernel fold(p: ptr<i32, global>) threads(32) {\n  p[0] = 2\n}\n")
+    for lookup in (lambda: m["fil"], lambda: m.kernel("fil"), lambda: m.fil):
+        with pytest.raises(KeyError) as e:
+            lookup()
+        assert isinstance(e.value, tilec.KernelNotFoundError)
+        assert not isinstance(e.value, tilec.CudaError)
+        assert str(e.value).startswith("the module has no kernel 'fil' (it has fill, fold)")
+        assert "did you mean 'fill'" in str(e.value)
+        assert e.value.suggestions[0] == "fill" and e.value.available == ["fill", "fold"]
+    with pytest.raises(KeyError, match="no kernel 'zzz'.*it has fill, fold\\)$"):
+        m["zzz"]  # nothing near: no suggestion
+
+
+def test_options_do_not_repeat_the_keywords():
+    """-O, --arch and --cluster in options= would repeat what opt_level=,
+    arch= and cluster= pass to tilec (which refuses two values of a flag)."""
+    for opts, keyword in ((["-O0"], "opt_level"), (["--arch=sm_90"], "arch"),
+                          (["--O=2"], "opt_level")):
+        with pytest.raises(ValueError, match=f"which {keyword}= gives"):
+            tilec.compile(SAFETY, options=opts)
+    with pytest.raises(ValueError, match="which cluster= gives"):
+        tilec.compile(SAFETY, cluster=2, options=["--cluster=4"])
+
+
+def test_bool_defines_are_true_false():
+    """A Python bool defines an i1 parameter as true/false (an integer is no
+    i1, and a bool no integer, as in the source)."""
+    src = ("kernel k<B: i1, N: i32>(out: ptr<i32, global>) threads(32) {\n"
+           "  if const B { out[0] = N }\n"
+           "}\n")
+    m = tilec.compile(src, defines={"B": [True, False], "N": 3})
+    assert sorted(m.names) == ["k$B0$N3", "k$B1$N3"]
+    assert m.kernel("k", B=True, N=3).name == "k$B1$N3"
+    with pytest.raises(tilec.CompileError, match="'true' is an i1 value, not i32"):
+        tilec.compile(src, defines={"B": True, "N": True})
 
 
 def test_compile_type_parameters():

@@ -20,7 +20,7 @@ import tempfile
 import time
 
 from . import _tilec
-from ._errors import CompileError, CompileWarning, Error
+from ._errors import CompileError, CompileWarning, Error, KernelNotFoundError
 
 try:
     from . import _build_config
@@ -157,7 +157,10 @@ def _define_value(v):
     t = _type_name(v)
     if t is not None:
         return t
-    if isinstance(v, (bool, int)) or hasattr(v, "__index__"):
+    # As the source writes them: an i1 takes true/false, an integer no bool.
+    if isinstance(v, bool) or type(v).__name__ == "bool_":
+        return "true" if v else "false"
+    if isinstance(v, int) or hasattr(v, "__index__"):
         return str(int(v))
     raise TypeError(f"a compile-time value must be an int, a bool, a type's name ('f16') or a "
                     f"torch / numpy dtype, not {v!r}")
@@ -243,6 +246,18 @@ def compile(source, defines=None, cluster=None, arch="sm_90a", opt_level=3, opti
         raise Error("tilec.compile needs the tilec executable: set $TILEC, put tilec on PATH, "
                     "or build the package with the compiler (TILEC_ENABLE_COMPILER=ON); "
                     "tilec.load() takes PTX compiled elsewhere")
+    # A flag compile's own arguments give (-O, --arch, --cluster when
+    # cluster= is given) in options= as well would be tilec's "two values"
+    # error about a flag the caller never wrote: said here, by its keyword.
+    own = {"O": "opt_level", "arch": "arch"}
+    if cluster is not None:
+        own["cluster"] = "cluster"
+    for o in options:
+        name = str(o).lstrip("-").split("=", 1)[0]
+        name = "O" if name[:1] == "O" else name
+        if str(o).startswith("-") and name in own:
+            raise ValueError(f"tilec.compile: options= gives {o!r}, which {own[name]}= gives; "
+                             f"pass it as {own[name]}= only")
     flags = [f"--arch={arch}", f"-O{int(opt_level)}"] + _define_flags(defines)
     if cluster is not None:
         flags.append("--cluster=" + ",".join(str(d) for d in _dims(cluster, "cluster")))
@@ -428,8 +443,21 @@ class Module:
     def __getitem__(self, name):
         k = self._kernels.get(name)
         if k is None:
+            if name not in self.names:
+                raise self._not_found(name, self.names)
             k = self._kernels[name] = self._native.kernel(name)
         return k
+
+    def _not_found(self, name, also=()):
+        """KernelNotFoundError for `name`, naming the nearest kernels (PTX
+        names and, for instances, the source names `also` adds)."""
+        import difflib
+        known = list(dict.fromkeys(list(self.names) + list(also)))
+        near = difflib.get_close_matches(str(name), known, n=3, cutoff=0.5)
+        hint = (f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else "")
+        return KernelNotFoundError(f"the module has no kernel {name!r} (it has "
+                                   f"{', '.join(known) or 'none'}){hint}",
+                                   name=name, available=known, suggestions=near)
 
     def kernel(self, name, **template_args):
         """Kernel `name`; with compile-time arguments, the instance compiled
@@ -455,12 +483,14 @@ class Module:
             return self[exact[0]]
         have = ", ".join(n for n, _ in matches) or "none"
         if not matches:
-            raise AttributeError(f"the module has no kernel '{name}' (it has "
-                                 f"{', '.join(self.names) or 'none'})")
-        raise AttributeError(f"kernel '{name}' has several instances ({have}): pick one with "
-                             f"module.kernel('{name}', PARAM=VALUE)" if len(exact) > 1 else
-                             f"kernel '{name}' has no instance with {template_args} "
-                             f"(compiled: {have}; add it with defines=)")
+            raise self._not_found(name, [k.get("sourceName") or k["name"]
+                                         for k in self.info["kernels"]])
+        if len(exact) > 1:
+            raise AttributeError(f"kernel '{name}' has several instances ({have}): pick one "
+                                 f"with module.kernel('{name}', PARAM=VALUE)")
+        raise KernelNotFoundError(f"kernel '{name}' has no instance with {template_args} "
+                                  f"(compiled: {have}; add it with defines=)", name=name,
+                                  available=[n for n, _ in matches])
 
     def __getattr__(self, name):
         if name.startswith("_"):

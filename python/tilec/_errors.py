@@ -54,6 +54,22 @@ class LaunchValueError(LaunchError, ValueError):
     LaunchError and a ValueError."""
 
 
+class KernelNotFoundError(Error, KeyError, AttributeError):
+    """No kernel of that name in the module (``module["nope"]``,
+    ``module.kernel("nope")``, ``module.nope``), or no instance with the
+    compile-time arguments asked for: ``name``, the module's kernel names in
+    ``available`` and the nearest of them in ``suggestions``. Both a KeyError
+    (a lookup by name) and an AttributeError (so that ``hasattr(module,
+    name)`` is False)."""
+
+    def __init__(self, message, name="", available=(), suggestions=()):
+        super().__init__(message)
+        self.name, self.available, self.suggestions = name, list(available), list(suggestions)
+
+    # KeyError's str() is the repr of its argument (a quoted, escaped message).
+    __str__ = Error.__str__
+
+
 class CompileWarning(UserWarning):
     """A warning of tilec on source it compiled (``warnings.warn``d once, when
     tilec runs: a cached module does not repeat it): the rendered text (with

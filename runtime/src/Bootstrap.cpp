@@ -115,6 +115,7 @@ LauncherOptions parseLauncherArgs(const std::vector<std::string> &args) {
   const std::string usage = " (usage: tilec-run -n N [--] program [args...])";
   LauncherOptions o;
   size_t i = 0;
+  std::string firstGiven; // the first -n as written, for a second one's error
   for (; i < args.size(); ++i) {
     const std::string &a = args[i];
     if (a == "--") {
@@ -145,6 +146,14 @@ LauncherOptions parseLauncherArgs(const std::vector<std::string> &args) {
     if (value.empty() || *end != '\0' || errno == ERANGE || n < 1 || n > 1024)
       throw std::invalid_argument("the number of processes must be 1 to 1024, not '" + value + "'" +
                                   usage);
+    // A second -n with another value is an error, as a repeated single-value
+    // option is in tilec: neither is taken silently.
+    std::string given = a == "-n" || a == "--nprocs" || a == "--nproc-per-node" ? a + " " + value : a;
+    if (o.nprocs != 0 && o.nprocs != int(n))
+      throw std::invalid_argument("'" + firstGiven + "' and '" + given +
+                                  "' give the number of processes twice; give -n once" + usage);
+    if (o.nprocs == 0)
+      firstGiven = given;
     o.nprocs = int(n);
   }
   o.command.assign(args.begin() + std::ptrdiff_t(i), args.end());

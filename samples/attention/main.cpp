@@ -95,7 +95,7 @@ struct Options {
 
 Options parse(int argc, char **argv) {
   Options o;
-  sample::ArgReader r(argc, argv, usage);
+  sample::ArgReader r(argc, argv, usage, {"--shape"});
   while (r.next()) {
     const std::string &f = r.flag();
     if (f == "--check")

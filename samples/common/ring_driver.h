@@ -72,7 +72,7 @@ Options<Problem> parseOptions(int argc, char **argv, sample::ArgReader::Usage us
                                                        Options<Problem> &)> &own = {}) {
   Options<Problem> o;
   o.seed = seed;
-  sample::ArgReader r(argc, argv, usage);
+  sample::ArgReader r(argc, argv, usage, {"--shapes", "--ce-compare"});
   bool dtypeGiven = false;
   while (r.next()) {
     const std::string &f = r.flag();

@@ -47,11 +47,15 @@ inline std::string ptxDir() {
 }
 
 /// A host program's command line of `--flag value` / `--flag=value`
-/// arguments. `usage` reports a mistake (and exits).
+/// arguments. `usage` reports a mistake (and exits). A flag given twice with
+/// different values is such a mistake (as in tilec: the last one is not
+/// taken silently), except the `repeatable` ones, whose values add up
+/// (`--shapes 64x64x64 --shapes 128x128x128`).
 class ArgReader {
 public:
   using Usage = void (*)(const char *);
-  ArgReader(int argc, char **argv, Usage usage) : argc_(argc), argv_(argv), usage_(usage) {}
+  ArgReader(int argc, char **argv, Usage usage, std::vector<std::string> repeatable = {})
+      : argc_(argc), argv_(argv), usage_(usage), repeatable_(std::move(repeatable)) {}
 
   /// Moves to the next argument; false at the end. flag() is then its name.
   bool next() {
@@ -69,11 +73,18 @@ public:
   const std::string &flag() const { return flag_; }
   /// The flag's value: after `=`, or the next argument.
   std::string value() {
-    if (inline_)
-      return value_;
-    if (i_ + 1 >= argc_)
+    if (!inline_ && i_ + 1 >= argc_)
       usage_(("missing value for " + flag_).c_str());
-    return argv_[++i_];
+    std::string v = inline_ ? value_ : argv_[++i_];
+    std::string spelled = inline_ ? flag_ + "=" + v : flag_ + " " + v;
+    bool repeatable = std::find(repeatable_.begin(), repeatable_.end(), flag_) != repeatable_.end();
+    for (const auto &[flag, first] : given_)
+      if (flag == flag_ && first.second != v && !repeatable)
+        usage_(("'" + first.first + "' and '" + spelled + "' give " + flag_ +
+                " two values; give it once")
+                   .c_str());
+    given_.push_back({flag_, {spelled, v}});
+    return v;
   }
   /// value() as an integer (decimal, 0x hex or 0 octal).
   long long intValue() {
@@ -139,6 +150,9 @@ private:
   int argc_;
   char **argv_;
   Usage usage_;
+  std::vector<std::string> repeatable_;
+  /// Each flag's values so far: (flag, (as written, value)).
+  std::vector<std::pair<std::string, std::pair<std::string, std::string>>> given_;
   int i_ = 0;
   std::string flag_, value_;
   bool inline_ = false;

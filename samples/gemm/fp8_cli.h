@@ -65,7 +65,7 @@ struct Options {
 
 inline Options parse(int argc, char **argv) {
   Options o;
-  sample::ArgReader r(argc, argv, usage);
+  sample::ArgReader r(argc, argv, usage, {"--shapes"});
   while (r.next()) {
     const std::string &f = r.flag();
     if (f == "--fp8" || f == "--check")

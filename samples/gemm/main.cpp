@@ -109,7 +109,7 @@ std::vector<Problem> sweep() {
 
 Options parse(int argc, char **argv) {
   Options o;
-  sample::ArgReader r(argc, argv, usage);
+  sample::ArgReader r(argc, argv, usage, {"--shapes"});
   bool bmajorList = false;
   while (r.next()) {
     const std::string &f = r.flag();

@@ -58,7 +58,7 @@ Args parse(int argc, char **argv) {
   if (const char *s = std::getenv("TILEC_GPU_TEST_SMALL"))
     if (std::string(s) == "1")
       a.size = kern::Size::Small;
-  sample::ArgReader args(argc, argv, usage);
+  sample::ArgReader args(argc, argv, usage, {"--kernel"});
   while (args.next()) {
     const std::string &f = args.flag();
     if (f == "--bench")

@@ -47,7 +47,7 @@ Options parse(int argc, char **argv) {
   if (const char *s = std::getenv("TILEC_GPU_TEST_SMALL"))
     if (std::string(s) == "1")
       o.size = kern::Size::Small;
-  sample::ArgReader args(argc, argv, usage);
+  sample::ArgReader args(argc, argv, usage, {"--kernel"});
   while (args.next()) {
     const std::string &a = args.flag();
     if (a == "--kernel") {

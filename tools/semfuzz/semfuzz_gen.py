@@ -541,9 +541,14 @@ class Emitter:
             del self.errors[lo:hi]
         adapt = k in ('bin', 'cmp', 'sel') or (k == 'call' and n.x in ('min', 'max', 'clamp'))
         typed = [p for i, p in enumerate(parts) if not p[2] and (k != 'sel' or i > 0)]
+        # A shift's literal value is typed by its context, never by the
+        # amount (docs/reference/operators.md, "Shift amounts"): a context
+        # this tree does not track, so the value is always given its type.
+        shift_value = k == 'bin' and n.x in ('<<', '>>')
         fixed = []
         for i, (c, p) in enumerate(zip(n.c, parts)):
-            if p[2] and not (adapt and typed and (k != 'sel' or i > 0)):
+            if p[2] and (shift_value and i == 0 or
+                         not (adapt and typed and (k != 'sel' or i > 0))):
                 p = self.fix(c, p, stmts, ind)
             fixed.append(p)
         parts = fixed
@@ -592,25 +597,45 @@ class Emitter:
     def emit_fn(self, n, stmts, ind):
         name, params, body, style = n.x
         name = '%s_%d' % (name, next(self.fn_ids))   # a tree may be emitted twice in one file
-        lines = ['fn %s(%s) -> %s {' % (name, ', '.join('%s: %s' % p for p in params), n.t)]
+        # Sometimes a function with two results: the value and its first
+        # parameter, in either order, bound by `let (x, _)`, `var (x, y)` or
+        # assigned by `(x, y) = f(...)`; the value is the one-result call's.
+        multi = self.rnd.random() < 0.3
+        first = self.rnd.random() < 0.5
+        other = params[0]
+
+        def ret(e):
+            return '(%s, %s)' % ((e, other[0]) if first else (other[0], e)) if multi else e
+        results = ('(%s, %s)' % ((n.t, other[1]) if first else (other[1], n.t))) if multi else n.t
+        lines = ['fn %s(%s) -> %s {' % (name, ', '.join('%s: %s' % p for p in params), results)]
         if style == 'ifreturn':
             c = self.fix(body.c[0], self.emit(body.c[0], lines, '  '), lines, '  ')
             lines.append('  if %s {' % c[0])
             a = self.fix(body.c[1], self.emit(body.c[1], lines, '    '), lines, '    ')
-            lines.append('    return %s' % a[0])
+            lines.append('    return %s' % ret(a[0]))
             lines.append('  }')
             b = self.fix(body.c[2], self.emit(body.c[2], lines, '  '), lines, '  ')
-            lines.append('  return %s' % b[0])
+            lines.append('  return %s' % ret(b[0]))
         else:
             e = self.fix(body, self.emit(body, lines, '  '), lines, '  ')
-            lines.append('  return %s' % e[0])
+            lines.append('  return %s' % ret(e[0]))
         lines.append('}')
         self.fns.append('\n'.join(lines))
         # arguments: literals adapt to the parameter types
         args = [self.emit(c, stmts, ind) for c in n.c]
         args = [(p[0], p[1], False) if p[2] and c.t != 'i1' else self.fix(c, p, stmts, ind)
                 for c, p in zip(n.c, args)]
-        return '%s(%s)' % (name, ', '.join(a[0] for a in args)), None, False
+        call = '%s(%s)' % (name, ', '.join(a[0] for a in args))
+        if not multi:
+            return call, None, False
+        x, y = self.fresh('m'), self.fresh('m')
+        form = self.rnd.choice(['let', 'var', 'assign'])
+        names = (x, y if form != 'let' else '_') if first else (y if form != 'let' else '_', x)
+        stmts.append('%s%s (%s, %s) = %s' % (ind, 'let' if form == 'let' else 'var',
+                                             names[0], names[1], call))
+        if form == 'assign':   # the same pure call again, into the same vars
+            stmts.append('%s(%s, %s) = %s' % (ind, names[0], names[1], call))
+        return x, None, False
 
     def fix(self, node, p, stmts, ind):
         """A bare literal without a typed neighbour: `(V as T)` or a let."""

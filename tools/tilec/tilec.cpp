@@ -257,10 +257,65 @@ static bool parseCommandLine(int argc, char **argv) {
   return false;
 }
 
+/// Each occurrence of single-value option `opt` on the command line: its
+/// spelling ("-o a.ptx", "--emit=mlir", "-O2") and its value ("true" for a
+/// bare flag).
+static SmallVector<std::pair<std::string, std::string>, 2>
+occurrences(const cl::Option &opt, ArrayRef<char *> args) {
+  SmallVector<std::pair<std::string, std::string>, 2> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    StringRef arg = args[i];
+    if (arg == "--")
+      break;
+    if (!arg.starts_with("-"))
+      continue;
+    StringRef body = arg.drop_front(arg.starts_with("--") ? 2 : 1);
+    if (!body.consume_front(opt.ArgStr))
+      continue;
+    if (body.consume_front("="))
+      out.push_back({arg.str(), body.str()});
+    else if (!body.empty() && opt.getFormattingFlag() == cl::Prefix)
+      out.push_back({arg.str(), body.str()});
+    else if (!body.empty())
+      continue; // another option that starts with this one's name
+    else if (opt.getValueExpectedFlag() == cl::ValueRequired && i + 1 < args.size()) {
+      out.push_back({arg.str() + " " + args[i + 1], args[i + 1]});
+      ++i;
+    } else
+      out.push_back({arg.str(), "true"});
+  }
+  return out;
+}
+
+/// An option's name as --help spells it: -o, -O, --emit.
+static std::string dashed(const cl::Option &opt) {
+  return (opt.ArgStr.size() == 1 ? "-" : "--") + opt.ArgStr.str();
+}
+
+/// A single-value option given twice with different values is an error
+/// naming both (as nvcc's "redefinition of argument"): llvm::cl would keep
+/// the last silently. The same value twice is accepted, as `-D N=3 -D N=3`.
+static bool checkRepeatedOptions(int argc, char **argv) {
+  bool ok = true;
+  for (auto &[name, opt] : cl::getRegisteredOptions()) {
+    if (opt->getNumOccurrences() < 2 || opt->isPositional() || name != opt->ArgStr ||
+        opt->getNumOccurrencesFlag() == cl::ZeroOrMore ||
+        opt->getNumOccurrencesFlag() == cl::OneOrMore || !is_contained(opt->Categories, &category))
+      continue;
+    auto seen = occurrences(*opt, ArrayRef<char *>(argv + 1, argv + argc));
+    for (size_t i = 1; i < seen.size() && ok; ++i)
+      if (seen[i].second != seen[0].second)
+        ok = fail("'" + seen[0].first + "' and '" + seen[i].first + "' give " + dashed(*opt) +
+                      " two values",
+                  "give " + dashed(*opt) + " once (tilec does not take the last one silently)");
+  }
+  return ok;
+}
+
 static int run(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::SetVersionPrinter(printVersion);
-  if (!parseCommandLine(argc, argv))
+  if (!parseCommandLine(argc, argv) || !checkRepeatedOptions(argc, argv))
     return 1;
 
   // cubin is PTX run through ptxas here, after compiling.

@@ -132,6 +132,11 @@ TEST_CASE("tilec-run command line", "[distributed]") {
   CHECK_THAT(error({"-n"}), Catch::Contains("-n needs a number"));
   CHECK_THAT(error({"-n", "0", "p"}), Catch::Contains("1 to 1024, not '0'"));
   CHECK_THAT(error({"-n", "2x", "p"}), Catch::Contains("not '2x'"));
+  // A second -n with another value is an error naming both, not the last one.
+  CHECK_THAT(error({"-n", "1", "-n", "2", "p"}),
+             Catch::Contains("'-n 1' and '-n 2' give the number of processes twice"));
+  CHECK_THAT(error({"--nprocs=2", "-n3", "p"}), Catch::Contains("'--nprocs=2' and '-n3'"));
+  CHECK(tile::parseLauncherArgs({"-n", "2", "--nprocs=2", "p"}).nprocs == 2); // the same value
   CHECK_THAT(error({"--frobnicate", "p"}), Catch::Contains("unknown option '--frobnicate'") &&
                                                Catch::Contains("usage: tilec-run"));
 }
