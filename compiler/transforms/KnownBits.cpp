@@ -120,6 +120,12 @@ std::optional<uint64_t> lowBitsOf(Value v, unsigned bits, unsigned depth, ZeroMe
     return both([](uint64_t a, uint64_t b) { return a - b; });
   if (isa<arith::MulIOp>(op))
     return both([](uint64_t a, uint64_t b) { return a * b; });
+  if (isa<arith::OrIOp>(op))
+    return both([](uint64_t a, uint64_t b) { return a | b; });
+  if (isa<arith::XOrIOp>(op))
+    return both([](uint64_t a, uint64_t b) { return a ^ b; });
+  if (isa<arith::AndIOp>(op))
+    return both([](uint64_t a, uint64_t b) { return a & b; });
   if (isa<arith::SelectOp>(op)) {
     std::optional<uint64_t> a = rec(op->getOperand(1)), b = rec(op->getOperand(2));
     return a && b && *a == *b ? a : std::nullopt;

@@ -18,8 +18,8 @@ inline constexpr unsigned kAllZeroBits = 63;
 unsigned knownZeroBits(Value v);
 
 /// `v` modulo 2^bits (bits < 64) where the arithmetic that computes it
-/// determines it, else nullopt: the low bits of a sum, difference or product
-/// depend only on the operands' low bits.
+/// determines it, else nullopt: the low bits of a sum, difference, product
+/// or bitwise and/or/xor depend only on the operands' low bits.
 std::optional<uint64_t> knownLowBits(Value v, unsigned bits);
 
 } // namespace mlir::tile
