@@ -129,8 +129,12 @@ void forEachBox(OpBuilder &b, Location loc, Value tile, TileLayoutAttr layout, i
       dst = byteGep(b, loc, dst, i32Const(b, loc, p * panelBytes));
     }
     if (slicePos) {
+      // The slices split the tile's first dimension, which is the tensor's
+      // dimension rank - tile rank (a lower-rank tile's box has leading
+      // extents 1).
+      Value &first = c[c.size() - shape.size()];
       Value rows = LLVM::MulOp::create(b, loc, slicePos, i32Const(b, loc, sliceDim0));
-      c.front() = LLVM::AddOp::create(b, loc, c.front(), rows);
+      first = LLVM::AddOp::create(b, loc, first, rows);
       Value bytes =
           LLVM::MulOp::create(b, loc, rows, i32Const(b, loc, midRows * panel * elemBytes));
       dst = byteGep(b, loc, dst, bytes);

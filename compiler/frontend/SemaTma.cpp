@@ -546,15 +546,21 @@ Type Sema::checkTmaCall(CallExpr &e) {
   const Decl &tp = *kernel_->params[tensor->param];
   std::vector<int64_t> dims =
       tile->dims.empty() ? std::vector<int64_t>{*tile->constantCount} : tile->dims;
-  if (tensor->elem != tile->elem.type.scalar || dims.size() != tensor->extents.size()) {
+  if (tensor->elem != tile->elem.type.scalar || dims.size() > tensor->extents.size()) {
     error(e.loc,
           "tile '" + tile->decl->name + "' (" + tileTy.str() + ") does not match tensor '" +
               tp.name + "' (" + tp.type.str() + ")",
-          "a TMA copy moves a box of the tensor's element type and rank into a tile of that shape");
+          "a TMA copy moves a box of the tensor's element type into a tile of the box's shape; "
+          "a tile of lower rank than the tensor takes a box whose leading extents are 1");
     return Type::invalid();
   }
-  // The box: the tile (one panel of it), or a 1/C slice for multicast.
-  std::vector<int64_t> box = dims;
+  // The box: the tile (one panel of it), or a 1/C slice for multicast. A
+  // tile of lower rank than the tensor is the box with its leading extents
+  // 1 (an NHWC image row into a [pixels, channels] tile): the same bytes in
+  // shared memory, so the tile keeps its own rank for indexing and mma.
+  const size_t lead = tensor->extents.size() - dims.size();
+  std::vector<int64_t> box(lead, 1);
+  box.insert(box.end(), dims.begin(), dims.end());
   box.back() = tile->panelElems;
   int64_t tileBytes = *tile->constantCount * byteSize(tile->elem.type.scalar);
   if (e.tma.multicastAxis >= 0) {
@@ -574,8 +580,8 @@ Type Sema::checkTmaCall(CallExpr &e) {
             "make the tile's first dimension a multiple of the multicast group size");
       return Type::invalid();
     }
-    box[0] = dims[0] / c;
-    int64_t rowsPerSlice = box[0];
+    box[lead] = dims[0] / c;
+    int64_t rowsPerSlice = box[lead];
     for (size_t i = 1; i + 1 < dims.size(); ++i)
       rowsPerSlice *= dims[i];
     int64_t sliceBytes = rowsPerSlice * tile->panelElems * byteSize(tile->elem.type.scalar);

@@ -42,8 +42,12 @@ static LogicalResult verifyCopy(Operation *op, Value tile, TensorMapType map, si
   Type elem = cast<PtrType>(tile.getType()).getElementType();
   if (map.getElementType() != elem)
     return op->emitOpError("tile and tensor map element types differ");
-  if (map.getRank() != layout.getShape().size() || coords != map.getRank())
-    return op->emitOpError("needs one coordinate per tensor dimension and a tile of that rank");
+  // A tile of lower rank is the box with its leading extents 1.
+  if (coords != map.getRank())
+    return op->emitOpError("needs one coordinate per tensor dimension");
+  if (layout.getShape().size() > map.getRank())
+    return op->emitOpError("tile rank ") << layout.getShape().size()
+           << " exceeds the tensor map's rank " << map.getRank();
   return verifyLayout(op, layout, elem);
 }
 
