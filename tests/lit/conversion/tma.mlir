@@ -45,3 +45,21 @@ tile.kernel @tma(%map: !tile.tensormap<i32, 2>, %out: !tile.tensormap<i32, 2>, %
   tile.bulk_wait 0
   tile.return
 }
+
+// A tile of lower rank than the map: the box's leading extents are 1, the
+// copy keeps one coordinate per tensor dimension, and a multicast slice
+// moves the coordinate of the tile's first dimension (rank 4 - rank 2 = the
+// third of four outermost first; PTX lists it second).
+// CHECK-LABEL: llvm.func @tma_lower_rank(
+// CHECK-SAME: %[[MAP4:[^:]*]]: !llvm.ptr {{.*}}, %[[N:[^:]*]]: i32, %[[H:[^:]*]]: i32, %[[W:[^:]*]]: i32, %[[C:[^:]*]]: i32)
+tile.kernel @tma_lower_rank(%map: !tile.tensormap<bf16, 4>, %n: i32, %h: i32, %w: i32, %c: i32) attributes {cluster_dims = array<i32: 2, 1, 1>} {
+  %tile = tile.shared_alloc {static_count = 4096 : i64, alignment = 1024 : i64} -> !tile.ptr<bf16, shared>
+  %bar = tile.shared_alloc {static_count = 1 : i64} -> !tile.ptr<i64, shared>
+  // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP4]], %{{.*}}, box[%[[C]], %[[W]], %[[H]], %[[N]]] : !llvm.ptr<7>, !llvm.ptr
+  tile.tma_load %tile, %map[%n, %h, %w, %c], %bar <[64, 64], swizzle = 128, panel = 64> : !tile.ptr<bf16, shared>, !tile.tensormap<bf16, 4>, !tile.ptr<i64, shared>
+  // CHECK: nvvm.read.ptx.sreg.cluster.ctaid.x : i32
+  // CHECK: %[[W0:.*]] = llvm.add %[[W]], %{{.*}} : i32
+  // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP4]], %{{.*}}, box[%[[C]], %[[W0]], %[[H]], %[[N]]] multicast_mask
+  tile.tma_load %tile, %map[%n, %h, %w, %c], %bar <[64, 64], swizzle = 128, panel = 64> {multicast_axis = 0 : i32} : !tile.ptr<bf16, shared>, !tile.tensormap<bf16, 4>, !tile.ptr<i64, shared>
+  tile.return
+}

@@ -596,6 +596,17 @@ tile.kernel @copy_rank(%m: !tile.tensormap<f32, 2>, %c: i32) {
 
 // -----
 
+// A tile of lower rank is a box with leading extents 1; a higher rank has no box.
+tile.kernel @copy_tile_rank(%m: !tile.tensormap<f32, 2>, %c: i32) {
+  %t = tile.shared_alloc {static_count = 256 : i64} -> !tile.ptr<f32, shared>
+  %b = tile.shared_alloc {static_count = 1 : i64} -> !tile.ptr<i64, shared>
+  // expected-error @+1 {{tile rank 3 exceeds the tensor map's rank 2}}
+  tile.tma_load %t, %m[%c, %c], %b <[2, 4, 32], swizzle = 128, panel = 32> : !tile.ptr<f32, shared>, !tile.tensormap<f32, 2>, !tile.ptr<i64, shared>
+  tile.return
+}
+
+// -----
+
 tile.kernel @multicast_axis(%m: !tile.tensormap<f32, 2>, %c: i32) attributes {cluster_dims = array<i32: 2, 1, 1>} {
   %t = tile.shared_alloc {static_count = 256 : i64} -> !tile.ptr<f32, shared>
   %b = tile.shared_alloc {static_count = 1 : i64} -> !tile.ptr<i64, shared>
