@@ -109,6 +109,10 @@ void Sema::checkTupleLet(LetStmt &s) {
     return;
   }
   declareAll(&results);
+  if (s.decl->kind != DeclKind::Var)
+    for (size_t i = 0; i < n; ++i)
+      if (results[i].isScalar())
+        boundResults_[s.tupleDecls[i].get()] = {call, i};
 }
 
 void Sema::checkTupleReturn(ReturnStmt &s, const FnAST &fn, const Type &result,
