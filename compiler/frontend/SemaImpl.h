@@ -481,6 +481,9 @@ public:
   Type checkMmaCall(CallExpr &e);
   Type checkMma(CallExpr &e);
   bool checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *which);
+  bool checkMmaViewArgs(CallExpr &view, bool columns, ExprPtr *&index, int64_t &n);
+  bool checkMmaViewBounds(const ExprAST &index, int64_t n, int64_t extent,
+                          const std::string &tileName, bool columns);
   bool checkMmaRegisterOperand(const ExprAST &frag, Type t, CallExpr::MmaOperand &op,
                                const char *which, bool viewed);
   bool inferringMmaOperand_ = false; // checkMmaOperand is inferring the tile operand
