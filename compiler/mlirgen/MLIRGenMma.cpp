@@ -46,9 +46,9 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
   // A view's first row (0 for the whole tile) and first column (none for
   // the whole tile): block index times the view's extent.
   auto first = [&](const fe::ExprAST *block, int64_t extent) {
-    return arith::MulIOp::create(builder, l, castInt(l, genExpr(*block), i32),
-                                 intConst(l, i32, extent))
-        .getResult();
+    Value index = castInt(l, genExpr(*block), i32);
+    Value count = intConst(l, i32, extent);
+    return arith::MulIOp::create(builder, l, index, count).getResult();
   };
   auto operand = [&](const fe::CallExpr::MmaOperand &op) {
     Value row = op.rowBlock ? first(op.rowBlock, op.viewRows) : intConst(l, i32, 0);
