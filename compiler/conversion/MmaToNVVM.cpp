@@ -62,8 +62,11 @@ LLVM::LLVMStructType registerStruct(MLIRContext *ctx, FragType frag, int64_t cou
 
 /// One operand's descriptor for the wgmma at (row block offset mn0, k0):
 /// the constant part (LBO, SBO, swizzle) or'ed with the start address.
-Value descriptor(OpBuilder &b, Location loc, Value tile, Value row, TileLayoutAttr layout,
-                 bool kMajor, int64_t mn0, int64_t k0, int64_t elemBytes) {
+/// `row` is the view's first row, `col` (null: 0) its first inner-dimension
+/// element, a whole number of panels (the op's contract): a column view
+/// starts `col / panel` panels further, with the tile's LBO and SBO.
+Value descriptor(OpBuilder &b, Location loc, Value tile, Value row, Value col,
+                 TileLayoutAttr layout, bool kMajor, int64_t mn0, int64_t k0, int64_t elemBytes) {
   int64_t swizzle = layout.getSwizzle();           // bytes of one row of a panel
   int64_t panel = layout.getPanel();               // elements of one row of a panel
   int64_t panelBytes = layout.getRows() * swizzle; // one panel of the whole tile
@@ -81,6 +84,15 @@ Value descriptor(OpBuilder &b, Location loc, Value tile, Value row, TileLayoutAt
   Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), tile);
   Value rowBytes = LLVM::MulOp::create(b, loc, row, i32Const(b, loc, swizzle));
   addr = LLVM::AddOp::create(b, loc, addr, rowBytes);
+  if (col) {
+    // panel is a power of two (the swizzle span over the element size).
+    Value panels = LLVM::LShrOp::create(b, loc, col, i32Const(b, loc, llvm::Log2_64(panel)));
+    Value within = LLVM::AndOp::create(b, loc, col, i32Const(b, loc, panel - 1));
+    addr = LLVM::AddOp::create(b, loc, addr,
+                               LLVM::MulOp::create(b, loc, panels, i32Const(b, loc, panelBytes)));
+    addr = LLVM::AddOp::create(b, loc, addr,
+                               LLVM::MulOp::create(b, loc, within, i32Const(b, loc, elemBytes)));
+  }
   if (bytes)
     addr = LLVM::AddOp::create(b, loc, addr, i32Const(b, loc, bytes));
   Value units = LLVM::LShrOp::create(b, loc, addr, i32Const(b, loc, 4));
@@ -278,11 +290,12 @@ struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
     for (int64_t k0 = 0; k0 < (int64_t)op.getK(); k0 += kStep) {
       auto scaleD = (zeroAcc || reuse) && k0 == 0 ? NVVM::WGMMAScaleOut::zero
                                                   : NVVM::WGMMAScaleOut::one;
-      Value descB = descriptor(rewriter, loc, adaptor.getB(), adaptor.getBRow(), op.getBLayout(),
-                               op.getBKMajor(), 0, k0, elemBytes);
+      Value descB = descriptor(rewriter, loc, adaptor.getB(), adaptor.getBRow(), adaptor.getBCol(),
+                               op.getBLayout(), op.getBKMajor(), 0, k0, elemBytes);
       for (int64_t blk = 0; blk < blocks; ++blk) {
-        Value descA = descriptor(rewriter, loc, adaptor.getA(), adaptor.getARow(), op.getALayout(),
-                                 op.getAKMajor(), blk * target::kWgmmaM, k0, elemBytes);
+        Value descA =
+            descriptor(rewriter, loc, adaptor.getA(), adaptor.getARow(), adaptor.getACol(),
+                       op.getALayout(), op.getAKMajor(), blk * target::kWgmmaM, k0, elemBytes);
         parts[blk] = NVVM::WgmmaMmaAsyncOp::create(
             rewriter, loc, blockType, parts[blk], descA, descB,
             NVVM::MMAShapeAttr::get(ctx, target::kWgmmaM, n, kStep),
@@ -349,8 +362,8 @@ struct MmaRegALowering : ConvertOpToLLVMPattern<MmaRegAOp> {
                 ? Value(LLVM::UndefOp::create(rewriter, loc, regType))
                     : Value(LLVM::ExtractValueOp::create(rewriter, loc, acc, blk * perBlock + r)));
     for (int64_t k0 = 0; k0 < op.getK(); k0 += kStep) {
-      Value descB = descriptor(rewriter, loc, adaptor.getB(), adaptor.getBRow(), op.getBLayout(),
-                               op.getBKMajor(), 0, k0, scalarByteWidth(elemB));
+      Value descB = descriptor(rewriter, loc, adaptor.getB(), adaptor.getBRow(), adaptor.getBCol(),
+                               op.getBLayout(), op.getBKMajor(), 0, k0, scalarByteWidth(elemB));
       int64_t aFirst = (k0 / kStep) * 4;
       for (int64_t blk = 0; blk < blocks; ++blk) {
         ptx::Asm as(rewriter, loc);

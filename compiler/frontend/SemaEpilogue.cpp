@@ -68,6 +68,11 @@ bool fragmentShapeArg(Sema &s, CallExpr &e, size_t i, Type &frag) {
     frag = t;
     return s.checkNotFp8Fragment(e.args[i]->loc, t, "'" + e.callee + "'");
   }
+  if (e.builtin == Builtin::Cols && t.kind == Type::SharedArray) { // cols(t, j, n) of a tile
+    s.error(e.loc, "'cols(...)' of a shared tile is an operand view, taken only by mma(...)",
+            "write it as an operand: `acc = mma(trans(cols(s.a, wg, 64)), trans(s.b), acc)`");
+    return false;
+  }
   s.error(e.args[i]->loc,
           "'" + e.callee + "' takes the fragment whose shape it copies, found " +
               e.args[i]->type.str(),

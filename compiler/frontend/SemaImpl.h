@@ -369,6 +369,11 @@ public:
   /// look through them, so `let t = role_thread_id(); if t == 0 { ... }`
   /// is the guard `role_thread_id() == 0`.
   std::unordered_map<const Decl *, const ExprAST *> boundValues_;
+  /// The immutable scalar names of `let (a, b) = f(...)`: the call and the
+  /// position of the value each names (boundValue follows them into the
+  /// call's `return (x, y)`, so `let (t, _) = f()` with t role_thread_id()
+  /// in f is the guard `role_thread_id() == 0` too).
+  std::unordered_map<const Decl *, std::pair<const CallExpr *, size_t>> boundResults_;
   /// Declarations some expression read (VarRefExpr resolved to them).
   std::unordered_set<const Decl *> readDecls_;
   /// Inside a warpgroups block: the first read and the first assignment of
@@ -476,6 +481,9 @@ public:
   Type checkMmaCall(CallExpr &e);
   Type checkMma(CallExpr &e);
   bool checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *which);
+  bool checkMmaViewArgs(CallExpr &view, bool columns, ExprPtr *&index, int64_t &n);
+  bool checkMmaViewBounds(const ExprAST &index, int64_t n, int64_t extent,
+                          const std::string &tileName, bool columns);
   bool checkMmaRegisterOperand(const ExprAST &frag, Type t, CallExpr::MmaOperand &op,
                                const char *which, bool viewed);
   bool inferringMmaOperand_ = false; // checkMmaOperand is inferring the tile operand

@@ -34,9 +34,16 @@ void collectMmaTiles(const ExprAST &e, std::unordered_set<std::string> &names) {
   auto *c = e.as<CallExpr>();
   bool view = c && (c->callee == "rows" || c->callee == "trans");
   if (c && (view || c->callee == "mma"))
-    for (size_t i = 0; i < c->args.size() && i < (view ? 1u : 2u); ++i)
-      if (auto *v = c->args[i]->as<VarRefExpr>())
+    for (size_t i = 0; i < c->args.size() && i < (view ? 1u : 2u); ++i) {
+      // cols(t, j, n) only as (part of) an mma operand: elsewhere cols()
+      // takes a fragment.
+      const ExprAST *x = c->args[i].get();
+      for (auto *v = x->as<CallExpr>(); v && v->callee == "cols" && !v->args.empty();
+           v = x->as<CallExpr>())
+        x = v->args[0].get();
+      if (auto *v = x->as<VarRefExpr>())
         names.insert(v->name);
+    }
   forEachOperand(e, [&](const ExprAST &x) { collectMmaTiles(x, names); });
 }
 } // namespace
@@ -122,11 +129,70 @@ Type Sema::checkMmaCall(CallExpr &e) {
   }
 }
 
-/// One operand of mma: TILE, rows(TILE, i, n), trans(TILE) or
-/// trans(rows(TILE, i, n)). Fills `op`; false after an error.
+/// The block index and the constant extent of rows(t, i, n) or
+/// cols(t, j, n). `n` is a positive constant; whether it fits the tile's
+/// swizzle atoms is checked once the tile is known. False after an error.
+bool Sema::checkMmaViewArgs(CallExpr &view, bool columns, ExprPtr *&index, int64_t &n) {
+  const char *form = columns ? "cols(t, j, n)" : "rows(t, i, n)";
+  view.builtin = columns ? Builtin::Cols : Builtin::Rows;
+  if (!checkNoNamedArgs(view) || !checkArgCount(view, 3, 3))
+    return false;
+  Type it = checkValue(view.args[1], nullptr, "");
+  if (it.isUntyped())
+    it = finalize(view.args[1]);
+  if (!it.isInvalid() && (!it.isInteger() || it.isBool())) {
+    error(view.args[1]->loc,
+          std::string("the ") + (columns ? "column" : "row") + " block of " + form +
+              " must be an integer, found " + it.str(),
+          columns ? "columns j*n .. j*n+n-1 of the tile: j is an integer"
+                  : "rows i*n .. i*n+n-1 of the tile: i is an integer");
+    return false;
+  }
+  Type nt = checkValue(view.args[2], nullptr, "");
+  bool overflow = false;
+  std::optional<int64_t> nv;
+  if (!nt.isInvalid() && nt.isInteger())
+    nv = foldConstant(*view.args[2], overflow);
+  if (columns && (!nv || overflow || *nv <= 0)) {
+    error(view.args[2]->loc, "the column count n of cols(t, j, n) must be a positive constant",
+          "a view is whole swizzle atoms: cols(t, wg, 64) of a 128-byte swizzled f16 tile");
+    return false;
+  }
+  if (!columns && (!nv || overflow || *nv < 8 || *nv % 8 != 0)) {
+    error(view.args[2]->loc, "the row count n of rows(t, i, n) must be a constant multiple of 8",
+          "a view starts on an 8-row swizzle atom: rows(t, i, 64)");
+    return false;
+  }
+  if (it.isInvalid())
+    return false;
+  n = *nv;
+  index = &view.args[1];
+  return true;
+}
+
+/// A constant block index of a view must keep it inside the tile's `extent`
+/// (a runtime one is not checked, like shared indexing).
+bool Sema::checkMmaViewBounds(const ExprAST &index, int64_t n, int64_t extent,
+                              const std::string &tileName, bool columns) {
+  bool overflow = false;
+  auto i = foldConstant(index, overflow);
+  if (!i || overflow || (*i >= 0 && (*i + 1) * n <= extent))
+    return true;
+  error(index.loc,
+        std::string(columns ? "cols(" : "rows(") + tileName + ", " + std::to_string(*i) + ", " +
+            std::to_string(n) + ") is outside the tile's " + std::to_string(extent) +
+            (columns ? " columns" : " rows"),
+        columns ? "the view is columns j*n .. j*n+n-1" : "the view is rows i*n .. i*n+n-1");
+  return false;
+}
+
+/// One operand of mma: TILE, rows(TILE, i, n), cols(TILE, j, n) (either
+/// inside the other too) or trans(...) of those. Fills `op`; false after an
+/// error.
 bool Sema::checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *which) {
   std::string hint = std::string("operand ") + which +
-                     " is a 2-D shared tile, rows(TILE, i, n) of one, or trans(...) of those";
+                     " is a 2-D shared tile, rows(TILE, i, n) or cols(TILE, j, n) of one, or "
+                     "trans(...) of those";
   if (std::string(which) == "a") // wgmma's .rs form (PTX ISA 9.7.15.5.2): A from registers
     hint += "; or an f16, bf16 or fp8 fragment [M, K] in registers, "
             "`mma(p as f16, trans(s.v), acc)`";
@@ -140,36 +206,33 @@ bool Sema::checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *w
     at = &view->args[0];
     view = (*at)->as<CallExpr>();
   }
-  ExprPtr *index = nullptr;
-  int64_t n = 0;
-  if (view && view->callee == "rows") {
-    view->builtin = Builtin::Rows;
-    if (!checkNoNamedArgs(*view) || !checkArgCount(*view, 3, 3))
+  // cols(TILE, j, n) of a shared tile is a column view; cols(f, j, w) of a
+  // fragment is the fragment builtin (an operand a in registers).
+  auto isTileColumnView = [&](const CallExpr *c) {
+    if (!c || c->callee != "cols" || c->args.size() != 3)
       return false;
-    Type it = checkValue(view->args[1], nullptr, "");
-    if (it.isUntyped())
-      it = finalize(view->args[1]);
-    if (!it.isInvalid() && (!it.isInteger() || it.isBool())) {
-      error(view->args[1]->loc,
-            "the row block of rows(t, i, n) must be an integer, found " + it.str(),
-            "rows i*n .. i*n+n-1 of the tile: i is an integer");
+    auto *ref = c->args[0]->as<VarRefExpr>();
+    Decl *d = !ref ? nullptr : ref->decl ? ref->decl : lookup(ref->name);
+    return d && d->array;
+  };
+  // rows(...) and cols(...), at most one of each, either inside the other.
+  ExprPtr *rowIndex = nullptr, *colIndex = nullptr;
+  int64_t rowCount = 0, colCount = 0;
+  const ExprAST *colCountArg = nullptr;
+  for (int depth = 0; depth < 2 && view; ++depth) {
+    bool rows = view->callee == "rows" && !rowIndex;
+    auto *inner = view->args.empty() ? nullptr : view->args[0]->as<CallExpr>();
+    bool cols =
+        !colIndex && (isTileColumnView(view) || (view->callee == "cols" && view->args.size() == 3 &&
+                                                 inner && inner->callee == "rows"));
+    if (!rows && !cols)
+      break;
+    if (!checkMmaViewArgs(*view, cols, cols ? colIndex : rowIndex, cols ? colCount : rowCount))
       return false;
-    }
-    Type nt = checkValue(view->args[2], nullptr, "");
-    bool overflow = false;
-    std::optional<int64_t> nv;
-    if (!nt.isInvalid() && nt.isInteger())
-      nv = foldConstant(*view->args[2], overflow);
-    if (!nv || overflow || *nv < 8 || *nv % 8 != 0) {
-      error(view->args[2]->loc, "the row count n of rows(t, i, n) must be a constant multiple of 8",
-            "a view starts on an 8-row swizzle atom: rows(t, i, 64)");
-      return false;
-    }
-    if (it.isInvalid())
-      return false;
-    n = *nv;
-    index = &view->args[1];
+    if (cols)
+      colCountArg = view->args[2].get();
     at = &view->args[0];
+    view = (*at)->as<CallExpr>();
   }
   // A tile is named (`t`, `s.a`); anything else may be a fragment value
   // (operand a in registers), whose inference must not count as a wgmma read.
@@ -189,12 +252,13 @@ bool Sema::checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *w
           hint);
     return false;
   }
+  int64_t elemBytes = byteSize(tile->elem.type.scalar);
   if (!tile->isTmaTile || !tile->swizzleBytes) {
-    int64_t inner = tile->dims[1] * byteSize(tile->elem.type.scalar);
+    int64_t inner = tile->dims[1] * elemBytes;
     error((*at)->loc,
           "tile '" + tile->decl->name + "' has no wgmma layout: its rows are " +
               std::to_string(inner) + " bytes, not 32, 64, 128 or a multiple of 128",
-          byteSize(tile->elem.type.scalar) == 1
+          elemBytes == 1
               ? "wgmma reads 32/64/128-byte swizzled rows (the TMA layout): make the inner "
                 "dimension of an fp8 tile 32, 64, 128 or a multiple of 128 elements"
               : "wgmma reads 32/64/128-byte swizzled rows (the TMA layout): make the inner "
@@ -202,18 +266,31 @@ bool Sema::checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *w
     return false;
   }
   op.tile = tile;
-  op.viewRows = n ? n : tile->dims[0];
-  if (index) {
-    op.rowBlock = index->get();
-    bool overflow = false;
-    if (auto i = foldConstant(**index, overflow);
-        i && !overflow && (*i < 0 || (*i + 1) * n > tile->dims[0])) {
-      error((*index)->loc,
-            "rows(" + tile->decl->name + ", " + std::to_string(*i) + ", " + std::to_string(n) +
-                ") is outside the tile's " + std::to_string(tile->dims[0]) + " rows",
-            "the view is rows i*n .. i*n+n-1");
+  op.viewRows = rowIndex ? rowCount : tile->dims[0];
+  op.viewCols = colIndex ? colCount : tile->dims[1];
+  if (rowIndex) {
+    op.rowBlock = rowIndex->get();
+    if (!checkMmaViewBounds(**rowIndex, rowCount, tile->dims[0], tile->decl->name, false))
+      return false;
+  }
+  if (colIndex) {
+    // A descriptor's start moves along the inner dimension by whole swizzle
+    // atoms only (MN-major: the LBO is the panel stride, PTX ISA
+    // 9.7.15.5.1.2), so every view j*n .. j*n+n-1 is whole atoms when n is.
+    int64_t atom = tile->swizzleBytes / elemBytes;
+    if (colCount % atom != 0) {
+      error(colCountArg->loc,
+            "the column count n of cols(" + tile->decl->name + ", j, " + std::to_string(colCount) +
+                ") must be a multiple of the tile's " + std::to_string(atom) +
+                "-element swizzle atom",
+            "a wgmma descriptor starts on a swizzle atom (" + std::to_string(tile->swizzleBytes) +
+                " bytes of a row): cols(" + tile->decl->name + ", j, " + std::to_string(atom) +
+                ")");
       return false;
     }
+    op.colBlock = colIndex->get();
+    if (!checkMmaViewBounds(**colIndex, colCount, tile->dims[1], tile->decl->name, true))
+      return false;
   }
   return true;
 }
@@ -336,7 +413,7 @@ Type Sema::checkMma(CallExpr &e) {
     return Type::invalid();
   }
   // Shapes: a is [M, K] (K-major) or trans of [K, M]; b is [K, N] or trans of [N, K].
-  int64_t aInner = a.inRegisters ? aType.dims[1] : a.tile->dims[1], bInner = b.tile->dims[1];
+  int64_t aInner = a.inRegisters ? aType.dims[1] : a.viewCols, bInner = b.viewCols;
   int64_t m = a.transposed ? aInner : a.viewRows, ka = a.transposed ? a.viewRows : aInner;
   int64_t n = b.transposed ? b.viewRows : bInner, kb = b.transposed ? bInner : b.viewRows;
   int64_t am = acc.dims[0], an = acc.dims[1];

@@ -109,6 +109,11 @@ void Sema::checkTupleLet(LetStmt &s) {
     return;
   }
   declareAll(&results);
+  // `var (a, b)` names may change before a guard reads them (the holder is
+  // a let either way; each name carries let or var).
+  for (size_t i = 0; i < n; ++i)
+    if (s.tupleDecls[i]->kind != DeclKind::Var && results[i].isScalar())
+      boundResults_[s.tupleDecls[i].get()] = {call, i};
 }
 
 void Sema::checkTupleReturn(ReturnStmt &s, const FnAST &fn, const Type &result,

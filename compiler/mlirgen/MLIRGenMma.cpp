@@ -3,9 +3,9 @@
 // The wgmma fence/commit/wait rule (PTX ISA 9.7.15.6 wgmma.fence /
 // commit_group / wait_group):
 //  - zeros<T>[M, N] is tile.frag_zeros; mma(a, b, acc) one tile.mma whose
-//    operands are the tiles' bases, the first row of each view and the tile
-//    layouts (the descriptors are computed in the lowering), or, with a a
-//    16-bit fragment, one tile.mma_reg_a (A in registers), after a
+//    operands are the tiles' bases, the first row (and, of a column view,
+//    the first column) of each view and the tile layouts (the descriptors are computed in the
+//    lowering), or, with a a 16-bit fragment, one tile.mma_reg_a (A in registers), after a
 //    wgmma.fence that orders the writes of A's registers before it.
 //  - An mma in a consume block whose result the block reads, or whose A
 //    fragment variable the block assigns (Sema's `waitAfter`), is followed
@@ -43,20 +43,24 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
   if (e.builtin == fe::Builtin::Zeros)
     return FragZerosOp::create(builder, l, valueType(e.type));
   Type i32 = builder.getI32Type();
-  auto operand = [&](const fe::CallExpr::MmaOperand &op) {
-    Value row = intConst(l, i32, 0);
-    if (op.rowBlock) {
-      Value block = castInt(l, genExpr(*op.rowBlock), i32);
-      row = arith::MulIOp::create(builder, l, block, intConst(l, i32, op.viewRows));
-    }
-    return std::make_pair(arrays[op.tile].base, row);
+  // A view's first row (0 for the whole tile) and first column (none for
+  // the whole tile): block index times the view's extent.
+  auto first = [&](const fe::ExprAST *block, int64_t extent) {
+    Value index = castInt(l, genExpr(*block), i32);
+    Value count = intConst(l, i32, extent);
+    return arith::MulIOp::create(builder, l, index, count).getResult();
   };
-  auto [b, bRow] = operand(e.mma.b);
-  Value aFrag, a, aRow;
+  auto operand = [&](const fe::CallExpr::MmaOperand &op) {
+    Value row = op.rowBlock ? first(op.rowBlock, op.viewRows) : intConst(l, i32, 0);
+    Value col = op.colBlock ? first(op.colBlock, op.viewCols) : Value();
+    return std::make_tuple(arrays[op.tile].base, row, col);
+  };
+  auto [b, bRow, bCol] = operand(e.mma.b);
+  Value aFrag, a, aRow, aCol;
   if (e.mma.a.inRegisters)
     aFrag = genExpr(*e.args[0]);
   else
-    std::tie(a, aRow) = operand(e.mma.a);
+    std::tie(a, aRow, aCol) = operand(e.mma.a);
   Value acc = genExpr(*e.args[2]);
   if (!e.mma.inConsume)
     explain(WgmmaFenceOp::create(builder, l),
@@ -71,13 +75,14 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
   mmaFenceDue_ = false;
   // K-major: the tile's inner dimension is K (a as written, b transposed).
   Value result =
-      aFrag ? MmaRegAOp::create(builder, l, acc.getType(), acc, aFrag, b, bRow,
+      aFrag ? MmaRegAOp::create(builder, l, acc.getType(), acc, aFrag, b, bRow, bCol,
                                 tileLayout(*e.mma.b.tile), builder.getBoolAttr(e.mma.b.transposed))
                   .getResult()
-            : MmaOp::create(
-                  builder, l, acc.getType(), acc, a, aRow, b, bRow, tileLayout(*e.mma.a.tile),
-                  tileLayout(*e.mma.b.tile), builder.getBoolAttr(!e.mma.a.transposed),
-                  builder.getBoolAttr(e.mma.b.transposed), builder.getI64IntegerAttr(e.mma.k))
+            : MmaOp::create(builder, l, acc.getType(), acc, a, aRow, aCol, b, bRow, bCol,
+                            tileLayout(*e.mma.a.tile), tileLayout(*e.mma.b.tile),
+                            builder.getBoolAttr(!e.mma.a.transposed),
+                            builder.getBoolAttr(e.mma.b.transposed),
+                            builder.getI64IntegerAttr(e.mma.k))
                   .getResult();
   if (!e.mma.inConsume) {
     explain(WgmmaCommitOp::create(builder, l),

@@ -3,6 +3,7 @@
 #include "tilec/Target/TargetFacts.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -190,6 +191,36 @@ static LogicalResult verifyOperand(Operation *op, StringRef name, Value tile, Ti
   return success();
 }
 
+/// The operand's inner dimension against the extent the product reads of it
+/// (K when K-major, M or N when MN-major): the whole dimension, or with `col`
+/// a column view of whole swizzle atoms. A descriptor's start address moves
+/// along the inner dimension by whole panels only (MN-major: the LBO is the
+/// panel stride; PTX ISA 9.7.15.5.1.2, the canonical layouts), so a view
+/// starting inside an atom would read another atom's swizzled rows.
+static LogicalResult verifyInnerExtent(Operation *op, StringRef name, TileLayoutAttr layout,
+                                       int64_t extent, Value col, StringRef extentName) {
+  int64_t inner = layout.getShape()[1], panel = layout.getPanel();
+  if (!col) {
+    if (inner != extent)
+      return op->emitOpError() << "operand " << name << "'s inner dimension must be " << extentName;
+    return success();
+  }
+  if (extent % panel != 0 || extent > inner)
+    return op->emitOpError() << "a column view of operand " << name
+                             << " is whole swizzle atoms: " << extentName << " (" << extent
+                             << ") must be a multiple of the panel (" << panel
+                             << ") and at most the inner dimension (" << inner << ")";
+  APInt c;
+  if (matchPattern(col, m_ConstantInt(&c))) {
+    int64_t first = c.getSExtValue();
+    if (first < 0 || first % panel != 0 || first + extent > inner)
+      return op->emitOpError() << "column view of operand " << name << " at " << first
+                               << " must start on a panel (" << panel << " elements) and end by "
+                               << inner;
+  }
+  return success();
+}
+
 LogicalResult MmaOp::verify() {
   auto acc = getAcc().getType();
   Type elem = cast<PtrType>(getA().getType()).getElementType();
@@ -209,11 +240,11 @@ LogicalResult MmaOp::verify() {
       failed(verifyOperand(*this, "b", getB(), getBLayout(), elem)))
     return failure();
   // K-major: the tile's inner dimension holds K; MN-major: it holds M (N).
-  ArrayRef<int64_t> as = getALayout().getShape(), bs = getBLayout().getShape();
-  if (getAKMajor() ? as[1] != k : as[1] != acc.getRows())
-    return emitOpError("operand a's inner dimension must be ") << (getAKMajor() ? "k" : "M");
-  if (getBKMajor() ? bs[1] != k : bs[1] != acc.getCols())
-    return emitOpError("operand b's inner dimension must be ") << (getBKMajor() ? "k" : "N");
+  if (failed(verifyInnerExtent(*this, "a", getALayout(), getAKMajor() ? k : acc.getRows(),
+                               getACol(), getAKMajor() ? "k" : "M")) ||
+      failed(verifyInnerExtent(*this, "b", getBLayout(), getBKMajor() ? k : acc.getCols(),
+                               getBCol(), getBKMajor() ? "k" : "N")))
+    return failure();
   return success();
 }
 
@@ -236,10 +267,8 @@ LogicalResult MmaRegAOp::verify() {
     return emitOpError("an fp8 operand b must be K-major");
   if (failed(verifyOperand(*this, "b", getB(), getBLayout(), elem)))
     return failure();
-  ArrayRef<int64_t> bs = getBLayout().getShape();
-  if (getBKMajor() ? bs[1] != k : bs[1] != acc.getCols())
-    return emitOpError("operand b's inner dimension must be ") << (getBKMajor() ? "k" : "N");
-  return success();
+  return verifyInnerExtent(*this, "b", getBLayout(), getBKMajor() ? k : acc.getCols(), getBCol(),
+                           getBKMajor() ? "k" : "N");
 }
 
 LogicalResult WgmmaWaitOp::verify() {

@@ -77,8 +77,9 @@ std::mt19937_64 freshRng() {
   return std::mt19937_64((static_cast<uint64_t>(rd()) << 32) ^ rd());
 }
 
-/// One single-CTA GEMM: C[m, n] = sum_k A[aRow0 + m, k] * B(k, bRow0 + n),
-/// B(k, n) = b[n, k] (K-major, `bKMajor`) or b[k, n] (MN-major).
+/// One single-CTA GEMM: C[m, n] = sum_k A(aRow0 + m, k) * B(k, bRow0 + n),
+/// A(m, k) = a[m, k] or, M-major (`aMMajor`), a[k, m]; B(k, n) = b[n, k]
+/// (K-major, `bKMajor`) or b[k, n] (MN-major).
 struct Case {
   const char *kernel;
   Dt dt;
@@ -87,7 +88,8 @@ struct Case {
   int aRow0, bRow0;           // the views' first rows
   bool bKMajor;
   int threads;
-  bool extraArg; // rows64b: `i` (the row block of a) follows C
+  bool extraArg;        // rows64b: `i` (the row block of a) follows C
+  bool aMMajor = false; // A is stored M-major, At [K, aRows]: A(m, k) = At[k, m]
 };
 
 void runCase(const Case &c) {
@@ -107,7 +109,9 @@ void runCase(const Case &c) {
   tile::LaunchConfig cfg;
   cfg.block = tile::Dim3(c.threads);
   cfg.grid = tile::Dim3(1);
-  tile::Tensor ta(dA, elem, {c.aRows, c.K}), tb(dB, elem, {c.bRows, c.bCols});
+  tile::Tensor ta(dA, elem,
+                  c.aMMajor ? tile::TensorShape{c.K, c.aRows} : tile::TensorShape{c.aRows, c.K}),
+      tb(dB, elem, {c.bRows, c.bCols});
   if (c.extraArg)
     k.launch(cfg, ta, tb, dC.ptr(), int32_t(c.aRow0 / 64));
   else
@@ -121,7 +125,9 @@ void runCase(const Case &c) {
       for (int kk = 0; kk < c.K; ++kk) {
         double bv = c.bKMajor ? b.value[size_t(c.bRow0 + n) * c.bCols + kk]
                               : b.value[size_t(kk) * c.bCols + c.bRow0 + n];
-        ref += a.value[size_t(c.aRow0 + m) * c.K + kk] * bv;
+        double av = c.aMMajor ? a.value[size_t(kk) * c.aRows + c.aRow0 + m]
+                              : a.value[size_t(c.aRow0 + m) * c.K + kk];
+        ref += av * bv;
       }
       float got = out[size_t(m) * c.N + n];
       if (!(static_cast<double>(got) == ref) && bad++ < 5)
@@ -148,6 +154,18 @@ TEST_CASE("mma on rows() views of 64-byte swizzled tiles (bf16)", "[mma]") {
 
 TEST_CASE("mma through a 3-stage ring, 2 consumer warpgroups, inflight(1)", "[mma]") {
   runCase({"ring_f16", Dt::F16, 128, 320, 128, 320, 128, 128, 0, 0, true, 384, false});
+}
+
+TEST_CASE("mma on cols() views: an MN-major B's half, a constant block", "[mma]") {
+  runCase({"cols_b_f16", Dt::F16, 128, 64, 64, 256, 64, 128, 64, 128, false, 128, false});
+}
+
+TEST_CASE("mma on cols() views: an M-major A split between two consumer warpgroups",
+          "[mma]") {
+  // At [K, 128], K = 320 (the ring's phases wrap); warpgroup wg computes
+  // rows 64 wg .. 64 wg + 63 from its column view of each stage.
+  runCase({"mmajor_cols_f16", Dt::F16, 128, 320, 128, 320, 128, 128, 0, 0, true, 384, false,
+           true});
 }
 
 /// A random signed permutation P [J, J] (row j: sign_j at column perm_j), so

@@ -56,3 +56,31 @@ tile.kernel @mma_bf16(%n: i32) {
   %e = tile.frag_extract %h[7] : !tile.frag<64x16xf16> -> f16
   tile.return
 }
+
+// A column view (a_col, b_col): the start address moves col / panel whole
+// panels (each rows x 128 bytes: 8192 here) plus col % panel elements
+// (0 for a view of whole atoms), with the tile's LBO and SBO unchanged.
+// CHECK-LABEL: llvm.func @mma_cols(
+// CHECK: %[[COL:.*]] = llvm.mul %arg0, %{{.*}} : i32
+// CHECK: %[[SIX:.*]] = llvm.mlir.constant(6 : i32) : i32
+// CHECK: %[[P:.*]] = llvm.lshr %[[COL]], %[[SIX]] : i32
+// CHECK: %[[MASK:.*]] = llvm.mlir.constant(63 : i32) : i32
+// CHECK: %[[W:.*]] = llvm.and %[[COL]], %[[MASK]] : i32
+// CHECK: %[[PANEL:.*]] = llvm.mlir.constant(8192 : i32) : i32
+// CHECK: llvm.mul %[[P]], %[[PANEL]] : i32
+// CHECK: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK: llvm.mul %[[W]], %[[TWO]] : i32
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <col>], B[<f16>, <one>, <col>]
+tile.kernel @mma_cols(%wg: i32) {
+  %a = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f16, shared>
+  %b = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f16, shared>
+  %row = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %col = arith.muli %wg, %c64 : i32
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  %r = tile.mma %acc, %a[%row, %col], %b[%row] {a_k_major = false, b_k_major = true,
+      a_layout = #tile.layout<[64, 128], swizzle = 128, panel = 64>,
+      b_layout = #tile.layout<[64, 64], swizzle = 128, panel = 64>, k = 64}
+      : !tile.frag<64x64xf32>, !tile.ptr<f16, shared>, !tile.ptr<f16, shared>
+  tile.return
+}

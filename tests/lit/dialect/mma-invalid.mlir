@@ -282,3 +282,82 @@ tile.kernel @bf16_f16acc(%r: i32) {
       : !tile.frag<64x64xf16>, !tile.ptr<bf16, shared>, !tile.ptr<bf16, shared>
   tile.return
 }
+
+// -----
+
+// A column view starts on a swizzle atom: a constant column inside a panel
+// (64 f16 of a 128-byte swizzled tile) is refused.
+tile.kernel @cols_inside_atom(%r: i32) {
+  %a = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f16, shared>
+  %b = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f16, shared>
+  %c = arith.constant 32 : i32
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  // expected-error @+1 {{column view of operand a at 32 must start on a panel (64 elements) and end by 128}}
+  %x = tile.mma %acc, %a[%r, %c], %b[%r] {a_k_major = false, b_k_major = true,
+      a_layout = #tile.layout<[64, 128], swizzle = 128, panel = 64>,
+      b_layout = #tile.layout<[64, 64], swizzle = 128, panel = 64>, k = 64}
+      : !tile.frag<64x64xf32>, !tile.ptr<f16, shared>, !tile.ptr<f16, shared>
+  tile.return
+}
+
+// -----
+
+// ... and one that ends past the tile's inner dimension.
+tile.kernel @cols_past_end(%r: i32) {
+  %a = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f16, shared>
+  %b = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f16, shared>
+  %c = arith.constant 128 : i32
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  // expected-error @+1 {{column view of operand a at 128 must start on a panel (64 elements) and end by 128}}
+  %x = tile.mma %acc, %a[%r, %c], %b[%r] {a_k_major = false, b_k_major = true,
+      a_layout = #tile.layout<[64, 128], swizzle = 128, panel = 64>,
+      b_layout = #tile.layout<[64, 64], swizzle = 128, panel = 64>, k = 64}
+      : !tile.frag<64x64xf32>, !tile.ptr<f16, shared>, !tile.ptr<f16, shared>
+  tile.return
+}
+
+// -----
+
+// The view's extent (here N = 32 of an MN-major b, 64-element panels) is
+// whole atoms too, whatever its (runtime) start.
+tile.kernel @cols_part_atom(%r: i32) {
+  %a = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f16, shared>
+  %b = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f16, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x32xf32>
+  // expected-error @+1 {{a column view of operand b is whole swizzle atoms: N (32) must be a multiple of the panel (64) and at most the inner dimension (128)}}
+  %x = tile.mma %acc, %a[%r], %b[%r, %r] {a_k_major = true, b_k_major = false,
+      a_layout = #tile.layout<[64, 64], swizzle = 128, panel = 64>,
+      b_layout = #tile.layout<[64, 128], swizzle = 128, panel = 64>, k = 64}
+      : !tile.frag<64x32xf32>, !tile.ptr<f16, shared>, !tile.ptr<f16, shared>
+  tile.return
+}
+
+// -----
+
+// Without a column view the inner dimension is the whole extent.
+tile.kernel @mn_major_wider(%r: i32) {
+  %a = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f16, shared>
+  %b = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f16, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  // expected-error @+1 {{operand a's inner dimension must be M}}
+  %x = tile.mma %acc, %a[%r], %b[%r] {a_k_major = false, b_k_major = true,
+      a_layout = #tile.layout<[64, 128], swizzle = 128, panel = 64>,
+      b_layout = #tile.layout<[64, 64], swizzle = 128, panel = 64>, k = 64}
+      : !tile.frag<64x64xf32>, !tile.ptr<f16, shared>, !tile.ptr<f16, shared>
+  tile.return
+}
+
+// -----
+
+// tile.mma_reg_a's b takes the same column view.
+tile.kernel @rega_cols_inside_atom(%r: i32) {
+  %b = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f16, shared>
+  %c = arith.constant 16 : i32
+  %a = tile.frag_zeros : !tile.frag<64x64xf16>
+  %acc = tile.frag_zeros : !tile.frag<64x64xf32>
+  // expected-error @+1 {{column view of operand b at 16 must start on a panel (64 elements) and end by 128}}
+  %x = tile.mma_reg_a %acc, %a, %b[%r, %c] {b_k_major = false,
+      b_layout = #tile.layout<[64, 128], swizzle = 128, panel = 64>}
+      : !tile.frag<64x64xf32>, !tile.frag<64x64xf16>, !tile.ptr<f16, shared>
+  tile.return
+}

@@ -573,6 +573,8 @@ public:
     SharedArrayStmt *tile = nullptr;   // the 2-D shared tile (a ring stage's tile too)
     const ExprAST *rowBlock = nullptr; // rows(t, i, n): i (the view starts at row i * n)
     int64_t viewRows = 0;              // rows of the view (n, or the tile's rows)
+    const ExprAST *colBlock = nullptr; // cols(t, j, n): j (the view starts at column j * n)
+    int64_t viewCols = 0;              // columns of the view (n, or the tile's columns)
     bool transposed = false;           // trans(...): the tile read transposed
   };
   struct Mma {

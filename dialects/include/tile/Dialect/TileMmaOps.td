@@ -113,26 +113,36 @@ def Tile_FragExtractOp : Tile_Op<"frag_extract", [Pure]> {
 }
 
 def Tile_MmaOp : Tile_Op<"mma", [AllTypesMatch<["acc", "result"]>,
-    Tile_MemoryAccessOpInterface]> {
+    Tile_MemoryAccessOpInterface, AttrSizedOperandSegments]> {
   let summary = "acc += A * B on shared tiles (wgmma.mma_async, one warpgroup)";
   let description = [{
     A is rows * K of the tile `a` (its rows starting at `a_row`), K-major
     when `a_k_major` (the tile's inner dimension is K) else MN-major (the
     tile is [K, M], read transposed). B likewise: K-major (`b_k_major`: an
     [N, K] tile read transposed, rows from `b_row`) or MN-major ([K, N],
-    rows = K from `b_row`). `k` is the K extent (a multiple of 16). Lowered
+    rows = K from `b_row`). `k` is the K extent (a multiple of 16). With
+    `a_col` (`b_col`) the operand is a column view: inner-dimension elements
+    a_col .. a_col + extent - 1 (extent k when K-major, M (N) when MN-major)
+    of a wider tile; the view is whole swizzle atoms (the extent and a
+    constant a_col multiples of the layout's panel; a runtime one must be,
+    as a runtime row is not bounds-checked), since a descriptor's start
+    address moves along the inner dimension only by whole panels (MN-major:
+    the LBO is the panel stride, PTX ISA 9.7.15.5.1.2). Lowered
     to M/64 * K/16 wgmma.mma_async.m64nNk16 with descriptors from the
     layouts; the surrounding wgmma fence / commit / wait are separate ops.
     Reads both tiles through the async proxy.
   }];
   let arguments = (ins Tile_ValueFragType:$acc,
                        Arg<Tile_PtrIn<"shared">, "", [MemRead]>:$a, I32:$a_row,
+                       Optional<I32>:$a_col,
                        Arg<Tile_PtrIn<"shared">, "", [MemRead]>:$b, I32:$b_row,
+                       Optional<I32>:$b_col,
                        Tile_TileLayoutAttr:$a_layout, Tile_TileLayoutAttr:$b_layout,
                        BoolAttr:$a_k_major, BoolAttr:$b_k_major, I64Attr:$k);
   let results = (outs Tile_ValueFragType:$result);
   let assemblyFormat = [{
-    $acc `,` $a `[` $a_row `]` `,` $b `[` $b_row `]` attr-dict `:` qualified(type($acc)) `,`
+    $acc `,` $a `[` $a_row (`,` $a_col^)? `]` `,` $b `[` $b_row (`,` $b_col^)? `]` attr-dict `:`
+      qualified(type($acc)) `,`
       qualified(type($a)) `,` qualified(type($b))
   }];
   let hasVerifier = 1;
@@ -160,7 +170,8 @@ def Tile_MmaRegAOp : Tile_Op<"mma_reg_a", [AllTypesMatch<["acc", "result"]>,
     the same order as the D layout of a 16-column fragment, so step k reads
     registers 4k .. 4k+3 of each 64-row block of `a` unchanged; an fp8
     fragment already holds the k32 A layout (4 registers per step). B is
-    read from the shared tile `b` as in tile.mma (K-major when `b_k_major`;
+    read from the shared tile `b` as in tile.mma (K-major when `b_k_major`,
+    a column view with `b_col`;
     fp8 B must be K-major: fp8 wgmma has no imm-trans-b). Lowered to
     M/64 * K/16 wgmma.mma_async.m64nNk16 (fp8: K/32 .m64nNk32) with A in
     registers;
@@ -170,10 +181,11 @@ def Tile_MmaRegAOp : Tile_Op<"mma_reg_a", [AllTypesMatch<["acc", "result"]>,
   }];
   let arguments = (ins Tile_ValueFragType:$acc, Tile_FragType:$a,
                        Arg<Tile_PtrIn<"shared">, "", [MemRead]>:$b, I32:$b_row,
+                       Optional<I32>:$b_col,
                        Tile_TileLayoutAttr:$b_layout, BoolAttr:$b_k_major);
   let results = (outs Tile_ValueFragType:$result);
   let assemblyFormat = [{
-    $acc `,` $a `,` $b `[` $b_row `]` attr-dict `:` qualified(type($acc)) `,`
+    $acc `,` $a `,` $b `[` $b_row (`,` $b_col^)? `]` attr-dict `:` qualified(type($acc)) `,`
       qualified(type($a)) `,` qualified(type($b))
   }];
   let hasVerifier = 1;
