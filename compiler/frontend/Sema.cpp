@@ -537,64 +537,6 @@ void Sema::warnUnreadShadows() {
   }
 }
 
-namespace {
-/// The return statement of an inlined call whose body is `let`s and one
-/// `return`: what the call's value(s) are; null for any other body (a
-/// branch or a loop may return something else).
-const ReturnStmt *onlyReturn(const CallExpr &c) {
-  const Block &body = c.inlined->body;
-  auto *r = body.empty() ? nullptr : body.back()->as<ReturnStmt>();
-  if (!r || !std::all_of(body.begin(), body.end() - 1,
-                         [](const StmtPtr &st) { return st->is<LetStmt>(); }))
-    return nullptr;
-  return r;
-}
-} // namespace
-
-const ExprAST &Sema::boundValue(const ExprAST &e) const {
-  const ExprAST *x = &e;
-  // A chain is at most as long as the bindings (each names an earlier one).
-  // A call of a function whose body is `let`s and one `return v` (`fn
-  // leader() -> i1 { return role_thread_id() == 0 }`) is v; value i of
-  // `let (a, b) = f()` is the i-th of f's `return (x, y)` (or of the call
-  // `return g()` forwards).
-  size_t limit = boundValues_.size() + boundResults_.size() + size_t(inlinedCalls_);
-  for (size_t n = 0; n <= limit; ++n) {
-    if (auto *c = x->as<CallExpr>(); c && c->inlined) {
-      const ReturnStmt *r = onlyReturn(*c);
-      if (!r || !r->value || !c->inlined->results.empty())
-        return *x;
-      x = r->value.get();
-      continue;
-    }
-    auto *v = x->as<VarRefExpr>();
-    if (!v || !v->decl)
-      return *x;
-    if (auto it = boundValues_.find(v->decl); it != boundValues_.end()) {
-      x = it->second;
-      continue;
-    }
-    auto res = boundResults_.find(v->decl);
-    if (res == boundResults_.end())
-      return *x;
-    auto [call, index] = res->second;
-    for (const ReturnStmt *r = call->inlined ? onlyReturn(*call) : nullptr; r;) {
-      if (index < r->values.size()) {
-        x = r->values[index].get();
-        break;
-      }
-      // `return g(...)`: g's values, in the same positions.
-      auto *g = r->value ? r->value->as<CallExpr>() : nullptr;
-      r = g && g->inlined && ++n <= limit ? onlyReturn(*g) : nullptr;
-      if (!r)
-        return *x;
-    }
-    if (x == v)
-      return *x;
-  }
-  return *x;
-}
-
 void Sema::checkAssign(AssignStmt &s) {
   Type target;
   // A target name is a place: resolveStmtNames left it as written, so `inf`,
