@@ -83,7 +83,11 @@ struct CheckAddressAlignmentPass
         return;
       const int64_t align = accessAlignment(access);
       const unsigned need = llvm::countr_zero(static_cast<uint64_t>(align));
-      for (auto [origin, residues] : *held) {
+      // Named, not bound: a lambda below captures them (C++17 cannot
+      // capture a structured binding).
+      for (const auto &entry : *held) {
+        const Value origin = entry.first;
+        const OffsetResidues residues = entry.second;
         std::optional<uint64_t> off; // bytes past a multiple of `align`
         residues.forEach([&](unsigned bits, uint64_t residue) {
           unsigned m = std::min(bits, need);
