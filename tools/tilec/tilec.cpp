@@ -287,29 +287,26 @@ occurrences(const cl::Option &opt, ArrayRef<char *> args) {
   return out;
 }
 
-// The repeated-option check walks every registered option, LLVM's own
-// included. LLVM is built without RTTI, so UBSan's vptr check cannot see
-// those options' dynamic types and reports valid calls; it is off there.
-#if defined(__clang__)
-#define TILEC_ALL_OPTIONS __attribute__((no_sanitize("vptr")))
-#else
-#define TILEC_ALL_OPTIONS
-#endif
-
 /// An option's name as --help spells it: -o, -O, --emit.
-TILEC_ALL_OPTIONS static std::string dashed(const cl::Option &opt) {
+static std::string dashed(const cl::Option &opt) {
   return (opt.ArgStr.size() == 1 ? "-" : "--") + opt.ArgStr.str();
 }
 
 /// A single-value option given twice with different values is an error
 /// naming both (as nvcc's "redefinition of argument"): llvm::cl would keep
 /// the last silently. The same value twice is accepted, as `-D N=3 -D N=3`.
-TILEC_ALL_OPTIONS static bool checkRepeatedOptions(int argc, char **argv) {
+static bool checkRepeatedOptions(int argc, char **argv) {
+  // tilec's own options only: LLVM's registered ones are not tilec's to
+  // judge (and, LLVM being built without RTTI, UBSan cannot type them).
+  cl::Option *const own[] = {&outputFile, &emit,        &arch,         &optLevel,
+                             &cluster,    &explainSync, &noAutoSync,   &debugHangs,
+                             &verifyPtxas, &noWgmmaCheck, &fmad,        &fastMath,
+                             &mmaWaitAnchor, &libdevice, &printIRAfterAll};
   bool ok = true;
-  for (auto &[name, opt] : cl::getRegisteredOptions()) {
-    if (opt->getNumOccurrences() < 2 || opt->isPositional() || name != opt->ArgStr ||
+  for (cl::Option *opt : own) {
+    if (opt->getNumOccurrences() < 2 || opt->isPositional() ||
         opt->getNumOccurrencesFlag() == cl::ZeroOrMore ||
-        opt->getNumOccurrencesFlag() == cl::OneOrMore || !is_contained(opt->Categories, &category))
+        opt->getNumOccurrencesFlag() == cl::OneOrMore)
       continue;
     auto seen = occurrences(*opt, ArrayRef<char *>(argv + 1, argv + argc));
     for (size_t i = 1; i < seen.size() && ok; ++i)
