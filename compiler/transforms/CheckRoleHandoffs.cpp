@@ -2,15 +2,17 @@
 //
 // The roles of a `warpgroups` block run at the same time, and a role's
 // barrier is its own threads' (`bar.sync id, count`): what one role writes
-// to a shared tile reaches another role only through an mbarrier, the
-// writers arriving on it after their writes (a release) and the readers
-// waiting on it before their reads (an acquire; PTX ISA 9.7.13.15
-// mbarrier, "Memory Consistency Model": without that synchronises-with
-// edge the two accesses race and the read may see either value). Two
-// shapes of that race, each a warning naming both roles:
+// to a shared tile reaches another role only through a release by the
+// writers after their writes and an acquire by the readers before their
+// reads, on the same object: an mbarrier (arrive, wait; PTX ISA 9.7.13.15
+// mbarrier, "Memory Consistency Model"), or a flag or counter (a store or
+// atomic with release order, a load or atomic with acquire order, or the
+// fence patterns of either: SyncAnalysis.h). Without that synchronizes-with
+// edge the two accesses race and the read may see either value. Two shapes
+// of that race, each a warning naming both roles:
 //  - a read (generic, or an async-proxy read: TMA store, wgmma operand) of
 //    a tile that another role writes with plain generic stores, with no
-//    chain of mbarrier arrives and waits from the writes to the read;
+//    chain of releases and acquires from the writes to the read;
 //  - such a handoff inside a loop of the writing role (the tile is written
 //    again in the next iteration) with no chain back from the read to the
 //    next write: the write may land before the reader has read (a ring's
@@ -172,104 +174,93 @@ bool disjoint(Operation *a, Operation *b) {
   return x && y && (x->hi < y->lo || y->hi < x->lo);
 }
 
-/// A set of mbarrier allocations: those a chain of arrives and waits reaches
-/// from an op (reachAfter), or those a thread waits on before it
-/// (waitedBefore).
-struct MBarrierSet {
-  llvm::SmallPtrSet<Operation *, 8> mbarriers; // SharedAllocOps
-  bool any = false;                            // an mbarrier not traced to its allocation
-  bool contains(Value mbar) const {
-    SharedAllocOp alloc = rootAlloc(mbar);
-    return any || (!alloc ? !mbarriers.empty() : mbarriers.contains(alloc));
+/// A set of synchronisation objects (mbarriers, flags: sync::syncObject):
+/// those a chain of releases and acquires reaches from an op (reachAfter),
+/// or those a thread acquires before it (acquiredBefore).
+struct SyncObjectSet {
+  llvm::SmallDenseSet<Value, 8> objects;
+  bool any = false; // an object not traced to its root: it may be any
+  bool contains(Value object) const {
+    return any || (!object ? !objects.empty() : objects.contains(object));
+  }
+  void insert(Value object) {
+    if (!object)
+      any = true;
+    else
+      objects.insert(object);
   }
 };
 
 class Handoffs {
 public:
   explicit Handoffs(KernelOp kernel) {
-    kernel.walk([&](Operation *op) {
-      if (waitedMBarrier(op))
-        waits.push_back(op);
+    forEachAcquireIn(kernel, [&](Operation *point, Value object) {
+      acquires.push_back({point, object});
     });
   }
 
-  /// Every mbarrier arrived on after `from` in its thread, then every one
-  /// arrived on after a wait on one of those (in any role), and so on.
-  MBarrierSet reachAfter(Operation *from) const {
-    MBarrierSet reach;
+  /// Every object released after `from` in its thread, then every one
+  /// released after an acquire of one of those (in any role), and so on.
+  SyncObjectSet reachAfter(Operation *from) const {
+    SyncObjectSet reach;
     SmallVector<Operation *> todo{from};
     llvm::SmallPtrSet<Operation *, 8> seen{from};
     while (!todo.empty()) {
       Operation *at = todo.pop_back_val();
-      SmallVector<SharedAllocOp> added;
-      forEachOpAfter(at, [&](Operation *op) {
-        op->walk([&](MBarrierArriveOp arrive) {
-          SharedAllocOp alloc = rootAlloc(arrive.getMbar());
-          if (!alloc)
-            reach.any = true;
-          else if (reach.mbarriers.insert(alloc).second)
-            added.push_back(alloc);
-        });
+      SmallVector<Value> added;
+      forEachReleaseAfter(at, [&](Operation *, Value object) {
+        if (!object)
+          reach.any = true;
+        else if (reach.objects.insert(object).second)
+          added.push_back(object);
       });
-      for (Operation *wait : waits) {
-        SharedAllocOp alloc = rootAlloc(waitedMBarrier(wait));
-        bool reached = reach.any || !alloc || llvm::is_contained(added, alloc);
-        if (reached && seen.insert(wait).second)
-          todo.push_back(wait);
+      for (auto [point, object] : acquires) {
+        bool reached = reach.any || (!object ? !reach.objects.empty() : llvm::is_contained(added, object));
+        if (reached && seen.insert(point).second)
+          todo.push_back(point);
       }
       if (reach.any)
-        break; // every wait is reached already
+        break; // every acquire is reached already
     }
     return reach;
   }
 
-  /// The mbarriers the thread running `op` waits on before it.
-  static MBarrierSet waitedBefore(Operation *op) {
-    MBarrierSet waited;
-    forEachOpBefore(op, [&](Operation *prev) {
-      prev->walk([&](Operation *inner) {
-        if (Value mbar = waitedMBarrier(inner)) {
-          if (SharedAllocOp alloc = rootAlloc(mbar))
-            waited.mbarriers.insert(alloc);
-          else
-            waited.any = true;
-        }
-      });
-    });
-    return waited;
+  /// The objects the thread running `op` acquires before it.
+  static SyncObjectSet acquiredBefore(Operation *op) {
+    SyncObjectSet acquired;
+    forEachAcquireBefore(op, [&](Operation *, Value object) { acquired.insert(object); });
+    return acquired;
   }
 
-  /// Whether a wait of `waited` acquires what an arrive of `reach` released.
-  static bool meet(const MBarrierSet &reach, const MBarrierSet &waited) {
-    if (reach.mbarriers.empty() && !reach.any)
+  /// Whether an acquire of `acquired` synchronises with a release of `reach`.
+  static bool meet(const SyncObjectSet &reach, const SyncObjectSet &acquired) {
+    if (reach.objects.empty() && !reach.any)
       return false;
-    if (waited.mbarriers.empty() && !waited.any)
+    if (acquired.objects.empty() && !acquired.any)
       return false;
-    if (reach.any || waited.any)
+    if (reach.any || acquired.any)
       return true;
-    return llvm::any_of(reach.mbarriers,
-                        [&](Operation *m) { return waited.mbarriers.contains(m); });
+    return llvm::any_of(reach.objects, [&](Value m) { return acquired.objects.contains(m); });
   }
 
-  /// Whether `write` runs again after an arrive of `reach` hands its tile
+  /// Whether `write` runs again after a release of `reach` hands its tile
   /// over: a loop of its role holds both.
-  static bool writtenAgainAfterHandoff(Operation *write, const MBarrierSet &reach) {
+  static bool writtenAgainAfterHandoff(Operation *write, const SyncObjectSet &reach) {
     auto role = write->getParentOfType<RoleOp>();
-    for (Operation *loop = write->getParentOp(); loop && loop != role.getOperation();
-         loop = loop->getParentOp()) {
-      if (!isa<LoopLikeOpInterface>(loop))
-        continue;
-      WalkResult r = loop->walk([&](MBarrierArriveOp arrive) {
-        return reach.contains(arrive.getMbar()) ? WalkResult::interrupt() : WalkResult::advance();
-      });
-      if (r.wasInterrupted())
-        return true;
-    }
-    return false;
+    bool again = false;
+    forEachReleaseAfter(write, [&](Operation *point, Value object) {
+      if (again || !reach.contains(object))
+        return;
+      for (Operation *loop = write->getParentOp(); loop && loop != role.getOperation();
+           loop = loop->getParentOp())
+        if (isa<LoopLikeOpInterface>(loop) && loop->isProperAncestor(point))
+          again = true;
+    });
+    return again;
   }
 
 private:
-  SmallVector<Operation *> waits;
+  SmallVector<std::pair<Operation *, Value>> acquires; // acquire point, object
 };
 
 struct RoleAccesses {
@@ -310,8 +301,8 @@ struct CheckRoleHandoffsPass : mlir::tile::impl::TileCheckRoleHandoffsBase<Check
 
   /// What the pass needs of one access, computed once.
   struct Facts {
-    MBarrierSet after;  // mbarriers a chain reaches from what follows it
-    MBarrierSet before; // mbarriers its thread waits on before it
+    SyncObjectSet after;  // objects a chain reaches from what follows it
+    SyncObjectSet before; // objects its thread acquires before it
   };
 
   void checkAlloc(Operation *alloc, const RoleAccesses &entry, const Handoffs &handoffs) {
@@ -320,7 +311,7 @@ struct CheckRoleHandoffsPass : mlir::tile::impl::TileCheckRoleHandoffsBase<Check
       auto [it, inserted] = facts.try_emplace(op);
       if (inserted) {
         it->second.after = handoffs.reachAfter(op);
-        it->second.before = Handoffs::waitedBefore(op);
+        it->second.before = Handoffs::acquiredBefore(op);
       }
       return it->second;
     };
@@ -333,7 +324,7 @@ struct CheckRoleHandoffsPass : mlir::tile::impl::TileCheckRoleHandoffsBase<Check
         auto reader = read->getParentOfType<RoleOp>();
         if (reader == writer || reported.contains({writer, reader}) || disjoint(write, read))
           continue;
-        const MBarrierSet &released = factsOf(write).after;
+        const SyncObjectSet &released = factsOf(write).after;
         if (!Handoffs::meet(released, factsOf(read).before)) {
           reported.insert({writer, reader});
           reportUnordered(alloc, write, read);
@@ -355,7 +346,7 @@ struct CheckRoleHandoffsPass : mlir::tile::impl::TileCheckRoleHandoffsBase<Check
     InFlightDiagnostic d = read->emitWarning()
                            << "role '" << roleName(read) << "' reads a shared tile that role '"
                            << roleName(write)
-                           << "' writes, with no mbarrier between the writes and this read: the "
+                           << "' writes, with no mbarrier or release/acquire flag between the writes and this read: the "
                               "roles run at the same time, so it may read the tile before the "
                               "writes reach it";
     d.attachNote(write->getLoc()) << "written here in role '" << roleName(write) << "'";
@@ -370,7 +361,7 @@ struct CheckRoleHandoffsPass : mlir::tile::impl::TileCheckRoleHandoffsBase<Check
     InFlightDiagnostic d = write->emitWarning()
                            << "role '" << roleName(write)
                            << "' writes this shared tile again in its next iteration with no "
-                              "mbarrier after role '"
+                              "mbarrier or flag after role '"
                            << roleName(read) << "' reads it: the write may land before the read";
     d.attachNote(read->getLoc()) << "read here in role '" << roleName(read) << "'";
     d.attachNote(alloc->getLoc()) << "the tile is declared here";

@@ -15,11 +15,13 @@
 // the role's named barrier), or before the store itself when no barrier
 // precedes it or writes of the tile come after that barrier (the writes
 // then precede the read directly). When the writes reach the reader through
-// an mbarrier instead (the writers arrive on it after their writes, the
-// reader waits on it), the fence goes right before each such arrive, or
-// before the sync_warp()/barrier that precedes a one-lane arrive; the
-// arrive's release is tile-sync-semantics's decision
-// (SyncAnalysis::releasesToAsyncReads). One fence per barrier or arrive,
+// a release and an acquire instead (the writers arrive on an mbarrier, or
+// set a flag with a release store or atomic, after their writes; the reader
+// waits on it, or reads the flag with acquire, before the read: the rules
+// of SyncAnalysis.h), the fence goes right before each such release, or
+// before the sync_warp()/barrier that precedes a one-lane release; an
+// arrive's release order is tile-sync-semantics's decision
+// (SyncAnalysis::releasesToAsyncReads). One fence per barrier or release,
 // never duplicated.
 //
 // With `check-only` (tilec --no-auto-sync: insert nothing, what is missing is
@@ -141,55 +143,66 @@ bool unfencedWritesBetween(Operation *barrier, Operation *op,
   return false;
 }
 
-/// The mbarrier arrives that follow generic writes of a set of tiles in their
-/// thread's program order: a wait on their mbarrier is where the writes
-/// reach the waiting threads (the writers' proxy fence goes before such an
-/// arrive, and tile-sync-semantics makes it a release). A wait on another
-/// mbarrier (one only TMA completes, say) orders none of those writes.
-struct ReleasingArrives {
-  ReleasingArrives(KernelOp kernel, const llvm::DenseSet<Operation *> &tiles,
-                   const UniformityAnalysis &uniformity) {
-    kernel.walk([&](MBarrierArriveOp arrive) {
-      if (!writtenBefore(arrive, tiles))
+/// The releases (mbarrier arrives, release stores and atomics, the fences of
+/// release patterns: SyncAnalysis.h) that follow generic writes of a set of
+/// tiles in their thread's program order: an acquire of their object is
+/// where the writes reach the acquiring threads (the writers' proxy fence
+/// goes before such a release; tile-sync-semantics makes an arrive a
+/// release). An acquire of another object (an mbarrier only TMA completes,
+/// say) orders none of those writes.
+struct Releases {
+  Releases(KernelOp kernel, const llvm::DenseSet<Operation *> &tiles,
+           const UniformityAnalysis &uniformity) {
+    forEachReleaseIn(kernel, [&](Operation *point, Value object) {
+      if (!writtenBefore(point, tiles))
         return;
-      // An arrive that one thread makes (`if thread_id() == 0`) releases
+      // A release that one thread makes (`if thread_id() == 0`) releases
       // its own writes, and its warp's or CTA's when a sync_warp() or a
       // barrier orders them before it (every writer fences before that
       // sync); not the others'.
-      Operation *sync = uniformity.runsAligned(arrive) ? nullptr : syncBefore(arrive, tiles);
-      arrives.push_back({arrive, sync ? sync : arrive.getOperation()});
-      bool wholeWarps = uniformity.runsAligned(arrive) || sync;
-      if (SharedAllocOp mbar = rootAlloc(arrive.getMbar())) {
-        mbarriers.insert(mbar);
+      Operation *sync = uniformity.runsAligned(point) ? nullptr : syncBefore(point, tiles);
+      releases.push_back({point, object, sync ? sync : point});
+      bool wholeWarps = uniformity.runsAligned(point) || sync;
+      if (object) {
+        objects.insert(object);
         if (wholeWarps)
-          warpMBarriers.insert(mbar);
+          warpObjects.insert(object);
       } else {
-        anyMBarrier = true; // not traced to its allocation: it may be any
-        anyWarpMBarrier |= wholeWarps;
+        anyObject = true; // not traced to its root: it may be any
+        anyWarpObject |= wholeWarps;
       }
     });
   }
-  /// Whether a wait on `mbar` acquires what one of the arrives released
-  /// (with wholeWarps: the writes of every thread of the writers' warps).
-  bool releasedBy(Value mbar, bool wholeWarps) const {
-    SharedAllocOp alloc = rootAlloc(mbar);
-    const llvm::DenseSet<Operation *> &set = wholeWarps ? warpMBarriers : mbarriers;
-    if (wholeWarps ? anyWarpMBarrier : anyMBarrier)
+  /// Whether an acquire of `object` synchronises with one of the releases
+  /// (with wholeWarps: with the writes of every thread of the writers' warps).
+  bool releasedBy(Value object, bool wholeWarps) const {
+    const llvm::DenseSet<Value> &set = wholeWarps ? warpObjects : objects;
+    if (wholeWarps ? anyWarpObject : anyObject)
       return true;
-    return !set.empty() && (!alloc || set.contains(alloc));
+    return !set.empty() && (!object || set.contains(object));
+  }
+  /// Whether op (nested ops included) acquires what one of the releases
+  /// released.
+  bool acquiredIn(Operation *op, bool wholeWarps) const {
+    bool acquired = false;
+    forEachAcquireIn(op, [&](Operation *, Value object) {
+      acquired = acquired || releasedBy(object, wholeWarps);
+    });
+    return acquired;
   }
   struct Releasing {
-    MBarrierArriveOp arrive;
-    Operation *fenceBefore; // the arrive, or the sync that orders its writers before it
+    Operation *point;       // the arrive, release store or atomic, or a pattern's fence
+    Value object;           // what it releases (null: any)
+    Operation *fenceBefore; // the point, or the sync that orders its writers before it
   };
-  SmallVector<Releasing> arrives;
+  SmallVector<Releasing> releases;
 
 private:
   /// The op holding a sync_warp() or barrier between the last generic write
-  /// of the tiles before `arrive` and the arrive (its block, then its
+  /// of the tiles before `point` and the point (its block, then its
   /// ancestors'), or null.
-  static Operation *syncBefore(Operation *arrive, const llvm::DenseSet<Operation *> &tiles) {
-    for (Operation *at = arrive; at && !isa<KernelOp>(at); at = at->getParentOp())
+  static Operation *syncBefore(Operation *point, const llvm::DenseSet<Operation *> &tiles) {
+    for (Operation *at = point; at && !isa<KernelOp>(at); at = at->getParentOp())
       for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
         WalkResult synced = prev->walk([](Operation *op) {
           return isa<SyncWarpOp, BarrierOp, NamedBarrierOp>(op) ? WalkResult::interrupt()
@@ -202,25 +215,20 @@ private:
       }
     return nullptr;
   }
-  llvm::DenseSet<Operation *> mbarriers, warpMBarriers;
-  bool anyMBarrier = false, anyWarpMBarrier = false;
+  llvm::DenseSet<Value> objects, warpObjects;
+  bool anyObject = false, anyWarpObject = false;
 };
 
 /// Whether `op` is or contains a barrier (a CTA's, a role's, the cluster's)
-/// or a wait on an mbarrier the writers arrive on: what orders other
-/// threads' earlier writes before what follows it.
-bool ordersOtherThreads(Operation *op, const ReleasingArrives &released) {
-  bool found = false;
-  op->walk([&](Operation *inner) {
-    Value mbar = waitedMBarrier(inner);
-    if (isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterWaitOp>(inner) ||
-        (mbar && released.releasedBy(mbar, /*wholeWarps=*/true))) {
-      found = true;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
+/// or an acquire of what the writers released: what orders other threads'
+/// earlier writes before what follows it.
+bool ordersOtherThreads(Operation *op, const Releases &released) {
+  WalkResult r = op->walk([](Operation *inner) {
+    return isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterWaitOp>(inner)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
   });
-  return found;
+  return r.wasInterrupted() || released.acquiredIn(op, /*wholeWarps=*/true);
 }
 
 /// The generic write of `allocs` nearest before `op` in program order (op's
@@ -228,7 +236,7 @@ bool ordersOtherThreads(Operation *op, const ReleasingArrives &released) {
 /// threads' writes (scanning back from op, a region op holding a barrier or
 /// such a wait stops the scan), or nullptr.
 Operation *writeSinceBarrier(Operation *op, const llvm::DenseSet<Operation *> &allocs,
-                             const ReleasingArrives &released) {
+                             const Releases &released) {
   for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
     for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
       if (isa<RoleOp>(at) && isa<RoleOp>(prev))
@@ -256,7 +264,7 @@ Operation *writeSinceBarrier(Operation *op, const llvm::DenseSet<Operation *> &a
 /// the reader's own: not reported.
 bool checkUnorderedWriters(MemoryAccessOpInterface access,
                            const llvm::DenseSet<Operation *> &written,
-                           const ReleasingArrives &released,
+                           const Releases &released,
                            const UniformityAnalysis &uniformity) {
   Operation *write = writeSinceBarrier(access, written, released);
   if (!write || uniformity.controlLevel(write) > ::tile::uniformity::kAlignedMax)
@@ -274,11 +282,11 @@ bool checkUnorderedWriters(MemoryAccessOpInterface access,
 }
 
 /// The op nearest before `access` in program order, and after `barrier`
-/// (its nearest barrier, or null), that holds a wait on an mbarrier the
-/// writers of the tiles arrive on; or null.
+/// (its nearest barrier, or null), that holds an acquire of what the writers
+/// of the tiles released; or null.
 Operation *precedingReleasedWait(Operation *access, Operation *barrier,
-                                 const ReleasingArrives &released) {
-  if (released.arrives.empty())
+                                 const Releases &released) {
+  if (released.releases.empty())
     return nullptr;
   for (Operation *at = access; at && !isa<KernelOp>(at); at = at->getParentOp())
     for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
@@ -286,19 +294,14 @@ Operation *precedingReleasedWait(Operation *access, Operation *barrier,
         return nullptr;
       if (isa<RoleOp>(at) && isa<RoleOp>(prev))
         continue; // another role's threads
-      WalkResult r = prev->walk([&](Operation *inner) {
-        Value mbar = waitedMBarrier(inner);
-        return mbar && released.releasedBy(mbar, /*wholeWarps=*/false) ? WalkResult::interrupt()
-                                                                       : WalkResult::advance();
-      });
-      if (r.wasInterrupted())
+      if (released.acquiredIn(prev, /*wholeWarps=*/false))
         return prev;
     }
   return nullptr;
 }
 
 /// Whether a role other than the one `op` runs in writes one of `allocs`
-/// generically: its threads are ordered before op only by an mbarrier (the
+/// generically: its threads are ordered before op only by a release and an acquire (the
 /// roles run at the same time; a role's barrier is its own threads').
 bool writtenInAnotherRole(Operation *op, const llvm::DenseSet<Operation *> &allocs) {
   auto role = op->getParentOfType<RoleOp>();
@@ -310,50 +313,62 @@ bool writtenInAnotherRole(Operation *op, const llvm::DenseSet<Operation *> &allo
   return false;
 }
 
-/// fence.proxy.async before each arrive that releases the writes of
-/// `written` on an mbarrier that `wait` (an op holding waits) waits on: the
-/// writers' fence must precede their release (the proxy-fence rule), the
-/// reader's own fence after its wait would order only its own writes. With
-/// checkOnly, an error for each one missing. Returns false after an error.
-bool fenceReleasingArrives(Operation *wait, const ReleasingArrives &released,
-                           const llvm::DenseSet<Operation *> &written, bool checkOnly,
-                           MemoryAccessOpInterface access) {
-  llvm::DenseSet<Operation *> waited;
-  bool anyWaited = false;
-  wait->walk([&](Operation *inner) {
-    if (Value mbar = waitedMBarrier(inner)) {
-      if (SharedAllocOp alloc = rootAlloc(mbar))
-        waited.insert(alloc);
-      else
-        anyWaited = true;
-    }
+/// What a release point is, for messages.
+StringRef releaseNoun(Operation *point) {
+  if (isa<MBarrierArriveOp>(point))
+    return "arrive";
+  if (isa<FenceOp>(point))
+    return "fence";
+  return isa<StoreOp>(point) ? "release store" : "release atomic";
+}
+
+/// fence.proxy.async before each release of the writes of `written` whose
+/// object `acquire` (an op holding acquires) acquires: the writers' fence
+/// must precede their release (the proxy-fence rule), the reader's own
+/// fence after its acquire would order only its own writes. With checkOnly,
+/// an error for each one missing. Returns false after an error.
+bool fenceReleases(Operation *acquire, const Releases &released,
+                   const llvm::DenseSet<Operation *> &written, bool checkOnly,
+                   MemoryAccessOpInterface access) {
+  llvm::DenseSet<Value> acquired;
+  bool anyAcquired = false;
+  forEachAcquireIn(acquire, [&](Operation *, Value object) {
+    if (object)
+      acquired.insert(object);
+    else
+      anyAcquired = true;
   });
   bool ok = true;
-  for (auto [arrive, at] : released.arrives) {
-    SharedAllocOp mbar = rootAlloc(arrive.getMbar());
-    if (mbar && !anyWaited && !waited.contains(mbar))
+  llvm::SmallPtrSet<Operation *, 4> reported;
+  for (auto [point, object, at] : released.releases) {
+    if (object && !anyAcquired && !acquired.contains(object))
       continue;
     if (isa_and_nonnull<FenceProxyAsyncOp>(at->getPrevNode()) || userFencedBefore(at, written))
       continue;
     if (checkOnly) {
-      InFlightDiagnostic d = arrive->emitError(
+      if (!reported.insert(point).second)
+        continue;
+      StringRef noun = releaseNoun(point);
+      InFlightDiagnostic d = point->emitError(
           "generic-proxy writes of a tile that an async-proxy read (" +
           Twine(isa<MmaOp, MmaRegAOp>(access.getOperation()) ? "wgmma operand" : "TMA store") +
-          ") takes after the wait are not fenced before this arrive: "
-          "fence.proxy.async.shared::cta is missing");
+          ") takes after the " + (isa<MBarrierArriveOp>(point) ? "wait" : "acquire") +
+          " are not fenced before this " + noun + ": fence.proxy.async.shared::cta is missing");
       d.attachNote(access->getLoc()) << "the async-proxy read is here";
-      attachHint(d, at == arrive.getOperation()
-                        ? "add fence_proxy_async() after the writes, before this arrive, or drop "
-                          "--no-auto-sync"
-                        : "add fence_proxy_async() after the writes, before the sync_warp() or "
-                          "barrier that orders them before this arrive, or drop --no-auto-sync");
+      attachHint(d, at == point ? "add fence_proxy_async() after the writes, before this " + noun +
+                                      ", or drop --no-auto-sync"
+                                : "add fence_proxy_async() after the writes, before the "
+                                  "sync_warp() or barrier that orders them before this " +
+                                      noun + ", or drop --no-auto-sync");
       ok = false;
       continue;
     }
     OpBuilder b(at);
     auto fence = FenceProxyAsyncOp::create(b, at->getLoc());
-    setReason(fence, "fence.proxy.async.shared::cta: generic writes of a tile before the "
-                     "mbarrier arrive that releases them to an async-proxy read after the wait");
+    setReason(fence, ("fence.proxy.async.shared::cta: generic writes of a tile before the " +
+                      releaseNoun(point) +
+                      " that releases them to an async-proxy read after the acquire")
+                         .str());
   }
   return ok;
 }
@@ -381,23 +396,24 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
         written.insert(alloc);
     if (written.empty())
       return;
-    ReleasingArrives released(kernel, written, uniformity);
+    Releases released(kernel, written, uniformity);
     if (!checkUnorderedWriters(access, written, released, uniformity)) {
       ok = false;
       return;
     }
-    // Through an mbarrier the writers arrive on, the writes reach the reader
-    // by the arrives' release: each writer fences before its arrive.
+    // Through an acquire of what the writers released (an mbarrier, a
+    // flag), the writes reach the reader: each writer fences before its
+    // release.
     Operation *at = precedingBarrier(access);
     if (Operation *wait = precedingReleasedWait(access, at, released)) {
-      if (!fenceReleasingArrives(wait, released, written, checkOnly, access))
+      if (!fenceReleases(wait, released, written, checkOnly, access))
         ok = false;
       at = wait;
     } else if (writtenInAnotherRole(access, written)) {
       // The reader's role barrier orders only its own role's threads: writes
-      // of another role reach it through the mbarrier wait before it.
+      // of another role reach it through the acquire before it.
       if (Operation *wait = precedingReleasedWait(access, nullptr, released))
-        if (!fenceReleasingArrives(wait, released, written, checkOnly, access))
+        if (!fenceReleases(wait, released, written, checkOnly, access))
           ok = false;
       if (!writtenBefore(access, written))
         return; // no write of the reader's own threads to fence
@@ -408,7 +424,7 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
     if (!at || unfencedWritesBetween(at, access, written))
       at = access;
     else if (!isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterArriveOp>(at))
-      return; // the mbarrier's arrives carry the fence
+      return; // the releases carry the fence
     if (isa_and_nonnull<FenceProxyAsyncOp>(at->getPrevNode()))
       return;
     if (checkOnly) {

@@ -7,10 +7,10 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::sync;
 
-SharedAllocOp sync::rootAlloc(Value ptr) {
+/// What ptr is derived from through ptr_add, mapa and tile elements: a shared
+/// allocation's result, a block argument, or the first other op's result.
+static Value pointerRoot(Value ptr) {
   while (Operation *def = ptr.getDefiningOp()) {
-    if (auto alloc = dyn_cast<SharedAllocOp>(def))
-      return alloc;
     if (auto add = dyn_cast<PtrAddOp>(def))
       ptr = add.getBase();
     else if (auto mapa = dyn_cast<MapaOp>(def))
@@ -18,9 +18,19 @@ SharedAllocOp sync::rootAlloc(Value ptr) {
     else if (auto element = dyn_cast<TileElementOp>(def)) // t[i, j] of a tile
       ptr = element.getBase();
     else
-      return nullptr;
+      break;
   }
-  return nullptr;
+  return ptr;
+}
+
+SharedAllocOp sync::rootAlloc(Value ptr) { return pointerRoot(ptr).getDefiningOp<SharedAllocOp>(); }
+
+Value sync::syncObject(Value ptr) {
+  Value root = pointerRoot(ptr);
+  if (root.getDefiningOp<SharedAllocOp>())
+    return root;
+  auto param = dyn_cast<BlockArgument>(root);
+  return param && isa<KernelOp>(param.getOwner()->getParentOp()) ? root : Value();
 }
 
 static AddressSpace spaceOf(Value ptr) { return cast<PtrType>(ptr.getType()).getSpace(); }
@@ -58,6 +68,83 @@ Value sync::waitedMBarrier(Operation *op) {
   if (auto probe = dyn_cast<MBarrierTryWaitOp>(op))
     return probe.getMbar();
   return nullptr;
+}
+
+/// A generic-proxy access that is not weak: only such an access takes part
+/// in a release or acquire pattern (PTX ISA "Memory Consistency Model":
+/// morally strong operations).
+static MemoryAccessOpInterface strongAccess(Operation *op) {
+  auto access = dyn_cast<MemoryAccessOpInterface>(op);
+  if (!access || access.getAccessProxy() != MemoryProxy::generic ||
+      access.getAccessOrder() == MemoryOrder::weak)
+    return nullptr;
+  return access;
+}
+
+std::optional<Value> sync::releasedObject(Operation *op) {
+  if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
+    return syncObject(arrive.getMbar());
+  MemoryAccessOpInterface access = strongAccess(op);
+  if (!access || !access.writesMemory())
+    return std::nullopt;
+  MemoryOrder order = access.getAccessOrder();
+  if (order != MemoryOrder::release && order != MemoryOrder::acq_rel && order != MemoryOrder::sc)
+    return std::nullopt;
+  return syncObject(access.getAccessPtr());
+}
+
+std::optional<Value> sync::acquiredObject(Operation *op) {
+  if (Value mbar = waitedMBarrier(op))
+    return syncObject(mbar);
+  MemoryAccessOpInterface access = strongAccess(op);
+  if (!access || !access.readsMemory())
+    return std::nullopt;
+  MemoryOrder order = access.getAccessOrder();
+  if (order != MemoryOrder::acquire && order != MemoryOrder::acq_rel && order != MemoryOrder::sc)
+    return std::nullopt;
+  return syncObject(access.getAccessPtr());
+}
+
+/// The objects of the strong writes after `fence` (reads before it): what
+/// its release (acquire) pattern synchronises on.
+static void forEachPatternObject(Operation *fence, bool release, SyncPointFn fn) {
+  auto visit = [&](Operation *op) {
+    op->walk([&](Operation *inner) {
+      MemoryAccessOpInterface access = strongAccess(inner);
+      if (access && (release ? access.writesMemory() : access.readsMemory()))
+        fn(fence, syncObject(access.getAccessPtr()));
+    });
+  };
+  if (release)
+    forEachOpAfter(fence, visit);
+  else
+    forEachOpBefore(fence, visit);
+}
+
+void sync::forEachReleaseIn(Operation *op, SyncPointFn fn) {
+  op->walk([&](Operation *inner) {
+    if (std::optional<Value> object = releasedObject(inner))
+      fn(inner, *object);
+    else if (isa<FenceOp>(inner)) // fence.acq_rel or fence.sc, both release
+      forEachPatternObject(inner, /*release=*/true, fn);
+  });
+}
+
+void sync::forEachAcquireIn(Operation *op, SyncPointFn fn) {
+  op->walk([&](Operation *inner) {
+    if (std::optional<Value> object = acquiredObject(inner))
+      fn(inner, *object);
+    else if (isa<FenceOp>(inner))
+      forEachPatternObject(inner, /*release=*/false, fn);
+  });
+}
+
+void sync::forEachReleaseAfter(Operation *at, SyncPointFn fn) {
+  forEachOpAfter(at, [&](Operation *op) { forEachReleaseIn(op, fn); });
+}
+
+void sync::forEachAcquireBefore(Operation *at, SyncPointFn fn) {
+  forEachOpBefore(at, [&](Operation *op) { forEachAcquireIn(op, fn); });
 }
 
 bool sync::writesGenerically(Operation *op, const llvm::DenseSet<Operation *> &allocs) {

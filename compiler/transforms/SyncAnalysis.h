@@ -104,6 +104,39 @@ void forEachOpAfter(Operation *at, llvm::function_ref<void(Operation *)> fn);
 /// The mbarrier a wait or try_wait waits on; null for any other op.
 Value waitedMBarrier(Operation *op);
 
+/// Synchronisation between threads through memory: one thread releases an
+/// object (arrives on an mbarrier, writes a flag or counter with release
+/// order), another acquires it (waits on the mbarrier, reads the flag with
+/// acquire order); what the first wrote before the release is then visible
+/// to what the second does after the acquire (PTX ISA "Memory Consistency
+/// Model": release and acquire patterns, synchronizes-with). A fence
+/// (fence.acq_rel/sc) followed by a strong write is a release pattern, a
+/// strong read followed by a fence an acquire pattern: the fence is then
+/// the release (acquire) point.
+///
+/// The object is the root of the operation's pointer, the same for every
+/// operation on one mbarrier, flag or counter: a shared allocation or a
+/// kernel parameter. Null when the pointer is not traced to one (it may be
+/// any object).
+Value syncObject(Value ptr);
+/// The object op releases (acquires) by itself, or nullopt when it is no
+/// release (acquire) operation: an mbarrier arrive (wait, test); a store or
+/// read-modify-write with release, acq_rel or sc order (a load or
+/// read-modify-write with acquire, acq_rel or sc order).
+std::optional<Value> releasedObject(Operation *op);
+std::optional<Value> acquiredObject(Operation *op);
+/// fn(point, object) for each release (acquire) inside op, nested ops
+/// included: release operations and the fences of release patterns (acquire
+/// operations and the fences of acquire patterns, with each strong read
+/// before the fence).
+using SyncPointFn = llvm::function_ref<void(Operation *point, Value object)>;
+void forEachReleaseIn(Operation *op, SyncPointFn fn);
+void forEachAcquireIn(Operation *op, SyncPointFn fn);
+/// The releases after `at` in its thread's program order (forEachOpAfter),
+/// and the acquires before it (forEachOpBefore).
+void forEachReleaseAfter(Operation *at, SyncPointFn fn);
+void forEachAcquireBefore(Operation *at, SyncPointFn fn);
+
 /// The generic writes and async-proxy reads of op (nested ops included),
 /// each with the shared allocations it accesses.
 bool writesGenerically(Operation *op, const llvm::DenseSet<Operation *> &allocs);
