@@ -5,8 +5,9 @@
 // elect_one() chose exactly one lane of every warp, and that block_range in
 // a role covers its range with the role's threads. Loading the module also
 // checks the JIT log: a dropped setmaxnreg would be an error (Module.cpp).
-// Two more kernels hand a shared tile from one role to another through an
-// mbarrier and read it with the async proxy (a TMA store, a wgmma operand).
+// Four more kernels hand a shared tile from one role to another, through an
+// mbarrier or through a flag released and acquired, and read it with the
+// async proxy (a TMA store, a wgmma operand).
 #include <catch2/catch.hpp>
 
 #include <tile/runtime.h>
@@ -78,7 +79,11 @@ TEST_CASE("warp roles: role ids, role barriers and elect_one on 40/232/232", "[r
     }
 }
 
-TEST_CASE("a tile handed between roles reaches a TMA store and a wgmma", "[roles]") {
+namespace {
+
+/// Runs a handoff-to-TMA-store kernel and a handoff-to-wgmma kernel of
+/// roles.ptx and checks both results exactly.
+void checkHandoffs(const char *storeKernel, const char *mmaKernel) {
   tile::Context ctx(0);
   tile::Module m = tile::Module::fromFiles(ctx, ptxPath());
   const int blocks = 16;
@@ -90,15 +95,15 @@ TEST_CASE("a tile handed between roles reaches a TMA store and a wgmma", "[roles
 
   tile::DeviceBuffer<float> d(size_t(blocks) * 4 * 32);
   d.fillBytes(0xff); // NaN: a row the store did not write fails
-  m.kernel("role_handoff_store").launch(c, tile::Tensor(d, {int64_t(blocks) * 4, 32}), spin.ptr());
+  m.kernel(storeKernel).launch(c, tile::Tensor(d, {int64_t(blocks) * 4, 32}), spin.ptr());
   ctx.synchronize();
   std::vector<float> got = d.toHost();
   int bad = 0;
   for (int b = 0; b < blocks; ++b)
     for (int r = 0; r < 128; ++r)
       if (got[size_t(b) * 128 + r] != float(b * 1000 + r) && bad++ < 10)
-        FAIL_CHECK("block " << b << " element " << r << ": got " << got[size_t(b) * 128 + r]
-                            << ", want " << b * 1000 + r);
+        FAIL_CHECK(storeKernel << ": block " << b << " element " << r << ": got "
+                               << got[size_t(b) * 128 + r] << ", want " << b * 1000 + r);
   CHECK(bad == 0);
 
   // Small integers: exact in bf16 and in the f32 sums of 64 products.
@@ -111,7 +116,7 @@ TEST_CASE("a tile handed between roles reaches a TMA store and a wgmma", "[roles
   dx.copyFrom(x);
   dc.fillBytes(0xff);
   c.grid = tile::Dim3(1);
-  m.kernel("role_handoff_mma").launch(c, dx.ptr(), dc.ptr(), spin.ptr());
+  m.kernel(mmaKernel).launch(c, dx.ptr(), dc.ptr(), spin.ptr());
   ctx.synchronize();
   std::vector<float> cc = dc.toHost();
   bad = 0;
@@ -121,7 +126,17 @@ TEST_CASE("a tile handed between roles reaches a TMA store and a wgmma", "[roles
       for (int k = 0; k < 64; ++k)
         want += x[size_t(i * 64 + k)] * x[size_t(4096 + j * 64 + k)];
       if (cc[size_t(i * 64 + j)] != want && bad++ < 10)
-        FAIL_CHECK("C[" << i << ", " << j << "] = " << cc[size_t(i * 64 + j)] << ", want " << want);
+        FAIL_CHECK(mmaKernel << ": C[" << i << ", " << j << "] = " << cc[size_t(i * 64 + j)]
+                             << ", want " << want);
     }
   CHECK(bad == 0);
+}
+
+} // namespace
+
+TEST_CASE("a tile handed between roles reaches a TMA store and a wgmma", "[roles]") {
+  SECTION("through an mbarrier") { checkHandoffs("role_handoff_store", "role_handoff_mma"); }
+  SECTION("through a release/acquire flag and a fenced counter") {
+    checkHandoffs("role_flag_store", "role_flag_mma");
+  }
 }
