@@ -182,11 +182,12 @@ struct Releases {
     return !set.empty() && (!object || set.contains(object));
   }
   /// Whether op (nested ops included) acquires what one of the releases
-  /// released.
-  bool acquiredIn(Operation *op, bool wholeWarps) const {
+  /// released: by an mbarrier wait, or (with flags) by any acquire.
+  bool acquiredIn(Operation *op, bool wholeWarps, bool flags) const {
     bool acquired = false;
-    forEachAcquireIn(op, [&](Operation *, Value object) {
-      acquired = acquired || releasedBy(object, wholeWarps);
+    forEachAcquireIn(op, [&](Operation *point, Value object) {
+      if (flags || waitedMBarrier(point))
+        acquired = acquired || releasedBy(object, wholeWarps);
     });
     return acquired;
   }
@@ -220,15 +221,18 @@ private:
 };
 
 /// Whether `op` is or contains a barrier (a CTA's, a role's, the cluster's)
-/// or an acquire of what the writers released: what orders other threads'
-/// earlier writes before what follows it.
+/// or a wait on an mbarrier the writers arrive on: what orders other
+/// threads' earlier writes before what follows it. A flag's acquire is not
+/// taken for one here: the release it meets may come after the read (a
+/// semaphore the reading thread itself releases later), and outside the
+/// roles which thread releases is not known.
 bool ordersOtherThreads(Operation *op, const Releases &released) {
   WalkResult r = op->walk([](Operation *inner) {
     return isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterWaitOp>(inner)
                ? WalkResult::interrupt()
                : WalkResult::advance();
   });
-  return r.wasInterrupted() || released.acquiredIn(op, /*wholeWarps=*/true);
+  return r.wasInterrupted() || released.acquiredIn(op, /*wholeWarps=*/true, /*flags=*/false);
 }
 
 /// The generic write of `allocs` nearest before `op` in program order (op's
@@ -283,9 +287,10 @@ bool checkUnorderedWriters(MemoryAccessOpInterface access,
 
 /// The op nearest before `access` in program order, and after `barrier`
 /// (its nearest barrier, or null), that holds an acquire of what the writers
-/// of the tiles released; or null.
-Operation *precedingReleasedWait(Operation *access, Operation *barrier,
-                                 const Releases &released) {
+/// of the tiles released (a wait on their mbarrier; with flags, any
+/// acquire); or null.
+Operation *precedingReleasedWait(Operation *access, Operation *barrier, const Releases &released,
+                                 bool flags) {
   if (released.releases.empty())
     return nullptr;
   for (Operation *at = access; at && !isa<KernelOp>(at); at = at->getParentOp())
@@ -294,7 +299,7 @@ Operation *precedingReleasedWait(Operation *access, Operation *barrier,
         return nullptr;
       if (isa<RoleOp>(at) && isa<RoleOp>(prev))
         continue; // another role's threads
-      if (released.acquiredIn(prev, /*wholeWarps=*/false))
+      if (released.acquiredIn(prev, /*wholeWarps=*/false, flags))
         return prev;
     }
   return nullptr;
@@ -401,22 +406,33 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
       ok = false;
       return;
     }
-    // Through an acquire of what the writers released (an mbarrier, a
-    // flag), the writes reach the reader: each writer fences before its
-    // release.
+    // Through a wait on an mbarrier the writers arrive on, the writes reach
+    // the reader by the arrives' release: each writer fences before its
+    // arrive.
     Operation *at = precedingBarrier(access);
-    if (Operation *wait = precedingReleasedWait(access, at, released)) {
+    if (Operation *wait = precedingReleasedWait(access, at, released, /*flags=*/false)) {
       if (!fenceReleases(wait, released, written, checkOnly, access))
         ok = false;
       at = wait;
     } else if (writtenInAnotherRole(access, written)) {
       // The reader's role barrier orders only its own role's threads: writes
-      // of another role reach it through the acquire before it.
-      if (Operation *wait = precedingReleasedWait(access, nullptr, released))
+      // of another role reach it through the acquire before it (an
+      // mbarrier's wait or a flag's).
+      if (Operation *wait = precedingReleasedWait(access, nullptr, released, /*flags=*/true))
         if (!fenceReleases(wait, released, written, checkOnly, access))
           ok = false;
       if (!writtenBefore(access, written))
         return; // no write of the reader's own threads to fence
+    } else if (Operation *acquire =
+                   precedingReleasedWait(access, nullptr, released, /*flags=*/true)) {
+      // A flag the writers release after their writes and the reader
+      // acquires before the read: the writers fence before their release,
+      // as for an mbarrier. Whether that release is what ordered these
+      // writes is not known (a semaphore the reader itself releases after
+      // the read, a loop's previous iteration), so the barrier's fence
+      // below stays too.
+      if (!fenceReleases(acquire, released, written, checkOnly, access))
+        ok = false;
     }
     // The nearest barrier before the read orders the writes only when they
     // come before it; writes after it (no barrier between them and the read)
