@@ -81,9 +81,10 @@ TEST_CASE("warp roles: role ids, role barriers and elect_one on 40/232/232", "[r
 
 namespace {
 
-/// Runs a handoff-to-TMA-store kernel and a handoff-to-wgmma kernel of
-/// roles.ptx and checks both results exactly.
-void checkHandoffs(const char *storeKernel, const char *mmaKernel) {
+/// Runs a handoff-to-TMA-store kernel (with storeFlags, one that takes a
+/// zeroed flag per CTA) and a handoff-to-wgmma kernel of roles.ptx and
+/// checks both results exactly.
+void checkHandoffs(const char *storeKernel, bool storeFlags, const char *mmaKernel) {
   tile::Context ctx(0);
   tile::Module m = tile::Module::fromFiles(ctx, ptxPath());
   const int blocks = 16;
@@ -95,7 +96,13 @@ void checkHandoffs(const char *storeKernel, const char *mmaKernel) {
 
   tile::DeviceBuffer<float> d(size_t(blocks) * 4 * 32);
   d.fillBytes(0xff); // NaN: a row the store did not write fails
-  m.kernel(storeKernel).launch(c, tile::Tensor(d, {int64_t(blocks) * 4, 32}), spin.ptr());
+  tile::Tensor dt(d, {int64_t(blocks) * 4, 32});
+  tile::DeviceBuffer<int32_t> flags(blocks);
+  flags.fillBytes(0);
+  if (storeFlags)
+    m.kernel(storeKernel).launch(c, dt, spin.ptr(), flags.ptr());
+  else
+    m.kernel(storeKernel).launch(c, dt, spin.ptr());
   ctx.synchronize();
   std::vector<float> got = d.toHost();
   int bad = 0;
@@ -135,8 +142,8 @@ void checkHandoffs(const char *storeKernel, const char *mmaKernel) {
 } // namespace
 
 TEST_CASE("a tile handed between roles reaches a TMA store and a wgmma", "[roles]") {
-  SECTION("through an mbarrier") { checkHandoffs("role_handoff_store", "role_handoff_mma"); }
+  SECTION("through an mbarrier") { checkHandoffs("role_handoff_store", false, "role_handoff_mma"); }
   SECTION("through a release/acquire flag and a fenced counter") {
-    checkHandoffs("role_flag_store", "role_flag_mma");
+    checkHandoffs("role_flag_store", true, "role_flag_mma");
   }
 }
