@@ -143,6 +143,26 @@ bool unfencedWritesBetween(Operation *barrier, Operation *op,
   return false;
 }
 
+/// Which acquires order the writers' releases before a read.
+enum class AcquireMatch {
+  mbarrierWaits, // waits on an mbarrier the writers arrive on
+  any,           // every acquire (between roles: the writers are another role's threads)
+  tracedFlags,   // a flag's acquire and a release of the same traced object
+};
+
+/// Whether `match` takes the acquire at `point` of `object`.
+bool takes(AcquireMatch match, Operation *point, Value object) {
+  switch (match) {
+  case AcquireMatch::mbarrierWaits:
+    return waitedMBarrier(point) != nullptr;
+  case AcquireMatch::any:
+    return true;
+  case AcquireMatch::tracedFlags:
+    return !waitedMBarrier(point) && object;
+  }
+  return false;
+}
+
 /// The releases (mbarrier arrives, release stores and atomics, the fences of
 /// release patterns: SyncAnalysis.h) that follow generic writes of a set of
 /// tiles in their thread's program order: an acquire of their object is
@@ -182,12 +202,16 @@ struct Releases {
     return !set.empty() && (!object || set.contains(object));
   }
   /// Whether op (nested ops included) acquires what one of the releases
-  /// released: by an mbarrier wait, or (with flags) by any acquire.
-  bool acquiredIn(Operation *op, bool wholeWarps, bool flags) const {
+  /// released, by an acquire that `match` takes.
+  bool acquiredIn(Operation *op, bool wholeWarps, AcquireMatch match) const {
     bool acquired = false;
     forEachAcquireIn(op, [&](Operation *point, Value object) {
-      if (flags || waitedMBarrier(point))
-        acquired = acquired || releasedBy(object, wholeWarps);
+      if (!takes(match, point, object))
+        return;
+      acquired = acquired || (match == AcquireMatch::tracedFlags
+                                  ? llvm::any_of(releases,
+                                                 [&](const Releasing &r) { return r.object == object; })
+                                  : releasedBy(object, wholeWarps));
     });
     return acquired;
   }
@@ -232,7 +256,7 @@ bool ordersOtherThreads(Operation *op, const Releases &released) {
                ? WalkResult::interrupt()
                : WalkResult::advance();
   });
-  return r.wasInterrupted() || released.acquiredIn(op, /*wholeWarps=*/true, /*flags=*/false);
+  return r.wasInterrupted() || released.acquiredIn(op, /*wholeWarps=*/true, AcquireMatch::mbarrierWaits);
 }
 
 /// The generic write of `allocs` nearest before `op` in program order (op's
@@ -287,10 +311,9 @@ bool checkUnorderedWriters(MemoryAccessOpInterface access,
 
 /// The op nearest before `access` in program order, and after `barrier`
 /// (its nearest barrier, or null), that holds an acquire of what the writers
-/// of the tiles released (a wait on their mbarrier; with flags, any
-/// acquire); or null.
+/// of the tiles released, by an acquire that `match` takes; or null.
 Operation *precedingReleasedWait(Operation *access, Operation *barrier, const Releases &released,
-                                 bool flags) {
+                                 AcquireMatch match) {
   if (released.releases.empty())
     return nullptr;
   for (Operation *at = access; at && !isa<KernelOp>(at); at = at->getParentOp())
@@ -299,7 +322,7 @@ Operation *precedingReleasedWait(Operation *access, Operation *barrier, const Re
         return nullptr;
       if (isa<RoleOp>(at) && isa<RoleOp>(prev))
         continue; // another role's threads
-      if (released.acquiredIn(prev, /*wholeWarps=*/false, flags))
+      if (released.acquiredIn(prev, /*wholeWarps=*/false, match))
         return prev;
     }
   return nullptr;
@@ -328,16 +351,19 @@ StringRef releaseNoun(Operation *point) {
 }
 
 /// fence.proxy.async before each release of the writes of `written` whose
-/// object `acquire` (an op holding acquires) acquires: the writers' fence
-/// must precede their release (the proxy-fence rule), the reader's own
-/// fence after its acquire would order only its own writes. With checkOnly,
-/// an error for each one missing. Returns false after an error.
-bool fenceReleases(Operation *acquire, const Releases &released,
+/// object `acquire` (an op holding acquires) acquires by an acquire that
+/// `match` takes: the writers' fence must precede their release (the
+/// proxy-fence rule), the reader's own fence after its acquire would order
+/// only its own writes. With checkOnly, an error for each one missing.
+/// Returns false after an error.
+bool fenceReleases(Operation *acquire, AcquireMatch match, const Releases &released,
                    const llvm::DenseSet<Operation *> &written, bool checkOnly,
                    MemoryAccessOpInterface access) {
   llvm::DenseSet<Value> acquired;
   bool anyAcquired = false;
-  forEachAcquireIn(acquire, [&](Operation *, Value object) {
+  forEachAcquireIn(acquire, [&](Operation *point, Value object) {
+    if (!takes(match, point, object))
+      return;
     if (object)
       acquired.insert(object);
     else
@@ -346,7 +372,9 @@ bool fenceReleases(Operation *acquire, const Releases &released,
   bool ok = true;
   llvm::SmallPtrSet<Operation *, 4> reported;
   for (auto [point, object, at] : released.releases) {
-    if (object && !anyAcquired && !acquired.contains(object))
+    bool traced = match == AcquireMatch::tracedFlags;
+    if (traced ? !object || !acquired.contains(object)
+               : object && !anyAcquired && !acquired.contains(object))
       continue;
     if (isa_and_nonnull<FenceProxyAsyncOp>(at->getPrevNode()) || userFencedBefore(at, written))
       continue;
@@ -410,28 +438,30 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
     // the reader by the arrives' release: each writer fences before its
     // arrive.
     Operation *at = precedingBarrier(access);
-    if (Operation *wait = precedingReleasedWait(access, at, released, /*flags=*/false)) {
-      if (!fenceReleases(wait, released, written, checkOnly, access))
+    if (Operation *wait = precedingReleasedWait(access, at, released, AcquireMatch::mbarrierWaits)) {
+      if (!fenceReleases(wait, AcquireMatch::mbarrierWaits, released, written, checkOnly, access))
         ok = false;
       at = wait;
     } else if (writtenInAnotherRole(access, written)) {
       // The reader's role barrier orders only its own role's threads: writes
       // of another role reach it through the acquire before it (an
       // mbarrier's wait or a flag's).
-      if (Operation *wait = precedingReleasedWait(access, nullptr, released, /*flags=*/true))
-        if (!fenceReleases(wait, released, written, checkOnly, access))
+      if (Operation *wait = precedingReleasedWait(access, nullptr, released, AcquireMatch::any))
+        if (!fenceReleases(wait, AcquireMatch::any, released, written, checkOnly, access))
           ok = false;
       if (!writtenBefore(access, written))
         return; // no write of the reader's own threads to fence
     } else if (Operation *acquire =
-                   precedingReleasedWait(access, nullptr, released, /*flags=*/true)) {
+                   precedingReleasedWait(access, at, released, AcquireMatch::tracedFlags)) {
       // A flag the writers release after their writes and the reader
-      // acquires before the read: the writers fence before their release,
-      // as for an mbarrier. Whether that release is what ordered these
-      // writes is not known (a semaphore the reader itself releases after
-      // the read, a loop's previous iteration), so the barrier's fence
-      // below stays too.
-      if (!fenceReleases(acquire, released, written, checkOnly, access))
+      // acquires before the read (after the barrier, which orders what
+      // comes before it): the writers fence before their release, as for an
+      // mbarrier. Whether that release is what ordered these writes is not
+      // known (a semaphore the reader itself releases after the read, a
+      // loop's previous iteration), so the barrier's fence below stays too;
+      // a flag whose pointer is not traced to its array or parameter is not
+      // matched with one.
+      if (!fenceReleases(acquire, AcquireMatch::tracedFlags, released, written, checkOnly, access))
         ok = false;
     }
     // The nearest barrier before the read orders the writes only when they
