@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <sstream>
 #include <tuple>
 #include <vector>
@@ -240,6 +241,7 @@ static ::tile::CompileResult compileWith(const std::string &source,
   // location, each rendered with its own caret.
   MLIRContext context;
   context.printOpOnDiagnostic(false);
+  std::set<std::string> reportedFromCopies;
   loadDialects(context);
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
     auto where = [](Location l) {
@@ -270,6 +272,12 @@ static ::tile::CompileResult compileWith(const std::string &source,
         out.notes.push_back(
             {frontend::Diagnostic::Note, where(note.getLocation()), note.str(), "", {}});
     }
+    // An inlined function or a kernel instance is a copy of code that every
+    // copy checks: what an earlier copy reported already is shown once, as
+    // Sema shows its own (DiagnosticEngine::closeCopy).
+    if (!reportedFromCopies.insert(frontend::DiagnosticEngine::identity(out, out.notes.size()))
+             .second)
+      return success();
     // Code of an inlined function: name the calls it was inlined through.
     // Sema's wording for the same note: "in the call of 'f' here".
     for (const mlir::tile::InlinedCallSite &call : mlir::tile::inlinedCallSites(d.getLocation()))

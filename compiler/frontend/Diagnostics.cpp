@@ -29,12 +29,13 @@ void DiagnosticEngine::add(Diagnostic d) {
   if (truncated_)
     return;
   if (d.kind == Diagnostic::Error) {
-    if (numErrors_ == kMaxErrors) {
+    ++numErrors_;
+    if (shownErrors_ == kMaxErrors) {
       truncated_ = true;
       diags_.push_back({Diagnostic::Note, d.loc, "too many errors; stopping", "", {}});
       return;
     }
-    ++numErrors_;
+    ++shownErrors_;
   }
   if (d.kind == Diagnostic::Note && !diags_.empty() && diags_.back().kind != Diagnostic::Note) {
     diags_.back().notes.push_back(std::move(d));
@@ -53,6 +54,38 @@ void DiagnosticEngine::note(const Location &loc, std::string message, std::strin
   add({Diagnostic::Note, loc, std::move(message), std::move(hint), {}});
 }
 void DiagnosticEngine::report(Diagnostic d) { add(std::move(d)); }
+
+std::string DiagnosticEngine::identity(const Diagnostic &d, size_t notes) {
+  std::ostringstream os;
+  auto place = [&](const Diagnostic &x) {
+    os << x.kind << '\0' << x.loc.file << '\0' << x.loc.line << ':' << x.loc.col << '\0'
+       << x.message << '\0' << x.hint << '\0';
+  };
+  place(d);
+  for (size_t i = 0; i < notes && i < d.notes.size(); ++i)
+    place(d.notes[i]);
+  return os.str();
+}
+
+void DiagnosticEngine::closeCopy(size_t from, const Diagnostic &context,
+                                 std::set<std::string> &seen) {
+  size_t out = std::min(from, diags_.size());
+  for (size_t i = out; i < diags_.size(); ++i) {
+    Diagnostic &d = diags_[i];
+    if (d.kind != Diagnostic::Note) { // a note standing alone ("too many errors") is no finding
+      if (!seen.insert(identity(d, d.notes.size())).second) {
+        if (d.kind == Diagnostic::Error)
+          --shownErrors_;
+        continue;
+      }
+      d.notes.push_back(context);
+    }
+    if (out != i)
+      diags_[out] = std::move(d);
+    ++out;
+  }
+  diags_.resize(out);
+}
 
 void DiagnosticEngine::addSource(const std::string &file, const std::string &text) {
   sources_[file] = text;

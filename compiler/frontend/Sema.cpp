@@ -173,6 +173,7 @@ void Sema::checkLaunchBounds(KernelAST &k) {
 
 void Sema::checkKernel(KernelAST &k) {
   size_t errorsBefore = diags_.numErrors();
+  size_t diagnosticsBefore = diags_.diagnostics().size();
   kernel_ = &k;
   nextId_ = 0;
   dynamicCount_ = 0;
@@ -285,10 +286,11 @@ void Sema::checkKernel(KernelAST &k) {
   k.numDecls = nextId_;
   kernel_ = nullptr;
   // An error in an instance names the instance: which arguments (and which
-  // -D) made this copy of the kernel, e.g. T = i32 where mma needs f16.
-  if (diags_.numErrors() != errorsBefore)
-    if (auto note = instanceNote(k))
-      diags_.note(note->first, note->second);
+  // -D) made this copy of the kernel, e.g. T = i32 where mma needs f16. One
+  // that every instance finds alike is shown once.
+  if (auto note = instanceNote(k))
+    diags_.closeCopy(diagnosticsBefore, {Diagnostic::Note, note->first, note->second, "", {}},
+                     instanceCopiesSeen_[k.sourceName]);
 }
 
 void Sema::checkBlock(Block &block, bool kernelTopLevel) {

@@ -628,16 +628,26 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   TemplateNames names;
   for (size_t p = 0; p < binding.size(); ++p)
     names.types.push_back({fn.typeParams[p].name, binding[p]});
+  // What the body reports is this call's copy of the function (closeCopy
+  // below): the copies' shared errors are shown once.
+  size_t before = diags_.diagnostics().size();
+  Diagnostic callNote{Diagnostic::Note, e.loc,
+                      "in the call of '" + fn.name + "' here" +
+                          (typeArgText.empty() ? std::string() : " with " + typeArgText) +
+                          " (functions are checked where they are inlined)",
+                      "",
+                      {}};
   std::optional<Block> body = Parser::parseFunctionBody(fn.bodyTokens, diags_, names);
-  if (!body)
+  if (!body) {
+    diags_.closeCopy(before, callNote, fnCopiesSeen_[&fn]);
     return Type::invalid();
+  }
   inl->body = std::move(*body);
   inl->result = fn.result ? bound(*fn.result) : Type::voidTy();
   for (const TypeSyntax &r : fn.results)
     inl->results.push_back(bound(r));
 
   // The body sees its parameters and the file-level constants only.
-  size_t before = diags_.diagnostics().size();
   auto outerScopes = std::move(scopes_);
   scopes_.clear();
   Block *outerBlock = curBlock_;
@@ -659,15 +669,12 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     popScope();
   scopes_ = std::move(outerScopes);
   curBlock_ = outerBlock;
-  if (fn.returnsValues() && !alwaysReturns(inl->body) && fallOffReported_.insert(&fn).second)
+  if (fn.returnsValues() && !alwaysReturns(inl->body))
     error(fn.loc,
           "function '" + fn.name + "' may reach the end of its body without returning a value (" +
               (fn.result ? inl->result.str() : valuesText(inl->results)) + ")",
           "end every path with `return EXPR` (a loop is not assumed to run)");
-  if (diags_.diagnostics().size() != before)
-    diags_.note(e.loc, "in the call of '" + fn.name + "' here" +
-                           (typeArgText.empty() ? std::string() : " with " + typeArgText) +
-                           " (functions are checked where they are inlined)");
+  diags_.closeCopy(before, callNote, fnCopiesSeen_[&fn]);
   e.inlined = std::move(inl);
   return e.inlined->result;
 }

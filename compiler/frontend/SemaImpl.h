@@ -639,7 +639,10 @@ public:
   int64_t expandedStmts_ = 0;
   bool expansionReported_ = false;
   bool expandedAsWritten_ = true; // every statement so far counted once (no copies)
-  std::unordered_set<const FnAST *> fallOffReported_; // "may reach its end" once per fn
+  /// What each function's and each template kernel's earlier copies (calls,
+  /// instances) reported (DiagnosticEngine::closeCopy).
+  std::unordered_map<const FnAST *, std::set<std::string>> fnCopiesSeen_;
+  std::unordered_map<std::string, std::set<std::string>> instanceCopiesSeen_;
 };
 
 /// The named argument `name` of a call, or nullptr.

@@ -11,6 +11,7 @@
 
 #include <map>
 #include <ostream>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,9 +67,26 @@ public:
   /// Adds a whole diagnostic, with its hint and notes.
   void report(Diagnostic d);
 
+  /// Errors found so far, a repeat that closeCopy() dropped included: a
+  /// checker compares it before and after a step to learn whether the step
+  /// found an error, shown or not.
   bool hasErrors() const { return numErrors_ > 0; }
   size_t numErrors() const { return numErrors_; }
   const std::vector<Diagnostic> &diagnostics() const { return diags_; }
+
+  /// Code checked once per copy (a function at each call it is inlined at,
+  /// a kernel once per instance of its compile-time parameters) reports
+  /// what it finds per copy. The diagnostics added since `from` (an earlier
+  /// diagnostics().size()) are one copy's: each gets `context` (the call or
+  /// the instance) as a note; one that an earlier copy of the same code
+  /// reported already (same kind, place, message, hint and notes: `seen`,
+  /// one set per code) is dropped. So an error that does not depend on the
+  /// copy is shown once, and one that does once per distinct wording, each
+  /// naming the copy it was found in.
+  void closeCopy(size_t from, const Diagnostic &context, std::set<std::string> &seen);
+  /// The identity closeCopy() compares diagnostics by: kind, place, message,
+  /// hint and notes (with their places), not the context notes it adds.
+  static std::string identity(const Diagnostic &d, size_t notes);
 
   /// The program that reports: a diagnostic without a file or line (an
   /// option, an internal failure) renders as "TOOL: error: MSG", the way
@@ -90,6 +108,7 @@ private:
   std::map<std::string, std::string> sources_;
   std::string tool_;
   size_t numErrors_ = 0;
+  size_t shownErrors_ = 0; // numErrors_ less the dropped repeats: what kMaxErrors bounds
   bool truncated_ = false;
 };
 
