@@ -3,6 +3,7 @@
 #include "NearestNames.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace tile::frontend {
@@ -399,21 +400,29 @@ std::string closestBuiltin(const std::string &name) {
 
 std::vector<std::string> nearestNames(const std::string &name,
                                       const std::vector<std::string> &more, size_t count) {
+  std::vector<std::string> all;
+  for (const BuiltinName &n : kBuiltins)
+    all.push_back(n.name);
+  all.insert(all.end(), more.begin(), more.end());
+  return nearestAmong(name, all, count, SIZE_MAX);
+}
+
+std::vector<std::string> nearestAmong(const std::string &name,
+                                      const std::vector<std::string> &names, size_t count,
+                                      size_t maxDistance) {
   struct Candidate {
     size_t distance, prefix;
     std::string name;
   };
   std::vector<Candidate> all;
-  auto add = [&](const std::string &n) {
+  for (const std::string &n : names) {
     size_t prefix = 0;
     while (prefix < n.size() && prefix < name.size() && n[prefix] == name[prefix])
       ++prefix;
-    all.push_back({editDistance(name, n), prefix, n});
-  };
-  for (const BuiltinName &n : kBuiltins)
-    add(n.name);
-  for (const std::string &n : more)
-    add(n);
+    size_t distance = editDistance(name, n);
+    if (distance <= maxDistance)
+      all.push_back({distance, prefix, n});
+  }
   std::sort(all.begin(), all.end(), [](const Candidate &a, const Candidate &b) {
     if (a.distance != b.distance)
       return a.distance < b.distance;

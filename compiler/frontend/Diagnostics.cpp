@@ -29,12 +29,12 @@ void DiagnosticEngine::add(Diagnostic d) {
   if (truncated_)
     return;
   if (d.kind == Diagnostic::Error) {
-    ++numErrors_;
     if (shownErrors_ == kMaxErrors) {
       truncated_ = true;
       diags_.push_back({Diagnostic::Note, d.loc, "too many errors; stopping", "", {}});
       return;
     }
+    ++numErrors_;
     ++shownErrors_;
   }
   if (d.kind == Diagnostic::Note && !diags_.empty() && diags_.back().kind != Diagnostic::Note) {

@@ -18,6 +18,11 @@ namespace tile::frontend {
 /// shared prefix, then alphabetical) among the builtins and `more`.
 std::vector<std::string> nearestNames(const std::string &name,
                                       const std::vector<std::string> &more, size_t count);
+/// The `count` names of `names` nearest to `name` in the same order, those
+/// at most `maxDistance` edits away.
+std::vector<std::string> nearestAmong(const std::string &name,
+                                      const std::vector<std::string> &names, size_t count,
+                                      size_t maxDistance);
 
 } // namespace tile::frontend
 

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CudaNames.h"
+#include "NearestNames.h"
 #include "SemaImpl.h"
 #include "tile/kernel_info.h"
 #include "tilec/frontend/Parser.h"
@@ -279,15 +280,43 @@ void Sema::instantiateTemplates(ModuleAST &module) {
     }
     if (used)
       continue;
-    std::string what;
-    if (!d.kernel.empty() && !templateNames.count(d.kernel))
+    // What there is instead: the kernels with compile-time parameters, or
+    // the parameters (of the kernel named, or of every kernel), the nearest
+    // first.
+    std::string what, looked = d.name;
+    std::vector<std::string> known;
+    bool noKernel = !d.kernel.empty() && !templateNames.count(d.kernel);
+    if (noKernel) {
       what = "there is no kernel '" + d.kernel + "'";
-    else if (d.kernel.empty())
-      what = "no kernel has a compile-time parameter '" + d.name + "'";
-    else
-      what = "kernel '" + d.kernel + "' has no compile-time parameter '" + d.name + "'";
-    error({}, "-D " + d.text + ": " + what,
-          "the kernels with compile-time parameters are declared `kernel NAME<P: T, ...>(...)`");
+      looked = d.kernel;
+      known.assign(templateNames.begin(), templateNames.end());
+    } else {
+      what = d.kernel.empty()
+                 ? "no kernel has a compile-time parameter '" + d.name + "'"
+                 : "kernel '" + d.kernel + "' has no compile-time parameter '" + d.name + "'";
+      for (auto &k : module.kernels)
+        if (d.kernel.empty() || d.kernel == k->name)
+          for (auto &p : k->templateParams)
+            if (std::find(known.begin(), known.end(), p.name) == known.end())
+              known.push_back(p.name);
+    }
+    std::string hint =
+        "the kernels with compile-time parameters are declared `kernel NAME<P: T, ...>(...)`";
+    if (!known.empty()) {
+      std::string list;
+      for (const std::string &n : known)
+        list += (list.empty() ? "'" : ", '") + n + "'";
+      hint = (noKernel           ? "the kernels with compile-time parameters: "
+              : d.kernel.empty()   ? "the kernels' compile-time parameters: "
+                                   : "its compile-time parameters: ") +
+             list;
+      std::vector<std::string> near =
+          nearestAmong(looked, known, 3, std::max<size_t>(1, looked.size() / 3));
+      for (size_t i = 0; i < near.size(); ++i)
+        hint += (i == 0 ? "; did you mean '" : i + 1 == near.size() ? " or '" : ", '") +
+                near[i] + "'" + (i + 1 == near.size() ? "?" : "");
+    }
+    error({}, "-D " + d.text + ": " + what, hint);
   }
 
   std::vector<std::unique_ptr<KernelAST>> out;

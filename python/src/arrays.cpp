@@ -427,6 +427,16 @@ std::optional<tile::ScalarType> scalarTypeFromAnyName(const std::string &raw) {
   return tile::scalarTypeFromName(n);
 }
 
+std::vector<std::string> dtypeNames() {
+  std::vector<std::string> names = {"float16", "half",   "bfloat16", "float32",      "float",
+                                    "float64", "double", "int8",     "int16",        "int32",
+                                    "int64",   "uint8",  "uint16",   "uint32",       "uint64",
+                                    "bool",    "float8_e4m3fn",      "float8_e5m2"};
+  for (int t = int(tile::ScalarType::I1); t <= int(tile::ScalarType::E5M2); ++t)
+    names.push_back(tile::scalarTypeName(tile::ScalarType(t)));
+  return names;
+}
+
 void setDeviceArrayType(PyObject *type) {
   Py_XINCREF(type);
   deviceArrayType = type;

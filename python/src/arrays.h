@@ -54,6 +54,9 @@ bool readArray(PyObject *obj, ArgClass cls, bool withShape, ArrayView &out);
 /// The scalar type a dtype name stands for, across torch ("torch.float16"),
 /// numpy ("float16") and the tile language ("f16"); nullopt when none.
 std::optional<tile::ScalarType> scalarTypeFromAnyName(const std::string &name);
+/// The names scalarTypeFromAnyName knows (without "torch."), for the error
+/// that names the nearest of them.
+std::vector<std::string> dtypeNames();
 
 /// The package's own device array type (set by the module at init).
 void setDeviceArrayType(PyObject *type);

@@ -1,5 +1,6 @@
 //===- kernel.cpp - the launch path: Python arguments -> tile::Kernel -----===//
 #include "kernel.h"
+#include "tile/nearest_names.h"
 
 #include <cmath>
 #include <cstring>
@@ -628,11 +629,16 @@ PyObject *Kernel::bindKeywords(PyObject *args, PyObject *byName) const {
       if (plan_[i].name == k)
         at = i;
     if (at == n) {
+      std::vector<std::string> known = {"stream", "block", "cluster", "shared", "check_pointers",
+                                        "allow_non_portable_cluster"};
+      for (const ParamPlan &p : plan_)
+        known.push_back(p.name);
       setLaunchError(name_,
                      "kernel '" + name_ + "' has no parameter '" + k +
                          "' (its parameters: " + signature() +
                          "; the launch options: stream=, block=, cluster=, shared=, "
-                         "check_pointers=, allow_non_portable_cluster=)",
+                         "check_pointers=, allow_non_portable_cluster=)" +
+                         tile::didYouMean(k, known),
                      ErrorKind::Type);
       return nullptr;
     }

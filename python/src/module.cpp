@@ -11,6 +11,7 @@
 
 #include "arrays.h"
 #include "launcher.h"
+#include "tile/nearest_names.h"
 #include "tile/runtime.h"
 #ifdef TILEC_PY_HAVE_NCCL
 #include "tile/distributed.h"
@@ -130,7 +131,9 @@ tile::ScalarType dtypeArg(const py::object &dtype) {
   auto t = scalarTypeFromAnyName(name);
   if (!t)
     throw py::value_error("unknown dtype '" + name +
-                          "' (tile names: i8..i64, u8..u64, f16, bf16, f32, f64, e4m3, e5m2)");
+                          "' (tile names: i8..i64, u8..u64, f16, bf16, f32, f64, e4m3, e5m2)" +
+                          tile::didYouMean(name.rfind("torch.", 0) == 0 ? name.substr(6) : name,
+                                           dtypeNames()));
   return *t;
 }
 

@@ -134,6 +134,33 @@ def test_compile_source_text_and_defines():
     assert not hasattr(m, "nope")
 
 
+def test_lookups_by_name_say_what_exists_and_what_is_nearest():
+    """Every lookup by name that fails is the package's error, naming what
+    there is and the nearest: instances, compile-time parameters, launch
+    keywords, dtypes."""
+    m = tilec.compile("kernel k<N: i32>(out: ptr<i32, global>) threads(32) {\n"
+                      "  out[0] = N\n}\n", defines={"N": [1, 2]})
+    with pytest.raises(tilec.KernelNotFoundError,
+                       match=r"kernel 'k' has several instances \(k\$N1, k\$N2\)") as e:
+        m.kernel("k")
+    assert e.value.available == ["k$N1", "k$N2"]
+    with pytest.raises(tilec.KernelNotFoundError,
+                       match=r"kernel 'k' has no compile-time parameter 'n' \(its parameters: "
+                             r"N\); did you mean 'N'\?") as e:
+        m.kernel("k", n=1)
+    assert e.value.suggestions == ["N"]
+    k = safety().touch
+    a = tilec.empty(4, "i32")
+    with pytest.raises(TypeError, match=r"has no parameter 'vlaue'.*; did you mean 'value'\?"):
+        k[1](a, vlaue=1)
+    with pytest.raises(TypeError, match=r"has no parameter 'steam'.*; did you mean 'stream'\?"):
+        k[1](a, 1, steam=None)
+    with pytest.raises(ValueError, match=r"unknown dtype 'flaot32'.*; did you mean 'float32'"):
+        tilec.empty(4, "flaot32")
+    with pytest.raises(ValueError, match=r"unknown dtype 'torch.bfloat61'.*did you mean 'bfloat16'"):
+        tilec.empty(4, "torch.bfloat61")
+
+
 def test_unknown_kernel_is_a_key_error():
     """module["nope"] / module.kernel("nope") is a lookup that failed (a
     KeyError naming the nearest kernels), not a CUDA error."""

@@ -20,7 +20,8 @@ import tempfile
 import time
 
 from . import _tilec
-from ._errors import CompileError, CompileWarning, Error, KernelNotFoundError
+from ._errors import (CompileError, CompileWarning, Error, KernelNotFoundError, did_you_mean,
+                      nearest_names)
 
 try:
     from . import _build_config
@@ -451,12 +452,10 @@ class Module:
     def _not_found(self, name, also=()):
         """KernelNotFoundError for `name`, naming the nearest kernels (PTX
         names and, for instances, the source names `also` adds)."""
-        import difflib
         known = list(dict.fromkeys(list(self.names) + list(also)))
-        near = difflib.get_close_matches(str(name), known, n=3, cutoff=0.5)
-        hint = (f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else "")
+        near = nearest_names(name, known)
         return KernelNotFoundError(f"the module has no kernel {name!r} (it has "
-                                   f"{', '.join(known) or 'none'}){hint}",
+                                   f"{', '.join(known) or 'none'}){did_you_mean(near)}",
                                    name=name, available=known, suggestions=near)
 
     def kernel(self, name, **template_args):
@@ -486,8 +485,20 @@ class Module:
             raise self._not_found(name, [k.get("sourceName") or k["name"]
                                          for k in self.info["kernels"]])
         if len(exact) > 1:
-            raise AttributeError(f"kernel '{name}' has several instances ({have}): pick one "
-                                 f"with module.kernel('{name}', PARAM=VALUE)")
+            raise KernelNotFoundError(
+                f"kernel '{name}' has several instances ({', '.join(exact)}): pick one with "
+                f"module.kernel('{name}', PARAM=VALUE) or module[INSTANCE]", name=name,
+                available=exact)
+        params = sorted({a["name"] for k in self.info["kernels"]
+                         if (k.get("sourceName") or k["name"]) == name
+                         for a in (k.get("templateArgs") or []) + (k.get("typeArgs") or [])})
+        unknown = [p for p in template_args if p not in params]
+        if unknown:
+            near = nearest_names(unknown[0], params)
+            raise KernelNotFoundError(
+                f"kernel '{name}' has no compile-time parameter '{unknown[0]}' (its "
+                f"parameters: {', '.join(params) or 'none'}){did_you_mean(near)}", name=name,
+                available=params, suggestions=near)
         raise KernelNotFoundError(f"kernel '{name}' has no instance with {template_args} "
                                   f"(compiled: {have}; add it with defines=)", name=name,
                                   available=[n for n, _ in matches])

@@ -81,3 +81,20 @@ class CompileWarning(UserWarning):
         d = diagnostic or {}
         self.file, self.line, self.col = d.get("file"), d.get("line"), d.get("col")
         self.message, self.hint = d.get("message"), d.get("hint")
+
+
+def nearest_names(name, known, n=3):
+    """The names of `known` nearest to `name` (difflib's ratio, case
+    ignored), nearest first: what a failed lookup by name suggests."""
+    import difflib
+    by_lower = {}
+    for k in known:
+        by_lower.setdefault(str(k).lower(), []).append(k)
+    near = difflib.get_close_matches(str(name).lower(), list(by_lower), n=n, cutoff=0.5)
+    return [k for low in near for k in by_lower[low] if k != name][:n]
+
+
+def did_you_mean(near):
+    """"; did you mean 'a' or 'b'?" for the names `near`, "" for none."""
+    return f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+

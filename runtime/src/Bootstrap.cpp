@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "tile/distributed.h"
+#include "tile/nearest_names.h"
 
 namespace tile {
 namespace {
@@ -136,7 +137,10 @@ LauncherOptions parseLauncherArgs(const std::vector<std::string> &args) {
     } else if (a.size() > 2 && a.rfind("-n", 0) == 0 && a[2] >= '0' && a[2] <= '9') {
       value = a.substr(2);
     } else if (!a.empty() && a[0] == '-') {
-      throw std::invalid_argument("unknown option '" + a + "'" + usage);
+      throw std::invalid_argument(
+          "unknown option '" + a + "'" +
+          didYouMean(a.substr(0, a.find('=')), {"-n", "--nprocs", "--nproc-per-node", "--help"}) +
+          usage);
     } else {
       break; // the program
     }

@@ -2,8 +2,10 @@
 #include "LaunchGuard.h"
 #include "RuntimeState.h"
 #include "TensorArgs.h"
+#include "tile/nearest_names.h"
 #include "tile/runtime.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <optional>
@@ -128,11 +130,11 @@ const KernelInfo &checkedInfo(const ModuleInfo &info, KernelState &k) {
   };
   const KernelInfo *ki = info.find(k.name);
   if (!ki) {
-    std::string names;
+    std::vector<std::string> names;
     for (const KernelInfo &other : info.kernels)
-      names += (names.empty() ? "'" : ", '") + other.name + "'";
-    return refuse("the kernel info has no kernel of this name (it has " +
-                  (names.empty() ? std::string("none") : names) + ")");
+      names.push_back(other.name);
+    return refuse("the kernel info has no kernel of this name (it has " + quotedList(names) + ")" +
+                  didYouMean(k.name, names));
   }
   if (k.paramsKnown) {
     if (ki->params.size() != k.params.size())
@@ -163,6 +165,31 @@ const KernelInfo &checkedInfo(const ModuleInfo &info, KernelState &k) {
 
 } // namespace
 } // namespace detail
+
+/// The error for a kernel name the module's info does not have: the
+/// kernels it has, the instances when `name` is the source name of a kernel
+/// with compile-time parameters, and the nearest names.
+[[noreturn]] static void throwNoSuchKernel(const ModuleInfo &info, const std::string &name) {
+  std::vector<std::string> names, instances;
+  for (const KernelInfo &ki : info.kernels) {
+    names.push_back(ki.name);
+    if (ki.sourceName == name)
+      instances.push_back(ki.name);
+    else if (!ki.sourceName.empty() && ki.sourceName != ki.name)
+      names.push_back(ki.sourceName);
+  }
+  if (!instances.empty())
+    throw Error::withMessage(
+        "Module::kernel", CUDA_ERROR_NOT_FOUND, name,
+        "kernel '" + name + "' has compile-time parameters: the module has its instances " +
+            quotedList(instances) +
+            "; name one, or pick it by its arguments: kernel(name, {{\"P\", value}})");
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  throw Error::withMessage("Module::kernel", CUDA_ERROR_NOT_FOUND, name,
+                           "the module has no kernel '" + name + "' (it has " + quotedList(names) +
+                               ")" + didYouMean(name, names));
+}
 
 Kernel Module::kernel(const std::string &name, const TemplateArgs &args) const {
   return kernel(name, args, TypeArgs{});
@@ -214,6 +241,32 @@ Kernel Module::kernel(const std::string &name, const TemplateArgs &args,
                     (asked.empty() ? std::string("no arguments") : asked) + " (" + several +
                     "); name the type arguments too: kernel(name, args, {{\"T\", \"f16\"}})");
   }
+  if (compiled.empty() && !m.info.find(name)) // no kernel of this name at all
+    throwNoSuchKernel(m.info, name);
+  // A parameter name no instance has: the instances' parameters, the nearest.
+  std::vector<std::string> params;
+  for (const KernelInfo &ki : m.info.kernels)
+    if (ki.sourceName == name) {
+      for (const auto &a : ki.templateArgs)
+        params.push_back(a.first);
+      for (const auto &t : ki.typeArgs)
+        params.push_back(t.first);
+    }
+  std::sort(params.begin(), params.end());
+  params.erase(std::unique(params.begin(), params.end()), params.end());
+  auto checkParam = [&](const std::string &p) {
+    if (!std::binary_search(params.begin(), params.end(), p))
+      throw Error::withMessage("Module::kernel", CUDA_ERROR_NOT_FOUND, name,
+                               "kernel '" + name + "' has no compile-time parameter '" + p +
+                                   "' (its parameters: " + quotedList(params) + ")" +
+                                   didYouMean(p, params));
+  };
+  if (!compiled.empty()) { // (a kernel without compile-time parameters: the message below)
+    for (const auto &a : args)
+      checkParam(a.first);
+    for (const auto &t : types)
+      checkParam(t.first);
+  }
   throw Error("Module::kernel", CUDA_ERROR_NOT_FOUND, mangledKernelName(name, args, types),
               "the module has no instance of kernel '" + name + "' with " +
                   (asked.empty() ? std::string("no arguments") : asked) +
@@ -227,6 +280,12 @@ Kernel Module::kernel(const std::string &name) const {
   auto k = std::make_shared<detail::KernelState>();
   k->module = state_;
   k->name = name;
+  // The driver's CUDA_ERROR_NOT_FOUND does not say what the module has; its
+  // kernel info does. (A kernel the driver has and the info lacks is
+  // checkedInfo's: the info belongs to another module.)
+  if (m.hasInfo && !m.info.find(name) &&
+      TILE_CU_RAW(cuModuleGetFunction, &k->fn, m.mod, name.c_str()) == CUDA_ERROR_NOT_FOUND)
+    throwNoSuchKernel(m.info, name);
   TILE_CU_K(name, cuModuleGetFunction, &k->fn, m.mod, name.c_str());
   k->maxThreads = k->attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
   k->staticSmem = static_cast<size_t>(k->attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));

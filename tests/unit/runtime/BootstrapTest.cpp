@@ -139,6 +139,10 @@ TEST_CASE("tilec-run command line", "[distributed]") {
   CHECK(tile::parseLauncherArgs({"-n", "2", "--nprocs=2", "p"}).nprocs == 2); // the same value
   CHECK_THAT(error({"--frobnicate", "p"}), Catch::Contains("unknown option '--frobnicate'") &&
                                                Catch::Contains("usage: tilec-run"));
+  // A misspelt option names the nearest ones.
+  CHECK_THAT(error({"--nproc=2", "p"}),
+             Catch::Contains("unknown option '--nproc=2'; did you mean '--nprocs'"));
+  CHECK_THAT(error({"--hlep"}), Catch::Contains("did you mean '--help'?"));
 }
 
 TEST_CASE("tilec-run gives each rank its environment", "[distributed]") {

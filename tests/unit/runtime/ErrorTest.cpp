@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "tile/nearest_names.h"
 #include "tile/runtime.h"
 
 TEST_CASE("error name table covers cuda.h's CUresult codes", "[error]") {
@@ -64,4 +65,19 @@ TEST_CASE("Error::withMessage keeps the message verbatim", "[error]") {
   // It is a std::runtime_error.
   const std::runtime_error &base = e;
   CHECK(std::string(base.what()) == "kernel 'k': nope");
+}
+
+// A failed lookup by name offers what exists nearest to it.
+TEST_CASE("nearest names: what a failed lookup offers", "[error]") {
+  const std::vector<std::string> known = {"alpha", "beta", "gamma", "BM", "BN", "block"};
+  CHECK(tile::nearestNames("alpah", known) == std::vector<std::string>{"alpha"});
+  CHECK(tile::nearestNames("Bm", known) == std::vector<std::string>{"BM", "BN"}); // case ignored
+  CHECK(tile::nearestNames("blocks", known) == std::vector<std::string>{"block"});
+  CHECK(tile::nearestNames("zzz", known).empty());
+  CHECK(tile::nearestNames("beta", known).empty()); // the name itself is no suggestion
+  CHECK(tile::didYouMean("gama", known) == "; did you mean 'gamma'?");
+  CHECK(tile::didYouMean("BX", known) == "; did you mean 'BM' or 'BN'?");
+  CHECK(tile::didYouMean("zzz", known).empty());
+  CHECK(tile::quotedList({"a", "b"}) == "'a', 'b'");
+  CHECK(tile::quotedList({}) == "none");
 }

@@ -251,10 +251,29 @@ TEST_CASE("fake driver: Module::kernel finds a template instance by its argument
              }),
              Catch::Contains("the module has no instance of kernel 'tk' with BM=32, BN=32 "
                              "(compiled instances: tk$BM64$BN32, tk$BM128$BN32)"));
+  // A name the module does not have: what it has, and the nearest.
   CHECK_THAT(errorText([&] {
                m.kernel("other", {{"BM", 32}});
              }),
-             Catch::Contains("it has no instance of 'other'"));
+             Catch::Contains("the module has no kernel 'other' (it has 'tk', 'tk$BM128$BN32', "
+                             "'tk$BM64$BN32')"));
+  CHECK_THAT(errorText([&] {
+               m.kernel("tx", {{"BM", 32}});
+             }),
+             Catch::Contains("; did you mean 'tk'?"));
+  CHECK_THAT(errorText([&] { m.kernel("tkk"); }),
+             Catch::Contains("the module has no kernel 'tkk'") &&
+                 Catch::Contains("did you mean 'tk'"));
+  // The source name alone, without the arguments: the instances.
+  CHECK_THAT(errorText([&] { m.kernel("tk"); }),
+             Catch::Contains("kernel 'tk' has compile-time parameters: the module has its "
+                             "instances 'tk$BM64$BN32', 'tk$BM128$BN32'"));
+  // A compile-time parameter no instance has: the parameters, the nearest.
+  CHECK_THAT(errorText([&] {
+               m.kernel("tk", {{"BX", 64}, {"BN", 32}});
+             }),
+             Catch::Contains("kernel 'tk' has no compile-time parameter 'BX' (its parameters: "
+                             "'BM', 'BN'); did you mean 'BM' or 'BN'?"));
 }
 
 // Instances of a kernel with a type parameter: by values and types, or by

@@ -1,0 +1,28 @@
+//===- nearest_names.h - what a lookup by name offers instead ---*- C++ -*-===//
+//
+// A lookup by name that fails (a kernel, a parameter, a compile-time
+// argument, an option, a dtype) says what exists and which of it is nearest
+// to what was asked: "did you mean 'BN'?".
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace tile {
+
+// The names of `known` near `name`, nearest first (at most `count`): those
+// within an edit distance of about a third of the longer name (at least 1,
+// case ignored), or that contain it or are contained in it (3 letters or more).
+std::vector<std::string> nearestNames(const std::string &name,
+                                      const std::vector<std::string> &known, size_t count = 3);
+
+// "; did you mean 'a' or 'b'?" for nearestNames(name, known), or "" when none is near.
+std::string didYouMean(const std::string &name, const std::vector<std::string> &known);
+
+// "'a', 'b', 'c'" ("none" when empty): the names a lookup could have found.
+std::string quotedList(const std::vector<std::string> &names);
+
+} // namespace tile
