@@ -1,6 +1,7 @@
 //===- AST.cpp - names of AST enums ----------------------------------------===//
 #include "tilec/frontend/AST.h"
 #include "NearestNames.h"
+#include "tile/nearest_names.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -352,22 +353,7 @@ std::string builtinNameList() {
   return list;
 }
 
-/// Levenshtein distance, for "did you mean" suggestions.
-static size_t editDistance(const std::string &a, const std::string &b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
+using tile::editDistance; // (tile/nearest_names.h: header-only, shared with the runtime)
 
 /// What other GPU languages (Triton, CUDA, CUTLASS, numpy-style APIs) call a
 /// builtin, where edit distance would not find it: an unknown function of

@@ -15,23 +15,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-// Levenshtein distance over bytes, one row at a time.
-size_t distance(const std::string &a, const std::string &b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 } // namespace
 
 std::vector<std::string> nearestNames(const std::string &name,
@@ -42,7 +25,7 @@ std::vector<std::string> nearestNames(const std::string &name,
     const std::string have = lower(k);
     if (have == want && k == name)
       continue; // the name itself is no suggestion
-    size_t d = distance(want, have);
+    size_t d = editDistance(want, have);
     bool within = d <= std::max<size_t>(1, (std::max(want.size(), have.size()) + 1) / 3);
     bool contains = std::min(want.size(), have.size()) >= 3 &&
                     (have.find(want) != std::string::npos || want.find(have) != std::string::npos);
