@@ -155,6 +155,8 @@ def test_lookups_by_name_say_what_exists_and_what_is_nearest():
         k[1](a, vlaue=1)
     with pytest.raises(TypeError, match=r"has no parameter 'steam'.*; did you mean 'stream'\?"):
         k[1](a, 1, steam=None)
+    with pytest.raises(AttributeError, match=r"no attribute 'complie'; did you mean 'compile'"):
+        tilec.complie
     with pytest.raises(ValueError, match=r"unknown dtype 'flaot32'.*; did you mean 'float32'"):
         tilec.empty(4, "flaot32")
     with pytest.raises(ValueError, match=r"unknown dtype 'torch.bfloat61'.*did you mean 'bfloat16'"):

@@ -113,7 +113,9 @@ def __getattr__(name):
     if name == "ops":
         import importlib
         return importlib.import_module(".ops", __name__)
-    raise AttributeError(f"module 'tilec' has no attribute '{name}'")
+    from ._errors import did_you_mean, nearest_names
+    raise AttributeError(f"module 'tilec' has no attribute '{name}'"
+                         f"{did_you_mean(nearest_names(name, __all__ + ['ops']))}")
 
 
 def register_op(qualname, kernel, grid, *, mutates_args, block=None, cluster=None):

@@ -96,5 +96,9 @@ def nearest_names(name, known, n=3):
 
 def did_you_mean(near):
     """"; did you mean 'a' or 'b'?" for the names `near`, "" for none."""
-    return f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+    if not near:
+        return ""
+    names = [repr(str(n)) for n in near]
+    return "; did you mean " + (", ".join(names[:-1]) + " or " if len(names) > 1 else "") + \
+        names[-1] + "?"
 
