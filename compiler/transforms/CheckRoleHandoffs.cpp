@@ -215,7 +215,8 @@ public:
           added.push_back(object);
       });
       for (auto [point, object] : acquires) {
-        bool reached = reach.any || (!object ? !reach.objects.empty() : llvm::is_contained(added, object));
+        bool reached =
+            reach.any || (!object ? !reach.objects.empty() : llvm::is_contained(added, object));
         if (reached && seen.insert(point).second)
           todo.push_back(point);
       }
@@ -346,7 +347,8 @@ struct CheckRoleHandoffsPass : mlir::tile::impl::TileCheckRoleHandoffsBase<Check
     InFlightDiagnostic d = read->emitWarning()
                            << "role '" << roleName(read) << "' reads a shared tile that role '"
                            << roleName(write)
-                           << "' writes, with no mbarrier or release/acquire flag between the writes and this read: the "
+                           << "' writes, with no mbarrier or release/acquire flag between the "
+                              "writes and this read: the "
                               "roles run at the same time, so it may read the tile before the "
                               "writes reach it";
     d.attachNote(write->getLoc()) << "written here in role '" << roleName(write) << "'";

@@ -30,8 +30,8 @@
 // between the last generic write of the tile and that barrier (or the read),
 // a fence_mbarrier_init() after the inits.
 //===----------------------------------------------------------------------===//
-#include "tilec/Passes.h"
 #include "tile/Dialect/Hint.h"
+#include "tilec/Passes.h"
 
 #include "SyncAnalysis.h"
 #include "Uniformity.h"
@@ -208,10 +208,11 @@ struct Releases {
     forEachAcquireIn(op, [&](Operation *point, Value object) {
       if (!takes(match, point, object))
         return;
-      acquired = acquired || (match == AcquireMatch::tracedFlags
-                                  ? llvm::any_of(releases,
-                                                 [&](const Releasing &r) { return r.object == object; })
-                                  : releasedBy(object, wholeWarps));
+      acquired =
+          acquired ||
+          (match == AcquireMatch::tracedFlags
+               ? llvm::any_of(releases, [&](const Releasing &r) { return r.object == object; })
+               : releasedBy(object, wholeWarps));
     });
     return acquired;
   }
@@ -256,7 +257,8 @@ bool ordersOtherThreads(Operation *op, const Releases &released) {
                ? WalkResult::interrupt()
                : WalkResult::advance();
   });
-  return r.wasInterrupted() || released.acquiredIn(op, /*wholeWarps=*/true, AcquireMatch::mbarrierWaits);
+  return r.wasInterrupted() ||
+         released.acquiredIn(op, /*wholeWarps=*/true, AcquireMatch::mbarrierWaits);
 }
 
 /// The generic write of `allocs` nearest before `op` in program order (op's
@@ -274,7 +276,8 @@ Operation *writeSinceBarrier(Operation *op, const llvm::DenseSet<Operation *> &a
       Operation *write = nullptr;
       prev->walk([&](MemoryAccessOpInterface access) {
         if (access.getAccessProxy() == MemoryProxy::generic && access.writesMemory())
-          if (SharedAllocOp alloc = rootAlloc(access.getAccessPtr()); alloc && allocs.contains(alloc))
+          if (SharedAllocOp alloc = rootAlloc(access.getAccessPtr());
+              alloc && allocs.contains(alloc))
             write = access;
       });
       if (write)
@@ -291,8 +294,7 @@ Operation *writeSinceBarrier(Operation *op, const llvm::DenseSet<Operation *> &a
 /// write. A write under a per-thread decision (`if thread_id() == 0`) may be
 /// the reader's own: not reported.
 bool checkUnorderedWriters(MemoryAccessOpInterface access,
-                           const llvm::DenseSet<Operation *> &written,
-                           const Releases &released,
+                           const llvm::DenseSet<Operation *> &written, const Releases &released,
                            const UniformityAnalysis &uniformity) {
   Operation *write = writeSinceBarrier(access, written, released);
   if (!write || uniformity.controlLevel(write) > ::tile::uniformity::kAlignedMax)
@@ -303,8 +305,7 @@ bool checkUnorderedWriters(MemoryAccessOpInterface access,
       " that several threads write with no barrier since: it may read the tile before the "
       "other threads' writes reach it");
   d.attachNote(write->getLoc()) << "written here by every thread that reaches it";
-  attachHint(d, "add sync_threads() between the writes and the " +
-                    Twine(wgmma ? "mma" : "store") +
+  attachHint(d, "add sync_threads() between the writes and the " + Twine(wgmma ? "mma" : "store") +
                     " (the compiler puts the proxy fence the async read needs before it)");
   return false;
 }
@@ -372,6 +373,8 @@ bool fenceReleases(Operation *acquire, AcquireMatch match, const Releases &relea
   bool ok = true;
   llvm::SmallPtrSet<Operation *, 4> reported;
   for (auto [point, object, at] : released.releases) {
+    if (match == AcquireMatch::mbarrierWaits && !isa<MBarrierArriveOp>(point))
+      continue; // a wait acquires what an arrive released
     bool traced = match == AcquireMatch::tracedFlags;
     if (traced ? !object || !acquired.contains(object)
                : object && !anyAcquired && !acquired.contains(object))
@@ -398,10 +401,10 @@ bool fenceReleases(Operation *acquire, AcquireMatch match, const Releases &relea
     }
     OpBuilder b(at);
     auto fence = FenceProxyAsyncOp::create(b, at->getLoc());
-    setReason(fence, ("fence.proxy.async.shared::cta: generic writes of a tile before the " +
-                      releaseNoun(point) +
-                      " that releases them to an async-proxy read after the acquire")
-                         .str());
+    setReason(fence,
+              ("fence.proxy.async.shared::cta: generic writes of a tile before the " +
+               releaseNoun(point) + " that releases them to an async-proxy read after the acquire")
+                  .str());
   }
   return ok;
 }
@@ -438,7 +441,8 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
     // the reader by the arrives' release: each writer fences before its
     // arrive.
     Operation *at = precedingBarrier(access);
-    if (Operation *wait = precedingReleasedWait(access, at, released, AcquireMatch::mbarrierWaits)) {
+    if (Operation *wait =
+            precedingReleasedWait(access, at, released, AcquireMatch::mbarrierWaits)) {
       if (!fenceReleases(wait, AcquireMatch::mbarrierWaits, released, written, checkOnly, access))
         ok = false;
       at = wait;
