@@ -8,7 +8,9 @@
 //  - BatchNorm training forward over a cluster of 8: y, the saved mean and
 //    inverse deviation, and the running statistics against float64, on
 //    inputs with a large mean (a one-pass sum of squares would lose the
-//    variance), row counts that leave some CTAs of a cluster empty.
+//    variance), row counts that leave some CTAs of a cluster empty;
+//  - mul_hi of u32, i32, u64, i64, u16 and i8 operands (the extremes among
+//    them) against 128-bit host products.
 #include "ported_common.h"
 
 #include <tile/runtime.h>
@@ -17,6 +19,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -232,4 +237,76 @@ TEST_CASE("BatchNorm training forward, Welford over a cluster of 8", "[decode_no
     CHECK(ey.bad() == 0);
     CHECK(es.bad() == 0);
   }
+}
+
+namespace {
+template <class T> std::vector<T> randomInts(std::mt19937_64 &rng, size_t n) {
+  std::vector<T> v(n);
+  for (auto &x : v) {
+    uint64_t bits = rng();
+    std::memcpy(&x, &bits, sizeof(T));
+  }
+  // The extremes of the type among the operands.
+  v[0] = std::numeric_limits<T>::min();
+  v[1] = std::numeric_limits<T>::max();
+  v[n / 3] = std::numeric_limits<T>::min();
+  v[n / 3 + 1] = std::numeric_limits<T>::min();
+  return v;
+}
+
+template <class T> T mulHiRef(T a, T b) {
+  if constexpr (std::is_signed_v<T>)
+    return T((__int128(a) * __int128(b)) >> (8 * sizeof(T)));
+  else
+    return T((unsigned __int128)a * (unsigned __int128)b >> (8 * sizeof(T)));
+}
+
+template <class T> size_t mulHiErrors(const std::vector<T> &got, const std::vector<T> &in,
+                                      size_t n, const char *what) {
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (got[2 * n + i] != mulHiRef(in[i], in[n + i]) && bad++ < 3)
+      UNSCOPED_INFO(what << " mul_hi(" << int64_t(in[i]) << ", " << int64_t(in[n + i])
+                         << ") = " << int64_t(got[2 * n + i]) << ", expected "
+                         << int64_t(mulHiRef(in[i], in[n + i])));
+  return bad;
+}
+} // namespace
+
+TEST_CASE("mul_hi of every integer width against 128-bit products", "[decode_norm_ports]") {
+  tile::Context ctx(0);
+  tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("decode_norm_ports_gpu"));
+  auto rng = ported::freshRng();
+  const size_t n = 3000;
+  auto u32s = randomInts<uint32_t>(rng, 3 * n);
+  auto i32s = randomInts<int32_t>(rng, 3 * n);
+  auto u64s = randomInts<uint64_t>(rng, 3 * n);
+  auto i64s = randomInts<int64_t>(rng, 3 * n);
+  auto u16s = randomInts<uint16_t>(rng, 3 * n);
+  auto i8s = randomInts<int8_t>(rng, 3 * n);
+  tile::DeviceBuffer<uint32_t> dU32(3 * n);
+  tile::DeviceBuffer<int32_t> dI32(3 * n);
+  tile::DeviceBuffer<uint64_t> dU64(3 * n);
+  tile::DeviceBuffer<int64_t> dI64(3 * n);
+  tile::DeviceBuffer<uint16_t> dU16(3 * n);
+  tile::DeviceBuffer<int8_t> dI8(3 * n);
+  dU32.copyFrom(u32s);
+  dI32.copyFrom(i32s);
+  dU64.copyFrom(u64s);
+  dI64.copyFrom(i64s);
+  dU16.copyFrom(u16s);
+  dI8.copyFrom(i8s);
+  tile::LaunchConfig cfg;
+  cfg.block = tile::Dim3(256);
+  cfg.grid = tile::Dim3(unsigned((n + 255) / 256));
+  mod.kernel("mul_hi_types")
+      .launch(cfg, dU32.ptr(), dI32.ptr(), dU64.ptr(), dI64.ptr(), dU16.ptr(), dI8.ptr(),
+              int32_t(n));
+  ctx.synchronize();
+  CHECK(mulHiErrors(dU32.toHost(), u32s, n, "u32") == 0);
+  CHECK(mulHiErrors(dI32.toHost(), i32s, n, "i32") == 0);
+  CHECK(mulHiErrors(dU64.toHost(), u64s, n, "u64") == 0);
+  CHECK(mulHiErrors(dI64.toHost(), i64s, n, "i64") == 0);
+  CHECK(mulHiErrors(dU16.toHost(), u16s, n, "u16") == 0);
+  CHECK(mulHiErrors(dI8.toHost(), i8s, n, "i8") == 0);
 }
