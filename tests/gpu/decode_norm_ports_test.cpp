@@ -10,7 +10,8 @@
 //    inputs with a large mean (a one-pass sum of squares would lose the
 //    variance), row counts that leave some CTAs of a cluster empty;
 //  - mul_hi of u32, i32, u64, i64, u16 and i8 operands (the extremes among
-//    them) against 128-bit host products.
+//    them) against 128-bit host products, and CUTLASS's FastDivmod
+//    (quotient and remainder through a multiply-high) against / and %.
 #include "ported_common.h"
 
 #include <tile/runtime.h>
@@ -309,4 +310,51 @@ TEST_CASE("mul_hi of every integer width against 128-bit products", "[decode_nor
   CHECK(mulHiErrors(dI64.toHost(), i64s, n, "i64") == 0);
   CHECK(mulHiErrors(dU16.toHost(), u16s, n, "u16") == 0);
   CHECK(mulHiErrors(dI8.toHost(), i8s, n, "i8") == 0);
+}
+
+TEST_CASE("CUTLASS FastDivmod through mul_hi", "[decode_norm_ports]") {
+  tile::Context ctx(0);
+  tile::Module mod = tile::Module::fromFiles(ctx, ported::ptxPath("decode_norm_ports_gpu"));
+  auto rng = ported::freshRng();
+  const int n = ported::small() ? 1000 : 1 << 20;
+  std::uniform_int_distribution<int32_t> any(0, std::numeric_limits<int32_t>::max());
+  std::vector<int32_t> x(static_cast<size_t>(n));
+  for (auto &v : x)
+    v = any(rng);
+  x[0] = 0;
+  x[1] = std::numeric_limits<int32_t>::max();
+  std::uniform_int_distribution<int32_t> anyDivisor(2, std::numeric_limits<int32_t>::max());
+  tile::DeviceBuffer<int32_t> dX(x.size()), dQ(x.size()), dR(x.size());
+  dX.copyFrom(x);
+  for (int32_t d : {1, 2, 3, 7, 64, 1000, 65537, 1 << 30, std::numeric_limits<int32_t>::max(),
+                    anyDivisor(rng), std::max(2, anyDivisor(rng) >> 16)}) {
+    INFO("d = " << d);
+    // CUTLASS's find_divisor: p = 31 + ceil(log2 d), m = ceil(2^p / d).
+    int log2d = 0;
+    while ((int64_t(1) << log2d) < d)
+      ++log2d;
+    const int p = 31 + log2d;
+    const uint32_t m = d == 1 ? 0 : uint32_t(((uint64_t(1) << p) + uint64_t(d) - 1) / uint64_t(d));
+    const int shift = d == 1 ? 0 : p - 32;
+    // Near multiples of d among the dividends.
+    x[2] = d - 1;
+    x[3] = d;
+    x[4] = int32_t(std::min<int64_t>(int64_t(d) * (std::numeric_limits<int32_t>::max() / d), x[1]));
+    x[5] = x[4] - 1;
+    dX.copyFrom(x);
+    dQ.fillBytes(0xFF);
+    dR.fillBytes(0xFF);
+    tile::LaunchConfig cfg;
+    cfg.block = tile::Dim3(256);
+    cfg.grid = tile::Dim3(ported::small() ? 2u : 132u);
+    mod.kernel("fast_divmod")
+        .launch(cfg, dQ.ptr(), dR.ptr(), dX.ptr(), int32_t(n), d, m, int32_t(shift));
+    ctx.synchronize();
+    auto q = dQ.toHost(), r = dR.toHost();
+    size_t bad = 0;
+    for (size_t i = 0; i < x.size(); ++i)
+      if ((q[i] != x[i] / d || r[i] != x[i] % d) && bad++ < 3)
+        UNSCOPED_INFO(x[i] << " divmod " << d << " = (" << q[i] << ", " << r[i] << ")");
+    CHECK(bad == 0);
+  }
 }
