@@ -45,8 +45,8 @@ Philox philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_
   return {{x[0], x[1], x[2], x[3]}};
 }
 
-uint16_t bf16Bits(double x) { return uint16_t(tile::floatBits(tile::ScalarType::BF16, x)); }
-double bf16Value(uint16_t b) { return tile::floatValue(tile::ScalarType::BF16, b); }
+using ported::bf16Bits;
+using ported::bf16Value;
 
 } // namespace
 
