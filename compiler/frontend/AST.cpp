@@ -241,6 +241,7 @@ const BuiltinName kBuiltins[] = {
     {Builtin::Clz, "clz", "clz(x)"},
     {Builtin::Brev, "brev", "brev(x)"},
     {Builtin::Bfind, "bfind", "bfind(x)"},
+    {Builtin::MulHi, "mul_hi", "mul_hi(a: I, b: I)"},
     {Builtin::CopyAsync, "copy_async", "copy_async(TILE, A[c0, ...], B[, multicast = x|y|z|all])"},
     {Builtin::PrefetchTensor, "prefetch_tensor", "prefetch_tensor(A[c0, ...])"},
     {Builtin::Dim, "dim", "dim(t, d)"},

@@ -201,6 +201,8 @@ Type Sema::inferCall(CallExpr &e) {
   if (b == Builtin::Bitcast || b == Builtin::Popc || b == Builtin::Clz || b == Builtin::Brev ||
       b == Builtin::Bfind)
     return checkBitCall(e);
+  if (b == Builtin::MulHi)
+    return checkMulHi(e);
   if (isWarpBuiltin(b))
     return checkWarpCall(e);
   if (isMathBuiltin(b))

@@ -240,10 +240,12 @@ public:
   /// and on a compound assignment's operation.
   void checkConstantOpsInStmt(StmtAST &s);
 
-  // ---- SemaTypes.cpp: `c ? a : b`, bitcast, popc/clz/brev/bfind
+  // ---- SemaTypes.cpp: `c ? a : b`, bitcast, popc/clz/brev/bfind, mul_hi
   Type inferSelect(SelectExpr &e);
   /// bitcast<T>(x), popc, clz, brev, bfind.
   Type checkBitCall(CallExpr &e);
+  /// mul_hi(a, b): two integers of one type (literals adapt), that type.
+  Type checkMulHi(CallExpr &e);
   /// `break` / `continue`: binds it to the innermost loop (loops_).
   void checkLoopExit(StmtAST &s);
 

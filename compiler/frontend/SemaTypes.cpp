@@ -66,6 +66,7 @@ bool mayTrapOrHaveEffect(const ExprAST &e) {
     case Builtin::Clz:
     case Builtin::Brev:
     case Builtin::Bfind:
+    case Builtin::MulHi:
       pure = true;
       break;
     default:
@@ -335,6 +336,41 @@ Type Sema::checkBitCall(CallExpr &e) {
   default: // popc, clz: a count from 0 to 64
     return Type::i32();
   }
+}
+
+Type Sema::checkMulHi(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 2, 2))
+    return Type::invalid();
+  // The first typed argument fixes the type; literals adapt to it (both
+  // literals: i32, as `let x = 1`).
+  Type t = Type::untypedInt();
+  Location typedLoc = e.loc;
+  bool bad = false;
+  for (ExprPtr &a : e.args) {
+    Type at = infer(a);
+    if (at.isInvalid())
+      bad = true;
+    else if (!at.isUntyped() && t.isUntyped()) {
+      t = at;
+      typedLoc = a->loc;
+    }
+  }
+  if (!bad && t.isUntyped())
+    t = Type::i32();
+  if (!bad && (!t.isInteger() || t.isBool() || !t.isScalar())) {
+    error(typedLoc, "'mul_hi' needs integer operands of 8 to 64 bits, found " + t.str(),
+          t.isFloat()   ? std::string("the high half of a product is an integer operation; for a "
+                                      "float product, `a * b` is already the rounded full value")
+          : t.isBool()  ? std::string("widen it first: `x as u32`")
+                        : nonScalarHint(t, ""));
+    bad = true;
+  }
+  if (bad) {
+    for (ExprPtr &a : e.args)
+      finalize(a);
+    return Type::invalid();
+  }
+  return argsOfOneType(e, t) ? t : Type::invalid();
 }
 
 //===----------------------------------------------------------------------===//

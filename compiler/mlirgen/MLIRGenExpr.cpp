@@ -459,6 +459,7 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::Clz:
   case BI::Brev:
   case BI::Bfind:
+  case BI::MulHi:
     return genBitCall(e);
   case BI::Len: {
     const fe::ExprAST &a = *e.args[0];

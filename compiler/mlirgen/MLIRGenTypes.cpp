@@ -266,6 +266,12 @@ Value MLIRGenImpl::genBitCall(const fe::CallExpr &e) {
     return castInt(l, LLVM::CountLeadingZerosOp::create(builder, l, t, x, false), i32);
   case fe::Builtin::Brev:
     return LLVM::BitReverseOp::create(builder, l, t, x);
+  case fe::Builtin::MulHi: { // mul.hi.{s,u}{16,32,64}: the high half of the 2N-bit product
+    Value y = genExpr(*e.args[1]);
+    if (e.type.isUnsigned())
+      return arith::MulUIExtendedOp::create(builder, l, x, y).getHigh();
+    return arith::MulSIExtendedOp::create(builder, l, x, y).getHigh();
+  }
   case fe::Builtin::Bfind: {
     unsigned width = t.getIntOrFloatBitWidth();
     Value y = x;

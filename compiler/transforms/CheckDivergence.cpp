@@ -16,8 +16,10 @@
 //  - elect_one() and the warp collectives with the full-warp mask (warnings;
 //    elect.sync and shfl/vote/redux/match/bar.warp.sync need every lane of the
 //    membermask), row_max/row_sum (errors: their quad exchange is a full-mask
-//    shfl.sync, PTX ISA 9.7.9.9), mma and fragment stores (errors:
+//    shfl.sync, PTX ISA 9.7.9.9) and fragment stores into shared tiles
+//    through stmatrix (errors: stmatrix.sync.aligned), mma (errors:
 //    wgmma.*.sync.aligned runs in the whole warpgroup, PTX ISA 9.7.15.5).
+//    A fragment store to global memory is per thread: no rule.
 //  - Turns (errors): each warpgroup of a role waits for the previous one's
 //    pass, so a turn must be passed equally often by every warpgroup.
 //  - Multicast box origins (errors): the analysis again, with uniformity
@@ -146,7 +148,8 @@ enum class Rule {
   ElectOne,       // elect.sync
   WarpCollective, // shfl/vote/redux/match/sync_warp with the full mask
   QuadExchange,   // row_max/row_sum: full-mask shfl.sync
-  Warpgroup,      // mma, fragment stores: wgmma.*.sync.aligned
+  WarpAligned,    // stmatrix.sync.aligned: a warp's collective
+  Warpgroup,      // mma: wgmma.*.sync.aligned
   Turn,           // a role's turn
 };
 
@@ -222,8 +225,13 @@ std::optional<Construct> constructOf(Operation *op) {
                      reduce.getKind() == FragReduceKind::max ? "row_max" : "row_sum"};
   if (isa<MmaOp, MmaRegAOp>(op))
     return Construct{Rule::Warpgroup, "mma"};
-  if (isa<FragStoreOp, FragStoreTileOp>(op))
-    return Construct{Rule::Warpgroup, "a fragment store"};
+  // A fragment store to global memory is each thread's own st.global of
+  // its registers: no other thread takes part. One into a shared tile
+  // through stmatrix is a warp's collective (PTX ISA stmatrix: the
+  // mandatory .sync.aligned means every lane of the warp executes the same
+  // instruction); its st.shared form is per thread again.
+  if (auto store = dyn_cast<FragStoreTileOp>(op); store && store.usesStMatrix())
+    return Construct{Rule::WarpAligned, "a fragment store to shared memory (stmatrix)"};
   // A turn's wait on the previous warpgroup's pass. The hand-overs at the
   // role's entry and end (rank 0, MLIRGen's) are the compiler's own.
   if (auto wait = dyn_cast<TurnWaitOp>(op)) {
@@ -259,7 +267,7 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
     // the construct, were the data read-only (the hint's `cache = nc`).
     u::Level tolerated = c.rule == Rule::Warpgroup ? u::kWarpgroupCollectiveMax
                          : c.rule == Rule::WarpCollective || c.rule == Rule::ElectOne ||
-                                 c.rule == Rule::QuadExchange
+                                 c.rule == Rule::QuadExchange || c.rule == Rule::WarpAligned
                              ? u::kWarpCollectiveMax
                          : c.rule == Rule::ClusterBarrier ? u::kClusterBarrierMax
                                                           : u::kCtaBarrierMax;
@@ -308,6 +316,17 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
                         "quad exchange (shfl.sync) needs every lane of the warp",
                     Twine("reduce where the whole warpgroup runs (outside conditions on thread "
                           "or lane ids), then select the result") +
+                        loaded,
+                    "this decision differs between lanes");
+    case Rule::WarpAligned:
+      if (control.level <= u::kWarpCollectiveMax)
+        return;
+      return report(true,
+                    c.name + " in control flow that lanes of a warp may take differently: "
+                             "stmatrix is .sync.aligned, every lane of the warp executes it",
+                    Twine("store where the whole warp runs (outside conditions on thread or "
+                          "lane ids); a store to global memory (`store(p, f, row_stride = "
+                          "ld)`) is per thread and may be conditional") +
                         loaded,
                     "this decision differs between lanes");
     case Rule::Warpgroup:

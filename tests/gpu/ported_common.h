@@ -1,10 +1,12 @@
 // Helpers shared by the GPU tests of the ported kernels (transformer_ops,
-// int_ops, moe_conv, hopper_ports, simt_ports): the PTX path, a freshly
-// seeded generator, the bf16 rounding the host uses for its inputs, and a
-// bounded-error count.
+// int_ops, moe_conv, hopper_ports, simt_ports, ...): the PTX path, a freshly
+// seeded generator, the bf16 rounding the host uses for its inputs (and the
+// runtime's bits and values of a bf16), and a bounded-error count.
 #pragma once
 
 #include <catch2/catch.hpp>
+
+#include <tile/kernel_info.h>
 
 #include <cmath>
 #include <cstdint>
@@ -25,6 +27,12 @@ inline bool small() {
   const char *s = std::getenv("TILEC_GPU_TEST_SMALL");
   return s && *s == '1';
 }
+
+/// The bf16 nearest x (ties to even) as bits, and the value of bf16 bits.
+inline uint16_t bf16Bits(double x) {
+  return uint16_t(tile::floatBits(tile::ScalarType::BF16, x));
+}
+inline double bf16Value(uint16_t b) { return tile::floatValue(tile::ScalarType::BF16, b); }
 
 inline std::mt19937_64 freshRng() {
   std::random_device rd;

@@ -17,10 +17,8 @@
 #include <numeric>
 #include <vector>
 
-namespace {
-uint16_t bf16Bits(double x) { return uint16_t(tile::floatBits(tile::ScalarType::BF16, x)); }
-double bf16Value(uint16_t b) { return tile::floatValue(tile::ScalarType::BF16, b); }
-} // namespace
+using ported::bf16Bits;
+using ported::bf16Value;
 
 TEST_CASE("multi-tensor AdamW over a list of tensors", "[training_ports]") {
   tile::Context ctx(0);

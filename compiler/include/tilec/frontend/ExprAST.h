@@ -181,6 +181,7 @@ enum class Builtin {
   Clz,
   Brev,
   Bfind,
+  MulHi, // mul_hi(a, b): the high half of the double-width product
   // TMA bulk tensor copies (SemaTma.cpp).
   CopyAsync,
   PrefetchTensor,
