@@ -24,8 +24,13 @@ namespace {
 
 struct BarrierLowering : ConvertOpToLLVMPattern<BarrierOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(BarrierOp op, OpAdaptor,
+  LogicalResult matchAndRewrite(BarrierOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (std::optional<BarrierReduction> kind = op.getReduction()) {
+      rewriter.replaceOp(op, ptx::barrierReduction(rewriter, op.getLoc(), adaptor.getPred(), *kind,
+                                                   "0", op.getAligned()));
+      return success();
+    }
     if (op.getAligned()) {
       rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
       return success();

@@ -44,28 +44,33 @@ LLVM::FastmathFlags contractIf(bool contract) {
   return contract ? LLVM::FastmathFlags::contract : LLVM::FastmathFlags::none;
 }
 
-/// x / d with the scalar `/`'s meaning on every input (docs/reference/
-/// operators.md "Integers"): x / 0 = -1, MIN / -1 = MIN. A bare sdiv would be
-/// UB in LLVM for both (and PTX's div.s32 by zero is unspecified), so the
-/// divisor is replaced by 1 where either holds and the quotient chosen after.
-Value integerDivide(OpBuilder &b, Location loc, Value x, Value d) {
+/// The divisor of x / d and x % d that LLVM's sdiv / srem accept: 1 where
+/// d = 0 or (x, d) = (MIN, -1), both UB in LLVM (and PTX's div.s32 / rem.s32
+/// by zero are unspecified); `byZero` tells the caller which.
+Value safeDivisor(OpBuilder &b, Location loc, Value x, Value d, Value &byZero) {
   Type t = x.getType();
   unsigned width = t.getIntOrFloatBitWidth();
   auto c = [&](int64_t v) { return LLVM::ConstantOp::create(b, loc, t, v).getResult(); };
-  Value zero = c(0), one = c(1), minusOne = c(-1);
   Value minValue = c(APInt::getSignedMinValue(width).getSExtValue());
-  Value byZero = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, d, zero);
+  byZero = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, d, c(0));
   Value xIsMin = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, x, minValue);
-  Value dIsMinusOne = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, d, minusOne);
+  Value dIsMinusOne = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, d, c(-1));
   Value overflows = LLVM::AndOp::create(b, loc, xIsMin, dIsMinusOne);
   Value unsafe = LLVM::OrOp::create(b, loc, byZero, overflows);
-  Value safe = LLVM::SelectOp::create(b, loc, unsafe, one, d);
-  Value q = LLVM::SDivOp::create(b, loc, x, safe);
-  return LLVM::SelectOp::create(b, loc, byZero, minusOne, q);
+  return LLVM::SelectOp::create(b, loc, unsafe, c(1), d);
 }
 
-/// i32 elements (row / column indices): wrapping + - *, signed / min max.
+/// i32 elements with the scalar integer rules (docs/reference/operators.md
+/// "Integers"): wrapping + - *; x / 0 = -1, MIN / -1 = MIN (the quotient by
+/// the safe divisor 1 is x); x % 0 = x, MIN % -1 = 0 (the remainder by 1);
+/// shift amounts read unsigned, `<<` giving 0 and `>>` (arithmetic) the
+/// sign fill from 32 on: LLVM's shl / ashr by 32 or more are poison, so
+/// shl is chosen away there and ashr's amount clamped to 31 (which is the
+/// sign fill); min / max signed.
 Value integerArith(OpBuilder &b, Location loc, FragArithKind kind, Value x, Value y) {
+  Type t = x.getType();
+  auto c = [&](int64_t v) { return LLVM::ConstantOp::create(b, loc, t, v).getResult(); };
+  Value byZero;
   switch (kind) {
   case FragArithKind::add:
     return LLVM::AddOp::create(b, loc, x, y);
@@ -73,12 +78,32 @@ Value integerArith(OpBuilder &b, Location loc, FragArithKind kind, Value x, Valu
     return LLVM::SubOp::create(b, loc, x, y);
   case FragArithKind::mul:
     return LLVM::MulOp::create(b, loc, x, y);
-  case FragArithKind::div:
-    return integerDivide(b, loc, x, y);
+  case FragArithKind::div: {
+    Value q = LLVM::SDivOp::create(b, loc, x, safeDivisor(b, loc, x, y, byZero));
+    return LLVM::SelectOp::create(b, loc, byZero, c(-1), q);
+  }
+  case FragArithKind::rem: {
+    Value r = LLVM::SRemOp::create(b, loc, x, safeDivisor(b, loc, x, y, byZero));
+    return LLVM::SelectOp::create(b, loc, byZero, x, r);
+  }
+  case FragArithKind::shl: {
+    Value inRange = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, y, c(32));
+    return LLVM::SelectOp::create(b, loc, inRange, LLVM::ShlOp::create(b, loc, x, y), c(0));
+  }
+  case FragArithKind::shr:
+    return LLVM::AShrOp::create(b, loc, x, LLVM::UMinOp::create(b, loc, y, c(31)));
+  case FragArithKind::and_:
+    return LLVM::AndOp::create(b, loc, x, y);
+  case FragArithKind::or_:
+    return LLVM::OrOp::create(b, loc, x, y);
+  case FragArithKind::xor_:
+    return LLVM::XOrOp::create(b, loc, x, y);
   case FragArithKind::min:
     return LLVM::SMinOp::create(b, loc, x, y);
   case FragArithKind::max:
     return LLVM::SMaxOp::create(b, loc, x, y);
+  case FragArithKind::pow: // f32 only (the verifier)
+    break;
   }
   return x;
 }
@@ -94,7 +119,9 @@ struct FragArithLowering : ConvertOpToLLVMPattern<FragArithOp> {
     auto fmf = LLVM::FastmathFlagsAttr::get(getContext(), contractIf(op.getContract()));
     auto none = LLVM::FastmathFlagsAttr::get(getContext(), LLVM::FastmathFlags::none);
     SmallVector<Value> out;
-    bool integer = distShape(type)->elem.isInteger(32); // row / column indices
+    bool integer = distShape(type)->elem.isInteger(32); // indices, `col - row`
+    if (!integer && isIntegerOnly(op.getKind())) // FragArithOp::verify rejects it
+      return rewriter.notifyMatchFailure(op, "an integer-only kind on float elements");
     for (int64_t i = 0; i < registers(*distShape(type)); ++i) {
       Value x = l.at(i), y = r.at(i);
       if (integer) {
@@ -119,6 +146,14 @@ struct FragArithLowering : ConvertOpToLLVMPattern<FragArithOp> {
         break;
       case FragArithKind::max:
         out.push_back(floatMinMax(rewriter, loc, /*isMin=*/false, x, y));
+        break;
+      case FragArithKind::pow: // the scalar pow: libdevice __nv_powf
+        out.push_back(LLVM::CallOp::create(rewriter, loc,
+                                           libdeviceF32(rewriter, op, "__nv_powf", 2),
+                                           ValueRange{x, y})
+                          .getResult());
+        break;
+      default: // rem, shl, shr, and, or, xor: i32 only (FragArithOp::verify)
         break;
       }
     }
@@ -283,14 +318,15 @@ struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
                                          b.getStringAttr("llvm.nvvm.f2i.rz"), ValueRange{x})
         .getResult(0);
   }
-  /// per_row / per_col values: one scalar conversion per element (i32 ->
-  /// float cvt.rn, float -> i32 cvt.rzi, f32 <-> f16/bf16 cvt.rn / exact).
+  /// One scalar conversion per element (i32 -> float cvt.rn, one rounding
+  /// even to f16 / bf16; float -> i32 cvt.rzi; f32 <-> f16/bf16 cvt.rn /
+  /// exact), of per_row / per_col values and of fragments to or from i32.
   LogicalResult convertElements(FragConvertOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const {
     Location loc = op.getLoc();
     DistShape from = *distShape(op.getValue().getType()), to = *distShape(op.getType());
     SmallVector<Value> out;
-    for (Value x : unpack(rewriter, loc, adaptor.getValue(), from.elements())) {
+    for (Value x : elementsFor(rewriter, loc, op.getValue(), adaptor.getValue(), from)) {
       Value y;
       if (from.elem.isInteger(32))
         y = LLVM::SIToFPOp::create(rewriter, loc, to.elem, x);
@@ -305,7 +341,13 @@ struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
             rewriter, loc, to.elem, LLVM::FPExtOp::create(rewriter, loc, rewriter.getF32Type(), x));
       out.push_back(y);
     }
-    replaceWithRegisters(rewriter, op, *getTypeConverter(), op.getType(), out);
+    if (isPacked(to)) { // two 16-bit elements per register, the lower column low
+      SmallVector<Value> pairs;
+      for (size_t e = 0; e < out.size(); e += 2)
+        pairs.push_back(splatPair(rewriter, loc, to.elem, out[e], out[e + 1]));
+      out = std::move(pairs);
+    }
+    rewriter.replaceOp(op, result(rewriter, loc, *getTypeConverter(), op.getType(), out));
     return success();
   }
   LogicalResult matchAndRewrite(FragConvertOp op, OpAdaptor adaptor,
@@ -315,7 +357,10 @@ struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
       rewriter.replaceOp(op, adaptor.getValue());
       return success();
     }
-    if (!isa<FragType>(op.getType()))
+    // per_row / per_col values, and fragments to or from i32 (one scalar
+    // conversion per element, then paired when the result is packed).
+    if (!isa<FragType>(op.getType()) || distShape(op.getValue().getType())->elem.isInteger(32) ||
+        distShape(op.getType())->elem.isInteger(32))
       return convertElements(op, adaptor, rewriter);
     auto from = cast<FragType>(op.getValue().getType());
     auto to = cast<FragType>(op.getType());

@@ -27,6 +27,20 @@
 
 namespace mlir::tile::fragregs {
 
+/// The libdevice function `name` of `arity` f32 arguments giving an f32
+/// (__nv_expf, __nv_powf), declared once per module.
+inline LLVM::LLVMFuncOp libdeviceF32(OpBuilder &b, Operation *op, StringRef name,
+                                     unsigned arity) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return fn;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  Type f32 = b.getF32Type();
+  return LLVM::LLVMFuncOp::create(b, b.getUnknownLoc(), name,
+                                  LLVM::LLVMFunctionType::get(f32, SmallVector<Type>(arity, f32)));
+}
+
 /// The registers of a converted fragment value.
 inline SmallVector<Value> unpack(OpBuilder &b, Location loc, Value frag, int64_t n) {
   SmallVector<Value> regs;

@@ -161,19 +161,6 @@ struct FragSelectLowering : ConvertOpToLLVMPattern<FragSelectOp> {
 struct FragMathLowering : ConvertOpToLLVMPattern<FragMathOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
-  /// The libdevice function `name` (f32 -> f32), declared once per module.
-  static LLVM::LLVMFuncOp libdevice(ConversionPatternRewriter &rewriter, Operation *op,
-                                    StringRef name) {
-    auto module = op->getParentOfType<ModuleOp>();
-    if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
-      return fn;
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(module.getBody());
-    Type f32 = rewriter.getF32Type();
-    return LLVM::LLVMFuncOp::create(rewriter, rewriter.getUnknownLoc(), name,
-                                    LLVM::LLVMFunctionType::get(f32, {f32}));
-  }
-
   LogicalResult matchAndRewrite(FragMathOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -191,7 +178,7 @@ struct FragMathLowering : ConvertOpToLLVMPattern<FragMathOp> {
                                       rewriter.getF32FloatAttr(static_cast<float>(c)));
     };
     auto call = [&](StringRef name, Value x) -> Value {
-      return LLVM::CallOp::create(rewriter, loc, libdevice(rewriter, op, name), ValueRange{x})
+      return LLVM::CallOp::create(rewriter, loc, libdeviceF32(rewriter, op, name, 1), ValueRange{x})
           .getResult();
     };
     bool approx = op.getApprox();
@@ -199,8 +186,11 @@ struct FragMathLowering : ConvertOpToLLVMPattern<FragMathOp> {
     for (Value x : v.regs) {
       Value y;
       switch (op.getFn()) {
-      case FragMathFn::abs:
-        y = LLVM::FAbsOp::create(rewriter, loc, x.getType(), x, none);
+      case FragMathFn::abs: // i32: abs.s32, abs(MIN) = MIN (PTX ISA 9.7.1.11)
+        y = x.getType().isInteger(32)
+                ? LLVM::AbsOp::create(rewriter, loc, x.getType(), x, /*is_int_min_poison=*/false)
+                      .getResult()
+                : LLVM::FAbsOp::create(rewriter, loc, x.getType(), x, none).getResult();
         break;
       case FragMathFn::exp2:
         y = approx ? intrinsic(::tile::target::kFastExp2F32Intrinsic, x) : call("__nv_exp2f", x);

@@ -148,4 +148,26 @@ Value Asm::create(bool sideEffects, bool clobbersMemory) {
   return resultType ? op.getResult(0) : Value();
 }
 
+Value barrierReduction(OpBuilder &b, Location loc, Value pred, BarrierReduction kind,
+                       StringRef barrier, bool aligned) {
+  bool count = kind == BarrierReduction::popc;
+  Type i32 = b.getI32Type();
+  Asm as(b, loc);
+  std::string d = as.result(i32, "r");
+  std::string p = as.operand(LLVM::ZExtOp::create(b, loc, i32, pred), "r");
+  std::string op = ("barrier.red." + stringifyBarrierReduction(kind) +
+                    (aligned ? ".aligned" : "") + (count ? ".u32 " + d : ".pred q"))
+                       .str();
+  as.line("{").line(".reg .pred p, q;").line("setp.ne.b32 p, " + p + ", 0;");
+  as.line(op + ", " + barrier.str() + ", p;");
+  if (!count) // the predicate result as 0 / 1
+    as.line("selp.u32 " + d + ", 1, 0, q;");
+  as.line("}");
+  Value r = as.emit(); // a barrier: it orders memory
+  if (count)
+    return r;
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, r,
+                              LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0)));
+}
+
 } // namespace mlir::tile::ptx

@@ -111,6 +111,13 @@ private:
 /// followed by the strongest single-sided semantics of the access.
 void addScFence(Asm &as, MemoryOrder order, MemoryScope scope);
 
+/// `barrier.red{.aligned}` (PTX ISA 9.7.13.1) on barrier `barrier` ("0", or
+/// "id, count" for a named barrier) reducing the i1 `pred` of every
+/// participating thread: an i32 count for popc, an i1 for and / or. MLIR 22's
+/// nvvm.barrier has only the aligned form, so both are composed here.
+Value barrierReduction(OpBuilder &b, Location loc, Value pred, BarrierReduction kind,
+                       StringRef barrier, bool aligned);
+
 } // namespace mlir::tile::ptx
 
 #endif

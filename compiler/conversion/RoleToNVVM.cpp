@@ -130,9 +130,16 @@ struct ElectOneLowering : ConvertOpToLLVMPattern<ElectOneOp> {
 /// else `barrier.sync id, count`, which MLIR 22 has no op for.
 struct NamedBarrierLowering : ConvertOpToLLVMPattern<NamedBarrierOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(NamedBarrierOp op, OpAdaptor,
+  LogicalResult matchAndRewrite(NamedBarrierOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (std::optional<BarrierReduction> kind = op.getReduction()) {
+      std::string barrier =
+          std::to_string(op.getBarrierId()) + ", " + std::to_string(op.getNumThreads());
+      rewriter.replaceOp(
+          op, ptx::barrierReduction(rewriter, loc, adaptor.getPred(), *kind, barrier, op.getAligned()));
+      return success();
+    }
     if (op.getAligned()) {
       Value id = i32Const(rewriter, loc, op.getBarrierId());
       Value count = i32Const(rewriter, loc, op.getNumThreads());

@@ -206,6 +206,9 @@ const BuiltinName kBuiltins[] = {
     {Builtin::Clamp, "clamp", "clamp(x: T, lo: T, hi: T)"},
     {Builtin::Len, "len", "len(a)"},
     {Builtin::SyncThreads, "sync_threads", "sync_threads()"},
+    {Builtin::SyncThreadsCount, "sync_threads_count", "sync_threads_count(p: i1)"},
+    {Builtin::SyncThreadsAnd, "sync_threads_and", "sync_threads_and(p: i1)"},
+    {Builtin::SyncThreadsOr, "sync_threads_or", "sync_threads_or(p: i1)"},
     {Builtin::ClusterSync, "cluster_sync", "cluster_sync()"},
     {Builtin::Remote, "remote", "remote(a, rank: I)"},
     {Builtin::Load, "load",
@@ -278,6 +281,7 @@ const BuiltinName kBuiltins[] = {
     {Builtin::Cos, "cos", "cos(x)"},
     {Builtin::Tanh, "tanh", "tanh(x)"},
     {Builtin::Erf, "erf", "erf(x)"},
+    {Builtin::Pow, "pow", "pow(x, y)"},
     {Builtin::Floor, "floor", "floor(x)"},
     {Builtin::Ceil, "ceil", "ceil(x)"},
     {Builtin::Round, "round", "round(x)"},
@@ -315,6 +319,7 @@ bool isFragmentMathBuiltin(Builtin b) {
   case Builtin::Cos:
   case Builtin::Tanh:
   case Builtin::Erf:
+  case Builtin::Pow:
   case Builtin::Abs:
     return true;
   default:

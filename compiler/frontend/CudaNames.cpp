@@ -57,6 +57,15 @@ const Entry kVariables[] = {
 // full warp); CUDA's atomics take an address, tile's an element.
 const Entry kFunctions[] = {
     {"__syncthreads", "sync_threads()", "sync_threads() is the block's barrier (bar.sync 0)"},
+    {"__syncthreads_count", "sync_threads_count(p)",
+     "sync_threads_count(p) is the block's barrier that also counts the threads whose p is true "
+     "(bar.red.popc)"},
+    {"__syncthreads_and", "sync_threads_and(p)",
+     "sync_threads_and(p) is the block's barrier that also tells whether p is true in every "
+     "thread (bar.red.and)"},
+    {"__syncthreads_or", "sync_threads_or(p)",
+     "sync_threads_or(p) is the block's barrier that also tells whether p is true in any thread "
+     "(bar.red.or)"},
     {"sizeof", "size_of(T)",
      "size_of(T) is a type's size in bytes, a compile-time constant; it takes a type (a type "
      "parameter or a scalar type such as f16), not a value"},
@@ -153,10 +162,10 @@ const Entry kFunctions[] = {
     {"roundf", "round(x)", "round is half away from zero, as roundf"},
     {"copysignf", "copysign(a, b)", "copysign takes floats of one type"},
     {"erff", "erf(x)", "erf is libdevice's erff"},
-    {"powf", "exp2(y * log2(x))", "tile has no pow: for x > 0, x^y is exp2(y * log2(x))"},
-    {"__powf", "exp2(y * log2(x), approx = true)",
-     "tile has no pow: for x > 0, x^y is exp2(y * log2(x)) (approx = true on both for __powf)"},
-    {"pow", "exp2(y * log2(x))", "tile has no pow: for x > 0, x^y is exp2(y * log2(x))"},
+    {"powf", "pow(x, y)", "pow is libdevice's powf"},
+    {"__powf", "exp2(y * log2(x, approx = true), approx = true)",
+     "tile's pow has no fast form: for x > 0, __powf's ex2/lg2 is exp2(y * log2(x)) with "
+     "approx = true on both"},
     {"__popc", "popc(x)", "popc takes i32, i64, u32, u64"},
     {"__popcll", "popc(x)", "popc takes i32, i64, u32, u64"},
     {"__clz", "clz(x)", "clz takes i32, i64, u32, u64"},

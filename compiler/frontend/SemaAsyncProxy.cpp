@@ -313,7 +313,9 @@ private:
         if (!element || !copyElement || *element == *copyElement)
           s = Waited;
       }
-    } else if (c->builtin == Builtin::SyncThreads || c->builtin == Builtin::ClusterSync ||
+    } else if (c->builtin == Builtin::SyncThreads || c->builtin == Builtin::SyncThreadsCount ||
+               c->builtin == Builtin::SyncThreadsAnd || c->builtin == Builtin::SyncThreadsOr ||
+               c->builtin == Builtin::ClusterSync ||
                c->builtin == Builtin::ClusterWait) {
       for (auto &[copy, s] : st)
         if (s == PartWaited)

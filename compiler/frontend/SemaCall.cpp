@@ -237,6 +237,18 @@ Type Sema::inferCall(CallExpr &e) {
     return checkArgCount(e, 0, 0) ? Type::i32() : Type::invalid();
   case Builtin::SyncThreads:
     return checkArgCount(e, 0, 0) ? Type::voidTy() : Type::invalid();
+  case Builtin::SyncThreadsCount:
+  case Builtin::SyncThreadsAnd:
+  case Builtin::SyncThreadsOr: {
+    if (!checkArgCount(e, 1, 1))
+      return Type::invalid();
+    Type i1 = Type::i1();
+    if (checkValue(e.args[0], &i1, "predicate of " + e.callee,
+                   "the barrier reduces conditions; compare the value, e.g. `x != 0`")
+            .isInvalid())
+      return Type::invalid();
+    return b == Builtin::SyncThreadsCount ? Type::i32() : i1;
+  }
   case Builtin::ClusterSync:
     if (!checkArgCount(e, 0, 0) || !requireCluster(e.loc, "cluster_sync()"))
       return Type::invalid();

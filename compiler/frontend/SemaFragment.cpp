@@ -15,11 +15,12 @@
 //    the scalar builtins' `approx`;
 //  - row_max(f), row_sum(f): an f32 fragment's rows reduced, a per_row<f32>;
 //  - frag_row(f), frag_col(f): the i32 row / column indices of f's elements
-//    (a per_row<i32>[M], a per_col<i32>[N]) for masks; i32 values take
-//    + - * / min max and comparisons; a per_row<i32> and a per_col<i32> meet
-//    only in a comparison (the causal test `col + n0 <= row + m0`);
-//  - `as`: fragments f32 <-> f16 <-> bf16; per_row / per_col values also to
-//    and from i32;
+//    (a per_row<i32>[M], a per_col<i32>[N]) for masks and position biases;
+//    i32 values take + - * / % << >> & | ^ min max abs and comparisons with
+//    the scalar integer rules; a per_row<i32> and a per_col<i32> give a
+//    frag<i32>[M, N] (`frag_col(s) - frag_row(s)`, the ALiBi distance);
+//  - `as`: f32 <-> f16 <-> bf16 <-> i32 element-wise (fragments, per_row
+//    and per_col values);
 //  - load_per_col(p, f): column c of f's columns is p[c] (a column bias);
 //    load_per_row(p, f): row r of f's rows is p[r] (a row scale).
 //===----------------------------------------------------------------------===//
@@ -41,7 +42,7 @@ bool isValueElementKind(ScalarKind k) {
 
 const char *kAlgebraHint = "fragments, per_row and per_col values take + - * /, comparisons, "
                            "unary -, min, max, fma, exp2, exp, log2, log, sqrt, rsqrt, sin, cos, tanh, erf, "
-                           "abs, select and `as`";
+                           "pow, abs, select and `as` (i32 ones also % << >> & | ^)";
 
 /// The shape two distributed types broadcast to (rows of a per_row, columns
 /// of a per_col, both of a fragment); `a` when they do not (the operand
@@ -111,6 +112,10 @@ Type Sema::checkFragmentBinary(BinaryExpr &e, const Type &l, const Type &r) {
   std::string sp = binaryOpSpelling(e.op);
   bool arith = e.op == BinaryOp::Add || e.op == BinaryOp::Sub || e.op == BinaryOp::Mul ||
                e.op == BinaryOp::Div;
+  // % << >> & | ^: the scalar integer rules, on i32 elements only.
+  bool integerOnly = e.op == BinaryOp::Rem || e.op == BinaryOp::Shl || e.op == BinaryOp::Shr ||
+                     e.op == BinaryOp::BitAnd || e.op == BinaryOp::BitOr ||
+                     e.op == BinaryOp::BitXor;
   bool cmp = isComparison(e.op);
   auto bail = [&] {
     for (ExprPtr *x : {&e.lhs, &e.rhs})
@@ -124,7 +129,7 @@ Type Sema::checkFragmentBinary(BinaryExpr &e, const Type &l, const Type &r) {
       !checkNotFp8Fragment(e.rhs->loc, r, "the right operand of '" + sp + "'"))
     return bail();
   const Type &first = l.isDistributed() ? l : r;
-  if (!arith && !cmp) {
+  if (!arith && !cmp && !integerOnly) {
     error(e.loc, "'" + sp + "' cannot be applied to " + first.str(), kAlgebraHint);
     return bail();
   }
@@ -136,11 +141,9 @@ Type Sema::checkFragmentBinary(BinaryExpr &e, const Type &l, const Type &r) {
       return bail();
     }
   Type shape = broadcast(first, l.isDistributed() ? r : l);
-  if (l.isDistributed() && r.isDistributed() && l.kind != r.kind && !l.isFragment() &&
-      !r.isFragment() && arith && shape.scalar == ScalarKind::I32) {
-    error(e.loc, "'" + sp + "' of a per_row and a per_col index",
-          "row and column indices meet in a comparison (`frag_col(s) + n0 <= frag_row(s) + m0`); "
-          "convert them with `as f32` for arithmetic");
+  if (integerOnly && shape.scalar != ScalarKind::I32) {
+    error(e.loc, "'" + sp + "' cannot be applied to " + first.str(),
+          "% << >> & | ^ take i32 elements (indices: `frag_col(s) - frag_row(s)`)");
     return bail();
   }
   bool ok = checkFragmentOperand(e.lhs, l, shape, "the left operand of '" + sp + "'");
@@ -169,10 +172,9 @@ Type Sema::checkFragmentCast(CastExpr &e, const Type &from, const Type &to) {
           "multiple of 32");
     return Type::invalid();
   }
-  bool target = to.isScalar() && (isValueElementKind(to.scalar) ||
-                                  (vector && to.scalar == ScalarKind::I32));
-  if (from.isDistributed() && !from.isMask() && target &&
-      (isValueElementKind(from.scalar) || vector))
+  auto convertible = [](ScalarKind k) { return isValueElementKind(k) || k == ScalarKind::I32; };
+  if (from.isDistributed() && !from.isMask() && to.isScalar() && convertible(to.scalar) &&
+      convertible(from.scalar))
     return from.withScalar(to.scalar);
   if (from.isDistributed() && to == from)
     return to;
@@ -180,7 +182,7 @@ Type Sema::checkFragmentCast(CastExpr &e, const Type &from, const Type &to) {
         from.isMask()       ? "a mask is read only by `select(m, a, b)`"
         : vector            ? "a per_row or per_col value converts element-wise to f32, f16, bf16 "
                               "or i32: `m as f16`"
-        : from.isFragment() ? "a fragment converts element-wise to f32, f16 or bf16 (`acc as "
+        : from.isFragment() ? "a fragment converts element-wise to f32, f16, bf16 or i32 (`acc as "
                               "f16`), or to e4m3 / e5m2 as mma's operand a"
                             : "only fragments, per_row and per_col values convert to them");
   return Type::invalid();
@@ -260,12 +262,14 @@ Type Sema::checkFragmentArgs(CallExpr &e) {
     return Type::invalid();
   if (math) {
     bool transcendental = b != Builtin::Abs;
-    if (transcendental ? shape.scalar != ScalarKind::F32 : !isValueElementKind(shape.scalar)) {
+    if (transcendental ? shape.scalar != ScalarKind::F32
+                       : !isValueElementKind(shape.scalar) && shape.scalar != ScalarKind::I32) {
       error(e.args[0]->loc,
             "'" + e.callee + "' of " + shape.str() + ": element-wise " + e.callee + " takes " +
-                (transcendental ? "f32" : "f32, f16 or bf16") + " elements",
-            transcendental ? "convert first: `" + e.callee + "(x as f32)`"
-                           : "convert with `as f32`");
+                (transcendental ? "f32" : "f32, f16, bf16 or i32") + " elements",
+            !transcendental    ? "convert with `as f32`"
+            : b == Builtin::Pow ? "convert first: `pow(x as f32, y as f32)`"
+                                : "convert first: `" + e.callee + "(x as f32)`");
       return Type::invalid();
     }
     if (mathNeedsLibdevice(b, e.approx) && !opts_.libdeviceFound) {
@@ -505,8 +509,10 @@ Type Sema::checkLoadFrag(CallExpr &e) {
 
 /// The extents of a per_row / per_col annotation (those of a fragment).
 bool Sema::checkDistributedShape(const Location &loc, const Type &t) {
-  if (t.isFragment()) // a mask frag<i1>[M, N] has a fragment's extents
-    return checkFragmentShape(loc, t.isMask() ? ScalarKind::F32 : t.scalar, t.dims[0], t.dims[1]);
+  if (t.isFragment()) // a mask frag<i1>[M, N], indices frag<i32>[M, N]: a fragment's extents
+    return checkFragmentShape(
+        loc, t.isMask() || t.scalar == ScalarKind::I32 ? ScalarKind::F32 : t.scalar, t.dims[0],
+        t.dims[1]);
   if (t.kind != Type::PerRow && t.kind != Type::PerCol)
     return true;
   bool row = t.kind == Type::PerRow;

@@ -1,10 +1,10 @@
 //===- SemaMath.cpp - math functions and fma -------------------------------===//
 //
-// fma(a, b, c), copysign(a, b) and the one-argument functions take floats of
+// fma(a, b, c), copysign(a, b), pow(x, y) and the one-argument functions take floats of
 // one type (literals adapt; f32 by default); abs takes integers too. The
 // transcendental functions take `approx = true|false` (default: false, or
 // true under `tilec --fast-math`); functions without a fast form reject it.
-// The accurate exp/exp2/log/log2/sin/cos/tanh/erf come from libdevice, which
+// The accurate exp/exp2/log/log2/sin/cos/tanh/erf and pow come from libdevice, which
 // must be found (CheckOptions::libdeviceFound).
 //
 //===----------------------------------------------------------------------===//
@@ -35,6 +35,7 @@ bool hasApproxForm(Builtin b) {
 bool mathNeedsLibdevice(Builtin b, bool approx) {
   switch (b) {
   case Builtin::Erf:
+  case Builtin::Pow:
     return true;
   case Builtin::Exp:
   case Builtin::Exp2:
@@ -62,6 +63,7 @@ bool mathComputesInF32(Builtin b, bool approx) {
   case Builtin::Cos:
   case Builtin::Tanh:
   case Builtin::Erf:
+  case Builtin::Pow:
     return true;
   case Builtin::Sqrt:
     return approx;
@@ -84,7 +86,10 @@ Type Sema::checkMathCall(CallExpr &e) {
     } else if (!hasApproxForm(b)) {
       error(na.loc, "'" + e.callee + "' has no approximate form",
             b == Builtin::Erf ? "erf is always the accurate libdevice erff"
-                              : "'" + e.callee + "' is exact already; remove `approx =`");
+            : b == Builtin::Pow
+                ? "pow is always the accurate libdevice powf; for x > 0, `exp2(y * log2(x, "
+                  "approx = true), approx = true)` is the fast form"
+                : "'" + e.callee + "' is exact already; remove `approx =`");
       ok = false;
     } else if (na.value != "true" && na.value != "false" && !na.expr->is<BoolLiteralExpr>()) {
       error(na.valueLoc, "approx takes `true` or `false`",
@@ -99,7 +104,7 @@ Type Sema::checkMathCall(CallExpr &e) {
   }
   e.approx = approx.value_or(opts_.fastMath && hasApproxForm(b));
 
-  size_t n = b == Builtin::Fma ? 3 : b == Builtin::Copysign ? 2 : 1;
+  size_t n = b == Builtin::Fma ? 3 : b == Builtin::Copysign || b == Builtin::Pow ? 2 : 1;
   if (!checkArgCount(e, n, n))
     return Type::invalid();
   // The first typed argument fixes the type; literals adapt (f32 by default).
@@ -167,7 +172,7 @@ Type Sema::checkMathCall(CallExpr &e) {
           "'" + e.callee + "' needs libdevice (CUDA's math library), which was not found" +
               (opts_.libdevicePath.empty() ? std::string() : " at " + opts_.libdevicePath),
           std::string("install the CUDA toolkit or pass --libdevice=PATH/libdevice.10.bc") +
-              (b == Builtin::Erf ? "" : "; `approx = true` needs no libdevice"));
+              (b == Builtin::Erf || b == Builtin::Pow ? "" : "; `approx = true` needs no libdevice"));
     ok = false;
   }
   return ok ? t : Type::invalid();

@@ -105,11 +105,31 @@ Value MLIRGenImpl::genFragmentBinary(const fe::BinaryExpr &e) {
   case fe::BinaryOp::Div:
     kind = FragArithKind::div;
     break;
-  default: // Sema: + - * / only
+  case fe::BinaryOp::Rem: // % << >> & | ^: i32 elements (Sema)
+    kind = FragArithKind::rem;
+    break;
+  case fe::BinaryOp::Shl:
+    kind = FragArithKind::shl;
+    break;
+  case fe::BinaryOp::Shr:
+    kind = FragArithKind::shr;
+    break;
+  case fe::BinaryOp::BitAnd:
+    kind = FragArithKind::and_;
+    break;
+  case fe::BinaryOp::BitOr:
+    kind = FragArithKind::or_;
+    break;
+  case fe::BinaryOp::BitXor:
+    kind = FragArithKind::xor_;
+    break;
+  default: // Add
     break;
   }
-  // `/` is never contracted; + - * follow --fmad like the scalar operators.
-  bool contract = kind != FragArithKind::div && contractFlags() == arith::FastMathFlags::contract;
+  // `/` is never contracted; float + - * follow --fmad like the scalar
+  // operators (integers have nothing to contract).
+  bool contract = kind != FragArithKind::div && e.type.scalar != fe::ScalarKind::I32 &&
+                  contractFlags() == arith::FastMathFlags::contract;
   return FragArithOp::create(builder, l, distType(e.type), lhs, rhs, kind, contract);
 }
 
@@ -235,11 +255,12 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]), c = genExpr(*e.args[2]);
     return FragFmaOp::create(builder, l, type, a, b, c);
   }
-  default: { // Min, Max
+  default: { // Min, Max, Pow
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]);
-    return FragArithOp::create(builder, l, type, a, b,
-                               e.builtin == BI::Min ? FragArithKind::min : FragArithKind::max,
-                               /*contract=*/false);
+    FragArithKind kind = e.builtin == BI::Min   ? FragArithKind::min
+                         : e.builtin == BI::Max ? FragArithKind::max
+                                                : FragArithKind::pow;
+    return FragArithOp::create(builder, l, type, a, b, kind, /*contract=*/false);
   }
   }
 }

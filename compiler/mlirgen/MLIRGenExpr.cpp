@@ -474,6 +474,10 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
     }
     BarrierOp::create(builder, l, /*aligned=*/false);
     return nullptr;
+  case BI::SyncThreadsCount:
+  case BI::SyncThreadsAnd:
+  case BI::SyncThreadsOr:
+    return genBarrierReduction(e);
   case BI::ClusterSync:
     ClusterSyncOp::create(builder, l, /*aligned=*/false);
     return nullptr;

@@ -395,7 +395,7 @@ private:
   Value genWarpCall(const fe::CallExpr &e);
   Value genMathCall(const fe::CallExpr &e);
   /// A call of libdevice function `name` (declared in the module on first use).
-  Value callLibdevice(Location l, StringRef name, Value x);
+  Value callLibdevice(Location l, StringRef name, ValueRange args);
 
   //===--------------------------------------------------------------------===//
   // Vectors, packed halves, cache-hinted load/store (MLIRGenVector.cpp)
@@ -440,6 +440,9 @@ private:
   Value genRoleCall(const fe::CallExpr &e);
   /// sync_threads() inside `role`: its named barrier over its threads.
   void genRoleBarrier(Location l, const fe::RoleAST &role);
+  /// sync_threads_count/and/or: tile.barrier with a reduction (the role's
+  /// tile.named_barrier inside a role).
+  Value genBarrierReduction(const fe::CallExpr &e);
   /// `turn { ... }`: tile.turn_wait, the body, tile.turn_pass to the next
   /// warpgroup (the body's mma waits: tile-place-mma-waits); genTurnEnd: the
   /// role's first hand-over and last take-over.

@@ -8,7 +8,7 @@
 //   sqrt                                  llvm.sqrt: sqrt.rn.f32 (correctly rounded)
 //   rsqrt                                 1 / sqrt: div.rn(1, sqrt.rn(x))
 //   exp exp2 log log2 sin cos tanh erf    libdevice __nv_*f, as nvcc builds
-//                                         expf ... erff (EmitPTX.cpp links it)
+//   pow                                   expf ... erff, powf (EmitPTX.cpp links it)
 // f16/bf16 arguments are computed in f32 (exact conversion) and the result
 // rounded to nearest back, except where PTX has the operation natively and
 // exactly (abs, floor, ceil, trunc, copysign; NVPTX picks the form).
@@ -32,16 +32,17 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::mlirgen;
 
-Value MLIRGenImpl::callLibdevice(Location l, StringRef name, Value x) {
+Value MLIRGenImpl::callLibdevice(Location l, StringRef name, ValueRange args) {
   Type f32 = builder.getF32Type();
   auto fn = module->lookupSymbol<LLVM::LLVMFuncOp>(name);
   if (!fn) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(module->getBody());
-    fn = LLVM::LLVMFuncOp::create(builder, builder.getUnknownLoc(), name,
-                                  LLVM::LLVMFunctionType::get(f32, {f32}));
+    fn = LLVM::LLVMFuncOp::create(
+        builder, builder.getUnknownLoc(), name,
+        LLVM::LLVMFunctionType::get(f32, SmallVector<Type>(args.size(), f32)));
   }
-  return LLVM::CallOp::create(builder, l, fn, ValueRange{x}).getResult();
+  return LLVM::CallOp::create(builder, l, fn, args).getResult();
 }
 
 Value MLIRGenImpl::genMathCall(const fe::CallExpr &e) {
@@ -69,7 +70,9 @@ Value MLIRGenImpl::genMathCall(const fe::CallExpr &e) {
         .getResult(0);
   };
   auto approxF32 = [&](StringRef name) { return fromF32(intrinsic(name, toF32(x))); };
-  auto libdevice = [&](StringRef name) { return fromF32(callLibdevice(l, name, toF32(x))); };
+  auto libdevice = [&](StringRef name) {
+    return fromF32(callLibdevice(l, name, ValueRange{toF32(x)}));
+  };
   auto f32Const = [&](double v) -> Value {
     return arith::ConstantOp::create(builder, l, f32,
                                      builder.getF32FloatAttr(static_cast<float>(v)));
@@ -126,6 +129,8 @@ Value MLIRGenImpl::genMathCall(const fe::CallExpr &e) {
     return libdevice("__nv_tanhf");
   case BI::Erf:
     return libdevice("__nv_erff");
+  case BI::Pow: // C99 Annex F's special cases (pow(x, 0) = 1, pow(-8, 1/3) = NaN, ...)
+    return fromF32(callLibdevice(l, "__nv_powf", ValueRange{toF32(args[0]), toF32(args[1])}));
   case BI::Floor:
     return LLVM::FFloorOp::create(builder, l, t, x, noFlags);
   case BI::Ceil:

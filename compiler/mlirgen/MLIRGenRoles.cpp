@@ -131,6 +131,21 @@ void MLIRGenImpl::genRoleBarrier(Location l, const fe::RoleAST &role) {
   NamedBarrierOp::create(builder, l, role.barrierId, role.threads(), /*aligned=*/false);
 }
 
+Value MLIRGenImpl::genBarrierReduction(const fe::CallExpr &e) {
+  Location l = loc(e.loc);
+  Value pred = genExpr(*e.args[0]);
+  BarrierReduction kind = e.builtin == fe::Builtin::SyncThreadsCount ? BarrierReduction::popc
+                          : e.builtin == fe::Builtin::SyncThreadsAnd ? BarrierReduction::and_
+                                                                     : BarrierReduction::or_;
+  Type result = kind == BarrierReduction::popc ? builder.getI32Type() : builder.getI1Type();
+  auto reduction = BarrierReductionAttr::get(builder.getContext(), kind);
+  if (e.role) // inside a role: the role's named barrier, as sync_threads()
+    return NamedBarrierOp::create(builder, l, result, pred, e.role->barrierId, e.role->threads(),
+                                  reduction, /*aligned=*/false)
+        .getResult();
+  return BarrierOp::create(builder, l, result, pred, reduction, /*aligned=*/false).getResult();
+}
+
 std::pair<Value, Value> MLIRGenImpl::roleLinearThread(Location l) {
   Type i32 = builder.getI32Type();
   // Operands built in named steps: argument evaluation order is unspecified,

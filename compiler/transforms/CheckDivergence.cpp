@@ -165,16 +165,25 @@ bool isFullMask(Value mask) {
 }
 
 /// The one table from ops to the source constructs they come from.
+/// sync_threads, or the reducing form a barrier's reduction comes from.
+std::string barrierName(std::optional<BarrierReduction> reduction) {
+  if (!reduction)
+    return "sync_threads";
+  return *reduction == BarrierReduction::popc
+             ? "sync_threads_count"
+             : ("sync_threads_" + stringifyBarrierReduction(*reduction)).str();
+}
+
 std::optional<Construct> constructOf(Operation *op) {
   auto *dialect = op->getContext()->getLoadedDialect<TileDialect>();
-  if (isa<BarrierOp>(op))
-    return Construct{Rule::CtaBarrier, "sync_threads"};
-  if (isa<NamedBarrierOp>(op))
+  if (auto barrier = dyn_cast<BarrierOp>(op))
+    return Construct{Rule::CtaBarrier, barrierName(barrier.getReduction())};
+  if (auto named = dyn_cast<NamedBarrierOp>(op))
     // A role's TMA store brackets its copy with the role's barrier, which
     // publishes shared memory only (MLIRGen marks it tile.shared_only).
     return dialect->getSharedOnlyAttrHelper().isAttrPresent(op)
                ? Construct{Rule::RoleTmaStore, "copy_async"}
-               : Construct{Rule::CtaBarrier, "sync_threads"};
+               : Construct{Rule::CtaBarrier, barrierName(named.getReduction())};
   if (isa<ClusterSyncOp>(op))
     return Construct{Rule::ClusterBarrier, "cluster_sync"};
   if (isa<ClusterArriveOp>(op))

@@ -506,6 +506,12 @@ UniformityAnalysis::Fact UniformityAnalysis::transfer(Operation *op, unsigned i)
     }
     return {sourceLevel(Source::MemoryLoad), nullptr};
   }
+  // barrier.red gives every participating thread the same result: the
+  // CTA's threads (tile.barrier) or the role's (tile.named_barrier).
+  if (isa<BarrierOp>(op))
+    return {sourceLevel(Source::CtaBarrierReduction), nullptr};
+  if (isa<NamedBarrierOp>(op))
+    return {sourceLevel(Source::RoleBarrierReduction), nullptr};
   if (auto vote = dyn_cast<VoteOp>(op))
     return {isFullMask(vote.getMask()) ? sourceLevel(Source::WarpVote) : PerThread, nullptr};
   if (auto redux = dyn_cast<ReduxOp>(op))

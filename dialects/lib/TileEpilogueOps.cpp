@@ -23,7 +23,30 @@ static LogicalResult verifyElementwise(Operation *op, ValueRange operands, Type 
   return success();
 }
 
+bool mlir::tile::isIntegerOnly(FragArithKind k) {
+  switch (k) {
+  case FragArithKind::rem:
+  case FragArithKind::shl:
+  case FragArithKind::shr:
+  case FragArithKind::and_:
+  case FragArithKind::or_:
+  case FragArithKind::xor_:
+    return true;
+  default:
+    return false;
+  }
+}
+
 LogicalResult FragArithOp::verify() {
+  Type elem = distShape(getType())->elem;
+  if (elem.isInteger(1))
+    return emitOpError("computes on values, not masks");
+  if (isIntegerOnly(getKind()) && !elem.isInteger(32))
+    return emitOpError() << stringifyFragArithKind(getKind()) << " takes i32 elements";
+  if (getKind() == FragArithKind::pow && !elem.isF32())
+    return emitOpError("pow takes f32 elements");
+  if (getContract() && elem.isInteger(32))
+    return emitOpError("contract applies to float elements");
   return verifyElementwise(*this, {getLhs(), getRhs()}, getType());
 }
 
@@ -40,8 +63,9 @@ LogicalResult FragConvertOp::verify() {
     return emitOpError("converts between values of one kind and shape");
   if (from.elem.isInteger(1) || to.elem.isInteger(1))
     return emitOpError("does not convert masks");
-  if (from.kind == DistShape::Frag && (from.elem.isInteger(32) || to.elem.isInteger(32)))
-    return emitOpError("converts i32 only in per_row / per_col values");
+  auto isFp8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  if ((from.elem.isInteger(32) && isFp8(to.elem)) || (isFp8(from.elem) && to.elem.isInteger(32)))
+    return emitOpError("converts i32 to and from f32, f16 and bf16 only");
   return success();
 }
 
@@ -102,8 +126,8 @@ LogicalResult FragStoreTileOp::verify() {
   TileLayoutAttr layout = getLayout();
   if (layout.getShape().size() != 2)
     return emitOpError("stores into a 2-D tile");
-  if (frag.getElementType().isInteger(1))
-    return emitOpError("stores values, not masks");
+  if (frag.getElementType().isInteger(1) || frag.getElementType().isInteger(32))
+    return emitOpError("stores f32, f16 or bf16 values, not masks or indices");
   if (tile.getElementType() != frag.getElementType())
     return emitOpError("tile and fragment element types differ");
   if (layout.getShape()[1] != frag.getCols())
@@ -125,8 +149,8 @@ LogicalResult FragStoreTileOp::verify() {
 LogicalResult FragStoreOp::verify() {
   auto frag = cast<FragType>(getValue().getType());
   auto ptr = cast<PtrType>(getPtr().getType());
-  if (frag.getElementType().isInteger(1))
-    return emitOpError("stores values, not masks");
+  if (frag.getElementType().isInteger(1) || frag.getElementType().isInteger(32))
+    return emitOpError("stores f32, f16 or bf16 values, not masks or indices");
   if (ptr.getElementType() != frag.getElementType())
     return emitOpError("pointer and fragment element types differ");
   if (ptr.getSpace() != AddressSpace::global && ptr.getSpace() != AddressSpace::shared)
@@ -214,8 +238,8 @@ LogicalResult FragSplatOp::verify() {
 LogicalResult FragMathOp::verify() {
   Type elem = distShape(getType())->elem;
   if (getFn() == FragMathFn::abs) {
-    if (!elem.isF32() && !elem.isF16() && !elem.isBF16())
-      return emitOpError("abs takes f32, f16 or bf16 elements");
+    if (!elem.isF32() && !elem.isF16() && !elem.isBF16() && !elem.isInteger(32))
+      return emitOpError("abs takes f32, f16, bf16 or i32 elements");
     if (getApprox())
       return emitOpError("abs has no approximate form");
     return success();

@@ -34,9 +34,10 @@ void FragType::print(AsmPrinter &printer) const {
 LogicalResult FragType::verify(function_ref<InFlightDiagnostic()> emitError, int64_t rows,
                                int64_t cols, Type elem) {
   bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
-  if (!elem.isF32() && !elem.isF16() && !elem.isBF16() && !elem.isInteger(1) && !fp8)
-    return emitError() << "fragment elements are f32, f16, bf16, i1 (a mask) or fp8 (register A), "
-                          "not "
+  if (!elem.isF32() && !elem.isF16() && !elem.isBF16() && !elem.isInteger(32) &&
+      !elem.isInteger(1) && !fp8)
+    return emitError() << "fragment elements are f32, f16, bf16, i32 (indices), i1 (a mask) or "
+                          "fp8 (register A), not "
                        << elem;
   if (rows < target::kWgmmaM || rows % target::kWgmmaM != 0)
     return emitError() << "fragment rows must be a positive multiple of 64, not " << rows;

@@ -334,6 +334,24 @@ static LogicalResult verifyInClusterKernel(Operation *op) {
   return success();
 }
 
+LogicalResult mlir::tile::verifyBarrierReduction(Operation *op, Value pred,
+                                     std::optional<BarrierReduction> reduction, Value result) {
+  if (!pred && !reduction && !result)
+    return success();
+  if (!pred || !reduction || !result)
+    return op->emitOpError("a barrier reduction needs its predicate, its reduction and its "
+                           "result together");
+  bool count = *reduction == BarrierReduction::popc;
+  if (result.getType() != IntegerType::get(op->getContext(), count ? 32 : 1))
+    return op->emitOpError("the ") << stringifyBarrierReduction(*reduction)
+                                   << " reduction gives " << (count ? "an i32" : "an i1");
+  return success();
+}
+
+LogicalResult BarrierOp::verify() {
+  return verifyBarrierReduction(*this, getPred(), getReduction(), getResult());
+}
+
 LogicalResult ClusterSyncOp::verify() { return verifyInClusterKernel(*this); }
 LogicalResult ClusterArriveOp::verify() {
   if (getOrder() && *getOrder() != MemoryOrder::relaxed && *getOrder() != MemoryOrder::release)

@@ -53,7 +53,7 @@ LogicalResult NamedBarrierOp::verify() {
     return emitOpError() << "thread count " << n << " is not a multiple of " << target::kWarpSize
                          << " in " << target::kWarpSize << ".." << target::kMaxThreadsPerBlock
                          << " (PTX bar.sync)";
-  return success();
+  return verifyBarrierReduction(*this, getPred(), getReduction(), getResult());
 }
 
 /// The turn barriers first .. first + warpgroups - 1 are named barriers of

@@ -53,6 +53,8 @@ enum class Source {
   WarpgroupIndex,  // linear thread id / 128 (warpgroup_rank())
   WarpIndex,       // linear thread id / 32 (warp_id())
   WarpVote,        // vote/redux over the full warp: the same in every lane
+  CtaBarrierReduction,  // sync_threads_count/and/or: the same in every thread of the CTA
+  RoleBarrierReduction, // the same inside a role: every thread of the role's warpgroups
   ThreadIndex,     // thread id, lane id, a role's thread id
   ElectedLane,     // elect_one(): true in one lane
   ReadOnlyLoad,    // a `cache = nc` load: as uniform as its address
@@ -69,8 +71,10 @@ constexpr Level levelOf(Source s) {
   case Source::ReadOnlyLoad: // no level of its own: its address's
     return Uniform;
   case Source::CtaPosition:
+  case Source::CtaBarrierReduction:
     return PerCta;
   case Source::WarpgroupIndex:
+  case Source::RoleBarrierReduction:
     return PerWarpgroup;
   case Source::WarpIndex:
   case Source::WarpVote:

@@ -221,3 +221,106 @@ tile.kernel @mma_bf16_f16acc(%row: i32) {
   %r = tile.mma_reg_a %acc, %a, %b[%row] {b_k_major = true, b_layout = #tile.layout<[64, 16], swizzle = 32, panel = 16>} : !tile.frag<64x64xf16>, !tile.frag<64x16xbf16>, !tile.ptr<bf16, shared>
   tile.return
 }
+
+// -----
+
+tile.kernel @rem_float(%x: f32) {
+  %a = tile.frag_zeros : !tile.frag<64x64xf32>
+  // expected-error @+1 {{rem takes i32 elements}}
+  %r = tile.frag_arith rem %a, %x : !tile.frag<64x64xf32>, f32 -> !tile.frag<64x64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @shl_f16(%x: f16) {
+  %a = tile.frag_zeros : !tile.frag<64x64xf16>
+  // expected-error @+1 {{shl takes i32 elements}}
+  %r = tile.frag_arith shl %a, %x : !tile.frag<64x64xf16>, f16 -> !tile.frag<64x64xf16>
+  tile.return
+}
+
+// -----
+
+tile.kernel @pow_i32(%x: i32) {
+  %a = tile.frag_zeros : !tile.frag<64x64xi32>
+  // expected-error @+1 {{pow takes f32 elements}}
+  %r = tile.frag_arith pow %a, %x : !tile.frag<64x64xi32>, i32 -> !tile.frag<64x64xi32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @pow_f16(%x: f16) {
+  %a = tile.frag_zeros : !tile.frag<64x64xf16>
+  // expected-error @+1 {{pow takes f32 elements}}
+  %r = tile.frag_arith pow %a, %x : !tile.frag<64x64xf16>, f16 -> !tile.frag<64x64xf16>
+  tile.return
+}
+
+// -----
+
+tile.kernel @contract_i32(%x: i32) {
+  %a = tile.frag_zeros : !tile.frag<64x64xi32>
+  // expected-error @+1 {{contract applies to float elements}}
+  %r = tile.frag_arith mul %a, %x {contract} : !tile.frag<64x64xi32>, i32 -> !tile.frag<64x64xi32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @arith_mask(%x: i1) {
+  %a = tile.frag_zeros : !tile.frag<64x64xi1>
+  // expected-error @+1 {{computes on values, not masks}}
+  %r = tile.frag_arith and %a, %x : !tile.frag<64x64xi1>, i1 -> !tile.frag<64x64xi1>
+  tile.return
+}
+
+// -----
+
+tile.kernel @abs_mask() {
+  %a = tile.frag_zeros : !tile.frag<64x64xi1>
+  // expected-error @+1 {{abs takes f32, f16, bf16 or i32 elements}}
+  %r = tile.frag_math abs %a : !tile.frag<64x64xi1>
+  tile.return
+}
+
+// -----
+
+tile.kernel @exp2_i32() {
+  %a = tile.frag_zeros : !tile.frag<64x64xi32>
+  // expected-error @+1 {{exp2 takes f32 elements}}
+  %r = tile.frag_math exp2 %a : !tile.frag<64x64xi32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @i32_to_fp8() {
+  %a = tile.frag_zeros : !tile.frag<64x64xi32>
+  // expected-error @+1 {{converts i32 to and from f32, f16 and bf16 only}}
+  %r = tile.frag_convert %a : !tile.frag<64x64xi32> -> !tile.frag<64x64xf8E4M3FN>
+  tile.return
+}
+
+// -----
+
+tile.kernel @store_i32(%p: !tile.ptr<i32, global>, %ld: i64) {
+  %t = tile.sreg tid_x : i32
+  %a = tile.frag_zeros : !tile.frag<64x64xi32>
+  // expected-error @+1 {{stores f32, f16 or bf16 values, not masks or indices}}
+  tile.frag_store %a, %p, %ld, %t : !tile.frag<64x64xi32>, !tile.ptr<i32, global>
+  tile.return
+}
+
+// -----
+
+tile.kernel @row_col_float_mismatch() {
+  %t = tile.sreg tid_x : i32
+  %r = tile.frag_coord 0, %t : !tile.per_row<64xi32>
+  %c = tile.frag_coord 1, %t : !tile.per_col<64xi32>
+  %cf = tile.frag_convert %c : !tile.per_col<64xi32> -> !tile.per_col<64xf32>
+  // expected-error @+1 {{operand #1 ('!tile.per_col<64xf32>') does not broadcast to '!tile.frag<64x64xi32>'}}
+  %d = tile.frag_arith sub %r, %cf : !tile.per_row<64xi32>, !tile.per_col<64xf32> -> !tile.frag<64x64xi32>
+  tile.return
+}

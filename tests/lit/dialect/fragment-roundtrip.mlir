@@ -102,3 +102,43 @@ tile.kernel @first_cols(%p: !tile.ptr<f32, global>, %ld: i64, %n: i32, %m: i32) 
   tile.frag_store %b, %p, %ld, %t cols %m : !tile.frag<64x16xf32>, !tile.ptr<f32, global>
   tile.return
 }
+
+// i32 fragments: a per_col and a per_row index give the [M, N] fragment of
+// relative positions; the integer kinds, abs, comparisons, select and the
+// conversions to and from floats take it.
+// CHECK-LABEL: tile.kernel @integer_fragment(
+// CHECK: %[[REL:.*]] = tile.frag_arith sub %{{.*}}, %{{.*}} : !tile.per_col<64xi32>, !tile.per_row<128xi32> -> !tile.frag<128x64xi32>
+// CHECK: tile.frag_arith rem %[[REL]], %{{.*}} : !tile.frag<128x64xi32>, i32 -> !tile.frag<128x64xi32>
+// CHECK: tile.frag_arith shl %[[REL]], %{{.*}} : !tile.frag<128x64xi32>, i32 -> !tile.frag<128x64xi32>
+// CHECK: tile.frag_arith shr %[[REL]], %{{.*}} : !tile.frag<128x64xi32>, !tile.per_row<128xi32> -> !tile.frag<128x64xi32>
+// CHECK: tile.frag_arith and %[[REL]], %{{.*}} : !tile.frag<128x64xi32>, i32 -> !tile.frag<128x64xi32>
+// CHECK: tile.frag_arith or %[[REL]], %{{.*}} : !tile.frag<128x64xi32>, i32 -> !tile.frag<128x64xi32>
+// CHECK: tile.frag_arith xor %[[REL]], %{{.*}} : !tile.frag<128x64xi32>, i32 -> !tile.frag<128x64xi32>
+// CHECK: %[[ABS:.*]] = tile.frag_math abs %[[REL]] : !tile.frag<128x64xi32>
+// CHECK: %[[K:.*]] = tile.frag_cmp gt %[[REL]], %{{.*}} : !tile.frag<128x64xi32>, i32 -> !tile.frag<128x64xi1>
+// CHECK: %[[SEL:.*]] = tile.frag_select %[[K]], %{{.*}}, %[[ABS]] : !tile.frag<128x64xi1>, i32, !tile.frag<128x64xi32> -> !tile.frag<128x64xi32>
+// CHECK: tile.frag_convert %[[SEL]] : !tile.frag<128x64xi32> -> !tile.frag<128x64xf32>
+// CHECK: tile.frag_convert %[[SEL]] : !tile.frag<128x64xi32> -> !tile.frag<128x64xbf16>
+// CHECK: tile.frag_convert %{{.*}} : !tile.frag<128x64xf16> -> !tile.frag<128x64xi32>
+// CHECK: tile.frag_arith pow %{{.*}}, %{{.*}} : !tile.frag<128x64xf32>, f32 -> !tile.frag<128x64xf32>
+tile.kernel @integer_fragment(%n: i32, %y: f32) {
+  %t = tile.sreg tid_x : i32
+  %r = tile.frag_coord 0, %t : !tile.per_row<128xi32>
+  %c = tile.frag_coord 1, %t : !tile.per_col<64xi32>
+  %rel = tile.frag_arith sub %c, %r : !tile.per_col<64xi32>, !tile.per_row<128xi32> -> !tile.frag<128x64xi32>
+  %m = tile.frag_arith rem %rel, %n : !tile.frag<128x64xi32>, i32 -> !tile.frag<128x64xi32>
+  %l = tile.frag_arith shl %rel, %n : !tile.frag<128x64xi32>, i32 -> !tile.frag<128x64xi32>
+  %h = tile.frag_arith shr %rel, %r : !tile.frag<128x64xi32>, !tile.per_row<128xi32> -> !tile.frag<128x64xi32>
+  %a = tile.frag_arith and %rel, %n : !tile.frag<128x64xi32>, i32 -> !tile.frag<128x64xi32>
+  %o = tile.frag_arith or %rel, %n : !tile.frag<128x64xi32>, i32 -> !tile.frag<128x64xi32>
+  %x = tile.frag_arith xor %rel, %n : !tile.frag<128x64xi32>, i32 -> !tile.frag<128x64xi32>
+  %abs = tile.frag_math abs %rel : !tile.frag<128x64xi32>
+  %k = tile.frag_cmp gt %rel, %n : !tile.frag<128x64xi32>, i32 -> !tile.frag<128x64xi1>
+  %sel = tile.frag_select %k, %n, %abs : !tile.frag<128x64xi1>, i32, !tile.frag<128x64xi32> -> !tile.frag<128x64xi32>
+  %f = tile.frag_convert %sel : !tile.frag<128x64xi32> -> !tile.frag<128x64xf32>
+  %b = tile.frag_convert %sel : !tile.frag<128x64xi32> -> !tile.frag<128x64xbf16>
+  %z = tile.frag_zeros : !tile.frag<128x64xf16>
+  %i = tile.frag_convert %z : !tile.frag<128x64xf16> -> !tile.frag<128x64xi32>
+  %p = tile.frag_arith pow %f, %y : !tile.frag<128x64xf32>, f32 -> !tile.frag<128x64xf32>
+  tile.return
+}

@@ -614,3 +614,35 @@ tile.kernel @multicast_axis(%m: !tile.tensormap<f32, 2>, %c: i32) attributes {cl
   tile.tma_load %t, %m[%c, %c], %b <[8, 32], swizzle = 128, panel = 32> {multicast_axis = 5 : i32} : !tile.ptr<f32, shared>, !tile.tensormap<f32, 2>, !tile.ptr<i64, shared>
   tile.return
 }
+
+// -----
+
+tile.kernel @barrier_reduction_without_result(%p: i1) {
+  // expected-error @+1 {{a barrier reduction needs its predicate, its reduction and its result together}}
+  tile.barrier {reduction = #tile<barrier_reduction popc>}
+  tile.return
+}
+
+// -----
+
+tile.kernel @barrier_popc_type(%p: i1) {
+  // expected-error @+1 {{the popc reduction gives an i32}}
+  %r = tile.barrier reduce popc %p : i1
+  tile.return
+}
+
+// -----
+
+tile.kernel @named_barrier_or_type(%p: i1) {
+  // expected-error @+1 {{the or reduction gives an i1}}
+  %r = tile.named_barrier 1, 128 reduce or %p : i32
+  tile.return
+}
+
+// -----
+
+tile.kernel @barrier_reduction_without_predicate() {
+  // expected-error @+1 {{a barrier reduction needs its predicate, its reduction and its result together}}
+  %r = "tile.barrier"() {reduction = #tile<barrier_reduction or>} : () -> i1
+  tile.return
+}

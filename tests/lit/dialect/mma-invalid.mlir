@@ -17,8 +17,8 @@ tile.kernel @cols() {
 // -----
 
 tile.kernel @elem() {
-  // expected-error @+1 {{fragment elements are f32, f16, bf16, i1 (a mask) or fp8 (register A), not 'i32'}}
-  %x = tile.frag_zeros : !tile.frag<64x64xi32>
+  // expected-error @+1 {{fragment elements are f32, f16, bf16, i32 (indices), i1 (a mask) or fp8 (register A), not 'i64'}}
+  %x = tile.frag_zeros : !tile.frag<64x64xi64>
   tile.return
 }
 

@@ -41,3 +41,20 @@ tile.kernel @dynamic_cluster() attributes {cluster_dynamic} {
   tile.cluster_sync
   tile.return
 }
+
+// A barrier that reduces a predicate (barrier.red): `reduce KIND %p : T`,
+// the CTA's and a named barrier's.
+// CHECK-LABEL: tile.kernel @barrier_reduce(
+// CHECK: %{{.*}} = tile.barrier reduce popc %[[P:.*]] : i32
+// CHECK: %{{.*}} = tile.barrier reduce and %[[P]] : i1 {aligned}
+// CHECK: %{{.*}} = tile.named_barrier 1, 128 reduce or %[[P]] : i1
+// CHECK: tile.named_barrier 1, 128{{$}}
+// CHECK: tile.barrier{{$}}
+tile.kernel @barrier_reduce(%p: i1) {
+  %n = tile.barrier reduce popc %p : i32
+  %a = tile.barrier reduce and %p : i1 {aligned}
+  %o = tile.named_barrier 1, 128 reduce or %p : i1
+  tile.named_barrier 1, 128
+  tile.barrier
+  tile.return
+}

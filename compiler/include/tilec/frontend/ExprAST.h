@@ -147,6 +147,11 @@ enum class Builtin {
   Clamp,
   Len,
   SyncThreads,
+  // barrier.red: the CTA barrier (a role's inside a role) that also reduces
+  // every thread's predicate; the result is the same in every thread.
+  SyncThreadsCount, // i32: how many predicates are true
+  SyncThreadsAnd,   // i1: all true
+  SyncThreadsOr,    // i1: any true
   ClusterSync,
   Remote,
   Load,
@@ -221,6 +226,7 @@ enum class Builtin {
   Cos,
   Tanh,
   Erf,
+  Pow, // pow(x, y): libdevice __nv_powf, IEEE pow's special cases
   Floor,
   Ceil,
   Round,

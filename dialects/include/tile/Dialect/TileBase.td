@@ -103,6 +103,17 @@ def Tile_AtomicKind : I32EnumAttr<"AtomicKind", "read-modify-write operation", [
 }
 def Tile_AtomicKindAttr : EnumAttr<Tile_Dialect, Tile_AtomicKind, "atomic_kind">;
 
+// What a barrier reduces its threads' predicates to (PTX ISA 9.7.13.1,
+// barrier.red): the number of true ones (.popc.u32), all true (.and.pred),
+// any true (.or.pred). Every participating thread receives the result.
+def Tile_BarrierReduction : I32EnumAttr<"BarrierReduction", "barrier reduction", [
+    I32EnumAttrCase<"popc", 0>, I32EnumAttrCase<"and_", 1, "and">,
+    I32EnumAttrCase<"or_", 2, "or">]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_BarrierReductionAttr : EnumAttr<Tile_Dialect, Tile_BarrierReduction, "barrier_reduction">;
+
 // PTX special registers (PTX ISA 10) read by tile.sreg.
 def Tile_SpecialReg : I32EnumAttr<"SpecialReg", "PTX special register", [
     I32EnumAttrCase<"tid_x", 0>, I32EnumAttrCase<"tid_y", 1>, I32EnumAttrCase<"tid_z", 2>,

@@ -52,6 +52,13 @@ std::optional<DistShape> distShape(Type t);
 /// value of a fragment's rows or a per_col value of its columns (of
 /// element type elem). `elem` null: any element type.
 bool broadcastsTo(Type operand, const DistShape &result, Type elem);
+/// tile.frag_arith's kinds that take i32 elements only (%, shifts, bitwise).
+bool isIntegerOnly(FragArithKind kind);
+/// tile.barrier's and tile.named_barrier's reduction (barrier.red): the
+/// predicate, the reduction and the result all present (an i32 for popc, an
+/// i1 for and / or) or all absent.
+LogicalResult verifyBarrierReduction(Operation *op, Value pred,
+                                     std::optional<BarrierReduction> reduction, Value result);
 } // namespace mlir::tile
 
 #endif // TILE_DIALECT_TILEDIALECT_H

@@ -17,7 +17,10 @@
 
 def Tile_FragArithKind : I32EnumAttr<"FragArithKind", "element-wise fragment operation", [
     I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"sub", 1>, I32EnumAttrCase<"mul", 2>,
-    I32EnumAttrCase<"div", 3>, I32EnumAttrCase<"min", 4>, I32EnumAttrCase<"max", 5>]> {
+    I32EnumAttrCase<"div", 3>, I32EnumAttrCase<"min", 4>, I32EnumAttrCase<"max", 5>,
+    I32EnumAttrCase<"rem", 6>, I32EnumAttrCase<"shl", 7>, I32EnumAttrCase<"shr", 8>,
+    I32EnumAttrCase<"pow", 9>, I32EnumAttrCase<"and_", 10, "and">, I32EnumAttrCase<"or_", 11, "or">,
+    I32EnumAttrCase<"xor_", 12, "xor">]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::tile";
 }
@@ -31,17 +34,24 @@ def Tile_FragOrScalar : AnyTypeOf<[Tile_ValueFragType, Tile_PerRowType, Tile_Per
                                    F16, BF16, F32, I32, I1]>;
 
 def Tile_FragArithOp : Tile_Op<"frag_arith", [Pure]> {
-  let summary = "element-wise + - * / min max of fragments, per-row/per-column values and scalars";
+  let summary = "element-wise + - * / % << >> & | ^ min max pow of fragments, per-row/per-column values and scalars";
   let description = [{
     `result[r, c] = lhs[r, c] OP rhs[r, c]`, a scalar operand standing for
     every element, a per_row operand of a fragment result for every column
-    of its row, a per_col one for every row of its column. A per_row or
-    per_col result combines values of its own kind and scalars. i32 elements
-    (row/column indices) use the integer ops (min/max signed). The float semantics are the scalar ones of
-    docs/reference/operators.md ("Floats"): IEEE round-to-nearest-even per element,
-    min/max are minNum/maxNum; `contract` lets a product feeding a sum
-    become one fma.rn (the scalar `--fmad` rule). 16-bit fragments compute
-    on packed pairs (add/mul/min/max.{f16x2,bf16x2}).
+    of its row, a per_col one for every row of its column (so a per_row and
+    a per_col give the fragment of their rows and columns: `col - row`). A
+    per_row or per_col result combines values of its own kind and scalars.
+    i32 elements have the scalar integer rules of docs/reference/operators.md
+    ("Integers"): + - * wrap, / and % truncate (x / 0 = -1, x % 0 = x,
+    MIN / -1 = MIN, MIN % -1 = 0), min/max are signed, `shl` / `shr`
+    (arithmetic) read the amount unsigned and give 0 / the sign fill from
+    32 on, `and` / `or` / `xor` are bitwise; rem, shl, shr, and, or and xor
+    take i32 only. The float semantics are the
+    scalar ones ("Floats"): IEEE round-to-nearest-even per element, min/max
+    are minNum/maxNum; `contract` lets a product feeding a sum become one
+    fma.rn (the scalar `--fmad` rule). 16-bit fragments compute on packed
+    pairs (add/mul/min/max.{f16x2,bf16x2}). `pow` takes f32 only: the
+    scalar pow (libdevice __nv_powf) per element.
   }];
   let arguments = (ins Tile_FragOrScalar:$lhs, Tile_FragOrScalar:$rhs,
                        Tile_FragArithKindAttr:$kind, UnitAttr:$contract);

@@ -95,7 +95,7 @@ def Tile_FragMathOp : Tile_Op<"frag_math", [Pure, AllTypesMatch<["value", "resul
     (ex2.approx.ftz.f32, lg2.approx.f32, sqrt/rsqrt/sin/cos/tanh.approx.f32;
     exp and log scale by log2(e) / ln(2)); erf has no approximate form.
     Every function but abs takes f32 elements; abs is exact on f32, f16 and
-    bf16 (abs.f16x2 on packed pairs).
+    bf16 (abs.f16x2 on packed pairs) and on i32 (abs.s32: abs(MIN) = MIN).
   }];
   let arguments = (ins Tile_Distributed:$value, Tile_FragMathFnAttr:$fn, UnitAttr:$approx);
   let results = (outs Tile_Distributed:$result);

@@ -23,7 +23,9 @@ def Tile_FragType : Tile_Type<"Frag", "frag"> {
     i32 each holding two packed 16-bit elements (f16, bf16): the operand
     and result form of nvvm.wgmma.mma_async. An i1 fragment (a mask, from
     tile.frag_cmp) is a struct of rows*cols/128 i1; only tile.frag_select
-    reads it. An fp8 fragment (f8E4M3FN, f8E5M2; cols a multiple of 32) is
+    reads it. An i32 fragment (indices: `col - row`, masks, position biases)
+    is a struct of rows*cols/128 i32; it takes the integer element-wise ops
+    and converts to floats, and is not an mma operand or stored. An fp8 fragment (f8E4M3FN, f8E5M2; cols a multiple of 32) is
     wgmma's register operand A instead (PTX ISA 9.7.15.5.1, the A fragment
     of .m64nNk32 for 8-bit types): per 64-row block and 32-column step s,
     register 4s + j of thread t holds row 16(t/32 % 4) + (t%32)/4 + 8(j%2),

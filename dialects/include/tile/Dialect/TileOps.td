@@ -256,9 +256,24 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
   let summary = "CTA-wide barrier 0: `bar.sync 0` when aligned, else `barrier.sync 0`";
   let description = [{ `bar.sync` is `barrier.sync.aligned` (PTX ISA 9.7.13.1):
     every thread of the warp must execute the same instruction. `aligned` is set
-    by tile-sync-semantics only where control flow is warp-uniform. }];
-  let arguments = (ins UnitAttr:$aligned);
-  let assemblyFormat = "attr-dict";
+    by tile-sync-semantics only where control flow is warp-uniform.
+    With a predicate and a `reduction` it is `barrier.red` (PTX ISA 9.7.13.1):
+    the barrier also reduces every thread's predicate and gives each thread
+    the result, the same in every thread of the CTA: the number of true
+    predicates (`popc`, an i32) or whether all (`and`) or any (`or`) are true
+    (an i1). }];
+  let arguments = (ins Optional<I1>:$pred, OptionalAttr<Tile_BarrierReductionAttr>:$reduction,
+                       UnitAttr:$aligned);
+  let results = (outs Optional<AnyTypeOf<[I1, I32]>>:$result);
+  // `reduce KIND %pred : T`: the keyword keeps the next op's result from
+  // reading as the predicate.
+  let assemblyFormat = "(`reduce` $reduction^ $pred `:` type($result))? attr-dict";
+  let builders = [
+    OpBuilder<(ins "bool":$aligned), [{
+      build($_builder, $_state, ::mlir::Type(), ::mlir::Value(), BarrierReductionAttr(), aligned);
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 def Tile_ClusterSyncOp : Tile_Op<"cluster_sync"> {

@@ -64,9 +64,22 @@ def Tile_NamedBarrierOp : Tile_Op<"named_barrier"> {
   let description = [{ PTX ISA 9.7.13.1: `barrier.sync{.aligned} id, count`;
     count is a multiple of the warp size. Emitted for `sync_threads()` inside
     a role (id = the role's barrier_id, count = its threads). `aligned` is set
-    by tile-sync-semantics only where control flow is warp-uniform. }];
-  let arguments = (ins I32Attr:$barrier_id, I32Attr:$num_threads, UnitAttr:$aligned);
-  let assemblyFormat = "$barrier_id `,` $num_threads attr-dict";
+    by tile-sync-semantics only where control flow is warp-uniform. With a
+    predicate and a `reduction` it is `barrier.red{.aligned} id, count`, the
+    role's `sync_threads_count/and/or` (as tile.barrier's): the result is the
+    same in every thread of the role. }];
+  let arguments = (ins Optional<I1>:$pred, I32Attr:$barrier_id, I32Attr:$num_threads,
+                       OptionalAttr<Tile_BarrierReductionAttr>:$reduction, UnitAttr:$aligned);
+  let results = (outs Optional<AnyTypeOf<[I1, I32]>>:$result);
+  let assemblyFormat = [{
+    $barrier_id `,` $num_threads (`reduce` $reduction^ $pred `:` type($result))? attr-dict
+  }];
+  let builders = [
+    OpBuilder<(ins "int32_t":$barrierId, "int32_t":$numThreads, "bool":$aligned), [{
+      build($_builder, $_state, ::mlir::Type(), ::mlir::Value(), barrierId, numThreads,
+            BarrierReductionAttr(), aligned);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
