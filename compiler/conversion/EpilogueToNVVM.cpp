@@ -88,7 +88,9 @@ Value integerArith(OpBuilder &b, Location loc, FragArithKind kind, Value x, Valu
   }
   case FragArithKind::shl: {
     Value inRange = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, y, c(32));
-    return LLVM::SelectOp::create(b, loc, inRange, LLVM::ShlOp::create(b, loc, x, y), c(0));
+    Value zero = c(0); // built before the shift, whichever compiler built tilec
+    Value shifted = LLVM::ShlOp::create(b, loc, x, y);
+    return LLVM::SelectOp::create(b, loc, inRange, shifted, zero);
   }
   case FragArithKind::shr:
     return LLVM::AShrOp::create(b, loc, x, LLVM::UMinOp::create(b, loc, y, c(31)));
