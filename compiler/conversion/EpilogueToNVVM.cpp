@@ -274,12 +274,14 @@ struct FragConvertLowering : ConvertOpToLLVMPattern<FragConvertOp> {
     Value lane = NVVM::LaneIdOp::create(rewriter, loc, i32);
     Value q = LLVM::AndOp::create(rewriter, loc, lane, c32(3));
     Value quadBase = LLVM::SubOp::create(rewriter, loc, lane, q);
-    Value q2 =
-        LLVM::ShlOp::create(rewriter, loc, LLVM::AndOp::create(rewriter, loc, q, c32(1)), c32(1));
+    Value shiftOne = c32(1);
+    Value odd = LLVM::AndOp::create(rewriter, loc, q, c32(1));
+    Value q2 = LLVM::ShlOp::create(rewriter, loc, odd, shiftOne);
     Value srcLo = LLVM::OrOp::create(rewriter, loc, quadBase, q2);
     Value srcHi = LLVM::OrOp::create(rewriter, loc, srcLo, c32(1));
-    Value upper = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne,
-                                       LLVM::AndOp::create(rewriter, loc, q, c32(2)), c32(0));
+    Value zero = c32(0);
+    Value upperBit = LLVM::AndOp::create(rewriter, loc, q, c32(2));
+    Value upper = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, upperBit, zero);
     Value all = c32(-1), clamp = c32(0x1f); // idx: no segment, clamp at lane 31
     auto shfl = [&](Value v, Value from) {
       return NVVM::ShflOp::create(rewriter, loc, i32, all, v, from, clamp, NVVM::ShflKind::idx,
@@ -530,7 +532,8 @@ struct FragStoreTileLowering : ConvertOpToLLVMPattern<FragStoreTileOp> {
     auto [row0, col0] = fragmentOrigin(rewriter, loc, adaptor.getThread());
     row0 = LLVM::AddOp::create(rewriter, loc, row0, adaptor.getRow0());
     for (const Pair &p : fragmentPairs(type)) {
-      Value ptr = address(at(row0, p.row), at(col0, p.col));
+      Value col = at(col0, p.col);
+      Value ptr = address(at(row0, p.row), col);
       LLVM::StoreOp::create(rewriter, loc, pairValue(rewriter, loc, type, regs, p.reg), ptr,
                             2 * elemBytes);
     }

@@ -204,20 +204,24 @@ struct FragMathLowering : ConvertOpToLLVMPattern<FragMathOp> {
         y = approx ? intrinsic("llvm.nvvm.lg2.approx.f", x) : call("__nv_log2f", x);
         break;
       case FragMathFn::log:
-        y = approx ? LLVM::FMulOp::create(rewriter, loc, intrinsic("llvm.nvvm.lg2.approx.f", x),
-                                          constant(M_LN2))
-                         .getResult()
-                   : call("__nv_logf", x);
+        if (approx) {
+          Value ln2 = constant(M_LN2);
+          y = LLVM::FMulOp::create(rewriter, loc, intrinsic("llvm.nvvm.lg2.approx.f", x), ln2);
+        } else {
+          y = call("__nv_logf", x);
+        }
         break;
       case FragMathFn::sqrt: // sqrt.rn.f32, as the scalar llvm.sqrt
         y = approx ? intrinsic("llvm.nvvm.sqrt.approx.f", x)
                    : LLVM::SqrtOp::create(rewriter, loc, f32, x, none).getResult();
         break;
       case FragMathFn::rsqrt: // div.rn(1, sqrt.rn(x)), as the scalar form
-        y = approx ? intrinsic("llvm.nvvm.rsqrt.approx.f", x)
-                   : LLVM::FDivOp::create(rewriter, loc, constant(1.0),
-                                          LLVM::SqrtOp::create(rewriter, loc, f32, x, none))
-                         .getResult();
+        if (approx) {
+          y = intrinsic("llvm.nvvm.rsqrt.approx.f", x);
+        } else {
+          Value root = LLVM::SqrtOp::create(rewriter, loc, f32, x, none);
+          y = LLVM::FDivOp::create(rewriter, loc, constant(1.0), root);
+        }
         break;
       case FragMathFn::sin:
         y = approx ? intrinsic("llvm.nvvm.sin.approx.f", x) : call("__nv_sinf", x);

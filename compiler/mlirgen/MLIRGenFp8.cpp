@@ -111,6 +111,11 @@ Value MLIRGenImpl::genFp8VectorCast(Location l, Value v, VectorType to) {
   auto lane = [&](Value x, int64_t i) {
     return LLVM::ExtractElementOp::create(builder, l, x, intConst(l, i32, i)).getResult();
   };
+  // to[toLane] = from[fromLane]
+  auto moveLane = [&](Value to, int64_t toLane, Value from, int64_t fromLane) {
+    Value index = intConst(l, i32, toLane);
+    return LLVM::InsertElementOp::create(builder, l, to, lane(from, fromLane), index).getResult();
+  };
   if (isFp8(fromElem) && isFp8(toElem))
     return genFp8VectorCast(l, genFp8VectorCast(l, v, VectorType::get({n}, f16)), to);
   if (isFp8(toElem)) {
@@ -122,15 +127,16 @@ Value MLIRGenImpl::genFp8VectorCast(Location l, Value v, VectorType to) {
       Value pair;
       if (fromElem.isF16()) {
         Value h = LLVM::PoisonOp::create(builder, l, VectorType::get({2}, f16));
-        h = LLVM::InsertElementOp::create(builder, l, h, lane(v, i), intConst(l, i32, 0));
-        h = LLVM::InsertElementOp::create(builder, l, h, lane(v, i + 1), intConst(l, i32, 1));
+        for (int64_t k = 0; k < 2; ++k)
+          h = moveLane(h, k, v, i + k);
         pair = genF16PairToFp8(l, h, toElem);
       } else {
-        pair = genF32PairToFp8(l, lane(v, i), lane(v, i + 1), toElem);
+        Value hi = lane(v, i + 1);
+        pair = genF32PairToFp8(l, lane(v, i), hi, toElem);
       }
       Value bytes = LLVM::BitcastOp::create(builder, l, pairType, pair);
       for (int64_t k = 0; k < 2; ++k)
-        out = LLVM::InsertElementOp::create(builder, l, out, lane(bytes, k), intConst(l, i32, i + k));
+        out = moveLane(out, i + k, bytes, k);
     }
     return fp8FromStorage(l, out, to);
   }
@@ -141,11 +147,11 @@ Value MLIRGenImpl::genFp8VectorCast(Location l, Value v, VectorType to) {
   for (int64_t i = 0; i < n; i += 2) {
     Value p = LLVM::PoisonOp::create(builder, l, pairType);
     for (int64_t k = 0; k < 2; ++k)
-      p = LLVM::InsertElementOp::create(builder, l, p, lane(bytes, i + k), intConst(l, i32, k));
+      p = moveLane(p, k, bytes, i + k);
     Value h = genFp8PairToF16(l, LLVM::BitcastOp::create(builder, l, builder.getI16Type(), p),
                               fromElem);
     for (int64_t k = 0; k < 2; ++k)
-      halves = LLVM::InsertElementOp::create(builder, l, halves, lane(h, k), intConst(l, i32, i + k));
+      halves = moveLane(halves, i + k, h, k);
   }
   if (toElem.isF16())
     return halves;

@@ -104,7 +104,8 @@ Value MLIRGenImpl::genMathCall(const fe::CallExpr &e) {
     return libdevice("__nv_exp2f");
   case BI::Exp:
     if (e.approx) {
-      Value scaled = arith::MulFOp::create(builder, l, toF32(x), f32Const(M_LOG2E));
+      Value log2e = f32Const(M_LOG2E);
+      Value scaled = arith::MulFOp::create(builder, l, toF32(x), log2e);
       return fromF32(intrinsic(::tile::target::kFastExp2F32Intrinsic, scaled));
     }
     return libdevice("__nv_expf");

@@ -180,8 +180,9 @@ void MLIRGenImpl::genMmaDrains(const fe::StmtAST &loop) {
                 "' (every group retired; the accumulators may be read)");
     Value pending = mmaPending[std::make_pair(&r, currentRole)];
     // Release the pending stages, oldest first (tile-lower-rings).
-    RingDrainOp::create(builder, l, ringOps[&r], ringCursor(r, /*producer=*/false),
-                        loadWeak(l, pending), s->slotReadOnlyByMma());
+    Value cursor = ringCursor(r, /*producer=*/false);
+    RingDrainOp::create(builder, l, ringOps[&r], cursor, loadWeak(l, pending),
+                        s->slotReadOnlyByMma());
     storeWeak(l, intConst(l, i32, 0), pending);
   }
 }

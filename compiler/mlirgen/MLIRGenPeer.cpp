@@ -277,8 +277,8 @@ void MLIRGenImpl::genExitProtocol(Location l) {
   Value peersCount = arith::ExtUIOp::create(
       builder, l, i64, arith::SubIOp::create(builder, l, world, intConst(l, i32, 1)));
   Value target = arith::MulIOp::create(builder, l, epoch, peersCount);
-  auto wait = SemWaitOp::create(builder, l, counterAt(base, exitSlot), target,
-                                arith::TruncIOp::create(builder, l, i32, exitSlot), rank,
+  Value exitSlot32 = arith::TruncIOp::create(builder, l, i32, exitSlot);
+  auto wait = SemWaitOp::create(builder, l, counterAt(base, exitSlot), target, exitSlot32, rank,
                                 builder.getStringAttr(sem.name));
   explainOp(wait, "exit protocol: wait until every peer finished this launch");
   // --debug-hangs names it (a peer that never ends this launch leaves it here).
