@@ -147,7 +147,7 @@ bool unfencedWritesBetween(Operation *barrier, Operation *op,
 enum class AcquireMatch {
   mbarrierWaits, // waits on an mbarrier the writers arrive on
   any,           // every acquire (between roles: the writers are another role's threads)
-  tracedFlags,   // a flag's acquire and a release of the same traced object
+  flags,         // a flag's acquire and a flag release of the same object (any, untraced)
 };
 
 /// Whether `match` takes the acquire at `point` of `object`.
@@ -157,8 +157,8 @@ bool takes(AcquireMatch match, Operation *point, Value object) {
     return waitedMBarrier(point) != nullptr;
   case AcquireMatch::any:
     return true;
-  case AcquireMatch::tracedFlags:
-    return !waitedMBarrier(point) && object;
+  case AcquireMatch::flags:
+    return !waitedMBarrier(point);
   }
   return false;
 }
@@ -210,8 +210,9 @@ struct Releases {
         return;
       acquired =
           acquired ||
-          (match == AcquireMatch::tracedFlags
-               ? llvm::any_of(releases, [&](const Releasing &r) { return r.object == object; })
+          (match == AcquireMatch::flags
+               ? llvm::any_of(releases,
+                              [&](const Releasing &r) { return r.releasesFlag(object); })
                : releasedBy(object, wholeWarps));
     });
     return acquired;
@@ -220,6 +221,11 @@ struct Releases {
     Operation *point;       // the arrive, release store or atomic, or a pattern's fence
     Value object;           // what it releases (null: any)
     Operation *fenceBefore; // the point, or the sync that orders its writers before it
+    /// Whether this is a flag's release that an acquire of `flag` (null: a
+    /// pointer not traced to its array or parameter) may synchronise with.
+    bool releasesFlag(Value flag) const {
+      return !isa<MBarrierArriveOp>(point) && (!object || !flag || object == flag);
+    }
   };
   SmallVector<Releasing> releases;
 
@@ -375,9 +381,9 @@ bool fenceReleases(Operation *acquire, AcquireMatch match, const Releases &relea
   for (auto [point, object, at] : released.releases) {
     if (match == AcquireMatch::mbarrierWaits && !isa<MBarrierArriveOp>(point))
       continue; // a wait acquires what an arrive released
-    bool traced = match == AcquireMatch::tracedFlags;
-    if (traced ? !object || !acquired.contains(object)
-               : object && !anyAcquired && !acquired.contains(object))
+    if (match == AcquireMatch::flags && isa<MBarrierArriveOp>(point))
+      continue; // a flag's acquire acquires what a flag's release released
+    if (object && !anyAcquired && !acquired.contains(object))
       continue;
     if (isa_and_nonnull<FenceProxyAsyncOp>(at->getPrevNode()) || userFencedBefore(at, written))
       continue;
@@ -456,16 +462,17 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
       if (!writtenBefore(access, written))
         return; // no write of the reader's own threads to fence
     } else if (Operation *acquire =
-                   precedingReleasedWait(access, at, released, AcquireMatch::tracedFlags)) {
+                   precedingReleasedWait(access, at, released, AcquireMatch::flags)) {
       // A flag the writers release after their writes and the reader
       // acquires before the read (after the barrier, which orders what
       // comes before it): the writers fence before their release, as for an
       // mbarrier. Whether that release is what ordered these writes is not
       // known (a semaphore the reader itself releases after the read, a
-      // loop's previous iteration), so the barrier's fence below stays too;
-      // a flag whose pointer is not traced to its array or parameter is not
-      // matched with one.
-      if (!fenceReleases(acquire, AcquireMatch::tracedFlags, released, written, checkOnly, access))
+      // loop's previous iteration), so the barrier's fence below stays too.
+      // A flag whose pointer is not traced to its array or parameter may be
+      // any flag: its acquire matches every flag's release, and its release
+      // every flag's acquire.
+      if (!fenceReleases(acquire, AcquireMatch::flags, released, written, checkOnly, access))
         ok = false;
     }
     // The nearest barrier before the read orders the writes only when they

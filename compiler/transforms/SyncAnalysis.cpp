@@ -1,26 +1,81 @@
 //===- SyncAnalysis.cpp - facts the memory-model passes share --------------===//
 #include "SyncAnalysis.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::sync;
 
-/// What ptr is derived from through ptr_add, mapa and tile elements: a shared
-/// allocation's result, a block argument, or the first other op's result.
-static Value pointerRoot(Value ptr) {
+static std::optional<Value> pointerRootIn(Value ptr, llvm::SmallPtrSetImpl<Operation *> &visiting);
+
+/// The root of what every store into the pointer variable `slot` writes, when
+/// they all agree (a variable that holds one array's or parameter's pointers
+/// plus offsets: `var f = flags; if c { f = flags + 1 }`); null when they do
+/// not, or the variable has a use other than loads and stores into it.
+/// nullopt when only stores through a variable being traced were seen
+/// (`f = f + 1` in a loop adds nothing the other stores do not say).
+static std::optional<Value> slotRoot(LocalVarOp slot,
+                                     llvm::SmallPtrSetImpl<Operation *> &visiting) {
+  if (!visiting.insert(slot).second)
+    return std::nullopt;
+  auto done = llvm::make_scope_exit([&] { visiting.erase(slot); });
+  std::optional<Value> root;
+  for (Operation *user : slot->getUsers()) {
+    if (auto load = dyn_cast<LoadOp>(user); load && load.getPtr() == slot.getResult())
+      continue;
+    auto store = dyn_cast<StoreOp>(user);
+    if (!store || store.getPtr() != slot.getResult())
+      return Value();
+    std::optional<Value> stored = pointerRootIn(store.getValue(), visiting);
+    if (!stored)
+      continue;
+    if (root && *root != *stored)
+      return Value();
+    root = stored;
+  }
+  return root;
+}
+
+/// What ptr is derived from through ptr_add, mapa, tile elements, selects of
+/// one root and pointer variables: a shared allocation's result, a block
+/// argument, or the first other op's result; nullopt only inside slotRoot's
+/// cycles.
+static std::optional<Value> pointerRootIn(Value ptr,
+                                          llvm::SmallPtrSetImpl<Operation *> &visiting) {
   while (Operation *def = ptr.getDefiningOp()) {
-    if (auto add = dyn_cast<PtrAddOp>(def))
+    if (auto add = dyn_cast<PtrAddOp>(def)) {
       ptr = add.getBase();
-    else if (auto mapa = dyn_cast<MapaOp>(def))
+    } else if (auto mapa = dyn_cast<MapaOp>(def)) {
       ptr = mapa.getSource();
-    else if (auto element = dyn_cast<TileElementOp>(def)) // t[i, j] of a tile
+    } else if (auto element = dyn_cast<TileElementOp>(def)) { // t[i, j] of a tile
       ptr = element.getBase();
-    else
+    } else if (auto select = dyn_cast<arith::SelectOp>(def)) {
+      std::optional<Value> a = pointerRootIn(select.getTrueValue(), visiting);
+      std::optional<Value> b = pointerRootIn(select.getFalseValue(), visiting);
+      if (!a || !b)
+        return a ? a : b;
+      return *a == *b ? *a : ptr;
+    } else if (auto load = dyn_cast<LoadOp>(def)) {
+      auto slot = load.getPtr().getDefiningOp<LocalVarOp>();
+      if (!slot)
+        return ptr;
+      std::optional<Value> root = slotRoot(slot, visiting);
+      if (!root)
+        return std::nullopt;
+      return *root ? *root : ptr;
+    } else {
       break;
+    }
   }
   return ptr;
+}
+
+static Value pointerRoot(Value ptr) {
+  llvm::SmallPtrSet<Operation *, 4> visiting;
+  return pointerRootIn(ptr, visiting).value_or(ptr);
 }
 
 SharedAllocOp sync::rootAlloc(Value ptr) { return pointerRoot(ptr).getDefiningOp<SharedAllocOp>(); }
