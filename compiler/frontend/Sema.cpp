@@ -588,7 +588,7 @@ void Sema::checkAssign(AssignStmt &s) {
   auto op = assignBinaryOp(s.op);
   if (target.isInvalid()) {
     infer(s.value);
-    finalize(s.value);
+    abandonUntyped(s.value);
     return;
   }
   if (target.isPointer() && (s.op == AssignOp::Add || s.op == AssignOp::Sub)) {
@@ -610,7 +610,7 @@ void Sema::checkAssign(AssignStmt &s) {
           "'" + std::string(binaryOpSpelling(*op)) + "=' cannot be applied to " + target.str(),
           "pointers only move by element counts: `p += i`, `p -= i`");
     infer(s.value);
-    finalize(s.value);
+    abandonUntyped(s.value);
     return;
   }
   if (target.isDistributed()) { // a `var` of a fragment (per_row, per_col) is assigned whole
@@ -643,8 +643,12 @@ void Sema::checkAssign(AssignStmt &s) {
   if (op && isShift(*op) && target.isInteger() && !target.isBool()) {
     // `x <<= n`: n is a count of any integer type, as in `x << n`.
     Type n = infer(s.value);
-    if (n.isUntyped())
+    if (n.isUntyped() && n.kind == Type::UntypedInt) {
+      Type amount = literalShiftAmountType(target);
+      n = adapt(s.value, amount) ? amount : Type::invalid();
+    } else if (n.isUntyped()) {
       n = adapt(s.value, target) ? target : Type::invalid();
+    }
     if (!n.isInvalid() && (!n.isScalar() || !n.isInteger()))
       error(s.value->loc, "shift amount must be an integer, found " + n.str(),
             nonScalarHint(n, "convert it with `as`, e.g. `... as u32`"));

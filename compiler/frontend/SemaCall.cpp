@@ -219,7 +219,7 @@ Type Sema::inferCall(CallExpr &e) {
         error(e.args[0]->loc, "axis of '" + e.callee + "' must be the literal 0, 1 or 2",
               "write `" + e.callee + "(0)` for x, 1 for y, 2 for z");
         infer(e.args[0]);
-        finalize(e.args[0]);
+        abandonUntyped(e.args[0]);
         return Type::invalid();
       }
       e.axis = (int)lit->magnitude;
@@ -289,7 +289,7 @@ Type Sema::inferCall(CallExpr &e) {
     }
     if (bad) {
       for (ExprPtr &a : e.args)
-        finalize(a);
+        abandonUntyped(a);
       return Type::invalid();
     }
     if (anyFragmentArg(e)) // min/max of fragments: SemaEpilogue.cpp
@@ -298,7 +298,7 @@ Type Sema::inferCall(CallExpr &e) {
       t = Type::scalarTy(t.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32);
     if (!checkNotFp8(typedLoc, t, e.callee)) {
       for (ExprPtr &a : e.args)
-        finalize(a);
+        abandonUntyped(a);
       return Type::invalid();
     }
     bool floatVector = t.isVector() && isFloatKind(t.scalar); // min/max.f16x2, element-wise
@@ -306,7 +306,7 @@ Type Sema::inferCall(CallExpr &e) {
       error(typedLoc, "'" + e.callee + "' needs integer or float arguments, found " + t.str(),
             "min, max and clamp compare numbers");
       for (ExprPtr &a : e.args)
-        finalize(a);
+        abandonUntyped(a);
       return Type::invalid();
     }
     if (!argsOfOneType(e, t))
@@ -521,7 +521,7 @@ Type Sema::checkMemoryCall(CallExpr &e) {
           "the first argument of " + e.callee + " must be an element access like `p[i]`",
           "write `" + e.callee + "(p[i], ...)`");
     infer(e.args[0]);
-    finalize(e.args[0]);
+    abandonUntyped(e.args[0]);
     ok = false;
   } else {
     elem = inferIndex(*loc, IndexUse::Address);
@@ -594,7 +594,7 @@ Type Sema::checkMemoryCall(CallExpr &e) {
     }
     if (elem.isInvalid()) {
       infer(e.args[i]);
-      finalize(e.args[i]);
+      abandonUntyped(e.args[i]);
       continue;
     }
     Type v = checkValue(e.args[i], &elem, "value of " + e.callee,

@@ -411,7 +411,8 @@ bool Sema::checkConstantOperation(BinaryOp op, const Type &t, const ExprAST *lhs
   if (shift) {
     if (r->i >= 0 && r->i < (int64_t)bits)
       return true;
-    if (rhs.type.isScalar() && rhs.type != t) // `x << n` with n of another type
+    // `x << n` with n of another type (a literal amount is a count, as written)
+    if (rhs.type.isScalar() && rhs.type != t && !rhs.is<IntLiteralExpr>())
       amountText += " (" + rhs.type.str() + ")";
     error(loc,
           "shift amount " + amountText + " is out of range for " + ty + " (0 to " +

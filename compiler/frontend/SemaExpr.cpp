@@ -151,7 +151,7 @@ Type Sema::checkValue(ExprPtr &e, const Type *expected, const std::string &what,
   if (!expected)
     return t.isUntyped() ? finalize(e) : t;
   if (expected->isInvalid()) {
-    finalize(e);
+    abandonUntyped(e);
     return Type::invalid();
   }
   // A scalar of a distributed value's element type stands for every element
@@ -274,8 +274,12 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
   }
   case ExprAST::Binary: {
     auto &b = *e.as<BinaryExpr>();
+    bool amount = isShift(b.op) && to.isScalar() && to.isInteger() && !to.isBool();
     bool ok = adapt(b.lhs, to);
-    ok = adapt(b.rhs, to) && ok;
+    if (!ok) // one error per operator: the first operand that does not fit
+      abandonUntyped(b.rhs);
+    else
+      ok = adapt(b.rhs, amount ? literalShiftAmountType(to) : to);
     if (ok)
       ok = checkBinaryOperands(b.op, to, b.loc);
     e.type = ok ? to : Type::invalid();
@@ -286,7 +290,10 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
   case ExprAST::Select: { // `c ? 1 : 2`: both sides take the type
     auto &sel = *e.as<SelectExpr>();
     bool ok = adapt(sel.trueValue, to);
-    ok = adapt(sel.falseValue, to) && ok;
+    if (!ok)
+      abandonUntyped(sel.falseValue);
+    else
+      ok = adapt(sel.falseValue, to);
     e.type = ok ? to : Type::invalid();
     return ok;
   }
@@ -310,10 +317,8 @@ Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::str
   bool values = (l.kind == Type::Void) == (r.kind == Type::Void) ||
                 (checkHasValue(*lhs, l, "one of " + what) && checkHasValue(*rhs, r, "one of " + what));
   if (!values || l.isInvalid() || r.isInvalid()) {
-    if (l.isUntyped())
-      finalize(lhs);
-    if (r.isUntyped())
-      finalize(rhs);
+    abandonUntyped(lhs);
+    abandonUntyped(rhs);
     return Type::invalid();
   }
   if (l.isUntyped() && r.isUntyped())
@@ -322,11 +327,11 @@ Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::str
   // A literal beside a fragment, vector or array (`0 .. acc`, `c ? 0 : acc`):
   // the caller reports the other side's kind, which is the mistake.
   if (l.isUntyped() && !r.isScalar() && !r.isPointer()) {
-    finalize(lhs);
+    abandonUntyped(lhs);
     return r;
   }
   if (r.isUntyped() && !l.isScalar() && !l.isPointer()) {
-    finalize(rhs);
+    abandonUntyped(rhs);
     return l;
   }
   if (l.isUntyped())
@@ -406,8 +411,7 @@ Type Sema::inferUnary(UnaryExpr &e) {
   switch (e.op) {
   case UnaryOp::Not:
     if (t.isUntyped() || !t.isBool()) {
-      if (t.isUntyped())
-        finalize(e.operand);
+      abandonUntyped(e.operand);
       error(e.loc,
             "'!' needs an i1 operand, found " + (t.isUntyped() ? std::string("a number") : t.str()),
             "compare explicitly, e.g. `x == 0`; use '~' for bitwise not");
@@ -416,8 +420,7 @@ Type Sema::inferUnary(UnaryExpr &e) {
     return t;
   case UnaryOp::BitNot:
     if (t.kind == Type::UntypedFloat || (!t.isUntyped() && !t.isInteger())) {
-      if (t.isUntyped())
-        finalize(e.operand);
+      abandonUntyped(e.operand);
       error(e.loc, "'~' needs an integer operand, found " + t.str(),
             "bitwise operators apply to integers");
       return Type::invalid();
@@ -485,10 +488,8 @@ Type Sema::inferBinary(BinaryExpr &e) {
     return checkVectorBinary(e, l, r);
   Type t;
   if (l.isInvalid() || r.isInvalid()) {
-    if (l.isUntyped())
-      finalize(e.lhs);
-    if (r.isUntyped())
-      finalize(e.rhs);
+    abandonUntyped(e.lhs);
+    abandonUntyped(e.rhs);
     return Type::invalid();
   }
   if (r.isPointer() && e.op == BinaryOp::Add && (l.isInteger() || l.isUntyped())) {
@@ -501,10 +502,8 @@ Type Sema::inferBinary(BinaryExpr &e) {
   for (const Type *side : {&l, &r}) {
     if (side->isScalar() || side->isUntyped())
       continue;
-    if (l.isUntyped())
-      finalize(e.lhs);
-    if (r.isUntyped())
-      finalize(e.rhs);
+    abandonUntyped(e.lhs);
+    abandonUntyped(e.rhs);
     if (!checkHasValue(side == &l ? *e.lhs : *e.rhs, *side, "an operand of '" + sp + "'"))
       return Type::invalid();
     bool barrier = side->kind == Type::MBarrier || side->kind == Type::MBarrierArray;
@@ -528,6 +527,9 @@ Type Sema::inferBinary(BinaryExpr &e) {
     return checkBinaryOperands(e.op, r, e.rhs->loc) ? Type::untypedInt() : Type::invalid();
   else if (l.isUntyped())
     t = adapt(e.lhs, r) ? r : Type::invalid();
+  else if (r.kind == Type::UntypedInt && isShift(e.op) && l.isScalar() && l.isInteger() &&
+           !l.isBool())
+    t = adapt(e.rhs, literalShiftAmountType(l)) ? l : Type::invalid();
   else if (r.isUntyped())
     t = adapt(e.rhs, l) ? l : Type::invalid();
   else if (l != r && isShift(e.op) && l.isScalar() && r.isScalar() && l.isInteger() &&

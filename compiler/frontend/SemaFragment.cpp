@@ -119,8 +119,7 @@ Type Sema::checkFragmentBinary(BinaryExpr &e, const Type &l, const Type &r) {
   bool cmp = isComparison(e.op);
   auto bail = [&] {
     for (ExprPtr *x : {&e.lhs, &e.rhs})
-      if ((*x)->type.isUntyped())
-        finalize(*x);
+      abandonUntyped(*x);
     return Type::invalid();
   };
   // An fp8 fragment is reported alone (its scalar would not adapt either).
@@ -195,7 +194,7 @@ Type Sema::checkFragmentArgs(CallExpr &e) {
   bool math = isFragmentMathBuiltin(b);
   auto bail = [&] {
     for (ExprPtr &a : e.args)
-      finalize(a);
+      abandonUntyped(a);
     return Type::invalid();
   };
   if (b != Builtin::Min && b != Builtin::Max && b != Builtin::Fma && b != Builtin::Select &&
@@ -297,7 +296,7 @@ Type Sema::checkSelectCall(CallExpr &e) {
       ok = false;
   if (!ok) {
     for (ExprPtr &a : e.args)
-      finalize(a);
+      abandonUntyped(a);
     return Type::invalid();
   }
   if (anyFragmentArg(e))
@@ -305,7 +304,7 @@ Type Sema::checkSelectCall(CallExpr &e) {
   error(e.loc, "select(m, a, b) chooses between fragment, per_row or per_col elements",
         "for scalars write `c ? a : b`");
   for (ExprPtr &a : e.args)
-    finalize(a);
+    abandonUntyped(a);
   return Type::invalid();
 }
 

@@ -60,6 +60,10 @@ bool isLiteralVector(const ExprAST &e);
 /// "the largest finite f16 is 65504; use f32 for larger values" (SemaExpr.cpp).
 std::string floatRangeHint(ScalarKind k);
 
+/// The type of a literal shift amount beside an integer value of type
+/// `value`: a count, not a value of that type (SemaLiterals.cpp).
+Type literalShiftAmountType(const Type &value);
+
 class Sema {
 public:
   Sema(DiagnosticEngine &diags, const CheckOptions &opts) : diags_(diags), opts_(opts) {}
@@ -176,6 +180,10 @@ public:
   bool adaptIntLiteral(ExprPtr &e, const Type &to); // SemaLiterals.cpp
   /// Adapts untyped subtrees to the defaults (i32 / f32).
   Type finalize(ExprPtr &e);
+  /// Marks an untyped subtree invalid without a diagnostic: an operand of an
+  /// operator or call that already failed has no context to take its type
+  /// from (SemaLiterals.cpp).
+  void abandonUntyped(ExprPtr &e);
   /// Makes two operands agree (literal adaptation); invalid on mismatch.
   Type unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::string &what);
   /// Reports (at e) a call that returns no value used as an operand of

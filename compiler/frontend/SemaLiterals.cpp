@@ -167,6 +167,33 @@ bool Sema::adaptIntLiteral(ExprPtr &ep, const Type &to) {
   return true;
 }
 
+// `x8 << 200` is an amount out of range for i8, not a literal that does not
+// fit in i8: the amount is read unsigned in its own width (operators.md), so
+// a literal one is the i32 it is without a context, i64 beside a 64-bit
+// value (whose amounts reach 63 and a range error names the amount).
+Type literalShiftAmountType(const Type &value) {
+  return bitWidth(value.scalar) == 64 ? Type::scalarTy(ScalarKind::I64) : Type::i32();
+}
+
+// The operand's literals take no type: the defaults i32/f32 are a guess the
+// program never made, and their range check would be a second error that a
+// fixed first one could make wrong (`min(nope, 5000000000)` with nope an
+// i64). One error per failed operator or call, at its first failed operand.
+void Sema::abandonUntyped(ExprPtr &e) {
+  if (!e->type.isUntyped())
+    return;
+  e->type = Type::invalid();
+  if (auto *u = e->as<UnaryExpr>()) {
+    abandonUntyped(u->operand);
+  } else if (auto *b = e->as<BinaryExpr>()) {
+    abandonUntyped(b->lhs);
+    abandonUntyped(b->rhs);
+  } else if (auto *sel = e->as<SelectExpr>()) {
+    abandonUntyped(sel->trueValue);
+    abandonUntyped(sel->falseValue);
+  }
+}
+
 bool Sema::widenOutOfRangeComparison(BinaryExpr &e, const Type &l, const Type &r, Type &t) {
   if (!isComparison(e.op))
     return false;

@@ -121,7 +121,7 @@ Type Sema::checkMathCall(CallExpr &e) {
   }
   if (!ok) {
     for (ExprPtr &a : e.args)
-      finalize(a);
+      abandonUntyped(a);
     return Type::invalid();
   }
   if (anyFragmentArg(e)) // fma of fragments: SemaEpilogue.cpp
@@ -134,7 +134,7 @@ Type Sema::checkMathCall(CallExpr &e) {
   bool intAllowed = b == Builtin::Abs;
   if (!checkNotFp8(e.args[typedArg]->loc, t, e.callee)) {
     for (ExprPtr &a : e.args)
-      finalize(a);
+      abandonUntyped(a);
     return Type::invalid();
   }
   if (!t.isScalar() || t.isBool() || (!intAllowed && !t.isFloat())) {
@@ -144,7 +144,7 @@ Type Sema::checkMathCall(CallExpr &e) {
           t.isInteger() ? "convert with `as f32`"
                         : "math functions take f16, bf16 or f32 values (abs also integers)");
     for (ExprPtr &a : e.args)
-      finalize(a);
+      abandonUntyped(a);
     return Type::invalid();
   }
   // --fast-math picks the fast form only where the type has one: PTX has no
@@ -162,7 +162,7 @@ Type Sema::checkMathCall(CallExpr &e) {
               "`as f32` (fma, abs, sqrt without approx, floor, ceil, trunc, round, copysign take "
               "f64)");
     for (ExprPtr &a : e.args)
-      finalize(a);
+      abandonUntyped(a);
     return Type::invalid();
   }
   if (!argsOfOneType(e, t))

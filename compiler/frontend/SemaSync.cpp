@@ -184,7 +184,7 @@ Type Sema::checkStoreAsync(CallExpr &e) {
     dst->type = elem;
   } else {
     infer(e.args[0]);
-    finalize(e.args[0]);
+    abandonUntyped(e.args[0]);
   }
   if (!dst || elem.kind == Type::MBarrier) {
     error(e.args[0]->loc,

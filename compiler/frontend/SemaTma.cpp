@@ -274,7 +274,7 @@ Type Sema::inferIndexNd(IndexExpr &e, const Type &base) {
   auto resolveAll = [&] {
     for (ExprPtr *i : idx) {
       infer(*i);
-      finalize(*i);
+      abandonUntyped(*i);
     }
   };
   if (base.isInvalid()) {

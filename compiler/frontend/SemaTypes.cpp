@@ -367,7 +367,7 @@ Type Sema::checkMulHi(CallExpr &e) {
   }
   if (bad) {
     for (ExprPtr &a : e.args)
-      finalize(a);
+      abandonUntyped(a);
     return Type::invalid();
   }
   return argsOfOneType(e, t) ? t : Type::invalid();

@@ -52,7 +52,7 @@ Type Sema::checkWarpCall(CallExpr &e) {
             : isShfl(b) ? std::string("shuffles take `width =` and `mask =`")
                         : "'" + e.callee + "' takes only `mask =`");
       infer(na.expr);
-      finalize(na.expr);
+      abandonUntyped(na.expr);
       ok = false;
       continue;
     }
