@@ -4,6 +4,7 @@
 #include "tile/nearest_names.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <vector>
 
@@ -361,6 +362,17 @@ std::string builtinNameList() {
 
 using tile::editDistance; // (tile/nearest_names.h: header-only, shared with the runtime)
 
+/// Edits between two names with case ignored, as the runtime's lookups
+/// count them: `MIN` is `min` misspelled, not three edits from `abs`.
+static size_t nameDistance(const std::string &a, const std::string &b) {
+  auto lower = [](std::string s) {
+    for (char &c : s)
+      c = (char)std::tolower((unsigned char)c);
+    return s;
+  };
+  return editDistance(lower(a), lower(b));
+}
+
 /// What other GPU languages (Triton, CUDA, CUTLASS, numpy-style APIs) call a
 /// builtin, where edit distance would not find it: an unknown function of
 /// one of these names is asked about its tilec name.
@@ -381,7 +393,7 @@ std::string closestBuiltin(const std::string &name) {
     return best; // too short for a meaningful guess
   size_t bestDistance = std::max<size_t>(1, name.size() / 3) + 1;
   for (const BuiltinName &n : kBuiltins) {
-    size_t d = editDistance(name, n.name);
+    size_t d = nameDistance(name, n.name);
     if (d < bestDistance) {
       bestDistance = d;
       best = n.name;
@@ -411,7 +423,7 @@ std::vector<std::string> nearestAmong(const std::string &name,
     size_t prefix = 0;
     while (prefix < n.size() && prefix < name.size() && n[prefix] == name[prefix])
       ++prefix;
-    size_t distance = editDistance(name, n);
+    size_t distance = nameDistance(name, n);
     if (distance <= maxDistance)
       all.push_back({distance, prefix, n});
   }

@@ -1,4 +1,5 @@
 //===- Sema.cpp - kernels, statements and scopes ---------------------------===//
+#include "NearestNames.h"
 #include "SemaImpl.h"
 #include "tilec/frontend/InstanceNote.h"
 
@@ -97,6 +98,19 @@ Decl *Sema::lookup(const std::string &name) const {
   }
   auto g = globalConsts_.find(name); // file-level constants
   return g == globalConsts_.end() ? nullptr : g->second;
+}
+
+std::string Sema::nearestVisibleName(const std::string &name) const {
+  std::vector<std::string> visible;
+  for (const auto &scope : scopes_)
+    for (const auto &[n, decl] : scope)
+      visible.push_back(n);
+  for (const auto &[n, decl] : globalConsts_)
+    visible.push_back(n);
+  std::sort(visible.begin(), visible.end()); // the maps' order is no order
+  std::vector<std::string> near =
+      nearestAmong(name, visible, 1, std::max<size_t>(1, name.size() / 3));
+  return near.empty() ? "" : near[0];
 }
 
 bool Sema::requireCluster(const Location &loc, const std::string &what) {

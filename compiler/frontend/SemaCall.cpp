@@ -76,6 +76,20 @@ std::string Sema::nearestCallees(const std::string &name) const {
   return list;
 }
 
+std::string Sema::closestCallee(const std::string &name) const {
+  std::string guess = closestBuiltin(name);
+  std::vector<std::string> fns;
+  for (const auto &f : functions_)
+    fns.push_back(f.first);
+  std::sort(fns.begin(), fns.end());
+  std::vector<std::string> fn = nearestAmong(name, fns, 1, std::max<size_t>(1, name.size() / 3));
+  if (fn.empty())
+    return guess;
+  if (guess.empty()) // the file's `fn Helper` for `helper(...)`, as a builtin would be
+    return fn[0];
+  return nearestAmong(name, {guess, fn[0]}, 1, SIZE_MAX)[0];
+}
+
 Type Sema::inferCall(CallExpr &e) {
   // One owner for every call's named arguments given twice: a builtin that
   // reads the first (or the last) `cols =` must not see a second one.
@@ -142,7 +156,7 @@ Type Sema::inferCall(CallExpr &e) {
   }
   if (b == Builtin::Unknown) {
     Decl *d = lookup(e.callee);
-    std::string guess = closestBuiltin(e.callee);
+    std::string guess = closestCallee(e.callee);
     error(e.loc,
           (d ? "'" + e.callee + "' is not a function" : "unknown function '" + e.callee + "'") +
               (guess.empty() ? "" : "; did you mean '" + guess + "'?"),

@@ -72,15 +72,19 @@ void Sema::checkDeadBranchNames(const Block &b, const Location &cond) {
     if (auto *v = e.as<VarRefExpr>()) {
       // inf/nan; a bare word some arguments take (cache_policy's priority).
       if (!bareWord && !v->ringStageTile && v->name != "inf" && v->name != "nan" &&
-          !known(v->name))
-        report(v->loc, "unknown name '" + v->name + "'",
+          !known(v->name)) {
+        std::string near = nearestVisibleName(v->name);
+        report(v->loc,
+               "unknown name '" + v->name + "'" +
+                   (near.empty() ? "" : "; did you mean '" + near + "'?"),
                "declare it with `let`/`var` before the `if const`, or add a kernel parameter");
+      }
       return;
     }
     if (auto *c = e.as<CallExpr>()) {
       bool query = c->callee == "size_of" || c->callee == "is_float" || c->callee == "is_int";
       if (!query && !known(c->callee)) {
-        std::string guess = closestBuiltin(c->callee);
+        std::string guess = closestCallee(c->callee);
         report(c->loc,
                "unknown function '" + c->callee + "'" +
                    (guess.empty() ? "" : "; did you mean '" + guess + "'?"),

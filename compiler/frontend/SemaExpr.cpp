@@ -92,6 +92,9 @@ Type Sema::infer(ExprPtr &ep) {
               "`_` skips a value only in a list of new names, `let (a, _) = f(...)` (or `var`); "
               "to assign some of a call's values, bind them all with `let (a, b) = f(...)`, "
               "then `x = a`");
+      else if (std::string near = nearestVisibleName(v.name); !near.empty())
+        error(v.loc, "unknown name '" + v.name + "'; did you mean '" + near + "'?",
+              "declare it with `let`/`var` before use, or add a kernel parameter");
       else
         error(v.loc, "unknown name '" + v.name + "'",
               "declare it with `let`/`var` before use, or add a kernel parameter");

@@ -127,6 +127,10 @@ public:
   void warnUnreadShadows();
   void declare(Decl &d);
   Decl *lookup(const std::string &name) const;
+  /// The builtin or file function nearest to an unknown callee, or "" (SemaCall.cpp).
+  std::string closestCallee(const std::string &name) const;
+  /// The one visible name nearest to an unknown `name` (case ignored), or "".
+  std::string nearestVisibleName(const std::string &name) const;
   bool hasCluster() const { return kernel_->cluster.kind != ClusterAttr::None; }
   /// Reports that `what` needs a cluster when the kernel has none.
   bool requireCluster(const Location &loc, const std::string &what);
