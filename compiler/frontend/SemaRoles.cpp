@@ -80,6 +80,24 @@ bool Sema::isRoleBuiltin(Builtin b) {
 
 bool Sema::rejectInRole(CallExpr &e) {
   Builtin b = e.builtin;
+  bool roleBarrier = b == Builtin::SyncThreads || b == Builtin::SyncThreadsCount ||
+                     b == Builtin::SyncThreadsAnd || b == Builtin::SyncThreadsOr;
+  if (roleBarrier && turn_) {
+    // Warpgroup r runs the body between its turn barrier's bar.sync and the
+    // bar.arrive that lets r + 1 in: the role's barrier would wait for the
+    // threads of warpgroups that wait for this one's hand-over.
+    error(e.loc,
+          e.callee + "() inside a turn: the barrier of role '" + curRole_->name + "' waits for " +
+              "all its " + std::to_string(curRole_->threads()) +
+              " threads, but one warpgroup runs the turn at a time and the others wait for it "
+              "to finish (a deadlock)",
+          "end the turn before the barrier and start another after it: `turn { ... }` then `" +
+              e.callee + (b == Builtin::SyncThreads ? "()" : "(p)") + "` then `turn { ... }`");
+    diags_.note(turn_->loc, "the turn is here");
+    for (ExprPtr &a : e.args)
+      resolveOnly(a);
+    return true;
+  }
   if (b != Builtin::ClusterSync && b != Builtin::ClusterArrive && b != Builtin::ClusterWait)
     return false;
   error(e.loc,
