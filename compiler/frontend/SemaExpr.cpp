@@ -330,11 +330,11 @@ Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::str
   // A literal beside a fragment, vector or array (`0 .. acc`, `c ? 0 : acc`):
   // the caller reports the other side's kind, which is the mistake.
   if (l.isUntyped() && !r.isScalar() && !r.isPointer()) {
-    abandonUntyped(lhs);
+    finalize(lhs);
     return r;
   }
   if (r.isUntyped() && !l.isScalar() && !l.isPointer()) {
-    abandonUntyped(rhs);
+    finalize(rhs);
     return l;
   }
   if (l.isUntyped())
