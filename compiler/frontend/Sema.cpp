@@ -108,8 +108,9 @@ std::string Sema::nearestVisibleName(const std::string &name) const {
   for (const auto &[n, decl] : globalConsts_)
     visible.push_back(n);
   std::sort(visible.begin(), visible.end()); // the maps' order is no order
-  std::vector<std::string> near =
-      nearestAmong(name, visible, 1, std::max<size_t>(1, name.size() / 3));
+  // A third of the name's letters (a one- or two-letter name only when its
+  // case differs: `y` is no misspelled `x`).
+  std::vector<std::string> near = nearestAmong(name, visible, 1, name.size() / 3);
   return near.empty() ? "" : near[0];
 }
 

@@ -82,7 +82,7 @@ std::string Sema::closestCallee(const std::string &name) const {
   for (const auto &f : functions_)
     fns.push_back(f.first);
   std::sort(fns.begin(), fns.end());
-  std::vector<std::string> fn = nearestAmong(name, fns, 1, std::max<size_t>(1, name.size() / 3));
+  std::vector<std::string> fn = nearestAmong(name, fns, 1, name.size() / 3);
   if (fn.empty())
     return guess;
   if (guess.empty()) // the file's `fn Helper` for `helper(...)`, as a builtin would be
