@@ -659,7 +659,7 @@ void Sema::checkAssign(AssignStmt &s) {
     // `x <<= n`: n is a count of any integer type, as in `x << n`.
     Type n = infer(s.value);
     if (n.isUntyped() && n.kind == Type::UntypedInt) {
-      Type amount = literalShiftAmountType(target);
+      Type amount = literalShiftAmountType(*s.value, target);
       n = adapt(s.value, amount) ? amount : Type::invalid();
     } else if (n.isUntyped()) {
       n = adapt(s.value, target) ? target : Type::invalid();

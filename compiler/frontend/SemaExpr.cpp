@@ -282,7 +282,7 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     if (!ok) // one error per operator: the first operand that does not fit
       abandonUntyped(b.rhs);
     else
-      ok = adapt(b.rhs, amount ? literalShiftAmountType(to) : to);
+      ok = adapt(b.rhs, amount ? literalShiftAmountType(*b.rhs, to) : to);
     if (ok)
       ok = checkBinaryOperands(b.op, to, b.loc);
     e.type = ok ? to : Type::invalid();
@@ -532,7 +532,7 @@ Type Sema::inferBinary(BinaryExpr &e) {
     t = adapt(e.lhs, r) ? r : Type::invalid();
   else if (r.kind == Type::UntypedInt && isShift(e.op) && l.isScalar() && l.isInteger() &&
            !l.isBool())
-    t = adapt(e.rhs, literalShiftAmountType(l)) ? l : Type::invalid();
+    t = adapt(e.rhs, literalShiftAmountType(*e.rhs, l)) ? l : Type::invalid();
   else if (r.isUntyped())
     t = adapt(e.rhs, l) ? l : Type::invalid();
   else if (l != r && isShift(e.op) && l.isScalar() && r.isScalar() && l.isInteger() &&

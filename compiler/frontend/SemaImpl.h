@@ -61,8 +61,9 @@ bool isLiteralVector(const ExprAST &e);
 std::string floatRangeHint(ScalarKind k);
 
 /// The type of a literal shift amount beside an integer value of type
-/// `value`: a count, not a value of that type (SemaLiterals.cpp).
-Type literalShiftAmountType(const Type &value);
+/// `value`: that type, or a 64-bit one for a literal it cannot hold
+/// (SemaLiterals.cpp).
+Type literalShiftAmountType(const ExprAST &amount, const Type &value);
 
 class Sema {
 public:

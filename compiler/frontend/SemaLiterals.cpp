@@ -168,11 +168,20 @@ bool Sema::adaptIntLiteral(ExprPtr &ep, const Type &to) {
 }
 
 // `x8 << 200` is an amount out of range for i8, not a literal that does not
-// fit in i8: the amount is read unsigned in its own width (operators.md), so
-// a literal one is the i32 it is without a context, i64 beside a 64-bit
-// value (whose amounts reach 63 and a range error names the amount).
-Type literalShiftAmountType(const Type &value) {
-  return bitWidth(value.scalar) == 64 ? Type::scalarTy(ScalarKind::I64) : Type::i32();
+// fit in i8: a literal amount takes the value's type (operators.md), and one
+// that type cannot hold is out of range whatever the type, so it takes the
+// 64-bit type that holds it and the range check names it.
+Type literalShiftAmountType(const ExprAST &amount, const Type &value) {
+  auto *lit = amount.as<IntLiteralExpr>();
+  if (!lit)
+    return value;
+  __int128 lo, hi;
+  rangeOf(value.scalar, value.isUnsigned(), lo, hi);
+  __int128 v = lit->negated ? -(__int128)lit->magnitude : (__int128)lit->magnitude;
+  if (v >= lo && v <= hi)
+    return value;
+  return lit->negated || lit->magnitude <= (uint64_t)INT64_MAX ? Type::scalarTy(ScalarKind::I64)
+                                                               : Type::scalarTy(ScalarKind::U64);
 }
 
 // The operand's literals take no type: the defaults i32/f32 are a guess the
