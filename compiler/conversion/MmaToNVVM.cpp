@@ -478,6 +478,19 @@ void mlir::tile::addFragTypeConversion(LLVMTypeConverter &converter) {
 /// registers live), and nothing where groups are pending: an accumulator
 /// in flight must not be touched (PTX ISA 9.7.15.6.1). Runs on the tile IR
 /// after convert-scf-to-cf, before the conversion.
+/// At b's insertion point, next to `at`: a pinned load (kPinAttr) of each
+/// of `slots` that may be read after `at` before being written, stored back.
+static void pinLiveSlots(OpBuilder &b, Operation *at, ArrayRef<Value> slots) {
+  for (Value slot : slots) {
+    if (!readBeforeWritten(at, slot))
+      continue;
+    Type type = cast<PtrType>(slot.getType()).getElementType();
+    auto load = LoadOp::create(b, at->getLoc(), type, slot, MemoryOrder::weak, MemoryScope::cta);
+    load->setAttr(kPinAttr, b.getUnitAttr());
+    StoreOp::create(b, at->getLoc(), load.getResult(), slot, MemoryOrder::weak, MemoryScope::cta);
+  }
+}
+
 void mlir::tile::pinFragmentsLiveAcrossWgmma(Operation *root) {
   SmallVector<Value> slots;
   root->walk([&](LocalVarOp var) {
@@ -603,16 +616,7 @@ void mlir::tile::pinFragmentsLiveAcrossWgmma(Operation *root) {
     for (WgmmaWaitOp wait : drains) {
       OpBuilder b(wait->getContext());
       b.setInsertionPointAfter(wait);
-      for (Value slot : integerAccumulators) {
-        if (!readBeforeWritten(wait, slot))
-          continue;
-        Type type = cast<PtrType>(slot.getType()).getElementType();
-        auto load =
-            LoadOp::create(b, wait.getLoc(), type, slot, MemoryOrder::weak, MemoryScope::cta);
-        load->setAttr(kPinAttr, b.getUnitAttr());
-        StoreOp::create(b, wait.getLoc(), load.getResult(), slot, MemoryOrder::weak,
-                        MemoryScope::cta);
-      }
+      pinLiveSlots(b, wait, integerAccumulators);
     }
   }
   SmallVector<WgmmaFenceOp> fences;
@@ -622,16 +626,7 @@ void mlir::tile::pinFragmentsLiveAcrossWgmma(Operation *root) {
   });
   for (WgmmaFenceOp fence : fences) {
     OpBuilder b(fence);
-    for (Value slot : slots) {
-      if (!readBeforeWritten(fence, slot))
-        continue;
-      Type type = cast<PtrType>(slot.getType()).getElementType();
-      auto load =
-          LoadOp::create(b, fence.getLoc(), type, slot, MemoryOrder::weak, MemoryScope::cta);
-      load->setAttr(kPinAttr, b.getUnitAttr());
-      StoreOp::create(b, fence.getLoc(), load.getResult(), slot, MemoryOrder::weak,
-                      MemoryScope::cta);
-    }
+    pinLiveSlots(b, fence, slots);
   }
 }
 

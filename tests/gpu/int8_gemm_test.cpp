@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -134,6 +135,21 @@ std::vector<float> scales(int64_t n, int64_t pad, std::mt19937_64 &rng) {
   return s;
 }
 
+void skipWithoutDevice() {
+  if (tile::deviceCount() == 0) {
+    WARN("SKIP: no CUDA device");
+    std::exit(77);
+  }
+}
+
+/// The correctness cases' M, N, K: tails everywhere (a partial cluster of
+/// row tiles, a partial column tile, a zero-filled K tail); smaller under
+/// compute-sanitizer.
+std::tuple<int64_t, int64_t, int64_t> checkShape() {
+  return ported::small() ? std::tuple<int64_t, int64_t, int64_t>{136, 136, 208}
+                         : std::tuple<int64_t, int64_t, int64_t>{328, 264, 464};
+}
+
 tile::Module loadModule(tile::Context &ctx) {
   return tile::Module::fromFiles(ctx, ported::ptxPath("int8_gemm"));
 }
@@ -141,15 +157,11 @@ tile::Module loadModule(tile::Context &ctx) {
 } // namespace
 
 TEST_CASE("integer wgmma GEMM: s32 results exact (wrapping) for s8/u8 operands", "[int8]") {
-  if (tile::deviceCount() == 0) {
-    WARN("SKIP: no CUDA device");
-    std::exit(77);
-  }
+  skipWithoutDevice();
   tile::Context ctx(0);
   tile::Module mod = loadModule(ctx);
   auto rng = ported::freshRng();
-  const int64_t m = ported::small() ? 136 : 328, n = ported::small() ? 136 : 264,
-                k = ported::small() ? 208 : 464;
+  const auto [m, n, k] = checkShape();
   for (auto [au, bu] : {std::pair{false, false}, {true, false}, {false, true}, {true, true}})
     for (int64_t bn : {256, 128}) {
       Problem p = randomProblem(m, n, k, au, bu, rng);
@@ -194,15 +206,11 @@ TEST_CASE("integer wgmma GEMM: s32 results exact (wrapping) for s8/u8 operands",
 }
 
 TEST_CASE("integer wgmma GEMM: the dequantizing epilogue in bf16", "[int8]") {
-  if (tile::deviceCount() == 0) {
-    WARN("SKIP: no CUDA device");
-    std::exit(77);
-  }
+  skipWithoutDevice();
   tile::Context ctx(0);
   tile::Module mod = loadModule(ctx);
   auto rng = ported::freshRng();
-  const int64_t m = ported::small() ? 136 : 328, n = ported::small() ? 136 : 264,
-                k = ported::small() ? 208 : 464;
+  const auto [m, n, k] = checkShape();
   for (auto [au, bu] : {std::pair{false, false}, {true, false}}) {
     Problem p = randomProblem(m, n, k, au, bu, rng);
     Device d(p);
@@ -233,10 +241,7 @@ TEST_CASE("integer wgmma GEMM: the dequantizing epilogue in bf16", "[int8]") {
 }
 
 TEST_CASE("integer wgmma GEMM: 4096^3 against the dense int8 peak", "[int8_bench][.]") {
-  if (tile::deviceCount() == 0) {
-    WARN("SKIP: no CUDA device");
-    std::exit(77);
-  }
+  skipWithoutDevice();
   tile::Context ctx(0);
   tile::Module mod = loadModule(ctx);
   auto rng = ported::freshRng();
