@@ -87,8 +87,9 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
                   .getResult();
   // i8 is signless in MLIR: a u8 tile is read as wgmma's .u8 (MmaSignedness.h).
   if (!aFrag)
-    for (auto [operand, name] : {std::pair{&e.mma.a, kMmaAUnsignedAttr}, {&e.mma.b, kMmaBUnsignedAttr}})
-      if (operand->tile->elem.type.scalar == fe::ScalarKind::U8)
+    for (auto [side, name] :
+         {std::pair{&e.mma.a, kMmaAUnsignedAttr}, {&e.mma.b, kMmaBUnsignedAttr}})
+      if (side->tile->elem.type.scalar == fe::ScalarKind::U8)
         result.getDefiningOp()->setAttr(name, builder.getUnitAttr());
   if (!e.mma.inConsume) {
     explain(WgmmaCommitOp::create(builder, l),
