@@ -274,7 +274,7 @@ struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
     int64_t kStep = target::wgmmaK(elemBytes);
     // The s32 accumulator wraps (no .satfinite: the absent overflow
     // attribute prints none, PTX ISA 9.7.15.5).
-    auto accType = frag.isPacked()                      ? NVVM::WGMMATypes::f16
+    auto accType = frag.isPacked()                       ? NVVM::WGMMATypes::f16
                    : frag.getElementType().isInteger(32) ? NVVM::WGMMATypes::s32
                                                          : NVVM::WGMMATypes::f32;
     // imm-trans-a = 0 / imm-trans-b = 0 mean K-major; NVVM spells K-major A

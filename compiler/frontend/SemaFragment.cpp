@@ -483,8 +483,8 @@ Type Sema::checkLoadFrag(CallExpr &e) {
   bool arrayOk = true;
   // f32, f16, bf16 and i32 (an integer GEMM's s32 partial sums) rows.
   bool loadable = isValueElementKind(p.scalar) || p.scalar == ScalarKind::I32;
-  bool array = stride && loadable &&
-               fragmentRowsThroughArray(*e.args[0], p, frag, *stride, arrayOk);
+  bool array =
+      stride && loadable && fragmentRowsThroughArray(*e.args[0], p, frag, *stride, arrayOk);
   if (!arrayOk)
     return Type::invalid();
   if (!array &&

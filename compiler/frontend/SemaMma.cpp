@@ -64,9 +64,8 @@ bool Sema::checkFragmentShape(const Location &loc, ScalarKind k, int64_t m, int6
   if (k != ScalarKind::F32 && k != ScalarKind::F16 && k != ScalarKind::BF16 &&
       k != ScalarKind::I32 && !isFp8Kind(k)) {
     error(loc, std::string("no fragment of ") + scalarName(k) + " elements",
-          isIntegerKind(k) ? std::string(hint) +
-                                 "; an integer product accumulates in i32: "
-                                 "`zeros<i32>[M, N]` (wgmma .s8/.u8 into .s32)"
+          isIntegerKind(k) ? std::string(hint) + "; an integer product accumulates in i32: "
+                                                 "`zeros<i32>[M, N]` (wgmma .s8/.u8 into .s32)"
                            : std::string(hint));
     return false;
   }
@@ -462,7 +461,10 @@ Type Sema::checkMma(CallExpr &e) {
   if (int64_t step = T::wgmmaK(byteSize(ea)); ka % step != 0) {
     std::string s = std::to_string(step);
     error(e.loc, "mma's K = " + std::to_string(ka) + " is not a multiple of " + s,
-          "wgmma.m64nNk" + s + " steps K by " + s + (fp8 ? " for fp8" : integer ? " for i8/u8" : "") +
+          "wgmma.m64nNk" + s + " steps K by " + s +
+              (fp8       ? " for fp8"
+               : integer ? " for i8/u8"
+                         : "") +
               ": pad the tiles' K to a multiple of " + s);
     return Type::invalid();
   }

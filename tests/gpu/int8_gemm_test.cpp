@@ -48,7 +48,8 @@ int64_t exactDot(const Problem &p, int64_t i, int64_t j) {
 int32_t wrapped(int64_t s) { return int32_t(uint32_t(uint64_t(s))); }
 
 Problem randomProblem(int64_t m, int64_t n, int64_t k, bool au, bool bu, std::mt19937_64 &rng) {
-  Problem p{m, n, k, au, bu, std::vector<uint8_t>(size_t(m * k)), std::vector<uint8_t>(size_t(n * k))};
+  Problem p{
+      m, n, k, au, bu, std::vector<uint8_t>(size_t(m * k)), std::vector<uint8_t>(size_t(n * k))};
   std::uniform_int_distribution<int> byte(0, 255);
   for (auto &x : p.a)
     x = uint8_t(byte(rng));
@@ -177,19 +178,24 @@ TEST_CASE("integer wgmma GEMM: s32 results exact (wrapping) for s8/u8 operands",
         for (int64_t j = 0; j < n; ++j) {
           int32_t want = wrapped(exactDot(p, i, j));
           if (got[size_t(i * n + j)] != want && bad++ < 5)
-            UNSCOPED_INFO(typeName(au) << " x " << typeName(bu) << " BN " << bn << ": C[" << i
-                                       << ", " << j << "] = " << got[size_t(i * n + j)]
-                                       << ", expected " << want);
+            UNSCOPED_INFO(typeName(au)
+                          << " x " << typeName(bu) << " BN " << bn << ": C[" << i << ", " << j
+                          << "] = " << got[size_t(i * n + j)] << ", expected " << want);
         }
-      INFO(typeName(au) << " x " << typeName(bu) << " BN " << bn << ", " << m << " x " << n
-                        << " x " << k);
+      INFO(typeName(au) << " x " << typeName(bu) << " BN " << bn << ", " << m << " x " << n << " x "
+                        << k);
       CHECK(bad == 0);
     }
   // u8 x u8, every byte 255: each sum is 65025 K, past 2^31 for K > 33026;
   // wgmma's s32 accumulation wraps modulo 2^32 (no .satfinite).
   {
     const int64_t kw = ported::small() ? 33280 : 34048;
-    Problem p{128, 128, kw, true, true, std::vector<uint8_t>(size_t(128 * kw), 255),
+    Problem p{128,
+              128,
+              kw,
+              true,
+              true,
+              std::vector<uint8_t>(size_t(128 * kw), 255),
               std::vector<uint8_t>(size_t(128 * kw), 255)};
     Device d(p);
     S32Run run(mod, p, d, 128);
@@ -273,8 +279,9 @@ TEST_CASE("integer wgmma GEMM: 4096^3 against the dense int8 peak", "[int8_bench
       bad += got[size_t(i * s + j)] != wrapped(exactDot(p, i, j));
     }
     double tops = 2.0 * s * s * s / (ms * 1e-3) / 1e12;
-    std::printf("INT8BENCH gemm_s32 BN=%lld %.4f ms %.1f TOPS %.3f of peak, sampled mismatches %zu\n",
-                (long long)bn, ms, tops, tops / peakTops, bad);
+    std::printf(
+        "INT8BENCH gemm_s32 BN=%lld %.4f ms %.1f TOPS %.3f of peak, sampled mismatches %zu\n",
+        (long long)bn, ms, tops, tops / peakTops, bad);
     CHECK(bad == 0);
   }
   for (int64_t bn : {256}) {
@@ -289,8 +296,9 @@ TEST_CASE("integer wgmma GEMM: 4096^3 against the dense int8 peak", "[int8_bench
       bad += got[size_t(i * s + j)] != ported::bf16Bits(f);
     }
     double tops = 2.0 * s * s * s / (ms * 1e-3) / 1e12;
-    std::printf("INT8BENCH gemm_dequant BN=%lld %.4f ms %.1f TOPS %.3f of peak, sampled mismatches %zu\n",
-                (long long)bn, ms, tops, tops / peakTops, bad);
+    std::printf(
+        "INT8BENCH gemm_dequant BN=%lld %.4f ms %.1f TOPS %.3f of peak, sampled mismatches %zu\n",
+        (long long)bn, ms, tops, tops / peakTops, bad);
     CHECK(bad == 0);
   }
 }
