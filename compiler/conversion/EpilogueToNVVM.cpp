@@ -18,8 +18,9 @@
 //    4k..4k+3 of the fragment, whose lane l holds row l/4, columns 2(l%4) of
 //    each, as stmatrix's fragment layout; lane l gives the address of row
 //    l%8 of matrix l/8 through the tile's layout (swizzle, panels).
-//  - 32-bit fragments and stores through a pointer write each thread's pairs
-//    with one vector store (st.shared.v2.f32, st.global.v2.f32, st.b32).
+//  - 32-bit fragments (f32, i32) and stores through a pointer write each
+//    thread's pairs with one vector store (st.shared.v2.f32, st.global.v2.f32,
+//    st.global.v2.b32, st.b32).
 //===----------------------------------------------------------------------===//
 #include "FragmentRegisters.h"
 #include "TileLayoutOffset.h"
@@ -466,11 +467,12 @@ template <class Op> struct LoadDistributedLowering : ConvertOpToLLVMPattern<Op> 
 using LoadPerColLowering = LoadDistributedLowering<LoadPerColOp>;
 using LoadPerRowLowering = LoadDistributedLowering<LoadPerRowOp>;
 
-/// The value one store of a pair writes: <2 x f32> (f32) or the packed i32.
+/// The value one store of a pair writes: <2 x f32> (f32), <2 x i32> (i32)
+/// or the packed i32 of a 16-bit pair.
 Value pairValue(OpBuilder &b, Location loc, FragType type, ArrayRef<Value> regs, int64_t reg) {
   if (type.isPacked())
     return regs[reg];
-  Value v = LLVM::PoisonOp::create(b, loc, pairType(b.getF32Type()));
+  Value v = LLVM::PoisonOp::create(b, loc, pairType(type.getElementType()));
   v = LLVM::InsertElementOp::create(b, loc, v, regs[reg], i32Const(b, loc, 0));
   return LLVM::InsertElementOp::create(b, loc, v, regs[reg + 1], i32Const(b, loc, 1));
 }
@@ -569,7 +571,7 @@ PairColumns pairColumns(OpBuilder &b, Location loc, Value cols, Value col0, cons
   return {whole, firstOnly};
 }
 
-/// The first element of a pair's value: an f32, or the low half (the
+/// The first element of a pair's value: an f32 or i32, or the low half (the
 /// lower column, PTX's packing of cvt.rn.f16x2.f32) as i16.
 Value pairFirst(OpBuilder &b, Location loc, FragType type, ArrayRef<Value> regs, int64_t reg) {
   if (!type.isPacked())
@@ -643,8 +645,8 @@ struct FragLoadLowering : ConvertOpToLLVMPattern<FragLoadOp> {
     Value col64 = LLVM::ZExtOp::create(rewriter, loc, i64, col0);
     Value stride = adaptor.getRowStride();
     Value cols = adaptor.getCols();
-    Type pair = type.isPacked() ? Type(rewriter.getI32Type()) : pairType(rewriter.getF32Type());
-    Type first = type.isPacked() ? Type(rewriter.getI16Type()) : rewriter.getF32Type();
+    Type pair = type.isPacked() ? Type(rewriter.getI32Type()) : pairType(elem);
+    Type first = type.isPacked() ? Type(rewriter.getI16Type()) : elem;
     // A pair's value: the vector load, or under `cols = n` the vector where
     // the whole pair is below n, its first element alone (the second 0)
     // where the pair straddles n, else 0.

@@ -6,7 +6,9 @@
 //    M = 128 is row block 0's registers then block 1's.
 //  - tile.mma is M/64 x K/16 nvvm.wgmma.mma_async.m64nNk16 (fp8: K/32
 //    .m64nNk32 with .e4m3/.e5m2 types, both operands K-major) (k outer, row
-//    blocks inner, so consecutive wgmmas use different accumulators), each
+//    blocks inner, so consecutive wgmmas use different accumulators; i8
+//    operands: K/32 .m64nNk32.s32 with .s8/.u8 from the op's a_unsigned /
+//    b_unsigned, wrapping s32 sums, both K-major), each
 //    with shared-memory matrix descriptors (9.7.15.5.1.2) computed from the
 //    operand tile's #tile.layout:
 //      start = (shared address of the first element) >> 4, 14 bits;
@@ -35,6 +37,7 @@
 #include "FragmentPins.h"
 #include "PTXBuilder.h"
 
+#include "tile/Dialect/MmaSignedness.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Target/TargetFacts.h"
 #include "tilec/Conversion/TileToLLVM.h"
@@ -155,7 +158,7 @@ struct PinnedLoadLowering : ConvertOpToLLVMPattern<LoadOp> {
     auto type = registerStruct(getContext(), frag, count);
     Value v = LLVM::LoadOp::create(rewriter, loc, type, adaptor.getPtr());
     ptx::Asm as(rewriter, loc);
-    as.results(type, count, frag.isPacked() || frag.isFp8() ? "r" : "f");
+    as.results(type, count, frag.getElementType().isF32() ? "f" : "r");
     for (int64_t r = 0; r < count; ++r)
       as.operand(LLVM::ExtractValueOp::create(rewriter, loc, v, r), std::to_string(r));
     rewriter.replaceOp(op, as.emit());
@@ -256,17 +259,24 @@ struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
     int64_t n = frag.getCols(), blocks = frag.getRows() / target::kWgmmaM;
     int64_t perBlock = frag.getRegistersPerThread() / blocks;
     auto blockType = registerStruct(ctx, frag, perBlock);
-    // .m64nNk16 for f16/bf16, .m64nNk32 for e4m3/e5m2 (a and b may differ):
-    // 32 bytes of K per instruction either way.
-    auto wgmmaType = [](Type t) {
+    // .m64nNk16 for f16/bf16, .m64nNk32 for e4m3/e5m2 and s8/u8 (a and b
+    // may differ): 32 bytes of K per instruction either way. i8 is
+    // signless: the op says which operand is unsigned.
+    auto wgmmaType = [](Type t, bool isUnsigned) {
       return isa<Float8E4M3FNType>(t) ? NVVM::WGMMATypes::e4m3
              : isa<Float8E5M2Type>(t) ? NVVM::WGMMATypes::e5m2
+             : t.isInteger(8)         ? (isUnsigned ? NVVM::WGMMATypes::u8 : NVVM::WGMMATypes::s8)
              : t.isBF16()             ? NVVM::WGMMATypes::bf16
                                       : NVVM::WGMMATypes::f16;
     };
-    auto typeA = wgmmaType(elem), typeB = wgmmaType(elemB);
+    auto typeA = wgmmaType(elem, isMmaOperandUnsigned(op, false)),
+         typeB = wgmmaType(elemB, isMmaOperandUnsigned(op, true));
     int64_t kStep = target::wgmmaK(elemBytes);
-    auto accType = frag.isPacked() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::f32;
+    // The s32 accumulator wraps (no .satfinite: the absent overflow
+    // attribute prints none, PTX ISA 9.7.15.5).
+    auto accType = frag.isPacked()                       ? NVVM::WGMMATypes::f16
+                   : frag.getElementType().isInteger(32) ? NVVM::WGMMATypes::s32
+                                                         : NVVM::WGMMATypes::f32;
     // imm-trans-a = 0 / imm-trans-b = 0 mean K-major; NVVM spells K-major A
     // `row` and K-major B `col` (the transposes are layoutA and 1 - layoutB).
     auto layoutA = op.getAKMajor() ? NVVM::MMALayout::row : NVVM::MMALayout::col;
@@ -468,6 +478,19 @@ void mlir::tile::addFragTypeConversion(LLVMTypeConverter &converter) {
 /// registers live), and nothing where groups are pending: an accumulator
 /// in flight must not be touched (PTX ISA 9.7.15.6.1). Runs on the tile IR
 /// after convert-scf-to-cf, before the conversion.
+/// At b's insertion point, next to `at`: a pinned load (kPinAttr) of each
+/// of `slots` that may be read after `at` before being written, stored back.
+static void pinLiveSlots(OpBuilder &b, Operation *at, ArrayRef<Value> slots) {
+  for (Value slot : slots) {
+    if (!readBeforeWritten(at, slot))
+      continue;
+    Type type = cast<PtrType>(slot.getType()).getElementType();
+    auto load = LoadOp::create(b, at->getLoc(), type, slot, MemoryOrder::weak, MemoryScope::cta);
+    load->setAttr(kPinAttr, b.getUnitAttr());
+    StoreOp::create(b, at->getLoc(), load.getResult(), slot, MemoryOrder::weak, MemoryScope::cta);
+  }
+}
+
 void mlir::tile::pinFragmentsLiveAcrossWgmma(Operation *root) {
   SmallVector<Value> slots;
   root->walk([&](LocalVarOp var) {
@@ -563,6 +586,39 @@ void mlir::tile::pinFragmentsLiveAcrossWgmma(Operation *root) {
         load->erase();
     }
   });
+  // An integer accumulator read after the wait that retires its mmas (the
+  // drain after a K loop, `acc as f32`): LLVM folds the read's first
+  // operation into the loop-exit phi of the variable, whose other input is
+  // the zeros it started from (sitofp(0) is a constant), and so computes it
+  // in the predecessors, above the wait; ptxas then serialises every wgmma
+  // of the loop (C7514). After a wait_group 0 (no group pending, so no
+  // accumulator in flight is touched) each such variable that may be read
+  // before being written is pinned: its reads take the pin's registers,
+  // defined after the wait.
+  auto isIntegerAccumulator = [&](Value slot) {
+    auto frag = cast<FragType>(cast<PtrType>(slot.getType()).getElementType());
+    return frag.getElementType().isInteger(32) &&
+           llvm::any_of(slot.getUsers(), [&](Operation *user) {
+             auto store = dyn_cast<StoreOp>(user);
+             return store && store.getPtr() == slot && store.getValue().getDefiningOp<MmaOp>();
+           });
+  };
+  SmallVector<Value> integerAccumulators;
+  for (Value slot : slots)
+    if (isIntegerAccumulator(slot))
+      integerAccumulators.push_back(slot);
+  if (!integerAccumulators.empty()) {
+    SmallVector<WgmmaWaitOp> drains;
+    root->walk([&](WgmmaWaitOp wait) {
+      if (wait.getPending() == 0)
+        drains.push_back(wait);
+    });
+    for (WgmmaWaitOp wait : drains) {
+      OpBuilder b(wait->getContext());
+      b.setInsertionPointAfter(wait);
+      pinLiveSlots(b, wait, integerAccumulators);
+    }
+  }
   SmallVector<WgmmaFenceOp> fences;
   root->walk([&](WgmmaFenceOp fence) {
     if (nothingPending(fence))
@@ -570,16 +626,7 @@ void mlir::tile::pinFragmentsLiveAcrossWgmma(Operation *root) {
   });
   for (WgmmaFenceOp fence : fences) {
     OpBuilder b(fence);
-    for (Value slot : slots) {
-      if (!readBeforeWritten(fence, slot))
-        continue;
-      Type type = cast<PtrType>(slot.getType()).getElementType();
-      auto load =
-          LoadOp::create(b, fence.getLoc(), type, slot, MemoryOrder::weak, MemoryScope::cta);
-      load->setAttr(kPinAttr, b.getUnitAttr());
-      StoreOp::create(b, fence.getLoc(), load.getResult(), slot, MemoryOrder::weak,
-                      MemoryScope::cta);
-    }
+    pinLiveSlots(b, fence, slots);
   }
 }
 

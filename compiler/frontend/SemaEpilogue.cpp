@@ -288,12 +288,6 @@ Type Sema::checkFragmentStore(CallExpr &e) {
                                                  : "value to store like any other"));
     return Type::invalid();
   }
-  if (v.isFragment() && v.scalar == ScalarKind::I32) {
-    error(e.args[1]->loc, "an i32 fragment (" + v.str() + ") is not stored",
-          "i32 fragments are indices and masks' inputs; store a float made of them: "
-          "`store(p, rel as f32, row_stride = ld)`");
-    return Type::invalid();
-  }
   if (v.kind == Type::PerCol) {
     error(e.args[1]->loc,
           "a per_col value (" + v.str() + ") is not stored: each column is held by the 8 quads "

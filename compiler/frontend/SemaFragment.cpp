@@ -480,15 +480,17 @@ Type Sema::checkLoadFrag(CallExpr &e) {
     return Type::invalid();
   // A 1-D shared array (or view) stands for its first element.
   bool arrayOk = true;
-  bool array = stride && isValueElementKind(p.scalar) &&
-               fragmentRowsThroughArray(*e.args[0], p, frag, *stride, arrayOk);
+  // f32, f16, bf16 and i32 (an integer GEMM's s32 partial sums) rows.
+  bool loadable = isValueElementKind(p.scalar) || p.scalar == ScalarKind::I32;
+  bool array =
+      stride && loadable && fragmentRowsThroughArray(*e.args[0], p, frag, *stride, arrayOk);
   if (!arrayOk)
     return Type::invalid();
   if (!array &&
       (!p.isPointer() || (p.space != AddressSpace::Global && p.space != AddressSpace::Shared) ||
-       !isValueElementKind(p.scalar))) {
+       !loadable)) {
     error(e.args[0]->loc,
-          "'load_frag' reads f32, f16 or bf16 rows through a global or shared pointer (or a "
+          "'load_frag' reads f32, f16, bf16 or i32 rows through a global or shared pointer (or a "
           "1-D shared array), found " +
               p.str(),
           "pass the first element, e.g. `load_frag(W + row0 * ld, acc, row_stride = ld)` with W "

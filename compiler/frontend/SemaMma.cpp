@@ -2,12 +2,14 @@
 //
 // Fragments and mma (docs/reference/mma.md "Fragments and `mma`"):
 //  - zeros<T>[M, N] / frag<T>[M, N]: M a multiple of 64, N a multiple of 8
-//    in 8..256 (wgmma's m64nNk16 shapes, tilec/Target/TargetFacts.h), T f32, f16, bf16.
+//    in 8..256 (wgmma's m64nNk16 shapes, tilec/Target/TargetFacts.h), T f32,
+//    f16, bf16 or i32 (the s32 accumulator of an integer mma).
 //  - mma(a, b, acc): a is a [M, K] view with K inner (a tile, rows(t, i, n)
 //    of one) or trans() of a [K, M] one; b a [K, N] view (MN-major) or
 //    trans() of an [N, K] one (K-major); f16 or bf16 operands of one type,
 //    or fp8 ones (e4m3/e5m2, any mix) both K-major from shared tiles;
-//    an f32 or f16 accumulator; K a multiple of 16 (32 for fp8). Operand tiles get the
+//    an f32 or f16 accumulator; or i8/u8 ones (any mix) both K-major into
+//    an i32 accumulator; K a multiple of 16 (32 for 8-bit operands). Operand tiles get the
 //    TMA tile layout (SemaTma.cpp chooseTileLayout: the mma reads them with
 //    descriptors of that swizzle), which must be swizzled (32/64/128 bytes).
 //  - Only whole warpgroups run mma: inside a role, or in a kernel with an
@@ -16,6 +18,8 @@
 //  - consume ... inflight(n) and anchor(...): SemaInflight.cpp.
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
+
+#include "tilec/Target/IntegerMma.h"
 
 namespace tile::frontend {
 
@@ -54,14 +58,14 @@ void Sema::collectMmaTileNames(const Block &b) {
 }
 
 bool Sema::checkFragmentShape(const Location &loc, ScalarKind k, int64_t m, int64_t n) {
-  const char *hint = "a fragment is frag<T>[M, N] with T f32, f16 or bf16 (e4m3 or e5m2: mma's "
-                     "operand a), M a multiple of 64 and N a multiple of 8 in 8..256 "
+  const char *hint = "a fragment is frag<T>[M, N] with T f32, f16, bf16 or i32 (e4m3 or e5m2: "
+                     "mma's operand a), M a multiple of 64 and N a multiple of 8 in 8..256 "
                      "(wgmma.m64nNk16)";
-  if (k != ScalarKind::F32 && k != ScalarKind::F16 && k != ScalarKind::BF16 && !isFp8Kind(k)) {
+  if (k != ScalarKind::F32 && k != ScalarKind::F16 && k != ScalarKind::BF16 &&
+      k != ScalarKind::I32 && !isFp8Kind(k)) {
     error(loc, std::string("no fragment of ") + scalarName(k) + " elements",
-          isIntegerKind(k) ? std::string(hint) +
-                                 "; tilec has no integer mma (wgmma .s8/.u8 into s32): "
-                                 "accumulate in f32 from e4m3, f16 or bf16 operands"
+          isIntegerKind(k) ? std::string(hint) + "; an integer product accumulates in i32: "
+                                                 "`zeros<i32>[M, N]` (wgmma .s8/.u8 into .s32)"
                            : std::string(hint));
     return false;
   }
@@ -363,43 +367,67 @@ Type Sema::checkMma(CallExpr &e) {
   ScalarKind ea = a.inRegisters ? aType.scalar : a.tile->elem.type.scalar,
              eb = b.tile->elem.type.scalar;
   bool fp8 = isFp8Kind(ea) && isFp8Kind(eb);
-  if (!fp8 && (ea != eb || (ea != ScalarKind::F16 && ea != ScalarKind::BF16))) {
-    // What to write depends on the kinds: tilec offers no tf32 or integer
-    // wgmma (.tf32, .s8/.u8), so a pair of those is stored in another type,
-    // not "converted on the other side".
+  // wgmma's integer kind: .s8 / .u8 in any mix (PTX ISA "wgmma.mma_async").
+  auto isInt8 = [](ScalarKind k) { return k == ScalarKind::I8 || k == ScalarKind::U8; };
+  bool integer = isInt8(ea) && isInt8(eb);
+  if (!fp8 && !integer && (ea != eb || (ea != ScalarKind::F16 && ea != ScalarKind::BF16))) {
+    // What to write depends on the kinds: tilec offers no tf32 wgmma
+    // (.tf32), so a pair of f32 tiles is stored in another type, not
+    // "converted on the other side".
     std::string hint;
     if (ea == ScalarKind::F32 || eb == ScalarKind::F32)
       hint = "tilec has no tf32 mma (wgmma .tf32): store the f32 operands as bf16 (or f16), "
              "`x as bf16` where they are written, and keep an f32 accumulator";
     else if (isIntegerKind(ea) || isIntegerKind(eb))
-      hint = "tilec has no integer mma (wgmma .s8/.u8 with an s32 accumulator): store the "
-             "operands as e4m3 with a scale (an f32 accumulator), or as f16 / bf16";
+      hint = "wgmma's integer kind multiplies i8 or u8 tiles (in any mix) into an i32 "
+             "accumulator: store both operands as i8 / u8 (quantized with a scale), or both "
+             "as f16 / bf16";
     else
-      hint = "wgmma.mma_async multiplies f16 x f16, bf16 x bf16 or fp8 x fp8 (e4m3 and e5m2 "
-             "in any mix); convert the other operand where it is stored";
+      hint = "wgmma.mma_async multiplies f16 x f16, bf16 x bf16, fp8 x fp8 (e4m3 and e5m2 "
+             "in any mix) or i8/u8 x i8/u8; convert the other operand where it is stored";
     error(e.loc,
-          std::string("mma operands must both be f16, both bf16 or both fp8, found ") +
+          std::string("mma operands must both be f16, both bf16, both fp8 or both i8/u8, "
+                      "found ") +
               scalarName(ea) + " and " + scalarName(eb),
           hint);
     return Type::invalid();
   }
-  // fp8 wgmma has no transpose: both operands are read K-major (PTX ISA
+  // 8-bit wgmma has no transpose: both operands are read K-major (PTX ISA
   // "wgmma.mma_async": imm-trans-a/b are for .f16/.bf16 only).
-  if (fp8 && a.transposed) {
-    error(e.args[0]->loc, "fp8 wgmma needs A K-major, found trans() of a [K, M] tile",
+  std::string kind8 = fp8 ? "fp8" : "integer";
+  if ((fp8 || integer) && a.transposed) {
+    error(e.args[0]->loc, kind8 + " wgmma needs A K-major, found trans() of a [K, M] tile",
           "store A as [M, K] (K inner, as TMA loads it from a row-major A) and pass it "
           "without trans");
     return Type::invalid();
   }
-  if (fp8 && !b.transposed) {
-    error(e.args[1]->loc, "fp8 wgmma needs B K-major, found a [K, N] tile (N inner)",
+  if ((fp8 || integer) && !b.transposed) {
+    error(e.args[1]->loc, kind8 + " wgmma needs B K-major, found a [K, N] tile (N inner)",
           "store B as [N, K] (K inner: a column-major B, or B transposed once) and pass "
           "trans(b)");
     return Type::invalid();
   }
-  if (acc.scalar != ScalarKind::F32 && acc.scalar != ScalarKind::F16) {
+  if (integer && acc.scalar != ScalarKind::I32) {
+    error(e.args[2]->loc, "an integer mma accumulates in frag<i32>, found " + acc.str(),
+          "wgmma multiplies i8 / u8 into s32 only: start it with `var acc = zeros<i32>[M, N]` "
+          "and convert after the product (`acc as f32`)");
+    return Type::invalid();
+  }
+  if (!integer && acc.scalar != ScalarKind::F32 && acc.scalar != ScalarKind::F16) {
     error(e.args[2]->loc, "the accumulator must be frag<f32> or frag<f16>, found " + acc.str(),
-          "convert after the product: `acc as bf16`");
+          acc.scalar == ScalarKind::I32
+              ? "an i32 accumulator takes i8 or u8 operand tiles (wgmma .s8/.u8 into .s32)"
+              : "convert after the product: `acc as bf16`");
+    return Type::invalid();
+  }
+  // Integer wgmma has fewer shapes than the float kinds (PTX ISA
+  // "wgmma.mma_async", .m64nNk32 for .s8/.u8).
+  if (integer && !T::isWgmmaIntegerN(acc.dims[1])) {
+    error(e.args[2]->loc,
+          "integer wgmma has no N = " + std::to_string(acc.dims[1]) +
+              ": N is 8, 16, 24 or a multiple of 16 in 32..256",
+          "make the accumulator (and B's view) a multiple of 16 columns wide, e.g. " +
+              std::to_string((acc.dims[1] + 15) / 16 * 16));
     return Type::invalid();
   }
   // wgmma's .f16 accumulator takes .f16 or fp8 operands only (PTX ISA
@@ -433,7 +461,10 @@ Type Sema::checkMma(CallExpr &e) {
   if (int64_t step = T::wgmmaK(byteSize(ea)); ka % step != 0) {
     std::string s = std::to_string(step);
     error(e.loc, "mma's K = " + std::to_string(ka) + " is not a multiple of " + s,
-          "wgmma.m64nNk" + s + " steps K by " + s + (fp8 ? " for fp8" : "") +
+          "wgmma.m64nNk" + s + " steps K by " + s +
+              (fp8       ? " for fp8"
+               : integer ? " for i8/u8"
+                         : "") +
               ": pad the tiles' K to a multiple of " + s);
     return Type::invalid();
   }

@@ -27,6 +27,7 @@
 //    drain).
 //===----------------------------------------------------------------------===//
 #include "MLIRGenImpl.h"
+#include "tile/Dialect/MmaSignedness.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -84,6 +85,12 @@ Value MLIRGenImpl::genMmaCall(const fe::CallExpr &e) {
                             builder.getBoolAttr(e.mma.b.transposed),
                             builder.getI64IntegerAttr(e.mma.k))
                   .getResult();
+  // i8 is signless in MLIR: a u8 tile is read as wgmma's .u8 (MmaSignedness.h).
+  if (!aFrag)
+    for (auto [side, name] :
+         {std::pair{&e.mma.a, kMmaAUnsignedAttr}, {&e.mma.b, kMmaBUnsignedAttr}})
+      if (side->tile->elem.type.scalar == fe::ScalarKind::U8)
+        result.getDefiningOp()->setAttr(name, builder.getUnitAttr());
   if (!e.mma.inConsume) {
     explain(WgmmaCommitOp::create(builder, l),
             "wgmma.commit_group.sync.aligned: the mma outside a consume block is its own group");

@@ -126,8 +126,8 @@ LogicalResult FragStoreTileOp::verify() {
   TileLayoutAttr layout = getLayout();
   if (layout.getShape().size() != 2)
     return emitOpError("stores into a 2-D tile");
-  if (frag.getElementType().isInteger(1) || frag.getElementType().isInteger(32))
-    return emitOpError("stores f32, f16 or bf16 values, not masks or indices");
+  if (frag.getElementType().isInteger(1))
+    return emitOpError("stores f32, f16, bf16 or i32 values, not masks");
   if (tile.getElementType() != frag.getElementType())
     return emitOpError("tile and fragment element types differ");
   if (layout.getShape()[1] != frag.getCols())
@@ -149,8 +149,8 @@ LogicalResult FragStoreTileOp::verify() {
 LogicalResult FragStoreOp::verify() {
   auto frag = cast<FragType>(getValue().getType());
   auto ptr = cast<PtrType>(getPtr().getType());
-  if (frag.getElementType().isInteger(1) || frag.getElementType().isInteger(32))
-    return emitOpError("stores f32, f16 or bf16 values, not masks or indices");
+  if (frag.getElementType().isInteger(1))
+    return emitOpError("stores f32, f16, bf16 or i32 values, not masks");
   if (ptr.getElementType() != frag.getElementType())
     return emitOpError("pointer and fragment element types differ");
   if (ptr.getSpace() != AddressSpace::global && ptr.getSpace() != AddressSpace::shared)
@@ -162,8 +162,8 @@ LogicalResult FragLoadOp::verify() {
   auto frag = cast<FragType>(getType());
   auto ptr = cast<PtrType>(getPtr().getType());
   Type elem = frag.getElementType();
-  if (!elem.isF32() && !elem.isF16() && !elem.isBF16())
-    return emitOpError("loads f32, f16 or bf16 elements");
+  if (!elem.isF32() && !elem.isF16() && !elem.isBF16() && !elem.isInteger(32))
+    return emitOpError("loads f32, f16, bf16 or i32 elements");
   if (ptr.getElementType() != elem)
     return emitOpError("pointer and fragment element types differ");
   if (ptr.getSpace() != AddressSpace::global && ptr.getSpace() != AddressSpace::shared)

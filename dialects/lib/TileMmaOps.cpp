@@ -1,5 +1,7 @@
 //===- TileMmaOps.cpp - fragment type and wgmma op verifiers ---------------===//
+#include "tile/Dialect/MmaSignedness.h"
 #include "tile/Dialect/TileDialect.h"
+#include "tilec/Target/IntegerMma.h"
 #include "tilec/Target/TargetFacts.h"
 
 #include "mlir/IR/DialectImplementation.h"
@@ -178,7 +180,8 @@ static bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
 
 static LogicalResult verifyOperand(Operation *op, StringRef name, Value tile, TileLayoutAttr layout,
                                    Type elem) {
-  // fp8 operands mix freely (.e4m3 x .e5m2); 16-bit ones are of one type.
+  // fp8 operands mix freely (.e4m3 x .e5m2), and so do i8 ones (.s8 x .u8:
+  // the signedness is the op's attribute); 16-bit ones are of one type.
   Type own = cast<PtrType>(tile.getType()).getElementType();
   if (own != elem && !(isFp8(own) && isFp8(elem)))
     return op->emitOpError() << "operand " << name << " elements differ from the other operand's";
@@ -225,18 +228,30 @@ static LogicalResult verifyInnerExtent(Operation *op, StringRef name, TileLayout
 LogicalResult MmaOp::verify() {
   auto acc = getAcc().getType();
   Type elem = cast<PtrType>(getA().getType()).getElementType();
-  if (!elem.isF16() && !elem.isBF16() && !isFp8(elem))
-    return emitOpError("operands must be f16, bf16 or fp8 (f8E4M3FN, f8E5M2)");
-  if (!acc.getElementType().isF32() && !acc.getElementType().isF16())
+  bool integer = elem.isInteger(8);
+  if (!elem.isF16() && !elem.isBF16() && !isFp8(elem) && !integer)
+    return emitOpError("operands must be f16, bf16, fp8 (f8E4M3FN, f8E5M2) or i8");
+  if ((isMmaOperandUnsigned(*this, false) || isMmaOperandUnsigned(*this, true)) && !integer)
+    return emitOpError("a_unsigned / b_unsigned apply to i8 operands only");
+  // wgmma's integer kind: .s8/.u8 operands, .s32 accumulator and nothing
+  // else on either side (PTX ISA 9.7.15.5 "wgmma.mma_async").
+  if (integer != acc.getElementType().isInteger(32))
+    return emitOpError(integer ? "i8 operands need an i32 accumulator"
+                               : "an i32 accumulator takes i8 operands only");
+  if (integer && !target::isWgmmaIntegerN(acc.getCols()))
+    return emitOpError("integer wgmma has no N = ")
+           << acc.getCols() << " (8, 16, 24 or a multiple of 16 in 32..256)";
+  if (!integer && !acc.getElementType().isF32() && !acc.getElementType().isF16())
     return emitOpError("the accumulator is f32 or f16");
   if (elem.isBF16() && !acc.getElementType().isF32()) // wgmma .bf16 has .dtype .f32 only
     return emitOpError("bf16 operands need an f32 accumulator");
   int64_t k = getK(), step = target::wgmmaK(scalarByteWidth(elem));
   if (k < step || k % step != 0)
     return emitOpError("k must be a positive multiple of ") << step;
-  // fp8 wgmma has no transpose immediates: both operands K-major.
-  if (isFp8(elem) && (!getAKMajor() || !getBKMajor()))
-    return emitOpError("fp8 operands must both be K-major");
+  // 8-bit wgmma has no transpose immediates: both operands K-major.
+  if ((isFp8(elem) || integer) && (!getAKMajor() || !getBKMajor()))
+    return emitOpError(integer ? "i8 operands must both be K-major"
+                               : "fp8 operands must both be K-major");
   if (failed(verifyOperand(*this, "a", getA(), getALayout(), elem)) ||
       failed(verifyOperand(*this, "b", getB(), getBLayout(), elem)))
     return failure();

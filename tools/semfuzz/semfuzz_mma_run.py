@@ -62,14 +62,14 @@ PROBES = [
   let acc = mma(a, b, zeros<f32>[64, 64])
   store(o, acc, row_stride = 64)
 }
-""", 'mma operands must both be f16, both bf16 or both fp8'),      # no tf32
+""", 'mma operands must both be f16, both bf16, both fp8 or both i8/u8'),  # no tf32
     ("""kernel p(o: ptr<f32, global>) threads(128) {
   let a = shared<i8>[64, 32]
   let b = shared<i8>[64, 32]
   let acc = mma(a, trans(b), zeros<f32>[64, 64])
   store(o, acc, row_stride = 64)
 }
-""", 'mma operands must both be f16, both bf16 or both fp8'),      # no int8
+""", 'an integer mma accumulates in frag<i32>'),      # int8 into f32
     ("""kernel p(o: ptr<f16, global>, x: ptr<f32, global>) threads(128) {
   let b = shared<bf16>[16, 64]
   let acc = mma(load_frag(x, zeros<f32>[64, 16], row_stride = 16) as bf16, b, zeros<f16>[64, 64])

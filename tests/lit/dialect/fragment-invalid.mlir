@@ -305,11 +305,11 @@ tile.kernel @i32_to_fp8() {
 
 // -----
 
-tile.kernel @store_i32(%p: !tile.ptr<i32, global>, %ld: i64) {
+tile.kernel @store_mask(%p: !tile.ptr<i1, global>, %ld: i64) {
   %t = tile.sreg tid_x : i32
-  %a = tile.frag_zeros : !tile.frag<64x64xi32>
-  // expected-error @+1 {{stores f32, f16 or bf16 values, not masks or indices}}
-  tile.frag_store %a, %p, %ld, %t : !tile.frag<64x64xi32>, !tile.ptr<i32, global>
+  %a = tile.frag_zeros : !tile.frag<64x64xi1>
+  // expected-error @+1 {{stores f32, f16, bf16 or i32 values, not masks}}
+  tile.frag_store %a, %p, %ld, %t : !tile.frag<64x64xi1>, !tile.ptr<i1, global>
   tile.return
 }
 

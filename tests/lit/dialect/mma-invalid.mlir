@@ -66,7 +66,7 @@ tile.kernel @inner(%r: i32) {
 tile.kernel @f32operands(%r: i32) {
   %a = tile.shared_alloc {static_count = 16384 : i64} -> !tile.ptr<f32, shared>
   %acc = tile.frag_zeros : !tile.frag<64x64xf32>
-  // expected-error @+1 {{operands must be f16, bf16 or fp8 (f8E4M3FN, f8E5M2)}}
+  // expected-error @+1 {{operands must be f16, bf16, fp8 (f8E4M3FN, f8E5M2) or i8}}
   %x = tile.mma %acc, %a[%r], %a[%r] {a_k_major = true, b_k_major = true,
       a_layout = #tile.layout<[64, 32], swizzle = 128, panel = 32>,
       b_layout = #tile.layout<[64, 32], swizzle = 128, panel = 32>, k = 32}
@@ -359,5 +359,80 @@ tile.kernel @rega_cols_inside_atom(%r: i32) {
   %x = tile.mma_reg_a %acc, %a, %b[%r, %c] {b_k_major = false,
       b_layout = #tile.layout<[64, 128], swizzle = 128, panel = 64>}
       : !tile.frag<64x64xf32>, !tile.frag<64x64xf16>, !tile.ptr<f16, shared>
+  tile.return
+}
+
+// -----
+
+// i8 operands accumulate in i32 only (wgmma .s8/.u8 has .dtype .s32).
+tile.kernel @int8_f32_acc(%r: i32) {
+  %a = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<i8, shared>
+  %b = tile.shared_alloc {static_count = 16384 : i64} -> !tile.ptr<i8, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x128xf32>
+  // expected-error @+1 {{i8 operands need an i32 accumulator}}
+  %x = tile.mma %acc, %a[%r], %b[%r] {a_k_major = true, b_k_major = true,
+      a_layout = #tile.layout<[64, 128], swizzle = 128, panel = 128>,
+      b_layout = #tile.layout<[128, 128], swizzle = 128, panel = 128>, k = 128}
+      : !tile.frag<64x128xf32>, !tile.ptr<i8, shared>, !tile.ptr<i8, shared>
+  tile.return
+}
+
+// -----
+
+// An i32 accumulator takes i8 operands only.
+tile.kernel @f16_i32_acc(%r: i32) {
+  %a = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f16, shared>
+  %b = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f16, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x128xi32>
+  // expected-error @+1 {{an i32 accumulator takes i8 operands only}}
+  %x = tile.mma %acc, %a[%r], %b[%r] {a_k_major = true, b_k_major = true,
+      a_layout = #tile.layout<[64, 64], swizzle = 128, panel = 64>,
+      b_layout = #tile.layout<[128, 64], swizzle = 128, panel = 64>, k = 64}
+      : !tile.frag<64x128xi32>, !tile.ptr<f16, shared>, !tile.ptr<f16, shared>
+  tile.return
+}
+
+// -----
+
+// Integer wgmma has no transpose either: both operands K-major.
+tile.kernel @int8_mn_major(%r: i32) {
+  %a = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<i8, shared>
+  %b = tile.shared_alloc {static_count = 16384 : i64} -> !tile.ptr<i8, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x128xi32>
+  // expected-error @+1 {{i8 operands must both be K-major}}
+  %x = tile.mma %acc, %a[%r], %b[%r] {a_k_major = false, b_k_major = true,
+      a_layout = #tile.layout<[128, 64], swizzle = 64, panel = 64>,
+      b_layout = #tile.layout<[128, 128], swizzle = 128, panel = 128>, k = 128}
+      : !tile.frag<64x128xi32>, !tile.ptr<i8, shared>, !tile.ptr<i8, shared>
+  tile.return
+}
+
+// -----
+
+// Integer shapes: N = 40 is an f16 / fp8 shape, not an .s8 one.
+tile.kernel @int8_n40(%r: i32) {
+  %a = tile.shared_alloc {static_count = 2048 : i64} -> !tile.ptr<i8, shared>
+  %b = tile.shared_alloc {static_count = 1280 : i64} -> !tile.ptr<i8, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x40xi32>
+  // expected-error @+1 {{integer wgmma has no N = 40 (8, 16, 24 or a multiple of 16 in 32..256)}}
+  %x = tile.mma %acc, %a[%r], %b[%r] {a_k_major = true, b_k_major = true,
+      a_layout = #tile.layout<[64, 32], swizzle = 32, panel = 32>,
+      b_layout = #tile.layout<[40, 32], swizzle = 32, panel = 32>, k = 32}
+      : !tile.frag<64x40xi32>, !tile.ptr<i8, shared>, !tile.ptr<i8, shared>
+  tile.return
+}
+
+// -----
+
+// The signedness attributes belong to i8 operands.
+tile.kernel @unsigned_fp8(%r: i32) {
+  %a = tile.shared_alloc {static_count = 8192 : i64} -> !tile.ptr<f8E4M3FN, shared>
+  %b = tile.shared_alloc {static_count = 16384 : i64} -> !tile.ptr<f8E4M3FN, shared>
+  %acc = tile.frag_zeros : !tile.frag<64x128xf32>
+  // expected-error @+1 {{a_unsigned / b_unsigned apply to i8 operands only}}
+  %x = tile.mma %acc, %a[%r], %b[%r] {a_k_major = true, b_k_major = true, a_unsigned,
+      a_layout = #tile.layout<[64, 128], swizzle = 128, panel = 128>,
+      b_layout = #tile.layout<[128, 128], swizzle = 128, panel = 128>, k = 128}
+      : !tile.frag<64x128xf32>, !tile.ptr<f8E4M3FN, shared>, !tile.ptr<f8E4M3FN, shared>
   tile.return
 }

@@ -171,8 +171,8 @@ def Tile_FragStoreTileOp : Tile_Op<"frag_store_tile", [Tile_MemoryAccessOpInterf
     an odd last 8-column block): lane l gives the address of row l % 8 of
     8x8 matrix l / 8, and an 8-element row of 16 bytes is contiguous in
     every layout whose panel is a multiple of 8 elements (a swizzle moves
-    whole 16-byte chunks). 32-bit fragments store each thread's column pairs
-    with st.shared.v2. A generic-proxy write: a TMA store of the tile needs
+    whole 16-byte chunks). 32-bit fragments (f32, i32) store each thread's
+    column pairs with st.shared.v2. A generic-proxy write: a TMA store of the tile needs
     fence.proxy.async (tile-insert-fences places it).
   }];
   let arguments = (ins Tile_ValueFragType:$value, Arg<Tile_PtrIn<"shared">, "", [MemWrite]>:$tile,
@@ -197,7 +197,7 @@ def Tile_FragStoreOp : Tile_Op<"frag_store", [Tile_MemoryAccessOpInterface,
                                                  AttrSizedOperandSegments]> {
   let summary = "store a fragment to a row-major matrix: element [r, c] at ptr[r * row_stride + c]";
   let description = [{ Each thread stores its column pairs with one vector
-    store each (st.v2.f32, or st.b32 of an f16x2/bf16x2 pair): ptr must be
+    store each (st.v2 of two f32 or i32, or st.b32 of an f16x2/bf16x2 pair): ptr must be
     aligned to two elements and row_stride even (Sema rejects an odd
     constant stride). With `rows`, the pairs of rows r >= rows (signed) are
     not stored: a tail of rows that another tile's output follows. With
@@ -223,7 +223,7 @@ def Tile_FragLoadOp : Tile_Op<"frag_load", [Tile_MemoryAccessOpInterface,
                                                AttrSizedOperandSegments]> {
   let summary = "load a fragment from a row-major matrix: element [r, c] is ptr[r * row_stride + c]";
   let description = [{ The inverse of frag_store: each thread loads its
-    column pairs with one vector load each (ld.v2 of two f32, or ld.b32 of an
+    column pairs with one vector load each (ld.v2 of two f32 or i32, or ld.b32 of an
     f16x2/bf16x2 pair), so ptr must be aligned to two elements and
     row_stride even (Sema rejects an odd constant stride). Weak loads: a
     matrix another CTA wrote is read after an acquire (a flag, a counter).

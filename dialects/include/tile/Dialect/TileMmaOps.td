@@ -24,8 +24,9 @@ def Tile_FragType : Tile_Type<"Frag", "frag"> {
     and result form of nvvm.wgmma.mma_async. An i1 fragment (a mask, from
     tile.frag_cmp) is a struct of rows*cols/128 i1; only tile.frag_select
     reads it. An i32 fragment (indices: `col - row`, masks, position biases)
-    is a struct of rows*cols/128 i32; it takes the integer element-wise ops
-    and converts to floats, and is not an mma operand or stored. An fp8 fragment (f8E4M3FN, f8E5M2; cols a multiple of 32) is
+    is a struct of rows*cols/128 i32; it takes the integer element-wise ops,
+    converts to floats, is stored and loaded like an f32 one, and is the
+    .s32 accumulator of an integer tile.mma (never an operand). An fp8 fragment (f8E4M3FN, f8E5M2; cols a multiple of 32) is
     wgmma's register operand A instead (PTX ISA 9.7.15.5.1, the A fragment
     of .m64nNk32 for 8-bit types): per 64-row block and 32-column step s,
     register 4s + j of thread t holds row 16(t/32 % 4) + (t%32)/4 + 8(j%2),
@@ -133,6 +134,11 @@ def Tile_MmaOp : Tile_Op<"mma", [AllTypesMatch<["acc", "result"]>,
     to M/64 * K/16 wgmma.mma_async.m64nNk16 with descriptors from the
     layouts; the surrounding wgmma fence / commit / wait are separate ops.
     Reads both tiles through the async proxy.
+    i8 operands (wgmma's integer kind) accumulate into an i32 fragment in
+    K/32 .m64nNk32.s32 steps, both K-major, N one of the integer shapes
+    (tilec/Target/IntegerMma.h); each operand is .s8, or .u8 with the unit
+    attribute `a_unsigned` / `b_unsigned` (MmaSignedness.h: i8 is
+    signless). The s32 sums wrap modulo 2^32 (no .satfinite).
   }];
   let arguments = (ins Tile_ValueFragType:$acc,
                        Arg<Tile_PtrIn<"shared">, "", [MemRead]>:$a, I32:$a_row,
