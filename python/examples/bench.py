@@ -84,7 +84,7 @@ def gemm_bench(gemm_bin, results):
     clusters = min(kern.max_active_clusters(), (m // (128 * cluster)) * (n // 256))
     launcher = kern[clusters * cluster]
     cpp = [cpp_gemm_us(gemm_bin)] if gemm_bin else []
-    py = event_median(lambda: launcher(a, b, c))
+    py = event_median(lambda: launcher(a, b, c, c, 0))  # bias_n = 0: no bias
     if gemm_bin:
         cpp.append(cpp_gemm_us(gemm_bin))
     ref = torch.matmul(a.float(), b.float().t())
