@@ -113,6 +113,7 @@ class View:
             cai["data"] = (cai["data"][0] + offset * size, cai["data"][1])
         self.__cuda_array_interface__ = cai
         self.dtype = getattr(base, "dtype", None)
+        self.device = getattr(base, "device", 0)
         self._base = base
 
 

@@ -87,14 +87,9 @@ def matmul_shapes(aa, ba):
     a_batch, b_batch = tuple(aa.shape[:-2]), tuple(ba.shape[:-2])
     c_batch = _broadcast(op, aa, ba, a_batch, b_batch)
     c_shape = c_batch + (m, n)
-    if math.prod(b_batch) == 1 and math.prod(a_batch) == math.prod(c_batch):
-        # One matrix b: the batch is rows of a (contiguous a), one GEMM.
-        if not aa.contiguous() and m * k and math.prod(a_batch):
-            what = ("is not row-major: the kernel reads A's rows by TMA" if not a_batch else
-                    "is not contiguous: its batch folds into the GEMM's rows only when "
-                    "contiguous")
-            raise OpArgumentError(f"tilec.ops.{op}: argument 'a' (shape {_dims(aa.shape)}, "
-                                  f"strides {list(aa.strides)}) {what}; pass a.contiguous()")
+    if math.prod(b_batch) == 1 and math.prod(a_batch) == math.prod(c_batch) and (
+            aa.contiguous() or not m * k * math.prod(a_batch)):
+        # One matrix b and a contiguous a: the batch is rows of a, one GEMM.
         return GemmShapes(math.prod(a_batch) * m, n, k, c_shape)
     if m * k and math.prod(c_batch) and not _rows_major(aa):
         raise OpArgumentError(f"tilec.ops.{op}: argument 'a' (shape {_dims(aa.shape)}, strides "
@@ -134,9 +129,9 @@ def linear_shapes(xa, wa, ba):
 
 def rows_view(x, rows, cols):
     """x (contiguous: checked) as a [rows, cols] view, no copy."""
-    if is_torch(x):
-        return x if tuple(x.shape) == (rows, cols) else x.view(rows, cols)
-    return View(x, (rows, cols))
+    if tuple(x.shape) == (rows, cols):
+        return x
+    return x.view(rows, cols) if is_torch(x) else View(x, (rows, cols))
 
 
 def matrix_view(x, offset, rows, cols):

@@ -377,11 +377,11 @@ def _b_major(op, ba, k, n, name="b"):
 
 
 def _gemm_dtypes(op, *args):
-    for x in args:
-        if x.dtype not in ("f16", "bf16"):
-            raise OpTypeError(f"tilec.ops.{op}: argument '{x.name}' has dtype {x.dtype}; the "
-                              f"kernel takes float16 or bfloat16 (fp8: tilec.ops.scaled_mm)")
+    """The first argument float16 or bfloat16, the others its dtype."""
     first = args[0]
+    if first.dtype not in ("f16", "bf16"):
+        raise OpTypeError(f"tilec.ops.{op}: argument '{first.name}' has dtype {first.dtype}; the "
+                          f"kernel takes float16 or bfloat16 (fp8: tilec.ops.scaled_mm)")
     for x in args[1:]:
         if x.dtype != first.dtype:
             raise OpTypeError(f"tilec.ops.{op}: {first.name} is {first.dtype} and {x.name} "
@@ -459,7 +459,7 @@ def _gemm_function(a, b_rows, bias, entry, m, n, dt, out_shape):
         if bias is None or mode == "empty":
             return lambda a, b, bias, c=None: new_c(a)
         return lambda a, b, bias, c=None: _broadcast_bias(new_c(a), bias, m, n)
-    c0 = new_c(a).view(m, n) if _is_torch_array(a) else View(new_c(a), (m, n))
+    c0 = rows_view(new_c(a), m, n)
     bias_n = 0 if bias is None else n
     # Bound with these arrays; a call passes its arrays' addresses (b.t()'s
     # is b's). Without a bias the kernel gets C as its never-read pointer.
@@ -482,10 +482,6 @@ def _gemm_function(a, b_rows, bias, entry, m, n, dt, out_shape):
         launch(a, b, c, ws[0], ws[1], c if bias is None else bias)
         return c
     return run
-
-
-def _is_torch_array(x):
-    return torch is not None and isinstance(x, torch.Tensor)
 
 
 def _broadcast_bias(c, bias, m, n):
@@ -616,6 +612,26 @@ def linear(input, weight, bias=None):
 
 
 # ------------------------------------------------------------------ scaled_mm
+
+
+def _two_matrices(op, a, b, dtypes, takes, one_dtype):
+    """tilec.ops.{op}'s a [M, K] and b [K, N]: 2-D, one dtype of `dtypes`."""
+    aa, ba = Arg(op, "a", a), Arg(op, "b", b)
+    for x in (aa, ba):
+        if len(x.shape) != 2:
+            raise OpArgumentError(f"tilec.ops.{op}: argument '{x.name}' has shape "
+                                  f"{list(x.shape)}: a is [M, K] and b [K, N] (2-D; for a "
+                                  f"batch, call it per matrix)")
+        if x.dtype not in dtypes:
+            raise OpTypeError(f"tilec.ops.{op}: argument '{x.name}' has dtype {x.dtype}; {takes}")
+    if aa.dtype != ba.dtype:
+        raise OpTypeError(f"tilec.ops.{op}: a is {aa.dtype} and b {ba.dtype}: {one_dtype}")
+    m, k = aa.shape
+    k2, n = ba.shape
+    if k2 != k:
+        raise OpArgumentError(f"tilec.ops.{op}: a is [{m}, {k}] and b [{k2}, {n}]: a's "
+                              f"columns must be b's rows")
+    return aa, ba, m, n, k
 
 
 def _scaled_args(a, b, scale_a, scale_b, bias, scale_result, out_dtype):
