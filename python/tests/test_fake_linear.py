@@ -91,9 +91,11 @@ def test_linear_refusals_name_the_argument_and_both_shapes():
         ops.linear(x, w, arr((64,)))
     with pytest.raises(ops.OpArgumentError, match=r"'bias' has shape \[1, 128\]"):
         ops.linear(x, w, arr((1, 128)))
-    with pytest.raises(ops.OpTypeError, match=r"input is f16 and bias f32: they must be one "
-                                              r"dtype \(convert bias to input's\)"):
+    with pytest.raises(ops.OpTypeError, match=r"'bias' has dtype f32; .*float16 or bfloat16"):
         ops.linear(x, w, arr((128,), "f32"))
+    with pytest.raises(ops.OpTypeError, match=r"input is f16 and bias bf16: they must be one "
+                                              r"dtype \(convert bias to input's\)"):
+        ops.linear(x, w, arr((128,), "bf16"))
     with pytest.raises(ops.OpTypeError, match=r"input is f16 and weight bf16"):
         ops.linear(x, arr((128, 64), "bf16"))
     with pytest.raises(ops.OpTypeError, match=r"'input' has dtype f32; .*float16 or bfloat16"):
@@ -205,3 +207,29 @@ def test_batched_matmul_refusals_name_both_shapes():
         ops.matmul(cols, arr((2, 64, 64)))
     assert ops.matmul(arr((0, 64, 64)), arr((64, 64))).shape == (0, 64, 64)
     assert ops.matmul(arr((2, 0, 64)), arr((2, 64, 64))).shape == (2, 0, 64)
+
+
+# ------------------------------------------------------------------ fields by name
+
+
+def test_kernel_info_and_plan_fields_by_name_name_the_nearest():
+    """A field lookup that misses (the kernel info of a Module, a tilec.ops
+    plan) is tilec.FieldNotFoundError, a KeyError naming the fields there
+    are and the nearest."""
+    m = tilec.compile("kernel k(out: ptr<i32, global>) threads(32) {\n  out[0] = 1\n}\n")
+    with pytest.raises(tilec.FieldNotFoundError, match=r"the kernel info of 'k' has no field "
+                                                       r"'thread' \(its fields: name, .*\); did "
+                                                       r"you mean 'threads'") as e:
+        m.info["kernels"][0]["thread"]
+    assert isinstance(e.value, KeyError) and "threads" in e.value.available
+    assert e.value.suggestions[0] == "threads"
+    with pytest.raises(KeyError, match=r"the kernel info has no field 'kernel'.*'kernels'"):
+        m.info["kernel"]
+    assert m.info["kernels"][0]["params"][0]["name"] == "out"
+    assert m.info.get("regs") is None  # .get keeps its default
+    plan = ops.plan_linear(arr((16, 64)), arr((128, 64)))
+    with pytest.raises(tilec.FieldNotFoundError, match=r"tilec.ops.plan_linear's plan has no "
+                                                       r"field 'kernal'.*did you mean 'kernel'"):
+        plan["kernal"]
+    with pytest.raises(KeyError, match=r"plan_matmul's plan has no field 'split'.*'splits'"):
+        ops.plan_matmul(arr((16, 64)), arr((64, 128)))["split"]

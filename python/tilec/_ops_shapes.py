@@ -16,7 +16,7 @@ argument, both shapes and what is supported.
 
 import math
 
-from ._ops_kernels import OpArgumentError, View, contiguous_strides, is_torch
+from ._ops_kernels import OpArgumentError, OpTypeError, View, is_torch
 
 
 class GemmShapes:
@@ -127,6 +127,45 @@ def linear_shapes(xa, wa, ba):
     return GemmShapes(m, n, k, tuple(xa.shape[:-1]) + (n,))
 
 
+def b_major(op, ba, k, n, name="b"):
+    """'k' when b [K, N] is column-major (b.t() contiguous: [N, K] rows, an
+    nn.Linear weight's .t()), 'mn' when row-major, else a refusal (the last
+    two dims: each matrix of a batch)."""
+    ks, ns = ba.strides[-2:]
+    if ns == 1 and (ks == n or k == 1):
+        return "mn"
+    if ks == 1 and (ns == k or n == 1):
+        return "k"
+    fix = (f"{name}.contiguous()" if name == "b" else
+           f"{name}.contiguous() (an [N, K] row-major weight)")
+    raise OpArgumentError(
+        f"tilec.ops.{op}: argument '{name}' (shape {_dims(ba.shape)}, strides "
+        f"{list(ba.strides)}) is neither row-major nor column-major: pass {fix}")
+
+
+def gemm_dtypes(op, *args):
+    """Every argument float16 or bfloat16, all one of them."""
+    for x in args:
+        if x.dtype not in ("f16", "bf16"):
+            raise OpTypeError(f"tilec.ops.{op}: argument '{x.name}' has dtype {x.dtype}; the "
+                              f"kernel takes float16 or bfloat16 (fp8: tilec.ops.scaled_mm)")
+    first = args[0]
+    for x in args[1:]:
+        if x.dtype != first.dtype:
+            raise OpTypeError(f"tilec.ops.{op}: {first.name} is {first.dtype} and {x.name} "
+                              f"{x.dtype}: they must be one dtype (convert {x.name} to "
+                              f"{first.name}'s)")
+
+
+def broadcast_bias(c, bias, m, n):
+    """K = 0: input @ weight.T is zeros, so linear's result is the bias in
+    every row."""
+    if is_torch(c):
+        return c.view(m, n).copy_(bias.expand(m, n)).view(c.shape)
+    raise OpArgumentError("tilec.ops.linear: K = 0 with a bias needs torch tensors (the "
+                          "result is the bias broadcast over the rows)")
+
+
 def rows_view(x, rows, cols):
     """x (contiguous: checked) as a [rows, cols] view, no copy."""
     if tuple(x.shape) == (rows, cols):
@@ -140,7 +179,3 @@ def matrix_view(x, offset, rows, cols):
     if is_torch(x):
         return x.as_strided((rows, cols), (cols, 1), x.storage_offset() + offset)
     return View(x, (rows, cols), offset)
-
-
-__all__ = ["GemmShapes", "linear_shapes", "matmul_shapes", "matrix_view", "rows_view",
-           "contiguous_strides"]

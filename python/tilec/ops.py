@@ -22,9 +22,12 @@ __cuda_array_interface__) arrays and return DeviceArrays. docs/python.md,
 import math
 
 from . import _tilec
+from ._errors import fields
 from ._ops_kernels import (Arg, OpArgumentError, OpTypeError, View, kernel_of, persistent_grid,
                            sm_count)
-from ._ops_shapes import linear_shapes, matmul_shapes, matrix_view, rows_view
+from ._ops_shapes import (b_major as _b_major, broadcast_bias as _broadcast_bias,
+                          gemm_dtypes as _gemm_dtypes, linear_shapes, matmul_shapes, matrix_view,
+                          rows_view)
 
 try:
     import torch
@@ -260,7 +263,8 @@ def plan_attention(q, k, v, causal=False, scale=None):
     kernel, compile-time args, grid, block_m, PTX), without running it."""
     qa, ka, va, dev = _attention_args(q, k, v, causal, scale)
     b, h, sq, d = qa.shape
-    return _tilec._attention_plan(qa.dtype, d, causal, sq, h, b, sm_count(dev or 0))
+    return fields(_tilec._attention_plan(qa.dtype, d, causal, sq, h, b, sm_count(dev or 0)),
+                  "tilec.ops.plan_attention's plan")
 
 
 def _attention_entry(q, k, v, causal, scale):
@@ -361,34 +365,6 @@ def attention(q, k, v, causal=False, scale=None, *, return_lse=False):
 # dims reach it as such calls (_ops_shapes says how).
 
 
-def _b_major(op, ba, k, n, name="b"):
-    """'k' when b [K, N] is column-major (b.t() contiguous: [N, K] rows, an
-    nn.Linear weight's .t()), 'mn' when row-major, else a refusal."""
-    ks, ns = ba.strides[-2:]
-    if ns == 1 and (ks == n or k == 1):
-        return "mn"
-    if ks == 1 and (ns == k or n == 1):
-        return "k"
-    fix = (f"{name}.contiguous()" if name == "b" else
-           f"{name}.contiguous() (an [N, K] row-major weight)")
-    raise OpArgumentError(
-        f"tilec.ops.{op}: argument '{name}' (shape {list(ba.shape)}, strides "
-        f"{list(ba.strides)}) is neither row-major nor column-major: pass {fix}")
-
-
-def _gemm_dtypes(op, *args):
-    """The first argument float16 or bfloat16, the others its dtype."""
-    first = args[0]
-    if first.dtype not in ("f16", "bf16"):
-        raise OpTypeError(f"tilec.ops.{op}: argument '{first.name}' has dtype {first.dtype}; the "
-                          f"kernel takes float16 or bfloat16 (fp8: tilec.ops.scaled_mm)")
-    for x in args[1:]:
-        if x.dtype != first.dtype:
-            raise OpTypeError(f"tilec.ops.{op}: {first.name} is {first.dtype} and {x.name} "
-                              f"{x.dtype}: they must be one dtype (convert {x.name} to "
-                              f"{first.name}'s)")
-
-
 def _matmul_args(a, b):
     """matmul's arguments read and checked: (aa, ba, shapes, dev), shapes an
     _ops_shapes.MatmulShapes (the 2-D GEMM, the batches, c's shape)."""
@@ -424,7 +400,7 @@ def plan_matmul(a, b):
     major = _b_major("matmul", ba, sh.k, sh.n)
     p = _tilec._gemm_plan(aa.dtype, sh.m, sh.n, sh.k, major == "k", sm_count(dev or 0))
     p["batches"] = sh.launches
-    return p
+    return fields(p, "tilec.ops.plan_matmul's plan")
 
 
 def plan_linear(x, weight, bias=None):
@@ -434,7 +410,7 @@ def plan_linear(x, weight, bias=None):
     p = _tilec._gemm_plan(xa.dtype, sh.m, sh.n, sh.k, True, sm_count(dev or 0))
     p["batches"] = 1
     p["bias"] = "fused" if ba is not None else None
-    return p
+    return fields(p, "tilec.ops.plan_linear's plan")
 
 
 def _gemm_entry(op, dtype, m, n, k, major, dev):
@@ -482,14 +458,6 @@ def _gemm_function(a, b_rows, bias, entry, m, n, dt, out_shape):
         launch(a, b, c, ws[0], ws[1], c if bias is None else bias)
         return c
     return run
-
-
-def _broadcast_bias(c, bias, m, n):
-    """K = 0: x @ w.T is zeros, so the linear's result is the bias in every row."""
-    if torch is not None and isinstance(c, torch.Tensor):
-        return c.view(m, n).copy_(bias.expand(m, n)).view(c.shape)
-    raise OpArgumentError("tilec.ops.linear: K = 0 with a bias needs torch tensors (the "
-                          "result is the bias broadcast over the rows)")
 
 
 _matmul_calls = {}
@@ -695,7 +663,8 @@ def plan_scaled_mm(a, b, scale_a, scale_b, out_dtype=None):
     """The kernel tilec.ops.scaled_mm runs (fp8.h / fp8_small.h's choice)."""
     aa, ba, sa, sb, m, n, k, rowcol, dev = _scaled_args(a, b, scale_a, scale_b, None, None,
                                                         out_dtype if out_dtype else "bf16")
-    return _tilec._fp8_plan(aa.dtype, m, n, k, rowcol, sm_count(dev or 0))
+    return fields(_tilec._fp8_plan(aa.dtype, m, n, k, rowcol, sm_count(dev or 0)),
+                  "tilec.ops.plan_scaled_mm's plan")
 
 
 def _padded(s, length):
