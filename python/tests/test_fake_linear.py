@@ -233,3 +233,14 @@ def test_kernel_info_and_plan_fields_by_name_name_the_nearest():
         plan["kernal"]
     with pytest.raises(KeyError, match=r"plan_matmul's plan has no field 'split'.*'splits'"):
         ops.plan_matmul(arr((16, 64)), arr((64, 128)))["split"]
+
+
+def test_a_column_major_weight_runs_and_plans_the_mn_major_kernel():
+    probe()
+    x = arr((1000, 512))
+    wt = arr((512, 3000))  # weight = wt.t(): [N, K] column-major
+    w = CAI(wt.ptr, (3000, 512), "<f2", strides=(2, 3000 * 2))
+    plan = ops.plan_linear(x, w, arr((3000,)))
+    assert plan["kernel"] == "gemm_bmn"
+    ops.linear(x, w, arr((3000,)))
+    assert last_kernel().startswith("gemm_bmn$Tf16")

@@ -366,8 +366,8 @@ def attention(q, k, v, causal=False, scale=None, *, return_lse=False):
 
 
 def _matmul_args(a, b):
-    """matmul's arguments read and checked: (aa, ba, shapes, dev), shapes an
-    _ops_shapes.MatmulShapes (the 2-D GEMM, the batches, c's shape)."""
+    """matmul's arguments read and checked: (aa, ba, shapes, dev), shapes a
+    GemmShapes (the 2-D GEMM, the batches, c's shape)."""
     aa, ba = Arg("matmul", "a", a), Arg("matmul", "b", b)
     _gemm_dtypes("matmul", aa, ba)
     sh = matmul_shapes(aa, ba)
@@ -403,11 +403,17 @@ def plan_matmul(a, b):
     return fields(p, "tilec.ops.plan_matmul's plan")
 
 
+def _weight_is_k_major(wa, n, k):
+    """weight [N, K] row-major (as nn.Linear stores it) is the kernel's B
+    K-major; column-major (weight.t() contiguous) is B MN-major."""
+    return _b_major("linear", wa, n, k, name="weight") == "mn"
+
+
 def plan_linear(x, weight, bias=None):
     """The kernel tilec.ops.linear runs (the GEMM of x's rows, flattened)."""
     xa, wa, ba, sh, dev = _linear_args(x, weight, bias)
-    _b_major("linear", wa, sh.n, sh.k, name="weight")
-    p = _tilec._gemm_plan(xa.dtype, sh.m, sh.n, sh.k, True, sm_count(dev or 0))
+    k_major = _weight_is_k_major(wa, sh.n, sh.k)
+    p = _tilec._gemm_plan(xa.dtype, sh.m, sh.n, sh.k, k_major, sm_count(dev or 0))
     p["batches"] = 1
     p["bias"] = "fused" if ba is not None else None
     return fields(p, "tilec.ops.plan_linear's plan")
@@ -551,9 +557,7 @@ def _linear_launch(x, w, bias):
     w [N, K] (K-major B: w itself), the bias in the epilogue."""
     xa, wa, ba, sh, dev = _linear_args(x, w, bias)
     m, n, k = sh.m, sh.n, sh.k
-    major = _b_major("linear", wa, n, k, name="weight") if m and n and k else "k"
-    # w [N, K] row-major is B K-major; w [N, K] column-major (w.t() contiguous) is B MN-major.
-    major = "k" if major == "mn" else "mn"
+    major = "k" if not (m and n and k) or _weight_is_k_major(wa, n, k) else "mn"
     entry = _gemm_entry("linear", xa.dtype, m, n, k, major, dev)
     w_rows = w if major == "k" else _transposer(w, k, n)(w)
     gemm = _gemm_function(rows_view(x, m, k) if m and k else x, w_rows, bias, entry, m, n,
