@@ -167,9 +167,12 @@ def broadcast_bias(c, bias, m, n):
 
 
 def rows_view(x, rows, cols):
-    """x (contiguous: checked) as a [rows, cols] view, no copy."""
+    """x (contiguous: checked) as a [rows, cols] view of all its elements,
+    no copy (as torch's view, which refuses another count)."""
     if tuple(x.shape) == (rows, cols):
         return x
+    if math.prod(x.shape) != rows * cols:
+        raise ValueError(f"a [{rows}, {cols}] view of an array of shape {_dims(x.shape)}")
     return x.view(rows, cols) if is_torch(x) else View(x, (rows, cols))
 
 
