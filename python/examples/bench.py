@@ -12,7 +12,12 @@
    (safety.tile's `touch`: one store) on one stream, the stream synchronised
    before and after, best of 5 rounds, per launch: tilec from Python on a
    torch tensor, beside a trivial @triton.jit kernel and torch's `add_` on a
-   one-element tensor, and the C++ runtime's launch (tests/gpu/launch_bench)."""
+   one-element tensor, and the C++ runtime's launch (tests/gpu/launch_bench).
+3. tilec.ops.linear with a bias (bf16, the bias in the GEMM's epilogue) beside
+   torch.nn.functional.linear (cuBLAS, its own bias epilogue) at LLM shapes, in
+   the same run and timed the same way (event_median); also tilec without the
+   bias, so the line shows what the fused bias costs. --linear-only runs this
+   part alone."""
 
 import argparse
 import json
@@ -84,7 +89,7 @@ def gemm_bench(gemm_bin, results):
     clusters = min(kern.max_active_clusters(), (m // (128 * cluster)) * (n // 256))
     launcher = kern[clusters * cluster]
     cpp = [cpp_gemm_us(gemm_bin)] if gemm_bin else []
-    py = event_median(lambda: launcher(a, b, c))
+    py = event_median(lambda: launcher(a, b, c, c, 0))  # bias_n = 0: no bias
     if gemm_bin:
         cpp.append(cpp_gemm_us(gemm_bin))
     ref = torch.matmul(a.float(), b.float().t())
@@ -145,6 +150,33 @@ def launch_bench(launch_bench_bin, results):
           f"10 us bar)", flush=True)
 
 
+LINEAR_SHAPES = [(4096, 4096, 4096), (16, 4096, 4096), (2048, 11008, 4096)]  # M, N, K
+
+
+def linear_bench(results):
+    import torch.nn.functional as F
+    import tilec.ops
+    rows = []
+    for m, n, k in LINEAR_SHAPES:
+        g = torch.Generator(device="cuda").manual_seed(0)
+        x = torch.randn(m, k, device="cuda", generator=g).bfloat16()
+        w = torch.randn(n, k, device="cuda", generator=g).bfloat16()
+        b = (torch.randn(n, device="cuda", generator=g) * 8).bfloat16()
+        ref = F.linear(x.float(), w.float(), b.float())
+        err = ((tilec.ops.linear(x, w, b).float() - ref).norm() / ref.norm()).item()
+        ours = event_median(lambda: tilec.ops.linear(x, w, b))
+        torch_us = event_median(lambda: F.linear(x, w, b))
+        no_bias = event_median(lambda: tilec.ops.linear(x, w))
+        plan = tilec.ops.plan_linear(x, w, b)["describe"]
+        r = dict(shape=[m, n, k], tilec_us=ours, torch_us=torch_us, tilec_no_bias_us=no_bias,
+                 ratio=torch_us / ours, rel_error=err, kernel=plan)
+        rows.append(r)
+        print(f"linear+bias bf16 M={m} N={n} K={k}: tilec {ours:.1f} us, torch F.linear "
+              f"{torch_us:.1f} us: tilec at {r['ratio']:.2f} x torch's speed (without the bias "
+              f"{no_bias:.1f} us; rel. error vs f32 {err:.1e}; {plan})", flush=True)
+    results["linear"] = rows
+
+
 def load_bench(results):
     """What a compile-cache hit costs on a fresh Module: reading the PTX and
     kernel info and loading the module (the driver's JIT cache warm)."""
@@ -171,8 +203,15 @@ def main():
     p.add_argument("--launch-bench", default=None)
     p.add_argument("--json", default=None)
     p.add_argument("--skip-gemm", action="store_true")
+    p.add_argument("--linear-only", action="store_true")
     args = p.parse_args()
     results = {"device": torch.cuda.get_device_name()}
+    linear_bench(results)
+    if args.linear_only:
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=1)
+        return
     launch_bench(args.launch_bench, results)
     load_bench(results)
     if not args.skip_gemm:

@@ -36,7 +36,9 @@ def matmul(a, b_nk, bn=256, out=None):
     c = torch.empty(m, n, dtype=torch.float16, device=a.device) if out is None else out
     units = (m // (128 * cluster)) * (n // bn)
     clusters = min(kern.max_active_clusters(device=a.device.index or 0), units)
-    kern[clusters * cluster](a, b_nk, c)  # the current torch stream
+    # The trailing (bias, bias_n) is the fused column bias (tilec.ops.linear's):
+    # bias_n = 0 adds none and never reads the pointer (any device address).
+    kern[clusters * cluster](a, b_nk, c, c, 0)  # the current torch stream
     return c
 
 

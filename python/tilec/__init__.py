@@ -9,8 +9,8 @@ torch tensors (or any __cuda_array_interface__ / DLPack array).
 docs/python.md is the reference.
 """
 
-from ._errors import (CompileError, CompileWarning, CudaError, Error, KernelNotFoundError,
-                      LaunchError, LaunchTypeError, LaunchValueError)
+from ._errors import (CompileError, CompileWarning, CudaError, Error, FieldNotFoundError,
+                      KernelNotFoundError, LaunchError, LaunchTypeError, LaunchValueError)
 from . import _tilec
 from ._compile import Module, cache_dir, compile, find_tilec, load, parse_diagnostics
 from ._compile import device_index as _device_index
@@ -18,7 +18,8 @@ from ._tilec import DeviceArray, Kernel, Launcher
 
 __all__ = [
     "compile", "load", "Module", "Kernel", "Launcher", "DeviceArray", "Error", "CompileError",
-    "CompileWarning", "CudaError", "KernelNotFoundError", "LaunchError", "LaunchTypeError", "LaunchValueError", "empty",
+    "CompileWarning", "CudaError", "FieldNotFoundError", "KernelNotFoundError", "LaunchError",
+    "LaunchTypeError", "LaunchValueError", "empty",
     "from_numpy", "device_count", "driver_available", "synchronize", "register_op", "cache_dir",
     "find_tilec", "parse_diagnostics",
 ]

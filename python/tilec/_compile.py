@@ -20,8 +20,8 @@ import tempfile
 import time
 
 from . import _tilec
-from ._errors import (CompileError, CompileWarning, Error, KernelNotFoundError, did_you_mean,
-                      nearest_names)
+from ._errors import (CompileError, CompileWarning, Error, Fields, KernelNotFoundError,
+                      did_you_mean, fields, nearest_names)
 
 try:
     from . import _build_config
@@ -417,6 +417,16 @@ def load(ptx_path, info_path=None, device=None):
                   path=ptx_path, source_name=ptx_path)
 
 
+def _info_fields(info):
+    """The kernel info with every object a Fields: a missing field's lookup
+    (``module.info["kernels"][0]["regs"]``) names the fields there are."""
+    info = fields(info, "the kernel info")
+    for k in info.get("kernels", ()):
+        if isinstance(k, Fields):
+            k.what = f"the kernel info of {k.get('name', '?')!r}"
+    return info
+
+
 class Module:
     """Compiled kernels. ``module.NAME`` is kernel NAME (a Kernel: launch it
     with ``module.NAME[grid](*args)``); ``module.kernel("gemm", BN=256)`` picks
@@ -425,7 +435,7 @@ class Module:
 
     def __init__(self, ptx, info_json, device=0, path=None, source_name=None, use_cache=True):
         self.ptx = ptx
-        self.info = json.loads(info_json)
+        self.info = _info_fields(json.loads(info_json))
         self.path = path
         self.source_name = source_name
         self.compiled = False

@@ -70,6 +70,46 @@ class KernelNotFoundError(Error, KeyError, AttributeError):
     __str__ = Error.__str__
 
 
+class FieldNotFoundError(Error, KeyError):
+    """A field that a kernel info or plan dict (``module.info``,
+    ``module.info["kernels"][0]``, ``tilec.ops.plan_matmul(...)``) does not
+    have: ``name``, the fields it has in ``available`` and the nearest in
+    ``suggestions``."""
+
+    def __init__(self, message, name="", available=(), suggestions=()):
+        super().__init__(message)
+        self.name, self.available, self.suggestions = name, list(available), list(suggestions)
+
+    __str__ = Error.__str__
+
+
+class Fields(dict):
+    """A dict of named fields (the kernel info's JSON objects, a tilec.ops
+    plan) whose failed lookup names the fields there are and the nearest:
+    FieldNotFoundError, a KeyError. `what` says whose fields they are."""
+
+    __slots__ = ("what",)
+
+    def __init__(self, items=(), what="kernel info"):
+        super().__init__(items)
+        self.what = what
+
+    def __missing__(self, name):
+        known = [str(k) for k in self]
+        near = nearest_names(name, known)
+        raise FieldNotFoundError(f"{self.what} has no field {name!r} (its fields: "
+                                 f"{', '.join(known)}){did_you_mean(near)}", name, known, near)
+
+
+def fields(obj, what):
+    """obj (parsed JSON: dicts, lists, values) with every dict a Fields."""
+    if isinstance(obj, dict):
+        return Fields(((k, fields(v, what)) for k, v in obj.items()), what)
+    if isinstance(obj, list):
+        return [fields(v, what) for v in obj]
+    return obj
+
+
 class CompileWarning(UserWarning):
     """A warning of tilec on source it compiled (``warnings.warn``d once, when
     tilec runs: a cached module does not repeat it): the rendered text (with

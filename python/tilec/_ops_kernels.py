@@ -103,12 +103,17 @@ class View:
     """A reshaped view of a non-torch array (its __cuda_array_interface__
     with another shape), for the kernels' 2-D tensor parameters."""
 
-    def __init__(self, base, shape):
+    def __init__(self, base, shape, offset=0):
         cai = dict(base.__cuda_array_interface__)
         cai["shape"] = tuple(shape)
         cai["strides"] = None
+        if offset:  # `offset` elements into base (a matrix of a batch)
+            from ._family import _dtype_of
+            size = {"f16": 2, "bf16": 2, "f32": 4, "i32": 4}.get(_dtype_of(base), 1)
+            cai["data"] = (cai["data"][0] + offset * size, cai["data"][1])
         self.__cuda_array_interface__ = cai
         self.dtype = getattr(base, "dtype", None)
+        self.device = getattr(base, "device", 0)
         self._base = base
 
 

@@ -1,5 +1,5 @@
 """tilec.ops as torch.library custom ops (tilec::attention, tilec::matmul,
-tilec::scaled_mm): torch.compile traces them through their fake
+tilec::linear, tilec::scaled_mm): torch.compile traces them through their fake
 implementations (which check the arguments as a call does, so a mistake is
 reported while compiling), CUDA graphs capture their launches, and autograd
 gets a clear error: there is no backward."""
@@ -18,8 +18,8 @@ def _no_backward(name, fix):
     return setup_context, backward
 
 
-def register(torch, attention_run, attention_args, matmul_run, matmul_args, scaled_run,
-             scaled_args):
+def register(torch, attention_run, attention_args, matmul_run, matmul_args, linear_run,
+             linear_args, scaled_run, scaled_args):
     from torch.library import custom_op, register_autograd
 
     Tensor = torch.Tensor
@@ -49,12 +49,23 @@ def register(torch, attention_run, attention_args, matmul_run, matmul_args, scal
 
     @matmul.register_fake
     def _(a, b):
-        _, _, m, n, _, _ = matmul_args(a, b)
-        return a.new_empty((m, n))
+        return a.new_empty(matmul_args(a, b)[2].c_shape)
 
     register_autograd("tilec::matmul", _no_backward(
         "matmul", "use torch.matmul where gradients are needed")[1],
         setup_context=_no_backward("matmul", "")[0])
+
+    @custom_op("tilec::linear", mutates_args=())
+    def linear(x: Tensor, w: Tensor, bias: Optional[Tensor]) -> Tensor:
+        return linear_run(x, w, bias)
+
+    @linear.register_fake
+    def _(x, w, bias):
+        return x.new_empty(linear_args(x, w, bias)[3].c_shape)
+
+    register_autograd("tilec::linear", _no_backward(
+        "linear", "use torch.nn.functional.linear where gradients are needed")[1],
+        setup_context=_no_backward("linear", "")[0])
 
     @custom_op("tilec::scaled_mm", mutates_args=())
     def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor) -> Tensor:

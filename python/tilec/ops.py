@@ -22,16 +22,20 @@ __cuda_array_interface__) arrays and return DeviceArrays. docs/python.md,
 import math
 
 from . import _tilec
+from ._errors import fields
 from ._ops_kernels import (Arg, OpArgumentError, OpTypeError, View, kernel_of, persistent_grid,
                            sm_count)
+from ._ops_shapes import (b_major as _b_major, broadcast_bias as _broadcast_bias,
+                          gemm_dtypes as _gemm_dtypes, linear_shapes, matmul_shapes, matrix_view,
+                          rows_view)
 
 try:
     import torch
 except ImportError:  # tilec.ops without torch: DeviceArrays only
     torch = None
 
-__all__ = ["attention", "matmul", "scaled_mm", "plan_attention", "plan_matmul",
-           "plan_scaled_mm", "OpArgumentError", "OpTypeError"]
+__all__ = ["attention", "matmul", "linear", "scaled_mm", "plan_attention", "plan_matmul",
+           "plan_linear", "plan_scaled_mm", "OpArgumentError", "OpTypeError"]
 
 _HEAD_DIMS = (64, 128, 256)
 _I32 = 2 ** 31
@@ -259,7 +263,8 @@ def plan_attention(q, k, v, causal=False, scale=None):
     kernel, compile-time args, grid, block_m, PTX), without running it."""
     qa, ka, va, dev = _attention_args(q, k, v, causal, scale)
     b, h, sq, d = qa.shape
-    return _tilec._attention_plan(qa.dtype, d, causal, sq, h, b, sm_count(dev or 0))
+    return fields(_tilec._attention_plan(qa.dtype, d, causal, sq, h, b, sm_count(dev or 0)),
+                  "tilec.ops.plan_attention's plan")
 
 
 def _attention_entry(q, k, v, causal, scale):
@@ -352,77 +357,113 @@ def attention(q, k, v, causal=False, scale=None, *, return_lse=False):
     return (o, lse) if return_lse else o
 
 
-# ------------------------------------------------------------------ matmul
-
-
-def _b_major(op, ba, k, n):
-    """'k' when b [K, N] is column-major (b.t() contiguous: [N, K] rows, an
-    nn.Linear weight's .t()), 'mn' when row-major, else a refusal."""
-    ks, ns = ba.strides
-    if ns == 1 and (ks == n or k == 1):
-        return "mn"
-    if ks == 1 and (ns == k or n == 1):
-        return "k"
-    raise OpArgumentError(
-        f"tilec.ops.{op}: argument 'b' (shape {list(ba.shape)}, strides {list(ba.strides)}) "
-        f"is neither row-major [K, N] nor column-major (b.t() contiguous): pass b.contiguous()")
-
-
-def _two_matrices(op, a, b, dtypes, takes, one_dtype):
-    """tilec.ops.{op}'s a [M, K] and b [K, N]: 2-D, one dtype of `dtypes`."""
-    aa, ba = Arg(op, "a", a), Arg(op, "b", b)
-    for x in (aa, ba):
-        if len(x.shape) != 2:
-            raise OpArgumentError(f"tilec.ops.{op}: argument '{x.name}' has shape "
-                                  f"{list(x.shape)}: a is [M, K] and b [K, N] (2-D; for a "
-                                  f"batch, call it per matrix)")
-        if x.dtype not in dtypes:
-            raise OpTypeError(f"tilec.ops.{op}: argument '{x.name}' has dtype {x.dtype}; {takes}")
-    if aa.dtype != ba.dtype:
-        raise OpTypeError(f"tilec.ops.{op}: a is {aa.dtype} and b {ba.dtype}: {one_dtype}")
-    m, k = aa.shape
-    k2, n = ba.shape
-    if k2 != k:
-        raise OpArgumentError(f"tilec.ops.{op}: a is [{m}, {k}] and b [{k2}, {n}]: a's "
-                              f"columns must be b's rows")
-    return aa, ba, m, n, k
+# ------------------------------------------------------------------ matmul and linear
+# One GEMM call: a [M, K] (row-major) @ b [K, N], plus an optional bias [N]
+# that the kernel's epilogue adds before its one rounding (every gemm.tile
+# and gemm_skinny.tile kernel ends with (bias, bias_n); bias_n = 0 passes C
+# itself as the pointer, never read). matmul's batches and linear's leading
+# dims reach it as such calls (_ops_shapes says how).
 
 
 def _matmul_args(a, b):
-    aa, ba, m, n, k = _two_matrices(
-        "matmul", a, b, ("f16", "bf16"),
-        "the kernel takes float16 or bfloat16 (fp8: tilec.ops.scaled_mm)", "they must be one dtype")
-    if m and k and not aa.contiguous():
-        raise OpArgumentError(f"tilec.ops.matmul: argument 'a' (strides {list(aa.strides)}) is "
-                              f"not row-major: the kernel reads A's rows by TMA; pass "
-                              f"a.contiguous()")
+    """matmul's arguments read and checked: (aa, ba, shapes, dev), shapes a
+    GemmShapes (the 2-D GEMM, the batches, c's shape)."""
+    aa, ba = Arg("matmul", "a", a), Arg("matmul", "b", b)
+    _gemm_dtypes("matmul", aa, ba)
+    sh = matmul_shapes(aa, ba)
     dev = _same_device("matmul", aa, ba)
-    return aa, ba, m, n, k, dev
+    return aa, ba, sh, dev
+
+
+def _linear_args(x, w, bias):
+    op = "linear"
+    xa, wa = Arg(op, "input", x), Arg(op, "weight", w)
+    ba = None if bias is None else Arg(op, "bias", bias)
+    _gemm_dtypes(op, *(a for a in (xa, wa, ba) if a is not None))
+    sh = linear_shapes(xa, wa, ba)
+    dev = _same_device(op, *(a for a in (xa, wa, ba) if a is not None))
+    return xa, wa, ba, sh, dev
+
+
+def _gemm_plan(op, dtype, m, n, k, major, dev):
+    why = _tilec._gemm_alignment_problem(m, n, k, major == "k")
+    if why:
+        raise OpArgumentError(f"tilec.ops.{op}: {m}x{n}x{k} rejected: {why}; pad K and N to "
+                              f"multiples of 8 with zeros")
+    return _tilec._gemm_plan(dtype, m, n, k, major == "k", sm_count(dev))
 
 
 def plan_matmul(a, b):
-    """The kernel tilec.ops.matmul runs for a @ b (gemm::ruleChoice's pick)."""
-    aa, ba, m, n, k, dev = _matmul_args(a, b)
-    major = _b_major("matmul", ba, k, n)
-    return _tilec._gemm_plan(aa.dtype, m, n, k, major == "k", sm_count(dev or 0))
+    """The kernel tilec.ops.matmul runs for a @ b (gemm::ruleChoice's pick),
+    for one matrix of a batch; `batches` says how many launches."""
+    aa, ba, sh, dev = _matmul_args(a, b)
+    major = _b_major("matmul", ba, sh.k, sh.n)
+    p = _tilec._gemm_plan(aa.dtype, sh.m, sh.n, sh.k, major == "k", sm_count(dev or 0))
+    p["batches"] = sh.launches
+    return fields(p, "tilec.ops.plan_matmul's plan")
 
 
-def _matmul_entry(a, b):
-    aa, ba, m, n, k, dev = _matmul_args(a, b)
+def _weight_is_k_major(wa, n, k):
+    """weight [N, K] row-major (as nn.Linear stores it) is the kernel's B
+    K-major; column-major (weight.t() contiguous) is B MN-major."""
+    return _b_major("linear", wa, n, k, name="weight") == "mn"
+
+
+def plan_linear(x, weight, bias=None):
+    """The kernel tilec.ops.linear runs (the GEMM of x's rows, flattened)."""
+    xa, wa, ba, sh, dev = _linear_args(x, weight, bias)
+    k_major = _weight_is_k_major(wa, sh.n, sh.k)
+    p = _tilec._gemm_plan(xa.dtype, sh.m, sh.n, sh.k, k_major, sm_count(dev or 0))
+    p["batches"] = 1
+    p["bias"] = "fused" if ba is not None else None
+    return fields(p, "tilec.ops.plan_linear's plan")
+
+
+def _gemm_entry(op, dtype, m, n, k, major, dev):
+    """(kernel, mode, grid, workspace floats, flags, splits) of one GEMM."""
     if m == 0 or n == 0 or k == 0:
-        return (None, "empty" if m == 0 or n == 0 else "zero", None, 0, 0, 1, None, m, n, k,
-                aa.dtype)
-    major = _b_major("matmul", ba, k, n)
-    why = _tilec._gemm_alignment_problem(m, n, k, major == "k")
-    if why:
-        raise OpArgumentError(f"tilec.ops.matmul: {m}x{n}x{k} rejected: {why}; pad K and N to "
-                              f"multiples of 8 with zeros")
-    plan = _tilec._gemm_plan(aa.dtype, m, n, k, major == "k", sm_count(dev))
-    kern = kernel_of("matmul", plan, dev)
-    persistent = plan["variant"] == "persistent"
-    grid = persistent_grid(kern, plan, dev) if persistent else plan["grid"]
-    return (kern, "persistent" if persistent else "split", grid, plan["workspace_floats"],
-            plan["flags"], plan["splits"], major, m, n, k, aa.dtype)
+        return (None, "empty" if m == 0 or n == 0 else "zero", None, 0, 0, 1)
+    plan = _gemm_plan(op, dtype, m, n, k, major, dev)
+    kern = kernel_of(op, plan, dev)
+    if plan["variant"] == "persistent":
+        return (kern, "persistent", persistent_grid(kern, plan, dev), 0, 0, 1)
+    return (kern, "split", plan["grid"], plan["workspace_floats"], plan["flags"],
+            plan["splits"])
+
+
+def _gemm_function(a, b_rows, bias, entry, m, n, dt, out_shape):
+    """The function of one GEMM's key: (a [M, K] rows, b as the kernel's B,
+    bias or None, c or None: a new one of out_shape) -> c, each array like
+    the bound one (its address alone is read)."""
+    kern, mode, grid, ws_floats, nflags, splits = entry
+    new_c = _allocator(a, out_shape, dt, zero=kern is None and mode == "zero")
+    if kern is None:  # M, N or K = 0: nothing to launch (K = 0: c = bias, or zeros)
+        if bias is None or mode == "empty":
+            return lambda a, b, bias, c=None: new_c(a)
+        return lambda a, b, bias, c=None: _broadcast_bias(new_c(a), bias, m, n)
+    c0 = rows_view(new_c(a), m, n)
+    bias_n = 0 if bias is None else n
+    # Bound with these arrays; a call passes its arrays' addresses (b.t()'s
+    # is b's). Without a bias the kernel gets C as its never-read pointer.
+    if mode == "persistent":
+        launch = kern[grid]._bind(a, b_rows, c0, c0 if bias is None else bias, bias_n)
+
+        def run(a, b, bias, c=None):
+            c = new_c(a) if c is None else c
+            launch(a, b, c, c if bias is None else bias)
+            return c
+        return run
+    scratch = _scratch_maker(a, ws_floats, nflags)
+    ws = scratch()
+    launch = kern[grid]._bind(a, b_rows, c0, ws[0], ws[1], splits,
+                              c0 if bias is None else bias, bias_n)
+
+    def run(a, b, bias, c=None):
+        c = new_c(a) if c is None else c
+        ws = scratch()
+        launch(a, b, c, ws[0], ws[1], c if bias is None else bias)
+        return c
+    return run
 
 
 _matmul_calls = {}
@@ -444,41 +485,47 @@ def _matmul_run(a, b):
 
 def _matmul_launch(a, b):
     """The function every call with these shapes, strides, dtypes and
-    devices runs: (a, b) -> c."""
-    kern, mode, grid, ws_floats, nflags, splits, major, m, n, k, dt = _matmul_entry(a, b)
-    if kern is None:  # M, N or K = 0: nothing to launch
-        new_c = _allocator(a, (m, n), dt, zero=mode == "zero")
-        return lambda a, b: new_c(a)
-    new_c = _allocator(a, (m, n), dt)
-    # Bound with these arrays (b as the kernel's [N, K] rows when K-major); a
-    # call passes its arrays' addresses (b.t()'s is b's).
-    b_rows = _transposer(b, n, k)(b) if major == "k" else b
-    if mode == "persistent":
-        launch = kern[grid]._bind(a, b_rows, new_c(a))
+    devices runs: (a, b) -> c. A batch folded into M is one GEMM on a's
+    rows; other batches launch the GEMM once per matrix (_ops_shapes)."""
+    aa, ba, sh, dev = _matmul_args(a, b)
+    m, n, k = sh.m, sh.n, sh.k
+    launches = m and n and k and sh.launches
+    major = _b_major("matmul", ba, k, n) if launches else "mn"
+    entry = _gemm_entry("matmul", aa.dtype, m, n, k, major, dev)
+    bshape = (n, k) if major == "k" else (k, n)  # the kernel's B: [N, K] rows when K-major
+    if not sh.batched or not launches:
+        if not launches:
+            b_rows, a_rows = b, a
+        else:  # b [K, N] or [1, ..., K, N]: its one matrix (offset 0)
+            b_rows = (_transposer(b, n, k)(b) if major == "k" else b) if len(ba.shape) == 2 \
+                else matrix_view(b, 0, *bshape)
+            a_rows = rows_view(a, m, k)
+        gemm = _gemm_function(a_rows, b_rows, None, entry, m, n, aa.dtype, sh.c_shape)
+        return lambda a, b: gemm(a, b, None)
+    # One launch per matrix of c, each at its operands' offsets (views of
+    # the right address: the bound launch reads addresses only).
+    gemm = _gemm_function(matrix_view(a, sh.a_offsets[0], m, k),
+                          matrix_view(b, sh.b_offsets[0], *bshape), None, entry, m, n,
+                          aa.dtype, (m, n))  # bound with one matrix of c; called with each
+    new_c = _allocator(a, sh.c_shape, aa.dtype)
+    offsets = list(zip(sh.a_offsets, sh.b_offsets, sh.c_offsets))
 
-        def run(a, b):
-            c = new_c(a)
-            launch(a, b, c)
-            return c
-    else:
-        scratch = _scratch_maker(a, ws_floats, nflags)
-        ws = scratch()
-        launch = kern[grid]._bind(a, b_rows, new_c(a), ws[0], ws[1], splits)
-
-        def run(a, b):
-            c = new_c(a)
-            ws = scratch()
-            launch(a, b, c, ws[0], ws[1])
-            return c
+    def run(a, b):
+        c = new_c(a)
+        for ao, bo, co in offsets:
+            gemm(matrix_view(a, ao, m, k), matrix_view(b, bo, *bshape), None,
+                 matrix_view(c, co, m, n))
+        return c
     return run
 
 
 def matmul(a, b):
-    """a @ b on the tensor cores (the GEMM sample): a [M, K] row-major, b
-    [K, N] row-major or column-major (b.t() contiguous, as an nn.Linear
-    weight's .t()), both float16 or both bfloat16, f32 accumulation; any M,
-    N and K multiples of 8 (TMA's 16-byte row strides). Returns c [M, N] of
-    a's dtype."""
+    """a @ b on the tensor cores (the GEMM sample), torch.matmul's
+    semantics for 2-D and batched operands: a [..., M, K] and b [..., K, N]
+    (or [K, N], broadcast over a's batch: folded into M), float16 or
+    bfloat16 alike, f32 accumulation; N and K multiples of 8 (TMA's 16-byte
+    row strides). Returns c [..., M, N] of a's dtype. docs/python.md has
+    which layouts run and what is refused."""
     if torch is not None and isinstance(a, torch.Tensor):
         if (isinstance(b, torch.Tensor) and not _is_compiling()
                 and not ((a.requires_grad or b.requires_grad) and torch.is_grad_enabled())):
@@ -487,7 +534,76 @@ def matmul(a, b):
     return _matmul_run(a, b)
 
 
+_linear_calls = {}
+
+
+def _linear_torch(x, w, bias):
+    key = (x.shape, x.stride(), x.dtype, x.device, w.shape, w.stride(), w.dtype, w.device,
+           None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.device))
+    run = _linear_calls.get(key)
+    if run is None:
+        run = _remember(_linear_calls, key, _linear_launch(x, w, bias))
+    return run(x, w, bias)
+
+
+def _linear_run(x, w, bias):
+    arrays = (x, w) if bias is None else (x, w, bias)
+    key = _call_key(arrays, bias is None)
+    return _function_of(_linear_calls, key, lambda: _linear_launch(x, w, bias))(x, w, bias)
+
+
+def _linear_launch(x, w, bias):
+    """(x, w, bias) -> y: one GEMM of x's rows (leading dims flattened) by
+    w [N, K] (K-major B: w itself), the bias in the epilogue."""
+    xa, wa, ba, sh, dev = _linear_args(x, w, bias)
+    m, n, k = sh.m, sh.n, sh.k
+    major = "k" if not (m and n and k) or _weight_is_k_major(wa, n, k) else "mn"
+    entry = _gemm_entry("linear", xa.dtype, m, n, k, major, dev)
+    w_rows = w if major == "k" else _transposer(w, k, n)(w)
+    gemm = _gemm_function(rows_view(x, m, k) if m and k else x, w_rows, bias, entry, m, n,
+                          xa.dtype, sh.c_shape)
+    return lambda x, w, bias: gemm(x, w, bias)
+
+
+def linear(input, weight, bias=None):
+    """torch.nn.functional.linear on the tensor cores: input [..., K] (any
+    leading dims, flattened into the GEMM's rows; contiguous), weight
+    [N, K] (an nn.Linear's weight, as stored), bias [N] or None, one dtype
+    of float16 and bfloat16. y = input @ weight.T + bias [..., N], the bias
+    added in f32 in the GEMM's epilogue before the one rounding (no second
+    pass). N and K multiples of 8."""
+    if torch is not None and isinstance(input, torch.Tensor):
+        ts = (input, weight) if bias is None else (input, weight, bias)
+        if (all(isinstance(t, torch.Tensor) for t in ts) and not _is_compiling()
+                and not (any(t.requires_grad for t in ts) and torch.is_grad_enabled())):
+            return _linear_torch(input, weight, bias)
+        if _eager(*ts):
+            return _linear_run(input, weight, bias)
+        return torch.ops.tilec.linear(input, weight, bias)
+    return _linear_run(input, weight, bias)
+
+
 # ------------------------------------------------------------------ scaled_mm
+
+
+def _two_matrices(op, a, b, dtypes, takes, one_dtype):
+    """tilec.ops.{op}'s a [M, K] and b [K, N]: 2-D, one dtype of `dtypes`."""
+    aa, ba = Arg(op, "a", a), Arg(op, "b", b)
+    for x in (aa, ba):
+        if len(x.shape) != 2:
+            raise OpArgumentError(f"tilec.ops.{op}: argument '{x.name}' has shape "
+                                  f"{list(x.shape)}: a is [M, K] and b [K, N] (2-D; for a "
+                                  f"batch, call it per matrix)")
+        if x.dtype not in dtypes:
+            raise OpTypeError(f"tilec.ops.{op}: argument '{x.name}' has dtype {x.dtype}; {takes}")
+    if aa.dtype != ba.dtype:
+        raise OpTypeError(f"tilec.ops.{op}: a is {aa.dtype} and b {ba.dtype}: {one_dtype}")
+    m, k = aa.shape
+    k2, n = ba.shape
+    if k2 != k:
+        raise OpArgumentError(f"tilec.ops.{op}: a is [{m}, {k}] and b [{k2}, {n}]: a's "
+                              f"columns must be b's rows")
+    return aa, ba, m, n, k
 
 
 def _scaled_args(a, b, scale_a, scale_b, bias, scale_result, out_dtype):
@@ -551,7 +667,8 @@ def plan_scaled_mm(a, b, scale_a, scale_b, out_dtype=None):
     """The kernel tilec.ops.scaled_mm runs (fp8.h / fp8_small.h's choice)."""
     aa, ba, sa, sb, m, n, k, rowcol, dev = _scaled_args(a, b, scale_a, scale_b, None, None,
                                                         out_dtype if out_dtype else "bf16")
-    return _tilec._fp8_plan(aa.dtype, m, n, k, rowcol, sm_count(dev or 0))
+    return fields(_tilec._fp8_plan(aa.dtype, m, n, k, rowcol, sm_count(dev or 0)),
+                  "tilec.ops.plan_scaled_mm's plan")
 
 
 def _padded(s, length):
@@ -650,4 +767,4 @@ def scaled_mm(a, b, scale_a, scale_b, bias=None, scale_result=None, out_dtype=No
 if torch is not None:
     from ._ops_torch import register as _register
     _register(torch, _attention_torch, _attention_args, _matmul_torch, _matmul_args,
-              _scaled_torch, _scaled_args)
+              _linear_torch, _linear_args, _scaled_torch, _scaled_args)

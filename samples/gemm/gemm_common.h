@@ -396,13 +396,20 @@ inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath,
 // The kernel's tensors: A [M, K], B [N, K] or [K, N], C [M, N], row-major.
 struct Tensors {
   tile::Tensor a, b, c;
+  // Every gemm.tile / gemm_skinny.tile kernel ends with (bias, bias_n): the
+  // bias of C's first bias_n columns, fused into the epilogue (tilec.ops.linear).
+  // The host runs C = A * B: bias_n = 0, and the pointer (C's, any device
+  // address: the kernel never reads it then) only satisfies the launch's
+  // null-pointer check.
+  CUdeviceptr bias = 0;
+  int32_t biasN = 0;
 };
 inline Tensors tensorsOf(const Problem &p, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c) {
   const tile::TensorElement e = tensorElement(p.dtype);
   tile::TensorShape bShape =
       p.bmajor == BMajor::K ? tile::TensorShape{p.n, p.k} : tile::TensorShape{p.k, p.n};
   return {tile::Tensor(a, e, {p.m, p.k}), tile::Tensor(b, e, std::move(bShape)),
-          tile::Tensor(c, e, {p.m, p.n})};
+          tile::Tensor(c, e, {p.m, p.n}), c, 0};
 }
 
 // The persistent grid: as many clusters as are resident at once (or
@@ -415,7 +422,7 @@ inline int64_t persistentClusters(TileKernel &t, const Problem &p, const Tensors
     tile::LaunchConfig probe;
     probe.grid = tile::Dim3(unsigned(t.cluster));
     probe.block = tile::Dim3(t.threads);
-    clusters = t.kernel.maxActiveClusters(probe, ts.a, ts.b, ts.c);
+    clusters = t.kernel.maxActiveClusters(probe, ts.a, ts.b, ts.c, ts.bias, ts.biasN);
     if (clusters < 1)
       throw std::runtime_error("no cluster of the GEMM kernel fits on the GPU (occupancy 0)");
   }
@@ -428,7 +435,7 @@ inline void launchTile(TileKernel &t, const Tensors &ts, int64_t clusters,
   cfg.grid = tile::Dim3(unsigned(clusters * t.cluster));
   cfg.block = tile::Dim3(t.threads);
   cfg.stream = stream;
-  t.kernel.launch(cfg, ts.a, ts.b, ts.c);
+  t.kernel.launch(cfg, ts.a, ts.b, ts.c, ts.bias, ts.biasN);
 }
 
 // An instance named by all its value parameters (the skinny kernel's MT, S,
@@ -484,7 +491,8 @@ inline void launchSplitK(TileKernel &t, const Problem &p, const Tensors &ts, Spl
   cfg.grid = tile::Dim3(unsigned(tiles), unsigned(splits));
   cfg.block = tile::Dim3(t.threads);
   cfg.stream = stream;
-  t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials, w.flags, int32_t(splits));
+  t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials, w.flags, int32_t(splits), ts.bias,
+                    ts.biasN);
 }
 // The skinny kernel (gemm_skinny.tile): grid (tiles, splits), tiles of
 // mt x t.bn, the row tiles padded to whole clusters of t.cluster; with more
@@ -508,7 +516,8 @@ inline void launchSkinny(TileKernel &t, const Problem &p, const Tensors &ts, Spl
     cfg.grid = tile::Dim3(unsigned(rows * t.cluster), unsigned(cols));
     cfg.block = tile::Dim3(t.threads);
     cfg.stream = stream;
-    t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials, w.flags, int32_t(splits));
+    t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials, w.flags, int32_t(splits), ts.bias,
+                    ts.biasN);
     return;
   }
   const int64_t cl = std::max(1, t.cluster), cy = std::max(1, t.clusterY);
@@ -521,7 +530,8 @@ inline void launchSkinny(TileKernel &t, const Problem &p, const Tensors &ts, Spl
                     : tile::Dim3(unsigned(tiles), unsigned(splits));
   cfg.block = tile::Dim3(t.threads);
   cfg.stream = stream;
-  t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials, w.flags, int32_t(splits));
+  t.kernel.launch(cfg, ts.a, ts.b, ts.c, w.partials, w.flags, int32_t(splits), ts.bias,
+                    ts.biasN);
 }
 
 // The tilec compile time the build measured (samples/gemm/CMakeLists.txt

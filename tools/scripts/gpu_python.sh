@@ -7,12 +7,13 @@
 # C++ GEMM host and launch_bench; then runs, with full logs in OUTDIR:
 #   pytest python/tests/test_gpu.py (GEMM, histogram, streams, errors,
 #   torch.compile, the ring through torchrun on 2 GPUs) and test_gpu_ops.py
-#   (tilec.ops: attention, matmul, scaled_mm; the samples' PTX from
+#   (tilec.ops: attention, matmul, scaled_mm; test_gpu_linear.py: linear and
+#   batched matmul; the samples' PTX from
 #   $TILEC_OPS_PTX_DIR, default DIR's parent: .gpu/ptx of a bundle), the examples, the
 #   benchmark (python/examples/bench.py: GEMM device time Python vs C++ in the
 #   same run; 20,000-launch overhead beside Triton, torch add_ and the C++
 #   launch), and `pip install --no-build-isolation` of the package.
-# Logs: build.log, pytest_gpu.log, pytest_gpu_ops.log, examples.log, ring.log, bench.log,
+# Logs: build.log, pytest_gpu.log, pytest_gpu_ops.log, pytest_gpu_linear.log, examples.log, ring.log, bench.log,
 # bench.json, pip.log. The summary is printed last.
 set -uo pipefail
 OUT=${1:?usage: gpu_python.sh OUTDIR}
@@ -54,6 +55,8 @@ if [ -z "${BENCH_ONLY:-}" ]; then # BENCH_ONLY=1: the build and the benchmark on
 note "pytest (GPU): rc $? ($(tail -1 "$OUT/pytest_gpu.log"))"
 "$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu_ops.py > "$OUT/pytest_gpu_ops.log" 2>&1
 note "pytest (GPU, tilec.ops): rc $? ($(tail -1 "$OUT/pytest_gpu_ops.log"))"
+"$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu_linear.py > "$OUT/pytest_gpu_linear.log" 2>&1
+note "pytest (GPU, tilec.ops linear/bmm): rc $? ($(tail -1 "$OUT/pytest_gpu_linear.log"))"
 
 for ex in gemm histogram ops; do
   "$PY" python/examples/$ex.py > "$OUT/examples.log.$ex" 2>&1
