@@ -184,6 +184,7 @@ enum class Builtin {
   Bitcast, // bitcast<T>(x): CallExpr::typeArg is T
   Popc,
   Clz,
+  Ctz,
   Brev,
   Bfind,
   MulHi, // mul_hi(a, b): the high half of the double-width product
