@@ -243,6 +243,7 @@ const BuiltinName kBuiltins[] = {
     {Builtin::Bitcast, "bitcast", "bitcast<T>(x)"},
     {Builtin::Popc, "popc", "popc(x)"},
     {Builtin::Clz, "clz", "clz(x)"},
+    {Builtin::Ctz, "ctz", "ctz(x)"},
     {Builtin::Brev, "brev", "brev(x)"},
     {Builtin::Bfind, "bfind", "bfind(x)"},
     {Builtin::MulHi, "mul_hi", "mul_hi(a: I, b: I)"},

@@ -212,8 +212,8 @@ Type Sema::inferCall(CallExpr &e) {
   if (b == Builtin::Fence || b == Builtin::FenceProxyAsync || b == Builtin::FenceMBarrierInit ||
       b == Builtin::ClusterArrive || b == Builtin::ClusterWait)
     return checkFenceCall(e);
-  if (b == Builtin::Bitcast || b == Builtin::Popc || b == Builtin::Clz || b == Builtin::Brev ||
-      b == Builtin::Bfind)
+  if (b == Builtin::Bitcast || b == Builtin::Popc || b == Builtin::Clz || b == Builtin::Ctz ||
+      b == Builtin::Brev || b == Builtin::Bfind)
     return checkBitCall(e);
   if (b == Builtin::MulHi)
     return checkMulHi(e);

@@ -131,9 +131,55 @@ void collectAssigned(const Block &b, std::unordered_set<const Decl *> &out) {
   }
 }
 
+bool mentions(const ExprAST &e, const Decl *d) {
+  if (auto *v = e.as<VarRefExpr>())
+    return v->decl == d;
+  bool found = false;
+  forEachOperand(e, [&](const ExprAST &x) { found = found || mentions(x, d); });
+  return found;
+}
+
+/// The mma `call`, bound to `d` by statement i of b, is chained: the next
+/// statement of b that names d is `d = mma(x, y, d)` of the same wgmma
+/// shape, x and y not naming d, and the statements between are simple ones
+/// (`let`, assignments, expression statements) that do not name it. Its
+/// registers are then touched only by the next wgmma of the same accumulator,
+/// which PTX allows without a wait (PTX ISA 9.7.15.5: accumulator accesses
+/// across wgmma.mma_async of the same shape are ordered), so `o = mma(q, t,
+/// zeros); o = mma(p, s.v, o)` is one group, waited for once.
+bool chainedToNextMma(const Block &b, size_t i, const Decl *d, const CallExpr &call) {
+  for (size_t j = i + 1; j < b.size(); ++j) {
+    const StmtAST &s = *b[j];
+    if (auto *a = s.as<AssignStmt>()) {
+      auto *target = a->target->as<VarRefExpr>();
+      auto *next = a->value->as<CallExpr>();
+      if (target && target->decl == d) {
+        if (!next || next->builtin != Builtin::Mma || next->args.size() != 3 ||
+            next->type.isInvalid() || next->mma.instrK != call.mma.instrK)
+          return false;
+        auto *acc = next->args[2]->as<VarRefExpr>();
+        return acc && acc->decl == d && !mentions(*next->args[0], d) &&
+               !mentions(*next->args[1], d);
+      }
+      if (mentions(*a->target, d) || mentions(*a->value, d))
+        return false;
+    } else if (auto *l = s.as<LetStmt>()) {
+      if (mentions(*l->init, d))
+        return false;
+    } else if (auto *es = s.as<ExprStmtAST>()) {
+      if (mentions(*es->expr, d))
+        return false;
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
 /// Marks the mmas of a consume block whose registers the block touches
 /// before its commit and wait; their group is committed and waited for right
-/// after them (MLIRGenMma.cpp). Conservative: anywhere in the block.
+/// after them (MLIRGenMma.cpp). Conservative: anywhere in the block, except
+/// for an mma chained to the next one of its accumulator (above).
 ///  - The result is read, other than as an mma accumulator (PTX ISA
 ///    9.7.15.5: reading a wgmma's registers before a wait_group that covers
 ///    it is undefined): `let t = mma(...)` read by `t as f16`, or an mma
@@ -147,13 +193,31 @@ class MmaResultReads {
 public:
   explicit MmaResultReads(const Block &body) : body(body) { collectAssigned(body, assigned); }
   void block(Block &b) {
-    for (StmtPtr &s : b)
-      stmt(*s);
+    for (size_t i = 0; i < b.size(); ++i) {
+      chained = nullptr;
+      const Decl *bound = nullptr;
+      const ExprAST *value = nullptr;
+      if (auto *a = b[i]->as<AssignStmt>()) {
+        auto *v = a->target->as<VarRefExpr>();
+        bound = v ? v->decl : nullptr;
+        value = a->value.get();
+      } else if (auto *l = b[i]->as<LetStmt>()) {
+        bound = l->decl.get();
+        value = l->init.get();
+      }
+      auto *call = value ? value->as<CallExpr>() : nullptr;
+      if (bound && call && call->builtin == Builtin::Mma && chainedToNextMma(b, i, bound, *call))
+        chained = bound;
+      stmt(*b[i]);
+    }
   }
 
 private:
   const Block &body;
   std::unordered_set<const Decl *> assigned;
+  /// The variable the current statement's mma is bound to when that mma is
+  /// chained to the next one of its accumulator (chainedToNextMma).
+  const Decl *chained = nullptr;
   /// `let a = p` in the block, p a variable: a names p's registers.
   std::unordered_map<const Decl *, const Decl *> aliases;
 
@@ -201,8 +265,9 @@ private:
       if (isMma && !accumulator) {
         c->mma.waitForA =
             c->mma.a.inRegisters && !c->args.empty() && registerAAssigned(*c->args[0]);
-        c->mma.waitAfter =
-            !boundTo || nonMmaUse(body, {boundTo}) != nullptr || c->mma.waitForA;
+        c->mma.waitAfter = !boundTo ||
+                           (boundTo != chained && nonMmaUse(body, {boundTo}) != nullptr) ||
+                           c->mma.waitForA;
       }
       for (size_t i = 0; i < c->args.size(); ++i)
         expr(*c->args[i], nullptr, isMma && i == 2);

@@ -474,6 +474,7 @@ Type Sema::checkMma(CallExpr &e) {
     return Type::invalid();
   }
   e.mma.k = ka;
+  e.mma.instrK = T::wgmmaK(byteSize(ea));
   kernel_->usesMma = true; // range checks trap without printf (MLIRGenPeer.cpp)
   if (ringAccess_ && !ringAccess_->isProduce()) {
     e.mma.inConsume = true;

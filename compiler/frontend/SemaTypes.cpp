@@ -10,7 +10,7 @@
 //    an arith.select of both computes the same value without a branch.
 //  - `break`/`continue` bind to the innermost `for`/`while`.
 //  - bitcast<T>(x) reinterprets the bits of a scalar of T's size; popc, clz,
-//    brev and bfind count and reverse the bits of i32/i64/u32/u64.
+//    ctz, brev and bfind count and reverse the bits of i32/i64/u32/u64.
 //  - fp8 (e4m3, e5m2) values are converted, to and from f32, f16 and bf16,
 //    and read by wgmma; no operator or math function takes them.
 //
@@ -64,6 +64,7 @@ bool mayTrapOrHaveEffect(const ExprAST &e) {
     case Builtin::Bitcast:
     case Builtin::Popc:
     case Builtin::Clz:
+    case Builtin::Ctz:
     case Builtin::Brev:
     case Builtin::Bfind:
     case Builtin::MulHi:
@@ -333,7 +334,7 @@ Type Sema::checkBitCall(CallExpr &e) {
     return t;
   case Builtin::Bfind: // the bit index, or all ones when there is none
     return Type::scalarTy(t.isUnsigned() ? ScalarKind::U32 : ScalarKind::I32);
-  default: // popc, clz: a count from 0 to 64
+  default: // popc, clz, ctz: a count from 0 to 64
     return Type::i32();
   }
 }

@@ -457,6 +457,7 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::Bitcast:
   case BI::Popc:
   case BI::Clz:
+  case BI::Ctz:
   case BI::Brev:
   case BI::Bfind:
   case BI::MulHi:

@@ -215,7 +215,7 @@ Value MLIRGenImpl::genFloatToIntAny(Location l, Value v, Type to, bool toUnsigne
 }
 
 //===----------------------------------------------------------------------===//
-// bitcast, popc, clz, brev, bfind
+// bitcast, popc, clz, ctz, brev, bfind
 //===----------------------------------------------------------------------===//
 
 Value mlir::tile::mlirgen::pinFloatBits(OpBuilder &builder, Location l, Value x) {
@@ -264,6 +264,11 @@ Value MLIRGenImpl::genBitCall(const fe::CallExpr &e) {
     return castInt(l, LLVM::CtPopOp::create(builder, l, t, x), i32);
   case fe::Builtin::Clz: // clz(0) = width: defined, not poison
     return castInt(l, LLVM::CountLeadingZerosOp::create(builder, l, t, x, false), i32);
+  // ctz(0) = width: defined, not poison. PTX has no ctz: NVPTX emits
+  // popc(~x & (x - 1)) with the zero case apart (LLVM folds clz(brev(x))
+  // back into this cttz).
+  case fe::Builtin::Ctz:
+    return castInt(l, LLVM::CountTrailingZerosOp::create(builder, l, t, x, false), i32);
   case fe::Builtin::Brev:
     return LLVM::BitReverseOp::create(builder, l, t, x);
   case fe::Builtin::MulHi: { // mul.hi.{s,u}{16,32,64}: the high half of the 2N-bit product

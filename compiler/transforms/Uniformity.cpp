@@ -516,6 +516,25 @@ UniformityAnalysis::Fact UniformityAnalysis::transfer(Operation *op, unsigned i)
     return {isFullMask(vote.getMask()) ? sourceLevel(Source::WarpVote) : PerThread, nullptr};
   if (auto redux = dyn_cast<ReduxOp>(op))
     return {isFullMask(redux.getMask()) ? sourceLevel(Source::WarpVote) : PerThread, nullptr};
+  // match.all over the full warp is the mask or 0 in every lane alike.
+  if (auto match = dyn_cast<MatchOp>(op))
+    return {match.getKind() == MatchKind::all && isFullMask(match.getMask())
+                ? sourceLevel(Source::WarpVote)
+                : PerThread,
+            nullptr};
+  // shfl.sync.idx over the whole warp (width 32, the full mask) reads one
+  // lane's value in every lane when every lane names the same source lane
+  // (PTX ISA 9.7.8.6: with width 32 the source is b[4:0], always in range):
+  // CUDA's broadcast `__shfl_sync(~0u, v, 0)`.
+  if (auto shfl = dyn_cast<ShflOp>(op)) {
+    APInt width;
+    if (shfl.getKind() == ShflKind::idx && isFullMask(shfl.getMask()) &&
+        matchPattern(shfl.getWidth(), m_ConstantInt(&width)) && width == 32) {
+      Fact lane = factOf(shfl.getLane());
+      return {join(lane.level, sourceLevel(Source::WarpVote)), lane.why};
+    }
+    return {PerThread, nullptr};
+  }
   // The join of the operands (or of the yielded values); the reason of the
   // first most divergent one that carries an exit flag's reason.
   auto joinFacts = [&](ArrayRef<Value> values, Level floor) {

@@ -145,6 +145,7 @@ const char *const kTokens[] = {"kernel",
                                "bitcast<u32>",
                                "popc",
                                "clz",
+                               "ctz",
                                "brev",
                                "bfind"};
 
@@ -252,6 +253,7 @@ const char *const kBuiltins[] = {"thread_id",
                                  "cluster_wait",
                                  "popc",
                                  "clz",
+                                 "ctz",
                                  "brev",
                                  "bfind"};
 // Whole statements that are valid in most kernels (or nearly so), to grow

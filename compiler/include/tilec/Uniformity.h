@@ -52,7 +52,7 @@ enum class Source {
   CtaPosition,     // block id, cluster rank, block in cluster, h.local
   WarpgroupIndex,  // linear thread id / 128 (warpgroup_rank())
   WarpIndex,       // linear thread id / 32 (warp_id())
-  WarpVote,        // vote/redux over the full warp: the same in every lane
+  WarpVote,        // vote/redux/match.all, a shfl.idx broadcast: the same in every lane
   CtaBarrierReduction,  // sync_threads_count/and/or: the same in every thread of the CTA
   RoleBarrierReduction, // the same inside a role: every thread of the role's warpgroups
   ThreadIndex,     // thread id, lane id, a role's thread id

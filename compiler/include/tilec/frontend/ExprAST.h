@@ -184,6 +184,7 @@ enum class Builtin {
   Bitcast, // bitcast<T>(x): CallExpr::typeArg is T
   Popc,
   Clz,
+  Ctz,
   Brev,
   Bfind,
   MulHi, // mul_hi(a, b): the high half of the double-width product
@@ -587,6 +588,7 @@ public:
   struct Mma {
     MmaOperand a, b;
     int64_t k = 0;          // the K extent of the product
+    int64_t instrK = 0;     // wgmma's K per instruction (16; 32 for fp8 operands)
     bool inConsume = false; // inside a consume block (placement: MLIRGenMma.cpp)
     bool waitAfter = false; // in a consume, its registers are touched before the block ends
     bool waitForA = false;  // ... because its A, a fragment variable, is assigned there
