@@ -21,7 +21,7 @@ static std::optional<Value> slotRoot(LocalVarOp slot,
                                      llvm::SmallPtrSetImpl<Operation *> &visiting) {
   if (!visiting.insert(slot).second)
     return std::nullopt;
-  auto done = llvm::make_scope_exit([&] { visiting.erase(slot); });
+  llvm::scope_exit done([&] { visiting.erase(slot); });
   std::optional<Value> root;
   for (Operation *user : slot->getUsers()) {
     if (auto load = dyn_cast<LoadOp>(user); load && load.getPtr() == slot.getResult())
