@@ -376,14 +376,43 @@ bool fenceReleases(Operation *acquire, AcquireMatch match, const Releases &relea
     else
       anyAcquired = true;
   });
+  // The releases the acquire synchronises with: a wait's are arrives, a
+  // flag's are the flags' releases.
+  llvm::SmallPtrSet<Operation *, 8> matched;
+  SmallVector<Operation *> chain;
+  for (const Releases::Releasing &r : released.releases) {
+    if (match == AcquireMatch::mbarrierWaits && !isa<MBarrierArriveOp>(r.point))
+      continue;
+    if (match == AcquireMatch::flags && isa<MBarrierArriveOp>(r.point))
+      continue;
+    if (!r.object || anyAcquired || acquired.contains(r.object))
+      if (matched.insert(r.point).second)
+        chain.push_back(r.point);
+  }
+  // And the releases before them in a chain: a thread that acquires an
+  // object and then releases passes on what that object's releases released
+  // (the PTX memory model's release patterns are cumulative), so their
+  // writers fence too: a counter each writer adds to with release order,
+  // then the last one's release store of a flag; a relay's wait, then its
+  // arrive.
+  llvm::DenseSet<Value> chained;
+  bool anyChained = false;
+  while (!chain.empty()) {
+    forEachAcquireBefore(chain.pop_back_val(), [&](Operation *, Value object) {
+      if (object)
+        chained.insert(object);
+      else
+        anyChained = true;
+    });
+    for (const Releases::Releasing &r : released.releases)
+      if ((!r.object || anyChained || chained.contains(r.object)) &&
+          matched.insert(r.point).second)
+        chain.push_back(r.point);
+  }
   bool ok = true;
   llvm::SmallPtrSet<Operation *, 4> reported;
   for (auto [point, object, at] : released.releases) {
-    if (match == AcquireMatch::mbarrierWaits && !isa<MBarrierArriveOp>(point))
-      continue; // a wait acquires what an arrive released
-    if (match == AcquireMatch::flags && isa<MBarrierArriveOp>(point))
-      continue; // a flag's acquire acquires what a flag's release released
-    if (object && !anyAcquired && !acquired.contains(object))
+    if (!matched.contains(point))
       continue;
     if (isa_and_nonnull<FenceProxyAsyncOp>(at->getPrevNode()) || userFencedBefore(at, written))
       continue;
