@@ -586,28 +586,27 @@ void mlir::tile::pinFragmentsLiveAcrossWgmma(Operation *root) {
         load->erase();
     }
   });
-  // An integer accumulator read after the wait that retires its mmas (the
-  // drain after a K loop, `acc as f32`): LLVM folds the read's first
-  // operation into the loop-exit phi of the variable, whose other input is
-  // the zeros it started from (sitofp(0) is a constant), and so computes it
-  // in the predecessors, above the wait; ptxas then serialises every wgmma
-  // of the loop (C7514). After a wait_group 0 (no group pending, so no
-  // accumulator in flight is touched) each such variable that may be read
-  // before being written is pinned: its reads take the pin's registers,
-  // defined after the wait.
-  auto isIntegerAccumulator = [&](Value slot) {
-    auto frag = cast<FragType>(cast<PtrType>(slot.getType()).getElementType());
-    return frag.getElementType().isInteger(32) &&
-           llvm::any_of(slot.getUsers(), [&](Operation *user) {
-             auto store = dyn_cast<StoreOp>(user);
-             return store && store.getPtr() == slot && store.getValue().getDefiningOp<MmaOp>();
-           });
+  // An accumulator read after the wait that retires its mmas (the drain
+  // after a K loop, `acc as f32`, `(acc + 1.0) as bf16`): LLVM folds the
+  // read's first operation into the loop-exit phi of the variable, whose
+  // other input is the zeros it started from (sitofp(0), 0.0 + 1.0 are
+  // constants), and so computes it in the predecessors, above the wait;
+  // ptxas then serialises every wgmma of the loop (C7514). After a
+  // wait_group 0 (no group pending, so no accumulator in flight is touched)
+  // each such variable that may be read before being written is pinned: its
+  // reads take the pin's registers, defined after the wait.
+  auto isMmaAccumulator = [&](Value slot) {
+    return llvm::any_of(slot.getUsers(), [&](Operation *user) {
+      auto store = dyn_cast<StoreOp>(user);
+      Operation *def = store ? store.getValue().getDefiningOp() : nullptr;
+      return store && store.getPtr() == slot && isa_and_nonnull<MmaOp, MmaRegAOp>(def);
+    });
   };
-  SmallVector<Value> integerAccumulators;
+  SmallVector<Value> accumulators;
   for (Value slot : slots)
-    if (isIntegerAccumulator(slot))
-      integerAccumulators.push_back(slot);
-  if (!integerAccumulators.empty()) {
+    if (isMmaAccumulator(slot))
+      accumulators.push_back(slot);
+  if (!accumulators.empty()) {
     SmallVector<WgmmaWaitOp> drains;
     root->walk([&](WgmmaWaitOp wait) {
       if (wait.getPending() == 0)
@@ -616,7 +615,7 @@ void mlir::tile::pinFragmentsLiveAcrossWgmma(Operation *root) {
     for (WgmmaWaitOp wait : drains) {
       OpBuilder b(wait->getContext());
       b.setInsertionPointAfter(wait);
-      pinLiveSlots(b, wait, integerAccumulators);
+      pinLiveSlots(b, wait, accumulators);
     }
   }
   SmallVector<WgmmaFenceOp> fences;
