@@ -97,7 +97,6 @@ struct SharedAllocLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
     Type elemType = ptrType.getElementType();
     Location loc = op.getLoc();
     auto llvmPtr = LLVM::LLVMPointerType::get(getContext(), ::tile::target::kSharedAddressSpace);
-    auto i64 = rewriter.getI64Type();
     OpBuilder::InsertPoint kernelPoint = rewriter.saveInsertionPoint();
 
     if (auto count = op.getStaticCount()) {

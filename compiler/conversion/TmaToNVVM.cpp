@@ -107,7 +107,7 @@ std::array<int64_t, 3> clusterShape(Operation *op) {
     if (auto k = dyn_cast<KernelOp>(fn); k && k.getClusterDims())
       a = k.getClusterDimsAttr();
   if (auto d = dyn_cast_or_null<DenseI32ArrayAttr>(a))
-    for (size_t i = 0; i < d.size() && i < 3; ++i)
+    for (int64_t i = 0; i < d.size() && i < 3; ++i)
       dims[i] = d[i];
   return dims;
 }

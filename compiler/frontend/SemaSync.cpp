@@ -285,9 +285,11 @@ const ExprAST *remoteRankOf(const ExprAST &e) {
 
 bool Sema::checkStoreAsyncPlacement(CallExpr &e, IndexExpr &dst, int64_t width, ScalarKind elem) {
   bool overflow = false;
-  std::optional<int64_t> index = foldConstant(*dst.index, overflow);
-  if (overflow)
-    index.reset();
+  std::optional<int64_t> folded = foldConstant(*dst.index, overflow);
+  // A known index and its value, as two scalars: GCC's -Wmaybe-uninitialized
+  // misreads an optional's payload here.
+  bool indexKnown = folded && !overflow;
+  int64_t index = indexKnown ? *folded : 0;
   const Type &baseTy = dst.base->type;
   bool distributed = baseTy.kind == Type::DistArray;
   const SharedArrayStmt *array = arrayOfDestination(*dst.base);
@@ -302,13 +304,13 @@ bool Sema::checkStoreAsyncPlacement(CallExpr &e, IndexExpr &dst, int64_t width, 
   std::string what =
       width == 1 ? "store_async" : "store_async of " + std::to_string(width) + " values";
 
-  if (index && width > 1) {
-    int64_t last = *index + width - 1;
+  if (indexKnown && width > 1) {
+    int64_t last = index + width - 1;
     // A scalar index out of range is reported by inferIndex already.
-    if (length && (*index < 0 || last >= *length)) {
+    if (length && (index < 0 || last >= *length)) {
       error(dst.index->loc,
-            what + " at index " + std::to_string(*index) + " writes elements " +
-                std::to_string(*index) + " .. " + std::to_string(last) + ", past the end of " +
+            what + " at index " + std::to_string(index) + " writes elements " +
+                std::to_string(index) + " .. " + std::to_string(last) + ", past the end of " +
                 (length == baseTy.staticLength
                      ? baseTy.str()
                      : "the " + std::to_string(*length) + " elements of each CTA's part"),
@@ -320,9 +322,9 @@ bool Sema::checkStoreAsyncPlacement(CallExpr &e, IndexExpr &dst, int64_t width, 
     // address is aligned when the element offset in the CTA's array is.
     std::optional<int64_t> offset;
     if (!distributed)
-      offset = *index;
+      offset = index;
     else if (perBlock)
-      offset = *index % *perBlock;
+      offset = index % *perBlock;
     if (offset && *offset % width != 0) {
       error(dst.index->loc,
             what + " at element offset " + std::to_string(*offset) + " is misaligned: st.async" +
@@ -345,19 +347,18 @@ bool Sema::checkStoreAsyncPlacement(CallExpr &e, IndexExpr &dst, int64_t width, 
   if (const ExprAST *r = remoteRankOf(*e.args[2]))
     barRank = foldConstant(*r, rankOverflow);
   std::optional<int64_t> firstOwner, lastOwner;
-  if (distributed && index && perBlock && *index >= 0) {
-    firstOwner = *index / *perBlock;
-    lastOwner = (*index + width - 1) / *perBlock;
+  if (distributed && indexKnown && perBlock && index >= 0) {
+    firstOwner = index / *perBlock;
+    lastOwner = (index + width - 1) / *perBlock;
   } else if (!distributed) {
     if (const ExprAST *r = remoteRankOf(*dst.base))
       firstOwner = lastOwner = foldConstant(*r, rankOverflow);
   }
   if (firstOwner && lastOwner && *firstOwner != *lastOwner) {
     error(dst.index->loc,
-          what + " at element " + std::to_string(index.value_or(0)) +
-              " of a dshared array spans CTAs " + std::to_string(*firstOwner) + " and " +
-              std::to_string(*lastOwner) + " (" + std::to_string(perBlock.value_or(0)) +
-              " elements per CTA)",
+          what + " at element " + std::to_string(index) + " of a dshared array spans CTAs " +
+              std::to_string(*firstOwner) + " and " + std::to_string(*lastOwner) + " (" +
+              std::to_string(perBlock.value_or(0)) + " elements per CTA)",
           "one st.async writes into one CTA: keep the vector inside one CTA's part, or store the "
           "values separately");
     return false;
@@ -577,8 +578,8 @@ namespace {
 /// Reachability of a statement for one CTA rank: No, or Maybe.
 struct RankedUse {
   const CallExpr *call;
-  std::vector<bool> reaches;                  // per rank: may run there
-  std::vector<std::optional<int64_t>> target; // remote arrive: target rank per source rank
+  std::vector<bool> reaches;                   // per rank: may run there
+  std::vector<std::optional<int64_t>> target;  // remote arrive: target rank per source rank
   std::vector<std::optional<int64_t>> element; // mbarrier array element per rank (nullopt: any)
 };
 
@@ -631,8 +632,8 @@ void Sema::checkWaitsReachArrivals() {
           order.push_back(c);
         }
         u.reaches[rank] = u.reaches[rank] || reach;
-        const ExprAST *bar = c->args.empty() ? nullptr
-                                             : c->args[c->builtin == Builtin::StoreAsync ? 2 : 0].get();
+        const ExprAST *bar =
+            c->args.empty() ? nullptr : c->args[c->builtin == Builtin::StoreAsync ? 2 : 0].get();
         auto *remote = bar ? bar->as<CallExpr>() : nullptr;
         if (remote && remote->builtin == Builtin::Remote && remote->args.size() == 2) {
           if (arrival)
@@ -710,21 +711,22 @@ void Sema::checkWaitsReachArrivals() {
                                      [&](auto e) { return !e || *e == *element; });
     };
     bool named = std::any_of(arrivals.begin(), arrivals.end(), onElement);
-    std::string in = k.cluster.kind == ClusterAttr::Static ? " in CTA rank " + std::to_string(r) : "";
-    diags_.error(
-        wait.call->loc,
-        "wait() on '" + name + "' never completes" + in + ": no arrive on " +
-            (in.empty() ? "'" : "that CTA's '") + name + "' can run" +
-            (arrivals.empty() ? " (store_async completes bytes but does not arrive)" : ""),
-        arrivals.empty()
-            ? "a phase completes when its arrivals are done and its bytes arrived: add "
-              "`arrive_expect_tx(" +
-                  name + ", BYTES)` in the waiting CTA"
-        : !named ? "no arrive names that element: arrive on '" + name +
-                       "' where its phase's work is issued, or wait on the element that is "
-                       "arrived on"
-                 : "arrive in every CTA that waits (move the arrive out of the condition that "
-                   "excludes this CTA), or wait only where arrivals happen");
+    std::string in =
+        k.cluster.kind == ClusterAttr::Static ? " in CTA rank " + std::to_string(r) : "";
+    diags_.error(wait.call->loc,
+                 "wait() on '" + name + "' never completes" + in + ": no arrive on " +
+                     (in.empty() ? "'" : "that CTA's '") + name + "' can run" +
+                     (arrivals.empty() ? " (store_async completes bytes but does not arrive)" : ""),
+                 arrivals.empty()
+                     ? "a phase completes when its arrivals are done and its bytes arrived: add "
+                       "`arrive_expect_tx(" +
+                           name + ", BYTES)` in the waiting CTA"
+                 : !named
+                     ? "no arrive names that element: arrive on '" + name +
+                           "' where its phase's work is issued, or wait on the element that is "
+                           "arrived on"
+                     : "arrive in every CTA that waits (move the arrive out of the condition that "
+                       "excludes this CTA), or wait only where arrivals happen");
     for (const RankedUse *a : arrivals)
       if (onElement(a))
         diags_.note(a->call->loc,

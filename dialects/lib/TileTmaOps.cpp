@@ -52,7 +52,7 @@ static LogicalResult verifyCopy(Operation *op, Value tile, TensorMapType map, si
 }
 
 LogicalResult TmaLoadOp::verify() {
-  if (auto axis = getMulticastAxis(); axis && (*axis < 0 || *axis > 3))
+  if (auto axis = getMulticastAxis(); axis && *axis > 3) // unsigned: a negative value is large
     return emitOpError("multicast_axis must be 0..3");
   return verifyCopy(*this, getTile(), getMap().getType(), getCoords().size(), getLayout());
 }
