@@ -170,28 +170,52 @@ bool takes(AcquireMatch match, Operation *point, Value object) {
 /// goes before such a release; tile-sync-semantics makes an arrive a
 /// release). An acquire of another object (an mbarrier only TMA completes,
 /// say) orders none of those writes.
+///
+/// With `relays`, also the releases that hand those writes on: a thread that
+/// acquires a released object and then releases another passes on what it
+/// acquired (release patterns are cumulative, PTX ISA "Memory Consistency
+/// Model": causality order), so an acquire of the second object orders the
+/// writes too (a relay's wait on one mbarrier then arrive on another, a
+/// flag set after a wait). Such a release carries no fence: the writers'
+/// fence precedes the first release of the chain.
 struct Releases {
   Releases(KernelOp kernel, const llvm::DenseSet<Operation *> &tiles,
-           const UniformityAnalysis &uniformity) {
+           const UniformityAnalysis &uniformity, bool relays) {
+    SmallVector<Releasing> handOns;
     forEachReleaseIn(kernel, [&](Operation *point, Value object) {
-      if (!writtenBefore(point, tiles))
+      if (!writtenBefore(point, tiles)) {
+        if (relays)
+          handOns.push_back({point, object, point, /*writes=*/false});
         return;
+      }
       // A release that one thread makes (`if thread_id() == 0`) releases
       // its own writes, and its warp's or CTA's when a sync_warp() or a
       // barrier orders them before it (every writer fences before that
       // sync); not the others'.
       Operation *sync = uniformity.runsAligned(point) ? nullptr : syncBefore(point, tiles);
-      releases.push_back({point, object, sync ? sync : point});
-      bool wholeWarps = uniformity.runsAligned(point) || sync;
-      if (object) {
-        objects.insert(object);
-        if (wholeWarps)
-          warpObjects.insert(object);
-      } else {
-        anyObject = true; // not traced to its root: it may be any
-        anyWarpObject |= wholeWarps;
-      }
+      releases.push_back({point, object, sync ? sync : point, /*writes=*/true});
+      addObject(object, uniformity.runsAligned(point) || sync);
     });
+    // Hand-ons, until no release is added: one whose thread acquires a
+    // released object before it (a whole warp's writes stay whole).
+    for (bool grew = !releases.empty(); grew;) {
+      grew = false;
+      for (Releasing &r : handOns) {
+        if (!r.point)
+          continue;
+        bool acquired = false, wholeWarps = false;
+        forEachAcquireBefore(r.point, [&](Operation *, Value object) {
+          acquired = acquired || releasedBy(object, /*wholeWarps=*/false);
+          wholeWarps = wholeWarps || releasedBy(object, /*wholeWarps=*/true);
+        });
+        if (!acquired)
+          continue;
+        releases.push_back(r);
+        addObject(r.object, wholeWarps);
+        r.point = nullptr;
+        grew = true;
+      }
+    }
   }
   /// Whether an acquire of `object` synchronises with one of the releases
   /// (with wholeWarps: with the writes of every thread of the writers' warps).
@@ -211,8 +235,7 @@ struct Releases {
       acquired =
           acquired ||
           (match == AcquireMatch::flags
-               ? llvm::any_of(releases,
-                              [&](const Releasing &r) { return r.releasesFlag(object); })
+               ? llvm::any_of(releases, [&](const Releasing &r) { return r.releasesFlag(object); })
                : releasedBy(object, wholeWarps));
     });
     return acquired;
@@ -221,6 +244,7 @@ struct Releases {
     Operation *point;       // the arrive, release store or atomic, or a pattern's fence
     Value object;           // what it releases (null: any)
     Operation *fenceBefore; // the point, or the sync that orders its writers before it
+    bool writes;            // its thread writes the tiles before it (else it hands them on)
     /// Whether this is a flag's release that an acquire of `flag` (null: a
     /// pointer not traced to its array or parameter) may synchronise with.
     bool releasesFlag(Value flag) const {
@@ -246,6 +270,16 @@ private:
           return nullptr;
       }
     return nullptr;
+  }
+  void addObject(Value object, bool wholeWarps) {
+    if (object) {
+      objects.insert(object);
+      if (wholeWarps)
+        warpObjects.insert(object);
+    } else {
+      anyObject = true; // not traced to its root: it may be any
+      anyWarpObject |= wholeWarps;
+    }
   }
   llvm::DenseSet<Value> objects, warpObjects;
   bool anyObject = false, anyWarpObject = false;
@@ -367,27 +401,35 @@ bool fenceReleases(Operation *acquire, AcquireMatch match, const Releases &relea
                    const llvm::DenseSet<Operation *> &written, bool checkOnly,
                    MemoryAccessOpInterface access) {
   llvm::DenseSet<Value> acquired;
-  bool anyAcquired = false;
+  bool anyAcquired = false, byWait = false;
   forEachAcquireIn(acquire, [&](Operation *point, Value object) {
     if (!takes(match, point, object))
       return;
+    byWait = byWait || waitedMBarrier(point);
     if (object)
       acquired.insert(object);
     else
       anyAcquired = true;
   });
-  // The releases the acquire synchronises with: a wait's are arrives, a
-  // flag's are the flags' releases.
-  llvm::SmallPtrSet<Operation *, 8> matched;
-  SmallVector<Operation *> chain;
+  // The releases the acquire synchronises with (a wait's are arrives, a
+  // flag's are the flags' releases), each with whether a hand-on lies
+  // between it and the acquire.
+  llvm::DenseMap<Operation *, bool> matched;
+  SmallVector<std::pair<const Releases::Releasing *, bool>> chain;
+  auto take = [&](const Releases::Releasing &r, bool handedOn) {
+    auto [it, added] = matched.try_emplace(r.point, handedOn);
+    if (!added && !(it->second && !handedOn))
+      return;
+    it->second = handedOn;
+    chain.push_back({&r, handedOn});
+  };
   for (const Releases::Releasing &r : released.releases) {
     if (match == AcquireMatch::mbarrierWaits && !isa<MBarrierArriveOp>(r.point))
       continue;
     if (match == AcquireMatch::flags && isa<MBarrierArriveOp>(r.point))
       continue;
     if (!r.object || anyAcquired || acquired.contains(r.object))
-      if (matched.insert(r.point).second)
-        chain.push_back(r.point);
+      take(r, /*handedOn=*/false);
   }
   // And the releases before them in a chain: a thread that acquires an
   // object and then releases passes on what that object's releases released
@@ -395,24 +437,36 @@ bool fenceReleases(Operation *acquire, AcquireMatch match, const Releases &relea
   // writers fence too: a counter each writer adds to with release order,
   // then the last one's release store of a flag; a relay's wait, then its
   // arrive.
-  llvm::DenseSet<Value> chained;
-  bool anyChained = false;
   while (!chain.empty()) {
-    forEachAcquireBefore(chain.pop_back_val(), [&](Operation *, Value object) {
+    auto [r, handedOn] = chain.pop_back_val();
+    llvm::DenseSet<Value> chained;
+    bool anyChained = false;
+    forEachAcquireBefore(r->point, [&](Operation *, Value object) {
       if (object)
         chained.insert(object);
       else
         anyChained = true;
     });
-    for (const Releases::Releasing &r : released.releases)
-      if ((!r.object || anyChained || chained.contains(r.object)) &&
-          matched.insert(r.point).second)
-        chain.push_back(r.point);
+    for (const Releases::Releasing &next : released.releases)
+      if (!next.object || anyChained || chained.contains(next.object))
+        take(next, handedOn || !r->writes);
   }
+  // A writer's release reached only through a hand-on, in code a thread of a
+  // writer's release reached without one also runs (a ring's consumer: its
+  // stage release reaches its own epilogue store through the producer's
+  // stage fill): that thread's writes precede the other release in its
+  // program order, fenced there.
+  auto coveredByDirect = [&](Operation *point) {
+    return llvm::any_of(released.releases, [&](const Releases::Releasing &r) {
+      auto it = matched.find(r.point);
+      return r.writes && it != matched.end() && !it->second && mayRunInOneThread(point, r.point);
+    });
+  };
   bool ok = true;
   llvm::SmallPtrSet<Operation *, 4> reported;
-  for (auto [point, object, at] : released.releases) {
-    if (!matched.contains(point))
+  for (auto [point, object, at, writes] : released.releases) {
+    auto it = matched.find(point);
+    if (!writes || it == matched.end() || (it->second && coveredByDirect(point)))
       continue;
     if (isa_and_nonnull<FenceProxyAsyncOp>(at->getPrevNode()) || userFencedBefore(at, written))
       continue;
@@ -423,8 +477,8 @@ bool fenceReleases(Operation *acquire, AcquireMatch match, const Releases &relea
       InFlightDiagnostic d = point->emitError(
           "generic-proxy writes of a tile that an async-proxy read (" +
           Twine(isa<MmaOp, MmaRegAOp>(access.getOperation()) ? "wgmma operand" : "TMA store") +
-          ") takes after the " + (isa<MBarrierArriveOp>(point) ? "wait" : "acquire") +
-          " are not fenced before this " + noun + ": fence.proxy.async.shared::cta is missing");
+          ") takes after the " + (byWait ? "wait" : "acquire") + " are not fenced before this " +
+          noun + ": fence.proxy.async.shared::cta is missing");
       d.attachNote(access->getLoc()) << "the async-proxy read is here";
       attachHint(d, at == point ? "add fence_proxy_async() after the writes, before this " + noun +
                                       ", or drop --no-auto-sync"
@@ -467,7 +521,11 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
         written.insert(alloc);
     if (written.empty())
       return;
-    Releases released(kernel, written, uniformity);
+    // Writes of the reader's own threads reach its read in program order
+    // (the barrier before it orders them): hand-ons are taken only for a
+    // reader that writes none of the tiles, else a ring's consumer would
+    // fence before each stage's release for its own epilogue tile.
+    Releases released(kernel, written, uniformity, /*relays=*/!writtenBefore(access, written));
     if (!checkUnorderedWriters(access, written, released, uniformity)) {
       ok = false;
       return;

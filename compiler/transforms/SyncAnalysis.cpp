@@ -43,8 +43,7 @@ static std::optional<Value> slotRoot(LocalVarOp slot,
 /// one root and pointer variables: a shared allocation's result, a block
 /// argument, or the first other op's result; nullopt only inside slotRoot's
 /// cycles.
-static std::optional<Value> pointerRootIn(Value ptr,
-                                          llvm::SmallPtrSetImpl<Operation *> &visiting) {
+static std::optional<Value> pointerRootIn(Value ptr, llvm::SmallPtrSetImpl<Operation *> &visiting) {
   while (Operation *def = ptr.getDefiningOp()) {
     if (auto add = dyn_cast<PtrAddOp>(def)) {
       ptr = add.getBase();
@@ -237,6 +236,14 @@ void sync::forEachOpAfter(Operation *at, llvm::function_ref<void(Operation *)> f
   forEachOpAround(at, /*after=*/true, fn);
 }
 
+bool sync::mayRunInOneThread(Operation *a, Operation *b) {
+  bool found = false;
+  auto visit = [&](Operation *op) { found = found || op->isAncestor(b); };
+  forEachOpBefore(a, visit);
+  forEachOpAfter(a, visit);
+  return found;
+}
+
 SyncAnalysis::SyncAnalysis(KernelOp kernel) : kernel_(kernel) {
   llvm::DenseSet<Operation *> genericWritten, asyncRead;
   kernel.walk([&](MemoryAccessOpInterface access) {
@@ -319,34 +326,90 @@ bool SyncAnalysis::touchesOwnPeerMemory(Operation *root) const {
   return r.wasInterrupted();
 }
 
+/// Whether a release at `release` of `object` and an acquire at `acquire` of
+/// `acquired` may synchronise: an mbarrier's arrive with a wait on it, a
+/// flag's release with an acquire of it (an object not traced: any).
+static bool mayPair(Operation *release, Value object, Operation *acquire, Value acquired) {
+  if (isa<MBarrierArriveOp>(release) != (waitedMBarrier(acquire) != nullptr))
+    return false;
+  return !object || !acquired || object == acquired;
+}
+
 bool SyncAnalysis::releasesToAsyncReads(Operation *arrive) const {
   const llvm::DenseSet<Operation *> &tiles = asyncReadGenericWritten_;
   if (tiles.empty())
     return false;
-  if (!writtenBefore(arrive, tiles))
-    return false;
-  bool read = false;
-  auto readsAfter = [&](Operation *at) {
-    forEachOpAfter(at, [&](Operation *op) { read = read || readsAsync(op, tiles); });
-  };
   auto mbarrierArrive = dyn_cast<MBarrierArriveOp>(arrive);
   if (!mbarrierArrive) {
-    readsAfter(arrive);
+    // A cluster arrive: its wait comes next in the same threads.
+    bool read = false;
+    if (writtenBefore(arrive, tiles))
+      forEachOpAfter(arrive, [&](Operation *op) { read = read || readsAsync(op, tiles); });
     return read;
   }
-  // The waits on the same mbarrier (every wait when either is not traced to
-  // its allocation) are where other threads acquire what the arrive releases.
-  SharedAllocOp mbar = rootAlloc(mbarrierArrive.getMbar());
+  struct Point {
+    Operation *op;
+    Value object;
+  };
+  SmallVector<Point> releases, acquires;
   KernelOp kernel = kernel_;
-  kernel.walk([&](Operation *op) {
-    Value waited = waitedMBarrier(op);
-    if (!waited)
-      return;
-    SharedAllocOp alloc = rootAlloc(waited);
-    if (!mbar || !alloc || alloc == mbar)
-      readsAfter(op);
-  });
-  return read;
+  forEachReleaseIn(kernel, [&](Operation *op, Value object) { releases.push_back({op, object}); });
+  forEachAcquireIn(kernel, [&](Operation *op, Value object) { acquires.push_back({op, object}); });
+  // Upstream: the writes precede the arrive in its thread, or precede a
+  // release that acquire-then-release steps hand on to it (a relay that
+  // waits on one mbarrier, then arrives on this one: release patterns are
+  // cumulative, PTX ISA "Memory Consistency Model", causality order).
+  bool handedOn = false;
+  if (!writtenBefore(arrive, tiles)) {
+    llvm::SmallPtrSet<Operation *, 8> visited{arrive};
+    SmallVector<Operation *> work{arrive};
+    while (!work.empty() && !handedOn)
+      forEachAcquireBefore(work.pop_back_val(), [&](Operation *acquire, Value acquired) {
+        for (Point r : releases)
+          if (mayPair(r.op, r.object, acquire, acquired) && visited.insert(r.op).second) {
+            handedOn = handedOn || writtenBefore(r.op, tiles);
+            work.push_back(r.op);
+          }
+      });
+    if (!handedOn)
+      return false;
+  }
+  // Downstream: an async read of the tiles after an acquire that
+  // synchronises with the arrive, or with a release after such an acquire
+  // (handed on). Once a step hands on, only the reads of threads that
+  // write none of the tiles count: a thread's own writes reach its read in
+  // program order (a ring's consumer stores its epilogue tile; its
+  // stage release does not carry that tile to itself), and only those of
+  // threads other than the arrive's (a storer's release of its staging
+  // tile comes back to its own store through the writers' arrive).
+  auto writesTiles = [&](Operation *at) {
+    bool writes = writtenBefore(at, tiles);
+    forEachOpAfter(at, [&](Operation *op) { writes = writes || writesGenerically(op, tiles); });
+    return writes;
+  };
+  llvm::SmallPtrSet<Operation *, 8> visited{arrive};
+  SmallVector<std::pair<Point, bool>> work{
+      {{arrive, syncObject(mbarrierArrive.getMbar())}, handedOn}};
+  while (!work.empty()) {
+    auto [release, relayed] = work.pop_back_val();
+    for (Point acquire : acquires) {
+      if (!mayPair(release.op, release.object, acquire.op, acquire.object))
+        continue;
+      bool countsReads =
+          !relayed || (!writesTiles(acquire.op) && !mayRunInOneThread(arrive, acquire.op));
+      bool read = false;
+      forEachOpAfter(acquire.op, [&](Operation *op) {
+        read = read || (countsReads && readsAsync(op, tiles));
+        forEachReleaseIn(op, [&](Operation *next, Value object) {
+          if (visited.insert(next).second)
+            work.push_back({{next, object}, true});
+        });
+      });
+      if (read)
+        return true;
+    }
+  }
+  return false;
 }
 
 MemoryScope SyncAnalysis::mbarrierScope(Value mbar) const {

@@ -101,6 +101,10 @@ private:
 void forEachOpBefore(Operation *at, llvm::function_ref<void(Operation *)> fn);
 void forEachOpAfter(Operation *at, llvm::function_ref<void(Operation *)> fn);
 
+/// Whether a thread that runs `a` may also run `b`: b lies before or after a
+/// in that thread's program order (forEachOpBefore, forEachOpAfter).
+bool mayRunInOneThread(Operation *a, Operation *b);
+
 /// The mbarrier a wait or try_wait waits on; null for any other op.
 Value waitedMBarrier(Operation *op);
 
