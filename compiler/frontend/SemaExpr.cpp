@@ -271,8 +271,10 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       return false;
     }
     e.type = to;
-    if (!adaptingCastOperand_)
-      warnConstantWrap(e); // SemaLiterals.cpp
+    if (!adaptingCastOperand_ && !checkLiteralArithmeticFits(e)) { // SemaLiterals.cpp
+      e.type = Type::invalid();
+      return false;
+    }
     return true;
   }
   case ExprAST::Binary: {
@@ -286,8 +288,10 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     if (ok)
       ok = checkBinaryOperands(b.op, to, b.loc);
     e.type = ok ? to : Type::invalid();
-    if (ok && !adaptingCastOperand_)
-      warnConstantWrap(e); // SemaLiterals.cpp
+    if (ok && !adaptingCastOperand_ && !checkLiteralArithmeticFits(e)) { // SemaLiterals.cpp
+      e.type = Type::invalid();
+      return false;
+    }
     return ok;
   }
   case ExprAST::Select: { // `c ? 1 : 2`: both sides take the type
@@ -609,7 +613,7 @@ Type Sema::inferCast(CastExpr &e) {
     if (auto *l = e.operand->as<IntLiteralExpr>())
       l->castOperand = true; // `200 as i8`: explicit, may wrap (adapt)
     bool wasCast = adaptingCastOperand_;
-    adaptingCastOperand_ = true; // `(100 + 100) as i8` wraps as C's cast would: no warning
+    adaptingCastOperand_ = true; // `(100 + 100) as i8` wraps as C's cast would: no error
     bool adapted = adapt(e.operand, lit);
     adaptingCastOperand_ = wasCast;
     if (!adapted)

@@ -204,8 +204,10 @@ public:
   bool widenOutOfRangeComparison(BinaryExpr &e, const Type &l, const Type &r, Type &t);
   /// `let x: i8 = 100 + 100`: literals that took a signed type from their
   /// context and whose + - * wraps it: a warning (SemaLiterals.cpp).
-  void warnConstantWrap(const ExprAST &e);
-  bool adaptingCastOperand_ = false; // adapt under `e as T` (an explicit conversion) or a `const`'s value (whose wrap is an error): no wrap warning
+  /// Literal arithmetic whose exact value its signed type cannot hold
+  /// (`let b: i8 = 1 << 7`): an error, false (SemaLiterals.cpp).
+  bool checkLiteralArithmeticFits(const ExprAST &e);
+  bool adaptingCastOperand_ = false; // adapt under `e as T` (an explicit conversion) or a `const`'s value (whose wrap is its own error): the wrap is allowed
   Type inferCast(CastExpr &e);
   Type inferIndex(IndexExpr &e, IndexUse use);
   /// Bounds check of a constant index (any constant expression); false after an error.
