@@ -66,7 +66,10 @@ Type Sema::infer(ExprPtr &ep) {
       if (!assigningVar_)
         noteRoleVarUse(v.decl, v.loc, /*write=*/false);
     }
+    if (!v.decl && v.unknownReported)
+      break; // said when a call's named arguments were checked (reportUncheckedNames)
     if (!v.decl) {
+      v.unknownReported = true;
       if (builtinFromName(v.name) != Builtin::Unknown)
         error(v.loc, "'" + v.name + "' is a builtin function, not a value",
               "call it: `" + v.name + "(...)`");
@@ -130,6 +133,7 @@ Type Sema::infer(ExprPtr &ep) {
     break;
   case ExprAST::Call:
     t = inferCall(*e.as<CallExpr>());
+    reportUncheckedNames(*e.as<CallExpr>()); // SemaResolve.cpp
     break;
   case ExprAST::Select:
     t = inferSelect(*e.as<SelectExpr>());

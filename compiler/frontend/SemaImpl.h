@@ -332,6 +332,10 @@ public:
   /// Resolves names in an argument whose call is already in error (no new
   /// diagnostics for vector literals).
   void resolveOnly(ExprPtr &e);
+  /// An undeclared name in a call's named argument that the call's check
+  /// never reached (`store(p, 1.0, row_stride = nope)` rejected at the
+  /// value): reported, once (SemaResolve.cpp).
+  void reportUncheckedNames(CallExpr &e);
 
   // ---- SemaTma.cpp: tensor parameters, n-D shared arrays, TMA copies
   /// Declares the hidden i32 extent parameters (in the parameter scope).

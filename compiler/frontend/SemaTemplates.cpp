@@ -217,7 +217,7 @@ bool parseDefine(const std::string &text, Define &d, std::string &why) {
 
 void Sema::instantiateTemplates(ModuleAST &module) {
   std::vector<Define> defines;
-  bool invalidDefine = false; // then no "no instance" warning: the error says why
+  size_t errorsBeforeDefines = diags_.numErrors();
   for (const std::string &text : opts_.defines) {
     std::string why;
     Define d;
@@ -225,7 +225,6 @@ void Sema::instantiateTemplates(ModuleAST &module) {
       defines.push_back(d);
       continue;
     }
-    invalidDefine = true;
     // At what it defines, when the source has it: the parameter, or the
     // kernel of an instance.
     Location at;
@@ -319,6 +318,10 @@ void Sema::instantiateTemplates(ModuleAST &module) {
     error({}, "-D " + d.text + ": " + what, hint);
   }
 
+  // A -D that failed (malformed, naming nothing, given twice) may be the
+  // one meant for a kernel without an instance: its error says why, and a
+  // "no instance" warning after it would blame the source.
+  bool defineFailed = diags_.numErrors() > errorsBeforeDefines;
   std::vector<std::unique_ptr<KernelAST>> out;
   for (auto &k : module.kernels) {
     if (k->templateParams.empty()) {
@@ -422,7 +425,7 @@ void Sema::instantiateTemplates(ModuleAST &module) {
         if (firstMissing.empty())
           firstMissing = params[i].name;
       }
-      if (invalidDefine)
+      if (defineFailed)
         continue;
       if (!explicitInstances && someGiven)
         diags_.warning(k->loc,
