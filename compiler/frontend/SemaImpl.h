@@ -22,6 +22,11 @@
 
 namespace tile::frontend {
 
+/// Whether a named argument's value is an expression (`row_stride = ld`,
+/// `rows = n`), not a word the builtin reads (`order = acquire`,
+/// `multicast = x`): SemaResolve.cpp.
+bool namedArgTakesValue(const std::string &name);
+
 /// A compile-time scalar: integers sign-extended from their width (i1 as
 /// 0/1), floats already rounded to their format.
 struct ConstValue {

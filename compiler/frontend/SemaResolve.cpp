@@ -19,7 +19,6 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
-#include <algorithm>
 #include <cmath>
 
 namespace tile::frontend {
@@ -136,55 +135,25 @@ namespace {
 bool holdsUncheckedName(const ExprAST &e) {
   if (auto *v = e.as<VarRefExpr>())
     return !v->decl && !v->ringStageTile && !v->unknownReported && !v->typeAsValueReported;
-  auto any = [](const std::vector<ExprPtr> &xs) {
-    return std::any_of(xs.begin(), xs.end(),
-                       [](const ExprPtr &x) { return x && holdsUncheckedName(*x); });
-  };
-  switch (e.kind()) {
-  case ExprAST::Unary:
-    return holdsUncheckedName(*e.as<UnaryExpr>()->operand);
-  case ExprAST::Binary:
-    return holdsUncheckedName(*e.as<BinaryExpr>()->lhs) ||
-           holdsUncheckedName(*e.as<BinaryExpr>()->rhs);
-  case ExprAST::Cast:
-    return holdsUncheckedName(*e.as<CastExpr>()->operand);
-  case ExprAST::Index: {
-    auto &i = *e.as<IndexExpr>();
-    return holdsUncheckedName(*i.base) || holdsUncheckedName(*i.index) || any(i.moreIndices);
-  }
-  case ExprAST::Member:
-    return holdsUncheckedName(*e.as<MemberExpr>()->base);
-  case ExprAST::Call: {
-    auto &c = *e.as<CallExpr>();
-    return any(c.args) || std::any_of(c.namedArgs.begin(), c.namedArgs.end(),
-                                      [](const NamedArg &na) {
-                                        return na.expr && holdsUncheckedName(*na.expr);
-                                      });
-  }
-  case ExprAST::Vector:
-    return any(e.as<VectorExpr>()->elems);
-  case ExprAST::Select: {
-    auto &s = *e.as<SelectExpr>();
-    return holdsUncheckedName(*s.cond) || holdsUncheckedName(*s.trueValue) ||
-           holdsUncheckedName(*s.falseValue);
-  }
-  default:
-    return false;
-  }
+  bool found = false;
+  forEachOperand(e, [&](const ExprAST &x) { found = found || holdsUncheckedName(x); });
+  return found;
 }
 } // namespace
 
+bool namedArgTakesValue(const std::string &name) {
+  return name == "row_stride" || name == "rows" || name == "cols" || name == "policy" ||
+         name == "mask" || name == "width" || name == "vector" || name == "fraction" ||
+         name == "prefetch";
+}
+
 void Sema::reportUncheckedNames(CallExpr &e) {
-  // A named argument is either a word the builtin reads (`order = acquire`,
-  // reported by the builtin when it names nothing) or a value; a call
-  // rejected before one of its values was looked at still reports a name
-  // there that means nothing, as it reports its other errors.
-  for (NamedArg &na : e.namedArgs) {
-    bool word = na.name == "order" || na.name == "scope" || na.name == "cache" ||
-                na.name == "evict";
-    if (!word && na.expr && holdsUncheckedName(*na.expr))
+  // A call rejected before it read one of its named values still reports a
+  // name there that means nothing, as it reports its other errors; a word
+  // (`order = acquire`, `multicast = x`) is the builtin's to judge.
+  for (NamedArg &na : e.namedArgs)
+    if (namedArgTakesValue(na.name) && na.expr && holdsUncheckedName(*na.expr))
       resolveOnly(na.expr);
-  }
 }
 
 void Sema::resolveStmtNames(StmtAST &s) {
