@@ -174,24 +174,35 @@ struct Releases {
   Releases(KernelOp kernel, const llvm::DenseSet<Operation *> &tiles,
            const UniformityAnalysis &uniformity) {
     forEachReleaseIn(kernel, [&](Operation *point, Value object) {
-      if (!writtenBefore(point, tiles))
+      if (!writtenBefore(point, tiles)) {
+        // A relay (wait on one mbarrier, then arrive on another) passes the
+        // writers' release on: an acquire of its object acquires the
+        // writes, whose writers fence before their own release (the chain
+        // in fenceReleases); the relay has no write of its own to fence.
+        if (relaysWrites(point, tiles)) {
+          releases.push_back({point, object, nullptr});
+          noteObject(object, /*wholeWarps=*/true);
+        }
         return;
+      }
       // A release that one thread makes (`if thread_id() == 0`) releases
       // its own writes, and its warp's or CTA's when a sync_warp() or a
       // barrier orders them before it (every writer fences before that
       // sync); not the others'.
       Operation *sync = uniformity.runsAligned(point) ? nullptr : syncBefore(point, tiles);
       releases.push_back({point, object, sync ? sync : point});
-      bool wholeWarps = uniformity.runsAligned(point) || sync;
-      if (object) {
-        objects.insert(object);
-        if (wholeWarps)
-          warpObjects.insert(object);
-      } else {
-        anyObject = true; // not traced to its root: it may be any
-        anyWarpObject |= wholeWarps;
-      }
+      noteObject(object, uniformity.runsAligned(point) || sync);
     });
+  }
+  void noteObject(Value object, bool wholeWarps) {
+    if (object) {
+      objects.insert(object);
+      if (wholeWarps)
+        warpObjects.insert(object);
+    } else {
+      anyObject = true; // not traced to its root: it may be any
+      anyWarpObject |= wholeWarps;
+    }
   }
   /// Whether an acquire of `object` synchronises with one of the releases
   /// (with wholeWarps: with the writes of every thread of the writers' warps).
@@ -220,7 +231,8 @@ struct Releases {
   struct Releasing {
     Operation *point;       // the arrive, release store or atomic, or a pattern's fence
     Value object;           // what it releases (null: any)
-    Operation *fenceBefore; // the point, or the sync that orders its writers before it
+    Operation *fenceBefore; // the point, or the sync that orders its writers before it;
+                            // null for a relay, which passes others' writes on
     /// Whether this is a flag's release that an acquire of `flag` (null: a
     /// pointer not traced to its array or parameter) may synchronise with.
     bool releasesFlag(Value flag) const {
@@ -412,7 +424,7 @@ bool fenceReleases(Operation *acquire, AcquireMatch match, const Releases &relea
   bool ok = true;
   llvm::SmallPtrSet<Operation *, 4> reported;
   for (auto [point, object, at] : released.releases) {
-    if (!matched.contains(point))
+    if (!matched.contains(point) || !at)
       continue;
     if (isa_and_nonnull<FenceProxyAsyncOp>(at->getPrevNode()) || userFencedBefore(at, written))
       continue;

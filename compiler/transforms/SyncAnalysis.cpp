@@ -319,11 +319,45 @@ bool SyncAnalysis::touchesOwnPeerMemory(Operation *root) const {
   return r.wasInterrupted();
 }
 
+/// Whether an acquire of `acquired` synchronises with a release of
+/// `released` (null: a pointer not traced to its object, which may be any).
+static bool sameObject(Value acquired, Value released) {
+  return !acquired || !released || acquired == released;
+}
+
+bool sync::relaysWrites(Operation *release, const llvm::DenseSet<Operation *> &allocs) {
+  auto kernel = release->getParentOfType<KernelOp>();
+  SmallVector<std::pair<Operation *, Value>> releases;
+  forEachReleaseIn(kernel, [&](Operation *point, Value object) {
+    releases.push_back({point, object});
+  });
+  llvm::SmallPtrSet<Operation *, 8> seen{release};
+  SmallVector<Operation *> work{release};
+  while (!work.empty()) {
+    SmallVector<Value> acquired;
+    forEachAcquireBefore(work.pop_back_val(),
+                         [&](Operation *, Value object) { acquired.push_back(object); });
+    for (auto [point, object] : releases) {
+      bool meets = llvm::any_of(acquired, [&](Value a) { return sameObject(a, object); });
+      if (!meets || !seen.insert(point).second)
+        continue;
+      if (writtenBefore(point, allocs))
+        return true;
+      work.push_back(point);
+    }
+  }
+  return false;
+}
+
 bool SyncAnalysis::releasesToAsyncReads(Operation *arrive) const {
   const llvm::DenseSet<Operation *> &tiles = asyncReadGenericWritten_;
   if (tiles.empty())
     return false;
-  if (!writtenBefore(arrive, tiles))
+  // The arrive carries writes of the tiles: its thread's own, or those a
+  // release before it released to an acquire of its thread (a relay: wait
+  // on one mbarrier, then arrive on another; release patterns are
+  // cumulative, PTX ISA "Memory Consistency Model").
+  if (!writtenBefore(arrive, tiles) && !relaysWrites(arrive, tiles))
     return false;
   bool read = false;
   auto readsAfter = [&](Operation *at) {
@@ -335,17 +369,27 @@ bool SyncAnalysis::releasesToAsyncReads(Operation *arrive) const {
     return read;
   }
   // The waits on the same mbarrier (every wait when either is not traced to
-  // its allocation) are where other threads acquire what the arrive releases.
-  SharedAllocOp mbar = rootAlloc(mbarrierArrive.getMbar());
+  // its allocation) are where other threads acquire what the arrive
+  // releases; a release after such an acquire passes it on to the acquires
+  // of its object, and so on along the relay.
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  SmallVector<std::pair<Value, bool>> objects{{syncObject(mbarrierArrive.getMbar()), true}};
+  llvm::DenseSet<Value> released;
   KernelOp kernel = kernel_;
-  kernel.walk([&](Operation *op) {
-    Value waited = waitedMBarrier(op);
-    if (!waited)
-      return;
-    SharedAllocOp alloc = rootAlloc(waited);
-    if (!mbar || !alloc || alloc == mbar)
+  while (!objects.empty() && !read) {
+    auto [object, waitsOnly] = objects.pop_back_val();
+    kernel.walk([&](Operation *op) {
+      std::optional<Value> acquired = acquiredObject(op);
+      if (!acquired || (waitsOnly && !waitedMBarrier(op)) || !sameObject(*acquired, object) ||
+          !seen.insert(op).second)
+        return;
       readsAfter(op);
-  });
+      forEachReleaseAfter(op, [&](Operation *, Value next) {
+        if (released.insert(next).second)
+          objects.push_back({next, false});
+      });
+    });
+  }
   return read;
 }
 

@@ -144,6 +144,12 @@ bool readsAsync(Operation *op, const llvm::DenseSet<Operation *> &allocs);
 /// Whether a thread writes one of `allocs` generically before `at`
 /// (forEachOpBefore).
 bool writtenBefore(Operation *at, const llvm::DenseSet<Operation *> &allocs);
+/// Whether `release` passes on generic writes of `allocs` that another
+/// thread released: an acquire before it in its thread's program order
+/// synchronises with a release that follows such writes, directly or along
+/// a chain of acquires and releases (a relay: wait on one mbarrier, arrive
+/// on another).
+bool relaysWrites(Operation *release, const llvm::DenseSet<Operation *> &allocs);
 
 /// op accesses a peer CTA's shared memory: a memory access through a
 /// shared::cluster pointer, or the completion of a peer's mbarrier.
