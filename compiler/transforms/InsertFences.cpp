@@ -179,9 +179,15 @@ struct Releases {
         // writers' release on: an acquire of its object acquires the
         // writes, whose writers fence before their own release (the chain
         // in fenceReleases); the relay has no write of its own to fence.
+        // It orders the writes only from the phase its wait acquired (a
+        // ring's first full phase follows no consumer's release), so it
+        // never stands for a barrier (ordersOtherThreads).
         if (relaysWrites(point, tiles)) {
           releases.push_back({point, object, nullptr});
-          noteObject(object, /*wholeWarps=*/true);
+          if (object)
+            relayObjects.insert(object);
+          else
+            anyRelayObject = true;
         }
         return;
       }
@@ -205,8 +211,12 @@ struct Releases {
     }
   }
   /// Whether an acquire of `object` synchronises with one of the releases
-  /// (with wholeWarps: with the writes of every thread of the writers' warps).
-  bool releasedBy(Value object, bool wholeWarps) const {
+  /// (with wholeWarps: with the writes of every thread of the writers' warps;
+  /// with viaRelays: a relay's release counts).
+  bool releasedBy(Value object, bool wholeWarps, bool viaRelays) const {
+    if (viaRelays && (anyRelayObject || (!relayObjects.empty() &&
+                                         (!object || relayObjects.contains(object)))))
+      return true;
     const llvm::DenseSet<Value> &set = wholeWarps ? warpObjects : objects;
     if (wholeWarps ? anyWarpObject : anyObject)
       return true;
@@ -214,7 +224,7 @@ struct Releases {
   }
   /// Whether op (nested ops included) acquires what one of the releases
   /// released, by an acquire that `match` takes.
-  bool acquiredIn(Operation *op, bool wholeWarps, AcquireMatch match) const {
+  bool acquiredIn(Operation *op, bool wholeWarps, AcquireMatch match, bool viaRelays) const {
     bool acquired = false;
     forEachAcquireIn(op, [&](Operation *point, Value object) {
       if (!takes(match, point, object))
@@ -224,7 +234,7 @@ struct Releases {
           (match == AcquireMatch::flags
                ? llvm::any_of(releases,
                               [&](const Releasing &r) { return r.releasesFlag(object); })
-               : releasedBy(object, wholeWarps));
+               : releasedBy(object, wholeWarps, viaRelays));
     });
     return acquired;
   }
@@ -259,8 +269,8 @@ private:
       }
     return nullptr;
   }
-  llvm::DenseSet<Value> objects, warpObjects;
-  bool anyObject = false, anyWarpObject = false;
+  llvm::DenseSet<Value> objects, warpObjects, relayObjects;
+  bool anyObject = false, anyWarpObject = false, anyRelayObject = false;
 };
 
 /// Whether `op` is or contains a barrier (a CTA's, a role's, the cluster's)
@@ -276,7 +286,8 @@ bool ordersOtherThreads(Operation *op, const Releases &released) {
                : WalkResult::advance();
   });
   return r.wasInterrupted() ||
-         released.acquiredIn(op, /*wholeWarps=*/true, AcquireMatch::mbarrierWaits);
+         released.acquiredIn(op, /*wholeWarps=*/true, AcquireMatch::mbarrierWaits,
+                             /*viaRelays=*/false);
 }
 
 /// The generic write of `allocs` nearest before `op` in program order (op's
@@ -341,7 +352,7 @@ Operation *precedingReleasedWait(Operation *access, Operation *barrier, const Re
         return nullptr;
       if (isa<RoleOp>(at) && isa<RoleOp>(prev))
         continue; // another role's threads
-      if (released.acquiredIn(prev, /*wholeWarps=*/false, match))
+      if (released.acquiredIn(prev, /*wholeWarps=*/false, match, /*viaRelays=*/true))
         return prev;
     }
   return nullptr;
