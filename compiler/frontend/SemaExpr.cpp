@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace tile::frontend {
 
@@ -208,6 +209,15 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
   ExprAST &e = *ep;
   if (!e.type.isUntyped())
     return true;
+  // Whether e is an operand of literal arithmetic whose exact value is
+  // checked at its root (checkLiteralArithmeticFits): only the whole value
+  // must fit, as wrapping + - * << give the exact value whenever it does.
+  struct ExactOperand {
+    bool &flag;
+    bool outer;
+    explicit ExactOperand(bool &f) : flag(f), outer(std::exchange(f, false)) {}
+    ~ExactOperand() { flag = outer; }
+  } exactOperand(adaptingExactOperand_);
   switch (e.kind()) {
   case ExprAST::IntLiteral:
     return adaptIntLiteral(ep, to); // SemaLiterals.cpp
@@ -264,7 +274,10 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
   }
   case ExprAST::Unary: {
     auto &u = *e.as<UnaryExpr>();
-    if (!adapt(u.operand, to)) {
+    adaptingExactOperand_ = u.op == UnaryOp::Neg;
+    bool adapted = adapt(u.operand, to);
+    adaptingExactOperand_ = false;
+    if (!adapted) {
       e.type = Type::invalid();
       return false;
     }
@@ -275,7 +288,8 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       return false;
     }
     e.type = to;
-    if (!adaptingCastOperand_ && !checkLiteralArithmeticFits(e)) { // SemaLiterals.cpp
+    if (!adaptingCastOperand_ && !exactOperand.outer &&
+        !checkLiteralArithmeticFits(e)) { // SemaLiterals.cpp
       e.type = Type::invalid();
       return false;
     }
@@ -284,15 +298,21 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
   case ExprAST::Binary: {
     auto &b = *e.as<BinaryExpr>();
     bool amount = isShift(b.op) && to.isScalar() && to.isInteger() && !to.isBool();
+    bool exact = b.op == BinaryOp::Add || b.op == BinaryOp::Sub || b.op == BinaryOp::Mul ||
+                 b.op == BinaryOp::Shl;
+    adaptingExactOperand_ = exact;
     bool ok = adapt(b.lhs, to);
+    adaptingExactOperand_ = exact && !amount; // a shift amount is a value of its own
     if (!ok) // one error per operator: the first operand that does not fit
       abandonUntyped(b.rhs);
     else
       ok = adapt(b.rhs, amount ? literalShiftAmountType(*b.rhs, to) : to);
+    adaptingExactOperand_ = false;
     if (ok)
       ok = checkBinaryOperands(b.op, to, b.loc);
     e.type = ok ? to : Type::invalid();
-    if (ok && !adaptingCastOperand_ && !checkLiteralArithmeticFits(e)) { // SemaLiterals.cpp
+    if (ok && !adaptingCastOperand_ && !exactOperand.outer &&
+        !checkLiteralArithmeticFits(e)) { // SemaLiterals.cpp
       e.type = Type::invalid();
       return false;
     }

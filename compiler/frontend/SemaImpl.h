@@ -210,8 +210,10 @@ public:
   /// `let x: i8 = 100 + 100`: literals that took a signed type from their
   /// context and whose + - * wraps it: a warning (SemaLiterals.cpp).
   /// Literal arithmetic whose exact value its signed type cannot hold
-  /// (`let b: i8 = 1 << 7`): an error, false (SemaLiterals.cpp).
+  /// (`let b: i8 = 1 << 7`; checked at the root of the + - * << tree, so
+  /// `-(1 << 7)` is -128): an error, false (SemaLiterals.cpp).
   bool checkLiteralArithmeticFits(const ExprAST &e);
+  bool adaptingExactOperand_ = false; // adapt of an operand of literal + - * << or unary -
   bool adaptingCastOperand_ = false; // adapt under `e as T` (an explicit conversion) or a `const`'s value (whose wrap is its own error): the wrap is allowed
   Type inferCast(CastExpr &e);
   Type inferIndex(IndexExpr &e, IndexUse use);

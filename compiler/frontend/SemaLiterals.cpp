@@ -305,18 +305,9 @@ bool Sema::checkLiteralArithmeticFits(const ExprAST &e) {
     return true; // unsigned arithmetic is modular in C too (`0 - 1` as u32 is its maximum)
   __int128 lo, hi;
   rangeOf(t.scalar, false, lo, hi);
-  auto outside = [&](const ExprAST &x) {
-    auto v = exactValue(x);
-    return v && (*v < lo || *v > hi);
-  };
   std::optional<__int128> v = exactValue(e);
   if (!v || (*v >= lo && *v <= hi))
     return true;
-  // Reported once, at the innermost operation that leaves the range.
-  if (auto *b = e.as<BinaryExpr>(); b && (outside(*b->lhs) || outside(*b->rhs)))
-    return false;
-  if (auto *u = e.as<UnaryExpr>(); u && outside(*u->operand))
-    return false;
   unsigned w = bitWidth(t.scalar);
   uint64_t low = (uint64_t)*v; // the low 64 bits, then the type's
   int64_t wrapped =
