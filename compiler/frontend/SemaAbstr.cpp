@@ -79,7 +79,7 @@ bool Sema::checkConstDecl(ConstStmt &s) {
   std::string what = "value of constant '" + d.name + "'";
   Type t;
   bool wasCast = adaptingCastOperand_;
-  adaptingCastOperand_ = true; // a wrapping step is the error below, not also a warning
+  adaptingCastOperand_ = true; // a wrapping step is the error below, reported once
   if (s.annotation)
     t = checkValue(s.init, &s.annotation->type, what,
                    "convert explicitly with `as`, or change the declared type");

@@ -531,11 +531,16 @@ Type Sema::checkMemoryCall(CallExpr &e) {
   auto *loc = e.args[0]->as<IndexExpr>();
   Type elem;
   if (!loc) {
-    error(e.args[0]->loc,
-          "the first argument of " + e.callee + " must be an element access like `p[i]`",
-          "write `" + e.callee + "(p[i], ...)`");
+    // One error for the argument: its own (`load(nope)`: the unknown
+    // name), else its shape; its literals take no type (`load(5000000000)`
+    // is a misplaced location, not a literal too wide for i32).
+    size_t errorsBefore = diags_.numErrors();
     infer(e.args[0]);
     abandonUntyped(e.args[0]);
+    if (diags_.numErrors() == errorsBefore)
+      error(e.args[0]->loc,
+            "the first argument of " + e.callee + " must be an element access like `p[i]`",
+            "write `" + e.callee + "(p[i], ...)`");
     ok = false;
   } else {
     elem = inferIndex(*loc, IndexUse::Address);

@@ -97,10 +97,7 @@ void Sema::checkDeadBranchNames(const Block &b, const Location &cond) {
       // `row_stride = ld` is a value; `order = acquire`, `multicast = x` words.
       for (const NamedArg &na : c->namedArgs)
         if (na.expr)
-          visit(*na.expr, na.value.empty() ? false
-                                           : !(na.name == "row_stride" || na.name == "policy" ||
-                                               na.name == "mask" || na.name == "width" ||
-                                               na.name == "vector" || na.name == "fraction"));
+          visit(*na.expr, !na.value.empty() && !namedArgTakesValue(na.name)); // SemaResolve.cpp
       return;
     }
     if (auto *m = e.as<MemberExpr>()) {

@@ -201,8 +201,13 @@ Type Sema::checkFragmentStore(CallExpr &e) {
     viewRows = n;
   }
   Type dst = ok ? infer(*tileRef) : Type::invalid();
-  if (dst.isUntyped())
-    dst = finalize(*tileRef);
+  if (dst.isUntyped()) { // a literal is no destination: that is the error, not its range
+    abandonUntyped(*tileRef);
+    error(e.args[0]->loc, "the first argument of store must be an element access like `p[i]`",
+          "write `store(p[i], value)`");
+    resolveOnly(e.args[1]);
+    return Type::invalid();
+  }
   if (!dst.isInvalid() && !checkRingTileWrite(**tileRef, e.loc, "a fragment store"))
     dst = Type::invalid();
   Type v = infer(e.args[1]);

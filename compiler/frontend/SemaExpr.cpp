@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace tile::frontend {
 
@@ -66,7 +67,10 @@ Type Sema::infer(ExprPtr &ep) {
       if (!assigningVar_)
         noteRoleVarUse(v.decl, v.loc, /*write=*/false);
     }
+    if (!v.decl && v.unknownReported)
+      break; // said when a call's named arguments were checked (reportUncheckedNames)
     if (!v.decl) {
+      v.unknownReported = true;
       if (builtinFromName(v.name) != Builtin::Unknown)
         error(v.loc, "'" + v.name + "' is a builtin function, not a value",
               "call it: `" + v.name + "(...)`");
@@ -130,6 +134,7 @@ Type Sema::infer(ExprPtr &ep) {
     break;
   case ExprAST::Call:
     t = inferCall(*e.as<CallExpr>());
+    reportUncheckedNames(*e.as<CallExpr>()); // SemaResolve.cpp
     break;
   case ExprAST::Select:
     t = inferSelect(*e.as<SelectExpr>());
@@ -204,6 +209,15 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
   ExprAST &e = *ep;
   if (!e.type.isUntyped())
     return true;
+  // Whether e is an operand of literal arithmetic whose exact value is
+  // checked at its root (checkLiteralArithmeticFits): only the whole value
+  // must fit, as wrapping + - * << give the exact value whenever it does.
+  struct ExactOperand {
+    bool &flag;
+    bool outer;
+    explicit ExactOperand(bool &f) : flag(f), outer(std::exchange(f, false)) {}
+    ~ExactOperand() { flag = outer; }
+  } exactOperand(adaptingExactOperand_);
   switch (e.kind()) {
   case ExprAST::IntLiteral:
     return adaptIntLiteral(ep, to); // SemaLiterals.cpp
@@ -260,7 +274,10 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
   }
   case ExprAST::Unary: {
     auto &u = *e.as<UnaryExpr>();
-    if (!adapt(u.operand, to)) {
+    adaptingExactOperand_ = u.op == UnaryOp::Neg;
+    bool adapted = adapt(u.operand, to);
+    adaptingExactOperand_ = false;
+    if (!adapted) {
       e.type = Type::invalid();
       return false;
     }
@@ -271,23 +288,34 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
       return false;
     }
     e.type = to;
-    if (!adaptingCastOperand_)
-      warnConstantWrap(e); // SemaLiterals.cpp
+    if (!adaptingCastOperand_ && !exactOperand.outer &&
+        !checkLiteralArithmeticFits(e)) { // SemaLiterals.cpp
+      e.type = Type::invalid();
+      return false;
+    }
     return true;
   }
   case ExprAST::Binary: {
     auto &b = *e.as<BinaryExpr>();
     bool amount = isShift(b.op) && to.isScalar() && to.isInteger() && !to.isBool();
+    bool exact = b.op == BinaryOp::Add || b.op == BinaryOp::Sub || b.op == BinaryOp::Mul ||
+                 b.op == BinaryOp::Shl;
+    adaptingExactOperand_ = exact;
     bool ok = adapt(b.lhs, to);
+    adaptingExactOperand_ = exact && !amount; // a shift amount is a value of its own
     if (!ok) // one error per operator: the first operand that does not fit
       abandonUntyped(b.rhs);
     else
       ok = adapt(b.rhs, amount ? literalShiftAmountType(*b.rhs, to) : to);
+    adaptingExactOperand_ = false;
     if (ok)
       ok = checkBinaryOperands(b.op, to, b.loc);
     e.type = ok ? to : Type::invalid();
-    if (ok && !adaptingCastOperand_)
-      warnConstantWrap(e); // SemaLiterals.cpp
+    if (ok && !adaptingCastOperand_ && !exactOperand.outer &&
+        !checkLiteralArithmeticFits(e)) { // SemaLiterals.cpp
+      e.type = Type::invalid();
+      return false;
+    }
     return ok;
   }
   case ExprAST::Select: { // `c ? 1 : 2`: both sides take the type
@@ -609,7 +637,7 @@ Type Sema::inferCast(CastExpr &e) {
     if (auto *l = e.operand->as<IntLiteralExpr>())
       l->castOperand = true; // `200 as i8`: explicit, may wrap (adapt)
     bool wasCast = adaptingCastOperand_;
-    adaptingCastOperand_ = true; // `(100 + 100) as i8` wraps as C's cast would: no warning
+    adaptingCastOperand_ = true; // `(100 + 100) as i8` wraps as C's cast would: no error
     bool adapted = adapt(e.operand, lit);
     adaptingCastOperand_ = wasCast;
     if (!adapted)

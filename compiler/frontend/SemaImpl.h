@@ -22,6 +22,11 @@
 
 namespace tile::frontend {
 
+/// Whether a named argument's value is an expression (`row_stride = ld`,
+/// `rows = n`), not a word the builtin reads (`order = acquire`,
+/// `multicast = x`): SemaResolve.cpp.
+bool namedArgTakesValue(const std::string &name);
+
 /// A compile-time scalar: integers sign-extended from their width (i1 as
 /// 0/1), floats already rounded to their format.
 struct ConstValue {
@@ -204,8 +209,12 @@ public:
   bool widenOutOfRangeComparison(BinaryExpr &e, const Type &l, const Type &r, Type &t);
   /// `let x: i8 = 100 + 100`: literals that took a signed type from their
   /// context and whose + - * wraps it: a warning (SemaLiterals.cpp).
-  void warnConstantWrap(const ExprAST &e);
-  bool adaptingCastOperand_ = false; // adapt under `e as T` (an explicit conversion) or a `const`'s value (whose wrap is an error): no wrap warning
+  /// Literal arithmetic whose exact value its signed type cannot hold
+  /// (`let b: i8 = 1 << 7`; checked at the root of the + - * << tree, so
+  /// `-(1 << 7)` is -128): an error, false (SemaLiterals.cpp).
+  bool checkLiteralArithmeticFits(const ExprAST &e);
+  bool adaptingExactOperand_ = false; // adapt of an operand of literal + - * << or unary -
+  bool adaptingCastOperand_ = false; // adapt under `e as T` (an explicit conversion) or a `const`'s value (whose wrap is its own error): the wrap is allowed
   Type inferCast(CastExpr &e);
   Type inferIndex(IndexExpr &e, IndexUse use);
   /// Bounds check of a constant index (any constant expression); false after an error.
@@ -330,6 +339,10 @@ public:
   /// Resolves names in an argument whose call is already in error (no new
   /// diagnostics for vector literals).
   void resolveOnly(ExprPtr &e);
+  /// An undeclared name in a call's named argument that the call's check
+  /// never reached (`store(p, 1.0, row_stride = nope)` rejected at the
+  /// value): reported, once (SemaResolve.cpp).
+  void reportUncheckedNames(CallExpr &e);
 
   // ---- SemaTma.cpp: tensor parameters, n-D shared arrays, TMA copies
   /// Declares the hidden i32 extent parameters (in the parameter scope).

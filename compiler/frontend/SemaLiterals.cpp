@@ -262,9 +262,11 @@ bool Sema::widenOutOfRangeComparison(BinaryExpr &e, const Type &l, const Type &r
 }
 
 namespace {
-/// The exact value of a tree of integer literals and + - * (unary -
+/// The exact value of a tree of integer literals and + - * << (unary -
 /// included), each literal its value in the type it took; nullopt for any
-/// other node (a name, a call, / % << ...) or past 2^100.
+/// other node (a name, a call, / % >> ...: they never leave the range of
+/// in-range operands, except `MIN / -1`, which is its own error) or past
+/// 2^100.
 std::optional<__int128> exactValue(const ExprAST &e) {
   constexpr __int128 kLimit = (__int128)1 << 100;
   auto bounded = [&](__int128 v) -> std::optional<__int128> {
@@ -279,11 +281,16 @@ std::optional<__int128> exactValue(const ExprAST &e) {
     return v ? bounded(-*v) : std::nullopt;
   }
   auto *b = e.as<BinaryExpr>();
-  if (!b || (b->op != BinaryOp::Add && b->op != BinaryOp::Sub && b->op != BinaryOp::Mul))
+  if (!b || (b->op != BinaryOp::Add && b->op != BinaryOp::Sub && b->op != BinaryOp::Mul &&
+             b->op != BinaryOp::Shl))
     return std::nullopt;
   auto l = exactValue(*b->lhs), r = exactValue(*b->rhs);
   if (!l || !r)
     return std::nullopt;
+  if (b->op == BinaryOp::Shl) { // x << n is x * 2^n; an amount out of range is its own error
+    bool inRange = b->type.isInteger() && *r >= 0 && *r < (__int128)bitWidth(b->type.scalar);
+    return inRange ? bounded(*l * ((__int128)1 << (int)*r)) : std::nullopt;
+  }
   if (b->op == BinaryOp::Mul) {
     __int128 p;
     return __builtin_mul_overflow(*l, *r, &p) ? std::nullopt : bounded(p);
@@ -292,39 +299,30 @@ std::optional<__int128> exactValue(const ExprAST &e) {
 }
 } // namespace
 
-void Sema::warnConstantWrap(const ExprAST &e) {
+bool Sema::checkLiteralArithmeticFits(const ExprAST &e) {
   const Type &t = e.type;
   if (!t.isInteger() || t.isBool() || t.isUnsigned())
-    return; // unsigned arithmetic is modular in C too (`0 - 1` as u32 is its maximum)
+    return true; // unsigned arithmetic is modular in C too (`0 - 1` as u32 is its maximum)
   __int128 lo, hi;
   rangeOf(t.scalar, false, lo, hi);
-  auto outside = [&](const ExprAST &x) {
-    auto v = exactValue(x);
-    return v && (*v < lo || *v > hi);
-  };
   std::optional<__int128> v = exactValue(e);
   if (!v || (*v >= lo && *v <= hi))
-    return;
-  // Reported once, at the innermost operation that leaves the range.
-  if (auto *b = e.as<BinaryExpr>(); b && (outside(*b->lhs) || outside(*b->rhs)))
-    return;
-  if (auto *u = e.as<UnaryExpr>(); u && outside(*u->operand))
-    return;
+    return true;
   unsigned w = bitWidth(t.scalar);
   uint64_t low = (uint64_t)*v; // the low 64 bits, then the type's
   int64_t wrapped =
       w >= 64 ? (int64_t)low
               : (int64_t)(((low & ((1ull << w) - 1)) ^ (1ull << (w - 1))) - (1ull << (w - 1)));
-  diags_.warning(e.loc,
-                 "constant arithmetic wraps in " + t.str() + ": the exact value " + str128(*v) +
-                     " is outside " + str128(lo) + " to " + str128(hi) + ", the result is " +
-                     std::to_string(wrapped),
-                 "the literals take " + t.str() + " from their context and + - * wrap " +
-                     "(operators.md); " +
-                     (w >= 64 ? std::string("i64 is the widest integer type: write the result "
-                                            "if the wrap is meant")
-                              : "compute in a wider type (`(a * b) as i64` converts the "
-                                "literals first), or write the result if the wrap is meant"));
+  // A constant is a value of the type it took, as a literal is (`let b: i8
+  // = 200` is an error): one whose exact value that type cannot hold would
+  // silently become another number.
+  error(e.loc,
+        "constant arithmetic overflows " + t.str() + ": the exact value " + str128(*v) +
+            " is outside " + str128(lo) + " to " + str128(hi),
+        "the literals take " + t.str() + " from their context; write the value meant, compute " +
+            "in a wider type (`(1 as i64) << 40`), or convert explicitly, `(...) as " + t.str() +
+            "`, if the wrapped value (" + std::to_string(wrapped) + ") is meant");
+  return false;
 }
 
 } // namespace tile::frontend

@@ -129,6 +129,33 @@ void Sema::resolveNames(ExprPtr &e) {
   }
 }
 
+namespace {
+/// Whether `e` holds a name that no check has looked up: undeclared, and
+/// not yet reported.
+bool holdsUncheckedName(const ExprAST &e) {
+  if (auto *v = e.as<VarRefExpr>())
+    return !v->decl && !v->ringStageTile && !v->unknownReported && !v->typeAsValueReported;
+  bool found = false;
+  forEachOperand(e, [&](const ExprAST &x) { found = found || holdsUncheckedName(x); });
+  return found;
+}
+} // namespace
+
+bool namedArgTakesValue(const std::string &name) {
+  return name == "row_stride" || name == "rows" || name == "cols" || name == "policy" ||
+         name == "mask" || name == "width" || name == "vector" || name == "fraction" ||
+         name == "prefetch";
+}
+
+void Sema::reportUncheckedNames(CallExpr &e) {
+  // A call rejected before it read one of its named values still reports a
+  // name there that means nothing, as it reports its other errors; a word
+  // (`order = acquire`, `multicast = x`) is the builtin's to judge.
+  for (NamedArg &na : e.namedArgs)
+    if (namedArgTakesValue(na.name) && na.expr && holdsUncheckedName(*na.expr))
+      resolveOnly(na.expr);
+}
+
 void Sema::resolveStmtNames(StmtAST &s) {
   switch (s.kind()) {
   case StmtAST::Let:

@@ -217,7 +217,7 @@ bool parseDefine(const std::string &text, Define &d, std::string &why) {
 
 void Sema::instantiateTemplates(ModuleAST &module) {
   std::vector<Define> defines;
-  bool invalidDefine = false; // then no "no instance" warning: the error says why
+  size_t errorsBeforeDefines = diags_.numErrors();
   for (const std::string &text : opts_.defines) {
     std::string why;
     Define d;
@@ -225,7 +225,6 @@ void Sema::instantiateTemplates(ModuleAST &module) {
       defines.push_back(d);
       continue;
     }
-    invalidDefine = true;
     // At what it defines, when the source has it: the parameter, or the
     // kernel of an instance.
     Location at;
@@ -319,6 +318,10 @@ void Sema::instantiateTemplates(ModuleAST &module) {
     error({}, "-D " + d.text + ": " + what, hint);
   }
 
+  // A -D that failed (malformed, naming nothing, given twice) may be the
+  // one meant for a kernel without an instance: its error says why, and a
+  // "no instance" warning after it would blame the source.
+  bool defineFailed = diags_.numErrors() > errorsBeforeDefines;
   std::vector<std::unique_ptr<KernelAST>> out;
   for (auto &k : module.kernels) {
     if (k->templateParams.empty()) {
@@ -359,8 +362,8 @@ void Sema::instantiateTemplates(ModuleAST &module) {
       origins.push_back("-D '" + d.text + "'");
     }
     std::vector<std::string> paramOrigin(params.size()); // NAME=: the -D of each parameter
+    std::vector<std::vector<std::string>> choices(params.size()); // NAME=: its values
     if (!explicitInstances) {
-      std::vector<std::vector<std::string>> choices(params.size());
       std::string origin;
       bool complete = true;
       for (size_t i = 0; i < params.size(); ++i) {
@@ -405,6 +408,76 @@ void Sema::instantiateTemplates(ModuleAST &module) {
             "give fewer values with -D");
       continue;
     }
+    // Each value against its parameter's kind, reported once per parameter
+    // and value at the parameter's declaration.
+    std::set<std::pair<size_t, std::string>> reported;
+    auto bad = [&](size_t i, const std::string &v, const std::string &origin,
+                   const std::string &msg, const std::string &hint) {
+      if (reported.insert({i, v}).second)
+        error(params[i].loc, (explicitInstances ? origin : paramOrigin[i]) + ": " + msg, hint);
+    };
+    // One value of parameter i, from the -D `origin`: its int or type, or
+    // false after an error.
+    auto checkValue = [&](size_t i, const std::string &v, const std::string &origin,
+                          int64_t &value, ScalarKind &type) -> bool {
+      int64_t x = 0;
+      bool isInt = parseValue(v, x);
+      std::optional<ScalarKind> t = isInt ? std::nullopt : scalarFromName(v);
+      std::string of = "compile-time parameter '" + params[i].name + "' of kernel '" + k->name + "'";
+      if (params[i].isType) {
+        if (!t) {
+          bad(i, v, origin,
+              isInt ? "type parameter '" + params[i].name + "' of kernel '" + k->name +
+                          "' needs a type, found the value " + v
+                    : "unknown type '" + v + "' for type parameter '" + params[i].name +
+                          "' of kernel '" + k->name + "'" +
+                          (cTypeName(v) && !cTypeName(v)->empty()
+                               ? "; C's " + v + " is " + *cTypeName(v)
+                               : std::string()),
+              "give a scalar type: i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
+              "f64, e4m3, e5m2");
+          return false;
+        }
+        type = *t;
+        return true;
+      }
+      if (!isInt) {
+        bad(i, v, origin,
+            t ? "'" + params[i].name + "' of kernel '" + k->name + "' is a value parameter (" +
+                    params[i].type.type.str() + "), but '" + v + "' is a type"
+              : "'" + v + "' is not an integer (or true/false) for " + of,
+            t ? "declare it `" + params[i].name + ": type` to take a type, or give a value"
+              : "give a value of the parameter's type with -D");
+        return false;
+      }
+      // As in the source: `true`/`false` are i1's values and an integer is
+      // no i1 (`let b: i1 = 1` is an error), so neither stands for the other.
+      bool isBool = trimmed(v) == "true" || trimmed(v) == "false";
+      bool wantsBool = params[i].type.type.scalar == ScalarKind::I1;
+      if (isBool != wantsBool) {
+        bad(i, v, origin,
+            wantsBool ? "the integer " + trimmed(v) + " is no value of i1 for " + of
+                      : "'" + trimmed(v) + "' is an i1 value, not " + params[i].type.type.str() +
+                            ", for " + of,
+            wantsBool ? "give true or false for an i1 parameter (as `let b: i1 = true`)"
+                      : "give an integer for the " + params[i].type.type.str() +
+                            " parameter (1 or 0 for true or false), or declare it `" +
+                            params[i].name + ": i1`");
+        return false;
+      }
+      value = x;
+      if (params[i].type.type.isInteger() && !fitsIn(x, params[i].type.type.scalar)) {
+        if (reported.insert({i, v}).second)
+          error(params[i].loc,
+                "value " + std::to_string(x) + " of " + of + " does not fit in " +
+                    params[i].type.type.str(),
+                "give a value of the parameter's type with -D: " +
+                    params[i].type.type.str() + " holds " +
+                    rangeText(params[i].type.type.scalar));
+        return false;
+      }
+      return true;
+    };
     if (instances.empty()) {
       std::string names;
       for (auto &p : params)
@@ -422,7 +495,16 @@ void Sema::instantiateTemplates(ModuleAST &module) {
         if (firstMissing.empty())
           firstMissing = params[i].name;
       }
-      if (invalidDefine)
+      // The values given are still checked: a -D that does not fit is an
+      // error whether or not the others complete an instance.
+      bool valuesOk = true;
+      for (size_t i = 0; i < params.size(); ++i)
+        for (const std::string &v : choices[i]) {
+          int64_t value = 0;
+          ScalarKind type = ScalarKind::I32;
+          valuesOk = checkValue(i, v, paramOrigin[i], value, type) && valuesOk;
+        }
+      if (defineFailed || !valuesOk)
         continue;
       if (!explicitInstances && someGiven)
         diags_.warning(k->loc,
@@ -441,14 +523,6 @@ void Sema::instantiateTemplates(ModuleAST &module) {
                            k->name + "." + params[0].name + "=...` or `-D '" + k->name + "<...>'`");
       continue;
     }
-    // Each value against its parameter's kind, reported once per parameter
-    // and value at the parameter's declaration.
-    std::set<std::pair<size_t, std::string>> reported;
-    auto bad = [&](size_t i, const std::string &v, const std::string &origin,
-                   const std::string &msg, const std::string &hint) {
-      if (reported.insert({i, v}).second)
-        error(params[i].loc, (explicitInstances ? origin : paramOrigin[i]) + ": " + msg, hint);
-    };
     std::set<std::vector<std::string>> seen;
     for (size_t n = 0; n < instances.size(); ++n) {
       const std::vector<std::string> &values = instances[n];
@@ -457,67 +531,8 @@ void Sema::instantiateTemplates(ModuleAST &module) {
       bool ok = true;
       std::vector<int64_t> ints(params.size(), 0);
       std::vector<ScalarKind> types(params.size(), ScalarKind::I32);
-      for (size_t i = 0; i < params.size(); ++i) {
-        const std::string &v = values[i];
-        int64_t x = 0;
-        bool isInt = parseValue(v, x);
-        std::optional<ScalarKind> t = isInt ? std::nullopt : scalarFromName(v);
-        std::string of = "compile-time parameter '" + params[i].name + "' of kernel '" + k->name + "'";
-        if (params[i].isType) {
-          if (!t) {
-            bad(i, v, origins[n],
-                isInt ? "type parameter '" + params[i].name + "' of kernel '" + k->name +
-                            "' needs a type, found the value " + v
-                      : "unknown type '" + v + "' for type parameter '" + params[i].name +
-                            "' of kernel '" + k->name + "'" +
-                            (cTypeName(v) && !cTypeName(v)->empty()
-                                 ? "; C's " + v + " is " + *cTypeName(v)
-                                 : std::string()),
-                "give a scalar type: i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
-                "f64, e4m3, e5m2");
-            ok = false;
-          } else {
-            types[i] = *t;
-          }
-          continue;
-        }
-        if (!isInt) {
-          bad(i, v, origins[n],
-              t ? "'" + params[i].name + "' of kernel '" + k->name + "' is a value parameter (" +
-                      params[i].type.type.str() + "), but '" + v + "' is a type"
-                : "'" + v + "' is not an integer (or true/false) for " + of,
-              t ? "declare it `" + params[i].name + ": type` to take a type, or give a value"
-                : "give a value of the parameter's type with -D");
-          ok = false;
-          continue;
-        }
-        // As in the source: `true`/`false` are i1's values and an integer is
-        // no i1 (`let b: i1 = 1` is an error), so neither stands for the other.
-        bool isBool = trimmed(v) == "true" || trimmed(v) == "false";
-        bool wantsBool = params[i].type.type.scalar == ScalarKind::I1;
-        if (isBool != wantsBool) {
-          bad(i, v, origins[n],
-              wantsBool ? "the integer " + trimmed(v) + " is no value of i1 for " + of
-                        : "'" + trimmed(v) + "' is an i1 value, not " + params[i].type.type.str() +
-                              ", for " + of,
-              wantsBool ? "give true or false for an i1 parameter (as `let b: i1 = true`)"
-                        : "give an integer for the " + params[i].type.type.str() +
-                              " parameter (1 or 0 for true or false), or declare it `" +
-                              params[i].name + ": i1`");
-          ok = false;
-          continue;
-        }
-        ints[i] = x;
-        if (params[i].type.type.isInteger() && !fitsIn(x, params[i].type.type.scalar)) {
-          error(params[i].loc,
-                "value " + std::to_string(x) + " of " + of + " does not fit in " +
-                    params[i].type.type.str(),
-                "give a value of the parameter's type with -D: " +
-                    params[i].type.type.str() + " holds " +
-                    rangeText(params[i].type.type.scalar));
-          ok = false;
-        }
-      }
+      for (size_t i = 0; i < params.size(); ++i)
+        ok = checkValue(i, values[i], origins[n], ints[i], types[i]) && ok;
       if (!ok)
         continue;
       std::vector<std::pair<std::string, ScalarKind>> typeArgs;

@@ -403,6 +403,7 @@ public:
   /// (Sema's name resolution put this reference in place of the member).
   bool ringStageTile = false;
   bool typeAsValueReported = false; // [sema] names a type parameter: said once
+  bool unknownReported = false;     // [sema] names nothing declared: said once
 };
 
 class UnaryExpr : public ExprAST {
