@@ -22,7 +22,7 @@ __cuda_array_interface__) arrays and return DeviceArrays. docs/python.md,
 import math
 
 from . import _tilec
-from ._errors import fields
+from ._errors import did_you_mean, fields, nearest_names
 from ._ops_kernels import (Arg, OpArgumentError, OpTypeError, View, kernel_of, persistent_grid,
                            sm_count)
 from ._ops_shapes import (b_major as _b_major, broadcast_bias as _broadcast_bias,
@@ -38,6 +38,9 @@ __all__ = ["attention", "matmul", "linear", "scaled_mm", "plan_attention", "plan
            "plan_linear", "plan_scaled_mm", "OpArgumentError", "OpTypeError"]
 
 _HEAD_DIMS = (64, 128, 256)
+# linear's activations: the GEMM kernels' compile-time parameter ACT
+# (samples/gemm/gemm.tile), applied in the epilogue.
+_ACTIVATIONS = {None: 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}
 _I32 = 2 ** 31
 
 
@@ -375,22 +378,38 @@ def _matmul_args(a, b):
     return aa, ba, sh, dev
 
 
-def _linear_args(x, w, bias):
+def _activation_code(op, activation):
+    """The kernels' ACT of an activation name, or a refusal naming the
+    nearest one."""
+    if activation is not None and not isinstance(activation, str):
+        raise OpTypeError(f"tilec.ops.{op}: activation must be None or one of 'relu', 'gelu', "
+                          f"'gelu_tanh', 'silu', not {activation!r}")
+    code = _ACTIVATIONS.get(activation)
+    if code is None:
+        names = [a for a in _ACTIVATIONS if a]
+        near = nearest_names(activation, names)
+        raise OpArgumentError(f"tilec.ops.{op}: unknown activation '{activation}' (the GEMM's "
+                              f"epilogue has {', '.join(map(repr, names))}){did_you_mean(near)}")
+    return code
+
+
+def _linear_args(x, w, bias, activation=None):
     op = "linear"
+    act = _activation_code(op, activation)
     xa, wa = Arg(op, "input", x), Arg(op, "weight", w)
     ba = None if bias is None else Arg(op, "bias", bias)
     _gemm_dtypes(op, *(a for a in (xa, wa, ba) if a is not None))
     sh = linear_shapes(xa, wa, ba)
     dev = _same_device(op, *(a for a in (xa, wa, ba) if a is not None))
-    return xa, wa, ba, sh, dev
+    return xa, wa, ba, sh, dev, act
 
 
-def _gemm_plan(op, dtype, m, n, k, major, dev):
+def _gemm_plan(op, dtype, m, n, k, major, dev, act):
     why = _tilec._gemm_alignment_problem(m, n, k, major == "k")
     if why:
         raise OpArgumentError(f"tilec.ops.{op}: {m}x{n}x{k} rejected: {why}; pad K and N to "
                               f"multiples of 8 with zeros")
-    return _tilec._gemm_plan(dtype, m, n, k, major == "k", sm_count(dev))
+    return _tilec._gemm_plan(dtype, m, n, k, major == "k", sm_count(dev), act)
 
 
 def plan_matmul(a, b):
@@ -409,21 +428,24 @@ def _weight_is_k_major(wa, n, k):
     return _b_major("linear", wa, n, k, name="weight") == "mn"
 
 
-def plan_linear(x, weight, bias=None):
-    """The kernel tilec.ops.linear runs (the GEMM of x's rows, flattened)."""
-    xa, wa, ba, sh, dev = _linear_args(x, weight, bias)
+def plan_linear(x, weight, bias=None, activation=None):
+    """The kernel tilec.ops.linear runs (the GEMM of x's rows, flattened;
+    the activation is its compile-time parameter ACT)."""
+    xa, wa, ba, sh, dev, act = _linear_args(x, weight, bias, activation)
     k_major = _weight_is_k_major(wa, sh.n, sh.k)
-    p = _tilec._gemm_plan(xa.dtype, sh.m, sh.n, sh.k, k_major, sm_count(dev or 0))
+    p = _tilec._gemm_plan(xa.dtype, sh.m, sh.n, sh.k, k_major, sm_count(dev or 0), act)
     p["batches"] = 1
     p["bias"] = "fused" if ba is not None else None
+    p["activation"] = activation
     return fields(p, "tilec.ops.plan_linear's plan")
 
 
-def _gemm_entry(op, dtype, m, n, k, major, dev):
-    """(kernel, mode, grid, workspace floats, flags, splits) of one GEMM."""
+def _gemm_entry(op, dtype, m, n, k, major, dev, act=0):
+    """(kernel, mode, grid, workspace floats, flags, splits) of one GEMM with
+    the epilogue's activation `act` (the kernels' ACT)."""
     if m == 0 or n == 0 or k == 0:
         return (None, "empty" if m == 0 or n == 0 else "zero", None, 0, 0, 1)
-    plan = _gemm_plan(op, dtype, m, n, k, major, dev)
+    plan = _gemm_plan(op, dtype, m, n, k, major, dev, act)
     kern = kernel_of(op, plan, dev)
     if plan["variant"] == "persistent":
         return (kern, "persistent", persistent_grid(kern, plan, dev), 0, 0, 1)
@@ -431,16 +453,16 @@ def _gemm_entry(op, dtype, m, n, k, major, dev):
             plan["splits"])
 
 
-def _gemm_function(a, b_rows, bias, entry, m, n, dt, out_shape):
+def _gemm_function(a, b_rows, bias, entry, m, n, dt, out_shape, activation=None):
     """The function of one GEMM's key: (a [M, K] rows, b as the kernel's B,
     bias or None, c or None: a new one of out_shape) -> c, each array like
     the bound one (its address alone is read)."""
     kern, mode, grid, ws_floats, nflags, splits = entry
     new_c = _allocator(a, out_shape, dt, zero=kern is None and mode == "zero")
-    if kern is None:  # M, N or K = 0: nothing to launch (K = 0: c = bias, or zeros)
+    if kern is None:  # M, N or K = 0: nothing to launch (K = 0: c = act(bias), or zeros)
         if bias is None or mode == "empty":
             return lambda a, b, bias, c=None: new_c(a)
-        return lambda a, b, bias, c=None: _broadcast_bias(new_c(a), bias, m, n)
+        return lambda a, b, bias, c=None: _broadcast_bias(new_c(a), bias, m, n, activation)
     c0 = rows_view(new_c(a), m, n)
     bias_n = 0 if bias is None else n
     # Bound with these arrays; a call passes its arrays' addresses (b.t()'s
@@ -537,50 +559,59 @@ def matmul(a, b):
 _linear_calls = {}
 
 
-def _linear_torch(x, w, bias):
+def _linear_torch(x, w, bias, activation):
     key = (x.shape, x.stride(), x.dtype, x.device, w.shape, w.stride(), w.dtype, w.device,
-           None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.device))
+           None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.device),
+           activation)
     run = _linear_calls.get(key)
     if run is None:
-        run = _remember(_linear_calls, key, _linear_launch(x, w, bias))
+        run = _remember(_linear_calls, key, _linear_launch(x, w, bias, activation))
     return run(x, w, bias)
 
 
-def _linear_run(x, w, bias):
+def _linear_run(x, w, bias, activation):
     arrays = (x, w) if bias is None else (x, w, bias)
-    key = _call_key(arrays, bias is None)
-    return _function_of(_linear_calls, key, lambda: _linear_launch(x, w, bias))(x, w, bias)
+    key = _call_key(arrays, bias is None, _activation_code("linear", activation))
+    return _function_of(_linear_calls, key,
+                        lambda: _linear_launch(x, w, bias, activation))(x, w, bias)
 
 
-def _linear_launch(x, w, bias):
+def _linear_launch(x, w, bias, activation):
     """(x, w, bias) -> y: one GEMM of x's rows (leading dims flattened) by
-    w [N, K] (K-major B: w itself), the bias in the epilogue."""
-    xa, wa, ba, sh, dev = _linear_args(x, w, bias)
+    w [N, K] (K-major B: w itself), the bias and the activation in the
+    epilogue."""
+    xa, wa, ba, sh, dev, act = _linear_args(x, w, bias, activation)
     m, n, k = sh.m, sh.n, sh.k
     major = "k" if not (m and n and k) or _weight_is_k_major(wa, n, k) else "mn"
-    entry = _gemm_entry("linear", xa.dtype, m, n, k, major, dev)
+    entry = _gemm_entry("linear", xa.dtype, m, n, k, major, dev, act)
     w_rows = w if major == "k" else _transposer(w, k, n)(w)
     gemm = _gemm_function(rows_view(x, m, k) if m and k else x, w_rows, bias, entry, m, n,
-                          xa.dtype, sh.c_shape)
+                          xa.dtype, sh.c_shape, activation)
     return lambda x, w, bias: gemm(x, w, bias)
 
 
-def linear(input, weight, bias=None):
-    """torch.nn.functional.linear on the tensor cores: input [..., K] (any
-    leading dims, flattened into the GEMM's rows; contiguous), weight
-    [N, K] (an nn.Linear's weight, as stored), bias [N] or None, one dtype
-    of float16 and bfloat16. y = input @ weight.T + bias [..., N], the bias
-    added in f32 in the GEMM's epilogue before the one rounding (no second
-    pass). N and K multiples of 8."""
+def linear(input, weight, bias=None, activation=None):
+    """torch.nn.functional.linear on the tensor cores, optionally followed
+    by an activation: input [..., K] (any leading dims, flattened into the
+    GEMM's rows; contiguous), weight [N, K] (an nn.Linear's weight, as
+    stored), bias [N] or None, one dtype of float16 and bfloat16.
+    y = act(input @ weight.T + bias) [..., N]: the bias added in f32 and the
+    activation computed in f32 in the GEMM's epilogue, before the one
+    rounding (no second pass). activation: None, "relu", "gelu" (erf, as
+    torch's F.gelu), "gelu_tanh" (F.gelu(approximate="tanh")) or "silu".
+    N and K multiples of 8."""
+    if activation is not None and (type(activation) is not str
+                                   or activation not in _ACTIVATIONS):
+        _activation_code("linear", activation)  # raises, naming the nearest
     if torch is not None and isinstance(input, torch.Tensor):
         ts = (input, weight) if bias is None else (input, weight, bias)
         if (all(isinstance(t, torch.Tensor) for t in ts) and not _is_compiling()
                 and not (any(t.requires_grad for t in ts) and torch.is_grad_enabled())):
-            return _linear_torch(input, weight, bias)
+            return _linear_torch(input, weight, bias, activation)
         if _eager(*ts):
-            return _linear_run(input, weight, bias)
-        return torch.ops.tilec.linear(input, weight, bias)
-    return _linear_run(input, weight, bias)
+            return _linear_run(input, weight, bias, activation)
+        return torch.ops.tilec.linear(input, weight, bias, activation)
+    return _linear_run(input, weight, bias, activation)
 
 
 # ------------------------------------------------------------------ scaled_mm
