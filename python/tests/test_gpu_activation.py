@@ -48,7 +48,8 @@ def assert_within_one_rounding(y, ref, dtype, what):
 
 # (M, N, K) and the kernel the rule table picks for nn.Linear's weight on 132 SMs.
 SHAPES = [
-    ((512, 1024, 512), "gemm"),              # tile multiples
+    ((2048, 2048, 1024), "gemm"),            # tile multiples (BN 256, cluster 2)
+    ((512, 1024, 512), "gemm_splitk"),       # tile multiples, 2 splits
     ((600, 3000, 512), "gemm"),              # ragged M and N (BN 200, cluster 4)
     ((96, 8192, 512), "gemm_m64"),
     ((16, 4096, 4096), "gemm_skinny"),       # decode: K splits through the workspace
@@ -57,8 +58,8 @@ SHAPES = [
     ((136, 256, 14336), "gemm_splitk"),      # splits: the activation after the reduction
 ]
 # f16 at two of them (the instances are compiled per dtype).
-CASES = [(torch.bfloat16, s) for s in SHAPES] + [(torch.float16, SHAPES[1]),
-                                                 (torch.float16, SHAPES[3])]
+CASES = [(torch.bfloat16, s) for s in SHAPES] + [(torch.float16, SHAPES[2]),
+                                                 (torch.float16, SHAPES[4])]
 
 
 @pytest.mark.parametrize("act", list(ACTS))

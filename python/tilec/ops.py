@@ -80,7 +80,9 @@ _scratch = {}  # (device index, stream) -> (f32 workspace, zeroed i32 tile flags
 
 if torch is not None:
     _is_compiling = torch.compiler.is_compiling
-    _capturing = torch.cuda.is_current_stream_capturing
+    # torch.cuda.is_current_stream_capturing's own call (one frame less per call).
+    _capturing = getattr(torch._C, "_cuda_isCurrentStreamCapturing",
+                         torch.cuda.is_current_stream_capturing)
     _raw_stream = torch._C._cuda_getCurrentRawStream  # as the launch reads its stream
 
 
@@ -449,8 +451,11 @@ def _gemm_entry(op, dtype, m, n, k, major, dev, act=0):
     kern = kernel_of(op, plan, dev)
     if plan["variant"] == "persistent":
         return (kern, "persistent", persistent_grid(kern, plan, dev), 0, 0, 1)
-    return (kern, "split", plan["grid"], plan["workspace_floats"], plan["flags"],
-            plan["splits"])
+    # W and flags are read only with splits through global memory (not with
+    # one split, nor by gemm_skinny_dsm, whose splits meet in the cluster).
+    scratch = plan["splits"] > 1 and plan["kernel"] != "gemm_skinny_dsm"
+    return (kern, "split", plan["grid"], plan["workspace_floats"] if scratch else 0,
+            plan["flags"] if scratch else 0, plan["splits"])
 
 
 def _gemm_function(a, b_rows, bias, entry, m, n, dt, out_shape, activation=None):
@@ -467,12 +472,35 @@ def _gemm_function(a, b_rows, bias, entry, m, n, dt, out_shape, activation=None)
     bias_n = 0 if bias is None else n
     # Bound with these arrays; a call passes its arrays' addresses (b.t()'s
     # is b's). Without a bias the kernel gets C as its never-read pointer.
+    # Each function below is the whole call after the key's lookup: the
+    # output's allocation and the launch, no other frame.
     if mode == "persistent":
         launch = kern[grid]._bind(a, b_rows, c0, c0 if bias is None else bias, bias_n)
+        if bias is None:
+            def run(a, b, bias, c=None):
+                if c is None:
+                    c = new_c(a)
+                launch(a, b, c, c)
+                return c
+        else:
+            def run(a, b, bias, c=None):
+                if c is None:
+                    c = new_c(a)
+                launch(a, b, c, bias)
+                return c
+        return run
+    if not ws_floats:
+        # One split (or the K splits reduced in a cluster): the kernel never
+        # touches W and flags; one small array per device stands for both
+        # (no workspace to look up per call, the same addresses every call).
+        unused = _unused_workspace(a)
+        launch = kern[grid]._bind(a, b_rows, c0, unused, unused, splits,
+                                  c0 if bias is None else bias, bias_n)
 
         def run(a, b, bias, c=None):
-            c = new_c(a) if c is None else c
-            launch(a, b, c, c if bias is None else bias)
+            if c is None:
+                c = new_c(a)
+            launch(a, b, c, unused, unused, c if bias is None else bias)
             return c
         return run
     scratch = _scratch_maker(a, ws_floats, nflags)
@@ -481,11 +509,31 @@ def _gemm_function(a, b_rows, bias, entry, m, n, dt, out_shape, activation=None)
                               c0 if bias is None else bias, bias_n)
 
     def run(a, b, bias, c=None):
-        c = new_c(a) if c is None else c
+        if c is None:
+            c = new_c(a)
         ws = scratch()
         launch(a, b, c, ws[0], ws[1], c if bias is None else bias)
         return c
     return run
+
+
+_unused = {}  # (torch?, device) -> (array, its address): a workspace no launch reads
+
+
+def _unused_workspace(like):
+    """The address of a 16-byte array on the device of `like` (kept for the
+    process), passed for the W and flags of a split kernel that reads neither:
+    only the address is checked (device memory, aligned for the kernel's
+    16-byte accesses), as an int, so no dtype is."""
+    is_torch = torch is not None and isinstance(like, torch.Tensor)
+    key = (is_torch, getattr(like, "device", 0))
+    u = _unused.get(key)
+    if u is None:
+        array = _allocator(like, (4,), "f32")(like)
+        address = array.data_ptr() if is_torch else \
+            array.__cuda_array_interface__["data"][0]
+        u = _unused[key] = (array, address)
+    return u[1]
 
 
 _matmul_calls = {}
@@ -497,18 +545,19 @@ def _matmul_torch(a, b):
     run = _matmul_calls.get(key)
     if run is None:
         run = _remember(_matmul_calls, key, _matmul_launch(a, b))
-    return run(a, b)
+    return run(a, b, None)
 
 
 def _matmul_run(a, b):
     """A call on any arrays."""
-    return _function_of(_matmul_calls, _call_key((a, b)), lambda: _matmul_launch(a, b))(a, b)
+    return _function_of(_matmul_calls, _call_key((a, b)),
+                        lambda: _matmul_launch(a, b))(a, b, None)
 
 
 def _matmul_launch(a, b):
     """The function every call with these shapes, strides, dtypes and
-    devices runs: (a, b) -> c. A batch folded into M is one GEMM on a's
-    rows; other batches launch the GEMM once per matrix (_ops_shapes)."""
+    devices runs: (a, b, None) -> c. A batch folded into M is one GEMM on
+    a's rows; other batches launch the GEMM once per matrix (_ops_shapes)."""
     aa, ba, sh, dev = _matmul_args(a, b)
     m, n, k = sh.m, sh.n, sh.k
     launches = m and n and k and sh.launches
@@ -522,8 +571,7 @@ def _matmul_launch(a, b):
             b_rows = (_transposer(b, n, k)(b) if major == "k" else b) if len(ba.shape) == 2 \
                 else matrix_view(b, 0, *bshape)
             a_rows = rows_view(a, m, k)
-        gemm = _gemm_function(a_rows, b_rows, None, entry, m, n, aa.dtype, sh.c_shape)
-        return lambda a, b: gemm(a, b, None)
+        return _gemm_function(a_rows, b_rows, None, entry, m, n, aa.dtype, sh.c_shape)
     # One launch per matrix of c, each at its operands' offsets (views of
     # the right address: the bound launch reads addresses only).
     gemm = _gemm_function(matrix_view(a, sh.a_offsets[0], m, k),
@@ -532,7 +580,7 @@ def _matmul_launch(a, b):
     new_c = _allocator(a, sh.c_shape, aa.dtype)
     offsets = list(zip(sh.a_offsets, sh.b_offsets, sh.c_offsets))
 
-    def run(a, b):
+    def run(a, b, bias):
         c = new_c(a)
         for ao, bo, co in offsets:
             gemm(matrix_view(a, ao, m, k), matrix_view(b, bo, *bshape), None,
@@ -585,9 +633,8 @@ def _linear_launch(x, w, bias, activation):
     major = "k" if not (m and n and k) or _weight_is_k_major(wa, n, k) else "mn"
     entry = _gemm_entry("linear", xa.dtype, m, n, k, major, dev, act)
     w_rows = w if major == "k" else _transposer(w, k, n)(w)
-    gemm = _gemm_function(rows_view(x, m, k) if m and k else x, w_rows, bias, entry, m, n,
+    return _gemm_function(rows_view(x, m, k) if m and k else x, w_rows, bias, entry, m, n,
                           xa.dtype, sh.c_shape, activation)
-    return lambda x, w, bias: gemm(x, w, bias)
 
 
 def linear(input, weight, bias=None, activation=None):
