@@ -163,15 +163,21 @@ GELU_SHAPES = [(4096, 4096, 4096), (16, 4096, 4096)]
 HOST_CALLS = 2000
 
 
+def linear_operands(m, n, k):
+    """x [M, K], w [N, K] and a bias [N] (bf16, the same seed every run)."""
+    g = torch.Generator(device="cuda").manual_seed(0)
+    x = torch.randn(m, k, device="cuda", generator=g).bfloat16()
+    w = torch.randn(n, k, device="cuda", generator=g).bfloat16()
+    b = (torch.randn(n, device="cuda", generator=g) * 8).bfloat16()
+    return x, w, b
+
+
 def linear_bench(results):
     import torch.nn.functional as F
     import tilec.ops
     rows = []
     for m, n, k in LINEAR_SHAPES:
-        g = torch.Generator(device="cuda").manual_seed(0)
-        x = torch.randn(m, k, device="cuda", generator=g).bfloat16()
-        w = torch.randn(n, k, device="cuda", generator=g).bfloat16()
-        b = (torch.randn(n, device="cuda", generator=g) * 8).bfloat16()
+        x, w, b = linear_operands(m, n, k)
         ref = F.linear(x.float(), w.float(), b.float())
         err = ((tilec.ops.linear(x, w, b).float() - ref).norm() / ref.norm()).item()
         ours = event_median(lambda: tilec.ops.linear(x, w, b))
@@ -187,10 +193,7 @@ def linear_bench(results):
     results["linear"] = rows
     rows = []
     for m, n, k in GELU_SHAPES:
-        g = torch.Generator(device="cuda").manual_seed(0)
-        x = torch.randn(m, k, device="cuda", generator=g).bfloat16()
-        w = torch.randn(n, k, device="cuda", generator=g).bfloat16()
-        b = (torch.randn(n, device="cuda", generator=g) * 8).bfloat16()
+        x, w, b = linear_operands(m, n, k)
         ref = F.gelu(F.linear(x.float(), w.float(), b.float()))
         err = ((tilec.ops.linear(x, w, b, activation="gelu").float() - ref).norm()
                / ref.norm()).item()

@@ -12,7 +12,8 @@ import pytest
 import tilec
 import tilec.ops as ops
 from tilec import _ops_kernels
-from test_fake_driver import last_arg, last_kernel, probe, record  # noqa: F401
+from test_fake_driver import last_kernel, probe  # noqa: F401
+from test_fake_linear import bias_args, recorded
 from test_fake_driver import fresh_cache  # noqa: F401  (the fixture)
 
 CODES = {None: 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}
@@ -74,22 +75,6 @@ def test_the_reference_math_is_torchs_definition(name):
     assert abs(reference(name, -1e4)) < 1e-300  # and 0 far left
     assert math.isnan(reference(name, math.nan))
     assert reference(name, math.inf) == math.inf
-
-
-def bias_args(kernel):
-    """(bias address, bias_n) of the last launch of a persistent (5
-    parameters: A, B, C tensors of 128 bytes) or split kernel (8)."""
-    persistent = not ("splitk" in kernel or "skinny" in kernel)
-    first = 3 if persistent else 6
-    return (int.from_bytes(last_arg(first, 8), "little"),
-            int.from_bytes(last_arg(first + 1, 4), "little", signed=True))
-
-
-def recorded(kernel):
-    if "splitk" in kernel or "skinny" in kernel:
-        record(128, 128, 128, 8, 8, 4, 8, 4)
-    else:
-        record(128, 128, 128, 8, 4)
 
 
 @pytest.mark.parametrize("m", [16, 4096])  # the skinny (decode) and the persistent GEMM
