@@ -172,17 +172,22 @@ def linear_operands(m, n, k):
     return x, w, b
 
 
+def compared(ours, theirs, variant, ref):
+    """(relative error of ours() against ref, then the event medians of
+    ours, theirs and a variant of ours), in one run."""
+    err = ((ours().float() - ref).norm() / ref.norm()).item()
+    return err, event_median(ours), event_median(theirs), event_median(variant)
+
+
 def linear_bench(results):
     import torch.nn.functional as F
     import tilec.ops
     rows = []
     for m, n, k in LINEAR_SHAPES:
         x, w, b = linear_operands(m, n, k)
-        ref = F.linear(x.float(), w.float(), b.float())
-        err = ((tilec.ops.linear(x, w, b).float() - ref).norm() / ref.norm()).item()
-        ours = event_median(lambda: tilec.ops.linear(x, w, b))
-        torch_us = event_median(lambda: F.linear(x, w, b))
-        no_bias = event_median(lambda: tilec.ops.linear(x, w))
+        err, ours, torch_us, no_bias = compared(
+            lambda: tilec.ops.linear(x, w, b), lambda: F.linear(x, w, b),
+            lambda: tilec.ops.linear(x, w), F.linear(x.float(), w.float(), b.float()))
         plan = tilec.ops.plan_linear(x, w, b)["describe"]
         r = dict(shape=[m, n, k], tilec_us=ours, torch_us=torch_us, tilec_no_bias_us=no_bias,
                  ratio=torch_us / ours, rel_error=err, kernel=plan)
@@ -194,12 +199,10 @@ def linear_bench(results):
     rows = []
     for m, n, k in GELU_SHAPES:
         x, w, b = linear_operands(m, n, k)
-        ref = F.gelu(F.linear(x.float(), w.float(), b.float()))
-        err = ((tilec.ops.linear(x, w, b, activation="gelu").float() - ref).norm()
-               / ref.norm()).item()
-        ours = event_median(lambda: tilec.ops.linear(x, w, b, activation="gelu"))
-        torch_us = event_median(lambda: F.gelu(F.linear(x, w, b)))
-        bias_only = event_median(lambda: tilec.ops.linear(x, w, b))
+        err, ours, torch_us, bias_only = compared(
+            lambda: tilec.ops.linear(x, w, b, activation="gelu"),
+            lambda: F.gelu(F.linear(x, w, b)), lambda: tilec.ops.linear(x, w, b),
+            F.gelu(F.linear(x.float(), w.float(), b.float())))
         plan = tilec.ops.plan_linear(x, w, b, activation="gelu")["describe"]
         r = dict(shape=[m, n, k], tilec_us=ours, torch_us=torch_us, tilec_bias_only_us=bias_only,
                  ratio=torch_us / ours, rel_error=err, kernel=plan)
