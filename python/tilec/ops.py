@@ -4,6 +4,7 @@
     o = tilec.ops.attention(q, k, v, causal=True)            # q [B, H, Sq, D], k, v [B, Hkv, Sk, D]
     o, lse = tilec.ops.attention(q, k, v, return_lse=True)    # lse [B, H, Sq] f32, natural log
     c = tilec.ops.matmul(a, b)                                # a [M, K] @ b [K, N], f16 / bf16
+    y = tilec.ops.linear(x, w, b, activation="gelu")          # F.gelu(F.linear(x, w, b)), one kernel
     c = tilec.ops.scaled_mm(a8, b8, scale_a, scale_b, out_dtype=torch.bfloat16)  # torch._scaled_mm's contract
 
 Each call picks the kernel instance the sample's C++ host picks for the
