@@ -234,7 +234,7 @@ def overhead_bench(results, label):
     cells = {n: x.cell_contents for n, x in
              zip(run.__code__.co_freevars, run.__closure__ or ())} if run else {}
     launch = cells.get("launch")
-    if launch is not None and run.__code__.co_argcount == 3:  # run(a, b, bias)
+    if launch is not None and run.__code__.co_argcount >= 3:  # run(a, b, bias, c=None)
         unused = cells.get("unused")  # the split kernel's W and flags, one split
         args = (a, bt, c, unused, unused, c) if unused is not None else None
         if args:
