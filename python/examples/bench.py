@@ -16,8 +16,16 @@
 3. tilec.ops.linear with a bias (bf16, the bias in the GEMM's epilogue) beside
    torch.nn.functional.linear (cuBLAS, its own bias epilogue) at LLM shapes, in
    the same run and timed the same way (event_median); also tilec without the
-   bias, so the line shows what the fused bias costs. --linear-only runs this
-   part alone."""
+   bias, so the line shows what the fused bias costs; and linear + bias + GELU
+   (tilec.ops.linear(..., activation="gelu"), fused in the epilogue) beside
+   F.gelu(F.linear(...)) (torch's two kernels). --linear-only runs this part
+   alone.
+4. Host time per call (--overhead): tilec.ops.matmul and torch.matmul on a
+   tiny problem (f16 64x256x256, a kernel shorter than a call) in a loop of
+   2,000 calls between two synchronisations, best of 5 rounds, and the
+   stages of one tilec call measured alone the same way. --overhead-only runs
+   this part alone (with any build of the package: the before/after of a
+   change is two runs of it in one process each)."""
 
 import argparse
 import json
@@ -79,7 +87,7 @@ def cpp_gemm_us(gemm_bin):
 
 def gemm_bench(gemm_bin, results):
     mod = gemm_module()
-    kern = mod.kernel("gemm", BN=256)
+    kern = mod.kernel("gemm", BN=256, ACT=0)
     m = n = k = 4096
     torch.manual_seed(0)
     a = torch.randn(m, k, dtype=torch.float16, device="cuda")
@@ -151,6 +159,24 @@ def launch_bench(launch_bench_bin, results):
 
 
 LINEAR_SHAPES = [(4096, 4096, 4096), (16, 4096, 4096), (2048, 11008, 4096)]  # M, N, K
+GELU_SHAPES = [(4096, 4096, 4096), (16, 4096, 4096)]
+HOST_CALLS = 2000
+
+
+def linear_operands(m, n, k):
+    """x [M, K], w [N, K] and a bias [N] (bf16, the same seed every run)."""
+    g = torch.Generator(device="cuda").manual_seed(0)
+    x = torch.randn(m, k, device="cuda", generator=g).bfloat16()
+    w = torch.randn(n, k, device="cuda", generator=g).bfloat16()
+    b = (torch.randn(n, device="cuda", generator=g) * 8).bfloat16()
+    return x, w, b
+
+
+def compared(ours, theirs, variant, ref):
+    """(relative error of ours() against ref, then the event medians of
+    ours, theirs and a variant of ours), in one run."""
+    err = ((ours().float() - ref).norm() / ref.norm()).item()
+    return err, event_median(ours), event_median(theirs), event_median(variant)
 
 
 def linear_bench(results):
@@ -158,15 +184,10 @@ def linear_bench(results):
     import tilec.ops
     rows = []
     for m, n, k in LINEAR_SHAPES:
-        g = torch.Generator(device="cuda").manual_seed(0)
-        x = torch.randn(m, k, device="cuda", generator=g).bfloat16()
-        w = torch.randn(n, k, device="cuda", generator=g).bfloat16()
-        b = (torch.randn(n, device="cuda", generator=g) * 8).bfloat16()
-        ref = F.linear(x.float(), w.float(), b.float())
-        err = ((tilec.ops.linear(x, w, b).float() - ref).norm() / ref.norm()).item()
-        ours = event_median(lambda: tilec.ops.linear(x, w, b))
-        torch_us = event_median(lambda: F.linear(x, w, b))
-        no_bias = event_median(lambda: tilec.ops.linear(x, w))
+        x, w, b = linear_operands(m, n, k)
+        err, ours, torch_us, no_bias = compared(
+            lambda: tilec.ops.linear(x, w, b), lambda: F.linear(x, w, b),
+            lambda: tilec.ops.linear(x, w), F.linear(x.float(), w.float(), b.float()))
         plan = tilec.ops.plan_linear(x, w, b)["describe"]
         r = dict(shape=[m, n, k], tilec_us=ours, torch_us=torch_us, tilec_no_bias_us=no_bias,
                  ratio=torch_us / ours, rel_error=err, kernel=plan)
@@ -175,6 +196,59 @@ def linear_bench(results):
               f"{torch_us:.1f} us: tilec at {r['ratio']:.2f} x torch's speed (without the bias "
               f"{no_bias:.1f} us; rel. error vs f32 {err:.1e}; {plan})", flush=True)
     results["linear"] = rows
+    rows = []
+    for m, n, k in GELU_SHAPES:
+        x, w, b = linear_operands(m, n, k)
+        err, ours, torch_us, bias_only = compared(
+            lambda: tilec.ops.linear(x, w, b, activation="gelu"),
+            lambda: F.gelu(F.linear(x, w, b)), lambda: tilec.ops.linear(x, w, b),
+            F.gelu(F.linear(x.float(), w.float(), b.float())))
+        plan = tilec.ops.plan_linear(x, w, b, activation="gelu")["describe"]
+        r = dict(shape=[m, n, k], tilec_us=ours, torch_us=torch_us, tilec_bias_only_us=bias_only,
+                 ratio=torch_us / ours, rel_error=err, kernel=plan)
+        rows.append(r)
+        print(f"linear+bias+gelu bf16 M={m} N={n} K={k}: tilec {ours:.1f} us, torch "
+              f"F.gelu(F.linear) {torch_us:.1f} us: tilec at {r['ratio']:.2f} x torch's speed "
+              f"(bias only {bias_only:.1f} us; rel. error vs f32 {err:.1e}; {plan})", flush=True)
+    results["linear_gelu"] = rows
+
+
+def overhead_bench(results, label):
+    """Host µs per call of tilec.ops.matmul and torch.matmul on a tiny
+    problem, and the stages of a tilec call alone."""
+    import tilec.ops
+    a = torch.randn(64, 256, device="cuda").half()
+    w = torch.randn(256, 256, device="cuda").half()
+    bt = w.t()
+    c = tilec.ops.matmul(a, bt)
+    err = ((c.float() - a.float() @ bt.float()).norm() / (a.float() @ bt.float()).norm()).item()
+    r = {"label": label, "rel_error": err,
+         "tilec.ops.matmul": host_loop(lambda: tilec.ops.matmul(a, bt), HOST_CALLS),
+         "torch.matmul": host_loop(lambda: torch.matmul(a, bt), HOST_CALLS)}
+    # The stages, each in a loop of its own (what the call adds up).
+    key = (a.shape, a.stride(), a.dtype, a.device, bt.shape, bt.stride(), bt.dtype, bt.device)
+    r["stage: key"] = host_loop(lambda: (a.shape, a.stride(), a.dtype, a.device, bt.shape,
+                                         bt.stride(), bt.dtype, bt.device), HOST_CALLS)
+    r["stage: new_empty"] = host_loop(lambda: a.new_empty((64, 256)), HOST_CALLS)
+    run = getattr(tilec.ops, "_matmul_calls", {}).get(key)
+    cells = {n: x.cell_contents for n, x in
+             zip(run.__code__.co_freevars, run.__closure__ or ())} if run else {}
+    launch = cells.get("launch")
+    if launch is not None and run.__code__.co_argcount >= 3:  # run(a, b, bias, c=None)
+        unused = cells.get("unused")  # the split kernel's W and flags, one split
+        args = (a, bt, c, unused, unused, c) if unused is not None else None
+        if args:
+            r["stage: bound launch"] = host_loop(lambda: launch(*args), HOST_CALLS)
+        r["stage: the key's function"] = host_loop(lambda: run(a, bt, None), HOST_CALLS)
+    results.setdefault("overhead", []).append(r)
+    print(f"per call ({label}), f16 64x256x256 on {torch.cuda.get_device_name()}, "
+          f"{HOST_CALLS} calls, best of {ROUNDS}: tilec.ops.matmul "
+          f"{r['tilec.ops.matmul']:.2f} us, torch.matmul {r['torch.matmul']:.2f} us "
+          f"(tilec / torch = {r['tilec.ops.matmul'] / r['torch.matmul']:.2f}; rel. error "
+          f"{err:.1e})", flush=True)
+    for name, v in r.items():
+        if name.startswith("stage"):
+            print(f"  {name:28s} {v:.2f} us")
 
 
 def load_bench(results):
@@ -204,8 +278,16 @@ def main():
     p.add_argument("--json", default=None)
     p.add_argument("--skip-gemm", action="store_true")
     p.add_argument("--linear-only", action="store_true")
+    p.add_argument("--overhead-only", default=None, metavar="LABEL",
+                   help="only the host time per call, its lines labelled LABEL")
     args = p.parse_args()
     results = {"device": torch.cuda.get_device_name()}
+    if args.overhead_only:
+        overhead_bench(results, args.overhead_only)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=1)
+        return
     linear_bench(results)
     if args.linear_only:
         if args.json:
@@ -213,6 +295,7 @@ def main():
                 json.dump(results, f, indent=1)
         return
     launch_bench(args.launch_bench, results)
+    overhead_bench(results, "this build")
     load_bench(results)
     if not args.skip_gemm:
         gemm_bench(args.gemm_bin, results)

@@ -21,7 +21,8 @@ def gemm_module():
         _module = sample_module("samples/gemm/gemm.tile", "gemm_f16_mc.ptx",
                                 defines={"T": ["f16"], "BN": [256, 128],
                                          "gemm_splitk.BN": [128], "gemm_splitk.S": [6],
-                                         "gemm_splitk.NB": [1], "gemm_splitk_bmn.BN": [128]})
+                                         "gemm_splitk.NB": [1], "gemm_splitk_bmn.BN": [128],
+                                         "ACT": [0]})  # no activation (tilec.ops.linear's)
     return _module
 
 
@@ -29,7 +30,7 @@ def matmul(a, b_nk, bn=256, out=None):
     """a [M, K] @ b_nk.T, with b_nk [N, K] (K-major B), all torch.float16."""
     m, k = a.shape
     n = b_nk.shape[0]
-    kern = gemm_module().kernel("gemm", BN=bn)
+    kern = gemm_module().kernel("gemm", BN=bn, ACT=0)
     cluster = kern.cluster[0]
     if m % (128 * cluster) or n % bn or k % 64:
         raise ValueError(f"M must be a multiple of {128 * cluster}, N of {bn}, K of 64")

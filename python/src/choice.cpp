@@ -88,8 +88,10 @@ py::dict attentionPlan(const std::string &dtype, int64_t dim, bool causal, int64
 
 // f16 / bf16 GEMM: gemm::ruleChoice (gemm_choice.h), as `gemm --check` and
 // `--bench` run a shape that the tune cache does not hold.
+// `activation`: the epilogue's ACT (gemm.tile: 0 none, 1 relu, 2 gelu, 3
+// gelu_tanh, 4 silu), the last compile-time parameter of every GEMM kernel.
 py::dict gemmPlan(const std::string &dtype, int64_t m, int64_t n, int64_t k, bool bKMajor,
-                  int sms) {
+                  int sms, int64_t activation) {
   using namespace gemm;
   Problem p{m, n, k, dtype == "bf16" ? DType::BF16 : DType::F16,
             bKMajor ? BMajor::K : BMajor::MN};
@@ -97,8 +99,10 @@ py::dict gemmPlan(const std::string &dtype, int64_t m, int64_t n, int64_t k, boo
   const bool skinny = c.variant == Variant::Skinny;
   const std::string ptx = skinny ? skinnyPtxName(p.dtype)
                                  : ptxName(p.dtype, usesMulticastPtx(c), ptxCluster(c));
+  Args args = instanceArgs(c, p.bmajor);
+  args.emplace_back("ACT", activation);
   py::dict d = plan(skinny ? "samples/gemm/gemm_skinny.tile" : "samples/gemm/gemm.tile", ptx,
-                    kernelName(c, p.bmajor), dtype, instanceArgs(c, p.bmajor));
+                    kernelName(c, p.bmajor), dtype, args);
   // The PTX's cluster: gemm.tile as written (2), --cluster=1 (_nomc), 4 (_mc4).
   if (!skinny && !usesMulticastPtx(c))
     d["cluster_option"] = 1;
@@ -201,7 +205,7 @@ void bindChoices(py::module_ &m) {
     return d;
   }, py::arg("dim"), py::arg("causal"), py::arg("seq_q"), py::arg("wgs") = 0);
   m.def("_gemm_plan", &gemmPlan, py::arg("dtype"), py::arg("m"), py::arg("n"), py::arg("k"),
-        py::arg("b_k_major"), py::arg("sms"));
+        py::arg("b_k_major"), py::arg("sms"), py::arg("activation") = 0);
   m.def("_fp8_plan", &fp8Plan, py::arg("format"), py::arg("m"), py::arg("n"), py::arg("k"),
         py::arg("rowcol"), py::arg("sms"));
   m.def("_gemm_alignment_problem", [](int64_t m, int64_t n, int64_t k, bool bKMajor) {

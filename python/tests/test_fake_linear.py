@@ -244,3 +244,20 @@ def test_a_column_major_weight_runs_and_plans_the_mn_major_kernel():
     assert plan["kernel"] == "gemm_bmn"
     ops.linear(x, w, arr((3000,)))
     assert last_kernel().startswith("gemm_bmn$Tf16")
+
+
+def test_a_repeated_call_asks_the_driver_only_about_new_addresses():
+    """A key's bound launch checks an address's memory (cuPointerGetAttributes)
+    the first time it sees it at a parameter: calls on the same operands ask
+    only about their new outputs, a new operand is asked about once."""
+    p = probe()
+    x, w, b = arr((300, 64)), arr((128, 64)), arr((128,))
+    outputs = [ops.linear(x, w, b)]  # bound: every argument checked
+    q = p.probe_pointer_queries()
+    outputs += [ops.linear(x, w, b) for _ in range(3)]  # kept: each at a new address
+    assert p.probe_pointer_queries() == q + 3
+    x2 = arr((300, 64))
+    outputs.append(ops.linear(x2, w, b))
+    assert p.probe_pointer_queries() == q + 3 + 2  # x2 and the output
+    outputs.append(ops.linear(x, w, b))  # x again: still among its last two
+    assert p.probe_pointer_queries() == q + 3 + 2 + 1

@@ -255,7 +255,7 @@ def test_matmul_launches_each_variant():
     a, b = arr((512, 320), "f16"), arr((320, 768), "f16")  # few tiles: split-K
     ops.matmul(a, b)
     plan = ops.plan_matmul(a, b)
-    assert plan["variant"] == "splitk" and last_kernel() == "gemm_splitk_bmn$Tf16$BN128"
+    assert plan["variant"] == "splitk" and last_kernel() == "gemm_splitk_bmn$Tf16$BN128$ACT0"
     assert last_config()["grid"] == plan["grid"] == (plan["flags"], plan["splits"], 1)
     # b column-major (b.t() of an [N, K] weight): K-major, the skinny kernel for M = 16.
     w = arr((4096, 1024), "bf16")

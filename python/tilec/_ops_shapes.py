@@ -157,10 +157,18 @@ def gemm_dtypes(op, *args):
                               f"{first.name}'s)")
 
 
-def broadcast_bias(c, bias, m, n):
+def broadcast_bias(c, bias, m, n, activation=None):
     """K = 0: input @ weight.T is zeros, so linear's result is the bias in
-    every row."""
+    every row (through the activation, computed in f32 as the epilogue
+    does, by torch's own functions: no kernel runs)."""
     if is_torch(c):
+        if activation is not None:
+            import torch.nn.functional as F
+            f32 = bias.float()
+            bias = (F.relu(f32) if activation == "relu" else
+                    F.gelu(f32) if activation == "gelu" else
+                    F.gelu(f32, approximate="tanh") if activation == "gelu_tanh" else
+                    F.silu(f32)).to(c.dtype)
         return c.view(m, n).copy_(bias.expand(m, n)).view(c.shape)
     raise OpArgumentError("tilec.ops.linear: K = 0 with a bias needs torch tensors (the "
                           "result is the bias broadcast over the rows)")

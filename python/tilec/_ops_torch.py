@@ -56,12 +56,13 @@ def register(torch, attention_run, attention_args, matmul_run, matmul_args, line
         setup_context=_no_backward("matmul", "")[0])
 
     @custom_op("tilec::linear", mutates_args=())
-    def linear(x: Tensor, w: Tensor, bias: Optional[Tensor]) -> Tensor:
-        return linear_run(x, w, bias)
+    def linear(x: Tensor, w: Tensor, bias: Optional[Tensor],
+               activation: Optional[str] = None) -> Tensor:
+        return linear_run(x, w, bias, activation)
 
     @linear.register_fake
-    def _(x, w, bias):
-        return x.new_empty(linear_args(x, w, bias)[3].c_shape)
+    def _(x, w, bias, activation=None):
+        return x.new_empty(linear_args(x, w, bias, activation)[3].c_shape)
 
     register_autograd("tilec::linear", _no_backward(
         "linear", "use torch.nn.functional.linear where gradients are needed")[1],

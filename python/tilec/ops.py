@@ -4,6 +4,7 @@
     o = tilec.ops.attention(q, k, v, causal=True)            # q [B, H, Sq, D], k, v [B, Hkv, Sk, D]
     o, lse = tilec.ops.attention(q, k, v, return_lse=True)    # lse [B, H, Sq] f32, natural log
     c = tilec.ops.matmul(a, b)                                # a [M, K] @ b [K, N], f16 / bf16
+    y = tilec.ops.linear(x, w, b, activation="gelu")          # F.gelu(F.linear(x, w, b)), one kernel
     c = tilec.ops.scaled_mm(a8, b8, scale_a, scale_b, out_dtype=torch.bfloat16)  # torch._scaled_mm's contract
 
 Each call picks the kernel instance the sample's C++ host picks for the
@@ -22,7 +23,7 @@ __cuda_array_interface__) arrays and return DeviceArrays. docs/python.md,
 import math
 
 from . import _tilec
-from ._errors import fields
+from ._errors import did_you_mean, fields, nearest_names
 from ._ops_kernels import (Arg, OpArgumentError, OpTypeError, View, kernel_of, persistent_grid,
                            sm_count)
 from ._ops_shapes import (b_major as _b_major, broadcast_bias as _broadcast_bias,
@@ -38,6 +39,9 @@ __all__ = ["attention", "matmul", "linear", "scaled_mm", "plan_attention", "plan
            "plan_linear", "plan_scaled_mm", "OpArgumentError", "OpTypeError"]
 
 _HEAD_DIMS = (64, 128, 256)
+# linear's activations: the GEMM kernels' compile-time parameter ACT
+# (samples/gemm/gemm.tile), applied in the epilogue.
+_ACTIVATIONS = {None: 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}
 _I32 = 2 ** 31
 
 
@@ -77,7 +81,9 @@ _scratch = {}  # (device index, stream) -> (f32 workspace, zeroed i32 tile flags
 
 if torch is not None:
     _is_compiling = torch.compiler.is_compiling
-    _capturing = torch.cuda.is_current_stream_capturing
+    # torch.cuda.is_current_stream_capturing's own call (one frame less per call).
+    _capturing = getattr(torch._C, "_cuda_isCurrentStreamCapturing",
+                         torch.cuda.is_current_stream_capturing)
     _raw_stream = torch._C._cuda_getCurrentRawStream  # as the launch reads its stream
 
 
@@ -375,22 +381,38 @@ def _matmul_args(a, b):
     return aa, ba, sh, dev
 
 
-def _linear_args(x, w, bias):
+def _activation_code(op, activation):
+    """The kernels' ACT of an activation name, or a refusal naming the
+    nearest one."""
+    if activation is not None and not isinstance(activation, str):
+        raise OpTypeError(f"tilec.ops.{op}: activation must be None or one of 'relu', 'gelu', "
+                          f"'gelu_tanh', 'silu', not {activation!r}")
+    code = _ACTIVATIONS.get(activation)
+    if code is None:
+        names = [a for a in _ACTIVATIONS if a]
+        near = nearest_names(activation, names)
+        raise OpArgumentError(f"tilec.ops.{op}: unknown activation '{activation}' (the GEMM's "
+                              f"epilogue has {', '.join(map(repr, names))}){did_you_mean(near)}")
+    return code
+
+
+def _linear_args(x, w, bias, activation=None):
     op = "linear"
+    act = _activation_code(op, activation)
     xa, wa = Arg(op, "input", x), Arg(op, "weight", w)
     ba = None if bias is None else Arg(op, "bias", bias)
     _gemm_dtypes(op, *(a for a in (xa, wa, ba) if a is not None))
     sh = linear_shapes(xa, wa, ba)
     dev = _same_device(op, *(a for a in (xa, wa, ba) if a is not None))
-    return xa, wa, ba, sh, dev
+    return xa, wa, ba, sh, dev, act
 
 
-def _gemm_plan(op, dtype, m, n, k, major, dev):
+def _gemm_plan(op, dtype, m, n, k, major, dev, act):
     why = _tilec._gemm_alignment_problem(m, n, k, major == "k")
     if why:
         raise OpArgumentError(f"tilec.ops.{op}: {m}x{n}x{k} rejected: {why}; pad K and N to "
                               f"multiples of 8 with zeros")
-    return _tilec._gemm_plan(dtype, m, n, k, major == "k", sm_count(dev))
+    return _tilec._gemm_plan(dtype, m, n, k, major == "k", sm_count(dev), act)
 
 
 def plan_matmul(a, b):
@@ -409,48 +431,77 @@ def _weight_is_k_major(wa, n, k):
     return _b_major("linear", wa, n, k, name="weight") == "mn"
 
 
-def plan_linear(x, weight, bias=None):
-    """The kernel tilec.ops.linear runs (the GEMM of x's rows, flattened)."""
-    xa, wa, ba, sh, dev = _linear_args(x, weight, bias)
+def plan_linear(x, weight, bias=None, activation=None):
+    """The kernel tilec.ops.linear runs (the GEMM of x's rows, flattened;
+    the activation is its compile-time parameter ACT)."""
+    xa, wa, ba, sh, dev, act = _linear_args(x, weight, bias, activation)
     k_major = _weight_is_k_major(wa, sh.n, sh.k)
-    p = _tilec._gemm_plan(xa.dtype, sh.m, sh.n, sh.k, k_major, sm_count(dev or 0))
+    p = _tilec._gemm_plan(xa.dtype, sh.m, sh.n, sh.k, k_major, sm_count(dev or 0), act)
     p["batches"] = 1
     p["bias"] = "fused" if ba is not None else None
+    p["activation"] = activation
     return fields(p, "tilec.ops.plan_linear's plan")
 
 
-def _gemm_entry(op, dtype, m, n, k, major, dev):
-    """(kernel, mode, grid, workspace floats, flags, splits) of one GEMM."""
+def _gemm_entry(op, dtype, m, n, k, major, dev, act=0):
+    """(kernel, mode, grid, workspace floats, flags, splits) of one GEMM with
+    the epilogue's activation `act` (the kernels' ACT)."""
     if m == 0 or n == 0 or k == 0:
         return (None, "empty" if m == 0 or n == 0 else "zero", None, 0, 0, 1)
-    plan = _gemm_plan(op, dtype, m, n, k, major, dev)
+    plan = _gemm_plan(op, dtype, m, n, k, major, dev, act)
     kern = kernel_of(op, plan, dev)
     if plan["variant"] == "persistent":
         return (kern, "persistent", persistent_grid(kern, plan, dev), 0, 0, 1)
-    return (kern, "split", plan["grid"], plan["workspace_floats"], plan["flags"],
-            plan["splits"])
+    # W and flags are read only with splits through global memory (not with
+    # one split, nor by gemm_skinny_dsm, whose splits meet in the cluster).
+    scratch = plan["splits"] > 1 and plan["kernel"] != "gemm_skinny_dsm"
+    return (kern, "split", plan["grid"], plan["workspace_floats"] if scratch else 0,
+            plan["flags"] if scratch else 0, plan["splits"])
 
 
-def _gemm_function(a, b_rows, bias, entry, m, n, dt, out_shape):
+def _gemm_function(a, b_rows, bias, entry, m, n, dt, out_shape, activation=None):
     """The function of one GEMM's key: (a [M, K] rows, b as the kernel's B,
     bias or None, c or None: a new one of out_shape) -> c, each array like
     the bound one (its address alone is read)."""
     kern, mode, grid, ws_floats, nflags, splits = entry
     new_c = _allocator(a, out_shape, dt, zero=kern is None and mode == "zero")
-    if kern is None:  # M, N or K = 0: nothing to launch (K = 0: c = bias, or zeros)
+    if kern is None:  # M, N or K = 0: nothing to launch (K = 0: c = act(bias), or zeros)
         if bias is None or mode == "empty":
             return lambda a, b, bias, c=None: new_c(a)
-        return lambda a, b, bias, c=None: _broadcast_bias(new_c(a), bias, m, n)
+        return lambda a, b, bias, c=None: _broadcast_bias(new_c(a), bias, m, n, activation)
     c0 = rows_view(new_c(a), m, n)
     bias_n = 0 if bias is None else n
     # Bound with these arrays; a call passes its arrays' addresses (b.t()'s
     # is b's). Without a bias the kernel gets C as its never-read pointer.
+    # Each function below is the whole call after the key's lookup: the
+    # output's allocation and the launch, no other frame.
     if mode == "persistent":
         launch = kern[grid]._bind(a, b_rows, c0, c0 if bias is None else bias, bias_n)
+        if bias is None:
+            def run(a, b, bias, c=None):
+                if c is None:
+                    c = new_c(a)
+                launch(a, b, c, c)
+                return c
+        else:
+            def run(a, b, bias, c=None):
+                if c is None:
+                    c = new_c(a)
+                launch(a, b, c, bias)
+                return c
+        return run
+    if not ws_floats:
+        # One split (or the K splits reduced in a cluster): the kernel never
+        # touches W and flags; one small array per device stands for both
+        # (no workspace to look up per call, the same addresses every call).
+        unused = _unused_workspace(a)
+        launch = kern[grid]._bind(a, b_rows, c0, unused, unused, splits,
+                                  c0 if bias is None else bias, bias_n)
 
         def run(a, b, bias, c=None):
-            c = new_c(a) if c is None else c
-            launch(a, b, c, c if bias is None else bias)
+            if c is None:
+                c = new_c(a)
+            launch(a, b, c, unused, unused, c if bias is None else bias)
             return c
         return run
     scratch = _scratch_maker(a, ws_floats, nflags)
@@ -459,11 +510,31 @@ def _gemm_function(a, b_rows, bias, entry, m, n, dt, out_shape):
                               c0 if bias is None else bias, bias_n)
 
     def run(a, b, bias, c=None):
-        c = new_c(a) if c is None else c
+        if c is None:
+            c = new_c(a)
         ws = scratch()
         launch(a, b, c, ws[0], ws[1], c if bias is None else bias)
         return c
     return run
+
+
+_unused = {}  # (torch?, device) -> (array, its address): a workspace no launch reads
+
+
+def _unused_workspace(like):
+    """The address of a 16-byte array on the device of `like` (kept for the
+    process), passed for the W and flags of a split kernel that reads neither:
+    only the address is checked (device memory, aligned for the kernel's
+    16-byte accesses), as an int, so no dtype is."""
+    is_torch = torch is not None and isinstance(like, torch.Tensor)
+    key = (is_torch, getattr(like, "device", 0))
+    u = _unused.get(key)
+    if u is None:
+        array = _allocator(like, (4,), "f32")(like)
+        address = array.data_ptr() if is_torch else \
+            array.__cuda_array_interface__["data"][0]
+        u = _unused[key] = (array, address)
+    return u[1]
 
 
 _matmul_calls = {}
@@ -475,18 +546,19 @@ def _matmul_torch(a, b):
     run = _matmul_calls.get(key)
     if run is None:
         run = _remember(_matmul_calls, key, _matmul_launch(a, b))
-    return run(a, b)
+    return run(a, b, None)
 
 
 def _matmul_run(a, b):
     """A call on any arrays."""
-    return _function_of(_matmul_calls, _call_key((a, b)), lambda: _matmul_launch(a, b))(a, b)
+    return _function_of(_matmul_calls, _call_key((a, b)),
+                        lambda: _matmul_launch(a, b))(a, b, None)
 
 
 def _matmul_launch(a, b):
     """The function every call with these shapes, strides, dtypes and
-    devices runs: (a, b) -> c. A batch folded into M is one GEMM on a's
-    rows; other batches launch the GEMM once per matrix (_ops_shapes)."""
+    devices runs: (a, b, None) -> c. A batch folded into M is one GEMM on
+    a's rows; other batches launch the GEMM once per matrix (_ops_shapes)."""
     aa, ba, sh, dev = _matmul_args(a, b)
     m, n, k = sh.m, sh.n, sh.k
     launches = m and n and k and sh.launches
@@ -500,8 +572,7 @@ def _matmul_launch(a, b):
             b_rows = (_transposer(b, n, k)(b) if major == "k" else b) if len(ba.shape) == 2 \
                 else matrix_view(b, 0, *bshape)
             a_rows = rows_view(a, m, k)
-        gemm = _gemm_function(a_rows, b_rows, None, entry, m, n, aa.dtype, sh.c_shape)
-        return lambda a, b: gemm(a, b, None)
+        return _gemm_function(a_rows, b_rows, None, entry, m, n, aa.dtype, sh.c_shape)
     # One launch per matrix of c, each at its operands' offsets (views of
     # the right address: the bound launch reads addresses only).
     gemm = _gemm_function(matrix_view(a, sh.a_offsets[0], m, k),
@@ -510,7 +581,7 @@ def _matmul_launch(a, b):
     new_c = _allocator(a, sh.c_shape, aa.dtype)
     offsets = list(zip(sh.a_offsets, sh.b_offsets, sh.c_offsets))
 
-    def run(a, b):
+    def run(a, b, bias):
         c = new_c(a)
         for ao, bo, co in offsets:
             gemm(matrix_view(a, ao, m, k), matrix_view(b, bo, *bshape), None,
@@ -529,7 +600,13 @@ def matmul(a, b):
     if torch is not None and isinstance(a, torch.Tensor):
         if (isinstance(b, torch.Tensor) and not _is_compiling()
                 and not ((a.requires_grad or b.requires_grad) and torch.is_grad_enabled())):
-            return _matmul_torch(a, b)
+            # _matmul_torch's body, one frame less per call.
+            key = (a.shape, a.stride(), a.dtype, a.device, b.shape, b.stride(), b.dtype,
+                   b.device)
+            run = _matmul_calls.get(key)
+            if run is None:
+                run = _remember(_matmul_calls, key, _matmul_launch(a, b))
+            return run(a, b, None)
         return _matmul_run(a, b) if _eager(a, b) else torch.ops.tilec.matmul(a, b)
     return _matmul_run(a, b)
 
@@ -537,50 +614,58 @@ def matmul(a, b):
 _linear_calls = {}
 
 
-def _linear_torch(x, w, bias):
+def _linear_torch(x, w, bias, activation):
     key = (x.shape, x.stride(), x.dtype, x.device, w.shape, w.stride(), w.dtype, w.device,
-           None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.device))
+           None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.device),
+           activation)
     run = _linear_calls.get(key)
     if run is None:
-        run = _remember(_linear_calls, key, _linear_launch(x, w, bias))
+        run = _remember(_linear_calls, key, _linear_launch(x, w, bias, activation))
     return run(x, w, bias)
 
 
-def _linear_run(x, w, bias):
+def _linear_run(x, w, bias, activation):
     arrays = (x, w) if bias is None else (x, w, bias)
-    key = _call_key(arrays, bias is None)
-    return _function_of(_linear_calls, key, lambda: _linear_launch(x, w, bias))(x, w, bias)
+    key = _call_key(arrays, bias is None, _activation_code("linear", activation))
+    return _function_of(_linear_calls, key,
+                        lambda: _linear_launch(x, w, bias, activation))(x, w, bias)
 
 
-def _linear_launch(x, w, bias):
+def _linear_launch(x, w, bias, activation):
     """(x, w, bias) -> y: one GEMM of x's rows (leading dims flattened) by
-    w [N, K] (K-major B: w itself), the bias in the epilogue."""
-    xa, wa, ba, sh, dev = _linear_args(x, w, bias)
+    w [N, K] (K-major B: w itself), the bias and the activation in the
+    epilogue."""
+    xa, wa, ba, sh, dev, act = _linear_args(x, w, bias, activation)
     m, n, k = sh.m, sh.n, sh.k
     major = "k" if not (m and n and k) or _weight_is_k_major(wa, n, k) else "mn"
-    entry = _gemm_entry("linear", xa.dtype, m, n, k, major, dev)
+    entry = _gemm_entry("linear", xa.dtype, m, n, k, major, dev, act)
     w_rows = w if major == "k" else _transposer(w, k, n)(w)
-    gemm = _gemm_function(rows_view(x, m, k) if m and k else x, w_rows, bias, entry, m, n,
-                          xa.dtype, sh.c_shape)
-    return lambda x, w, bias: gemm(x, w, bias)
+    return _gemm_function(rows_view(x, m, k) if m and k else x, w_rows, bias, entry, m, n,
+                          xa.dtype, sh.c_shape, activation)
 
 
-def linear(input, weight, bias=None):
-    """torch.nn.functional.linear on the tensor cores: input [..., K] (any
-    leading dims, flattened into the GEMM's rows; contiguous), weight
-    [N, K] (an nn.Linear's weight, as stored), bias [N] or None, one dtype
-    of float16 and bfloat16. y = input @ weight.T + bias [..., N], the bias
-    added in f32 in the GEMM's epilogue before the one rounding (no second
-    pass). N and K multiples of 8."""
+def linear(input, weight, bias=None, activation=None):
+    """torch.nn.functional.linear on the tensor cores, optionally followed
+    by an activation: input [..., K] (any leading dims, flattened into the
+    GEMM's rows; contiguous), weight [N, K] (an nn.Linear's weight, as
+    stored), bias [N] or None, one dtype of float16 and bfloat16.
+    y = act(input @ weight.T + bias) [..., N]: the bias added in f32 and the
+    activation computed in f32 in the GEMM's epilogue, before the one
+    rounding (no second pass). activation: None, "relu", "gelu" (erf, as
+    torch's F.gelu), "gelu_tanh" (F.gelu(approximate="tanh")) or "silu".
+    N and K multiples of 8."""
+    if activation is not None and (type(activation) is not str
+                                   or activation not in _ACTIVATIONS):
+        _activation_code("linear", activation)  # raises, naming the nearest
     if torch is not None and isinstance(input, torch.Tensor):
         ts = (input, weight) if bias is None else (input, weight, bias)
         if (all(isinstance(t, torch.Tensor) for t in ts) and not _is_compiling()
                 and not (any(t.requires_grad for t in ts) and torch.is_grad_enabled())):
-            return _linear_torch(input, weight, bias)
+            return _linear_torch(input, weight, bias, activation)
         if _eager(*ts):
-            return _linear_run(input, weight, bias)
-        return torch.ops.tilec.linear(input, weight, bias)
-    return _linear_run(input, weight, bias)
+            return _linear_run(input, weight, bias, activation)
+        return torch.ops.tilec.linear(input, weight, bias, activation)
+    return _linear_run(input, weight, bias, activation)
 
 
 # ------------------------------------------------------------------ scaled_mm

@@ -5,7 +5,12 @@
 // pays for launchDescribed's argument work once: Kernel::bind makes every
 // check and encodes the maps; BoundLaunch::launch then redoes only what an
 // address decides (its memory, a pointer's alignment, a map's address rule
-// and encoding) and launches.
+// and encoding) and launches. The memory query (cuPointerGetAttributes, the
+// driver's allocation lookup) is skipped for an address the binding's
+// previous launches already had at that parameter (kRecentAddresses of
+// them): a caller that relaunches with the arrays it holds (tilec.ops: the
+// same operands, an output alternating between two buffers of torch's
+// allocator) asks the driver nothing per launch; a new address is queried.
 //===----------------------------------------------------------------------===//
 #include "LaunchGuard.h"
 #include "Provenance.h"
@@ -13,7 +18,10 @@
 #include "TensorArgs.h"
 #include "tile/runtime.h"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -29,8 +37,12 @@ struct BoundLaunch::State {
   std::vector<void *> declaredArgs; // into values (nullptr for a tensor)
   detail::BoundArguments bound;     // the driver's list, when the kernel has tensors
   std::vector<void *> *driverArgs = &declaredArgs;
+  static constexpr size_t kRecentAddresses = 2;
   struct Address {
     size_t param;
+    // The addresses whose memory the driver confirmed here, the most
+    // recently launched first (0: none): their query is not repeated.
+    std::array<CUdeviceptr, kRecentAddresses> known{};
     size_t value = 0;                  // pointer: its slot in values
     std::optional<Tensor> tensor;      // tensor: as last launched
     std::optional<TensorMapDesc> desc; // its map's, when the parameter has a TMA box
@@ -121,6 +133,8 @@ BoundLaunch Kernel::bind(const LaunchConfig &cfg, void **args, const ArgDesc *de
     a.param = i;
     if (tensor) {
       const Tensor &t = *static_cast<const Tensor *>(args[i]);
+      if (cfg.checkPointers)
+        a.known[0] = t.address(); // bindTensorArguments queried it
       a.tensor = t;
       a.map = static_cast<TensorMap *>(st->bound.args[i]);
       const TensorParamInfo &ti = *p->tensor;
@@ -128,6 +142,8 @@ BoundLaunch Kernel::bind(const LaunchConfig &cfg, void **args, const ArgDesc *de
         a.desc = detail::tensorMapDescOf(ti, t.element(), t);
     } else {
       a.value = at;
+      if (cfg.checkPointers)
+        a.known[0] = st->values[at]; // checkPointerArguments queried it
       at += (descs[i].size + 7) / 8;
     }
     st->addresses.push_back(std::move(a));
@@ -153,11 +169,21 @@ void BoundLaunch::launch(const CUdeviceptr *addresses, size_t count, StreamRef s
   cfg.stream = stream;
   std::shared_ptr<detail::StreamState> hold;
   const CUstream raw = detail::admitLaunch(s, cfg, hold);
+  const auto known = [&](size_t j) {
+    const auto &k = st.addresses[j].known;
+    return cfg.checkPointers && addresses[j] &&
+           std::find(k.begin(), k.end(), addresses[j]) != k.end();
+  };
+  // Null and alignment are checked at every launch; the memory only when a
+  // pointer's address is new here.
+  const std::unique_ptr<bool[]> knownArgs(new bool[st.descs.size()]());
   for (size_t j = 0; j < count; ++j)
-    if (!st.addresses[j].tensor)
+    if (!st.addresses[j].tensor) {
       st.values[st.addresses[j].value] = addresses[j];
+      knownArgs[st.addresses[j].param] = known(j);
+    }
   detail::checkPointerArguments(s, cfg, st.declaredArgs.data(), st.sizes.data(), st.descs.data(),
-                                st.descs.size());
+                                st.descs.size(), knownArgs.get());
   // Every tensor checked before any map changes: a refused launch leaves the
   // bound maps as the last launch had them.
   std::vector<std::optional<Tensor>> moved(count);
@@ -180,9 +206,21 @@ void BoundLaunch::launch(const CUdeviceptr *addresses, size_t count, StreamRef s
           refuse(s.name, label() + ": " + describeTensorMap(d) + ": " + why);
       }
     }
-    const std::string why = detail::tensorMemoryProblem(*s.module->ctx, *t, cfg.checkPointers);
+    const std::string why =
+        detail::tensorMemoryProblem(*s.module->ctx, *t, cfg.checkPointers && !known(j));
     if (!why.empty())
       refuse(s.name, label() + " " + why);
+  }
+  // Every address passed its checks: each is now the newest of its
+  // parameter's known ones (a new one drops the least recently launched).
+  for (size_t j = 0; j < count && cfg.checkPointers; ++j) {
+    auto &k = st.addresses[j].known;
+    auto at = std::find(k.begin(), k.end(), addresses[j]);
+    if (at == k.end()) {
+      at = k.end() - 1;
+      *at = addresses[j];
+    }
+    std::rotate(k.begin(), at, at + 1);
   }
   for (size_t j = 0; j < count; ++j) {
     State::Address &a = st.addresses[j];

@@ -108,7 +108,8 @@ CUstream admitLaunch(KernelState &k, const LaunchConfig &cfg, std::shared_ptr<St
 }
 
 void checkPointerArguments(const KernelState &k, const LaunchConfig &cfg, void *const *args,
-                           const size_t *sizes, const ArgDesc *descs, size_t count) {
+                           const size_t *sizes, const ArgDesc *descs, size_t count,
+                           const bool *known) {
   const ContextState &ctx = *k.module->ctx;
   for (size_t i = 0; i < count; ++i) {
     const KernelParamInfo *p =
@@ -121,7 +122,7 @@ void checkPointerArguments(const KernelState &k, const LaunchConfig &cfg, void *
       continue;
     CUdeviceptr value = 0;
     std::memcpy(&value, args[i], sizeof value);
-    std::string why = pointerProblem(ctx, value, cfg.checkPointers);
+    std::string why = pointerProblem(ctx, value, cfg.checkPointers && !(known && known[i]));
     if (why.empty() && p && p->addressAlign > 1 && value % p->addressAlign != 0)
       why = "is " + hexAddress(value) + ", not a multiple of " + std::to_string(p->addressAlign) +
             " bytes: the kernel's loads and stores through it need that alignment (an "

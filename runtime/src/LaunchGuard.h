@@ -32,8 +32,11 @@ CUstream admitLaunch(KernelState &k, const LaunchConfig &cfg, std::shared_ptr<St
 /// inside its allocation; a tensor's DeviceBuffer still allocated). A pointer
 /// argument is a DeviceBuffer, or with kernel info any argument for a
 /// ptr<T, global> parameter.
+/// `known[i]` (when given) marks an argument whose memory was queried at an
+/// earlier launch with this address: not asked of the driver again.
 void checkPointerArguments(const KernelState &k, const LaunchConfig &cfg, void *const *args,
-                           const size_t *sizes, const ArgDesc *descs, size_t count);
+                           const size_t *sizes, const ArgDesc *descs, size_t count,
+                           const bool *known = nullptr);
 
 /// Appended to a driver error of a launch of a kernel without info.
 std::string skippedChecksNote(const KernelState &k);

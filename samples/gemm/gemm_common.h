@@ -286,6 +286,10 @@ inline constexpr double kDenseFlopsPerSmPerClock = 4096; // f16/bf16 wgmma, sm_9
 // loads TMA zero-fills outside the tensors and whose stores TMA clips.
 inline constexpr int64_t kTileM = 128;
 inline constexpr int64_t kTileK = 64;
+// Every gemm.tile and gemm_skinny.tile kernel's last compile-time parameter
+// is the epilogue's activation ACT; the host runs the GEMM without one (the
+// instances the build compiles; tilec.ops.linear's activations are ACT > 0).
+inline constexpr int64_t kNoActivation = 0;
 // gemm_m64 (gemm.tile): the persistent kernel with 64-row tiles, one
 // consumer warpgroup (K-major B).
 inline constexpr int64_t kTileM64 = 64;
@@ -383,6 +387,7 @@ inline TileKernel loadTileKernel(tile::Context &ctx, const std::string &ptxPath,
   const KernelShape s = kernelShapeFromInfo(*t.module.info(), name, bn, ptxPath);
   tile::TemplateArgs args{{"BN", s.bn}};
   args.insert(args.end(), more.begin(), more.end());
+  args.emplace_back("ACT", kNoActivation);
   t.kernel = t.module.kernel(name, args);
   const tile::KernelInfo &info = *t.kernel.info();
   if (!info.threads)
@@ -446,7 +451,9 @@ inline TileKernel loadTileInstance(tile::Context &ctx, const std::string &ptxPat
                                    int64_t bn) {
   TileKernel t;
   t.module = tile::Module::fromFiles(ctx, ptxPath);
-  t.kernel = t.module.kernel(name, args);
+  tile::TemplateArgs named = args;
+  named.emplace_back("ACT", kNoActivation);
+  t.kernel = t.module.kernel(name, named);
   const tile::KernelInfo &info = *t.kernel.info();
   if (!info.threads)
     throw std::runtime_error(ptxPath + ": kernel " + t.kernel.name() + " declares no threads(...)");

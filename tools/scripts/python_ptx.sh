@@ -17,8 +17,8 @@ emit safety tests/gpu/safety.tile
 emit fp8_conversions tests/gpu/fp8.tile
 emit histogram samples/histogram/histogram.tile
 emit histogram_c16 samples/histogram/histogram.tile --cluster=16
-emit gemm_f16_mc samples/gemm/gemm.tile -D T=f16 -D BN=256,128 -D gemm_splitk.BN=128 -D gemm_splitk.S=6 -D gemm_splitk.NB=1 -D gemm_splitk_bmn.BN=128
-emit gemm_f16_nomc samples/gemm/gemm.tile -D T=f16 -D BN=256,128 -D gemm_splitk.BN=128 -D gemm_splitk.S=6 -D gemm_splitk.NB=1 -D gemm_splitk_bmn.BN=128 --cluster=1
+emit gemm_f16_mc samples/gemm/gemm.tile -D T=f16 -D BN=256,128 -D gemm_splitk.BN=128 -D gemm_splitk.S=6 -D gemm_splitk.NB=1 -D gemm_splitk_bmn.BN=128 -D ACT=0
+emit gemm_f16_nomc samples/gemm/gemm.tile -D T=f16 -D BN=256,128 -D gemm_splitk.BN=128 -D gemm_splitk.S=6 -D gemm_splitk.NB=1 -D gemm_splitk_bmn.BN=128 -D ACT=0 --cluster=1
 emit ring_gemm_f16 samples/ring_gemm/ring_gemm.tile -D T=f16 -D BN=256
 emit user python/tests/user.tile -D T=f16,bf16,f32,i32
 emit softmax samples/kernels/softmax.tile

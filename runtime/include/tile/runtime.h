@@ -258,10 +258,13 @@ public:
   size_t addressCount() const;
   // Launches on `stream` with addresses[i] for the i-th pointer or tensor
   // parameter. What depends on an address is checked at every launch as
-  // launchDescribed checks it: the memory (not null; with the bound
-  // cfg.checkPointers, device memory of the kernel's context holding a
-  // tensor's whole extent), a pointer's alignment, a tensor map's address
-  // rule; a map is encoded again (through the cache) only for a new address.
+  // launchDescribed checks it: not null, a pointer's alignment, a tensor
+  // map's address rule; with the bound cfg.checkPointers, the memory (device
+  // memory of the kernel's context holding a tensor's whole extent), asked
+  // of the driver only for an address that is not among the last two this
+  // parameter launched with (the caller keeps the memory of the addresses it
+  // passes alive); a map is encoded again (through the cache) only for a new
+  // address.
   void launch(const CUdeviceptr *addresses, size_t count, StreamRef stream = {});
   struct State;
 

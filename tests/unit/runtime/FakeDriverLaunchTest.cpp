@@ -333,6 +333,30 @@ TEST_CASE("fake driver: a bound launch takes new addresses and keeps the rest as
   CHECK_THAT(launchError([&] { bound.launch(&next, 0); }, "hist"),
              Catch::Contains("0 addresses given to a bound launch of 1"));
   CHECK(fake().launches.size() == 1);
+  // The driver is asked about an address's memory only when the parameter
+  // did not launch with it among its last two: b (the last) and a (bound).
+  const int queries = fake().pointerQueries;
+  const CUdeviceptr first = a.ptr();
+  bound.launch(&next, 1);
+  bound.launch(&first, 1);
+  CHECK(fake().pointerQueries == queries);
+  tile::DeviceBuffer<int32_t> c(4);
+  const CUdeviceptr third = c.ptr();
+  bound.launch(&third, 1); // new: asked, and b is no longer among the last two
+  bound.launch(&first, 1);
+  CHECK(fake().pointerQueries == queries + 1);
+  bound.launch(&next, 1);
+  CHECK(fake().pointerQueries == queries + 2);
+  CHECK(fake().launches.size() == 6);
+  // A new address without device memory behind it is refused as before.
+  int host = 0;
+  const CUdeviceptr hostAddress = reinterpret_cast<CUdeviceptr>(&host);
+  CHECK_THAT(launchError([&] { bound.launch(&hostAddress, 1); }, "hist"),
+             Catch::Contains("argument 0") && Catch::Contains("no allocation"));
+  CHECK(fake().launches.size() == 6);
+  // A refused address is not remembered: asked again.
+  CHECK_THROWS(bound.launch(&hostAddress, 1));
+  CHECK(fake().pointerQueries == queries + 4);
 }
 
 TEST_CASE("fake driver: a device without cluster launch rejects clusters before launching",
