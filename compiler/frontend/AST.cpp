@@ -287,6 +287,7 @@ const BuiltinName kBuiltins[] = {
     {Builtin::Floor, "floor", "floor(x)"},
     {Builtin::Ceil, "ceil", "ceil(x)"},
     {Builtin::Round, "round", "round(x)"},
+    {Builtin::Rint, "rint", "rint(x)"},
     {Builtin::Trunc, "trunc", "trunc(x)"},
     {Builtin::Copysign, "copysign", "copysign(a, b)"},
     {Builtin::CachePolicy, "cache_policy", "cache_policy(PRIORITY[, fraction = F])"},

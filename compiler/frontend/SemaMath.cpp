@@ -159,7 +159,7 @@ Type Sema::checkMathCall(CallExpr &e) {
     error(e.args[typedArg]->loc, "'" + e.callee + "' has no f64 form",
           "tilec computes '" + e.callee +
               "' in f32 (f16, bf16, f32 arguments); convert with "
-              "`as f32` (fma, abs, sqrt without approx, floor, ceil, trunc, round, copysign take "
+              "`as f32` (fma, abs, sqrt without approx, floor, ceil, trunc, round, rint, copysign take "
               "f64)");
     for (ExprPtr &a : e.args)
       abandonUntyped(a);

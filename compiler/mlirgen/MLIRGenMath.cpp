@@ -2,16 +2,17 @@
 //
 // The accurate forms (docs/reference/warp-and-math.md "Math functions" lists each one's
 // error bound):
-//   abs floor ceil trunc round copysign  exact: llvm.fabs/floor/... (PTX abs,
-//                                         cvt.rmi/rpi/rzi, copysign; round is
-//                                         half away from zero, as C's round)
+//   abs floor ceil trunc round rint      exact: llvm.fabs/floor/... (PTX abs,
+//   copysign                              cvt.rmi/rpi/rzi/rni, copysign; round is
+//                                         half away from zero, as C's round;
+//                                         rint ties to even, as C's rint)
 //   sqrt                                  llvm.sqrt: sqrt.rn.f32 (correctly rounded)
 //   rsqrt                                 1 / sqrt: div.rn(1, sqrt.rn(x))
 //   exp exp2 log log2 sin cos tanh erf    libdevice __nv_*f, as nvcc builds
 //   pow                                   expf ... erff, powf (EmitPTX.cpp links it)
 // f16/bf16 arguments are computed in f32 (exact conversion) and the result
 // rounded to nearest back, except where PTX has the operation natively and
-// exactly (abs, floor, ceil, trunc, copysign; NVPTX picks the form).
+// exactly (abs, floor, ceil, trunc, rint, copysign; NVPTX picks the form).
 //
 // The approximate forms (`approx = true`, tilec --fast-math) are the PTX
 // .approx instructions, without .ftz but for ex2 (Target/FastMath.h
@@ -140,6 +141,8 @@ Value MLIRGenImpl::genMathCall(const fe::CallExpr &e) {
     return LLVM::FTruncOp::create(builder, l, t, x, noFlags);
   case BI::Round:
     return LLVM::RoundOp::create(builder, l, t, x, noFlags);
+  case BI::Rint: // llvm.roundeven: cvt.rni (ties to even, the IEEE default rounding)
+    return LLVM::RoundEvenOp::create(builder, l, t, x, noFlags);
   case BI::Copysign:
     return LLVM::CopySignOp::create(builder, l, t, args[0], args[1], noFlags);
   default:

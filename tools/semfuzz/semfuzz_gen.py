@@ -179,7 +179,7 @@ class Gen:
         g = lambda: self.expr(t, d1, scope)
         names = ['min', 'max', 'clamp', 'abs']
         if R.is_float(t):
-            names += ['fma', 'copysign', 'floor', 'ceil', 'trunc', 'round', 'sqrt']
+            names += ['fma', 'copysign', 'floor', 'ceil', 'trunc', 'round', 'rint', 'sqrt']
         name = rnd.choice(names)
         n = {'min': 2, 'max': 2, 'clamp': 3, 'fma': 3, 'copysign': 2}.get(name, 1)
         args = [g() for _ in range(n)]

@@ -376,11 +376,12 @@ def builtin(name, t, args):
         sb = 1 << (bits_of(t) - 1)
         return (a & ~sb) | (b & sb)
     x = f_to_py(t, args[0])
-    if name in ('floor', 'ceil', 'trunc', 'round'):
+    if name in ('floor', 'ceil', 'trunc', 'round', 'rint'):
         if math.isnan(x) or math.isinf(x) or x == 0:
             return args[0] if not math.isnan(x) else nan_bits(t)
         r = {'floor': math.floor, 'ceil': math.ceil, 'trunc': math.trunc,
-             'round': lambda v: math.floor(Fraction(abs(v)) + Fraction(1, 2)) * (1 if v > 0 else -1)}[name](x)
+             'round': lambda v: math.floor(Fraction(abs(v)) + Fraction(1, 2)) * (1 if v > 0 else -1),
+             'rint': lambda v: round(Fraction(v))}[name](x)   # Fraction rounds ties to even
         if r == 0:
             return (1 << (bits_of(t) - 1)) if x < 0 else 0
         return f_from_py(t, float(r))
@@ -456,7 +457,7 @@ _MATH = {'exp': _exp, 'exp2': _exp2, 'log': _log(math.log), 'log2': _log(math.lo
 MATH_ULPS = {'exp': 2.0, 'exp2': 2.5, 'log': 1.0, 'log2': 1.0, 'sin': 2.0,
              'cos': 2.0, 'tanh': 2.0, 'erf': 2.0, 'rsqrt': 1.5}
 APPROX_FUNCS = list(MATH_ULPS)
-EXACT_FLOAT_FUNCS = ['abs', 'floor', 'ceil', 'trunc', 'round', 'sqrt']
+EXACT_FLOAT_FUNCS = ['abs', 'floor', 'ceil', 'trunc', 'round', 'rint', 'sqrt']
 
 
 def bitcount(name, t, a):

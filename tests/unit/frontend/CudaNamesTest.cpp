@@ -42,3 +42,28 @@ TEST_CASE("CUDA names: tile forms name builtins, each name is reported", "[cuda]
     CHECK(d->message.find(form) != std::string::npos);
   }
 }
+
+// A CUDA name that rounds to nearest even (C's rint family, the `_rn`
+// conversions) has a form that does too: rint, or `as` alone (an
+// integer -> float or float -> float conversion); round() is half away from
+// zero and would change the result on every tie.
+TEST_CASE("CUDA names: round-to-nearest-even names keep ties to even", "[cuda]") {
+  for (const std::string &name : cudaNames()) {
+    std::optional<CudaName> f = cudaFunction(name);
+    if (!f)
+      continue;
+    bool toNearestEven = name.find("rint") != std::string::npos ||
+                         (name.size() > 3 && name.compare(name.size() - 3, 3, "_rn") == 0);
+    if (!toNearestEven)
+      continue;
+    INFO(name << " -> " << f->tileForm);
+    CHECK(f->tileForm.find("round(") == std::string::npos);
+  }
+  for (const char *name : {"__float2int_rn", "__float2uint_rn", "__float2ll_rn", "__double2int_rn",
+                           "rintf", "nearbyintf", "lrintf"}) {
+    INFO(name);
+    std::optional<CudaName> f = cudaFunction(name);
+    REQUIRE(f);
+    CHECK(f->tileForm.rfind("rint(x)", 0) == 0);
+  }
+}

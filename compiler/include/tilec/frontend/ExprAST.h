@@ -231,6 +231,7 @@ enum class Builtin {
   Floor,
   Ceil,
   Round,
+  Rint, // rint(x): to nearest, ties to even (cvt.rni)
   Trunc,
   Copysign,
   // L2 policies and packed vectors.
