@@ -9,7 +9,9 @@
 //    k / 2 and 0, against float64;
 //  - Gumbel-max sampling: the host runs the same Philox-4x32-10 streams; the
 //    sampled index's float64 score must be the row's best (up to f32
-//    rounding) and its score the float64 one.
+//    rounding) and its score the float64 one;
+//  - LSD radix sort: 4 passes of 8 bits, exact against std::stable_sort
+//    (values are the original indices: stability shows), with the time.
 #include "ported_common.h"
 
 #include <tile/runtime.h>
@@ -18,6 +20,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 using ported::bf16Bits;
@@ -265,5 +268,70 @@ TEST_CASE("Gumbel-max sampling with a Philox stream per row", "[quant_conv_sampl
     }
     UNSCOPED_INFO("rows whose sample is float64's argmax: " << same << " of " << B);
     CHECK(same >= B - 1);
+  }
+}
+
+TEST_CASE("LSD radix sort of u32 keys with values", "[quant_conv_sample_ports]") {
+  tile::Context ctx(0);
+  tile::Module mod = load(ctx);
+  auto rng = ported::freshRng();
+  // Keys from a narrow range too (many equal keys: stability shows), and
+  // n no multiple of the 4096-key tile.
+  const int n = ported::small() ? 10000 : (1 << 22) + 12345;
+  const int tiles = (n + 4095) / 4096;
+  std::vector<uint32_t> keys(static_cast<size_t>(n)), vals(static_cast<size_t>(n));
+  std::uniform_int_distribution<uint32_t> any, narrow(0, 999);
+  for (int i = 0; i < n; ++i) {
+    keys[size_t(i)] = i % 3 == 0 ? narrow(rng) : any(rng);
+    vals[size_t(i)] = uint32_t(i);
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> want(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i)
+    want[size_t(i)] = {keys[size_t(i)], vals[size_t(i)]};
+  std::stable_sort(want.begin(), want.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  tile::DeviceBuffer<uint32_t> k0(keys.size()), v0(keys.size()), k1(keys.size()), v1(keys.size());
+  tile::DeviceBuffer<int32_t> counts(size_t(256) * tiles);
+  auto sort = [&] {
+    tile::LaunchConfig up, one, down;
+    up.block = down.block = tile::Dim3(256);
+    up.grid = down.grid = tile::Dim3(unsigned(tiles));
+    one.block = tile::Dim3(1024);
+    one.grid = tile::Dim3(1);
+    for (int pass = 0; pass < 4; ++pass) {
+      auto &ki = pass % 2 ? k1 : k0, &vi = pass % 2 ? v1 : v0;
+      auto &ko = pass % 2 ? k0 : k1, &vo = pass % 2 ? v0 : v1;
+      mod.kernel("radix_upsweep").launch(up, counts.ptr(), ki.ptr(), int32_t(n), int32_t(8 * pass));
+      mod.kernel("radix_scan").launch(one, counts.ptr(), int32_t(256 * tiles));
+      mod.kernel("radix_downsweep")
+          .launch(down, ko.ptr(), vo.ptr(), ki.ptr(), vi.ptr(), counts.ptr(), int32_t(n),
+                  int32_t(8 * pass));
+    }
+  };
+  k0.copyFrom(keys);
+  v0.copyFrom(vals);
+  k1.fillBytes(0xFF);
+  v1.fillBytes(0xFF);
+  sort();
+  ctx.synchronize();
+  auto gk = k0.toHost(), gv = v0.toHost();
+  size_t bad = 0;
+  for (size_t i = 0; i < size_t(n); ++i)
+    if ((gk[i] != want[i].first || gv[i] != want[i].second) && bad++ < 5)
+      UNSCOPED_INFO("[" << i << "] = (" << gk[i] << ", " << gv[i] << "), expected ("
+                        << want[i].first << ", " << want[i].second << ")");
+  CHECK(bad == 0);
+  if (!ported::small()) {
+    const int reps = 5;
+    float ms = 0;
+    for (int r = 0; r < reps; ++r) {
+      k0.copyFrom(keys); // random keys again (the sort runs from k0 / v0)
+      tile::EventTimer timer;
+      timer.start();
+      sort();
+      ms += timer.stopMs() / reps;
+    }
+    std::printf("radix sort: %d u32 key/value pairs in %.3f ms: %.0f Mkeys/s\n", n, double(ms),
+                n / (double(ms) * 1e3));
   }
 }
