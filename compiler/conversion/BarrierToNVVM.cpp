@@ -4,7 +4,8 @@
 // (cheaper) only where the sync passes proved every thread of the warp
 // executes the barrier together; `nvvm.barrier0` is `bar.sync 0`, which is
 // barrier.sync.aligned, so the non-aligned CTA barrier, which MLIR 22 has no
-// op for, is composed by the PTX builder.
+// op for, is composed by the PTX builder. Also nanosleep (PTX ISA
+// "nanosleep"), the backoff of a thread that spins on a flag instead.
 //===----------------------------------------------------------------------===//
 #include "tile/Dialect/TileDialect.h"
 #include "tilec/Conversion/TileToLLVM.h"
@@ -81,10 +82,21 @@ struct ClusterWaitLowering : ConvertOpToLLVMPattern<ClusterWaitOp> {
   }
 };
 
+/// nanosleep.u32 with the nanoseconds in a register (nvvm.nanosleep: the
+/// intrinsic is convergent and has side effects, so LLVM keeps it in place).
+struct NanosleepLowering : ConvertOpToLLVMPattern<NanosleepOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(NanosleepOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::NanosleepOp>(op, adaptor.getNs());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::populateTileBarrierToNVVMPatterns(LLVMTypeConverter &converter,
                                                    RewritePatternSet &patterns) {
-  patterns.add<BarrierLowering, ClusterSyncLowering, ClusterArriveLowering, ClusterWaitLowering>(
-      converter);
+  patterns.add<BarrierLowering, ClusterSyncLowering, ClusterArriveLowering, ClusterWaitLowering,
+               NanosleepLowering>(converter);
 }

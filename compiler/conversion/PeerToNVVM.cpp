@@ -11,7 +11,7 @@
 //    "Memory Consistency Model": acquire at system scope synchronises with
 //    a peer's red.release.sys; "Proxies": the fence orders what the acquire
 //    made visible before this thread's later async-proxy (TMA) accesses);
-//  - tile.nanosleep, tile.fence_proxy_async_global.
+//  - tile.fence_proxy_async_global, tile.trap (tile.nanosleep: BarrierToNVVM.cpp).
 // Labels inside a `{ }` block of inline PTX are local to it, so the loop may
 // be inlined any number of times.
 //===----------------------------------------------------------------------===//
@@ -121,18 +121,6 @@ struct TrapLowering : ConvertOpToLLVMPattern<TrapOp> {
   }
 };
 
-struct NanosleepLowering : ConvertOpToLLVMPattern<NanosleepOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(NanosleepOp op, OpAdaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    ptx::Asm as(rewriter, op.getLoc());
-    as.line("nanosleep.u32 " + std::to_string(op.getNs()) + ";");
-    as.emit();
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 struct FenceProxyAsyncGlobalLowering : ConvertOpToLLVMPattern<FenceProxyAsyncGlobalOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(FenceProxyAsyncGlobalOp op, OpAdaptor,
@@ -150,5 +138,5 @@ struct FenceProxyAsyncGlobalLowering : ConvertOpToLLVMPattern<FenceProxyAsyncGlo
 void mlir::tile::populateTilePeerToNVVMPatterns(LLVMTypeConverter &converter,
                                                 RewritePatternSet &patterns) {
   patterns.add<PeerTensorMapLowering, PeerBaseLowering, GlobalPtrLowering, SemWaitLowering,
-               NanosleepLowering, FenceProxyAsyncGlobalLowering, TrapLowering>(converter);
+               FenceProxyAsyncGlobalLowering, TrapLowering>(converter);
 }

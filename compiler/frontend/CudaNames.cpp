@@ -215,6 +215,8 @@ const Entry kFunctions[] = {
     {"make_float4", "{a, b, c, d}", "a vector is built with `{a, b, c, d}` (a vec<f32, 4>)"},
     {"make_int2", "{a, b}", "a vector is built with `{a, b}` (a vec<i32, 2>)"},
     {"make_int4", "{a, b, c, d}", "a vector is built with `{a, b, c, d}` (a vec<i32, 4>)"},
+    {"__nanosleep", "nanosleep(ns)",
+     "nanosleep(ns) is nanosleep.u32: a spin-wait's backoff, at most 1 ms; it orders nothing"},
     {"clock64", "", "tile has no clock reads; time kernels from the host"},
     {"printf", "", "tile has no printf; write values to an output buffer"},
     {"assert", "", "tile has no device assert; write a flag to an output buffer"},

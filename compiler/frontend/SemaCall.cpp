@@ -217,6 +217,8 @@ Type Sema::inferCall(CallExpr &e) {
     return checkBitCall(e);
   if (b == Builtin::MulHi)
     return checkMulHi(e);
+  if (b == Builtin::Nanosleep)
+    return checkNanosleep(e);
   if (isWarpBuiltin(b))
     return checkWarpCall(e);
   if (isMathBuiltin(b))

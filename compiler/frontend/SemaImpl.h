@@ -268,6 +268,8 @@ public:
   Type checkBitCall(CallExpr &e);
   /// mul_hi(a, b): two integers of one type (literals adapt), that type.
   Type checkMulHi(CallExpr &e);
+  /// nanosleep(ns): one u32 or i32 (a literal is a u32); no value.
+  Type checkNanosleep(CallExpr &e);
   /// `break` / `continue`: binds it to the innermost loop (loops_).
   void checkLoopExit(StmtAST &s);
 

@@ -374,6 +374,28 @@ Type Sema::checkMulHi(CallExpr &e) {
   return argsOfOneType(e, t) ? t : Type::invalid();
 }
 
+Type Sema::checkNanosleep(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 1, 1))
+    return Type::invalid();
+  Type t = infer(e.args[0]);
+  if (t.isInvalid()) {
+    abandonUntyped(e.args[0]);
+    return Type::invalid();
+  }
+  if (t.isUntyped())
+    t = Type::scalarTy(ScalarKind::U32);
+  // PTX's operand is a .u32; an i32 passes its bits (a negative one is a
+  // large count, which the 1 ms bound caps).
+  if (!t.isScalar(ScalarKind::U32) && !t.isScalar(ScalarKind::I32)) {
+    error(e.args[0]->loc, "'nanosleep' takes the nanoseconds as a u32 or i32, found " + t.str(),
+          t.isFloat() || t.isInteger() ? "convert with `as u32` (PTX nanosleep.u32; at most 1 ms)"
+                                       : nonScalarHint(t, ""));
+    abandonUntyped(e.args[0]);
+    return Type::invalid();
+  }
+  return argsOfOneType(e, t) ? Type::voidTy() : Type::invalid();
+}
+
 //===----------------------------------------------------------------------===//
 // fp8: converted, never computed on
 //===----------------------------------------------------------------------===//

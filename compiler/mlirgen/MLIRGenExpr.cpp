@@ -462,6 +462,9 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::Bfind:
   case BI::MulHi:
     return genBitCall(e);
+  case BI::Nanosleep: // the u32 / i32 count's bits
+    NanosleepOp::create(builder, l, genExpr(*e.args[0]));
+    return nullptr;
   case BI::Len: {
     const fe::ExprAST &a = *e.args[0];
     if (a.type.kind == fe::Type::DistArray)

@@ -3,7 +3,8 @@
 // A loop whose exit depends on a plain (weak) read of global or shared
 // memory at an address the loop does not change, and which does nothing
 // another thread could observe or that orders memory (no store to memory,
-// atomic, ordered load, barrier, fence, mbarrier operation, copy, ...), is
+// atomic, ordered load, barrier, fence, mbarrier operation, copy, ...; a
+// nanosleep backoff does none of these), is
 // a CUDA port's `while (flag == 0) { }` without `volatile`. A weak load
 // promises no ordering and no progress (PTX ISA 8.x memory consistency
 // model): the compiler may read it once, so the loop either never runs or
@@ -64,6 +65,10 @@ bool hasEffect(Operation *op) {
   if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() || op->hasTrait<OpTrait::IsTerminator>())
     return false; // its nested ops are visited on their own
   if (isa<LocalVarOp, LocalArrayOp>(op))
+    return false;
+  // A backoff orders nothing: the plain read may still be hoisted past it
+  // (LLVM's nanosleep reads no memory), so the loop still waits on nothing.
+  if (isa<NanosleepOp>(op))
     return false;
   if (auto store = dyn_cast<StoreOp>(op))
     return !isPrivate(store.getPtr()) || store.getOrder() != MemoryOrder::weak;

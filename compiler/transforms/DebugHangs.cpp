@@ -99,7 +99,8 @@ struct DebugHangsPass : mlir::tile::impl::TileDebugHangsBase<DebugHangsPass> {
     report(b);
     if (backoffNs > 0) {
       b.setInsertionPointAfter(timedOut);
-      NanosleepOp::create(b, loc, b.getI32IntegerAttr(backoffNs));
+      Value ns = arith::ConstantIntOp::create(b, loc, b.getI32Type(), backoffNs);
+      NanosleepOp::create(b, loc, ns);
     }
     b.setInsertionPointAfter(check);
     scf::ConditionOp::create(b, loc, pending, ValueRange{});

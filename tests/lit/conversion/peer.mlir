@@ -28,8 +28,9 @@ tile.kernel @peer(%maps: i64, %bases: i64, %rank: i32, %counter: !tile.ptr<i64, 
   // CHECK: %[[ADDR:.*]] = llvm.ptrtoint %[[COUNTER]] : !llvm.ptr<1> to i64
   // CHECK: llvm.inline_asm has_side_effects "{\0A\09.reg .pred p;\0A\09.reg .b64 v;\0A\09WAIT:\0A\09ld.acquire.sys.global.u64 v, [$0];\0A\09setp.ge.u64 p, v, $1;\0A\09@p bra DONE;\0A\09nanosleep.u32 32;\0A\09bra WAIT;\0A\09DONE:\0A\09fence.proxy.async.global;\0A\09}", "l,l,~{memory}" %[[ADDR]], %[[V]]
   tile.sem_wait %counter, %v index %i rank %rank {semaphore = "sem"} : !tile.ptr<i64, global>
-  // CHECK: llvm.inline_asm has_side_effects "nanosleep.u32 100;", "~{memory}"
-  tile.nanosleep 100
+  // CHECK: nvvm.nanosleep %{{.*}}
+  %ns = arith.constant 100 : i32
+  tile.nanosleep %ns
   // CHECK: llvm.inline_asm has_side_effects "fence.proxy.async.global;", "~{memory}"
   tile.fence_proxy_async_global
   // CHECK: llvm.intr.trap

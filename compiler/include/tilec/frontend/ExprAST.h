@@ -175,6 +175,7 @@ enum class Builtin {
   FenceMBarrierInit,
   ClusterArrive,
   ClusterWait,
+  Nanosleep, // nanosleep(ns): the thread sleeps about ns nanoseconds (a spin-wait's backoff)
   // Warp roles (SemaRoles.cpp).
   WarpgroupRank, // i32: index of the warpgroup within its role
   RoleThreadId,  // i32: index of the thread within its role

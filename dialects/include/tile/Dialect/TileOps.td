@@ -433,6 +433,18 @@ def Tile_FenceMBarrierInitOp : Tile_Op<"fence_mbarrier_init"> {
   let assemblyFormat = "attr-dict";
 }
 
+// No Pure trait: the op has no result, and a pure one would be erased.
+def Tile_NanosleepOp : Tile_Op<"nanosleep"> {
+  let summary = "nanosleep.u32: suspend the thread for about `ns` nanoseconds";
+  let description = [{ A spinning thread's backoff: the builtin
+    `nanosleep(ns)` and the waits tilec builds (tile-debug-hangs' loops).
+    PTX ISA "nanosleep": the sleep lies in [0, 2 ns] and is at most 1 ms, so
+    every u32 is defined (a larger value sleeps 1 ms at most); threads of a
+    warp may wake together. It orders no memory. }];
+  let arguments = (ins I32:$ns);
+  let assemblyFormat = "$ns attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Hang debugging (tilec --debug-hangs)
 //===----------------------------------------------------------------------===//

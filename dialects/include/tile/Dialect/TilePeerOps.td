@@ -52,12 +52,6 @@ def Tile_SemWaitOp : Tile_Op<"sem_wait"> {
   let assemblyFormat = "$counter `,` $value `index` $index `rank` $rank attr-dict `:` qualified(type($counter))";
 }
 
-def Tile_NanosleepOp : Tile_Op<"nanosleep"> {
-  let summary = "nanosleep.u32: back off a spinning thread";
-  let arguments = (ins I32Attr:$ns);
-  let assemblyFormat = "$ns attr-dict";
-}
-
 def Tile_FenceProxyAsyncGlobalOp : Tile_Op<"fence_proxy_async_global"> {
   let summary = "fence.proxy.async.global: order generic-proxy global accesses with the async proxy";
   let assemblyFormat = "attr-dict";
