@@ -1,5 +1,7 @@
 //===- MemoryToLLVM.cpp - pointers, mapa, ld/st/atom/red ------------------===//
 //
+// A global pointer and its 64-bit address convert both ways as LLVM's
+// ptrtoint/inttoptr (a global address is a generic one, PTX ISA 6.4.1).
 // Plain (weak) accesses become LLVM loads/stores so the optimiser can work on
 // them; mapa is nvvm.mapa. Accesses with a memory order or cache hints are
 // composed by LoadStorePTX (the one ld/st builder), every atomic by the PTX
@@ -38,6 +40,25 @@ struct PtrAddLowering : ConvertOpToLLVMPattern<PtrAddOp> {
     rewriter.replaceOpWithNewOp<LLVM::GEPOp>(op, llvmPtr(getContext(), type.getSpace()),
                                              getTypeConverter()->convertType(type.getElementType()),
                                              adaptor.getBase(), ValueRange{adaptor.getOffset()});
+    return success();
+  }
+};
+
+struct GlobalAddressLowering : ConvertOpToLLVMPattern<GlobalAddressOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(GlobalAddressOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, rewriter.getI64Type(), adaptor.getPtr());
+    return success();
+  }
+};
+
+struct GlobalPtrLowering : ConvertOpToLLVMPattern<GlobalPtrOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(GlobalPtrOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::IntToPtrOp>(op, llvmPtr(getContext(), AddressSpace::global),
+                                                  adaptor.getAddress());
     return success();
   }
 };
@@ -143,8 +164,8 @@ struct CreatePolicyLowering : ConvertOpToLLVMPattern<CreatePolicyOp> {
 
 /// The operation and type of atom/red: add is typed (.u32/.u64/.f32/.f64,
 /// PTX ISA 9.7.13.5: atom.add.f64 needs sm_60; .noftz.f16 sm_70, .noftz.bf16
-/// sm_90: the 16-bit float adds keep subnormals, as the other float adds), min/max signed (.s32) or,
-/// as umin/umax, unsigned (.u32), the bitwise ones, exch and cas untyped (.bN).
+/// sm_90: the 16-bit float adds keep subnormals, as the other float adds), min/max signed (.s32)
+/// or, as umin/umax, unsigned (.u32), the bitwise ones, exch and cas untyped (.bN).
 ptx::Instr &atomOperation(ptx::Instr &instr, StringRef operation, Type type) {
   unsigned bits = type.getIntOrFloatBitWidth();
   char kind = 'b';
@@ -226,6 +247,7 @@ struct AtomicCASLowering : ConvertOpToLLVMPattern<AtomicCASOp> {
 
 void mlir::tile::populateTileMemoryToLLVMPatterns(LLVMTypeConverter &converter,
                                                   RewritePatternSet &patterns) {
-  patterns.add<PtrAddLowering, MapaLowering, LoadLowering, StoreLowering, AtomicRMWLowering,
-               AtomicCASLowering, CreatePolicyLowering>(converter);
+  patterns.add<PtrAddLowering, GlobalAddressLowering, GlobalPtrLowering, MapaLowering, LoadLowering,
+               StoreLowering, AtomicRMWLowering, AtomicCASLowering, CreatePolicyLowering>(
+      converter);
 }

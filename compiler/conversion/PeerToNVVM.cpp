@@ -5,21 +5,21 @@
 //    address TMA takes (PTX ISA 9.7.9.25: the tensor map may live in .global);
 //  - tile.peer_base: entry `rank` of a u64 address table, ld.global.nc (the
 //    runtime wrote it before the launch);
-//  - tile.global_ptr: an address as a global pointer;
 //  - tile.sem_wait: one inline-PTX loop of ld.acquire.sys.global.u64 probes
 //    with nanosleep backoff, then fence.proxy.async.global (PTX ISA
 //    "Memory Consistency Model": acquire at system scope synchronises with
 //    a peer's red.release.sys; "Proxies": the fence orders what the acquire
 //    made visible before this thread's later async-proxy (TMA) accesses);
-//  - tile.fence_proxy_async_global, tile.trap (tile.nanosleep: BarrierToNVVM.cpp).
+//  - tile.fence_proxy_async_global, tile.trap (tile.nanosleep: BarrierToNVVM.cpp;
+//    tile.global_ptr, an address as a global pointer: MemoryToLLVM.cpp).
 // Labels inside a `{ }` block of inline PTX are local to it, so the loop may
 // be inlined any number of times.
 //===----------------------------------------------------------------------===//
 #include "ConversionUtils.h"
 #include "PTXBuilder.h"
 #include "tile/Dialect/TileDialect.h"
-#include "tilec/Target/TargetFacts.h"
 #include "tilec/Conversion/TileToLLVM.h"
+#include "tilec/Target/TargetFacts.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -66,18 +66,6 @@ struct PeerBaseLowering : ConvertOpToLLVMPattern<PeerBaseOp> {
     as.line(ptx::Instr("ld").qual("global").qual("nc").type('u', 64).operands(
         {r, "[" + as.operand(addr, "l") + "]"}));
     rewriter.replaceOp(op, as.emitPure());
-    return success();
-  }
-};
-
-struct GlobalPtrLowering : ConvertOpToLLVMPattern<GlobalPtrOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult matchAndRewrite(GlobalPtrOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Type type = getTypeConverter()->convertType(op.getType());
-    if (!type)
-      return failure();
-    rewriter.replaceOpWithNewOp<LLVM::IntToPtrOp>(op, type, adaptor.getAddress());
     return success();
   }
 };
@@ -137,6 +125,6 @@ struct FenceProxyAsyncGlobalLowering : ConvertOpToLLVMPattern<FenceProxyAsyncGlo
 
 void mlir::tile::populateTilePeerToNVVMPatterns(LLVMTypeConverter &converter,
                                                 RewritePatternSet &patterns) {
-  patterns.add<PeerTensorMapLowering, PeerBaseLowering, GlobalPtrLowering, SemWaitLowering,
+  patterns.add<PeerTensorMapLowering, PeerBaseLowering, SemWaitLowering,
                FenceProxyAsyncGlobalLowering, TrapLowering>(converter);
 }

@@ -83,14 +83,14 @@ Type Sema::infer(ExprPtr &ep) {
         error(v.loc, "'" + v.name + "' is a type, not a value", conversionHint(v.name, *type));
       else if (auto foreign = foreignWord(v.name))
         error(v.loc, foreign->message, foreign->hint);
-      else if (attrKernel_ &&
-               std::any_of(attrKernel_->params.begin(), attrKernel_->params.end(),
-                           [&](const auto &d) { return d->name == v.name; }))
+      else if (attrKernel_ && std::any_of(attrKernel_->params.begin(), attrKernel_->params.end(),
+                                          [&](const auto &d) { return d->name == v.name; }))
         error(v.loc,
               "'" + v.name + "' is a runtime parameter of kernel '" + attrKernel_->name +
                   "': an attribute is fixed in the PTX",
               "use an integer literal, a file-level constant or a compile-time parameter "
-              "(`kernel " + attrKernel_->name + "<" + v.name + ": i32>(...)`, chosen with -D)");
+              "(`kernel " +
+                  attrKernel_->name + "<" + v.name + ": i32>(...)`, chosen with -D)");
       else if (v.name == "_") // `(x, _) = f()`: `_` discards only in a `let`/`var` list
         error(v.loc, "unknown name '_'",
               "`_` skips a value only in a list of new names, `let (a, _) = f(...)` (or `var`); "
@@ -241,8 +241,8 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     // only when that rounds past the largest finite value.
     // inf and nan (SemaResolve.cpp) are values of every float type.
     std::optional<double> v = to.isScalar(ScalarKind::F64) ? std::optional<double>(lit.nearest)
-                              : !std::isfinite(lit.value) ? std::optional<double>(lit.value)
-                                                          : roundToFloatKind(lit.value, to.scalar);
+                              : !std::isfinite(lit.value)  ? std::optional<double>(lit.value)
+                                                           : roundToFloatKind(lit.value, to.scalar);
     if (!v) {
       error(e.loc, "float literal is out of range for " + to.str(), floatRangeHint(to.scalar));
       e.type = Type::invalid();
@@ -345,8 +345,9 @@ bool Sema::checkHasValue(const ExprAST &e, const Type &t, const std::string &wha
 Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::string &what) {
   Type l = infer(lhs), r = infer(rhs);
   // One side a call without a value (both: the caller names the type).
-  bool values = (l.kind == Type::Void) == (r.kind == Type::Void) ||
-                (checkHasValue(*lhs, l, "one of " + what) && checkHasValue(*rhs, r, "one of " + what));
+  bool values =
+      (l.kind == Type::Void) == (r.kind == Type::Void) ||
+      (checkHasValue(*lhs, l, "one of " + what) && checkHasValue(*rhs, r, "one of " + what));
   if (!values || l.isInvalid() || r.isInvalid()) {
     abandonUntyped(lhs);
     abandonUntyped(rhs);
@@ -613,6 +614,8 @@ Type Sema::inferCast(CastExpr &e) {
       finalize(e.operand);
     return checkVectorCast(e, from, to);
   }
+  if (from.isPointer() || to.isPointer())
+    return checkPointerCast(e, from, to);
   if (!to.isScalar()) {
     error(e.target.loc, "cannot cast to " + to.str(), "casts convert between scalar types");
     return Type::invalid();
@@ -622,13 +625,12 @@ Type Sema::inferCast(CastExpr &e) {
     // rounding (`0.1 as f64` is the nearest double, not the nearest f32
     // widened; `1.000488281251 as f16` the nearest f16, not 1.0 through the
     // f32 tie), and out of range is an error as in `let h: f16 = 70000.0`.
-    Type lit =
-        (from.kind == Type::UntypedFloat && to.isFloat() && !isFp8Kind(to.scalar)) ? to
-        : (from.kind == Type::UntypedFloat || to.isBool() || isFp8Kind(to.scalar))
-            ? Type::scalarTy(from.kind == Type::UntypedInt && !isFp8Kind(to.scalar)
-                                 ? ScalarKind::I32
-                                 : ScalarKind::F32)
-            : to;
+    Type lit = (from.kind == Type::UntypedFloat && to.isFloat() && !isFp8Kind(to.scalar)) ? to
+               : (from.kind == Type::UntypedFloat || to.isBool() || isFp8Kind(to.scalar))
+                   ? Type::scalarTy(from.kind == Type::UntypedInt && !isFp8Kind(to.scalar)
+                                        ? ScalarKind::I32
+                                        : ScalarKind::F32)
+                   : to;
     // `(1 << n) as f64`: a shift's value is an integer, the i32 that a
     // context-free `1 << n` is, converted.
     if (auto *b = e.operand->as<BinaryExpr>();
@@ -662,6 +664,49 @@ Type Sema::inferCast(CastExpr &e) {
   }
   if (!checkFp8Cast(e.loc, from.scalar, to.scalar))
     return Type::invalid();
+  return to;
+}
+
+/// `p as u64` / `a as ptr<T, global>`: a global pointer is its 64-bit
+/// generic address (global addresses are generic ones, PTX ISA 6.4.1), so a
+/// table of addresses in memory can be read and used as pointers. Shared and
+/// cluster pointers are 32-bit window offsets that mean nothing outside
+/// their CTA; they do not convert.
+Type Sema::checkPointerCast(CastExpr &e, Type from, Type to) {
+  const Type &ptr = from.isPointer() && from.space != AddressSpace::Global ? from
+                    : to.isPointer()                                       ? to
+                                                                           : from;
+  if (ptr.space != AddressSpace::Global) {
+    error(e.loc, "cannot cast " + from.str() + " to " + to.str(),
+          "only global pointers convert to and from their 64-bit address (u64 or i64); a " +
+              std::string(spaceName(ptr.space)) +
+              " pointer is an offset into its CTA's window, not an address");
+    return Type::invalid();
+  }
+  if (from.kind == Type::UntypedInt) { // `0 as ptr<f32, global>`: the literal is the address
+    if (!adapt(e.operand, Type::scalarTy(ScalarKind::U64)))
+      return Type::invalid();
+    from = Type::scalarTy(ScalarKind::U64);
+  } else if (from.isUntyped()) {
+    error(e.loc, "cannot cast a float literal to " + to.str(),
+          "a pointer converts only to and from u64 or i64");
+    return Type::invalid();
+  }
+  if (!checkHasValue(*e.operand, from, "the operand of `as`"))
+    return Type::invalid();
+  const Type &other = to.isPointer() ? from : to;
+  bool address = other.isScalar(ScalarKind::U64) || other.isScalar(ScalarKind::I64);
+  if (!address || from.isPointer() == to.isPointer()) {
+    std::string hint =
+        from.isPointer() && to.isPointer()
+            ? "go through the address: `as u64`, then `as " + to.str() + "`"
+        : !other.isInteger() ? std::string("a pointer converts only to and from u64 or i64")
+        : to.isPointer()
+            ? "an address is 64 bits: `(x as u64) as " + to.str() + "`"
+            : "an address is 64 bits: `as u64` (then `as " + to.str() + "` keeps its low bits)";
+    error(e.loc, "cannot cast " + from.str() + " to " + to.str(), hint);
+    return Type::invalid();
+  }
   return to;
 }
 
@@ -715,8 +760,8 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
   }
   if (!base.isIndexable()) {
     error(e.loc, "cannot index a value of type " + base.str(),
-          elementAccessHint(base,
-                            "only pointers, shared arrays, views and dshared arrays can be indexed"));
+          elementAccessHint(
+              base, "only pointers, shared arrays, views and dshared arrays can be indexed"));
     return Type::invalid();
   }
   if (!idx.isInvalid() && (!idx.isInteger() || idx.isBool())) {

@@ -1,6 +1,6 @@
 //===- MLIRGenExpr.cpp - typed tile AST -> tile/arith: expressions --------===//
-#include "MLIRGenImpl.h"
 #include "FloatBits.h"
+#include "MLIRGenImpl.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "tilec/Target/TargetFacts.h"
@@ -339,6 +339,11 @@ Value MLIRGenImpl::genCast(const fe::CastExpr &e) {
     return genFragmentCast(e, v);
   if (e.type.isVector())
     return genVectorCast(l, v, e.type);
+  // A global pointer and its 64-bit address (Sema allows no other pointer cast).
+  if (e.type.isPointer())
+    return GlobalPtrOp::create(builder, l, valueType(e.type), v);
+  if (from.isPointer())
+    return GlobalAddressOp::create(builder, l, builder.getI64Type(), v);
   Type to = scalarType(e.type.scalar);
   if (v.getType() == to)
     return v;

@@ -154,8 +154,8 @@ HISTORY = re.compile(r"[Ii]ssues? ?#\d|[Ii]ssue \d|\(#\d+\)|\s#\d+(\.\d+)?[:,) ]
                      r"/work/|\.\./shared/|(NEXT-|ASYNC-)DESIGN\.md|\bDESIGN\.md|"
                      r"MLIR22-NOTES|SPEC\.md|language\.md")
 # Numbered things that are not issues: PTX operands and registers, runtime
-# messages ("symmetric buffer #0"), MLIR's "operand #1", AST dumps ("#3").
-ALLOWED = re.compile(r"operand #\d|buffer #\d|barrier #\d|[Pp]roduce #\d|[Cc]onsume #\d|"
+# messages ("symmetric buffer #0"), MLIR's "operand #1" and "result #0", AST dumps ("#3").
+ALLOWED = re.compile(r"operand #\d|result #\d|buffer #\d|barrier #\d|[Pp]roduce #\d|[Cc]onsume #\d|"
                      r"#\d+ (@\d|static|dynamic|index=|over-array)|-> #\d|mbarrier #\d")
 
 

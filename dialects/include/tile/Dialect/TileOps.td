@@ -129,6 +129,29 @@ def Tile_PtrAddOp : Tile_Op<"ptr_add", [Pure,
   let assemblyFormat = "$base `,` $offset attr-dict `:` qualified(type($base)) `,` type($offset)";
 }
 
+def Tile_GlobalAddressOp : Tile_Op<"global_address", [Pure]> {
+  let summary = "the 64-bit address a global pointer holds";
+  let description = [{ A global address is a generic one (PTX ISA 6.4.1: the
+    global window is the identity), 64 bits under `.address_size 64`. Only
+    global pointers convert: a shared or cluster address is an offset into a
+    CTA's window, which means nothing to another CTA or kernel. }];
+  let arguments = (ins Tile_PtrIn<"global">:$ptr);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$ptr attr-dict `:` qualified(type($ptr))";
+}
+
+def Tile_GlobalPtrOp : Tile_Op<"global_ptr", [Pure]> {
+  let summary = "a global pointer from a 64-bit device address";
+  let description = [{ The inverse of global_address: an address read from
+    memory (a table of pointers, a peer's base) or computed. Its alignment
+    is unknown: no access through it is reported misaligned at compile time
+    or required of a parameter (tile-check-address-alignment), as with an
+    index whose low bits are unknown. }];
+  let arguments = (ins I64:$address);
+  let results = (outs Tile_PtrIn<"global">:$result);
+  let assemblyFormat = "$address attr-dict `:` qualified(type($result))";
+}
+
 def Tile_MapaOp : Tile_Op<"mapa", [Pure]> {
   let summary = "address of the same shared location in CTA `rank` of the cluster";
   let description = [{ PTX `mapa.shared::cluster` (PTX ISA 9.7.9.x): the result

@@ -31,13 +31,6 @@ def Tile_PeerBaseOp : Tile_Op<"peer_base", [Pure]> {
   let assemblyFormat = "$table `[` $rank `]` attr-dict";
 }
 
-def Tile_GlobalPtrOp : Tile_Op<"global_ptr", [Pure]> {
-  let summary = "a global pointer from a 64-bit device address";
-  let arguments = (ins I64:$address);
-  let results = (outs Tile_PtrIn<"global">:$result);
-  let assemblyFormat = "$address attr-dict `:` qualified(type($result))";
-}
-
 def Tile_SemWaitOp : Tile_Op<"sem_wait"> {
   let summary = "spin until a u64 counter in global memory is >= value, then fence.proxy.async.global";
   let description = [{ `ld.acquire.sys.global.u64` probes with `nanosleep`
