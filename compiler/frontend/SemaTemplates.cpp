@@ -116,7 +116,9 @@ bool parseValue(const std::string &t, int64_t &v, std::string *why = nullptr) {
   }
   if (negative ? magnitude > (uint64_t(1) << 63) : magnitude >= (uint64_t(1) << 63)) {
     if (why)
-      *why = "'" + s + "' is outside the i64 range of compile-time values";
+      *why = "'" + s + "' is outside -2^63 .. 2^63 - 1, the range of compile-time values (the "
+             "kernel info and the instance names hold them as i64: a u64 parameter takes 0 .. "
+             "9223372036854775807)";
     return false;
   }
   v = negative ? int64_t(0 - magnitude) : int64_t(magnitude);
