@@ -75,10 +75,11 @@ std::optional<Conflict> checkOptionList(StringRef list, StringRef owner) {
     rest = rest.drop_front(end).ltrim();
     auto [key, value] = item.split('=');
     bool bare = !item.contains('=');
-    // MLIR reads `'last'` and `"last"` as `last`.
+    // MLIR reads `'last'`, `"last"` and `{last}` as `last`.
     StringRef shown = bare ? StringRef("true") : value;
-    if (shown.size() >= 2 && (shown.front() == '\'' || shown.front() == '"') &&
-        shown.back() == shown.front())
+    if (shown.size() >= 2 && ((shown.front() == '\'' || shown.front() == '"')
+                                  ? shown.back() == shown.front()
+                                  : shown.front() == '{' && shown.back() == '}'))
       shown = shown.drop_front().drop_back();
     for (auto &[earlierItem, earlierValue] : seen)
       if (earlierItem.split('=').first == key && earlierValue != shown)

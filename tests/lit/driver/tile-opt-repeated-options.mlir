@@ -24,7 +24,7 @@
 
 // Accepted: one value given twice (in every spelling), and two passes each
 // with its own options.
-// RUN: tile-opt %s --pass-pipeline="builtin.module(tile.kernel(tile-anchor-mma-waits{anchor=last anchor='last'}))" -o %t.c.mlir -o=%t.c.mlir
+// RUN: tile-opt %s --pass-pipeline="builtin.module(tile.kernel(tile-anchor-mma-waits{anchor=last anchor='last' anchor={last}}))" -o %t.c.mlir -o=%t.c.mlir
 // RUN: FileCheck %s --check-prefix=OK < %t.c.mlir
 // RUN: tile-opt %s --tile-sync-pipeline='auto-sync auto-sync=true' --tile-anchor-mma-waits=anchor=last --tile-anchor-mma-waits=anchor=reduce | FileCheck %s --check-prefix=OK
 // RUN: tile-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-anchor-mma-waits{anchor=last}, tile-anchor-mma-waits{anchor=reduce}))' | FileCheck %s --check-prefix=OK
