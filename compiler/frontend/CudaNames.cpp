@@ -90,8 +90,12 @@ const Entry kFunctions[] = {
     {"__match_all_sync", "match_all(v)",
      "__match_all_sync(mask, v, &pred) is match_all(v, mask = M): the mask when all match, else 0"},
     {"__reduce_add_sync", "redux_add(v)", "__reduce_add_sync(mask, v) is redux_add(v, mask = M)"},
-    {"__reduce_min_sync", "redux_min(v)", "__reduce_min_sync(mask, v) is redux_min(v, mask = M)"},
-    {"__reduce_max_sync", "redux_max(v)", "__reduce_max_sync(mask, v) is redux_max(v, mask = M)"},
+    {"__reduce_min_sync", "redux_min(v)",
+     "__reduce_min_sync(mask, v) is redux_min(v, mask = M): signed for an i32 v, unsigned for a u32 "
+     "(CUDA's two overloads)"},
+    {"__reduce_max_sync", "redux_max(v)",
+     "__reduce_max_sync(mask, v) is redux_max(v, mask = M): signed for an i32 v, unsigned for a u32 "
+     "(CUDA's two overloads)"},
     {"__reduce_and_sync", "redux_and(v)", "__reduce_and_sync(mask, v) is redux_and(v, mask = M)"},
     {"__reduce_or_sync", "redux_or(v)", "__reduce_or_sync(mask, v) is redux_or(v, mask = M)"},
     {"__reduce_xor_sync", "redux_xor(v)", "__reduce_xor_sync(mask, v) is redux_xor(v, mask = M)"},
@@ -139,7 +143,9 @@ const Entry kFunctions[] = {
     {"__cosf", "cos(x, approx = true)", "cosf(x) is cos(x)"},
     {"__tanhf", "tanh(x, approx = true)", "tanhf(x) is tanh(x)"},
     {"__fsqrt_rn", "sqrt(x)", "sqrt is correctly rounded; sqrt(x, approx = true) is sqrt.approx"},
-    {"__frsqrt_rn", "rsqrt(x)", "rsqrt(x, approx = true) is rsqrt.approx"},
+    {"__frsqrt_rn", "rsqrt(x)",
+     "__frsqrt_rn is correctly rounded; rsqrt(x) is rcp.rn(sqrt.rn(x)), two roundings (within "
+     "1.5 ulp), and rsqrt(x, approx = true) is rsqrt.approx"},
     {"__fdividef", "x / y", "division is the operator `/` (IEEE, round to nearest)"},
     {"__fdiv_rn", "x / y", "division is the operator `/` (IEEE, round to nearest)"},
     {"__frcp_rn", "1.0 / x", "a reciprocal is `1.0 / x`"},

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 namespace tile::frontend {
@@ -115,7 +116,9 @@ bool parseValue(const std::string &t, int64_t &v, std::string *why = nullptr) {
   }
   if (negative ? magnitude > (uint64_t(1) << 63) : magnitude >= (uint64_t(1) << 63)) {
     if (why)
-      *why = "'" + s + "' is outside the i64 range of compile-time values";
+      *why = "'" + s + "' is outside -2^63 .. 2^63 - 1, the range of compile-time values (the "
+             "kernel info and the instance names hold them as i64: a u64 parameter takes 0 .. "
+             "9223372036854775807)";
     return false;
   }
   v = negative ? int64_t(0 - magnitude) : int64_t(magnitude);
@@ -263,8 +266,18 @@ void Sema::instantiateTemplates(ModuleAST &module) {
   for (auto &k : module.kernels)
     if (!k->templateParams.empty())
       templateNames.insert(k->name);
+  // The kernels whose instances -D 'k<...>' lists: a NAME= value is not one
+  // of theirs.
+  std::map<std::string, std::string> listedInstances;
+  for (const Define &d : defines)
+    if (d.name.empty() && !d.kernel.empty())
+      listedInstances.emplace(d.kernel, d.text);
   for (const Define &d : defines) {
     bool used = false;
+    // A parameter's value that no instance takes: every kernel with that
+    // parameter has its instances listed (the first such kernel).
+    const KernelAST *overridden = nullptr;
+    bool taken = false;
     for (auto &k : module.kernels) {
       if (!d.kernel.empty() && d.kernel != k->name)
         continue;
@@ -272,10 +285,28 @@ void Sema::instantiateTemplates(ModuleAST &module) {
         error({}, "-D " + d.text + ": kernel '" + k->name + "' has no compile-time parameters",
               "only kernels declared `kernel NAME<P: T, ...>(...)` are instantiated");
         used = true;
+        taken = true;
         continue;
       }
-      for (auto &p : k->templateParams)
+      for (auto &p : k->templateParams) {
         used = used || d.name.empty() || p.name == d.name;
+        if (d.name.empty() || p.name != d.name)
+          continue;
+        if (listedInstances.count(k->name))
+          overridden = overridden ? overridden : k.get();
+        else
+          taken = true;
+      }
+    }
+    if (used && !d.name.empty() && !taken && overridden) {
+      std::string other = listedInstances[overridden->name];
+      error(overridden->loc,
+            "-D " + d.text + " gives no instance: kernel '" + overridden->name +
+                "' has the instances of -D '" + other + "' only",
+            "an instance list gives every value of its kernel: add the instances meant "
+            "(-D '" + overridden->name + "<...>' for each), or give the kernel's parameters by "
+            "name (-D " + overridden->name + "." + d.name + "=...) without the list");
+      continue;
     }
     if (used)
       continue;

@@ -1,8 +1,8 @@
 //===- SemaWarp.cpp - warp-level operations ---------------------------------===//
 //
 // shfl_up/down/xor/idx(v, lane, width = 32, mask = 0xffffffff),
-// vote_any/all/ballot(pred, mask =), redux_add/min/max/and/or/xor(v: i32,
-// mask =), match_any/all(v, mask =), sync_warp(mask =), lanemask_lt/le/eq/
+// vote_any/all/ballot(pred, mask =), redux_add/min/max/and/or/xor(v: i32
+// or u32, mask =), match_any/all(v, mask =), sync_warp(mask =), lanemask_lt/le/eq/
 // ge/gt(). `mask` names the participating lanes (PTX `membermask`): every
 // lane in it must execute the same operation with the same mask, and the
 // executing lane must be in it (PTX ISA 9.7.9.6, 9.7.13.7, 9.7.13.9,
@@ -113,12 +113,17 @@ Type Sema::checkWarpCall(CallExpr &e) {
     return result(b == Builtin::VoteBallot ? i32 : i1);
   }
   if (isRedux(b)) {
-    Type v = checkValue(e.args[0], &i32, "value of " + e.callee,
-                        "redux.sync reduces i32 values; convert with `as i32`, or reduce other "
-                        "types with shfl_xor");
-    if (v.isInvalid())
-      return v;
-    return result(i32);
+    // redux.sync takes .s32 and .u32 (PTX ISA 9.7.13.11): min/max compare as
+    // the value's type says; the other operations see the same bits.
+    Type v = checkValue(e.args[0], nullptr, "value of " + e.callee);
+    if (!v.isInvalid() && !v.isScalar(ScalarKind::I32) && !v.isScalar(ScalarKind::U32)) {
+      error(e.args[0]->loc, "value of " + e.callee + " has type " + v.str() + ", expected i32 or u32",
+            nonScalarHint(v, "redux.sync reduces i32 and u32 values (min/max signed or unsigned "
+                             "by the type); convert a narrower integer with `as i32` or "
+                             "`as u32`, or reduce other types with shfl_xor"));
+      return Type::invalid();
+    }
+    return v.isInvalid() ? v : result(v);
   }
   // match_any / match_all: any scalar; the bits are compared.
   Type v = checkValue(e.args[0], nullptr, "value of " + e.callee);

@@ -35,6 +35,7 @@ Value MLIRGenImpl::genWarpCall(const fe::CallExpr &e) {
   auto redux = [&](ReduxKind kind) {
     return ReduxOp::create(builder, l, i32, kind, args[0], mask).getResult();
   };
+  const bool isUnsigned = e.type.isUnsigned(); // redux.sync.min/max.u32 for a u32
   auto lanemask = [&](LaneMaskKind kind) {
     return LaneMaskOp::create(builder, l, i32, kind).getResult();
   };
@@ -56,9 +57,9 @@ Value MLIRGenImpl::genWarpCall(const fe::CallExpr &e) {
   case BI::ReduxAdd:
     return redux(ReduxKind::add);
   case BI::ReduxMin:
-    return redux(ReduxKind::min);
+    return redux(isUnsigned ? ReduxKind::umin : ReduxKind::min);
   case BI::ReduxMax:
-    return redux(ReduxKind::max);
+    return redux(isUnsigned ? ReduxKind::umax : ReduxKind::max);
   case BI::ReduxAnd:
     return redux(ReduxKind::and_);
   case BI::ReduxOr:

@@ -11,6 +11,7 @@
 // Cluster barriers (barrier.cluster.wait) are single blocking instructions
 // that cannot be bounded this way.
 //===----------------------------------------------------------------------===//
+#include "tilec/DebugHangsBounds.h"
 #include "tilec/Passes.h"
 #include "tile/Dialect/Hint.h"
 #include "tilec/SourceLoc.h"
@@ -49,6 +50,15 @@ struct DebugHangsPass : mlir::tile::impl::TileDebugHangsBase<DebugHangsPass> {
   }
 
   void runOnOperation() override {
+    // The bounds tilec's --debug-hangs and tile::compile take: 0 would report
+    // every wait that does not complete at its first probe as a hang.
+    if (timeoutMs == 0 || timeoutMs > ::tile::kMaxDebugHangsMs) {
+      getOperation().emitError("tile-debug-hangs: timeout-ms ")
+          << std::to_string(timeoutMs) << " is outside 1 .. "
+          << std::to_string(::tile::kMaxDebugHangsMs)
+          << " (milliseconds, as tilec --debug-hangs=MS)";
+      return signalPassFailure();
+    }
     getOperation().walk([&](Operation *op) {
       if (isa<MmaOp, MmaRegAOp>(op))
         hostRecord = true;

@@ -291,9 +291,15 @@ def regressions(args):
              for i, (t, body, _) in enumerate(REGRESSIONS)]
     ptx, rejected = compile_units(args.tilec, units, ['--fmad=false'] + args.tilec_args)
     consts = stored_constants(ptx)
+    # Without LLVM's optimisation (-O0, -O1) a conversion may stay in the
+    # code (`cvt.rzi.u32.f32` of the checker's 57344.0): not folded is then
+    # not a finding, a wrong immediate still is.
+    unoptimised = any(a in ('-O0', '-O1') for a in args.tilec_args)
     bad = 0
     for i, (t, body, want) in enumerate(REGRESSIONS):
         got = consts.get('r_%d' % i)
+        if got is None and unoptimised and i not in rejected:
+            continue
         if i in rejected or got is None or R.ubits(t, got) != R.ubits(t, want):
             bad += 1
             print('semfuzz: MISMATCH (folded regression) expected %s, got %s:\n%s'

@@ -118,6 +118,8 @@ def vote_case(rnd, name):
                      'redux_and', 'redux_or', 'redux_xor', 'match_any', 'match_all', 'lanemask'])
     nthreads = 256
     t = 'i32'
+    if op.startswith('redux'):
+        t = rnd.choice(['i32', 'u32'])  # redux.sync .s32 / .u32: min/max by the type
     if op.startswith('match'):
         t = rnd.choice([x for x in SHFL_TYPES if x != 'i1'])
     pool = [G.random_value(rnd, t) for _ in range(3)]
@@ -133,7 +135,7 @@ def vote_case(rnd, name):
     if full:
         masks = [0xffffffff] * len(masks)
     mk = '' if full else ', mask = m'
-    ot = 'i8' if op in ('vote_any', 'vote_all') else 'i32'
+    ot = 'i8' if op in ('vote_any', 'vote_all') else t if op.startswith('redux') else 'i32'
     if op == 'lanemask':
         which = rnd.choice(['lt', 'le', 'eq', 'ge', 'gt'])
         call = 'lanemask_%s()' % which
@@ -172,9 +174,9 @@ def vote_case(rnd, name):
             f = op[6:]
             acc = xs[0]
             for x in xs[1:]:
-                acc = {'add': lambda a, b: R.wrap('i32', a + b), 'min': min, 'max': max,
-                       'and': lambda a, b: R.wrap('i32', a & b), 'or': lambda a, b: R.wrap('i32', a | b),
-                       'xor': lambda a, b: R.wrap('i32', a ^ b)}[f](acc, x)
+                acc = {'add': lambda a, b: R.wrap(t, a + b), 'min': min, 'max': max,
+                       'and': lambda a, b: R.wrap(t, a & b), 'or': lambda a, b: R.wrap(t, a | b),
+                       'xor': lambda a, b: R.wrap(t, a ^ b)}[f](acc, x)
             return acc
         me = R.ubits(t, vals[i])
         same = [k for k in ls if R.ubits(t, vals[k]) == me]

@@ -214,12 +214,26 @@ class FragGen:
             a, b = b, a
         if op == '/' and not _runtime(b):     # a constant divisor 0 is an error
             b = ('ni', 'S', rnd.randrange(4))
+        # Literal arithmetic whose exact value leaves i32 is an error
+        # (operators.md, constant operands): keep such a step at run time.
+        if not _runtime(a) and not _runtime(b) and \
+                not -(1 << 31) <= _exact(('ibin', 'S', op, a, b)) < (1 << 31):
+            b = ('ni', 'S', rnd.randrange(4))
         return ('ibin', kind_of(a[1], b[1]), op, a, b)
 
 
 def _runtime(n):
     """Whether an index tree reads a run-time value."""
     return n[0] in ('row', 'col', 'prI', 'pcI', 'ni') or (n[0] == 'ibin' and (_runtime(n[3]) or _runtime(n[4])))
+
+
+def _exact(n):
+    """The exact (unwrapped) value of a constant index tree (no `/`: its
+    divisor is always a run-time value)."""
+    if n[0] == 'ilit':
+        return n[2]
+    a, b = _exact(n[3]), _exact(n[4])
+    return {'+': a + b, '-': a - b, '*': a * b, 'min': min(a, b), 'max': max(a, b)}[n[2]]
 
 
 def lit(t, v):

@@ -3,6 +3,7 @@
 #include "tilec/Passes.h"
 #include "tilec/Pipeline.h"
 
+#include "RepeatedOptions.h"
 #include "TestDialect.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -54,6 +55,8 @@ int main(int argc, char **argv) {
   // MlirOptMain(argc, argv, ...) split open, so that the input can be checked first.
   auto [inputFile, outputFile] =
       mlir::registerAndParseCLIOptions(argc, argv, "tile optimizer driver\n", registry);
+  if (!tile::opt::rejectRepeatedOptions(argc, argv))
+    return 1;
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input = mlir::openInputFile(inputFile, &error);

@@ -4,6 +4,7 @@
 #define TILEC_COMPILER_H
 
 #include "tile/kernel_info.h"
+#include "tilec/DebugHangsBounds.h"
 #include "tilec/Target/TargetFacts.h"
 
 #include <array>
@@ -45,12 +46,6 @@ inline std::string emitKindList() {
     list += (list.empty() ? "" : ", ") + std::string(name);
   return list;
 }
-
-/// --debug-hangs: the bound of a wait without a value, and the longest one
-/// (an hour; in nanoseconds it still fits the 64-bit %globaltimer
-/// arithmetic with room to spare).
-inline constexpr unsigned kDefaultDebugHangsMs = 2000;
-inline constexpr unsigned kMaxDebugHangsMs = 3600000;
 
 struct CompileOptions {
   /// One of tile::target::kSupportedArchs (checked by compile()).

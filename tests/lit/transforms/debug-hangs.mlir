@@ -1,4 +1,12 @@
 // RUN: tile-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-debug-hangs{timeout-ms=250}))' | FileCheck %s
+// The bound takes what tilec --debug-hangs=MS takes, 1 .. 3600000 ms, here
+// too (0 would call every wait that is not complete at its first probe a hang).
+// RUN: not tile-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-debug-hangs{timeout-ms=0}))' 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not tile-opt %s --tile-sync-pipeline='debug-hangs-ms=3600001' 2>&1 | FileCheck %s --check-prefix=LONG
+// RUN: tile-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-debug-hangs{timeout-ms=3600000}))' | FileCheck %s --check-prefix=HOUR
+// ZERO: error: tile-debug-hangs: timeout-ms 0 is outside 1 .. 3600000 (milliseconds, as tilec --debug-hangs=MS)
+// LONG: error: tile-debug-hangs: timeout-ms 3600001 is outside 1 .. 3600000
+// HOUR: arith.constant 3600000000000 : i64
 
 // The wait becomes single try_wait probes bounded by %globaltimer; after
 // 250 ms it reports the location, mbarrier, CTA, thread and parity, then traps.

@@ -67,3 +67,30 @@ TEST_CASE("CUDA names: round-to-nearest-even names keep ties to even", "[cuda]")
     CHECK(f->tileForm.rfind("rint(x)", 0) == 0);
   }
 }
+
+// CUDA's `_rn` functions round once, to nearest even (`__fsqrt_rn`,
+// `__frsqrt_rn`, `__fdiv_rn`, the `_rn` conversions). A tile form is that
+// too when it is an operator, a conversion, or a call of a correctly rounded
+// builtin (sqrt, fma, rint); any other call must say in its hint how far
+// it is from the correctly rounded value.
+TEST_CASE("CUDA names: correctly rounded names say where the tile form is not", "[cuda]") {
+  const char *correctlyRounded[] = {"sqrt", "fma", "rint"};
+  for (const std::string &name : cudaNames()) {
+    std::optional<CudaName> f = cudaFunction(name);
+    if (!f || name.size() <= 3 || name.compare(name.size() - 3, 3, "_rn") != 0)
+      continue;
+    INFO(name << " -> " << f->tileForm << " (" << f->hint << ")");
+    size_t n = 0;
+    while (n < f->tileForm.size() && (std::isalnum((unsigned char)f->tileForm[n]) ||
+                                      f->tileForm[n] == '_'))
+      ++n;
+    if (n == 0 || n == f->tileForm.size() || f->tileForm[n] != '(')
+      continue; // an operator or a conversion: one rounding to nearest even
+    std::string callee = f->tileForm.substr(0, n);
+    bool exact = false;
+    for (const char *c : correctlyRounded)
+      exact = exact || callee == c;
+    if (!exact)
+      CHECK(f->hint.find("ulp") != std::string::npos);
+  }
+}
