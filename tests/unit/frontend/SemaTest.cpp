@@ -262,7 +262,7 @@ TEST_CASE("sema: every error class reports message, location and a hint", "[sema
       {"let x: f16 = 70000.0", "", "float literal is out of range for f16", 2, 14},
       {"let x = n as i1", "", "cannot cast i32 to i1", 2, 11},
       {"let x = true as f32", "", "cannot cast i1 to f32", 2, 14},
-      {"let x = p as i64", "", "cannot cast ptr<i32, global> to i64", 2, 11},
+      {"let x = p as i32", "", "cannot cast ptr<i32, global> to i32", 2, 11},
       {"let x = sync_threads()", "", "'x' is initialized with a call that returns no value", 2, 9},
       // assignment
       {"n = 3", "", "cannot assign to 'n': it is a kernel parameter", 2, 1},
