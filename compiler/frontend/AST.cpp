@@ -234,6 +234,7 @@ const BuiltinName kBuiltins[] = {
     {Builtin::Fence, "fence", "fence([order = acq_rel|sc, scope =])"},
     {Builtin::FenceProxyAsync, "fence_proxy_async", "fence_proxy_async()"},
     {Builtin::Nanosleep, "nanosleep", "nanosleep(ns: u32)"},
+    {Builtin::StaticAssert, "static_assert", "static_assert(COND: a compile-time i1)"},
     {Builtin::FenceMBarrierInit, "fence_mbarrier_init", "fence_mbarrier_init()"},
     {Builtin::ClusterArrive, "cluster_arrive", "cluster_arrive([order = release|relaxed])"},
     {Builtin::ClusterWait, "cluster_wait", "cluster_wait()"},

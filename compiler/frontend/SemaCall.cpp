@@ -219,6 +219,8 @@ Type Sema::inferCall(CallExpr &e) {
     return checkMulHi(e);
   if (b == Builtin::Nanosleep)
     return checkNanosleep(e);
+  if (b == Builtin::StaticAssert)
+    return checkStaticAssert(e); // SemaConst.cpp
   if (isWarpBuiltin(b))
     return checkWarpCall(e);
   if (isMathBuiltin(b))

@@ -581,4 +581,33 @@ void Sema::checkConstantOpsInStmt(StmtAST &s) {
   }
 }
 
+/// static_assert(COND): what a kernel or function requires of its
+/// compile-time parameters (`static_assert(ACT >= 0 && ACT <= 4)`), checked
+/// in each instance; an instance that breaks it is an error at the call
+/// (with the instance's note) instead of code that silently does something
+/// else. It emits nothing.
+Type Sema::checkStaticAssert(CallExpr &e) {
+  if (!checkNoNamedArgs(e) || !checkArgCount(e, 1, 1))
+    return Type::invalid();
+  Type b = Type::i1();
+  if (checkValue(e.args[0], &b, "condition of 'static_assert'",
+                 "compare explicitly, e.g. `N % 64 == 0`")
+          .isInvalid())
+    return Type::invalid();
+  std::optional<ConstValue> c = evalConstant(*e.args[0]);
+  if (!c) {
+    error(e.args[0]->loc, "the condition of 'static_assert' is not a compile-time constant",
+          "build it from literals, constants, compile-time parameters and type queries "
+          "(`BN % 64 == 0`, `size_of(T) == 2`); check a run-time value with `if`");
+    return Type::invalid();
+  }
+  if (c->i == 0) {
+    error(e.loc, "static_assert failed: the condition is false",
+          "the compile-time values this code was given do not meet its requirement: change them "
+          "(the note names the instance), or the condition");
+    return Type::invalid();
+  }
+  return Type::voidTy();
+}
+
 } // namespace tile::frontend

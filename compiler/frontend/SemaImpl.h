@@ -238,6 +238,7 @@ public:
   /// The value of a checked expression built from literals and operators,
   /// with the run-time semantics of docs/reference/operators.md; nullopt otherwise.
   std::optional<ConstValue> evalConstant(const ExprAST &e);
+  Type checkStaticAssert(CallExpr &e);
   /// amountType: the right operand's type (a shift amount may differ from operandType).
   std::optional<ConstValue> applyBinary(BinaryOp op, const Type &operandType, const ConstValue &l,
                                         const ConstValue &r, const Type &amountType);

@@ -467,6 +467,8 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::Bfind:
   case BI::MulHi:
     return genBitCall(e);
+  case BI::StaticAssert: // checked by Sema; nothing runs
+    return nullptr;
   case BI::Nanosleep: // the u32 / i32 count's bits
     NanosleepOp::create(builder, l, genExpr(*e.args[0]));
     return nullptr;

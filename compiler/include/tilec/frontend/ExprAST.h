@@ -176,6 +176,7 @@ enum class Builtin {
   ClusterArrive,
   ClusterWait,
   Nanosleep, // nanosleep(ns): the thread sleeps about ns nanoseconds (a spin-wait's backoff)
+  StaticAssert, // static_assert(COND): COND a compile-time constant, an error where false
   // Warp roles (SemaRoles.cpp).
   WarpgroupRank, // i32: index of the warpgroup within its role
   RoleThreadId,  // i32: index of the thread within its role
