@@ -164,8 +164,8 @@ struct CreatePolicyLowering : ConvertOpToLLVMPattern<CreatePolicyOp> {
 
 /// The operation and type of atom/red: add is typed (.u32/.u64/.f32/.f64,
 /// PTX ISA 9.7.13.5: atom.add.f64 needs sm_60; .noftz.f16 sm_70, .noftz.bf16
-/// sm_90: the 16-bit float adds keep subnormals, as the other float adds), min/max signed (.s32)
-/// or, as umin/umax, unsigned (.u32), the bitwise ones, exch and cas untyped (.bN).
+/// sm_90: the 16-bit float adds keep subnormals, as the other float adds), min/max signed (.s32) or,
+/// as umin/umax, unsigned (.u32), the bitwise ones, exch and cas untyped (.bN).
 ptx::Instr &atomOperation(ptx::Instr &instr, StringRef operation, Type type) {
   unsigned bits = type.getIntOrFloatBitWidth();
   char kind = 'b';

@@ -18,8 +18,8 @@
 #include "ConversionUtils.h"
 #include "PTXBuilder.h"
 #include "tile/Dialect/TileDialect.h"
-#include "tilec/Conversion/TileToLLVM.h"
 #include "tilec/Target/TargetFacts.h"
+#include "tilec/Conversion/TileToLLVM.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

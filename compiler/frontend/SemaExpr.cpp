@@ -83,14 +83,14 @@ Type Sema::infer(ExprPtr &ep) {
         error(v.loc, "'" + v.name + "' is a type, not a value", conversionHint(v.name, *type));
       else if (auto foreign = foreignWord(v.name))
         error(v.loc, foreign->message, foreign->hint);
-      else if (attrKernel_ && std::any_of(attrKernel_->params.begin(), attrKernel_->params.end(),
-                                          [&](const auto &d) { return d->name == v.name; }))
+      else if (attrKernel_ &&
+               std::any_of(attrKernel_->params.begin(), attrKernel_->params.end(),
+                           [&](const auto &d) { return d->name == v.name; }))
         error(v.loc,
               "'" + v.name + "' is a runtime parameter of kernel '" + attrKernel_->name +
                   "': an attribute is fixed in the PTX",
               "use an integer literal, a file-level constant or a compile-time parameter "
-              "(`kernel " +
-                  attrKernel_->name + "<" + v.name + ": i32>(...)`, chosen with -D)");
+              "(`kernel " + attrKernel_->name + "<" + v.name + ": i32>(...)`, chosen with -D)");
       else if (v.name == "_") // `(x, _) = f()`: `_` discards only in a `let`/`var` list
         error(v.loc, "unknown name '_'",
               "`_` skips a value only in a list of new names, `let (a, _) = f(...)` (or `var`); "
@@ -241,8 +241,8 @@ bool Sema::adapt(ExprPtr &ep, const Type &to) {
     // only when that rounds past the largest finite value.
     // inf and nan (SemaResolve.cpp) are values of every float type.
     std::optional<double> v = to.isScalar(ScalarKind::F64) ? std::optional<double>(lit.nearest)
-                              : !std::isfinite(lit.value)  ? std::optional<double>(lit.value)
-                                                           : roundToFloatKind(lit.value, to.scalar);
+                              : !std::isfinite(lit.value) ? std::optional<double>(lit.value)
+                                                          : roundToFloatKind(lit.value, to.scalar);
     if (!v) {
       error(e.loc, "float literal is out of range for " + to.str(), floatRangeHint(to.scalar));
       e.type = Type::invalid();
@@ -345,9 +345,8 @@ bool Sema::checkHasValue(const ExprAST &e, const Type &t, const std::string &wha
 Type Sema::unify(ExprPtr &lhs, ExprPtr &rhs, const Location &loc, const std::string &what) {
   Type l = infer(lhs), r = infer(rhs);
   // One side a call without a value (both: the caller names the type).
-  bool values =
-      (l.kind == Type::Void) == (r.kind == Type::Void) ||
-      (checkHasValue(*lhs, l, "one of " + what) && checkHasValue(*rhs, r, "one of " + what));
+  bool values = (l.kind == Type::Void) == (r.kind == Type::Void) ||
+                (checkHasValue(*lhs, l, "one of " + what) && checkHasValue(*rhs, r, "one of " + what));
   if (!values || l.isInvalid() || r.isInvalid()) {
     abandonUntyped(lhs);
     abandonUntyped(rhs);
@@ -625,12 +624,13 @@ Type Sema::inferCast(CastExpr &e) {
     // rounding (`0.1 as f64` is the nearest double, not the nearest f32
     // widened; `1.000488281251 as f16` the nearest f16, not 1.0 through the
     // f32 tie), and out of range is an error as in `let h: f16 = 70000.0`.
-    Type lit = (from.kind == Type::UntypedFloat && to.isFloat() && !isFp8Kind(to.scalar)) ? to
-               : (from.kind == Type::UntypedFloat || to.isBool() || isFp8Kind(to.scalar))
-                   ? Type::scalarTy(from.kind == Type::UntypedInt && !isFp8Kind(to.scalar)
-                                        ? ScalarKind::I32
-                                        : ScalarKind::F32)
-                   : to;
+    Type lit =
+        (from.kind == Type::UntypedFloat && to.isFloat() && !isFp8Kind(to.scalar)) ? to
+        : (from.kind == Type::UntypedFloat || to.isBool() || isFp8Kind(to.scalar))
+            ? Type::scalarTy(from.kind == Type::UntypedInt && !isFp8Kind(to.scalar)
+                                 ? ScalarKind::I32
+                                 : ScalarKind::F32)
+            : to;
     // `(1 << n) as f64`: a shift's value is an integer, the i32 that a
     // context-free `1 << n` is, converted.
     if (auto *b = e.operand->as<BinaryExpr>();
@@ -760,8 +760,8 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
   }
   if (!base.isIndexable()) {
     error(e.loc, "cannot index a value of type " + base.str(),
-          elementAccessHint(
-              base, "only pointers, shared arrays, views and dshared arrays can be indexed"));
+          elementAccessHint(base,
+                            "only pointers, shared arrays, views and dshared arrays can be indexed"));
     return Type::invalid();
   }
   if (!idx.isInvalid() && (!idx.isInteger() || idx.isBool())) {

@@ -1,6 +1,6 @@
 //===- MLIRGenExpr.cpp - typed tile AST -> tile/arith: expressions --------===//
-#include "FloatBits.h"
 #include "MLIRGenImpl.h"
+#include "FloatBits.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "tilec/Target/TargetFacts.h"
