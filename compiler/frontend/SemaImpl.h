@@ -286,6 +286,7 @@ public:
   /// (the arguments already inferred).
   Type checkFragmentArgs(CallExpr &e);
   Type checkSelectCall(CallExpr &e);
+  Type checkValueSelect(CallExpr &e);
   /// frag_row(f), frag_col(f).
   Type checkFragmentIndexCall(CallExpr &e);
   /// row_max(f), row_sum(f).
