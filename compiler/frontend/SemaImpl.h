@@ -465,6 +465,7 @@ public:
                            const std::string &what);
   Type checkVectorLiteral(VectorExpr &v, const Type *expected);
   Type checkPack(CallExpr &e);
+  bool checkVectorElementTarget(IndexExpr &e);
   Type inferVectorLane(IndexExpr &e, const Type &base, const Type &idx);
   Type inferVectorMember(MemberExpr &e, const Type &base);
   Type checkVectorBinary(BinaryExpr &e, const Type &l, const Type &r);
