@@ -95,8 +95,8 @@ void Sema::checkShapeParamsBound(const FnAST &f) {
       error(p.loc,
             "shape parameter '" + p.name + "' of '" + f.name +
                 "' is no extent of a parameter's type, so no call can bind it",
-            "a function's `" + p.name + ": i32` is the shape of an argument (`x: frag<f32>[" +
-                p.name + ", N]`); pass a value as an ordinary parameter");
+            "a function's `" + p.name + ": i32` is an extent of an argument's type (`x: "
+                "frag<f32>[64, " + p.name + "]`); pass a value as an ordinary parameter");
   }
 }
 
