@@ -90,30 +90,39 @@ std::unique_ptr<FnAST> Parser::parseFn() {
   return f;
 }
 
-/// `<T: type, ...>` after a function's name: type parameters only (a value
-/// is passed as an ordinary parameter; functions are inlined, so a constant
-/// argument folds as a kernel's compile-time parameter would).
+/// `<T: type, M: i32, ...>` after a function's name: type parameters and
+/// shape parameters (an extent of a parameter's type, `x: frag<f32>[M, N]`,
+/// bound from the argument at each call; Sema checks that each is one). A
+/// value is passed as an ordinary parameter: functions are inlined, so a
+/// constant argument folds as a kernel's compile-time parameter would.
 void Parser::parseFnTypeParams(FnAST &f) {
-  const char *hint = "write `fn NAME<T: type>(x: T) -> T { ... }`";
+  const char *hint = "write `fn NAME<T: type>(x: T) -> T { ... }` or, for a shape, "
+                     "`fn NAME<M: i32, N: i32>(x: frag<f32>[M, N]) { ... }`";
   consume(); // <
   do {
     Token n = expect(Tok::Ident, "type parameter name", hint);
     expect(Tok::Colon, "':'", hint);
-    if (!atIdent("type"))
-      fail(cur().loc, "a function's compile-time parameters are types: write `" + n.text +
-                          ": type`",
-           "pass a value as an ordinary parameter (calls are inlined, so a constant argument "
-           "stays constant)");
-    consume();
-    if (typeParam(n.text))
+    bool known = typeParam(n.text) || isValueParam(n.text);
+    if (known)
       fail(n.loc, "duplicate type parameter '" + n.text + "'",
            "give every parameter a distinct name");
     if (scalarFromName(n.text))
       fail(n.loc, "type parameter '" + n.text + "' has the name of a scalar type",
            "name it T, U, Elem, ...");
-    TemplateParam p{n.text, n.loc, {}, /*isType=*/true};
-    f.typeParams.push_back(p);
-    names_.types.push_back({n.text, std::nullopt});
+    if (atIdent("type")) {
+      consume();
+      f.typeParams.push_back({n.text, n.loc, {}, /*isType=*/true});
+      names_.types.push_back({n.text, std::nullopt});
+      continue;
+    }
+    TypeSyntax t = parseScalarType("type");
+    if (!t.type.isScalar(ScalarKind::I32))
+      fail(t.loc, "a function's compile-time parameters are types (`" + n.text +
+                      ": type`) or shapes (`" + n.text + ": i32`)",
+           "pass a value as an ordinary parameter (calls are inlined, so a constant argument "
+           "stays constant)");
+    f.shapeParams.push_back({n.text, n.loc, t});
+    names_.values.push_back(n.text);
   } while (accept(Tok::Comma));
   expect(Tok::Gt, "'>'", hint);
 }

@@ -239,22 +239,27 @@ void Sema::prepareModule(ModuleAST &module) {
             "give every function a distinct name (there is no overloading)");
       diags_.note(it->second->loc, "previous definition of '" + f->name + "' is here");
     }
+    // A shape parameter's extents stay unresolved: each call binds them
+    // (bindShapeParams) and checks the shapes it makes.
+    const std::vector<TemplateParam> *shapes = &f->shapeParams;
     if (f->result)
-      resolveTypeExtents(*f->result);
+      resolveTypeExtents(*f->result, shapes);
     for (TypeSyntax &r : f->results) {
-      resolveTypeExtents(r);
-      if (r.type.isDistributed())
+      resolveTypeExtents(r, shapes);
+      if (r.type.isDistributed() && r.namedExtents.empty())
         checkDistributedShape(r.loc, r.type);
     }
+    checkShapeParamsBound(*f);
     for (size_t i = 0; i < f->paramTypes.size(); ++i) {
-      resolveTypeExtents(f->paramTypes[i]);
+      resolveTypeExtents(f->paramTypes[i], shapes);
       const Type &t = f->paramTypes[i].type;
+      bool shaped = !f->paramTypes[i].namedExtents.empty(); // its argument's shape
       if (t.isPointer() && t.scalar == ScalarKind::I1)
         error(f->paramTypes[i].loc, "pointers to i1 are not supported", "store booleans as i8");
-      if (t.kind == Type::LocalArray && (!t.staticLength || *t.staticLength < 1))
+      if (!shaped && t.kind == Type::LocalArray && (!t.staticLength || *t.staticLength < 1))
         error(f->paramTypes[i].loc, "a local array parameter needs a positive length",
               "write `local<T>[N]` with N >= 1");
-      if (t.isDistributed())
+      if (!shaped && t.isDistributed())
         checkDistributedShape(f->paramTypes[i].loc, t);
       for (size_t j = 0; j < i; ++j)
         if (f->paramNames[j] == f->paramNames[i]) {
@@ -263,7 +268,7 @@ void Sema::prepareModule(ModuleAST &module) {
           diags_.note(f->paramLocs[j], "previous definition of '" + f->paramNames[i] + "' is here");
         }
     }
-    if (f->result && f->result->type.isDistributed())
+    if (f->result && f->result->type.isDistributed() && f->result->namedExtents.empty())
       checkDistributedShape(f->result->loc, f->result->type);
   }
   instantiateTemplates(module);
@@ -498,17 +503,36 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
       return Type::invalid();
     }
   }
-  // A declared type with its type parameter replaced by the bound type.
+  std::vector<int64_t> shapes; // fn.shapeParams' values, from the arguments' types
+  if (!bindShapeParams(fn, e, inferred, shapes)) {
+    for (size_t i = 0; i < e.args.size(); ++i)
+      if (!inferred[i])
+        resolveOnly(e.args[i]);
+    return Type::invalid();
+  }
+  // A declared type with its type and shape parameters replaced by the
+  // bound type and extents.
   auto bound = [&](const TypeSyntax &ts) {
     Type t = ts.type;
     if (int p = paramOf(ts.typeParam); p >= 0 && binding[p])
       t.scalar = *binding[p];
+    for (const TypeSyntax::NamedExtent &n : ts.namedExtents)
+      for (size_t p = 0; p < fn.shapeParams.size(); ++p)
+        if (fn.shapeParams[p].name == n.name)
+          setTypeExtent(t, n.dim, shapes[p]);
     return t;
   };
   // The signature was parsed once with the type parameters unbound: a
   // declared type made of a bound one must be a type that exists (the rules
   // the parser and prepareModule apply to written types).
   auto exists = [&](const TypeSyntax &ts, const std::string &what) {
+    // A result's shape made of the arguments' (`-> per_row<f32>[N]` with N
+    // a column count) must be one the type has.
+    if (!ts.namedExtents.empty() && ts.type.isDistributed() &&
+        !checkDistributedShape(e.loc, bound(ts))) {
+      diags_.note(ts.loc, "the shape of " + what + " of '" + fn.name + "' is declared here");
+      return false;
+    }
     int p = paramOf(ts.typeParam);
     if (p < 0)
       return true;
@@ -549,8 +573,19 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     return Type::invalid();
   }
   std::string typeArgText;
+  for (size_t p = 0; p < shapes.size(); ++p) { // the body reads M, N as constants
+    typeArgText += std::string(p ? ", " : "") + fn.shapeParams[p].name + " = " +
+                   std::to_string(shapes[p]);
+    auto d = std::make_unique<Decl>();
+    d->kind = DeclKind::Const;
+    d->name = fn.shapeParams[p].name;
+    d->loc = fn.shapeParams[p].loc;
+    d->type = Type::i32();
+    d->constInt = shapes[p];
+    inl->typeDecls.push_back(std::move(d));
+  }
   for (size_t p = 0; p < binding.size(); ++p) {
-    typeArgText += std::string(p ? ", " : "") + fn.typeParams[p].name + " = " +
+    typeArgText += std::string(typeArgText.empty() ? "" : ", ") + fn.typeParams[p].name + " = " +
                    scalarName(*binding[p]);
     auto d = std::make_unique<Decl>();
     d->kind = DeclKind::TypeParam;
@@ -628,6 +663,8 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
   TemplateNames names;
   for (size_t p = 0; p < binding.size(); ++p)
     names.types.push_back({fn.typeParams[p].name, binding[p]});
+  for (const TemplateParam &p : fn.shapeParams)
+    names.values.push_back(p.name);
   // What the body reports is this call's copy of the function (closeCopy
   // below): the copies' shared errors are shown once.
   size_t before = diags_.diagnostics().size();

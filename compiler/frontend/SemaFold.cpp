@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include <algorithm>
+
 #include <vector>
 
 namespace tile::frontend {
@@ -25,9 +27,15 @@ const Decl *Sema::compileTimeConstant(const std::string &name) {
   return d && d->kind == DeclKind::Const ? d : nullptr;
 }
 
-bool Sema::resolveTypeExtents(TypeSyntax &ts) {
+bool Sema::resolveTypeExtents(TypeSyntax &ts, const std::vector<TemplateParam> *shapeParams) {
   bool ok = true;
+  std::vector<TypeSyntax::NamedExtent> shapes; // a function's, bound at each call
   for (const TypeSyntax::NamedExtent &n : ts.namedExtents) {
+    if (shapeParams && std::any_of(shapeParams->begin(), shapeParams->end(),
+                                   [&](const TemplateParam &p) { return p.name == n.name; })) {
+      shapes.push_back(n);
+      continue;
+    }
     const char *hint = "a type's extent is an integer literal, an integer `const` or a kernel's "
                        "compile-time value parameter (`kernel k<BN: i32>`)";
     const Decl *c = compileTimeConstant(n.name);
@@ -43,24 +51,106 @@ bool Sema::resolveTypeExtents(TypeSyntax &ts) {
       ok = false;
       continue;
     }
-    Type &t = ts.type;
-    if (t.isVector())
-      t.lanes = (int)c->constInt;
-    else if (t.kind == Type::LocalArray)
-      t.staticLength = c->constInt;
-    else
-      t.dims[n.dim] = c->constInt;
+    setTypeExtent(ts.type, n.dim, c->constInt);
   }
   // The parser checks the shape of a vector of a literal length; a
-  // function's signature holds its type parameters unbound, and each call
-  // checks the type it binds (inferInlinedCall).
+  // function's signature holds its type and shape parameters unbound, and
+  // each call checks the type it binds (inferInlinedCall).
   bool unboundElement = !kernel_ && !ts.typeParam.empty();
-  if (ok && !ts.namedExtents.empty() && ts.type.isVector() && !unboundElement &&
+  if (ok && !ts.namedExtents.empty() && shapes.empty() && ts.type.isVector() && !unboundElement &&
       !checkVectorShape(ts.loc, ts.type.scalar, ts.type.lanes))
     ok = false;
   if (!ok)
     ts.type = Type::invalid();
-  ts.namedExtents.clear();
+  ts.namedExtents = std::move(shapes);
+  return ok;
+}
+
+void setTypeExtent(Type &t, unsigned dim, int64_t value) {
+  if (t.isVector())
+    t.lanes = (int)value;
+  else if (t.kind == Type::LocalArray)
+    t.staticLength = value;
+  else
+    t.dims[dim] = value;
+}
+
+std::optional<int64_t> typeExtent(const Type &t, unsigned dim) {
+  if (t.isVector())
+    return t.lanes;
+  if (t.kind == Type::LocalArray)
+    return t.staticLength;
+  if (t.isDistributed() && dim < t.dims.size())
+    return t.dims[dim];
+  return std::nullopt;
+}
+
+void Sema::checkShapeParamsBound(const FnAST &f) {
+  for (const TemplateParam &p : f.shapeParams) {
+    bool named = false;
+    for (const TypeSyntax &ts : f.paramTypes)
+      for (const TypeSyntax::NamedExtent &n : ts.namedExtents)
+        named = named || n.name == p.name;
+    if (!named)
+      error(p.loc,
+            "shape parameter '" + p.name + "' of '" + f.name +
+                "' is no extent of a parameter's type, so no call can bind it",
+            "a function's `" + p.name + ": i32` is an extent of an argument's type (`x: "
+                "frag<f32>[64, " + p.name + "]`); pass a value as an ordinary parameter");
+  }
+}
+
+/// Each shape parameter from the first argument whose declared type names
+/// it (`x: frag<f32>[M, N]` and a frag<f32>[64, 128] argument: M = 64,
+/// N = 128); another argument naming it must agree.
+bool Sema::bindShapeParams(const FnAST &fn, CallExpr &e, std::vector<std::optional<Type>> &inferred,
+                           std::vector<int64_t> &values) {
+  values.assign(fn.shapeParams.size(), 0);
+  std::vector<size_t> boundBy(fn.shapeParams.size(), e.args.size());
+  bool ok = true;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const TypeSyntax &ts = fn.paramTypes[i];
+    if (ts.namedExtents.empty())
+      continue;
+    if (!inferred[i])
+      inferred[i] = infer(e.args[i]);
+    const Type &got = *inferred[i];
+    if (got.isInvalid()) {
+      ok = false;
+      continue;
+    }
+    std::string what =
+        "argument " + std::to_string(i + 1) + " ('" + fn.paramNames[i] + "') of '" + fn.name + "'";
+    if (got.kind != ts.type.kind) {
+      const char *kind = ts.type.kind == Type::Fragment ? "a fragment"
+                         : ts.type.kind == Type::PerRow ? "a per_row value"
+                         : ts.type.kind == Type::PerCol ? "a per_col value"
+                         : ts.type.isVector()           ? "a vector"
+                                                        : "a local array";
+      error(e.args[i]->loc,
+            what + " has type " + got.str() + ", expected " + kind + " (its shape binds '" +
+                ts.namedExtents[0].name + "')",
+            "pass " + std::string(kind) + " of the declared element type");
+      ok = false;
+      continue;
+    }
+    for (const TypeSyntax::NamedExtent &n : ts.namedExtents) {
+      size_t p = 0;
+      while (fn.shapeParams[p].name != n.name)
+        ++p;
+      int64_t v = typeExtent(got, n.dim).value_or(0);
+      if (boundBy[p] == e.args.size()) {
+        values[p] = v;
+        boundBy[p] = i;
+      } else if (values[p] != v) {
+        error(e.args[i]->loc,
+              what + " makes " + n.name + " = " + std::to_string(v) + ", but argument " +
+                  std::to_string(boundBy[p] + 1) + " made it " + std::to_string(values[p]),
+              "the parameters share the extent " + n.name + ": pass arguments of one shape");
+        ok = false;
+      }
+    }
+  }
   return ok;
 }
 

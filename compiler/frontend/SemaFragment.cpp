@@ -286,26 +286,30 @@ Type Sema::checkFragmentArgs(CallExpr &e) {
   return shape;
 }
 
-/// select(m, a, b) without a distributed argument: `c ? a : b` for scalars.
+/// select(m, a, b): of fragments, per_row or per_col values (a mask or an i1
+/// condition) here; of scalars, pointers and vectors in checkValueSelect.
 Type Sema::checkSelectCall(CallExpr &e) {
   if (!checkNoNamedArgs(e) || !checkArgCount(e, 3, 3))
     return Type::invalid();
-  bool ok = true;
-  for (ExprPtr &a : e.args)
-    if (infer(a).isInvalid())
+  // A vector of literals is inferred last: it takes the other value's
+  // vector type (`select(c, h, {0.0, 0.0})` with h an f16x2).
+  bool ok = !infer(e.args[0]).isInvalid();
+  for (size_t i = 1; i < 3; ++i)
+    if (!isLiteralVector(*e.args[i]) && infer(e.args[i]).isInvalid())
       ok = false;
+  if (ok && anyFragmentArg(e)) {
+    for (size_t i = 1; i < 3; ++i)
+      if (isLiteralVector(*e.args[i]) && infer(e.args[i]).isInvalid())
+        ok = false;
+    if (ok)
+      return checkFragmentArgs(e);
+  }
   if (!ok) {
     for (ExprPtr &a : e.args)
       abandonUntyped(a);
     return Type::invalid();
   }
-  if (anyFragmentArg(e))
-    return checkFragmentArgs(e);
-  error(e.loc, "select(m, a, b) chooses between fragment, per_row or per_col elements",
-        "for scalars write `c ? a : b`");
-  for (ExprPtr &a : e.args)
-    abandonUntyped(a);
-  return Type::invalid();
+  return checkValueSelect(e);
 }
 
 /// frag_row(f) / frag_col(f): the i32 index of every row / column of f.

@@ -58,6 +58,12 @@ std::string valuesText(const std::vector<Type> &types);
 std::string badCountConstant(const Decl &c, int64_t max, const std::string &maxText,
                              const std::string &what);
 
+/// Extent `dim` of a type written with one (a fragment's rows or columns,
+/// a per_row/per_col extent, a vector's lanes, a local array's length):
+/// set, or read (nullopt when t has no such extent) (SemaFold.cpp).
+void setTypeExtent(Type &t, unsigned dim, int64_t value);
+std::optional<int64_t> typeExtent(const Type &t, unsigned dim);
+
 /// `{1.0, 2.0}`: a vector literal of literals only (negated ones included),
 /// whose element type comes from its context like a literal's (SemaVector.cpp).
 bool isLiteralVector(const ExprAST &e);
@@ -109,7 +115,16 @@ public:
   const Decl *compileTimeConstant(const std::string &name);
   /// Puts the values of the constants a type's extents name into ts.type
   /// (`frag<f32>[64, BN]`); false, with the error, if one names none.
-  bool resolveTypeExtents(TypeSyntax &ts);
+  /// The extents of ts written as names, each a constant; with
+  /// shapeParams (a function's signature) those naming one stay in
+  /// ts.namedExtents, bound at each call.
+  bool resolveTypeExtents(TypeSyntax &ts,
+                          const std::vector<TemplateParam> *shapeParams = nullptr);
+  /// A function's shape parameters: each an extent of a parameter's type
+  /// (at the definition), bound from the arguments' types (at each call).
+  void checkShapeParamsBound(const FnAST &f);
+  bool bindShapeParams(const FnAST &fn, CallExpr &e, std::vector<std::optional<Type>> &inferred,
+                       std::vector<int64_t> &values);
   std::optional<int64_t> foldConstantUnchecked(const ExprAST &e, bool &overflow,
                                                const ConstantLeaf *leaf);
   /// SemaSync.cpp: waits that no arrival reaches in some CTA rank of a static
@@ -288,6 +303,7 @@ public:
   /// (the arguments already inferred).
   Type checkFragmentArgs(CallExpr &e);
   Type checkSelectCall(CallExpr &e);
+  Type checkValueSelect(CallExpr &e);
   /// frag_row(f), frag_col(f).
   Type checkFragmentIndexCall(CallExpr &e);
   /// row_max(f), row_sum(f).
@@ -466,6 +482,7 @@ public:
                            const std::string &what);
   Type checkVectorLiteral(VectorExpr &v, const Type *expected);
   Type checkPack(CallExpr &e);
+  bool checkVectorElementTarget(IndexExpr &e);
   Type inferVectorLane(IndexExpr &e, const Type &base, const Type &idx);
   Type inferVectorMember(MemberExpr &e, const Type &base);
   Type checkVectorBinary(BinaryExpr &e, const Type &l, const Type &r);

@@ -223,13 +223,88 @@ Type Sema::inferSelect(SelectExpr &e) {
                                  "else { }`"
           : t.isDistributed()  ? "`select(c, a, b)` chooses between fragments, per_row and "
                                  "per_col values (c an i1 or a mask)"
-          : t.isVector()       ? "assign a `var` in `if c { } else { }`, or choose each element: "
-                                 "`{c ? a[0] : b[0], c ? a[1] : b[1]}`"
+          : t.isVector()       ? "`select(c, a, b)` chooses a whole vector (both are computed), "
+                                 "or assign a `var` in `if c { } else { }`"
                                : "index the array first, or use `if c { } else { }`");
     return Type::invalid();
   }
   e.lazy = mayTrapOrHaveEffect(*e.trueValue) || mayTrapOrHaveEffect(*e.falseValue);
   return c.isInvalid() ? Type::invalid() : t;
+}
+
+/// select(c, a, b) of scalars, pointers or vectors (tile.select): both values
+/// are evaluated, then one is chosen, as `c ? a : b` without its branch.
+/// The values have one type as written: a literal adapts, nothing converts.
+Type Sema::checkValueSelect(CallExpr &e) {
+  auto bail = [&] {
+    for (ExprPtr &a : e.args)
+      abandonUntyped(a);
+    return Type::invalid();
+  };
+  const Type &c = e.args[0]->type;
+  if (!c.isBool()) {
+    error(e.args[0]->loc, "the condition of select is " + c.str() + ", not an i1",
+          c.isUntyped() ? "write `true` or `false`, or compare: `select(x != 0, a, b)`"
+                        : "compare explicitly, e.g. `select(x != 0, a, b)`");
+    return bail();
+  }
+  // The first typed value fixes the type; then vectors of literals take it.
+  Type t = Type::untypedInt();
+  for (size_t i = 1; i < 3; ++i) {
+    const Type &vt = e.args[i]->type;
+    if (isLiteralVector(*e.args[i]))
+      continue;
+    if (vt.kind == Type::Void) {
+      checkHasValue(*e.args[i], vt, "a value of select");
+      return bail();
+    }
+    if (t.isUntyped() && (!vt.isUntyped() || vt.kind == Type::UntypedFloat))
+      t = vt;
+  }
+  for (size_t i = 1; i < 3; ++i) {
+    ExprPtr &v = e.args[i];
+    if (!isLiteralVector(*v))
+      continue;
+    bool takes = t.isVector() && t.lanes == (int)v->as<VectorExpr>()->elems.size();
+    Type vt = takes ? checkValue(v, &t, "") : infer(v);
+    if (vt.isInvalid())
+      return bail();
+    if (t.isUntyped())
+      t = vt;
+  }
+  if (t.isUntyped())
+    t = Type::scalarTy(t.kind == Type::UntypedFloat ? ScalarKind::F32 : ScalarKind::I32);
+  if (!t.isScalar() && !t.isPointer() && !t.isVector()) {
+    error(e.loc, "select chooses between scalars, pointers, vectors, fragments, per_row or "
+                 "per_col values, found " + t.str(),
+          "index the array first, or use `if c { } else { }`");
+    return bail();
+  }
+  bool ok = true;
+  for (size_t i = 1; i < 3; ++i) {
+    ExprPtr &v = e.args[i];
+    if (v->type.isUntyped() && t.isScalar()) {
+      ok = adapt(v, t) && ok;
+    } else if (v->type != t) {
+      // `as` converts scalars and, element-wise, float vectors of one length.
+      bool converts = (v->type.isScalar() && t.isScalar()) ||
+                      (v->type.isVector() && t.isVector() && v->type.lanes == t.lanes);
+      error(v->loc,
+            "argument " + std::to_string(i + 1) + " of select " +
+                (v->type.isUntyped() ? "is " : "has type ") + v->type.str() + ", but argument " +
+                std::to_string(4 - i) + " has type " + t.str(),
+            v->type.isUntyped() ? "a literal is a scalar: write the vector, e.g. `{0.0, 0.0}`"
+            : converts
+                ? "select converts nothing: convert one value with `as`, e.g. `select(c, " +
+                      std::string(i == 1 ? "a as " + t.str() + ", b" : "a, b as " + t.str()) +
+                      ")`"
+                : "select chooses between two values of one type (here " + t.str() + ")");
+      abandonUntyped(v);
+      ok = false;
+      break;
+    }
+  }
+  return ok ? t : Type::invalid();
 }
 
 void Sema::checkLoopExit(StmtAST &s) {

@@ -122,12 +122,11 @@ Type Sema::checkPack(CallExpr &e) {
 }
 
 Type Sema::inferVectorLane(IndexExpr &e, const Type &base, const Type &idx) {
-  if (e.use != IndexUse::Load) {
-    error(e.loc,
-          e.use == IndexUse::Store ? "the elements of a vector cannot be assigned"
-                                   : "an element of a vector is a value, not a memory location",
-          e.use == IndexUse::Store ? "vectors are values: build a new one, e.g. `v = {x, v[1]}`"
-                                   : "load and store take `p[i]` on a pointer or an array");
+  if (e.use == IndexUse::Store && !checkVectorElementTarget(e))
+    return Type::invalid();
+  if (e.use != IndexUse::Load && e.use != IndexUse::Store) {
+    error(e.loc, "an element of a vector is a value, not a memory location",
+          "load and store take `p[i]` on a pointer or an array");
     return Type::invalid();
   }
   if (idx.isInvalid())
@@ -158,6 +157,30 @@ Type Sema::inferVectorLane(IndexExpr &e, const Type &base, const Type &idx) {
     }
   e.space = AddressSpace::Global; // unused: not a memory access
   return Type::scalarTy(base.scalar);
+}
+
+/// `v[k] = x` (and `v[k] op= x`): an element of a `var` vector is
+/// replaced (llvm.insertelement on the value, MLIRGenVector.cpp); the index
+/// is a constant as for a read, so the vector stays in registers.
+bool Sema::checkVectorElementTarget(IndexExpr &e) {
+  auto *v = e.base->as<VarRefExpr>();
+  const Decl *d = v ? v->decl : nullptr;
+  if (d && d->kind == DeclKind::Var) {
+    noteRoleVarUse(d, v->loc, /*write=*/true);
+    return true;
+  }
+  if (!d) {
+    error(e.loc, "an element of a vector value cannot be assigned",
+          "copy the vector into a `var` and assign its element: `var w = ...; w[0] = x`");
+    return false;
+  }
+  error(v->loc,
+        "cannot assign to an element of '" + v->name + "': it is " +
+            (d->kind == DeclKind::Let ? std::string("a 'let' binding")
+             : d->kind == DeclKind::Param ? std::string("a parameter")
+                                          : std::string("not a variable")),
+        "declare it with `var " + v->name + " = ...` to assign its elements");
+  return false;
 }
 
 Type Sema::inferVectorMember(MemberExpr &e, const Type &base) {

@@ -247,6 +247,8 @@ void MLIRGenImpl::genSharedArray(const fe::SharedArrayStmt &s) {
 }
 
 void MLIRGenImpl::genAssign(const fe::AssignStmt &s) {
+  if (auto *ix = s.target->as<fe::IndexExpr>(); ix && ix->base->type.isVector())
+    return genVectorElementAssign(s, *ix); // MLIRGenVector.cpp
   Location l = loc(s.loc);
   std::optional<fe::BinaryOp> op = fe::assignBinaryOp(s.op);
   Value ptr;

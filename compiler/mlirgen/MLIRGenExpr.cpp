@@ -454,6 +454,12 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]);
     return minMax(l, e.builtin == BI::Min, a, b, e.type.isUnsigned());
   }
+  case BI::Select: { // of scalars, pointers or vectors (fragments: genEpilogueCall)
+    // `c ? a : b` without its branch (genSelect): arith.select, which every
+    // analysis of a chosen value (alignment, known bits, uniformity) reads.
+    Value c = genExpr(*e.args[0]), a = genExpr(*e.args[1]), b = genExpr(*e.args[2]);
+    return arith::SelectOp::create(builder, l, c, a, b);
+  }
   case BI::Clamp: {
     Value x = genExpr(*e.args[0]), lo = genExpr(*e.args[1]), hi = genExpr(*e.args[2]);
     bool u = e.type.isUnsigned();

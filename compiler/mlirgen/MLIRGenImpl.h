@@ -271,6 +271,7 @@ private:
   void genSharedArray(const fe::SharedArrayStmt &s);
 
   void genAssign(const fe::AssignStmt &s);
+  void genVectorElementAssign(const fe::AssignStmt &s, const fe::IndexExpr &target);
 
   void genIf(const fe::IfStmt &s);
 

@@ -37,6 +37,27 @@ Value MLIRGenImpl::genVectorLane(Location l, Value v, int lane) {
   return fp8FromStorage(l, x, cast<VectorType>(v.getType()).getElementType());
 }
 
+/// `v[k] = x` / `v[k] op= x` on a `var` vector: the slot's vector with
+/// element k replaced. k is a constant in every copy (Sema), so after
+/// folding the insertelement has a constant lane and SROA keeps the vector
+/// in registers, as for a read.
+void MLIRGenImpl::genVectorElementAssign(const fe::AssignStmt &s, const fe::IndexExpr &target) {
+  Location l = loc(s.loc);
+  Value slot = slots.lookup(target.base->as<fe::VarRefExpr>()->decl);
+  Value lane = castInt(l, genExpr(*target.index), builder.getI32Type());
+  Value value = bindValue(l, genExpr(*s.value), s.target->type);
+  Value vec = loadWeak(l, slot);
+  if (std::optional<fe::BinaryOp> op = fe::assignBinaryOp(s.op)) {
+    Value old = LLVM::ExtractElementOp::create(builder, l, fp8Storage(l, vec), lane);
+    Value oldElem = fp8FromStorage(l, old, cast<VectorType>(vec.getType()).getElementType());
+    value = genBinaryOp(l, *op, oldElem, value, s.target->type);
+  }
+  Value vecBits = fp8Storage(l, vec);
+  Value valueBits = fp8Storage(l, value);
+  Value bits = LLVM::InsertElementOp::create(builder, l, vecBits, valueBits, lane);
+  storeWeak(l, fp8FromStorage(l, bits, vec.getType()), slot);
+}
+
 /// Element-wise float arithmetic; Sema allows + - * only.
 Value MLIRGenImpl::genVectorArith(Location l, fe::BinaryOp op, Value lhs, Value rhs) {
   switch (op) {

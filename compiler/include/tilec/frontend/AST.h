@@ -601,6 +601,10 @@ struct FnAST {
   /// `fn f<T: type, ...>`: type parameters, bound at each call from the
   /// explicit `f<f16>(...)` or from the arguments' types.
   std::vector<TemplateParam> typeParams;
+  /// `fn f<M: i32, N: i32>(x: frag<f32>[M, N])`: shape parameters, each an
+  /// extent of a parameter's type, bound at each call from the argument's
+  /// type (their names stay in the signature's TypeSyntax::namedExtents).
+  std::vector<TemplateParam> shapeParams;
 };
 
 /// [sema] One inlined call: the parameters (Let-like decls bound to the
