@@ -159,3 +159,35 @@ def test_prebuilt_activation_instances_come_from_a_folder_list(monkeypatch, tmp_
     with pytest.raises(tilec.Error, match=re.escape(f"kernel {silu} is in no prebuilt PTX "
                                                     f"({plan['ptx']}: {prebuilt / plan['ptx']})")):
         ops.linear(x, w, activation="silu")
+
+
+def test_ops_ptx_all_lists_every_instance_linear_picks():
+    """tools/scripts/ops_ptx.py --all (what a GPU bundle carries in
+    ptx/ops) lists the instance each activation's plan names, in the PTX
+    file the plan loads it from: at the GPU tests' shapes and at 4,000
+    shapes drawn at random (seeded), in both dtypes, on 132 SMs."""
+    import os
+    import random
+    import subprocess
+    import sys
+    from tilec import _build_config, _tilec
+    out = subprocess.run([sys.executable, os.path.join(_build_config.SOURCE_DIR, "tools",
+                                                       "scripts", "ops_ptx.py"),
+                          "unused", "--all", "--list", "--sms", "132"],
+                         check=True, capture_output=True, text=True).stdout
+    listed = {}
+    for line in out.splitlines():
+        ptx, defines = line.split(": ", 1)
+        listed[ptx] = set(defines.split("; "))
+    assert sum(map(len, listed.values())) == 2 * 4 * 20  # dtypes x activations x instances
+    rng = random.Random(7)
+    shapes = [(2048, 2048, 1024), (512, 1024, 512), (600, 3000, 512), (96, 8192, 512),
+              (16, 4096, 4096), (77, 3000, 5000), (300, 264, 136), (136, 256, 14336),
+              (16, 16, 64), (16, 256, 512), (300, 64, 64)]
+    shapes += [(rng.choice([rng.randint(1, 300), rng.randint(1, 70000)]),
+                rng.randint(1, 70000), rng.randint(1, 70000)) for _ in range(4000)]
+    for dtype in ("f16", "bf16"):
+        for m, n, k in shapes:
+            for code in (1, 2, 3, 4):
+                plan = _tilec._gemm_plan(dtype, m, n, k, True, 132, code)
+                assert plan["define"] in listed.get(plan["ptx"], ()), (m, n, k, plan["define"])

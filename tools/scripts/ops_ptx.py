@@ -4,7 +4,7 @@ activations, for a machine without tilec (a GPU host that runs PTX only).
 
     tools/scripts/ops_ptx.py OUTDIR [--sms 132] [--tilec build/bin/tilec]
         bf16:4096x4096x4096:gelu f16:16x4096x4096:silu ...
-    tools/scripts/ops_ptx.py OUTDIR --all [--sms 132]
+    tools/scripts/ops_ptx.py OUTDIR --all [--sms 132] [--list]
 
 Each SPEC is dtype:MxNxK:activation (activation none, relu, gelu, gelu_tanh
 or silu; the weight [N, K] row-major, as nn.Linear stores it). --all stands
@@ -64,6 +64,8 @@ def main():
                    help="every instance linear can pick with an activation")
     p.add_argument("--sms", type=int, default=132, help="the device's SM count (H100/H200: 132)")
     p.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
+    p.add_argument("--list", action="store_true",
+                   help="print each PTX file's instances, compile nothing")
     args = p.parse_args()
     if not args.specs and not args.all:
         p.error("give SPECs or --all")
@@ -75,6 +77,10 @@ def main():
     for dtype, m, n, k, act in specs:
         plan = _tilec._gemm_plan(dtype, m, n, k, True, args.sms, CODES[act])
         groups[(plan["source"], plan["ptx"], plan["cluster_option"])].add(plan["define"])
+    if args.list:
+        for (source, ptx, cluster), defines in sorted(groups.items(), key=str):
+            print(f"{ptx}: {'; '.join(sorted(defines))}")
+        return 0
     os.makedirs(args.outdir, exist_ok=True)
     status = 0
     for (source, ptx, cluster), defines in sorted(groups.items(), key=str):
@@ -98,7 +104,7 @@ def main():
             if r.returncode:
                 sys.stderr.write(err)
                 status = status or r.returncode
-        print(f"{ptx}: {len(defines)} instances ({', '.join(sorted(defines))})")
+        print(f"{ptx}: {len(defines)} instances")
     return status
 
 
