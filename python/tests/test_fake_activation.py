@@ -6,6 +6,7 @@ tests compare with is torch's definitions (erf GELU, tanh GELU, SiLU, ReLU)
 at known values and at the edges (NaN, infinities, signed zero)."""
 
 import math
+import re
 
 import pytest
 
@@ -126,3 +127,67 @@ def test_an_unknown_activation_is_refused_naming_the_nearest():
         ops.linear(x, w, None, "tanh")  # positional, as F.linear's order allows
     assert probe().probe_launch_count() == n0  # nothing ran
     assert not ops._linear_calls  # and nothing was remembered
+
+
+def test_prebuilt_activation_instances_come_from_a_folder_list(monkeypatch, tmp_path):
+    """A machine without tilec (a GPU bundle's ptx/ops): the instance that
+    tools/scripts/ops_ptx.py prebuilt is taken from the second folder of
+    $TILEC_OPS_PTX_DIR (os.pathsep-separated), the first having no such
+    file; with the folder gone, the call names the folders it tried."""
+    import os
+    import subprocess
+    import sys
+    from tilec import _build_config
+    root, tilec_bin = _build_config.SOURCE_DIR, _build_config.TILEC_EXECUTABLE
+    empty, prebuilt = tmp_path / "empty", tmp_path / "ops"
+    empty.mkdir()
+    probe()
+    subprocess.run([sys.executable, os.path.join(root, "tools", "scripts", "ops_ptx.py"),
+                    str(prebuilt), "f16:4096x512x256:gelu", "--tilec", tilec_bin,
+                    "--sms", str(_ops_kernels.sm_count(0))], check=True, capture_output=True)
+    monkeypatch.setenv("TILEC_OPS_PTX_DIR", os.pathsep.join([str(empty), str(prebuilt)]))
+    monkeypatch.delenv("TILEC_PTX_DIR", raising=False)
+    monkeypatch.setattr(_build_config, "SAMPLE_PTX_DIR", str(empty), raising=False)
+    monkeypatch.setenv("TILEC", str(tmp_path / "no-tilec"))  # nothing compiles
+    x, w = arr((4096, 256)), arr((512, 256))
+    plan = ops.plan_linear(x, w, activation="gelu")
+    assert (prebuilt / plan["ptx"]).exists()
+    ops.linear(x, w, activation="gelu")
+    assert last_kernel().startswith(plan["kernel"] + "$Tf16") and last_kernel().endswith("$ACT2")
+    # silu's instance is in no folder: refused, naming where it looked.
+    silu = ops.plan_linear(x, w, activation="silu")["define"]
+    with pytest.raises(tilec.Error, match=re.escape(f"kernel {silu} is in no prebuilt PTX "
+                                                    f"({plan['ptx']}: {prebuilt / plan['ptx']})")):
+        ops.linear(x, w, activation="silu")
+
+
+def test_ops_ptx_all_lists_every_instance_linear_picks():
+    """tools/scripts/ops_ptx.py --all (what a GPU bundle carries in
+    ptx/ops) lists the instance each activation's plan names, in the PTX
+    file the plan loads it from: at the GPU tests' shapes and at 4,000
+    shapes drawn at random (seeded), in both dtypes, on 132 SMs."""
+    import os
+    import random
+    import subprocess
+    import sys
+    from tilec import _build_config, _tilec
+    out = subprocess.run([sys.executable, os.path.join(_build_config.SOURCE_DIR, "tools",
+                                                       "scripts", "ops_ptx.py"),
+                          "unused", "--all", "--list", "--sms", "132"],
+                         check=True, capture_output=True, text=True).stdout
+    listed = {}
+    for line in out.splitlines():
+        ptx, defines = line.split(": ", 1)
+        listed[ptx] = set(defines.split("; "))
+    assert sum(map(len, listed.values())) == 2 * 4 * 20  # dtypes x activations x instances
+    rng = random.Random(7)
+    shapes = [(2048, 2048, 1024), (512, 1024, 512), (600, 3000, 512), (96, 8192, 512),
+              (16, 4096, 4096), (77, 3000, 5000), (300, 264, 136), (136, 256, 14336),
+              (16, 16, 64), (16, 256, 512), (300, 64, 64)]
+    shapes += [(rng.choice([rng.randint(1, 300), rng.randint(1, 70000)]),
+                rng.randint(1, 70000), rng.randint(1, 70000)) for _ in range(4000)]
+    for dtype in ("f16", "bf16"):
+        for m, n, k in shapes:
+            for code in (1, 2, 3, 4):
+                plan = _tilec._gemm_plan(dtype, m, n, k, True, 132, code)
+                assert plan["define"] in listed.get(plan["ptx"], ()), (m, n, k, plan["define"])

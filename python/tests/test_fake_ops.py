@@ -320,6 +320,15 @@ def test_scaled_mm_follows_torch_scaled_mm():
 def test_tilec_ops_is_an_attribute_of_the_package():
     assert tilec.ops is ops
     assert os.path.basename(ops.__file__) == "ops.py"
+    # Its sections live in modules of their own (_ops_attention, _ops_calls):
+    # every public name is still tilec.ops's, and so are the call tables.
+    names = {}
+    exec("from tilec.ops import *", names)
+    assert set(ops.__all__) <= set(names)
+    assert names["attention"] is ops.attention and names["plan_attention"] is ops.plan_attention
+    from tilec import _ops_attention, _ops_calls
+    assert ops._attention_calls is _ops_attention._attention_calls
+    assert ops._scratch is _ops_calls._scratch
 
 
 def test_raw_byte_arrays_take_their_type_from_a_dtype_attribute():

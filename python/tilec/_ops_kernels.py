@@ -117,6 +117,24 @@ class View:
         self._base = base
 
 
+def same_device(op, *args):
+    devs = {a.device for a in args}
+    if len(devs) > 1:
+        names = ", ".join(f"'{a.name}' on cuda:{a.device}" for a in args)
+        raise OpArgumentError(f"tilec.ops.{op}: the arguments are on different devices "
+                              f"({names}): move them to one (.to(device))")
+    return args[0].device
+
+
+def need_contiguous(op, a, what):
+    if not a.contiguous():
+        raise OpArgumentError(
+            f"tilec.ops.{op}: argument '{a.name}' (shape {list(a.shape)}, strides "
+            f"{list(a.strides)}) is not contiguous: the kernel reads {what} through a TMA tensor "
+            f"map of whole rows, which these strides cannot describe; pass "
+            f"{a.name}.contiguous()")
+
+
 # ------------------------------------------------------------------ kernels
 
 _lock = threading.RLock()
@@ -135,8 +153,11 @@ def sm_count(device):
 
 def ptx_dirs():
     """Where prebuilt PTX of the samples is looked for, in order:
-    $TILEC_OPS_PTX_DIR, $TILEC_PTX_DIR, the build's sample PTX folder."""
-    dirs = [os.environ.get("TILEC_OPS_PTX_DIR"), os.environ.get("TILEC_PTX_DIR")]
+    $TILEC_OPS_PTX_DIR (a folder, or several separated by os.pathsep: a
+    bundle's activation instances before its samples' PTX),
+    $TILEC_PTX_DIR, the build's sample PTX folder."""
+    dirs = (os.environ.get("TILEC_OPS_PTX_DIR") or "").split(os.pathsep)
+    dirs.append(os.environ.get("TILEC_PTX_DIR"))
     try:
         from . import _build_config
         dirs.append(getattr(_build_config, "SAMPLE_PTX_DIR", ""))

@@ -13,7 +13,8 @@
 #   benchmark (python/examples/bench.py: GEMM device time Python vs C++ in the
 #   same run; 20,000-launch overhead beside Triton, torch add_ and the C++
 #   launch), and `pip install --no-build-isolation` of the package.
-# Logs: build.log, pytest_gpu.log, pytest_gpu_ops.log, pytest_gpu_linear.log, examples.log, ring.log, bench.log,
+# Logs: build.log, pytest_gpu.log, pytest_gpu_ops.log, pytest_gpu_linear.log,
+# pytest_gpu_activation.log (linear's activations, from DIR's parent's ops/), examples.log, ring.log, bench.log,
 # bench.json, pip.log. The summary is printed last.
 set -uo pipefail
 OUT=${1:?usage: gpu_python.sh OUTDIR}
@@ -47,8 +48,10 @@ else
   exit 1
 fi
 export PYTHONPATH=$BUILD/python
-# tilec.ops (test_gpu_ops.py, examples/ops.py) loads the samples' PTX: a bundle's .gpu/ptx.
-export TILEC_OPS_PTX_DIR=${TILEC_OPS_PTX_DIR:-$(dirname "$PTX_DIR")}
+# tilec.ops (test_gpu_ops.py, examples/ops.py) loads the samples' PTX: a
+# bundle's .gpu/ptx, after its activation instances (.gpu/ptx/ops).
+BUNDLE_PTX=$(dirname "$PTX_DIR")
+export TILEC_OPS_PTX_DIR=${TILEC_OPS_PTX_DIR:-$BUNDLE_PTX/ops:$BUNDLE_PTX}
 
 if [ -z "${BENCH_ONLY:-}" ]; then # BENCH_ONLY=1: the build and the benchmark only
 "$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu.py > "$OUT/pytest_gpu.log" 2>&1
@@ -57,6 +60,8 @@ note "pytest (GPU): rc $? ($(tail -1 "$OUT/pytest_gpu.log"))"
 note "pytest (GPU, tilec.ops): rc $? ($(tail -1 "$OUT/pytest_gpu_ops.log"))"
 "$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu_linear.py > "$OUT/pytest_gpu_linear.log" 2>&1
 note "pytest (GPU, tilec.ops linear/bmm): rc $? ($(tail -1 "$OUT/pytest_gpu_linear.log"))"
+"$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu_activation.py > "$OUT/pytest_gpu_activation.log" 2>&1
+note "pytest (GPU, linear's activations): rc $? ($(tail -1 "$OUT/pytest_gpu_activation.log"))"
 
 for ex in gemm histogram ops; do
   "$PY" python/examples/$ex.py > "$OUT/examples.log.$ex" 2>&1

@@ -7,6 +7,10 @@
 #   .gpu/ptx/*.info.json         each PTX's kernel info (tilec --emit=info), which the
 #                                host programs load beside it (tile::Module::fromFiles)
 #   .gpu/ptx/{user,softmax,...}  the Python package's test modules (python_ptx.sh)
+#   .gpu/ptx/ops/*.ptx           every instance tilec.ops.linear can pick with an
+#                                activation (ACT > 0; tools/scripts/ops_ptx.py --all), in
+#                                files of the samples' names; the python.gpu_activation
+#                                ctest reads them ($TILEC_OPS_PTX_DIR)
 #   .gpu/ptx/*_compile_time.txt  tilec compile times measured here (samples/gemm:
 #                                gemm_compile_time.txt; the GEMM bench prints it)
 #   .gpu/catch2/catch2/catch.hpp Catch2 2.x single header for the GPU tests
@@ -22,7 +26,8 @@ JOBS=${JOBS:-}
 if [ ! -f build/build.ninja ]; then
   cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$CUDA_HOME"
 fi
-ninja -C build ${JOBS:+-j"$JOBS"} sample_ptx ptx_gemm_compile_time
+# tilec_python: ops_ptx.py asks the extension's rule table for the instances.
+ninja -C build ${JOBS:+-j"$JOBS"} sample_ptx ptx_gemm_compile_time tilec_python
 
 shopt -s nullglob
 ptx=(build/ptx/*.ptx)
@@ -80,9 +85,15 @@ cp "$CATCH2_HPP" .gpu/catch2/catch2/catch.hpp
 # does. A folder of their own: gemm_f16_mc, ring_gemm_f16 and others are
 # samples' names too, with other instances.
 TILEC=build/bin/tilec bash tools/scripts/python_ptx.sh .gpu/ptx/python > /dev/null
+# linear's activations (ACT > 0; the samples' build compiles ACT = 0 only):
+# the GPU machine has no tilec to compile them on first use. A folder of
+# their own, as the samples' names hold the ACT = 0 instances.
+python3 tools/scripts/ops_ptx.py .gpu/ptx/ops --all --tilec build/bin/tilec > /dev/null
 
 # The GPU machine JITs this PTX; catch assembler errors here, where tilec lives.
 bad=0
+# (ptx/ops is not assembled again: every module there has wgmma, and tilec's
+# default wgmma check has assembled it with this ptxas, failing on an error.)
 for f in .gpu/ptx/*.ptx .gpu/ptx/python/*.ptx; do
   if ! "$CUDA_HOME/bin/ptxas" -arch=sm_90a "$f" -o /dev/null 2>"/tmp/make_gpu_bundle.$$.err"; then
     echo "make_gpu_bundle: ptxas rejects $f:" >&2
