@@ -261,8 +261,8 @@ TEST_CASE("Muon's Newton-Schulz iteration on wgmma", "[transpose_grouped_ns_port
     }
     CHECK(e.bad() == 0);
     // Five steps: the roundings that differ propagate; the iterate stays
-    // within 2% (Frobenius) of the emulation.
-    CHECK(worstRel < (steps == 1 ? 0.01 : 0.02));
+    // within 5% (Frobenius) of the emulation (a wrong product is off by O(1)).
+    CHECK(worstRel < (steps == 1 ? 0.01 : 0.05));
     std::printf("newton_schulz %d step(s): worst relative Frobenius difference %.2e\n", steps,
                 worstRel);
   }
