@@ -64,15 +64,10 @@ TEST_CASE("SwiGLU backward, bf16, 16-byte accesses", "[swiglu_welford_merge_port
   CHECK(eg.bad() == 0);
   CHECK(eu.bad() == 0);
   if (!ported::small()) {
-    tile::EventTimer timer;
-    const int reps = 20;
-    timer.start();
-    for (int i = 0; i < reps; ++i)
+    double ms = ported::meanMs(20, [&] {
       k.launch(cfg, dDg.ptr(), dDu.ptr(), dDy.ptr(), dG.ptr(), dU.ptr(), int32_t(n));
-    double ms = timer.stopMs() / reps;
-    double bytes = 5.0 * n * 2;
-    std::printf("swiglu_bwd n=%d: %.1f us, %.0f GB/s (%.0f%% of 4800 GB/s)\n", n, ms * 1e3,
-                bytes / (ms * 1e-3) / 1e9, bytes / (ms * 1e-3) / 4.8e12 * 100);
+    });
+    ported::printBandwidth("swiglu_bwd n=" + std::to_string(n), ms, 5.0 * n * 2);
   }
 }
 

@@ -63,17 +63,13 @@ TEST_CASE("3-D bf16 transpose through TMA loads and stores", "[transpose_grouped
     CHECK(badT == 0);
     CHECK(z == x);
     if (!ported::small() && n > 10'000'000) {
-      tile::EventTimer timer;
-      const int reps = 20;
       for (tile::Kernel *k : {&tr, &cp}) {
-        timer.start();
-        for (int i = 0; i < reps; ++i)
-          k->launch(cfg, tx, k == &tr ? ty : tz);
-        double ms = timer.stopMs() / reps;
-        double bytes = 2.0 * double(n) * 2;
-        std::printf("%s %dx%dx%d bf16: %.1f us, %.0f GB/s (%.0f%% of 4800 GB/s)\n",
-                    k == &tr ? "transpose3d" : "copy3d (floor)", sh.NB, sh.M, sh.N, ms * 1e3,
-                    bytes / (ms * 1e-3) / 1e9, bytes / (ms * 1e-3) / 4.8e12 * 100);
+        tile::Tensor &out = k == &tr ? ty : tz;
+        double ms = ported::meanMs(20, [&] { k->launch(cfg, tx, out); });
+        ported::printBandwidth(std::string(k == &tr ? "transpose3d " : "copy3d (floor) ") +
+                                   std::to_string(sh.NB) + "x" + std::to_string(sh.M) + "x" +
+                                   std::to_string(sh.N) + " bf16",
+                               ms, 2.0 * double(n) * 2);
       }
     }
   }
@@ -151,13 +147,10 @@ TEST_CASE("masked grouped GEMM (per-group valid rows)", "[transpose_grouped_ns_p
     CHECK(e.bad() == 0);
     CHECK(touched == 0);
     if (!ported::small() && cs.N >= 2048) {
-      tile::EventTimer timer;
-      const int reps = 10;
-      timer.start();
-      for (int i = 0; i < reps; ++i)
+      double ms = ported::meanMs(10, [&] {
         k.launch(cfg, ta, tb, dD.ptr(), dValid.ptr(), int32_t(cs.G), int32_t(cs.maxM),
                  int32_t(cs.N));
-      double ms = timer.stopMs() / reps;
+      });
       double flops = 2.0 * double(validRows) * cs.N * cs.K;
       std::printf("masked grouped GEMM G=%d max_m=%d n=%d K=%d (%ld valid rows): %.1f us, %.0f "
                   "TFLOP/s on the valid rows\n",
