@@ -495,8 +495,9 @@ void Sema::checkRingPlacement(const Block &b, int ifDepth, const RingAccessStmt 
               std::string("a ") + (a->isProduce() ? "produce" : "consume") +
                   " block cannot be inside an `if`",
               "every thread of the role runs it (its stage and phase advance in every thread, "
-              "and each consumer warp releases the slot): put the condition inside the block "
-              "or in a loop bound");
+              "and each consumer warp releases the slot): put the condition inside the block, "
+              "in a loop bound, or skip the iteration with `if COND { continue }` before the "
+              "block (COND the same in every thread of the role)");
       checkRingPlacement(a->body, 0, a);
     } else if (s->is<ReturnStmt>()) {
       error(s->loc, "a kernel with a ring cannot return early",

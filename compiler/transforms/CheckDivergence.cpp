@@ -22,6 +22,14 @@
 //    A fragment store to global memory is per thread: no rule.
 //  - Turns (errors): each warpgroup of a role waits for the previous one's
 //    pass, so a turn must be passed equally often by every warpgroup.
+//  - Ring accesses (errors): every thread of the role (of the CTA, outside
+//    roles) keeps its own stage and phase of the ring and advances them at
+//    each produce/consume; each consumer warp (or warpgroup) releases the
+//    stage for its threads. A thread that skips one (a per-thread loop bound,
+//    a `continue` or `break` under a thread-dependent condition) waits on
+//    the wrong stage's barrier, with the wrong parity, from then on: it reads
+//    a stage the producer may be refilling, or hangs. A produce of a role
+//    that runs in one elected thread (`elected`) has one cursor: no rule.
 //  - Multicast box origins (errors): the analysis again, with uniformity
 //    taken over the CTAs of a multicast group (UniformityScope): each CTA of
 //    the group loads 1/C of one box and multicasts it to the others.
@@ -151,6 +159,7 @@ enum class Rule {
   WarpAligned,    // stmatrix.sync.aligned: a warp's collective
   Warpgroup,      // mma: wgmma.*.sync.aligned
   Turn,           // a role's turn
+  RingAccess,     // produce / consume: per-thread stage and phase
 };
 
 /// A construct of the source: its rule and how the source names it.
@@ -172,6 +181,15 @@ std::string barrierName(std::optional<BarrierReduction> reduction) {
   return *reduction == BarrierReduction::popc
              ? "sync_threads_count"
              : ("sync_threads_" + stringifyBarrierReduction(*reduction)).str();
+}
+
+/// The source name of the ring a produce / consume block accesses.
+std::string ringName(Operation *op) {
+  Value ring = isa<RingProduceOp>(op) ? cast<RingProduceOp>(op).getRing()
+                                      : cast<RingConsumeOp>(op).getRing();
+  if (auto def = ring.getDefiningOp<RingOp>())
+    return def.getRingName().str();
+  return "?";
 }
 
 std::optional<Construct> constructOf(Operation *op) {
@@ -241,6 +259,10 @@ std::optional<Construct> constructOf(Operation *op) {
   // instruction); its st.shared form is per thread again.
   if (auto store = dyn_cast<FragStoreTileOp>(op); store && store.usesStMatrix())
     return Construct{Rule::WarpAligned, "a fragment store to shared memory (stmatrix)"};
+  if (auto produce = dyn_cast<RingProduceOp>(op); produce && !produce.getElected())
+    return Construct{Rule::RingAccess, "produce"};
+  if (isa<RingConsumeOp>(op))
+    return Construct{Rule::RingAccess, "consume"};
   // A turn's wait on the previous warpgroup's pass. The hand-overs at the
   // role's entry and end (rank 0, MLIRGen's) are the compiler's own.
   if (auto wait = dyn_cast<TurnWaitOp>(op)) {
@@ -360,6 +382,26 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
                     "move the turn where the whole role reaches it (conditions and loop bounds "
                     "the same in all its warpgroups), and branch inside its body",
                     "this decision differs between the role's threads");
+    case Rule::RingAccess: {
+      if (control.level <= u::kCtaBarrierMax)
+        return;
+      std::string ring = ringName(op);
+      std::string whose = role ? "threads of role '" + role.getRoleName().str() + "'"
+                               : std::string("threads of the block");
+      return report(true,
+                    "a " + c.name + " block of ring '" + ring + "' in control flow that the " +
+                        whose +
+                        " may take differently: each thread advances its own stage and phase "
+                        "at every " + c.name +
+                        ", so a thread that skips one waits on the wrong stage from then on "
+                        "(it may use a stage that is still in use, or hang)",
+                    Twine("let every ") + (role ? "thread of the role" : "thread of the block") +
+                        " reach it equally often: loop bounds and `if ... { continue }` on "
+                        "values they share (block ids, parameters, loop counters), or put the "
+                        "condition inside the block" +
+                        loaded,
+                    "this decision differs between threads");
+    }
     case Rule::CtaBarrier:
     case Rule::RoleTmaStore: {
       if (control.level <= u::kCtaBarrierMax)

@@ -1,15 +1,18 @@
 // Helpers shared by the GPU tests of the ported kernels (transformer_ops,
 // int_ops, moe_conv, hopper_ports, simt_ports, ...): the PTX path, a freshly
 // seeded generator, the bf16 rounding the host uses for its inputs (and the
-// runtime's bits and values of a bf16), and a bounded-error count.
+// runtime's bits and values of a bf16), a bounded-error count, and the mean
+// time of repeated launches with the bandwidth it makes.
 #pragma once
 
 #include <catch2/catch.hpp>
 
 #include <tile/kernel_info.h>
+#include <tile/runtime.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -55,5 +58,22 @@ private:
   const char *what_;
   size_t bad_ = 0;
 };
+
+/// The mean time in ms of `reps` calls of `launch` (on the current stream).
+template <class Launch> double meanMs(int reps, Launch launch) {
+  tile::EventTimer timer;
+  timer.start();
+  for (int i = 0; i < reps; ++i)
+    launch();
+  return timer.stopMs() / reps;
+}
+
+/// Prints `what`'s time and the bandwidth of `bytes` moved in it, against
+/// the H200's 4.8 TB/s.
+inline void printBandwidth(const std::string &what, double ms, double bytes) {
+  double perSecond = bytes / (ms * 1e-3);
+  std::printf("%s: %.1f us, %.0f GB/s (%.0f%% of 4800 GB/s)\n", what.c_str(), ms * 1e3,
+              perSecond / 1e9, perSecond / 4.8e12 * 100);
+}
 
 } // namespace ported

@@ -70,15 +70,9 @@ TEST_CASE("9-point stencil through a TMA ring", "[stencil_linattn_ports]") {
       }
     CHECK(e.bad() == 0);
     if (!ported::small() && n > 10000000) {
-      tile::EventTimer timer;
-      const int reps = 20;
-      timer.start();
-      for (int i = 0; i < reps; ++i)
-        k.launch(cfg, tx, dOut.ptr(), dW.ptr());
-      double ms = timer.stopMs() / reps;
-      double bytes = 2.0 * double(n) * 4;
-      std::printf("stencil9 %dx%d: %.1f us, %.0f GB/s (%.0f%% of 4800 GB/s)\n", H, W, ms * 1e3,
-                  bytes / (ms * 1e-3) / 1e9, bytes / (ms * 1e-3) / 4.8e12 * 100);
+      double ms = ported::meanMs(20, [&] { k.launch(cfg, tx, dOut.ptr(), dW.ptr()); });
+      ported::printBandwidth("stencil9 " + std::to_string(H) + "x" + std::to_string(W), ms,
+                             2.0 * double(n) * 4);
     }
   }
 }
