@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -594,14 +595,22 @@ Type Sema::checkStaticAssert(CallExpr &e) {
                  "compare explicitly, e.g. `N % 64 == 0`")
           .isInvalid())
     return Type::invalid();
+  // As `if const`'s condition: also a `let` of a constant, a function's
+  // parameter whose argument is one (calls are inlined), and an unrolled
+  // loop's variable, where every copy must hold.
   std::optional<ConstValue> c = evalConstant(*e.args[0]);
-  if (!c) {
+  bool overflow = false;
+  std::optional<std::vector<int64_t>> every =
+      c ? std::nullopt : foldEveryCopy(*e.args[0], overflow);
+  if (!c && (!every || overflow)) {
     error(e.args[0]->loc, "the condition of 'static_assert' is not a compile-time constant",
           "build it from literals, constants, compile-time parameters and type queries "
           "(`BN % 64 == 0`, `size_of(T) == 2`); check a run-time value with `if`");
     return Type::invalid();
   }
-  if (c->i == 0) {
+  bool holds = c ? c->i != 0
+                 : std::all_of(every->begin(), every->end(), [](int64_t v) { return v != 0; });
+  if (!holds) {
     error(e.loc, "static_assert failed: the condition is false",
           "the compile-time values this code was given do not meet its requirement: change them "
           "(the note names the instance), or the condition");
