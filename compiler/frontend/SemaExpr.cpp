@@ -667,49 +667,6 @@ Type Sema::inferCast(CastExpr &e) {
   return to;
 }
 
-/// `p as u64` / `a as ptr<T, global>`: a global pointer is its 64-bit
-/// generic address (global addresses are generic ones, PTX ISA 6.4.1), so a
-/// table of addresses in memory can be read and used as pointers. Shared and
-/// cluster pointers are 32-bit window offsets that mean nothing outside
-/// their CTA; they do not convert.
-Type Sema::checkPointerCast(CastExpr &e, Type from, Type to) {
-  const Type &ptr = from.isPointer() && from.space != AddressSpace::Global ? from
-                    : to.isPointer()                                       ? to
-                                                                           : from;
-  if (ptr.space != AddressSpace::Global) {
-    error(e.loc, "cannot cast " + from.str() + " to " + to.str(),
-          "only global pointers convert to and from their 64-bit address (u64 or i64); a " +
-              std::string(spaceName(ptr.space)) +
-              " pointer is an offset into its CTA's window, not an address");
-    return Type::invalid();
-  }
-  if (from.kind == Type::UntypedInt) { // `0 as ptr<f32, global>`: the literal is the address
-    if (!adapt(e.operand, Type::scalarTy(ScalarKind::U64)))
-      return Type::invalid();
-    from = Type::scalarTy(ScalarKind::U64);
-  } else if (from.isUntyped()) {
-    error(e.loc, "cannot cast a float literal to " + to.str(),
-          "a pointer converts only to and from u64 or i64");
-    return Type::invalid();
-  }
-  if (!checkHasValue(*e.operand, from, "the operand of `as`"))
-    return Type::invalid();
-  const Type &other = to.isPointer() ? from : to;
-  bool address = other.isScalar(ScalarKind::U64) || other.isScalar(ScalarKind::I64);
-  if (!address || from.isPointer() == to.isPointer()) {
-    std::string hint =
-        from.isPointer() && to.isPointer()
-            ? "go through the address: `as u64`, then `as " + to.str() + "`"
-        : !other.isInteger() ? std::string("a pointer converts only to and from u64 or i64")
-        : to.isPointer()
-            ? "an address is 64 bits: `(x as u64) as " + to.str() + "`"
-            : "an address is 64 bits: `as u64` (then `as " + to.str() + "` keeps its low bits)";
-    error(e.loc, "cannot cast " + from.str() + " to " + to.str(), hint);
-    return Type::invalid();
-  }
-  return to;
-}
-
 /// Any constant index (`4`, `2 + 2`, `1 << 2`), not only a literal, into an
 /// array of constant length must be in bounds; a negative one always is wrong.
 bool Sema::checkConstantIndex(IndexExpr &e, const Type &base) {

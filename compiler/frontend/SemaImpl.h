@@ -231,7 +231,8 @@ public:
   bool adaptingExactOperand_ = false; // adapt of an operand of literal + - * << or unary -
   bool adaptingCastOperand_ = false; // adapt under `e as T` (an explicit conversion) or a `const`'s value (whose wrap is its own error): the wrap is allowed
   Type inferCast(CastExpr &e);
-  Type checkPointerCast(CastExpr &e, Type from, Type to); // `p as u64`, `a as ptr<T, global>`
+  // SemaTypes.cpp: `p as u64`, `a as ptr<T, global>`
+  Type checkPointerCast(CastExpr &e, Type from, Type to);
   Type inferIndex(IndexExpr &e, IndexUse use);
   /// Bounds check of a constant index (any constant expression); false after an error.
   bool checkConstantIndex(IndexExpr &e, const Type &base);
