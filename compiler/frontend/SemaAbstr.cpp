@@ -610,7 +610,9 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     if (value && inferred[i]) {
       // Inferred while binding the type parameters: checked as checkValue would.
       Type t = *inferred[i];
-      if (t.isUntyped() ? !adapt(e.args[i], want) : t != want) {
+      if (std::optional<bool> converted = arrayAsPointer(*e.args[i], t, want, what)) {
+        ok = ok && *converted;
+      } else if (t.isUntyped() ? !adapt(e.args[i], want) : t != want) {
         if (!t.isUntyped())
           error(e.args[i]->loc, what + " has type " + t.str() + ", expected " + want.str(),
                 want.isScalar() ? nonScalarHint(t, "convert explicitly with `as`")

@@ -173,6 +173,8 @@ Type Sema::checkValue(ExprPtr &e, const Type *expected, const std::string &what,
   }
   if (t.isUntyped())
     return adapt(e, *expected) ? *expected : Type::invalid();
+  if (std::optional<bool> converted = arrayAsPointer(*e, t, *expected, what))
+    return *converted ? *expected : Type::invalid();
   if (t != *expected) {
     std::string h = hint.empty() ? "convert explicitly with `as`" : hint;
     if (expected->isScalar())
@@ -538,11 +540,21 @@ Type Sema::inferBinary(BinaryExpr &e) {
     if (!checkHasValue(side == &l ? *e.lhs : *e.rhs, *side, "an operand of '" + sp + "'"))
       return Type::invalid();
     bool barrier = side->kind == Type::MBarrier || side->kind == Type::MBarrierArray;
+    bool view = side->kind == Type::SharedArray || side->kind == Type::ArrayView;
+    auto *named = e.lhs->as<VarRefExpr>();
+    std::string a = named && named->decl ? named->decl->name : "a";
     error(e.loc, "'" + sp + "' cannot be applied to " + side->str(),
           side->isPointer()
               ? "only `pointer + integer` and `pointer - integer` are defined on pointers"
           : barrier ? "mbarriers are used only through arrive, wait, expect_tx and remote"
-                    : "index the array first, e.g. `a[i] + 1`");
+          : view && side == &l && (e.op == BinaryOp::Add || e.op == BinaryOp::Sub)
+              ? "index the array first, e.g. `" + a + "[i] + 1`; the pointer to element i is `(" +
+                    a + " as ptr<" +
+                    scalarName(side->scalar) + ", " +
+                    spaceName(side->kind == Type::SharedArray ? AddressSpace::Shared
+                                                              : side->space) +
+                    ">) + i`"
+              : "index the array first, e.g. `a[i] + 1`");
     return Type::invalid();
   }
   if (l.isUntyped() && r.isUntyped())

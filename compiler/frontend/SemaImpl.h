@@ -231,8 +231,15 @@ public:
   bool adaptingExactOperand_ = false; // adapt of an operand of literal + - * << or unary -
   bool adaptingCastOperand_ = false; // adapt under `e as T` (an explicit conversion) or a `const`'s value (whose wrap is its own error): the wrap is allowed
   Type inferCast(CastExpr &e);
-  // SemaTypes.cpp: `p as u64`, `a as ptr<T, global>`
+  // SemaTypes.cpp: `p as u64`, `a as ptr<T, global>`, `s as ptr<T, shared>`
   Type checkPointerCast(CastExpr &e, Type from, Type to);
+  /// An array `e` (of type t) where a pointer `want` is expected: a 1-D
+  /// shared array (or a view of one) is the ptr<T, shared> to its first
+  /// element, `remote(a, r)` the ptr<T, cluster>. nullopt when t is no array
+  /// or want no pointer (the caller compares the types); false after an error
+  /// ("<what> has type ..., expected ...", or "cannot cast" for an empty what).
+  std::optional<bool> arrayAsPointer(const ExprAST &e, const Type &t, const Type &want,
+                                     const std::string &what);
   Type inferIndex(IndexExpr &e, IndexUse use);
   /// Bounds check of a constant index (any constant expression); false after an error.
   bool checkConstantIndex(IndexExpr &e, const Type &base);

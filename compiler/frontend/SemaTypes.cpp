@@ -456,6 +456,10 @@ Type Sema::checkMulHi(CallExpr &e) {
 /// cluster pointers are 32-bit window offsets that mean nothing outside
 /// their CTA; they do not convert.
 Type Sema::checkPointerCast(CastExpr &e, Type from, Type to) {
+  // `s as ptr<f32, shared>`: the conversion a ptr<T, shared> parameter or
+  // binding makes implicitly, written out.
+  if (std::optional<bool> converted = arrayAsPointer(*e.operand, from, to, ""))
+    return *converted ? to : Type::invalid();
   const Type &ptr = from.isPointer() && from.space != AddressSpace::Global ? from
                     : to.isPointer()                                       ? to
                                                                            : from;
@@ -491,6 +495,40 @@ Type Sema::checkPointerCast(CastExpr &e, Type from, Type to) {
     return Type::invalid();
   }
   return to;
+}
+
+std::optional<bool> Sema::arrayAsPointer(const ExprAST &e, const Type &t, const Type &want,
+                                         const std::string &what) {
+  bool array =
+      t.kind == Type::SharedArray || t.kind == Type::ArrayView || t.kind == Type::DistArray;
+  if (!array || !want.isPointer())
+    return std::nullopt;
+  auto refuse = [&](const std::string &hint) {
+    error(e.loc,
+          what.empty() ? "cannot cast " + t.str() + " to " + want.str()
+                       : what + " has type " + t.str() + ", expected " + want.str(),
+          hint);
+    return false;
+  };
+  const std::string elem = scalarName(t.scalar);
+  if (t.kind == Type::DistArray)
+    return refuse("a dshared array is spread over the cluster: pass this CTA's part, `h.local` "
+                  "(a ptr<" + elem + ", shared>), or a peer's, `remote(h.local, r)` (a ptr<" +
+                  elem + ", cluster>)");
+  // This CTA's array is reached through the shared window, a peer's
+  // (remote(), mapa) through the shared::cluster one (PTX ISA 6.4.1).
+  AddressSpace space = t.kind == Type::SharedArray ? AddressSpace::Shared : t.space;
+  if (want.space != space)
+    return refuse(std::string("its first element is a ptr<") + elem + ", " + spaceName(space) +
+                  ">" +
+                  (want.space == AddressSpace::Global ? ": shared memory has no global address"
+                   : space == AddressSpace::Shared
+                       ? ": a peer CTA's copy, `remote(a, r)`, is a ptr<" + elem + ", cluster>"
+                       : ": this CTA's own array is a ptr<" + elem + ", shared>"));
+  if (want.scalar != t.scalar)
+    return refuse("an array stands for the pointer to its first element, a ptr<" + elem + ", " +
+                  spaceName(space) + ">: declare the parameter with the array's element type");
+  return checkPlainArrayUse(e, what.empty() ? "`as`" : what.c_str());
 }
 
 Type Sema::checkNanosleep(CallExpr &e) {

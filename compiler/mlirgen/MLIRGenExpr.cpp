@@ -109,6 +109,9 @@ Value MLIRGenImpl::genAddress(const fe::IndexExpr &e) {
 
 Value MLIRGenImpl::genExpr(const fe::ExprAST &e) {
   Location l = loc(e.loc);
+  // An array where Sema took a pointer: its first element.
+  if (e.type.kind == fe::Type::SharedArray || e.type.kind == fe::Type::ArrayView)
+    return genView(e).ptr;
   switch (e.kind()) {
   case fe::ExprAST::IntLiteral: {
     auto *lit = e.as<fe::IntLiteralExpr>();
@@ -339,6 +342,8 @@ Value MLIRGenImpl::genCast(const fe::CastExpr &e) {
     return genFragmentCast(e, v);
   if (e.type.isVector())
     return genVectorCast(l, v, e.type);
+  if (from.kind == fe::Type::SharedArray || from.kind == fe::Type::ArrayView)
+    return v; // `s as ptr<T, shared>`: its first element
   // A global pointer and its 64-bit address (Sema allows no other pointer cast).
   if (e.type.isPointer())
     return GlobalPtrOp::create(builder, l, valueType(e.type), v);
@@ -498,8 +503,6 @@ Value MLIRGenImpl::genCall(const fe::CallExpr &e) {
   case BI::ClusterSync:
     ClusterSyncOp::create(builder, l, /*aligned=*/false);
     return nullptr;
-  case BI::Remote:
-    return genView(e).ptr; // only reached through genView's users
   case BI::Load:
     return genLoadCall(e);
   case BI::Store:

@@ -1,8 +1,9 @@
 // GPU test of pointer_tables.tile on fresh random data, against CPU
 // references: kernels that take tables of pointers (u64 addresses converted
 // with `as ptr<T, global>`): a multi-tensor axpy over ragged tensors, a
-// pointer-array batched GEMV with 16-byte loads, and the addresses a kernel
-// computes from pointers, which must be the host's own numbers.
+// pointer-array batched GEMV with 16-byte loads, the addresses a kernel
+// computes from pointers, which must be the host's own numbers, and
+// pointers into shared memory (this CTA's and a cluster peer's arrays).
 #include "ported_common.h"
 
 #include <tile/runtime.h>
@@ -143,6 +144,57 @@ TEST_CASE("pointers converted to addresses are the host's addresses", "[pointer_
   CHECK(got[3] == uint64_t(d.ptr()) + 5 * 8);
   CHECK(got[4] == 0);
   CHECK(got[5] == entry[0]);
+}
+
+TEST_CASE("functions read shared arrays through ptr<T, shared> and ptr<T, cluster>",
+          "[pointer_tables]") {
+  tile::Context ctx(0);
+  tile::Module mod = tablesModule(ctx);
+  auto rng = ported::freshRng();
+  std::normal_distribution<float> vd(0.0f, 1.0f);
+  const int blocks = 6; // three clusters of two
+  std::vector<float> a(size_t(blocks) * 1024);
+  for (float &v : a)
+    v = vd(rng);
+  tile::DeviceBuffer<float> da(a.size()), dg(a.size()), ds(size_t(blocks) * 32);
+  da.copyFrom(a);
+  dg.fillBytes(0xFF); // NaN: an entry not written fails
+  ds.fillBytes(0xFF);
+  tile::LaunchConfig cfg;
+  cfg.block = tile::Dim3(256u);
+  cfg.grid = tile::Dim3(unsigned(blocks));
+  mod.kernel("gram").launch(cfg, da.ptr(), dg.ptr());
+  cfg.block = tile::Dim3(32u);
+  mod.kernel("peer_row_sums").launch(cfg, da.ptr(), ds.ptr());
+  ctx.synchronize();
+  auto g = dg.toHost(), sums = ds.toHost();
+  ported::ErrorCount gramErr("gram"), sumErr("peer sums");
+  for (int b = 0; b < blocks; ++b) {
+    const float *t = &a[size_t(b) * 1024];
+    for (int r = 0; r < 32; ++r)
+      for (int c = 0; c < 32; ++c) {
+        double want = 0.0, scale = 0.0;
+        for (int k = 0; k < 32; ++k) {
+          want += double(t[r * 32 + k]) * t[c * 32 + k];
+          scale += std::fabs(double(t[r * 32 + k]) * t[c * 32 + k]);
+        }
+        gramErr.check(size_t(b) * 1024 + size_t(r * 32 + c), g[size_t(b) * 1024 + r * 32 + c],
+                      want, 1e-6 * scale + 1e-6);
+      }
+    // The peer is the other CTA of the cluster: blocks 2k and 2k + 1.
+    const float *p = &a[size_t(b ^ 1) * 1024];
+    for (int i = 0; i < 32; ++i) {
+      double want = 0.0, scale = 0.0;
+      for (int k = 0; k < 32; ++k) {
+        want += p[i * 32 + k];
+        scale += std::fabs(p[i * 32 + k]);
+      }
+      sumErr.check(size_t(b) * 32 + size_t(i), sums[size_t(b) * 32 + i], want,
+                   1e-6 * scale + 1e-6);
+    }
+  }
+  CHECK(gramErr.bad() == 0);
+  CHECK(sumErr.bad() == 0);
 }
 
 } // namespace
