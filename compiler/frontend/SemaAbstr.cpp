@@ -231,6 +231,7 @@ void Sema::prepareModule(ModuleAST &module) {
     if (builtinFromName(f->name) != Builtin::Unknown) {
       error(f->loc, "function '" + f->name + "' has the name of a builtin",
             "rename the function; builtins cannot be redefined");
+      refusedFunctions_.insert(f->name);
       continue;
     }
     auto [it, inserted] = functions_.emplace(f->name, f.get());

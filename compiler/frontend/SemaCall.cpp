@@ -111,6 +111,13 @@ Type Sema::inferCall(CallExpr &e) {
   }
   e.builtin = builtinFromName(e.callee);
   Builtin b = e.builtin;
+  if (refusedFunctions_.count(e.callee)) {
+    // The call means the refused function, not the builtin: checking it as
+    // the builtin would only report arguments the function takes.
+    for (ExprPtr &a : e.args)
+      resolveOnly(a);
+    return Type::invalid();
+  }
   if (b == Builtin::Unknown) {
     if (auto fn = functions_.find(e.callee); fn != functions_.end())
       return inferInlinedCall(e, *fn->second);

@@ -667,6 +667,9 @@ public:
   // Constants, functions, template kernels, local arrays (SemaAbstr.cpp)
   std::unordered_map<std::string, Decl *> globalConsts_; // file-level `const`
   std::unordered_map<std::string, const FnAST *> functions_;
+  /// Functions named like a builtin (an error at the definition): their calls
+  /// are not checked as the builtin's.
+  std::unordered_set<std::string> refusedFunctions_;
   /// The functions being inlined, innermost last, with their call sites.
   /// A deque: checking a frame's body (a `return` checks its value against
   /// `result`) inlines further calls, and a reference to a frame must survive
