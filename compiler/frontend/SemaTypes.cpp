@@ -527,7 +527,7 @@ std::optional<bool> Sema::arrayAsPointer(const ExprAST &e, const Type &t, const 
                        : ": this CTA's own array is a ptr<" + elem + ", shared>"));
   if (want.scalar != t.scalar)
     return refuse("an array stands for the pointer to its first element, a ptr<" + elem + ", " +
-                  spaceName(space) + ">: declare the parameter with the array's element type");
+                  spaceName(space) + ">, of the array's element type");
   return checkPlainArrayUse(e, what.empty() ? "`as`" : what.c_str());
 }
 
