@@ -302,7 +302,7 @@ static const char *typeConstructorPlace(const std::string &name) {
   return nullptr;
 }
 
-TypeSyntax Parser::parseScalarType(const char *what) {
+TypeSyntax Parser::parseScalarType(const char *what, bool orVector) {
   if (!at(Tok::Ident))
     failExpected(what,
                  "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, e4m3, e5m2");
@@ -316,14 +316,17 @@ TypeSyntax Parser::parseScalarType(const char *what) {
     fail(t.loc, "'" + t.text + "' is a compile-time value parameter, not a type",
          "a type is needed here: write a scalar type, or declare the parameter `" + t.text +
              ": type` to make it a type parameter");
+  // Named as written: `vec<...>` for a generic type, `f16x2` for a packed
+  // one (no parameters to elide).
   if (!k)
     if (const char *where = typeConstructorPlace(t.text))
-      fail(t.loc, "'" + t.text + "<...>' cannot be written here", where);
+      fail(t.loc, "'" + t.text + (at(Tok::Lt) ? "<...>" : "") + "' cannot be written here", where);
   if (!k) {
     std::optional<std::string> c = cTypeName(t.text); // C's `float`, CUDA's `__half`
     fail(t.loc, "unknown type '" + t.text + "'" + (c ? "; C's " + t.text + " is " + *c : ""),
-         "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, e4m3, "
-         "e5m2; vectors vec<T, N>, f16x2, bf16x2");
+         std::string("scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
+                     "f64, e4m3, e5m2") +
+             (orVector ? "; vectors vec<T, N>, f16x2, bf16x2" : " (only a scalar type is written here)"));
   }
   return {t.loc, Type::scalarTy(*k)};
 }
@@ -386,7 +389,7 @@ TypeSyntax Parser::parseType() {
     expect(Tok::Gt, "'>'", hint);
     return {p.loc, Type::pointer(elem.type.scalar, *space), elem.typeParam};
   }
-  return parseScalarType("type");
+  return parseScalarType("type", /*orVector=*/true);
 }
 
 //===----------------------------------------------------------------------===//

@@ -147,12 +147,33 @@ bool Parser::isTypeNameAt(size_t n) const {
   return t.kind == Tok::Ident && (scalarFromName(t.text) || typeParam(t.text));
 }
 
+/// A type that is no scalar at token `n` where a type argument is
+/// (`f<f16x2>(x)`, `f<vec<f32, 4>>(x)`): read as type arguments, so that
+/// parseScalarType refuses the type; as a comparison, `f < f16x2` would
+/// report the function's name as an unknown value instead.
+bool Parser::isNonScalarTypeAt(size_t n) const {
+  const Token &t = peekTok(n);
+  if (t.kind != Tok::Ident)
+    return false;
+  if (t.text == "f16x2" || t.text == "bf16x2")
+    return true;
+  static const char *generic[] = {"vec", "ptr", "frag", "per_row", "per_col", "local", "view"};
+  if (peekTok(n + 1).kind != Tok::Lt || !isTypeNameAt(n + 2))
+    return false;
+  for (const char *g : generic)
+    if (t.text == g)
+      return true;
+  return false;
+}
+
 bool Parser::atCallTypeArgs() const {
   if (!at(Tok::Lt))
     return false;
   size_t n = 1;
   for (;;) {
-    if (!isTypeNameAt(n))
+    if (isNonScalarTypeAt(n) && peekTok(n + 1).kind == Tok::Lt)
+      return true; // `vec < f32` is no comparison: parseScalarType explains
+    if (!isTypeNameAt(n) && !isNonScalarTypeAt(n))
       return false;
     Tok next = peekTok(n + 1).kind;
     if (next == Tok::Gt)

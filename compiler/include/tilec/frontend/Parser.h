@@ -56,7 +56,9 @@ private:
   std::optional<TypeSyntax> parsePeerParamType(KernelAST &k, int index);
   /// ParserTma.cpp: `, e` after the first index or dimension, up to ']'.
   std::vector<ExprPtr> parseMoreIndices(int &depth);
-  TypeSyntax parseScalarType(const char *what);
+  /// A scalar type (or a type parameter); `orVector` where parseType takes
+  /// a vector too, so that an unknown name's hint lists them.
+  TypeSyntax parseScalarType(const char *what, bool orVector = false);
   Block parseBlock(int depth);
   StmtPtr parseStatement(int depth);
   StmtPtr parseLet(int depth);
@@ -89,6 +91,7 @@ private:
   /// Token `n` ahead names a scalar type or a type parameter.
   bool isTypeNameAt(size_t n) const;
   /// At `<TYPE, ...>(`: the explicit type arguments of a function call.
+  bool isNonScalarTypeAt(size_t n) const;
   bool atCallTypeArgs() const;
   StmtPtr parseLocalArray(const Token &kw, bool isVar, const std::optional<TypeSyntax> &annot,
                           std::unique_ptr<Decl> decl);
