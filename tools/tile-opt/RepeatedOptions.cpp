@@ -179,3 +179,27 @@ bool tile::opt::rejectRepeatedOptions(int argc, char **argv) {
       }
   return true;
 }
+
+bool tile::opt::rejectOptionLikeValues(int argc, char **argv) {
+  // tile-opt's options that take the next word as their value (`-o FILE`,
+  // `-p PIPELINE`): llvm::cl would take `-o --tile-lower-rings x.mlir` as the
+  // output file "--tile-lower-rings" and run no pass. As tilec does, a value
+  // that starts with '-' is written joined (`-o=-x`); a lone `-` is stdout.
+  for (int i = 1; i + 1 < argc; ++i) {
+    StringRef arg = argv[i], next = argv[i + 1];
+    if (arg == "--")
+      break;
+    StringRef name = arg.drop_front(arg.starts_with("--") ? 2 : 1);
+    if (!arg.starts_with("-") || next.size() < 2 || !next.starts_with("-") ||
+        (name != "o" && name != "p" && name != "pass-pipeline"))
+      continue;
+    StringRef what = name == "o" ? "filename" : "pass pipeline";
+    llvm::errs() << "tile-opt: error: '" << arg << "' needs a value (<" << what
+                 << ">) next, found the option '" << next << "'\n"
+                 << "hint: write the value right after " << arg << " (`" << arg << " <" << what
+                 << ">`); a value that starts with '-' is written joined: `" << arg << "="
+                 << next << "`\n";
+    return false;
+  }
+  return true;
+}

@@ -13,6 +13,11 @@ namespace tile::opt {
 /// which `--name=...` arguments are option lists).
 bool rejectRepeatedOptions(int argc, char **argv);
 
+/// False, after an error, when `-o` or `--pass-pipeline` (`-p`) is followed
+/// by a word that is itself an option (`-o --tile-lower-rings`), which
+/// llvm::cl would take as the value; tilec refuses the same.
+bool rejectOptionLikeValues(int argc, char **argv);
+
 } // namespace tile::opt
 
 #endif

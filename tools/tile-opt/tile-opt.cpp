@@ -52,6 +52,8 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
 
+  if (!tile::opt::rejectOptionLikeValues(argc, argv))
+    return 1;
   // MlirOptMain(argc, argv, ...) split open, so that the input can be checked first.
   auto [inputFile, outputFile] =
       mlir::registerAndParseCLIOptions(argc, argv, "tile optimizer driver\n", registry);

@@ -292,18 +292,52 @@ static std::string dashed(const cl::Option &opt) {
   return (opt.ArgStr.size() == 1 ? "-" : "--") + opt.ArgStr.str();
 }
 
+/// tilec's own options: LLVM's registered ones are not tilec's to judge
+/// (and, LLVM being built without RTTI, UBSan cannot type them).
+static ArrayRef<cl::Option *> ownOptions() {
+  static cl::Option *const own[] = {&outputFile, &emit,        &arch,         &optLevel,
+                                    &cluster,    &explainSync, &noAutoSync,   &debugHangs,
+                                    &verifyPtxas, &noWgmmaCheck, &fmad,        &fastMath,
+                                    &mmaWaitAnchor, &libdevice, &printIRAfterAll,
+                                    std::addressof(defines)};
+  return own;
+}
+
+/// An option that takes its value from the next word (`-o FILE`, `-D DEF`,
+/// `--emit KIND`) followed by a word that is itself an option is an error:
+/// llvm::cl would take `-D -o x.ptx` as the definition "-o" (then x.ptx as a
+/// second input) and `-o -D` as the output file "-D". A value that starts
+/// with '-' is still written joined (`-o=-D`); a lone `-` (stdout) is a value.
+static bool checkOptionLikeValues(int argc, char **argv) {
+  ArrayRef<char *> args(argv + 1, argv + argc);
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    StringRef arg = args[i], next = args[i + 1];
+    if (arg == "--")
+      break;
+    if (!arg.starts_with("-") || next.size() < 2 || !next.starts_with("-"))
+      continue;
+    StringRef name = arg.drop_front(arg.starts_with("--") ? 2 : 1);
+    for (cl::Option *opt : ownOptions()) {
+      if (name != opt->ArgStr || opt->getValueExpectedFlag() != cl::ValueRequired)
+        continue;
+      std::string what = opt->ValueStr.empty() ? "value" : opt->ValueStr.str();
+      std::string joined = dashed(*opt) + (opt->getFormattingFlag() == cl::Prefix ? "" : "=");
+      return fail("'" + arg.str() + "' needs a value (<" + what + ">) next, found the option '" +
+                      next.str() + "'",
+                  "write the value right after " + dashed(*opt) + " (`" + dashed(*opt) + " <" +
+                      what + ">`); a value that starts with '-' is written joined: `" + joined +
+                      next.str() + "`");
+    }
+  }
+  return true;
+}
+
 /// A single-value option given twice with different values is an error
 /// naming both (as nvcc's "redefinition of argument"): llvm::cl would keep
 /// the last silently. The same value twice is accepted, as `-D N=3 -D N=3`.
 static bool checkRepeatedOptions(int argc, char **argv) {
-  // tilec's own options only: LLVM's registered ones are not tilec's to
-  // judge (and, LLVM being built without RTTI, UBSan cannot type them).
-  cl::Option *const own[] = {&outputFile, &emit,        &arch,         &optLevel,
-                             &cluster,    &explainSync, &noAutoSync,   &debugHangs,
-                             &verifyPtxas, &noWgmmaCheck, &fmad,        &fastMath,
-                             &mmaWaitAnchor, &libdevice, &printIRAfterAll};
   bool ok = true;
-  for (cl::Option *opt : own) {
+  for (cl::Option *opt : ownOptions()) {
     if (opt->getNumOccurrences() < 2 || opt->isPositional() ||
         opt->getNumOccurrencesFlag() == cl::ZeroOrMore ||
         opt->getNumOccurrencesFlag() == cl::OneOrMore)
@@ -321,7 +355,8 @@ static bool checkRepeatedOptions(int argc, char **argv) {
 static int run(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::SetVersionPrinter(printVersion);
-  if (!parseCommandLine(argc, argv) || !checkRepeatedOptions(argc, argv))
+  if (!checkOptionLikeValues(argc, argv) || !parseCommandLine(argc, argv) ||
+      !checkRepeatedOptions(argc, argv))
     return 1;
 
   // cubin is PTX run through ptxas here, after compiling.
