@@ -510,6 +510,10 @@ std::optional<ForeignWord> foreignFileWord(const std::string &word) {
        "tile has no templates",
        "compile-time parameters are written `kernel k<N: i32, T: type>(...)` (or `fn f<T: "
        "type>(...)`), and -D picks the instances: `tilec -D N=128 -D T=f16`"},
+      {{"static_assert"},
+       "static_assert is a statement, not a file-level declaration",
+       "write it at the top of the kernel or `fn` whose constants it checks (`static_assert(BM % "
+       "64 == 0)`): it is checked in each instance, with the instance's values"},
       {{"struct", "class", "union", "enum", "typedef", "using", "namespace", "import", "include",
         "module", "package", "extern"},
        "tile has no '%' declarations",

@@ -209,6 +209,7 @@ void Sema::checkKernel(KernelAST &k) {
   tmaBarriers_.clear();
   curBlock_ = nullptr;
   inlinedCalls_ = 0;
+  fnParams_.clear();
   expandedStmts_ = 0;
   expansionReported_ = false;
   expandedAsWritten_ = true;
@@ -584,14 +585,8 @@ void Sema::checkAssign(AssignStmt &s) {
       noteRoleVarUse(v->decl, v->loc, /*write=*/true);
     // A type parameter: infer said it is not a value.
     if (v->decl && v->decl->kind != DeclKind::Var && v->decl->kind != DeclKind::TypeParam) {
-      error(v->loc,
-            "cannot assign to '" + v->name + "': it is " +
-                (v->decl->kind == DeclKind::Param      ? std::string("a kernel parameter")
-                 : v->decl->kind == DeclKind::LoopVar  ? std::string("a loop variable")
-                 : v->decl->kind == DeclKind::Let      ? std::string("a 'let' binding")
-                 : v->decl->kind == DeclKind::MBarrier ? std::string("an mbarrier")
-                                                       : std::string("a shared array")),
-            "declare a mutable local with `var " + v->name + " = ...`");
+      auto [what, hint] = whyNotAssignable(*v->decl, /*element=*/false);
+      error(v->loc, "cannot assign to '" + v->name + "': it is " + what, hint);
       target = Type::invalid();
     }
   } else {

@@ -603,6 +603,7 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     auto d = std::make_unique<Decl>();
     d->kind = DeclKind::Let;
     d->name = fn.paramNames[i];
+    fnParams_[d.get()] = &fn;
     d->loc = fn.paramLocs[i];
     d->type = want;
     // Values (vectors, fragments, per_row and per_col values too) are

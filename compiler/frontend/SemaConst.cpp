@@ -591,9 +591,14 @@ Type Sema::checkStaticAssert(CallExpr &e) {
   if (!checkNoNamedArgs(e) || !checkArgCount(e, 1, 1))
     return Type::invalid();
   Type b = Type::i1();
+  // An error inside the condition (`1 / 0`, a shift out of range) is the
+  // error: its folded value (run-time semantics) is no failure to report.
+  size_t errorsBefore = diags_.numErrors();
   if (checkValue(e.args[0], &b, "condition of 'static_assert'",
                  "compare explicitly, e.g. `N % 64 == 0`")
-          .isInvalid())
+              .isInvalid() ||
+      diags_.numErrors() != errorsBefore || !checkConstantOps(*e.args[0]) ||
+      reportUndefinedConstantStep(*e.args[0]))
     return Type::invalid();
   // As `if const`'s condition: also a `let` of a constant, a function's
   // parameter whose argument is one (calls are inlined), and an unrolled

@@ -616,8 +616,11 @@ Type Sema::inferCast(CastExpr &e) {
   }
   Type to = e.target.type;
   Type from = infer(e.operand);
+  // The operand's error was reported: the cast of it is no value either
+  // (as the target type, a cast of a failed fragment would read as a
+  // scalar to the store or mma that takes it, a second error).
   if (from.isInvalid())
-    return to.isScalar() || to.isVector() ? to : Type::invalid();
+    return Type::invalid();
   if (from.isDistributed() || to.isDistributed()) // SemaFragment.cpp
     return checkFragmentCast(e, from, to);
   if (from.isVector() || to.isVector()) {

@@ -279,10 +279,12 @@ public:
   /// false for) an array shorter than the `count` values they reach.
   bool sharedArrayAsPointer(const ExprAST &e, const Type &t, int64_t count, bool &ok);
   /// SemaTypes.cpp: an untyped integer constant (`const U = 10 % (3 - 3)`)
-  /// whose fold failed: reports the step that has no value (a division by
-  /// zero, a shift amount outside 0..63) at its operator; false when it finds
-  /// none (the value overflows 64 bits).
-  bool reportUndefinedConstantStep(const ExprAST &e);
+  /// whose fold failed, or the condition of a static_assert or `if const`
+  /// (which would fold `x / 0` with the run-time rule): reports the step
+  /// that has no value (a division by zero, a shift amount outside 0..63) at
+  /// its operator (unless `report` is false: the checks of the statement
+  /// report it later); false when it finds none.
+  bool reportUndefinedConstantStep(const ExprAST &e, bool report = true);
   /// checkConstantOps on the statement's own expressions (not nested blocks),
   /// and on a compound assignment's operation.
   void checkConstantOpsInStmt(StmtAST &s);
@@ -681,6 +683,12 @@ public:
     std::vector<Type> results; // several results, likewise
   };
   std::deque<InlineFrame> inlineStack_;
+  /// The `let`s that bind an inlined function's parameters, with the function.
+  std::unordered_map<const Decl *, const FnAST *> fnParams_;
+  /// Why binding `d` (no `var`) cannot be assigned, `x = v` or, with
+  /// `element`, `x[k] = v`: "a kernel parameter" and the hint, what to write
+  /// instead for that kind of binding (SemaResolve.cpp).
+  std::pair<std::string, std::string> whyNotAssignable(const Decl &d, bool element) const;
   /// A type parameter used as a value (SemaResolve.cpp), reported once per use.
   void reportTypeAsValue(VarRefExpr &v, const Decl &d);
   int inlinedCalls_ = 0;                              // in the current kernel

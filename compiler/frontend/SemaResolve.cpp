@@ -229,4 +229,40 @@ void Sema::resolveStmtNames(StmtAST &s) {
   }
 }
 
+std::pair<std::string, std::string> Sema::whyNotAssignable(const Decl &d, bool element) const {
+  const std::string &x = d.name;
+  // What changes a copy instead: a `var` holding the value.
+  std::string copy = element ? "copy it into a `var` and assign that one's element: `var w = " +
+                                   x + "; w[0] = ...`"
+                             : "copy it into a `var` and assign that: `var y = " + x + "`";
+  switch (d.kind) {
+  case DeclKind::Let:
+    if (auto f = fnParams_.find(&d); f != fnParams_.end()) // bound to the call's argument
+      return {"a parameter of '" + f->second->name + "' (a parameter is a value)", copy};
+    return {"a 'let' binding", element ? "declare it with `var " + x + " = ...` to assign its elements"
+                                       : "declare a mutable local with `var " + x + " = ...`"};
+  case DeclKind::Param:
+    return {"a kernel parameter", copy};
+  case DeclKind::LoopVar:
+    return {"a loop variable", "the loop sets it for each iteration; " + copy};
+  case DeclKind::SharedArray:
+  case DeclKind::DSharedArray:
+    return {"a shared array", "assign its elements: `" + x + "[i] = ...`"};
+  case DeclKind::LocalArray:
+    return {"a register array", "assign its elements: `" + x + "[i] = ...`"};
+  case DeclKind::MBarrier:
+    return {"an mbarrier", "an mbarrier changes only through arrive, expect_tx and wait"};
+  case DeclKind::Ring:
+  case DeclKind::RingStage:
+    return {d.kind == DeclKind::Ring ? "a ring" : "a ring stage",
+            "a ring's tiles are written by the copies of its produce blocks"};
+  case DeclKind::Const:
+    return {"a constant", "a constant is fixed at compile time: " + copy};
+  case DeclKind::Var:
+  case DeclKind::TypeParam:
+    break;
+  }
+  return {"not a variable", copy};
+}
+
 } // namespace tile::frontend

@@ -18,16 +18,25 @@
 namespace tile::frontend {
 
 namespace {
-/// Builtins that only compute a value (allowed in a produce block next to
-/// its copies: the block runs in one elected thread).
+/// Builtins that only compute a value from their arguments or a special
+/// register, in the thread that runs them (allowed in a produce block next
+/// to its copies: the block runs in one elected thread). Not the warp's
+/// collectives (shuffles, votes, redux, elect_one), which need the other
+/// lanes, nor memory, synchronisation or nanosleep.
 bool isPureBuiltin(const std::string &name) {
-  static const char *pure[] = {"thread_id",      "block_dim",    "block_id",
-                               "grid_dim",       "cluster_rank", "cluster_size",
-                               "cluster_id",     "cluster_dim",  "block_in_cluster",
-                               "num_clusters",   "min",          "max",
-                               "clamp",          "len",          "dim",
-                               "warpgroup_rank", "role_threads", "bitcast",
-                               "device_rank",    "device_count"};
+  static const char *pure[] = {
+      "thread_id",      "block_dim",      "block_id",       "grid_dim",     "cluster_rank",
+      "cluster_size",   "cluster_id",     "cluster_dim",    "block_in_cluster",
+      "num_clusters",   "min",            "max",            "clamp",        "len",
+      "dim",            "warpgroup_rank", "role_threads",   "bitcast",      "device_rank",
+      "device_count",   "lane_id",        "warp_id",        "role_thread_id",
+      "lanemask_lt",    "lanemask_le",    "lanemask_eq",    "lanemask_ge",  "lanemask_gt",
+      "select",         "static_assert",  "pack",           "popc",         "clz",
+      "ctz",            "brev",           "bfind",          "mul_hi",       "fma",
+      "abs",            "sqrt",           "rsqrt",          "exp",          "exp2",
+      "log",            "log2",           "sin",            "cos",          "tanh",
+      "erf",            "pow",            "floor",          "ceil",         "round",
+      "rint",           "trunc",          "copysign"};
   for (const char *p : pure)
     if (name == p)
       return true;
@@ -38,6 +47,10 @@ bool isPureBuiltin(const std::string &name) {
 /// pure builtin; with `copies`, copy_async / prefetch_tensor and their tensor
 /// boxes too), or nullptr.
 const ExprAST *firstNonScalar(const ExprAST &e, bool copies) {
+  // A fragment, per_row or per_col value is spread over a warpgroup's
+  // threads: one thread's arithmetic on it changes only that thread's part.
+  if (e.type.isDistributed())
+    return &e;
   if (auto *c = e.as<CallExpr>()) {
     bool copy = copies && (c->callee == "copy_async" || c->callee == "prefetch_tensor");
     if (!copy && !isPureBuiltin(c->callee))
@@ -248,10 +261,20 @@ bool Sema::checkProduceExpr(const ExprAST &e) {
   const ExprAST *bad = firstNonScalar(e, /*copies=*/true);
   if (!bad)
     return true;
-  if (auto *c = bad->as<CallExpr>())
+  if (bad->type.isDistributed())
+    error(bad->loc, bad->type.str() + " value in a produce block",
+          "a produce block runs in one elected thread of the role, and a fragment, per_row or "
+          "per_col value is spread over a warpgroup's 128 threads: one thread would change "
+          "only its own part; compute it outside the block");
+  else if (auto *c = bad->as<CallExpr>(); c && c->callee == "nanosleep")
+    error(c->loc, "'nanosleep' cannot be used in a produce block",
+          "a produce block waits for its stage's slot itself and reads no memory, so nothing "
+          "in it can be polled: a sleep there only delays the copies the consumers wait "
+          "for; back off in the loop that polls, outside the block");
+  else if (auto *c = bad->as<CallExpr>())
     error(c->loc, "'" + c->callee + "' cannot be used in a produce block",
           "a produce block runs in one elected thread of the role and holds copy_async and "
-          "scalar code; synchronise and access memory outside it");
+          "scalar code; synchronise, use the warp's collectives and access memory outside it");
   else
     error(bad->loc, "a produce block cannot read or write memory",
           "a produce block runs in one elected thread and holds copy_async and scalar code: "

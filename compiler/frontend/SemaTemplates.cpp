@@ -705,7 +705,11 @@ void Sema::checkConstIf(IfStmt &s) {
   Type b = Type::i1();
   bool ok = !checkValue(s.cond, &b, "condition of 'if const'",
                         "compare explicitly, e.g. `size_of(T) == 1`")
-                 .isInvalid();
+                 .isInvalid() &&
+            // `1 / 0`, `1 << 40` have no value to pick a branch with (the
+            // run-time rule would pick one silently); the statement's own
+            // check never sees the condition, replaced below.
+            checkConstantOps(*s.cond) && !reportUndefinedConstantStep(*s.cond);
   std::optional<ConstValue> c = ok ? evalConstant(*s.cond) : std::nullopt;
   // Also a constant: a `let` of one, a function's parameter whose argument
   // is one (calls are inlined), an unrolled loop's variable where every

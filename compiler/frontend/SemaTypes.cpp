@@ -116,41 +116,44 @@ std::optional<ScalarKind> floatOfWidth(unsigned bits) {
 
 } // namespace
 
-bool Sema::reportUndefinedConstantStep(const ExprAST &e) {
+bool Sema::reportUndefinedConstantStep(const ExprAST &e, bool report) {
   switch (e.kind()) {
   case ExprAST::Unary:
-    return reportUndefinedConstantStep(*e.as<UnaryExpr>()->operand);
+    return reportUndefinedConstantStep(*e.as<UnaryExpr>()->operand, report);
   case ExprAST::Cast:
-    return reportUndefinedConstantStep(*e.as<CastExpr>()->operand);
+    return reportUndefinedConstantStep(*e.as<CastExpr>()->operand, report);
   case ExprAST::Select: {
     auto &s = *e.as<SelectExpr>();
-    return reportUndefinedConstantStep(*s.cond) || reportUndefinedConstantStep(*s.trueValue) ||
-           reportUndefinedConstantStep(*s.falseValue);
+    return reportUndefinedConstantStep(*s.cond, report) ||
+           reportUndefinedConstantStep(*s.trueValue, report) ||
+           reportUndefinedConstantStep(*s.falseValue, report);
   }
   case ExprAST::Call:
     for (const ExprPtr &a : e.as<CallExpr>()->args)
-      if (reportUndefinedConstantStep(*a))
+      if (reportUndefinedConstantStep(*a, report))
         return true;
     return false;
   case ExprAST::Binary: {
     auto &b = *e.as<BinaryExpr>();
-    if (reportUndefinedConstantStep(*b.lhs) || reportUndefinedConstantStep(*b.rhs))
+    if (reportUndefinedConstantStep(*b.lhs, report) || reportUndefinedConstantStep(*b.rhs, report))
       return true;
     bool overflow = false;
     std::optional<int64_t> r = foldConstant(*b.rhs, overflow);
     if (!r || overflow)
       return false;
     if ((b.op == BinaryOp::Div || b.op == BinaryOp::Rem) && *r == 0) {
-      error(b.loc, b.op == BinaryOp::Div ? "division by zero" : "remainder by zero",
-            "a constant's divisor must not be zero");
+      if (report)
+        error(b.loc, b.op == BinaryOp::Div ? "division by zero" : "remainder by zero",
+              "a constant's divisor must not be zero");
       return true;
     }
     if ((b.op == BinaryOp::Shl || b.op == BinaryOp::Shr) && (*r < 0 || *r > 63)) {
-      error(b.loc,
-            "shift amount " + std::to_string(*r) +
-                " is out of range for an integer constant (0 to 63)",
-            "an integer constant without a type is computed exactly in 64 bits: shift it by 0 "
-            "to 63");
+      if (report)
+        error(b.loc,
+              "shift amount " + std::to_string(*r) +
+                  " is out of range for an integer constant (0 to 63)",
+              "an integer constant without a type is computed exactly in 64 bits: shift it by 0 "
+              "to 63");
       return true;
     }
     return false;

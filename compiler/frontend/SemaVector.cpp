@@ -174,12 +174,8 @@ bool Sema::checkVectorElementTarget(IndexExpr &e) {
           "copy the vector into a `var` and assign its element: `var w = ...; w[0] = x`");
     return false;
   }
-  error(v->loc,
-        "cannot assign to an element of '" + v->name + "': it is " +
-            (d->kind == DeclKind::Let ? std::string("a 'let' binding")
-             : d->kind == DeclKind::Param ? std::string("a parameter")
-                                          : std::string("not a variable")),
-        "declare it with `var " + v->name + " = ...` to assign its elements");
+  auto [what, hint] = whyNotAssignable(*d, /*element=*/true);
+  error(v->loc, "cannot assign to an element of '" + v->name + "': it is " + what, hint);
   return false;
 }
 
