@@ -254,17 +254,24 @@ void Sema::checkKernel(KernelAST &k) {
     TypeSyntax &ts = k.paramTypes[i];
     if (!ts.namedExtents.empty()) // `x: vec<f32, L>`: reported below with its value
       p.type = resolveTypeExtents(ts) ? ts.type : Type::invalid();
-    if (p.type.isPointer() && p.type.space != AddressSpace::Global)
+    // A refused parameter is no value: its uses add no second error.
+    if (p.type.isPointer() && p.type.space != AddressSpace::Global) {
       error(ts.loc,
             std::string("kernel parameter '") + p.name + "' points to " + spaceName(p.type.space) +
                 " memory",
             "kernel parameters are scalars or global pointers; declare shared arrays inside the "
             "kernel");
-    if (p.type.isPointer() && p.type.scalar == ScalarKind::I1)
+      p.type = Type::invalid();
+    }
+    if (p.type.isPointer() && p.type.scalar == ScalarKind::I1) {
       error(ts.loc, "pointers to i1 are not supported", "store booleans as i8");
-    if (p.type.isVector())
+      p.type = Type::invalid();
+    }
+    if (p.type.isVector()) {
       error(ts.loc, std::string("kernel parameter '") + p.name + "' cannot be a vector",
             "pass the elements as scalars (or a pointer) and build the vector in the kernel");
+      p.type = Type::invalid();
+    }
     if (p.type.isDistributed()) {
       // A distributed value lives in the registers of a warpgroup's threads:
       // no launch argument can hold one.
