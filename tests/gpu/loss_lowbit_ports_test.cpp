@@ -119,9 +119,10 @@ TEST_CASE("fused linear + cross-entropy, logits through wgmma one vocabulary til
     CHECK(eLse.bad() == 0);
     CHECK(eLoss.bad() == 0);
     if (!ported::small() && N >= 1000) {
-      double ms = ported::meanMs(10, [&] { k.launch(cfg, tx, tw, dT.ptr(), dLoss.ptr(), dLse.ptr()); });
-      std::printf("linear_cross_entropy N=%d H=%d V=%d: %.1f us, %.1f TFLOP/s\n", N, H, V,
-                  ms * 1e3, 2.0 * N * H * double(V) / (ms * 1e-3) / 1e12);
+      double ms =
+          ported::meanMs(10, [&] { k.launch(cfg, tx, tw, dT.ptr(), dLoss.ptr(), dLse.ptr()); });
+      std::printf("linear_cross_entropy N=%d H=%d V=%d: %.1f us, %.1f TFLOP/s\n", N, H, V, ms * 1e3,
+                  2.0 * N * H * double(V) / (ms * 1e-3) / 1e12);
     }
   }
 }
@@ -152,7 +153,8 @@ TEST_CASE("pointer-array grouped GEMM, per-group sizes and addresses in device a
     dC.back().fillBytes(0xA5);
   }
   auto ta = ported::addressTable(dA), tb = ported::addressTable(dB), tc = ported::addressTable(dC);
-  tile::DeviceBuffer<int32_t> dM(static_cast<size_t>(G)), dN(static_cast<size_t>(G)), dK(static_cast<size_t>(G));
+  tile::DeviceBuffer<int32_t> dM(static_cast<size_t>(G)), dN(static_cast<size_t>(G)),
+      dK(static_cast<size_t>(G));
   dM.copyFrom(ms);
   dN.copyFrom(ns);
   dK.copyFrom(ks);
@@ -190,8 +192,7 @@ TEST_CASE("pointer-array grouped GEMM, per-group sizes and addresses in device a
   CHECK(written == 0);
 }
 
-TEST_CASE("W4A16 GEMV: int4 weights with per-group scales and zero points",
-          "[loss_lowbit_ports]") {
+TEST_CASE("W4A16 GEMV: int4 weights with per-group scales and zero points", "[loss_lowbit_ports]") {
   tile::Context ctx(0);
   tile::Module mod = portsModule(ctx);
   auto rng = ported::freshRng();
@@ -264,15 +265,15 @@ TEST_CASE("LayerNorm backward, dgamma / dbeta partials summed over a cluster thr
   };
   // R = 5: CTAs 5..7 of the cluster hold no rows; D = 1000: a last column
   // step that not every thread takes.
-  std::vector<Shape> shapes = ported::small()
-                                  ? std::vector<Shape>{{5, 64, 8}, {70, 1000, 16}}
-                                  : std::vector<Shape>{{5, 64, 8}, {333, 1000, 64}, {2000, 768, 128}};
+  std::vector<Shape> shapes =
+      ported::small() ? std::vector<Shape>{{5, 64, 8}, {70, 1000, 16}}
+                      : std::vector<Shape>{{5, 64, 8}, {333, 1000, 64}, {2000, 768, 128}};
   for (const Shape &sh : shapes) {
     INFO("R = " << sh.R << ", D = " << sh.D);
     const int R = sh.R, D = sh.D;
     std::normal_distribution<float> nd(0.0f, 1.0f);
-    std::vector<float> x(size_t(R) * D), dy(x.size()), gamma(static_cast<size_t>(D)), mean(static_cast<size_t>(R)),
-        rstd(static_cast<size_t>(R));
+    std::vector<float> x(size_t(R) * D), dy(x.size()), gamma(static_cast<size_t>(D)),
+        mean(static_cast<size_t>(R)), rstd(static_cast<size_t>(R));
     for (int r = 0; r < R; ++r) {
       const float mu = 3.0f * nd(rng), sigma = 0.5f + std::fabs(nd(rng));
       double s = 0, s2 = 0;
@@ -318,7 +319,8 @@ TEST_CASE("LayerNorm backward, dgamma / dbeta partials summed over a cluster thr
     ctx.synchronize();
     auto dx = dDx.toHost(), dg = dDg.toHost(), db = dDb.toHost();
     ported::ErrorCount eDx("dx"), eDg("dgamma"), eDb("dbeta");
-    std::vector<double> wantG(static_cast<size_t>(D)), wantB(static_cast<size_t>(D)), scaleG(static_cast<size_t>(D)), scaleB(static_cast<size_t>(D));
+    std::vector<double> wantG(static_cast<size_t>(D)), wantB(static_cast<size_t>(D)),
+        scaleG(static_cast<size_t>(D)), scaleB(static_cast<size_t>(D));
     const double rowsPerCta = std::ceil(double(R) / sh.grid);
     for (int r = 0; r < R; ++r) {
       const double mu = mean[size_t(r)], rs = rstd[size_t(r)];
@@ -336,8 +338,8 @@ TEST_CASE("LayerNorm backward, dgamma / dbeta partials summed over a cluster thr
         const double xh = (x[i] - mu) * rs, g = gamma[size_t(c)] * double(dy[i]);
         const double want = rs * (g - (s1 + xh * s2) / D);
         // f32 sums of D/256 + 13 terms deep, a few roundings per element
-        const double bound =
-            (D / 256.0 + 20) * std::ldexp(1.0, -24) * rs * (std::fabs(g) + (a1 + std::fabs(xh) * a2) / D);
+        const double bound = (D / 256.0 + 20) * std::ldexp(1.0, -24) * rs *
+                             (std::fabs(g) + (a1 + std::fabs(xh) * a2) / D);
         eDx.check(i, dx[i], want, bound);
         wantG[size_t(c)] += dy[i] * xh;
         wantB[size_t(c)] += dy[i];
@@ -394,7 +396,8 @@ TEST_CASE("Jensen-Shannon divergence loss and gradient over a vocabulary", "[los
     valid += label[size_t(r)] != -100;
   }
   const float scale = 1.0f / float(valid);
-  tile::DeviceBuffer<float> dLq(lq.size()), dLp(lp.size()), dLoss(static_cast<size_t>(R)), dG(lq.size());
+  tile::DeviceBuffer<float> dLq(lq.size()), dLp(lp.size()), dLoss(static_cast<size_t>(R)),
+      dG(lq.size());
   tile::DeviceBuffer<int32_t> dLabel(label.size());
   dLq.copyFrom(lq);
   dLp.copyFrom(lp);
@@ -486,7 +489,8 @@ TEST_CASE("softmax backward of bf16 rows, 16-byte vectors", "[loss_lowbit_ports]
   }
   CHECK(err.bad() == 0);
   if (!ported::small()) {
-    double ms = ported::meanMs(20, [&] { k.launch(cfg, dY.ptr(), dDy.ptr(), dDx.ptr(), int32_t(V)); });
+    double ms =
+        ported::meanMs(20, [&] { k.launch(cfg, dY.ptr(), dDy.ptr(), dDx.ptr(), int32_t(V)); });
     ported::printBandwidth("softmax_bwd 256 x 32000 bf16", ms, 3.0 * double(y.size()) * 2);
   }
 }

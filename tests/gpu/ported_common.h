@@ -34,9 +34,7 @@ inline bool small() {
 }
 
 /// The bf16 nearest x (ties to even) as bits, and the value of bf16 bits.
-inline uint16_t bf16Bits(double x) {
-  return uint16_t(tile::floatBits(tile::ScalarType::BF16, x));
-}
+inline uint16_t bf16Bits(double x) { return uint16_t(tile::floatBits(tile::ScalarType::BF16, x)); }
 inline double bf16Value(uint16_t b) { return tile::floatValue(tile::ScalarType::BF16, b); }
 
 inline std::mt19937_64 freshRng() {
