@@ -29,6 +29,22 @@ tile::Module portsModule(tile::Context &ctx) {
 double f16Value(uint16_t b) { return tile::floatValue(tile::ScalarType::F16, b); }
 uint16_t f16Bits(double x) { return uint16_t(tile::floatBits(tile::ScalarType::F16, x)); }
 
+/// `rows` rows of `v` log-probabilities: the log-softmax of N(0, 2) logits.
+std::vector<double> logSoftmaxRows(std::mt19937_64 &rng, int rows, int v) {
+  std::normal_distribution<double> nd(0.0, 2.0);
+  std::vector<double> out(size_t(rows) * size_t(v));
+  for (int r = 0; r < rows; ++r) {
+    double *row = &out[size_t(r) * size_t(v)], mx = -INFINITY, sum = 0;
+    for (int i = 0; i < v; ++i)
+      mx = std::max(mx, row[i] = nd(rng));
+    for (int i = 0; i < v; ++i)
+      sum += std::exp(row[i] - mx);
+    for (int i = 0; i < v; ++i)
+      row[i] -= mx + std::log(sum);
+  }
+  return out;
+}
+
 /// The wgmma bound of mma.md ("Precision"): (S + 1) u T, u = 2^-21 for
 /// 16-bit operands into f32, S the k16 steps an element went through: four
 /// per 64-wide k step, the last one zero-padded.
@@ -367,28 +383,14 @@ TEST_CASE("Jensen-Shannon divergence loss and gradient over a vocabulary", "[los
   tile::Module mod = portsModule(ctx);
   auto rng = ported::freshRng();
   const int R = ported::small() ? 5 : 48, V = ported::small() ? 1000 : 32000;
-  std::normal_distribution<double> nd(0.0, 2.0);
   std::uniform_real_distribution<double> bd(0.1, 0.9);
   const float beta = float(bd(rng));
   // log-softmax rows of random logits, rounded to f32
-  auto logSoftmax = [&](std::vector<float> &out) {
-    out.resize(size_t(R) * V);
-    std::vector<double> l(static_cast<size_t>(V));
-    for (int r = 0; r < R; ++r) {
-      double mx = -INFINITY, s = 0;
-      for (auto &v : l) {
-        v = nd(rng);
-        mx = std::max(mx, v);
-      }
-      for (double v : l)
-        s += std::exp(v - mx);
-      for (int i = 0; i < V; ++i)
-        out[size_t(r) * V + i] = float(l[size_t(i)] - mx - std::log(s));
-    }
-  };
   std::vector<float> lq, lp;
-  logSoftmax(lq);
-  logSoftmax(lp);
+  for (double v : logSoftmaxRows(rng, R, V))
+    lq.push_back(float(v));
+  for (double v : logSoftmaxRows(rng, R, V))
+    lp.push_back(float(v));
   std::vector<int32_t> label(static_cast<size_t>(R));
   int valid = 0;
   for (int r = 0; r < R; ++r) {
@@ -443,20 +445,9 @@ TEST_CASE("softmax backward of bf16 rows, 16-byte vectors", "[loss_lowbit_ports]
   tile::Module mod = portsModule(ctx);
   auto rng = ported::freshRng();
   const int R = ported::small() ? 4 : 256, V = ported::small() ? 1000 : 32000;
-  std::normal_distribution<double> nd(0.0, 2.0);
-  std::vector<uint16_t> y(size_t(R) * V);
-  for (int r = 0; r < R; ++r) {
-    std::vector<double> l(static_cast<size_t>(V));
-    double mx = -INFINITY, s = 0;
-    for (auto &v : l) {
-      v = nd(rng);
-      mx = std::max(mx, v);
-    }
-    for (double v : l)
-      s += std::exp(v - mx);
-    for (int i = 0; i < V; ++i)
-      y[size_t(r) * V + i] = bf16Bits(std::exp(l[size_t(i)] - mx) / s);
-  }
+  std::vector<uint16_t> y; // softmax rows, rounded to bf16
+  for (double v : logSoftmaxRows(rng, R, V))
+    y.push_back(bf16Bits(std::exp(v)));
   auto dy = ported::randomBf16(rng, y.size(), 1.0);
   tile::DeviceBuffer<uint16_t> dY(y.size()), dDy(dy.size()), dDx(y.size());
   dY.copyFrom(y);
