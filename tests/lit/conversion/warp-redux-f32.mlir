@@ -10,17 +10,21 @@
 // CHECK-LABEL: llvm.func @redux_f32(
 tile.kernel @redux_f32(%x: f32, %i: i32, %out: !tile.ptr<f32, global>, %iout: !tile.ptr<i32, global>) attributes {req_threads = array<i32: 32>} {
   %full = arith.constant -1 : i32
-  // CHECK-DAG: %[[C16:.*]] = llvm.mlir.constant(16 : i32)
-  // CHECK-DAG: %[[C31:.*]] = llvm.mlir.constant(31 : i32)
-  // CHECK: %[[P16:.*]] = nvvm.shfl.sync{{ +}}bfly %{{.*}}, %[[X:.*]], %[[C16]], %[[C31]] : f32 -> f32
-  // CHECK: %[[S16:.*]] = llvm.fadd %[[X]], %[[P16]] : f32
-  // CHECK: nvvm.shfl.sync{{ +}}bfly %{{.*}}, %[[S16]], %{{.*}}, %{{.*}} : f32 -> f32
+  // CHECK: %[[C31:.*]] = llvm.mlir.constant(31 : i32)
+  // CHECK-NEXT: %[[C16:.*]] = llvm.mlir.constant(16 : i32)
+  // CHECK-NEXT: %[[P16:.*]] = nvvm.shfl.sync{{ +}}bfly %{{.*}}, %arg0, %[[C16]], %[[C31]] : f32 -> f32
+  // CHECK-NEXT: %[[S16:.*]] = llvm.fadd %arg0, %[[P16]] : f32
+  // CHECK-NEXT: llvm.mlir.constant(8 : i32)
+  // CHECK-NEXT: nvvm.shfl.sync{{ +}}bfly %{{.*}}, %[[S16]], %{{.*}}, %[[C31]] : f32 -> f32
+  // CHECK-NEXT: llvm.fadd
   // CHECK-NEXT: llvm.mlir.constant(4 : i32)
   // CHECK-NEXT: nvvm.shfl.sync{{ +}}bfly
   // CHECK-NEXT: llvm.fadd
-  // CHECK: nvvm.shfl.sync{{ +}}bfly
+  // CHECK-NEXT: llvm.mlir.constant(2 : i32)
+  // CHECK-NEXT: nvvm.shfl.sync{{ +}}bfly
   // CHECK-NEXT: llvm.fadd
-  // CHECK: nvvm.shfl.sync{{ +}}bfly
+  // CHECK-NEXT: llvm.mlir.constant(1 : i32)
+  // CHECK-NEXT: nvvm.shfl.sync{{ +}}bfly
   // CHECK-NEXT: llvm.fadd
   // CHECK-NOT: nvvm.redux.sync
   // CHECK-NOT: fastmath
