@@ -13,7 +13,8 @@
 //    zero-extended, floats compared as their bits. match.all gives {mask,
 //    pred}; the mask is 0 when the lanes disagree.
 //  - redux.sync (9.7.13.11), vote.sync (9.7.13.7), bar.warp.sync (9.7.13.2)
-//    and the %lanemask_* registers (10.14-10.18) map one to one.
+//    and the %lanemask_* registers (10.14-10.18) map one to one; an f32
+//    reduction (no redux.sync .f32 on sm_90) is a butterfly of shfl.sync.bfly.
 //===----------------------------------------------------------------------===//
 #include "ConversionUtils.h"
 #include "tile/Dialect/TileDialect.h"
@@ -168,8 +169,40 @@ struct VoteLowering : ConvertOpToLLVMPattern<VoteOp> {
 
 struct ReduxLowering : ConvertOpToLLVMPattern<ReduxOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  /// An f32 add/min/max (the verifier allows no other, over the full warp):
+  /// five shfl.sync.bfly steps, xor 16 down to 1, each combining the lane's
+  /// value with its partner's. add.f32 and min/max are commutative, so the
+  /// two lanes of a step compute the same bits and every lane ends with the
+  /// same result. min/max are llvm.minimumnum/maximumnum, as the scalar
+  /// builtins (a NaN operand is ignored).
+  static Value butterfly(ConversionPatternRewriter &rewriter, ReduxOp op, Value value,
+                         Value mask) {
+    Location loc = op.getLoc();
+    Type f32 = value.getType();
+    Value clamp = i32Const(rewriter, loc, 31); // c: one segment of 32 lanes
+    auto noFlags = LLVM::FastmathFlagsAttr::get(rewriter.getContext(), LLVM::FastmathFlags::none);
+    for (int m = 16; m >= 1; m /= 2) {
+      Value partner = NVVM::ShflOp::create(rewriter, loc, f32, mask, value,
+                                           i32Const(rewriter, loc, m), clamp,
+                                           NVVM::ShflKind::bfly, UnitAttr())
+                          .getResult();
+      if (op.getKind() == ReduxKind::add) {
+        value = LLVM::FAddOp::create(rewriter, loc, value, partner, noFlags);
+        continue;
+      }
+      StringRef name = op.getKind() == ReduxKind::min ? "llvm.minimumnum" : "llvm.maximumnum";
+      value = LLVM::CallIntrinsicOp::create(rewriter, loc, f32, rewriter.getStringAttr(name),
+                                            ValueRange{value, partner})
+                  .getResult(0);
+    }
+    return value;
+  }
   LogicalResult matchAndRewrite(ReduxOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (op.getType().isF32()) {
+      rewriter.replaceOp(op, butterfly(rewriter, op, adaptor.getValue(), adaptor.getMask()));
+      return success();
+    }
     NVVM::ReduxKind kind = NVVM::ReduxKind::ADD;
     switch (op.getKind()) {
     case ReduxKind::add:

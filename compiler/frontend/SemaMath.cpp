@@ -141,8 +141,13 @@ Type Sema::checkMathCall(CallExpr &e) {
     error(e.args[typedArg]->loc,
           "'" + e.callee + "' needs " + (intAllowed ? "integer or float" : "float") +
               " arguments, found " + t.str(),
-          t.isInteger() ? "convert with `as f32`"
-                        : "math functions take f16, bf16 or f32 values (abs also integers)");
+          t.isInteger() ? std::string("convert with `as f32`")
+          : t.kind == Type::Vector
+              ? "math functions take one value: apply it element by element, `for k in 0 .. " +
+                    std::to_string(t.lanes) + " unroll { w[k] = " + e.callee +
+                    "(v[k]) }` into a `var w` of the result's vector type"
+              : nonScalarHint(t, "math functions take f16, bf16 or f32 values (abs also "
+                                 "integers)"));
     for (ExprPtr &a : e.args)
       abandonUntyped(a);
     return Type::invalid();

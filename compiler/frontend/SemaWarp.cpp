@@ -114,13 +114,32 @@ Type Sema::checkWarpCall(CallExpr &e) {
   }
   if (isRedux(b)) {
     // redux.sync takes .s32 and .u32 (PTX ISA 9.7.13.11): min/max compare as
-    // the value's type says; the other operations see the same bits.
+    // the value's type says; the other operations see the same bits. An f32
+    // add/min/max is a butterfly of shuffles over the whole warp (ReduxOp).
     Type v = checkValue(e.args[0], nullptr, "value of " + e.callee);
+    const bool arith = b == Builtin::ReduxAdd || b == Builtin::ReduxMin || b == Builtin::ReduxMax;
+    if (!v.isInvalid() && arith && v.isScalar(ScalarKind::F32)) {
+      if (const NamedArg *m = findNamedArg(e, "mask")) {
+        error(m->loc, "an f32 " + e.callee + " reduces the whole warp: it takes no mask",
+              "it is a butterfly of shfl.sync.bfly, which reads every lane; leave the other "
+              "lanes out by giving them the identity (`select(c, x, 0.0)` for add, -inf for "
+              "max, inf for min)");
+        return Type::invalid();
+      }
+      return result(v);
+    }
     if (!v.isInvalid() && !v.isScalar(ScalarKind::I32) && !v.isScalar(ScalarKind::U32)) {
-      error(e.args[0]->loc, "value of " + e.callee + " has type " + v.str() + ", expected i32 or u32",
-            nonScalarHint(v, "redux.sync reduces i32 and u32 values (min/max signed or unsigned "
-                             "by the type); convert a narrower integer with `as i32` or "
-                             "`as u32`, or reduce other types with shfl_xor"));
+      error(e.args[0]->loc,
+            "value of " + e.callee + " has type " + v.str() +
+                (arith ? ", expected i32, u32 or f32" : ", expected i32 or u32"),
+            nonScalarHint(v, arith ? "redux.sync reduces i32 and u32 values (min/max signed or "
+                                     "unsigned by the type), a butterfly of shuffles f32 ones; "
+                                     "convert a narrower integer with `as i32` or `as u32`, an "
+                                     "f16 or bf16 with `as f32`, or reduce other types with "
+                                     "shfl_xor"
+                                   : "redux.sync's bitwise operations take i32 and u32 values; "
+                                     "convert a narrower integer with `as i32` or `as u32`, "
+                                     "or reduce other types with shfl_xor"));
       return Type::invalid();
     }
     return v.isInvalid() ? v : result(v);

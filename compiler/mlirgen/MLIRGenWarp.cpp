@@ -33,7 +33,7 @@ Value MLIRGenImpl::genWarpCall(const fe::CallExpr &e) {
     return VoteOp::create(builder, l, result, kind, args[0], mask).getResult();
   };
   auto redux = [&](ReduxKind kind) {
-    return ReduxOp::create(builder, l, i32, kind, args[0], mask).getResult();
+    return ReduxOp::create(builder, l, args[0].getType(), kind, args[0], mask).getResult();
   };
   const bool isUnsigned = e.type.isUnsigned(); // redux.sync.min/max.u32 for a u32
   auto lanemask = [&](LaneMaskKind kind) {

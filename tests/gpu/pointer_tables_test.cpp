@@ -13,19 +13,10 @@
 
 namespace {
 
+using ported::addressTable;
+
 tile::Module tablesModule(tile::Context &ctx) {
   return tile::Module::fromFiles(ctx, ported::ptxPath("pointer_tables_gpu"));
-}
-
-/// The addresses of buffers, as the u64 table a kernel reads.
-template <typename T>
-tile::DeviceBuffer<uint64_t> addressTable(const std::vector<tile::DeviceBuffer<T>> &buffers) {
-  std::vector<uint64_t> addrs;
-  for (const auto &b : buffers)
-    addrs.push_back(uint64_t(b.ptr()));
-  tile::DeviceBuffer<uint64_t> table(addrs.size());
-  table.copyFrom(addrs);
-  return table;
 }
 
 TEST_CASE("a multi-tensor axpy reads its ragged tensors through tables of pointers",

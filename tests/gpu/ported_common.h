@@ -1,8 +1,9 @@
 // Helpers shared by the GPU tests of the ported kernels (transformer_ops,
 // int_ops, moe_conv, hopper_ports, simt_ports, ...): the PTX path, a freshly
 // seeded generator, the bf16 rounding the host uses for its inputs (and the
-// runtime's bits and values of a bf16), a bounded-error count, and the mean
-// time of repeated launches with the bandwidth it makes.
+// runtime's bits and values of a bf16), random bf16 data, the table of
+// buffer addresses a pointer-array kernel reads, a bounded-error count, and
+// the mean time of repeated launches with the bandwidth it makes.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace ported {
 
@@ -32,14 +34,34 @@ inline bool small() {
 }
 
 /// The bf16 nearest x (ties to even) as bits, and the value of bf16 bits.
-inline uint16_t bf16Bits(double x) {
-  return uint16_t(tile::floatBits(tile::ScalarType::BF16, x));
-}
+inline uint16_t bf16Bits(double x) { return uint16_t(tile::floatBits(tile::ScalarType::BF16, x)); }
 inline double bf16Value(uint16_t b) { return tile::floatValue(tile::ScalarType::BF16, b); }
 
 inline std::mt19937_64 freshRng() {
   std::random_device rd;
   return std::mt19937_64((static_cast<uint64_t>(rd()) << 32) ^ rd());
+}
+
+/// n bf16 values (as bits) drawn from N(mean, sd) and rounded.
+inline std::vector<uint16_t> randomBf16(std::mt19937_64 &rng, size_t n, double sd,
+                                        double mean = 0.0) {
+  std::normal_distribution<double> nd(mean, sd);
+  std::vector<uint16_t> v(n);
+  for (auto &b : v)
+    b = bf16Bits(nd(rng));
+  return v;
+}
+
+/// The device addresses of `buffers`, as the u64 table a kernel reads
+/// (`table[i] as ptr<T, global>`).
+template <typename T>
+tile::DeviceBuffer<uint64_t> addressTable(const std::vector<tile::DeviceBuffer<T>> &buffers) {
+  std::vector<uint64_t> addrs;
+  for (const auto &b : buffers)
+    addrs.push_back(uint64_t(b.ptr()));
+  tile::DeviceBuffer<uint64_t> table(addrs.size());
+  table.copyFrom(addrs);
+  return table;
 }
 
 /// Counts values outside |got - want| <= abs + rel * scale (NaN counts),

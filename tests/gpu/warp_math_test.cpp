@@ -268,7 +268,8 @@ struct MathFn {
 TEST_CASE("warp_math PTX has every kernel", "[warpmath]") {
   tile::Context ctx(0);
   tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
-  for (const char *k : {"warp_ops", "math_f32", "math_approx", "math_f16", "abs_int"}) {
+  for (const char *k :
+       {"warp_ops", "math_f32", "math_approx", "math_f16", "abs_int", "warp_redux_f32"}) {
     INFO(k);
     CHECK(m.kernel(k).valid());
   }
@@ -277,6 +278,85 @@ TEST_CASE("warp_math PTX has every kernel", "[warpmath]") {
 TEST_CASE("warp ops match the PTX rules bit for bit, constant and run-time widths", "[warpmath]") {
   for (int width : {32, 16, 5, 1, 0, -3, 100, 2})
     checkWarpOps(width);
+}
+
+// minimumNumber / maximumNumber (the `min`/`max` builtins): a NaN operand
+// is ignored; zeros of either sign compare equal here (the test accepts
+// either one).
+float minMaxNum(float a, float b, bool isMin) {
+  if (std::isnan(a))
+    return b;
+  if (std::isnan(b))
+    return a;
+  return isMin ? (b < a ? b : a) : (b > a ? b : a);
+}
+
+TEST_CASE("f32 warp reductions: the butterfly's sum bit for bit, minNum / maxNum, one value per "
+          "warp",
+          "[warpmath]") {
+  tile::Context ctx(0);
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
+  const int n = 128;
+  std::mt19937_64 rng(kSeed);
+  INFO("seed " << kSeed);
+  // magnitudes over 2^-20 .. 2^20, so the order of the additions matters
+  std::uniform_real_distribution<double> ed(-20, 20), sd(-1, 1);
+  std::vector<float> x(n);
+  for (auto &v : x)
+    v = float(sd(rng) * std::exp2(ed(rng)));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  x[32 + 3] = nan; // warp 1: two NaN lanes, ignored by min / max
+  x[32 + 30] = nan;
+  for (int l = 0; l < 32; ++l) // warp 2: zeros of both signs and one value
+    x[64 + l] = l == 17 ? -2.5f : (l % 2 ? -0.0f : 0.0f);
+  for (int l = 0; l < 32; ++l) // warp 3: all NaN
+    x[96 + l] = nan;
+  tile::DeviceBuffer<float> dX(n), dOut(n * 3);
+  dX.copyFrom(x);
+  dOut.fillBytes(0xA5);
+  tile::LaunchConfig c;
+  c.block = tile::Dim3(unsigned(n));
+  m.kernel("warp_redux_f32").launch(c, dOut.ptr(), dX.ptr());
+  ctx.synchronize();
+  auto out = dOut.toHost();
+  size_t bad = 0;
+  for (int w = 0; w < 4; ++w) {
+    // the butterfly on the CPU: lane l combines with lane l ^ m, m = 16 .. 1
+    float s[32], lo[32], hi[32];
+    for (int l = 0; l < 32; ++l)
+      s[l] = lo[l] = hi[l] = x[size_t(w * 32 + l)];
+    for (int mk = 16; mk >= 1; mk /= 2) {
+      float s2[32], lo2[32], hi2[32];
+      for (int l = 0; l < 32; ++l) {
+        s2[l] = s[l] + s[l ^ mk];
+        lo2[l] = minMaxNum(lo[l], lo[l ^ mk], true);
+        hi2[l] = minMaxNum(hi[l], hi[l ^ mk], false);
+      }
+      std::memcpy(s, s2, sizeof s);
+      std::memcpy(lo, lo2, sizeof lo);
+      std::memcpy(hi, hi2, sizeof hi);
+    }
+    for (int l = 0; l < 32; ++l) {
+      const size_t t = size_t(w * 32 + l);
+      float got[3] = {out[t * 3], out[t * 3 + 1], out[t * 3 + 2]};
+      float want[3] = {s[l], lo[l], hi[l]};
+      for (int j = 0; j < 3; ++j) {
+        uint32_t gb, wb, first;
+        std::memcpy(&gb, &got[j], 4);
+        std::memcpy(&wb, &want[j], 4);
+        std::memcpy(&first, &out[size_t(w * 32) * 3 + size_t(j)], 4);
+        // the sum bit for bit; min / max by value (a zero of either sign,
+        // any NaN for an all-NaN warp); every lane the bits of lane 0
+        bool ok = j == 0 ? (gb == wb || (std::isnan(got[j]) && std::isnan(want[j])))
+                         : (got[j] == want[j] || (std::isnan(got[j]) && std::isnan(want[j])));
+        ok = ok && gb == first;
+        if (!ok && bad++ < 8)
+          UNSCOPED_INFO("warp " << w << " lane " << l << " result " << j << ": got " << got[j]
+                                << ", expected " << want[j]);
+      }
+    }
+  }
+  CHECK(bad == 0);
 }
 
 TEST_CASE("accurate f32 math functions are within their documented ulp bounds", "[warpmath]") {

@@ -82,10 +82,22 @@ def Tile_VoteOp : Tile_Op<"vote"> {
 }
 
 def Tile_ReduxOp : Tile_Op<"redux", [AllTypesMatch<["value", "result"]>]> {
-  let summary = "redux.sync.{add,min,max,and,or,xor}: a warp reduction of i32";
-  let arguments = (ins Tile_ReduxKindAttr:$kind, I32:$value, I32:$mask);
-  let results = (outs I32:$result);
+  let summary = "a warp reduction: redux.sync of an i32, a butterfly of an f32";
+  let description = [{
+    An i32 is `redux.sync.{add,min,max,umin,umax,and,or,xor}` over the lanes
+    of `mask` (PTX ISA 9.7.13.11). PTX has no float redux.sync on sm_90, so an
+    f32 `add`, `min` or `max` is a butterfly over the whole warp: five
+    `shfl.sync.bfly` (xor 16, 8, 4, 2, 1) each followed by `add.f32` (one
+    rounding, never contracted) or min/max (NaN ignored, as the `min` and
+    `max` builtins). Both operands of every step are the same two values in
+    the two lanes, so every lane ends with the same bits. A butterfly reads
+    every lane, so an f32 reduction's mask must be the constant full warp
+    (a lane outside a mask would be read undefined).
+  }];
+  let arguments = (ins Tile_ReduxKindAttr:$kind, AnyTypeOf<[I32, F32]>:$value, I32:$mask);
+  let results = (outs AnyTypeOf<[I32, F32]>:$result);
   let assemblyFormat = "$kind $value `,` $mask attr-dict `:` type($value)";
+  let hasVerifier = 1;
 }
 
 def Tile_MatchOp : Tile_Op<"match"> {
