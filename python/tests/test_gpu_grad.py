@@ -27,21 +27,7 @@ from tilec import _ops_grad  # noqa: E402
 # instances, prebuilt or compiled, else a skip (a failure where a bundle
 # says they are there).
 from test_gpu_activation import activation_instances  # noqa: E402,F401  (autouse)
-
-GEN = torch.Generator(device="cuda")
-
-
-def randn(*shape, dtype=torch.float16, seed=0, scale=1.0):
-    GEN.manual_seed(seed)
-    return (torch.randn(*shape, device="cuda", generator=GEN) * scale).to(dtype)
-
-
-def rel(x, ref):
-    return ((x.float() - ref.float()).norm() / ref.float().norm()).item()
-
-
-def tol(dtype):
-    return 2e-3 if dtype == torch.float16 else 1e-2
+from test_gpu_linear import randn, rel, tol  # noqa: E402  (normal data; the GEMM bounds)
 
 
 def grads(f, inputs, dy):
@@ -197,6 +183,27 @@ def test_linear_empty_shapes_have_zero_or_empty_gradients():
     ops.linear(x0, w0, b, activation="relu").backward(randn(5, 256, seed=26))
     assert x0.grad.shape == (5, 0) and w0.grad.shape == (256, 0)
     assert b.grad.shape == (256,)
+
+
+def test_second_derivative_through_the_backward():
+    """create_graph=True: the backward's GEMMs and copies are differentiable
+    calls themselves (tilec::matmul, torch's pad and transpose)."""
+    def second(f, a, b, x, w, bias, dc, dy):
+        da, db = torch.autograd.grad(f[0](a, b), (a, b), dc, create_graph=True)
+        dx, dw = torch.autograd.grad(f[1](x, w, bias), (x, w), dy, create_graph=True)
+        total = sum(g.float().square().sum() for g in (da, db, dx, dw))
+        return torch.autograd.grad(total, (a, b, x, w))
+
+    a, b, dc = randn(100, 128, seed=36), randn(128, 64, seed=37), randn(100, 64, seed=38)
+    x, w = randn(40, 64, seed=39), randn(128, 64, seed=40, scale=0.125)
+    bias, dy = randn(128, seed=41), randn(40, 128, seed=42)
+    ours = second((ops.matmul, lambda x, w, b: ops.linear(x, w, b, activation="relu")),
+                  *(t.clone().requires_grad_() for t in (a, b, x, w)), bias, dc, dy)
+    ref = second((torch.matmul, lambda x, w, b: F.relu(F.linear(x, w, b))),
+                 *(t.float().requires_grad_() for t in (a, b, x, w)), bias.float(),
+                 dc.float(), dy.float())
+    for g, r in zip(ours, ref):
+        assert rel(g, r) < 5e-3
 
 
 def test_opcheck_of_the_custom_ops():
