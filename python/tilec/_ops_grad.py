@@ -9,18 +9,19 @@ GEMM kernels read A row-major (K-major) only and B either way (`gemm` K-major,
   in the other major (a row-major B's Bᵀ is K-major, a column-major one's
   MN-major), no copy.
 - dB needs one operand transposed in memory, since its A operand (Aᵀ, or dCᵀ
-  for dBᵀ = dCᵀ A) is column-major and no kernel reads A that way. The copy
-  is chosen so that the gradient comes out in B's own layout (autograd would
-  otherwise copy it once more to match the parameter): a row-major B gets
-  dB = (Aᵀ copied) dC, a column-major B (an nn.Linear weight is that B
-  transposed) dBᵀ = (dCᵀ copied) A. The copied operand's rows are M long: a
-  ragged M (not a multiple of 8, which TMA's 16-byte row strides need) pads
-  both operands of that GEMM with zero rows of the reduction, which add 0.
+  for dBᵀ = dCᵀ A) is column-major and no kernel reads A that way: dB =
+  (Aᵀ copied) dC comes out row-major, dB = ((dCᵀ copied) A)ᵀ column-major.
+  The form that moves fewer elements runs: the copy (M K or M N), plus K N
+  where its result's layout is not B's (autograd copies such a gradient
+  once more to B's layout when it accumulates it). The copied operand's
+  rows are M long: a ragged M (not a multiple of 8, which TMA's 16-byte row
+  strides need) pads both operands of that GEMM with zero rows of the
+  reduction, which add 0.
 A batch folded into M in the forward (b one matrix) makes dB one GEMM whose
 reduction runs over the whole batch; broadcast batch dims are summed after.
 
-linear's y = act(x wᵀ + bias): dz = dy ∘ act'(z), dx = dz w, dw = dzᵀ x (w
-row-major [N, K]: dz copied transposed), dbias = dz summed over rows (torch's
+linear's y = act(x wᵀ + bias): dz = dy ∘ act'(z), dx = dz w (no copy), dw =
+dzᵀ x as dB above (dz or x copied), dbias = dz summed over rows (torch's
 sum: f32 accumulation, one rounding). relu's derivative reads the output
 (y > 0, as torch's relu backward does), so relu stays fused in the forward.
 gelu, gelu_tanh and silu need the pre-activation z, which the fused kernel
@@ -30,6 +31,8 @@ backward is torch's.
 
 Every GEMM here is tilec.ops.matmul (f32 accumulation, one rounding to the
 inputs' dtype); each input gets a gradient only if it requires one."""
+
+import math
 
 import torch
 import torch.nn.functional as F
@@ -77,15 +80,28 @@ def _row_major(t):
     return (t.stride(-1) == 1 or n == 1) and (t.stride(-2) == n or m == 1)
 
 
-def _reduce_over_rows(x, dy, x_first):
-    """xᵀ dy (x [..., R, K], dy [..., R, N] -> [..., K, N]) when x_first,
-    else dyᵀ x ([..., N, K]): one GEMM reducing over the R rows, the first
-    operand copied transposed, both padded to whole 8-row groups."""
-    first, second = (x, dy) if x_first else (dy, x)
+def _reduce_over_rows(first, second):
+    """firstᵀ second (first [..., R, P], second [..., R, Q] -> [..., P, Q]):
+    one GEMM reducing over the R rows, first copied transposed, both padded
+    to whole 8-row groups."""
     if first.numel() == 0 or second.numel() == 0:  # no rows, or an empty result
         return first.new_zeros(*first.shape[:-2], first.shape[-1], second.shape[-1])
-    rp = _padded_rows(x.shape[-2])
+    rp = _padded_rows(first.shape[-2])
     return _gemm(_transposed(first, rp), _pad_rows(second, rp))
+
+
+def _transposed_product(x, d, row_major):
+    """xᵀ d (x [..., R, P], d [..., R, Q] -> [..., P, Q]), a weight's
+    gradient, for an input whose matrices are row-major or not: xᵀ d copies
+    x transposed and comes out row-major, (dᵀ x)ᵀ copies d and comes out
+    column-major. The form that moves fewer elements runs, counting the copy
+    autograd makes of a gradient whose layout is not its input's."""
+    pq = x.shape[-1] * d.shape[-1] * (x.numel() // max(1, x.shape[-2] * x.shape[-1]))
+    copy_x = x.numel() + (0 if row_major else pq)
+    copy_d = d.numel() + (pq if row_major else 0)
+    if copy_x <= copy_d:
+        return _reduce_over_rows(x, d)
+    return _reduce_over_rows(d, x).transpose(-1, -2)
 
 
 def _sum_to(g, shape):
@@ -116,16 +132,14 @@ def matmul_backward(ctx, dc):
         da = _sum_to(_gemm(dc, b.transpose(-1, -2)), a.shape)
     if need_b:
         k, n = b.shape[-2:]
-        b_row_major = _row_major(b)
         if b.dim() == 2 or b.shape[:-2].numel() == 1:
             # One matrix b (the forward folded a's batch into M, or it is
             # broadcast): one GEMM reducing over every row of every batch.
-            a2 = a.expand(*dc.shape[:-2], *a.shape[-2:]).reshape(-1, k)
-            d = _reduce_over_rows(a2, dc.reshape(-1, n), b_row_major)
+            a_rows = a.expand(*dc.shape[:-2], *a.shape[-2:]).reshape(-1, k)
+            d = _transposed_product(a_rows, dc.reshape(-1, n), _row_major(b))
         else:
-            a_full = a.expand(*dc.shape[:-2], *a.shape[-2:])
-            d = _reduce_over_rows(a_full, dc, b_row_major)
-        db = _sum_to(d if b_row_major else d.transpose(-1, -2), b.shape)
+            d = _transposed_product(a.expand(*dc.shape[:-2], *a.shape[-2:]), dc, _row_major(b))
+        db = _sum_to(d, b.shape)
     return da, db
 
 
@@ -144,19 +158,16 @@ def linear_backward(ctx, dy):
     x, w, y = ctx.saved_tensors
     need_x, need_w, need_bias = ctx.needs_input_grad[:3]
     n, k = w.shape
+    m = math.prod(x.shape[:-1])
     dz = dy if y is None else torch.ops.aten.threshold_backward(dy, y, 0)
-    dz = dz.contiguous().view(-1, n)
+    dz = dz.contiguous().reshape(m, n)
     dx = dw = dbias = None
     if need_x:
         # dz w: w [N, K] is the kernel's B, MN-major (a column-major w:
         # K-major); no copy.
         dx = _gemm(dz, w).view(x.shape)
-    if need_w:
-        x2 = x.reshape(-1, k)
-        if _row_major(w):  # dw = dzᵀ x: dz copied transposed
-            dw = _reduce_over_rows(x2, dz, False)
-        else:  # a column-major w: dwᵀ = xᵀ dz, x copied transposed
-            dw = _reduce_over_rows(x2, dz, True).t()
+    if need_w:  # dzᵀ x
+        dw = _transposed_product(dz, x.reshape(m, k), _row_major(w))
     if need_bias and ctx.has_bias:
         dbias = dz.sum(0)
     return dx, dw, dbias, None
