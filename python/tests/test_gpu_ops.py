@@ -3,8 +3,8 @@ against F.scaled_dot_product_attention (f16 and bf16, D 64/128/256, causal
 and not, grouped-query, sequences that are no multiple of the block, Sq !=
 Sk, a scale, the LSE), matmul against torch.matmul (every variant of the rule
 table, both B layouts), scaled_mm against torch._scaled_mm, under
-torch.compile(fullgraph=True) and CUDA graph capture, autograd's error, and
-each refusal naming the argument. SKIPs without torch or a CUDA device.
+torch.compile(fullgraph=True) and CUDA graph capture, attention's refusal of
+a backward, and each refusal naming the argument. SKIPs without torch or a CUDA device.
 Kernels from the samples' PTX ($TILEC_OPS_PTX_DIR, $TILEC_PTX_DIR, the
 build's) or compiled."""
 

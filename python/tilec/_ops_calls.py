@@ -20,7 +20,7 @@ except ImportError:  # tilec.ops without torch: DeviceArrays only
 # allocation and the launch. On torch tensors the key is read inline (the
 # _*_torch functions), eagerly: not under torch.compile and with no input that
 # needs grad. The torch custom ops (tilec::attention, ...) are for
-# torch.compile and autograd's error: their dispatch alone costs tens of
+# torch.compile and autograd: their dispatch alone costs tens of
 # microseconds. Arrays without a key (__cuda_array_interface__ objects, whose
 # layout is read per call) make their function per call.
 

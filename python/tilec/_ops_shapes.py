@@ -163,15 +163,21 @@ def broadcast_bias(c, bias, m, n, activation=None):
     does, by torch's own functions: no kernel runs)."""
     if is_torch(c):
         if activation is not None:
-            import torch.nn.functional as F
-            f32 = bias.float()
-            bias = (F.relu(f32) if activation == "relu" else
-                    F.gelu(f32) if activation == "gelu" else
-                    F.gelu(f32, approximate="tanh") if activation == "gelu_tanh" else
-                    F.silu(f32)).to(c.dtype)
+            bias = torch_activation(bias.float(), activation).to(c.dtype)
         return c.view(m, n).copy_(bias.expand(m, n)).view(c.shape)
     raise OpArgumentError("tilec.ops.linear: K = 0 with a bias needs torch tensors (the "
                           "result is the bias broadcast over the rows)")
+
+
+def torch_activation(t, activation):
+    """linear's activation (not None) by torch's function of that name, on
+    t's dtype (torch computes a float16 or bfloat16 one in f32 and rounds
+    once) and differentiable: torch's backward."""
+    import torch.nn.functional as F
+    return (F.relu(t) if activation == "relu" else
+            F.gelu(t) if activation == "gelu" else
+            F.gelu(t, approximate="tanh") if activation == "gelu_tanh" else
+            F.silu(t))
 
 
 def rows_view(x, rows, cols):

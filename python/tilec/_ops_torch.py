@@ -1,8 +1,9 @@
 """tilec.ops as torch.library custom ops (tilec::attention, tilec::matmul,
 tilec::linear, tilec::scaled_mm): torch.compile traces them through their fake
 implementations (which check the arguments as a call does, so a mistake is
-reported while compiling), CUDA graphs capture their launches, and autograd
-gets a clear error: there is no backward."""
+reported while compiling) and CUDA graphs capture their launches. matmul and
+linear have backward passes through tilec's GEMMs (_ops_grad); attention and
+scaled_mm give autograd a clear error."""
 
 from typing import Optional, Tuple
 
@@ -21,6 +22,8 @@ def _no_backward(name, fix):
 def register(torch, attention_run, attention_args, matmul_run, matmul_args, linear_run,
              linear_args, scaled_run, scaled_args):
     from torch.library import custom_op, register_autograd
+
+    from ._ops_grad import linear_backward, linear_setup, matmul_backward, matmul_setup
 
     Tensor = torch.Tensor
 
@@ -51,9 +54,7 @@ def register(torch, attention_run, attention_args, matmul_run, matmul_args, line
     def _(a, b):
         return a.new_empty(matmul_args(a, b)[2].c_shape)
 
-    register_autograd("tilec::matmul", _no_backward(
-        "matmul", "use torch.matmul where gradients are needed")[1],
-        setup_context=_no_backward("matmul", "")[0])
+    register_autograd("tilec::matmul", matmul_backward, setup_context=matmul_setup)
 
     @custom_op("tilec::linear", mutates_args=())
     def linear(x: Tensor, w: Tensor, bias: Optional[Tensor],
@@ -64,9 +65,7 @@ def register(torch, attention_run, attention_args, matmul_run, matmul_args, line
     def _(x, w, bias, activation=None):
         return x.new_empty(linear_args(x, w, bias, activation)[3].c_shape)
 
-    register_autograd("tilec::linear", _no_backward(
-        "linear", "use torch.nn.functional.linear where gradients are needed")[1],
-        setup_context=_no_backward("linear", "")[0])
+    register_autograd("tilec::linear", linear_backward, setup_context=linear_setup)
 
     @custom_op("tilec::scaled_mm", mutates_args=())
     def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor) -> Tensor:

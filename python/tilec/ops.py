@@ -13,9 +13,10 @@ samples/gemm/gemm_choice.h, fp8.h and fp8_small.h, compiled into the
 extension: tilec.ops.plan_attention / plan_matmul / plan_scaled_mm show the
 choice), launches it on the current torch stream and returns new tensors.
 With torch, each operation is a torch.library custom op (tilec::attention,
-tilec::matmul, tilec::scaled_mm), so torch.compile(fullgraph=True) and CUDA
-graph capture take it; none has a backward (a clear error if one is asked
-for). Without torch the functions take tilec.DeviceArray (or
+tilec::matmul, tilec::linear, tilec::scaled_mm), so torch.compile(fullgraph=True)
+and CUDA graph capture take it. matmul and linear have backward passes on
+tilec's GEMMs (_ops_grad); attention and scaled_mm have none (a clear error
+if one is asked for). Without torch the functions take tilec.DeviceArray (or
 __cuda_array_interface__) arrays and return DeviceArrays. docs/python.md,
 "tilec.ops", is the reference.
 """
@@ -35,7 +36,7 @@ from ._ops_kernels import (Arg, OpArgumentError, OpTypeError, kernel_of,
                            same_device as _same_device, sm_count)
 from ._ops_shapes import (b_major as _b_major, broadcast_bias as _broadcast_bias,
                           gemm_dtypes as _gemm_dtypes, linear_shapes, matmul_shapes, matrix_view,
-                          rows_view)
+                          rows_view, torch_activation as _torch_activation)
 
 try:
     import torch
@@ -50,6 +51,9 @@ __all__ = ["attention", "matmul", "linear", "scaled_mm", "plan_attention", "plan
 # linear's activations: the GEMM kernels' compile-time parameter ACT
 # (samples/gemm/gemm.tile), applied in the epilogue.
 _ACTIVATIONS = {None: 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}
+# Those whose derivative needs the pre-activation: under autograd, applied
+# by torch after the GEMM (relu's is read from the output: fused throughout).
+_ACTIVATIONS_IN_TORCH = ("gelu", "gelu_tanh", "silu")
 
 
 # ------------------------------------------------------------------ matmul and linear
@@ -353,6 +357,13 @@ def linear(input, weight, bias=None, activation=None):
             return _linear_torch(input, weight, bias, activation)
         if _eager(*ts):
             return _linear_run(input, weight, bias, activation)
+        if activation in _ACTIVATIONS_IN_TORCH and torch.is_grad_enabled() and any(
+                t.requires_grad for t in ts):
+            # The backward needs the pre-activation, which the fused kernel
+            # does not write: the GEMM (bias fused) writes it, torch applies
+            # the activation and differentiates it (_ops_grad's docstring).
+            return _torch_activation(torch.ops.tilec.linear(input, weight, bias, None),
+                                     activation)
         return torch.ops.tilec.linear(input, weight, bias, activation)
     return _linear_run(input, weight, bias, activation)
 

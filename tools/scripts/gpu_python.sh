@@ -14,7 +14,8 @@
 #   same run; 20,000-launch overhead beside Triton, torch add_ and the C++
 #   launch), and `pip install --no-build-isolation` of the package.
 # Logs: build.log, pytest_gpu.log, pytest_gpu_ops.log, pytest_gpu_linear.log,
-# pytest_gpu_activation.log (linear's activations, from DIR's parent's ops/), examples.log, ring.log, bench.log,
+# pytest_gpu_activation.log (linear's activations, from DIR's parent's ops/), pytest_gpu_grad.log
+# (the backward passes), examples.log, ring.log, bench.log,
 # bench.json, pip.log. The summary is printed last.
 set -uo pipefail
 OUT=${1:?usage: gpu_python.sh OUTDIR}
@@ -62,6 +63,8 @@ note "pytest (GPU, tilec.ops): rc $? ($(tail -1 "$OUT/pytest_gpu_ops.log"))"
 note "pytest (GPU, tilec.ops linear/bmm): rc $? ($(tail -1 "$OUT/pytest_gpu_linear.log"))"
 "$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu_activation.py > "$OUT/pytest_gpu_activation.log" 2>&1
 note "pytest (GPU, linear's activations): rc $? ($(tail -1 "$OUT/pytest_gpu_activation.log"))"
+"$PY" -m pytest -v -rs -p no:cacheprovider python/tests/test_gpu_grad.py > "$OUT/pytest_gpu_grad.log" 2>&1
+note "pytest (GPU, matmul/linear backward): rc $? ($(tail -1 "$OUT/pytest_gpu_grad.log"))"
 
 for ex in gemm histogram ops; do
   "$PY" python/examples/$ex.py > "$OUT/examples.log.$ex" 2>&1
