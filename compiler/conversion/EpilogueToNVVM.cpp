@@ -699,11 +699,43 @@ struct FragLoadLowering : ConvertOpToLLVMPattern<FragLoadOp> {
   }
 };
 
+/// The inverse of FragStoreTileLowering's per-pair path: each pair from its
+/// address in the tile's layout (a pair of adjacent columns never leaves
+/// its 16-byte swizzle chunk: the verifier keeps panels even).
+struct FragLoadTileLowering : ConvertOpToLLVMPattern<FragLoadTileOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(FragLoadTileOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<FragType>(op.getType());
+    int64_t elemBytes = scalarByteWidth(type.getElementType());
+    Type pair = type.isPacked() ? Type(rewriter.getI32Type()) : pairType(type.getElementType());
+    auto [row0, col0] = fragmentOrigin(rewriter, loc, adaptor.getThread());
+    Value firstRow = LLVM::AddOp::create(rewriter, loc, row0, adaptor.getRow0());
+    SmallVector<Value> out(type.getRegistersPerThread());
+    for (const Pair &p : fragmentPairs(type)) {
+      Value row = LLVM::AddOp::create(rewriter, loc, firstRow, i32Const(rewriter, loc, p.row));
+      Value col = LLVM::AddOp::create(rewriter, loc, col0, i32Const(rewriter, loc, p.col));
+      Value off = layoutOffset(rewriter, loc, op.getLayout(), elemBytes, ValueRange{row, col});
+      Value ptr = byteGep(rewriter, loc, adaptor.getTile(), off);
+      Value v = LLVM::LoadOp::create(rewriter, loc, pair, ptr, 2 * elemBytes);
+      if (type.isPacked()) {
+        out[p.reg] = v;
+        continue;
+      }
+      for (int k = 0; k < 2; ++k)
+        out[p.reg + k] = LLVM::ExtractElementOp::create(rewriter, loc, v, i32Const(rewriter, loc, k));
+    }
+    replaceWithRegisters(rewriter, op, *getTypeConverter(), type, out);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::populateTileEpilogueToNVVMPatterns(LLVMTypeConverter &converter,
                                                     RewritePatternSet &patterns) {
   patterns.add<FragArithLowering, FragFmaLowering, FragNegLowering, FragConvertLowering,
                FragColsLowering, FragCoordLowering, LoadPerColLowering, LoadPerRowLowering, FragStoreTileLowering,
-               FragStoreLowering, FragLoadLowering>(converter);
+               FragStoreLowering, FragLoadLowering, FragLoadTileLowering>(converter);
 }
