@@ -112,12 +112,19 @@ LogicalResult LoadPerRowOp::verify() {
                                getType().getElementType());
 }
 
+/// stmatrix and ldmatrix move 8 consecutive 16-bit elements (16 bytes) per
+/// row address: they are contiguous and 16-byte aligned when a panel holds a
+/// multiple of 8 elements (a swizzle permutes whole 16-byte chunks).
+static bool matrixFormApplies(FragType frag, TileLayoutAttr layout) {
+  return frag.isPacked() && layout.getPanel() % 8 == 0;
+}
+
 bool FragStoreTileOp::usesStMatrix() {
-  // stmatrix writes 8 consecutive 16-bit elements (16 bytes) per row
-  // address: they are contiguous and 16-byte aligned when a panel holds a
-  // multiple of 8 elements (a swizzle permutes whole 16-byte chunks).
-  auto frag = cast<FragType>(getValue().getType());
-  return frag.isPacked() && getLayout().getPanel() % 8 == 0;
+  return matrixFormApplies(cast<FragType>(getValue().getType()), getLayout());
+}
+
+bool FragLoadTileOp::usesLdMatrix() {
+  return matrixFormApplies(cast<FragType>(getType()), getLayout());
 }
 
 /// The shapes and layout a fragment store into, or load from, a shared 2-D
