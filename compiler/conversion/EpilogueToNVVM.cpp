@@ -477,6 +477,18 @@ Value pairValue(OpBuilder &b, Location loc, FragType type, ArrayRef<Value> regs,
   return LLVM::InsertElementOp::create(b, loc, v, regs[reg + 1], i32Const(b, loc, 1));
 }
 
+/// The registers of pair p from the value one load of it gave (pairValue's
+/// inverse): the packed i32 of a 16-bit pair, else its two elements.
+void setPairRegisters(OpBuilder &b, Location loc, FragType type, const Pair &p, Value v,
+                      MutableArrayRef<Value> regs) {
+  if (type.isPacked()) {
+    regs[p.reg] = v;
+    return;
+  }
+  for (int k = 0; k < 2; ++k)
+    regs[p.reg + k] = LLVM::ExtractElementOp::create(b, loc, v, i32Const(b, loc, k));
+}
+
 Value byteGep(OpBuilder &b, Location loc, Value base, Value offset) {
   return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base, ValueRange{offset});
 }
@@ -596,13 +608,7 @@ struct FragLoadTileLowering : ConvertOpToLLVMPattern<FragLoadTileOp> {
       Value row = LLVM::AddOp::create(rewriter, loc, firstRow, i32Const(rewriter, loc, p.row));
       Value col = LLVM::AddOp::create(rewriter, loc, col0, i32Const(rewriter, loc, p.col));
       Value v = LLVM::LoadOp::create(rewriter, loc, pair, address(row, col), 2 * elemBytes);
-      if (type.isPacked()) {
-        out[p.reg] = v;
-        continue;
-      }
-      for (int k = 0; k < 2; ++k)
-        out[p.reg + k] =
-            LLVM::ExtractElementOp::create(rewriter, loc, v, i32Const(rewriter, loc, k));
+      setPairRegisters(rewriter, loc, type, p, v, out);
     }
     replaceWithRegisters(rewriter, op, *getTypeConverter(), type, out);
     return success();
@@ -749,15 +755,8 @@ struct FragLoadLowering : ConvertOpToLLVMPattern<FragLoadOp> {
           vs.push_back(loadPair(p));
         return vs;
       });
-      for (auto [p, v] : llvm::zip_equal(pairs, loaded)) {
-        if (type.isPacked()) {
-          out[p.reg] = v;
-          continue;
-        }
-        for (int k = 0; k < 2; ++k)
-          out[p.reg + k] =
-              LLVM::ExtractElementOp::create(rewriter, loc, v, i32Const(rewriter, loc, k));
-      }
+      for (auto [p, v] : llvm::zip_equal(pairs, loaded))
+        setPairRegisters(rewriter, loc, type, p, v, out);
     }
     replaceWithRegisters(rewriter, op, *getTypeConverter(), type, out);
     return success();
