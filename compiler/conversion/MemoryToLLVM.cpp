@@ -102,23 +102,64 @@ template <class OpT> ptx::LdStForm ldStForm(OpT op, Value policy, bool isLoad) {
   return f;
 }
 
+/// The widest ld/st on sm_90: .v4.b32 / .v2.b64, 16 bytes (PTX ISA 9.7.9.8;
+/// .v8 of 32-bit data is sm_100's).
+constexpr int64_t kWidestAccessBytes = 16;
+
+/// A 32-byte vector (converted type `type`) in global or shared memory moves
+/// as two 16-byte halves in address order, each one ld/st.v4 needing its own
+/// 16-byte alignment (the kernel's contract, tile-check-address-alignment's
+/// and the runtime's): the low half's lanes first. Null for anything
+/// narrower, and in a `var`'s local slot (SROA keeps it in registers).
+VectorType halfOfWideVector(Type type, Value ptr) {
+  auto vec = dyn_cast<VectorType>(type);
+  if (!vec || ptx::accessBytes(vec) <= kWidestAccessBytes ||
+      spaceOf(ptr) == AddressSpace::local)
+    return nullptr;
+  return VectorType::get({vec.getNumElements() / 2}, vec.getElementType());
+}
+
+/// The address of the high half: 16 bytes past `ptr`.
+Value highHalfAddress(OpBuilder &b, Location loc, Value ptr) {
+  return LLVM::GEPOp::create(b, loc, ptr.getType(), b.getI8Type(), ptr,
+                             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(kWidestAccessBytes)});
+}
+
+/// Lanes [first, first + n) of `v`, or the concatenation of v and w when
+/// w is given (shufflevector).
+Value lanes(OpBuilder &b, Location loc, Value v, Value w, int64_t first, int64_t n) {
+  SmallVector<int32_t> mask;
+  for (int64_t i = 0; i < n; ++i)
+    mask.push_back(static_cast<int32_t>(first + i));
+  return LLVM::ShuffleVectorOp::create(b, loc, v, w ? w : v, mask);
+}
+
 struct LoadLowering : ConvertOpToLLVMPattern<LoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(LoadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Type type = op.getType();
+    // The converted type: an fp8 value is its i8 bits (f16/bf16 stay as they are).
+    Type type = getTypeConverter()->convertType(op.getType());
+    Location loc = op.getLoc();
     // A plain load (a vector one included, aligned to its bytes so that it
     // is one ld.vN) stays an LLVM load for the optimiser.
-    if (op.getOrder() == MemoryOrder::weak && !op.hasCacheHints()) {
-      rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, getTypeConverter()->convertType(type),
-                                                adaptor.getPtr(), ptx::accessBytes(type));
-      return success();
-    }
+    const bool plain = op.getOrder() == MemoryOrder::weak && !op.hasCacheHints();
     ptx::LdStForm form = ldStForm(op, adaptor.getPolicy(), /*isLoad=*/true);
     form.prefetch = op.getPrefetch();
-    // The converted type: an fp8 value is its i8 bits (f16/bf16 stay as they are).
-    rewriter.replaceOp(op, ptx::emitLoad(rewriter, op.getLoc(), form, adaptor.getPtr(),
-                                         getTypeConverter()->convertType(type)));
+    auto load = [&](Type t, Value ptr, int64_t align) -> Value {
+      if (plain)
+        return LLVM::LoadOp::create(rewriter, loc, t, ptr, align);
+      return ptx::emitLoad(rewriter, loc, form, ptr, t);
+    };
+    VectorType half = halfOfWideVector(type, op.getPtr());
+    if (!half) {
+      rewriter.replaceOp(op, load(type, adaptor.getPtr(), ptx::accessBytes(op.getType())));
+      return success();
+    }
+    Value low = load(half, adaptor.getPtr(), kWidestAccessBytes);
+    Value highPtr = highHalfAddress(rewriter, loc, adaptor.getPtr());
+    Value high = load(half, highPtr, kWidestAccessBytes);
+    rewriter.replaceOp(op, lanes(rewriter, loc, low, high, 0, 2 * half.getNumElements()));
     return success();
   }
 };
@@ -127,14 +168,27 @@ struct StoreLowering : ConvertOpToLLVMPattern<StoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(StoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Type type = op.getValue().getType();
-    if (op.getOrder() == MemoryOrder::weak && !op.hasCacheHints()) {
-      rewriter.replaceOpWithNewOp<LLVM::StoreOp>(op, adaptor.getValue(), adaptor.getPtr(),
-                                                 ptx::accessBytes(type));
-      return success();
+    Location loc = op.getLoc();
+    const bool plain = op.getOrder() == MemoryOrder::weak && !op.hasCacheHints();
+    ptx::LdStForm form = ldStForm(op, adaptor.getPolicy(), /*isLoad=*/false);
+    auto store = [&](Value v, Value ptr, int64_t align) {
+      if (plain)
+        LLVM::StoreOp::create(rewriter, loc, v, ptr, align);
+      else
+        ptx::emitStore(rewriter, loc, form, ptr, v);
+    };
+    Value value = adaptor.getValue();
+    VectorType half = halfOfWideVector(value.getType(), op.getPtr());
+    if (!half) {
+      store(value, adaptor.getPtr(), ptx::accessBytes(op.getValue().getType()));
+    } else {
+      const int64_t n = half.getNumElements();
+      Value low = lanes(rewriter, loc, value, nullptr, 0, n);
+      store(low, adaptor.getPtr(), kWidestAccessBytes);
+      Value high = lanes(rewriter, loc, value, nullptr, n, n);
+      Value highPtr = highHalfAddress(rewriter, loc, adaptor.getPtr());
+      store(high, highPtr, kWidestAccessBytes);
     }
-    ptx::emitStore(rewriter, op.getLoc(), ldStForm(op, adaptor.getPolicy(), /*isLoad=*/false),
-                   adaptor.getPtr(), adaptor.getValue());
     rewriter.eraseOp(op);
     return success();
   }

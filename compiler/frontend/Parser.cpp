@@ -341,7 +341,7 @@ TypeSyntax Parser::parseType() {
     return parseFragType(); // ParserMma.cpp
   if (atIdent("vec")) {
     Token v = consume();
-    const char *hint = "vector types are written vec<SCALAR, N> with N = 2, 4, 8 or 16";
+    const char *hint = "vector types are written vec<SCALAR, N> with N = 2, 4, 8, 16 or 32";
     expect(Tok::Lt, "'<'", hint);
     TypeSyntax elem = parseScalarType("element type");
     expect(Tok::Comma, "','", hint);
@@ -357,14 +357,11 @@ TypeSyntax Parser::parseType() {
     Token n = consume();
     expect(Tok::Gt, "'>'", hint);
     int64_t lanes = n.intValue > 64 ? 0 : (int64_t)n.intValue;
-    int64_t bytes = lanes * byteSize(k);
     // An unbound type parameter (a template's first parse): each instance
     // is parsed again and checked with its element type.
     bool unbound = !elem.typeParam.empty() && !typeParam(elem.typeParam)->second;
-    if (unbound)
-      bytes = lanes == 2 || lanes == 4 || lanes == 8 || lanes == 16 ? 8 : 0;
-    if (k == ScalarKind::I1 || (lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16) ||
-        (bytes != 4 && bytes != 8 && bytes != 16))
+    bool lanesOk = lanes == 2 || lanes == 4 || lanes == 8 || lanes == 16 || lanes == 32;
+    if (unbound ? !lanesOk : !vectorShapeOk(k, lanes))
       fail(n.loc, "no vector of " + n.text + " " + scalarName(k) + " elements",
            vectorShapeHint(k));
     return {v.loc, Type::vector(k, (int)lanes), elem.typeParam};

@@ -544,7 +544,7 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
       why = "pointers and arrays of i1 are not supported";
     else if (t.isVector() && !vectorShapeOk(t.scalar, t.lanes))
       why = "no vector of " + std::to_string(t.lanes) + " " + scalarName(t.scalar) +
-            " elements (a vector holds 4, 8 or 16 bytes)";
+            " elements (a vector holds 4, 8, 16 or 32 bytes)";
     else if (t.kind == Type::Fragment && t.scalar != ScalarKind::F32 &&
              t.scalar != ScalarKind::F16 && t.scalar != ScalarKind::BF16 &&
              t.scalar != ScalarKind::I1 && !isFp8Kind(t.scalar))
@@ -554,7 +554,7 @@ Type Sema::inferInlinedCall(CallExpr &e, const FnAST &fn) {
     error(e.loc,
           fn.typeParams[p].name + " = " + scalarName(*binding[p]) + " makes " + what + " of '" +
               fn.name + "' a type that does not exist: " + why,
-          "call it with another type (a vector holds 4, 8 or 16 bytes; fragments hold f32, f16, "
+          "call it with another type (a vector holds 4, 8, 16 or 32 bytes; fragments hold f32, f16, "
           "bf16 or fp8, masks i1; i1 is stored as i8)");
     diags_.note(ts.loc, "declared here");
     return false;

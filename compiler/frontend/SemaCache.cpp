@@ -127,14 +127,14 @@ bool Sema::takeMemoryHints(CallExpr &e) {
         ok = false;
         continue;
       }
-      std::optional<int64_t> v = namedArgConstant(na, "write vector = 2, 4, 8 or 16");
+      std::optional<int64_t> v = namedArgConstant(na, "write vector = 2, 4, 8, 16 or 32");
       if (!v) {
         ok = false;
-      } else if (*v != 2 && *v != 4 && *v != 8 && *v != 16) {
+      } else if (*v != 2 && *v != 4 && *v != 8 && *v != 16 && *v != 32) {
         error(na.valueLoc, "vector = " + std::to_string(*v) + " is not a vector width",
-              "a vector load moves 2, 4, 8 or 16 elements of 4, 8 or 16 bytes in all: vector = "
-              "4, 8 or 16 for 1-byte elements, 2, 4 or 8 for 2-byte, 2 or 4 for 4-byte, 2 for "
-              "8-byte ones");
+              "a vector load moves 2, 4, 8, 16 or 32 elements of 4, 8, 16 or 32 bytes in all: "
+              "vector = 4, 8, 16 or 32 for 1-byte elements, 2, 4, 8 or 16 for 2-byte, 2, 4 or 8 "
+              "for 4-byte, 2 or 4 for 8-byte ones");
         ok = false;
       } else {
         e.hints.vector = (int)*v;

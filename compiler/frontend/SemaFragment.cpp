@@ -475,13 +475,26 @@ Type Sema::checkLoadFrag(CallExpr &e) {
   }
   if (!checkLoadLimit(e, nullptr, "load_frag(p, acc, row_stride = ld, rows = n, cols = n)"))
     return Type::invalid();
-  Type p = infer(e.args[0]);
+  // `rows(t, i, n)` of a shared tile (checked here: rows() is no value).
+  ExprPtr *src = &e.args[0];
+  std::optional<int64_t> viewRows;
+  if (auto *view = e.args[0]->as<CallExpr>(); view && view->callee == "rows") {
+    int64_t n = 0;
+    if (!checkStoreRowsView(*view, src, n)) {
+      resolveOnly(e.args[1]);
+      return Type::invalid();
+    }
+    viewRows = n;
+  }
+  Type p = infer(*src);
   if (p.isUntyped())
-    p = finalize(e.args[0]);
+    p = finalize(*src);
   Type frag;
   bool ok = fragmentShapeArg(*this, e, 1, frag);
   if (p.isInvalid() || !ok)
     return Type::invalid();
+  if (viewRows || (p.kind == Type::SharedArray && p.dims.size() == 2))
+    return checkLoadFragTile(e, *src, p, frag, viewRows);
   // A 1-D shared array (or view) stands for its first element.
   bool arrayOk = true;
   // f32, f16, bf16 and i32 (an integer GEMM's s32 partial sums) rows.
@@ -510,6 +523,64 @@ Type Sema::checkLoadFrag(CallExpr &e) {
     return Type::invalid();
   e.space = array ? AddressSpace::Shared : p.space;
   return Type::fragment(p.scalar, frag.dims[0], frag.dims[1]);
+}
+
+/// load_frag(t, f) / load_frag(rows(t, i, n), f): the inverse of
+/// `store(t, f)`, element [r, c] from tile element [i*n + r, c] through the
+/// tile's layout (its swizzle: a tile TMA or a fragment store wrote).
+Type Sema::checkLoadFragTile(CallExpr &e, ExprPtr &tileRef, const Type &src, const Type &frag,
+                             std::optional<int64_t> viewRows) {
+  for (const NamedArg &na : e.namedArgs) {
+    error(na.loc, "load_frag from a shared tile takes no '" + na.name + "' argument",
+          "the tile has its own row length and reads whole: `load_frag(t, acc)` or "
+          "`load_frag(rows(t, i, n), acc)`; `row_stride =`, `rows =` and `cols =` are for "
+          "a pointer or a 1-D shared array");
+    return Type::invalid();
+  }
+  auto *ref = tileRef->as<VarRefExpr>();
+  SharedArrayStmt *tile = ref && ref->decl ? ref->decl->array : nullptr;
+  if (!tile || tile->distributed || src.kind != Type::SharedArray || tile->dims.size() != 2) {
+    error(tileRef->loc,
+          "load_frag reads a 2-D shared tile, `rows(t, i, n)` of one, or a pointer with "
+          "`row_stride =`; found " + src.str(),
+          "declare the tile `let t = shared<bf16>[64, 64]` and write `load_frag(t, acc)`");
+    return Type::invalid();
+  }
+  ScalarKind elem = tile->elem.type.scalar;
+  if (!isValueElementKind(elem) && elem != ScalarKind::I32) {
+    error(tileRef->loc,
+          "load_frag reads f32, f16, bf16 or i32 tiles, found '" + tile->decl->name + "' of " +
+              scalarName(elem),
+          "fp8 and 8-bit integer tiles are mma operands (`mma(t, ...)`); convert through an f32 "
+          "or 16-bit tile to compute on the values");
+    return Type::invalid();
+  }
+  int64_t rows = viewRows.value_or(tile->dims[0]);
+  if (viewRows) {
+    auto &rv = *e.args[0]->as<CallExpr>();
+    bool overflow = false;
+    if (auto i = foldConstant(*rv.args[1], overflow);
+        i && !overflow && (*i < 0 || (*i + 1) * rows > tile->dims[0])) {
+      error(rv.args[1]->loc,
+            "rows(" + tile->decl->name + ", " + std::to_string(*i) + ", " + std::to_string(rows) +
+                ") is outside the tile's " + std::to_string(tile->dims[0]) + " rows",
+            "the view is rows i*n .. i*n+n-1");
+      return Type::invalid();
+    }
+  }
+  if (rows != frag.dims[0] || tile->dims[1] != frag.dims[1]) {
+    error(e.loc,
+          "shape mismatch: a [" + std::to_string(frag.dims[0]) + ", " +
+              std::to_string(frag.dims[1]) + "] fragment from " + std::to_string(rows) +
+              " rows of " + std::to_string(tile->dims[1]) + " columns",
+          "the source has the fragment's shape: a [" + std::to_string(frag.dims[0]) + ", " +
+              std::to_string(frag.dims[1]) + "] tile or `rows(t, i, " +
+              std::to_string(frag.dims[0]) + ")` of a tile with " + std::to_string(frag.dims[1]) +
+              " columns");
+    return Type::invalid();
+  }
+  e.space = AddressSpace::Shared;
+  return Type::fragment(elem, frag.dims[0], frag.dims[1]);
 }
 
 /// The extents of a per_row / per_col annotation (those of a fragment).

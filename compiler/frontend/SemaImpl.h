@@ -324,6 +324,8 @@ public:
   /// load_frag (`limit` null).
   bool checkLoadLimit(CallExpr &e, const char *limit, const char *form);
   Type checkLoadFrag(CallExpr &e);
+  Type checkLoadFragTile(CallExpr &e, ExprPtr &tileRef, const Type &src, const Type &frag,
+                         std::optional<int64_t> viewRows);
   /// `row_stride = ld` of a fragment stored or loaded through a pointer.
   bool checkFragmentRowStride(NamedArg &stride, int64_t cols, bool load);
   /// A fragment store or load_frag with row_stride through a 1-D shared

@@ -1,7 +1,7 @@
 //===- SemaVector.cpp - vec<T, N>, f16x2/bf16x2, vector loads and stores ---===//
 //
-// A vector is a value of N scalars (N = 2, 4, 8 or 16; N * sizeof(T) = 4, 8 or 16
-// bytes: what one ld/st.vN moves). It is built by `{a, b, ...}` or
+// A vector is a value of N scalars (N = 2, 4, 8, 16 or 32; N * sizeof(T) = 4, 8,
+// 16 or 32 bytes: what one ld/st.vN moves, or two of 16 bytes). It is built by `{a, b, ...}` or
 // `pack(a, b, ...)`, read by `v[k]` (constant k) or `.x .y .z .w`, loaded by
 // `load(p[i], vector = N)` and stored by `store(p[i], v)`. Float vectors take
 // `+ - *`, unary `-`, min/max and element-wise `as` between float vectors of
@@ -79,8 +79,8 @@ Type Sema::checkVectorElements(std::vector<ExprPtr> &elems, const Location &loc,
     return Type::invalid();
   if (!elem.isScalar()) {
     error(loc, "a vector holds scalars, not " + elem.str(),
-          "a vector has 2, 4, 8 or 16 scalar elements of 4, 8 or 16 bytes in all (vec<f32, 4>, "
-          "vec<i32, 2>, f16x2, vec<f16, 8>, vec<u8, 16>)");
+          "a vector has 2, 4, 8, 16 or 32 scalar elements of 4, 8, 16 or 32 bytes in all "
+          "(vec<f32, 4>, vec<i32, 2>, f16x2, vec<f16, 8>, vec<u8, 16>, vec<f32, 8>)");
     return Type::invalid();
   }
   if (!checkVectorShape(loc, elem.scalar, n))
@@ -112,7 +112,7 @@ Type Sema::checkPack(CallExpr &e) {
   if (!checkNoNamedArgs(e))
     return Type::invalid();
   if (e.args.size() < 2) {
-    error(e.loc, "'pack' takes 2, 4, 8 or 16 scalars, got " + std::to_string(e.args.size()),
+    error(e.loc, "'pack' takes 2, 4, 8, 16 or 32 scalars, got " + std::to_string(e.args.size()),
           "pack(a, b) makes an f16x2 from two f16 (or any vec<T, 2>)");
     for (ExprPtr &a : e.args)
       resolveOnly(a);

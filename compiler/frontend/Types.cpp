@@ -201,19 +201,21 @@ std::string Type::str() const {
 
 bool vectorShapeOk(ScalarKind k, int64_t n) {
   int64_t bytes = n * byteSize(k);
-  // 16 lanes only of 1-byte elements: 16 bytes, moved as one ld/st.v4.b32.
-  return k != ScalarKind::I1 && (n == 2 || n == 4 || n == 8 || n == 16) &&
-         (bytes == 4 || bytes == 8 || bytes == 16);
+  // Up to 16 bytes: one ld/st.v4.b32 (.v2.b64); 32 bytes (Triton's 32 bytes
+  // per thread): two of them, each 16-byte aligned (sm_90 has no 32-byte
+  // ld/st: PTX ISA 9.7.9.8 gives .v8 of 32-bit data to sm_100 only).
+  return k != ScalarKind::I1 && (n == 2 || n == 4 || n == 8 || n == 16 || n == 32) &&
+         (bytes == 4 || bytes == 8 || bytes == 16 || bytes == 32);
 }
 
 /// The vectors of element type k, written out: what the hint of a shape
 /// that does not exist offers instead (a porter's 32 bytes of i8, or 8 f64).
 std::string vectorShapeHint(ScalarKind k) {
-  std::string rule = "a vector has 2, 4, 8 or 16 elements of 4, 8 or 16 bytes in all";
+  std::string rule = "a vector has 2, 4, 8, 16 or 32 elements of 4, 8, 16 or 32 bytes in all";
   if (k == ScalarKind::I1)
     return rule + "; i1 has no vector form (use i8)";
   std::string name = scalarName(k), forms, widths;
-  for (int64_t n : {2, 4, 8, 16})
+  for (int64_t n : {2, 4, 8, 16, 32})
     if (vectorShapeOk(k, n)) {
       forms += (forms.empty() ? "" : ", ") + std::string("vec<") + name + ", " +
                std::to_string(n) + ">";

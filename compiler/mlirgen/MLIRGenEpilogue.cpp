@@ -239,7 +239,10 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
     return LoadPerRowOp::create(builder, l, cast<PerRowType>(type), ptr, thread,
                                 genLimit(e, "rows"));
   }
-  case BI::LoadFrag: { // through a pointer, row_stride present (Sema)
+  case BI::LoadFrag: {
+    if (Value tileLoad = genFragmentTileLoad(e, cast<FragType>(type), thread))
+      return tileLoad;
+    // through a pointer, row_stride present (Sema)
     const fe::ExprAST *stride = nullptr;
     for (const fe::NamedArg &na : e.namedArgs)
       if (na.name == "row_stride")
@@ -263,6 +266,35 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
     return FragArithOp::create(builder, l, type, a, b, kind, /*contract=*/false);
   }
   }
+}
+
+/// The first row of `rows(t, i, n)` (i * n) and t, or row 0 of a tile.
+std::pair<const fe::SharedArrayStmt *, Value> MLIRGenImpl::fragmentTileRows(const fe::ExprAST &e) {
+  Location l = loc(e.loc);
+  const fe::ExprAST *tileRef = &e;
+  Value row0 = intConst(l, builder.getI32Type(), 0);
+  if (auto *rows = e.as<fe::CallExpr>(); rows && rows->builtin == fe::Builtin::Rows) {
+    tileRef = rows->args[0].get();
+    Value i =
+        castInt(l, genExpr(*rows->args[1]), builder.getI32Type(), rows->args[1]->type.isUnsigned());
+    Value n = castInt(l, genExpr(*rows->args[2]), builder.getI32Type());
+    row0 = arith::MulIOp::create(builder, l, i, n);
+  }
+  return {tileRef->as<fe::VarRefExpr>()->decl->array, row0};
+}
+
+/// load_frag(t, f) / load_frag(rows(t, i, n), f) (Sema: a 2-D shared tile),
+/// else null: a load through a pointer.
+Value MLIRGenImpl::genFragmentTileLoad(const fe::CallExpr &e, FragType type, Value thread) {
+  const fe::ExprAST &src = *e.args[0];
+  auto *rows = src.as<fe::CallExpr>();
+  bool tileForm = (rows && rows->builtin == fe::Builtin::Rows) ||
+                  (src.type.kind == fe::Type::SharedArray && src.type.dims.size() == 2);
+  if (!tileForm)
+    return nullptr;
+  auto [tile, row0] = fragmentTileRows(src);
+  return FragLoadTileOp::create(builder, loc(e.loc), type, arrays[tile].base, row0, thread,
+                                tileLayout(*tile));
 }
 
 void MLIRGenImpl::genFragmentStore(const fe::CallExpr &e) {
@@ -297,17 +329,8 @@ void MLIRGenImpl::genFragmentStore(const fe::CallExpr &e) {
     return;
   }
   // A tile or rows(t, i, n) of one: the first row written is i * n.
-  const fe::ExprAST *tileRef = &dst;
-  Value row0 = intConst(l, builder.getI32Type(), 0);
-  if (auto *rows = dst.as<fe::CallExpr>(); rows && rows->builtin == fe::Builtin::Rows) {
-    tileRef = rows->args[0].get();
-    Value i =
-        castInt(l, genExpr(*rows->args[1]), builder.getI32Type(), rows->args[1]->type.isUnsigned());
-    Value n = castInt(l, genExpr(*rows->args[2]), builder.getI32Type());
-    row0 = arith::MulIOp::create(builder, l, i, n);
-  }
-  const fe::SharedArrayStmt &tile = *tileRef->as<fe::VarRefExpr>()->decl->array;
-  FragStoreTileOp::create(builder, l, value, arrays[&tile].base, row0, thread, tileLayout(tile));
+  auto [tile, row0] = fragmentTileRows(dst);
+  FragStoreTileOp::create(builder, l, value, arrays[tile].base, row0, thread, tileLayout(*tile));
 }
 
 void MLIRGenImpl::genRoleTmaStore(const fe::CallExpr &e, Value map, ValueRange coords, Value tile,

@@ -489,6 +489,8 @@ public:
   Value genEpilogueCall(const fe::CallExpr &e);
   Value genFragmentCall(const fe::CallExpr &e);
   void genFragmentStore(const fe::CallExpr &e);
+  std::pair<const fe::SharedArrayStmt *, Value> fragmentTileRows(const fe::ExprAST &e);
+  Value genFragmentTileLoad(const fe::CallExpr &e, FragType type, Value thread);
   /// The value of a store's or load's `rows = n` / `cols = n` (the named
   /// argument `name`, an i32 by Sema), or null without one.
   Value genLimit(const fe::CallExpr &e, const char *name);

@@ -166,6 +166,8 @@ enum class Rule {
 struct Construct {
   Rule rule;
   std::string name;
+  /// The .sync.aligned instruction of a WarpAligned construct.
+  const char *instruction = "";
 };
 
 bool isFullMask(Value mask) {
@@ -256,9 +258,13 @@ std::optional<Construct> constructOf(Operation *op) {
   // its registers: no other thread takes part. One into a shared tile
   // through stmatrix is a warp's collective (PTX ISA stmatrix: the
   // mandatory .sync.aligned means every lane of the warp executes the same
-  // instruction); its st.shared form is per thread again.
+  // instruction); its st.shared form is per thread again. load_frag from a
+  // tile through ldmatrix (.sync.aligned as well) likewise.
   if (auto store = dyn_cast<FragStoreTileOp>(op); store && store.usesStMatrix())
-    return Construct{Rule::WarpAligned, "a fragment store to shared memory (stmatrix)"};
+    return Construct{Rule::WarpAligned, "a fragment store to shared memory (stmatrix)",
+                     "stmatrix"};
+  if (auto load = dyn_cast<FragLoadTileOp>(op); load && load.usesLdMatrix())
+    return Construct{Rule::WarpAligned, "load_frag from a shared tile (ldmatrix)", "ldmatrix"};
   if (auto produce = dyn_cast<RingProduceOp>(op); produce && !produce.getElected())
     return Construct{Rule::RingAccess, "produce"};
   if (isa<RingConsumeOp>(op))
@@ -353,11 +359,11 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
       if (control.level <= u::kWarpCollectiveMax)
         return;
       return report(true,
-                    c.name + " in control flow that lanes of a warp may take differently: "
-                             "stmatrix is .sync.aligned, every lane of the warp executes it",
-                    Twine("store where the whole warp runs (outside conditions on thread or "
-                          "lane ids); a store to global memory (`store(p, f, row_stride = "
-                          "ld)`) is per thread and may be conditional") +
+                    c.name + " in control flow that lanes of a warp may take differently: " +
+                        c.instruction + " is .sync.aligned, every lane of the warp executes it",
+                    Twine("put it where the whole warp runs (outside conditions on thread or "
+                          "lane ids); a fragment store to or load from global memory (`row_stride "
+                          "= ld`) is per thread and may be conditional") +
                         loaded,
                     "this decision differs between lanes");
     case Rule::Warpgroup:

@@ -112,38 +112,55 @@ LogicalResult LoadPerRowOp::verify() {
                                getType().getElementType());
 }
 
-bool FragStoreTileOp::usesStMatrix() {
-  // stmatrix writes 8 consecutive 16-bit elements (16 bytes) per row
-  // address: they are contiguous and 16-byte aligned when a panel holds a
-  // multiple of 8 elements (a swizzle permutes whole 16-byte chunks).
-  auto frag = cast<FragType>(getValue().getType());
-  return frag.isPacked() && getLayout().getPanel() % 8 == 0;
+/// stmatrix and ldmatrix move 8 consecutive 16-bit elements (16 bytes) per
+/// row address: they are contiguous and 16-byte aligned when a panel holds a
+/// multiple of 8 elements (a swizzle permutes whole 16-byte chunks).
+static bool matrixFormApplies(FragType frag, TileLayoutAttr layout) {
+  return frag.isPacked() && layout.getPanel() % 8 == 0;
 }
 
-LogicalResult FragStoreTileOp::verify() {
-  auto frag = cast<FragType>(getValue().getType());
-  auto tile = cast<PtrType>(getTile().getType());
-  TileLayoutAttr layout = getLayout();
+bool FragStoreTileOp::usesStMatrix() {
+  return matrixFormApplies(cast<FragType>(getValue().getType()), getLayout());
+}
+
+bool FragLoadTileOp::usesLdMatrix() {
+  return matrixFormApplies(cast<FragType>(getType()), getLayout());
+}
+
+/// The shapes and layout a fragment store into, or load from, a shared 2-D
+/// tile needs (`verb`: "stores into" / "loads from").
+static LogicalResult verifyFragmentTile(Operation *op, FragType frag, PtrType tile,
+                                        TileLayoutAttr layout, StringRef verb) {
   if (layout.getShape().size() != 2)
-    return emitOpError("stores into a 2-D tile");
+    return op->emitOpError() << verb << " a 2-D tile";
   if (frag.getElementType().isInteger(1))
-    return emitOpError("stores f32, f16, bf16 or i32 values, not masks");
+    return op->emitOpError() << verb << " f32, f16, bf16 or i32 values, not masks";
   if (tile.getElementType() != frag.getElementType())
-    return emitOpError("tile and fragment element types differ");
+    return op->emitOpError("tile and fragment element types differ");
   if (layout.getShape()[1] != frag.getCols())
-    return emitOpError("the tile has ")
+    return op->emitOpError("the tile has ")
            << layout.getShape()[1] << " columns, the fragment " << frag.getCols();
   if (layout.getShape()[0] < frag.getRows())
-    return emitOpError("the tile has fewer rows than the fragment");
+    return op->emitOpError("the tile has fewer rows than the fragment");
   int64_t panel = layout.getPanel(), sw = layout.getSwizzle();
   if (panel < 1 || layout.getShape()[1] % panel != 0 ||
       (sw && panel * scalarByteWidth(tile.getElementType()) != sw) ||
       (sw != 0 && sw != 32 && sw != 64 && sw != 128))
-    return emitOpError("invalid tile layout");
+    return op->emitOpError("invalid tile layout");
   // Every thread's pair of adjacent elements must stay in one panel row.
   if (panel % 2 != 0)
-    return emitOpError("a panel of an odd number of elements splits the fragment's pairs");
+    return op->emitOpError("a panel of an odd number of elements splits the fragment's pairs");
   return success();
+}
+
+LogicalResult FragStoreTileOp::verify() {
+  return verifyFragmentTile(*this, cast<FragType>(getValue().getType()),
+                            cast<PtrType>(getTile().getType()), getLayout(), "stores into");
+}
+
+LogicalResult FragLoadTileOp::verify() {
+  return verifyFragmentTile(*this, cast<FragType>(getType()), cast<PtrType>(getTile().getType()),
+                            getLayout(), "loads from");
 }
 
 LogicalResult FragStoreOp::verify() {

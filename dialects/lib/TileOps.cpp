@@ -178,11 +178,12 @@ LogicalResult MapaOp::verify() {
 
 static LogicalResult verifyElement(Operation *op, PtrType ptrType, Type valueType) {
   // A vector moves N consecutive elements with one ld/st.vN: 4, 8 or 16 bytes
-  // (PTX ISA 9.7.9.8: .v2/.v4 of at most 128 bits; .v8 only of 16-bit data).
+  // (PTX ISA 9.7.9.8: .v2/.v4 of at most 128 bits on sm_90; .v8 of 32-bit
+  // data needs sm_100), or 32 bytes as two 16-byte ones.
   if (auto vec = dyn_cast<VectorType>(valueType); vec && ptrType.getElementType() != vec) {
     int64_t bytes = vec.getNumElements() * scalarByteWidth(vec.getElementType());
-    if (bytes != 4 && bytes != 8 && bytes != 16)
-      return op->emitOpError() << "a vector access moves 4, 8 or 16 bytes, not " << bytes;
+    if (bytes != 4 && bytes != 8 && bytes != 16 && bytes != 32)
+      return op->emitOpError() << "a vector access moves 4, 8, 16 or 32 bytes, not " << bytes;
     if (ptrType.getElementType() != vec.getElementType())
       return op->emitOpError() << "vector element type " << vec.getElementType()
                                << " does not match the pointee type " << ptrType.getElementType();

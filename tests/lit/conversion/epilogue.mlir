@@ -64,6 +64,35 @@ tile.kernel @stmatrix(%row0: i32, %out: !tile.ptr<f16, global>, %ld: i64) {
   tile.return
 }
 
+// frag_load_tile is frag_store_tile's inverse with the same addresses: a
+// 16-bit fragment through ldmatrix (.x4, .x2 for the odd last 8-column
+// block of 24 columns), a panel of 4 elements one i32 load per pair, an f32
+// fragment one <2 x f32> load per pair.
+// CHECK-LABEL: llvm.func @ldmatrix(
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: nvvm.ldmatrix %{{.*}} {{{.*}}num = 2 : i32{{.*}}} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK-COUNT-6: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK-COUNT-6: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
+// PTX-LABEL: .entry ldmatrix(
+// PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX: ldmatrix.sync.aligned.m8n8.x2.shared.b16
+// PTX-COUNT-6: ld.shared.b32
+// PTX-COUNT-6: ld.shared.v2.b32
+tile.kernel @ldmatrix(%row0: i32, %out: !tile.ptr<f16, global>, %out32: !tile.ptr<f32, global>, %ld: i64) {
+  %s = tile.shared_alloc {alignment = 16 : i64, static_count = 3072 : i64} -> !tile.ptr<f16, shared>
+  %s32 = tile.shared_alloc {alignment = 16 : i64, static_count = 1536 : i64} -> !tile.ptr<f32, shared>
+  %t = tile.sreg tid_x : i32
+  %a = tile.frag_load_tile %s[%row0], %t <[128, 24], swizzle = 0, panel = 24> : !tile.ptr<f16, shared> -> !tile.frag<64x24xf16>
+  %b = tile.frag_load_tile %s[%row0], %t <[64, 24], swizzle = 0, panel = 4> : !tile.ptr<f16, shared> -> !tile.frag<64x24xf16>
+  %c = tile.frag_arith add %a, %b : !tile.frag<64x24xf16>, !tile.frag<64x24xf16> -> !tile.frag<64x24xf16>
+  tile.frag_store %c, %out, %ld, %t : !tile.frag<64x24xf16>, !tile.ptr<f16, global>
+  %d = tile.frag_load_tile %s32[%row0], %t <[64, 24], swizzle = 0, panel = 24> : !tile.ptr<f32, shared> -> !tile.frag<64x24xf32>
+  tile.frag_store %d, %out32, %ld, %t : !tile.frag<64x24xf32>, !tile.ptr<f32, global>
+  tile.return
+}
+
 // Row / column indices divide with the scalar meaning (x / 0 = -1, MIN / -1
 // = MIN): the divisor is 1 where either holds, the quotient chosen after; a
 // float per_row becomes i32 through cvt.rzi.s32.f32 (saturating, NaN -> 0),

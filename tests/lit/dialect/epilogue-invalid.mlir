@@ -184,3 +184,40 @@ tile.kernel @load_frag_space(%n: i32, %ld: i64, %t: i32) attributes {cluster_dim
   %a = tile.frag_load %p, %ld, %t : !tile.ptr<f32, cluster> -> !tile.frag<64x64xf32>
   tile.return
 }
+
+// -----
+
+// frag_load_tile shares frag_store_tile's checks (verifyFragmentTile).
+tile.kernel @load_tile_elem(%t: i32) {
+  %s = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f16, shared>
+  // expected-error @+1 {{tile and fragment element types differ}}
+  %a = tile.frag_load_tile %s[%t], %t <[64, 64], swizzle = 0, panel = 64> : !tile.ptr<f16, shared> -> !tile.frag<64x64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @load_tile_cols(%t: i32) {
+  %s = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f16, shared>
+  // expected-error @+1 {{the tile has 64 columns, the fragment 32}}
+  %a = tile.frag_load_tile %s[%t], %t <[64, 64], swizzle = 0, panel = 64> : !tile.ptr<f16, shared> -> !tile.frag<64x32xf16>
+  tile.return
+}
+
+// -----
+
+tile.kernel @load_tile_rank(%t: i32) {
+  %s = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f16, shared>
+  // expected-error @+1 {{loads from a 2-D tile}}
+  %a = tile.frag_load_tile %s[%t], %t <[4096], swizzle = 0, panel = 4096> : !tile.ptr<f16, shared> -> !tile.frag<64x64xf16>
+  tile.return
+}
+
+// -----
+
+tile.kernel @load_tile_odd_panel(%t: i32) {
+  %s = tile.shared_alloc {static_count = 4096 : i64} -> !tile.ptr<f16, shared>
+  // expected-error @+1 {{a panel of an odd number of elements splits the fragment's pairs}}
+  %a = tile.frag_load_tile %s[%t], %t <[64, 64], swizzle = 0, panel = 1> : !tile.ptr<f16, shared> -> !tile.frag<64x64xf16>
+  tile.return
+}

@@ -62,8 +62,8 @@ tile.kernel @store_release_cop(%p: !tile.ptr<i32, global>, %v: i32) {
 // -----
 
 tile.kernel @vector_bytes(%p: !tile.ptr<f32, global>) {
-  // expected-error @+1 {{a vector access moves 4, 8 or 16 bytes, not 32}}
-  %x = tile.load %p : !tile.ptr<f32, global> -> vector<8xf32>
+  // expected-error @+1 {{a vector access moves 4, 8, 16 or 32 bytes, not 64}}
+  %x = tile.load %p : !tile.ptr<f32, global> -> vector<16xf32>
   tile.return
 }
 

@@ -193,6 +193,39 @@ def Tile_FragStoreTileOp : Tile_Op<"frag_store_tile", [Tile_MemoryAccessOpInterf
   }];
 }
 
+def Tile_FragLoadTileOp : Tile_Op<"frag_load_tile", [Tile_MemoryAccessOpInterface]> {
+  let summary = "load a fragment from rows row0 .. row0+M-1 of a shared 2-D tile";
+  let description = [{
+    The inverse of frag_store_tile: element [r, c] is tile element
+    [row0 + r, c], read at the byte `layout` gives it (panels, swizzle), so a
+    tile that TMA or frag_store_tile wrote is read back as it was written.
+    16-bit fragments use `ldmatrix.sync.aligned.m8n8.x4.shared.b16` (x2 for
+    an odd last 8-column block), the inverse of frag_store_tile's stmatrix
+    with the same lane addresses: a warp's collective. 32-bit fragments
+    (f32, i32), and 16-bit ones whose panel is not a multiple of 8
+    elements, load each thread's column pairs with one ld.shared each (a
+    pair never leaves its 16-byte swizzle chunk). A generic-proxy read:
+    after a TMA load of the tile, the mbarrier wait orders it.
+  }];
+  let arguments = (ins Arg<Tile_PtrIn<"shared">, "", [MemRead]>:$tile, I32:$row0, I32:$thread,
+                       Tile_TileLayoutAttr:$layout);
+  let results = (outs Tile_ValueFragType:$result);
+  let assemblyFormat = [{
+    $tile `[` $row0 `]` `,` $thread $layout attr-dict `:` qualified(type($tile)) `->`
+      qualified(type($result))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Value getPtr() { return getTile(); }
+    bool readsMemory() { return true; }
+    bool writesMemory() { return false; }
+    ::mlir::tile::MemoryOrder getOrder() { return ::mlir::tile::MemoryOrder::weak; }
+    ::mlir::tile::MemoryScope getScope() { return ::mlir::tile::MemoryScope::cta; }
+    /// Whether the 16-bit ldmatrix form applies (else ld.shared per pair).
+    bool usesLdMatrix();
+  }];
+}
+
 def Tile_FragStoreOp : Tile_Op<"frag_store", [Tile_MemoryAccessOpInterface,
                                                  AttrSizedOperandSegments]> {
   let summary = "store a fragment to a row-major matrix: element [r, c] at ptr[r * row_stride + c]";

@@ -23,10 +23,10 @@ def Tile_Value : AnyTypeOf<[Tile_Int, F16, BF16, F32, F64, F8E4M3FN, F8E5M2, Til
 def Tile_AtomicValue : AnyTypeOf<[I32, I64, F32, F64]>;
 // atom/red.add.noftz.f16 (sm_70) and .bf16 (sm_90): the 16-bit floats add only.
 def Tile_AtomicRMWValue : AnyTypeOf<[I32, I64, F16, BF16, F32, F64]>;
-// A vector of 2, 4, 8 or 16 elements moved by one ld/st.vN (4, 8 or 16
-// bytes; the byte rule is the verifier's; 16 lanes are 1-byte elements,
-// moved as four 32-bit words).
-def Tile_Vector : FixedVectorOfLengthAndType<[2, 4, 8, 16], [I8, I16, I32, I64, F16, BF16, F32, F64,
+// A vector of 2 to 32 elements moved by one ld/st.vN of 4, 8 or 16 bytes, or
+// by two 16-byte ones (32 bytes; the byte rule is the verifier's; 8- and
+// 16-bit elements move as 32-bit words).
+def Tile_Vector : FixedVectorOfLengthAndType<[2, 4, 8, 16, 32], [I8, I16, I32, I64, F16, BF16, F32, F64,
                                                         F8E4M3FN, F8E5M2]>;
 // A fragment, per_row or per_col value (TileMmaOps.td) moves only to and
 // from a `var` slot in local memory (SROA keeps it in registers).
