@@ -61,6 +61,12 @@ bool fencedAfter(Operation *init) {
   return false;
 }
 
+/// A barrier that orders the writes of the threads it joins: tile.barrier,
+/// a role's named barrier, a cluster barrier (or a split one's arrive).
+bool isBarrier(Operation *op) {
+  return isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterArriveOp>(op);
+}
+
 /// The nearest barrier before op in program order (its block, then its
 /// ancestors' blocks), or nullptr: tile.barrier, inside a role the role's
 /// tile.named_barrier (the writers of a tile a role stores are its threads),
@@ -69,7 +75,7 @@ bool fencedAfter(Operation *init) {
 Operation *precedingBarrier(Operation *op) {
   for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
     for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode())
-      if (isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterArriveOp>(prev))
+      if (isBarrier(prev))
         return prev;
   return nullptr;
 }
@@ -141,6 +147,41 @@ bool unfencedWritesBetween(Operation *barrier, Operation *op,
         return t == Tail::Writes;
     }
   return false;
+}
+
+/// Where writes of `allocs` that follow `read` in an enclosing loop's body
+/// reach the read's next iteration through the back edge, for each loop
+/// whose body has no barrier before the read (precedingBarrier leaves that
+/// loop; one before the read orders them and is fenced as usual): right
+/// before the last barrier after the writes in the body (it orders them
+/// before the next iteration's read: the writers fence before it), or
+/// before the read itself when no barrier follows them (they reach it in
+/// the writing thread's program order). Writes already fenced after their
+/// last one need nothing.
+SmallVector<Operation *, 2> backEdgeFencePoints(Operation *read,
+                                                const llvm::DenseSet<Operation *> &allocs) {
+  SmallVector<Operation *, 2> points;
+  Operation *barrier = precedingBarrier(read);
+  for (Operation *at = read; at && !isa<KernelOp>(at); at = at->getParentOp()) {
+    Operation *loop = at->getParentOp();
+    if (!isa_and_nonnull<scf::ForOp, scf::WhileOp>(loop) || (barrier && loop->isAncestor(barrier)))
+      continue;
+    Operation *latest = nullptr; // the last barrier in the body after `at`
+    for (Operation *op = &at->getBlock()->back(); op != at; op = op->getPrevNode()) {
+      if (isBarrier(op)) {
+        latest = latest ? latest : op;
+        continue;
+      }
+      Tail t = tailOf(op, allocs);
+      if (t == Tail::Fenced)
+        break;
+      if (t == Tail::Writes) {
+        points.push_back(latest ? latest : read);
+        break;
+      }
+    }
+  }
+  return points;
 }
 
 /// Which acquires order the writers' releases before a read.
@@ -530,6 +571,29 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
       ok = false;
       return;
     }
+    for (Operation *point : backEdgeFencePoints(access, written)) {
+      if (isa_and_nonnull<FenceProxyAsyncOp>(point->getPrevNode()))
+        continue;
+      if (checkOnly) {
+        if (!reported.insert(point).second)
+          continue;
+        ok = false;
+        InFlightDiagnostic d = point->emitError(
+            "generic-proxy writes of a tile that an async-proxy read (" +
+            Twine(isa<MmaOp, MmaRegAOp>(access.getOperation()) ? "wgmma operand" : "TMA store") +
+            ") takes in the loop's next iteration are not fenced before this " +
+            (isBarrier(point) ? "barrier" : "read") + ": fence.proxy.async.shared::cta is missing");
+        d.attachNote(access->getLoc()) << "the async-proxy read is here";
+        attachHint(d, "add fence_proxy_async() after the writes at the end of the loop body, or "
+                      "drop --no-auto-sync");
+        continue;
+      }
+      OpBuilder b(point);
+      auto fence = FenceProxyAsyncOp::create(b, point->getLoc());
+      setReason(fence, "fence.proxy.async.shared::cta: generic writes of a tile at the end of a "
+                       "loop body, before the barrier that orders them before an async-proxy read "
+                       "(TMA store, wgmma) in the next iteration");
+    }
     // Through a wait on an mbarrier the writers arrive on, the writes reach
     // the reader by the arrives' release: each writer fences before its
     // arrive.
@@ -567,7 +631,7 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
     // are fenced right before the read.
     if (!at || unfencedWritesBetween(at, access, written))
       at = access;
-    else if (!isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterArriveOp>(at))
+    else if (!isBarrier(at))
       return; // the releases carry the fence
     if (isa_and_nonnull<FenceProxyAsyncOp>(at->getPrevNode()))
       return;
