@@ -367,18 +367,8 @@ Type Sema::checkFragmentStore(CallExpr &e) {
     return Type::invalid();
   }
   int64_t rows = viewRows.value_or(tile->dims[0]);
-  if (viewRows) {
-    auto &rv = *e.args[0]->as<CallExpr>();
-    bool overflow = false;
-    if (auto i = foldConstant(*rv.args[1], overflow);
-        i && !overflow && (*i < 0 || (*i + 1) * rows > tile->dims[0])) {
-      error(rv.args[1]->loc,
-            "rows(" + tile->decl->name + ", " + std::to_string(*i) + ", " + std::to_string(rows) +
-                ") is outside the tile's " + std::to_string(tile->dims[0]) + " rows",
-            "the view is rows i*n .. i*n+n-1");
-      return Type::invalid();
-    }
-  }
+  if (viewRows && !checkRowsInTile(*e.args[0]->as<CallExpr>(), *tile, rows))
+    return Type::invalid();
   if (tile->elem.type.scalar != v.scalar) {
     error(e.args[1]->loc,
           "the fragment has elements of type " + std::string(scalarName(v.scalar)) + ", tile '" +
@@ -427,6 +417,20 @@ bool Sema::checkFragmentRowStride(NamedArg &stride, int64_t cols, bool load) {
     return false;
   }
   return true;
+}
+
+/// `rows(t, i, n)` with a constant i: rows i*n .. i*n+n-1 must lie in the
+/// tile (a run-time i is the kernel's to keep in range).
+bool Sema::checkRowsInTile(const CallExpr &rowsView, const SharedArrayStmt &tile, int64_t rows) {
+  bool overflow = false;
+  std::optional<int64_t> i = foldConstant(*rowsView.args[1], overflow);
+  if (!i || overflow || (*i >= 0 && (*i + 1) * rows <= tile.dims[0]))
+    return true;
+  error(rowsView.args[1]->loc,
+        "rows(" + tile.decl->name + ", " + std::to_string(*i) + ", " + std::to_string(rows) +
+            ") is outside the tile's " + std::to_string(tile.dims[0]) + " rows",
+        "the view is rows i*n .. i*n+n-1");
+  return false;
 }
 
 } // namespace tile::frontend

@@ -556,18 +556,8 @@ Type Sema::checkLoadFragTile(CallExpr &e, ExprPtr &tileRef, const Type &src, con
     return Type::invalid();
   }
   int64_t rows = viewRows.value_or(tile->dims[0]);
-  if (viewRows) {
-    auto &rv = *e.args[0]->as<CallExpr>();
-    bool overflow = false;
-    if (auto i = foldConstant(*rv.args[1], overflow);
-        i && !overflow && (*i < 0 || (*i + 1) * rows > tile->dims[0])) {
-      error(rv.args[1]->loc,
-            "rows(" + tile->decl->name + ", " + std::to_string(*i) + ", " + std::to_string(rows) +
-                ") is outside the tile's " + std::to_string(tile->dims[0]) + " rows",
-            "the view is rows i*n .. i*n+n-1");
-      return Type::invalid();
-    }
-  }
+  if (viewRows && !checkRowsInTile(*e.args[0]->as<CallExpr>(), *tile, rows))
+    return Type::invalid();
   if (rows != frag.dims[0] || tile->dims[1] != frag.dims[1]) {
     error(e.loc,
           "shape mismatch: a [" + std::to_string(frag.dims[0]) + ", " +

@@ -332,6 +332,9 @@ public:
   /// array (or view): its first element, as load_per_col and a per_row store
   /// take it; false when `e` is no such array. `ok` is false when a
   /// constant length cannot hold the rows a constant stride reaches.
+  /// `rows(t, i, n)` (rowsView) of tile t, n = rows: a constant i outside
+  /// the tile is an error; false after it (SemaEpilogue.cpp).
+  bool checkRowsInTile(const CallExpr &rowsView, const SharedArrayStmt &tile, int64_t rows);
   bool fragmentRowsThroughArray(const ExprAST &e, const Type &t, const Type &frag,
                                 NamedArg &stride, bool &ok);
   /// The extents and element type of a written frag / per_row / per_col type.
