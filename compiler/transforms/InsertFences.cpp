@@ -590,9 +590,9 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
       }
       OpBuilder b(point);
       auto fence = FenceProxyAsyncOp::create(b, point->getLoc());
-      setReason(fence, "fence.proxy.async.shared::cta: generic writes of a tile at the end of a "
-                       "loop body, before the barrier that orders them before an async-proxy read "
-                       "(TMA store, wgmma) in the next iteration");
+      setReason(fence, "fence.proxy.async.shared::cta: generic writes of a tile late in a loop "
+                       "body, which an async-proxy read (TMA store, wgmma) takes in the next "
+                       "iteration");
     }
     // Through a wait on an mbarrier the writers arrive on, the writes reach
     // the reader by the arrives' release: each writer fences before its
