@@ -67,17 +67,18 @@ bool isBarrier(Operation *op) {
   return isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterArriveOp>(op);
 }
 
-/// The nearest barrier before op in program order (its block, then its
-/// ancestors' blocks), or nullptr: tile.barrier, inside a role the role's
-/// tile.named_barrier (the writers of a tile a role stores are its threads),
-/// or a cluster barrier: cluster_sync, or the cluster_arrive of a split one
-/// (the writers' release is the arrive: their fence goes before it).
+/// The nearest barrier before op in program order (walkOpsBefore), or
+/// nullptr: tile.barrier, inside a role the role's tile.named_barrier (the
+/// writers of a tile a role stores are its threads), or a cluster barrier:
+/// cluster_sync, or the cluster_arrive of a split one (the writers' release
+/// is the arrive: their fence goes before it).
 Operation *precedingBarrier(Operation *op) {
-  for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
-    for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode())
-      if (isBarrier(prev))
-        return prev;
-  return nullptr;
+  Operation *barrier = nullptr;
+  walkOpsBefore(op, [&](Operation *prev, Operation *) {
+    barrier = isBarrier(prev) ? prev : nullptr;
+    return barrier != nullptr;
+  });
+  return barrier;
 }
 
 /// What the end of a stretch of program order holds for the writes of
@@ -123,65 +124,30 @@ Tail tailOf(Operation *op, const llvm::DenseSet<Operation *> &allocs) {
 }
 
 /// Whether a user's fence.proxy.async comes after the last generic write of
-/// `allocs` before `at` in program order (its block, then its ancestors'
-/// blocks): the writes it follows are ordered with the async proxy (the
-/// fence covers every earlier write of the thread).
+/// `allocs` before `at` in program order (walkOpsBefore): the writes it
+/// follows are ordered with the async proxy (the fence covers every earlier
+/// write of the thread).
 bool userFencedBefore(Operation *at, const llvm::DenseSet<Operation *> &allocs) {
-  for (Operation *op = at; op && !isa<KernelOp>(op); op = op->getParentOp())
-    if (Tail t = tailBefore(*op->getBlock(), op, allocs); t != Tail::Neither)
-      return t == Tail::Fenced;
-  return false;
+  Tail tail = Tail::Neither;
+  walkOpsBefore(at, [&](Operation *prev, Operation *) {
+    tail = tailOf(prev, allocs);
+    return tail != Tail::Neither;
+  });
+  return tail == Tail::Fenced;
 }
 
 /// Whether a generic write of `allocs` that no fence follows lies between
-/// `barrier` and `op` in program order (op's block, then its ancestors'):
-/// then the barrier does not order those writes, and the fence goes right
-/// before op, after them.
+/// `barrier` and `op` in program order (walkOpsBefore): then the barrier
+/// does not order those writes, and the fence goes right before op, after
+/// them.
 bool unfencedWritesBetween(Operation *barrier, Operation *op,
                            const llvm::DenseSet<Operation *> &allocs) {
-  for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
-    for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
-      if (prev == barrier)
-        return false;
-      if (Tail t = tailOf(prev, allocs); t != Tail::Neither)
-        return t == Tail::Writes;
-    }
-  return false;
-}
-
-/// Where writes of `allocs` that follow `read` in an enclosing loop's body
-/// reach the read's next iteration through the back edge, for each loop
-/// whose body has no barrier before the read (precedingBarrier leaves that
-/// loop; one before the read orders them and is fenced as usual): right
-/// before the last barrier after the writes in the body (it orders them
-/// before the next iteration's read: the writers fence before it), or
-/// before the read itself when no barrier follows them (they reach it in
-/// the writing thread's program order). Writes already fenced after their
-/// last one need nothing.
-SmallVector<Operation *, 2> backEdgeFencePoints(Operation *read,
-                                                const llvm::DenseSet<Operation *> &allocs) {
-  SmallVector<Operation *, 2> points;
-  Operation *barrier = precedingBarrier(read);
-  for (Operation *at = read; at && !isa<KernelOp>(at); at = at->getParentOp()) {
-    Operation *loop = at->getParentOp();
-    if (!isa_and_nonnull<scf::ForOp, scf::WhileOp>(loop) || (barrier && loop->isAncestor(barrier)))
-      continue;
-    Operation *latest = nullptr; // the last barrier in the body after `at`
-    for (Operation *op = &at->getBlock()->back(); op != at; op = op->getPrevNode()) {
-      if (isBarrier(op)) {
-        latest = latest ? latest : op;
-        continue;
-      }
-      Tail t = tailOf(op, allocs);
-      if (t == Tail::Fenced)
-        break;
-      if (t == Tail::Writes) {
-        points.push_back(latest ? latest : read);
-        break;
-      }
-    }
-  }
-  return points;
+  Tail tail = Tail::Neither;
+  walkOpsBefore(op, [&](Operation *prev, Operation *) {
+    tail = prev == barrier ? Tail::Neither : tailOf(prev, allocs);
+    return prev == barrier || tail != Tail::Neither;
+  });
+  return tail == Tail::Writes;
 }
 
 /// Which acquires order the writers' releases before a read.
@@ -296,21 +262,18 @@ struct Releases {
 
 private:
   /// The op holding a sync_warp() or barrier between the last generic write
-  /// of the tiles before `point` and the point (its block, then its
-  /// ancestors'), or null.
+  /// of the tiles before `point` and the point (walkOpsBefore), or null.
   static Operation *syncBefore(Operation *point, const llvm::DenseSet<Operation *> &tiles) {
-    for (Operation *at = point; at && !isa<KernelOp>(at); at = at->getParentOp())
-      for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
-        WalkResult synced = prev->walk([](Operation *op) {
-          return isa<SyncWarpOp, BarrierOp, NamedBarrierOp>(op) ? WalkResult::interrupt()
-                                                                : WalkResult::advance();
-        });
-        if (synced.wasInterrupted())
-          return prev;
-        if (writesGenerically(prev, tiles))
-          return nullptr;
-      }
-    return nullptr;
+    Operation *sync = nullptr;
+    walkOpsBefore(point, [&](Operation *prev, Operation *) {
+      WalkResult synced = prev->walk([](Operation *op) {
+        return isa<SyncWarpOp, BarrierOp, NamedBarrierOp>(op) ? WalkResult::interrupt()
+                                                              : WalkResult::advance();
+      });
+      sync = synced.wasInterrupted() ? prev : nullptr;
+      return sync || writesGenerically(prev, tiles);
+    });
+    return sync;
   }
   void addObject(Value object, bool wholeWarps) {
     if (object) {
@@ -342,29 +305,33 @@ bool ordersOtherThreads(Operation *op, const Releases &released) {
          released.acquiredIn(op, /*wholeWarps=*/true, AcquireMatch::mbarrierWaits);
 }
 
-/// The generic write of `allocs` nearest before `op` in program order (op's
-/// block, then its ancestors') with nothing between them that orders other
-/// threads' writes (scanning back from op, a region op holding a barrier or
-/// such a wait stops the scan), or nullptr.
+/// The last generic write of `allocs` in op (nested ops included), or null.
+Operation *lastGenericWrite(Operation *op, const llvm::DenseSet<Operation *> &allocs) {
+  Operation *write = nullptr;
+  op->walk([&](MemoryAccessOpInterface access) {
+    if (access.getAccessProxy() == MemoryProxy::generic && access.writesMemory())
+      if (SharedAllocOp alloc = rootAlloc(access.getAccessPtr()); alloc && allocs.contains(alloc))
+        write = access;
+  });
+  return write;
+}
+
+/// The generic write of `allocs` nearest before `op` in program order
+/// (walkOpsBefore) with nothing between them that orders other threads'
+/// writes (scanning back from op, a region op holding a barrier or such a
+/// wait stops the scan), or nullptr.
 Operation *writeSinceBarrier(Operation *op, const llvm::DenseSet<Operation *> &allocs,
                              const Releases &released) {
-  for (Operation *at = op; at && !isa<KernelOp>(at); at = at->getParentOp())
-    for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
-      if (isa<RoleOp>(at) && isa<RoleOp>(prev))
-        continue; // another role's threads: tile-check-role-handoffs
-      if (ordersOtherThreads(prev, released))
-        return nullptr;
-      Operation *write = nullptr;
-      prev->walk([&](MemoryAccessOpInterface access) {
-        if (access.getAccessProxy() == MemoryProxy::generic && access.writesMemory())
-          if (SharedAllocOp alloc = rootAlloc(access.getAccessPtr());
-              alloc && allocs.contains(alloc))
-            write = access;
-      });
-      if (write)
-        return write;
-    }
-  return nullptr;
+  Operation *write = nullptr;
+  walkOpsBefore(op, [&](Operation *prev, Operation *from) {
+    if (isa<RoleOp>(from) && isa<RoleOp>(prev))
+      return false; // another role's threads: tile-check-role-handoffs
+    if (ordersOtherThreads(prev, released))
+      return true;
+    write = lastGenericWrite(prev, allocs);
+    return write != nullptr;
+  });
+  return write;
 }
 
 /// An async-proxy read (TMA store, wgmma operand) of a tile that a whole warp
@@ -398,16 +365,16 @@ Operation *precedingReleasedWait(Operation *access, Operation *barrier, const Re
                                  AcquireMatch match) {
   if (released.releases.empty())
     return nullptr;
-  for (Operation *at = access; at && !isa<KernelOp>(at); at = at->getParentOp())
-    for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
-      if (prev == barrier)
-        return nullptr;
-      if (isa<RoleOp>(at) && isa<RoleOp>(prev))
-        continue; // another role's threads
-      if (released.acquiredIn(prev, /*wholeWarps=*/false, match))
-        return prev;
-    }
-  return nullptr;
+  Operation *acquire = nullptr;
+  walkOpsBefore(access, [&](Operation *prev, Operation *from) {
+    if (prev == barrier)
+      return true;
+    if (isa<RoleOp>(from) && isa<RoleOp>(prev))
+      return false; // another role's threads
+    acquire = released.acquiredIn(prev, /*wholeWarps=*/false, match) ? prev : nullptr;
+    return acquire != nullptr;
+  });
+  return acquire;
 }
 
 /// Whether a role other than the one `op` runs in writes one of `allocs`
@@ -539,6 +506,75 @@ bool fenceReleases(Operation *acquire, AcquireMatch match, const Releases &relea
   return ok;
 }
 
+/// How writes of a tile that follow an async-proxy read in an enclosing
+/// loop's body reach the read's next iteration through the back edge, for
+/// each loop whose body has no barrier before the read (precedingBarrier
+/// leaves that loop; one before the read orders them and is fenced as
+/// usual). On the path from the writes to the next iteration's read (the
+/// rest of the body, then a while's condition), nearest the writes wins:
+/// - a barrier: it orders them; the writers fence before the last one;
+/// - an acquire of what the writers release after the writes (a wait on an
+///   mbarrier they arrive on, a flag's acquire): the writers fence before
+///   that release (fenceReleases), as for a read after such a wait;
+/// - neither: the writes reach the read only in the writing thread's
+///   program order; the fence goes before the read, and writes of several
+///   threads are an error (nothing orders the others' writes before it).
+/// Writes already fenced after their last one need nothing.
+struct BackEdge {
+  Operation *point;   // the barrier, the op holding the acquire, or the read
+  AcquireMatch match; // which acquire, when point holds one
+  bool byAcquire;
+  Operation *write; // the last write, when point is the read
+};
+
+SmallVector<BackEdge, 2> backEdges(Operation *read, const llvm::DenseSet<Operation *> &allocs,
+                                   const Releases &released) {
+  SmallVector<BackEdge, 2> edges;
+  Operation *barrier = precedingBarrier(read);
+  for (Operation *at = read; at && !isa<KernelOp>(at); at = at->getParentOp()) {
+    Operation *loop = at->getParentOp();
+    if (!isa_and_nonnull<scf::ForOp, scf::WhileOp>(loop) || (barrier && loop->isAncestor(barrier)))
+      continue;
+    // The path back from the next iteration's read: a while's condition
+    // (the body's next run follows it), then the body from its end.
+    SmallVector<Operation *> path;
+    auto whileLoop = dyn_cast<scf::WhileOp>(loop);
+    if (whileLoop && at->getParentRegion() == &whileLoop.getAfter())
+      for (Operation *op = whileLoop.getConditionOp()->getPrevNode(); op; op = op->getPrevNode())
+        path.push_back(op);
+    for (Operation *op = &at->getBlock()->back(); op != at; op = op->getPrevNode())
+      path.push_back(op);
+    Operation *latest = nullptr, *acquire = nullptr;
+    AcquireMatch match = AcquireMatch::mbarrierWaits;
+    for (Operation *op : path) {
+      if (isBarrier(op)) {
+        latest = latest ? latest : op;
+        continue;
+      }
+      Tail t = tailOf(op, allocs);
+      if (t == Tail::Fenced)
+        break;
+      if (t == Tail::Writes) {
+        if (latest)
+          edges.push_back({latest, match, false, nullptr});
+        else if (acquire)
+          edges.push_back({acquire, match, true, nullptr});
+        else
+          edges.push_back({read, match, false, lastGenericWrite(op, allocs)});
+        break;
+      }
+      if (latest || acquire)
+        continue;
+      for (AcquireMatch m : {AcquireMatch::mbarrierWaits, AcquireMatch::flags})
+        if (!acquire && released.acquiredIn(op, /*wholeWarps=*/false, m)) {
+          acquire = op;
+          match = m;
+        }
+    }
+  }
+  return edges;
+}
+
 /// fence.proxy.async before async-proxy reads of tiles written generically;
 /// with checkOnly, an error for each one missing. Fails after an error.
 LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
@@ -571,7 +607,26 @@ LogicalResult fenceAsyncReads(KernelOp kernel, bool checkOnly,
       ok = false;
       return;
     }
-    for (Operation *point : backEdgeFencePoints(access, written)) {
+    for (BackEdge edge : backEdges(access, written, released)) {
+      if (edge.byAcquire) {
+        if (!fenceReleases(edge.point, edge.match, released, written, checkOnly, access))
+          ok = false;
+        continue;
+      }
+      Operation *point = edge.point;
+      if (edge.write && uniformity.controlLevel(edge.write) <= ::tile::uniformity::kAlignedMax) {
+        ok = false;
+        const bool wgmma = isa<MmaOp, MmaRegAOp>(access.getOperation());
+        InFlightDiagnostic d = access->emitError(
+            Twine("this ") + (wgmma ? "mma reads an operand tile" : "TMA store reads a tile") +
+            " that several threads write later in the loop body, with no barrier or wait before "
+            "the next iteration: it may read the tile before the other threads' writes reach it");
+        d.attachNote(edge.write->getLoc()) << "written here by every thread that reaches it";
+        attachHint(d, "add sync_threads() between this read and the writes, and after the writes "
+                      "(the compiler puts the bulk wait and the proxy fence these need before "
+                      "them)");
+        continue;
+      }
       if (isa_and_nonnull<FenceProxyAsyncOp>(point->getPrevNode()))
         continue;
       if (checkOnly) {

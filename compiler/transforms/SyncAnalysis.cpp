@@ -2,6 +2,7 @@
 #include "SyncAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/ScopeExit.h"
 
@@ -234,6 +235,24 @@ void sync::forEachOpBefore(Operation *at, llvm::function_ref<void(Operation *)> 
 
 void sync::forEachOpAfter(Operation *at, llvm::function_ref<void(Operation *)> fn) {
   forEachOpAround(at, /*after=*/true, fn);
+}
+
+bool sync::walkOpsBefore(Operation *at,
+                         llvm::function_ref<bool(Operation *op, Operation *from)> fn) {
+  auto walkBlock = [&](Operation *from) {
+    for (Operation *prev = from->getPrevNode(); prev; prev = prev->getPrevNode())
+      if (fn(prev, from))
+        return true;
+    return false;
+  };
+  for (Operation *op = at; op && !isa<KernelOp>(op); op = op->getParentOp()) {
+    if (walkBlock(op))
+      return true;
+    if (auto loop = dyn_cast_or_null<scf::WhileOp>(op->getParentOp());
+        loop && op->getParentRegion() == &loop.getAfter() && walkBlock(loop.getConditionOp()))
+      return true;
+  }
+  return false;
 }
 
 bool sync::mayRunInOneThread(Operation *a, Operation *b) {

@@ -101,6 +101,17 @@ private:
 void forEachOpBefore(Operation *at, llvm::function_ref<void(Operation *)> fn);
 void forEachOpAfter(Operation *at, llvm::function_ref<void(Operation *)> fn);
 
+/// Visits the ops before `at` in its thread's program order within one
+/// iteration of each enclosing loop, nearest first, until `fn` returns true:
+/// the rest of `at`'s block backward, then each ancestor's block backward
+/// from that ancestor. Leaving the `after` region (the body) of an
+/// scf.while, its `before` region (the condition, which runs before each
+/// run of the body) comes first, then the while's earlier siblings. `fn`
+/// gets each op and the op the scan started from in that block (`at` or
+/// its ancestor; the condition's terminator in a `before` block). Returns
+/// whether `fn` stopped the walk. Loop back edges are the caller's.
+bool walkOpsBefore(Operation *at, llvm::function_ref<bool(Operation *op, Operation *from)> fn);
+
 /// Whether a thread that runs `a` may also run `b`: b lies before or after a
 /// in that thread's program order (forEachOpBefore, forEachOpAfter).
 bool mayRunInOneThread(Operation *a, Operation *b);
