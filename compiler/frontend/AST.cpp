@@ -1,5 +1,6 @@
 //===- AST.cpp - names of AST enums ----------------------------------------===//
 #include "tilec/frontend/AST.h"
+#include "CudaNames.h"
 #include "NearestNames.h"
 #include "tile/nearest_names.h"
 
@@ -377,21 +378,11 @@ static size_t nameDistance(const std::string &a, const std::string &b) {
   return editDistance(lower(a), lower(b));
 }
 
-/// What other GPU languages (Triton, CUDA, CUTLASS, numpy-style APIs) call a
-/// builtin, where edit distance would not find it: an unknown function of
-/// one of these names is asked about its tilec name.
-static const std::pair<const char *, const char *> kOtherLanguagesNames[] = {
-    {"dot", "mma"},          {"matmul", "mma"},         {"mm", "mma"},
-    {"gemm", "mma"},         {"wgmma", "mma"},          {"row_index", "frag_row"},
-    {"row_idx", "frag_row"}, {"col_index", "frag_col"}, {"col_idx", "frag_col"},
-    {"sum", "row_sum"},      {"where", "select"},       {"program_id", "block_id"},
-    {"num_programs", "grid_dim"},
-};
-
 std::string closestBuiltin(const std::string &name) {
-  for (const auto &[other, builtin] : kOtherLanguagesNames)
-    if (name == other)
-      return builtin;
+  // What other languages call a builtin, where edit distance would not find
+  // it (Triton's where, PyTorch's matmul): the one table of CudaNames.h.
+  if (std::string other = cudaNameBuiltin(name); !other.empty())
+    return other;
   std::string best;
   if (name.size() < 3)
     return best; // too short for a meaningful guess

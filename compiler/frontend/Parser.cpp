@@ -629,8 +629,16 @@ StmtPtr Parser::parseFor(int depth) {
   Token kw = consume();
   const char *hint =
       "write `for i in A .. B { }`, `for i in block_range(N) { }` or `for i in grid_range(N) { }`";
+  if (at(Tok::LParen))
+    fail(cur().loc, "tile's `for` has no C-style `(init; condition; step)`",
+         "`for (int i = a; i < b; i += s)` is `for i in a .. b step s`; a grid-stride loop is "
+         "`for i in grid_range(n)` and a block-stride one `for i in block_range(n)`");
   Token var = expect(Tok::Ident, "loop variable name", hint);
   expect(Tok::KwIn, "'in'", hint);
+  if (atIdent("range") && peekTok().kind == Tok::LParen)
+    fail(cur().loc, "tile has no range(...): a range is written `a .. b`",
+         "Python's `range(a, b, s)` is `a .. b step s` (`range(n)` is `0 .. n`); Triton's "
+         "`tl.static_range` is `a .. b unroll`");
   auto decl = std::make_unique<Decl>();
   decl->kind = DeclKind::LoopVar;
   decl->name = var.text;

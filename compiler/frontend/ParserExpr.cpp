@@ -8,6 +8,7 @@
 // nesting (exprNesting_).
 //===----------------------------------------------------------------------===//
 #include "tilec/frontend/Parser.h"
+#include "CudaNames.h"
 
 #include <algorithm>
 #include <climits>
@@ -252,6 +253,8 @@ ExprPtr Parser::parsePostfix() {
     } else if (at(Tok::Dot)) {
       Token dot = consume();
       Token name = expect(Tok::Ident, "member name", "members are `.local` and `.local_base`");
+      if (at(Tok::LParen) && cur().loc.line == name.loc.line)
+        failMethodCall(*e, name); // `tl.program_id(0)`, `x.to(f16)`
       int depth = e->depth + 1;
       e = std::make_unique<MemberExpr>(name.loc, std::move(e), name.text);
       e->depth = depth;
@@ -260,6 +263,34 @@ ExprPtr Parser::parsePostfix() {
     }
     checkDepth(*e);
   }
+}
+
+void Parser::failMethodCall(const ExprAST &receiver, const Token &name) {
+  // Triton's `tl.NAME(...)`: what the table of other languages' names says,
+  // or the builtin of the same name.
+  auto *module = receiver.as<VarRefExpr>();
+  if (module && module->name == "tl") {
+    if (std::optional<CudaName> found = cudaFunction(name.text))
+      fail(receiver.loc,
+           found->tileForm.empty()
+               ? "tile has no equivalent of Triton's tl." + name.text
+               : "Triton's tl." + name.text + " is `" + found->tileForm + "` in tile",
+           found->hint);
+    if (builtinFromName(name.text) != Builtin::Unknown)
+      fail(receiver.loc, "Triton's tl." + name.text + " is the builtin `" + name.text + "(...)`",
+           "tile's builtins are plain functions, called without a prefix "
+           "(docs/reference/builtins.md)");
+    fail(receiver.loc, "tile has no module 'tl': Triton's tl." + name.text + " is not a builtin",
+         "tile's builtins are plain functions, called without a prefix "
+         "(docs/reference/builtins.md lists them)");
+  }
+  if (name.text == "to")
+    fail(name.loc, "tile has no methods: a conversion is written `x as T`, not `x.to(T)`",
+         "`x as f16`, `acc as bf16` (round to nearest even)");
+  fail(name.loc, "tile has no methods: '." + name.text + "(...)' cannot be called",
+       "builtins are functions that take the value as an argument, `" + name.text +
+           "(x, ...)` (docs/reference/builtins.md); members are `.local` and `.local_base` of a "
+           "dshared array and a ring stage's tiles");
 }
 
 ExprPtr Parser::parsePrimary() {

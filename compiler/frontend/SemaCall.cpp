@@ -147,12 +147,7 @@ Type Sema::inferCall(CallExpr &e) {
     std::optional<std::string> type = cuda ? std::nullopt : typeWordAsValue(e.callee);
     if (cuda || type) {
       if (cuda)
-        error(e.loc,
-              "unknown function '" + e.callee + "'" +
-                  (cuda->tileForm.empty()
-                       ? std::string(": tile has no equivalent of CUDA's " + e.callee)
-                       : ": CUDA's " + e.callee + " is `" + cuda->tileForm + "` in tile"),
-              cuda->hint);
+        error(e.loc, cudaNameMessage("function", e.callee, *cuda), cuda->hint);
       else
         error(e.loc, "'" + e.callee + "' is a type, not a function",
               conversionHint(e.callee, *type));

@@ -75,10 +75,7 @@ Type Sema::infer(ExprPtr &ep) {
         error(v.loc, "'" + v.name + "' is a builtin function, not a value",
               "call it: `" + v.name + "(...)`");
       else if (auto cuda = cudaVariable(v.name))
-        error(v.loc,
-              "unknown name '" + v.name + "': CUDA's " + v.name + " is `" + cuda->tileForm +
-                  "` in tile",
-              cuda->hint);
+        error(v.loc, cudaNameMessage("name", v.name, *cuda), cuda->hint);
       else if (std::optional<std::string> type = typeWordAsValue(v.name))
         error(v.loc, "'" + v.name + "' is a type, not a value", conversionHint(v.name, *type));
       else if (auto foreign = foreignWord(v.name))
@@ -773,6 +770,16 @@ Type Sema::inferMember(MemberExpr &e) {
     return base;
   if (base.isVector())
     return inferVectorMember(e, base);
+  auto *idCall = e.base->as<CallExpr>();
+  if (idCall && isIdBuiltin(idCall->builtin) && e.name.size() == 1 && e.name[0] >= 'x' &&
+      e.name[0] <= 'z') {
+    // CUDA's threadIdx.x: in tile the axis is the id builtin's argument.
+    std::string axis = std::to_string(e.name[0] - 'x');
+    error(e.loc, "'" + idCall->callee + "()' is an i32 with no member '" + e.name + "'",
+          "CUDA's ." + e.name + " is the axis argument: write `" + idCall->callee + "(" + axis +
+              ")`");
+    return Type::invalid();
+  }
   if (base.kind != Type::DistArray) {
     error(e.loc, "a value of type " + base.str() + " has no member '" + e.name + "'",
           elementAccessHint(base, "`.local` and `.local_base` apply to dshared arrays"));

@@ -43,6 +43,9 @@ private:
   Token expect(Tok k, const char *what, const char *hint = "");
   [[noreturn]] void fail(const Location &loc, std::string msg, std::string hint);
   [[noreturn]] void failExpected(const char *what, const char *hint);
+  /// `receiver.name(` on one line: tile has no methods (Triton's
+  /// `tl.program_id(0)`, torch's `x.to(f16)`).
+  [[noreturn]] void failMethodCall(const ExprAST &receiver, const Token &name);
 
   std::unique_ptr<KernelAST> parseKernel();
   void parseKernelAttrs(KernelAST &k);
