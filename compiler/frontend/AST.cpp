@@ -476,6 +476,10 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
        "tile has no '%' statement",
        "statements are let, var, assignments, if/else, for, while, break, continue, return and "
        "builtin calls"},
+      {{"__shared__"},
+       "CUDA's __shared__ array is `let NAME = shared<T>[N]` in tile",
+       "`__shared__ float s[256]` is `let s = shared<f32>[256]`; a 2-D `s[32][33]` is "
+       "`shared<f32>[32, 33]`, indexed `s[i, j]`"},
       {{"and", "or", "not"},
        "there is no '%' operator",
        "the logical operators are `&&`, `||` and `!` (on i1 values: compare first, `x != 0`)"},
@@ -483,7 +487,12 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
        "there are no null pointers ('%')",
        "pointers come from kernel parameters; pass a count or a flag to mark absent data"},
   };
-  return lookUpForeign(kTable, word);
+  std::optional<ForeignWord> found = lookUpForeign(kTable, word);
+  // C's `float x = ...`: the binding with the type tile names it by.
+  if (std::optional<std::string> type = cTypeName(word); found && type && !type->empty())
+    found->hint = "C's `" + word + " x = ...` is `let x: " + *type +
+                  " = ...` (`var x: " + *type + "` for one that changes)";
+  return found;
 }
 
 std::optional<ForeignWord> foreignFileWord(const std::string &word) {

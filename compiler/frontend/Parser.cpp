@@ -100,6 +100,36 @@ void Parser::fail(const Location &loc, std::string msg, std::string hint) {
   throw Fail{};
 }
 
+void Parser::failCParam(const Token &first) {
+  // C's `float* c`, `const float* a`, `unsigned int n`: the type first, a
+  // `*` for a pointer. (`first` is consumed; cur() is the token after it.)
+  size_t skip = 0;
+  std::string written = first.text;
+  std::optional<std::string> tile = cTypeName(first.text);
+  if (first.text == "const" && cur().kind == Tok::Ident && cTypeName(cur().text)) {
+    tile = cTypeName(cur().text);
+    written += " " + peekTok(skip++).text;
+  } else if (first.text == "unsigned" && (atIdent("int") || atIdent("long"))) {
+    tile = cur().text == "int" ? "u32" : "u64";
+    written += " " + peekTok(skip++).text;
+  }
+  if (!tile || tile->empty())
+    return;
+  bool pointer = peekTok(skip).kind == Tok::Star;
+  const Token &name = peekTok(skip + (pointer ? 1 : 0));
+  if (!pointer && name.kind != Tok::Ident)
+    return; // a parameter named like a C type, without its `: TYPE`
+  std::string n = name.kind == Tok::Ident ? name.text : "p";
+  std::string form = pointer ? n + ": ptr<" + *tile + ", global>" : n + ": " + *tile;
+  fail(first.loc,
+       "parameters are written `NAME: TYPE`, the name first: C's `" + written +
+           (pointer ? "* " : " ") + n + "` is `" + form + "`",
+       pointer ? "a pointer is `ptr<T, global>` (or `ptr<T, shared>`); tile has no `const` or "
+                 "`__restrict__` on parameters"
+               : "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
+                 "f64, e4m3, e5m2");
+}
+
 void Parser::failExpected(const char *what, const char *hint) {
   if (at(Tok::Error))
     throw Fail{}; // the lexer already reported it
@@ -170,6 +200,8 @@ std::unique_ptr<KernelAST> Parser::parseKernel() {
   expect(Tok::LParen, "'('", "the kernel name is followed by its parameter list");
   while (!at(Tok::RParen)) {
     Token pname = expect(Tok::Ident, "parameter name", "parameters are written `NAME: TYPE`");
+    if (!at(Tok::Colon))
+      failCParam(pname);
     expect(Tok::Colon, "':'", "parameters are written `NAME: TYPE`");
     std::optional<TypeSyntax> peerTy = parsePeerParamType(*k, (int)k->params.size());
     TypeSyntax ty = peerTy ? *peerTy
@@ -323,6 +355,9 @@ TypeSyntax Parser::parseScalarType(const char *what, bool orVector) {
       fail(t.loc, "'" + t.text + (at(Tok::Lt) ? "<...>" : "") + "' cannot be written here", where);
   if (!k) {
     std::optional<std::string> c = cTypeName(t.text); // C's `float`, CUDA's `__half`
+    if (c && !c->empty() && at(Tok::Star)) // C's `float*`
+      fail(t.loc, "unknown type '" + t.text + "*'; C's " + t.text + "* is ptr<" + *c + ", global>",
+           "pointer types are written ptr<SCALAR, global|shared|cluster>");
     fail(t.loc, "unknown type '" + t.text + "'" + (c ? "; C's " + t.text + " is " + *c : ""),
          std::string("scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
                      "f64, e4m3, e5m2") +

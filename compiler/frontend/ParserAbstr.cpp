@@ -61,6 +61,8 @@ std::unique_ptr<FnAST> Parser::parseFn() {
   expect(Tok::LParen, "'('", hint);
   while (!at(Tok::RParen)) {
     Token pname = expect(Tok::Ident, "parameter name", "parameters are written `NAME: TYPE`");
+    if (!at(Tok::Colon))
+      failCParam(pname);
     expect(Tok::Colon, "':'", "parameters are written `NAME: TYPE`");
     f->paramNames.push_back(pname.text);
     f->paramLocs.push_back(pname.loc);

@@ -46,6 +46,9 @@ private:
   /// `receiver.name(` on one line: tile has no methods (Triton's
   /// `tl.program_id(0)`, torch's `x.to(f16)`).
   [[noreturn]] void failMethodCall(const ExprAST &receiver, const Token &name);
+  /// A parameter written C's way (`float* c`, `int n`), `first` its type
+  /// word: the tile form; returns when `first` is not a C type.
+  void failCParam(const Token &first);
 
   std::unique_ptr<KernelAST> parseKernel();
   void parseKernelAttrs(KernelAST &k);
