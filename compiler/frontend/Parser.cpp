@@ -254,6 +254,10 @@ void Parser::parseKernelAttrs(KernelAST &k) {
       k.threads.present = true;
     } else if (attr.text == "max_threads" || attr.text == "min_blocks") {
       parseLaunchBound(k, attr);
+    } else if (attr.text == "__launch_bounds__") {
+      fail(attr.loc, "CUDA's __launch_bounds__(N, B) is `max_threads(N) min_blocks(B)` in tile",
+           "`threads(N)` fixes the block shape instead (PTX .reqntid); max_threads(N) "
+           "(.maxntid) bounds it and min_blocks(B) (.minnctapersm) asks for B CTAs per SM");
     } else {
       fail(attr.loc, "unknown kernel attribute '" + attr.text + "'",
            "kernel attributes are cluster(X[,Y,Z]), cluster(dynamic), threads(X[,Y,Z]), "
@@ -580,6 +584,9 @@ StmtPtr Parser::parseLet(int depth) {
     int dimDepth = 1;
     std::vector<ExprPtr> moreDims = parseMoreIndices(dimDepth);
     expect(Tok::RBracket, "']'", hint);
+    if (at(Tok::LBracket) && !cur().atLineStart) // C's `float s[32][33]`
+      fail(cur().loc, "the dimensions of a shared array are one list: `[32, 33]`, not `[32][33]`",
+           "`let t = shared<f32>[32, 33]` is 32 rows of 33; it is indexed `t[i, j]`");
     decl->kind = dist ? DeclKind::DSharedArray : DeclKind::SharedArray;
     auto arrayStmt =
         std::make_unique<SharedArrayStmt>(kw.loc, std::move(decl), dist, elem, std::move(count));

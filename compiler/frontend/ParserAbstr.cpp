@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tilec/frontend/Parser.h"
+#include "CudaNames.h"
 
 namespace tile::frontend {
 
@@ -191,6 +192,14 @@ std::unique_ptr<ConstStmt> Parser::parseConst() {
   Token kw = consume(); // const
   const char *hint = "write `const NAME = EXPR` or `const NAME: TYPE = EXPR`";
   Token name = expect(Tok::Ident, "constant name", hint);
+  std::optional<std::string> cType = cTypeName(name.text);
+  if (cType && !cType->empty() && at(Tok::Ident) && peekTok().kind == Tok::Assign)
+    fail(name.loc, // C's `const int N = 256`
+         "a constant's type follows its name: C's `const " + name.text + " " + cur().text +
+             "` is `const " + cur().text + ": " + *cType + "`",
+         "write `const " + cur().text + ": " + *cType + " = ...`, or `const " + cur().text +
+             " = ...` (an untyped integer constant takes its type from its use, like a "
+             "literal; a float one is f32)");
   std::optional<TypeSyntax> annot;
   if (accept(Tok::Colon))
     annot = parseScalarType("type");

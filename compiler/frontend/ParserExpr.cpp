@@ -177,6 +177,8 @@ ExprPtr Parser::parseBinary(int minPrec) {
     if (prec < minPrec)
       return lhs;
     Token op = consume();
+    if (op.kind == Tok::Star && op.atLineStart)
+      lineStartStar_ = op.loc;
     ExprPtr rhs = parseBinary(prec + 1);
     int depth = std::max(lhs->depth, rhs->depth) + 1;
     lhs = std::make_unique<BinaryExpr>(op.loc, binaryOpOf(op.kind), std::move(lhs), std::move(rhs));
@@ -362,7 +364,20 @@ ExprPtr Parser::parsePrimary() {
          "write `let NAME = shared<TYPE>[COUNT]` at the top level of the kernel");
   case Tok::LBrace:
     return parseVector();
+  case Tok::Amp:
+    fail(cur().loc, "tile has no address-of operator '&'",
+         "builtins take the element itself: CUDA's `atomicAdd(&p[i], v)` is `atomic_add(p[i], "
+         "v)`; a pointer to element i is `p + i`");
+  case Tok::Star:
+    fail(cur().loc, "tile has no dereference operator '*'",
+         "C's `*p` is `p[0]` and `*(p + i)` is `p[i]`");
   default:
+    if (cur().kind >= Tok::Assign && cur().kind <= Tok::ShrAssign && lineStartStar_ &&
+        lineStartStar_->line == cur().loc.line)
+      fail(*lineStartStar_,
+           "tile has no dereference operator '*': this `*` multiplies the line before by what "
+           "follows it",
+           "newlines do not end statements; C's `*p = v` is `p[0] = v`");
     failExpected("an expression",
                  "expressions are literals, names, calls, `(e)`, `e[i]`, `e.member` and operators");
   }

@@ -728,9 +728,12 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
     return Type::mbarrier(AddressSpace::Shared);
   }
   if (!base.isIndexable()) {
+    auto *inner = e.base->as<IndexExpr>();
     error(e.loc, "cannot index a value of type " + base.str(),
-          elementAccessHint(base,
-                            "only pointers, shared arrays, views and dshared arrays can be indexed"));
+          inner && inner->moreIndices.empty() && base.isScalar()
+              ? "C's `t[i][j]` is `t[i, j]`: one index list for every dimension of an array"
+              : elementAccessHint(
+                    base, "only pointers, shared arrays, views and dshared arrays can be indexed"));
     return Type::invalid();
   }
   if (!idx.isInvalid() && (!idx.isInteger() || idx.isBool())) {

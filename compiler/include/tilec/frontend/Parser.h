@@ -144,6 +144,9 @@ private:
   std::vector<Token> toks_;
   size_t pos_ = 0;
   int exprNesting_ = 0;
+  /// The last `*` operator that started a line: C's `*p = v` there
+  /// continued the line before as a multiplication.
+  std::optional<Location> lineStartStar_;
   bool inFunction_ = false; // parsing a fn body: `return e` is allowed
   std::vector<StmtPtr> pendingStmts_; // follow the statement just parsed
   int tupleAssigns_ = 0;              // names the hidden lets of tuple assignments
