@@ -13,6 +13,8 @@
 
 #include "tilec/Target/ClusterGeometry.h"
 
+#include <functional>
+
 namespace tile::frontend {
 
 bool Sema::checkArgCount(CallExpr &e, size_t min, size_t max) {
@@ -47,6 +49,22 @@ void Sema::resolveOnly(ExprPtr &e) {
   }
   infer(e);
   finalize(e);
+}
+
+void Sema::resolveArgsOfUnknownCall(CallExpr &e) {
+  // `dot(a, trans(b))`: the call was meant as a product, so an operand view
+  // in it is not also an error of its own; its arguments are still checked.
+  std::function<void(ExprPtr &)> resolve = [&](ExprPtr &a) {
+    auto *view = a->as<CallExpr>();
+    if (view && (view->callee == "trans" || view->callee == "rows") && !lookup(view->callee)) {
+      for (ExprPtr &x : view->args)
+        resolve(x);
+      return;
+    }
+    resolveOnly(a);
+  };
+  for (ExprPtr &a : e.args)
+    resolve(a);
 }
 
 bool Sema::checkNoNamedArgs(CallExpr &e) {
@@ -151,8 +169,7 @@ Type Sema::inferCall(CallExpr &e) {
       else
         error(e.loc, "'" + e.callee + "' is a type, not a function",
               conversionHint(e.callee, *type));
-      for (ExprPtr &a : e.args)
-        resolveOnly(a);
+      resolveArgsOfUnknownCall(e);
       return Type::invalid();
     }
   }
@@ -172,8 +189,7 @@ Type Sema::inferCall(CallExpr &e) {
                     " (docs/reference/builtins.md lists every builtin); or define it at file "
                     "level with `fn " +
                     e.callee + "(...) { ... }`");
-    for (ExprPtr &a : e.args)
-      resolveOnly(a);
+    resolveArgsOfUnknownCall(e);
     return Type::invalid();
   }
   e.role = curRole_;
