@@ -35,7 +35,13 @@ bool Sema::checkArgCount(CallExpr &e, size_t min, size_t max) {
                                 (signature.find(" (") == std::string::npos
                                      ? std::string()
                                      : signature.substr(signature.find(" ("))) +
-                                " (docs/reference/builtins.md)");
+                                " (docs/reference/builtins.md)" +
+                                // CUDA's `__shfl_xor_sync(mask, v, m)`, one argument more.
+                                (isWarpCollective(b) && n == max + 1
+                                     ? "; CUDA's mask is the first argument, tile's a named one: `" +
+                                           e.callee + (max == 0 ? "(" : "(..., ") +
+                                           "mask = M)` (default: the full warp)"
+                                     : ""));
   for (ExprPtr &a : e.args) // still resolve names so uses are annotated
     resolveOnly(a);
   return false;
