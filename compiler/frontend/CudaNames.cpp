@@ -95,6 +95,30 @@ const Entry kFunctions[] = {
     {"shfl_xor_sync", "shfl_xor(v, m)", "shfl_xor(v, m, width = W, mask = M): mask and width are "
      "named and default to the full warp", "tile"},
     {"warp_size", "32", "a warp is 32 threads; declare `const WARP = 32` to name it", "tile"},
+    {"lane", "lane_id()", "the lane is lane_id() and the warp warp_id()", "tile"},
+    {"num_threads", "block_dim(0)", "block_dim(0), (1), (2) are the block's extents; with "
+     "threads(N) the block shape is the constant N", "tile"},
+    {"sync_block", "sync_threads()", "sync_threads() is the block's barrier (bar.sync 0)", "tile"},
+    {"atomic_sub", "atomic_add(p[i], -v)", "subtract by adding the negated value", "tile"},
+    {"atomic_inc", "atomic_add(p[i], 1)", "an increment is atomic_add(p[i], 1) (CUDA's "
+     "atomicInc(p, limit) also wraps at limit; tile has no wrapping increment)", "tile"},
+    {"warp_reduce_sum", "redux_add(v)", "redux_add(v) sums an i32 or u32 over the warp (one "
+     "redux.sync); a float sum is five shfl_xor steps", "tile"},
+    {"exp_approx", "exp(x, approx = true)", "the approximate math functions are the builtins' "
+     "`approx = true` (ex2.approx), or every call with tilec --fast-math", "tile"},
+    {"rcp", "1.0 / x", "a reciprocal is `1.0 / x` (IEEE, round to nearest)", "tile"},
+    {"float2half", "x as f16", "conversions are `as`: round to nearest even", "tile"},
+    {"relu", "max(x, 0.0)", "max is IEEE maxNum, so a NaN x gives 0.0; torch.relu keeps the "
+     "NaN, as `select(x < 0.0, 0.0, x)` does", "PyTorch"},
+    // OpenCL's work-item functions.
+    {"get_local_id", "thread_id(0)", "get_local_id(0), (1), (2) are thread_id(0), (1), (2)",
+     "OpenCL"},
+    {"get_group_id", "block_id(0)", "get_group_id(0), (1), (2) are block_id(0), (1), (2)",
+     "OpenCL"},
+    {"get_local_size", "block_dim(0)", "get_local_size(0), (1), (2) are block_dim(0), (1), (2)",
+     "OpenCL"},
+    {"get_global_id", "block_id(0) * block_dim(0) + thread_id(0)",
+     "or `for i in grid_range(n)` to spread 0 .. n-1 over the grid", "OpenCL"},
     // Triton's tl functions (a Triton program is a CTA; its block of values
     // is spread over the CTA's threads, one or more elements per thread).
     {"program_id", "block_id(0)", "a Triton program is a CTA: tl.program_id(0), (1), (2) are "
