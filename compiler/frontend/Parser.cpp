@@ -563,6 +563,18 @@ StmtPtr Parser::parseLet(int depth) {
   std::optional<TypeSyntax> annot;
   if (accept(Tok::Colon))
     annot = parseType();
+  if (!at(Tok::Assign) && (at(Tok::Eof) || cur().atLineStart || at(Tok::Semi) || at(Tok::RBrace)))
+    // C's `float acc;`: the line ends without a value; the caret stays on it
+    // rather than on the next line's first token.
+    fail(name.loc, "'" + name.text + "' needs an initial value",
+         std::string("tile has no uninitialised variables: write `") + (isVar ? "var " : "let ") +
+             name.text +
+             (annot && annot->typeParam.empty() ? ": " + annot->type.str() : std::string()) +
+             " = " +
+             (!annot || !annot->typeParam.empty() || !annot->type.isScalar() ? "..."
+              : annot->type.isFloat()                                        ? "0.0"
+                                                                             : "0") +
+             "`");
   expect(Tok::Assign, "'='", "a declaration needs an initializer: `let NAME = EXPR`");
   auto decl = std::make_unique<Decl>();
   decl->name = name.text;
