@@ -490,8 +490,8 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
   std::optional<ForeignWord> found = lookUpForeign(kTable, word);
   // C's `float x = ...`: the binding with the type tile names it by.
   if (std::optional<std::string> type = cTypeName(word); found && type && !type->empty())
-    found->hint = "C's `" + word + " x = ...` is `let x: " + *type +
-                  " = ...` (`var x: " + *type + "` for one that changes)";
+    found->hint = "C's `" + word + " x = ...` is `let x: " + *type + " = ...` (`var x: " + *type +
+                  "` for one that changes)";
   return found;
 }
 

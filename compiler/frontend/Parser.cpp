@@ -359,7 +359,7 @@ TypeSyntax Parser::parseScalarType(const char *what, bool orVector) {
       fail(t.loc, "'" + t.text + (at(Tok::Lt) ? "<...>" : "") + "' cannot be written here", where);
   if (!k) {
     std::optional<std::string> c = cTypeName(t.text); // C's `float`, CUDA's `__half`
-    if (c && !c->empty() && at(Tok::Star)) // C's `float*`
+    if (c && !c->empty() && at(Tok::Star))            // C's `float*`
       fail(t.loc, "unknown type '" + t.text + "*'; C's " + t.text + "* is ptr<" + *c + ", global>",
            "pointer types are written ptr<SCALAR, global|shared|cluster>");
     fail(t.loc, "unknown type '" + t.text + "'" + (c ? "; C's " + t.text + " is " + *c : ""),

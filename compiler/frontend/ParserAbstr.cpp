@@ -313,8 +313,8 @@ TypeSyntax Parser::parseParamType() {
     return ts;
   }
   if ((at(Tok::KwShared) || at(Tok::KwDShared)) && peekTok().kind == Tok::Lt)
-    fail(cur().loc, "a parameter takes a shared array as `view<T, shared>`, not `" + cur().text +
-                        "<T>[N]`",
+    fail(cur().loc,
+         "a parameter takes a shared array as `view<T, shared>`, not `" + cur().text + "<T>[N]`",
          "`fn f(a: view<f32, shared>)` takes a 1-D shared array (its length is the array's), "
          "`ptr<f32, shared>` its first element's address; dshared arrays are not passed "
          "(docs/reference/kernels.md#functions)");

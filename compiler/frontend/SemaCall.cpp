@@ -30,18 +30,18 @@ bool Sema::checkArgCount(CallExpr &e, size_t min, size_t max) {
   error(e.loc,
         "'" + e.callee + "' takes " + want + " argument" + (max == 1 && min == 1 ? "" : "s") +
             ", got " + std::to_string(n),
-        signature.empty() ? "see docs/reference/builtins.md for the builtin's signature"
-                          : "write `" + signature.substr(0, signature.find(" (")) + "`" +
-                                (signature.find(" (") == std::string::npos
-                                     ? std::string()
-                                     : signature.substr(signature.find(" ("))) +
-                                " (docs/reference/builtins.md)" +
-                                // CUDA's `__shfl_xor_sync(mask, v, m)`, one argument more.
-                                (isWarpCollective(b) && n == max + 1
-                                     ? "; CUDA's mask is the first argument, tile's a named one: `" +
-                                           e.callee + (max == 0 ? "(" : "(..., ") +
-                                           "mask = M)` (default: the full warp)"
-                                     : ""));
+        signature.empty()
+            ? "see docs/reference/builtins.md for the builtin's signature"
+            : "write `" + signature.substr(0, signature.find(" (")) + "`" +
+                  (signature.find(" (") == std::string::npos
+                       ? std::string()
+                       : signature.substr(signature.find(" ("))) +
+                  " (docs/reference/builtins.md)" +
+                  // CUDA's `__shfl_xor_sync(mask, v, m)`, one argument more.
+                  (isWarpCollective(b) && n == max + 1
+                       ? "; CUDA's mask is the first argument, tile's a named one: `" + e.callee +
+                             (max == 0 ? "(" : "(..., ") + "mask = M)` (default: the full warp)"
+                       : ""));
   for (ExprPtr &a : e.args) // still resolve names so uses are annotated
     resolveOnly(a);
   return false;
