@@ -113,6 +113,13 @@ void Parser::failCParam(const Token &first) {
     tile = cur().text == "int" ? "u32" : "u64";
     written += " " + peekTok(skip++).text;
   }
+  if ((!tile || tile->empty()) && skip == 0 && at(Tok::Ident) && cTypeName(cur().text) &&
+      !cTypeName(cur().text)->empty())
+    // Go's `n int`: the name first, but no ':' before the type.
+    fail(cur().loc,
+         "a parameter's type follows a ':': `" + first.text + ": " + *cTypeName(cur().text) + "`",
+         "parameters are written `NAME: TYPE`; C's " + cur().text + " is " +
+             *cTypeName(cur().text));
   if (!tile || tile->empty())
     return;
   bool pointer = peekTok(skip).kind == Tok::Star;
