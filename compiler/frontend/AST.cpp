@@ -1,5 +1,6 @@
 //===- AST.cpp - names of AST enums ----------------------------------------===//
 #include "tilec/frontend/AST.h"
+#include "CudaNames.h"
 #include "NearestNames.h"
 #include "tile/nearest_names.h"
 
@@ -377,21 +378,11 @@ static size_t nameDistance(const std::string &a, const std::string &b) {
   return editDistance(lower(a), lower(b));
 }
 
-/// What other GPU languages (Triton, CUDA, CUTLASS, numpy-style APIs) call a
-/// builtin, where edit distance would not find it: an unknown function of
-/// one of these names is asked about its tilec name.
-static const std::pair<const char *, const char *> kOtherLanguagesNames[] = {
-    {"dot", "mma"},          {"matmul", "mma"},         {"mm", "mma"},
-    {"gemm", "mma"},         {"wgmma", "mma"},          {"row_index", "frag_row"},
-    {"row_idx", "frag_row"}, {"col_index", "frag_col"}, {"col_idx", "frag_col"},
-    {"sum", "row_sum"},      {"where", "select"},       {"program_id", "block_id"},
-    {"num_programs", "grid_dim"},
-};
-
 std::string closestBuiltin(const std::string &name) {
-  for (const auto &[other, builtin] : kOtherLanguagesNames)
-    if (name == other)
-      return builtin;
+  // What other languages call a builtin, where edit distance would not find
+  // it (Triton's where, PyTorch's matmul): the one table of CudaNames.h.
+  if (std::string other = cudaNameBuiltin(name); !other.empty())
+    return other;
   std::string best;
   if (name.size() < 3)
     return best; // too short for a meaningful guess
@@ -485,6 +476,10 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
        "tile has no '%' statement",
        "statements are let, var, assignments, if/else, for, while, break, continue, return and "
        "builtin calls"},
+      {{"__shared__"},
+       "CUDA's __shared__ array is `let NAME = shared<T>[N]` in tile",
+       "`__shared__ float s[256]` is `let s = shared<f32>[256]`; a 2-D `s[32][33]` is "
+       "`shared<f32>[32, 33]`, indexed `s[i, j]`"},
       {{"and", "or", "not"},
        "there is no '%' operator",
        "the logical operators are `&&`, `||` and `!` (on i1 values: compare first, `x != 0`)"},
@@ -492,7 +487,12 @@ std::optional<ForeignWord> foreignWord(const std::string &word) {
        "there are no null pointers ('%')",
        "pointers come from kernel parameters; pass a count or a flag to mark absent data"},
   };
-  return lookUpForeign(kTable, word);
+  std::optional<ForeignWord> found = lookUpForeign(kTable, word);
+  // C's `float x = ...`: the binding with the type tile names it by.
+  if (std::optional<std::string> type = cTypeName(word); found && type && !type->empty())
+    found->hint = "C's `" + word + " x = ...` is `let x: " + *type + " = ...` (`var x: " + *type +
+                  "` for one that changes)";
+  return found;
 }
 
 std::optional<ForeignWord> foreignFileWord(const std::string &word) {

@@ -1,9 +1,12 @@
 //===- CudaNames.cpp - what CUDA C++'s names are in tile ---------------------===//
 //
-// The one table of CUDA C++ names and their tile forms (CudaNames.h). Each
-// entry is checked by tests/lit/frontend/err-cuda-names.tile.
+// The one table of CUDA C++ names (and Triton's, and a few other APIs')
+// and their tile forms (CudaNames.h). Each entry is checked by
+// tests/unit/frontend/CudaNamesTest.cpp; tests/lit/frontend/err-cuda-names.tile
+// and err-triton-names.tile show them in programs.
 //===----------------------------------------------------------------------===//
 #include "CudaNames.h"
+#include "tilec/frontend/AST.h"
 #include "tilec/frontend/Types.h"
 
 #include <cstring>
@@ -15,6 +18,7 @@ struct Entry {
   const char *cuda;
   const char *tile;
   const char *hint;
+  const char *language = "CUDA"; // whose name `cuda` is
 };
 
 // Built-in variables. `threadIdx.x` reaches Sema as the name `threadIdx`.
@@ -33,6 +37,11 @@ const Entry kVariables[] = {
     {"laneId", "lane_id()", "the lane is lane_id() and the warp warp_id()"},
     {"laneid", "lane_id()", "the lane is lane_id() and the warp warp_id()"},
     {"warpId", "warp_id()", "the warp is warp_id() and the lane lane_id()"},
+    // Triton's `tl.` prefix: tile's builtins are called by their own names.
+    {"tl", "",
+     "tile's builtins are plain functions, called without a prefix: tl.program_id(0) is "
+     "block_id(0), tl.where(c, a, b) is select(c, a, b), tl.maximum(a, b) is max(a, b)",
+     "Triton"},
     // C's and CUDA's constant macros (math.h, float.h, limits.h, math_constants.h).
     {"INFINITY", "inf", "`inf` and `nan` are float literals typed by their context: `-inf`, `inf as f16`"},
     {"HUGE_VALF", "inf", "`inf` and `nan` are float literals typed by their context: `-inf`, `inf as f16`"},
@@ -70,6 +79,146 @@ const Entry kFunctions[] = {
      "size_of(T) is a type's size in bytes, a compile-time constant; it takes a type (a type "
      "parameter or a scalar type such as f16), not a value"},
     {"__syncwarp", "sync_warp()", "sync_warp(mask = m) waits for the lanes of m (default: all)"},
+    // Misremembered spellings of the barriers and warp intrinsics.
+    {"sync", "sync_threads()",
+     "sync_threads() is the block's barrier (bar.sync 0), CUDA's "
+     "__syncthreads(); sync_warp() is a warp's",
+     "tile"},
+    {"barrier", "sync_threads()",
+     "barrier(CLK_LOCAL_MEM_FENCE) is sync_threads(), the block's barrier (bar.sync 0)", "OpenCL"},
+    {"debug_barrier", "sync_threads()",
+     "tl.debug_barrier() is sync_threads(), the block's "
+     "barrier (bar.sync 0)",
+     "Triton"},
+    {"warp_sync", "sync_warp()", "sync_warp(mask = m) waits for the lanes of m (default: all)",
+     "tile"},
+    {"shfl_sync", "shfl_idx(v, src)",
+     "shfl_idx(v, src, width = W, mask = M): mask and width are "
+     "named and default to the full warp",
+     "tile"},
+    {"shfl_up_sync", "shfl_up(v, d)",
+     "shfl_up(v, d, width = W, mask = M): mask and width are "
+     "named and default to the full warp",
+     "tile"},
+    {"shfl_down_sync", "shfl_down(v, d)",
+     "shfl_down(v, d, width = W, mask = M): mask and width "
+     "are named and default to the full warp",
+     "tile"},
+    {"shfl_xor_sync", "shfl_xor(v, m)",
+     "shfl_xor(v, m, width = W, mask = M): mask and width are "
+     "named and default to the full warp",
+     "tile"},
+    {"warp_size", "32", "a warp is 32 threads; declare `const WARP = 32` to name it", "tile"},
+    {"lane", "lane_id()", "the lane is lane_id() and the warp warp_id()", "tile"},
+    {"num_threads", "block_dim(0)",
+     "block_dim(0), (1), (2) are the block's extents; with "
+     "threads(N) the block shape is the constant N",
+     "tile"},
+    {"sync_block", "sync_threads()", "sync_threads() is the block's barrier (bar.sync 0)", "tile"},
+    {"atomic_sub", "atomic_add(p[i], -v)", "subtract by adding the negated value", "tile"},
+    {"atomic_inc", "atomic_add(p[i], 1)",
+     "an increment is atomic_add(p[i], 1) (CUDA's "
+     "atomicInc(p, limit) also wraps at limit; tile has no wrapping increment)",
+     "tile"},
+    {"warp_reduce_sum", "redux_add(v)",
+     "redux_add(v) sums an i32 or u32 over the warp (one "
+     "redux.sync); a float sum is five shfl_xor steps",
+     "tile"},
+    {"exp_approx", "exp(x, approx = true)",
+     "the approximate math functions are the builtins' "
+     "`approx = true` (ex2.approx), or every call with tilec --fast-math",
+     "tile"},
+    {"rcp", "1.0 / x", "a reciprocal is `1.0 / x` (IEEE, round to nearest)", "tile"},
+    {"float2half", "x as f16", "conversions are `as`: round to nearest even", "tile"},
+    {"relu", "max(x, 0.0)",
+     "max is IEEE maxNum, so a NaN x gives 0.0; torch.relu keeps the "
+     "NaN, as `select(x < 0.0, 0.0, x)` does",
+     "PyTorch"},
+    // OpenCL's work-item functions.
+    {"get_local_id", "thread_id(0)", "get_local_id(0), (1), (2) are thread_id(0), (1), (2)",
+     "OpenCL"},
+    {"get_group_id", "block_id(0)", "get_group_id(0), (1), (2) are block_id(0), (1), (2)",
+     "OpenCL"},
+    {"get_local_size", "block_dim(0)", "get_local_size(0), (1), (2) are block_dim(0), (1), (2)",
+     "OpenCL"},
+    {"get_global_id", "block_id(0) * block_dim(0) + thread_id(0)",
+     "or `for i in grid_range(n)` to spread 0 .. n-1 over the grid", "OpenCL"},
+    // Triton's tl functions (a Triton program is a CTA; its block of values
+    // is spread over the CTA's threads, one or more elements per thread).
+    {"program_id", "block_id(0)",
+     "a Triton program is a CTA: tl.program_id(0), (1), (2) are "
+     "block_id(0), block_id(1), block_id(2) (i32)",
+     "Triton"},
+    {"num_programs", "grid_dim(0)",
+     "tl.num_programs(0), (1), (2) are grid_dim(0), grid_dim(1), "
+     "grid_dim(2)",
+     "Triton"},
+    {"where", "select(c, a, b)",
+     "tl.where(c, a, b) is select(c, a, b), with c an i1 (a "
+     "comparison)",
+     "Triton"},
+    {"maximum", "max(a, b)",
+     "tl.maximum and tl.minimum are max and min (IEEE maxNum and minNum "
+     "on floats)",
+     "Triton"},
+    {"minimum", "min(a, b)",
+     "tl.maximum and tl.minimum are max and min (IEEE maxNum and minNum "
+     "on floats)",
+     "Triton"},
+    {"cdiv", "(a + b - 1) / b",
+     "for a >= 0 and b > 0; declare `fn cdiv(a: i32, b: i32) -> i32` "
+     "to name it",
+     "Triton"},
+    {"sigmoid", "1.0 / (1.0 + exp(-x))", "exp(-x, approx = true) for ex2.approx", "Triton"},
+    {"dot", "mma(a, trans(b), acc)",
+     "tl.dot(a, b, acc) is `acc = mma(a, b, acc)`: a and b "
+     "shared tiles (trans(b) for a B stored [N, K]), acc a frag<f32>[M, N] of a warpgroup "
+     "(docs/reference/mma.md)",
+     "Triton"},
+    {"sum", "row_sum(f)",
+     "row_sum(f) and row_max(f) reduce a fragment's rows; a warp's sum is "
+     "redux_add(v) for integers, shfl_xor steps for floats",
+     "Triton"},
+    {"arange", "",
+     "a tile kernel is written per thread: tl.arange(0, BLOCK)'s element is the "
+     "thread's own index, thread_id() (or a `for k in 0 .. N` loop over a thread's elements)",
+     "Triton"},
+    {"rand", "",
+     "tile has no random numbers: hash the element's index with a seed (integer "
+     "multiplies, xors and shifts on u32), as tl.rand's Philox does",
+     "Triton"},
+    {"matmul", "mma(a, trans(b), acc)",
+     "a warpgroup's product of shared tiles is `acc = mma(a, "
+     "b, acc)` (docs/reference/mma.md)",
+     "PyTorch"},
+    {"mm", "mma(a, trans(b), acc)",
+     "a warpgroup's product of shared tiles is `acc = mma(a, b, "
+     "acc)` (docs/reference/mma.md)",
+     "PyTorch"},
+    {"gemm", "mma(a, trans(b), acc)",
+     "a warpgroup's product of shared tiles is `acc = mma(a, b, "
+     "acc)` (docs/reference/mma.md)",
+     "cuBLAS"},
+    {"wgmma", "mma(a, trans(b), acc)",
+     "the compiler places wgmma.fence, the wgmmas, commit_group "
+     "and wait_group of `acc = mma(a, b, acc)` (docs/reference/mma.md)",
+     "PTX"},
+    {"row_index", "frag_row(f)",
+     "frag_row(f) and frag_col(f) are a fragment's i32 row and column "
+     "indices",
+     "tile"},
+    {"row_idx", "frag_row(f)",
+     "frag_row(f) and frag_col(f) are a fragment's i32 row and column "
+     "indices",
+     "tile"},
+    {"col_index", "frag_col(f)",
+     "frag_row(f) and frag_col(f) are a fragment's i32 row and column "
+     "indices",
+     "tile"},
+    {"col_idx", "frag_col(f)",
+     "frag_row(f) and frag_col(f) are a fragment's i32 row and column "
+     "indices",
+     "tile"},
     {"__shfl_sync", "shfl_idx(v, src)",
      "__shfl_sync(mask, v, src, width) is shfl_idx(v, src, width = W, mask = M); mask and width "
      "are named and default to the full warp"},
@@ -276,7 +425,7 @@ template <size_t N> const Entry *find(const Entry (&table)[N], const std::string
 
 std::optional<CudaName> cudaVariable(const std::string &name) {
   if (const Entry *e = find(kVariables, name))
-    return CudaName{e->tile, e->hint};
+    return CudaName{e->tile, e->hint, e->language};
   return std::nullopt;
 }
 
@@ -291,8 +440,32 @@ std::vector<std::string> cudaNames() {
 
 std::optional<CudaName> cudaFunction(const std::string &name) {
   if (const Entry *e = find(kFunctions, name))
-    return CudaName{e->tile, e->hint};
+    return CudaName{e->tile, e->hint, e->language};
   return std::nullopt;
+}
+
+std::string cudaNameMessage(const std::string &what, const std::string &name,
+                            const CudaName &found) {
+  // A misremembered tile spelling (`sync`, `warp_size`) names no language.
+  std::string whose = found.language == "tile" ? "" : found.language + "'s ";
+  if (found.tileForm.empty())
+    return "unknown " + what + " '" + name + "': tile has no equivalent of " + whose + name;
+  if (whose.empty())
+    return "unknown " + what + " '" + name + "': tile writes `" + found.tileForm + "`";
+  return "unknown " + what + " '" + name + "': " + whose + name + " is `" + found.tileForm +
+         "` in tile";
+}
+
+std::string cudaNameBuiltin(const std::string &name) {
+  std::optional<CudaName> found = cudaFunction(name);
+  if (!found)
+    return "";
+  const std::string &form = found->tileForm;
+  size_t n = form.find('(');
+  if (n == std::string::npos || n == 0)
+    return "";
+  std::string callee = form.substr(0, n);
+  return builtinFromName(callee) != Builtin::Unknown ? callee : "";
 }
 
 std::optional<std::string> cTypeName(const std::string &name) {

@@ -4,10 +4,12 @@
 // variables (threadIdx.x, blockDim, warpSize), the device functions and
 // intrinsics (__shfl_xor_sync, atomicAdd, __ldg, __expf, __float2half) and
 // C's type names (in a cast `(float)x`, in a type `float`, or a literal
-// suffix `0.5f`). Edit distance does not find the tile form of most of them
+// suffix `0.5f`); one ported from Triton brings tl's (tl.program_id,
+// tl.where, tl.cdiv), and other APIs their own (OpenCL's barrier, PyTorch's
+// matmul). Edit distance does not find the tile form of most of them
 // (their arguments are in another order, or they are an operator in tile),
 // so the diagnostics of an unknown name, an unknown function and an unknown
-// type ask this one table. Plain C++17.
+// type, and the guess of a misspelt builtin, ask this one table. Plain C++17.
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_FRONTEND_CUDANAMES_H
 #define TILEC_FRONTEND_CUDANAMES_H
@@ -22,7 +24,19 @@ namespace tile::frontend {
 /// message) and a hint that says how the arguments map.
 struct CudaName {
   std::string tileForm, hint;
+  std::string language; // whose name it is: "CUDA", "Triton", ...
 };
+
+/// The message of an unknown name (`what` "name") or function (`what`
+/// "function") that the table knows: "unknown function 'tl_name': Triton's
+/// where is `select(c, a, b)` in tile", or "... tile has no equivalent of
+/// CUDA's printf" for a name without a tile form.
+std::string cudaNameMessage(const std::string &what, const std::string &name,
+                            const CudaName &found);
+/// The builtin a name of the table stands for (the callee of its tile form,
+/// `select` for Triton's `where`), for the "did you mean" guess of an unknown
+/// function; "" when its tile form calls none.
+std::string cudaNameBuiltin(const std::string &name);
 
 /// CUDA's built-in variables (threadIdx, blockIdx, blockDim, gridDim,
 /// warpSize, clusterDim, ...).

@@ -100,6 +100,43 @@ void Parser::fail(const Location &loc, std::string msg, std::string hint) {
   throw Fail{};
 }
 
+void Parser::failCParam(const Token &first) {
+  // C's `float* c`, `const float* a`, `unsigned int n`: the type first, a
+  // `*` for a pointer. (`first` is consumed; cur() is the token after it.)
+  size_t skip = 0;
+  std::string written = first.text;
+  std::optional<std::string> tile = cTypeName(first.text);
+  if (first.text == "const" && cur().kind == Tok::Ident && cTypeName(cur().text)) {
+    tile = cTypeName(cur().text);
+    written += " " + peekTok(skip++).text;
+  } else if (first.text == "unsigned" && (atIdent("int") || atIdent("long"))) {
+    tile = cur().text == "int" ? "u32" : "u64";
+    written += " " + peekTok(skip++).text;
+  }
+  if ((!tile || tile->empty()) && skip == 0 && at(Tok::Ident) && cTypeName(cur().text) &&
+      !cTypeName(cur().text)->empty())
+    // Go's `n int`: the name first, but no ':' before the type.
+    fail(cur().loc,
+         "a parameter's type follows a ':': `" + first.text + ": " + *cTypeName(cur().text) + "`",
+         "parameters are written `NAME: TYPE`; C's " + cur().text + " is " +
+             *cTypeName(cur().text));
+  if (!tile || tile->empty())
+    return;
+  bool pointer = peekTok(skip).kind == Tok::Star;
+  const Token &name = peekTok(skip + (pointer ? 1 : 0));
+  if (!pointer && name.kind != Tok::Ident)
+    return; // a parameter named like a C type, without its `: TYPE`
+  std::string n = name.kind == Tok::Ident ? name.text : "p";
+  std::string form = pointer ? n + ": ptr<" + *tile + ", global>" : n + ": " + *tile;
+  fail(first.loc,
+       "parameters are written `NAME: TYPE`, the name first: C's `" + written +
+           (pointer ? "* " : " ") + n + "` is `" + form + "`",
+       pointer ? "a pointer is `ptr<T, global>` (or `ptr<T, shared>`); tile has no `const` or "
+                 "`__restrict__` on parameters"
+               : "scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
+                 "f64, e4m3, e5m2");
+}
+
 void Parser::failExpected(const char *what, const char *hint) {
   if (at(Tok::Error))
     throw Fail{}; // the lexer already reported it
@@ -170,6 +207,8 @@ std::unique_ptr<KernelAST> Parser::parseKernel() {
   expect(Tok::LParen, "'('", "the kernel name is followed by its parameter list");
   while (!at(Tok::RParen)) {
     Token pname = expect(Tok::Ident, "parameter name", "parameters are written `NAME: TYPE`");
+    if (!at(Tok::Colon))
+      failCParam(pname);
     expect(Tok::Colon, "':'", "parameters are written `NAME: TYPE`");
     std::optional<TypeSyntax> peerTy = parsePeerParamType(*k, (int)k->params.size());
     TypeSyntax ty = peerTy ? *peerTy
@@ -222,6 +261,10 @@ void Parser::parseKernelAttrs(KernelAST &k) {
       k.threads.present = true;
     } else if (attr.text == "max_threads" || attr.text == "min_blocks") {
       parseLaunchBound(k, attr);
+    } else if (attr.text == "__launch_bounds__") {
+      fail(attr.loc, "CUDA's __launch_bounds__(N, B) is `max_threads(N) min_blocks(B)` in tile",
+           "`threads(N)` fixes the block shape instead (PTX .reqntid); max_threads(N) "
+           "(.maxntid) bounds it and min_blocks(B) (.minnctapersm) asks for B CTAs per SM");
     } else {
       fail(attr.loc, "unknown kernel attribute '" + attr.text + "'",
            "kernel attributes are cluster(X[,Y,Z]), cluster(dynamic), threads(X[,Y,Z]), "
@@ -323,6 +366,9 @@ TypeSyntax Parser::parseScalarType(const char *what, bool orVector) {
       fail(t.loc, "'" + t.text + (at(Tok::Lt) ? "<...>" : "") + "' cannot be written here", where);
   if (!k) {
     std::optional<std::string> c = cTypeName(t.text); // C's `float`, CUDA's `__half`
+    if (c && !c->empty() && at(Tok::Star))            // C's `float*`
+      fail(t.loc, "unknown type '" + t.text + "*'; C's " + t.text + "* is ptr<" + *c + ", global>",
+           "pointer types are written ptr<SCALAR, global|shared|cluster>");
     fail(t.loc, "unknown type '" + t.text + "'" + (c ? "; C's " + t.text + " is " + *c : ""),
          std::string("scalar types are i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
                      "f64, e4m3, e5m2") +
@@ -524,6 +570,18 @@ StmtPtr Parser::parseLet(int depth) {
   std::optional<TypeSyntax> annot;
   if (accept(Tok::Colon))
     annot = parseType();
+  if (!at(Tok::Assign) && (at(Tok::Eof) || cur().atLineStart || at(Tok::Semi) || at(Tok::RBrace)))
+    // C's `float acc;`: the line ends without a value; the caret stays on it
+    // rather than on the next line's first token.
+    fail(name.loc, "'" + name.text + "' needs an initial value",
+         std::string("tile has no uninitialised variables: write `") + (isVar ? "var " : "let ") +
+             name.text +
+             (annot && annot->typeParam.empty() ? ": " + annot->type.str() : std::string()) +
+             " = " +
+             (!annot || !annot->typeParam.empty() || !annot->type.isScalar() ? "..."
+              : annot->type.isFloat()                                        ? "0.0"
+                                                                             : "0") +
+             "`");
   expect(Tok::Assign, "'='", "a declaration needs an initializer: `let NAME = EXPR`");
   auto decl = std::make_unique<Decl>();
   decl->name = name.text;
@@ -545,6 +603,9 @@ StmtPtr Parser::parseLet(int depth) {
     int dimDepth = 1;
     std::vector<ExprPtr> moreDims = parseMoreIndices(dimDepth);
     expect(Tok::RBracket, "']'", hint);
+    if (at(Tok::LBracket) && !cur().atLineStart) // C's `float s[32][33]`
+      fail(cur().loc, "the dimensions of a shared array are one list: `[32, 33]`, not `[32][33]`",
+           "`let t = shared<f32>[32, 33]` is 32 rows of 33; it is indexed `t[i, j]`");
     decl->kind = dist ? DeclKind::DSharedArray : DeclKind::SharedArray;
     auto arrayStmt =
         std::make_unique<SharedArrayStmt>(kw.loc, std::move(decl), dist, elem, std::move(count));
@@ -629,8 +690,16 @@ StmtPtr Parser::parseFor(int depth) {
   Token kw = consume();
   const char *hint =
       "write `for i in A .. B { }`, `for i in block_range(N) { }` or `for i in grid_range(N) { }`";
+  if (at(Tok::LParen))
+    fail(cur().loc, "tile's `for` has no C-style `(init; condition; step)`",
+         "`for (int i = a; i < b; i += s)` is `for i in a .. b step s`; a grid-stride loop is "
+         "`for i in grid_range(n)` and a block-stride one `for i in block_range(n)`");
   Token var = expect(Tok::Ident, "loop variable name", hint);
   expect(Tok::KwIn, "'in'", hint);
+  if (atIdent("range") && peekTok().kind == Tok::LParen)
+    fail(cur().loc, "tile has no range(...): a range is written `a .. b`",
+         "Python's `range(a, b, s)` is `a .. b step s` (`range(n)` is `0 .. n`); Triton's "
+         "`tl.static_range` is `a .. b unroll`");
   auto decl = std::make_unique<Decl>();
   decl->kind = DeclKind::LoopVar;
   decl->name = var.text;

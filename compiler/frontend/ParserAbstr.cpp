@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tilec/frontend/Parser.h"
+#include "CudaNames.h"
 
 namespace tile::frontend {
 
@@ -61,6 +62,8 @@ std::unique_ptr<FnAST> Parser::parseFn() {
   expect(Tok::LParen, "'('", hint);
   while (!at(Tok::RParen)) {
     Token pname = expect(Tok::Ident, "parameter name", "parameters are written `NAME: TYPE`");
+    if (!at(Tok::Colon))
+      failCParam(pname);
     expect(Tok::Colon, "':'", "parameters are written `NAME: TYPE`");
     f->paramNames.push_back(pname.text);
     f->paramLocs.push_back(pname.loc);
@@ -189,6 +192,14 @@ std::unique_ptr<ConstStmt> Parser::parseConst() {
   Token kw = consume(); // const
   const char *hint = "write `const NAME = EXPR` or `const NAME: TYPE = EXPR`";
   Token name = expect(Tok::Ident, "constant name", hint);
+  std::optional<std::string> cType = cTypeName(name.text);
+  if (cType && !cType->empty() && at(Tok::Ident) && peekTok().kind == Tok::Assign)
+    fail(name.loc, // C's `const int N = 256`
+         "a constant's type follows its name: C's `const " + name.text + " " + cur().text +
+             "` is `const " + cur().text + ": " + *cType + "`",
+         "write `const " + cur().text + ": " + *cType + " = ...`, or `const " + cur().text +
+             " = ...` (an untyped integer constant takes its type from its use, like a "
+             "literal; a float one is f32)");
   std::optional<TypeSyntax> annot;
   if (accept(Tok::Colon))
     annot = parseScalarType("type");
@@ -301,6 +312,12 @@ TypeSyntax Parser::parseParamType() {
                           ScalarKind::I32, n);
     return ts;
   }
+  if ((at(Tok::KwShared) || at(Tok::KwDShared)) && peekTok().kind == Tok::Lt)
+    fail(cur().loc,
+         "a parameter takes a shared array as `view<T, shared>`, not `" + cur().text + "<T>[N]`",
+         "`fn f(a: view<f32, shared>)` takes a 1-D shared array (its length is the array's), "
+         "`ptr<f32, shared>` its first element's address; dshared arrays are not passed "
+         "(docs/reference/kernels.md#functions)");
   return parseType();
 }
 

@@ -8,6 +8,7 @@
 // nesting (exprNesting_).
 //===----------------------------------------------------------------------===//
 #include "tilec/frontend/Parser.h"
+#include "CudaNames.h"
 
 #include <algorithm>
 #include <climits>
@@ -176,6 +177,8 @@ ExprPtr Parser::parseBinary(int minPrec) {
     if (prec < minPrec)
       return lhs;
     Token op = consume();
+    if (op.kind == Tok::Star && op.atLineStart)
+      lineStartStar_ = op.loc;
     ExprPtr rhs = parseBinary(prec + 1);
     int depth = std::max(lhs->depth, rhs->depth) + 1;
     lhs = std::make_unique<BinaryExpr>(op.loc, binaryOpOf(op.kind), std::move(lhs), std::move(rhs));
@@ -252,6 +255,8 @@ ExprPtr Parser::parsePostfix() {
     } else if (at(Tok::Dot)) {
       Token dot = consume();
       Token name = expect(Tok::Ident, "member name", "members are `.local` and `.local_base`");
+      if (at(Tok::LParen) && cur().loc.line == name.loc.line)
+        failMethodCall(*e, name); // `tl.program_id(0)`, `x.to(f16)`
       int depth = e->depth + 1;
       e = std::make_unique<MemberExpr>(name.loc, std::move(e), name.text);
       e->depth = depth;
@@ -260,6 +265,34 @@ ExprPtr Parser::parsePostfix() {
     }
     checkDepth(*e);
   }
+}
+
+void Parser::failMethodCall(const ExprAST &receiver, const Token &name) {
+  // Triton's `tl.NAME(...)`: what the table of other languages' names says,
+  // or the builtin of the same name.
+  auto *module = receiver.as<VarRefExpr>();
+  if (module && module->name == "tl") {
+    if (std::optional<CudaName> found = cudaFunction(name.text))
+      fail(receiver.loc,
+           found->tileForm.empty()
+               ? "tile has no equivalent of Triton's tl." + name.text
+               : "Triton's tl." + name.text + " is `" + found->tileForm + "` in tile",
+           found->hint);
+    if (builtinFromName(name.text) != Builtin::Unknown)
+      fail(receiver.loc, "Triton's tl." + name.text + " is the builtin `" + name.text + "(...)`",
+           "tile's builtins are plain functions, called without a prefix "
+           "(docs/reference/builtins.md)");
+    fail(receiver.loc, "tile has no module 'tl': Triton's tl." + name.text + " is not a builtin",
+         "tile's builtins are plain functions, called without a prefix "
+         "(docs/reference/builtins.md lists them)");
+  }
+  if (name.text == "to")
+    fail(name.loc, "tile has no methods: a conversion is written `x as T`, not `x.to(T)`",
+         "`x as f16`, `acc as bf16` (round to nearest even)");
+  fail(name.loc, "tile has no methods: '." + name.text + "(...)' cannot be called",
+       "builtins are functions that take the value as an argument, `" + name.text +
+           "(x, ...)` (docs/reference/builtins.md); members are `.local` and `.local_base` of a "
+           "dshared array and a ring stage's tiles");
 }
 
 ExprPtr Parser::parsePrimary() {
@@ -331,7 +364,20 @@ ExprPtr Parser::parsePrimary() {
          "write `let NAME = shared<TYPE>[COUNT]` at the top level of the kernel");
   case Tok::LBrace:
     return parseVector();
+  case Tok::Amp:
+    fail(cur().loc, "tile has no address-of operator '&'",
+         "builtins take the element itself: CUDA's `atomicAdd(&p[i], v)` is `atomic_add(p[i], "
+         "v)`; a pointer to element i is `p + i`");
+  case Tok::Star:
+    fail(cur().loc, "tile has no dereference operator '*'",
+         "C's `*p` is `p[0]` and `*(p + i)` is `p[i]`");
   default:
+    if (cur().kind >= Tok::Assign && cur().kind <= Tok::ShrAssign && lineStartStar_ &&
+        lineStartStar_->line == cur().loc.line)
+      fail(*lineStartStar_,
+           "tile has no dereference operator '*': this `*` multiplies the line before by what "
+           "follows it",
+           "newlines do not end statements; C's `*p = v` is `p[0] = v`");
     failExpected("an expression",
                  "expressions are literals, names, calls, `(e)`, `e[i]`, `e.member` and operators");
   }

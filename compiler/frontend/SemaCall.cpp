@@ -13,6 +13,8 @@
 
 #include "tilec/Target/ClusterGeometry.h"
 
+#include <functional>
+
 namespace tile::frontend {
 
 bool Sema::checkArgCount(CallExpr &e, size_t min, size_t max) {
@@ -28,12 +30,18 @@ bool Sema::checkArgCount(CallExpr &e, size_t min, size_t max) {
   error(e.loc,
         "'" + e.callee + "' takes " + want + " argument" + (max == 1 && min == 1 ? "" : "s") +
             ", got " + std::to_string(n),
-        signature.empty() ? "see docs/reference/builtins.md for the builtin's signature"
-                          : "write `" + signature.substr(0, signature.find(" (")) + "`" +
-                                (signature.find(" (") == std::string::npos
-                                     ? std::string()
-                                     : signature.substr(signature.find(" ("))) +
-                                " (docs/reference/builtins.md)");
+        signature.empty()
+            ? "see docs/reference/builtins.md for the builtin's signature"
+            : "write `" + signature.substr(0, signature.find(" (")) + "`" +
+                  (signature.find(" (") == std::string::npos
+                       ? std::string()
+                       : signature.substr(signature.find(" ("))) +
+                  " (docs/reference/builtins.md)" +
+                  // CUDA's `__shfl_xor_sync(mask, v, m)`, one argument more.
+                  (isWarpCollective(b) && n == max + 1
+                       ? "; CUDA's mask is the first argument, tile's a named one: `" + e.callee +
+                             (max == 0 ? "(" : "(..., ") + "mask = M)` (default: the full warp)"
+                       : ""));
   for (ExprPtr &a : e.args) // still resolve names so uses are annotated
     resolveOnly(a);
   return false;
@@ -47,6 +55,22 @@ void Sema::resolveOnly(ExprPtr &e) {
   }
   infer(e);
   finalize(e);
+}
+
+void Sema::resolveArgsOfUnknownCall(CallExpr &e) {
+  // `dot(a, trans(b))`: the call was meant as a product, so an operand view
+  // in it is not also an error of its own; its arguments are still checked.
+  std::function<void(ExprPtr &)> resolve = [&](ExprPtr &a) {
+    auto *view = a->as<CallExpr>();
+    if (view && (view->callee == "trans" || view->callee == "rows") && !lookup(view->callee)) {
+      for (ExprPtr &x : view->args)
+        resolve(x);
+      return;
+    }
+    resolveOnly(a);
+  };
+  for (ExprPtr &a : e.args)
+    resolve(a);
 }
 
 bool Sema::checkNoNamedArgs(CallExpr &e) {
@@ -147,17 +171,11 @@ Type Sema::inferCall(CallExpr &e) {
     std::optional<std::string> type = cuda ? std::nullopt : typeWordAsValue(e.callee);
     if (cuda || type) {
       if (cuda)
-        error(e.loc,
-              "unknown function '" + e.callee + "'" +
-                  (cuda->tileForm.empty()
-                       ? std::string(": tile has no equivalent of CUDA's " + e.callee)
-                       : ": CUDA's " + e.callee + " is `" + cuda->tileForm + "` in tile"),
-              cuda->hint);
+        error(e.loc, cudaNameMessage("function", e.callee, *cuda), cuda->hint);
       else
         error(e.loc, "'" + e.callee + "' is a type, not a function",
               conversionHint(e.callee, *type));
-      for (ExprPtr &a : e.args)
-        resolveOnly(a);
+      resolveArgsOfUnknownCall(e);
       return Type::invalid();
     }
   }
@@ -177,8 +195,7 @@ Type Sema::inferCall(CallExpr &e) {
                     " (docs/reference/builtins.md lists every builtin); or define it at file "
                     "level with `fn " +
                     e.callee + "(...) { ... }`");
-    for (ExprPtr &a : e.args)
-      resolveOnly(a);
+    resolveArgsOfUnknownCall(e);
     return Type::invalid();
   }
   e.role = curRole_;

@@ -75,10 +75,7 @@ Type Sema::infer(ExprPtr &ep) {
         error(v.loc, "'" + v.name + "' is a builtin function, not a value",
               "call it: `" + v.name + "(...)`");
       else if (auto cuda = cudaVariable(v.name))
-        error(v.loc,
-              "unknown name '" + v.name + "': CUDA's " + v.name + " is `" + cuda->tileForm +
-                  "` in tile",
-              cuda->hint);
+        error(v.loc, cudaNameMessage("name", v.name, *cuda), cuda->hint);
       else if (std::optional<std::string> type = typeWordAsValue(v.name))
         error(v.loc, "'" + v.name + "' is a type, not a value", conversionHint(v.name, *type));
       else if (auto foreign = foreignWord(v.name))
@@ -731,9 +728,12 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
     return Type::mbarrier(AddressSpace::Shared);
   }
   if (!base.isIndexable()) {
+    auto *inner = e.base->as<IndexExpr>();
     error(e.loc, "cannot index a value of type " + base.str(),
-          elementAccessHint(base,
-                            "only pointers, shared arrays, views and dshared arrays can be indexed"));
+          inner && inner->moreIndices.empty() && base.isScalar()
+              ? "C's `t[i][j]` is `t[i, j]`: one index list for every dimension of an array"
+              : elementAccessHint(
+                    base, "only pointers, shared arrays, views and dshared arrays can be indexed"));
     return Type::invalid();
   }
   if (!idx.isInvalid() && (!idx.isInteger() || idx.isBool())) {
@@ -765,31 +765,6 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
   if (!checkConstantIndex(e, base))
     return Type::invalid();
   return Type::scalarTy(base.scalar);
-}
-
-Type Sema::inferMember(MemberExpr &e) {
-  Type base = infer(e.base);
-  if (base.isInvalid())
-    return base;
-  if (base.isVector())
-    return inferVectorMember(e, base);
-  if (base.kind != Type::DistArray) {
-    error(e.loc, "a value of type " + base.str() + " has no member '" + e.name + "'",
-          elementAccessHint(base, "`.local` and `.local_base` apply to dshared arrays"));
-    return Type::invalid();
-  }
-  if (e.name == "local") {
-    e.member = MemberKind::Local;
-    return Type::array(Type::ArrayView, base.scalar, AddressSpace::Shared, base.lengthType,
-                       std::nullopt);
-  }
-  if (e.name == "local_base") {
-    e.member = MemberKind::LocalBase;
-    return Type::scalarTy(base.lengthType);
-  }
-  error(e.loc, "unknown member '" + e.name + "' of a dshared array",
-        "dshared arrays have `.local` and `.local_base`");
-  return Type::invalid();
 }
 
 } // namespace tile::frontend

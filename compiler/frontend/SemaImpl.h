@@ -374,6 +374,9 @@ public:
   /// Resolves names in an argument whose call is already in error (no new
   /// diagnostics for vector literals).
   void resolveOnly(ExprPtr &e);
+  /// resolveOnly on the arguments of a call to an unknown function, except
+  /// that operand views (trans, rows) are not reported as outside an mma.
+  void resolveArgsOfUnknownCall(CallExpr &e);
   /// An undeclared name in a call's named argument that the call's check
   /// never reached (`store(p, 1.0, row_stride = nope)` rejected at the
   /// value): reported, once (SemaResolve.cpp).

@@ -329,4 +329,41 @@ bool Sema::checkStoreValue(CallExpr &e, IndexExpr *loc, const Type &elem) {
   return true;
 }
 
+/// `x.name`: a vector's lane (inferVectorMember) or a dshared array's
+/// `.local` / `.local_base`; anything else has no members.
+Type Sema::inferMember(MemberExpr &e) {
+  Type base = infer(e.base);
+  if (base.isInvalid())
+    return base;
+  if (base.isVector())
+    return inferVectorMember(e, base);
+  auto *idCall = e.base->as<CallExpr>();
+  if (idCall && isIdBuiltin(idCall->builtin) && e.name.size() == 1 && e.name[0] >= 'x' &&
+      e.name[0] <= 'z') {
+    // CUDA's threadIdx.x: in tile the axis is the id builtin's argument.
+    std::string axis = std::to_string(e.name[0] - 'x');
+    error(e.loc, "'" + idCall->callee + "()' is an i32 with no member '" + e.name + "'",
+          "CUDA's ." + e.name + " is the axis argument: write `" + idCall->callee + "(" + axis +
+              ")`");
+    return Type::invalid();
+  }
+  if (base.kind != Type::DistArray) {
+    error(e.loc, "a value of type " + base.str() + " has no member '" + e.name + "'",
+          elementAccessHint(base, "`.local` and `.local_base` apply to dshared arrays"));
+    return Type::invalid();
+  }
+  if (e.name == "local") {
+    e.member = MemberKind::Local;
+    return Type::array(Type::ArrayView, base.scalar, AddressSpace::Shared, base.lengthType,
+                       std::nullopt);
+  }
+  if (e.name == "local_base") {
+    e.member = MemberKind::LocalBase;
+    return Type::scalarTy(base.lengthType);
+  }
+  error(e.loc, "unknown member '" + e.name + "' of a dshared array",
+        "dshared arrays have `.local` and `.local_base`");
+  return Type::invalid();
+}
+
 } // namespace tile::frontend

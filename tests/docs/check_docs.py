@@ -15,12 +15,22 @@ Fenced blocks, by their info string (docs/README.md "Conventions"):
   tile warning          a complete file: must compile; warnings expected
   tile error            a complete file: must be rejected (exit 1, an error)
   tile excerpt=PATH     a verbatim excerpt of PATH (a sample): must appear there
+  ptx="TEXT"            (any number) the block's PTX contains TEXT (runs of
+                        spaces and tabs compare as one space): the guide's
+                        claims about what a construct becomes
+  rejects="ARGS"        the block compiled with ARGS instead of its own
+                        arguments is rejected (exit 1, an error): an
+                        instance the text says fails
+  message="TEXT"        (any number; error and warning blocks, or with
+                        rejects=) the diagnostics contain TEXT
   Other words of the info string are passed to tilec
-  (```tile -D BM=64 -D BN=64, ```tile warning --cluster=2).
+  (```tile -D BM=64 -D BN=64, ```tile warning --cluster=2); the info string
+  is split as a shell splits it, so a quoted TEXT may hold spaces.
   anything else         (ebnf, text, sh, mlir, ...) is not checked
 """
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -53,6 +63,19 @@ def blocks(path):
         i += 1
 
 
+def compile_block(tilec, text, args):
+    """(process, diagnostics, PTX) of one block compiled with `args`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        name = os.path.join(tmp, "block.tile")
+        with open(name, "w", encoding="utf-8") as f:
+            f.write(text)
+        ptx = os.path.join(tmp, "block.ptx")
+        p = subprocess.run([tilec, name, "--emit=ptx", "-o", ptx] + args,
+                           capture_output=True, text=True, timeout=120)
+        code = open(ptx, encoding="utf-8").read() if os.path.exists(ptx) else ""
+        return p, (p.stdout + p.stderr).replace(name, "<block>"), code
+
+
 def examples(tilec, root):
     failures, count = [], 0
     for path in doc_files(root):
@@ -70,18 +93,19 @@ def examples(tilec, root):
                 elif text.strip() not in open(src, encoding="utf-8").read():
                     failures.append(f"{where}: not a verbatim excerpt of {m.group(1)} any more")
                 continue
-            words = info.split()
+            words = shlex.split(info)
             mode = words[0] if words and words[0] in ("warning", "error") else ""
-            args = words[1:] if mode else words
-            with tempfile.NamedTemporaryFile("w", suffix=".tile", delete=False) as f:
-                f.write(text)
-                name = f.name
-            try:
-                p = subprocess.run([tilec, name, "--emit=ptx", "-o", os.devnull] + args,
-                                   capture_output=True, text=True, timeout=120)
-            finally:
-                os.unlink(name)
-            out = (p.stdout + p.stderr).replace(name, "<block>")
+            words = words[1:] if mode else words
+            ptx = [w[4:] for w in words if w.startswith("ptx=")]
+            messages = [w[8:] for w in words if w.startswith("message=")]
+            rejects = [w[8:] for w in words if w.startswith("rejects=")]
+            args = [w for w in words if not w.startswith(("ptx=", "message=", "rejects="))]
+            if ptx and mode == "error":
+                failures.append(f"{where}: an error block has no PTX to check (ptx=)")
+            if messages and not mode and not rejects:
+                failures.append(f"{where}: message= needs a `tile error` or `tile warning` "
+                                "block, or rejects=")
+            p, out, code = compile_block(tilec, text, args)
             if mode == "error":
                 if p.returncode != 1 or "error:" not in out:
                     failures.append(f"{where}: expected an error, got exit {p.returncode}\n{out}")
@@ -89,6 +113,19 @@ def examples(tilec, root):
                 failures.append(f"{where}: does not compile\n{out}")
             elif mode != "warning" and out.strip():
                 failures.append(f"{where}: compiles with diagnostics (mark it `tile warning`)\n{out}")
+            elif mode == "warning" and "warning:" not in out:
+                failures.append(f"{where}: a `tile warning` block compiles without a warning")
+            for want in ptx:
+                if p.returncode == 0 and want not in re.sub(r"[ \t]+", " ", code):
+                    failures.append(f"{where}: the PTX has no `{want}`")
+            for other in rejects:
+                p, out, _ = compile_block(tilec, text, shlex.split(other))
+                if p.returncode != 1 or "error:" not in out:
+                    failures.append(f"{where}: with {other}: expected an error, got exit "
+                                    f"{p.returncode}\n{out}")
+            for want in messages:
+                if want not in out:
+                    failures.append(f"{where}: the diagnostics do not say `{want}`\n{out}")
     return failures, count
 
 

@@ -43,6 +43,12 @@ private:
   Token expect(Tok k, const char *what, const char *hint = "");
   [[noreturn]] void fail(const Location &loc, std::string msg, std::string hint);
   [[noreturn]] void failExpected(const char *what, const char *hint);
+  /// `receiver.name(` on one line: tile has no methods (Triton's
+  /// `tl.program_id(0)`, torch's `x.to(f16)`).
+  [[noreturn]] void failMethodCall(const ExprAST &receiver, const Token &name);
+  /// A parameter written C's way (`float* c`, `int n`), `first` its type
+  /// word: the tile form; returns when `first` is not a C type.
+  void failCParam(const Token &first);
 
   std::unique_ptr<KernelAST> parseKernel();
   void parseKernelAttrs(KernelAST &k);
@@ -138,6 +144,9 @@ private:
   std::vector<Token> toks_;
   size_t pos_ = 0;
   int exprNesting_ = 0;
+  /// The last `*` operator that started a line: C's `*p = v` there
+  /// continued the line before as a multiplication.
+  std::optional<Location> lineStartStar_;
   bool inFunction_ = false; // parsing a fn body: `return e` is allowed
   std::vector<StmtPtr> pendingStmts_; // follow the statement just parsed
   int tupleAssigns_ = 0;              // names the hidden lets of tuple assignments
