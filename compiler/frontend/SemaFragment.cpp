@@ -266,14 +266,15 @@ Type Sema::checkFragmentArgs(CallExpr &e) {
       error(e.args[0]->loc,
             "'" + e.callee + "' of " + shape.str() + ": element-wise " + e.callee + " takes " +
                 (transcendental ? "f32" : "f32, f16, bf16 or i32") + " elements",
-            !transcendental    ? "convert with `as f32`"
-            : isTwoArgumentMath(b)
-                ? "convert first: `" + e.callee + "(x as f32, y as f32)`"
-                : "convert first: `" + e.callee + "(x as f32)`");
+            !transcendental        ? "convert with `as f32`"
+            : isTwoArgumentMath(b) ? "convert first: `" + e.callee + "(x as f32, y as f32)`"
+                                   : "convert first: `" + e.callee + "(x as f32)`");
       return Type::invalid();
     }
     if (mathNeedsLibdevice(b, e.approx) && !opts_.libdeviceFound) {
-      error(e.loc, "'" + e.callee + "' needs libdevice (CUDA's math library), which was not found",
+      error(e.loc,
+            "'" + e.callee + "' needs libdevice (CUDA's math library), which was not found" +
+                (opts_.libdevicePath.empty() ? std::string() : " at " + opts_.libdevicePath),
             std::string("install the CUDA toolkit or pass --libdevice=PATH/libdevice.10.bc") +
                 (isLibdeviceOnlyMath(b) ? "" : "; `approx = true` needs no libdevice"));
       return Type::invalid();

@@ -151,7 +151,9 @@ Type Sema::checkMathCall(CallExpr &e) {
           : t.kind == Type::Vector
               ? "math functions take one value: apply it element by element, `for k in 0 .. " +
                     std::to_string(t.lanes) + " unroll { w[k] = " + e.callee +
-                    (n == 3 ? "(v[k], u[k], c[k]) }" : n == 2 ? "(v[k], u[k]) }" : "(v[k]) }") +
+                    (n == 3   ? "(v[k], u[k], c[k]) }"
+                     : n == 2 ? "(v[k], u[k]) }"
+                              : "(v[k]) }") +
                     "` into a `var w` of the result's vector type"
               : nonScalarHint(t, "math functions take f16, bf16 or f32 values (abs also "
                                  "integers)"));

@@ -139,9 +139,8 @@ Value MLIRGenImpl::genMathCall(const fe::CallExpr &e) {
   case BI::Atan2: // C99 Annex F's special cases (atan2(±0, -0) = ±π, ...)
   case BI::Hypot: // hypot(±inf, NaN) = +inf
   case BI::Fmod:  // exact; fmod(x, 0) = NaN, fmod(x, ±inf) = x
-    return fromF32(callLibdevice(
-        l, ::tile::target::libdeviceF32Name(fe::builtinName(e.builtin)),
-        ValueRange{toF32(args[0]), toF32(args[1])}));
+    return fromF32(callLibdevice(l, ::tile::target::libdeviceF32Name(fe::builtinName(e.builtin)),
+                                 ValueRange{toF32(args[0]), toF32(args[1])}));
   case BI::Log1p:
   case BI::Expm1:
   case BI::Log10:
