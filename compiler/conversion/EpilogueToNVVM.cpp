@@ -25,6 +25,7 @@
 #include "FragmentRegisters.h"
 #include "TileLayoutOffset.h"
 #include "tile/Dialect/TileDialect.h"
+#include "tilec/Target/FastMath.h"
 #include "tilec/Target/TargetFacts.h"
 #include "tilec/Conversion/TileToLLVM.h"
 
@@ -106,6 +107,9 @@ Value integerArith(OpBuilder &b, Location loc, FragArithKind kind, Value x, Valu
   case FragArithKind::max:
     return LLVM::SMaxOp::create(b, loc, x, y);
   case FragArithKind::pow: // f32 only (the verifier)
+  case FragArithKind::atan2:
+  case FragArithKind::hypot:
+  case FragArithKind::fmod:
     break;
   }
   return x;
@@ -150,12 +154,16 @@ struct FragArithLowering : ConvertOpToLLVMPattern<FragArithOp> {
       case FragArithKind::max:
         out.push_back(floatMinMax(rewriter, loc, /*isMin=*/false, x, y));
         break;
-      case FragArithKind::pow: // the scalar pow: libdevice __nv_powf
-        out.push_back(LLVM::CallOp::create(rewriter, loc,
-                                           libdeviceF32(rewriter, op, "__nv_powf", 2),
-                                           ValueRange{x, y})
-                          .getResult());
+      case FragArithKind::pow: // the scalar pow, atan2, hypot, fmod: libdevice __nv_<kind>f
+      case FragArithKind::atan2:
+      case FragArithKind::hypot:
+      case FragArithKind::fmod: {
+        std::string fn = ::tile::target::libdeviceF32Name(stringifyFragArithKind(op.getKind()));
+        out.push_back(
+            LLVM::CallOp::create(rewriter, loc, libdeviceF32(rewriter, op, fn, 2), ValueRange{x, y})
+                .getResult());
         break;
+      }
       default: // rem, shl, shr, and, or, xor: i32 only (FragArithOp::verify)
         break;
       }

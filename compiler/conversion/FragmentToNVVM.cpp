@@ -12,7 +12,8 @@
 //    or per packed pair (<2 x i1> condition).
 //  - tile.frag_math: the scalar builtins' forms (MLIRGenMath.cpp) per
 //    element: libdevice __nv_exp2f / __nv_expf / __nv_log2f / __nv_logf
-//    (linked by the driver, as for scalars), or ex2.approx.ftz.f32 (one
+//    (linked by the driver, as for scalars; log1p ... erfc are always
+//    libdevice's __nv_<fn>f), or ex2.approx.ftz.f32 (one
 //    MUFU.EX2, Target/FastMath.h) / lg2.approx.f32 (no .ftz) for `approx`; abs
 //    is llvm.fabs (abs.f32, abs.f16x2, abs.bf16x2).
 //===----------------------------------------------------------------------===//
@@ -238,6 +239,9 @@ struct FragMathLowering : ConvertOpToLLVMPattern<FragMathOp> {
         break;
       case FragMathFn::erf:
         y = call("__nv_erff", x);
+        break;
+      default: // log1p ... erfc: always libdevice's __nv_<fn>f (the verifier: no approx)
+        y = call(::tile::target::libdeviceF32Name(stringifyFragMathFn(op.getFn())), x);
         break;
       }
       out.push_back(y);

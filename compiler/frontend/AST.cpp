@@ -287,6 +287,20 @@ const BuiltinName kBuiltins[] = {
     {Builtin::Tanh, "tanh", "tanh(x)"},
     {Builtin::Erf, "erf", "erf(x)"},
     {Builtin::Pow, "pow", "pow(x, y)"},
+    {Builtin::Log1p, "log1p", "log1p(x)"},
+    {Builtin::Expm1, "expm1", "expm1(x)"},
+    {Builtin::Log10, "log10", "log10(x)"},
+    {Builtin::Exp10, "exp10", "exp10(x)"},
+    {Builtin::Cbrt, "cbrt", "cbrt(x)"},
+    {Builtin::Atan, "atan", "atan(x)"},
+    {Builtin::Asin, "asin", "asin(x)"},
+    {Builtin::Acos, "acos", "acos(x)"},
+    {Builtin::Sinh, "sinh", "sinh(x)"},
+    {Builtin::Cosh, "cosh", "cosh(x)"},
+    {Builtin::Erfc, "erfc", "erfc(x)"},
+    {Builtin::Atan2, "atan2", "atan2(y, x)"},
+    {Builtin::Hypot, "hypot", "hypot(x, y)"},
+    {Builtin::Fmod, "fmod", "fmod(x, y)"},
     {Builtin::Floor, "floor", "floor(x)"},
     {Builtin::Ceil, "ceil", "ceil(x)"},
     {Builtin::Round, "round", "round(x)"},
@@ -324,9 +338,31 @@ bool isFragmentMathBuiltin(Builtin b) {
   case Builtin::Sin:
   case Builtin::Cos:
   case Builtin::Tanh:
+  case Builtin::Abs:
+    return true;
+  default:
+    return isLibdeviceOnlyMath(b);
+  }
+}
+
+bool isLibdeviceOnlyMath(Builtin b) {
+  switch (b) {
   case Builtin::Erf:
   case Builtin::Pow:
-  case Builtin::Abs:
+  case Builtin::Log1p:
+  case Builtin::Expm1:
+  case Builtin::Log10:
+  case Builtin::Exp10:
+  case Builtin::Cbrt:
+  case Builtin::Atan:
+  case Builtin::Asin:
+  case Builtin::Acos:
+  case Builtin::Sinh:
+  case Builtin::Cosh:
+  case Builtin::Erfc:
+  case Builtin::Atan2:
+  case Builtin::Hypot:
+  case Builtin::Fmod:
     return true;
   default:
     return false;

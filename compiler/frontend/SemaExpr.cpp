@@ -541,7 +541,10 @@ Type Sema::inferBinary(BinaryExpr &e) {
     auto *named = e.lhs->as<VarRefExpr>();
     std::string a = named && named->decl ? named->decl->name : "a";
     error(e.loc, "'" + sp + "' cannot be applied to " + side->str(),
-          side->isPointer()
+          side->isPointer() && isComparison(e.op)
+              ? "pointers are not compared: compare their addresses as integers, `p as u64 " +
+                    sp + " q as u64`, of two pointers into one address space"
+          : side->isPointer()
               ? "only `pointer + integer` and `pointer - integer` are defined on pointers"
           : barrier ? "mbarriers are used only through arrive, wait, expect_tx and remote"
           : view && side == &l && (e.op == BinaryOp::Add || e.op == BinaryOp::Sub)

@@ -187,8 +187,8 @@ Type Sema::checkFragmentCast(CastExpr &e, const Type &from, const Type &to) {
   return Type::invalid();
 }
 
-/// min, max, fma, select, exp2, exp, log2, log, abs with a distributed
-/// argument (the arguments already inferred).
+/// min, max, fma, select and the math functions of isFragmentMathBuiltin
+/// with a distributed argument (the arguments already inferred).
 Type Sema::checkFragmentArgs(CallExpr &e) {
   Builtin b = e.builtin;
   bool math = isFragmentMathBuiltin(b);
@@ -266,15 +266,17 @@ Type Sema::checkFragmentArgs(CallExpr &e) {
       error(e.args[0]->loc,
             "'" + e.callee + "' of " + shape.str() + ": element-wise " + e.callee + " takes " +
                 (transcendental ? "f32" : "f32, f16, bf16 or i32") + " elements",
-            !transcendental    ? "convert with `as f32`"
-            : b == Builtin::Pow ? "convert first: `pow(x as f32, y as f32)`"
-                                : "convert first: `" + e.callee + "(x as f32)`");
+            !transcendental        ? "convert with `as f32`"
+            : isTwoArgumentMath(b) ? "convert first: `" + e.callee + "(x as f32, y as f32)`"
+                                   : "convert first: `" + e.callee + "(x as f32)`");
       return Type::invalid();
     }
     if (mathNeedsLibdevice(b, e.approx) && !opts_.libdeviceFound) {
-      error(e.loc, "'" + e.callee + "' needs libdevice (CUDA's math library), which was not found",
-            "install the CUDA toolkit or pass --libdevice=PATH/libdevice.10.bc; `approx = true` "
-            "needs no libdevice");
+      error(e.loc,
+            "'" + e.callee + "' needs libdevice (CUDA's math library), which was not found" +
+                (opts_.libdevicePath.empty() ? std::string() : " at " + opts_.libdevicePath),
+            std::string("install the CUDA toolkit or pass --libdevice=PATH/libdevice.10.bc") +
+                (isLibdeviceOnlyMath(b) ? "" : "; `approx = true` needs no libdevice"));
       return Type::invalid();
     }
   } else if (b != Builtin::Select && b != Builtin::Min && b != Builtin::Max &&

@@ -727,6 +727,8 @@ const NamedArg *findNamedArg(const CallExpr &e, const std::string &name);
 bool isFragmentStore(const CallExpr &e);
 /// Whether math builtin b (in its accurate or approx form) calls libdevice.
 bool mathNeedsLibdevice(Builtin b, bool approx);
+/// copysign, pow, atan2, hypot, fmod: the math functions of two arguments.
+bool isTwoArgumentMath(Builtin b);
 /// cache, evict, prefetch, policy, vector: the named arguments of SemaCache.cpp.
 bool isMemoryHintName(const std::string &name);
 

@@ -1,10 +1,12 @@
 //===- SemaMath.cpp - math functions and fma -------------------------------===//
 //
-// fma(a, b, c), copysign(a, b), pow(x, y) and the one-argument functions take floats of
-// one type (literals adapt; f32 by default); abs takes integers too. The
+// fma(a, b, c), the two-argument copysign, pow, atan2, hypot, fmod and the
+// one-argument functions take floats of one type (literals adapt; f32 by
+// default); abs takes integers too. The
 // transcendental functions take `approx = true|false` (default: false, or
 // true under `tilec --fast-math`); functions without a fast form reject it.
-// The accurate exp/exp2/log/log2/sin/cos/tanh/erf and pow come from libdevice, which
+// The accurate exp/exp2/log/log2/sin/cos/tanh and every libdevice-only function
+// (erf, pow, log1p, ..., fmod: isLibdeviceOnlyMath) come from libdevice, which
 // must be found (CheckOptions::libdeviceFound).
 //
 //===----------------------------------------------------------------------===//
@@ -33,10 +35,9 @@ bool hasApproxForm(Builtin b) {
 } // namespace
 
 bool mathNeedsLibdevice(Builtin b, bool approx) {
-  switch (b) {
-  case Builtin::Erf:
-  case Builtin::Pow:
+  if (isLibdeviceOnlyMath(b))
     return true;
+  switch (b) {
   case Builtin::Exp:
   case Builtin::Exp2:
   case Builtin::Log:
@@ -48,6 +49,11 @@ bool mathNeedsLibdevice(Builtin b, bool approx) {
   default:
     return false;
   }
+}
+
+bool isTwoArgumentMath(Builtin b) {
+  return b == Builtin::Copysign || b == Builtin::Pow || b == Builtin::Atan2 ||
+         b == Builtin::Hypot || b == Builtin::Fmod;
 }
 
 namespace {
@@ -62,13 +68,11 @@ bool mathComputesInF32(Builtin b, bool approx) {
   case Builtin::Sin:
   case Builtin::Cos:
   case Builtin::Tanh:
-  case Builtin::Erf:
-  case Builtin::Pow:
     return true;
   case Builtin::Sqrt:
     return approx;
   default:
-    return false;
+    return isLibdeviceOnlyMath(b);
   }
 }
 } // namespace
@@ -85,10 +89,12 @@ Type Sema::checkMathCall(CallExpr &e) {
       ok = false;
     } else if (!hasApproxForm(b)) {
       error(na.loc, "'" + e.callee + "' has no approximate form",
-            b == Builtin::Erf ? "erf is always the accurate libdevice erff"
-            : b == Builtin::Pow
+            b == Builtin::Pow
                 ? "pow is always the accurate libdevice powf; for x > 0, `exp2(y * log2(x, "
                   "approx = true), approx = true)` is the fast form"
+            : isLibdeviceOnlyMath(b)
+                ? e.callee + " is always the accurate libdevice " + e.callee +
+                      "f: PTX has no approximate instruction for it; remove `approx =`"
                 : "'" + e.callee + "' is exact already; remove `approx =`");
       ok = false;
     } else if (na.value != "true" && na.value != "false" && !na.expr->is<BoolLiteralExpr>()) {
@@ -104,7 +110,7 @@ Type Sema::checkMathCall(CallExpr &e) {
   }
   e.approx = approx.value_or(opts_.fastMath && hasApproxForm(b));
 
-  size_t n = b == Builtin::Fma ? 3 : b == Builtin::Copysign || b == Builtin::Pow ? 2 : 1;
+  size_t n = b == Builtin::Fma ? 3 : isTwoArgumentMath(b) ? 2 : 1;
   if (!checkArgCount(e, n, n))
     return Type::invalid();
   // The first typed argument fixes the type; literals adapt (f32 by default).
@@ -145,7 +151,10 @@ Type Sema::checkMathCall(CallExpr &e) {
           : t.kind == Type::Vector
               ? "math functions take one value: apply it element by element, `for k in 0 .. " +
                     std::to_string(t.lanes) + " unroll { w[k] = " + e.callee +
-                    "(v[k]) }` into a `var w` of the result's vector type"
+                    (n == 3   ? "(v[k], u[k], c[k]) }"
+                     : n == 2 ? "(v[k], u[k]) }"
+                              : "(v[k]) }") +
+                    "` into a `var w` of the result's vector type"
               : nonScalarHint(t, "math functions take f16, bf16 or f32 values (abs also "
                                  "integers)"));
     for (ExprPtr &a : e.args)
@@ -177,7 +186,7 @@ Type Sema::checkMathCall(CallExpr &e) {
           "'" + e.callee + "' needs libdevice (CUDA's math library), which was not found" +
               (opts_.libdevicePath.empty() ? std::string() : " at " + opts_.libdevicePath),
           std::string("install the CUDA toolkit or pass --libdevice=PATH/libdevice.10.bc") +
-              (b == Builtin::Erf || b == Builtin::Pow ? "" : "; `approx = true` needs no libdevice"));
+              (isLibdeviceOnlyMath(b) ? "" : "; `approx = true` needs no libdevice"));
     ok = false;
   }
   return ok ? t : Type::invalid();

@@ -40,7 +40,7 @@ bool isPureBuiltin(const std::string &name) {
   for (const char *p : pure)
     if (name == p)
       return true;
-  return false;
+  return isMathBuiltin(builtinFromName(name)); // log1p ... fmod too: values from values
 }
 
 /// The first call or memory access in `e` that is not scalar computation (a

@@ -214,6 +214,28 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
     return math(FragMathFn::tanh);
   case BI::Erf:
     return math(FragMathFn::erf);
+  case BI::Log1p:
+    return math(FragMathFn::log1p);
+  case BI::Expm1:
+    return math(FragMathFn::expm1);
+  case BI::Log10:
+    return math(FragMathFn::log10);
+  case BI::Exp10:
+    return math(FragMathFn::exp10);
+  case BI::Cbrt:
+    return math(FragMathFn::cbrt);
+  case BI::Atan:
+    return math(FragMathFn::atan);
+  case BI::Asin:
+    return math(FragMathFn::asin);
+  case BI::Acos:
+    return math(FragMathFn::acos);
+  case BI::Sinh:
+    return math(FragMathFn::sinh);
+  case BI::Cosh:
+    return math(FragMathFn::cosh);
+  case BI::Erfc:
+    return math(FragMathFn::erfc);
   default:
     break;
   }
@@ -258,11 +280,14 @@ Value MLIRGenImpl::genFragmentCall(const fe::CallExpr &e) {
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]), c = genExpr(*e.args[2]);
     return FragFmaOp::create(builder, l, type, a, b, c);
   }
-  default: { // Min, Max, Pow
+  default: { // Min, Max, Pow, Atan2, Hypot, Fmod
     Value a = genExpr(*e.args[0]), b = genExpr(*e.args[1]);
-    FragArithKind kind = e.builtin == BI::Min   ? FragArithKind::min
-                         : e.builtin == BI::Max ? FragArithKind::max
-                                                : FragArithKind::pow;
+    FragArithKind kind = e.builtin == BI::Min     ? FragArithKind::min
+                         : e.builtin == BI::Max   ? FragArithKind::max
+                         : e.builtin == BI::Atan2 ? FragArithKind::atan2
+                         : e.builtin == BI::Hypot ? FragArithKind::hypot
+                         : e.builtin == BI::Fmod  ? FragArithKind::fmod
+                                                  : FragArithKind::pow;
     return FragArithOp::create(builder, l, type, a, b, kind, /*contract=*/false);
   }
   }

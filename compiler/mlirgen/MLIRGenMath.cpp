@@ -10,6 +10,9 @@
 //   rsqrt                                 1 / sqrt: div.rn(1, sqrt.rn(x))
 //   exp exp2 log log2 sin cos tanh erf    libdevice __nv_*f, as nvcc builds
 //   pow                                   expf ... erff, powf (EmitPTX.cpp links it)
+//   log1p expm1 log10 exp10 cbrt atan     libdevice __nv_<name>f, as nvcc builds
+//   asin acos sinh cosh erfc atan2 hypot  log1pf ... fmodf (no PTX instruction,
+//   fmod                                  no fast form)
 // f16/bf16 arguments are computed in f32 (exact conversion) and the result
 // rounded to nearest back, except where PTX has the operation natively and
 // exactly (abs, floor, ceil, trunc, rint, copysign; NVPTX picks the form).
@@ -133,6 +136,23 @@ Value MLIRGenImpl::genMathCall(const fe::CallExpr &e) {
     return libdevice("__nv_erff");
   case BI::Pow: // C99 Annex F's special cases (pow(x, 0) = 1, pow(-8, 1/3) = NaN, ...)
     return fromF32(callLibdevice(l, "__nv_powf", ValueRange{toF32(args[0]), toF32(args[1])}));
+  case BI::Atan2: // C99 Annex F's special cases (atan2(±0, -0) = ±π, ...)
+  case BI::Hypot: // hypot(±inf, NaN) = +inf
+  case BI::Fmod:  // exact; fmod(x, 0) = NaN, fmod(x, ±inf) = x
+    return fromF32(callLibdevice(l, ::tile::target::libdeviceF32Name(fe::builtinName(e.builtin)),
+                                 ValueRange{toF32(args[0]), toF32(args[1])}));
+  case BI::Log1p:
+  case BI::Expm1:
+  case BI::Log10:
+  case BI::Exp10:
+  case BI::Cbrt:
+  case BI::Atan:
+  case BI::Asin:
+  case BI::Acos:
+  case BI::Sinh:
+  case BI::Cosh:
+  case BI::Erfc:
+    return libdevice(::tile::target::libdeviceF32Name(fe::builtinName(e.builtin)));
   case BI::Floor:
     return LLVM::FFloorOp::create(builder, l, t, x, noFlags);
   case BI::Ceil:

@@ -37,14 +37,19 @@ bool mlir::tile::isIntegerOnly(FragArithKind k) {
   }
 }
 
+bool mlir::tile::isLibdeviceOnly(FragArithKind k) {
+  return k == FragArithKind::pow || k == FragArithKind::atan2 || k == FragArithKind::hypot ||
+         k == FragArithKind::fmod;
+}
+
 LogicalResult FragArithOp::verify() {
   Type elem = distShape(getType())->elem;
   if (elem.isInteger(1))
     return emitOpError("computes on values, not masks");
   if (isIntegerOnly(getKind()) && !elem.isInteger(32))
     return emitOpError() << stringifyFragArithKind(getKind()) << " takes i32 elements";
-  if (getKind() == FragArithKind::pow && !elem.isF32())
-    return emitOpError("pow takes f32 elements");
+  if (isLibdeviceOnly(getKind()) && !elem.isF32())
+    return emitOpError() << stringifyFragArithKind(getKind()) << " takes f32 elements";
   if (getContract() && elem.isInteger(32))
     return emitOpError("contract applies to float elements");
   return verifyElementwise(*this, {getLhs(), getRhs()}, getType());
@@ -252,6 +257,23 @@ LogicalResult FragSplatOp::verify() {
   return success();
 }
 
+bool mlir::tile::hasApproxForm(FragMathFn fn) {
+  switch (fn) {
+  case FragMathFn::exp2:
+  case FragMathFn::exp:
+  case FragMathFn::log2:
+  case FragMathFn::log:
+  case FragMathFn::sqrt:
+  case FragMathFn::rsqrt:
+  case FragMathFn::sin:
+  case FragMathFn::cos:
+  case FragMathFn::tanh:
+    return true;
+  default: // abs is exact; erf, log1p, ..., erfc are only libdevice's
+    return false;
+  }
+}
+
 LogicalResult FragMathOp::verify() {
   Type elem = distShape(getType())->elem;
   if (getFn() == FragMathFn::abs) {
@@ -263,7 +285,7 @@ LogicalResult FragMathOp::verify() {
   }
   if (!elem.isF32())
     return emitOpError() << stringifyFragMathFn(getFn()) << " takes f32 elements";
-  if (getFn() == FragMathFn::erf && getApprox())
-    return emitOpError("erf has no approximate form");
+  if (getApprox() && !hasApproxForm(getFn()))
+    return emitOpError() << stringifyFragMathFn(getFn()) << " has no approximate form";
   return success();
 }

@@ -268,8 +268,8 @@ struct MathFn {
 TEST_CASE("warp_math PTX has every kernel", "[warpmath]") {
   tile::Context ctx(0);
   tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
-  for (const char *k :
-       {"warp_ops", "math_f32", "math_approx", "math_f16", "abs_int", "warp_redux_f32"}) {
+  for (const char *k : {"warp_ops", "math_f32", "math_approx", "math_f16", "abs_int",
+                        "warp_redux_f32", "math_libm"}) {
     INFO(k);
     CHECK(m.kernel(k).valid());
   }
@@ -536,4 +536,119 @@ TEST_CASE("f16 math rounds the f32 result once; integer abs(MIN) = MIN", "[warpm
   std::vector<int32_t> r = dAbs.toHost();
   for (size_t i = 0; i < a.size(); ++i)
     CHECK(r[i] == (a[i] == std::numeric_limits<int32_t>::min() ? a[i] : std::abs(a[i])));
+}
+
+namespace {
+// The ulp distance of `got` from the correctly rounded f32 of `want` (the CUDA
+// guide's measure); a result past the f32 range measured from `want` itself.
+double roundedUlpError(double want, float got) {
+  float rounded = static_cast<float>(want);
+  if (std::isinf(rounded) && std::isfinite(want))
+    return std::isinf(got) && (got > 0) == (want > 0) ? 0 : ulpError(want, got);
+  return ulpError(rounded, got);
+}
+} // namespace
+
+TEST_CASE("log1p ... fmod: within the CUDA guide's ulp bounds, C99 Annex F's special cases",
+          "[warpmath]") {
+  INFO("seed " << kSeed);
+  std::mt19937_64 rng(kSeed ^ 0x11b);
+  const float inf = std::numeric_limits<float>::infinity(),
+              nan = std::numeric_limits<float>::quiet_NaN(),
+              fmax = std::numeric_limits<float>::max();
+  // Every pair of these (the special cases of atan2, hypot, fmod), then the
+  // one-argument edge values and fresh random pairs.
+  const std::vector<float> edges = {
+      0.0f, -0.0f, 1.0f,  -1.0f, inf,     -inf,        nan,
+      2.5f, -3.0f, 0.75f, 1e30f, -1e-30f, fromBits(1), fromBits(0x80000001),
+      fmax, -fmax, 6.0f,  -6.0f, 1e-38f,  3.0f};
+  std::vector<float> x, y;
+  for (float a : edges)
+    for (float b : edges) {
+      x.push_back(a);
+      y.push_back(b);
+    }
+  // Domain edges: log1p(-1) = -inf and NaN below; asin / acos at ±1 and just
+  // past; exp10 / sinh / cosh / expm1 at their overflow thresholds; erfc's
+  // underflow.
+  const std::vector<float> domain = {
+      -1.0f,   -0.99999994f, -1.0000001f, 1.0000001f, 0.99999994f, -2.0f,   38.5f,
+      38.6f,   -45.0f,       -46.0f,      88.72f,     89.5f,       -88.72f, -89.5f,
+      -103.9f, 10.05f,       10.06f,      9.19f,      -9.0f,       -17.0f,  1e-7f,
+      -1e-7f,  1e-20f,       -27.0f,      -8.0f,      1e-45f,      0.5f,    -0.5f};
+  std::vector<float> unary = mathInputs(rng);
+  unary.insert(unary.end(), domain.begin(), domain.end());
+  std::uniform_real_distribution<float> small(-20.0f, 20.0f), unit(-1.0f, 1.0f), scale(-12, 12);
+  for (size_t i = 0; i < unary.size(); ++i) {
+    x.push_back(i % 4 == 3 ? unit(rng) : unary[i]); // asin / acos's domain too
+    float w;
+    switch (rng() % 4) {
+    case 0:
+      w = small(rng);
+      break;
+    case 1: // any finite bit pattern
+      do
+        w = fromBits(static_cast<uint32_t>(rng()));
+      while (!std::isfinite(w));
+      break;
+    case 2: // near x's magnitude: fmod's many quotients and hypot's cancellations
+      w = x.back() * std::exp2(scale(rng));
+      break;
+    default:
+      w = edges[rng() % edges.size()];
+    }
+    y.push_back(w);
+  }
+  const int n = static_cast<int>(x.size());
+  tile::Context ctx(0);
+  tile::Module m = tile::Module::fromFile(ctx, ptxPath(), tile::ModuleOptions::launchWithoutInfo());
+  tile::DeviceBuffer<float> dX(n), dY(n), dOut(n * 14);
+  dX.copyFrom(x);
+  dY.copyFrom(y);
+  dOut.fillBytes(0xA5);
+  tile::LaunchConfig c;
+  c.block = tile::Dim3(256);
+  c.grid = tile::Dim3(static_cast<unsigned>((n + 255) / 256));
+  m.kernel("math_libm").launch(c, dOut.ptr(), dX.ptr(), dY.ptr(), n);
+  ctx.synchronize();
+  std::vector<float> out = dOut.toHost();
+  // The CUDA C++ Programming Guide's maximum ulp errors (docs/reference/warp-and-math.md).
+  const MathFn fns[] = {
+      {"log1p", [](double v, double) { return std::log1p(v); }, 1},
+      {"expm1", [](double v, double) { return std::expm1(v); }, 1},
+      {"log10", [](double v, double) { return std::log10(v); }, 2},
+      {"exp10", [](double v, double) { return std::pow(10.0, v); }, 2},
+      {"cbrt", [](double v, double) { return std::cbrt(v); }, 1},
+      {"atan", [](double v, double) { return std::atan(v); }, 2},
+      {"asin", [](double v, double) { return std::asin(v); }, 2},
+      {"acos", [](double v, double) { return std::acos(v); }, 2},
+      {"sinh", [](double v, double) { return std::sinh(v); }, 3},
+      {"cosh", [](double v, double) { return std::cosh(v); }, 2},
+      {"erfc", [](double v, double) { return std::erfc(v); }, 4},
+      {"atan2", [](double v, double w) { return std::atan2(v, w); }, 3},
+      {"hypot", [](double v, double w) { return std::hypot(v, w); }, 3},
+      {"fmod", [](double v, double w) { return std::fmod(v, w); }, 0},
+  };
+  for (int j = 0; j < 14; ++j) {
+    double worst = 0;
+    float worstX = 0, worstY = 0;
+    size_t signErrors = 0;
+    for (int i = 0; i < n; ++i) {
+      double want = fns[j].ref(x[i], y[i]);
+      float got = out[size_t(i) * 14 + size_t(j)];
+      double e = roundedUlpError(want, got);
+      // Annex F's signed zeros (log1p(-0) = -0, atan2(-0, +0) = -0,
+      // fmod(-0, y) = -0, ...): a zero result has the reference's sign.
+      if (want == 0 && got == 0 && std::signbit(want) != std::signbit(got))
+        e = INFINITY, ++signErrors;
+      if (!(e <= worst)) {
+        worst = e;
+        worstX = x[i];
+        worstY = y[i];
+      }
+    }
+    INFO(fns[j].name << ": worst " << worst << " ulp at x = " << worstX << ", y = " << worstY
+                     << " (" << signErrors << " zeros of the wrong sign)");
+    CHECK(worst <= fns[j].maxUlp);
+  }
 }

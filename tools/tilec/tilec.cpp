@@ -90,8 +90,9 @@ static cl::opt<std::string> mmaWaitAnchor(
     cl::value_desc("none|reduce|last"), cl::init("none"), cl::cat(category));
 static cl::opt<std::string>
     libdevice("libdevice",
-              cl::desc("libdevice.10.bc for the accurate exp, log, sin, cos, tanh, erf "
-                       "(default: $TILEC_LIBDEVICE, else the CUDA toolkit tilec was built with)"),
+              cl::desc("libdevice.10.bc for the accurate exp, log, sin, cos, tanh, erf, pow "
+                       "and C's log1p ... fmod (default: $TILEC_LIBDEVICE, else the CUDA "
+                       "toolkit tilec was built with)"),
               cl::value_desc("path"), cl::init(""), cl::cat(category));
 static cl::list<std::string>
     defines("D",

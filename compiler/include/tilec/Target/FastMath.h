@@ -7,6 +7,9 @@
 #ifndef TILEC_TARGET_FASTMATH_H
 #define TILEC_TARGET_FASTMATH_H
 
+#include <string>
+#include <string_view>
+
 namespace tile::target {
 
 /// The fast exp2 in f32 (`approx = true` on exp2, and on exp as
@@ -20,6 +23,13 @@ namespace tile::target {
 /// functions keep the form without .ftz: there it would change the results
 /// of subnormal inputs (lg2 of one would be -inf).
 inline constexpr const char *kFastExp2F32Intrinsic = "llvm.nvvm.ex2.approx.ftz.f32";
+
+/// The libdevice function computing C's single-precision `name` (log1p,
+/// atan2, fmod, ...): __nv_<name>f, which is what nvcc builds for
+/// <name>f (libdevice's naming: the C name, `f` for float, `__nv_` before).
+inline std::string libdeviceF32Name(std::string_view name) {
+  return "__nv_" + std::string(name) + "f";
+}
 
 } // namespace tile::target
 

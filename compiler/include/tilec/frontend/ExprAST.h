@@ -230,6 +230,21 @@ enum class Builtin {
   Tanh,
   Erf,
   Pow, // pow(x, y): libdevice __nv_powf, IEEE pow's special cases
+  // C's other single-precision functions: libdevice __nv_*f, no fast form.
+  Log1p,
+  Expm1,
+  Log10,
+  Exp10,
+  Cbrt,
+  Atan,
+  Asin,
+  Acos,
+  Sinh,
+  Cosh,
+  Erfc,
+  Atan2, // atan2(y, x)
+  Hypot, // hypot(x, y)
+  Fmod,  // fmod(x, y): C's fmodf, exact
   Floor,
   Ceil,
   Round,
@@ -265,9 +280,14 @@ enum class Builtin {
 /// Rows, Trans: views of a shared tile that only mma (and store) take.
 bool isTileViewBuiltin(Builtin b);
 /// The math builtins that also work element-wise on fragments, per_row and
-/// per_col values (tile.frag_math): exp2 exp log2 log sqrt rsqrt sin cos tanh
-/// erf abs. Sema's check and MLIRGen's dispatch both ask this one list.
+/// per_col values (tile.frag_math, tile.frag_arith): exp2 exp log2 log sqrt
+/// rsqrt sin cos tanh abs and the libdevice-only functions below. Sema's check
+/// and MLIRGen's dispatch both ask this one list.
 bool isFragmentMathBuiltin(Builtin b);
+/// The math functions that are only libdevice's accurate __nv_*f (no PTX
+/// instruction, no fast form): erf, pow, log1p, expm1, log10, exp10, cbrt,
+/// atan, asin, acos, sinh, cosh, erfc, atan2, hypot, fmod.
+bool isLibdeviceOnlyMath(Builtin b);
 const char *builtinName(Builtin b);
 /// The builtin's call form as docs/reference/builtins.md writes it (an
 /// arity error's hint), e.g. `arrive(B[, order =, scope =])`.

@@ -54,6 +54,11 @@ std::optional<DistShape> distShape(Type t);
 bool broadcastsTo(Type operand, const DistShape &result, Type elem);
 /// tile.frag_arith's kinds that take i32 elements only (%, shifts, bitwise).
 bool isIntegerOnly(FragArithKind kind);
+/// pow, atan2, hypot, fmod: f32 only, libdevice's __nv_<kind>f per element.
+bool isLibdeviceOnly(FragArithKind kind);
+/// Whether tile.frag_math `fn` has an `approx` form (a PTX .approx
+/// instruction): exp2 exp log2 log sqrt rsqrt sin cos tanh.
+bool hasApproxForm(FragMathFn fn);
 /// tile.barrier's and tile.named_barrier's reduction (barrier.red): the
 /// predicate, the reduction and the result all present (an i32 for popc, an
 /// i1 for and / or) or all absent.

@@ -20,7 +20,8 @@ def Tile_FragArithKind : I32EnumAttr<"FragArithKind", "element-wise fragment ope
     I32EnumAttrCase<"div", 3>, I32EnumAttrCase<"min", 4>, I32EnumAttrCase<"max", 5>,
     I32EnumAttrCase<"rem", 6>, I32EnumAttrCase<"shl", 7>, I32EnumAttrCase<"shr", 8>,
     I32EnumAttrCase<"pow", 9>, I32EnumAttrCase<"and_", 10, "and">, I32EnumAttrCase<"or_", 11, "or">,
-    I32EnumAttrCase<"xor_", 12, "xor">]> {
+    I32EnumAttrCase<"xor_", 12, "xor">, I32EnumAttrCase<"atan2", 13>, I32EnumAttrCase<"hypot", 14>,
+    I32EnumAttrCase<"fmod", 15>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::tile";
 }
@@ -34,7 +35,7 @@ def Tile_FragOrScalar : AnyTypeOf<[Tile_ValueFragType, Tile_PerRowType, Tile_Per
                                    F16, BF16, F32, I32, I1]>;
 
 def Tile_FragArithOp : Tile_Op<"frag_arith", [Pure]> {
-  let summary = "element-wise + - * / % << >> & | ^ min max pow of fragments, per-row/per-column values and scalars";
+  let summary = "element-wise + - * / % << >> & | ^ min max pow atan2 hypot fmod of fragments, per-row/per-column values and scalars";
   let description = [{
     `result[r, c] = lhs[r, c] OP rhs[r, c]`, a scalar operand standing for
     every element, a per_row operand of a fragment result for every column
@@ -50,8 +51,10 @@ def Tile_FragArithOp : Tile_Op<"frag_arith", [Pure]> {
     scalar ones ("Floats"): IEEE round-to-nearest-even per element, min/max
     are minNum/maxNum; `contract` lets a product feeding a sum become one
     fma.rn (the scalar `--fmad` rule). 16-bit fragments compute on packed
-    pairs (add/mul/min/max.{f16x2,bf16x2}). `pow` takes f32 only: the
-    scalar pow (libdevice __nv_powf) per element.
+    pairs (add/mul/min/max.{f16x2,bf16x2}). `pow`, `atan2`, `hypot` and
+    `fmod` take f32 only: the scalar function (libdevice __nv_powf,
+    __nv_atan2f, __nv_hypotf, __nv_fmodf) per element, lhs the first
+    argument (atan2's y).
   }];
   let arguments = (ins Tile_FragOrScalar:$lhs, Tile_FragOrScalar:$rhs,
                        Tile_FragArithKindAttr:$kind, UnitAttr:$contract);

@@ -78,14 +78,18 @@ def Tile_FragMathFn : I32EnumAttr<"FragMathFn", "element-wise math function", [
     I32EnumAttrCase<"exp2", 0>, I32EnumAttrCase<"exp", 1>, I32EnumAttrCase<"log2", 2>,
     I32EnumAttrCase<"log", 3>, I32EnumAttrCase<"abs", 4>, I32EnumAttrCase<"sqrt", 5>,
     I32EnumAttrCase<"rsqrt", 6>, I32EnumAttrCase<"sin", 7>, I32EnumAttrCase<"cos", 8>,
-    I32EnumAttrCase<"tanh", 9>, I32EnumAttrCase<"erf", 10>]> {
+    I32EnumAttrCase<"tanh", 9>, I32EnumAttrCase<"erf", 10>, I32EnumAttrCase<"log1p", 11>,
+    I32EnumAttrCase<"expm1", 12>, I32EnumAttrCase<"log10", 13>, I32EnumAttrCase<"exp10", 14>,
+    I32EnumAttrCase<"cbrt", 15>, I32EnumAttrCase<"atan", 16>, I32EnumAttrCase<"asin", 17>,
+    I32EnumAttrCase<"acos", 18>, I32EnumAttrCase<"sinh", 19>, I32EnumAttrCase<"cosh", 20>,
+    I32EnumAttrCase<"erfc", 21>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::tile";
 }
 def Tile_FragMathFnAttr : EnumAttr<Tile_Dialect, Tile_FragMathFn, "frag_math_fn">;
 
 def Tile_FragMathOp : Tile_Op<"frag_math", [Pure, AllTypesMatch<["value", "result"]>]> {
-  let summary = "element-wise exp2 / exp / log2 / log / abs / sqrt / rsqrt / sin / cos / tanh / erf";
+  let summary = "element-wise exp2 / exp / log2 / log / abs / sqrt / rsqrt / sin / cos / tanh / erf / log1p / ... / erfc";
   let description = [{
     The scalar builtins' semantics per element (docs/reference/warp-and-math.md
     "Math functions", compiler/mlirgen/MLIRGenMath.cpp): without `approx` the
@@ -93,7 +97,10 @@ def Tile_FragMathOp : Tile_Op<"frag_math", [Pure, AllTypesMatch<["value", "resul
     __nv_sinf, __nv_cosf, __nv_tanhf, __nv_erff; sqrt.rn; rsqrt as
     div.rn(1, sqrt.rn)); with `approx` the PTX .approx instructions
     (ex2.approx.ftz.f32, lg2.approx.f32, sqrt/rsqrt/sin/cos/tanh.approx.f32;
-    exp and log scale by log2(e) / ln(2)); erf has no approximate form.
+    exp and log scale by log2(e) / ln(2)). erf, log1p, expm1, log10, exp10,
+    cbrt, atan, asin, acos, sinh, cosh and erfc are always libdevice's
+    __nv_<fn>f (no PTX instruction computes them): they have no
+    approximate form.
     Every function but abs takes f32 elements; abs is exact on f32, f16 and
     bf16 (abs.f16x2 on packed pairs) and on i32 (abs.s32: abs(MIN) = MIN).
   }];
