@@ -178,7 +178,8 @@ bool Sema::checkMmaViewBounds(const ExprAST &index, int64_t n, int64_t extent,
                               const std::string &tileName, bool columns) {
   bool overflow = false;
   auto i = foldConstant(index, overflow);
-  if (!i || overflow || (*i >= 0 && (*i + 1) * n <= extent))
+  // i < extent / n is (i + 1) * n <= extent without overflowing for a huge i.
+  if (!i || overflow || (*i >= 0 && *i < extent / n))
     return true;
   error(index.loc,
         std::string(columns ? "cols(" : "rows(") + tileName + ", " + std::to_string(*i) + ", " +
@@ -326,6 +327,26 @@ bool Sema::checkMmaRegisterOperand(const ExprAST &frag, Type t, CallExpr::MmaOpe
   return true;
 }
 
+bool Sema::inWholeWarpgroups() const {
+  return curRole_ ||
+         (kernel_->threads.present && kernel_->threads.dims[1] == 1 &&
+          kernel_->threads.dims[2] == 1 && kernel_->threads.dims[0] % T::kWarpgroupSize == 0);
+}
+
+/// A fragment, per_row or per_col value is spread over the 128 threads of a
+/// warpgroup (the wgmma D layout): in a kernel of 64 threads half of its
+/// rows would have no thread, so a load or store of it would silently touch
+/// half. Reported once per kernel, at the first such value.
+void Sema::checkDistributedThreads(const ExprAST &e) {
+  if (distributedThreadsReported_ || inWholeWarpgroups())
+    return;
+  distributedThreadsReported_ = true;
+  error(e.loc, e.type.str() + " value outside a role needs a kernel of whole warpgroups",
+        "a fragment, per_row or per_col value is held by the 128 threads of a warpgroup (the "
+        "wgmma layout): give the kernel an exact threads(T) with T a multiple of 128, or "
+        "compute in a role of a warpgroups block");
+}
+
 Type Sema::checkMma(CallExpr &e) {
   // Marked before the checks: a consume whose mma has an error still issues
   // one, so its inflight(N) is not reported again as "no mma".
@@ -356,9 +377,7 @@ Type Sema::checkMma(CallExpr &e) {
     return Type::invalid();
   const char *wgHint = "mma is run by a whole warpgroup: put it in a role of a warpgroups block, "
                        "or give the kernel an exact threads(T) with T a multiple of 128";
-  if (!curRole_ &&
-      (!kernel_->threads.present || kernel_->threads.dims[1] != 1 ||
-       kernel_->threads.dims[2] != 1 || kernel_->threads.dims[0] % T::kWarpgroupSize != 0)) {
+  if (!inWholeWarpgroups()) {
     error(e.loc, "mma outside a role needs a kernel of whole warpgroups", wgHint);
     return Type::invalid();
   }
