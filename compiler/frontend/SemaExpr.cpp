@@ -146,8 +146,7 @@ Type Sema::infer(ExprPtr &ep) {
   if (t.isInvalid() && diags_.numErrors() == errorsBefore && !uncheckedExpr_)
     uncheckedExpr_ = e.loc;
   ep->type = t;
-  if (t.isDistributed()) // SemaMma.cpp
-    checkDistributedThreads(*ep);
+  checkDistributedThreads(*ep); // SemaMma.cpp: a fragment outside whole warpgroups
   return t;
 }
 

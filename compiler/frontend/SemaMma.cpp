@@ -338,7 +338,7 @@ bool Sema::inWholeWarpgroups() const {
 /// rows would have no thread, so a load or store of it would silently touch
 /// half. Reported once per kernel, at the first such value.
 void Sema::checkDistributedThreads(const ExprAST &e) {
-  if (distributedThreadsReported_ || inWholeWarpgroups())
+  if (!e.type.isDistributed() || distributedThreadsReported_ || inWholeWarpgroups())
     return;
   distributedThreadsReported_ = true;
   error(e.loc, e.type.str() + " value outside a role needs a kernel of whole warpgroups",
