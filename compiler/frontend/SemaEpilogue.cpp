@@ -422,19 +422,25 @@ bool Sema::checkFragmentRowStride(NamedArg &stride, int64_t cols, bool load) {
   return true;
 }
 
-/// `rows(t, i, n)` with a constant i: rows i*n .. i*n+n-1 must lie in the
+/// `rows(t, i, n)` with a constant i (in every copy of the unrolled loops
+/// around it: `for i in 0 .. 4 unroll`): rows i*n .. i*n+n-1 must lie in the
 /// tile (a run-time i is the kernel's to keep in range).
 bool Sema::checkRowsInTile(const CallExpr &rowsView, const SharedArrayStmt &tile, int64_t rows) {
   bool overflow = false;
-  std::optional<int64_t> i = foldConstant(*rowsView.args[1], overflow);
-  // i < dims / rows is (i + 1) * rows <= dims without overflowing for a huge i.
-  if (!i || overflow || (*i >= 0 && *i < tile.dims[0] / rows))
+  std::optional<std::vector<int64_t>> is = foldEveryCopy(*rowsView.args[1], overflow);
+  if (!is || overflow)
     return true;
-  error(rowsView.args[1]->loc,
-        "rows(" + tile.decl->name + ", " + std::to_string(*i) + ", " + std::to_string(rows) +
-            ") is outside the tile's " + std::to_string(tile.dims[0]) + " rows",
-        "the view is rows i*n .. i*n+n-1");
-  return false;
+  for (int64_t i : *is) {
+    // i < dims / rows is (i + 1) * rows <= dims without overflowing for a huge i.
+    if (i >= 0 && i < tile.dims[0] / rows)
+      continue;
+    error(rowsView.args[1]->loc,
+          "rows(" + tile.decl->name + ", " + std::to_string(i) + ", " + std::to_string(rows) +
+              ") is outside the tile's " + std::to_string(tile.dims[0]) + " rows",
+          "the view is rows i*n .. i*n+n-1");
+    return false;
+  }
+  return true;
 }
 
 } // namespace tile::frontend

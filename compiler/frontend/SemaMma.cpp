@@ -172,21 +172,28 @@ bool Sema::checkMmaViewArgs(CallExpr &view, bool columns, ExprPtr *&index, int64
   return true;
 }
 
-/// A constant block index of a view must keep it inside the tile's `extent`
-/// (a runtime one is not checked, like shared indexing).
+/// A constant block index of a view (in every copy of the unrolled loops
+/// around it) must keep it inside the tile's `extent` (a runtime one is not
+/// checked, like shared indexing).
 bool Sema::checkMmaViewBounds(const ExprAST &index, int64_t n, int64_t extent,
                               const std::string &tileName, bool columns) {
   bool overflow = false;
-  auto i = foldConstant(index, overflow);
-  // i < extent / n is (i + 1) * n <= extent without overflowing for a huge i.
-  if (!i || overflow || (*i >= 0 && *i < extent / n))
+  // Each copy of the unrolled loops around it (`for i in 0 .. 4 unroll`).
+  std::optional<std::vector<int64_t>> is = foldEveryCopy(index, overflow);
+  if (!is || overflow)
     return true;
-  error(index.loc,
-        std::string(columns ? "cols(" : "rows(") + tileName + ", " + std::to_string(*i) + ", " +
-            std::to_string(n) + ") is outside the tile's " + std::to_string(extent) +
-            (columns ? " columns" : " rows"),
-        columns ? "the view is columns j*n .. j*n+n-1" : "the view is rows i*n .. i*n+n-1");
-  return false;
+  for (int64_t i : *is) {
+    // i < extent / n is (i + 1) * n <= extent without overflowing for a huge i.
+    if (i >= 0 && i < extent / n)
+      continue;
+    error(index.loc,
+          std::string(columns ? "cols(" : "rows(") + tileName + ", " + std::to_string(i) + ", " +
+              std::to_string(n) + ") is outside the tile's " + std::to_string(extent) +
+              (columns ? " columns" : " rows"),
+          columns ? "the view is columns j*n .. j*n+n-1" : "the view is rows i*n .. i*n+n-1");
+    return false;
+  }
+  return true;
 }
 
 /// One operand of mma: TILE, rows(TILE, i, n), cols(TILE, j, n) (either
