@@ -534,9 +534,8 @@ StmtPtr Parser::parseStatement(int depth) {
     ExprPtr e = parseExpr();
     if (auto op = assignOpOf(cur().kind)) {
       Token opTok = consume();
-      if (!e->is<VarRefExpr>() && !e->is<IndexExpr>())
-        fail(opTok.loc, std::string("cannot assign to this expression"),
-             "assign to a `var` variable (x = ...) or an element (p[i] = ...)");
+      e = assignTarget(std::move(e), opTok.loc,
+                       "assign to a `var` variable (x = ...) or an element (p[i] = ...)");
       ExprPtr value = parseExpr();
       s = std::make_unique<AssignStmt>(opTok.loc, *op, std::move(e), std::move(value));
     } else {
@@ -547,6 +546,22 @@ StmtPtr Parser::parseStatement(int depth) {
   s->depth = depth;
   accept(Tok::Semi);
   return s;
+}
+
+ExprPtr Parser::assignTarget(ExprPtr e, const Location &where, const char *hint) {
+  static const char *lanes[] = {"x", "y", "z", "w"};
+  if (auto *m = e->as<MemberExpr>())
+    for (int i = 0; i < 4; ++i)
+      if (m->name == lanes[i]) {
+        auto lane = std::make_unique<IntLiteralExpr>(m->loc, i);
+        lane->magnitude = (uint64_t)i;
+        auto ix = std::make_unique<IndexExpr>(m->loc, std::move(m->base), std::move(lane));
+        ix->laneName = lanes[i];
+        return ix;
+      }
+  if (!e->is<VarRefExpr>() && !e->is<IndexExpr>())
+    fail(where, "cannot assign to this expression", hint);
+  return e;
 }
 
 StmtPtr Parser::parseLet(int depth) {

@@ -113,10 +113,11 @@ StmtPtr Parser::parseTupleAssign(int depth) {
   do {
     if (at(Tok::RParen))
       break;
-    targets.push_back(parseExpr());
-    if (!targets.back()->is<VarRefExpr>() && !targets.back()->is<IndexExpr>())
-      fail(targets.back()->loc, "cannot assign to this expression",
-           "assign to `var` variables (x) or elements (p[i]): `(x, p[i]) = f(...)`");
+    ExprPtr target = parseExpr();
+    Location where = target->loc;
+    targets.push_back(assignTarget(std::move(target), where,
+                                   "assign to `var` variables (x) or elements (p[i]): `(x, "
+                                   "p[i]) = f(...)`"));
   } while (accept(Tok::Comma));
   expect(Tok::RParen, "')'", kTupleHint);
   Token eq = expect(Tok::Assign, "'='", kTupleHint);

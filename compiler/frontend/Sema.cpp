@@ -190,6 +190,7 @@ void Sema::checkKernel(KernelAST &k) {
   size_t errorsBefore = diags_.numErrors();
   size_t diagnosticsBefore = diags_.diagnostics().size();
   kernel_ = &k;
+  distributedThreadsReported_ = false;
   nextId_ = 0;
   dynamicCount_ = 0;
   scopes_.clear();

@@ -126,11 +126,14 @@ Type Sema::checkFragmentCols(CallExpr &e) {
   if (!checkFragmentShape(e.args[2]->loc, frag.scalar, frag.dims[0], w))
     return Type::invalid();
   for (int64_t j : v[0])
-    if (j < 0 || (j + 1) * w > frag.dims[1]) {
+    if (j < 0 || j >= frag.dims[1] / w) { // (j + 1) * w > columns, without overflow
+      int64_t first = 0;
+      bool huge = __builtin_mul_overflow(j, w, &first) || first > INT64_MAX - w;
       error(e.args[1]->loc,
             "cols(f, " + std::to_string(j) + ", " + std::to_string(w) + ") selects columns " +
-                std::to_string(j * w) + ".." + std::to_string(j * w + w - 1) + " of " +
-                frag.str(),
+                (huge ? "past the 64-bit range"
+                      : std::to_string(first) + ".." + std::to_string(first + w - 1)) +
+                " of " + frag.str(),
             "j * w + w must not exceed the fragment's " + std::to_string(frag.dims[1]) +
                 " columns");
       return Type::invalid();
@@ -419,18 +422,25 @@ bool Sema::checkFragmentRowStride(NamedArg &stride, int64_t cols, bool load) {
   return true;
 }
 
-/// `rows(t, i, n)` with a constant i: rows i*n .. i*n+n-1 must lie in the
+/// `rows(t, i, n)` with a constant i (in every copy of the unrolled loops
+/// around it: `for i in 0 .. 4 unroll`): rows i*n .. i*n+n-1 must lie in the
 /// tile (a run-time i is the kernel's to keep in range).
 bool Sema::checkRowsInTile(const CallExpr &rowsView, const SharedArrayStmt &tile, int64_t rows) {
   bool overflow = false;
-  std::optional<int64_t> i = foldConstant(*rowsView.args[1], overflow);
-  if (!i || overflow || (*i >= 0 && (*i + 1) * rows <= tile.dims[0]))
+  std::optional<std::vector<int64_t>> is = foldEveryCopy(*rowsView.args[1], overflow);
+  if (!is || overflow)
     return true;
-  error(rowsView.args[1]->loc,
-        "rows(" + tile.decl->name + ", " + std::to_string(*i) + ", " + std::to_string(rows) +
-            ") is outside the tile's " + std::to_string(tile.dims[0]) + " rows",
-        "the view is rows i*n .. i*n+n-1");
-  return false;
+  for (int64_t i : *is) {
+    // i < dims / rows is (i + 1) * rows <= dims without overflowing for a huge i.
+    if (i >= 0 && i < tile.dims[0] / rows)
+      continue;
+    error(rowsView.args[1]->loc,
+          "rows(" + tile.decl->name + ", " + std::to_string(i) + ", " + std::to_string(rows) +
+              ") is outside the tile's " + std::to_string(tile.dims[0]) + " rows",
+          "the view is rows i*n .. i*n+n-1");
+    return false;
+  }
+  return true;
 }
 
 } // namespace tile::frontend

@@ -143,6 +143,7 @@ Type Sema::infer(ExprPtr &ep) {
   if (t.isInvalid() && diags_.numErrors() == errorsBefore && !uncheckedExpr_)
     uncheckedExpr_ = e.loc;
   ep->type = t;
+  checkDistributedThreads(*ep); // SemaMma.cpp: a fragment outside whole warpgroups
   return t;
 }
 
@@ -615,6 +616,8 @@ Type Sema::inferCast(CastExpr &e) {
     return Type::invalid();
   }
   Type to = e.target.type;
+  if (std::optional<Type> lit = checkLiteralVectorCast(e, to))
+    return lit->isInvalid() ? *lit : checkVectorCast(e, *lit, to);
   Type from = infer(e.operand);
   // The operand's error was reported: the cast of it is no value either
   // (as the target type, a cast of a failed fragment would read as a
@@ -706,6 +709,8 @@ Type Sema::inferIndex(IndexExpr &e, IndexUse use) {
   if (isTensorElement(e)) // SemaPeer.cpp: A[i, j] / peer(A, d)[i, j], A symmetric
     return checkTensorElement(e);
   Type base = infer(e.base);
+  if (!e.laneName.empty() && !base.isInvalid() && !checkLaneTarget(e, base))
+    return Type::invalid();
   if (!e.moreIndices.empty() || (base.dims.size() > 1 && !base.isDistributed()) || base.isTensor())
     return inferIndexNd(e, base);
   Type idx = infer(e.index);

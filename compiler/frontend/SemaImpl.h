@@ -503,8 +503,10 @@ public:
   bool checkVectorElementTarget(IndexExpr &e);
   Type inferVectorLane(IndexExpr &e, const Type &base, const Type &idx);
   Type inferVectorMember(MemberExpr &e, const Type &base);
+  bool checkLaneTarget(IndexExpr &e, const Type &base);
   Type checkVectorBinary(BinaryExpr &e, const Type &l, const Type &r);
   Type checkVectorCast(CastExpr &e, const Type &from, const Type &to);
+  std::optional<Type> checkLiteralVectorCast(CastExpr &e, const Type &to);
   bool checkVectorPlacement(IndexExpr &loc, int64_t n);
   Type checkVectorLoad(CallExpr &e, IndexExpr &loc, const Type &elem);
   /// store(LOC, V): a scalar of the element type, or a vector of them.
@@ -546,6 +548,9 @@ public:
   bool checkFragmentShape(const Location &loc, ScalarKind k, int64_t m, int64_t n);
   /// zeros, mma; rows/trans anywhere but an operand position are errors.
   Type checkMmaCall(CallExpr &e);
+  /// In a role, or a kernel of an exact 1-D threads(T), T a multiple of 128.
+  bool inWholeWarpgroups() const;
+  void checkDistributedThreads(const ExprAST &e);
   Type checkMma(CallExpr &e);
   bool checkMmaOperand(ExprPtr &arg, CallExpr::MmaOperand &op, const char *which);
   bool checkMmaViewArgs(CallExpr &view, bool columns, ExprPtr *&index, int64_t &n);
@@ -580,6 +585,7 @@ public:
   bool checkProduceBody(const Block &body, bool topLevel);
   bool checkProduceStmts(const Block &body);
   bool checkProduceExpr(const ExprAST &e);
+  void reportNonScalarInProduce(const ExprAST &bad);
   bool inRingProduce() const;
   /// copy_async of `tile`: the ring rules (loads into ring tiles only in
   /// their produce block, without an mbarrier; counts the produce's bytes).
@@ -714,6 +720,8 @@ public:
   static constexpr int64_t kMaxExpandedStmts = 1 << 15;
   int64_t expandedStmts_ = 0;
   bool expansionReported_ = false;
+  /// A fragment value outside whole warpgroups was reported in this kernel.
+  bool distributedThreadsReported_ = false;
   bool expandedAsWritten_ = true; // every statement so far counted once (no copies)
   /// What each function's and each template kernel's earlier copies (calls,
   /// instances) reported (DiagnosticEngine::closeCopy).

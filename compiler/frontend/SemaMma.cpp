@@ -172,20 +172,28 @@ bool Sema::checkMmaViewArgs(CallExpr &view, bool columns, ExprPtr *&index, int64
   return true;
 }
 
-/// A constant block index of a view must keep it inside the tile's `extent`
-/// (a runtime one is not checked, like shared indexing).
+/// A constant block index of a view (in every copy of the unrolled loops
+/// around it) must keep it inside the tile's `extent` (a runtime one is not
+/// checked, like shared indexing).
 bool Sema::checkMmaViewBounds(const ExprAST &index, int64_t n, int64_t extent,
                               const std::string &tileName, bool columns) {
   bool overflow = false;
-  auto i = foldConstant(index, overflow);
-  if (!i || overflow || (*i >= 0 && (*i + 1) * n <= extent))
+  // Each copy of the unrolled loops around it (`for i in 0 .. 4 unroll`).
+  std::optional<std::vector<int64_t>> is = foldEveryCopy(index, overflow);
+  if (!is || overflow)
     return true;
-  error(index.loc,
-        std::string(columns ? "cols(" : "rows(") + tileName + ", " + std::to_string(*i) + ", " +
-            std::to_string(n) + ") is outside the tile's " + std::to_string(extent) +
-            (columns ? " columns" : " rows"),
-        columns ? "the view is columns j*n .. j*n+n-1" : "the view is rows i*n .. i*n+n-1");
-  return false;
+  for (int64_t i : *is) {
+    // i < extent / n is (i + 1) * n <= extent without overflowing for a huge i.
+    if (i >= 0 && i < extent / n)
+      continue;
+    error(index.loc,
+          std::string(columns ? "cols(" : "rows(") + tileName + ", " + std::to_string(i) + ", " +
+              std::to_string(n) + ") is outside the tile's " + std::to_string(extent) +
+              (columns ? " columns" : " rows"),
+          columns ? "the view is columns j*n .. j*n+n-1" : "the view is rows i*n .. i*n+n-1");
+    return false;
+  }
+  return true;
 }
 
 /// One operand of mma: TILE, rows(TILE, i, n), cols(TILE, j, n) (either
@@ -326,6 +334,26 @@ bool Sema::checkMmaRegisterOperand(const ExprAST &frag, Type t, CallExpr::MmaOpe
   return true;
 }
 
+bool Sema::inWholeWarpgroups() const {
+  return curRole_ ||
+         (kernel_->threads.present && kernel_->threads.dims[1] == 1 &&
+          kernel_->threads.dims[2] == 1 && kernel_->threads.dims[0] % T::kWarpgroupSize == 0);
+}
+
+/// A fragment, per_row or per_col value is spread over the 128 threads of a
+/// warpgroup (the wgmma D layout): in a kernel of 64 threads half of its
+/// rows would have no thread, so a load or store of it would silently touch
+/// half. Reported once per kernel, at the first such value.
+void Sema::checkDistributedThreads(const ExprAST &e) {
+  if (!e.type.isDistributed() || distributedThreadsReported_ || inWholeWarpgroups())
+    return;
+  distributedThreadsReported_ = true;
+  error(e.loc, e.type.str() + " value outside a role needs a kernel of whole warpgroups",
+        "a fragment, per_row or per_col value is held by the 128 threads of a warpgroup (the "
+        "wgmma layout): give the kernel an exact threads(T) with T a multiple of 128, or "
+        "compute in a role of a warpgroups block");
+}
+
 Type Sema::checkMma(CallExpr &e) {
   // Marked before the checks: a consume whose mma has an error still issues
   // one, so its inflight(N) is not reported again as "no mma".
@@ -356,9 +384,7 @@ Type Sema::checkMma(CallExpr &e) {
     return Type::invalid();
   const char *wgHint = "mma is run by a whole warpgroup: put it in a role of a warpgroups block, "
                        "or give the kernel an exact threads(T) with T a multiple of 128";
-  if (!curRole_ &&
-      (!kernel_->threads.present || kernel_->threads.dims[1] != 1 ||
-       kernel_->threads.dims[2] != 1 || kernel_->threads.dims[0] % T::kWarpgroupSize != 0)) {
+  if (!inWholeWarpgroups()) {
     error(e.loc, "mma outside a role needs a kernel of whole warpgroups", wgHint);
     return Type::invalid();
   }

@@ -43,14 +43,61 @@ bool isPureBuiltin(const std::string &name) {
   return isMathBuiltin(builtinFromName(name)); // log1p ... fmod too: values from values
 }
 
+const ExprAST *firstNonScalar(const ExprAST &e, bool copies,
+                              std::vector<const CallExpr *> *via = nullptr);
+
+/// The first thing in an inlined function's body that is not scalar code
+/// (as firstNonScalar: no copies there, the stage's tiles are not passed),
+/// or nullptr; `call` itself for a statement that is no scalar code.
+const ExprAST *firstNonScalarBody(const CallExpr &call, std::vector<const CallExpr *> *via) {
+  const ExprAST *bad = nullptr;
+  forEachStmtIn(call.inlined->body, [&](const StmtAST &s) {
+    switch (s.kind()) {
+    case StmtAST::Let:
+    case StmtAST::Assign:
+    case StmtAST::For:
+    case StmtAST::If:
+    case StmtAST::While:
+    case StmtAST::ExprStmt:
+    case StmtAST::Return:
+    case StmtAST::Break:
+    case StmtAST::Continue:
+    case StmtAST::Const:
+    case StmtAST::LocalArray:
+      break;
+    default:
+      if (!bad)
+        bad = &call;
+    }
+  });
+  forEachExprIn(call.inlined->body, [&](const ExprAST &x) {
+    if (!bad)
+      bad = firstNonScalar(x, /*copies=*/false, via);
+  });
+  return bad;
+}
+
 /// The first call or memory access in `e` that is not scalar computation (a
-/// pure builtin; with `copies`, copy_async / prefetch_tensor and their tensor
-/// boxes too), or nullptr.
-const ExprAST *firstNonScalar(const ExprAST &e, bool copies) {
+/// pure builtin, or a function whose inlined body is scalar code; with
+/// `copies`, copy_async / prefetch_tensor and their tensor boxes too), or
+/// nullptr. `via` receives the function calls (outermost first) whose body
+/// holds what was found.
+const ExprAST *firstNonScalar(const ExprAST &e, bool copies, std::vector<const CallExpr *> *via) {
   // A fragment, per_row or per_col value is spread over a warpgroup's
   // threads: one thread's arithmetic on it changes only that thread's part.
   if (e.type.isDistributed())
     return &e;
+  if (auto *c = e.as<CallExpr>(); c && c->inlined) {
+    // A function is inlined where it is called: scalar code when its
+    // arguments and its body are.
+    for (const ExprPtr &a : c->args)
+      if (const ExprAST *bad = firstNonScalar(*a, copies, via))
+        return bad;
+    const ExprAST *bad = firstNonScalarBody(*c, via);
+    if (bad && bad != c && via)
+      via->insert(via->begin(), c);
+    return bad;
+  }
   if (auto *c = e.as<CallExpr>()) {
     bool copy = copies && (c->callee == "copy_async" || c->callee == "prefetch_tensor");
     if (!copy && !isPureBuiltin(c->callee))
@@ -58,11 +105,11 @@ const ExprAST *firstNonScalar(const ExprAST &e, bool copies) {
     for (const ExprPtr &a : c->args) {
       if (copy && a->is<IndexExpr>()) { // the tensor box A[c...]
         for (const ExprPtr &m : a->as<IndexExpr>()->moreIndices)
-          if (const ExprAST *bad = firstNonScalar(*m, copies))
+          if (const ExprAST *bad = firstNonScalar(*m, copies, via))
             return bad;
-        if (const ExprAST *bad = firstNonScalar(*a->as<IndexExpr>()->index, copies))
+        if (const ExprAST *bad = firstNonScalar(*a->as<IndexExpr>()->index, copies, via))
           return bad;
-      } else if (const ExprAST *bad = firstNonScalar(*a, copies)) {
+      } else if (const ExprAST *bad = firstNonScalar(*a, copies, via)) {
         return bad;
       }
     }
@@ -77,7 +124,7 @@ const ExprAST *firstNonScalar(const ExprAST &e, bool copies) {
   const ExprAST *bad = nullptr;
   forEachOperand(e, [&](const ExprAST &x) {
     if (!bad)
-      bad = firstNonScalar(x, copies);
+      bad = firstNonScalar(x, copies, via);
   });
   return bad;
 }
@@ -258,9 +305,20 @@ bool Sema::checkProduceBody(const Block &body, bool topLevel) {
 /// Memory accesses and synchronisation inside a produce block (which runs in
 /// one elected thread): only copies and scalar code belong there.
 bool Sema::checkProduceExpr(const ExprAST &e) {
-  const ExprAST *bad = firstNonScalar(e, /*copies=*/true);
+  std::vector<const CallExpr *> via;
+  const ExprAST *bad = firstNonScalar(e, /*copies=*/true, &via);
   if (!bad)
     return true;
+  reportNonScalarInProduce(*bad);
+  for (const CallExpr *c : via)
+    diags_.note(c->loc, "in the call of '" + c->callee +
+                            "' here, inlined into the produce block (its body runs in the "
+                            "block's one thread)");
+  return false;
+}
+
+void Sema::reportNonScalarInProduce(const ExprAST &e) {
+  const ExprAST *bad = &e;
   if (bad->type.isDistributed())
     error(bad->loc, bad->type.str() + " value in a produce block",
           "a produce block runs in one elected thread of the role, and a fragment, per_row or "
@@ -271,6 +329,11 @@ bool Sema::checkProduceExpr(const ExprAST &e) {
           "a produce block waits for its stage's slot itself and reads no memory, so nothing "
           "in it can be polled: a sleep there only delays the copies the consumers wait "
           "for; back off in the loop that polls, outside the block");
+  else if (auto *c = bad->as<CallExpr>(); c && c->inlined)
+    error(c->loc, "'" + c->callee + "' cannot be called in a produce block",
+          "a function called there is inlined into the block's one elected thread, so its body "
+          "may hold only scalar code (no shared arrays, mbarriers or other declarations of "
+          "memory); call it outside the block");
   else if (auto *c = bad->as<CallExpr>())
     error(c->loc, "'" + c->callee + "' cannot be used in a produce block",
           "a produce block runs in one elected thread of the role and holds copy_async and "
@@ -281,7 +344,6 @@ bool Sema::checkProduceExpr(const ExprAST &e) {
           "read what the copies' coordinates need before it (`let page = table[j]` in the "
           "loop, then `produce r as s { copy_async(s.k, K[page * 64, 0]) }`), and "
           "what the consumers need in a consume block");
-  return false;
 }
 
 bool Sema::checkProduceStmts(const Block &body) {

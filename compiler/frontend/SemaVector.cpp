@@ -179,6 +179,24 @@ bool Sema::checkVectorElementTarget(IndexExpr &e) {
   return false;
 }
 
+/// `v.x = ...` (the parser made it `v[0] = ...`): a lane of a vector, as
+/// `.x` reads one; on anything else `p.x` must not become the store `p[0]`.
+bool Sema::checkLaneTarget(IndexExpr &e, const Type &base) {
+  int lane = (int)e.index->as<IntLiteralExpr>()->value;
+  if (base.isVector() && lane < base.lanes)
+    return true;
+  if (base.isVector())
+    error(e.index->loc, base.str() + " has no element '." + e.laneName + "'",
+          "it has " + std::to_string(base.lanes) + " elements: .x .y" +
+              std::string(base.lanes > 2 ? " .z .w" : ""));
+  else
+    error(e.index->loc, "cannot assign to '." + e.laneName + "' of " + base.str(),
+          "`.x .y .z .w` name the first four elements of a vector; assign an element of "
+          "memory with `p[i] = ...`");
+  resolveOnly(e.index);
+  return false;
+}
+
 Type Sema::inferVectorMember(MemberExpr &e, const Type &base) {
   static const char *names[] = {"x", "y", "z", "w"};
   for (int i = 0; i < 4; ++i) {
@@ -237,10 +255,52 @@ Type Sema::checkVectorCast(CastExpr &e, const Type &from, const Type &to) {
   if (from.isVector() && to.isVector() && from.lanes == to.lanes && isFloatKind(from.scalar) &&
       isFloatKind(to.scalar))
     return checkFp8Cast(e.loc, from.scalar, to.scalar) ? to : Type::invalid();
+  // A cast that keeps every bit: to the vector's own type, or between integer
+  // vectors of one element width (i32 <-> u32, as the scalar cast of one
+  // width keeps the bits).
+  if (from.isVector() && to.isVector() && from.lanes == to.lanes &&
+      (from == to || (!isFloatKind(from.scalar) && !isFloatKind(to.scalar) &&
+                      byteSize(from.scalar) == byteSize(to.scalar))))
+    return to;
   error(e.loc, "cannot cast " + from.str() + " to " + to.str(),
         "vectors convert element-wise between float vectors of the same length (f16x2 as "
-        "vec<f32, 2>); build other vectors from their elements");
+        "vec<f32, 2>), and between integer vectors of one element width (vec<i32, 4> as "
+        "vec<u32, 4>); build other vectors from their elements");
   return Type::invalid();
+}
+
+/// `{1, 2} as vec<u64, 2>`, `{0.1, 0.2} as f16x2`: a vector of literals
+/// takes the target's elements, as a literal takes a scalar target (one
+/// rounding; an integer literal keeps its bit pattern, `{200, 1, 2, 3} as
+/// vec<i8, 4>`); to an fp8 target its elements are f32, converted (fp8 has
+/// no literals: `1.5 as e4m3` converts an f32). Float literals cast to an
+/// integer vector are left to the cast (refused). Returns the literal
+/// vector's type, or nullopt when the cast is not of that form.
+std::optional<Type> Sema::checkLiteralVectorCast(CastExpr &e, const Type &to) {
+  auto *vec = e.operand->as<VectorExpr>();
+  if (!vec || !to.isVector() || !isLiteralVector(*vec))
+    return std::nullopt;
+  auto literal = [](ExprPtr &x) {
+    ExprAST *y = x.get();
+    if (auto *u = y->as<UnaryExpr>())
+      y = u->operand.get();
+    return y;
+  };
+  bool floatLiteral = false;
+  for (ExprPtr &x : vec->elems)
+    floatLiteral |= literal(x)->is<FloatLiteralExpr>();
+  // An f32 vector of an fp8 one's length exists up to 8 elements.
+  if ((floatLiteral && !isFloatKind(to.scalar)) || (isFp8Kind(to.scalar) && to.lanes > 8))
+    return std::nullopt;
+  for (ExprPtr &x : vec->elems)
+    if (auto *l = literal(x)->as<IntLiteralExpr>())
+      l->castOperand = true;
+  Type elems = isFp8Kind(to.scalar) ? Type::vector(ScalarKind::F32, to.lanes) : to;
+  bool wasCast = adaptingCastOperand_;
+  adaptingCastOperand_ = true;
+  Type t = checkVectorLiteral(*vec, &elems);
+  adaptingCastOperand_ = wasCast;
+  return t;
 }
 
 /// What only the source shows of a vector access: the base it may not be

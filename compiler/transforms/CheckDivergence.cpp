@@ -168,6 +168,9 @@ struct Construct {
   std::string name;
   /// The .sync.aligned instruction of a WarpAligned construct.
   const char *instruction = "";
+  /// A WarpCollective that takes `mask =` (an f32 redux reduces the whole
+  /// warp and takes none).
+  bool takesMask = true;
 };
 
 bool isFullMask(Value mask) {
@@ -237,7 +240,9 @@ std::optional<Construct> constructOf(Operation *op) {
     std::string kind = stringifyReduxKind(redux.getKind()).str();
     if (!kind.empty() && kind.back() == '_') // and_, or_, xor_
       kind.pop_back();
-    return Construct{Rule::WarpCollective, "redux_" + kind};
+    Construct c{Rule::WarpCollective, "redux_" + kind};
+    c.takesMask = !isa<FloatType>(redux.getValue().getType());
+    return c;
   }
   if (auto match = dyn_cast<MatchOp>(op)) {
     if (!isFullMask(match.getMask()))
@@ -335,15 +340,19 @@ struct CheckDivergencePass : mlir::tile::impl::TileCheckDivergenceBase<CheckDive
     case Rule::WarpCollective:
       if (control.level <= u::kWarpCollectiveMax)
         return;
-      return report(false,
-                    c.name + "() with the full-warp mask in control flow that lanes of a warp "
-                             "may take differently: lanes that do not reach it leave it "
-                             "undefined or hanging",
-                    Twine("move it where every lane of the warp reaches it, or pass the lanes "
-                          "that do: `let m = vote_ballot(cond)` before the branch, then `mask = "
-                          "m`") +
-                        loaded,
-                    "this decision differs between lanes");
+      return report(
+          false,
+          c.name + "() with the full-warp mask in control flow that lanes of a warp "
+                   "may take differently: lanes that do not reach it leave it "
+                   "undefined or hanging",
+          (c.takesMask ? Twine("move it where every lane of the warp reaches it, or pass the "
+                               "lanes that do: `let m = vote_ballot(cond)` before the branch, "
+                               "then `mask = m`")
+                       : Twine("move it where every lane of the warp reaches it (an f32 " + c.name +
+                               " reduces the whole warp and takes no mask): reduce `select(cond, "
+                               "x, identity)` there instead")) +
+              loaded,
+          "this decision differs between lanes");
     case Rule::QuadExchange:
       if (control.level <= u::kWarpCollectiveMax)
         return;

@@ -2,6 +2,7 @@
 #include "Uniformity.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 
@@ -564,10 +565,12 @@ UniformityAnalysis::Fact UniformityAnalysis::transfer(Operation *op, unsigned i)
     return {*quotient, nullptr};
   if (std::optional<Level> warps = warpRangeTest(op, oneDimBlock_))
     return {*warps, nullptr};
-  // Pure functions of their operands: arithmetic, and the pointer arithmetic
-  // of shared arrays (the same addresses in every thread).
+  // Pure functions of their operands: arithmetic, the pointer arithmetic
+  // of shared arrays (the same addresses in every thread), and the building
+  // and reading of vectors (a `{k, 0}` of uniform k has uniform lanes).
   if (isa_and_nonnull<arith::ArithDialect>(op->getDialect()) ||
-      isa<PtrAddOp, MapaOp, TileElementOp, SharedAllocOp>(op))
+      isa<PtrAddOp, MapaOp, TileElementOp, SharedAllocOp>(op) ||
+      isa<LLVM::PoisonOp, LLVM::UndefOp, LLVM::InsertElementOp, LLVM::ExtractElementOp>(op))
     return joinFacts(llvm::to_vector(op->getOperands()), sourceLevel(Source::Constant));
   return {sourceLevel(Source::Unknown), nullptr}; // atomics, other loads, region results
 }

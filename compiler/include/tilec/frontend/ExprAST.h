@@ -478,6 +478,9 @@ public:
   IndexUse use = IndexUse::Load;             // [sema]
   AddressSpace space = AddressSpace::Global; // [sema] where the element lives
                                              // (DistArray elements: Cluster)
+  /// "x" .. "w" when written `v.x = ...` (an assignment target the parser
+  /// made `v[0]`): Sema requires a vector base.
+  std::string laneName;
 };
 
 /// `base.name`: `h.local` (ArrayView, space Shared) and `h.local_base`

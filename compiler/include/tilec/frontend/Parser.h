@@ -117,6 +117,10 @@ private:
   /// `(x, y[i], ...) = f(...)`: a let of hidden names, then one assignment
   /// per target (queued in pendingStmts_).
   StmtPtr parseTupleAssign(int depth);
+  /// An assignment target as Sema checks it: `v.x` .. `v.w` is the element
+  /// `v[0]` .. `v[3]` (IndexExpr::laneName keeps the spelling); anything else
+  /// but a name or an element is an error.
+  ExprPtr assignTarget(ExprPtr e, const Location &where, const char *hint);
   /// Tokens [from, pos_) followed by an Eof token.
   std::vector<Token> tokensFrom(size_t from) const;
 
