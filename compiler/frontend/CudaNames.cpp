@@ -121,8 +121,8 @@ const Entry kFunctions[] = {
      "atomicInc(p, limit) also wraps at limit; tile has no wrapping increment)",
      "tile"},
     {"warp_reduce_sum", "redux_add(v)",
-     "redux_add(v) sums an i32 or u32 over the warp (one "
-     "redux.sync); a float sum is five shfl_xor steps",
+     "redux_add(v) sums over the warp: one redux.sync for i32 or u32, a "
+     "butterfly of shuffles for f32",
      "tile"},
     {"exp_approx", "exp(x, approx = true)",
      "the approximate math functions are the builtins' "
@@ -177,7 +177,7 @@ const Entry kFunctions[] = {
      "Triton"},
     {"sum", "row_sum(f)",
      "row_sum(f) and row_max(f) reduce a fragment's rows; a warp's sum is "
-     "redux_add(v) for integers, shfl_xor steps for floats",
+     "redux_add(v) (i32, u32 and f32)",
      "Triton"},
     {"arange", "",
      "a tile kernel is written per thread: tl.arange(0, BLOCK)'s element is the "
