@@ -37,6 +37,7 @@
 #include "Uniformity.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEINSERTFENCES
@@ -61,10 +62,32 @@ bool fencedAfter(Operation *init) {
   return false;
 }
 
+/// A sync_warp() of every lane in a kernel whose CTA is one warp at most
+/// (threads(N) or max_threads(N), N <= 32): bar.warp.sync orders the memory
+/// accesses of the threads it joins (PTX ISA "bar.warp.sync"), here every
+/// thread of the CTA, as bar.sync does. The lanes past N are no threads.
+bool syncsWholeCta(Operation *op) {
+  auto sync = dyn_cast<SyncWarpOp>(op);
+  APInt mask;
+  if (!sync || !matchPattern(sync.getMask(), m_ConstantInt(&mask)) || !mask.isAllOnes())
+    return false;
+  auto kernel = op->getParentOfType<KernelOp>();
+  std::optional<ArrayRef<int32_t>> dims = kernel.getReqThreads();
+  if (!dims)
+    dims = kernel.getMaxThreads();
+  if (!dims)
+    return false;
+  int64_t threads = 1;
+  for (int32_t d : *dims)
+    threads *= d;
+  return threads <= 32;
+}
+
 /// A barrier that orders the writes of the threads it joins: tile.barrier,
-/// a role's named barrier, a cluster barrier (or a split one's arrive).
+/// a role's named barrier, a cluster barrier (or a split one's arrive), a
+/// sync_warp() that joins the whole CTA.
 bool isBarrier(Operation *op) {
-  return isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterArriveOp>(op);
+  return isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterArriveOp>(op) || syncsWholeCta(op);
 }
 
 /// The nearest barrier before op in program order (walkOpsBefore), or
@@ -289,7 +312,8 @@ private:
   bool anyObject = false, anyWarpObject = false;
 };
 
-/// Whether `op` is or contains a barrier (a CTA's, a role's, the cluster's)
+/// Whether `op` is or contains a barrier (a CTA's, a role's, the cluster's, a
+/// sync_warp() of a one-warp CTA)
 /// or a wait on an mbarrier the writers arrive on: what orders other
 /// threads' earlier writes before what follows it. A flag's acquire is not
 /// taken for one here: the release it meets may come after the read (a
@@ -297,7 +321,8 @@ private:
 /// roles which thread releases is not known.
 bool ordersOtherThreads(Operation *op, const Releases &released) {
   WalkResult r = op->walk([](Operation *inner) {
-    return isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterWaitOp>(inner)
+    return isa<BarrierOp, NamedBarrierOp, ClusterSyncOp, ClusterWaitOp>(inner) ||
+                   syncsWholeCta(inner)
                ? WalkResult::interrupt()
                : WalkResult::advance();
   });
