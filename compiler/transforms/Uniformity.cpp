@@ -66,15 +66,18 @@ bool isLinearThreadIndex(Value v, bool oneDimBlock) {
 
 /// The level of linear-index / divisor (shift: divisor = 1 << amount): the
 /// warp index for multiples of 32, the warpgroup index for multiples of 128.
+/// The index is below 1024 (PTX ISA "Special Registers": %ntid), never
+/// negative, so the signed forms (`thread_id() / 32` of an i32) are the same.
 std::optional<Level> threadIndexQuotient(Operation *op, bool oneDimBlock) {
   APInt c;
   std::optional<int64_t> divisor;
-  if (auto div = dyn_cast<arith::DivUIOp>(op)) {
-    if (isLinearThreadIndex(div.getLhs(), oneDimBlock) && matchPattern(div.getRhs(), m_ConstantInt(&c)))
+  if (isa<arith::DivUIOp, arith::DivSIOp>(op)) {
+    if (isLinearThreadIndex(op->getOperand(0), oneDimBlock) &&
+        matchPattern(op->getOperand(1), m_ConstantInt(&c)) && !c.isNegative())
       divisor = c.getZExtValue();
-  } else if (auto shr = dyn_cast<arith::ShRUIOp>(op)) {
-    if (isLinearThreadIndex(shr.getLhs(), oneDimBlock) && matchPattern(shr.getRhs(), m_ConstantInt(&c)) &&
-        c.getZExtValue() < 31)
+  } else if (isa<arith::ShRUIOp, arith::ShRSIOp>(op)) {
+    if (isLinearThreadIndex(op->getOperand(0), oneDimBlock) &&
+        matchPattern(op->getOperand(1), m_ConstantInt(&c)) && c.getZExtValue() < 31)
       divisor = int64_t(1) << c.getZExtValue();
   }
   if (!divisor || *divisor <= 0)
@@ -86,24 +89,36 @@ std::optional<Level> threadIndexQuotient(Operation *op, bool oneDimBlock) {
   return std::nullopt;
 }
 
-/// `lin <u 32k` or `lin - 32c <u 32k` (and their negations, `uge`), lin the
-/// linear thread index: a range of whole warps (the first warp of a role is
-/// `tid - first * 128 <u 32`), so the test is the same in every lane of a
-/// warp. Warps are consecutive linear indices (see isLinearThreadIndex); a
-/// lane below a multiple of 32 wraps around in the subtraction alike.
+/// `lin < 32k` or `lin - 32c < 32k` (and `>=`; `<= 32k - 1`, `> 32k - 1`;
+/// signed or unsigned), lin the linear thread index: a range of whole warps
+/// (the first warp of a role is `tid - first * 128 <u 32`, a warp-per-row
+/// guard `thread_id() < 64`), so the test is the same in every lane of a
+/// warp. Warps are consecutive linear indices (see isLinearThreadIndex): the
+/// 32 values of a warp's lanes lie in one aligned block of 32, before and
+/// after the subtraction (wrapping around, or negative, alike), and the
+/// bound is a block's edge.
 std::optional<Level> warpRangeTest(Operation *op, bool oneDimBlock) {
   auto cmp = dyn_cast<arith::CmpIOp>(op);
-  if (!cmp || (cmp.getPredicate() != arith::CmpIPredicate::ult &&
-               cmp.getPredicate() != arith::CmpIPredicate::uge))
+  if (!cmp)
     return std::nullopt;
-  auto multipleOf32 = [](Value v) {
+  using P = arith::CmpIPredicate;
+  P p = cmp.getPredicate();
+  if (p == P::eq || p == P::ne)
+    return std::nullopt;
+  // The first value past the bound: k for `< k` and `>= k`, k + 1 for
+  // `<= k` and `> k`.
+  const int64_t past = (p == P::ule || p == P::sle || p == P::ugt || p == P::sgt) ? 1 : 0;
+  auto multipleOf32 = [](Value v, int64_t plus) {
     APInt c;
-    return matchPattern(v, m_ConstantInt(&c)) && c.getZExtValue() % 32 == 0;
+    // Modulo the width, which a multiple of 32 divides: the unsigned and
+    // the signed reading of the bound alike.
+    return matchPattern(v, m_ConstantInt(&c)) && c.getBitWidth() >= 5 &&
+           (c + plus).countr_zero() >= 5;
   };
   Value lhs = cmp.getLhs();
-  if (auto sub = lhs.getDefiningOp<arith::SubIOp>(); sub && multipleOf32(sub.getRhs()))
+  if (auto sub = lhs.getDefiningOp<arith::SubIOp>(); sub && multipleOf32(sub.getRhs(), 0))
     lhs = sub.getLhs();
-  if (!isLinearThreadIndex(lhs, oneDimBlock) || !multipleOf32(cmp.getRhs()))
+  if (!isLinearThreadIndex(lhs, oneDimBlock) || !multipleOf32(cmp.getRhs(), past))
     return std::nullopt;
   return sourceLevel(Source::WarpIndex);
 }

@@ -245,3 +245,52 @@ tile.kernel @warp_index_3d(%n: i32) {
   }
   tile.return
 }
+
+// -----
+
+// The thread index is never negative: its signed quotient and shift are the
+// warp and warpgroup index as the unsigned ones are, and a signed bound at
+// the edge of a warp (`< 64`, `<= 95`) is a range of whole warps; one inside
+// a warp (`<= 32`) is not.
+// signed_warp_index: the remarks in order (with -split-input-file, each chunk's).
+// CHECK: remark: decides per-warp
+// CHECK: remark: control per-warp, aligned
+// CHECK: remark: decides per-warpgroup
+// CHECK: remark: control per-warpgroup, aligned
+// CHECK: remark: decides per-warp
+// CHECK: remark: control per-warp, aligned
+// CHECK: remark: decides per-warp
+// CHECK: remark: control per-warp, aligned
+// CHECK: remark: decides per-thread
+// CHECK: remark: control per-thread, not aligned
+tile.kernel @signed_warp_index(%n: i32) attributes {req_threads = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : i32
+  %c7 = arith.constant 7 : i32
+  %c32 = arith.constant 32 : i32
+  %c64 = arith.constant 64 : i32
+  %c95 = arith.constant 95 : i32
+  %tid = tile.sreg tid_x : i32
+  %warp = arith.divsi %tid, %c32 : i32
+  %w0 = arith.cmpi eq, %warp, %c0 : i32
+  scf.if %w0 {
+    tile.named_barrier 1, 32
+  }
+  %wg = arith.shrsi %tid, %c7 : i32
+  %g0 = arith.cmpi eq, %wg, %c0 : i32
+  scf.if %g0 {
+    tile.named_barrier 2, 128
+  }
+  %below = arith.cmpi slt, %tid, %c64 : i32
+  scf.if %below {
+    tile.named_barrier 3, 64
+  }
+  %upto = arith.cmpi sle, %tid, %c95 : i32
+  scf.if %upto {
+    tile.named_barrier 4, 96
+  }
+  %split = arith.cmpi sle, %tid, %c32 : i32
+  scf.if %split {
+    tile.named_barrier 5, 64
+  }
+  tile.return
+}
