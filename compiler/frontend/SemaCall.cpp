@@ -517,10 +517,23 @@ bool Sema::parseOrderScope(CallExpr &e, bool allowOrder, bool allowScope,
     } else if (isMemoryHintName(na.name) && isMemoryBuiltin(e.builtin)) {
       continue; // takeMemoryHints (SemaCache.cpp) reads these
     } else {
+      // What the call takes, nearest first: `vec = 8` is `vector = 8`.
+      std::vector<std::string> names;
+      if (allowOrder)
+        names.push_back("order");
+      if (allowScope)
+        names.push_back("scope");
+      if (e.builtin == Builtin::Load)
+        names.push_back("vector");
+      if (e.builtin == Builtin::Load || e.builtin == Builtin::Store)
+        names.insert(names.end(), {"cache", "evict", "prefetch", "policy"});
+      std::string list;
+      for (size_t i = 0; i < names.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + ("`" + names[i] + " =`");
+      std::vector<std::string> near = nearestAmong(na.name, names, 1, 3);
       error(na.loc, "unknown named argument '" + na.name + "'",
-            isMemoryBuiltin(e.builtin)
-                ? std::string("memory operations take `order =` and `scope =`")
-                : "'" + e.callee + "' takes " + takes);
+            (near.empty() ? std::string() : "did you mean `" + near[0] + " =`? ") + "'" + e.callee +
+                "' takes " + (names.size() == 1 ? "only " : "") + list);
       ok = false;
     }
   }
